@@ -1,0 +1,127 @@
+// Package blueprint declares the service's deployable shape once: its DynamoDB tables
+// (keys, indexes, TTL), its SQS queues (redrive, visibility) and its functions (trigger,
+// route, the tables and queues each may touch). The CDK stack and the local stack both
+// build from these values, so a key schema or a grant cannot drift between AWS and a
+// developer's machine.
+package blueprint
+
+import (
+	"fmt"
+	"time"
+)
+
+// AttrType is a DynamoDB key attribute type.
+type AttrType string
+
+// Key attribute types used by the service.
+const (
+	String AttrType = "S"
+	Number AttrType = "N"
+)
+
+// Key is one key attribute.
+type Key struct {
+	Name string
+	Type AttrType
+}
+
+// Index is a global secondary index projecting all attributes.
+type Index struct {
+	Name         string
+	PartitionKey Key
+	SortKey      *Key
+}
+
+// Table is a DynamoDB table. Name is the logical name; PhysicalName adds the stage.
+type Table struct {
+	Name         string
+	PartitionKey Key
+	SortKey      *Key
+	Indexes      []Index
+	// TTLAttribute names the epoch-seconds attribute DynamoDB expires items by, if any.
+	TTLAttribute string
+	// EnvVar is the environment variable that carries the physical name to a function.
+	EnvVar string
+}
+
+// Queue is an SQS queue with an optional dead-letter queue.
+type Queue struct {
+	Name              string
+	EnvVar            string
+	VisibilityTimeout time.Duration
+	Retention         time.Duration
+	// MaxReceiveCount is how many receives a message gets before it moves to the DLQ.
+	MaxReceiveCount int
+	DeadLetter      *Queue
+}
+
+// Logical names of the service's tables. Every partition key starts with the tenant, so
+// no query can cross tenants.
+const (
+	TableProcessed = "sync_error_assist_processed"
+	TableTenants   = "tenant_config"
+)
+
+// Index names on the processed table.
+const (
+	// IndexByStatus lists a tenant's claims in one operator status, newest first.
+	IndexByStatus = "by_status"
+	// IndexByDiagnosis finds a tenant's claims in one diagnosis state by how long they
+	// have been in it; the reconcile uses it to find stuck claims.
+	IndexByDiagnosis = "by_diagnosis"
+)
+
+var sk = func(name string) *Key { return &Key{Name: name, Type: String} }
+
+// Processed holds one row per claimed sync error: the claim, the diagnosis and the
+// operator's outcome.
+var Processed = Table{
+	Name:         TableProcessed,
+	PartitionKey: Key{Name: "tenant_id", Type: String},
+	SortKey:      sk("id"),
+	Indexes: []Index{
+		{Name: IndexByStatus, PartitionKey: Key{Name: "status_key", Type: String}, SortKey: sk("claimed_sort")},
+		{Name: IndexByDiagnosis, PartitionKey: Key{Name: "diagnosis_key", Type: String}, SortKey: sk("diagnosis_since")},
+	},
+	EnvVar: "TABLE_PROCESSED",
+}
+
+// Tenants holds one item per tenant: its settings and its webhook secrets.
+var Tenants = Table{
+	Name:         TableTenants,
+	PartitionKey: Key{Name: "tenant_id", Type: String},
+	EnvVar:       "TABLE_TENANTS",
+}
+
+// Tables lists every table the service owns.
+var Tables = []Table{Processed, Tenants}
+
+// DiagnosisWorkerTimeout bounds one diagnosis batch; the queue's visibility timeout is six
+// times this, as AWS recommends for SQS event sources.
+const DiagnosisWorkerTimeout = 60 * time.Second
+
+// DiagnosisDLQ receives diagnosis messages that failed MaxReceiveCount times.
+var DiagnosisDLQ = Queue{
+	Name:      "diagnosis-dlq",
+	EnvVar:    "DIAGNOSIS_DLQ_URL",
+	Retention: 14 * 24 * time.Hour,
+}
+
+// Diagnosis carries claimed sync errors from ingest (and the reconcile) to the worker.
+var Diagnosis = Queue{
+	Name:              "diagnosis",
+	EnvVar:            "DIAGNOSIS_QUEUE_URL",
+	VisibilityTimeout: 6 * DiagnosisWorkerTimeout,
+	Retention:         4 * 24 * time.Hour,
+	MaxReceiveCount:   5,
+	DeadLetter:        &DiagnosisDLQ,
+}
+
+// Queues lists every queue the service owns, dead-letter queues first so that a creator
+// walking the list in order finds each DLQ before the queue that redrives to it.
+var Queues = []Queue{DiagnosisDLQ, Diagnosis}
+
+// PhysicalName is the deployed name of a table or queue in a stage: "<stage>-<name>".
+func PhysicalName(stage, name string) string {
+	return fmt.Sprintf("%s-%s", stage, name)
+}

@@ -1,0 +1,98 @@
+package blueprint
+
+import "time"
+
+// Access is what a function may do with a table.
+type Access int
+
+// Table access levels; the CDK stack grants exactly these.
+const (
+	Read Access = iota + 1
+	ReadWrite
+)
+
+// TableGrant gives a function one access level on one table.
+type TableGrant struct {
+	Table  Table
+	Access Access
+}
+
+// Route is an HTTP API route in Go 1.22 ServeMux / API Gateway syntax ("{id}" parameters).
+type Route struct {
+	Method string
+	Path   string
+}
+
+// Pattern is the route as a net/http ServeMux pattern.
+func (r Route) Pattern() string { return r.Method + " " + r.Path }
+
+// Function is one Lambda: its folder under functions/, its trigger and what it may touch.
+// Exactly one of Route, Queue or Schedule is set.
+type Function struct {
+	Name        string
+	Description string
+	Route       *Route
+	Queue       *Queue
+	Schedule    time.Duration
+	Tables      []TableGrant
+	SendsTo     []Queue
+	Timeout     time.Duration
+	MemoryMB    int
+	// BatchSize is the SQS event source batch size (queue functions only).
+	BatchSize int
+}
+
+// Function names, which are also their folders under functions/.
+const (
+	FuncIngest    = "ingest"
+	FuncDiagnose  = "diagnose"
+	FuncReconcile = "reconcile"
+)
+
+// ReconcileInterval is how often the reconcile runs (the spec's 30 minutes).
+const ReconcileInterval = 30 * time.Minute
+
+// IngestRoute is the host ERP's webhook.
+var IngestRoute = Route{Method: "POST", Path: "/api/sync-error-assist/ingest"}
+
+// Functions lists every Lambda of the service.
+var Functions = []Function{
+	{
+		Name:        FuncIngest,
+		Description: "Verifies a signed sync-error webhook, claims it and enqueues its diagnosis",
+		Route:       &IngestRoute,
+		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}},
+		SendsTo:     []Queue{Diagnosis},
+		Timeout:     10 * time.Second,
+		MemoryMB:    256,
+	},
+	{
+		Name:        FuncDiagnose,
+		Description: "Diagnoses claimed sync errors from the diagnosis queue",
+		Queue:       &Diagnosis,
+		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}},
+		Timeout:     DiagnosisWorkerTimeout,
+		MemoryMB:    512,
+		BatchSize:   10,
+	},
+	{
+		Name:        FuncReconcile,
+		Description: "Every 30 minutes, re-enqueues claims the webhook path left behind",
+		Schedule:    ReconcileInterval,
+		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}},
+		SendsTo:     []Queue{Diagnosis},
+		Timeout:     5 * time.Minute,
+		MemoryMB:    256,
+	},
+}
+
+// HTTPFunctions returns the functions behind HTTP routes.
+func HTTPFunctions() []Function {
+	var out []Function
+	for _, f := range Functions {
+		if f.Route != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// HeaderCorrelationID carries a caller's correlation id in and the service's out.
+const HeaderCorrelationID = "X-Correlation-Id"
+
+type correlationKey struct{}
+type loggerKey struct{}
+
+// CorrelationID returns the request's correlation id.
+func CorrelationID(ctx context.Context) string {
+	id, _ := ctx.Value(correlationKey{}).(string)
+	return id
+}
+
+// WithCorrelation returns ctx carrying id and a logger tagged with it.
+func WithCorrelation(ctx context.Context, base *slog.Logger, id string) context.Context {
+	ctx = context.WithValue(ctx, correlationKey{}, id)
+	return context.WithValue(ctx, loggerKey{}, base.With("correlationId", id))
+}
+
+// NewCorrelationID returns 128 random bits as hex.
+func NewCorrelationID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// validCorrelationID accepts a caller's id only if it is short and plain, so log lines stay
+// clean and nobody injects text into them.
+func validCorrelationID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Instrument gives every request a correlation id (the caller's if it sent a valid one),
+// echoes it in the response, recovers panics into a 500 and logs one line per request.
+func Instrument(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(HeaderCorrelationID)
+		if !validCorrelationID(id) {
+			id = NewCorrelationID()
+		}
+		ctx := WithCorrelation(r.Context(), log, id)
+		r = r.WithContext(ctx)
+		w.Header().Set(HeaderCorrelationID, id)
+		rec := &statusRecorder{ResponseWriter: w}
+		start := time.Now()
+		defer func() {
+			if v := recover(); v != nil {
+				Logger(ctx).Error("panic", "panic", v)
+				if rec.status == 0 {
+					WriteProblem(rec, r, NewProblem(http.StatusInternalServerError, "internal_error",
+						"The service failed to handle the request; quote the correlation id when reporting it."))
+				}
+			}
+			Logger(ctx).Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+				"durationMs", float64(time.Since(start).Microseconds())/1000)
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}

@@ -1,0 +1,144 @@
+// Package syncerror owns the sync-error feature: the inbound record and its validation, the
+// claim row and its states, the signed ingest handler, the diagnosis worker and the
+// reconcile that repairs what the webhook path missed.
+package syncerror
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Status is the operator-facing state of a processed row.
+type Status string
+
+// Operator states (ARCHITECTURE.md "Processed row states").
+const (
+	StatusPending   Status = "pending"
+	StatusApplying  Status = "applying"
+	StatusApproved  Status = "approved"
+	StatusRejected  Status = "rejected"
+	StatusEscalated Status = "escalated"
+)
+
+// Diagnosis is the state of the AI pipeline for a row.
+type Diagnosis string
+
+// Diagnosis states.
+const (
+	DiagnosisQueued     Diagnosis = "queued"
+	DiagnosisDiagnosing Diagnosis = "diagnosing"
+	DiagnosisReady      Diagnosis = "ready"
+	DiagnosisFailed     Diagnosis = "failed"
+)
+
+// Source says how a claim arrived.
+type Source string
+
+// Claim sources.
+const (
+	SourceWebhook   Source = "webhook"
+	SourceReconcile Source = "reconcile"
+)
+
+// Errors a caller branches on.
+var (
+	ErrNotFound = errors.New("sync error not found")
+	// ErrStateChanged means a conditional state change found the row in another state.
+	ErrStateChanged = errors.New("sync error is in another state")
+)
+
+// Claim is a processed row as created at ingest and moved by the pipeline.
+type Claim struct {
+	TenantID string
+	ID       string
+	Record   Record
+	Status   Status
+	// Diagnosis and DiagnosisSince track the pipeline; DiagnosisSince is when the row
+	// entered its diagnosis state or was last enqueued.
+	Diagnosis         Diagnosis
+	DiagnosisSince    time.Time
+	DiagnosisAttempts int
+	Source            Source
+	WebhookID         string
+	ClaimedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// ClaimID derives a row id from the tenant and the host's errorId. Being a pure function of
+// both, it makes the claim put idempotent in one conditional write: a redelivery maps to
+// the same id, and the id reveals neither value.
+func ClaimID(tenantID, errorID string) string {
+	h := sha256.New()
+	h.Write([]byte(tenantID))
+	h.Write([]byte{0})
+	h.Write([]byte(errorID))
+	sum := h.Sum(nil)
+	return "se_" + idEncoding.EncodeToString(sum[:16])
+}
+
+var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// NewClaim builds the row for a validated record.
+func NewClaim(r Record, source Source, webhookID string, now time.Time) Claim {
+	now = now.UTC()
+	return Claim{
+		TenantID:       r.TenantID,
+		ID:             ClaimID(r.TenantID, r.ErrorID),
+		Record:         r,
+		Status:         StatusPending,
+		Diagnosis:      DiagnosisQueued,
+		DiagnosisSince: now,
+		Source:         source,
+		WebhookID:      webhookID,
+		ClaimedAt:      now,
+		UpdatedAt:      now,
+	}
+}
+
+// ClaimStore persists claims. The package that needs storage declares it; dynamostore and
+// syncerrortest implement it and share one contract suite.
+type ClaimStore interface {
+	// Claim inserts c if no row with its id exists. It reports false, with no error and no
+	// change, when the row exists already.
+	Claim(ctx context.Context, c Claim) (created bool, err error)
+	// Get returns ErrNotFound for an unknown id.
+	Get(ctx context.Context, tenantID, id string) (Claim, error)
+	// BeginDiagnosis moves a row to diagnosing if it is queued, or diagnosing since before
+	// staleBefore (a worker died); it returns the updated row. ErrStateChanged when the row
+	// is in another state, ErrNotFound when there is no row.
+	BeginDiagnosis(ctx context.Context, tenantID, id string, now, staleBefore time.Time) (Claim, error)
+	// Stuck lists up to limit rows of a tenant in diagnosis state d since before cutoff,
+	// oldest first.
+	Stuck(ctx context.Context, tenantID string, d Diagnosis, cutoff time.Time, limit int) ([]Claim, error)
+	// Requeue records that the row is enqueued again at now, if it is still in the
+	// diagnosis state and since-time the caller saw (so two overlapping reconciles enqueue
+	// it once). ErrStateChanged otherwise.
+	Requeue(ctx context.Context, tenantID, id string, seen Diagnosis, seenSince, now time.Time) error
+}
+
+// Message is the body of a diagnosis queue message.
+type Message struct {
+	TenantID string `json:"tenantId"`
+	ID       string `json:"id"`
+}
+
+// Queue sends diagnosis messages.
+type Queue interface {
+	Send(ctx context.Context, m Message) error
+}
+
+// ParseMessage decodes a queue message body.
+func ParseMessage(body string) (Message, error) {
+	var m Message
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
+		return Message{}, err
+	}
+	if m.TenantID == "" || m.ID == "" {
+		return Message{}, errors.New("message without tenantId or id")
+	}
+	return m, nil
+}

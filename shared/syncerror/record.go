@@ -1,0 +1,161 @@
+package syncerror
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+	"unicode/utf8"
+)
+
+// MaxBodyBytes is the largest webhook body accepted (256 KiB).
+const MaxBodyBytes = 256 << 10
+
+// Record is the inbound sync-error record the host ERP posts.
+type Record struct {
+	TenantID       string          `json:"tenantId"`
+	ErrorID        string          `json:"errorId"`
+	RecordType     string          `json:"recordType"`
+	RecordID       string          `json:"recordId"`
+	ErrorCode      string          `json:"errorCode"`
+	Message        string          `json:"message"`
+	OccurredAt     time.Time       `json:"occurredAt"`
+	Integration    string          `json:"integration,omitempty"`
+	ExternalSystem string          `json:"externalSystem,omitempty"`
+	Direction      string          `json:"direction,omitempty"`
+	Payload        json.RawMessage `json:"payload,omitempty"`
+	Context        json.RawMessage `json:"context,omitempty"`
+}
+
+// FieldError is one invalid field of a record.
+type FieldError struct {
+	Field   string
+	Message string
+}
+
+// ValidationError lists every invalid field of a record at once.
+type ValidationError struct {
+	Fields []FieldError
+}
+
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("invalid sync-error record: %d field error(s)", len(e.Fields))
+}
+
+// ErrMalformedJSON is returned when the body is not a JSON object.
+var ErrMalformedJSON = fmt.Errorf("body is not a JSON object")
+
+type stringRule struct {
+	name     string
+	required bool
+	max      int
+	dst      func(*Record) *string
+}
+
+var stringRules = []stringRule{
+	{"tenantId", true, 63, func(r *Record) *string { return &r.TenantID }},
+	{"errorId", true, 256, func(r *Record) *string { return &r.ErrorID }},
+	{"recordType", true, 128, func(r *Record) *string { return &r.RecordType }},
+	{"recordId", true, 256, func(r *Record) *string { return &r.RecordID }},
+	{"errorCode", true, 128, func(r *Record) *string { return &r.ErrorCode }},
+	{"message", true, 16 << 10, func(r *Record) *string { return &r.Message }},
+	{"integration", false, 128, func(r *Record) *string { return &r.Integration }},
+	{"externalSystem", false, 128, func(r *Record) *string { return &r.ExternalSystem }},
+	{"direction", false, 16, func(r *Record) *string { return &r.Direction }},
+}
+
+// Directions a record may name.
+var Directions = []string{"inbound", "outbound"}
+
+// ParseRecord decodes and validates a webhook body. tenantHeader is the X-Tenant-Id the
+// request was authenticated for; the body's tenantId must equal it. Unknown fields are
+// ignored so the host can add fields without breaking delivery. It returns
+// ErrMalformedJSON or a *ValidationError listing every problem.
+func ParseRecord(body []byte, tenantHeader string) (Record, error) {
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&raw); err != nil || raw == nil || dec.More() {
+		return Record{}, ErrMalformedJSON
+	}
+	var r Record
+	var errs []FieldError
+	add := func(field, msg string) { errs = append(errs, FieldError{field, msg}) }
+
+	for _, rule := range stringRules {
+		v, present := raw[rule.name]
+		if !present || isNull(v) {
+			if rule.required {
+				add(rule.name, "is required")
+			}
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			add(rule.name, "must be a string")
+			continue
+		}
+		switch {
+		case rule.required && s == "":
+			add(rule.name, "must not be empty")
+		case utf8.RuneCountInString(s) > rule.max:
+			add(rule.name, fmt.Sprintf("must be at most %d characters", rule.max))
+		case rule.name != "message" && hasControl(s):
+			add(rule.name, "must not contain control characters")
+		default:
+			*rule.dst(&r) = s
+		}
+	}
+	if r.TenantID != "" && r.TenantID != tenantHeader {
+		add("tenantId", "must equal the X-Tenant-Id header")
+	}
+	if r.Direction != "" && r.Direction != Directions[0] && r.Direction != Directions[1] {
+		add("direction", "must be \"inbound\" or \"outbound\"")
+	}
+
+	switch v, present := raw["occurredAt"]; {
+	case !present || isNull(v):
+		add("occurredAt", "is required")
+	default:
+		var s string
+		t, err := time.Time{}, json.Unmarshal(v, &s)
+		if err == nil {
+			t, err = time.Parse(time.RFC3339Nano, s)
+		}
+		if err != nil {
+			add("occurredAt", "must be an RFC 3339 date-time such as 2026-11-22T09:30:00Z")
+		} else {
+			r.OccurredAt = t.UTC()
+		}
+	}
+
+	for _, name := range []string{"payload", "context"} {
+		v, present := raw[name]
+		if !present || isNull(v) {
+			continue
+		}
+		if bytes.TrimSpace(v)[0] != '{' {
+			add(name, "must be a JSON object")
+			continue
+		}
+		if name == "payload" {
+			r.Payload = v
+		} else {
+			r.Context = v
+		}
+	}
+	if len(errs) > 0 {
+		return Record{}, &ValidationError{Fields: errs}
+	}
+	return r, nil
+}
+
+func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+
+func hasControl(s string) bool {
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,228 @@
+package syncerrortest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+// SampleRecord returns a valid record for tenantID with the given errorId.
+func SampleRecord(tenantID, errorID string) syncerror.Record {
+	return syncerror.Record{
+		TenantID:       tenantID,
+		ErrorID:        errorID,
+		RecordType:     "salesOrder",
+		RecordID:       "SO-10042",
+		ErrorCode:      "INVALID_FIELD_VALUE",
+		Message:        "Invalid value for field shipcountry: 'Deutschland'",
+		OccurredAt:     time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC),
+		Integration:    "shopify-orders",
+		ExternalSystem: "shopify",
+		Direction:      "inbound",
+		Payload:        json.RawMessage(`{"shipcountry":"Deutschland","total":129.5}`),
+		Context:        json.RawMessage(`{"script":"ue_sync_error"}`),
+	}
+}
+
+// RunClaimStoreContract runs the cases every ClaimStore must pass. newStore returns an
+// empty store for each case.
+func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore) {
+	ctx := context.Background()
+	base := time.Date(2026, 11, 22, 10, 0, 0, 123456789, time.UTC)
+
+	t.Run("claim once then duplicate", func(t *testing.T) {
+		s := newStore(t)
+		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "msg_1", base)
+		created, err := s.Claim(ctx, c)
+		if err != nil || !created {
+			t.Fatalf("first claim: created=%v err=%v", created, err)
+		}
+		again := c
+		again.WebhookID = "msg_2"
+		created, err = s.Claim(ctx, again)
+		if err != nil || created {
+			t.Fatalf("second claim: created=%v err=%v, want false, nil", created, err)
+		}
+		got, err := s.Get(ctx, "t1", c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, c) {
+			t.Fatalf("stored row differs:\n got %+v\nwant %+v", got, c)
+		}
+	})
+
+	t.Run("get is tenant scoped", func(t *testing.T) {
+		s := newStore(t)
+		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "msg_1", base)
+		mustClaim(t, s, c)
+		if _, err := s.Get(ctx, "t2", c.ID); !errors.Is(err, syncerror.ErrNotFound) {
+			t.Fatalf("other tenant: err=%v, want ErrNotFound", err)
+		}
+		if _, err := s.Get(ctx, "t1", "se_missing"); !errors.Is(err, syncerror.ErrNotFound) {
+			t.Fatalf("unknown id: err=%v, want ErrNotFound", err)
+		}
+	})
+
+	t.Run("minimal record round-trips", func(t *testing.T) {
+		s := newStore(t)
+		r := SampleRecord("t1", "e-min")
+		r.Integration, r.ExternalSystem, r.Direction, r.Payload, r.Context = "", "", "", nil, nil
+		c := syncerror.NewClaim(r, syncerror.SourceReconcile, "", base)
+		mustClaim(t, s, c)
+		got, err := s.Get(ctx, "t1", c.ID)
+		if err != nil || !reflect.DeepEqual(got, c) {
+			t.Fatalf("got %+v err=%v, want %+v", got, err, c)
+		}
+	})
+
+	t.Run("concurrent claims create one row", func(t *testing.T) {
+		s := newStore(t)
+		c := syncerror.NewClaim(SampleRecord("t1", "e-race"), syncerror.SourceWebhook, "msg_1", base)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		createdN := 0
+		for i := 0; i < 20; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				created, err := s.Claim(ctx, c)
+				if err != nil {
+					t.Error(err)
+				}
+				if created {
+					mu.Lock()
+					createdN++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if createdN != 1 {
+			t.Fatalf("%d claims reported created, want 1", createdN)
+		}
+	})
+
+	t.Run("begin diagnosis takes queued and stale rows only", func(t *testing.T) {
+		s := newStore(t)
+		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "msg_1", base)
+		mustClaim(t, s, c)
+		t1 := base.Add(time.Second)
+		got, err := s.BeginDiagnosis(ctx, "t1", c.ID, t1, t1.Add(-time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Diagnosis != syncerror.DiagnosisDiagnosing || got.DiagnosisAttempts != 1 || !got.DiagnosisSince.Equal(t1) {
+			t.Fatalf("after begin: %+v", got)
+		}
+		if got.Status != syncerror.StatusPending {
+			t.Fatalf("status changed to %q", got.Status)
+		}
+		if _, err := s.BeginDiagnosis(ctx, "t1", c.ID, t1, t1.Add(-time.Minute)); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("fresh diagnosing row taken again: err=%v", err)
+		}
+		t2 := t1.Add(10 * time.Minute)
+		got, err = s.BeginDiagnosis(ctx, "t1", c.ID, t2, t2.Add(-time.Minute))
+		if err != nil || got.DiagnosisAttempts != 2 {
+			t.Fatalf("stale takeover: %+v err=%v", got, err)
+		}
+		if _, err := s.BeginDiagnosis(ctx, "t1", "se_missing", t2, t2); !errors.Is(err, syncerror.ErrNotFound) {
+			t.Fatalf("missing row: err=%v, want ErrNotFound", err)
+		}
+		if _, err := s.BeginDiagnosis(ctx, "t2", c.ID, t2, t2); !errors.Is(err, syncerror.ErrNotFound) {
+			t.Fatalf("other tenant: err=%v, want ErrNotFound", err)
+		}
+	})
+
+	t.Run("stuck lists a tenant's old rows oldest first", func(t *testing.T) {
+		s := newStore(t)
+		var ids []string
+		for i := 0; i < 5; i++ {
+			c := syncerror.NewClaim(SampleRecord("t1", fmt.Sprintf("e-%d", i)), syncerror.SourceWebhook, "", base.Add(time.Duration(i)*time.Minute))
+			mustClaim(t, s, c)
+			ids = append(ids, c.ID)
+		}
+		mustClaim(t, s, syncerror.NewClaim(SampleRecord("t2", "e-0"), syncerror.SourceWebhook, "", base))
+		// e-4 is diagnosing, so not queued.
+		if _, err := s.BeginDiagnosis(ctx, "t1", ids[4], base.Add(time.Minute), base); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Stuck(ctx, "t1", syncerror.DiagnosisQueued, base.Add(3*time.Minute), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := claimIDs(got); !reflect.DeepEqual(g, ids[:3]) {
+			t.Fatalf("stuck = %v, want %v", g, ids[:3])
+		}
+		got, err = s.Stuck(ctx, "t1", syncerror.DiagnosisQueued, base.Add(time.Hour), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := claimIDs(got); !reflect.DeepEqual(g, ids[:2]) {
+			t.Fatalf("limited stuck = %v, want %v", g, ids[:2])
+		}
+		got, err = s.Stuck(ctx, "t1", syncerror.DiagnosisDiagnosing, base.Add(time.Hour), 10)
+		if err != nil || len(got) != 1 || got[0].ID != ids[4] {
+			t.Fatalf("stuck diagnosing = %v err=%v", claimIDs(got), err)
+		}
+	})
+
+	t.Run("requeue is conditional on what was seen", func(t *testing.T) {
+		s := newStore(t)
+		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)
+		mustClaim(t, s, c)
+		now := base.Add(time.Hour)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		won := 0
+		for i := 0; i < 10; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := s.Requeue(ctx, "t1", c.ID, syncerror.DiagnosisQueued, c.DiagnosisSince, now)
+				switch {
+				case err == nil:
+					mu.Lock()
+					won++
+					mu.Unlock()
+				case !errors.Is(err, syncerror.ErrStateChanged):
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if won != 1 {
+			t.Fatalf("%d requeues won, want 1", won)
+		}
+		got, err := s.Get(ctx, "t1", c.ID)
+		if err != nil || got.Diagnosis != syncerror.DiagnosisQueued || !got.DiagnosisSince.Equal(now) {
+			t.Fatalf("after requeue: %+v err=%v", got, err)
+		}
+		stuck, err := s.Stuck(ctx, "t1", syncerror.DiagnosisQueued, now, 10)
+		if err != nil || len(stuck) != 0 {
+			t.Fatalf("requeued row still stuck before its new time: %v err=%v", claimIDs(stuck), err)
+		}
+	})
+}
+
+func mustClaim(t *testing.T, s syncerror.ClaimStore, c syncerror.Claim) {
+	t.Helper()
+	if created, err := s.Claim(context.Background(), c); err != nil || !created {
+		t.Fatalf("claim %s: created=%v err=%v", c.ID, created, err)
+	}
+}
+
+func claimIDs(cs []syncerror.Claim) []string {
+	ids := make([]string, 0, len(cs))
+	for _, c := range cs {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}

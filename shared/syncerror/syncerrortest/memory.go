@@ -1,0 +1,167 @@
+// Package syncerrortest provides an in-memory ClaimStore and Queue for unit tests, and the
+// contract suite every ClaimStore must pass.
+package syncerrortest
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+// ClaimStore is an in-memory syncerror.ClaimStore, safe for concurrent use. It copies rows
+// in and out so callers cannot alias its state.
+type ClaimStore struct {
+	mu   sync.Mutex
+	rows map[[2]string]syncerror.Claim
+}
+
+var _ syncerror.ClaimStore = (*ClaimStore)(nil)
+
+// NewClaimStore returns an empty store.
+func NewClaimStore() *ClaimStore {
+	return &ClaimStore{rows: map[[2]string]syncerror.Claim{}}
+}
+
+func key(tenantID, id string) [2]string { return [2]string{tenantID, id} }
+
+func clone(c syncerror.Claim) syncerror.Claim {
+	c.Record.Payload = append([]byte(nil), c.Record.Payload...)
+	c.Record.Context = append([]byte(nil), c.Record.Context...)
+	if len(c.Record.Payload) == 0 {
+		c.Record.Payload = nil
+	}
+	if len(c.Record.Context) == 0 {
+		c.Record.Context = nil
+	}
+	return c
+}
+
+// Claim implements syncerror.ClaimStore.
+func (s *ClaimStore) Claim(_ context.Context, c syncerror.Claim) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(c.TenantID, c.ID)
+	if _, ok := s.rows[k]; ok {
+		return false, nil
+	}
+	s.rows[k] = clone(c)
+	return true, nil
+}
+
+// Get implements syncerror.ClaimStore.
+func (s *ClaimStore) Get(_ context.Context, tenantID, id string) (syncerror.Claim, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.rows[key(tenantID, id)]
+	if !ok {
+		return syncerror.Claim{}, syncerror.ErrNotFound
+	}
+	return clone(c), nil
+}
+
+// BeginDiagnosis implements syncerror.ClaimStore.
+func (s *ClaimStore) BeginDiagnosis(_ context.Context, tenantID, id string, now, staleBefore time.Time) (syncerror.Claim, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(tenantID, id)
+	c, ok := s.rows[k]
+	if !ok {
+		return syncerror.Claim{}, syncerror.ErrNotFound
+	}
+	takeable := c.Diagnosis == syncerror.DiagnosisQueued ||
+		(c.Diagnosis == syncerror.DiagnosisDiagnosing && c.DiagnosisSince.Before(staleBefore))
+	if !takeable {
+		return syncerror.Claim{}, syncerror.ErrStateChanged
+	}
+	c.Diagnosis = syncerror.DiagnosisDiagnosing
+	c.DiagnosisSince = now.UTC()
+	c.DiagnosisAttempts++
+	c.UpdatedAt = now.UTC()
+	s.rows[k] = c
+	return clone(c), nil
+}
+
+// Stuck implements syncerror.ClaimStore.
+func (s *ClaimStore) Stuck(_ context.Context, tenantID string, d syncerror.Diagnosis, cutoff time.Time, limit int) ([]syncerror.Claim, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []syncerror.Claim
+	for _, c := range s.rows {
+		if c.TenantID == tenantID && c.Diagnosis == d && c.DiagnosisSince.Before(cutoff) {
+			out = append(out, clone(c))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].DiagnosisSince.Equal(out[j].DiagnosisSince) {
+			return out[i].DiagnosisSince.Before(out[j].DiagnosisSince)
+		}
+		return out[i].ID < out[j].ID
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// Requeue implements syncerror.ClaimStore.
+func (s *ClaimStore) Requeue(_ context.Context, tenantID, id string, seen syncerror.Diagnosis, seenSince, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(tenantID, id)
+	c, ok := s.rows[k]
+	if !ok {
+		return syncerror.ErrNotFound
+	}
+	if c.Diagnosis != seen || !c.DiagnosisSince.Equal(seenSince) {
+		return syncerror.ErrStateChanged
+	}
+	c.DiagnosisSince = now.UTC()
+	c.UpdatedAt = now.UTC()
+	s.rows[k] = c
+	return nil
+}
+
+// Len returns how many rows the store holds.
+func (s *ClaimStore) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.rows)
+}
+
+// Queue is an in-memory syncerror.Queue that records what was sent; SetFail makes Send
+// fail instead.
+type Queue struct {
+	mu   sync.Mutex
+	sent []syncerror.Message
+	fail error
+}
+
+var _ syncerror.Queue = (*Queue)(nil)
+
+// Send implements syncerror.Queue.
+func (q *Queue) Send(_ context.Context, m syncerror.Message) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.fail != nil {
+		return q.fail
+	}
+	q.sent = append(q.sent, m)
+	return nil
+}
+
+// Sent returns a copy of the messages sent so far.
+func (q *Queue) Sent() []syncerror.Message {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]syncerror.Message(nil), q.sent...)
+}
+
+// SetFail sets or clears the error Send returns.
+func (q *Queue) SetFail(err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.fail = err
+}

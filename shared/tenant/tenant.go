@@ -1,0 +1,229 @@
+// Package tenant owns a tenant's configuration: its settings (the feature flags among them)
+// and its webhook secrets, with the rules for reading flags and rotating secrets. Stores
+// implement Store; the onboarding command and the handlers use it.
+package tenant
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+// Setting keys from the spec. Only the exact string "true" enables a flag.
+const (
+	KeyEnabled        = "sync_error_assist.enabled"
+	KeyWebhookEnabled = "sync_error_assist.webhook_enabled"
+)
+
+// KnownSettings are the keys the onboarding command accepts.
+var KnownSettings = []string{KeyEnabled, KeyWebhookEnabled}
+
+// Errors a caller branches on.
+var (
+	ErrNotFound = errors.New("tenant not found")
+	ErrExists   = errors.New("tenant already exists")
+	// ErrConflict means the tenant changed between read and write; read again and retry.
+	ErrConflict = errors.New("tenant changed concurrently")
+)
+
+// DefaultRotationGrace is how long a rotated-out secret keeps verifying, so the host ERP can
+// switch to the new one without dropping webhooks.
+const DefaultRotationGrace = 24 * time.Hour
+
+// Secret is one webhook secret. A secret with a zero RetireAt is current; one with RetireAt
+// set verifies until then.
+type Secret struct {
+	Value     string
+	CreatedAt time.Time
+	RetireAt  time.Time
+}
+
+// Config is a tenant's configuration.
+type Config struct {
+	ID             string
+	Settings       map[string]string
+	WebhookSecrets []Secret
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	// Version increases with every write; stores use it for optimistic concurrency.
+	Version int64
+}
+
+// Flag reports whether a setting is exactly the string "true".
+func (c Config) Flag(key string) bool { return c.Settings[key] == "true" }
+
+// FeatureEnabled reports whether the sync-error feature acts on this tenant: both flags.
+func (c Config) FeatureEnabled() bool { return c.Flag(KeyEnabled) && c.Flag(KeyWebhookEnabled) }
+
+// DisabledFlag names the first flag that is not "true", or "" when both are.
+func (c Config) DisabledFlag() string {
+	for _, k := range KnownSettings {
+		if !c.Flag(k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// ActiveKeys returns the HMAC keys of the secrets that verify at now. A secret that does not
+// parse is skipped: it can never verify anything.
+func (c Config) ActiveKeys(now time.Time) [][]byte {
+	keys := make([][]byte, 0, len(c.WebhookSecrets))
+	for _, s := range c.WebhookSecrets {
+		if !s.RetireAt.IsZero() && !now.Before(s.RetireAt) {
+			continue
+		}
+		if k, err := webhook.ParseSecret(s.Value); err == nil {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
+// ValidID reports whether id is a well-formed tenant id: lower-case letters, digits, '-' and
+// '_', at most 63 characters, starting with a letter or digit.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// Store persists tenant configurations.
+type Store interface {
+	// Get returns ErrNotFound for an unknown tenant.
+	Get(ctx context.Context, id string) (Config, error)
+	// Create returns ErrExists if the tenant exists.
+	Create(ctx context.Context, c Config) error
+	// Update writes c if the stored Version is still c.Version (then increments it), else
+	// returns ErrConflict; ErrNotFound if the tenant is gone.
+	Update(ctx context.Context, c Config) error
+	// List returns every tenant, ordered by id.
+	List(ctx context.Context) ([]Config, error)
+}
+
+// Admin carries out the onboarding operations on a Store.
+type Admin struct {
+	Store Store
+	Now   func() time.Time
+}
+
+func (a Admin) now() time.Time {
+	if a.Now != nil {
+		return a.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Create adds a tenant with both flags off and one fresh webhook secret, which it returns:
+// the only time it is shown. With secret non-empty, that secret is used instead.
+func (a Admin) Create(ctx context.Context, id, secret string) (string, error) {
+	if !ValidID(id) {
+		return "", fmt.Errorf("tenant id %q: use 1-63 lower-case letters, digits, '-' or '_'", id)
+	}
+	secret, err := secretOrNew(secret)
+	if err != nil {
+		return "", err
+	}
+	now := a.now()
+	c := Config{
+		ID:             id,
+		Settings:       map[string]string{KeyEnabled: "false", KeyWebhookEnabled: "false"},
+		WebhookSecrets: []Secret{{Value: secret, CreatedAt: now}},
+		CreatedAt:      now,
+		UpdatedAt:      now,
+	}
+	if err := a.Store.Create(ctx, c); err != nil {
+		return "", err
+	}
+	return secret, nil
+}
+
+// Set changes one setting. Keys other than KnownSettings are refused so a typo cannot
+// silently leave a flag off.
+func (a Admin) Set(ctx context.Context, id, key, value string) error {
+	known := false
+	for _, k := range KnownSettings {
+		known = known || k == key
+	}
+	if !known {
+		return fmt.Errorf("unknown setting %q (known: %v)", key, KnownSettings)
+	}
+	return a.update(ctx, id, func(c *Config) error {
+		c.Settings[key] = value
+		return nil
+	})
+}
+
+// RotateSecret makes a fresh secret current (or secret, if given) and returns it. The
+// previous current secret keeps verifying for grace; anything older is dropped, so at most
+// two secrets verify at once.
+func (a Admin) RotateSecret(ctx context.Context, id, secret string, grace time.Duration) (string, error) {
+	secret, err := secretOrNew(secret)
+	if err != nil {
+		return "", err
+	}
+	err = a.update(ctx, id, func(c *Config) error {
+		c.WebhookSecrets = Rotate(c.WebhookSecrets, secret, a.now(), grace)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return secret, nil
+}
+
+// Rotate returns secrets with next current, the previous current one retiring after grace,
+// and every other secret dropped.
+func Rotate(secrets []Secret, next string, now time.Time, grace time.Duration) []Secret {
+	out := []Secret{{Value: next, CreatedAt: now}}
+	// The newest still-verifying secret is the one the host uses now.
+	sorted := append([]Secret(nil), secrets...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].CreatedAt.After(sorted[j].CreatedAt) })
+	for _, s := range sorted {
+		if s.RetireAt.IsZero() || now.Before(s.RetireAt) {
+			if grace > 0 {
+				s.RetireAt = now.Add(grace)
+				if s.RetireAt.After(now) {
+					out = append(out, s)
+				}
+			}
+			break
+		}
+	}
+	return out
+}
+
+// update applies fn to the stored config with optimistic concurrency, retrying a few times
+// when another writer got there first.
+func (a Admin) update(ctx context.Context, id string, fn func(*Config) error) error {
+	for attempt := 0; ; attempt++ {
+		c, err := a.Store.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if c.Settings == nil {
+			c.Settings = map[string]string{}
+		}
+		if err := fn(&c); err != nil {
+			return err
+		}
+		c.UpdatedAt = a.now()
+		err = a.Store.Update(ctx, c)
+		if !errors.Is(err, ErrConflict) || attempt == 4 {
+			return err
+		}
+	}
+}
+
+func secretOrNew(secret string) (string, error) {
+	if secret == "" {
+		return webhook.NewSecret()
+	}
+	if _, err := webhook.ParseSecret(secret); err != nil {
+		return "", fmt.Errorf("secret: %w", err)
+	}
+	return secret, nil
+}
