@@ -1,0 +1,72 @@
+// Package emutest gives integration tests AWS clients on the emulators. Main starts a
+// private pair of emulators for the test binary unless AWS_ENDPOINT_URL_DYNAMODB and
+// AWS_ENDPOINT_URL_SQS already point somewhere (LocalStack, a shared pair), and always
+// stops what it started.
+package emutest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/syncassist/syncassist/infra/emulators"
+)
+
+// Main runs the tests of a package with emulators available.
+func Main(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") == "" || os.Getenv("AWS_ENDPOINT_URL_SQS") == "" {
+		e, err := emulators.Start(context.Background(), emulators.Options{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "emutest:", err)
+			return 1
+		}
+		defer e.Stop()
+		for _, kv := range e.Env() {
+			k, v, _ := strings.Cut(kv, "=")
+			os.Setenv(k, v)
+		}
+	}
+	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_REGION": "us-east-1"} {
+		if os.Getenv(k) == "" {
+			os.Setenv(k, v)
+		}
+	}
+	return m.Run()
+}
+
+// Config returns an AWS config that reaches the emulators through the standard
+// AWS_ENDPOINT_URL_* variables Main set.
+func Config(t testing.TB) aws.Config {
+	t.Helper()
+	cfg, err := config.LoadDefaultConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// Clients returns DynamoDB and SQS clients on the emulators.
+func Clients(t testing.TB) (*dynamodb.Client, *sqs.Client) {
+	cfg := Config(t)
+	return dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg)
+}
+
+// Stage returns a fresh stage name, so each test's tables and queues are its own.
+func Stage(t testing.TB) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "t" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,240 @@
+package dynamostore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+// Claims is the syncerror.ClaimStore on the processed table.
+type Claims struct {
+	client *dynamodb.Client
+	table  string
+}
+
+var _ syncerror.ClaimStore = (*Claims)(nil)
+
+// NewClaims returns the store for the physical table name.
+func NewClaims(client *dynamodb.Client, table string) *Claims {
+	return &Claims{client: client, table: table}
+}
+
+func statusKey(tenantID string, s syncerror.Status) string { return tenantID + "#" + string(s) }
+
+func diagnosisKey(tenantID string, d syncerror.Diagnosis) string { return tenantID + "#" + string(d) }
+
+func (s *Claims) key(tenantID, id string) item {
+	return item{"tenant_id": str(tenantID), "id": str(id)}
+}
+
+func claimItem(c syncerror.Claim) item {
+	r := c.Record
+	it := item{
+		"tenant_id":          str(c.TenantID),
+		"id":                 str(c.ID),
+		"error_id":           str(r.ErrorID),
+		"record_type":        str(r.RecordType),
+		"record_id":          str(r.RecordID),
+		"error_code":         str(r.ErrorCode),
+		"message":            str(r.Message),
+		"occurred_at":        str(formatTime(r.OccurredAt)),
+		"status":             str(string(c.Status)),
+		"status_key":         str(statusKey(c.TenantID, c.Status)),
+		"claimed_sort":       str(formatTime(c.ClaimedAt) + "#" + c.ID),
+		"diagnosis":          str(string(c.Diagnosis)),
+		"diagnosis_key":      str(diagnosisKey(c.TenantID, c.Diagnosis)),
+		"diagnosis_since":    str(formatTime(c.DiagnosisSince)),
+		"diagnosis_attempts": num(int64(c.DiagnosisAttempts)),
+		"source":             str(string(c.Source)),
+		"claimed_at":         str(formatTime(c.ClaimedAt)),
+		"updated_at":         str(formatTime(c.UpdatedAt)),
+	}
+	putOptional(it, "integration", r.Integration)
+	putOptional(it, "external_system", r.ExternalSystem)
+	putOptional(it, "direction", r.Direction)
+	putOptional(it, "payload", string(r.Payload))
+	putOptional(it, "context", string(r.Context))
+	putOptional(it, "webhook_id", c.WebhookID)
+	return it
+}
+
+func claimFrom(it item) (syncerror.Claim, error) {
+	c := syncerror.Claim{
+		TenantID: getString(it, "tenant_id"),
+		ID:       getString(it, "id"),
+		Record: syncerror.Record{
+			TenantID:       getString(it, "tenant_id"),
+			ErrorID:        getString(it, "error_id"),
+			RecordType:     getString(it, "record_type"),
+			RecordID:       getString(it, "record_id"),
+			ErrorCode:      getString(it, "error_code"),
+			Message:        getString(it, "message"),
+			Integration:    getString(it, "integration"),
+			ExternalSystem: getString(it, "external_system"),
+			Direction:      getString(it, "direction"),
+		},
+		Status:    syncerror.Status(getString(it, "status")),
+		Diagnosis: syncerror.Diagnosis(getString(it, "diagnosis")),
+		Source:    syncerror.Source(getString(it, "source")),
+		WebhookID: getString(it, "webhook_id"),
+	}
+	if p := getString(it, "payload"); p != "" {
+		c.Record.Payload = json.RawMessage(p)
+	}
+	if p := getString(it, "context"); p != "" {
+		c.Record.Context = json.RawMessage(p)
+	}
+	var err error
+	for _, f := range []struct {
+		name string
+		dst  *time.Time
+	}{
+		{"occurred_at", &c.Record.OccurredAt},
+		{"diagnosis_since", &c.DiagnosisSince},
+		{"claimed_at", &c.ClaimedAt},
+		{"updated_at", &c.UpdatedAt},
+	} {
+		if *f.dst, err = parseTime(getString(it, f.name)); err != nil {
+			return syncerror.Claim{}, fmt.Errorf("claim %s: %s: %w", c.ID, f.name, err)
+		}
+	}
+	attempts, err := getInt(it, "diagnosis_attempts")
+	if err != nil {
+		return syncerror.Claim{}, fmt.Errorf("claim %s: diagnosis_attempts: %w", c.ID, err)
+	}
+	c.DiagnosisAttempts = int(attempts)
+	return c, nil
+}
+
+// Claim implements syncerror.ClaimStore with one conditional put.
+func (s *Claims) Claim(ctx context.Context, c syncerror.Claim) (bool, error) {
+	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           aws.String(s.table),
+		Item:                claimItem(c),
+		ConditionExpression: aws.String("attribute_not_exists(id)"),
+	})
+	if isConditionFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("claim %s/%s: %w", c.TenantID, c.ID, err)
+	}
+	return true, nil
+}
+
+// Get implements syncerror.ClaimStore.
+func (s *Claims) Get(ctx context.Context, tenantID, id string) (syncerror.Claim, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.table),
+		Key:            s.key(tenantID, id),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return syncerror.Claim{}, fmt.Errorf("get claim %s/%s: %w", tenantID, id, err)
+	}
+	if out.Item == nil {
+		return syncerror.Claim{}, syncerror.ErrNotFound
+	}
+	return claimFrom(out.Item)
+}
+
+// BeginDiagnosis implements syncerror.ClaimStore.
+func (s *Claims) BeginDiagnosis(ctx context.Context, tenantID, id string, now, staleBefore time.Time) (syncerror.Claim, error) {
+	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table),
+		Key:       s.key(tenantID, id),
+		ConditionExpression: aws.String("attribute_exists(id) AND (diagnosis = :queued OR " +
+			"(diagnosis = :diagnosing AND diagnosis_since < :stale))"),
+		UpdateExpression: aws.String("SET diagnosis = :diagnosing, diagnosis_key = :dkey, " +
+			"diagnosis_since = :now, updated_at = :now ADD diagnosis_attempts :one"),
+		ExpressionAttributeValues: item{
+			":queued":     str(string(syncerror.DiagnosisQueued)),
+			":diagnosing": str(string(syncerror.DiagnosisDiagnosing)),
+			":stale":      str(formatTime(staleBefore)),
+			":dkey":       str(diagnosisKey(tenantID, syncerror.DiagnosisDiagnosing)),
+			":now":        str(formatTime(now)),
+			":one":        num(1),
+		},
+		ReturnValues: types.ReturnValueAllNew,
+	})
+	if isConditionFailed(err) {
+		return syncerror.Claim{}, s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return syncerror.Claim{}, fmt.Errorf("begin diagnosis %s/%s: %w", tenantID, id, err)
+	}
+	return claimFrom(out.Attributes)
+}
+
+// whyNot tells a failed condition on a missing row (ErrNotFound) from one on a row in
+// another state (ErrStateChanged). The emulator returns no item with the failure, so read.
+func (s *Claims) whyNot(ctx context.Context, tenantID, id string) error {
+	if _, err := s.Get(ctx, tenantID, id); err != nil {
+		return err
+	}
+	return syncerror.ErrStateChanged
+}
+
+// Stuck implements syncerror.ClaimStore through the by_diagnosis index.
+func (s *Claims) Stuck(ctx context.Context, tenantID string, d syncerror.Diagnosis, cutoff time.Time, limit int) ([]syncerror.Claim, error) {
+	var out []syncerror.Claim
+	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
+		TableName:              aws.String(s.table),
+		IndexName:              aws.String(blueprint.IndexByDiagnosis),
+		KeyConditionExpression: aws.String("diagnosis_key = :k AND diagnosis_since < :cutoff"),
+		ExpressionAttributeValues: item{
+			":k":      str(diagnosisKey(tenantID, d)),
+			":cutoff": str(formatTime(cutoff)),
+		},
+		ScanIndexForward: aws.Bool(true),
+		Limit:            aws.Int32(int32(limit)),
+	})
+	for p.HasMorePages() && len(out) < limit {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("stuck claims of %s: %w", tenantID, err)
+		}
+		for _, it := range page.Items {
+			c, err := claimFrom(it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+			if len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// Requeue implements syncerror.ClaimStore.
+func (s *Claims) Requeue(ctx context.Context, tenantID, id string, seen syncerror.Diagnosis, seenSince, now time.Time) error {
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.table),
+		Key:                 s.key(tenantID, id),
+		ConditionExpression: aws.String("diagnosis = :seen AND diagnosis_since = :since"),
+		UpdateExpression:    aws.String("SET diagnosis_since = :now, updated_at = :now"),
+		ExpressionAttributeValues: item{
+			":seen":  str(string(seen)),
+			":since": str(formatTime(seenSince)),
+			":now":   str(formatTime(now)),
+		},
+	})
+	if isConditionFailed(err) {
+		return s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return fmt.Errorf("requeue %s/%s: %w", tenantID, id, err)
+	}
+	return nil
+}

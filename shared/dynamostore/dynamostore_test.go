@@ -1,0 +1,51 @@
+package dynamostore_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/syncassist/syncassist/infra/emulators/emutest"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
+)
+
+func TestMain(m *testing.M) { emutest.Main(m) }
+
+func newTables(t *testing.T) (claims *dynamostore.Claims, tenants *dynamostore.Tenants) {
+	t.Helper()
+	db, _ := emutest.Clients(t)
+	stage := emutest.Stage(t)
+	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
+		t.Fatal(err)
+	}
+	return dynamostore.NewClaims(db, blueprint.PhysicalName(stage, blueprint.TableProcessed)),
+		dynamostore.NewTenants(db, blueprint.PhysicalName(stage, blueprint.TableTenants))
+}
+
+func TestClaimsContract(t *testing.T) {
+	syncerrortest.RunClaimStoreContract(t, func(t *testing.T) syncerror.ClaimStore {
+		c, _ := newTables(t)
+		return c
+	})
+}
+
+func TestTenantsContract(t *testing.T) {
+	tenanttest.RunStoreContract(t, func(t *testing.T) tenant.Store {
+		_, s := newTables(t)
+		return s
+	})
+}
+
+func TestCreateTablesIsIdempotent(t *testing.T) {
+	db, _ := emutest.Clients(t)
+	stage := emutest.Stage(t)
+	for i := 0; i < 2; i++ {
+		if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package dynamostore
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/syncassist/syncassist/shared/tenant"
+)
+
+// Tenants is the tenant.Store on the tenant configuration table: one item per tenant, so
+// the ingest reads a tenant's flags and secrets with one GetItem.
+type Tenants struct {
+	client *dynamodb.Client
+	table  string
+}
+
+var _ tenant.Store = (*Tenants)(nil)
+
+// NewTenants returns the store for the physical table name.
+func NewTenants(client *dynamodb.Client, table string) *Tenants {
+	return &Tenants{client: client, table: table}
+}
+
+func tenantItem(c tenant.Config) item {
+	settings := item{}
+	for k, v := range c.Settings {
+		settings[k] = str(v)
+	}
+	secrets := make([]types.AttributeValue, 0, len(c.WebhookSecrets))
+	for _, s := range c.WebhookSecrets {
+		m := item{"value": str(s.Value), "created_at": str(formatTime(s.CreatedAt))}
+		if !s.RetireAt.IsZero() {
+			m["retire_at"] = str(formatTime(s.RetireAt))
+		}
+		secrets = append(secrets, &types.AttributeValueMemberM{Value: m})
+	}
+	return item{
+		"tenant_id":       str(c.ID),
+		"settings":        &types.AttributeValueMemberM{Value: settings},
+		"webhook_secrets": &types.AttributeValueMemberL{Value: secrets},
+		"created_at":      str(formatTime(c.CreatedAt)),
+		"updated_at":      str(formatTime(c.UpdatedAt)),
+		"version":         num(c.Version),
+	}
+}
+
+func tenantFrom(it item) (tenant.Config, error) {
+	c := tenant.Config{ID: getString(it, "tenant_id"), Settings: map[string]string{}}
+	if m, ok := it["settings"].(*types.AttributeValueMemberM); ok {
+		for k, v := range m.Value {
+			if s, ok := v.(*types.AttributeValueMemberS); ok {
+				c.Settings[k] = s.Value
+			}
+		}
+	}
+	if l, ok := it["webhook_secrets"].(*types.AttributeValueMemberL); ok {
+		for _, v := range l.Value {
+			m, ok := v.(*types.AttributeValueMemberM)
+			if !ok {
+				continue
+			}
+			created, err1 := parseTime(getString(m.Value, "created_at"))
+			retire, err2 := parseTime(getString(m.Value, "retire_at"))
+			if err1 != nil || err2 != nil {
+				return tenant.Config{}, fmt.Errorf("tenant %s: malformed webhook secret times", c.ID)
+			}
+			c.WebhookSecrets = append(c.WebhookSecrets, tenant.Secret{
+				Value: getString(m.Value, "value"), CreatedAt: created, RetireAt: retire,
+			})
+		}
+	}
+	var err error
+	if c.CreatedAt, err = parseTime(getString(it, "created_at")); err != nil {
+		return tenant.Config{}, fmt.Errorf("tenant %s: created_at: %w", c.ID, err)
+	}
+	if c.UpdatedAt, err = parseTime(getString(it, "updated_at")); err != nil {
+		return tenant.Config{}, fmt.Errorf("tenant %s: updated_at: %w", c.ID, err)
+	}
+	if c.Version, err = getInt(it, "version"); err != nil {
+		return tenant.Config{}, fmt.Errorf("tenant %s: version: %w", c.ID, err)
+	}
+	return c, nil
+}
+
+// Get implements tenant.Store.
+func (s *Tenants) Get(ctx context.Context, id string) (tenant.Config, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.table),
+		Key:            item{"tenant_id": str(id)},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return tenant.Config{}, fmt.Errorf("get tenant %s: %w", id, err)
+	}
+	if out.Item == nil {
+		return tenant.Config{}, tenant.ErrNotFound
+	}
+	return tenantFrom(out.Item)
+}
+
+// Create implements tenant.Store.
+func (s *Tenants) Create(ctx context.Context, c tenant.Config) error {
+	c.Version = 1
+	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           aws.String(s.table),
+		Item:                tenantItem(c),
+		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
+	})
+	if isConditionFailed(err) {
+		return tenant.ErrExists
+	}
+	if err != nil {
+		return fmt.Errorf("create tenant %s: %w", c.ID, err)
+	}
+	return nil
+}
+
+// Update implements tenant.Store with a put conditional on the version read.
+func (s *Tenants) Update(ctx context.Context, c tenant.Config) error {
+	seen := c.Version
+	c.Version++
+	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                 aws.String(s.table),
+		Item:                      tenantItem(c),
+		ConditionExpression:       aws.String("version = :seen"),
+		ExpressionAttributeValues: item{":seen": num(seen)},
+	})
+	if isConditionFailed(err) {
+		if _, gerr := s.Get(ctx, c.ID); gerr != nil {
+			return gerr
+		}
+		return tenant.ErrConflict
+	}
+	if err != nil {
+		return fmt.Errorf("update tenant %s: %w", c.ID, err)
+	}
+	return nil
+}
+
+// List implements tenant.Store. The table holds one small item per tenant, so a scan is
+// the right tool.
+func (s *Tenants) List(ctx context.Context) ([]tenant.Config, error) {
+	var out []tenant.Config
+	p := dynamodb.NewScanPaginator(s.client, &dynamodb.ScanInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list tenants: %w", err)
+		}
+		for _, it := range page.Items {
+			c, err := tenantFrom(it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
