@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
 )
 
 // HeaderCorrelationID carries a caller's correlation id in and the service's out.
@@ -75,7 +77,11 @@ func Instrument(log *slog.Logger, next http.Handler) http.Handler {
 		if !validCorrelationID(id) {
 			id = NewCorrelationID()
 		}
-		ctx := WithCorrelation(r.Context(), log, id)
+		l := log
+		if lc, ok := lambdacontext.FromContext(r.Context()); ok {
+			l = l.With("requestId", lc.AwsRequestID)
+		}
+		ctx := WithCorrelation(r.Context(), l, id)
 		r = r.WithContext(ctx)
 		w.Header().Set(HeaderCorrelationID, id)
 		rec := &statusRecorder{ResponseWriter: w}

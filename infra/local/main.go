@@ -1,0 +1,35 @@
+// Command local runs the whole service on one machine: the emulators, the tables and
+// queues from the blueprint, a demo tenant, the HTTP API with every route, an SQS poller
+// that feeds the diagnosis worker as the Lambda event source would, and the reconcile on a
+// timer. `local sample` posts a freshly signed sample sync error to a running stack.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmd := "serve"
+	if len(os.Args) > 1 {
+		cmd = os.Args[1]
+	}
+	var err error
+	switch cmd {
+	case "serve":
+		err = serve(ctx)
+	case "sample":
+		err = sample(ctx, os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown command %q (serve, sample)", cmd)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/syncassist/syncassist/infra/emulators"
+	"github.com/syncassist/syncassist/shared/app"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/sqsqueue"
+	"github.com/syncassist/syncassist/shared/tenant"
+)
+
+const demoTenant = "demo"
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func serve(ctx context.Context) error {
+	root, err := emulators.FindRoot()
+	if err != nil {
+		return err
+	}
+	stateDir := filepath.Join(root, ".local")
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return err
+	}
+	if os.Getenv("STAGE") == "" {
+		os.Setenv("STAGE", "local")
+	}
+	stage := os.Getenv("STAGE")
+
+	// Emulators unless the SDK's standard variables point elsewhere (LocalStack, AWS).
+	if os.Getenv("AWS_ENDPOINT_URL") == "" && os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") == "" {
+		logFile, err := os.Create(filepath.Join(stateDir, "emulators.log"))
+		if err != nil {
+			return err
+		}
+		defer logFile.Close()
+		emu, err := emulators.Start(ctx, emulators.Options{Root: root, Log: logFile})
+		if err != nil {
+			return err
+		}
+		defer emu.Stop()
+		for _, kv := range emu.Env() {
+			k, v, _ := strings.Cut(kv, "=")
+			os.Setenv(k, v)
+		}
+	}
+
+	awsCfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return err
+	}
+	db, sq := dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg)
+	if err := dynamostore.CreateTables(ctx, db, stage); err != nil {
+		return err
+	}
+	vis := 30
+	fmt.Sscan(envOr("LOCAL_VISIBILITY_TIMEOUT_SECONDS", "30"), &vis)
+	queues, err := sqsqueue.CreateQueues(ctx, sq, stage, sqsqueue.CreateOptions{VisibilityTimeoutSeconds: vis})
+	if err != nil {
+		return err
+	}
+	os.Setenv(blueprint.Diagnosis.EnvVar, queues[blueprint.Diagnosis.Name].URL)
+
+	deps, err := app.Load(ctx)
+	if err != nil {
+		return err
+	}
+	secret, err := seedDemoTenant(ctx, deps.Tenants, os.Getenv("DEMO_WEBHOOK_SECRET"))
+	if err != nil {
+		return err
+	}
+
+	mux, err := deps.Mux(blueprint.HTTPFunctions())
+	if err != nil {
+		return err
+	}
+	addr := "127.0.0.1:" + envOr("PORT", "3000")
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (set PORT to use another port): %w", addr, err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	baseURL := "http://" + addr
+
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			deps.Log.Error("http server", "error", err)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		q := queues[blueprint.Diagnosis.Name]
+		fn, _ := app.FunctionNamed(blueprint.FuncDiagnose)
+		(&sqsqueue.Poller{Client: sq, QueueURL: q.URL, QueueARN: q.ARN, Handler: deps.Worker().HandleBatch,
+			BatchSize: int32(fn.BatchSize), Log: deps.Log}).Run(ctx)
+	}()
+	every, err := time.ParseDuration(envOr("RECONCILE_INTERVAL", blueprint.ReconcileInterval.String()))
+	if err != nil || every <= 0 {
+		return fmt.Errorf("RECONCILE_INTERVAL: want a positive duration such as 1m")
+	}
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, err := deps.Reconcile().Run(ctx); err != nil {
+					deps.Log.Error("reconcile", "error", err)
+				}
+			}
+		}
+	}()
+
+	if err := writeState(stateDir, baseURL, secret); err != nil {
+		return err
+	}
+	printBanner(baseURL, secret, every, stateDir)
+
+	<-ctx.Done()
+	fmt.Println("\nstopping: HTTP server, poller, reconcile timer, emulators")
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	wg.Wait()
+	return nil
+}
+
+// seedDemoTenant makes the demo tenant exist with both flags on. Its secret is
+// DEMO_WEBHOOK_SECRET when set, else the stored one, else a fresh one.
+func seedDemoTenant(ctx context.Context, store tenant.Store, fixed string) (string, error) {
+	admin := tenant.Admin{Store: store}
+	secret, err := admin.Create(ctx, demoTenant, fixed)
+	switch {
+	case errors.Is(err, tenant.ErrExists):
+		cfg, gerr := store.Get(ctx, demoTenant)
+		if gerr != nil {
+			return "", gerr
+		}
+		secret = ""
+		for _, s := range cfg.WebhookSecrets {
+			if s.RetireAt.IsZero() {
+				secret = s.Value
+			}
+		}
+		if fixed != "" && fixed != secret {
+			if secret, err = admin.RotateSecret(ctx, demoTenant, fixed, 0); err != nil {
+				return "", err
+			}
+		}
+	case err != nil:
+		return "", err
+	}
+	for _, k := range tenant.KnownSettings {
+		if err := admin.Set(ctx, demoTenant, k, "true"); err != nil {
+			return "", err
+		}
+	}
+	return secret, nil
+}
+
+func writeState(dir, baseURL, secret string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "LOCAL_API_URL=%s\nDEMO_TENANT=%s\nDEMO_WEBHOOK_SECRET=%s\n", baseURL, demoTenant, secret)
+	for _, k := range []string{"STAGE", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", blueprint.Diagnosis.EnvVar} {
+		if v := os.Getenv(k); v != "" {
+			fmt.Fprintf(&b, "%s=%s\n", k, v)
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, "local.env"), []byte(b.String()), 0o600)
+}
+
+func printBanner(baseURL, secret string, every time.Duration, stateDir string) {
+	body := sampleBody(demoTenant, "ERR-"+time.Now().UTC().Format("20060102-150405"))
+	fmt.Printf(`
+Sync-error triage is running locally.
+
+  API              %s
+  DynamoDB         %s
+  SQS              %s
+  demo tenant      %s (both flags 'true')
+  webhook secret   %s
+  reconcile        every %s
+  state            %s/local.env (used by make sample / make tenantctl)
+
+Post a signed sample sync error (this signature is valid for 5 minutes; `+"`make sample`"+` signs a fresh one):
+
+%s
+
+Expect 202 {"id":"se_...","status":"pending","duplicate":false}; post it again for "duplicate":true.
+Ctrl-C stops everything.
+`, baseURL, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), demoTenant, secret, every, stateDir,
+		curlCommand(baseURL+blueprint.IngestRoute.Path, demoTenant, secret, body, time.Now()))
+}
