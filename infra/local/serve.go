@@ -8,18 +8,17 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/syncassist/syncassist/infra/emulators"
 	"github.com/syncassist/syncassist/shared/app"
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -69,17 +68,19 @@ func serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	db, sq := dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg)
-	if err := dynamostore.CreateTables(ctx, db, stage); err != nil {
-		return err
+	// A short visibility timeout locally, so a failed diagnosis comes back in seconds.
+	vis, err := strconv.Atoi(envOr("LOCAL_VISIBILITY_TIMEOUT_SECONDS", "30"))
+	if err != nil || vis <= 0 {
+		return fmt.Errorf("LOCAL_VISIBILITY_TIMEOUT_SECONDS: want a positive number of seconds")
 	}
-	vis := 30
-	fmt.Sscan(envOr("LOCAL_VISIBILITY_TIMEOUT_SECONDS", "30"), &vis)
-	queues, err := sqsqueue.CreateQueues(ctx, sq, stage, sqsqueue.CreateOptions{VisibilityTimeoutSeconds: vis})
+	prov, err := app.Provision(ctx, awsCfg, stage, sqsqueue.CreateOptions{VisibilityTimeoutSeconds: vis})
 	if err != nil {
 		return err
 	}
-	os.Setenv(blueprint.Diagnosis.EnvVar, queues[blueprint.Diagnosis.Name].URL)
+	for k, v := range prov.Env() {
+		os.Setenv(k, v)
+	}
+	queues, sq := prov.Queues, sqs.NewFromConfig(awsCfg)
 
 	deps, err := app.Load(ctx)
 	if err != nil {

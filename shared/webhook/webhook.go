@@ -52,9 +52,10 @@ type Headers struct {
 	Signature string
 }
 
-// HeadersFrom reads the Standard Webhooks headers of r.
+// HeadersFrom reads the Standard Webhooks headers of r. Repeated signature headers are
+// joined, so every listed signature counts.
 func HeadersFrom(h http.Header) Headers {
-	return Headers{ID: h.Get(HeaderID), Timestamp: h.Get(HeaderTimestamp), Signature: h.Get(HeaderSignature)}
+	return Headers{ID: h.Get(HeaderID), Timestamp: h.Get(HeaderTimestamp), Signature: strings.Join(h.Values(HeaderSignature), " ")}
 }
 
 // Set writes the headers into h.
@@ -127,18 +128,18 @@ func (v Verifier) Verify(h Headers, body []byte, keys [][]byte) error {
 var unknownTenantKey [32]byte
 
 // parseSignatures returns the decoded v1 signatures of a header value, skipping other
-// versions and malformed entries.
+// versions and malformed entries. Entries are "v1,<base64>" separated by spaces; it also
+// reads header values that a proxy split on commas and rejoined (API Gateway's adapter
+// does), since base64 contains neither separator.
 func parseSignatures(header string) [][]byte {
 	var out [][]byte
-	for _, part := range strings.Fields(header) {
-		if len(out) == maxSignatures {
-			break
-		}
-		version, sig, ok := strings.Cut(part, ",")
-		if !ok || version != "v1" {
+	tokens := strings.FieldsFunc(header, func(r rune) bool { return r == ' ' || r == ',' })
+	for i := 0; i+1 < len(tokens) && len(out) < maxSignatures; i++ {
+		if tokens[i] != "v1" {
 			continue
 		}
-		raw, err := base64.StdEncoding.DecodeString(sig)
+		i++
+		raw, err := base64.StdEncoding.DecodeString(tokens[i])
 		if err != nil || len(raw) != sha256.Size {
 			continue
 		}

@@ -1,0 +1,184 @@
+// Command tenantctl onboards tenants: create one, set its flags, rotate its webhook secret,
+// show or list them. It talks to the tenant table of a stage through the AWS SDK's default
+// configuration, so the same command works against AWS (credentials, AWS_REGION) and
+// locally (AWS_ENDPOINT_URL_DYNAMODB pointing at the emulator; `make tenantctl` sets it).
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/syncassist/syncassist/shared/app"
+	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/tenant"
+)
+
+const usage = `usage: tenantctl [-stage STAGE] [-table NAME] COMMAND ...
+
+commands:
+  create TENANT                  create a tenant (flags off) and print its webhook secret once
+  set TENANT KEY VALUE           set a setting; only the exact string 'true' enables a flag
+                                 keys: sync_error_assist.enabled, sync_error_assist.webhook_enabled
+  enable TENANT                  set both flags to 'true'
+  rotate-secret TENANT [-grace 24h]
+                                 make a new webhook secret current and print it once; the old
+                                 one keeps verifying for the grace period, then stops
+  show TENANT                    print settings and secret metadata (never secret values)
+  list                           list tenants
+
+The table defaults to <stage>-tenant_config; -stage defaults to $STAGE or "dev".
+`
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "tenantctl:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("tenantctl", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), usage) }
+	stage := fs.String("stage", "", "deployment stage")
+	table := fs.String("table", "", "tenant table name (overrides -stage)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("no command")
+	}
+	env := os.Getenv
+	if *stage != "" {
+		env = func(k string) string {
+			if k == "STAGE" {
+				return *stage
+			}
+			return os.Getenv(k)
+		}
+	}
+	cfg, err := app.ConfigFromEnv(env)
+	if err != nil {
+		return err
+	}
+	if *table != "" {
+		cfg.TenantsTable = *table
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return err
+	}
+	store := dynamostore.NewTenants(dynamodb.NewFromConfig(awsCfg), cfg.TenantsTable)
+	return command(ctx, tenant.Admin{Store: store}, fs.Args(), out)
+}
+
+// command runs one subcommand against admin; it is separate from run so tests can drive it
+// with any store.
+func command(ctx context.Context, admin tenant.Admin, args []string, out io.Writer) error {
+	need := func(n int, form string) error {
+		if len(args) < n+1 {
+			return fmt.Errorf("usage: tenantctl %s", form)
+		}
+		return nil
+	}
+	switch args[0] {
+	case "create":
+		if err := need(1, "create TENANT"); err != nil {
+			return err
+		}
+		secret, err := admin.Create(ctx, args[1], "")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "created tenant %s with both flags 'false'\nwebhook secret (shown once; store it in the host ERP now):\n%s\n", args[1], secret)
+	case "set":
+		if err := need(3, "set TENANT KEY VALUE"); err != nil {
+			return err
+		}
+		if err := admin.Set(ctx, args[1], args[2], args[3]); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s: %s = %q\n", args[1], args[2], args[3])
+		if args[3] != "true" {
+			fmt.Fprintf(out, "note: only the exact string 'true' enables; %q leaves it off\n", args[3])
+		}
+	case "enable":
+		if err := need(1, "enable TENANT"); err != nil {
+			return err
+		}
+		for _, k := range tenant.KnownSettings {
+			if err := admin.Set(ctx, args[1], k, "true"); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(out, "%s: both flags 'true'\n", args[1])
+	case "rotate-secret":
+		if err := need(1, "rotate-secret TENANT [-grace 24h]"); err != nil {
+			return err
+		}
+		rfs := flag.NewFlagSet("rotate-secret", flag.ContinueOnError)
+		grace := rfs.Duration("grace", tenant.DefaultRotationGrace, "how long the previous secret keeps verifying")
+		if err := rfs.Parse(args[2:]); err != nil {
+			return err
+		}
+		secret, err := admin.RotateSecret(ctx, args[1], "", *grace)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "new webhook secret for %s (shown once):\n%s\nthe previous secret verifies until %s\n",
+			args[1], secret, time.Now().UTC().Add(*grace).Format(time.RFC3339))
+	case "show":
+		if err := need(1, "show TENANT"); err != nil {
+			return err
+		}
+		c, err := admin.Store.Get(ctx, args[1])
+		if err != nil {
+			return err
+		}
+		describe(out, c)
+	case "list":
+		cs, err := admin.Store.List(ctx)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			fmt.Fprintf(out, "%-24s enabled=%-5v webhook_enabled=%-5v secrets=%d\n", c.ID,
+				c.Flag(tenant.KeyEnabled), c.Flag(tenant.KeyWebhookEnabled), len(c.WebhookSecrets))
+		}
+	default:
+		return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+	}
+	return nil
+}
+
+// fingerprint identifies a secret without revealing any of it.
+func fingerprint(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return "sha256:" + hex.EncodeToString(sum[:6])
+}
+
+func describe(out io.Writer, c tenant.Config) {
+	fmt.Fprintf(out, "tenant %s (created %s, version %d)\n", c.ID, c.CreatedAt.Format(time.RFC3339), c.Version)
+	for _, k := range tenant.KnownSettings {
+		fmt.Fprintf(out, "  %s = %q\n", k, c.Settings[k])
+	}
+	for _, s := range c.WebhookSecrets {
+		state := "current"
+		if !s.RetireAt.IsZero() {
+			state = "retiring at " + s.RetireAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(out, "  secret %s created %s, %s\n", fingerprint(s.Value), s.CreatedAt.Format(time.RFC3339), state)
+	}
+	fmt.Fprintf(out, "  feature active: %v\n", c.FeatureEnabled())
+}
+

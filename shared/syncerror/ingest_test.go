@@ -1,0 +1,375 @@
+package syncerror_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+var (
+	clock = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	// Two active secrets (rotation in progress) and one retired.
+	secretCurrent  = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	secretPrevious = "whsec_cHJldmlvdXMtc2VjcmV0LWZvci10ZXN0cw=="
+	secretRetired  = "whsec_cmV0aXJlZC1zZWNyZXQtZm9yLXRlc3Rz"
+)
+
+type fixture struct {
+	tenants *tenanttest.Store
+	claims  *syncerrortest.ClaimStore
+	queue   *syncerrortest.Queue
+	handler http.Handler
+}
+
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	f := &fixture{tenants: tenanttest.NewStore(), claims: syncerrortest.NewClaimStore(), queue: &syncerrortest.Queue{}}
+	ctx := context.Background()
+	for _, id := range []string{"acme", "off-enabled", "off-webhook", "upper", "yes"} {
+		err := f.tenants.Create(ctx, tenant.Config{
+			ID: id,
+			Settings: map[string]string{
+				tenant.KeyEnabled:        map[string]string{"off-enabled": "false", "upper": "TRUE"}[id],
+				tenant.KeyWebhookEnabled: map[string]string{"off-webhook": "false", "yes": "yes"}[id],
+			},
+			WebhookSecrets: []tenant.Secret{
+				{Value: secretCurrent, CreatedAt: clock.Add(-time.Hour)},
+				{Value: secretPrevious, CreatedAt: clock.Add(-48 * time.Hour), RetireAt: clock.Add(time.Hour)},
+				{Value: secretRetired, CreatedAt: clock.Add(-96 * time.Hour), RetireAt: clock.Add(-time.Second)},
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Flags that the map left empty are on.
+		c, _ := f.tenants.Get(ctx, id)
+		for k, v := range c.Settings {
+			if v == "" {
+				c.Settings[k] = "true"
+			}
+		}
+		if err := f.tenants.Update(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ing := &syncerror.Ingest{
+		Tenants:  f.tenants,
+		Claims:   f.claims,
+		Queue:    f.queue,
+		Verifier: webhook.Verifier{Now: func() time.Time { return clock }},
+		Now:      func() time.Time { return clock },
+	}
+	f.handler = httpapi.Instrument(discardLogger(), ing)
+	return f
+}
+
+func body(tenantID, errorID string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"tenantId": tenantID, "errorId": errorID, "recordType": "salesOrder", "recordId": "SO-1",
+		"errorCode": "INVALID_FIELD_VALUE", "message": "Invalid value for field shipcountry",
+		"occurredAt": "2026-11-22T09:59:00Z", "payload": map[string]any{"shipcountry": "Deutschland"},
+	})
+	return b
+}
+
+type req struct {
+	tenant      string // X-Tenant-Id; "-" omits it
+	secret      string
+	body        []byte
+	signedBody  []byte // when set, the signature covers this instead of body
+	at          time.Time
+	contentType string
+	noSig       bool
+}
+
+func (f *fixture) do(t testing.TB, r req) *httptest.ResponseRecorder {
+	t.Helper()
+	if r.secret == "" {
+		r.secret = secretCurrent
+	}
+	if r.at.IsZero() {
+		r.at = clock
+	}
+	if r.contentType == "" {
+		r.contentType = "application/json"
+	}
+	if r.signedBody == nil {
+		r.signedBody = r.body
+	}
+	hr := httptest.NewRequest(http.MethodPost, "/api/sync-error-assist/ingest", bytes.NewReader(r.body))
+	hr.Header.Set("Content-Type", r.contentType)
+	if r.tenant != "-" {
+		hr.Header.Set(syncerror.HeaderTenantID, r.tenant)
+	}
+	if !r.noSig {
+		key, err := webhook.ParseSecret(r.secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		webhook.Sign(key, "msg_test", r.at, r.signedBody).Set(hr.Header)
+	}
+	rec := httptest.NewRecorder()
+	f.handler.ServeHTTP(rec, hr)
+	return rec
+}
+
+func decodeProblem(t testing.TB, rec *httptest.ResponseRecorder) httpapi.Problem {
+	t.Helper()
+	if ct := rec.Header().Get("Content-Type"); ct != "application/problem+json" {
+		t.Fatalf("content type %q, want application/problem+json; body %s", ct, rec.Body)
+	}
+	var p httpapi.Problem
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.CorrelationID == "" || p.CorrelationID != rec.Header().Get(httpapi.HeaderCorrelationID) {
+		t.Fatalf("problem correlation id %q does not match header %q", p.CorrelationID, rec.Header().Get(httpapi.HeaderCorrelationID))
+	}
+	return p
+}
+
+func TestIngestAcceptsSignedError(t *testing.T) {
+	f := newFixture(t)
+	rec := f.do(t, req{tenant: "acme", body: body("acme", "E-1")})
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	var got syncerror.IngestResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := syncerror.IngestResponse{ID: syncerror.ClaimID("acme", "E-1"), Status: syncerror.StatusPending}
+	if got != want {
+		t.Fatalf("body %+v, want %+v", got, want)
+	}
+	if f.claims.Len() != 1 {
+		t.Fatalf("%d rows, want 1", f.claims.Len())
+	}
+	row, err := f.claims.Get(context.Background(), "acme", want.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.Diagnosis != syncerror.DiagnosisQueued || row.Status != syncerror.StatusPending || row.Record.ErrorID != "E-1" ||
+		row.WebhookID != "msg_test" || row.Source != syncerror.SourceWebhook || string(row.Record.Payload) != `{"shipcountry":"Deutschland"}` {
+		t.Fatalf("row %+v", row)
+	}
+	if sent := f.queue.Sent(); len(sent) != 1 || sent[0] != (syncerror.Message{TenantID: "acme", ID: want.ID}) {
+		t.Fatalf("sent %+v", sent)
+	}
+}
+
+func TestIngestRedeliveryIsDuplicate(t *testing.T) {
+	f := newFixture(t)
+	for i, wantDup := range []bool{false, true, true} {
+		rec := f.do(t, req{tenant: "acme", body: body("acme", "E-1")})
+		var got syncerror.IngestResponse
+		_ = json.Unmarshal(rec.Body.Bytes(), &got)
+		if rec.Code != http.StatusAccepted || got.Duplicate != wantDup || got.Status != syncerror.StatusPending {
+			t.Fatalf("delivery %d: %d %s", i, rec.Code, rec.Body)
+		}
+	}
+	if f.claims.Len() != 1 || len(f.queue.Sent()) != 1 {
+		t.Fatalf("%d rows, %d messages; want 1 and 1", f.claims.Len(), len(f.queue.Sent()))
+	}
+}
+
+func TestIngestConcurrentDeliveriesClaimOnce(t *testing.T) {
+	f := newFixture(t)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	fresh := 0
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rec := f.do(t, req{tenant: "acme", body: body("acme", "E-race")})
+			var got syncerror.IngestResponse
+			_ = json.Unmarshal(rec.Body.Bytes(), &got)
+			if rec.Code != http.StatusAccepted {
+				t.Errorf("status %d", rec.Code)
+			}
+			if !got.Duplicate {
+				mu.Lock()
+				fresh++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if fresh != 1 || f.claims.Len() != 1 || len(f.queue.Sent()) != 1 {
+		t.Fatalf("%d non-duplicate answers, %d rows, %d messages; want 1, 1, 1", fresh, f.claims.Len(), len(f.queue.Sent()))
+	}
+}
+
+func TestIngestRejectsBadInput(t *testing.T) {
+	good := body("acme", "E-1")
+	huge := body("acme", "E-big")
+	huge = append(huge[:len(huge)-1], []byte(`,"context":{"pad":"`+strings.Repeat("x", syncerror.MaxBodyBytes)+`"}}`)...)
+	
+	cases := []struct {
+		name   string
+		r      req
+		status int
+		code   string
+		check  func(*testing.T, httpapi.Problem)
+	}{
+		{"no signature headers", req{tenant: "acme", body: good, noSig: true}, 401, "signature_missing", nil},
+		{"wrong secret", req{tenant: "acme", body: good, secret: "whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldA=="}, 401, "invalid_signature", nil},
+		{"retired secret", req{tenant: "acme", body: good, secret: secretRetired}, 401, "invalid_signature", nil},
+		{"tampered body", req{tenant: "acme", body: body("acme", "E-2"), signedBody: good}, 401, "invalid_signature", nil},
+		{"stale timestamp", req{tenant: "acme", body: good, at: clock.Add(-5*time.Minute - time.Second)}, 401, "timestamp_out_of_tolerance", nil},
+		{"future timestamp", req{tenant: "acme", body: good, at: clock.Add(5*time.Minute + time.Second)}, 401, "timestamp_out_of_tolerance", nil},
+		{"tenant header missing", req{tenant: "-", body: good}, 400, "tenant_header_missing", nil},
+		{"tenant header not matching body", req{tenant: "acme", body: body("other", "E-1")}, 400, "validation_failed", func(t *testing.T, p httpapi.Problem) {
+			if len(p.Errors) != 1 || p.Errors[0].Field != "tenantId" {
+				t.Fatalf("errors %+v", p.Errors)
+			}
+		}},
+		{"unknown tenant", req{tenant: "ghost", body: body("ghost", "E-1")}, 401, "invalid_signature", nil},
+		{"malformed tenant header", req{tenant: "../acme", body: body("../acme", "E-1")}, 401, "invalid_signature", nil},
+		{"enabled flag off", req{tenant: "off-enabled", body: body("off-enabled", "E-1")}, 403, "feature_disabled", func(t *testing.T, p httpapi.Problem) {
+			if !strings.Contains(p.Detail, tenant.KeyEnabled) {
+				t.Fatalf("detail %q does not name the flag", p.Detail)
+			}
+		}},
+		{"webhook flag off", req{tenant: "off-webhook", body: body("off-webhook", "E-1")}, 403, "feature_disabled", func(t *testing.T, p httpapi.Problem) {
+			if !strings.Contains(p.Detail, tenant.KeyWebhookEnabled) {
+				t.Fatalf("detail %q does not name the flag", p.Detail)
+			}
+		}},
+		{"flag TRUE", req{tenant: "upper", body: body("upper", "E-1")}, 403, "feature_disabled", nil},
+		{"flag yes", req{tenant: "yes", body: body("yes", "E-1")}, 403, "feature_disabled", nil},
+		{"malformed json", req{tenant: "acme", body: []byte(`{"tenantId": "acme",`)}, 400, "malformed_json", nil},
+		{"json array", req{tenant: "acme", body: []byte(`[1,2]`)}, 400, "malformed_json", nil},
+		{"missing required fields", req{tenant: "acme", body: []byte(`{"tenantId":"acme","errorId":"E-1"}`)}, 400, "validation_failed", func(t *testing.T, p httpapi.Problem) {
+			var fields []string
+			for _, e := range p.Errors {
+				fields = append(fields, e.Field)
+			}
+			want := "recordType,recordId,errorCode,message,occurredAt"
+			if strings.Join(fields, ",") != want {
+				t.Fatalf("fields %v, want %s", fields, want)
+			}
+		}},
+		{"body over 256 KiB", req{tenant: "acme", body: huge}, 413, "payload_too_large", nil},
+		{"wrong content type", req{tenant: "acme", body: good, contentType: "text/plain"}, 415, "unsupported_media_type", nil},
+		{"form content type", req{tenant: "acme", body: good, contentType: "application/x-www-form-urlencoded"}, 415, "unsupported_media_type", nil},
+	}
+	var unknownTenant, wrongSecret httpapi.Problem
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			rec := f.do(t, tc.r)
+			if rec.Code != tc.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tc.status, rec.Body)
+			}
+			p := decodeProblem(t, rec)
+			if p.Code != tc.code || p.Status != tc.status || p.Type != httpapi.ProblemTypeBase+tc.code || p.Title == "" || p.Detail == "" {
+				t.Fatalf("problem %+v, want code %s", p, tc.code)
+			}
+			if tc.check != nil {
+				tc.check(t, p)
+			}
+			if f.claims.Len() != 0 || len(f.queue.Sent()) != 0 {
+				t.Fatalf("stored %d rows and sent %d messages on an error", f.claims.Len(), len(f.queue.Sent()))
+			}
+			switch tc.name {
+			case "unknown tenant":
+				unknownTenant = p
+			case "wrong secret":
+				wrongSecret = p
+			}
+		})
+	}
+	unknownTenant.CorrelationID, wrongSecret.CorrelationID = "", ""
+	if fmt.Sprint(unknownTenant) != fmt.Sprint(wrongSecret) {
+		t.Fatalf("unknown tenant answers differently from a wrong secret:\n%+v\n%+v", unknownTenant, wrongSecret)
+	}
+}
+
+func TestIngestAcceptsEitherActiveSecretDuringRotation(t *testing.T) {
+	f := newFixture(t)
+	for i, s := range []string{secretCurrent, secretPrevious} {
+		rec := f.do(t, req{tenant: "acme", secret: s, body: body("acme", fmt.Sprintf("E-%d", i))})
+		if rec.Code != http.StatusAccepted {
+			t.Fatalf("secret %d: status %d %s", i, rec.Code, rec.Body)
+		}
+	}
+	if rec := f.do(t, req{tenant: "acme", secret: secretRetired, body: body("acme", "E-9")}); rec.Code != http.StatusUnauthorized {
+		t.Fatalf("retired secret: status %d", rec.Code)
+	}
+}
+
+func TestIngestAcceptsBoundaryTimestamps(t *testing.T) {
+	f := newFixture(t)
+	for i, at := range []time.Time{clock.Add(-5 * time.Minute), clock.Add(5 * time.Minute)} {
+		if rec := f.do(t, req{tenant: "acme", at: at, body: body("acme", fmt.Sprintf("E-%d", i))}); rec.Code != http.StatusAccepted {
+			t.Fatalf("timestamp %s: status %d %s", at, rec.Code, rec.Body)
+		}
+	}
+}
+
+func TestIngestQueueFailureStillAcceptsAndReconcileRequeues(t *testing.T) {
+	f := newFixture(t)
+	f.queue.SetFail(errors.New("sqs unavailable"))
+	rec := f.do(t, req{tenant: "acme", body: body("acme", "E-lost")})
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	id := syncerror.ClaimID("acme", "E-lost")
+	row, err := f.claims.Get(context.Background(), "acme", id)
+	if err != nil || row.Diagnosis != syncerror.DiagnosisQueued {
+		t.Fatalf("row %+v err=%v, want diagnosis queued", row, err)
+	}
+	f.queue.SetFail(nil)
+	rc := &syncerror.Reconcile{Tenants: f.tenants, Claims: f.claims, Queue: f.queue, Log: discardLogger(),
+		Now: func() time.Time { return clock.Add(syncerror.DefaultStuckAfter + time.Second) }}
+	rep, err := rc.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Requeued != 1 {
+		t.Fatalf("report %+v, want 1 requeued", rep)
+	}
+	if sent := f.queue.Sent(); len(sent) != 1 || sent[0].ID != id {
+		t.Fatalf("sent %+v", sent)
+	}
+}
+
+func TestIngestStoreFailureIs503AndSendsNothing(t *testing.T) {
+	f := newFixture(t)
+	ing := &syncerror.Ingest{Tenants: f.tenants, Claims: failingClaims{f.claims}, Queue: f.queue,
+		Verifier: webhook.Verifier{Now: func() time.Time { return clock }}, Now: func() time.Time { return clock }}
+	f.handler = httpapi.Instrument(discardLogger(), ing)
+	rec := f.do(t, req{tenant: "acme", body: body("acme", "E-1")})
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("status %d, Retry-After %q", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	if p := decodeProblem(t, rec); p.Code != "temporarily_unavailable" || strings.Contains(p.Detail, "boom") {
+		t.Fatalf("problem %+v", p)
+	}
+	if len(f.queue.Sent()) != 0 {
+		t.Fatal("sent a message without a claim")
+	}
+}
+
+type failingClaims struct{ syncerror.ClaimStore }
+
+func (failingClaims) Claim(context.Context, syncerror.Claim) (bool, error) {
+	return false, errors.New("boom: internal dynamo detail")
+}
