@@ -181,4 +181,3 @@ func describe(out io.Writer, c tenant.Config) {
 	}
 	fmt.Fprintf(out, "  feature active: %v\n", c.FeatureEnabled())
 }
-

@@ -220,7 +220,7 @@ func TestIngestRejectsBadInput(t *testing.T) {
 	good := body("acme", "E-1")
 	huge := body("acme", "E-big")
 	huge = append(huge[:len(huge)-1], []byte(`,"context":{"pad":"`+strings.Repeat("x", syncerror.MaxBodyBytes)+`"}}`)...)
-	
+
 	cases := []struct {
 		name   string
 		r      req
