@@ -139,7 +139,7 @@ func parseSignatures(header string) [][]byte {
 			continue
 		}
 		i++
-		raw, err := base64.StdEncoding.DecodeString(tokens[i])
+		raw, err := base64.StdEncoding.Strict().DecodeString(tokens[i])
 		if err != nil || len(raw) != sha256.Size {
 			continue
 		}

@@ -1,0 +1,129 @@
+// Command infra is the CDK app that cdk.json runs: it synthesizes the stack
+// "SyncAssist-<stage>" from package stack.
+//
+// Context keys: stage (default "dev"), functionsDir (default "build/functions", the output
+// of the function build) and alarmEmail (optional). The CDK CLI passes them with -c; when
+// run directly (`CDK_OUTDIR=cdk.out go run ./infra -c stage=prod`) the app reads cdk.json's
+// context itself and accepts the same -c key=value flags, so both ways build one template.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/syncassist/syncassist/infra/stack"
+	"github.com/syncassist/syncassist/shared/blueprint"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "infra:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	values, err := appContext(args)
+	if err != nil {
+		return err
+	}
+
+	defer jsii.Close()
+	app := awscdk.NewApp(&awscdk.AppProps{Context: &values})
+
+	stage := contextString(app, "stage", stack.DefaultStage)
+	functionsDir := contextString(app, "functionsDir", stack.DefaultFunctionsDir)
+	if err := stack.CheckFunctionsDir(functionsDir, blueprint.Functions); err != nil {
+		return fmt.Errorf("build the functions first (make build) or pass -c functionsDir=<dir>:\n%w", err)
+	}
+
+	stack.NewService(app, "SyncAssist-"+stage, &stack.ServiceProps{
+		StackProps:   awscdk.StackProps{Env: env()},
+		Stage:        stage,
+		FunctionsDir: functionsDir,
+		AlarmEmail:   contextString(app, "alarmEmail", ""),
+	})
+	app.Synth(nil)
+	return nil
+}
+
+// appContext is the context the app starts from. Under the CDK CLI it is only the -c flags
+// (the CLI already merged cdk.json into CDK_CONTEXT_JSON, which overrides these); run
+// directly, it is cdk.json's context with the flags on top.
+func appContext(args []string) (map[string]any, error) {
+	flags := flag.NewFlagSet("infra", flag.ContinueOnError)
+	overrides := contextFlag{}
+	flags.Var(overrides, "c", "context `key=value` (repeatable)")
+	flags.Var(overrides, "context", "context `key=value` (repeatable)")
+	if err := flags.Parse(args); err != nil {
+		return nil, err
+	}
+
+	values := map[string]any{}
+	_, underCLI := os.LookupEnv("CDK_CONTEXT_JSON")
+	if _, overflow := os.LookupEnv("CONTEXT_OVERFLOW_LOCATION_ENV"); overflow {
+		underCLI = true
+	}
+	if !underCLI {
+		fromFile, err := stack.ContextFromFile("cdk.json")
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		for k, v := range fromFile {
+			values[k] = v
+		}
+	}
+	for k, v := range overrides {
+		values[k] = v
+	}
+	return values, nil
+}
+
+// contextFlag collects repeated -c key=value flags the way the CDK CLI reads them.
+type contextFlag map[string]any
+
+func (c contextFlag) String() string { return fmt.Sprint(map[string]any(c)) }
+
+func (c contextFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("context %q: want key=value", s)
+	}
+	c[k] = v
+	return nil
+}
+
+func contextString(app awscdk.App, key, fallback string) string {
+	v := app.Node().TryGetContext(jsii.String(key))
+	if v == nil {
+		return fallback
+	}
+	if s := fmt.Sprint(v); s != "" {
+		return s
+	}
+	return fallback
+}
+
+// env pins the stack to the CLI's account and region when it knows them, and otherwise
+// leaves the stack environment-agnostic so synthesis needs no credentials.
+func env() *awscdk.Environment {
+	account, region := os.Getenv("CDK_DEFAULT_ACCOUNT"), os.Getenv("CDK_DEFAULT_REGION")
+	if account == "" && region == "" {
+		return nil
+	}
+	e := &awscdk.Environment{}
+	if account != "" {
+		e.Account = jsii.String(account)
+	}
+	if region != "" {
+		e.Region = jsii.String(region)
+	}
+	return e
+}

@@ -1,0 +1,118 @@
+package stack
+
+import (
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+)
+
+// alarmPeriod is the window every alarm evaluates. Every alarm fires on the first bad
+// datapoint: a message in a DLQ, a function error, a 5xx or a throttle is each something
+// an operator should look at, and none of them is expected in normal traffic.
+const alarmPeriod = 5 * time.Minute
+
+// AlarmsProps configures NewAlarms.
+type AlarmsProps struct {
+	// Email, when set, is subscribed to the topic (the address must confirm it).
+	Email   string
+	Tables  *Tables
+	Queues  *Queues
+	Lambdas *Functions
+	// Functions supplies descriptions for the function alarms.
+	Functions []blueprint.Function
+	API       awsapigatewayv2.HttpApi
+}
+
+// Alarms holds the alarm topic and the alarms that notify it.
+type Alarms struct {
+	constructs.Construct
+	Topic  awssns.Topic
+	action awscloudwatch.IAlarmAction
+}
+
+// NewAlarms creates the topic and one alarm per DLQ (not empty), per function (errors),
+// per table (throttles) and for the API (5xx).
+func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarms {
+	c := &Alarms{Construct: constructs.NewConstruct(scope, jsii.String(id))}
+	c.Topic = awssns.NewTopic(c.Construct, jsii.String("Topic"), &awssns.TopicProps{
+		DisplayName: jsii.String("SyncAssist alarms"),
+	})
+	c.action = awscloudwatchactions.NewSnsAction(c.Topic)
+	if props.Email != "" {
+		c.Topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(props.Email), nil))
+	}
+
+	period := seconds(alarmPeriod)
+	if props.Queues != nil {
+		for _, name := range props.Queues.DeadLetterNames() {
+			q := props.Queues.Queue(name)
+			c.alarm("DeadLetter"+constructID(name), "Messages are waiting in dead-letter queue "+name+
+				"; they failed every retry and need an operator",
+				q.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
+					Period: period, Statistic: jsii.String("Maximum"),
+				}))
+		}
+	}
+	if props.Lambdas != nil {
+		descriptions := map[string]string{}
+		for _, f := range props.Functions {
+			descriptions[f.Name] = f.Description
+		}
+		for _, name := range props.Lambdas.Names() {
+			desc := "Function " + name + " reported errors"
+			if d := descriptions[name]; d != "" {
+				desc += " (" + d + ")"
+			}
+			c.alarm("Errors"+constructID(name), desc, props.Lambdas.Function(name).MetricErrors(
+				&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}))
+		}
+	}
+	if props.Tables != nil {
+		for _, name := range props.Tables.Names() {
+			t := props.Tables.Table(name)
+			metric := func(m string) awscloudwatch.IMetric {
+				return t.Metric(jsii.String(m), &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")})
+			}
+			// FILL keeps the sum defined when only reads or only writes were throttled.
+			c.alarm("Throttles"+constructID(name), "Requests to table "+name+" were throttled",
+				awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+					Expression: jsii.String("FILL(reads, 0) + FILL(writes, 0)"),
+					UsingMetrics: &map[string]awscloudwatch.IMetric{
+						"reads":  metric("ReadThrottleEvents"),
+						"writes": metric("WriteThrottleEvents"),
+					},
+					Period: period,
+					Label:  jsii.String("Throttled requests"),
+				}))
+		}
+	}
+	if props.API != nil {
+		c.alarm("Api5xx", "The HTTP API answered with 5xx errors",
+			props.API.MetricServerError(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}))
+	}
+	return c
+}
+
+func (c *Alarms) alarm(id, description string, metric awscloudwatch.IMetric) awscloudwatch.Alarm {
+	a := awscloudwatch.NewAlarm(c.Construct, jsii.String(id), &awscloudwatch.AlarmProps{
+		Metric:             metric,
+		AlarmDescription:   jsii.String(description),
+		Threshold:          jsii.Number(1),
+		EvaluationPeriods:  jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		// No traffic means nothing failed.
+		TreatMissingData: awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
+	a.AddAlarmAction(c.action)
+	// The all-clear goes to the same people who were paged.
+	a.AddOkAction(c.action)
+	return a
+}

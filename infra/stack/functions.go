@@ -1,0 +1,174 @@
+package stack
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+)
+
+// Environment variables every function gets besides its tables' and queues'.
+const (
+	envStage    = "STAGE"
+	envLogLevel = "LOG_LEVEL"
+)
+
+// DefaultLogRetention is how long function logs are kept: long enough to investigate a
+// month-end close, short enough that payload fragments in logs do not linger.
+const DefaultLogRetention = awslogs.RetentionDays_ONE_MONTH
+
+// FunctionTag is the tag key carrying a function's blueprint name on its Lambda, role and
+// log group, for cost reports and for finding a function in a synthesized template.
+const FunctionTag = "function"
+
+// FunctionsProps configures NewFunctions.
+type FunctionsProps struct {
+	Stage string
+	// Dir holds "<function name>/bootstrap" for every function.
+	Dir       string
+	Functions []blueprint.Function
+	Tables    *Tables
+	Queues    *Queues
+	// KeepLogs retains log groups when the stack lets go of them.
+	KeepLogs     bool
+	LogRetention awslogs.RetentionDays
+}
+
+// Functions holds one Lambda per blueprint function.
+type Functions struct {
+	constructs.Construct
+	byName map[string]awslambda.Function
+	order  []string
+}
+
+// NewFunctions creates each function (arm64, provided.al2023) with its own log group,
+// the environment naming its tables and queues, and exactly the grants the blueprint lists.
+// Queue-triggered functions also get their SQS event source here because the event source
+// is what grants them the right to consume.
+func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) *Functions {
+	c := &Functions{Construct: constructs.NewConstruct(scope, jsii.String(id)), byName: map[string]awslambda.Function{}}
+	retention := props.LogRetention
+	if retention == "" {
+		retention = DefaultLogRetention
+	}
+	logRemoval := awscdk.RemovalPolicy_DESTROY
+	if props.KeepLogs {
+		logRemoval = awscdk.RemovalPolicy_RETAIN
+	}
+	dir, err := filepath.Abs(props.Dir)
+	if err != nil {
+		dir = props.Dir
+	}
+
+	for _, f := range props.Functions {
+		if _, dup := c.byName[f.Name]; dup {
+			continue // reported by validate
+		}
+		group := constructs.NewConstruct(c.Construct, jsii.String(constructID(f.Name)))
+		awscdk.Tags_Of(group).Add(jsii.String(FunctionTag), jsii.String(f.Name), nil)
+
+		logs := awslogs.NewLogGroup(group, jsii.String("Logs"), &awslogs.LogGroupProps{
+			Retention:     retention,
+			RemovalPolicy: logRemoval,
+		})
+
+		env := map[string]*string{
+			envStage:    jsii.String(props.Stage),
+			envLogLevel: jsii.String("info"),
+		}
+		for _, g := range f.Tables {
+			if t := props.Tables.Table(g.Table.Name); t != nil {
+				env[g.Table.EnvVar] = t.TableName()
+			}
+		}
+		for _, q := range f.SendsTo {
+			if queue := props.Queues.Queue(q.Name); queue != nil {
+				env[q.EnvVar] = queue.QueueUrl()
+			}
+		}
+
+		fnProps := &awslambda.FunctionProps{
+			Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+			Architecture: awslambda.Architecture_ARM_64(),
+			Handler:      jsii.String("bootstrap"),
+			Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(dir, f.Name)), nil),
+			MemorySize:   jsii.Number(float64(f.MemoryMB)),
+			Environment:  &env,
+			LogGroup:     logs,
+		}
+		if f.Timeout > 0 {
+			fnProps.Timeout = seconds(f.Timeout)
+		}
+		if f.Description != "" {
+			fnProps.Description = jsii.String(f.Description)
+		}
+		fn := awslambda.NewFunction(group, jsii.String("Function"), fnProps)
+
+		for _, g := range f.Tables {
+			t := props.Tables.Table(g.Table.Name)
+			if t == nil {
+				continue // reported by validate
+			}
+			switch g.Access {
+			case blueprint.Read:
+				t.GrantReadData(fn)
+			case blueprint.ReadWrite:
+				t.GrantReadWriteData(fn)
+			}
+		}
+		for _, q := range f.SendsTo {
+			if queue := props.Queues.Queue(q.Name); queue != nil {
+				queue.GrantSendMessages(fn)
+			}
+		}
+		if f.Queue != nil {
+			if queue := props.Queues.Queue(f.Queue.Name); queue != nil {
+				es := &awslambdaeventsources.SqsEventSourceProps{
+					// Without it one poisoned message would send its whole batch back to
+					// the queue and, after MaxReceiveCount, to the DLQ.
+					ReportBatchItemFailures: jsii.Bool(true),
+				}
+				if f.BatchSize > 0 {
+					es.BatchSize = jsii.Number(float64(f.BatchSize))
+				}
+				fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(queue, es))
+			}
+		}
+
+		c.byName[f.Name] = fn
+		c.order = append(c.order, f.Name)
+	}
+	return c
+}
+
+// Function returns the Lambda for a blueprint function name, or nil when none was declared.
+func (c *Functions) Function(name string) awslambda.Function { return c.byName[name] }
+
+// Names lists the created functions' blueprint names in blueprint order.
+func (c *Functions) Names() []string { return append([]string(nil), c.order...) }
+
+// CheckFunctionsDir reports every function whose dir/<name>/bootstrap is missing. The CDK
+// would otherwise fail deep inside asset staging with a path and no hint of the cause.
+func CheckFunctionsDir(dir string, fns []blueprint.Function) error {
+	var errs []error
+	for _, f := range fns {
+		p := filepath.Join(dir, f.Name, "bootstrap")
+		info, err := os.Stat(p)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("function %s: %w", f.Name, err))
+		case info.IsDir():
+			errs = append(errs, fmt.Errorf("function %s: %s is a directory", f.Name, p))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,116 @@
+// Package stack owns the service's AWS shape as CDK constructs: DynamoDB tables, SQS
+// queues, one Lambda per function, the HTTP API, EventBridge schedules and alarms. Every
+// resource is derived from package blueprint, so declaring a table, queue or function
+// there is enough for it to be deployed, granted and watched; nothing here repeats a
+// name, key or timeout.
+//
+// Each construct type (Tables, Queues, Functions, API, Schedules, Alarms) embeds the plain
+// construct it builds in, in the style of the CDK Go workshop. jsii cannot marshal the Go
+// wrapper itself, so give the embedded value (tables.Construct), not the wrapper, as the
+// scope of a new construct.
+package stack
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+)
+
+// Defaults for ServiceProps.
+const (
+	DefaultStage        = "dev"
+	DefaultFunctionsDir = "build/functions"
+)
+
+// ServiceProps configures NewService.
+type ServiceProps struct {
+	awscdk.StackProps
+	// Stage prefixes physical names ("dev" when empty). Every stage except "dev" keeps its
+	// tables when the stack or a table is deleted.
+	Stage string
+	// FunctionsDir holds "<function name>/bootstrap" for every function (DefaultFunctionsDir
+	// when empty). Relative paths are taken from the working directory.
+	FunctionsDir string
+	// AlarmEmail, when set, is subscribed to the alarm topic.
+	AlarmEmail string
+
+	// Tables, Queues and Functions default to blueprint's lists. They exist so that a test
+	// can prove the stack follows whatever the blueprint declares; the app leaves them nil.
+	Tables    []blueprint.Table
+	Queues    []blueprint.Queue
+	Functions []blueprint.Function
+}
+
+// NewService builds the whole service in one stack.
+func NewService(scope constructs.Construct, id string, props *ServiceProps) awscdk.Stack {
+	p := withDefaults(props)
+	if p.StackProps.Description == nil {
+		p.StackProps.Description = jsii.String("SyncAssist serverless service (" + p.Stage + ")")
+	}
+	st := awscdk.NewStack(scope, jsii.String(id), &p.StackProps)
+	awscdk.Tags_Of(st).Add(jsii.String("service"), jsii.String("syncassist"), nil)
+	awscdk.Tags_Of(st).Add(jsii.String("stage"), jsii.String(p.Stage), nil)
+
+	validate(st, p.Stage, p.Tables, p.Queues, p.Functions)
+
+	// Only dev is disposable: any other stage holds data someone will want back.
+	disposable := p.Stage == DefaultStage
+
+	tables := NewTables(st, "Tables", &TablesProps{Stage: p.Stage, Tables: p.Tables, Retain: !disposable})
+	queues := NewQueues(st, "Queues", &QueuesProps{Stage: p.Stage, Queues: p.Queues})
+	fns := NewFunctions(st, "Functions", &FunctionsProps{
+		Stage:        p.Stage,
+		Dir:          p.FunctionsDir,
+		Functions:    p.Functions,
+		Tables:       tables,
+		Queues:       queues,
+		KeepLogs:     !disposable,
+		LogRetention: DefaultLogRetention,
+	})
+	api := NewAPI(st, "Api", &APIProps{Stage: p.Stage, Functions: p.Functions, Lambdas: fns})
+	NewSchedules(st, "Schedules", &SchedulesProps{Functions: p.Functions, Lambdas: fns})
+	alarms := NewAlarms(st, "Alarms", &AlarmsProps{
+		Email:     p.AlarmEmail,
+		Tables:    tables,
+		Queues:    queues,
+		Lambdas:   fns,
+		Functions: p.Functions,
+		API:       api.HttpApi,
+	})
+
+	// Outputs live at stack level so their names are stable contracts for scripts.
+	awscdk.NewCfnOutput(st, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
+		Description: jsii.String("Base URL of the HTTP API (the ERP webhook and dashboard call it)"),
+		Value:       api.HttpApi.Url(),
+	})
+	awscdk.NewCfnOutput(st, jsii.String("AlarmTopicArn"), &awscdk.CfnOutputProps{
+		Description: jsii.String("SNS topic every alarm notifies"),
+		Value:       alarms.Topic.TopicArn(),
+	})
+	return st
+}
+
+func withDefaults(props *ServiceProps) ServiceProps {
+	var p ServiceProps
+	if props != nil {
+		p = *props
+	}
+	if p.Stage == "" {
+		p.Stage = DefaultStage
+	}
+	if p.FunctionsDir == "" {
+		p.FunctionsDir = DefaultFunctionsDir
+	}
+	if p.Tables == nil {
+		p.Tables = blueprint.Tables
+	}
+	if p.Queues == nil {
+		p.Queues = blueprint.Queues
+	}
+	if p.Functions == nil {
+		p.Functions = blueprint.Functions
+	}
+	return p
+}

@@ -1,0 +1,101 @@
+package templatetests
+
+import (
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// alarmOn is the part every alarm shares: it fires on the first bad datapoint and pages
+// the topic.
+func alarmOn(s *synthesized, t *testing.T, props obj) obj {
+	topic := ref(s.topicID(t))
+	props["Threshold"] = num(1)
+	props["ComparisonOperator"] = "GreaterThanOrEqualToThreshold"
+	props["AlarmActions"] = arr{topic}
+	return props
+}
+
+func TestDeadLetterQueueAlarms(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		if len(s.deadLetterQueues()) == 0 {
+			t.Fatal("the blueprint declares no dead-letter queue")
+		}
+		for _, q := range s.deadLetterQueues() {
+			t.Run(q.Name, func(t *testing.T) {
+				s.has(t, "AWS::CloudWatch::Alarm", alarmOn(s, t, obj{
+					"Namespace":  "AWS/SQS",
+					"MetricName": "ApproximateNumberOfMessagesVisible",
+					"Dimensions": arr{obj{"Name": "QueueName", "Value": getAtt(s.queueID(t, q.Name), "QueueName")}},
+				}))
+			})
+		}
+	})
+}
+
+func TestFunctionErrorAlarms(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		for _, f := range s.functions {
+			t.Run(f.Name, func(t *testing.T) {
+				s.has(t, "AWS::CloudWatch::Alarm", alarmOn(s, t, obj{
+					"Namespace":  "AWS/Lambda",
+					"MetricName": "Errors",
+					"Dimensions": arr{obj{"Name": "FunctionName", "Value": ref(s.functionID(t, f.Name))}},
+				}))
+			})
+		}
+	})
+}
+
+func TestAPIServerErrorAlarm(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		s.has(t, "AWS::CloudWatch::Alarm", alarmOn(s, t, obj{
+			"Namespace":  "AWS/ApiGateway",
+			"MetricName": "5xx",
+			"Dimensions": arr{obj{"Name": "ApiId", "Value": ref(s.resourceID(t, "AWS::ApiGatewayV2::Api", obj{}))}},
+		}))
+	})
+}
+
+func TestTableThrottleAlarms(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		for _, tb := range s.tables {
+			t.Run(tb.Name, func(t *testing.T) {
+				dims := arr{obj{"Name": "TableName", "Value": ref(s.tableID(t, tb.Name))}}
+				metric := func(name string) assertions.Matcher {
+					return assertions.Match_ObjectLike(&obj{"MetricStat": obj{"Metric": obj{"Namespace": "AWS/DynamoDB", "MetricName": name, "Dimensions": dims}}})
+				}
+				s.has(t, "AWS::CloudWatch::Alarm", alarmOn(s, t, obj{
+					"Metrics": assertions.Match_ArrayWith(&arr{metric("ReadThrottleEvents"), metric("WriteThrottleEvents")}),
+				}))
+			})
+		}
+	})
+}
+
+func TestEveryAlarmNotifiesTheTopic(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		// One per DLQ, function and table, plus the API's.
+		s.countIs(t, "AWS::CloudWatch::Alarm", len(s.deadLetterQueues())+len(s.functions)+len(s.tables)+1)
+		topic := ref(s.topicID(t))
+		check(t, func() {
+			s.template.AllResourcesProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+				"AlarmActions":     arr{topic},
+				"OKActions":        arr{topic},
+				"TreatMissingData": "notBreaching",
+			})
+		})
+	})
+}
+
+func TestAlarmEmailSubscription(t *testing.T) {
+	s := devStack.get(t)
+	s.has(t, "AWS::SNS::Subscription", obj{
+		"Protocol": "email",
+		"Endpoint": testAlarmEmail,
+		"TopicArn": ref(s.topicID(t)),
+	})
+	// Without an address there is nobody to confirm a subscription.
+	prodStack.get(t).countIs(t, "AWS::SNS::Subscription", 0)
+}

@@ -1,0 +1,260 @@
+package templatetests
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/syncassist/syncassist/infra/stack"
+	"github.com/syncassist/syncassist/shared/blueprint"
+)
+
+type (
+	obj = map[string]any
+	arr = []any
+)
+
+// functionsRoot holds a dummy "<name>/bootstrap" per function for every synthesized stack.
+// It lives for the whole run, not one test, because each template is synthesized once and
+// shared by every test that reads it.
+var functionsRoot string
+
+func TestMain(m *testing.M) {
+	// Node's end-of-life banner cannot be silenced from here: jsii starts node while the
+	// CDK packages initialize, before TestMain runs, so os.Setenv of
+	// JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION would come too late. Export it in the
+	// environment (for example in the Makefile's test target); go test shows the banner
+	// only with -v or on failure anyway.
+	dir, err := os.MkdirTemp("", "syncassist-template-tests-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	functionsRoot = dir
+	code := m.Run()
+	jsii.Close()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// synthesized is one synthesized stack together with the blueprint it was built from, so
+// that assertions compare the template against the very values that produced it.
+type synthesized struct {
+	name      string
+	stage     string
+	tables    []blueprint.Table
+	queues    []blueprint.Queue
+	functions []blueprint.Function
+	email     string
+
+	stack    awscdk.Stack
+	template assertions.Template
+}
+
+// lazyStack synthesizes on first use: a synthesis costs seconds, an assertion milliseconds.
+type lazyStack struct {
+	once  sync.Once
+	spec  synthesized
+	built *synthesized
+	err   error
+}
+
+func (l *lazyStack) get(t *testing.T) *synthesized {
+	t.Helper()
+	l.once.Do(func() { l.built, l.err = synth(l.spec) })
+	if l.err != nil {
+		t.Fatalf("synthesize %s: %v", l.spec.name, l.err)
+	}
+	return l.built
+}
+
+const testAlarmEmail = "ops@example.com"
+
+var (
+	devStack = &lazyStack{spec: synthesized{
+		name: "dev", stage: "dev", email: testAlarmEmail,
+		tables: blueprint.Tables, queues: blueprint.Queues, functions: blueprint.Functions,
+	}}
+	prodStack = &lazyStack{spec: synthesized{
+		name: "prod", stage: "prod",
+		tables: blueprint.Tables, queues: blueprint.Queues, functions: blueprint.Functions,
+	}}
+	// extendedStack adds tables, queues and functions of every kind to the blueprint, to
+	// prove the stack follows the blueprint rather than knowing today's contents.
+	extendedStack = &lazyStack{spec: extendedSpec()}
+)
+
+// allStacks is what every blueprint-driven assertion runs against.
+func allStacks() []*lazyStack { return []*lazyStack{devStack, prodStack, extendedStack} }
+
+// forEachStack runs body as a subtest per synthesized stack.
+func forEachStack(t *testing.T, body func(t *testing.T, s *synthesized)) {
+	t.Helper()
+	for _, l := range allStacks() {
+		t.Run(l.spec.name, func(t *testing.T) { body(t, l.get(t)) })
+	}
+}
+
+func synth(spec synthesized) (s *synthesized, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	dir := filepath.Join(functionsRoot, spec.name)
+	for _, f := range spec.functions {
+		if err := os.MkdirAll(filepath.Join(dir, f.Name), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.Name, "bootstrap"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	// The feature flags in cdk.json change the template; synthesizing with them makes the
+	// tests check what `cdk deploy` deploys.
+	context, err := stack.ContextFromFile("../cdk.json")
+	if err != nil {
+		return nil, err
+	}
+	app := awscdk.NewApp(&awscdk.AppProps{Context: &context})
+	out := spec
+	out.stack = stack.NewService(app, "SyncAssist-"+spec.stage, &stack.ServiceProps{
+		Stage:        spec.stage,
+		FunctionsDir: dir,
+		AlarmEmail:   spec.email,
+		Tables:       spec.tables,
+		Queues:       spec.queues,
+		Functions:    spec.functions,
+	})
+	out.template = assertions.Template_FromStack(out.stack, nil)
+	return &out, nil
+}
+
+// check runs CDK assertions, which panic on mismatch, and turns a panic into a test failure
+// carrying the assertion's explanation.
+func check(t *testing.T, assertion func()) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("%v", r)
+		}
+	}()
+	assertion()
+}
+
+func num(n int) float64 { return float64(n) }
+
+func ref(id string) obj { return obj{"Ref": id} }
+
+func getAtt(id, attr string) obj { return obj{"Fn::GetAtt": arr{id, attr}} }
+
+// resourceID finds the logical id of the one resource of a type matching props.
+func (s *synthesized) resourceID(t *testing.T, typ string, props obj) string {
+	t.Helper()
+	var id string
+	check(t, func() { id = *s.template.GetResourceId(jsii.String(typ), props) })
+	return id
+}
+
+// resources returns the resources of a type matching props (nil props: all), by logical id.
+func (s *synthesized) resources(t *testing.T, typ string, props any) map[string]obj {
+	t.Helper()
+	if props == nil {
+		props = obj{}
+	}
+	out := map[string]obj{}
+	check(t, func() {
+		for id, r := range *s.template.FindResources(jsii.String(typ), props) {
+			out[id] = *r
+		}
+	})
+	return out
+}
+
+func (s *synthesized) tableID(t *testing.T, name string) string {
+	t.Helper()
+	return s.resourceID(t, "AWS::DynamoDB::Table", obj{"Properties": obj{
+		"TableName": blueprint.PhysicalName(s.stage, name),
+	}})
+}
+
+func (s *synthesized) queueID(t *testing.T, name string) string {
+	t.Helper()
+	return s.resourceID(t, "AWS::SQS::Queue", obj{"Properties": obj{
+		"QueueName": blueprint.PhysicalName(s.stage, name),
+	}})
+}
+
+// functionID finds a function by the tag the stack puts on each function's resources.
+func (s *synthesized) functionID(t *testing.T, name string) string {
+	t.Helper()
+	return s.resourceID(t, "AWS::Lambda::Function", obj{"Properties": obj{
+		"Tags": assertions.Match_ArrayWith(&arr{obj{"Key": stack.FunctionTag, "Value": name}}),
+	}})
+}
+
+func (s *synthesized) topicID(t *testing.T) string {
+	t.Helper()
+	return s.resourceID(t, "AWS::SNS::Topic", obj{})
+}
+
+func (s *synthesized) httpFunctions() []blueprint.Function {
+	var out []blueprint.Function
+	for _, f := range s.functions {
+		if f.Route != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (s *synthesized) queueFunctions() []blueprint.Function {
+	var out []blueprint.Function
+	for _, f := range s.functions {
+		if f.Queue != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (s *synthesized) scheduledFunctions() []blueprint.Function {
+	var out []blueprint.Function
+	for _, f := range s.functions {
+		if f.Schedule > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// deadLetterQueues lists the queues some queue redrives to.
+func (s *synthesized) deadLetterQueues() []blueprint.Queue {
+	seen := map[string]bool{}
+	var out []blueprint.Queue
+	for _, q := range s.queues {
+		if q.DeadLetter != nil && !seen[q.DeadLetter.Name] {
+			seen[q.DeadLetter.Name] = true
+			out = append(out, *q.DeadLetter)
+		}
+	}
+	return out
+}
+
+// countIs asserts how many resources of a type the template holds.
+func (s *synthesized) countIs(t *testing.T, typ string, n int) {
+	t.Helper()
+	check(t, func() { s.template.ResourceCountIs(jsii.String(typ), jsii.Number(num(n))) })
+}
+
+// has asserts that some resource of a type has (at least) these properties.
+func (s *synthesized) has(t *testing.T, typ string, props obj) {
+	t.Helper()
+	check(t, func() { s.template.HasResourceProperties(jsii.String(typ), props) })
+}

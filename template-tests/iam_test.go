@@ -1,0 +1,205 @@
+package templatetests
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+)
+
+var (
+	dynamoWrites = []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}
+	dynamoReads  = []string{"dynamodb:GetItem", "dynamodb:Query"}
+	sqsSend      = []string{"sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"}
+	sqsConsume   = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"}
+)
+
+// statements returns the statements of every IAM policy attached to a function's role.
+func (s *synthesized) statements(t *testing.T, fnName string) []obj {
+	t.Helper()
+	fn := s.resources(t, "AWS::Lambda::Function", nil)[s.functionID(t, fnName)]
+	role := fn["Properties"].(obj)["Role"].(obj)["Fn::GetAtt"].(arr)[0].(string)
+	policies := s.resources(t, "AWS::IAM::Policy", obj{"Properties": obj{
+		"Roles": assertions.Match_ArrayWith(&arr{ref(role)}),
+	}})
+	var out []obj
+	for _, p := range policies {
+		for _, st := range p["Properties"].(obj)["PolicyDocument"].(obj)["Statement"].(arr) {
+			out = append(out, st.(obj))
+		}
+	}
+	return out
+}
+
+// values reads an IAM Action or Resource, which may be one value or a list.
+func values(v any) []any {
+	if l, ok := v.(arr); ok {
+		return l
+	}
+	return []any{v}
+}
+
+// referencedIDs lists the logical ids an expression refers to through Ref or Fn::GetAtt.
+func referencedIDs(v any) []string {
+	var out []string
+	switch e := v.(type) {
+	case obj:
+		if r, ok := e["Ref"].(string); ok && !strings.HasPrefix(r, "AWS::") {
+			out = append(out, r)
+		}
+		if ga, ok := e["Fn::GetAtt"].(arr); ok {
+			out = append(out, ga[0].(string))
+		}
+		for k, x := range e {
+			if k != "Ref" && k != "Fn::GetAtt" {
+				out = append(out, referencedIDs(x)...)
+			}
+		}
+	case arr:
+		for _, x := range e {
+			out = append(out, referencedIDs(x)...)
+		}
+	}
+	return out
+}
+
+// Each function's policies name only the tables and queues its blueprint entry lists, with
+// only the actions its access level allows, and every listed grant is really there.
+func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		tableByID, queueByID := map[string]string{}, map[string]string{}
+		for _, tb := range s.tables {
+			tableByID[s.tableID(t, tb.Name)] = tb.Name
+		}
+		for _, q := range s.queues {
+			queueByID[s.queueID(t, q.Name)] = q.Name
+		}
+
+		for _, f := range s.functions {
+			t.Run(f.Name, func(t *testing.T) {
+				access := map[string]blueprint.Access{}
+				for _, g := range f.Tables {
+					access[g.Table.Name] = g.Access
+				}
+				queueActions := map[string][]string{}
+				for _, q := range f.SendsTo {
+					queueActions[q.Name] = append(queueActions[q.Name], sqsSend...)
+				}
+				if f.Queue != nil {
+					queueActions[f.Queue.Name] = append(queueActions[f.Queue.Name], sqsConsume...)
+				}
+
+				granted := map[string][]string{} // resource name -> actions granted on it
+				for _, st := range s.statements(t, f.Name) {
+					if st["Effect"] != "Allow" {
+						continue
+					}
+					var actions []string
+					for _, a := range values(st["Action"]) {
+						actions = append(actions, a.(string))
+					}
+					for _, a := range actions {
+						if a == "*" || strings.HasSuffix(a, ":*") {
+							t.Errorf("wildcard action %q", a)
+						}
+					}
+					for _, r := range values(st["Resource"]) {
+						if r == "*" {
+							t.Errorf("actions %v on every resource", actions)
+						}
+						for _, id := range referencedIDs(r) {
+							switch {
+							case tableByID[id] != "":
+								name := tableByID[id]
+								if access[name] == 0 {
+									t.Errorf("policy mentions table %s, which %s has no grant for", name, f.Name)
+								}
+								for _, a := range actions {
+									if !strings.HasPrefix(a, "dynamodb:") {
+										t.Errorf("%s on table %s", a, name)
+									}
+									if access[name] == blueprint.Read && slices.Contains(dynamoWrites, a) {
+										t.Errorf("%s on read-only table %s", a, name)
+									}
+								}
+								granted[name] = append(granted[name], actions...)
+							case queueByID[id] != "":
+								name := queueByID[id]
+								allowed, ok := queueActions[name]
+								if !ok {
+									t.Errorf("policy mentions queue %s, which %s neither sends to nor consumes", name, f.Name)
+								}
+								for _, a := range actions {
+									if ok && !slices.Contains(allowed, a) {
+										t.Errorf("%s on queue %s", a, name)
+									}
+								}
+								granted[name] = append(granted[name], actions...)
+							default:
+								t.Errorf("policy mentions %s, which is neither a table nor a queue", id)
+							}
+						}
+					}
+				}
+
+				// And nothing listed is missing.
+				for _, g := range f.Tables {
+					want := dynamoReads
+					if g.Access == blueprint.ReadWrite {
+						want = append(slices.Clone(dynamoReads), dynamoWrites...)
+					}
+					for _, a := range want {
+						if !slices.Contains(granted[g.Table.Name], a) {
+							t.Errorf("missing %s on table %s", a, g.Table.Name)
+						}
+					}
+				}
+				for _, q := range f.SendsTo {
+					if !slices.Contains(granted[q.Name], "sqs:SendMessage") {
+						t.Errorf("missing sqs:SendMessage on queue %s", q.Name)
+					}
+				}
+				if f.Queue != nil {
+					for _, a := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage"} {
+						if !slices.Contains(granted[f.Queue.Name], a) {
+							t.Errorf("missing %s on queue %s", a, f.Queue.Name)
+						}
+					}
+				}
+			})
+		}
+	})
+}
+
+func TestNoDynamoDBWildcardAnywhere(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		raw, err := json.Marshal(*s.template.ToJSON())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(raw), `"dynamodb:*"`) {
+			t.Fatal(`the template grants "dynamodb:*"`)
+		}
+	})
+}
+
+// The only managed policy is Lambda's basic execution role (writing its own logs).
+func TestRolesCarryOnlyBasicExecutionPolicy(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		roles := s.resources(t, "AWS::IAM::Role", nil)
+		if len(roles) != len(s.functions) {
+			t.Errorf("%d roles, want one per function (%d)", len(roles), len(s.functions))
+		}
+		for id, r := range roles {
+			managed, _ := r["Properties"].(obj)["ManagedPolicyArns"].(arr)
+			raw, _ := json.Marshal(managed)
+			if len(managed) != 1 || !strings.Contains(string(raw), ":iam::aws:policy/service-role/AWSLambdaBasicExecutionRole") {
+				t.Errorf("role %s has managed policies %s", id, raw)
+			}
+		}
+	})
+}

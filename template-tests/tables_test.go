@@ -1,0 +1,144 @@
+package templatetests
+
+import (
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+)
+
+func keySchema(pk blueprint.Key, sk *blueprint.Key) arr {
+	ks := arr{obj{"AttributeName": pk.Name, "KeyType": "HASH"}}
+	if sk != nil {
+		ks = append(ks, obj{"AttributeName": sk.Name, "KeyType": "RANGE"})
+	}
+	return ks
+}
+
+// keyAttributes lists the distinct attributes a table's keys and indexes use.
+func keyAttributes(tb blueprint.Table) []blueprint.Key {
+	var out []blueprint.Key
+	seen := map[string]bool{}
+	add := func(k *blueprint.Key) {
+		if k != nil && !seen[k.Name] {
+			seen[k.Name] = true
+			out = append(out, *k)
+		}
+	}
+	add(&tb.PartitionKey)
+	add(tb.SortKey)
+	for _, ix := range tb.Indexes {
+		add(&ix.PartitionKey)
+		add(ix.SortKey)
+	}
+	return out
+}
+
+func TestTableCountMatchesBlueprint(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		s.countIs(t, "AWS::DynamoDB::Table", len(s.tables))
+	})
+}
+
+func TestTableKeys(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		for _, tb := range s.tables {
+			t.Run(tb.Name, func(t *testing.T) {
+				attrs := keyAttributes(tb)
+				name := blueprint.PhysicalName(s.stage, tb.Name)
+				s.has(t, "AWS::DynamoDB::Table", obj{"TableName": name, "KeySchema": keySchema(tb.PartitionKey, tb.SortKey)})
+				// Each key attribute is defined, in any order, and nothing else is:
+				// DynamoDB rejects definitions that no key uses.
+				for _, k := range attrs {
+					def := obj{"AttributeName": k.Name, "AttributeType": string(k.Type)}
+					s.has(t, "AWS::DynamoDB::Table", obj{"TableName": name, "AttributeDefinitions": assertions.Match_ArrayWith(&arr{def})})
+				}
+				id := s.tableID(t, tb.Name)
+				got := s.resources(t, "AWS::DynamoDB::Table", nil)[id]["Properties"].(obj)["AttributeDefinitions"].(arr)
+				if len(got) != len(attrs) {
+					t.Fatalf("AttributeDefinitions has %d entries, want %d (%v)", len(got), len(attrs), got)
+				}
+			})
+		}
+	})
+}
+
+func TestTableIndexes(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		for _, tb := range s.tables {
+			t.Run(tb.Name, func(t *testing.T) {
+				var want any = assertions.Match_Absent()
+				if len(tb.Indexes) > 0 {
+					indexes := arr{}
+					for _, ix := range tb.Indexes {
+						indexes = append(indexes, obj{
+							"IndexName":  ix.Name,
+							"KeySchema":  keySchema(ix.PartitionKey, ix.SortKey),
+							"Projection": obj{"ProjectionType": "ALL"},
+						})
+					}
+					want = indexes
+				}
+				s.has(t, "AWS::DynamoDB::Table", obj{
+					"TableName":              blueprint.PhysicalName(s.stage, tb.Name),
+					"GlobalSecondaryIndexes": want,
+				})
+			})
+		}
+	})
+}
+
+func TestTablesAreOnDemandRecoverableAndEncrypted(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		check(t, func() {
+			s.template.AllResourcesProperties(jsii.String("AWS::DynamoDB::Table"), obj{
+				"BillingMode":                      "PAY_PER_REQUEST",
+				"PointInTimeRecoverySpecification": obj{"PointInTimeRecoveryEnabled": true},
+				// SSEEnabled without a key ARN is the AWS-managed key.
+				"SSESpecification":      assertions.Match_ObjectEquals(&obj{"SSEEnabled": true}),
+				"ProvisionedThroughput": assertions.Match_Absent(),
+			})
+		})
+	})
+}
+
+func TestTableTTL(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		for _, tb := range s.tables {
+			t.Run(tb.Name, func(t *testing.T) {
+				var want any = assertions.Match_Absent()
+				if tb.TTLAttribute != "" {
+					want = obj{"AttributeName": tb.TTLAttribute, "Enabled": true}
+				}
+				s.has(t, "AWS::DynamoDB::Table", obj{
+					"TableName":               blueprint.PhysicalName(s.stage, tb.Name),
+					"TimeToLiveSpecification": want,
+				})
+			})
+		}
+	})
+}
+
+func TestTableProtectionDependsOnStage(t *testing.T) {
+	for _, tc := range []struct {
+		stack     *lazyStack
+		protected bool
+		policy    string
+	}{
+		{devStack, false, "Delete"},
+		{prodStack, true, "Retain"},
+	} {
+		t.Run(tc.stack.spec.name, func(t *testing.T) {
+			s := tc.stack.get(t)
+			check(t, func() {
+				s.template.AllResources(jsii.String("AWS::DynamoDB::Table"), obj{
+					"DeletionPolicy":      tc.policy,
+					"UpdateReplacePolicy": tc.policy,
+					"Properties":          obj{"DeletionProtectionEnabled": tc.protected},
+				})
+			})
+		})
+	}
+}
