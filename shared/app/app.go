@@ -34,7 +34,10 @@ type Config struct {
 	WebhookTolerance time.Duration
 	StuckAfter       time.Duration
 	DiagnosisStale   time.Duration
-	LogLevel         slog.Level
+	// TenantCacheTTL is how long the ingest may trust a cached tenant configuration; zero
+	// reads the store on every request.
+	TenantCacheTTL time.Duration
+	LogLevel       slog.Level
 }
 
 // ConfigFromEnv reads Config. Table names default to the stage's physical names, so a
@@ -53,6 +56,14 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c.ProcessedTable = name(blueprint.Processed)
 	c.TenantsTable = name(blueprint.Tenants)
 	c.DiagnosisQueue = getenv(blueprint.Diagnosis.EnvVar)
+	c.TenantCacheTTL = 10 * time.Second
+	if v := getenv("TENANT_CACHE_TTL"); v != "" {
+		ttl, err := time.ParseDuration(v)
+		if err != nil || ttl < 0 {
+			return Config{}, fmt.Errorf("TENANT_CACHE_TTL=%q: want a duration such as 10s, or 0 to disable", v)
+		}
+		c.TenantCacheTTL = ttl
+	}
 	var err error
 	for _, d := range []struct {
 		env string
@@ -83,9 +94,12 @@ type Deps struct {
 	Config  Config
 	Log     *slog.Logger
 	Tenants tenant.Store
-	Claims  syncerror.ClaimStore
-	Queue   syncerror.Queue
-	Now     func() time.Time
+	// IngestTenants is what the ingest reads tenants through: a tenant.Cache over Tenants,
+	// or Tenants itself when the cache is off.
+	IngestTenants tenant.Reader
+	Claims        syncerror.ClaimStore
+	Queue         syncerror.Queue
+	Now           func() time.Time
 }
 
 // Load builds Deps from the environment with the AWS SDK's default configuration, which
@@ -106,6 +120,10 @@ func Load(ctx context.Context) (*Deps, error) {
 		Tenants: dynamostore.NewTenants(db, cfg.TenantsTable),
 		Claims:  dynamostore.NewClaims(db, cfg.ProcessedTable),
 		Now:     time.Now,
+	}
+	d.IngestTenants = d.Tenants
+	if cfg.TenantCacheTTL > 0 {
+		d.IngestTenants = &tenant.Cache{Store: d.Tenants, TTL: cfg.TenantCacheTTL}
 	}
 	if cfg.DiagnosisQueue != "" {
 		d.Queue = sqsqueue.NewSender(sqs.NewFromConfig(awsCfg), cfg.DiagnosisQueue)
@@ -131,7 +149,7 @@ func (missingQueue) Send(context.Context, syncerror.Message) error {
 // Ingest returns the webhook handler.
 func (d *Deps) Ingest() *syncerror.Ingest {
 	return &syncerror.Ingest{
-		Tenants:  d.Tenants,
+		Tenants:  d.IngestTenants,
 		Claims:   d.Claims,
 		Queue:    d.Queue,
 		Verifier: webhook.Verifier{Tolerance: d.Config.WebhookTolerance, Now: d.Now},

@@ -21,6 +21,12 @@ type TenantReader interface {
 	Get(ctx context.Context, id string) (tenant.Config, error)
 }
 
+// tenantRefresher is a TenantReader that may answer from a cache (tenant.Cache). Before
+// refusing a request on what it said, the ingest asks it again from the store.
+type tenantRefresher interface {
+	Refresh(ctx context.Context, id string) (tenant.Config, error)
+}
+
 // Ingest is the signed webhook: it authenticates the host ERP, claims the sync error with
 // one conditional write and enqueues its diagnosis.
 type Ingest struct {
@@ -101,17 +107,13 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	var cfg tenant.Config
-	if tenant.ValidID(tenantID) {
-		cfg, err = h.Tenants.Get(ctx, tenantID)
-		if err != nil && !errors.Is(err, tenant.ErrNotFound) {
+	cfg, err := h.authenticate(ctx, tenantID, sig, body)
+	if err != nil {
+		if errors.Is(err, webhook.ErrInvalidSignature) {
+			fail(errSignature)
+		} else {
 			httpapi.WriteUnavailable(w, r, err, "Tenant configuration is unavailable; retry shortly.")
-			return
 		}
-	}
-	// An unknown tenant has no keys and fails exactly like a wrong signature.
-	if err := h.Verifier.Verify(sig, body, cfg.ActiveKeys(h.now())); err != nil {
-		fail(errSignature)
 		return
 	}
 	if flag := cfg.DisabledFlag(); flag != "" {
@@ -158,6 +160,30 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	httpapi.WriteJSON(w, http.StatusAccepted, IngestResponse{ID: claim.ID, Status: status, Duplicate: !created})
+}
+
+// authenticate verifies the signature against the tenant's active secrets and returns the
+// tenant's configuration with its flags current. An unknown or malformed tenant id has no
+// keys and fails exactly like a wrong signature. When the configuration came from a cache
+// and would refuse the request (signature or flags), it is read once more from the store,
+// so a just-rotated secret or just-enabled flag is honoured at once.
+func (h *Ingest) authenticate(ctx context.Context, tenantID string, sig webhook.Headers, body []byte) (tenant.Config, error) {
+	if !tenant.ValidID(tenantID) {
+		return tenant.Config{}, h.Verifier.Verify(sig, body, nil)
+	}
+	read := h.Tenants.Get
+	for attempt := 0; ; attempt++ {
+		cfg, err := read(ctx, tenantID)
+		if err != nil && !errors.Is(err, tenant.ErrNotFound) {
+			return tenant.Config{}, err
+		}
+		verr := h.Verifier.Verify(sig, body, cfg.ActiveKeys(h.now()))
+		refresher, cached := h.Tenants.(tenantRefresher)
+		if !cached || attempt == 1 || (verr == nil && cfg.FeatureEnabled()) {
+			return cfg, verr
+		}
+		read = refresher.Refresh
+	}
 }
 
 func (h *Ingest) now() time.Time {

@@ -1,0 +1,223 @@
+// Command bench measures end-to-end ingest through the local stack (HTTP server, the same
+// wiring as the Lambdas, dynalite and fauxqs) at a fixed concurrency, side by side in the
+// same run with the raw floor: one conditional PutItem plus one SendMessage of the same size
+// against the same emulators. The ratio of the two is the figure that travels between
+// machines: what the service adds beyond its one write and one send.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/syncassist/syncassist/infra/emulators"
+	"github.com/syncassist/syncassist/shared/app"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/sqsqueue"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+func main() {
+	n := flag.Int("n", 3000, "requests per measurement")
+	conc := flag.Int("c", 8, "concurrency")
+	rounds := flag.Int("rounds", 2, "alternating rounds of raw and end-to-end")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
+	if err := run(*n, *conc, *rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		pprof.StopCPUProfile()
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	name     string
+	n        int
+	elapsed  time.Duration
+	lat      []time.Duration
+	failures int64
+}
+
+func (r result) String() string {
+	sort.Slice(r.lat, func(i, j int) bool { return r.lat[i] < r.lat[j] })
+	q := func(p float64) time.Duration { return r.lat[int(p*float64(len(r.lat)-1))] }
+	return fmt.Sprintf("%-34s %6d req  %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  failures %d",
+		r.name, r.n, float64(r.n)/r.elapsed.Seconds(), ms(q(0.5)), ms(q(0.99)), r.failures)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// measure runs fn(i) for i in [0,n) on conc workers.
+func measure(name string, n, conc int, fn func(i int) error) result {
+	lat := make([]time.Duration, n)
+	var next, failures int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < conc; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(atomic.AddInt64(&next, 1) - 1)
+				if i >= n {
+					return
+				}
+				t0 := time.Now()
+				if err := fn(i); err != nil {
+					if atomic.AddInt64(&failures, 1) == 1 {
+						fmt.Fprintln(os.Stderr, name+":", err)
+					}
+				}
+				lat[i] = time.Since(t0)
+			}
+		}()
+	}
+	wg.Wait()
+	return result{name: name, n: n, elapsed: time.Since(start), lat: lat, failures: failures}
+}
+
+func run(n, conc, rounds int) error {
+	ctx := context.Background()
+	emu, err := emulators.Start(ctx, emulators.Options{})
+	if err != nil {
+		return err
+	}
+	defer emu.Stop()
+	for _, kv := range emu.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+	stage := "bench"
+	os.Setenv("STAGE", stage)
+	os.Setenv("LOG_LEVEL", "error")
+	awsCfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return err
+	}
+	prov, err := app.Provision(ctx, awsCfg, stage, sqsqueue.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	for k, v := range prov.Env() {
+		os.Setenv(k, v)
+	}
+	deps, err := app.Load(ctx)
+	if err != nil {
+		return err
+	}
+	admin := tenant.Admin{Store: deps.Tenants}
+	secret, err := admin.Create(ctx, "bench", "")
+	if err != nil {
+		return err
+	}
+	for _, k := range tenant.KnownSettings {
+		if err := admin.Set(ctx, "bench", k, "true"); err != nil {
+			return err
+		}
+	}
+	key, _ := webhook.ParseSecret(secret)
+
+	mux, err := deps.Mux(blueprint.HTTPFunctions())
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	defer srv.Close()
+	url := "http://" + ln.Addr().String() + blueprint.IngestRoute.Path
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
+
+	db, sq := dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg)
+	rawTable := deps.Config.ProcessedTable
+	queueURL := prov.Queues[blueprint.Diagnosis.Name].URL
+	pad := strings.Repeat("x", 700) // about the size of a claim row and of the sample body
+	payload := fmt.Sprintf(`{"shipcountry":"Deutschland","notes":"%s"}`, pad[:400])
+
+	seq := 0
+	raw := func(round int) result {
+		return measure("raw PutItem(cond)+SendMessage", n, conc, func(i int) error {
+			id := fmt.Sprintf("raw-%d-%d", round, i)
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{
+				TableName: aws.String(rawTable),
+				Item: map[string]types.AttributeValue{
+					"tenant_id": &types.AttributeValueMemberS{Value: "raw"},
+					"id":        &types.AttributeValueMemberS{Value: id},
+					"pad":       &types.AttributeValueMemberS{Value: pad},
+				},
+				ConditionExpression: aws.String("attribute_not_exists(id)"),
+			})
+			if err != nil {
+				return err
+			}
+			_, err = sq.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(queueURL),
+				MessageBody: aws.String(`{"tenantId":"raw","id":"` + id + `"}`)})
+			return err
+		})
+	}
+	e2e := func(round int) result {
+		seq++
+		return measure("end-to-end ingest over HTTP", n, conc, func(i int) error {
+			body := fmt.Sprintf(`{"tenantId":"bench","errorId":"E-%d-%d","recordType":"salesOrder","recordId":"SO-%d","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry","occurredAt":"2026-11-22T09:58:41Z","payload":%s}`,
+				round, i, i, payload)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader([]byte(body)))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(syncerror.HeaderTenantID, "bench")
+			webhook.Sign(key, webhook.NewMessageID(), time.Now(), []byte(body)).Set(req.Header)
+			resp, err := client.Do(req)
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusAccepted {
+				return fmt.Errorf("status %d", resp.StatusCode)
+			}
+			return nil
+		})
+	}
+
+	// Warm both paths (connections, JIT in the emulators) before measuring.
+	warm := n / 10
+	measure("warm-up", warm, conc, func(i int) error { return nil })
+	_ = raw(-1)
+	_ = e2e(-1)
+
+	fmt.Printf("ingest at concurrency %d, %d requests per measurement, dynalite + fauxqs on loopback\n", conc, n)
+	var rawRate, e2eRate float64
+	for r := 0; r < rounds; r++ {
+		a, b := raw(r), e2e(r)
+		fmt.Println(a)
+		fmt.Println(b)
+		rawRate += float64(a.n) / a.elapsed.Seconds()
+		e2eRate += float64(b.n) / b.elapsed.Seconds()
+	}
+	fmt.Printf("end-to-end / raw throughput: %.2f\n", e2eRate/rawRate)
+	return nil
+}

@@ -1,0 +1,49 @@
+package syncerror_test
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+// BenchmarkIngest measures the handler in-process with in-memory stores: signature check,
+// validation, claim and enqueue, without the network or the emulators.
+func BenchmarkIngest(b *testing.B) {
+	f := newFixture(b)
+	ing := &syncerror.Ingest{Tenants: f.tenants, Claims: f.claims, Queue: f.queue,
+		Verifier: webhook.Verifier{Now: func() time.Time { return clock }}, Now: func() time.Time { return clock }}
+	key, _ := webhook.ParseSecret(secretCurrent)
+	bodies := make([][]byte, 1024)
+	headers := make([]webhook.Headers, len(bodies))
+	for i := range bodies {
+		bodies[i] = body("acme", fmt.Sprintf("E-%d", i))
+		headers[i] = webhook.Sign(key, "msg_bench", clock, bodies[i])
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		j := i % len(bodies)
+		if j == 0 && i > 0 {
+			// Fresh stores, so every request is a first delivery, not a duplicate.
+			b.StopTimer()
+			ing.Claims, ing.Queue = syncerrortest.NewClaimStore(), &syncerrortest.Queue{}
+			b.StartTimer()
+		}
+		r := httptest.NewRequest(http.MethodPost, "/api/sync-error-assist/ingest", bytes.NewReader(bodies[j]))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set(syncerror.HeaderTenantID, "acme")
+		headers[j].Set(r.Header)
+		w := httptest.NewRecorder()
+		ing.ServeHTTP(w, r)
+		if w.Code != http.StatusAccepted {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package syncerror_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+// With the tenant cache in front, what would refuse a request is re-read at once: a new
+// secret and a flag turned on work immediately; a flag turned off takes at most the TTL.
+func TestIngestWithTenantCache(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	now := clock
+	cache := &tenant.Cache{Store: f.tenants, TTL: time.Minute, Now: func() time.Time { return now }}
+	f.handler = httpapi.Instrument(discardLogger(), &syncerror.Ingest{Tenants: cache, Claims: f.claims, Queue: f.queue,
+		Verifier: webhook.Verifier{Now: func() time.Time { return now }}, Now: func() time.Time { return now }})
+	admin := tenant.Admin{Store: f.tenants, Now: func() time.Time { return now }}
+	post := func(tenantID, secret, errorID string) int {
+		return f.do(t, req{tenant: tenantID, secret: secret, at: now, body: body(tenantID, errorID)}).Code
+	}
+
+	if code := post("acme", secretCurrent, "E-1"); code != http.StatusAccepted {
+		t.Fatalf("warm: %d", code)
+	}
+	rotated, err := admin.RotateSecret(ctx, "acme", "", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := post("acme", rotated, "E-2"); code != http.StatusAccepted {
+		t.Fatalf("just-rotated secret: %d, want 202 at once", code)
+	}
+	if code := post("off-enabled", secretCurrent, "E-3"); code != http.StatusForbidden {
+		t.Fatalf("disabled tenant: %d", code)
+	}
+	if err := admin.Set(ctx, "off-enabled", tenant.KeyEnabled, "true"); err != nil {
+		t.Fatal(err)
+	}
+	if code := post("off-enabled", secretCurrent, "E-4"); code != http.StatusAccepted {
+		t.Fatalf("just-enabled tenant: %d, want 202 at once", code)
+	}
+	if err := admin.Set(ctx, "off-enabled", tenant.KeyWebhookEnabled, "false"); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Minute)
+	if code := post("off-enabled", secretCurrent, "E-5"); code != http.StatusForbidden {
+		t.Fatalf("disabled one TTL ago: %d, want 403", code)
+	}
+}

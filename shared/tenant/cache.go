@@ -1,0 +1,72 @@
+package tenant
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Reader reads one tenant configuration.
+type Reader interface {
+	Get(ctx context.Context, id string) (Config, error)
+}
+
+// maxCached bounds the cache; unknown ids are cached too (so a flood of them costs one
+// read each per TTL), and this keeps such a flood from growing memory without bound.
+const maxCached = 10000
+
+// Cache is a read-through cache of tenant configurations for the ingest's hot path, where
+// the tenant read would otherwise be a third round trip beside the claim and the send.
+// Callers that are about to refuse a request because of what the cache said call Refresh
+// first, so enabling a flag or rotating in a new secret takes effect at once; only turning
+// something off can lag, by at most TTL.
+type Cache struct {
+	Store Reader
+	TTL   time.Duration
+	Now   func() time.Time
+
+	mu      sync.Mutex
+	entries map[string]cacheEntry
+}
+
+type cacheEntry struct {
+	cfg     Config
+	err     error
+	expires time.Time
+}
+
+// Get returns the cached configuration of id, reading the store when it is absent or
+// older than TTL. Store errors other than ErrNotFound are not cached.
+func (c *Cache) Get(ctx context.Context, id string) (Config, error) {
+	now := c.now()
+	c.mu.Lock()
+	e, ok := c.entries[id]
+	c.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.cfg, e.err
+	}
+	return c.Refresh(ctx, id)
+}
+
+// Refresh reads id from the store and caches the answer.
+func (c *Cache) Refresh(ctx context.Context, id string) (Config, error) {
+	cfg, err := c.Store.Get(ctx, id)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Config{}, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil || len(c.entries) >= maxCached {
+		c.entries = map[string]cacheEntry{}
+	}
+	c.entries[id] = cacheEntry{cfg: cfg, err: err, expires: c.now().Add(c.TTL)}
+	return cfg, err
+}
+
+func (c *Cache) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
