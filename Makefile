@@ -26,7 +26,7 @@ run: deps ## run the whole service locally on 127.0.0.1:$$PORT (default 3000)
 	$(GO) run ./infra/local
 
 sample: ## sign and post a sample sync error to the running local stack (ERROR_ID=... to repeat one)
-	$(GO) run ./infra/local sample $(if $(ERROR_ID),-error-id $(ERROR_ID))
+	$(GO) run ./infra/local sample $(if $(ERROR_ID),-error-id $(ERROR_ID)) $(ARGS)
 
 tenantctl: ## onboarding command against the running local stack: make tenantctl ARGS="create acme"
 	@set -a; [ -f .local/local.env ] && . .local/local.env; set +a; $(GO) run ./infra/tenantctl $(ARGS)
