@@ -1,0 +1,114 @@
+// Package identity owns who is calling: the verified JWT principal (the spec's req.auth),
+// the embedded-session principal (req.user), and the one rule that derives the identity used
+// for attribution from them: auth if present, else user, never a mix of fields.
+package identity
+
+import (
+	"context"
+	"slices"
+)
+
+// Roles a principal may hold.
+const (
+	RoleOperator = "operator"
+	RoleApprover = "approver"
+	RoleAdmin    = "admin"
+)
+
+// Source says where an identity came from.
+type Source string
+
+// Identity sources.
+const (
+	SourceAuth Source = "auth" // a verified operator JWT
+	SourceUser Source = "user" // an embedded session
+	// SourceTenant is background work acting for a tenant (the worker, the reconcile);
+	// it carries the triggering principal when there is one, never a system pseudo-user.
+	SourceTenant Source = "tenant"
+)
+
+// Principal is one authenticated caller as its authenticator saw it.
+type Principal struct {
+	Subject  string
+	TenantID string
+	Roles    []string
+	// SessionID is the embedded session (user principals only).
+	SessionID string
+	// Module is the embedded module the context is bound to (user principals only).
+	Module string
+}
+
+// Identity is what AI calls, audit records and authorization use. Every field comes from
+// one Principal (or, for background work, from the tenant and the trigger).
+type Identity struct {
+	TenantID  string   `json:"tenantId"`
+	Actor     string   `json:"actor"`
+	Roles     []string `json:"roles,omitempty"`
+	Source    Source   `json:"source"`
+	SessionID string   `json:"sessionId,omitempty"`
+}
+
+// HasRole reports whether the identity holds role; admin holds every role.
+func (i Identity) HasRole(role string) bool {
+	return slices.Contains(i.Roles, role) || slices.Contains(i.Roles, RoleAdmin)
+}
+
+// Attributable reports whether the identity names a real tenant, which AI calls and audit
+// records require.
+func (i Identity) Attributable() bool { return i.TenantID != "" }
+
+// Derive returns the identity from auth if it is set, else from user; ok is false when
+// neither is. Fields are never mixed across the two.
+func Derive(auth, user *Principal) (Identity, bool) {
+	switch {
+	case auth != nil:
+		return fromPrincipal(*auth, SourceAuth), true
+	case user != nil:
+		return fromPrincipal(*user, SourceUser), true
+	}
+	return Identity{}, false
+}
+
+func fromPrincipal(p Principal, s Source) Identity {
+	id := Identity{TenantID: p.TenantID, Actor: p.Subject, Roles: slices.Clone(p.Roles), Source: s}
+	if s == SourceUser {
+		id.SessionID = p.SessionID
+	}
+	return id
+}
+
+// ForTenant is the identity of background work for a tenant. trigger names the principal
+// or event that caused it ("webhook:msg_…", "schedule:reconcile"), for the audit trail.
+func ForTenant(tenantID, trigger string) Identity {
+	return Identity{TenantID: tenantID, Actor: trigger, Source: SourceTenant}
+}
+
+type authKey struct{}
+type userKey struct{}
+
+// WithAuth returns ctx carrying the verified JWT principal.
+func WithAuth(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, authKey{}, &p)
+}
+
+// WithUser returns ctx carrying the embedded-session principal.
+func WithUser(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, userKey{}, &p)
+}
+
+// Auth returns the JWT principal of ctx, or nil.
+func Auth(ctx context.Context) *Principal {
+	p, _ := ctx.Value(authKey{}).(*Principal)
+	return p
+}
+
+// User returns the embedded-session principal of ctx, or nil.
+func User(ctx context.Context) *Principal {
+	p, _ := ctx.Value(userKey{}).(*Principal)
+	return p
+}
+
+// FromContext derives the identity of a request (Derive over Auth and User).
+func FromContext(ctx context.Context) (Identity, bool) {
+	return Derive(Auth(ctx), User(ctx))
+}
