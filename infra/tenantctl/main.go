@@ -91,6 +91,9 @@ func command(ctx context.Context, admin tenant.Admin, args []string, out io.Writ
 		}
 		return nil
 	}
+	if len(args) == 0 {
+		return fmt.Errorf("no command\n%s", usage)
+	}
 	switch args[0] {
 	case "create":
 		if err := need(1, "create TENANT"); err != nil {
@@ -131,12 +134,15 @@ func command(ctx context.Context, admin tenant.Admin, args []string, out io.Writ
 		if err := rfs.Parse(args[2:]); err != nil {
 			return err
 		}
+		if rfs.NArg() > 0 {
+			return fmt.Errorf("unexpected argument %q (use -grace %s)", rfs.Arg(0), rfs.Arg(0))
+		}
 		secret, err := admin.RotateSecret(ctx, args[1], "", *grace)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "new webhook secret for %s (shown once):\n%s\nthe previous secret verifies until %s\n",
-			args[1], secret, time.Now().UTC().Add(*grace).Format(time.RFC3339))
+			args[1], secret, now(admin).Add(*grace).Format(time.RFC3339))
 	case "show":
 		if err := need(1, "show TENANT"); err != nil {
 			return err
@@ -159,6 +165,13 @@ func command(ctx context.Context, admin tenant.Admin, args []string, out io.Writ
 		return fmt.Errorf("unknown command %q\n%s", args[0], usage)
 	}
 	return nil
+}
+
+func now(a tenant.Admin) time.Time {
+	if a.Now != nil {
+		return a.Now().UTC()
+	}
+	return time.Now().UTC()
 }
 
 // fingerprint identifies a secret without revealing any of it.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -74,7 +76,11 @@ var Directions = []string{"inbound", "outbound"}
 func ParseRecord(body []byte, tenantHeader string) (Record, error) {
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&raw); err != nil || raw == nil || dec.More() {
+	if err := dec.Decode(&raw); err != nil || raw == nil {
+		return Record{}, ErrMalformedJSON
+	}
+	// Exactly one value: anything after it, even a stray '}', makes the body malformed.
+	if _, err := dec.Token(); err != io.EOF {
 		return Record{}, ErrMalformedJSON
 	}
 	var r Record
@@ -153,7 +159,7 @@ func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null
 
 func hasControl(s string) bool {
 	for _, c := range s {
-		if c < 0x20 || c == 0x7f {
+		if unicode.IsControl(c) {
 			return true
 		}
 	}

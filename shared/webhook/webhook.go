@@ -135,7 +135,8 @@ func parseSignatures(header string) [][]byte {
 	var out [][]byte
 	tokens := strings.FieldsFunc(header, func(r rune) bool { return r == ' ' || r == ',' })
 	for i := 0; i+1 < len(tokens) && len(out) < maxSignatures; i++ {
-		if tokens[i] != "v1" {
+		// A "v1" followed by another "v1" is an empty entry; the second starts the next.
+		if tokens[i] != "v1" || tokens[i+1] == "v1" {
 			continue
 		}
 		i++

@@ -1,0 +1,418 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+var testNow = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func testAdmin() (tenant.Admin, *tenanttest.Store) {
+	store := tenanttest.NewStore()
+	return tenant.Admin{Store: store, Now: func() time.Time { return testNow }}, store
+}
+
+func runCommand(t *testing.T, admin tenant.Admin, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := command(context.Background(), admin, args, &out)
+	return out.String(), err
+}
+
+// mustRun runs a command that must succeed.
+func mustRun(t *testing.T, admin tenant.Admin, args ...string) string {
+	t.Helper()
+	out, err := runCommand(t, admin, args...)
+	if err != nil {
+		t.Fatalf("tenantctl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// printedSecret returns the one whsec_ secret in out.
+func printedSecret(t *testing.T, out string) string {
+	t.Helper()
+	var found []string
+	for _, f := range strings.Fields(out) {
+		if strings.HasPrefix(f, webhook.SecretPrefix) {
+			found = append(found, f)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("want exactly one secret in output, got %d:\n%s", len(found), out)
+	}
+	if _, err := webhook.ParseSecret(found[0]); err != nil {
+		t.Fatalf("printed secret %q does not parse: %v", found[0], err)
+	}
+	return found[0]
+}
+
+func getTenant(t *testing.T, store tenant.Store, id string) tenant.Config {
+	t.Helper()
+	c, err := store.Get(context.Background(), id)
+	if err != nil {
+		t.Fatalf("get %s: %v", id, err)
+	}
+	return c
+}
+
+func TestCreate(t *testing.T) {
+	t.Parallel()
+	admin, store := testAdmin()
+	out := mustRun(t, admin, "create", "acme")
+	secret := printedSecret(t, out)
+	if strings.Count(out, secret) != 1 {
+		t.Errorf("secret printed %d times, want once:\n%s", strings.Count(out, secret), out)
+	}
+	if !strings.Contains(out, "acme") || !strings.Contains(out, "'false'") {
+		t.Errorf("output does not name the tenant and its flags:\n%s", out)
+	}
+	c := getTenant(t, store, "acme")
+	want := map[string]string{tenant.KeyEnabled: "false", tenant.KeyWebhookEnabled: "false"}
+	if !reflect.DeepEqual(c.Settings, want) {
+		t.Errorf("settings = %v, want %v", c.Settings, want)
+	}
+	if len(c.WebhookSecrets) != 1 || c.WebhookSecrets[0].Value != secret || !c.WebhookSecrets[0].RetireAt.IsZero() {
+		t.Errorf("stored secrets = %+v, want the printed one, current", c.WebhookSecrets)
+	}
+	if !c.CreatedAt.Equal(testNow) {
+		t.Errorf("CreatedAt = %v, want the admin clock %v", c.CreatedAt, testNow)
+	}
+
+	// A second create of the same tenant fails and prints nothing.
+	out, err := runCommand(t, admin, "create", "acme")
+	if !errors.Is(err, tenant.ErrExists) || out != "" {
+		t.Fatalf("duplicate create = %v, output %q; want ErrExists and no output", err, out)
+	}
+	if c2 := getTenant(t, store, "acme"); c2.WebhookSecrets[0].Value != secret {
+		t.Fatal("duplicate create replaced the secret")
+	}
+}
+
+func TestCreateRefusesBadID(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"Acme", "acme corp", "-acme", strings.Repeat("a", 64), "acme/../x"} {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			admin, store := testAdmin()
+			out, err := runCommand(t, admin, "create", id)
+			if err == nil || strings.Contains(out, webhook.SecretPrefix) {
+				t.Fatalf("create %q = %v, output %q; want an error and no secret", id, err, out)
+			}
+			if cs, _ := store.List(context.Background()); len(cs) != 0 {
+				t.Fatalf("refused create stored %+v", cs)
+			}
+		})
+	}
+}
+
+func TestSet(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		key      string
+		value    string
+		wantNote bool
+	}{
+		{"enabled true", tenant.KeyEnabled, "true", false},
+		{"webhook true", tenant.KeyWebhookEnabled, "true", false},
+		{"upper-case TRUE", tenant.KeyEnabled, "TRUE", true},
+		{"yes", tenant.KeyEnabled, "yes", true},
+		{"1", tenant.KeyWebhookEnabled, "1", true},
+		{"padded", tenant.KeyEnabled, " true", true},
+		{"false", tenant.KeyEnabled, "false", true},
+		{"empty", tenant.KeyEnabled, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			admin, store := testAdmin()
+			mustRun(t, admin, "create", "acme")
+			out := mustRun(t, admin, "set", "acme", tt.key, tt.value)
+			if !strings.Contains(out, tt.key) {
+				t.Errorf("output does not name the key:\n%s", out)
+			}
+			if got := strings.Contains(out, "note:"); got != tt.wantNote {
+				t.Errorf("note printed = %v, want %v:\n%s", got, tt.wantNote, out)
+			}
+			c := getTenant(t, store, "acme")
+			if c.Settings[tt.key] != tt.value {
+				t.Errorf("stored %s = %q, want %q", tt.key, c.Settings[tt.key], tt.value)
+			}
+			if c.Flag(tt.key) != !tt.wantNote {
+				t.Errorf("Flag(%s) = %v, want %v", tt.key, c.Flag(tt.key), !tt.wantNote)
+			}
+		})
+	}
+}
+
+func TestSetErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr error // nil: any error
+	}{
+		{"unknown key", []string{"set", "acme", "sync_error_assist.enable", "true"}, nil},
+		{"unknown tenant", []string{"set", "nobody", tenant.KeyEnabled, "true"}, tenant.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			admin, store := testAdmin()
+			mustRun(t, admin, "create", "acme")
+			before := getTenant(t, store, "acme")
+			out, err := runCommand(t, admin, tt.args...)
+			if err == nil || (tt.wantErr != nil && !errors.Is(err, tt.wantErr)) {
+				t.Fatalf("%v = %v, want error %v", tt.args, err, tt.wantErr)
+			}
+			if out != "" {
+				t.Errorf("failed command printed %q", out)
+			}
+			if after := getTenant(t, store, "acme"); !reflect.DeepEqual(after, before) {
+				t.Errorf("failed command changed the tenant: %+v", after)
+			}
+		})
+	}
+}
+
+func TestEnable(t *testing.T) {
+	t.Parallel()
+	admin, store := testAdmin()
+	mustRun(t, admin, "create", "acme")
+	out := mustRun(t, admin, "enable", "acme")
+	if !strings.Contains(out, "acme") {
+		t.Errorf("output = %q", out)
+	}
+	c := getTenant(t, store, "acme")
+	if c.Settings[tenant.KeyEnabled] != "true" || c.Settings[tenant.KeyWebhookEnabled] != "true" || !c.FeatureEnabled() || c.DisabledFlag() != "" {
+		t.Fatalf("settings after enable = %v", c.Settings)
+	}
+	if _, err := runCommand(t, admin, "enable", "nobody"); !errors.Is(err, tenant.ErrNotFound) {
+		t.Fatalf("enable nobody = %v, want ErrNotFound", err)
+	}
+}
+
+func TestRotateSecret(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		args      []string
+		wantGrace time.Duration
+	}{
+		{"grace 1h", []string{"-grace", "1h"}, time.Hour},
+		{"grace with = form", []string{"-grace=90m"}, 90 * time.Minute},
+		{"default grace", nil, tenant.DefaultRotationGrace},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			admin, store := testAdmin()
+			old := printedSecret(t, mustRun(t, admin, "create", "acme"))
+			out := mustRun(t, admin, append([]string{"rotate-secret", "acme"}, tt.args...)...)
+			secret := printedSecret(t, out)
+			if secret == old {
+				t.Fatal("rotation printed the old secret")
+			}
+			if strings.Contains(out, old) {
+				t.Fatalf("rotation output reveals the old secret:\n%s", out)
+			}
+			c := getTenant(t, store, "acme")
+			want := []tenant.Secret{
+				{Value: secret, CreatedAt: testNow},
+				{Value: old, CreatedAt: testNow, RetireAt: testNow.Add(tt.wantGrace)},
+			}
+			if !reflect.DeepEqual(c.WebhookSecrets, want) {
+				t.Fatalf("secrets = %+v\nwant %+v", c.WebhookSecrets, want)
+			}
+			if n := len(c.ActiveKeys(testNow)); n != 2 {
+				t.Fatalf("%d secrets verify right after rotation, want 2", n)
+			}
+		})
+	}
+}
+
+func TestRotateSecretPrintsRetireTimeFromAdminClock(t *testing.T) {
+	t.Parallel()
+	admin, store := testAdmin()
+	mustRun(t, admin, "create", "acme")
+	out := mustRun(t, admin, "rotate-secret", "acme", "-grace", "1h")
+	retire := getTenant(t, store, "acme").WebhookSecrets[1].RetireAt
+	if want := retire.Format(time.RFC3339); !strings.Contains(out, want) {
+		t.Fatalf("output does not give the stored retire time %s:\n%s", want, out)
+	}
+}
+
+func TestRotateSecretErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr error // nil: any error
+	}{
+		{"unknown tenant", []string{"rotate-secret", "nobody", "-grace", "1h"}, tenant.ErrNotFound},
+		{"bad grace", []string{"rotate-secret", "acme", "-grace", "soon"}, nil},
+		{"unknown flag", []string{"rotate-secret", "acme", "-force"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			admin, store := testAdmin()
+			mustRun(t, admin, "create", "acme")
+			before := getTenant(t, store, "acme")
+			out, err := runCommand(t, admin, tt.args...)
+			if err == nil || (tt.wantErr != nil && !errors.Is(err, tt.wantErr)) {
+				t.Fatalf("%v = %v, want error %v", tt.args, err, tt.wantErr)
+			}
+			if strings.Contains(out, webhook.SecretPrefix) {
+				t.Errorf("failed rotation printed a secret:\n%s", out)
+			}
+			if after := getTenant(t, store, "acme"); !reflect.DeepEqual(after, before) {
+				t.Errorf("failed rotation changed the tenant: %+v", after)
+			}
+		})
+	}
+}
+
+func TestShowNeverPrintsSecrets(t *testing.T) {
+	t.Parallel()
+	admin, store := testAdmin()
+	first := printedSecret(t, mustRun(t, admin, "create", "acme"))
+	mustRun(t, admin, "set", "acme", tenant.KeyEnabled, "true")
+	second := printedSecret(t, mustRun(t, admin, "rotate-secret", "acme", "-grace", "1h"))
+
+	out := mustRun(t, admin, "show", "acme")
+	for _, s := range []string{first, second} {
+		key := strings.TrimPrefix(s, webhook.SecretPrefix)
+		if strings.Contains(out, s) || strings.Contains(out, key) {
+			t.Fatalf("show reveals secret %q:\n%s", s, out)
+		}
+		// Nor a recognisable chunk of the key.
+		if strings.Contains(out, key[:12]) || strings.Contains(out, key[len(key)-13:]) {
+			t.Fatalf("show reveals part of secret %q:\n%s", s, out)
+		}
+	}
+	if strings.Contains(out, webhook.SecretPrefix) {
+		t.Fatalf("show prints something secret-shaped:\n%s", out)
+	}
+	c := getTenant(t, store, "acme")
+	for _, want := range []string{
+		"tenant acme",
+		tenant.KeyEnabled + ` = "true"`,
+		tenant.KeyWebhookEnabled + ` = "false"`,
+		fingerprint(first),
+		fingerprint(second),
+		"current",
+		"retiring at " + testNow.Add(time.Hour).Format(time.RFC3339),
+		"feature active: false",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show output lacks %q:\n%s", want, out)
+		}
+	}
+	if len(c.WebhookSecrets) != 2 || strings.Count(out, "sha256:") != 2 {
+		t.Errorf("want two secret fingerprints, got:\n%s", out)
+	}
+	if fingerprint(first) == fingerprint(second) {
+		t.Error("two secrets share a fingerprint")
+	}
+
+	if _, err := runCommand(t, admin, "show", "nobody"); !errors.Is(err, tenant.ErrNotFound) {
+		t.Fatalf("show nobody = %v, want ErrNotFound", err)
+	}
+}
+
+func TestList(t *testing.T) {
+	t.Parallel()
+	admin, _ := testAdmin()
+	if out := mustRun(t, admin, "list"); out != "" {
+		t.Fatalf("list of no tenants = %q, want nothing", out)
+	}
+	for _, id := range []string{"globex", "acme", "initech"} {
+		mustRun(t, admin, "create", id)
+	}
+	mustRun(t, admin, "enable", "globex")
+	mustRun(t, admin, "rotate-secret", "initech")
+	out := mustRun(t, admin, "list")
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("list printed %d lines, want 3:\n%s", len(lines), out)
+	}
+	want := []struct {
+		id, enabled, webhook, secrets string
+	}{
+		{"acme", "enabled=false", "webhook_enabled=false", "secrets=1"},
+		{"globex", "enabled=true", "webhook_enabled=true", "secrets=1"},
+		{"initech", "enabled=false", "webhook_enabled=false", "secrets=2"},
+	}
+	for i, w := range want {
+		f := strings.Fields(lines[i])
+		if len(f) != 4 || f[0] != w.id || f[1] != w.enabled || f[2] != w.webhook || f[3] != w.secrets {
+			t.Errorf("line %d = %q, want %s %s %s %s", i, lines[i], w.id, w.enabled, w.webhook, w.secrets)
+		}
+	}
+	if strings.Contains(out, webhook.SecretPrefix) {
+		t.Errorf("list prints a secret:\n%s", out)
+	}
+}
+
+func TestCommandUsageErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"unknown command", []string{"delete", "acme"}},
+		{"command case matters", []string{"CREATE", "acme"}},
+		{"create without tenant", []string{"create"}},
+		{"set without anything", []string{"set"}},
+		{"set without key", []string{"set", "acme"}},
+		{"set without value", []string{"set", "acme", tenant.KeyEnabled}},
+		{"enable without tenant", []string{"enable"}},
+		{"rotate-secret without tenant", []string{"rotate-secret"}},
+		{"show without tenant", []string{"show"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			admin, store := testAdmin()
+			mustRun(t, admin, "create", "acme")
+			before := getTenant(t, store, "acme")
+			out, err := runCommand(t, admin, tt.args...)
+			if err == nil {
+				t.Fatalf("%v succeeded with output %q, want an error", tt.args, out)
+			}
+			if !strings.Contains(err.Error(), "usage") {
+				t.Errorf("error %q does not show the usage", err)
+			}
+			if out != "" {
+				t.Errorf("failed command printed %q", out)
+			}
+			if after := getTenant(t, store, "acme"); !reflect.DeepEqual(after, before) {
+				t.Errorf("failed command changed the tenant: %+v", after)
+			}
+		})
+	}
+
+	t.Run("no arguments", func(t *testing.T) {
+		t.Parallel()
+		admin, _ := testAdmin()
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("command with no arguments panicked: %v", r)
+			}
+		}()
+		if _, err := runCommand(t, admin); err == nil {
+			t.Fatal("command with no arguments succeeded")
+		}
+	})
+}

@@ -1,0 +1,659 @@
+package tenant_test
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+var (
+	now = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	// Valid secrets with distinct keys.
+	secretA = "whsec_" + base64.StdEncoding.EncodeToString([]byte("secret-a-0123456789abcdef-32byte"))
+	secretB = "whsec_" + base64.StdEncoding.EncodeToString([]byte("secret-b-0123456789abcdef-32byte"))
+	secretC = "whsec_" + base64.StdEncoding.EncodeToString([]byte("secret-c-0123456789abcdef-32byte"))
+	secretD = "whsec_" + base64.StdEncoding.EncodeToString([]byte("secret-d-0123456789abcdef-32byte"))
+)
+
+func mustKey(t testing.TB, secret string) []byte {
+	t.Helper()
+	k, err := webhook.ParseSecret(secret)
+	if err != nil {
+		t.Fatalf("ParseSecret(%q): %v", secret, err)
+	}
+	return k
+}
+
+// clock is a settable clock for Admin.Now.
+type clock struct{ t time.Time }
+
+func (c *clock) Now() time.Time { return c.t }
+
+func newAdmin() (tenant.Admin, *tenanttest.Store, *clock) {
+	store := tenanttest.NewStore()
+	clk := &clock{t: now}
+	return tenant.Admin{Store: store, Now: clk.Now}, store, clk
+}
+
+func TestFlag(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		value string
+		set   bool
+		want  bool
+	}{
+		{"true", true, true},
+		{"TRUE", true, false},
+		{"True", true, false},
+		{"yes", true, false},
+		{" true", true, false},
+		{"true ", true, false},
+		{"true\n", true, false},
+		{"1", true, false},
+		{"on", true, false},
+		{"false", true, false},
+		{"", true, false},
+		{"", false, false},
+	}
+	for _, tt := range tests {
+		name := tt.value
+		if !tt.set {
+			name = "unset"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := tenant.Config{Settings: map[string]string{}}
+			if tt.set {
+				c.Settings[tenant.KeyEnabled] = tt.value
+			}
+			if got := c.Flag(tenant.KeyEnabled); got != tt.want {
+				t.Fatalf("Flag(%q) = %v, want %v", tt.value, got, tt.want)
+			}
+		})
+	}
+	t.Run("nil settings", func(t *testing.T) {
+		t.Parallel()
+		var c tenant.Config
+		if c.Flag(tenant.KeyEnabled) || c.FeatureEnabled() || c.DisabledFlag() != tenant.KeyEnabled {
+			t.Fatalf("zero Config: Flag=%v FeatureEnabled=%v DisabledFlag=%q", c.Flag(tenant.KeyEnabled), c.FeatureEnabled(), c.DisabledFlag())
+		}
+	})
+}
+
+func TestFeatureEnabledAndDisabledFlag(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		enabled      string
+		webhook      string
+		wantEnabled  bool
+		wantDisabled string
+	}{
+		{"both true", "true", "true", true, ""},
+		{"both false", "false", "false", false, tenant.KeyEnabled},
+		{"only enabled", "true", "false", false, tenant.KeyWebhookEnabled},
+		{"only webhook", "false", "true", false, tenant.KeyEnabled},
+		{"webhook not exactly true", "true", "TRUE", false, tenant.KeyWebhookEnabled},
+		{"enabled empty", "", "true", false, tenant.KeyEnabled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := tenant.Config{Settings: map[string]string{tenant.KeyEnabled: tt.enabled, tenant.KeyWebhookEnabled: tt.webhook}}
+			if got := c.FeatureEnabled(); got != tt.wantEnabled {
+				t.Errorf("FeatureEnabled = %v, want %v", got, tt.wantEnabled)
+			}
+			if got := c.DisabledFlag(); got != tt.wantDisabled {
+				t.Errorf("DisabledFlag = %q, want %q", got, tt.wantDisabled)
+			}
+		})
+	}
+}
+
+func TestActiveKeys(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		secrets []tenant.Secret
+		want    []string // secrets whose keys are expected, in order
+	}{
+		{"none", nil, nil},
+		{"one current", []tenant.Secret{{Value: secretA, CreatedAt: now}}, []string{secretA}},
+		{"current and retiring", []tenant.Secret{
+			{Value: secretB, CreatedAt: now},
+			{Value: secretA, CreatedAt: now.Add(-time.Hour), RetireAt: now.Add(time.Second)},
+		}, []string{secretB, secretA}},
+		{"retire time exactly now", []tenant.Secret{
+			{Value: secretB, CreatedAt: now},
+			{Value: secretA, CreatedAt: now.Add(-time.Hour), RetireAt: now},
+		}, []string{secretB}},
+		{"retire time one nanosecond ahead", []tenant.Secret{
+			{Value: secretA, CreatedAt: now.Add(-time.Hour), RetireAt: now.Add(time.Nanosecond)},
+		}, []string{secretA}},
+		{"retired in the past", []tenant.Secret{
+			{Value: secretC, CreatedAt: now},
+			{Value: secretA, CreatedAt: now.Add(-48 * time.Hour), RetireAt: now.Add(-24 * time.Hour)},
+		}, []string{secretC}},
+		{"unparseable secrets skipped", []tenant.Secret{
+			{Value: "not-a-secret", CreatedAt: now},
+			{Value: "whsec_!!!", CreatedAt: now},
+			{Value: "whsec_" + base64.StdEncoding.EncodeToString([]byte("short")), CreatedAt: now},
+			{Value: "", CreatedAt: now},
+			{Value: secretD, CreatedAt: now},
+		}, []string{secretD}},
+		{"all retired", []tenant.Secret{
+			{Value: secretA, RetireAt: now.Add(-time.Second)},
+			{Value: secretB, RetireAt: now},
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := tenant.Config{WebhookSecrets: tt.secrets}
+			got := c.ActiveKeys(now)
+			want := [][]byte{}
+			for _, s := range tt.want {
+				want = append(want, mustKey(t, s))
+			}
+			if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+				t.Fatalf("ActiveKeys = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestValidID(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		id   string
+		want bool
+	}{
+		{"acme", true},
+		{"a", true},
+		{"0", true},
+		{"acme-corp_2", true},
+		{"9lives", true},
+		{strings.Repeat("a", 63), true},
+		{strings.Repeat("a", 64), false},
+		{"", false},
+		{"Acme", false},
+		{"ACME", false},
+		{"-acme", false},
+		{"_acme", false},
+		{"acme corp", false},
+		{"acme.corp", false},
+		{"acme/corp", false},
+		{"acme\n", false},
+		{"acme\x00", false},
+		{"äcme", false},
+		{" acme", false},
+		{"acme#1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			t.Parallel()
+			if got := tenant.ValidID(tt.id); got != tt.want {
+				t.Fatalf("ValidID(%q) = %v, want %v", tt.id, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRotate(t *testing.T) {
+	t.Parallel()
+	grace := 24 * time.Hour
+	tests := []struct {
+		name    string
+		secrets []tenant.Secret
+		grace   time.Duration
+		want    []tenant.Secret
+	}{
+		{"first rotation", []tenant.Secret{{Value: secretA, CreatedAt: now.Add(-time.Hour)}}, grace, []tenant.Secret{
+			{Value: secretD, CreatedAt: now},
+			{Value: secretA, CreatedAt: now.Add(-time.Hour), RetireAt: now.Add(grace)},
+		}},
+		{"drops the one already retiring", []tenant.Secret{
+			{Value: secretB, CreatedAt: now.Add(-time.Hour)},
+			{Value: secretA, CreatedAt: now.Add(-2 * time.Hour), RetireAt: now.Add(time.Hour)},
+		}, grace, []tenant.Secret{
+			{Value: secretD, CreatedAt: now},
+			{Value: secretB, CreatedAt: now.Add(-time.Hour), RetireAt: now.Add(grace)},
+		}},
+		{"order of input does not matter", []tenant.Secret{
+			{Value: secretA, CreatedAt: now.Add(-2 * time.Hour), RetireAt: now.Add(time.Hour)},
+			{Value: secretB, CreatedAt: now.Add(-time.Hour)},
+		}, grace, []tenant.Secret{
+			{Value: secretD, CreatedAt: now},
+			{Value: secretB, CreatedAt: now.Add(-time.Hour), RetireAt: now.Add(grace)},
+		}},
+		{"drops long-retired secrets", []tenant.Secret{
+			{Value: secretC, CreatedAt: now.Add(-time.Hour)},
+			{Value: secretB, CreatedAt: now.Add(-48 * time.Hour), RetireAt: now.Add(-24 * time.Hour)},
+			{Value: secretA, CreatedAt: now.Add(-72 * time.Hour), RetireAt: now.Add(-48 * time.Hour)},
+		}, grace, []tenant.Secret{
+			{Value: secretD, CreatedAt: now},
+			{Value: secretC, CreatedAt: now.Add(-time.Hour), RetireAt: now.Add(grace)},
+		}},
+		{"same creation instant: the listed-first current one retires", []tenant.Secret{
+			{Value: secretB, CreatedAt: now},
+			{Value: secretA, CreatedAt: now, RetireAt: now.Add(time.Hour)},
+		}, time.Hour, []tenant.Secret{
+			{Value: secretD, CreatedAt: now},
+			{Value: secretB, CreatedAt: now, RetireAt: now.Add(time.Hour)},
+		}},
+		{"custom grace", []tenant.Secret{{Value: secretA, CreatedAt: now.Add(-time.Hour)}}, 5 * time.Minute, []tenant.Secret{
+			{Value: secretD, CreatedAt: now},
+			{Value: secretA, CreatedAt: now.Add(-time.Hour), RetireAt: now.Add(5 * time.Minute)},
+		}},
+		{"grace zero keeps only the new secret", []tenant.Secret{
+			{Value: secretB, CreatedAt: now.Add(-time.Hour)},
+			{Value: secretA, CreatedAt: now.Add(-2 * time.Hour), RetireAt: now.Add(time.Hour)},
+		}, 0, []tenant.Secret{{Value: secretD, CreatedAt: now}}},
+		{"negative grace keeps only the new secret", []tenant.Secret{{Value: secretA, CreatedAt: now.Add(-time.Hour)}}, -time.Hour,
+			[]tenant.Secret{{Value: secretD, CreatedAt: now}}},
+		{"no secrets", nil, grace, []tenant.Secret{{Value: secretD, CreatedAt: now}}},
+		{"only retired secrets", []tenant.Secret{{Value: secretA, CreatedAt: now.Add(-time.Hour), RetireAt: now}}, grace,
+			[]tenant.Secret{{Value: secretD, CreatedAt: now}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			before := append([]tenant.Secret(nil), tt.secrets...)
+			got := tenant.Rotate(tt.secrets, secretD, now, tt.grace)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("Rotate =\n%+v\nwant\n%+v", got, tt.want)
+			}
+			if !reflect.DeepEqual(tt.secrets, before) && !(len(before) == 0 && len(tt.secrets) == 0) {
+				t.Fatalf("Rotate modified its input: %+v, was %+v", tt.secrets, before)
+			}
+			c := tenant.Config{WebhookSecrets: got}
+			if n := len(c.ActiveKeys(now)); n > 2 || n < 1 {
+				t.Fatalf("%d secrets verify after rotation, want 1 or 2", n)
+			}
+		})
+	}
+}
+
+func TestAdminCreate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("fresh secret, flags off", func(t *testing.T) {
+		t.Parallel()
+		admin, store, _ := newAdmin()
+		secret, err := admin.Create(ctx, "acme", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, err := webhook.ParseSecret(secret); err != nil || len(k) != 32 {
+			t.Fatalf("secret %q: %d-byte key, %v", secret, len(k), err)
+		}
+		got, err := store.Get(ctx, "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tenant.Config{
+			ID:             "acme",
+			Settings:       map[string]string{tenant.KeyEnabled: "false", tenant.KeyWebhookEnabled: "false"},
+			WebhookSecrets: []tenant.Secret{{Value: secret, CreatedAt: now}},
+			CreatedAt:      now,
+			UpdatedAt:      now,
+			Version:        got.Version,
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("stored %+v\nwant %+v", got, want)
+		}
+		if got.FeatureEnabled() {
+			t.Fatal("a new tenant must start with the feature off")
+		}
+		other, err := admin.Create(ctx, "globex", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if other == secret {
+			t.Fatal("two tenants got the same secret")
+		}
+	})
+
+	t.Run("given secret", func(t *testing.T) {
+		t.Parallel()
+		admin, store, _ := newAdmin()
+		secret, err := admin.Create(ctx, "acme", secretA)
+		if err != nil || secret != secretA {
+			t.Fatalf("Create = %q, %v; want %q", secret, err, secretA)
+		}
+		got, _ := store.Get(ctx, "acme")
+		if len(got.WebhookSecrets) != 1 || got.WebhookSecrets[0].Value != secretA {
+			t.Fatalf("secrets = %+v", got.WebhookSecrets)
+		}
+	})
+
+	t.Run("clock converted to UTC", func(t *testing.T) {
+		t.Parallel()
+		store := tenanttest.NewStore()
+		zone := time.FixedZone("UTC+2", 2*60*60)
+		admin := tenant.Admin{Store: store, Now: func() time.Time { return now.In(zone) }}
+		if _, err := admin.Create(ctx, "acme", ""); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := store.Get(ctx, "acme")
+		if got.CreatedAt.Location() != time.UTC || !got.CreatedAt.Equal(now) {
+			t.Fatalf("CreatedAt = %v, want %v in UTC", got.CreatedAt, now)
+		}
+	})
+
+	t.Run("wall clock when Now is nil", func(t *testing.T) {
+		t.Parallel()
+		store := tenanttest.NewStore()
+		before := time.Now()
+		if _, err := (tenant.Admin{Store: store}).Create(ctx, "acme", ""); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := store.Get(ctx, "acme")
+		if got.CreatedAt.Before(before.Add(-time.Second)) || got.CreatedAt.After(time.Now().Add(time.Second)) || got.CreatedAt.Location() != time.UTC {
+			t.Fatalf("CreatedAt = %v, want about %v in UTC", got.CreatedAt, before)
+		}
+	})
+
+	t.Run("duplicate", func(t *testing.T) {
+		t.Parallel()
+		admin, store, _ := newAdmin()
+		first, err := admin.Create(ctx, "acme", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret, err := admin.Create(ctx, "acme", "")
+		if !errors.Is(err, tenant.ErrExists) || secret != "" {
+			t.Fatalf("second Create = %q, %v; want ErrExists and no secret", secret, err)
+		}
+		got, _ := store.Get(ctx, "acme")
+		if len(got.WebhookSecrets) != 1 || got.WebhookSecrets[0].Value != first {
+			t.Fatalf("duplicate Create changed the tenant: %+v", got)
+		}
+	})
+
+	for _, tt := range []struct{ name, id, secret string }{
+		{"empty id", "", ""},
+		{"upper-case id", "Acme", ""},
+		{"id with space", "acme corp", ""},
+		{"id too long", strings.Repeat("a", 64), ""},
+		{"id starting with dash", "-acme", ""},
+		{"secret without prefix", "acme", strings.TrimPrefix(secretA, "whsec_")},
+		{"secret with bad base64", "acme", "whsec_***"},
+		{"secret too short", "acme", "whsec_" + base64.StdEncoding.EncodeToString([]byte("short"))},
+	} {
+		t.Run("refuses "+tt.name, func(t *testing.T) {
+			t.Parallel()
+			admin, store, _ := newAdmin()
+			secret, err := admin.Create(ctx, tt.id, tt.secret)
+			if err == nil || secret != "" {
+				t.Fatalf("Create(%q, %q) = %q, %v; want an error", tt.id, tt.secret, secret, err)
+			}
+			if errors.Is(err, tenant.ErrExists) {
+				t.Fatalf("err = %v, must not be ErrExists", err)
+			}
+			if tt.secret != "" && !errors.Is(err, webhook.ErrInvalidSecret) {
+				t.Errorf("err = %v, want it to wrap webhook.ErrInvalidSecret", err)
+			}
+			if cs, _ := store.List(ctx); len(cs) != 0 {
+				t.Fatalf("refused Create stored %+v", cs)
+			}
+		})
+	}
+}
+
+func TestAdminSet(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		id      string
+		key     string
+		value   string
+		wantErr error // nil with refuse=false means success
+		refuse  bool  // an error that is not a sentinel
+	}{
+		{"enable", "acme", tenant.KeyEnabled, "true", nil, false},
+		{"webhook enable", "acme", tenant.KeyWebhookEnabled, "true", nil, false},
+		{"any string is stored", "acme", tenant.KeyEnabled, "TRUE", nil, false},
+		{"disable", "acme", tenant.KeyEnabled, "false", nil, false},
+		{"unknown key", "acme", "sync_error_assist.enabeld", "true", nil, true},
+		{"empty key", "acme", "", "true", nil, true},
+		{"key differs in case", "acme", strings.ToUpper(tenant.KeyEnabled), "true", nil, true},
+		{"unknown tenant", "nobody", tenant.KeyEnabled, "true", tenant.ErrNotFound, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			admin, store, clk := newAdmin()
+			if _, err := admin.Create(ctx, "acme", secretA); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := store.Get(ctx, "acme")
+			clk.t = now.Add(time.Minute)
+			err := admin.Set(ctx, tt.id, tt.key, tt.value)
+			after, _ := store.Get(ctx, "acme")
+			switch {
+			case tt.refuse || tt.wantErr != nil:
+				if err == nil || (tt.wantErr != nil && !errors.Is(err, tt.wantErr)) {
+					t.Fatalf("Set = %v, want error %v", err, tt.wantErr)
+				}
+				if !reflect.DeepEqual(after, before) {
+					t.Fatalf("refused Set changed the tenant:\n%+v\nwas\n%+v", after, before)
+				}
+			default:
+				if err != nil {
+					t.Fatalf("Set = %v", err)
+				}
+				if after.Settings[tt.key] != tt.value || after.Version != before.Version+1 || !after.UpdatedAt.Equal(clk.t) {
+					t.Fatalf("after Set: %+v", after)
+				}
+				if !reflect.DeepEqual(after.WebhookSecrets, before.WebhookSecrets) || !after.CreatedAt.Equal(before.CreatedAt) {
+					t.Fatalf("Set touched other fields: %+v", after)
+				}
+			}
+		})
+	}
+}
+
+func TestAdminRotateSecret(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("unknown tenant", func(t *testing.T) {
+		t.Parallel()
+		admin, _, _ := newAdmin()
+		secret, err := admin.RotateSecret(ctx, "nobody", "", time.Hour)
+		if !errors.Is(err, tenant.ErrNotFound) || secret != "" {
+			t.Fatalf("RotateSecret = %q, %v; want ErrNotFound", secret, err)
+		}
+	})
+
+	t.Run("invalid given secret", func(t *testing.T) {
+		t.Parallel()
+		admin, store, _ := newAdmin()
+		if _, err := admin.Create(ctx, "acme", secretA); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := store.Get(ctx, "acme")
+		if _, err := admin.RotateSecret(ctx, "acme", "whsec_nope", time.Hour); !errors.Is(err, webhook.ErrInvalidSecret) {
+			t.Fatalf("RotateSecret = %v, want ErrInvalidSecret", err)
+		}
+		if after, _ := store.Get(ctx, "acme"); !reflect.DeepEqual(after, before) {
+			t.Fatalf("refused rotation changed the tenant: %+v", after)
+		}
+	})
+
+	t.Run("given secret", func(t *testing.T) {
+		t.Parallel()
+		admin, store, _ := newAdmin()
+		if _, err := admin.Create(ctx, "acme", secretA); err != nil {
+			t.Fatal(err)
+		}
+		got, err := admin.RotateSecret(ctx, "acme", secretB, time.Hour)
+		if err != nil || got != secretB {
+			t.Fatalf("RotateSecret = %q, %v", got, err)
+		}
+		c, _ := store.Get(ctx, "acme")
+		want := []tenant.Secret{{Value: secretB, CreatedAt: now}, {Value: secretA, CreatedAt: now, RetireAt: now.Add(time.Hour)}}
+		if !reflect.DeepEqual(c.WebhookSecrets, want) {
+			t.Fatalf("secrets = %+v, want %+v", c.WebhookSecrets, want)
+		}
+	})
+
+	t.Run("two rotations: only the newest two verify", func(t *testing.T) {
+		t.Parallel()
+		admin, store, clk := newAdmin()
+		first, err := admin.Create(ctx, "acme", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		clk.t = now.Add(time.Minute)
+		second, err := admin.RotateSecret(ctx, "acme", "", time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clk.t = now.Add(2 * time.Minute)
+		third, err := admin.RotateSecret(ctx, "acme", "", time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == second || second == third || first == third {
+			t.Fatal("rotation returned a secret already in use")
+		}
+		c, err := store.Get(ctx, "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.WebhookSecrets) != 2 {
+			t.Fatalf("stored %d secrets, want 2: %+v", len(c.WebhookSecrets), c.WebhookSecrets)
+		}
+		body := []byte(`{"tenantId":"acme"}`)
+		v := webhook.Verifier{Now: clk.Now}
+		check := func(at time.Time, secret string, want error) {
+			t.Helper()
+			h := webhook.Sign(mustKey(t, secret), "msg_1", clk.t, body)
+			if err := v.Verify(h, body, c.ActiveKeys(at)); !errors.Is(err, want) || (want == nil && err != nil) {
+				t.Errorf("at %v, secret %.12s...: Verify = %v, want %v", at, secret, err, want)
+			}
+		}
+		check(clk.t, third, nil)
+		check(clk.t, second, nil)
+		check(clk.t, first, webhook.ErrInvalidSignature)
+		// Once the grace period is over only the newest verifies.
+		later := clk.t.Add(time.Hour)
+		clk.t = later
+		check(later, third, nil)
+		check(later, second, webhook.ErrInvalidSignature)
+		check(later, first, webhook.ErrInvalidSignature)
+	})
+
+	t.Run("grace zero retires the old secret at once", func(t *testing.T) {
+		t.Parallel()
+		admin, store, _ := newAdmin()
+		if _, err := admin.Create(ctx, "acme", secretA); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := admin.RotateSecret(ctx, "acme", secretB, 0); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := store.Get(ctx, "acme")
+		if keys := c.ActiveKeys(now); len(keys) != 1 || string(keys[0]) != string(mustKey(t, secretB)) {
+			t.Fatalf("active keys = %q, want only secretB's", keys)
+		}
+	})
+}
+
+// racingStore makes the first races Updates lose to a concurrent writer, which turns on
+// the webhook flag in between Admin's read and write.
+type racingStore struct {
+	*tenanttest.Store
+	races   int
+	updates int
+}
+
+func (s *racingStore) Update(ctx context.Context, c tenant.Config) error {
+	s.updates++
+	if s.races > 0 {
+		s.races--
+		cur, err := s.Store.Get(ctx, c.ID)
+		if err != nil {
+			return err
+		}
+		cur.Settings[tenant.KeyWebhookEnabled] = "true"
+		if err := s.Store.Update(ctx, cur); err != nil {
+			return err
+		}
+	}
+	return s.Store.Update(ctx, c)
+}
+
+func TestAdminRetriesOnConflict(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name        string
+		races       int
+		wantErr     error
+		wantUpdates int
+	}{
+		{"no race", 0, nil, 1},
+		{"one lost race", 1, nil, 2},
+		{"four lost races", 4, nil, 5},
+		{"gives up after five attempts", 5, tenant.ErrConflict, 5},
+		{"gives up, more races pending", 50, tenant.ErrConflict, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			store := &racingStore{Store: tenanttest.NewStore()}
+			admin := tenant.Admin{Store: store, Now: func() time.Time { return now }}
+			if _, err := admin.Create(ctx, "acme", secretA); err != nil {
+				t.Fatal(err)
+			}
+			store.races = tt.races
+			err := admin.Set(ctx, "acme", tenant.KeyEnabled, "true")
+			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
+				t.Fatalf("Set = %v, want %v", err, tt.wantErr)
+			}
+			if store.updates != tt.wantUpdates {
+				t.Errorf("%d Update calls, want %d", store.updates, tt.wantUpdates)
+			}
+			c, _ := store.Get(ctx, "acme")
+			if tt.wantErr == nil {
+				// The retry re-read the tenant: the concurrent writer's change survives.
+				if c.Settings[tenant.KeyEnabled] != "true" || (tt.races > 0 && !c.FeatureEnabled()) {
+					t.Fatalf("settings after retried Set = %v", c.Settings)
+				}
+			} else if c.Settings[tenant.KeyEnabled] != "false" {
+				t.Fatalf("a failed Set was written: %v", c.Settings)
+			}
+		})
+	}
+
+	t.Run("rotation retried keeps exactly two secrets", func(t *testing.T) {
+		t.Parallel()
+		store := &racingStore{Store: tenanttest.NewStore()}
+		admin := tenant.Admin{Store: store, Now: func() time.Time { return now }}
+		if _, err := admin.Create(ctx, "acme", secretA); err != nil {
+			t.Fatal(err)
+		}
+		store.races = 2
+		if _, err := admin.RotateSecret(ctx, "acme", secretB, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := store.Get(ctx, "acme")
+		want := []tenant.Secret{{Value: secretB, CreatedAt: now}, {Value: secretA, CreatedAt: now, RetireAt: now.Add(time.Hour)}}
+		if !reflect.DeepEqual(c.WebhookSecrets, want) || !c.Flag(tenant.KeyWebhookEnabled) {
+			t.Fatalf("after retried rotation: %+v", c)
+		}
+	})
+}
