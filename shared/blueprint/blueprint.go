@@ -60,6 +60,7 @@ type Queue struct {
 const (
 	TableProcessed = "sync_error_assist_processed"
 	TableTenants   = "tenant_config"
+	TableAudit     = "audit_logs"
 )
 
 // Index names on the processed table.
@@ -69,6 +70,8 @@ const (
 	// IndexByDiagnosis finds a tenant's claims in one diagnosis state by how long they
 	// have been in it; the reconcile uses it to find stuck claims.
 	IndexByDiagnosis = "by_diagnosis"
+	// IndexByActionType lists a tenant's audit records of one action type by time.
+	IndexByActionType = "by_action_type"
 )
 
 var sk = func(name string) *Key { return &Key{Name: name, Type: String} }
@@ -93,8 +96,20 @@ var Tenants = Table{
 	EnvVar:       "TABLE_TENANTS",
 }
 
+// Audit is the persistent audit log: one item per governance-relevant action, sorted by
+// time within the tenant.
+var Audit = Table{
+	Name:         TableAudit,
+	PartitionKey: Key{Name: "tenant_id", Type: String},
+	SortKey:      sk("sort"),
+	Indexes: []Index{
+		{Name: IndexByActionType, PartitionKey: Key{Name: "tenant_action", Type: String}, SortKey: sk("sort")},
+	},
+	EnvVar: "TABLE_AUDIT",
+}
+
 // Tables lists every table the service owns.
-var Tables = []Table{Processed, Tenants}
+var Tables = []Table{Processed, Tenants, Audit}
 
 // DiagnosisWorkerTimeout bounds one diagnosis batch; the queue's visibility timeout is six
 // times this, as AWS recommends for SQS event sources.

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/audit/audittest"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -48,4 +50,15 @@ func TestCreateTablesIsIdempotent(t *testing.T) {
 			t.Fatalf("round %d: %v", i, err)
 		}
 	}
+}
+
+func TestAuditContract(t *testing.T) {
+	audittest.RunStoreContract(t, func(t *testing.T) audit.Store {
+		db, _ := emutest.Clients(t)
+		stage := emutest.Stage(t)
+		if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
+			t.Fatal(err)
+		}
+		return dynamostore.NewAudit(db, blueprint.PhysicalName(stage, blueprint.TableAudit))
+	})
 }

@@ -1,0 +1,144 @@
+package audittest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// RunStoreContract runs the cases every audit.Store must pass; newStore returns an empty
+// store for each case.
+func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
+	ctx := context.Background()
+	base := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	rec := func(tenant, typ string, i int) audit.Record {
+		return audit.Record{
+			TenantID: tenant, ID: fmt.Sprintf("%s-%s-%03d", tenant, typ, i), At: base.Add(time.Duration(i) * time.Second),
+			Actor:      identity.Identity{TenantID: tenant, Actor: "alice", Roles: []string{"approver"}, Source: identity.SourceAuth},
+			ActionType: typ, ActionKey: typ + ".test", Result: audit.ResultSuccess, Resource: "res/" + fmt.Sprint(i),
+			CorrelationID: "corr", Details: []byte(`{"n":1}`),
+		}
+	}
+	seed := func(t *testing.T, s audit.Store) {
+		for i := 0; i < 10; i++ {
+			for _, r := range []audit.Record{rec("t1", audit.TypeAI, i), rec("t1", audit.TypeDLP, i), rec("t2", audit.TypeAI, i)} {
+				if err := s.Put(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	ids := func(p audit.Page) []string {
+		var out []string
+		for _, r := range p.Records {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+
+	t.Run("round trip", func(t *testing.T) {
+		s := newStore(t)
+		want := rec("t1", audit.TypeAI, 1)
+		if err := s.Put(ctx, want); err != nil {
+			t.Fatal(err)
+		}
+		p, err := s.Query(ctx, audit.Query{TenantID: "t1", From: base, To: base.Add(time.Hour), Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Records) != 1 || fmt.Sprint(p.Records[0]) != fmt.Sprint(want) {
+			t.Fatalf("got %+v\nwant %+v", p.Records, want)
+		}
+	})
+
+	t.Run("tenant and window, newest first", func(t *testing.T) {
+		s := newStore(t)
+		seed(t, s)
+		p, err := s.Query(ctx, audit.Query{TenantID: "t1", From: base.Add(2 * time.Second), To: base.Add(5 * time.Second), Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Records) != 6 || p.NextCursor != "" {
+			t.Fatalf("got %v (cursor %q), want 6 records of seconds 2..4", ids(p), p.NextCursor)
+		}
+		for i, r := range p.Records {
+			if r.TenantID != "t1" {
+				t.Fatalf("other tenant's record %+v", r)
+			}
+			if i > 0 && r.At.After(p.Records[i-1].At) {
+				t.Fatalf("not newest first: %v", ids(p))
+			}
+			if r.At.Before(base.Add(2*time.Second)) || !r.At.Before(base.Add(5*time.Second)) {
+				t.Fatalf("outside [from,to): %v", r.At)
+			}
+		}
+	})
+
+	t.Run("action type filter", func(t *testing.T) {
+		s := newStore(t)
+		seed(t, s)
+		p, err := s.Query(ctx, audit.Query{TenantID: "t1", ActionType: audit.TypeDLP, From: base, To: base.Add(time.Hour), Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Records) != 10 {
+			t.Fatalf("got %d records, want 10", len(p.Records))
+		}
+		for _, r := range p.Records {
+			if r.ActionType != audit.TypeDLP || r.TenantID != "t1" {
+				t.Fatalf("record %+v", r)
+			}
+		}
+	})
+
+	t.Run("pages cover everything once", func(t *testing.T) {
+		s := newStore(t)
+		seed(t, s)
+		for _, typ := range []string{"", audit.TypeAI} {
+			seen := map[string]bool{}
+			q := audit.Query{TenantID: "t1", ActionType: typ, From: base, To: base.Add(time.Hour), Limit: 3}
+			for page := 0; ; page++ {
+				p, err := s.Query(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(p.Records) > 3 {
+					t.Fatalf("page of %d records with limit 3", len(p.Records))
+				}
+				for _, r := range p.Records {
+					if seen[r.ID] {
+						t.Fatalf("record %s twice", r.ID)
+					}
+					seen[r.ID] = true
+				}
+				if p.NextCursor == "" {
+					break
+				}
+				if page > 10 {
+					t.Fatal("pagination does not end")
+				}
+				q.Cursor = p.NextCursor
+			}
+			want := 20
+			if typ != "" {
+				want = 10
+			}
+			if len(seen) != want {
+				t.Fatalf("type %q: %d records over all pages, want %d", typ, len(seen), want)
+			}
+		}
+	})
+
+	t.Run("bad cursor", func(t *testing.T) {
+		s := newStore(t)
+		_, err := s.Query(ctx, audit.Query{TenantID: "t1", From: base, To: base.Add(time.Hour), Limit: 3, Cursor: "%%%not-a-cursor"})
+		if !errors.Is(err, audit.ErrBadCursor) {
+			t.Fatalf("err=%v, want ErrBadCursor", err)
+		}
+	})
+}
