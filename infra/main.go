@@ -2,9 +2,14 @@
 // "SyncAssist-<stage>" from package stack.
 //
 // Context keys: stage (default "dev"), functionsDir (default "build/functions", the output
-// of the function build) and alarmEmail (optional). The CDK CLI passes them with -c; when
-// run directly (`CDK_OUTDIR=cdk.out go run ./infra -c stage=prod`) the app reads cdk.json's
-// context itself and accepts the same -c key=value flags, so both ways build one template.
+// of the function build) and alarmEmail (optional); for the functions that invoke AI,
+// aiProvider ("rules", the default, "bedrock" or "openai"), aiModel (required for bedrock,
+// and the only model they may invoke) and openaiBaseUrl (required for openai); for the
+// operator and approver routes, jwtIssuer, jwtAudience (default "syncassist") and
+// jwtJwksUrl (default <jwtIssuer>/.well-known/jwks.json). The CDK CLI passes them with -c;
+// when run directly (`CDK_OUTDIR=cdk.out go run ./infra -c stage=prod`) the app reads
+// cdk.json's context itself and accepts the same -c key=value flags, so both ways build
+// one template.
 package main
 
 import (
@@ -49,6 +54,16 @@ func run(args []string) error {
 		Stage:        stage,
 		FunctionsDir: functionsDir,
 		AlarmEmail:   contextString(app, "alarmEmail", ""),
+		AI: stack.AIProps{
+			Provider:      contextString(app, "aiProvider", ""),
+			Model:         contextString(app, "aiModel", ""),
+			OpenAIBaseURL: contextString(app, "openaiBaseUrl", ""),
+		},
+		Identity: stack.IdentityProps{
+			Issuer:   contextString(app, "jwtIssuer", ""),
+			Audience: contextString(app, "jwtAudience", ""),
+			JWKSURL:  contextString(app, "jwtJwksUrl", ""),
+		},
 	})
 	app.Synth(nil)
 	return nil

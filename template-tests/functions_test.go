@@ -39,8 +39,9 @@ func TestFunctionSizing(t *testing.T) {
 	})
 }
 
-// The environment is exactly the stage, the log level and the function's own tables and
-// queues: a function never learns the name of a resource it may not touch.
+// The environment is exactly the stage, the log level, the function's own tables and
+// queues, and the AI or JWT settings when it invokes AI or verifies JWTs: a function never
+// learns the name of a resource it may not touch.
 func TestFunctionEnvironment(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
 		for _, f := range s.functions {
@@ -51,6 +52,9 @@ func TestFunctionEnvironment(t *testing.T) {
 				}
 				for _, q := range f.SendsTo {
 					vars[q.EnvVar] = ref(s.queueID(t, q.Name)) // Ref of a queue is its URL
+				}
+				for k, v := range s.configEnv(f) {
+					vars[k] = v
 				}
 				s.has(t, "AWS::Lambda::Function", obj{
 					"Tags":        assertions.Match_ArrayWith(&arr{obj{"Key": "function", "Value": f.Name}}),

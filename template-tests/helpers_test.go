@@ -1,9 +1,11 @@
 package templatetests
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -52,6 +54,8 @@ type synthesized struct {
 	queues    []blueprint.Queue
 	functions []blueprint.Function
 	email     string
+	ai        stack.AIProps
+	identity  stack.IdentityProps
 
 	stack    awscdk.Stack
 	template assertions.Template
@@ -131,6 +135,8 @@ func synth(spec synthesized) (s *synthesized, err error) {
 		Tables:       spec.tables,
 		Queues:       spec.queues,
 		Functions:    spec.functions,
+		AI:           spec.ai,
+		Identity:     spec.identity,
 	})
 	out.template = assertions.Template_FromStack(out.stack, nil)
 	return &out, nil
@@ -202,6 +208,40 @@ func (s *synthesized) functionID(t *testing.T, name string) string {
 func (s *synthesized) topicID(t *testing.T) string {
 	t.Helper()
 	return s.resourceID(t, "AWS::SNS::Topic", obj{})
+}
+
+// configEnv is what the stack's AI and identity settings add to a function's environment:
+// the provider for functions that invoke AI, the JWT issuer for operator and approver
+// routes. The defaults are written out here rather than taken from package stack, so that
+// changing one shows up as a failing test.
+func (s *synthesized) configEnv(f blueprint.Function) obj {
+	out := obj{}
+	if f.InvokesAI {
+		out["AI_PROVIDER"] = cmp.Or(s.ai.Provider, "rules")
+		if s.ai.Model != "" {
+			out["AI_MODEL"] = s.ai.Model
+		}
+		if s.ai.OpenAIBaseURL != "" {
+			out["OPENAI_BASE_URL"] = s.ai.OpenAIBaseURL
+		}
+	}
+	if f.Route != nil && (f.Route.Auth == blueprint.AuthOperator || f.Route.Auth == blueprint.AuthApprover) {
+		out["JWT_AUDIENCE"] = cmp.Or(s.identity.Audience, "syncassist")
+		if s.identity.Issuer != "" {
+			out["JWT_ISSUER"] = s.identity.Issuer
+			out["JWT_JWKS_URL"] = cmp.Or(s.identity.JWKSURL, strings.TrimSuffix(s.identity.Issuer, "/")+"/.well-known/jwks.json")
+		} else if s.identity.JWKSURL != "" {
+			out["JWT_JWKS_URL"] = s.identity.JWKSURL
+		}
+	}
+	return out
+}
+
+// hasFunction asserts that the function tagged name has (at least) these properties.
+func (s *synthesized) hasFunction(t *testing.T, name string, props obj) {
+	t.Helper()
+	props["Tags"] = assertions.Match_ArrayWith(&arr{obj{"Key": stack.FunctionTag, "Value": name}})
+	s.has(t, "AWS::Lambda::Function", props)
 }
 
 func (s *synthesized) httpFunctions() []blueprint.Function {

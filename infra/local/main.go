@@ -1,7 +1,8 @@
 // Command local runs the whole service on one machine: the emulators, the tables and
 // queues from the blueprint, a demo tenant, the HTTP API with every route, an SQS poller
 // that feeds the diagnosis worker as the Lambda event source would, and the reconcile on a
-// timer. `local sample` posts a freshly signed sample sync error to a running stack.
+// timer. `local sample` posts a freshly signed sample sync error to a running stack;
+// `local token` mints a development operator token.
 package main
 
 import (
@@ -25,8 +26,10 @@ func main() {
 		err = serve(ctx)
 	case "sample":
 		err = sample(ctx, os.Args[2:])
+	case "token":
+		err = tokenCommand(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (serve, sample)", cmd)
+		err = fmt.Errorf("unknown command %q (serve, sample, token)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)

@@ -19,6 +19,7 @@ import (
 	"github.com/syncassist/syncassist/infra/emulators"
 	"github.com/syncassist/syncassist/shared/app"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/identity/devissuer"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -82,6 +83,21 @@ func serve(ctx context.Context) error {
 	}
 	queues, sq := prov.Queues, sqs.NewFromConfig(awsCfg)
 
+	addr := "127.0.0.1:" + envOr("PORT", "3000")
+	baseURL := "http://" + addr
+	// The development JWT issuer: its key lives in .local so tokens from `make token`
+	// survive restarts; the API verifies them through its JWKS like any real issuer.
+	issuer, err := devissuer.Load(filepath.Join(stateDir, "dev-issuer.pem"))
+	if err != nil {
+		return err
+	}
+	issuer.URL = baseURL + "/dev-issuer"
+	if os.Getenv("JWT_ISSUER") == "" {
+		os.Setenv("JWT_ISSUER", issuer.URL)
+		os.Setenv("JWT_AUDIENCE", issuer.Audience)
+		os.Setenv("JWT_JWKS_URL", issuer.URL+devissuer.JWKSPath)
+	}
+
 	deps, err := app.Load(ctx)
 	if err != nil {
 		return err
@@ -91,17 +107,18 @@ func serve(ctx context.Context) error {
 		return err
 	}
 
-	mux, err := deps.Mux(blueprint.HTTPFunctions())
+	api, err := deps.Mux(blueprint.HTTPFunctions())
 	if err != nil {
 		return err
 	}
-	addr := "127.0.0.1:" + envOr("PORT", "3000")
+	mux := http.NewServeMux()
+	mux.Handle("/dev-issuer/", http.StripPrefix("/dev-issuer", issuer.Handler()))
+	mux.Handle("/", api)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s (set PORT to use another port): %w", addr, err)
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	baseURL := "http://" + addr
 
 	var wg sync.WaitGroup
 	wg.Add(3)
@@ -188,7 +205,7 @@ func seedDemoTenant(ctx context.Context, store tenant.Store, fixed string) (stri
 func writeState(dir, baseURL, secret string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "LOCAL_API_URL=%s\nDEMO_TENANT=%s\nDEMO_WEBHOOK_SECRET=%s\n", baseURL, demoTenant, secret)
-	for _, k := range []string{"STAGE", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", blueprint.Diagnosis.EnvVar} {
+	for _, k := range []string{"STAGE", "JWT_ISSUER", "JWT_AUDIENCE", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", blueprint.Diagnosis.EnvVar} {
 		if v := os.Getenv(k); v != "" {
 			fmt.Fprintf(&b, "%s=%s\n", k, v)
 		}

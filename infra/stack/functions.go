@@ -41,6 +41,11 @@ type FunctionsProps struct {
 	// KeepLogs retains log groups when the stack lets go of them.
 	KeepLogs     bool
 	LogRetention awslogs.RetentionDays
+	// AI configures the functions marked InvokesAI: their provider environment and, on
+	// Bedrock, the one model they may invoke.
+	AI AIProps
+	// Identity configures the functions behind operator and approver routes.
+	Identity IdentityProps
 }
 
 // Functions holds one Lambda per blueprint function.
@@ -52,6 +57,8 @@ type Functions struct {
 
 // NewFunctions creates each function (arm64, provided.al2023) with its own log group,
 // the environment naming its tables and queues, and exactly the grants the blueprint lists.
+// Functions marked InvokesAI also learn the AI provider (and on Bedrock may invoke its one
+// model); functions behind operator or approver routes learn the JWT issuer.
 // Queue-triggered functions also get their SQS event source here because the event source
 // is what grants them the right to consume.
 func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) *Functions {
@@ -95,6 +102,16 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 				env[q.EnvVar] = queue.QueueUrl()
 			}
 		}
+		if f.InvokesAI {
+			for k, v := range props.AI.environment() {
+				env[k] = jsii.String(v)
+			}
+		}
+		if verifiesJWT(f) {
+			for k, v := range props.Identity.environment() {
+				env[k] = jsii.String(v)
+			}
+		}
 
 		fnProps := &awslambda.FunctionProps{
 			Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
@@ -129,6 +146,9 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 			if queue := props.Queues.Queue(q.Name); queue != nil {
 				queue.GrantSendMessages(fn)
 			}
+		}
+		if f.InvokesAI && props.AI.grantsBedrock() {
+			fn.AddToRolePolicy(bedrockInvokeStatement(fn, props.AI.Model))
 		}
 		if f.Queue != nil {
 			if queue := props.Queues.Queue(f.Queue.Name); queue != nil {

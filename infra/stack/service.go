@@ -35,6 +35,11 @@ type ServiceProps struct {
 	FunctionsDir string
 	// AlarmEmail, when set, is subscribed to the alarm topic.
 	AlarmEmail string
+	// AI configures the functions marked InvokesAI (provider AIProviderRules when empty).
+	AI AIProps
+	// Identity configures how operator and approver routes verify JWTs. Without an Issuer
+	// synthesis warns, and those routes answer 503.
+	Identity IdentityProps
 
 	// Tables, Queues and Functions default to blueprint's lists. They exist so that a test
 	// can prove the stack follows whatever the blueprint declares; the app leaves them nil.
@@ -54,6 +59,8 @@ func NewService(scope constructs.Construct, id string, props *ServiceProps) awsc
 	awscdk.Tags_Of(st).Add(jsii.String("stage"), jsii.String(p.Stage), nil)
 
 	validate(st, p.Stage, p.Tables, p.Queues, p.Functions)
+	validateAI(st, p.AI)
+	checkIdentity(st, p.Identity, p.Functions)
 
 	// Only dev is disposable: any other stage holds data someone will want back.
 	disposable := p.Stage == DefaultStage
@@ -68,6 +75,8 @@ func NewService(scope constructs.Construct, id string, props *ServiceProps) awsc
 		Queues:       queues,
 		KeepLogs:     !disposable,
 		LogRetention: DefaultLogRetention,
+		AI:           p.AI,
+		Identity:     p.Identity,
 	})
 	api := NewAPI(st, "Api", &APIProps{Stage: p.Stage, Functions: p.Functions, Lambdas: fns})
 	NewSchedules(st, "Schedules", &SchedulesProps{Functions: p.Functions, Lambdas: fns})
@@ -112,5 +121,7 @@ func withDefaults(props *ServiceProps) ServiceProps {
 	if p.Functions == nil {
 		p.Functions = blueprint.Functions
 	}
+	p.AI = p.AI.withDefaults()
+	p.Identity = p.Identity.withDefaults()
 	return p
 }

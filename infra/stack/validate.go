@@ -20,6 +20,14 @@ var httpMethods = map[string]bool{
 	"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true, "OPTIONS": true, "ANY": true,
 }
 
+var routeAuths = map[blueprint.Auth]bool{
+	blueprint.AuthSigned: true, blueprint.AuthOperator: true, blueprint.AuthApprover: true,
+}
+
+// IdentityWarningID acknowledges the warning about a missing JWT issuer
+// (Annotations.Of(stack).AcknowledgeWarning), for a stage without authenticated users.
+const IdentityWarningID = "@syncassist/stack:jwtIssuerMissing"
+
 // validate reports blueprint mistakes as CDK error annotations rather than panics: the CDK
 // CLI then lists every mistake with its construct path and refuses to synthesize, and the
 // constructs skip what they cannot build so one mistake does not hide the next.
@@ -75,6 +83,11 @@ func validate(scope constructs.Construct, stage string, tables []blueprint.Table
 			if strings.Contains(f.Route.Path, "{$}") {
 				fail("function %q: route path %q uses {$}, which API Gateway cannot express", f.Name, f.Route.Path)
 			}
+			// No Auth is allowed (a public route); a misspelt one would silently be one.
+			if f.Route.Auth != "" && !routeAuths[f.Route.Auth] {
+				fail("function %q: route auth %q is not one of %q, %q or %q", f.Name, f.Route.Auth,
+					blueprint.AuthSigned, blueprint.AuthOperator, blueprint.AuthApprover)
+			}
 		}
 		if f.Queue != nil {
 			triggers++
@@ -107,6 +120,16 @@ func validate(scope constructs.Construct, stage string, tables []blueprint.Table
 		}
 
 		env := map[string]bool{envStage: true, envLogLevel: true}
+		if f.InvokesAI {
+			for _, name := range aiEnvNames {
+				env[name] = true
+			}
+		}
+		if verifiesJWT(f) {
+			for _, name := range jwtEnvNames {
+				env[name] = true
+			}
+		}
 		claim := func(name, what string) {
 			if env[name] {
 				fail("function %q: environment variable %q is set twice (%s)", f.Name, name, what)
@@ -129,6 +152,51 @@ func validate(scope constructs.Construct, stage string, tables []blueprint.Table
 			claim(q.EnvVar, "queue "+q.Name)
 		}
 	}
+}
+
+// validateAI reports an AI configuration the functions marked InvokesAI could not run with.
+func validateAI(scope constructs.Construct, ai AIProps) {
+	fail := func(format string, args ...any) {
+		awscdk.Annotations_Of(scope).AddError(jsii.String(fmt.Sprintf(format, args...)))
+	}
+	ai = ai.withDefaults()
+	switch ai.Provider {
+	case AIProviderRules:
+	case AIProviderBedrock:
+		if ai.Model == "" {
+			fail("AI provider %q needs a model (-c aiModel=<model or inference profile id>); it is also the only model the functions may invoke", ai.Provider)
+		}
+		// A wildcard would widen the grant to models nobody chose.
+		if strings.ContainsAny(ai.Model, "*?") {
+			fail("AI model %q: wildcards are not allowed; name one model", ai.Model)
+		}
+	case AIProviderOpenAI:
+		if ai.OpenAIBaseURL == "" {
+			fail("AI provider %q needs a base URL (-c openaiBaseUrl=<url>)", ai.Provider)
+		}
+	default:
+		fail("AI provider %q: want %q, %q or %q", ai.Provider, AIProviderRules, AIProviderBedrock, AIProviderOpenAI)
+	}
+}
+
+// checkIdentity warns, without failing synthesis, when routes need a JWT issuer and none
+// is configured: offline synthesis and the template tests must keep working without one.
+func checkIdentity(scope constructs.Construct, id IdentityProps, fns []blueprint.Function) {
+	if id.Issuer != "" {
+		return
+	}
+	var names []string
+	for _, f := range fns {
+		if verifiesJWT(f) {
+			names = append(names, f.Name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	awscdk.Annotations_Of(scope).AddWarningV2(jsii.String(IdentityWarningID), jsii.String(fmt.Sprintf(
+		"no JWT issuer is configured: authenticated routes (%s) will answer 503 until the stack is synthesized with -c jwtIssuer=<issuer URL>",
+		strings.Join(names, ", "))))
 }
 
 func checkWholeSeconds(fail func(string, ...any), what string, d time.Duration) {

@@ -16,9 +16,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/syncassist/syncassist/shared/ai"
+	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -30,6 +34,8 @@ type Config struct {
 	Stage            string
 	ProcessedTable   string
 	TenantsTable     string
+	AuditTable       string
+	AIRecordsTable   string
 	DiagnosisQueue   string
 	WebhookTolerance time.Duration
 	StuckAfter       time.Duration
@@ -38,6 +44,9 @@ type Config struct {
 	// reads the store on every request.
 	TenantCacheTTL time.Duration
 	LogLevel       slog.Level
+	// JWT configures operator token verification; an empty Issuer leaves authenticated
+	// routes answering 503 identity_unavailable.
+	JWT identity.JWTConfig
 }
 
 // ConfigFromEnv reads Config. Table names default to the stage's physical names, so a
@@ -55,6 +64,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	c.ProcessedTable = name(blueprint.Processed)
 	c.TenantsTable = name(blueprint.Tenants)
+	c.AuditTable = name(blueprint.Audit)
+	c.AIRecordsTable = name(blueprint.AIRecords)
 	c.DiagnosisQueue = getenv(blueprint.Diagnosis.EnvVar)
 	c.TenantCacheTTL = 10 * time.Second
 	if v := getenv("TENANT_CACHE_TTL"); v != "" {
@@ -81,6 +92,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			}
 		}
 	}
+	c.JWT = identity.JWTConfig{Issuer: getenv("JWT_ISSUER"), Audience: getenv("JWT_AUDIENCE"), JWKSURL: getenv("JWT_JWKS_URL")}
+	if c.JWT.Audience == "" {
+		c.JWT.Audience = "syncassist"
+	}
+	if c.JWT.JWKSURL == "" && c.JWT.Issuer != "" {
+		c.JWT.JWKSURL = strings.TrimSuffix(c.JWT.Issuer, "/") + "/.well-known/jwks.json"
+	}
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return Config{}, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", v)
@@ -99,7 +117,20 @@ type Deps struct {
 	IngestTenants tenant.Reader
 	Claims        syncerror.ClaimStore
 	Queue         syncerror.Queue
-	Now           func() time.Time
+	AuditStore    audit.Store
+	Audit         *audit.Log
+	DLP           *dlp.Scanner
+	AIRecords     *dynamostore.AIRecords
+	// AI is the governed AI client: the only way to a provider.
+	AI       *ai.Governed
+	AIConfig ai.ProviderConfig
+	// Tokens verifies operator JWTs; nil when no issuer is configured.
+	Tokens identity.TokenVerifier
+	// Sessions resolves embedded sessions; nil until they exist.
+	Sessions identity.SessionResolver
+	Now      func() time.Time
+
+	aiProvider, aiModel string
 }
 
 // Load builds Deps from the environment with the AWS SDK's default configuration, which
@@ -115,11 +146,31 @@ func Load(ctx context.Context) (*Deps, error) {
 	}
 	db := dynamodb.NewFromConfig(awsCfg)
 	d := &Deps{
-		Config:  cfg,
-		Log:     NewLogger(cfg.LogLevel),
-		Tenants: dynamostore.NewTenants(db, cfg.TenantsTable),
-		Claims:  dynamostore.NewClaims(db, cfg.ProcessedTable),
-		Now:     time.Now,
+		Config:     cfg,
+		Log:        NewLogger(cfg.LogLevel),
+		Tenants:    dynamostore.NewTenants(db, cfg.TenantsTable),
+		Claims:     dynamostore.NewClaims(db, cfg.ProcessedTable),
+		AuditStore: dynamostore.NewAudit(db, cfg.AuditTable),
+		Now:        time.Now,
+	}
+	if cfg.JWT.Issuer != "" {
+		d.Tokens = identity.NewJWTVerifier(cfg.JWT)
+	}
+	d.DLP = dlp.NewScanner()
+	d.Audit = &audit.Log{Store: d.AuditStore, Redactor: recordRedactor{d.DLP}, Now: d.now}
+	d.AIRecords = dynamostore.NewAIRecords(db, cfg.AIRecordsTable)
+	if d.AIConfig, err = ai.ProviderConfigFromEnv(os.Getenv); err != nil {
+		return nil, err
+	}
+	d.AIConfig.AWSConfig = &awsCfg
+	provider, err := ai.NewProvider(ctx, d.AIConfig)
+	if err != nil {
+		return nil, fmt.Errorf("AI provider: %w", err)
+	}
+	d.AI = ai.NewGoverned(provider, promptScanner{d.DLP}, d.AIRecords, d.AIRecords, aiAuditor{d.Audit}).WithClock(d.now)
+	d.aiProvider, d.aiModel = provider.Name(), d.AIConfig.Model
+	if d.aiModel == "" && d.aiProvider == "rules" {
+		d.aiModel = ai.RulesModel
 	}
 	d.IngestTenants = d.Tenants
 	if cfg.TenantCacheTTL > 0 {
@@ -132,6 +183,9 @@ func Load(ctx context.Context) (*Deps, error) {
 	}
 	return d, nil
 }
+
+// now reads the clock through d.Now, so tests that set Now after Load move every clock.
+func (d *Deps) now() time.Time { return d.Now() }
 
 // NewLogger returns the JSON logger every function uses.
 func NewLogger(level slog.Level) *slog.Logger {
@@ -159,7 +213,8 @@ func (d *Deps) Ingest() *syncerror.Ingest {
 
 // Worker returns the diagnosis worker.
 func (d *Deps) Worker() *syncerror.Worker {
-	return &syncerror.Worker{Claims: d.Claims, Log: d.Log, Now: d.Now, StaleAfter: d.Config.DiagnosisStale}
+	return &syncerror.Worker{Claims: d.Claims, Log: d.Log, Now: d.Now, StaleAfter: d.Config.DiagnosisStale,
+		Diagnoser: governedDiagnoser{g: d.AI, provider: d.aiProvider, model: d.aiModel, now: d.Now}}
 }
 
 // Reconcile returns the reconcile.
@@ -173,6 +228,8 @@ func (d *Deps) RouteHandler(name string) (http.Handler, error) {
 	switch name {
 	case blueprint.FuncIngest:
 		return d.Ingest(), nil
+	case blueprint.FuncAuditList:
+		return &audit.Handler{Store: d.AuditStore, Now: d.Now}, nil
 	}
 	return nil, fmt.Errorf("no HTTP handler for function %q", name)
 }
@@ -189,13 +246,37 @@ func (d *Deps) Mux(fns []blueprint.Function) (http.Handler, error) {
 		if err != nil {
 			return nil, err
 		}
-		mux.Handle(f.Route.Pattern(), h)
+		mux.Handle(f.Route.Pattern(), d.authenticated(f.Route.Auth, h))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "route_not_found",
 			"No route "+r.Method+" "+strings.TrimSpace(r.URL.Path)+"."))
 	})
 	return httpapi.Instrument(d.Log, mux), nil
+}
+
+// authenticated puts a route behind its authentication: signed routes verify their own
+// signature; operator and approver routes get validateGuestContext then the role check.
+func (d *Deps) authenticated(mode blueprint.Auth, h http.Handler) http.Handler {
+	var tokens identity.TokenVerifier = unavailableVerifier{}
+	if d.Tokens != nil {
+		tokens = d.Tokens
+	}
+	switch mode {
+	case blueprint.AuthOperator:
+		return identity.Authenticate(tokens, d.Sessions, identity.ValidateGuestContext(identity.RequireRole(identity.RoleOperator, h)))
+	case blueprint.AuthApprover:
+		return identity.Authenticate(tokens, d.Sessions, identity.ValidateGuestContext(identity.RequireApproverRole(h)))
+	}
+	return h
+}
+
+// unavailableVerifier stands in when no JWT issuer is configured, so operator routes say
+// 503 identity_unavailable instead of treating every caller as anonymous.
+type unavailableVerifier struct{}
+
+func (unavailableVerifier) Verify(context.Context, string) (identity.Principal, error) {
+	return identity.Principal{}, fmt.Errorf("JWT_ISSUER is not configured: %w", identity.ErrJWKSUnavailable)
 }
 
 // FunctionNamed returns the blueprint function called name.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/app"
+	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -199,8 +200,27 @@ func TestDiagnoseEventThroughLambdaEntryPoint(t *testing.T) {
 		t.Fatalf("failures %+v, want only the malformed message", resp.BatchItemFailures)
 	}
 	row, err := e.deps.Claims.Get(context.Background(), "demo", id)
-	if err != nil || row.Diagnosis != syncerror.DiagnosisDiagnosing || row.DiagnosisAttempts != 1 {
+	if err != nil || row.Diagnosis != syncerror.DiagnosisReady || row.DiagnosisAttempts != 1 || row.Proposal == nil {
 		t.Fatalf("row %+v err=%v", row, err)
+	}
+	p := row.Proposal
+	if p.Class != "value" || len(p.Fix) != 1 || p.Fix[0].Path != "shipcountry" || p.Fix[0].Before != "Deutschland" || p.Fix[0].After != "DE" ||
+		p.Confidence <= 0.5 || p.InferenceID != syncerror.InferenceID(id, 1) || p.Provider != "rules" {
+		t.Fatalf("proposal %+v", p)
+	}
+	// The governed client left its trace, cost records and audit records, for the tenant.
+	traces, err := e.deps.AIRecords.Traces(context.Background(), "demo", id)
+	if err != nil || len(traces) != 1 || traces[0].Identity.TenantID != "demo" || traces[0].Identity.Actor != "webhook:msg_2kEvFixtureIngest0001" {
+		t.Fatalf("traces %+v err=%v", traces, err)
+	}
+	costs, err := e.deps.AIRecords.Costs(context.Background(), "demo", id)
+	if err != nil || len(costs) == 0 {
+		t.Fatalf("costs %+v err=%v", costs, err)
+	}
+	page, err := e.deps.AuditStore.Query(context.Background(), audit.Query{TenantID: "demo", ActionType: audit.TypeAI,
+		From: fixtureTime.Add(-time.Hour), To: fixtureTime.Add(time.Hour), Limit: 10})
+	if err != nil || len(page.Records) != 1 || page.Records[0].ActionKey != "ai.inference" || page.Records[0].Result != audit.ResultSuccess {
+		t.Fatalf("audit %+v err=%v", page.Records, err)
 	}
 }
 
@@ -315,7 +335,7 @@ func TestPollerPartialBatchFailureAndDLQRedrive(t *testing.T) {
 		t.Fatalf("main queue still holds %v: the good message should have been deleted after success", main)
 	}
 	row, err := e.deps.Claims.Get(context.Background(), "demo", syncerror.ClaimID("demo", fixtureErrID))
-	if err != nil || row.Diagnosis != syncerror.DiagnosisDiagnosing || row.DiagnosisAttempts != 1 {
+	if err != nil || row.Diagnosis != syncerror.DiagnosisReady || row.DiagnosisAttempts != 1 {
 		t.Fatalf("row %+v err=%v: the good message should have been handled exactly once", row, err)
 	}
 }

@@ -61,6 +61,7 @@ const (
 	TableProcessed = "sync_error_assist_processed"
 	TableTenants   = "tenant_config"
 	TableAudit     = "audit_logs"
+	TableAIRecords = "ai_records"
 )
 
 // Index names on the processed table.
@@ -108,8 +109,19 @@ var Audit = Table{
 	EnvVar: "TABLE_AUDIT",
 }
 
+// AIRecords holds what the governed AI client leaves behind per inference: the reasoning
+// trace ("trace#<inference>#<operation>") and the cost record ("cost#<time>#<inference>"),
+// one table because both are keyed by tenant and inference. Traces expire; costs do not.
+var AIRecords = Table{
+	Name:         TableAIRecords,
+	PartitionKey: Key{Name: "tenant_id", Type: String},
+	SortKey:      sk("record"),
+	TTLAttribute: "expires_at",
+	EnvVar:       "TABLE_AI_RECORDS",
+}
+
 // Tables lists every table the service owns.
-var Tables = []Table{Processed, Tenants, Audit}
+var Tables = []Table{Processed, Tenants, Audit, AIRecords}
 
 // DiagnosisWorkerTimeout bounds one diagnosis batch; the queue's visibility timeout is six
 // times this, as AWS recommends for SQS event sources.

@@ -17,10 +17,26 @@ type TableGrant struct {
 	Access Access
 }
 
+// Auth is how a route authenticates its caller.
+type Auth string
+
+// Route authentication modes.
+const (
+	// AuthSigned routes verify a Standard Webhooks signature with the tenant's secret.
+	AuthSigned Auth = "signed"
+	// AuthOperator routes need an identity (operator JWT or embedded session) with the
+	// operator role.
+	AuthOperator Auth = "operator"
+	// AuthApprover routes need an identity with the approver role (validateGuestContext,
+	// then requireApproverRole).
+	AuthApprover Auth = "approver"
+)
+
 // Route is an HTTP API route in Go 1.22 ServeMux / API Gateway syntax ("{id}" parameters).
 type Route struct {
 	Method string
 	Path   string
+	Auth   Auth
 }
 
 // Pattern is the route as a net/http ServeMux pattern.
@@ -40,6 +56,9 @@ type Function struct {
 	MemoryMB    int
 	// BatchSize is the SQS event source batch size (queue functions only).
 	BatchSize int
+	// InvokesAI marks functions that call the configured AI provider; on Bedrock they may
+	// invoke only the configured model.
+	InvokesAI bool
 }
 
 // Function names, which are also their folders under functions/.
@@ -47,13 +66,14 @@ const (
 	FuncIngest    = "ingest"
 	FuncDiagnose  = "diagnose"
 	FuncReconcile = "reconcile"
+	FuncAuditList = "audit-list"
 )
 
 // ReconcileInterval is how often the reconcile runs (the spec's 30 minutes).
 const ReconcileInterval = 30 * time.Minute
 
 // IngestRoute is the host ERP's webhook.
-var IngestRoute = Route{Method: "POST", Path: "/api/sync-error-assist/ingest"}
+var IngestRoute = Route{Method: "POST", Path: "/api/sync-error-assist/ingest", Auth: AuthSigned}
 
 // Functions lists every Lambda of the service.
 var Functions = []Function{
@@ -70,7 +90,8 @@ var Functions = []Function{
 		Name:        FuncDiagnose,
 		Description: "Diagnoses claimed sync errors from the diagnosis queue",
 		Queue:       &Diagnosis,
-		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}},
+		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}, {Audit, ReadWrite}, {AIRecords, ReadWrite}},
+		InvokesAI:   true,
 		Timeout:     DiagnosisWorkerTimeout,
 		MemoryMB:    512,
 		BatchSize:   10,
@@ -82,6 +103,14 @@ var Functions = []Function{
 		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}},
 		SendsTo:     []Queue{Diagnosis},
 		Timeout:     5 * time.Minute,
+		MemoryMB:    256,
+	},
+	{
+		Name:        FuncAuditList,
+		Description: "Lists the caller tenant's audit records (approvers)",
+		Route:       &Route{Method: "GET", Path: "/api/audit", Auth: AuthApprover},
+		Tables:      []TableGrant{{Audit, Read}},
+		Timeout:     10 * time.Second,
 		MemoryMB:    256,
 	},
 }

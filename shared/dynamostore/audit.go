@@ -24,7 +24,9 @@ type Audit struct {
 var _ audit.Store = (*Audit)(nil)
 
 // NewAudit returns the store for the physical table name.
-func NewAudit(client *dynamodb.Client, table string) *Audit { return &Audit{client: client, table: table} }
+func NewAudit(client *dynamodb.Client, table string) *Audit {
+	return &Audit{client: client, table: table}
+}
 
 func auditSort(r audit.Record) string { return formatTime(r.At) + "#" + r.ID }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -64,6 +64,11 @@ func claimItem(c syncerror.Claim) item {
 	putOptional(it, "payload", string(r.Payload))
 	putOptional(it, "context", string(r.Context))
 	putOptional(it, "webhook_id", c.WebhookID)
+	putOptional(it, "diagnosis_error", c.DiagnosisError)
+	if c.Proposal != nil {
+		b, _ := json.Marshal(c.Proposal) // a Proposal always marshals
+		it["proposal"] = str(string(b))
+	}
 	return it
 }
 
@@ -82,10 +87,17 @@ func claimFrom(it item) (syncerror.Claim, error) {
 			ExternalSystem: getString(it, "external_system"),
 			Direction:      getString(it, "direction"),
 		},
-		Status:    syncerror.Status(getString(it, "status")),
-		Diagnosis: syncerror.Diagnosis(getString(it, "diagnosis")),
-		Source:    syncerror.Source(getString(it, "source")),
-		WebhookID: getString(it, "webhook_id"),
+		Status:         syncerror.Status(getString(it, "status")),
+		Diagnosis:      syncerror.Diagnosis(getString(it, "diagnosis")),
+		Source:         syncerror.Source(getString(it, "source")),
+		WebhookID:      getString(it, "webhook_id"),
+		DiagnosisError: getString(it, "diagnosis_error"),
+	}
+	if p := getString(it, "proposal"); p != "" {
+		c.Proposal = &syncerror.Proposal{}
+		if err := json.Unmarshal([]byte(p), c.Proposal); err != nil {
+			return syncerror.Claim{}, fmt.Errorf("claim %s: proposal: %w", c.ID, err)
+		}
 	}
 	if p := getString(it, "payload"); p != "" {
 		c.Record.Payload = json.RawMessage(p)
@@ -235,6 +247,50 @@ func (s *Claims) Requeue(ctx context.Context, tenantID, id string, seen syncerro
 	}
 	if err != nil {
 		return fmt.Errorf("requeue %s/%s: %w", tenantID, id, err)
+	}
+	return nil
+}
+
+// CompleteDiagnosis implements syncerror.ClaimStore.
+func (s *Claims) CompleteDiagnosis(ctx context.Context, tenantID, id string, attempt int, p syncerror.Proposal, now time.Time) error {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return s.endAttempt(ctx, tenantID, id, attempt, syncerror.DiagnosisReady, now,
+		"SET proposal = :extra REMOVE diagnosis_error", str(string(b)))
+}
+
+// EndDiagnosis implements syncerror.ClaimStore.
+func (s *Claims) EndDiagnosis(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, reason string, now time.Time) error {
+	return s.endAttempt(ctx, tenantID, id, attempt, d, now, "SET diagnosis_error = :extra", str(reason))
+}
+
+// endAttempt moves a row out of diagnosing, conditional on the attempt that holds it. clause
+// is the rest of the update ("SET x = :extra", optionally followed by "REMOVE y"); it is
+// appended after the state change's own SET list.
+func (s *Claims) endAttempt(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, now time.Time, clause string, extra types.AttributeValue) error {
+	update := "SET diagnosis = :d, diagnosis_key = :dkey, diagnosis_since = :now, updated_at = :now, " +
+		strings.TrimPrefix(clause, "SET ")
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.table),
+		Key:                 s.key(tenantID, id),
+		ConditionExpression: aws.String("diagnosis = :diagnosing AND diagnosis_attempts = :attempt"),
+		UpdateExpression:    aws.String(update),
+		ExpressionAttributeValues: item{
+			":d":          str(string(d)),
+			":dkey":       str(diagnosisKey(tenantID, d)),
+			":now":        str(formatTime(now)),
+			":diagnosing": str(string(syncerror.DiagnosisDiagnosing)),
+			":attempt":    num(int64(attempt)),
+			":extra":      extra,
+		},
+	})
+	if isConditionFailed(err) {
+		return s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return fmt.Errorf("end diagnosis %s/%s: %w", tenantID, id, err)
 	}
 	return nil
 }

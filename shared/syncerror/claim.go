@@ -62,6 +62,10 @@ type Claim struct {
 	Diagnosis         Diagnosis
 	DiagnosisSince    time.Time
 	DiagnosisAttempts int
+	// DiagnosisError is the last failure of the pipeline, for operators; never payload data.
+	DiagnosisError string
+	// Proposal is set once Diagnosis is ready.
+	Proposal *Proposal
 	Source            Source
 	WebhookID         string
 	ClaimedAt         time.Time
@@ -118,6 +122,13 @@ type ClaimStore interface {
 	// diagnosis state and since-time the caller saw (so two overlapping reconciles enqueue
 	// it once). ErrStateChanged otherwise.
 	Requeue(ctx context.Context, tenantID, id string, seen Diagnosis, seenSince, now time.Time) error
+	// CompleteDiagnosis stores p and moves the row to ready, if it is still diagnosing in
+	// the given attempt (a worker that was overtaken cannot overwrite). ErrStateChanged
+	// otherwise.
+	CompleteDiagnosis(ctx context.Context, tenantID, id string, attempt int, p Proposal, now time.Time) error
+	// EndDiagnosis moves a row diagnosing in the given attempt to d (queued to retry,
+	// failed to give up) with the reason. ErrStateChanged otherwise.
+	EndDiagnosis(ctx context.Context, tenantID, id string, attempt int, d Diagnosis, reason string, now time.Time) error
 }
 
 // Message is the body of a diagnosis queue message.

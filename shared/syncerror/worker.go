@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -14,11 +15,17 @@ import (
 // worker's timeout so a live worker is never overtaken.
 const DefaultDiagnosisStale = 2 * time.Minute
 
-// Worker takes diagnosis messages in batches, as the SQS event source delivers them.
+// MaxDiagnosisAttempts is how many times a claim is diagnosed before a transient failure
+// becomes final; the queue's own redrive stops a message after as many receives.
+const MaxDiagnosisAttempts = 5
+
+// Worker takes diagnosis messages in batches, as the SQS event source delivers them, and
+// runs the diagnosis pipeline for each claim.
 type Worker struct {
-	Claims ClaimStore
-	Log    *slog.Logger
-	Now    func() time.Time
+	Claims    ClaimStore
+	Diagnoser Diagnoser
+	Log       *slog.Logger
+	Now       func() time.Time
 	// StaleAfter overrides DefaultDiagnosisStale.
 	StaleAfter time.Duration
 }
@@ -59,7 +66,47 @@ func (w *Worker) handle(ctx context.Context, msg events.SQSMessage) error {
 		return err
 	}
 	w.log().Info("diagnosing", "tenant", c.TenantID, "id", c.ID, "attempt", c.DiagnosisAttempts)
-	return nil
+	return w.diagnose(ctx, c)
+}
+
+// diagnose runs the pipeline for a claim this worker holds in attempt c.DiagnosisAttempts.
+// Success stores the proposal (ready). A permanent failure ends the diagnosis (failed). A
+// transient one hands the claim back (queued) and fails the message, so SQS redelivers it
+// and the next delivery can take the claim at once; after MaxDiagnosisAttempts it is final.
+func (w *Worker) diagnose(ctx context.Context, c Claim) error {
+	attempt := c.DiagnosisAttempts
+	p, err := w.Diagnoser.Diagnose(ctx, c, InferenceID(c.ID, attempt))
+	if err == nil {
+		err := w.Claims.CompleteDiagnosis(ctx, c.TenantID, c.ID, attempt, p, w.now())
+		if errors.Is(err, ErrStateChanged) {
+			// Overtaken by a later attempt; its result stands.
+			return nil
+		}
+		if err == nil {
+			w.log().Info("diagnosis ready", "tenant", c.TenantID, "id", c.ID, "class", p.Class, "confidence", p.Confidence)
+		}
+		return err
+	}
+	var perm *PermanentError
+	reason := "diagnosis failed"
+	if errors.As(err, &perm) {
+		reason = perm.Reason
+	}
+	if errors.Is(err, ErrPermanent) || attempt >= MaxDiagnosisAttempts {
+		if attempt >= MaxDiagnosisAttempts && !errors.Is(err, ErrPermanent) {
+			reason = "gave up after " + strconv.Itoa(attempt) + " attempts; last: temporary failure"
+		}
+		w.log().Warn("diagnosis failed", "tenant", c.TenantID, "id", c.ID, "attempt", attempt, "error", err)
+		if err := w.Claims.EndDiagnosis(ctx, c.TenantID, c.ID, attempt, DiagnosisFailed, reason, w.now()); err != nil && !errors.Is(err, ErrStateChanged) {
+			return err
+		}
+		return nil
+	}
+	w.log().Warn("diagnosis will be retried", "tenant", c.TenantID, "id", c.ID, "attempt", attempt, "error", err)
+	if rerr := w.Claims.EndDiagnosis(ctx, c.TenantID, c.ID, attempt, DiagnosisQueued, "temporary failure; retrying", w.now()); rerr != nil && !errors.Is(rerr, ErrStateChanged) {
+		return rerr
+	}
+	return err
 }
 
 func (w *Worker) now() time.Time {

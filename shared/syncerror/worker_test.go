@@ -3,6 +3,7 @@ package syncerror_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,7 +30,7 @@ func TestWorkerReportsOnlyFailedMessages(t *testing.T) {
 	store := syncerrortest.NewClaimStore()
 	ok := claimed(t, store, "acme", "E-1", clock)
 	done := claimed(t, store, "acme", "E-2", clock)
-	w := &syncerror.Worker{Claims: store, Log: discardLogger(), Now: func() time.Time { return clock.Add(time.Second) }}
+	w := &syncerror.Worker{Claims: store, Diagnoser: &fakeDiagnoser{}, Log: discardLogger(), Now: func() time.Time { return clock.Add(time.Second) }}
 	// E-2 is already being diagnosed by another delivery: its copy is redundant, not a failure.
 	if _, err := store.BeginDiagnosis(context.Background(), "acme", done.ID, clock, clock); err != nil {
 		t.Fatal(err)
@@ -59,13 +60,13 @@ func TestWorkerReportsOnlyFailedMessages(t *testing.T) {
 		}
 	}
 	row, _ := store.Get(context.Background(), "acme", ok.ID)
-	if row.Diagnosis != syncerror.DiagnosisDiagnosing || row.DiagnosisAttempts != 1 {
-		t.Fatalf("row %+v, want diagnosing attempt 1", row)
+	if row.Diagnosis != syncerror.DiagnosisReady || row.DiagnosisAttempts != 1 || row.Proposal == nil {
+		t.Fatalf("row %+v, want ready after attempt 1", row)
 	}
 }
 
 func TestWorkerStoreErrorFailsTheMessage(t *testing.T) {
-	w := &syncerror.Worker{Claims: brokenClaims{}, Log: discardLogger()}
+	w := &syncerror.Worker{Claims: brokenClaims{}, Diagnoser: &fakeDiagnoser{}, Log: discardLogger()}
 	resp, err := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{sqsMsg("m1", `{"tenantId":"acme","id":"se_x"}`)}})
 	if err != nil || len(resp.BatchItemFailures) != 1 {
 		t.Fatalf("resp %+v err=%v", resp, err)
@@ -78,7 +79,7 @@ func TestWorkerTakesOverStaleDiagnosis(t *testing.T) {
 	if _, err := store.BeginDiagnosis(context.Background(), "acme", c.ID, clock, clock); err != nil {
 		t.Fatal(err)
 	}
-	w := &syncerror.Worker{Claims: store, Log: discardLogger(), StaleAfter: time.Minute,
+	w := &syncerror.Worker{Claims: store, Diagnoser: &fakeDiagnoser{}, Log: discardLogger(), StaleAfter: time.Minute,
 		Now: func() time.Time { return clock.Add(2 * time.Minute) }}
 	resp, _ := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{sqsMsg("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})
 	row, _ := store.Get(context.Background(), "acme", c.ID)
@@ -91,4 +92,93 @@ type brokenClaims struct{ syncerror.ClaimStore }
 
 func (brokenClaims) BeginDiagnosis(context.Context, string, string, time.Time, time.Time) (syncerror.Claim, error) {
 	return syncerror.Claim{}, errors.New("throttled")
+}
+
+// fakeDiagnoser answers a proposal, or the next error of errs, and counts its calls.
+type fakeDiagnoser struct {
+	mu    sync.Mutex
+	errs  []error
+	calls []string
+}
+
+func (f *fakeDiagnoser) Diagnose(_ context.Context, c syncerror.Claim, inferenceID string) (syncerror.Proposal, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, inferenceID)
+	if len(f.errs) > 0 {
+		err := f.errs[0]
+		f.errs = f.errs[1:]
+		if err != nil {
+			return syncerror.Proposal{}, err
+		}
+	}
+	return syncerrortest.SampleProposal(inferenceID, clock), nil
+}
+
+func runOne(t *testing.T, w *syncerror.Worker, c syncerror.Claim) events.SQSEventResponse {
+	t.Helper()
+	resp, err := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
+		sqsMsg("m1", `{"tenantId":"`+c.TenantID+`","id":"`+c.ID+`"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func TestWorkerDiagnosisOutcomes(t *testing.T) {
+	transient := errors.New("provider timed out")
+	permanent := &syncerror.PermanentError{Reason: "the model answered something unparseable"}
+	cases := []struct {
+		name      string
+		errs      []error
+		runs      int
+		diagnosis syncerror.Diagnosis
+		failures  int // messages reported failed over all runs
+		reason    string
+	}{
+		{"success", nil, 1, syncerror.DiagnosisReady, 0, ""},
+		{"permanent failure ends it", []error{permanent}, 1, syncerror.DiagnosisFailed, 0, permanent.Reason},
+		{"transient failure is retried, then succeeds", []error{transient}, 2, syncerror.DiagnosisReady, 1, ""},
+		{"transient failures give up after the cap", []error{transient, transient, transient, transient, transient}, syncerror.MaxDiagnosisAttempts,
+			syncerror.DiagnosisFailed, syncerror.MaxDiagnosisAttempts - 1, "gave up after 5 attempts; last: temporary failure"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			store := syncerrortest.NewClaimStore()
+			c := claimed(t, store, "acme", "E-1", clock)
+			d := &fakeDiagnoser{errs: tc.errs}
+			w := &syncerror.Worker{Claims: store, Diagnoser: d, Log: discardLogger(), Now: func() time.Time { return clock }}
+			failures := 0
+			for i := 0; i < tc.runs; i++ {
+				failures += len(runOne(t, w, c).BatchItemFailures)
+			}
+			row, _ := store.Get(context.Background(), "acme", c.ID)
+			if row.Diagnosis != tc.diagnosis || failures != tc.failures || row.DiagnosisError != tc.reason {
+				t.Fatalf("diagnosis %s, %d failed messages, reason %q; want %s, %d, %q", row.Diagnosis, failures, row.DiagnosisError,
+					tc.diagnosis, tc.failures, tc.reason)
+			}
+			if tc.diagnosis == syncerror.DiagnosisReady && (row.Proposal == nil || row.Proposal.InferenceID != syncerror.InferenceID(c.ID, tc.runs)) {
+				t.Fatalf("proposal %+v", row.Proposal)
+			}
+			if len(d.calls) != tc.runs {
+				t.Fatalf("%d diagnoses for %d deliveries", len(d.calls), tc.runs)
+			}
+		})
+	}
+}
+
+func TestWorkerRedeliveryIsIdempotent(t *testing.T) {
+	store := syncerrortest.NewClaimStore()
+	c := claimed(t, store, "acme", "E-1", clock)
+	d := &fakeDiagnoser{}
+	w := &syncerror.Worker{Claims: store, Diagnoser: d, Log: discardLogger(), Now: func() time.Time { return clock }}
+	for i := 0; i < 3; i++ {
+		if resp := runOne(t, w, c); len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("delivery %d failed", i)
+		}
+	}
+	row, _ := store.Get(context.Background(), "acme", c.ID)
+	if len(d.calls) != 1 || row.DiagnosisAttempts != 1 || row.Diagnosis != syncerror.DiagnosisReady {
+		t.Fatalf("%d diagnoses, row %+v; want one", len(d.calls), row)
+	}
 }

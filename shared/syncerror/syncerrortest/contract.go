@@ -31,6 +31,21 @@ func SampleRecord(tenantID, errorID string) syncerror.Record {
 	}
 }
 
+// SampleProposal returns a realistic proposal for tests.
+func SampleProposal(inferenceID string, at time.Time) syncerror.Proposal {
+	return syncerror.Proposal{
+		Class:       "value",
+		Summary:     "shipcountry holds a country name where an ISO code is expected",
+		Fix:         []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DE"}},
+		Rationale:   "The target expects ISO 3166-1 alpha-2 codes; Deutschland is Germany, DE.",
+		Confidence:  0.92,
+		InferenceID: inferenceID,
+		Provider:    "rules",
+		Model:       "rules-v1",
+		DiagnosedAt: at.UTC(),
+	}
+}
+
 // RunClaimStoreContract runs the cases every ClaimStore must pass. newStore returns an
 // empty store for each case.
 func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore) {
@@ -171,6 +186,73 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		got, err = s.Stuck(ctx, "t1", syncerror.DiagnosisDiagnosing, base.Add(time.Hour), 10)
 		if err != nil || len(got) != 1 || got[0].ID != ids[4] {
 			t.Fatalf("stuck diagnosing = %v err=%v", claimIDs(got), err)
+		}
+	})
+
+	t.Run("complete diagnosis only from the same attempt", func(t *testing.T) {
+		s := newStore(t)
+		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)
+		mustClaim(t, s, c)
+		got, err := s.BeginDiagnosis(ctx, "t1", c.ID, base, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := SampleProposal(syncerror.InferenceID(c.ID, got.DiagnosisAttempts), base.Add(time.Second))
+		if err := s.CompleteDiagnosis(ctx, "t1", c.ID, got.DiagnosisAttempts+1, p, base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("other attempt completed: err=%v", err)
+		}
+		if err := s.CompleteDiagnosis(ctx, "t1", c.ID, got.DiagnosisAttempts, p, base.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		row, err := s.Get(ctx, "t1", c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row.Diagnosis != syncerror.DiagnosisReady || row.Proposal == nil || !reflect.DeepEqual(*row.Proposal, p) || row.Status != syncerror.StatusPending {
+			t.Fatalf("row %+v proposal %+v", row, row.Proposal)
+		}
+		if err := s.CompleteDiagnosis(ctx, "t1", c.ID, got.DiagnosisAttempts, p, base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("completed twice: err=%v", err)
+		}
+		if _, err := s.BeginDiagnosis(ctx, "t1", c.ID, base.Add(time.Hour), base.Add(time.Hour)); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("ready row taken for diagnosis again: err=%v", err)
+		}
+		if err := s.CompleteDiagnosis(ctx, "t1", "se_missing", 1, p, base); !errors.Is(err, syncerror.ErrNotFound) {
+			t.Fatalf("missing row: err=%v", err)
+		}
+	})
+
+	t.Run("end diagnosis requeues or fails", func(t *testing.T) {
+		s := newStore(t)
+		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)
+		mustClaim(t, s, c)
+		if _, err := s.BeginDiagnosis(ctx, "t1", c.ID, base, base); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.EndDiagnosis(ctx, "t1", c.ID, 1, syncerror.DiagnosisQueued, "provider timed out", base.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		row, _ := s.Get(ctx, "t1", c.ID)
+		if row.Diagnosis != syncerror.DiagnosisQueued || row.DiagnosisError != "provider timed out" || !row.DiagnosisSince.Equal(base.Add(time.Second)) {
+			t.Fatalf("after requeue: %+v", row)
+		}
+		stuck, _ := s.Stuck(ctx, "t1", syncerror.DiagnosisQueued, base.Add(time.Hour), 10)
+		if len(stuck) != 1 {
+			t.Fatalf("requeued row not listed as queued: %v", claimIDs(stuck))
+		}
+		row, err := s.BeginDiagnosis(ctx, "t1", c.ID, base.Add(2*time.Second), base)
+		if err != nil || row.DiagnosisAttempts != 2 {
+			t.Fatalf("second attempt: %+v err=%v", row, err)
+		}
+		if err := s.EndDiagnosis(ctx, "t1", c.ID, 1, syncerror.DiagnosisFailed, "stale", base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("stale attempt ended the diagnosis: err=%v", err)
+		}
+		if err := s.EndDiagnosis(ctx, "t1", c.ID, 2, syncerror.DiagnosisFailed, "unparseable", base.Add(3*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		row, _ = s.Get(ctx, "t1", c.ID)
+		if row.Diagnosis != syncerror.DiagnosisFailed || row.DiagnosisError != "unparseable" || row.Proposal != nil {
+			t.Fatalf("after fail: %+v", row)
 		}
 	})
 

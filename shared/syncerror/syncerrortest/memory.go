@@ -36,6 +36,11 @@ func clone(c syncerror.Claim) syncerror.Claim {
 	if len(c.Record.Context) == 0 {
 		c.Record.Context = nil
 	}
+	if c.Proposal != nil {
+		p := *c.Proposal
+		p.Fix = append([]syncerror.FieldChange(nil), p.Fix...)
+		c.Proposal = &p
+	}
 	return c
 }
 
@@ -120,6 +125,42 @@ func (s *ClaimStore) Requeue(_ context.Context, tenantID, id string, seen syncer
 	}
 	c.DiagnosisSince = now.UTC()
 	c.UpdatedAt = now.UTC()
+	s.rows[k] = c
+	return nil
+}
+
+// CompleteDiagnosis implements syncerror.ClaimStore.
+func (s *ClaimStore) CompleteDiagnosis(_ context.Context, tenantID, id string, attempt int, p syncerror.Proposal, now time.Time) error {
+	return s.endAttempt(tenantID, id, attempt, func(c *syncerror.Claim) {
+		p.Fix = append([]syncerror.FieldChange(nil), p.Fix...)
+		c.Proposal = &p
+		c.Diagnosis = syncerror.DiagnosisReady
+		c.DiagnosisError = ""
+		c.DiagnosisSince, c.UpdatedAt = now.UTC(), now.UTC()
+	})
+}
+
+// EndDiagnosis implements syncerror.ClaimStore.
+func (s *ClaimStore) EndDiagnosis(_ context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, reason string, now time.Time) error {
+	return s.endAttempt(tenantID, id, attempt, func(c *syncerror.Claim) {
+		c.Diagnosis = d
+		c.DiagnosisError = reason
+		c.DiagnosisSince, c.UpdatedAt = now.UTC(), now.UTC()
+	})
+}
+
+func (s *ClaimStore) endAttempt(tenantID, id string, attempt int, apply func(*syncerror.Claim)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(tenantID, id)
+	c, ok := s.rows[k]
+	if !ok {
+		return syncerror.ErrNotFound
+	}
+	if c.Diagnosis != syncerror.DiagnosisDiagnosing || c.DiagnosisAttempts != attempt {
+		return syncerror.ErrStateChanged
+	}
+	apply(&c)
 	s.rows[k] = c
 	return nil
 }

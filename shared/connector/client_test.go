@@ -1,0 +1,759 @@
+package connector_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/connector/fakesystem"
+)
+
+func TestRoundTripEverySystem(t *testing.T) {
+	t.Parallel()
+	for _, sys := range connector.Systems {
+		t.Run(string(sys), func(t *testing.T) {
+			t.Parallel()
+			fake, c := startFake(t, sys, nil)
+			if c.System() != sys {
+				t.Fatalf("System() = %s, want %s", c.System(), sys)
+			}
+			fake.Seed("customer", "C-1", map[string]any{"name": "Acme", "credit": 1500, "tags": []string{"a"}})
+
+			got, err := c.Get(context.Background(), "customer", "C-1")
+			if err != nil {
+				t.Fatalf("Get: %v", err)
+			}
+			want := connector.Record{Entity: "customer", ID: "C-1", Version: "1", Fields: map[string]any{
+				"name": "Acme", "credit": json.Number("1500"), "tags": []any{"a"},
+			}}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("Get = %#v, want %#v", got, want)
+			}
+
+			res, err := c.Write(context.Background(), write("k-1", map[string]any{"credit": 2000.5, "email": "ap@acme.test"}))
+			if err != nil {
+				t.Fatalf("Write: %v", err)
+			}
+			want.Version = "2"
+			want.Fields["credit"] = json.Number("2000.5")
+			want.Fields["email"] = "ap@acme.test"
+			if res.Replayed || !reflect.DeepEqual(res.Record, want) {
+				t.Fatalf("Write = %#v, want %#v, not replayed", res, want)
+			}
+			if stored, _ := fake.Get("customer", "C-1"); !reflect.DeepEqual(stored, want) {
+				t.Fatalf("fake holds %#v, want %#v", stored, want)
+			}
+			writes := fake.Writes()
+			if len(writes) != 1 {
+				t.Fatalf("applied writes = %d, want 1", len(writes))
+			}
+			w := writes[0]
+			if w.Entity != "customer" || w.ID != "C-1" || w.IdempotencyKey != "k-1" || w.Origin != "syncassist" ||
+				len(w.Fields) != 2 || w.Version != "2" {
+				t.Fatalf("applied write = %#v", w)
+			}
+		})
+	}
+}
+
+func TestPathSegmentsAreEscaped(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemERP2, nil)
+	fake.Seed("sales order", "SO/1 2?x#y", map[string]any{"status": "open"})
+	rec, err := c.Get(context.Background(), "sales order", "SO/1 2?x#y")
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	if rec.ID != "SO/1 2?x#y" || rec.Fields["status"] != "open" {
+		t.Fatalf("Get = %#v", rec)
+	}
+	for _, bad := range [][2]string{{"", "1"}, {"customer", ""}, {"..", "1"}, {"customer", "."}} {
+		_, err := c.Get(context.Background(), bad[0], bad[1])
+		if ce := asError(t, err, connector.ErrValidation); ce.Attempts != 0 {
+			t.Fatalf("Get(%q, %q) sent a request", bad[0], bad[1])
+		}
+	}
+	if fake.Requests() != 1 {
+		t.Fatalf("requests = %d, want 1", fake.Requests())
+	}
+}
+
+func TestBaseURLWithPrefix(t *testing.T) {
+	t.Parallel()
+	// The local stack mounts every fake under its own prefix on one mux.
+	mux := http.NewServeMux()
+	fakes := map[connector.System]*fakesystem.Server{}
+	for _, sys := range connector.Systems {
+		fakes[sys] = fakesystem.New(sys)
+		mux.Handle("/fake/"+string(sys)+"/", http.StripPrefix("/fake/"+string(sys), fakes[sys].Handler()))
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	for _, sys := range connector.Systems {
+		fakes[sys].Seed("contact", "7", map[string]any{"n": 1})
+		c, err := connector.New(connector.Config{System: sys, BaseURL: srv.URL + "/fake/" + string(sys) + "/"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Get(context.Background(), "contact", "7"); err != nil {
+			t.Fatalf("%s: Get through the mux: %v", sys, err)
+		}
+	}
+}
+
+func TestIdempotentReplay(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemHostERP, nil)
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	req := write("approval-42", map[string]any{"credit": 5})
+	first, err := c.Write(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := c.Write(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Replayed || !second.Replayed {
+		t.Fatalf("Replayed = %v then %v, want false then true", first.Replayed, second.Replayed)
+	}
+	if !reflect.DeepEqual(first.Record, second.Record) {
+		t.Fatalf("replay answered %#v, first answer was %#v", second.Record, first.Record)
+	}
+	if n := fake.WriteCount(); n != 1 {
+		t.Fatalf("applied writes = %d, want 1", n)
+	}
+}
+
+// A key reused with another body is a caller bug, not a race with another writer, so it
+// is ErrValidation rather than ErrConflict: retrying or re-reading the record cannot help.
+func TestIdempotencyKeyReusedWithAnotherBody(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemCRM, nil)
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	if _, err := c.Write(context.Background(), write("k", map[string]any{"credit": 5})); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Write(context.Background(), write("k", map[string]any{"credit": 6}))
+	ce := asError(t, err, connector.ErrValidation)
+	if ce.Status != http.StatusUnprocessableEntity || ce.Code != "idempotency_key_reused" || ce.Retryable {
+		t.Fatalf("error = %#v", ce)
+	}
+	if n := fake.WriteCount(); n != 1 {
+		t.Fatalf("applied writes = %d, want 1", n)
+	}
+}
+
+func TestConditionalWrite(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemShipping, nil)
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	rec, err := c.Get(context.Background(), "customer", "C-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := write("k1", map[string]any{"credit": 2})
+	req.IfVersion = rec.Version
+	if _, err := c.Write(context.Background(), req); err != nil {
+		t.Fatalf("write at the current version: %v", err)
+	}
+	req = write("k2", map[string]any{"credit": 3})
+	req.IfVersion = rec.Version
+	_, err = c.Write(context.Background(), req)
+	if ce := asError(t, err, connector.ErrConflict); ce.Status != http.StatusPreconditionFailed || ce.Code != "version_mismatch" {
+		t.Fatalf("error = %#v", ce)
+	}
+}
+
+func TestWriteRefusedLocally(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemHostERP, nil)
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	ok := write("k", map[string]any{"credit": 2})
+	cases := map[string]func(*connector.WriteRequest){
+		"no key":            func(r *connector.WriteRequest) { r.IdempotencyKey = "" },
+		"key with space":    func(r *connector.WriteRequest) { r.IdempotencyKey = "a b" },
+		"key too long":      func(r *connector.WriteRequest) { r.IdempotencyKey = strings.Repeat("k", 256) },
+		"no origin":         func(r *connector.WriteRequest) { r.Origin = "" },
+		"origin with CRLF":  func(r *connector.WriteRequest) { r.Origin = "a\r\nX-Evil: 1" },
+		"no fields":         func(r *connector.WriteRequest) { r.Fields = nil },
+		"no entity":         func(r *connector.WriteRequest) { r.Entity = "" },
+		"dot-dot id":        func(r *connector.WriteRequest) { r.RecordID = ".." },
+		"quoted if-version": func(r *connector.WriteRequest) { r.IfVersion = `"1"` },
+		"unencodable field": func(r *connector.WriteRequest) { r.Fields = map[string]any{"f": make(chan int)} },
+	}
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := ok
+			mutate(&req)
+			_, err := c.Write(context.Background(), req)
+			if ce := asError(t, err, connector.ErrValidation); ce.Attempts != 0 || ce.Op != connector.OpWrite {
+				t.Fatalf("error = %#v", ce)
+			}
+		})
+	}
+	if fake.Requests() != 0 {
+		t.Fatalf("requests = %d, want none", fake.Requests())
+	}
+}
+
+func TestStatusMapping(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		status    int
+		want      error
+		retryable bool
+	}{
+		{http.StatusBadRequest, connector.ErrValidation, false},
+		{http.StatusUnauthorized, connector.ErrUnauthorized, false},
+		{http.StatusForbidden, connector.ErrUnauthorized, false},
+		{http.StatusNotFound, connector.ErrNotFound, false},
+		{http.StatusMethodNotAllowed, connector.ErrValidation, false},
+		{http.StatusRequestTimeout, connector.ErrUnavailable, false},
+		{http.StatusConflict, connector.ErrConflict, false},
+		{http.StatusGone, connector.ErrNotFound, false},
+		{http.StatusPreconditionFailed, connector.ErrConflict, false},
+		{http.StatusRequestEntityTooLarge, connector.ErrValidation, false},
+		{http.StatusUnprocessableEntity, connector.ErrValidation, false},
+		{http.StatusTooManyRequests, connector.ErrRateLimited, true},
+		{http.StatusInternalServerError, connector.ErrUnavailable, false},
+		{http.StatusNotImplemented, connector.ErrUnavailable, false},
+		{http.StatusBadGateway, connector.ErrUnavailable, true},
+		{http.StatusServiceUnavailable, connector.ErrUnavailable, true},
+		{http.StatusGatewayTimeout, connector.ErrUnavailable, true},
+	}
+	for _, tc := range cases {
+		for _, op := range []string{connector.OpGet, connector.OpWrite} {
+			t.Run(fmt.Sprintf("%d/%s", tc.status, op), func(t *testing.T) {
+				t.Parallel()
+				fake, c := startFake(t, connector.SystemERP2, nil)
+				fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+				fake.FailNext(10, tc.status)
+				var err error
+				if op == connector.OpGet {
+					_, err = c.Get(context.Background(), "customer", "C-1")
+				} else {
+					_, err = c.Write(context.Background(), write("k", map[string]any{"credit": 2}))
+				}
+				ce := asError(t, err, tc.want)
+				wantAttempts := 1
+				if tc.retryable {
+					wantAttempts = connector.DefaultMaxAttempts
+				}
+				if ce.Status != tc.status || ce.Code != "injected_failure" || ce.Retryable != tc.retryable ||
+					ce.Op != op || ce.System != connector.SystemERP2 || ce.Attempts != wantAttempts {
+					t.Fatalf("error = %#v", ce)
+				}
+				if got := fake.Requests(); got != wantAttempts {
+					t.Fatalf("requests = %d, want %d", got, wantAttempts)
+				}
+				if fake.WriteCount() != 0 {
+					t.Fatal("a refused write was applied")
+				}
+			})
+		}
+	}
+}
+
+func TestRetryThenSuccessAppliesOnce(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemHostERP, nil)
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	fake.FailNext(2, http.StatusServiceUnavailable)
+	res, err := c.Write(context.Background(), write("k", map[string]any{"credit": 2}))
+	if err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if res.Replayed || fake.Requests() != 3 || fake.WriteCount() != 1 {
+		t.Fatalf("replayed=%v requests=%d writes=%d, want false/3/1", res.Replayed, fake.Requests(), fake.WriteCount())
+	}
+	for _, w := range fake.Writes() {
+		if w.IdempotencyKey != "k" {
+			t.Fatalf("applied with key %q", w.IdempotencyKey)
+		}
+	}
+}
+
+func TestBadRequestIsNotRetried(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemCRM, nil)
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	fake.FailNext(1, http.StatusBadRequest)
+	_, err := c.Write(context.Background(), write("k", map[string]any{"credit": 2}))
+	asError(t, err, connector.ErrValidation)
+	if fake.Requests() != 1 || fake.WriteCount() != 0 {
+		t.Fatalf("requests=%d writes=%d, want 1/0", fake.Requests(), fake.WriteCount())
+	}
+}
+
+func TestRetryAfterIsHonoured(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemMarketing, nil)
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	// Retry-After has whole seconds only; 1 is the smallest wait that is not "now".
+	fake.FailNextRetryAfter(1, http.StatusTooManyRequests, "1")
+	start := time.Now()
+	if _, err := c.Write(context.Background(), write("k", map[string]any{"credit": 2})); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if waited := time.Since(start); waited < time.Second {
+		t.Fatalf("retried after %s, want at least the 1s Retry-After", waited)
+	}
+	if fake.Requests() != 2 || fake.WriteCount() != 1 {
+		t.Fatalf("requests=%d writes=%d, want 2/1", fake.Requests(), fake.WriteCount())
+	}
+}
+
+func TestRetryAfterBeyondCapIsLeftToTheCaller(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemHostERP, func(cfg *connector.Config) { cfg.MaxRetryAfter = 500 * time.Millisecond })
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	fake.FailNextRetryAfter(1, http.StatusTooManyRequests, "120")
+	start := time.Now()
+	_, err := c.Get(context.Background(), "customer", "C-1")
+	ce := asError(t, err, connector.ErrRateLimited)
+	if !ce.Retryable || ce.RetryAfter != 120*time.Second || fake.Requests() != 1 {
+		t.Fatalf("error = %#v, requests = %d", ce, fake.Requests())
+	}
+	if time.Since(start) > 400*time.Millisecond {
+		t.Fatal("the client waited although Retry-After exceeded its cap")
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemERP2, func(cfg *connector.Config) {
+		cfg.Timeout = 50 * time.Millisecond
+		cfg.MaxAttempts = 2
+	})
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	fake.Delay(time.Second)
+	_, err := c.Get(context.Background(), "customer", "C-1")
+	ce := asError(t, err, connector.ErrUnavailable)
+	if !ce.Retryable || ce.Status != 0 || ce.Attempts != 2 || fake.Requests() != 2 {
+		t.Fatalf("error = %#v, requests = %d", ce, fake.Requests())
+	}
+}
+
+// A slow system applies a write whose answer the client never sees. Every retry, and a
+// later retry of the whole operation, must carry the same key and be replayed.
+func TestTimedOutWriteIsNotAppliedTwice(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemHostERP, func(cfg *connector.Config) { cfg.Timeout = 50 * time.Millisecond })
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	fake.Delay(time.Second)
+	req := write("approval-7", map[string]any{"credit": 2})
+	_, err := c.Write(context.Background(), req)
+	if ce := asError(t, err, connector.ErrUnavailable); !ce.Retryable || ce.Attempts != 3 {
+		t.Fatalf("error = %#v", ce)
+	}
+	if n := fake.WriteCount(); n != 1 {
+		t.Fatalf("applied writes after the timeouts = %d, want 1", n)
+	}
+
+	fake.Delay(0)
+	res, err := c.Write(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Write once the system is fast again: %v", err)
+	}
+	if !res.Replayed || res.Record.Version != "2" || fake.WriteCount() != 1 {
+		t.Fatalf("result = %#v, writes = %d; want a replay of the single applied write", res, fake.WriteCount())
+	}
+}
+
+func TestSlowFirstAttemptIsReplayedByTheRetry(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemCRM, func(cfg *connector.Config) { cfg.Timeout = 100 * time.Millisecond })
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	fake.DelayNext(1, time.Second)
+	res, err := c.Write(context.Background(), write("k", map[string]any{"credit": 2}))
+	if err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if !res.Replayed || fake.WriteCount() != 1 || fake.Requests() != 2 {
+		t.Fatalf("replayed=%v writes=%d requests=%d, want true/1/2", res.Replayed, fake.WriteCount(), fake.Requests())
+	}
+}
+
+func TestDroppedConnectionIsRetried(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemShipping, nil)
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	fake.DropNext(1)
+	res, err := c.Write(context.Background(), write("k", map[string]any{"credit": 2}))
+	if err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if !res.Replayed || fake.WriteCount() != 1 {
+		t.Fatalf("replayed=%v writes=%d, want true/1", res.Replayed, fake.WriteCount())
+	}
+}
+
+func TestConnectionRefused(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	addr := srv.URL
+	srv.Close()
+	c, err := connector.New(connector.Config{System: connector.SystemHostERP, BaseURL: addr, BaseBackoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Get(context.Background(), "customer", "C-1")
+	ce := asError(t, err, connector.ErrUnavailable)
+	if !errors.Is(err, syscall.ECONNREFUSED) || !ce.Retryable || ce.Attempts != 3 {
+		t.Fatalf("error = %#v", ce)
+	}
+}
+
+func TestDeadlineShorterThanBackoffStopsRetrying(t *testing.T) {
+	t.Parallel()
+	cases := map[string]func(*fakesystem.Server){
+		"backoff":     func(f *fakesystem.Server) { f.FailNext(5, http.StatusServiceUnavailable) },
+		"retry-after": func(f *fakesystem.Server) { f.FailNextRetryAfter(5, http.StatusServiceUnavailable, "1") },
+	}
+	for name, fail := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fake, c := startFake(t, connector.SystemHostERP, func(cfg *connector.Config) {
+				cfg.BaseBackoff = time.Second
+				cfg.MaxBackoff = time.Second
+			})
+			// The wait is the whole ceiling, so the test does not depend on the draw.
+			connector.SetJitter(c, func(ceiling time.Duration) time.Duration { return ceiling })
+			fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+			fail(fake)
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			_, err := c.Write(ctx, write("k", map[string]any{"credit": 2}))
+			ce := asError(t, err, connector.ErrUnavailable)
+			if ce.Status != http.StatusServiceUnavailable || ce.Attempts != 1 || fake.Requests() != 1 {
+				t.Fatalf("error = %#v, requests = %d", ce, fake.Requests())
+			}
+			if waited := time.Since(start); waited > 200*time.Millisecond {
+				t.Fatalf("returned after %s; a retry that cannot finish should not be waited for", waited)
+			}
+		})
+	}
+}
+
+func TestContextEndsDuringAttempt(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemHostERP, nil)
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	fake.Delay(time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := c.Get(ctx, "customer", "C-1")
+	asError(t, err, connector.ErrUnavailable)
+	if !errors.Is(err, context.DeadlineExceeded) || fake.Requests() != 1 {
+		t.Fatalf("error = %v, requests = %d; want the deadline as cause and no retry", err, fake.Requests())
+	}
+}
+
+func TestListSyncErrorsPaging(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemHostERP, nil)
+	base := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	// Added out of order, two sharing a timestamp: the listing orders by occurredAt, then id.
+	for _, e := range []struct {
+		id     string
+		offset time.Duration
+	}{{"e5", 50 * time.Minute}, {"e1", 0}, {"e3b", 30 * time.Minute}, {"e3a", 30 * time.Minute}, {"e2", 10 * time.Minute}, {"e6", 60 * time.Minute}} {
+		raw := fmt.Sprintf(`{"tenantId":"demo","errorId":%q,"recordType":"invoice","recordId":"INV-1","errorCode":"E","message":"m","occurredAt":%q}`,
+			e.id, base.Add(e.offset).Format(time.RFC3339))
+		if err := fake.AddSyncError(json.RawMessage(raw)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	collect := func(since time.Time, limit int) (ids []string, pages int) {
+		t.Helper()
+		cursor := ""
+		for {
+			page, err := c.ListSyncErrors(context.Background(), since, cursor, limit)
+			if err != nil {
+				t.Fatalf("ListSyncErrors: %v", err)
+			}
+			pages++
+			for _, it := range page.Items {
+				var r struct {
+					ErrorID string `json:"errorId"`
+				}
+				if err := json.Unmarshal(it, &r); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, r.ErrorID)
+			}
+			if page.NextCursor == "" {
+				return ids, pages
+			}
+			if pages > 10 {
+				t.Fatal("paging does not end")
+			}
+			cursor = page.NextCursor
+		}
+	}
+	cases := []struct {
+		name      string
+		since     time.Time
+		limit     int
+		want      []string
+		wantPages int
+	}{
+		{"everything in one page", time.Time{}, 0, []string{"e1", "e2", "e3a", "e3b", "e5", "e6"}, 1},
+		{"pages of two", time.Time{}, 2, []string{"e1", "e2", "e3a", "e3b", "e5", "e6"}, 3},
+		{"since is inclusive", base.Add(30 * time.Minute), 1, []string{"e3a", "e3b", "e5", "e6"}, 4},
+		{"since between records", base.Add(31 * time.Minute), 5, []string{"e5", "e6"}, 1},
+		{"since after all", base.Add(2 * time.Hour), 2, nil, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ids, pages := collect(tc.since, tc.limit)
+			if !reflect.DeepEqual(ids, tc.want) || pages != tc.wantPages {
+				t.Fatalf("ids = %v in %d pages, want %v in %d", ids, pages, tc.want, tc.wantPages)
+			}
+		})
+	}
+
+	t.Run("record added while paging is not skipped", func(t *testing.T) {
+		page, err := c.ListSyncErrors(context.Background(), time.Time{}, "", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := fmt.Sprintf(`{"errorId":"e4","occurredAt":%q}`, base.Add(40*time.Minute).Format(time.RFC3339))
+		if err := fake.AddSyncError(json.RawMessage(raw)); err != nil {
+			t.Fatal(err)
+		}
+		next, err := c.ListSyncErrors(context.Background(), time.Time{}, page.NextCursor, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(next.Items) != 5 || !bytes.Contains(next.Items[2], []byte(`"e4"`)) {
+			t.Fatalf("second page = %s", next.Items)
+		}
+	})
+
+	t.Run("foreign cursor", func(t *testing.T) {
+		_, err := c.ListSyncErrors(context.Background(), time.Time{}, "not-a-cursor", 2)
+		if ce := asError(t, err, connector.ErrValidation); ce.Code != "invalid_cursor" || ce.Op != connector.OpListSyncErrors {
+			t.Fatalf("error = %#v", ce)
+		}
+	})
+}
+
+func TestListSyncErrorsUnsupported(t *testing.T) {
+	t.Parallel()
+	for _, sys := range connector.Systems[1:] {
+		fake, c := startFake(t, sys, nil)
+		_, err := c.ListSyncErrors(context.Background(), time.Time{}, "", 10)
+		if ce := asError(t, err, connector.ErrUnsupported); ce.Retryable || ce.System != sys {
+			t.Fatalf("%s: error = %#v", sys, ce)
+		}
+		if fake.Requests() != 0 {
+			t.Fatalf("%s: an unsupported call reached the system", sys)
+		}
+	}
+}
+
+func TestUnauthorized(t *testing.T) {
+	t.Parallel()
+	const secret = "tok-3f9a1c-secret"
+	cases := []struct {
+		name  string
+		token string
+		want  error
+	}{
+		{"no token", "", connector.ErrUnauthorized},
+		{"wrong token", "tok-wrong", connector.ErrUnauthorized},
+		{"right token", secret, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fake, c := startFake(t, connector.SystemCRM, func(cfg *connector.Config) { cfg.Token = tc.token })
+			fake.RequireToken(secret)
+			fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+			_, err := c.Get(context.Background(), "customer", "C-1")
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("Get: %v", err)
+				}
+				return
+			}
+			ce := asError(t, err, tc.want)
+			if ce.Status != http.StatusUnauthorized || ce.Retryable || fake.Requests() != 1 {
+				t.Fatalf("error = %#v, requests = %d", ce, fake.Requests())
+			}
+			if strings.Contains(err.Error(), tc.token) && tc.token != "" {
+				t.Fatal("the error quotes the token")
+			}
+		})
+	}
+}
+
+// Error text goes to logs; what the system said about a record, and what we tried to
+// write, may be customer data.
+func TestErrorsDoNotQuoteBodiesOrValues(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemHostERP, nil)
+	_, err := c.Get(context.Background(), "customer", "cust-8812-private")
+	ce := asError(t, err, connector.ErrNotFound)
+	if ce.Code != "record_not_found" {
+		t.Fatalf("code = %q", ce.Code)
+	}
+	if msg := err.Error(); strings.Contains(msg, "cust-8812-private") || strings.Contains(msg, "does not exist") {
+		t.Fatalf("error text %q quotes the id or the system's message", msg)
+	}
+	fake.Seed("customer", "C-1", map[string]any{"card": "x"})
+	fake.FailNext(1, http.StatusUnprocessableEntity)
+	_, err = c.Write(context.Background(), write("k", map[string]any{"card": "4111111111111111"}))
+	asError(t, err, connector.ErrValidation)
+	if strings.Contains(err.Error(), "4111") {
+		t.Fatalf("error text %q quotes a field value", err.Error())
+	}
+}
+
+func TestUnusableAnswers(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		handler http.HandlerFunc
+		status  int
+	}{
+		{"larger than 1 MiB", func(w http.ResponseWriter, r *http.Request) {
+			w.Write(bytes.Repeat([]byte(" "), connector.MaxResponseBytes+10))
+		}, http.StatusOK},
+		{"not JSON", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>")) }, http.StatusOK},
+		{"redirect is not followed", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://elsewhere.invalid/", http.StatusTemporaryRedirect)
+		}, http.StatusTemporaryRedirect},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			requests := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				requests++
+				mu.Unlock()
+				tc.handler(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			c, err := connector.New(connector.Config{System: connector.SystemHostERP, BaseURL: srv.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Get(context.Background(), "customer", "C-1")
+			ce := asError(t, err, connector.ErrUnavailable)
+			mu.Lock()
+			defer mu.Unlock()
+			if ce.Retryable || ce.Status != tc.status || requests != 1 {
+				t.Fatalf("error = %#v, requests = %d", ce, requests)
+			}
+		})
+	}
+}
+
+func TestVersionFromETagWhenBodyHasNone(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `W/"abc"`)
+		w.Write([]byte(`{"id":"C-1","entity":"customer","fields":{"n":12345678901234567890}}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := connector.New(connector.Config{System: connector.SystemERP2, BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := c.Get(context.Background(), "customer", "C-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Version != "abc" || rec.Fields["n"] != json.Number("12345678901234567890") {
+		t.Fatalf("record = %#v", rec)
+	}
+}
+
+func TestConcurrentWritesWithOneKeyApplyOnce(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemHostERP, nil)
+	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
+	const n = 50
+	var wg sync.WaitGroup
+	results := make([]connector.WriteResult, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			results[i], errs[i] = c.Write(context.Background(), write("approval-1", map[string]any{"credit": 9}))
+		})
+	}
+	wg.Wait()
+	fresh := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("write %d: %v", i, errs[i])
+		}
+		if !results[i].Replayed {
+			fresh++
+		}
+	}
+	if fresh != 1 || fake.WriteCount() != 1 {
+		t.Fatalf("fresh answers = %d, applied writes = %d; want 1 and 1", fresh, fake.WriteCount())
+	}
+}
+
+func TestNewValidatesConfig(t *testing.T) {
+	t.Parallel()
+	const token = "tok-do-not-print"
+	cases := map[string]connector.Config{
+		"unknown system":   {System: "ledger", BaseURL: "https://x.test"},
+		"no base URL":      {System: connector.SystemCRM},
+		"ftp":              {System: connector.SystemCRM, BaseURL: "ftp://x.test"},
+		"no host":          {System: connector.SystemCRM, BaseURL: "https:///path"},
+		"credentials":      {System: connector.SystemCRM, BaseURL: "https://u:p@x.test"},
+		"query":            {System: connector.SystemCRM, BaseURL: "https://x.test/?a=1"},
+		"fragment":         {System: connector.SystemCRM, BaseURL: "https://x.test/#a"},
+		"token with space": {System: connector.SystemCRM, BaseURL: "https://x.test", Token: token + " x"},
+		"negative timeout": {System: connector.SystemCRM, BaseURL: "https://x.test", Timeout: -1},
+		"negative retries": {System: connector.SystemCRM, BaseURL: "https://x.test", MaxAttempts: -1},
+	}
+	for name, cfg := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := connector.New(cfg)
+			if !errors.Is(err, connector.ErrInvalidConfig) {
+				t.Fatalf("New = %v, want ErrInvalidConfig", err)
+			}
+			if strings.Contains(err.Error(), token) {
+				t.Fatalf("error %q quotes the token", err)
+			}
+		})
+	}
+	if _, err := connector.New(connector.Config{System: connector.SystemCRM, BaseURL: "https://x.test/base/"}); err != nil {
+		t.Fatalf("valid config refused: %v", err)
+	}
+}
+
+func TestConfigDoesNotPrintToken(t *testing.T) {
+	t.Parallel()
+	cfg := connector.Config{System: connector.SystemCRM, BaseURL: "https://x.test", Token: "tok-do-not-print"}
+	var logged bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("connector", "config", cfg)
+	for _, out := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), logged.String()} {
+		if strings.Contains(out, "tok-do-not-print") {
+			t.Fatalf("token printed: %s", out)
+		}
+	}
+}

@@ -1,0 +1,222 @@
+package dlp
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync/atomic"
+)
+
+// Destination is where a payload goes next; it selects the policy applied to findings.
+type Destination string
+
+const (
+	AIPrompt       Destination = "ai_prompt"       // anonymize every finding with typed placeholders
+	ConnectorWrite Destination = "connector_write" // block secrets, card data and SSNs; allow contact data and IBANs
+	Record         Destination = "record"          // audit, trace and log records: redact everything
+)
+
+// Finding types, the values of Finding.Type.
+const (
+	TypeCardNumber         = "card_number"
+	TypeIBAN               = "iban"
+	TypeSSN                = "ssn"
+	TypeEmail              = "email"
+	TypePhone              = "phone"
+	TypeAWSAccessKeyID     = "aws_access_key_id"
+	TypeAWSSecretAccessKey = "aws_secret_access_key"
+	TypePrivateKey         = "private_key"
+	TypeJWT                = "jwt"
+	TypeBearerToken        = "bearer_token"
+	TypeAPIKey             = "api_key"
+	TypeURLPassword        = "url_password"
+	TypePasswordField      = "password_field"
+)
+
+// ServiceTokenPrefix starts the service tokens the product issues to embedded sidecars.
+// Tokens that start with it and are at least 40 characters long are reported as api_key, so
+// a leaked token is caught before it reaches a prompt, a connector or a log.
+const ServiceTokenPrefix = "sat_"
+
+// ErrBlocked is wrapped by Result.Err when a connector write must not happen.
+var ErrBlocked = errors.New("dlp: blocked")
+
+// ErrInvalidJSON is wrapped by the error ScanJSON returns for a document it cannot parse.
+// The scan fails closed: there is no output to send.
+var ErrInvalidJSON = errors.New("dlp: invalid JSON")
+
+// Finding is one sensitive value. It never holds the value itself.
+type Finding struct {
+	Type string `json:"type"`
+	// Path is the JSON path of the string (or number) holding the value, "$" for plain text.
+	// Object keys that hold findings appear in paths the way the destination's output shows
+	// them (placeholder for AIPrompt, redacted otherwise), so a path never leaks a value.
+	// Paths deeper than 32 levels keep their first 8 and last 16 elements around a "…".
+	Path string `json:"path"`
+	// Start and End are byte offsets of the value within the decoded string at Path (within
+	// the key itself when Key is set, within the number's literal for a JSON number).
+	Start int `json:"start"`
+	End   int `json:"end"`
+	// Key reports that the value sits in the object key named by the last element of Path.
+	Key        bool    `json:"key,omitempty"`
+	Sample     string  `json:"sample"`     // masked: at most 4 leading and 4 trailing characters
+	Confidence float64 `json:"confidence"` // 0..1
+}
+
+// Result is the outcome of one scan.
+type Result struct {
+	Findings []Finding
+	// Blocked is true only for ConnectorWrite, when a blocking type was found.
+	Blocked bool
+	// Reason names the blocking types (never values) when Blocked.
+	Reason string
+	// Output is the document after the destination's policy: anonymized for AIPrompt,
+	// redacted for Record, the input itself for ConnectorWrite (nil when blocked, so a
+	// blocked payload cannot be sent by mistake). It is valid JSON when the input was JSON.
+	// It may share memory with the input when the scan changed nothing.
+	Output []byte
+}
+
+// Counts returns the number of findings per type, for audit records.
+func (r Result) Counts() map[string]int {
+	counts := make(map[string]int, len(r.Findings))
+	for _, f := range r.Findings {
+		counts[f.Type]++
+	}
+	return counts
+}
+
+// Err returns an error wrapping ErrBlocked when the result blocks the send, nil otherwise.
+func (r Result) Err() error {
+	if !r.Blocked {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrBlocked, r.Reason)
+}
+
+// Scanner runs the detectors. Its tables are compiled into the binary, so construction costs
+// next to nothing at cold start. It is safe for concurrent use by any number of goroutines;
+// its only state is a cache of field-name classifications.
+type Scanner struct {
+	keys [1024]atomic.Pointer[cachedKey]
+	// onValue, set only by tests, receives each reported value so properties such as "the
+	// output never contains a reported value" can be checked without the API exposing values.
+	onValue func(string)
+}
+
+type cachedKey struct {
+	key string
+	fc  fieldCtx
+}
+
+// classify is classifyKey behind a direct-mapped cache shared by all scans: the documents of
+// one tenant repeat a few dozen field names thousands of times. A hostile document with
+// endless distinct names only evicts entries; the cache never grows.
+func (s *Scanner) classify(key string) fieldCtx {
+	if key == "" || len(key) > 64 {
+		return classifyKey(key)
+	}
+	// Length and the bytes at both ends tell field names apart well enough, for less than a
+	// full hash costs.
+	n := len(key)
+	h := (uint32(n)*0x9E3779B1 ^ uint32(key[0])<<16 ^ uint32(key[n-1])<<8 ^ uint32(key[n/2])) * 0x85EBCA6B
+	h ^= h >> 13
+	// Two candidate slots, so two hot names that share one do not evict each other forever.
+	a, b := &s.keys[h%uint32(len(s.keys))], &s.keys[(h>>16)%uint32(len(s.keys))]
+	ca, cb := a.Load(), b.Load()
+	if ca != nil && ca.key == key {
+		return ca.fc
+	}
+	if cb != nil && cb.key == key {
+		return cb.fc
+	}
+	fc := classifyKey(key)
+	if ca != nil && cb == nil {
+		a = b
+	}
+	// Clone: the cache must not keep a scanned document alive.
+	a.Store(&cachedKey{key: strings.Clone(key), fc: fc})
+	return fc
+}
+
+// NewScanner returns a Scanner. Build one per process and share it.
+func NewScanner() *Scanner { return &Scanner{} }
+
+// ScanJSON scans every string value, object key and number of doc and applies dest's
+// policy. It returns an error wrapping ErrInvalidJSON, and no output, when doc is not valid
+// JSON. doc must not change during the call.
+func (s *Scanner) ScanJSON(dest Destination, doc []byte) (Result, error) {
+	if err := checkDestination(dest); err != nil {
+		return Result{}, err
+	}
+	st := scanState{scanner: s, dest: dest, doc: doc, src: string(doc)}
+	if err := st.document(); err != nil {
+		return Result{}, err
+	}
+	return st.result(doc), nil
+}
+
+// ScanText scans free text (an error message, a prompt, a log line) and applies dest's
+// policy. Findings have Path "$".
+func (s *Scanner) ScanText(dest Destination, text string) (Result, error) {
+	if err := checkDestination(dest); err != nil {
+		return Result{}, err
+	}
+	st := scanState{scanner: s, dest: dest, src: text, text: true}
+	st.spans = st.spanBuf[:0]
+	st.scanString(0, len(text), text, 0)
+	return st.result([]byte(text)), nil
+}
+
+func checkDestination(dest Destination) error {
+	switch dest {
+	case AIPrompt, ConnectorWrite, Record:
+		return nil
+	}
+	// An unknown destination has no policy; scanning for it would have to guess.
+	return fmt.Errorf("dlp: unknown destination %q", string(dest))
+}
+
+func (st *scanState) result(input []byte) Result {
+	r := Result{Findings: st.findings, Output: input}
+	if st.out != nil {
+		if st.text {
+			r.Output = st.out
+		} else {
+			r.Output = append(st.out, st.doc[st.copied:]...)
+		}
+	}
+	if st.dest == ConnectorWrite {
+		var blocking []string
+		for _, f := range st.findings {
+			if k, ok := kindByName(f.Type); ok && kinds[k].blocksConnectorWrite {
+				blocking = append(blocking, f.Type)
+			}
+		}
+		if len(blocking) > 0 {
+			r.Blocked = true
+			r.Reason = blockReason(blocking)
+			r.Output = nil
+		}
+	}
+	return r
+}
+
+func blockReason(types []string) string {
+	sort.Strings(types)
+	var b strings.Builder
+	b.WriteString("connector write carries ")
+	for i := 0; i < len(types); {
+		j := i
+		for j < len(types) && types[j] == types[i] {
+			j++
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%d)", types[i], j-i)
+		i = j
+	}
+	return b.String()
+}

@@ -1,0 +1,289 @@
+package dlp
+
+import "strings"
+
+// fieldCtx is what a field name says about its value.
+type fieldCtx uint16
+
+const (
+	ctxSecret  fieldCtx = 1 << iota // the whole value is a secret (password, client_secret, api_key...)
+	ctxAWS                          // names an AWS credential: a 40-character secret needs no other context
+	ctxPhone                        // names a phone number: phone, faxNumber, mobile...
+	ctxSSN                          // ssn, social security number
+	ctxCard                         // card, pan, cc: 13/14/18-digit numbers that are also GS1 codes count as cards
+	ctxNotCard                      // gtin, ean, tracking...: Luhn-valid digits there are not cards
+)
+
+// classifyKey reads a field name as words ("clientSecret", "client_secret", "X-Client-Secret"
+// are all [client secret]) and judges it by its last words, the noun of an English compound
+// name. That is what separates "apiKey" from "idempotencyKey", "primaryKey", "keyCode" and
+// "tokenCount": a rule on substrings such as "key" or "token" cannot.
+func classifyKey(key string) fieldCtx {
+	if strings.IndexByte(key, '[') >= 0 {
+		key = withoutPlaceholders(key) // "[REDACTED:API_KEY]" names no field
+	}
+	if len(key) > 64 {
+		key = key[len(key)-64:]
+	}
+	var buf [64]byte // the key's letters and digits, lower-cased, separators dropped
+	var starts [16]int
+	n, words := 0, 0
+	var prev byte // class of the previous byte: 0 other, 'l' lower, 'u' upper, 'd' digit
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		var cls byte
+		switch {
+		case c >= 'a' && c <= 'z':
+			cls = 'l'
+		case c >= 'A' && c <= 'Z':
+			cls = 'u'
+		case c >= '0' && c <= '9':
+			cls = 'd'
+		}
+		if cls == 0 {
+			prev = 0
+			continue
+		}
+		// A word starts after a separator, at a lower→Upper step (clientSecret) and at the
+		// last capital of a run followed by a lower-case letter (APIKey → API Key). Digits
+		// stay with the word before them (cvv2, address2).
+		newWord := prev == 0 ||
+			(cls == 'u' && (prev == 'l' || prev == 'd')) ||
+			(cls == 'u' && prev == 'u' && i+1 < len(key) && key[i+1] >= 'a' && key[i+1] <= 'z')
+		if newWord {
+			if words == len(starts) {
+				copy(starts[:], starts[1:])
+				words--
+			}
+			starts[words] = n
+			words++
+		}
+		if cls == 'u' {
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+		prev = cls
+	}
+	if words == 0 {
+		return 0
+	}
+	name := buf[:n]
+	end := func(w int) int { // the end of word w in name
+		if w+1 < words {
+			return starts[w+1]
+		}
+		return n
+	}
+	last := func(k int) string { // the last k words, joined
+		if k > words {
+			return ""
+		}
+		return string(name[starts[words-k]:])
+	}
+
+	var fc fieldCtx
+	last1 := name[starts[words-1]:]
+	for len(last1) > 1 && isDigit(last1[len(last1)-1]) { // password2, cvv2 → password, cvv
+		last1 = last1[:len(last1)-1]
+	}
+	switch string(last1) {
+	case "password", "passwd", "passphrase", "pwd", "secret", "secrets", "credential",
+		"credentials", "authorization", "apikey", "apisecret", "privatekey", "secretkey",
+		"accesstoken", "refreshtoken", "authtoken", "apitoken", "sessiontoken", "bearertoken",
+		"clientsecret", "cvv", "cvc":
+		fc |= ctxSecret
+	}
+	switch last(2) {
+	case "apikey", "privatekey", "secretkey", "accesstoken", "refreshtoken", "authtoken",
+		"apitoken", "sessiontoken", "bearertoken", "idtoken", "signingkey", "encryptionkey",
+		"securitytoken", "securitycode":
+		fc |= ctxSecret
+	}
+	switch last(2) {
+	case "secretkey", "accesskey":
+		fc |= ctxAWS
+	}
+	if last(3) == "secretaccesskey" {
+		fc |= ctxSecret | ctxAWS
+	}
+
+	phoneWord := -1 // the last word naming a phone
+	for w := 0; w < words; w++ {
+		word := name[starts[w]:end(w)]
+		has := func(prefix string) bool { return strings.HasPrefix(string(word), prefix) }
+		is := func(s string) bool { return string(word) == s }
+		// Dispatch on the first letter: this runs for every key of every document.
+		switch word[0] {
+		case 'a':
+			if is("aws") {
+				fc |= ctxAWS
+			}
+		case 'b':
+			if has("barcode") {
+				fc |= ctxNotCard
+			}
+		case 'c':
+			switch {
+			case is("cell"):
+				phoneWord = w
+			case is("cc") || has("ccn") || has("card") || has("creditcard"):
+				fc |= ctxCard
+			}
+		case 'e':
+			if has("ean") {
+				fc |= ctxNotCard
+			}
+		case 'f':
+			if has("fax") {
+				phoneWord = w
+			}
+		case 'g':
+			if has("gtin") {
+				fc |= ctxNotCard
+			}
+		case 'i':
+			if has("isbn") || has("imei") {
+				fc |= ctxNotCard
+			}
+		case 'm':
+			if is("msisdn") || has("mobile") {
+				phoneWord = w
+			}
+		case 'p':
+			switch {
+			case has("phone"):
+				phoneWord = w
+			case is("pan"):
+				fc |= ctxCard
+			}
+		case 's':
+			switch {
+			case is("sms"):
+				phoneWord = w
+			case is("ssn") || is("ssnumber") || is("socsec") || has("socialsecurity") ||
+				is("social") && w+1 < words && strings.HasPrefix(string(name[end(w):]), "security"):
+				fc |= ctxSSN
+			case has("sscc") || has("serial"):
+				fc |= ctxNotCard
+			}
+		case 't':
+			switch {
+			case is("tel") || has("telephone") || has("telefon"):
+				phoneWord = w
+			case has("tracking"):
+				fc |= ctxNotCard
+			}
+		case 'u':
+			if has("upc") {
+				fc |= ctxNotCard
+			}
+		case 'w':
+			if is("whatsapp") {
+				phoneWord = w
+			}
+		}
+		if len(word) > 5 && word[len(word)-1] == 'e' && strings.HasSuffix(string(word), "phone") {
+			phoneWord = w // homephone, cellphone
+		}
+	}
+	// The phone must be what the field holds: phone, contactPhone, faxNumber, tel_no; not
+	// phoneVerified or mobileAppBuild.
+	if phoneWord == words-1 || phoneWord == words-2 && phoneWord >= 0 {
+		switch string(last1) {
+		case "number", "numbers", "no", "num", "nr", "nbr", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9":
+			fc |= ctxPhone // phoneNumber, phone_2
+		default:
+			if phoneWord == words-1 {
+				fc |= ctxPhone
+			}
+		}
+	}
+	return fc
+}
+
+// secretValue reports whether the value of a secret-named field is worth reporting: not
+// empty, not already masked, not a placeholder from an earlier scan, not a boolean flag.
+func secretValue(v string) bool {
+	v = strings.TrimSpace(v)
+	if v == "" || isPlaceholder(v) {
+		return false
+	}
+	masked := true
+	for _, r := range v {
+		if r != '*' && r != '•' && r != '●' && r != 'x' && r != 'X' {
+			masked = false
+			break
+		}
+	}
+	if masked {
+		return false
+	}
+	// A reference to a secret ("${DB_PASSWORD}", "{{ vault.erp_password }}") is not one.
+	if strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") ||
+		strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}") {
+		return false
+	}
+	switch strings.ToLower(v) {
+	case "true", "false", "yes", "no", "null", "nil", "none", "undefined", "n/a", "redacted",
+		"[redacted]", "required", "optional", "hidden", "set", "unset":
+		return false
+	}
+	return true
+}
+
+// withoutPlaceholders replaces each placeholder in s by a space.
+func withoutPlaceholders(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if n := placeholderLen(s[i:]); n > 0 {
+			b.WriteByte(' ')
+			i += n
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+// isPlaceholder reports whether v is exactly one placeholder this package writes:
+// [EMAIL_3] or [REDACTED:EMAIL].
+func isPlaceholder(v string) bool {
+	n := placeholderLen(v)
+	return n > 0 && n == len(v)
+}
+
+// placeholderLen returns the length of the placeholder at the start of v, or 0.
+func placeholderLen(v string) int {
+	if len(v) < 3 || v[0] != '[' {
+		return 0
+	}
+	i := 1
+	if strings.HasPrefix(v[1:], "REDACTED:") {
+		i += len("REDACTED:")
+		j := i
+		for j < len(v) && (v[j] >= 'A' && v[j] <= 'Z' || v[j] == '_') {
+			j++
+		}
+		if j == i || j >= len(v) || v[j] != ']' {
+			return 0
+		}
+		return j + 1
+	}
+	j := i
+	for j < len(v) && (v[j] >= 'A' && v[j] <= 'Z' || v[j] == '_') {
+		j++
+	}
+	if j == i || v[j-1] != '_' {
+		return 0
+	}
+	d := j
+	for j < len(v) && isDigit(v[j]) {
+		j++
+	}
+	if j == d || j >= len(v) || v[j] != ']' {
+		return 0
+	}
+	return j + 1
+}

@@ -1,0 +1,474 @@
+package identity_test
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+func TestVerify(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	now := clock.Now()
+	srv := newJWKSServer(t, rsaKey, ecKey)
+	v := newVerifier(srv.URL, clock)
+
+	with := func(mod func(jwt.MapClaims)) jwt.MapClaims {
+		c := baseClaims(now)
+		mod(c)
+		return c
+	}
+	signed := func(k signingKey, mod func(jwt.MapClaims)) string {
+		return sign(t, k, with(mod))
+	}
+	keep := func(jwt.MapClaims) {}
+
+	tampered := func() string {
+		parts := strings.Split(signed(rsaKey, keep), ".")
+		c := baseClaims(now)
+		c[identity.ClaimRoles] = []string{identity.RoleAdmin}
+		b, _ := json.Marshal(c)
+		parts[1] = base64.RawURLEncoding.EncodeToString(b)
+		return strings.Join(parts, ".")
+	}
+	algNone := func() string {
+		tok := jwt.NewWithClaims(jwt.SigningMethodNone, baseClaims(now))
+		tok.Header["kid"] = rsaKey.kid
+		s, err := tok.SignedString(jwt.UnsafeAllowNoneSignatureType)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// The classic key-confusion attack: HMAC "signed" with the public key an RS256
+	// verifier would use, hoping the verifier feeds it to HMAC.
+	hsWithPublicKey := func() string {
+		der, err := x509.MarshalPKIXPublicKey(rsaKey.priv.Public())
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+		tok := jwt.NewWithClaims(jwt.SigningMethodHS256, baseClaims(now))
+		tok.Header["kid"] = rsaKey.kid
+		s, err := tok.SignedString(secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	withAlg := func(k signingKey, method jwt.SigningMethod, kid string) string {
+		tok := jwt.NewWithClaims(method, baseClaims(now))
+		tok.Header["kid"] = kid
+		s, err := tok.SignedString(k.priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	noKid := func() string {
+		s, err := jwt.NewWithClaims(jwt.SigningMethodES256, baseClaims(now)).SignedString(ecKey.priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	withHeader := func(name string, value any) string {
+		tok := jwt.NewWithClaims(jwt.SigningMethodES256, baseClaims(now))
+		tok.Header["kid"] = ecKey.kid
+		tok.Header[name] = value
+		s, err := tok.SignedString(ecKey.priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+
+	want := identity.Principal{Subject: "subject-marker-7f3a", TenantID: "tenant-marker", Roles: []string{identity.RoleApprover}}
+	tests := []struct {
+		name    string
+		token   string
+		want    identity.Principal
+		wantErr error // nil: must verify
+		expired bool  // the error must (or must not) be ErrTokenExpired
+	}{
+		{name: "valid RS256", token: signed(rsaKey, keep), want: want},
+		{name: "valid ES256", token: signed(ecKey, keep), want: want},
+		{name: "audience among several", token: signed(ecKey, func(c jwt.MapClaims) { c["aud"] = []string{"other", testAudience} }), want: want},
+		{name: "unknown roles ignored, duplicates dropped", token: signed(ecKey, func(c jwt.MapClaims) {
+			c[identity.ClaimRoles] = []string{"superuser", identity.RoleOperator, identity.RoleAdmin, identity.RoleOperator}
+		}), want: identity.Principal{Subject: want.Subject, TenantID: want.TenantID, Roles: []string{identity.RoleOperator, identity.RoleAdmin}}},
+		{name: "no roles claim", token: signed(ecKey, func(c jwt.MapClaims) { delete(c, identity.ClaimRoles) }),
+			want: identity.Principal{Subject: want.Subject, TenantID: want.TenantID}},
+		{name: "expired within leeway", token: signed(ecKey, func(c jwt.MapClaims) { c["exp"] = now.Add(-20 * time.Second).Unix() }), want: want},
+		{name: "nbf within leeway", token: signed(ecKey, func(c jwt.MapClaims) { c["nbf"] = now.Add(20 * time.Second).Unix() }), want: want},
+
+		{name: "expired", token: signed(rsaKey, func(c jwt.MapClaims) { c["exp"] = now.Add(-time.Minute).Unix() }),
+			wantErr: identity.ErrTokenExpired, expired: true},
+		{name: "not yet valid", token: signed(rsaKey, func(c jwt.MapClaims) { c["nbf"] = now.Add(5 * time.Minute).Unix() }),
+			wantErr: identity.ErrTokenInvalid},
+		{name: "issued in the future", token: signed(rsaKey, func(c jwt.MapClaims) { c["iat"] = now.Add(5 * time.Minute).Unix() }),
+			wantErr: identity.ErrTokenInvalid},
+		{name: "missing exp", token: signed(rsaKey, func(c jwt.MapClaims) { delete(c, "exp") }), wantErr: identity.ErrTokenInvalid},
+		{name: "wrong issuer", token: signed(rsaKey, func(c jwt.MapClaims) { c["iss"] = "https://evil.test/" }), wantErr: identity.ErrTokenInvalid},
+		{name: "issuer differs by a trailing slash", token: signed(rsaKey, func(c jwt.MapClaims) { c["iss"] = strings.TrimSuffix(testIssuer, "/") }),
+			wantErr: identity.ErrTokenInvalid},
+		{name: "wrong issuer and expired is not reported as expired", token: signed(rsaKey, func(c jwt.MapClaims) {
+			c["iss"] = "https://evil.test/"
+			c["exp"] = now.Add(-time.Hour).Unix()
+		}), wantErr: identity.ErrTokenInvalid},
+		{name: "missing issuer", token: signed(rsaKey, func(c jwt.MapClaims) { delete(c, "iss") }), wantErr: identity.ErrTokenInvalid},
+		{name: "wrong audience", token: signed(ecKey, func(c jwt.MapClaims) { c["aud"] = []string{"other", "another"} }), wantErr: identity.ErrTokenInvalid},
+		{name: "missing audience", token: signed(ecKey, func(c jwt.MapClaims) { delete(c, "aud") }), wantErr: identity.ErrTokenInvalid},
+		{name: "missing sub", token: signed(ecKey, func(c jwt.MapClaims) { delete(c, "sub") }), wantErr: identity.ErrTokenInvalid},
+		{name: "empty sub", token: signed(ecKey, func(c jwt.MapClaims) { c["sub"] = "" }), wantErr: identity.ErrTokenInvalid},
+		{name: "missing tenant_id", token: signed(ecKey, func(c jwt.MapClaims) { delete(c, identity.ClaimTenantID) }), wantErr: identity.ErrTokenInvalid},
+		{name: "empty tenant_id", token: signed(ecKey, func(c jwt.MapClaims) { c[identity.ClaimTenantID] = "" }), wantErr: identity.ErrTokenInvalid},
+		{name: "tenant_id not a string", token: signed(ecKey, func(c jwt.MapClaims) { c[identity.ClaimTenantID] = 42 }), wantErr: identity.ErrTokenInvalid},
+		{name: "tenant claim spelled differently", token: signed(ecKey, func(c jwt.MapClaims) {
+			c["Tenant_Id"] = c[identity.ClaimTenantID]
+			delete(c, identity.ClaimTenantID)
+		}), wantErr: identity.ErrTokenInvalid},
+		{name: "roles not an array", token: signed(ecKey, func(c jwt.MapClaims) { c[identity.ClaimRoles] = identity.RoleAdmin }), wantErr: identity.ErrTokenInvalid},
+		{name: "roles with a non-string", token: signed(ecKey, func(c jwt.MapClaims) { c[identity.ClaimRoles] = []any{identity.RoleAdmin, 1} }), wantErr: identity.ErrTokenInvalid},
+		{name: "tampered payload", token: tampered(), wantErr: identity.ErrTokenInvalid},
+		{name: "another RSA key with the same kid", token: signed(rsaOther, keep), wantErr: identity.ErrTokenInvalid},
+		{name: "another EC key with the same kid", token: sign(t, signingKey{kid: ecKey.kid, method: jwt.SigningMethodES256, priv: ecNext.priv}, baseClaims(now)),
+			wantErr: identity.ErrTokenInvalid},
+		{name: "alg none", token: algNone(), wantErr: identity.ErrTokenInvalid},
+		{name: "HS256 keyed with the RSA public key", token: hsWithPublicKey(), wantErr: identity.ErrTokenInvalid},
+		{name: "RS384 is not accepted", token: withAlg(rsaKey, jwt.SigningMethodRS384, rsaKey.kid), wantErr: identity.ErrTokenInvalid},
+		{name: "RS256 naming the EC key", token: withAlg(rsaKey, jwt.SigningMethodRS256, ecKey.kid), wantErr: identity.ErrTokenInvalid},
+		{name: "ES256 naming the RSA key", token: withAlg(ecKey, jwt.SigningMethodES256, rsaKey.kid), wantErr: identity.ErrTokenInvalid},
+		{name: "no kid", token: noKid(), wantErr: identity.ErrTokenInvalid},
+		{name: "kid not a string", token: withHeader("kid", 7), wantErr: identity.ErrTokenInvalid},
+		{name: "critical header", token: withHeader("crit", []string{"exp"}), wantErr: identity.ErrTokenInvalid},
+		{name: "not a JWT", token: "not-a-jwt", wantErr: identity.ErrTokenInvalid},
+		{name: "empty", token: "", wantErr: identity.ErrTokenInvalid},
+		{name: "oversized", token: strings.Repeat("a", 20<<10), wantErr: identity.ErrTokenInvalid},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := v.Verify(context.Background(), tc.token)
+			if tc.wantErr == nil {
+				if err != nil {
+					t.Fatalf("Verify: %v", err)
+				}
+				if got.Subject != tc.want.Subject || got.TenantID != tc.want.TenantID || fmt.Sprint(got.Roles) != fmt.Sprint(tc.want.Roles) ||
+					got.SessionID != "" || got.Module != "" {
+					t.Fatalf("principal = %+v, want %+v", got, tc.want)
+				}
+				return
+			}
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			}
+			if errors.Is(err, identity.ErrTokenExpired) != tc.expired {
+				t.Fatalf("err = %v: expired = %v, want %v", err, !tc.expired, tc.expired)
+			}
+			if errors.Is(err, identity.ErrJWKSUnavailable) {
+				t.Fatalf("err = %v: a bad token must not look like an issuer outage", err)
+			}
+			msg := err.Error()
+			for _, part := range strings.Split(tc.token, ".") {
+				if len(part) > 8 && strings.Contains(msg, part) {
+					t.Fatalf("error %q quotes the token", msg)
+				}
+			}
+			for _, marker := range []string{"subject-marker", "tenant-marker", "jti-marker", "evil.test"} {
+				if strings.Contains(msg, marker) {
+					t.Fatalf("error %q quotes a claim", msg)
+				}
+			}
+		})
+	}
+	if got := srv.hits.Load(); got != 1 {
+		// Unknown kids never occur above, so the set is fetched exactly once.
+		t.Errorf("JWKS fetched %d times, want 1", got)
+	}
+}
+
+func TestVerifyMisconfigured(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	srv := newJWKSServer(t, ecKey)
+	tok := sign(t, ecKey, baseClaims(clock.Now()))
+	for _, cfg := range []identity.JWTConfig{
+		{Audience: testAudience, JWKSURL: srv.URL},
+		{Issuer: testIssuer, JWKSURL: srv.URL},
+		{Issuer: testIssuer, Audience: testAudience},
+	} {
+		cfg.Now = clock.Now
+		if _, err := identity.NewJWTVerifier(cfg).Verify(context.Background(), tok); !errors.Is(err, identity.ErrJWKSUnavailable) {
+			t.Errorf("config %+v: err = %v, want ErrJWKSUnavailable", cfg, err)
+		}
+	}
+	if n := srv.hits.Load(); n != 0 {
+		t.Errorf("a misconfigured verifier fetched the JWKS %d times", n)
+	}
+}
+
+func TestVerifyLeewayConfig(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	srv := newJWKSServer(t, ecKey)
+	c := baseClaims(clock.Now())
+	c["exp"] = clock.Now().Add(-10 * time.Second).Unix()
+	tok := sign(t, ecKey, c)
+	for _, tc := range []struct {
+		leeway time.Duration
+		ok     bool
+	}{{0, true}, {time.Minute, true}, {-1, false}, {5 * time.Second, false}} {
+		v := identity.NewJWTVerifier(identity.JWTConfig{Issuer: testIssuer, Audience: testAudience, JWKSURL: srv.URL, Now: clock.Now, Leeway: tc.leeway})
+		_, err := v.Verify(context.Background(), tok)
+		if (err == nil) != tc.ok {
+			t.Errorf("leeway %v: err = %v, want ok = %v", tc.leeway, err, tc.ok)
+		}
+	}
+}
+
+func TestJWKSRotationRefetchesOnce(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	srv := newJWKSServer(t, ecKey)
+	v := newVerifier(srv.URL, clock)
+	ctx := context.Background()
+
+	if _, err := v.Verify(ctx, sign(t, ecKey, baseClaims(clock.Now()))); err != nil {
+		t.Fatal(err)
+	}
+	srv.setKeys(ecNext) // the issuer rotates; the cache is still fresh
+	clock.Advance(time.Minute)
+	rotated := sign(t, ecNext, baseClaims(clock.Now()))
+	if _, err := v.Verify(ctx, rotated); err != nil {
+		t.Fatalf("token of the new key: %v", err)
+	}
+	if n := srv.hits.Load(); n != 2 {
+		t.Fatalf("JWKS fetched %d times, want 2 (initial + one refetch)", n)
+	}
+	if _, err := v.Verify(ctx, rotated); err != nil {
+		t.Fatal(err)
+	}
+	// The old key left the set with the refetch.
+	if _, err := v.Verify(ctx, sign(t, ecKey, baseClaims(clock.Now()))); !errors.Is(err, identity.ErrTokenInvalid) {
+		t.Fatalf("token of the retired key: err = %v, want ErrTokenInvalid", err)
+	}
+	if n := srv.hits.Load(); n != 2 {
+		t.Fatalf("JWKS fetched %d times, want still 2", n)
+	}
+}
+
+func TestJWKSUnknownKidRefetchIsRateLimited(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	srv := newJWKSServer(t, ecKey)
+	v := newVerifier(srv.URL, clock)
+	ctx := context.Background()
+	bogus := func(i int) string {
+		return sign(t, signingKey{kid: fmt.Sprintf("bogus-%d", i), method: jwt.SigningMethodES256, priv: ecKey.priv}, baseClaims(clock.Now()))
+	}
+	if _, err := v.Verify(ctx, sign(t, ecKey, baseClaims(clock.Now()))); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		if _, err := v.Verify(ctx, bogus(i)); !errors.Is(err, identity.ErrTokenInvalid) {
+			t.Fatalf("bogus kid %d: err = %v, want ErrTokenInvalid", i, err)
+		}
+	}
+	if n := srv.hits.Load(); n != 2 {
+		t.Fatalf("after 50 bogus kids: JWKS fetched %d times, want 2", n)
+	}
+	clock.Advance(29 * time.Second)
+	_, _ = v.Verify(ctx, bogus(100))
+	if n := srv.hits.Load(); n != 2 {
+		t.Fatalf("29 s later: JWKS fetched %d times, want 2", n)
+	}
+	clock.Advance(2 * time.Second)
+	_, _ = v.Verify(ctx, bogus(101))
+	_, _ = v.Verify(ctx, bogus(102))
+	if n := srv.hits.Load(); n != 3 {
+		t.Fatalf("31 s later: JWKS fetched %d times, want 3", n)
+	}
+	// Known kids are unaffected by the flood.
+	if _, err := v.Verify(ctx, sign(t, ecKey, baseClaims(clock.Now()))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestJWKSCacheTTL(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	srv := newJWKSServer(t, ecKey)
+	v := newVerifier(srv.URL, clock)
+	verify := func() {
+		t.Helper()
+		if _, err := v.Verify(context.Background(), sign(t, ecKey, baseClaims(clock.Now()))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	verify()
+	clock.Advance(identity.DefaultJWKSCacheTTL - time.Second)
+	verify()
+	if n := srv.hits.Load(); n != 1 {
+		t.Fatalf("within the TTL: JWKS fetched %d times, want 1", n)
+	}
+	clock.Advance(time.Second)
+	verify()
+	if n := srv.hits.Load(); n != 2 {
+		t.Fatalf("after the TTL: JWKS fetched %d times, want 2", n)
+	}
+}
+
+func TestJWKSDownWithWarmCache(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	srv := newJWKSServer(t, ecKey)
+	v := newVerifier(srv.URL, clock)
+	verify := func(step string) {
+		t.Helper()
+		if _, err := v.Verify(context.Background(), sign(t, ecKey, baseClaims(clock.Now()))); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	verify("warm up")
+	srv.setDown(true)
+	clock.Advance(identity.DefaultJWKSCacheTTL + time.Minute)
+	verify("stale cache, issuer down")
+	if n := srv.hits.Load(); n != 2 {
+		t.Fatalf("JWKS fetched %d times, want 2", n)
+	}
+	verify("backing off")
+	if n := srv.hits.Load(); n != 2 {
+		t.Fatalf("while backing off: JWKS fetched %d times, want 2", n)
+	}
+	// An unknown kid cannot be decided while the issuer is failing.
+	other := sign(t, ecNext, baseClaims(clock.Now()))
+	if _, err := v.Verify(context.Background(), other); !errors.Is(err, identity.ErrJWKSUnavailable) {
+		t.Fatalf("unknown kid, issuer down: err = %v, want ErrJWKSUnavailable", err)
+	}
+	srv.setDown(false)
+	clock.Advance(10 * time.Second)
+	verify("issuer back")
+	if n := srv.hits.Load(); n != 3 {
+		t.Fatalf("issuer back: JWKS fetched %d times, want 3", n)
+	}
+	verify("fresh again")
+	if n := srv.hits.Load(); n != 3 {
+		t.Fatalf("fresh again: JWKS fetched %d times, want 3", n)
+	}
+}
+
+func TestJWKSUnavailableWithColdCache(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	failing := newJWKSServer(t, ecKey)
+	failing.setDown(true)
+	closed := newJWKSServer(t, ecKey)
+	closed.Close()
+	empty := newJWKSServer(t)
+	garbage := newJWKSServer(t)
+	garbage.setRaw("<html>not json</html>")
+	// Keys the service must not verify with: a 1024-bit RSA key, an HMAC key, a P-384
+	// key, a point off the curve, an encryption key, and keys without kid.
+	unusable := newJWKSServer(t)
+	unusable.setRaw(`{"keys":[
+		{"kty":"RSA","kid":"weak","n":"` + strings.Repeat("A", 170) + `","e":"AQAB"},
+		{"kty":"oct","kid":"hmac","k":"c2VjcmV0"},
+		{"kty":"EC","kid":"p384","crv":"P-384","x":"AAAA","y":"AAAA"},
+		{"kty":"EC","kid":"off-curve","crv":"P-256","x":"` + b64(make([]byte, 32)) + `","y":"` + b64(append(make([]byte, 31), 1)) + `"},
+		{"kty":"EC","kid":"enc","use":"enc","crv":"P-256","x":"` + ecKey.jwk()["x"] + `","y":"` + ecKey.jwk()["y"] + `"},
+		{"kty":"EC","crv":"P-256","x":"` + ecKey.jwk()["x"] + `","y":"` + ecKey.jwk()["y"] + `"}
+	]}`)
+	tok := sign(t, ecKey, baseClaims(clock.Now()))
+	for name, url := range map[string]string{
+		"500": failing.URL, "connection refused": closed.URL, "empty set": empty.URL, "not JSON": garbage.URL, "no usable key": unusable.URL,
+	} {
+		t.Run(name, func(t *testing.T) {
+			v := newVerifier(url, clock)
+			_, err := v.Verify(context.Background(), tok)
+			if !errors.Is(err, identity.ErrJWKSUnavailable) || errors.Is(err, identity.ErrTokenInvalid) {
+				t.Fatalf("err = %v, want ErrJWKSUnavailable only", err)
+			}
+		})
+	}
+}
+
+func TestJWKSEmptyAnswerKeepsCachedSet(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	srv := newJWKSServer(t, ecKey)
+	v := newVerifier(srv.URL, clock)
+	tok := func() string { return sign(t, ecKey, baseClaims(clock.Now())) }
+	if _, err := v.Verify(context.Background(), tok()); err != nil {
+		t.Fatal(err)
+	}
+	srv.setRaw(`{"keys":[]}`)
+	clock.Advance(identity.DefaultJWKSCacheTTL + time.Second)
+	if _, err := v.Verify(context.Background(), tok()); err != nil {
+		t.Fatalf("an empty answer replaced the cached set: %v", err)
+	}
+}
+
+func TestJWKSConcurrentCallersShareOneFetch(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	srv := newJWKSServer(t, ecKey, rsaKey)
+	srv.setDelay(50 * time.Millisecond)
+	v := newVerifier(srv.URL, clock)
+	tokens := []string{sign(t, ecKey, baseClaims(clock.Now())), sign(t, rsaKey, baseClaims(clock.Now()))}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 64 {
+		wg.Go(func() {
+			if _, err := v.Verify(context.Background(), tokens[i%2]); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if n := srv.hits.Load(); n != 1 {
+		t.Fatalf("64 concurrent verifications fetched the JWKS %d times, want 1", n)
+	}
+}
+
+func TestJWKSWaiterCancellationDoesNotFailOthers(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	srv := newJWKSServer(t, ecKey)
+	srv.setDelay(300 * time.Millisecond)
+	v := newVerifier(srv.URL, clock)
+	tok := sign(t, ecKey, baseClaims(clock.Now()))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { _, err := v.Verify(ctx, tok); done <- err }()
+	for srv.hits.Load() == 0 { // the first caller's fetch reached the issuer
+		time.Sleep(time.Millisecond)
+	}
+	cancel() // and its caller gives up while the issuer is still answering
+	if err := <-done; !errors.Is(err, identity.ErrJWKSUnavailable) {
+		t.Fatalf("cancelled caller: err = %v, want ErrJWKSUnavailable", err)
+	}
+	if _, err := v.Verify(context.Background(), tok); err != nil {
+		t.Fatalf("second caller: %v", err)
+	}
+	if n := srv.hits.Load(); n != 1 {
+		t.Fatalf("JWKS fetched %d times, want 1: the second caller must share the first's fetch", n)
+	}
+}
