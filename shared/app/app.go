@@ -21,6 +21,7 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
@@ -202,13 +203,13 @@ func (missingQueue) Send(context.Context, syncerror.Message) error {
 
 // Ingest returns the webhook handler.
 func (d *Deps) Ingest() *syncerror.Ingest {
-	return &syncerror.Ingest{
-		Tenants:  d.IngestTenants,
-		Claims:   d.Claims,
-		Queue:    d.Queue,
-		Verifier: webhook.Verifier{Tolerance: d.Config.WebhookTolerance, Now: d.Now},
-		Now:      d.Now,
-	}
+	return &syncerror.Ingest{Auth: d.HostAuth(), Claims: d.Claims, Queue: d.Queue, Now: d.Now}
+}
+
+// HostAuth returns the authenticator of host-signed routes (webhook secret, cached tenants).
+func (d *Deps) HostAuth() *hostauth.Authenticator {
+	return &hostauth.Authenticator{Tenants: d.IngestTenants,
+		Verifier: webhook.Verifier{Tolerance: d.Config.WebhookTolerance, Now: d.now}, Now: d.now}
 }
 
 // Worker returns the diagnosis worker.

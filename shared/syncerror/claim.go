@@ -65,11 +65,11 @@ type Claim struct {
 	// DiagnosisError is the last failure of the pipeline, for operators; never payload data.
 	DiagnosisError string
 	// Proposal is set once Diagnosis is ready.
-	Proposal *Proposal
-	Source            Source
-	WebhookID         string
-	ClaimedAt         time.Time
-	UpdatedAt         time.Time
+	Proposal  *Proposal
+	Source    Source
+	WebhookID string
+	ClaimedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ClaimID derives a row id from the tenant and the host's errorId. Being a pure function of

@@ -3,6 +3,15 @@ package syncerror_test
 import (
 	"io"
 	"log/slog"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/hostauth"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/webhook"
 )
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func fixedAuth(tenants tenant.Reader, now func() time.Time) *hostauth.Authenticator {
+	return &hostauth.Authenticator{Tenants: tenants, Verifier: webhook.Verifier{Now: now}, Now: now}
+}

@@ -17,8 +17,8 @@ import (
 // validation, claim and enqueue, without the network or the emulators.
 func BenchmarkIngest(b *testing.B) {
 	f := newFixture(b)
-	ing := &syncerror.Ingest{Tenants: f.tenants, Claims: f.claims, Queue: f.queue,
-		Verifier: webhook.Verifier{Now: func() time.Time { return clock }}, Now: func() time.Time { return clock }}
+	ing := &syncerror.Ingest{Auth: fixedAuth(f.tenants, func() time.Time { return clock }), Claims: f.claims, Queue: f.queue,
+		Now: func() time.Time { return clock }}
 	key, _ := webhook.ParseSecret(secretCurrent)
 	bodies := make([][]byte, 1024)
 	headers := make([]webhook.Headers, len(bodies))

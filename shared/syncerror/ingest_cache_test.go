@@ -9,7 +9,6 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
-	"github.com/syncassist/syncassist/shared/webhook"
 )
 
 // With the tenant cache in front, what would refuse a request is re-read at once: a new
@@ -19,8 +18,8 @@ func TestIngestWithTenantCache(t *testing.T) {
 	f := newFixture(t)
 	now := clock
 	cache := &tenant.Cache{Store: f.tenants, TTL: time.Minute, Now: func() time.Time { return now }}
-	f.handler = httpapi.Instrument(discardLogger(), &syncerror.Ingest{Tenants: cache, Claims: f.claims, Queue: f.queue,
-		Verifier: webhook.Verifier{Now: func() time.Time { return now }}, Now: func() time.Time { return now }})
+	f.handler = httpapi.Instrument(discardLogger(), &syncerror.Ingest{Auth: fixedAuth(cache, func() time.Time { return now }), Claims: f.claims, Queue: f.queue,
+		Now: func() time.Time { return now }})
 	admin := tenant.Admin{Store: f.tenants, Now: func() time.Time { return now }}
 	post := func(tenantID, secret, errorID string) int {
 		return f.do(t, req{tenant: tenantID, secret: secret, at: now, body: body(tenantID, errorID)}).Code

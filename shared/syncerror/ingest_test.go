@@ -68,11 +68,10 @@ func newFixture(t testing.TB) *fixture {
 		}
 	}
 	ing := &syncerror.Ingest{
-		Tenants:  f.tenants,
-		Claims:   f.claims,
-		Queue:    f.queue,
-		Verifier: webhook.Verifier{Now: func() time.Time { return clock }},
-		Now:      func() time.Time { return clock },
+		Auth:   fixedAuth(f.tenants, func() time.Time { return clock }),
+		Claims: f.claims,
+		Queue:  f.queue,
+		Now:    func() time.Time { return clock },
 	}
 	f.handler = httpapi.Instrument(discardLogger(), ing)
 	return f
@@ -353,8 +352,8 @@ func TestIngestQueueFailureStillAcceptsAndReconcileRequeues(t *testing.T) {
 
 func TestIngestStoreFailureIs503AndSendsNothing(t *testing.T) {
 	f := newFixture(t)
-	ing := &syncerror.Ingest{Tenants: f.tenants, Claims: failingClaims{f.claims}, Queue: f.queue,
-		Verifier: webhook.Verifier{Now: func() time.Time { return clock }}, Now: func() time.Time { return clock }}
+	ing := &syncerror.Ingest{Auth: fixedAuth(f.tenants, func() time.Time { return clock }), Claims: failingClaims{f.claims}, Queue: f.queue,
+		Now: func() time.Time { return clock }}
 	f.handler = httpapi.Instrument(discardLogger(), ing)
 	rec := f.do(t, req{tenant: "acme", body: body("acme", "E-1")})
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {

@@ -1,0 +1,148 @@
+// Package hostauth authenticates requests the host ERP signs with its tenant's webhook
+// secret (Standard Webhooks v1): the sync-error webhook and the embedded-session host
+// bootstrap. It answers every failure itself, with the same problem codes on every route,
+// and never tells an unknown tenant from a wrong signature.
+package hostauth
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+// HeaderTenantID names the tenant a request is signed for.
+const HeaderTenantID = "X-Tenant-Id"
+
+// refresher is a tenant.Reader that may answer from a cache (tenant.Cache). Before
+// refusing a request on what it said, the authenticator asks it again from the store.
+type refresher interface {
+	Refresh(ctx context.Context, id string) (tenant.Config, error)
+}
+
+// Authenticator verifies host-signed requests against the tenant's active secrets.
+type Authenticator struct {
+	Tenants  tenant.Reader
+	Verifier webhook.Verifier
+	Now      func() time.Time
+}
+
+func problem(status int, code, detail string) *httpapi.Problem {
+	return httpapi.NewProblem(status, code, detail)
+}
+
+// Problems of host-signed routes (documented in the README's API reference).
+var (
+	errUnsupportedType = problem(http.StatusUnsupportedMediaType, "unsupported_media_type",
+		"Send the body as Content-Type: application/json.")
+	errTenantMissing = problem(http.StatusBadRequest, "tenant_header_missing",
+		"Send the tenant id in the X-Tenant-Id header.")
+	errSignatureMissing = problem(http.StatusUnauthorized, "signature_missing",
+		"Send the webhook-id, webhook-timestamp and webhook-signature headers (Standard Webhooks v1).")
+	errTimestamp = problem(http.StatusUnauthorized, "timestamp_out_of_tolerance",
+		"webhook-timestamp is more than 5 minutes from the service's clock; sign with the current unix time.")
+	errSignature = problem(http.StatusUnauthorized, "invalid_signature",
+		"No webhook-signature matches this tenant's secrets and the exact body.")
+)
+
+func fail(w http.ResponseWriter, r *http.Request, p *httpapi.Problem) {
+	cp := *p
+	httpapi.WriteProblem(w, r, &cp)
+}
+
+// ReadSigned checks the content type and size, reads the body, and authenticates it for
+// the X-Tenant-Id tenant. accept says whether the tenant's configuration lets the route
+// act (its flags); when a cached configuration would refuse (signature or accept), it is
+// read once more from the store so a just-rotated secret or just-enabled flag counts at
+// once. The caller still decides what a refusing configuration answers. On failure
+// ReadSigned has written the problem and returns ok=false; nothing else happened.
+func (a *Authenticator) ReadSigned(w http.ResponseWriter, r *http.Request, maxBytes int64, accept func(tenant.Config) bool) (cfg tenant.Config, body []byte, ok bool) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		fail(w, r, errUnsupportedType)
+		return tenant.Config{}, nil, false
+	}
+	tooLarge := problem(http.StatusRequestEntityTooLarge, "payload_too_large",
+		"The body exceeds the route's limit of "+byteSize(maxBytes)+".")
+	if r.ContentLength > maxBytes {
+		fail(w, r, tooLarge)
+		return tenant.Config{}, nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			fail(w, r, tooLarge)
+		} else {
+			fail(w, r, problem(http.StatusBadRequest, "body_unreadable", "The request body could not be read."))
+		}
+		return tenant.Config{}, nil, false
+	}
+	tenantID := r.Header.Get(HeaderTenantID)
+	if tenantID == "" {
+		fail(w, r, errTenantMissing)
+		return tenant.Config{}, nil, false
+	}
+	sig := webhook.HeadersFrom(r.Header)
+	if _, err := a.Verifier.CheckHeaders(sig); err != nil {
+		if errors.Is(err, webhook.ErrTimestamp) {
+			fail(w, r, errTimestamp)
+		} else {
+			fail(w, r, errSignatureMissing)
+		}
+		return tenant.Config{}, nil, false
+	}
+	cfg, err = a.authenticate(r.Context(), tenantID, sig, body, accept)
+	if err != nil {
+		if errors.Is(err, webhook.ErrInvalidSignature) {
+			fail(w, r, errSignature)
+		} else {
+			httpapi.WriteUnavailable(w, r, err, "Tenant configuration is unavailable; retry shortly.")
+		}
+		return tenant.Config{}, nil, false
+	}
+	return cfg, body, true
+}
+
+// authenticate verifies sig against the tenant's active secrets. An unknown or malformed
+// tenant id has no keys and fails exactly like a wrong signature.
+func (a *Authenticator) authenticate(ctx context.Context, tenantID string, sig webhook.Headers, body []byte, accept func(tenant.Config) bool) (tenant.Config, error) {
+	if !tenant.ValidID(tenantID) {
+		return tenant.Config{}, a.Verifier.Verify(sig, body, nil)
+	}
+	read := a.Tenants.Get
+	for attempt := 0; ; attempt++ {
+		cfg, err := read(ctx, tenantID)
+		if err != nil && !errors.Is(err, tenant.ErrNotFound) {
+			return tenant.Config{}, err
+		}
+		verr := a.Verifier.Verify(sig, body, cfg.ActiveKeys(a.now()))
+		r, cached := a.Tenants.(refresher)
+		if !cached || attempt == 1 || (verr == nil && (accept == nil || accept(cfg))) {
+			return cfg, verr
+		}
+		read = r.Refresh
+	}
+}
+
+func (a *Authenticator) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+func byteSize(n int64) string {
+	if n%1024 == 0 {
+		return itoa(n/1024) + " KiB"
+	}
+	return itoa(n) + " bytes"
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
