@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -111,35 +112,15 @@ func run(n, conc, rounds int) error {
 		k, v, _ := strings.Cut(kv, "=")
 		os.Setenv(k, v)
 	}
-	stage := "bench"
-	os.Setenv("STAGE", stage)
 	os.Setenv("LOG_LEVEL", "error")
 	awsCfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
 		return err
 	}
-	prov, err := app.Provision(ctx, awsCfg, stage, sqsqueue.CreateOptions{})
+	deps, prov, key, err := setupStage(ctx, awsCfg, "bench")
 	if err != nil {
 		return err
 	}
-	for k, v := range prov.Env() {
-		os.Setenv(k, v)
-	}
-	deps, err := app.Load(ctx)
-	if err != nil {
-		return err
-	}
-	admin := tenant.Admin{Store: deps.Tenants}
-	secret, err := admin.Create(ctx, "bench", "")
-	if err != nil {
-		return err
-	}
-	for _, k := range tenant.KnownSettings {
-		if err := admin.Set(ctx, "bench", k, "true"); err != nil {
-			return err
-		}
-	}
-	key, _ := webhook.ParseSecret(secret)
 
 	mux, err := deps.Mux(blueprint.HTTPFunctions())
 	if err != nil {
@@ -219,5 +200,95 @@ func run(n, conc, rounds int) error {
 		e2eRate += float64(b.n) / b.elapsed.Seconds()
 	}
 	fmt.Printf("end-to-end / raw throughput: %.2f\n", e2eRate/rawRate)
+	return diagnoseBench(ctx, awsCfg, n/2)
+}
+
+// setupStage provisions a stage's tables and queues on the emulators, loads the wiring the
+// Lambdas use for it and creates an enabled tenant "bench"; it returns the tenant's key.
+func setupStage(ctx context.Context, awsCfg aws.Config, stage string) (*app.Deps, app.Provisioned, []byte, error) {
+	os.Setenv("STAGE", stage)
+	prov, err := app.Provision(ctx, awsCfg, stage, sqsqueue.CreateOptions{})
+	if err != nil {
+		return nil, prov, nil, err
+	}
+	for k, v := range prov.Env() {
+		os.Setenv(k, v)
+	}
+	deps, err := app.Load(ctx)
+	if err != nil {
+		return nil, prov, nil, err
+	}
+	admin := tenant.Admin{Store: deps.Tenants}
+	secret, err := admin.Create(ctx, "bench", "")
+	if err != nil {
+		return nil, prov, nil, err
+	}
+	for _, k := range tenant.KnownSettings {
+		if err := admin.Set(ctx, "bench", k, "true"); err != nil {
+			return nil, prov, nil, err
+		}
+	}
+	key, _ := webhook.ParseSecret(secret)
+	return deps, prov, key, nil
+}
+
+// diagnoseBench claims n sync errors, then lets two pollers (the local stand-in for the
+// SQS event source) drain the diagnosis queue through the worker with the rules provider,
+// and reports how fast claims become ready.
+func diagnoseBench(ctx context.Context, awsCfg aws.Config, n int) error {
+	deps, prov, key, err := setupStage(ctx, awsCfg, "benchdiag")
+	if err != nil {
+		return err
+	}
+	h := deps.Ingest()
+	for i := 0; i < n; i++ {
+		body := []byte(fmt.Sprintf(`{"tenantId":"bench","errorId":"D-%d","recordType":"salesOrder","recordId":"SO-%d","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry: Deutschland is not a valid ISO 3166 country code","occurredAt":"2026-11-22T09:58:41Z","payload":{"shipcountry":"Deutschland","email":"buyer%d@example.com","total":129.5}}`, i, i, i))
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, blueprint.IngestRoute.Path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(syncerror.HeaderTenantID, "bench")
+		webhook.Sign(key, webhook.NewMessageID(), time.Now(), body).Set(req.Header)
+		w := &discardWriter{header: http.Header{}}
+		h.ServeHTTP(w, req)
+		if w.status != http.StatusAccepted {
+			return fmt.Errorf("claim %d: status %d", i, w.status)
+		}
+	}
+	var done int64
+	var batchTime int64
+	worker := deps.Worker()
+	handler := func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		t0 := time.Now()
+		resp, err := worker.HandleBatch(ctx, ev)
+		atomic.AddInt64(&batchTime, int64(time.Since(t0)))
+		atomic.AddInt64(&done, int64(len(ev.Records)-len(resp.BatchItemFailures)))
+		return resp, err
+	}
+	q := prov.Queues[blueprint.Diagnosis.Name]
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start := time.Now()
+	for i := 0; i < 2; i++ {
+		p := &sqsqueue.Poller{Client: sqs.NewFromConfig(awsCfg), QueueURL: q.URL, QueueARN: q.ARN, Handler: handler, BatchSize: 10}
+		go p.Run(pctx)
+	}
+	for atomic.LoadInt64(&done) < int64(n) {
+		if time.Since(start) > 2*time.Minute {
+			return fmt.Errorf("diagnosis bench: %d of %d done after 2 minutes", atomic.LoadInt64(&done), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	cancel()
+	fmt.Printf("diagnosis through the local stack (2 pollers, batches of 10, rules provider, DLP + trace + cost + audit): %d claims in %.2fs = %.0f/s, %.2f ms of worker time per claim\n",
+		n, elapsed.Seconds(), float64(n)/elapsed.Seconds(), float64(atomic.LoadInt64(&batchTime))/float64(n)/1e6)
 	return nil
 }
+
+type discardWriter struct {
+	header http.Header
+	status int
+}
+
+func (d *discardWriter) Header() http.Header         { return d.header }
+func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardWriter) WriteHeader(s int)           { d.status = s }
