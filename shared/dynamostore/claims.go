@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -65,6 +66,18 @@ func claimItem(c syncerror.Claim) item {
 	putOptional(it, "context", string(r.Context))
 	putOptional(it, "webhook_id", c.WebhookID)
 	putOptional(it, "diagnosis_error", c.DiagnosisError)
+	putOptional(it, "apply_error", c.ApplyError)
+	if c.EditedFix != nil {
+		b, _ := json.Marshal(c.EditedFix)
+		it["edited_fix"] = str(string(b))
+	}
+	if c.Lease != nil {
+		it["lease_token"] = str(c.Lease.Token)
+		it["lease_expires_at"] = str(formatTime(c.Lease.ExpiresAt))
+	}
+	if len(c.History) > 0 {
+		it["history"] = historyList(c.History)
+	}
 	if c.Proposal != nil {
 		b, _ := json.Marshal(c.Proposal) // a Proposal always marshals
 		it["proposal"] = str(string(b))
@@ -92,6 +105,27 @@ func claimFrom(it item) (syncerror.Claim, error) {
 		Source:         syncerror.Source(getString(it, "source")),
 		WebhookID:      getString(it, "webhook_id"),
 		DiagnosisError: getString(it, "diagnosis_error"),
+	}
+	c.ApplyError = getString(it, "apply_error")
+	if e := getString(it, "edited_fix"); e != "" {
+		if err := json.Unmarshal([]byte(e), &c.EditedFix); err != nil {
+			return syncerror.Claim{}, fmt.Errorf("claim %s: edited_fix: %w", c.ID, err)
+		}
+	}
+	if tok := getString(it, "lease_token"); tok != "" {
+		exp, err := parseTime(getString(it, "lease_expires_at"))
+		if err != nil {
+			return syncerror.Claim{}, fmt.Errorf("claim %s: lease_expires_at: %w", c.ID, err)
+		}
+		c.Lease = &syncerror.Lease{Token: tok, ExpiresAt: exp}
+	}
+	if l, ok := it["history"].(*types.AttributeValueMemberL); ok {
+		for _, v := range l.Value {
+			var h syncerror.HistoryEntry
+			if sv, ok := v.(*types.AttributeValueMemberS); ok && json.Unmarshal([]byte(sv.Value), &h) == nil {
+				c.History = append(c.History, h)
+			}
+		}
 	}
 	if p := getString(it, "proposal"); p != "" {
 		c.Proposal = &syncerror.Proposal{}
@@ -293,4 +327,187 @@ func (s *Claims) endAttempt(ctx context.Context, tenantID, id string, attempt in
 		return fmt.Errorf("end diagnosis %s/%s: %w", tenantID, id, err)
 	}
 	return nil
+}
+
+func historyList(h []syncerror.HistoryEntry) *types.AttributeValueMemberL {
+	l := &types.AttributeValueMemberL{}
+	for _, e := range h {
+		b, _ := json.Marshal(e)
+		l.Value = append(l.Value, str(string(b)))
+	}
+	return l
+}
+
+// List implements syncerror.DecisionStore through the by_status index. The cursor is the
+// last row's index sort key, which also names its id.
+func (s *Claims) List(ctx context.Context, tenantID string, status syncerror.Status, limit int, cursor string) (syncerror.Page, error) {
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String(blueprint.IndexByStatus),
+		KeyConditionExpression:    aws.String("status_key = :k"),
+		ExpressionAttributeValues: item{":k": str(statusKey(tenantID, status))},
+		ScanIndexForward:          aws.Bool(false),
+		Limit:                     aws.Int32(int32(limit + 1)),
+	}
+	if cursor != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(cursor)
+		sortKey := string(raw)
+		_, id, ok := strings.Cut(sortKey, "#")
+		if err != nil || !ok || !strings.HasPrefix(id, "se_") {
+			return syncerror.Page{}, syncerror.ErrBadCursor
+		}
+		in.ExclusiveStartKey = item{"tenant_id": str(tenantID), "id": str(id),
+			"status_key": str(statusKey(tenantID, status)), "claimed_sort": str(sortKey)}
+	}
+	out, err := s.client.Query(ctx, in)
+	if err != nil {
+		return syncerror.Page{}, fmt.Errorf("list %s claims of %s: %w", status, tenantID, err)
+	}
+	var p syncerror.Page
+	for _, it := range out.Items {
+		if len(p.Claims) == limit {
+			last := p.Claims[limit-1]
+			p.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(formatTime(last.ClaimedAt) + "#" + last.ID))
+			break
+		}
+		c, err := claimFrom(it)
+		if err != nil {
+			return syncerror.Page{}, err
+		}
+		p.Claims = append(p.Claims, c)
+	}
+	return p, nil
+}
+
+// BeginApply implements syncerror.DecisionStore.
+func (s *Claims) BeginApply(ctx context.Context, tenantID, id string, lease syncerror.Lease, edited []syncerror.FieldChange, entry syncerror.HistoryEntry, now time.Time) (syncerror.Claim, error) {
+	update := "SET #status = :applying, status_key = :skey, lease_token = :tok, lease_expires_at = :exp, updated_at = :now, " +
+		"history = list_append(if_not_exists(history, :empty), :entry)"
+	values := item{
+		":applying": str(string(syncerror.StatusApplying)),
+		":pending":  str(string(syncerror.StatusPending)),
+		":ready":    str(string(syncerror.DiagnosisReady)),
+		":skey":     str(statusKey(tenantID, syncerror.StatusApplying)),
+		":tok":      str(lease.Token),
+		":exp":      str(formatTime(lease.ExpiresAt)),
+		":now":      str(formatTime(now)),
+		":empty":    &types.AttributeValueMemberL{},
+		":entry":    historyList([]syncerror.HistoryEntry{entry}),
+	}
+	if edited != nil {
+		b, err := json.Marshal(edited)
+		if err != nil {
+			return syncerror.Claim{}, err
+		}
+		update += ", edited_fix = :edited"
+		values[":edited"] = str(string(b))
+	}
+	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table),
+		Key:       s.key(tenantID, id),
+		ConditionExpression: aws.String("(#status = :pending AND diagnosis = :ready) OR " +
+			"(#status = :applying AND lease_expires_at < :now)"),
+		UpdateExpression:          aws.String(update),
+		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeValues: values,
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if isConditionFailed(err) {
+		return syncerror.Claim{}, s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return syncerror.Claim{}, fmt.Errorf("begin apply %s/%s: %w", tenantID, id, err)
+	}
+	return claimFrom(out.Attributes)
+}
+
+// FinishApply implements syncerror.DecisionStore.
+func (s *Claims) FinishApply(ctx context.Context, tenantID, id, token string, to syncerror.Status, applyErr string, entry syncerror.HistoryEntry, now time.Time) error {
+	update := "SET #status = :to, status_key = :skey, updated_at = :now, " +
+		"history = list_append(if_not_exists(history, :empty), :entry) REMOVE lease_token, lease_expires_at"
+	values := item{
+		":to":       str(string(to)),
+		":skey":     str(statusKey(tenantID, to)),
+		":now":      str(formatTime(now)),
+		":applying": str(string(syncerror.StatusApplying)),
+		":tok":      str(token),
+		":empty":    &types.AttributeValueMemberL{},
+		":entry":    historyList([]syncerror.HistoryEntry{entry}),
+	}
+	if applyErr != "" {
+		update = strings.Replace(update, "updated_at = :now, ", "updated_at = :now, apply_error = :err, ", 1)
+		values[":err"] = str(applyErr)
+	} else {
+		update += ", apply_error"
+	}
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       s.key(tenantID, id),
+		ConditionExpression:       aws.String("#status = :applying AND lease_token = :tok"),
+		UpdateExpression:          aws.String(update),
+		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeValues: values,
+	})
+	if isConditionFailed(err) {
+		return s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return fmt.Errorf("finish apply %s/%s: %w", tenantID, id, err)
+	}
+	return nil
+}
+
+// Decide implements syncerror.DecisionStore.
+func (s *Claims) Decide(ctx context.Context, tenantID, id string, to syncerror.Status, entry syncerror.HistoryEntry, now time.Time) error {
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.table),
+		Key:                 s.key(tenantID, id),
+		ConditionExpression: aws.String("#status = :pending"),
+		UpdateExpression: aws.String("SET #status = :to, status_key = :skey, updated_at = :now, " +
+			"history = list_append(if_not_exists(history, :empty), :entry)"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: item{
+			":pending": str(string(syncerror.StatusPending)),
+			":to":      str(string(to)),
+			":skey":    str(statusKey(tenantID, to)),
+			":now":     str(formatTime(now)),
+			":empty":   &types.AttributeValueMemberL{},
+			":entry":   historyList([]syncerror.HistoryEntry{entry}),
+		},
+	})
+	if isConditionFailed(err) {
+		return s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return fmt.Errorf("decide %s/%s: %w", tenantID, id, err)
+	}
+	return nil
+}
+
+// ExpiredLeases implements syncerror.DecisionStore.
+func (s *Claims) ExpiredLeases(ctx context.Context, tenantID string, now time.Time, limit int) ([]syncerror.Claim, error) {
+	var out []syncerror.Claim
+	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String(blueprint.IndexByStatus),
+		KeyConditionExpression:    aws.String("status_key = :k"),
+		FilterExpression:          aws.String("lease_expires_at < :now"),
+		ExpressionAttributeValues: item{":k": str(statusKey(tenantID, syncerror.StatusApplying)), ":now": str(formatTime(now))},
+	})
+	for p.HasMorePages() && len(out) < limit {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("expired leases of %s: %w", tenantID, err)
+		}
+		for _, it := range page.Items {
+			c, err := claimFrom(it)
+			if err != nil {
+				return nil, err
+			}
+			if out = append(out, c); len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
 }

@@ -49,6 +49,8 @@ var (
 	ErrNotFound = errors.New("sync error not found")
 	// ErrStateChanged means a conditional state change found the row in another state.
 	ErrStateChanged = errors.New("sync error is in another state")
+	// ErrBadCursor means a listing cursor was not issued for this listing.
+	ErrBadCursor = errors.New("invalid cursor")
 )
 
 // Claim is a processed row as created at ingest and moved by the pipeline.
@@ -65,11 +67,18 @@ type Claim struct {
 	// DiagnosisError is the last failure of the pipeline, for operators; never payload data.
 	DiagnosisError string
 	// Proposal is set once Diagnosis is ready.
-	Proposal  *Proposal
-	Source    Source
-	WebhookID string
-	ClaimedAt time.Time
-	UpdatedAt time.Time
+	Proposal *Proposal
+	// EditedFix is the operator's edit of the proposal's fix, kept beside the original.
+	EditedFix []FieldChange
+	// Lease is set while an approve is writing the fix back (status applying).
+	Lease *Lease
+	// ApplyError is the last write-back failure, for operators.
+	ApplyError string
+	History    []HistoryEntry
+	Source     Source
+	WebhookID  string
+	ClaimedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // ClaimID derives a row id from the tenant and the host's errorId. Being a pure function of
@@ -89,7 +98,12 @@ var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadd
 // NewClaim builds the row for a validated record.
 func NewClaim(r Record, source Source, webhookID string, now time.Time) Claim {
 	now = now.UTC()
+	actor := "webhook:" + webhookID
+	if source == SourceReconcile {
+		actor = "reconcile"
+	}
 	return Claim{
+		History:        []HistoryEntry{{At: now, Actor: actor, Action: "claimed"}},
 		TenantID:       r.TenantID,
 		ID:             ClaimID(r.TenantID, r.ErrorID),
 		Record:         r,
@@ -129,6 +143,7 @@ type ClaimStore interface {
 	// EndDiagnosis moves a row diagnosing in the given attempt to d (queued to retry,
 	// failed to give up) with the reason. ErrStateChanged otherwise.
 	EndDiagnosis(ctx context.Context, tenantID, id string, attempt int, d Diagnosis, reason string, now time.Time) error
+	DecisionStore
 }
 
 // Message is the body of a diagnosis queue message.

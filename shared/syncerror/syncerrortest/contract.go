@@ -256,6 +256,176 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		}
 	})
 
+	// ready claims a row and completes its diagnosis, so it can be approved.
+	ready := func(t *testing.T, s syncerror.ClaimStore, tenant, errorID string, at time.Time) syncerror.Claim {
+		t.Helper()
+		c := syncerror.NewClaim(SampleRecord(tenant, errorID), syncerror.SourceWebhook, "msg", at)
+		mustClaim(t, s, c)
+		got, err := s.BeginDiagnosis(ctx, tenant, c.ID, at, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CompleteDiagnosis(ctx, tenant, c.ID, got.DiagnosisAttempts, SampleProposal(syncerror.InferenceID(c.ID, 1), at), at); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	entry := func(action string) syncerror.HistoryEntry {
+		return syncerror.HistoryEntry{At: base, Actor: "alice", Action: action, Note: "n"}
+	}
+
+	t.Run("list by status newest first, paged", func(t *testing.T) {
+		s := newStore(t)
+		var ids []string
+		for i := 0; i < 5; i++ {
+			c := syncerror.NewClaim(SampleRecord("t1", fmt.Sprintf("e-%d", i)), syncerror.SourceWebhook, "", base.Add(time.Duration(i)*time.Minute))
+			mustClaim(t, s, c)
+			ids = append([]string{c.ID}, ids...)
+		}
+		mustClaim(t, s, syncerror.NewClaim(SampleRecord("t2", "e-0"), syncerror.SourceWebhook, "", base))
+		rej := ready(t, s, "t1", "e-rej", base.Add(time.Hour))
+		if err := s.Decide(ctx, "t1", rej.ID, syncerror.StatusRejected, entry("rejected"), base); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		cursor := ""
+		for page := 0; ; page++ {
+			p, err := s.List(ctx, "t1", syncerror.StatusPending, 2, cursor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Claims) > 2 || page > 5 {
+				t.Fatalf("page %d: %d rows", page, len(p.Claims))
+			}
+			got = append(got, claimIDs(p.Claims)...)
+			if p.NextCursor == "" {
+				break
+			}
+			cursor = p.NextCursor
+		}
+		if !reflect.DeepEqual(got, ids) {
+			t.Fatalf("pending pages = %v, want %v", got, ids)
+		}
+		p, err := s.List(ctx, "t1", syncerror.StatusRejected, 10, "")
+		if err != nil || len(p.Claims) != 1 || p.Claims[0].ID != rej.ID || p.NextCursor != "" {
+			t.Fatalf("rejected = %v err=%v", claimIDs(p.Claims), err)
+		}
+		if _, err := s.List(ctx, "t1", syncerror.StatusPending, 2, "%%bogus"); !errors.Is(err, syncerror.ErrBadCursor) {
+			t.Fatalf("bad cursor: err=%v", err)
+		}
+	})
+
+	t.Run("approve lease", func(t *testing.T) {
+		s := newStore(t)
+		queued := syncerror.NewClaim(SampleRecord("t1", "e-q"), syncerror.SourceWebhook, "", base)
+		mustClaim(t, s, queued)
+		l1 := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
+		if _, err := s.BeginApply(ctx, "t1", queued.ID, l1, nil, entry("approve"), base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("approve without a ready proposal: err=%v", err)
+		}
+		if _, err := s.BeginApply(ctx, "t1", "se_missing", l1, nil, entry("approve"), base); !errors.Is(err, syncerror.ErrNotFound) {
+			t.Fatalf("missing row: err=%v", err)
+		}
+		c := ready(t, s, "t1", "e-1", base)
+		edited := []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DE"}, {Path: "shipzip", Before: "1O115", After: "10115"}}
+		got, err := s.BeginApply(ctx, "t1", c.ID, l1, edited, entry("approve"), base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != syncerror.StatusApplying || got.Lease == nil || *got.Lease != l1 || !reflect.DeepEqual(got.EditedFix, edited) ||
+			got.Proposal == nil || len(got.Proposal.Fix) != 1 {
+			t.Fatalf("after begin: %+v", got)
+		}
+		l2 := syncerror.Lease{Token: "tok-2", ExpiresAt: base.Add(3 * time.Minute)}
+		if _, err := s.BeginApply(ctx, "t1", c.ID, l2, nil, entry("approve"), base.Add(30*time.Second)); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("lease taken while held: err=%v", err)
+		}
+		if exp, err := s.ExpiredLeases(ctx, "t1", base.Add(30*time.Second), 10); err != nil || len(exp) != 0 {
+			t.Fatalf("expired leases before expiry: %v err=%v", claimIDs(exp), err)
+		}
+		if exp, err := s.ExpiredLeases(ctx, "t1", base.Add(2*time.Minute), 10); err != nil || len(exp) != 1 || exp[0].ID != c.ID {
+			t.Fatalf("expired leases: %v err=%v", claimIDs(exp), err)
+		}
+		if _, err := s.BeginApply(ctx, "t1", c.ID, l2, nil, entry("approve"), base.Add(2*time.Minute)); err != nil {
+			t.Fatalf("takeover of an expired lease: %v", err)
+		}
+		if err := s.FinishApply(ctx, "t1", c.ID, "tok-1", syncerror.StatusApproved, "", entry("approved"), base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("finish with the overtaken token: err=%v", err)
+		}
+		if err := s.FinishApply(ctx, "t1", c.ID, "tok-2", syncerror.StatusPending, "host ERP answered 503", entry("apply_failed"), base); err != nil {
+			t.Fatal(err)
+		}
+		row, _ := s.Get(ctx, "t1", c.ID)
+		if row.Status != syncerror.StatusPending || row.Lease != nil || row.ApplyError != "host ERP answered 503" {
+			t.Fatalf("after failed apply: %+v", row)
+		}
+		l3 := syncerror.Lease{Token: "tok-3", ExpiresAt: base.Add(time.Hour)}
+		if _, err := s.BeginApply(ctx, "t1", c.ID, l3, nil, entry("approve"), base); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.FinishApply(ctx, "t1", c.ID, "tok-3", syncerror.StatusApproved, "", entry("approved"), base); err != nil {
+			t.Fatal(err)
+		}
+		row, _ = s.Get(ctx, "t1", c.ID)
+		if row.Status != syncerror.StatusApproved || row.Lease != nil || row.ApplyError != "" || len(row.History) != 6 ||
+			!reflect.DeepEqual(row.EditedFix, edited) {
+			t.Fatalf("after approve: status %s lease %v err %q history %d edited %v", row.Status, row.Lease, row.ApplyError, len(row.History), row.EditedFix)
+		}
+		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusRejected, entry("rejected"), base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("reject an approved row: err=%v", err)
+		}
+	})
+
+	t.Run("concurrent approves take one lease", func(t *testing.T) {
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		won := 0
+		for i := 0; i < 20; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l := syncerror.Lease{Token: fmt.Sprintf("tok-%d", i), ExpiresAt: base.Add(time.Minute)}
+				_, err := s.BeginApply(ctx, "t1", c.ID, l, nil, entry("approve"), base)
+				switch {
+				case err == nil:
+					mu.Lock()
+					won++
+					mu.Unlock()
+				case !errors.Is(err, syncerror.ErrStateChanged):
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if won != 1 {
+			t.Fatalf("%d approves took the lease, want 1", won)
+		}
+	})
+
+	t.Run("decide reject and escalate from pending only", func(t *testing.T) {
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		d := ready(t, s, "t1", "e-2", base)
+		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusRejected, entry("rejected"), base); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusEscalated, entry("escalated"), base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("escalate a rejected row: err=%v", err)
+		}
+		if err := s.Decide(ctx, "t1", d.ID, syncerror.StatusEscalated, entry("escalated"), base); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Decide(ctx, "t2", d.ID, syncerror.StatusRejected, entry("rejected"), base); !errors.Is(err, syncerror.ErrNotFound) {
+			t.Fatalf("other tenant: err=%v", err)
+		}
+		row, _ := s.Get(ctx, "t1", d.ID)
+		if row.Status != syncerror.StatusEscalated || row.History[len(row.History)-1] != entry("escalated") {
+			t.Fatalf("escalated row %+v", row)
+		}
+	})
+
 	t.Run("requeue is conditional on what was seen", func(t *testing.T) {
 		s := newStore(t)
 		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)

@@ -5,6 +5,7 @@ package syncerrortest
 import (
 	"context"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -41,6 +42,14 @@ func clone(c syncerror.Claim) syncerror.Claim {
 		p.Fix = append([]syncerror.FieldChange(nil), p.Fix...)
 		c.Proposal = &p
 	}
+	if c.Lease != nil {
+		l := *c.Lease
+		c.Lease = &l
+	}
+	if c.EditedFix != nil {
+		c.EditedFix = append([]syncerror.FieldChange(nil), c.EditedFix...)
+	}
+	c.History = append([]syncerror.HistoryEntry(nil), c.History...)
 	return c
 }
 
@@ -163,6 +172,121 @@ func (s *ClaimStore) endAttempt(tenantID, id string, attempt int, apply func(*sy
 	apply(&c)
 	s.rows[k] = c
 	return nil
+}
+
+// List implements syncerror.DecisionStore; its cursor is an offset, fine for a fake.
+func (s *ClaimStore) List(_ context.Context, tenantID string, status syncerror.Status, limit int, cursor string) (syncerror.Page, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var match []syncerror.Claim
+	for _, c := range s.rows {
+		if c.TenantID == tenantID && c.Status == status {
+			match = append(match, c)
+		}
+	}
+	sort.Slice(match, func(i, j int) bool {
+		if !match[i].ClaimedAt.Equal(match[j].ClaimedAt) {
+			return match[i].ClaimedAt.After(match[j].ClaimedAt)
+		}
+		return match[i].ID > match[j].ID
+	})
+	start := 0
+	if cursor != "" {
+		n, err := strconv.Atoi(cursor)
+		if err != nil || n < 0 || n > len(match) {
+			return syncerror.Page{}, syncerror.ErrBadCursor
+		}
+		start = n
+	}
+	end := min(start+limit, len(match))
+	var p syncerror.Page
+	for _, c := range match[start:end] {
+		p.Claims = append(p.Claims, clone(c))
+	}
+	if end < len(match) {
+		p.NextCursor = strconv.Itoa(end)
+	}
+	return p, nil
+}
+
+// BeginApply implements syncerror.DecisionStore.
+func (s *ClaimStore) BeginApply(_ context.Context, tenantID, id string, lease syncerror.Lease, edited []syncerror.FieldChange, entry syncerror.HistoryEntry, now time.Time) (syncerror.Claim, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(tenantID, id)
+	c, ok := s.rows[k]
+	if !ok {
+		return syncerror.Claim{}, syncerror.ErrNotFound
+	}
+	fresh := c.Status == syncerror.StatusPending && c.Diagnosis == syncerror.DiagnosisReady
+	takeover := c.Status == syncerror.StatusApplying && c.Lease != nil && c.Lease.ExpiresAt.Before(now)
+	if !fresh && !takeover {
+		return syncerror.Claim{}, syncerror.ErrStateChanged
+	}
+	c.Status = syncerror.StatusApplying
+	c.Lease = &lease
+	if edited != nil {
+		c.EditedFix = append([]syncerror.FieldChange(nil), edited...)
+	}
+	c.History = append(append([]syncerror.HistoryEntry(nil), c.History...), entry)
+	c.UpdatedAt = now.UTC()
+	s.rows[k] = c
+	return clone(c), nil
+}
+
+// FinishApply implements syncerror.DecisionStore.
+func (s *ClaimStore) FinishApply(_ context.Context, tenantID, id, token string, to syncerror.Status, applyErr string, entry syncerror.HistoryEntry, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(tenantID, id)
+	c, ok := s.rows[k]
+	if !ok {
+		return syncerror.ErrNotFound
+	}
+	if c.Status != syncerror.StatusApplying || c.Lease == nil || c.Lease.Token != token {
+		return syncerror.ErrStateChanged
+	}
+	c.Status, c.Lease, c.ApplyError = to, nil, applyErr
+	c.History = append(append([]syncerror.HistoryEntry(nil), c.History...), entry)
+	c.UpdatedAt = now.UTC()
+	s.rows[k] = c
+	return nil
+}
+
+// Decide implements syncerror.DecisionStore.
+func (s *ClaimStore) Decide(_ context.Context, tenantID, id string, to syncerror.Status, entry syncerror.HistoryEntry, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(tenantID, id)
+	c, ok := s.rows[k]
+	if !ok {
+		return syncerror.ErrNotFound
+	}
+	if c.Status != syncerror.StatusPending {
+		return syncerror.ErrStateChanged
+	}
+	c.Status = to
+	c.History = append(append([]syncerror.HistoryEntry(nil), c.History...), entry)
+	c.UpdatedAt = now.UTC()
+	s.rows[k] = c
+	return nil
+}
+
+// ExpiredLeases implements syncerror.DecisionStore.
+func (s *ClaimStore) ExpiredLeases(_ context.Context, tenantID string, now time.Time, limit int) ([]syncerror.Claim, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []syncerror.Claim
+	for _, c := range s.rows {
+		if c.TenantID == tenantID && c.Status == syncerror.StatusApplying && c.Lease != nil && c.Lease.ExpiresAt.Before(now) {
+			out = append(out, clone(c))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
 }
 
 // Len returns how many rows the store holds.

@@ -1,0 +1,58 @@
+package syncerror
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+)
+
+// HistoryEntry is one action on a row, shown to operators in the proposal's detail.
+type HistoryEntry struct {
+	At     time.Time `json:"at"`
+	Actor  string    `json:"actor"`
+	Action string    `json:"action"` // claimed, approve, approved, apply_failed, rejected, escalated, lease_expired
+	Note   string    `json:"note,omitempty"`
+}
+
+// Lease is an approve in progress: the row is applying until the token's holder finishes
+// or the lease expires (then the reconcile, or another approve, may take over).
+type Lease struct {
+	Token     string
+	ExpiresAt time.Time
+}
+
+// DefaultLeaseTTL bounds an approve's write-back; it exceeds the connector's retries.
+const DefaultLeaseTTL = 2 * time.Minute
+
+// NewLease returns a lease with a fresh random token.
+func NewLease(now time.Time, ttl time.Duration) Lease {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return Lease{Token: hex.EncodeToString(b[:]), ExpiresAt: now.Add(ttl).UTC()}
+}
+
+// Page is one page of a listing, newest first.
+type Page struct {
+	Claims     []Claim
+	NextCursor string
+}
+
+// DecisionStore holds the operator side of the row's life: listing, the approve lease and
+// the reject/escalate decisions. Every change is one conditional write.
+type DecisionStore interface {
+	// List returns a tenant's rows in status, newest first. ErrBadCursor for a cursor this
+	// store did not issue.
+	List(ctx context.Context, tenantID string, status Status, limit int, cursor string) (Page, error)
+	// BeginApply takes the lease: pending with a ready diagnosis → applying, or takes over
+	// an applying row whose lease expired before now. edited, when not nil, is stored as
+	// the operator's fix beside the AI's. ErrStateChanged (or ErrNotFound) otherwise.
+	BeginApply(ctx context.Context, tenantID, id string, lease Lease, edited []FieldChange, entry HistoryEntry, now time.Time) (Claim, error)
+	// FinishApply ends the lease held with token: to approved (success) or back to pending
+	// with applyErr recorded. ErrStateChanged when the token no longer holds the row.
+	FinishApply(ctx context.Context, tenantID, id, token string, to Status, applyErr string, entry HistoryEntry, now time.Time) error
+	// Decide moves a pending row to rejected or escalated with the entry's reason.
+	Decide(ctx context.Context, tenantID, id string, to Status, entry HistoryEntry, now time.Time) error
+	// ExpiredLeases lists up to limit rows applying with a lease that expired before now.
+	ExpiredLeases(ctx context.Context, tenantID string, now time.Time, limit int) ([]Claim, error)
+}
