@@ -1,0 +1,502 @@
+package syncerror
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// FixWriter writes an approved fix back to the host ERP through the governed write path.
+// It returns a *RefusedError when governance refuses the write, an error wrapping
+// ErrWriterNotConfigured when the tenant has no host ERP connector, and any other error
+// when the write itself failed.
+type FixWriter interface {
+	WriteFix(ctx context.Context, who identity.Identity, c Claim, fix []FieldChange, idempotencyKey string) error
+}
+
+// ErrWriterNotConfigured means the tenant has no host ERP connector to write to.
+var ErrWriterNotConfigured = errors.New("host ERP connector not configured")
+
+// RefusedError is a governance refusal of a write-back: ownership, a loop, DLP, or a
+// write held for an ownership approval. Code and Reason are fit for the operator.
+type RefusedError struct {
+	Status int
+	Code   string
+	Reason string
+}
+
+func (e *RefusedError) Error() string { return "write-back refused: " + e.Code + ": " + e.Reason }
+
+// Auditor writes audit records.
+type Auditor interface {
+	Write(ctx context.Context, e audit.Entry) error
+}
+
+// Operator serves the operator queue: list, detail, approve (approver), reject and
+// escalate (operator). Authentication and roles are checked by middleware in front; the
+// tenant always comes from the caller's identity, so another tenant's row is simply not
+// found.
+type Operator struct {
+	Claims   ClaimStore
+	Fixes    FixWriter
+	Audit    Auditor
+	Now      func() time.Time
+	LeaseTTL time.Duration
+}
+
+// Queue listing limits.
+const (
+	DefaultListLimit = 25
+	MaxListLimit     = 100
+)
+
+// Summary is a row in the queue listing.
+type Summary struct {
+	ID         string    `json:"id"`
+	ErrorID    string    `json:"errorId"`
+	RecordType string    `json:"recordType"`
+	RecordID   string    `json:"recordId"`
+	ErrorCode  string    `json:"errorCode"`
+	Message    string    `json:"message"`
+	Status     Status    `json:"status"`
+	Diagnosis  Diagnosis `json:"diagnosis"`
+	Class      string    `json:"class,omitempty"`
+	Confidence *float64  `json:"confidence,omitempty"`
+	ClaimedAt  time.Time `json:"claimedAt"`
+}
+
+// Detail is one row as the operator sees it.
+type Detail struct {
+	Summary
+	Error          Record         `json:"error"`
+	Proposal       *ProposalView  `json:"proposal"`
+	EditedFix      []FieldChange  `json:"editedFix,omitempty"`
+	DiagnosisError string         `json:"diagnosisError,omitempty"`
+	ApplyError     string         `json:"applyError,omitempty"`
+	History        []HistoryEntry `json:"history"`
+	UpdatedAt      time.Time      `json:"updatedAt"`
+}
+
+// ProposalView is the AI's proposal with its trace id.
+type ProposalView struct {
+	Proposal
+	TraceID string `json:"traceId"`
+}
+
+func summarize(c Claim) Summary {
+	s := Summary{ID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
+		ErrorCode: c.Record.ErrorCode, Message: c.Record.Message, Status: c.Status, Diagnosis: c.Diagnosis, ClaimedAt: c.ClaimedAt}
+	if c.Proposal != nil {
+		s.Class = c.Proposal.Class
+		conf := c.Proposal.Confidence
+		s.Confidence = &conf
+	}
+	return s
+}
+
+func detail(c Claim) Detail {
+	d := Detail{Summary: summarize(c), Error: c.Record, EditedFix: c.EditedFix, DiagnosisError: c.DiagnosisError,
+		ApplyError: c.ApplyError, History: c.History, UpdatedAt: c.UpdatedAt}
+	if d.History == nil {
+		d.History = []HistoryEntry{}
+	}
+	if c.Proposal != nil {
+		d.Proposal = &ProposalView{Proposal: *c.Proposal, TraceID: c.Proposal.InferenceID}
+	}
+	return d
+}
+
+func (o *Operator) now() time.Time {
+	if o.Now != nil {
+		return o.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func who(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
+	id, ok := identity.FromContext(r.Context())
+	if !ok || !id.Attributable() {
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusUnauthorized, "unauthenticated", "Sign in to use the operator queue."))
+		return identity.Identity{}, false
+	}
+	return id, true
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "not_found", "No such sync error."))
+}
+
+// ListHandler serves GET /api/sync-error-assist/proposals?status=&limit=&cursor=.
+func (o *Operator) ListHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := who(w, r)
+		if !ok {
+			return
+		}
+		q := r.URL.Query()
+		var errs []httpapi.FieldError
+		status := Status(q.Get("status"))
+		switch status {
+		case "":
+			status = StatusPending
+		case StatusPending, StatusApplying, StatusApproved, StatusRejected, StatusEscalated:
+		default:
+			errs = append(errs, httpapi.FieldError{Field: "status", Message: "must be pending, applying, approved, rejected or escalated"})
+		}
+		limit := DefaultListLimit
+		if s := q.Get("limit"); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 || n > MaxListLimit {
+				errs = append(errs, httpapi.FieldError{Field: "limit", Message: "must be a whole number from 1 to 100"})
+			}
+			limit = n
+		}
+		if len(errs) > 0 {
+			p := httpapi.NewProblem(http.StatusBadRequest, "invalid_query", "The query parameters are invalid; see errors.")
+			p.Errors = errs
+			httpapi.WriteProblem(w, r, p)
+			return
+		}
+		page, err := o.Claims.List(r.Context(), id.TenantID, status, limit, q.Get("cursor"))
+		if errors.Is(err, ErrBadCursor) {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "invalid_cursor", "The cursor is not from a previous page of this listing."))
+			return
+		}
+		if err != nil {
+			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
+			return
+		}
+		items := make([]Summary, 0, len(page.Claims))
+		for _, c := range page.Claims {
+			items = append(items, summarize(c))
+		}
+		var next *string
+		if page.NextCursor != "" {
+			next = &page.NextCursor
+		}
+		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"items": items, "nextCursor": next})
+	})
+}
+
+// DetailHandler serves GET /api/sync-error-assist/proposals/{id}.
+func (o *Operator) DetailHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := who(w, r)
+		if !ok {
+			return
+		}
+		c, ok := o.load(w, r, id.TenantID)
+		if ok {
+			httpapi.WriteJSON(w, http.StatusOK, detail(c))
+		}
+	})
+}
+
+func (o *Operator) load(w http.ResponseWriter, r *http.Request, tenantID string) (Claim, bool) {
+	c, err := o.Claims.Get(r.Context(), tenantID, r.PathValue("id"))
+	if errors.Is(err, ErrNotFound) {
+		notFound(w, r)
+		return Claim{}, false
+	}
+	if err != nil {
+		httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
+		return Claim{}, false
+	}
+	return c, true
+}
+
+// approveBody is the optional body of an approve: an edited fix and a note.
+type approveBody struct {
+	Fix []struct {
+		Path  string          `json:"path"`
+		After json.RawMessage `json:"after"`
+	} `json:"fix"`
+	Note string `json:"note"`
+}
+
+type reasonBody struct {
+	Reason string `json:"reason"`
+}
+
+const maxDecisionBody = 64 << 10
+
+func readJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
+	body, err := readLimited(w, r)
+	if err != nil {
+		return false
+	}
+	if optional && len(strings.TrimSpace(string(body))) == 0 {
+		return true
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json", "The body is not valid JSON for this operation."))
+		return false
+	}
+	return true
+}
+
+func readLimited(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxDecisionBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusRequestEntityTooLarge, "payload_too_large", "The body exceeds 64 KiB."))
+		} else {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "body_unreadable", "The request body could not be read."))
+		}
+		return nil, err
+	}
+	return body, nil
+}
+
+// conflict explains why a row is not in a state the operation needs.
+func conflict(w http.ResponseWriter, r *http.Request, c Claim) {
+	var p *httpapi.Problem
+	switch {
+	case c.Status == StatusApplying:
+		p = httpapi.NewProblem(http.StatusConflict, "lease_held", "Another approve is writing this fix back right now.")
+	case c.Status != StatusPending:
+		p = httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is "+string(c.Status)+", not pending.")
+	default:
+		p = httpapi.NewProblem(http.StatusConflict, "no_proposal", "The diagnosis is "+string(c.Diagnosis)+"; there is no proposal to approve yet.")
+	}
+	httpapi.WriteProblem(w, r, p)
+}
+
+// ApproveHandler serves POST /api/sync-error-assist/proposals/{id}/approve. It takes the
+// lease (pending → applying), writes the fix (the operator's edit if given) back through
+// the governed path, and ends approved; any failure returns the row to pending with the
+// error recorded and an audit failure.
+func (o *Operator) ApproveHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := who(w, r)
+		if !ok {
+			return
+		}
+		var body approveBody
+		if !readJSON(w, r, &body, true) {
+			return
+		}
+		if utf8.RuneCountInString(body.Note) > 1000 {
+			writeFieldError(w, r, "note", "must be at most 1000 characters")
+			return
+		}
+		c, ok := o.load(w, r, actor.TenantID)
+		if !ok {
+			return
+		}
+		if c.Status != StatusPending || c.Diagnosis != DiagnosisReady || c.Proposal == nil {
+			conflict(w, r, c)
+			return
+		}
+		edited, fe := editedFix(body, c)
+		if fe != nil {
+			writeFieldError(w, r, fe.Field, fe.Message)
+			return
+		}
+		ctx := r.Context()
+		now := o.now()
+		ttl := o.LeaseTTL
+		if ttl <= 0 {
+			ttl = DefaultLeaseTTL
+		}
+		lease := NewLease(now, ttl)
+		held, err := o.Claims.BeginApply(ctx, actor.TenantID, c.ID, lease, edited,
+			HistoryEntry{At: now, Actor: actor.Actor, Action: "approve", Note: body.Note}, now)
+		if errors.Is(err, ErrStateChanged) {
+			if cur, gerr := o.Claims.Get(ctx, actor.TenantID, c.ID); gerr == nil {
+				conflict(w, r, cur)
+				return
+			}
+		}
+		if errors.Is(err, ErrNotFound) {
+			notFound(w, r)
+			return
+		}
+		if err != nil {
+			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; nothing was written. Retry shortly.")
+			return
+		}
+		fix := held.Proposal.Fix
+		if edited != nil {
+			fix = edited
+		}
+		resource := "syncerror/" + c.ID
+		details := map[string]any{"fields": fixPaths(fix), "edited": edited != nil}
+		finish := func(to Status, applyErr, action string) {
+			if err := o.Claims.FinishApply(ctx, actor.TenantID, c.ID, lease.Token, to, applyErr,
+				HistoryEntry{At: o.now(), Actor: actor.Actor, Action: action, Note: applyErr}, o.now()); err != nil {
+				// The lease expires and the reconcile returns the row to pending.
+				httpapi.Logger(ctx).Error("finish apply failed; the lease will expire", "id", c.ID, "error", err)
+			}
+		}
+		var werr error
+		if len(fix) > 0 {
+			werr = o.Fixes.WriteFix(ctx, actor, held, fix, FixKey(c.ID, fix))
+		}
+		var refused *RefusedError
+		switch {
+		case werr == nil:
+			finish(StatusApproved, "", "approved")
+			o.audit(ctx, actor, "syncerror.approve", audit.ResultSuccess, resource, details)
+			if cur, err := o.Claims.Get(ctx, actor.TenantID, c.ID); err == nil {
+				httpapi.WriteJSON(w, http.StatusOK, detail(cur))
+				return
+			}
+			httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": c.ID, "status": StatusApproved})
+		case errors.As(werr, &refused):
+			finish(StatusPending, refused.Reason, "apply_refused")
+			details["refusal"] = refused.Code
+			o.audit(ctx, actor, "syncerror.approve", audit.ResultDenied, resource, details)
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(refused.Status, refused.Code, refused.Reason))
+		case errors.Is(werr, ErrWriterNotConfigured):
+			finish(StatusPending, "the host ERP connector is not configured", "apply_failed")
+			details["error"] = "connector_not_configured"
+			o.audit(ctx, actor, "syncerror.approve", audit.ResultFailure, resource, details)
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
+				"The tenant has no host ERP connector; nothing was written and the proposal is pending again."))
+		default:
+			httpapi.Logger(ctx).Error("write-back failed", "id", c.ID, "error", werr)
+			finish(StatusPending, "the host ERP write failed; retry the approve", "apply_failed")
+			details["error"] = "write_back_failed"
+			o.audit(ctx, actor, "syncerror.approve", audit.ResultFailure, resource, details)
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadGateway, "write_back_failed",
+				"The host ERP did not accept the fix; the proposal is pending again with the error recorded."))
+		}
+	})
+}
+
+// FixKey is the idempotency key of writing fix for a claim: the same fix always carries
+// the same key, so a retried or taken-over approve is replayed by the ERP, never applied
+// twice; an edited fix is a different write with a different key.
+func FixKey(claimID string, fix []FieldChange) string {
+	b, _ := json.Marshal(fix)
+	sum := sha256.Sum256(b)
+	return claimID + "-" + hex.EncodeToString(sum[:8])
+}
+
+func fixPaths(fix []FieldChange) []string {
+	out := make([]string, 0, len(fix))
+	for _, f := range fix {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+// editedFix validates an operator's edit. Before values come from the AI's proposal for
+// the same path, else from the record's payload.
+func editedFix(body approveBody, c Claim) ([]FieldChange, *httpapi.FieldError) {
+	if body.Fix == nil {
+		return nil, nil
+	}
+	if len(body.Fix) == 0 || len(body.Fix) > 100 {
+		return nil, &httpapi.FieldError{Field: "fix", Message: "must list 1 to 100 field changes"}
+	}
+	var payload map[string]any
+	_ = json.Unmarshal(c.Record.Payload, &payload)
+	out := make([]FieldChange, 0, len(body.Fix))
+	seen := map[string]bool{}
+	for i, f := range body.Fix {
+		field := "fix[" + strconv.Itoa(i) + "]"
+		if f.Path == "" || len(f.Path) > 256 || hasControl(f.Path) {
+			return nil, &httpapi.FieldError{Field: field + ".path", Message: "must be a field path of 1 to 256 characters"}
+		}
+		if seen[f.Path] {
+			return nil, &httpapi.FieldError{Field: field + ".path", Message: "names a field twice"}
+		}
+		seen[f.Path] = true
+		var after any
+		if len(f.After) == 0 || json.Unmarshal(f.After, &after) != nil {
+			return nil, &httpapi.FieldError{Field: field + ".after", Message: "is required"}
+		}
+		change := FieldChange{Path: f.Path, Before: payload[f.Path], After: after}
+		for _, p := range c.Proposal.Fix {
+			if p.Path == f.Path {
+				change.Before = p.Before
+			}
+		}
+		out = append(out, change)
+	}
+	return out, nil
+}
+
+func writeFieldError(w http.ResponseWriter, r *http.Request, field, msg string) {
+	p := httpapi.NewProblem(http.StatusBadRequest, "validation_failed", "The body has invalid fields; see errors.")
+	p.Errors = []httpapi.FieldError{{Field: field, Message: msg}}
+	httpapi.WriteProblem(w, r, p)
+}
+
+// RejectHandler serves POST /api/sync-error-assist/proposals/{id}/reject.
+func (o *Operator) RejectHandler() http.Handler {
+	return o.decide(StatusRejected, "rejected", "syncerror.reject")
+}
+
+// EscalateHandler serves POST /api/sync-error-assist/proposals/{id}/escalate.
+func (o *Operator) EscalateHandler() http.Handler {
+	return o.decide(StatusEscalated, "escalated", "syncerror.escalate")
+}
+
+func (o *Operator) decide(to Status, action, key string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := who(w, r)
+		if !ok {
+			return
+		}
+		var body reasonBody
+		if !readJSON(w, r, &body, false) {
+			return
+		}
+		if n := utf8.RuneCountInString(strings.TrimSpace(body.Reason)); n == 0 || n > 1000 {
+			writeFieldError(w, r, "reason", "is required, at most 1000 characters")
+			return
+		}
+		ctx := r.Context()
+		id := r.PathValue("id")
+		now := o.now()
+		err := o.Claims.Decide(ctx, actor.TenantID, id, to, HistoryEntry{At: now, Actor: actor.Actor, Action: action, Note: body.Reason}, now)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			notFound(w, r)
+			return
+		case errors.Is(err, ErrStateChanged):
+			if cur, gerr := o.Claims.Get(ctx, actor.TenantID, id); gerr == nil {
+				conflict(w, r, cur)
+				return
+			}
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is not pending."))
+			return
+		case err != nil:
+			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
+			return
+		}
+		o.audit(ctx, actor, key, audit.ResultSuccess, "syncerror/"+id, map[string]any{"reason": body.Reason})
+		cur, err := o.Claims.Get(ctx, actor.TenantID, id)
+		if err != nil {
+			httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": to})
+			return
+		}
+		httpapi.WriteJSON(w, http.StatusOK, detail(cur))
+	})
+}
+
+func (o *Operator) audit(ctx context.Context, actor identity.Identity, key, result, resource string, details map[string]any) {
+	if o.Audit == nil {
+		return
+	}
+	if err := o.Audit.Write(ctx, audit.Entry{Actor: actor, ActionType: audit.TypeSyncError, ActionKey: key,
+		Result: result, Resource: resource, Details: details}); err != nil {
+		httpapi.Logger(ctx).Error("audit write failed", "actionKey", key, "error", err)
+	}
+}
