@@ -269,11 +269,13 @@ func (s *Claims) Requeue(ctx context.Context, tenantID, id string, seen syncerro
 		TableName:           aws.String(s.table),
 		Key:                 s.key(tenantID, id),
 		ConditionExpression: aws.String("diagnosis = :seen AND diagnosis_since = :since"),
-		UpdateExpression:    aws.String("SET diagnosis_since = :now, updated_at = :now"),
+		UpdateExpression:    aws.String("SET diagnosis = :queued, diagnosis_key = :qkey, diagnosis_since = :now, updated_at = :now"),
 		ExpressionAttributeValues: item{
-			":seen":  str(string(seen)),
-			":since": str(formatTime(seenSince)),
-			":now":   str(formatTime(now)),
+			":seen":   str(string(seen)),
+			":since":  str(formatTime(seenSince)),
+			":now":    str(formatTime(now)),
+			":queued": str(string(syncerror.DiagnosisQueued)),
+			":qkey":   str(diagnosisKey(tenantID, syncerror.DiagnosisQueued)),
 		},
 	})
 	if isConditionFailed(err) {
@@ -510,4 +512,41 @@ func (s *Claims) ExpiredLeases(ctx context.Context, tenantID string, now time.Ti
 		}
 	}
 	return out, nil
+}
+
+// watermarkKey is the item holding a tenant's host ERP poll watermark; it carries none of
+// the index attributes, so listings never see it.
+func (s *Claims) watermarkKey(tenantID string) item { return s.key(tenantID, "~watermark#hosterp") }
+
+// Watermark implements syncerror.Watermarks.
+func (s *Claims) Watermark(ctx context.Context, tenantID string) (time.Time, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: s.watermarkKey(tenantID), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("watermark of %s: %w", tenantID, err)
+	}
+	return parseTime(getString(out.Item, "watermark"))
+}
+
+// AdvanceWatermark implements syncerror.Watermarks.
+func (s *Claims) AdvanceWatermark(ctx context.Context, tenantID string, prev, next time.Time) error {
+	cond := "watermark = :prev"
+	values := item{":next": str(formatTime(next)), ":prev": str(formatTime(prev))}
+	if prev.IsZero() {
+		cond = "attribute_not_exists(watermark)"
+		delete(values, ":prev")
+	}
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       s.watermarkKey(tenantID),
+		ConditionExpression:       aws.String(cond),
+		UpdateExpression:          aws.String("SET watermark = :next"),
+		ExpressionAttributeValues: values,
+	})
+	if isConditionFailed(err) {
+		return syncerror.ErrStateChanged
+	}
+	if err != nil {
+		return fmt.Errorf("advance watermark of %s: %w", tenantID, err)
+	}
+	return nil
 }

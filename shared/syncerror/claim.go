@@ -132,9 +132,10 @@ type ClaimStore interface {
 	// Stuck lists up to limit rows of a tenant in diagnosis state d since before cutoff,
 	// oldest first.
 	Stuck(ctx context.Context, tenantID string, d Diagnosis, cutoff time.Time, limit int) ([]Claim, error)
-	// Requeue records that the row is enqueued again at now, if it is still in the
+	// Requeue puts the row back in queued, enqueued again at now, if it is still in the
 	// diagnosis state and since-time the caller saw (so two overlapping reconciles enqueue
-	// it once). ErrStateChanged otherwise.
+	// it once, and a worker that was presumed dead cannot complete its stale attempt).
+	// ErrStateChanged otherwise.
 	Requeue(ctx context.Context, tenantID, id string, seen Diagnosis, seenSince, now time.Time) error
 	// CompleteDiagnosis stores p and moves the row to ready, if it is still diagnosing in
 	// the given attempt (a worker that was overtaken cannot overwrite). ErrStateChanged
@@ -144,6 +145,7 @@ type ClaimStore interface {
 	// failed to give up) with the reason. ErrStateChanged otherwise.
 	EndDiagnosis(ctx context.Context, tenantID, id string, attempt int, d Diagnosis, reason string, now time.Time) error
 	DecisionStore
+	Watermarks
 }
 
 // Message is the body of a diagnosis queue message.

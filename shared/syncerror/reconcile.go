@@ -2,16 +2,20 @@ package syncerror
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
-// DefaultStuckAfter is how long a claim may stay queued before the reconcile re-enqueues
-// it. It is well above normal queue latency, so a healthy claim is not enqueued twice.
+// DefaultStuckAfter is how long a claim may stay queued or diagnosing before the reconcile
+// re-enqueues it. It is well above normal queue latency and a diagnosis's duration, so a
+// healthy claim is not enqueued twice.
 const DefaultStuckAfter = 10 * time.Minute
 
 // TenantLister lists tenant configurations.
@@ -19,32 +23,63 @@ type TenantLister interface {
 	List(ctx context.Context) ([]tenant.Config, error)
 }
 
-// Reconcile is the 30-minute backstop: per enabled tenant it re-enqueues claims stuck in
-// queued. Two runs may overlap: each re-enqueue is guarded by a conditional write on the
-// state the run saw, so a claim is enqueued once per reconcile round.
+// HostErrors lists the sync errors the host ERP recorded since a time, in the webhook's
+// body format. It returns an error wrapping ErrWriterNotConfigured for a tenant without a
+// host ERP connector.
+type HostErrors interface {
+	ListSyncErrors(ctx context.Context, tenantID string, since time.Time, cursor string, limit int) (items []json.RawMessage, next string, err error)
+}
+
+// Watermarks remember, per tenant, up to when the host ERP's sync errors were polled.
+type Watermarks interface {
+	// Watermark returns the zero time when the tenant was never polled.
+	Watermark(ctx context.Context, tenantID string) (time.Time, error)
+	// AdvanceWatermark sets the watermark to next if it is still prev; ErrStateChanged if
+	// an overlapping run moved it first.
+	AdvanceWatermark(ctx context.Context, tenantID string, prev, next time.Time) error
+}
+
+// Reconcile is the 30-minute backstop. Per enabled tenant it
+//   - re-enqueues claims stuck in queued or diagnosing (a lost SendMessage, a dead worker);
+//   - polls the host ERP for sync errors since the tenant's watermark and claims the unseen
+//     ones through the same claim path as the webhook (duplicates fall away);
+//   - returns approve leases that expired in applying to pending, with an audit record.
+//
+// Two runs may overlap: every change is a conditional write on the state the run saw, so
+// nothing is enqueued, claimed or reverted twice.
 type Reconcile struct {
-	Tenants TenantLister
-	Claims  ClaimStore
-	Queue   Queue
-	Log     *slog.Logger
-	Now     func() time.Time
+	Tenants    TenantLister
+	Claims     ClaimStore
+	Queue      Queue
+	Host       HostErrors
+	Watermarks Watermarks
+	Audit      Auditor
+	Log        *slog.Logger
+	Now        func() time.Time
 	// StuckAfter overrides DefaultStuckAfter.
 	StuckAfter time.Duration
+	// FirstPoll is how far back the first poll of a tenant looks (default 24 h).
+	FirstPoll time.Duration
 }
 
 // Report says what a reconcile run did.
 type Report struct {
-	Tenants    int `json:"tenants"`
-	Requeued   int `json:"requeued"`
-	Contended  int `json:"contended"`
-	SendFailed int `json:"sendFailed"`
-	Errors     int `json:"errors"`
+	Tenants       int `json:"tenants"`
+	Requeued      int `json:"requeued"`
+	Contended     int `json:"contended"`
+	SendFailed    int `json:"sendFailed"`
+	Polled        int `json:"polled"`
+	Claimed       int `json:"claimed"`
+	Invalid       int `json:"invalid"`
+	LeasesExpired int `json:"leasesExpired"`
+	Errors        int `json:"errors"`
 }
 
 const reconcilePage = 100
 
-// Run reconciles every enabled tenant. A failure of one tenant is logged and counted; the
-// others still run. It returns an error only if it could not list the tenants.
+// Run reconciles every enabled tenant. A failure of one tenant's step is logged and
+// counted; the other steps and tenants still run. It returns an error only if it could not
+// list the tenants.
 func (rc *Reconcile) Run(ctx context.Context) (Report, error) {
 	var rep Report
 	tenants, err := rc.Tenants.List(ctx)
@@ -56,14 +91,40 @@ func (rc *Reconcile) Run(ctx context.Context) (Report, error) {
 			continue
 		}
 		rep.Tenants++
-		if err := rc.requeueStuck(ctx, t.ID, &rep); err != nil {
-			rep.Errors++
-			rc.log().Error("reconcile tenant failed", "tenant", t.ID, "error", err)
+		steps := []struct {
+			name string
+			run  func(context.Context, string, *Report) error
+		}{
+			{"requeue stuck claims", rc.requeueStuck},
+			{"poll host ERP", rc.pollHost},
+			{"sweep expired leases", rc.sweepLeases},
+		}
+		for _, step := range steps {
+			if err := step.run(ctx, t.ID, &rep); err != nil {
+				rep.Errors++
+				rc.log().Error("reconcile step failed", "tenant", t.ID, "step", step.name, "error", err)
+			}
 		}
 	}
-	rc.log().Info("reconcile finished", "tenants", rep.Tenants, "requeued", rep.Requeued,
-		"contended", rep.Contended, "sendFailed", rep.SendFailed, "errors", rep.Errors)
+	rc.log().Info("reconcile finished", "tenants", rep.Tenants, "requeued", rep.Requeued, "contended", rep.Contended,
+		"sendFailed", rep.SendFailed, "polled", rep.Polled, "claimed", rep.Claimed, "invalid", rep.Invalid,
+		"leasesExpired", rep.LeasesExpired, "errors", rep.Errors)
+	rc.metrics(rep)
 	return rep, nil
+}
+
+// metrics emits the report as one CloudWatch embedded-metric-format line.
+func (rc *Reconcile) metrics(rep Report) {
+	names := []string{"Requeued", "Claimed", "LeasesExpired", "Errors"}
+	defs := make([]map[string]string, 0, len(names))
+	for _, n := range names {
+		defs = append(defs, map[string]string{"Name": "Reconcile" + n, "Unit": "Count"})
+	}
+	rc.log().Info("reconcile metrics", "_aws", map[string]any{
+		"Timestamp":         rc.now().UnixMilli(),
+		"CloudWatchMetrics": []any{map[string]any{"Namespace": "SyncAssist", "Dimensions": [][]string{{}}, "Metrics": defs}},
+	}, "ReconcileRequeued", rep.Requeued, "ReconcileClaimed", rep.Claimed, "ReconcileLeasesExpired", rep.LeasesExpired,
+		"ReconcileErrors", rep.Errors)
 }
 
 func (rc *Reconcile) requeueStuck(ctx context.Context, tenantID string, rep *Report) error {
@@ -73,36 +134,142 @@ func (rc *Reconcile) requeueStuck(ctx context.Context, tenantID string, rep *Rep
 		after = DefaultStuckAfter
 	}
 	cutoff := now.Add(-after)
-	// Each pass re-stamps what it handles, so the next query returns fresh rows; stop when
-	// a page comes back short or nothing in it could be taken.
-	for {
-		stuck, err := rc.Claims.Stuck(ctx, tenantID, DiagnosisQueued, cutoff, reconcilePage)
-		if err != nil {
-			return err
-		}
-		progressed := false
-		for _, c := range stuck {
-			err := rc.Claims.Requeue(ctx, tenantID, c.ID, c.Diagnosis, c.DiagnosisSince, now)
-			if errors.Is(err, ErrStateChanged) {
-				rep.Contended++
-				continue
-			}
+	for _, d := range []Diagnosis{DiagnosisQueued, DiagnosisDiagnosing} {
+		// Each pass moves what it handles out of the query's range; stop when a page
+		// comes back short or nothing in it could be taken.
+		for {
+			stuck, err := rc.Claims.Stuck(ctx, tenantID, d, cutoff, reconcilePage)
 			if err != nil {
 				return err
 			}
-			progressed = true
-			if err := rc.Queue.Send(ctx, Message{TenantID: tenantID, ID: c.ID}); err != nil {
-				// The row is re-stamped; the next run finds it again after StuckAfter.
-				rep.SendFailed++
-				rc.log().Warn("re-enqueue failed", "tenant", tenantID, "id", c.ID, "error", err)
-				continue
+			progressed := false
+			for _, c := range stuck {
+				err := rc.Claims.Requeue(ctx, tenantID, c.ID, c.Diagnosis, c.DiagnosisSince, now)
+				if errors.Is(err, ErrStateChanged) {
+					rep.Contended++
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				progressed = true
+				if err := rc.Queue.Send(ctx, Message{TenantID: tenantID, ID: c.ID}); err != nil {
+					// The row is re-stamped; the next run finds it again after StuckAfter.
+					rep.SendFailed++
+					rc.log().Warn("re-enqueue failed", "tenant", tenantID, "id", c.ID, "error", err)
+					continue
+				}
+				rep.Requeued++
 			}
-			rep.Requeued++
-		}
-		if len(stuck) < reconcilePage || !progressed {
-			return nil
+			if len(stuck) < reconcilePage || !progressed {
+				break
+			}
 		}
 	}
+	return nil
+}
+
+// pollHost claims the host ERP's sync errors that the webhook never delivered. The
+// watermark advances to the newest occurredAt seen, only after every page was claimed, and
+// only if no overlapping run moved it meanwhile; the poll window includes the watermark
+// itself, so an error at exactly that time is seen again and falls away as a duplicate.
+func (rc *Reconcile) pollHost(ctx context.Context, tenantID string, rep *Report) error {
+	if rc.Host == nil || rc.Watermarks == nil {
+		return nil
+	}
+	prev, err := rc.Watermarks.Watermark(ctx, tenantID)
+	if err != nil {
+		return err
+	}
+	since := prev
+	if since.IsZero() {
+		first := rc.FirstPoll
+		if first <= 0 {
+			first = 24 * time.Hour
+		}
+		since = rc.now().Add(-first)
+	}
+	newest := prev
+	cursor := ""
+	for {
+		items, next, err := rc.Host.ListSyncErrors(ctx, tenantID, since, cursor, reconcilePage)
+		if errors.Is(err, ErrWriterNotConfigured) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, raw := range items {
+			rep.Polled++
+			rec, err := ParseRecord(raw, tenantID)
+			if err != nil {
+				rep.Invalid++
+				rc.log().Warn("host ERP listed an invalid sync error", "tenant", tenantID, "error", err)
+				continue
+			}
+			if rec.OccurredAt.After(newest) {
+				newest = rec.OccurredAt
+			}
+			c := NewClaim(rec, SourceReconcile, "", rc.now())
+			created, err := rc.Claims.Claim(ctx, c)
+			if err != nil {
+				return err
+			}
+			if !created {
+				continue
+			}
+			rep.Claimed++
+			if err := rc.Queue.Send(ctx, Message{TenantID: tenantID, ID: c.ID}); err != nil {
+				rep.SendFailed++
+				rc.log().Warn("enqueue of a polled claim failed; the next run re-enqueues it", "tenant", tenantID, "id", c.ID, "error", err)
+			}
+		}
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if newest.After(prev) {
+		if err := rc.Watermarks.AdvanceWatermark(ctx, tenantID, prev, newest); err != nil && !errors.Is(err, ErrStateChanged) {
+			return err
+		}
+	}
+	return nil
+}
+
+// sweepLeases returns approves that died mid-write (their lease expired in applying) to
+// pending. The write they may have made carried an idempotency key, so the next approve
+// of the same fix is replayed by the ERP, not applied twice.
+func (rc *Reconcile) sweepLeases(ctx context.Context, tenantID string, rep *Report) error {
+	now := rc.now()
+	expired, err := rc.Claims.ExpiredLeases(ctx, tenantID, now, reconcilePage)
+	if err != nil {
+		return err
+	}
+	for _, c := range expired {
+		if c.Lease == nil {
+			continue
+		}
+		reason := "the approve did not finish before its lease expired; approve again"
+		err := rc.Claims.FinishApply(ctx, tenantID, c.ID, c.Lease.Token, StatusPending, reason,
+			HistoryEntry{At: now, Actor: "reconcile", Action: "lease_expired"}, now)
+		if errors.Is(err, ErrStateChanged) {
+			rep.Contended++
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		rep.LeasesExpired++
+		if rc.Audit != nil {
+			if err := rc.Audit.Write(ctx, audit.Entry{Actor: identity.ForTenant(tenantID, "schedule:reconcile"),
+				ActionType: audit.TypeSyncError, ActionKey: "syncerror.lease_expired", Result: audit.ResultFailure,
+				Resource: "syncerror/" + c.ID, Details: map[string]any{"leaseExpiredAt": c.Lease.ExpiresAt}}); err != nil {
+				rc.log().Error("audit write failed", "actionKey", "syncerror.lease_expired", "error", err)
+			}
+		}
+	}
+	return nil
 }
 
 func (rc *Reconcile) now() time.Time {

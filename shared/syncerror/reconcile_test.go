@@ -2,11 +2,16 @@ package syncerror_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/audit/audittest"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
@@ -42,15 +47,24 @@ func TestReconcileRequeuesOnlyStuckClaimsOfEnabledTenants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Tenants != 1 || rep.Requeued != 1 {
+	// The old queued claim and the claim whose worker died while diagnosing.
+	if rep.Tenants != 1 || rep.Requeued != 2 {
 		t.Fatalf("report %+v", rep)
 	}
-	if sent := queue.Sent(); len(sent) != 1 || sent[0] != (syncerror.Message{TenantID: "on", ID: old.ID}) {
-		t.Fatalf("sent %+v", sent)
+	sent := map[string]bool{}
+	for _, m := range queue.Sent() {
+		sent[m.ID] = m.TenantID == "on"
 	}
-	// A second run right after finds nothing: the row was re-stamped.
+	if len(sent) != 2 || !sent[old.ID] || !sent[diag.ID] {
+		t.Fatalf("sent %+v", queue.Sent())
+	}
+	row, _ := claims.Get(context.Background(), "on", diag.ID)
+	if row.Diagnosis != syncerror.DiagnosisQueued {
+		t.Fatalf("requeued diagnosing row is %s, want queued so the next delivery can take it", row.Diagnosis)
+	}
+	// A second run right after finds nothing: the rows were re-stamped.
 	rep, _ = rc.Run(context.Background())
-	if rep.Requeued != 0 || len(queue.Sent()) != 1 {
+	if rep.Requeued != 0 || len(queue.Sent()) != 2 {
 		t.Fatalf("second run %+v, sent %d", rep, len(queue.Sent()))
 	}
 }
@@ -102,5 +116,164 @@ func TestReconcileSendFailureLeavesClaimForNextRun(t *testing.T) {
 	rep, _ = rc.Run(context.Background())
 	if rep.Requeued != 1 || len(queue.Sent()) != 1 || queue.Sent()[0].ID != c.ID {
 		t.Fatalf("report %+v sent %+v", rep, queue.Sent())
+	}
+}
+
+// fakeHost lists sync errors the way the host ERP connector does: since is inclusive and
+// pages hold two items.
+type fakeHost struct {
+	mu    sync.Mutex
+	items []json.RawMessage
+	calls int
+}
+
+func (h *fakeHost) add(t *testing.T, tenantID, errorID string, at time.Time) {
+	b, _ := json.Marshal(map[string]any{"tenantId": tenantID, "errorId": errorID, "recordType": "salesOrder", "recordId": "SO-1",
+		"errorCode": "INVALID_FIELD_VALUE", "message": "bad shipcountry", "occurredAt": at.Format(time.RFC3339)})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.items = append(h.items, b)
+}
+
+func (h *fakeHost) ListSyncErrors(_ context.Context, tenantID string, since time.Time, cursor string, limit int) ([]json.RawMessage, string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.calls++
+	var match []json.RawMessage
+	for _, raw := range h.items {
+		var r struct {
+			TenantID   string    `json:"tenantId"`
+			OccurredAt time.Time `json:"occurredAt"`
+		}
+		_ = json.Unmarshal(raw, &r)
+		if r.TenantID == tenantID && !r.OccurredAt.Before(since) {
+			match = append(match, raw)
+		}
+	}
+	start := 0
+	if cursor != "" {
+		start, _ = strconv.Atoi(cursor)
+	}
+	end := min(start+2, len(match))
+	next := ""
+	if end < len(match) {
+		next = strconv.Itoa(end)
+	}
+	return match[start:end], next, nil
+}
+
+func TestReconcilePollsTheHostERP(t *testing.T) {
+	tenants, claims, queue := reconcileFixture(t)
+	host := &fakeHost{}
+	for i := 0; i < 5; i++ {
+		host.add(t, "on", fmt.Sprintf("H-%d", i), clock.Add(time.Duration(i)*time.Minute))
+	}
+	host.add(t, "on", "H-webhook", clock)
+	host.add(t, "half", "H-x", clock)
+	// One of them did arrive by webhook.
+	webhookClaim := claimed(t, claims, "on", "H-webhook", clock)
+	now := clock.Add(time.Hour)
+	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Host: host, Watermarks: claims,
+		Log: discardLogger(), Now: func() time.Time { return now }, StuckAfter: 2 * time.Hour}
+	rep, err := rc.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Polled != 6 || rep.Claimed != 5 || rep.Errors != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	if len(queue.Sent()) != 5 || claims.Len() != 6 {
+		t.Fatalf("%d sent, %d rows", len(queue.Sent()), claims.Len())
+	}
+	row, _ := claims.Get(context.Background(), "on", syncerror.ClaimID("on", "H-3"))
+	if row.Source != syncerror.SourceReconcile || row.Diagnosis != syncerror.DiagnosisQueued {
+		t.Fatalf("polled row %+v", row)
+	}
+	if w, _ := claims.Watermark(context.Background(), "on"); !w.Equal(clock.Add(4 * time.Minute)) {
+		t.Fatalf("watermark %v", w)
+	}
+	if got, _ := claims.Get(context.Background(), "on", webhookClaim.ID); got.Source != syncerror.SourceWebhook {
+		t.Fatalf("the webhook's claim was replaced: %+v", got)
+	}
+	// An immediate second run changes nothing.
+	rep, _ = rc.Run(context.Background())
+	if rep.Claimed != 0 || rep.Requeued != 0 || len(queue.Sent()) != 5 {
+		t.Fatalf("second run %+v, %d sent", rep, len(queue.Sent()))
+	}
+	// A new error after the watermark is picked up.
+	host.add(t, "on", "H-new", clock.Add(10*time.Minute))
+	rep, _ = rc.Run(context.Background())
+	if rep.Claimed != 1 {
+		t.Fatalf("third run %+v", rep)
+	}
+}
+
+func TestReconcileOverlappingPollsClaimOnce(t *testing.T) {
+	tenants, claims, queue := reconcileFixture(t)
+	host := &fakeHost{}
+	for i := 0; i < 40; i++ {
+		host.add(t, "on", fmt.Sprintf("H-%d", i), clock.Add(time.Duration(i)*time.Second))
+	}
+	now := clock.Add(time.Hour)
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Host: host, Watermarks: claims,
+				Log: discardLogger(), Now: func() time.Time { return now }, StuckAfter: 2 * time.Hour}
+			if _, err := rc.Run(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	seen := map[string]int{}
+	for _, m := range queue.Sent() {
+		seen[m.ID]++
+	}
+	if claims.Len() != 40 || len(seen) != 40 {
+		t.Fatalf("%d rows, %d distinct messages; want 40 and 40", claims.Len(), len(seen))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("%s enqueued %d times", id, n)
+		}
+	}
+}
+
+func TestReconcileSweepsExpiredLeases(t *testing.T) {
+	tenants, claims, queue := reconcileFixture(t)
+	audits := &audittest.Store{}
+	c := readyClaim(t, claims, "on", "E-1", clock)
+	held := readyClaim(t, claims, "on", "E-2", clock)
+	if _, err := claims.BeginApply(context.Background(), "on", c.ID, syncerror.Lease{Token: "dead", ExpiresAt: clock.Add(time.Minute)}, nil,
+		syncerror.HistoryEntry{Action: "approve"}, clock); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := claims.BeginApply(context.Background(), "on", held.ID, syncerror.Lease{Token: "live", ExpiresAt: clock.Add(time.Hour)}, nil,
+		syncerror.HistoryEntry{Action: "approve"}, clock); err != nil {
+		t.Fatal(err)
+	}
+	now := clock.Add(10 * time.Minute)
+	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: discardLogger(), Now: func() time.Time { return now },
+		StuckAfter: 2 * time.Hour, Audit: &audit.Log{Store: audits, Redactor: noRedact{}}}
+	rep, err := rc.Run(context.Background())
+	if err != nil || rep.LeasesExpired != 1 {
+		t.Fatalf("report %+v err=%v", rep, err)
+	}
+	row, _ := claims.Get(context.Background(), "on", c.ID)
+	if row.Status != syncerror.StatusPending || row.Lease != nil || row.ApplyError == "" {
+		t.Fatalf("swept row %+v", row)
+	}
+	if row, _ := claims.Get(context.Background(), "on", held.ID); row.Status != syncerror.StatusApplying {
+		t.Fatalf("live lease swept: %+v", row)
+	}
+	recs := audits.All()
+	if len(recs) != 1 || recs[0].ActionKey != "syncerror.lease_expired" || recs[0].TenantID != "on" {
+		t.Fatalf("audit %+v", recs)
+	}
+	if rep, _ := rc.Run(context.Background()); rep.LeasesExpired != 0 || len(audits.All()) != 1 {
+		t.Fatalf("second run %+v", rep)
 	}
 }

@@ -426,6 +426,28 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		}
 	})
 
+	t.Run("watermark advances conditionally", func(t *testing.T) {
+		s := newStore(t)
+		if w, err := s.Watermark(ctx, "t1"); err != nil || !w.IsZero() {
+			t.Fatalf("fresh watermark %v err=%v", w, err)
+		}
+		if err := s.AdvanceWatermark(ctx, "t1", time.Time{}, base); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AdvanceWatermark(ctx, "t1", time.Time{}, base.Add(time.Hour)); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("advance from a stale watermark: err=%v", err)
+		}
+		if err := s.AdvanceWatermark(ctx, "t1", base, base.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if w, _ := s.Watermark(ctx, "t1"); !w.Equal(base.Add(time.Minute)) {
+			t.Fatalf("watermark %v", w)
+		}
+		if w, _ := s.Watermark(ctx, "t2"); !w.IsZero() {
+			t.Fatalf("other tenant's watermark %v", w)
+		}
+	})
+
 	t.Run("requeue is conditional on what was seen", func(t *testing.T) {
 		s := newStore(t)
 		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)

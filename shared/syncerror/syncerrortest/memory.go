@@ -15,15 +15,16 @@ import (
 // ClaimStore is an in-memory syncerror.ClaimStore, safe for concurrent use. It copies rows
 // in and out so callers cannot alias its state.
 type ClaimStore struct {
-	mu   sync.Mutex
-	rows map[[2]string]syncerror.Claim
+	mu         sync.Mutex
+	rows       map[[2]string]syncerror.Claim
+	watermarks map[string]time.Time
 }
 
 var _ syncerror.ClaimStore = (*ClaimStore)(nil)
 
 // NewClaimStore returns an empty store.
 func NewClaimStore() *ClaimStore {
-	return &ClaimStore{rows: map[[2]string]syncerror.Claim{}}
+	return &ClaimStore{rows: map[[2]string]syncerror.Claim{}, watermarks: map[string]time.Time{}}
 }
 
 func key(tenantID, id string) [2]string { return [2]string{tenantID, id} }
@@ -132,6 +133,7 @@ func (s *ClaimStore) Requeue(_ context.Context, tenantID, id string, seen syncer
 	if c.Diagnosis != seen || !c.DiagnosisSince.Equal(seenSince) {
 		return syncerror.ErrStateChanged
 	}
+	c.Diagnosis = syncerror.DiagnosisQueued
 	c.DiagnosisSince = now.UTC()
 	c.UpdatedAt = now.UTC()
 	s.rows[k] = c
@@ -287,6 +289,24 @@ func (s *ClaimStore) ExpiredLeases(_ context.Context, tenantID string, now time.
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+// Watermark implements syncerror.Watermarks.
+func (s *ClaimStore) Watermark(_ context.Context, tenantID string) (time.Time, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.watermarks[tenantID], nil
+}
+
+// AdvanceWatermark implements syncerror.Watermarks.
+func (s *ClaimStore) AdvanceWatermark(_ context.Context, tenantID string, prev, next time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.watermarks[tenantID].Equal(prev) {
+		return syncerror.ErrStateChanged
+	}
+	s.watermarks[tenantID] = next.UTC()
+	return nil
 }
 
 // Len returns how many rows the store holds.
