@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/syncassist/syncassist/shared/app"
+	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -33,6 +34,9 @@ commands:
   rotate-secret TENANT [-grace 24h]
                                  make a new webhook secret current and print it once; the old
                                  one keeps verifying for the grace period, then stops
+  connector TENANT SYSTEM [BASEURL [TOKEN]]
+                                 configure one of the tenant's systems (hosterp, erp2, crm,
+                                 marketing, shipping); without BASEURL it is removed
   show TENANT                    print settings and secret metadata (never secret values)
   list                           list tenants
 
@@ -143,6 +147,28 @@ func command(ctx context.Context, admin tenant.Admin, args []string, out io.Writ
 		}
 		fmt.Fprintf(out, "new webhook secret for %s (shown once):\n%s\nthe previous secret verifies until %s\n",
 			args[1], secret, now(admin).Add(*grace).Format(time.RFC3339))
+	case "connector":
+		if err := need(2, "connector TENANT SYSTEM [BASEURL [TOKEN]]"); err != nil {
+			return err
+		}
+		baseURL, token := "", ""
+		if len(args) > 3 {
+			baseURL = args[3]
+		}
+		if len(args) > 4 {
+			token = args[4]
+		}
+		if !knownSystem(args[2]) {
+			return fmt.Errorf("unknown system %q: want one of %v", args[2], connector.Systems)
+		}
+		if err := admin.SetConnector(ctx, args[1], args[2], baseURL, token); err != nil {
+			return err
+		}
+		if baseURL == "" {
+			fmt.Fprintf(out, "%s: connector %s removed\n", args[1], args[2])
+		} else {
+			fmt.Fprintf(out, "%s: connector %s -> %s\n", args[1], args[2], baseURL)
+		}
 	case "show":
 		if err := need(1, "show TENANT"); err != nil {
 			return err
@@ -166,6 +192,8 @@ func command(ctx context.Context, admin tenant.Admin, args []string, out io.Writ
 	}
 	return nil
 }
+
+func knownSystem(s string) bool { return connector.System(s).Known() }
 
 func now(a tenant.Admin) time.Time {
 	if a.Now != nil {
@@ -191,6 +219,15 @@ func describe(out io.Writer, c tenant.Config) {
 			state = "retiring at " + s.RetireAt.Format(time.RFC3339)
 		}
 		fmt.Fprintf(out, "  secret %s created %s, %s\n", fingerprint(s.Value), s.CreatedAt.Format(time.RFC3339), state)
+	}
+	for _, sys := range connector.Systems {
+		if cc, ok := c.Connectors[string(sys)]; ok {
+			tok := "no token"
+			if cc.Token != "" {
+				tok = "token " + fingerprint(cc.Token)
+			}
+			fmt.Fprintf(out, "  connector %s -> %s (%s)\n", sys, cc.BaseURL, tok)
+		}
 	}
 	fmt.Fprintf(out, "  feature active: %v\n", c.FeatureEnabled())
 }

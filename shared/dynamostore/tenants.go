@@ -39,7 +39,14 @@ func tenantItem(c tenant.Config) item {
 		}
 		secrets = append(secrets, &types.AttributeValueMemberM{Value: m})
 	}
+	conns := item{}
+	for sys, cc := range c.Connectors {
+		m := item{"base_url": str(cc.BaseURL)}
+		putOptional(m, "token", cc.Token)
+		conns[sys] = &types.AttributeValueMemberM{Value: m}
+	}
 	return item{
+		"connectors":      &types.AttributeValueMemberM{Value: conns},
 		"tenant_id":       str(c.ID),
 		"settings":        &types.AttributeValueMemberM{Value: settings},
 		"webhook_secrets": &types.AttributeValueMemberL{Value: secrets},
@@ -72,6 +79,14 @@ func tenantFrom(it item) (tenant.Config, error) {
 			c.WebhookSecrets = append(c.WebhookSecrets, tenant.Secret{
 				Value: getString(m.Value, "value"), CreatedAt: created, RetireAt: retire,
 			})
+		}
+	}
+	if m, ok := it["connectors"].(*types.AttributeValueMemberM); ok && len(m.Value) > 0 {
+		c.Connectors = map[string]tenant.Connector{}
+		for sys, v := range m.Value {
+			if cm, ok := v.(*types.AttributeValueMemberM); ok {
+				c.Connectors[sys] = tenant.Connector{BaseURL: getString(cm.Value, "base_url"), Token: getString(cm.Value, "token")}
+			}
 		}
 	}
 	var err error

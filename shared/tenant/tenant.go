@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"sort"
 	"time"
@@ -43,13 +44,23 @@ type Secret struct {
 	RetireAt  time.Time
 }
 
+// Connector is where one of the tenant's production systems lives and how to reach it.
+type Connector struct {
+	BaseURL string
+	// Token is sent as a bearer token. It is stored encrypted at rest with the table;
+	// moving it to a secrets manager is future work.
+	Token string
+}
+
 // Config is a tenant's configuration.
 type Config struct {
 	ID             string
 	Settings       map[string]string
 	WebhookSecrets []Secret
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// Connectors by system name (hosterp, erp2, crm, marketing, shipping).
+	Connectors map[string]Connector
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 	// Version increases with every write; stores use it for optimistic concurrency.
 	Version int64
 }
@@ -153,6 +164,28 @@ func (a Admin) Set(ctx context.Context, id, key, value string) error {
 	}
 	return a.update(ctx, id, func(c *Config) error {
 		c.Settings[key] = value
+		return nil
+	})
+}
+
+// SetConnector configures (or, with an empty base URL, removes) one of the tenant's
+// production systems.
+func (a Admin) SetConnector(ctx context.Context, id, system, baseURL, token string) error {
+	if baseURL != "" {
+		u, err := url.Parse(baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("base URL %q: want http(s)://host[/path]", baseURL)
+		}
+	}
+	return a.update(ctx, id, func(c *Config) error {
+		if c.Connectors == nil {
+			c.Connectors = map[string]Connector{}
+		}
+		if baseURL == "" {
+			delete(c.Connectors, system)
+		} else {
+			c.Connectors[system] = Connector{BaseURL: baseURL, Token: token}
+		}
 		return nil
 	})
 }

@@ -24,8 +24,9 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) tenant.Store) {
 				{Value: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", CreatedAt: now},
 				{Value: "whsec_c2Vjb25kLXNlY3JldC1mb3ItdGVzdHM=", CreatedAt: now.Add(-time.Hour), RetireAt: now.Add(time.Hour)},
 			},
-			CreatedAt: now,
-			UpdatedAt: now,
+			Connectors: map[string]tenant.Connector{"hosterp": {BaseURL: "https://erp.example.com/api", Token: "tok"}},
+			CreatedAt:  now,
+			UpdatedAt:  now,
 		}
 	}
 

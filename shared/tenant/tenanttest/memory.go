@@ -28,6 +28,7 @@ func clone(c tenant.Config) tenant.Config {
 		c.Settings = map[string]string{}
 	}
 	c.WebhookSecrets = append([]tenant.Secret(nil), c.WebhookSecrets...)
+	c.Connectors = maps.Clone(c.Connectors)
 	return c
 }
 
