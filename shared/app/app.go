@@ -19,6 +19,7 @@ import (
 	"github.com/syncassist/syncassist/shared/ai"
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/hostauth"
@@ -122,6 +123,8 @@ type Deps struct {
 	Audit         *audit.Log
 	DLP           *dlp.Scanner
 	AIRecords     *dynamostore.AIRecords
+	// Connectors builds and caches the tenants' connector clients.
+	Connectors *connector.Registry
 	// AI is the governed AI client: the only way to a provider.
 	AI       *ai.Governed
 	AIConfig ai.ProviderConfig
@@ -158,6 +161,7 @@ func Load(ctx context.Context) (*Deps, error) {
 		d.Tokens = identity.NewJWTVerifier(cfg.JWT)
 	}
 	d.DLP = dlp.NewScanner()
+	d.Connectors = connector.NewRegistry(connectorConfigs{d.Tenants}, connector.DefaultRegistryTTL)
 	d.Audit = &audit.Log{Store: d.AuditStore, Redactor: recordRedactor{d.DLP}, Now: d.now}
 	d.AIRecords = dynamostore.NewAIRecords(db, cfg.AIRecordsTable)
 	if d.AIConfig, err = ai.ProviderConfigFromEnv(os.Getenv); err != nil {
@@ -221,7 +225,7 @@ func (d *Deps) Worker() *syncerror.Worker {
 // Reconcile returns the reconcile.
 func (d *Deps) Reconcile() *syncerror.Reconcile {
 	return &syncerror.Reconcile{Tenants: d.Tenants, Claims: d.Claims, Queue: d.Queue, Log: d.Log, Now: d.Now,
-		StuckAfter: d.Config.StuckAfter}
+		StuckAfter: d.Config.StuckAfter, Host: hostErrors{d.Connectors}, Watermarks: d.Claims, Audit: d.Audit}
 }
 
 // RouteHandler returns the plain HTTP handler of an HTTP function, by blueprint name.
