@@ -223,7 +223,7 @@ func setupStage(ctx context.Context, awsCfg aws.Config, stage string) (*app.Deps
 	if err != nil {
 		return nil, prov, nil, err
 	}
-	for _, k := range tenant.KnownSettings {
+	for _, k := range tenant.FeatureFlags {
 		if err := admin.Set(ctx, "bench", k, "true"); err != nil {
 			return nil, prov, nil, err
 		}

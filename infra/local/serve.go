@@ -194,10 +194,13 @@ func seedDemoTenant(ctx context.Context, store tenant.Store, fixed string) (stri
 	case err != nil:
 		return "", err
 	}
-	for _, k := range tenant.KnownSettings {
+	for _, k := range tenant.FeatureFlags {
 		if err := admin.Set(ctx, demoTenant, k, "true"); err != nil {
 			return "", err
 		}
+	}
+	if err := admin.Set(ctx, demoTenant, tenant.KeyEmbeddedAllowedRoles, "operator,approver"); err != nil {
+		return "", err
 	}
 	return secret, nil
 }

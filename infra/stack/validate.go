@@ -21,7 +21,7 @@ var httpMethods = map[string]bool{
 }
 
 var routeAuths = map[blueprint.Auth]bool{
-	blueprint.AuthSigned: true, blueprint.AuthOperator: true, blueprint.AuthApprover: true,
+	blueprint.AuthSigned: true, blueprint.AuthOperator: true, blueprint.AuthApprover: true, blueprint.AuthServiceToken: true,
 }
 
 // IdentityWarningID acknowledges the warning about a missing JWT issuer
@@ -85,8 +85,8 @@ func validate(scope constructs.Construct, stage string, tables []blueprint.Table
 			}
 			// No Auth is allowed (a public route); a misspelt one would silently be one.
 			if f.Route.Auth != "" && !routeAuths[f.Route.Auth] {
-				fail("function %q: route auth %q is not one of %q, %q or %q", f.Name, f.Route.Auth,
-					blueprint.AuthSigned, blueprint.AuthOperator, blueprint.AuthApprover)
+				fail("function %q: route auth %q is not one of %q, %q, %q or %q", f.Name, f.Route.Auth,
+					blueprint.AuthSigned, blueprint.AuthOperator, blueprint.AuthApprover, blueprint.AuthServiceToken)
 			}
 		}
 		if f.Queue != nil {

@@ -29,7 +29,8 @@ const usage = `usage: tenantctl [-stage STAGE] [-table NAME] COMMAND ...
 commands:
   create TENANT                  create a tenant (flags off) and print its webhook secret once
   set TENANT KEY VALUE           set a setting; only the exact string 'true' enables a flag
-                                 keys: sync_error_assist.enabled, sync_error_assist.webhook_enabled
+                                 keys: sync_error_assist.enabled, sync_error_assist.webhook_enabled,
+                                 embedded.allowed_roles (comma-separated roles, e.g. operator,approver)
   enable TENANT                  set both flags to 'true'
   rotate-secret TENANT [-grace 24h]
                                  make a new webhook secret current and print it once; the old
@@ -123,7 +124,7 @@ func command(ctx context.Context, admin tenant.Admin, args []string, out io.Writ
 		if err := need(1, "enable TENANT"); err != nil {
 			return err
 		}
-		for _, k := range tenant.KnownSettings {
+		for _, k := range tenant.FeatureFlags {
 			if err := admin.Set(ctx, args[1], k, "true"); err != nil {
 				return err
 			}

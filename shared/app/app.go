@@ -25,6 +25,7 @@ import (
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/session"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -38,6 +39,7 @@ type Config struct {
 	TenantsTable     string
 	AuditTable       string
 	AIRecordsTable   string
+	SessionsTable    string
 	DiagnosisQueue   string
 	WebhookTolerance time.Duration
 	StuckAfter       time.Duration
@@ -45,7 +47,10 @@ type Config struct {
 	// TenantCacheTTL is how long the ingest may trust a cached tenant configuration; zero
 	// reads the store on every request.
 	TenantCacheTTL time.Duration
-	LogLevel       slog.Level
+	// EmbeddedTokenTTL and EmbeddedContextTTL are the lifetimes of embedded service tokens
+	// and module contexts.
+	EmbeddedTokenTTL, EmbeddedContextTTL time.Duration
+	LogLevel                             slog.Level
 	// JWT configures operator token verification; an empty Issuer leaves authenticated
 	// routes answering 503 identity_unavailable.
 	JWT identity.JWTConfig
@@ -68,6 +73,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c.TenantsTable = name(blueprint.Tenants)
 	c.AuditTable = name(blueprint.Audit)
 	c.AIRecordsTable = name(blueprint.AIRecords)
+	c.SessionsTable = name(blueprint.EmbeddedSessions)
 	c.DiagnosisQueue = getenv(blueprint.Diagnosis.EnvVar)
 	c.TenantCacheTTL = 10 * time.Second
 	if v := getenv("TENANT_CACHE_TTL"); v != "" {
@@ -86,6 +92,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		{"WEBHOOK_TOLERANCE", &c.WebhookTolerance, webhook.DefaultTolerance},
 		{"RECONCILE_STUCK_AFTER", &c.StuckAfter, syncerror.DefaultStuckAfter},
 		{"DIAGNOSIS_STALE_AFTER", &c.DiagnosisStale, syncerror.DefaultDiagnosisStale},
+		{"EMBEDDED_TOKEN_TTL", &c.EmbeddedTokenTTL, session.DefaultTokenTTL},
+		{"EMBEDDED_CONTEXT_TTL", &c.EmbeddedContextTTL, session.DefaultContextTTL},
 	} {
 		*d.dst = d.def
 		if v := getenv(d.env); v != "" {
@@ -130,9 +138,10 @@ type Deps struct {
 	AIConfig ai.ProviderConfig
 	// Tokens verifies operator JWTs; nil when no issuer is configured.
 	Tokens identity.TokenVerifier
-	// Sessions resolves embedded sessions; nil until they exist.
-	Sessions identity.SessionResolver
-	Now      func() time.Time
+	// SessionStore holds embedded sessions; Sessions resolves them (a *session.Service).
+	SessionStore session.Store
+	Sessions     identity.SessionResolver
+	Now          func() time.Time
 
 	aiProvider, aiModel string
 }
@@ -150,12 +159,13 @@ func Load(ctx context.Context) (*Deps, error) {
 	}
 	db := dynamodb.NewFromConfig(awsCfg)
 	d := &Deps{
-		Config:     cfg,
-		Log:        NewLogger(cfg.LogLevel),
-		Tenants:    dynamostore.NewTenants(db, cfg.TenantsTable),
-		Claims:     dynamostore.NewClaims(db, cfg.ProcessedTable),
-		AuditStore: dynamostore.NewAudit(db, cfg.AuditTable),
-		Now:        time.Now,
+		Config:       cfg,
+		Log:          NewLogger(cfg.LogLevel),
+		Tenants:      dynamostore.NewTenants(db, cfg.TenantsTable),
+		Claims:       dynamostore.NewClaims(db, cfg.ProcessedTable),
+		AuditStore:   dynamostore.NewAudit(db, cfg.AuditTable),
+		SessionStore: dynamostore.NewSessions(db, cfg.SessionsTable),
+		Now:          time.Now,
 	}
 	if cfg.JWT.Issuer != "" {
 		d.Tokens = identity.NewJWTVerifier(cfg.JWT)
@@ -173,6 +183,7 @@ func Load(ctx context.Context) (*Deps, error) {
 		return nil, fmt.Errorf("AI provider: %w", err)
 	}
 	d.AI = ai.NewGoverned(provider, promptScanner{d.DLP}, d.AIRecords, d.AIRecords, aiAuditor{d.Audit}).WithClock(d.now)
+	d.Sessions = d.SessionService()
 	d.aiProvider, d.aiModel = provider.Name(), d.AIConfig.Model
 	if d.aiModel == "" && d.aiProvider == "rules" {
 		d.aiModel = ai.RulesModel
@@ -233,6 +244,12 @@ func (d *Deps) RouteHandler(name string) (http.Handler, error) {
 	switch name {
 	case blueprint.FuncIngest:
 		return d.Ingest(), nil
+	case blueprint.FuncEmbeddedHostBootstrap:
+		return d.SessionService().HostBootstrapHandler(), nil
+	case blueprint.FuncEmbeddedContextBootstrap:
+		return d.SessionService().ContextBootstrapHandler(), nil
+	case blueprint.FuncEmbeddedSessionDelete:
+		return d.SessionService().TeardownHandler(), nil
 	case blueprint.FuncAuditList:
 		return &audit.Handler{Store: d.AuditStore, Now: d.Now}, nil
 	}
@@ -251,7 +268,7 @@ func (d *Deps) Mux(fns []blueprint.Function) (http.Handler, error) {
 		if err != nil {
 			return nil, err
 		}
-		mux.Handle(f.Route.Pattern(), d.authenticated(f.Route.Auth, h))
+		mux.Handle(f.Route.Pattern(), d.authenticated(*f.Route, h))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "route_not_found",
@@ -262,16 +279,20 @@ func (d *Deps) Mux(fns []blueprint.Function) (http.Handler, error) {
 
 // authenticated puts a route behind its authentication: signed routes verify their own
 // signature; operator and approver routes get validateGuestContext then the role check.
-func (d *Deps) authenticated(mode blueprint.Auth, h http.Handler) http.Handler {
+func (d *Deps) authenticated(route blueprint.Route, h http.Handler) http.Handler {
 	var tokens identity.TokenVerifier = unavailableVerifier{}
 	if d.Tokens != nil {
 		tokens = d.Tokens
 	}
-	switch mode {
+	// Embedded callers may reach only their context's module (RequireModule); signed and
+	// service-token routes authenticate in their handlers.
+	switch route.Auth {
 	case blueprint.AuthOperator:
-		return identity.Authenticate(tokens, d.Sessions, identity.ValidateGuestContext(identity.RequireRole(identity.RoleOperator, h)))
+		return identity.Authenticate(tokens, d.Sessions, identity.ValidateGuestContext(
+			session.RequireModule(route.Module, identity.RequireRole(identity.RoleOperator, h))))
 	case blueprint.AuthApprover:
-		return identity.Authenticate(tokens, d.Sessions, identity.ValidateGuestContext(identity.RequireApproverRole(h)))
+		return identity.Authenticate(tokens, d.Sessions, identity.ValidateGuestContext(
+			session.RequireModule(route.Module, identity.RequireApproverRole(h))))
 	}
 	return h
 }

@@ -67,7 +67,7 @@ func newEnv(t *testing.T, opt sqsqueue.CreateOptions) *env {
 	if _, err := admin.Create(ctx, "demo", fixtureSecret); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range tenant.KnownSettings {
+	for _, k := range tenant.FeatureFlags {
 		if err := admin.Set(ctx, "demo", k, "true"); err != nil {
 			t.Fatal(err)
 		}

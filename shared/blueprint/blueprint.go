@@ -62,6 +62,9 @@ const (
 	TableTenants   = "tenant_config"
 	TableAudit     = "audit_logs"
 	TableAIRecords = "ai_records"
+	// TableEmbeddedSessions holds embedded sessions: service-token hashes, their module
+	// contexts and the replay guards of host bootstraps.
+	TableEmbeddedSessions = "embedded_sessions"
 )
 
 // Index names on the processed table.
@@ -120,8 +123,44 @@ var AIRecords = Table{
 	EnvVar:       "TABLE_AI_RECORDS",
 }
 
+// EmbeddedSessions holds, per tenant, the embedded sessions' service tokens (only their
+// SHA-256 hash, "tok#<hash>"), the module contexts opened with them ("ctx#<session>#<id>")
+// and the webhook ids of host bootstraps already used ("req#<hash>"). Everything expires;
+// TTL is the backstop of the session reaper.
+var EmbeddedSessions = Table{
+	Name:         TableEmbeddedSessions,
+	PartitionKey: Key{Name: "tenant_id", Type: String},
+	SortKey:      sk("sk"),
+	TTLAttribute: "expires_at",
+	EnvVar:       "TABLE_EMBEDDED_SESSIONS",
+}
+
+// TableGovernance holds the guarded write's records; IndexByApprovalStatus lists a
+// tenant's ownership approvals in one status and reason, newest first.
+const (
+	TableGovernance       = "governance"
+	IndexByApprovalStatus = "by_approval_status"
+)
+
+// Governance holds, per tenant, what the guarded write leaves behind: ownership
+// rejections ("rej#<time>#<id>") and loop detections ("loop#<time>#<id>"), both expiring
+// after 30 days (the audit log keeps the permanent trail), pending ownership approvals
+// ("appr#<id>"), the write ledger the loop detector reads
+// ("ledger#<entity>#<recordId>#<time>#<id>", expiring after a day) and the tenant's
+// manifest overrides ("manifest").
+var Governance = Table{
+	Name:         TableGovernance,
+	PartitionKey: Key{Name: "tenant_id", Type: String},
+	SortKey:      sk("record"),
+	Indexes: []Index{
+		{Name: IndexByApprovalStatus, PartitionKey: Key{Name: "tenant_status", Type: String}, SortKey: sk("approval_sort")},
+	},
+	TTLAttribute: "expires_at",
+	EnvVar:       "TABLE_GOVERNANCE",
+}
+
 // Tables lists every table the service owns.
-var Tables = []Table{Processed, Tenants, Audit, AIRecords}
+var Tables = []Table{Processed, Tenants, Audit, AIRecords, EmbeddedSessions, Governance}
 
 // DiagnosisWorkerTimeout bounds one diagnosis batch; the queue's visibility timeout is six
 // times this, as AWS recommends for SQS event sources.

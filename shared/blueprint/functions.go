@@ -30,6 +30,10 @@ const (
 	// AuthApprover routes need an identity with the approver role (validateGuestContext,
 	// then requireApproverRole).
 	AuthApprover Auth = "approver"
+	// AuthServiceToken routes take an embedded session's service token as
+	// "Authorization: Bearer sat_…" and check it themselves (the embedded context bootstrap
+	// and the session teardown, which have no context id yet).
+	AuthServiceToken Auth = "service_token"
 )
 
 // Route is an HTTP API route in Go 1.22 ServeMux / API Gateway syntax ("{id}" parameters).
@@ -37,6 +41,9 @@ type Route struct {
 	Method string
 	Path   string
 	Auth   Auth
+	// Module is the embedded module the route belongs to (session.Modules); an embedded
+	// context may call only its own module's routes, and none where Module is empty.
+	Module string
 }
 
 // Pattern is the route as a net/http ServeMux pattern.
@@ -67,7 +74,16 @@ const (
 	FuncDiagnose  = "diagnose"
 	FuncReconcile = "reconcile"
 	FuncAuditList = "audit-list"
+
+	FuncEmbeddedHostBootstrap    = "embedded-host-bootstrap"
+	FuncEmbeddedContextBootstrap = "embedded-context-bootstrap"
+	FuncEmbeddedSessionDelete    = "embedded-session-delete"
+	FuncSessionReaper            = "session-reaper"
 )
+
+// SessionReaperInterval is how often expired embedded sessions are deleted; DynamoDB's TTL
+// (which may lag by days) is only the backstop.
+const SessionReaperInterval = time.Hour
 
 // ReconcileInterval is how often the reconcile runs (the spec's 30 minutes).
 const ReconcileInterval = 30 * time.Minute
@@ -108,9 +124,41 @@ var Functions = []Function{
 	{
 		Name:        FuncAuditList,
 		Description: "Lists the caller tenant's audit records (approvers)",
-		Route:       &Route{Method: "GET", Path: "/api/audit", Auth: AuthApprover},
-		Tables:      []TableGrant{{Audit, Read}},
+		Route:       &Route{Method: "GET", Path: "/api/audit", Auth: AuthApprover, Module: "audit"},
+		Tables:      []TableGrant{{Audit, Read}, {EmbeddedSessions, Read}},
 		Timeout:     10 * time.Second,
+		MemoryMB:    256,
+	},
+	{
+		Name:        FuncEmbeddedHostBootstrap,
+		Description: "Opens an embedded session for a host user (host-signed) and issues its service token",
+		Route:       &Route{Method: "POST", Path: "/api/embedded/host/bootstrap", Auth: AuthSigned},
+		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Tenants, Read}, {Audit, ReadWrite}},
+		Timeout:     10 * time.Second,
+		MemoryMB:    256,
+	},
+	{
+		Name:        FuncEmbeddedContextBootstrap,
+		Description: "Opens a module context in an embedded session (service token)",
+		Route:       &Route{Method: "POST", Path: "/api/embedded/context/bootstrap", Auth: AuthServiceToken},
+		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Audit, ReadWrite}},
+		Timeout:     10 * time.Second,
+		MemoryMB:    256,
+	},
+	{
+		Name:        FuncEmbeddedSessionDelete,
+		Description: "Revokes an embedded session's service token and its contexts",
+		Route:       &Route{Method: "DELETE", Path: "/api/embedded/session", Auth: AuthServiceToken},
+		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Audit, ReadWrite}},
+		Timeout:     10 * time.Second,
+		MemoryMB:    256,
+	},
+	{
+		Name:        FuncSessionReaper,
+		Description: "Every hour, deletes expired embedded service tokens and contexts",
+		Schedule:    SessionReaperInterval,
+		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Tenants, Read}, {Audit, ReadWrite}},
+		Timeout:     5 * time.Minute,
 		MemoryMB:    256,
 	},
 }

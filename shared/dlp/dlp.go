@@ -97,7 +97,7 @@ func (r Result) Err() error {
 
 // Scanner runs the detectors. Its tables are compiled into the binary, so construction costs
 // next to nothing at cold start. It is safe for concurrent use by any number of goroutines;
-// its only state is a cache of field-name classifications.
+// its only state is a cache of what it learnt about field names.
 type Scanner struct {
 	keys [1024]atomic.Pointer[cachedKey]
 	// onValue, set only by tests, receives each reported value so properties such as "the
@@ -105,17 +105,40 @@ type Scanner struct {
 	onValue func(string)
 }
 
-type cachedKey struct {
-	key string
-	fc  fieldCtx
+// keyInfo is what a scan needs to know about an object key.
+type keyInfo struct {
+	fc    fieldCtx // what the name says about the value
+	clean bool     // the name itself holds no finding
 }
 
-// classify is classifyKey behind a direct-mapped cache shared by all scans: the documents of
-// one tenant repeat a few dozen field names thousands of times. A hostile document with
-// endless distinct names only evicts entries; the cache never grows.
-func (s *Scanner) classify(key string) fieldCtx {
+type cachedKey struct {
+	key string
+	keyInfo
+}
+
+func newKeyInfo(key string) keyInfo {
+	var buf [4]span
+	spans := resolve(detect(key, 0, buf[:0]))
+	if len(spans) == 0 {
+		return keyInfo{fc: classifyKey(key), clean: true}
+	}
+	// A name is read without its findings, as it reads once they are placeholders:
+	// "secret=000" names a secret either way.
+	b := []byte(key)
+	for _, sp := range spans {
+		for i := sp.start; i < sp.end; i++ {
+			b[i] = ' '
+		}
+	}
+	return keyInfo{fc: classifyKey(string(b))}
+}
+
+// keyInfo is newKeyInfo behind a small cache shared by all scans: the documents of one
+// tenant repeat a few dozen field names thousands of times. A hostile document with endless
+// distinct names only evicts entries; the cache never grows.
+func (s *Scanner) keyInfo(key string) keyInfo {
 	if key == "" || len(key) > 64 {
-		return classifyKey(key)
+		return newKeyInfo(key)
 	}
 	// Length and the bytes at both ends tell field names apart well enough, for less than a
 	// full hash costs.
@@ -126,18 +149,18 @@ func (s *Scanner) classify(key string) fieldCtx {
 	a, b := &s.keys[h%uint32(len(s.keys))], &s.keys[(h>>16)%uint32(len(s.keys))]
 	ca, cb := a.Load(), b.Load()
 	if ca != nil && ca.key == key {
-		return ca.fc
+		return ca.keyInfo
 	}
 	if cb != nil && cb.key == key {
-		return cb.fc
+		return cb.keyInfo
 	}
-	fc := classifyKey(key)
+	info := newKeyInfo(key)
 	if ca != nil && cb == nil {
 		a = b
 	}
 	// Clone: the cache must not keep a scanned document alive.
-	a.Store(&cachedKey{key: strings.Clone(key), fc: fc})
-	return fc
+	a.Store(&cachedKey{key: strings.Clone(key), keyInfo: info})
+	return info
 }
 
 // NewScanner returns a Scanner. Build one per process and share it.

@@ -40,6 +40,7 @@ var fixtures = map[string]string{
 	"GH_INSTALL":    k("gh", "s_", "16C7e42F292c6912E7710c838347Ae178B4a"),
 	"GH_PAT":        k("github", "_pat_", "11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX01234"),
 	"SLACK_BOT":     k("xo", "xb-", "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"),
+	"SLACK_BOT_2":   k("xo", "xb-", "2048-4096-aBcDeFgHiJkLmNoPqRsT"),
 	"SLACK_USER":    k("xo", "xp-", "223456789012-2234567890123-2234567890123-0f1e2d3c4b5a69788796a5b4c3d2e1f0"),
 	"STRIPE_LIVE":   k("sk", "_live_", "51HqL2mKb3Nc4Pd5Qe6Rf7Sg8Th9Ui0Vj"),
 	"STRIPE_RK":     k("rk", "_live_", "51HqL2mKb3Nc4Pd5Qe6Rf7Sg8Th9Ui0Vk"),

@@ -131,12 +131,17 @@ func (st *scanState) object(i, depth int) (int, error) {
 			return end, err
 		}
 		key := st.decode(i, end, esc)
-		st.path[seg] = pathSeg{key: st.scanKey(i, end, key), isKey: true}
+		info := st.scanner.keyInfo(key)
+		shown := key
+		if !info.clean {
+			shown = st.scanKey(i, end, key)
+		}
+		st.path[seg] = pathSeg{key: shown, isKey: true}
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
 			return i, errAt(i, "expected ':' after an object key")
 		}
-		if i, err = st.value(i+1, depth, st.scanner.classify(key)); err != nil {
+		if i, err = st.value(i+1, depth, info.fc); err != nil {
 			return i, err
 		}
 		i = skipSpace(b, i)
@@ -393,16 +398,13 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-func (st *scanState) splice(start, end int, repl string, asJSONString bool) {
+// splice replaces the token src[start:end] by repl as a JSON string.
+func (st *scanState) splice(start, end int, repl string) {
 	if st.out == nil {
 		st.out = make([]byte, 0, len(st.src)+len(st.src)/8+64)
 	}
 	st.out = append(st.out, st.src[st.copied:start]...)
-	if asJSONString {
-		st.out = appendString(st.out, repl)
-	} else {
-		st.out = append(st.out, repl...)
-	}
+	st.out = appendString(st.out, repl)
 	st.copied = end
 }
 
@@ -418,7 +420,7 @@ func (st *scanState) scanKey(start, end int, key string) string {
 		// carry the value.
 		shown = st.render(key, spans, Record)
 	} else {
-		st.splice(start, end, shown, true)
+		st.splice(start, end, shown)
 	}
 	st.addFindings(key, spans, st.pathString(shown), true)
 	return shown
@@ -438,7 +440,7 @@ func (st *scanState) scanString(start, end int, v string, fc fieldCtx) {
 		st.out = []byte(out)
 		return
 	}
-	st.splice(start, end, out, true)
+	st.splice(start, end, out)
 }
 
 func (st *scanState) scanNumber(start, end int, fc fieldCtx) {
@@ -456,7 +458,7 @@ func (st *scanState) scanNumber(start, end int, fc fieldCtx) {
 	if st.dest != ConnectorWrite {
 		// A placeholder is not a number; the value becomes a string, which keeps the
 		// document valid and its shape (same keys, same array lengths) unchanged.
-		st.splice(start, end, st.render(lit, spans, st.dest), true)
+		st.splice(start, end, st.render(lit, spans, st.dest))
 	}
 }
 

@@ -25,8 +25,9 @@ func digitsAt(v string, i int, sc *scope) (span, bool, int) {
 		break
 	}
 	end := g[m-1][1]
-	// Digits right after "12." or "1," are the fraction or thousands of an amount.
-	if i >= 2 && (v[i-1] == '.' || v[i-1] == ',') && isDigit(v[i-2]) {
+	// Digits right after "12." or "1," are the fraction or thousands of an amount (and
+	// after a placeholder's "]," as well, as they were after the digits it replaced).
+	if i >= 2 && (v[i-1] == '.' || v[i-1] == ',') && (isDigit(v[i-2]) || v[i-2] == ']') {
 		return span{}, false, end
 	}
 	// A group glued to letters belongs to an identifier (a hex digest, a SKU); one followed
@@ -38,8 +39,18 @@ func digitsAt(v string, i int, sc *scope) (span, bool, int) {
 	if m == 0 {
 		return span{}, false, end
 	}
+	limit := n // how far a phone number may reach
 	if sp, ok := cardIn(v, g[:m], sep, sc); ok {
-		return sp, true, sp.end
+		if sp.start == i {
+			return sp, true, sp.end
+		}
+		// "phone 0301234 4111111111111111": the groups before the card are examined on
+		// their own, and the card is found again from its own first digit, exactly as a
+		// second scan would see them with the card replaced.
+		for m > 0 && g[m-1][0] >= sp.start {
+			m--
+		}
+		end, limit = sp.start, sp.start
 	}
 	if sp, ok := ssnIn(v, g[:m], sep, sc); ok {
 		return sp, true, sp.end
@@ -49,7 +60,7 @@ func digitsAt(v string, i int, sc *scope) (span, bool, int) {
 		digits += x[1] - x[0]
 	}
 	if digits >= 7 && (sc.fc&ctxPhone != 0 || sc.keywordBefore(v, i, 24, phoneWords)) {
-		if sp, ok, next := phoneAt(v, i, sc); ok {
+		if sp, ok, next := phoneUpTo(v, i, limit, sc); ok {
 			return sp, true, next
 		}
 	}
@@ -157,7 +168,12 @@ func ssnIn(v string, g [][2]int, sep byte, sc *scope) (span, bool) {
 // needs context (the field name or a nearby word), because an ERP record is full of
 // ten-digit numbers that are ids.
 func phoneAt(v string, i int, sc *scope) (span, bool, int) {
-	n := len(v)
+	return phoneUpTo(v, i, len(v), sc)
+}
+
+// phoneUpTo is phoneAt for a number that must end before v[limit].
+func phoneUpTo(v string, i, limit int, sc *scope) (span, bool, int) {
+	n := limit
 	if gluedBefore(v, i) {
 		return span{}, false, i + 1
 	}
@@ -170,17 +186,17 @@ func phoneAt(v string, i int, sc *scope) (span, bool, int) {
 		}
 	}
 	digits, end, seps := 0, -1, 0
-	groupDigits, groupEnd := 0, -1 // the number up to the last separator
+	sepDigits, sepEnd := 0, -1 // the number up to the last separator
 	for j < n {
 		c := v[j]
 		if isDigit(c) {
 			if digits++; digits > 15 {
-				// "+1 415 555 2671 4111111111111111": the phone ends where the next
-				// number begins.
-				if groupEnd < 0 || v[groupEnd] != ' ' {
+				// "+1 415 555 2671 4111111111111111": too long for one number, so the
+				// phone ends before the group that overflows.
+				if sepEnd < 0 {
 					return span{}, false, j
 				}
-				digits, end = groupDigits, groupEnd
+				digits, end = sepDigits, sepEnd
 				break
 			}
 			j++
@@ -189,7 +205,7 @@ func phoneAt(v string, i int, sc *scope) (span, bool, int) {
 		}
 		if c == ' ' || c == '-' || c == '.' || c == '/' || c == '(' || c == ')' {
 			if seps == 0 {
-				groupDigits, groupEnd = digits, j
+				sepDigits, sepEnd = digits, j
 			}
 			if seps++; seps > 2 {
 				break

@@ -30,7 +30,7 @@ func emailAt(v string, at int) (span, bool, int) {
 		k--
 	}
 	if !emailDomain(v[at+1 : k]) {
-		return span{}, false, k
+		return span{}, false, at + 1 // what follows may hold something else: "phone 0301234@0301235"
 	}
 	return span{j, k, kindEmail, 0.95}, true, k
 }
@@ -88,6 +88,12 @@ func urlPasswordAt(v string, i int) (span, bool, int) {
 		c := v[q]
 		if c == '/' || c == '?' || c == '#' || c <= ' ' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '\\' {
 			break
+		}
+		if c == '[' {
+			if l := placeholderLen(v[q:]); l > 0 { // "[REDACTED:API_KEY]" holds no user:password
+				q += l - 1
+				continue
+			}
 		}
 		if c == '@' {
 			at = q // the last '@' ends the userinfo, as in browsers: passwords may hold '@'
@@ -148,7 +154,7 @@ func assignmentAt(v string, i int, sc *scope) (span, bool, int) {
 		return span{}, false, j
 	}
 	vs := j
-	for j < n && j-vs < 1024 {
+	for j < n {
 		c := v[j]
 		if quote != 0 {
 			if c == quote || c == '\n' {
@@ -161,17 +167,15 @@ func assignmentAt(v string, i int, sc *scope) (span, bool, int) {
 		j++
 	}
 	val := v[vs:j]
-	if len(val) < 3 || !secretValue(val) {
-		return span{}, false, i + 1
-	}
 	switch strings.ToLower(val) {
 	case "bearer", "basic", "token", "digest", "negotiate":
 		return span{}, false, i + 1 // the scheme of an Authorization value; its token follows
 	}
-	// "Password: Expired" in prose is not a password: after ": " an unquoted value must look
-	// like one.
-	if v[i] == ':' && quote == 0 && spaces > 0 && !looksSecret(val) {
-		return span{}, false, i + 1
+	// A rejected value is skipped, not re-read from each '=' inside it: that keeps
+	// "pwd=pwd=pwd=…" linear. "Password: Expired" in prose is not a password: after ": " an
+	// unquoted value must look like one.
+	if len(val) < 3 || !secretValue(val) || v[i] == ':' && quote == 0 && spaces > 0 && !looksSecret(val) {
+		return span{}, false, j
 	}
 	if isLetter(v[vs]) || v[vs] == '/' || v[vs] == '+' { // a value of a known shape keeps its own type
 		we := vs
@@ -185,7 +189,7 @@ func assignmentAt(v string, i int, sc *scope) (span, bool, int) {
 		// X-Amz-Credential=AKIA…/20261122/us-east-1/s3/aws4_request: the key is the
 		// secret, the scope after it is not.
 		if ok && sp.start == vs {
-			return sp, true, max(sp.end, j)
+			return sp, true, sp.end // the rest of the value is scanned like any text
 		}
 	}
 	return span{vs, j, kindPasswordField, 0.8}, true, j

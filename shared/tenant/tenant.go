@@ -21,8 +21,15 @@ const (
 	KeyWebhookEnabled = "sync_error_assist.webhook_enabled"
 )
 
+// KeyEmbeddedAllowedRoles lists, comma-separated, the roles a host may give embedded
+// sessions; absent or empty allows none.
+const KeyEmbeddedAllowedRoles = "embedded.allowed_roles"
+
+// FeatureFlags are the two flags that must both be "true" for the feature to act.
+var FeatureFlags = []string{KeyEnabled, KeyWebhookEnabled}
+
 // KnownSettings are the keys the onboarding command accepts.
-var KnownSettings = []string{KeyEnabled, KeyWebhookEnabled}
+var KnownSettings = []string{KeyEnabled, KeyWebhookEnabled, KeyEmbeddedAllowedRoles}
 
 // Errors a caller branches on.
 var (
@@ -73,7 +80,7 @@ func (c Config) FeatureEnabled() bool { return c.Flag(KeyEnabled) && c.Flag(KeyW
 
 // DisabledFlag names the first flag that is not "true", or "" when both are.
 func (c Config) DisabledFlag() string {
-	for _, k := range KnownSettings {
+	for _, k := range FeatureFlags {
 		if !c.Flag(k) {
 			return k
 		}

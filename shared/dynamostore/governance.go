@@ -1,0 +1,619 @@
+package dynamostore
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/governance"
+)
+
+// Governance is the governance record store, write ledger and manifest-override store on
+// the governance table. Every item sits under the tenant's partition; the sort key says
+// what it is:
+//
+//	rej#<time>#<id>                           ownership rejection (expires, RecordRetention)
+//	loop#<time>#<id>                          loop detection (expires, RecordRetention)
+//	appr#<id>                                 pending ownership approval
+//	ledger#<entity>#<recordId>#<time>#<id>    ledger entry (expires, LedgerRetention)
+//	manifest                                  the tenant's manifest overrides
+//
+// Times are fixed-width, so each kind sorts by time within the tenant and the listings are
+// key-range queries. Entity and record id are escaped ('%' and '#') so that no two records
+// share a ledger prefix. Approvals are listed through the by_approval_status index
+// (tenant_status "<tenant>#<status>", approval_sort "<reason>#<time>#<id>"), which only
+// approval items carry. Each ledger entry is an item of its own, so concurrent writes to
+// one record never overwrite each other's entries.
+type Governance struct {
+	client *dynamodb.Client
+	table  string
+}
+
+var (
+	_ governance.RecordStore   = (*Governance)(nil)
+	_ governance.Ledger        = (*Governance)(nil)
+	_ governance.OverrideStore = (*Governance)(nil)
+)
+
+// NewGovernance returns the store for the physical table name.
+func NewGovernance(client *dynamodb.Client, table string) *Governance {
+	return &Governance{client: client, table: table}
+}
+
+const (
+	prefixRejection = "rej#"
+	prefixLoop      = "loop#"
+	prefixApproval  = "appr#"
+	prefixLedger    = "ledger#"
+	manifestRecord  = "manifest"
+)
+
+var keyEscaper = strings.NewReplacer("%", "%25", "#", "%23")
+
+func ledgerPrefix(entity, recordID string) string {
+	return prefixLedger + keyEscaper.Replace(entity) + "#" + keyEscaper.Replace(recordID) + "#"
+}
+
+func strList(ss []string) types.AttributeValue {
+	l := make([]types.AttributeValue, len(ss))
+	for i, s := range ss {
+		l[i] = str(s)
+	}
+	return &types.AttributeValueMemberL{Value: l}
+}
+
+func getStrList(it item, name string) []string {
+	l, ok := it[name].(*types.AttributeValueMemberL)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(l.Value))
+	for _, v := range l.Value {
+		if s, ok := v.(*types.AttributeValueMemberS); ok {
+			out = append(out, s.Value)
+		}
+	}
+	return out
+}
+
+func expiresAt(t time.Time, keep time.Duration) types.AttributeValue {
+	return num(t.Add(keep).Unix())
+}
+
+func (s *Governance) put(ctx context.Context, it item, what string) error {
+	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: it,
+		// Records are immutable: an id collision must not overwrite one.
+		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
+	})
+	if err != nil {
+		return fmt.Errorf("put %s: %w", what, err)
+	}
+	return nil
+}
+
+// PutRejection implements governance.RecordStore.
+func (s *Governance) PutRejection(ctx context.Context, r governance.OwnershipRejection) error {
+	it := item{
+		"tenant_id":      str(r.Tenant),
+		"record":         str(prefixRejection + formatTime(r.Time) + "#" + r.ID),
+		"id":             str(r.ID),
+		"at":             str(formatTime(r.Time)),
+		"entity":         str(r.Entity),
+		"declared_owner": str(string(r.DeclaredOwner)),
+		"caller":         str(string(r.Caller)),
+		"target":         str(string(r.Target)),
+		"policy":         str(string(r.Policy)),
+		"fields":         strList(r.Fields),
+		"expires_at":     expiresAt(r.Time, governance.RecordRetention),
+	}
+	putOptional(it, "correlation_id", r.CorrelationID)
+	putOptional(it, "resource", r.Resource)
+	return s.put(ctx, it, "ownership rejection")
+}
+
+func rejectionFrom(it item) (governance.OwnershipRejection, error) {
+	r := governance.OwnershipRejection{
+		ID: getString(it, "id"), Tenant: getString(it, "tenant_id"), Entity: getString(it, "entity"),
+		DeclaredOwner: connector.System(getString(it, "declared_owner")), Caller: connector.System(getString(it, "caller")),
+		Target: connector.System(getString(it, "target")), Policy: governance.Policy(getString(it, "policy")),
+		CorrelationID: getString(it, "correlation_id"), Resource: getString(it, "resource"),
+		Fields: getStrList(it, "fields"),
+	}
+	var err error
+	if r.Time, err = parseTime(getString(it, "at")); err != nil {
+		return r, fmt.Errorf("ownership rejection %s: at: %w", r.ID, err)
+	}
+	return r, nil
+}
+
+// ListRejections implements governance.RecordStore.
+func (s *Governance) ListRejections(ctx context.Context, q governance.RecordQuery) (governance.Page[governance.OwnershipRejection], error) {
+	items, next, err := s.queryTimed(ctx, prefixRejection, q)
+	if err != nil {
+		return governance.Page[governance.OwnershipRejection]{}, err
+	}
+	p := governance.Page[governance.OwnershipRejection]{NextCursor: next}
+	for _, it := range items {
+		r, err := rejectionFrom(it)
+		if err != nil {
+			return governance.Page[governance.OwnershipRejection]{}, err
+		}
+		p.Items = append(p.Items, r)
+	}
+	return p, nil
+}
+
+// PutLoop implements governance.RecordStore.
+func (s *Governance) PutLoop(ctx context.Context, l governance.LoopDetection) error {
+	it := item{
+		"tenant_id":          str(l.Tenant),
+		"record":             str(prefixLoop + formatTime(l.Time) + "#" + l.ID),
+		"id":                 str(l.ID),
+		"at":                 str(formatTime(l.Time)),
+		"entity":             str(l.Entity),
+		"caller":             str(string(l.Caller)),
+		"target":             str(string(l.Target)),
+		"breaking_condition": str(l.BreakingCondition),
+		"expires_at":         expiresAt(l.Time, governance.RecordRetention),
+	}
+	putOptional(it, "correlation_id", l.CorrelationID)
+	putOptional(it, "resource", l.Resource)
+	return s.put(ctx, it, "loop detection")
+}
+
+func loopFrom(it item) (governance.LoopDetection, error) {
+	l := governance.LoopDetection{
+		ID: getString(it, "id"), Tenant: getString(it, "tenant_id"), Entity: getString(it, "entity"),
+		Caller: connector.System(getString(it, "caller")), Target: connector.System(getString(it, "target")),
+		BreakingCondition: getString(it, "breaking_condition"), CorrelationID: getString(it, "correlation_id"),
+		Resource: getString(it, "resource"),
+	}
+	var err error
+	if l.Time, err = parseTime(getString(it, "at")); err != nil {
+		return l, fmt.Errorf("loop detection %s: at: %w", l.ID, err)
+	}
+	return l, nil
+}
+
+// ListLoops implements governance.RecordStore.
+func (s *Governance) ListLoops(ctx context.Context, q governance.RecordQuery) (governance.Page[governance.LoopDetection], error) {
+	items, next, err := s.queryTimed(ctx, prefixLoop, q)
+	if err != nil {
+		return governance.Page[governance.LoopDetection]{}, err
+	}
+	p := governance.Page[governance.LoopDetection]{NextCursor: next}
+	for _, it := range items {
+		l, err := loopFrom(it)
+		if err != nil {
+			return governance.Page[governance.LoopDetection]{}, err
+		}
+		p.Items = append(p.Items, l)
+	}
+	return p, nil
+}
+
+// queryTimed reads one page of the tenant's "<prefix><time>#<id>" items in [From, To),
+// newest first. It asks for one item more than the limit to know whether a next page
+// exists; the cursor is the last returned item's sort key.
+func (s *Governance) queryTimed(ctx context.Context, prefix string, q governance.RecordQuery) ([]item, string, error) {
+	in := &dynamodb.QueryInput{
+		TableName:                aws.String(s.table),
+		KeyConditionExpression:   aws.String("tenant_id = :t AND #r BETWEEN :from AND :to"),
+		ExpressionAttributeNames: map[string]string{"#r": "record"},
+		ExpressionAttributeValues: item{
+			":t":    str(q.Tenant),
+			":from": str(prefix + formatTime(q.From)),
+			// "<to>" sorts before "<to>#id", so records at exactly To are excluded.
+			":to": str(prefix + formatTime(q.To)),
+		},
+		ScanIndexForward: aws.Bool(false),
+		Limit:            aws.Int32(int32(q.Limit + 1)),
+	}
+	if q.Cursor != "" {
+		key, err := decodeTimedCursor(prefix, q.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		in.ExclusiveStartKey = item{"tenant_id": str(q.Tenant), "record": str(key)}
+	}
+	out, err := s.client.Query(ctx, in)
+	if err != nil {
+		return nil, "", fmt.Errorf("query governance %s: %w", strings.TrimSuffix(prefix, "#"), err)
+	}
+	items := out.Items
+	next := ""
+	if len(items) > q.Limit {
+		items = items[:q.Limit]
+		next = base64.RawURLEncoding.EncodeToString([]byte(getString(items[len(items)-1], "record")))
+	}
+	return items, next, nil
+}
+
+// decodeTimedCursor accepts only a sort key of the listing's own kind, so a cursor of
+// another listing cannot move this one to a foreign part of the partition.
+func decodeTimedCursor(prefix, cursor string) (string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return "", governance.ErrBadCursor
+	}
+	rest, ok := strings.CutPrefix(string(raw), prefix)
+	if !ok || len(rest) <= len(timeLayout) || rest[len(timeLayout)] != '#' {
+		return "", governance.ErrBadCursor
+	}
+	if _, err := parseTime(rest[:len(timeLayout)]); err != nil {
+		return "", governance.ErrBadCursor
+	}
+	return string(raw), nil
+}
+
+// storedRequest is the held write as stored, with names that do not depend on the Go
+// field names.
+type storedRequest struct {
+	Target         string          `json:"target"`
+	Source         string          `json:"source"`
+	Entity         string          `json:"entity"`
+	RecordID       string          `json:"recordId"`
+	Fields         json.RawMessage `json:"fields"`
+	IdempotencyKey string          `json:"idempotencyKey"`
+	Reason         string          `json:"reason,omitempty"`
+	IfVersion      string          `json:"ifVersion,omitempty"`
+}
+
+func encodeRequest(r governance.WriteRequest) (string, error) {
+	fields, err := json.Marshal(r.Fields)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(storedRequest{
+		Target: string(r.Target), Source: string(r.Source), Entity: r.Entity, RecordID: r.RecordID, Fields: fields,
+		IdempotencyKey: r.IdempotencyKey, Reason: r.Reason, IfVersion: r.IfVersion,
+	})
+	return string(b), err
+}
+
+func decodeRequest(s string) (governance.WriteRequest, error) {
+	var sr storedRequest
+	if err := json.Unmarshal([]byte(s), &sr); err != nil {
+		return governance.WriteRequest{}, err
+	}
+	r := governance.WriteRequest{
+		Target: connector.System(sr.Target), Source: connector.System(sr.Source), Entity: sr.Entity,
+		RecordID: sr.RecordID, IdempotencyKey: sr.IdempotencyKey, Reason: sr.Reason, IfVersion: sr.IfVersion,
+	}
+	// Numbers stay json.Number, so the released write sends exactly what was held.
+	dec := json.NewDecoder(bytes.NewReader(sr.Fields))
+	dec.UseNumber()
+	if err := dec.Decode(&r.Fields); err != nil {
+		return governance.WriteRequest{}, err
+	}
+	return r, nil
+}
+
+func tenantStatus(tenant string, s governance.ApprovalStatus) string { return tenant + "#" + string(s) }
+
+func approvalSort(a governance.PendingApproval) string {
+	return a.Reason + "#" + formatTime(a.Time) + "#" + a.ID
+}
+
+func (s *Governance) approvalKey(tenant, id string) item {
+	return item{"tenant_id": str(tenant), "record": str(prefixApproval + id)}
+}
+
+// PutApproval implements governance.RecordStore.
+func (s *Governance) PutApproval(ctx context.Context, a governance.PendingApproval) error {
+	req, err := encodeRequest(a.Request)
+	if err != nil {
+		return fmt.Errorf("put approval %s: request: %w", a.ID, err)
+	}
+	it := item{
+		"tenant_id":      str(a.Tenant),
+		"record":         str(prefixApproval + a.ID),
+		"id":             str(a.ID),
+		"at":             str(formatTime(a.Time)),
+		"entity":         str(a.Entity),
+		"declared_owner": str(string(a.DeclaredOwner)),
+		"caller":         str(string(a.Caller)),
+		"target":         str(string(a.Target)),
+		"reason":         str(a.Reason),
+		"status":         str(string(a.Status)),
+		"tenant_status":  str(tenantStatus(a.Tenant, a.Status)),
+		"approval_sort":  str(approvalSort(a)),
+		"request":        str(req),
+		"fields":         strList(a.Fields),
+	}
+	putOptional(it, "resource", a.Resource)
+	putOptional(it, "correlation_id", a.CorrelationID)
+	putOptional(it, "requested_by", a.RequestedBy)
+	if a.DecidedBy != "" {
+		it["decided_by"] = str(a.DecidedBy)
+		it["decided_at"] = str(formatTime(a.DecidedAt))
+	}
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: it,
+		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
+	})
+	if isConditionFailed(err) {
+		return governance.ErrExists
+	}
+	if err != nil {
+		return fmt.Errorf("put approval %s: %w", a.ID, err)
+	}
+	return nil
+}
+
+func approvalFrom(it item) (governance.PendingApproval, error) {
+	a := governance.PendingApproval{
+		ID: getString(it, "id"), Tenant: getString(it, "tenant_id"), Entity: getString(it, "entity"),
+		DeclaredOwner: connector.System(getString(it, "declared_owner")), Caller: connector.System(getString(it, "caller")),
+		Target: connector.System(getString(it, "target")), Resource: getString(it, "resource"),
+		Reason: getString(it, "reason"), Status: governance.ApprovalStatus(getString(it, "status")),
+		Fields: getStrList(it, "fields"), CorrelationID: getString(it, "correlation_id"),
+		RequestedBy: getString(it, "requested_by"), DecidedBy: getString(it, "decided_by"),
+	}
+	var err error
+	if a.Time, err = parseTime(getString(it, "at")); err != nil {
+		return a, fmt.Errorf("approval %s: at: %w", a.ID, err)
+	}
+	if a.DecidedAt, err = parseTime(getString(it, "decided_at")); err != nil {
+		return a, fmt.Errorf("approval %s: decided_at: %w", a.ID, err)
+	}
+	if a.Request, err = decodeRequest(getString(it, "request")); err != nil {
+		return a, fmt.Errorf("approval %s: request: %w", a.ID, err)
+	}
+	return a, nil
+}
+
+// GetApproval implements governance.RecordStore.
+func (s *Governance) GetApproval(ctx context.Context, tenant, id string) (governance.PendingApproval, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: s.approvalKey(tenant, id), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return governance.PendingApproval{}, fmt.Errorf("get approval %s/%s: %w", tenant, id, err)
+	}
+	if out.Item == nil {
+		return governance.PendingApproval{}, governance.ErrNotFound
+	}
+	return approvalFrom(out.Item)
+}
+
+// ListApprovals implements governance.RecordStore through the by_approval_status index.
+// The index is eventually consistent in AWS: a decision may take a moment to move an
+// approval from one status's listing to another's.
+func (s *Governance) ListApprovals(ctx context.Context, q governance.ApprovalQuery) (governance.Page[governance.PendingApproval], error) {
+	in := &dynamodb.QueryInput{
+		TableName:              aws.String(s.table),
+		IndexName:              aws.String(blueprint.IndexByApprovalStatus),
+		KeyConditionExpression: aws.String("tenant_status = :ts AND begins_with(approval_sort, :reason)"),
+		ExpressionAttributeValues: item{
+			":ts":     str(tenantStatus(q.Tenant, q.Status)),
+			":reason": str(q.Reason + "#"),
+		},
+		ScanIndexForward: aws.Bool(false),
+		Limit:            aws.Int32(int32(q.Limit + 1)),
+	}
+	if q.Cursor != "" {
+		sortKey, id, err := decodeApprovalCursor(q.Reason, q.Cursor)
+		if err != nil {
+			return governance.Page[governance.PendingApproval]{}, err
+		}
+		in.ExclusiveStartKey = item{
+			"tenant_status": str(tenantStatus(q.Tenant, q.Status)), "approval_sort": str(sortKey),
+			"tenant_id": str(q.Tenant), "record": str(prefixApproval + id),
+		}
+	}
+	out, err := s.client.Query(ctx, in)
+	if err != nil {
+		return governance.Page[governance.PendingApproval]{}, fmt.Errorf("query approvals: %w", err)
+	}
+	var p governance.Page[governance.PendingApproval]
+	for _, it := range out.Items {
+		if len(p.Items) == q.Limit {
+			p.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(approvalSort(p.Items[len(p.Items)-1])))
+			break
+		}
+		a, err := approvalFrom(it)
+		if err != nil {
+			return governance.Page[governance.PendingApproval]{}, err
+		}
+		p.Items = append(p.Items, a)
+	}
+	return p, nil
+}
+
+func decodeApprovalCursor(reason, cursor string) (sortKey, id string, err error) {
+	raw, derr := base64.RawURLEncoding.DecodeString(cursor)
+	if derr != nil {
+		return "", "", governance.ErrBadCursor
+	}
+	rest, ok := strings.CutPrefix(string(raw), reason+"#")
+	if !ok || len(rest) <= len(timeLayout)+1 || rest[len(timeLayout)] != '#' {
+		return "", "", governance.ErrBadCursor
+	}
+	if _, perr := parseTime(rest[:len(timeLayout)]); perr != nil {
+		return "", "", governance.ErrBadCursor
+	}
+	return string(raw), rest[len(timeLayout)+1:], nil
+}
+
+// DecideApproval implements governance.RecordStore with one conditional update.
+func (s *Governance) DecideApproval(ctx context.Context, tenant, id string, from, to governance.ApprovalStatus, by string, at time.Time) (governance.PendingApproval, error) {
+	update := "SET #status = :to, tenant_status = :ts"
+	values := item{
+		":from": str(string(from)),
+		":to":   str(string(to)),
+		":ts":   str(tenantStatus(tenant, to)),
+	}
+	if by == "" {
+		update += " REMOVE decided_by, decided_at"
+	} else {
+		update += ", decided_by = :by, decided_at = :at"
+		values[":by"] = str(by)
+		values[":at"] = str(formatTime(at))
+	}
+	return s.updateApproval(ctx, tenant, id, "attribute_exists(tenant_id) AND #status = :from", update, values)
+}
+
+// RetakeRelease implements governance.RecordStore with one conditional update on the
+// previous decision time, so of concurrent takers exactly one matches it.
+func (s *Governance) RetakeRelease(ctx context.Context, tenant, id string, staleBefore time.Time, by string, at time.Time) (governance.PendingApproval, error) {
+	return s.updateApproval(ctx, tenant, id,
+		"attribute_exists(tenant_id) AND #status = :releasing AND decided_at < :stale",
+		"SET decided_by = :by, decided_at = :at",
+		item{
+			":releasing": str(string(governance.StatusReleasing)),
+			":stale":     str(formatTime(staleBefore)),
+			":by":        str(by),
+			":at":        str(formatTime(at)),
+		})
+}
+
+func (s *Governance) updateApproval(ctx context.Context, tenant, id, cond, update string, values item) (governance.PendingApproval, error) {
+	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       s.approvalKey(tenant, id),
+		ConditionExpression:       aws.String(cond),
+		UpdateExpression:          aws.String(update),
+		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeValues: values,
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if isConditionFailed(err) {
+		// Tell a missing approval from one in another state; the emulator returns no item
+		// with the failure, so read.
+		if _, err := s.GetApproval(ctx, tenant, id); err != nil {
+			return governance.PendingApproval{}, err
+		}
+		return governance.PendingApproval{}, governance.ErrStateChanged
+	}
+	if err != nil {
+		return governance.PendingApproval{}, fmt.Errorf("update approval %s/%s: %w", tenant, id, err)
+	}
+	return approvalFrom(out.Attributes)
+}
+
+// Append implements governance.Ledger.
+func (s *Governance) Append(ctx context.Context, e governance.LedgerEntry) error {
+	it := item{
+		"tenant_id":    str(e.Tenant),
+		"record":       str(ledgerPrefix(e.Entity, e.RecordID) + formatTime(e.Time) + "#" + e.ID),
+		"id":           str(e.ID),
+		"at":           str(formatTime(e.Time)),
+		"source":       str(string(e.Source)),
+		"target":       str(string(e.Target)),
+		"entity":       str(e.Entity),
+		"record_id":    str(e.RecordID),
+		"fields":       strList(e.Fields),
+		"payload_hash": str(e.PayloadHash),
+		"expires_at":   expiresAt(e.Time, governance.LedgerRetention),
+	}
+	putOptional(it, "idempotency_key", e.IdempotencyKey)
+	putOptional(it, "correlation_id", e.CorrelationID)
+	return s.put(ctx, it, "ledger entry")
+}
+
+// Recent implements governance.Ledger with a consistent read, so a write just made is
+// seen by the next loop check.
+func (s *Governance) Recent(ctx context.Context, tenantID, entity, recordID string, since time.Time) ([]governance.LedgerEntry, error) {
+	prefix := ledgerPrefix(entity, recordID)
+	in := &dynamodb.QueryInput{
+		TableName:                aws.String(s.table),
+		KeyConditionExpression:   aws.String("tenant_id = :t AND #r BETWEEN :from AND :to"),
+		ExpressionAttributeNames: map[string]string{"#r": "record"},
+		ExpressionAttributeValues: item{
+			":t":    str(tenantID),
+			":from": str(prefix + formatTime(since)),
+			// '~' sorts after every character of a formatted time.
+			":to": str(prefix + "~"),
+		},
+		ConsistentRead: aws.Bool(true),
+	}
+	var out []governance.LedgerEntry
+	for {
+		page, err := s.client.Query(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("query ledger: %w", err)
+		}
+		for _, it := range page.Items {
+			e := governance.LedgerEntry{
+				ID: getString(it, "id"), Tenant: getString(it, "tenant_id"),
+				Source: connector.System(getString(it, "source")), Target: connector.System(getString(it, "target")),
+				Entity: getString(it, "entity"), RecordID: getString(it, "record_id"), Fields: getStrList(it, "fields"),
+				PayloadHash: getString(it, "payload_hash"), IdempotencyKey: getString(it, "idempotency_key"),
+				CorrelationID: getString(it, "correlation_id"),
+			}
+			if e.Time, err = parseTime(getString(it, "at")); err != nil {
+				return nil, fmt.Errorf("ledger entry %s: at: %w", e.ID, err)
+			}
+			out = append(out, e)
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			return out, nil
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+}
+
+// storedEntry is a manifest override as stored.
+type storedEntry struct {
+	Entity string `json:"entity"`
+	Field  string `json:"field,omitempty"`
+	Owner  string `json:"owner"`
+	Policy string `json:"policy"`
+}
+
+// Overrides implements governance.OverrideStore.
+func (s *Governance) Overrides(ctx context.Context, tenantID string) ([]governance.Entry, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true),
+		Key: item{"tenant_id": str(tenantID), "record": str(manifestRecord)},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get manifest overrides of %s: %w", tenantID, err)
+	}
+	raw := getString(out.Item, "entries")
+	if raw == "" {
+		return nil, nil
+	}
+	var stored []storedEntry
+	if err := json.Unmarshal([]byte(raw), &stored); err != nil {
+		return nil, fmt.Errorf("manifest overrides of %s: %w", tenantID, err)
+	}
+	entries := make([]governance.Entry, 0, len(stored))
+	for _, e := range stored {
+		entries = append(entries, governance.Entry{Entity: e.Entity, Field: e.Field,
+			Owner: connector.System(e.Owner), Policy: governance.Policy(e.Policy)})
+	}
+	return entries, nil
+}
+
+// PutOverrides implements governance.OverrideStore: one item per tenant, replaced whole.
+func (s *Governance) PutOverrides(ctx context.Context, tenantID string, entries []governance.Entry) error {
+	stored := make([]storedEntry, 0, len(entries))
+	for _, e := range entries {
+		stored = append(stored, storedEntry{Entity: e.Entity, Field: e.Field, Owner: string(e.Owner), Policy: string(e.Policy)})
+	}
+	raw, err := json.Marshal(stored)
+	if err != nil {
+		return err
+	}
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table),
+		Item:      item{"tenant_id": str(tenantID), "record": str(manifestRecord), "entries": str(string(raw))},
+	})
+	if err != nil {
+		return fmt.Errorf("put manifest overrides of %s: %w", tenantID, err)
+	}
+	return nil
+}

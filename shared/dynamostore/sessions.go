@@ -1,0 +1,284 @@
+package dynamostore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/syncassist/syncassist/shared/session"
+)
+
+// Sessions is the session.Store on the embedded sessions table. One partition per tenant
+// holds three kinds of item, told apart by the sort key "sk":
+//
+//	tok#<token sha256 hex>          a session (the service token's hash, never the token)
+//	ctx#<session id>#<context id>   a module context, under its session so a teardown
+//	                                finds them with one begins_with query and a context id
+//	                                cannot be resolved under any other session
+//	req#<webhook-id sha256 hex>     a host bootstrap's replay guard
+//
+// Each carries "expires_at" in epoch seconds, the table's TTL attribute and the reaper's
+// condition. Reads that decide on access are strongly consistent, so a teardown takes
+// effect at once.
+type Sessions struct {
+	client *dynamodb.Client
+	table  string
+}
+
+var _ session.Store = (*Sessions)(nil)
+
+// NewSessions returns the store for the physical table name.
+func NewSessions(client *dynamodb.Client, table string) *Sessions {
+	return &Sessions{client: client, table: table}
+}
+
+const (
+	skToken   = "tok#"
+	skContext = "ctx#"
+	skRequest = "req#"
+)
+
+func contextSK(sessionID, contextID string) string { return skContext + sessionID + "#" + contextID }
+
+// requestSK hashes the webhook-id: it is the host's text (up to 256 bytes of anything), and
+// a fixed-length hex key keeps it out of key syntax.
+func requestSK(requestID string) string {
+	sum := sha256.Sum256([]byte(requestID))
+	return skRequest + hex.EncodeToString(sum[:])
+}
+
+func sessionKey(tenantID, sk string) item {
+	return item{"tenant_id": str(tenantID), "sk": str(sk)}
+}
+
+func (s *Sessions) putNew(ctx context.Context, it item, what string) error {
+	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: it,
+		ConditionExpression: aws.String("attribute_not_exists(sk)"),
+	})
+	switch {
+	case isConditionFailed(err):
+		return session.ErrExists
+	case err != nil:
+		return fmt.Errorf("put %s: %w", what, err)
+	}
+	return nil
+}
+
+func (s *Sessions) get(ctx context.Context, tenantID, sk, what string) (item, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: sessionKey(tenantID, sk), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", what, err)
+	}
+	if out.Item == nil {
+		return nil, session.ErrNotFound
+	}
+	return out.Item, nil
+}
+
+// deleteIf deletes one item if cond holds; ok is false when it did not (someone else
+// deleted it first, or it no longer qualifies).
+func (s *Sessions) deleteIf(ctx context.Context, tenantID, sk, cond string, values item) (ok bool, err error) {
+	in := &dynamodb.DeleteItemInput{
+		TableName: aws.String(s.table), Key: sessionKey(tenantID, sk), ConditionExpression: aws.String(cond),
+	}
+	if len(values) > 0 {
+		in.ExpressionAttributeValues = values
+	}
+	_, err = s.client.DeleteItem(ctx, in)
+	switch {
+	case isConditionFailed(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("delete session item: %w", err)
+	}
+	return true, nil
+}
+
+func epoch(t time.Time) types.AttributeValue { return num(t.Unix()) }
+
+func getEpoch(it item, name string) (time.Time, error) {
+	n, err := getInt(it, name)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Unix(n, 0).UTC(), nil
+}
+
+// CreateSession implements session.Store.
+func (s *Sessions) CreateSession(ctx context.Context, sess session.Session) error {
+	roles := make([]types.AttributeValue, 0, len(sess.Roles))
+	for _, r := range sess.Roles {
+		roles = append(roles, str(r))
+	}
+	it := sessionKey(sess.TenantID, skToken+sess.TokenHash)
+	it["kind"] = str("token")
+	it["token_hash"] = str(sess.TokenHash)
+	it["session_id"] = str(sess.ID)
+	it["user_id"] = str(sess.UserID)
+	it["host_account_id"] = str(sess.HostAccountID)
+	it["roles"] = &types.AttributeValueMemberL{Value: roles}
+	it["issued_at"] = str(formatTime(sess.IssuedAt))
+	it["expires_at"] = epoch(sess.ExpiresAt)
+	return s.putNew(ctx, it, "session")
+}
+
+// SessionByTokenHash implements session.Store.
+func (s *Sessions) SessionByTokenHash(ctx context.Context, tenantID, tokenHash string) (session.Session, error) {
+	it, err := s.get(ctx, tenantID, skToken+tokenHash, "session")
+	if err != nil {
+		return session.Session{}, err
+	}
+	sess := session.Session{
+		TenantID: getString(it, "tenant_id"), ID: getString(it, "session_id"), TokenHash: getString(it, "token_hash"),
+		UserID: getString(it, "user_id"), HostAccountID: getString(it, "host_account_id"),
+	}
+	if l, ok := it["roles"].(*types.AttributeValueMemberL); ok {
+		for _, v := range l.Value {
+			if r, ok := v.(*types.AttributeValueMemberS); ok {
+				sess.Roles = append(sess.Roles, r.Value)
+			}
+		}
+	}
+	if sess.IssuedAt, err = parseTime(getString(it, "issued_at")); err != nil {
+		return session.Session{}, fmt.Errorf("session %s: issued_at: %w", sess.ID, err)
+	}
+	if sess.ExpiresAt, err = getEpoch(it, "expires_at"); err != nil {
+		return session.Session{}, fmt.Errorf("session %s: expires_at: %w", sess.ID, err)
+	}
+	return sess, nil
+}
+
+// DeleteSession implements session.Store.
+func (s *Sessions) DeleteSession(ctx context.Context, tenantID, tokenHash string) error {
+	ok, err := s.deleteIf(ctx, tenantID, skToken+tokenHash, "attribute_exists(sk)", nil)
+	if err == nil && !ok {
+		return session.ErrNotFound
+	}
+	return err
+}
+
+// CreateContext implements session.Store.
+func (s *Sessions) CreateContext(ctx context.Context, c session.EmbeddedContext) error {
+	it := sessionKey(c.TenantID, contextSK(c.SessionID, c.ID))
+	it["kind"] = str("context")
+	it["session_id"] = str(c.SessionID)
+	it["context_id"] = str(c.ID)
+	it["module"] = str(c.Module)
+	it["issued_at"] = str(formatTime(c.IssuedAt))
+	it["expires_at"] = epoch(c.ExpiresAt)
+	return s.putNew(ctx, it, "context")
+}
+
+// Context implements session.Store.
+func (s *Sessions) Context(ctx context.Context, tenantID, sessionID, contextID string) (session.EmbeddedContext, error) {
+	it, err := s.get(ctx, tenantID, contextSK(sessionID, contextID), "context")
+	if err != nil {
+		return session.EmbeddedContext{}, err
+	}
+	c := session.EmbeddedContext{TenantID: getString(it, "tenant_id"), SessionID: getString(it, "session_id"),
+		ID: getString(it, "context_id"), Module: getString(it, "module")}
+	if c.IssuedAt, err = parseTime(getString(it, "issued_at")); err != nil {
+		return session.EmbeddedContext{}, fmt.Errorf("context %s: issued_at: %w", c.ID, err)
+	}
+	if c.ExpiresAt, err = getEpoch(it, "expires_at"); err != nil {
+		return session.EmbeddedContext{}, fmt.Errorf("context %s: expires_at: %w", c.ID, err)
+	}
+	return c, nil
+}
+
+// eachKey calls fn with the sort key of every item of the tenant's partition that in
+// selects, page by page.
+func (s *Sessions) eachKey(ctx context.Context, in *dynamodb.QueryInput, fn func(sk string) error) error {
+	in.TableName = aws.String(s.table)
+	in.ProjectionExpression = aws.String("sk")
+	in.ConsistentRead = aws.Bool(true)
+	for {
+		out, err := s.client.Query(ctx, in)
+		if err != nil {
+			return fmt.Errorf("query sessions: %w", err)
+		}
+		for _, it := range out.Items {
+			if err := fn(getString(it, "sk")); err != nil {
+				return err
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// DeleteContexts implements session.Store.
+func (s *Sessions) DeleteContexts(ctx context.Context, tenantID, sessionID string) (int, error) {
+	n := 0
+	err := s.eachKey(ctx, &dynamodb.QueryInput{
+		KeyConditionExpression: aws.String("tenant_id = :t AND begins_with(sk, :p)"),
+		ExpressionAttributeValues: item{
+			":t": str(tenantID), ":p": str(contextSK(sessionID, "")),
+		},
+	}, func(sk string) error {
+		ok, err := s.deleteIf(ctx, tenantID, sk, "attribute_exists(sk)", nil)
+		if ok {
+			n++
+		}
+		return err
+	})
+	return n, err
+}
+
+// ClaimRequest implements session.Store.
+func (s *Sessions) ClaimRequest(ctx context.Context, tenantID, requestID string, expiresAt time.Time) error {
+	it := sessionKey(tenantID, requestSK(requestID))
+	it["kind"] = str("request")
+	it["expires_at"] = epoch(expiresAt)
+	return s.putNew(ctx, it, "bootstrap request")
+}
+
+// ReleaseRequest implements session.Store.
+func (s *Sessions) ReleaseRequest(ctx context.Context, tenantID, requestID string) error {
+	_, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(s.table), Key: sessionKey(tenantID, requestSK(requestID)),
+	})
+	if err != nil {
+		return fmt.Errorf("delete bootstrap request: %w", err)
+	}
+	return nil
+}
+
+// DeleteExpired implements session.Store. The query's filter only saves deletes that would
+// fail; the delete's own condition is what makes overlapping runs count each item once.
+func (s *Sessions) DeleteExpired(ctx context.Context, tenantID string, now time.Time) (session.Reaped, error) {
+	var r session.Reaped
+	cut := item{":now": epoch(now)}
+	err := s.eachKey(ctx, &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("tenant_id = :t"),
+		FilterExpression:          aws.String("expires_at < :now"),
+		ExpressionAttributeValues: item{":t": str(tenantID), ":now": cut[":now"]},
+	}, func(sk string) error {
+		ok, err := s.deleteIf(ctx, tenantID, sk, "expires_at < :now", cut)
+		if !ok {
+			return err
+		}
+		switch {
+		case strings.HasPrefix(sk, skToken):
+			r.Tokens++
+		case strings.HasPrefix(sk, skContext):
+			r.Contexts++
+		case strings.HasPrefix(sk, skRequest):
+			r.Requests++
+		}
+		return nil
+	})
+	return r, err
+}

@@ -1,0 +1,82 @@
+package dynamostore_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/syncassist/syncassist/infra/emulators/emutest"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/session/sessiontest"
+)
+
+func TestSessionsContract(t *testing.T) {
+	sessiontest.RunStoreContract(t, func(t *testing.T) sessiontest.Backend {
+		db, _ := emutest.Clients(t)
+		stage := emutest.Stage(t)
+		if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
+			t.Fatal(err)
+		}
+		table := blueprint.PhysicalName(stage, blueprint.TableEmbeddedSessions)
+		return sessiontest.Backend{
+			Store: dynamostore.NewSessions(db, table),
+			Dump:  func(t *testing.T) []string { return scanAll(t, db, table) },
+		}
+	})
+}
+
+// scanAll returns every item of table, one line per attribute with its value flattened, so
+// the contract can check that no stored key or value holds a service token.
+func scanAll(t *testing.T, db *dynamodb.Client, table string) []string {
+	t.Helper()
+	var lines []string
+	p := dynamodb.NewScanPaginator(db, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range out.Items {
+			for name, v := range it {
+				lines = append(lines, name+"="+flatten(v))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatal("scan found no items; the dump would prove nothing")
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+func flatten(v types.AttributeValue) string {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return v.Value
+	case *types.AttributeValueMemberN:
+		return v.Value
+	case *types.AttributeValueMemberB:
+		return string(v.Value)
+	case *types.AttributeValueMemberL:
+		s := "["
+		for _, e := range v.Value {
+			s += flatten(e) + " "
+		}
+		return s + "]"
+	case *types.AttributeValueMemberM:
+		s := "{"
+		for k, e := range v.Value {
+			s += k + ":" + flatten(e) + " "
+		}
+		return s + "}"
+	case *types.AttributeValueMemberSS:
+		return fmt.Sprint(v.Value)
+	}
+	return fmt.Sprintf("%T", v)
+}

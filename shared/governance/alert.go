@@ -1,0 +1,167 @@
+package governance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
+)
+
+// Alerter raises an alert for an ownership rejection under reject_with_alert. The guard
+// logs an alert that fails and refuses the write all the same.
+type Alerter interface {
+	Alert(ctx context.Context, r OwnershipRejection) error
+}
+
+// EventPublisher is the part of the EventBridge client the alerter uses;
+// *eventbridge.Client implements it.
+type EventPublisher interface {
+	PutEvents(ctx context.Context, in *eventbridge.PutEventsInput, optFns ...func(*eventbridge.Options)) (*eventbridge.PutEventsOutput, error)
+}
+
+var _ EventPublisher = (*eventbridge.Client)(nil)
+
+// Alert event and metric names. An EventBridge rule on the source and detail type routes
+// alerts to on-call (SNS, chat); the metric feeds a CloudWatch alarm per tenant.
+const (
+	EventSource            = "syncassist.governance"
+	EventDetailType        = "OwnershipRejection"
+	MetricNamespace        = "SyncAssist"
+	MetricOwnershipRejects = "OwnershipRejections"
+)
+
+// EventAlerter raises an alert three ways: an error log line, a CloudWatch embedded
+// metric format (EMF) line, which CloudWatch Logs turns into the metric
+// SyncAssist/OwnershipRejections by tenant without an API call, and an EventBridge event.
+// Nothing it emits holds a field value: a rejection names fields only.
+type EventAlerter struct {
+	// Events publishes the event; nil skips it (the local stack, tests).
+	Events EventPublisher
+	// BusName is the event bus; empty is the account's default bus.
+	BusName string
+	// Metrics receives the EMF lines; nil is os.Stdout, where Lambda's log capture (and
+	// so the EMF parser) reads.
+	Metrics io.Writer
+	// Now stamps the metric; nil is time.Now.
+	Now func() time.Time
+
+	mu sync.Mutex // one EMF line per Write, even when alerts run concurrently
+}
+
+var _ Alerter = (*EventAlerter)(nil)
+
+// Alert implements Alerter. It tries every channel and returns their failures joined.
+func (a *EventAlerter) Alert(ctx context.Context, r OwnershipRejection) error {
+	httpapi.Logger(ctx).Error("ownership rejection",
+		slog.String("rejectionId", r.ID), slog.String("tenant", r.Tenant), slog.String("entity", r.Entity),
+		slog.String("declaredOwner", string(r.DeclaredOwner)), slog.String("caller", string(r.Caller)),
+		slog.String("target", string(r.Target)), slog.String("policy", string(r.Policy)),
+		slog.String("resource", r.Resource), slog.Any("fields", r.Fields))
+	var errs []error
+	if err := a.emitMetric(r); err != nil {
+		errs = append(errs, fmt.Errorf("alert metric: %w", err))
+	}
+	if a.Events != nil {
+		if err := a.putEvent(ctx, r); err != nil {
+			errs = append(errs, fmt.Errorf("alert event: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (a *EventAlerter) emitMetric(r OwnershipRejection) error {
+	now := time.Now
+	if a.Now != nil {
+		now = a.Now
+	}
+	line, err := json.Marshal(map[string]any{
+		"_aws": map[string]any{
+			"Timestamp": now().UnixMilli(),
+			"CloudWatchMetrics": []any{map[string]any{
+				"Namespace":  MetricNamespace,
+				"Dimensions": [][]string{{"tenant"}},
+				"Metrics":    []any{map[string]string{"Name": MetricOwnershipRejects, "Unit": "Count"}},
+			}},
+		},
+		"tenant":               r.Tenant,
+		MetricOwnershipRejects: 1,
+		// Non-dimension members are searchable in Logs Insights without adding metrics.
+		"entity":        r.Entity,
+		"declaredOwner": r.DeclaredOwner,
+		"caller":        r.Caller,
+		"rejectionId":   r.ID,
+	})
+	if err != nil {
+		return err
+	}
+	w := a.Metrics
+	if w == nil {
+		w = os.Stdout
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, err = w.Write(append(line, '\n'))
+	return err
+}
+
+// alertDetail is the event's detail: the rejection as the governance API shows it.
+type alertDetail struct {
+	ID            string    `json:"id"`
+	Time          time.Time `json:"time"`
+	Tenant        string    `json:"tenant"`
+	Entity        string    `json:"entity"`
+	DeclaredOwner string    `json:"declaredOwner"`
+	Caller        string    `json:"caller"`
+	Target        string    `json:"target"`
+	Policy        string    `json:"policy"`
+	CorrelationID string    `json:"correlationId"`
+	Resource      string    `json:"resource"`
+	Fields        []string  `json:"fields"`
+}
+
+func (a *EventAlerter) putEvent(ctx context.Context, r OwnershipRejection) error {
+	detail, err := json.Marshal(alertDetail{
+		ID: r.ID, Time: r.Time, Tenant: r.Tenant, Entity: r.Entity, DeclaredOwner: string(r.DeclaredOwner),
+		Caller: string(r.Caller), Target: string(r.Target), Policy: string(r.Policy),
+		CorrelationID: r.CorrelationID, Resource: r.Resource, Fields: r.Fields,
+	})
+	if err != nil {
+		return err
+	}
+	entry := ebtypes.PutEventsRequestEntry{
+		Source:     aws.String(EventSource),
+		DetailType: aws.String(EventDetailType),
+		Detail:     aws.String(string(detail)),
+		Resources:  []string{},
+	}
+	if !r.Time.IsZero() {
+		entry.Time = aws.Time(r.Time)
+	}
+	if a.BusName != "" {
+		entry.EventBusName = aws.String(a.BusName)
+	}
+	out, err := a.Events.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []ebtypes.PutEventsRequestEntry{entry}})
+	if err != nil {
+		return err
+	}
+	// PutEvents answers 200 with per-entry failures; an unchecked one is a silent loss.
+	if out != nil && out.FailedEntryCount > 0 {
+		code := ""
+		if len(out.Entries) > 0 {
+			code = aws.ToString(out.Entries[0].ErrorCode)
+		}
+		return fmt.Errorf("event bus refused the event (code %q)", code)
+	}
+	return nil
+}

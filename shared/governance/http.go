@@ -1,0 +1,482 @@
+package governance
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// Route patterns of the governance API (net/http ServeMux and API Gateway syntax). The
+// approve and deny handlers read the id with r.PathValue, so mount them with these.
+const (
+	PatternApprovals           = "GET /api/governance/approvals"
+	PatternOwnershipRejections = "GET /api/governance/ownership-rejections"
+	PatternLoopDetections      = "GET /api/governance/loop-detections"
+	PatternApprove             = "POST /api/governance/approvals/{id}/approve"
+	PatternDeny                = "POST /api/governance/approvals/{id}/deny"
+)
+
+// Listing limits.
+const (
+	// ReadWindow is how far back rejections and loop detections are served (the spec's
+	// last hour); since may narrow it, never widen it.
+	ReadWindow       = time.Hour
+	DefaultListLimit = 50
+	MaxListLimit     = 200
+	// DefaultReleaseTimeout is how long an approval may sit in releasing before another
+	// approve takes the release over.
+	DefaultReleaseTimeout = 2 * time.Minute
+)
+
+// Problem codes of the governance API (documented in the README's API reference).
+const (
+	CodeInvalidQuery           = "invalid_query"
+	CodeInvalidCursor          = "invalid_cursor"
+	CodeNotFound               = "not_found"
+	CodeNotPending             = "not_pending"
+	CodeLoopDetected           = "loop_detected"
+	CodeDLPBlocked             = "dlp_blocked"
+	CodeRecordChanged          = "record_changed"
+	CodeConnectorNotConfigured = "connector_not_configured"
+	CodeWriteFailed            = "write_failed"
+)
+
+// Service serves the governance API. Handlers that only read need Records; approve needs
+// Guard as well. Audit records the decisions; nil uses the guard's audit log. Authentication and the approver role are
+// checked by middleware in front (validateGuestContext, then requireApproverRole).
+type Service struct {
+	Records RecordStore
+	Guard   *Guard
+	Audit   *audit.Log
+	Now     func() time.Time
+	// ReleaseTimeout defaults to DefaultReleaseTimeout.
+	ReleaseTimeout time.Duration
+}
+
+// Window is the time range a listing covers.
+type Window struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+}
+
+// ListResponse is the envelope of every governance listing. Window is absent from the
+// approvals listing, which is not limited in time: a pending approval stays listed until
+// it is decided.
+type ListResponse[T any] struct {
+	Items      []T     `json:"items"`
+	Window     *Window `json:"window,omitempty"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+// RejectionItem is an ownership rejection as the API shows it.
+type RejectionItem struct {
+	ID            string    `json:"id"`
+	Time          time.Time `json:"time"`
+	Tenant        string    `json:"tenant"`
+	Entity        string    `json:"entity"`
+	DeclaredOwner string    `json:"declaredOwner"`
+	Caller        string    `json:"caller"`
+	Target        string    `json:"target"`
+	Resource      string    `json:"resource"`
+	Policy        string    `json:"policy"`
+	CorrelationID string    `json:"correlationId"`
+	Fields        []string  `json:"fields"`
+}
+
+// LoopItem is a loop detection as the API shows it.
+type LoopItem struct {
+	ID                string    `json:"id"`
+	Time              time.Time `json:"time"`
+	Tenant            string    `json:"tenant"`
+	Entity            string    `json:"entity"`
+	Caller            string    `json:"caller"`
+	Target            string    `json:"target"`
+	Resource          string    `json:"resource"`
+	BreakingCondition string    `json:"breakingCondition"`
+	CorrelationID     string    `json:"correlationId"`
+}
+
+// ApprovalItem is a pending ownership approval as the API shows it. It names the held
+// fields but never their values, like every governance record.
+type ApprovalItem struct {
+	ID            string     `json:"id"`
+	Time          time.Time  `json:"time"`
+	Tenant        string     `json:"tenant"`
+	Entity        string     `json:"entity"`
+	DeclaredOwner string     `json:"declaredOwner"`
+	Caller        string     `json:"caller"`
+	Target        string     `json:"target"`
+	Resource      string     `json:"resource"`
+	Reason        string     `json:"reason"`
+	Status        string     `json:"status"`
+	Fields        []string   `json:"fields"`
+	CorrelationID string     `json:"correlationId"`
+	RequestedBy   string     `json:"requestedBy,omitempty"`
+	WriteReason   string     `json:"writeReason,omitempty"`
+	DecidedBy     string     `json:"decidedBy,omitempty"`
+	DecidedAt     *time.Time `json:"decidedAt,omitempty"`
+}
+
+func rejectionItem(r OwnershipRejection) RejectionItem {
+	return RejectionItem{ID: r.ID, Time: r.Time, Tenant: r.Tenant, Entity: r.Entity,
+		DeclaredOwner: string(r.DeclaredOwner), Caller: string(r.Caller), Target: string(r.Target),
+		Resource: r.Resource, Policy: string(r.Policy), CorrelationID: r.CorrelationID, Fields: nonNil(r.Fields)}
+}
+
+func loopItem(l LoopDetection) LoopItem {
+	return LoopItem{ID: l.ID, Time: l.Time, Tenant: l.Tenant, Entity: l.Entity, Caller: string(l.Caller),
+		Target: string(l.Target), Resource: l.Resource, BreakingCondition: l.BreakingCondition,
+		CorrelationID: l.CorrelationID}
+}
+
+func approvalItem(a PendingApproval) ApprovalItem {
+	it := ApprovalItem{ID: a.ID, Time: a.Time, Tenant: a.Tenant, Entity: a.Entity,
+		DeclaredOwner: string(a.DeclaredOwner), Caller: string(a.Caller), Target: string(a.Target),
+		Resource: a.Resource, Reason: a.Reason, Status: string(a.Status), Fields: nonNil(a.Fields),
+		CorrelationID: a.CorrelationID, RequestedBy: a.RequestedBy, WriteReason: a.Request.Reason,
+		DecidedBy: a.DecidedBy}
+	if !a.DecidedAt.IsZero() {
+		at := a.DecidedAt
+		it.DecidedAt = &at
+	}
+	return it
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// caller returns the request's identity, answering 401 itself when there is none: the
+// middleware in front should have refused such a request already.
+func caller(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
+	id, ok := identity.FromContext(r.Context())
+	if !ok || !id.Attributable() {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusUnauthorized, identity.CodeUnauthenticated,
+			"Sign in to use the governance API."))
+		return identity.Identity{}, false
+	}
+	return id, true
+}
+
+func writeInvalidQuery(w http.ResponseWriter, r *http.Request, errs []httpapi.FieldError) {
+	p := httpapi.NewProblem(http.StatusBadRequest, CodeInvalidQuery, "The query parameters are invalid; see errors.")
+	p.Errors = errs
+	httpapi.WriteProblem(w, r, p)
+}
+
+func writeListError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrBadCursor) {
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, CodeInvalidCursor,
+			"The cursor is not from a previous page of this listing."))
+		return
+	}
+	httpapi.WriteUnavailable(w, r, err, "Governance records are unavailable; retry shortly.")
+}
+
+// parseLimit reads limit and cursor, appending to errs.
+func parseLimit(r *http.Request, errs *[]httpapi.FieldError) (int, string) {
+	v := r.URL.Query()
+	limit := DefaultListLimit
+	if s := v.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > MaxListLimit {
+			*errs = append(*errs, httpapi.FieldError{Field: "limit", Message: "must be a whole number from 1 to 200"})
+		} else {
+			limit = n
+		}
+	}
+	return limit, v.Get("cursor")
+}
+
+// parseRecordQuery builds the window: the last hour up to now, narrowed by since. A since
+// older than the hour is clamped, not refused, so a dashboard that remembers its last poll
+// keeps working after a pause.
+func (s *Service) parseRecordQuery(r *http.Request, tenant string) (RecordQuery, []httpapi.FieldError) {
+	var errs []httpapi.FieldError
+	now := s.now()
+	q := RecordQuery{Tenant: tenant, From: now.Add(-ReadWindow), To: now}
+	if v := r.URL.Query().Get("since"); v != "" {
+		since, err := time.Parse(time.RFC3339Nano, v)
+		switch {
+		case err != nil:
+			errs = append(errs, httpapi.FieldError{Field: "since", Message: "must be an RFC 3339 date-time"})
+		case since.After(now):
+			q.From = now
+		case since.After(q.From):
+			q.From = since.UTC()
+		}
+	}
+	q.Limit, q.Cursor = parseLimit(r, &errs)
+	return q, errs
+}
+
+func listResponse[T, R any](items []R, conv func(R) T, window *Window, next string) ListResponse[T] {
+	resp := ListResponse[T]{Items: make([]T, 0, len(items)), Window: window}
+	for _, it := range items {
+		resp.Items = append(resp.Items, conv(it))
+	}
+	if next != "" {
+		resp.NextCursor = &next
+	}
+	return resp
+}
+
+// OwnershipRejectionsHandler serves GET /api/governance/ownership-rejections?since=&limit=&cursor=.
+func (s *Service) OwnershipRejectionsHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := caller(w, r)
+		if !ok {
+			return
+		}
+		q, errs := s.parseRecordQuery(r, id.TenantID)
+		if len(errs) > 0 {
+			writeInvalidQuery(w, r, errs)
+			return
+		}
+		page, err := s.Records.ListRejections(r.Context(), q)
+		if err != nil {
+			writeListError(w, r, err)
+			return
+		}
+		httpapi.WriteJSON(w, http.StatusOK, listResponse(page.Items, rejectionItem, &Window{q.From, q.To}, page.NextCursor))
+	})
+}
+
+// LoopDetectionsHandler serves GET /api/governance/loop-detections?since=&limit=&cursor=.
+func (s *Service) LoopDetectionsHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := caller(w, r)
+		if !ok {
+			return
+		}
+		q, errs := s.parseRecordQuery(r, id.TenantID)
+		if len(errs) > 0 {
+			writeInvalidQuery(w, r, errs)
+			return
+		}
+		page, err := s.Records.ListLoops(r.Context(), q)
+		if err != nil {
+			writeListError(w, r, err)
+			return
+		}
+		httpapi.WriteJSON(w, http.StatusOK, listResponse(page.Items, loopItem, &Window{q.From, q.To}, page.NextCursor))
+	})
+}
+
+// ApprovalsHandler serves GET /api/governance/approvals?reason=ownership&status=pending
+// &limit=&cursor=. reason defaults to ownership and status to pending.
+func (s *Service) ApprovalsHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := caller(w, r)
+		if !ok {
+			return
+		}
+		var errs []httpapi.FieldError
+		v := r.URL.Query()
+		q := ApprovalQuery{Tenant: id.TenantID, Reason: ReasonOwnership, Status: StatusPending}
+		if reason := v.Get("reason"); reason != "" {
+			if reason != ReasonOwnership {
+				errs = append(errs, httpapi.FieldError{Field: "reason", Message: "must be ownership"})
+			}
+			q.Reason = reason
+		}
+		if status := ApprovalStatus(v.Get("status")); status != "" {
+			if !status.Valid() {
+				errs = append(errs, httpapi.FieldError{Field: "status",
+					Message: "must be one of pending, releasing, approved, denied"})
+			}
+			q.Status = status
+		}
+		q.Limit, q.Cursor = parseLimit(r, &errs)
+		if len(errs) > 0 {
+			writeInvalidQuery(w, r, errs)
+			return
+		}
+		page, err := s.Records.ListApprovals(r.Context(), q)
+		if err != nil {
+			writeListError(w, r, err)
+			return
+		}
+		httpapi.WriteJSON(w, http.StatusOK, listResponse(page.Items, approvalItem, nil, page.NextCursor))
+	})
+}
+
+// approvalID reads the path id; ids the service issues are short and plain, so anything
+// else cannot exist and is answered like an unknown id.
+func approvalID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := r.PathValue("id")
+	ok := id != "" && len(id) <= 128
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			ok = false
+			break
+		}
+	}
+	if !ok {
+		writeDecisionError(w, r, ErrNotFound)
+	}
+	return id, ok
+}
+
+func writeDecisionError(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, CodeNotFound, "No such approval."))
+	case errors.Is(err, ErrStateChanged):
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, CodeNotPending,
+			"The approval is not pending: it was decided, or another approver is releasing it."))
+	default:
+		httpapi.WriteUnavailable(w, r, err, "Approvals are unavailable; retry shortly.")
+	}
+}
+
+// releaseProblem maps a failed release to the answer; the approval is pending again by
+// then, which every detail says.
+func releaseProblem(err error) *httpapi.Problem {
+	switch {
+	case errors.Is(err, ErrLoopDetected):
+		return httpapi.NewProblem(http.StatusConflict, CodeLoopDetected,
+			"The held write would return a recent write of the other system (a loop); it stays pending. Approve it again later, or deny it.")
+	case errors.Is(err, ErrDLPBlocked):
+		return httpapi.NewProblem(http.StatusConflict, CodeDLPBlocked,
+			"The held write carries data the connector policy blocks; it stays pending. Deny it.")
+	case errors.Is(err, connector.ErrConflict):
+		return httpapi.NewProblem(http.StatusConflict, CodeRecordChanged,
+			"The target record changed since the write was held; it stays pending. Deny it and let the source write again.")
+	case errors.Is(err, ErrNotConfigured):
+		return httpapi.NewProblem(http.StatusServiceUnavailable, CodeConnectorNotConfigured,
+			"The tenant has no connector for the target system; the approval stays pending.")
+	case errors.Is(err, ErrUnavailable):
+		p := httpapi.NewProblem(http.StatusServiceUnavailable, "temporarily_unavailable",
+			"A governance check could not run; the approval stays pending. Retry shortly.")
+		p.RetryAfter = 5 * time.Second
+		return p
+	}
+	return httpapi.NewProblem(http.StatusBadGateway, CodeWriteFailed,
+		"The target system did not accept the write; the approval stays pending. Retry, or deny it.")
+}
+
+// ApproveHandler serves POST /api/governance/approvals/{id}/approve: it releases the held
+// write through the guard and answers 200 with the approval, now approved.
+func (s *Service) ApproveHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := caller(w, r)
+		if !ok {
+			return
+		}
+		apID, ok := approvalID(w, r)
+		if !ok {
+			return
+		}
+		ctx := r.Context()
+		a, err := s.takeRelease(ctx, id, apID)
+		if err != nil {
+			writeDecisionError(w, r, err)
+			return
+		}
+		_, werr := s.Guard.release(ctx, id, a)
+		if werr != nil && !errors.Is(werr, ErrNotRecorded) {
+			httpapi.Logger(ctx).Error("approved write not released", "approvalId", a.ID, "error", werr)
+			// Back to pending, undecided, so the approval can be approved again or denied.
+			if _, err := s.Records.DecideApproval(context.WithoutCancel(ctx), id.TenantID, a.ID,
+				StatusReleasing, StatusPending, "", time.Time{}); err != nil {
+				httpapi.Logger(ctx).Error("approval left releasing after a failed release", "approvalId", a.ID, "error", err)
+			}
+			p := releaseProblem(werr)
+			s.auditDecision(ctx, id, ActionApprove, audit.ResultFailure, a, map[string]any{"problem": p.Code})
+			httpapi.WriteProblem(w, r, p)
+			return
+		}
+		if werr != nil {
+			// The write reached the target; only its ledger entry or audit is missing.
+			httpapi.Logger(ctx).Error("approved write released but not fully recorded", "approvalId", a.ID, "error", werr)
+		}
+		done, err := s.Records.DecideApproval(context.WithoutCancel(ctx), id.TenantID, a.ID,
+			StatusReleasing, StatusApproved, id.Actor, s.now())
+		if err != nil {
+			// The write is done; a later approve takes the stale release over and the
+			// target replays it by its idempotency key, which ends in approved.
+			httpapi.Logger(ctx).Error("released approval not marked approved", "approvalId", a.ID, "error", err)
+			done = a
+			done.Status, done.DecidedBy, done.DecidedAt = StatusApproved, id.Actor, s.now()
+		}
+		s.auditDecision(ctx, id, ActionApprove, audit.ResultSuccess, done, nil)
+		httpapi.WriteJSON(w, http.StatusOK, approvalItem(done))
+	})
+}
+
+// takeRelease moves the approval to releasing for this approver: from pending, or from a
+// release that has been stuck longer than the release timeout.
+func (s *Service) takeRelease(ctx context.Context, id identity.Identity, apID string) (PendingApproval, error) {
+	now := s.now()
+	a, err := s.Records.DecideApproval(ctx, id.TenantID, apID, StatusPending, StatusReleasing, id.Actor, now)
+	if !errors.Is(err, ErrStateChanged) {
+		return a, err
+	}
+	timeout := s.ReleaseTimeout
+	if timeout <= 0 {
+		timeout = DefaultReleaseTimeout
+	}
+	return s.Records.RetakeRelease(ctx, id.TenantID, apID, now.Add(-timeout), id.Actor, now)
+}
+
+// DenyHandler serves POST /api/governance/approvals/{id}/deny: the held write is dropped
+// and the approval answered 200, now denied.
+func (s *Service) DenyHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := caller(w, r)
+		if !ok {
+			return
+		}
+		apID, ok := approvalID(w, r)
+		if !ok {
+			return
+		}
+		a, err := s.Records.DecideApproval(r.Context(), id.TenantID, apID, StatusPending, StatusDenied, id.Actor, s.now())
+		if err != nil {
+			writeDecisionError(w, r, err)
+			return
+		}
+		s.auditDecision(r.Context(), id, ActionDeny, audit.ResultSuccess, a, nil)
+		httpapi.WriteJSON(w, http.StatusOK, approvalItem(a))
+	})
+}
+
+func (s *Service) auditDecision(ctx context.Context, id identity.Identity, key, result string, a PendingApproval, extra map[string]any) {
+	d := map[string]any{
+		"approvalId": a.ID, "reason": a.Reason, "declaredOwner": string(a.DeclaredOwner),
+		"caller": string(a.Caller), "target": string(a.Target), "entity": a.Entity, "fields": a.Fields,
+	}
+	maps.Copy(d, extra)
+	log := s.Audit
+	if log == nil && s.Guard != nil {
+		log = s.Guard.audit
+	}
+	if log == nil {
+		httpapi.Logger(ctx).Error("approval decision not audited: no audit log configured", "approvalId", a.ID)
+		return
+	}
+	if err := log.Write(ctx, audit.Entry{Actor: id, ActionType: audit.TypeGovernance, ActionKey: key,
+		Result: result, Resource: a.Resource, Details: d}); err != nil {
+		httpapi.Logger(ctx).Error("audit record not written", "actionKey", key, "approvalId", a.ID, "error", err)
+	}
+}

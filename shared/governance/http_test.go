@@ -1,0 +1,584 @@
+package governance_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/governance/governancetest"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// api mounts the handlers as the wiring does, behind the real role middleware.
+func (e *env) api() http.Handler {
+	s := &governance.Service{Records: e.records, Guard: e.guard, Audit: e.auditLog, Now: e.clock.Now}
+	mux := http.NewServeMux()
+	for pattern, h := range map[string]http.Handler{
+		governance.PatternApprovals:           s.ApprovalsHandler(),
+		governance.PatternOwnershipRejections: s.OwnershipRejectionsHandler(),
+		governance.PatternLoopDetections:      s.LoopDetectionsHandler(),
+		governance.PatternApprove:             s.ApproveHandler(),
+		governance.PatternDeny:                s.DenyHandler(),
+	} {
+		mux.Handle(pattern, identity.ValidateGuestContext(identity.RequireApproverRole(h)))
+	}
+	return mux
+}
+
+type caller struct {
+	tenant, subject string
+	roles           []string
+}
+
+var (
+	approverT1 = &caller{"t1", "alice", []string{identity.RoleApprover}}
+	approverT2 = &caller{"t2", "trent", []string{identity.RoleApprover}}
+)
+
+func serve(h http.Handler, method, target string, c *caller) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, target, nil)
+	ctx := httpapi.WithCorrelation(r.Context(), httpapi.Logger(r.Context()), "corr-test")
+	if c != nil {
+		ctx = identity.WithAuth(ctx, identity.Principal{Subject: c.subject, TenantID: c.tenant, Roles: c.roles})
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r.WithContext(ctx))
+	return w
+}
+
+type listBody struct {
+	Items  []map[string]any `json:"items"`
+	Window *struct {
+		From time.Time `json:"from"`
+		To   time.Time `json:"to"`
+	} `json:"window"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+func decodeList(t *testing.T, w *httptest.ResponseRecorder) listBody {
+	t.Helper()
+	if w.Code != http.StatusOK {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(w.Body.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := raw["nextCursor"]; !ok {
+		t.Fatalf("envelope without nextCursor: %s", w.Body)
+	}
+	var b listBody
+	if err := json.Unmarshal(w.Body.Bytes(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if b.Items == nil {
+		t.Fatalf("items is not an array: %s", w.Body)
+	}
+	return b
+}
+
+func ids(b listBody) []string {
+	var out []string
+	for _, it := range b.Items {
+		out = append(out, it["id"].(string))
+	}
+	return out
+}
+
+func problemCode(t *testing.T, w *httptest.ResponseRecorder) (string, []httpapi.FieldError) {
+	t.Helper()
+	if ct := w.Header().Get("Content-Type"); ct != "application/problem+json" {
+		t.Fatalf("content type %q, body %s", ct, w.Body)
+	}
+	var p httpapi.Problem
+	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.CorrelationID == "" {
+		t.Fatalf("problem without correlation id: %s", w.Body)
+	}
+	return p.Code, p.Errors
+}
+
+// seedReads stores rejections and loops of two tenants at the given ages before now.
+func (e *env) seedReads(ages map[string]time.Duration) {
+	ctx := context.Background()
+	now := e.clock.Now()
+	for id, age := range ages {
+		for _, tenant := range []string{"t1", "t2"} {
+			r := governancetest.SampleRejection(tenant, 0)
+			r.ID, r.Time = tenant+"-"+id, now.Add(-age)
+			l := governancetest.SampleLoop(tenant, 0)
+			l.ID, l.Time = tenant+"-"+id, now.Add(-age)
+			if err := e.records.PutRejection(ctx, r); err != nil {
+				e.t.Fatal(err)
+			}
+			if err := e.records.PutLoop(ctx, l); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestReadsServeTheLastHourOfTheCallersTenant(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.clock.Advance(3 * time.Hour)
+	e.seedReads(map[string]time.Duration{
+		"2h": 2 * time.Hour, "61m": 61 * time.Minute, "59m": 59 * time.Minute, "30m": 30 * time.Minute,
+		"1m": time.Minute, "future": -time.Minute,
+	})
+	now := e.clock.Now()
+	h := e.api()
+	rejectionKeys := []string{"caller", "correlationId", "declaredOwner", "entity", "fields", "id", "policy", "resource", "target", "tenant", "time"}
+	loopKeys := []string{"breakingCondition", "caller", "correlationId", "entity", "id", "resource", "target", "tenant", "time"}
+	for _, c := range []struct {
+		path string
+		keys []string
+	}{
+		{"/api/governance/ownership-rejections", rejectionKeys},
+		{"/api/governance/loop-detections", loopKeys},
+	} {
+		for _, q := range []struct {
+			name     string
+			query    string
+			tenant   *caller
+			want     []string
+			wantFrom time.Time
+		}{
+			{"default window", "", approverT1, []string{"t1-1m", "t1-30m", "t1-59m"}, now.Add(-time.Hour)},
+			{"since narrows", "?since=" + url.QueryEscape(now.Add(-45*time.Minute).Format(time.RFC3339)), approverT1,
+				[]string{"t1-1m", "t1-30m"}, now.Add(-45 * time.Minute)},
+			{"since never widens", "?since=" + url.QueryEscape(now.Add(-24*time.Hour).Format(time.RFC3339Nano)), approverT1,
+				[]string{"t1-1m", "t1-30m", "t1-59m"}, now.Add(-time.Hour)},
+			{"since in the future is an empty window", "?since=" + url.QueryEscape(now.Add(time.Hour).Format(time.RFC3339)),
+				approverT1, nil, now},
+			{"the other tenant sees its own", "", approverT2, []string{"t2-1m", "t2-30m", "t2-59m"}, now.Add(-time.Hour)},
+		} {
+			t.Run(c.path+"/"+q.name, func(t *testing.T) {
+				b := decodeList(t, serve(h, http.MethodGet, c.path+q.query, q.tenant))
+				if !slices.Equal(ids(b), q.want) {
+					t.Fatalf("items %v, want %v", ids(b), q.want)
+				}
+				if b.Window == nil || !b.Window.From.Equal(q.wantFrom) || !b.Window.To.Equal(now) || b.NextCursor != nil {
+					t.Fatalf("window %+v, cursor %v; want from %v to %v", b.Window, b.NextCursor, q.wantFrom, now)
+				}
+				for _, it := range b.Items {
+					if got := slices.Sorted(maps.Keys(it)); !slices.Equal(got, c.keys) {
+						t.Fatalf("item keys %v, want %v", got, c.keys)
+					}
+					if it["tenant"] != q.tenant.tenant {
+						t.Fatalf("another tenant's record: %v", it)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestReadsPaginate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.clock.Advance(time.Hour)
+	ages := map[string]time.Duration{}
+	for i := 1; i <= 5; i++ {
+		ages[fmt.Sprintf("%02dm", i)] = time.Duration(i) * time.Minute
+	}
+	e.seedReads(ages)
+	h := e.api()
+	for _, path := range []string{"/api/governance/ownership-rejections", "/api/governance/loop-detections"} {
+		var got []string
+		target := path + "?limit=2"
+		for pages := 0; ; pages++ {
+			b := decodeList(t, serve(h, http.MethodGet, target, approverT1))
+			if len(b.Items) > 2 {
+				t.Fatalf("page of %d with limit 2", len(b.Items))
+			}
+			got = append(got, ids(b)...)
+			if b.NextCursor == nil {
+				break
+			}
+			if pages > 5 {
+				t.Fatal("pagination does not end")
+			}
+			target = path + "?limit=2&cursor=" + url.QueryEscape(*b.NextCursor)
+		}
+		if want := []string{"t1-01m", "t1-02m", "t1-03m", "t1-04m", "t1-05m"}; !slices.Equal(got, want) {
+			t.Fatalf("%s: %v, want %v", path, got, want)
+		}
+	}
+}
+
+func TestReadsRefuseBadQueries(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	h := e.api()
+	for _, c := range []struct {
+		target string
+		code   string
+		fields []string
+	}{
+		{"/api/governance/ownership-rejections?since=yesterday", governance.CodeInvalidQuery, []string{"since"}},
+		{"/api/governance/loop-detections?limit=0", governance.CodeInvalidQuery, []string{"limit"}},
+		{"/api/governance/loop-detections?limit=201&since=x", governance.CodeInvalidQuery, []string{"since", "limit"}},
+		{"/api/governance/ownership-rejections?cursor=garbage", governance.CodeInvalidCursor, nil},
+		{"/api/governance/approvals?reason=finance&status=open", governance.CodeInvalidQuery, []string{"reason", "status"}},
+		{"/api/governance/approvals?limit=abc", governance.CodeInvalidQuery, []string{"limit"}},
+	} {
+		w := serve(h, http.MethodGet, c.target, approverT1)
+		code, errs := problemCode(t, w)
+		var fields []string
+		for _, fe := range errs {
+			fields = append(fields, fe.Field)
+		}
+		if w.Code != http.StatusBadRequest || code != c.code || !slices.Equal(fields, c.fields) {
+			t.Errorf("%s: %d %s %v, want 400 %s %v", c.target, w.Code, code, fields, c.code, c.fields)
+		}
+	}
+}
+
+func TestHandlersNeedAnApprover(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := &governance.Service{Records: e.records, Guard: e.guard, Now: e.clock.Now}
+	for _, c := range []struct {
+		name   string
+		h      http.Handler
+		caller *caller
+		status int
+	}{
+		{"handler alone, anonymous", s.OwnershipRejectionsHandler(), nil, http.StatusUnauthorized},
+		{"handler alone, no tenant", s.ApprovalsHandler(), &caller{"", "alice", []string{identity.RoleApprover}}, http.StatusUnauthorized},
+		{"behind middleware, anonymous", e.api(), nil, http.StatusUnauthorized},
+		{"behind middleware, operator", e.api(), &caller{"t1", "olga", []string{identity.RoleOperator}}, http.StatusForbidden},
+		{"behind middleware, admin", e.api(), &caller{"t1", "ada", []string{identity.RoleAdmin}}, http.StatusOK},
+	} {
+		w := serve(c.h, http.MethodGet, "/api/governance/approvals", c.caller)
+		if w.Code != c.status {
+			t.Errorf("%s: %d, want %d (%s)", c.name, w.Code, c.status, w.Body)
+		}
+	}
+}
+
+// holdOptIn holds a CRM write of a contact's consent flag for approval.
+func (e *env) holdOptIn(tenant, record string) governance.PendingApproval {
+	e.t.Helper()
+	res, err := e.write(operator(tenant), req(crm, crm, "contact", record, map[string]any{"marketingOptIn": true}))
+	if !errors.Is(err, governance.ErrPendingApproval) {
+		e.t.Fatalf("hold: %v", err)
+	}
+	return *res.Held
+}
+
+func approvalStatus(t *testing.T, e *env, tenant, id string) governance.PendingApproval {
+	t.Helper()
+	a, err := e.records.GetApproval(context.Background(), tenant, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestApprovalsListing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	first := e.holdOptIn("t1", "C-1")
+	e.clock.Advance(time.Second)
+	second := e.holdOptIn("t1", "C-2")
+	e.holdOptIn("t2", "C-9")
+	h := e.api()
+	b := decodeList(t, serve(h, http.MethodGet, "/api/governance/approvals", approverT1))
+	if !slices.Equal(ids(b), []string{second.ID, first.ID}) || b.Window != nil {
+		t.Fatalf("pending of t1: %v (window %v)", ids(b), b.Window)
+	}
+	want := []string{"caller", "correlationId", "declaredOwner", "entity", "fields", "id", "reason", "requestedBy",
+		"resource", "status", "target", "tenant", "time", "writeReason"}
+	it := b.Items[0]
+	if got := slices.Sorted(maps.Keys(it)); !slices.Equal(got, want) {
+		t.Fatalf("item keys %v, want %v", got, want)
+	}
+	if it["status"] != "pending" || it["reason"] != "ownership" || it["declaredOwner"] != "marketing" ||
+		it["caller"] != "crm" || it["resource"] != "crm/contact/C-2" || it["tenant"] != "t1" {
+		t.Fatalf("item %v", it)
+	}
+	if b := decodeList(t, serve(h, http.MethodGet, "/api/governance/approvals?reason=ownership&status=pending&limit=1", approverT1)); len(b.Items) != 1 || b.NextCursor == nil {
+		t.Fatalf("limit 1: %v, cursor %v", ids(b), b.NextCursor)
+	}
+	if b := decodeList(t, serve(h, http.MethodGet, "/api/governance/approvals?status=approved", approverT1)); len(b.Items) != 0 {
+		t.Fatalf("approved: %v", ids(b))
+	}
+}
+
+func TestApproveReleasesTheHeldWrite(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.holdOptIn("t1", "C-1")
+	if e.totalWrites() != 0 {
+		t.Fatal("a held write reached a system")
+	}
+	h := e.api()
+	w := serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", approverT1)
+	if w.Code != http.StatusOK {
+		t.Fatalf("approve: %d %s", w.Code, w.Body)
+	}
+	var item governance.ApprovalItem
+	if err := json.Unmarshal(w.Body.Bytes(), &item); err != nil {
+		t.Fatal(err)
+	}
+	if item.Status != "approved" || item.DecidedBy != "alice" || item.DecidedAt == nil {
+		t.Fatalf("answer %+v", item)
+	}
+	writes := e.fakes[crm].Writes()
+	if len(writes) != 1 || writes[0].Origin != "crm" || writes[0].Fields["marketingOptIn"] != true ||
+		writes[0].IdempotencyKey != a.Request.IdempotencyKey {
+		t.Fatalf("writes %+v", writes)
+	}
+	if got := approvalStatus(t, e, "t1", a.ID); got.Status != governance.StatusApproved {
+		t.Fatalf("stored %+v", got)
+	}
+	if e.ledger.Len() != 1 {
+		t.Fatalf("ledger %d", e.ledger.Len())
+	}
+	approves := e.audits(governance.ActionApprove)
+	if len(approves) != 1 || approves[0].Result != audit.ResultSuccess || approves[0].Actor.Actor != "alice" {
+		t.Fatalf("governance.approve audit %+v", approves)
+	}
+	var released bool
+	for _, r := range e.audits(governance.ActionConnectorWrite) {
+		var d map[string]any
+		_ = json.Unmarshal(r.Details, &d)
+		if r.Result == audit.ResultSuccess && d["approvalId"] == a.ID && r.Actor.Actor == "alice" {
+			released = true
+		}
+	}
+	if !released {
+		t.Fatal("no connector.write audit of the release, attributed to the approver")
+	}
+	w = serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", approverT1)
+	if code, _ := problemCode(t, w); w.Code != http.StatusConflict || code != governance.CodeNotPending {
+		t.Fatalf("second approve: %d %s", w.Code, code)
+	}
+	if e.fakes[crm].WriteCount() != 1 {
+		t.Fatal("a second approve wrote again")
+	}
+}
+
+func TestDeny(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.holdOptIn("t1", "C-1")
+	h := e.api()
+	w := serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/deny", approverT1)
+	var item governance.ApprovalItem
+	_ = json.Unmarshal(w.Body.Bytes(), &item)
+	if w.Code != http.StatusOK || item.Status != "denied" || item.DecidedBy != "alice" {
+		t.Fatalf("deny: %d %s", w.Code, w.Body)
+	}
+	for _, action := range []string{"approve", "deny"} {
+		w = serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/"+action, approverT1)
+		if code, _ := problemCode(t, w); w.Code != http.StatusConflict || code != governance.CodeNotPending {
+			t.Fatalf("%s after deny: %d %s", action, w.Code, code)
+		}
+	}
+	if e.totalWrites() != 0 {
+		t.Fatal("a denied write reached a system")
+	}
+	if d := e.audits(governance.ActionDeny); len(d) != 1 || d[0].Result != audit.ResultSuccess || d[0].Actor.Actor != "alice" {
+		t.Fatalf("governance.deny audit %+v", d)
+	}
+}
+
+func TestDecisionsOnUnknownOrForeignApprovals(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.holdOptIn("t1", "C-1")
+	h := e.api()
+	for _, c := range []struct {
+		path   string
+		caller *caller
+	}{
+		{"/api/governance/approvals/ap_unknown/approve", approverT1},
+		{"/api/governance/approvals/ap_unknown/deny", approverT1},
+		{"/api/governance/approvals/" + a.ID + "/approve", approverT2},
+		{"/api/governance/approvals/" + a.ID + "/deny", approverT2},
+		{"/api/governance/approvals/" + url.PathEscape("ap x") + "/approve", approverT1},
+	} {
+		w := serve(h, http.MethodPost, c.path, c.caller)
+		if code, _ := problemCode(t, w); w.Code != http.StatusNotFound || code != governance.CodeNotFound {
+			t.Errorf("%s as %s: %d %s, want 404", c.path, c.caller.tenant, w.Code, code)
+		}
+	}
+	if got := approvalStatus(t, e, "t1", a.ID); got.Status != governance.StatusPending || e.totalWrites() != 0 {
+		t.Fatalf("another tenant's call changed the approval: %+v", got)
+	}
+}
+
+func TestConcurrentApprovesReleaseOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.holdOptIn("t1", "C-1")
+	h := e.api()
+	const n = 20
+	codes := make([]int, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			codes[i] = serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", approverT1).Code
+		}()
+	}
+	close(start)
+	wg.Wait()
+	ok, conflict := 0, 0
+	for _, c := range codes {
+		switch c {
+		case http.StatusOK:
+			ok++
+		case http.StatusConflict:
+			conflict++
+		}
+	}
+	if ok != 1 || conflict != n-1 {
+		t.Fatalf("codes %v: want one 200 and %d 409", codes, n-1)
+	}
+	if got := e.fakes[crm].WriteCount(); got != 1 {
+		t.Fatalf("%d writes reached the CRM, want 1", got)
+	}
+	if got := e.fakes[crm].Requests(); got != 1 {
+		t.Fatalf("%d requests reached the CRM, want 1", got)
+	}
+	if e.ledger.Len() != 1 || len(e.audits(governance.ActionApprove)) != 1 {
+		t.Fatalf("ledger %d, approve audits %d", e.ledger.Len(), len(e.audits(governance.ActionApprove)))
+	}
+}
+
+func TestFailedReleaseLeavesTheApprovalPending(t *testing.T) {
+	t.Parallel()
+	t.Run("target refuses", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		a := e.holdOptIn("t1", "C-1")
+		h := e.api()
+		e.fakes[crm].FailNext(1, http.StatusBadRequest)
+		w := serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", approverT1)
+		if code, _ := problemCode(t, w); w.Code != http.StatusBadGateway || code != governance.CodeWriteFailed {
+			t.Fatalf("approve: %d %s", w.Code, code)
+		}
+		if got := approvalStatus(t, e, "t1", a.ID); got.Status != governance.StatusPending || got.DecidedBy != "" {
+			t.Fatalf("after a failed release: %+v", got)
+		}
+		if f := e.audits(governance.ActionApprove); len(f) != 1 || f[0].Result != audit.ResultFailure {
+			t.Fatalf("governance.approve audit %+v", f)
+		}
+		w = serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", approverT1)
+		if w.Code != http.StatusOK || e.fakes[crm].WriteCount() != 1 {
+			t.Fatalf("second approve: %d %s, writes %d", w.Code, w.Body, e.fakes[crm].WriteCount())
+		}
+	})
+	t.Run("target record changed", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		a := e.holdOptIn("t1", "C-1")
+		e.fakes[crm].FailNext(1, http.StatusPreconditionFailed)
+		w := serve(e.api(), http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", approverT1)
+		if code, _ := problemCode(t, w); w.Code != http.StatusConflict || code != governance.CodeRecordChanged {
+			t.Fatalf("approve: %d %s", w.Code, code)
+		}
+	})
+	t.Run("connector not configured", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t, withNotConfigured(hosterp))
+		res, err := e.write(operator("t1"), req(erp2, hosterp, "vendorBill", "VB-1", map[string]any{"amount": 10}))
+		if !errors.Is(err, governance.ErrPendingApproval) {
+			t.Fatal(err)
+		}
+		w := serve(e.api(), http.MethodPost, "/api/governance/approvals/"+res.Held.ID+"/approve", approverT1)
+		if code, _ := problemCode(t, w); w.Code != http.StatusServiceUnavailable || code != governance.CodeConnectorNotConfigured {
+			t.Fatalf("approve: %d %s", w.Code, code)
+		}
+		if got := approvalStatus(t, e, "t1", res.Held.ID); got.Status != governance.StatusPending {
+			t.Fatalf("after a failed release: %+v", got)
+		}
+	})
+	t.Run("release is loop-checked", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		held, err := e.write(operator("t1"), req(erp2, hosterp, "vendorBill", "VB-1", map[string]any{"amount": 10}))
+		if !errors.Is(err, governance.ErrPendingApproval) {
+			t.Fatal(err)
+		}
+		// The host ERP, owner of vendor bills, sends the same bill to the second ERP.
+		if _, err := e.write(operator("t1"), req(hosterp, erp2, "vendorBill", "VB-1", map[string]any{"amount": 10})); err != nil {
+			t.Fatal(err)
+		}
+		h := e.api()
+		w := serve(h, http.MethodPost, "/api/governance/approvals/"+held.Held.ID+"/approve", approverT1)
+		if code, _ := problemCode(t, w); w.Code != http.StatusConflict || code != governance.CodeLoopDetected {
+			t.Fatalf("approve: %d %s", w.Code, code)
+		}
+		if e.fakes[hosterp].WriteCount() != 0 || len(e.records.Loops()) != 1 {
+			t.Fatalf("writes %d, loops %d", e.fakes[hosterp].WriteCount(), len(e.records.Loops()))
+		}
+		e.clock.Advance(governance.DefaultLoopWindow + time.Second)
+		if w := serve(h, http.MethodPost, "/api/governance/approvals/"+held.Held.ID+"/approve", approverT1); w.Code != http.StatusOK {
+			t.Fatalf("approve after the window: %d %s", w.Code, w.Body)
+		}
+	})
+}
+
+func TestApproveTakesOverAStaleRelease(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.holdOptIn("t1", "C-1")
+	ctx := context.Background()
+	// A release that died midway: releasing, and the write may or may not have been made.
+	if _, err := e.records.DecideApproval(ctx, "t1", a.ID, governance.StatusPending, governance.StatusReleasing, "bob", e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h := e.api()
+	e.clock.Advance(30 * time.Second)
+	w := serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", approverT1)
+	if code, _ := problemCode(t, w); w.Code != http.StatusConflict || code != governance.CodeNotPending {
+		t.Fatalf("approve during a live release: %d %s", w.Code, code)
+	}
+	e.clock.Advance(governance.DefaultReleaseTimeout)
+	w = serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", approverT1)
+	if w.Code != http.StatusOK || e.fakes[crm].WriteCount() != 1 {
+		t.Fatalf("approve of a stale release: %d %s", w.Code, w.Body)
+	}
+	if got := approvalStatus(t, e, "t1", a.ID); got.Status != governance.StatusApproved || got.DecidedBy != "alice" {
+		t.Fatalf("stored %+v", got)
+	}
+}
+
+// Embedded sessions reach the handlers as an identity the middleware resolved; the
+// X-Embedded-Context-Id header itself means nothing to them.
+func TestEmbeddedCallerIsAnyOtherCaller(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.holdOptIn("t1", "C-1")
+	r := httptest.NewRequest(http.MethodGet, "/api/governance/approvals", nil)
+	r.Header.Set(identity.HeaderEmbeddedContextID, "ctx_123")
+	ctx := identity.WithUser(r.Context(), identity.Principal{Subject: "host-user", TenantID: "t1",
+		Roles: []string{identity.RoleApprover}, SessionID: "s1", Module: "governance"})
+	w := httptest.NewRecorder()
+	e.api().ServeHTTP(w, r.WithContext(ctx))
+	if b := decodeList(t, w); len(b.Items) != 1 {
+		t.Fatalf("embedded caller: %s", w.Body)
+	}
+}

@@ -1,0 +1,104 @@
+package governance
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/connector"
+)
+
+// DefaultLoopWindow is how far back a write looks for the reciprocal write that would make
+// it part of a loop.
+const DefaultLoopWindow = 5 * time.Minute
+
+// LedgerRetention is how long ledger entries are kept. It only needs to cover the loop
+// window; a day leaves room to investigate a loop after the fact.
+const LedgerRetention = 24 * time.Hour
+
+// LedgerEntry is one write the guard made.
+type LedgerEntry struct {
+	ID       string
+	Time     time.Time
+	Tenant   string
+	Source   connector.System // the origin tag the write carried
+	Target   connector.System
+	Entity   string
+	RecordID string
+	// Fields are the names of the fields written, sorted.
+	Fields []string
+	// PayloadHash is PayloadHash of the fields written.
+	PayloadHash    string
+	IdempotencyKey string
+	CorrelationID  string
+}
+
+// Ledger records the guard's writes for loop detection. Each entry is stored on its own,
+// keyed tenant first, so concurrent writes to one record never lose each other's entries.
+type Ledger interface {
+	Append(ctx context.Context, e LedgerEntry) error
+	// Recent returns the tenant's entries for one record with Time at or after since,
+	// oldest first.
+	Recent(ctx context.Context, tenantID, entity, recordID string, since time.Time) ([]LedgerEntry, error)
+}
+
+// PayloadHash is the hex SHA-256 of the canonical JSON of fields: object keys sorted at
+// every level (encoding/json sorts map keys), no insignificant space. Two writes of the
+// same values hash alike whatever order their fields were built in.
+func PayloadHash(fields map[string]any) (string, error) {
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return "", err
+	}
+	return hashJSON(b), nil
+}
+
+func hashJSON(canonical []byte) string {
+	sum := sha256.Sum256(canonical)
+	return hex.EncodeToString(sum[:])
+}
+
+// reciprocal looks in entries for the write that makes this one (source→target of names
+// with hash) the return leg of a loop: target→source of the same record within the
+// window, with the same payload hash or exactly the same field names. A same-hash match
+// is preferred, then the most recent one. The returned text is the breaking condition.
+func reciprocal(entries []LedgerEntry, source, target connector.System, hash string, names []string, since time.Time) (string, bool) {
+	if source == target {
+		return "", false
+	}
+	var sameFields *LedgerEntry
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := &entries[i]
+		if e.Source != target || e.Target != source || e.Time.Before(since) {
+			continue
+		}
+		if e.PayloadHash == hash {
+			return fmt.Sprintf("same payload hash as %s→%s write at %s", e.Source, e.Target,
+				e.Time.UTC().Format(time.RFC3339)), true
+		}
+		if sameFields == nil && sameNames(e.Fields, names) {
+			sameFields = e
+		}
+	}
+	if sameFields != nil {
+		return fmt.Sprintf("ping-pong of fields %v with %s→%s write at %s", names, sameFields.Source,
+			sameFields.Target, sameFields.Time.UTC().Format(time.RFC3339)), true
+	}
+	return "", false
+}
+
+// sameNames compares field-name sets; names is sorted, stored ones are sorted by the guard
+// but a store is not trusted to keep the order.
+func sameNames(stored, names []string) bool {
+	if len(stored) != len(names) {
+		return false
+	}
+	if !slices.IsSorted(stored) {
+		stored = slices.Sorted(slices.Values(stored))
+	}
+	return slices.Equal(stored, names)
+}

@@ -1,0 +1,144 @@
+package governance_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/governance"
+)
+
+// step is one write of a loop scenario on the unowned entity "ticket", so that only the
+// loop check decides.
+type step struct {
+	source, target connector.System
+	record         string // default T-1
+	fields         map[string]any
+	after          time.Duration // advance the clock first
+	loop           bool          // want ErrLoopDetected
+	condition      string        // prefix of the breaking condition, when loop
+}
+
+func TestLoopDetection(t *testing.T) {
+	t.Parallel()
+	open := map[string]any{"status": "open", "priority": "high"}
+	cases := []struct {
+		name   string
+		window time.Duration
+		steps  []step
+	}{
+		{name: "same payload written back within the window", steps: []step{
+			{source: crm, target: hosterp, fields: open},
+			{source: hosterp, target: crm, fields: open, after: 4 * time.Minute, loop: true,
+				condition: "same payload hash as crm→hosterp write at 2026-11-22T10:00:00Z"},
+		}},
+		{name: "same fields with other values ping-pong", steps: []step{
+			{source: crm, target: hosterp, fields: map[string]any{"status": "open", "priority": "high"}},
+			{source: hosterp, target: crm, fields: map[string]any{"priority": "HIGH", "status": "Open"}, loop: true,
+				condition: "ping-pong of fields [priority status]"},
+		}},
+		{name: "other values of other fields are a two-way sync, not a loop", steps: []step{
+			{source: crm, target: hosterp, fields: map[string]any{"email": "a@example.com"}},
+			{source: hosterp, target: crm, fields: map[string]any{"creditLimit": 5000}},
+		}},
+		{name: "a partial overlap of fields is not a ping-pong", steps: []step{
+			{source: crm, target: hosterp, fields: map[string]any{"email": "a@example.com", "phone": "+1 415 555 0100"}},
+			{source: hosterp, target: crm, fields: map[string]any{"email": "b@example.com"}},
+		}},
+		{name: "same payload after the window", steps: []step{
+			{source: crm, target: hosterp, fields: open},
+			{source: hosterp, target: crm, fields: open, after: 5*time.Minute + time.Second},
+		}},
+		{name: "the window is configurable", window: time.Minute, steps: []step{
+			{source: crm, target: hosterp, fields: open},
+			{source: hosterp, target: crm, fields: open, after: 2 * time.Minute},
+		}},
+		{name: "a longer window catches a slower loop", window: 30 * time.Minute, steps: []step{
+			{source: crm, target: hosterp, fields: open},
+			{source: hosterp, target: crm, fields: open, after: 20 * time.Minute, loop: true, condition: "same payload hash"},
+		}},
+		{name: "the same direction repeated is not a loop", steps: []step{
+			{source: crm, target: hosterp, fields: open},
+			{source: crm, target: hosterp, fields: open},
+		}},
+		{name: "another record is not a loop", steps: []step{
+			{source: crm, target: hosterp, fields: open},
+			{source: hosterp, target: crm, record: "T-2", fields: open},
+		}},
+		{name: "a third system is not the return leg", steps: []step{
+			{source: crm, target: hosterp, fields: open},
+			{source: hosterp, target: marketing, fields: open},
+		}},
+		{name: "a system writing itself never loops", steps: []step{
+			{source: hosterp, target: hosterp, fields: open},
+			{source: hosterp, target: hosterp, fields: open},
+		}},
+		{name: "A→B→A→B→A is cut at every return leg", steps: []step{
+			{source: crm, target: hosterp, fields: open},
+			{source: hosterp, target: crm, fields: open, after: time.Second, loop: true},
+			// The blocked return leg left no ledger entry: the next A→B is judged afresh.
+			{source: crm, target: hosterp, fields: open, after: time.Second},
+			{source: hosterp, target: crm, fields: open, after: time.Second, loop: true},
+			{source: hosterp, target: crm, fields: map[string]any{"status": "closed", "priority": "low"}, loop: true,
+				condition: "ping-pong"},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var opts []envOption
+			if c.window != 0 {
+				opts = append(opts, withLoopWindow(c.window))
+			}
+			e := newEnv(t, opts...)
+			wantWrites := map[connector.System]int{}
+			loops := 0
+			for i, s := range c.steps {
+				e.clock.Advance(s.after)
+				record := s.record
+				if record == "" {
+					record = "T-1"
+				}
+				_, err := e.write(operator("t1"), req(s.source, s.target, "ticket", record, s.fields))
+				if s.loop != errors.Is(err, governance.ErrLoopDetected) || !s.loop && err != nil {
+					t.Fatalf("step %d (%s→%s): err = %v, want loop %v", i, s.source, s.target, err, s.loop)
+				}
+				if !s.loop {
+					wantWrites[s.target]++
+					continue
+				}
+				loops++
+				got := e.records.Loops()
+				if len(got) != loops {
+					t.Fatalf("step %d: %d loop detections recorded, want %d", i, len(got), loops)
+				}
+				l := got[len(got)-1]
+				if l.Caller != s.source || l.Target != s.target || l.Entity != "ticket" || l.Tenant != "t1" ||
+					l.Resource != string(s.target)+"/ticket/"+record || l.CorrelationID == "" ||
+					!strings.HasPrefix(l.BreakingCondition, s.condition) || !l.Time.Equal(e.clock.Now()) {
+					t.Fatalf("step %d: loop detection %+v, want condition %q", i, l, s.condition)
+				}
+			}
+			for _, sys := range connector.Systems {
+				if got := e.fakes[sys].WriteCount(); got != wantWrites[sys] {
+					t.Fatalf("%s received %d writes, want %d", sys, got, wantWrites[sys])
+				}
+			}
+			if e.ledger.Len() != len(c.steps)-loops {
+				t.Fatalf("ledger holds %d entries, want one per write made (%d)", e.ledger.Len(), len(c.steps)-loops)
+			}
+			audits := e.audits(governance.ActionLoopDetected)
+			if len(audits) != loops {
+				t.Fatalf("%d governance.loop_detected audit records, want %d", len(audits), loops)
+			}
+			for _, a := range audits {
+				if a.Result != audit.ResultDenied || a.ActionType != audit.TypeGovernance || a.CorrelationID == "" {
+					t.Fatalf("audit %+v", a)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,64 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// ReapReport says what one reaper run removed, over all tenants.
+type ReapReport struct {
+	Tenants  int `json:"tenants"`
+	Tokens   int `json:"tokens"`
+	Contexts int `json:"contexts"`
+	Requests int `json:"requests"`
+	Errors   int `json:"errors"`
+}
+
+// Reap deletes every tenant's expired tokens, contexts and bootstrap replay guards, and
+// audits per tenant how many it removed (session.reap, only when it removed something).
+// DynamoDB's TTL deletes expired items too, but may lag by days; the reaper is what makes
+// "expired" mean "gone".
+//
+// Runs may overlap: every delete is conditional on the record still being expired and only
+// the run that made it counts it, so each record is reaped, counted and audited once, and a
+// run after a complete one finds nothing. A tenant that fails is logged and counted; the
+// others still run. Reap returns an error only when it cannot list the tenants.
+func (s *Service) Reap(ctx context.Context) (ReapReport, error) {
+	var rep ReapReport
+	tenants, err := s.Tenants.List(ctx)
+	if err != nil {
+		return rep, fmt.Errorf("list tenants: %w", err)
+	}
+	now := s.now()
+	for _, t := range tenants {
+		rep.Tenants++
+		got, err := s.Store.DeleteExpired(ctx, t.ID, now)
+		if err != nil {
+			rep.Errors++
+			s.log().Error("session reap failed for a tenant", "tenant", t.ID, "error", err)
+		}
+		rep.Tokens += got.Tokens
+		rep.Contexts += got.Contexts
+		rep.Requests += got.Requests
+		if got.Total() == 0 {
+			continue
+		}
+		// What was deleted stays deleted even if this record is lost, and no later run
+		// will count it again; the log line keeps the numbers.
+		if err := s.Audit.Write(ctx, audit.Entry{Actor: identity.ForTenant(t.ID, ReaperTrigger),
+			ActionType: audit.TypeSession, ActionKey: ActionReap, Result: audit.ResultSuccess, Resource: "sessions",
+			Details: map[string]any{"tokens": got.Tokens, "contexts": got.Contexts, "requests": got.Requests,
+				"expiredBefore": now.Truncate(time.Second)}}); err != nil {
+			rep.Errors++
+			s.log().Error("audit of a session reap failed", "tenant", t.ID, "tokens", got.Tokens,
+				"contexts", got.Contexts, "requests", got.Requests, "error", err)
+		}
+	}
+	s.log().Info("session reap finished", "tenants", rep.Tenants, "tokens", rep.Tokens, "contexts", rep.Contexts,
+		"requests", rep.Requests, "errors", rep.Errors)
+	return rep, nil
+}
