@@ -105,12 +105,13 @@ func awsSecretAt(v string, i int, sc *scope) (span, bool, int) {
 		return span{}, false, i + 1
 	}
 	j := i
-	var upper, lower, digit, hexOnly = false, false, false, true
+	var upper, lower, digit, slash, hexOnly = false, false, false, false, true
 	for j < n && j-i <= 40 && isB64(v[j]) {
 		c := v[j]
 		upper = upper || isUpper(c)
 		lower = lower || isLower(c)
 		digit = digit || isDigit(c) || c == '+' || c == '/'
+		slash = slash || c == '+' || c == '/'
 		hexOnly = hexOnly && isHex(c)
 		j++
 	}
@@ -122,10 +123,17 @@ func awsSecretAt(v string, i int, sc *scope) (span, bool, int) {
 	}
 	conf := 0.9
 	if sc.fc&ctxAWS == 0 {
-		if !sc.keywordBefore(v, i, 80, awsWords) {
+		switch {
+		case sc.keywordBefore(v, i, 80, awsWords):
+			conf = 0.85
+		case slash && isDigitAnywhere(v[i:j]):
+			// Exactly 40 characters mixing upper, lower, digits and '/' or '+' is the
+			// shape of an AWS secret key even in free text ("key wJalr…"); ids, digests
+			// and SHAs never carry '/' or '+'.
+			conf = 0.7
+		default:
 			return span{}, false, j
 		}
-		conf = 0.85
 	}
 	return span{i, j, kindAWSSecretAccessKey, conf}, true, j
 }
@@ -285,4 +293,13 @@ func (t *tokenShape) match(v string, i int) (span, bool, int) {
 		return span{}, false, j
 	}
 	return span{i, j, kindAPIKey, 0.95}, true, j
+}
+
+func isDigitAnywhere(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			return true
+		}
+	}
+	return false
 }

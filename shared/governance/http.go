@@ -387,6 +387,11 @@ func (s *Service) ApproveHandler() http.Handler {
 		if !ok {
 			return
 		}
+		if s.Guard == nil {
+			// Checked before the decision, so a wiring mistake leaves nothing half-done.
+			httpapi.WriteInternal(w, r, errors.New("governance: ApproveHandler has no Guard"))
+			return
+		}
 		ctx := r.Context()
 		a, err := s.takeRelease(ctx, id, apID)
 		if err != nil {
