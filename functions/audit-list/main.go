@@ -13,14 +13,9 @@ import (
 )
 
 func main() {
-	deps, err := app.Load(context.Background())
+	handler, err := app.HTTPLambdaFromEnv(context.Background(), blueprint.FuncAuditList)
 	if err != nil {
-		slog.Error("audit-list: configuration", "error", err)
-		os.Exit(1)
-	}
-	handler, err := deps.HTTPLambda(blueprint.FuncAuditList)
-	if err != nil {
-		slog.Error("audit-list: wiring", "error", err)
+		slog.Error("audit-list: startup", "error", err)
 		os.Exit(1)
 	}
 	lambda.Start(handler)

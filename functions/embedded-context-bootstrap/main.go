@@ -13,14 +13,9 @@ import (
 )
 
 func main() {
-	deps, err := app.Load(context.Background())
+	handler, err := app.HTTPLambdaFromEnv(context.Background(), blueprint.FuncEmbeddedContextBootstrap)
 	if err != nil {
-		slog.Error("embedded-context-bootstrap: configuration", "error", err)
-		os.Exit(1)
-	}
-	handler, err := deps.HTTPLambda(blueprint.FuncEmbeddedContextBootstrap)
-	if err != nil {
-		slog.Error("embedded-context-bootstrap: wiring", "error", err)
+		slog.Error("embedded-context-bootstrap: startup", "error", err)
 		os.Exit(1)
 	}
 	lambda.Start(handler)

@@ -13,14 +13,9 @@ import (
 )
 
 func main() {
-	deps, err := app.Load(context.Background())
+	handler, err := app.HTTPLambdaFromEnv(context.Background(), blueprint.FuncEmbeddedHostBootstrap)
 	if err != nil {
-		slog.Error("embedded-host-bootstrap: configuration", "error", err)
-		os.Exit(1)
-	}
-	handler, err := deps.HTTPLambda(blueprint.FuncEmbeddedHostBootstrap)
-	if err != nil {
-		slog.Error("embedded-host-bootstrap: wiring", "error", err)
+		slog.Error("embedded-host-bootstrap: startup", "error", err)
 		os.Exit(1)
 	}
 	lambda.Start(handler)

@@ -13,14 +13,9 @@ import (
 )
 
 func main() {
-	deps, err := app.Load(context.Background())
+	handler, err := app.HTTPLambdaFromEnv(context.Background(), blueprint.FuncEmbeddedSessionDelete)
 	if err != nil {
-		slog.Error("embedded-session-delete: configuration", "error", err)
-		os.Exit(1)
-	}
-	handler, err := deps.HTTPLambda(blueprint.FuncEmbeddedSessionDelete)
-	if err != nil {
-		slog.Error("embedded-session-delete: wiring", "error", err)
+		slog.Error("embedded-session-delete: startup", "error", err)
 		os.Exit(1)
 	}
 	lambda.Start(handler)

@@ -13,14 +13,9 @@ import (
 )
 
 func main() {
-	deps, err := app.Load(context.Background())
+	handler, err := app.HTTPLambdaFromEnv(context.Background(), blueprint.FuncIngest)
 	if err != nil {
-		slog.Error("ingest: configuration", "error", err)
-		os.Exit(1)
-	}
-	handler, err := deps.HTTPLambda(blueprint.FuncIngest)
-	if err != nil {
-		slog.Error("ingest: wiring", "error", err)
+		slog.Error("ingest: startup", "error", err)
 		os.Exit(1)
 	}
 	lambda.Start(handler)

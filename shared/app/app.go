@@ -22,6 +22,7 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
@@ -34,12 +35,15 @@ import (
 
 // Config is what the environment tells a function.
 type Config struct {
-	Stage            string
-	ProcessedTable   string
-	TenantsTable     string
-	AuditTable       string
-	AIRecordsTable   string
-	SessionsTable    string
+	Stage           string
+	ProcessedTable  string
+	TenantsTable    string
+	AuditTable      string
+	AIRecordsTable  string
+	SessionsTable   string
+	GovernanceTable string
+	// LoopWindow is how far back the guard looks for a reciprocal write.
+	LoopWindow       time.Duration
 	DiagnosisQueue   string
 	WebhookTolerance time.Duration
 	StuckAfter       time.Duration
@@ -74,6 +78,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c.AuditTable = name(blueprint.Audit)
 	c.AIRecordsTable = name(blueprint.AIRecords)
 	c.SessionsTable = name(blueprint.EmbeddedSessions)
+	c.GovernanceTable = name(blueprint.Governance)
 	c.DiagnosisQueue = getenv(blueprint.Diagnosis.EnvVar)
 	c.TenantCacheTTL = 10 * time.Second
 	if v := getenv("TENANT_CACHE_TTL"); v != "" {
@@ -93,6 +98,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		{"RECONCILE_STUCK_AFTER", &c.StuckAfter, syncerror.DefaultStuckAfter},
 		{"DIAGNOSIS_STALE_AFTER", &c.DiagnosisStale, syncerror.DefaultDiagnosisStale},
 		{"EMBEDDED_TOKEN_TTL", &c.EmbeddedTokenTTL, session.DefaultTokenTTL},
+		{"LOOP_WINDOW", &c.LoopWindow, governance.DefaultLoopWindow},
 		{"EMBEDDED_CONTEXT_TTL", &c.EmbeddedContextTTL, session.DefaultContextTTL},
 	} {
 		*d.dst = d.def
@@ -133,6 +139,10 @@ type Deps struct {
 	AIRecords     *dynamostore.AIRecords
 	// Connectors builds and caches the tenants' connector clients.
 	Connectors *connector.Registry
+	// Guard is the one chokepoint every connector write passes.
+	Guard *governance.Guard
+	// Governance serves the governance read and approval routes.
+	Governance *governance.Service
 	// AI is the governed AI client: the only way to a provider.
 	AI       *ai.Governed
 	AIConfig ai.ProviderConfig
@@ -184,6 +194,9 @@ func Load(ctx context.Context) (*Deps, error) {
 	}
 	d.AI = ai.NewGoverned(provider, promptScanner{d.DLP}, d.AIRecords, d.AIRecords, aiAuditor{d.Audit}).WithClock(d.now)
 	d.Sessions = d.SessionService()
+	if err := d.buildGovernance(awsCfg, dynamostore.NewGovernance(db, cfg.GovernanceTable)); err != nil {
+		return nil, err
+	}
 	d.aiProvider, d.aiModel = provider.Name(), d.AIConfig.Model
 	if d.aiModel == "" && d.aiProvider == "rules" {
 		d.aiModel = ai.RulesModel
@@ -252,6 +265,19 @@ func (d *Deps) RouteHandler(name string) (http.Handler, error) {
 		return d.SessionService().TeardownHandler(), nil
 	case blueprint.FuncAuditList:
 		return &audit.Handler{Store: d.AuditStore, Now: d.Now}, nil
+	case blueprint.FuncProposalsList:
+		return d.Operator().ListHandler(), nil
+	case blueprint.FuncProposalDetail:
+		return d.Operator().DetailHandler(), nil
+	case blueprint.FuncProposalApprove:
+		return d.Operator().ApproveHandler(), nil
+	case blueprint.FuncProposalReject:
+		return d.Operator().RejectHandler(), nil
+	case blueprint.FuncProposalEscalate:
+		return d.Operator().EscalateHandler(), nil
+	case blueprint.FuncGovernanceApprovals, blueprint.FuncGovernanceRejections, blueprint.FuncGovernanceLoops,
+		blueprint.FuncGovernanceApprove, blueprint.FuncGovernanceDeny:
+		return d.governanceHandler(name), nil
 	}
 	return nil, fmt.Errorf("no HTTP handler for function %q", name)
 }

@@ -35,3 +35,13 @@ func (d *Deps) HTTPLambda(name string) (HTTPHandler, error) {
 func (d *Deps) ReconcileLambda(ctx context.Context, _ events.EventBridgeEvent) (syncerror.Report, error) {
 	return d.Reconcile().Run(ctx)
 }
+
+// HTTPLambdaFromEnv loads the wiring from the environment and returns the entry point of
+// the HTTP function called name: all an HTTP function's main needs.
+func HTTPLambdaFromEnv(ctx context.Context, name string) (HTTPHandler, error) {
+	d, err := Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return d.HTTPLambda(name)
+}

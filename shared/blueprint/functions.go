@@ -66,6 +66,9 @@ type Function struct {
 	// InvokesAI marks functions that call the configured AI provider; on Bedrock they may
 	// invoke only the configured model.
 	InvokesAI bool
+	// PublishesAlerts marks functions that write through the governance guard, which
+	// publishes ownership alerts to the alert event bus.
+	PublishesAlerts bool
 }
 
 // Function names, which are also their folders under functions/.
@@ -74,6 +77,17 @@ const (
 	FuncDiagnose  = "diagnose"
 	FuncReconcile = "reconcile"
 	FuncAuditList = "audit-list"
+
+	FuncProposalsList        = "proposals-list"
+	FuncProposalDetail       = "proposal-detail"
+	FuncProposalApprove      = "proposal-approve"
+	FuncProposalReject       = "proposal-reject"
+	FuncProposalEscalate     = "proposal-escalate"
+	FuncGovernanceApprovals  = "governance-approvals"
+	FuncGovernanceRejections = "governance-ownership-rejections"
+	FuncGovernanceLoops      = "governance-loop-detections"
+	FuncGovernanceApprove    = "governance-approval-approve"
+	FuncGovernanceDeny       = "governance-approval-deny"
 
 	FuncEmbeddedHostBootstrap    = "embedded-host-bootstrap"
 	FuncEmbeddedContextBootstrap = "embedded-context-bootstrap"
@@ -114,9 +128,9 @@ var Functions = []Function{
 	},
 	{
 		Name:        FuncReconcile,
-		Description: "Every 30 minutes, re-enqueues claims the webhook path left behind",
+		Description: "Every 30 minutes: re-enqueues stuck claims, polls the host ERP for missed sync errors, sweeps expired leases",
 		Schedule:    ReconcileInterval,
-		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}},
+		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}, {Audit, ReadWrite}},
 		SendsTo:     []Queue{Diagnosis},
 		Timeout:     5 * time.Minute,
 		MemoryMB:    256,
@@ -161,6 +175,42 @@ var Functions = []Function{
 		Timeout:     5 * time.Minute,
 		MemoryMB:    256,
 	},
+}
+
+// Operator queue and governance routes. Every operator or approver route may be called from
+// an embedded session, so each reads the session table.
+func init() {
+	const proposals = "/api/sync-error-assist/proposals"
+	op := func(name, desc, method, path string, auth Auth, module string, tables ...TableGrant) Function {
+		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: auth, Module: module},
+			Tables: append(tables, TableGrant{EmbeddedSessions, Read}), Timeout: 10 * time.Second, MemoryMB: 256}
+	}
+	approve := op(FuncProposalApprove, "Approves a proposal and writes its fix back to the host ERP through the guard",
+		"POST", proposals+"/{id}/approve", AuthApprover, "sync-errors",
+		TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, ReadWrite}, TableGrant{Governance, ReadWrite})
+	approve.Timeout, approve.PublishesAlerts = 30*time.Second, true
+	release := op(FuncGovernanceApprove, "Approves a held ownership approval and releases its write through the guard",
+		"POST", "/api/governance/approvals/{id}/approve", AuthApprover, "governance",
+		TableGrant{Governance, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, ReadWrite})
+	release.Timeout, release.PublishesAlerts = 30*time.Second, true
+	Functions = append(Functions,
+		op(FuncProposalsList, "Lists the operator queue", "GET", proposals, AuthOperator, "sync-errors", TableGrant{Processed, Read}),
+		op(FuncProposalDetail, "Shows one proposal with its history", "GET", proposals+"/{id}", AuthOperator, "sync-errors", TableGrant{Processed, Read}),
+		approve,
+		op(FuncProposalReject, "Rejects a proposal", "POST", proposals+"/{id}/reject", AuthOperator, "sync-errors",
+			TableGrant{Processed, ReadWrite}, TableGrant{Audit, ReadWrite}),
+		op(FuncProposalEscalate, "Escalates a proposal", "POST", proposals+"/{id}/escalate", AuthOperator, "sync-errors",
+			TableGrant{Processed, ReadWrite}, TableGrant{Audit, ReadWrite}),
+		op(FuncGovernanceApprovals, "Lists ownership approvals", "GET", "/api/governance/approvals", AuthApprover, "governance",
+			TableGrant{Governance, Read}),
+		op(FuncGovernanceRejections, "Lists the last hour's ownership rejections", "GET", "/api/governance/ownership-rejections",
+			AuthApprover, "governance", TableGrant{Governance, Read}),
+		op(FuncGovernanceLoops, "Lists the last hour's loop detections", "GET", "/api/governance/loop-detections",
+			AuthApprover, "governance", TableGrant{Governance, Read}),
+		release,
+		op(FuncGovernanceDeny, "Denies a held ownership approval", "POST", "/api/governance/approvals/{id}/deny", AuthApprover,
+			"governance", TableGrant{Governance, ReadWrite}, TableGrant{Audit, ReadWrite}),
+	)
 }
 
 // HTTPFunctions returns the functions behind HTTP routes.

@@ -1,0 +1,22 @@
+// Command proposal-escalate is the Lambda behind POST /api/sync-error-assist/proposals/{id}/escalate.
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/syncassist/syncassist/shared/app"
+	"github.com/syncassist/syncassist/shared/blueprint"
+)
+
+func main() {
+	handler, err := app.HTTPLambdaFromEnv(context.Background(), blueprint.FuncProposalEscalate)
+	if err != nil {
+		slog.Error("proposal-escalate: startup", "error", err)
+		os.Exit(1)
+	}
+	lambda.Start(handler)
+}

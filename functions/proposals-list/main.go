@@ -1,0 +1,22 @@
+// Command proposals-list is the Lambda behind GET /api/sync-error-assist/proposals.
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/syncassist/syncassist/shared/app"
+	"github.com/syncassist/syncassist/shared/blueprint"
+)
+
+func main() {
+	handler, err := app.HTTPLambdaFromEnv(context.Background(), blueprint.FuncProposalsList)
+	if err != nil {
+		slog.Error("proposals-list: startup", "error", err)
+		os.Exit(1)
+	}
+	lambda.Start(handler)
+}
