@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 GOTEST_FLAGS ?= -count=1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help run sample token tenantctl test test-unit test-template build synth lint bench clean deps
+.PHONY: help run sample demo reconcile token tenantctl test test-unit test-template build synth lint bench clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -27,6 +27,12 @@ run: deps ## run the whole service locally on 127.0.0.1:$$PORT (default 3000)
 
 sample: ## sign and post a sample sync error to the running local stack (ERROR_ID=... to repeat one)
 	$(GO) run ./infra/local sample $(if $(ERROR_ID),-error-id $(ERROR_ID)) $(ARGS)
+
+demo: ## walk the whole flow against the running local stack: sync error -> diagnosis -> approve -> ERP write-back
+	$(GO) run ./infra/local demo
+
+reconcile: ## run the reconcile of the running local stack now
+	@curl -s -X POST http://127.0.0.1:$(or $(PORT),3000)/local/reconcile; echo
 
 token: ## print a development token: make token ROLE=operator|approver|admin [TENANT=demo]
 	@$(GO) run ./infra/local token -role $(or $(ROLE),operator) -tenant $(or $(TENANT),demo)

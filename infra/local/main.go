@@ -26,10 +26,12 @@ func main() {
 		err = serve(ctx)
 	case "sample":
 		err = sample(ctx, os.Args[2:])
+	case "demo":
+		err = demo(ctx)
 	case "token":
 		err = tokenCommand(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (serve, sample, token)", cmd)
+		err = fmt.Errorf("unknown command %q (serve, sample, demo, token)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)

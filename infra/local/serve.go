@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -111,8 +112,23 @@ func serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	fakes := newFakeSystems(time.Now())
+	if err := fakes.configure(ctx, tenant.Admin{Store: deps.Tenants}, baseURL); err != nil {
+		return err
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/dev-issuer/", http.StripPrefix("/dev-issuer", issuer.Handler()))
+	fakes.mount(mux)
+	// Local only: run the reconcile now instead of waiting for the timer (make reconcile).
+	mux.HandleFunc("POST /local/reconcile", func(w http.ResponseWriter, r *http.Request) {
+		rep, err := deps.Reconcile().Run(r.Context())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(rep)
+	})
 	mux.Handle("/", api)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -218,7 +234,7 @@ func writeState(dir, baseURL, secret string) error {
 
 func printBanner(baseURL, secret string, every time.Duration, stateDir string) {
 	body := sampleBody(demoTenant, "ERR-"+time.Now().UTC().Format("20060102-150405"))
-	fmt.Printf(`
+	banner := fmt.Sprintf(`
 Sync-error triage is running locally.
 
   API              %s
@@ -234,7 +250,17 @@ Post a signed sample sync error (this signature is valid for 5 minutes; `+"`make
 %s
 
 Expect 202 {"id":"se_...","status":"pending","duplicate":false}; post it again for "duplicate":true.
+
+The whole flow, step by step, in another terminal:
+  make demo                              sync error -> diagnosis -> approve -> write-back into the fake host ERP
+  make sample                            post another signed sample
+  TOKEN=$(make -s token ROLE=approver)   a development JWT (ROLE=operator|approver|admin)
+  curl -s API_URL/api/sync-error-assist/proposals -H "Authorization: Bearer $TOKEN"
+  curl -s API_URL/fake/hosterp/api/records/salesOrder/SO-10042     the fake host ERP's record
+  make reconcile                         run the reconcile now (it finds ERR-MISSED-0001, whose webhook never came)
+
 Ctrl-C stops everything.
 `, baseURL, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), demoTenant, secret, every, stateDir,
 		curlCommand(baseURL+blueprint.IngestRoute.Path, demoTenant, secret, body, time.Now()))
+	fmt.Print(strings.ReplaceAll(banner, "API_URL", baseURL))
 }

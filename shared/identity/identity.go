@@ -48,9 +48,13 @@ type Identity struct {
 	SessionID string   `json:"sessionId,omitempty"`
 }
 
-// HasRole reports whether the identity holds role; admin holds every role.
+// HasRole reports whether the identity holds role. Roles nest: admin holds every role,
+// and an approver may do everything an operator may (it approves what operators triage).
 func (i Identity) HasRole(role string) bool {
-	return slices.Contains(i.Roles, role) || slices.Contains(i.Roles, RoleAdmin)
+	if slices.Contains(i.Roles, role) || slices.Contains(i.Roles, RoleAdmin) {
+		return true
+	}
+	return role == RoleOperator && slices.Contains(i.Roles, RoleApprover)
 }
 
 // Attributable reports whether the identity names a real tenant, which AI calls and audit

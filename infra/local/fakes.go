@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/connector/fakesystem"
+	"github.com/syncassist/syncassist/shared/tenant"
+)
+
+// fakeSystems are the five production systems of the demo tenant, each a fake served by the
+// local stack under /fake/<system>/, so write-backs can be seen with curl.
+type fakeSystems map[connector.System]*fakesystem.Server
+
+// newFakeSystems creates the fakes with demo data: the host ERP holds the sales order the
+// sample sync error is about, and one sync error whose webhook "never arrived", for the
+// reconcile to find.
+func newFakeSystems(now time.Time) fakeSystems {
+	f := fakeSystems{}
+	for _, s := range connector.Systems {
+		f[s] = fakesystem.New(s)
+	}
+	host := f[connector.SystemHostERP]
+	host.Seed("salesOrder", "SO-10042", map[string]any{
+		"shipcountry": "Deutschland", "shipzip": "10115", "shipcity": "Berlin", "total": 129.5, "currency": "EUR", "status": "pendingFulfillment",
+	})
+	host.Seed("customer", "C-2001", map[string]any{"companyName": "Nordwind Handel GmbH", "email": "einkauf@nordwind.example", "country": "DE"})
+	missed, _ := json.Marshal(map[string]any{
+		"tenantId": demoTenant, "errorId": "ERR-MISSED-0001", "recordType": "customer", "recordId": "C-2001",
+		"errorCode": "INVALID_FIELD_VALUE", "message": "Invalid value for field country: Germany is not a valid ISO 3166 country code",
+		"occurredAt": now.Add(-time.Hour).UTC().Format(time.RFC3339), "externalSystem": "crm", "direction": "inbound",
+		"payload": map[string]any{"country": "Germany", "companyName": "Nordwind Handel GmbH"},
+	})
+	_ = host.AddSyncError(missed)
+	return f
+}
+
+// mount serves every fake under /fake/<system>/.
+func (f fakeSystems) mount(mux *http.ServeMux) {
+	for s, srv := range f {
+		prefix := "/fake/" + string(s)
+		mux.Handle(prefix+"/", http.StripPrefix(prefix, srv.Handler()))
+	}
+}
+
+// configure points the demo tenant's connectors at the fakes.
+func (f fakeSystems) configure(ctx context.Context, admin tenant.Admin, baseURL string) error {
+	for s := range f {
+		if err := admin.SetConnector(ctx, demoTenant, string(s), baseURL+"/fake/"+string(s), ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
