@@ -43,7 +43,9 @@ type Config struct {
 	SessionsTable   string
 	GovernanceTable string
 	// LoopWindow is how far back the guard looks for a reciprocal write.
-	LoopWindow       time.Duration
+	LoopWindow time.Duration
+	// ConnectorTimeout bounds one attempt of a connector call.
+	ConnectorTimeout time.Duration
 	DiagnosisQueue   string
 	WebhookTolerance time.Duration
 	StuckAfter       time.Duration
@@ -99,6 +101,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		{"DIAGNOSIS_STALE_AFTER", &c.DiagnosisStale, syncerror.DefaultDiagnosisStale},
 		{"EMBEDDED_TOKEN_TTL", &c.EmbeddedTokenTTL, session.DefaultTokenTTL},
 		{"LOOP_WINDOW", &c.LoopWindow, governance.DefaultLoopWindow},
+		{"CONNECTOR_TIMEOUT", &c.ConnectorTimeout, connector.DefaultTimeout},
 		{"EMBEDDED_CONTEXT_TTL", &c.EmbeddedContextTTL, session.DefaultContextTTL},
 	} {
 		*d.dst = d.def
@@ -181,7 +184,7 @@ func Load(ctx context.Context) (*Deps, error) {
 		d.Tokens = identity.NewJWTVerifier(cfg.JWT)
 	}
 	d.DLP = dlp.NewScanner()
-	d.Connectors = connector.NewRegistry(connectorConfigs{d.Tenants}, connector.DefaultRegistryTTL)
+	d.Connectors = connector.NewRegistry(connectorConfigs{d.Tenants, cfg.ConnectorTimeout}, connector.DefaultRegistryTTL)
 	d.Audit = &audit.Log{Store: d.AuditStore, Redactor: recordRedactor{d.DLP}, Now: d.now}
 	d.AIRecords = dynamostore.NewAIRecords(db, cfg.AIRecordsTable)
 	if d.AIConfig, err = ai.ProviderConfigFromEnv(os.Getenv); err != nil {

@@ -14,7 +14,10 @@ import (
 
 // connectorConfigs is connector.ConfigSource over the tenant table: each tenant keeps the
 // base URL and token of its systems.
-type connectorConfigs struct{ tenants tenant.Reader }
+type connectorConfigs struct {
+	tenants tenant.Reader
+	timeout time.Duration
+}
 
 func (c connectorConfigs) ConnectorConfig(ctx context.Context, tenantID string, system connector.System) (connector.Config, error) {
 	cfg, err := c.tenants.Get(ctx, tenantID)
@@ -28,7 +31,7 @@ func (c connectorConfigs) ConnectorConfig(ctx context.Context, tenantID string, 
 	if !ok || cc.BaseURL == "" {
 		return connector.Config{}, fmt.Errorf("tenant %s, %s: %w", tenantID, system, connector.ErrNotConfigured)
 	}
-	return connector.Config{System: system, BaseURL: cc.BaseURL, Token: cc.Token}, nil
+	return connector.Config{System: system, BaseURL: cc.BaseURL, Token: cc.Token, Timeout: c.timeout}, nil
 }
 
 // hostErrors is the reconcile's syncerror.HostErrors over the tenant's host ERP connector.
