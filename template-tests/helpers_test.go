@@ -225,6 +225,10 @@ func (s *synthesized) configEnv(f blueprint.Function) obj {
 			out["OPENAI_BASE_URL"] = s.ai.OpenAIBaseURL
 		}
 	}
+	if f.PublishesAlerts {
+		// Ref of an event bus is its name.
+		out[stack.AlertBusEnv] = assertions.Match_ObjectLike(&map[string]any{"Ref": assertions.Match_StringLikeRegexp(jsii.String("^Alerts"))})
+	}
 	if f.Route != nil && (f.Route.Auth == blueprint.AuthOperator || f.Route.Auth == blueprint.AuthApprover) {
 		out["JWT_AUDIENCE"] = cmp.Or(s.identity.Audience, "syncassist")
 		if s.identity.Issuer != "" {

@@ -79,6 +79,10 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 			queueByID[s.queueID(t, q.Name)] = q.Name
 		}
 
+		alertBus := ""
+		if buses := s.resources(t, "AWS::Events::EventBus", nil); len(buses) == 1 {
+			alertBus = s.resourceID(t, "AWS::Events::EventBus", nil)
+		}
 		for _, f := range s.functions {
 			t.Run(f.Name, func(t *testing.T) {
 				access := map[string]blueprint.Access{}
@@ -139,8 +143,14 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 									}
 								}
 								granted[name] = append(granted[name], actions...)
+							case id == alertBus && f.PublishesAlerts:
+								for _, a := range actions {
+									if a != "events:PutEvents" {
+										t.Errorf("%s on the alert bus", a)
+									}
+								}
 							default:
-								t.Errorf("policy mentions %s, which is neither a table nor a queue", id)
+								t.Errorf("policy mentions %s, which is neither a table, a queue nor (for an alert publisher) the alert bus", id)
 							}
 						}
 					}

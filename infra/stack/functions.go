@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
@@ -41,6 +42,8 @@ type FunctionsProps struct {
 	// KeepLogs retains log groups when the stack lets go of them.
 	KeepLogs     bool
 	LogRetention awslogs.RetentionDays
+	// AlertBus receives the ownership alerts of the functions marked PublishesAlerts.
+	AlertBus awsevents.IEventBus
 	// AI configures the functions marked InvokesAI: their provider environment and, on
 	// Bedrock, the one model they may invoke.
 	AI AIProps
@@ -107,6 +110,9 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 				env[k] = jsii.String(v)
 			}
 		}
+		if f.PublishesAlerts && props.AlertBus != nil {
+			env[AlertBusEnv] = props.AlertBus.EventBusName()
+		}
 		if verifiesJWT(f) {
 			for k, v := range props.Identity.environment() {
 				env[k] = jsii.String(v)
@@ -146,6 +152,9 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 			if queue := props.Queues.Queue(q.Name); queue != nil {
 				queue.GrantSendMessages(fn)
 			}
+		}
+		if f.PublishesAlerts && props.AlertBus != nil {
+			props.AlertBus.GrantPutEventsTo(fn, nil)
 		}
 		if f.InvokesAI && props.AI.grantsBedrock() {
 			fn.AddToRolePolicy(bedrockInvokeStatement(fn, props.AI.Model))

@@ -67,7 +67,9 @@ func NewService(scope constructs.Construct, id string, props *ServiceProps) awsc
 
 	tables := NewTables(st, "Tables", &TablesProps{Stage: p.Stage, Tables: p.Tables, Retain: !disposable})
 	queues := NewQueues(st, "Queues", &QueuesProps{Stage: p.Stage, Queues: p.Queues})
+	alertBus := NewAlertBus(st, "Alerts", p.Stage, p.Functions)
 	fns := NewFunctions(st, "Functions", &FunctionsProps{
+		AlertBus:     alertBus,
 		Stage:        p.Stage,
 		Dir:          p.FunctionsDir,
 		Functions:    p.Functions,
