@@ -189,7 +189,7 @@ func TestDiagnoseEventThroughLambdaEntryPoint(t *testing.T) {
 	}
 	id := syncerror.ClaimID("demo", fixtureErrID)
 	var ev events.SQSEvent
-	loadEvent(t, "diagnose-sqs-batch.json", &ev)
+	loadEvent(t, "diagnose.json", &ev)
 	ev.Records[0].Body = strings.Replace(ev.Records[0].Body, "se_CLAIMID", id, 1)
 
 	resp, err := e.deps.Worker().HandleBatch(context.Background(), ev)
@@ -252,7 +252,7 @@ func TestQueueFailureAfterClaimIsRepairedByScheduledReconcile(t *testing.T) {
 	}
 
 	var sched events.EventBridgeEvent
-	loadEvent(t, "reconcile-schedule.json", &sched)
+	loadEvent(t, "reconcile.json", &sched)
 	e.deps.Now = func() time.Time { return fixtureTime.Add(e.deps.Config.StuckAfter + time.Minute) }
 	rep, err := e.deps.ReconcileLambda(context.Background(), sched)
 	if err != nil || rep.Requeued != 1 {

@@ -252,7 +252,7 @@ func TestFlowReconcileRepairsWhatTheWebhookMissed(t *testing.T) {
 	}
 	f.deps.Now = func() time.Time { return fixtureTime.Add(time.Hour) }
 	var sched events.EventBridgeEvent
-	loadEvent(t, "reconcile-schedule.json", &sched)
+	loadEvent(t, "reconcile.json", &sched)
 	rep, err := f.deps.ReconcileLambda(context.Background(), sched)
 	if err != nil || rep.Claimed != 1 || rep.LeasesExpired != 1 || rep.Errors != 0 {
 		t.Fatalf("reconcile %+v err=%v", rep, err)
