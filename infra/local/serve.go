@@ -20,6 +20,8 @@ import (
 	"github.com/syncassist/syncassist/infra/emulators"
 	"github.com/syncassist/syncassist/shared/app"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/finance"
 	"github.com/syncassist/syncassist/shared/identity/devissuer"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -113,6 +115,16 @@ func serve(ctx context.Context) error {
 		return err
 	}
 	fakes := newFakeSystems(time.Now())
+	// Demo finance approvals, and the host ERP records they update (Create is idempotent).
+	for _, a := range finance.DemoApprovals(demoTenant, time.Now()) {
+		if _, err := deps.Finance.Create(ctx, a); err != nil {
+			return fmt.Errorf("seed finance approval %s: %w", a.ID, err)
+		}
+		if a.ERPID != "" {
+			fakes[connector.SystemHostERP].Seed(a.Entity, a.ERPID, map[string]any{
+				"approvalStatus": "pendingApproval", "amount": a.Amount, "currency": a.Currency, "vendor": a.Vendor})
+		}
+	}
 	if err := fakes.configure(ctx, tenant.Admin{Store: deps.Tenants}, baseURL); err != nil {
 		return err
 	}
@@ -121,7 +133,7 @@ func serve(ctx context.Context) error {
 	fakes.mount(mux)
 	// Local only: run the reconcile now instead of waiting for the timer (make reconcile).
 	mux.HandleFunc("POST /local/reconcile", func(w http.ResponseWriter, r *http.Request) {
-		rep, err := deps.Reconcile().Run(r.Context())
+		rep, err := deps.RunReconcile(r.Context())
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -164,7 +176,7 @@ func serve(ctx context.Context) error {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if _, err := deps.Reconcile().Run(ctx); err != nil {
+				if _, err := deps.RunReconcile(ctx); err != nil {
 					deps.Log.Error("reconcile", "error", err)
 				}
 			}

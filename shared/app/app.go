@@ -22,6 +22,7 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/finance"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
@@ -42,6 +43,7 @@ type Config struct {
 	AIRecordsTable  string
 	SessionsTable   string
 	GovernanceTable string
+	FinanceTable    string
 	// LoopWindow is how far back the guard looks for a reciprocal write.
 	LoopWindow time.Duration
 	// ConnectorTimeout bounds one attempt of a connector call.
@@ -81,6 +83,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c.AIRecordsTable = name(blueprint.AIRecords)
 	c.SessionsTable = name(blueprint.EmbeddedSessions)
 	c.GovernanceTable = name(blueprint.Governance)
+	c.FinanceTable = name(blueprint.FinanceApprovals)
 	c.DiagnosisQueue = getenv(blueprint.Diagnosis.EnvVar)
 	c.TenantCacheTTL = 10 * time.Second
 	if v := getenv("TENANT_CACHE_TTL"); v != "" {
@@ -135,6 +138,7 @@ type Deps struct {
 	// or Tenants itself when the cache is off.
 	IngestTenants tenant.Reader
 	Claims        syncerror.ClaimStore
+	Finance       finance.Store
 	Queue         syncerror.Queue
 	AuditStore    audit.Store
 	Audit         *audit.Log
@@ -176,6 +180,7 @@ func Load(ctx context.Context) (*Deps, error) {
 		Log:          NewLogger(cfg.LogLevel),
 		Tenants:      dynamostore.NewTenants(db, cfg.TenantsTable),
 		Claims:       dynamostore.NewClaims(db, cfg.ProcessedTable),
+		Finance:      dynamostore.NewFinance(db, cfg.FinanceTable),
 		AuditStore:   dynamostore.NewAudit(db, cfg.AuditTable),
 		SessionStore: dynamostore.NewSessions(db, cfg.SessionsTable),
 		Now:          time.Now,
@@ -255,6 +260,43 @@ func (d *Deps) Reconcile() *syncerror.Reconcile {
 		StuckAfter: d.Config.StuckAfter, Host: hostErrors{d.Connectors}, Watermarks: d.Claims, Audit: d.Audit}
 }
 
+// FinanceService returns the finance approvals' service: rows in the finance table, the ERP
+// update through the guard, creates authenticated like the webhook.
+func (d *Deps) FinanceService() *finance.Service {
+	return &finance.Service{Store: d.Finance, ERP: finance.GuardUpdater{Guard: d.Guard}, Audit: d.Audit,
+		HostAuth: d.HostAuth(), Now: d.now}
+}
+
+// SweepFinanceLeases returns every tenant's finance approvals whose approve lease expired
+// to pending. Finance approvals do not depend on the sync-error flags, so every tenant is
+// swept; one tenant's failure is logged and the others are still swept.
+func (d *Deps) SweepFinanceLeases(ctx context.Context) (int, error) {
+	tenants, err := d.Tenants.List(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("list tenants: %w", err)
+	}
+	svc, total := d.FinanceService(), 0
+	for _, t := range tenants {
+		n, err := svc.SweepExpiredLeases(ctx, t.ID, d.now())
+		total += n
+		if err != nil {
+			d.Log.Error("finance lease sweep failed", "tenant", t.ID, "error", err)
+		}
+	}
+	d.Log.Info("finance lease sweep finished", "leasesExpired", total)
+	return total, nil
+}
+
+// RunReconcile is the 30-minute backstop: the sync-error reconcile, then the finance
+// lease sweep. Both are idempotent and safe to run twice at once.
+func (d *Deps) RunReconcile(ctx context.Context) (syncerror.Report, error) {
+	rep, err := d.Reconcile().Run(ctx)
+	if _, ferr := d.SweepFinanceLeases(ctx); ferr != nil {
+		d.Log.Error("finance lease sweep", "error", ferr)
+	}
+	return rep, err
+}
+
 // RouteHandler returns the plain HTTP handler of an HTTP function, by blueprint name.
 func (d *Deps) RouteHandler(name string) (http.Handler, error) {
 	switch name {
@@ -278,6 +320,16 @@ func (d *Deps) RouteHandler(name string) (http.Handler, error) {
 		return d.Operator().RejectHandler(), nil
 	case blueprint.FuncProposalEscalate:
 		return d.Operator().EscalateHandler(), nil
+	case blueprint.FuncFinanceApprovalsList:
+		return d.FinanceService().ListHandler(), nil
+	case blueprint.FuncFinanceApprovalDetail:
+		return d.FinanceService().DetailHandler(), nil
+	case blueprint.FuncFinanceApprovalApprove:
+		return d.FinanceService().ApproveHandler(), nil
+	case blueprint.FuncFinanceApprovalReject:
+		return d.FinanceService().RejectHandler(), nil
+	case blueprint.FuncFinanceApprovalCreate:
+		return d.FinanceService().CreateHandler(), nil
 	case blueprint.FuncGovernanceApprovals, blueprint.FuncGovernanceRejections, blueprint.FuncGovernanceLoops,
 		blueprint.FuncGovernanceApprove, blueprint.FuncGovernanceDeny:
 		return d.governanceHandler(name), nil

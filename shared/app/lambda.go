@@ -33,7 +33,7 @@ func (d *Deps) HTTPLambda(name string) (HTTPHandler, error) {
 
 // ReconcileLambda is the scheduled reconcile's entry point.
 func (d *Deps) ReconcileLambda(ctx context.Context, _ events.EventBridgeEvent) (syncerror.Report, error) {
-	return d.Reconcile().Run(ctx)
+	return d.RunReconcile(ctx)
 }
 
 // HTTPLambdaFromEnv loads the wiring from the environment and returns the entry point of

@@ -159,8 +159,28 @@ var Governance = Table{
 	EnvVar:       "TABLE_GOVERNANCE",
 }
 
+// TableFinanceApprovals holds the finance approval rows; IndexFinanceByStatus lists a
+// tenant's rows in one status by creation time, and finds expired approve leases.
+const (
+	TableFinanceApprovals = "finance_approvals"
+	IndexFinanceByStatus  = "by_tenant_status"
+)
+
+// FinanceApprovals holds one row per finance approval the host ERP created, keyed by the
+// host's approval id; "tenant_status" is "<tenant>#<status>" and "created_sort" is the
+// creation time then the id, so a listing is one query, newest first.
+var FinanceApprovals = Table{
+	Name:         TableFinanceApprovals,
+	PartitionKey: Key{Name: "tenant_id", Type: String},
+	SortKey:      sk("id"),
+	Indexes: []Index{
+		{Name: IndexFinanceByStatus, PartitionKey: Key{Name: "tenant_status", Type: String}, SortKey: sk("created_sort")},
+	},
+	EnvVar: "TABLE_FINANCE_APPROVALS",
+}
+
 // Tables lists every table the service owns.
-var Tables = []Table{Processed, Tenants, Audit, AIRecords, EmbeddedSessions, Governance}
+var Tables = []Table{Processed, Tenants, Audit, AIRecords, EmbeddedSessions, Governance, FinanceApprovals}
 
 // DiagnosisWorkerTimeout bounds one diagnosis batch; the queue's visibility timeout is six
 // times this, as AWS recommends for SQS event sources.

@@ -213,6 +213,49 @@ func init() {
 	)
 }
 
+// Finance approval function names (ARCHITECTURE.md "Finance approvals").
+const (
+	FuncFinanceApprovalsList   = "finance-approvals-list"
+	FuncFinanceApprovalDetail  = "finance-approval-detail"
+	FuncFinanceApprovalApprove = "finance-approval-approve"
+	FuncFinanceApprovalReject  = "finance-approval-reject"
+	FuncFinanceApprovalCreate  = "finance-approval-create"
+)
+
+// Finance approval routes. The host ERP creates rows (signed like the webhook); operators
+// read them and approvers decide them, also from an embedded session, so those routes read
+// the session table. The reconcile sweeps expired approve leases, so it may write rows.
+func init() {
+	const approvals = "/api/finance-ops/approvals"
+	const module = "finance-approvals"
+	route := func(name, desc, method, path string, auth Auth, tables ...TableGrant) Function {
+		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: auth, Module: module},
+			Tables: append(tables, TableGrant{EmbeddedSessions, Read}), Timeout: 10 * time.Second, MemoryMB: 256}
+	}
+	approve := route(FuncFinanceApprovalApprove, "Approves a finance approval: lease, ERP update through the guard, accept",
+		"POST", approvals+"/{id}/approve", AuthApprover,
+		TableGrant{FinanceApprovals, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, ReadWrite}, TableGrant{Governance, ReadWrite})
+	approve.Timeout, approve.PublishesAlerts = 30*time.Second, true
+	Functions = append(Functions,
+		route(FuncFinanceApprovalsList, "Lists finance approvals", "GET", approvals, AuthOperator,
+			TableGrant{FinanceApprovals, Read}),
+		route(FuncFinanceApprovalDetail, "Shows one finance approval", "GET", approvals+"/{id}", AuthOperator,
+			TableGrant{FinanceApprovals, Read}),
+		approve,
+		route(FuncFinanceApprovalReject, "Rejects a finance approval (no ERP write)", "POST", approvals+"/{id}/reject", AuthApprover,
+			TableGrant{FinanceApprovals, ReadWrite}, TableGrant{Audit, ReadWrite}),
+		Function{Name: FuncFinanceApprovalCreate, Description: "Creates a finance approval for the host ERP (host-signed)",
+			Route:   &Route{Method: "POST", Path: approvals, Auth: AuthSigned},
+			Tables:  []TableGrant{{FinanceApprovals, ReadWrite}, {Tenants, Read}, {Audit, ReadWrite}},
+			Timeout: 10 * time.Second, MemoryMB: 256},
+	)
+	for i := range Functions {
+		if Functions[i].Name == FuncReconcile {
+			Functions[i].Tables = append(Functions[i].Tables, TableGrant{FinanceApprovals, ReadWrite})
+		}
+	}
+}
+
 // HTTPFunctions returns the functions behind HTTP routes.
 func HTTPFunctions() []Function {
 	var out []Function

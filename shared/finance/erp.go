@@ -1,0 +1,117 @@
+package finance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// ERPUpdater sets an approval's Fields on its ERP record (a.Entity / a.ERPID) through the
+// governed write path, with key as the idempotency key. It returns an error wrapping
+// ErrERPNotConfigured or ErrERPUnavailable when nothing was sent to the ERP, a
+// *RefusedError when governance refused the write, and any other error when the update
+// itself failed. A nil error with a result that is not Confirmed is "returned nothing".
+type ERPUpdater interface {
+	Update(ctx context.Context, who identity.Identity, a Approval, key string) (connector.WriteResult, error)
+}
+
+// Errors an ERPUpdater wraps when it did not reach the ERP.
+var (
+	// ErrERPNotConfigured: the tenant has no host ERP connector.
+	ErrERPNotConfigured = errors.New("host ERP connector not configured")
+	// ErrERPUnavailable: a check or the connector's set-up could not run; nothing was
+	// written and retrying later is safe.
+	ErrERPUnavailable = errors.New("host ERP connector unavailable")
+)
+
+// RefusedError is a governance refusal of the ERP update: ownership, a loop, DLP, or a
+// write held for an ownership approval. Code (the problem code, as the sync-error
+// write-back uses it) and Reason are fit for the approver. The approve answers every
+// refusal with 409: SPEC.md limits its failures to 400, 404, 409, 502 and 503, and a
+// refusal is a conflict with the tenant's governance policy, not a malformed request.
+type RefusedError struct {
+	Code   string
+	Reason string
+}
+
+func (e *RefusedError) Error() string { return "ERP update refused: " + e.Code + ": " + e.Reason }
+
+// GuardUpdater is the production ERPUpdater: one governance.Guard.Write to the host ERP,
+// in the host ERP's own name (Source == Target), since the approver exercises the ERP's
+// authority over its own record. The default manifest's entries still apply per field.
+type GuardUpdater struct {
+	Guard *governance.Guard
+}
+
+var _ ERPUpdater = GuardUpdater{}
+
+// Update implements ERPUpdater.
+func (g GuardUpdater) Update(ctx context.Context, who identity.Identity, a Approval, key string) (connector.WriteResult, error) {
+	fields, err := decodeFields(a.Fields)
+	if err != nil {
+		return connector.WriteResult{}, fmt.Errorf("approval %s: %w", a.ID, err)
+	}
+	res, err := g.Guard.Write(ctx, who, governance.WriteRequest{
+		Target: connector.SystemHostERP, Source: connector.SystemHostERP,
+		Entity: a.Entity, RecordID: a.ERPID, Fields: fields,
+		IdempotencyKey: key, Reason: "finance.approve",
+	})
+	refuse := func(code, reason string) error { return &RefusedError{Code: code, Reason: reason} }
+	var cerr *connector.Error
+	switch {
+	case err == nil && len(res.Dropped) > 0 && len(res.Dropped) == len(fields):
+		return res.Written, refuse("ownership_rejected",
+			"every field of the update is owned by another system (source_wins); nothing was written: "+strings.Join(res.Dropped, ", "))
+	case err == nil:
+		return res.Written, nil
+	case errors.Is(err, governance.ErrNotRecorded):
+		// The ERP applied the update; only the ledger entry or the guard's audit record
+		// is missing, and the guard has logged that. The approval did happen.
+		return res.Written, nil
+	case errors.Is(err, governance.ErrOwnershipRejected):
+		return res.Written, refuse("ownership_rejected",
+			"the ownership manifest refuses this update: a field of it is owned by another system")
+	case errors.Is(err, governance.ErrPendingApproval):
+		id := ""
+		if res.Held != nil {
+			id = res.Held.ID
+		}
+		return res.Written, refuse("ownership_approval_required",
+			"the update is held for an ownership approval ("+id+"); approve it under /api/governance/approvals, then approve this again")
+	case errors.Is(err, governance.ErrLoopDetected):
+		return res.Written, refuse("loop_detected", "the update would echo a write the host ERP just made; it was blocked as a loop")
+	case errors.Is(err, governance.ErrDLPBlocked):
+		return res.Written, refuse("dlp_blocked", "the update carries a secret or card data and may not be written")
+	case errors.Is(err, governance.ErrNotConfigured):
+		return res.Written, fmt.Errorf("%w: %w", ErrERPNotConfigured, err)
+	case errors.Is(err, governance.ErrUnavailable):
+		return res.Written, fmt.Errorf("%w: %w", ErrERPUnavailable, err)
+	case errors.As(err, &cerr) && cerr.Op == connector.OpWrite, errors.Is(err, governance.ErrInvalidRequest):
+		return res.Written, err
+	}
+	// Neither a write nor a check failed: the connector could not be set up (its
+	// configuration could not be read), so nothing reached the ERP.
+	return res.Written, fmt.Errorf("%w: %w", ErrERPUnavailable, err)
+}
+
+// decodeFields decodes a stored Fields object, keeping numbers as written so the ERP
+// sees exactly what the host asked for and a replay carries the same body.
+func decodeFields(raw json.RawMessage) (map[string]any, error) {
+	if len(raw) == 0 {
+		raw = DefaultFields
+	}
+	var fields map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&fields); err != nil || len(fields) == 0 {
+		return nil, errors.New("fields are not a non-empty JSON object")
+	}
+	return fields, nil
+}

@@ -1,0 +1,291 @@
+package finance
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// View is a row as the dashboard sees it: camelCase, absent values as null, and never the
+// lease token.
+type View struct {
+	ID             string          `json:"id"`
+	ERPID          *string         `json:"erpId"`
+	Status         Status          `json:"status"`
+	Entity         string          `json:"entity"`
+	Amount         string          `json:"amount"`
+	Currency       string          `json:"currency"`
+	Vendor         string          `json:"vendor"`
+	Description    string          `json:"description"`
+	RequestedBy    string          `json:"requestedBy"`
+	Fields         json.RawMessage `json:"fields"`
+	LeaseExpiresAt *time.Time      `json:"leaseExpiresAt"`
+	LastError      *string         `json:"lastError"`
+	DecidedBy      *string         `json:"decidedBy"`
+	DecidedAt      *time.Time      `json:"decidedAt"`
+	Note           *string         `json:"note"`
+	CreatedAt      time.Time       `json:"createdAt"`
+	UpdatedAt      time.Time       `json:"updatedAt"`
+}
+
+// ViewOf returns the view of a.
+func ViewOf(a Approval) View {
+	v := View{ID: a.ID, Status: a.Status, Entity: a.Entity, Amount: a.Amount, Currency: a.Currency, Vendor: a.Vendor,
+		Description: a.Description, RequestedBy: a.RequestedBy, Fields: a.Fields, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+		ERPID: optional(a.ERPID), LastError: optional(a.LastError), DecidedBy: optional(a.DecidedBy), Note: optional(a.Note)}
+	if len(v.Fields) == 0 {
+		v.Fields = DefaultFields
+	}
+	if a.Lease != nil {
+		exp := a.Lease.ExpiresAt
+		v.LeaseExpiresAt = &exp
+	}
+	if !a.DecidedAt.IsZero() {
+		at := a.DecidedAt
+		v.DecidedAt = &at
+	}
+	return v
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Listing limits.
+const (
+	DefaultListLimit = 25
+	MaxListLimit     = 100
+)
+
+// maxDecisionBody bounds the body of approve and reject.
+const maxDecisionBody = 16 << 10
+
+func who(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
+	id, ok := identity.FromContext(r.Context())
+	if !ok || !id.Attributable() {
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusUnauthorized, "unauthenticated", "Sign in to use finance approvals."))
+		return identity.Identity{}, false
+	}
+	return id, true
+}
+
+// ListHandler serves GET /api/finance-ops/approvals?status=&limit=&cursor= (operator):
+// the tenant's rows in one status (default pending), newest first,
+// {"items": [...], "nextCursor": string|null}.
+func (s *Service) ListHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := who(w, r)
+		if !ok {
+			return
+		}
+		q := r.URL.Query()
+		var errs []httpapi.FieldError
+		status := Status(q.Get("status"))
+		if status == "" {
+			status = StatusPending
+		} else if !validStatus(status) {
+			errs = append(errs, httpapi.FieldError{Field: "status", Message: "must be pending, applying, accepted or rejected"})
+		}
+		limit := DefaultListLimit
+		if v := q.Get("limit"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > MaxListLimit {
+				errs = append(errs, httpapi.FieldError{Field: "limit", Message: "must be a whole number from 1 to 100"})
+			}
+			limit = n
+		}
+		if len(errs) > 0 {
+			p := httpapi.NewProblem(http.StatusBadRequest, "invalid_query", "The query parameters are invalid; see errors.")
+			p.Errors = errs
+			httpapi.WriteProblem(w, r, p)
+			return
+		}
+		page, err := s.Store.List(r.Context(), id.TenantID, status, limit, q.Get("cursor"))
+		if errors.Is(err, ErrBadCursor) {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "invalid_cursor", "The cursor is not from a previous page of this listing."))
+			return
+		}
+		if err != nil {
+			httpapi.WriteUnavailable(w, r, err, "Finance approvals are unavailable; retry shortly.")
+			return
+		}
+		items := make([]View, 0, len(page.Approvals))
+		for _, a := range page.Approvals {
+			items = append(items, ViewOf(a))
+		}
+		var next *string
+		if page.NextCursor != "" {
+			next = &page.NextCursor
+		}
+		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"items": items, "nextCursor": next})
+	})
+}
+
+func validStatus(s Status) bool {
+	for _, v := range Statuses {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// DetailHandler serves GET /api/finance-ops/approvals/{id} (operator).
+func (s *Service) DetailHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := who(w, r)
+		if !ok {
+			return
+		}
+		approvalID := r.PathValue("id")
+		if !ValidID(approvalID) {
+			writeError(w, r, ErrInvalidID, Approval{})
+			return
+		}
+		a, err := s.Store.Get(r.Context(), id.TenantID, approvalID)
+		if err != nil {
+			writeError(w, r, err, Approval{})
+			return
+		}
+		httpapi.WriteJSON(w, http.StatusOK, ViewOf(a))
+	})
+}
+
+// ApproveHandler serves POST /api/finance-ops/approvals/{id}/approve (approver). It takes
+// no body; 200 with the accepted row, or a problem (see the package documentation).
+func (s *Service) ApproveHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := who(w, r)
+		if !ok {
+			return
+		}
+		a, err := s.Approve(r.Context(), actor, r.PathValue("id"))
+		if err != nil {
+			writeError(w, r, err, a)
+			return
+		}
+		httpapi.WriteJSON(w, http.StatusOK, ViewOf(a))
+	})
+}
+
+// RejectHandler serves POST /api/finance-ops/approvals/{id}/reject (approver): an
+// optional body {"reason"} of at most 1000 characters; 200 with the rejected row.
+func (s *Service) RejectHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := who(w, r)
+		if !ok {
+			return
+		}
+		var body struct {
+			Reason string `json:"reason"`
+		}
+		raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxDecisionBody))
+		if err != nil {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusRequestEntityTooLarge, "payload_too_large", "The body exceeds 16 KiB."))
+			return
+		}
+		if strings.TrimSpace(string(raw)) != "" && json.Unmarshal(raw, &body) != nil {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json", `The body must be {"reason": "..."} or empty.`))
+			return
+		}
+		reason := strings.TrimSpace(body.Reason)
+		if utf8.RuneCountInString(reason) > 1000 || hasControl(reason) {
+			writeFieldErrors(w, r, []httpapi.FieldError{{Field: "reason", Message: "must be at most 1000 characters without control characters"}})
+			return
+		}
+		a, err := s.Reject(r.Context(), actor, r.PathValue("id"), reason)
+		if err != nil {
+			writeError(w, r, err, a)
+			return
+		}
+		httpapi.WriteJSON(w, http.StatusOK, ViewOf(a))
+	})
+}
+
+// writeError is the one place the package's errors become problems.
+func writeError(w http.ResponseWriter, r *http.Request, err error, cur Approval) {
+	var f *ApproveError
+	if errors.As(err, &f) {
+		httpapi.WriteProblem(w, r, failureProblem(f))
+		return
+	}
+	var p *httpapi.Problem
+	switch {
+	case errors.Is(err, ErrInvalidID):
+		p = httpapi.NewProblem(http.StatusBadRequest, "invalid_id", "An approval id is 1 to 64 letters, digits, '.', '_', ':' or '-'.")
+	case errors.Is(err, ErrNotFound):
+		p = httpapi.NewProblem(http.StatusNotFound, "not_found", "No such finance approval.")
+	case errors.Is(err, ErrNotPending):
+		p = httpapi.NewProblem(http.StatusConflict, "not_pending", "The approval is "+string(cur.Status)+", not pending.")
+	case errors.Is(err, ErrLeaseHeld):
+		p = httpapi.NewProblem(http.StatusConflict, "lease_held", "Another approve is applying this approval right now.")
+	case errors.Is(err, ErrIDReused):
+		p = httpapi.NewProblem(http.StatusConflict, "approval_id_reused",
+			"This approvalId already names a different approval of the tenant; nothing was changed.")
+	default:
+		httpapi.WriteUnavailable(w, r, err, "Finance approvals are unavailable; nothing was changed. Retry shortly.")
+		return
+	}
+	httpapi.WriteProblem(w, r, p)
+}
+
+// failureProblem maps an approve's failure to its documented status and code.
+func failureProblem(f *ApproveError) *httpapi.Problem {
+	const again = " The approval is pending again."
+	var p *httpapi.Problem
+	switch f.Cause {
+	case CauseMissingERPID:
+		p = httpapi.NewProblem(http.StatusBadRequest, "missing_erp_id", "The approval names no ERP record to update."+again)
+	case CauseNotConfigured:
+		p = httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
+			"The tenant has no host ERP connector; nothing was written."+again)
+	case CauseUnavailable:
+		p = httpapi.NewProblem(http.StatusServiceUnavailable, "connector_unavailable",
+			"A governance check or the host ERP connector is unavailable; nothing was written. Retry shortly.")
+		p.RetryAfter = 5 * time.Second
+	case CauseRefused:
+		p = httpapi.NewProblem(http.StatusConflict, f.Refusal.Code, "Governance refused the ERP update: "+f.Refusal.Reason+"."+again)
+	case CauseReturnedNothing:
+		p = httpapi.NewProblem(http.StatusBadGateway, "erp_returned_nothing",
+			"The host ERP answered without confirming the record."+again)
+	case CauseLostRace:
+		p = httpapi.NewProblem(http.StatusConflict, "lost_race",
+			"Another approve took this approval over after this one's lease expired; it decides the outcome.")
+	case CauseCompletionFailed:
+		p = httpapi.NewProblem(http.StatusServiceUnavailable, "completion_failed",
+			"The ERP was updated but the approval could not be marked accepted; retry the approve (the ERP will not apply it twice).")
+		p.RetryAfter = 5 * time.Second
+	default:
+		p = httpapi.NewProblem(http.StatusBadGateway, "erp_update_failed", "The host ERP did not accept the update."+again)
+	}
+	if !f.Reverted && f.Cause != CauseLostRace && f.Cause != CauseCompletionFailed && f.Cause != CauseUnavailable {
+		p.Detail = strings.TrimSuffix(p.Detail, again) + " The approval returns to pending when its lease expires."
+	}
+	return p
+}
+
+func writeFieldErrors(w http.ResponseWriter, r *http.Request, errs []httpapi.FieldError) {
+	p := httpapi.NewProblem(http.StatusBadRequest, "validation_failed", "The body has invalid fields; see errors.")
+	p.Errors = errs
+	httpapi.WriteProblem(w, r, p)
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return true
+		}
+	}
+	return false
+}

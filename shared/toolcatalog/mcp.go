@@ -1,0 +1,366 @@
+package toolcatalog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/dlp"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// serverVersions are the protocol versions the endpoint negotiates, newest first. The SDK
+// also speaks 2026-07-28; it is left out so that the endpoint speaks what the catalogue
+// reports (a client asking for it, or asking server/discover, is answered 2025-11-25).
+// 2024-11-05 is left out because it predates Streamable HTTP.
+var serverVersions = []string{ProtocolVersion, "2025-06-18", "2025-03-26"}
+
+// ServerName is the implementation name the endpoint reports in initialize.
+const ServerName = "syncassist-tools"
+
+// MCPHandler serves POST /api/mcp: MCP over Streamable HTTP, stateless, answering with
+// JSON (not SSE), built on the official Go SDK. Like ToolsHandler it needs an identity
+// with the operator role, which it hands to the tool calls; the tools act only for that
+// identity's tenant.
+//
+// Before the SDK sees a request the handler answers, as problem+json: 401/403 (identity),
+// 405 for anything but POST, 415 for a body that is not application/json, 406 for an
+// Accept header without application/json and text/event-stream (the transport requires
+// both), and 413 for a body over MaxRequestBytes. Everything else, including JSON-RPC
+// errors, is the SDK's.
+func (c *Catalog) MCPHandler() http.Handler {
+	server := c.newServer()
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		JSONResponse:        true,
+		MaxRequestBodyBytes: MaxRequestBytes,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, p := authorize(r)
+		if p != nil && p.Status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			httpapi.WriteProblem(w, r, p)
+			return
+		}
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusMethodNotAllowed, CodeMethodNotAllowed,
+				"The MCP endpoint is stateless: send each JSON-RPC message with POST."))
+			return
+		}
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+				"Send the JSON-RPC message as Content-Type: application/json."))
+			return
+		}
+		if !acceptsBoth(r.Header.Values("Accept")) {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotAcceptable, CodeNotAcceptable,
+				"Send Accept: application/json, text/event-stream (MCP Streamable HTTP); answers are JSON."))
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBytes+1))
+		if err != nil {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "unreadable_body",
+				"The request body could not be read."))
+			return
+		}
+		if len(body) > MaxRequestBytes {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusRequestEntityTooLarge, CodeBodyTooLarge,
+				fmt.Sprintf("The request body exceeds %d bytes; send fewer fields or sample records.", MaxRequestBytes)))
+			return
+		}
+		if p != nil {
+			c.auditRefused(r.Context(), id, body)
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope"`)
+			httpapi.WriteProblem(w, r, p)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		sdk.ServeHTTP(w, r.WithContext(withCaller(r.Context(), id)))
+	})
+}
+
+func acceptsBoth(values []string) bool {
+	var js, sse bool
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, _, _ := mime.ParseMediaType(strings.TrimSpace(part))
+			switch mt {
+			case "application/json", "application/*":
+				js = true
+			case "text/event-stream", "text/*":
+				sse = true
+			case "*/*":
+				js, sse = true, true
+			}
+		}
+	}
+	return js && sse
+}
+
+// auditRefused records a request refused for its role: an identity tried to use the
+// tools. Only the JSON-RPC method and tool name are kept, never arguments.
+func (c *Catalog) auditRefused(ctx context.Context, id identity.Identity, body []byte) {
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(body, &msg)
+	details := map[string]any{"reason": "forbidden", "method": truncate(msg.Method, 64)}
+	if msg.Params.Name != "" {
+		details["tool"] = truncate(msg.Params.Name, 128)
+	}
+	c.writeAudit(ctx, audit.Entry{Actor: id, ActionType: ActionTypeMCP, ActionKey: ActionKeyCall,
+		Result: audit.ResultDenied, Resource: "mcp", Details: details})
+}
+
+func (c *Catalog) writeAudit(ctx context.Context, e audit.Entry) error {
+	if c.Audit == nil {
+		err := errors.New("toolcatalog: no audit log configured")
+		httpapi.Logger(ctx).Error("tool call not audited", "actionKey", e.ActionKey, "error", err)
+		return err
+	}
+	if err := c.Audit.Write(ctx, e); err != nil {
+		httpapi.Logger(ctx).Error("tool call not audited", "actionKey", e.ActionKey, "error", err)
+		return err
+	}
+	return nil
+}
+
+// runner is a tool's implementation: args are the call's arguments after validation
+// against the tool's schema (optional nulls removed), ready for json.Unmarshal.
+type runner func(call *toolCall, args json.RawMessage) (any, error)
+
+func (c *Catalog) runners() map[string]runner {
+	return map[string]runner{
+		ToolFieldMappingSuggest: c.fieldMappingSuggest,
+		ToolIntegrationStatus:   c.integrationStatus,
+		ToolGovernanceCheck:     c.governanceCheck,
+		ToolMCPDiscover:         c.mcpDiscover,
+	}
+}
+
+func (c *Catalog) newServer() *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "SyncAssist tool catalogue", Version: "1.0.0"},
+		&mcp.ServerOptions{
+			// No logging capability: tool calls are audited, not streamed to the client.
+			Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+			SupportedProtocolVersions: serverVersions,
+			Instructions: "Tools of the SyncAssist integration service. Every call acts for the caller's tenant " +
+				"and is audited. Call service.governance_check before proposing a write.",
+		})
+	runners := c.runners()
+	for _, t := range Tools() {
+		schema, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			// The schemas are literals of this package; a failure is a programming error
+			// that the catalogue tests catch.
+			panic(fmt.Sprintf("toolcatalog: schema of %s: %v", t.Name, err))
+		}
+		server.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(schema)},
+			c.handle(t, runners[t.Name]))
+	}
+	return server
+}
+
+// toolCall is one tools/call in progress: who asked, and what the audit record will say.
+type toolCall struct {
+	c       *Catalog
+	ctx     context.Context
+	id      identity.Identity
+	tool    string
+	meta    map[string]any
+	keys    []string
+	details map[string]any
+}
+
+func (c *Catalog) handle(t Tool, run runner) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		id, ok := callerFrom(ctx)
+		if !ok {
+			return nil, errNoCaller
+		}
+		start := time.Now()
+		call := &toolCall{c: c, ctx: ctx, id: id, tool: t.Name, meta: req.Params.Meta, details: map[string]any{}}
+		args, keys, errs := decodeArguments(req.Params.Arguments, t.InputSchema)
+		call.keys = keys
+		var out any
+		var err error
+		if errs != nil {
+			err = errs
+		} else {
+			out, err = run(call, args)
+		}
+		return call.finish(out, err, time.Since(start))
+	}
+}
+
+// errUnavailable wraps failures of a dependency (a store, the manifest source): the call
+// may succeed if repeated.
+var errUnavailable = errors.New("toolcatalog: dependency unavailable")
+
+func unavailable(what string, err error) error {
+	return fmt.Errorf("%w: %s: %w", errUnavailable, what, err)
+}
+
+// finish turns a tool's outcome into the call's result and its audit record. A result
+// that cannot be audited is not returned: an agent must never hold data whose handing
+// out left no trace.
+func (call *toolCall) finish(out any, err error, took time.Duration) (*mcp.CallToolResult, error) {
+	result, outcome := audit.ResultSuccess, "ok"
+	var res *mcp.CallToolResult
+	var argErrs argumentErrors
+	switch {
+	case errors.As(err, &argErrs):
+		result, outcome = audit.ResultFailure, "invalid_arguments"
+		fields := make([]string, len(argErrs))
+		for i, e := range argErrs {
+			fields[i] = e.Field
+		}
+		call.details["invalidFields"] = fields
+		res = call.errorResult("invalid_arguments", argErrs.Error()+". Fix the arguments and call again.", argErrs)
+	case errors.Is(err, errUnavailable):
+		result, outcome = audit.ResultFailure, "unavailable"
+		httpapi.Logger(call.ctx).Error("tool call failed", "tool", call.tool, "error", err)
+		res = call.errorResult("temporarily_unavailable", "The service could not complete the call right now; retry shortly.", nil)
+	case err != nil:
+		result, outcome = audit.ResultFailure, "internal_error"
+		httpapi.Logger(call.ctx).Error("tool call failed", "tool", call.tool, "error", err)
+		res = call.errorResult("internal_error", "The call failed inside the service; quote correlation id "+
+			httpapi.CorrelationID(call.ctx)+" when reporting it.", nil)
+	default:
+		var rerr error
+		if res, rerr = call.jsonResult(out); rerr != nil {
+			result, outcome = audit.ResultFailure, "internal_error"
+			httpapi.Logger(call.ctx).Error("tool result not built", "tool", call.tool, "error", rerr)
+			res = call.errorResult("internal_error", "The call failed inside the service.", nil)
+		}
+	}
+	call.details["tool"] = call.tool
+	call.details["argumentKeys"] = call.keys
+	call.details["outcome"] = outcome
+	call.details["durationMs"] = took.Milliseconds()
+	if aerr := call.c.writeAudit(call.ctx, audit.Entry{Actor: call.id, ActionType: ActionTypeMCP,
+		ActionKey: ActionKeyCall, Result: result, Resource: "mcp/" + call.tool, Details: call.details}); aerr != nil {
+		return call.errorResult("temporarily_unavailable", "The call could not be recorded in the audit log, "+
+			"so its result is withheld; retry shortly.", nil), nil
+	}
+	return res, nil
+}
+
+// jsonResult answers v as structured content and as its JSON text. The JSON is scanned
+// with the record policy before it leaves: no tool echoes a sensitive value on purpose,
+// and this catches one that slipped into a field name, an id or a message.
+func (call *toolCall) jsonResult(v any) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	b, err = call.c.redact(call.ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+	}, nil
+}
+
+// redact applies the DLP record policy to an outgoing document, failing closed.
+func (c *Catalog) redact(ctx context.Context, doc []byte) ([]byte, error) {
+	if c.Scanner == nil {
+		return nil, errors.New("toolcatalog: no DLP scanner configured")
+	}
+	res, err := c.Scanner.ScanJSON(dlp.Record, doc)
+	if err != nil {
+		return nil, fmt.Errorf("scanning the result: %w", err)
+	}
+	if len(res.Findings) > 0 {
+		httpapi.Logger(ctx).Warn("tool result redacted", "findings", res.Counts())
+	}
+	return res.Output, nil
+}
+
+// ToolError is the structured content of a result with isError set.
+type ToolError struct {
+	Error struct {
+		Code    string               `json:"code"`
+		Message string               `json:"message"`
+		Errors  []httpapi.FieldError `json:"errors,omitempty"`
+	} `json:"error"`
+}
+
+func (call *toolCall) errorResult(code, message string, fields []httpapi.FieldError) *mcp.CallToolResult {
+	var te ToolError
+	te.Error.Code, te.Error.Message, te.Error.Errors = code, message, fields
+	b, _ := json.Marshal(te)
+	if call.c.Scanner != nil {
+		if safe, err := call.c.redact(call.ctx, b); err == nil {
+			b = safe
+		}
+	}
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: message}},
+		StructuredContent: json.RawMessage(b),
+	}
+}
+
+// maxAuditedKeys bounds the argument names an audit record keeps; the schemas have at most
+// six, so more means a client sending junk.
+const maxAuditedKeys = 16
+
+// decodeArguments parses raw (absent or null means {}), drops optional nulls and validates
+// the result against s. It returns the arguments re-encoded for json.Unmarshal and the
+// sorted top-level names the caller sent, for the audit record.
+func decodeArguments(raw json.RawMessage, s *Schema) (json.RawMessage, []string, argumentErrors) {
+	var v any = map[string]any{}
+	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		dec := json.NewDecoder(bytes.NewReader(t))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil || dec.More() {
+			return nil, []string{}, argumentErrors{{Field: "arguments", Message: "must be a JSON object"}}
+		}
+	}
+	keys := []string{}
+	if obj, ok := v.(map[string]any); ok {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if len(keys) == maxAuditedKeys {
+				break
+			}
+			keys = append(keys, truncate(k, 64))
+		}
+	}
+	dropOptionalNulls(s, v)
+	if errs := validate(s, v, ""); len(errs) > 0 {
+		return nil, keys, errs
+	}
+	clean, err := json.Marshal(v)
+	if err != nil {
+		return nil, keys, argumentErrors{{Field: "arguments", Message: "must be a JSON object"}}
+	}
+	return clean, keys, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
