@@ -146,6 +146,9 @@ type Deps struct {
 	AIRecords     *dynamostore.AIRecords
 	// Connectors builds and caches the tenants' connector clients.
 	Connectors *connector.Registry
+	// Manifests and Ledger are the guard's ownership manifests and write ledger.
+	Manifests governance.ManifestSource
+	Ledger    governance.Ledger
 	// Guard is the one chokepoint every connector write passes.
 	Guard *governance.Guard
 	// Governance serves the governance read and approval routes.
@@ -330,6 +333,10 @@ func (d *Deps) RouteHandler(name string) (http.Handler, error) {
 		return d.FinanceService().RejectHandler(), nil
 	case blueprint.FuncFinanceApprovalCreate:
 		return d.FinanceService().CreateHandler(), nil
+	case blueprint.FuncMCPTools:
+		return d.Catalog().ToolsHandler(), nil
+	case blueprint.FuncMCP:
+		return d.Catalog().MCPHandler(), nil
 	case blueprint.FuncGovernanceApprovals, blueprint.FuncGovernanceRejections, blueprint.FuncGovernanceLoops,
 		blueprint.FuncGovernanceApprove, blueprint.FuncGovernanceDeny:
 		return d.governanceHandler(name), nil
@@ -349,7 +356,12 @@ func (d *Deps) Mux(fns []blueprint.Function) (http.Handler, error) {
 		if err != nil {
 			return nil, err
 		}
-		mux.Handle(f.Route.Pattern(), d.authenticated(*f.Route, h))
+		h = d.authenticated(*f.Route, h)
+		if f.Name == blueprint.FuncMCPTools {
+			// The catalogue answers even the middleware's 401/403 in its own envelope.
+			h = d.Catalog().ListEnvelope(h)
+		}
+		mux.Handle(f.Route.Pattern(), h)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "route_not_found",

@@ -17,6 +17,7 @@ import (
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/toolcatalog"
 )
 
 // buildGovernance wires the guard: manifests (default + tenant overrides), ledger and
@@ -27,9 +28,11 @@ func (d *Deps) buildGovernance(awsCfg aws.Config, store *dynamostore.Governance)
 	if bus := os.Getenv("ALERT_BUS_NAME"); bus != "" {
 		alerter.Events, alerter.BusName = eventbridge.NewFromConfig(awsCfg), bus
 	}
+	d.Manifests = &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: store}
+	d.Ledger = store
 	guard, err := governance.NewGuard(governance.Deps{
-		Manifests:  &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: store},
-		Ledger:     store,
+		Manifests:  d.Manifests,
+		Ledger:     d.Ledger,
 		Records:    store,
 		Connectors: governance.RegistryConnectors(d.Connectors),
 		Scanner:    d.DLP,
@@ -44,6 +47,13 @@ func (d *Deps) buildGovernance(awsCfg aws.Config, store *dynamostore.Governance)
 	d.Guard = guard
 	d.Governance = &governance.Service{Records: store, Guard: guard, Audit: d.Audit, Now: d.now}
 	return nil
+}
+
+// Catalog returns the tool catalogue and MCP endpoint's service.
+func (d *Deps) Catalog() *toolcatalog.Catalog {
+	return &toolcatalog.Catalog{Claims: d.Claims, Manifests: d.Manifests, Ledger: d.Ledger, Scanner: d.DLP,
+		AI: d.AI, Audit: d.Audit, External: toolcatalog.TenantExternalTools{Tenants: d.Tenants},
+		Now: d.now, LoopWindow: d.Config.LoopWindow}
 }
 
 // Operator returns the operator queue's handlers' service.

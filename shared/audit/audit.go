@@ -25,10 +25,11 @@ const (
 	TypeConnector  = "connector"
 	TypeGovernance = "governance"
 	TypeSession    = "session"
+	TypeMCP        = "mcp"
 )
 
 // ActionTypes lists every action type, for validating queries.
-var ActionTypes = []string{TypeFinance, TypeSyncError, TypeDLP, TypeAI, TypeConnector, TypeGovernance, TypeSession}
+var ActionTypes = []string{TypeFinance, TypeSyncError, TypeDLP, TypeAI, TypeConnector, TypeGovernance, TypeSession, TypeMCP}
 
 // Results of an action.
 const (

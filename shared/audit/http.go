@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
@@ -100,7 +101,7 @@ func (h *Handler) parse(r *http.Request) (Query, []httpapi.FieldError) {
 		bad("from", "the window may span at most 31 days")
 	}
 	if q.ActionType != "" && !slices.Contains(ActionTypes, q.ActionType) {
-		bad("actionType", "must be one of finance, syncerror, dlp, ai, connector, governance, session")
+		bad("actionType", "must be one of "+strings.Join(ActionTypes, ", "))
 	}
 	if s := v.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)

@@ -88,6 +88,8 @@ const (
 	FuncGovernanceLoops      = "governance-loop-detections"
 	FuncGovernanceApprove    = "governance-approval-approve"
 	FuncGovernanceDeny       = "governance-approval-deny"
+	FuncMCPTools             = "mcp-tools"
+	FuncMCP                  = "mcp"
 
 	FuncEmbeddedHostBootstrap    = "embedded-host-bootstrap"
 	FuncEmbeddedContextBootstrap = "embedded-context-bootstrap"
@@ -254,6 +256,21 @@ func init() {
 			Functions[i].Tables = append(Functions[i].Tables, TableGrant{FinanceApprovals, ReadWrite})
 		}
 	}
+}
+
+// The tool catalogue for AI agents. Its tools span several modules, so embedded contexts
+// (bound to one module) cannot call it (Module "").
+func init() {
+	Functions = append(Functions,
+		Function{Name: FuncMCPTools, Description: "Lists the tool catalogue for AI agents (operators)",
+			Route:  &Route{Method: "GET", Path: "/api/mcp/tools", Auth: AuthOperator},
+			Tables: []TableGrant{{EmbeddedSessions, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+		Function{Name: FuncMCP, Description: "MCP endpoint (Streamable HTTP, stateless): the four tools for AI agents",
+			Route: &Route{Method: "POST", Path: "/api/mcp", Auth: AuthOperator},
+			Tables: []TableGrant{{Processed, Read}, {Tenants, Read}, {Governance, Read}, {Audit, ReadWrite},
+				{AIRecords, ReadWrite}, {EmbeddedSessions, Read}},
+			InvokesAI: true, Timeout: 30 * time.Second, MemoryMB: 512},
+	)
 }
 
 // HTTPFunctions returns the functions behind HTTP routes.

@@ -29,7 +29,11 @@ const KeyEmbeddedAllowedRoles = "embedded.allowed_roles"
 var FeatureFlags = []string{KeyEnabled, KeyWebhookEnabled}
 
 // KnownSettings are the keys the onboarding command accepts.
-var KnownSettings = []string{KeyEnabled, KeyWebhookEnabled, KeyEmbeddedAllowedRoles}
+var KnownSettings = []string{KeyEnabled, KeyWebhookEnabled, KeyEmbeddedAllowedRoles, KeyMCPExternalTools}
+
+// KeyMCPExternalTools holds, as JSON, the external tools registered for the tenant's MCP
+// discovery ("<server>.<tool>" names with descriptions and schemas).
+const KeyMCPExternalTools = "mcp.external_tools"
 
 // Errors a caller branches on.
 var (

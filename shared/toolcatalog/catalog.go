@@ -1,11 +1,14 @@
 package toolcatalog
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/ai"
@@ -105,8 +108,8 @@ type ListProblem struct {
 const timestampLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // ToolsHandler serves GET /api/mcp/tools for an authenticated caller with the operator
-// role (admin holds it too). Authentication is the wiring's middleware; the handler still
-// refuses a request without an identity (401) or without the role (403).
+// role (approvers and admins hold it too). Authentication is the wiring's middleware; the
+// handler still refuses a request without an identity (401) or without the role (403).
 func (c *Catalog) ToolsHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, p := authorize(r); p != nil {
@@ -136,6 +139,70 @@ func (c *Catalog) writeListProblem(w http.ResponseWriter, r *http.Request, p *ht
 	}
 	w.WriteHeader(p.Status)
 	_ = jsonEncode(w, ListProblem{Problem: p, Success: false, Timestamp: c.now().Format(timestampLayout)})
+}
+
+// ListEnvelope gives every problem answer of h the catalogue's failure members (success:
+// false and timestamp), including the 401 and 403 of authentication middleware mounted
+// in front of ToolsHandler. Wrap the whole chain of GET /api/mcp/tools in it:
+//
+//	c.ListEnvelope(identity.Authenticate(v, sessions, identity.ValidateGuestContext(...c.ToolsHandler())))
+//
+// Answers that are not problem documents, and problems that already carry success, pass
+// unchanged.
+func (c *Catalog) ListEnvelope(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ew := &envelopeWriter{ResponseWriter: w}
+		h.ServeHTTP(ew, r)
+		if ew.held == nil {
+			return
+		}
+		body := ew.held.Bytes()
+		var doc map[string]any
+		if json.Unmarshal(body, &doc) == nil && doc != nil {
+			if _, ok := doc["success"]; !ok {
+				doc["success"] = false
+				doc["timestamp"] = c.now().Format(timestampLayout)
+				if b, err := json.Marshal(doc); err == nil {
+					body = append(b, '\n')
+				}
+			}
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(ew.status)
+		_, _ = w.Write(body)
+	})
+}
+
+// envelopeWriter holds back a problem+json answer so ListEnvelope can add its members;
+// everything else goes straight through.
+type envelopeWriter struct {
+	http.ResponseWriter
+	status  int
+	decided bool
+	held    *bytes.Buffer
+}
+
+func (e *envelopeWriter) WriteHeader(code int) {
+	if e.decided {
+		return
+	}
+	e.decided = true
+	mt, _, _ := mime.ParseMediaType(e.Header().Get("Content-Type"))
+	if code >= 400 && mt == "application/problem+json" {
+		e.status, e.held = code, &bytes.Buffer{}
+		return
+	}
+	e.ResponseWriter.WriteHeader(code)
+}
+
+func (e *envelopeWriter) Write(b []byte) (int, error) {
+	if !e.decided {
+		e.WriteHeader(http.StatusOK)
+	}
+	if e.held != nil {
+		return e.held.Write(b)
+	}
+	return e.ResponseWriter.Write(b)
 }
 
 // authorize returns the caller's identity, or the problem that refuses it: 401 without

@@ -1,15 +1,18 @@
 package toolcatalog_test
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/toolcatalog"
 )
 
@@ -204,13 +207,21 @@ func TestCatalogueRefusals(t *testing.T) {
 		code   string
 	}{
 		{"no identity", anonymous, http.MethodGet, http.StatusUnauthorized, "unauthenticated"},
-		{"no operator role", approverA, http.MethodGet, http.StatusForbidden, "forbidden"},
+		{"no operator role", noRoleA, http.MethodGet, http.StatusForbidden, "forbidden"},
 		{"wrong method", operatorA, http.MethodPost, http.StatusMethodNotAllowed, "method_not_allowed"},
+		// Approvers hold the operator role (identity.HasRole), so they may list the tools.
+		{"approver", approverA, http.MethodGet, http.StatusOK, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest(tc.method, e.srv.URL+"/api/mcp/tools", nil)
 			tc.who.set(req.Header)
 			res := do(t, req)
+			if tc.status == http.StatusOK {
+				if res.status != http.StatusOK {
+					t.Errorf("status %d: %s", res.status, res.body)
+				}
+				return
+			}
 			if res.status != tc.status || res.header.Get("Content-Type") != "application/problem+json" {
 				t.Fatalf("status %d (%s), want %d problem+json: %s", res.status, res.header.Get("Content-Type"), tc.status, res.body)
 			}
@@ -220,6 +231,61 @@ func TestCatalogueRefusals(t *testing.T) {
 			}
 			if _, err := time.Parse(time.RFC3339, p.Timestamp); err != nil {
 				t.Errorf("timestamp %q: %v", p.Timestamp, err)
+			}
+		})
+	}
+}
+
+type verifier map[string]identity.Principal
+
+func (v verifier) Verify(_ context.Context, token string) (identity.Principal, error) {
+	p, ok := v[token]
+	if !ok {
+		return identity.Principal{}, identity.ErrTokenInvalid
+	}
+	return p, nil
+}
+
+// Behind the service's own authentication chain, the middleware's refusals carry the
+// catalogue's failure members too, once the chain is wrapped in ListEnvelope.
+func TestListEnvelopeOverTheOperatorChain(t *testing.T) {
+	e := newEnv(t)
+	v := verifier{"op": {Subject: "user:ana", TenantID: "acme", Roles: []string{identity.RoleOperator}},
+		"guest": {Subject: "user:guest", TenantID: "acme"}}
+	h := e.cat.ListEnvelope(identity.Authenticate(v, nil, identity.ValidateGuestContext(
+		identity.RequireRole(identity.RoleOperator, e.cat.ToolsHandler()))))
+	for _, tc := range []struct {
+		name, token string
+		status      int
+		code        string
+	}{
+		{"no credential", "", http.StatusUnauthorized, "unauthenticated"},
+		{"bad credential", "forged", http.StatusUnauthorized, "invalid_token"},
+		{"no role", "guest", http.StatusForbidden, "forbidden"},
+		{"operator", "op", http.StatusOK, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, "/api/mcp/tools", nil)
+			if tc.token != "" {
+				req.Header.Set("Authorization", "Bearer "+tc.token)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != tc.status {
+				t.Fatalf("status %d: %s", rec.Code, rec.Body)
+			}
+			if tc.status == http.StatusOK {
+				if b := decode[listBody](t, rec.Body.Bytes()); !b.Success || len(b.Tools) != 4 {
+					t.Errorf("body %s", rec.Body)
+				}
+				return
+			}
+			p := decode[listProblem](t, rec.Body.Bytes())
+			if p.Success || p.Code != tc.code || p.Status != tc.status || rec.Header().Get("Content-Type") != "application/problem+json" {
+				t.Errorf("problem %s", rec.Body)
+			}
+			if _, err := time.Parse(time.RFC3339, p.Timestamp); err != nil {
+				t.Errorf("timestamp %q", p.Timestamp)
 			}
 		})
 	}

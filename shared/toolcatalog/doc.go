@@ -14,9 +14,9 @@
 //
 // # Identity, tenancy, audit
 //
-// Both routes need an authenticated identity with the operator role (admin holds it).
-// The wiring's middleware authenticates; the handlers still answer 401 without an
-// identity and 403 without the role. MCPHandler pins the identity into the context the
+// Both routes need an authenticated identity with the operator role (approvers and admins
+// hold it too). The wiring's middleware authenticates; the handlers still answer 401
+// without an identity and 403 without the role. MCPHandler pins the identity into the context the
 // SDK hands to the tool handlers, and every tool acts for that identity's tenant only.
 // Every tools/call writes one audit record (action key mcp.call, action type mcp,
 // result success or failure, details: tool, argument names, outcome, never argument

@@ -46,6 +46,23 @@ type Finding struct {
 	Confidence float64 `json:"confidence"`
 }
 
+// TypeCount is how many findings of one type a scan reported. Counts are a list, not an
+// object keyed by type: a key such as aws_secret_access_key would make the record policy
+// take its count for the secret.
+type TypeCount struct {
+	Type  string `json:"type"`
+	Count int    `json:"count"`
+}
+
+func countsOf(r dlp.Result) []TypeCount {
+	counts := r.Counts()
+	out := make([]TypeCount, 0, len(counts))
+	for _, t := range slices.Sorted(maps.Keys(counts)) {
+		out = append(out, TypeCount{t, counts[t]})
+	}
+	return out
+}
+
 func findingsOf(r dlp.Result) []Finding {
 	out := make([]Finding, len(r.Findings))
 	for i, f := range r.Findings {
@@ -91,10 +108,10 @@ type GovernanceResult struct {
 		BreakingCondition string `json:"breakingCondition,omitempty"`
 	} `json:"loop"`
 	DLP struct {
-		Policy   string         `json:"policy"`
-		Blocked  bool           `json:"blocked"`
-		Counts   map[string]int `json:"counts"`
-		Findings []Finding      `json:"findings"`
+		Policy   string      `json:"policy"`
+		Blocked  bool        `json:"blocked"`
+		Counts   []TypeCount `json:"counts"`
+		Findings []Finding   `json:"findings"`
 	} `json:"dlp"`
 }
 
@@ -197,7 +214,7 @@ func (c *Catalog) governanceCheck(call *toolCall, raw json.RawMessage) (any, err
 		return nil, fmt.Errorf("DLP scan of the input: %w", err)
 	}
 	out.DLP.Policy, out.DLP.Blocked = string(dlp.ConnectorWrite), res.Blocked
-	out.DLP.Counts, out.DLP.Findings = res.Counts(), findingsOf(res)
+	out.DLP.Counts, out.DLP.Findings = countsOf(res), findingsOf(res)
 	if res.Blocked {
 		decide(DecisionDeny, Reason{Code: "dlp_blocked", Message: "the input carries data no connector write " +
 			"may carry (" + res.Reason + "); remove it and check again"})
@@ -295,6 +312,10 @@ func (c *Catalog) checkOwnership(call *toolCall, out *GovernanceResult, w propos
 		return nil
 	}
 	if !sourceOK {
+		if source != "" {
+			// Named but unknown: unknown_system has denied the write already.
+			return nil
+		}
 		for _, owner := range slices.Sorted(maps.Keys(owners)) {
 			decide(DecisionRequireApproval, Reason{Code: "source_unknown", Owner: owner, Fields: owners[owner],
 				Message: fmt.Sprintf("%s owns these fields of %s; name sourceSystem so the check can tell whether "+
@@ -433,10 +454,9 @@ func (c *Catalog) auditScan(call *toolCall, res dlp.Result) {
 	if len(res.Findings) == 0 {
 		return
 	}
-	counts := res.Counts()
-	list := make([]map[string]any, 0, len(counts))
-	for _, t := range slices.Sorted(maps.Keys(counts)) {
-		list = append(list, map[string]any{"type": t, "count": counts[t]})
+	var list []map[string]any
+	for _, c := range countsOf(res) {
+		list = append(list, map[string]any{"type": c.Type, "count": c.Count})
 	}
 	result := audit.ResultSuccess
 	if res.Blocked {

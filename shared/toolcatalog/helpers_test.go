@@ -96,6 +96,8 @@ var (
 	operatorA = caller{"acme", "user:ana@acme", []string{identity.RoleOperator}}
 	operatorB = caller{"globex", "user:bo@globex", []string{identity.RoleOperator}}
 	approverA = caller{"acme", "user:apr@acme", []string{identity.RoleApprover}}
+	// noRoleA is signed in to acme but holds no role.
+	noRoleA   = caller{"acme", "user:guest@acme", nil}
 	anonymous = caller{}
 )
 

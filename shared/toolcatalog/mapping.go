@@ -60,6 +60,15 @@ type Alternative struct {
 	Confidence  float64 `json:"confidence"`
 }
 
+// FieldFormat is what a source field's sample values look like.
+type FieldFormat struct {
+	Field  string `json:"field"`
+	Format string `json:"format"`
+	// Matched of Seen non-empty samples have the format.
+	Matched int `json:"matched"`
+	Seen    int `json:"seen"`
+}
+
 // UnmappedTarget is a required target field no suggestion covers.
 type UnmappedTarget struct {
 	Name   string `json:"name"`
@@ -87,10 +96,12 @@ type MappingResult struct {
 	// SampleData reports what the samples were used for and what sensitive data they held;
 	// no sample value is ever part of the answer.
 	SampleData struct {
-		Records  int               `json:"records"`
-		Formats  map[string]string `json:"formats"`
-		Findings []Finding         `json:"findings"`
-		Counts   map[string]int    `json:"counts"`
+		Records int `json:"records"`
+		// Formats names the dominant format of each source field's samples (a list, so
+		// that a field named like a secret does not get its format taken for one).
+		Formats  []FieldFormat `json:"formats"`
+		Findings []Finding     `json:"findings"`
+		Counts   []TypeCount   `json:"counts"`
 	} `json:"sampleData"`
 	AIRefinement *AIRefinement `json:"aiRefinement,omitempty"`
 }
@@ -121,7 +132,7 @@ func (c *Catalog) fieldMappingSuggest(call *toolCall, raw json.RawMessage) (any,
 		out.AIRefinement = refinement
 	}
 	out.SampleData.Records = len(args.SampleData)
-	out.SampleData.Findings, out.SampleData.Counts = []Finding{}, map[string]int{}
+	out.SampleData.Findings, out.SampleData.Counts = []Finding{}, []TypeCount{}
 	if len(args.SampleData) > 0 {
 		doc, err := json.Marshal(args.SampleData)
 		if err != nil {
@@ -131,7 +142,7 @@ func (c *Catalog) fieldMappingSuggest(call *toolCall, raw json.RawMessage) (any,
 		if err != nil {
 			return nil, fmt.Errorf("DLP scan of sampleData: %w", err)
 		}
-		out.SampleData.Findings, out.SampleData.Counts = findingsOf(res), res.Counts()
+		out.SampleData.Findings, out.SampleData.Counts = findingsOf(res), countsOf(res)
 		c.auditScan(call, res)
 	}
 	call.details["sourceFields"] = len(args.SourceFields)
@@ -305,11 +316,14 @@ func (m *mapper) score(si, ti int) candidate {
 		switch {
 		case slices.Contains(accepts, f):
 			c.evidence = 0.08
+			why := fmt.Sprintf("samples are %s (%s), as %s expects", formatWords[f], share, t.spec.Name)
 			if c.name < 0.4 && rescuing[f] {
+				// Formats this specific say what the field holds even when its name does not.
 				c.name = 0.55
-				c.reasons[0] = "names differ, but"
+				c.reasons[0] = "names differ, but " + why
+			} else {
+				c.reasons = append(c.reasons, why)
 			}
-			c.reasons = append(c.reasons, fmt.Sprintf("samples are %s (%s), as %s expects", formatWords[f], share, t.spec.Name))
 		case distinctive[f]:
 			c.evidence = -0.25
 			c.reasons = append(c.reasons, fmt.Sprintf("samples are %s (%s), which %s does not hold", formatWords[f], share, t.spec.Name))
@@ -559,7 +573,7 @@ func (m *mapper) result(threshold float64) *MappingResult {
 	chosen := m.assign(threshold)
 	out := &MappingResult{ConfidenceThreshold: threshold, Suggestions: []Suggestion{},
 		UnmappedRequiredTargets: []UnmappedTarget{}, UnmappedTargets: []string{}, UnmappedSources: []string{}}
-	out.SampleData.Formats = map[string]string{}
+	out.SampleData.Formats = []FieldFormat{}
 	usedSource := map[int]string{}
 	for ti, t := range m.targets {
 		out.Coverage.Targets++
@@ -606,7 +620,8 @@ func (m *mapper) result(threshold float64) *MappingResult {
 			out.UnmappedSources = append(out.UnmappedSources, s.spec.Name)
 		}
 		if s.samples.format != "" {
-			out.SampleData.Formats[s.spec.Name] = formatWords[s.samples.format]
+			out.SampleData.Formats = append(out.SampleData.Formats, FieldFormat{s.spec.Name, formatWords[s.samples.format],
+				s.samples.matched, s.samples.seen})
 		}
 	}
 	return out

@@ -310,9 +310,17 @@ func (call *toolCall) errorResult(code, message string, fields []httpapi.FieldEr
 	var te ToolError
 	te.Error.Code, te.Error.Message, te.Error.Errors = code, message, fields
 	b, _ := json.Marshal(te)
-	if call.c.Scanner != nil {
-		if safe, err := call.c.redact(call.ctx, b); err == nil {
-			b = safe
+	// Messages name the arguments a caller sent, and a name can itself be a secret.
+	if call.c.Scanner == nil {
+		b, message = []byte(`{"error":{"code":"internal_error","message":"no DLP scanner configured"}}`), "The call failed inside the service."
+	} else if safe, err := call.c.redact(call.ctx, b); err != nil {
+		b, message = []byte(`{"error":{"code":"internal_error","message":"the answer could not be scanned"}}`), "The call failed inside the service."
+	} else {
+		b = safe
+		if res, err := call.c.Scanner.ScanText(dlp.Record, message); err == nil {
+			message = string(res.Output)
+		} else {
+			message = "The call failed inside the service."
 		}
 	}
 	return &mcp.CallToolResult{
@@ -321,6 +329,10 @@ func (call *toolCall) errorResult(code, message string, fields []httpapi.FieldEr
 		StructuredContent: json.RawMessage(b),
 	}
 }
+
+// maxReportedErrors bounds the argument errors one answer lists; a model fixes the first
+// ones and calls again.
+const maxReportedErrors = 20
 
 // maxAuditedKeys bounds the argument names an audit record keeps; the schemas have at most
 // six, so more means a client sending junk.
@@ -349,6 +361,11 @@ func decodeArguments(raw json.RawMessage, s *Schema) (json.RawMessage, []string,
 	}
 	dropOptionalNulls(s, v)
 	if errs := validate(s, v, ""); len(errs) > 0 {
+		if len(errs) > maxReportedErrors {
+			more := len(errs) - maxReportedErrors
+			errs = append(errs[:maxReportedErrors], httpapi.FieldError{Field: "arguments",
+				Message: fmt.Sprintf("%d more errors like these are not listed", more)})
+		}
 		return nil, keys, errs
 	}
 	clean, err := json.Marshal(v)

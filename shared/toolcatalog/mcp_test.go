@@ -62,10 +62,22 @@ func TestMCPToolsListEqualsCatalogue(t *testing.T) {
 	if len(res.Tools) != len(catalogue.Tools) {
 		t.Fatalf("tools/list has %d tools, catalogue %d", len(res.Tools), len(catalogue.Tools))
 	}
-	for i, tool := range res.Tools {
+	// The SDK lists tools by name; the catalogue in the spec's order.
+	for _, tool := range res.Tools {
+		i := slices.IndexFunc(catalogue.Tools, func(c struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+			InputSchema any    `json:"inputSchema"`
+		}) bool {
+			return c.Name == tool.Name
+		})
+		if i < 0 {
+			t.Errorf("tools/list has %q, the catalogue does not", tool.Name)
+			continue
+		}
 		want := catalogue.Tools[i]
 		if tool.Name != want.Name || tool.Description != want.Description {
-			t.Errorf("tool %d: %q/%q, catalogue %q/%q", i, tool.Name, tool.Description, want.Name, want.Description)
+			t.Errorf("%q/%q, catalogue %q/%q", tool.Name, tool.Description, want.Name, want.Description)
 		}
 		if !reflect.DeepEqual(tool.InputSchema, want.InputSchema) {
 			t.Errorf("%s: schema differs\nmcp:       %v\ncatalogue: %v", tool.Name, tool.InputSchema, want.InputSchema)
@@ -137,7 +149,7 @@ func TestMCPRefusesBeforeTheSDK(t *testing.T) {
 		code   string
 	}{
 		{"no identity", anonymous, initialize, nil, http.StatusUnauthorized, "unauthenticated"},
-		{"no operator role", approverA, toolsCall, nil, http.StatusForbidden, "forbidden"},
+		{"no operator role", noRoleA, toolsCall, nil, http.StatusForbidden, "forbidden"},
 		{"body over 256 KiB", operatorA, big, nil, http.StatusRequestEntityTooLarge, "body_too_large"},
 		{"not JSON", operatorA, initialize, map[string]string{"Content-Type": "text/plain"}, http.StatusUnsupportedMediaType, "unsupported_media_type"},
 		{"accepts no event stream", operatorA, initialize, map[string]string{"Accept": "application/json"}, http.StatusNotAcceptable, "not_acceptable"},

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/syncassist/syncassist/shared/ai"
@@ -127,7 +128,7 @@ func (c *Catalog) refine(call *toolCall, m *mapper, r *AIRefinement) {
 			rc := refineCandidate{Name: s.spec.Name, Type: s.spec.Type, Description: s.spec.Description,
 				SampleFormat: formatWords[s.samples.format]}
 			for _, v := range s.values[:min(maxSamplesPerField, len(s.values))] {
-				rc.Samples = append(rc.Samples, truncate(fmt.Sprint(v), maxSampleChars))
+				rc.Samples = append(rc.Samples, truncate(sampleText(v), maxSampleChars))
 			}
 			rt.Candidates = append(rt.Candidates, rc)
 		}
@@ -207,6 +208,13 @@ func (m *mapper) applyChoice(ti int, source *string, conf float64, reason string
 	}
 	m.sort(ti)
 	return changed
+}
+
+func sampleText(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 func parseRefineAnswer(content string) (refineAnswer, bool) {

@@ -227,9 +227,9 @@ type govAnswer struct {
 		Dropped []string                     `json:"dropped"`
 	} `json:"ownership"`
 	DLP struct {
-		Blocked  bool                  `json:"blocked"`
-		Counts   map[string]int        `json:"counts"`
-		Findings []toolcatalog.Finding `json:"findings"`
+		Blocked  bool                    `json:"blocked"`
+		Counts   []toolcatalog.TypeCount `json:"counts"`
+		Findings []toolcatalog.Finding   `json:"findings"`
 	} `json:"dlp"`
 }
 
@@ -403,6 +403,13 @@ func TestSecretsAreReportedMaskedAndNeverEchoed(t *testing.T) {
 			t.Errorf("suggestions %+v", out.Suggestions)
 		}
 	})
+	t.Run("a secret as an argument name", func(t *testing.T) {
+		res := e.rawCall(t, operatorA, toolcatalog.ToolGovernanceCheck, map[string]any{"input": map[string]any{}, awsSecret: 1}, nil)
+		if !res.Result.IsError || !strings.Contains(string(res.body), "is not an argument here") {
+			t.Fatalf("answer %s", res.body)
+		}
+		check(t, res.body, nil)
+	})
 	t.Run("audit log", func(t *testing.T) {
 		var scans int
 		for _, r := range e.audits.All() {
@@ -433,7 +440,7 @@ func TestFieldMappingAIRefinement(t *testing.T) {
 			prompts = append(prompts, m.Content)
 		}
 		return ai.ChatResponse{Content: `Here you go: {"choices":[{"target":"Name","source":"legalName","confidence":0.9,` +
-			`"reason":"the registered name is what the account carries"},{"target":"ghost","source":"x","confidence":1}]}`},
+				`"reason":"the registered name is what the account carries"},{"target":"ghost","source":"x","confidence":1}]}`},
 			ai.Usage{Model: "fake-1"}, nil
 	}}
 	auditor := aitest.NewAuditor()
@@ -556,7 +563,8 @@ func TestFieldMappingAnswer(t *testing.T) {
 		a.Coverage.RequiredTargets != 3 || a.Coverage.RequiredMapped != 2 || a.ConfidenceThreshold != 0.5 {
 		t.Errorf("coverage %+v unmapped %+v", a.Coverage, a.UnmappedRequiredTargets)
 	}
-	if a.SampleData.Formats["contact"] != "email addresses" || a.SampleData.Records != 1 {
+	if !slices.Contains(a.SampleData.Formats, toolcatalog.FieldFormat{Field: "contact", Format: "email addresses", Matched: 1, Seen: 1}) ||
+		a.SampleData.Records != 1 {
 		t.Errorf("sample report %+v", a.SampleData)
 	}
 	// A higher threshold keeps only the sure ones.
