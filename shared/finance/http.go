@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -89,31 +88,14 @@ func (s *Service) ListHandler() http.Handler {
 		if !ok {
 			return
 		}
-		q := r.URL.Query()
-		var errs []httpapi.FieldError
-		status := Status(q.Get("status"))
-		if status == "" {
-			status = StatusPending
-		} else if !validStatus(status) {
-			errs = append(errs, httpapi.FieldError{Field: "status", Message: "must be pending, applying, accepted or rejected"})
-		}
-		limit := DefaultListLimit
-		if v := q.Get("limit"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > MaxListLimit {
-				errs = append(errs, httpapi.FieldError{Field: "limit", Message: "must be a whole number from 1 to 100"})
-			}
-			limit = n
-		}
-		if len(errs) > 0 {
-			p := httpapi.NewProblem(http.StatusBadRequest, "invalid_query", "The query parameters are invalid; see errors.")
-			p.Errors = errs
-			httpapi.WriteProblem(w, r, p)
+		q, ok := httpapi.ParseList(w, r, httpapi.ListSpec{DefaultLimit: DefaultListLimit, MaxLimit: MaxListLimit,
+			Statuses: []string{string(StatusPending), string(StatusApplying), string(StatusAccepted), string(StatusRejected)}})
+		if !ok {
 			return
 		}
-		page, err := s.Store.List(r.Context(), id.TenantID, status, limit, q.Get("cursor"))
+		page, err := s.Store.List(r.Context(), id.TenantID, Status(q.Status), q.Limit, q.Cursor)
 		if errors.Is(err, ErrBadCursor) {
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "invalid_cursor", "The cursor is not from a previous page of this listing."))
+			httpapi.WriteBadCursor(w, r)
 			return
 		}
 		if err != nil {
@@ -124,21 +106,8 @@ func (s *Service) ListHandler() http.Handler {
 		for _, a := range page.Approvals {
 			items = append(items, ViewOf(a))
 		}
-		var next *string
-		if page.NextCursor != "" {
-			next = &page.NextCursor
-		}
-		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"items": items, "nextCursor": next})
+		httpapi.WriteList(w, items, page.NextCursor)
 	})
-}
-
-func validStatus(s Status) bool {
-	for _, v := range Statuses {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }
 
 // DetailHandler serves GET /api/finance-ops/approvals/{id} (operator).

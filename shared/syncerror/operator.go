@@ -145,33 +145,14 @@ func (o *Operator) ListHandler() http.Handler {
 		if !ok {
 			return
 		}
-		q := r.URL.Query()
-		var errs []httpapi.FieldError
-		status := Status(q.Get("status"))
-		switch status {
-		case "":
-			status = StatusPending
-		case StatusPending, StatusApplying, StatusApproved, StatusRejected, StatusEscalated:
-		default:
-			errs = append(errs, httpapi.FieldError{Field: "status", Message: "must be pending, applying, approved, rejected or escalated"})
-		}
-		limit := DefaultListLimit
-		if s := q.Get("limit"); s != "" {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 || n > MaxListLimit {
-				errs = append(errs, httpapi.FieldError{Field: "limit", Message: "must be a whole number from 1 to 100"})
-			}
-			limit = n
-		}
-		if len(errs) > 0 {
-			p := httpapi.NewProblem(http.StatusBadRequest, "invalid_query", "The query parameters are invalid; see errors.")
-			p.Errors = errs
-			httpapi.WriteProblem(w, r, p)
+		q, ok := httpapi.ParseList(w, r, httpapi.ListSpec{DefaultLimit: DefaultListLimit, MaxLimit: MaxListLimit,
+			Statuses: []string{string(StatusPending), string(StatusApplying), string(StatusApproved), string(StatusRejected), string(StatusEscalated)}})
+		if !ok {
 			return
 		}
-		page, err := o.Claims.List(r.Context(), id.TenantID, status, limit, q.Get("cursor"))
+		page, err := o.Claims.List(r.Context(), id.TenantID, Status(q.Status), q.Limit, q.Cursor)
 		if errors.Is(err, ErrBadCursor) {
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "invalid_cursor", "The cursor is not from a previous page of this listing."))
+			httpapi.WriteBadCursor(w, r)
 			return
 		}
 		if err != nil {
@@ -182,11 +163,7 @@ func (o *Operator) ListHandler() http.Handler {
 		for _, c := range page.Claims {
 			items = append(items, summarize(c))
 		}
-		var next *string
-		if page.NextCursor != "" {
-			next = &page.NextCursor
-		}
-		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"items": items, "nextCursor": next})
+		httpapi.WriteList(w, items, page.NextCursor)
 	})
 }
 
