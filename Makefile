@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 GOTEST_FLAGS ?= -count=1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help run sample demo reconcile token tenantctl test test-unit test-template build synth lint bench clean deps
+.PHONY: help run sample demo embedded reconcile token tenantctl test test-unit test-template build synth lint bench clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -30,6 +30,9 @@ sample: ## sign and post a sample sync error to the running local stack (ERROR_I
 
 demo: ## walk the whole flow against the running local stack: sync error -> diagnosis -> approve -> ERP write-back
 	$(GO) run ./infra/local demo
+
+embedded: ## open a demo embedded session and a sync-errors context on the running local stack
+	$(GO) run ./infra/local embedded
 
 reconcile: ## run the reconcile of the running local stack now
 	@curl -s -X POST http://127.0.0.1:$(or $(PORT),3000)/local/reconcile; echo
