@@ -22,7 +22,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-run: deps ## run the whole service locally on 127.0.0.1:$$PORT (default 3000)
+run: deps ## run the whole service locally on 127.0.0.1:$PORT (default 3000)
 	$(GO) run ./infra/local
 
 sample: ## sign and post a sample sync error to the running local stack (ERROR_ID=... to repeat one)
