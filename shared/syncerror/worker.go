@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -28,20 +29,72 @@ type Worker struct {
 	Now       func() time.Time
 	// StaleAfter overrides DefaultDiagnosisStale.
 	StaleAfter time.Duration
+	// Parallel is how many messages of a batch are diagnosed at once (provider calls
+	// dominate, so a batch of ten would otherwise take ten times one diagnosis).
+	Parallel int
+	// MinTimeLeft is the least time before the invocation's deadline to start a message.
+	MinTimeLeft time.Duration
 }
+
+// Worker defaults.
+const (
+	DefaultWorkerParallel = 4
+	DefaultMinTimeLeft    = 20 * time.Second
+)
 
 // HandleBatch processes every message and reports the ones that failed, so that SQS
 // redelivers only those (and moves them to the DLQ after maxReceiveCount).
 func (w *Worker) HandleBatch(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	parallel := w.Parallel
+	if parallel <= 0 {
+		parallel = DefaultWorkerParallel
+	}
+	failed := make([]bool, len(ev.Records))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, msg := range ev.Records {
+		sem <- struct{}{}
+		// A record not started before the invocation's deadline is handed back to SQS
+		// rather than cut off half-way when Lambda stops the function.
+		if err := w.startable(ctx); err != nil {
+			<-sem
+			failed[i] = true
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := w.handle(ctx, msg); err != nil {
+				w.log().Error("diagnosis message failed", "messageId", msg.MessageId,
+					"receiveCount", msg.Attributes["ApproximateReceiveCount"], "error", err)
+				failed[i] = true
+			}
+		}()
+	}
+	wg.Wait()
 	var resp events.SQSEventResponse
-	for _, msg := range ev.Records {
-		if err := w.handle(ctx, msg); err != nil {
-			w.log().Error("diagnosis message failed", "messageId", msg.MessageId,
-				"receiveCount", msg.Attributes["ApproximateReceiveCount"], "error", err)
+	for i, msg := range ev.Records {
+		if failed[i] {
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: msg.MessageId})
 		}
 	}
 	return resp, nil
+}
+
+// startable refuses to start a record when the invocation is over or has less than
+// MinTimeLeft before its deadline.
+func (w *Worker) startable(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	least := w.MinTimeLeft
+	if least <= 0 {
+		least = DefaultMinTimeLeft
+	}
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < least {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 func (w *Worker) handle(ctx context.Context, msg events.SQSMessage) error {

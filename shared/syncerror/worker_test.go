@@ -3,6 +3,7 @@ package syncerror_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -180,5 +181,78 @@ func TestWorkerRedeliveryIsIdempotent(t *testing.T) {
 	row, _ := store.Get(context.Background(), "acme", c.ID)
 	if len(d.calls) != 1 || row.DiagnosisAttempts != 1 || row.Diagnosis != syncerror.DiagnosisReady {
 		t.Fatalf("%d diagnoses, row %+v; want one", len(d.calls), row)
+	}
+}
+
+// gatedDiagnoser records how many diagnoses run at once; each waits for release.
+type gatedDiagnoser struct {
+	mu            sync.Mutex
+	running, peak int
+	release       chan struct{}
+}
+
+func (g *gatedDiagnoser) Diagnose(_ context.Context, c syncerror.Claim, inferenceID string) (syncerror.Proposal, error) {
+	g.mu.Lock()
+	g.running++
+	g.peak = max(g.peak, g.running)
+	g.mu.Unlock()
+	<-g.release
+	g.mu.Lock()
+	g.running--
+	g.mu.Unlock()
+	return syncerrortest.SampleProposal(inferenceID, clock), nil
+}
+
+func TestWorkerDiagnosesABatchInParallel(t *testing.T) {
+	store := syncerrortest.NewClaimStore()
+	var records []events.SQSMessage
+	for i := 0; i < 8; i++ {
+		c := claimed(t, store, "acme", "E-"+strconv.Itoa(i), clock)
+		records = append(records, sqsMsg("m"+strconv.Itoa(i), `{"tenantId":"acme","id":"`+c.ID+`"}`))
+	}
+	g := &gatedDiagnoser{release: make(chan struct{})}
+	w := &syncerror.Worker{Claims: store, Diagnoser: g, Log: discardLogger(), Now: func() time.Time { return clock }, Parallel: 3}
+	done := make(chan events.SQSEventResponse)
+	go func() {
+		resp, _ := w.HandleBatch(context.Background(), events.SQSEvent{Records: records})
+		done <- resp
+	}()
+	// Three diagnoses start before any finishes; a fourth never runs beside them.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		g.mu.Lock()
+		running := g.running
+		g.mu.Unlock()
+		if running == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d diagnoses running at once, want 3", running)
+		}
+	}
+	for i := 0; i < 8; i++ {
+		g.release <- struct{}{}
+	}
+	resp := <-done
+	if len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures %+v", resp.BatchItemFailures)
+	}
+	if g.peak != 3 {
+		t.Fatalf("peak concurrency %d, want 3", g.peak)
+	}
+}
+
+func TestWorkerHandsBackWhatItCannotStartBeforeTheDeadline(t *testing.T) {
+	store := syncerrortest.NewClaimStore()
+	c := claimed(t, store, "acme", "E-1", clock)
+	d := &fakeDiagnoser{}
+	w := &syncerror.Worker{Claims: store, Diagnoser: d, Log: discardLogger(), Now: func() time.Time { return clock }, MinTimeLeft: time.Minute}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := w.HandleBatch(ctx, events.SQSEvent{Records: []events.SQSMessage{sqsMsg("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})
+	if err != nil || len(resp.BatchItemFailures) != 1 || len(d.calls) != 0 {
+		t.Fatalf("resp %+v err=%v calls %d: want the message handed back untouched", resp, err, len(d.calls))
+	}
+	if row, _ := store.Get(context.Background(), "acme", c.ID); row.Diagnosis != syncerror.DiagnosisQueued {
+		t.Fatalf("row %s, want still queued", row.Diagnosis)
 	}
 }
