@@ -67,7 +67,7 @@ func TestFunctionEnvironment(t *testing.T) {
 
 func TestFunctionLogGroups(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
-		s.countIs(t, "AWS::Logs::LogGroup", len(s.functions))
+		s.countIs(t, "AWS::Logs::LogGroup", len(s.functions)+1) // plus the API's access logs
 		for _, f := range s.functions {
 			t.Run(f.Name, func(t *testing.T) {
 				logGroup := assertions.NewCapture(nil)

@@ -3,8 +3,10 @@ package stack
 import (
 	"strings"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -33,6 +35,7 @@ func NewAPI(scope constructs.Construct, id string, props *APIProps) *API {
 		ApiName:     jsii.String(blueprint.PhysicalName(props.Stage, "syncassist")),
 		Description: jsii.String("SyncAssist HTTP API (" + props.Stage + ")"),
 	})
+	c.guardDefaultStage(props)
 	for _, f := range props.Functions {
 		fn := props.Lambdas.Function(f.Name)
 		if f.Route == nil || fn == nil || !httpMethods[f.Route.Method] {
@@ -50,6 +53,48 @@ func NewAPI(scope constructs.Construct, id string, props *APIProps) *API {
 		})
 	}
 	return c
+}
+
+// Default throttling of every route: a runaway host ERP script or a scraping dashboard is
+// slowed at the edge instead of exhausting the functions' concurrency.
+const (
+	DefaultThrottleRate  = 100
+	DefaultThrottleBurst = 200
+)
+
+// accessLogFormat is one JSON line per request; the request id ties it to the function's
+// logs (the handlers log it as requestId).
+const accessLogFormat = `{"requestId":"$context.requestId","ip":"$context.identity.sourceIp",` +
+	`"time":"$context.requestTime","method":"$context.httpMethod","route":"$context.routeKey",` +
+	`"status":"$context.status","latencyMs":"$context.responseLatency","integrationError":"$context.integrationErrorMessage"}`
+
+// guardDefaultStage gives the API's default stage access logs and route throttling, through
+// the L1 stage: the L2 HTTP API does not expose either for its default stage.
+func (c *API) guardDefaultStage(props *APIProps) {
+	stage := c.HttpApi.DefaultStage()
+	if stage == nil {
+		return
+	}
+	cfn, ok := stage.Node().DefaultChild().(awsapigatewayv2.CfnStage)
+	if !ok {
+		return
+	}
+	removal := awscdk.RemovalPolicy_RETAIN
+	if props.Stage == DefaultStage {
+		removal = awscdk.RemovalPolicy_DESTROY
+	}
+	logs := awslogs.NewLogGroup(c.Construct, jsii.String("AccessLogs"), &awslogs.LogGroupProps{
+		Retention:     DefaultLogRetention,
+		RemovalPolicy: removal,
+	})
+	cfn.SetAccessLogSettings(&awsapigatewayv2.CfnStage_AccessLogSettingsProperty{
+		DestinationArn: logs.LogGroupArn(),
+		Format:         jsii.String(accessLogFormat),
+	})
+	cfn.SetDefaultRouteSettings(&awsapigatewayv2.CfnStage_RouteSettingsProperty{
+		ThrottlingRateLimit:  jsii.Number(DefaultThrottleRate),
+		ThrottlingBurstLimit: jsii.Number(DefaultThrottleBurst),
+	})
 }
 
 // apiGatewayPath writes a ServeMux path for API Gateway. "{id}" means the same to both; a
