@@ -58,6 +58,8 @@ func run(args []string) error {
 			Provider:      contextString(app, "aiProvider", ""),
 			Model:         contextString(app, "aiModel", ""),
 			OpenAIBaseURL: contextString(app, "openaiBaseUrl", ""),
+			// The complete ARN of the secret holding the API key (with its random suffix).
+			OpenAIKeySecretARN: contextString(app, "openaiApiKeySecretArn", ""),
 		},
 		Identity: stack.IdentityProps{
 			Issuer:   contextString(app, "jwtIssuer", ""),

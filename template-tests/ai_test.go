@@ -44,7 +44,8 @@ var (
 	openAIStack = &lazyStack{spec: synthesized{
 		name: "openai", stage: "prod",
 		tables: blueprint.Tables, queues: blueprint.Queues, functions: blueprint.Functions,
-		ai: stack.AIProps{Provider: "openai", Model: "gpt-4o-mini", OpenAIBaseURL: "https://api.openai.example/v1"},
+		ai: stack.AIProps{Provider: "openai", Model: "gpt-4o-mini", OpenAIBaseURL: "https://api.openai.example/v1",
+			OpenAIKeySecretARN: testKeySecret},
 	}}
 )
 
@@ -233,5 +234,34 @@ func TestAIConfigMistakesAreReported(t *testing.T) {
 				t.Error("an invalid AI setting still granted a Bedrock action")
 			}
 		})
+	}
+}
+
+const testKeySecret = "arn:aws:secretsmanager:eu-central-1:123456789012:secret:syncassist/openai-key-AbCdEf"
+
+// With the OpenAI-compatible provider, exactly the AI functions may read the API key's
+// secret, and the key itself is nowhere in the template.
+func TestOpenAIKeyComesFromItsSecret(t *testing.T) {
+	s := openAIStack.get(t)
+	for _, f := range s.functions {
+		readsKey := false
+		for _, st := range s.statements(t, f.Name) {
+			for _, a := range values(st["Action"]) {
+				if a == "secretsmanager:GetSecretValue" {
+					readsKey = true
+					for _, r := range values(st["Resource"]) {
+						if r != testKeySecret {
+							t.Errorf("function %s may read secret %v, want only %s", f.Name, r, testKeySecret)
+						}
+					}
+				}
+			}
+		}
+		if readsKey != f.InvokesAI {
+			t.Errorf("function %s reads the OpenAI key: %v, want %v", f.Name, readsKey, f.InvokesAI)
+		}
+	}
+	if strings.Contains(s.templateJSON(t), "OPENAI_API_KEY\"") {
+		t.Fatal("the template sets OPENAI_API_KEY itself")
 	}
 }

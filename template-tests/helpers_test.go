@@ -224,6 +224,9 @@ func (s *synthesized) configEnv(f blueprint.Function) obj {
 		if s.ai.OpenAIBaseURL != "" {
 			out["OPENAI_BASE_URL"] = s.ai.OpenAIBaseURL
 		}
+		if s.ai.Provider == "openai" && s.ai.OpenAIKeySecretARN != "" {
+			out[stack.EnvOpenAIKeySecret] = s.ai.OpenAIKeySecretARN
+		}
 	}
 	if f.PublishesAlerts {
 		// Ref of an event bus is its name.

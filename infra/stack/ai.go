@@ -27,10 +27,13 @@ const (
 	envAIProvider    = "AI_PROVIDER"
 	envAIModel       = "AI_MODEL"
 	envOpenAIBaseURL = "OPENAI_BASE_URL"
+	// EnvOpenAIKeySecret names the Secrets Manager secret holding the OpenAI API key; the
+	// function reads it once at start.
+	EnvOpenAIKeySecret = "OPENAI_API_KEY_SECRET_ARN"
 )
 
 // aiEnvNames are the variables aiEnvironment may set, for validate's duplicate check.
-var aiEnvNames = []string{envAIProvider, envAIModel, envOpenAIBaseURL}
+var aiEnvNames = []string{envAIProvider, envAIModel, envOpenAIBaseURL, EnvOpenAIKeySecret}
 
 // bedrockInvokeAction is what the Converse API is authorized as (ConverseStream would be
 // bedrock:InvokeModelWithResponseStream, which the service does not use).
@@ -50,9 +53,11 @@ type AIProps struct {
 	// OpenAIBaseURL is the OpenAI-compatible endpoint; required for AIProviderOpenAI.
 	//
 	// The OpenAI API key never goes into the template (environment variables are readable
-	// by anyone who can read the function's configuration): it must come from a secret
-	// the function reads at run time, which is not built yet.
+	// by anyone who can read the function's configuration): it comes from the secret
+	// OpenAIKeySecretARN, which the functions may read and nothing else.
 	OpenAIBaseURL string
+	// OpenAIKeySecretARN is the Secrets Manager secret (its whole value is the API key).
+	OpenAIKeySecretARN string
 }
 
 func (a AIProps) withDefaults() AIProps {
@@ -71,6 +76,9 @@ func (a AIProps) environment() map[string]string {
 	}
 	if a.OpenAIBaseURL != "" {
 		env[envOpenAIBaseURL] = a.OpenAIBaseURL
+	}
+	if a.Provider == AIProviderOpenAI && a.OpenAIKeySecretARN != "" {
+		env[EnvOpenAIKeySecret] = a.OpenAIKeySecretARN
 	}
 	return env
 }

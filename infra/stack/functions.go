@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -155,6 +156,10 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 		}
 		if f.PublishesAlerts && props.AlertBus != nil {
 			props.AlertBus.GrantPutEventsTo(fn, nil)
+		}
+		if f.InvokesAI && props.AI.withDefaults().Provider == AIProviderOpenAI && props.AI.OpenAIKeySecretARN != "" {
+			awssecretsmanager.Secret_FromSecretCompleteArn(group, jsii.String("OpenAIKey"),
+				jsii.String(props.AI.OpenAIKeySecretARN)).GrantRead(fn, nil)
 		}
 		if f.InvokesAI && props.AI.grantsBedrock() {
 			fn.AddToRolePolicy(bedrockInvokeStatement(fn, props.AI.Model))

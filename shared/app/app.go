@@ -199,6 +199,11 @@ func Load(ctx context.Context) (*Deps, error) {
 		return nil, err
 	}
 	d.AIConfig.AWSConfig = &awsCfg
+	if arn := os.Getenv("OPENAI_API_KEY_SECRET_ARN"); d.AIConfig.Name == "openai" && d.AIConfig.OpenAIAPIKey == "" && arn != "" {
+		if d.AIConfig.OpenAIAPIKey, err = secretValue(ctx, awsCfg, arn); err != nil {
+			return nil, fmt.Errorf("OpenAI API key: %w", err)
+		}
+	}
 	provider, err := ai.NewProvider(ctx, d.AIConfig)
 	if err != nil {
 		return nil, fmt.Errorf("AI provider: %w", err)
