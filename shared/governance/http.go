@@ -242,27 +242,16 @@ func listResponse[T, R any](items []R, conv func(R) T, window *Window, next stri
 
 // OwnershipRejectionsHandler serves GET /api/governance/ownership-rejections?since=&limit=&cursor=.
 func (s *Service) OwnershipRejectionsHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, ok := caller(w, r)
-		if !ok {
-			return
-		}
-		q, errs := s.parseRecordQuery(r, id.TenantID)
-		if len(errs) > 0 {
-			writeInvalidQuery(w, r, errs)
-			return
-		}
-		page, err := s.Records.ListRejections(r.Context(), q)
-		if err != nil {
-			writeListError(w, r, err)
-			return
-		}
-		httpapi.WriteJSON(w, http.StatusOK, listResponse(page.Items, rejectionItem, &Window{q.From, q.To}, page.NextCursor))
-	})
+	return windowed(s, s.Records.ListRejections, rejectionItem)
 }
 
 // LoopDetectionsHandler serves GET /api/governance/loop-detections?since=&limit=&cursor=.
 func (s *Service) LoopDetectionsHandler() http.Handler {
+	return windowed(s, s.Records.ListLoops, loopItem)
+}
+
+// windowed serves a listing of the last hour's records of one kind.
+func windowed[R, T any](s *Service, list func(context.Context, RecordQuery) (Page[R], error), conv func(R) T) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := caller(w, r)
 		if !ok {
@@ -273,12 +262,12 @@ func (s *Service) LoopDetectionsHandler() http.Handler {
 			writeInvalidQuery(w, r, errs)
 			return
 		}
-		page, err := s.Records.ListLoops(r.Context(), q)
+		page, err := list(r.Context(), q)
 		if err != nil {
 			writeListError(w, r, err)
 			return
 		}
-		httpapi.WriteJSON(w, http.StatusOK, listResponse(page.Items, loopItem, &Window{q.From, q.To}, page.NextCursor))
+		httpapi.WriteJSON(w, http.StatusOK, listResponse(page.Items, conv, &Window{q.From, q.To}, page.NextCursor))
 	})
 }
 
