@@ -268,3 +268,16 @@ func TestFlowReconcileRepairsWhatTheWebhookMissed(t *testing.T) {
 		t.Fatalf("second run %+v err=%v", rep, err)
 	}
 }
+
+// The governance reads sit behind validateGuestContext then requireApproverRole.
+func TestGovernanceReadsNeedAnApprover(t *testing.T) {
+	f := newFlow(t)
+	for _, path := range []string{"/api/governance/approvals?reason=ownership&status=pending",
+		"/api/governance/ownership-rejections", "/api/governance/loop-detections"} {
+		for token, want := range map[string]int{"": 401, "bogus": 401, operator: 403, approver: 200, "admin@demo": 200} {
+			if w := f.call(t, token, "GET", path, ""); w.Code != want {
+				t.Errorf("%s with %q: %d, want %d (%s)", path, token, w.Code, want, w.Body)
+			}
+		}
+	}
+}
