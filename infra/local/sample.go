@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -60,19 +59,11 @@ func readState() (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(filepath.Join(root, ".local", "local.env"))
-	if err != nil {
-		return nil, fmt.Errorf("no running local stack found (start it with `make run`): %w", err)
+	st, err := readDevEnv(filepath.Join(root, ".local", "local.env"))
+	if err == nil && st["LOCAL_API_URL"] == "" {
+		err = errors.New("no running local stack found: start it with `make run`")
 	}
-	defer f.Close()
-	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
-			out[k] = v
-		}
-	}
-	return out, sc.Err()
+	return st, err
 }
 
 // sample signs and posts one sample sync error to the running local stack.

@@ -29,6 +29,15 @@ const (
 // Statuses lists every state, for validating a listing's status filter.
 var Statuses = []Status{StatusPending, StatusApplying, StatusAccepted, StatusRejected}
 
+// statusNames are Statuses as the listing's query accepts them; pending, the default, first.
+var statusNames = func() []string {
+	out := make([]string, len(Statuses))
+	for i, s := range Statuses {
+		out[i] = string(s)
+	}
+	return out
+}()
+
 // Errors a caller branches on.
 var (
 	ErrNotFound = errors.New("finance approval not found")

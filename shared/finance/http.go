@@ -89,7 +89,7 @@ func (s *Service) ListHandler() http.Handler {
 			return
 		}
 		q, ok := httpapi.ParseList(w, r, httpapi.ListSpec{DefaultLimit: DefaultListLimit, MaxLimit: MaxListLimit,
-			Statuses: []string{string(StatusPending), string(StatusApplying), string(StatusAccepted), string(StatusRejected)}})
+			Statuses: statusNames})
 		if !ok {
 			return
 		}

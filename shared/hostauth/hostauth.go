@@ -140,9 +140,7 @@ func (a *Authenticator) now() time.Time {
 
 func byteSize(n int64) string {
 	if n%1024 == 0 {
-		return itoa(n/1024) + " KiB"
+		return strconv.FormatInt(n/1024, 10) + " KiB"
 	}
-	return itoa(n) + " bytes"
+	return strconv.FormatInt(n, 10) + " bytes"
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -101,27 +101,9 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	t.Run("concurrent claims create one row", func(t *testing.T) {
 		s := newStore(t)
 		c := syncerror.NewClaim(SampleRecord("t1", "e-race"), syncerror.SourceWebhook, "msg_1", base)
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		createdN := 0
-		for i := 0; i < 20; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				created, err := s.Claim(ctx, c)
-				if err != nil {
-					t.Error(err)
-				}
-				if created {
-					mu.Lock()
-					createdN++
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
-		if createdN != 1 {
-			t.Fatalf("%d claims reported created, want 1", createdN)
+		n := winners(t, 20, func(int) (bool, error) { return s.Claim(ctx, c) })
+		if n != 1 {
+			t.Fatalf("%d claims reported created, want 1", n)
 		}
 	})
 
@@ -379,28 +361,13 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	t.Run("concurrent approves take one lease", func(t *testing.T) {
 		s := newStore(t)
 		c := ready(t, s, "t1", "e-1", base)
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		won := 0
-		for i := 0; i < 20; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				l := syncerror.Lease{Token: fmt.Sprintf("tok-%d", i), ExpiresAt: base.Add(time.Minute)}
-				_, err := s.BeginApply(ctx, "t1", c.ID, l, nil, entry("approve"), base)
-				switch {
-				case err == nil:
-					mu.Lock()
-					won++
-					mu.Unlock()
-				case !errors.Is(err, syncerror.ErrStateChanged):
-					t.Error(err)
-				}
-			}()
-		}
-		wg.Wait()
-		if won != 1 {
-			t.Fatalf("%d approves took the lease, want 1", won)
+		n := winners(t, 20, func(i int) (bool, error) {
+			l := syncerror.Lease{Token: fmt.Sprintf("tok-%d", i), ExpiresAt: base.Add(time.Minute)}
+			_, err := s.BeginApply(ctx, "t1", c.ID, l, nil, entry("approve"), base)
+			return won(err)
+		})
+		if n != 1 {
+			t.Fatalf("%d approves took the lease, want 1", n)
 		}
 	})
 
@@ -453,27 +420,11 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)
 		mustClaim(t, s, c)
 		now := base.Add(time.Hour)
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		won := 0
-		for i := 0; i < 10; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				err := s.Requeue(ctx, "t1", c.ID, syncerror.DiagnosisQueued, c.DiagnosisSince, now)
-				switch {
-				case err == nil:
-					mu.Lock()
-					won++
-					mu.Unlock()
-				case !errors.Is(err, syncerror.ErrStateChanged):
-					t.Error(err)
-				}
-			}()
-		}
-		wg.Wait()
-		if won != 1 {
-			t.Fatalf("%d requeues won, want 1", won)
+		n := winners(t, 10, func(int) (bool, error) {
+			return won(s.Requeue(ctx, "t1", c.ID, syncerror.DiagnosisQueued, c.DiagnosisSince, now))
+		})
+		if n != 1 {
+			t.Fatalf("%d requeues won, want 1", n)
 		}
 		got, err := s.Get(ctx, "t1", c.ID)
 		if err != nil || got.Diagnosis != syncerror.DiagnosisQueued || !got.DiagnosisSince.Equal(now) {
@@ -499,4 +450,39 @@ func claimIDs(cs []syncerror.Claim) []string {
 		ids = append(ids, c.ID)
 	}
 	return ids
+}
+
+// winners runs try n times at once and counts the calls that report true; an error fails
+// the test. It is how the contract checks that a conditional write has exactly one winner.
+func winners(t *testing.T, n int, try func(i int) (bool, error)) int {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	count := 0
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := try(i)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				mu.Lock()
+				count++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return count
+}
+
+// won reads a conditional write's outcome: success wins, ErrStateChanged loses, anything
+// else is an error.
+func won(err error) (bool, error) {
+	if errors.Is(err, syncerror.ErrStateChanged) {
+		return false, nil
+	}
+	return err == nil, err
 }
