@@ -17,9 +17,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/syncassist/syncassist/shared/ai"
+	"github.com/syncassist/syncassist/shared/apidoc"
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/console"
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/finance"
@@ -180,7 +182,7 @@ func Load(ctx context.Context) (*Deps, error) {
 	db := dynamodb.NewFromConfig(awsCfg)
 	d := &Deps{
 		Config:       cfg,
-		Log:          NewLogger(cfg.LogLevel),
+		Log:          httpapi.NewLogger(cfg.LogLevel),
 		Tenants:      dynamostore.NewTenants(db, cfg.TenantsTable),
 		Claims:       dynamostore.NewClaims(db, cfg.ProcessedTable),
 		Finance:      dynamostore.NewFinance(db, cfg.FinanceTable),
@@ -231,11 +233,6 @@ func Load(ctx context.Context) (*Deps, error) {
 
 // now reads the clock through d.Now, so tests that set Now after Load move every clock.
 func (d *Deps) now() time.Time { return d.Now() }
-
-// NewLogger returns the JSON logger every function uses.
-func NewLogger(level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-}
 
 // missingQueue fails every send with a clear error; a function that sends without
 // DIAGNOSIS_QUEUE_URL still claims (the reconcile re-enqueues later) and says why.
@@ -342,6 +339,10 @@ func (d *Deps) RouteHandler(name string) (http.Handler, error) {
 		return d.Catalog().ToolsHandler(), nil
 	case blueprint.FuncMCP:
 		return d.Catalog().MCPHandler(), nil
+	case blueprint.FuncOpenAPI:
+		return apidoc.Handler(), nil
+	case blueprint.FuncConsole:
+		return console.Handler(console.ConfigFromEnv(os.Getenv)), nil
 	case blueprint.FuncGovernanceApprovals, blueprint.FuncGovernanceRejections, blueprint.FuncGovernanceLoops,
 		blueprint.FuncGovernanceApprove, blueprint.FuncGovernanceDeny:
 		return d.governanceHandler(name), nil

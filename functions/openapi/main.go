@@ -1,0 +1,16 @@
+// Command openapi is the Lambda behind GET /api/openapi.json: the API's OpenAPI 3.1
+// document, public and embedded in the binary.
+package main
+
+import (
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"log/slog"
+
+	"github.com/syncassist/syncassist/shared/apidoc"
+	"github.com/syncassist/syncassist/shared/httpapi"
+)
+
+func main() {
+	lambda.Start(httpadapter.NewV2(httpapi.Instrument(httpapi.NewLogger(slog.LevelInfo), apidoc.Handler())).ProxyWithContext)
+}

@@ -1,0 +1,51 @@
+package blueprint
+
+import "time"
+
+// AuthPublic routes take no credentials: the console's static assets and the API
+// description. They hold nothing a tenant owns.
+const AuthPublic Auth = ""
+
+// Console, API description and the routes the console needs beyond the operator queue.
+const (
+	FuncConsole        = "console"
+	FuncOpenAPI        = "openapi"
+	FuncAITraces       = "ai-traces-list"
+	FuncAICosts        = "ai-costs-list"
+	FuncProposalGroups = "proposal-groups"
+	FuncProposalsBulk  = "proposals-bulk"
+)
+
+// ConsoleRoute serves the single-page console and its assets. ServeMux's "{path...}" also
+// matches "/"; API Gateway's greedy "{path+}" does not, so the stack routes the prefix too.
+var ConsoleRoute = Route{Method: "GET", Path: "/{path...}", Auth: AuthPublic}
+
+// OpenAPIRoute serves the API's OpenAPI 3.1 document.
+var OpenAPIRoute = Route{Method: "GET", Path: "/api/openapi.json", Auth: AuthPublic}
+
+func init() {
+	const proposals = "/api/sync-error-assist/proposals"
+	withSessions := func(tables ...TableGrant) []TableGrant { return append(tables, TableGrant{EmbeddedSessions, Read}) }
+	bulk := Function{Name: FuncProposalsBulk,
+		Description: "Approves or rejects a group of proposals, each through its own lease and guarded write",
+		Route:       &Route{Method: "POST", Path: proposals + "/bulk", Auth: AuthApprover, Module: "sync-errors"},
+		Tables: withSessions(TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, ReadWrite},
+			TableGrant{Governance, ReadWrite}),
+		PublishesAlerts: true, Timeout: 30 * time.Second, MemoryMB: 512}
+	Functions = append(Functions,
+		Function{Name: FuncConsole, Description: "Serves the operator console (static, embedded assets)",
+			Route: &ConsoleRoute, Timeout: 5 * time.Second, MemoryMB: 128},
+		Function{Name: FuncOpenAPI, Description: "Serves the API's OpenAPI 3.1 document",
+			Route: &OpenAPIRoute, Timeout: 5 * time.Second, MemoryMB: 128},
+		Function{Name: FuncAITraces, Description: "Lists the reasoning traces of a sync error's inferences (approvers)",
+			Route:  &Route{Method: "GET", Path: "/api/ai/traces", Auth: AuthApprover, Module: "audit"},
+			Tables: withSessions(TableGrant{AIRecords, Read}), Timeout: 10 * time.Second, MemoryMB: 256},
+		Function{Name: FuncAICosts, Description: "Lists the cost records of a sync error's inferences (approvers)",
+			Route:  &Route{Method: "GET", Path: "/api/ai/costs", Auth: AuthApprover, Module: "audit"},
+			Tables: withSessions(TableGrant{AIRecords, Read}), Timeout: 10 * time.Second, MemoryMB: 256},
+		Function{Name: FuncProposalGroups, Description: "Groups pending proposals that share a diagnosis (class, field, proposed value)",
+			Route:  &Route{Method: "GET", Path: "/api/sync-error-assist/proposal-groups", Auth: AuthOperator, Module: "sync-errors"},
+			Tables: withSessions(TableGrant{Processed, Read}), Timeout: 10 * time.Second, MemoryMB: 256},
+		bulk,
+	)
+}
