@@ -41,7 +41,8 @@ func serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	stateDir := filepath.Join(root, ".local")
+	// LOCAL_STATE_DIR lets a second stack (the browser tests) run beside a developer's.
+	stateDir := envOr("LOCAL_STATE_DIR", filepath.Join(root, ".local"))
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return err
 	}
