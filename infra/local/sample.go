@@ -59,7 +59,7 @@ func readState() (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := readDevEnv(filepath.Join(root, ".local", "local.env"))
+	st, err := readDevEnv(filepath.Join(localStateDir(root), "local.env"))
 	if err == nil && st["LOCAL_API_URL"] == "" {
 		err = errors.New("no running local stack found: start it with `make run`")
 	}

@@ -29,6 +29,10 @@ import (
 
 const demoTenant = "demo"
 
+// localStateDir is where the stack keeps its dev-issuer key and local.env. LOCAL_STATE_DIR
+// lets a second stack (the browser tests) run beside a developer's without sharing them.
+func localStateDir(root string) string { return envOr("LOCAL_STATE_DIR", filepath.Join(root, ".local")) }
+
 func envOr(k, def string) string {
 	if v := os.Getenv(k); v != "" {
 		return v
@@ -41,8 +45,7 @@ func serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// LOCAL_STATE_DIR lets a second stack (the browser tests) run beside a developer's.
-	stateDir := envOr("LOCAL_STATE_DIR", filepath.Join(root, ".local"))
+	stateDir := localStateDir(root)
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return err
 	}

@@ -66,11 +66,11 @@ func parseTokenArgs(args []string) (devTokenOptions, error) {
 	return o, nil
 }
 
-// mintDevToken loads (or creates) the dev issuer key under root/.local, the same file
+// mintDevToken loads (or creates) the dev issuer key in the state dir, the same file
 // the local stack serves the JWKS of, and writes one token to w. The issuer and audience
 // follow what the running stack wrote to local.env, so the token verifies there.
 func mintDevToken(w io.Writer, root string, o devTokenOptions) error {
-	state := filepath.Join(root, ".local")
+	state := localStateDir(root)
 	iss, err := devissuer.Load(filepath.Join(state, "dev-issuer.pem"))
 	if err != nil {
 		return err
