@@ -50,8 +50,9 @@ type Issuer struct {
 	// Audience is the aud of minted tokens.
 	Audience string
 
-	key *ecdsa.PrivateKey
-	kid string
+	key   *ecdsa.PrivateKey
+	kid   string
+	codes *codes
 }
 
 // Load returns the issuer whose key is in the PEM file at path, creating the key (and the
@@ -77,7 +78,7 @@ func newIssuer(key *ecdsa.PrivateKey) (*Issuer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Issuer{URL: DefaultURL, Audience: DefaultAudience, key: key, kid: kid}, nil
+	return &Issuer{URL: DefaultURL, Audience: DefaultAudience, key: key, kid: kid, codes: &codes{}}, nil
 }
 
 // create writes a fresh key to path and returns the file's contents. The key is written to
@@ -251,13 +252,19 @@ func (i *Issuer) audience() string {
 	return i.Audience
 }
 
-// Handler serves the JWKS at JWKSPath and the discovery document at DiscoveryPath. Mount
-// it under the path of URL (with or without http.StripPrefix): it matches the end of the
-// request path.
+// Handler serves the JWKS at JWKSPath, the discovery document at DiscoveryPath and the
+// sign-in flow at AuthorizePath and TokenPath. Mount it under the path of URL (with or
+// without http.StripPrefix): it matches the end of the request path.
 func (i *Issuer) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body any
 		switch {
+		case strings.HasSuffix(r.URL.Path, AuthorizePath):
+			i.authorize(w, r)
+			return
+		case strings.HasSuffix(r.URL.Path, TokenPath):
+			i.token(w, r)
+			return
 		case strings.HasSuffix(r.URL.Path, JWKSPath):
 			j, err := jwkOf(&i.key.PublicKey)
 			if err != nil {
@@ -271,12 +278,17 @@ func (i *Issuer) Handler() http.Handler {
 			body = map[string]any{
 				"issuer":                                i.url(),
 				"jwks_uri":                              i.jwksURI(),
+				"authorization_endpoint":                strings.TrimSuffix(i.url(), "/") + AuthorizePath,
+				"token_endpoint":                        strings.TrimSuffix(i.url(), "/") + TokenPath,
+				"response_types_supported":              []string{"code"},
+				"grant_types_supported":                 []string{"authorization_code"},
+				"code_challenge_methods_supported":      []string{"S256"},
 				"id_token_signing_alg_values_supported": []string{"ES256"},
 				"claims_supported":                      []string{"iss", "aud", "sub", "exp", "nbf", "iat", "jti", identity.ClaimTenantID, identity.ClaimRoles},
 			}
 		default:
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "route_not_found",
-				"The development issuer serves only "+JWKSPath+" and "+DiscoveryPath+"."))
+				"The development issuer serves only "+JWKSPath+", "+DiscoveryPath+", "+AuthorizePath+" and "+TokenPath+"."))
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -281,7 +281,7 @@ func TestHandler(t *testing.T) {
 		t.Fatal("the JWKS publishes the private key")
 	}
 
-	if resp := get("/dev-issuer/token", nil); resp.StatusCode != http.StatusNotFound {
+	if resp := get("/dev-issuer/userinfo", nil); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("unknown path: status %d, want 404", resp.StatusCode)
 	}
 	resp, err := http.Post(srv.URL+"/dev-issuer"+devissuer.JWKSPath, "application/json", nil)
