@@ -64,6 +64,9 @@ type Config struct {
 	// JWT configures operator token verification; an empty Issuer leaves authenticated
 	// routes answering 503 identity_unavailable.
 	JWT identity.JWTConfig
+	// CORSOrigins may call the API from a browser besides its own origin (the local
+	// stack; in AWS the HTTP API answers CORS itself).
+	CORSOrigins []string
 }
 
 // ConfigFromEnv reads Config. Table names default to the stage's physical names, so a
@@ -122,6 +125,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	if c.JWT.JWKSURL == "" && c.JWT.Issuer != "" {
 		c.JWT.JWKSURL = strings.TrimSuffix(c.JWT.Issuer, "/") + "/.well-known/jwks.json"
+	}
+	if c.CORSOrigins, err = httpapi.ParseOrigins(getenv("CORS_ALLOWED_ORIGINS")); err != nil {
+		return Config{}, fmt.Errorf("CORS_ALLOWED_ORIGINS: %w", err)
 	}
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
@@ -373,7 +379,7 @@ func (d *Deps) Mux(fns []blueprint.Function) (http.Handler, error) {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "route_not_found",
 			"No route "+r.Method+" "+strings.TrimSpace(r.URL.Path)+"."))
 	})
-	return httpapi.Instrument(d.Log, mux), nil
+	return httpapi.Instrument(d.Log, httpapi.CORS(d.Config.CORSOrigins, mux)), nil
 }
 
 // authenticated puts a route behind its authentication: signed routes verify their own
