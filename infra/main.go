@@ -6,7 +6,11 @@
 // aiProvider ("rules", the default, "bedrock" or "openai"), aiModel (required for bedrock,
 // and the only model they may invoke) and openaiBaseUrl (required for openai); for the
 // operator and approver routes, jwtIssuer, jwtAudience (default "syncassist") and
-// jwtJwksUrl (default <jwtIssuer>/.well-known/jwks.json). The CDK CLI passes them with -c;
+// jwtJwksUrl (default <jwtIssuer>/.well-known/jwks.json); for the console's sign-in
+// (OpenID Connect code flow with PKCE at jwtIssuer), consoleClientId,
+// consoleAuthorizationEndpoint, consoleTokenEndpoint, consoleEndSessionEndpoint,
+// consoleScope, consoleTokenType and consoleFrameAncestors; corsAllowedOrigins, the exact
+// origins besides the API's own that browsers may call it from. The CDK CLI passes them with -c;
 // when run directly (`CDK_OUTDIR=cdk.out go run ./infra -c stage=prod`) the app reads
 // cdk.json's context itself and accepts the same -c key=value flags, so both ways build
 // one template.
@@ -25,6 +29,7 @@ import (
 
 	"github.com/syncassist/syncassist/infra/stack"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
 func main() {
@@ -49,6 +54,14 @@ func run(args []string) error {
 		return fmt.Errorf("build the functions first (make build) or pass -c functionsDir=<dir>:\n%w", err)
 	}
 
+	origins, err := httpapi.ParseOrigins(contextString(app, "corsAllowedOrigins", ""))
+	if err != nil {
+		return fmt.Errorf("-c corsAllowedOrigins: %w", err)
+	}
+	frames, err := httpapi.ParseOrigins(contextString(app, "consoleFrameAncestors", ""))
+	if err != nil {
+		return fmt.Errorf("-c consoleFrameAncestors: %w", err)
+	}
 	stack.NewService(app, "SyncAssist-"+stage, &stack.ServiceProps{
 		StackProps:   awscdk.StackProps{Env: env()},
 		Stage:        stage,
@@ -66,6 +79,16 @@ func run(args []string) error {
 			Audience: contextString(app, "jwtAudience", ""),
 			JWKSURL:  contextString(app, "jwtJwksUrl", ""),
 		},
+		Console: stack.ConsoleProps{
+			ClientID:              contextString(app, "consoleClientId", ""),
+			AuthorizationEndpoint: contextString(app, "consoleAuthorizationEndpoint", ""),
+			TokenEndpoint:         contextString(app, "consoleTokenEndpoint", ""),
+			EndSessionEndpoint:    contextString(app, "consoleEndSessionEndpoint", ""),
+			Scope:                 contextString(app, "consoleScope", ""),
+			TokenType:             contextString(app, "consoleTokenType", ""),
+			FrameAncestors:        frames,
+		},
+		CORSOrigins: origins,
 	})
 	app.Synth(nil)
 	return nil

@@ -1,7 +1,6 @@
 package templatetests
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
@@ -18,35 +17,38 @@ func TestOneHTTPAPI(t *testing.T) {
 	})
 }
 
-// Each route reaches its own function through a Lambda proxy integration with payload 2.0.
+// Each route reaches its own function through a Lambda proxy integration with payload 2.0;
+// a function whose ServeMux path ends in "{rest...}" has two API Gateway routes (the
+// prefix and "{rest+}") to its one integration.
 func TestRoutePerHTTPFunction(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
-		s.countIs(t, "AWS::ApiGatewayV2::Route", len(s.httpFunctions()))
+		routes := 0
+		for _, f := range s.httpFunctions() {
+			routes += len(f.Route.GatewayPaths())
+		}
+		s.countIs(t, "AWS::ApiGatewayV2::Route", routes)
 		s.countIs(t, "AWS::ApiGatewayV2::Integration", len(s.httpFunctions()))
 		for _, f := range s.httpFunctions() {
-			t.Run(f.Name, func(t *testing.T) {
-				integration := assertions.NewCapture(nil)
-				s.has(t, "AWS::ApiGatewayV2::Route", obj{
-					"RouteKey": routeKey(*f.Route),
-					"Target":   obj{"Fn::Join": arr{"", arr{"integrations/", obj{"Ref": integration}}}},
+			for _, path := range f.Route.GatewayPaths() {
+				t.Run(f.Name+" "+path, func(t *testing.T) {
+					integration := assertions.NewCapture(nil)
+					s.has(t, "AWS::ApiGatewayV2::Route", obj{
+						"RouteKey": f.Route.Method + " " + path,
+						"Target":   obj{"Fn::Join": arr{"", arr{"integrations/", obj{"Ref": integration}}}},
+					})
+					got := s.resources(t, "AWS::ApiGatewayV2::Integration", obj{"Properties": obj{
+						"IntegrationType":      "AWS_PROXY",
+						"PayloadFormatVersion": "2.0",
+						"IntegrationUri":       getAtt(s.functionID(t, f.Name), "Arn"),
+					}})
+					if _, ok := got[*integration.AsString()]; !ok {
+						t.Fatalf("route %q targets integration %s, which is not a payload 2.0 proxy to %s",
+							f.Route.Pattern(), *integration.AsString(), f.Name)
+					}
 				})
-				got := s.resources(t, "AWS::ApiGatewayV2::Integration", obj{"Properties": obj{
-					"IntegrationType":      "AWS_PROXY",
-					"PayloadFormatVersion": "2.0",
-					"IntegrationUri":       getAtt(s.functionID(t, f.Name), "Arn"),
-				}})
-				if _, ok := got[*integration.AsString()]; !ok {
-					t.Fatalf("route %q targets integration %s, which is not a payload 2.0 proxy to %s",
-						f.Route.Pattern(), *integration.AsString(), f.Name)
-				}
-			})
+			}
 		}
 	})
-}
-
-// routeKey is how API Gateway spells a ServeMux route: a wildcard "{rest...}" is "{rest+}".
-func routeKey(r blueprint.Route) string {
-	return r.Method + " " + strings.ReplaceAll(r.Path, "...}", "+}")
 }
 
 // The webhook URL the host ERP is configured with must not move.

@@ -56,6 +56,8 @@ type synthesized struct {
 	email     string
 	ai        stack.AIProps
 	identity  stack.IdentityProps
+	console   stack.ConsoleProps
+	cors      []string
 
 	stack    awscdk.Stack
 	template assertions.Template
@@ -137,6 +139,8 @@ func synth(spec synthesized) (s *synthesized, err error) {
 		Functions:    spec.functions,
 		AI:           spec.ai,
 		Identity:     spec.identity,
+		Console:      spec.console,
+		CORSOrigins:  spec.cors,
 	})
 	out.template = assertions.Template_FromStack(out.stack, nil)
 	return &out, nil

@@ -21,6 +21,7 @@ import (
 	"github.com/syncassist/syncassist/shared/app"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/console"
 	"github.com/syncassist/syncassist/shared/finance"
 	"github.com/syncassist/syncassist/shared/identity/devissuer"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
@@ -31,7 +32,9 @@ const demoTenant = "demo"
 
 // localStateDir is where the stack keeps its dev-issuer key and local.env. LOCAL_STATE_DIR
 // lets a second stack (the browser tests) run beside a developer's without sharing them.
-func localStateDir(root string) string { return envOr("LOCAL_STATE_DIR", filepath.Join(root, ".local")) }
+func localStateDir(root string) string {
+	return envOr("LOCAL_STATE_DIR", filepath.Join(root, ".local"))
+}
 
 func envOr(k, def string) string {
 	if v := os.Getenv(k); v != "" {
@@ -103,6 +106,14 @@ func serve(ctx context.Context) error {
 		os.Setenv("JWT_ISSUER", issuer.URL)
 		os.Setenv("JWT_AUDIENCE", issuer.Audience)
 		os.Setenv("JWT_JWKS_URL", issuer.URL+devissuer.JWKSPath)
+	}
+
+	// The console signs in against the dev issuer with the same code flow it uses against
+	// a real provider; only the issuer's page differs.
+	if os.Getenv(console.EnvIssuer) == "" {
+		os.Setenv(console.EnvIssuer, issuer.URL)
+		os.Setenv(console.EnvClientID, "syncassist-console")
+		os.Setenv(console.EnvDevSignIn, "true")
 	}
 
 	deps, err := app.Load(ctx)
@@ -253,7 +264,8 @@ func printBanner(baseURL, secret string, every time.Duration, stateDir string) {
 	banner := fmt.Sprintf(`
 Sync-error triage is running locally.
 
-  API              %s
+  console          %s/  (sign in as operator, approver or admin)
+  API              %s  (OpenAPI document: /api/openapi.json)
   DynamoDB         %s
   SQS              %s
   demo tenant      %s (both flags 'true')
@@ -277,7 +289,7 @@ The whole flow, step by step, in another terminal:
   make reconcile                         run the reconcile now (it finds ERR-MISSED-0001, whose webhook never came)
 
 Ctrl-C stops everything.
-`, baseURL, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), demoTenant, secret, every, stateDir,
+`, baseURL, baseURL, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), demoTenant, secret, every, stateDir,
 		curlCommand(baseURL+blueprint.IngestRoute.Path, demoTenant, secret, body, time.Now()))
 	fmt.Print(strings.ReplaceAll(banner, "API_URL", baseURL))
 }

@@ -1,8 +1,6 @@
 package stack
 
 import (
-	"strings"
-
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
@@ -11,6 +9,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
 // APIProps configures NewAPI.
@@ -19,6 +18,8 @@ type APIProps struct {
 	// Functions are scanned for routes; the others are ignored.
 	Functions []blueprint.Function
 	Lambdas   *Functions
+	// CORSOrigins get CORS answers from the API itself (preflights never reach a function).
+	CORSOrigins []string
 }
 
 // API is the service's single HTTP API.
@@ -32,8 +33,9 @@ type API struct {
 func NewAPI(scope constructs.Construct, id string, props *APIProps) *API {
 	c := &API{Construct: constructs.NewConstruct(scope, jsii.String(id))}
 	c.HttpApi = awsapigatewayv2.NewHttpApi(c.Construct, jsii.String("HttpApi"), &awsapigatewayv2.HttpApiProps{
-		ApiName:     jsii.String(blueprint.PhysicalName(props.Stage, "syncassist")),
-		Description: jsii.String("SyncAssist HTTP API (" + props.Stage + ")"),
+		ApiName:       jsii.String(blueprint.PhysicalName(props.Stage, "syncassist")),
+		Description:   jsii.String("SyncAssist HTTP API (" + props.Stage + ")"),
+		CorsPreflight: corsPreflight(props.CORSOrigins),
 	})
 	c.guardDefaultStage(props)
 	for _, f := range props.Functions {
@@ -46,11 +48,13 @@ func NewAPI(scope constructs.Construct, id string, props *APIProps) *API {
 			&awsapigatewayv2integrations.HttpLambdaIntegrationProps{
 				PayloadFormatVersion: awsapigatewayv2.PayloadFormatVersion_VERSION_2_0(),
 			})
-		c.HttpApi.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
-			Path:        jsii.String(apiGatewayPath(f.Route.Path)),
-			Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(f.Route.Method)},
-			Integration: integration,
-		})
+		for _, path := range f.Route.GatewayPaths() {
+			c.HttpApi.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
+				Path:        jsii.String(path),
+				Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(f.Route.Method)},
+				Integration: integration,
+			})
+		}
 	}
 	return c
 }
@@ -97,14 +101,23 @@ func (c *API) guardDefaultStage(props *APIProps) {
 	})
 }
 
-// apiGatewayPath writes a ServeMux path for API Gateway. "{id}" means the same to both; a
-// ServeMux wildcard "{rest...}" is API Gateway's greedy "{rest+}".
-func apiGatewayPath(path string) string {
-	segments := strings.Split(path, "/")
-	for i, seg := range segments {
-		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "...}") {
-			segments[i] = strings.TrimSuffix(seg, "...}") + "+}"
-		}
+// corsPreflight is the HTTP API's CORS configuration: the same methods and headers the
+// local stack's httpapi.CORS answers, no credentials (bearer tokens only). Same-origin
+// needs none, so no origins means no configuration.
+func corsPreflight(origins []string) *awsapigatewayv2.CorsPreflightOptions {
+	if len(origins) == 0 {
+		return nil
 	}
-	return strings.Join(segments, "/")
+	methods := make([]awsapigatewayv2.CorsHttpMethod, 0, len(httpapi.CORSAllowMethods)+1)
+	for _, m := range append([]string{"OPTIONS"}, httpapi.CORSAllowMethods...) {
+		methods = append(methods, awsapigatewayv2.CorsHttpMethod(m))
+	}
+	return &awsapigatewayv2.CorsPreflightOptions{
+		AllowOrigins:     jsii.Strings(origins...),
+		AllowMethods:     &methods,
+		AllowHeaders:     jsii.Strings(httpapi.CORSAllowHeaders...),
+		ExposeHeaders:    jsii.Strings(httpapi.CORSExposeHeaders...),
+		AllowCredentials: jsii.Bool(false),
+		MaxAge:           awscdk.Duration_Seconds(jsii.Number(httpapi.CORSMaxAgeSeconds)),
+	}
 }

@@ -50,6 +50,8 @@ type FunctionsProps struct {
 	AI AIProps
 	// Identity configures the functions behind operator and approver routes.
 	Identity IdentityProps
+	// Console configures the console function's sign-in.
+	Console ConsoleProps
 }
 
 // Functions holds one Lambda per blueprint function.
@@ -116,6 +118,11 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 		}
 		if verifiesJWT(f) {
 			for k, v := range props.Identity.environment() {
+				env[k] = jsii.String(v)
+			}
+		}
+		if servesConsole(f) {
+			for k, v := range props.Console.environment(props.Identity.Issuer) {
 				env[k] = jsii.String(v)
 			}
 		}

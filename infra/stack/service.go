@@ -40,6 +40,11 @@ type ServiceProps struct {
 	// Identity configures how operator and approver routes verify JWTs. Without an Issuer
 	// synthesis warns, and those routes answer 503.
 	Identity IdentityProps
+	// Console configures the operator console's OpenID Connect sign-in.
+	Console ConsoleProps
+	// CORSOrigins are the exact origins besides the API's own that browsers may call it
+	// from (an ERP-hosted panel, a developer's console); none by default.
+	CORSOrigins []string
 
 	// Tables, Queues and Functions default to blueprint's lists. They exist so that a test
 	// can prove the stack follows whatever the blueprint declares; the app leaves them nil.
@@ -79,8 +84,9 @@ func NewService(scope constructs.Construct, id string, props *ServiceProps) awsc
 		LogRetention: DefaultLogRetention,
 		AI:           p.AI,
 		Identity:     p.Identity,
+		Console:      p.Console,
 	})
-	api := NewAPI(st, "Api", &APIProps{Stage: p.Stage, Functions: p.Functions, Lambdas: fns})
+	api := NewAPI(st, "Api", &APIProps{Stage: p.Stage, Functions: p.Functions, Lambdas: fns, CORSOrigins: p.CORSOrigins})
 	NewSchedules(st, "Schedules", &SchedulesProps{Functions: p.Functions, Lambdas: fns})
 	alarms := NewAlarms(st, "Alarms", &AlarmsProps{
 		Email:     p.AlarmEmail,

@@ -1,6 +1,10 @@
 package blueprint
 
-import "time"
+import (
+	"path"
+	"strings"
+	"time"
+)
 
 // Access is what a function may do with a table.
 type Access int
@@ -48,6 +52,21 @@ type Route struct {
 
 // Pattern is the route as a net/http ServeMux pattern.
 func (r Route) Pattern() string { return r.Method + " " + r.Path }
+
+// GatewayPaths are the route's paths in API Gateway syntax. "{id}" means the same to both;
+// a ServeMux wildcard "{rest...}" is API Gateway's greedy "{rest+}", which, unlike
+// ServeMux's, needs at least one segment, so the prefix before it is a path of its own.
+func (r Route) GatewayPaths() []string {
+	prefix, last := path.Split(r.Path)
+	if !strings.HasPrefix(last, "{") || !strings.HasSuffix(last, "...}") {
+		return []string{r.Path}
+	}
+	greedy := prefix + strings.TrimSuffix(last, "...}") + "+}"
+	if prefix != "/" {
+		prefix = strings.TrimSuffix(prefix, "/")
+	}
+	return []string{prefix, greedy}
+}
 
 // Function is one Lambda: its folder under functions/, its trigger and what it may touch.
 // Exactly one of Route, Queue or Schedule is set.
