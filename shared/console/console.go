@@ -93,15 +93,21 @@ func ConfigFromEnv(getenv func(string) string) Config {
 	return c
 }
 
+// Assets returns the built console (index.html and assets/).
+func Assets() fs.FS {
+	files, err := fs.Sub(dist, "dist")
+	if err != nil {
+		panic(err) // dist is embedded at build time; its absence is a build error
+	}
+	return files
+}
+
 // Handler serves the console. Hashed assets (assets/<name>-<hash>.<ext>) are immutable
 // and cached for a year; index.html and config.json are never cached, so a deploy is seen
 // at the next load. Any other path that is not an asset answers index.html, so shareable
 // URLs such as /queue/se_… open the app; paths under /api/ answer problem+json 404.
 func Handler(cfg Config) http.Handler {
-	files, err := fs.Sub(dist, "dist")
-	if err != nil {
-		panic(err) // dist is embedded at build time; its absence is a build error
-	}
+	files := Assets()
 	index, _ := fs.ReadFile(files, "index.html")
 	configJSON, _ := json.Marshal(cfg)
 	csp := contentSecurityPolicy(cfg)

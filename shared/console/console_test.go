@@ -1,0 +1,119 @@
+package console_test
+
+import (
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/console"
+)
+
+func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
+	t.Helper()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+	return w
+}
+
+var assetRef = regexp.MustCompile(`(?:src|href)="(/assets/[^"]+)"`)
+
+func TestServesTheAppWithStrictHeaders(t *testing.T) {
+	h := console.Handler(console.ConfigFromEnv(func(string) string { return "" }))
+	for _, path := range []string{"/", "/queue", "/queue/se_0123", "/finance/fa_1"} {
+		w := get(t, h, path)
+		if w.Code != http.StatusOK || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") {
+			t.Fatalf("%s: %d %s", path, w.Code, w.Header().Get("Content-Type"))
+		}
+		if w.Header().Get("Cache-Control") != "no-cache" {
+			t.Fatalf("%s: Cache-Control %q, want no-cache on the HTML", path, w.Header().Get("Cache-Control"))
+		}
+		csp := w.Header().Get("Content-Security-Policy")
+		for _, want := range []string{"default-src 'self'", "script-src 'self'", "connect-src 'self';", "frame-ancestors 'none'", "object-src 'none'"} {
+			if !strings.Contains(csp, want) {
+				t.Fatalf("%s: CSP %q lacks %q", path, csp, want)
+			}
+		}
+		if strings.Contains(csp, "unsafe-inline") || strings.Contains(csp, "unsafe-eval") || strings.Contains(csp, "http") {
+			t.Fatalf("%s: CSP %q allows inline code or another origin", path, csp)
+		}
+	}
+
+	// Every asset the page references is served, immutable for a year.
+	index := get(t, h, "/").Body.String()
+	if strings.Contains(index, "<script>") || strings.Contains(index, "<style") {
+		t.Fatal("index.html carries inline script or style, which the CSP forbids")
+	}
+	for _, m := range assetRef.FindAllStringSubmatch(index, -1) {
+		w := get(t, h, m[1])
+		if w.Code != http.StatusOK || w.Header().Get("Cache-Control") != "public, max-age=31536000, immutable" {
+			t.Fatalf("%s: %d %q", m[1], w.Code, w.Header().Get("Cache-Control"))
+		}
+	}
+	if w := get(t, h, "/assets/app-nope.js"); w.Code != http.StatusNotFound {
+		t.Fatalf("unknown asset: %d, want 404", w.Code)
+	}
+}
+
+// Unknown API paths are the API's 404, never the app's HTML (a client must not parse
+// HTML as JSON).
+func TestAPIPathsAreNotTheApp(t *testing.T) {
+	h := console.Handler(console.Config{})
+	for _, path := range []string{"/api", "/api/nope", "/api/../api/x"} {
+		w := get(t, h, path)
+		if w.Code != http.StatusNotFound || w.Header().Get("Content-Type") != "application/problem+json" {
+			t.Fatalf("%s: %d %s", path, w.Code, w.Header().Get("Content-Type"))
+		}
+	}
+}
+
+func TestConfigJSON(t *testing.T) {
+	env := map[string]string{
+		"STAGE": "prod", console.EnvIssuer: "https://login.example.com/", console.EnvClientID: "client-1",
+		console.EnvToken: "https://auth.example.com/oauth2/token", console.EnvFrameAncestors: "https://a.example.com https://b.example.com",
+	}
+	cfg := console.ConfigFromEnv(func(k string) string { return env[k] })
+	h := console.Handler(cfg)
+	w := get(t, h, "/config.json")
+	if w.Code != http.StatusOK || w.Header().Get("Cache-Control") != "no-cache" {
+		t.Fatalf("config.json: %d %q", w.Code, w.Header().Get("Cache-Control"))
+	}
+	var got console.Config
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := console.OIDC{Issuer: "https://login.example.com/", ClientID: "client-1",
+		AuthorizationEndpoint: "https://login.example.com/authorize", TokenEndpoint: "https://auth.example.com/oauth2/token",
+		RedirectPath: "/auth/callback", Scope: "openid", TokenType: "access_token"}
+	if got.OIDC != want || got.Stage != "prod" || got.DevSignIn {
+		t.Fatalf("config %+v, want oidc %+v", got, want)
+	}
+	// The token endpoint is fetched by the code exchange, so the CSP must allow it; the
+	// framing host ERP is allowed to embed the console.
+	csp := w.Header().Get("Content-Security-Policy")
+	if !strings.Contains(csp, "connect-src 'self' https://auth.example.com;") ||
+		!strings.Contains(csp, "frame-ancestors https://a.example.com https://b.example.com;") {
+		t.Fatalf("CSP %q", csp)
+	}
+}
+
+// The built bundle stays within the issue's budget: 100 KiB of minified JavaScript.
+func TestBundleBudget(t *testing.T) {
+	total := 0
+	err := fs.WalkDir(console.Assets(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".js") {
+			b, _ := fs.ReadFile(console.Assets(), p)
+			total += len(b)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total > 100*1024 {
+		t.Fatalf("console JavaScript is %d bytes, over the 100 KiB budget", total)
+	}
+}
