@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 GOTEST_FLAGS ?= -count=1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help run sample demo embedded reconcile token tenantctl test test-unit test-template build synth lint bench clean deps
+.PHONY: help run sample demo embedded reconcile token tenantctl test test-go test-console test-browser console chromium screenshots openapi-lint build synth lint bench clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -22,7 +22,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-run: deps ## run the whole service locally on 127.0.0.1:$PORT (default 3000)
+run: deps console ## run the whole service locally: console and API on http://127.0.0.1:$PORT/ (default 3000)
 	$(GO) run ./infra/local
 
 sample: ## sign and post a sample sync error to the running local stack (ERROR_ID=... to repeat one)
@@ -43,9 +43,40 @@ token: ## print a development token: make token ROLE=operator|approver|admin [TE
 tenantctl: ## onboarding command against the running local stack: make tenantctl ARGS="create acme"
 	@set -a; [ -f .local/local.env ] && . .local/local.env; set +a; $(GO) run ./infra/tenantctl $(ARGS)
 
-test: deps ## unit, integration (emulators) and CDK template tests
+test: deps test-go test-console openapi-lint test-browser ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests
+
+test-go: deps ## Go unit and integration tests (DynamoDB + SQS emulators) and CDK template tests
 	$(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/...
 	$(GO) test $(GOTEST_FLAGS) ./template-tests/... ./infra/stack/...
+
+console: deps ## build the console (TypeScript API types from the OpenAPI document, then the esbuild bundle) into shared/console/dist
+	@npm run --silent console:types
+	@npm run --silent console:build
+
+# The bundle and the generated API types are committed, so `go build` works on a fresh
+# clone; CI rebuilds them and fails when what is committed differs from the sources.
+test-console: console ## type-check the console and its browser tests; in CI, fail when the committed bundle is stale
+	@npm run --silent console:check
+	@npx --no-install tsc -p console/e2e/tsconfig.json --noEmit
+	@if [ "$$CI" = "true" ] && ! git diff --quiet -- shared/console/dist console/src/api/schema.d.ts; then \
+		git status --short -- shared/console/dist console/src/api/schema.d.ts; \
+		echo "the committed console bundle or API types are stale: run make console and commit"; exit 1; fi
+
+openapi-lint: deps ## lint the OpenAPI document (Redocly, offline)
+	@REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npm run --silent openapi:lint
+
+CHROMIUM ?= /usr/bin/chromium
+chromium: ## install Debian's Chromium for the browser tests when it is missing (Playwright cannot download its own here)
+	@if ! [ -x "$(CHROMIUM)" ]; then \
+		echo "installing chromium (Debian package)"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; fi
+
+test-browser: deps console chromium ## Playwright + axe in headless Chromium against a real local stack on a free port
+	CHROMIUM=$(CHROMIUM) npm run --silent browser-test
+
+screenshots: deps console chromium ## write a PNG of each console panel to docs/screenshots/
+	SCREENSHOTS=1 CHROMIUM=$(CHROMIUM) npm run --silent browser-test -- screenshots
 
 build: ## one linux/arm64 bootstrap per function in build/functions/<name>/
 	@for f in $(FUNCTIONS); do \
