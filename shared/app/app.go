@@ -345,6 +345,14 @@ func (d *Deps) RouteHandler(name string) (http.Handler, error) {
 		return d.Catalog().ToolsHandler(), nil
 	case blueprint.FuncMCP:
 		return d.Catalog().MCPHandler(), nil
+	case blueprint.FuncProposalGroups:
+		return d.Operator().GroupsHandler(), nil
+	case blueprint.FuncProposalsBulk:
+		return d.Operator().BulkHandler(), nil
+	case blueprint.FuncAITraces:
+		return &audit.AIActivity{Records: d.AIRecords, Redactor: recordRedactor{d.DLP}, Kind: audit.KindTrace}, nil
+	case blueprint.FuncAICosts:
+		return &audit.AIActivity{Records: d.AIRecords, Redactor: recordRedactor{d.DLP}, Kind: audit.KindCost}, nil
 	case blueprint.FuncOpenAPI:
 		return apidoc.Handler(), nil
 	case blueprint.FuncConsole:

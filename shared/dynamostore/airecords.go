@@ -2,9 +2,11 @@ package dynamostore
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -12,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/syncassist/syncassist/shared/ai"
+	"github.com/syncassist/syncassist/shared/audit"
 )
 
 // TraceRetention is how long reasoning traces are kept before DynamoDB expires them.
@@ -133,4 +136,41 @@ func (s *AIRecords) query(ctx context.Context, tenantID, prefix string, each fun
 		}
 	}
 	return nil
+}
+
+var _ audit.AIRecordReader = (*AIRecords)(nil)
+
+// AIRecords implements audit.AIRecordReader: one page of the claim's trace or cost
+// documents, by record key. It reads one item more than limit to know whether a next page
+// exists; the cursor is the last returned record key, accepted only under the same prefix.
+func (s *AIRecords) AIRecords(ctx context.Context, tenantID, kind, claimID string, limit int, cursor string) ([]json.RawMessage, string, error) {
+	prefix := kind + "#" + claimID + "-"
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    aws.String("tenant_id = :t AND begins_with(#r, :p)"),
+		ExpressionAttributeNames:  map[string]string{"#r": "record"},
+		ExpressionAttributeValues: item{":t": str(tenantID), ":p": str(prefix)},
+		Limit:                     aws.Int32(int32(limit + 1)),
+	}
+	if cursor != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil || !strings.HasPrefix(string(raw), prefix) {
+			return nil, "", audit.ErrBadCursor
+		}
+		in.ExclusiveStartKey = item{"tenant_id": str(tenantID), "record": str(string(raw))}
+	}
+	out, err := s.client.Query(ctx, in)
+	if err != nil {
+		return nil, "", fmt.Errorf("query %s records of %s: %w", kind, claimID, err)
+	}
+	var docs []json.RawMessage
+	next := ""
+	for i, it := range out.Items {
+		if i == limit {
+			next = base64.RawURLEncoding.EncodeToString([]byte(getString(out.Items[i-1], "record")))
+			break
+		}
+		docs = append(docs, json.RawMessage(getString(it, "data")))
+	}
+	return docs, next, nil
 }

@@ -247,6 +247,18 @@ func (s *Server) Writes() []AppliedWrite {
 	return out
 }
 
+// WritesPath lists the writes applied so far over HTTP, so a browser test can prove a
+// record was written exactly once.
+const WritesPath = "/_writes"
+
+func (s *Server) listWrites() reply {
+	b, err := json.Marshal(map[string]any{"count": len(s.writes), "writes": s.writes})
+	if err != nil {
+		return errorReply(http.StatusInternalServerError, "internal", "cannot encode writes")
+	}
+	return reply{status: http.StatusOK, body: b}
+}
+
 // WriteCount is the number of writes applied so far.
 func (s *Server) WriteCount() int {
 	s.mu.Lock()
@@ -326,6 +338,9 @@ func (s *Server) route(r *http.Request, body []byte) reply {
 			return methodNotAllowed("GET")
 		}
 		return s.listSyncErrors(r.URL.Query())
+	}
+	if path == WritesPath && r.Method == http.MethodGet {
+		return s.listWrites()
 	}
 	rest, ok := strings.CutPrefix(path, s.prefix+"/")
 	if !ok {

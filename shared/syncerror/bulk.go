@@ -1,0 +1,145 @@
+package syncerror
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
+)
+
+// Bulk decisions: limits and the time kept in reserve before the request's deadline (API
+// Gateway gives an integration 30 s): an item is not started unless it can still finish.
+const (
+	MaxBulkItems        = 100
+	bulkConcurrency     = 4
+	BulkDeadlineReserve = 10 * time.Second
+)
+
+// BulkItem is the outcome of one proposal in a bulk decision: the status and body the
+// single-item route answered (row on success, problem otherwise).
+type BulkItem struct {
+	ID      string           `json:"id"`
+	Status  int              `json:"status"`
+	Outcome string           `json:"outcome"`
+	Row     json.RawMessage  `json:"row,omitempty"`
+	Problem *httpapi.Problem `json:"problem,omitempty"`
+}
+
+// BulkResult is the answer of a bulk decision, items in request order.
+type BulkResult struct {
+	Results   []BulkItem `json:"results"`
+	Succeeded int        `json:"succeeded"`
+	Failed    int        `json:"failed"`
+}
+
+type bulkBody struct {
+	Action string   `json:"action"`
+	IDs    []string `json:"ids"`
+	Reason string   `json:"reason"`
+	Note   string   `json:"note"`
+}
+
+func (b bulkBody) validate() []httpapi.FieldError {
+	var errs []httpapi.FieldError
+	if b.Action != "approve" && b.Action != "reject" {
+		errs = append(errs, httpapi.FieldError{Field: "action", Message: "must be approve or reject"})
+	}
+	seen := map[string]bool{}
+	for _, id := range b.IDs {
+		if id == "" || len(id) > 128 || seen[id] {
+			errs = append(errs, httpapi.FieldError{Field: "ids", Message: "must be distinct, non-empty proposal ids"})
+			break
+		}
+		seen[id] = true
+	}
+	if len(b.IDs) == 0 || len(b.IDs) > MaxBulkItems {
+		errs = append(errs, httpapi.FieldError{Field: "ids", Message: "must hold 1 to 100 proposal ids"})
+	}
+	if n := utf8.RuneCountInString(strings.TrimSpace(b.Reason)); b.Action == "reject" && (n == 0 || n > 1000) {
+		errs = append(errs, httpapi.FieldError{Field: "reason", Message: "is required to reject, at most 1000 characters"})
+	}
+	return errs
+}
+
+// BulkHandler serves POST /api/sync-error-assist/proposals/bulk. Each item goes through
+// the single-item route's own handler (its lease, guarded write and audit for approve; its
+// conditional decision for reject), never a shortcut, so a group is exactly the sum of its
+// items. Items that cannot start before the deadline answer skipped, for a retry.
+func (o *Operator) BulkHandler() http.Handler {
+	approve, reject := o.ApproveHandler(), o.RejectHandler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := who(w, r); !ok {
+			return
+		}
+		var body bulkBody
+		if !readJSON(w, r, &body, false) {
+			return
+		}
+		if errs := body.validate(); len(errs) > 0 {
+			p := httpapi.NewProblem(http.StatusBadRequest, "validation_failed", "The bulk decision is invalid.")
+			p.Errors = errs
+			httpapi.WriteProblem(w, r, p)
+			return
+		}
+		single, outcome, payload := approve, "approved", map[string]any{}
+		if body.Action == "reject" {
+			single, outcome, payload["reason"] = reject, "rejected", body.Reason
+		} else if body.Note != "" {
+			payload["note"] = body.Note
+		}
+		itemBody, _ := json.Marshal(payload)
+		res := BulkResult{Results: make([]BulkItem, len(body.IDs))}
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, bulkConcurrency)
+		for i, id := range body.IDs {
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				res.Results[i] = bulkItem(r, single, id, itemBody, outcome)
+			}()
+		}
+		wg.Wait()
+		for _, it := range res.Results {
+			if it.Status == http.StatusOK {
+				res.Succeeded++
+			} else {
+				res.Failed++
+			}
+		}
+		httpapi.WriteJSON(w, http.StatusOK, res)
+	})
+}
+
+// bulkItem runs one item through the single-item handler and reads its answer.
+func bulkItem(r *http.Request, single http.Handler, id string, body []byte, outcome string) BulkItem {
+	if d, ok := r.Context().Deadline(); ok && time.Until(d) < BulkDeadlineReserve {
+		p := httpapi.NewProblem(http.StatusServiceUnavailable, "not_attempted",
+			"Not started: the request ran out of time. Retry this item.")
+		return BulkItem{ID: id, Status: p.Status, Outcome: "skipped", Problem: p}
+	}
+	req := r.Clone(r.Context())
+	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.SetPathValue("id", id)
+	rec := httptest.NewRecorder()
+	single.ServeHTTP(rec, req)
+	item := BulkItem{ID: id, Status: rec.Code}
+	if rec.Code == http.StatusOK {
+		item.Outcome, item.Row = outcome, json.RawMessage(rec.Body.Bytes())
+		return item
+	}
+	item.Outcome = "failed"
+	var p httpapi.Problem
+	if json.Unmarshal(rec.Body.Bytes(), &p) == nil {
+		item.Problem = &p
+	}
+	return item
+}

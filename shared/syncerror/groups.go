@@ -1,0 +1,137 @@
+package syncerror
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sort"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
+)
+
+// MaxGroupScan bounds how many pending rows one grouping reads; beyond it the answer says
+// truncated, and the groups cover the newest rows.
+const MaxGroupScan = 1000
+
+// Change is a proposed value for one field, without the before value (which differs per
+// record in a group).
+type Change struct {
+	Path  string `json:"path"`
+	After any    `json:"after"`
+}
+
+// GroupSample is one member of a group, to show what the group is about.
+type GroupSample struct {
+	ID         string `json:"id"`
+	ErrorID    string `json:"errorId"`
+	RecordType string `json:"recordType"`
+	RecordID   string `json:"recordId"`
+	ErrorCode  string `json:"errorCode"`
+	Message    string `json:"message"`
+}
+
+// Group is the pending proposals that share a diagnosis: the same class and the same
+// changes (path and proposed value), such as 40 orders failing on shipcountry Deutschland.
+type Group struct {
+	Key      string      `json:"key"`
+	Class    string      `json:"class"`
+	Changes  []Change    `json:"changes"`
+	Count    int         `json:"count"`
+	IDs      []string    `json:"ids"`
+	ErrorIDs []string    `json:"errorIds"`
+	Sample   GroupSample `json:"sample"`
+}
+
+// GroupList is the answer of the proposal-groups route.
+type GroupList struct {
+	Items     []Group `json:"items"`
+	Scanned   int     `json:"scanned"`
+	Truncated bool    `json:"truncated"`
+}
+
+// groupKey is a stable digest of the class and changes; nothing about a record is in it.
+func groupKey(class string, changes []Change) (string, bool) {
+	b, err := json.Marshal(struct {
+		Class   string   `json:"c"`
+		Changes []Change `json:"x"`
+	}{class, changes})
+	if err != nil {
+		return "", false
+	}
+	sum := sha256.Sum256(b)
+	return "g_" + base64.RawURLEncoding.EncodeToString(sum[:12]), true
+}
+
+// GroupPending groups claims (newest first) that are pending with a ready proposal that
+// changes something; rows with nothing to write are never grouped.
+func GroupPending(claims []Claim) []Group {
+	byKey := map[string]*Group{}
+	var order []string
+	for _, c := range claims {
+		if c.Status != StatusPending || c.Diagnosis != DiagnosisReady || c.Proposal == nil || len(c.Proposal.Fix) == 0 {
+			continue
+		}
+		changes := make([]Change, 0, len(c.Proposal.Fix))
+		for _, f := range c.Proposal.Fix {
+			changes = append(changes, Change{Path: f.Path, After: f.After})
+		}
+		sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+		key, ok := groupKey(c.Proposal.Class, changes)
+		if !ok {
+			continue
+		}
+		g := byKey[key]
+		if g == nil {
+			g = &Group{Key: key, Class: c.Proposal.Class, Changes: changes, Sample: GroupSample{ID: c.ID,
+				ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
+				ErrorCode: c.Record.ErrorCode, Message: c.Record.Message}}
+			byKey[key] = g
+			order = append(order, key)
+		}
+		g.Count++
+		g.IDs = append(g.IDs, c.ID)
+		g.ErrorIDs = append(g.ErrorIDs, c.Record.ErrorID)
+	}
+	out := make([]Group, 0, len(order))
+	for _, k := range order {
+		out = append(out, *byKey[k])
+	}
+	// Largest first; among equals the group with the newest member first (insertion order).
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Count > out[j].Count })
+	return out
+}
+
+// GroupsHandler serves GET /api/sync-error-assist/proposal-groups?status=pending.
+func (o *Operator) GroupsHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := who(w, r)
+		if !ok {
+			return
+		}
+		if s := r.URL.Query().Get("status"); s != "" && s != string(StatusPending) {
+			httpapi.WriteInvalidQuery(w, r, []httpapi.FieldError{{Field: "status", Message: "only pending proposals are grouped"}})
+			return
+		}
+		var claims []Claim
+		cursor, truncated := "", false
+		for {
+			page, err := o.Claims.List(r.Context(), id.TenantID, StatusPending, MaxListLimit, cursor)
+			if errors.Is(err, ErrBadCursor) || err != nil {
+				httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
+				return
+			}
+			claims = append(claims, page.Claims...)
+			cursor = page.NextCursor
+			if cursor == "" {
+				break
+			}
+			if len(claims) >= MaxGroupScan {
+				truncated = true
+				break
+			}
+		}
+		httpapi.WriteJSON(w, http.StatusOK, GroupList{Items: GroupPending(claims), Scanned: len(claims), Truncated: truncated})
+	})
+}
