@@ -1,0 +1,78 @@
+// Demo data shown when a read fails, typed by the API's own types so it cannot drift.
+import type { AuditRecord, FinanceApproval, GovernanceApproval, List, LoopDetection, OwnershipRejection, Proposal, ProposalGroupList } from "./types";
+
+const ago = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
+
+export function demoProposals(): Proposal[] {
+  return [
+    ["DEMO-1042", "SO-10042", "Deutschland", "DE", 4],
+    ["DEMO-1043", "SO-10043", "Deutschland", "DE", 9],
+    ["DEMO-1051", "SO-10051", "Österreich", "AT", 26],
+  ].map(([errorId, recordId, before, after, min]) => ({
+    id: "se_demo" + String(errorId).slice(5),
+    errorId: String(errorId),
+    recordType: "salesOrder",
+    recordId: String(recordId),
+    errorCode: "INVALID_FLD_VALUE",
+    message: `Invalid shipcountry reference key ${before}`,
+    status: "pending",
+    diagnosis: "ready",
+    class: "value",
+    confidence: 0.92,
+    claimedAt: ago(Number(min)),
+    error: { errorCode: "INVALID_FLD_VALUE", message: `Invalid shipcountry reference key ${before}`, occurredAt: ago(Number(min)) },
+    proposal: {
+      class: "value", summary: "Country name instead of ISO code", confidence: 0.92, traceId: "demo",
+      rationale: "The field expects an ISO 3166 code; the value is a country name.",
+      fix: [{ path: "shipcountry", before, after }],
+    },
+    history: [{ at: ago(Number(min)), actor: "webhook:demo", action: "claimed" }],
+    updatedAt: ago(Number(min)),
+  }));
+}
+
+export const demoProposalList = (): List<Proposal> => ({ items: demoProposals(), nextCursor: null });
+
+export function demoGroups(): ProposalGroupList {
+  const items = demoProposals().slice(0, 2);
+  return {
+    items: [{ key: "g_demo", class: "value", changes: [{ path: "shipcountry", after: "DE" }], count: 2,
+      ids: items.map((p) => p.id), errorIds: items.map((p) => p.errorId),
+      sample: { id: items[0].id, errorId: items[0].errorId, recordType: "salesOrder", recordId: "SO-10042",
+        errorCode: "INVALID_FLD_VALUE", message: items[0].message } }],
+    scanned: 3, truncated: false,
+  };
+}
+
+export function demoFinance(): List<FinanceApproval> {
+  return { nextCursor: null, items: [
+    { id: "fa_demo1", erpId: "VB-2201", status: "pending", entity: "vendorBill", amount: "12500.00", currency: "EUR",
+      vendor: "Acme Logistics GmbH", description: "Q4 freight", requestedBy: "ap.clerk", leaseExpiresAt: null,
+      lastError: null, decidedBy: null, decidedAt: null, createdAt: ago(40) },
+  ] };
+}
+
+export function demoApprovals(): List<GovernanceApproval> {
+  return { nextCursor: null, items: [
+    { id: "ga_demo1", time: ago(12), tenant: "demo", entity: "customer", declaredOwner: "crm", caller: "hosterp",
+      target: "crm", resource: "crm/customer/C-77", reason: "ownership", status: "pending", fields: ["email"],
+      correlationId: "demo", requestedBy: "dev-operator", writeReason: "syncerror.approve" },
+  ] };
+}
+
+export const demoRejections = (): List<OwnershipRejection> => ({ nextCursor: null, items: [
+  { id: "or_demo1", time: ago(18), entity: "item", declaredOwner: "hosterp", caller: "shipping", target: "hosterp",
+    resource: "hosterp/item/IT-9", policy: "reject_with_alert", correlationId: "demo", fields: ["weight"] },
+] });
+
+export const demoLoops = (): List<LoopDetection> => ({ nextCursor: null, items: [
+  { id: "ld_demo1", time: ago(33), entity: "customer", caller: "crm", target: "hosterp", resource: "hosterp/customer/C-77",
+    breakingCondition: "same payload hash within 5m", correlationId: "demo" },
+] });
+
+export const demoAudit = (): List<AuditRecord> => ({ nextCursor: null, items: [
+  { id: "au_demo1", at: ago(3), actor: { actor: "dev-approver" }, actionType: "syncerror", actionKey: "syncerror.approve",
+    result: "success", resource: "syncerror/se_demo1042", correlationId: "demo" },
+  { id: "au_demo2", at: ago(4), actor: { actor: "tenant:demo" }, actionType: "ai", actionKey: "ai.inference",
+    result: "success", resource: "inference/se_demo1042-a1", correlationId: "demo" },
+] });

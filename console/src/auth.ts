@@ -1,0 +1,148 @@
+// Sign-in: the OpenID Connect authorization code flow with PKCE (S256), the same code
+// against the local development issuer and a real provider. Tokens live in sessionStorage
+// (gone with the tab), never localStorage. Embedded sessions arrive in the URL fragment
+// from the host ERP and replace sign-in.
+import { signal } from "@preact/signals";
+import type { Role } from "./api/types";
+
+export interface ConsoleConfig {
+  stage: string;
+  devSignIn: boolean;
+  oidc: {
+    issuer: string;
+    clientId: string;
+    authorizationEndpoint: string;
+    tokenEndpoint: string;
+    endSessionEndpoint?: string;
+    redirectPath: string;
+    scope: string;
+    tokenType: "access_token" | "id_token";
+  };
+}
+
+export interface Session {
+  token: string;
+  user: string;
+  tenant: string;
+  roles: Role[];
+  expiresAt: number;
+  // Set in embedded mode: the context id every call carries, and the one module shown.
+  embeddedContextId?: string;
+  module?: string;
+}
+
+const SESSION_KEY = "syncassist.session";
+const PKCE_KEY = "syncassist.pkce";
+
+export const session = signal<Session | null>(load());
+
+function load(): Session | null {
+  try {
+    const s = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? "null") as Session | null;
+    return s && s.expiresAt > Date.now() ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+function save(s: Session | null) {
+  if (s) sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
+  else sessionStorage.removeItem(SESSION_KEY);
+  session.value = s;
+}
+
+export function hasRole(s: Session | null, role: Role): boolean {
+  if (!s) return false;
+  return s.roles.includes("admin") || s.roles.includes(role) || (role === "operator" && s.roles.includes("approver"));
+}
+
+function b64url(bytes: Uint8Array): string {
+  let bin = "";
+  bytes.forEach((b) => (bin += String.fromCharCode(b)));
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function random(n: number): string {
+  return b64url(crypto.getRandomValues(new Uint8Array(n)));
+}
+
+function claims(jwt: string): Record<string, unknown> {
+  const part = jwt.split(".")[1] ?? "";
+  const json = atob(part.replace(/-/g, "+").replace(/_/g, "/"));
+  return JSON.parse(json) as Record<string, unknown>;
+}
+
+function redirectURI(cfg: ConsoleConfig): string {
+  return location.origin + cfg.oidc.redirectPath;
+}
+
+/** signIn sends the browser to the provider; it comes back to the redirect path. */
+export async function signIn(cfg: ConsoleConfig, returnTo: string): Promise<void> {
+  const verifier = random(48);
+  const state = random(16);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
+  sessionStorage.setItem(PKCE_KEY, JSON.stringify({ verifier, state, returnTo }));
+  const q = new URLSearchParams({
+    response_type: "code",
+    client_id: cfg.oidc.clientId,
+    redirect_uri: redirectURI(cfg),
+    scope: cfg.oidc.scope,
+    state,
+    code_challenge: b64url(digest),
+    code_challenge_method: "S256",
+  });
+  location.assign(cfg.oidc.authorizationEndpoint + "?" + q.toString());
+}
+
+/** completeSignIn exchanges the code on the redirect path and returns where to go next. */
+export async function completeSignIn(cfg: ConsoleConfig): Promise<string> {
+  const params = new URLSearchParams(location.search);
+  const pending = JSON.parse(sessionStorage.getItem(PKCE_KEY) ?? "null") as
+    | { verifier: string; state: string; returnTo: string }
+    | null;
+  sessionStorage.removeItem(PKCE_KEY);
+  if (params.get("error")) throw new Error("The provider refused the sign-in: " + params.get("error"));
+  if (!pending || params.get("state") !== pending.state) throw new Error("This sign-in was not started here; sign in again.");
+  const resp = await fetch(cfg.oidc.tokenEndpoint, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code: params.get("code") ?? "",
+      redirect_uri: redirectURI(cfg),
+      client_id: cfg.oidc.clientId,
+      code_verifier: pending.verifier,
+    }),
+  });
+  if (!resp.ok) throw new Error("The provider did not issue a token (" + resp.status + "); sign in again.");
+  const body = (await resp.json()) as Record<string, unknown>;
+  const token = String(body[cfg.oidc.tokenType] ?? "");
+  const c = claims(token);
+  save({
+    token,
+    user: String(c.name ?? c.email ?? c.sub ?? "unknown"),
+    tenant: String(c.tenant_id ?? ""),
+    roles: (Array.isArray(c.roles) ? c.roles : []) as Role[],
+    expiresAt: Number(c.exp ?? 0) * 1000,
+  });
+  return pending.returnTo || "/queue";
+}
+
+/** adoptEmbedded moves an embedded session from the URL fragment into sessionStorage. */
+export function adoptEmbedded(): void {
+  const h = new URLSearchParams(location.hash.slice(1));
+  const token = h.get("serviceToken");
+  const ctx = h.get("embeddedContextId");
+  if (!token || !ctx) return;
+  const roles = (h.get("roles") ?? "operator").split(",").filter(Boolean) as Role[];
+  save({ token, user: "embedded", tenant: token.split("_")[1] ?? "", roles, embeddedContextId: ctx,
+    module: h.get("module") ?? "sync-errors", expiresAt: Date.now() + 8 * 3600 * 1000 });
+  history.replaceState(null, "", location.pathname + location.search);
+}
+
+export function signOut(cfg: ConsoleConfig | null): void {
+  save(null);
+  sessionStorage.clear();
+  if (cfg?.oidc.endSessionEndpoint) location.assign(cfg.oidc.endSessionEndpoint);
+  else location.assign("/");
+}

@@ -1,0 +1,112 @@
+// Finance approvals: approve runs the two-stage lease on the server (applying, then
+// accepted or back to pending with the reason); the panel shows each stage as it happens.
+import { useEffect, useState } from "preact/hooks";
+import { read, write } from "../api/client";
+import { demoFinance } from "../api/demo";
+import type { FinanceApproval, List } from "../api/types";
+import { navigate, segments } from "../router";
+import { Ago, announce, AskDialog, Chip, Money, showError } from "../ui";
+
+export function FinancePanel({ canApprove }: { canApprove: boolean }) {
+  const [status, setStatus] = useState("pending");
+  const [rows, setRows] = useState<FinanceApproval[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const [demo, setDemo] = useState(false);
+  const selected = segments()[1];
+
+  const load = async (cursor: string | null) => {
+    const q = new URLSearchParams({ status, limit: "25" });
+    if (cursor) q.set("cursor", cursor);
+    const r = await read<List<FinanceApproval>>("/api/finance-ops/approvals?" + q, demoFinance);
+    setDemo(r.demo);
+    setRows((prev) => (cursor ? [...prev, ...r.data.items] : r.data.items));
+    setNext(r.data.nextCursor);
+  };
+  useEffect(() => {
+    void load(null);
+  }, [status]);
+
+  const row = rows.find((r) => r.id === selected);
+  return (
+    <div class="split">
+      <section class="list" aria-labelledby="fin-h">
+        <div class="toolbar">
+          <h1 id="fin-h">Finance approvals</h1>
+          <label>Status{" "}
+            <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
+              {["pending", "applying", "accepted", "rejected"].map((s) => <option value={s}>{s}</option>)}
+            </select>
+          </label>
+        </div>
+        <table class="grid">
+          <thead><tr><th scope="col">Approval</th><th scope="col">Vendor</th><th scope="col">Amount</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.id} tabIndex={0} class={r.id === selected ? "selected" : ""} aria-selected={r.id === selected}
+                onClick={() => navigate("/finance/" + r.id)} onKeyDown={(e) => e.key === "Enter" && navigate("/finance/" + r.id)}>
+                <td class="mono">{r.id}</td><td>{r.vendor}</td><td><Money amount={r.amount} currency={r.currency} /></td>
+                <td><Ago at={r.createdAt} /></td><td><Chip kind={r.status}>{r.status}</Chip></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {rows.length === 0 && <p class="empty">No {status} approvals.</p>}
+        {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
+      </section>
+      {row && <FinanceDetail key={row.id} row={row} demo={demo} canApprove={canApprove}
+        onChange={(r) => setRows(rows.map((x) => (x.id === r.id ? r : x)))} />}
+    </div>
+  );
+}
+
+function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove: boolean; onChange: (r: FinanceApproval) => void }) {
+  const { row, demo, canApprove } = props;
+  const [stage, setStage] = useState<string | null>(null);
+  const [asking, setAsking] = useState(false);
+
+  const approve = async () => {
+    setStage("Applying: lease taken, updating the ERP…");
+    try {
+      const done = await write<FinanceApproval>("POST", `/api/finance-ops/approvals/${row.id}/approve`);
+      setStage(null);
+      announce(`Approved ${row.id}: ${done.status}`);
+      props.onChange(done);
+    } catch (e) {
+      setStage(null);
+      showError(e);
+      const r = await read<FinanceApproval>(`/api/finance-ops/approvals/${row.id}`, () => row);
+      props.onChange(r.data); // back to pending, with the failure reason on the row
+    }
+  };
+  const reject = async (reason: string) => {
+    try {
+      const done = await write<FinanceApproval>("POST", `/api/finance-ops/approvals/${row.id}/reject`, { reason });
+      announce(`Rejected ${row.id}`);
+      props.onChange(done);
+    } catch (e) {
+      showError(e);
+    }
+  };
+  return (
+    <section class="detail" aria-labelledby="fin-d">
+      <h2 id="fin-d" class="mono">{row.id}</h2>
+      <p><Chip kind={row.status}>{row.status}</Chip> {row.entity} {row.erpId ?? "(no ERP id)"}</p>
+      <dl>
+        <dt>Vendor</dt><dd>{row.vendor}</dd>
+        <dt>Amount</dt><dd><Money amount={row.amount} currency={row.currency} /></dd>
+        <dt>Description</dt><dd>{row.description || "—"}</dd>
+        <dt>Requested by</dt><dd>{row.requestedBy || "—"}</dd>
+        {row.decidedBy && <><dt>Decided by</dt><dd>{row.decidedBy}</dd></>}
+      </dl>
+      {row.lastError && <p class="warn">Last attempt failed: {row.lastError}</p>}
+      {stage && <p class="progress" aria-live="polite">{stage}</p>}
+      {canApprove && row.status === "pending" && (
+        <div class="actions">
+          <button type="button" class="primary" disabled={demo || !!stage} onClick={() => void approve()}>Approve</button>
+          <button type="button" disabled={demo || !!stage} onClick={() => setAsking(true)}>Reject</button>
+        </div>
+      )}
+      {asking && <AskDialog title="Reject finance approval" label="Reason" confirm="Reject" onClose={() => setAsking(false)} onConfirm={(t) => { setAsking(false); void reject(t); }} />}
+    </section>
+  );
+}

@@ -1,0 +1,116 @@
+// The sync-error queue: the list with filters and cursors, the grouped view, and the
+// detail pane where an operator corrects and decides a proposal.
+import { useEffect, useState } from "preact/hooks";
+import { read } from "../api/client";
+import { demoGroups, demoProposalList } from "../api/demo";
+import type { List, Proposal, ProposalGroupList, ProposalSummary } from "../api/types";
+import { navigate, segments } from "../router";
+import { Ago, Chip } from "../ui";
+import { Detail } from "./queue-detail";
+import { Groups } from "./queue-groups";
+
+const STATUSES = ["pending", "applying", "approved", "rejected", "escalated"] as const;
+
+export function QueuePanel({ canApprove }: { canApprove: boolean }) {
+  const [status, setStatus] = useState<string>("pending");
+  const [grouped, setGrouped] = useState(false);
+  const [rows, setRows] = useState<ProposalSummary[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const [demo, setDemo] = useState(false);
+  const [loading, setLoading] = useState(true);
+  const [groups, setGroups] = useState<ProposalGroupList | null>(null);
+  const [version, setVersion] = useState(0);
+  const selected = segments()[1];
+
+  const load = async (cursor: string | null) => {
+    setLoading(true);
+    const q = new URLSearchParams({ status, limit: "25" });
+    if (cursor) q.set("cursor", cursor);
+    const r = await read<List<ProposalSummary>>("/api/sync-error-assist/proposals?" + q, () => {
+      const d = demoProposalList();
+      return { items: d.items.filter((p) => p.status === status), nextCursor: null };
+    });
+    setDemo(r.demo);
+    setRows((prev) => (cursor ? [...prev, ...r.data.items] : r.data.items));
+    setNext(r.data.nextCursor);
+    setLoading(false);
+  };
+
+  useEffect(() => {
+    void load(null);
+  }, [status, version]);
+
+  useEffect(() => {
+    if (!grouped) return;
+    void read<ProposalGroupList>("/api/sync-error-assist/proposal-groups?status=pending", demoGroups).then((r) => {
+      setGroups(r.data);
+      setDemo(r.demo);
+    });
+  }, [grouped, version]);
+
+  // j/k move through the list.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
+      if (e.key !== "j" && e.key !== "k") return;
+      const i = rows.findIndex((r) => r.id === selected);
+      const to = rows[Math.max(0, Math.min(rows.length - 1, i + (e.key === "j" ? 1 : -1)))];
+      if (to) navigate("/queue/" + to.id);
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, [rows, selected]);
+
+  /** After a decision: refresh, and open the next pending item ("resolve and next"). */
+  const decided = (row: Proposal) => {
+    const i = rows.findIndex((r) => r.id === row.id);
+    const rest = rows.filter((r) => r.id !== row.id && r.status === "pending");
+    const nextRow = rest[Math.min(Math.max(i, 0), rest.length - 1)];
+    setRows(status === "pending" ? rows.filter((r) => r.id !== row.id) : rows.map((r) => (r.id === row.id ? row : r)));
+    navigate(nextRow ? "/queue/" + nextRow.id : "/queue", true);
+  };
+
+  return (
+    <div class="split">
+      <section class="list" aria-labelledby="queue-h">
+        <div class="toolbar">
+          <h1 id="queue-h">Sync-error queue</h1>
+          <label>
+            Status{" "}
+            <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
+              {STATUSES.map((s) => <option value={s}>{s}</option>)}
+            </select>
+          </label>
+          <button type="button" aria-pressed={grouped} onClick={() => setGrouped(!grouped)}>Group by diagnosis</button>
+        </div>
+        {grouped ? (
+          <Groups groups={groups} demo={demo} canApprove={canApprove} onDone={() => setVersion(version + 1)} />
+        ) : (
+          <>
+            <table class="grid">
+              <thead>
+                <tr><th scope="col">Error</th><th scope="col">Record</th><th scope="col">Class</th><th scope="col">Confidence</th><th scope="col">Age</th><th scope="col">Status</th></tr>
+              </thead>
+              <tbody>
+                {rows.map((r) => (
+                  <tr key={r.id} class={r.id === selected ? "selected" : ""} tabIndex={0} aria-selected={r.id === selected}
+                    onClick={() => navigate("/queue/" + r.id)} onKeyDown={(e) => e.key === "Enter" && navigate("/queue/" + r.id)}>
+                    <td class="mono">{r.errorId}</td>
+                    <td>{r.recordType} / {r.recordId}</td>
+                    <td>{r.class ? <Chip kind="class">{r.class}</Chip> : <Chip>{r.diagnosis}</Chip>}</td>
+                    <td class="num">{r.confidence === undefined ? "—" : Math.round(r.confidence * 100) + "%"}</td>
+                    <td><Ago at={r.claimedAt} /></td>
+                    <td><Chip kind={r.status}>{r.status}</Chip></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {!loading && rows.length === 0 && <p class="empty">Nothing {status} — the queue is clear.</p>}
+            {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
+          </>
+        )}
+      </section>
+      {selected && <Detail key={selected} id={selected} demo={demo} canApprove={canApprove} onDecided={decided} />}
+    </div>
+  );
+}

@@ -1,0 +1,18 @@
+// Shareable URLs through the History API: /queue/se_… opens that item for anyone with access.
+import { signal } from "@preact/signals";
+
+export const path = signal(location.pathname);
+
+export function navigate(to: string, replace = false) {
+  if (to === location.pathname + location.search) return;
+  if (replace) history.replaceState(null, "", to);
+  else history.pushState(null, "", to);
+  path.value = location.pathname;
+}
+
+addEventListener("popstate", () => (path.value = location.pathname));
+
+/** segments of the current path: "/queue/se_1" → ["queue", "se_1"]. */
+export function segments(): string[] {
+  return path.value.split("/").filter(Boolean);
+}
