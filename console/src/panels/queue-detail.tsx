@@ -30,6 +30,11 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided }: Props) {
     void load();
   }, [id]);
 
+  // An edit equal to the AI's value is no edit: the AI's original is what gets approved.
+  const edit = (path: string, value: string, ai: string) => {
+    const { [path]: _, ...rest } = edits;
+    setEdits(value === ai ? rest : { ...rest, [path]: value });
+  };
   const pending = row?.status === "pending";
   const locked = busy || demo; // demo data never takes a write
   const ready = !!row?.proposal && row.diagnosis === "ready";
@@ -92,10 +97,10 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided }: Props) {
                   <td class={edited ? "edited" : ""}>
                     <input aria-label={"Proposed value for " + c.path} disabled={!pending || !canApprove || demo}
                       value={edited ? edits[c.path] : show(c.after)}
-                      onInput={(e) => setEdits({ ...edits, [c.path]: (e.target as HTMLInputElement).value })} />
+                      onInput={(e) => edit(c.path, (e.target as HTMLInputElement).value, show(c.after))} />
                     {edited && <>
                       <span class="chip edited">edited</span>
-                      <button type="button" class="link" onClick={() => { const { [c.path]: _, ...rest } = edits; setEdits(rest); }}>Reset to AI value</button>
+                      <button type="button" class="link" onClick={() => edit(c.path, show(c.after), show(c.after))}>Reset to AI value</button>
                     </>}
                   </td>
                 </tr>

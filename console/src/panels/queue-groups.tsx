@@ -10,13 +10,15 @@ export function Groups(props: { groups: ProposalGroupList | null; demo: boolean;
   if (props.groups.items.length === 0) return <p class="empty">No pending proposals to group.</p>;
   return (
     <ul class="groups">
-      {props.groups.items.map((g) => <GroupCard key={g.key} g={g} {...props} />)}
+      <li><button type="button" onClick={props.onDone}>Refresh groups</button></li>
+      {props.groups.items.map((g) => <GroupCard key={g.key} g={g} demo={props.demo} canApprove={props.canApprove} />)}
       {props.groups.truncated && <li class="note">Only the newest {props.groups.scanned} pending items were grouped.</li>}
     </ul>
   );
 }
 
-function GroupCard({ g, demo, canApprove, onDone }: { g: ProposalGroup; demo: boolean; canApprove: boolean; onDone: () => void }) {
+// The card keeps its per-item results on screen until the operator refreshes the groups.
+function GroupCard({ g, demo, canApprove }: { g: ProposalGroup; demo: boolean; canApprove: boolean }) {
   const [result, setResult] = useState<BulkDecisionResult | null>(null);
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -26,7 +28,6 @@ function GroupCard({ g, demo, canApprove, onDone }: { g: ProposalGroup; demo: bo
       const r = await write<BulkDecisionResult>("POST", "/api/sync-error-assist/proposals/bulk", { action, ids: g.ids, reason });
       setResult(r);
       announce(`${action === "approve" ? "Approved" : "Rejected"} ${r.succeeded} of ${g.count}; ${r.failed} failed`);
-      onDone();
     } catch (e) {
       showError(e);
     } finally {

@@ -1,0 +1,27 @@
+import { expect, test } from "@playwright/test";
+import { base, postSyncError, signedHeaders, waitDiagnosed } from "./support/stack";
+
+test("embedded: the host's session shows one module and every call carries the context id", async ({ page }) => {
+  const errorId = `E2E-EMB-${Date.now()}`;
+  await waitDiagnosed(await postSyncError(errorId));
+  const boot = JSON.stringify({ userId: "erp-user-7", hostAccountId: "1234567", roles: ["operator"] });
+  const s = await fetch(base() + "/api/embedded/host/bootstrap", { method: "POST", headers: signedHeaders(boot), body: boot });
+  expect(s.status).toBe(201);
+  const { serviceToken } = (await s.json()) as { serviceToken: string };
+  const c = await fetch(base() + "/api/embedded/context/bootstrap", { method: "POST",
+    headers: { Authorization: "Bearer " + serviceToken, "Content-Type": "application/json" }, body: JSON.stringify({ module: "sync-errors" }) });
+  expect(c.status).toBe(201);
+  const { embeddedContextId } = (await c.json()) as { embeddedContextId: string };
+
+  const calls: { url: string; ctx: string | null }[] = [];
+  page.on("request", (r) => {
+    if (r.url().includes("/api/")) calls.push({ url: r.url(), ctx: r.headers()["x-embedded-context-id"] ?? null });
+  });
+  await page.goto(`/queue#serviceToken=${serviceToken}&embeddedContextId=${embeddedContextId}&module=sync-errors&roles=operator`);
+  await expect(page.getByRole("cell", { name: errorId })).toBeVisible();
+  await expect(page).not.toHaveURL(/serviceToken/);
+  await expect(page.getByRole("navigation", { name: "Panels" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Sign out" })).toHaveCount(0);
+  expect(calls.length).toBeGreaterThan(0);
+  for (const call of calls) expect(call.ctx, call.url).toBe(embeddedContextId);
+});

@@ -1,0 +1,117 @@
+import { expect, test } from "@playwright/test";
+import { accessible, signIn } from "./support/browser";
+import { erpRecord, erpWrites, postSyncError, waitDiagnosed } from "./support/stack";
+
+const unique = (p: string) => `${p}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+
+test("a sync error from arrival to write-back: edit the proposed value, approve, ERP written once", async ({ page }) => {
+  const errorId = unique("E2E-FLOW");
+  const id = await postSyncError(errorId);
+  await waitDiagnosed(id);
+  const before = (await erpWrites("SO-10042")).length;
+
+  await signIn(page, "approver");
+  await page.getByRole("cell", { name: errorId }).click();
+  await expect(page).toHaveURL(new RegExp("/queue/" + id));
+  const detail = page.getByRole("region", { name: errorId });
+  await expect(detail.getByText("Deutschland", { exact: true })).toBeVisible();
+  await accessible(page, "queue detail");
+  await detail.getByLabel("Proposed value for shipcountry").fill("DEU");
+  await expect(detail.getByRole("button", { name: "Reset to AI value" })).toBeVisible();
+  await detail.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `Approved ${errorId}` })).toBeAttached();
+
+  const writes = await erpWrites("SO-10042");
+  expect(writes.length - before).toBe(1);
+  expect(writes[writes.length - 1].Fields.shipcountry).toBe("DEU");
+  expect((await erpRecord("salesOrder", "SO-10042")).shipcountry ?? JSON.stringify(await erpRecord("salesOrder", "SO-10042"))).toContain("DEU");
+});
+
+test("reject needs a reason, escalate takes a note", async ({ page }) => {
+  const a = unique("E2E-REJ");
+  const b = unique("E2E-ESC");
+  const ida = await postSyncError(a);
+  const idb = await postSyncError(b);
+  await waitDiagnosed(ida);
+  await waitDiagnosed(idb);
+  await signIn(page, "operator");
+
+  await page.getByRole("cell", { name: a }).click();
+  await page.getByRole("region", { name: a }).getByRole("button", { name: "Reject" }).click();
+  const dialog = page.getByRole("dialog", { name: "Reject sync error" });
+  await expect(dialog.getByRole("button", { name: "Reject" })).toBeDisabled();
+  await dialog.getByLabel("Reason").fill("Duplicate of an order fixed by hand");
+  await dialog.getByRole("button", { name: "Reject" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `Rejected ${a}` })).toBeAttached();
+  await expect(page.getByRole("cell", { name: a })).toHaveCount(0);
+
+  await page.getByRole("cell", { name: b }).click();
+  await page.getByRole("region", { name: b }).getByRole("button", { name: "Escalate" }).click();
+  const esc = page.getByRole("dialog", { name: "Escalate sync error" });
+  await esc.getByLabel("Note").fill("Customer master data needs finance");
+  await esc.getByRole("button", { name: "Escalate" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `Escalated ${b}` })).toBeAttached();
+
+  await page.getByLabel("Status").selectOption("rejected");
+  await expect(page.getByRole("cell", { name: a })).toBeVisible();
+});
+
+test("two approvers approve the same item: the second is told who acted first", async ({ browser }) => {
+  const errorId = unique("E2E-RACE");
+  const id = await postSyncError(errorId);
+  await waitDiagnosed(id);
+  const one = await browser.newPage();
+  const two = await browser.newPage();
+  for (const p of [one, two]) {
+    await signIn(p, "approver", "/");
+    await p.goto("/queue/" + id);
+    await expect(p.getByRole("region", { name: errorId }).getByRole("button", { name: "Approve" })).toBeEnabled();
+  }
+  await one.getByRole("region", { name: errorId }).getByRole("button", { name: "Approve" }).click();
+  await expect(one.getByRole("status").filter({ hasText: `Approved ${errorId}` })).toBeAttached();
+  await two.getByRole("region", { name: errorId }).getByRole("button", { name: "Approve" }).click();
+  await expect(two.getByRole("alert")).toContainText("Someone else acted first");
+  await expect(two.getByRole("region", { name: errorId }).getByText("approved", { exact: true })).toBeVisible();
+  await one.close();
+  await two.close();
+});
+
+test("an operator sees no approver controls", async ({ page }) => {
+  const errorId = unique("E2E-OP");
+  const id = await postSyncError(errorId);
+  await waitDiagnosed(id);
+  await signIn(page, "operator");
+  await page.goto("/queue/" + id);
+  const detail = page.getByRole("region", { name: errorId });
+  await expect(detail.getByRole("button", { name: "Reject" })).toBeVisible();
+  await expect(detail.getByRole("button", { name: "Approve" })).toHaveCount(0);
+  await expect(detail.getByLabel("Proposed value for shipcountry")).toBeDisabled();
+});
+
+test("grouped view: an approver approves a whole group, results per item", async ({ page }) => {
+  const ids = [unique("E2E-G1"), unique("E2E-G2")];
+  for (const e of ids) await waitDiagnosed(await postSyncError(e));
+  await signIn(page, "approver");
+  await page.getByRole("button", { name: "Group by diagnosis" }).click();
+  await accessible(page, "grouped queue");
+  const group = page.getByRole("listitem").filter({ hasText: "shipcountry → DE" }).first();
+  await group.getByRole("button", { name: "Approve group" }).click();
+  const results = page.getByRole("list", { name: "Results per item" });
+  for (const e of ids) await expect(results.getByRole("listitem").filter({ hasText: e })).toContainText("approved");
+});
+
+test("reads that fail show demo data under a banner, and nothing can be written", async ({ page }) => {
+  await signIn(page, "approver");
+  await page.route("**/api/**", (r) => r.abort());
+  await page.reload();
+  await expect(page.getByText("API unreachable — showing demo data")).toBeVisible();
+  await page.getByRole("cell", { name: "DEMO-1042" }).click();
+  await expect(page.getByRole("region", { name: "DEMO-1042" }).getByRole("button", { name: "Approve" })).toBeDisabled();
+  await expect(page.getByRole("region", { name: "DEMO-1042" }).getByRole("button", { name: "Reject" })).toBeDisabled();
+
+  await page.unroute("**/api/**");
+  await page.route("**/api/finance-ops/**", (r) => r.fulfill({ status: 503, contentType: "application/problem+json",
+    body: JSON.stringify({ title: "Service Unavailable", status: 503, code: "temporarily_unavailable" }) }));
+  await page.getByRole("link", { name: "Finance" }).click();
+  await expect(page.getByText("API answered 503 Service Unavailable — showing demo data")).toBeVisible();
+});

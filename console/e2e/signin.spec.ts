@@ -1,0 +1,39 @@
+import { expect, test } from "@playwright/test";
+import { accessible, signIn } from "./support/browser";
+
+test("signed out: the console offers Sign in, and the dev issuer's page is accessible", async ({ page }) => {
+  await page.goto("/");
+  await expect(page.getByRole("heading", { name: "SyncAssist" })).toBeVisible();
+  await accessible(page, "signed out");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByLabel("Tenant")).toHaveValue("demo");
+  await accessible(page, "dev sign-in");
+});
+
+for (const role of ["operator", "approver", "admin"] as const) {
+  test(`dev sign-in as ${role}, tokens in sessionStorage only, sign out`, async ({ page }) => {
+    await signIn(page, role);
+    await expect(page).toHaveURL(/\/queue$/);
+    const stored = await page.evaluate(() => ({ session: sessionStorage.length, local: localStorage.length }));
+    expect(stored.session).toBeGreaterThan(0);
+    expect(stored.local).toBe(0);
+    const nav = page.getByRole("navigation", { name: "Panels" });
+    await expect(nav.getByRole("link", { name: "Governance" })).toHaveCount(role === "operator" ? 0 : 1);
+    await expect(nav.getByRole("link", { name: "Audit" })).toHaveCount(role === "operator" ? 0 : 1);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page.getByRole("button", { name: "Sign in" })).toBeVisible();
+  });
+}
+
+test("first contentful paint and first-load JavaScript (reported, not asserted)", async ({ page }) => {
+  await page.goto("/");
+  await expect(page.getByRole("heading", { name: "SyncAssist" })).toBeVisible();
+  const m = await page.evaluate(() => {
+    const fcp = performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? -1;
+    const js = (performance.getEntriesByType("resource") as PerformanceResourceTiming[])
+      .filter((r) => r.name.endsWith(".js")).reduce((n, r) => n + r.decodedBodySize, 0);
+    return { fcp, js };
+  });
+  console.log(`console first contentful paint ${m.fcp.toFixed(0)} ms, first-load JS ${(m.js / 1024).toFixed(1)} KiB`);
+  expect(m.js).toBeGreaterThan(0);
+});

@@ -1,0 +1,75 @@
+// What the tests do to the stack besides the browser: post signed sync errors as the host
+// ERP does, mint tokens through the dev issuer's code flow, read the fake host ERP.
+import { createHash, createHmac, randomBytes } from "node:crypto";
+
+// A fixed test-only secret, so the tests can sign as the host ERP.
+export const DEMO_SECRET = "whsec_" + Buffer.from("syncassist-e2e-test-only-secret!").toString("base64");
+
+export const base = () => process.env.CONSOLE_BASE_URL!;
+
+export function signedHeaders(body: string): Record<string, string> {
+  const key = Buffer.from(DEMO_SECRET.slice("whsec_".length), "base64");
+  const id = "msg_" + randomBytes(8).toString("hex");
+  const ts = Math.floor(Date.now() / 1000).toString();
+  const sig = createHmac("sha256", key).update(`${id}.${ts}.${body}`).digest("base64");
+  return { "Content-Type": "application/json", "X-Tenant-Id": "demo", "webhook-id": id, "webhook-timestamp": ts,
+    "webhook-signature": "v1," + sig };
+}
+
+export async function postSyncError(errorId: string): Promise<string> {
+  const body = JSON.stringify({
+    tenantId: "demo", errorId, recordType: "salesOrder", recordId: "SO-10042", errorCode: "INVALID_FIELD_VALUE",
+    message: "Invalid value for field shipcountry: 'Deutschland' is not a valid ISO 3166 country code",
+    occurredAt: new Date().toISOString(), integration: "webshop-orders", externalSystem: "webshop", direction: "inbound",
+    payload: { shipcountry: "Deutschland", shipzip: "10115", total: 129.5, currency: "EUR" },
+  });
+  const r = await fetch(base() + "/api/sync-error-assist/ingest", { method: "POST", headers: signedHeaders(body), body });
+  if (r.status !== 202) throw new Error(`ingest answered ${r.status}: ${await r.text()}`);
+  return ((await r.json()) as { id: string }).id;
+}
+
+/** token runs the dev issuer's authorization code flow with PKCE, as the console does. */
+export async function token(role: "operator" | "approver" | "admin"): Promise<string> {
+  const verifier = randomBytes(40).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  const redirect = base() + "/auth/callback";
+  const q = new URLSearchParams({ response_type: "code", client_id: "e2e", redirect_uri: redirect, state: "s",
+    code_challenge: challenge, code_challenge_method: "S256", confirm: "1", tenant: "demo", role });
+  const r = await fetch(base() + "/dev-issuer/authorize?" + q, { redirect: "manual" });
+  const code = new URL(r.headers.get("location")!).searchParams.get("code")!;
+  const t = await fetch(base() + "/dev-issuer/token", { method: "POST", body: new URLSearchParams({
+    grant_type: "authorization_code", code, redirect_uri: redirect, client_id: "e2e", code_verifier: verifier }) });
+  return ((await t.json()) as { access_token: string }).access_token;
+}
+
+export async function api<T>(role: "operator" | "approver", path: string): Promise<T> {
+  const r = await fetch(base() + path, { headers: { Authorization: "Bearer " + (await token(role)) } });
+  return (await r.json()) as T;
+}
+
+/** waitDiagnosed polls until the worker has diagnosed the claim. */
+export async function waitDiagnosed(id: string): Promise<void> {
+  const t = await token("operator");
+  for (let i = 0; i < 100; i++) {
+    const r = await fetch(base() + "/api/sync-error-assist/proposals/" + id, { headers: { Authorization: "Bearer " + t } });
+    if (r.ok && ((await r.json()) as { diagnosis: string }).diagnosis === "ready") return;
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  throw new Error("no diagnosis for " + id);
+}
+
+interface ERPWrites {
+  count: number;
+  writes: { Entity: string; ID: string; Fields: Record<string, unknown> }[] | null;
+}
+
+export async function erpWrites(recordId: string) {
+  const r = await fetch(base() + "/fake/hosterp/_writes");
+  const w = (await r.json()) as ERPWrites;
+  return (w.writes ?? []).filter((x) => x.ID === recordId);
+}
+
+export async function erpRecord(type: string, id: string): Promise<Record<string, unknown>> {
+  const r = await fetch(`${base()}/fake/hosterp/api/records/${type}/${id}`);
+  return (await r.json()) as Record<string, unknown>;
+}
