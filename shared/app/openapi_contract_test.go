@@ -1,0 +1,219 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/syncassist/syncassist/shared/apidoc"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+// contract validates every request and response passing through the real mux against
+// the OpenAPI document, and records which operations a tour exercised.
+type contract struct {
+	t      *testing.T
+	router routers.Router
+	api    http.Handler
+	seen   map[string]bool
+}
+
+// text decodes the console's text bodies for validation; kin-openapi decodes only JSON
+// and forms by itself.
+func text(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+	b, err := io.ReadAll(body)
+	return string(b), err
+}
+
+func newContract(t *testing.T, api http.Handler) *contract {
+	t.Helper()
+	for _, ct := range []string{"text/html", "text/css", "text/javascript"} {
+		openapi3filter.RegisterBodyDecoder(ct, text)
+	}
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(apidoc.Document())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("the document is not valid OpenAPI: %v", err)
+	}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &contract{t: t, router: router, api: api, seen: map[string]bool{}}
+}
+
+func (c *contract) do(r *http.Request) *httptest.ResponseRecorder {
+	c.t.Helper()
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	w := httptest.NewRecorder()
+	c.api.ServeHTTP(w, r)
+
+	check := r.Clone(context.Background())
+	check.Body = io.NopCloser(bytes.NewReader(body))
+	route, params, err := c.router.FindRoute(check)
+	if err != nil {
+		c.t.Errorf("%s %s: not in the document: %v", r.Method, r.URL.Path, err)
+		return w
+	}
+	c.seen[route.Method+" "+route.Path] = true
+	opts := &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true}
+	in := &openapi3filter.RequestValidationInput{Request: check, PathParams: params, Route: route, Options: opts}
+	// A request the document calls invalid must not succeed; error cases send such
+	// requests on purpose and must be answered 4xx.
+	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil && w.Code < 400 {
+		c.t.Errorf("%s %s: answered %d to a request the document calls invalid: %v", r.Method, r.URL.Path, w.Code, err)
+	}
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: w.Code, Header: w.Header(),
+		Body: io.NopCloser(bytes.NewReader(w.Body.Bytes())), Options: opts}
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		c.t.Errorf("%s %s -> %d: response does not match the document: %v\n%s", r.Method, r.URL.Path, w.Code, err, w.Body)
+	}
+	return w
+}
+
+func (c *contract) call(token, method, path, body string, header ...string) *httptest.ResponseRecorder {
+	c.t.Helper()
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	return c.do(r)
+}
+
+func (c *contract) signed(path string, body []byte) *httptest.ResponseRecorder {
+	c.t.Helper()
+	key, _ := webhook.ParseSecret(fixtureSecret)
+	r := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set(syncerror.HeaderTenantID, "demo")
+	webhook.Sign(key, webhook.NewMessageID(), fixtureTime, body).Set(r.Header)
+	return c.do(r)
+}
+
+func want(t *testing.T, w *httptest.ResponseRecorder, status int, what string) {
+	t.Helper()
+	if w.Code != status {
+		t.Fatalf("%s: %d, want %d: %s", what, w.Code, status, w.Body)
+	}
+}
+
+// A tour of every route, successes and errors, on the emulators; every request and
+// response is checked against the document, and every documented operation is visited.
+func TestOpenAPIContract(t *testing.T) {
+	f := newFlow(t)
+	c := newContract(t, f.api)
+	const proposals = "/api/sync-error-assist/proposals"
+
+	id := f.diagnosed(t)
+	f.readyClaim(t, "ERR-C-2", "SO-10042")
+	third := f.readyClaim(t, "ERR-C-3", "SO-10042")
+	ing := mustJSON(t, map[string]any{"tenantId": "demo", "errorId": "ERR-C-9", "recordType": "salesOrder", "recordId": "SO-1",
+		"errorCode": "X", "message": "m", "occurredAt": fixtureTime.Format(time.RFC3339)})
+	want(t, c.signed("/api/sync-error-assist/ingest", ing), 202, "ingest")
+	want(t, c.call("", "POST", "/api/sync-error-assist/ingest", `{}`, "X-Tenant-Id", "demo"), 401, "unsigned ingest")
+
+	want(t, c.call(operator, "GET", proposals+"?status=pending&limit=2", ""), 200, "list")
+	want(t, c.call(operator, "GET", proposals+"?status=nope", ""), 400, "list bad status")
+	want(t, c.call("", "GET", proposals, ""), 401, "list anonymous")
+	want(t, c.call(operator, "GET", proposals+"/"+id, ""), 200, "detail")
+	want(t, c.call(operator, "GET", proposals+"/se_unknownunknown", ""), 404, "detail unknown")
+	want(t, c.call(operator, "POST", proposals+"/"+id+"/approve", `{}`), 403, "operator approve")
+	want(t, c.call(approver, "POST", proposals+"/"+id+"/approve", `{"fix":[{"path":"shipcountry","after":"DE"}],"note":"ok"}`), 200, "approve")
+	want(t, c.call(approver, "POST", proposals+"/"+id+"/approve", `{}`), 409, "approve again")
+	want(t, c.call(operator, "POST", proposals+"/"+id+"/reject", `{"reason":""}`), 400, "reject without reason")
+	want(t, c.call(operator, "GET", "/api/sync-error-assist/proposal-groups?status=pending", ""), 200, "groups")
+	want(t, c.call(approver, "POST", proposals+"/bulk", `{"action":"reject","reason":"dup","ids":["`+third+`"]}`), 200, "bulk")
+	want(t, c.call(approver, "POST", proposals+"/bulk", `{"action":"nope","ids":[]}`), 400, "bulk invalid")
+	want(t, c.call(operator, "POST", proposals+"/"+syncerror.ClaimID("demo", "ERR-C-2")+"/escalate", `{"reason":"finance"}`), 200, "escalate")
+	want(t, c.call(operator, "POST", proposals+"/"+syncerror.ClaimID("demo", "ERR-C-9")+"/reject", `{"reason":"noise"}`), 200, "reject")
+
+	want(t, c.call(approver, "GET", "/api/ai/traces?claimId="+id, ""), 200, "traces")
+	want(t, c.call(approver, "GET", "/api/ai/costs?claimId="+id, ""), 200, "costs")
+	want(t, c.call(approver, "GET", "/api/ai/costs", ""), 400, "costs without claim")
+	want(t, c.call(approver, "GET", "/api/audit?actionType=syncerror", ""), 200, "audit")
+	want(t, c.call(operator, "GET", "/api/audit", ""), 403, "operator audit")
+
+	fa := mustJSON(t, map[string]any{"approvalId": "FA-C-1", "erpId": "SO-10042", "entity": "salesOrder", "amount": "10.00",
+		"currency": "EUR", "vendor": "V"})
+	want(t, c.signed("/api/finance-ops/approvals", fa), 201, "finance create")
+	want(t, c.call(operator, "GET", "/api/finance-ops/approvals?status=pending", ""), 200, "finance list")
+	want(t, c.call(operator, "GET", "/api/finance-ops/approvals/FA-C-1", ""), 200, "finance detail")
+	want(t, c.call(operator, "GET", "/api/finance-ops/approvals/FA-NOPE", ""), 404, "finance unknown")
+	c.call(approver, "POST", "/api/finance-ops/approvals/FA-C-1/approve", "") // 200, or a guard refusal: both documented
+	want(t, c.signed("/api/finance-ops/approvals", mustJSON(t, map[string]any{"approvalId": "FA-C-2", "entity": "vendorBill",
+		"amount": "1", "currency": "EUR", "vendor": "V"})), 201, "finance create 2")
+	want(t, c.call(approver, "POST", "/api/finance-ops/approvals/FA-C-2/reject", `{"reason":"no"}`), 200, "finance reject")
+
+	want(t, c.call(approver, "GET", "/api/governance/approvals?reason=ownership&status=pending", ""), 200, "governance approvals")
+	want(t, c.call(approver, "GET", "/api/governance/ownership-rejections", ""), 200, "rejections")
+	want(t, c.call(approver, "GET", "/api/governance/loop-detections", ""), 200, "loops")
+	want(t, c.call(approver, "POST", "/api/governance/approvals/ga_unknown/approve", ""), 404, "release unknown")
+	want(t, c.call(approver, "POST", "/api/governance/approvals/ga_unknown/deny", ""), 404, "deny unknown")
+
+	if err := (tenant.Admin{Store: f.deps.Tenants}).Set(context.Background(), "demo", tenant.KeyEmbeddedAllowedRoles, "operator"); err != nil {
+		t.Fatal(err)
+	}
+	boot := c.signed("/api/embedded/host/bootstrap", mustJSON(t, map[string]any{"userId": "u", "hostAccountId": "h", "roles": []string{"operator"}}))
+	want(t, boot, 201, "host bootstrap")
+	var s struct{ ServiceToken string }
+	_ = json.Unmarshal(boot.Body.Bytes(), &s)
+	want(t, c.call(s.ServiceToken, "POST", "/api/embedded/context/bootstrap", `{"module":"sync-errors"}`), 201, "context bootstrap")
+	want(t, c.call(s.ServiceToken, "POST", "/api/embedded/context/bootstrap", `{"module":"nope"}`), 400, "unknown module")
+	want(t, c.call(s.ServiceToken, "DELETE", "/api/embedded/session", ""), 204, "teardown")
+
+	want(t, c.call(operator, "GET", "/api/mcp/tools", ""), 200, "tools")
+	want(t, c.call(operator, "POST", "/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		"Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2025-11-25"), 200, "mcp tools/list")
+	want(t, c.call("", "GET", "/api/openapi.json", ""), 200, "openapi")
+	want(t, c.call("", "GET", "/", ""), 200, "console")
+	// OpenAPI path parameters cannot span segments, so the tour visits a one-segment URL;
+	// deeper console URLs are the browser tests' business.
+	want(t, c.call("", "GET", "/queue", ""), 200, "console URL")
+	want(t, c.call("", "GET", "/config.json", ""), 200, "console config")
+
+	var missed []string
+	for path, item := range mustDoc(t).Paths.Map() {
+		for method := range item.Operations() {
+			if !c.seen[method+" "+path] {
+				missed = append(missed, method+" "+path)
+			}
+		}
+	}
+	sort.Strings(missed)
+	if len(missed) > 0 {
+		t.Errorf("operations the tour never exercised: %v", missed)
+	}
+}
+
+func mustDoc(t *testing.T) *openapi3.T {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(apidoc.Document())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
