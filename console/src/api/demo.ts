@@ -20,7 +20,7 @@ export function demoProposals(): Proposal[] {
     class: "value",
     confidence: 0.92,
     claimedAt: ago(Number(min)),
-    error: { errorCode: "INVALID_FLD_VALUE", message: `Invalid shipcountry reference key ${before}`, occurredAt: ago(Number(min)) },
+    error: { errorId: String(errorId), errorCode: "INVALID_FLD_VALUE", message: `Invalid shipcountry reference key ${before}`, occurredAt: ago(Number(min)) },
     proposal: {
       class: "value", summary: "Country name instead of ISO code", confidence: 0.92, traceId: "demo",
       rationale: "The field expects an ISO 3166 code; the value is a country name.",

@@ -58,7 +58,7 @@ function Approvals() {
       <tbody>
         {rows.map((a) => (
           <tr key={a.id}>
-            <td><Ago at={a.time} /></td><td>{a.tenant}</td><td>{a.entity} <span class="note">{a.fields.join(", ")}</span></td>
+            <td><Ago at={a.time} /></td><td>{a.tenant}</td><td>{a.entity} <span class="note">{(a.fields ?? []).join(", ")}</span></td>
             <td>{a.declaredOwner}</td><td>{a.caller}</td><td class="mono">{a.resource}</td>
             <td class="actions">
               <button type="button" class="primary" disabled={demo} onClick={() => void decide(a, "approve")}>Approve</button>
