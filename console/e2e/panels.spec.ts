@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { accessible, signIn } from "./support/browser";
+import { api, base, postSyncError, signedHeaders, token, waitDiagnosed } from "./support/stack";
 
 test("finance: approve ends accepted, a row without an ERP id goes back with the reason, reject asks a reason", async ({ page }) => {
   await signIn(page, "approver");
@@ -42,10 +43,45 @@ test("governance: the three tabs, as the spec's dashboard asks", async ({ page }
 });
 
 test("audit: filter by action type", async ({ page }) => {
+  await waitDiagnosed(await postSyncError(`E2E-AUDIT-${Date.now()}`)); // leaves ai.inference records
   await signIn(page, "approver");
   await page.getByRole("link", { name: "Audit" }).click();
   await page.getByLabel("Action type").selectOption("ai");
   await expect(page.getByRole("cell", { name: "ai.inference" }).first()).toBeVisible();
   await expect(page.getByRole("cell", { name: "syncerror.approve" })).toHaveCount(0);
   await accessible(page, "audit");
+});
+
+// A host-ERP update of a contact's marketingOptIn, which the manifest gives to the
+// marketing platform under require_approval, is held for an approver.
+async function heldApproval(tag: string): Promise<string> {
+  const approvalId = `FA-HELD-${tag}-${Date.now()}`;
+  const body = JSON.stringify({ approvalId, erpId: "CT-3001", entity: "contact", amount: "0", currency: "EUR",
+    vendor: "n/a", description: "opt-in change from the web form", fields: { marketingOptIn: true } });
+  const created = await fetch(base() + "/api/finance-ops/approvals", { method: "POST", headers: signedHeaders(body), body });
+  expect(created.status).toBe(201);
+  const t = await token("approver");
+  const r = await fetch(`${base()}/api/finance-ops/approvals/${approvalId}/approve`, { method: "POST", headers: { Authorization: "Bearer " + t } });
+  const p = (await r.json()) as { code: string; detail: string };
+  expect(p.code).toBe("ownership_approval_required");
+  return /\((ap_[a-z0-9]+)\)/.exec(p.detail)![1];
+}
+
+test("governance: an approver releases one held write and denies another", async ({ page }) => {
+  const release = await heldApproval("A");
+  const deny = await heldApproval("D");
+  await signIn(page, "approver");
+  await page.getByRole("link", { name: "Governance" }).click();
+  const rows = page.getByRole("row").filter({ hasText: "hosterp/contact/CT-3001" });
+  await expect(rows).toHaveCount(2);
+  await rows.first().getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Approved the held write" })).toBeAttached();
+  await expect(rows).toHaveCount(1);
+  await rows.first().getByRole("button", { name: "Deny" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Denied the held write" })).toBeAttached();
+  await expect(rows).toHaveCount(0);
+  const decided = await api<{ items: { id: string; status: string }[] }>("approver", "/api/governance/approvals?reason=ownership&status=approved");
+  const denied = await api<{ items: { id: string; status: string }[] }>("approver", "/api/governance/approvals?reason=ownership&status=denied");
+  expect([...decided.items, ...denied.items].map((i) => i.id).sort()).toEqual(expect.arrayContaining([release, deny].sort()));
+  expect(decided.items.length + denied.items.length).toBeGreaterThanOrEqual(2);
 });

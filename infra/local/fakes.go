@@ -28,6 +28,9 @@ func newFakeSystems(now time.Time) fakeSystems {
 		"shipcountry": "Deutschland", "shipzip": "10115", "shipcity": "Berlin", "total": 129.5, "currency": "EUR", "status": "pendingFulfillment",
 	})
 	host.Seed("customer", "C-2001", map[string]any{"companyName": "Nordwind Handel GmbH", "email": "einkauf@nordwind.example", "country": "DE"})
+	// A contact whose marketingOptIn the manifest gives to the marketing platform
+	// (require_approval): a host ERP write to it is held for an approver.
+	host.Seed("contact", "CT-3001", map[string]any{"firstName": "Jana", "lastName": "Vogel", "marketingOptIn": false})
 	missed, _ := json.Marshal(map[string]any{
 		"tenantId": demoTenant, "errorId": "ERR-MISSED-0001", "recordType": "customer", "recordId": "C-2001",
 		"errorCode": "INVALID_FIELD_VALUE", "message": "Invalid value for field country: Germany is not a valid ISO 3166 country code",
