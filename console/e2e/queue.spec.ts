@@ -86,6 +86,13 @@ test("an operator sees no approver controls", async ({ page }) => {
   await expect(detail.getByRole("button", { name: "Reject" })).toBeVisible();
   await expect(detail.getByRole("button", { name: "Approve" })).toHaveCount(0);
   await expect(detail.getByLabel("Proposed value for shipcountry")).toBeDisabled();
+
+  // The filters ask the server: another class hides the row, its own class and a recent age show it.
+  await page.getByLabel("Class").selectOption("missing");
+  await expect(page.getByRole("cell", { name: errorId })).toHaveCount(0);
+  await page.getByLabel("Class").selectOption("value");
+  await page.getByLabel("Age").selectOption("last hour");
+  await expect(page.getByRole("cell", { name: errorId })).toBeVisible();
 });
 
 test("grouped view: an approver approves a whole group, results per item", async ({ page }) => {

@@ -138,6 +138,8 @@ func TestOpenAPIContract(t *testing.T) {
 
 	want(t, c.call(operator, "GET", proposals+"?status=pending&limit=2", ""), 200, "list")
 	want(t, c.call(operator, "GET", proposals+"?status=nope", ""), 400, "list bad status")
+	want(t, c.call(operator, "GET", proposals+"?class=value&since=2026-01-01T00:00:00Z", ""), 200, "list filtered")
+	want(t, c.call(operator, "GET", proposals+"?class=Not-A-Class", ""), 400, "list bad class")
 	want(t, c.call("", "GET", proposals, ""), 401, "list anonymous")
 	want(t, c.call(operator, "GET", proposals+"/"+id, ""), 200, "detail")
 	want(t, c.call(operator, "GET", proposals+"/se_unknownunknown", ""), 404, "detail unknown")

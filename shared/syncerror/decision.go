@@ -38,12 +38,24 @@ type Page struct {
 	NextCursor string
 }
 
+// ListQuery selects a page of a tenant's rows in one status, newest first. Class and
+// Since narrow it on the server, so a filtered list pages like an unfiltered one.
+type ListQuery struct {
+	Status Status
+	// Class keeps rows whose proposal has this error class ("" keeps all).
+	Class string
+	// Since keeps rows claimed at or after it (zero keeps all).
+	Since  time.Time
+	Limit  int
+	Cursor string
+}
+
 // DecisionStore holds the operator side of the row's life: listing, the approve lease and
 // the reject/escalate decisions. Every change is one conditional write.
 type DecisionStore interface {
 	// List returns a tenant's rows in status, newest first. ErrBadCursor for a cursor this
 	// store did not issue.
-	List(ctx context.Context, tenantID string, status Status, limit int, cursor string) (Page, error)
+	List(ctx context.Context, tenantID string, q ListQuery) (Page, error)
 	// BeginApply takes the lease: pending with a ready diagnosis → applying, or takes over
 	// an applying row whose lease expired before now. edited, when not nil, is stored as
 	// the operator's fix beside the AI's. ErrStateChanged (or ErrNotFound) otherwise.

@@ -117,7 +117,7 @@ func (o *Operator) GroupsHandler() http.Handler {
 		var claims []Claim
 		cursor, truncated := "", false
 		for {
-			page, err := o.Claims.List(r.Context(), id.TenantID, StatusPending, MaxListLimit, cursor)
+			page, err := o.Claims.List(r.Context(), id.TenantID, ListQuery{Status: StatusPending, Limit: MaxListLimit, Cursor: cursor})
 			if errors.Is(err, ErrBadCursor) || err != nil {
 				httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
 				return

@@ -23,7 +23,7 @@ import (
 // ClaimReader lists a tenant's processed rows in one status, newest first; the
 // syncerror.ClaimStore implementations (DynamoDB and syncerrortest) satisfy it.
 type ClaimReader interface {
-	List(ctx context.Context, tenantID string, status syncerror.Status, limit int, cursor string) (syncerror.Page, error)
+	List(ctx context.Context, tenantID string, q syncerror.ListQuery) (syncerror.Page, error)
 }
 
 // Catalog serves the tool catalogue and the MCP endpoint. Its fields are its dependencies;

@@ -120,7 +120,7 @@ func (c *Catalog) integrationStatus(call *toolCall, raw json.RawMessage) (any, e
 		out.ByStatus[string(st)] = 0
 		kept, cursor, scanned := 0, "", 0
 		for {
-			page, err := c.Claims.List(call.ctx, tenant, st, statusPageSize, cursor)
+			page, err := c.Claims.List(call.ctx, tenant, syncerror.ListQuery{Status: st, Limit: statusPageSize, Cursor: cursor})
 			if err != nil {
 				return nil, unavailable("listing "+string(st)+" rows", err)
 			}

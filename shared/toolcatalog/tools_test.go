@@ -208,7 +208,7 @@ func TestIntegrationStatusStoreFailure(t *testing.T) {
 
 type failingClaims struct{}
 
-func (failingClaims) List(context.Context, string, syncerror.Status, int, string) (syncerror.Page, error) {
+func (failingClaims) List(context.Context, string, syncerror.ListQuery) (syncerror.Page, error) {
 	return syncerror.Page{}, errors.New("dynamodb: connection reset")
 }
 

@@ -1080,6 +1080,10 @@ export interface operations {
         parameters: {
             query?: {
                 status?: components["parameters"]["ProposalStatus"];
+                /** @description Only proposals of this error class. */
+                class?: string;
+                /** @description Only sync errors claimed at or after this time (the console's age filter). */
+                since?: string;
                 limit?: components["parameters"]["Limit"];
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["Cursor"];

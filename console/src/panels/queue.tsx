@@ -10,9 +10,13 @@ import { Detail } from "./queue-detail";
 import { Groups } from "./queue-groups";
 
 const STATUSES = ["pending", "applying", "approved", "rejected", "escalated"] as const;
+const CLASSES = ["value", "missing", "reference", "duplicate", "permission", "connection", "intermittent", "rate_limit", "too_large", "parse", "business_rule"];
+const AGES: Record<string, number> = { "last hour": 3600_000, "last 24 hours": 86400_000, "last 7 days": 7 * 86400_000 };
 
 export function QueuePanel({ canApprove }: { canApprove: boolean }) {
   const [status, setStatus] = useState<string>("pending");
+  const [cls, setCls] = useState("");
+  const [age, setAge] = useState("");
   const [grouped, setGrouped] = useState(false);
   const [rows, setRows] = useState<ProposalSummary[]>([]);
   const [next, setNext] = useState<string | null>(null);
@@ -25,6 +29,8 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
   const load = async (cursor: string | null) => {
     setLoading(true);
     const q = new URLSearchParams({ status, limit: "25" });
+    if (cls) q.set("class", cls);
+    if (age) q.set("since", new Date(Date.now() - AGES[age]).toISOString());
     if (cursor) q.set("cursor", cursor);
     const r = await read<List<ProposalSummary>>("/api/sync-error-assist/proposals?" + q, () => {
       const d = demoProposalList();
@@ -38,7 +44,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
 
   useEffect(() => {
     void load(null);
-  }, [status, version]);
+  }, [status, cls, age, version]);
 
   useEffect(() => {
     if (!grouped) return;
@@ -79,6 +85,20 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
             Status{" "}
             <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
               {STATUSES.map((s) => <option value={s}>{s}</option>)}
+            </select>
+          </label>
+          <label>
+            Class{" "}
+            <select value={cls} onChange={(e) => setCls((e.target as HTMLSelectElement).value)}>
+              <option value="">all</option>
+              {CLASSES.map((c) => <option value={c}>{c}</option>)}
+            </select>
+          </label>
+          <label>
+            Age{" "}
+            <select value={age} onChange={(e) => setAge((e.target as HTMLSelectElement).value)}>
+              <option value="">any</option>
+              {Object.keys(AGES).map((a) => <option value={a}>{a}</option>)}
             </select>
           </label>
           <button type="button" aria-pressed={grouped} onClick={() => setGrouped(!grouped)}>Group by diagnosis</button>

@@ -272,7 +272,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		var got []string
 		cursor := ""
 		for page := 0; ; page++ {
-			p, err := s.List(ctx, "t1", syncerror.StatusPending, 2, cursor)
+			p, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusPending, Limit: 2, Cursor: cursor})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -288,12 +288,57 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		if !reflect.DeepEqual(got, ids) {
 			t.Fatalf("pending pages = %v, want %v", got, ids)
 		}
-		p, err := s.List(ctx, "t1", syncerror.StatusRejected, 10, "")
+		p, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusRejected, Limit: 10, Cursor: ""})
 		if err != nil || len(p.Claims) != 1 || p.Claims[0].ID != rej.ID || p.NextCursor != "" {
 			t.Fatalf("rejected = %v err=%v", claimIDs(p.Claims), err)
 		}
-		if _, err := s.List(ctx, "t1", syncerror.StatusPending, 2, "%%bogus"); !errors.Is(err, syncerror.ErrBadCursor) {
+		if _, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusPending, Limit: 2, Cursor: "%%bogus"}); !errors.Is(err, syncerror.ErrBadCursor) {
 			t.Fatalf("bad cursor: err=%v", err)
+		}
+	})
+
+	t.Run("list filtered by class and since, paged across filtered-out rows", func(t *testing.T) {
+		s := newStore(t)
+		var missing []string
+		for i := 0; i < 7; i++ {
+			at := base.Add(time.Duration(i) * time.Minute)
+			c := syncerror.NewClaim(SampleRecord("t1", fmt.Sprintf("f-%d", i)), syncerror.SourceWebhook, "msg", at)
+			mustClaim(t, s, c)
+			got, err := s.BeginDiagnosis(ctx, "t1", c.ID, at, at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := SampleProposal(syncerror.InferenceID(c.ID, 1), at)
+			if i%3 == 0 { // spread among rows of another class, so pages must read past them
+				p.Class = "missing"
+				missing = append([]string{c.ID}, missing...)
+			}
+			if err := s.CompleteDiagnosis(ctx, "t1", c.ID, got.DiagnosisAttempts, p, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mustClaim(t, s, syncerror.NewClaim(SampleRecord("t1", "undiagnosed"), syncerror.SourceWebhook, "", base.Add(time.Hour)))
+		var got []string
+		cursor := ""
+		for page := 0; page < 10; page++ {
+			p, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusPending, Class: "missing", Limit: 1, Cursor: cursor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, claimIDs(p.Claims)...)
+			if cursor = p.NextCursor; cursor == "" {
+				break
+			}
+		}
+		if !reflect.DeepEqual(got, missing) {
+			t.Fatalf("class missing = %v, want %v", got, missing)
+		}
+		if p, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusPending, Class: "miss", Limit: 5}); err != nil || len(p.Claims) != 0 {
+			t.Fatalf("a class prefix must not match: %v err=%v", claimIDs(p.Claims), err)
+		}
+		p, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusPending, Since: base.Add(4 * time.Minute), Limit: 10})
+		if err != nil || len(p.Claims) != 4 { // f-4, f-5, f-6 and the undiagnosed row
+			t.Fatalf("since: %v err=%v", claimIDs(p.Claims), err)
 		}
 	})
 

@@ -177,12 +177,14 @@ func (s *ClaimStore) endAttempt(tenantID, id string, attempt int, apply func(*sy
 }
 
 // List implements syncerror.DecisionStore; its cursor is an offset, fine for a fake.
-func (s *ClaimStore) List(_ context.Context, tenantID string, status syncerror.Status, limit int, cursor string) (syncerror.Page, error) {
+func (s *ClaimStore) List(_ context.Context, tenantID string, q syncerror.ListQuery) (syncerror.Page, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	limit, cursor := q.Limit, q.Cursor
 	var match []syncerror.Claim
 	for _, c := range s.rows {
-		if c.TenantID == tenantID && c.Status == status {
+		if c.TenantID == tenantID && c.Status == q.Status && !c.ClaimedAt.Before(q.Since) &&
+			(q.Class == "" || (c.Proposal != nil && c.Proposal.Class == q.Class)) {
 			match = append(match, c)
 		}
 	}
