@@ -1,6 +1,7 @@
 // The console's frame: top bar, demo banner, navigation and the panel for the URL.
 import { useEffect, useState } from "preact/hooks";
-import { demoReason, onUnauthorized } from "./api/client";
+import { demoReason, onUnauthorized, readQuiet } from "./api/client";
+import type { List } from "./api/types";
 import { type ConsoleConfig, hasRole, session, signIn, signOut } from "./auth";
 import { AuditPanel } from "./panels/audit";
 import { FinancePanel } from "./panels/finance";
@@ -20,7 +21,8 @@ export function App({ config }: { config: ConsoleConfig }) {
   const s = session.value;
   const here = () => location.pathname + location.search;
   onUnauthorized.handle = () => void signIn(config, here());
-  useGoKeys();
+  const help = useGoKeys();
+  const counts = usePendingCounts(path.value);
 
   if (!s) {
     return (
@@ -58,13 +60,16 @@ export function App({ config }: { config: ConsoleConfig }) {
             <ul>
               {nav.map((n) => (
                 <li><a href={"/" + n.id} aria-current={panel === n.id ? "page" : undefined}
-                  onClick={(e) => { e.preventDefault(); navigate("/" + n.id); }}>{n.label}</a></li>
+                  onClick={(e) => { e.preventDefault(); navigate("/" + n.id); }}>
+                  {n.label}{counts[n.id] !== undefined && <span class="count" aria-label={`, ${counts[n.id]} pending`}>{counts[n.id]}</span>}
+                </a></li>
               ))}
             </ul>
-            <p class="note">Keys: g then q/f/g/a, j/k, a/r/e</p>
+            <p class="note">Press <kbd>?</kbd> for shortcuts</p>
           </nav>
         )}
         <main>
+          {help && <Shortcuts />}
           <Status />
           {panel === "queue" && <QueuePanel canApprove={approver} />}
           {panel === "finance" && <FinancePanel canApprove={approver} />}
@@ -77,12 +82,15 @@ export function App({ config }: { config: ConsoleConfig }) {
   );
 }
 
-/** g then a letter jumps between panels. */
-function useGoKeys() {
+/** g then a letter jumps between panels; ? shows the shortcuts. */
+function useGoKeys(): boolean {
   const [armed, setArmed] = useState(false);
+  const [help, setHelp] = useState(false);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
+      if (e.key === "?") return setHelp(!help);
+      if (e.key === "Escape") return setHelp(false);
       if (!armed) {
         if (e.key === "g") setArmed(true);
         return;
@@ -93,5 +101,41 @@ function useGoKeys() {
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
-  }, [armed]);
+  }, [armed, help]);
+  return help;
+}
+
+function Shortcuts() {
+  const rows: [string, string][] = [["g q / g f / g g / g a", "Queue, Finance, Governance, Audit"], ["j / k", "next / previous sync error"],
+    ["a", "approve"], ["r", "reject (asks a reason)"], ["e", "escalate (asks a note)"], ["?", "show or hide this list"]];
+  return (
+    <section class="shortcuts" aria-label="Keyboard shortcuts">
+      <h2>Keyboard shortcuts</h2>
+      <table class="grid"><tbody>{rows.map(([k, v]) => <tr><th scope="row"><kbd>{k}</kbd></th><td>{v}</td></tr>)}</tbody></table>
+    </section>
+  );
+}
+
+/** usePendingCounts reads what waits in each panel (quietly: no banner for counts). */
+function usePendingCounts(at: string): Record<string, string> {
+  const [counts, setCounts] = useState<Record<string, string>>({});
+  const approver = hasRole(session.value, "approver");
+  const embedded = !!session.value?.module;
+  const signedIn = !!session.value;
+  useEffect(() => {
+    // Signed out there is nothing to read (a 401 would start a sign-in); embedded there
+    // is one module and no navigation to count for.
+    if (embedded || !signedIn) return;
+    const count = (l: List<unknown> | null) => (l ? (l.nextCursor ? "100+" : String(l.items.length)) : undefined);
+    void Promise.all([
+      readQuiet<List<unknown>>("/api/sync-error-assist/proposals?status=pending&limit=100"),
+      readQuiet<List<unknown>>("/api/finance-ops/approvals?status=pending&limit=100"),
+      approver ? readQuiet<List<unknown>>("/api/governance/approvals?reason=ownership&status=pending&limit=100") : Promise.resolve(null),
+    ]).then(([q, f, g]) => {
+      const c: Record<string, string> = {};
+      for (const [k, v] of [["queue", count(q)], ["finance", count(f)], ["governance", count(g)]] as const) if (v) c[k] = v;
+      setCounts(c);
+    });
+  }, [at, approver, embedded, signedIn]);
+  return counts;
 }
