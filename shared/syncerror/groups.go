@@ -22,26 +22,17 @@ type Change struct {
 	After any    `json:"after"`
 }
 
-// GroupSample is one member of a group, to show what the group is about.
-type GroupSample struct {
-	ID         string `json:"id"`
-	ErrorID    string `json:"errorId"`
-	RecordType string `json:"recordType"`
-	RecordID   string `json:"recordId"`
-	ErrorCode  string `json:"errorCode"`
-	Message    string `json:"message"`
-}
-
 // Group is the pending proposals that share a diagnosis: the same class and the same
 // changes (path and proposed value), such as 40 orders failing on shipcountry Deutschland.
 type Group struct {
-	Key      string      `json:"key"`
-	Class    string      `json:"class"`
-	Changes  []Change    `json:"changes"`
-	Count    int         `json:"count"`
-	IDs      []string    `json:"ids"`
-	ErrorIDs []string    `json:"errorIds"`
-	Sample   GroupSample `json:"sample"`
+	Key      string   `json:"key"`
+	Class    string   `json:"class"`
+	Changes  []Change `json:"changes"`
+	Count    int      `json:"count"`
+	IDs      []string `json:"ids"`
+	ErrorIDs []string `json:"errorIds"`
+	// Sample is the newest member, to show what the group is about.
+	Sample Summary `json:"sample"`
 }
 
 // GroupList is the answer of the proposal-groups route.
@@ -84,9 +75,7 @@ func GroupPending(claims []Claim) []Group {
 		}
 		g := byKey[key]
 		if g == nil {
-			g = &Group{Key: key, Class: c.Proposal.Class, Changes: changes, Sample: GroupSample{ID: c.ID,
-				ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
-				ErrorCode: c.Record.ErrorCode, Message: c.Record.Message}}
+			g = &Group{Key: key, Class: c.Proposal.Class, Changes: changes, Sample: summarize(c)}
 			byKey[key] = g
 			order = append(order, key)
 		}
