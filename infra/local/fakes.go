@@ -27,6 +27,11 @@ func newFakeSystems(now time.Time) fakeSystems {
 	host.Seed("salesOrder", "SO-10042", map[string]any{
 		"shipcountry": "Deutschland", "shipzip": "10115", "shipcity": "Berlin", "total": 129.5, "currency": "EUR", "status": "pendingFulfillment",
 	})
+	// Two more orders failing the same way, so the console's grouped view has a group.
+	for _, id := range demoOrders {
+		host.Seed("salesOrder", id, map[string]any{"shipcountry": "Deutschland", "shipzip": "80331", "shipcity": "München",
+			"total": 64.9, "currency": "EUR", "status": "pendingFulfillment"})
+	}
 	host.Seed("customer", "C-2001", map[string]any{"companyName": "Nordwind Handel GmbH", "email": "einkauf@nordwind.example", "country": "DE"})
 	// A contact whose marketingOptIn the manifest gives to the marketing platform
 	// (require_approval): a host ERP write to it is held for an approver.

@@ -21,12 +21,15 @@ import (
 
 // sampleBody is a realistic sync error from the host ERP: a sales order whose ship country
 // the target system rejects.
-func sampleBody(tenantID, errorID string) []byte {
+func sampleBody(tenantID, errorID string) []byte { return sampleBodyFor(tenantID, errorID, "SO-10042") }
+
+// sampleBodyFor is the sample sync error about the sales order recordID.
+func sampleBodyFor(tenantID, errorID, recordID string) []byte {
 	b, _ := json.Marshal(map[string]any{
 		"tenantId":       tenantID,
 		"errorId":        errorID,
 		"recordType":     "salesOrder",
-		"recordId":       "SO-10042",
+		"recordId":       recordID,
 		"errorCode":      "INVALID_FIELD_VALUE",
 		"message":        "Invalid value for field shipcountry: 'Deutschland' is not a valid ISO 3166 country code",
 		"occurredAt":     time.Now().UTC().Format(time.RFC3339),
@@ -88,23 +91,32 @@ func sample(ctx context.Context, args []string) error {
 		fmt.Println(curlCommand(url, tenantID, secret, body, time.Now()))
 		return nil
 	}
+	status, out, err := postSigned(ctx, url, tenantID, secret, body)
+	if err != nil {
+		return fmt.Errorf("post to the local stack at %s (is `make run` running?): %w", base, err)
+	}
+	fmt.Printf("POST %s errorId=%s\n%s\n%s", url, *errorID, status, out)
+	return nil
+}
+
+// postSigned posts body to url signed with the tenant's secret, as the host ERP does.
+func postSigned(ctx context.Context, url, tenantID, secret string, body []byte) (string, []byte, error) {
 	key, err := webhook.ParseSecret(secret)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(syncerror.HeaderTenantID, tenantID)
 	webhook.Sign(key, webhook.NewMessageID(), time.Now(), body).Set(req.Header)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("post to the local stack at %s (is `make run` running?): %w", base, err)
+		return "", nil, err
 	}
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(resp.Body)
-	fmt.Printf("POST %s errorId=%s\n%s\n%s", url, *errorID, resp.Status, out)
-	return nil
+	return resp.Status, out, nil
 }

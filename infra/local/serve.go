@@ -198,6 +198,8 @@ func serve(ctx context.Context) error {
 		}
 	}()
 
+	seedDemoQueue(ctx, deps, baseURL, secret)
+
 	if err := writeState(stateDir, baseURL, secret); err != nil {
 		return err
 	}
@@ -292,4 +294,23 @@ Ctrl-C stops everything.
 `, baseURL, baseURL, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), demoTenant, secret, every, stateDir,
 		curlCommand(baseURL+blueprint.IngestRoute.Path, demoTenant, secret, body, time.Now()))
 	fmt.Print(strings.ReplaceAll(banner, "API_URL", baseURL))
+}
+
+// demoOrders are the fake host ERP's extra sales orders the demo queue is about.
+var demoOrders = []string{"SO-10043", "SO-10044"}
+
+// seedDemoQueue gives a newcomer's console something to work: the host ERP posts a sync
+// error per demo order through the real signed webhook, and the reconcile runs once,
+// finding ERR-MISSED-0001 whose webhook never came. Both are idempotent across restarts
+// (a redelivery is a duplicate); a failure is logged, never fatal.
+func seedDemoQueue(ctx context.Context, deps *app.Deps, baseURL, secret string) {
+	for _, id := range demoOrders {
+		body := sampleBodyFor(demoTenant, "ERR-DEMO-"+strings.TrimPrefix(id, "SO-"), id)
+		if status, out, err := postSigned(ctx, baseURL+blueprint.IngestRoute.Path, demoTenant, secret, body); err != nil || status[0] != '2' {
+			deps.Log.Warn("demo sync error not posted", "order", id, "status", status, "body", string(out), "error", err)
+		}
+	}
+	if _, err := deps.RunReconcile(ctx); err != nil {
+		deps.Log.Warn("startup reconcile", "error", err)
+	}
 }
