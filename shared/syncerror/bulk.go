@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
@@ -129,7 +128,7 @@ func bulkItem(r *http.Request, single http.Handler, id string, body []byte, outc
 	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.SetPathValue("id", id)
-	rec := httptest.NewRecorder()
+	rec := &recorder{header: http.Header{}, Code: http.StatusOK}
 	single.ServeHTTP(rec, req)
 	item := BulkItem{ID: id, Status: rec.Code}
 	if rec.Code == http.StatusOK {
@@ -142,4 +141,26 @@ func bulkItem(r *http.Request, single http.Handler, id string, body []byte, outc
 		item.Problem = &p
 	}
 	return item
+}
+
+// recorder keeps what the single-item handler answered. (httptest's recorder would link a
+// test package, and its flag, into the Lambda.)
+type recorder struct {
+	header http.Header
+	Code   int
+	Body   bytes.Buffer
+	wrote  bool
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.Code, r.wrote = code, true
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.Body.Write(b)
 }
