@@ -71,6 +71,7 @@ test("two approvers approve the same item: the second is told who acted first", 
   await expect(one.getByRole("status").filter({ hasText: `Approved ${errorId}` })).toBeAttached();
   await two.getByRole("region", { name: errorId }).getByRole("button", { name: "Approve" }).click();
   await expect(two.getByRole("alert")).toContainText("Someone else acted first");
+  await expect(two.getByRole("alert")).toContainText("dev-approver approved it");
   await expect(two.getByRole("region", { name: errorId }).getByText("approved", { exact: true })).toBeVisible();
   await one.close();
   await two.close();

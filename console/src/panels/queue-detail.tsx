@@ -20,11 +20,12 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided }: Props) {
   const [asking, setAsking] = useState<"reject" | "escalate" | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const load = async () => {
+  const load = async (): Promise<Proposal> => {
     const r = await read<Proposal>("/api/sync-error-assist/proposals/" + encodeURIComponent(id),
       () => demoProposals().find((p) => p.id === id) ?? demoProposals()[0]);
     setRow(r.data);
     setDemo(r.demo || listDemo);
+    return r.data;
   };
   useEffect(() => {
     void load();
@@ -52,8 +53,8 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided }: Props) {
       announce(`${what === "approve" ? "Approved" : what === "reject" ? "Rejected" : "Escalated"} ${row.errorId}`);
       onDecided(done);
     } catch (e) {
-      showError(explainConflict(e));
-      await load(); // someone else may have acted: show the row as it is now
+      const now = await load(); // someone else may have acted: show the row as it is now
+      showError(explainConflict(e, now));
     } finally {
       setBusy(false);
     }
@@ -137,9 +138,12 @@ function parseValue(s: string): unknown {
   return s;
 }
 
-function explainConflict(e: unknown): unknown {
+/** explainConflict says who won a 409, from the row's newest history entry. */
+function explainConflict(e: unknown, now: Proposal): unknown {
   if (e instanceof ApiError && e.status === 409) {
-    return new ApiError({ ...e.problem, title: "Someone else acted first", detail: e.problem.detail ?? e.problem.title });
+    const last = now.history[now.history.length - 1];
+    const who = last ? ` ${last.actor} ${last.action} it at ${new Date(last.at).toLocaleTimeString()}.` : "";
+    return new ApiError({ ...e.problem, title: "Someone else acted first", detail: (e.problem.detail ?? e.problem.title) + who });
   }
   return e;
 }
