@@ -1,0 +1,45 @@
+package syncerror_test
+
+import (
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+)
+
+func TestGroupPending(t *testing.T) {
+	claim := func(id, class string, fix ...syncerror.FieldChange) syncerror.Claim {
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", id), syncerror.SourceWebhook, "", clock)
+		c.Diagnosis = syncerror.DiagnosisReady
+		c.Proposal = &syncerror.Proposal{Class: class, Fix: fix}
+		return c
+	}
+	de := syncerror.FieldChange{Path: "shipcountry", Before: "Deutschland", After: "DE"}
+	zip := syncerror.FieldChange{Path: "shipzip", Before: "1O115", After: "10115"}
+	deOtherBefore := syncerror.FieldChange{Path: "shipcountry", Before: "Germany", After: "DE"}
+	approved := claim("e-approved", "value", de)
+	approved.Status = syncerror.StatusApproved
+	groups := syncerror.GroupPending([]syncerror.Claim{
+		claim("e-1", "value", zip, de),
+		claim("e-2", "value", de),
+		claim("e-3", "value", deOtherBefore), // the before value differs per record: same group
+		claim("e-4", "value", de, zip),       // same changes in another order: same group as e-1
+		claim("e-5", "missing", de),          // another class: its own group
+		claim("e-7", "value", de),
+		claim("e-6", "connection"), // nothing to write: never grouped
+		approved,                   // not pending: never grouped
+	})
+	// Largest first; the two-change group was seen first but is smaller.
+	if len(groups) != 3 {
+		t.Fatalf("%d groups: %+v", len(groups), groups)
+	}
+	if g := groups[0]; g.Count != 3 || g.Class != "value" || len(g.Changes) != 1 || g.ErrorIDs[0] != "e-2" || g.ErrorIDs[2] != "e-7" {
+		t.Fatalf("largest group %+v", g)
+	}
+	if g := groups[1]; g.Count != 2 || len(g.Changes) != 2 || g.Changes[0].Path != "shipcountry" || g.Sample.ErrorID != "e-1" {
+		t.Fatalf("two-change group %+v", g)
+	}
+	if groups[2].Class != "missing" || groups[0].Key == groups[2].Key {
+		t.Fatalf("class must split groups: %+v", groups[2])
+	}
+}
