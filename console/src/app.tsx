@@ -60,9 +60,9 @@ export function App({ config }: { config: ConsoleConfig }) {
             <ul>
               {nav.map((n) => (
                 <li><a href={"/" + n.id} aria-current={panel === n.id ? "page" : undefined}
-                  onClick={(e) => { e.preventDefault(); navigate("/" + n.id); }}>
-                  {n.label}{counts[n.id] !== undefined && <span class="count" aria-label={`, ${counts[n.id]} pending`}>{counts[n.id]}</span>}
-                </a></li>
+                  onClick={(e) => { e.preventDefault(); navigate("/" + n.id); }}>{n.label}</a>
+                  {counts[n.id] !== undefined && <span class="count" title={`${counts[n.id]} pending`}>{counts[n.id]}<span class="sr-live"> pending</span></span>}
+                </li>
               ))}
             </ul>
             <p class="note">Press <kbd>?</kbd> for shortcuts</p>
