@@ -120,6 +120,7 @@ func serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	deps.Static = app.StaticRoutes()
 	secret, err := seedDemoTenant(ctx, deps.Tenants, os.Getenv("DEMO_WEBHOOK_SECRET"))
 	if err != nil {
 		return err

@@ -17,11 +17,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/syncassist/syncassist/shared/ai"
-	"github.com/syncassist/syncassist/shared/apidoc"
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
-	"github.com/syncassist/syncassist/shared/console"
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/finance"
@@ -170,6 +168,8 @@ type Deps struct {
 	SessionStore session.Store
 	Sessions     identity.SessionResolver
 	Now          func() time.Time
+	// Static serves routes built outside this wiring, by function name (StaticRoutes).
+	Static map[string]http.Handler
 
 	aiProvider, aiModel string
 }
@@ -309,7 +309,12 @@ func (d *Deps) RunReconcile(ctx context.Context) (syncerror.Report, error) {
 }
 
 // RouteHandler returns the plain HTTP handler of an HTTP function, by blueprint name.
+// Handlers given in d.Static come first: the console and the OpenAPI document, which their
+// own Lambdas serve without this wiring, so no other Lambda links their embedded files.
 func (d *Deps) RouteHandler(name string) (http.Handler, error) {
+	if h, ok := d.Static[name]; ok {
+		return h, nil
+	}
 	switch name {
 	case blueprint.FuncIngest:
 		return d.Ingest(), nil
@@ -353,10 +358,6 @@ func (d *Deps) RouteHandler(name string) (http.Handler, error) {
 		return &audit.AIActivity{Records: d.AIRecords, Redactor: recordRedactor{d.DLP}, Kind: audit.KindTrace}, nil
 	case blueprint.FuncAICosts:
 		return &audit.AIActivity{Records: d.AIRecords, Redactor: recordRedactor{d.DLP}, Kind: audit.KindCost}, nil
-	case blueprint.FuncOpenAPI:
-		return apidoc.Handler(), nil
-	case blueprint.FuncConsole:
-		return console.Handler(console.ConfigFromEnv(os.Getenv)), nil
 	case blueprint.FuncGovernanceApprovals, blueprint.FuncGovernanceRejections, blueprint.FuncGovernanceLoops,
 		blueprint.FuncGovernanceApprove, blueprint.FuncGovernanceDeny:
 		return d.governanceHandler(name), nil

@@ -63,6 +63,7 @@ func newEnv(t *testing.T, opt sqsqueue.CreateOptions) *env {
 		t.Fatal(err)
 	}
 	deps.Now = func() time.Time { return fixtureTime }
+	deps.Static = app.StaticRoutes() // every route mounted, as the local stack does
 	admin := tenant.Admin{Store: deps.Tenants}
 	if _, err := admin.Create(ctx, "demo", fixtureSecret); err != nil {
 		t.Fatal(err)
