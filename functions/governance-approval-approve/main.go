@@ -2,21 +2,8 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/syncassist/syncassist/shared/app"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/platform"
 )
 
-func main() {
-	handler, err := app.HTTPLambdaFromEnv(context.Background(), blueprint.FuncGovernanceApprove)
-	if err != nil {
-		slog.Error("governance-approval-approve: startup", "error", err)
-		os.Exit(1)
-	}
-	lambda.Start(handler)
-}
+func main() { platform.StartHTTP(blueprint.FuncGovernanceApprove, platform.PlatformRoutes) }

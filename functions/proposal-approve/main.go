@@ -2,21 +2,9 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/syncassist/syncassist/shared/app"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
-func main() {
-	handler, err := app.HTTPLambdaFromEnv(context.Background(), blueprint.FuncProposalApprove)
-	if err != nil {
-		slog.Error("proposal-approve: startup", "error", err)
-		os.Exit(1)
-	}
-	lambda.Start(handler)
-}
+func main() { platform.StartHTTP(blueprint.FuncProposalApprove, syncerror.Routes) }

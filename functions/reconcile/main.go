@@ -2,20 +2,9 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/syncassist/syncassist/shared/app"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
-func main() {
-	deps, err := app.Load(context.Background())
-	if err != nil {
-		slog.Error("reconcile: configuration", "error", err)
-		os.Exit(1)
-	}
-	lambda.Start(deps.ReconcileLambda)
-}
+func main() { platform.Start(blueprint.FuncReconcile, syncerror.ReconcileLambda) }

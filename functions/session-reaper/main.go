@@ -3,20 +3,8 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/syncassist/syncassist/shared/app"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/platform"
 )
 
-func main() {
-	deps, err := app.Load(context.Background())
-	if err != nil {
-		slog.Error("session-reaper: configuration", "error", err)
-		os.Exit(1)
-	}
-	lambda.Start(deps.ReapSessionsLambda)
-}
+func main() { platform.Start(blueprint.FuncSessionReaper, platform.ReapSessions) }

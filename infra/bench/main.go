@@ -27,8 +27,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/syncassist/syncassist/infra/compose"
 	"github.com/syncassist/syncassist/infra/emulators"
-	"github.com/syncassist/syncassist/shared/app"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -137,7 +137,7 @@ func run(n, conc, rounds int) error {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
 
 	db, sq := dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg)
-	rawTable := deps.Config.ProcessedTable
+	rawTable := deps.Config.Table(blueprint.Processed)
 	queueURL := prov.Queues[blueprint.Diagnosis.Name].URL
 	pad := strings.Repeat("x", 700) // about the size of a claim row and of the sample body
 	payload := fmt.Sprintf(`{"shipcountry":"Deutschland","notes":"%s"}`, pad[:400])
@@ -205,16 +205,16 @@ func run(n, conc, rounds int) error {
 
 // setupStage provisions a stage's tables and queues on the emulators, loads the wiring the
 // Lambdas use for it and creates an enabled tenant "bench"; it returns the tenant's key.
-func setupStage(ctx context.Context, awsCfg aws.Config, stage string) (*app.Deps, app.Provisioned, []byte, error) {
+func setupStage(ctx context.Context, awsCfg aws.Config, stage string) (*compose.Stack, compose.Provisioned, []byte, error) {
 	os.Setenv("STAGE", stage)
-	prov, err := app.Provision(ctx, awsCfg, stage, sqsqueue.CreateOptions{})
+	prov, err := compose.Provision(ctx, awsCfg, stage, sqsqueue.CreateOptions{})
 	if err != nil {
 		return nil, prov, nil, err
 	}
 	for k, v := range prov.Env() {
 		os.Setenv(k, v)
 	}
-	deps, err := app.Load(ctx)
+	deps, err := compose.Load(ctx)
 	if err != nil {
 		return nil, prov, nil, err
 	}
@@ -240,7 +240,7 @@ func diagnoseBench(ctx context.Context, awsCfg aws.Config, n int) error {
 	if err != nil {
 		return err
 	}
-	h := deps.Ingest()
+	h := deps.Queue.Ingest()
 	for i := 0; i < n; i++ {
 		body := []byte(fmt.Sprintf(`{"tenantId":"bench","errorId":"D-%d","recordType":"salesOrder","recordId":"SO-%d","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry: Deutschland is not a valid ISO 3166 country code","occurredAt":"2026-11-22T09:58:41Z","payload":{"shipcountry":"Deutschland","email":"buyer%d@example.com","total":129.5}}`, i, i, i))
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, blueprint.IngestRoute.Path, bytes.NewReader(body))

@@ -17,8 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/syncassist/syncassist/infra/compose"
 	"github.com/syncassist/syncassist/infra/emulators"
-	"github.com/syncassist/syncassist/shared/app"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/console"
@@ -84,7 +84,7 @@ func serve(ctx context.Context) error {
 	if err != nil || vis <= 0 {
 		return fmt.Errorf("LOCAL_VISIBILITY_TIMEOUT_SECONDS: want a positive number of seconds")
 	}
-	prov, err := app.Provision(ctx, awsCfg, stage, sqsqueue.CreateOptions{VisibilityTimeoutSeconds: vis})
+	prov, err := compose.Provision(ctx, awsCfg, stage, sqsqueue.CreateOptions{VisibilityTimeoutSeconds: vis})
 	if err != nil {
 		return err
 	}
@@ -116,11 +116,10 @@ func serve(ctx context.Context) error {
 		os.Setenv(console.EnvDevSignIn, "true")
 	}
 
-	deps, err := app.Load(ctx)
+	deps, err := compose.Load(ctx)
 	if err != nil {
 		return err
 	}
-	deps.Static = app.StaticRoutes()
 	secret, err := seedDemoTenant(ctx, deps.Tenants, os.Getenv("DEMO_WEBHOOK_SECRET"))
 	if err != nil {
 		return err
@@ -133,7 +132,7 @@ func serve(ctx context.Context) error {
 	fakes := newFakeSystems(time.Now())
 	// Demo finance approvals, and the host ERP records they update (Create is idempotent).
 	for _, a := range finance.DemoApprovals(demoTenant, time.Now()) {
-		if _, err := deps.Finance.Create(ctx, a); err != nil {
+		if _, err := deps.Finance.Store.Create(ctx, a); err != nil {
 			return fmt.Errorf("seed finance approval %s: %w", a.ID, err)
 		}
 		if a.ERPID != "" {
@@ -149,7 +148,7 @@ func serve(ctx context.Context) error {
 	fakes.mount(mux)
 	// Local only: run the reconcile now instead of waiting for the timer (make reconcile).
 	mux.HandleFunc("POST /local/reconcile", func(w http.ResponseWriter, r *http.Request) {
-		rep, err := deps.RunReconcile(r.Context())
+		rep, err := deps.RunBackstops(r.Context())
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -175,7 +174,7 @@ func serve(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		q := queues[blueprint.Diagnosis.Name]
-		fn, _ := app.FunctionNamed(blueprint.FuncDiagnose)
+		fn, _ := blueprint.FunctionNamed(blueprint.FuncDiagnose)
 		(&sqsqueue.Poller{Client: sq, QueueURL: q.URL, QueueARN: q.ARN, Handler: deps.Worker().HandleBatch,
 			BatchSize: int32(fn.BatchSize), Log: deps.Log}).Run(ctx)
 	}()
@@ -192,7 +191,7 @@ func serve(ctx context.Context) error {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if _, err := deps.RunReconcile(ctx); err != nil {
+				if _, err := deps.RunBackstops(ctx); err != nil {
 					deps.Log.Error("reconcile", "error", err)
 				}
 			}
@@ -304,14 +303,14 @@ var demoOrders = []string{"SO-10043", "SO-10044"}
 // error per demo order through the real signed webhook, and the reconcile runs once,
 // finding ERR-MISSED-0001 whose webhook never came. Both are idempotent across restarts
 // (a redelivery is a duplicate); a failure is logged, never fatal.
-func seedDemoQueue(ctx context.Context, deps *app.Deps, baseURL, secret string) {
+func seedDemoQueue(ctx context.Context, deps *compose.Stack, baseURL, secret string) {
 	for _, id := range demoOrders {
 		body := sampleBodyFor(demoTenant, "ERR-DEMO-"+strings.TrimPrefix(id, "SO-"), id)
 		if status, out, err := postSigned(ctx, baseURL+blueprint.IngestRoute.Path, demoTenant, secret, body); err != nil || status[0] != '2' {
 			deps.Log.Warn("demo sync error not posted", "order", id, "status", status, "body", string(out), "error", err)
 		}
 	}
-	if _, err := deps.RunReconcile(ctx); err != nil {
+	if _, err := deps.RunBackstops(ctx); err != nil {
 		deps.Log.Warn("startup reconcile", "error", err)
 	}
 }

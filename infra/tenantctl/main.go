@@ -18,9 +18,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/syncassist/syncassist/shared/app"
+	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -72,18 +73,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return os.Getenv(k)
 		}
 	}
-	cfg, err := app.ConfigFromEnv(env)
+	cfg, err := platform.ConfigFromEnv(env)
 	if err != nil {
 		return err
 	}
 	if *table != "" {
-		cfg.TenantsTable = *table
+		cfg.Tables[blueprint.TableTenants] = *table
 	}
 	awsCfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
 		return err
 	}
-	store := dynamostore.NewTenants(dynamodb.NewFromConfig(awsCfg), cfg.TenantsTable)
+	store := dynamostore.NewTenants(dynamodb.NewFromConfig(awsCfg), cfg.Table(blueprint.Tenants))
 	return command(ctx, tenant.Admin{Store: store}, fs.Args(), out)
 }
 

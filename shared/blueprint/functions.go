@@ -1,6 +1,7 @@
 package blueprint
 
 import (
+	"fmt"
 	"path"
 	"strings"
 	"time"
@@ -120,6 +121,10 @@ const (
 // (which may lag by days) is only the backstop.
 const SessionReaperInterval = time.Hour
 
+// FinanceLeaseSweepInterval is how often expired finance approve leases return to
+// pending: an approve that died mid-way holds its row for at most a lease plus this.
+const FinanceLeaseSweepInterval = 5 * time.Minute
+
 // ReconcileInterval is how often the reconcile runs (the spec's 30 minutes).
 const ReconcileInterval = 30 * time.Minute
 
@@ -149,7 +154,7 @@ var Functions = []Function{
 	},
 	{
 		Name:        FuncReconcile,
-		Description: "Every 30 minutes: re-enqueues stuck claims, polls the host ERP for missed sync errors, sweeps expired leases",
+		Description: "Every 30 minutes: re-enqueues stuck claims, polls the host ERP for missed sync errors, returns expired apply leases",
 		Schedule:    ReconcileInterval,
 		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}, {Audit, ReadWrite}},
 		SendsTo:     []Queue{Diagnosis},
@@ -241,6 +246,7 @@ const (
 	FuncFinanceApprovalApprove = "finance-approval-approve"
 	FuncFinanceApprovalReject  = "finance-approval-reject"
 	FuncFinanceApprovalCreate  = "finance-approval-create"
+	FuncFinanceLeaseSweep      = "finance-lease-sweep"
 )
 
 // Finance approval routes. The host ERP creates rows (signed like the webhook); operators
@@ -269,12 +275,12 @@ func init() {
 			Route:   &Route{Method: "POST", Path: approvals, Auth: AuthSigned},
 			Tables:  []TableGrant{{FinanceApprovals, ReadWrite}, {Tenants, Read}, {Audit, ReadWrite}},
 			Timeout: 10 * time.Second, MemoryMB: 256},
+		Function{Name: FuncFinanceLeaseSweep,
+			Description: "Every 5 minutes: returns finance approvals whose approve lease expired to pending",
+			Schedule:    FinanceLeaseSweepInterval,
+			Tables:      []TableGrant{{FinanceApprovals, ReadWrite}, {Tenants, Read}},
+			Timeout:     time.Minute, MemoryMB: 256},
 	)
-	for i := range Functions {
-		if Functions[i].Name == FuncReconcile {
-			Functions[i].Tables = append(Functions[i].Tables, TableGrant{FinanceApprovals, ReadWrite})
-		}
-	}
 }
 
 // The tool catalogue for AI agents. Its tools span several modules, so embedded contexts
@@ -301,4 +307,14 @@ func HTTPFunctions() []Function {
 		}
 	}
 	return out
+}
+
+// FunctionNamed returns the function called name.
+func FunctionNamed(name string) (Function, error) {
+	for _, f := range Functions {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return Function{}, fmt.Errorf("no function %q in the blueprint", name)
 }

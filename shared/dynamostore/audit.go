@@ -28,7 +28,7 @@ func NewAudit(client *dynamodb.Client, table string) *Audit {
 	return &Audit{client: client, table: table}
 }
 
-func auditSort(r audit.Record) string { return formatTime(r.At) + "#" + r.ID }
+func auditSort(r audit.Record) string { return FormatTime(r.At) + "#" + r.ID }
 
 // Put implements audit.Store. Records are immutable: a put never overwrites.
 func (s *Audit) Put(ctx context.Context, r audit.Record) error {
@@ -36,20 +36,20 @@ func (s *Audit) Put(ctx context.Context, r audit.Record) error {
 	if err != nil {
 		return err
 	}
-	it := item{
-		"tenant_id":     str(r.TenantID),
-		"sort":          str(auditSort(r)),
-		"tenant_action": str(r.TenantID + "#" + r.ActionType),
-		"id":            str(r.ID),
-		"at":            str(formatTime(r.At)),
-		"actor":         str(string(actor)),
-		"action_type":   str(r.ActionType),
-		"action_key":    str(r.ActionKey),
-		"result":        str(r.Result),
+	it := Item{
+		"tenant_id":     Str(r.TenantID),
+		"sort":          Str(auditSort(r)),
+		"tenant_action": Str(r.TenantID + "#" + r.ActionType),
+		"id":            Str(r.ID),
+		"at":            Str(FormatTime(r.At)),
+		"actor":         Str(string(actor)),
+		"action_type":   Str(r.ActionType),
+		"action_key":    Str(r.ActionKey),
+		"result":        Str(r.Result),
 	}
-	putOptional(it, "resource", r.Resource)
-	putOptional(it, "correlation_id", r.CorrelationID)
-	putOptional(it, "details", string(r.Details))
+	PutOptional(it, "resource", r.Resource)
+	PutOptional(it, "correlation_id", r.CorrelationID)
+	PutOptional(it, "details", string(r.Details))
 	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table), Item: it,
 		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
@@ -67,10 +67,10 @@ func (s *Audit) Query(ctx context.Context, q audit.Query) (audit.Page, error) {
 		TableName:        aws.String(s.table),
 		ScanIndexForward: aws.Bool(false),
 		Limit:            aws.Int32(int32(q.Limit + 1)),
-		ExpressionAttributeValues: item{
-			":from": str(formatTime(q.From)),
+		ExpressionAttributeValues: Item{
+			":from": Str(FormatTime(q.From)),
 			// "<to>" sorts before "<to>#id", so records at exactly To are excluded.
-			":to": str(formatTime(q.To)),
+			":to": Str(FormatTime(q.To)),
 		},
 	}
 	pk, pkValue := "tenant_id", q.TenantID
@@ -80,18 +80,18 @@ func (s *Audit) Query(ctx context.Context, q audit.Query) (audit.Page, error) {
 	}
 	in.KeyConditionExpression = aws.String(pk + " = :pk AND #sort BETWEEN :from AND :to")
 	in.ExpressionAttributeNames = map[string]string{"#sort": "sort"}
-	in.ExpressionAttributeValues[":pk"] = str(pkValue)
+	in.ExpressionAttributeValues[":pk"] = Str(pkValue)
 	if q.Cursor != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(q.Cursor)
 		if err != nil || len(raw) < len(timeLayout) {
 			return audit.Page{}, audit.ErrBadCursor
 		}
-		if _, err := parseTime(string(raw[:len(timeLayout)])); err != nil {
+		if _, err := ParseTime(string(raw[:len(timeLayout)])); err != nil {
 			return audit.Page{}, audit.ErrBadCursor
 		}
-		start := item{"tenant_id": str(q.TenantID), "sort": str(string(raw))}
+		start := Item{"tenant_id": Str(q.TenantID), "sort": Str(string(raw))}
 		if q.ActionType != "" {
-			start["tenant_action"] = str(pkValue)
+			start["tenant_action"] = Str(pkValue)
 		}
 		in.ExclusiveStartKey = start
 	}
@@ -115,25 +115,25 @@ func (s *Audit) Query(ctx context.Context, q audit.Query) (audit.Page, error) {
 	return p, nil
 }
 
-func auditFrom(it item) (audit.Record, error) {
+func auditFrom(it Item) (audit.Record, error) {
 	r := audit.Record{
-		TenantID:      getString(it, "tenant_id"),
-		ID:            getString(it, "id"),
-		ActionType:    getString(it, "action_type"),
-		ActionKey:     getString(it, "action_key"),
-		Result:        getString(it, "result"),
-		Resource:      getString(it, "resource"),
-		CorrelationID: getString(it, "correlation_id"),
+		TenantID:      GetString(it, "tenant_id"),
+		ID:            GetString(it, "id"),
+		ActionType:    GetString(it, "action_type"),
+		ActionKey:     GetString(it, "action_key"),
+		Result:        GetString(it, "result"),
+		Resource:      GetString(it, "resource"),
+		CorrelationID: GetString(it, "correlation_id"),
 	}
-	if d := getString(it, "details"); d != "" {
+	if d := GetString(it, "details"); d != "" {
 		r.Details = json.RawMessage(d)
 	}
 	var err error
-	if r.At, err = parseTime(getString(it, "at")); err != nil {
+	if r.At, err = ParseTime(GetString(it, "at")); err != nil {
 		return audit.Record{}, fmt.Errorf("audit record %s: at: %w", r.ID, err)
 	}
 	var actor identity.Identity
-	if err := json.Unmarshal([]byte(getString(it, "actor")), &actor); err != nil {
+	if err := json.Unmarshal([]byte(GetString(it, "actor")), &actor); err != nil {
 		return audit.Record{}, fmt.Errorf("audit record %s: actor: %w", r.ID, err)
 	}
 	r.Actor = actor

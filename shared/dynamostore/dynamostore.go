@@ -1,6 +1,9 @@
-// Package dynamostore implements the service's stores on DynamoDB with single-item
-// conditional writes (the local emulator has no transactions), and creates the tables the
-// blueprint declares.
+// Package dynamostore is the platform's DynamoDB adapter: the stores of the platform
+// tables (tenants, audit, AI records, governance, embedded sessions), the attribute
+// helpers every feature's own store uses, and the creation of the blueprint's tables.
+// Writes are single-item and conditional (the local emulator has no transactions). A
+// feature's table (the processed table, finance approvals) is mapped by the feature
+// itself, next to the rules it serves.
 package dynamostore
 
 import (
@@ -20,44 +23,52 @@ import (
 // timeLayout is fixed-width so that stored times sort as strings.
 const timeLayout = "2006-01-02T15:04:05.000000000Z"
 
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+// FormatTime is the stored form of a time: fixed-width UTC, so it sorts as a string.
+func FormatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 
-func parseTime(s string) (time.Time, error) {
+// ParseTime reads FormatTime's form; empty is the zero time.
+func ParseTime(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
 	return time.Parse(timeLayout, s)
 }
 
-func isConditionFailed(err error) bool {
+// IsConditionFailed says whether a write's condition did not hold.
+func IsConditionFailed(err error) bool {
 	var ccf *types.ConditionalCheckFailedException
 	return errors.As(err, &ccf)
 }
 
-type item = map[string]types.AttributeValue
+// Item is one DynamoDB item.
+type Item = map[string]types.AttributeValue
 
-func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+// Str is a string attribute.
+func Str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
 
-func num(n int64) types.AttributeValue {
+// Num is a number attribute.
+func Num(n int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
-// putOptional sets name to s unless s is empty (DynamoDB keys aside, empty strings are
+// PutOptional sets name to s unless s is empty (DynamoDB keys aside, empty strings are
 // allowed, but absent reads better in the console and keeps items small).
-func putOptional(it item, name, s string) {
+func PutOptional(it Item, name, s string) {
 	if s != "" {
-		it[name] = str(s)
+		it[name] = Str(s)
 	}
 }
 
-func getString(it item, name string) string {
+// GetString reads a string attribute; absent or of another type reads "".
+func GetString(it Item, name string) string {
 	if v, ok := it[name].(*types.AttributeValueMemberS); ok {
 		return v.Value
 	}
 	return ""
 }
 
-func getInt(it item, name string) (int64, error) {
+// GetInt reads a number attribute; absent reads 0.
+func GetInt(it Item, name string) (int64, error) {
 	v, ok := it[name].(*types.AttributeValueMemberN)
 	if !ok {
 		return 0, nil

@@ -67,12 +67,12 @@ func ledgerPrefix(entity, recordID string) string {
 func strList(ss []string) types.AttributeValue {
 	l := make([]types.AttributeValue, len(ss))
 	for i, s := range ss {
-		l[i] = str(s)
+		l[i] = Str(s)
 	}
 	return &types.AttributeValueMemberL{Value: l}
 }
 
-func getStrList(it item, name string) []string {
+func getStrList(it Item, name string) []string {
 	l, ok := it[name].(*types.AttributeValueMemberL)
 	if !ok {
 		return nil
@@ -87,10 +87,10 @@ func getStrList(it item, name string) []string {
 }
 
 func expiresAt(t time.Time, keep time.Duration) types.AttributeValue {
-	return num(t.Add(keep).Unix())
+	return Num(t.Add(keep).Unix())
 }
 
-func (s *Governance) put(ctx context.Context, it item, what string) error {
+func (s *Governance) put(ctx context.Context, it Item, what string) error {
 	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table), Item: it,
 		// Records are immutable: an id collision must not overwrite one.
@@ -104,34 +104,34 @@ func (s *Governance) put(ctx context.Context, it item, what string) error {
 
 // PutRejection implements governance.RecordStore.
 func (s *Governance) PutRejection(ctx context.Context, r governance.OwnershipRejection) error {
-	it := item{
-		"tenant_id":      str(r.Tenant),
-		"record":         str(prefixRejection + formatTime(r.Time) + "#" + r.ID),
-		"id":             str(r.ID),
-		"at":             str(formatTime(r.Time)),
-		"entity":         str(r.Entity),
-		"declared_owner": str(string(r.DeclaredOwner)),
-		"caller":         str(string(r.Caller)),
-		"target":         str(string(r.Target)),
-		"policy":         str(string(r.Policy)),
+	it := Item{
+		"tenant_id":      Str(r.Tenant),
+		"record":         Str(prefixRejection + FormatTime(r.Time) + "#" + r.ID),
+		"id":             Str(r.ID),
+		"at":             Str(FormatTime(r.Time)),
+		"entity":         Str(r.Entity),
+		"declared_owner": Str(string(r.DeclaredOwner)),
+		"caller":         Str(string(r.Caller)),
+		"target":         Str(string(r.Target)),
+		"policy":         Str(string(r.Policy)),
 		"fields":         strList(r.Fields),
 		"expires_at":     expiresAt(r.Time, governance.RecordRetention),
 	}
-	putOptional(it, "correlation_id", r.CorrelationID)
-	putOptional(it, "resource", r.Resource)
+	PutOptional(it, "correlation_id", r.CorrelationID)
+	PutOptional(it, "resource", r.Resource)
 	return s.put(ctx, it, "ownership rejection")
 }
 
-func rejectionFrom(it item) (governance.OwnershipRejection, error) {
+func rejectionFrom(it Item) (governance.OwnershipRejection, error) {
 	r := governance.OwnershipRejection{
-		ID: getString(it, "id"), Tenant: getString(it, "tenant_id"), Entity: getString(it, "entity"),
-		DeclaredOwner: connector.System(getString(it, "declared_owner")), Caller: connector.System(getString(it, "caller")),
-		Target: connector.System(getString(it, "target")), Policy: governance.Policy(getString(it, "policy")),
-		CorrelationID: getString(it, "correlation_id"), Resource: getString(it, "resource"),
+		ID: GetString(it, "id"), Tenant: GetString(it, "tenant_id"), Entity: GetString(it, "entity"),
+		DeclaredOwner: connector.System(GetString(it, "declared_owner")), Caller: connector.System(GetString(it, "caller")),
+		Target: connector.System(GetString(it, "target")), Policy: governance.Policy(GetString(it, "policy")),
+		CorrelationID: GetString(it, "correlation_id"), Resource: GetString(it, "resource"),
 		Fields: getStrList(it, "fields"),
 	}
 	var err error
-	if r.Time, err = parseTime(getString(it, "at")); err != nil {
+	if r.Time, err = ParseTime(GetString(it, "at")); err != nil {
 		return r, fmt.Errorf("ownership rejection %s: at: %w", r.ID, err)
 	}
 	return r, nil
@@ -156,31 +156,31 @@ func (s *Governance) ListRejections(ctx context.Context, q governance.RecordQuer
 
 // PutLoop implements governance.RecordStore.
 func (s *Governance) PutLoop(ctx context.Context, l governance.LoopDetection) error {
-	it := item{
-		"tenant_id":          str(l.Tenant),
-		"record":             str(prefixLoop + formatTime(l.Time) + "#" + l.ID),
-		"id":                 str(l.ID),
-		"at":                 str(formatTime(l.Time)),
-		"entity":             str(l.Entity),
-		"caller":             str(string(l.Caller)),
-		"target":             str(string(l.Target)),
-		"breaking_condition": str(l.BreakingCondition),
+	it := Item{
+		"tenant_id":          Str(l.Tenant),
+		"record":             Str(prefixLoop + FormatTime(l.Time) + "#" + l.ID),
+		"id":                 Str(l.ID),
+		"at":                 Str(FormatTime(l.Time)),
+		"entity":             Str(l.Entity),
+		"caller":             Str(string(l.Caller)),
+		"target":             Str(string(l.Target)),
+		"breaking_condition": Str(l.BreakingCondition),
 		"expires_at":         expiresAt(l.Time, governance.RecordRetention),
 	}
-	putOptional(it, "correlation_id", l.CorrelationID)
-	putOptional(it, "resource", l.Resource)
+	PutOptional(it, "correlation_id", l.CorrelationID)
+	PutOptional(it, "resource", l.Resource)
 	return s.put(ctx, it, "loop detection")
 }
 
-func loopFrom(it item) (governance.LoopDetection, error) {
+func loopFrom(it Item) (governance.LoopDetection, error) {
 	l := governance.LoopDetection{
-		ID: getString(it, "id"), Tenant: getString(it, "tenant_id"), Entity: getString(it, "entity"),
-		Caller: connector.System(getString(it, "caller")), Target: connector.System(getString(it, "target")),
-		BreakingCondition: getString(it, "breaking_condition"), CorrelationID: getString(it, "correlation_id"),
-		Resource: getString(it, "resource"),
+		ID: GetString(it, "id"), Tenant: GetString(it, "tenant_id"), Entity: GetString(it, "entity"),
+		Caller: connector.System(GetString(it, "caller")), Target: connector.System(GetString(it, "target")),
+		BreakingCondition: GetString(it, "breaking_condition"), CorrelationID: GetString(it, "correlation_id"),
+		Resource: GetString(it, "resource"),
 	}
 	var err error
-	if l.Time, err = parseTime(getString(it, "at")); err != nil {
+	if l.Time, err = ParseTime(GetString(it, "at")); err != nil {
 		return l, fmt.Errorf("loop detection %s: at: %w", l.ID, err)
 	}
 	return l, nil
@@ -206,16 +206,16 @@ func (s *Governance) ListLoops(ctx context.Context, q governance.RecordQuery) (g
 // queryTimed reads one page of the tenant's "<prefix><time>#<id>" items in [From, To),
 // newest first. It asks for one item more than the limit to know whether a next page
 // exists; the cursor is the last returned item's sort key.
-func (s *Governance) queryTimed(ctx context.Context, prefix string, q governance.RecordQuery) ([]item, string, error) {
+func (s *Governance) queryTimed(ctx context.Context, prefix string, q governance.RecordQuery) ([]Item, string, error) {
 	in := &dynamodb.QueryInput{
 		TableName:                aws.String(s.table),
 		KeyConditionExpression:   aws.String("tenant_id = :t AND #r BETWEEN :from AND :to"),
 		ExpressionAttributeNames: map[string]string{"#r": "record"},
-		ExpressionAttributeValues: item{
-			":t":    str(q.Tenant),
-			":from": str(prefix + formatTime(q.From)),
+		ExpressionAttributeValues: Item{
+			":t":    Str(q.Tenant),
+			":from": Str(prefix + FormatTime(q.From)),
 			// "<to>" sorts before "<to>#id", so records at exactly To are excluded.
-			":to": str(prefix + formatTime(q.To)),
+			":to": Str(prefix + FormatTime(q.To)),
 		},
 		ScanIndexForward: aws.Bool(false),
 		Limit:            aws.Int32(int32(q.Limit + 1)),
@@ -225,7 +225,7 @@ func (s *Governance) queryTimed(ctx context.Context, prefix string, q governance
 		if err != nil {
 			return nil, "", err
 		}
-		in.ExclusiveStartKey = item{"tenant_id": str(q.Tenant), "record": str(key)}
+		in.ExclusiveStartKey = Item{"tenant_id": Str(q.Tenant), "record": Str(key)}
 	}
 	out, err := s.client.Query(ctx, in)
 	if err != nil {
@@ -235,7 +235,7 @@ func (s *Governance) queryTimed(ctx context.Context, prefix string, q governance
 	next := ""
 	if len(items) > q.Limit {
 		items = items[:q.Limit]
-		next = base64.RawURLEncoding.EncodeToString([]byte(getString(items[len(items)-1], "record")))
+		next = base64.RawURLEncoding.EncodeToString([]byte(GetString(items[len(items)-1], "record")))
 	}
 	return items, next, nil
 }
@@ -251,7 +251,7 @@ func decodeTimedCursor(prefix, cursor string) (string, error) {
 	if !ok || len(rest) <= len(timeLayout) || rest[len(timeLayout)] != '#' {
 		return "", governance.ErrBadCursor
 	}
-	if _, err := parseTime(rest[:len(timeLayout)]); err != nil {
+	if _, err := ParseTime(rest[:len(timeLayout)]); err != nil {
 		return "", governance.ErrBadCursor
 	}
 	return string(raw), nil
@@ -303,11 +303,11 @@ func decodeRequest(s string) (governance.WriteRequest, error) {
 func tenantStatus(tenant string, s governance.ApprovalStatus) string { return tenant + "#" + string(s) }
 
 func approvalSort(a governance.PendingApproval) string {
-	return a.Reason + "#" + formatTime(a.Time) + "#" + a.ID
+	return a.Reason + "#" + FormatTime(a.Time) + "#" + a.ID
 }
 
-func (s *Governance) approvalKey(tenant, id string) item {
-	return item{"tenant_id": str(tenant), "record": str(prefixApproval + id)}
+func (s *Governance) approvalKey(tenant, id string) Item {
+	return Item{"tenant_id": Str(tenant), "record": Str(prefixApproval + id)}
 }
 
 // PutApproval implements governance.RecordStore.
@@ -316,34 +316,34 @@ func (s *Governance) PutApproval(ctx context.Context, a governance.PendingApprov
 	if err != nil {
 		return fmt.Errorf("put approval %s: request: %w", a.ID, err)
 	}
-	it := item{
-		"tenant_id":      str(a.Tenant),
-		"record":         str(prefixApproval + a.ID),
-		"id":             str(a.ID),
-		"at":             str(formatTime(a.Time)),
-		"entity":         str(a.Entity),
-		"declared_owner": str(string(a.DeclaredOwner)),
-		"caller":         str(string(a.Caller)),
-		"target":         str(string(a.Target)),
-		"reason":         str(a.Reason),
-		"status":         str(string(a.Status)),
-		"tenant_status":  str(tenantStatus(a.Tenant, a.Status)),
-		"approval_sort":  str(approvalSort(a)),
-		"request":        str(req),
+	it := Item{
+		"tenant_id":      Str(a.Tenant),
+		"record":         Str(prefixApproval + a.ID),
+		"id":             Str(a.ID),
+		"at":             Str(FormatTime(a.Time)),
+		"entity":         Str(a.Entity),
+		"declared_owner": Str(string(a.DeclaredOwner)),
+		"caller":         Str(string(a.Caller)),
+		"target":         Str(string(a.Target)),
+		"reason":         Str(a.Reason),
+		"status":         Str(string(a.Status)),
+		"tenant_status":  Str(tenantStatus(a.Tenant, a.Status)),
+		"approval_sort":  Str(approvalSort(a)),
+		"request":        Str(req),
 		"fields":         strList(a.Fields),
 	}
-	putOptional(it, "resource", a.Resource)
-	putOptional(it, "correlation_id", a.CorrelationID)
-	putOptional(it, "requested_by", a.RequestedBy)
+	PutOptional(it, "resource", a.Resource)
+	PutOptional(it, "correlation_id", a.CorrelationID)
+	PutOptional(it, "requested_by", a.RequestedBy)
 	if a.DecidedBy != "" {
-		it["decided_by"] = str(a.DecidedBy)
-		it["decided_at"] = str(formatTime(a.DecidedAt))
+		it["decided_by"] = Str(a.DecidedBy)
+		it["decided_at"] = Str(FormatTime(a.DecidedAt))
 	}
 	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table), Item: it,
 		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
 	})
-	if isConditionFailed(err) {
+	if IsConditionFailed(err) {
 		return governance.ErrExists
 	}
 	if err != nil {
@@ -352,23 +352,23 @@ func (s *Governance) PutApproval(ctx context.Context, a governance.PendingApprov
 	return nil
 }
 
-func approvalFrom(it item) (governance.PendingApproval, error) {
+func approvalFrom(it Item) (governance.PendingApproval, error) {
 	a := governance.PendingApproval{
-		ID: getString(it, "id"), Tenant: getString(it, "tenant_id"), Entity: getString(it, "entity"),
-		DeclaredOwner: connector.System(getString(it, "declared_owner")), Caller: connector.System(getString(it, "caller")),
-		Target: connector.System(getString(it, "target")), Resource: getString(it, "resource"),
-		Reason: getString(it, "reason"), Status: governance.ApprovalStatus(getString(it, "status")),
-		Fields: getStrList(it, "fields"), CorrelationID: getString(it, "correlation_id"),
-		RequestedBy: getString(it, "requested_by"), DecidedBy: getString(it, "decided_by"),
+		ID: GetString(it, "id"), Tenant: GetString(it, "tenant_id"), Entity: GetString(it, "entity"),
+		DeclaredOwner: connector.System(GetString(it, "declared_owner")), Caller: connector.System(GetString(it, "caller")),
+		Target: connector.System(GetString(it, "target")), Resource: GetString(it, "resource"),
+		Reason: GetString(it, "reason"), Status: governance.ApprovalStatus(GetString(it, "status")),
+		Fields: getStrList(it, "fields"), CorrelationID: GetString(it, "correlation_id"),
+		RequestedBy: GetString(it, "requested_by"), DecidedBy: GetString(it, "decided_by"),
 	}
 	var err error
-	if a.Time, err = parseTime(getString(it, "at")); err != nil {
+	if a.Time, err = ParseTime(GetString(it, "at")); err != nil {
 		return a, fmt.Errorf("approval %s: at: %w", a.ID, err)
 	}
-	if a.DecidedAt, err = parseTime(getString(it, "decided_at")); err != nil {
+	if a.DecidedAt, err = ParseTime(GetString(it, "decided_at")); err != nil {
 		return a, fmt.Errorf("approval %s: decided_at: %w", a.ID, err)
 	}
-	if a.Request, err = decodeRequest(getString(it, "request")); err != nil {
+	if a.Request, err = decodeRequest(GetString(it, "request")); err != nil {
 		return a, fmt.Errorf("approval %s: request: %w", a.ID, err)
 	}
 	return a, nil
@@ -396,9 +396,9 @@ func (s *Governance) ListApprovals(ctx context.Context, q governance.ApprovalQue
 		TableName:              aws.String(s.table),
 		IndexName:              aws.String(blueprint.IndexByApprovalStatus),
 		KeyConditionExpression: aws.String("tenant_status = :ts AND begins_with(approval_sort, :reason)"),
-		ExpressionAttributeValues: item{
-			":ts":     str(tenantStatus(q.Tenant, q.Status)),
-			":reason": str(q.Reason + "#"),
+		ExpressionAttributeValues: Item{
+			":ts":     Str(tenantStatus(q.Tenant, q.Status)),
+			":reason": Str(q.Reason + "#"),
 		},
 		ScanIndexForward: aws.Bool(false),
 		Limit:            aws.Int32(int32(q.Limit + 1)),
@@ -408,9 +408,9 @@ func (s *Governance) ListApprovals(ctx context.Context, q governance.ApprovalQue
 		if err != nil {
 			return governance.Page[governance.PendingApproval]{}, err
 		}
-		in.ExclusiveStartKey = item{
-			"tenant_status": str(tenantStatus(q.Tenant, q.Status)), "approval_sort": str(sortKey),
-			"tenant_id": str(q.Tenant), "record": str(prefixApproval + id),
+		in.ExclusiveStartKey = Item{
+			"tenant_status": Str(tenantStatus(q.Tenant, q.Status)), "approval_sort": Str(sortKey),
+			"tenant_id": Str(q.Tenant), "record": Str(prefixApproval + id),
 		}
 	}
 	out, err := s.client.Query(ctx, in)
@@ -441,7 +441,7 @@ func decodeApprovalCursor(reason, cursor string) (sortKey, id string, err error)
 	if !ok || len(rest) <= len(timeLayout)+1 || rest[len(timeLayout)] != '#' {
 		return "", "", governance.ErrBadCursor
 	}
-	if _, perr := parseTime(rest[:len(timeLayout)]); perr != nil {
+	if _, perr := ParseTime(rest[:len(timeLayout)]); perr != nil {
 		return "", "", governance.ErrBadCursor
 	}
 	return string(raw), rest[len(timeLayout)+1:], nil
@@ -450,17 +450,17 @@ func decodeApprovalCursor(reason, cursor string) (sortKey, id string, err error)
 // DecideApproval implements governance.RecordStore with one conditional update.
 func (s *Governance) DecideApproval(ctx context.Context, tenant, id string, from, to governance.ApprovalStatus, by string, at time.Time) (governance.PendingApproval, error) {
 	update := "SET #status = :to, tenant_status = :ts"
-	values := item{
-		":from": str(string(from)),
-		":to":   str(string(to)),
-		":ts":   str(tenantStatus(tenant, to)),
+	values := Item{
+		":from": Str(string(from)),
+		":to":   Str(string(to)),
+		":ts":   Str(tenantStatus(tenant, to)),
 	}
 	if by == "" {
 		update += " REMOVE decided_by, decided_at"
 	} else {
 		update += ", decided_by = :by, decided_at = :at"
-		values[":by"] = str(by)
-		values[":at"] = str(formatTime(at))
+		values[":by"] = Str(by)
+		values[":at"] = Str(FormatTime(at))
 	}
 	return s.updateApproval(ctx, tenant, id, "attribute_exists(tenant_id) AND #status = :from", update, values)
 }
@@ -471,15 +471,15 @@ func (s *Governance) RetakeRelease(ctx context.Context, tenant, id string, stale
 	return s.updateApproval(ctx, tenant, id,
 		"attribute_exists(tenant_id) AND #status = :releasing AND decided_at < :stale",
 		"SET decided_by = :by, decided_at = :at",
-		item{
-			":releasing": str(string(governance.StatusReleasing)),
-			":stale":     str(formatTime(staleBefore)),
-			":by":        str(by),
-			":at":        str(formatTime(at)),
+		Item{
+			":releasing": Str(string(governance.StatusReleasing)),
+			":stale":     Str(FormatTime(staleBefore)),
+			":by":        Str(by),
+			":at":        Str(FormatTime(at)),
 		})
 }
 
-func (s *Governance) updateApproval(ctx context.Context, tenant, id, cond, update string, values item) (governance.PendingApproval, error) {
+func (s *Governance) updateApproval(ctx context.Context, tenant, id, cond, update string, values Item) (governance.PendingApproval, error) {
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.approvalKey(tenant, id),
@@ -489,7 +489,7 @@ func (s *Governance) updateApproval(ctx context.Context, tenant, id, cond, updat
 		ExpressionAttributeValues: values,
 		ReturnValues:              types.ReturnValueAllNew,
 	})
-	if isConditionFailed(err) {
+	if IsConditionFailed(err) {
 		// Tell a missing approval from one in another state; the emulator returns no item
 		// with the failure, so read.
 		if _, err := s.GetApproval(ctx, tenant, id); err != nil {
@@ -505,21 +505,21 @@ func (s *Governance) updateApproval(ctx context.Context, tenant, id, cond, updat
 
 // Append implements governance.Ledger.
 func (s *Governance) Append(ctx context.Context, e governance.LedgerEntry) error {
-	it := item{
-		"tenant_id":    str(e.Tenant),
-		"record":       str(ledgerPrefix(e.Entity, e.RecordID) + formatTime(e.Time) + "#" + e.ID),
-		"id":           str(e.ID),
-		"at":           str(formatTime(e.Time)),
-		"source":       str(string(e.Source)),
-		"target":       str(string(e.Target)),
-		"entity":       str(e.Entity),
-		"record_id":    str(e.RecordID),
+	it := Item{
+		"tenant_id":    Str(e.Tenant),
+		"record":       Str(ledgerPrefix(e.Entity, e.RecordID) + FormatTime(e.Time) + "#" + e.ID),
+		"id":           Str(e.ID),
+		"at":           Str(FormatTime(e.Time)),
+		"source":       Str(string(e.Source)),
+		"target":       Str(string(e.Target)),
+		"entity":       Str(e.Entity),
+		"record_id":    Str(e.RecordID),
 		"fields":       strList(e.Fields),
-		"payload_hash": str(e.PayloadHash),
+		"payload_hash": Str(e.PayloadHash),
 		"expires_at":   expiresAt(e.Time, governance.LedgerRetention),
 	}
-	putOptional(it, "idempotency_key", e.IdempotencyKey)
-	putOptional(it, "correlation_id", e.CorrelationID)
+	PutOptional(it, "idempotency_key", e.IdempotencyKey)
+	PutOptional(it, "correlation_id", e.CorrelationID)
 	return s.put(ctx, it, "ledger entry")
 }
 
@@ -531,11 +531,11 @@ func (s *Governance) Recent(ctx context.Context, tenantID, entity, recordID stri
 		TableName:                aws.String(s.table),
 		KeyConditionExpression:   aws.String("tenant_id = :t AND #r BETWEEN :from AND :to"),
 		ExpressionAttributeNames: map[string]string{"#r": "record"},
-		ExpressionAttributeValues: item{
-			":t":    str(tenantID),
-			":from": str(prefix + formatTime(since)),
+		ExpressionAttributeValues: Item{
+			":t":    Str(tenantID),
+			":from": Str(prefix + FormatTime(since)),
 			// '~' sorts after every character of a formatted time.
-			":to": str(prefix + "~"),
+			":to": Str(prefix + "~"),
 		},
 		ConsistentRead: aws.Bool(true),
 	}
@@ -547,13 +547,13 @@ func (s *Governance) Recent(ctx context.Context, tenantID, entity, recordID stri
 		}
 		for _, it := range page.Items {
 			e := governance.LedgerEntry{
-				ID: getString(it, "id"), Tenant: getString(it, "tenant_id"),
-				Source: connector.System(getString(it, "source")), Target: connector.System(getString(it, "target")),
-				Entity: getString(it, "entity"), RecordID: getString(it, "record_id"), Fields: getStrList(it, "fields"),
-				PayloadHash: getString(it, "payload_hash"), IdempotencyKey: getString(it, "idempotency_key"),
-				CorrelationID: getString(it, "correlation_id"),
+				ID: GetString(it, "id"), Tenant: GetString(it, "tenant_id"),
+				Source: connector.System(GetString(it, "source")), Target: connector.System(GetString(it, "target")),
+				Entity: GetString(it, "entity"), RecordID: GetString(it, "record_id"), Fields: getStrList(it, "fields"),
+				PayloadHash: GetString(it, "payload_hash"), IdempotencyKey: GetString(it, "idempotency_key"),
+				CorrelationID: GetString(it, "correlation_id"),
 			}
-			if e.Time, err = parseTime(getString(it, "at")); err != nil {
+			if e.Time, err = ParseTime(GetString(it, "at")); err != nil {
 				return nil, fmt.Errorf("ledger entry %s: at: %w", e.ID, err)
 			}
 			out = append(out, e)
@@ -577,12 +577,12 @@ type storedEntry struct {
 func (s *Governance) Overrides(ctx context.Context, tenantID string) ([]governance.Entry, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), ConsistentRead: aws.Bool(true),
-		Key: item{"tenant_id": str(tenantID), "record": str(manifestRecord)},
+		Key: Item{"tenant_id": Str(tenantID), "record": Str(manifestRecord)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("get manifest overrides of %s: %w", tenantID, err)
 	}
-	raw := getString(out.Item, "entries")
+	raw := GetString(out.Item, "entries")
 	if raw == "" {
 		return nil, nil
 	}
@@ -610,7 +610,7 @@ func (s *Governance) PutOverrides(ctx context.Context, tenantID string, entries 
 	}
 	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table),
-		Item:      item{"tenant_id": str(tenantID), "record": str(manifestRecord), "entries": str(string(raw))},
+		Item:      Item{"tenant_id": Str(tenantID), "record": Str(manifestRecord), "entries": Str(string(raw))},
 	})
 	if err != nil {
 		return fmt.Errorf("put manifest overrides of %s: %w", tenantID, err)

@@ -54,17 +54,17 @@ func requestSK(requestID string) string {
 	return skRequest + hex.EncodeToString(sum[:])
 }
 
-func sessionKey(tenantID, sk string) item {
-	return item{"tenant_id": str(tenantID), "sk": str(sk)}
+func sessionKey(tenantID, sk string) Item {
+	return Item{"tenant_id": Str(tenantID), "sk": Str(sk)}
 }
 
-func (s *Sessions) putNew(ctx context.Context, it item, what string) error {
+func (s *Sessions) putNew(ctx context.Context, it Item, what string) error {
 	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table), Item: it,
 		ConditionExpression: aws.String("attribute_not_exists(sk)"),
 	})
 	switch {
-	case isConditionFailed(err):
+	case IsConditionFailed(err):
 		return session.ErrExists
 	case err != nil:
 		return fmt.Errorf("put %s: %w", what, err)
@@ -72,7 +72,7 @@ func (s *Sessions) putNew(ctx context.Context, it item, what string) error {
 	return nil
 }
 
-func (s *Sessions) get(ctx context.Context, tenantID, sk, what string) (item, error) {
+func (s *Sessions) get(ctx context.Context, tenantID, sk, what string) (Item, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: sessionKey(tenantID, sk), ConsistentRead: aws.Bool(true),
 	})
@@ -87,7 +87,7 @@ func (s *Sessions) get(ctx context.Context, tenantID, sk, what string) (item, er
 
 // deleteIf deletes one item if cond holds; ok is false when it did not (someone else
 // deleted it first, or it no longer qualifies).
-func (s *Sessions) deleteIf(ctx context.Context, tenantID, sk, cond string, values item) (ok bool, err error) {
+func (s *Sessions) deleteIf(ctx context.Context, tenantID, sk, cond string, values Item) (ok bool, err error) {
 	in := &dynamodb.DeleteItemInput{
 		TableName: aws.String(s.table), Key: sessionKey(tenantID, sk), ConditionExpression: aws.String(cond),
 	}
@@ -96,7 +96,7 @@ func (s *Sessions) deleteIf(ctx context.Context, tenantID, sk, cond string, valu
 	}
 	_, err = s.client.DeleteItem(ctx, in)
 	switch {
-	case isConditionFailed(err):
+	case IsConditionFailed(err):
 		return false, nil
 	case err != nil:
 		return false, fmt.Errorf("delete session item: %w", err)
@@ -104,10 +104,10 @@ func (s *Sessions) deleteIf(ctx context.Context, tenantID, sk, cond string, valu
 	return true, nil
 }
 
-func epoch(t time.Time) types.AttributeValue { return num(t.Unix()) }
+func epoch(t time.Time) types.AttributeValue { return Num(t.Unix()) }
 
-func getEpoch(it item, name string) (time.Time, error) {
-	n, err := getInt(it, name)
+func getEpoch(it Item, name string) (time.Time, error) {
+	n, err := GetInt(it, name)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -118,16 +118,16 @@ func getEpoch(it item, name string) (time.Time, error) {
 func (s *Sessions) CreateSession(ctx context.Context, sess session.Session) error {
 	roles := make([]types.AttributeValue, 0, len(sess.Roles))
 	for _, r := range sess.Roles {
-		roles = append(roles, str(r))
+		roles = append(roles, Str(r))
 	}
 	it := sessionKey(sess.TenantID, skToken+sess.TokenHash)
-	it["kind"] = str("token")
-	it["token_hash"] = str(sess.TokenHash)
-	it["session_id"] = str(sess.ID)
-	it["user_id"] = str(sess.UserID)
-	it["host_account_id"] = str(sess.HostAccountID)
+	it["kind"] = Str("token")
+	it["token_hash"] = Str(sess.TokenHash)
+	it["session_id"] = Str(sess.ID)
+	it["user_id"] = Str(sess.UserID)
+	it["host_account_id"] = Str(sess.HostAccountID)
 	it["roles"] = &types.AttributeValueMemberL{Value: roles}
-	it["issued_at"] = str(formatTime(sess.IssuedAt))
+	it["issued_at"] = Str(FormatTime(sess.IssuedAt))
 	it["expires_at"] = epoch(sess.ExpiresAt)
 	return s.putNew(ctx, it, "session")
 }
@@ -139,8 +139,8 @@ func (s *Sessions) SessionByTokenHash(ctx context.Context, tenantID, tokenHash s
 		return session.Session{}, err
 	}
 	sess := session.Session{
-		TenantID: getString(it, "tenant_id"), ID: getString(it, "session_id"), TokenHash: getString(it, "token_hash"),
-		UserID: getString(it, "user_id"), HostAccountID: getString(it, "host_account_id"),
+		TenantID: GetString(it, "tenant_id"), ID: GetString(it, "session_id"), TokenHash: GetString(it, "token_hash"),
+		UserID: GetString(it, "user_id"), HostAccountID: GetString(it, "host_account_id"),
 	}
 	if l, ok := it["roles"].(*types.AttributeValueMemberL); ok {
 		for _, v := range l.Value {
@@ -149,7 +149,7 @@ func (s *Sessions) SessionByTokenHash(ctx context.Context, tenantID, tokenHash s
 			}
 		}
 	}
-	if sess.IssuedAt, err = parseTime(getString(it, "issued_at")); err != nil {
+	if sess.IssuedAt, err = ParseTime(GetString(it, "issued_at")); err != nil {
 		return session.Session{}, fmt.Errorf("session %s: issued_at: %w", sess.ID, err)
 	}
 	if sess.ExpiresAt, err = getEpoch(it, "expires_at"); err != nil {
@@ -170,11 +170,11 @@ func (s *Sessions) DeleteSession(ctx context.Context, tenantID, tokenHash string
 // CreateContext implements session.Store.
 func (s *Sessions) CreateContext(ctx context.Context, c session.EmbeddedContext) error {
 	it := sessionKey(c.TenantID, contextSK(c.SessionID, c.ID))
-	it["kind"] = str("context")
-	it["session_id"] = str(c.SessionID)
-	it["context_id"] = str(c.ID)
-	it["module"] = str(c.Module)
-	it["issued_at"] = str(formatTime(c.IssuedAt))
+	it["kind"] = Str("context")
+	it["session_id"] = Str(c.SessionID)
+	it["context_id"] = Str(c.ID)
+	it["module"] = Str(c.Module)
+	it["issued_at"] = Str(FormatTime(c.IssuedAt))
 	it["expires_at"] = epoch(c.ExpiresAt)
 	return s.putNew(ctx, it, "context")
 }
@@ -185,9 +185,9 @@ func (s *Sessions) Context(ctx context.Context, tenantID, sessionID, contextID s
 	if err != nil {
 		return session.EmbeddedContext{}, err
 	}
-	c := session.EmbeddedContext{TenantID: getString(it, "tenant_id"), SessionID: getString(it, "session_id"),
-		ID: getString(it, "context_id"), Module: getString(it, "module")}
-	if c.IssuedAt, err = parseTime(getString(it, "issued_at")); err != nil {
+	c := session.EmbeddedContext{TenantID: GetString(it, "tenant_id"), SessionID: GetString(it, "session_id"),
+		ID: GetString(it, "context_id"), Module: GetString(it, "module")}
+	if c.IssuedAt, err = ParseTime(GetString(it, "issued_at")); err != nil {
 		return session.EmbeddedContext{}, fmt.Errorf("context %s: issued_at: %w", c.ID, err)
 	}
 	if c.ExpiresAt, err = getEpoch(it, "expires_at"); err != nil {
@@ -208,7 +208,7 @@ func (s *Sessions) eachKey(ctx context.Context, in *dynamodb.QueryInput, fn func
 			return fmt.Errorf("query sessions: %w", err)
 		}
 		for _, it := range out.Items {
-			if err := fn(getString(it, "sk")); err != nil {
+			if err := fn(GetString(it, "sk")); err != nil {
 				return err
 			}
 		}
@@ -224,8 +224,8 @@ func (s *Sessions) DeleteContexts(ctx context.Context, tenantID, sessionID strin
 	n := 0
 	err := s.eachKey(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression: aws.String("tenant_id = :t AND begins_with(sk, :p)"),
-		ExpressionAttributeValues: item{
-			":t": str(tenantID), ":p": str(contextSK(sessionID, "")),
+		ExpressionAttributeValues: Item{
+			":t": Str(tenantID), ":p": Str(contextSK(sessionID, "")),
 		},
 	}, func(sk string) error {
 		ok, err := s.deleteIf(ctx, tenantID, sk, "attribute_exists(sk)", nil)
@@ -240,7 +240,7 @@ func (s *Sessions) DeleteContexts(ctx context.Context, tenantID, sessionID strin
 // ClaimRequest implements session.Store.
 func (s *Sessions) ClaimRequest(ctx context.Context, tenantID, requestID string, expiresAt time.Time) error {
 	it := sessionKey(tenantID, requestSK(requestID))
-	it["kind"] = str("request")
+	it["kind"] = Str("request")
 	it["expires_at"] = epoch(expiresAt)
 	return s.putNew(ctx, it, "bootstrap request")
 }
@@ -260,11 +260,11 @@ func (s *Sessions) ReleaseRequest(ctx context.Context, tenantID, requestID strin
 // fail; the delete's own condition is what makes overlapping runs count each item once.
 func (s *Sessions) DeleteExpired(ctx context.Context, tenantID string, now time.Time) (session.Reaped, error) {
 	var r session.Reaped
-	cut := item{":now": epoch(now)}
+	cut := Item{":now": epoch(now)}
 	err := s.eachKey(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("tenant_id = :t"),
 		FilterExpression:          aws.String("expires_at < :now"),
-		ExpressionAttributeValues: item{":t": str(tenantID), ":now": cut[":now"]},
+		ExpressionAttributeValues: Item{":t": Str(tenantID), ":now": cut[":now"]},
 	}, func(sk string) error {
 		ok, err := s.deleteIf(ctx, tenantID, sk, "expires_at < :now", cut)
 		if !ok {

@@ -26,38 +26,38 @@ func NewTenants(client *dynamodb.Client, table string) *Tenants {
 	return &Tenants{client: client, table: table}
 }
 
-func tenantItem(c tenant.Config) item {
-	settings := item{}
+func tenantItem(c tenant.Config) Item {
+	settings := Item{}
 	for k, v := range c.Settings {
-		settings[k] = str(v)
+		settings[k] = Str(v)
 	}
 	secrets := make([]types.AttributeValue, 0, len(c.WebhookSecrets))
 	for _, s := range c.WebhookSecrets {
-		m := item{"value": str(s.Value), "created_at": str(formatTime(s.CreatedAt))}
+		m := Item{"value": Str(s.Value), "created_at": Str(FormatTime(s.CreatedAt))}
 		if !s.RetireAt.IsZero() {
-			m["retire_at"] = str(formatTime(s.RetireAt))
+			m["retire_at"] = Str(FormatTime(s.RetireAt))
 		}
 		secrets = append(secrets, &types.AttributeValueMemberM{Value: m})
 	}
-	conns := item{}
+	conns := Item{}
 	for sys, cc := range c.Connectors {
-		m := item{"base_url": str(cc.BaseURL)}
-		putOptional(m, "token", cc.Token)
+		m := Item{"base_url": Str(cc.BaseURL)}
+		PutOptional(m, "token", cc.Token)
 		conns[sys] = &types.AttributeValueMemberM{Value: m}
 	}
-	return item{
+	return Item{
 		"connectors":      &types.AttributeValueMemberM{Value: conns},
-		"tenant_id":       str(c.ID),
+		"tenant_id":       Str(c.ID),
 		"settings":        &types.AttributeValueMemberM{Value: settings},
 		"webhook_secrets": &types.AttributeValueMemberL{Value: secrets},
-		"created_at":      str(formatTime(c.CreatedAt)),
-		"updated_at":      str(formatTime(c.UpdatedAt)),
-		"version":         num(c.Version),
+		"created_at":      Str(FormatTime(c.CreatedAt)),
+		"updated_at":      Str(FormatTime(c.UpdatedAt)),
+		"version":         Num(c.Version),
 	}
 }
 
-func tenantFrom(it item) (tenant.Config, error) {
-	c := tenant.Config{ID: getString(it, "tenant_id"), Settings: map[string]string{}}
+func tenantFrom(it Item) (tenant.Config, error) {
+	c := tenant.Config{ID: GetString(it, "tenant_id"), Settings: map[string]string{}}
 	if m, ok := it["settings"].(*types.AttributeValueMemberM); ok {
 		for k, v := range m.Value {
 			if s, ok := v.(*types.AttributeValueMemberS); ok {
@@ -71,13 +71,13 @@ func tenantFrom(it item) (tenant.Config, error) {
 			if !ok {
 				continue
 			}
-			created, err1 := parseTime(getString(m.Value, "created_at"))
-			retire, err2 := parseTime(getString(m.Value, "retire_at"))
+			created, err1 := ParseTime(GetString(m.Value, "created_at"))
+			retire, err2 := ParseTime(GetString(m.Value, "retire_at"))
 			if err1 != nil || err2 != nil {
 				return tenant.Config{}, fmt.Errorf("tenant %s: malformed webhook secret times", c.ID)
 			}
 			c.WebhookSecrets = append(c.WebhookSecrets, tenant.Secret{
-				Value: getString(m.Value, "value"), CreatedAt: created, RetireAt: retire,
+				Value: GetString(m.Value, "value"), CreatedAt: created, RetireAt: retire,
 			})
 		}
 	}
@@ -85,18 +85,18 @@ func tenantFrom(it item) (tenant.Config, error) {
 		c.Connectors = map[string]tenant.Connector{}
 		for sys, v := range m.Value {
 			if cm, ok := v.(*types.AttributeValueMemberM); ok {
-				c.Connectors[sys] = tenant.Connector{BaseURL: getString(cm.Value, "base_url"), Token: getString(cm.Value, "token")}
+				c.Connectors[sys] = tenant.Connector{BaseURL: GetString(cm.Value, "base_url"), Token: GetString(cm.Value, "token")}
 			}
 		}
 	}
 	var err error
-	if c.CreatedAt, err = parseTime(getString(it, "created_at")); err != nil {
+	if c.CreatedAt, err = ParseTime(GetString(it, "created_at")); err != nil {
 		return tenant.Config{}, fmt.Errorf("tenant %s: created_at: %w", c.ID, err)
 	}
-	if c.UpdatedAt, err = parseTime(getString(it, "updated_at")); err != nil {
+	if c.UpdatedAt, err = ParseTime(GetString(it, "updated_at")); err != nil {
 		return tenant.Config{}, fmt.Errorf("tenant %s: updated_at: %w", c.ID, err)
 	}
-	if c.Version, err = getInt(it, "version"); err != nil {
+	if c.Version, err = GetInt(it, "version"); err != nil {
 		return tenant.Config{}, fmt.Errorf("tenant %s: version: %w", c.ID, err)
 	}
 	return c, nil
@@ -106,7 +106,7 @@ func tenantFrom(it item) (tenant.Config, error) {
 func (s *Tenants) Get(ctx context.Context, id string) (tenant.Config, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
-		Key:            item{"tenant_id": str(id)},
+		Key:            Item{"tenant_id": Str(id)},
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
@@ -126,7 +126,7 @@ func (s *Tenants) Create(ctx context.Context, c tenant.Config) error {
 		Item:                tenantItem(c),
 		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
 	})
-	if isConditionFailed(err) {
+	if IsConditionFailed(err) {
 		return tenant.ErrExists
 	}
 	if err != nil {
@@ -143,9 +143,9 @@ func (s *Tenants) Update(ctx context.Context, c tenant.Config) error {
 		TableName:                 aws.String(s.table),
 		Item:                      tenantItem(c),
 		ConditionExpression:       aws.String("version = :seen"),
-		ExpressionAttributeValues: item{":seen": num(seen)},
+		ExpressionAttributeValues: Item{":seen": Num(seen)},
 	})
-	if isConditionFailed(err) {
+	if IsConditionFailed(err) {
 		if _, gerr := s.Get(ctx, c.ID); gerr != nil {
 			return gerr
 		}

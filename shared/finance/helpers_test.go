@@ -139,7 +139,7 @@ func newFixture(t *testing.T, erp finance.ERPUpdater) *fixture {
 	f.svc = &finance.Service{
 		Store: f.store, ERP: erp, Now: f.clock.Now,
 		Audit:    &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: f.clock.Now},
-		HostAuth: &hostauth.Authenticator{Tenants: f.tenants, Verifier: webhook.Verifier{Now: f.clock.Now}, Now: f.clock.Now},
+		HostAuth: &hostauth.Authenticator[tenant.Config]{Tenants: tenant.Directory{Reader: f.tenants}, Verifier: webhook.Verifier{Now: f.clock.Now}, Now: f.clock.Now},
 	}
 	operator := func(h http.Handler) http.Handler {
 		return identity.ValidateGuestContext(identity.RequireRole(identity.RoleOperator, h))

@@ -11,6 +11,7 @@ import (
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // Audit action keys of this package (action type audit.TypeFinance).
@@ -54,7 +55,7 @@ type Service struct {
 	ERP   ERPUpdater
 	Audit Auditor
 	// HostAuth authenticates the host ERP's create requests.
-	HostAuth *hostauth.Authenticator
+	HostAuth *hostauth.Authenticator[tenant.Config]
 	Now      func() time.Time
 	// LeaseTTL overrides DefaultLeaseTTL.
 	LeaseTTL time.Duration

@@ -14,22 +14,32 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
-	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
 // HeaderTenantID names the tenant a request is signed for.
 const HeaderTenantID = "X-Tenant-Id"
 
-// refresher is a tenant.Reader that may answer from a cache (tenant.Cache). Before
-// refusing a request on what it said, the authenticator asks it again from the store.
-type refresher interface {
-	Refresh(ctx context.Context, id string) (tenant.Config, error)
+// Tenant is a tenant's configuration as far as host signatures go: the secrets that are
+// active now.
+type Tenant interface {
+	ActiveKeys(now time.Time) [][]byte
+}
+
+// Directory finds the tenant a request is signed for. The package owns this interface so
+// that it knows nothing of where tenants are kept (tenant.Directory implements it).
+type Directory[T Tenant] interface {
+	// Lookup returns the tenant called id; found is false when there is none (a malformed
+	// id included). fresh bypasses any cache.
+	Lookup(ctx context.Context, id string, fresh bool) (t T, found bool, err error)
+	// Cached says whether a Lookup without fresh may answer from a cache; before refusing
+	// a request on what a cache said, the authenticator looks again, fresh.
+	Cached() bool
 }
 
 // Authenticator verifies host-signed requests against the tenant's active secrets.
-type Authenticator struct {
-	Tenants  tenant.Reader
+type Authenticator[T Tenant] struct {
+	Tenants  Directory[T]
 	Verifier webhook.Verifier
 	Now      func() time.Time
 }
@@ -63,16 +73,17 @@ func fail(w http.ResponseWriter, r *http.Request, p *httpapi.Problem) {
 // read once more from the store so a just-rotated secret or just-enabled flag counts at
 // once. The caller still decides what a refusing configuration answers. On failure
 // ReadSigned has written the problem and returns ok=false; nothing else happened.
-func (a *Authenticator) ReadSigned(w http.ResponseWriter, r *http.Request, maxBytes int64, accept func(tenant.Config) bool) (cfg tenant.Config, body []byte, ok bool) {
+func (a *Authenticator[T]) ReadSigned(w http.ResponseWriter, r *http.Request, maxBytes int64, accept func(T) bool) (cfg T, body []byte, ok bool) {
+	var none T
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		fail(w, r, errUnsupportedType)
-		return tenant.Config{}, nil, false
+		return none, nil, false
 	}
 	tooLarge := problem(http.StatusRequestEntityTooLarge, "payload_too_large",
 		"The body exceeds the route's limit of "+byteSize(maxBytes)+".")
 	if r.ContentLength > maxBytes {
 		fail(w, r, tooLarge)
-		return tenant.Config{}, nil, false
+		return none, nil, false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
 	if err != nil {
@@ -82,12 +93,12 @@ func (a *Authenticator) ReadSigned(w http.ResponseWriter, r *http.Request, maxBy
 		} else {
 			fail(w, r, problem(http.StatusBadRequest, "body_unreadable", "The request body could not be read."))
 		}
-		return tenant.Config{}, nil, false
+		return none, nil, false
 	}
 	tenantID := r.Header.Get(HeaderTenantID)
 	if tenantID == "" {
 		fail(w, r, errTenantMissing)
-		return tenant.Config{}, nil, false
+		return none, nil, false
 	}
 	sig := webhook.HeadersFrom(r.Header)
 	if _, err := a.Verifier.CheckHeaders(sig); err != nil {
@@ -96,7 +107,7 @@ func (a *Authenticator) ReadSigned(w http.ResponseWriter, r *http.Request, maxBy
 		} else {
 			fail(w, r, errSignatureMissing)
 		}
-		return tenant.Config{}, nil, false
+		return none, nil, false
 	}
 	cfg, err = a.authenticate(r.Context(), tenantID, sig, body, accept)
 	if err != nil {
@@ -105,33 +116,31 @@ func (a *Authenticator) ReadSigned(w http.ResponseWriter, r *http.Request, maxBy
 		} else {
 			httpapi.WriteUnavailable(w, r, err, "Tenant configuration is unavailable; retry shortly.")
 		}
-		return tenant.Config{}, nil, false
+		return none, nil, false
 	}
 	return cfg, body, true
 }
 
 // authenticate verifies sig against the tenant's active secrets. An unknown or malformed
 // tenant id has no keys and fails exactly like a wrong signature.
-func (a *Authenticator) authenticate(ctx context.Context, tenantID string, sig webhook.Headers, body []byte, accept func(tenant.Config) bool) (tenant.Config, error) {
-	if !tenant.ValidID(tenantID) {
-		return tenant.Config{}, a.Verifier.Verify(sig, body, nil)
-	}
-	read := a.Tenants.Get
-	for attempt := 0; ; attempt++ {
-		cfg, err := read(ctx, tenantID)
-		if err != nil && !errors.Is(err, tenant.ErrNotFound) {
-			return tenant.Config{}, err
+func (a *Authenticator[T]) authenticate(ctx context.Context, tenantID string, sig webhook.Headers, body []byte, accept func(T) bool) (T, error) {
+	for fresh := false; ; fresh = true {
+		cfg, found, err := a.Tenants.Lookup(ctx, tenantID, fresh)
+		if err != nil {
+			return cfg, err
 		}
-		verr := a.Verifier.Verify(sig, body, cfg.ActiveKeys(a.now()))
-		r, cached := a.Tenants.(refresher)
-		if !cached || attempt == 1 || (verr == nil && (accept == nil || accept(cfg))) {
+		var keys [][]byte
+		if found {
+			keys = cfg.ActiveKeys(a.now())
+		}
+		verr := a.Verifier.Verify(sig, body, keys)
+		if fresh || !a.Tenants.Cached() || (verr == nil && (accept == nil || accept(cfg))) {
 			return cfg, verr
 		}
-		read = r.Refresh
 	}
 }
 
-func (a *Authenticator) now() time.Time {
+func (a *Authenticator[T]) now() time.Time {
 	if a.Now != nil {
 		return a.Now()
 	}

@@ -180,7 +180,7 @@ func TestHostBootstrapIsNotIssuedUnaudited(t *testing.T) {
 // just opted in must not wait for the cache to expire.
 func TestHostBootstrapSeesAJustEnabledTenant(t *testing.T) {
 	e := newEnv(t)
-	e.Service.Auth.Tenants = &tenant.Cache{Store: e.Tenants, TTL: time.Hour, Now: e.Clock.Now}
+	e.Service.Auth.Tenants = tenant.Directory{Reader: &tenant.Cache{Store: e.Tenants, TTL: time.Hour, Now: e.Clock.Now}}
 	wantProblem(t, e.host(t, hostReq{tenant: "initech", body: bootstrapBody("a", "operator")}), http.StatusForbidden, session.CodeRoleNotAllowed)
 	cfg, _ := e.Tenants.Get(t.Context(), "initech")
 	cfg.Settings[session.SettingAllowedRoles] = "operator"

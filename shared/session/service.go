@@ -52,7 +52,7 @@ type Service struct {
 	Tenants TenantLister
 	Audit   Auditor
 	// Auth authenticates the host bootstrap (the tenant's webhook secret).
-	Auth *hostauth.Authenticator
+	Auth *hostauth.Authenticator[tenant.Config]
 	Now  func() time.Time
 	// TokenTTL and ContextTTL override DefaultTokenTTL and DefaultContextTTL.
 	TokenTTL   time.Duration

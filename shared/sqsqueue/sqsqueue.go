@@ -1,4 +1,4 @@
-// Package sqsqueue sends diagnosis messages to SQS, creates the blueprint's queues for the
+// Package sqsqueue sends JSON messages to SQS, creates the blueprint's queues for the
 // local stack, and polls a queue into a Lambda-style batch handler the way the SQS event
 // source mapping does.
 package sqsqueue
@@ -14,31 +14,26 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
-// Sender is the syncerror.Queue on one SQS queue.
+// Sender sends JSON messages to one SQS queue; a feature adapts it to its own queue
+// interface.
 type Sender struct {
 	client *sqs.Client
 	url    string
 }
 
-var _ syncerror.Queue = (*Sender)(nil)
-
 // NewSender returns a sender for the queue URL.
 func NewSender(client *sqs.Client, url string) *Sender { return &Sender{client: client, url: url} }
 
-// Send implements syncerror.Queue.
-func (s *Sender) Send(ctx context.Context, m syncerror.Message) error {
-	body, err := json.Marshal(m)
+// SendJSON sends v, encoded as JSON, as one message.
+func (s *Sender) SendJSON(ctx context.Context, v any) error {
+	body, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
 	_, err = s.client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(s.url), MessageBody: aws.String(string(body))})
-	if err != nil {
-		return fmt.Errorf("send %s/%s: %w", m.TenantID, m.ID, err)
-	}
-	return nil
+	return err
 }
 
 // Created describes a queue made by CreateQueues.

@@ -12,6 +12,6 @@ import (
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func fixedAuth(tenants tenant.Reader, now func() time.Time) *hostauth.Authenticator {
-	return &hostauth.Authenticator{Tenants: tenants, Verifier: webhook.Verifier{Now: now}, Now: now}
+func fixedAuth(tenants tenant.Reader, now func() time.Time) *hostauth.Authenticator[tenant.Config] {
+	return &hostauth.Authenticator[tenant.Config]{Tenants: tenant.Directory{Reader: tenants}, Verifier: webhook.Verifier{Now: now}, Now: now}
 }

@@ -17,7 +17,7 @@ const HeaderTenantID = hostauth.HeaderTenantID
 // Ingest is the signed webhook: it authenticates the host ERP, claims the sync error with
 // one conditional write and enqueues its diagnosis.
 type Ingest struct {
-	Auth   *hostauth.Authenticator
+	Auth   *hostauth.Authenticator[tenant.Config]
 	Claims ClaimStore
 	Queue  Queue
 	Now    func() time.Time

@@ -70,3 +70,29 @@ func (c *Cache) now() time.Time {
 	}
 	return time.Now()
 }
+
+// Directory is hostauth's view of tenants over a Reader: the store, or a Cache, whose
+// answers a fresh lookup bypasses.
+type Directory struct{ Reader Reader }
+
+// Lookup finds the tenant called id; a malformed or unknown id is not found.
+func (d Directory) Lookup(ctx context.Context, id string, fresh bool) (Config, bool, error) {
+	if !ValidID(id) {
+		return Config{}, false, nil
+	}
+	get := d.Reader.Get
+	if c, ok := d.Reader.(*Cache); ok && fresh {
+		get = c.Refresh
+	}
+	cfg, err := get(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return Config{}, false, nil
+	}
+	return cfg, err == nil, err
+}
+
+// Cached says whether Lookup may answer from a cache.
+func (d Directory) Cached() bool {
+	_, ok := d.Reader.(*Cache)
+	return ok
+}

@@ -86,7 +86,7 @@ func NewFixture(t testing.TB, store session.Store) *Fixture {
 	}
 	f.Service = &session.Service{Store: store, Tenants: f.Tenants,
 		Audit: &audit.Log{Store: f.Audit, Redactor: passRedactor{}, Now: f.Clock.Now}, Now: f.Clock.Now,
-		Auth: &hostauth.Authenticator{Tenants: f.Tenants, Verifier: webhook.Verifier{Now: f.Clock.Now}, Now: f.Clock.Now}}
+		Auth: &hostauth.Authenticator[tenant.Config]{Tenants: tenant.Directory{Reader: f.Tenants}, Verifier: webhook.Verifier{Now: f.Clock.Now}, Now: f.Clock.Now}}
 	return f
 }
 

@@ -1,4 +1,4 @@
-package dynamostore_test
+package finance_test
 
 import (
 	"context"
@@ -23,14 +23,14 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 )
 
-func newFinance(t testing.TB) *dynamostore.Finance {
+func newFinance(t testing.TB) *finance.DynamoStore {
 	t.Helper()
 	db, _ := emutest.Clients(t)
 	stage := emutest.Stage(t)
 	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
 		t.Fatal(err)
 	}
-	return dynamostore.NewFinance(db, blueprint.PhysicalName(stage, blueprint.TableFinanceApprovals))
+	return finance.NewDynamoStore(db, blueprint.PhysicalName(stage, blueprint.TableFinanceApprovals))
 }
 
 func TestFinanceContract(t *testing.T) {
@@ -86,7 +86,7 @@ func newFinanceEnv(t testing.TB) *financeEnv {
 		t.Fatal(err)
 	}
 	e.svc = &finance.Service{
-		Store: dynamostore.NewFinance(db, blueprint.PhysicalName(stage, blueprint.TableFinanceApprovals)),
+		Store: finance.NewDynamoStore(db, blueprint.PhysicalName(stage, blueprint.TableFinanceApprovals)),
 		ERP:   finance.GuardUpdater{Guard: guard}, Audit: log,
 		Hooks: finance.Hooks{Stage: func(s finance.Stage, d time.Duration) {
 			e.mu.Lock()
@@ -225,3 +225,5 @@ func BenchmarkFinanceApprove(b *testing.B) {
 		b.ReportMetric(float64(sum.Microseconds())/float64(b.N), string(s)+"-µs/op")
 	}
 }
+
+func TestMain(m *testing.M) { emutest.Main(m) }

@@ -1,10 +1,10 @@
-package app_test
+package compose_test
 
 import (
 	"context"
 	"testing"
 
-	"github.com/syncassist/syncassist/shared/app"
+	"github.com/syncassist/syncassist/infra/compose"
 )
 
 // BenchmarkLoad is a Lambda's cold-start wiring: configuration, clients, DLP, the AI
@@ -15,7 +15,7 @@ func BenchmarkLoad(b *testing.B) {
 	b.Setenv("STAGE", "bench")
 	b.Setenv("DIAGNOSIS_QUEUE_URL", "http://127.0.0.1:1/queue")
 	for i := 0; i < b.N; i++ {
-		if _, err := app.Load(context.Background()); err != nil {
+		if _, err := compose.Load(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}

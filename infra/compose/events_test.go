@@ -1,4 +1,4 @@
-package app_test
+package compose_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/finance"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 )
 
@@ -65,5 +66,19 @@ func TestSessionReaperScheduleEvent(t *testing.T) {
 	rep, err := e.deps.ReapSessionsLambda(context.Background(), ev)
 	if err != nil || rep.Errors != 0 {
 		t.Fatalf("reaper %+v err=%v", rep, err)
+	}
+}
+
+func TestFinanceLeaseSweepScheduleEvent(t *testing.T) {
+	e := newEnv(t, sqsqueue.CreateOptions{})
+	var ev events.EventBridgeEvent
+	loadEvent(t, blueprint.FuncFinanceLeaseSweep+".json", &ev)
+	sweep, err := finance.SweepLambda(context.Background(), e.deps.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := sweep(context.Background(), ev)
+	if err != nil || rep.TenantsFailed != 0 {
+		t.Fatalf("sweep %+v err=%v", rep, err)
 	}
 }

@@ -1,4 +1,4 @@
-package app_test
+package compose_test
 
 import (
 	"context"
@@ -17,10 +17,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/syncassist/syncassist/infra/compose"
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
-	"github.com/syncassist/syncassist/shared/app"
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -37,8 +38,8 @@ const (
 var fixtureTime = time.Unix(1795341600, 0).UTC()
 
 type env struct {
-	deps *app.Deps
-	prov app.Provisioned
+	deps *compose.Stack
+	prov compose.Provisioned
 	sqs  *sqs.Client
 }
 
@@ -49,7 +50,7 @@ func newEnv(t *testing.T, opt sqsqueue.CreateOptions) *env {
 	ctx := context.Background()
 	cfg := emutest.Config(t)
 	stage := emutest.Stage(t)
-	prov, err := app.Provision(ctx, cfg, stage, opt)
+	prov, err := compose.Provision(ctx, cfg, stage, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +59,11 @@ func newEnv(t *testing.T, opt sqsqueue.CreateOptions) *env {
 	for k, v := range prov.Env() {
 		t.Setenv(k, v)
 	}
-	deps, err := app.Load(ctx)
+	deps, err := compose.Load(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	deps.Now = func() time.Time { return fixtureTime }
-	deps.Static = app.StaticRoutes() // every route mounted, as the local stack does
 	admin := tenant.Admin{Store: deps.Tenants}
 	if _, err := admin.Create(ctx, "demo", fixtureSecret); err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func (e *env) drain(t *testing.T, name string) []string {
 	}
 }
 
-func ingestLambda(t *testing.T, e *env) app.HTTPHandler {
+func ingestLambda(t *testing.T, e *env) platform.HTTPHandler {
 	t.Helper()
 	h, err := e.deps.HTTPLambda(blueprint.FuncIngest)
 	if err != nil {
@@ -230,7 +230,7 @@ func TestQueueFailureAfterClaimIsRepairedByScheduledReconcile(t *testing.T) {
 	goodQueue := e.queueURL(blueprint.Diagnosis.Name)
 	// Ingest with a queue that does not exist: SendMessage fails after the claim.
 	t.Setenv(blueprint.Diagnosis.EnvVar, goodQueue+"-missing")
-	broken, err := app.Load(context.Background())
+	broken, err := compose.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestQueueFailureAfterClaimIsRepairedByScheduledReconcile(t *testing.T) {
 
 	var sched events.EventBridgeEvent
 	loadEvent(t, "reconcile.json", &sched)
-	e.deps.Now = func() time.Time { return fixtureTime.Add(e.deps.Config.StuckAfter + time.Minute) }
+	e.deps.Now = func() time.Time { return fixtureTime.Add(e.deps.Queue.StuckAfter + time.Minute) }
 	rep, err := e.deps.ReconcileLambda(context.Background(), sched)
 	if err != nil || rep.Requeued != 1 {
 		t.Fatalf("reconcile %+v err=%v", rep, err)

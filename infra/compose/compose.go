@@ -1,0 +1,106 @@
+// Package compose puts every feature in one process, built the way each feature's Lambdas
+// build it: the local stack, the ingest benchmark and the end-to-end tests use it. In AWS
+// no function links it; each links only its own feature.
+package compose
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/syncassist/syncassist/shared/apidoc"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/console"
+	"github.com/syncassist/syncassist/shared/finance"
+	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/platform/aiclient"
+	"github.com/syncassist/syncassist/shared/session"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/aidiagnoser"
+	"github.com/syncassist/syncassist/shared/toolcatalog"
+)
+
+// Stack is every feature on one platform.
+type Stack struct {
+	*platform.Base
+	Queue     *syncerror.Feature
+	Claims    syncerror.ClaimStore
+	Finance   *finance.Service
+	AI        *aiclient.Client
+	AIRecords aiclient.Records
+	// Routes are every HTTP function's handler, the console and the OpenAPI document
+	// included.
+	Routes platform.Routes
+}
+
+// Load builds the Stack from the environment.
+func Load(ctx context.Context) (*Stack, error) {
+	b, err := platform.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return New(ctx, b)
+}
+
+// New builds every feature on b.
+func New(ctx context.Context, b *platform.Base) (*Stack, error) {
+	q, err := syncerror.New(b)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stack{Base: b, Queue: q, Claims: q.Claims, AIRecords: aiclient.Records{Store: b.AIRecords()}, Routes: platform.Routes{
+		blueprint.FuncConsole: {Handler: console.Handler(console.ConfigFromEnv(os.Getenv))},
+		blueprint.FuncOpenAPI: {Handler: apidoc.Handler()},
+	}}
+	if s.Finance, err = finance.New(b); err != nil {
+		return nil, err
+	}
+	if s.AI, err = aiclient.New(ctx, b); err != nil {
+		return nil, err
+	}
+	maps.Copy(s.Routes, toolcatalog.RoutesOn(b, s.AI))
+	for _, build := range []platform.RoutesFunc{platform.PlatformRoutes, syncerror.Routes, finance.Routes} {
+		routes, err := build(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(s.Routes, routes)
+	}
+	return s, nil
+}
+
+// Mux mounts fns' routes, as their Lambdas do; every HTTP function for the local stack.
+func (s *Stack) Mux(fns []blueprint.Function) (http.Handler, error) { return s.Base.Mux(fns, s.Routes) }
+
+// HTTPLambda is the Lambda entry point of the HTTP function called name.
+func (s *Stack) HTTPLambda(name string) (platform.HTTPHandler, error) {
+	return s.Base.HTTPLambda(name, s.Routes)
+}
+
+// Worker is the diagnosis worker, built now (with the Stack's current logger).
+func (s *Stack) Worker() *syncerror.Worker { return aidiagnoser.Worker(s.Queue, s.AI) }
+
+// ReconcileLambda is the reconcile function's entry point.
+func (s *Stack) ReconcileLambda(ctx context.Context, _ events.EventBridgeEvent) (syncerror.Report, error) {
+	return s.Queue.Reconcile().Run(ctx)
+}
+
+// ReapSessionsLambda is the session reaper's entry point.
+func (s *Stack) ReapSessionsLambda(ctx context.Context, _ events.EventBridgeEvent) (session.ReapReport, error) {
+	return s.Sessions().Reap(ctx)
+}
+
+// RunBackstops runs the two scheduled backstops once: the sync-error reconcile, then the
+// finance lease sweep. Both are idempotent and safe to run twice at once.
+func (s *Stack) RunBackstops(ctx context.Context) (syncerror.Report, error) {
+	rep, err := s.Queue.Reconcile().Run(ctx)
+	if _, ferr := finance.SweepAllLeases(ctx, s.Base, s.Finance); ferr != nil {
+		err = errors.Join(err, fmt.Errorf("finance lease sweep: %w", ferr))
+	}
+	return rep, err
+}

@@ -1,0 +1,136 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/session"
+)
+
+// Route is the handler of one HTTP function. The platform puts it behind the
+// authentication its blueprint route declares.
+type Route struct {
+	Handler http.Handler
+	// Wrap, when set, wraps the authenticated handler: a route that answers even the
+	// middleware's 401 and 403 in its own envelope (the tool catalogue).
+	Wrap func(http.Handler) http.Handler
+}
+
+// Routes are HTTP functions' handlers by blueprint function name.
+type Routes map[string]Route
+
+// RoutesFunc builds a feature's routes; each feature has one (syncerror.Routes, ...).
+type RoutesFunc func(context.Context, *Base) (Routes, error)
+
+// Mux mounts the routes of fns on one ServeMux, each behind its authentication: one
+// function's route for its Lambda, every HTTP function for the local stack. Unknown paths
+// answer problem+json 404.
+func (b *Base) Mux(fns []blueprint.Function, routes Routes) (http.Handler, error) {
+	mux := http.NewServeMux()
+	for _, f := range fns {
+		if f.Route == nil {
+			continue
+		}
+		rt, ok := routes[f.Name]
+		if !ok || rt.Handler == nil {
+			return nil, fmt.Errorf("no HTTP handler for function %q", f.Name)
+		}
+		h := b.Authenticated(*f.Route, rt.Handler)
+		if rt.Wrap != nil {
+			h = rt.Wrap(h)
+		}
+		mux.Handle(f.Route.Pattern(), h)
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "route_not_found",
+			"No route "+r.Method+" "+strings.TrimSpace(r.URL.Path)+"."))
+	})
+	return httpapi.Instrument(b.Log, httpapi.CORS(b.Config.CORSOrigins, mux)), nil
+}
+
+// Authenticated puts a route behind its authentication: signed and service-token routes
+// verify their callers in their handlers; operator and approver routes get
+// validateGuestContext, the embedded module check, then the role check.
+func (b *Base) Authenticated(route blueprint.Route, h http.Handler) http.Handler {
+	var tokens identity.TokenVerifier = unavailableVerifier{}
+	if b.Tokens != nil {
+		tokens = b.Tokens
+	}
+	switch route.Auth {
+	case blueprint.AuthOperator:
+		return identity.Authenticate(tokens, b.Sessions(), identity.ValidateGuestContext(
+			session.RequireModule(route.Module, identity.RequireRole(identity.RoleOperator, h))))
+	case blueprint.AuthApprover:
+		return identity.Authenticate(tokens, b.Sessions(), identity.ValidateGuestContext(
+			session.RequireModule(route.Module, identity.RequireApproverRole(h))))
+	}
+	return h
+}
+
+// unavailableVerifier stands in when no JWT issuer is configured, so operator routes say
+// 503 identity_unavailable instead of treating every caller as anonymous.
+type unavailableVerifier struct{}
+
+func (unavailableVerifier) Verify(context.Context, string) (identity.Principal, error) {
+	return identity.Principal{}, fmt.Errorf("JWT_ISSUER is not configured: %w", identity.ErrJWKSUnavailable)
+}
+
+// HTTPHandler is an API Gateway HTTP API (payload v2) Lambda handler.
+type HTTPHandler func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+
+// HTTPLambda returns the Lambda entry point of the HTTP function called name: its route
+// from routes on a mux, behind the API Gateway v2 adapter.
+func (b *Base) HTTPLambda(name string, routes Routes) (HTTPHandler, error) {
+	f, err := blueprint.FunctionNamed(name)
+	if err != nil {
+		return nil, err
+	}
+	if f.Route == nil {
+		return nil, fmt.Errorf("function %q has no HTTP route", name)
+	}
+	h, err := b.Mux([]blueprint.Function{f}, routes)
+	if err != nil {
+		return nil, err
+	}
+	return httpadapter.NewV2(h).ProxyWithContext, nil
+}
+
+// StartHTTP is an HTTP function's whole main: load the platform, build the feature's
+// routes, serve the one called name.
+func StartHTTP(name string, build RoutesFunc) {
+	Start(name, func(ctx context.Context, b *Base) (any, error) {
+		routes, err := build(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		return b.HTTPLambda(name, routes)
+	})
+}
+
+// Start is any function's main: load the platform, build the handler, start the Lambda
+// runtime. A failure at start is logged and exits, so the runtime reports an init error.
+func Start[H any](name string, build func(context.Context, *Base) (H, error)) {
+	ctx := context.Background()
+	b, err := Load(ctx)
+	if err != nil {
+		slog.Error(name+": configuration", "error", err)
+		os.Exit(1)
+	}
+	h, err := build(ctx, b)
+	if err != nil {
+		slog.Error(name+": startup", "error", err)
+		os.Exit(1)
+	}
+	lambda.Start(h)
+}

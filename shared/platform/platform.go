@@ -1,0 +1,139 @@
+// Package platform is what every function shares and no feature owns: configuration from
+// the environment, the AWS clients, the platform's stores (tenants, audit, embedded
+// sessions, governance), the DLP scanner, the guard every connector write passes, the
+// authentication in front of routes and the Lambda adapters. It knows no feature: a
+// feature's wiring takes a *Base and builds its own handlers (syncerror.Routes,
+// finance.Routes, toolcatalog.Routes), and a function's main starts one of them.
+package platform
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/dlp"
+	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/hostauth"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/session"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+// Base is the platform, built once per process (a Lambda's cold start). Fields are ready
+// after Load; the methods build what only some functions need, once, on first use.
+type Base struct {
+	Config Config
+	AWS    aws.Config
+	DB     *dynamodb.Client
+	Log    *slog.Logger
+	// Getenv reads the environment; features read their own settings through it.
+	Getenv func(string) string
+	// Now is the clock of everything built from Base; tests move it.
+	Now     func() time.Time
+	Tenants tenant.Store
+	// HostTenants is what host-signed routes read tenants through: a tenant.Cache over
+	// Tenants, or Tenants itself when the cache is off.
+	HostTenants  tenant.Reader
+	AuditStore   audit.Store
+	Audit        *audit.Log
+	SessionStore session.Store
+	// Tokens verifies operator JWTs; nil when no issuer is configured.
+	Tokens identity.TokenVerifier
+
+	dlp       func() *dlp.Scanner
+	guardOnce sync.Once
+	guard     guardParts
+	guardErr  error
+}
+
+// Load builds the Base from the environment with the AWS SDK's default configuration,
+// which honours AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> (the emulators).
+func Load(ctx context.Context) (*Base, error) {
+	cfg, err := ConfigFromEnv(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("aws config: %w", err)
+	}
+	return New(cfg, awsCfg, os.Getenv), nil
+}
+
+// New builds the Base from a read Config.
+func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
+	db := dynamodb.NewFromConfig(awsCfg)
+	b := &Base{
+		Config:       cfg,
+		AWS:          awsCfg,
+		DB:           db,
+		Log:          httpapi.NewLogger(cfg.LogLevel),
+		Getenv:       getenv,
+		Now:          time.Now,
+		Tenants:      dynamostore.NewTenants(db, cfg.Table(blueprint.Tenants)),
+		AuditStore:   dynamostore.NewAudit(db, cfg.Table(blueprint.Audit)),
+		SessionStore: dynamostore.NewSessions(db, cfg.Table(blueprint.EmbeddedSessions)),
+		dlp:          sync.OnceValue(dlp.NewScanner),
+	}
+	if cfg.JWT.Issuer != "" {
+		b.Tokens = identity.NewJWTVerifier(cfg.JWT)
+	}
+	b.Audit = &audit.Log{Store: b.AuditStore, Redactor: lazyRedactor{b}, Now: b.now}
+	b.HostTenants = b.Tenants
+	if cfg.TenantCacheTTL > 0 {
+		b.HostTenants = &tenant.Cache{Store: b.Tenants, TTL: cfg.TenantCacheTTL}
+	}
+	return b
+}
+
+// now reads the clock through b.Now, so tests that set Now after Load move every clock.
+func (b *Base) now() time.Time { return b.Now() }
+
+// Clock is b's clock as a function value that follows later changes to b.Now.
+func (b *Base) Clock() func() time.Time { return b.now }
+
+// DLP is the scanner every outbound payload, prompt and stored record passes.
+func (b *Base) DLP() *dlp.Scanner { return b.dlp() }
+
+// HostAuth is the authenticator of host-signed routes: the tenant's webhook secrets,
+// through the tenant cache.
+func (b *Base) HostAuth() *hostauth.Authenticator[tenant.Config] {
+	return &hostauth.Authenticator[tenant.Config]{Tenants: tenant.Directory{Reader: b.HostTenants},
+		Verifier: webhook.Verifier{Tolerance: b.Config.WebhookTolerance, Now: b.now}, Now: b.now}
+}
+
+// RecordRedactor is audit.Redactor over DLP's record policy.
+type RecordRedactor struct{ Scanner *dlp.Scanner }
+
+// RedactJSON masks what the record policy finds in doc.
+func (p RecordRedactor) RedactJSON(_ context.Context, doc []byte) ([]byte, error) {
+	r, err := p.Scanner.ScanJSON(dlp.Record, doc)
+	if err != nil {
+		return nil, err
+	}
+	return r.Output, nil
+}
+
+// lazyRedactor builds the scanner on the first record, not at start: a function that
+// writes no audit record never compiles the DLP patterns.
+type lazyRedactor struct{ b *Base }
+
+func (l lazyRedactor) RedactJSON(ctx context.Context, doc []byte) ([]byte, error) {
+	return RecordRedactor{l.b.DLP()}.RedactJSON(ctx, doc)
+}
+
+// AIRecords is the store of AI reasoning traces and cost records.
+func (b *Base) AIRecords() *dynamostore.AIRecords {
+	return dynamostore.NewAIRecords(b.DB, b.Config.Table(blueprint.AIRecords))
+}

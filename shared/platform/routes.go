@@ -1,0 +1,50 @@
+package platform
+
+import (
+	"context"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/session"
+)
+
+// Sessions is the embedded-session service: host bootstrap (signed like the webhook,
+// through the same tenant cache), context bootstrap, teardown, resolution and the reaper.
+// Embedded sessions are how an embedded caller proves who it is, so they are platform.
+func (b *Base) Sessions() *session.Service {
+	return &session.Service{Store: b.SessionStore, Tenants: b.Tenants, Audit: b.Audit, Auth: b.HostAuth(),
+		Now: b.now, TokenTTL: b.Config.EmbeddedTokenTTL, ContextTTL: b.Config.EmbeddedContextTTL, Log: b.Log}
+}
+
+// PlatformRoutes are the routes the platform serves itself: embedded sessions, the audit
+// trail and AI activity, and the governance review. Build them only in a function that
+// serves one of them (or the local stack); each is a small struct over Base.
+func PlatformRoutes(_ context.Context, b *Base) (Routes, error) {
+	gov, err := b.Governance()
+	if err != nil {
+		return nil, err
+	}
+	s := b.Sessions()
+	return Routes{
+		blueprint.FuncEmbeddedHostBootstrap:    {Handler: s.HostBootstrapHandler()},
+		blueprint.FuncEmbeddedContextBootstrap: {Handler: s.ContextBootstrapHandler()},
+		blueprint.FuncEmbeddedSessionDelete:    {Handler: s.TeardownHandler()},
+		blueprint.FuncAuditList:                {Handler: &audit.Handler{Store: b.AuditStore, Now: b.now}},
+		blueprint.FuncAITraces:                 {Handler: &audit.AIActivity{Records: b.AIRecords(), Redactor: lazyRedactor{b}, Kind: audit.KindTrace}},
+		blueprint.FuncAICosts:                  {Handler: &audit.AIActivity{Records: b.AIRecords(), Redactor: lazyRedactor{b}, Kind: audit.KindCost}},
+		blueprint.FuncGovernanceApprovals:      {Handler: gov.ApprovalsHandler()},
+		blueprint.FuncGovernanceRejections:     {Handler: gov.OwnershipRejectionsHandler()},
+		blueprint.FuncGovernanceLoops:          {Handler: gov.LoopDetectionsHandler()},
+		blueprint.FuncGovernanceApprove:        {Handler: gov.ApproveHandler()},
+		blueprint.FuncGovernanceDeny:           {Handler: gov.DenyHandler()},
+	}, nil
+}
+
+// ReapSessions is the scheduled session reaper's entry point.
+func ReapSessions(_ context.Context, b *Base) (func(context.Context, events.EventBridgeEvent) (session.ReapReport, error), error) {
+	return func(ctx context.Context, _ events.EventBridgeEvent) (session.ReapReport, error) {
+		return b.Sessions().Reap(ctx)
+	}, nil
+}

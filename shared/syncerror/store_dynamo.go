@@ -1,0 +1,512 @@
+package syncerror
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/dynamostore"
+)
+
+// DynamoClaims is the ClaimStore on the processed table.
+type DynamoClaims struct {
+	client *dynamodb.Client
+	table  string
+}
+
+var _ ClaimStore = (*DynamoClaims)(nil)
+
+// NewDynamoClaims returns the store for the physical table name.
+func NewDynamoClaims(client *dynamodb.Client, table string) *DynamoClaims {
+	return &DynamoClaims{client: client, table: table}
+}
+
+func statusKey(tenantID string, s Status) string { return tenantID + "#" + string(s) }
+
+func diagnosisKey(tenantID string, d Diagnosis) string { return tenantID + "#" + string(d) }
+
+func (s *DynamoClaims) key(tenantID, id string) dynamostore.Item {
+	return dynamostore.Item{"tenant_id": dynamostore.Str(tenantID), "id": dynamostore.Str(id)}
+}
+
+func claimItem(c Claim) dynamostore.Item {
+	r := c.Record
+	it := dynamostore.Item{
+		"tenant_id":          dynamostore.Str(c.TenantID),
+		"id":                 dynamostore.Str(c.ID),
+		"error_id":           dynamostore.Str(r.ErrorID),
+		"record_type":        dynamostore.Str(r.RecordType),
+		"record_id":          dynamostore.Str(r.RecordID),
+		"error_code":         dynamostore.Str(r.ErrorCode),
+		"message":            dynamostore.Str(r.Message),
+		"occurred_at":        dynamostore.Str(dynamostore.FormatTime(r.OccurredAt)),
+		"status":             dynamostore.Str(string(c.Status)),
+		"status_key":         dynamostore.Str(statusKey(c.TenantID, c.Status)),
+		"claimed_sort":       dynamostore.Str(dynamostore.FormatTime(c.ClaimedAt) + "#" + c.ID),
+		"diagnosis":          dynamostore.Str(string(c.Diagnosis)),
+		"diagnosis_key":      dynamostore.Str(diagnosisKey(c.TenantID, c.Diagnosis)),
+		"diagnosis_since":    dynamostore.Str(dynamostore.FormatTime(c.DiagnosisSince)),
+		"diagnosis_attempts": dynamostore.Num(int64(c.DiagnosisAttempts)),
+		"source":             dynamostore.Str(string(c.Source)),
+		"claimed_at":         dynamostore.Str(dynamostore.FormatTime(c.ClaimedAt)),
+		"updated_at":         dynamostore.Str(dynamostore.FormatTime(c.UpdatedAt)),
+	}
+	dynamostore.PutOptional(it, "integration", r.Integration)
+	dynamostore.PutOptional(it, "external_system", r.ExternalSystem)
+	dynamostore.PutOptional(it, "direction", r.Direction)
+	dynamostore.PutOptional(it, "payload", string(r.Payload))
+	dynamostore.PutOptional(it, "context", string(r.Context))
+	dynamostore.PutOptional(it, "webhook_id", c.WebhookID)
+	dynamostore.PutOptional(it, "diagnosis_error", c.DiagnosisError)
+	dynamostore.PutOptional(it, "apply_error", c.ApplyError)
+	if c.EditedFix != nil {
+		b, _ := json.Marshal(c.EditedFix)
+		it["edited_fix"] = dynamostore.Str(string(b))
+	}
+	if c.Lease != nil {
+		it["lease_token"] = dynamostore.Str(c.Lease.Token)
+		it["lease_expires_at"] = dynamostore.Str(dynamostore.FormatTime(c.Lease.ExpiresAt))
+	}
+	if len(c.History) > 0 {
+		it["history"] = historyList(c.History)
+	}
+	if c.Proposal != nil {
+		b, _ := json.Marshal(c.Proposal) // a Proposal always marshals
+		it["proposal"] = dynamostore.Str(string(b))
+	}
+	return it
+}
+
+func claimFrom(it dynamostore.Item) (Claim, error) {
+	c := Claim{
+		TenantID: dynamostore.GetString(it, "tenant_id"),
+		ID:       dynamostore.GetString(it, "id"),
+		Record: Record{
+			TenantID:       dynamostore.GetString(it, "tenant_id"),
+			ErrorID:        dynamostore.GetString(it, "error_id"),
+			RecordType:     dynamostore.GetString(it, "record_type"),
+			RecordID:       dynamostore.GetString(it, "record_id"),
+			ErrorCode:      dynamostore.GetString(it, "error_code"),
+			Message:        dynamostore.GetString(it, "message"),
+			Integration:    dynamostore.GetString(it, "integration"),
+			ExternalSystem: dynamostore.GetString(it, "external_system"),
+			Direction:      dynamostore.GetString(it, "direction"),
+		},
+		Status:         Status(dynamostore.GetString(it, "status")),
+		Diagnosis:      Diagnosis(dynamostore.GetString(it, "diagnosis")),
+		Source:         Source(dynamostore.GetString(it, "source")),
+		WebhookID:      dynamostore.GetString(it, "webhook_id"),
+		DiagnosisError: dynamostore.GetString(it, "diagnosis_error"),
+	}
+	c.ApplyError = dynamostore.GetString(it, "apply_error")
+	if e := dynamostore.GetString(it, "edited_fix"); e != "" {
+		if err := json.Unmarshal([]byte(e), &c.EditedFix); err != nil {
+			return Claim{}, fmt.Errorf("claim %s: edited_fix: %w", c.ID, err)
+		}
+	}
+	if tok := dynamostore.GetString(it, "lease_token"); tok != "" {
+		exp, err := dynamostore.ParseTime(dynamostore.GetString(it, "lease_expires_at"))
+		if err != nil {
+			return Claim{}, fmt.Errorf("claim %s: lease_expires_at: %w", c.ID, err)
+		}
+		c.Lease = &Lease{Token: tok, ExpiresAt: exp}
+	}
+	if l, ok := it["history"].(*types.AttributeValueMemberL); ok {
+		for _, v := range l.Value {
+			var h HistoryEntry
+			if sv, ok := v.(*types.AttributeValueMemberS); ok && json.Unmarshal([]byte(sv.Value), &h) == nil {
+				c.History = append(c.History, h)
+			}
+		}
+	}
+	if p := dynamostore.GetString(it, "proposal"); p != "" {
+		c.Proposal = &Proposal{}
+		if err := json.Unmarshal([]byte(p), c.Proposal); err != nil {
+			return Claim{}, fmt.Errorf("claim %s: proposal: %w", c.ID, err)
+		}
+	}
+	if p := dynamostore.GetString(it, "payload"); p != "" {
+		c.Record.Payload = json.RawMessage(p)
+	}
+	if p := dynamostore.GetString(it, "context"); p != "" {
+		c.Record.Context = json.RawMessage(p)
+	}
+	var err error
+	for _, f := range []struct {
+		name string
+		dst  *time.Time
+	}{
+		{"occurred_at", &c.Record.OccurredAt},
+		{"diagnosis_since", &c.DiagnosisSince},
+		{"claimed_at", &c.ClaimedAt},
+		{"updated_at", &c.UpdatedAt},
+	} {
+		if *f.dst, err = dynamostore.ParseTime(dynamostore.GetString(it, f.name)); err != nil {
+			return Claim{}, fmt.Errorf("claim %s: %s: %w", c.ID, f.name, err)
+		}
+	}
+	attempts, err := dynamostore.GetInt(it, "diagnosis_attempts")
+	if err != nil {
+		return Claim{}, fmt.Errorf("claim %s: diagnosis_attempts: %w", c.ID, err)
+	}
+	c.DiagnosisAttempts = int(attempts)
+	return c, nil
+}
+
+// Claim implements ClaimStore with one conditional put.
+func (s *DynamoClaims) Claim(ctx context.Context, c Claim) (bool, error) {
+	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           aws.String(s.table),
+		Item:                claimItem(c),
+		ConditionExpression: aws.String("attribute_not_exists(id)"),
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("claim %s/%s: %w", c.TenantID, c.ID, err)
+	}
+	return true, nil
+}
+
+// Get implements ClaimStore.
+func (s *DynamoClaims) Get(ctx context.Context, tenantID, id string) (Claim, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.table),
+		Key:            s.key(tenantID, id),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return Claim{}, fmt.Errorf("get claim %s/%s: %w", tenantID, id, err)
+	}
+	if out.Item == nil {
+		return Claim{}, ErrNotFound
+	}
+	return claimFrom(out.Item)
+}
+
+// BeginDiagnosis implements ClaimStore.
+func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, now, staleBefore time.Time) (Claim, error) {
+	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table),
+		Key:       s.key(tenantID, id),
+		ConditionExpression: aws.String("attribute_exists(id) AND (diagnosis = :queued OR " +
+			"(diagnosis = :diagnosing AND diagnosis_since < :stale))"),
+		UpdateExpression: aws.String("SET diagnosis = :diagnosing, diagnosis_key = :dkey, " +
+			"diagnosis_since = :now, updated_at = :now ADD diagnosis_attempts :one"),
+		ExpressionAttributeValues: dynamostore.Item{
+			":queued":     dynamostore.Str(string(DiagnosisQueued)),
+			":diagnosing": dynamostore.Str(string(DiagnosisDiagnosing)),
+			":stale":      dynamostore.Str(dynamostore.FormatTime(staleBefore)),
+			":dkey":       dynamostore.Str(diagnosisKey(tenantID, DiagnosisDiagnosing)),
+			":now":        dynamostore.Str(dynamostore.FormatTime(now)),
+			":one":        dynamostore.Num(1),
+		},
+		ReturnValues: types.ReturnValueAllNew,
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return Claim{}, s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return Claim{}, fmt.Errorf("begin diagnosis %s/%s: %w", tenantID, id, err)
+	}
+	return claimFrom(out.Attributes)
+}
+
+// whyNot tells a failed condition on a missing row (ErrNotFound) from one on a row in
+// another state (ErrStateChanged). The emulator returns no item with the failure, so read.
+func (s *DynamoClaims) whyNot(ctx context.Context, tenantID, id string) error {
+	if _, err := s.Get(ctx, tenantID, id); err != nil {
+		return err
+	}
+	return ErrStateChanged
+}
+
+// Stuck implements ClaimStore through the by_diagnosis index.
+func (s *DynamoClaims) Stuck(ctx context.Context, tenantID string, d Diagnosis, cutoff time.Time, limit int) ([]Claim, error) {
+	var out []Claim
+	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
+		TableName:              aws.String(s.table),
+		IndexName:              aws.String(blueprint.IndexByDiagnosis),
+		KeyConditionExpression: aws.String("diagnosis_key = :k AND diagnosis_since < :cutoff"),
+		ExpressionAttributeValues: dynamostore.Item{
+			":k":      dynamostore.Str(diagnosisKey(tenantID, d)),
+			":cutoff": dynamostore.Str(dynamostore.FormatTime(cutoff)),
+		},
+		ScanIndexForward: aws.Bool(true),
+		Limit:            aws.Int32(int32(limit)),
+	})
+	for p.HasMorePages() && len(out) < limit {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("stuck claims of %s: %w", tenantID, err)
+		}
+		for _, it := range page.Items {
+			c, err := claimFrom(it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+			if len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// Requeue implements ClaimStore.
+func (s *DynamoClaims) Requeue(ctx context.Context, tenantID, id string, seen Diagnosis, seenSince, now time.Time) error {
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.table),
+		Key:                 s.key(tenantID, id),
+		ConditionExpression: aws.String("diagnosis = :seen AND diagnosis_since = :since"),
+		UpdateExpression:    aws.String("SET diagnosis = :queued, diagnosis_key = :qkey, diagnosis_since = :now, updated_at = :now"),
+		ExpressionAttributeValues: dynamostore.Item{
+			":seen":   dynamostore.Str(string(seen)),
+			":since":  dynamostore.Str(dynamostore.FormatTime(seenSince)),
+			":now":    dynamostore.Str(dynamostore.FormatTime(now)),
+			":queued": dynamostore.Str(string(DiagnosisQueued)),
+			":qkey":   dynamostore.Str(diagnosisKey(tenantID, DiagnosisQueued)),
+		},
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return fmt.Errorf("requeue %s/%s: %w", tenantID, id, err)
+	}
+	return nil
+}
+
+// CompleteDiagnosis implements ClaimStore.
+func (s *DynamoClaims) CompleteDiagnosis(ctx context.Context, tenantID, id string, attempt int, p Proposal, now time.Time) error {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return s.endAttempt(ctx, tenantID, id, attempt, DiagnosisReady, now,
+		"SET proposal = :extra REMOVE diagnosis_error", dynamostore.Str(string(b)))
+}
+
+// EndDiagnosis implements ClaimStore.
+func (s *DynamoClaims) EndDiagnosis(ctx context.Context, tenantID, id string, attempt int, d Diagnosis, reason string, now time.Time) error {
+	return s.endAttempt(ctx, tenantID, id, attempt, d, now, "SET diagnosis_error = :extra", dynamostore.Str(reason))
+}
+
+// endAttempt moves a row out of diagnosing, conditional on the attempt that holds it. clause
+// is the rest of the update ("SET x = :extra", optionally followed by "REMOVE y"); it is
+// appended after the state change's own SET list.
+func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, attempt int, d Diagnosis, now time.Time, clause string, extra types.AttributeValue) error {
+	update := "SET diagnosis = :d, diagnosis_key = :dkey, diagnosis_since = :now, updated_at = :now, " +
+		strings.TrimPrefix(clause, "SET ")
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.table),
+		Key:                 s.key(tenantID, id),
+		ConditionExpression: aws.String("diagnosis = :diagnosing AND diagnosis_attempts = :attempt"),
+		UpdateExpression:    aws.String(update),
+		ExpressionAttributeValues: dynamostore.Item{
+			":d":          dynamostore.Str(string(d)),
+			":dkey":       dynamostore.Str(diagnosisKey(tenantID, d)),
+			":now":        dynamostore.Str(dynamostore.FormatTime(now)),
+			":diagnosing": dynamostore.Str(string(DiagnosisDiagnosing)),
+			":attempt":    dynamostore.Num(int64(attempt)),
+			":extra":      extra,
+		},
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return fmt.Errorf("end diagnosis %s/%s: %w", tenantID, id, err)
+	}
+	return nil
+}
+
+func historyList(h []HistoryEntry) *types.AttributeValueMemberL {
+	l := &types.AttributeValueMemberL{}
+	for _, e := range h {
+		b, _ := json.Marshal(e)
+		l.Value = append(l.Value, dynamostore.Str(string(b)))
+	}
+	return l
+}
+
+// BeginApply implements DecisionStore.
+func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, lease Lease, edited []FieldChange, entry HistoryEntry, now time.Time) (Claim, error) {
+	update := "SET #status = :applying, status_key = :skey, lease_token = :tok, lease_expires_at = :exp, updated_at = :now, " +
+		"history = list_append(if_not_exists(history, :empty), :entry)"
+	values := dynamostore.Item{
+		":applying": dynamostore.Str(string(StatusApplying)),
+		":pending":  dynamostore.Str(string(StatusPending)),
+		":ready":    dynamostore.Str(string(DiagnosisReady)),
+		":skey":     dynamostore.Str(statusKey(tenantID, StatusApplying)),
+		":tok":      dynamostore.Str(lease.Token),
+		":exp":      dynamostore.Str(dynamostore.FormatTime(lease.ExpiresAt)),
+		":now":      dynamostore.Str(dynamostore.FormatTime(now)),
+		":empty":    &types.AttributeValueMemberL{},
+		":entry":    historyList([]HistoryEntry{entry}),
+	}
+	if edited != nil {
+		b, err := json.Marshal(edited)
+		if err != nil {
+			return Claim{}, err
+		}
+		update += ", edited_fix = :edited"
+		values[":edited"] = dynamostore.Str(string(b))
+	}
+	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table),
+		Key:       s.key(tenantID, id),
+		ConditionExpression: aws.String("(#status = :pending AND diagnosis = :ready) OR " +
+			"(#status = :applying AND lease_expires_at < :now)"),
+		UpdateExpression:          aws.String(update),
+		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeValues: values,
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return Claim{}, s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return Claim{}, fmt.Errorf("begin apply %s/%s: %w", tenantID, id, err)
+	}
+	return claimFrom(out.Attributes)
+}
+
+// FinishApply implements DecisionStore.
+func (s *DynamoClaims) FinishApply(ctx context.Context, tenantID, id, token string, to Status, applyErr string, entry HistoryEntry, now time.Time) error {
+	update := "SET #status = :to, status_key = :skey, updated_at = :now, " +
+		"history = list_append(if_not_exists(history, :empty), :entry) REMOVE lease_token, lease_expires_at"
+	values := dynamostore.Item{
+		":to":       dynamostore.Str(string(to)),
+		":skey":     dynamostore.Str(statusKey(tenantID, to)),
+		":now":      dynamostore.Str(dynamostore.FormatTime(now)),
+		":applying": dynamostore.Str(string(StatusApplying)),
+		":tok":      dynamostore.Str(token),
+		":empty":    &types.AttributeValueMemberL{},
+		":entry":    historyList([]HistoryEntry{entry}),
+	}
+	if applyErr != "" {
+		update = strings.Replace(update, "updated_at = :now, ", "updated_at = :now, apply_error = :err, ", 1)
+		values[":err"] = dynamostore.Str(applyErr)
+	} else {
+		update += ", apply_error"
+	}
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       s.key(tenantID, id),
+		ConditionExpression:       aws.String("#status = :applying AND lease_token = :tok"),
+		UpdateExpression:          aws.String(update),
+		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeValues: values,
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return fmt.Errorf("finish apply %s/%s: %w", tenantID, id, err)
+	}
+	return nil
+}
+
+// Decide implements DecisionStore.
+func (s *DynamoClaims) Decide(ctx context.Context, tenantID, id string, to Status, entry HistoryEntry, now time.Time) error {
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.table),
+		Key:                 s.key(tenantID, id),
+		ConditionExpression: aws.String("#status = :pending"),
+		UpdateExpression: aws.String("SET #status = :to, status_key = :skey, updated_at = :now, " +
+			"history = list_append(if_not_exists(history, :empty), :entry)"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: dynamostore.Item{
+			":pending": dynamostore.Str(string(StatusPending)),
+			":to":      dynamostore.Str(string(to)),
+			":skey":    dynamostore.Str(statusKey(tenantID, to)),
+			":now":     dynamostore.Str(dynamostore.FormatTime(now)),
+			":empty":   &types.AttributeValueMemberL{},
+			":entry":   historyList([]HistoryEntry{entry}),
+		},
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return fmt.Errorf("decide %s/%s: %w", tenantID, id, err)
+	}
+	return nil
+}
+
+// ExpiredLeases implements DecisionStore.
+func (s *DynamoClaims) ExpiredLeases(ctx context.Context, tenantID string, now time.Time, limit int) ([]Claim, error) {
+	var out []Claim
+	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String(blueprint.IndexByStatus),
+		KeyConditionExpression:    aws.String("status_key = :k"),
+		FilterExpression:          aws.String("lease_expires_at < :now"),
+		ExpressionAttributeValues: dynamostore.Item{":k": dynamostore.Str(statusKey(tenantID, StatusApplying)), ":now": dynamostore.Str(dynamostore.FormatTime(now))},
+	})
+	for p.HasMorePages() && len(out) < limit {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("expired leases of %s: %w", tenantID, err)
+		}
+		for _, it := range page.Items {
+			c, err := claimFrom(it)
+			if err != nil {
+				return nil, err
+			}
+			if out = append(out, c); len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// watermarkKey is the item holding a tenant's host ERP poll watermark; it carries none of
+// the index attributes, so listings never see it.
+func (s *DynamoClaims) watermarkKey(tenantID string) dynamostore.Item {
+	return s.key(tenantID, "~watermark#hosterp")
+}
+
+// Watermark implements Watermarks.
+func (s *DynamoClaims) Watermark(ctx context.Context, tenantID string) (time.Time, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: s.watermarkKey(tenantID), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("watermark of %s: %w", tenantID, err)
+	}
+	return dynamostore.ParseTime(dynamostore.GetString(out.Item, "watermark"))
+}
+
+// AdvanceWatermark implements Watermarks.
+func (s *DynamoClaims) AdvanceWatermark(ctx context.Context, tenantID string, prev, next time.Time) error {
+	cond := "watermark = :prev"
+	values := dynamostore.Item{":next": dynamostore.Str(dynamostore.FormatTime(next)), ":prev": dynamostore.Str(dynamostore.FormatTime(prev))}
+	if prev.IsZero() {
+		cond = "attribute_not_exists(watermark)"
+		delete(values, ":prev")
+	}
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       s.watermarkKey(tenantID),
+		ConditionExpression:       aws.String(cond),
+		UpdateExpression:          aws.String("SET watermark = :next"),
+		ExpressionAttributeValues: values,
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return ErrStateChanged
+	}
+	if err != nil {
+		return fmt.Errorf("advance watermark of %s: %w", tenantID, err)
+	}
+	return nil
+}

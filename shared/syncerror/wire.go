@@ -1,0 +1,116 @@
+package syncerror
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/sqsqueue"
+)
+
+// Feature is the sync-error queue built on the platform: what its Lambdas and the local
+// stack need, from the environment.
+type Feature struct {
+	Base   *platform.Base
+	Claims ClaimStore
+	Queue  Queue
+	// StuckAfter and DiagnosisStale are the reconcile's and the worker's patience.
+	StuckAfter, DiagnosisStale time.Duration
+}
+
+// New builds the feature: claims on the processed table, the diagnosis queue, and the
+// feature's settings (RECONCILE_STUCK_AFTER, DIAGNOSIS_STALE_AFTER).
+func New(b *platform.Base) (*Feature, error) {
+	f := &Feature{Base: b, Claims: NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed)), Queue: missingQueue{}}
+	var err error
+	if f.StuckAfter, err = platform.EnvDuration(b.Getenv, "RECONCILE_STUCK_AFTER", DefaultStuckAfter); err != nil {
+		return nil, err
+	}
+	if f.DiagnosisStale, err = platform.EnvDuration(b.Getenv, "DIAGNOSIS_STALE_AFTER", DefaultDiagnosisStale); err != nil {
+		return nil, err
+	}
+	if url := b.Getenv(blueprint.Diagnosis.EnvVar); url != "" {
+		f.Queue = sqsQueue{sqsqueue.NewSender(sqs.NewFromConfig(b.AWS), url)}
+	}
+	return f, nil
+}
+
+// Routes are the queue's HTTP functions: the webhook and the operator's routes.
+func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
+	f, err := New(b)
+	if err != nil {
+		return nil, err
+	}
+	op, err := f.Operator()
+	if err != nil {
+		return nil, err
+	}
+	return platform.Routes{
+		blueprint.FuncIngest:           {Handler: f.Ingest()},
+		blueprint.FuncProposalsList:    {Handler: op.ListHandler()},
+		blueprint.FuncProposalDetail:   {Handler: op.DetailHandler()},
+		blueprint.FuncProposalApprove:  {Handler: op.ApproveHandler()},
+		blueprint.FuncProposalReject:   {Handler: op.RejectHandler()},
+		blueprint.FuncProposalEscalate: {Handler: op.EscalateHandler()},
+		blueprint.FuncProposalGroups:   {Handler: op.GroupsHandler()},
+		blueprint.FuncProposalsBulk:    {Handler: op.BulkHandler()},
+	}, nil
+}
+
+// Ingest is the webhook handler.
+func (f *Feature) Ingest() *Ingest {
+	return &Ingest{Auth: f.Base.HostAuth(), Claims: f.Claims, Queue: f.Queue, Now: f.Base.Clock()}
+}
+
+// Operator is the operator queue's service; approved fixes go through the guard.
+func (f *Feature) Operator() (*Operator, error) {
+	g, err := f.Base.Guard()
+	if err != nil {
+		return nil, err
+	}
+	return &Operator{Claims: f.Claims, Fixes: fixWriter{g}, Audit: f.Base.Audit, Now: f.Base.Clock()}, nil
+}
+
+// Worker is the diagnosis worker with d (aidiagnoser gives the governed AI client's).
+func (f *Feature) Worker(d Diagnoser) *Worker {
+	return &Worker{Claims: f.Claims, Log: f.Base.Log, Now: f.Base.Clock(), StaleAfter: f.DiagnosisStale, Diagnoser: d}
+}
+
+// Reconcile is the 30-minute backstop.
+func (f *Feature) Reconcile() *Reconcile {
+	return &Reconcile{Tenants: f.Base.Tenants, Claims: f.Claims, Queue: f.Queue, Log: f.Base.Log, Now: f.Base.Clock(),
+		StuckAfter: f.StuckAfter, Host: hostErrors{f.Base.Connectors()}, Watermarks: f.Claims, Audit: f.Base.Audit}
+}
+
+// ReconcileLambda is the reconcile function's entry point.
+func ReconcileLambda(_ context.Context, b *platform.Base) (func(context.Context, events.EventBridgeEvent) (Report, error), error) {
+	f, err := New(b)
+	if err != nil {
+		return nil, err
+	}
+	r := f.Reconcile()
+	return func(ctx context.Context, _ events.EventBridgeEvent) (Report, error) { return r.Run(ctx) }, nil
+}
+
+// sqsQueue is Queue on an SQS queue.
+type sqsQueue struct{ s *sqsqueue.Sender }
+
+func (q sqsQueue) Send(ctx context.Context, m Message) error {
+	if err := q.s.SendJSON(ctx, m); err != nil {
+		return fmt.Errorf("send %s/%s: %w", m.TenantID, m.ID, err)
+	}
+	return nil
+}
+
+// missingQueue fails every send with a clear error; a function that sends without
+// DIAGNOSIS_QUEUE_URL still claims (the reconcile re-enqueues later) and says why.
+type missingQueue struct{}
+
+func (missingQueue) Send(context.Context, Message) error {
+	return fmt.Errorf("%s is not set", blueprint.Diagnosis.EnvVar)
+}

@@ -1,0 +1,80 @@
+package syncerror
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// The adapters below connect the queue to the platform: the host ERP's connector and the
+// guard (the governed AI client's is in aidiagnoser). The queue's rules see only its own interfaces.
+
+// hostErrors is the reconcile's HostErrors over the tenant's host ERP connector.
+type hostErrors struct{ registry *connector.Registry }
+
+func (h hostErrors) ListSyncErrors(ctx context.Context, tenantID string, since time.Time, cursor string, limit int) ([]json.RawMessage, string, error) {
+	c, err := h.registry.Client(ctx, tenantID, connector.SystemHostERP)
+	if errors.Is(err, connector.ErrNotConfigured) {
+		return nil, "", fmt.Errorf("%w: %w", ErrWriterNotConfigured, err)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	page, err := c.ListSyncErrors(ctx, since, cursor, limit)
+	if err != nil {
+		return nil, "", err
+	}
+	return page.Items, page.NextCursor, nil
+}
+
+// fixWriter is the operator queue's FixWriter: an approved fix is written back
+// to the host ERP record that failed, through the guard, in the host ERP's own name (the
+// operator corrects the owner's record; field-level ownership entries still apply).
+type fixWriter struct{ guard *governance.Guard }
+
+func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c Claim, fix []FieldChange, key string) error {
+	fields := make(map[string]any, len(fix))
+	for _, ch := range fix {
+		fields[ch.Path] = ch.After
+	}
+	res, err := f.guard.Write(ctx, who, governance.WriteRequest{
+		Target: connector.SystemHostERP, Source: connector.SystemHostERP,
+		Entity: c.Record.RecordType, RecordID: c.Record.RecordID, Fields: fields,
+		IdempotencyKey: key, Reason: "approve",
+	})
+	refuse := func(status int, code, reason string) error {
+		return &RefusedError{Status: status, Code: code, Reason: reason}
+	}
+	switch {
+	case err == nil && len(res.Dropped) == len(fields):
+		return refuse(http.StatusUnprocessableEntity, "ownership_rejected",
+			"every field of the fix is owned by another system (source_wins); nothing was written: "+strings.Join(res.Dropped, ", "))
+	case err == nil:
+		return nil
+	case errors.Is(err, governance.ErrOwnershipRejected):
+		return refuse(http.StatusUnprocessableEntity, "ownership_rejected",
+			"the ownership manifest refuses this write: a field of the fix is owned by another system")
+	case errors.Is(err, governance.ErrPendingApproval):
+		id := ""
+		if res.Held != nil {
+			id = res.Held.ID
+		}
+		return refuse(http.StatusConflict, "ownership_approval_required",
+			"the write is held for an ownership approval ("+id+"); approve it under /api/governance/approvals, then approve this fix again")
+	case errors.Is(err, governance.ErrLoopDetected):
+		return refuse(http.StatusConflict, "loop_detected", "the write would echo a write the host ERP just made; it was blocked as a loop")
+	case errors.Is(err, governance.ErrDLPBlocked):
+		return refuse(http.StatusUnprocessableEntity, "dlp_blocked", "the fix carries a secret or card data and may not be written")
+	case errors.Is(err, governance.ErrNotConfigured):
+		return fmt.Errorf("%w: %w", ErrWriterNotConfigured, err)
+	}
+	return err
+}
