@@ -2,6 +2,7 @@ package ai
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 )
 
 // Provider names (AI_PROVIDER), matching infra/stack's AIProvider* constants.
@@ -44,8 +44,8 @@ type ProviderConfig struct {
 	HTTPClient *http.Client
 	// Timeout bounds each provider operation (0: DefaultTimeout).
 	Timeout time.Duration
-	// AWSConfig configures the Bedrock client (nil: the default AWS configuration chain,
-	// which honours AWS_ENDPOINT_URL).
+	// AWSConfig configures the Bedrock client; the bedrock provider needs it (aiclient
+	// gives the function's, with AWS_ENDPOINT_URL_BEDROCK_RUNTIME applied).
 	AWSConfig *aws.Config
 }
 
@@ -114,15 +114,10 @@ func NewProvider(ctx context.Context, cfg ProviderConfig) (Provider, error) {
 	}
 	switch cfg.Name {
 	case ProviderBedrock:
-		awsCfg := cfg.AWSConfig
-		if awsCfg == nil {
-			loaded, err := config.LoadDefaultConfig(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("bedrock: load AWS configuration: %w", err)
-			}
-			awsCfg = &loaded
+		if cfg.AWSConfig == nil {
+			return nil, errors.New("bedrock: no AWS configuration")
 		}
-		return newBedrockProvider(*awsCfg, cfg.Model, cfg.HTTPClient, timeout), nil
+		return newBedrockProvider(*cfg.AWSConfig, cfg.Model, cfg.HTTPClient, timeout), nil
 	case ProviderOpenAI:
 		model := cfg.Model
 		if model == "" {

@@ -58,7 +58,7 @@ func (b *Base) buildGuard() {
 		store := dynamostore.NewGovernance(b.DB, b.Config.Table(blueprint.Governance))
 		alerter := &governance.EventAlerter{Metrics: metricsOut, Now: b.now}
 		if bus := b.Getenv("ALERT_BUS_NAME"); bus != "" {
-			alerter.Events, alerter.BusName = eventbridge.NewFromConfig(b.AWS), bus
+			alerter.Events, alerter.BusName = eventbridge.NewFromConfig(b.AWS, func(o *eventbridge.Options) { o.BaseEndpoint = b.Endpoint("EventBridge") }), bus
 		}
 		p := guardParts{
 			manifests:  &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: store},

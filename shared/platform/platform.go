@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/syncassist/syncassist/shared/audit"
@@ -57,14 +56,14 @@ type Base struct {
 	guardErr  error
 }
 
-// Load builds the Base from the environment with the AWS SDK's default configuration,
-// which honours AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> (the emulators).
-func Load(ctx context.Context) (*Base, error) {
+// Load builds the Base from the environment (AWSConfigFromEnv), honouring AWS_ENDPOINT_URL
+// and AWS_ENDPOINT_URL_<SERVICE> (the emulators).
+func Load(_ context.Context) (*Base, error) {
 	cfg, err := ConfigFromEnv(os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	awsCfg, err := config.LoadDefaultConfig(ctx)
+	awsCfg, err := AWSConfigFromEnv(os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("aws config: %w", err)
 	}
@@ -73,8 +72,9 @@ func Load(ctx context.Context) (*Base, error) {
 
 // New builds the Base from a read Config.
 func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
-	db := dynamodb.NewFromConfig(awsCfg)
-	b := &Base{
+	b := &Base{Config: cfg, AWS: awsCfg, Getenv: getenv}
+	db := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.BaseEndpoint = b.Endpoint("DynamoDB") })
+	*b = Base{
 		Config:       cfg,
 		AWS:          awsCfg,
 		DB:           db,

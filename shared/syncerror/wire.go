@@ -35,7 +35,7 @@ func New(b *platform.Base) (*Feature, error) {
 		return nil, err
 	}
 	if url := b.Getenv(blueprint.Diagnosis.EnvVar); url != "" {
-		f.Queue = sqsQueue{sqsqueue.NewSender(sqs.NewFromConfig(b.AWS), url)}
+		f.Queue = sqsQueue{sqsqueue.NewSender(sqs.NewFromConfig(b.AWS, func(o *sqs.Options) { o.BaseEndpoint = b.Endpoint("SQS") }), url)}
 	}
 	return f, nil
 }

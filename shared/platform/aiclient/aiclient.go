@@ -27,9 +27,11 @@ func New(ctx context.Context, b *platform.Base) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.AWSConfig = &b.AWS
+	bedrock := b.AWS
+	bedrock.BaseEndpoint = b.Endpoint("Bedrock Runtime")
+	cfg.AWSConfig = &bedrock
 	if arn := b.Getenv("OPENAI_API_KEY_SECRET_ARN"); cfg.Name == "openai" && cfg.OpenAIAPIKey == "" && arn != "" {
-		if cfg.OpenAIAPIKey, err = secretValue(ctx, b.AWS, arn); err != nil {
+		if cfg.OpenAIAPIKey, err = secretValue(ctx, b, arn); err != nil {
 			return nil, fmt.Errorf("OpenAI API key: %w", err)
 		}
 	}
