@@ -100,8 +100,11 @@ lint: ## gofmt, go vet, staticcheck and a go mod tidy diff
 
 bench: deps build ## Go benchmarks, end-to-end ingest against the emulators, binary sizes
 	$(GO) test -run '^$$' -bench . -benchmem ./shared/...
-	$(GO) run ./infra/bench
-	@echo "bootstrap sizes:"; for f in $(FUNCTIONS); do ls -l $(BUILD_DIR)/$$f/bootstrap | awk -v f=$$f '{printf "  %-12s %6.1f MB\n", f, $$5/1048576}'; done
+	$(GO) run ./infra/bench -c 1 -n 1000
+	$(GO) run ./infra/bench -c 8
+	@for f in mcp ingest audit-list console; do CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o build/host/$$f ./functions/$$f || exit 1; done
+	$(GO) run ./infra/bench/coldstart -runs 25 build/host/mcp build/host/ingest build/host/audit-list build/host/console
+	@echo "bootstrap sizes (linux/arm64):"; for f in $(FUNCTIONS); do ls -l $(BUILD_DIR)/$$f/bootstrap | awk -v f=$$f '{printf "  %-32s %6.2f MB\n", f, $$5/1048576}'; done
 
 clean: ## remove build output, cdk.out and local state
 	rm -rf build cdk.out .local

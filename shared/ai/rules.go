@@ -107,7 +107,7 @@ func analyze(req DiagnosisRequest) *analysis {
 	if c, err := decodeObject(req.Context); err == nil {
 		a.ctxNodes = flatten(c)
 	}
-	if a.cls.class == ClassMissing && eitherOrInvalid.MatchString(a.msg.lower) {
+	if a.cls.class == ClassMissing && eitherOrInvalid().MatchString(a.msg.lower) {
 		// "Missing or invalid X": when the record has X, it is invalid, not missing.
 		if t := locate(a.msg, a.nodes); len(t) > 0 && t[0].score >= 2 && !isEmpty(t[0].value) {
 			a.cls = classification{class: ClassValue, certainty: 0.6, cues: []string{"missing or invalid, and the record has the field"}}

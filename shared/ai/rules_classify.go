@@ -1,7 +1,6 @@
 package ai
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,13 +108,13 @@ var classPriority = []ErrorClass{
 }
 
 var (
-	statusCodeRE = regexp.MustCompile(`(?i)^(?:http[ _-]?)?(\d{3})$`)
-	statusMsgRE  = regexp.MustCompile(`(?i)(?:^|\b(?:http|status(?: code)?|response code|error code)[ :=]*)(\d{3})\b`)
+	statusCodeRE = lazyRegexp(`(?i)^(?:http[ _-]?)?(\d{3})$`)
+	statusMsgRE  = lazyRegexp(`(?i)(?:^|\b(?:http|status(?: code)?|response code|error code)[ :=]*)(\d{3})\b`)
 )
 
 // httpStatus finds an HTTP status the error code or message names.
 func httpStatus(code, msg string) int {
-	for _, m := range [][]string{statusCodeRE.FindStringSubmatch(strings.TrimSpace(code)), statusMsgRE.FindStringSubmatch(strings.TrimSpace(msg))} {
+	for _, m := range [][]string{statusCodeRE().FindStringSubmatch(strings.TrimSpace(code)), statusMsgRE().FindStringSubmatch(strings.TrimSpace(msg))} {
 		if m == nil {
 			continue
 		}

@@ -3,7 +3,6 @@ package ai
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -136,7 +135,7 @@ func (a *analysis) fixFormat(t target) bool {
 			return true
 		}
 	}
-	if isStr && (numberHint.MatchString(lowerMsg) || numberKey.MatchString(t.keyNorm)) {
+	if isStr && (numberHint().MatchString(lowerMsg) || numberKey().MatchString(t.keyNorm)) {
 		if f, basis, ok := parseNumber(s, country); ok {
 			reason := fmt.Sprintf("%q as a number", s)
 			if basis == basisLocale {
@@ -196,11 +195,11 @@ func (a *analysis) fixCode(t target) bool {
 	return false
 }
 
-var eitherOrInvalid = regexp.MustCompile(`missing or invalid|invalid or missing`)
+var eitherOrInvalid = lazyRegexp(`missing or invalid|invalid or missing`)
 
 var (
-	numberHint = regexp.MustCompile(`\bnumber\b|numeric|decimal|bigdecimal|integer|\bdouble\b|\bfloat\b|required type|not a valid representation|amount`)
-	numberKey  = regexp.MustCompile(`amount|price|rate$|total|qty|quantity|cost|weight|^debit|^credit`)
+	numberHint = lazyRegexp(`\bnumber\b|numeric|decimal|bigdecimal|integer|\bdouble\b|\bfloat\b|required type|not a valid representation|amount`)
+	numberKey  = lazyRegexp(`amount|price|rate$|total|qty|quantity|cost|weight|^debit|^credit`)
 )
 
 // countryNear finds the country a value belongs to: a country field beside it first,

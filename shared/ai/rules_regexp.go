@@ -4,23 +4,50 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 )
 
 // fastRE is a regexp with the literals one of which any match must contain. The rules run
 // about a hundred patterns over every error; most cannot match, and a substring test says
 // so for a fraction of what Go's backtracking matcher needs.
-type fastRE struct {
-	re *regexp.Regexp
-	// lits are lower-case; nil means the pattern has no required literal and always runs.
-	lits []string
-}
+// Its compiledFast's lits are lower-case; nil means the pattern has no required literal
+// and always runs.
+type fastRE struct{ *compiledFast }
 
 func mustFast(pattern string) fastRE {
-	return fastRE{re: regexp.MustCompile(pattern), lits: requiredLiterals(pattern)}
+	f := fastRE{&compiledFast{pattern: pattern}}
+	patterns = append(patterns, f.compile)
+	return f
+}
+
+// compiledFast is compiled on first use: the rules' patterns cost milliseconds to
+// compile, and most processes that link this package (the tool catalogue, the local
+// stack's other routes) never diagnose.
+type compiledFast struct {
+	pattern string
+	once    sync.Once
+	re      *regexp.Regexp
+	lits    []string
+}
+
+func (c *compiledFast) compile() {
+	c.once.Do(func() { c.re, c.lits = regexp.MustCompile(c.pattern), requiredLiterals(c.pattern) })
+}
+
+// patterns compile every pattern of the rules; a test runs them all, so a bad pattern
+// fails the tests rather than a diagnosis.
+var patterns []func()
+
+// lazyRegexp is regexp.MustCompile on first use.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	f := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+	patterns = append(patterns, func() { f() })
+	return f
 }
 
 // mayMatch reports whether the pattern can match text, whose lower-cased form is lower.
 func (f fastRE) mayMatch(lower string) bool {
+	f.compile()
 	if f.lits == nil {
 		return true
 	}

@@ -2,7 +2,6 @@ package ai
 
 import (
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,8 +119,8 @@ var (
 		mustFast(`\bfor ([a-z][a-z0-9]*_[\w.]+|[a-z]+[A-Z][\w.]*)`),
 		mustFast(`([A-Za-z_][\w]*(?:(?:\.|\[\d+\]\.?)[\w]+)*)\s+(?:is|are) (?:required|missing|mandatory|invalid)`),
 	}
-	identRE   = regexp.MustCompile(`[A-Za-z_][\w]*(?:(?:\.|\[\d+\]\.?)[\w]+)*`)
-	quotedRE  = regexp.MustCompile(`'([^']{1,200})'|"([^"]{1,200})"|“([^”]{1,200})”|\x60([^\x60]{1,200})\x60`)
+	identRE   = lazyRegexp(`[A-Za-z_][\w]*(?:(?:\.|\[\d+\]\.?)[\w]+)*`)
+	quotedRE  = lazyRegexp(`'([^']{1,200})'|"([^"]{1,200})"|“([^”]{1,200})”|\x60([^\x60]{1,200})\x60`)
 	valueCues = []fastRE{
 		mustFast(`(?i)invalid field value\s+(.+?)\s+for the following field`),
 		mustFast(`(?i)invalid email address:\s*(.+?)\s*$`),
@@ -131,7 +130,7 @@ var (
 	}
 	// jacksonChainRE reads the path Jackson prints: Order["lines"]->ArrayList[0]->Line["amount"].
 	jacksonChainRE = mustFast(`reference chain:\s*(.+?)\)?$`)
-	jacksonSegRE   = regexp.MustCompile(`\["([^"]+)"\]|\[(\d+)\]`)
+	jacksonSegRE   = lazyRegexp(`\["([^"]+)"\]|\[(\d+)\]`)
 
 	namedCues = []struct {
 		re   fastRE
@@ -180,7 +179,7 @@ func readMessage(text string) message {
 	}
 	if sm := jacksonChainRE.FindStringSubmatch(text, m.lower); sm != nil {
 		var segs []segment
-		for _, p := range jacksonSegRE.FindAllStringSubmatch(sm[1], -1) {
+		for _, p := range jacksonSegRE().FindAllStringSubmatch(sm[1], -1) {
 			if p[1] != "" {
 				segs = append(segs, segment{key: p[1]})
 			} else {
@@ -192,9 +191,9 @@ func readMessage(text string) message {
 			m.fields = append(m.fields, formatPath(segs))
 		}
 	}
-	m.mentions = identRE.FindAllString(text, -1)
+	m.mentions = identRE().FindAllString(text, -1)
 	m.labels = labelGrams(text)
-	for _, sm := range quotedRE.FindAllStringSubmatch(text, -1) {
+	for _, sm := range quotedRE().FindAllStringSubmatch(text, -1) {
 		for _, g := range sm[1:] {
 			if g != "" {
 				m.values = append(m.values, g)
@@ -232,12 +231,12 @@ func readMessage(text string) message {
 }
 
 var (
-	wordRE    = regexp.MustCompile(`[A-Za-z][A-Za-z0-9]*`)
-	listSepRE = regexp.MustCompile(`\s*(?:,|;|\||\bor\b)\s*`)
+	wordRE    = lazyRegexp(`[A-Za-z][A-Za-z0-9]*`)
+	listSepRE = lazyRegexp(`\s*(?:,|;|\||\bor\b)\s*`)
 )
 
 func labelGrams(text string) []string {
-	words := wordRE.FindAllString(text, -1)
+	words := wordRE().FindAllString(text, -1)
 	var out []string
 	for n := 2; n <= 3; n++ {
 		for i := 0; i+n <= len(words); i++ {
@@ -259,7 +258,7 @@ func splitList(s string) []string {
 	}
 	s = strings.TrimRight(s, ".")
 	var out []string
-	for _, p := range listSepRE.Split(s, -1) {
+	for _, p := range listSepRE().Split(s, -1) {
 		p = strings.TrimSpace(strings.Trim(strings.TrimSpace(p), `'"“”`+"`"))
 		if p != "" && len(strings.Fields(p)) <= 4 {
 			out = append(out, p)

@@ -1,7 +1,6 @@
 package ai
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -48,12 +47,12 @@ func targetLayout(lowerMsg string) string {
 }
 
 var (
-	ymdRE      = regexp.MustCompile(`^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$`)
-	isoTimeRE  = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[T ]\d{2}:\d{2}`)
-	xxyRE      = regexp.MustCompile(`^(\d{1,2})([./-])(\d{1,2})([./-])(\d{4})$`)
-	dMonYRE    = regexp.MustCompile(`^(\d{1,2})\.?[ -]([A-Za-zäé]{3,9})\.?[ -,]+(\d{4})$`)
-	monDYRE    = regexp.MustCompile(`^([A-Za-z]{3,9})\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})$`)
-	compactRE  = regexp.MustCompile(`^(\d{4})(\d{2})(\d{2})$`)
+	ymdRE      = lazyRegexp(`^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$`)
+	isoTimeRE  = lazyRegexp(`^(\d{4})-(\d{2})-(\d{2})[T ]\d{2}:\d{2}`)
+	xxyRE      = lazyRegexp(`^(\d{1,2})([./-])(\d{1,2})([./-])(\d{4})$`)
+	dMonYRE    = lazyRegexp(`^(\d{1,2})\.?[ -]([A-Za-zäé]{3,9})\.?[ -,]+(\d{4})$`)
+	monDYRE    = lazyRegexp(`^([A-Za-z]{3,9})\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})$`)
+	compactRE  = lazyRegexp(`^(\d{4})(\d{2})(\d{2})$`)
 	monthNames = map[string]time.Month{
 		"jan": 1, "january": 1, "januar": 1, "feb": 2, "february": 2, "februar": 2, "mar": 3,
 		"march": 3, "mär": 3, "märz": 3, "maerz": 3, "apr": 4, "april": 4, "may": 5, "mai": 5,
@@ -77,15 +76,15 @@ func mkDate(y, m, d int) (time.Time, bool) {
 func parseDate(s, country string, compactOK bool) (time.Time, float64, bool) {
 	s = strings.TrimSpace(s)
 	atoi := func(x string) int { n, _ := strconv.Atoi(x); return n }
-	if m := ymdRE.FindStringSubmatch(s); m != nil {
+	if m := ymdRE().FindStringSubmatch(s); m != nil {
 		t, ok := mkDate(atoi(m[1]), atoi(m[2]), atoi(m[3]))
 		return t, basisFormat, ok
 	}
-	if m := isoTimeRE.FindStringSubmatch(s); m != nil {
+	if m := isoTimeRE().FindStringSubmatch(s); m != nil {
 		t, ok := mkDate(atoi(m[1]), atoi(m[2]), atoi(m[3]))
 		return t, basisFormat, ok
 	}
-	if m := xxyRE.FindStringSubmatch(s); m != nil && m[2] == m[4] {
+	if m := xxyRE().FindStringSubmatch(s); m != nil && m[2] == m[4] {
 		a, b, y := atoi(m[1]), atoi(m[3]), atoi(m[5])
 		day, month, basis := 0, 0, basisFormat
 		switch {
@@ -107,19 +106,19 @@ func parseDate(s, country string, compactOK bool) (time.Time, float64, bool) {
 		t, ok := mkDate(y, month, day)
 		return t, basis, ok
 	}
-	if m := dMonYRE.FindStringSubmatch(s); m != nil {
+	if m := dMonYRE().FindStringSubmatch(s); m != nil {
 		if mo, ok := monthNames[strings.ToLower(m[2])]; ok {
 			t, ok := mkDate(atoi(m[3]), int(mo), atoi(m[1]))
 			return t, basisFormat, ok
 		}
 	}
-	if m := monDYRE.FindStringSubmatch(s); m != nil {
+	if m := monDYRE().FindStringSubmatch(s); m != nil {
 		if mo, ok := monthNames[strings.ToLower(m[1])]; ok {
 			t, ok := mkDate(atoi(m[3]), int(mo), atoi(m[2]))
 			return t, basisFormat, ok
 		}
 	}
-	if m := compactRE.FindStringSubmatch(s); m != nil && compactOK {
+	if m := compactRE().FindStringSubmatch(s); m != nil && compactOK {
 		t, ok := mkDate(atoi(m[1]), atoi(m[2]), atoi(m[3]))
 		return t, basisFormat, ok
 	}
@@ -184,7 +183,7 @@ func toE164(s, country string) (string, bool) {
 	return out, true
 }
 
-var emailRE = regexp.MustCompile(`^[a-z0-9._%+'-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}$`)
+var emailRE = lazyRegexp(`^[a-z0-9._%+'-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}$`)
 
 // cleanEmail repairs what copy and paste does to addresses: surrounding and inner
 // spaces, a mailto: prefix, angle brackets, a trailing dot or comma, a doubled @, commas
@@ -212,19 +211,19 @@ func cleanEmail(s string) (string, bool) {
 		domain = strings.ReplaceAll(domain, "..", ".")
 	}
 	t = local + "@" + domain
-	if !emailRE.MatchString(t) {
+	if !emailRE().MatchString(t) {
 		return "", false
 	}
 	return t, true
 }
 
 var (
-	digitsRE  = regexp.MustCompile(`^\d+$`)
-	caPostRE  = regexp.MustCompile(`^([A-Z]\d[A-Z])\s*(\d[A-Z]\d)$`)
-	gbPostRE  = regexp.MustCompile(`^([A-Z]{1,2}\d[A-Z\d]?)\s*(\d[A-Z]{2})$`)
-	nlPostRE  = regexp.MustCompile(`^(\d{4})\s*([A-Z]{2})$`)
-	usZip9RE  = regexp.MustCompile(`^(\d{5})-?(\d{4})$`)
-	usZipDash = regexp.MustCompile(`^(\d{5})-$`)
+	digitsRE  = lazyRegexp(`^\d+$`)
+	caPostRE  = lazyRegexp(`^([A-Z]\d[A-Z])\s*(\d[A-Z]\d)$`)
+	gbPostRE  = lazyRegexp(`^([A-Z]{1,2}\d[A-Z\d]?)\s*(\d[A-Z]{2})$`)
+	nlPostRE  = lazyRegexp(`^(\d{4})\s*([A-Z]{2})$`)
+	usZip9RE  = lazyRegexp(`^(\d{5})-?(\d{4})$`)
+	usZipDash = lazyRegexp(`^(\d{5})-$`)
 )
 
 // zipZeroStates are the states whose ZIP codes start with 0, the ones a spreadsheet
@@ -240,24 +239,24 @@ func fixPostal(s, country, state string) (string, float64, bool) {
 	switch country {
 	case "US", "PR":
 		switch {
-		case digitsRE.MatchString(t) && len(t) == 4 && zipZeroStates[state]:
+		case digitsRE().MatchString(t) && len(t) == 4 && zipZeroStates[state]:
 			return "0" + t, basisPostal, true
-		case usZip9RE.MatchString(t):
-			m := usZip9RE.FindStringSubmatch(t)
+		case usZip9RE().MatchString(t):
+			m := usZip9RE().FindStringSubmatch(t)
 			return m[1] + "-" + m[2], basisPostal, true
-		case usZipDash.MatchString(t):
+		case usZipDash().MatchString(t):
 			return t[:5], basisPostal, true
 		}
 	case "CA":
-		if m := caPostRE.FindStringSubmatch(t); m != nil {
+		if m := caPostRE().FindStringSubmatch(t); m != nil {
 			return m[1] + " " + m[2], basisPostal, true
 		}
 	case "GB":
-		if m := gbPostRE.FindStringSubmatch(t); m != nil {
+		if m := gbPostRE().FindStringSubmatch(t); m != nil {
 			return m[1] + " " + m[2], basisPostal, true
 		}
 	case "NL":
-		if m := nlPostRE.FindStringSubmatch(t); m != nil {
+		if m := nlPostRE().FindStringSubmatch(t); m != nil {
 			return m[1] + " " + m[2], basisPostal, true
 		}
 	}
@@ -279,7 +278,7 @@ var commaDecimal = setOf("DE", "AT", "FR", "BE", "NL", "LU", "ES", "PT", "IT", "
 	"FI", "PL", "CZ", "SK", "HU", "RO", "BG", "GR", "HR", "SI", "RS", "UA", "TR", "RU", "BR",
 	"AR", "CL", "CO", "PE", "ID", "VN", "ZA", "IS", "EE", "LV", "LT")
 
-var numberRE = regexp.MustCompile(`^-?[\d.,]+$`)
+var numberRE = lazyRegexp(`^-?[\d.,]+$`)
 
 // parseNumber reads an amount written for people ("$1,299.00", "1.299,50", "12,50",
 // "1 299,50 €") as a JSON number. Where one separator could be either (1,299), the
@@ -303,7 +302,7 @@ func parseNumber(s, country string) (float64, float64, bool) {
 		}
 	}
 	t = b.String()
-	if !numberRE.MatchString(t) || strings.Trim(t, "-.,") == "" {
+	if !numberRE().MatchString(t) || strings.Trim(t, "-.,") == "" {
 		return 0, 0, false
 	}
 	if strings.HasPrefix(t, "-") {
