@@ -220,6 +220,7 @@ func (g *Guard) write(ctx context.Context, id identity.Identity, req WriteReques
 		approval: approval,
 	}
 	fields := req.Fields
+	op.names = sortedKeys(fields)
 	var hold *PendingApproval
 	if approval == nil {
 		m, err := g.manifests.Manifest(ctx, op.tenant)
@@ -227,7 +228,7 @@ func (g *Guard) write(ctx context.Context, id identity.Identity, req WriteReques
 			op.auditWrite(audit.ResultFailure, "check_unavailable", nil)
 			return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
-		conflicts := ownershipConflicts(m, req)
+		conflicts := ownershipConflicts(m, req, op.names)
 		switch strictest(conflicts) {
 		case PolicyRejectWithAlert:
 			return Result{}, op.reject(conflicts)
@@ -241,7 +242,9 @@ func (g *Guard) write(ctx context.Context, id identity.Identity, req WriteReques
 			hold = op.approvalFor(conflicts)
 		}
 	}
-	op.names = slices.Sorted(maps.Keys(fields))
+	if len(op.dropped) > 0 {
+		op.names = sortedKeys(fields)
+	}
 	canonical, err := json.Marshal(fields)
 	if err != nil {
 		// The encoder's message can quote the offending value.
@@ -400,7 +403,7 @@ func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, err
 func (op *writeOp) auditWrite(result, outcome string, extra map[string]any) error {
 	names := op.names
 	if names == nil {
-		names = slices.Sorted(maps.Keys(op.req.Fields))
+		names = sortedKeys(op.req.Fields)
 	}
 	d := map[string]any{
 		"target": string(op.req.Target), "source": string(op.req.Source), "entity": op.req.Entity,
@@ -466,4 +469,14 @@ func connectorErrorKind(err error) string {
 		}
 	}
 	return "other"
+}
+
+// sortedKeys is slices.Sorted(maps.Keys(m)) in one allocation; it runs on every write.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

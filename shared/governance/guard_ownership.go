@@ -18,10 +18,11 @@ type conflict struct {
 	entry Entry
 }
 
-// ownershipConflicts returns the write's conflicts, sorted by field.
-func ownershipConflicts(m Manifest, req WriteRequest) []conflict {
+// ownershipConflicts returns the conflicts among the write's fields (names, sorted), in
+// that order.
+func ownershipConflicts(m Manifest, req WriteRequest, names []string) []conflict {
 	var out []conflict
-	for _, f := range slices.Sorted(maps.Keys(req.Fields)) {
+	for _, f := range names {
 		if e, ok := m.Owner(req.Entity, f); ok && e.Owner != req.Source {
 			out = append(out, conflict{field: f, entry: e})
 		}
@@ -72,7 +73,6 @@ func (op *writeOp) reject(cs []conflict) error {
 		}
 	}
 	slices.Sort(names)
-	op.names = slices.Sorted(maps.Keys(op.req.Fields))
 	op.auditWrite(audit.ResultDenied, "ownership_rejected", map[string]any{"conflictingFields": names})
 	return fmt.Errorf("%w: %s of %s is owned by %v", ErrOwnershipRejected, names, op.req.Entity, owners)
 }
