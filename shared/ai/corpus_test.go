@@ -15,8 +15,10 @@ import (
 )
 
 type corpusCase struct {
-	Name    string              `json:"name"`
-	System  string              `json:"system"`
+	Name   string `json:"name"`
+	System string `json:"system"`
+	// Source is the vendor error reference a case was written from (the held-out sets).
+	Source  string              `json:"source,omitempty"`
 	Request ai.DiagnosisRequest `json:"request"`
 	Expect  struct {
 		Class ai.ErrorClass `json:"class"`
@@ -84,6 +86,7 @@ func runCorpus(t *testing.T, file string) corpusResult {
 	var r corpusResult
 	r.cases = len(cases)
 	perClass := map[ai.ErrorClass][2]int{}
+	confusion := map[[2]ai.ErrorClass]int{} // {want, got}
 	for i, c := range cases {
 		d, err := h.Governed.Diagnose(context.Background(), id, fmt.Sprintf("inf-%d", i), "claim-"+c.Name, c.Request)
 		if err != nil {
@@ -99,6 +102,7 @@ func runCorpus(t *testing.T, file string) corpusResult {
 			verdict = fmt.Sprintf("CLASS %s, want %s", d.Class, c.Expect.Class)
 		}
 		perClass[c.Expect.Class] = pc
+		confusion[[2]ai.ErrorClass{c.Expect.Class, d.Class}]++
 		if d.Retryable != d.Class.Retryable() {
 			t.Errorf("%s: retryable %v for class %s", c.Name, d.Retryable, d.Class)
 		}
@@ -136,6 +140,11 @@ func runCorpus(t *testing.T, file string) corpusResult {
 		pc := perClass[ai.ErrorClass(c)]
 		t.Logf("  %-14s %d/%d", c, pc[0], pc[1])
 	}
+	for k, n := range confusion {
+		if k[0] != k[1] {
+			t.Logf("  confused: %d × %s diagnosed as %s", n, k[0], k[1])
+		}
+	}
 	if n := len(h.Traces.Traces()); n != len(cases) {
 		t.Errorf("%d traces for %d diagnoses", n, len(cases))
 	}
@@ -161,22 +170,38 @@ func TestRuleDiagnoserCorpus(t *testing.T) {
 	}
 }
 
-// TestRuleDiagnoserHoldout runs the two sets written after the rules, from systems and
-// phrasings the main corpus lacks. Their first runs, before the rules were adjusted to
-// them, are the honest estimate of how the rules generalise (classification 25/30 and
-// 14/18, fixes 4/9 and 4/5, false fixes 1 and 0); now they guard the adjustments.
+// TestRuleDiagnoserHoldout runs the sets written apart from the rules. A set's first run,
+// before any rule change, is the honest estimate of how the rules generalise:
+//   - holdout, holdout2: classification 25/30 and 14/18, fixes 4/9 and 4/5 (since tuned);
+//   - holdout3 (65 cases from the five vendors' error references): classification 52/65,
+//     fixes 7/8; the rules were then tuned on separate tuning cases (diagnoser_corpus,
+//     "tune-*") whose categories its failures suggested, so its figure now is optimistic;
+//   - holdout4 (24 cases written after that tuning, never tuned against): 20/24.
+//
+// The floors are what each set reaches, so a change that makes the rules worse fails.
+// holdout3 labels linking a duplicate to the existing record as no fix, where the rules
+// (and the main corpus) propose that link: its two "false fixes" are that disagreement.
 // A new held-out set is the way to measure again.
 func TestRuleDiagnoserHoldout(t *testing.T) {
-	for _, f := range []string{"testdata/diagnoser_holdout.json", "testdata/diagnoser_holdout2.json"} {
-		r := runCorpus(t, f)
-		if a := r.classAccuracy(); a < 0.9 {
-			t.Errorf("%s: classification accuracy %.3f < 0.90", f, a)
+	for _, h := range []struct {
+		file     string
+		class    float64
+		falseFix int
+	}{
+		{"testdata/diagnoser_holdout.json", 0.9, 0},
+		{"testdata/diagnoser_holdout2.json", 0.9, 0},
+		{"testdata/diagnoser_holdout3.json", 0.95, 2},
+		{"testdata/diagnoser_holdout4.json", 0.8, 0},
+	} {
+		r := runCorpus(t, h.file)
+		if a := r.classAccuracy(); a < h.class {
+			t.Errorf("%s: classification accuracy %.3f < %.2f", h.file, a, h.class)
 		}
 		if a := r.fixAccuracy(); a < 0.8 {
-			t.Errorf("%s: fix accuracy %.3f < 0.80", f, a)
+			t.Errorf("%s: fix accuracy %.3f < 0.80", h.file, a)
 		}
-		if r.falseFix > 0 {
-			t.Errorf("%s: %d false fixes", f, r.falseFix)
+		if r.falseFix > h.falseFix {
+			t.Errorf("%s: %d false fixes, at most %d", h.file, r.falseFix, h.falseFix)
 		}
 	}
 }

@@ -35,27 +35,28 @@ var classRules = []classRule{
 	rule(ClassTooLarge, 3, "request too large", `(?:request|payload|entity|body|file|message|document|attachment)s? (?:is |was )?too large`),
 	rule(ClassTooLarge, 3, "maximum size exceeded", `exceed(?:s|ed)? (?:the )?max(?:imum)? (?:(?:request|payload|message|body|file|upload) )?size|size limit`),
 	rule(ClassTooLarge, 3, "too many lines", `max(?:imum)? (?:number of )?lines|too many (?:lines|line items|items|records|rows)|max[ _]lines`),
+	rule(ClassTooLarge, 3, "over a count limit", `(?:exceed(?:s|ed)?|more than) (?:the )?max(?:imum)? (?:number )?(?:of )?[\d,]+ (?:lines|line items|operations|orders|records|rows|items|requests)|max(?:imum)? (?:number )?of [\d,]+ (?:records|operations|orders|items|requests) per|[\d,]+ (?:lines|line items|operations|orders|records|rows|items)[^.]{0,20}\b(?:more than|over) the max`),
 
 	rule(ClassConnection, 3, "connection failure", `econnreset|connection (?:was )?(?:reset|refused|closed|aborted|dropped)|econnrefused|broken pipe|socket hang up|could not connect|failed to connect|unable to connect`),
 	rule(ClassConnection, 3, "name resolution failure", `enotfound|getaddrinfo|no such host|name resolution|network (?:is )?unreachable|ehostunreach`),
-	rule(ClassConnection, 3, "TLS handshake failure", `(?:tls|ssl) handshake`),
+	rule(ClassConnection, 3, "TLS handshake failure", `(?:tls|ssl) ?handshake|handshake[_ ]failure|terminated the handshake`),
 
 	rule(ClassIntermittent, 3, "timeout", `timed? ?out|timeout|etimedout|deadline exceeded`),
 	rule(ClassIntermittent, 3, "service unavailable", `service unavailable|temporarily unavailable|bad gateway|gateway time-?out`),
-	rule(ClassIntermittent, 3, "record locked or changed concurrently", `deadlock|lock wait|(?:could not|unable to) (?:acquire|obtain) (?:a |an )?(?:lock|exclusive access)|unable[_ ]to[_ ]lock|record is locked|locked by another|rcrd_has_been_changed|record has been changed|modified since|concurrent (?:modification|update)`),
+	rule(ClassIntermittent, 3, "record locked or changed concurrently", `deadlock|lock wait|(?:could not|unable to) (?:acquire|obtain) (?:a |an )?(?:lock|exclusive access)|unable[_ ]to[_ ]lock|record is locked|locked by another|rcrd_has_been_changed|record has been changed|modified since|concurrent (?:modification|update)|precondition failed|etag\b[^.]{0,40}\bdoes not match|(?:changed|modified) by (?:another user|someone else)|another user has (?:already )?changed`),
 	rule(ClassIntermittent, 2, "unexpected server error", `unexpected[_ ]error|internal server error|server (?:is )?busy|overloaded`),
 	rule(ClassIntermittent, 1, "try again later", `try again later|retry later|please retry`),
 
 	rule(ClassPermission, 3, "permission", `permission`),
 	rule(ClassPermission, 3, "not authorized", `not authori[sz]ed|unauthori[sz]ed|forbidden`),
 	rule(ClassPermission, 3, "access denied", `access (?:is )?denied|insufficient[_ ](?:access|privileges?|rights)|does not have access|not allowed to (?:access|perform)`),
-	rule(ClassPermission, 3, "invalid or expired credentials", `invalid[_ ](?:login|credentials|session|api[_ ]key|token)|token (?:has )?(?:expired|been revoked)|expired token`),
+	rule(ClassPermission, 3, "invalid or expired credentials", `invalid[_ ](?:login|credentials|session|api[_ ]key|token)|token (?:has )?(?:expired|been revoked)|expired token|api[_ ]key\b[^.]{0,30}\b(?:invalid|revoked|expired)`),
 
 	rule(ClassParse, 3, "parse error", `(?:json|xml) parse|parse error|(?:failed|unable|could not|cannot) (?:to )?parse|parsing failed|unexpected token|unexpected character|unexpected end of (?:json|input|file|stream)|syntax ?error|not well-formed|malformed|invalid (?:json|xml)`),
 	rule(ClassParse, 3, "deserialization failure", `deserializ|unmarshal|httpmessagenotreadable`),
 
 	rule(ClassDuplicate, 3, "duplicate", `duplicate|\bdup_|_dup\b`),
-	rule(ClassDuplicate, 3, "already exists", `already exists?|already (?:in use|been used|been taken|taken|registered)|contact_exists`),
+	rule(ClassDuplicate, 3, "already exists", `already exists?|already (?:in use|been used|been taken|taken|registered)|contact_exists|already (?:a |an )?(?:list )?member\b`),
 	rule(ClassDuplicate, 3, "unique constraint", `unique (?:constraint|key|index)|uniqueness`),
 	rule(ClassDuplicate, 2, "must be unique", `must be unique`),
 
@@ -67,6 +68,9 @@ var classRules = []classRule{
 	rule(ClassBusinessRule, 3, "currency not allowed", `base currency|currency\b[^.]{0,40}\bnot (?:valid|allowed|permitted|enabled) for`),
 	rule(ClassBusinessRule, 3, "credit or stock rule", `credit (?:limit|hold)|insufficient (?:inventory|stock|quantity)|not enough (?:inventory|stock)|out of stock`),
 	rule(ClassBusinessRule, 2, "approval or hold", `approval (?:is )?(?:required|pending)|pending approval|on hold`),
+	rule(ClassBusinessRule, 3, "posting date not allowed", `allowed posting dates?|posting date\b[^.]{0,60}\b(?:not within|outside)`),
+	rule(ClassBusinessRule, 3, "consent or compliance", `opted out|cannot be re-?(?:subscribed|added|imported)|compliance (?:state|review)|permanently deleted`),
+	rule(ClassBusinessRule, 3, "account deactivated", `account (?:is |has been )?(?:deactivated|disconnected|not connected)|(?:is not|isn't) connected or has been deactivated`),
 
 	rule(ClassReference, 3, "invalid reference", `invalid[_ ](?:key[_ ]or[_ ]ref|reference|cross[_ ]reference)`),
 	rule(ClassReference, 3, "reference key", `reference key|invalid .{0,30}reference|references? (?:a |an )?(?:non-?existent|unknown|deleted)`),
@@ -74,7 +78,7 @@ var classRules = []classRule{
 	rule(ClassReference, 3, "does not exist", `does ?n[o']t exist|rcrd_dsnt_exist|no longer exists|no (?:such|matching) (?:record|customer|item|vendor|account|contact|product|order)|unknown (?:customer|item|vendor|account|record|sku|product|contact|carrier|warehouse|location)|entity_is_deleted|has been deleted|was deleted`),
 	rule(ClassReference, 1, "did you mean", `did you mean`),
 
-	rule(ClassMissing, 3, "required field", `required field|is required|are required|required fields? (?:are |is )?missing|required[_ ]field[_ ]missing|required property|is mandatory|must be provided|(?:mandatory|required) field (?:is )?not set`),
+	rule(ClassMissing, 3, "required field", `required (?:merge |custom )?field|must have a value|enter a value for|cannot be zero or empty|left blank|is required|are required|required fields? (?:are |is )?missing|required[_ ]field[_ ]missing|required property|is mandatory|must be provided|(?:mandatory|required) field (?:is )?not set`),
 	rule(ClassMissing, 3, "missing value", `\bmissing\b|please enter value|cannot be (?:blank|empty|null)|must not be (?:blank|empty|null)|not provided|no value (?:was )?(?:given|provided)`),
 
 	rule(ClassValue, 2, "invalid", `invalid`),

@@ -65,7 +65,7 @@ func (a *analysis) fixNamed(t target, targets []target) bool {
 	}
 	var after any = named
 	if _, isNum := t.value.(json.Number); isNum {
-		if f, _, ok := parseNumber(named, ""); ok {
+		if f, _, ok := parseNumber(named, "", false); ok {
 			after = f
 		}
 	}
@@ -136,7 +136,7 @@ func (a *analysis) fixFormat(t target) bool {
 		}
 	}
 	if isStr && (numberHint().MatchString(lowerMsg) || numberKey().MatchString(t.keyNorm)) {
-		if f, basis, ok := parseNumber(s, country); ok {
+		if f, basis, ok := parseNumber(s, country, countKey().MatchString(t.keyNorm)); ok {
 			reason := fmt.Sprintf("%q as a number", s)
 			if basis == basisLocale {
 				reason += fmt.Sprintf(" (separators read the way %s writes amounts)", country)
@@ -199,7 +199,9 @@ var eitherOrInvalid = lazyRegexp(`missing or invalid|invalid or missing`)
 
 var (
 	numberHint = lazyRegexp(`\bnumber\b|numeric|decimal|bigdecimal|integer|\bdouble\b|\bfloat\b|required type|not a valid representation|amount`)
-	numberKey  = lazyRegexp(`amount|price|rate$|total|qty|quantity|cost|weight|^debit|^credit`)
+	numberKey  = lazyRegexp(`amount|price|rate$|total|qty|quantity|cost|weight|^debit|^credit|^numberof|count$|employees|headcount|seats`)
+	// countKey names fields that hold whole counts.
+	countKey = lazyRegexp(`^numberof|count$|employees|headcount|seats|qty|quantity`)
 )
 
 // countryNear finds the country a value belongs to: a country field beside it first,

@@ -283,7 +283,7 @@ var numberRE = lazyRegexp(`^-?[\d.,]+$`)
 // parseNumber reads an amount written for people ("$1,299.00", "1.299,50", "12,50",
 // "1 299,50 €") as a JSON number. Where one separator could be either (1,299), the
 // record's country decides with basisLocale; without a country it is not read.
-func parseNumber(s, country string) (float64, float64, bool) {
+func parseNumber(s, country string, integral bool) (float64, float64, bool) {
 	t := strings.TrimSpace(s)
 	neg := false
 	if strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")") {
@@ -330,6 +330,9 @@ func parseNumber(s, country string) (float64, float64, bool) {
 		switch {
 		case after != 3:
 			t = strings.Replace(t, ",", ".", 1)
+		case integral:
+			// A count has no fraction: "1,050" employees are a thousand and fifty.
+			t = strings.ReplaceAll(t, ",", "")
 		case country == "":
 			return 0, 0, false
 		case commaDecimal[country]:
