@@ -122,6 +122,7 @@ var routeBuilders = map[string]platform.RoutesFunc{
 	"syncerror.Routes":        syncerror.Routes,
 	"finance.Routes":          finance.Routes,
 	"toolcatalog.Routes":      toolcatalog.Routes,
+	"toolcatalog.ListRoutes":  toolcatalog.ListRoutes,
 }
 
 // Every HTTP function's main serves its own route from the routes it builds, and every

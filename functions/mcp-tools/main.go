@@ -7,4 +7,4 @@ import (
 	"github.com/syncassist/syncassist/shared/toolcatalog"
 )
 
-func main() { platform.StartHTTP(blueprint.FuncMCPTools, toolcatalog.Routes) }
+func main() { platform.StartHTTP(blueprint.FuncMCPTools, toolcatalog.ListRoutes) }
