@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -245,17 +244,20 @@ func (g *Guard) write(ctx context.Context, id identity.Identity, req WriteReques
 	if len(op.dropped) > 0 {
 		op.names = sortedKeys(fields)
 	}
-	canonical, err := json.Marshal(fields)
+	buf := getCanonicalBuf()
+	canonical, err := canonicalJSON(*buf, fields, op.names)
 	if err != nil {
 		// The encoder's message can quote the offending value.
 		return Result{Dropped: op.dropped}, fmt.Errorf("%w: fields are not JSON-encodable", ErrInvalidRequest)
 	}
 	hash := hashJSON(canonical)
-
-	if err := op.checkLoop(hash); err != nil {
-		return Result{Dropped: op.dropped}, err
+	err = op.checkLoop(hash)
+	if err == nil {
+		err = op.scan(canonical)
 	}
-	if err := op.scan(canonical); err != nil {
+	// Nothing keeps the canonical bytes past the scan: the ledger keeps the hash.
+	putCanonicalBuf(buf, canonical)
+	if err != nil {
 		return Result{Dropped: op.dropped}, err
 	}
 	if hold != nil {

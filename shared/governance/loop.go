@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -46,11 +45,11 @@ type Ledger interface {
 	Recent(ctx context.Context, tenantID, entity, recordID string, since time.Time) ([]LedgerEntry, error)
 }
 
-// PayloadHash is the hex SHA-256 of the canonical JSON of fields: object keys sorted at
-// every level (encoding/json sorts map keys), no insignificant space. Two writes of the
+// PayloadHash is the hex SHA-256 of the canonical JSON of fields: what json.Marshal writes
+// (object keys sorted at every level, no insignificant space). Two writes of the
 // same values hash alike whatever order their fields were built in.
 func PayloadHash(fields map[string]any) (string, error) {
-	b, err := json.Marshal(fields)
+	b, err := canonicalJSON(nil, fields, nil)
 	if err != nil {
 		return "", err
 	}
