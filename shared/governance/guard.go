@@ -443,13 +443,21 @@ func (op *writeOp) auditAs(typ, key, result string, details map[string]any) erro
 	return err
 }
 
+// findingCount is one element of findingList. Its fields are in the order encoding/json
+// writes a map's keys, so the audit record reads {"count":1,"type":"email"} as it always
+// did; a struct encodes without the reflection and sorting of a map.
+type findingCount struct {
+	Count int    `json:"count"`
+	Type  string `json:"type"`
+}
+
 // findingList is the audit form of finding counts: a list of {type, count}, because the
 // audit redactor would take a map keyed "aws_secret_access_key" or "private_key" for
 // secret-named fields and redact the counts.
-func findingList(counts map[string]int) []map[string]any {
-	out := make([]map[string]any, 0, len(counts))
-	for _, typ := range slices.Sorted(maps.Keys(counts)) {
-		out = append(out, map[string]any{"type": typ, "count": counts[typ]})
+func findingList(counts map[string]int) []findingCount {
+	out := make([]findingCount, 0, len(counts))
+	for _, typ := range sortedKeys(counts) {
+		out = append(out, findingCount{Count: counts[typ], Type: typ})
 	}
 	return out
 }
