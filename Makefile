@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 GO ?= go
 STAGE ?= dev
-FUNCTIONS := $(notdir $(wildcard functions/*))
+FUNCTIONS := $(notdir $(patsubst %/,%,$(wildcard functions/*/)))
 BUILD_DIR := build/functions
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 GOTEST_FLAGS ?= -count=1
