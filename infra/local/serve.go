@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
@@ -77,6 +78,9 @@ func serve(ctx context.Context) error {
 
 	awsCfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
+		return err
+	}
+	if err := exportCredentials(ctx, awsCfg); err != nil {
 		return err
 	}
 	// A short visibility timeout locally, so a failed diagnosis comes back in seconds.
@@ -313,4 +317,26 @@ func seedDemoQueue(ctx context.Context, deps *compose.Stack, baseURL, secret str
 	if _, err := deps.RunBackstops(ctx); err != nil {
 		deps.Log.Warn("startup reconcile", "error", err)
 	}
+}
+
+// exportCredentials puts the region and credentials the SDK's default chain found (a
+// profile, say, for LocalStack) into the environment, where the functions read them as
+// they do in Lambda (platform.AWSConfigFromEnv).
+func exportCredentials(ctx context.Context, cfg aws.Config) error {
+	if os.Getenv("AWS_REGION") == "" && cfg.Region != "" {
+		os.Setenv("AWS_REGION", cfg.Region)
+	}
+	if os.Getenv("AWS_ACCESS_KEY_ID") != "" || cfg.Credentials == nil {
+		return nil
+	}
+	creds, err := cfg.Credentials.Retrieve(ctx)
+	if err != nil {
+		return fmt.Errorf("AWS credentials: %w", err)
+	}
+	os.Setenv("AWS_ACCESS_KEY_ID", creds.AccessKeyID)
+	os.Setenv("AWS_SECRET_ACCESS_KEY", creds.SecretAccessKey)
+	if creds.SessionToken != "" {
+		os.Setenv("AWS_SESSION_TOKEN", creds.SessionToken)
+	}
+	return nil
 }
