@@ -72,20 +72,18 @@ func Load(_ context.Context) (*Base, error) {
 
 // New builds the Base from a read Config.
 func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
-	b := &Base{Config: cfg, AWS: awsCfg, Getenv: getenv}
-	db := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.BaseEndpoint = b.Endpoint("DynamoDB") })
-	*b = Base{
-		Config:       cfg,
-		AWS:          awsCfg,
-		DB:           db,
-		Log:          httpapi.NewLogger(cfg.LogLevel),
-		Getenv:       getenv,
-		Now:          time.Now,
-		Tenants:      dynamostore.NewTenants(db, cfg.Table(blueprint.Tenants)),
-		AuditStore:   dynamostore.NewAudit(db, cfg.Table(blueprint.Audit)),
-		SessionStore: dynamostore.NewSessions(db, cfg.Table(blueprint.EmbeddedSessions)),
-		dlp:          sync.OnceValue(dlp.NewScanner),
+	b := &Base{
+		Config: cfg,
+		AWS:    awsCfg,
+		Log:    httpapi.NewLogger(cfg.LogLevel),
+		Getenv: getenv,
+		Now:    time.Now,
+		dlp:    sync.OnceValue(dlp.NewScanner),
 	}
+	b.DB = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.BaseEndpoint = b.Endpoint("DynamoDB") })
+	b.Tenants = dynamostore.NewTenants(b.DB, cfg.Table(blueprint.Tenants))
+	b.AuditStore = dynamostore.NewAudit(b.DB, cfg.Table(blueprint.Audit))
+	b.SessionStore = dynamostore.NewSessions(b.DB, cfg.Table(blueprint.EmbeddedSessions))
 	if cfg.JWT.Issuer != "" {
 		b.Tokens = identity.NewJWTVerifier(cfg.JWT)
 	}

@@ -1,0 +1,74 @@
+package platform_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/platform"
+)
+
+func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+
+func TestAWSConfigFromEnvTakesLambdasVariables(t *testing.T) {
+	vars := map[string]string{"AWS_REGION": "eu-central-1", "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",
+		"AWS_SECRET_ACCESS_KEY": "secret-not-real", "AWS_SESSION_TOKEN": "session"}
+	cfg, err := platform.AWSConfigFromEnv(env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := cfg.Credentials.Retrieve(context.Background())
+	if err != nil || cfg.Region != "eu-central-1" || creds.AccessKeyID != "AKIDEXAMPLE" || creds.SessionToken != "session" {
+		t.Fatalf("region %q creds %+v err %v", cfg.Region, creds, err)
+	}
+	if cfg.BaseEndpoint != nil {
+		t.Errorf("endpoint %q without AWS_ENDPOINT_URL", *cfg.BaseEndpoint)
+	}
+	for _, missing := range []string{"AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {
+		partial := map[string]string{}
+		for k, v := range vars {
+			if k != missing {
+				partial[k] = v
+			}
+		}
+		if _, err := platform.AWSConfigFromEnv(env(partial)); err == nil || !strings.Contains(err.Error(), strings.TrimSuffix(missing, "_ID")) {
+			t.Errorf("without %s: %v", missing, err)
+		}
+	}
+}
+
+func TestEndpointPrefersTheServicesOwn(t *testing.T) {
+	vars := map[string]string{"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b",
+		"AWS_ENDPOINT_URL": "http://all:4566", "AWS_ENDPOINT_URL_SECRETS_MANAGER": "http://sm:1"}
+	awsCfg, err := platform.AWSConfigFromEnv(env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := platform.ConfigFromEnv(env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := platform.New(cfg, awsCfg, env(vars))
+	if got := b.Endpoint("Secrets Manager"); got == nil || *got != "http://sm:1" {
+		t.Errorf("secrets manager endpoint %v", got)
+	}
+	if got := b.Endpoint("DynamoDB"); got == nil || *got != "http://all:4566" {
+		t.Errorf("dynamodb endpoint %v, want the global one", got)
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	cfg, err := platform.ConfigFromEnv(env(map[string]string{"STAGE": "prod", blueprint.Tenants.EnvVar: "custom-tenants"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Table(blueprint.Tenants) != "custom-tenants" || cfg.Table(blueprint.Audit) != blueprint.PhysicalName("prod", blueprint.TableAudit) {
+		t.Errorf("tables %v", cfg.Tables)
+	}
+	for k, v := range map[string]string{"TENANT_CACHE_TTL": "soon", "LOOP_WINDOW": "-1m", "LOG_LEVEL": "loud", "CORS_ALLOWED_ORIGINS": "not a url"} {
+		if _, err := platform.ConfigFromEnv(env(map[string]string{k: v})); err == nil || !strings.Contains(err.Error(), k) {
+			t.Errorf("%s=%s: %v", k, v, err)
+		}
+	}
+}
