@@ -1,0 +1,135 @@
+package governance
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/dlp"
+	"github.com/syncassist/syncassist/shared/httpapi"
+)
+
+// The steps of a write after its ownership check (guard_ownership.go): the loop check
+// against the ledger, the DLP scan, and the outcome, either a held approval or the write
+// through the connector with its ledger entry. Each step audits its own refusals
+// (guard_audit.go).
+
+// checkLoop blocks the write when the ledger shows it is the return leg of a loop, and
+// records the detection.
+func (op *writeOp) checkLoop(hash string) error {
+	if op.req.Source == op.req.Target {
+		return nil
+	}
+	since := op.now.Add(-op.g.window)
+	entries, err := op.g.ledger.Recent(op.ctx, op.tenant, op.req.Entity, op.req.RecordID, since)
+	if err != nil {
+		op.auditWrite(audit.ResultFailure, "check_unavailable", nil)
+		return fmt.Errorf("%w: reading the write ledger: %w", ErrUnavailable, err)
+	}
+	cond, loop := reciprocal(entries, op.req.Source, op.req.Target, hash, op.names, since)
+	if !loop {
+		return nil
+	}
+	l := LoopDetection{
+		ID: op.g.newID(), Time: op.now, Tenant: op.tenant, Entity: op.req.Entity, Caller: op.req.Source,
+		Target: op.req.Target, BreakingCondition: cond, CorrelationID: op.corr, Resource: op.resource,
+	}
+	if err := op.g.records.PutLoop(op.ctx, l); err != nil {
+		httpapi.Logger(op.ctx).Error("loop detection not recorded", "loopId", l.ID, "error", err)
+	}
+	httpapi.Logger(op.ctx).Warn("reciprocal write blocked", "loopId", l.ID, "resource", l.Resource, "condition", cond)
+	op.auditGovernance(ActionLoopDetected, audit.ResultDenied, map[string]any{
+		"loopId": l.ID, "caller": string(l.Caller), "target": string(l.Target), "entity": l.Entity,
+		"breakingCondition": cond, "fields": op.names,
+	})
+	op.auditWrite(audit.ResultDenied, "loop_detected", nil)
+	return fmt.Errorf("%w: %s", ErrLoopDetected, cond)
+}
+
+// scan runs the DLP scan with the connector-write policy and fails closed.
+func (op *writeOp) scan(canonical []byte) error {
+	res, err := op.g.scanner.ScanJSON(dlp.ConnectorWrite, canonical)
+	if err != nil {
+		op.auditWrite(audit.ResultDenied, "dlp_blocked", map[string]any{"dlpError": true})
+		return fmt.Errorf("%w: the scan failed: %w", ErrDLPBlocked, err)
+	}
+	if len(res.Findings) > 0 {
+		op.findings = res.Counts()
+		result := audit.ResultSuccess
+		if res.Blocked {
+			result = audit.ResultDenied
+		}
+		_ = op.auditAs(audit.TypeDLP, ActionDLPScan, result, map[string]any{
+			"destination": string(dlp.ConnectorWrite), "findings": findingList(op.findings), "total": len(res.Findings),
+			"blocked": res.Blocked,
+		})
+	}
+	if res.Blocked {
+		op.auditWrite(audit.ResultDenied, "dlp_blocked", nil)
+		return fmt.Errorf("%w: %w", ErrDLPBlocked, res.Err())
+	}
+	return nil
+}
+
+// hold stores the write as a pending approval instead of writing it.
+func (op *writeOp) hold(a *PendingApproval) (Result, error) {
+	err := op.g.records.PutApproval(op.ctx, *a)
+	if errors.Is(err, ErrExists) {
+		existing, gerr := op.g.records.GetApproval(op.ctx, op.tenant, a.ID)
+		if gerr != nil {
+			op.auditWrite(audit.ResultFailure, "check_unavailable", nil)
+			return Result{}, fmt.Errorf("%w: reading the held approval: %w", ErrUnavailable, gerr)
+		}
+		a, err = &existing, nil
+	} else if err != nil {
+		op.auditWrite(audit.ResultFailure, "check_unavailable", nil)
+		return Result{}, fmt.Errorf("%w: holding the write: %w", ErrUnavailable, err)
+	} else {
+		op.auditGovernance(ActionApprovalRequested, audit.ResultSuccess, map[string]any{
+			"approvalId": a.ID, "declaredOwner": string(a.DeclaredOwner), "caller": string(a.Caller),
+			"target": string(a.Target), "entity": a.Entity, "fields": a.Fields,
+		})
+	}
+	op.auditWrite(audit.ResultDenied, "held", map[string]any{"approvalId": a.ID})
+	return Result{Held: a}, fmt.Errorf("%w: approval %s", ErrPendingApproval, a.ID)
+}
+
+func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, error) {
+	res := Result{Dropped: op.dropped}
+	w, err := op.g.conns.Client(op.ctx, op.tenant, op.req.Target)
+	if err != nil {
+		if errors.Is(err, connector.ErrNotConfigured) {
+			op.auditWrite(audit.ResultFailure, "not_configured", nil)
+			return res, fmt.Errorf("%w: %s: %w", ErrNotConfigured, op.req.Target, err)
+		}
+		op.auditWrite(audit.ResultFailure, "connector_error", map[string]any{"connectorError": connectorErrorKind(err)})
+		return res, fmt.Errorf("governance: connector %s: %w", op.req.Target, err)
+	}
+	out, err := w.Write(op.ctx, connector.WriteRequest{
+		Entity: op.req.Entity, RecordID: op.req.RecordID, Fields: fields,
+		IdempotencyKey: op.req.IdempotencyKey, Origin: string(op.req.Source), IfVersion: op.req.IfVersion,
+	})
+	if err != nil {
+		op.auditWrite(audit.ResultFailure, "connector_error", map[string]any{"connectorError": connectorErrorKind(err)})
+		return res, fmt.Errorf("governance: write %s: %w", op.resource, err)
+	}
+	res.Written = out
+	var recordErrs []error
+	entry := LedgerEntry{
+		ID: op.g.newID(), Time: op.now, Tenant: op.tenant, Source: op.req.Source, Target: op.req.Target,
+		Entity: op.req.Entity, RecordID: op.req.RecordID, Fields: op.names, PayloadHash: hash,
+		IdempotencyKey: op.req.IdempotencyKey, CorrelationID: op.corr,
+	}
+	if err := op.g.ledger.Append(op.ctx, entry); err != nil {
+		httpapi.Logger(op.ctx).Error("write ledger entry not stored", "resource", op.resource, "error", err)
+		recordErrs = append(recordErrs, fmt.Errorf("ledger: %w", err))
+	}
+	if err := op.auditWrite(audit.ResultSuccess, "written", map[string]any{"replayed": out.Replayed}); err != nil {
+		recordErrs = append(recordErrs, fmt.Errorf("audit: %w", err))
+	}
+	if len(recordErrs) > 0 {
+		return res, fmt.Errorf("%w: %w", ErrNotRecorded, errors.Join(recordErrs...))
+	}
+	return res, nil
+}
