@@ -39,6 +39,16 @@ var charClass = func() (t [256]uint8) {
 	return t
 }()
 
+// inert marks the bytes detect steps over: not a letter or a digit (a word or a number
+// starts there) and not one of the bytes its other detectors start at ("@", "://", ":",
+// "=", "-----BEGIN ", "+", "(", "/").
+var inert = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = charClass[c]&(clsDigit|clsUpper|clsLower) == 0 && !strings.ContainsRune("@:=-+(/", rune(c))
+	}
+	return t
+}()
+
 func isDigit(c byte) bool { return charClass[c]&clsDigit != 0 }
 
 func isLetter(c byte) bool { return charClass[c]&(clsUpper|clsLower) != 0 }
@@ -67,6 +77,13 @@ func detect(v string, fc fieldCtx, out []span) []span {
 	sc := scope{fc: fc}
 	n := len(v)
 	for i := 0; i < n; {
+		// Spaces, punctuation and non-ASCII bytes start no detector and end no word: the
+		// switch below would do nothing with them but move on by one.
+		for inert[v[i]] {
+			if i++; i == n {
+				return out
+			}
+		}
 		sc.prior = out
 		c := v[i]
 		var sp span

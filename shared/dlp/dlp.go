@@ -178,7 +178,8 @@ func (s *Scanner) ScanJSON(dest Destination, doc []byte) (Result, error) {
 	// nothing a scan keeps or returns shares src's memory (paths, samples and rewrites are
 	// built afresh, the key cache clones its keys), which TestScanKeepsNoReferenceToDoc
 	// checks by overwriting the document after each scan.
-	st := scanState{scanner: s, dest: dest, doc: doc, src: unsafe.String(unsafe.SliceData(doc), len(doc))}
+	st := newScanState(s, dest, doc, unsafe.String(unsafe.SliceData(doc), len(doc)))
+	defer st.release()
 	if err := st.document(); err != nil {
 		return Result{}, err
 	}

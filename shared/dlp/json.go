@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -39,6 +40,31 @@ type scanState struct {
 	spanBuf      [8]span
 	placeholders map[string]string
 	counters     [numKinds]int
+}
+
+// scanStates recycles the state of ScanJSON, which the recursive walk would otherwise
+// allocate on every scan, with its path.
+var scanStates = sync.Pool{New: func() any { return new(scanState) }}
+
+// maxPooledPath keeps the path of a deeply nested document from being pinned in the pool.
+const maxPooledPath = 64
+
+func newScanState(s *Scanner, dest Destination, doc []byte, src string) *scanState {
+	st := scanStates.Get().(*scanState)
+	*st = scanState{scanner: s, dest: dest, doc: doc, src: src, path: st.path[:0]}
+	return st
+}
+
+// release returns st to the pool. The findings and the output belong to the Result;
+// everything that refers to the document (its bytes, the keys on the path) is dropped.
+func (st *scanState) release() {
+	path := st.path[:cap(st.path)]
+	clear(path)
+	if cap(path) > maxPooledPath {
+		path = nil
+	}
+	*st = scanState{path: path[:0]}
+	scanStates.Put(st)
 }
 
 type syntaxError struct {
