@@ -199,7 +199,7 @@ type writeOp struct {
 	approval *PendingApproval
 	names    []string
 	dropped  []string
-	findings map[string]int
+	findings []findingCount
 }
 
 func (g *Guard) write(ctx context.Context, id identity.Identity, req WriteRequest, approval *PendingApproval) (Result, error) {

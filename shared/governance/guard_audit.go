@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
+	"strings"
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
@@ -21,11 +24,11 @@ func (op *writeOp) auditWrite(result, outcome string, extra map[string]any) erro
 	if names == nil {
 		names = sortedKeys(op.req.Fields)
 	}
-	d := map[string]any{
-		"target": string(op.req.Target), "source": string(op.req.Source), "entity": op.req.Entity,
-		"fields": names, "fieldCount": len(names), "outcome": outcome,
-		"idempotencyKey": op.req.IdempotencyKey,
-	}
+	// Sized for every key below, so the map is built without growing.
+	d := make(map[string]any, 12+len(extra))
+	d["target"], d["source"], d["entity"] = string(op.req.Target), string(op.req.Source), op.req.Entity
+	d["fields"], d["fieldCount"], d["outcome"] = names, len(names), outcome
+	d["idempotencyKey"] = op.req.IdempotencyKey
 	if op.req.Reason != "" {
 		d["reason"] = op.req.Reason
 	}
@@ -34,7 +37,7 @@ func (op *writeOp) auditWrite(result, outcome string, extra map[string]any) erro
 		d["droppedCount"] = len(op.dropped)
 	}
 	if len(op.findings) > 0 {
-		d["dlpFindings"] = findingList(op.findings)
+		d["dlpFindings"] = op.findings
 	}
 	if op.approval != nil {
 		d["approvalId"] = op.approval.ID
@@ -57,21 +60,27 @@ func (op *writeOp) auditAs(typ, key, result string, details map[string]any) erro
 	return err
 }
 
-// findingCount is one element of findingList. Its fields are in the order encoding/json
-// writes a map's keys, so the audit record reads {"count":1,"type":"email"} as it always
-// did; a struct encodes without the reflection and sorting of a map.
+// findingCount is the audit form of the findings of one type. The audit records carry a
+// list of them rather than a map of counts, because the audit redactor would take a map
+// keyed "aws_secret_access_key" or "private_key" for secret-named fields and redact the
+// counts. The fields are in the order encoding/json writes a map's keys, so a record reads
+// {"count":1,"type":"email"} as it did when the list held maps; a struct encodes without
+// the reflection and sorting of a map.
 type findingCount struct {
 	Count int    `json:"count"`
 	Type  string `json:"type"`
 }
 
-// findingList is the audit form of finding counts: a list of {type, count}, because the
-// audit redactor would take a map keyed "aws_secret_access_key" or "private_key" for
-// secret-named fields and redact the counts.
-func findingList(counts map[string]int) []findingCount {
-	out := make([]findingCount, 0, len(counts))
-	for _, typ := range sortedKeys(counts) {
-		out = append(out, findingCount{Count: counts[typ], Type: typ})
+// countFindings counts findings per type, sorted by type.
+func countFindings(findings []dlp.Finding) []findingCount {
+	var out []findingCount
+	for _, f := range findings {
+		i, found := slices.BinarySearchFunc(out, f.Type, func(c findingCount, typ string) int { return strings.Compare(c.Type, typ) })
+		if found {
+			out[i].Count++
+		} else {
+			out = slices.Insert(out, i, findingCount{Count: 1, Type: f.Type})
+		}
 	}
 	return out
 }

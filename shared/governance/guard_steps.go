@@ -55,13 +55,13 @@ func (op *writeOp) scan(canonical []byte) error {
 		return fmt.Errorf("%w: the scan failed: %w", ErrDLPBlocked, err)
 	}
 	if len(res.Findings) > 0 {
-		op.findings = res.Counts()
+		op.findings = countFindings(res.Findings)
 		result := audit.ResultSuccess
 		if res.Blocked {
 			result = audit.ResultDenied
 		}
 		_ = op.auditAs(audit.TypeDLP, ActionDLPScan, result, map[string]any{
-			"destination": string(dlp.ConnectorWrite), "findings": findingList(op.findings), "total": len(res.Findings),
+			"destination": string(dlp.ConnectorWrite), "findings": op.findings, "total": len(res.Findings),
 			"blocked": res.Blocked,
 		})
 	}
