@@ -110,3 +110,21 @@ func TestCanonicalFastPath(t *testing.T) {
 		t.Fatal("a decoded JSON document fell back to json.Marshal")
 	}
 }
+
+// TestCanonicalStringEveryByteEveryLane puts each of the 256 byte values at each offset of
+// strings long enough to take the word-at-a-time path, so a byte the word test let through
+// unescaped would show up as a difference from json.Marshal.
+func TestCanonicalStringEveryByteEveryLane(t *testing.T) {
+	t.Parallel()
+	base := []byte(strings.Repeat("abcdefgh", 3))
+	for c := range 256 {
+		for i := range base {
+			s := bytes.Clone(base)
+			s[i] = byte(c)
+			want, _ := json.Marshal(string(s))
+			if got := appendJSONString(nil, string(s)); !bytes.Equal(got, want) {
+				t.Fatalf("byte %#x at %d: got %q, want %q", c, i, got, want)
+			}
+		}
+	}
+}
