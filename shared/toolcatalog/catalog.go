@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -67,6 +66,7 @@ const (
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeNotAcceptable        = "not_acceptable"
 	CodeBodyTooLarge         = "body_too_large"
+	CodeUnsupportedProtocol  = "unsupported_protocol_version"
 )
 
 // MaxRequestBytes bounds a POST /api/mcp body. 256 KiB holds a field mapping of several
@@ -217,25 +217,6 @@ func authorize(r *http.Request) (identity.Identity, *httpapi.Problem) {
 		return id, httpapi.NewProblem(http.StatusForbidden, CodeForbidden, "The tools require the operator role.")
 	}
 	return id, nil
-}
-
-type callerKey struct{}
-
-// withCaller pins the identity the HTTP layer authorized into the context the tool
-// handlers receive. The SDK hands the request's context to the stateless session it
-// builds for the request; the tests prove the identity arrives.
-func withCaller(ctx context.Context, id identity.Identity) context.Context {
-	return context.WithValue(ctx, callerKey{}, id)
-}
-
-// errNoCaller means a tool handler ran without an authorized identity: only possible if
-// the MCP server were mounted without MCPHandler's checks. It fails the call as a
-// protocol error, since no tool result can be attributed.
-var errNoCaller = errors.New("toolcatalog: no authorized caller for the tool call")
-
-func callerFrom(ctx context.Context) (identity.Identity, bool) {
-	id, ok := ctx.Value(callerKey{}).(identity.Identity)
-	return id, ok && id.Attributable()
 }
 
 func jsonEncode(w io.Writer, v any) error { return json.NewEncoder(w).Encode(v) }

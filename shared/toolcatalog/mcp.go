@@ -14,40 +14,30 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 )
 
-// serverVersions are the protocol versions the endpoint negotiates, newest first. The SDK
-// also speaks 2026-07-28; it is left out so that the endpoint speaks what the catalogue
-// reports (a client asking for it, or asking server/discover, is answered 2025-11-25).
-// 2024-11-05 is left out because it predates Streamable HTTP.
+// serverVersions are the protocol versions the endpoint negotiates, newest first: a client
+// asking for another (2026-07-28, or server/discover) is answered 2025-11-25, what the
+// catalogue reports. 2024-11-05 is left out because it predates Streamable HTTP.
 var serverVersions = []string{ProtocolVersion, "2025-06-18", "2025-03-26"}
 
 // ServerName is the implementation name the endpoint reports in initialize.
 const ServerName = "syncassist-tools"
 
 // MCPHandler serves POST /api/mcp: MCP over Streamable HTTP, stateless, answering with
-// JSON (not SSE), built on the official Go SDK. Like ToolsHandler it needs an identity
+// JSON (not SSE); mcp_protocol.go is the protocol. Like ToolsHandler it needs an identity
 // with the operator role, which it hands to the tool calls; the tools act only for that
 // identity's tenant.
 //
 // Before the SDK sees a request the handler answers, as problem+json: 401/403 (identity),
 // 405 for anything but POST, 415 for a body that is not application/json, 406 for an
 // Accept header without application/json and text/event-stream (the transport requires
-// both), and 413 for a body over MaxRequestBytes. Everything else, including JSON-RPC
-// errors, is the SDK's.
+// both), and 413 for a body over MaxRequestBytes. Everything else is JSON-RPC.
 func (c *Catalog) MCPHandler() http.Handler {
-	server := c.newServer()
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
-		Stateless:           true,
-		JSONResponse:        true,
-		MaxRequestBodyBytes: MaxRequestBytes,
-	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, p := authorize(r)
 		if p != nil && p.Status == http.StatusUnauthorized {
@@ -88,9 +78,7 @@ func (c *Catalog) MCPHandler() http.Handler {
 			httpapi.WriteProblem(w, r, p)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
-		sdk.ServeHTTP(w, r.WithContext(withCaller(r.Context(), id)))
+		c.serveRPC(w, r, id, body)
 	})
 }
 
@@ -156,29 +144,6 @@ func (c *Catalog) runners() map[string]runner {
 	}
 }
 
-func (c *Catalog) newServer() *mcp.Server {
-	server := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "SyncAssist tool catalogue", Version: "1.0.0"},
-		&mcp.ServerOptions{
-			// No logging capability: tool calls are audited, not streamed to the client.
-			Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-			SupportedProtocolVersions: serverVersions,
-			Instructions: "Tools of the SyncAssist integration service. Every call acts for the caller's tenant " +
-				"and is audited. Call service.governance_check before proposing a write.",
-		})
-	runners := c.runners()
-	for _, t := range Tools() {
-		schema, err := json.Marshal(t.InputSchema)
-		if err != nil {
-			// The schemas are literals of this package; a failure is a programming error
-			// that the catalogue tests catch.
-			panic(fmt.Sprintf("toolcatalog: schema of %s: %v", t.Name, err))
-		}
-		server.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(schema)},
-			c.handle(t, runners[t.Name]))
-	}
-	return server
-}
-
 // toolCall is one tools/call in progress: who asked, and what the audit record will say.
 type toolCall struct {
 	c       *Catalog
@@ -190,25 +155,19 @@ type toolCall struct {
 	details map[string]any
 }
 
-func (c *Catalog) handle(t Tool, run runner) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		id, ok := callerFrom(ctx)
-		if !ok {
-			return nil, errNoCaller
-		}
-		start := time.Now()
-		call := &toolCall{c: c, ctx: ctx, id: id, tool: t.Name, meta: req.Params.Meta, details: map[string]any{}}
-		args, keys, errs := decodeArguments(req.Params.Arguments, t.InputSchema)
-		call.keys = keys
-		var out any
-		var err error
-		if errs != nil {
-			err = errs
-		} else {
-			out, err = run(call, args)
-		}
-		return call.finish(out, err, time.Since(start))
+func (c *Catalog) handle(ctx context.Context, id identity.Identity, t Tool, run runner, p callParams) *toolResult {
+	start := time.Now()
+	call := &toolCall{c: c, ctx: ctx, id: id, tool: t.Name, meta: p.Meta, details: map[string]any{}}
+	args, keys, errs := decodeArguments(p.Arguments, t.InputSchema)
+	call.keys = keys
+	var out any
+	var err error
+	if errs != nil {
+		err = errs
+	} else {
+		out, err = run(call, args)
 	}
+	return call.finish(out, err, time.Since(start))
 }
 
 // errUnavailable wraps failures of a dependency (a store, the manifest source): the call
@@ -222,9 +181,9 @@ func unavailable(what string, err error) error {
 // finish turns a tool's outcome into the call's result and its audit record. A result
 // that cannot be audited is not returned: an agent must never hold data whose handing
 // out left no trace.
-func (call *toolCall) finish(out any, err error, took time.Duration) (*mcp.CallToolResult, error) {
+func (call *toolCall) finish(out any, err error, took time.Duration) *toolResult {
 	result, outcome := audit.ResultSuccess, "ok"
-	var res *mcp.CallToolResult
+	var res *toolResult
 	var argErrs argumentErrors
 	switch {
 	case errors.As(err, &argErrs):
@@ -259,15 +218,15 @@ func (call *toolCall) finish(out any, err error, took time.Duration) (*mcp.CallT
 	if aerr := call.c.writeAudit(call.ctx, audit.Entry{Actor: call.id, ActionType: ActionTypeMCP,
 		ActionKey: ActionKeyCall, Result: result, Resource: "mcp/" + call.tool, Details: call.details}); aerr != nil {
 		return call.errorResult("temporarily_unavailable", "The call could not be recorded in the audit log, "+
-			"so its result is withheld; retry shortly.", nil), nil
+			"so its result is withheld; retry shortly.", nil)
 	}
-	return res, nil
+	return res
 }
 
 // jsonResult answers v as structured content and as its JSON text. The JSON is scanned
 // with the record policy before it leaves: no tool echoes a sensitive value on purpose,
 // and this catches one that slipped into a field name, an id or a message.
-func (call *toolCall) jsonResult(v any) (*mcp.CallToolResult, error) {
+func (call *toolCall) jsonResult(v any) (*toolResult, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
@@ -276,10 +235,7 @@ func (call *toolCall) jsonResult(v any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
-		StructuredContent: json.RawMessage(b),
-	}, nil
+	return &toolResult{Content: []textContent{{Type: "text", Text: string(b)}}, StructuredContent: b}, nil
 }
 
 // redact applies the DLP record policy to an outgoing document, failing closed.
@@ -306,7 +262,7 @@ type ToolError struct {
 	} `json:"error"`
 }
 
-func (call *toolCall) errorResult(code, message string, fields []httpapi.FieldError) *mcp.CallToolResult {
+func (call *toolCall) errorResult(code, message string, fields []httpapi.FieldError) *toolResult {
 	var te ToolError
 	te.Error.Code, te.Error.Message, te.Error.Errors = code, message, fields
 	b, _ := json.Marshal(te)
@@ -323,11 +279,7 @@ func (call *toolCall) errorResult(code, message string, fields []httpapi.FieldEr
 			message = "The call failed inside the service."
 		}
 	}
-	return &mcp.CallToolResult{
-		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: message}},
-		StructuredContent: json.RawMessage(b),
-	}
+	return &toolResult{IsError: true, Content: []textContent{{Type: "text", Text: message}}, StructuredContent: b}
 }
 
 // maxReportedErrors bounds the argument errors one answer lists; a model fixes the first
