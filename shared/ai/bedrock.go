@@ -1,19 +1,20 @@
 package ai
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
-	"net"
+	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
-	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
-	smithy "github.com/aws/smithy-go"
-	smithyhttp "github.com/aws/smithy-go/transport/http"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/syncassist/syncassist/shared/identity"
 )
@@ -21,54 +22,89 @@ import (
 // bedrockMaxTokens bounds a diagnosis answer; a few hundred tokens is typical.
 const bedrockMaxTokens = 2048
 
-// converser is the part of the Bedrock runtime client the provider uses.
-type converser interface {
-	Converse(ctx context.Context, in *bedrockruntime.ConverseInput, optFns ...func(*bedrockruntime.Options)) (*bedrockruntime.ConverseOutput, error)
-}
-
 // bedrockProvider calls a model through Amazon Bedrock's Converse API, which gives every
-// model family one request and response shape.
+// model family one request and response shape:
+// https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
+//
+// It speaks the API over net/http with the SDK's SigV4 signer rather than through the
+// bedrockruntime client: Converse is one REST-JSON call, and the client's generated
+// types (every content block, guardrail and stream shape) weighed 0.4 MB in each
+// function that calls a model.
 type bedrockProvider struct {
-	client  converser
-	model   string
-	timeout time.Duration
+	client   *http.Client
+	creds    aws.CredentialsProvider
+	signer   *v4.Signer
+	region   string
+	endpoint string
+	model    string
+	timeout  time.Duration
 }
 
 func newBedrockProvider(cfg aws.Config, model string, hc *http.Client, timeout time.Duration) *bedrockProvider {
-	client := bedrockruntime.NewFromConfig(cfg, func(o *bedrockruntime.Options) {
-		if hc != nil {
-			o.HTTPClient = hc
-		}
-		// One retry with a short backoff, like the OpenAI provider: the diagnosis queue
-		// retries for longer, and a Lambda must not spend its timeout in backoff.
-		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
-			so.MaxAttempts = 2
-			so.MaxBackoff = 500 * time.Millisecond
-		})
-	})
-	return &bedrockProvider{client: client, model: model, timeout: timeout}
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	endpoint := "https://bedrock-runtime." + cfg.Region + ".amazonaws.com"
+	if cfg.BaseEndpoint != nil && *cfg.BaseEndpoint != "" {
+		endpoint = strings.TrimRight(*cfg.BaseEndpoint, "/")
+	}
+	return &bedrockProvider{client: hc, creds: cfg.Credentials, signer: v4.NewSigner(), region: cfg.Region,
+		endpoint: endpoint, model: model, timeout: timeout}
 }
 
 func (p *bedrockProvider) Name() string { return ProviderBedrock }
 
+// converseMessage and its blocks are the Converse request's and response's message shape;
+// only text blocks are sent or read.
+type converseMessage struct {
+	Role    string      `json:"role"`
+	Content []textBlock `json:"content"`
+}
+
+type textBlock struct {
+	Text *string `json:"text,omitempty"`
+}
+
+type converseRequest struct {
+	Messages        []converseMessage `json:"messages"`
+	System          []textBlock       `json:"system,omitempty"`
+	InferenceConfig struct {
+		Temperature float64 `json:"temperature"`
+		MaxTokens   int     `json:"maxTokens"`
+	} `json:"inferenceConfig"`
+}
+
+type converseResponse struct {
+	Output struct {
+		Message *converseMessage `json:"message"`
+	} `json:"output"`
+	StopReason string `json:"stopReason"`
+	Usage      struct {
+		InputTokens  int `json:"inputTokens"`
+		OutputTokens int `json:"outputTokens"`
+	} `json:"usage"`
+}
+
+func text(s string) []textBlock { return []textBlock{{Text: &s}} }
+
 func (p *bedrockProvider) chat(ctx context.Context, _ *identity.Identity, req ChatRequest) (ChatResponse, Usage, error) {
 	var system []string
-	var turns []types.Message
+	var turns []converseMessage
 	for _, m := range req.Messages {
 		switch m.Role {
 		case RoleSystem:
 			system = append(system, m.Content)
 		case RoleAssistant:
-			turns = append(turns, textMessage(types.ConversationRoleAssistant, m.Content))
+			turns = append(turns, converseMessage{Role: "assistant", Content: text(m.Content)})
 		default:
-			turns = append(turns, textMessage(types.ConversationRoleUser, m.Content))
+			turns = append(turns, converseMessage{Role: "user", Content: text(m.Content)})
 		}
 	}
-	text, u, err := p.converse(ctx, system, turns)
+	out, u, err := p.converse(ctx, system, turns)
 	if err != nil {
 		return ChatResponse{}, u, err
 	}
-	return ChatResponse{Content: text}, u, nil
+	return ChatResponse{Content: out}, u, nil
 }
 
 func (p *bedrockProvider) suggest(ctx context.Context, _ *identity.Identity, req DiagnosisRequest) (Diagnosis, Usage, error) {
@@ -76,11 +112,11 @@ func (p *bedrockProvider) suggest(ctx context.Context, _ *identity.Identity, req
 	if err != nil {
 		return Diagnosis{}, Usage{Model: p.model}, fmt.Errorf("bedrock: %v: %w", err, ErrPermanent)
 	}
-	text, u, err := p.converse(ctx, []string{suggestSystemPrompt}, []types.Message{textMessage(types.ConversationRoleUser, user)})
+	out, u, err := p.converse(ctx, []string{suggestSystemPrompt}, []converseMessage{{Role: "user", Content: text(user)}})
 	if err != nil {
 		return Diagnosis{}, u, err
 	}
-	d, err := parseSuggestion(text)
+	d, err := parseSuggestion(out)
 	if err != nil {
 		return Diagnosis{}, u, fmt.Errorf("bedrock: %w", err)
 	}
@@ -92,109 +128,153 @@ func (p *bedrockProvider) assessQuality(ctx context.Context, _ *identity.Identit
 	if err != nil {
 		return 0, Usage{Model: p.model}, fmt.Errorf("bedrock: %v: %w", err, ErrPermanent)
 	}
-	text, u, err := p.converse(ctx, []string{assessSystemPrompt}, []types.Message{textMessage(types.ConversationRoleUser, user)})
+	out, u, err := p.converse(ctx, []string{assessSystemPrompt}, []converseMessage{{Role: "user", Content: text(user)}})
 	if err != nil {
 		return 0, u, err
 	}
-	c, err := parseConfidence(text)
+	c, err := parseConfidence(out)
 	if err != nil {
 		return 0, u, fmt.Errorf("bedrock: %w", err)
 	}
 	return c, u, nil
 }
 
-func textMessage(role types.ConversationRole, text string) types.Message {
-	return types.Message{Role: role, Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: text}}}
-}
-
-func (p *bedrockProvider) converse(ctx context.Context, system []string, msgs []types.Message) (string, Usage, error) {
+func (p *bedrockProvider) converse(ctx context.Context, system []string, msgs []converseMessage) (string, Usage, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	u := Usage{Model: p.model}
-	in := &bedrockruntime.ConverseInput{
-		ModelId:  aws.String(p.model),
-		Messages: msgs,
-		InferenceConfig: &types.InferenceConfiguration{
-			Temperature: aws.Float32(0),
-			MaxTokens:   aws.Int32(bedrockMaxTokens),
-		},
-	}
+	in := converseRequest{Messages: msgs}
+	in.InferenceConfig.MaxTokens = bedrockMaxTokens
 	for _, s := range system {
-		in.System = append(in.System, &types.SystemContentBlockMemberText{Value: s})
+		in.System = append(in.System, text(s)...)
 	}
-	out, err := p.client.Converse(ctx, in)
+	body, err := json.Marshal(in)
 	if err != nil {
-		return "", u, fmt.Errorf("bedrock: %w", classifyBedrockError(err))
+		return "", Usage{Model: p.model}, fmt.Errorf("bedrock: encode request: %v: %w", err, ErrPermanent)
 	}
-	if out.Usage != nil {
-		u.InputTokens = int(aws.ToInt32(out.Usage.InputTokens))
-		u.OutputTokens = int(aws.ToInt32(out.Usage.OutputTokens))
-	}
-	switch out.StopReason {
-	case types.StopReasonGuardrailIntervened, types.StopReasonContentFiltered:
-		return "", u, fmt.Errorf("bedrock: the model's answer was filtered (%s): %w", out.StopReason, ErrPermanent)
-	case types.StopReasonMaxTokens:
-		return "", u, fmt.Errorf("bedrock: the model's answer was cut at %d tokens: %w", bedrockMaxTokens, ErrPermanent)
-	}
-	msg, ok := out.Output.(*types.ConverseOutputMemberMessage)
-	if !ok {
-		return "", u, fmt.Errorf("bedrock: the response holds no message: %w", ErrPermanent)
-	}
-	for _, b := range msg.Value.Content {
-		if t, ok := b.(*types.ContentBlockMemberText); ok {
-			return t.Value, u, nil
-		}
-	}
-	return "", u, fmt.Errorf("bedrock: the response message has no text: %w", ErrPermanent)
+	return withOneRetry(ctx, func() (string, Usage, time.Duration, error) { return p.send(ctx, body) })
 }
 
-// classifyBedrockError maps the SDK's typed errors (after its own retry) to ErrTransient
-// or ErrPermanent, keeping the SDK error in the chain.
-func classifyBedrockError(err error) error {
-	var (
-		throttling  *types.ThrottlingException
-		unavailable *types.ServiceUnavailableException
-		internal    *types.InternalServerException
-		modelTime   *types.ModelTimeoutException
-		notReady    *types.ModelNotReadyException
-		quota       *types.ServiceQuotaExceededException
-		validation  *types.ValidationException
-		denied      *types.AccessDeniedException
-		notFound    *types.ResourceNotFoundException
-		modelErr    *types.ModelErrorException
-		conflict    *types.ConflictException
-		canceled    *aws.RequestCanceledError
-		decode      *smithy.DeserializationError
-		respErr     *smithyhttp.ResponseError
-		apiErr      smithy.APIError
-		netErr      net.Error
-	)
-	switch {
-	case errors.As(err, &throttling), errors.As(err, &unavailable), errors.As(err, &internal),
-		errors.As(err, &modelTime), errors.As(err, &notReady), errors.As(err, &quota):
-		return fmt.Errorf("%w: %w", err, ErrTransient)
-	case errors.As(err, &validation), errors.As(err, &denied), errors.As(err, &notFound),
-		errors.As(err, &modelErr), errors.As(err, &conflict):
-		return fmt.Errorf("%w: %w", err, ErrPermanent)
-	case errors.As(err, &decode):
-		// The service answered with something that is not a Converse response, like an
-		// unparseable model answer.
-		return fmt.Errorf("%w: %w", err, ErrPermanent)
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
-		errors.As(err, &canceled), errors.As(err, &netErr):
-		return fmt.Errorf("%w: %w", err, ErrTransient)
-	case errors.As(err, &respErr):
-		if s := respErr.HTTPStatusCode(); s == http.StatusTooManyRequests || s == http.StatusRequestTimeout || s >= 500 {
-			return fmt.Errorf("%w: %w", err, ErrTransient)
-		}
-		return fmt.Errorf("%w: %w", err, ErrPermanent)
-	case errors.As(err, &apiErr):
-		if apiErr.ErrorFault() == smithy.FaultServer {
-			return fmt.Errorf("%w: %w", err, ErrTransient)
-		}
-		return fmt.Errorf("%w: %w", err, ErrPermanent)
+// send makes one signed Converse request; wait is as for withOneRetry.
+func (p *bedrockProvider) send(ctx context.Context, body []byte) (string, Usage, time.Duration, error) {
+	u := Usage{Model: p.model}
+	req, err := p.request(ctx, body)
+	if err != nil {
+		return "", u, -1, fmt.Errorf("bedrock: %v: %w", err, ErrPermanent)
 	}
-	// No answer from the service at all (a connection that broke mid-way): the next
-	// attempt may get one.
-	return fmt.Errorf("%w: %w", err, ErrTransient)
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return "", u, 0, fmt.Errorf("bedrock: %w: %w", transportError(err), ErrTransient)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	if err != nil {
+		return "", u, 0, fmt.Errorf("bedrock: read response: %w: %w", transportError(err), ErrTransient)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		e := bedrockError(resp, data)
+		if !e.retriable() {
+			return "", u, -1, e
+		}
+		return "", u, retryAfter(resp.Header.Get("Retry-After")), e
+	}
+	return p.answer(data)
+}
+
+// request builds the Converse request for body and signs it (SigV4, service "bedrock").
+// The model id is one path segment, escaped strictly (":" too), as the SDK sends it.
+func (p *bedrockProvider) request(ctx context.Context, body []byte) (*http.Request, error) {
+	seg := strings.ReplaceAll(url.PathEscape(p.model), ":", "%3A")
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint+"/model/"+seg+"/converse", bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if p.creds == nil {
+		return nil, fmt.Errorf("no AWS credentials")
+	}
+	creds, err := p.creds.Retrieve(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("AWS credentials: %w", err)
+	}
+	sum := sha256.Sum256(body)
+	if err := p.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "bedrock", p.region, time.Now()); err != nil {
+		return nil, fmt.Errorf("sign request: %w", err)
+	}
+	return req, nil
+}
+
+// answer reads a Converse response: the message's first text block and the token usage.
+func (p *bedrockProvider) answer(data []byte) (string, Usage, time.Duration, error) {
+	u := Usage{Model: p.model}
+	var out converseResponse
+	if err := json.Unmarshal(data, &out); err != nil {
+		return "", u, -1, fmt.Errorf("bedrock: the response is not a Converse response: %w", ErrPermanent)
+	}
+	u.InputTokens, u.OutputTokens = out.Usage.InputTokens, out.Usage.OutputTokens
+	switch out.StopReason {
+	case "guardrail_intervened", "content_filtered":
+		return "", u, -1, fmt.Errorf("bedrock: the model's answer was filtered (%s): %w", out.StopReason, ErrPermanent)
+	case "max_tokens":
+		return "", u, -1, fmt.Errorf("bedrock: the model's answer was cut at %d tokens: %w", bedrockMaxTokens, ErrPermanent)
+	}
+	if out.Output.Message == nil {
+		return "", u, -1, fmt.Errorf("bedrock: the response holds no message: %w", ErrPermanent)
+	}
+	for _, b := range out.Output.Message.Content {
+		if b.Text != nil {
+			return *b.Text, u, 0, nil
+		}
+	}
+	return "", u, -1, fmt.Errorf("bedrock: the response message has no text: %w", ErrPermanent)
+}
+
+// bedrockTransient are the exceptions a later attempt may get past.
+var bedrockTransient = map[string]bool{
+	"ThrottlingException": true, "ServiceUnavailableException": true, "InternalServerException": true,
+	"ModelNotReadyException": true, "ServiceQuotaExceededException": true, "ModelTimeoutException": true,
+}
+
+// bedrockError classifies an error response by its exception type (the X-Amzn-ErrorType
+// header of the REST-JSON protocol, or the body's __type), falling back on the status.
+func bedrockError(resp *http.Response, data []byte) *bedrockAPIError {
+	var body struct {
+		Type    string `json:"__type"`
+		Message string `json:"message"`
+	}
+	_ = json.Unmarshal(data, &body)
+	typ := resp.Header.Get("X-Amzn-ErrorType")
+	if typ == "" {
+		typ = body.Type
+	}
+	typ, _, _ = strings.Cut(typ, ":")
+	if i := strings.LastIndexByte(typ, '#'); i >= 0 {
+		typ = typ[i+1:]
+	}
+	kind := ErrPermanent
+	if bedrockTransient[typ] || typ == "" && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500) {
+		kind = ErrTransient
+	}
+	return &bedrockAPIError{status: resp.StatusCode, typ: typ, message: errorText(data), kind: kind}
+}
+
+// bedrockAPIError is an error answer of the service, kept whole for the trace.
+type bedrockAPIError struct {
+	status  int
+	typ     string
+	message string
+	kind    error
+}
+
+func (e *bedrockAPIError) Error() string {
+	return fmt.Sprintf("bedrock: status %d %s: %s: %v", e.status, e.typ, e.message, e.kind)
+}
+
+func (e *bedrockAPIError) Unwrap() error { return e.kind }
+
+// retriable: a throttled or failing service may answer the next attempt. A model timeout
+// is transient but not retried here: it has used the time a retry would need, and the
+// queue retries.
+func (e *bedrockAPIError) retriable() bool {
+	return e.kind == ErrTransient && e.typ != "ModelTimeoutException"
 }

@@ -23,9 +23,9 @@ type openAIProvider struct {
 	timeout          time.Duration
 }
 
-// openAIRetryWait is the pause before the one retry of a throttled or failed request;
+// retryWait is the pause before the one retry of a throttled or failed request;
 // longer waits are the queue's job.
-const openAIRetryWait = 300 * time.Millisecond
+const retryWait = 300 * time.Millisecond
 
 // maxResponseBytes bounds what is read from a model server.
 const maxResponseBytes = 4 << 20
@@ -109,12 +109,19 @@ func (p *openAIProvider) complete(ctx context.Context, msgs []ChatMessage, jsonM
 	if err != nil {
 		return "", Usage{Model: p.model}, fmt.Errorf("openai: encode request: %v: %w", err, ErrPermanent)
 	}
+	return withOneRetry(ctx, func() (string, Usage, time.Duration, error) { return p.send(ctx, raw) })
+}
+
+// withOneRetry runs send, and once more after a pause when it failed with a wait that is
+// not negative (throttling, a 5xx, a transport failure) and the deadline leaves room for
+// it; what still fails is returned as send said it.
+func withOneRetry(ctx context.Context, send func() (string, Usage, time.Duration, error)) (string, Usage, error) {
 	for attempt := 0; ; attempt++ {
-		content, u, wait, err := p.send(ctx, raw)
+		content, u, wait, err := send()
 		if err == nil || wait < 0 || attempt == 1 || ctx.Err() != nil {
 			return content, u, err
 		}
-		wait = max(wait, openAIRetryWait)
+		wait = max(wait, retryWait)
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait+time.Second {
 			return content, u, err
 		}
