@@ -19,7 +19,8 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/finance"
 	"github.com/syncassist/syncassist/shared/platform"
-	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/platform/guarded"
+	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
 	"github.com/syncassist/syncassist/shared/toolcatalog"
 )
 
@@ -119,7 +120,8 @@ func TestPlatformImportsNoFeature(t *testing.T) {
 // routeBuilders are what an HTTP function's main may pass to platform.StartHTTP.
 var routeBuilders = map[string]platform.RoutesFunc{
 	"platform.PlatformRoutes": platform.PlatformRoutes,
-	"syncerror.Routes":        syncerror.Routes,
+	"guarded.Routes":          guarded.Routes,
+	"syncerrorwire.Routes":    syncerrorwire.Routes,
 	"finance.Routes":          finance.Routes,
 	"toolcatalog.Routes":      toolcatalog.Routes,
 	"toolcatalog.ListRoutes":  toolcatalog.ListRoutes,
@@ -179,7 +181,11 @@ func mainCall(t *testing.T, file string) (*ast.CallExpr, map[string]string) {
 	imports := map[string]string{}
 	for _, im := range f.Imports {
 		p, _ := strconv.Unquote(im.Path.Value)
-		imports[filepath.Base(p)] = p
+		name := filepath.Base(p)
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		imports[name] = p
 	}
 	var found *ast.CallExpr
 	ast.Inspect(f, func(n ast.Node) bool {

@@ -4,6 +4,7 @@ package main
 import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/platform/guarded"
 )
 
-func main() { platform.StartHTTP(blueprint.FuncGovernanceDeny, platform.PlatformRoutes) }
+func main() { platform.StartHTTP(blueprint.FuncGovernanceDeny, guarded.Routes) }

@@ -4,6 +4,7 @@ package main
 import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/platform/guarded"
 )
 
-func main() { platform.StartHTTP(blueprint.FuncGovernanceRejections, platform.PlatformRoutes) }
+func main() { platform.StartHTTP(blueprint.FuncGovernanceRejections, guarded.Routes) }

@@ -3,9 +3,10 @@
 package main
 
 import (
+	"log/slog"
+
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
-	"log/slog"
 
 	"github.com/syncassist/syncassist/shared/apidoc"
 	"github.com/syncassist/syncassist/shared/httpapi"

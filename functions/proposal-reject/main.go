@@ -4,7 +4,7 @@ package main
 import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
-	"github.com/syncassist/syncassist/shared/syncerror"
+	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
 )
 
-func main() { platform.StartHTTP(blueprint.FuncProposalReject, syncerror.Routes) }
+func main() { platform.StartHTTP(blueprint.FuncProposalReject, syncerrorwire.Routes) }

@@ -4,7 +4,7 @@ package main
 import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
-	"github.com/syncassist/syncassist/shared/syncerror"
+	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
 )
 
-func main() { platform.Start(blueprint.FuncReconcile, syncerror.ReconcileLambda) }
+func main() { platform.Start(blueprint.FuncReconcile, syncerrorwire.ReconcileLambda) }

@@ -19,16 +19,18 @@ import (
 	"github.com/syncassist/syncassist/shared/finance"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/aiclient"
+	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/session"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/aidiagnoser"
+	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
 	"github.com/syncassist/syncassist/shared/toolcatalog"
 )
 
 // Stack is every feature on one platform.
 type Stack struct {
 	*platform.Base
-	Queue     *syncerror.Feature
+	Queue     *syncerrorwire.Feature
 	Claims    syncerror.ClaimStore
 	Finance   *finance.Service
 	AI        *aiclient.Client
@@ -49,7 +51,7 @@ func Load(ctx context.Context) (*Stack, error) {
 
 // New builds every feature on b.
 func New(ctx context.Context, b *platform.Base) (*Stack, error) {
-	q, err := syncerror.New(b)
+	q, err := syncerrorwire.New(b)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +66,7 @@ func New(ctx context.Context, b *platform.Base) (*Stack, error) {
 		return nil, err
 	}
 	maps.Copy(s.Routes, toolcatalog.RoutesOn(b, s.AI))
-	for _, build := range []platform.RoutesFunc{platform.PlatformRoutes, syncerror.Routes, finance.Routes} {
+	for _, build := range []platform.RoutesFunc{platform.PlatformRoutes, guarded.Routes, syncerrorwire.Routes, finance.Routes} {
 		routes, err := build(ctx, b)
 		if err != nil {
 			return nil, err

@@ -8,12 +8,13 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/platform/guarded"
 )
 
 // New builds the finance approvals' service on the platform: rows in the finance table,
 // the ERP update through the guard, creates authenticated like the webhook.
 func New(b *platform.Base) (*Service, error) {
-	g, err := b.Guard()
+	g, err := guarded.Guard(b)
 	if err != nil {
 		return nil, err
 	}

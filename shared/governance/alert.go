@@ -11,10 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
-	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
-
 	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
@@ -24,13 +20,21 @@ type Alerter interface {
 	Alert(ctx context.Context, r OwnershipRejection) error
 }
 
-// EventPublisher is the part of the EventBridge client the alerter uses;
-// *eventbridge.Client implements it.
-type EventPublisher interface {
-	PutEvents(ctx context.Context, in *eventbridge.PutEventsInput, optFns ...func(*eventbridge.Options)) (*eventbridge.PutEventsOutput, error)
+// Event is one alert event for an event bus.
+type Event struct {
+	Source     string
+	DetailType string
+	// Detail is the event's JSON document.
+	Detail []byte
+	// Time is when the rejection happened; zero lets the bus stamp it.
+	Time time.Time
 }
 
-var _ EventPublisher = (*eventbridge.Client)(nil)
+// EventPublisher puts alert events on a bus; the eventbus package's Publisher is the
+// EventBridge one. Publish fails when the bus did not take the event.
+type EventPublisher interface {
+	Publish(ctx context.Context, e Event) error
+}
 
 // Alert event and metric names. An EventBridge rule on the source and detail type routes
 // alerts to on-call (SNS, chat); the metric feeds a CloudWatch alarm per tenant.
@@ -48,8 +52,6 @@ const (
 type EventAlerter struct {
 	// Events publishes the event; nil skips it (the local stack, tests).
 	Events EventPublisher
-	// BusName is the event bus; empty is the account's default bus.
-	BusName string
 	// Metrics receives the EMF lines; nil is os.Stdout, where Lambda's log capture (and
 	// so the EMF parser) reads.
 	Metrics io.Writer
@@ -139,29 +141,5 @@ func (a *EventAlerter) putEvent(ctx context.Context, r OwnershipRejection) error
 	if err != nil {
 		return err
 	}
-	entry := ebtypes.PutEventsRequestEntry{
-		Source:     aws.String(EventSource),
-		DetailType: aws.String(EventDetailType),
-		Detail:     aws.String(string(detail)),
-		Resources:  []string{},
-	}
-	if !r.Time.IsZero() {
-		entry.Time = aws.Time(r.Time)
-	}
-	if a.BusName != "" {
-		entry.EventBusName = aws.String(a.BusName)
-	}
-	out, err := a.Events.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []ebtypes.PutEventsRequestEntry{entry}})
-	if err != nil {
-		return err
-	}
-	// PutEvents answers 200 with per-entry failures; an unchecked one is a silent loss.
-	if out != nil && out.FailedEntryCount > 0 {
-		code := ""
-		if len(out.Entries) > 0 {
-			code = aws.ToString(out.Entries[0].ErrorCode)
-		}
-		return fmt.Errorf("event bus refused the event (code %q)", code)
-	}
-	return nil
+	return a.Events.Publish(ctx, Event{Source: EventSource, DetailType: EventDetailType, Detail: detail, Time: r.Time})
 }

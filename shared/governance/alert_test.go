@@ -11,33 +11,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
-	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
-
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
 type publisher struct {
 	mu     sync.Mutex
-	inputs []*eventbridge.PutEventsInput
+	events []governance.Event
 	err    error
-	failed int32
 }
 
-func (p *publisher) PutEvents(_ context.Context, in *eventbridge.PutEventsInput, _ ...func(*eventbridge.Options)) (*eventbridge.PutEventsOutput, error) {
+func (p *publisher) Publish(_ context.Context, e governance.Event) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.inputs = append(p.inputs, in)
-	if p.err != nil {
-		return nil, p.err
-	}
-	out := &eventbridge.PutEventsOutput{FailedEntryCount: p.failed}
-	if p.failed > 0 {
-		out.Entries = []ebtypes.PutEventsResultEntry{{ErrorCode: aws.String("InternalFailure")}}
-	}
-	return out, nil
+	p.events = append(p.events, e)
+	return p.err
 }
 
 func sampleRejection() governance.OwnershipRejection {
@@ -53,7 +41,7 @@ func TestEventAlerter(t *testing.T) {
 	var logs, metrics bytes.Buffer
 	ctx := httpapi.WithCorrelation(context.Background(), slog.New(slog.NewJSONHandler(&logs, nil)), "corr-1")
 	pub := &publisher{}
-	a := &governance.EventAlerter{Events: pub, BusName: "ops-bus", Metrics: &metrics, Now: func() time.Time { return t0 }}
+	a := &governance.EventAlerter{Events: pub, Metrics: &metrics, Now: func() time.Time { return t0 }}
 	if err := a.Alert(ctx, sampleRejection()); err != nil {
 		t.Fatal(err)
 	}
@@ -87,16 +75,15 @@ func TestEventAlerter(t *testing.T) {
 		t.Fatalf("EMF line %s", line)
 	}
 
-	if len(pub.inputs) != 1 || len(pub.inputs[0].Entries) != 1 {
-		t.Fatalf("events %+v", pub.inputs)
+	if len(pub.events) != 1 {
+		t.Fatalf("events %+v", pub.events)
 	}
-	ev := pub.inputs[0].Entries[0]
-	if aws.ToString(ev.Source) != "syncassist.governance" || aws.ToString(ev.DetailType) != "OwnershipRejection" ||
-		aws.ToString(ev.EventBusName) != "ops-bus" || !aws.ToTime(ev.Time).Equal(t0) {
+	ev := pub.events[0]
+	if ev.Source != "syncassist.governance" || ev.DetailType != "OwnershipRejection" || !ev.Time.Equal(t0) {
 		t.Fatalf("event %+v", ev)
 	}
 	var detail map[string]any
-	if err := json.Unmarshal([]byte(aws.ToString(ev.Detail)), &detail); err != nil {
+	if err := json.Unmarshal(ev.Detail, &detail); err != nil {
 		t.Fatal(err)
 	}
 	for k, want := range map[string]any{"tenant": "acme", "entity": "salesOrder", "declaredOwner": "hosterp",
@@ -127,8 +114,7 @@ func TestEventAlerterWithoutBus(t *testing.T) {
 func TestEventAlerterReportsFailures(t *testing.T) {
 	t.Parallel()
 	for name, pub := range map[string]*publisher{
-		"call fails":   {err: errors.New("throttled")},
-		"entry failed": {failed: 1},
+		"bus refuses": {err: errors.New("throttled")},
 	} {
 		var metrics bytes.Buffer
 		a := &governance.EventAlerter{Events: pub, Metrics: &metrics}

@@ -30,7 +30,7 @@ type Route struct {
 // Routes are HTTP functions' handlers by blueprint function name.
 type Routes map[string]Route
 
-// RoutesFunc builds a feature's routes; each feature has one (syncerror.Routes, ...).
+// RoutesFunc builds a feature's routes; each feature has one (syncerror/wire.Routes, finance.Routes, ...).
 type RoutesFunc func(context.Context, *Base) (Routes, error)
 
 // Mux mounts the routes of fns on one ServeMux, each behind its authentication: one

@@ -2,7 +2,7 @@
 // the environment, the AWS clients, the platform's stores (tenants, audit, embedded
 // sessions, governance), the DLP scanner, the guard every connector write passes, the
 // authentication in front of routes and the Lambda adapters. It knows no feature: a
-// feature's wiring takes a *Base and builds its own handlers (syncerror.Routes,
+// feature's wiring takes a *Base and builds its own handlers (syncerror/wire.Routes,
 // finance.Routes, toolcatalog.Routes), and a function's main starts one of them.
 package platform
 
@@ -50,10 +50,25 @@ type Base struct {
 	// Tokens verifies operator JWTs; nil when no issuer is configured.
 	Tokens identity.TokenVerifier
 
-	dlp       func() *dlp.Scanner
-	guardOnce sync.Once
-	guard     guardParts
-	guardErr  error
+	dlp        func() *dlp.Scanner
+	storesOnce sync.Once
+	stores     govStores
+	memo       sync.Map // key → *memoEntry, for Memo
+}
+
+type memoEntry struct {
+	once sync.Once
+	v    any
+}
+
+// Memo returns what build returned the first time key was asked of b: the parts built
+// outside this package (the guard's wiring) are built once per process, on first use, like
+// the Base's own.
+func Memo[T any](b *Base, key any, build func() T) T {
+	e, _ := b.memo.LoadOrStore(key, &memoEntry{})
+	m := e.(*memoEntry)
+	m.once.Do(func() { m.v = build() })
+	return m.v.(T)
 }
 
 // Load builds the Base from the environment (AWSConfigFromEnv), honouring AWS_ENDPOINT_URL

@@ -19,13 +19,9 @@ func (b *Base) Sessions() *session.Service {
 }
 
 // PlatformRoutes are the routes the platform serves itself: embedded sessions, the audit
-// trail and AI activity, and the governance review. Build them only in a function that
-// serves one of them (or the local stack); each is a small struct over Base.
+// trail and AI activity (the governance review is guarded.Routes). Build them only in a
+// function that serves one of them (or the local stack); each is a small struct over Base.
 func PlatformRoutes(_ context.Context, b *Base) (Routes, error) {
-	gov, err := b.Governance()
-	if err != nil {
-		return nil, err
-	}
 	s := b.Sessions()
 	return Routes{
 		blueprint.FuncEmbeddedHostBootstrap:    {Handler: s.HostBootstrapHandler()},
@@ -34,11 +30,6 @@ func PlatformRoutes(_ context.Context, b *Base) (Routes, error) {
 		blueprint.FuncAuditList:                {Handler: &audit.Handler{Store: b.AuditStore, Now: b.now}},
 		blueprint.FuncAITraces:                 {Handler: &audit.AIActivity{Records: b.AIRecords(), Redactor: lazyRedactor{b}, Kind: audit.KindTrace}},
 		blueprint.FuncAICosts:                  {Handler: &audit.AIActivity{Records: b.AIRecords(), Redactor: lazyRedactor{b}, Kind: audit.KindCost}},
-		blueprint.FuncGovernanceApprovals:      {Handler: gov.ApprovalsHandler()},
-		blueprint.FuncGovernanceRejections:     {Handler: gov.OwnershipRejectionsHandler()},
-		blueprint.FuncGovernanceLoops:          {Handler: gov.LoopDetectionsHandler()},
-		blueprint.FuncGovernanceApprove:        {Handler: gov.ApproveHandler()},
-		blueprint.FuncGovernanceDeny:           {Handler: gov.DenyHandler()},
 	}, nil
 }
 

@@ -15,16 +15,17 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/aiclient"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
 )
 
 // Worker is the diagnosis worker of f, diagnosing through the governed AI client c.
-func Worker(f *syncerror.Feature, c *aiclient.Client) *syncerror.Worker {
+func Worker(f *syncerrorwire.Feature, c *aiclient.Client) *syncerror.Worker {
 	return f.Worker(governedDiagnoser{c: c, now: f.Base.Clock()})
 }
 
 // Lambda is the diagnose function's entry point.
 func Lambda(ctx context.Context, b *platform.Base) (func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), error) {
-	f, err := syncerror.New(b)
+	f, err := syncerrorwire.New(b)
 	if err != nil {
 		return nil, err
 	}

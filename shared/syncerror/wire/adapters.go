@@ -1,4 +1,4 @@
-package syncerror
+package wire
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // The adapters below connect the queue to the platform: the host ERP's connector and the
@@ -23,7 +24,7 @@ type hostErrors struct{ registry *connector.Registry }
 func (h hostErrors) ListSyncErrors(ctx context.Context, tenantID string, since time.Time, cursor string, limit int) ([]json.RawMessage, string, error) {
 	c, err := h.registry.Client(ctx, tenantID, connector.SystemHostERP)
 	if errors.Is(err, connector.ErrNotConfigured) {
-		return nil, "", fmt.Errorf("%w: %w", ErrWriterNotConfigured, err)
+		return nil, "", fmt.Errorf("%w: %w", syncerror.ErrWriterNotConfigured, err)
 	}
 	if err != nil {
 		return nil, "", err
@@ -40,7 +41,7 @@ func (h hostErrors) ListSyncErrors(ctx context.Context, tenantID string, since t
 // operator corrects the owner's record; field-level ownership entries still apply).
 type fixWriter struct{ guard *governance.Guard }
 
-func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c Claim, fix []FieldChange, key string) error {
+func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key string) error {
 	fields := make(map[string]any, len(fix))
 	for _, ch := range fix {
 		fields[ch.Path] = ch.After
@@ -51,7 +52,7 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c Claim,
 		IdempotencyKey: key, Reason: "approve",
 	})
 	refuse := func(status int, code, reason string) error {
-		return &RefusedError{Status: status, Code: code, Reason: reason}
+		return &syncerror.RefusedError{Status: status, Code: code, Reason: reason}
 	}
 	switch {
 	case err == nil && len(res.Dropped) == len(fields):
@@ -74,7 +75,7 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c Claim,
 	case errors.Is(err, governance.ErrDLPBlocked):
 		return refuse(http.StatusUnprocessableEntity, "dlp_blocked", "the fix carries a secret or card data and may not be written")
 	case errors.Is(err, governance.ErrNotConfigured):
-		return fmt.Errorf("%w: %w", ErrWriterNotConfigured, err)
+		return fmt.Errorf("%w: %w", syncerror.ErrWriterNotConfigured, err)
 	}
 	return err
 }

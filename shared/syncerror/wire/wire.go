@@ -1,4 +1,9 @@
-package syncerror
+// Package wire builds the sync-error queue from the platform: the webhook, the operator's
+// routes, the worker's store and queue, and the reconcile. It is apart from package
+// syncerror so that a feature that reads the queue (the tool catalogue's
+// integration_status) links the queue's types and store, not its wiring (SQS, the guard,
+// the connectors).
+package wire
 
 import (
 	"context"
@@ -10,15 +15,17 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // Feature is the sync-error queue built on the platform: what its Lambdas and the local
 // stack need, from the environment.
 type Feature struct {
 	Base   *platform.Base
-	Claims ClaimStore
-	Queue  Queue
+	Claims syncerror.ClaimStore
+	Queue  syncerror.Queue
 	// StuckAfter and DiagnosisStale are the reconcile's and the worker's patience.
 	StuckAfter, DiagnosisStale time.Duration
 }
@@ -26,12 +33,12 @@ type Feature struct {
 // New builds the feature: claims on the processed table, the diagnosis queue, and the
 // feature's settings (RECONCILE_STUCK_AFTER, DIAGNOSIS_STALE_AFTER).
 func New(b *platform.Base) (*Feature, error) {
-	f := &Feature{Base: b, Claims: NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed)), Queue: missingQueue{}}
+	f := &Feature{Base: b, Claims: syncerror.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed)), Queue: missingQueue{}}
 	var err error
-	if f.StuckAfter, err = platform.EnvDuration(b.Getenv, "RECONCILE_STUCK_AFTER", DefaultStuckAfter); err != nil {
+	if f.StuckAfter, err = platform.EnvDuration(b.Getenv, "RECONCILE_STUCK_AFTER", syncerror.DefaultStuckAfter); err != nil {
 		return nil, err
 	}
-	if f.DiagnosisStale, err = platform.EnvDuration(b.Getenv, "DIAGNOSIS_STALE_AFTER", DefaultDiagnosisStale); err != nil {
+	if f.DiagnosisStale, err = platform.EnvDuration(b.Getenv, "DIAGNOSIS_STALE_AFTER", syncerror.DefaultDiagnosisStale); err != nil {
 		return nil, err
 	}
 	if url := b.Getenv(blueprint.Diagnosis.EnvVar); url != "" {
@@ -63,44 +70,44 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 }
 
 // Ingest is the webhook handler.
-func (f *Feature) Ingest() *Ingest {
-	return &Ingest{Auth: f.Base.HostAuth(), Claims: f.Claims, Queue: f.Queue, Now: f.Base.Clock()}
+func (f *Feature) Ingest() *syncerror.Ingest {
+	return &syncerror.Ingest{Auth: f.Base.HostAuth(), Claims: f.Claims, Queue: f.Queue, Now: f.Base.Clock()}
 }
 
 // Operator is the operator queue's service; approved fixes go through the guard.
-func (f *Feature) Operator() (*Operator, error) {
-	g, err := f.Base.Guard()
+func (f *Feature) Operator() (*syncerror.Operator, error) {
+	g, err := guarded.Guard(f.Base)
 	if err != nil {
 		return nil, err
 	}
-	return &Operator{Claims: f.Claims, Fixes: fixWriter{g}, Audit: f.Base.Audit, Now: f.Base.Clock()}, nil
+	return &syncerror.Operator{Claims: f.Claims, Fixes: fixWriter{g}, Audit: f.Base.Audit, Now: f.Base.Clock()}, nil
 }
 
 // Worker is the diagnosis worker with d (aidiagnoser gives the governed AI client's).
-func (f *Feature) Worker(d Diagnoser) *Worker {
-	return &Worker{Claims: f.Claims, Log: f.Base.Log, Now: f.Base.Clock(), StaleAfter: f.DiagnosisStale, Diagnoser: d}
+func (f *Feature) Worker(d syncerror.Diagnoser) *syncerror.Worker {
+	return &syncerror.Worker{Claims: f.Claims, Log: f.Base.Log, Now: f.Base.Clock(), StaleAfter: f.DiagnosisStale, Diagnoser: d}
 }
 
 // Reconcile is the 30-minute backstop.
-func (f *Feature) Reconcile() *Reconcile {
-	return &Reconcile{Tenants: f.Base.Tenants, Claims: f.Claims, Queue: f.Queue, Log: f.Base.Log, Now: f.Base.Clock(),
-		StuckAfter: f.StuckAfter, Host: hostErrors{f.Base.Connectors()}, Watermarks: f.Claims, Audit: f.Base.Audit}
+func (f *Feature) Reconcile() *syncerror.Reconcile {
+	return &syncerror.Reconcile{Tenants: f.Base.Tenants, Claims: f.Claims, Queue: f.Queue, Log: f.Base.Log, Now: f.Base.Clock(),
+		StuckAfter: f.StuckAfter, Host: hostErrors{guarded.Connectors(f.Base)}, Watermarks: f.Claims, Audit: f.Base.Audit}
 }
 
 // ReconcileLambda is the reconcile function's entry point.
-func ReconcileLambda(_ context.Context, b *platform.Base) (func(context.Context, events.EventBridgeEvent) (Report, error), error) {
+func ReconcileLambda(_ context.Context, b *platform.Base) (func(context.Context, events.EventBridgeEvent) (syncerror.Report, error), error) {
 	f, err := New(b)
 	if err != nil {
 		return nil, err
 	}
 	r := f.Reconcile()
-	return func(ctx context.Context, _ events.EventBridgeEvent) (Report, error) { return r.Run(ctx) }, nil
+	return func(ctx context.Context, _ events.EventBridgeEvent) (syncerror.Report, error) { return r.Run(ctx) }, nil
 }
 
-// sqsQueue is Queue on an SQS queue.
+// sqsQueue is the Queue on an SQS queue.
 type sqsQueue struct{ s *sqsqueue.Sender }
 
-func (q sqsQueue) Send(ctx context.Context, m Message) error {
+func (q sqsQueue) Send(ctx context.Context, m syncerror.Message) error {
 	if err := q.s.SendJSON(ctx, m); err != nil {
 		return fmt.Errorf("send %s/%s: %w", m.TenantID, m.ID, err)
 	}
@@ -111,6 +118,6 @@ func (q sqsQueue) Send(ctx context.Context, m Message) error {
 // DIAGNOSIS_QUEUE_URL still claims (the reconcile re-enqueues later) and says why.
 type missingQueue struct{}
 
-func (missingQueue) Send(context.Context, Message) error {
+func (missingQueue) Send(context.Context, syncerror.Message) error {
 	return fmt.Errorf("%s is not set", blueprint.Diagnosis.EnvVar)
 }

@@ -1,0 +1,68 @@
+// Package eventbus puts the guard's alert events on Amazon EventBridge. It is an adapter:
+// governance owns the EventPublisher interface it implements, and only the functions that
+// write through the guard link it (and the EventBridge client with it).
+package eventbus
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+
+	"github.com/syncassist/syncassist/shared/governance"
+)
+
+// PutEventsAPI is the part of the EventBridge client the publisher uses;
+// *eventbridge.Client implements it.
+type PutEventsAPI interface {
+	PutEvents(ctx context.Context, in *eventbridge.PutEventsInput, optFns ...func(*eventbridge.Options)) (*eventbridge.PutEventsOutput, error)
+}
+
+var _ PutEventsAPI = (*eventbridge.Client)(nil)
+
+// Publisher puts events on one bus.
+type Publisher struct {
+	Client PutEventsAPI
+	// BusName is the event bus; empty is the account's default bus.
+	BusName string
+}
+
+var _ governance.EventPublisher = (*Publisher)(nil)
+
+// New is a Publisher on bus with an EventBridge client of cfg at endpoint (nil: the
+// service's own).
+func New(cfg aws.Config, endpoint *string, bus string) *Publisher {
+	client := eventbridge.NewFromConfig(cfg, func(o *eventbridge.Options) { o.BaseEndpoint = endpoint })
+	return &Publisher{Client: client, BusName: bus}
+}
+
+// Publish implements governance.EventPublisher.
+func (p *Publisher) Publish(ctx context.Context, e governance.Event) error {
+	entry := ebtypes.PutEventsRequestEntry{
+		Source:     aws.String(e.Source),
+		DetailType: aws.String(e.DetailType),
+		Detail:     aws.String(string(e.Detail)),
+		Resources:  []string{},
+	}
+	if !e.Time.IsZero() {
+		entry.Time = aws.Time(e.Time)
+	}
+	if p.BusName != "" {
+		entry.EventBusName = aws.String(p.BusName)
+	}
+	out, err := p.Client.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []ebtypes.PutEventsRequestEntry{entry}})
+	if err != nil {
+		return err
+	}
+	// PutEvents answers 200 with per-entry failures; an unchecked one is a silent loss.
+	if out != nil && out.FailedEntryCount > 0 {
+		code := ""
+		if len(out.Entries) > 0 {
+			code = aws.ToString(out.Entries[0].ErrorCode)
+		}
+		return fmt.Errorf("event bus refused the event (code %q)", code)
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+// Package guarded wires the governed write path: the guard every connector write passes
+// (manifests, ledger, loop detection, DLP, audit), the tenants' connectors it writes
+// through, its alerts (a log line, an EMF metric and, when ALERT_BUS_NAME is set, an
+// EventBridge event) and the governance review routes. It is platform and knows no
+// feature; it lives apart from package platform so that a function that writes nothing
+// (ingest, the audit, the catalogue) links neither the connectors nor EventBridge.
+package guarded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/eventbus"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/tenant"
+)
+
+type guardKey struct{}
+
+type connectorsKey struct{}
+
+type built struct {
+	guard *governance.Guard
+	err   error
+}
+
+// Guard is the one chokepoint every connector write passes, built once per process.
+func Guard(b *platform.Base) (*governance.Guard, error) {
+	g := platform.Memo(b, guardKey{}, func() built {
+		alerter := &governance.EventAlerter{Metrics: metricsOut, Now: b.Clock()}
+		if bus := b.Getenv("ALERT_BUS_NAME"); bus != "" {
+			alerter.Events = eventbus.New(b.AWS, b.Endpoint("EventBridge"), bus)
+		}
+		store := b.GovernanceStore()
+		g, err := governance.NewGuard(governance.Deps{
+			Manifests: b.Manifests(), Ledger: store, Records: store,
+			Connectors: governance.RegistryConnectors(Connectors(b)), Scanner: b.DLP(), Audit: b.Audit,
+			Alerter: alerter, Now: b.Clock(), LoopWindow: b.Config.LoopWindow,
+		})
+		if err != nil {
+			return built{err: fmt.Errorf("governance guard: %w", err)}
+		}
+		return built{guard: g}
+	})
+	return g.guard, g.err
+}
+
+// Connectors are the tenants' connector clients, built from the tenant table and cached.
+func Connectors(b *platform.Base) *connector.Registry {
+	return platform.Memo(b, connectorsKey{}, func() *connector.Registry {
+		return connector.NewRegistry(connectorConfigs{b.Tenants, b.Config.ConnectorTimeout}, connector.DefaultRegistryTTL)
+	})
+}
+
+// Governance serves the governance review routes (held approvals, rejections, loops).
+func Governance(b *platform.Base) (*governance.Service, error) {
+	g, err := Guard(b)
+	if err != nil {
+		return nil, err
+	}
+	return &governance.Service{Records: b.GovernanceStore(), Guard: g, Audit: b.Audit, Now: b.Clock()}, nil
+}
+
+// Routes are the governance review routes: held approvals (list, approve, deny), ownership
+// rejections and loop detections.
+func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
+	gov, err := Governance(b)
+	if err != nil {
+		return nil, err
+	}
+	return platform.Routes{
+		blueprint.FuncGovernanceApprovals:  {Handler: gov.ApprovalsHandler()},
+		blueprint.FuncGovernanceRejections: {Handler: gov.OwnershipRejectionsHandler()},
+		blueprint.FuncGovernanceLoops:      {Handler: gov.LoopDetectionsHandler()},
+		blueprint.FuncGovernanceApprove:    {Handler: gov.ApproveHandler()},
+		blueprint.FuncGovernanceDeny:       {Handler: gov.DenyHandler()},
+	}, nil
+}
+
+// connectorConfigs is connector.ConfigSource over the tenant table: each tenant keeps the
+// base URL and token of its systems.
+type connectorConfigs struct {
+	tenants tenant.Reader
+	timeout time.Duration
+}
+
+func (c connectorConfigs) ConnectorConfig(ctx context.Context, tenantID string, system connector.System) (connector.Config, error) {
+	cfg, err := c.tenants.Get(ctx, tenantID)
+	if errors.Is(err, tenant.ErrNotFound) {
+		return connector.Config{}, connector.ErrNotConfigured
+	}
+	if err != nil {
+		return connector.Config{}, err
+	}
+	cc, ok := cfg.Connectors[string(system)]
+	if !ok || cc.BaseURL == "" {
+		return connector.Config{}, fmt.Errorf("tenant %s, %s: %w", tenantID, system, connector.ErrNotConfigured)
+	}
+	return connector.Config{System: system, BaseURL: cc.BaseURL, Token: cc.Token, Timeout: c.timeout}, nil
+}
+
+// metricsOut is where alert metrics go: stdout, which CloudWatch reads as embedded metrics.
+var metricsOut = os.Stdout
