@@ -312,3 +312,65 @@ func (failingStore) Put(context.Context, audit.Record) error { return context.De
 func (failingStore) Query(context.Context, audit.Query) (audit.Page, error) {
 	return audit.Page{}, context.DeadlineExceeded
 }
+
+// The JSON-RPC edges the SDK client never sends: each answer is what JSON-RPC 2.0 and
+// MCP's Streamable HTTP transport prescribe.
+func TestMCPProtocolEdges(t *testing.T) {
+	e := newEnv(t)
+	for _, tc := range []struct {
+		name   string
+		body   string
+		header map[string]string
+		status int
+		code   int // JSON-RPC error code; 0: a result, or no body
+	}{
+		{"ping", `{"jsonrpc":"2.0","id":"p1","method":"ping"}`, nil, http.StatusOK, 0},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil, http.StatusAccepted, 0},
+		{"client response", `{"jsonrpc":"2.0","id":7,"result":{}}`, nil, http.StatusAccepted, 0},
+		{"not JSON", `{"jsonrpc":`, nil, http.StatusBadRequest, -32700},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, http.StatusBadRequest, -32600},
+		{"wrong version", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, nil, http.StatusBadRequest, -32600},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, nil, http.StatusBadRequest, -32600},
+		{"no method", `{"jsonrpc":"2.0","id":1}`, nil, http.StatusBadRequest, -32600},
+		{"unknown method", `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, nil, http.StatusOK, -32601},
+		{"server/discover", `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`, map[string]string{"MCP-Protocol-Version": "2026-07-28"}, http.StatusOK, -32601},
+		{"call without a name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}`, nil, http.StatusOK, -32602},
+		{"initialize params not an object", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":[1]}`, nil, http.StatusOK, -32602},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := e.post(t, operatorA, []byte(tc.body), tc.header)
+			if res.status != tc.status {
+				t.Fatalf("status %d, want %d: %s", res.status, tc.status, res.body)
+			}
+			if res.status == http.StatusAccepted {
+				if len(res.body) != 0 {
+					t.Errorf("a 202 with a body: %s", res.body)
+				}
+				return
+			}
+			var msg struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Result  json.RawMessage `json:"result"`
+				Error   *struct {
+					Code int `json:"code"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(res.body, &msg); err != nil || msg.JSONRPC != "2.0" || res.header.Get("Content-Type") != "application/json" {
+				t.Fatalf("not a JSON-RPC answer (%v, %s): %s", err, res.header.Get("Content-Type"), res.body)
+			}
+			switch {
+			case tc.code == 0 && (msg.Error != nil || msg.Result == nil):
+				t.Errorf("want a result: %s", res.body)
+			case tc.code != 0 && (msg.Error == nil || msg.Error.Code != tc.code):
+				t.Errorf("want error %d: %s", tc.code, res.body)
+			}
+		})
+	}
+	t.Run("a protocol version the endpoint does not speak", func(t *testing.T) {
+		res := e.post(t, operatorA, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), map[string]string{"MCP-Protocol-Version": "2024-11-05"})
+		if res.status != http.StatusBadRequest || decode[listProblem](t, res.body).Code != "unsupported_protocol_version" {
+			t.Errorf("status %d: %s", res.status, res.body)
+		}
+	})
+}
