@@ -84,13 +84,6 @@ type callParams struct {
 	Meta      map[string]any  `json:"_meta"`
 }
 
-// listedTool is a tool as tools/list names it.
-type listedTool struct {
-	Name        string  `json:"name"`
-	Description string  `json:"description"`
-	InputSchema *Schema `json:"inputSchema"`
-}
-
 const serverInstructions = "Tools of the SyncAssist integration service. Every call acts for the caller's tenant " +
 	"and is audited. Call service.governance_check before proposing a write."
 
@@ -181,14 +174,10 @@ func initialize(params json.RawMessage) (any, *rpcError) {
 }
 
 // listedTools are the catalogue's tools by name, as MCP clients commonly list them.
-func listedTools() []listedTool {
-	tools := Tools()
-	out := make([]listedTool, len(tools))
-	for i, t := range tools {
-		out[i] = listedTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
-	}
-	slices.SortFunc(out, func(a, b listedTool) int { return strings.Compare(a.Name, b.Name) })
-	return out
+func listedTools() []Tool {
+	tools := slices.Clone(Tools())
+	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	return tools
 }
 
 // callTool runs tools/call. An unknown tool is a protocol error (no tool ran, nothing is
