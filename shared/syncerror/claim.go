@@ -72,6 +72,10 @@ type Claim struct {
 	EditedFix []FieldChange
 	// Lease is set while an approve is writing the fix back (status applying).
 	Lease *Lease
+	// Applied is set once an approve's write-back reached the host ERP. From then on the
+	// row can only end approved: the approve completes it, or the reconcile does when the
+	// approve could not; it is never returned to pending, rejected or written again.
+	Applied *AppliedWrite
 	// ApplyError is the last write-back failure, for operators.
 	ApplyError string
 	History    []HistoryEntry

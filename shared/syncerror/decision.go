@@ -32,6 +32,13 @@ func NewLease(now time.Time, ttl time.Duration) Lease {
 	return Lease{Token: hex.EncodeToString(b[:]), ExpiresAt: now.Add(ttl).UTC()}
 }
 
+// AppliedWrite records that the write-back of a fix reached the host ERP: the write's
+// idempotency key (FixKey of the fix written) and when.
+type AppliedWrite struct {
+	Key string    `json:"key"`
+	At  time.Time `json:"at"`
+}
+
 // Page is one page of a listing, newest first.
 type Page struct {
 	Claims     []Claim
@@ -57,11 +64,16 @@ type DecisionStore interface {
 	// store did not issue.
 	List(ctx context.Context, tenantID string, q ListQuery) (Page, error)
 	// BeginApply takes the lease: pending with a ready diagnosis → applying, or takes over
-	// an applying row whose lease expired before now. edited, when not nil, is stored as
+	// an applying row whose lease expired before now and that is not marked applied (a
+	// write that happened is completed, never made again). edited, when not nil, is stored as
 	// the operator's fix beside the AI's. ErrStateChanged (or ErrNotFound) otherwise.
 	BeginApply(ctx context.Context, tenantID, id string, lease Lease, edited []FieldChange, entry HistoryEntry, now time.Time) (Claim, error)
+	// MarkApplied records on the applying row held with token that its write-back reached
+	// the host ERP. ErrStateChanged when the token no longer holds the row.
+	MarkApplied(ctx context.Context, tenantID, id, token string, w AppliedWrite, now time.Time) error
 	// FinishApply ends the lease held with token: to approved (success) or back to pending
-	// with applyErr recorded. ErrStateChanged when the token no longer holds the row.
+	// with applyErr recorded. A row marked applied only ends approved: ErrStateChanged for
+	// any other status, and when the token no longer holds the row.
 	FinishApply(ctx context.Context, tenantID, id, token string, to Status, applyErr string, entry HistoryEntry, now time.Time) error
 	// Decide moves a pending row to rejected or escalated with the entry's reason.
 	Decide(ctx context.Context, tenantID, id string, to Status, entry HistoryEntry, now time.Time) error

@@ -70,6 +70,10 @@ func claimItem(c Claim) dynamostore.Item {
 		b, _ := json.Marshal(c.EditedFix)
 		it["edited_fix"] = dynamostore.Str(string(b))
 	}
+	if c.Applied != nil {
+		it["applied_key"] = dynamostore.Str(c.Applied.Key)
+		it["applied_at"] = dynamostore.Str(dynamostore.FormatTime(c.Applied.At))
+	}
 	if c.Lease != nil {
 		it["lease_token"] = dynamostore.Str(c.Lease.Token)
 		it["lease_expires_at"] = dynamostore.Str(dynamostore.FormatTime(c.Lease.ExpiresAt))
@@ -110,6 +114,13 @@ func claimFrom(it dynamostore.Item) (Claim, error) {
 		if err := json.Unmarshal([]byte(e), &c.EditedFix); err != nil {
 			return Claim{}, fmt.Errorf("claim %s: edited_fix: %w", c.ID, err)
 		}
+	}
+	if key := dynamostore.GetString(it, "applied_key"); key != "" {
+		at, err := dynamostore.ParseTime(dynamostore.GetString(it, "applied_at"))
+		if err != nil {
+			return Claim{}, fmt.Errorf("claim %s: applied_at: %w", c.ID, err)
+		}
+		c.Applied = &AppliedWrite{Key: key, At: at}
 	}
 	if tok := dynamostore.GetString(it, "lease_token"); tok != "" {
 		exp, err := dynamostore.ParseTime(dynamostore.GetString(it, "lease_expires_at"))
@@ -366,7 +377,7 @@ func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, leas
 		TableName: aws.String(s.table),
 		Key:       s.key(tenantID, id),
 		ConditionExpression: aws.String("(#status = :pending AND diagnosis = :ready) OR " +
-			"(#status = :applying AND lease_expires_at < :now)"),
+			"(#status = :applying AND lease_expires_at < :now AND attribute_not_exists(applied_key))"),
 		UpdateExpression:          aws.String(update),
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
 		ExpressionAttributeValues: values,
@@ -400,10 +411,14 @@ func (s *DynamoClaims) FinishApply(ctx context.Context, tenantID, id, token stri
 	} else {
 		update += ", apply_error"
 	}
+	cond := "#status = :applying AND lease_token = :tok"
+	if to != StatusApproved {
+		cond += " AND attribute_not_exists(applied_key)"
+	}
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.key(tenantID, id),
-		ConditionExpression:       aws.String("#status = :applying AND lease_token = :tok"),
+		ConditionExpression:       aws.String(cond),
 		UpdateExpression:          aws.String(update),
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
 		ExpressionAttributeValues: values,
@@ -413,6 +428,31 @@ func (s *DynamoClaims) FinishApply(ctx context.Context, tenantID, id, token stri
 	}
 	if err != nil {
 		return fmt.Errorf("finish apply %s/%s: %w", tenantID, id, err)
+	}
+	return nil
+}
+
+// MarkApplied implements DecisionStore.
+func (s *DynamoClaims) MarkApplied(ctx context.Context, tenantID, id, token string, w AppliedWrite, now time.Time) error {
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.table),
+		Key:                      s.key(tenantID, id),
+		ConditionExpression:      aws.String("#status = :applying AND lease_token = :tok"),
+		UpdateExpression:         aws.String("SET applied_key = :key, applied_at = :at, updated_at = :now"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: dynamostore.Item{
+			":applying": dynamostore.Str(string(StatusApplying)),
+			":tok":      dynamostore.Str(token),
+			":key":      dynamostore.Str(w.Key),
+			":at":       dynamostore.Str(dynamostore.FormatTime(w.At)),
+			":now":      dynamostore.Str(dynamostore.FormatTime(now)),
+		},
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return fmt.Errorf("mark applied %s/%s: %w", tenantID, id, err)
 	}
 	return nil
 }

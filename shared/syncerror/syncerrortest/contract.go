@@ -403,6 +403,45 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		}
 	})
 
+	t.Run("a row marked applied only ends approved", func(t *testing.T) {
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		l1 := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
+		if _, err := s.BeginApply(ctx, "t1", c.ID, l1, nil, entry("approve"), base); err != nil {
+			t.Fatal(err)
+		}
+		w := syncerror.AppliedWrite{Key: c.ID + "-k", At: base.Add(time.Second)}
+		if err := s.MarkApplied(ctx, "t1", c.ID, "tok-other", w, base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("mark with another token: err=%v", err)
+		}
+		if err := s.MarkApplied(ctx, "t1", "se_missing", "tok-1", w, base); !errors.Is(err, syncerror.ErrNotFound) {
+			t.Fatalf("mark a missing row: err=%v", err)
+		}
+		if err := s.MarkApplied(ctx, "t1", c.ID, "tok-1", w, base); err != nil {
+			t.Fatal(err)
+		}
+		row, _ := s.Get(ctx, "t1", c.ID)
+		if row.Status != syncerror.StatusApplying || row.Applied == nil || row.Applied.Key != w.Key || !row.Applied.At.Equal(w.At) {
+			t.Fatalf("marked row %+v", row)
+		}
+		if err := s.FinishApply(ctx, "t1", c.ID, "tok-1", syncerror.StatusPending, "late failure", entry("apply_failed"), base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("an applied row returned to pending: err=%v", err)
+		}
+		l2 := syncerror.Lease{Token: "tok-2", ExpiresAt: base.Add(time.Hour)}
+		if _, err := s.BeginApply(ctx, "t1", c.ID, l2, nil, entry("approve"), base.Add(2*time.Minute)); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("an applied row taken over for another write: err=%v", err)
+		}
+		if exp, err := s.ExpiredLeases(ctx, "t1", base.Add(2*time.Minute), 10); err != nil || len(exp) != 1 || exp[0].Applied == nil {
+			t.Fatalf("the sweep must see the marker: %+v err=%v", exp, err)
+		}
+		if err := s.FinishApply(ctx, "t1", c.ID, "tok-1", syncerror.StatusApproved, "", entry("approved"), base); err != nil {
+			t.Fatal(err)
+		}
+		if row, _ := s.Get(ctx, "t1", c.ID); row.Status != syncerror.StatusApproved || row.Applied == nil {
+			t.Fatalf("completed row %+v", row)
+		}
+	})
+
 	t.Run("concurrent approves take one lease", func(t *testing.T) {
 		s := newStore(t)
 		c := ready(t, s, "t1", "e-1", base)

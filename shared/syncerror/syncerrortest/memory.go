@@ -43,6 +43,10 @@ func clone(c syncerror.Claim) syncerror.Claim {
 		p.Fix = append([]syncerror.FieldChange(nil), p.Fix...)
 		c.Proposal = &p
 	}
+	if c.Applied != nil {
+		a := *c.Applied
+		c.Applied = &a
+	}
 	if c.Lease != nil {
 		l := *c.Lease
 		c.Lease = &l
@@ -223,7 +227,7 @@ func (s *ClaimStore) BeginApply(_ context.Context, tenantID, id string, lease sy
 		return syncerror.Claim{}, syncerror.ErrNotFound
 	}
 	fresh := c.Status == syncerror.StatusPending && c.Diagnosis == syncerror.DiagnosisReady
-	takeover := c.Status == syncerror.StatusApplying && c.Lease != nil && c.Lease.ExpiresAt.Before(now)
+	takeover := c.Status == syncerror.StatusApplying && c.Lease != nil && c.Lease.ExpiresAt.Before(now) && c.Applied == nil
 	if !fresh && !takeover {
 		return syncerror.Claim{}, syncerror.ErrStateChanged
 	}
@@ -247,11 +251,31 @@ func (s *ClaimStore) FinishApply(_ context.Context, tenantID, id, token string, 
 	if !ok {
 		return syncerror.ErrNotFound
 	}
-	if c.Status != syncerror.StatusApplying || c.Lease == nil || c.Lease.Token != token {
+	if c.Status != syncerror.StatusApplying || c.Lease == nil || c.Lease.Token != token ||
+		c.Applied != nil && to != syncerror.StatusApproved {
 		return syncerror.ErrStateChanged
 	}
 	c.Status, c.Lease, c.ApplyError = to, nil, applyErr
 	c.History = append(append([]syncerror.HistoryEntry(nil), c.History...), entry)
+	c.UpdatedAt = now.UTC()
+	s.rows[k] = c
+	return nil
+}
+
+// MarkApplied implements syncerror.DecisionStore.
+func (s *ClaimStore) MarkApplied(_ context.Context, tenantID, id, token string, w syncerror.AppliedWrite, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(tenantID, id)
+	c, ok := s.rows[k]
+	if !ok {
+		return syncerror.ErrNotFound
+	}
+	if c.Status != syncerror.StatusApplying || c.Lease == nil || c.Lease.Token != token {
+		return syncerror.ErrStateChanged
+	}
+	w.At = w.At.UTC()
+	c.Applied = &w
 	c.UpdatedAt = now.UTC()
 	s.rows[k] = c
 	return nil
