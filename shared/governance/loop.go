@@ -15,8 +15,10 @@ import (
 // it part of a loop.
 const DefaultLoopWindow = 5 * time.Minute
 
-// LedgerRetention is how long ledger entries are kept. It only needs to cover the loop
-// window; a day leaves room to investigate a loop after the fact.
+// LedgerRetention is how long ledger entries are kept. It covers the loop window and the
+// sync-error lease sweep (which asks the ledger whether an approve that stopped had
+// written, within an hour of its lease), and leaves room to investigate a loop after the
+// fact.
 const LedgerRetention = 24 * time.Hour
 
 // LedgerEntry is one write the guard made.

@@ -107,7 +107,7 @@ func (o *Operator) BulkHandler() http.Handler {
 		}
 		wg.Wait()
 		for _, it := range res.Results {
-			if it.Status == http.StatusOK {
+			if it.Status == http.StatusOK || it.Status == http.StatusAccepted {
 				res.Succeeded++
 			} else {
 				res.Failed++
@@ -131,8 +131,13 @@ func bulkItem(r *http.Request, single http.Handler, id string, body []byte, outc
 	rec := &recorder{header: http.Header{}, Code: http.StatusOK}
 	single.ServeHTTP(rec, req)
 	item := BulkItem{ID: id, Status: rec.Code}
-	if rec.Code == http.StatusOK {
+	switch rec.Code {
+	case http.StatusOK:
 		item.Outcome, item.Row = outcome, json.RawMessage(rec.Body.Bytes())
+		return item
+	case http.StatusAccepted:
+		// The fix reached the host ERP and the reconcile completes the approval.
+		item.Outcome, item.Row = "written", json.RawMessage(rec.Body.Bytes())
 		return item
 	}
 	item.Outcome = "failed"

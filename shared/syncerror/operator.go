@@ -2,13 +2,10 @@ package syncerror
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -84,6 +81,7 @@ type Detail struct {
 	Proposal       *ProposalView  `json:"proposal"`
 	EditedFix      []FieldChange  `json:"editedFix,omitempty"`
 	DiagnosisError string         `json:"diagnosisError,omitempty"`
+	Applied        *AppliedWrite  `json:"applied,omitempty"`
 	ApplyError     string         `json:"applyError,omitempty"`
 	History        []HistoryEntry `json:"history"`
 	UpdatedAt      time.Time      `json:"updatedAt"`
@@ -108,7 +106,7 @@ func summarize(c Claim) Summary {
 
 func detail(c Claim) Detail {
 	d := Detail{Summary: summarize(c), Error: c.Record, EditedFix: c.EditedFix, DiagnosisError: c.DiagnosisError,
-		ApplyError: c.ApplyError, History: c.History, UpdatedAt: c.UpdatedAt}
+		Applied: c.Applied, ApplyError: c.ApplyError, History: c.History, UpdatedAt: c.UpdatedAt}
 	if d.History == nil {
 		d.History = []HistoryEntry{}
 	}
@@ -198,15 +196,6 @@ func (o *Operator) load(w http.ResponseWriter, r *http.Request, tenantID string)
 	return c, true
 }
 
-// approveBody is the optional body of an approve: an edited fix and a note.
-type approveBody struct {
-	Fix []struct {
-		Path  string          `json:"path"`
-		After json.RawMessage `json:"after"`
-	} `json:"fix"`
-	Note string `json:"note"`
-}
-
 type reasonBody struct {
 	Reason string `json:"reason"`
 }
@@ -246,6 +235,9 @@ func readLimited(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 func conflict(w http.ResponseWriter, r *http.Request, c Claim) {
 	var p *httpapi.Problem
 	switch {
+	case c.Status == StatusApplying && c.Applied != nil:
+		p = httpapi.NewProblem(http.StatusConflict, "erp_applied", "The fix was written to the host ERP at "+
+			c.Applied.At.Format(time.RFC3339)+"; its approval is being completed and it can no longer be rejected or changed.")
 	case c.Status == StatusApplying:
 		p = httpapi.NewProblem(http.StatusConflict, "lease_held", "Another approve is writing this fix back right now.")
 	case c.Status != StatusPending:
@@ -254,163 +246,6 @@ func conflict(w http.ResponseWriter, r *http.Request, c Claim) {
 		p = httpapi.NewProblem(http.StatusConflict, "no_proposal", "The diagnosis is "+string(c.Diagnosis)+"; there is no proposal to approve yet.")
 	}
 	httpapi.WriteProblem(w, r, p)
-}
-
-// ApproveHandler serves POST /api/sync-error-assist/proposals/{id}/approve. It takes the
-// lease (pending → applying), writes the fix (the operator's edit if given) back through
-// the governed path, and ends approved; any failure returns the row to pending with the
-// error recorded and an audit failure.
-func (o *Operator) ApproveHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := who(w, r)
-		if !ok {
-			return
-		}
-		var body approveBody
-		if !readJSON(w, r, &body, true) {
-			return
-		}
-		if utf8.RuneCountInString(body.Note) > 1000 {
-			writeFieldError(w, r, "note", "must be at most 1000 characters")
-			return
-		}
-		c, ok := o.load(w, r, actor.TenantID)
-		if !ok {
-			return
-		}
-		if c.Status != StatusPending || c.Diagnosis != DiagnosisReady || c.Proposal == nil {
-			conflict(w, r, c)
-			return
-		}
-		edited, fe := editedFix(body, c)
-		if fe != nil {
-			writeFieldError(w, r, fe.Field, fe.Message)
-			return
-		}
-		ctx := r.Context()
-		now := o.now()
-		ttl := o.LeaseTTL
-		if ttl <= 0 {
-			ttl = DefaultLeaseTTL
-		}
-		lease := NewLease(now, ttl)
-		held, err := o.Claims.BeginApply(ctx, actor.TenantID, c.ID, lease, edited,
-			HistoryEntry{At: now, Actor: actor.Actor, Action: "approve", Note: body.Note}, now)
-		if errors.Is(err, ErrStateChanged) {
-			if cur, gerr := o.Claims.Get(ctx, actor.TenantID, c.ID); gerr == nil {
-				conflict(w, r, cur)
-				return
-			}
-		}
-		if errors.Is(err, ErrNotFound) {
-			notFound(w, r)
-			return
-		}
-		if err != nil {
-			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; nothing was written. Retry shortly.")
-			return
-		}
-		fix := held.Proposal.Fix
-		if edited != nil {
-			fix = edited
-		}
-		resource := "syncerror/" + c.ID
-		details := map[string]any{"fields": fixPaths(fix), "edited": edited != nil}
-		finish := func(to Status, applyErr, action string) {
-			if err := o.Claims.FinishApply(ctx, actor.TenantID, c.ID, lease.Token, to, applyErr,
-				HistoryEntry{At: o.now(), Actor: actor.Actor, Action: action, Note: applyErr}, o.now()); err != nil {
-				// The lease expires and the reconcile returns the row to pending.
-				httpapi.Logger(ctx).Error("finish apply failed; the lease will expire", "id", c.ID, "error", err)
-			}
-		}
-		var werr error
-		if len(fix) > 0 {
-			werr = o.Fixes.WriteFix(ctx, actor, held, fix, FixKey(c.ID, fix))
-		}
-		var refused *RefusedError
-		switch {
-		case werr == nil:
-			finish(StatusApproved, "", "approved")
-			o.audit(ctx, actor, "syncerror.approve", audit.ResultSuccess, resource, details)
-			if cur, err := o.Claims.Get(ctx, actor.TenantID, c.ID); err == nil {
-				httpapi.WriteJSON(w, http.StatusOK, detail(cur))
-				return
-			}
-			httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": c.ID, "status": StatusApproved})
-		case errors.As(werr, &refused):
-			finish(StatusPending, refused.Reason, "apply_refused")
-			details["refusal"] = refused.Code
-			o.audit(ctx, actor, "syncerror.approve", audit.ResultDenied, resource, details)
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(refused.Status, refused.Code, refused.Reason))
-		case errors.Is(werr, ErrWriterNotConfigured):
-			finish(StatusPending, "the host ERP connector is not configured", "apply_failed")
-			details["error"] = "connector_not_configured"
-			o.audit(ctx, actor, "syncerror.approve", audit.ResultFailure, resource, details)
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
-				"The tenant has no host ERP connector; nothing was written and the proposal is pending again."))
-		default:
-			httpapi.Logger(ctx).Error("write-back failed", "id", c.ID, "error", werr)
-			finish(StatusPending, "the host ERP write failed; retry the approve", "apply_failed")
-			details["error"] = "write_back_failed"
-			o.audit(ctx, actor, "syncerror.approve", audit.ResultFailure, resource, details)
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadGateway, "write_back_failed",
-				"The host ERP did not accept the fix; the proposal is pending again with the error recorded."))
-		}
-	})
-}
-
-// FixKey is the idempotency key of writing fix for a claim: the same fix always carries
-// the same key, so a retried or taken-over approve is replayed by the ERP, never applied
-// twice; an edited fix is a different write with a different key.
-func FixKey(claimID string, fix []FieldChange) string {
-	b, _ := json.Marshal(fix)
-	sum := sha256.Sum256(b)
-	return claimID + "-" + hex.EncodeToString(sum[:8])
-}
-
-func fixPaths(fix []FieldChange) []string {
-	out := make([]string, 0, len(fix))
-	for _, f := range fix {
-		out = append(out, f.Path)
-	}
-	return out
-}
-
-// editedFix validates an operator's edit. Before values come from the AI's proposal for
-// the same path, else from the record's payload.
-func editedFix(body approveBody, c Claim) ([]FieldChange, *httpapi.FieldError) {
-	if body.Fix == nil {
-		return nil, nil
-	}
-	if len(body.Fix) == 0 || len(body.Fix) > 100 {
-		return nil, &httpapi.FieldError{Field: "fix", Message: "must list 1 to 100 field changes"}
-	}
-	var payload map[string]any
-	_ = json.Unmarshal(c.Record.Payload, &payload)
-	out := make([]FieldChange, 0, len(body.Fix))
-	seen := map[string]bool{}
-	for i, f := range body.Fix {
-		field := "fix[" + strconv.Itoa(i) + "]"
-		if f.Path == "" || len(f.Path) > 256 || hasControl(f.Path) {
-			return nil, &httpapi.FieldError{Field: field + ".path", Message: "must be a field path of 1 to 256 characters"}
-		}
-		if seen[f.Path] {
-			return nil, &httpapi.FieldError{Field: field + ".path", Message: "names a field twice"}
-		}
-		seen[f.Path] = true
-		var after any
-		if len(f.After) == 0 || json.Unmarshal(f.After, &after) != nil {
-			return nil, &httpapi.FieldError{Field: field + ".after", Message: "is required"}
-		}
-		change := FieldChange{Path: f.Path, Before: payload[f.Path], After: after}
-		for _, p := range c.Proposal.Fix {
-			if p.Path == f.Path {
-				change.Before = p.Before
-			}
-		}
-		out = append(out, change)
-	}
-	return out, nil
 }
 
 func writeFieldError(w http.ResponseWriter, r *http.Request, field, msg string) {

@@ -297,3 +297,30 @@ func TestOperatorRejectAndEscalate(t *testing.T) {
 		t.Fatalf("audit keys %v", keys)
 	}
 }
+
+// Approving a proposal without a fix is refused: no lease, no write, still pending.
+func TestOperatorApproveRefusesAnEmptyFix(t *testing.T) {
+	f := newOpFixture(t)
+	ctx := context.Background()
+	c := claimed(t, f.claims, "acme", "E-1", clock)
+	got, err := f.claims.BeginDiagnosis(ctx, "acme", c.ID, clock, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := syncerrortest.SampleProposal("inf-1", clock)
+	p.Fix = nil
+	if err := f.claims.CompleteDiagnosis(ctx, "acme", c.ID, got.DiagnosisAttempts, p, clock); err != nil {
+		t.Fatal(err)
+	}
+	w := f.call(t, "acme", "POST", "/p/"+c.ID+"/approve", "")
+	if w.Code != http.StatusUnprocessableEntity || problemCode(t, w) != "empty_fix" || f.writer.count() != 0 {
+		t.Fatalf("%d %s, %d writes", w.Code, w.Body, f.writer.count())
+	}
+	if row, _ := f.claims.Get(ctx, "acme", c.ID); row.Status != syncerror.StatusPending || row.Lease != nil {
+		t.Fatalf("row %s lease %v", row.Status, row.Lease)
+	}
+	// An operator's edit gives it a fix to write.
+	if w := f.call(t, "acme", "POST", "/p/"+c.ID+"/approve", `{"fix":[{"path":"shipcountry","after":"DE"}]}`); w.Code != http.StatusOK {
+		t.Fatalf("with an edit: %d %s", w.Code, w.Body)
+	}
+}

@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/syncassist/syncassist/shared/audit"
-	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -43,7 +41,8 @@ type Watermarks interface {
 //   - re-enqueues claims stuck in queued or diagnosing (a lost SendMessage, a dead worker);
 //   - polls the host ERP for sync errors since the tenant's watermark and claims the unseen
 //     ones through the same claim path as the webhook (duplicates fall away);
-//   - returns approve leases that expired in applying to pending, with an audit record.
+//   - finishes approve leases that expired in applying: approved when the write-back had
+//     reached the host ERP, else back to pending, with an audit record (for every tenant).
 //
 // Two runs may overlap: every change is a conditional write on the state the run saw, so
 // nothing is enqueued, claimed or reverted twice.
@@ -60,6 +59,9 @@ type Reconcile struct {
 	StuckAfter time.Duration
 	// FirstPoll is how far back the first poll of a tenant looks (default 24 h).
 	FirstPoll time.Duration
+	// Writes tells whether an expired approve's write-back reached the host ERP when the
+	// approve stopped before marking its row; nil trusts the marker alone.
+	Writes AppliedWrites
 }
 
 // Report says what a reconcile run did.
@@ -72,7 +74,10 @@ type Report struct {
 	Claimed       int `json:"claimed"`
 	Invalid       int `json:"invalid"`
 	LeasesExpired int `json:"leasesExpired"`
-	Errors        int `json:"errors"`
+	// LeasesCompleted are expired leases whose write had reached the host ERP: completed
+	// approved instead of returned to pending.
+	LeasesCompleted int `json:"leasesCompleted"`
+	Errors          int `json:"errors"`
 }
 
 const reconcilePage = 100
@@ -87,17 +92,19 @@ func (rc *Reconcile) Run(ctx context.Context) (Report, error) {
 		return rep, fmt.Errorf("list tenants: %w", err)
 	}
 	for _, t := range tenants {
-		if !t.FeatureEnabled() {
-			continue
-		}
-		rep.Tenants++
+		// Leases are swept first and whatever the tenant's flags: an approve that stopped
+		// mid-write is finished or released even for a tenant switched off since, and a
+		// slow host ERP poll cannot hold it up.
 		steps := []struct {
 			name string
 			run  func(context.Context, string, *Report) error
-		}{
-			{"requeue stuck claims", rc.requeueStuck},
-			{"poll host ERP", rc.pollHost},
-			{"sweep expired leases", rc.sweepLeases},
+		}{{"sweep expired leases", rc.sweepLeases}}
+		if t.FeatureEnabled() {
+			rep.Tenants++
+			steps = append(steps, []struct {
+				name string
+				run  func(context.Context, string, *Report) error
+			}{{"requeue stuck claims", rc.requeueStuck}, {"poll host ERP", rc.pollHost}}...)
 		}
 		for _, step := range steps {
 			if err := step.run(ctx, t.ID, &rep); err != nil {
@@ -108,7 +115,7 @@ func (rc *Reconcile) Run(ctx context.Context) (Report, error) {
 	}
 	rc.log().Info("reconcile finished", "tenants", rep.Tenants, "requeued", rep.Requeued, "contended", rep.Contended,
 		"sendFailed", rep.SendFailed, "polled", rep.Polled, "claimed", rep.Claimed, "invalid", rep.Invalid,
-		"leasesExpired", rep.LeasesExpired, "errors", rep.Errors)
+		"leasesExpired", rep.LeasesExpired, "leasesCompleted", rep.LeasesCompleted, "errors", rep.Errors)
 	rc.metrics(rep)
 	return rep, nil
 }
@@ -232,41 +239,6 @@ func (rc *Reconcile) pollHost(ctx context.Context, tenantID string, rep *Report)
 	if newest.After(prev) {
 		if err := rc.Watermarks.AdvanceWatermark(ctx, tenantID, prev, newest); err != nil && !errors.Is(err, ErrStateChanged) {
 			return err
-		}
-	}
-	return nil
-}
-
-// sweepLeases returns approves that died mid-write (their lease expired in applying) to
-// pending. The write they may have made carried an idempotency key, so the next approve
-// of the same fix is replayed by the ERP, not applied twice.
-func (rc *Reconcile) sweepLeases(ctx context.Context, tenantID string, rep *Report) error {
-	now := rc.now()
-	expired, err := rc.Claims.ExpiredLeases(ctx, tenantID, now, reconcilePage)
-	if err != nil {
-		return err
-	}
-	for _, c := range expired {
-		if c.Lease == nil {
-			continue
-		}
-		reason := "the approve did not finish before its lease expired; approve again"
-		err := rc.Claims.FinishApply(ctx, tenantID, c.ID, c.Lease.Token, StatusPending, reason,
-			HistoryEntry{At: now, Actor: "reconcile", Action: "lease_expired"}, now)
-		if errors.Is(err, ErrStateChanged) {
-			rep.Contended++
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		rep.LeasesExpired++
-		if rc.Audit != nil {
-			if err := rc.Audit.Write(ctx, audit.Entry{Actor: identity.ForTenant(tenantID, "schedule:reconcile"),
-				ActionType: audit.TypeSyncError, ActionKey: "syncerror.lease_expired", Result: audit.ResultFailure,
-				Resource: "syncerror/" + c.ID, Details: map[string]any{"leaseExpiredAt": c.Lease.ExpiresAt}}); err != nil {
-				rc.log().Error("audit write failed", "actionKey", "syncerror.lease_expired", "error", err)
-			}
 		}
 	}
 	return nil

@@ -67,7 +67,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve: write the fix back to the host ERP through the guard (approver) */
+        /**
+         * Approve: write the fix back to the host ERP through the guard (approver)
+         * @description Takes the approve lease, writes the fix (or the operator's edit) through the guarded write path and ends approved. A refused or failed write returns the row to pending (422, 409, 502, 503). A write that reached the host ERP is never reported as failed: if recording it fails the answer is 202 and the reconcile completes it. A proposal without a fix is refused (422 `empty_fix`); a row whose fix was already written cannot be rejected or approved with another fix (409 `erp_applied`).
+         */
         post: operations["proposalApprove"];
         delete?: never;
         options?: never;
@@ -602,6 +605,7 @@ export interface components {
             };
             editedFix?: components["schemas"]["FieldChange"][];
             diagnosisError?: string;
+            applied?: components["schemas"]["AppliedWrite"];
             applyError?: string;
             history: components["schemas"]["HistoryEntry"][];
             /** Format: date-time */
@@ -650,9 +654,12 @@ export interface components {
             id: string;
             /** @description The status the single-item route answered. */
             status: number;
-            /** @enum {string} */
-            outcome: "approved" | "rejected" | "failed" | "skipped";
-            row?: components["schemas"]["Proposal"];
+            /**
+             * @description written: the fix reached the host ERP and the approval is completed by the reconcile (the item answered 202).
+             * @enum {string}
+             */
+            outcome: "approved" | "written" | "rejected" | "failed" | "skipped";
+            row?: components["schemas"]["Proposal"] | components["schemas"]["ApproveWritten"];
             problem?: components["schemas"]["Problem"];
         };
         BulkDecisionResult: {
@@ -902,6 +909,21 @@ export interface components {
         JSONRPCMessage: {
             /** @constant */
             jsonrpc?: "2.0";
+        };
+        /** @description The write-back reached the host ERP: its idempotency key and when. A row with it only ends approved. */
+        AppliedWrite: {
+            key: string;
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description The fix was written to the host ERP, but recording the approval failed; the row stays applying (marked applied) and the reconcile, or the next approve, completes it. Never retry with a different fix. */
+        ApproveWritten: {
+            id: string;
+            /** @enum {string} */
+            status: "applying";
+            /** @constant */
+            applied: true;
+            message: string;
         };
     };
     responses: {
@@ -1171,6 +1193,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Proposal"];
+                };
+            };
+            /** @description The fix was written to the host ERP; recording the approval failed and is completed by the reconcile. */
+            202: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApproveWritten"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -11,6 +11,7 @@ export type ProposalSummary = S["ProposalSummary"];
 export type FieldChange = S["FieldChange"];
 export type HistoryEntry = S["HistoryEntry"];
 export type Proposal = S["Proposal"];
+export type ApproveWritten = S["ApproveWritten"];
 export type ProposalGroup = S["ProposalGroup"];
 export type ProposalGroupList = S["ProposalGroupList"];
 export type BulkItemResult = S["BulkItemResult"];

@@ -3,7 +3,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, read, write } from "../api/client";
 import { demoProposals } from "../api/demo";
-import type { CostList, List, Proposal, Trace } from "../api/types";
+import type { ApproveWritten, CostList, List, Proposal, Trace } from "../api/types";
 import { announce, AskDialog, Chip, Key, show, showError } from "../ui";
 
 interface Props {
@@ -49,7 +49,13 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided }: Props) {
         const fix = Object.entries(edits).map(([path, after]) => ({ path, after: parseValue(after) }));
         body = fix.length ? { fix } : {};
       }
-      const done = await write<Proposal>("POST", `/api/sync-error-assist/proposals/${row.id}/${what}`, body);
+      const done = await write<Proposal | ApproveWritten>("POST", `/api/sync-error-assist/proposals/${row.id}/${what}`, body);
+      if ("message" in done) {
+        // 202: the fix is in the ERP and the approval is completed by the reconcile.
+        announce(`${row.errorId}: ${done.message}`);
+        onDecided(await load());
+        return;
+      }
       announce(`${what === "approve" ? "Approved" : what === "reject" ? "Rejected" : "Escalated"} ${row.errorId}`);
       onDecided(done);
     } catch (e) {

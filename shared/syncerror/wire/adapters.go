@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,6 +56,9 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 		return &syncerror.RefusedError{Status: status, Code: code, Reason: reason}
 	}
 	switch {
+	case errors.Is(err, governance.ErrNotRecorded):
+		// The host ERP took the write; only its ledger entry or audit record is missing.
+		return fmt.Errorf("%w: %w", syncerror.ErrFixUnrecorded, err)
 	case err == nil && len(res.Dropped) == len(fields):
 		return refuse(http.StatusUnprocessableEntity, "ownership_rejected",
 			"every field of the fix is owned by another system (source_wins); nothing was written: "+strings.Join(res.Dropped, ", "))
@@ -78,4 +82,24 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 		return fmt.Errorf("%w: %w", syncerror.ErrWriterNotConfigured, err)
 	}
 	return err
+}
+
+// ledgerWrites is the reconcile's AppliedWrites over the guard's write ledger: a write-back
+// the host ERP took is in the ledger under its idempotency key.
+type ledgerWrites struct{ ledger governance.Ledger }
+
+func (l ledgerWrites) Applied(ctx context.Context, c syncerror.Claim, keys []string) (bool, error) {
+	if len(keys) == 0 {
+		return false, nil
+	}
+	entries, err := l.ledger.Recent(ctx, c.TenantID, c.Record.RecordType, c.Record.RecordID, c.ClaimedAt)
+	if err != nil {
+		return false, fmt.Errorf("write ledger of %s: %w", c.ID, err)
+	}
+	for _, e := range entries {
+		if slices.Contains(keys, e.IdempotencyKey) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

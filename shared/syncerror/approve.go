@@ -1,0 +1,325 @@
+package syncerror
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// ErrFixUnrecorded wraps the error of a write-back that reached the host ERP but whose
+// ledger entry or audit record could not be stored: the write happened, and the approve
+// completes as one that succeeded.
+var ErrFixUnrecorded = errors.New("the fix was written but not fully recorded")
+
+// WriteReserve is the time an approve keeps, of the request's deadline (the Lambda's),
+// for what follows the host ERP write: marking the row, completing it and the audit.
+const WriteReserve = 5 * time.Second
+
+// DefaultWriteTimeout bounds the host ERP write of an approve whose request has no
+// deadline (the local stack).
+const DefaultWriteTimeout = 25 * time.Second
+
+// approveBody is the optional body of an approve: an edited fix and a note.
+type approveBody struct {
+	Fix []struct {
+		Path  string          `json:"path"`
+		After json.RawMessage `json:"after"`
+	} `json:"fix"`
+	Note string `json:"note"`
+}
+
+// approval is one approve in progress: the lease it holds and what it writes.
+type approval struct {
+	o       *Operator
+	w       http.ResponseWriter
+	r       *http.Request
+	actor   identity.Identity
+	row     Claim
+	lease   Lease
+	fix     []FieldChange
+	key     string
+	details map[string]any
+}
+
+// ApproveHandler serves POST /api/sync-error-assist/proposals/{id}/approve. It takes the
+// lease (pending → applying), writes the fix (the operator's edit if given) back through
+// the governed path, marks the row applied and ends it approved. A write that was refused
+// or failed returns the row to pending with the error recorded; a write that happened is
+// never reported as failed: if a later step fails, the answer says the fix was written
+// and the reconcile completes the row.
+func (o *Operator) ApproveHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := who(w, r)
+		if !ok {
+			return
+		}
+		var body approveBody
+		if !readJSON(w, r, &body, true) {
+			return
+		}
+		if utf8.RuneCountInString(body.Note) > 1000 {
+			writeFieldError(w, r, "note", "must be at most 1000 characters")
+			return
+		}
+		c, ok := o.load(w, r, actor.TenantID)
+		if !ok {
+			return
+		}
+		if c.Status == StatusApplying && c.Applied != nil && c.Lease != nil && c.Lease.ExpiresAt.Before(o.now()) {
+			// The approve that wrote it died before completing: complete it now.
+			a := &approval{o: o, w: w, r: r, actor: actor, row: c, lease: *c.Lease, key: c.Applied.Key}
+			a.complete(true)
+			return
+		}
+		if c.Status != StatusPending || c.Diagnosis != DiagnosisReady || c.Proposal == nil {
+			conflict(w, r, c)
+			return
+		}
+		edited, fe := editedFix(body, c)
+		if fe != nil {
+			writeFieldError(w, r, fe.Field, fe.Message)
+			return
+		}
+		fix := c.Proposal.Fix
+		if edited != nil {
+			fix = edited
+		}
+		if len(fix) == 0 {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusUnprocessableEntity, "empty_fix",
+				"The proposal has no fix to write: send an edited fix, or reject or escalate the sync error."))
+			return
+		}
+		a := &approval{o: o, w: w, r: r, actor: actor, fix: fix, key: FixKey(c.ID, fix),
+			details: map[string]any{"fields": fixPaths(fix), "edited": edited != nil}}
+		if a.begin(c, edited, body.Note) {
+			a.write()
+		}
+	})
+}
+
+// begin takes the lease; false when it answered already.
+func (a *approval) begin(c Claim, edited []FieldChange, note string) bool {
+	ctx, o := a.r.Context(), a.o
+	now := o.now()
+	ttl := o.LeaseTTL
+	if ttl <= 0 {
+		ttl = DefaultLeaseTTL
+	}
+	a.lease = NewLease(now, ttl)
+	held, err := o.Claims.BeginApply(ctx, a.actor.TenantID, c.ID, a.lease, edited,
+		HistoryEntry{At: now, Actor: a.actor.Actor, Action: "approve", Note: note}, now)
+	switch {
+	case errors.Is(err, ErrStateChanged):
+		if cur, gerr := o.Claims.Get(ctx, a.actor.TenantID, c.ID); gerr == nil {
+			conflict(a.w, a.r, cur)
+			return false
+		}
+		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is not pending."))
+		return false
+	case errors.Is(err, ErrNotFound):
+		notFound(a.w, a.r)
+		return false
+	case err != nil:
+		httpapi.WriteUnavailable(a.w, a.r, err, "The queue is unavailable; nothing was written. Retry shortly.")
+		return false
+	}
+	a.row = held
+	return true
+}
+
+// write writes the fix through the governed path within the request's deadline less
+// WriteReserve, and answers by what came of it.
+func (a *approval) write() {
+	ctx := a.r.Context()
+	wctx, cancel := writeContext(ctx)
+	werr := a.o.Fixes.WriteFix(wctx, a.actor, a.row, a.fix, a.key)
+	cancel()
+	if werr == nil || errors.Is(werr, ErrFixUnrecorded) {
+		if werr != nil {
+			httpapi.Logger(ctx).Error("fix written but not fully recorded", "id", a.row.ID, "error", werr)
+			a.details["recorded"] = false
+		}
+		a.applied()
+		return
+	}
+	a.failed(werr)
+}
+
+// writeContext bounds the host ERP write so that marking, completing and auditing still
+// fit in the request's deadline after it.
+func writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(ctx, d.Add(-WriteReserve))
+	}
+	return context.WithTimeout(ctx, DefaultWriteTimeout)
+}
+
+// failed returns the row to pending with why the write did not happen, audits it and
+// answers with the reason.
+func (a *approval) failed(werr error) {
+	ctx := a.r.Context()
+	finish := func(applyErr, action string) {
+		if err := a.o.Claims.FinishApply(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, StatusPending, applyErr,
+			HistoryEntry{At: a.o.now(), Actor: a.actor.Actor, Action: action, Note: applyErr}, a.o.now()); err != nil {
+			// The lease expires and the reconcile returns the row to pending.
+			httpapi.Logger(ctx).Error("finish apply failed; the lease will expire", "id", a.row.ID, "error", err)
+		}
+	}
+	resource := "syncerror/" + a.row.ID
+	var refused *RefusedError
+	switch {
+	case errors.As(werr, &refused):
+		finish(refused.Reason, "apply_refused")
+		a.details["refusal"] = refused.Code
+		a.o.audit(ctx, a.actor, "syncerror.approve", audit.ResultDenied, resource, a.details)
+		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(refused.Status, refused.Code, refused.Reason))
+	case errors.Is(werr, ErrWriterNotConfigured):
+		finish("the host ERP connector is not configured", "apply_failed")
+		a.details["error"] = "connector_not_configured"
+		a.o.audit(ctx, a.actor, "syncerror.approve", audit.ResultFailure, resource, a.details)
+		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
+			"The tenant has no host ERP connector; nothing was written and the proposal is pending again."))
+	default:
+		httpapi.Logger(ctx).Error("write-back failed", "id", a.row.ID, "error", werr)
+		finish("the host ERP write failed; retry the approve", "apply_failed")
+		a.details["error"] = "write_back_failed"
+		a.o.audit(ctx, a.actor, "syncerror.approve", audit.ResultFailure, resource, a.details)
+		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(http.StatusBadGateway, "write_back_failed",
+			"The host ERP did not accept the fix; the proposal is pending again with the error recorded."))
+	}
+}
+
+// applied follows a write that reached the host ERP: mark the row, audit the approve as
+// a success (it is one, whatever follows), then complete.
+func (a *approval) applied() {
+	ctx := a.r.Context()
+	mark := AppliedWrite{Key: a.key, At: a.o.now()}
+	if err := retryStore(ctx, func() error {
+		return a.o.Claims.MarkApplied(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, mark, a.o.now())
+	}); err != nil {
+		// Completing is still tried; the write's ledger entry tells the reconcile otherwise.
+		httpapi.Logger(ctx).Error("applied marker not stored", "id", a.row.ID, "error", err)
+	}
+	a.o.audit(ctx, a.actor, "syncerror.approve", audit.ResultSuccess, "syncerror/"+a.row.ID, a.details)
+	a.complete(false)
+}
+
+// complete ends the applying row approved and answers the truth: the approved row; the
+// winner's state when the row changed meanwhile; or, when the queue could not record it,
+// 202 saying that the fix was written and the reconcile completes the approval.
+func (a *approval) complete(takeover bool) {
+	ctx, o := a.r.Context(), a.o
+	note := ""
+	if takeover {
+		note = "completed after the approve that wrote the fix stopped"
+	}
+	err := retryStore(ctx, func() error {
+		return o.Claims.FinishApply(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, StatusApproved, "",
+			HistoryEntry{At: o.now(), Actor: a.actor.Actor, Action: "approved", Note: note}, o.now())
+	})
+	if takeover && err == nil {
+		o.audit(ctx, a.actor, "syncerror.approve_completed", audit.ResultSuccess, "syncerror/"+a.row.ID,
+			map[string]any{"idempotencyKey": a.key})
+	}
+	cur, gerr := o.Claims.Get(ctx, a.actor.TenantID, a.row.ID)
+	switch {
+	case err == nil || errors.Is(err, ErrStateChanged) && gerr == nil && cur.Status == StatusApproved:
+		if gerr != nil {
+			httpapi.WriteJSON(a.w, http.StatusOK, map[string]any{"id": a.row.ID, "status": StatusApproved})
+			return
+		}
+		httpapi.WriteJSON(a.w, http.StatusOK, detail(cur))
+	case errors.Is(err, ErrStateChanged) && gerr == nil:
+		httpapi.Logger(ctx).Error("the row changed after its fix was written", "id", a.row.ID, "status", cur.Status)
+		p := httpapi.NewProblem(http.StatusConflict, "state_changed", "The fix was written to the host ERP, but the "+
+			"sync error changed meanwhile and is now "+string(cur.Status)+".")
+		httpapi.WriteProblem(a.w, a.r, p)
+	default:
+		httpapi.Logger(ctx).Error("approval written but not completed", "id", a.row.ID, "error", err)
+		httpapi.WriteJSON(a.w, http.StatusAccepted, map[string]any{"id": a.row.ID, "status": StatusApplying, "applied": true,
+			"message": "The fix was written to the host ERP; recording the approval failed and the reconcile completes it."})
+	}
+}
+
+// retryStore runs a conditional store write up to three times while it fails for a reason
+// other than the row's state (throttling, a dropped connection).
+func retryStore(ctx context.Context, op func() error) error {
+	var err error
+	for attempt, wait := 0, 50*time.Millisecond; attempt < 3; attempt, wait = attempt+1, wait*4 {
+		if err = op(); err == nil || errors.Is(err, ErrStateChanged) || errors.Is(err, ErrNotFound) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+	return err
+}
+
+// FixKey is the idempotency key of writing fix for a claim: the same fix always carries
+// the same key, so a retried or taken-over approve is replayed by the ERP, never applied
+// twice; an edited fix is a different write with a different key.
+func FixKey(claimID string, fix []FieldChange) string {
+	b, _ := json.Marshal(fix)
+	sum := sha256.Sum256(b)
+	return claimID + "-" + hex.EncodeToString(sum[:8])
+}
+
+func fixPaths(fix []FieldChange) []string {
+	out := make([]string, 0, len(fix))
+	for _, f := range fix {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+// editedFix validates an operator's edit. Before values come from the AI's proposal for
+// the same path, else from the record's payload.
+func editedFix(body approveBody, c Claim) ([]FieldChange, *httpapi.FieldError) {
+	if body.Fix == nil {
+		return nil, nil
+	}
+	if len(body.Fix) == 0 || len(body.Fix) > 100 {
+		return nil, &httpapi.FieldError{Field: "fix", Message: "must list 1 to 100 field changes"}
+	}
+	var payload map[string]any
+	_ = json.Unmarshal(c.Record.Payload, &payload)
+	out := make([]FieldChange, 0, len(body.Fix))
+	seen := map[string]bool{}
+	for i, f := range body.Fix {
+		field := "fix[" + strconv.Itoa(i) + "]"
+		if f.Path == "" || len(f.Path) > 256 || hasControl(f.Path) {
+			return nil, &httpapi.FieldError{Field: field + ".path", Message: "must be a field path of 1 to 256 characters"}
+		}
+		if seen[f.Path] {
+			return nil, &httpapi.FieldError{Field: field + ".path", Message: "names a field twice"}
+		}
+		seen[f.Path] = true
+		var after any
+		if len(f.After) == 0 || json.Unmarshal(f.After, &after) != nil {
+			return nil, &httpapi.FieldError{Field: field + ".after", Message: "is required"}
+		}
+		change := FieldChange{Path: f.Path, Before: payload[f.Path], After: after}
+		for _, p := range c.Proposal.Fix {
+			if p.Path == f.Path {
+				change.Before = p.Before
+			}
+		}
+		out = append(out, change)
+	}
+	return out, nil
+}
