@@ -81,6 +81,11 @@ type Approval struct {
 	// Lease is set while an approve holds the row (applying). Its token never leaves the
 	// service.
 	Lease *Lease
+	// AppliedBy and AppliedAt are set once an approve's ERP update was confirmed: whose
+	// approve and when. From then on the row only ends accepted (by that approve, the
+	// next approve or the sweep), never pending again.
+	AppliedBy string
+	AppliedAt time.Time
 	// LastError is the last approve failure, in words fit for the operator.
 	LastError string
 	// DecidedBy and DecidedAt are the approver who accepted or rejected the row, and when.
@@ -128,14 +133,17 @@ type Store interface {
 	// ErrBadCursor for a cursor this listing did not issue.
 	List(ctx context.Context, tenantID string, status Status, limit int, cursor string) (Page, error)
 	// BeginAccept takes the lease: pending → applying, or takes over an applying row whose
-	// lease expired before now. It returns the row as updated. ErrNotFound when there is
+	// lease expired before now and that is not marked applied. It returns the row as updated. ErrNotFound when there is
 	// no row, ErrStateChanged when the row is in another state or its lease still holds.
 	BeginAccept(ctx context.Context, tenantID, id string, lease Lease, now time.Time) (Approval, error)
+	// MarkApplied records on the row applying under token that by's ERP update was
+	// confirmed at. ErrStateChanged when the token no longer holds.
+	MarkApplied(ctx context.Context, tenantID, id, token, by string, at time.Time) error
 	// CompleteAccept moves the row applying under token to accepted, decided by
 	// decidedBy at now, and returns it. ErrStateChanged when the token no longer holds.
 	CompleteAccept(ctx context.Context, tenantID, id, token, decidedBy string, now time.Time) (Approval, error)
 	// Revert moves the row applying under token back to pending with lastError recorded.
-	// ErrStateChanged when the token no longer holds.
+	// ErrStateChanged when the token no longer holds or the row is marked applied.
 	Revert(ctx context.Context, tenantID, id, token, lastError string, now time.Time) error
 	// Reject moves a pending row to rejected, decided by decidedBy with the note, and
 	// returns it. ErrStateChanged when the row is not pending.

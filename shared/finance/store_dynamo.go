@@ -62,6 +62,10 @@ func financeApprovalItem(a Approval) dynamostore.Item {
 	if !a.DecidedAt.IsZero() {
 		it["decided_at"] = dynamostore.Str(dynamostore.FormatTime(a.DecidedAt))
 	}
+	dynamostore.PutOptional(it, "applied_by", a.AppliedBy)
+	if !a.AppliedAt.IsZero() {
+		it["applied_at"] = dynamostore.Str(dynamostore.FormatTime(a.AppliedAt))
+	}
 	if a.Lease != nil {
 		it["lease_token"] = dynamostore.Str(a.Lease.Token)
 		it["lease_expires_at"] = dynamostore.Str(dynamostore.FormatTime(a.Lease.ExpiresAt))
@@ -84,6 +88,7 @@ func financeApprovalFrom(it dynamostore.Item) (Approval, error) {
 		LastError:   dynamostore.GetString(it, "last_error"),
 		DecidedBy:   dynamostore.GetString(it, "decided_by"),
 		Note:        dynamostore.GetString(it, "note"),
+		AppliedBy:   dynamostore.GetString(it, "applied_by"),
 	}
 	if f := dynamostore.GetString(it, "fields"); f != "" {
 		a.Fields = json.RawMessage(f)
@@ -96,6 +101,7 @@ func financeApprovalFrom(it dynamostore.Item) (Approval, error) {
 		{"created_at", &a.CreatedAt},
 		{"updated_at", &a.UpdatedAt},
 		{"decided_at", &a.DecidedAt},
+		{"applied_at", &a.AppliedAt},
 	} {
 		if *f.dst, err = dynamostore.ParseTime(dynamostore.GetString(it, f.name)); err != nil {
 			return Approval{}, fmt.Errorf("finance approval %s: %s: %w", a.ID, f.name, err)
@@ -215,7 +221,8 @@ func (s *DynamoStore) transition(ctx context.Context, op, tenantID, id, cond, up
 // BeginAccept implements Store.
 func (s *DynamoStore) BeginAccept(ctx context.Context, tenantID, id string, lease Lease, now time.Time) (Approval, error) {
 	return s.transition(ctx, "begin accept", tenantID, id,
-		"attribute_exists(id) AND (#status = :pending OR (#status = :applying AND lease_expires_at < :now))",
+		"attribute_exists(id) AND (#status = :pending OR "+
+			"(#status = :applying AND lease_expires_at < :now AND attribute_not_exists(applied_at)))",
 		"SET #status = :applying, tenant_status = :skey, lease_token = :tok, lease_expires_at = :exp, updated_at = :now",
 		dynamostore.Item{
 			":pending":  dynamostore.Str(string(StatusPending)),
@@ -243,10 +250,24 @@ func (s *DynamoStore) CompleteAccept(ctx context.Context, tenantID, id, token, d
 		})
 }
 
+// MarkApplied implements Store.
+func (s *DynamoStore) MarkApplied(ctx context.Context, tenantID, id, token, by string, at time.Time) error {
+	_, err := s.transition(ctx, "mark applied", tenantID, id,
+		"#status = :applying AND lease_token = :tok",
+		"SET applied_by = :by, applied_at = :at, updated_at = :at",
+		dynamostore.Item{
+			":applying": dynamostore.Str(string(StatusApplying)),
+			":tok":      dynamostore.Str(token),
+			":by":       dynamostore.Str(by),
+			":at":       dynamostore.Str(dynamostore.FormatTime(at)),
+		})
+	return err
+}
+
 // Revert implements Store.
 func (s *DynamoStore) Revert(ctx context.Context, tenantID, id, token, lastError string, now time.Time) error {
 	_, err := s.transition(ctx, "revert", tenantID, id,
-		"#status = :applying AND lease_token = :tok",
+		"#status = :applying AND lease_token = :tok AND attribute_not_exists(applied_at)",
 		"SET #status = :pending, tenant_status = :skey, last_error = :err, updated_at = :now REMOVE lease_token, lease_expires_at",
 		dynamostore.Item{
 			":applying": dynamostore.Str(string(StatusApplying)),

@@ -252,6 +252,38 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		}
 	})
 
+	t.Run("a row marked applied only ends accepted", func(t *testing.T) {
+		s := newStore(t)
+		a := SampleApproval("t1", "FA-1", base)
+		mustCreate(t, s, a)
+		if _, err := s.BeginAccept(ctx, "t1", a.ID, lease("tok-1", base.Add(time.Minute)), base); err != nil {
+			t.Fatal(err)
+		}
+		at := base.Add(time.Second)
+		if err := s.MarkApplied(ctx, "t1", a.ID, "tok-other", "alice", at); !errors.Is(err, finance.ErrStateChanged) {
+			t.Fatalf("mark with another token: err=%v", err)
+		}
+		if err := s.MarkApplied(ctx, "t1", a.ID, "tok-1", "alice", at); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.Get(ctx, "t1", a.ID); got.AppliedBy != "alice" || !got.AppliedAt.Equal(at) || got.Status != finance.StatusApplying {
+			t.Fatalf("marked row %+v", got)
+		}
+		if err := s.Revert(ctx, "t1", a.ID, "tok-1", "late failure", at); !errors.Is(err, finance.ErrStateChanged) {
+			t.Fatalf("an applied row reverted to pending: err=%v", err)
+		}
+		if _, err := s.BeginAccept(ctx, "t1", a.ID, lease("tok-2", base.Add(time.Hour)), base.Add(2*time.Minute)); !errors.Is(err, finance.ErrStateChanged) {
+			t.Fatalf("an applied row taken over: err=%v", err)
+		}
+		if exp, err := s.ExpiredLeases(ctx, "t1", base.Add(2*time.Minute), 10); err != nil || len(exp) != 1 || exp[0].AppliedBy != "alice" {
+			t.Fatalf("the sweep must see the marker: %+v err=%v", exp, err)
+		}
+		done, err := s.CompleteAccept(ctx, "t1", a.ID, "tok-1", "alice", base.Add(3*time.Minute))
+		if err != nil || done.Status != finance.StatusAccepted || done.AppliedBy != "alice" {
+			t.Fatalf("completed %+v err=%v", done, err)
+		}
+	})
+
 	t.Run("concurrent begins take one lease", func(t *testing.T) {
 		s := newStore(t)
 		a := SampleApproval("t1", "FA-1", base)

@@ -135,7 +135,7 @@ func holds(token string) func(finance.Approval) bool {
 func (s *Store) BeginAccept(_ context.Context, tenantID, id string, lease finance.Lease, now time.Time) (finance.Approval, error) {
 	return s.update(tenantID, id, func(a finance.Approval) bool {
 		return a.Status == finance.StatusPending ||
-			(a.Status == finance.StatusApplying && a.Lease != nil && a.Lease.ExpiresAt.Before(now))
+			(a.Status == finance.StatusApplying && a.Lease != nil && a.Lease.ExpiresAt.Before(now) && a.AppliedAt.IsZero())
 	}, func(a *finance.Approval) {
 		lease.ExpiresAt = lease.ExpiresAt.UTC()
 		a.Status, a.Lease, a.UpdatedAt = finance.StatusApplying, &lease, now.UTC()
@@ -150,9 +150,18 @@ func (s *Store) CompleteAccept(_ context.Context, tenantID, id, token, decidedBy
 	})
 }
 
+// MarkApplied implements finance.Store.
+func (s *Store) MarkApplied(_ context.Context, tenantID, id, token, by string, at time.Time) error {
+	_, err := s.update(tenantID, id, holds(token), func(a *finance.Approval) {
+		a.AppliedBy, a.AppliedAt, a.UpdatedAt = by, at.UTC(), at.UTC()
+	})
+	return err
+}
+
 // Revert implements finance.Store.
 func (s *Store) Revert(_ context.Context, tenantID, id, token, lastError string, now time.Time) error {
-	_, err := s.update(tenantID, id, holds(token), func(a *finance.Approval) {
+	notApplied := func(a finance.Approval) bool { return holds(token)(a) && a.AppliedAt.IsZero() }
+	_, err := s.update(tenantID, id, notApplied, func(a *finance.Approval) {
 		a.Status, a.Lease, a.LastError, a.UpdatedAt = finance.StatusPending, nil, lastError, now.UTC()
 	})
 	return err
