@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/finance"
 	"github.com/syncassist/syncassist/shared/finance/financetest"
@@ -183,9 +184,10 @@ func TestApproveFailureCauses(t *testing.T) {
 }
 
 // Approve A holds the lease while its ERP call hangs; the lease expires; approve B takes
-// the row over and is itself mid-write when A's call returns. A cannot complete, must not
-// revert B's lease, audits one failure (lost_race) and answers 409; B then completes. The
-// ERP applied the update once: B's call carried the same idempotency key and replayed.
+// the row over and is itself mid-write when A's call returns. A cannot complete and must
+// not revert B's lease; its update did reach the ERP, so it audits a success and answers
+// 409 with the row's state (B holds it); B then completes. The ERP applied the update
+// once: B's call carried the same idempotency key and replayed.
 func TestApproveLosesTheRaceToATakeover(t *testing.T) {
 	f, h := newGuardFixture(t)
 	a := f.mustCreate("FA-1", "VB-1")
@@ -210,16 +212,14 @@ func TestApproveLosesTheRaceToATakeover(t *testing.T) {
 	// A's ERP update goes through (it is applied), then its completion loses.
 	g.open(1)
 	wA := <-resA
-	wantProblem(t, wA, http.StatusConflict, "lost_race")
+	wantProblem(t, wA, http.StatusConflict, "state_changed")
 	if got := f.row(a.ID); got.Status != finance.StatusApplying || got.Lease == nil || got.Lease.Token != leaseB.Token {
 		t.Fatalf("A touched B's lease: %+v", got)
 	}
-	fails := f.auditsOf(finance.ActionApprove)
-	if len(fails) != 1 || fails[0].Result != "failure" || fails[0].Actor.Actor != "alice" {
-		t.Fatalf("after A: finance.approve records %+v", fails)
-	}
-	if d := details(t, fails[0]); d["cause"] != string(finance.CauseLostRace) || d["reverted"] != false {
-		t.Fatalf("A's failure details %v", d)
+	recsA := f.auditsOf(finance.ActionApprove)
+	if len(recsA) != 1 || recsA[0].Result != "success" || recsA[0].Actor.Actor != "alice" ||
+		details(t, recsA[0])["completion"] != "state_changed" {
+		t.Fatalf("after A: finance.approve records %+v", recsA)
 	}
 
 	g.open(2)
@@ -234,13 +234,14 @@ func TestApproveLosesTheRaceToATakeover(t *testing.T) {
 	}
 	recs := f.auditsOf(finance.ActionApprove)
 	if len(recs) != 2 || recs[1].Result != "success" || details(t, recs[1])["replayed"] != true {
-		t.Fatalf("finance.approve records %+v: want A's failure, then B's success replayed by the ERP", recs)
+		t.Fatalf("finance.approve records %+v: want A's update, then B's success replayed by the ERP", recs)
 	}
 }
 
-// The race can also be lost to the reconcile: the lease expires while the ERP call hangs
-// and the sweep returns the row to pending. The late completion is refused, the row stays
-// pending, and the next approve replays the update.
+// The race can also be lost to the sweep: the lease expires while the ERP call hangs (a
+// paused process: the call itself is bounded well inside the lease) and the sweep returns
+// the row to pending. The update did reach the ERP, so the approve takes the row again and
+// records it accepted; nothing is written twice.
 func TestApproveLosesTheRaceToTheSweep(t *testing.T) {
 	f, h := newGuardFixture(t)
 	a := f.mustCreate("FA-1", "VB-1")
@@ -257,22 +258,22 @@ func TestApproveLosesTheRaceToTheSweep(t *testing.T) {
 		t.Fatalf("sweep: %d, %v", n, err)
 	}
 	g.open(1)
-	wantProblem(t, <-res, http.StatusConflict, "lost_race")
-
-	got := f.row(a.ID)
-	if got.Status != finance.StatusPending || got.Lease != nil {
-		t.Fatalf("row %+v, want pending", got)
+	// The update reached the ERP: the approve takes the row again and records it.
+	if w := <-res; w.Code != http.StatusOK {
+		t.Fatalf("%d %s", w.Code, w.Body)
 	}
-	fails := f.auditsOf(finance.ActionApprove)
-	if len(fails) != 1 || fails[0].Result != "failure" || details(t, fails[0])["cause"] != string(finance.CauseLostRace) {
-		t.Fatalf("finance.approve records %+v", fails)
+	got := f.row(a.ID)
+	if got.Status != finance.StatusAccepted || got.DecidedBy != "alice" || got.AppliedBy != "alice" {
+		t.Fatalf("row %+v, want accepted by alice", got)
+	}
+	recs := f.auditsOf(finance.ActionApprove)
+	if len(recs) != 1 || recs[0].Result != "success" {
+		t.Fatalf("finance.approve records %+v", recs)
 	}
 	if exp := f.auditsOf(finance.ActionLeaseExpired); len(exp) != 1 {
 		t.Fatalf("lease_expired records %+v", exp)
 	}
-	if w := f.approve(approverBob, a.ID); w.Code != http.StatusOK {
-		t.Fatalf("retry: %d %s", w.Code, w.Body)
-	}
+	wantProblem(t, f.approve(approverBob, a.ID), http.StatusConflict, "not_pending")
 	if n := h.fake.WriteCount(); n != 1 {
 		t.Fatalf("the ERP applied %d updates, want 1", n)
 	}
@@ -468,25 +469,58 @@ func TestApproveWhenTheStoreFails(t *testing.T) {
 			t.Fatal("a failed lease write had effects")
 		}
 	})
-	t.Run("at completion: reverted, audited, retry replays", func(t *testing.T) {
+	t.Run("at completion: never reverted, answered 202, completed by the sweep", func(t *testing.T) {
 		f, h := newGuardFixture(t)
 		a := f.mustCreate("FA-1", "VB-1")
 		h.seed(a)
 		f.svc.Store = failingStore{Store: f.mem, fail: map[string]bool{"CompleteAccept": true}}
-		wantProblem(t, f.approve(approverAlice, a.ID), http.StatusServiceUnavailable, "completion_failed")
-		if got := f.row(a.ID); got.Status != finance.StatusPending || got.Lease != nil {
+		w := f.approve(approverAlice, a.ID)
+		var v finance.WrittenView
+		if err := json.Unmarshal(w.Body.Bytes(), &v); w.Code != http.StatusAccepted || err != nil ||
+			v.Status != finance.StatusApplying || v.ERPAppliedAt == nil || v.Message == "" {
+			t.Fatalf("%d %s", w.Code, w.Body)
+		}
+		if got := f.row(a.ID); got.Status != finance.StatusApplying || got.AppliedBy != approverAlice.Subject {
 			t.Fatalf("row %+v", got)
 		}
-		fails := f.auditsOf(finance.ActionApprove)
-		if len(fails) != 1 || details(t, fails[0])["cause"] != string(finance.CauseCompletionFailed) {
-			t.Fatalf("finance.approve records %+v", fails)
+		recs := f.auditsOf(finance.ActionApprove)
+		if len(recs) != 1 || recs[0].Result != audit.ResultSuccess || details(t, recs[0])["completion"] != "pending" {
+			t.Fatalf("finance.approve records %+v", recs)
 		}
 		f.svc.Store = f.mem
-		if w := f.approve(approverAlice, a.ID); w.Code != http.StatusOK {
-			t.Fatalf("retry: %d %s", w.Code, w.Body)
+		for _, try := range []*httptest.ResponseRecorder{f.approve(approverAlice, a.ID),
+			f.call(approverAlice, http.MethodPost, base+"/FA-1/reject", `{"reason":"no"}`)} {
+			wantProblem(t, try, http.StatusConflict, "erp_applied")
+		}
+		f.clock.Advance(finance.DefaultLeaseTTL + time.Minute)
+		if n, err := f.svc.SweepExpiredLeases(context.Background(), tenantID, f.clock.Now()); err != nil || n != 1 {
+			t.Fatalf("sweep finished %d: %v", n, err)
+		}
+		if got := f.row(a.ID); got.Status != finance.StatusAccepted || got.DecidedBy != approverAlice.Subject {
+			t.Fatalf("row %+v", got)
+		}
+		if recs := f.auditsOf(finance.ActionApproveCompleted); len(recs) != 1 || recs[0].Result != audit.ResultSuccess {
+			t.Fatalf("finance.approve_completed records %+v", recs)
 		}
 		if n := h.fake.WriteCount(); n != 1 {
 			t.Fatalf("the ERP applied %d updates, want 1", n)
+		}
+	})
+	t.Run("an approve after the lease completes an applied row without a second update", func(t *testing.T) {
+		f, h := newGuardFixture(t)
+		a := f.mustCreate("FA-1", "VB-1")
+		h.seed(a)
+		f.svc.Store = failingStore{Store: f.mem, fail: map[string]bool{"CompleteAccept": true}}
+		if w := f.approve(approverAlice, a.ID); w.Code != http.StatusAccepted {
+			t.Fatalf("%d %s", w.Code, w.Body)
+		}
+		f.svc.Store = f.mem
+		f.clock.Advance(finance.DefaultLeaseTTL + time.Second)
+		if w := f.approve(approverBob, a.ID); w.Code != http.StatusOK {
+			t.Fatalf("%d %s", w.Code, w.Body)
+		}
+		if got := f.row(a.ID); got.Status != finance.StatusAccepted || got.DecidedBy != approverAlice.Subject || h.fake.WriteCount() != 1 {
+			t.Fatalf("row %+v, %d ERP updates", got, h.fake.WriteCount())
 		}
 	})
 }
@@ -512,5 +546,24 @@ func TestApproveCompletesWhenTheCallerLeavesAfterTheERPUpdate(t *testing.T) {
 	}
 	if recs := f.auditsOf(finance.ActionApprove); len(recs) != 1 || recs[0].Result != "success" {
 		t.Fatalf("finance.approve records %+v", recs)
+	}
+}
+
+// The ERP call ends before the request's deadline less the reserve, so reverting or
+// completing and the audit still fit in the Lambda's time.
+func TestApproveBoundsTheERPCallByTheDeadline(t *testing.T) {
+	var got time.Duration
+	erp := &financetest.ERP{Before: func(ctx context.Context, _ finance.Approval) {
+		d, _ := ctx.Deadline()
+		got = time.Until(d)
+	}}
+	f := newFixture(t, erp)
+	a := f.mustCreate("FA-1", "VB-1")
+	ctx, cancel := context.WithTimeout(identity.WithAuth(context.Background(), *approverAlice), 30*time.Second)
+	defer cancel()
+	r := httptest.NewRequest(http.MethodPost, base+"/"+a.ID+"/approve", nil).WithContext(ctx)
+	f.mux.ServeHTTP(httptest.NewRecorder(), r)
+	if got <= 0 || got > 30*time.Second-finance.ERPReserve {
+		t.Fatalf("the ERP call had %v of a 30 s request, want at most %v", got, 30*time.Second-finance.ERPReserve)
 	}
 }

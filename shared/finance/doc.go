@@ -25,22 +25,28 @@
 //     the ERP and never applied twice.
 //  3. completeAccept moves applying → accepted if the token still holds.
 //
-// Every failure after step 1 — the row has no erp_id, the guard or connector fails, the
-// connector returns nothing (see Confirmed), completion loses the race — reverts the row
-// to pending conditionally on the same token and writes the audit record finance.approve
-// with result failure and the cause (Cause). A revert refused because the token no longer
-// holds is correct, not an error: the row belongs to whoever holds it now.
+// Every failure after step 1 and before the ERP confirmed the update — the row has no
+// erp_id, the guard or connector fails, the connector returns nothing (see Confirmed) —
+// reverts the row to pending conditionally on the same token and writes the audit record
+// finance.approve with result failure and the cause (Cause). A revert refused because the
+// token no longer holds is correct, not an error: the row belongs to whoever holds it now.
 //
-// Status codes, within SPEC.md's set for approve: 200 accepted; 400 invalid_id or
-// missing_erp_id; 404 not_found; 409 not_pending, lease_held, lost_race, and the
-// governance refusals ownership_rejected, ownership_approval_required, loop_detected and
-// dlp_blocked (codes as the sync-error write-back uses them); 502 erp_update_failed and
-// erp_returned_nothing; 503 connector_not_configured, connector_unavailable,
-// completion_failed and temporarily_unavailable.
+// Once the ERP confirmed the update, the approval happened: the row is marked applied,
+// completion is retried, the audit says success, and the row only ends accepted (by this
+// approve, the next one or the sweep); it is never reverted.
 //
-// The ERP call runs with at most half the lease, and the completion, revert and audit
-// writes are detached from the caller's cancellation, so a holder that is still alive
-// has finished (or given up and reverted) long before anyone may take its lease over.
+// Status codes, within SPEC.md's set for approve plus 202: 200 accepted; 202 the ERP was
+// updated and completing is left to the sweep; 400 invalid_id or missing_erp_id; 404
+// not_found; 409 not_pending, lease_held, erp_applied, state_changed, and the governance
+// refusals ownership_rejected, ownership_approval_required, loop_detected and dlp_blocked
+// (codes as the sync-error write-back uses them); 502 erp_update_failed and
+// erp_returned_nothing; 503 connector_not_configured, connector_unavailable and
+// temporarily_unavailable.
+//
+// The ERP call runs with at most half the lease and the request's deadline less
+// ERPReserve, and the completion, revert and audit writes are detached from the caller's
+// cancellation, so a holder that is still alive has finished (or given up and reverted)
+// long before anyone may take its lease over.
 //
 // # Dependencies
 //

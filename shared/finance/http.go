@@ -28,6 +28,7 @@ type View struct {
 	Fields         json.RawMessage `json:"fields"`
 	LeaseExpiresAt *time.Time      `json:"leaseExpiresAt"`
 	LastError      *string         `json:"lastError"`
+	ERPAppliedAt   *time.Time      `json:"erpAppliedAt"`
 	DecidedBy      *string         `json:"decidedBy"`
 	DecidedAt      *time.Time      `json:"decidedAt"`
 	Note           *string         `json:"note"`
@@ -42,6 +43,10 @@ func ViewOf(a Approval) View {
 		ERPID: optional(a.ERPID), LastError: optional(a.LastError), DecidedBy: optional(a.DecidedBy), Note: optional(a.Note)}
 	if len(v.Fields) == 0 {
 		v.Fields = DefaultFields
+	}
+	if !a.AppliedAt.IsZero() {
+		at := a.AppliedAt
+		v.ERPAppliedAt = &at
 	}
 	if a.Lease != nil {
 		exp := a.Lease.ExpiresAt
@@ -131,8 +136,16 @@ func (s *Service) DetailHandler() http.Handler {
 	})
 }
 
+// WrittenView is the 202 answer of an approve whose ERP update went through but could not
+// be recorded: the row, applying and marked applied, and what happens next.
+type WrittenView struct {
+	View
+	Message string `json:"message"`
+}
+
 // ApproveHandler serves POST /api/finance-ops/approvals/{id}/approve (approver). It takes
-// no body; 200 with the accepted row, or a problem (see the package documentation).
+// no body; 200 with the accepted row, 202 when the ERP was updated but the approval could
+// not yet be recorded, or a problem (see the package documentation).
 func (s *Service) ApproveHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := who(w, r)
@@ -140,6 +153,13 @@ func (s *Service) ApproveHandler() http.Handler {
 			return
 		}
 		a, err := s.Approve(r.Context(), actor, r.PathValue("id"))
+		var f *ApproveError
+		if errors.As(err, &f) && f.Cause == CauseCompletionPending {
+			// The ERP was updated; the approval is completed by the next approve or the sweep.
+			httpapi.WriteJSON(w, http.StatusAccepted, WrittenView{View: ViewOf(a),
+				Message: "The ERP was updated; recording the approval failed and is completed by the lease sweep."})
+			return
+		}
 		if err != nil {
 			writeError(w, r, err, a)
 			return
@@ -197,6 +217,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error, cur Approval)
 		p = httpapi.NewProblem(http.StatusNotFound, "not_found", "No such finance approval.")
 	case errors.Is(err, ErrNotPending):
 		p = httpapi.NewProblem(http.StatusConflict, "not_pending", "The approval is "+string(cur.Status)+", not pending.")
+	case errors.Is(err, ErrLeaseHeld) && !cur.AppliedAt.IsZero():
+		p = httpapi.NewProblem(http.StatusConflict, "erp_applied", "The ERP was updated at "+cur.AppliedAt.Format(time.RFC3339)+
+			"; the approval is being completed and can no longer be rejected.")
 	case errors.Is(err, ErrLeaseHeld):
 		p = httpapi.NewProblem(http.StatusConflict, "lease_held", "Another approve is applying this approval right now.")
 	case errors.Is(err, ErrIDReused):
@@ -228,17 +251,13 @@ func failureProblem(f *ApproveError) *httpapi.Problem {
 	case CauseReturnedNothing:
 		p = httpapi.NewProblem(http.StatusBadGateway, "erp_returned_nothing",
 			"The host ERP answered without confirming the record."+again)
-	case CauseLostRace:
-		p = httpapi.NewProblem(http.StatusConflict, "lost_race",
-			"Another approve took this approval over after this one's lease expired; it decides the outcome.")
-	case CauseCompletionFailed:
-		p = httpapi.NewProblem(http.StatusServiceUnavailable, "completion_failed",
-			"The ERP was updated but the approval could not be marked accepted; retry the approve (the ERP will not apply it twice).")
-		p.RetryAfter = 5 * time.Second
+	case CauseChangedAfterWrite:
+		p = httpapi.NewProblem(http.StatusConflict, "state_changed",
+			"The ERP was updated, but the approval changed meanwhile; see its current state.")
 	default:
 		p = httpapi.NewProblem(http.StatusBadGateway, "erp_update_failed", "The host ERP did not accept the update."+again)
 	}
-	if !f.Reverted && f.Cause != CauseLostRace && f.Cause != CauseCompletionFailed && f.Cause != CauseUnavailable {
+	if !f.Reverted && !f.Applied && f.Cause != CauseUnavailable {
 		p.Detail = strings.TrimSuffix(p.Detail, again) + " The approval returns to pending when its lease expires."
 	}
 	return p

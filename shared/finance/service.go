@@ -20,6 +20,9 @@ const (
 	ActionReject       = "finance.reject"
 	ActionCreate       = "finance.create"
 	ActionLeaseExpired = "finance.lease_expired"
+	// ActionApproveCompleted records an approval completed after the approve that updated
+	// the ERP stopped: by a later approve or the lease sweep.
+	ActionApproveCompleted = "finance.approve_completed"
 )
 
 // Auditor writes audit records; *audit.Log implements it.
@@ -80,169 +83,6 @@ func (s *Service) observe(st Stage, since time.Time) {
 	if s.Hooks.Stage != nil {
 		s.Hooks.Stage(st, time.Since(since))
 	}
-}
-
-// Cause is why an approve failed after it took the lease: the audit record's "cause".
-type Cause string
-
-// Failure causes (SPEC.md Errors 1, plus the guard's and the store's own).
-const (
-	CauseMissingERPID     Cause = "missing_erp_id"
-	CauseNotConfigured    Cause = "connector_not_configured"
-	CauseUnavailable      Cause = "connector_unavailable"
-	CauseRefused          Cause = "governance_refused"
-	CauseConnectorError   Cause = "connector_error"
-	CauseReturnedNothing  Cause = "connector_returned_nothing"
-	CauseLostRace         Cause = "lost_race"
-	CauseCompletionFailed Cause = "completion_failed"
-)
-
-// lastErrors are what the row's LastError says after each cause: words for the operator,
-// never an internal error's text.
-var lastErrors = map[Cause]string{
-	CauseMissingERPID:     "the approval names no ERP record (erp_id); the host ERP must send one before it can be approved",
-	CauseNotConfigured:    "the tenant has no host ERP connector; nothing was written",
-	CauseUnavailable:      "a governance check or the host ERP connector was unavailable; nothing was written, retry the approve",
-	CauseConnectorError:   "the host ERP did not accept the update; retry the approve",
-	CauseReturnedNothing:  "the host ERP answered without confirming the record; retry the approve",
-	CauseLostRace:         "another approve took this approval over after the lease expired",
-	CauseCompletionFailed: "the ERP was updated but the approval could not be marked accepted; retry the approve (the ERP will not apply it twice)",
-}
-
-// ApproveError is an approve that failed after it took the lease. The row was returned to
-// pending if Reverted, and the failure was audited.
-type ApproveError struct {
-	Cause Cause
-	// Reverted says this approve returned the row to pending. It is false when the lease
-	// was no longer its own (lost race) or the revert could not be written (the lease then
-	// expires and the sweep returns the row).
-	Reverted bool
-	// Refusal is set with CauseRefused.
-	Refusal *RefusedError
-	// Err is the underlying error, for the log only.
-	Err error
-}
-
-func (e *ApproveError) Error() string {
-	if e.Err != nil {
-		return "approve failed: " + string(e.Cause) + ": " + e.Err.Error()
-	}
-	return "approve failed: " + string(e.Cause)
-}
-
-func (e *ApproveError) Unwrap() error { return e.Err }
-
-// errReturnedNothing stands for a nil error with an unconfirmed result.
-var errReturnedNothing = errors.New("the connector returned no confirmation of the record")
-
-// Approve runs the two-stage lease around the ERP update for the tenant's approval id,
-// attributed to who. It returns the accepted row; on ErrNotPending or ErrLeaseHeld it
-// returns the row as it stands; after the lease was taken every failure is an
-// *ApproveError.
-func (s *Service) Approve(ctx context.Context, who identity.Identity, id string) (Approval, error) {
-	if !ValidID(id) {
-		return Approval{}, ErrInvalidID
-	}
-	now := s.now()
-	ttl := s.leaseTTL()
-	lease := NewLease(now, ttl)
-	start := time.Now()
-	held, err := s.Store.BeginAccept(ctx, who.TenantID, id, lease, now)
-	if errors.Is(err, ErrStateChanged) {
-		return s.whyNotPending(ctx, who.TenantID, id)
-	}
-	if err != nil {
-		return Approval{}, err
-	}
-	s.observe(StageBegin, start)
-
-	if held.ERPID == "" {
-		return held, s.fail(ctx, who, held, lease, &ApproveError{Cause: CauseMissingERPID})
-	}
-	// Half the lease: the holder gives up, and reverts, well before anyone may take over.
-	erpCtx, cancel := context.WithTimeout(ctx, ttl/2)
-	start = time.Now()
-	res, err := s.ERP.Update(erpCtx, who, held, IdempotencyKey(held.ID))
-	cancel()
-	if err == nil && !Confirmed(held, res) {
-		err = errReturnedNothing
-	}
-	if err != nil {
-		return held, s.fail(ctx, who, held, lease, classify(err))
-	}
-	s.observe(StageERP, start)
-	if s.Hooks.AfterERPUpdate != nil {
-		s.Hooks.AfterERPUpdate(ctx, held)
-	}
-
-	// The ERP has been updated: recording that must not depend on the caller staying.
-	dctx, dcancel := detached(ctx)
-	defer dcancel()
-	start = time.Now()
-	done, err := s.Store.CompleteAccept(dctx, who.TenantID, id, lease.Token, who.Actor, s.now())
-	switch {
-	case errors.Is(err, ErrStateChanged), errors.Is(err, ErrNotFound):
-		return held, s.fail(ctx, who, held, lease, &ApproveError{Cause: CauseLostRace, Err: err})
-	case err != nil:
-		return held, s.fail(ctx, who, held, lease, &ApproveError{Cause: CauseCompletionFailed, Err: err})
-	}
-	s.observe(StageComplete, start)
-	start = time.Now()
-	s.audit(dctx, who, ActionApprove, audit.ResultSuccess, done, map[string]any{
-		"erpId": done.ERPID, "entity": done.Entity, "amount": done.Amount, "currency": done.Currency,
-		"erpVersion": res.Record.Version, "replayed": res.Replayed,
-	})
-	s.observe(StageAudit, start)
-	return done, nil
-}
-
-// classify turns an ERPUpdater error into the approve's failure.
-func classify(err error) *ApproveError {
-	var refused *RefusedError
-	switch {
-	case errors.Is(err, errReturnedNothing):
-		return &ApproveError{Cause: CauseReturnedNothing, Err: err}
-	case errors.As(err, &refused):
-		return &ApproveError{Cause: CauseRefused, Refusal: refused, Err: err}
-	case errors.Is(err, ErrERPNotConfigured):
-		return &ApproveError{Cause: CauseNotConfigured, Err: err}
-	case errors.Is(err, ErrERPUnavailable):
-		return &ApproveError{Cause: CauseUnavailable, Err: err}
-	}
-	return &ApproveError{Cause: CauseConnectorError, Err: err}
-}
-
-// fail reverts the row held under lease to pending (conditionally on the token) and
-// audits the failure. It returns f for the caller to answer with.
-func (s *Service) fail(ctx context.Context, who identity.Identity, a Approval, lease Lease, f *ApproveError) error {
-	dctx, cancel := detached(ctx)
-	defer cancel()
-	msg := lastErrors[f.Cause]
-	if f.Refusal != nil {
-		msg = "governance refused the ERP update: " + f.Refusal.Reason
-	}
-	err := s.Store.Revert(dctx, a.TenantID, a.ID, lease.Token, msg, s.now())
-	switch {
-	case err == nil:
-		f.Reverted = true
-	case errors.Is(err, ErrStateChanged), errors.Is(err, ErrNotFound):
-		// The lease is no longer ours: whoever holds the row now decides it.
-	default:
-		httpapi.Logger(ctx).Error("finance approve: revert failed; the lease will expire and the sweep returns the row",
-			"id", a.ID, "error", err)
-	}
-	if f.Err != nil {
-		httpapi.Logger(ctx).Warn("finance approve failed", "id", a.ID, "cause", string(f.Cause), "reverted", f.Reverted, "error", f.Err)
-	}
-	details := map[string]any{"cause": string(f.Cause), "erpId": a.ERPID, "entity": a.Entity, "reverted": f.Reverted}
-	if f.Refusal != nil {
-		details["refusal"] = f.Refusal.Code
-	}
-	if kind := connectorErrorKind(f.Err); kind != "" {
-		details["connectorError"] = kind
-	}
-	s.audit(dctx, who, ActionApprove, audit.ResultFailure, a, details)
-	return f
 }
 
 // whyNotPending explains a refused beginAccept or reject from the row as it stands.
@@ -308,10 +148,11 @@ func (s *Service) Create(ctx context.Context, who identity.Identity, a Approval)
 // sweepPage is how many expired leases one query of the sweep reads.
 const sweepPage = 100
 
-// SweepExpiredLeases returns the tenant's rows whose lease expired in applying before now
-// to pending, each conditionally on the token it saw, and audits each with
-// finance.lease_expired. Two overlapping sweeps (or a sweep and an approve taking over)
-// revert a row at most once. It returns how many rows this call reverted.
+// SweepExpiredLeases finishes the tenant's rows whose lease expired in applying before
+// now, each conditionally on the token it saw: a row whose ERP update was confirmed is
+// completed accepted (finance.approve_completed), any other returns to pending
+// (finance.lease_expired). Two overlapping sweeps (or a sweep and an approve taking over)
+// finish a row at most once. It returns how many rows this call finished.
 func (s *Service) SweepExpiredLeases(ctx context.Context, tenantID string, now time.Time) (int, error) {
 	who := identity.ForTenant(tenantID, "schedule:reconcile")
 	n := 0
@@ -323,6 +164,16 @@ func (s *Service) SweepExpiredLeases(ctx context.Context, tenantID string, now t
 		progress := 0
 		for _, a := range expired {
 			if a.Lease == nil {
+				continue
+			}
+			if !a.AppliedAt.IsZero() {
+				// The ERP was updated: complete, never revert.
+				if _, err := s.completeApplied(ctx, who, a); err == nil {
+					n++
+					progress++
+				} else if !errors.Is(err, ErrLeaseHeld) && !errors.Is(err, ErrNotPending) {
+					return n, fmt.Errorf("complete applied finance approval %s/%s: %w", tenantID, a.ID, err)
+				}
 				continue
 			}
 			err := s.Store.Revert(ctx, tenantID, a.ID, a.Lease.Token,

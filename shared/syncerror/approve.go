@@ -14,6 +14,7 @@ import (
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/retry"
 )
 
 // ErrFixUnrecorded wraps the error of a write-back that reached the host ERP but whose
@@ -251,23 +252,10 @@ func (a *approval) complete(takeover bool) {
 	}
 }
 
-// retryStore runs a conditional store write up to three times while it fails for a reason
-// other than the row's state (throttling, a dropped connection).
+// retryStore retries a conditional write of the queue while it fails for a reason other
+// than the row's state.
 func retryStore(ctx context.Context, op func() error) error {
-	var err error
-	for attempt, wait := 0, 50*time.Millisecond; attempt < 3; attempt, wait = attempt+1, wait*4 {
-		if err = op(); err == nil || errors.Is(err, ErrStateChanged) || errors.Is(err, ErrNotFound) {
-			return err
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return err
-		case <-t.C:
-		}
-	}
-	return err
+	return retry.Store(ctx, op, func(err error) bool { return errors.Is(err, ErrStateChanged) || errors.Is(err, ErrNotFound) })
 }
 
 // FixKey is the idempotency key of writing fix for a claim: the same fix always carries

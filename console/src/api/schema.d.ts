@@ -683,6 +683,11 @@ export interface components {
             /** Format: date-time */
             leaseExpiresAt?: string | null;
             lastError?: string | null;
+            /**
+             * Format: date-time
+             * @description When an approve's ERP update was confirmed; from then on the approval only ends accepted.
+             */
+            erpAppliedAt?: string | null;
             decidedBy?: string | null;
             /** Format: date-time */
             decidedAt?: string | null;
@@ -925,6 +930,10 @@ export interface components {
             applied: true;
             message: string;
         };
+        /** @description The ERP was updated but the approval could not be recorded yet: the row is applying with erpAppliedAt set, and the next approve or the lease sweep completes it. */
+        FinanceApprovalWritten: components["schemas"]["FinanceApproval"] & {
+            message: string;
+        };
     };
     responses: {
         /** @description Invalid input: `validation_failed` (with `errors`), `malformed_json`, `invalid_query`, `invalid_cursor`, `invalid_id`, `missing_erp_id`, `tenant_header_missing`, `body_unreadable`, `unknown_module`. */
@@ -967,7 +976,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The state changed or a guard refused: `not_pending`, `no_proposal`, `lease_held`, `lost_race`, `ownership_approval_required`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `request_replayed`, `approval_id_reused`, `not_releasable`. */
+        /** @description The state changed or a guard refused: `not_pending`, `no_proposal`, `lease_held`, `erp_applied`, `state_changed`, `ownership_approval_required`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `request_replayed`, `approval_id_reused`, `not_releasable`. */
         Conflict: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -1007,7 +1016,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The ERP write failed after the revert: `write_back_failed`, `erp_update_failed`, `erp_returned_nothing`, `completion_failed`, `release_failed`. */
+        /** @description The ERP write failed after the revert: `write_back_failed`, `erp_update_failed`, `erp_returned_nothing`, `release_failed`. */
         BadGateway: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -1594,6 +1603,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FinanceApproval"];
+                };
+            };
+            /** @description The ERP was updated; recording the approval failed and is completed by the lease sweep (or the next approve). */
+            202: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FinanceApprovalWritten"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -67,9 +67,10 @@ function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove:
   const approve = async () => {
     setStage("Applying: lease taken, updating the ERP…");
     try {
-      const done = await write<FinanceApproval>("POST", `/api/finance-ops/approvals/${row.id}/approve`);
+      const done = await write<FinanceApproval & { message?: string }>("POST", `/api/finance-ops/approvals/${row.id}/approve`);
       setStage(null);
-      announce(`Approved ${row.id}: ${done.status}`);
+      // 202: the ERP was updated and the approval is completed by the sweep.
+      announce(done.message ? `${row.id}: ${done.message}` : `Approved ${row.id}: ${done.status}`);
       props.onChange(done);
     } catch (e) {
       setStage(null);

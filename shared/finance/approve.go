@@ -1,0 +1,252 @@
+package finance
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/retry"
+)
+
+// Cause is why an approve failed after it took the lease: the audit record's "cause".
+type Cause string
+
+// Failure causes (SPEC.md Errors 1, plus the guard's and the store's own).
+const (
+	CauseMissingERPID    Cause = "missing_erp_id"
+	CauseNotConfigured   Cause = "connector_not_configured"
+	CauseUnavailable     Cause = "connector_unavailable"
+	CauseRefused         Cause = "governance_refused"
+	CauseConnectorError  Cause = "connector_error"
+	CauseReturnedNothing Cause = "connector_returned_nothing"
+	// CauseCompletionPending and CauseChangedAfterWrite follow a confirmed ERP update:
+	// the approve did happen (the audit says success), only recording it did not.
+	CauseCompletionPending Cause = "completion_pending"
+	CauseChangedAfterWrite Cause = "changed_after_write"
+)
+
+// lastErrors are what the row's LastError says after each cause: words for the operator,
+// never an internal error's text.
+var lastErrors = map[Cause]string{
+	CauseMissingERPID:    "the approval names no ERP record (erp_id); the host ERP must send one before it can be approved",
+	CauseNotConfigured:   "the tenant has no host ERP connector; nothing was written",
+	CauseUnavailable:     "a governance check or the host ERP connector was unavailable; nothing was written, retry the approve",
+	CauseConnectorError:  "the host ERP did not accept the update; retry the approve",
+	CauseReturnedNothing: "the host ERP answered without confirming the record; retry the approve",
+}
+
+// ApproveError is an approve that failed after it took the lease. The row was returned to
+// pending if Reverted, and the failure was audited. Applied says the ERP update was
+// confirmed before the failure: the approval happened and the row only ends accepted.
+type ApproveError struct {
+	Cause   Cause
+	Applied bool
+	// Reverted says this approve returned the row to pending. It is false when the lease
+	// was no longer its own (lost race) or the revert could not be written (the lease then
+	// expires and the sweep returns the row).
+	Reverted bool
+	// Refusal is set with CauseRefused.
+	Refusal *RefusedError
+	// Err is the underlying error, for the log only.
+	Err error
+}
+
+func (e *ApproveError) Error() string {
+	if e.Err != nil {
+		return "approve failed: " + string(e.Cause) + ": " + e.Err.Error()
+	}
+	return "approve failed: " + string(e.Cause)
+}
+
+func (e *ApproveError) Unwrap() error { return e.Err }
+
+// errReturnedNothing stands for a nil error with an unconfirmed result.
+var errReturnedNothing = errors.New("the connector returned no confirmation of the record")
+
+// Approve runs the two-stage lease around the ERP update for the tenant's approval id,
+// attributed to who. It returns the accepted row; on ErrNotPending or ErrLeaseHeld it
+// returns the row as it stands; after the lease was taken every failure is an
+// *ApproveError.
+func (s *Service) Approve(ctx context.Context, who identity.Identity, id string) (Approval, error) {
+	if !ValidID(id) {
+		return Approval{}, ErrInvalidID
+	}
+	now := s.now()
+	ttl := s.leaseTTL()
+	lease := NewLease(now, ttl)
+	start := time.Now()
+	held, err := s.Store.BeginAccept(ctx, who.TenantID, id, lease, now)
+	if errors.Is(err, ErrStateChanged) {
+		cur, err := s.whyNotPending(ctx, who.TenantID, id)
+		if errors.Is(err, ErrLeaseHeld) && !cur.AppliedAt.IsZero() && cur.Lease != nil && cur.Lease.ExpiresAt.Before(now) {
+			// The approve that updated the ERP stopped before completing: complete it.
+			return s.completeApplied(ctx, who, cur)
+		}
+		return cur, err
+	}
+	if err != nil {
+		return Approval{}, err
+	}
+	s.observe(StageBegin, start)
+
+	if held.ERPID == "" {
+		return held, s.fail(ctx, who, held, lease, &ApproveError{Cause: CauseMissingERPID})
+	}
+	erpCtx, cancel := erpContext(ctx, ttl)
+	start = time.Now()
+	res, err := s.ERP.Update(erpCtx, who, held, IdempotencyKey(held.ID))
+	cancel()
+	if err == nil && !Confirmed(held, res) {
+		err = errReturnedNothing
+	}
+	if err != nil {
+		return held, s.fail(ctx, who, held, lease, classify(err))
+	}
+	s.observe(StageERP, start)
+	if s.Hooks.AfterERPUpdate != nil {
+		s.Hooks.AfterERPUpdate(ctx, held)
+	}
+
+	// The ERP has been updated: recording that must not depend on the caller staying.
+	dctx, dcancel := detached(ctx)
+	defer dcancel()
+	return s.finishApplied(dctx, who, held, lease.Token, res, true)
+}
+
+// completeApplied completes a row whose ERP update was confirmed by an approve that then
+// stopped (its lease expired): accepted as decided by that approve's approver, audited
+// as finance.approve_completed by who. The ERP is not called again.
+func (s *Service) completeApplied(ctx context.Context, who identity.Identity, a Approval) (Approval, error) {
+	done, err := s.Store.CompleteAccept(ctx, a.TenantID, a.ID, a.Lease.Token, a.AppliedBy, s.now())
+	if errors.Is(err, ErrStateChanged) || errors.Is(err, ErrNotFound) {
+		return s.whyNotPending(ctx, a.TenantID, a.ID)
+	}
+	if err != nil {
+		return a, err
+	}
+	s.audit(ctx, who, ActionApproveCompleted, audit.ResultSuccess, done, map[string]any{
+		"erpId": done.ERPID, "entity": done.Entity, "appliedBy": a.AppliedBy, "appliedAt": a.AppliedAt,
+	})
+	return done, nil
+}
+
+// ERPReserve is the time an approve keeps, of the request's deadline (the Lambda's), for
+// what follows the ERP update: marking, completing or reverting the row and the audit.
+const ERPReserve = 5 * time.Second
+
+// erpContext bounds the ERP update by half the lease (the holder gives up, and reverts,
+// well before anyone may take over) and by the request's deadline less ERPReserve.
+func erpContext(ctx context.Context, ttl time.Duration) (context.Context, context.CancelFunc) {
+	limit := time.Now().Add(ttl / 2)
+	if d, ok := ctx.Deadline(); ok && d.Add(-ERPReserve).Before(limit) {
+		limit = d.Add(-ERPReserve)
+	}
+	return context.WithDeadline(ctx, limit)
+}
+
+// finishApplied follows a confirmed ERP update: mark the row applied, complete it, audit
+// the approve as the success it is. It never reverts: when completing fails the row stays
+// applying and marked, and the next approve or the sweep completes it.
+//
+// If the row went back to pending meanwhile (the sweep took a lease that outlived a
+// paused process), the ERP update still happened: the approve takes the row again, once,
+// and records it.
+func (s *Service) finishApplied(ctx context.Context, who identity.Identity, held Approval, token string, res connector.WriteResult, retake bool) (Approval, error) {
+	final := func(err error) bool { return errors.Is(err, ErrStateChanged) || errors.Is(err, ErrNotFound) }
+	if err := retry.Store(ctx, func() error {
+		return s.Store.MarkApplied(ctx, held.TenantID, held.ID, token, who.Actor, s.now())
+	}, final); err != nil {
+		httpapi.Logger(ctx).Error("finance approve: applied marker not stored", "id", held.ID, "error", err)
+	}
+	start := time.Now()
+	var done Approval
+	err := retry.Store(ctx, func() (err error) {
+		done, err = s.Store.CompleteAccept(ctx, held.TenantID, held.ID, token, who.Actor, s.now())
+		return err
+	}, final)
+	details := map[string]any{"erpId": held.ERPID, "entity": held.Entity, "amount": held.Amount, "currency": held.Currency,
+		"erpVersion": res.Record.Version, "replayed": res.Replayed}
+	switch {
+	case err == nil:
+		s.observe(StageComplete, start)
+		start = time.Now()
+		s.audit(ctx, who, ActionApprove, audit.ResultSuccess, done, details)
+		s.observe(StageAudit, start)
+		return done, nil
+	case final(err):
+		cur, gerr := s.Store.Get(ctx, held.TenantID, held.ID)
+		if gerr == nil && cur.Status == StatusPending && retake {
+			lease := NewLease(s.now(), s.leaseTTL())
+			if again, err := s.Store.BeginAccept(ctx, held.TenantID, held.ID, lease, s.now()); err == nil {
+				return s.finishApplied(ctx, who, again, lease.Token, res, false)
+			}
+		}
+		if gerr == nil && cur.Status == StatusAccepted {
+			details["completedBy"] = cur.DecidedBy
+			s.audit(ctx, who, ActionApprove, audit.ResultSuccess, cur, details)
+			return cur, nil
+		}
+		details["completion"] = "state_changed"
+		s.audit(ctx, who, ActionApprove, audit.ResultSuccess, held, details)
+		httpapi.Logger(ctx).Error("finance approve: the row changed after the ERP update", "id", held.ID, "status", cur.Status)
+		return cur, &ApproveError{Cause: CauseChangedAfterWrite, Applied: true, Err: err}
+	}
+	details["completion"] = "pending"
+	s.audit(ctx, who, ActionApprove, audit.ResultSuccess, held, details)
+	httpapi.Logger(ctx).Error("finance approve: ERP updated, approval not completed", "id", held.ID, "error", err)
+	held.AppliedBy, held.AppliedAt = who.Actor, s.now()
+	return held, &ApproveError{Cause: CauseCompletionPending, Applied: true, Err: err}
+}
+
+// classify turns an ERPUpdater error into the approve's failure.
+func classify(err error) *ApproveError {
+	var refused *RefusedError
+	switch {
+	case errors.Is(err, errReturnedNothing):
+		return &ApproveError{Cause: CauseReturnedNothing, Err: err}
+	case errors.As(err, &refused):
+		return &ApproveError{Cause: CauseRefused, Refusal: refused, Err: err}
+	case errors.Is(err, ErrERPNotConfigured):
+		return &ApproveError{Cause: CauseNotConfigured, Err: err}
+	case errors.Is(err, ErrERPUnavailable):
+		return &ApproveError{Cause: CauseUnavailable, Err: err}
+	}
+	return &ApproveError{Cause: CauseConnectorError, Err: err}
+}
+
+// fail reverts the row held under lease to pending (conditionally on the token) and
+// audits the failure. It returns f for the caller to answer with.
+func (s *Service) fail(ctx context.Context, who identity.Identity, a Approval, lease Lease, f *ApproveError) error {
+	dctx, cancel := detached(ctx)
+	defer cancel()
+	msg := lastErrors[f.Cause]
+	if f.Refusal != nil {
+		msg = "governance refused the ERP update: " + f.Refusal.Reason
+	}
+	err := s.Store.Revert(dctx, a.TenantID, a.ID, lease.Token, msg, s.now())
+	switch {
+	case err == nil:
+		f.Reverted = true
+	case errors.Is(err, ErrStateChanged), errors.Is(err, ErrNotFound):
+		// The lease is no longer ours: whoever holds the row now decides it.
+	default:
+		httpapi.Logger(ctx).Error("finance approve: revert failed; the lease will expire and the sweep returns the row",
+			"id", a.ID, "error", err)
+	}
+	if f.Err != nil {
+		httpapi.Logger(ctx).Warn("finance approve failed", "id", a.ID, "cause", string(f.Cause), "reverted", f.Reverted, "error", f.Err)
+	}
+	details := map[string]any{"cause": string(f.Cause), "erpId": a.ERPID, "entity": a.Entity, "reverted": f.Reverted}
+	if f.Refusal != nil {
+		details["refusal"] = f.Refusal.Code
+	}
+	if kind := connectorErrorKind(f.Err); kind != "" {
+		details["connectorError"] = kind
+	}
+	s.audit(dctx, who, ActionApprove, audit.ResultFailure, a, details)
+	return f
+}
