@@ -567,3 +567,50 @@ func TestApproveBoundsTheERPCallByTheDeadline(t *testing.T) {
 		t.Fatalf("the ERP call had %v of a 30 s request, want at most %v", got, 30*time.Second-finance.ERPReserve)
 	}
 }
+
+// An approve held for an ownership approval goes through once another approver releases
+// the hold, without a second ERP update; one whose hold was denied stays refused.
+func TestApproveAfterTheHoldIsDecided(t *testing.T) {
+	for _, tc := range []struct {
+		decision   string
+		wantStatus int
+		wantCode   string
+		wantWrites int
+	}{{"approve", http.StatusOK, "", 1}, {"deny", http.StatusConflict, "ownership_approval_denied", 0}} {
+		t.Run(tc.decision, func(t *testing.T) {
+			f, h := newGuardFixture(t)
+			a := f.mustCreate("FA-1", "VB-1")
+			h.seed(a)
+			_ = h.overrides.PutOverrides(context.Background(), tenantID, []governance.Entry{
+				{Entity: "vendorBill", Owner: connector.SystemERP2, Policy: governance.PolicyRequireApproval}})
+			w := f.approve(approverAlice, a.ID)
+			wantProblem(t, w, http.StatusConflict, "ownership_approval_required")
+			held := h.records.Approvals()
+			if len(held) != 1 || held[0].RequestedBy != approverAlice.Subject {
+				t.Fatalf("held approvals %+v", held)
+			}
+			gov := &governance.Service{Records: h.records, Guard: h.guard, Audit: f.svc.Audit.(*audit.Log), Now: f.clock.Now}
+			handler := gov.ApproveHandler()
+			if tc.decision == "deny" {
+				handler = gov.DenyHandler()
+			}
+			r := httptest.NewRequest(http.MethodPost, "/api/governance/approvals/"+held[0].ID+"/"+tc.decision, nil)
+			r.SetPathValue("id", held[0].ID)
+			rec := httptest.NewRecorder()
+			handler.ServeHTTP(rec, r.WithContext(identity.WithAuth(r.Context(), *approverBob)))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("%s the hold: %d %s", tc.decision, rec.Code, rec.Body)
+			}
+			w = f.approve(approverAlice, a.ID)
+			if tc.wantCode == "" && w.Code != tc.wantStatus {
+				t.Fatalf("approve after the release: %d %s", w.Code, w.Body)
+			}
+			if tc.wantCode != "" {
+				wantProblem(t, w, tc.wantStatus, tc.wantCode)
+			}
+			if n := h.fake.WriteCount(); n != tc.wantWrites {
+				t.Fatalf("the ERP applied %d updates, want %d", n, tc.wantWrites)
+			}
+		})
+	}
+}

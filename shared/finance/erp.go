@@ -78,6 +78,9 @@ func (g GuardUpdater) Update(ctx context.Context, who identity.Identity, a Appro
 	case errors.Is(err, governance.ErrOwnershipRejected):
 		return res.Written, refuse("ownership_rejected",
 			"the ownership manifest refuses this update: a field of it is owned by another system")
+	case errors.Is(err, governance.ErrApprovalDenied):
+		return res.Written, refuse("ownership_approval_denied",
+			"an approver denied the held update of this approval; it will not be written")
 	case errors.Is(err, governance.ErrPendingApproval):
 		id := ""
 		if res.Held != nil {

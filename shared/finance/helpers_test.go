@@ -250,6 +250,7 @@ type hostERP struct {
 	fake      *fakesystem.Server
 	guard     *governance.Guard
 	overrides *governancetest.Overrides
+	records   *governancetest.Store
 	url       string
 }
 
@@ -293,11 +294,11 @@ func (c *hostConfigs) ConnectorConfig(_ context.Context, tenant string, sys conn
 
 func newHostERP(t testing.TB, now func() time.Time, log *audit.Log, opts ...hostOption) *hostERP {
 	t.Helper()
-	h := &hostERP{fake: fakesystem.New(connector.SystemHostERP), overrides: &governancetest.Overrides{}}
+	h := &hostERP{fake: fakesystem.New(connector.SystemHostERP), overrides: &governancetest.Overrides{}, records: &governancetest.Store{}}
 	cfg := &hostConfigs{}
 	deps := governance.Deps{
 		Manifests: &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: h.overrides},
-		Ledger:    &governancetest.Ledger{}, Records: &governancetest.Store{}, Scanner: dlp.NewScanner(),
+		Ledger:    &governancetest.Ledger{}, Records: h.records, Scanner: dlp.NewScanner(),
 		Audit: log, Alerter: &governancetest.Alerts{}, Now: now,
 	}
 	for _, o := range opts {

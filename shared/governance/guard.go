@@ -23,6 +23,9 @@ var (
 	ErrOwnershipRejected = errors.New("governance: write refused by the ownership manifest")
 	// ErrPendingApproval: the write is held; Result.Held is the approval.
 	ErrPendingApproval = errors.New("governance: write held for ownership approval")
+	// ErrApprovalDenied: the write was held for an ownership approval and an approver
+	// denied it; the same write (same idempotency key) stays refused. Result.Held is it.
+	ErrApprovalDenied = errors.New("governance: held write denied by an approver")
 	// ErrLoopDetected: the write is the return leg of a loop and was blocked.
 	ErrLoopDetected = errors.New("governance: reciprocal write blocked")
 	// ErrDLPBlocked: the fields carry secrets or card data, or the scan failed.
@@ -260,7 +263,9 @@ func (g *Guard) write(ctx context.Context, id identity.Identity, req WriteReques
 		return Result{Dropped: op.dropped}, err
 	}
 	if hold != nil {
-		return op.hold(hold)
+		if res, decided, err := op.hold(hold); !decided {
+			return res, err
+		}
 	}
 	return op.writeThrough(fields, hash)
 }

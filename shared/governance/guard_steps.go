@@ -72,19 +72,31 @@ func (op *writeOp) scan(canonical []byte) error {
 	return nil
 }
 
-// hold stores the write as a pending approval instead of writing it.
-func (op *writeOp) hold(a *PendingApproval) (Result, error) {
-	err := op.g.records.PutApproval(op.ctx, *a)
+// hold stores the write as a pending approval instead of writing it, and refuses it.
+// The approval's id is a function of the target and the idempotency key, so a retry of the
+// same write finds its approval: once an approver released it, the retry writes through
+// (decided is true; the target replays the released write by its key), and once one
+// denied it, the retry is refused for good.
+func (op *writeOp) hold(a *PendingApproval) (res Result, decided bool, err error) {
+	err = op.g.records.PutApproval(op.ctx, *a)
 	if errors.Is(err, ErrExists) {
 		existing, gerr := op.g.records.GetApproval(op.ctx, op.tenant, a.ID)
 		if gerr != nil {
 			op.auditWrite(audit.ResultFailure, "check_unavailable", nil)
-			return Result{}, fmt.Errorf("%w: reading the held approval: %w", ErrUnavailable, gerr)
+			return Result{}, false, fmt.Errorf("%w: reading the held approval: %w", ErrUnavailable, gerr)
 		}
 		a, err = &existing, nil
+		switch existing.Status {
+		case StatusApproved:
+			op.approval = a
+			return Result{}, true, nil
+		case StatusDenied:
+			op.auditWrite(audit.ResultDenied, "approval_denied", map[string]any{"approvalId": a.ID})
+			return Result{Held: a}, false, fmt.Errorf("%w: approval %s, denied by %s", ErrApprovalDenied, a.ID, a.DecidedBy)
+		}
 	} else if err != nil {
 		op.auditWrite(audit.ResultFailure, "check_unavailable", nil)
-		return Result{}, fmt.Errorf("%w: holding the write: %w", ErrUnavailable, err)
+		return Result{}, false, fmt.Errorf("%w: holding the write: %w", ErrUnavailable, err)
 	} else {
 		op.auditGovernance(ActionApprovalRequested, audit.ResultSuccess, map[string]any{
 			"approvalId": a.ID, "declaredOwner": string(a.DeclaredOwner), "caller": string(a.Caller),
@@ -92,7 +104,7 @@ func (op *writeOp) hold(a *PendingApproval) (Result, error) {
 		})
 	}
 	op.auditWrite(audit.ResultDenied, "held", map[string]any{"approvalId": a.ID})
-	return Result{Held: a}, fmt.Errorf("%w: approval %s", ErrPendingApproval, a.ID)
+	return Result{Held: a}, false, fmt.Errorf("%w: approval %s", ErrPendingApproval, a.ID)
 }
 
 func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, error) {

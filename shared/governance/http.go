@@ -47,6 +47,8 @@ const (
 	CodeRecordChanged          = "record_changed"
 	CodeConnectorNotConfigured = "connector_not_configured"
 	CodeWriteFailed            = "write_failed"
+	// CodeFourEyes: the identity that requested a held write may not release it.
+	CodeFourEyes = "four_eyes"
 )
 
 // Service serves the governance API. Handlers that only read need Records; approve needs
@@ -365,7 +367,9 @@ func releaseProblem(err error) *httpapi.Problem {
 }
 
 // ApproveHandler serves POST /api/governance/approvals/{id}/approve: it releases the held
-// write through the guard and answers 200 with the approval, now approved.
+// write through the guard and answers 200 with the approval, now approved. Four eyes: the
+// identity whose write was held may not release it (403 four_eyes). Once released, a retry
+// of the original operation (same idempotency key) writes through, replayed by the target.
 func (s *Service) ApproveHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := caller(w, r)
@@ -382,6 +386,12 @@ func (s *Service) ApproveHandler() http.Handler {
 			return
 		}
 		ctx := r.Context()
+		if cur, err := s.Records.GetApproval(ctx, id.TenantID, apID); err == nil && cur.RequestedBy != "" && cur.RequestedBy == id.Actor {
+			s.auditDecision(ctx, id, ActionApprove, audit.ResultDenied, cur, map[string]any{"problem": CodeFourEyes})
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, CodeFourEyes,
+				"You requested this write; another approver must release it."))
+			return
+		}
 		a, err := s.takeRelease(ctx, id, apID)
 		if err != nil {
 			writeDecisionError(w, r, err)

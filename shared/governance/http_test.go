@@ -43,7 +43,7 @@ type caller struct {
 }
 
 var (
-	approverT1 = &caller{"t1", "alice", []string{identity.RoleApprover}}
+	approverT1 = &caller{"t1", "victor", []string{identity.RoleApprover}}
 	approverT2 = &caller{"t2", "trent", []string{identity.RoleApprover}}
 )
 
@@ -337,7 +337,7 @@ func TestApproveReleasesTheHeldWrite(t *testing.T) {
 	if err := json.Unmarshal(w.Body.Bytes(), &item); err != nil {
 		t.Fatal(err)
 	}
-	if item.Status != "approved" || item.DecidedBy != "alice" || item.DecidedAt == nil {
+	if item.Status != "approved" || item.DecidedBy != "victor" || item.DecidedAt == nil {
 		t.Fatalf("answer %+v", item)
 	}
 	writes := e.fakes[crm].Writes()
@@ -352,14 +352,14 @@ func TestApproveReleasesTheHeldWrite(t *testing.T) {
 		t.Fatalf("ledger %d", e.ledger.Len())
 	}
 	approves := e.audits(governance.ActionApprove)
-	if len(approves) != 1 || approves[0].Result != audit.ResultSuccess || approves[0].Actor.Actor != "alice" {
+	if len(approves) != 1 || approves[0].Result != audit.ResultSuccess || approves[0].Actor.Actor != "victor" {
 		t.Fatalf("governance.approve audit %+v", approves)
 	}
 	var released bool
 	for _, r := range e.audits(governance.ActionConnectorWrite) {
 		var d map[string]any
 		_ = json.Unmarshal(r.Details, &d)
-		if r.Result == audit.ResultSuccess && d["approvalId"] == a.ID && r.Actor.Actor == "alice" {
+		if r.Result == audit.ResultSuccess && d["approvalId"] == a.ID && r.Actor.Actor == "victor" {
 			released = true
 		}
 	}
@@ -383,7 +383,7 @@ func TestDeny(t *testing.T) {
 	w := serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/deny", approverT1)
 	var item governance.ApprovalItem
 	_ = json.Unmarshal(w.Body.Bytes(), &item)
-	if w.Code != http.StatusOK || item.Status != "denied" || item.DecidedBy != "alice" {
+	if w.Code != http.StatusOK || item.Status != "denied" || item.DecidedBy != "victor" {
 		t.Fatalf("deny: %d %s", w.Code, w.Body)
 	}
 	for _, action := range []string{"approve", "deny"} {
@@ -395,7 +395,7 @@ func TestDeny(t *testing.T) {
 	if e.totalWrites() != 0 {
 		t.Fatal("a denied write reached a system")
 	}
-	if d := e.audits(governance.ActionDeny); len(d) != 1 || d[0].Result != audit.ResultSuccess || d[0].Actor.Actor != "alice" {
+	if d := e.audits(governance.ActionDeny); len(d) != 1 || d[0].Result != audit.ResultSuccess || d[0].Actor.Actor != "victor" {
 		t.Fatalf("governance.deny audit %+v", d)
 	}
 }
@@ -561,7 +561,7 @@ func TestApproveTakesOverAStaleRelease(t *testing.T) {
 	if w.Code != http.StatusOK || e.fakes[crm].WriteCount() != 1 {
 		t.Fatalf("approve of a stale release: %d %s", w.Code, w.Body)
 	}
-	if got := approvalStatus(t, e, "t1", a.ID); got.Status != governance.StatusApproved || got.DecidedBy != "alice" {
+	if got := approvalStatus(t, e, "t1", a.ID); got.Status != governance.StatusApproved || got.DecidedBy != "victor" {
 		t.Fatalf("stored %+v", got)
 	}
 }
@@ -580,5 +580,59 @@ func TestEmbeddedCallerIsAnyOtherCaller(t *testing.T) {
 	e.api().ServeHTTP(w, r.WithContext(ctx))
 	if b := decodeList(t, w); len(b.Items) != 1 {
 		t.Fatalf("embedded caller: %s", w.Body)
+	}
+}
+
+// Four eyes: the identity whose write was held may not release it; another approver may.
+func TestReleaseNeedsAnotherApprover(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.holdOptIn("t1", "C-1") // held for alice
+	h := e.api()
+	self := &caller{"t1", "alice", []string{identity.RoleApprover}}
+	w := serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", self)
+	if code, _ := problemCode(t, w); w.Code != http.StatusForbidden || code != governance.CodeFourEyes {
+		t.Fatalf("self-release: %d %s", w.Code, code)
+	}
+	if got := approvalStatus(t, e, "t1", a.ID); got.Status != governance.StatusPending || e.fakes[crm].WriteCount() != 0 {
+		t.Fatalf("after a refused self-release: %+v, %d writes", got, e.fakes[crm].WriteCount())
+	}
+	if w := serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", approverT1); w.Code != http.StatusOK {
+		t.Fatalf("another approver: %d %s", w.Code, w.Body)
+	}
+}
+
+// Once released, the original operation retried with the same idempotency key writes
+// through (the target replays the released write) instead of being held again; once
+// denied, it stays refused.
+func TestRetryAfterTheDecisionOfAHold(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		decision string
+		want     error
+	}{{"approve", nil}, {"deny", governance.ErrApprovalDenied}} {
+		t.Run(tc.decision, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			r := req(crm, crm, "contact", "C-1", map[string]any{"marketingOptIn": true})
+			res, err := e.write(operator("t1"), r)
+			if !errors.Is(err, governance.ErrPendingApproval) {
+				t.Fatalf("hold: %v", err)
+			}
+			if w := serve(e.api(), http.MethodPost, "/api/governance/approvals/"+res.Held.ID+"/"+tc.decision, approverT1); w.Code != http.StatusOK {
+				t.Fatalf("%s: %d %s", tc.decision, w.Code, w.Body)
+			}
+			_, err = e.write(operator("t1"), r)
+			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("retry after %s: %v, want %v", tc.decision, err, tc.want)
+			}
+			want := 0
+			if tc.decision == "approve" {
+				want = 1 // the release; the retry is replayed by its key
+			}
+			if got := e.fakes[crm].WriteCount(); got != want {
+				t.Fatalf("%d writes applied at the CRM, want %d", got, want)
+			}
+		})
 	}
 }

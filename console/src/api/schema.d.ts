@@ -326,7 +326,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve a held ownership approval (approver) */
+        /**
+         * Approve a held ownership approval (approver)
+         * @description Four eyes: the identity whose write was held may not release it (403 `four_eyes`). Once released, the original operation retried with the same idempotency key (a finance approve, a sync-error approve of the same fix) writes through, replayed by the target; once denied, it is refused with `ownership_approval_denied`.
+         */
         post: operations["governanceApprovalApprove"];
         delete?: never;
         options?: never;
@@ -976,7 +979,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The state changed or a guard refused: `not_pending`, `no_proposal`, `lease_held`, `erp_applied`, `state_changed`, `ownership_approval_required`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `request_replayed`, `approval_id_reused`, `not_releasable`. */
+        /** @description The state changed or a guard refused: `not_pending`, `no_proposal`, `lease_held`, `erp_applied`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `request_replayed`, `approval_id_reused`, `not_releasable`. */
         Conflict: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];

@@ -67,6 +67,9 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 	case errors.Is(err, governance.ErrOwnershipRejected):
 		return refuse(http.StatusUnprocessableEntity, "ownership_rejected",
 			"the ownership manifest refuses this write: a field of the fix is owned by another system")
+	case errors.Is(err, governance.ErrApprovalDenied):
+		return refuse(http.StatusConflict, "ownership_approval_denied",
+			"an approver denied the held write of this fix; it will not be written (edit the fix to propose another)")
 	case errors.Is(err, governance.ErrPendingApproval):
 		id := ""
 		if res.Held != nil {
