@@ -1,0 +1,64 @@
+package governance_test
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// Four eyes: the identity whose write was held may not release it; another approver may.
+func TestReleaseNeedsAnotherApprover(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.holdOptIn("t1", "C-1") // held for alice
+	h := e.api()
+	self := &caller{"t1", "alice", []string{identity.RoleApprover}}
+	w := serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", self)
+	if code, _ := problemCode(t, w); w.Code != http.StatusForbidden || code != governance.CodeFourEyes {
+		t.Fatalf("self-release: %d %s", w.Code, code)
+	}
+	if got := approvalStatus(t, e, "t1", a.ID); got.Status != governance.StatusPending || e.fakes[crm].WriteCount() != 0 {
+		t.Fatalf("after a refused self-release: %+v, %d writes", got, e.fakes[crm].WriteCount())
+	}
+	if w := serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", approverT1); w.Code != http.StatusOK {
+		t.Fatalf("another approver: %d %s", w.Code, w.Body)
+	}
+}
+
+// Once released, the original operation retried with the same idempotency key writes
+// through (the target replays the released write) instead of being held again; once
+// denied, it stays refused.
+func TestRetryAfterTheDecisionOfAHold(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		decision string
+		want     error
+	}{{"approve", nil}, {"deny", governance.ErrApprovalDenied}} {
+		t.Run(tc.decision, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			r := req(crm, crm, "contact", "C-1", map[string]any{"marketingOptIn": true})
+			res, err := e.write(operator("t1"), r)
+			if !errors.Is(err, governance.ErrPendingApproval) {
+				t.Fatalf("hold: %v", err)
+			}
+			if w := serve(e.api(), http.MethodPost, "/api/governance/approvals/"+res.Held.ID+"/"+tc.decision, approverT1); w.Code != http.StatusOK {
+				t.Fatalf("%s: %d %s", tc.decision, w.Code, w.Body)
+			}
+			_, err = e.write(operator("t1"), r)
+			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("retry after %s: %v, want %v", tc.decision, err, tc.want)
+			}
+			want := 0
+			if tc.decision == "approve" {
+				want = 1 // the release; the retry is replayed by its key
+			}
+			if got := e.fakes[crm].WriteCount(); got != want {
+				t.Fatalf("%d writes applied at the CRM, want %d", got, want)
+			}
+		})
+	}
+}

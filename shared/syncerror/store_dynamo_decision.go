@@ -1,0 +1,178 @@
+package syncerror
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/dynamostore"
+)
+
+// BeginApply implements DecisionStore.
+func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, lease Lease, edited []FieldChange, entry HistoryEntry, now time.Time) (Claim, error) {
+	update := "SET #status = :applying, status_key = :skey, lease_token = :tok, lease_expires_at = :exp, updated_at = :now, " +
+		"history = list_append(if_not_exists(history, :empty), :entry)"
+	values := dynamostore.Item{
+		":applying": dynamostore.Str(string(StatusApplying)),
+		":pending":  dynamostore.Str(string(StatusPending)),
+		":ready":    dynamostore.Str(string(DiagnosisReady)),
+		":skey":     dynamostore.Str(statusKey(tenantID, StatusApplying)),
+		":tok":      dynamostore.Str(lease.Token),
+		":exp":      dynamostore.Str(dynamostore.FormatTime(lease.ExpiresAt)),
+		":now":      dynamostore.Str(dynamostore.FormatTime(now)),
+		":empty":    &types.AttributeValueMemberL{},
+		":entry":    historyList([]HistoryEntry{entry}),
+	}
+	if edited != nil {
+		b, err := json.Marshal(edited)
+		if err != nil {
+			return Claim{}, err
+		}
+		update += ", edited_fix = :edited"
+		values[":edited"] = dynamostore.Str(string(b))
+	}
+	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table),
+		Key:       s.key(tenantID, id),
+		ConditionExpression: aws.String("(#status = :pending AND diagnosis = :ready) OR " +
+			"(#status = :applying AND lease_expires_at < :now AND attribute_not_exists(applied_key))"),
+		UpdateExpression:          aws.String(update),
+		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeValues: values,
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return Claim{}, s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return Claim{}, fmt.Errorf("begin apply %s/%s: %w", tenantID, id, err)
+	}
+	return claimFrom(out.Attributes)
+}
+
+// FinishApply implements DecisionStore.
+func (s *DynamoClaims) FinishApply(ctx context.Context, tenantID, id, token string, to Status, applyErr string, entry HistoryEntry, now time.Time) error {
+	update := "SET #status = :to, status_key = :skey, updated_at = :now, " +
+		"history = list_append(if_not_exists(history, :empty), :entry) REMOVE lease_token, lease_expires_at"
+	values := dynamostore.Item{
+		":to":       dynamostore.Str(string(to)),
+		":skey":     dynamostore.Str(statusKey(tenantID, to)),
+		":now":      dynamostore.Str(dynamostore.FormatTime(now)),
+		":applying": dynamostore.Str(string(StatusApplying)),
+		":tok":      dynamostore.Str(token),
+		":empty":    &types.AttributeValueMemberL{},
+		":entry":    historyList([]HistoryEntry{entry}),
+	}
+	if applyErr != "" {
+		update = strings.Replace(update, "updated_at = :now, ", "updated_at = :now, apply_error = :err, ", 1)
+		values[":err"] = dynamostore.Str(applyErr)
+	} else {
+		update += ", apply_error"
+	}
+	cond := "#status = :applying AND lease_token = :tok"
+	if to != StatusApproved {
+		cond += " AND attribute_not_exists(applied_key)"
+	}
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       s.key(tenantID, id),
+		ConditionExpression:       aws.String(cond),
+		UpdateExpression:          aws.String(update),
+		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeValues: values,
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return fmt.Errorf("finish apply %s/%s: %w", tenantID, id, err)
+	}
+	return nil
+}
+
+// MarkApplied implements DecisionStore.
+func (s *DynamoClaims) MarkApplied(ctx context.Context, tenantID, id, token string, w AppliedWrite, now time.Time) error {
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.table),
+		Key:                      s.key(tenantID, id),
+		ConditionExpression:      aws.String("#status = :applying AND lease_token = :tok"),
+		UpdateExpression:         aws.String("SET applied_key = :key, applied_at = :at, updated_at = :now"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: dynamostore.Item{
+			":applying": dynamostore.Str(string(StatusApplying)),
+			":tok":      dynamostore.Str(token),
+			":key":      dynamostore.Str(w.Key),
+			":at":       dynamostore.Str(dynamostore.FormatTime(w.At)),
+			":now":      dynamostore.Str(dynamostore.FormatTime(now)),
+		},
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return fmt.Errorf("mark applied %s/%s: %w", tenantID, id, err)
+	}
+	return nil
+}
+
+// Decide implements DecisionStore.
+func (s *DynamoClaims) Decide(ctx context.Context, tenantID, id string, to Status, entry HistoryEntry, now time.Time) error {
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.table),
+		Key:                 s.key(tenantID, id),
+		ConditionExpression: aws.String("#status = :pending"),
+		UpdateExpression: aws.String("SET #status = :to, status_key = :skey, updated_at = :now, " +
+			"history = list_append(if_not_exists(history, :empty), :entry)"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: dynamostore.Item{
+			":pending": dynamostore.Str(string(StatusPending)),
+			":to":      dynamostore.Str(string(to)),
+			":skey":    dynamostore.Str(statusKey(tenantID, to)),
+			":now":     dynamostore.Str(dynamostore.FormatTime(now)),
+			":empty":   &types.AttributeValueMemberL{},
+			":entry":   historyList([]HistoryEntry{entry}),
+		},
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return fmt.Errorf("decide %s/%s: %w", tenantID, id, err)
+	}
+	return nil
+}
+
+// ExpiredLeases implements DecisionStore.
+func (s *DynamoClaims) ExpiredLeases(ctx context.Context, tenantID string, now time.Time, limit int) ([]Claim, error) {
+	var out []Claim
+	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String(blueprint.IndexByStatus),
+		KeyConditionExpression:    aws.String("status_key = :k"),
+		FilterExpression:          aws.String("lease_expires_at < :now"),
+		ExpressionAttributeValues: dynamostore.Item{":k": dynamostore.Str(statusKey(tenantID, StatusApplying)), ":now": dynamostore.Str(dynamostore.FormatTime(now))},
+	})
+	for p.HasMorePages() && len(out) < limit {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("expired leases of %s: %w", tenantID, err)
+		}
+		for _, it := range page.Items {
+			c, err := claimFrom(it)
+			if err != nil {
+				return nil, err
+			}
+			if out = append(out, c); len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
+}
