@@ -59,6 +59,8 @@ type Reconcile struct {
 	StuckAfter time.Duration
 	// FirstPoll is how far back the first poll of a tenant looks (default 24 h).
 	FirstPoll time.Duration
+	// PollTime overrides MaxPollTime, the time one tenant's host ERP poll may take.
+	PollTime time.Duration
 	// Writes tells whether an expired approve's write-back reached the host ERP when the
 	// approve stopped before marking its row; nil trusts the marker alone.
 	Writes AppliedWrites
@@ -66,13 +68,16 @@ type Reconcile struct {
 
 // Report says what a reconcile run did.
 type Report struct {
-	Tenants       int `json:"tenants"`
-	Requeued      int `json:"requeued"`
-	Contended     int `json:"contended"`
-	SendFailed    int `json:"sendFailed"`
-	Polled        int `json:"polled"`
-	Claimed       int `json:"claimed"`
-	Invalid       int `json:"invalid"`
+	Tenants    int `json:"tenants"`
+	Requeued   int `json:"requeued"`
+	Contended  int `json:"contended"`
+	SendFailed int `json:"sendFailed"`
+	Polled     int `json:"polled"`
+	Claimed    int `json:"claimed"`
+	Invalid    int `json:"invalid"`
+	// PollsCut are host ERP polls stopped by MaxPollPages, MaxPollTime or a repeated
+	// cursor; the next run goes on.
+	PollsCut      int `json:"pollsCut"`
 	LeasesExpired int `json:"leasesExpired"`
 	// LeasesCompleted are expired leases whose write had reached the host ERP: completed
 	// approved instead of returned to pending.
@@ -171,74 +176,6 @@ func (rc *Reconcile) requeueStuck(ctx context.Context, tenantID string, rep *Rep
 			if len(stuck) < reconcilePage || !progressed {
 				break
 			}
-		}
-	}
-	return nil
-}
-
-// pollHost claims the host ERP's sync errors that the webhook never delivered. The
-// watermark advances to the newest occurredAt seen, only after every page was claimed, and
-// only if no overlapping run moved it meanwhile; the poll window includes the watermark
-// itself, so an error at exactly that time is seen again and falls away as a duplicate.
-func (rc *Reconcile) pollHost(ctx context.Context, tenantID string, rep *Report) error {
-	if rc.Host == nil || rc.Watermarks == nil {
-		return nil
-	}
-	prev, err := rc.Watermarks.Watermark(ctx, tenantID)
-	if err != nil {
-		return err
-	}
-	since := prev
-	if since.IsZero() {
-		first := rc.FirstPoll
-		if first <= 0 {
-			first = 24 * time.Hour
-		}
-		since = rc.now().Add(-first)
-	}
-	newest := prev
-	cursor := ""
-	for {
-		items, next, err := rc.Host.ListSyncErrors(ctx, tenantID, since, cursor, reconcilePage)
-		if errors.Is(err, ErrWriterNotConfigured) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		for _, raw := range items {
-			rep.Polled++
-			rec, err := ParseRecord(raw, tenantID)
-			if err != nil {
-				rep.Invalid++
-				rc.log().Warn("host ERP listed an invalid sync error", "tenant", tenantID, "error", err)
-				continue
-			}
-			if rec.OccurredAt.After(newest) {
-				newest = rec.OccurredAt
-			}
-			c := NewClaim(rec, SourceReconcile, "", rc.now())
-			created, err := rc.Claims.Claim(ctx, c)
-			if err != nil {
-				return err
-			}
-			if !created {
-				continue
-			}
-			rep.Claimed++
-			if err := rc.Queue.Send(ctx, Message{TenantID: tenantID, ID: c.ID}); err != nil {
-				rep.SendFailed++
-				rc.log().Warn("enqueue of a polled claim failed; the next run re-enqueues it", "tenant", tenantID, "id", c.ID, "error", err)
-			}
-		}
-		if next == "" {
-			break
-		}
-		cursor = next
-	}
-	if newest.After(prev) {
-		if err := rc.Watermarks.AdvanceWatermark(ctx, tenantID, prev, newest); err != nil && !errors.Is(err, ErrStateChanged) {
-			return err
 		}
 	}
 	return nil

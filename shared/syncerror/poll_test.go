@@ -1,0 +1,122 @@
+package syncerror_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+// loopingHost answers every page with the same cursor, as a broken host ERP might.
+type loopingHost struct{ fakeHost }
+
+func (h *loopingHost) ListSyncErrors(ctx context.Context, tenantID string, since time.Time, cursor string, limit int) ([]json.RawMessage, string, error) {
+	items, _, err := h.fakeHost.ListSyncErrors(ctx, tenantID, since, "", limit)
+	return items, "again", err
+}
+
+// slowHost takes delay per page and never runs out of pages.
+type slowHost struct {
+	fakeHost
+	delay time.Duration
+	pages int
+}
+
+func (h *slowHost) ListSyncErrors(ctx context.Context, tenantID string, since time.Time, cursor string, limit int) ([]json.RawMessage, string, error) {
+	select {
+	case <-ctx.Done():
+		return nil, "", ctx.Err()
+	case <-time.After(h.delay):
+	}
+	h.pages++
+	items, _, err := h.fakeHost.ListSyncErrors(ctx, tenantID, since, "", limit)
+	return items, fmt.Sprint(h.pages), err
+}
+
+func pollRun(t *testing.T, host syncerror.HostErrors, budget time.Duration) (syncerror.Report, time.Time, error) {
+	t.Helper()
+	tenants, claims, queue := reconcileFixture(t)
+	now := clock.Add(time.Hour)
+	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Host: host, Watermarks: claims,
+		Log: discardLogger(), Now: func() time.Time { return now }, StuckAfter: 2 * time.Hour, PollTime: budget}
+	rep, err := rc.Run(context.Background())
+	w, _ := claims.Watermark(context.Background(), "on")
+	return rep, w, err
+}
+
+// A host that repeats its cursor is left after the page that repeated it, with what it
+// listed claimed, and the step reports the error.
+func TestPollStopsAtARepeatedCursor(t *testing.T) {
+	host := &loopingHost{}
+	host.add(t, "on", "H-1", clock)
+	host.add(t, "on", "H-2", clock.Add(time.Minute))
+	rep, w, err := pollRun(t, host, 0)
+	if err != nil || rep.Claimed != 2 || rep.PollsCut != 1 || rep.Errors != 1 || host.calls > 3 {
+		t.Fatalf("report %+v err %v after %d calls", rep, err, host.calls)
+	}
+	if !w.IsZero() {
+		t.Fatalf("watermark %v: a repeated page is not a listing in order, the watermark stays", w)
+	}
+}
+
+// A host with endless pages is read MaxPollPages pages per run.
+func TestPollReadsAtMostMaxPollPages(t *testing.T) {
+	host := &slowHost{}
+	host.add(t, "on", "H-1", clock)
+	rep, _, err := pollRun(t, host, 0)
+	if err != nil || host.pages != syncerror.MaxPollPages || rep.PollsCut != 1 || rep.Errors != 0 {
+		t.Fatalf("report %+v err %v after %d pages", rep, err, host.pages)
+	}
+}
+
+// A slow host is left when the tenant's poll time is spent; the run still ends normally.
+func TestPollStopsWhenItsTimeIsSpent(t *testing.T) {
+	host := &slowHost{delay: 20 * time.Millisecond}
+	host.add(t, "on", "H-1", clock)
+	rep, _, err := pollRun(t, host, 50*time.Millisecond)
+	if err != nil || host.pages >= syncerror.MaxPollPages || rep.PollsCut != 1 || rep.Claimed != 1 {
+		t.Fatalf("report %+v err %v after %d pages", rep, err, host.pages)
+	}
+}
+
+// An occurredAt far in the future cannot pin the watermark there: it counts as now.
+func TestPollClampsAFutureOccurredAt(t *testing.T) {
+	host := &fakeHost{}
+	host.add(t, "on", "H-1", clock)
+	host.add(t, "on", "H-future", clock.Add(365*24*time.Hour))
+	rep, w, err := pollRun(t, host, 0)
+	now := clock.Add(time.Hour)
+	if err != nil || rep.Claimed != 2 || !w.Equal(now) {
+		t.Fatalf("report %+v err %v watermark %v, want %v", rep, err, w, now)
+	}
+}
+
+// A poll cut by the page limit advances the watermark to the newest error seen only when
+// the pages came oldest first: otherwise an unseen page may hold older errors.
+func TestPollCutAdvancesOnlyInOrder(t *testing.T) {
+	const n = 2*syncerror.MaxPollPages + 10 // more than the limit reads, two per page
+	for _, ascending := range []bool{true, false} {
+		host := &fakeHost{}
+		for i := range n {
+			at := clock.Add(time.Duration(i) * time.Minute)
+			if !ascending {
+				at = clock.Add(time.Duration(n-i) * time.Minute)
+			}
+			host.add(t, "on", fmt.Sprintf("H-%d", i), at)
+		}
+		rep, w, err := pollRun(t, host, 0)
+		if err != nil || rep.Claimed != 2*syncerror.MaxPollPages || rep.PollsCut != 1 {
+			t.Fatalf("ascending %v: report %+v err %v", ascending, rep, err)
+		}
+		want := time.Time{}
+		if ascending {
+			want = clock.Add(time.Duration(2*syncerror.MaxPollPages-1) * time.Minute)
+		}
+		if !w.Equal(want) {
+			t.Errorf("ascending %v: watermark %v, want %v", ascending, w, want)
+		}
+	}
+}
