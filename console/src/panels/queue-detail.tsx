@@ -50,7 +50,7 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided }: Props) {
         body = fix.length ? { fix } : {};
       }
       const done = await write<Proposal | ApproveWritten>("POST", `/api/sync-error-assist/proposals/${row.id}/${what}`, body);
-      if ("message" in done) {
+      if (isWritten(done)) {
         // 202: the fix is in the ERP and the approval is completed by the reconcile.
         announce(`${row.errorId}: ${done.message}`);
         onDecided(await load());
@@ -174,4 +174,9 @@ function AIActivity({ id }: { id: string }) {
       {traces?.map((t) => <pre class="mono">{JSON.stringify({ inference: t.inferenceId, provider: t.provider, model: t.model, prompt: t.prompt, response: t.response, dlpFindings: t.dlpFindings }, null, 2)}</pre>)}
     </details>
   );
+}
+
+/** isWritten tells an approve's 202 (the fix is in the ERP, the approval is completed later) from a row. */
+function isWritten(d: Proposal | ApproveWritten): d is ApproveWritten {
+  return (d as ApproveWritten).applied === true;
 }
