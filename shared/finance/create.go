@@ -12,6 +12,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
@@ -168,8 +169,12 @@ func canonicalFields(raw json.RawMessage) (json.RawMessage, string) {
 // every host-signed route.
 func (s *Service) CreateHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cfg, body, ok := s.HostAuth.ReadSigned(w, r, MaxCreateBody, nil)
+		cfg, body, ok := s.HostAuth.ReadSigned(w, r, MaxCreateBody, tenant.Config.FinanceEnabled)
 		if !ok {
+			return
+		}
+		if !cfg.FinanceEnabled() {
+			writeFeatureDisabled(w, r)
 			return
 		}
 		a, errs, err := ParseCreate(cfg.ID, body)

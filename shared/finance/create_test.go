@@ -1,6 +1,7 @@
 package finance_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/finance"
 	"github.com/syncassist/syncassist/shared/finance/financetest"
+	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
@@ -168,5 +170,35 @@ func TestCreateWithoutERPIDAndDefaultFields(t *testing.T) {
 	a := f.row("FA-9")
 	if a.ERPID != "" || a.Amount != "-250.5" || string(a.Fields) != `{"approvalStatus":"approved"}` {
 		t.Fatalf("row %+v", a)
+	}
+}
+
+// finance_ops.enabled "false" switches the tenant's finance approvals off: create, approve
+// and reject answer 403 feature_disabled and change nothing; reads still answer.
+func TestFinanceSwitchedOff(t *testing.T) {
+	erp := &financetest.ERP{}
+	f := newFixture(t, erp)
+	a := f.mustCreate("FA-1", "VB-1")
+	f.svc.Tenants = f.tenants
+	cfg, err := f.tenants.Get(context.Background(), tenantID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Settings = map[string]string{tenant.KeyFinanceEnabled: "false"}
+	if err := f.tenants.Update(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []*httptest.ResponseRecorder{
+		f.create(createBody, signed{}),
+		f.approve(approverAlice, a.ID),
+		f.call(approverAlice, http.MethodPost, base+"/"+a.ID+"/reject", ""),
+	} {
+		wantProblem(t, w, http.StatusForbidden, "feature_disabled")
+	}
+	if got := f.row(a.ID); got.Status != finance.StatusPending || len(erp.Calls()) != 0 {
+		t.Fatalf("row %+v, %d ERP calls", got, len(erp.Calls()))
+	}
+	if w := f.call(approverAlice, http.MethodGet, base+"/"+a.ID, ""); w.Code != http.StatusOK {
+		t.Fatalf("detail: %d", w.Code)
 	}
 }

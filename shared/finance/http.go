@@ -11,6 +11,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // View is a row as the dashboard sees it: camelCase, absent values as null, and never the
@@ -74,6 +75,29 @@ const (
 
 // maxDecisionBody bounds the body of approve and reject.
 const maxDecisionBody = 16 << 10
+
+// featureOn answers 403 feature_disabled (503 when the settings cannot be read) and
+// returns false when finance approvals are switched off for the tenant.
+func (s *Service) featureOn(w http.ResponseWriter, r *http.Request, tenantID string) bool {
+	if s.Tenants == nil {
+		return true
+	}
+	cfg, err := s.Tenants.Get(r.Context(), tenantID)
+	switch {
+	case err != nil && !errors.Is(err, tenant.ErrNotFound):
+		httpapi.WriteUnavailable(w, r, err, "The tenant's settings could not be read; nothing was changed. Retry shortly.")
+		return false
+	case err != nil || !cfg.FinanceEnabled():
+		writeFeatureDisabled(w, r)
+		return false
+	}
+	return true
+}
+
+func writeFeatureDisabled(w http.ResponseWriter, r *http.Request) {
+	httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, "feature_disabled",
+		"Finance approvals are off for this tenant ("+tenant.KeyFinanceEnabled+" is 'false'); nothing was changed."))
+}
 
 func who(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
 	id, ok := identity.FromContext(r.Context())
@@ -149,7 +173,7 @@ type WrittenView struct {
 func (s *Service) ApproveHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := who(w, r)
-		if !ok {
+		if !ok || !s.featureOn(w, r, actor.TenantID) {
 			return
 		}
 		a, err := s.Approve(r.Context(), actor, r.PathValue("id"))
@@ -173,7 +197,7 @@ func (s *Service) ApproveHandler() http.Handler {
 func (s *Service) RejectHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := who(w, r)
-		if !ok {
+		if !ok || !s.featureOn(w, r, actor.TenantID) {
 			return
 		}
 		var body struct {

@@ -59,7 +59,9 @@ type Service struct {
 	Audit Auditor
 	// HostAuth authenticates the host ERP's create requests.
 	HostAuth *hostauth.Authenticator[tenant.Config]
-	Now      func() time.Time
+	// Tenants holds finance_ops.enabled, which approve and reject check; nil checks none.
+	Tenants tenant.Reader
+	Now     func() time.Time
 	// LeaseTTL overrides DefaultLeaseTTL.
 	LeaseTTL time.Duration
 	Hooks    Hooks

@@ -61,7 +61,7 @@ type approval struct {
 func (o *Operator) ApproveHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := who(w, r)
-		if !ok {
+		if !ok || !featureOn(w, r, o.Tenants, actor.TenantID) {
 			return
 		}
 		var body approveBody

@@ -74,7 +74,8 @@ func (b bulkBody) validate() []httpapi.FieldError {
 func (o *Operator) BulkHandler() http.Handler {
 	approve, reject := o.ApproveHandler(), o.RejectHandler()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := who(w, r); !ok {
+		actor, ok := who(w, r)
+		if !ok || !featureOn(w, r, o.Tenants, actor.TenantID) {
 			return
 		}
 		var body bulkBody

@@ -13,6 +13,7 @@ import (
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // FixWriter writes an approved fix back to the host ERP through the governed write path.
@@ -46,7 +47,10 @@ type Auditor interface {
 // tenant always comes from the caller's identity, so another tenant's row is simply not
 // found.
 type Operator struct {
-	Claims   ClaimStore
+	Claims ClaimStore
+	// Tenants holds the feature flags that approve, reject, escalate and bulk decisions
+	// check; nil checks none.
+	Tenants  tenant.Reader
 	Fixes    FixWriter
 	Audit    Auditor
 	Now      func() time.Time
@@ -268,6 +272,9 @@ func (o *Operator) decide(to Status, action, key string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := who(w, r)
 		if !ok {
+			return
+		}
+		if !featureOn(w, r, o.Tenants, actor.TenantID) {
 			return
 		}
 		var body reasonBody

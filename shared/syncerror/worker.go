@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // DefaultDiagnosisStale is how long a row may sit in diagnosing before another delivery of
@@ -23,7 +24,11 @@ const MaxDiagnosisAttempts = 5
 // Worker takes diagnosis messages in batches, as the SQS event source delivers them, and
 // runs the diagnosis pipeline for each claim.
 type Worker struct {
-	Claims    ClaimStore
+	Claims ClaimStore
+	// Tenants holds the feature flags: a switched-off tenant's messages are acknowledged
+	// without a diagnosis (the rows stay queued, and the reconcile enqueues them again once
+	// the tenant is back on). nil checks none.
+	Tenants   tenant.Reader
 	Diagnoser Diagnoser
 	Log       *slog.Logger
 	Now       func() time.Time
@@ -103,6 +108,14 @@ func (w *Worker) handle(ctx context.Context, msg events.SQSMessage) error {
 		// A malformed message never gets better; failing it sends it to the DLQ for a
 		// person to read instead of dropping it.
 		return err
+	}
+	flag, err := disabledFlag(ctx, w.Tenants, m.TenantID)
+	if err != nil {
+		return err
+	}
+	if flag != "" {
+		w.log().Info("tenant switched off; not diagnosed", "tenant", m.TenantID, "id", m.ID, "flag", flag)
+		return nil
 	}
 	now := w.now()
 	stale := w.StaleAfter

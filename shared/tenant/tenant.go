@@ -28,8 +28,13 @@ const KeyEmbeddedAllowedRoles = "embedded.allowed_roles"
 // FeatureFlags are the two flags that must both be "true" for the feature to act.
 var FeatureFlags = []string{KeyEnabled, KeyWebhookEnabled}
 
+// KeyFinanceEnabled switches finance approvals off for a tenant when "false". Unlike the
+// sync-error flags it is on unless set: finance approvals predate it and every tenant
+// had them.
+const KeyFinanceEnabled = "finance_ops.enabled"
+
 // KnownSettings are the keys the onboarding command accepts.
-var KnownSettings = []string{KeyEnabled, KeyWebhookEnabled, KeyEmbeddedAllowedRoles, KeyMCPExternalTools}
+var KnownSettings = []string{KeyEnabled, KeyWebhookEnabled, KeyFinanceEnabled, KeyEmbeddedAllowedRoles, KeyMCPExternalTools}
 
 // KeyMCPExternalTools holds, as JSON, the external tools registered for the tenant's MCP
 // discovery ("<server>.<tool>" names with descriptions and schemas).
@@ -81,6 +86,10 @@ func (c Config) Flag(key string) bool { return c.Settings[key] == "true" }
 
 // FeatureEnabled reports whether the sync-error feature acts on this tenant: both flags.
 func (c Config) FeatureEnabled() bool { return c.Flag(KeyEnabled) && c.Flag(KeyWebhookEnabled) }
+
+// FinanceEnabled reports whether finance approvals act on this tenant: on unless
+// finance_ops.enabled is "false".
+func (c Config) FinanceEnabled() bool { return c.Settings[KeyFinanceEnabled] != "false" }
 
 // DisabledFlag names the first flag that is not "true", or "" when both are.
 func (c Config) DisabledFlag() string {

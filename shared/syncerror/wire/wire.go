@@ -80,12 +80,13 @@ func (f *Feature) Operator() (*syncerror.Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &syncerror.Operator{Claims: f.Claims, Fixes: fixWriter{g}, Audit: f.Base.Audit, Now: f.Base.Clock()}, nil
+	return &syncerror.Operator{Claims: f.Claims, Tenants: f.Base.HostTenants, Fixes: fixWriter{g}, Audit: f.Base.Audit,
+		Now: f.Base.Clock()}, nil
 }
 
 // Worker is the diagnosis worker with d (aidiagnoser gives the governed AI client's).
 func (f *Feature) Worker(d syncerror.Diagnoser) *syncerror.Worker {
-	return &syncerror.Worker{Claims: f.Claims, Log: f.Base.Log, Now: f.Base.Clock(), StaleAfter: f.DiagnosisStale, Diagnoser: d}
+	return &syncerror.Worker{Claims: f.Claims, Tenants: f.Base.HostTenants, Log: f.Base.Log, Now: f.Base.Clock(), StaleAfter: f.DiagnosisStale, Diagnoser: d}
 }
 
 // Reconcile is the 30-minute backstop.

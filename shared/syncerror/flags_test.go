@@ -1,0 +1,72 @@
+package syncerror_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
+)
+
+// tenantsWith holds tenant "acme" with the sync-error flags set to on.
+func tenantsWith(t *testing.T, on string) *tenanttest.Store {
+	t.Helper()
+	s := tenanttest.NewStore()
+	if err := s.Create(context.Background(), tenant.Config{ID: "acme", Settings: map[string]string{
+		tenant.KeyEnabled: on, tenant.KeyWebhookEnabled: "true"}}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A switched-off tenant's decisions are refused with 403 feature_disabled and write
+// nothing; reads still answer.
+func TestSwitchedOffTenantDecidesNothing(t *testing.T) {
+	f := newOpFixture(t)
+	c := readyClaim(t, f.claims, "acme", "E-1", clock)
+	op := &syncerror.Operator{Claims: f.claims, Fixes: f.writer, Tenants: tenantsWith(t, "false"), Now: func() time.Time { return clock }}
+	f.mux = http.NewServeMux()
+	f.mux.Handle("GET /p/{id}", op.DetailHandler())
+	f.mux.Handle("POST /p/{id}/approve", op.ApproveHandler())
+	f.mux.Handle("POST /p/{id}/reject", op.RejectHandler())
+	f.mux.Handle("POST /p/bulk", op.BulkHandler())
+	for _, call := range []struct{ path, body string }{
+		{"/p/" + c.ID + "/approve", ""},
+		{"/p/" + c.ID + "/reject", `{"reason":"no"}`},
+		{"/p/bulk", `{"action":"approve","ids":["` + c.ID + `"]}`},
+	} {
+		if w := f.call(t, "acme", "POST", call.path, call.body); w.Code != http.StatusForbidden || problemCode(t, w) != "feature_disabled" {
+			t.Errorf("%s: %d %s", call.path, w.Code, w.Body)
+		}
+	}
+	if row, _ := f.claims.Get(context.Background(), "acme", c.ID); row.Status != syncerror.StatusPending || f.writer.count() != 0 {
+		t.Fatalf("row %s, %d writes", row.Status, f.writer.count())
+	}
+	if w := f.call(t, "acme", "GET", "/p/"+c.ID, ""); w.Code != http.StatusOK {
+		t.Fatalf("detail: %d", w.Code)
+	}
+}
+
+// The worker acknowledges a switched-off tenant's message without diagnosing: the row
+// stays queued for when the tenant is back on.
+func TestSwitchedOffTenantIsNotDiagnosed(t *testing.T) {
+	store := syncerrortest.NewClaimStore()
+	c := claimed(t, store, "acme", "E-1", clock)
+	d := &fakeDiagnoser{}
+	w := &syncerror.Worker{Claims: store, Diagnoser: d, Tenants: tenantsWith(t, "false"), Log: discardLogger(),
+		Now: func() time.Time { return clock }}
+	resp, err := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
+		sqsMsg("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("resp %+v err %v", resp, err)
+	}
+	if row, _ := store.Get(context.Background(), "acme", c.ID); row.Diagnosis != syncerror.DiagnosisQueued || len(d.calls) != 0 {
+		t.Fatalf("diagnosis %s after %d calls", row.Diagnosis, len(d.calls))
+	}
+}
