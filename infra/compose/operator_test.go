@@ -2,6 +2,7 @@ package compose_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -278,6 +279,25 @@ func TestGovernanceReadsNeedAnApprover(t *testing.T) {
 			if w := f.call(t, token, "GET", path, ""); w.Code != want {
 				t.Errorf("%s with %q: %d, want %d (%s)", path, token, w.Code, want, w.Body)
 			}
+		}
+	}
+}
+
+// A kilobyte cursor on any listing is a 400, never a DynamoDB key-size error answered 503.
+func TestOversizedCursorsAreRefused(t *testing.T) {
+	f := newFlow(t)
+	claimID := f.diagnosed(t)
+	cursor := base64.RawURLEncoding.EncodeToString([]byte("2026-11-22T09:30:00.000000000Z#se_" + strings.Repeat("a", 1500)))
+	for _, path := range []string{
+		"/api/sync-error-assist/proposals?cursor=",
+		"/api/finance-ops/approvals?cursor=",
+		"/api/governance/approvals?reason=ownership&status=pending&cursor=",
+		"/api/governance/ownership-rejections?cursor=",
+		"/api/audit?cursor=",
+		"/api/ai/traces?claimId=" + claimID + "&cursor=",
+	} {
+		if w := f.call(t, approver, "GET", path+cursor, ""); w.Code != http.StatusBadRequest {
+			t.Errorf("%s…: %d %.200s", path, w.Code, w.Body)
 		}
 	}
 }

@@ -62,6 +62,7 @@ func (h *AIActivity) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !claimIDPattern.MatchString(claimID) {
 		errs = append(errs, httpapi.FieldError{Field: "claimId", Message: "is required: the sync error's id (se_…)"})
 	}
+	cursor := httpapi.QueryCursor(q, &errs)
 	limit := DefaultAILimit
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -74,7 +75,7 @@ func (h *AIActivity) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteInvalidQuery(w, r, errs)
 		return
 	}
-	docs, next, err := h.Records.AIRecords(r.Context(), id.TenantID, h.Kind, claimID, limit, q.Get("cursor"))
+	docs, next, err := h.Records.AIRecords(r.Context(), id.TenantID, h.Kind, claimID, limit, cursor)
 	if errors.Is(err, ErrBadCursor) {
 		httpapi.WriteBadCursor(w, r)
 		return

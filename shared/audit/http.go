@@ -81,7 +81,7 @@ func (h *Handler) parse(r *http.Request) (Query, []httpapi.FieldError) {
 	if h.Now != nil {
 		now = h.Now
 	}
-	q := Query{To: now().UTC(), Limit: DefaultLimit, Cursor: v.Get("cursor"), ActionType: v.Get("actionType")}
+	q := Query{To: now().UTC(), Limit: DefaultLimit, Cursor: httpapi.QueryCursor(v, &errs), ActionType: v.Get("actionType")}
 	parseTime := func(name string, dst *time.Time) {
 		if s := v.Get(name); s != "" {
 			t, err := time.Parse(time.RFC3339Nano, s)

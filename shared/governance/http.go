@@ -206,7 +206,7 @@ func parseLimit(r *http.Request, errs *[]httpapi.FieldError) (int, string) {
 			limit = n
 		}
 	}
-	return limit, v.Get("cursor")
+	return limit, httpapi.QueryCursor(v, errs)
 }
 
 // parseRecordQuery builds the window: the last hour up to now, narrowed by since. A since

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,8 +27,8 @@ type ListSpec struct {
 // with every field error and returns false.
 func ParseList(w http.ResponseWriter, r *http.Request, spec ListSpec) (ListParams, bool) {
 	q := r.URL.Query()
-	p := ListParams{Status: q.Get("status"), Limit: spec.DefaultLimit, Cursor: q.Get("cursor")}
 	var errs []FieldError
+	p := ListParams{Status: q.Get("status"), Limit: spec.DefaultLimit, Cursor: QueryCursor(q, &errs)}
 	switch {
 	case p.Status == "" && !spec.StatusOptional:
 		p.Status = spec.Statuses[0]
@@ -46,6 +47,22 @@ func ParseList(w http.ResponseWriter, r *http.Request, spec ListSpec) (ListParam
 		return ListParams{}, false
 	}
 	return p, true
+}
+
+// MaxCursorLen bounds a listing's cursor. Every cursor the service issues is far shorter;
+// a longer one is refused before a store sees it, so it can never reach DynamoDB as a key
+// over its size limit (a 503 instead of the 400 it is).
+const MaxCursorLen = 512
+
+// QueryCursor reads the cursor parameter of q, appending a field error to errs when it is
+// longer than MaxCursorLen.
+func QueryCursor(q url.Values, errs *[]FieldError) string {
+	c := q.Get("cursor")
+	if len(c) > MaxCursorLen {
+		*errs = append(*errs, FieldError{Field: "cursor", Message: "is not from a previous page of this listing (too long)"})
+		return ""
+	}
+	return c
 }
 
 // WriteInvalidQuery answers 400 invalid_query with the field errors.

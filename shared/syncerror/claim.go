@@ -99,6 +99,24 @@ func ClaimID(tenantID, errorID string) string {
 
 var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
+// claimIDLen is the length of a ClaimID: "se_" and 16 bytes in unpadded base32.
+const claimIDLen = 3 + 26
+
+// ValidClaimID reports whether id has the shape of a ClaimID. Ids from a path or a cursor
+// are checked before they reach the store: anything else (an internal row's key, a
+// kilobyte of junk) is simply not found.
+func ValidClaimID(id string) bool {
+	if len(id) != claimIDLen || id[:3] != "se_" {
+		return false
+	}
+	for i := 3; i < len(id); i++ {
+		if c := id[i]; !(c >= 'a' && c <= 'z' || c >= '2' && c <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
 // NewClaim builds the row for a validated record.
 func NewClaim(r Record, source Source, webhookID string, now time.Time) Claim {
 	now = now.UTC()

@@ -188,7 +188,12 @@ func (o *Operator) DetailHandler() http.Handler {
 }
 
 func (o *Operator) load(w http.ResponseWriter, r *http.Request, tenantID string) (Claim, bool) {
-	c, err := o.Claims.Get(r.Context(), tenantID, r.PathValue("id"))
+	id := r.PathValue("id")
+	if !ValidClaimID(id) {
+		notFound(w, r)
+		return Claim{}, false
+	}
+	c, err := o.Claims.Get(r.Context(), tenantID, id)
 	if errors.Is(err, ErrNotFound) {
 		notFound(w, r)
 		return Claim{}, false
@@ -287,6 +292,10 @@ func (o *Operator) decide(to Status, action, key string) http.Handler {
 		}
 		ctx := r.Context()
 		id := r.PathValue("id")
+		if !ValidClaimID(id) {
+			notFound(w, r)
+			return
+		}
 		now := o.now()
 		err := o.Claims.Decide(ctx, actor.TenantID, id, to, HistoryEntry{At: now, Actor: actor.Actor, Action: action, Note: body.Reason}, now)
 		switch {

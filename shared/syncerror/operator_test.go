@@ -324,3 +324,21 @@ func TestOperatorApproveRefusesAnEmptyFix(t *testing.T) {
 		t.Fatalf("with an edit: %d %s", w.Code, w.Body)
 	}
 }
+
+// Ids that are no claim id are not found, whatever they name in the table: the poll
+// watermark's row, a kilobyte of junk.
+func TestOperatorRefusesIDsThatAreNoClaimID(t *testing.T) {
+	f := newOpFixture(t)
+	if err := f.claims.AdvanceWatermark(context.Background(), "acme", time.Time{}, clock); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"~watermark%23hosterp", "se_" + strings.Repeat("a", 2000), "SE_ABC"} {
+		for _, call := range []struct{ method, path, body string }{
+			{"GET", "/p/" + id, ""}, {"POST", "/p/" + id + "/approve", ""}, {"POST", "/p/" + id + "/reject", `{"reason":"x"}`},
+		} {
+			if w := f.call(t, "acme", call.method, call.path, call.body); w.Code != http.StatusNotFound {
+				t.Errorf("%s %.40s: %d %s", call.method, call.path, w.Code, w.Body)
+			}
+		}
+	}
+}

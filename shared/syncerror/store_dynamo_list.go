@@ -44,8 +44,11 @@ func (s *DynamoClaims) List(ctx context.Context, tenantID string, q ListQuery) (
 	if q.Cursor != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(q.Cursor)
 		sortKey := string(raw)
-		_, id, ok := strings.Cut(sortKey, "#")
-		if err != nil || !ok || !strings.HasPrefix(id, "se_") {
+		at, id, ok := strings.Cut(sortKey, "#")
+		if err != nil || !ok || !ValidClaimID(id) {
+			return Page{}, ErrBadCursor
+		}
+		if _, err := dynamostore.ParseTime(at); err != nil || at == "" {
 			return Page{}, ErrBadCursor
 		}
 		in.ExclusiveStartKey = dynamostore.Item{"tenant_id": dynamostore.Str(tenantID), "id": dynamostore.Str(id), "status_key": dynamostore.Str(key), "claimed_sort": dynamostore.Str(sortKey)}

@@ -2,24 +2,48 @@ package syncerror_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 func TestMain(m *testing.M) { emutest.Main(m) }
 
+func newDynamoClaims(t *testing.T) *syncerror.DynamoClaims {
+	db, _ := emutest.Clients(t)
+	stage := emutest.Stage(t)
+	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
+		t.Fatal(err)
+	}
+	return syncerror.NewDynamoClaims(db, blueprint.PhysicalName(stage, blueprint.TableProcessed))
+}
+
 func TestDynamoClaimsContract(t *testing.T) {
-	syncerrortest.RunClaimStoreContract(t, func(t *testing.T) syncerror.ClaimStore {
-		db, _ := emutest.Clients(t)
-		stage := emutest.Stage(t)
-		if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
-			t.Fatal(err)
-		}
-		return syncerror.NewDynamoClaims(db, blueprint.PhysicalName(stage, blueprint.TableProcessed))
-	})
+	syncerrortest.RunClaimStoreContract(t, func(t *testing.T) syncerror.ClaimStore { return newDynamoClaims(t) })
+}
+
+// The processed table also holds each tenant's poll watermark; its key is no claim id,
+// so the operator's routes never show it (they answered it 200 before ids were checked).
+func TestOperatorDoesNotServeTheWatermarkRow(t *testing.T) {
+	claims := newDynamoClaims(t)
+	if err := claims.AdvanceWatermark(context.Background(), "acme", time.Time{}, clock); err != nil {
+		t.Fatal(err)
+	}
+	op := &syncerror.Operator{Claims: claims}
+	r := httptest.NewRequest(http.MethodGet, "/p/~watermark%23hosterp", nil)
+	r.SetPathValue("id", "~watermark#hosterp")
+	r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{Subject: "alice", TenantID: "acme", Roles: []string{"operator"}}))
+	w := httptest.NewRecorder()
+	op.DetailHandler().ServeHTTP(w, r)
+	if w.Code != http.StatusNotFound {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
 }

@@ -2,10 +2,12 @@ package syncerrortest
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -292,8 +294,14 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		if err != nil || len(p.Claims) != 1 || p.Claims[0].ID != rej.ID || p.NextCursor != "" {
 			t.Fatalf("rejected = %v err=%v", claimIDs(p.Claims), err)
 		}
-		if _, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusPending, Limit: 2, Cursor: "%%bogus"}); !errors.Is(err, syncerror.ErrBadCursor) {
-			t.Fatalf("bad cursor: err=%v", err)
+		// Garbled cursors: not base64, a foreign shape, and a well-formed one whose id is
+		// no row id (over DynamoDB's key size, which must not reach it as a 503).
+		for _, bad := range []string{"%%bogus",
+			base64.RawURLEncoding.EncodeToString([]byte("not-a-time#se_x")),
+			base64.RawURLEncoding.EncodeToString([]byte("2026-11-22T09:30:00.000000000Z#se_" + strings.Repeat("a", 2000)))} {
+			if _, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusPending, Limit: 2, Cursor: bad}); !errors.Is(err, syncerror.ErrBadCursor) {
+				t.Fatalf("bad cursor %.40q: err=%v", bad, err)
+			}
 		}
 	})
 
