@@ -6,7 +6,8 @@
 // aiProvider ("rules", the default, "bedrock" or "openai"), aiModel (required for bedrock,
 // and the only model they may invoke) and openaiBaseUrl (required for openai); for the
 // operator and approver routes, jwtIssuer, jwtAudience (default "syncassist") and
-// jwtJwksUrl (default <jwtIssuer>/.well-known/jwks.json); for the console's sign-in
+// jwtJwksUrl (default <jwtIssuer>/.well-known/jwks.json) and jwtTokenTypes (default
+// "at+jwt,application/at+jwt"); for the console's sign-in
 // (OpenID Connect code flow with PKCE at jwtIssuer), consoleClientId,
 // consoleAuthorizationEndpoint, consoleTokenEndpoint, consoleEndSessionEndpoint,
 // consoleScope, consoleTokenType and consoleFrameAncestors; corsAllowedOrigins, the exact
@@ -78,6 +79,9 @@ func run(args []string) error {
 			Issuer:   contextString(app, "jwtIssuer", ""),
 			Audience: contextString(app, "jwtAudience", ""),
 			JWKSURL:  contextString(app, "jwtJwksUrl", ""),
+			// Comma-separated typ headers accepted (default at+jwt): "at+jwt,JWT" for an
+			// issuer that types its access tokens JWT.
+			TokenTypes: contextString(app, "jwtTokenTypes", ""),
 		},
 		Console: stack.ConsoleProps{
 			ClientID:              contextString(app, "consoleClientId", ""),

@@ -54,6 +54,10 @@ func newFlow(t *testing.T) *flow {
 	if err := (tenant.Admin{Store: e.deps.Tenants}).SetConnector(context.Background(), "demo", "hosterp", srv.URL, ""); err != nil {
 		t.Fatal(err)
 	}
+	// A second tenant, for the tests that prove one tenant never sees another's rows.
+	if err := e.deps.Tenants.Create(context.Background(), tenant.Config{ID: "other"}); err != nil {
+		t.Fatal(err)
+	}
 	e.deps.Tokens = tokens{}
 	api, err := e.deps.Mux(blueprint.HTTPFunctions())
 	if err != nil {
@@ -299,5 +303,17 @@ func TestOversizedCursorsAreRefused(t *testing.T) {
 		if w := f.call(t, approver, "GET", path+cursor, ""); w.Code != http.StatusBadRequest {
 			t.Errorf("%s…: %d %.200s", path, w.Code, w.Body)
 		}
+	}
+}
+
+// A token whose tenant_id names no tenant of the service is refused (401), however well
+// it is signed.
+func TestTokensOfAnUnknownTenantAreRefused(t *testing.T) {
+	f := newFlow(t)
+	if w := f.call(t, "approver@nosuchtenant", "GET", "/api/sync-error-assist/proposals", ""); w.Code != http.StatusUnauthorized {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	if w := f.call(t, "approver@other", "GET", "/api/sync-error-assist/proposals", ""); w.Code != http.StatusOK {
+		t.Fatalf("a known tenant: %d %s", w.Code, w.Body)
 	}
 }

@@ -15,10 +15,11 @@ const (
 	envJWTIssuer   = "JWT_ISSUER"
 	envJWTAudience = "JWT_AUDIENCE"
 	envJWTJWKSURL  = "JWT_JWKS_URL"
+	envJWTTypes    = "JWT_TOKEN_TYPES"
 )
 
 // jwtEnvNames are the variables jwtEnvironment may set, for validate's duplicate check.
-var jwtEnvNames = []string{envJWTIssuer, envJWTAudience, envJWTJWKSURL}
+var jwtEnvNames = []string{envJWTIssuer, envJWTAudience, envJWTJWKSURL, envJWTTypes}
 
 // IdentityProps configures how operator and approver routes verify their callers' JWTs.
 type IdentityProps struct {
@@ -30,6 +31,9 @@ type IdentityProps struct {
 	// JWKSURL serves the issuer's signing keys (Issuer + "/.well-known/jwks.json" when
 	// empty, without doubling a trailing slash of Issuer).
 	JWKSURL string
+	// TokenTypes are the comma-separated typ headers accepted ("" is the functions'
+	// default, at+jwt and application/at+jwt).
+	TokenTypes string
 }
 
 func (i IdentityProps) withDefaults() IdentityProps {
@@ -52,6 +56,9 @@ func (i IdentityProps) environment() map[string]string {
 	}
 	if i.JWKSURL != "" {
 		env[envJWTJWKSURL] = i.JWKSURL
+	}
+	if i.TokenTypes != "" {
+		env[envJWTTypes] = i.TokenTypes
 	}
 	return env
 }

@@ -114,6 +114,7 @@ func sign(t *testing.T, k signingKey, claims jwt.MapClaims) string {
 	t.Helper()
 	tok := jwt.NewWithClaims(k.method, claims)
 	tok.Header["kid"] = k.kid
+	tok.Header["typ"] = "at+jwt"
 	s, err := tok.SignedString(k.priv)
 	if err != nil {
 		t.Fatal(err)

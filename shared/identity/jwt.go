@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // Claim names the verifier reads besides the registered ones (iss, aud, exp, nbf, iat, sub).
@@ -63,7 +65,17 @@ type JWTConfig struct {
 	Leeway time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// TokenTypes are the typ header values accepted (case-insensitive); nil means
+	// DefaultTokenTypes. A token without typ is accepted unless its claims mark it an ID
+	// token (nonce, or token_use other than "access"), as Cognito's access tokens carry none.
+	TokenTypes []string
 }
+
+// DefaultTokenTypes are the access-token types of RFC 9068. An OIDC ID token of the same
+// audience (typ "JWT") is refused: it proves a sign-in to the client, not a grant to call
+// the API. An issuer that types its access tokens "JWT" is configured with
+// JWT_TOKEN_TYPES=at+jwt,JWT.
+var DefaultTokenTypes = []string{"at+jwt", "application/at+jwt"}
 
 // JWTVerifier verifies operator and dashboard bearer tokens against the issuer's JWKS. It
 // is safe for concurrent use; build one per process so the key cache is shared.
@@ -89,6 +101,9 @@ func NewJWTVerifier(cfg JWTConfig) *JWTVerifier {
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = http.DefaultClient
+	}
+	if cfg.TokenTypes == nil {
+		cfg.TokenTypes = DefaultTokenTypes
 	}
 	return &JWTVerifier{
 		cfg: cfg,
@@ -156,6 +171,12 @@ func (v *JWTVerifier) key(ctx context.Context, t *jwt.Token) (any, error) {
 		// RFC 7515 §4.1.11: critical extensions we do not understand make the token invalid.
 		return nil, invalid("unsupported critical header")
 	}
+	if typ, present := t.Header["typ"]; present {
+		s, _ := typ.(string)
+		if !slices.ContainsFunc(v.cfg.TokenTypes, func(want string) bool { return strings.EqualFold(want, s) }) {
+			return nil, invalid("not an access token (typ)")
+		}
+	}
 	kid, _ := t.Header["kid"].(string)
 	if kid == "" {
 		return nil, invalid("no key id (kid) in the header")
@@ -208,9 +229,15 @@ func principalFrom(c jwt.MapClaims) (Principal, error) {
 	if err != nil || sub == "" {
 		return Principal{}, invalid("missing sub")
 	}
+	if _, nonce := c["nonce"]; nonce {
+		return Principal{}, invalid("an ID token (nonce), not an access token")
+	}
+	if use, present := c["token_use"]; present && use != "access" {
+		return Principal{}, invalid("an ID token (token_use), not an access token")
+	}
 	tenantID, _ := c[ClaimTenantID].(string)
-	if tenantID == "" {
-		return Principal{}, invalid(ClaimTenantID + " missing or not a non-empty string")
+	if !tenant.ValidID(tenantID) {
+		return Principal{}, invalid(ClaimTenantID + " missing or not a tenant id")
 	}
 	p := Principal{Subject: sub, TenantID: tenantID}
 	raw, present := c[ClaimRoles]

@@ -472,3 +472,61 @@ func TestJWKSWaiterCancellationDoesNotFailOthers(t *testing.T) {
 		t.Fatalf("JWKS fetched %d times, want 1: the second caller must share the first's fetch", n)
 	}
 }
+
+// signTyped signs claims with k under the typ header typ ("" leaves typ out).
+func signTyped(t *testing.T, k signingKey, claims jwt.MapClaims, typ string) string {
+	t.Helper()
+	tok := jwt.NewWithClaims(k.method, claims)
+	tok.Header["kid"] = k.kid
+	delete(tok.Header, "typ")
+	if typ != "" {
+		tok.Header["typ"] = typ
+	}
+	s, err := tok.SignedString(k.priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// An ID token of the same issuer and audience proves a sign-in, not a grant to call the
+// API: refused by its typ, its nonce or its token_use. A tenant_id that is no tenant id is
+// refused too.
+func TestVerifyRefusesIDTokensAndBadTenants(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	now := clock.Now()
+	srv := newJWKSServer(t, rsaKey, ecKey)
+	v := newVerifier(srv.URL, clock)
+	with := func(mod func(jwt.MapClaims)) jwt.MapClaims {
+		c := baseClaims(now)
+		mod(c)
+		return c
+	}
+	keep := func(jwt.MapClaims) {}
+	for _, tc := range []struct {
+		name  string
+		token string
+		ok    bool
+	}{
+		{"access token (at+jwt)", signTyped(t, rsaKey, with(keep), "at+jwt"), true},
+		{"access token (application/at+jwt)", signTyped(t, rsaKey, with(keep), "application/AT+JWT"), true},
+		{"no typ (Cognito access token)", signTyped(t, rsaKey, with(func(c jwt.MapClaims) { c["token_use"] = "access" }), ""), true},
+		{"ID token typed JWT", signTyped(t, rsaKey, with(keep), "JWT"), false},
+		{"ID token with a nonce", signTyped(t, rsaKey, with(func(c jwt.MapClaims) { c["nonce"] = "n-1" }), ""), false},
+		{"Cognito ID token", signTyped(t, rsaKey, with(func(c jwt.MapClaims) { c["token_use"] = "id" }), ""), false},
+		{"tenant id with a slash", signTyped(t, rsaKey, with(func(c jwt.MapClaims) { c[identity.ClaimTenantID] = "../acme" }), "at+jwt"), false},
+		{"tenant id in capitals", signTyped(t, rsaKey, with(func(c jwt.MapClaims) { c[identity.ClaimTenantID] = "ACME" }), "at+jwt"), false},
+	} {
+		_, err := v.Verify(context.Background(), tc.token)
+		if tc.ok && err != nil || !tc.ok && !errors.Is(err, identity.ErrTokenInvalid) {
+			t.Errorf("%s: err %v", tc.name, err)
+		}
+	}
+	// An issuer that types its access tokens "JWT" is configured so.
+	lax := identity.NewJWTVerifier(identity.JWTConfig{Issuer: testIssuer, Audience: testAudience, JWKSURL: srv.URL,
+		Now: clock.Now, TokenTypes: []string{"at+jwt", "JWT"}})
+	if _, err := lax.Verify(context.Background(), signTyped(t, rsaKey, with(keep), "JWT")); err != nil {
+		t.Errorf("typ JWT with JWT_TOKEN_TYPES=at+jwt,JWT: %v", err)
+	}
+}

@@ -82,6 +82,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 	}
 	c.JWT = identity.JWTConfig{Issuer: getenv("JWT_ISSUER"), Audience: getenv("JWT_AUDIENCE"), JWKSURL: getenv("JWT_JWKS_URL")}
+	if v := getenv("JWT_TOKEN_TYPES"); v != "" {
+		c.JWT.TokenTypes = strings.Split(v, ",")
+	}
 	if c.JWT.Audience == "" {
 		c.JWT.Audience = "syncassist"
 	}

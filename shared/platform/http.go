@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/session"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // Route is the handler of one HTTP function. The platform puts it behind the
@@ -65,7 +67,7 @@ func (b *Base) Mux(fns []blueprint.Function, routes Routes) (http.Handler, error
 func (b *Base) Authenticated(route blueprint.Route, h http.Handler) http.Handler {
 	var tokens identity.TokenVerifier = unavailableVerifier{}
 	if b.Tokens != nil {
-		tokens = b.Tokens
+		tokens = knownTenant{b.Tokens, b.HostTenants}
 	}
 	switch route.Auth {
 	case blueprint.AuthOperator:
@@ -76,6 +78,27 @@ func (b *Base) Authenticated(route blueprint.Route, h http.Handler) http.Handler
 			session.RequireModule(route.Module, identity.RequireApproverRole(h))))
 	}
 	return h
+}
+
+// knownTenant refuses a token whose tenant_id names no tenant of this service: an issuer
+// shared with other applications, or a misconfigured one, cannot walk a caller into a
+// tenant that does not exist (the reads would be empty, the writes would not be).
+type knownTenant struct {
+	next    identity.TokenVerifier
+	tenants tenant.Reader
+}
+
+func (k knownTenant) Verify(ctx context.Context, token string) (identity.Principal, error) {
+	p, err := k.next.Verify(ctx, token)
+	if err != nil || k.tenants == nil {
+		return p, err
+	}
+	if _, err := k.tenants.Get(ctx, p.TenantID); errors.Is(err, tenant.ErrNotFound) {
+		return identity.Principal{}, fmt.Errorf("%w: tenant_id names no tenant", identity.ErrTokenInvalid)
+	} else if err != nil {
+		return identity.Principal{}, fmt.Errorf("%w: reading the tenant: %w", identity.ErrJWKSUnavailable, err)
+	}
+	return p, nil
 }
 
 // unavailableVerifier stands in when no JWT issuer is configured, so operator routes say

@@ -228,6 +228,7 @@ func (i *Issuer) Mint(subject, tenantID string, roles []string, ttl time.Duratio
 	}
 	t := jwt.NewWithClaims(jwt.SigningMethodES256, claims)
 	t.Header["kid"] = i.kid
+	t.Header["typ"] = "at+jwt" // an access token (RFC 9068), which verifiers require
 	s, err := t.SignedString(i.key)
 	if err != nil {
 		return "", fmt.Errorf("mint: %w", err)
