@@ -137,7 +137,12 @@ func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, err
 		httpapi.Logger(op.ctx).Error("write ledger entry not stored", "resource", op.resource, "error", err)
 		recordErrs = append(recordErrs, fmt.Errorf("ledger: %w", err))
 	}
-	if err := op.auditWrite(audit.ResultSuccess, "written", map[string]any{"replayed": out.Replayed}); err != nil {
+	// A write that left fields out under source_wins is partial, and its record says so.
+	outcome := "written"
+	if len(op.dropped) > 0 {
+		outcome = "partial"
+	}
+	if err := op.auditWrite(audit.ResultSuccess, outcome, map[string]any{"replayed": out.Replayed}); err != nil {
 		recordErrs = append(recordErrs, fmt.Errorf("audit: %w", err))
 	}
 	if len(recordErrs) > 0 {

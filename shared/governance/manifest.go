@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/syncassist/syncassist/shared/connector"
 )
@@ -59,12 +60,14 @@ func (m Manifest) Owner(entity, field string) (Entry, bool) {
 	var entityLevel *Entry
 	for i := range m.Entries {
 		e := &m.Entries[i]
-		if e.Entity != entity {
+		// Case-insensitive: "SalesOrder.ShipCountry" must not slip past an entry for
+		// salesOrder.shipcountry just because a connector spells it differently.
+		if !strings.EqualFold(e.Entity, entity) {
 			continue
 		}
 		if e.Field == "" {
 			entityLevel = e
-		} else if field != "" && e.Field == field {
+		} else if field != "" && strings.EqualFold(e.Field, field) {
 			return *e, true
 		}
 	}
@@ -91,10 +94,10 @@ func validateEntries(entries []Entry) error {
 			return fmt.Errorf("%w: %s: unknown owner %q", ErrInvalidManifest, e.key(), e.Owner)
 		case !e.Policy.Valid():
 			return fmt.Errorf("%w: %s: unknown policy %q", ErrInvalidManifest, e.key(), e.Policy)
-		case seen[key{e.Entity, e.Field}]:
+		case seen[key{strings.ToLower(e.Entity), strings.ToLower(e.Field)}]:
 			return fmt.Errorf("%w: %s is declared twice", ErrInvalidManifest, e.key())
 		}
-		seen[key{e.Entity, e.Field}] = true
+		seen[key{strings.ToLower(e.Entity), strings.ToLower(e.Field)}] = true
 	}
 	return nil
 }

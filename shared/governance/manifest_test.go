@@ -44,7 +44,9 @@ func TestManifestOwner(t *testing.T) {
 		{"subscription", "plan", connector.SystemMarketing, governance.PolicySourceWins, true},
 		// A field entry of one entity says nothing about another entity.
 		{"ticket", "email", "", "", false},
-		{"Customer", "email", "", "", false},
+		// Names match whatever their case: a connector's spelling must not slip past.
+		{"Customer", "EMAIL", connector.SystemCRM, governance.PolicySourceWins, true},
+		{"SALESORDER", "Status", connector.SystemHostERP, governance.PolicyRejectWithAlert, true},
 	} {
 		e, ok := m.Owner(c.entity, c.field)
 		if ok != c.declared || e.Owner != c.owner || e.Policy != c.policy {
@@ -57,10 +59,11 @@ func TestManifestValidate(t *testing.T) {
 	t.Parallel()
 	ok := governance.Entry{Entity: "ticket", Owner: connector.SystemCRM, Policy: governance.PolicySourceWins}
 	for name, entries := range map[string][]governance.Entry{
-		"no entity":      {{Owner: connector.SystemCRM, Policy: governance.PolicySourceWins}},
-		"unknown owner":  {{Entity: "ticket", Owner: "helpdesk", Policy: governance.PolicySourceWins}},
-		"unknown policy": {{Entity: "ticket", Owner: connector.SystemCRM, Policy: "ask_nicely"}},
-		"duplicate":      {ok, ok},
+		"no entity":                 {{Owner: connector.SystemCRM, Policy: governance.PolicySourceWins}},
+		"unknown owner":             {{Entity: "ticket", Owner: "helpdesk", Policy: governance.PolicySourceWins}},
+		"unknown policy":            {{Entity: "ticket", Owner: connector.SystemCRM, Policy: "ask_nicely"}},
+		"duplicate":                 {ok, ok},
+		"duplicate in another case": {ok, {Entity: "TICKET", Owner: connector.SystemHostERP, Policy: governance.PolicySourceWins}},
 	} {
 		if err := (governance.Manifest{Entries: entries}).Validate(); !errors.Is(err, governance.ErrInvalidManifest) {
 			t.Errorf("%s: err=%v, want ErrInvalidManifest", name, err)

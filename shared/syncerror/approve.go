@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -21,6 +22,15 @@ import (
 // ledger entry or audit record could not be stored: the write happened, and the approve
 // completes as one that succeeded.
 var ErrFixUnrecorded = errors.New("the fix was written but not fully recorded")
+
+// PartialFixError reports a write-back that reached the host ERP without some fields of
+// the fix: the ownership manifest gives them to another system under source_wins. The
+// approve succeeds and says which fields were left out.
+type PartialFixError struct{ Dropped []string }
+
+func (e *PartialFixError) Error() string {
+	return "the fix was written without fields owned by another system: " + strings.Join(e.Dropped, ", ")
+}
 
 // WriteReserve is the time an approve keeps, of the request's deadline (the Lambda's),
 // for what follows the host ERP write: marking the row, completing it and the audit.
@@ -41,6 +51,7 @@ type approveBody struct {
 
 // approval is one approve in progress: the lease it holds and what it writes.
 type approval struct {
+	note    string // the approved entry's note (a partial write names what it left out)
 	o       *Operator
 	w       http.ResponseWriter
 	r       *http.Request
@@ -145,7 +156,14 @@ func (a *approval) write() {
 	wctx, cancel := writeContext(ctx)
 	werr := a.o.Fixes.WriteFix(wctx, a.actor, a.row, a.fix, a.key)
 	cancel()
-	if werr == nil || errors.Is(werr, ErrFixUnrecorded) {
+	var partial *PartialFixError
+	switch {
+	case errors.As(werr, &partial):
+		a.details["partial"], a.details["dropped"] = true, partial.Dropped
+		a.note = "partial: " + partial.Error()
+		a.applied()
+		return
+	case werr == nil || errors.Is(werr, ErrFixUnrecorded):
 		if werr != nil {
 			httpapi.Logger(ctx).Error("fix written but not fully recorded", "id", a.row.ID, "error", werr)
 			a.details["recorded"] = false
@@ -220,7 +238,7 @@ func (a *approval) applied() {
 // 202 saying that the fix was written and the reconcile completes the approval.
 func (a *approval) complete(takeover bool) {
 	ctx, o := a.r.Context(), a.o
-	note := ""
+	note := a.note
 	if takeover {
 		note = "completed after the approve that wrote the fix stopped"
 	}

@@ -62,6 +62,8 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 	case err == nil && len(res.Dropped) == len(fields):
 		return refuse(http.StatusUnprocessableEntity, "ownership_rejected",
 			"every field of the fix is owned by another system (source_wins); nothing was written: "+strings.Join(res.Dropped, ", "))
+	case err == nil && len(res.Dropped) > 0:
+		return &syncerror.PartialFixError{Dropped: res.Dropped}
 	case err == nil:
 		return nil
 	case errors.Is(err, governance.ErrOwnershipRejected):

@@ -366,3 +366,26 @@ func TestBulkCountsAWrittenItemAsWritten(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 }
+
+// A fix partly owned by another system (source_wins) is written without those fields: the
+// approve succeeds, and its audit record and history say what was left out.
+func TestApprovePartialWriteSaysWhatWasLeftOut(t *testing.T) {
+	f := newFixture(t)
+	c := f.ready(t, "E-1")
+	w := f.call(t, f.op.ApproveHandler(), c.ID, `{"fix":[{"path":"shipcountry","after":"DE"},{"path":"trackingNumber","after":"1Z999"}]}`)
+	if w.Code != http.StatusOK {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	writes := f.conns.Writes()
+	if len(writes) != 1 || writes[0].Req.Fields["trackingNumber"] != nil || writes[0].Req.Fields["shipcountry"] != "DE" {
+		t.Fatalf("writes %+v", writes)
+	}
+	recs := f.approveRecords()
+	if len(recs) != 1 || !strings.Contains(string(recs[0].Details), `"partial":true`) || !strings.Contains(string(recs[0].Details), "trackingNumber") {
+		t.Fatalf("approve audit %+v", recs)
+	}
+	row := f.row(t, c.ID)
+	if last := row.History[len(row.History)-1]; row.Status != syncerror.StatusApproved || !strings.Contains(last.Note, "trackingNumber") {
+		t.Fatalf("row %s, last history %+v", row.Status, last)
+	}
+}
