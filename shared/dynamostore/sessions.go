@@ -116,17 +116,16 @@ func getEpoch(it Item, name string) (time.Time, error) {
 
 // CreateSession implements session.Store.
 func (s *Sessions) CreateSession(ctx context.Context, sess session.Session) error {
-	roles := make([]types.AttributeValue, 0, len(sess.Roles))
-	for _, r := range sess.Roles {
-		roles = append(roles, Str(r))
-	}
 	it := sessionKey(sess.TenantID, skToken+sess.TokenHash)
 	it["kind"] = Str("token")
 	it["token_hash"] = Str(sess.TokenHash)
 	it["session_id"] = Str(sess.ID)
 	it["user_id"] = Str(sess.UserID)
 	it["host_account_id"] = Str(sess.HostAccountID)
-	it["roles"] = &types.AttributeValueMemberL{Value: roles}
+	it["roles"] = strList(sess.Roles)
+	if sess.Modules != nil {
+		it["modules"] = strList(sess.Modules)
+	}
 	it["issued_at"] = Str(FormatTime(sess.IssuedAt))
 	it["expires_at"] = epoch(sess.ExpiresAt)
 	return s.putNew(ctx, it, "session")
@@ -142,13 +141,8 @@ func (s *Sessions) SessionByTokenHash(ctx context.Context, tenantID, tokenHash s
 		TenantID: GetString(it, "tenant_id"), ID: GetString(it, "session_id"), TokenHash: GetString(it, "token_hash"),
 		UserID: GetString(it, "user_id"), HostAccountID: GetString(it, "host_account_id"),
 	}
-	if l, ok := it["roles"].(*types.AttributeValueMemberL); ok {
-		for _, v := range l.Value {
-			if r, ok := v.(*types.AttributeValueMemberS); ok {
-				sess.Roles = append(sess.Roles, r.Value)
-			}
-		}
-	}
+	sess.Roles = getStrList(it, "roles")
+	sess.Modules = getStrList(it, "modules")
 	if sess.IssuedAt, err = ParseTime(GetString(it, "issued_at")); err != nil {
 		return session.Session{}, fmt.Errorf("session %s: issued_at: %w", sess.ID, err)
 	}

@@ -25,6 +25,7 @@ const (
 	CodeRoleNotAllowed   = "role_not_allowed"
 	CodeRequestReplayed  = "request_replayed"
 	CodeUnknownModule    = "unknown_module"
+	CodeModuleNotGranted = "module_not_granted"
 	CodeWrongModule      = "wrong_module"
 )
 
@@ -260,6 +261,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, ErrReplayed):
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, CodeRequestReplayed,
 			"This webhook-id was already used for a bootstrap; sign each bootstrap with a fresh webhook-id."))
+	case errors.Is(err, ErrModuleNotGranted):
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, CodeModuleNotGranted,
+			"The host bootstrap of this session did not grant this module."))
 	case errors.Is(err, ErrUnknownModule):
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, CodeUnknownModule,
 			"module must be one of "+strings.Join(Modules, ", ")+"."))

@@ -67,6 +67,10 @@ type BootstrapRequest struct {
 	UserID        string   `json:"userId"`
 	HostAccountID string   `json:"hostAccountId"`
 	Roles         []string `json:"roles"`
+	// Modules are the embedded modules the session may open contexts for; omitted grants
+	// every module. A host that embeds some screens names them, so a leaked service token
+	// opens nothing else.
+	Modules []string `json:"modules,omitempty"`
 }
 
 // Issued is the host bootstrap's answer. ServiceToken is shown here once and never again.
@@ -122,10 +126,21 @@ func (r BootstrapRequest) validate() (BootstrapRequest, error) {
 			roles = append(roles, role)
 		}
 	}
+	var modules []string
+	if r.Modules != nil && len(r.Modules) == 0 {
+		bad("modules", "omit it to grant every module, or list some of "+fmt.Sprint(Modules))
+	}
+	for i, m := range r.Modules {
+		if !KnownModule(m) {
+			bad(fmt.Sprintf("modules[%d]", i), fmt.Sprintf("unknown module; known modules are %v", Modules))
+		} else if !slices.Contains(modules, m) {
+			modules = append(modules, m)
+		}
+	}
 	if len(fields) > 0 {
 		return BootstrapRequest{}, &ValidationError{Fields: fields}
 	}
-	r.Roles = roles
+	r.Roles, r.Modules = roles, modules
 	return r, nil
 }
 
@@ -193,7 +208,7 @@ func (s *Service) Bootstrap(ctx context.Context, cfg tenant.Config, requestID st
 	}
 	sess := Session{
 		TenantID: cfg.ID, ID: sessionID, TokenHash: hashToken(token),
-		UserID: req.UserID, HostAccountID: req.HostAccountID, Roles: req.Roles,
+		UserID: req.UserID, HostAccountID: req.HostAccountID, Roles: req.Roles, Modules: req.Modules,
 		IssuedAt: now, ExpiresAt: now.Add(s.tokenTTL()).Truncate(time.Second),
 	}
 	if err := s.Store.CreateSession(ctx, sess); err != nil {
@@ -202,7 +217,7 @@ func (s *Service) Bootstrap(ctx context.Context, cfg tenant.Config, requestID st
 	actor.Roles, actor.SessionID = req.Roles, sess.ID
 	if err := s.Audit.Write(ctx, audit.Entry{Actor: actor, ActionType: audit.TypeSession, ActionKey: ActionBootstrap,
 		Result: audit.ResultSuccess, Resource: "session/" + sess.ID, Details: map[string]any{
-			"hostAccountId": req.HostAccountID, "roles": req.Roles, "expiresAt": sess.ExpiresAt,
+			"hostAccountId": req.HostAccountID, "roles": req.Roles, "modules": req.Modules, "expiresAt": sess.ExpiresAt,
 		}}); err != nil {
 		// No session is handed out unaudited. The stored one is unusable, because its
 		// token exists nowhere; the reaper removes it. Removing it now is only tidier.
@@ -227,6 +242,9 @@ func (s *Service) OpenContext(ctx context.Context, serviceToken, module string) 
 func (s *Service) openContext(ctx context.Context, sess Session, module string) (OpenedContext, error) {
 	if !KnownModule(module) {
 		return OpenedContext{}, fmt.Errorf("%w %q", ErrUnknownModule, module)
+	}
+	if !sess.Granted(module) {
+		return OpenedContext{}, fmt.Errorf("%w: %q", ErrModuleNotGranted, module)
 	}
 	now := s.now()
 	id, err := newID(contextIDPrefix)

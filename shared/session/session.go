@@ -36,6 +36,11 @@ const (
 var Modules = []string{ModuleSyncErrors, ModuleFinanceApprovals, ModuleGovernance, ModuleFieldMapping,
 	ModuleIntegrationStatus, ModuleAudit, ModuleSettings}
 
+// Granted reports whether the session may open a context for module.
+func (s Session) Granted(module string) bool {
+	return s.Modules == nil || slices.Contains(s.Modules, module)
+}
+
 // KnownModule reports whether m is one of Modules.
 func KnownModule(m string) bool { return slices.Contains(Modules, m) }
 
@@ -75,6 +80,9 @@ var (
 	// ErrRoleNotAllowed is matched by *RolesNotAllowedError.
 	ErrRoleNotAllowed = errors.New("session: role not allowed for the tenant")
 	ErrUnknownModule  = errors.New("session: unknown module")
+	// ErrModuleNotGranted: the module is known but the session's host bootstrap did not
+	// grant it.
+	ErrModuleNotGranted = errors.New("session: module not granted to this session")
 	// ErrReplayed means a host bootstrap's webhook-id was used before: a signed bootstrap
 	// mints a credential, so a captured request must not mint a second one.
 	ErrReplayed = errors.New("session: bootstrap request replayed")
@@ -102,7 +110,10 @@ type Session struct {
 	UserID        string
 	HostAccountID string
 	Roles         []string
-	IssuedAt      time.Time
+	// Modules are the modules the host bootstrap granted: contexts open only for these.
+	// nil (a session stored before grants existed) grants every module.
+	Modules  []string
+	IssuedAt time.Time
 	// ExpiresAt is a whole second (the resolution of the TTL attribute).
 	ExpiresAt time.Time
 }

@@ -191,6 +191,52 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 		}
 	})
 
+	t.Run("a session's module grant round-trips; none stored grants every module", func(t *testing.T) {
+		s := newBackend(t).Store
+		granted := mkSession("acme", 3, base.Add(time.Hour))
+		granted.Modules = []string{session.ModuleSyncErrors, session.ModuleAudit}
+		if err := s.CreateSession(ctx, granted); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.SessionByTokenHash(ctx, "acme", granted.TokenHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSession(t, got, granted)
+		if !got.Granted(session.ModuleAudit) || got.Granted(session.ModuleGovernance) {
+			t.Fatalf("grant %v", got.Modules)
+		}
+		all := mkSession("acme", 4, base.Add(time.Hour))
+		if err := s.CreateSession(ctx, all); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.SessionByTokenHash(ctx, "acme", all.TokenHash); got.Modules != nil || !got.Granted(session.ModuleGovernance) {
+			t.Fatalf("a session without a grant: %v", got.Modules)
+		}
+	})
+
+	t.Run("a service token opens contexts only for the modules its bootstrap granted", func(t *testing.T) {
+		f := NewFixture(t, newBackend(t).Store)
+		cfg, _ := f.Tenants.Get(ctx, "acme")
+		issued, err := f.Service.Bootstrap(ctx, cfg, "msg_grant_1", session.BootstrapRequest{UserID: "alice",
+			HostAccountID: "host-alice", Roles: []string{identity.RoleApprover}, Modules: []string{session.ModuleSyncErrors}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.OpenContext(t, issued.ServiceToken, session.ModuleSyncErrors)
+		if _, err := f.Service.OpenContext(ctx, issued.ServiceToken, session.ModuleGovernance); !errors.Is(err, session.ErrModuleNotGranted) {
+			t.Fatalf("an ungranted module: err=%v", err)
+		}
+		for i, bad := range [][]string{{}, {"payroll"}} {
+			_, err := f.Service.Bootstrap(ctx, cfg, fmt.Sprintf("msg_grant_bad_%d", i), session.BootstrapRequest{UserID: "alice",
+				HostAccountID: "host-alice", Roles: []string{identity.RoleApprover}, Modules: bad})
+			var ve *session.ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("modules %q: err=%v, want a validation error", bad, err)
+			}
+		}
+	})
+
 	t.Run("delete session once", func(t *testing.T) {
 		s := newBackend(t).Store
 		a := mkSession("acme", 1, base.Add(time.Hour))

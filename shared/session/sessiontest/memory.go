@@ -40,6 +40,7 @@ func NewStore() *Store {
 
 func cloneSession(s session.Session) session.Session {
 	s.Roles = slices.Clone(s.Roles)
+	s.Modules = slices.Clone(s.Modules)
 	return s
 }
 
