@@ -16,6 +16,14 @@ const (
 	AIPrompt       Destination = "ai_prompt"       // anonymize every finding with typed placeholders
 	ConnectorWrite Destination = "connector_write" // block secrets, card data and SSNs; allow contact data and IBANs
 	Record         Destination = "record"          // audit, trace and log records: redact everything
+	// Stored is what is kept at rest of data received from outside (a sync error's message
+	// and payload): credentials and keys are redacted, card numbers kept as PCI masks
+	// (first 6, last 4), national ids masked; contact data and IBANs are kept, since a fix
+	// may need them, and masked on the way out (Display).
+	Stored Destination = "stored"
+	// Display is what an API answer shows of stored data: every finding masked the way
+	// Finding.Sample is ("j***@e***.com", "*****6789"), recognisable and unusable.
+	Display Destination = "display"
 )
 
 // Finding types, the values of Finding.Type.
@@ -200,7 +208,7 @@ func (s *Scanner) ScanText(dest Destination, text string) (Result, error) {
 
 func checkDestination(dest Destination) error {
 	switch dest {
-	case AIPrompt, ConnectorWrite, Record:
+	case AIPrompt, ConnectorWrite, Record, Stored, Display:
 		return nil
 	}
 	// An unknown destination has no policy; scanning for it would have to guess.

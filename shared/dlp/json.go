@@ -575,9 +575,14 @@ func (st *scanState) render(v string, spans []span, dest Destination) string {
 	last := 0
 	for _, sp := range spans {
 		b = append(b, v[last:sp.start]...)
-		if dest == AIPrompt {
-			b = append(b, st.placeholder(sp.kind, v[sp.start:sp.end])...)
-		} else {
+		switch value := v[sp.start:sp.end]; dest {
+		case AIPrompt:
+			b = append(b, st.placeholder(sp.kind, value)...)
+		case Stored:
+			b = append(b, storedForm(sp.kind, value)...)
+		case Display:
+			b = append(b, sample(sp.kind, value)...)
+		default:
 			b = append(b, "[REDACTED:"...)
 			b = append(b, kinds[sp.kind].label...)
 			b = append(b, ']')

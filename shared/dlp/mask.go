@@ -30,6 +30,22 @@ func sample(k kind, v string) string {
 	return maskEdges(v)
 }
 
+// storedForm is what Stored keeps of a value: contact data and IBANs as they are, a card
+// number as its PCI mask (the first six and last four digits), a national id as its
+// sample, and nothing of a credential or key.
+func storedForm(k kind, v string) string {
+	switch k {
+	case kindEmail, kindPhone, kindIBAN:
+		return v
+	case kindCard:
+		d := alnumOnly(v)
+		return d[:6] + strings.Repeat("*", len(d)-10) + d[len(d)-4:]
+	case kindSSN:
+		return sample(k, v)
+	}
+	return "[REDACTED:" + kinds[k].label + "]"
+}
+
 // maskEdges keeps four characters at each end of long values, two of medium ones and none
 // of short ones, so a sample never reveals most of a value.
 func maskEdges(v string) string {
