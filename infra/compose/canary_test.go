@@ -54,8 +54,8 @@ func canaryForms() []string {
 // TestCanariesNeverLeaveTheService ingests a sync error carrying a card number, an AWS
 // secret key, a PEM private key, an SSN, an email and a JWT in its message and payload,
 // diagnoses it through the real DLP scanner with each remote provider's wire format, and
-// checks that no canary reached the provider, the trace, the audit log, the proposal or
-// the logs.
+// checks that no canary reached the provider, the trace, the audit log, the proposal, the
+// logs, the operator's detail answer or (but for the e-mail, kept for fixes) the stored row.
 func TestCanariesNeverLeaveTheService(t *testing.T) {
 	suggestion := `{"class":"value","retryable":false,"summary":"[EMAIL_1] on the order is malformed","fix":[{"path":"shipcountry","before":"Deutschland","after":"DE"}],"rationale":"The target wants ISO codes."}`
 	for _, provider := range []string{"openai", "bedrock"} {
@@ -110,7 +110,30 @@ func TestCanariesNeverLeaveTheService(t *testing.T) {
 			if len(traces) != 1 || len(costs) != 2 || len(page.Records) < 2 {
 				t.Fatalf("traces %d, costs %d, audit %d", len(traces), len(costs), len(page.Records))
 			}
+			// What the operator's API answers: the detail masks even the contact data the
+			// row keeps, since the fix (shipcountry) does not touch it.
+			e.deps.Tokens = tokens{}
+			mux, err := e.deps.Mux(blueprint.HTTPFunctions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			detail := httptest.NewRecorder()
+			req := httptest.NewRequest(http.MethodGet, "/api/sync-error-assist/proposals/"+id, nil)
+			req.Header.Set("Authorization", "Bearer "+approver)
+			mux.ServeHTTP(detail, req)
+			if detail.Code != http.StatusOK || !strings.Contains(detail.Body.String(), "Deutschland") {
+				t.Fatalf("detail: %d %s", detail.Code, detail.Body)
+			}
+			// What is kept at rest: no credential, no full card number or SSN. The e-mail
+			// stays (a fix may write it), and is checked apart.
+			stored := mustJSON(t, row.Record)
+			if !bytes.Contains(stored, []byte(aitest.Canaries[4].Value)) {
+				t.Errorf("the stored row lost the e-mail a fix may need: %s", stored)
+			}
+			stored = bytes.ReplaceAll(stored, []byte(aitest.Canaries[4].Value), nil)
 			places := map[string][]byte{
+				"stored row":        stored,
+				"detail answer":     detail.Body.Bytes(),
 				"provider requests": srv.Bodies(),
 				"trace":             mustJSON(t, traces),
 				"cost records":      mustJSON(t, costs),

@@ -57,7 +57,7 @@ func groupKey(class string, changes []Change) (string, bool) {
 
 // GroupPending groups claims (newest first) that are pending with a ready proposal that
 // changes something; rows with nothing to write are never grouped.
-func GroupPending(claims []Claim) []Group {
+func (o *Operator) GroupPending(claims []Claim) []Group {
 	byKey := map[string]*Group{}
 	var order []string
 	for _, c := range claims {
@@ -75,7 +75,7 @@ func GroupPending(claims []Claim) []Group {
 		}
 		g := byKey[key]
 		if g == nil {
-			g = &Group{Key: key, Class: c.Proposal.Class, Changes: changes, Sample: summarize(c)}
+			g = &Group{Key: key, Class: c.Proposal.Class, Changes: changes, Sample: o.summarize(c)}
 			byKey[key] = g
 			order = append(order, key)
 		}
@@ -121,6 +121,6 @@ func (o *Operator) GroupsHandler() http.Handler {
 				break
 			}
 		}
-		httpapi.WriteJSON(w, http.StatusOK, GroupList{Items: GroupPending(claims), Scanned: len(claims), Truncated: truncated})
+		httpapi.WriteJSON(w, http.StatusOK, GroupList{Items: o.GroupPending(claims), Scanned: len(claims), Truncated: truncated})
 	})
 }

@@ -19,7 +19,7 @@ func TestGroupPending(t *testing.T) {
 	deOtherBefore := syncerror.FieldChange{Path: "shipcountry", Before: "Germany", After: "DE"}
 	approved := claim("e-approved", "value", de)
 	approved.Status = syncerror.StatusApproved
-	groups := syncerror.GroupPending([]syncerror.Claim{
+	groups := (&syncerror.Operator{}).GroupPending([]syncerror.Claim{
 		claim("e-1", "value", zip, de),
 		claim("e-2", "value", de),
 		claim("e-3", "value", deOtherBefore), // the before value differs per record: same group

@@ -20,7 +20,9 @@ type Ingest struct {
 	Auth   *hostauth.Authenticator[tenant.Config]
 	Claims ClaimStore
 	Queue  Queue
-	Now    func() time.Time
+	// Mask applies the at-rest policy before the claim is written (nil: none).
+	Mask *Masker
+	Now  func() time.Time
 }
 
 // IngestResponse is the 202 body.
@@ -70,6 +72,10 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if rec, err = h.Mask.Store(rec); err != nil {
+		httpapi.WriteInternal(w, r, err)
+		return
+	}
 	claim := NewClaim(rec, SourceWebhook, r.Header.Get(webhook.HeaderID), h.now())
 	created, err := h.Claims.Claim(ctx, claim)
 	if err != nil {

@@ -48,6 +48,8 @@ type Auditor interface {
 // found.
 type Operator struct {
 	Claims ClaimStore
+	// Mask shows stored rows with their contact data masked (nil: as stored).
+	Mask *Masker
 	// Tenants holds the feature flags that approve, reject, escalate and bulk decisions
 	// check; nil checks none.
 	Tenants  tenant.Reader
@@ -97,9 +99,9 @@ type ProposalView struct {
 	TraceID string `json:"traceId"`
 }
 
-func summarize(c Claim) Summary {
+func (o *Operator) summarize(c Claim) Summary {
 	s := Summary{ID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
-		ErrorCode: c.Record.ErrorCode, Message: c.Record.Message, Status: c.Status, Diagnosis: c.Diagnosis, ClaimedAt: c.ClaimedAt}
+		ErrorCode: c.Record.ErrorCode, Message: o.Mask.summaryMessage(c.Record.Message), Status: c.Status, Diagnosis: c.Diagnosis, ClaimedAt: c.ClaimedAt}
 	if c.Proposal != nil {
 		s.Class = c.Proposal.Class
 		conf := c.Proposal.Confidence
@@ -108,8 +110,8 @@ func summarize(c Claim) Summary {
 	return s
 }
 
-func detail(c Claim) Detail {
-	d := Detail{Summary: summarize(c), Error: c.Record, EditedFix: c.EditedFix, DiagnosisError: c.DiagnosisError,
+func (o *Operator) detail(c Claim) Detail {
+	d := Detail{Summary: o.summarize(c), Error: o.Mask.Show(c.Record, fixOf(c)), EditedFix: c.EditedFix, DiagnosisError: c.DiagnosisError,
 		Applied: c.Applied, ApplyError: c.ApplyError, History: c.History, UpdatedAt: c.UpdatedAt}
 	if d.History == nil {
 		d.History = []HistoryEntry{}
@@ -167,7 +169,7 @@ func (o *Operator) ListHandler() http.Handler {
 		}
 		items := make([]Summary, 0, len(page.Claims))
 		for _, c := range page.Claims {
-			items = append(items, summarize(c))
+			items = append(items, o.summarize(c))
 		}
 		httpapi.WriteList(w, items, page.NextCursor)
 	})
@@ -182,7 +184,7 @@ func (o *Operator) DetailHandler() http.Handler {
 		}
 		c, ok := o.load(w, r, id.TenantID)
 		if ok {
-			httpapi.WriteJSON(w, http.StatusOK, detail(c))
+			httpapi.WriteJSON(w, http.StatusOK, o.detail(c))
 		}
 	})
 }
@@ -319,7 +321,7 @@ func (o *Operator) decide(to Status, action, key string) http.Handler {
 			httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": to})
 			return
 		}
-		httpapi.WriteJSON(w, http.StatusOK, detail(cur))
+		httpapi.WriteJSON(w, http.StatusOK, o.detail(cur))
 	})
 }
 
@@ -331,4 +333,15 @@ func (o *Operator) audit(ctx context.Context, actor identity.Identity, key, resu
 		Result: result, Resource: resource, Details: details}); err != nil {
 		httpapi.Logger(ctx).Error("audit write failed", "actionKey", key, "error", err)
 	}
+}
+
+// fixOf is the fix the row would write: the operator's edit, else the AI's.
+func fixOf(c Claim) []FieldChange {
+	if len(c.EditedFix) > 0 {
+		return c.EditedFix
+	}
+	if c.Proposal != nil {
+		return c.Proposal.Fix
+	}
+	return nil
 }

@@ -143,6 +143,9 @@ func (p *poll) claim(ctx context.Context, items []json.RawMessage) error {
 		if at.After(p.newest) {
 			p.newest = at
 		}
+		if rec, err = rc.Mask.Store(rec); err != nil {
+			return err
+		}
 		c := NewClaim(rec, SourceReconcile, "", now)
 		created, err := rc.Claims.Claim(ctx, c)
 		if err != nil {

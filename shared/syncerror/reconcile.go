@@ -61,6 +61,8 @@ type Reconcile struct {
 	FirstPoll time.Duration
 	// PollTime overrides MaxPollTime, the time one tenant's host ERP poll may take.
 	PollTime time.Duration
+	// Mask applies the at-rest policy to what the poll claims (nil: none).
+	Mask *Masker
 	// Writes tells whether an expired approve's write-back reached the host ERP when the
 	// approve stopped before marking its row; nil trusts the marker alone.
 	Writes AppliedWrites

@@ -69,9 +69,12 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 	}, nil
 }
 
+// mask is the data-class policy of stored sync errors (syncerror.Masker).
+func (f *Feature) mask() *syncerror.Masker { return &syncerror.Masker{Scanner: f.Base.DLP()} }
+
 // Ingest is the webhook handler.
 func (f *Feature) Ingest() *syncerror.Ingest {
-	return &syncerror.Ingest{Auth: f.Base.HostAuth(), Claims: f.Claims, Queue: f.Queue, Now: f.Base.Clock()}
+	return &syncerror.Ingest{Auth: f.Base.HostAuth(), Claims: f.Claims, Queue: f.Queue, Mask: f.mask(), Now: f.Base.Clock()}
 }
 
 // Operator is the operator queue's service; approved fixes go through the guard.
@@ -80,7 +83,7 @@ func (f *Feature) Operator() (*syncerror.Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &syncerror.Operator{Claims: f.Claims, Tenants: f.Base.HostTenants, Fixes: fixWriter{g}, Audit: f.Base.Audit,
+	return &syncerror.Operator{Claims: f.Claims, Mask: f.mask(), Tenants: f.Base.HostTenants, Fixes: fixWriter{g}, Audit: f.Base.Audit,
 		Now: f.Base.Clock()}, nil
 }
 
@@ -93,7 +96,7 @@ func (f *Feature) Worker(d syncerror.Diagnoser) *syncerror.Worker {
 func (f *Feature) Reconcile() *syncerror.Reconcile {
 	return &syncerror.Reconcile{Tenants: f.Base.Tenants, Claims: f.Claims, Queue: f.Queue, Log: f.Base.Log, Now: f.Base.Clock(),
 		StuckAfter: f.StuckAfter, Host: hostErrors{guarded.Connectors(f.Base)}, Watermarks: f.Claims, Audit: f.Base.Audit,
-		Writes: ledgerWrites{f.Base.Ledger()}}
+		Writes: ledgerWrites{f.Base.Ledger()}, Mask: f.mask()}
 }
 
 // ReconcileLambda is the reconcile function's entry point.
