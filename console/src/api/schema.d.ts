@@ -881,6 +881,8 @@ export interface components {
             userId: string;
             hostAccountId: string;
             roles: ("operator" | "approver" | "admin")[];
+            /** @description The modules the session may open contexts for; omitted grants every module. A context for another module is refused with 403 `module_not_granted`. */
+            modules?: ("sync-errors" | "finance-approvals" | "governance" | "field-mapping" | "integration-status" | "audit" | "settings")[];
         };
         HostBootstrapResponse: {
             sessionId: string;
@@ -959,7 +961,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The identity lacks the role or module: `forbidden`, `wrong_module`, `feature_disabled`, `role_not_allowed`. */
+        /** @description The identity lacks the role or module: `forbidden`, `wrong_module`, `feature_disabled`, `role_not_allowed`, `module_not_granted`, `four_eyes`. */
         Forbidden: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -1901,6 +1903,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
