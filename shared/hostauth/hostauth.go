@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
@@ -42,7 +43,17 @@ type Authenticator[T Tenant] struct {
 	Tenants  Directory[T]
 	Verifier webhook.Verifier
 	Now      func() time.Time
+	// MinRefresh is how often, per tenant, a request whose signature does not verify may
+	// look the tenant up again past the cache (DefaultMinRefresh when zero): a just-rotated
+	// secret counts at once, and a flood of bad signatures costs one consistent read per
+	// interval, not one each.
+	MinRefresh time.Duration
+
+	refreshed sync.Map // tenant id → time.Time of its last fresh lookup
 }
+
+// DefaultMinRefresh bounds fresh tenant lookups per tenant and process.
+const DefaultMinRefresh = time.Second
 
 func problem(status int, code, detail string) *httpapi.Problem {
 	return httpapi.NewProblem(status, code, detail)
@@ -137,7 +148,27 @@ func (a *Authenticator[T]) authenticate(ctx context.Context, tenantID string, si
 		if fresh || !a.Tenants.Cached() || (verr == nil && (accept == nil || accept(cfg))) {
 			return cfg, verr
 		}
+		// A signature that does not verify may be a just-rotated secret or a flood of
+		// forgeries; only a validly signed request refused by its flags re-reads at once.
+		if verr != nil && !a.mayRefresh(tenantID) {
+			return cfg, verr
+		}
 	}
+}
+
+// mayRefresh reports whether tenantID may be looked up past the cache now, and if so
+// counts this lookup.
+func (a *Authenticator[T]) mayRefresh(tenantID string) bool {
+	every := a.MinRefresh
+	if every <= 0 {
+		every = DefaultMinRefresh
+	}
+	now := a.now()
+	if last, ok := a.refreshed.Load(tenantID); ok && now.Sub(last.(time.Time)) < every {
+		return false
+	}
+	a.refreshed.Store(tenantID, now)
+	return true
 }
 
 func (a *Authenticator[T]) now() time.Time {

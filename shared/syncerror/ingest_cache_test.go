@@ -2,7 +2,10 @@ package syncerror_test
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,5 +53,42 @@ func TestIngestWithTenantCache(t *testing.T) {
 	now = now.Add(time.Minute)
 	if code := post("off-enabled", secretCurrent, "E-5"); code != http.StatusForbidden {
 		t.Fatalf("disabled one TTL ago: %d, want 403", code)
+	}
+}
+
+// countingTenants counts the reads that reach the store.
+type countingTenants struct {
+	tenant.Reader
+	n atomic.Int64
+}
+
+func (c *countingTenants) Get(ctx context.Context, id string) (tenant.Config, error) {
+	c.n.Add(1)
+	return c.Reader.Get(ctx, id)
+}
+
+// A flood of bad signatures does not force a store read each: the cache is bypassed at
+// most once per second per tenant; the next second may look again (a rotation).
+func TestBadSignatureFloodReadsTheTenantOncePerInterval(t *testing.T) {
+	f := newFixture(t)
+	now := clock
+	store := &countingTenants{Reader: f.tenants}
+	cache := &tenant.Cache{Store: store, TTL: time.Minute, Now: func() time.Time { return now }}
+	f.handler = httpapi.Instrument(discardLogger(), &syncerror.Ingest{Auth: fixedAuth(cache, func() time.Time { return now }),
+		Claims: f.claims, Queue: f.queue, Now: func() time.Time { return now }})
+	forged := "whsec_" + base64.StdEncoding.EncodeToString([]byte("not-the-tenant-secret-0123456789"))
+	for i := range 100 {
+		if code := f.do(t, req{tenant: "acme", secret: forged, at: now, body: body("acme", fmt.Sprint("F-", i))}).Code; code != http.StatusUnauthorized {
+			t.Fatalf("forged request %d: %d", i, code)
+		}
+	}
+	if n := store.n.Load(); n > 2 {
+		t.Fatalf("%d store reads for 100 forged requests in one second, want at most 2", n)
+	}
+	now = now.Add(2 * time.Second)
+	before := store.n.Load()
+	f.do(t, req{tenant: "acme", secret: forged, at: now, body: body("acme", "F-late")})
+	if store.n.Load() != before+1 {
+		t.Fatalf("a later forged request did not look again: %d → %d", before, store.n.Load())
 	}
 }
