@@ -129,6 +129,13 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 									if access[name] == blueprint.Read && slices.Contains(dynamoWrites, a) {
 										t.Errorf("%s on read-only table %s", a, name)
 									}
+									// Append writes new items only: it may not read, change or delete.
+									if access[name] == blueprint.Append && a != "dynamodb:PutItem" && a != "dynamodb:DescribeTable" {
+										t.Errorf("%s on append-only table %s", a, name)
+									}
+									if access[name] == blueprint.KeysOnly && (a != "dynamodb:GetItem" || !keysOnly(st)) {
+										t.Errorf("%s on table %s, which %s may only probe for keys", a, name, f.Name)
+									}
 								}
 								granted[name] = append(granted[name], actions...)
 							case queueByID[id] != "":
@@ -159,8 +166,13 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 				// And nothing listed is missing.
 				for _, g := range f.Tables {
 					want := dynamoReads
-					if g.Access == blueprint.ReadWrite {
+					switch g.Access {
+					case blueprint.ReadWrite:
 						want = append(slices.Clone(dynamoReads), dynamoWrites...)
+					case blueprint.Append:
+						want = []string{"dynamodb:PutItem"}
+					case blueprint.KeysOnly:
+						want = []string{"dynamodb:GetItem"}
 					}
 					for _, a := range want {
 						if !slices.Contains(granted[g.Table.Name], a) {
@@ -212,4 +224,13 @@ func TestRolesCarryOnlyBasicExecutionPolicy(t *testing.T) {
 			}
 		}
 	})
+}
+
+// keysOnly reports whether a policy statement limits the attributes it reads to keys: the
+// fine-grained access condition of blueprint.KeysOnly.
+func keysOnly(st map[string]any) bool {
+	cond, _ := st["Condition"].(map[string]any)
+	attrs, _ := cond["ForAllValues:StringEquals"].(map[string]any)
+	sel, _ := cond["StringEqualsIfExists"].(map[string]any)
+	return attrs["dynamodb:Attributes"] != nil && sel["dynamodb:Select"] == "SPECIFIC_ATTRIBUTES"
 }

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
@@ -154,6 +156,10 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 				t.GrantReadData(fn)
 			case blueprint.ReadWrite:
 				t.GrantReadWriteData(fn)
+			case blueprint.Append:
+				t.Grant(fn, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:DescribeTable"))
+			case blueprint.KeysOnly:
+				fn.AddToRolePolicy(keysOnlyStatement(t, g.Table))
 			}
 		}
 		for _, q := range f.SendsTo {
@@ -212,4 +218,22 @@ func CheckFunctionsDir(dir string, fns []blueprint.Function) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// keysOnlyStatement lets a function read the key attributes of table's items and nothing
+// else (fine-grained access control): it can tell that a tenant exists, not read its
+// settings or secrets.
+func keysOnlyStatement(t awsdynamodb.ITable, table blueprint.Table) awsiam.PolicyStatement {
+	keys := []*string{jsii.String(table.PartitionKey.Name)}
+	if table.SortKey != nil {
+		keys = append(keys, jsii.String(table.SortKey.Name))
+	}
+	return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("dynamodb:GetItem"),
+		Resources: &[]*string{t.TableArn()},
+		Conditions: &map[string]any{
+			"ForAllValues:StringEquals": map[string]any{"dynamodb:Attributes": keys},
+			"StringEqualsIfExists":      map[string]any{"dynamodb:Select": "SPECIFIC_ATTRIBUTES"},
+		},
+	})
 }

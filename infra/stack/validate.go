@@ -3,6 +3,7 @@ package stack
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,7 +141,7 @@ func validate(scope constructs.Construct, stage string, tables []blueprint.Table
 			if !tableNames[g.Table.Name] {
 				fail("function %q is granted undeclared table %q", f.Name, g.Table.Name)
 			}
-			if g.Access != blueprint.Read && g.Access != blueprint.ReadWrite {
+			if !slices.Contains([]blueprint.Access{blueprint.Read, blueprint.ReadWrite, blueprint.Append, blueprint.KeysOnly}, g.Access) {
 				fail("function %q: unknown access %d on table %q", f.Name, g.Access, g.Table.Name)
 			}
 			claim(g.Table.EnvVar, "table "+g.Table.Name)

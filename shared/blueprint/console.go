@@ -25,11 +25,10 @@ var OpenAPIRoute = Route{Method: "GET", Path: "/api/openapi.json", Auth: AuthPub
 
 func init() {
 	const proposals = "/api/sync-error-assist/proposals"
-	withSessions := func(tables ...TableGrant) []TableGrant { return append(tables, TableGrant{EmbeddedSessions, Read}) }
 	bulk := Function{Name: FuncProposalsBulk,
 		Description: "Approves or rejects a group of proposals, each through its own lease and guarded write",
 		Route:       &Route{Method: "POST", Path: proposals + "/bulk", Auth: AuthApprover, Module: "sync-errors"},
-		Tables: withSessions(TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, ReadWrite},
+		Tables: authenticatedTables(TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append},
 			TableGrant{Governance, ReadWrite}),
 		PublishesAlerts: true, Timeout: 30 * time.Second, MemoryMB: 512}
 	Functions = append(Functions,
@@ -39,13 +38,13 @@ func init() {
 			Route: &OpenAPIRoute, Timeout: 5 * time.Second, MemoryMB: 128},
 		Function{Name: FuncAITraces, Description: "Lists the reasoning traces of a sync error's inferences (approvers)",
 			Route:  &Route{Method: "GET", Path: "/api/ai/traces", Auth: AuthApprover, Module: "audit"},
-			Tables: withSessions(TableGrant{AIRecords, Read}), Timeout: 10 * time.Second, MemoryMB: 256},
+			Tables: authenticatedTables(TableGrant{AIRecords, Read}), Timeout: 10 * time.Second, MemoryMB: 256},
 		Function{Name: FuncAICosts, Description: "Lists the cost records of a sync error's inferences (approvers)",
 			Route:  &Route{Method: "GET", Path: "/api/ai/costs", Auth: AuthApprover, Module: "audit"},
-			Tables: withSessions(TableGrant{AIRecords, Read}), Timeout: 10 * time.Second, MemoryMB: 256},
+			Tables: authenticatedTables(TableGrant{AIRecords, Read}), Timeout: 10 * time.Second, MemoryMB: 256},
 		Function{Name: FuncProposalGroups, Description: "Groups pending proposals that share a diagnosis (class, field, proposed value)",
 			Route:  &Route{Method: "GET", Path: "/api/sync-error-assist/proposal-groups", Auth: AuthOperator, Module: "sync-errors"},
-			Tables: withSessions(TableGrant{Processed, Read}), Timeout: 10 * time.Second, MemoryMB: 256},
+			Tables: authenticatedTables(TableGrant{Processed, Read}), Timeout: 10 * time.Second, MemoryMB: 256},
 		bulk,
 	)
 }

@@ -14,7 +14,26 @@ type Access int
 const (
 	Read Access = iota + 1
 	ReadWrite
+	// Append is PutItem only: a writer of records that must never be changed or deleted
+	// (the audit log) cannot rewrite or delete one, nor read the others.
+	Append
+	// KeysOnly is GetItem of the key attributes alone: whether a row exists, nothing of
+	// what it holds (the tenant a token names exists; its secrets stay out of reach).
+	KeysOnly
 )
+
+// authenticatedTables are the grants of a route that authenticates its callers (operator
+// or approver): tables plus the embedded-session table (a call may come from an embedded
+// session) and whether the token's tenant exists (KeysOnly, unless tables read tenants).
+func authenticatedTables(tables ...TableGrant) []TableGrant {
+	out := append(tables, TableGrant{EmbeddedSessions, Read})
+	for _, g := range tables {
+		if g.Table.Name == TableTenants {
+			return out
+		}
+	}
+	return append(out, TableGrant{Tenants, KeysOnly})
+}
 
 // TableGrant gives a function one access level on one table.
 type TableGrant struct {
@@ -146,7 +165,7 @@ var Functions = []Function{
 		Name:        FuncDiagnose,
 		Description: "Diagnoses claimed sync errors from the diagnosis queue",
 		Queue:       &Diagnosis,
-		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}, {Audit, ReadWrite}, {AIRecords, ReadWrite}},
+		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}, {Audit, Append}, {AIRecords, ReadWrite}},
 		InvokesAI:   true,
 		Timeout:     DiagnosisWorkerTimeout,
 		MemoryMB:    512,
@@ -156,7 +175,7 @@ var Functions = []Function{
 		Name:        FuncReconcile,
 		Description: "Every 30 minutes: re-enqueues stuck claims, polls the host ERP for missed sync errors, returns expired apply leases",
 		Schedule:    ReconcileInterval,
-		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}, {Audit, ReadWrite}},
+		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}, {Audit, Append}},
 		SendsTo:     []Queue{Diagnosis},
 		Timeout:     5 * time.Minute,
 		MemoryMB:    256,
@@ -165,7 +184,7 @@ var Functions = []Function{
 		Name:        FuncAuditList,
 		Description: "Lists the caller tenant's audit records (approvers)",
 		Route:       &Route{Method: "GET", Path: "/api/audit", Auth: AuthApprover, Module: "audit"},
-		Tables:      []TableGrant{{Audit, Read}, {EmbeddedSessions, Read}},
+		Tables:      authenticatedTables(TableGrant{Audit, Read}),
 		Timeout:     10 * time.Second,
 		MemoryMB:    256,
 	},
@@ -173,7 +192,7 @@ var Functions = []Function{
 		Name:        FuncEmbeddedHostBootstrap,
 		Description: "Opens an embedded session for a host user (host-signed) and issues its service token",
 		Route:       &Route{Method: "POST", Path: "/api/embedded/host/bootstrap", Auth: AuthSigned},
-		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Tenants, Read}, {Audit, ReadWrite}},
+		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Tenants, Read}, {Audit, Append}},
 		Timeout:     10 * time.Second,
 		MemoryMB:    256,
 	},
@@ -181,7 +200,7 @@ var Functions = []Function{
 		Name:        FuncEmbeddedContextBootstrap,
 		Description: "Opens a module context in an embedded session (service token)",
 		Route:       &Route{Method: "POST", Path: "/api/embedded/context/bootstrap", Auth: AuthServiceToken},
-		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Audit, ReadWrite}},
+		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Audit, Append}},
 		Timeout:     10 * time.Second,
 		MemoryMB:    256,
 	},
@@ -189,7 +208,7 @@ var Functions = []Function{
 		Name:        FuncEmbeddedSessionDelete,
 		Description: "Revokes an embedded session's service token and its contexts",
 		Route:       &Route{Method: "DELETE", Path: "/api/embedded/session", Auth: AuthServiceToken},
-		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Audit, ReadWrite}},
+		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Audit, Append}},
 		Timeout:     10 * time.Second,
 		MemoryMB:    256,
 	},
@@ -197,7 +216,7 @@ var Functions = []Function{
 		Name:        FuncSessionReaper,
 		Description: "Every hour, deletes expired embedded service tokens and contexts",
 		Schedule:    SessionReaperInterval,
-		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Tenants, Read}, {Audit, ReadWrite}},
+		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Tenants, Read}, {Audit, Append}},
 		Timeout:     5 * time.Minute,
 		MemoryMB:    256,
 	},
@@ -209,24 +228,24 @@ func init() {
 	const proposals = "/api/sync-error-assist/proposals"
 	op := func(name, desc, method, path string, auth Auth, module string, tables ...TableGrant) Function {
 		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: auth, Module: module},
-			Tables: append(tables, TableGrant{EmbeddedSessions, Read}), Timeout: 10 * time.Second, MemoryMB: 256}
+			Tables: authenticatedTables(tables...), Timeout: 10 * time.Second, MemoryMB: 256}
 	}
 	approve := op(FuncProposalApprove, "Approves a proposal and writes its fix back to the host ERP through the guard",
 		"POST", proposals+"/{id}/approve", AuthApprover, "sync-errors",
-		TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, ReadWrite}, TableGrant{Governance, ReadWrite})
+		TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append}, TableGrant{Governance, ReadWrite})
 	approve.Timeout, approve.PublishesAlerts = 30*time.Second, true
 	release := op(FuncGovernanceApprove, "Approves a held ownership approval and releases its write through the guard",
 		"POST", "/api/governance/approvals/{id}/approve", AuthApprover, "governance",
-		TableGrant{Governance, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, ReadWrite})
+		TableGrant{Governance, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append})
 	release.Timeout, release.PublishesAlerts = 30*time.Second, true
 	Functions = append(Functions,
 		op(FuncProposalsList, "Lists the operator queue", "GET", proposals, AuthOperator, "sync-errors", TableGrant{Processed, Read}),
 		op(FuncProposalDetail, "Shows one proposal with its history", "GET", proposals+"/{id}", AuthOperator, "sync-errors", TableGrant{Processed, Read}),
 		approve,
 		op(FuncProposalReject, "Rejects a proposal", "POST", proposals+"/{id}/reject", AuthOperator, "sync-errors",
-			TableGrant{Processed, ReadWrite}, TableGrant{Audit, ReadWrite}),
+			TableGrant{Processed, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),
 		op(FuncProposalEscalate, "Escalates a proposal", "POST", proposals+"/{id}/escalate", AuthOperator, "sync-errors",
-			TableGrant{Processed, ReadWrite}, TableGrant{Audit, ReadWrite}),
+			TableGrant{Processed, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),
 		op(FuncGovernanceApprovals, "Lists ownership approvals", "GET", "/api/governance/approvals", AuthApprover, "governance",
 			TableGrant{Governance, Read}),
 		op(FuncGovernanceRejections, "Lists the last hour's ownership rejections", "GET", "/api/governance/ownership-rejections",
@@ -235,7 +254,7 @@ func init() {
 			AuthApprover, "governance", TableGrant{Governance, Read}),
 		release,
 		op(FuncGovernanceDeny, "Denies a held ownership approval", "POST", "/api/governance/approvals/{id}/deny", AuthApprover,
-			"governance", TableGrant{Governance, ReadWrite}, TableGrant{Audit, ReadWrite}),
+			"governance", TableGrant{Governance, ReadWrite}, TableGrant{Audit, Append}),
 	)
 }
 
@@ -257,11 +276,11 @@ func init() {
 	const module = "finance-approvals"
 	route := func(name, desc, method, path string, auth Auth, tables ...TableGrant) Function {
 		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: auth, Module: module},
-			Tables: append(tables, TableGrant{EmbeddedSessions, Read}), Timeout: 10 * time.Second, MemoryMB: 256}
+			Tables: authenticatedTables(tables...), Timeout: 10 * time.Second, MemoryMB: 256}
 	}
 	approve := route(FuncFinanceApprovalApprove, "Approves a finance approval: lease, ERP update through the guard, accept",
 		"POST", approvals+"/{id}/approve", AuthApprover,
-		TableGrant{FinanceApprovals, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, ReadWrite}, TableGrant{Governance, ReadWrite})
+		TableGrant{FinanceApprovals, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append}, TableGrant{Governance, ReadWrite})
 	approve.Timeout, approve.PublishesAlerts = 30*time.Second, true
 	Functions = append(Functions,
 		route(FuncFinanceApprovalsList, "Lists finance approvals", "GET", approvals, AuthOperator,
@@ -270,10 +289,10 @@ func init() {
 			TableGrant{FinanceApprovals, Read}),
 		approve,
 		route(FuncFinanceApprovalReject, "Rejects a finance approval (no ERP write)", "POST", approvals+"/{id}/reject", AuthApprover,
-			TableGrant{FinanceApprovals, ReadWrite}, TableGrant{Audit, ReadWrite}),
+			TableGrant{FinanceApprovals, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),
 		Function{Name: FuncFinanceApprovalCreate, Description: "Creates a finance approval for the host ERP (host-signed)",
 			Route:   &Route{Method: "POST", Path: approvals, Auth: AuthSigned},
-			Tables:  []TableGrant{{FinanceApprovals, ReadWrite}, {Tenants, Read}, {Audit, ReadWrite}},
+			Tables:  []TableGrant{{FinanceApprovals, ReadWrite}, {Tenants, Read}, {Audit, Append}},
 			Timeout: 10 * time.Second, MemoryMB: 256},
 		Function{Name: FuncFinanceLeaseSweep,
 			Description: "Every 5 minutes: returns finance approvals whose approve lease expired to pending",
@@ -289,11 +308,11 @@ func init() {
 	Functions = append(Functions,
 		Function{Name: FuncMCPTools, Description: "Lists the tool catalogue for AI agents (operators)",
 			Route:  &Route{Method: "GET", Path: "/api/mcp/tools", Auth: AuthOperator},
-			Tables: []TableGrant{{EmbeddedSessions, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+			Tables: authenticatedTables(), Timeout: 10 * time.Second, MemoryMB: 256},
 		Function{Name: FuncMCP, Description: "MCP endpoint (Streamable HTTP, stateless): the four tools for AI agents",
 			Route: &Route{Method: "POST", Path: "/api/mcp", Auth: AuthOperator},
-			Tables: []TableGrant{{Processed, Read}, {Tenants, Read}, {Governance, Read}, {Audit, ReadWrite},
-				{AIRecords, ReadWrite}, {EmbeddedSessions, Read}},
+			Tables: authenticatedTables(TableGrant{Processed, Read}, TableGrant{Tenants, Read}, TableGrant{Governance, Read},
+				TableGrant{Audit, Append}, TableGrant{AIRecords, ReadWrite}),
 			InvokesAI: true, Timeout: 30 * time.Second, MemoryMB: 512},
 	)
 }

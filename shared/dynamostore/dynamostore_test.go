@@ -26,6 +26,24 @@ func TestTenantsContract(t *testing.T) {
 	})
 }
 
+// Exists answers from the key alone (the projection a KeysOnly grant allows).
+func TestTenantsExists(t *testing.T) {
+	db, _ := emutest.Clients(t)
+	stage := emutest.Stage(t)
+	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
+		t.Fatal(err)
+	}
+	s := dynamostore.NewTenants(db, blueprint.PhysicalName(stage, blueprint.TableTenants))
+	if err := s.Create(context.Background(), tenant.Config{ID: "acme"}); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{"acme": true, "globex": false} {
+		if got, err := s.Exists(context.Background(), id); err != nil || got != want {
+			t.Errorf("Exists(%s) = %v, %v; want %v", id, got, err, want)
+		}
+	}
+}
+
 func TestCreateTablesIsIdempotent(t *testing.T) {
 	db, _ := emutest.Clients(t)
 	stage := emutest.Stage(t)

@@ -118,6 +118,20 @@ func (s *Tenants) Get(ctx context.Context, id string) (tenant.Config, error) {
 	return tenantFrom(out.Item)
 }
 
+// Exists reports whether tenant id exists, reading its key alone: a function granted
+// keys-only access (blueprint.KeysOnly) can call it and never sees settings or secrets.
+func (s *Tenants) Exists(ctx context.Context, id string) (bool, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:            aws.String(s.table),
+		Key:                  Item{"tenant_id": Str(id)},
+		ProjectionExpression: aws.String("tenant_id"),
+	})
+	if err != nil {
+		return false, fmt.Errorf("probe tenant %s: %w", id, err)
+	}
+	return out.Item != nil, nil
+}
+
 // Create implements tenant.Store.
 func (s *Tenants) Create(ctx context.Context, c tenant.Config) error {
 	c.Version = 1

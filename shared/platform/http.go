@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
@@ -67,7 +69,7 @@ func (b *Base) Mux(fns []blueprint.Function, routes Routes) (http.Handler, error
 func (b *Base) Authenticated(route blueprint.Route, h http.Handler) http.Handler {
 	var tokens identity.TokenVerifier = unavailableVerifier{}
 	if b.Tokens != nil {
-		tokens = knownTenant{b.Tokens, b.HostTenants}
+		tokens = b.tokenCheck()
 	}
 	switch route.Auth {
 	case blueprint.AuthOperator:
@@ -82,24 +84,64 @@ func (b *Base) Authenticated(route blueprint.Route, h http.Handler) http.Handler
 
 // knownTenant refuses a token whose tenant_id names no tenant of this service: an issuer
 // shared with other applications, or a misconfigured one, cannot walk a caller into a
-// tenant that does not exist (the reads would be empty, the writes would not be).
+// tenant that does not exist (the reads would be empty, the writes would not be). It asks
+// with a keys-only read where the store offers one (the functions' grant is KeysOnly: they
+// never see a tenant's settings or secrets), and remembers a tenant that exists.
 type knownTenant struct {
 	next    identity.TokenVerifier
 	tenants tenant.Reader
+	ttl     time.Duration
+	seen    sync.Map // tenant id → time.Time it was last found
 }
 
-func (k knownTenant) Verify(ctx context.Context, token string) (identity.Principal, error) {
+// tenantProber is the keys-only read of dynamostore.Tenants.
+type tenantProber interface {
+	Exists(ctx context.Context, id string) (bool, error)
+}
+
+func (k *knownTenant) Verify(ctx context.Context, token string) (identity.Principal, error) {
 	p, err := k.next.Verify(ctx, token)
 	if err != nil || k.tenants == nil {
 		return p, err
 	}
-	if _, err := k.tenants.Get(ctx, p.TenantID); errors.Is(err, tenant.ErrNotFound) {
-		return identity.Principal{}, fmt.Errorf("%w: tenant_id names no tenant", identity.ErrTokenInvalid)
-	} else if err != nil {
+	if at, ok := k.seen.Load(p.TenantID); ok && time.Since(at.(time.Time)) < k.ttl {
+		return p, nil
+	}
+	found, err := k.exists(ctx, p.TenantID)
+	if err != nil {
 		return identity.Principal{}, fmt.Errorf("%w: reading the tenant: %w", identity.ErrJWKSUnavailable, err)
 	}
+	if !found {
+		return identity.Principal{}, fmt.Errorf("%w: tenant_id names no tenant", identity.ErrTokenInvalid)
+	}
+	k.seen.Store(p.TenantID, time.Now())
 	return p, nil
 }
+
+func (k *knownTenant) exists(ctx context.Context, id string) (bool, error) {
+	if p, ok := k.tenants.(tenantProber); ok {
+		return p.Exists(ctx, id)
+	}
+	_, err := k.tenants.Get(ctx, id)
+	if errors.Is(err, tenant.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// tokenCheck is the token verifier with the tenant check, built once per process so its
+// memory of known tenants is shared by every route.
+func (b *Base) tokenCheck() identity.TokenVerifier {
+	return Memo(b, knownTenantKey{}, func() identity.TokenVerifier {
+		ttl := b.Config.TenantCacheTTL
+		if ttl <= 0 {
+			ttl = time.Minute
+		}
+		return &knownTenant{next: b.Tokens, tenants: b.Tenants, ttl: ttl}
+	})
+}
+
+type knownTenantKey struct{}
 
 // unavailableVerifier stands in when no JWT issuer is configured, so operator routes say
 // 503 identity_unavailable instead of treating every caller as anonymous.
