@@ -124,6 +124,7 @@ func (l *Log) Write(ctx context.Context, e Entry) error {
 		Resource:      e.Resource,
 		CorrelationID: httpapi.CorrelationID(ctx),
 	}
+	r.Resource = l.redactResource(ctx, e.Resource)
 	if len(e.Details) > 0 {
 		raw, err := json.Marshal(e.Details)
 		if err == nil {
@@ -139,6 +140,22 @@ func (l *Log) Write(ctx context.Context, e Entry) error {
 		return fmt.Errorf("audit %s: %w", e.ActionKey, err)
 	}
 	return nil
+}
+
+// redactResource applies the record policy to a resource name: record ids come from other
+// systems, and one can be an e-mail or worse. A name the redactor cannot handle is
+// replaced by a marker, like details.
+func (l *Log) redactResource(ctx context.Context, resource string) string {
+	if resource == "" || l.Redactor == nil {
+		return resource
+	}
+	doc, _ := json.Marshal(resource)
+	out, err := l.Redactor.RedactJSON(ctx, doc)
+	var clean string
+	if err != nil || json.Unmarshal(out, &clean) != nil {
+		return "[resource dropped: redaction failed]"
+	}
+	return clean
 }
 
 func (l *Log) now() time.Time {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/audit/audittest"
+	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/identity"
 )
 
@@ -139,5 +140,27 @@ func TestHandler(t *testing.T) {
 				t.Fatal("no next cursor with more records left")
 			}
 		})
+	}
+}
+
+type dlpRedactor struct{ s *dlp.Scanner }
+
+func (r dlpRedactor) RedactJSON(_ context.Context, doc []byte) ([]byte, error) {
+	res, err := r.s.ScanJSON(dlp.Record, doc)
+	return res.Output, err
+}
+
+// A resource named after another system's record id is redacted like the details: the id
+// can be an e-mail or a token.
+func TestResourceIsRedacted(t *testing.T) {
+	store := &audittest.Store{}
+	l := &audit.Log{Store: store, Redactor: dlpRedactor{dlp.NewScanner()}}
+	id := identity.Identity{TenantID: "acme", Actor: "alice", Source: identity.SourceAuth}
+	if err := l.Write(context.Background(), audit.Entry{Actor: id, ActionType: audit.TypeConnector, ActionKey: "connector.write",
+		Result: audit.ResultSuccess, Resource: "crm/contact/jane.doe@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := store.All()[0].Resource; got != "crm/contact/[REDACTED:EMAIL]" {
+		t.Fatalf("resource %q", got)
 	}
 }
