@@ -1,11 +1,11 @@
 import { expect, test } from "@playwright/test";
-import { base, postSyncError, signedHeaders, waitDiagnosed } from "./support/stack";
+import { base, DEMO_EMBEDDED_SECRET, postSyncError, signedHeaders, waitDiagnosed } from "./support/stack";
 
 test("embedded: the host's session shows one module and every call carries the context id", async ({ page }) => {
   const errorId = `E2E-EMB-${Date.now()}`;
   await waitDiagnosed(await postSyncError(errorId));
   const boot = JSON.stringify({ userId: "erp-user-7", hostAccountId: "1234567", roles: ["operator"] });
-  const s = await fetch(base() + "/api/embedded/host/bootstrap", { method: "POST", headers: signedHeaders(boot), body: boot });
+  const s = await fetch(base() + "/api/embedded/host/bootstrap", { method: "POST", headers: signedHeaders(boot, DEMO_EMBEDDED_SECRET), body: boot });
   expect(s.status).toBe(201);
   const { serviceToken } = (await s.json()) as { serviceToken: string };
   const c = await fetch(base() + "/api/embedded/context/bootstrap", { method: "POST",

@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { accessible, signIn } from "./support/browser";
-import { api, base, postSyncError, signedHeaders, token, waitDiagnosed } from "./support/stack";
+import { api, base, DEMO_FINANCE_SECRET, postSyncError, signedHeaders, token, waitDiagnosed } from "./support/stack";
 
 test("finance: approve ends accepted, a row without an ERP id goes back with the reason, reject asks a reason", async ({ page }) => {
   await signIn(page, "approver");
@@ -59,7 +59,7 @@ async function heldApproval(tag: string): Promise<string> {
   const approvalId = `FA-HELD-${tag}-${Date.now()}`;
   const body = JSON.stringify({ approvalId, erpId: "CT-3001", entity: "contact", amount: "0", currency: "EUR",
     vendor: "n/a", description: "opt-in change from the web form", fields: { marketingOptIn: true } });
-  const created = await fetch(base() + "/api/finance-ops/approvals", { method: "POST", headers: signedHeaders(body), body });
+  const created = await fetch(base() + "/api/finance-ops/approvals", { method: "POST", headers: signedHeaders(body, DEMO_FINANCE_SECRET), body });
   expect(created.status).toBe(201);
   // Requested by the admin: four eyes, the console's approver may release it.
   const t = await token("admin");

@@ -276,7 +276,7 @@ func setupStage(ctx context.Context, awsCfg aws.Config, stage string) (*compose.
 		return nil, prov, nil, err
 	}
 	admin := tenant.Admin{Store: deps.Tenants}
-	secret, err := admin.Create(ctx, "bench", "")
+	secrets, err := admin.Create(ctx, "bench", nil)
 	if err != nil {
 		return nil, prov, nil, err
 	}
@@ -285,7 +285,7 @@ func setupStage(ctx context.Context, awsCfg aws.Config, stage string) (*compose.
 			return nil, prov, nil, err
 		}
 	}
-	key, _ := webhook.ParseSecret(secret)
+	key, _ := webhook.ParseSecret(secrets[tenant.PurposeIngest])
 	return deps, prov, key, nil
 }
 

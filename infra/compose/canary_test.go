@@ -173,7 +173,7 @@ func ingestCanaries(t *testing.T, e *env) string {
 			" key " + c[1].Value + " token " + c[5].Value,
 	})
 	admin := tenant.Admin{Store: e.deps.Tenants}
-	secret, err := admin.RotateSecret(context.Background(), "demo", "", time.Hour)
+	secret, err := admin.RotateSecret(context.Background(), "demo", tenant.PurposeIngest, "", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

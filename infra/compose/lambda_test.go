@@ -65,7 +65,13 @@ func newEnv(t *testing.T, opt sqsqueue.CreateOptions) *env {
 	}
 	deps.Now = func() time.Time { return fixtureTime }
 	admin := tenant.Admin{Store: deps.Tenants}
-	if _, err := admin.Create(ctx, "demo", fixtureSecret); err != nil {
+	// The sample events are signed with one fixture secret, so every purpose gets it here;
+	// TestSecretsArePerPurpose proves that the purposes are kept apart.
+	fixture := map[tenant.Purpose]string{}
+	for _, p := range tenant.Purposes {
+		fixture[p] = fixtureSecret
+	}
+	if _, err := admin.Create(ctx, "demo", fixture); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range tenant.FeatureFlags {

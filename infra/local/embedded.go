@@ -14,7 +14,7 @@ import (
 )
 
 // embedded plays the host ERP and its sidecar against the running local stack: it opens an
-// embedded session for a demo user (signed with the demo tenant's webhook secret), opens a
+// embedded session for a demo user (signed with the demo tenant's embedded secret), opens a
 // context for the sync-errors module, and shows a panel call made with both.
 func embedded(ctx context.Context) error {
 	st, err := readState()
@@ -22,7 +22,7 @@ func embedded(ctx context.Context) error {
 		return err
 	}
 	base, tenantID := st["LOCAL_API_URL"], st["DEMO_TENANT"]
-	key, err := webhook.ParseSecret(st["DEMO_WEBHOOK_SECRET"])
+	key, err := webhook.ParseSecret(st["DEMO_EMBEDDED_SECRET"])
 	if err != nil {
 		return err
 	}

@@ -124,10 +124,15 @@ func serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	secret, err := seedDemoTenant(ctx, deps.Tenants, os.Getenv("DEMO_WEBHOOK_SECRET"))
+	fixed := map[tenant.Purpose]string{}
+	for p, env := range secretEnv {
+		fixed[p] = os.Getenv(env)
+	}
+	secrets, err := seedDemoTenant(ctx, deps.Tenants, fixed)
 	if err != nil {
 		return err
 	}
+	secret := secrets[tenant.PurposeIngest]
 
 	api, err := deps.Mux(blueprint.HTTPFunctions())
 	if err != nil {
@@ -204,10 +209,10 @@ func serve(ctx context.Context) error {
 
 	seedDemoQueue(ctx, deps, baseURL, secret)
 
-	if err := writeState(stateDir, baseURL, secret); err != nil {
+	if err := writeState(stateDir, baseURL, secrets); err != nil {
 		return err
 	}
-	printBanner(baseURL, secret, every, stateDir)
+	printBanner(baseURL, secrets, every, stateDir)
 
 	<-ctx.Done()
 	fmt.Println("\nstopping: HTTP server, poller, reconcile timer, emulators")
@@ -218,45 +223,59 @@ func serve(ctx context.Context) error {
 	return nil
 }
 
-// seedDemoTenant makes the demo tenant exist with both flags on. Its secret is
-// DEMO_WEBHOOK_SECRET when set, else the stored one, else a fresh one.
-func seedDemoTenant(ctx context.Context, store tenant.Store, fixed string) (string, error) {
+// secretEnv names, per purpose, the variable that fixes the demo tenant's secret and the
+// local.env entry it is written to.
+var secretEnv = map[tenant.Purpose]string{
+	tenant.PurposeIngest:   "DEMO_WEBHOOK_SECRET",
+	tenant.PurposeFinance:  "DEMO_FINANCE_SECRET",
+	tenant.PurposeEmbedded: "DEMO_EMBEDDED_SECRET",
+}
+
+// seedDemoTenant makes the demo tenant exist with both flags on. Each purpose's secret is
+// the one fixed (DEMO_*_SECRET) when set, else the stored one, else a fresh one.
+func seedDemoTenant(ctx context.Context, store tenant.Store, fixed map[tenant.Purpose]string) (map[tenant.Purpose]string, error) {
 	admin := tenant.Admin{Store: store}
-	secret, err := admin.Create(ctx, demoTenant, fixed)
+	secrets, err := admin.Create(ctx, demoTenant, fixed)
 	switch {
 	case errors.Is(err, tenant.ErrExists):
 		cfg, gerr := store.Get(ctx, demoTenant)
 		if gerr != nil {
-			return "", gerr
+			return nil, gerr
 		}
-		secret = ""
-		for _, s := range cfg.WebhookSecrets {
-			if s.RetireAt.IsZero() {
-				secret = s.Value
+		secrets = map[tenant.Purpose]string{}
+		for _, p := range tenant.Purposes {
+			for _, s := range *cfg.Secrets(p) {
+				if s.RetireAt.IsZero() {
+					secrets[p] = s.Value
+				}
 			}
-		}
-		if fixed != "" && fixed != secret {
-			if secret, err = admin.RotateSecret(ctx, demoTenant, fixed, 0); err != nil {
-				return "", err
+			// A fixed secret that differs, or a purpose stored before it had secrets.
+			if (fixed[p] != "" && fixed[p] != secrets[p]) || secrets[p] == "" {
+				if secrets[p], err = admin.RotateSecret(ctx, demoTenant, p, fixed[p], 0); err != nil {
+					return nil, err
+				}
 			}
 		}
 	case err != nil:
-		return "", err
+		return nil, err
 	}
 	for _, k := range tenant.FeatureFlags {
 		if err := admin.Set(ctx, demoTenant, k, "true"); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	if err := admin.Set(ctx, demoTenant, tenant.KeyEmbeddedAllowedRoles, "operator,approver"); err != nil {
-		return "", err
+		return nil, err
 	}
-	return secret, nil
+	return secrets, nil
 }
 
-func writeState(dir, baseURL, secret string) error {
+func writeState(dir, baseURL string, secrets map[tenant.Purpose]string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "LOCAL_API_URL=%s\nDEMO_TENANT=%s\nDEMO_WEBHOOK_SECRET=%s\n", baseURL, demoTenant, secret)
+	fmt.Fprintf(&b, "LOCAL_API_URL=%s\nDEMO_TENANT=%s\n", baseURL, demoTenant)
+	for _, p := range tenant.Purposes {
+		fmt.Fprintf(&b, "%s=%s\n", secretEnv[p], secrets[p])
+	}
 	for _, k := range []string{"STAGE", "JWT_ISSUER", "JWT_AUDIENCE", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", blueprint.Diagnosis.EnvVar} {
 		if v := os.Getenv(k); v != "" {
 			fmt.Fprintf(&b, "%s=%s\n", k, v)
@@ -265,7 +284,8 @@ func writeState(dir, baseURL, secret string) error {
 	return os.WriteFile(filepath.Join(dir, "local.env"), []byte(b.String()), 0o600)
 }
 
-func printBanner(baseURL, secret string, every time.Duration, stateDir string) {
+func printBanner(baseURL string, secrets map[tenant.Purpose]string, every time.Duration, stateDir string) {
+	secret := secrets[tenant.PurposeIngest]
 	body := sampleBody(demoTenant, "ERR-"+time.Now().UTC().Format("20060102-150405"))
 	banner := fmt.Sprintf(`
 Sync-error triage is running locally.
@@ -275,7 +295,9 @@ Sync-error triage is running locally.
   DynamoDB         %s
   SQS              %s
   demo tenant      %s (both flags 'true')
-  webhook secret   %s
+  webhook secret   %s  (sync errors)
+  finance secret   %s  (finance approval create)
+  embedded secret  %s  (embedded host bootstrap)
   reconcile        every %s
   state            %s/local.env (used by make sample / make tenantctl)
 
@@ -295,7 +317,7 @@ The whole flow, step by step, in another terminal:
   make reconcile                         run the reconcile now (it finds ERR-MISSED-0001, whose webhook never came)
 
 Ctrl-C stops everything.
-`, baseURL, baseURL, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), demoTenant, secret, every, stateDir,
+`, baseURL, baseURL, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), demoTenant, secret, secrets[tenant.PurposeFinance], secrets[tenant.PurposeEmbedded], every, stateDir,
 		curlCommand(baseURL+blueprint.IngestRoute.Path, demoTenant, secret, body, time.Now()))
 	fmt.Print(strings.ReplaceAll(banner, "API_URL", baseURL))
 }

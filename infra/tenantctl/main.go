@@ -28,14 +28,17 @@ import (
 const usage = `usage: tenantctl [-stage STAGE] [-table NAME] COMMAND ...
 
 commands:
-  create TENANT                  create a tenant (flags off) and print its webhook secret once
+  create TENANT                  create a tenant (flags off) and print its secrets once, one per
+                                 purpose: ingest (the webhook), finance (approval create) and
+                                 embedded (host bootstrap)
   set TENANT KEY VALUE           set a setting; only the exact string 'true' enables a flag
                                  keys: sync_error_assist.enabled, sync_error_assist.webhook_enabled,
                                  embedded.allowed_roles (comma-separated roles, e.g. operator,approver)
   enable TENANT                  set both flags to 'true'
-  rotate-secret TENANT [-grace 24h]
-                                 make a new webhook secret current and print it once; the old
-                                 one keeps verifying for the grace period, then stops
+  rotate-secret TENANT [-purpose ingest|finance|embedded] [-grace 24h]
+                                 make a new secret of the purpose (default ingest) current and
+                                 print it once; the old one keeps verifying for the grace
+                                 period, then stops
   connector TENANT SYSTEM [BASEURL [TOKEN]]
                                  configure one of the tenant's systems (hosterp, erp2, crm,
                                  marketing, shipping); without BASEURL it is removed
@@ -105,11 +108,14 @@ func command(ctx context.Context, admin tenant.Admin, args []string, out io.Writ
 		if err := need(1, "create TENANT"); err != nil {
 			return err
 		}
-		secret, err := admin.Create(ctx, args[1], "")
+		secrets, err := admin.Create(ctx, args[1], nil)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "created tenant %s with both flags 'false'\nwebhook secret (shown once; store it in the host ERP now):\n%s\n", args[1], secret)
+		fmt.Fprintf(out, "created tenant %s with both flags 'false'\nits secrets, one per purpose (shown once; store them in the host ERP now):\n", args[1])
+		for _, p := range tenant.Purposes {
+			fmt.Fprintf(out, "  %-8s %s\n", p, secrets[p])
+		}
 	case "set":
 		if err := need(3, "set TENANT KEY VALUE"); err != nil {
 			return err
@@ -132,23 +138,24 @@ func command(ctx context.Context, admin tenant.Admin, args []string, out io.Writ
 		}
 		fmt.Fprintf(out, "%s: both flags 'true'\n", args[1])
 	case "rotate-secret":
-		if err := need(1, "rotate-secret TENANT [-grace 24h]"); err != nil {
+		if err := need(1, "rotate-secret TENANT [-purpose ingest|finance|embedded] [-grace 24h]"); err != nil {
 			return err
 		}
 		rfs := flag.NewFlagSet("rotate-secret", flag.ContinueOnError)
 		grace := rfs.Duration("grace", tenant.DefaultRotationGrace, "how long the previous secret keeps verifying")
+		purpose := rfs.String("purpose", string(tenant.PurposeIngest), "which secret: ingest (the webhook), finance (approval create) or embedded (host bootstrap)")
 		if err := rfs.Parse(args[2:]); err != nil {
 			return err
 		}
 		if rfs.NArg() > 0 {
 			return fmt.Errorf("unexpected argument %q (use -grace %s)", rfs.Arg(0), rfs.Arg(0))
 		}
-		secret, err := admin.RotateSecret(ctx, args[1], "", *grace)
+		secret, err := admin.RotateSecret(ctx, args[1], tenant.Purpose(*purpose), "", *grace)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "new webhook secret for %s (shown once):\n%s\nthe previous secret verifies until %s\n",
-			args[1], secret, now(admin).Add(*grace).Format(time.RFC3339))
+		fmt.Fprintf(out, "new %s secret for %s (shown once):\n%s\nthe previous secret verifies until %s\n",
+			*purpose, args[1], secret, now(admin).Add(*grace).Format(time.RFC3339))
 	case "connector":
 		if err := need(2, "connector TENANT SYSTEM [BASEURL [TOKEN]]"); err != nil {
 			return err
@@ -187,7 +194,7 @@ func command(ctx context.Context, admin tenant.Admin, args []string, out io.Writ
 		}
 		for _, c := range cs {
 			fmt.Fprintf(out, "%-24s enabled=%-5v webhook_enabled=%-5v secrets=%d\n", c.ID,
-				c.Flag(tenant.KeyEnabled), c.Flag(tenant.KeyWebhookEnabled), len(c.WebhookSecrets))
+				c.Flag(tenant.KeyEnabled), c.Flag(tenant.KeyWebhookEnabled), len(c.WebhookSecrets)+len(c.FinanceSecrets)+len(c.EmbeddedSecrets))
 		}
 	default:
 		return fmt.Errorf("unknown command %q\n%s", args[0], usage)
@@ -215,12 +222,14 @@ func describe(out io.Writer, c tenant.Config) {
 	for _, k := range tenant.KnownSettings {
 		fmt.Fprintf(out, "  %s = %q\n", k, c.Settings[k])
 	}
-	for _, s := range c.WebhookSecrets {
-		state := "current"
-		if !s.RetireAt.IsZero() {
-			state = "retiring at " + s.RetireAt.Format(time.RFC3339)
+	for _, p := range tenant.Purposes {
+		for _, s := range *c.Secrets(p) {
+			state := "current"
+			if !s.RetireAt.IsZero() {
+				state = "retiring at " + s.RetireAt.Format(time.RFC3339)
+			}
+			fmt.Fprintf(out, "  %s secret %s created %s, %s\n", p, fingerprint(s.Value), s.CreatedAt.Format(time.RFC3339), state)
 		}
-		fmt.Fprintf(out, "  secret %s created %s, %s\n", fingerprint(s.Value), s.CreatedAt.Format(time.RFC3339), state)
 	}
 	for _, sys := range connector.Systems {
 		if cc, ok := c.Connectors[string(sys)]; ok {

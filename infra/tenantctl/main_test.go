@@ -38,22 +38,34 @@ func mustRun(t *testing.T, admin tenant.Admin, args ...string) string {
 	return out
 }
 
-// printedSecret returns the one whsec_ secret in out.
-func printedSecret(t *testing.T, out string) string {
+// printedSecrets returns the whsec_ secrets in out, in order, failing unless there are n.
+func printedSecrets(t *testing.T, out string, n int) []string {
 	t.Helper()
 	var found []string
 	for _, f := range strings.Fields(out) {
 		if strings.HasPrefix(f, webhook.SecretPrefix) {
+			if _, err := webhook.ParseSecret(f); err != nil {
+				t.Fatalf("printed secret %q does not parse: %v", f, err)
+			}
 			found = append(found, f)
 		}
 	}
-	if len(found) != 1 {
-		t.Fatalf("want exactly one secret in output, got %d:\n%s", len(found), out)
+	if len(found) != n {
+		t.Fatalf("want %d secrets in output, got %d:\n%s", n, len(found), out)
 	}
-	if _, err := webhook.ParseSecret(found[0]); err != nil {
-		t.Fatalf("printed secret %q does not parse: %v", found[0], err)
-	}
-	return found[0]
+	return found
+}
+
+// printedSecret returns the one whsec_ secret in out.
+func printedSecret(t *testing.T, out string) string {
+	t.Helper()
+	return printedSecrets(t, out, 1)[0]
+}
+
+// createdIngestSecret creates tenant id and returns its ingest secret, the first printed.
+func createdIngestSecret(t *testing.T, admin tenant.Admin, id string) string {
+	t.Helper()
+	return printedSecrets(t, mustRun(t, admin, "create", id), len(tenant.Purposes))[0]
 }
 
 func getTenant(t *testing.T, store tenant.Store, id string) tenant.Config {
@@ -69,9 +81,15 @@ func TestCreate(t *testing.T) {
 	t.Parallel()
 	admin, store := testAdmin()
 	out := mustRun(t, admin, "create", "acme")
-	secret := printedSecret(t, out)
-	if strings.Count(out, secret) != 1 {
-		t.Errorf("secret printed %d times, want once:\n%s", strings.Count(out, secret), out)
+	secrets := printedSecrets(t, out, len(tenant.Purposes))
+	secret := secrets[0]
+	for _, sec := range secrets {
+		if strings.Count(out, sec) != 1 {
+			t.Errorf("secret printed %d times, want once:\n%s", strings.Count(out, sec), out)
+		}
+	}
+	if secrets[0] == secrets[1] || secrets[1] == secrets[2] || secrets[0] == secrets[2] {
+		t.Errorf("the purposes share a secret:\n%s", out)
 	}
 	if !strings.Contains(out, "acme") || !strings.Contains(out, "'false'") {
 		t.Errorf("output does not name the tenant and its flags:\n%s", out)
@@ -217,7 +235,7 @@ func TestRotateSecret(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			admin, store := testAdmin()
-			old := printedSecret(t, mustRun(t, admin, "create", "acme"))
+			old := createdIngestSecret(t, admin, "acme")
 			out := mustRun(t, admin, append([]string{"rotate-secret", "acme"}, tt.args...)...)
 			secret := printedSecret(t, out)
 			if secret == old {
@@ -234,7 +252,7 @@ func TestRotateSecret(t *testing.T) {
 			if !reflect.DeepEqual(c.WebhookSecrets, want) {
 				t.Fatalf("secrets = %+v\nwant %+v", c.WebhookSecrets, want)
 			}
-			if n := len(c.ActiveKeys(testNow)); n != 2 {
+			if n := len(c.ActiveKeys(string(tenant.PurposeIngest), testNow)); n != 2 {
 				t.Fatalf("%d secrets verify right after rotation, want 2", n)
 			}
 		})
@@ -286,7 +304,7 @@ func TestRotateSecretErrors(t *testing.T) {
 func TestShowNeverPrintsSecrets(t *testing.T) {
 	t.Parallel()
 	admin, store := testAdmin()
-	first := printedSecret(t, mustRun(t, admin, "create", "acme"))
+	first := createdIngestSecret(t, admin, "acme")
 	mustRun(t, admin, "set", "acme", tenant.KeyEnabled, "true")
 	second := printedSecret(t, mustRun(t, admin, "rotate-secret", "acme", "-grace", "1h"))
 
@@ -319,8 +337,9 @@ func TestShowNeverPrintsSecrets(t *testing.T) {
 			t.Errorf("show output lacks %q:\n%s", want, out)
 		}
 	}
-	if len(c.WebhookSecrets) != 2 || strings.Count(out, "sha256:") != 2 {
-		t.Errorf("want two secret fingerprints, got:\n%s", out)
+	// Two webhook secrets (rotated), one finance and one embedded secret.
+	if len(c.WebhookSecrets) != 2 || strings.Count(out, "sha256:") != 4 || !strings.Contains(out, "finance secret") {
+		t.Errorf("want four secret fingerprints, got:\n%s", out)
 	}
 	if fingerprint(first) == fingerprint(second) {
 		t.Error("two secrets share a fingerprint")
@@ -350,9 +369,9 @@ func TestList(t *testing.T) {
 	want := []struct {
 		id, enabled, webhook, secrets string
 	}{
-		{"acme", "enabled=false", "webhook_enabled=false", "secrets=1"},
-		{"globex", "enabled=true", "webhook_enabled=true", "secrets=1"},
-		{"initech", "enabled=false", "webhook_enabled=false", "secrets=2"},
+		{"acme", "enabled=false", "webhook_enabled=false", "secrets=3"},
+		{"globex", "enabled=true", "webhook_enabled=true", "secrets=3"},
+		{"initech", "enabled=false", "webhook_enabled=false", "secrets=4"},
 	}
 	for i, w := range want {
 		f := strings.Fields(lines[i])

@@ -31,29 +31,63 @@ func tenantItem(c tenant.Config) Item {
 	for k, v := range c.Settings {
 		settings[k] = Str(v)
 	}
-	secrets := make([]types.AttributeValue, 0, len(c.WebhookSecrets))
-	for _, s := range c.WebhookSecrets {
-		m := Item{"value": Str(s.Value), "created_at": Str(FormatTime(s.CreatedAt))}
-		if !s.RetireAt.IsZero() {
-			m["retire_at"] = Str(FormatTime(s.RetireAt))
-		}
-		secrets = append(secrets, &types.AttributeValueMemberM{Value: m})
-	}
 	conns := Item{}
 	for sys, cc := range c.Connectors {
 		m := Item{"base_url": Str(cc.BaseURL)}
 		PutOptional(m, "token", cc.Token)
 		conns[sys] = &types.AttributeValueMemberM{Value: m}
 	}
-	return Item{
-		"connectors":      &types.AttributeValueMemberM{Value: conns},
-		"tenant_id":       Str(c.ID),
-		"settings":        &types.AttributeValueMemberM{Value: settings},
-		"webhook_secrets": &types.AttributeValueMemberL{Value: secrets},
-		"created_at":      Str(FormatTime(c.CreatedAt)),
-		"updated_at":      Str(FormatTime(c.UpdatedAt)),
-		"version":         Num(c.Version),
+	it := Item{
+		"connectors": &types.AttributeValueMemberM{Value: conns},
+		"tenant_id":  Str(c.ID),
+		"settings":   &types.AttributeValueMemberM{Value: settings},
+		"created_at": Str(FormatTime(c.CreatedAt)),
+		"updated_at": Str(FormatTime(c.UpdatedAt)),
+		"version":    Num(c.Version),
 	}
+	for _, p := range tenant.Purposes {
+		it[secretsAttr[p]] = secretList(*c.Secrets(p))
+	}
+	return it
+}
+
+// secretsAttr names the attribute holding each purpose's secrets. The webhook's keeps its
+// name from before purposes existed.
+var secretsAttr = map[tenant.Purpose]string{
+	tenant.PurposeIngest: "webhook_secrets", tenant.PurposeFinance: "finance_secrets", tenant.PurposeEmbedded: "embedded_secrets",
+}
+
+func secretList(secrets []tenant.Secret) *types.AttributeValueMemberL {
+	l := make([]types.AttributeValue, 0, len(secrets))
+	for _, s := range secrets {
+		m := Item{"value": Str(s.Value), "created_at": Str(FormatTime(s.CreatedAt))}
+		if !s.RetireAt.IsZero() {
+			m["retire_at"] = Str(FormatTime(s.RetireAt))
+		}
+		l = append(l, &types.AttributeValueMemberM{Value: m})
+	}
+	return &types.AttributeValueMemberL{Value: l}
+}
+
+func secretsFrom(it Item, attr string) ([]tenant.Secret, error) {
+	l, ok := it[attr].(*types.AttributeValueMemberL)
+	if !ok {
+		return nil, nil
+	}
+	var out []tenant.Secret
+	for _, v := range l.Value {
+		m, ok := v.(*types.AttributeValueMemberM)
+		if !ok {
+			continue
+		}
+		created, err1 := ParseTime(GetString(m.Value, "created_at"))
+		retire, err2 := ParseTime(GetString(m.Value, "retire_at"))
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("malformed %s times", attr)
+		}
+		out = append(out, tenant.Secret{Value: GetString(m.Value, "value"), CreatedAt: created, RetireAt: retire})
+	}
+	return out, nil
 }
 
 func tenantFrom(it Item) (tenant.Config, error) {
@@ -65,21 +99,12 @@ func tenantFrom(it Item) (tenant.Config, error) {
 			}
 		}
 	}
-	if l, ok := it["webhook_secrets"].(*types.AttributeValueMemberL); ok {
-		for _, v := range l.Value {
-			m, ok := v.(*types.AttributeValueMemberM)
-			if !ok {
-				continue
-			}
-			created, err1 := ParseTime(GetString(m.Value, "created_at"))
-			retire, err2 := ParseTime(GetString(m.Value, "retire_at"))
-			if err1 != nil || err2 != nil {
-				return tenant.Config{}, fmt.Errorf("tenant %s: malformed webhook secret times", c.ID)
-			}
-			c.WebhookSecrets = append(c.WebhookSecrets, tenant.Secret{
-				Value: GetString(m.Value, "value"), CreatedAt: created, RetireAt: retire,
-			})
+	for _, p := range tenant.Purposes {
+		secrets, err := secretsFrom(it, secretsAttr[p])
+		if err != nil {
+			return tenant.Config{}, fmt.Errorf("tenant %s: %w", c.ID, err)
 		}
+		*c.Secrets(p) = secrets
 	}
 	if m, ok := it["connectors"].(*types.AttributeValueMemberM); ok && len(m.Value) > 0 {
 		c.Connectors = map[string]tenant.Connector{}

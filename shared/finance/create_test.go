@@ -202,3 +202,14 @@ func TestFinanceSwitchedOff(t *testing.T) {
 		t.Fatalf("detail: %d", w.Code)
 	}
 }
+
+// The tenant's webhook (ingest) secret cannot create a finance approval: each host-signed
+// route verifies with its own purpose's secret.
+func TestCreateRefusesTheIngestSecret(t *testing.T) {
+	f := newFixture(t, &financetest.ERP{})
+	w := f.create(createBody, signed{secret: ingestSecret})
+	wantProblem(t, w, http.StatusUnauthorized, "invalid_signature")
+	if _, err := f.mem.Get(context.Background(), tenantID, "FA-2026-0141"); err == nil {
+		t.Fatal("a row was created")
+	}
+}

@@ -34,6 +34,8 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 const (
 	tenantID      = "acme"
 	webhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	// ingestSecret signs the tenant's sync-error webhook; it must not create approvals.
+	ingestSecret = "whsec_aW5nZXN0LW9ubHktc2VjcmV0LW5vdC1mb3ItZmluYW5jZQ=="
 	base          = "/api/finance-ops/approvals"
 )
 
@@ -133,13 +135,14 @@ func newFixture(t *testing.T, erp finance.ERPUpdater) *fixture {
 	f := &fixture{t: t, mem: financetest.NewStore(), audits: &audittest.Store{}, clock: &clock{now: t0}, tenants: tenanttest.NewStore()}
 	f.store = &countingStore{Store: f.mem}
 	if err := f.tenants.Create(context.Background(), tenant.Config{ID: tenantID,
-		WebhookSecrets: []tenant.Secret{{Value: webhookSecret, CreatedAt: t0.Add(-time.Hour)}}}); err != nil {
+		WebhookSecrets: []tenant.Secret{{Value: ingestSecret, CreatedAt: t0.Add(-time.Hour)}},
+		FinanceSecrets: []tenant.Secret{{Value: webhookSecret, CreatedAt: t0.Add(-time.Hour)}}}); err != nil {
 		t.Fatal(err)
 	}
 	f.svc = &finance.Service{
 		Store: f.store, ERP: erp, Now: f.clock.Now,
 		Audit:    &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: f.clock.Now},
-		HostAuth: &hostauth.Authenticator[tenant.Config]{Tenants: tenant.Directory{Reader: f.tenants}, Verifier: webhook.Verifier{Now: f.clock.Now}, Now: f.clock.Now},
+		HostAuth: &hostauth.Authenticator[tenant.Config]{Purpose: string(tenant.PurposeFinance), Tenants: tenant.Directory{Reader: f.tenants}, Verifier: webhook.Verifier{Now: f.clock.Now}, Now: f.clock.Now},
 	}
 	operator := func(h http.Handler) http.Handler {
 		return identity.ValidateGuestContext(identity.RequireRole(identity.RoleOperator, h))

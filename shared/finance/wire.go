@@ -9,6 +9,7 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // New builds the finance approvals' service on the platform: rows in the finance table,
@@ -19,7 +20,7 @@ func New(b *platform.Base) (*Service, error) {
 		return nil, err
 	}
 	return &Service{Store: NewDynamoStore(b.DB, b.Config.Table(blueprint.FinanceApprovals)), ERP: GuardUpdater{Guard: g},
-		Audit: b.Audit, HostAuth: b.HostAuth(), Tenants: b.HostTenants, Now: b.Clock()}, nil
+		Audit: b.Audit, HostAuth: b.HostAuth(tenant.PurposeFinance), Tenants: b.HostTenants, Now: b.Clock()}, nil
 }
 
 // Routes are the finance approvals' HTTP functions.

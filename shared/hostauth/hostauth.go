@@ -21,10 +21,10 @@ import (
 // HeaderTenantID names the tenant a request is signed for.
 const HeaderTenantID = "X-Tenant-Id"
 
-// Tenant is a tenant's configuration as far as host signatures go: the secrets that are
-// active now.
+// Tenant is a tenant's configuration as far as host signatures go: the secrets of a
+// purpose that are active now.
 type Tenant interface {
-	ActiveKeys(now time.Time) [][]byte
+	ActiveKeys(purpose string, now time.Time) [][]byte
 }
 
 // Directory finds the tenant a request is signed for. The package owns this interface so
@@ -40,6 +40,9 @@ type Directory[T Tenant] interface {
 
 // Authenticator verifies host-signed requests against the tenant's active secrets.
 type Authenticator[T Tenant] struct {
+	// Purpose selects the tenant's secrets this route verifies with: each host-signed
+	// route has its own, so one leaked secret opens one route.
+	Purpose  string
 	Tenants  Directory[T]
 	Verifier webhook.Verifier
 	Now      func() time.Time
@@ -142,7 +145,7 @@ func (a *Authenticator[T]) authenticate(ctx context.Context, tenantID string, si
 		}
 		var keys [][]byte
 		if found {
-			keys = cfg.ActiveKeys(a.now())
+			keys = cfg.ActiveKeys(a.Purpose, a.now())
 		}
 		verr := a.Verifier.Verify(sig, body, keys)
 		if fresh || !a.Tenants.Cached() || (verr == nil && (accept == nil || accept(cfg))) {

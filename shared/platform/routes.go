@@ -8,13 +8,14 @@ import (
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/session"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // Sessions is the embedded-session service: host bootstrap (signed like the webhook,
 // through the same tenant cache), context bootstrap, teardown, resolution and the reaper.
 // Embedded sessions are how an embedded caller proves who it is, so they are platform.
 func (b *Base) Sessions() *session.Service {
-	return &session.Service{Store: b.SessionStore, Tenants: b.Tenants, Audit: b.Audit, Auth: b.HostAuth(),
+	return &session.Service{Store: b.SessionStore, Tenants: b.Tenants, Audit: b.Audit, Auth: b.HostAuth(tenant.PurposeEmbedded),
 		Now: b.now, TokenTTL: b.Config.EmbeddedTokenTTL, ContextTTL: b.Config.EmbeddedContextTTL, Log: b.Log}
 }
 

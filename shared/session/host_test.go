@@ -15,6 +15,7 @@ import (
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/session"
+	"github.com/syncassist/syncassist/shared/session/sessiontest"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -205,4 +206,13 @@ func TestAllowedRoles(t *testing.T) {
 			t.Errorf("AllowedRoles(%q) = %v, want %v", setting, got, want)
 		}
 	}
+}
+
+// The tenant's webhook (ingest) secret cannot open a session: a leaked webhook secret must
+// not mint approver sessions for a user of the holder's choosing.
+func TestHostBootstrapRefusesTheIngestSecret(t *testing.T) {
+	e := newEnv(t)
+	wantProblem(t, e.host(t, hostReq{secret: sessiontest.IngestSecret, body: bootstrapBody("mallory", "operator")}),
+		http.StatusUnauthorized, "invalid_signature")
+	e.nothingStored(t)
 }

@@ -13,5 +13,5 @@ import (
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func fixedAuth(tenants tenant.Reader, now func() time.Time) *hostauth.Authenticator[tenant.Config] {
-	return &hostauth.Authenticator[tenant.Config]{Tenants: tenant.Directory{Reader: tenants}, Verifier: webhook.Verifier{Now: now}, Now: now}
+	return &hostauth.Authenticator[tenant.Config]{Purpose: string(tenant.PurposeIngest), Tenants: tenant.Directory{Reader: tenants}, Verifier: webhook.Verifier{Now: now}, Now: now}
 }

@@ -31,7 +31,7 @@ func TestIngestWithTenantCache(t *testing.T) {
 	if code := post("acme", secretCurrent, "E-1"); code != http.StatusAccepted {
 		t.Fatalf("warm: %d", code)
 	}
-	rotated, err := admin.RotateSecret(ctx, "acme", "", time.Hour)
+	rotated, err := admin.RotateSecret(ctx, "acme", tenant.PurposeIngest, "", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

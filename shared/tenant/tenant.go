@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"time"
 
@@ -68,11 +69,33 @@ type Connector struct {
 	Token string
 }
 
+// Purpose names what a host secret signs. Each purpose has secrets of its own, so a
+// leaked webhook secret can neither create a finance approval nor mint an embedded session
+// for a user of the host's choosing.
+type Purpose string
+
+// Purposes of host secrets. All are Standard Webhooks secrets and rotate alike.
+const (
+	PurposeIngest   Purpose = "ingest"   // the sync-error webhook
+	PurposeFinance  Purpose = "finance"  // finance approval create
+	PurposeEmbedded Purpose = "embedded" // embedded-session host bootstrap
+)
+
+// Purposes lists every purpose.
+var Purposes = []Purpose{PurposeIngest, PurposeFinance, PurposeEmbedded}
+
+// ValidPurpose reports whether p is one of Purposes.
+func ValidPurpose(p Purpose) bool { return slices.Contains(Purposes, p) }
+
 // Config is a tenant's configuration.
 type Config struct {
-	ID             string
-	Settings       map[string]string
-	WebhookSecrets []Secret
+	ID       string
+	Settings map[string]string
+	// WebhookSecrets sign the sync-error webhook (PurposeIngest); FinanceSecrets and
+	// EmbeddedSecrets the finance create and the embedded host bootstrap.
+	WebhookSecrets  []Secret
+	FinanceSecrets  []Secret
+	EmbeddedSecrets []Secret
 	// Connectors by system name (hosterp, erp2, crm, marketing, shipping).
 	Connectors map[string]Connector
 	CreatedAt  time.Time
@@ -101,11 +124,29 @@ func (c Config) DisabledFlag() string {
 	return ""
 }
 
-// ActiveKeys returns the HMAC keys of the secrets that verify at now. A secret that does not
-// parse is skipped: it can never verify anything.
-func (c Config) ActiveKeys(now time.Time) [][]byte {
-	keys := make([][]byte, 0, len(c.WebhookSecrets))
-	for _, s := range c.WebhookSecrets {
+// Secrets returns the secrets of purpose p, for reading and rotating (nil for an unknown
+// purpose).
+func (c *Config) Secrets(p Purpose) *[]Secret {
+	switch p {
+	case PurposeIngest:
+		return &c.WebhookSecrets
+	case PurposeFinance:
+		return &c.FinanceSecrets
+	case PurposeEmbedded:
+		return &c.EmbeddedSecrets
+	}
+	return nil
+}
+
+// ActiveKeys returns the HMAC keys of purpose's secrets that verify at now. A secret that
+// does not parse is skipped: it can never verify anything.
+func (c Config) ActiveKeys(purpose string, now time.Time) [][]byte {
+	secrets := c.Secrets(Purpose(purpose))
+	if secrets == nil {
+		return nil
+	}
+	keys := make([][]byte, 0, len(*secrets))
+	for _, s := range *secrets {
 		if !s.RetireAt.IsZero() && !now.Before(s.RetireAt) {
 			continue
 		}
@@ -148,28 +189,33 @@ func (a Admin) now() time.Time {
 	return time.Now().UTC()
 }
 
-// Create adds a tenant with both flags off and one fresh webhook secret, which it returns:
-// the only time it is shown. With secret non-empty, that secret is used instead.
-func (a Admin) Create(ctx context.Context, id, secret string) (string, error) {
+// Create adds a tenant with both flags off and one fresh secret per purpose, which it
+// returns: the only time they are shown. A non-empty entry of given is used instead of a
+// fresh one for its purpose.
+func (a Admin) Create(ctx context.Context, id string, given map[Purpose]string) (map[Purpose]string, error) {
 	if !ValidID(id) {
-		return "", fmt.Errorf("tenant id %q: use 1-63 lower-case letters, digits, '-' or '_'", id)
-	}
-	secret, err := secretOrNew(secret)
-	if err != nil {
-		return "", err
+		return nil, fmt.Errorf("tenant id %q: use 1-63 lower-case letters, digits, '-' or '_'", id)
 	}
 	now := a.now()
 	c := Config{
-		ID:             id,
-		Settings:       map[string]string{KeyEnabled: "false", KeyWebhookEnabled: "false"},
-		WebhookSecrets: []Secret{{Value: secret, CreatedAt: now}},
-		CreatedAt:      now,
-		UpdatedAt:      now,
+		ID:        id,
+		Settings:  map[string]string{KeyEnabled: "false", KeyWebhookEnabled: "false"},
+		CreatedAt: now,
+		UpdatedAt: now,
+	}
+	out := map[Purpose]string{}
+	for _, p := range Purposes {
+		secret, err := secretOrNew(given[p])
+		if err != nil {
+			return nil, fmt.Errorf("%s secret: %w", p, err)
+		}
+		*c.Secrets(p) = []Secret{{Value: secret, CreatedAt: now}}
+		out[p] = secret
 	}
 	if err := a.Store.Create(ctx, c); err != nil {
-		return "", err
+		return nil, err
 	}
-	return secret, nil
+	return out, nil
 }
 
 // Set changes one setting. Keys other than KnownSettings are refused so a typo cannot
@@ -210,16 +256,20 @@ func (a Admin) SetConnector(ctx context.Context, id, system, baseURL, token stri
 	})
 }
 
-// RotateSecret makes a fresh secret current (or secret, if given) and returns it. The
-// previous current secret keeps verifying for grace; anything older is dropped, so at most
-// two secrets verify at once.
-func (a Admin) RotateSecret(ctx context.Context, id, secret string, grace time.Duration) (string, error) {
+// RotateSecret makes a fresh secret of purpose current (or secret, if given) and returns
+// it. The previous current secret keeps verifying for grace; anything older is dropped, so
+// at most two secrets of a purpose verify at once.
+func (a Admin) RotateSecret(ctx context.Context, id string, purpose Purpose, secret string, grace time.Duration) (string, error) {
+	if !ValidPurpose(purpose) {
+		return "", fmt.Errorf("unknown secret purpose %q (known: %v)", purpose, Purposes)
+	}
 	secret, err := secretOrNew(secret)
 	if err != nil {
 		return "", err
 	}
 	err = a.update(ctx, id, func(c *Config) error {
-		c.WebhookSecrets = Rotate(c.WebhookSecrets, secret, a.now(), grace)
+		secrets := c.Secrets(purpose)
+		*secrets = Rotate(*secrets, secret, a.now(), grace)
 		return nil
 	})
 	if err != nil {

@@ -158,7 +158,7 @@ func TestActiveKeys(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := tenant.Config{WebhookSecrets: tt.secrets}
-			got := c.ActiveKeys(now)
+			got := c.ActiveKeys(string(tenant.PurposeIngest), now)
 			want := [][]byte{}
 			for _, s := range tt.want {
 				want = append(want, mustKey(t, s))
@@ -275,7 +275,7 @@ func TestRotate(t *testing.T) {
 				t.Fatalf("Rotate modified its input: %+v, was %+v", tt.secrets, before)
 			}
 			c := tenant.Config{WebhookSecrets: got}
-			if n := len(c.ActiveKeys(now)); n > 2 || n < 1 {
+			if n := len(c.ActiveKeys(string(tenant.PurposeIngest), now)); n > 2 || n < 1 {
 				t.Fatalf("%d secrets verify after rotation, want 1 or 2", n)
 			}
 		})
@@ -289,7 +289,7 @@ func TestAdminCreate(t *testing.T) {
 	t.Run("fresh secret, flags off", func(t *testing.T) {
 		t.Parallel()
 		admin, store, _ := newAdmin()
-		secret, err := admin.Create(ctx, "acme", "")
+		secret, err := createWith(admin, ctx, "acme", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,13 +300,20 @@ func TestAdminCreate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// One secret per purpose, each its own.
+		if len(got.FinanceSecrets) != 1 || len(got.EmbeddedSecrets) != 1 || got.FinanceSecrets[0].Value == secret ||
+			got.EmbeddedSecrets[0].Value == secret || got.FinanceSecrets[0].Value == got.EmbeddedSecrets[0].Value {
+			t.Fatalf("purpose secrets %+v %+v", got.FinanceSecrets, got.EmbeddedSecrets)
+		}
 		want := tenant.Config{
-			ID:             "acme",
-			Settings:       map[string]string{tenant.KeyEnabled: "false", tenant.KeyWebhookEnabled: "false"},
-			WebhookSecrets: []tenant.Secret{{Value: secret, CreatedAt: now}},
-			CreatedAt:      now,
-			UpdatedAt:      now,
-			Version:        got.Version,
+			ID:              "acme",
+			Settings:        map[string]string{tenant.KeyEnabled: "false", tenant.KeyWebhookEnabled: "false"},
+			WebhookSecrets:  []tenant.Secret{{Value: secret, CreatedAt: now}},
+			FinanceSecrets:  got.FinanceSecrets,
+			EmbeddedSecrets: got.EmbeddedSecrets,
+			CreatedAt:       now,
+			UpdatedAt:       now,
+			Version:         got.Version,
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("stored %+v\nwant %+v", got, want)
@@ -314,7 +321,7 @@ func TestAdminCreate(t *testing.T) {
 		if got.FeatureEnabled() {
 			t.Fatal("a new tenant must start with the feature off")
 		}
-		other, err := admin.Create(ctx, "globex", "")
+		other, err := createWith(admin, ctx, "globex", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,7 +333,7 @@ func TestAdminCreate(t *testing.T) {
 	t.Run("given secret", func(t *testing.T) {
 		t.Parallel()
 		admin, store, _ := newAdmin()
-		secret, err := admin.Create(ctx, "acme", secretA)
+		secret, err := createWith(admin, ctx, "acme", secretA)
 		if err != nil || secret != secretA {
 			t.Fatalf("Create = %q, %v; want %q", secret, err, secretA)
 		}
@@ -341,7 +348,7 @@ func TestAdminCreate(t *testing.T) {
 		store := tenanttest.NewStore()
 		zone := time.FixedZone("UTC+2", 2*60*60)
 		admin := tenant.Admin{Store: store, Now: func() time.Time { return now.In(zone) }}
-		if _, err := admin.Create(ctx, "acme", ""); err != nil {
+		if _, err := createWith(admin, ctx, "acme", ""); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := store.Get(ctx, "acme")
@@ -354,7 +361,7 @@ func TestAdminCreate(t *testing.T) {
 		t.Parallel()
 		store := tenanttest.NewStore()
 		before := time.Now()
-		if _, err := (tenant.Admin{Store: store}).Create(ctx, "acme", ""); err != nil {
+		if _, err := createWith(tenant.Admin{Store: store}, ctx, "acme", ""); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := store.Get(ctx, "acme")
@@ -366,11 +373,11 @@ func TestAdminCreate(t *testing.T) {
 	t.Run("duplicate", func(t *testing.T) {
 		t.Parallel()
 		admin, store, _ := newAdmin()
-		first, err := admin.Create(ctx, "acme", "")
+		first, err := createWith(admin, ctx, "acme", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		secret, err := admin.Create(ctx, "acme", "")
+		secret, err := createWith(admin, ctx, "acme", "")
 		if !errors.Is(err, tenant.ErrExists) || secret != "" {
 			t.Fatalf("second Create = %q, %v; want ErrExists and no secret", secret, err)
 		}
@@ -393,7 +400,7 @@ func TestAdminCreate(t *testing.T) {
 		t.Run("refuses "+tt.name, func(t *testing.T) {
 			t.Parallel()
 			admin, store, _ := newAdmin()
-			secret, err := admin.Create(ctx, tt.id, tt.secret)
+			secret, err := createWith(admin, ctx, tt.id, tt.secret)
 			if err == nil || secret != "" {
 				t.Fatalf("Create(%q, %q) = %q, %v; want an error", tt.id, tt.secret, secret, err)
 			}
@@ -434,7 +441,7 @@ func TestAdminSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			admin, store, clk := newAdmin()
-			if _, err := admin.Create(ctx, "acme", secretA); err != nil {
+			if _, err := createWith(admin, ctx, "acme", secretA); err != nil {
 				t.Fatal(err)
 			}
 			before, _ := store.Get(ctx, "acme")
@@ -471,7 +478,7 @@ func TestAdminRotateSecret(t *testing.T) {
 	t.Run("unknown tenant", func(t *testing.T) {
 		t.Parallel()
 		admin, _, _ := newAdmin()
-		secret, err := admin.RotateSecret(ctx, "nobody", "", time.Hour)
+		secret, err := admin.RotateSecret(ctx, "nobody", tenant.PurposeIngest, "", time.Hour)
 		if !errors.Is(err, tenant.ErrNotFound) || secret != "" {
 			t.Fatalf("RotateSecret = %q, %v; want ErrNotFound", secret, err)
 		}
@@ -480,11 +487,11 @@ func TestAdminRotateSecret(t *testing.T) {
 	t.Run("invalid given secret", func(t *testing.T) {
 		t.Parallel()
 		admin, store, _ := newAdmin()
-		if _, err := admin.Create(ctx, "acme", secretA); err != nil {
+		if _, err := createWith(admin, ctx, "acme", secretA); err != nil {
 			t.Fatal(err)
 		}
 		before, _ := store.Get(ctx, "acme")
-		if _, err := admin.RotateSecret(ctx, "acme", "whsec_nope", time.Hour); !errors.Is(err, webhook.ErrInvalidSecret) {
+		if _, err := admin.RotateSecret(ctx, "acme", tenant.PurposeIngest, "whsec_nope", time.Hour); !errors.Is(err, webhook.ErrInvalidSecret) {
 			t.Fatalf("RotateSecret = %v, want ErrInvalidSecret", err)
 		}
 		if after, _ := store.Get(ctx, "acme"); !reflect.DeepEqual(after, before) {
@@ -495,10 +502,10 @@ func TestAdminRotateSecret(t *testing.T) {
 	t.Run("given secret", func(t *testing.T) {
 		t.Parallel()
 		admin, store, _ := newAdmin()
-		if _, err := admin.Create(ctx, "acme", secretA); err != nil {
+		if _, err := createWith(admin, ctx, "acme", secretA); err != nil {
 			t.Fatal(err)
 		}
-		got, err := admin.RotateSecret(ctx, "acme", secretB, time.Hour)
+		got, err := admin.RotateSecret(ctx, "acme", tenant.PurposeIngest, secretB, time.Hour)
 		if err != nil || got != secretB {
 			t.Fatalf("RotateSecret = %q, %v", got, err)
 		}
@@ -512,17 +519,17 @@ func TestAdminRotateSecret(t *testing.T) {
 	t.Run("two rotations: only the newest two verify", func(t *testing.T) {
 		t.Parallel()
 		admin, store, clk := newAdmin()
-		first, err := admin.Create(ctx, "acme", "")
+		first, err := createWith(admin, ctx, "acme", "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		clk.t = now.Add(time.Minute)
-		second, err := admin.RotateSecret(ctx, "acme", "", time.Hour)
+		second, err := admin.RotateSecret(ctx, "acme", tenant.PurposeIngest, "", time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
 		clk.t = now.Add(2 * time.Minute)
-		third, err := admin.RotateSecret(ctx, "acme", "", time.Hour)
+		third, err := admin.RotateSecret(ctx, "acme", tenant.PurposeIngest, "", time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -541,7 +548,7 @@ func TestAdminRotateSecret(t *testing.T) {
 		check := func(at time.Time, secret string, want error) {
 			t.Helper()
 			h := webhook.Sign(mustKey(t, secret), "msg_1", clk.t, body)
-			if err := v.Verify(h, body, c.ActiveKeys(at)); !errors.Is(err, want) || (want == nil && err != nil) {
+			if err := v.Verify(h, body, c.ActiveKeys(string(tenant.PurposeIngest), at)); !errors.Is(err, want) || (want == nil && err != nil) {
 				t.Errorf("at %v, secret %.12s...: Verify = %v, want %v", at, secret, err, want)
 			}
 		}
@@ -559,14 +566,14 @@ func TestAdminRotateSecret(t *testing.T) {
 	t.Run("grace zero retires the old secret at once", func(t *testing.T) {
 		t.Parallel()
 		admin, store, _ := newAdmin()
-		if _, err := admin.Create(ctx, "acme", secretA); err != nil {
+		if _, err := createWith(admin, ctx, "acme", secretA); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := admin.RotateSecret(ctx, "acme", secretB, 0); err != nil {
+		if _, err := admin.RotateSecret(ctx, "acme", tenant.PurposeIngest, secretB, 0); err != nil {
 			t.Fatal(err)
 		}
 		c, _ := store.Get(ctx, "acme")
-		if keys := c.ActiveKeys(now); len(keys) != 1 || string(keys[0]) != string(mustKey(t, secretB)) {
+		if keys := c.ActiveKeys(string(tenant.PurposeIngest), now); len(keys) != 1 || string(keys[0]) != string(mustKey(t, secretB)) {
 			t.Fatalf("active keys = %q, want only secretB's", keys)
 		}
 	})
@@ -616,7 +623,7 @@ func TestAdminRetriesOnConflict(t *testing.T) {
 			t.Parallel()
 			store := &racingStore{Store: tenanttest.NewStore()}
 			admin := tenant.Admin{Store: store, Now: func() time.Time { return now }}
-			if _, err := admin.Create(ctx, "acme", secretA); err != nil {
+			if _, err := createWith(admin, ctx, "acme", secretA); err != nil {
 				t.Fatal(err)
 			}
 			store.races = tt.races
@@ -643,11 +650,11 @@ func TestAdminRetriesOnConflict(t *testing.T) {
 		t.Parallel()
 		store := &racingStore{Store: tenanttest.NewStore()}
 		admin := tenant.Admin{Store: store, Now: func() time.Time { return now }}
-		if _, err := admin.Create(ctx, "acme", secretA); err != nil {
+		if _, err := createWith(admin, ctx, "acme", secretA); err != nil {
 			t.Fatal(err)
 		}
 		store.races = 2
-		if _, err := admin.RotateSecret(ctx, "acme", secretB, time.Hour); err != nil {
+		if _, err := admin.RotateSecret(ctx, "acme", tenant.PurposeIngest, secretB, time.Hour); err != nil {
 			t.Fatal(err)
 		}
 		c, _ := store.Get(ctx, "acme")
@@ -656,4 +663,11 @@ func TestAdminRetriesOnConflict(t *testing.T) {
 			t.Fatalf("after retried rotation: %+v", c)
 		}
 	})
+}
+
+// createWith creates tenant id with secret (empty: fresh) as its ingest secret and returns
+// that secret.
+func createWith(a tenant.Admin, ctx context.Context, id, secret string) (string, error) {
+	s, err := a.Create(ctx, id, map[tenant.Purpose]string{tenant.PurposeIngest: secret})
+	return s[tenant.PurposeIngest], err
 }

@@ -2,13 +2,17 @@
 // ERP does, mint tokens through the dev issuer's code flow, read the fake host ERP.
 import { createHash, createHmac, randomBytes } from "node:crypto";
 
-// A fixed test-only secret, so the tests can sign as the host ERP.
-export const DEMO_SECRET = "whsec_" + Buffer.from("syncassist-e2e-test-only-secret!").toString("base64");
+// Fixed test-only secrets, one per purpose as the service keeps them, so the tests can sign
+// as the host ERP: the webhook, finance approval create and the embedded host bootstrap.
+const testSecret = (s: string) => "whsec_" + Buffer.from(s).toString("base64");
+export const DEMO_SECRET = testSecret("syncassist-e2e-test-only-secret!");
+export const DEMO_FINANCE_SECRET = testSecret("syncassist-e2e-finance-secret!!!");
+export const DEMO_EMBEDDED_SECRET = testSecret("syncassist-e2e-embedded-secret!!");
 
 export const base = () => process.env.CONSOLE_BASE_URL!;
 
-export function signedHeaders(body: string): Record<string, string> {
-  const key = Buffer.from(DEMO_SECRET.slice("whsec_".length), "base64");
+export function signedHeaders(body: string, secret = DEMO_SECRET): Record<string, string> {
+  const key = Buffer.from(secret.slice("whsec_".length), "base64");
   const id = "msg_" + randomBytes(8).toString("hex");
   const ts = Math.floor(Date.now() / 1000).toString();
   const sig = createHmac("sha256", key).update(`${id}.${ts}.${body}`).digest("base64");

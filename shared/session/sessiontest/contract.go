@@ -67,8 +67,11 @@ type Fixture struct {
 	Audit   *audittest.Store
 }
 
-// WebhookSecret is every fixture tenant's webhook secret, which signs host bootstraps.
+// WebhookSecret is every fixture tenant's embedded secret, which signs host bootstraps.
 const WebhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+// IngestSecret is the fixture tenants' webhook (ingest) secret: it must not open sessions.
+const IngestSecret = "whsec_aW5nZXN0LW9ubHktc2VjcmV0LW5vdC1mb3ItYm9vdHN0cmFw"
 
 // NewFixture returns a service over store at a fixed time, with tenants "acme" and
 // "globex" allowing operator and approver, and "initech" allowing nothing, all signing
@@ -79,14 +82,15 @@ func NewFixture(t testing.TB, store session.Store) *Fixture {
 		Audit: &audittest.Store{}}
 	for id, allowed := range map[string]string{"acme": "operator, approver", "globex": "operator,approver", "initech": ""} {
 		if err := f.Tenants.Create(context.Background(), tenant.Config{ID: id,
-			Settings:       map[string]string{session.SettingAllowedRoles: allowed},
-			WebhookSecrets: []tenant.Secret{{Value: WebhookSecret, CreatedAt: f.Clock.Now().Add(-time.Hour)}}}); err != nil {
+			Settings:        map[string]string{session.SettingAllowedRoles: allowed},
+			WebhookSecrets:  []tenant.Secret{{Value: IngestSecret, CreatedAt: f.Clock.Now().Add(-time.Hour)}},
+			EmbeddedSecrets: []tenant.Secret{{Value: WebhookSecret, CreatedAt: f.Clock.Now().Add(-time.Hour)}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	f.Service = &session.Service{Store: store, Tenants: f.Tenants,
 		Audit: &audit.Log{Store: f.Audit, Redactor: passRedactor{}, Now: f.Clock.Now}, Now: f.Clock.Now,
-		Auth: &hostauth.Authenticator[tenant.Config]{Tenants: tenant.Directory{Reader: f.Tenants}, Verifier: webhook.Verifier{Now: f.Clock.Now}, Now: f.Clock.Now}}
+		Auth: &hostauth.Authenticator[tenant.Config]{Purpose: string(tenant.PurposeEmbedded), Tenants: tenant.Directory{Reader: f.Tenants}, Verifier: webhook.Verifier{Now: f.Clock.Now}, Now: f.Clock.Now}}
 	return f
 }
 

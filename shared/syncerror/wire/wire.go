@@ -18,6 +18,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // Feature is the sync-error queue built on the platform: what its Lambdas and the local
@@ -74,7 +75,7 @@ func (f *Feature) mask() *syncerror.Masker { return &syncerror.Masker{Scanner: f
 
 // Ingest is the webhook handler.
 func (f *Feature) Ingest() *syncerror.Ingest {
-	return &syncerror.Ingest{Auth: f.Base.HostAuth(), Claims: f.Claims, Queue: f.Queue, Mask: f.mask(), Now: f.Base.Clock()}
+	return &syncerror.Ingest{Auth: f.Base.HostAuth(tenant.PurposeIngest), Claims: f.Claims, Queue: f.Queue, Mask: f.mask(), Now: f.Base.Clock()}
 }
 
 // Operator is the operator queue's service; approved fixes go through the guard.

@@ -5,6 +5,7 @@ package tenanttest
 import (
 	"context"
 	"maps"
+	"slices"
 	"sort"
 	"sync"
 
@@ -27,7 +28,9 @@ func clone(c tenant.Config) tenant.Config {
 	if c.Settings == nil {
 		c.Settings = map[string]string{}
 	}
-	c.WebhookSecrets = append([]tenant.Secret(nil), c.WebhookSecrets...)
+	for _, p := range tenant.Purposes {
+		*c.Secrets(p) = slices.Clone(*c.Secrets(p))
+	}
 	c.Connectors = maps.Clone(c.Connectors)
 	return c
 }
