@@ -36,7 +36,7 @@ const (
 	webhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	// ingestSecret signs the tenant's sync-error webhook; it must not create approvals.
 	ingestSecret = "whsec_aW5nZXN0LW9ubHktc2VjcmV0LW5vdC1mb3ItZmluYW5jZQ=="
-	base          = "/api/finance-ops/approvals"
+	base         = "/api/finance-ops/approvals"
 )
 
 // clock is a settable time source, safe for concurrent use.
