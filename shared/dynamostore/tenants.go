@@ -17,6 +17,17 @@ import (
 type Tenants struct {
 	client *dynamodb.Client
 	table  string
+	// Keeper seals secret values and connector tokens before they are written (nil: they
+	// are written as given). Reads return them sealed; tenant.Config.Opened opens them.
+	Keeper tenant.Keeper
+}
+
+// seal seals c's secrets with the store's keeper.
+func (s *Tenants) seal(ctx context.Context, c tenant.Config) (tenant.Config, error) {
+	if s.Keeper == nil {
+		return c, nil
+	}
+	return c.Sealed(ctx, s.Keeper)
 }
 
 var _ tenant.Store = (*Tenants)(nil)
@@ -159,8 +170,12 @@ func (s *Tenants) Exists(ctx context.Context, id string) (bool, error) {
 
 // Create implements tenant.Store.
 func (s *Tenants) Create(ctx context.Context, c tenant.Config) error {
+	c, err := s.seal(ctx, c)
+	if err != nil {
+		return err
+	}
 	c.Version = 1
-	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:           aws.String(s.table),
 		Item:                tenantItem(c),
 		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
@@ -176,9 +191,13 @@ func (s *Tenants) Create(ctx context.Context, c tenant.Config) error {
 
 // Update implements tenant.Store with a put conditional on the version read.
 func (s *Tenants) Update(ctx context.Context, c tenant.Config) error {
+	c, err := s.seal(ctx, c)
+	if err != nil {
+		return err
+	}
 	seen := c.Version
 	c.Version++
-	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                 aws.String(s.table),
 		Item:                      tenantItem(c),
 		ConditionExpression:       aws.String("version = :seen"),

@@ -11,6 +11,7 @@ import (
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/sealed"
 	"github.com/syncassist/syncassist/shared/session"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -26,6 +27,11 @@ type Config struct {
 	// ConnectorTimeout bounds one attempt of a connector call.
 	ConnectorTimeout time.Duration
 	WebhookTolerance time.Duration
+	// SecretsKeyARN is the KMS key that seals tenants' secrets (TENANT_SECRETS_KEY_ARN);
+	// LocalSealingKey the local stand-in (LOCAL_SEALING_KEY). With neither, secrets are
+	// stored as given.
+	SecretsKeyARN   string
+	LocalSealingKey *sealed.LocalWrapper
 	// TenantCacheTTL is how long host-signed routes may trust a cached tenant
 	// configuration; zero reads the store on every request.
 	TenantCacheTTL time.Duration
@@ -56,6 +62,14 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		if c.Tables[t.Name] == "" {
 			c.Tables[t.Name] = blueprint.PhysicalName(c.Stage, t.Name)
 		}
+	}
+	c.SecretsKeyARN = getenv("TENANT_SECRETS_KEY_ARN")
+	if v := getenv("LOCAL_SEALING_KEY"); v != "" {
+		key, err := sealed.ParseLocalKey(v)
+		if err != nil {
+			return Config{}, fmt.Errorf("LOCAL_SEALING_KEY: %w", err)
+		}
+		c.LocalSealingKey = key
 	}
 	c.TenantCacheTTL = 10 * time.Second
 	if v := getenv("TENANT_CACHE_TTL"); v != "" {

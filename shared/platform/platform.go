@@ -24,6 +24,8 @@ import (
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/sealed"
+	"github.com/syncassist/syncassist/shared/sealed/kmskey"
 	"github.com/syncassist/syncassist/shared/session"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
@@ -49,6 +51,9 @@ type Base struct {
 	SessionStore session.Store
 	// Tokens verifies operator JWTs; nil when no issuer is configured.
 	Tokens identity.TokenVerifier
+	// Keeper seals tenants' secrets at rest and opens them where they are used (nil:
+	// stored as given). Only functions granted the key may open one.
+	Keeper tenant.Keeper
 
 	dlp        func() *dlp.Scanner
 	storesOnce sync.Once
@@ -96,7 +101,10 @@ func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
 		dlp:    sync.OnceValue(dlp.NewScanner),
 	}
 	b.DB = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.BaseEndpoint = b.Endpoint("DynamoDB") })
-	b.Tenants = dynamostore.NewTenants(b.DB, cfg.Table(blueprint.Tenants))
+	b.Keeper = b.newKeeper()
+	tenants := dynamostore.NewTenants(b.DB, cfg.Table(blueprint.Tenants))
+	tenants.Keeper = b.Keeper
+	b.Tenants = tenants
 	b.AuditStore = dynamostore.NewAudit(b.DB, cfg.Table(blueprint.Audit))
 	b.SessionStore = dynamostore.NewSessions(b.DB, cfg.Table(blueprint.EmbeddedSessions))
 	if cfg.JWT.Issuer != "" {
@@ -108,6 +116,18 @@ func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
 		b.HostTenants = &tenant.Cache{Store: b.Tenants, TTL: cfg.TenantCacheTTL}
 	}
 	return b
+}
+
+// newKeeper is the tenant secrets' key keeper: the KMS key in AWS, the local key in make
+// run, none otherwise.
+func (b *Base) newKeeper() tenant.Keeper {
+	switch {
+	case b.Config.SecretsKeyARN != "":
+		return &sealed.Sealer{Wrapper: kmskey.New(b.AWS, b.Endpoint("KMS"), b.Config.SecretsKeyARN)}
+	case b.Config.LocalSealingKey != nil:
+		return &sealed.Sealer{Wrapper: b.Config.LocalSealingKey}
+	}
+	return nil
 }
 
 // now reads the clock through b.Now, so tests that set Now after Load move every clock.
@@ -122,7 +142,7 @@ func (b *Base) DLP() *dlp.Scanner { return b.dlp() }
 // HostAuth is the authenticator of host-signed routes: the tenant's webhook secrets,
 // through the tenant cache.
 func (b *Base) HostAuth(purpose tenant.Purpose) *hostauth.Authenticator[tenant.Config] {
-	return &hostauth.Authenticator[tenant.Config]{Purpose: string(purpose), Tenants: tenant.Directory{Reader: b.HostTenants},
+	return &hostauth.Authenticator[tenant.Config]{Purpose: string(purpose), Tenants: tenant.Directory{Reader: b.HostTenants, Keeper: b.Keeper},
 		Verifier: webhook.Verifier{Tolerance: b.Config.WebhookTolerance, Now: b.now}, Now: b.now}
 }
 

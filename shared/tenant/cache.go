@@ -73,7 +73,11 @@ func (c *Cache) now() time.Time {
 
 // Directory is hostauth's view of tenants over a Reader: the store, or a Cache, whose
 // answers a fresh lookup bypasses.
-type Directory struct{ Reader Reader }
+type Directory struct {
+	Reader Reader
+	// Keeper opens the tenant's secrets for the signature check (nil: stored as they are).
+	Keeper Keeper
+}
 
 // Lookup finds the tenant called id; a malformed or unknown id is not found.
 func (d Directory) Lookup(ctx context.Context, id string, fresh bool) (Config, bool, error) {
@@ -87,6 +91,9 @@ func (d Directory) Lookup(ctx context.Context, id string, fresh bool) (Config, b
 	cfg, err := get(ctx, id)
 	if errors.Is(err, ErrNotFound) {
 		return Config{}, false, nil
+	}
+	if err == nil && d.Keeper != nil {
+		cfg, err = cfg.Opened(ctx, d.Keeper)
 	}
 	return cfg, err == nil, err
 }

@@ -54,7 +54,7 @@ func Guard(b *platform.Base) (*governance.Guard, error) {
 // Connectors are the tenants' connector clients, built from the tenant table and cached.
 func Connectors(b *platform.Base) *connector.Registry {
 	return platform.Memo(b, connectorsKey{}, func() *connector.Registry {
-		return connector.NewRegistry(connectorConfigs{b.Tenants, b.Config.ConnectorTimeout}, connector.DefaultRegistryTTL)
+		return connector.NewRegistry(connectorConfigs{b.Tenants, b.Keeper, b.Config.ConnectorTimeout}, connector.DefaultRegistryTTL)
 	})
 }
 
@@ -84,9 +84,10 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 }
 
 // connectorConfigs is connector.ConfigSource over the tenant table: each tenant keeps the
-// base URL and token of its systems.
+// base URL and token of its systems, the token sealed (opened here, where it is used).
 type connectorConfigs struct {
 	tenants tenant.Reader
+	keeper  tenant.Keeper
 	timeout time.Duration
 }
 
@@ -102,7 +103,13 @@ func (c connectorConfigs) ConnectorConfig(ctx context.Context, tenantID string, 
 	if !ok || cc.BaseURL == "" {
 		return connector.Config{}, fmt.Errorf("tenant %s, %s: %w", tenantID, system, connector.ErrNotConfigured)
 	}
-	return connector.Config{System: system, BaseURL: cc.BaseURL, Token: cc.Token, Timeout: c.timeout}, nil
+	token := cc.Token
+	if c.keeper != nil {
+		if token, err = cfg.OpenedToken(ctx, c.keeper, string(system)); err != nil {
+			return connector.Config{}, fmt.Errorf("tenant %s, %s: %w", tenantID, system, err)
+		}
+	}
+	return connector.Config{System: system, BaseURL: cc.BaseURL, Token: token, Timeout: c.timeout}, nil
 }
 
 // metricsOut is where alert metrics go: stdout, which CloudWatch reads as embedded metrics.

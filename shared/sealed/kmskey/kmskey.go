@@ -2,45 +2,58 @@
 // unwrapped by KMS under one symmetric key, bound to the encryption context, so a value
 // sealed for one tenant cannot be opened as another's, and only a function granted
 // kms:Decrypt on the key can open anything.
+//
+// It calls the two KMS actions it needs (GenerateDataKey, Decrypt) over signed HTTP, the
+// JSON 1.1 protocol (https://docs.aws.amazon.com/kms/latest/APIReference/), rather than
+// through the SDK's KMS client, whose generated code would add half a megabyte to every
+// function that opens a secret.
 package kmskey
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/kms"
-	"github.com/aws/aws-sdk-go-v2/service/kms/types"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/syncassist/syncassist/shared/sealed"
 )
 
-// API is the part of the KMS client the wrapper uses; *kms.Client implements it.
-type API interface {
-	GenerateDataKey(ctx context.Context, in *kms.GenerateDataKeyInput, optFns ...func(*kms.Options)) (*kms.GenerateDataKeyOutput, error)
-	Decrypt(ctx context.Context, in *kms.DecryptInput, optFns ...func(*kms.Options)) (*kms.DecryptOutput, error)
-}
-
-var _ API = (*kms.Client)(nil)
-
 // Wrapper implements sealed.Wrapper with the KMS key KeyID (an ARN, id or alias).
 type Wrapper struct {
-	Client API
-	KeyID  string
+	KeyID    string
+	endpoint string
+	region   string
+	creds    aws.CredentialsProvider
+	client   *http.Client
+	signer   *v4.Signer
 }
 
 var _ sealed.Wrapper = (*Wrapper)(nil)
 
-// New is a Wrapper on key with a KMS client of cfg at endpoint (nil: the service's own).
+// New is a Wrapper on key with the credentials and region of cfg, at endpoint (nil: the
+// regional KMS endpoint).
 func New(cfg aws.Config, endpoint *string, key string) *Wrapper {
-	return &Wrapper{Client: kms.NewFromConfig(cfg, func(o *kms.Options) { o.BaseEndpoint = endpoint }), KeyID: key}
+	url := "https://kms." + cfg.Region + ".amazonaws.com"
+	if endpoint != nil && *endpoint != "" {
+		url = strings.TrimRight(*endpoint, "/")
+	}
+	return &Wrapper{KeyID: key, endpoint: url, region: cfg.Region, creds: cfg.Credentials,
+		client: &http.Client{Timeout: 5 * time.Second}, signer: v4.NewSigner()}
 }
 
 // NewDataKey implements sealed.Wrapper.
 func (w *Wrapper) NewDataKey(ctx context.Context, aad map[string]string) ([]byte, []byte, error) {
-	out, err := w.Client.GenerateDataKey(ctx, &kms.GenerateDataKeyInput{
-		KeyId: aws.String(w.KeyID), KeySpec: types.DataKeySpecAes256, EncryptionContext: aad,
-	})
+	var out struct{ Plaintext, CiphertextBlob []byte }
+	err := w.call(ctx, "GenerateDataKey", map[string]any{"KeyId": w.KeyID, "KeySpec": "AES_256", "EncryptionContext": aad}, &out)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -52,11 +65,51 @@ func (w *Wrapper) NewDataKey(ctx context.Context, aad map[string]string) ([]byte
 
 // Unwrap implements sealed.Wrapper.
 func (w *Wrapper) Unwrap(ctx context.Context, wrapped []byte, aad map[string]string) ([]byte, error) {
-	out, err := w.Client.Decrypt(ctx, &kms.DecryptInput{
-		CiphertextBlob: wrapped, KeyId: aws.String(w.KeyID), EncryptionContext: aad,
-	})
+	var out struct{ Plaintext []byte }
+	err := w.call(ctx, "Decrypt", map[string]any{"KeyId": w.KeyID, "CiphertextBlob": wrapped, "EncryptionContext": aad}, &out)
+	return out.Plaintext, err
+}
+
+// call makes one signed KMS request (JSON 1.1: []byte members travel as base64, which
+// encoding/json does) and decodes the answer into out.
+func (w *Wrapper) call(ctx context.Context, action string, in, out any) error {
+	body, err := json.Marshal(in)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return out.Plaintext, nil
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.endpoint+"/", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-amz-json-1.1")
+	req.Header.Set("X-Amz-Target", "TrentService."+action)
+	if w.creds == nil {
+		return fmt.Errorf("kms %s: no AWS credentials", action)
+	}
+	creds, err := w.creds.Retrieve(ctx)
+	if err != nil {
+		return fmt.Errorf("kms %s: credentials: %w", action, err)
+	}
+	sum := sha256.Sum256(body)
+	if err := w.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "kms", w.region, time.Now()); err != nil {
+		return fmt.Errorf("kms %s: sign: %w", action, err)
+	}
+	resp, err := w.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("kms %s: %w", action, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("kms %s: read answer: %w", action, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Type    string `json:"__type"`
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(data, &e)
+		return fmt.Errorf("kms %s: status %d %s", action, resp.StatusCode, e.Type)
+	}
+	return json.Unmarshal(data, out)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,6 +30,12 @@ func fakeKMS(t *testing.T, keyID string) *httptest.Server {
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.KeyId != keyID {
 			w.WriteHeader(http.StatusBadRequest)
 			_, _ = w.Write([]byte(`{"__type":"NotFoundException","message":"key"}`))
+			return
+		}
+		if !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLETESTONLY/") ||
+			!strings.Contains(r.Header.Get("Authorization"), "/eu-central-1/kms/aws4_request") {
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = w.Write([]byte(`{"__type":"IncompleteSignatureException","message":"sign"}`))
 			return
 		}
 		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
@@ -55,7 +62,9 @@ func fakeKMS(t *testing.T, keyID string) *httptest.Server {
 func TestSealWithKMS(t *testing.T) {
 	const key = "arn:aws:kms:eu-central-1:111122223333:key/test"
 	srv := fakeKMS(t, key)
-	cfg := aws.Config{Region: "eu-central-1", Credentials: aws.AnonymousCredentials{}}
+	cfg := aws.Config{Region: "eu-central-1", Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+		return aws.Credentials{AccessKeyID: "AKIDEXAMPLETESTONLY", SecretAccessKey: "test-secret-not-real"}, nil
+	})}
 	s := &sealed.Sealer{Wrapper: kmskey.New(cfg, aws.String(srv.URL), key)}
 	ctx := context.Background()
 	acme := map[string]string{"tenant_id": "acme"}
