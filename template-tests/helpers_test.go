@@ -232,6 +232,11 @@ func (s *synthesized) configEnv(f blueprint.Function) obj {
 			out[stack.EnvOpenAIKeySecret] = s.ai.OpenAIKeySecretARN
 		}
 	}
+	if f.NeedsSecrets() {
+		// The key's ARN (GetAtt of the one KMS key).
+		out[stack.SecretsKeyEnv] = assertions.Match_ObjectLike(&map[string]any{"Fn::GetAtt": assertions.Match_ArrayWith(
+			&[]any{assertions.Match_StringLikeRegexp(jsii.String("^TenantSecretsKey")), "Arn"})})
+	}
 	if f.PublishesAlerts {
 		// Ref of an event bus is its name.
 		out[stack.AlertBusEnv] = assertions.Match_ObjectLike(&map[string]any{"Ref": assertions.Match_StringLikeRegexp(jsii.String("^Alerts"))})

@@ -79,6 +79,7 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 			queueByID[s.queueID(t, q.Name)] = q.Name
 		}
 
+		secretsKey := s.resourceID(t, "AWS::KMS::Key", nil)
 		alertBus := ""
 		if buses := s.resources(t, "AWS::Events::EventBus", nil); len(buses) == 1 {
 			alertBus = s.resourceID(t, "AWS::Events::EventBus", nil)
@@ -150,6 +151,13 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 									}
 								}
 								granted[name] = append(granted[name], actions...)
+							case id == secretsKey && f.NeedsSecrets():
+								for _, act := range actions {
+									if act != "kms:Decrypt" {
+										t.Errorf("%s on the tenant secrets key: the functions only open", act)
+									}
+								}
+								granted["secrets-key"] = append(granted["secrets-key"], actions...)
 							case id == alertBus && f.PublishesAlerts:
 								for _, a := range actions {
 									if a != "events:PutEvents" {
@@ -179,6 +187,9 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 							t.Errorf("missing %s on table %s", a, g.Table.Name)
 						}
 					}
+				}
+				if f.NeedsSecrets() && !slices.Contains(granted["secrets-key"], "kms:Decrypt") {
+					t.Errorf("missing kms:Decrypt on the tenant secrets key")
 				}
 				for _, q := range f.SendsTo {
 					if !slices.Contains(granted[q.Name], "sqs:SendMessage") {

@@ -25,6 +25,7 @@ import (
 	"github.com/syncassist/syncassist/shared/console"
 	"github.com/syncassist/syncassist/shared/finance"
 	"github.com/syncassist/syncassist/shared/identity/devissuer"
+	"github.com/syncassist/syncassist/shared/sealed"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -120,6 +121,16 @@ func serve(ctx context.Context) error {
 		os.Setenv(console.EnvDevSignIn, "true")
 	}
 
+	// Tenant secrets are sealed locally too, with a key kept in .local, so make run
+	// stores them as a deployed stack does (there, under the KMS key).
+	if os.Getenv("LOCAL_SEALING_KEY") == "" {
+		key, err := localSealingKey(filepath.Join(stateDir, "sealing.key"))
+		if err != nil {
+			return err
+		}
+		os.Setenv("LOCAL_SEALING_KEY", key)
+	}
+
 	deps, err := compose.Load(ctx)
 	if err != nil {
 		return err
@@ -128,7 +139,7 @@ func serve(ctx context.Context) error {
 	for p, env := range secretEnv {
 		fixed[p] = os.Getenv(env)
 	}
-	secrets, err := seedDemoTenant(ctx, deps.Tenants, fixed)
+	secrets, err := seedDemoTenant(ctx, tenant.Admin{Store: deps.Tenants, Keeper: deps.Keeper}, fixed)
 	if err != nil {
 		return err
 	}
@@ -233,12 +244,11 @@ var secretEnv = map[tenant.Purpose]string{
 
 // seedDemoTenant makes the demo tenant exist with both flags on. Each purpose's secret is
 // the one fixed (DEMO_*_SECRET) when set, else the stored one, else a fresh one.
-func seedDemoTenant(ctx context.Context, store tenant.Store, fixed map[tenant.Purpose]string) (map[tenant.Purpose]string, error) {
-	admin := tenant.Admin{Store: store}
+func seedDemoTenant(ctx context.Context, admin tenant.Admin, fixed map[tenant.Purpose]string) (map[tenant.Purpose]string, error) {
 	secrets, err := admin.Create(ctx, demoTenant, fixed)
 	switch {
 	case errors.Is(err, tenant.ErrExists):
-		cfg, gerr := store.Get(ctx, demoTenant)
+		cfg, gerr := admin.Show(ctx, demoTenant)
 		if gerr != nil {
 			return nil, gerr
 		}
@@ -270,9 +280,21 @@ func seedDemoTenant(ctx context.Context, store tenant.Store, fixed map[tenant.Pu
 	return secrets, nil
 }
 
+// localSealingKey reads the local stack's sealing key from path, making one the first time.
+func localSealingKey(path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		return strings.TrimSpace(string(b)), nil
+	}
+	key := sealed.NewLocalKey()
+	if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("local sealing key: %w", err)
+	}
+	return key, nil
+}
+
 func writeState(dir, baseURL string, secrets map[tenant.Purpose]string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "LOCAL_API_URL=%s\nDEMO_TENANT=%s\n", baseURL, demoTenant)
+	fmt.Fprintf(&b, "LOCAL_API_URL=%s\nDEMO_TENANT=%s\nLOCAL_SEALING_KEY=%s\n", baseURL, demoTenant, os.Getenv("LOCAL_SEALING_KEY"))
 	for _, p := range tenant.Purposes {
 		fmt.Fprintf(&b, "%s=%s\n", secretEnv[p], secrets[p])
 	}

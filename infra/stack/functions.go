@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
@@ -30,6 +31,9 @@ const (
 // month-end close, short enough that payload fragments in logs do not linger.
 const DefaultLogRetention = awslogs.RetentionDays_ONE_MONTH
 
+// SecretsKeyEnv names the KMS key that seals tenants' secrets (platform.Config).
+const SecretsKeyEnv = "TENANT_SECRETS_KEY_ARN"
+
 // FunctionTag is the tag key carrying a function's blueprint name on its Lambda, role and
 // log group, for cost reports and for finding a function in a synthesized template.
 const FunctionTag = "function"
@@ -47,6 +51,9 @@ type FunctionsProps struct {
 	LogRetention awslogs.RetentionDays
 	// AlertBus receives the ownership alerts of the functions marked PublishesAlerts.
 	AlertBus awsevents.IEventBus
+	// SecretsKey seals tenants' secrets; the functions that NeedsSecrets may decrypt with it
+	// (and learn its ARN as SecretsKeyEnv), no other may.
+	SecretsKey awskms.IKey
 	// AI configures the functions marked InvokesAI: their provider environment and, on
 	// Bedrock, the one model they may invoke.
 	AI AIProps
@@ -115,6 +122,9 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 				env[k] = jsii.String(v)
 			}
 		}
+		if f.NeedsSecrets() && props.SecretsKey != nil {
+			env[SecretsKeyEnv] = props.SecretsKey.KeyArn()
+		}
 		if f.PublishesAlerts && props.AlertBus != nil {
 			env[AlertBusEnv] = props.AlertBus.EventBusName()
 		}
@@ -166,6 +176,9 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 			if queue := props.Queues.Queue(q.Name); queue != nil {
 				queue.GrantSendMessages(fn)
 			}
+		}
+		if f.NeedsSecrets() && props.SecretsKey != nil {
+			props.SecretsKey.GrantDecrypt(fn)
 		}
 		if f.PublishesAlerts && props.AlertBus != nil {
 			props.AlertBus.GrantPutEventsTo(fn, nil)

@@ -12,6 +12,7 @@ package stack
 
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -73,8 +74,10 @@ func NewService(scope constructs.Construct, id string, props *ServiceProps) awsc
 	tables := NewTables(st, "Tables", &TablesProps{Stage: p.Stage, Tables: p.Tables, Retain: !disposable})
 	queues := NewQueues(st, "Queues", &QueuesProps{Stage: p.Stage, Queues: p.Queues})
 	alertBus := NewAlertBus(st, "Alerts", p.Stage, p.Functions)
+	secretsKey := newSecretsKey(st, !disposable)
 	fns := NewFunctions(st, "Functions", &FunctionsProps{
 		AlertBus:     alertBus,
+		SecretsKey:   secretsKey,
 		Stage:        p.Stage,
 		Dir:          p.FunctionsDir,
 		Functions:    p.Functions,
@@ -132,4 +135,25 @@ func withDefaults(props *ServiceProps) ServiceProps {
 	p.AI = p.AI.withDefaults()
 	p.Identity = p.Identity.withDefaults()
 	return p
+}
+
+// newSecretsKey is the KMS key that seals tenants' webhook secrets and connector tokens
+// (envelope encryption, the tenant id as encryption context). tenantctl seals with it
+// (the ops engineer's credentials, -kms-key or TENANT_SECRETS_KEY_ARN); only the functions
+// that check host signatures or call connectors may decrypt.
+func newSecretsKey(scope constructs.Construct, retain bool) awskms.IKey {
+	removal := awscdk.RemovalPolicy_DESTROY
+	if retain {
+		removal = awscdk.RemovalPolicy_RETAIN
+	}
+	key := awskms.NewKey(scope, jsii.String("TenantSecretsKey"), &awskms.KeyProps{
+		Description:       jsii.String("Seals tenants' webhook secrets and connector tokens"),
+		EnableKeyRotation: jsii.Bool(true),
+		RemovalPolicy:     removal,
+	})
+	awscdk.NewCfnOutput(scope, jsii.String("TenantSecretsKeyArn"), &awscdk.CfnOutputProps{
+		Value:       key.KeyArn(),
+		Description: jsii.String("KMS key of tenant secrets: set TENANT_SECRETS_KEY_ARN to it for tenantctl"),
+	})
+	return key
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -22,6 +23,8 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/sealed"
+	"github.com/syncassist/syncassist/shared/sealed/kmskey"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -88,7 +91,21 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	store := dynamostore.NewTenants(dynamodb.NewFromConfig(awsCfg), cfg.Table(blueprint.Tenants))
-	return command(ctx, tenant.Admin{Store: store}, fs.Args(), out)
+	store.Keeper = keeper(cfg, awsCfg)
+	return command(ctx, tenant.Admin{Store: store, Keeper: store.Keeper}, fs.Args(), out)
+}
+
+// keeper seals what tenantctl writes: with the stack's KMS key (TENANT_SECRETS_KEY_ARN, the
+// stack's TenantSecretsKeyArn output) in AWS, with the local stack's key (LOCAL_SEALING_KEY,
+// from .local/local.env) locally. Without either, secrets are written as given.
+func keeper(cfg platform.Config, awsCfg aws.Config) tenant.Keeper {
+	switch {
+	case cfg.SecretsKeyARN != "":
+		return &sealed.Sealer{Wrapper: kmskey.New(awsCfg, awsCfg.BaseEndpoint, cfg.SecretsKeyARN)}
+	case cfg.LocalSealingKey != nil:
+		return &sealed.Sealer{Wrapper: cfg.LocalSealingKey}
+	}
+	return nil
 }
 
 // command runs one subcommand against admin; it is separate from run so tests can drive it
@@ -182,7 +199,7 @@ func command(ctx context.Context, admin tenant.Admin, args []string, out io.Writ
 		if err := need(1, "show TENANT"); err != nil {
 			return err
 		}
-		c, err := admin.Store.Get(ctx, args[1])
+		c, err := admin.Show(ctx, args[1])
 		if err != nil {
 			return err
 		}

@@ -73,6 +73,13 @@ type Route struct {
 // Pattern is the route as a net/http ServeMux pattern.
 func (r Route) Pattern() string { return r.Method + " " + r.Path }
 
+// NeedsSecrets reports whether f opens tenants' sealed secrets, and so may decrypt with
+// their key: host-signed routes (they check signatures), guard writers (connector
+// credentials) and what OpensSecrets marks. No other function can open a secret.
+func (f Function) NeedsSecrets() bool {
+	return f.OpensSecrets || f.PublishesAlerts || f.Route != nil && f.Route.Auth == AuthSigned
+}
+
 // GatewayPaths are the route's paths in API Gateway syntax. "{id}" means the same to both;
 // a ServeMux wildcard "{rest...}" is API Gateway's greedy "{rest+}", which, unlike
 // ServeMux's, needs at least one segment, so the prefix before it is a path of its own.
@@ -105,6 +112,9 @@ type Function struct {
 	// InvokesAI marks functions that call the configured AI provider; on Bedrock they may
 	// invoke only the configured model.
 	InvokesAI bool
+	// OpensSecrets marks a function that uses a tenant's connector credentials without
+	// writing through the guard (the reconcile's host poll). See NeedsSecrets.
+	OpensSecrets bool
 	// PublishesAlerts marks functions that write through the governance guard, which
 	// publishes ownership alerts to the alert event bus.
 	PublishesAlerts bool
@@ -175,10 +185,12 @@ var Functions = []Function{
 		Name:        FuncReconcile,
 		Description: "Every 30 minutes: re-enqueues stuck claims, polls the host ERP for missed sync errors, returns expired apply leases",
 		Schedule:    ReconcileInterval,
-		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}, {Audit, Append}},
-		SendsTo:     []Queue{Diagnosis},
-		Timeout:     5 * time.Minute,
-		MemoryMB:    256,
+		// Governance: the lease sweep asks the write ledger whether a stopped approve wrote.
+		Tables:       []TableGrant{{Processed, ReadWrite}, {Tenants, Read}, {Audit, Append}, {Governance, Read}},
+		SendsTo:      []Queue{Diagnosis},
+		OpensSecrets: true,
+		Timeout:      5 * time.Minute,
+		MemoryMB:     256,
 	},
 	{
 		Name:        FuncAuditList,

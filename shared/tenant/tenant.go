@@ -180,6 +180,18 @@ type Store interface {
 type Admin struct {
 	Store Store
 	Now   func() time.Time
+	// Keeper opens sealed secrets for Show (nil: shown as stored).
+	Keeper Keeper
+}
+
+// Show returns tenant id with its secrets opened, for an operator's inspection (which
+// prints fingerprints, never values).
+func (a Admin) Show(ctx context.Context, id string) (Config, error) {
+	c, err := a.Store.Get(ctx, id)
+	if err != nil || a.Keeper == nil {
+		return c, err
+	}
+	return c.Opened(ctx, a.Keeper)
 }
 
 func (a Admin) now() time.Time {
