@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // loopingHost answers every page with the same cursor, as a broken host ERP might.
@@ -117,6 +119,57 @@ func TestPollCutAdvancesOnlyInOrder(t *testing.T) {
 		}
 		if !w.Equal(want) {
 			t.Errorf("ascending %v: watermark %v, want %v", ascending, w, want)
+		}
+	}
+}
+
+// hangingHost answers nothing until its caller gives up.
+type hangingHost struct{}
+
+func (hangingHost) ListSyncErrors(ctx context.Context, _ string, _ time.Time, _ string, _ int) ([]json.RawMessage, string, error) {
+	<-ctx.Done()
+	return nil, "", ctx.Err()
+}
+
+// ctxClaims fails the lease query once the run's context is done, as DynamoDB would.
+type ctxClaims struct{ *syncerrortest.ClaimStore }
+
+func (c ctxClaims) ExpiredLeases(ctx context.Context, tenantID string, now time.Time, limit int) ([]syncerror.Claim, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.ClaimStore.ExpiredLeases(ctx, tenantID, now, limit)
+}
+
+// Every tenant's expired leases are swept before any host ERP is polled: a host that hangs
+// for the whole run cannot keep another tenant's approve in applying.
+func TestSweepsRunBeforeAnyPoll(t *testing.T) {
+	tenants, claims, queue := reconcileFixture(t)
+	for _, id := range []string{"aaa", "zzz"} { // listed before and after "on"
+		if err := tenants.Create(context.Background(), tenant.Config{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ids []string
+	for _, id := range []string{"aaa", "zzz"} {
+		c := readyClaim(t, claims, id, "E-1", clock)
+		if _, err := claims.BeginApply(context.Background(), id, c.ID, syncerror.Lease{Token: "dead", ExpiresAt: clock.Add(time.Minute)},
+			nil, syncerror.HistoryEntry{Action: "approve"}, clock); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, c.ID)
+	}
+	now := clock.Add(time.Hour)
+	rc := &syncerror.Reconcile{Tenants: tenants, Claims: ctxClaims{claims}, Queue: queue, Host: hangingHost{}, Watermarks: claims,
+		Log: discardLogger(), Now: func() time.Time { return now }, StuckAfter: 2 * time.Hour, PollTime: time.Minute}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := rc.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range []string{"aaa", "zzz"} {
+		if row, _ := claims.Get(context.Background(), id, ids[i]); row.Status != syncerror.StatusPending {
+			t.Errorf("tenant %s: lease not swept (%s)", id, row.Status)
 		}
 	}
 }

@@ -98,33 +98,34 @@ func (rc *Reconcile) Run(ctx context.Context) (Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("list tenants: %w", err)
 	}
+	// Leases are swept first, for every tenant and whatever its flags, before any host ERP
+	// is polled: an approve that stopped mid-write is finished or released even for a
+	// tenant switched off since, and no tenant's slow ERP can use up the run before
+	// another tenant's sweep.
 	for _, t := range tenants {
-		// Leases are swept first and whatever the tenant's flags: an approve that stopped
-		// mid-write is finished or released even for a tenant switched off since, and a
-		// slow host ERP poll cannot hold it up.
-		steps := []struct {
-			name string
-			run  func(context.Context, string, *Report) error
-		}{{"sweep expired leases", rc.sweepLeases}}
-		if t.FeatureEnabled() {
-			rep.Tenants++
-			steps = append(steps, []struct {
-				name string
-				run  func(context.Context, string, *Report) error
-			}{{"requeue stuck claims", rc.requeueStuck}, {"poll host ERP", rc.pollHost}}...)
+		rc.step(ctx, t.ID, "sweep expired leases", rc.sweepLeases, &rep)
+	}
+	for _, t := range tenants {
+		if !t.FeatureEnabled() {
+			continue
 		}
-		for _, step := range steps {
-			if err := step.run(ctx, t.ID, &rep); err != nil {
-				rep.Errors++
-				rc.log().Error("reconcile step failed", "tenant", t.ID, "step", step.name, "error", err)
-			}
-		}
+		rep.Tenants++
+		rc.step(ctx, t.ID, "requeue stuck claims", rc.requeueStuck, &rep)
+		rc.step(ctx, t.ID, "poll host ERP", rc.pollHost, &rep)
 	}
 	rc.log().Info("reconcile finished", "tenants", rep.Tenants, "requeued", rep.Requeued, "contended", rep.Contended,
 		"sendFailed", rep.SendFailed, "polled", rep.Polled, "claimed", rep.Claimed, "invalid", rep.Invalid,
 		"leasesExpired", rep.LeasesExpired, "leasesCompleted", rep.LeasesCompleted, "errors", rep.Errors)
 	rc.metrics(rep)
 	return rep, nil
+}
+
+// step runs one step for one tenant; a failure is logged and counted, and the run goes on.
+func (rc *Reconcile) step(ctx context.Context, tenantID, name string, run func(context.Context, string, *Report) error, rep *Report) {
+	if err := run(ctx, tenantID, rep); err != nil {
+		rep.Errors++
+		rc.log().Error("reconcile step failed", "tenant", tenantID, "step", name, "error", err)
+	}
 }
 
 // metrics emits the report as one CloudWatch embedded-metric-format line.
