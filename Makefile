@@ -6,6 +6,10 @@ GO ?= go
 STAGE ?= dev
 FUNCTIONS := $(notdir $(patsubst %/,%,$(wildcard functions/*/)))
 BUILD_DIR := build/functions
+# The version stamp of every binary (shared/version): git describe and the build time.
+VERSION    := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+BUILD_TIME := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+STAMP      := -X github.com/syncassist/syncassist/shared/version.Version=$(VERSION) -X github.com/syncassist/syncassist/shared/version.BuildTime=$(BUILD_TIME)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 GOTEST_FLAGS ?= -count=1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
@@ -81,12 +85,12 @@ screenshots: deps console chromium ## write a PNG of each console panel to docs/
 build: ## one linux/arm64 bootstrap per function in build/functions/<name>/
 	@for f in $(FUNCTIONS); do \
 		echo "build $$f"; \
-		CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' \
+		CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w $(STAMP)' \
 			-o $(BUILD_DIR)/$$f/bootstrap ./functions/$$f || exit 1; \
 	done
 
 synth: deps build ## synthesize the CloudFormation template offline with the pinned CDK CLI (STAGE=dev|prod)
-	npx --no-install cdk synth -q -c stage=$(STAGE) -c functionsDir=$(BUILD_DIR)
+	npx --no-install cdk synth -q -a 'go run ./infra' -c stage=$(STAGE) -c functionsDir=$(BUILD_DIR)
 	@echo "template: cdk.out/SyncAssist-$(STAGE).template.json"
 
 lint: ## gofmt, go vet, staticcheck and a go mod tidy diff

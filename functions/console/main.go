@@ -12,9 +12,12 @@ import (
 
 	"github.com/syncassist/syncassist/shared/console"
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/version"
 )
 
 func main() {
+	log := httpapi.NewLogger(slog.LevelInfo)
+	log.Info("starting", "function", "console", "version", version.Version, "buildTime", version.BuildTime)
 	h := console.Handler(console.ConfigFromEnv(os.Getenv))
-	lambda.Start(httpadapter.NewV2(httpapi.Instrument(httpapi.NewLogger(slog.LevelInfo), h)).ProxyWithContext)
+	lambda.Start(httpadapter.NewV2(httpapi.Instrument(log, h)).ProxyWithContext)
 }

@@ -10,8 +10,11 @@ import (
 
 	"github.com/syncassist/syncassist/shared/apidoc"
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/version"
 )
 
 func main() {
-	lambda.Start(httpadapter.NewV2(httpapi.Instrument(httpapi.NewLogger(slog.LevelInfo), apidoc.Handler())).ProxyWithContext)
+	log := httpapi.NewLogger(slog.LevelInfo)
+	log.Info("starting", "function", "openapi", "version", version.Version, "buildTime", version.BuildTime)
+	lambda.Start(httpadapter.NewV2(httpapi.Instrument(log, apidoc.Handler())).ProxyWithContext)
 }

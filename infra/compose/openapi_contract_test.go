@@ -18,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/syncassist/syncassist/shared/apidoc"
+	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
@@ -191,6 +192,7 @@ func TestOpenAPIContract(t *testing.T) {
 	want(t, c.call(operator, "POST", "/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 		"Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2025-11-25"), 200, "mcp tools/list")
 	want(t, c.call("", "GET", "/api/openapi.json", ""), 200, "openapi")
+	want(t, c.call("", "GET", blueprint.VersionPath, ""), 200, "version")
 	want(t, c.call("", "GET", "/", ""), 200, "console")
 	// OpenAPI path parameters cannot span segments, so the tour visits a one-segment URL;
 	// deeper console URLs are the browser tests' business.

@@ -20,6 +20,10 @@ const (
 // matches "/"; API Gateway's greedy "{path+}" does not, so the stack routes the prefix too.
 var ConsoleRoute = Route{Method: "GET", Path: "/{path...}", Auth: AuthPublic}
 
+// VersionPath answers the build's version stamp. It has no route of its own: the console's
+// catch-all route brings it to the console function, which answers it.
+const VersionPath = "/api/version"
+
 // OpenAPIRoute serves the API's OpenAPI 3.1 document.
 var OpenAPIRoute = Route{Method: "GET", Path: "/api/openapi.json", Auth: AuthPublic}
 

@@ -15,7 +15,9 @@ import (
 	"path"
 	"strings"
 
+	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/version"
 )
 
 //go:embed all:dist
@@ -105,7 +107,8 @@ func Assets() fs.FS {
 // Handler serves the console. Hashed assets (assets/<name>-<hash>.<ext>) are immutable
 // and cached for a year; index.html and config.json are never cached, so a deploy is seen
 // at the next load. Any other path that is not an asset answers index.html, so shareable
-// URLs such as /queue/se_… open the app; paths under /api/ answer problem+json 404.
+// URLs such as /queue/se_… open the app; /api/version answers the build's stamp; other
+// paths under /api/ answer problem+json 404.
 func Handler(cfg Config) http.Handler {
 	files := Assets()
 	index, _ := fs.ReadFile(files, "index.html")
@@ -113,6 +116,11 @@ func Handler(cfg Config) http.Handler {
 	csp := contentSecurityPolicy(cfg)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := path.Clean("/" + r.URL.Path)
+		if p == blueprint.VersionPath {
+			// The catch-all route that brings any unmatched GET here brings this one too.
+			version.Handler().ServeHTTP(w, r)
+			return
+		}
 		if p == "/api" || strings.HasPrefix(p, "/api/") {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "route_not_found",
 				"No route "+r.Method+" "+p+"."))

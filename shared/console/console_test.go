@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/console"
+	"github.com/syncassist/syncassist/shared/version"
 )
 
 func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
@@ -115,5 +116,17 @@ func TestBundleBudget(t *testing.T) {
 	}
 	if total > 100*1024 {
 		t.Fatalf("console JavaScript is %d bytes, over the 100 KiB budget", total)
+	}
+}
+
+// GET /api/version answers the build's stamp as JSON: the catch-all route brings it here.
+func TestVersion(t *testing.T) {
+	version.Version, version.BuildTime = "v1.2.3-4-gabc", "2026-11-25T04:00:00Z"
+	t.Cleanup(func() { version.Version, version.BuildTime = "dev", "" })
+	w := get(t, console.Handler(console.Config{}), "/api/version")
+	var got version.Info
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != http.StatusOK ||
+		got.Version != "v1.2.3-4-gabc" || got.BuildTime != "2026-11-25T04:00:00Z" || got.Go == "" {
+		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/session"
 	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/version"
 )
 
 // Route is the handler of one HTTP function. The platform puts it behind the
@@ -197,5 +198,6 @@ func Start[H any](name string, build func(context.Context, *Base) (H, error)) {
 		slog.Error(name+": startup", "error", err)
 		os.Exit(1)
 	}
+	b.Log.Info("starting", "function", name, "version", version.Version, "buildTime", version.BuildTime)
 	lambda.Start(h)
 }

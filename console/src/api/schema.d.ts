@@ -456,6 +456,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The build's version stamp (git describe and build time); public, no secrets */
+        get: operations["version"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/": {
         parameters: {
             query?: never;
@@ -938,6 +955,13 @@ export interface components {
         /** @description The ERP was updated but the approval could not be recorded yet: the row is applying with erpAppliedAt set, and the next approve or the lease sweep completes it. */
         FinanceApprovalWritten: components["schemas"]["FinanceApproval"] & {
             message: string;
+        };
+        VersionInfo: {
+            /** @description git describe of the commit built; dev when built without make */
+            version: string;
+            /** Format: date-time */
+            buildTime?: string;
+            go: string;
         };
     };
     responses: {
@@ -2014,6 +2038,27 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+        };
+    };
+    version: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionInfo"];
                 };
             };
         };
