@@ -76,16 +76,20 @@ func TestTableThrottleAlarms(t *testing.T) {
 
 func TestEveryAlarmNotifiesTheTopic(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
-		// One per DLQ, function and table, plus the API's.
-		s.countIs(t, "AWS::CloudWatch::Alarm", len(s.deadLetterQueues())+len(s.functions)+len(s.tables)+1)
+		// One per DLQ, function and table, plus the API's and the reconcile's.
+		n := len(s.deadLetterQueues()) + len(s.functions) + len(s.tables) + 2
+		s.countIs(t, "AWS::CloudWatch::Alarm", n)
 		topic := ref(s.topicID(t))
 		check(t, func() {
 			s.template.AllResourcesProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
-				"AlarmActions":     arr{topic},
-				"OKActions":        arr{topic},
-				"TreatMissingData": "notBreaching",
+				"AlarmActions": arr{topic},
+				"OKActions":    arr{topic},
 			})
 		})
+		// No traffic means nothing failed, except for the reconcile, whose silence is the alarm.
+		if quiet := len(s.resources(t, "AWS::CloudWatch::Alarm", obj{"Properties": obj{"TreatMissingData": "notBreaching"}})); quiet != n-1 {
+			t.Errorf("%d alarms treat missing data as fine, want %d", quiet, n-1)
+		}
 	})
 }
 
@@ -98,4 +102,21 @@ func TestAlarmEmailSubscription(t *testing.T) {
 	})
 	// Without an address there is nobody to confirm a subscription.
 	prodStack.get(t).countIs(t, "AWS::SNS::Subscription", 0)
+}
+
+// The reconcile is the backstop; an alarm says when it stopped running (no ReconcileRuns
+// datapoint for 45 minutes counts as breaching).
+func TestReconcileStoppedAlarm(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		s.has(t, "AWS::CloudWatch::Alarm", obj{
+			"Namespace":          "SyncAssist",
+			"MetricName":         "ReconcileRuns",
+			"Period":             num(900),
+			"EvaluationPeriods":  num(3),
+			"Threshold":          num(1),
+			"ComparisonOperator": "LessThanThreshold",
+			"TreatMissingData":   "breaching",
+			"AlarmActions":       arr{ref(s.topicID(t))},
+		})
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/emf"
 )
 
 // alarmPeriod is the window every alarm evaluates. Every alarm fires on the first bad
@@ -94,11 +95,33 @@ func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarm
 				}))
 		}
 	}
+	c.reconcileStopped()
 	if props.API != nil {
 		c.alarm("Api5xx", "The HTTP API answered with 5xx errors",
 			props.API.MetricServerError(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}))
 	}
 	return c
+}
+
+// reconcileStopped alarms when no reconcile run has reported for 45 minutes (its schedule
+// is 30): the backstop that catches missed webhooks and stopped approves is itself down.
+// The runs are counted by the reconcile's own EMF line (ReconcileRuns), written whatever
+// the log level; missing data is the alarm, not its absence.
+func (c *Alarms) reconcileStopped() {
+	runs := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+		Namespace: jsii.String(emf.Namespace), MetricName: jsii.String("ReconcileRuns"),
+		Period: seconds(15 * time.Minute), Statistic: jsii.String("Sum"),
+	})
+	a := awscloudwatch.NewAlarm(c.Construct, jsii.String("ReconcileStopped"), &awscloudwatch.AlarmProps{
+		Metric:             runs,
+		AlarmDescription:   jsii.String("The reconcile has not run for 45 minutes (every 30 expected): missed webhooks and stopped approves are not being caught"),
+		Threshold:          jsii.Number(1),
+		EvaluationPeriods:  jsii.Number(3),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_LESS_THAN_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_BREACHING,
+	})
+	a.AddAlarmAction(c.action)
+	a.AddOkAction(c.action)
 }
 
 func (c *Alarms) alarm(id, description string, metric awscloudwatch.IMetric) awscloudwatch.Alarm {

@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"sync"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
@@ -41,7 +40,7 @@ type EventPublisher interface {
 const (
 	EventSource            = "syncassist.governance"
 	EventDetailType        = "OwnershipRejection"
-	MetricNamespace        = "SyncAssist"
+	MetricNamespace        = emf.Namespace
 	MetricOwnershipRejects = "OwnershipRejections"
 )
 
@@ -52,13 +51,11 @@ const (
 type EventAlerter struct {
 	// Events publishes the event; nil skips it (the local stack, tests).
 	Events EventPublisher
-	// Metrics receives the EMF lines; nil is os.Stdout, where Lambda's log capture (and
-	// so the EMF parser) reads.
+	// Metrics receives the EMF lines; nil is emf.Out (stdout), where Lambda's log capture
+	// (and so the EMF parser) reads.
 	Metrics io.Writer
 	// Now stamps the metric; nil is time.Now.
 	Now func() time.Time
-
-	mu sync.Mutex // one EMF line per Write, even when alerts run concurrently
 }
 
 var _ Alerter = (*EventAlerter)(nil)
@@ -87,34 +84,11 @@ func (a *EventAlerter) emitMetric(r OwnershipRejection) error {
 	if a.Now != nil {
 		now = a.Now
 	}
-	line, err := json.Marshal(map[string]any{
-		"_aws": map[string]any{
-			"Timestamp": now().UnixMilli(),
-			"CloudWatchMetrics": []any{map[string]any{
-				"Namespace":  MetricNamespace,
-				"Dimensions": [][]string{{"tenant"}},
-				"Metrics":    []any{map[string]string{"Name": MetricOwnershipRejects, "Unit": "Count"}},
-			}},
-		},
-		"tenant":               r.Tenant,
-		MetricOwnershipRejects: 1,
+	return emf.Write(a.Metrics, emf.Metric{Time: now(), Counts: map[string]float64{MetricOwnershipRejects: 1},
+		Dimensions: []string{"tenant"},
 		// Non-dimension members are searchable in Logs Insights without adding metrics.
-		"entity":        r.Entity,
-		"declaredOwner": r.DeclaredOwner,
-		"caller":        r.Caller,
-		"rejectionId":   r.ID,
-	})
-	if err != nil {
-		return err
-	}
-	w := a.Metrics
-	if w == nil {
-		w = os.Stdout
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	_, err = w.Write(append(line, '\n'))
-	return err
+		Fields: map[string]any{"tenant": r.Tenant, "entity": r.Entity, "declaredOwner": r.DeclaredOwner,
+			"caller": r.Caller, "rejectionId": r.ID}})
 }
 
 // alertDetail is the event's detail: the rejection as the governance API shows it.

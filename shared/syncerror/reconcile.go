@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -61,6 +63,8 @@ type Reconcile struct {
 	FirstPoll time.Duration
 	// PollTime overrides MaxPollTime, the time one tenant's host ERP poll may take.
 	PollTime time.Duration
+	// Metrics receives the run's EMF line (nil: emf.Out, stdout).
+	Metrics io.Writer
 	// Mask applies the at-rest policy to what the poll claims (nil: none).
 	Mask *Masker
 	// Writes tells whether an expired approve's write-back reached the host ERP when the
@@ -128,18 +132,16 @@ func (rc *Reconcile) step(ctx context.Context, tenantID, name string, run func(c
 	}
 }
 
-// metrics emits the report as one CloudWatch embedded-metric-format line.
+// metrics emits the report as one CloudWatch embedded-metric-format line, whatever the log
+// level (an alarm watches that the reconcile runs).
 func (rc *Reconcile) metrics(rep Report) {
-	names := []string{"Requeued", "Claimed", "LeasesExpired", "Errors"}
-	defs := make([]map[string]string, 0, len(names))
-	for _, n := range names {
-		defs = append(defs, map[string]string{"Name": "Reconcile" + n, "Unit": "Count"})
+	if err := emf.Write(rc.Metrics, emf.Metric{Time: rc.now(), Counts: map[string]float64{
+		"ReconcileRequeued": float64(rep.Requeued), "ReconcileClaimed": float64(rep.Claimed),
+		"ReconcileLeasesExpired": float64(rep.LeasesExpired), "ReconcileLeasesCompleted": float64(rep.LeasesCompleted),
+		"ReconcileErrors": float64(rep.Errors), "ReconcileRuns": 1,
+	}}); err != nil {
+		rc.log().Error("reconcile metrics not written", "error", err)
 	}
-	rc.log().Info("reconcile metrics", "_aws", map[string]any{
-		"Timestamp":         rc.now().UnixMilli(),
-		"CloudWatchMetrics": []any{map[string]any{"Namespace": "SyncAssist", "Dimensions": [][]string{{}}, "Metrics": defs}},
-	}, "ReconcileRequeued", rep.Requeued, "ReconcileClaimed", rep.Claimed, "ReconcileLeasesExpired", rep.LeasesExpired,
-		"ReconcileErrors", rep.Errors)
 }
 
 func (rc *Reconcile) requeueStuck(ctx context.Context, tenantID string, rep *Report) error {

@@ -1,11 +1,15 @@
 package syncerror_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -275,5 +279,21 @@ func TestReconcileSweepsExpiredLeases(t *testing.T) {
 	}
 	if rep, _ := rc.Run(context.Background()); rep.LeasesExpired != 0 || len(audits.All()) != 1 {
 		t.Fatalf("second run %+v", rep)
+	}
+}
+
+// The run's metrics are written whatever the log level: an alarm watches that the
+// reconcile runs, and a warn level must not blind it.
+func TestReconcileMetricsIgnoreTheLogLevel(t *testing.T) {
+	tenants, claims, queue := reconcileFixture(t)
+	var metrics bytes.Buffer
+	quiet := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: quiet, Metrics: &metrics,
+		Now: func() time.Time { return clock }, StuckAfter: 2 * time.Hour}
+	if _, err := rc.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(metrics.String(), `"ReconcileRuns":1`) || !strings.Contains(metrics.String(), `"CloudWatchMetrics"`) {
+		t.Fatalf("metrics %q", metrics.String())
 	}
 }

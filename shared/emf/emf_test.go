@@ -1,0 +1,40 @@
+package emf_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/emf"
+)
+
+func TestWriteIsOneEMFLine(t *testing.T) {
+	var b bytes.Buffer
+	at := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
+	if err := emf.Write(&b, emf.Metric{Time: at, Counts: map[string]float64{"B": 2, "A": 1}, Dimensions: []string{"tenant"},
+		Fields: map[string]any{"tenant": "acme"}}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		AWS struct {
+			Timestamp         int64
+			CloudWatchMetrics []struct {
+				Namespace  string
+				Dimensions [][]string
+				Metrics    []struct{ Name, Unit string }
+			}
+		} `json:"_aws"`
+		Tenant string  `json:"tenant"`
+		A, B   float64 `json:"-"`
+	}
+	line := b.Bytes()
+	if bytes.Count(line, []byte("\n")) != 1 || json.Unmarshal(line, &doc) != nil {
+		t.Fatalf("line %q", line)
+	}
+	m := doc.AWS.CloudWatchMetrics
+	if doc.AWS.Timestamp != at.UnixMilli() || len(m) != 1 || m[0].Namespace != "SyncAssist" || m[0].Dimensions[0][0] != "tenant" ||
+		len(m[0].Metrics) != 2 || m[0].Metrics[0].Name != "A" || doc.Tenant != "acme" || !bytes.Contains(line, []byte(`"B":2`)) {
+		t.Fatalf("doc %+v from %s", doc, line)
+	}
+}
