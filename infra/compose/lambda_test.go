@@ -359,3 +359,31 @@ func approxMessages(t *testing.T, e *env, name string) int {
 	n, _ := strconv.Atoi(out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessages)])
 	return n
 }
+
+// The correlation id of the webhook request travels on the SQS message into the worker:
+// the diagnosis's audit records carry the id the host ERP sent.
+func TestCorrelationFollowsTheSyncErrorIntoTheWorker(t *testing.T) {
+	e := newEnv(t, sqsqueue.CreateOptions{})
+	var in events.APIGatewayV2HTTPRequest
+	loadEvent(t, "ingest.json", &in)
+	in.Headers["x-correlation-id"] = "corr-follow-me-1"
+	resp, _ := ingestLambda(t, e)(context.Background(), in)
+	if resp.StatusCode != http.StatusAccepted || resp.Headers["X-Correlation-Id"] != "corr-follow-me-1" {
+		t.Fatalf("ingest: %d %v %s", resp.StatusCode, resp.Headers, resp.Body)
+	}
+	q := e.prov.Queues[blueprint.Diagnosis.Name]
+	p := &sqsqueue.Poller{Client: e.sqs, QueueURL: q.URL, QueueARN: q.ARN, Handler: e.deps.Worker().HandleBatch, WaitTime: time.Second}
+	if n, err := p.PollOnce(context.Background()); err != nil || n != 1 {
+		t.Fatalf("poll: %d %v", n, err)
+	}
+	page, err := e.deps.AuditStore.Query(context.Background(), audit.Query{TenantID: "demo", ActionType: audit.TypeAI,
+		From: fixtureTime.Add(-time.Hour), To: fixtureTime.Add(time.Hour), Limit: 10})
+	if err != nil || len(page.Records) == 0 {
+		t.Fatalf("ai audit records %+v err %v", page.Records, err)
+	}
+	for _, r := range page.Records {
+		if r.CorrelationID != "corr-follow-me-1" {
+			t.Errorf("%s carries correlation %q", r.ActionKey, r.CorrelationID)
+		}
+	}
+}

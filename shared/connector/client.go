@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
 // Defaults for the zero values of Config's tuning fields.
@@ -362,6 +364,10 @@ func (c *Client) attempt(ctx context.Context, op, method, target string, body []
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "syncassist-connector")
+	if id := httpapi.CorrelationID(ctx); id != "" {
+		// The target's logs can then be matched with ours.
+		req.Header.Set(httpapi.HeaderCorrelationID, id)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

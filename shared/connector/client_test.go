@@ -12,12 +12,14 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/connector/fakesystem"
+	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
 func TestRoundTripEverySystem(t *testing.T) {
@@ -755,5 +757,30 @@ func TestConfigDoesNotPrintToken(t *testing.T) {
 		if strings.Contains(out, "tok-do-not-print") {
 			t.Fatalf("token printed: %s", out)
 		}
+	}
+}
+
+// Every call carries the correlation id of the work it belongs to, so the target's logs can
+// be matched with the service's.
+func TestCallsCarryTheCorrelationID(t *testing.T) {
+	t.Parallel()
+	fake := fakesystem.New(connector.SystemCRM)
+	fake.Seed("contact", "7", map[string]any{"n": 1})
+	var got atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Header.Get(httpapi.HeaderCorrelationID))
+		fake.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := connector.New(connector.Config{System: connector.SystemCRM, BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := httpapi.WithCorrelation(context.Background(), slog.New(slog.DiscardHandler), "corr-to-the-crm")
+	if _, err := c.Get(ctx, "contact", "7"); err != nil {
+		t.Fatal(err)
+	}
+	if got.Load() != "corr-to-the-crm" {
+		t.Fatalf("X-Correlation-Id %v", got.Load())
 	}
 }

@@ -15,6 +15,10 @@ import (
 // HeaderCorrelationID carries a caller's correlation id in and the service's out.
 const HeaderCorrelationID = "X-Correlation-Id"
 
+// AttributeCorrelationID is the SQS message attribute that carries a request's correlation
+// id to the work it enqueued, so one id follows a sync error from webhook to ERP write.
+const AttributeCorrelationID = "correlation_id"
+
 type correlationKey struct{}
 type loggerKey struct{}
 

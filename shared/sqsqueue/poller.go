@@ -71,13 +71,14 @@ func (p *Poller) PollOnce(ctx context.Context) (int, error) {
 	ev := events.SQSEvent{Records: make([]events.SQSMessage, 0, len(out.Messages))}
 	for _, m := range out.Messages {
 		ev.Records = append(ev.Records, events.SQSMessage{
-			MessageId:      aws.ToString(m.MessageId),
-			ReceiptHandle:  aws.ToString(m.ReceiptHandle),
-			Body:           aws.ToString(m.Body),
-			Md5OfBody:      aws.ToString(m.MD5OfBody),
-			Attributes:     m.Attributes,
-			EventSource:    "aws:sqs",
-			EventSourceARN: p.QueueARN,
+			MessageId:         aws.ToString(m.MessageId),
+			ReceiptHandle:     aws.ToString(m.ReceiptHandle),
+			Body:              aws.ToString(m.Body),
+			Md5OfBody:         aws.ToString(m.MD5OfBody),
+			Attributes:        m.Attributes,
+			MessageAttributes: messageAttributes(m.MessageAttributes),
+			EventSource:       "aws:sqs",
+			EventSourceARN:    p.QueueARN,
 		})
 	}
 	resp, herr := p.Handler(ctx, ev)
@@ -107,4 +108,16 @@ func (p *Poller) log() *slog.Logger {
 		return p.Log
 	}
 	return slog.Default()
+}
+
+// messageAttributes are the message's string attributes as Lambda's SQS event shows them.
+func messageAttributes(in map[string]types.MessageAttributeValue) map[string]events.SQSMessageAttribute {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]events.SQSMessageAttribute, len(in))
+	for k, v := range in {
+		out[k] = events.SQSMessageAttribute{DataType: aws.ToString(v.DataType), StringValue: v.StringValue}
+	}
+	return out
 }

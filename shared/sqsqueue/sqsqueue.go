@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
 // Sender sends JSON messages to one SQS queue; a feature adapts it to its own queue
@@ -32,7 +33,13 @@ func (s *Sender) SendJSON(ctx context.Context, v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(s.url), MessageBody: aws.String(string(body))})
+	in := &sqs.SendMessageInput{QueueUrl: aws.String(s.url), MessageBody: aws.String(string(body))}
+	if id := httpapi.CorrelationID(ctx); id != "" {
+		in.MessageAttributes = map[string]types.MessageAttributeValue{
+			httpapi.AttributeCorrelationID: {DataType: aws.String("String"), StringValue: aws.String(id)},
+		}
+	}
+	_, err = s.client.SendMessage(ctx, in)
 	return err
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -103,6 +104,13 @@ func (w *Worker) startable(ctx context.Context) error {
 }
 
 func (w *Worker) handle(ctx context.Context, msg events.SQSMessage) error {
+	// The correlation id of the request that enqueued the message (else one of the
+	// message's own), so the diagnosis's logs, audit records and trace carry it.
+	id := "sqs-" + msg.MessageId
+	if a, ok := msg.MessageAttributes[httpapi.AttributeCorrelationID]; ok && a.StringValue != nil && *a.StringValue != "" {
+		id = *a.StringValue
+	}
+	ctx = httpapi.WithCorrelation(ctx, w.log(), id)
 	m, err := ParseMessage(msg.Body)
 	if err != nil {
 		// A malformed message never gets better; failing it sends it to the DLQ for a
@@ -114,7 +122,7 @@ func (w *Worker) handle(ctx context.Context, msg events.SQSMessage) error {
 		return err
 	}
 	if flag != "" {
-		w.log().Info("tenant switched off; not diagnosed", "tenant", m.TenantID, "id", m.ID, "flag", flag)
+		httpapi.Logger(ctx).Info("tenant switched off; not diagnosed", "tenant", m.TenantID, "id", m.ID, "flag", flag)
 		return nil
 	}
 	now := w.now()
@@ -126,12 +134,12 @@ func (w *Worker) handle(ctx context.Context, msg events.SQSMessage) error {
 	switch {
 	case errors.Is(err, ErrStateChanged):
 		// Another delivery has it, or it is done: this copy is redundant.
-		w.log().Info("diagnosis already taken", "tenant", m.TenantID, "id", m.ID)
+		httpapi.Logger(ctx).Info("diagnosis already taken", "tenant", m.TenantID, "id", m.ID)
 		return nil
 	case err != nil:
 		return err
 	}
-	w.log().Info("diagnosing", "tenant", c.TenantID, "id", c.ID, "attempt", c.DiagnosisAttempts)
+	httpapi.Logger(ctx).Info("diagnosing", "tenant", c.TenantID, "id", c.ID, "attempt", c.DiagnosisAttempts)
 	return w.diagnose(ctx, c)
 }
 
