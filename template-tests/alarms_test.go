@@ -5,6 +5,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/syncassist/syncassist/shared/blueprint"
 )
 
 // alarmOn is the part every alarm shares: it fires on the first bad datapoint and pages
@@ -76,8 +77,9 @@ func TestTableThrottleAlarms(t *testing.T) {
 
 func TestEveryAlarmNotifiesTheTopic(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
-		// One per DLQ, function and table, plus the API's and the reconcile's.
-		n := len(s.deadLetterQueues()) + len(s.functions) + len(s.tables) + 2
+		// One per DLQ and table, two per function (errors, throttles), plus the API's, the
+		// diagnosis queue's age and the reconcile's.
+		n := len(s.deadLetterQueues()) + 2*len(s.functions) + len(s.tables) + 3
 		s.countIs(t, "AWS::CloudWatch::Alarm", n)
 		topic := ref(s.topicID(t))
 		check(t, func() {
@@ -116,6 +118,33 @@ func TestReconcileStoppedAlarm(t *testing.T) {
 			"Threshold":          num(1),
 			"ComparisonOperator": "LessThanThreshold",
 			"TreatMissingData":   "breaching",
+			"AlarmActions":       arr{ref(s.topicID(t))},
+		})
+	})
+}
+
+func TestFunctionThrottleAlarms(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		for _, f := range s.functions {
+			t.Run(f.Name, func(t *testing.T) {
+				s.has(t, "AWS::CloudWatch::Alarm", alarmOn(s, t, obj{
+					"Namespace":  "AWS/Lambda",
+					"MetricName": "Throttles",
+					"Dimensions": arr{obj{"Name": "FunctionName", "Value": ref(s.functionID(t, f.Name))}},
+				}))
+			})
+		}
+	})
+}
+
+func TestDiagnosisQueueAgeAlarm(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		s.has(t, "AWS::CloudWatch::Alarm", obj{
+			"Namespace":          "AWS/SQS",
+			"MetricName":         "ApproximateAgeOfOldestMessage",
+			"Dimensions":         arr{obj{"Name": "QueueName", "Value": getAtt(s.queueID(t, blueprint.Diagnosis.Name), "QueueName")}},
+			"Threshold":          num(900),
+			"ComparisonOperator": "GreaterThanOrEqualToThreshold",
 			"AlarmActions":       arr{ref(s.topicID(t))},
 		})
 	})

@@ -39,8 +39,9 @@ type Alarms struct {
 	action awscloudwatch.IAlarmAction
 }
 
-// NewAlarms creates the topic and one alarm per DLQ (not empty), per function (errors),
-// per table (throttles) and for the API (5xx).
+// NewAlarms creates the topic and one alarm per DLQ (not empty), per function (errors and
+// throttles), per table (throttles), for the diagnosis queue's oldest message, for the API
+// (5xx) and for the reconcile (stopped).
 func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarms {
 	c := &Alarms{Construct: constructs.NewConstruct(scope, jsii.String(id))}
 	c.Topic = awssns.NewTopic(c.Construct, jsii.String("Topic"), &awssns.TopicProps{
@@ -74,6 +75,8 @@ func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarm
 			}
 			c.alarm("Errors"+constructID(name), desc, props.Lambdas.Function(name).MetricErrors(
 				&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}))
+			c.alarm("Throttles"+constructID(name), "Function "+name+" was throttled: its invocations were refused for lack of concurrency",
+				props.Lambdas.Function(name).MetricThrottles(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}))
 		}
 	}
 	if props.Tables != nil {
@@ -93,6 +96,15 @@ func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarm
 					Period: period,
 					Label:  jsii.String("Throttled requests"),
 				}))
+		}
+	}
+	if props.Queues != nil {
+		if q := props.Queues.Queue(blueprint.Diagnosis.Name); q != nil {
+			// Diagnoses normally start within seconds; a quarter hour means the worker is down
+			// or failing every message before the DLQ takes it.
+			c.alarmAt("DiagnosisQueueAge", "The oldest diagnosis message has waited 15 minutes: the worker is not keeping up",
+				q.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}),
+				DiagnosisAgeAlarm.Seconds())
 		}
 	}
 	c.reconcileStopped()
@@ -124,11 +136,19 @@ func (c *Alarms) reconcileStopped() {
 	a.AddOkAction(c.action)
 }
 
+// DiagnosisAgeAlarm is the age of the oldest diagnosis message that pages.
+const DiagnosisAgeAlarm = 15 * time.Minute
+
 func (c *Alarms) alarm(id, description string, metric awscloudwatch.IMetric) awscloudwatch.Alarm {
+	return c.alarmAt(id, description, metric, 1)
+}
+
+// alarmAt pages on the first datapoint at or above threshold.
+func (c *Alarms) alarmAt(id, description string, metric awscloudwatch.IMetric, threshold float64) awscloudwatch.Alarm {
 	a := awscloudwatch.NewAlarm(c.Construct, jsii.String(id), &awscloudwatch.AlarmProps{
 		Metric:             metric,
 		AlarmDescription:   jsii.String(description),
-		Threshold:          jsii.Number(1),
+		Threshold:          jsii.Number(threshold),
 		EvaluationPeriods:  jsii.Number(1),
 		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
 		// No traffic means nothing failed.
