@@ -1,6 +1,8 @@
 package templatetests
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
@@ -78,8 +80,9 @@ func TestTableThrottleAlarms(t *testing.T) {
 func TestEveryAlarmNotifiesTheTopic(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
 		// One per DLQ and table, two per function (errors, throttles), plus the API's, the
-		// diagnosis queue's age and the reconcile's.
-		n := len(s.deadLetterQueues()) + 2*len(s.functions) + len(s.tables) + 3
+		// diagnosis queue's age, the reconcile's, two approve-failure alarms and the
+		// ownership-rejection spike.
+		n := len(s.deadLetterQueues()) + 2*len(s.functions) + len(s.tables) + 6
 		s.countIs(t, "AWS::CloudWatch::Alarm", n)
 		topic := ref(s.topicID(t))
 		check(t, func() {
@@ -147,5 +150,41 @@ func TestDiagnosisQueueAgeAlarm(t *testing.T) {
 			"ComparisonOperator": "GreaterThanOrEqualToThreshold",
 			"AlarmActions":       arr{ref(s.topicID(t))},
 		})
+	})
+}
+
+// Approve failures (per feature) and a burst of ownership rejections page, from the
+// service's own metric lines.
+func TestServiceMetricAlarms(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		for _, feature := range []string{"syncerror", "finance"} {
+			s.has(t, "AWS::CloudWatch::Alarm", alarmOn(s, t, obj{
+				"Namespace":  "SyncAssist",
+				"MetricName": "Approves",
+				"Dimensions": assertions.Match_ArrayWith(&arr{obj{"Name": "feature", "Value": feature}, obj{"Name": "outcome", "Value": "failed"}}),
+			}))
+		}
+		s.has(t, "AWS::CloudWatch::Alarm", obj{"Namespace": "SyncAssist", "MetricName": "OwnershipRejections", "Threshold": num(10)})
+	})
+}
+
+// The stage has one dashboard, whose widgets read the service's own metrics and every
+// function's errors.
+func TestDashboard(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		s.countIs(t, "AWS::CloudWatch::Dashboard", 1)
+		for _, d := range s.resources(t, "AWS::CloudWatch::Dashboard", nil) {
+			raw, err := json.Marshal(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := string(raw)
+			for _, want := range []string{"SyncErrorsIngested", "DiagnosisLatency", "Approves", "OwnershipRejections",
+				"ApproximateAgeOfOldestMessage", "Errors per function"} {
+				if !strings.Contains(body, want) {
+					t.Errorf("the dashboard has no %s", want)
+				}
+			}
+		}
 	})
 }

@@ -108,6 +108,14 @@ func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarm
 		}
 	}
 	c.reconcileStopped()
+	// An approve that failed left an operator's decision undone; a burst of ownership
+	// rejections means a system is writing where it must not.
+	for _, feature := range []string{"syncerror", "finance"} {
+		c.alarm("ApproveFailures"+constructID(feature), "A "+feature+" approve failed: the decision was not written",
+			ownMetric("Approves", "Sum", period, map[string]*string{"feature": jsii.String(feature), "outcome": jsii.String("failed")}))
+	}
+	c.alarmAt("OwnershipRejectionSpike", "10 or more writes were refused by the ownership manifest in 5 minutes",
+		ownMetric("OwnershipRejections", "Sum", period, nil), 10)
 	if props.API != nil {
 		c.alarm("Api5xx", "The HTTP API answered with 5xx errors",
 			props.API.MetricServerError(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}))

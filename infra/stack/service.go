@@ -91,6 +91,7 @@ func NewService(scope constructs.Construct, id string, props *ServiceProps) awsc
 	})
 	api := NewAPI(st, "Api", &APIProps{Stage: p.Stage, Functions: p.Functions, Lambdas: fns, CORSOrigins: p.CORSOrigins})
 	NewSchedules(st, "Schedules", &SchedulesProps{Functions: p.Functions, Lambdas: fns})
+	NewDashboard(st, "Dashboard", &DashboardProps{Stage: p.Stage, Queues: queues, Lambdas: fns, API: api.HttpApi})
 	alarms := NewAlarms(st, "Alarms", &AlarmsProps{
 		Email:     p.AlarmEmail,
 		Tables:    tables,

@@ -16,8 +16,16 @@ import (
 // Namespace is the service's metric namespace.
 const Namespace = "SyncAssist"
 
-// Out is where lines go: stdout, read by Lambda's log capture. Tests replace it.
-var Out io.Writer = os.Stdout
+// Out is where lines go: stdout in Lambda, read by its log capture; elsewhere (tests, the
+// local stack) nowhere, since no CloudWatch reads them and they would drown the logs.
+var Out io.Writer = defaultOut()
+
+func defaultOut() io.Writer {
+	if os.Getenv("AWS_LAMBDA_FUNCTION_NAME") != "" {
+		return os.Stdout
+	}
+	return io.Discard
+}
 
 var mu sync.Mutex // one line per Write, even from concurrent goroutines
 
@@ -28,7 +36,13 @@ type Metric struct {
 	Counts     map[string]float64
 	Dimensions []string
 	Fields     map[string]any
+	// Units names the unit of a metric of Counts that is not a count ("Milliseconds").
+	Units map[string]string
 }
+
+// Emit writes m to Out, logging nothing on failure: a metric must never fail the work it
+// counts.
+func Emit(m Metric) { _ = Write(nil, m) }
 
 // Write emits m to w (Out when nil) as one EMF line.
 func Write(w io.Writer, m Metric) error {
@@ -37,11 +51,16 @@ func Write(w io.Writer, m Metric) error {
 	}
 	defs := make([]map[string]string, 0, len(m.Counts))
 	for _, name := range slices.Sorted(maps.Keys(m.Counts)) {
-		defs = append(defs, map[string]string{"Name": name, "Unit": "Count"})
+		unit := "Count"
+		if u, ok := m.Units[name]; ok {
+			unit = u
+		}
+		defs = append(defs, map[string]string{"Name": name, "Unit": unit})
 	}
-	dims := m.Dimensions
-	if dims == nil {
-		dims = []string{}
+	// The dimensioned set, and the service-wide aggregate beside it, which alarms watch.
+	sets := [][]string{{}}
+	if len(m.Dimensions) > 0 {
+		sets = [][]string{m.Dimensions, {}}
 	}
 	doc := map[string]any{}
 	maps.Copy(doc, m.Fields)
@@ -50,7 +69,7 @@ func Write(w io.Writer, m Metric) error {
 	}
 	doc["_aws"] = map[string]any{
 		"Timestamp":         m.Time.UnixMilli(),
-		"CloudWatchMetrics": []any{map[string]any{"Namespace": Namespace, "Dimensions": [][]string{dims}, "Metrics": defs}},
+		"CloudWatchMetrics": []any{map[string]any{"Namespace": Namespace, "Dimensions": sets, "Metrics": defs}},
 	}
 	line, err := json.Marshal(doc)
 	if err != nil {

@@ -33,7 +33,7 @@ func TestWriteIsOneEMFLine(t *testing.T) {
 		t.Fatalf("line %q", line)
 	}
 	m := doc.AWS.CloudWatchMetrics
-	if doc.AWS.Timestamp != at.UnixMilli() || len(m) != 1 || m[0].Namespace != "SyncAssist" || m[0].Dimensions[0][0] != "tenant" ||
+	if doc.AWS.Timestamp != at.UnixMilli() || len(m) != 1 || m[0].Namespace != "SyncAssist" || m[0].Dimensions[0][0] != "tenant" || len(m[0].Dimensions) != 2 || len(m[0].Dimensions[1]) != 0 ||
 		len(m[0].Metrics) != 2 || m[0].Metrics[0].Name != "A" || doc.Tenant != "acme" || !bytes.Contains(line, []byte(`"B":2`)) {
 		t.Fatalf("doc %+v from %s", doc, line)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
@@ -201,6 +202,12 @@ func (s *Service) SweepExpiredLeases(ctx context.Context, tenantID string, now t
 }
 
 func (s *Service) audit(ctx context.Context, who identity.Identity, key, result string, a Approval, details map[string]any) {
+	if key == ActionApprove {
+		// Approves by outcome, for the dashboard and the approve-failure alarm.
+		emf.Emit(emf.Metric{Time: s.now(), Dimensions: []string{"feature", "outcome"}, Counts: map[string]float64{"Approves": 1},
+			Fields: map[string]any{"feature": "finance", "outcome": map[string]string{audit.ResultSuccess: "written",
+				audit.ResultFailure: "failed"}[result], "tenant": a.TenantID}})
+	}
 	if s.Audit == nil {
 		return
 	}

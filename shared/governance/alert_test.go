@@ -70,7 +70,7 @@ func TestEventAlerter(t *testing.T) {
 	}
 	cw := emf.AWS.CloudWatchMetrics
 	if emf.AWS.Timestamp != t0.UnixMilli() || len(cw) != 1 || cw[0].Namespace != "SyncAssist" ||
-		len(cw[0].Dimensions) != 1 || cw[0].Dimensions[0][0] != "tenant" || cw[0].Metrics[0].Name != "OwnershipRejections" ||
+		len(cw[0].Dimensions) != 2 || cw[0].Dimensions[0][0] != "tenant" || len(cw[0].Dimensions[1]) != 0 || cw[0].Metrics[0].Name != "OwnershipRejections" ||
 		emf.Tenant != "acme" || emf.Count != 1 {
 		t.Fatalf("EMF line %s", line)
 	}

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/retry"
@@ -201,11 +202,13 @@ func (a *approval) failed(werr error) {
 		finish(refused.Reason, "apply_refused")
 		a.details["refusal"] = refused.Code
 		a.o.audit(ctx, a.actor, "syncerror.approve", audit.ResultDenied, resource, a.details)
+		a.outcome("refused")
 		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(refused.Status, refused.Code, refused.Reason))
 	case errors.Is(werr, ErrWriterNotConfigured):
 		finish("the host ERP connector is not configured", "apply_failed")
 		a.details["error"] = "connector_not_configured"
 		a.o.audit(ctx, a.actor, "syncerror.approve", audit.ResultFailure, resource, a.details)
+		a.outcome("failed")
 		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
 			"The tenant has no host ERP connector; nothing was written and the proposal is pending again."))
 	default:
@@ -213,6 +216,7 @@ func (a *approval) failed(werr error) {
 		finish("the host ERP write failed; retry the approve", "apply_failed")
 		a.details["error"] = "write_back_failed"
 		a.o.audit(ctx, a.actor, "syncerror.approve", audit.ResultFailure, resource, a.details)
+		a.outcome("failed")
 		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(http.StatusBadGateway, "write_back_failed",
 			"The host ERP did not accept the fix; the proposal is pending again with the error recorded."))
 	}
@@ -220,6 +224,12 @@ func (a *approval) failed(werr error) {
 
 // applied follows a write that reached the host ERP: mark the row, audit the approve as
 // a success (it is one, whatever follows), then complete.
+// outcome counts the approve's outcome for the dashboard (Approves by feature and outcome).
+func (a *approval) outcome(o string) {
+	emf.Emit(emf.Metric{Time: a.o.now(), Dimensions: []string{"feature", "outcome"}, Counts: map[string]float64{"Approves": 1},
+		Fields: map[string]any{"feature": "syncerror", "outcome": o, "tenant": a.actor.TenantID}})
+}
+
 func (a *approval) applied() {
 	ctx := a.r.Context()
 	mark := AppliedWrite{Key: a.key, At: a.o.now()}
@@ -230,6 +240,7 @@ func (a *approval) applied() {
 		httpapi.Logger(ctx).Error("applied marker not stored", "id", a.row.ID, "error", err)
 	}
 	a.o.audit(ctx, a.actor, "syncerror.approve", audit.ResultSuccess, "syncerror/"+a.row.ID, a.details)
+	a.outcome("written")
 	a.complete(false)
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -90,6 +91,12 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				"tenant", claim.TenantID, "id", claim.ID, "error", err)
 		}
 	}
+	outcome := "accepted"
+	if !created {
+		outcome = "duplicate"
+	}
+	emf.Emit(emf.Metric{Time: h.now(), Dimensions: []string{"outcome"}, Counts: map[string]float64{"SyncErrorsIngested": 1},
+		Fields: map[string]any{"outcome": outcome, "tenant": claim.TenantID}})
 	status := StatusPending
 	if !created {
 		// A redelivery reports the row as it stands now; a failed read is not worth

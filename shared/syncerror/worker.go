@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -157,7 +158,12 @@ func (w *Worker) diagnose(ctx context.Context, c Claim) error {
 			return nil
 		}
 		if err == nil {
-			w.log().Info("diagnosis ready", "tenant", c.TenantID, "id", c.ID, "class", p.Class, "confidence", p.Confidence)
+			httpapi.Logger(ctx).Info("diagnosis ready", "tenant", c.TenantID, "id", c.ID, "class", p.Class, "confidence", p.Confidence)
+			// Latency from the claim to a ready proposal, by class: the dashboard's view.
+			emf.Emit(emf.Metric{Time: w.now(), Dimensions: []string{"class"},
+				Counts: map[string]float64{"Diagnoses": 1, "DiagnosisLatency": float64(w.now().Sub(c.ClaimedAt).Milliseconds())},
+				Units:  map[string]string{"DiagnosisLatency": "Milliseconds"},
+				Fields: map[string]any{"class": p.Class, "tenant": c.TenantID}})
 		}
 		return err
 	}
