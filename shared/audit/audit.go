@@ -88,6 +88,12 @@ type Redactor interface {
 	RedactJSON(ctx context.Context, doc []byte) ([]byte, error)
 }
 
+// TextRedactor is a Redactor that also redacts plain text, sparing a short string the JSON
+// round trip.
+type TextRedactor interface {
+	RedactText(ctx context.Context, text string) (string, error)
+}
+
 // Entry is what a caller audits; Log fills in the rest.
 type Entry struct {
 	Actor      identity.Identity
@@ -148,6 +154,13 @@ func (l *Log) Write(ctx context.Context, e Entry) error {
 func (l *Log) redactResource(ctx context.Context, resource string) string {
 	if resource == "" || l.Redactor == nil {
 		return resource
+	}
+	if t, ok := l.Redactor.(TextRedactor); ok {
+		clean, err := t.RedactText(ctx, resource)
+		if err != nil {
+			return "[resource dropped: redaction failed]"
+		}
+		return clean
 	}
 	doc, _ := json.Marshal(resource)
 	out, err := l.Redactor.RedactJSON(ctx, doc)

@@ -44,6 +44,15 @@ func (c *clock) Advance(d time.Duration) {
 // redactor is audit.Redactor over DLP's record policy, as the wiring builds it.
 type redactor struct{ s *dlp.Scanner }
 
+// RedactText is the production redactor's text path (platform.RecordRedactor).
+func (r redactor) RedactText(_ context.Context, text string) (string, error) {
+	res, err := r.s.ScanText(dlp.Record, text)
+	if err != nil || len(res.Findings) == 0 {
+		return text, err
+	}
+	return string(res.Output), nil
+}
+
 func (r redactor) RedactJSON(_ context.Context, doc []byte) ([]byte, error) {
 	res, err := r.s.ScanJSON(dlp.Record, doc)
 	if err != nil {

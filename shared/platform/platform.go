@@ -166,6 +166,22 @@ func (l lazyRedactor) RedactJSON(ctx context.Context, doc []byte) ([]byte, error
 	return RecordRedactor{l.b.DLP()}.RedactJSON(ctx, doc)
 }
 
+func (l lazyRedactor) RedactText(ctx context.Context, text string) (string, error) {
+	return RecordRedactor{l.b.DLP()}.RedactText(ctx, text)
+}
+
+// RedactText masks what the record policy finds in text.
+func (p RecordRedactor) RedactText(_ context.Context, text string) (string, error) {
+	r, err := p.Scanner.ScanText(dlp.Record, text)
+	if err != nil {
+		return "", err
+	}
+	if len(r.Findings) == 0 {
+		return text, nil
+	}
+	return string(r.Output), nil
+}
+
 // AIRecords is the store of AI reasoning traces and cost records.
 func (b *Base) AIRecords() *dynamostore.AIRecords {
 	return dynamostore.NewAIRecords(b.DB, b.Config.Table(blueprint.AIRecords))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/platform"
 )
 
@@ -70,5 +71,18 @@ func TestConfigFromEnv(t *testing.T) {
 		if _, err := platform.ConfigFromEnv(env(map[string]string{k: v})); err == nil || !strings.Contains(err.Error(), k) {
 			t.Errorf("%s=%s: %v", k, v, err)
 		}
+	}
+}
+
+// The record redactor's text path (used for audit resource names) masks like its JSON path
+// and hands back clean text untouched.
+func TestRecordRedactorText(t *testing.T) {
+	r := platform.RecordRedactor{Scanner: dlp.NewScanner()}
+	got, err := r.RedactText(context.Background(), "crm/contact/jane.doe@example.com")
+	if err != nil || got != "crm/contact/[REDACTED:EMAIL]" {
+		t.Fatalf("%q %v", got, err)
+	}
+	if got, _ := r.RedactText(context.Background(), "hosterp/salesOrder/SO-1"); got != "hosterp/salesOrder/SO-1" {
+		t.Fatalf("clean text changed: %q", got)
 	}
 }
