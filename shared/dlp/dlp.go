@@ -200,10 +200,30 @@ func (s *Scanner) ScanText(dest Destination, text string) (Result, error) {
 	if err := checkDestination(dest); err != nil {
 		return Result{}, err
 	}
-	st := scanState{scanner: s, dest: dest, src: text, text: true}
+	// The state comes from ScanJSON's pool: it would escape to the heap on every call.
+	st := newScanState(s, dest, nil, text)
+	defer st.release()
+	st.text = true
 	st.spans = st.spanBuf[:0]
 	st.scanString(0, len(text), text, 0)
 	return st.result([]byte(text)), nil
+}
+
+// RedactString applies dest's policy to a short string (a resource name, an id) and
+// returns it, the same string when nothing was found, without ScanText's copies.
+func (s *Scanner) RedactString(dest Destination, text string) (string, error) {
+	if err := checkDestination(dest); err != nil {
+		return "", err
+	}
+	st := newScanState(s, dest, nil, text)
+	defer st.release()
+	st.text = true
+	st.spans = st.spanBuf[:0]
+	st.scanString(0, len(text), text, 0)
+	if st.out == nil || dest == ConnectorWrite {
+		return text, nil
+	}
+	return string(st.out), nil
 }
 
 func checkDestination(dest Destination) error {

@@ -56,3 +56,18 @@ func TestStoredAndDisplayPolicies(t *testing.T) {
 		t.Errorf("stored JSON dropped contact data a fix may need: %s", res.Output)
 	}
 }
+
+// RedactString answers what ScanText's output says, and the very string when clean.
+func TestRedactStringMatchesScanText(t *testing.T) {
+	t.Parallel()
+	s := dlp.NewScanner()
+	for _, in := range []string{"hosterp/salesOrder/SO-1", "crm/contact/" + dlptest.Email, "key " + dlptest.AWSSecretAccessKey, ""} {
+		for _, dest := range []dlp.Destination{dlp.Record, dlp.Display, dlp.Stored, dlp.AIPrompt} {
+			got, err := s.RedactString(dest, in)
+			res, _ := s.ScanText(dest, in)
+			if err != nil || got != string(res.Output) {
+				t.Errorf("%s %q: %q, ScanText %q (%v)", dest, in, got, res.Output, err)
+			}
+		}
+	}
+}

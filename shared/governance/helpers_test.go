@@ -46,11 +46,7 @@ type redactor struct{ s *dlp.Scanner }
 
 // RedactText is the production redactor's text path (platform.RecordRedactor).
 func (r redactor) RedactText(_ context.Context, text string) (string, error) {
-	res, err := r.s.ScanText(dlp.Record, text)
-	if err != nil || len(res.Findings) == 0 {
-		return text, err
-	}
-	return string(res.Output), nil
+	return r.s.RedactString(dlp.Record, text)
 }
 
 func (r redactor) RedactJSON(_ context.Context, doc []byte) ([]byte, error) {

@@ -172,14 +172,7 @@ func (l lazyRedactor) RedactText(ctx context.Context, text string) (string, erro
 
 // RedactText masks what the record policy finds in text.
 func (p RecordRedactor) RedactText(_ context.Context, text string) (string, error) {
-	r, err := p.Scanner.ScanText(dlp.Record, text)
-	if err != nil {
-		return "", err
-	}
-	if len(r.Findings) == 0 {
-		return text, nil
-	}
-	return string(r.Output), nil
+	return p.Scanner.RedactString(dlp.Record, text)
 }
 
 // AIRecords is the store of AI reasoning traces and cost records.
