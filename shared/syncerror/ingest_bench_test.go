@@ -8,17 +8,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
 // BenchmarkIngest measures the handler in-process with in-memory stores: signature check,
-// validation, claim and enqueue, without the network or the emulators.
+// validation, the at-rest DLP policy, claim and enqueue, without the network or the
+// emulators.
 func BenchmarkIngest(b *testing.B) {
 	f := newFixture(b)
 	ing := &syncerror.Ingest{Auth: fixedAuth(f.tenants, func() time.Time { return clock }), Claims: f.claims, Queue: f.queue,
-		Now: func() time.Time { return clock }}
+		Mask: &syncerror.Masker{Scanner: dlp.NewScanner()}, Now: func() time.Time { return clock }}
 	key, _ := webhook.ParseSecret(secretCurrent)
 	bodies := make([][]byte, 1024)
 	headers := make([]webhook.Headers, len(bodies))
