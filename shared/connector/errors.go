@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -156,4 +157,27 @@ func safeCode(code string) string {
 		}
 	}
 	return code
+}
+
+// ErrorKind names a connector failure for an audit record without its text ("not_found",
+// "rate_limited", "timeout", ...); "" when err is none of them.
+func ErrorKind(err error) string {
+	if err == nil {
+		return ""
+	}
+	for _, k := range []struct {
+		err  error
+		name string
+	}{
+		{ErrNotFound, "not_found"}, {ErrConflict, "conflict"},
+		{ErrValidation, "validation"}, {ErrUnauthorized, "unauthorized"},
+		{ErrRateLimited, "rate_limited"}, {ErrUnavailable, "unavailable"},
+		{ErrUnsupported, "unsupported"}, {ErrInvalidConfig, "invalid_config"},
+		{context.DeadlineExceeded, "timeout"}, {context.Canceled, "canceled"},
+	} {
+		if errors.Is(err, k.err) {
+			return k.name
+		}
+	}
+	return ""
 }

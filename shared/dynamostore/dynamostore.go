@@ -151,3 +151,27 @@ func waitActive(ctx context.Context, c *dynamodb.Client, name string) error {
 		}
 	}
 }
+
+// QueryUpTo runs in page after page until limit items are decoded or the query ends: the
+// read of a small set that a filter narrows (the applying rows of a tenant whose lease
+// expired).
+func QueryUpTo[T any](ctx context.Context, client *dynamodb.Client, in *dynamodb.QueryInput, limit int, decode func(Item) (T, error)) ([]T, error) {
+	var out []T
+	p := dynamodb.NewQueryPaginator(client, in)
+	for p.HasMorePages() && len(out) < limit {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range page.Items {
+			v, err := decode(it)
+			if err != nil {
+				return nil, err
+			}
+			if out = append(out, v); len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
+}

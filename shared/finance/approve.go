@@ -244,7 +244,7 @@ func (s *Service) fail(ctx context.Context, who identity.Identity, a Approval, l
 	if f.Refusal != nil {
 		details["refusal"] = f.Refusal.Code
 	}
-	if kind := connectorErrorKind(f.Err); kind != "" {
+	if kind := connector.ErrorKind(f.Err); kind != "" {
 		details["connectorError"] = kind
 	}
 	s.audit(dctx, who, ActionApprove, audit.ResultFailure, a, details)

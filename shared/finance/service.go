@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/audit"
-	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
@@ -223,23 +222,4 @@ const detachedTimeout = 10 * time.Second
 // detached keeps ctx's values (logger, correlation id) without its cancellation.
 func detached(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), detachedTimeout)
-}
-
-// connectorErrorKind names a connector failure for the audit without its text; "" when
-// err is not one.
-func connectorErrorKind(err error) string {
-	for _, k := range []struct {
-		err  error
-		name string
-	}{
-		{connector.ErrNotFound, "not_found"}, {connector.ErrConflict, "conflict"},
-		{connector.ErrValidation, "validation"}, {connector.ErrUnauthorized, "unauthorized"},
-		{connector.ErrRateLimited, "rate_limited"}, {connector.ErrUnavailable, "unavailable"},
-		{context.DeadlineExceeded, "timeout"}, {context.Canceled, "canceled"},
-	} {
-		if err != nil && errors.Is(err, k.err) {
-			return k.name
-		}
-	}
-	return ""
 }

@@ -300,28 +300,15 @@ func (s *DynamoStore) Reject(ctx context.Context, tenantID, id, decidedBy, note 
 // ExpiredLeases implements Store: the applying rows of the tenant (few: each is an
 // approve in flight or one that died), filtered to expired leases.
 func (s *DynamoStore) ExpiredLeases(ctx context.Context, tenantID string, now time.Time, limit int) ([]Approval, error) {
-	var out []Approval
-	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
+	out, err := dynamostore.QueryUpTo(ctx, s.client, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		IndexName:                 aws.String(blueprint.IndexFinanceByStatus),
 		KeyConditionExpression:    aws.String("tenant_status = :k"),
 		FilterExpression:          aws.String("lease_expires_at < :now"),
 		ExpressionAttributeValues: dynamostore.Item{":k": dynamostore.Str(financeStatusKey(tenantID, StatusApplying)), ":now": dynamostore.Str(dynamostore.FormatTime(now))},
-	})
-	for p.HasMorePages() && len(out) < limit {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("expired finance leases of %s: %w", tenantID, err)
-		}
-		for _, it := range page.Items {
-			a, err := financeApprovalFrom(it)
-			if err != nil {
-				return nil, err
-			}
-			if out = append(out, a); len(out) == limit {
-				break
-			}
-		}
+	}, limit, financeApprovalFrom)
+	if err != nil {
+		return nil, fmt.Errorf("expired finance leases of %s: %w", tenantID, err)
 	}
 	return out, nil
 }

@@ -1,8 +1,6 @@
 package governance
 
 import (
-	"context"
-	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -87,19 +85,8 @@ func countFindings(findings []dlp.Finding) []findingCount {
 
 // connectorErrorKind names a connector failure for the audit record without its text.
 func connectorErrorKind(err error) string {
-	for _, k := range []struct {
-		err  error
-		name string
-	}{
-		{connector.ErrNotFound, "not_found"}, {connector.ErrConflict, "conflict"},
-		{connector.ErrValidation, "validation"}, {connector.ErrUnauthorized, "unauthorized"},
-		{connector.ErrRateLimited, "rate_limited"}, {connector.ErrUnavailable, "unavailable"},
-		{connector.ErrUnsupported, "unsupported"}, {connector.ErrInvalidConfig, "invalid_config"},
-		{context.DeadlineExceeded, "timeout"}, {context.Canceled, "canceled"},
-	} {
-		if errors.Is(err, k.err) {
-			return k.name
-		}
+	if kind := connector.ErrorKind(err); kind != "" {
+		return kind
 	}
 	return "other"
 }

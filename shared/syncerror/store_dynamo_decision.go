@@ -151,28 +151,15 @@ func (s *DynamoClaims) Decide(ctx context.Context, tenantID, id string, to Statu
 
 // ExpiredLeases implements DecisionStore.
 func (s *DynamoClaims) ExpiredLeases(ctx context.Context, tenantID string, now time.Time, limit int) ([]Claim, error) {
-	var out []Claim
-	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
+	out, err := dynamostore.QueryUpTo(ctx, s.client, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		IndexName:                 aws.String(blueprint.IndexByStatus),
 		KeyConditionExpression:    aws.String("status_key = :k"),
 		FilterExpression:          aws.String("lease_expires_at < :now"),
 		ExpressionAttributeValues: dynamostore.Item{":k": dynamostore.Str(statusKey(tenantID, StatusApplying)), ":now": dynamostore.Str(dynamostore.FormatTime(now))},
-	})
-	for p.HasMorePages() && len(out) < limit {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("expired leases of %s: %w", tenantID, err)
-		}
-		for _, it := range page.Items {
-			c, err := claimFrom(it)
-			if err != nil {
-				return nil, err
-			}
-			if out = append(out, c); len(out) == limit {
-				break
-			}
-		}
+	}, limit, claimFrom)
+	if err != nil {
+		return nil, fmt.Errorf("expired leases of %s: %w", tenantID, err)
 	}
 	return out, nil
 }
