@@ -73,7 +73,7 @@ func TestFunctionLogGroups(t *testing.T) {
 				logGroup := assertions.NewCapture(nil)
 				s.has(t, "AWS::Lambda::Function", obj{
 					"Tags":          assertions.Match_ArrayWith(&arr{obj{"Key": "function", "Value": f.Name}}),
-					"LoggingConfig": obj{"LogGroup": obj{"Ref": logGroup}},
+					"LoggingConfig": obj{"LogGroup": obj{"Ref": logGroup}, "LogFormat": "JSON"},
 				})
 				if _, ok := s.resources(t, "AWS::Logs::LogGroup", obj{"Properties": obj{"RetentionInDays": num(30)}})[*logGroup.AsString()]; !ok {
 					t.Fatalf("log group %s of %s does not keep logs for 30 days", *logGroup.AsString(), f.Name)

@@ -387,3 +387,17 @@ func TestCorrelationFollowsTheSyncErrorIntoTheWorker(t *testing.T) {
 		}
 	}
 }
+
+// Without a caller's X-Correlation-Id the correlation starts at API Gateway's request id,
+// which the answer carries back.
+func TestCorrelationStartsAtTheGatewayRequestID(t *testing.T) {
+	e := newEnv(t, sqsqueue.CreateOptions{})
+	var in events.APIGatewayV2HTTPRequest
+	loadEvent(t, "ingest.json", &in)
+	delete(in.Headers, "x-correlation-id")
+	in.RequestContext.RequestID = "JVxR2hNvoAMEMjQ="
+	resp, _ := ingestLambda(t, e)(context.Background(), in)
+	if resp.StatusCode != http.StatusAccepted || resp.Headers["X-Correlation-Id"] != "JVxR2hNvoAMEMjQ=" {
+		t.Fatalf("%d %v", resp.StatusCode, resp.Headers)
+	}
+}

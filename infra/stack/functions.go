@@ -147,6 +147,9 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 			MemorySize:   jsii.Number(float64(f.MemoryMB)),
 			Environment:  &env,
 			LogGroup:     logs,
+			// JSON lines are queryable field by field in Logs Insights; the function's own
+			// lines already are JSON (slog), with requestId and correlationId.
+			LoggingFormat: awslambda.LoggingFormat_JSON,
 		}
 		if f.Timeout > 0 {
 			fnProps.Timeout = seconds(f.Timeout)

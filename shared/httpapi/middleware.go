@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 )
 
 // HeaderCorrelationID carries a caller's correlation id in and the service's out.
@@ -48,7 +49,7 @@ func validCorrelationID(id string) bool {
 		return false
 	}
 	for _, c := range id {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '=') {
 			return false
 		}
 	}
@@ -78,15 +79,15 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 // echoes it in the response, recovers panics into a 500 and logs one line per request.
 func Instrument(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The edge names the request: the caller's id, else API Gateway's, else a fresh one.
 		id := r.Header.Get(HeaderCorrelationID)
 		if !validCorrelationID(id) {
 			id = NewCorrelationID()
+			if gw, ok := core.GetAPIGatewayV2ContextFromContext(r.Context()); ok && validCorrelationID(gw.RequestID) {
+				id = gw.RequestID
+			}
 		}
-		l := log
-		if lc, ok := lambdacontext.FromContext(r.Context()); ok {
-			l = l.With("requestId", lc.AwsRequestID)
-		}
-		ctx := WithCorrelation(r.Context(), l, id)
+		ctx := WithCorrelation(r.Context(), LambdaLogger(r.Context(), log), id)
 		r = r.WithContext(ctx)
 		w.Header().Set(HeaderCorrelationID, id)
 		rec := &statusRecorder{ResponseWriter: w}
@@ -104,6 +105,15 @@ func Instrument(log *slog.Logger, next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// LambdaLogger is base with the invocation's Lambda request id, when ctx is a Lambda
+// invocation's, so every line of it can be found by the id Lambda reports.
+func LambdaLogger(ctx context.Context, base *slog.Logger) *slog.Logger {
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		return base.With("requestId", lc.AwsRequestID)
+	}
+	return base
 }
 
 // NewLogger returns the JSON logger every function uses.

@@ -111,7 +111,7 @@ func (w *Worker) handle(ctx context.Context, msg events.SQSMessage) error {
 	if a, ok := msg.MessageAttributes[httpapi.AttributeCorrelationID]; ok && a.StringValue != nil && *a.StringValue != "" {
 		id = *a.StringValue
 	}
-	ctx = httpapi.WithCorrelation(ctx, w.log(), id)
+	ctx = httpapi.WithCorrelation(ctx, httpapi.LambdaLogger(ctx, w.log()), id)
 	m, err := ParseMessage(msg.Body)
 	if err != nil {
 		// A malformed message never gets better; failing it sends it to the DLQ for a
