@@ -208,8 +208,24 @@ func TestFlowPermanentFailureIsASyncErrorAndTransientOnesAreRedriven(t *testing.
 		c.Record.ExternalSystem != "hosterp" || !strings.Contains(c.Record.Message, "crm-account-to-erp") {
 		t.Fatalf("sync error %+v err %v", c, err)
 	}
-	if msgs := f.drain(t, blueprint.Diagnosis.Name); len(msgs) != 1 || !strings.Contains(msgs[0], r.SyncErrorID) {
+	msgs := f.drain(t, blueprint.Diagnosis.Name)
+	if len(msgs) != 1 || !strings.Contains(msgs[0], r.SyncErrorID) {
 		t.Fatalf("diagnosis queue %v, want the flow's sync error", msgs)
+	}
+	// Diagnosed and approved with a corrected value, the fix is the run's write corrected:
+	// to the host ERP in the CRM's name, which owns email (a write in the ERP's own name
+	// would lose it to source_wins).
+	if resp, err := f.deps.Worker().HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
+		{MessageId: "m", Body: msgs[0]}}}); err != nil || len(resp.BatchItemFailures) > 0 {
+		t.Fatalf("worker: %+v %v", resp, err)
+	}
+	w := f.call(t, "approver@demo", "POST", "/api/sync-error-assist/proposals/"+r.SyncErrorID+"/approve",
+		`{"fix":[{"path":"email","after":"a@example.com"}],"note":"corrected"}`)
+	if w.Code != http.StatusOK {
+		t.Fatalf("approve: %d %s", w.Code, w.Body)
+	}
+	if rec, _ := f.erp.Get("customer", "C-1"); rec.Fields["email"] != "a@example.com" {
+		t.Fatalf("ERP customer after the approve %v", rec.Fields)
 	}
 
 	// Unavailable for every attempt of the first try: the run retries, and the redrive

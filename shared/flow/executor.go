@@ -160,7 +160,9 @@ func (x *Executor) settle(ctx context.Context, r *Run, res governance.Result, er
 	case errors.Is(err, governance.ErrLoopDetected):
 		x.end(r, OutcomeLoopBroken, err.Error())
 	case permanent(err):
-		x.fail(ctx, r, "the target refused the write: "+connector.ErrorKind(err))
+		// The guard's and connector's error texts name the resource, status and the
+		// target's error code, never values.
+		x.fail(ctx, r, "the target refused the write: "+err.Error())
 	case r.Attempts > len(x.backoff()):
 		x.fail(ctx, r, fmt.Sprintf("still failing after %d attempts: %s", r.Attempts, connector.ErrorKind(err)))
 	default:

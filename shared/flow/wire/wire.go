@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -93,19 +94,25 @@ func RedriveLambda(_ context.Context, b *platform.Base) (func(context.Context, e
 // run id is its errorId, so reporting a run twice claims it once.
 type Reporter struct{ R *syncerror.Reporter }
 
-// Report implements flow.SyncErrors.
+// Report implements flow.SyncErrors. The context names the flow's systems: an approved
+// fix of this sync error is the run's write corrected, written to the run's target in
+// the name of its source (see syncerror/wire's fix writer).
 func (r Reporter) Report(ctx context.Context, run flow.Run, cause string) (string, error) {
-	payload, err := json.Marshal(map[string]any{"flowId": run.FlowID, "eventId": run.EventID, "runId": run.ID,
-		"source": run.Source.String(), "fields": pendingFields(run)})
+	payload, err := json.Marshal(pendingFields(run))
+	if err != nil {
+		return "", err
+	}
+	flowCtx, err := json.Marshal(map[string]any{"flow": map[string]any{"id": run.FlowID, "runId": run.ID, "eventId": run.EventID,
+		"source": run.Source.System, "sourceEntity": run.Source.Entity, "target": run.Target.System}})
 	if err != nil {
 		return "", err
 	}
 	return r.R.Report(ctx, syncerror.Record{
 		TenantID: run.TenantID, ErrorID: run.ID, RecordType: run.Target.Entity, RecordID: run.RecordID,
-		ErrorCode: "FLOW_WRITE_FAILED", Message: fmt.Sprintf("Flow %s could not write %s %s: %s", run.FlowID,
-			run.Target, run.RecordID, cause),
+		ErrorCode: "FLOW_WRITE_FAILED", Message: fmt.Sprintf("Flow %s could not write %s %s (fields %s): %s", run.FlowID,
+			run.Target, run.RecordID, strings.Join(run.Fields, ", "), cause),
 		OccurredAt: run.UpdatedAt, Integration: "flow:" + run.FlowID, ExternalSystem: string(run.Target.System),
-		Direction: "outbound", Payload: payload,
+		Direction: "outbound", Payload: payload, Context: flowCtx,
 	}, syncerror.SourceFlow, run.ID)
 }
 
