@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -104,10 +105,15 @@ func (s *DynamoStore) DeleteFlow(ctx context.Context, tenantID, id string) error
 	return err
 }
 
-// StartRuns implements Store: each run with a conditional put, then the event the same
-// way. Runs go first so that an event on record always has its runs; a crash between
-// the two leaves runs that the redelivery finds and the redrive finishes.
+// StartRuns implements Store: a redelivery is answered from the event's item; a new
+// event's runs are each put conditionally, then the event the same way. Runs go first so
+// that an event on record always has its runs; a crash between the two leaves runs that
+// the redelivery finds and the redrive finishes.
 func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system connector.System, eventID string, runs []Run) ([]string, bool, error) {
+	eventKey := prefixEvent + string(system) + "#" + eventID
+	if first, err := s.eventRuns(ctx, tenantID, eventKey); !errors.Is(err, ErrNotFound) {
+		return first, false, err
+	}
 	ids := make([]string, len(runs))
 	for i, r := range runs {
 		ids[i] = r.ID
@@ -122,26 +128,33 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 		}
 	}
 	doc, _ := json.Marshal(ids)
-	ev := s.key(tenantID, prefixEvent+string(system)+"#"+eventID)
+	ev := s.key(tenantID, eventKey)
 	ev["run_ids"] = dynamostore.Str(string(doc))
 	ev["expires_at"] = dynamostore.Num(time.Now().Add(Retention).Unix())
 	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: ev,
 		ConditionExpression: aws.String("attribute_not_exists(sk)")})
-	if err == nil {
+	switch {
+	case err == nil:
 		return ids, true, nil
+	case dynamostore.IsConditionFailed(err):
+		// A concurrent delivery stored the event first; its runs are the answer.
+		first, err := s.eventRuns(ctx, tenantID, eventKey)
+		return first, false, err
 	}
-	if !dynamostore.IsConditionFailed(err) {
-		return nil, false, fmt.Errorf("store event: %w", err)
-	}
-	it, err := s.get(ctx, tenantID, prefixEvent+string(system)+"#"+eventID)
+	return nil, false, fmt.Errorf("store event: %w", err)
+}
+
+// eventRuns reads the run ids an event started; ErrNotFound for an event not seen.
+func (s *DynamoStore) eventRuns(ctx context.Context, tenantID, eventKey string) ([]string, error) {
+	it, err := s.get(ctx, tenantID, eventKey)
 	if err != nil {
-		return nil, false, fmt.Errorf("read event: %w", err)
+		return nil, err
 	}
-	var first []string
-	if err := json.Unmarshal([]byte(dynamostore.GetString(it, "run_ids")), &first); err != nil {
-		return nil, false, err
+	var ids []string
+	if err := json.Unmarshal([]byte(dynamostore.GetString(it, "run_ids")), &ids); err != nil {
+		return nil, fmt.Errorf("event %s: %w", eventKey, err)
 	}
-	return first, false, nil
+	return ids, nil
 }
 
 // storedRun is a run's document: the run and what it still has to write.
