@@ -14,7 +14,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 GOTEST_FLAGS ?= -count=1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help run sample demo embedded reconcile token tenantctl test test-go test-console test-browser console chromium screenshots openapi-lint build synth lint bench clean deps
+.PHONY: help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser console chromium screenshots openapi-lint build synth lint bench clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -34,6 +34,9 @@ sample: ## sign and post a sample sync error to the running local stack (ERROR_I
 
 demo: ## walk the whole flow against the running local stack: sync error -> diagnosis -> approve -> ERP write-back
 	$(GO) run ./infra/local demo
+
+demo-flows: ## the cross-system story against the running local stack: ERP -> CRM and shipping, an ownership rejection, a loop broken, a failed write triaged and fixed
+	$(GO) run ./infra/local flows
 
 embedded: ## open a demo embedded session and a sync-errors context on the running local stack
 	$(GO) run ./infra/local embedded

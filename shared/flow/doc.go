@@ -26,7 +26,8 @@
 // apply it twice.
 //
 // Loops: the runs of two flows that mirror each other (A→B and B→A) carry the same
-// governance.Link (the sorted endpoints and the record id, the field pairs as shared
-// names), so the guard sees the echo of a write as the return leg although the entities
-// and field names differ per system.
+// governance.Link: the sorted endpoints and the record id, and the values of the field
+// pairs both flows map, under names both directions share. The guard therefore sees the
+// echo of a write as its return leg although the entities and field names differ per
+// system, and although the echo carries only the fields the flow back maps.
 package flow

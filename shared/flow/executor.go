@@ -57,7 +57,7 @@ func (x *Executor) Handle(ctx context.Context, tenantID string, system connector
 	now := x.now()
 	var runs []Run
 	for _, f := range flows {
-		if r, ok := x.newRun(tenantID, system, f, ev, now); ok {
+		if r, ok := x.newRun(tenantID, system, f, flows, ev, now); ok {
 			runs = append(runs, r)
 		}
 	}
@@ -74,7 +74,7 @@ func (x *Executor) Handle(ctx context.Context, tenantID string, system connector
 
 // newRun is f's run for ev: skipped at once when its filter does not hold or no mapped
 // field changed, else retrying with its write pending and its lease ahead.
-func (x *Executor) newRun(tenantID string, system connector.System, f Flow, ev Event, now time.Time) (Run, bool) {
+func (x *Executor) newRun(tenantID string, system connector.System, f Flow, flows []Flow, ev Event, now time.Time) (Run, bool) {
 	ok, skip := f.runsFor(system, ev)
 	if !ok {
 		return Run{}, false
@@ -90,7 +90,7 @@ func (x *Executor) newRun(tenantID string, system connector.System, f Flow, ev E
 	case len(fields) == 0:
 		r.Outcome, r.Decision = OutcomeSkipped, "no mapped field is in the event"
 	default:
-		r.Outcome, r.Pending = OutcomeRetrying, &Pending{Fields: fields, Link: shared}
+		r.Outcome, r.Pending = OutcomeRetrying, &Pending{Fields: fields, Link: f.echoable(shared, flows)}
 		next := now.Add(x.lease())
 		r.NextAttemptAt = &next
 	}
@@ -128,11 +128,15 @@ func (x *Executor) Redrive(ctx context.Context, tenantID string) (int, error) {
 // the idempotency key (the run id) replays a write that happened.
 func (x *Executor) attempt(ctx context.Context, r Run) Run {
 	attempts := r.Attempts
-	res, err := x.Guard.Write(ctx, identity.ForTenant(r.TenantID, "flow:"+r.FlowID), governance.WriteRequest{
+	req := governance.WriteRequest{
 		Target: r.Target.System, Source: r.Source.System, Entity: r.Target.Entity, RecordID: r.RecordID,
 		Fields: r.Pending.Fields, IdempotencyKey: r.ID, Reason: "flow.run",
-		Link: &governance.Link{Key: linkKey(r.Source, r.Target, r.RecordID), Fields: r.Pending.Link},
-	})
+	}
+	// Without a flow back, no field of this write can echo; the record's own check stays.
+	if len(r.Pending.Link) > 0 {
+		req.Link = &governance.Link{Key: linkKey(r.Source, r.Target, r.RecordID), Fields: r.Pending.Link}
+	}
+	res, err := x.Guard.Write(ctx, identity.ForTenant(r.TenantID, "flow:"+r.FlowID), req)
 	r.UpdatedAt = x.now()
 	x.settle(ctx, &r, res, err)
 	if err := x.Store.SaveRun(ctx, r, attempts); err != nil {

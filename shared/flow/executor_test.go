@@ -72,8 +72,11 @@ func TestExecutorOutcomes(t *testing.T) {
 			s, ctx := newStore(t), context.Background()
 			f := flow.Flow{ID: "f", Enabled: true, Source: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"},
 				Target: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"}, Mapping: map[string]string{"phone": "Phone"}}
-			if err := s.PutFlow(ctx, "t1", f); err != nil {
-				t.Fatal(err)
+			back := flow.Flow{ID: "back", Enabled: true, Source: f.Target, Target: f.Source, Mapping: map[string]string{"Phone": "phone"}}
+			for _, fl := range []flow.Flow{f, back} {
+				if err := s.PutFlow(ctx, "t1", fl); err != nil {
+					t.Fatal(err)
+				}
 			}
 			g, rep := &scriptedGuard{results: []guardResult{c.result}}, &reporter{err: c.report}
 			x := &flow.Executor{Store: s, Guard: g, SyncErrors: rep, Now: func() time.Time { return t0 }}
@@ -93,7 +96,8 @@ func TestExecutorOutcomes(t *testing.T) {
 				t.Fatalf("run %+v", r)
 			}
 			w := g.writes[0]
-			if w.IdempotencyKey != r.ID || w.Source != connector.SystemCRM || w.Target != connector.SystemHostERP || w.Link == nil ||
+			if w.IdempotencyKey != r.ID || w.Source != connector.SystemCRM || w.Target != connector.SystemHostERP ||
+				w.Link == nil || w.Link.Fields["crm/Phone|hosterp/phone"] != "+1" ||
 				w.Entity != "customer" || w.RecordID != "C-1" || w.Fields["phone"] != "+1" {
 				t.Fatalf("guarded write %+v", w)
 			}

@@ -135,6 +135,28 @@ func (f Flow) mapped(ev Event) (fields, shared map[string]any) {
 	return fields, shared
 }
 
+// echoable keeps of shared the pairs that a flow of flows carrying records back (target
+// to source) maps too: only those can come back as an echo, and comparing only them lets
+// the loop check see an echo that carries fewer fields than the write it answers.
+func (f Flow) echoable(shared map[string]any, flows []Flow) map[string]any {
+	back := map[string]bool{}
+	for _, g := range flows {
+		if g.Source != f.Target || g.Target != f.Source {
+			continue
+		}
+		for target, source := range g.Mapping {
+			back[pairName(Endpoint{g.Source.System, source}, Endpoint{g.Target.System, target})] = true
+		}
+	}
+	out := map[string]any{}
+	for name, v := range shared {
+		if back[name] {
+			out[name] = v
+		}
+	}
+	return out
+}
+
 // pairName names a field pair the same from either side: system-qualified, sorted.
 func pairName(a, b Endpoint) string {
 	x, y := a.String(), b.String()

@@ -66,6 +66,13 @@ func TestRunsForAndMapped(t *testing.T) {
 	if len(shared) != 1 || len(backShared) != 1 || !sameJSON(shared, backShared) {
 		t.Fatalf("shared names differ by direction: %v vs %v", shared, backShared)
 	}
+	// Only pairs a flow back maps can echo: without one, nothing is compared.
+	if got := f.echoable(map[string]any{"crm/Phone|hosterp/phone": "+1", "crm/Email|hosterp/email": "a"}, []Flow{back}); len(got) != 1 {
+		t.Fatalf("echoable %v, want the phone pair only", got)
+	}
+	if got := f.echoable(shared, []Flow{f}); len(got) != 0 {
+		t.Fatalf("echoable without a flow back: %v", got)
+	}
 	if linkKey(f.Source, f.Target, "1") != linkKey(f.Target, f.Source, "1") {
 		t.Fatal("the link key depends on the direction")
 	}
