@@ -21,6 +21,7 @@ import (
 	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
+	"github.com/syncassist/syncassist/shared/settings"
 	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
 	"github.com/syncassist/syncassist/shared/toolcatalog"
 )
@@ -29,7 +30,7 @@ const module = "github.com/syncassist/syncassist/"
 
 // features are the feature packages (each with its sub-packages). Everything else under
 // shared/ is platform and may import no feature.
-var features = []string{"shared/syncerror", "shared/finance", "shared/toolcatalog", "shared/flow"}
+var features = []string{"shared/syncerror", "shared/finance", "shared/toolcatalog", "shared/flow", "shared/settings"}
 
 // reads are the only feature-to-feature imports: the tool catalogue's integration_status
 // tool lists the sync-error queue's processed rows, and a flow run that fails for good is
@@ -128,6 +129,7 @@ var routeBuilders = map[string]platform.RoutesFunc{
 	"toolcatalog.Routes":      toolcatalog.Routes,
 	"toolcatalog.ListRoutes":  toolcatalog.ListRoutes,
 	"flowwire.Routes":         flowwire.Routes,
+	"settings.Routes":         settings.Routes,
 }
 
 // Every HTTP function's main serves its own route from the routes it builds, and every

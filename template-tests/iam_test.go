@@ -152,9 +152,12 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 								}
 								granted[name] = append(granted[name], actions...)
 							case id == secretsKey && f.NeedsSecrets():
+								// Only the settings API seals (writes) secrets; every other
+								// function may only open them.
+								seals := []string{"kms:Encrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"}
 								for _, act := range actions {
-									if act != "kms:Decrypt" {
-										t.Errorf("%s on the tenant secrets key: the functions only open", act)
+									if act != "kms:Decrypt" && !(f.SealsSecrets && slices.Contains(seals, act)) {
+										t.Errorf("%s on the tenant secrets key: %s may only open secrets", act, f.Name)
 									}
 								}
 								granted["secrets-key"] = append(granted["secrets-key"], actions...)
@@ -190,6 +193,9 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 				}
 				if f.NeedsSecrets() && !slices.Contains(granted["secrets-key"], "kms:Decrypt") {
 					t.Errorf("missing kms:Decrypt on the tenant secrets key")
+				}
+				if f.SealsSecrets && !slices.Contains(granted["secrets-key"], "kms:GenerateDataKey*") {
+					t.Errorf("missing kms:GenerateDataKey* on the tenant secrets key: %s seals secrets", f.Name)
 				}
 				for _, q := range f.SendsTo {
 					if !slices.Contains(granted[q.Name], "sqs:SendMessage") {

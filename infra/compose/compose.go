@@ -23,6 +23,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform/aiclient"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/session"
+	"github.com/syncassist/syncassist/shared/settings"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/aidiagnoser"
 	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
@@ -72,7 +73,7 @@ func New(ctx context.Context, b *platform.Base) (*Stack, error) {
 		return nil, err
 	}
 	maps.Copy(s.Routes, toolcatalog.RoutesOn(b, s.AI))
-	for _, build := range []platform.RoutesFunc{platform.PlatformRoutes, guarded.Routes, syncerrorwire.Routes, finance.Routes, flowwire.Routes} {
+	for _, build := range []platform.RoutesFunc{platform.PlatformRoutes, guarded.Routes, syncerrorwire.Routes, finance.Routes, flowwire.Routes, settings.Routes} {
 		routes, err := build(ctx, b)
 		if err != nil {
 			return nil, err

@@ -26,6 +26,7 @@ import (
 	"github.com/syncassist/syncassist/shared/finance"
 	"github.com/syncassist/syncassist/shared/identity/devissuer"
 	"github.com/syncassist/syncassist/shared/sealed"
+	"github.com/syncassist/syncassist/shared/settings"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -58,6 +59,9 @@ func serve(ctx context.Context) error {
 		os.Setenv("STAGE", "local")
 	}
 	stage := os.Getenv("STAGE")
+	// The demo tenant's connectors are the fakes on this server: a local stage may point a
+	// connector at loopback over http, which no deployed stage may.
+	os.Setenv(settings.EnvLocalConnectors, "true")
 
 	// Emulators unless the SDK's standard variables point elsewhere (LocalStack, AWS).
 	if os.Getenv("AWS_ENDPOINT_URL") == "" && os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") == "" {
@@ -301,7 +305,7 @@ func writeState(dir, baseURL string, secrets map[tenant.Purpose]string) error {
 	for _, p := range tenant.Purposes {
 		fmt.Fprintf(&b, "%s=%s\n", secretEnv[p], secrets[p])
 	}
-	for _, k := range []string{"STAGE", "JWT_ISSUER", "JWT_AUDIENCE", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", blueprint.Diagnosis.EnvVar} {
+	for _, k := range []string{"STAGE", "JWT_ISSUER", "JWT_AUDIENCE", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", settings.EnvLocalConnectors, blueprint.Diagnosis.EnvVar} {
 		if v := os.Getenv(k); v != "" {
 			fmt.Fprintf(&b, "%s=%s\n", k, v)
 		}

@@ -180,7 +180,10 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 				queue.GrantSendMessages(fn)
 			}
 		}
-		if f.NeedsSecrets() && props.SecretsKey != nil {
+		switch {
+		case f.SealsSecrets && props.SecretsKey != nil:
+			props.SecretsKey.GrantEncryptDecrypt(fn)
+		case f.NeedsSecrets() && props.SecretsKey != nil:
 			props.SecretsKey.GrantDecrypt(fn)
 		}
 		if f.PublishesAlerts && props.AlertBus != nil {

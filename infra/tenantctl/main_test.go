@@ -6,9 +6,17 @@ import (
 	"errors"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/audit/audittest"
+	"github.com/syncassist/syncassist/shared/dlp"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/governance/governancetest"
+	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/settings"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
 	"github.com/syncassist/syncassist/shared/webhook"
@@ -16,20 +24,39 @@ import (
 
 var testNow = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
-func testAdmin() (tenant.Admin, *tenanttest.Store) {
-	store := tenanttest.NewStore()
-	return tenant.Admin{Store: store, Now: func() time.Time { return testNow }}, store
+// scanner is the DLP scanner the audit redacts with, built once: it compiles many rules.
+var scanner = sync.OnceValue(dlp.NewScanner)
+
+// testAdmin is the command over in-memory stores, wired as the settings API's service is.
+func testAdmin() (cli, *tenanttest.Store) {
+	c, store, _ := testCLI("")
+	return c, store
 }
 
-func runCommand(t *testing.T, admin tenant.Admin, args ...string) (string, error) {
+func testCLI(stdin string) (cli, *tenanttest.Store, *audittest.Store) {
+	store := tenanttest.NewStore()
+	overrides := &governancetest.Overrides{}
+	audits := &audittest.Store{}
+	clock := func() time.Time { return testNow }
+	svc := &settings.Service{
+		Admin:     tenant.Admin{Store: store, Now: clock},
+		Manifests: &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: overrides},
+		Overrides: overrides,
+		Audit:     &audit.Log{Store: audits, Redactor: platform.RecordRedactor{Scanner: scanner()}, Now: clock},
+	}
+	return cli{svc: svc, actor: "tenantctl:tester", in: strings.NewReader(stdin), out: nil}, store, audits
+}
+
+func runCommand(t *testing.T, c cli, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	err := command(context.Background(), admin, args, &out)
+	c.out = &out
+	err := c.command(context.Background(), args)
 	return out.String(), err
 }
 
 // mustRun runs a command that must succeed.
-func mustRun(t *testing.T, admin tenant.Admin, args ...string) string {
+func mustRun(t *testing.T, admin cli, args ...string) string {
 	t.Helper()
 	out, err := runCommand(t, admin, args...)
 	if err != nil {
@@ -63,7 +90,7 @@ func printedSecret(t *testing.T, out string) string {
 }
 
 // createdIngestSecret creates tenant id and returns its ingest secret, the first printed.
-func createdIngestSecret(t *testing.T, admin tenant.Admin, id string) string {
+func createdIngestSecret(t *testing.T, admin cli, id string) string {
 	t.Helper()
 	return printedSecrets(t, mustRun(t, admin, "create", id), len(tenant.Purposes))[0]
 }

@@ -84,7 +84,7 @@ func (r Route) Pattern() string { return r.Method + " " + r.Path }
 // their key: host-signed routes (they check signatures), guard writers (connector
 // credentials) and what OpensSecrets marks. No other function can open a secret.
 func (f Function) NeedsSecrets() bool {
-	return f.OpensSecrets || f.PublishesAlerts || f.Route != nil && f.Route.Auth == AuthSigned
+	return f.OpensSecrets || f.SealsSecrets || f.PublishesAlerts || f.Route != nil && f.Route.Auth == AuthSigned
 }
 
 // GatewayPaths are the route's paths in API Gateway syntax. "{id}" means the same to both;
@@ -125,6 +125,9 @@ type Function struct {
 	// PublishesAlerts marks functions that write through the governance guard, which
 	// publishes ownership alerts to the alert event bus.
 	PublishesAlerts bool
+	// SealsSecrets marks functions that write tenants' secrets (the settings API): they
+	// may encrypt with the tenant-secrets key as well as decrypt.
+	SealsSecrets bool
 }
 
 // Function names, which are also their folders under functions/.
@@ -408,5 +411,32 @@ func init() {
 		route(FuncFlowDetail, "Shows one flow (admins)", "GET", settings+"/{id}", AuthAdmin, Read),
 		route(FuncFlowPut, "Creates or replaces a flow (admins)", "PUT", settings+"/{id}", AuthAdmin, ReadWrite),
 		route(FuncFlowDelete, "Deletes a flow (admins)", "DELETE", settings+"/{id}", AuthAdmin, ReadWrite),
+	)
+}
+
+// Settings function names: a tenant's flags, connectors, manifest overrides and secrets.
+const (
+	FuncSettingsGet       = "settings-get"
+	FuncSettingsPatch     = "settings-patch"
+	FuncSettingsOverrides = "settings-manifest-overrides"
+	FuncSettingsRotate    = "settings-secret-rotate"
+)
+
+// Settings routes, admins only. Changes seal connector tokens and secrets, and manifest
+// overrides live in the governance table.
+func init() {
+	route := func(name, desc, method, path string, tables ...TableGrant) Function {
+		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: AuthAdmin},
+			Tables: authenticatedTables(tables...), Timeout: 15 * time.Second, MemoryMB: 256, SealsSecrets: method != "GET"}
+	}
+	Functions = append(Functions,
+		route(FuncSettingsGet, "Shows the tenant's settings, connectors (no credentials) and secret dates (admins)", "GET", "/api/settings",
+			TableGrant{Tenants, Read}, TableGrant{Governance, Read}),
+		route(FuncSettingsPatch, "Changes the tenant's settings and connectors, validated and audited (admins)", "PATCH", "/api/settings",
+			TableGrant{Tenants, ReadWrite}, TableGrant{Governance, Read}, TableGrant{Audit, Append}),
+		route(FuncSettingsOverrides, "Replaces the tenant's ownership manifest overrides (admins)", "PUT", "/api/settings/manifest-overrides",
+			TableGrant{Tenants, Read}, TableGrant{Governance, ReadWrite}, TableGrant{Audit, Append}),
+		route(FuncSettingsRotate, "Rotates a host secret; the previous one verifies for 24 hours (admins)", "POST", "/api/settings/webhook-secret/rotate",
+			TableGrant{Tenants, ReadWrite}, TableGrant{Governance, Read}, TableGrant{Audit, Append}),
 	)
 }

@@ -311,6 +311,13 @@ func Rotate(secrets []Secret, next string, now time.Time, grace time.Duration) [
 	return out
 }
 
+// Update applies fn to the tenant's stored config with optimistic concurrency: several
+// changes land together or not at all (the settings API's PATCH). fn may run more than
+// once when another writer gets there first.
+func (a Admin) Update(ctx context.Context, id string, fn func(*Config) error) error {
+	return a.update(ctx, id, fn)
+}
+
 // update applies fn to the stored config with optimistic concurrency, retrying a few times
 // when another writer got there first.
 func (a Admin) update(ctx context.Context, id string, fn func(*Config) error) error {

@@ -603,6 +603,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show the tenant's settings (admins)
+         * @description Flags and other settings, connectors (base URL and whether a credential is stored; never the credential), when each host secret became current and when retiring ones stop verifying, and the manifest overrides.
+         */
+        get: operations["settingsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change settings and connectors (admins)
+         * @description Applied together or not at all, and audited (action type `settings`) with the before and after; credentials are write-only, never returned or audited, and stored sealed. A connector's base URL must be https and resolve only to public addresses (no loopback, link-local — the instance metadata address included —, private or unique-local address); a null connector removes it; a connector without `token` keeps the stored one. Unknown setting keys are refused.
+         */
+        patch: operations["settingsPatch"];
+        trace?: never;
+    };
+    "/api/settings/manifest-overrides": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace the ownership manifest overrides (admins)
+         * @description Each entry replaces the default manifest's entry for the same entity and field, or adds one; the merged manifest must be valid (known owners and policies, no duplicate). Audited with the before and after.
+         */
+        put: operations["settingsManifestOverrides"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/webhook-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a host secret (admins)
+         * @description Makes a fresh secret of the purpose (default `ingest`, the webhook) current and returns it: the only time it is shown (`Cache-Control: no-store`). The previous one keeps verifying for 24 hours, as Standard Webhooks rotation does; older ones stop. Audited without the secret.
+         */
+        post: operations["settingsSecretRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1151,6 +1215,63 @@ export interface components {
             items: components["schemas"]["FlowRun"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
+        };
+        ManifestOverride: {
+            entity: string;
+            /** @description Empty or absent: the entity-level entry. */
+            field?: string;
+            owner: components["schemas"]["FlowSystem"];
+            /** @enum {string} */
+            policy: "reject_with_alert" | "source_wins" | "require_approval";
+        };
+        ManifestOverridesInput: {
+            entries: components["schemas"]["ManifestOverride"][];
+        };
+        Settings: {
+            tenantId: string;
+            /** @description Known settings: sync_error_assist.enabled, sync_error_assist.webhook_enabled, finance_ops.enabled, embedded.allowed_roles, mcp.external_tools. */
+            settings: {
+                [key: string]: string;
+            };
+            connectors: {
+                [key: string]: {
+                    baseUrl: string;
+                    hasToken: boolean;
+                };
+            };
+            secrets: {
+                [key: string]: {
+                    /** Format: date-time */
+                    currentSince: string;
+                    retiringAt: string[];
+                };
+            };
+            manifestOverrides: components["schemas"]["ManifestOverride"][];
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        SettingsPatch: {
+            settings?: {
+                [key: string]: string;
+            };
+            connectors?: {
+                [key: string]: null | {
+                    baseUrl: string;
+                    token?: string;
+                };
+            };
+        };
+        SecretRotateInput: {
+            /** @enum {string} */
+            purpose?: "ingest" | "finance" | "embedded";
+        };
+        SecretRotation: {
+            /** @enum {string} */
+            purpose: "ingest" | "finance" | "embedded";
+            /** @description The new whsec_ secret, shown once. */
+            secret: string;
+            /** Format: date-time */
+            previousRetiresAt: string;
         };
     };
     responses: {
@@ -2527,6 +2648,125 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    settingsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    settingsPatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettingsPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    settingsManifestOverrides: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ManifestOverridesInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    settingsSecretRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SecretRotateInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretRotation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

@@ -1,0 +1,66 @@
+package settings
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"testing"
+)
+
+// dns answers from a table, as a resolver would.
+type dns map[string][]string
+
+func (d dns) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	var out []netip.Addr
+	for _, a := range d[host] {
+		out = append(out, netip.MustParseAddr(a))
+	}
+	if out == nil {
+		return nil, errors.New("no such host")
+	}
+	return out, nil
+}
+
+func TestCheckBaseURL(t *testing.T) {
+	r := dns{
+		"acme.my.salesforce.com": {"104.109.10.129"},
+		"erp.example.com":        {"203.0.113.7", "2001:db8::7"},
+		"rebind.example.com":     {"203.0.113.8", "10.0.0.5"},
+		"metadata.example.com":   {"169.254.169.254"},
+		"v6local.example.com":    {"fd00::1"},
+		"mapped.example.com":     {"::ffff:127.0.0.1"},
+		"cgnat.example.com":      {"100.64.0.1"},
+	}
+	cases := []struct {
+		url   string
+		local bool
+		ok    bool
+	}{
+		{"https://acme.my.salesforce.com", false, true},
+		{"https://erp.example.com/services/rest", false, true},
+		{"http://acme.my.salesforce.com", false, false},
+		{"https://rebind.example.com", false, false},   // one private address is enough
+		{"https://metadata.example.com", false, false}, // instance metadata
+		{"https://169.254.169.254/latest", false, false},
+		{"https://127.0.0.1:8443", false, false},
+		{"https://[::1]/", false, false},
+		{"https://v6local.example.com", false, false},
+		{"https://mapped.example.com", false, false},
+		{"https://cgnat.example.com", false, false},
+		{"https://192.168.1.10", false, false},
+		{"https://nowhere.example.com", false, false},
+		{"https://user:pw@erp.example.com", false, false},
+		{"https://erp.example.com/?token=x", false, false},
+		{"ftp://erp.example.com", false, false},
+		{"erp.example.com", false, false},
+		{"", false, false},
+		{"http://127.0.0.1:3000/fake/crm", true, true}, // the local stack's fakes
+		{"ftp://127.0.0.1", true, false},
+	}
+	for _, c := range cases {
+		err := CheckBaseURL(context.Background(), c.url, c.local, r)
+		if (err == nil) != c.ok || err != nil && !errors.Is(err, ErrBaseURL) {
+			t.Errorf("CheckBaseURL(%q, local=%v) = %v, want ok %v", c.url, c.local, err, c.ok)
+		}
+	}
+}
