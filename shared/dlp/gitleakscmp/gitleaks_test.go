@@ -1,4 +1,4 @@
-package dlp_test
+package gitleakscmp
 
 import (
 	"sort"
