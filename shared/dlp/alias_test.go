@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/syncassist/syncassist/shared/dlp/dlpcorpus"
 )
 
 // TestScanKeepsNoReferenceToDoc overwrites each document after its scan, as a caller that
@@ -12,7 +14,7 @@ import (
 func TestScanKeepsNoReferenceToDoc(t *testing.T) {
 	t.Parallel()
 	docs := []string{
-		jsonFixtureReplacer.Replace(`{"email":"jane.doe@example.com","note":"call +1 (415) 555-2671","password":"hunter2!x",` +
+		dlpcorpus.ExpandJSON(`{"email":"jane.doe@example.com","note":"call +1 (415) 555-2671","password":"hunter2!x",` +
 			`"jane@example.com":"key of a map","card":4111111111111111,"nested":{"auth":"Bearer {{JWT}}","keys":["{{AWS_KEY_ID}}","{{GH_TOKEN}}"]},` +
 			`"ssn":"123-45-6789","iban":"DE89 3704 0044 0532 0130 00","{{STRIPE_LIVE}}":1,"url":"https://u:s3cretPass1@h.example.com/x"}`),
 		`{"clientSecret":"abc","secret":"Zx9/Yw8+Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa9Z","plain":"nothing here","n":[1,2,3]}`,

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/syncassist/syncassist/shared/dlp/dlpcorpus"
 )
 
 func mustScan(t *testing.T, s *Scanner, dest Destination, doc string) Result {
@@ -22,7 +24,7 @@ func mustScan(t *testing.T, s *Scanner, dest Destination, doc string) Result {
 
 func TestAIPromptAnonymizesWithConsistentPlaceholders(t *testing.T) {
 	t.Parallel()
-	doc := jsonFixtureReplacer.Replace(`{
+	doc := dlpcorpus.ExpandJSON(`{
 		"customer": {"email": "Jane.Doe@Example.com", "altEmail": "ops@acme.io", "phone": "+1 415 555 2671"},
 		"billTo": {"email": "jane.doe@example.com", "card": "4111 1111 1111 1111"},
 		"payments": [{"pan": 4111111111111111}, {"pan": "5555555555554444"}],
@@ -33,7 +35,7 @@ func TestAIPromptAnonymizesWithConsistentPlaceholders(t *testing.T) {
 	r := mustScan(t, s, AIPrompt, doc)
 	out := string(r.Output)
 	for _, secret := range []string{"Jane.Doe@Example.com", "jane.doe@example.com", "ops@acme.io",
-		"555 2671", "4111", "5555555555554444", fixtures["GH_TOKEN"]} {
+		"555 2671", "4111", "5555555555554444", dlpcorpus.Fixtures["GH_TOKEN"]} {
 		if strings.Contains(out, secret) {
 			t.Errorf("output still contains %q:\n%s", secret, out)
 		}
@@ -73,7 +75,7 @@ func TestAIPromptAnonymizesWithConsistentPlaceholders(t *testing.T) {
 
 func TestRecordRedactsEverything(t *testing.T) {
 	t.Parallel()
-	doc := jsonFixtureReplacer.Replace(`{"actor":"jane.doe@example.com","details":{"request":"Authorization: Bearer {{JWT}}","ssn":"123-45-6789","iban":"DE89370400440532013000"}}`)
+	doc := dlpcorpus.ExpandJSON(`{"actor":"jane.doe@example.com","details":{"request":"Authorization: Bearer {{JWT}}","ssn":"123-45-6789","iban":"DE89370400440532013000"}}`)
 	r := mustScan(t, NewScanner(), Record, doc)
 	want := `{"actor":"[REDACTED:EMAIL]","details":{"request":"Authorization: Bearer [REDACTED:JWT]","ssn":"[REDACTED:SSN]","iban":"[REDACTED:IBAN]"}}`
 	if string(r.Output) != want {
@@ -103,7 +105,7 @@ func TestConnectorWriteBlocksSecretsAndCardData(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := mustScan(t, s, ConnectorWrite, jsonFixtureReplacer.Replace(c.doc))
+			r := mustScan(t, s, ConnectorWrite, dlpcorpus.ExpandJSON(c.doc))
 			if !r.Blocked {
 				t.Fatalf("not blocked: %+v", r)
 			}
@@ -117,7 +119,7 @@ func TestConnectorWriteBlocksSecretsAndCardData(t *testing.T) {
 			if !strings.Contains(r.Reason, c.typ) {
 				t.Errorf("reason %q does not name %s", r.Reason, c.typ)
 			}
-			for _, secret := range fixtures {
+			for _, secret := range dlpcorpus.Fixtures {
 				if strings.Contains(r.Reason, secret) || strings.Contains(err.Error(), secret) {
 					t.Errorf("reason leaks a value: %q", r.Reason)
 				}
@@ -150,28 +152,28 @@ func TestOutputsKeepStructureAndRescanClean(t *testing.T) {
 	t.Parallel()
 	s := NewScanner()
 	for _, dest := range []Destination{AIPrompt, Record} {
-		for _, c := range corpus {
+		for _, c := range dlpcorpus.Cases {
 			r, values := scanCase(t, s, c, dest)
-			if c.json {
+			if c.JSON {
 				if !json.Valid(r.Output) {
-					t.Errorf("%s/%s: output is not JSON: %s", dest, c.name, r.Output)
+					t.Errorf("%s/%s: output is not JSON: %s", dest, c.Name, r.Output)
 					continue
 				}
-				if err := sameShape([]byte(c.doc()), r.Output); err != nil {
-					t.Errorf("%s/%s: %v", dest, c.name, err)
+				if err := sameShape([]byte(c.Doc()), r.Output); err != nil {
+					t.Errorf("%s/%s: %v", dest, c.Name, err)
 				}
 			}
 			for _, v := range values {
 				if len(v) >= 4 && strings.Contains(string(r.Output), v) {
-					t.Errorf("%s/%s: output still contains %q", dest, c.name, v)
+					t.Errorf("%s/%s: output still contains %q", dest, c.Name, v)
 				}
 			}
-			again, _ := scanCase(t, s, corpusCase{name: c.name, json: c.json, input: string(r.Output)}, dest)
+			again, _ := scanCase(t, s, dlpcorpus.Case{Name: c.Name, JSON: c.JSON, Input: string(r.Output)}, dest)
 			if len(again.Findings) > 0 {
-				t.Errorf("%s/%s: rescanning the output finds %+v in %s", dest, c.name, again.Findings, r.Output)
+				t.Errorf("%s/%s: rescanning the output finds %+v in %s", dest, c.Name, again.Findings, r.Output)
 			}
 			if !bytes.Equal(again.Output, r.Output) {
-				t.Errorf("%s/%s: rescanning changed the output", dest, c.name)
+				t.Errorf("%s/%s: rescanning changed the output", dest, c.Name)
 			}
 		}
 	}
@@ -278,7 +280,7 @@ func TestOffsetsWithinEscapedStrings(t *testing.T) {
 		t.Fatalf("findings %+v", r.Findings)
 	}
 	f := r.Findings[0]
-	v, _ := valueAt([]byte(doc), f.Path)
+	v, _ := dlpcorpus.ValueAt([]byte(doc), f.Path)
 	if got := v[f.Start:f.End]; got != "jane@example.com" {
 		t.Errorf("[%d,%d) of %q is %q", f.Start, f.End, v, got)
 	}
@@ -376,14 +378,14 @@ func TestConcurrentScans(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, c := range corpus {
-				if !c.json {
+			for _, c := range dlpcorpus.Cases {
+				if !c.JSON {
 					continue
 				}
-				r1, _ := s.ScanJSON(AIPrompt, []byte(c.doc()))
-				r2, _ := s.ScanJSON(AIPrompt, []byte(c.doc()))
+				r1, _ := s.ScanJSON(AIPrompt, []byte(c.Doc()))
+				r2, _ := s.ScanJSON(AIPrompt, []byte(c.Doc()))
 				if !bytes.Equal(r1.Output, r2.Output) {
-					t.Errorf("%s: scans differ", c.name)
+					t.Errorf("%s: scans differ", c.Name)
 				}
 			}
 		}()

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/syncassist/syncassist/shared/dlp/dlpcorpus"
 )
 
 var placeholderPattern = regexp.MustCompile(`\[(REDACTED:)?[A-Z_]+(_[0-9]+)?\]`)
@@ -16,9 +18,9 @@ var placeholderPattern = regexp.MustCompile(`\[(REDACTED:)?[A-Z_]+(_[0-9]+)?\]`)
 // write is the input or nothing; an anonymized or redacted output holds none of the values
 // the scan reported, and scanning it again finds nothing.
 func FuzzScanJSON(f *testing.F) {
-	for _, c := range corpus {
-		if c.json {
-			f.Add([]byte(c.doc()))
+	for _, c := range dlpcorpus.Cases {
+		if c.JSON {
+			f.Add([]byte(c.Doc()))
 		}
 	}
 	for _, seed := range []string{`{"a":"\u00e9\ud800x"}`, `[1,2,{"pan":4111111111111111}]`, `{"4111111111111111":1}`,
@@ -106,8 +108,8 @@ func jsonStrings(doc []byte) string {
 }
 
 func FuzzScanText(f *testing.F) {
-	for _, c := range corpus {
-		f.Add(c.doc())
+	for _, c := range dlpcorpus.Cases {
+		f.Add(c.Doc())
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		s := NewScanner()

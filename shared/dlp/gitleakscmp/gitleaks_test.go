@@ -1,4 +1,4 @@
-package dlp
+package gitleakscmp
 
 import (
 	"sort"
@@ -6,13 +6,16 @@ import (
 	"testing"
 
 	gitleaks "github.com/zricethezav/gitleaks/v8/detect"
+
+	"github.com/syncassist/syncassist/shared/dlp"
+	"github.com/syncassist/syncassist/shared/dlp/dlpcorpus"
 )
 
 // secretTypes are the types gitleaks also looks for; PII (cards, IBANs, SSNs, emails,
 // phones) is outside its scope.
 var secretTypes = map[string]bool{
-	TypeAWSAccessKeyID: true, TypeAWSSecretAccessKey: true, TypePrivateKey: true, TypeJWT: true,
-	TypeBearerToken: true, TypeAPIKey: true, TypeURLPassword: true, TypePasswordField: true,
+	dlp.TypeAWSAccessKeyID: true, dlp.TypeAWSSecretAccessKey: true, dlp.TypePrivateKey: true, dlp.TypeJWT: true,
+	dlp.TypeBearerToken: true, dlp.TypeAPIKey: true, dlp.TypeURLPassword: true, dlp.TypePasswordField: true,
 }
 
 // TestGitleaksOnCorpus runs gitleaks v8.30.1 over the same corpus, to decide per secret type
@@ -28,33 +31,33 @@ func TestGitleaksOnCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewScanner()
+	s := dlp.NewScanner()
 	type counts struct{ want, ours, theirs int }
 	perType := map[string]*counts{}
 	theirFP, theirFPCases := 0, map[string]bool{}
-	for _, c := range corpus {
-		doc := c.doc()
+	for _, c := range dlpcorpus.Cases {
+		doc := c.Doc()
 		found := d.DetectString(doc)
-		r, values := scanCase(t, s, c, ConnectorWrite)
+		r, values := scanCase(t, s, c)
 		matchedTheirs := make([]bool, len(found))
-		for _, w := range c.want {
-			if !secretTypes[w.typ] {
+		for _, w := range c.Want {
+			if !secretTypes[w.Type] {
 				continue
 			}
-			ct := perType[w.typ]
+			ct := perType[w.Type]
 			if ct == nil {
 				ct = &counts{}
-				perType[w.typ] = ct
+				perType[w.Type] = ct
 			}
 			ct.want++
 			for i, f := range r.Findings {
-				if f.Type == w.typ && values[i] == w.value {
+				if f.Type == w.Type && values[i] == w.Value {
 					ct.ours++
 					break
 				}
 			}
 			for i, f := range found {
-				if overlaps(f.Secret, w.value) {
+				if overlaps(f.Secret, w.Value) {
 					matchedTheirs[i] = true
 					ct.theirs++
 					break
@@ -62,11 +65,11 @@ func TestGitleaksOnCorpus(t *testing.T) {
 			}
 		}
 		for i, f := range found {
-			if matchedTheirs[i] || overlapsAny(f.Secret, c.want) {
+			if matchedTheirs[i] || overlapsAny(f.Secret, c.Want) {
 				continue
 			}
 			theirFP++
-			theirFPCases[c.name+" ("+f.RuleID+")"] = true
+			theirFPCases[c.Name+" ("+f.RuleID+")"] = true
 		}
 	}
 	types := make([]string, 0, len(perType))
@@ -74,6 +77,9 @@ func TestGitleaksOnCorpus(t *testing.T) {
 		types = append(types, typ)
 	}
 	sort.Strings(types)
+	if len(types) != len(secretTypes) {
+		t.Errorf("the corpus labels %d of the %d secret types gitleaks is compared on", len(types), len(secretTypes))
+	}
 	t.Logf("%-22s %5s %12s %12s", "type", "want", "dlp recall", "gitleaks")
 	for _, typ := range types {
 		ct := perType[typ]
@@ -90,15 +96,39 @@ func TestGitleaksOnCorpus(t *testing.T) {
 	t.Logf("gitleaks false positives: %d, in %s", theirFP, strings.Join(fps, "; "))
 }
 
+// scanCase runs a corpus case as a connector write, the destination that blocks secrets,
+// and returns the findings with the values they cover. shared/dlp's tests have their own
+// copy: this module sees only dlp's exported API.
+func scanCase(t *testing.T, s *dlp.Scanner, c dlpcorpus.Case) (dlp.Result, []string) {
+	t.Helper()
+	var r dlp.Result
+	var err error
+	if c.JSON {
+		r, err = s.ScanJSON(dlp.ConnectorWrite, []byte(c.Doc()))
+	} else {
+		r, err = s.ScanText(dlp.ConnectorWrite, c.Doc())
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", c.Name, err)
+	}
+	values := make([]string, len(r.Findings))
+	for i, f := range r.Findings {
+		if values[i], err = c.Covered(f.Path, f.Start, f.End); err != nil {
+			t.Fatalf("%s: finding %+v: %v", c.Name, f, err)
+		}
+	}
+	return r, values
+}
+
 func overlaps(secret, value string) bool {
 	// gitleaks reads the raw document, so a PEM's newlines are still JSON escapes.
 	secret = strings.ReplaceAll(secret, `\n`, "\n")
 	return len(secret) >= 4 && (strings.Contains(value, secret) || strings.Contains(secret, value))
 }
 
-func overlapsAny(secret string, want []expect) bool {
+func overlapsAny(secret string, want []dlpcorpus.Expect) bool {
 	for _, w := range want {
-		if overlaps(secret, w.value) {
+		if overlaps(secret, w.Value) {
 			return true
 		}
 	}

@@ -1,12 +1,9 @@
-package dlp
+package dlpcorpus
 
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
-	"strconv"
 	"strings"
-	"testing"
 )
 
 // Fake credentials are assembled from pieces so that the repository never holds a string
@@ -27,8 +24,9 @@ func pem(label, body string, withEnd bool) string {
 	return s
 }
 
-// fixtures are the secrets of the corpus, referenced as {{NAME}} in inputs and expectations.
-var fixtures = map[string]string{
+// Fixtures are the secrets of the corpus, referenced as {{NAME}} in inputs and
+// expectations. None of them is real.
+var Fixtures = map[string]string{
 	"AWS_KEY_ID":    k("AKIA", "Z7QWERTY2PLMNB3X"),
 	"AWS_KEY_ID_2":  k("ASIA", "Y6HJKL4MNBVCXZ2Q"),
 	"AWS_KEY_ID_3":  k("AKIA", "IOSFODNN7EXAMPLE"),
@@ -47,7 +45,7 @@ var fixtures = map[string]string{
 	"STRIPE_WHSEC":  k("wh", "sec_", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),
 	"GOOGLE_KEY":    k("AI", "za", "SyA1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tU1v"),
 	"GITLAB_PAT":    k("gl", "pat-", "xY9zA8bC7dE6fG5hI4jK"),
-	"SERVICE_TOKEN": k(ServiceTokenPrefix, "Qm9vZ2xlTXlTZXJ2aWNlVG9rZW4xMjM0NTY3ODkw"),
+	"SERVICE_TOKEN": k(serviceTokenPrefix, "Qm9vZ2xlTXlTZXJ2aWNlVG9rZW4xMjM0NTY3ODkw"),
 	"OPENAI_KEY":    k("sk", "-proj-", "Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78St90"),
 	"SHOPIFY":       k("shp", "at_", "a1b2c3d4e5f60718293a4b5c6d7e8f90"),
 	"SENDGRID":      k("SG", ".", "ngeVfQFYQlKU0ufo8x5d1A", ".", "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr"),
@@ -65,96 +63,30 @@ var fixtures = map[string]string{
 	"PEM_TRUNCATED": pem("PRIVATE KEY", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7", false),
 }
 
-var fixtureReplacer = func() *strings.Replacer {
+// serviceTokenPrefix is dlp.ServiceTokenPrefix, which this package cannot import (see the
+// package comment); dlp's TestCorpusTypesAreKnown checks the SERVICE_TOKEN fixture.
+const serviceTokenPrefix = "sat_"
+
+var replacer = func() *strings.Replacer {
 	var pairs []string
-	for name, v := range fixtures {
+	for name, v := range Fixtures {
 		pairs = append(pairs, "{{"+name+"}}", v)
 	}
 	return strings.NewReplacer(pairs...)
 }()
 
-var jsonFixtureReplacer = func() *strings.Replacer {
+var jsonReplacer = func() *strings.Replacer {
 	var pairs []string
-	for name, v := range fixtures {
+	for name, v := range Fixtures {
 		q, _ := json.Marshal(v)
 		pairs = append(pairs, "{{"+name+"}}", string(q[1:len(q)-1]))
 	}
 	return strings.NewReplacer(pairs...)
 }()
 
-func TestFixturesHaveTheirShapes(t *testing.T) {
-	t.Parallel()
-	for name, want := range map[string]int{
-		"AWS_KEY_ID": 20, "AWS_KEY_ID_2": 20, "AWS_KEY_ID_3": 20, "AWS_SECRET": 40,
-		"AWS_SECRET_2": 40, "AWS_SECRET_3": 40, "GH_TOKEN": 40, "GH_OAUTH": 40, "GOOGLE_KEY": 39,
-		"SHOPIFY": 38, "NPM_TOKEN": 40, "MAILCHIMP": 37,
-	} {
-		if got := len(fixtures[name]); got != want {
-			t.Errorf("%s has %d characters, want %d", name, got, want)
-		}
-	}
-}
+// Expand replaces each {{NAME}} in s with its fixture.
+func Expand(s string) string { return replacer.Replace(s) }
 
-// valueAt returns the string (or number literal) at a path produced by the scanner.
-func valueAt(doc []byte, path string) (string, error) {
-	dec := json.NewDecoder(strings.NewReader(string(doc)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", err
-	}
-	if !strings.HasPrefix(path, "$") {
-		return "", fmt.Errorf("path %q does not start with $", path)
-	}
-	p := path[1:]
-	for p != "" {
-		switch p[0] {
-		case '.':
-			end := strings.IndexAny(p[1:], ".[")
-			if end < 0 {
-				end = len(p) - 1
-			}
-			m, ok := v.(map[string]any)
-			if !ok {
-				return "", fmt.Errorf("%q: not an object", path)
-			}
-			v = m[p[1:1+end]]
-			p = p[1+end:]
-		case '[':
-			if strings.HasPrefix(p, `["`) {
-				dec := json.NewDecoder(strings.NewReader(p[1:]))
-				var key string
-				if err := dec.Decode(&key); err != nil {
-					return "", err
-				}
-				m, ok := v.(map[string]any)
-				if !ok {
-					return "", fmt.Errorf("%q: not an object", path)
-				}
-				v = m[key]
-				p = p[1+int(dec.InputOffset())+1:]
-				continue
-			}
-			end := strings.IndexByte(p, ']')
-			n, err := strconv.Atoi(p[1:end])
-			if err != nil {
-				return "", err
-			}
-			a, ok := v.([]any)
-			if !ok || n >= len(a) {
-				return "", fmt.Errorf("%q: no element %d", path, n)
-			}
-			v = a[n]
-			p = p[end+1:]
-		default:
-			return "", fmt.Errorf("%q: unexpected %q", path, p)
-		}
-	}
-	switch x := v.(type) {
-	case string:
-		return x, nil
-	case json.Number:
-		return x.String(), nil
-	}
-	return "", fmt.Errorf("%q: %T is not a string or a number", path, v)
-}
+// ExpandJSON replaces each {{NAME}} in s with its fixture escaped for a JSON string (a
+// PEM's newlines become \n).
+func ExpandJSON(s string) string { return jsonReplacer.Replace(s) }
