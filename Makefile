@@ -11,6 +11,8 @@ VERSION    := $(shell git describe --tags --always --dirty 2>/dev/null || echo d
 BUILD_TIME := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 STAMP      := -X github.com/syncassist/syncassist/shared/version.Version=$(VERSION) -X github.com/syncassist/syncassist/shared/version.BuildTime=$(BUILD_TIME)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
+# gitleaks, used only to measure the DLP scanner against, lives in a module of its own.
+GITLEAKS_CMP := shared/dlp/gitleakscmp
 GOTEST_FLAGS ?= -count=1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
@@ -55,6 +57,7 @@ test: deps test-go test-console openapi-lint test-browser test-suitescript ## ev
 test-go: deps ## Go unit and integration tests (DynamoDB + SQS emulators) and CDK template tests
 	$(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/...
 	$(GO) test $(GOTEST_FLAGS) ./template-tests/... ./infra/stack/...
+	cd $(GITLEAKS_CMP) && $(GO) test $(GOTEST_FLAGS) ./...
 
 console: deps ## build the console (TypeScript API types from the OpenAPI document, then the esbuild bundle) into shared/console/dist
 	@npm run --silent console:types
@@ -105,13 +108,17 @@ lint: ## gofmt, go vet, staticcheck and a go mod tidy diff
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needs to run on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	cd $(GITLEAKS_CMP) && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...
 	@cp go.mod /tmp/go.mod.lint && cp go.sum /tmp/go.sum.lint; \
 		$(GO) mod tidy; \
 		if ! git diff --quiet -- go.mod go.sum; then git diff -- go.mod go.sum; \
 			cp /tmp/go.mod.lint go.mod; cp /tmp/go.sum.lint go.sum; echo "go mod tidy changes go.mod/go.sum"; exit 1; fi
+	@cd $(GITLEAKS_CMP) && $(GO) mod tidy && if ! git diff --quiet -- go.mod go.sum; then git diff -- go.mod go.sum; \
+		git checkout -- go.mod go.sum; echo "go mod tidy changes $(GITLEAKS_CMP)/go.mod"; exit 1; fi
 
 bench: deps build ## Go benchmarks, end-to-end ingest against the emulators, binary sizes
 	$(GO) test -run '^$$' -bench . -benchmem ./shared/...
+	cd $(GITLEAKS_CMP) && $(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./infra/bench -c 1 -n 1000
 	$(GO) run ./infra/bench -c 8
 	@for f in mcp ingest audit-list console; do CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o build/host/$$f ./functions/$$f || exit 1; done
