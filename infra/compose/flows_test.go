@@ -208,6 +208,9 @@ func TestFlowPermanentFailureIsASyncErrorAndTransientOnesAreRedriven(t *testing.
 		c.Record.ExternalSystem != "hosterp" || !strings.Contains(c.Record.Message, "crm-account-to-erp") {
 		t.Fatalf("sync error %+v err %v", c, err)
 	}
+	if h := f.health(t, "hosterp"); h != "failing" {
+		t.Fatalf("host ERP health after its only write failed: %s", h)
+	}
 	msgs := f.drain(t, blueprint.Diagnosis.Name)
 	if len(msgs) != 1 || !strings.Contains(msgs[0], r.SyncErrorID) {
 		t.Fatalf("diagnosis queue %v, want the flow's sync error", msgs)
@@ -251,6 +254,31 @@ func TestFlowPermanentFailureIsASyncErrorAndTransientOnesAreRedriven(t *testing.
 	if rec, _ := f.erp.Get("customer", "C-1"); rec.Fields["email"] != "b@example.com" {
 		t.Fatalf("ERP customer %v", rec.Fields)
 	}
+	if h := f.health(t, "hosterp"); h != "degraded" {
+		t.Fatalf("host ERP health after a failure and a write: %s", h)
+	}
+}
+
+// health is a target system's health in the integration status.
+func (f *flows) health(t *testing.T, system string) string {
+	t.Helper()
+	w := f.call(t, "operator@demo", "GET", "/api/flows/status", "")
+	var st struct {
+		Systems []struct{ System, Health, LastFailure string }
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &st); w.Code != http.StatusOK || err != nil {
+		t.Fatalf("status: %d %s", w.Code, w.Body)
+	}
+	for _, s := range st.Systems {
+		if s.System == system {
+			if s.Health != "ok" && s.Health != "idle" && s.LastFailure == "" {
+				t.Errorf("%s is %s without a last failure", system, s.Health)
+			}
+			return s.Health
+		}
+	}
+	t.Fatalf("status lists no %s: %s", system, w.Body)
+	return ""
 }
 
 func TestFlowSettingsAreAdminOnlyAndValidated(t *testing.T) {

@@ -48,17 +48,20 @@ func openAPIPaths(r blueprint.Route) []string {
 	return out
 }
 
-// wantSecurity is the security requirement a route's Auth means in the document.
-func wantSecurity(a blueprint.Auth) []string {
-	switch a {
+// wantSecurity is the security requirement a route's Auth and Module mean in the
+// document: a role-checked route takes an embedded context (the service token) only when
+// it belongs to a module.
+func wantSecurity(r blueprint.Route) []string {
+	switch r.Auth {
 	case blueprint.AuthSigned:
 		return []string{"webhookSignature"}
-	case blueprint.AuthOperator, blueprint.AuthApprover:
+	case blueprint.AuthOperator, blueprint.AuthApprover, blueprint.AuthAdmin:
+		if r.Module == "" {
+			return []string{"bearerAuth"}
+		}
 		return []string{"bearerAuth", "serviceToken"}
 	case blueprint.AuthServiceToken:
 		return []string{"serviceToken"}
-	case blueprint.AuthAdmin:
-		return []string{"bearerAuth"}
 	}
 	return nil
 }
@@ -89,11 +92,7 @@ func TestDocumentMatchesTheRouteTable(t *testing.T) {
 				}
 			}
 			sort.Strings(got)
-			want := wantSecurity(f.Route.Auth)
-			// The MCP routes take operator JWTs only: embedded contexts cannot call them (Module "").
-			if f.Route.Module == "" && f.Route.Auth == blueprint.AuthOperator {
-				want = []string{"bearerAuth"}
-			}
+			want := wantSecurity(*f.Route)
 			if strings.Join(got, ",") != strings.Join(want, ",") {
 				t.Errorf("%s: security %v, want %v for auth %q", key, got, want, f.Route.Auth)
 			}

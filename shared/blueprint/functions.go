@@ -365,6 +365,7 @@ const (
 	FuncFlowEvent     = "flow-event"
 	FuncFlowRunsList  = "flow-runs-list"
 	FuncFlowRunDetail = "flow-run-detail"
+	FuncFlowStatus    = "flow-status"
 	FuncFlowsList     = "flow-settings-list"
 	FuncFlowDetail    = "flow-settings-detail"
 	FuncFlowPut       = "flow-settings-put"
@@ -387,13 +388,14 @@ func init() {
 		f.SendsTo, f.PublishesAlerts, f.Timeout, f.MemoryMB = []Queue{Diagnosis}, true, 30*time.Second, 256
 		return f
 	}
-	// Runs are the embedded integration-status module's; settings are admins' only.
+	// Runs and the status are the embedded integration-status module's; flows (their
+	// mappings) are the field-mapping module's, for admins.
 	route := func(name, desc, method, path string, auth Auth, access Access) Function {
 		tables := []TableGrant{{Flows, access}}
 		if access == ReadWrite {
 			tables = append(tables, TableGrant{Audit, Append})
 		}
-		module := ""
+		module := "field-mapping"
 		if auth == AuthOperator {
 			module = "integration-status"
 		}
@@ -407,6 +409,7 @@ func init() {
 			Schedule: FlowRedriveInterval}),
 		route(FuncFlowRunsList, "Lists flow runs, newest first", "GET", "/api/flows/runs", AuthOperator, Read),
 		route(FuncFlowRunDetail, "Shows one flow run", "GET", "/api/flows/runs/{id}", AuthOperator, Read),
+		route(FuncFlowStatus, "Summarises recent flow runs per target system (health) and per flow", "GET", "/api/flows/status", AuthOperator, Read),
 		route(FuncFlowsList, "Lists the tenant's flows (admins)", "GET", settings, AuthAdmin, Read),
 		route(FuncFlowDetail, "Shows one flow (admins)", "GET", settings+"/{id}", AuthAdmin, Read),
 		route(FuncFlowPut, "Creates or replaces a flow (admins)", "PUT", settings+"/{id}", AuthAdmin, ReadWrite),
@@ -423,10 +426,16 @@ const (
 )
 
 // Settings routes, admins only. Changes seal connector tokens and secrets, and manifest
-// overrides live in the governance table.
+// overrides live in the governance table. The embedded settings module reaches the read
+// and the change of settings (where an embedded session may change flags only); manifest
+// overrides and secret rotation are for signed-in admins.
 func init() {
 	route := func(name, desc, method, path string, tables ...TableGrant) Function {
-		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: AuthAdmin},
+		module := ""
+		if path == "/api/settings" {
+			module = "settings"
+		}
+		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: AuthAdmin, Module: module},
 			Tables: authenticatedTables(tables...), Timeout: 15 * time.Second, MemoryMB: 256, SealsSecrets: method != "GET"}
 	}
 	Functions = append(Functions,

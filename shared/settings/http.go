@@ -103,7 +103,15 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var inv *InvalidError
+	var scope *ScopeError
 	switch {
+	case errors.As(err, &scope):
+		p := httpapi.NewProblem(http.StatusForbidden, "outside_embedded_scope",
+			"An embedded session may change the feature switches only; nothing was changed. See errors.")
+		for _, f := range scope.Fields {
+			p.Errors = append(p.Errors, httpapi.FieldError{Field: f, Message: "is changed by a signed-in admin, not from the host ERP"})
+		}
+		httpapi.WriteProblem(w, r, p)
 	case errors.As(err, &inv):
 		p := httpapi.NewProblem(http.StatusBadRequest, "validation_failed", "The change is invalid; nothing was changed. See errors.")
 		for _, f := range inv.Fields {

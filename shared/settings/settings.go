@@ -138,8 +138,41 @@ func (e *InvalidError) Error() string {
 	return fmt.Sprintf("settings: %d invalid field(s)", len(e.Fields))
 }
 
+// ScopeError is a change an embedded session may not make: from inside the host ERP only
+// the feature switches (the two flags and finance approvals) change. Connectors carry credentials and reach out of the service, and
+// the embedded roles setting would let a session widen what sessions may do.
+type ScopeError struct{ Fields []string }
+
+func (e *ScopeError) Error() string {
+	return fmt.Sprintf("settings: %s cannot be changed from an embedded session", strings.Join(e.Fields, ", "))
+}
+
+// embeddedScope returns what of p an embedded caller may not change.
+func embeddedScope(who identity.Identity, p Patch) error {
+	if who.Source != identity.SourceUser {
+		return nil
+	}
+	var out []string
+	for k := range p.Settings {
+		if !slices.Contains(tenant.FeatureFlags, k) && k != tenant.KeyFinanceEnabled {
+			out = append(out, "settings."+k)
+		}
+	}
+	for sys := range p.Connectors {
+		out = append(out, "connectors."+sys)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	slices.Sort(out)
+	return &ScopeError{Fields: out}
+}
+
 // Apply validates p whole, then changes the tenant in one conditional write and audits it.
 func (s *Service) Apply(ctx context.Context, who identity.Identity, p Patch) (View, error) {
+	if err := embeddedScope(who, p); err != nil {
+		return View{}, err
+	}
 	if err := s.validate(ctx, p); err != nil {
 		return View{}, err
 	}

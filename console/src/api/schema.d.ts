@@ -544,6 +544,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/flows/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Integration status: recent flow runs per target system and per flow
+         * @description Reads the tenant's flow runs of the last `hours` hours (newest first, at most 2,000; `truncated` says when there were more) and summarises them per target system, every system listed, and per flow. A system's `health` is judged from its write attempts (runs `written`, `failed` or `retrying`; governance outcomes say nothing about a connector): `ok` when every attempt landed, `failing` when the newest three (or all) did not, `degraded` otherwise, `idle` without attempts. The embedded integration-status module's.
+         */
+        get: operations["flowStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/flows/runs/{id}": {
         parameters: {
             query?: never;
@@ -622,7 +642,7 @@ export interface paths {
         head?: never;
         /**
          * Change settings and connectors (admins)
-         * @description Applied together or not at all, and audited (action type `settings`) with the before and after; credentials are write-only, never returned or audited, and stored sealed. A connector's base URL must be https and resolve only to public addresses (no loopback, link-local — the instance metadata address included —, private or unique-local address); a null connector removes it; a connector without `token` keeps the stored one. Unknown setting keys are refused.
+         * @description Applied together or not at all, and audited (action type `settings`) with the before and after; credentials are write-only, never returned or audited, and stored sealed. A connector's base URL must be https and resolve only to public addresses (no loopback, link-local — the instance metadata address included —, private or unique-local address); a null connector removes it; a connector without `token` keeps the stored one. Unknown setting keys are refused. From an embedded session (module `settings`, admin role) only the feature switches (`sync_error_assist.enabled`, `sync_error_assist.webhook_enabled`, `finance_ops.enabled`) may change; anything else answers 403 `outside_embedded_scope` with the fields named, and nothing is changed. Manifest overrides and secret rotation are for signed-in admins only.
          */
         patch: operations["settingsPatch"];
         trace?: never;
@@ -1272,6 +1292,39 @@ export interface components {
             secret: string;
             /** Format: date-time */
             previousRetiresAt: string;
+        };
+        FlowStatus: {
+            /** Format: date-time */
+            since: string;
+            runsRead: number;
+            /** @description More runs fell in the window than one read scans; the counts are of the newest. */
+            truncated: boolean;
+            systems: {
+                system: components["schemas"]["FlowSystem"];
+                /** @enum {string} */
+                health: "ok" | "degraded" | "failing" | "idle";
+                /** @description Runs per outcome; outcomes without runs are absent. */
+                counts: {
+                    [key: string]: number;
+                };
+                /** Format: date-time */
+                lastWrittenAt?: string;
+                /** Format: date-time */
+                lastFailureAt?: string;
+                /** @description The newest failure's decision: the target's error class and code, never values. */
+                lastFailure?: string;
+            }[];
+            flows: {
+                flowId: string;
+                source: components["schemas"]["FlowEndpoint"];
+                target: components["schemas"]["FlowEndpoint"];
+                /** @description Runs per outcome; outcomes without runs are absent. */
+                counts: {
+                    [key: string]: number;
+                };
+                /** Format: date-time */
+                lastRunAt: string;
+            }[];
         };
     };
     responses: {
@@ -2502,6 +2555,38 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    flowStatus: {
+        parameters: {
+            query?: {
+                /** @description The window, in hours back from now. */
+                hours?: number;
+            };
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     flowRunDetail: {
         parameters: {
             query?: never;
@@ -2536,7 +2621,10 @@ export interface operations {
     flowSettingsList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2561,7 +2649,10 @@ export interface operations {
     flowSettingsDetail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
             path: {
                 id: components["parameters"]["Id"];
             };
@@ -2589,7 +2680,10 @@ export interface operations {
     flowSettingsPut: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
             path: {
                 id: components["parameters"]["Id"];
             };
@@ -2632,7 +2726,10 @@ export interface operations {
     flowSettingsDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
             path: {
                 id: components["parameters"]["Id"];
             };
@@ -2658,7 +2755,10 @@ export interface operations {
     settingsGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2684,7 +2784,10 @@ export interface operations {
     settingsPatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
             path?: never;
             cookie?: never;
         };

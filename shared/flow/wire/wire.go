@@ -46,6 +46,7 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 		blueprint.FuncFlowEvent:     {Handler: s.EventHandler()},
 		blueprint.FuncFlowRunsList:  {Handler: s.RunsHandler()},
 		blueprint.FuncFlowRunDetail: {Handler: s.RunHandler()},
+		blueprint.FuncFlowStatus:    {Handler: s.StatusHandler()},
 		blueprint.FuncFlowsList:     {Handler: s.FlowsHandler()},
 		blueprint.FuncFlowDetail:    {Handler: s.FlowHandler()},
 		blueprint.FuncFlowPut:       {Handler: s.PutFlowHandler()},
