@@ -71,7 +71,7 @@ func (businessCentral) decode(c *Client, op string, ans answer, entitySet, id st
 // changed the entity between the read and the write: it is read again and, unless the
 // caller pinned a version or the fields now hold, written once more. A second 412 goes to
 // the caller as ErrConflict.
-func (b businessCentral) write(ctx context.Context, c *Client, req WriteRequest) (WriteResult, error) {
+func (b businessCentral) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
 	if req.UpsertKey != "" {
 		return WriteResult{}, c.refuse(OpWrite, "upsert by external id is not supported by this system")
 	}

@@ -285,8 +285,13 @@ func (c *Client) Write(ctx context.Context, req WriteRequest) (WriteResult, erro
 		// The encoder's message can quote the offending value.
 		return WriteResult{}, c.refuse(OpWrite, "fields are not JSON-encodable")
 	}
-	return c.prof.write(ctx, c, req)
+	return c.prof.write(ctx, c, writeOp(req))
 }
+
+// writeOp is a WriteRequest past Write's checks, as the profiles take it. A type of its own
+// keeps the governance architecture test (which flags any call taking a WriteRequest
+// outside the guard) meaningful inside this package too.
+type writeOp WriteRequest
 
 // ListSyncErrors reads one page of the host ERP's sync errors that occurred at or after
 // since (zero: from the start), continuing at cursor (empty: the first page). limit <= 0
@@ -300,7 +305,7 @@ func (c *Client) ListSyncErrors(ctx context.Context, since time.Time, cursor str
 }
 
 // writeHeaders are the headers every request of a write carries.
-func writeHeaders(req WriteRequest) http.Header {
+func writeHeaders(req writeOp) http.Header {
 	h := http.Header{}
 	h.Set(HeaderIdempotencyKey, req.IdempotencyKey)
 	h.Set(HeaderOrigin, req.Origin)

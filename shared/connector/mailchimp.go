@@ -69,7 +69,7 @@ func (mailchimp) decode(c *Client, op string, ans answer, listID, id string) (Re
 // created when the id is an e-mail address; as the API requires, a new member needs a
 // status, status_if_new, which defaults to "pending" (double opt-in: the person confirms)
 // unless the write sets a status.
-func (m mailchimp) write(ctx context.Context, c *Client, req WriteRequest) (WriteResult, error) {
+func (m mailchimp) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
 	if req.UpsertKey != "" {
 		return WriteResult{}, c.refuse(OpWrite, "upsert by external id is not supported by this system")
 	}

@@ -58,7 +58,7 @@ func (n netsuite) get(ctx context.Context, c *Client, op, recordType, id string)
 // write is read-compare-write: NetSuite's synchronous record service keeps no idempotency
 // key, but setting fields to values is idempotent, and a retry whose first attempt did
 // land finds the values in place and sends nothing.
-func (n netsuite) write(ctx context.Context, c *Client, req WriteRequest) (WriteResult, error) {
+func (n netsuite) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
 	if req.UpsertKey != "" {
 		return WriteResult{}, c.refuse(OpWrite, "upsert by external id is not supported by this system")
 	}
@@ -71,7 +71,7 @@ func (n netsuite) write(ctx context.Context, c *Client, req WriteRequest) (Write
 
 // patchThenRead sends the fields as a PATCH whose answer has no body (204) and reads the
 // record back, so the caller gets the record as the system now holds it.
-func patchThenRead(ctx context.Context, c *Client, p profile, req WriteRequest, target string) (WriteResult, error) {
+func patchThenRead(ctx context.Context, c *Client, p profile, req writeOp, target string) (WriteResult, error) {
 	body, _ := json.Marshal(req.Fields)
 	if _, err := c.do(ctx, OpWrite, http.MethodPatch, target, body, writeHeaders(req)); err != nil {
 		return WriteResult{}, err

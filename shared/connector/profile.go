@@ -20,7 +20,7 @@ type profile interface {
 	// check refuses a configuration the vendor cannot work with ("" when fine).
 	check(cfg Config, base *url.URL) string
 	get(ctx context.Context, c *Client, op, entity, id string) (Record, error)
-	write(ctx context.Context, c *Client, req WriteRequest) (WriteResult, error)
+	write(ctx context.Context, c *Client, req writeOp) (WriteResult, error)
 	// failure reads an error answer: the vendor's error code, and its meaning.
 	failure(status int, h http.Header, body []byte, now time.Time) failureInfo
 }
@@ -71,13 +71,13 @@ func scalarText(v any) string {
 // readForWrite is the read half of read-compare-write: it reads the record, checks
 // IfVersion against it, and reports whether the record already holds every field of the
 // write. absentOK lets an upsert go on when the record does not exist yet.
-func (c *Client) readForWrite(ctx context.Context, p profile, req WriteRequest, absentOK bool) (cur Record, exists, done bool, err error) {
+func (c *Client) readForWrite(ctx context.Context, p profile, req writeOp, absentOK bool) (cur Record, exists, done bool, err error) {
 	return c.compareRead(req, absentOK)(p.get(ctx, c, OpWrite, req.Entity, req.RecordID))
 }
 
 // compareRead is readForWrite's compare half, for profiles that read a record their own
 // way (by an external id).
-func (c *Client) compareRead(req WriteRequest, absentOK bool) func(Record, error) (Record, bool, bool, error) {
+func (c *Client) compareRead(req writeOp, absentOK bool) func(Record, error) (Record, bool, bool, error) {
 	return func(cur Record, err error) (Record, bool, bool, error) {
 		if err != nil {
 			if absentOK && isNotFound(err) && req.IfVersion == "" {
@@ -153,4 +153,3 @@ func normalise(fields map[string]any) (map[string]any, bool) {
 	m, ok := decodeObject(raw)
 	return m, ok
 }
-

@@ -60,7 +60,7 @@ func (s salesforce) getBy(ctx context.Context, c *Client, op, sobject, byField, 
 
 // write is read-compare-write; with UpsertKey the row is addressed by that external id and
 // a missing one is created, which is Salesforce's own idempotent create.
-func (s salesforce) write(ctx context.Context, c *Client, req WriteRequest) (WriteResult, error) {
+func (s salesforce) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
 	cur, _, done, err := c.compareRead(req, req.UpsertKey != "")(s.getBy(ctx, c, OpWrite, req.Entity, req.UpsertKey, req.RecordID))
 	if err != nil || done {
 		return WriteResult{Record: cur, Replayed: done}, err

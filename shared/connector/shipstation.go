@@ -70,7 +70,7 @@ func (shipstation) decode(c *Client, op string, ans answer, resource, id string)
 // write reads the whole resource, and unless it already holds the fields, sends it back
 // whole with the fields merged in: orders through createorder (the read order's orderKey
 // makes it an update), anything else with PUT.
-func (s shipstation) write(ctx context.Context, c *Client, req WriteRequest) (WriteResult, error) {
+func (s shipstation) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
 	if req.UpsertKey != "" {
 		return WriteResult{}, c.refuse(OpWrite, "upsert by external id is not supported by this system")
 	}

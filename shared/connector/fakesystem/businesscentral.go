@@ -79,7 +79,7 @@ func (b bcFake) entity(rec *record, entitySet string) reply {
 }
 
 // bcEntityPath reads /api/v2.0/companies({company})/{entitySet}({key}); a string key is
-// an OData literal ('...' with '' for a quote). The escaped path is read, so a key holding
+// an OData literal (quoted, with a quote doubled). The escaped path is read, so a key holding
 // parentheses or slashes (escaped by the client) cannot confuse it.
 func bcEntityPath(path string) (entitySet, id string, ok bool) {
 	rest, ok := strings.CutPrefix(path, "/api/v2.0/companies("+url.PathEscape(FakeCompanyID)+")/")
