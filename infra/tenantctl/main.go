@@ -45,6 +45,10 @@ commands:
   connector TENANT SYSTEM [BASEURL [TOKEN]]
                                  configure one of the tenant's systems (hosterp, erp2, crm,
                                  marketing, shipping); without BASEURL it is removed
+  connector-oauth TENANT SYSTEM [TOKENURL [SCOPE]]
+                                 make the connector's token "clientId:clientSecret" for the
+                                 OAuth 2.0 client-credentials grant at TOKENURL (NetSuite,
+                                 Business Central); without TOKENURL the token is sent as is
   show TENANT                    print settings and secret metadata (never secret values)
   list                           list tenants
 
@@ -195,6 +199,21 @@ func command(ctx context.Context, admin tenant.Admin, args []string, out io.Writ
 		} else {
 			fmt.Fprintf(out, "%s: connector %s -> %s\n", args[1], args[2], baseURL)
 		}
+	case "connector-oauth":
+		if err := need(2, "connector-oauth TENANT SYSTEM [TOKENURL [SCOPE]]"); err != nil {
+			return err
+		}
+		tokenURL, scope := "", ""
+		if len(args) > 3 {
+			tokenURL = args[3]
+		}
+		if len(args) > 4 {
+			scope = args[4]
+		}
+		if err := admin.SetConnectorOAuth(ctx, args[1], args[2], tokenURL, scope); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s: connector %s token URL %q\n", args[1], args[2], tokenURL)
 	case "show":
 		if err := need(1, "show TENANT"); err != nil {
 			return err
@@ -253,6 +272,9 @@ func describe(out io.Writer, c tenant.Config) {
 			tok := "no token"
 			if cc.Token != "" {
 				tok = "token " + fingerprint(cc.Token)
+			}
+			if cc.TokenURL != "" {
+				tok += ", client credentials at " + cc.TokenURL
 			}
 			fmt.Fprintf(out, "  connector %s -> %s (%s)\n", sys, cc.BaseURL, tok)
 		}
