@@ -26,8 +26,8 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) tenant.Store) {
 			},
 			Connectors: map[string]tenant.Connector{"hosterp": {BaseURL: "https://erp.example.com/api", Token: "client:tok",
 				TokenURL: "https://erp.example.com/services/rest/auth/oauth2/v1/token", Scope: "rest_webservices"}},
-			CreatedAt:  now,
-			UpdatedAt:  now,
+			CreatedAt: now,
+			UpdatedAt: now,
 		}
 	}
 
