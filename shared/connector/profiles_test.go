@@ -127,11 +127,8 @@ func TestClientCredentials(t *testing.T) {
 		t.Run(string(sys), func(t *testing.T) {
 			t.Parallel()
 			pc := profileOf(sys)
-			var url string
-			fake, c, _ := startProfile(t, pc, func(cfg *connector.Config) {
-				url = cfg.BaseURL
-			})
-			root := url[:len(url)-len(fakesystem.BasePath(sys))]
+			fake, _, root := startProfile(t, pc, nil)
+			url := root + fakesystem.BasePath(sys)
 			fake.IssueTokens("client-1", "s3cret", time.Hour)
 			c, err := connector.New(connector.Config{System: sys, BaseURL: url, Token: "client-1:s3cret",
 				TokenURL: root + fakesystem.TokenPath, Scope: "https://api.businesscentral.dynamics.com/.default"})
