@@ -385,6 +385,50 @@ func TestListSyncErrorsPaging(t *testing.T) {
 	})
 }
 
+// The poll reads a sync-error record as the host ERP's script posts it: an empty error id
+// is ns-sync-error-<internal id>, text is trimmed, direction lower-cased, and what the
+// ingest would reject (an unknown direction, a payload that is not an object) goes to
+// context as text rather than losing the error.
+func TestListSyncErrorsReadsRecordsAsTheScriptPostsThem(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemHostERP, nil)
+	internal, err := fake.AddSyncErrorRecord(json.RawMessage(`{"errorId":"  ","recordType":" salesOrder ","recordId":"SO-1 ",
+		"errorCode":"E1","message":" kept as is ","occurredAt":"2026-11-22T10:00:00+01:00","direction":"Inbound","payload":{"total":129.50}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fake.AddSyncErrorRecord(json.RawMessage(`{"errorId":"E-2","recordType":"invoice","recordId":"INV-1","errorCode":"E2",
+		"message":"m","occurredAt":"2026-11-22T09:30:00Z","direction":"sideways","payload":"not json"}`)); err != nil {
+		t.Fatal(err)
+	}
+	page, err := c.ListSyncErrors(context.Background(), time.Time{}, "", 10)
+	if err != nil || len(page.Items) != 2 {
+		t.Fatalf("page %s, %v", page.Items, err)
+	}
+	var first, second map[string]any
+	if json.Unmarshal(page.Items[0], &first) != nil || json.Unmarshal(page.Items[1], &second) != nil {
+		t.Fatalf("items %s", page.Items)
+	}
+	want := map[string]any{"errorId": connector.FallbackErrorIDPrefix + internal, "recordType": "salesOrder", "recordId": "SO-1",
+		"errorCode": "E1", "message": " kept as is ", "occurredAt": "2026-11-22T09:00:00.000Z", "direction": "inbound",
+		"payload": map[string]any{"total": 129.50},
+		"context": map[string]any{"source": "netsuite", "hostRecord": map[string]any{"type": "customrecord_sea_sync_error", "id": internal}}}
+	delete(first, "tenantId")
+	if !reflect.DeepEqual(first, want) {
+		t.Fatalf("record without an error id:\n got %v\nwant %v", first, want)
+	}
+	ctx, _ := second["context"].(map[string]any)
+	if second["errorId"] != "E-2" || second["direction"] != nil || second["payload"] != nil ||
+		ctx["directionText"] != "sideways" || ctx["payloadText"] != "not json" {
+		t.Fatalf("record with text the ingest would reject: %v", second)
+	}
+	// The same record polled again keeps its errorId, so the claim path drops it as a duplicate.
+	again, err := c.ListSyncErrors(context.Background(), time.Time{}, "", 10)
+	if err != nil || !bytes.Equal(again.Items[0], page.Items[0]) {
+		t.Fatalf("second poll %s, %v", again.Items, err)
+	}
+}
+
 func TestListSyncErrorsUnsupported(t *testing.T) {
 	t.Parallel()
 	for _, sys := range connector.Systems[1:] {

@@ -47,15 +47,21 @@
 // amounts and large ids reach the caller (and the governance ledger's payload hash) exactly
 // as the system sent them.
 //
-// The host ERP's sync errors are the custom record customrecord_sea_sync_error the host
-// ERP's script writes (custrecord_sea_error_id, _record_type, _record_id, _error_code,
-// _message, _payload as JSON text, _occurred_at as ISO text, _external_system,
-// _direction). ListSyncErrors reads them with SuiteQL, oldest first, and maps each row to
-// the ingest webhook's body format (tenantId from Config.TenantID). since is inclusive, to
-// the second (a watermark may repeat a record, the claim path drops duplicates, while an
-// exclusive bound could skip records sharing the watermark's timestamp). The cursor is
-// "offset.limit": NetSuite pages by offset in multiples of the page size, so the first
-// page's size is kept; an empty NextCursor means the last page.
+// The host ERP's sync errors are the custom record customrecord_sea_sync_error of the
+// NetSuite SDF project in netsuite/ (custrecord_sea_error_id, _record_type, _record_id,
+// _error_code, _message, _payload as JSON text, _occurred_at as ISO text,
+// _external_system, _direction). ListSyncErrors reads them with SuiteQL, oldest first, and
+// maps each row to the ingest webhook's body format (tenantId from Config.TenantID) the
+// way the project's user-event script builds its post from the same record, so a record
+// the webhook delivered and the reconcile polls is one claim: an empty error id is
+// "ns-sync-error-" and the internal id (FallbackErrorIDPrefix), text is trimmed, the
+// direction lower-cased, and a direction, payload or time the ingest would reject goes to
+// context as text (a record whose time does not parse is then refused by the ingest
+// validation, where the script would send its creation time instead). since is
+// inclusive, to the second (a watermark may repeat a record, the claim path drops
+// duplicates, while an exclusive bound could skip records sharing the watermark's
+// timestamp). The cursor is "offset.limit": NetSuite pages by offset in multiples of the
+// page size, so the first page's size is kept; an empty NextCursor means the last page.
 //
 // # Authentication and configuration
 //

@@ -98,9 +98,12 @@ func (netsuite) failure(status int, h http.Header, body []byte, now time.Time) f
 	return standardFailure(status, h, code, now)
 }
 
-// The custom record the host ERP's script writes one of per sync error, and its fields.
+// The custom record the host ERP's script writes one of per sync error, and its fields
+// (netsuite/src/Objects/customrecord_sea_sync_error.xml). colInternalID is the record's
+// own internal id.
 const (
 	syncErrorRecord = "customrecord_sea_sync_error"
+	colInternalID   = "id"
 	colErrorID      = "custrecord_sea_error_id"
 	colRecordType   = "custrecord_sea_record_type"
 	colRecordID     = "custrecord_sea_record_id"
@@ -114,9 +117,9 @@ const (
 
 // SyncErrorQuery is the SuiteQL the listing runs, with %s the optional WHERE clause. It is
 // exported so the fake host ERP answers exactly this query.
-const SyncErrorQuery = "SELECT " + colErrorID + ", " + colRecordType + ", " + colRecordID + ", " + colErrorCode + ", " +
+const SyncErrorQuery = "SELECT " + colInternalID + ", " + colErrorID + ", " + colRecordType + ", " + colRecordID + ", " + colErrorCode + ", " +
 	colMessage + ", " + colPayload + ", " + colOccurredAt + ", " + colExternal + ", " + colDirection +
-	" FROM " + syncErrorRecord + "%s ORDER BY " + colOccurredAt + ", " + colErrorID
+	" FROM " + syncErrorRecord + "%s ORDER BY " + colOccurredAt + ", " + colErrorID + ", " + colInternalID
 
 // SyncErrorSince is the WHERE clause for a since bound, with %s its second-precision UTC
 // time. occurred_at is ISO text; comparing its first 19 characters (to the second) keeps
@@ -182,26 +185,73 @@ func parseOffsetCursor(cursor string) (offset, limit int, ok bool) {
 	return offset, limit, true
 }
 
-// ingestBody maps one SuiteQL row to the ingest webhook's body format. SuiteQL leaves out
-// empty columns, so absent fields stay absent and the ingest validation names what is
-// missing. The payload column is JSON text; text that is not JSON is dropped rather than
-// failing the page.
+// FallbackErrorIDPrefix makes the errorId of a sync-error record whose error id field is
+// empty: the prefix and the record's internal id. The host ERP's user-event script
+// (netsuite/src/FileCabinet/SuiteScripts/sync_error_assist/sea_sync_error_ue.js) derives it
+// the same way, so the reconcile's poll and the script's post of one record claim one
+// sync error.
+const FallbackErrorIDPrefix = "ns-sync-error-"
+
+// ingestBody maps one SuiteQL row to the ingest webhook's body format, as the host ERP's
+// script builds it from the same record: text fields trimmed (the message kept as it is),
+// errorId falling back to FallbackErrorIDPrefix and the internal id, occurredAt as UTC ISO
+// text, direction lower-cased. What the ingest would reject rather than lose the error for
+// (a direction it does not know, a payload that is not a JSON object, a time that does not
+// parse) goes to context as text, as the script does; a record without a usable time is
+// then refused by the ingest validation, where the script falls back to the record's
+// creation time. SuiteQL leaves out empty columns, so absent fields stay absent and the
+// ingest validation names what is missing.
 func ingestBody(row map[string]any, tenantID string) map[string]any {
 	out := map[string]any{}
 	if tenantID != "" {
 		out["tenantId"] = tenantID
 	}
-	for col, key := range map[string]string{
-		colErrorID: "errorId", colRecordType: "recordType", colRecordID: "recordId", colErrorCode: "errorCode",
-		colMessage: "message", colOccurredAt: "occurredAt", colExternal: "externalSystem", colDirection: "direction",
-	} {
+	text := func(col string) string {
 		if v, ok := row[col]; ok && v != nil {
-			out[key] = fmtColumn(v)
+			return fmtColumn(v)
+		}
+		return ""
+	}
+	internalID := strings.TrimSpace(text(colInternalID))
+	about := map[string]any{"source": "netsuite"}
+	if internalID != "" {
+		about["hostRecord"] = map[string]any{"type": syncErrorRecord, "id": internalID}
+	}
+	errorID := strings.TrimSpace(text(colErrorID))
+	if errorID == "" && internalID != "" {
+		errorID = FallbackErrorIDPrefix + internalID
+	}
+	for key, v := range map[string]string{
+		"errorId": errorID, "recordType": strings.TrimSpace(text(colRecordType)), "recordId": strings.TrimSpace(text(colRecordID)),
+		"errorCode": strings.TrimSpace(text(colErrorCode)), "message": text(colMessage),
+		"externalSystem": strings.TrimSpace(text(colExternal)),
+	} {
+		if v != "" {
+			out[key] = v
 		}
 	}
-	if s, ok := row[colPayload].(string); ok && json.Valid([]byte(s)) {
-		out["payload"] = json.RawMessage(s)
+	if at := strings.TrimSpace(text(colOccurredAt)); at != "" {
+		if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
+			out["occurredAt"] = t.UTC().Format("2006-01-02T15:04:05.000Z")
+		} else {
+			about["occurredAtText"] = at
+		}
 	}
+	switch d := strings.TrimSpace(text(colDirection)); strings.ToLower(d) {
+	case "":
+	case "inbound", "outbound":
+		out["direction"] = strings.ToLower(d)
+	default:
+		about["directionText"] = d
+	}
+	if p := text(colPayload); strings.TrimSpace(p) != "" {
+		if _, ok := decodeObject([]byte(p)); ok && json.Valid([]byte(p)) {
+			out["payload"] = json.RawMessage(p)
+		} else {
+			about["payloadText"] = p
+		}
+	}
+	out["context"] = about
 	return out
 }
 

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -91,6 +92,8 @@ type record struct {
 type syncError struct {
 	occurredAt time.Time
 	errorID    string
+	// internalID is the custom record's internal id, given in the order errors are added.
+	internalID int
 	raw        map[string]any
 }
 
@@ -178,34 +181,46 @@ func (s *Server) Get(entity, id string) (connector.Record, bool) {
 	return connector.Record{Entity: entity, ID: id, Fields: cloneMap(rec.fields), Version: s.dialect.version(rec.version)}, true
 }
 
-// AddSyncError adds a host ERP sync error, as the host ERP's script would create a
-// customrecord_sea_sync_error. raw is in the ingest webhook's body format; it needs at
-// least errorId and an RFC 3339 occurredAt. Its tenantId is not stored: the custom record
-// has no such field, the account is the tenant.
+// AddSyncError adds a host ERP sync error, as an integration would create a
+// customrecord_sea_sync_error, and returns the record's internal id. raw is in the ingest
+// webhook's body format; it needs an RFC 3339 occurredAt. errorId may be left out (the
+// custom record's error id field may be empty); a payload given as a string is stored as
+// that text, anything else as its JSON. Its tenantId is not stored: the custom record has
+// no such field, the account is the tenant.
 func (s *Server) AddSyncError(raw json.RawMessage) error {
+	_, err := s.AddSyncErrorRecord(raw)
+	return err
+}
+
+// AddSyncErrorRecord is AddSyncError, returning the new record's internal id.
+func (s *Server) AddSyncErrorRecord(raw json.RawMessage) (string, error) {
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return fmt.Errorf("fakesystem: sync error is not a JSON object: %v", err)
+		return "", fmt.Errorf("fakesystem: sync error is not a JSON object: %v", err)
 	}
 	id, _ := m["errorId"].(string)
 	at, _ := m["occurredAt"].(string)
 	t, err := time.Parse(time.RFC3339Nano, at)
-	if err != nil || id == "" {
-		return errors.New("fakesystem: sync error needs errorId and an RFC 3339 occurredAt")
+	if err != nil {
+		return "", errors.New("fakesystem: sync error needs an RFC 3339 occurredAt")
 	}
-	item := syncError{occurredAt: t.UTC(), errorID: id, raw: m}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.nextID++
+	item := syncError{occurredAt: t.UTC(), errorID: id, internalID: s.nextID, raw: m}
 	i, _ := slices.BinarySearchFunc(s.syncErrors, item, compareSyncErrors)
 	s.syncErrors = slices.Insert(s.syncErrors, i, item)
-	return nil
+	return strconv.Itoa(item.internalID), nil
 }
 
 func compareSyncErrors(a, b syncError) int {
 	if c := a.occurredAt.Compare(b.occurredAt); c != 0 {
 		return c
 	}
-	return strings.Compare(a.errorID, b.errorID)
+	if c := strings.Compare(a.errorID, b.errorID); c != 0 {
+		return c
+	}
+	return a.internalID - b.internalID
 }
 
 // FailNext answers the next n requests with status and the vendor's error body (code

@@ -131,7 +131,7 @@ func (n netsuiteFake) suiteQL(s *Server, r *http.Request, body []byte) reply {
 	var rows []map[string]any
 	for _, e := range s.syncErrors {
 		if e.occurredAt.UTC().Format("2006-01-02T15:04:05") >= since {
-			rows = append(rows, syncErrorRow(e.raw))
+			rows = append(rows, syncErrorRow(e))
 		}
 	}
 	page := rows[min(offset, len(rows)):min(offset+limit, len(rows))]
@@ -179,10 +179,11 @@ func syncErrorSince(q string) (string, bool) {
 }
 
 // syncErrorRow is the custom record's row for an error given in the ingest format, as
-// SuiteQL returns it: column names lower-case, empty columns left out, the payload as
-// JSON text.
-func syncErrorRow(raw map[string]any) map[string]any {
-	row := map[string]any{"links": []any{}}
+// SuiteQL returns it: column names lower-case, values as text, empty columns left out,
+// the payload as JSON text (or the text it was given as).
+func syncErrorRow(e syncError) map[string]any {
+	raw := e.raw
+	row := map[string]any{"links": []any{}, "id": strconv.Itoa(e.internalID)}
 	for key, col := range map[string]string{
 		"errorId": "custrecord_sea_error_id", "recordType": "custrecord_sea_record_type", "recordId": "custrecord_sea_record_id",
 		"errorCode": "custrecord_sea_error_code", "message": "custrecord_sea_message", "occurredAt": "custrecord_sea_occurred_at",
@@ -192,7 +193,13 @@ func syncErrorRow(raw map[string]any) map[string]any {
 			row[col] = v
 		}
 	}
-	if p, ok := raw["payload"]; ok && p != nil {
+	switch p := raw["payload"].(type) {
+	case nil:
+	case string:
+		if p != "" {
+			row["custrecord_sea_payload"] = p
+		}
+	default:
 		text, _ := json.Marshal(p)
 		row["custrecord_sea_payload"] = string(text)
 	}
