@@ -50,7 +50,7 @@ func demo(ctx context.Context) error {
 		out, err := io.ReadAll(resp.Body)
 		return resp.StatusCode, out, err
 	}
-	record := "/fake/hosterp/api/records/salesOrder/SO-10042"
+	record := "/fake/hosterp/services/rest/record/v1/salesOrder/SO-10042"
 	step := func(n int, what string) { fmt.Printf("\n%d. %s\n", n, what) }
 
 	step(1, "The host ERP's sales order before (GET "+record+"):")

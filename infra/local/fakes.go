@@ -61,7 +61,8 @@ func (f fakeSystems) mount(mux *http.ServeMux) {
 // configure points the demo tenant's connectors at the fakes.
 func (f fakeSystems) configure(ctx context.Context, admin tenant.Admin, baseURL string) error {
 	for s := range f {
-		if err := admin.SetConnector(ctx, demoTenant, string(s), baseURL+"/fake/"+string(s), ""); err != nil {
+		// Business Central's base URL names the company (fakesystem.BasePath).
+		if err := admin.SetConnector(ctx, demoTenant, string(s), baseURL+"/fake/"+string(s)+fakesystem.BasePath(s), ""); err != nil {
 			return err
 		}
 	}

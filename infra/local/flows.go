@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,9 +28,11 @@ var demoFlows = []flow.Flow{
 	{ID: "crm-account-to-erp", Enabled: true,
 		Source: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"}, Target: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"},
 		Mapping: map[string]string{"phone": "Phone", "email": "Email", "creditLimit": "CreditLimit"}, Filter: map[string]any{"Type": "Customer"}},
+	// ShipStation's orders resource: the order's top-level fields (its ship-to address is a
+	// nested object a flat mapping cannot address); the write goes out as createorder.
 	{ID: "erp-order-to-shipping", Enabled: true,
-		Source: flow.Endpoint{System: connector.SystemHostERP, Entity: "salesOrder"}, Target: flow.Endpoint{System: connector.SystemShipping, Entity: "order"},
-		Mapping: map[string]string{"orderNumber": "tranId", "shipPostalCode": "shipzip", "shipCountry": "shipcountry"}},
+		Source: flow.Endpoint{System: connector.SystemHostERP, Entity: "salesOrder"}, Target: flow.Endpoint{System: connector.SystemShipping, Entity: "orders"},
+		Mapping: map[string]string{"orderNumber": "tranId", "customerEmail": "email", "shipByDate": "shipDate"}},
 }
 
 // demoOverrides give the host ERP the customer's credit and tax fields, and the account
@@ -57,29 +60,47 @@ func seedDemoFlows(ctx context.Context, deps *compose.Stack, fakes fakeSystems) 
 			return fmt.Errorf("seed manifest overrides: %w", err)
 		}
 	}
-	fakes[connector.SystemCRM].Seed("Account", "C-2001", map[string]any{"Name": "Nordwind Handel GmbH", "Type": "Customer",
-		"Phone": "+49 40 555 0100", "CreditLimit": 25000})
-	fakes[connector.SystemShipping].Seed("order", "SO-10042", map[string]any{"orderNumber": "SO-10042", "shipCountry": "DE"})
+	seedFakeFlowTargets(fakes)
 	return nil
 }
 
+// demoFlowRecord is the record the demo's events are about, per source entity. A flow
+// writes the target record with the source record's id.
+var demoFlowRecord = map[string]string{"customer": "C-2001", "Account": "C-2001", "salesOrder": "SO-10042"}
+
+// seedFakeFlowTargets puts the records the demo flows write to into the fakes, where the
+// vendor profiles address them: the CRM's Account C-2001 as a Salesforce sObject row, and
+// ShipStation's order SO-10042 in the orders resource, whose orderKey makes the
+// connector's createorder update it rather than create another. (The host ERP's customer
+// C-2001 is newFakeSystems' own.)
+func seedFakeFlowTargets(fakes fakeSystems) {
+	fakes[connector.SystemCRM].Seed("Account", "C-2001", map[string]any{"Name": "Nordwind Handel GmbH", "Type": "Customer",
+		"Phone": "+49 40 555 0100", "CreditLimit": 25000})
+	fakes[connector.SystemShipping].Seed("orders", "SO-10042", map[string]any{
+		"orderNumber": "SO-10042", "orderKey": "SO-10042", "orderDate": "2026-11-20T09:00:00.0000000", "orderStatus": "awaiting_shipment",
+		"customerEmail": "einkauf@nordwind.example",
+		"shipTo":        map[string]any{"name": "Nordwind Handel GmbH", "street1": "Friedrichstraße 1", "city": "Berlin", "postalCode": "10117", "country": "DE"},
+	})
+}
+
+// netsuiteRecordPath is where NetSuite's record service (and the fake host ERP) keeps records.
+const netsuiteRecordPath = "/services/rest/record/v1/"
+
 // refuseInvalidEmail makes the fake host ERP check e-mail addresses the way NetSuite's
-// record service does: a write of an address without "@" answers 400 INVALID_FLD_VALUE.
-// It is what turns the demo's bad CRM value into a failed flow run and a sync error.
+// record service does: a PATCH of a record whose body sets an address without "@"
+// answers 400 with NetSuite's error body, code INVALID_FLD_VALUE, and changes nothing.
+// The connector reads that as a validation error, which the flow treats as permanent: it
+// is what turns the demo's bad CRM value into a failed flow run and a sync error.
 func refuseInvalidEmail(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPatch && r.Method != http.MethodPut {
+		if r.Method != http.MethodPatch || !strings.HasPrefix(r.URL.Path, netsuiteRecordPath) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		var doc map[string]any
-		_ = json.Unmarshal(body, &doc)
-		fields, _ := doc["fields"].(map[string]any)
-		if fields == nil {
-			fields = doc
-		}
+		var fields map[string]any
+		_ = json.Unmarshal(body, &fields)
 		if email, ok := fields["email"].(string); ok && !strings.Contains(email, "@") {
 			w.Header().Set("Content-Type", "application/vnd.oracle.resource+json; type=error")
 			w.WriteHeader(http.StatusBadRequest)
@@ -98,10 +119,14 @@ func flowsDemo(ctx context.Context) error {
 		return err
 	}
 	step := func(n int, what string) { fmt.Printf("\n%d. %s\n", n, what) }
-	tag, sent := time.Now().UTC().Format("150405"), 0
-	event := func(system, entity, record string, fields map[string]any) (flow.Run, error) {
+	// Event ids are unique per run of the demo, to the nanosecond: a demo run takes about a
+	// second, and a second run's events must not be answered as redeliveries of the first's.
+	now := time.Now().UTC()
+	tag, runTag, sent := now.Format("150405"), strconv.FormatInt(now.UnixNano(), 36), 0
+	// event posts a change and checks its one run ended as the story says it should.
+	event := func(system, entity, record string, fields map[string]any, want flow.Outcome) (flow.Run, error) {
 		sent++
-		body, _ := json.Marshal(map[string]any{"eventId": fmt.Sprintf("EV-%s-%d", tag, sent),
+		body, _ := json.Marshal(map[string]any{"eventId": fmt.Sprintf("EV-%s-%d", runTag, sent),
 			"entity": entity, "recordId": record, "changedAt": time.Now().UTC().Format(time.RFC3339), "fields": fields})
 		code, out, err := api.signed("/api/flows/events/"+system, body)
 		if err != nil {
@@ -116,28 +141,35 @@ func flowsDemo(ctx context.Context) error {
 		if err == nil {
 			err = json.Unmarshal(out, &run)
 		}
+		if err != nil {
+			return run, err
+		}
 		fmt.Printf("   run %s of %s: %s — %s\n", run.ID, run.FlowID, run.Outcome, run.Decision)
-		return run, err
+		if run.Outcome != want {
+			return run, fmt.Errorf("run %s ended %s, want %s", run.ID, run.Outcome, want)
+		}
+		return run, nil
 	}
 	step(1, "The host ERP changes customer C-2001's phone; the change flows to the CRM account:")
 	phone := "+49 40 555 " + tag[2:]
-	if _, err := event("hosterp", "customer", "C-2001", map[string]any{"phone": phone, "companyName": "Nordwind Handel GmbH"}); err != nil {
+	if _, err := event("hosterp", "customer", "C-2001", map[string]any{"phone": phone, "companyName": "Nordwind Handel GmbH"}, flow.OutcomeWritten); err != nil {
 		return err
 	}
 	step(2, "A sales order changes; it flows to the shipping platform:")
-	if _, err := event("hosterp", "salesOrder", "SO-10042", map[string]any{"tranId": "SO-10042", "shipzip": "10117", "shipcountry": "DE"}); err != nil {
+	if _, err := event("hosterp", "salesOrder", "SO-10042", map[string]any{"tranId": "SO-10042", "email": "einkauf@nordwind.example",
+		"shipDate": time.Now().UTC().AddDate(0, 0, 2).Format("2006-01-02")}, flow.OutcomeWritten); err != nil {
 		return err
 	}
 	step(3, "A CRM user raises the credit limit, which the host ERP owns: the write is rejected:")
-	if _, err := event("crm", "Account", "C-2001", map[string]any{"Type": "Customer", "CreditLimit": 99000}); err != nil {
+	if _, err := event("crm", "Account", "C-2001", map[string]any{"Type": "Customer", "CreditLimit": 99000}, flow.OutcomeRejected); err != nil {
 		return err
 	}
 	step(4, "The CRM echoes step 1's phone back: the reciprocal write is detected as a loop and broken:")
-	if _, err := event("crm", "Account", "C-2001", map[string]any{"Type": "Customer", "Phone": phone}); err != nil {
+	if _, err := event("crm", "Account", "C-2001", map[string]any{"Type": "Customer", "Phone": phone}, flow.OutcomeLoopBroken); err != nil {
 		return err
 	}
 	step(5, "A CRM e-mail the host ERP refuses: the run fails and becomes a sync error in the queue:")
-	run, err := event("crm", "Account", "C-2001", map[string]any{"Type": "Customer", "Email": "einkauf(at)nordwind"})
+	run, err := event("crm", "Account", "C-2001", map[string]any{"Type": "Customer", "Email": "bestellung(at)nordwind"}, flow.OutcomeFailed)
 	if err != nil {
 		return err
 	}
@@ -149,11 +181,29 @@ func flowsDemo(ctx context.Context) error {
 	if err := waitDiagnosed(api, detail); err != nil {
 		return err
 	}
-	code, out, err := api.do("POST", detail+"/approve", []byte(`{"fix":[{"path":"email","after":"einkauf@nordwind.example"}],"note":"make demo-flows"}`), nil)
+	const corrected = "bestellung@nordwind.example"
+	code, out, err := api.do("POST", detail+"/approve", []byte(`{"fix":[{"path":"email","after":"`+corrected+`"}],"note":"make demo-flows"}`), nil)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("   approve: %d %s\n", code, firstLine(out))
+	if code != http.StatusOK {
+		return fmt.Errorf("approve answered %d", code)
+	}
+	// The fake host ERP's record, read as NetSuite's record service serves it.
+	code, out, err = api.do("GET", "/fake/hosterp"+netsuiteRecordPath+"customer/C-2001", nil, http.Header{})
+	var customer map[string]any
+	if err == nil && (code != http.StatusOK || json.Unmarshal(out, &customer) != nil) {
+		err = fmt.Errorf("the host ERP's customer C-2001 answered %d %s", code, firstLine(out))
+	}
+	if err != nil {
+		return err
+	}
+	if customer["email"] != corrected {
+		return fmt.Errorf("the host ERP's customer C-2001 has email %v after the approve, want %s", customer["email"], corrected)
+	}
+	fmt.Printf("   the host ERP's customer C-2001 now has email %s\n", corrected)
+	fmt.Println("\nEvery step went as the story says.")
 	fmt.Printf("\nOwnership rejections and loop detections: the console's Governance panel, or\n"+
 		"  curl -s %s/api/governance/loop-detections -H 'Authorization: %s'\nFlow runs: the console's Flows panel.\n", api.base, api.auth)
 	return nil

@@ -341,7 +341,7 @@ The whole flow, step by step, in another terminal:
   make sample                            post another signed sample
   TOKEN=$(make -s token ROLE=approver)   a development JWT (ROLE=operator|approver|admin)
   curl -s API_URL/api/sync-error-assist/proposals -H "Authorization: Bearer $TOKEN"
-  curl -s API_URL/fake/hosterp/api/records/salesOrder/SO-10042     the fake host ERP's record
+  curl -s API_URL/fake/hosterp/services/rest/record/v1/salesOrder/SO-10042     the fake host ERP's record
   make embedded                          open an embedded session and a module context, as a host ERP would
   make reconcile                         run the reconcile now (it finds ERR-MISSED-0001, whose webhook never came)
 

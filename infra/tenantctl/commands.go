@@ -41,7 +41,7 @@ var forms = map[string]struct {
 	"set":           {"set TENANT KEY VALUE", 3},
 	"enable":        {"enable TENANT", 1},
 	"rotate-secret": {"rotate-secret TENANT [-purpose ingest|finance|embedded] [-grace 24h]", 1},
-	"connector":     {"connector TENANT SYSTEM [BASEURL] [-token-file PATH | -token-stdin]", 2},
+	"connector":     {"connector TENANT SYSTEM [BASEURL] [-token-file PATH | -token-stdin] [-token-url URL [-scope SCOPE]]", 2},
 	"manifest":      {"manifest TENANT FILE", 2},
 	"show":          {"show TENANT", 1},
 	"list":          {"list", 0},
@@ -159,6 +159,9 @@ func (c cli) connector(ctx context.Context, id string, rest []string) error {
 	fs.SetOutput(io.Discard)
 	tokenFile := fs.String("token-file", "", "read the credential from this file")
 	tokenStdin := fs.Bool("token-stdin", false, "read the credential from standard input")
+	var tokenURL, scope optional
+	fs.Var(&tokenURL, "token-url", "exchange the credential, as clientId:clientSecret, at this OAuth 2.0 token endpoint ('' to stop)")
+	fs.Var(&scope, "scope", "the scope of the client-credentials grant")
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
 		return err
@@ -176,8 +179,9 @@ func (c cli) connector(ctx context.Context, id string, rest []string) error {
 		if cp.Token, err = c.token(*tokenFile, *tokenStdin); err != nil {
 			return err
 		}
-	} else if *tokenFile != "" || *tokenStdin {
-		return errors.New("a credential needs a BASEURL; without one the connector is removed")
+		cp.TokenURL, cp.Scope = tokenURL.v, scope.v
+	} else if *tokenFile != "" || *tokenStdin || tokenURL.v != nil || scope.v != nil {
+		return errors.New("a credential or token URL needs a BASEURL; without one the connector is removed")
 	}
 	patch := settings.Patch{Connectors: map[string]*settings.ConnectorPatch{system: cp}}
 	if _, err := c.svc.Apply(ctx, c.who(id), patch); err != nil {
@@ -220,6 +224,18 @@ func (c cli) token(file string, stdin bool) (*string, error) {
 	}
 	return &tok, nil
 }
+
+// optional is a string flag that tells "not given" from "given empty".
+type optional struct{ v *string }
+
+func (o *optional) String() string {
+	if o.v == nil {
+		return ""
+	}
+	return *o.v
+}
+
+func (o *optional) Set(s string) error { o.v = &s; return nil }
 
 // parseInterspersed parses flags wherever they stand among the positional arguments.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -314,6 +330,9 @@ func describe(out io.Writer, c tenant.Config, overrides []settings.OverrideView)
 			tok := "no token"
 			if cc.Token != "" {
 				tok = "token " + fingerprint(cc.Token)
+			}
+			if cc.TokenURL != "" {
+				tok += ", client credentials at " + cc.TokenURL
 			}
 			fmt.Fprintf(out, "  connector %s -> %s (%s)\n", sys, cc.BaseURL, tok)
 		}

@@ -123,3 +123,31 @@ func TestManifestOverridesFromStdin(t *testing.T) {
 		t.Fatalf("a refused manifest changed the overrides:\n%s", show2)
 	}
 }
+
+func TestConnectorOAuthClientCredentials(t *testing.T) {
+	t.Parallel()
+	c, store, _ := testCLI("client-id:client-secret")
+	mustRun(t, c, "create", "acme")
+	mustRun(t, c, "connector", "acme", "erp2", publicURL, "-token-stdin", "-token-url", "https://93.184.215.14/oauth2/v2.0/token",
+		"-scope", "https://api.businesscentral.dynamics.com/.default")
+	got := getTenant(t, store, "acme").Connectors["erp2"]
+	if got.TokenURL != "https://93.184.215.14/oauth2/v2.0/token" || got.Scope != "https://api.businesscentral.dynamics.com/.default" || got.Token != "client-id:client-secret" {
+		t.Fatalf("stored %+v", got)
+	}
+	if show := mustRun(t, c, "show", "acme"); !strings.Contains(show, "client credentials at https://93.184.215.14/oauth2/v2.0/token") || strings.Contains(show, "client-secret") {
+		t.Fatalf("show:\n%s", show)
+	}
+	// A new base URL keeps the grant; an empty token URL ends it.
+	mustRun(t, c, "connector", "acme", "erp2", publicURL+"/v2")
+	if got := getTenant(t, store, "acme").Connectors["erp2"]; got.TokenURL == "" || got.Token == "" {
+		t.Fatalf("moved connector lost its grant: %+v", got)
+	}
+	mustRun(t, c, "connector", "acme", "erp2", publicURL, "-token-url", "")
+	if got := getTenant(t, store, "acme").Connectors["erp2"]; got.TokenURL != "" || got.Scope == "" {
+		t.Fatalf("after -token-url '': %+v", got)
+	}
+	if _, err := runCommand(t, c, "connector", "acme", "erp2", publicURL, "-token-url", "https://169.254.169.254/token"); err == nil ||
+		!strings.Contains(err.Error(), "connectors.erp2.tokenUrl") {
+		t.Fatalf("metadata token URL: %v", err)
+	}
+}

@@ -35,11 +35,14 @@ commands:
                                  make a new secret of the purpose (default ingest) current and
                                  print it once; the old one keeps verifying for the grace
                                  period, then stops
-  connector TENANT SYSTEM [BASEURL] [-token-file PATH | -token-stdin]
+  connector TENANT SYSTEM [BASEURL] [-token-file PATH | -token-stdin] [-token-url URL [-scope S]]
                                  configure one of the tenant's systems (hosterp, erp2, crm,
                                  marketing, shipping); without BASEURL it is removed. The
                                  credential is read from a file or standard input, never from
-                                 the command line; without either the stored one is kept
+                                 the command line; without either the stored one is kept.
+                                 With -token-url the credential is "clientId:clientSecret" for
+                                 the OAuth 2.0 client-credentials grant there (NetSuite,
+                                 Business Central; -token-url '' sends the credential as is)
   manifest TENANT FILE           replace the tenant's manifest overrides with the JSON in FILE
                                  ('-' reads standard input): {"entries": [{"entity", "field",
                                  "owner", "policy"}]}, as PUT /api/settings/manifest-overrides

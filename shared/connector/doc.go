@@ -1,8 +1,10 @@
 // Package connector owns the REST clients for the five production systems the service
-// reads from and writes to: the host ERP, a second ERP, a CRM, a marketing platform and a
-// shipping platform. One generic Client serves all five; what differs between them (the
-// path layout, and whether the system lists sync errors) is one row of a table, so a sixth
-// system is a new row, not a new client.
+// reads from and writes to: the host ERP (Oracle NetSuite), a second ERP (Microsoft
+// Dynamics 365 Business Central), a CRM (Salesforce), a marketing platform (Mailchimp) and
+// a shipping platform (ShipStation). One Client serves all five, with one retry loop and
+// one error taxonomy; what differs is each vendor's published API, kept in a profile per
+// vendor (netsuite.go, businesscentral.go, salesforce.go, mailchimp.go, shipstation.go,
+// each naming its documentation at the top). A sixth system is a sixth profile.
 //
 // # Governance
 //
@@ -11,49 +13,111 @@
 // only by the guarded-write function in shared/governance, which checks ownership, loops
 // and DLP before it, and an architecture test elsewhere fails the build if anything else
 // calls it. The connector itself therefore does no policy work; it carries the writer's
-// origin tag (header X-Origin-System) so target systems and the loop detector can see who
-// wrote.
+// origin tag (header X-Origin-System) and the write's idempotency key (header
+// Idempotency-Key) on every request of a write, so target logs and the fakes can see who
+// wrote and tie a write's requests together.
 //
 // # Path conventions
 //
 // {base} is Config.BaseURL, which may carry a path prefix (the local stack mounts the fakes
-// under one). Entity and id are path-escaped segments; "." and ".." are refused.
+// under one). Entity and id are path-escaped; "." and ".." are refused.
 //
-//	hosterp    GET/PATCH {base}/api/records/{entity}/{id}
-//	           GET       {base}/api/sync-errors?since=<RFC 3339>&cursor=<opaque>&limit=<n>
-//	erp2       GET/PATCH {base}/v2/{entity}/{id}
-//	crm        GET/PATCH {base}/crm/v1/objects/{entity}/{id}
-//	marketing  GET/PATCH {base}/marketing/v3/{entity}/{id}
-//	shipping   GET/PATCH {base}/shipping/v1/{entity}/{id}
+//	hosterp    NetSuite: {base} is https://{account}.suitetalk.api.netsuite.com
+//	           GET/PATCH {base}/services/rest/record/v1/{recordType}/{id}  (PATCH: 204 + Location)
+//	           POST      {base}/services/rest/query/v1/suiteql?limit=&offset=  (Prefer: transient)
+//	erp2       Business Central: {base} ends in /api/v2.0/companies({companyId})
+//	           GET/PATCH {base}/{entitySet}({id})  (GUID ids bare, others as '...'; PATCH: If-Match, 200)
+//	crm        Salesforce: {base} is the org's instance URL
+//	           GET/PATCH {base}/services/data/v62.0/sobjects/{SObject}/{id}  (PATCH: 204)
+//	           GET/PATCH {base}/services/data/v62.0/sobjects/{SObject}/{ExternalIdField}/{value}
+//	                     with WriteRequest.UpsertKey  (201 created, 200/204 updated)
+//	marketing  Mailchimp: {base} is https://{dc}.api.mailchimp.com; entity is the list id,
+//	           id the member's e-mail (or its subscriber hash, MD5 of the lower-cased address)
+//	           GET/PUT   {base}/3.0/lists/{listId}/members/{subscriberHash}  (PUT: upsert, 200)
+//	shipping   ShipStation: {base} is https://ssapi.shipstation.com; entity is the resource
+//	           ("orders"), id its numeric id
+//	           GET       {base}/{resource}/{id}
+//	           POST      {base}/orders/createorder  (the whole order; upsert by orderKey)
+//	           PUT       {base}/{resource}/{id}     (other resources, whole)
 //
-// Every request carries Authorization: Bearer <Config.Token> when a token is configured.
-// A record is the JSON object {"id", "entity", "fields": {...}, "version"}; a PATCH body is
-// {"fields": {...}} holding only the fields to change, and the answer is the whole record
-// after the change. Numbers in fields are decoded as json.Number, so amounts and large ids
-// reach the caller (and the governance ledger's payload hash) exactly as the system sent
-// them. An error body is {"code", "message"}; only the code is kept, because messages may
-// quote customer data. The sync-error listing answers {"items": [...], "nextCursor": "..."}
-// where each item is a record in the ingest webhook's body format, ordered by occurredAt;
-// since is inclusive (a watermark may repeat a record, the claim path drops duplicates,
-// while an exclusive bound could skip records sharing the watermark's timestamp), and an
-// empty nextCursor means the last page.
+// A Record's Fields are the vendor's body without its envelope (NetSuite's links and id,
+// OData annotations, Salesforce's attributes and Id, Mailchimp's _links and id, an order's
+// orderId); its Version is the vendor's concurrency token (lastModifiedDate, the ETag,
+// SystemModstamp, last_changed, modifyDate). Numbers are decoded as json.Number, so
+// amounts and large ids reach the caller (and the governance ledger's payload hash) exactly
+// as the system sent them.
+//
+// The host ERP's sync errors are the custom record customrecord_sea_sync_error of the
+// NetSuite SDF project in netsuite/ (custrecord_sea_error_id, _record_type, _record_id,
+// _error_code, _message, _payload as JSON text, _occurred_at as ISO text,
+// _external_system, _direction). ListSyncErrors reads them with SuiteQL, oldest first, and
+// maps each row to the ingest webhook's body format (tenantId from Config.TenantID) the
+// way the project's user-event script builds its post from the same record, so a record
+// the webhook delivered and the reconcile polls is one claim: an empty error id is
+// "ns-sync-error-" and the internal id (FallbackErrorIDPrefix), text is trimmed, the
+// direction lower-cased, and a direction, payload or time the ingest would reject goes to
+// context as text (a record whose time does not parse is then refused by the ingest
+// validation, where the script would send its creation time instead). since is
+// inclusive, to the second (a watermark may repeat a record, the claim path drops
+// duplicates, while an exclusive bound could skip records sharing the watermark's
+// timestamp). The cursor is "offset.limit": NetSuite pages by offset in multiples of the
+// page size, so the first page's size is kept; an empty NextCursor means the last page.
+//
+// # Authentication and configuration
+//
+// Config keeps one secret, Token, already stored sealed per tenant (shared/tenant), and
+// redacted by Config's String, GoString and LogValue; error texts never hold it. How it is
+// sent is the profile's:
+//
+//	NetSuite, Business Central  Authorization: Bearer <Token>, or with Config.TokenURL set,
+//	                            Token is "clientId:clientSecret" for the OAuth 2.0
+//	                            client-credentials grant (client_secret_post, Config.Scope
+//	                            sent when set); the access token is cached until a minute
+//	                            before it expires, and a 401 fetches a new one once
+//	Salesforce                  Authorization: Bearer <Token>
+//	Mailchimp                   HTTP Basic when Token is "anystring:apikey", else Bearer
+//	ShipStation                 HTTP Basic; Token is "apiKey:apiSecret"
+//
+// TokenURL and Scope are not secret and sit beside the base URL in the tenant's connector
+// configuration (tenantctl connector -token-url, or tokenUrl in PATCH /api/settings). NetSuite's own M2M flow signs a JWT client
+// assertion with a certificate; that is not implemented: use a pre-issued token or a token
+// service speaking the plain grant.
+//
+// # Idempotency
+//
+// None of the five keeps an idempotency store for synchronous writes, so Write is
+// read-compare-write: it reads the record, and when every field to write already holds its
+// value (objects compared as subsets, numbers by value) it reports Replayed and sends
+// nothing. A write whose answer was lost is therefore not applied twice when retried, by
+// the client or by the caller. IfVersion is checked against that read, and by Business
+// Central itself through If-Match; Business Central answers a stale ETag with 412, which
+// Write answers by reading again and writing once more (unless IfVersion pinned the
+// version). Upserts are keyed by what the vendor keys them by: Salesforce's external id,
+// Mailchimp's subscriber hash, ShipStation's orderKey.
 //
 // # Errors and retries
 //
 // Every failure is an *Error that unwraps to one sentinel (ErrNotFound, ErrConflict,
 // ErrValidation, ErrUnauthorized, ErrRateLimited, ErrUnavailable, ErrUnsupported) and, for
 // transport failures, to the underlying cause, so errors.Is(err, context.DeadlineExceeded)
-// also works. Error strings hold the system, operation, status, the system's error code and
-// transport text, never response bodies or field values.
+// also works. The HTTP status decides the sentinel, and the profile reads the vendor's
+// error body for its code only: NetSuite's o:errorDetails[0].o:errorCode, OData's
+// error.code, Salesforce's [0].errorCode, Mailchimp's problem title, ShipStation's
+// ExceptionType. Messages and details are dropped, since they quote customer data; error
+// strings hold the system, operation, status, code and transport text only. Vendor
+// meanings: Salesforce's 403 REQUEST_LIMIT_EXCEEDED (the org's rolling daily limit) is
+// ErrRateLimited and not retried within the call; its 300 (an external id matching several
+// records) is ErrConflict.
 //
 // Transient failures are retried with exponential backoff and full jitter: 429 and 503
-// honouring Retry-After up to Config.MaxRetryAfter (a longer Retry-After is returned to the
-// caller at once, with Error.RetryAfter set, rather than clamped, since retrying before the
-// system asked is what got us limited), 502/503/504, per-attempt timeouts and refused or
-// reset connections. 4xx other than 429 is never retried, and neither is 500: a server bug
-// rarely heals within a second. Writes are retried only because every attempt carries the
-// same Idempotency-Key, so a write whose answer was lost is replayed by the system, not
-// applied twice. A retry is made only if its wait ends before ctx's deadline.
+// honouring Retry-After (ShipStation: X-Rate-Limit-Reset) up to Config.MaxRetryAfter (a
+// longer wait is returned to the caller at once, with Error.RetryAfter set, rather than
+// clamped, since retrying before the system asked is what got us limited), 502/503/504,
+// per-attempt timeouts and refused or reset connections. 4xx other than 429 is never
+// retried, and neither is 500: a server bug rarely heals within a second. A retried write
+// request is safe because each sets absolute values (PATCH, PUT, createorder by orderKey)
+// and the surrounding read-compare-write finds an applied write in place. A retry is made
+// only if its wait ends before ctx's deadline.
 //
 // Config.Timeout bounds each attempt, not the call; ctx bounds the call.
 package connector

@@ -19,7 +19,7 @@ func startFake(t testing.TB, sys connector.System, mod func(*connector.Config)) 
 	t.Cleanup(srv.Close)
 	cfg := connector.Config{
 		System:      sys,
-		BaseURL:     srv.URL,
+		BaseURL:     srv.URL + fakesystem.BasePath(sys),
 		BaseBackoff: time.Millisecond,
 		MaxBackoff:  5 * time.Millisecond,
 	}

@@ -108,6 +108,9 @@ func (r *Registry) load(ctx context.Context, key registryKey, e *registryEntry) 
 		if cfg.System == "" {
 			cfg.System = key.system
 		}
+		if cfg.TenantID == "" {
+			cfg.TenantID = key.tenant
+		}
 		if cfg.System != key.system {
 			err = fmt.Errorf("%w: configuration for %s names system %s", ErrInvalidConfig, key.system, cfg.System)
 		} else {

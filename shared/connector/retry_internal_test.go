@@ -76,24 +76,29 @@ func TestSafeCode(t *testing.T) {
 	}
 }
 
-func TestRecordPaths(t *testing.T) {
+func TestRecordURLs(t *testing.T) {
 	t.Parallel()
-	want := map[System]string{
-		SystemHostERP:   "/api/records/sales%20order/SO%2F1",
-		SystemERP2:      "/v2/sales%20order/SO%2F1",
-		SystemCRM:       "/crm/v1/objects/sales%20order/SO%2F1",
-		SystemMarketing: "/marketing/v3/sales%20order/SO%2F1",
-		SystemShipping:  "/shipping/v1/sales%20order/SO%2F1",
+	c := &Client{base: "https://h.example/p"}
+	for name, c2 := range map[string][2]string{
+		"netsuite":   {netsuite{}.recordURL(c, "sales order", "SO/1"), "https://h.example/p/services/rest/record/v1/sales%20order/SO%2F1"},
+		"bc string":  {businessCentral{}.entityURL(c, "salesOrders", "SO/1'x"), "https://h.example/p/salesOrders(%27SO%2F1%27%27x%27)"},
+		"bc guid":    {businessCentral{}.entityURL(c, "customers", "8a7f2c1e-0000-4000-8000-00000000c0de"), "https://h.example/p/customers(8a7f2c1e-0000-4000-8000-00000000c0de)"},
+		"salesforce": {salesforce{}.rowURL(c, "Account", "", "001x"), "https://h.example/p/services/data/v" + SalesforceAPIVersion + "/sobjects/Account/001x"},
+		"sf ext id":  {salesforce{}.rowURL(c, "Account", "Ext__c", "A/1"), "https://h.example/p/services/data/v" + SalesforceAPIVersion + "/sobjects/Account/Ext__c/A%2F1"},
+		// MD5 of "urist.mcvankab@freddiesjokes.com", Mailchimp's documented example.
+		"mailchimp":   {mailchimp{}.memberURL(c, "list1", "Urist.McVankab@freddiesjokes.com"), "https://h.example/p/3.0/lists/list1/members/62eeb292278cc15f5817cb78f7790b08"},
+		"shipstation": {shipstation{}.resourceURL(c, "orders", "1001"), "https://h.example/p/orders/1001"},
+	} {
+		if c2[0] != c2[1] {
+			t.Errorf("%s: URL = %s, want %s", name, c2[0], c2[1])
+		}
 	}
 	for _, s := range Systems {
-		if got := s.recordPath("sales order", "SO/1"); got != want[s] {
-			t.Errorf("%s: recordPath = %s, want %s", s, got, want[s])
-		}
 		if s.ListsSyncErrors() != (s == SystemHostERP) {
 			t.Errorf("%s: ListsSyncErrors = %v", s, s.ListsSyncErrors())
 		}
 	}
-	if len(conventions) != len(Systems) {
-		t.Fatal("Systems and the conventions table disagree")
+	if len(profiles) != len(Systems) {
+		t.Fatal("Systems and the profiles table disagree")
 	}
 }

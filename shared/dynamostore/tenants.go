@@ -46,6 +46,8 @@ func tenantItem(c tenant.Config) Item {
 	for sys, cc := range c.Connectors {
 		m := Item{"base_url": Str(cc.BaseURL)}
 		PutOptional(m, "token", cc.Token)
+		PutOptional(m, "token_url", cc.TokenURL)
+		PutOptional(m, "scope", cc.Scope)
 		conns[sys] = &types.AttributeValueMemberM{Value: m}
 	}
 	it := Item{
@@ -121,7 +123,8 @@ func tenantFrom(it Item) (tenant.Config, error) {
 		c.Connectors = map[string]tenant.Connector{}
 		for sys, v := range m.Value {
 			if cm, ok := v.(*types.AttributeValueMemberM); ok {
-				c.Connectors[sys] = tenant.Connector{BaseURL: GetString(cm.Value, "base_url"), Token: GetString(cm.Value, "token")}
+				c.Connectors[sys] = tenant.Connector{BaseURL: GetString(cm.Value, "base_url"), Token: GetString(cm.Value, "token"),
+					TokenURL: GetString(cm.Value, "token_url"), Scope: GetString(cm.Value, "scope")}
 			}
 		}
 	}

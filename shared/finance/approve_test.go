@@ -102,8 +102,14 @@ func TestApproveFailureCauses(t *testing.T) {
 			wantDetail: map[string]any{"connectorError": "not_found"}},
 		{name: "connector returns nothing (fake)", erpID: "VB-1", fake: &financetest.ERP{Nothing: true},
 			wantStatus: 502, wantCode: "erp_returned_nothing", wantCause: finance.CauseReturnedNothing},
-		{name: "connector returns nothing (ERP answers 200 with an empty body)", erpID: "VB-1",
-			opts:       []hostOption{withHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) }))},
+		{name: "connector returns nothing (ERP takes the PATCH but reads back without the update)", erpID: "VB-1",
+			opts: []hostOption{withHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet {
+					_, _ = w.Write([]byte(`{"links":[],"id":"VB-1"}`))
+					return
+				}
+				w.WriteHeader(http.StatusNoContent)
+			}))},
 			wantStatus: 502, wantCode: "erp_returned_nothing", wantCause: finance.CauseReturnedNothing},
 		{name: "connector not configured", erpID: "VB-1", opts: []hostOption{notConfigured},
 			wantStatus: 503, wantCode: "connector_not_configured", wantCause: finance.CauseNotConfigured},
@@ -315,8 +321,10 @@ func TestFiftyConcurrentApprovesWriteTheERPOnce(t *testing.T) {
 	if got := h.fake.WriteCount(); got != 1 {
 		t.Fatalf("the ERP applied %d updates, want 1", got)
 	}
-	if reqs := h.fake.Requests(); reqs != 1 {
-		t.Fatalf("the ERP received %d requests, want 1: losers must not call it", reqs)
+	// One write is three requests to NetSuite: the read of read-compare-write, the PATCH
+	// (204, no body) and the read-back.
+	if reqs := h.fake.Requests(); reqs != 3 {
+		t.Fatalf("the ERP received %d requests, want the 3 of one write: losers must not call it", reqs)
 	}
 	if got := f.row(a.ID); got.Status != finance.StatusAccepted {
 		t.Fatalf("row %+v", got)

@@ -68,7 +68,7 @@ func (c configs) ConnectorConfig(_ context.Context, tenant string, sys connector
 	if c.notConfigured[sys] {
 		return connector.Config{}, fmt.Errorf("tenant %s has no %s connector: %w", tenant, sys, connector.ErrNotConfigured)
 	}
-	return connector.Config{System: sys, BaseURL: c.base + "/fake/" + string(sys), MaxAttempts: 1}, nil
+	return connector.Config{System: sys, BaseURL: c.base + "/fake/" + string(sys) + fakesystem.BasePath(sys), MaxAttempts: 1}, nil
 }
 
 // env is a guard over in-memory stores, writing to fake systems over real HTTP.
@@ -131,8 +131,12 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 }
 
 // seed creates the record on the fake system, since the fakes only update existing ones.
+// An existing record is left as it is: re-seeding would undo an earlier write, which the
+// connector's read-compare-write would then rightly apply again.
 func (e *env) seed(sys connector.System, entity, id string) {
-	e.fakes[sys].Seed(entity, id, map[string]any{"seeded": true})
+	if _, ok := e.fakes[sys].Get(entity, id); !ok {
+		e.fakes[sys].Seed(entity, id, map[string]any{"seeded": true})
+	}
 }
 
 func (e *env) write(id identity.Identity, req governance.WriteRequest) (governance.Result, error) {

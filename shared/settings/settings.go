@@ -58,6 +58,10 @@ type View struct {
 type ConnectorView struct {
 	BaseURL  string `json:"baseUrl"`
 	HasToken bool   `json:"hasToken"`
+	// TokenURL and Scope are the OAuth 2.0 client-credentials grant's, when the credential
+	// is "clientId:clientSecret" exchanged there (NetSuite, Business Central).
+	TokenURL string `json:"tokenUrl,omitempty"`
+	Scope    string `json:"scope,omitempty"`
 }
 
 // SecretsView says when a purpose's current secret was made and when retiring ones stop.
@@ -96,7 +100,7 @@ func viewOf(c tenant.Config, overrides []governance.Entry) View {
 		}
 	}
 	for sys, cc := range c.Connectors {
-		v.Connectors[sys] = ConnectorView{BaseURL: cc.BaseURL, HasToken: cc.Token != ""}
+		v.Connectors[sys] = ConnectorView{BaseURL: cc.BaseURL, HasToken: cc.Token != "", TokenURL: cc.TokenURL, Scope: cc.Scope}
 	}
 	for _, p := range tenant.Purposes {
 		sv := SecretsView{RetiringAt: []time.Time{}}
@@ -122,10 +126,13 @@ type Patch struct {
 	Connectors map[string]*ConnectorPatch `json:"connectors,omitempty"`
 }
 
-// ConnectorPatch configures one system. Token is write-only.
+// ConnectorPatch configures one system. Token is write-only. A field left out keeps its
+// stored value; an empty TokenURL sends the token as it is again.
 type ConnectorPatch struct {
-	BaseURL string  `json:"baseUrl"`
-	Token   *string `json:"token,omitempty"`
+	BaseURL  string  `json:"baseUrl"`
+	Token    *string `json:"token,omitempty"`
+	TokenURL *string `json:"tokenUrl,omitempty"`
+	Scope    *string `json:"scope,omitempty"`
 }
 
 // FieldError is one refused part of a change.
@@ -190,9 +197,12 @@ func (s *Service) Apply(ctx context.Context, who identity.Identity, p Patch) (Vi
 				delete(c.Connectors, sys)
 				continue
 			}
-			next := tenant.Connector{BaseURL: cp.BaseURL, Token: c.Connectors[sys].Token}
-			if cp.Token != nil {
-				next.Token = *cp.Token
+			next := c.Connectors[sys]
+			next.BaseURL = cp.BaseURL
+			for _, f := range []struct{ to, from *string }{{&next.Token, cp.Token}, {&next.TokenURL, cp.TokenURL}, {&next.Scope, cp.Scope}} {
+				if f.from != nil {
+					*f.to = *f.from
+				}
 			}
 			c.Connectors[sys] = next
 		}
@@ -224,6 +234,12 @@ func (s *Service) validate(ctx context.Context, p Patch) error {
 		default:
 			if err := CheckBaseURL(ctx, cp.BaseURL, s.LocalConnectors, s.Resolver); err != nil {
 				errs = append(errs, FieldError{"connectors." + sys + ".baseUrl", err.Error()})
+			}
+			// The token endpoint is called with the client secret: it gets the same checks.
+			if cp.TokenURL != nil && *cp.TokenURL != "" {
+				if err := CheckBaseURL(ctx, *cp.TokenURL, s.LocalConnectors, s.Resolver); err != nil {
+					errs = append(errs, FieldError{"connectors." + sys + ".tokenUrl", err.Error()})
+				}
 			}
 		}
 	}

@@ -64,9 +64,16 @@ type Secret struct {
 // Connector is where one of the tenant's production systems lives and how to reach it.
 type Connector struct {
 	BaseURL string
-	// Token is sent as a bearer token. It is stored encrypted at rest with the table;
-	// moving it to a secrets manager is future work.
+	// Token is the connection's one secret: a bearer token, "user:password" for HTTP Basic,
+	// or "clientId:clientSecret" when TokenURL is set (see connector.Config). It is stored
+	// sealed; moving it to a secrets manager is future work.
 	Token string
+	// TokenURL, when set, is the OAuth 2.0 token endpoint the client credentials in Token
+	// are exchanged at (NetSuite, Business Central). Not secret.
+	TokenURL string
+	// Scope is sent with the client-credentials grant (Business Central's
+	// https://api.businesscentral.dynamics.com/.default). Not secret.
+	Scope string
 }
 
 // Purpose names what a host secret signs. Each purpose has secrets of its own, so a
@@ -262,7 +269,9 @@ func (a Admin) SetConnector(ctx context.Context, id, system, baseURL, token stri
 		if baseURL == "" {
 			delete(c.Connectors, system)
 		} else {
-			c.Connectors[system] = Connector{BaseURL: baseURL, Token: token}
+			// The OAuth settings stay: a rotated secret or a moved base URL keeps its grant.
+			prev := c.Connectors[system]
+			c.Connectors[system] = Connector{BaseURL: baseURL, Token: token, TokenURL: prev.TokenURL, Scope: prev.Scope}
 		}
 		return nil
 	})

@@ -74,6 +74,6 @@ export async function erpWrites(recordId: string) {
 }
 
 export async function erpRecord(type: string, id: string): Promise<Record<string, unknown>> {
-  const r = await fetch(`${base()}/fake/hosterp/api/records/${type}/${id}`);
+  const r = await fetch(`${base()}/fake/hosterp/services/rest/record/v1/${type}/${id}`);
   return (await r.json()) as Record<string, unknown>;
 }

@@ -1257,6 +1257,10 @@ export interface components {
                 [key: string]: {
                     baseUrl: string;
                     hasToken: boolean;
+                    /** @description The OAuth 2.0 token endpoint the credential (clientId:clientSecret) is exchanged at, when set (NetSuite, Business Central). */
+                    tokenUrl?: string;
+                    /** @description The client-credentials grant's scope. */
+                    scope?: string;
                 };
             };
             secrets: {
@@ -1277,7 +1281,12 @@ export interface components {
             connectors?: {
                 [key: string]: null | {
                     baseUrl: string;
+                    /** @description The connection's one secret: a bearer token, user:password for HTTP Basic (ShipStation), or clientId:clientSecret with tokenUrl. Write-only; left out, the stored one is kept. */
                     token?: string;
+                    /** @description Exchange the credential at this OAuth 2.0 token endpoint (checked like baseUrl); an empty string sends the credential as it is again; left out, kept. */
+                    tokenUrl?: string;
+                    /** @description The client-credentials grant's scope (Business Central: https://api.businesscentral.dynamics.com/.default); left out, kept. */
+                    scope?: string;
                 };
             };
         };

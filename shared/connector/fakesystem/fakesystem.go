@@ -1,29 +1,27 @@
 // Package fakesystem owns an in-memory fake of the production systems package connector
 // talks to, served over real HTTP, for the local stack and for tests. One Server fakes one
-// system, speaking that system's path convention only, so a client configured with the
-// wrong system fails against it as it would in production; the local stack mounts one
-// Server per system under a prefix:
+// system and speaks that vendor's published REST API only (NetSuite, Business Central,
+// Salesforce, Mailchimp, ShipStation: paths, status codes, error bodies, ETags and 412,
+// rate-limit headers, Bearer or Basic auth), so a client configured with the wrong system
+// fails against it as it would in production. The local stack mounts one Server per system
+// under a prefix:
 //
 //	mux.Handle("/fake/hosterp/", http.StripPrefix("/fake/hosterp", hostERP.Handler()))
 //
-// and configures the connector with BaseURL http://127.0.0.1:3000/fake/hosterp.
+// and configures the connector with BaseURL http://127.0.0.1:3000/fake/hosterp (plus
+// BasePath(system): Business Central's base URL names the company).
 //
-// The fake implements what the connector relies on and what tests need to break: records
-// with versions (ETag and If-Match), partial updates, idempotency keys with replay and
-// reuse detection, bearer-token auth, the host ERP's paged sync-error listing, injected
-// failures and delays, and a log of the writes it applied.
+// Besides the vendor's API the fake offers what tests need: seeded records, the host ERP's
+// sync-error custom record (answered through SuiteQL), an OAuth 2.0 token endpoint,
+// injected failures and delays, concurrent edits, and a log of the writes it applied.
 package fakesystem
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,96 +31,108 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 )
 
-// recordPrefixes restates the path conventions from the connector's documentation rather
-// than reading the connector's table, so a mistake in that table fails the tests instead of
-// being mirrored here.
-var recordPrefixes = map[connector.System]string{
-	connector.SystemHostERP:   "/api/records",
-	connector.SystemERP2:      "/v2",
-	connector.SystemCRM:       "/crm/v1/objects",
-	connector.SystemMarketing: "/marketing/v3",
-	connector.SystemShipping:  "/shipping/v1",
-}
-
-const syncErrorsPath = "/api/sync-errors"
-
-// Listing page sizes.
-const (
-	DefaultListLimit = 100
-	MaxListLimit     = 500
-)
-
 const maxBodyBytes = 1 << 20
 
-// AppliedWrite is one write the fake applied. Replays are not applied and not listed.
+// FakeCompanyID is the Business Central company the fake answers for.
+const FakeCompanyID = "8a7f2c1e-0000-4000-8000-00000000c0de"
+
+// BasePath is what a client's BaseURL needs after the fake's root: Business Central's base
+// URL ends in the company, the others' is the root itself.
+func BasePath(system connector.System) string {
+	if system == connector.SystemERP2 {
+		return "/api/v2.0/companies(" + FakeCompanyID + ")"
+	}
+	return ""
+}
+
+// AppliedWrite is one write the fake applied. Writes that changed nothing are not listed.
 type AppliedWrite struct {
-	Entity         string
-	ID             string
+	Entity string
+	ID     string
+	// Fields are the fields the request set (for ShipStation's whole-order updates, the
+	// ones whose value changed).
 	Fields         map[string]any
 	IdempotencyKey string
 	Origin         string
-	// Version is the record's version after the write.
+	// Version is the record's version after the write, as a client reads it.
 	Version string
 }
 
 // Server is a fake system. It is safe for concurrent use; every request is handled under
-// one lock, so concurrent writes with the same idempotency key are applied once and the
-// others replay.
+// one lock.
 type Server struct {
-	system connector.System
-	prefix string
+	system  connector.System
+	dialect dialect
 
 	mu         sync.Mutex
-	token      string
+	cred       string
+	tokens     *tokenIssuer
 	records    map[recordKey]*record
-	idem       map[string]*storedAnswer
+	nextID     int
 	writes     []AppliedWrite
 	syncErrors []syncError
 	failures   []failure
 	delay      time.Duration
 	delayNext  []time.Duration
 	dropNext   int
+	editNext   int
+	edited     *record
 	requests   int
+	rate       *rateWindow
 }
 
 type recordKey struct{ entity, id string }
 
 type record struct {
+	id      string
 	fields  map[string]any
 	version int
-}
-
-type storedAnswer struct {
-	fingerprint [32]byte
-	status      int
-	etag        string
-	body        []byte
 }
 
 type syncError struct {
 	occurredAt time.Time
 	errorID    string
-	raw        json.RawMessage
+	// internalID is the custom record's internal id, given in the order errors are added.
+	internalID int
+	raw        map[string]any
 }
 
 type failure struct {
 	status     int
+	code       string
 	retryAfter string
+}
+
+// dialect is one vendor's API on top of the shared store.
+type dialect interface {
+	// route answers a request that passed failure injection and auth; s.mu is held.
+	route(s *Server, r *http.Request, body []byte) reply
+	// errorReply is the vendor's error answer.
+	errorReply(status int, code, message string) reply
+	// version is a record version as the vendor shows it (and connector.Record has it).
+	version(v int) string
+	// authorized says whether the Authorization header carries the credential.
+	authorized(header, cred string) bool
+	// key is the stored id of a record id (Mailchimp keys members by subscriber hash).
+	key(id string) string
 }
 
 // New returns an empty fake of system. It panics on a system connector does not know,
 // which is a mistake in the calling code.
 func New(system connector.System) *Server {
-	prefix, ok := recordPrefixes[system]
+	d, ok := dialects[system]
 	if !ok {
 		panic(fmt.Sprintf("fakesystem: unknown system %q", system))
 	}
-	return &Server{
-		system:  system,
-		prefix:  prefix,
-		records: map[recordKey]*record{},
-		idem:    map[string]*storedAnswer{},
-	}
+	return &Server{system: system, dialect: d, records: map[recordKey]*record{}, nextID: 1000}
+}
+
+var dialects = map[connector.System]dialect{
+	connector.SystemHostERP:   netsuiteFake{},
+	connector.SystemERP2:      bcFake{},
+	connector.SystemCRM:       salesforceFake{},
+	connector.SystemMarketing: mailchimpFake{},
+	connector.SystemShipping:  shipstationFake{},
 }
 
 // System is the system this fake plays.
@@ -131,11 +141,13 @@ func (s *Server) System() connector.System { return s.system }
 // Handler serves the fake's API at the root; mount it at a prefix with http.StripPrefix.
 func (s *Server) Handler() http.Handler { return s }
 
-// RequireToken makes every request need Authorization: Bearer token; "" turns auth off.
+// RequireToken makes every request carry the credential the way the vendor takes it: a
+// bearer token (NetSuite, Business Central, Salesforce), "user:password" as HTTP Basic
+// (ShipStation), or either (Mailchimp). "" turns auth off.
 func (s *Server) RequireToken(token string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.token = token
+	s.cred = token
 }
 
 // Seed creates or replaces a record. Fields are stored as they would arrive over JSON
@@ -148,65 +160,91 @@ func (s *Server) Seed(entity, id string, fields map[string]any) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec := s.records[recordKey{entity, id}]
+	k := recordKey{entity, s.dialect.key(id)}
+	rec := s.records[k]
 	if rec == nil {
-		rec = &record{}
-		s.records[recordKey{entity, id}] = rec
+		rec = &record{id: id}
+		s.records[k] = rec
 	}
 	rec.fields = normal
 	rec.version++
 }
 
-// Get returns a copy of a record.
+// Get returns a copy of a record as a client reads it.
 func (s *Server) Get(entity, id string) (connector.Record, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec := s.records[recordKey{entity, id}]
+	rec := s.records[recordKey{entity, s.dialect.key(id)}]
 	if rec == nil {
 		return connector.Record{}, false
 	}
-	return connector.Record{Entity: entity, ID: id, Fields: cloneMap(rec.fields), Version: strconv.Itoa(rec.version)}, true
+	return connector.Record{Entity: entity, ID: id, Fields: cloneMap(rec.fields), Version: s.dialect.version(rec.version)}, true
 }
 
-// AddSyncError adds a host ERP sync error to the listing. raw is a record in the ingest
-// webhook's body format; it needs at least errorId and an RFC 3339 occurredAt.
+// AddSyncError adds a host ERP sync error, as an integration would create a
+// customrecord_sea_sync_error, and returns the record's internal id. raw is in the ingest
+// webhook's body format; it needs an RFC 3339 occurredAt. errorId may be left out (the
+// custom record's error id field may be empty); a payload given as a string is stored as
+// that text, anything else as its JSON. Its tenantId is not stored: the custom record has
+// no such field, the account is the tenant.
 func (s *Server) AddSyncError(raw json.RawMessage) error {
-	var head struct {
-		ErrorID    string `json:"errorId"`
-		OccurredAt string `json:"occurredAt"`
+	_, err := s.AddSyncErrorRecord(raw)
+	return err
+}
+
+// AddSyncErrorRecord is AddSyncError, returning the new record's internal id.
+func (s *Server) AddSyncErrorRecord(raw json.RawMessage) (string, error) {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return "", fmt.Errorf("fakesystem: sync error is not a JSON object: %v", err)
 	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return fmt.Errorf("fakesystem: sync error is not a JSON object: %w", err)
+	id, _ := m["errorId"].(string)
+	at, _ := m["occurredAt"].(string)
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return "", errors.New("fakesystem: sync error needs an RFC 3339 occurredAt")
 	}
-	at, err := time.Parse(time.RFC3339Nano, head.OccurredAt)
-	if err != nil || head.ErrorID == "" {
-		return errors.New("fakesystem: sync error needs errorId and an RFC 3339 occurredAt")
-	}
-	item := syncError{occurredAt: at.UTC(), errorID: head.ErrorID, raw: slices.Clone(raw)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.nextID++
+	item := syncError{occurredAt: t.UTC(), errorID: id, internalID: s.nextID, raw: m}
 	i, _ := slices.BinarySearchFunc(s.syncErrors, item, compareSyncErrors)
 	s.syncErrors = slices.Insert(s.syncErrors, i, item)
-	return nil
+	return strconv.Itoa(item.internalID), nil
 }
 
 func compareSyncErrors(a, b syncError) int {
 	if c := a.occurredAt.Compare(b.occurredAt); c != 0 {
 		return c
 	}
-	return strings.Compare(a.errorID, b.errorID)
+	if c := strings.Compare(a.errorID, b.errorID); c != 0 {
+		return c
+	}
+	return a.internalID - b.internalID
 }
 
-// FailNext answers the next n requests with status and an error body, before auth and
-// without applying anything, as a gateway in front of the system would.
+// FailNext answers the next n requests with status and the vendor's error body (code
+// injected_failure), before auth and without applying anything, as a gateway in front of
+// the system would.
 func (s *Server) FailNext(n int, status int) { s.FailNextRetryAfter(n, status, "") }
 
-// FailNextRetryAfter is FailNext with a Retry-After header (seconds or an HTTP date).
+// FailNextRetryAfter is FailNext with a Retry-After header (seconds or an HTTP date). A
+// ShipStation fake sends a 429's seconds as X-Rate-Limit-Reset instead, as ShipStation does.
 func (s *Server) FailNextRetryAfter(n int, status int, retryAfter string) {
+	s.failNext(n, failure{status: status, code: "injected_failure", retryAfter: retryAfter})
+}
+
+// FailNextWithCode is FailNext with the vendor's own error code in the body
+// (REQUEST_LIMIT_EXCEEDED, CONCURRENCY_LIMIT_EXCEEDED, Request_EntityChanged, ...).
+func (s *Server) FailNextWithCode(n int, status int, code string) {
+	s.failNext(n, failure{status: status, code: code})
+}
+
+func (s *Server) failNext(n int, f failure) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for range n {
-		s.failures = append(s.failures, failure{status: status, retryAfter: retryAfter})
+		s.failures = append(s.failures, f)
 	}
 }
 
@@ -235,6 +273,14 @@ func (s *Server) DropNext(n int) {
 	s.dropNext += n
 }
 
+// EditAfterNextReads makes the next n record reads be followed by someone else's edit of
+// that record (its version moves on), so a write based on the read meets a changed record.
+func (s *Server) EditAfterNextReads(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.editNext += n
+}
+
 // Writes returns copies of the writes applied so far, in order.
 func (s *Server) Writes() []AppliedWrite {
 	s.mu.Lock()
@@ -251,14 +297,6 @@ func (s *Server) Writes() []AppliedWrite {
 // record was written exactly once.
 const WritesPath = "/_writes"
 
-func (s *Server) listWrites() reply {
-	b, err := json.Marshal(map[string]any{"count": len(s.writes), "writes": s.writes})
-	if err != nil {
-		return errorReply(http.StatusInternalServerError, "internal", "cannot encode writes")
-	}
-	return reply{status: http.StatusOK, body: b}
-}
-
 // WriteCount is the number of writes applied so far.
 func (s *Server) WriteCount() int {
 	s.mu.Lock()
@@ -266,7 +304,7 @@ func (s *Server) WriteCount() int {
 	return len(s.writes)
 }
 
-// Requests is the number of requests received so far, failed and replayed ones included.
+// Requests is the number of requests received so far, failed ones included.
 func (s *Server) Requests() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -287,12 +325,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Read the body before taking the lock, so a slow client does not stall the others.
 	var body []byte
 	if r.Body != nil {
-		var err error
-		body, err = readBody(w, r)
-		if err != nil {
-			writeReply(w, r, errorReply(http.StatusRequestEntityTooLarge, "body_too_large", "request body too large"))
+		var buf bytes.Buffer
+		if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBodyBytes)); err != nil {
+			writeReply(w, r, s.dialect.errorReply(http.StatusRequestEntityTooLarge, "body_too_large", "request body too large"))
 			return
 		}
+		body = buf.Bytes()
 	}
 	s.mu.Lock()
 	rep := s.handle(r, body)
@@ -300,16 +338,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeReply(w, r, rep)
 }
 
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	var buf bytes.Buffer
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-	return buf.Bytes(), err
-}
-
 // handle runs with s.mu held.
 func (s *Server) handle(r *http.Request, body []byte) reply {
 	s.requests++
 	rep := s.route(r, body)
+	if s.edited != nil {
+		s.edited.version++
+		s.edited = nil
+	}
+	if rep.header == nil {
+		rep.header = http.Header{}
+	}
+	s.rateHeaders(rep)
 	rep.delay = s.delay
 	if len(s.delayNext) > 0 {
 		rep.delay, s.delayNext = s.delayNext[0], s.delayNext[1:]
@@ -325,271 +365,63 @@ func (s *Server) route(r *http.Request, body []byte) reply {
 	if len(s.failures) > 0 {
 		f := s.failures[0]
 		s.failures = s.failures[1:]
-		rep := errorReply(f.status, "injected_failure", "injected failure")
-		rep.retryAfter = f.retryAfter
-		return rep
+		return s.injected(f)
 	}
-	if s.token != "" && !bearerMatches(r.Header.Get("Authorization"), s.token) {
-		return errorReply(http.StatusUnauthorized, "unauthorized", "missing or invalid bearer token")
+	if limited, ok := s.overRateLimit(); ok {
+		return limited
 	}
 	path := r.URL.EscapedPath()
-	if s.system == connector.SystemHostERP && path == syncErrorsPath {
-		if r.Method != http.MethodGet {
-			return methodNotAllowed("GET")
-		}
-		return s.listSyncErrors(r.URL.Query())
+	if path == TokenPath && s.tokens != nil {
+		return s.tokens.issue(r, body)
+	}
+	if !s.authorized(r.Header.Get("Authorization")) {
+		return s.dialect.errorReply(http.StatusUnauthorized, "unauthorized", "missing or invalid credentials")
 	}
 	if path == WritesPath && r.Method == http.MethodGet {
-		return s.listWrites()
+		b, _ := json.Marshal(map[string]any{"count": len(s.writes), "writes": s.writes})
+		return reply{status: http.StatusOK, body: b}
 	}
-	rest, ok := strings.CutPrefix(path, s.prefix+"/")
-	if !ok {
-		return errorReply(http.StatusNotFound, "route_not_found", "no such route")
-	}
-	segs := strings.Split(rest, "/")
-	if len(segs) != 2 {
-		return errorReply(http.StatusNotFound, "route_not_found", "no such route")
-	}
-	entity, err1 := url.PathUnescape(segs[0])
-	id, err2 := url.PathUnescape(segs[1])
-	if err1 != nil || err2 != nil || entity == "" || id == "" {
-		return errorReply(http.StatusNotFound, "route_not_found", "no such route")
-	}
-	switch r.Method {
-	case http.MethodGet:
-		return s.getRecord(entity, id)
-	case http.MethodPatch:
-		return s.patchRecord(r, entity, id, body)
-	default:
-		return methodNotAllowed("GET, PATCH")
-	}
+	return s.dialect.route(s, r, body)
 }
 
-func (s *Server) getRecord(entity, id string) reply {
-	rec := s.records[recordKey{entity, id}]
-	if rec == nil {
-		// The message quotes the id, as real systems do, so tests can check the client
-		// keeps messages out of its errors.
-		return errorReply(http.StatusNotFound, "record_not_found", fmt.Sprintf("%s %s does not exist", entity, id))
-	}
-	return recordReply(entity, id, rec)
-}
-
-func (s *Server) patchRecord(r *http.Request, entity, id string, body []byte) reply {
-	key := r.Header.Get(connector.HeaderIdempotencyKey)
-	if key == "" {
-		return errorReply(http.StatusBadRequest, "idempotency_key_required", "Idempotency-Key header is required")
-	}
-	var patch struct {
-		Fields map[string]any `json:"fields"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&patch); err != nil || len(patch.Fields) == 0 {
-		return errorReply(http.StatusBadRequest, "invalid_body", `body must be {"fields": {...}} with at least one field`)
-	}
-	canonical, err := json.Marshal(patch.Fields)
-	if err != nil {
-		return errorReply(http.StatusBadRequest, "invalid_body", "fields do not re-encode")
-	}
-	ifMatch := r.Header.Get("If-Match")
-	fp := sha256.Sum256([]byte(r.Method + "\n" + r.URL.EscapedPath() + "\n" + ifMatch + "\n" + string(canonical)))
-	if prev := s.idem[key]; prev != nil {
-		if prev.fingerprint != fp {
-			return errorReply(http.StatusUnprocessableEntity, "idempotency_key_reused",
-				"this Idempotency-Key was used with a different request")
-		}
-		rep := reply{status: prev.status, body: prev.body, header: http.Header{}}
-		rep.header.Set("ETag", prev.etag)
-		rep.header.Set(connector.HeaderReplayed, "true")
+func (s *Server) injected(f failure) reply {
+	rep := s.dialect.errorReply(f.status, f.code, "injected failure")
+	if f.retryAfter != "" && s.system == connector.SystemShipping && f.status == http.StatusTooManyRequests &&
+		!strings.ContainsAny(f.retryAfter, " ,") {
+		rep.header.Set("X-Rate-Limit-Reset", f.retryAfter)
 		return rep
 	}
-	rec := s.records[recordKey{entity, id}]
-	if rec == nil {
-		return errorReply(http.StatusNotFound, "record_not_found", fmt.Sprintf("%s %s does not exist", entity, id))
+	rep.retryAfter = f.retryAfter
+	return rep
+}
+
+func (s *Server) authorized(header string) bool {
+	if s.tokens != nil {
+		return s.tokens.valid(header)
 	}
-	if ifMatch != "" && strings.Trim(strings.TrimPrefix(ifMatch, "W/"), `"`) != strconv.Itoa(rec.version) && ifMatch != "*" {
-		return errorReply(http.StatusPreconditionFailed, "version_mismatch", "the record has changed")
+	return s.cred == "" || s.dialect.authorized(header, s.cred)
+}
+
+// lookup finds a record; after a read it may play someone else's edit (EditAfterNextReads).
+func (s *Server) lookup(entity, id string, read bool) *record {
+	rec := s.records[recordKey{entity, s.dialect.key(id)}]
+	if rec != nil && read && s.editNext > 0 {
+		// The edit lands once this read's answer is rendered (handle).
+		s.editNext--
+		s.edited = rec
 	}
-	for k, v := range patch.Fields {
+	return rec
+}
+
+// apply stores fields into rec and logs the write.
+func (s *Server) apply(r *http.Request, entity string, rec *record, changed map[string]any) {
+	for k, v := range changed {
 		rec.fields[k] = v
 	}
 	rec.version++
 	s.writes = append(s.writes, AppliedWrite{
-		Entity: entity, ID: id, Fields: cloneMap(patch.Fields), IdempotencyKey: key,
-		Origin: r.Header.Get(connector.HeaderOrigin), Version: strconv.Itoa(rec.version),
+		Entity: entity, ID: rec.id, Fields: cloneMap(changed),
+		IdempotencyKey: r.Header.Get(connector.HeaderIdempotencyKey),
+		Origin:         r.Header.Get(connector.HeaderOrigin), Version: s.dialect.version(rec.version),
 	})
-	rep := recordReply(entity, id, rec)
-	// Only applied writes are remembered: a refused request changed nothing, so its key
-	// may be tried again once the cause is fixed.
-	s.idem[key] = &storedAnswer{fingerprint: fp, status: rep.status, etag: rep.header.Get("ETag"), body: rep.body}
-	return rep
-}
-
-type wireRecord struct {
-	ID      string         `json:"id"`
-	Entity  string         `json:"entity"`
-	Fields  map[string]any `json:"fields"`
-	Version string         `json:"version"`
-}
-
-func recordReply(entity, id string, rec *record) reply {
-	version := strconv.Itoa(rec.version)
-	body, err := json.Marshal(wireRecord{ID: id, Entity: entity, Fields: rec.fields, Version: version})
-	if err != nil {
-		return errorReply(http.StatusInternalServerError, "internal", "record does not encode")
-	}
-	h := http.Header{}
-	h.Set("ETag", `"`+version+`"`)
-	return reply{status: http.StatusOK, header: h, body: body}
-}
-
-type cursor struct {
-	At time.Time `json:"t"`
-	ID string    `json:"id"`
-}
-
-func (s *Server) listSyncErrors(q url.Values) reply {
-	var since time.Time
-	if v := q.Get("since"); v != "" {
-		t, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			return errorReply(http.StatusBadRequest, "invalid_since", "since must be an RFC 3339 date-time")
-		}
-		since = t
-	}
-	limit := DefaultListLimit
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return errorReply(http.StatusBadRequest, "invalid_limit", "limit must be a positive integer")
-		}
-		limit = min(n, MaxListLimit)
-	}
-	start := 0
-	if v := q.Get("cursor"); v != "" {
-		var c cursor
-		raw, err := base64.RawURLEncoding.DecodeString(v)
-		if err != nil || json.Unmarshal(raw, &c) != nil || c.ID == "" {
-			return errorReply(http.StatusBadRequest, "invalid_cursor", "cursor is not one this system issued")
-		}
-		// Keyset, not offset: records added while a caller pages are neither skipped nor
-		// repeated.
-		start, _ = slices.BinarySearchFunc(s.syncErrors, syncError{occurredAt: c.At, errorID: c.ID}, compareSyncErrors)
-		if start < len(s.syncErrors) && compareSyncErrors(s.syncErrors[start], syncError{occurredAt: c.At, errorID: c.ID}) == 0 {
-			start++
-		}
-	}
-	if from, _ := slices.BinarySearchFunc(s.syncErrors, syncError{occurredAt: since}, compareSyncErrors); from > start {
-		start = from
-	}
-	end := min(start+limit, len(s.syncErrors))
-	page := struct {
-		Items      []json.RawMessage `json:"items"`
-		NextCursor string            `json:"nextCursor"`
-	}{Items: []json.RawMessage{}}
-	for _, it := range s.syncErrors[start:end] {
-		page.Items = append(page.Items, it.raw)
-	}
-	if end < len(s.syncErrors) && end > start {
-		last := s.syncErrors[end-1]
-		raw, _ := json.Marshal(cursor{At: last.occurredAt, ID: last.errorID})
-		page.NextCursor = base64.RawURLEncoding.EncodeToString(raw)
-	}
-	body, err := json.Marshal(page)
-	if err != nil {
-		return errorReply(http.StatusInternalServerError, "internal", "page does not encode")
-	}
-	return reply{status: http.StatusOK, header: http.Header{}, body: body}
-}
-
-func bearerMatches(header, token string) bool {
-	got, ok := strings.CutPrefix(header, "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
-}
-
-func methodNotAllowed(allow string) reply {
-	rep := errorReply(http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed")
-	rep.header.Set("Allow", allow)
-	return rep
-}
-
-func errorReply(status int, code, message string) reply {
-	body, _ := json.Marshal(map[string]string{"code": code, "message": message})
-	return reply{status: status, header: http.Header{}, body: body}
-}
-
-func writeReply(w http.ResponseWriter, r *http.Request, rep reply) {
-	if rep.delay > 0 {
-		// The request is already handled; the wait only delays the answer, and ends early
-		// when the client has gone, so a closing test server is not held up.
-		t := time.NewTimer(rep.delay)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-		}
-	}
-	if rep.drop {
-		if hj, ok := w.(http.Hijacker); ok {
-			if conn, _, err := hj.Hijack(); err == nil {
-				conn.Close()
-				return
-			}
-		}
-		panic(http.ErrAbortHandler)
-	}
-	for k, v := range rep.header {
-		w.Header()[k] = v
-	}
-	if rep.retryAfter != "" {
-		w.Header().Set("Retry-After", rep.retryAfter)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(rep.status)
-	w.Write(rep.body)
-}
-
-// normalise gives fields the shape they have after a JSON round trip.
-func normalise(fields map[string]any) (map[string]any, error) {
-	raw, err := json.Marshal(fields)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]any{}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&out); err != nil {
-		return nil, err
-	}
-	if out == nil {
-		out = map[string]any{}
-	}
-	return out, nil
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = cloneValue(v)
-	}
-	return out
-}
-
-func cloneValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		return cloneMap(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = cloneValue(e)
-		}
-		return out
-	default:
-		return v
-	}
 }

@@ -1,6 +1,7 @@
 package fakesystem_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,95 +13,93 @@ import (
 	"github.com/syncassist/syncassist/shared/connector/fakesystem"
 )
 
-// These cases speak raw HTTP to the fake, for the behaviour the connector's own tests
-// cannot reach because the client refuses to send such requests.
-func TestFakeProtocol(t *testing.T) {
+// These cases speak raw HTTP to the fake, for vendor behaviour the connector's own tests
+// cannot reach because the client never sends such requests.
+func TestFakeVendorShapes(t *testing.T) {
 	t.Parallel()
-	fake := fakesystem.New(connector.SystemCRM)
-	fake.Seed("customer", "C-1", map[string]any{"credit": 1})
-	srv := httptest.NewServer(fake.Handler())
-	t.Cleanup(srv.Close)
-
 	type call struct {
-		method, path, body string
-		header             map[string]string
+		sys                 connector.System
+		method, path, body  string
+		header              map[string]string
+		wantStatus          int
+		wantHeader, wantHas string
 	}
-	patch := func(key, body string) call {
-		return call{http.MethodPatch, "/crm/v1/objects/customer/C-1", body, map[string]string{"Idempotency-Key": key}}
-	}
-	cases := []struct {
-		name       string
-		calls      []call
-		wantStatus int
-		wantCode   string
-		wantHeader [2]string
-	}{
-		{"another system's path", []call{{http.MethodGet, "/api/records/customer/C-1", "", nil}}, 404, "route_not_found", [2]string{}},
-		{"extra segment", []call{{http.MethodGet, "/crm/v1/objects/customer/C-1/x", "", nil}}, 404, "route_not_found", [2]string{}},
-		{"unknown record", []call{{http.MethodGet, "/crm/v1/objects/customer/nope", "", nil}}, 404, "record_not_found", [2]string{}},
-		{"patch of an unknown record", []call{{http.MethodPatch, "/crm/v1/objects/customer/nope", `{"fields":{"a":1}}`,
-			map[string]string{"Idempotency-Key": "u"}}}, 404, "record_not_found", [2]string{}},
-		{"method", []call{{http.MethodDelete, "/crm/v1/objects/customer/C-1", "", nil}}, 405, "method_not_allowed", [2]string{"Allow", "GET, PATCH"}},
-		{"no idempotency key", []call{{http.MethodPatch, "/crm/v1/objects/customer/C-1", `{"fields":{"a":1}}`, nil}}, 400, "idempotency_key_required", [2]string{}},
-		{"empty fields", []call{patch("e", `{"fields":{}}`)}, 400, "invalid_body", [2]string{}},
-		{"not JSON", []call{patch("j", `fields=1`)}, 400, "invalid_body", [2]string{}},
-		{"replay ignores JSON spacing and key order", []call{patch("r", `{"fields":{"a":1,"b":2}}`), patch("r", `{ "fields": {"b": 2, "a": 1} }`)},
-			200, "", [2]string{"Idempotent-Replayed", "true"}},
-		{"key reused on another record", []call{patch("x", `{"fields":{"a":1}}`),
-			{http.MethodPatch, "/crm/v1/objects/customer/C-2", `{"fields":{"a":1}}`, map[string]string{"Idempotency-Key": "x"}}},
-			422, "idempotency_key_reused", [2]string{}},
-		{"stale If-Match", []call{{http.MethodPatch, "/crm/v1/objects/customer/C-1", `{"fields":{"a":1}}`,
-			map[string]string{"Idempotency-Key": "m", "If-Match": `"999"`}}}, 412, "version_mismatch", [2]string{}},
-		{"sync errors are the host ERP's", []call{{http.MethodGet, "/api/sync-errors", "", nil}}, 404, "route_not_found", [2]string{}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var resp *http.Response
-			var raw []byte
-			for _, c := range tc.calls {
-				req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
-				for k, v := range c.header {
-					req.Header.Set(k, v)
-				}
-				var err error
-				if resp, err = http.DefaultClient.Do(req); err != nil {
-					t.Fatal(err)
-				}
-				raw, _ = io.ReadAll(resp.Body)
-				resp.Body.Close()
+	bc := "/api/v2.0/companies(" + fakesystem.FakeCompanyID + ")/customers('C-1')"
+	for name, tc := range map[string]call{
+		"netsuite patch is 204 with Location": {sys: connector.SystemHostERP, method: "PATCH",
+			path: "/services/rest/record/v1/customer/C-1", body: `{"n":2}`, wantStatus: 204, wantHeader: "Location"},
+		"netsuite error details": {sys: connector.SystemHostERP, method: "GET",
+			path: "/services/rest/record/v1/customer/nope", wantStatus: 404, wantHas: `"o:errorCode":"NONEXISTENT_ID"`},
+		"suiteql needs Prefer: transient": {sys: connector.SystemHostERP, method: "POST",
+			path: "/services/rest/query/v1/suiteql", body: `{"q":"SELECT 1"}`, wantStatus: 400, wantHas: "INVALID_HEADER"},
+		"suiteql offset is a multiple of limit": {sys: connector.SystemHostERP, method: "POST", header: map[string]string{"Prefer": "transient"},
+			path: "/services/rest/query/v1/suiteql?limit=10&offset=5", body: `{"q":""}`, wantStatus: 400, wantHas: "INVALID_PARAMETER"},
+		"bc patch needs If-Match": {sys: connector.SystemERP2, method: "PATCH", path: bc, body: `{"n":2}`, wantStatus: 428},
+		"bc stale etag is 412": {sys: connector.SystemERP2, method: "PATCH", path: bc, body: `{"n":2}`,
+			header: map[string]string{"If-Match": `W/"old"`}, wantStatus: 412, wantHas: "Request_EntityChanged"},
+		"bc get has the etag": {sys: connector.SystemERP2, method: "GET", path: bc, wantStatus: 200, wantHeader: "ETag", wantHas: "@odata.etag"},
+		"salesforce error array": {sys: connector.SystemCRM, method: "GET",
+			path: "/services/data/v" + connector.SalesforceAPIVersion + "/sobjects/Account/nope", wantStatus: 404, wantHas: `[{"errorCode":"NOT_FOUND"`},
+		"mailchimp problem json": {sys: connector.SystemMarketing, method: "GET",
+			path: "/3.0/lists/l1/members/0123456789abcdef0123456789abcdef", wantStatus: 404, wantHas: `"title":"Resource Not Found"`},
+		"mailchimp new member needs status_if_new": {sys: connector.SystemMarketing, method: "PUT",
+			path: "/3.0/lists/l1/members/" + connector.SubscriberHash("a@example.com"), body: `{"email_address":"a@example.com"}`, wantStatus: 400},
+		"shipstation createorder creates without a known key": {sys: connector.SystemShipping, method: "POST",
+			path: "/orders/createorder", body: `{"orderKey":"new-1","orderNumber":"1"}`, wantStatus: 200, wantHas: `"orderKey":"new-1"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			fake := fakesystem.New(tc.sys)
+			fake.Seed("customer", "C-1", map[string]any{"n": 1})
+			fake.Seed("customers", "C-1", map[string]any{"n": 1})
+			srv := httptest.NewServer(fake.Handler())
+			defer srv.Close()
+			req, _ := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
 			}
-			if resp.StatusCode != tc.wantStatus {
-				t.Fatalf("status = %d, want %d", resp.StatusCode, tc.wantStatus)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if tc.wantHeader[0] != "" && resp.Header.Get(tc.wantHeader[0]) != tc.wantHeader[1] {
-				t.Fatalf("%s = %q, want %q", tc.wantHeader[0], resp.Header.Get(tc.wantHeader[0]), tc.wantHeader[1])
-			}
-			var body struct{ Code string }
-			if json.Unmarshal(raw, &body); body.Code != tc.wantCode {
-				t.Fatalf("body = %s, want code %q", raw, tc.wantCode)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.wantStatus || (tc.wantHeader != "" && resp.Header.Get(tc.wantHeader) == "") ||
+				!strings.Contains(string(body), tc.wantHas) {
+				t.Fatalf("%d %v %s", resp.StatusCode, resp.Header, body)
 			}
 		})
 	}
 }
 
-func TestFakeAuth(t *testing.T) {
+func TestFakeAuthSchemes(t *testing.T) {
 	t.Parallel()
-	fake := fakesystem.New(connector.SystemHostERP)
-	fake.RequireToken("tok")
-	srv := httptest.NewServer(fake.Handler())
-	t.Cleanup(srv.Close)
-	for header, want := range map[string]int{"": 401, "Bearer nope": 401, "Basic tok": 401, "Bearer tok": 200} {
-		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/sync-errors", nil)
-		if header != "" {
-			req.Header.Set("Authorization", header)
-		}
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("key:secret"))
+	for _, tc := range []struct {
+		sys    connector.System
+		cred   string
+		header string
+		want   int
+	}{
+		{connector.SystemHostERP, "tok", "Bearer tok", 404},
+		{connector.SystemHostERP, "tok", "Bearer nope", 401},
+		{connector.SystemShipping, "key:secret", basic, 404},
+		{connector.SystemShipping, "key:secret", "Bearer key:secret", 401},
+		{connector.SystemMarketing, "key:secret", basic, 404},
+		{connector.SystemMarketing, "key:secret", "Bearer key:secret", 404},
+	} {
+		fake := fakesystem.New(tc.sys)
+		fake.RequireToken(tc.cred)
+		srv := httptest.NewServer(fake.Handler())
+		req, _ := http.NewRequest("GET", srv.URL+"/no/such/path", nil)
+		req.Header.Set("Authorization", tc.header)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != want {
-			t.Errorf("Authorization %q: status %d, want %d", header, resp.StatusCode, want)
+		srv.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s with %q: status %d, want %d", tc.sys, tc.header, resp.StatusCode, tc.want)
 		}
 	}
 }
@@ -123,7 +122,7 @@ func TestFakeReturnsCopies(t *testing.T) {
 func TestFakeRejectsBadSyncErrors(t *testing.T) {
 	t.Parallel()
 	fake := fakesystem.New(connector.SystemHostERP)
-	for _, raw := range []string{`[]`, `{"errorId":"e1"}`, `{"occurredAt":"2026-01-01T00:00:00Z"}`, `{"errorId":"e1","occurredAt":"yesterday"}`} {
+	for _, raw := range []string{`[]`, `{"errorId":"e1"}`, `{"errorId":"e1","occurredAt":"yesterday"}`} {
 		if err := fake.AddSyncError(json.RawMessage(raw)); err == nil {
 			t.Errorf("AddSyncError(%s) accepted", raw)
 		}

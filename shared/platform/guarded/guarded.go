@@ -109,7 +109,8 @@ func (c connectorConfigs) ConnectorConfig(ctx context.Context, tenantID string, 
 			return connector.Config{}, fmt.Errorf("tenant %s, %s: %w", tenantID, system, err)
 		}
 	}
-	return connector.Config{System: system, BaseURL: cc.BaseURL, Token: token, Timeout: c.timeout}, nil
+	return connector.Config{System: system, BaseURL: cc.BaseURL, Token: token, TokenURL: cc.TokenURL, Scope: cc.Scope,
+		TenantID: tenantID, Timeout: c.timeout}, nil
 }
 
 // metricsOut is where alert metrics go: stdout, which CloudWatch reads as embedded metrics.

@@ -1,0 +1,102 @@
+package fakesystem
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// bcFake plays Business Central's API v2.0 for one company (FakeCompanyID).
+type bcFake struct{}
+
+// version is a weak ETag's opaque part; Business Central's are base64 text too.
+func (bcFake) version(v int) string {
+	return base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "'%d;'", v))
+}
+func (bcFake) authorized(h, cred string) bool { return bearer(h, cred) }
+func (bcFake) key(id string) string           { return id }
+
+// errorReply is OData's error body.
+func (bcFake) errorReply(status int, code, message string) reply {
+	if code == "" || code == "unauthorized" {
+		code = map[int]string{401: "Authentication_InvalidCredentials", 404: "BadRequest_NotFound",
+			412: "Request_EntityChanged", 429: "Application_TooManyRequests"}[status]
+	}
+	return jsonReply(status, map[string]any{"error": map[string]string{"code": code, "message": message}})
+}
+
+func (b bcFake) route(s *Server, r *http.Request, body []byte) reply {
+	entitySet, id, ok := bcEntityPath(r.URL.EscapedPath())
+	if !ok {
+		return b.errorReply(http.StatusNotFound, "BadRequest_NotFound", "no such resource")
+	}
+	switch r.Method {
+	case http.MethodGet:
+		rec := s.lookup(entitySet, id, true)
+		if rec == nil {
+			return b.errorReply(http.StatusNotFound, "BadRequest_NotFound", fmt.Sprintf("%s %s does not exist", entitySet, id))
+		}
+		return b.entity(rec, entitySet)
+	case http.MethodPatch:
+		return b.patch(s, r, entitySet, id, body)
+	default:
+		return b.errorReply(http.StatusMethodNotAllowed, "BadRequest_MethodNotAllowed", "method not allowed")
+	}
+}
+
+// patch applies a partial update; If-Match is required, a stale one is 412.
+func (b bcFake) patch(s *Server, r *http.Request, entitySet, id string, body []byte) reply {
+	fields, ok := decodeBody(body)
+	if !ok || len(fields) == 0 {
+		return b.errorReply(http.StatusBadRequest, "BadRequest", "the request body is not an entity")
+	}
+	rec := s.lookup(entitySet, id, false)
+	if rec == nil {
+		return b.errorReply(http.StatusNotFound, "BadRequest_NotFound", fmt.Sprintf("%s %s does not exist", entitySet, id))
+	}
+	match := r.Header.Get("If-Match")
+	switch {
+	case match == "":
+		return b.errorReply(http.StatusPreconditionRequired, "Request_PreconditionRequired", "If-Match is required")
+	case match != "*" && match != `W/"`+b.version(rec.version)+`"`:
+		return b.errorReply(http.StatusPreconditionFailed, "Request_EntityChanged", "Another user has already changed the record.")
+	}
+	s.apply(r, entitySet, rec, fields)
+	return b.entity(rec, entitySet)
+}
+
+func (b bcFake) entity(rec *record, entitySet string) reply {
+	etag := `W/"` + b.version(rec.version) + `"`
+	out := cloneMap(rec.fields)
+	out["@odata.context"] = "/api/v2.0/$metadata#companies(" + FakeCompanyID + ")/" + entitySet + "/$entity"
+	out["@odata.etag"] = etag
+	out["id"] = rec.id
+	rep := jsonReply(http.StatusOK, out)
+	rep.header.Set("ETag", etag)
+	return rep
+}
+
+// bcEntityPath reads /api/v2.0/companies({company})/{entitySet}({key}); a string key is
+// an OData literal (quoted, with a quote doubled). The escaped path is read, so a key holding
+// parentheses or slashes (escaped by the client) cannot confuse it.
+func bcEntityPath(path string) (entitySet, id string, ok bool) {
+	rest, ok := strings.CutPrefix(path, "/api/v2.0/companies("+url.PathEscape(FakeCompanyID)+")/")
+	if !ok {
+		rest, ok = strings.CutPrefix(path, "/api/v2.0/companies("+FakeCompanyID+")/")
+	}
+	open := strings.IndexByte(rest, '(')
+	if !ok || open <= 0 || !strings.HasSuffix(rest, ")") || strings.Contains(rest, "/") {
+		return "", "", false
+	}
+	set, err1 := url.PathUnescape(rest[:open])
+	key, err2 := url.PathUnescape(rest[open+1 : len(rest)-1])
+	if err1 != nil || err2 != nil || key == "" {
+		return "", "", false
+	}
+	if len(key) >= 2 && key[0] == '\'' && key[len(key)-1] == '\'' {
+		key = strings.ReplaceAll(key[1:len(key)-1], "''", "'")
+	}
+	return set, key, key != ""
+}

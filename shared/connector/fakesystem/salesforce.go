@@ -1,0 +1,117 @@
+package fakesystem
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/connector"
+)
+
+// salesforceFake plays Salesforce's sObject Rows and sObject Rows by External ID.
+type salesforceFake struct{}
+
+const sfPrefix = "/services/data/v" + connector.SalesforceAPIVersion + "/sobjects/"
+
+func (salesforceFake) version(v int) string {
+	return versionEpoch.Add(time.Duration(v) * time.Second).Format("2006-01-02T15:04:05.000+0000")
+}
+func (salesforceFake) authorized(h, cred string) bool { return bearer(h, cred) }
+func (salesforceFake) key(id string) string           { return id }
+
+// errorReply is Salesforce's error array.
+func (salesforceFake) errorReply(status int, code, message string) reply {
+	if code == "" || code == "unauthorized" {
+		code = map[int]string{401: "INVALID_SESSION_ID", 404: "NOT_FOUND"}[status]
+	}
+	return jsonReply(status, []map[string]any{{"message": message, "errorCode": code, "fields": []string{}}})
+}
+
+func (f salesforceFake) route(s *Server, r *http.Request, body []byte) reply {
+	path := r.URL.EscapedPath()
+	if segs, ok := pathSegments(path, sfPrefix, 2); ok {
+		return f.row(s, r, segs[0], segs[1], body)
+	}
+	if segs, ok := pathSegments(path, sfPrefix, 3); ok {
+		return f.byExternalID(s, r, segs[0], segs[1], segs[2], body)
+	}
+	return f.errorReply(http.StatusNotFound, "NOT_FOUND", "The requested resource does not exist")
+}
+
+func (f salesforceFake) row(s *Server, r *http.Request, sobject, id string, body []byte) reply {
+	switch r.Method {
+	case http.MethodGet:
+		rec := s.lookup(sobject, id, true)
+		if rec == nil {
+			return f.errorReply(http.StatusNotFound, "NOT_FOUND", "The requested resource does not exist")
+		}
+		return f.render(rec, sobject)
+	case http.MethodPatch:
+		fields, ok := decodeBody(body)
+		if !ok {
+			return f.errorReply(http.StatusBadRequest, "JSON_PARSER_ERROR", "the body is not a JSON object")
+		}
+		rec := s.lookup(sobject, id, false)
+		if rec == nil {
+			return f.errorReply(http.StatusNotFound, "NOT_FOUND", "The requested resource does not exist")
+		}
+		s.apply(r, sobject, rec, fields)
+		return reply{status: http.StatusNoContent, header: http.Header{}}
+	default:
+		return f.errorReply(http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "method not allowed")
+	}
+}
+
+// byExternalID reads or upserts the record whose field holds value: 201 when created, 204
+// when updated, 300 when several match.
+func (f salesforceFake) byExternalID(s *Server, r *http.Request, sobject, field, value string, body []byte) reply {
+	var matches []*record
+	for k, rec := range s.records {
+		if k.entity == sobject && fmt.Sprint(rec.fields[field]) == value {
+			matches = append(matches, rec)
+		}
+	}
+	if len(matches) > 1 {
+		return f.errorReply(http.StatusMultipleChoices, "MULTIPLE_CHOICES", "several records match")
+	}
+	switch r.Method {
+	case http.MethodGet:
+		if len(matches) == 0 {
+			return f.errorReply(http.StatusNotFound, "NOT_FOUND", "The requested resource does not exist")
+		}
+		return f.render(s.lookup(sobject, matches[0].id, true), sobject)
+	case http.MethodPatch:
+		fields, ok := decodeBody(body)
+		_, hasID := fields["Id"]
+		_, hasKey := fields[field]
+		if !ok || hasID || hasKey {
+			return f.errorReply(http.StatusBadRequest, "INVALID_FIELD", "the body must not name Id or the external id field")
+		}
+		if len(matches) == 1 {
+			s.apply(r, sobject, matches[0], fields)
+			return reply{status: http.StatusNoContent, header: http.Header{}}
+		}
+		s.nextID++
+		rec := &record{id: "001FAKE" + strconv.Itoa(s.nextID), fields: map[string]any{field: value}}
+		s.records[recordKey{sobject, rec.id}] = rec
+		s.apply(r, sobject, rec, fields)
+		return jsonReply(http.StatusCreated, map[string]any{"id": rec.id, "success": true, "errors": []any{}, "created": true})
+	default:
+		return f.errorReply(http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "method not allowed")
+	}
+}
+
+func (f salesforceFake) render(rec *record, sobject string) reply {
+	out := cloneMap(rec.fields)
+	out["attributes"] = map[string]string{"type": sobject, "url": sfPrefix + sobject + "/" + rec.id}
+	out["Id"] = rec.id
+	out["SystemModstamp"] = f.version(rec.version)
+	return jsonReply(http.StatusOK, out)
+}
+
+// isNumeric says whether an id is all digits (ShipStation's ids are numbers).
+func isNumeric(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}

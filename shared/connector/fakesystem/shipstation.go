@@ -1,0 +1,116 @@
+package fakesystem
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strconv"
+	"time"
+)
+
+// shipstationFake plays ShipStation API v1: GET /{resource}/{id}, POST
+// /orders/createorder (an upsert keyed by orderKey, replacing the whole order) and PUT
+// /{resource}/{id} (replacing the whole resource).
+type shipstationFake struct{}
+
+func (shipstationFake) version(v int) string {
+	return versionEpoch.Add(time.Duration(v) * time.Second).Format("2006-01-02T15:04:05.0000000")
+}
+func (shipstationFake) authorized(h, cred string) bool { return basic(h, cred) }
+func (shipstationFake) key(id string) string           { return id }
+
+// errorReply is ASP.NET's error body, which ShipStation v1 answers with.
+func (shipstationFake) errorReply(status int, code, message string) reply {
+	if code == "unauthorized" {
+		code = ""
+	}
+	return jsonReply(status, map[string]any{"Message": message, "ExceptionMessage": message, "ExceptionType": code})
+}
+
+// readOnly are the fields ShipStation sets itself and ignores in a body.
+var readOnly = []string{"orderId", "createDate", "modifyDate"}
+
+func (f shipstationFake) route(s *Server, r *http.Request, body []byte) reply {
+	path := r.URL.EscapedPath()
+	if path == "/orders/createorder" {
+		if r.Method != http.MethodPost {
+			return f.errorReply(http.StatusMethodNotAllowed, "", "The requested resource does not support this method.")
+		}
+		return f.createOrder(s, r, body)
+	}
+	segs, ok := pathSegments(path, "/", 2)
+	if !ok {
+		return f.errorReply(http.StatusNotFound, "", "No HTTP resource was found that matches the request URI.")
+	}
+	rec := s.lookup(segs[0], segs[1], r.Method == http.MethodGet)
+	if rec == nil {
+		return f.errorReply(http.StatusNotFound, "", "The requested resource was not found.")
+	}
+	switch r.Method {
+	case http.MethodGet:
+		return f.render(rec, segs[0])
+	case http.MethodPut:
+		fields, ok := decodeBody(body)
+		if !ok {
+			return f.errorReply(http.StatusBadRequest, "", "The request is invalid.")
+		}
+		f.replace(s, r, segs[0], rec, fields)
+		return jsonReply(http.StatusOK, map[string]any{"success": true, "message": "The requested resource has been updated"})
+	default:
+		return f.errorReply(http.StatusMethodNotAllowed, "", "The requested resource does not support this method.")
+	}
+}
+
+// createOrder updates the order with the body's orderKey, or creates one (with a new key
+// when the body has none).
+func (f shipstationFake) createOrder(s *Server, r *http.Request, body []byte) reply {
+	fields, ok := decodeBody(body)
+	if !ok {
+		return f.errorReply(http.StatusBadRequest, "", "The request is invalid.")
+	}
+	key, _ := fields["orderKey"].(string)
+	var rec *record
+	for k, cand := range s.records {
+		if k.entity == "orders" && key != "" && cand.fields["orderKey"] == key {
+			rec = cand
+		}
+	}
+	if rec == nil {
+		s.nextID++
+		rec = &record{id: strconv.Itoa(s.nextID), fields: map[string]any{}}
+		s.records[recordKey{"orders", rec.id}] = rec
+		if key == "" {
+			fields["orderKey"] = "fake-key-" + rec.id
+		}
+	}
+	f.replace(s, r, "orders", rec, fields)
+	return f.render(rec, "orders")
+}
+
+// replace puts fields in place of the resource's, logging the ones that changed.
+func (shipstationFake) replace(s *Server, r *http.Request, resource string, rec *record, fields map[string]any) {
+	for _, k := range readOnly {
+		delete(fields, k)
+	}
+	changed := map[string]any{}
+	for k, v := range fields {
+		if !reflect.DeepEqual(rec.fields[k], v) {
+			changed[k] = v
+		}
+	}
+	rec.fields = fields
+	s.apply(r, resource, rec, changed)
+}
+
+func (f shipstationFake) render(rec *record, resource string) reply {
+	out := cloneMap(rec.fields)
+	if resource == "orders" {
+		out["orderId"] = rec.id
+		if isNumeric(rec.id) {
+			out["orderId"] = json.Number(rec.id)
+		}
+	}
+	out["createDate"] = f.version(1)
+	out["modifyDate"] = f.version(rec.version)
+	return jsonReply(http.StatusOK, out)
+}

@@ -1,0 +1,113 @@
+package connector
+
+// The marketing profile follows the Mailchimp Marketing API 3.0:
+//
+//   - Add or update list member: https://mailchimp.com/developer/marketing/api/list-members/add-or-update-list-member/
+//     (PUT /3.0/lists/{list_id}/members/{subscriber_hash}, an upsert answering 200 with the
+//     member; subscriber_hash is the MD5 of the lower-cased e-mail address)
+//   - Errors: https://mailchimp.com/developer/marketing/docs/errors/ (problem+json:
+//     "type", "title", "status", "detail", "instance"; 429 when too many connections)
+//   - Auth: HTTP Basic with any user name and the API key as password, or a bearer token.
+//
+// Config.BaseURL is the account's data-centre root (https://us6.api.mailchimp.com). A
+// record's entity is the audience (list) id and its id the member's e-mail address, or its
+// subscriber hash when the address is not at hand.
+
+import (
+	"cmp"
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+type mailchimp struct{}
+
+var subscriberHashPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+func (mailchimp) auth() authScheme              { return authBasicOrBearer }
+func (mailchimp) check(Config, *url.URL) string { return "" }
+
+// SubscriberHash is Mailchimp's member key: the MD5 of the lower-cased e-mail address. An
+// id that already is a hash is kept.
+func SubscriberHash(emailOrHash string) string {
+	if subscriberHashPattern.MatchString(emailOrHash) {
+		return emailOrHash
+	}
+	sum := md5.Sum([]byte(strings.ToLower(emailOrHash)))
+	return hex.EncodeToString(sum[:])
+}
+
+func (mailchimp) memberURL(c *Client, listID, id string) string {
+	return c.base + "/3.0/lists/" + url.PathEscape(listID) + "/members/" + SubscriberHash(id)
+}
+
+func (m mailchimp) get(ctx context.Context, c *Client, op, listID, id string) (Record, error) {
+	ans, err := c.do(ctx, op, http.MethodGet, m.memberURL(c, listID, id), nil, nil)
+	if err != nil {
+		return Record{}, err
+	}
+	return m.decode(c, op, ans, listID, id)
+}
+
+// decode keeps the member's own properties; last_changed is its version.
+func (mailchimp) decode(c *Client, op string, ans answer, listID, id string) (Record, error) {
+	obj, ok := decodeObject(ans.body)
+	if !ok {
+		return Record{}, c.malformed(op, ans)
+	}
+	fields, version := splitRecord(obj, "last_changed", "_links", "id", "list_id")
+	return Record{Entity: listID, ID: id, Fields: fields, Version: version}, nil
+}
+
+// write is read-compare-write over Mailchimp's upsert. A member that does not exist yet is
+// created when the id is an e-mail address; as the API requires, a new member needs a
+// status, status_if_new, which defaults to "pending" (double opt-in: the person confirms)
+// unless the write sets a status.
+func (m mailchimp) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
+	if req.UpsertKey != "" {
+		return WriteResult{}, c.refuse(OpWrite, "upsert by external id is not supported by this system")
+	}
+	isEmail := !subscriberHashPattern.MatchString(req.RecordID)
+	cur, _, done, err := c.readForWrite(ctx, m, req, isEmail)
+	if err != nil || done {
+		return WriteResult{Record: cur, Replayed: done}, err
+	}
+	body := make(map[string]any, len(req.Fields)+2)
+	for k, v := range req.Fields {
+		body[k] = v
+	}
+	if _, ok := body["email_address"]; !ok && isEmail {
+		body["email_address"] = req.RecordID
+	}
+	if _, ok := body["status_if_new"]; !ok {
+		status, _ := body["status"].(string)
+		body["status_if_new"] = cmp.Or(status, "pending")
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return WriteResult{}, c.refuse(OpWrite, "fields are not JSON-encodable")
+	}
+	ans, err := c.do(ctx, OpWrite, http.MethodPut, m.memberURL(c, req.Entity, req.RecordID), data, writeHeaders(req))
+	if err != nil {
+		return WriteResult{}, err
+	}
+	rec, err := m.decode(c, OpWrite, ans, req.Entity, req.RecordID)
+	return WriteResult{Record: rec}, err
+}
+
+// failure reads the problem document. Mailchimp has no error code field; its titles
+// ("Resource Not Found", "Member Exists", "Invalid Resource") are fixed phrases and serve
+// as the code, with spaces as underscores. detail quotes the member and is dropped.
+func (mailchimp) failure(status int, h http.Header, body []byte, now time.Time) failureInfo {
+	var p struct {
+		Title string `json:"title"`
+	}
+	_ = json.Unmarshal(body, &p)
+	return standardFailure(status, h, strings.ReplaceAll(strings.TrimSpace(p.Title), " ", "_"), now)
+}

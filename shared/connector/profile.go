@@ -1,0 +1,155 @@
+package connector
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math/big"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// profile is one vendor's published REST API: how it authenticates, where a record lives,
+// how a write is made idempotent, and how its error bodies read. The retry loop, the error
+// taxonomy and the limits on what is read are the Client's and shared by all.
+type profile interface {
+	// auth is how a static Token is sent.
+	auth() authScheme
+	// check refuses a configuration the vendor cannot work with ("" when fine).
+	check(cfg Config, base *url.URL) string
+	get(ctx context.Context, c *Client, op, entity, id string) (Record, error)
+	write(ctx context.Context, c *Client, req writeOp) (WriteResult, error)
+	// failure reads an error answer: the vendor's error code, and its meaning.
+	failure(status int, h http.Header, body []byte, now time.Time) failureInfo
+}
+
+// syncErrorLister is a profile that can list the host ERP's sync errors.
+type syncErrorLister interface {
+	listSyncErrors(ctx context.Context, c *Client, since time.Time, cursor string, limit int) (SyncErrorPage, error)
+}
+
+// decodeObject reads a JSON object keeping numbers as json.Number, so amounts and large ids
+// reach the caller (and the governance ledger's payload hash) exactly as the system sent
+// them.
+func decodeObject(body []byte) (map[string]any, bool) {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// splitRecord takes the vendor's envelope keys out of a decoded object and returns the
+// rest as the record's fields, and the version key's value as text.
+func splitRecord(obj map[string]any, versionKey string, envelope ...string) (map[string]any, string) {
+	version := ""
+	if v, ok := obj[versionKey]; ok {
+		version = scalarText(v)
+		delete(obj, versionKey)
+	}
+	for _, k := range envelope {
+		delete(obj, k)
+	}
+	return obj, version
+}
+
+// scalarText is a string or number as text; "" for anything else.
+func scalarText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	}
+	return ""
+}
+
+// readForWrite is the read half of read-compare-write: it reads the record, checks
+// IfVersion against it, and reports whether the record already holds every field of the
+// write. absentOK lets an upsert go on when the record does not exist yet.
+func (c *Client) readForWrite(ctx context.Context, p profile, req writeOp, absentOK bool) (cur Record, exists, done bool, err error) {
+	return c.compareRead(req, absentOK)(p.get(ctx, c, OpWrite, req.Entity, req.RecordID))
+}
+
+// compareRead is readForWrite's compare half, for profiles that read a record their own
+// way (by an external id).
+func (c *Client) compareRead(req writeOp, absentOK bool) func(Record, error) (Record, bool, bool, error) {
+	return func(cur Record, err error) (Record, bool, bool, error) {
+		if err != nil {
+			if absentOK && isNotFound(err) && req.IfVersion == "" {
+				return Record{}, false, false, nil
+			}
+			return Record{}, false, false, err
+		}
+		if req.IfVersion != "" && cur.Version != req.IfVersion {
+			return Record{}, true, false, &Error{System: c.sys, Op: OpWrite, Err: ErrConflict, Code: "version_mismatch"}
+		}
+		return cur, true, holds(cur.Fields, req.Fields), nil
+	}
+}
+
+func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// holds reports whether have already holds every field of want. Objects are compared as
+// subsets (a partial update of a sub-record leaves its other fields), arrays and scalars
+// exactly, numbers by value (1500 equals 1500.0).
+func holds(have, want map[string]any) bool {
+	norm, ok := normalise(want)
+	if !ok {
+		return false
+	}
+	for k, w := range norm {
+		h, present := have[k]
+		if !present || !sameValue(h, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameValue(h, w any) bool {
+	switch w := w.(type) {
+	case map[string]any:
+		hm, ok := h.(map[string]any)
+		return ok && holds(hm, w)
+	case []any:
+		ha, ok := h.([]any)
+		if !ok || len(ha) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !sameValue(ha[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		hn, ok := h.(json.Number)
+		return ok && sameNumber(hn, w)
+	default:
+		return h == w
+	}
+}
+
+func sameNumber(a, b json.Number) bool {
+	if a == b {
+		return true
+	}
+	x, okx := new(big.Rat).SetString(a.String())
+	y, oky := new(big.Rat).SetString(b.String())
+	return okx && oky && x.Cmp(y) == 0
+}
+
+// normalise gives fields the shape they have after a JSON round trip.
+func normalise(fields map[string]any) (map[string]any, bool) {
+	raw, err := json.Marshal(fields)
+	if err != nil {
+		return nil, false
+	}
+	m, ok := decodeObject(raw)
+	return m, ok
+}

@@ -1,0 +1,141 @@
+package connector
+
+// The shipping profile follows the ShipStation API v1 (https://ssapi.shipstation.com):
+//
+//   - Order model: https://docs.shipstation.com/apis/shipstation-v1/docs/models/order
+//     (orderId is read-only; orderKey is the caller's unique key, set at creation)
+//   - Create/update order: POST /orders/createorder; with an orderKey that exists it
+//     updates that order, so it is an upsert keyed by orderKey. The body is the whole
+//     order: fields left out are cleared, hence the read-merge-write below.
+//   - Other resources (products, customers) are read at GET /{resource}/{id} and updated
+//     with PUT /{resource}/{id} and the whole resource.
+//   - Auth: HTTP Basic, API key as user name and API secret as password.
+//   - Rate limits: every answer carries X-Rate-Limit-Limit, X-Rate-Limit-Remaining and
+//     X-Rate-Limit-Reset (seconds until the window resets); over the limit is 429.
+//   - Errors are ASP.NET's {"Message","ExceptionMessage","ExceptionType"}.
+//
+// A record's entity is the resource collection ("orders") and its id ShipStation's
+// numeric id (orderId).
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type shipstation struct{}
+
+const shipstationOrders = "orders"
+
+func (shipstation) auth() authScheme { return authBasic }
+
+func (shipstation) check(cfg Config, _ *url.URL) string {
+	if cfg.Token != "" && cfg.TokenURL == "" && !strings.Contains(cfg.Token, ":") {
+		return `token must be "apiKey:apiSecret"`
+	}
+	return ""
+}
+
+func (shipstation) resourceURL(c *Client, resource, id string) string {
+	return c.base + "/" + url.PathEscape(resource) + "/" + url.PathEscape(id)
+}
+
+func (s shipstation) get(ctx context.Context, c *Client, op, resource, id string) (Record, error) {
+	ans, err := c.do(ctx, op, http.MethodGet, s.resourceURL(c, resource, id), nil, nil)
+	if err != nil {
+		return Record{}, err
+	}
+	return s.decode(c, op, ans, resource, id)
+}
+
+// decode keeps the resource's fields; modifyDate is its version, and an order's read-only
+// orderId is its id, not a field (createorder must not be sent one).
+func (shipstation) decode(c *Client, op string, ans answer, resource, id string) (Record, error) {
+	obj, ok := decodeObject(ans.body)
+	if !ok {
+		return Record{}, c.malformed(op, ans)
+	}
+	envelope := []string{"createDate"}
+	if resource == shipstationOrders {
+		envelope = append(envelope, "orderId")
+	}
+	fields, version := splitRecord(obj, "modifyDate", envelope...)
+	return Record{Entity: resource, ID: id, Fields: fields, Version: version}, nil
+}
+
+// write reads the whole resource, and unless it already holds the fields, sends it back
+// whole with the fields merged in: orders through createorder (the read order's orderKey
+// makes it an update), anything else with PUT.
+func (s shipstation) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
+	if req.UpsertKey != "" {
+		return WriteResult{}, c.refuse(OpWrite, "upsert by external id is not supported by this system")
+	}
+	cur, _, done, err := c.readForWrite(ctx, s, req, false)
+	if err != nil || done {
+		return WriteResult{Record: cur, Replayed: done}, err
+	}
+	want, _ := normalise(req.Fields)
+	body, err := json.Marshal(merge(cur.Fields, want))
+	if err != nil {
+		return WriteResult{}, c.refuse(OpWrite, "fields are not JSON-encodable")
+	}
+	method, target := http.MethodPut, s.resourceURL(c, req.Entity, req.RecordID)
+	if req.Entity == shipstationOrders {
+		method, target = http.MethodPost, c.base+"/orders/createorder"
+	}
+	ans, err := c.do(ctx, OpWrite, method, target, body, writeHeaders(req))
+	if err != nil {
+		return WriteResult{}, err
+	}
+	var rec Record
+	if req.Entity == shipstationOrders {
+		// createorder answers with the order as stored.
+		rec, err = s.decode(c, OpWrite, ans, req.Entity, req.RecordID)
+	} else {
+		// PUT answers {"success","message"}; the resource is read back.
+		rec, err = s.get(ctx, c, OpWrite, req.Entity, req.RecordID)
+	}
+	if err != nil {
+		return WriteResult{}, err
+	}
+	return WriteResult{Record: rec}, nil
+}
+
+// merge lays want over have, merging nested objects, so a partial shipTo keeps the rest
+// of the address.
+func merge(have, want map[string]any) map[string]any {
+	out := make(map[string]any, len(have)+len(want))
+	for k, v := range have {
+		out[k] = v
+	}
+	for k, w := range want {
+		hm, ok1 := out[k].(map[string]any)
+		wm, ok2 := w.(map[string]any)
+		if ok1 && ok2 {
+			out[k] = merge(hm, wm)
+			continue
+		}
+		out[k] = w
+	}
+	return out
+}
+
+// failure reads ShipStation's error body (its ExceptionType is the only code-like part)
+// and its rate-limit headers: on 429 the wait is X-Rate-Limit-Reset, in seconds.
+func (shipstation) failure(status int, h http.Header, body []byte, now time.Time) failureInfo {
+	var e struct {
+		ExceptionType string `json:"ExceptionType"`
+	}
+	_ = json.Unmarshal(body, &e)
+	f := standardFailure(status, h, e.ExceptionType, now)
+	if status == http.StatusTooManyRequests && f.retryAfter == 0 {
+		if secs, err := strconv.Atoi(strings.TrimSpace(h.Get("X-Rate-Limit-Reset"))); err == nil && secs > 0 {
+			f.retryAfter = time.Duration(secs) * time.Second
+		}
+	}
+	return f
+}

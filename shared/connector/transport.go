@@ -1,0 +1,215 @@
+package connector
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
+)
+
+// answer is a 2xx response, read in full.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+var (
+	errMalformedResponse = errors.New("malformed response")
+	errResponseTooLarge  = fmt.Errorf("response larger than %d bytes", MaxResponseBytes)
+)
+
+// call is one logical request: what do sends, perhaps several times.
+type call struct {
+	op, method, target string
+	body               []byte
+	header             http.Header
+}
+
+// do sends the request, retrying transient failures, and returns the first 2xx answer. A
+// 401 with OAuth credentials refreshes the access token once and resends at once: a token
+// revoked or expired early is not the caller's problem.
+func (c *Client) do(ctx context.Context, op, method, target string, body []byte, hdr http.Header) (answer, error) {
+	req := call{op: op, method: method, target: target, body: body, header: hdr}
+	refreshed := false
+	for attempt := 1; ; attempt++ {
+		ans, failure := c.attempt(ctx, req)
+		if failure == nil {
+			return ans, nil
+		}
+		failure.Attempts = attempt
+		if failure.Status == http.StatusUnauthorized && !refreshed && c.auth.refreshable() {
+			refreshed = true
+			c.auth.invalidate()
+			continue
+		}
+		if !failure.Retryable || attempt >= c.maxAttempts || ctx.Err() != nil {
+			return answer{}, failure
+		}
+		wait := c.jitter(c.backoffCeiling(attempt))
+		if failure.RetryAfter > 0 {
+			if failure.RetryAfter > c.maxRetryAfter {
+				// The system wants longer than this call may block; the caller schedules.
+				return answer{}, failure
+			}
+			wait = failure.RetryAfter
+		}
+		if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(wait).Before(deadline) {
+			// The retry could not finish: waiting would only burn the caller's time.
+			return answer{}, failure
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return answer{}, failure
+		case <-timer.C:
+		}
+	}
+}
+
+// attempt sends one request. A nil *Error means a 2xx answer.
+func (c *Client) attempt(ctx context.Context, in call) (answer, *Error) {
+	var rd io.Reader
+	if in.body != nil {
+		rd = bytes.NewReader(in.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, in.method, in.target, rd)
+	if err != nil {
+		return answer{}, &Error{System: c.sys, Op: in.op, Err: ErrValidation, Cause: errors.New("request could not be built")}
+	}
+	for k, v := range in.header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "syncassist-connector")
+	if id := httpapi.CorrelationID(ctx); id != "" {
+		// The target's logs can then be matched with ours.
+		req.Header.Set(httpapi.HeaderCorrelationID, id)
+	}
+	if in.body != nil && req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	authz, failure := c.auth.header(ctx, c, in.op)
+	if failure != nil {
+		return answer{}, failure
+	}
+	if authz != "" {
+		req.Header.Set("Authorization", authz)
+	}
+	return c.exchange(ctx, in.op, req)
+}
+
+// exchange sends a built request and reads its answer; non-2xx becomes an *Error through
+// the profile's reading of the vendor's error body.
+func (c *Client) exchange(ctx context.Context, op string, req *http.Request) (answer, *Error) {
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return answer{}, c.transportFailure(ctx, op, 0, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+	if err != nil {
+		return answer{}, c.transportFailure(ctx, op, resp.StatusCode, err)
+	}
+	if len(data) > MaxResponseBytes {
+		return answer{}, &Error{System: c.sys, Op: op, Status: resp.StatusCode, Err: ErrUnavailable, Cause: errResponseTooLarge}
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return answer{status: resp.StatusCode, header: resp.Header, body: data}, nil
+	}
+	f := c.prof.failure(resp.StatusCode, resp.Header, data, time.Now())
+	return answer{}, &Error{System: c.sys, Op: op, Status: resp.StatusCode, Code: safeCode(f.code),
+		Retryable: f.retryable, RetryAfter: f.retryAfter, Err: f.sentinel}
+}
+
+// failureInfo is a profile's reading of an error answer.
+type failureInfo struct {
+	code       string
+	sentinel   error
+	retryable  bool
+	retryAfter time.Duration
+}
+
+// standardFailure is the HTTP reading of an error answer: the status decides, and 429 and
+// 503 honour Retry-After. Profiles start from it and add what their vendor says.
+func standardFailure(status int, h http.Header, code string, now time.Time) failureInfo {
+	sentinel, retryable := classifyStatus(status)
+	f := failureInfo{code: code, sentinel: sentinel, retryable: retryable}
+	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+		f.retryAfter = parseRetryAfter(h.Get("Retry-After"), now)
+	}
+	return f
+}
+
+// transportFailure describes a request that got no usable answer. url.Error is unwrapped
+// because its text carries the full URL; the cause alone says what went wrong.
+func (c *Client) transportFailure(ctx context.Context, op string, status int, err error) *Error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return &Error{System: c.sys, Op: op, Status: status, Err: ErrUnavailable, Cause: ctxErr,
+			Retryable: errors.Is(ctxErr, context.DeadlineExceeded)}
+	}
+	cause := err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		cause = ue.Err
+	}
+	return &Error{System: c.sys, Op: op, Status: status, Err: ErrUnavailable, Cause: cause, Retryable: transportRetryable(err)}
+}
+
+// refuse is a request the client will not send.
+func (c *Client) refuse(op, why string) *Error {
+	return &Error{System: c.sys, Op: op, Err: ErrValidation, Cause: errors.New(why)}
+}
+
+func (c *Client) malformed(op string, ans answer) *Error {
+	return &Error{System: c.sys, Op: op, Status: ans.status, Err: ErrUnavailable, Cause: errMalformedResponse}
+}
+
+// backoffCeiling is BaseBackoff doubled per failed attempt, capped at MaxBackoff.
+func (c *Client) backoffCeiling(failedAttempts int) time.Duration {
+	ceiling := c.baseBackoff
+	for i := 1; i < failedAttempts && ceiling < c.maxBackoff; i++ {
+		ceiling *= 2
+	}
+	return min(ceiling, c.maxBackoff)
+}
+
+// parseRetryAfter reads delta-seconds or an HTTP date; 0 means absent or unusable.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		const maxSecs = 24 * 60 * 60
+		if secs <= 0 {
+			return 0
+		}
+		return time.Duration(min(secs, maxSecs)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+func visibleASCII(s string, maxLen int) bool {
+	if len(s) > maxLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
