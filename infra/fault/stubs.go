@@ -1,0 +1,7 @@
+package fault
+
+import "context"
+
+func runRedelivery(context.Context, *Harness, Config) (r Row) { r.failf("not implemented"); return r }
+func runCrash(context.Context, *Harness, Config) (r Row)      { r.failf("not implemented"); return r }
+func runThrottle(context.Context, *Harness, Config) (r Row)   { r.failf("not implemented"); return r }
