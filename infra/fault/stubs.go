@@ -2,6 +2,5 @@ package fault
 
 import "context"
 
-func runRedelivery(context.Context, *Harness, Config) (r Row) { r.failf("not implemented"); return r }
-func runCrash(context.Context, *Harness, Config) (r Row)      { r.failf("not implemented"); return r }
-func runThrottle(context.Context, *Harness, Config) (r Row)   { r.failf("not implemented"); return r }
+func runCrash(context.Context, *Harness, Config) (r Row)    { r.failf("not implemented"); return r }
+func runThrottle(context.Context, *Harness, Config) (r Row) { r.failf("not implemented"); return r }
