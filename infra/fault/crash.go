@@ -27,8 +27,10 @@ import (
 // errCrashed is what the wrapped store answers once the approve has "died".
 var errCrashed = errors.New("fault suite: the process died after the ERP write")
 
-// crashLease is the approves' lease here: the recovery may start once it has passed.
-const crashLease = time.Second
+// crashLease is the approves' lease here: the recovery may start once it has passed. A
+// finance approve gives its ERP update half the lease, so it is not shorter, lest a slow
+// machine (CI under -race) time the update out before the crash point.
+const crashLease = 3 * time.Second
 
 // crashedClaims is the sync-error store of an approve that dies after its ERP write:
 // completing fails, and so does marking the row applied unless keepMarker (the crash then

@@ -20,7 +20,7 @@ func TestShortSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	rows := RunAll(context.Background(), h, Short(), "")
+	rows := RunAll(context.Background(), h, Short(), "", nil)
 	var out strings.Builder
 	Print(&out, rows)
 	t.Log("\n" + out.String())

@@ -70,13 +70,18 @@ func (ir ingestRun) run(ctx context.Context, h *Harness, cfg Config) (row Row) {
 			return row
 		}
 	}
+	settleStart := time.Now()
 	s, err := st.settle(ctx, unique, settleTimeout, ir.reconcile)
 	if err != nil {
 		row.failf("settle: %v", err)
 		return row
 	}
-	row.Note = strings.TrimSpace(fmt.Sprintf("%d posts (%d unique errorIds, %d duplicates) at c=%d; %d retried (5xx or dropped connection); "+
-		"reconcile runs %d (requeued %d). %s", len(posts), len(unique), len(posts)-len(unique), cfg.Conc, b.Retried, s.Reconciles,
+	if ir.faultFree && b.Retried > 0 {
+		row.failf("%d posts were answered 5xx (or dropped) without any fault", b.Retried)
+	}
+	row.Note = strings.TrimSpace(fmt.Sprintf("%d posts (%d unique errorIds, %d duplicates) at c=%d; %d answers 5xx or dropped, "+
+		"each retried until 202; every claim diagnosed %.1f s after the last post; reconcile runs %d (requeued %d); DLQ checked empty. %s",
+		len(posts), len(unique), len(posts)-len(unique), cfg.Conc, b.Retried, time.Since(settleStart).Seconds(), s.Reconciles,
 		s.Report.Requeued, note))
 	ir.check(ctx, st, &row, posts, unique, b, s)
 	row.Leaked += st.logLeaks(logStart)

@@ -128,15 +128,23 @@ func Scenarios() []Scenario {
 }
 
 // RunAll runs the scenarios whose name contains only (all when empty) and returns
-// their rows.
-func RunAll(ctx context.Context, h *Harness, cfg Config, only string) []Row {
+// their rows; progress, when not nil, is told when each starts and how it ended.
+func RunAll(ctx context.Context, h *Harness, cfg Config, only string, progress io.Writer) []Row {
+	if progress == nil {
+		progress = io.Discard
+	}
 	var rows []Row
 	for _, s := range Scenarios() {
 		if only != "" && !strings.Contains(s.Name, only) {
 			continue
 		}
+		fmt.Fprintf(progress, "fault: %s ...\n", s.Name)
+		start, logStart := time.Now(), h.Logs.Len()
 		row := s.Run(ctx, h, cfg)
 		row.Scenario = s.Name
+		row.Note += fmt.Sprintf(" Leak scan: %d KB of logs and EMF lines.", (h.Logs.Len()-logStart)/1024)
+		fmt.Fprintf(progress, "fault: %s %s in %s\n", s.Name, map[bool]string{true: "passed", false: "FAILED"}[row.Pass()],
+			time.Since(start).Round(100*time.Millisecond))
 		rows = append(rows, row)
 	}
 	return rows

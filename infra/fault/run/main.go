@@ -34,7 +34,7 @@ func run(short bool, only string) int {
 		return 1
 	}
 	defer h.Close()
-	rows := fault.RunAll(ctx, h, cfg, only)
+	rows := fault.RunAll(ctx, h, cfg, only, os.Stderr)
 	fmt.Printf("fault suite (%s sizes), dynalite + fauxqs on loopback, %s\n\n", map[bool]string{true: "short", false: "full"}[short],
 		time.Since(start).Round(time.Second))
 	fault.Print(os.Stdout, rows)
