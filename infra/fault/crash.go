@@ -19,7 +19,7 @@ import (
 // real crash (a Lambda timed out or killed mid-invocation) cannot be placed at that
 // instant reliably, so the approve runs on its feature's real service with the store
 // wrapped: every write after the ERP write fails, exactly as if the process had died there,
-// and nothing the approve does afterwards reaches the row. The lease (1 s here) then
+// and nothing the approve does afterwards reaches the row. The lease (3 s here) then
 // expires and a second process completes the row: the reconcile's lease sweep, or the
 // next approve taking the expired lease over. The fake ERP's write log and the gate's
 // request log must show exactly one ERP write, and one ERP request, per approve.

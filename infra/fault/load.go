@@ -141,12 +141,6 @@ func (st *Stage) deliver(ctx context.Context, url string, p Post, canaries []str
 	}
 }
 
-// ingestFigures are a burst's checks against the store: every unique errorId claimed
-// exactly once and diagnosed once.
-type ingestFigures struct {
-	Missing, Undiagnosed, DoubleCreated, DoubleTraced, Rejected int
-}
-
 // createdTwice counts errorIds that two posts were told they created: the conditional put
 // let two claims through.
 func createdTwice(posts []Post, b *Burst) (doubled, rejected int) {
