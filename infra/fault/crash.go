@@ -207,10 +207,23 @@ func (st *Stage) recover(ctx context.Context, items []crashItem) ([]time.Duratio
 		}
 	}
 	t0 := time.Now()
-	if _, err := st.Reconcile(ctx); err != nil {
+	rep, err := st.Reconcile(ctx)
+	if err != nil {
 		return lat, err
 	}
-	return append(lat, time.Since(t0)), nil
+	lat = append(lat, time.Since(t0))
+	// The reconcile's own count proves it (and not something else) completed the
+	// sync-error rows left to it, from the guard's ledger.
+	want := 0
+	for _, it := range items {
+		if it.feature == "syncerror" && !it.byApprove {
+			want++
+		}
+	}
+	if rep.LeasesCompleted != want {
+		return lat, fmt.Errorf("the reconcile completed %d sync-error leases, want %d", rep.LeasesCompleted, want)
+	}
+	return lat, nil
 }
 
 // checkCrashed: every row completed, one ERP write and one ERP request per approve.

@@ -27,6 +27,9 @@ type ingestRun struct {
 	recover func(ctx context.Context, st *Stage) error
 	// reconcile lets the scheduled reconcile run while claims are waited for.
 	reconcile bool
+	// mustRequeue fails the run when the reconcile re-enqueued nothing: the fault did not
+	// leave the claims it is about.
+	mustRequeue bool
 	// faultFree counts a claim diagnosed twice as doubled; under a crash a diagnosis whose
 	// result was lost legitimately runs again, and is reported beside the table instead.
 	faultFree bool
@@ -75,6 +78,9 @@ func (ir ingestRun) run(ctx context.Context, h *Harness, cfg Config) (row Row) {
 	if err != nil {
 		row.failf("settle: %v", err)
 		return row
+	}
+	if ir.mustRequeue && s.Report.Requeued == 0 {
+		row.failf("the reconcile re-enqueued nothing: no claim was left queued by the fault")
 	}
 	if ir.faultFree && b.Retried > 0 {
 		row.failf("%d posts were answered 5xx (or dropped) without any fault", b.Retried)
@@ -165,7 +171,7 @@ func runDynamoRestart(ctx context.Context, h *Harness, cfg Config) Row {
 // only the reconcile can bring them back once fauxqs is started again and the queues are
 // created again.
 func runSQSKill(ctx context.Context, h *Harness, cfg Config) Row {
-	return ingestRun{name: "sqs-kill", opt: StageOptions{StuckAfter: 3 * time.Second}, reconcile: true,
+	return ingestRun{name: "sqs-kill", opt: StageOptions{StuckAfter: 3 * time.Second}, reconcile: true, mustRequeue: true,
 		inject: func(context.Context, *Stage) (string, error) {
 			h.Emu.KillSQS()
 			return "fauxqs killed (SIGKILL) a third into the burst, dead for the rest of it (its queues and messages lost), " +
