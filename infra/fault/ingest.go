@@ -45,26 +45,11 @@ func (ir ingestRun) run(ctx context.Context, h *Harness, cfg Config) (row Row) {
 	logStart := h.Logs.Len()
 	st.StartPollers(2, nil)
 	posts, unique := makePosts("F"+strings.ToUpper(ir.name[:3]), cfg.Posts)
-
-	var wg sync.WaitGroup
-	var once sync.Once
-	var note string
-	var injectErr error
-	trigger := func(done int) {
-		if ir.inject == nil || done < len(posts)/3 {
-			return
-		}
-		once.Do(func() {
-			wg.Add(1)
-			go func() { defer wg.Done(); note, injectErr = ir.inject(ctx, st) }()
-		})
-	}
-	b := st.burst(ctx, posts, cfg.Conc, trigger)
-	wg.Wait()
+	b, note, err := ir.burstWithFault(ctx, st, posts, cfg.Conc)
 	row.latencies(b.Run, b.Requests)
 	row.Retried = int(b.Retried)
-	if injectErr != nil {
-		row.failf("inject: %v", injectErr)
+	if err != nil {
+		row.failf("inject: %v", err)
 		return row
 	}
 	if ir.recover != nil {
@@ -86,12 +71,33 @@ func (ir ingestRun) run(ctx context.Context, h *Harness, cfg Config) (row Row) {
 		row.failf("%d posts were answered 5xx (or dropped) without any fault", b.Retried)
 	}
 	row.Note = strings.TrimSpace(fmt.Sprintf("%d posts (%d unique errorIds, %d duplicates) at c=%d; %d answers 5xx or dropped, "+
-		"each retried until 202; every claim diagnosed %.1f s after the last post; reconcile runs %d (requeued %d); DLQ checked empty. %s",
+		"each retried until 202; claims settled %.1f s after the last post; reconcile runs %d (requeued %d). %s",
 		len(posts), len(unique), len(posts)-len(unique), cfg.Conc, b.Retried, time.Since(settleStart).Seconds(), s.Reconciles,
 		s.Report.Requeued, note))
 	ir.check(ctx, st, &row, posts, unique, b, s)
 	row.Leaked += st.logLeaks(logStart)
 	return row
+}
+
+// burstWithFault posts the burst and injects the fault once a third of the posts are
+// answered, on its own goroutine while the burst goes on; it returns the fault's note.
+func (ir ingestRun) burstWithFault(ctx context.Context, st *Stage, posts []Post, conc int) (*Burst, string, error) {
+	var wg sync.WaitGroup
+	var once sync.Once
+	var note string
+	var err error
+	trigger := func(done int) {
+		if ir.inject == nil || done < len(posts)/3 {
+			return
+		}
+		once.Do(func() {
+			wg.Add(1)
+			go func() { defer wg.Done(); note, err = ir.inject(ctx, st) }()
+		})
+	}
+	b := st.burst(ctx, posts, conc, trigger)
+	wg.Wait()
+	return b, note, err
 }
 
 // check fills lost, doubled and the failures from the store and the queues.
