@@ -2,10 +2,15 @@ package fault
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // TestShortSuite is the short version `make test` runs: every scenario at small sizes on
@@ -53,13 +58,63 @@ func TestChecksCanFail(t *testing.T) {
 	for i := range b.Deliveries {
 		b.Deliveries[i] = Delivery{Status: http.StatusAccepted, Duplicate: i%dupEvery == dupEvery-1}
 	}
-	if d, r := createdTwice(posts, b); d != 0 || r != 0 {
-		t.Errorf("honest burst: doubled %d, rejected %d", d, r)
+	if d, r := createdTwice(posts, b); len(d) != 0 || r != 0 {
+		t.Errorf("honest burst: doubled %v, rejected %d", d, r)
+	}
+	// The stored rows: each written once, by the post answered as created.
+	stored := map[string]syncerror.Claim{}
+	for i, p := range posts {
+		if !b.Deliveries[i].Duplicate {
+			stored[p.ErrorID] = syncerror.Claim{WebhookID: p.MsgID, History: []syncerror.HistoryEntry{{Action: "claimed"}}}
+		}
+	}
+	if d := storedTwice(posts, b, stored); len(d) != 0 {
+		t.Errorf("honest rows: doubled %v", d)
+	}
+	// A put that overwrote: the row of post 4's errorId was written by post 9, and post 9
+	// was answered created too; a row claimed twice in its history.
+	stored[posts[4].ErrorID] = syncerror.Claim{WebhookID: posts[9].MsgID, History: stored[posts[4].ErrorID].History}
+	stored[posts[0].ErrorID] = syncerror.Claim{WebhookID: posts[0].MsgID,
+		History: []syncerror.HistoryEntry{{Action: "claimed"}, {Action: "claimed"}}}
+	if d := storedTwice(posts, b, stored); len(d) != 2 {
+		t.Errorf("an overwritten row and a twice-claimed one: doubled %v", d)
 	}
 	b.Deliveries[9].Duplicate = false
 	b.Deliveries[19] = Delivery{Status: http.StatusServiceUnavailable}
-	if d, r := createdTwice(posts, b); d != 1 || r != 1 {
-		t.Errorf("two creations of one errorId and a 503: doubled %d, rejected %d", d, r)
+	if d, r := createdTwice(posts, b); len(d) != 1 || r != 1 {
+		t.Errorf("two creations of one errorId and a 503: doubled %v, rejected %d", d, r)
+	}
+	// The queue: a claim handed two distinct messages was enqueued twice; a redelivery of
+	// one message is not.
+	enq := &enqueued{msgs: map[string]map[string]bool{}}
+	handle := enq.wrap(func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
+		return events.SQSEventResponse{}, nil
+	})
+	body := func(errorID string) string {
+		return `{"tenantId":"` + tenantID + `","id":"` + syncerror.ClaimID(tenantID, errorID) + `"}`
+	}
+	for _, m := range []events.SQSMessage{{MessageId: "m1", Body: body("A")}, {MessageId: "m1", Body: body("A")},
+		{MessageId: "m2", Body: body("B")}, {MessageId: "m3", Body: body("B")}} {
+		_, _ = handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{m}})
+	}
+	if d := enq.multiple([]string{"A", "B"}); len(d) != 1 || d[0] != "B" {
+		t.Errorf("enqueued twice: %v, want [B]", d)
+	}
+}
+
+// A kill that left the emulator listening is caught.
+func TestRefuses(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := "http://" + ln.Addr().String()
+	if refuses(endpoint) == nil {
+		t.Error("a listening endpoint was taken for dead")
+	}
+	ln.Close()
+	if err := refuses(endpoint); err != nil {
+		t.Error(err)
 	}
 }
 

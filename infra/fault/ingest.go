@@ -2,12 +2,16 @@ package fault
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // settleTimeout bounds how long a scenario waits for its claims to be diagnosed.
@@ -43,13 +47,17 @@ func (ir ingestRun) run(ctx context.Context, h *Harness, cfg Config) (row Row) {
 	}
 	defer st.Close()
 	logStart := h.Logs.Len()
-	st.StartPollers(2, nil)
+	enq := &enqueued{msgs: map[string]map[string]bool{}}
+	st.StartPollers(2, enq.wrap)
 	posts, unique := makePosts("F"+strings.ToUpper(ir.name[:3]), cfg.Posts)
 	b, note, err := ir.burstWithFault(ctx, st, posts, cfg.Conc)
 	row.latencies(b.Run, b.Requests)
 	row.Retried = int(b.Retried)
 	if err != nil {
 		row.failf("inject: %v", err)
+		if ir.recover != nil {
+			_ = ir.recover(ctx, st) // bring the emulator back for the scenarios after this one
+		}
 		return row
 	}
 	if ir.recover != nil {
@@ -74,7 +82,7 @@ func (ir ingestRun) run(ctx context.Context, h *Harness, cfg Config) (row Row) {
 		"each retried until 202; claims settled %.1f s after the last post; reconcile runs %d (requeued %d). %s",
 		len(posts), len(unique), len(posts)-len(unique), cfg.Conc, b.Retried, time.Since(settleStart).Seconds(), s.Reconciles,
 		s.Report.Requeued, note))
-	ir.check(ctx, st, &row, posts, unique, b, s)
+	ir.check(ctx, st, &row, posts, unique, b, s, enq)
 	row.Leaked += st.logLeaks(logStart)
 	return row
 }
@@ -100,11 +108,19 @@ func (ir ingestRun) burstWithFault(ctx context.Context, st *Stage, posts []Post,
 	return b, note, err
 }
 
-// check fills lost, doubled and the failures from the store and the queues.
-func (ir ingestRun) check(ctx context.Context, st *Stage, row *Row, posts []Post, unique []string, b *Burst, s Settled) {
-	doubled, rejected := createdTwice(posts, b)
+// check fills lost, doubled and the failures from the store, the queue's deliveries and
+// the answers. An errorId counts once in doubled however many checks flag it.
+func (ir ingestRun) check(ctx context.Context, st *Stage, row *Row, posts []Post, unique []string, b *Burst, s Settled, enq *enqueued) {
+	answered, rejected := createdTwice(posts, b)
+	doubled := map[string]bool{}
+	flag := func(ids []string) {
+		for _, id := range ids {
+			doubled[id] = true
+		}
+	}
+	defer func() { row.Doubled = len(doubled) }()
+	flag(answered)
 	row.Lost = len(s.Missing) + len(s.Undiagnosed)
-	row.Doubled = doubled
 	row.Leaked = int(b.Leaked)
 	if rejected > 0 {
 		row.failf("%d posts ended without a 202 after retries", rejected)
@@ -112,6 +128,19 @@ func (ir ingestRun) check(ctx context.Context, st *Stage, row *Row, posts []Post
 	if row.Lost > 0 {
 		row.failf("%d errorIds without a claim (%v), %d claimed but not diagnosed (%v)", len(s.Missing), first(s.Missing),
 			len(s.Undiagnosed), first(s.Undiagnosed))
+	}
+	stored, err := st.storedClaims(ctx, unique)
+	if err != nil {
+		row.failf("claims: %v", err)
+		return
+	}
+	flag(storedTwice(posts, b, stored))
+	// Without a fault every claim is enqueued once; under one, the reconcile (and an SDK
+	// retry of a SendMessage whose answer was lost) may enqueue a claim again.
+	if multi := enq.multiple(unique); ir.faultFree {
+		flag(multi)
+	} else if len(multi) > 0 {
+		row.Note += fmt.Sprintf(" %d claims were handed more than one diagnosis message (re-enqueued).", len(multi))
 	}
 	rediagnosed := 0
 	defer func() {
@@ -125,12 +154,19 @@ func (ir ingestRun) check(ctx context.Context, st *Stage, row *Row, posts []Post
 		row.failf("AI records: %v", err)
 		return
 	}
-	for _, r := range recs {
+	for i, r := range recs {
 		if r.Doubled() && ir.faultFree {
-			row.Doubled++
+			doubled[unique[i]] = true
 		} else if r.Doubled() {
 			rediagnosed++
 		}
+	}
+	if len(doubled) > 0 {
+		ids := make([]string, 0, len(doubled))
+		for id := range doubled {
+			ids = append(ids, id)
+		}
+		row.failf("%d errorIds claimed, enqueued or diagnosed more than once (%v)", len(ids), first(ids))
 	}
 	dlq, err := st.QueueDepth(ctx, blueprint.DiagnosisDLQ.Name)
 	if err != nil {
@@ -138,6 +174,26 @@ func (ir ingestRun) check(ctx context.Context, st *Stage, row *Row, posts []Post
 	} else if dlq > 0 {
 		row.failf("%d messages in the DLQ", dlq)
 	}
+}
+
+// storedClaims reads the claim row of each errorId that has one.
+func (st *Stage) storedClaims(ctx context.Context, errorIDs []string) (map[string]syncerror.Claim, error) {
+	var mu sync.Mutex
+	out := map[string]syncerror.Claim{}
+	err := parallel(len(errorIDs), 8, func(i int) error {
+		c, err := st.Deps.Claims.Get(ctx, tenantID, syncerror.ClaimID(tenantID, errorIDs[i]))
+		if errors.Is(err, syncerror.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		out[errorIDs[i]] = c
+		mu.Unlock()
+		return nil
+	})
+	return out, err
 }
 
 func first(ids []string) []string { return ids[:min(len(ids), 3)] }
@@ -163,6 +219,9 @@ func runDynamoRestart(ctx context.Context, h *Harness, cfg Config) Row {
 	return ingestRun{name: "dynamodb-restart", opt: StageOptions{StuckAfter: 3 * time.Second}, reconcile: true,
 		inject: func(ctx context.Context, st *Stage) (string, error) {
 			h.Emu.KillDynamoDB()
+			if err := refuses(h.Emu.DynamoDBEndpoint); err != nil {
+				return "", err
+			}
 			time.Sleep(cfg.Outage)
 			if err := h.Emu.RestartDynamoDB(ctx); err != nil {
 				return "", err
@@ -180,6 +239,9 @@ func runSQSKill(ctx context.Context, h *Harness, cfg Config) Row {
 	return ingestRun{name: "sqs-kill", opt: StageOptions{StuckAfter: 3 * time.Second}, reconcile: true, mustRequeue: true,
 		inject: func(context.Context, *Stage) (string, error) {
 			h.Emu.KillSQS()
+			if err := refuses(h.Emu.SQSEndpoint); err != nil {
+				return "", err
+			}
 			return "fauxqs killed (SIGKILL) a third into the burst, dead for the rest of it (its queues and messages lost), " +
 				"started again and the queues created again after it.", nil
 		},
@@ -189,4 +251,19 @@ func runSQSKill(ctx context.Context, h *Harness, cfg Config) Row {
 			}
 			return st.provision(ctx)
 		}}.run(ctx, h, cfg)
+}
+
+// refuses checks that nothing listens on endpoint any more: the kill was real, so the
+// scenario cannot pass without its fault.
+func refuses(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return err
+	}
+	c, err := net.DialTimeout("tcp", u.Host, 500*time.Millisecond)
+	if err == nil {
+		c.Close()
+		return fmt.Errorf("%s still accepts connections after the kill", endpoint)
+	}
+	return nil
 }

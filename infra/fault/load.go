@@ -10,9 +10,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/syncassist/syncassist/infra/bench/loadgen"
 	"github.com/syncassist/syncassist/shared/ai/aitest"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -141,9 +144,10 @@ func (st *Stage) deliver(ctx context.Context, url string, p Post, canaries []str
 	}
 }
 
-// createdTwice counts errorIds that two posts were told they created: the conditional put
-// let two claims through.
-func createdTwice(posts []Post, b *Burst) (doubled, rejected int) {
+// createdTwice returns the errorIds that two posts were told they created (the conditional
+// put let two claims through, as the answers tell it), and how many posts ended without a
+// 202.
+func createdTwice(posts []Post, b *Burst) (doubled []string, rejected int) {
 	created := map[string]int{}
 	for i, d := range b.Deliveries {
 		switch {
@@ -153,12 +157,81 @@ func createdTwice(posts []Post, b *Burst) (doubled, rejected int) {
 			rejected++
 		}
 	}
-	for _, n := range created {
+	for id, n := range created {
 		if n > 1 {
-			doubled++
+			doubled = append(doubled, id)
 		}
 	}
 	return doubled, rejected
+}
+
+// storedTwice returns the errorIds whose stored claim row shows a second creation, read from
+// the store rather than from the answers: more than one "claimed" entry in its history, or
+// a row last written by another delivery than the one post answered as created (a put that
+// overwrote the first claim). A row whose creating answer was lost (a 5xx after the write,
+// then a retry told duplicate) must carry the webhook id of one of its errorId's posts.
+func storedTwice(posts []Post, b *Burst, stored map[string]syncerror.Claim) []string {
+	createdBy, sentBy := map[string][]string{}, map[string][]string{}
+	for i, p := range posts {
+		sentBy[p.ErrorID] = append(sentBy[p.ErrorID], p.MsgID)
+		if d := b.Deliveries[i]; d.Status == http.StatusAccepted && !d.Duplicate {
+			createdBy[p.ErrorID] = append(createdBy[p.ErrorID], p.MsgID)
+		}
+	}
+	var out []string
+	for errorID, c := range stored {
+		claimed := 0
+		for _, e := range c.History {
+			if e.Action == "claimed" {
+				claimed++
+			}
+		}
+		by := createdBy[errorID]
+		if len(by) == 0 {
+			by = sentBy[errorID]
+		}
+		if claimed != 1 || !contains(by, c.WebhookID) {
+			out = append(out, errorID)
+		}
+	}
+	return out
+}
+
+// enqueued counts, per claim, the distinct diagnosis messages the pollers were handed (a
+// redelivery keeps its message id; a second SendMessage is a new one): a claim created
+// twice is enqueued twice. It reads the queue's deliveries, not the ingest's answers.
+type enqueued struct {
+	mu   sync.Mutex
+	msgs map[string]map[string]bool
+}
+
+func (e *enqueued) wrap(next sqsqueue.BatchHandler) sqsqueue.BatchHandler {
+	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		e.mu.Lock()
+		for _, m := range ev.Records {
+			if msg, err := syncerror.ParseMessage(m.Body); err == nil {
+				if e.msgs[msg.ID] == nil {
+					e.msgs[msg.ID] = map[string]bool{}
+				}
+				e.msgs[msg.ID][m.MessageId] = true
+			}
+		}
+		e.mu.Unlock()
+		return next(ctx, ev)
+	}
+}
+
+// multiple returns the errorIds whose claim was handed more than one distinct message.
+func (e *enqueued) multiple(errorIDs []string) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, id := range errorIDs {
+		if len(e.msgs[syncerror.ClaimID(tenantID, id)]) > 1 {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // AIRecords are what one claim's diagnoses left: its reasoning traces, and its cost
