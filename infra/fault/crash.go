@@ -226,36 +226,28 @@ func (st *Stage) recover(ctx context.Context, items []crashItem) ([]time.Duratio
 	return lat, nil
 }
 
-// checkCrashed: every row completed, one ERP write and one ERP request per approve.
+// checkCrashed: every row completed, one ERP write and one ERP request per approve, as
+// the fake ERP and the gate in front of it logged them.
 func (st *Stage) checkCrashed(ctx context.Context, row *Row, items []crashItem) {
-	writes, requests := map[string]int{}, map[string]int{}
-	for _, w := range st.ERP.Writes() {
-		writes[w.ID]++
-	}
+	applied, answered := st.erpWrites()
+	requests := 0
 	for _, e := range st.Gate.Log() {
-		if e.Method == http.MethodPatch || e.Method == http.MethodPut || e.Method == http.MethodPost {
-			requests[e.Key]++
+		if isWrite(e.Method) {
+			requests++
 		}
 	}
 	row.Ops = len(items)
+	var records []string
 	for _, it := range items {
-		switch n := writes[it.recordID]; {
-		case n == 0:
-			row.Lost++
-		case n > 1:
-			row.Doubled++
-		}
+		records = append(records, it.recordID)
 		done, err := st.completed(ctx, it)
 		if err != nil || !done {
 			row.failf("%s %s not completed after the recovery (%v)", it.feature, it.id, err)
 		}
 	}
-	total := 0
-	for _, n := range requests {
-		total += n
-	}
-	if total != len(items) {
-		row.failf("the ERP got %d write requests for %d approves (a recovery wrote again)", total, len(items))
+	countWrites(row, records, applied, answered)
+	if requests != len(items) {
+		row.failf("the ERP got %d write requests for %d approves (a recovery wrote again)", requests, len(items))
 	}
 }
 

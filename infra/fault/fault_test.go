@@ -136,3 +136,15 @@ func TestThrottleOutageEnds(t *testing.T) {
 		t.Errorf("after the window: %d", status)
 	}
 }
+
+// The ERP checks count by record: a write never applied is lost; a second applied write
+// (under any key) or a second 2xx write request (an idempotent replay) is doubled.
+func TestCountWrites(t *testing.T) {
+	var row Row
+	applied := map[string]int{"A": 1, "B": 2, "C": 1}
+	answered := map[string]int{"A": 1, "B": 2, "C": 2}
+	countWrites(&row, []string{"A", "B", "C", "D"}, applied, answered)
+	if row.Lost != 1 || row.Doubled != 2 {
+		t.Errorf("lost %d, doubled %d; want 1 and 2", row.Lost, row.Doubled)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -271,6 +272,7 @@ type Gate struct {
 type GateEntry struct {
 	At     time.Time
 	Method string
+	Path   string
 	Key    string
 	Status int
 	// RetryAfter is what a refused request was told to wait.
@@ -293,7 +295,7 @@ func (g *Gate) Log() []GateEntry {
 
 func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
-	e := GateEntry{At: now, Method: r.Method, Key: r.Header.Get(connector.HeaderIdempotencyKey)}
+	e := GateEntry{At: now, Method: r.Method, Path: r.URL.Path, Key: r.Header.Get(connector.HeaderIdempotencyKey)}
 	g.mu.Lock()
 	g.n++
 	if g.outage != nil {
@@ -310,6 +312,42 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
 	g.log = append(g.log, e)
 	g.mu.Unlock()
+}
+
+// erpWrites counts per record id what the fake ERP saw, whatever the service believes it
+// sent: the writes it applied (its own log, by record, whatever the idempotency key), and
+// the write requests it answered 2xx (the gate's log: a replay of an idempotency key, which
+// the fake answers without applying it again, still counts).
+func (st *Stage) erpWrites() (applied, answered map[string]int) {
+	applied, answered = map[string]int{}, map[string]int{}
+	for _, w := range st.ERP.Writes() {
+		applied[w.ID]++
+	}
+	for _, e := range st.Gate.Log() {
+		if isWrite(e.Method) && e.Status >= 200 && e.Status < 300 {
+			answered[path.Base(e.Path)]++
+		}
+	}
+	return applied, answered
+}
+
+func isWrite(method string) bool {
+	return method == http.MethodPatch || method == http.MethodPut || method == http.MethodPost
+}
+
+// countWrites fills lost (no write applied) and doubled (more than one applied, or more
+// than one write request answered 2xx) for each record id.
+func countWrites(row *Row, recordIDs []string, applied, answered map[string]int) {
+	for _, id := range recordIDs {
+		switch {
+		case applied[id] == 0:
+			row.Lost++
+		case applied[id] > 1 || answered[id] > 1:
+			row.Doubled++
+		case answered[id] == 0:
+			row.failf("%s: the fake ERP applied a write the gate never passed on", id)
+		}
+	}
 }
 
 // refuse answers as a rate-limiting gateway or a failing system does: 429 with Retry-After

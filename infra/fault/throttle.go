@@ -49,6 +49,7 @@ func runThrottle(ctx context.Context, h *Harness, cfg Config) (row Row) {
 	defer st.Close()
 	logStart := h.Logs.Len()
 	ids := make([]string, cfg.ThrottleApprovals)
+	records := make([]string, len(ids))
 	for i := range ids {
 		a := financeApproval(fmt.Sprintf("FA-THR-%03d", i), fmt.Sprintf("VB-%d", 80000+i))
 		if _, err := st.Deps.Finance.Store.Create(ctx, a); err != nil {
@@ -56,7 +57,7 @@ func runThrottle(ctx context.Context, h *Harness, cfg Config) (row Row) {
 			return row
 		}
 		st.ERP.Seed(a.Entity, a.ERPID, map[string]any{"approvalStatus": "pendingApproval", "amount": a.Amount})
-		ids[i] = a.ID
+		ids[i], records[i] = a.ID, a.ERPID
 	}
 	st.Gate.SetOutage(throttleOutage(time.Now().Add(cfg.ThrottleWindow)))
 	var mu sync.Mutex
@@ -77,7 +78,7 @@ func runThrottle(ctx context.Context, h *Harness, cfg Config) (row Row) {
 	if res.Failures > 0 {
 		row.failf("%d approvals never accepted", res.Failures)
 	}
-	st.checkThrottled(ctx, &row, ids, cfg.ThrottleWindow)
+	st.checkThrottled(ctx, &row, ids, records, cfg.ThrottleWindow)
 	row.Leaked = st.logLeaks(logStart)
 	return row
 }
@@ -101,20 +102,13 @@ func (st *Stage) approveUntilAccepted(ctx context.Context, id string, timeout ti
 	}
 }
 
-// checkThrottled: every approval accepted with one ERP write; every request that followed
+// checkThrottled: every approval accepted with one ERP write (by record, as the fake ERP
+// and its gate logged them); every request that followed
 // a 429 for the same write came after its Retry-After.
-func (st *Stage) checkThrottled(ctx context.Context, row *Row, ids []string, window time.Duration) {
-	writes := map[string]int{}
-	for _, w := range st.ERP.Writes() {
-		writes[w.IdempotencyKey]++
-	}
+func (st *Stage) checkThrottled(ctx context.Context, row *Row, ids, records []string, window time.Duration) {
+	applied, answered := st.erpWrites()
+	countWrites(row, records, applied, answered)
 	for _, id := range ids {
-		switch n := writes[finance.IdempotencyKey(id)]; {
-		case n == 0:
-			row.Lost++
-		case n > 1:
-			row.Doubled++
-		}
 		if a, err := st.Deps.Finance.Store.Get(ctx, tenantID, id); err != nil || a.Status != finance.StatusAccepted {
 			row.failf("%s is %s (%v), want accepted", id, a.Status, err)
 		}
