@@ -14,7 +14,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 GOTEST_FLAGS ?= -count=1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint bench clean deps
+.PHONY: help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint bench fault clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
