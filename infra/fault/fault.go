@@ -34,6 +34,10 @@
 //     connector reads Retry-After (X-RateLimit-Reset carries the same instant; the
 //     connector does not read it). Finance approvals only: the sync-error write-back goes
 //     through the same guard and connector.
+//   - "lost" and "doubled" come from what the stores, the queue and the fake ERP hold (claim
+//     rows and their history, distinct diagnosis messages, AI records, the fake's applied
+//     writes and the gate's 2xx write requests per record), besides the answers the sender
+//     read; never from the sender's own tally.
 //   - "leaked" counts occurrences, in every log line and EMF line the service wrote during
 //     the scenario and in every answer the sender read, of the tenant's webhook secret (and
 //     its key) and of the DLP canaries (card, AWS secret key, SSN, e-mail, JWT) that one post
