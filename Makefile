@@ -16,7 +16,7 @@ GITLEAKS_CMP := shared/dlp/gitleakscmp
 GOTEST_FLAGS ?= -count=1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint bench clean deps
+.PHONY: help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint bench fault clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -54,8 +54,8 @@ tenantctl: ## onboarding command against the running local stack: make tenantctl
 
 test: deps test-go test-console openapi-lint test-browser test-suitescript ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
 
-test-go: deps ## Go unit and integration tests (DynamoDB + SQS emulators) and CDK template tests
-	$(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/...
+test-go: deps ## Go unit and integration tests (DynamoDB + SQS emulators), the short fault suite, and CDK template tests
+	$(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/... ./infra/fault/...
 	$(GO) test $(GOTEST_FLAGS) ./template-tests/... ./infra/stack/...
 	cd $(GITLEAKS_CMP) && $(GO) test $(GOTEST_FLAGS) ./...
 
@@ -124,6 +124,9 @@ bench: deps build ## Go benchmarks, end-to-end ingest against the emulators, bin
 	@for f in mcp ingest audit-list console; do CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o build/host/$$f ./functions/$$f || exit 1; done
 	$(GO) run ./infra/bench/coldstart -runs 25 build/host/mcp build/host/ingest build/host/audit-list build/host/console
 	@echo "bootstrap sizes (linux/arm64):"; for f in $(FUNCTIONS); do ls -l $(BUILD_DIR)/$$f/bootstrap | awk -v f=$$f '{printf "  %-32s %6.2f MB\n", f, $$5/1048576}'; done
+
+fault: deps ## fault and load suite on the emulators: burst, DynamoDB/SQS emulator kills, redelivery, crash after ERP write, ERP 429/5xx (FAULT_ARGS=-short, -run NAME)
+	$(GO) run ./infra/fault/run $(FAULT_ARGS)
 
 clean: ## remove build output, cdk.out and local state
 	rm -rf build cdk.out .local

@@ -14,10 +14,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/pprof"
-	"slices"
-	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/syncassist/syncassist/infra/bench/loadgen"
 	"github.com/syncassist/syncassist/infra/compose"
 	"github.com/syncassist/syncassist/infra/emulators"
 	"github.com/syncassist/syncassist/shared/blueprint"
@@ -56,57 +54,11 @@ func main() {
 	}
 }
 
-type result struct {
-	name     string
-	n        int
-	elapsed  time.Duration
-	lat      []time.Duration
-	failures int64
-}
-
-func (r result) String() string {
-	sort.Slice(r.lat, func(i, j int) bool { return r.lat[i] < r.lat[j] })
-	q := func(p float64) time.Duration { return r.lat[int(p*float64(len(r.lat)-1))] }
-	return fmt.Sprintf("%-34s %6d req  %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  failures %d",
-		r.name, r.n, float64(r.n)/r.elapsed.Seconds(), ms(q(0.5)), ms(q(0.99)), r.failures)
-}
-
-func (r result) p50() time.Duration {
-	sorted := slices.Clone(r.lat)
-	slices.Sort(sorted)
-	return sorted[len(sorted)/2]
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// measure runs fn(i) for i in [0,n) on conc workers.
-func measure(name string, n, conc int, fn func(i int) error) result {
-	lat := make([]time.Duration, n)
-	var next, failures int64
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := 0; w < conc; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(atomic.AddInt64(&next, 1) - 1)
-				if i >= n {
-					return
-				}
-				t0 := time.Now()
-				if err := fn(i); err != nil {
-					if atomic.AddInt64(&failures, 1) == 1 {
-						fmt.Fprintln(os.Stderr, name+":", err)
-					}
-				}
-				lat[i] = time.Since(t0)
-			}
-		}()
-	}
-	wg.Wait()
-	return result{name: name, n: n, elapsed: time.Since(start), lat: lat, failures: failures}
-}
+// measure and ms are the shared load generator's.
+var (
+	measure = loadgen.Measure
+	ms      = loadgen.MS
+)
 
 func run(n, conc, rounds int) error {
 	ctx := context.Background()
@@ -150,7 +102,7 @@ func run(n, conc, rounds int) error {
 	payload := fmt.Sprintf(`{"shipcountry":"Deutschland","notes":"%s"}`, pad[:400])
 
 	seq := 0
-	raw := func(round int) result {
+	raw := func(round int) loadgen.Result {
 		return measure("raw PutItem(cond)+SendMessage", n, conc, func(i int) error {
 			id := fmt.Sprintf("raw-%d-%d", round, i)
 			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{
@@ -170,22 +122,17 @@ func run(n, conc, rounds int) error {
 			return err
 		})
 	}
-	e2e := func(round int) result {
+	e2e := func(round int) loadgen.Result {
 		seq++
 		return measure("end-to-end ingest over HTTP", n, conc, func(i int) error {
 			body := fmt.Sprintf(`{"tenantId":"bench","errorId":"E-%d-%d","recordType":"salesOrder","recordId":"SO-%d","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry","occurredAt":"2026-11-22T09:58:41Z","payload":%s}`,
 				round, i, i, payload)
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader([]byte(body)))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set(syncerror.HeaderTenantID, "bench")
-			webhook.Sign(key, webhook.NewMessageID(), time.Now(), []byte(body)).Set(req.Header)
-			resp, err := client.Do(req)
+			ans, err := loadgen.PostSigned(ctx, client, url, "bench", key, webhook.NewMessageID(), []byte(body))
 			if err != nil {
 				return err
 			}
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusAccepted {
-				return fmt.Errorf("status %d", resp.StatusCode)
+			if ans.Status != http.StatusAccepted {
+				return fmt.Errorf("status %d", ans.Status)
 			}
 			return nil
 		})
@@ -197,7 +144,7 @@ func run(n, conc, rounds int) error {
 	if err != nil {
 		return err
 	}
-	viaLambda := func(round int) result {
+	viaLambda := func(round int) loadgen.Result {
 		return measure("ingest via the Lambda entry point", n, conc, func(i int) error {
 			body := fmt.Sprintf(`{"tenantId":"bench","errorId":"L-%d-%d","recordType":"salesOrder","recordId":"SO-%d","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry","occurredAt":"2026-11-22T09:58:41Z","payload":%s}`,
 				round, i, i, payload)
@@ -224,7 +171,7 @@ func run(n, conc, rounds int) error {
 	// The unavoidable work with the real row: the claim row (with its two index entries)
 	// put by the feature's own store, and the message sent by its queue, without the
 	// handler (signature, parsing, the Lambda adapter).
-	store := func(round int) result {
+	store := func(round int) loadgen.Result {
 		return measure("claim row put + send (store only)", n, conc, func(i int) error {
 			rec := syncerror.Record{TenantID: "bench", ErrorID: fmt.Sprintf("S-%d-%d", round, i), RecordType: "salesOrder",
 				RecordID: fmt.Sprintf("SO-%d", i), ErrorCode: "INVALID_FIELD_VALUE", Message: "Invalid value for field shipcountry",
@@ -247,10 +194,10 @@ func run(n, conc, rounds int) error {
 	var rate [4]float64
 	var p50 [4]time.Duration
 	for r := 0; r < rounds; r++ {
-		for i, x := range []result{raw(r), store(r), viaLambda(r), e2e(r)} {
+		for i, x := range []loadgen.Result{raw(r), store(r), viaLambda(r), e2e(r)} {
 			fmt.Println(x)
-			p50[i] += x.p50() / time.Duration(rounds)
-			rate[i] += float64(x.n) / x.elapsed.Seconds()
+			p50[i] += x.Quantile(0.5) / time.Duration(rounds)
+			rate[i] += x.Rate()
 		}
 	}
 	fmt.Printf("claim row put + send / raw: %.2f (p50 +%.2f ms): the row and its two index entries\n", rate[1]/rate[0], ms(p50[1]-p50[0]))

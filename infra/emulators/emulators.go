@@ -23,7 +23,20 @@ import (
 type Emulators struct {
 	DynamoDBEndpoint string
 	SQSEndpoint      string
-	procs            []*exec.Cmd
+	dynamo, sqs      *emulator
+}
+
+// emulator is one emulator process and what it takes to start it again on the same port.
+type emulator struct {
+	name     string
+	node     string
+	root     string
+	env      []string
+	args     []string
+	endpoint string
+	probe    probe
+	log      io.Writer
+	cmd      *exec.Cmd
 }
 
 // Options configure Start.
@@ -35,6 +48,10 @@ type Options struct {
 	Log io.Writer
 	// DynamoDBPort and SQSPort fix the ports; zero picks free ones.
 	DynamoDBPort, SQSPort int
+	// DynamoDBPath keeps dynalite's data in a LevelDB store in that directory instead of
+	// in memory, so that a dynalite killed and started again (RestartDynamoDB) finds its
+	// tables and items. Empty keeps everything in memory (the default, and the fastest).
+	DynamoDBPath string
 }
 
 // Start launches both emulators and waits (up to 30 s) until they answer.
@@ -65,56 +82,96 @@ func Start(ctx context.Context, opt Options) (*Emulators, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Emulators{
-		DynamoDBEndpoint: "http://127.0.0.1:" + strconv.Itoa(dport),
-		SQSEndpoint:      "http://127.0.0.1:" + strconv.Itoa(sport),
-	}
 	out := opt.Log
 	if out == nil {
 		out = io.Discard
 	}
-	start := func(env []string, args ...string) error {
-		cmd := exec.Command(node, args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), env...)
-		cmd.Stdout, cmd.Stderr = out, out
-		dieWithParent(cmd)
-		if err := cmd.Start(); err != nil {
-			return err
+	dargs := []string{dynalite, "--host", "127.0.0.1", "--port", strconv.Itoa(dport), "--createTableMs", "0",
+		"--deleteTableMs", "0", "--updateTableMs", "0"}
+	if opt.DynamoDBPath != "" {
+		dargs = append(dargs, "--path", opt.DynamoDBPath)
+	}
+	e := &Emulators{
+		DynamoDBEndpoint: "http://127.0.0.1:" + strconv.Itoa(dport),
+		SQSEndpoint:      "http://127.0.0.1:" + strconv.Itoa(sport),
+	}
+	e.dynamo = &emulator{name: "dynalite", node: node, root: root, args: dargs, endpoint: e.DynamoDBEndpoint, probe: dynamoProbe, log: out}
+	e.sqs = &emulator{name: "fauxqs", node: node, root: root, args: []string{fauxqs}, endpoint: e.SQSEndpoint, probe: sqsProbe, log: out,
+		env: []string{"FAUXQS_PORT=" + strconv.Itoa(sport), "FAUXQS_HOST=127.0.0.1", "FAUXQS_LOGGER=false"}}
+	for _, em := range []*emulator{e.dynamo, e.sqs} {
+		if err := em.start(); err != nil {
+			e.Stop()
+			return nil, err
 		}
-		e.procs = append(e.procs, cmd)
-		return nil
-	}
-	if err := start(nil, dynalite, "--host", "127.0.0.1", "--port", strconv.Itoa(dport), "--createTableMs", "0",
-		"--deleteTableMs", "0", "--updateTableMs", "0"); err != nil {
-		return nil, fmt.Errorf("start dynalite: %w", err)
-	}
-	if err := start([]string{"FAUXQS_PORT=" + strconv.Itoa(sport), "FAUXQS_HOST=127.0.0.1", "FAUXQS_LOGGER=false"}, fauxqs); err != nil {
-		e.Stop()
-		return nil, fmt.Errorf("start fauxqs: %w", err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := waitReady(wctx, e.DynamoDBEndpoint, dynamoProbe); err != nil {
-		e.Stop()
-		return nil, fmt.Errorf("dynalite did not become ready: %w", err)
-	}
-	if err := waitReady(wctx, e.SQSEndpoint, sqsProbe); err != nil {
-		e.Stop()
-		return nil, fmt.Errorf("fauxqs did not become ready: %w", err)
+	for _, em := range []*emulator{e.dynamo, e.sqs} {
+		if err := waitReady(wctx, em.endpoint, em.probe); err != nil {
+			e.Stop()
+			return nil, fmt.Errorf("%s did not become ready: %w", em.name, err)
+		}
 	}
 	return e, nil
 }
 
+func (em *emulator) start() error {
+	cmd := exec.Command(em.node, em.args...)
+	cmd.Dir = em.root
+	cmd.Env = append(os.Environ(), em.env...)
+	cmd.Stdout, cmd.Stderr = em.log, em.log
+	dieWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", em.name, err)
+	}
+	em.cmd = cmd
+	return nil
+}
+
+// kill ends the process with SIGKILL, as a crash would, and waits for it.
+func (em *emulator) kill() {
+	if em == nil || em.cmd == nil || em.cmd.Process == nil {
+		return
+	}
+	_ = em.cmd.Process.Kill()
+	_ = em.cmd.Wait()
+	em.cmd = nil
+}
+
+// restart starts a killed emulator again on its port and waits (up to 30 s) until it
+// answers.
+func (em *emulator) restart(ctx context.Context) error {
+	em.kill()
+	if err := em.start(); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := waitReady(wctx, em.endpoint, em.probe); err != nil {
+		em.kill()
+		return fmt.Errorf("%s did not become ready again: %w", em.name, err)
+	}
+	return nil
+}
+
+// KillDynamoDB kills dynalite (SIGKILL); requests to it fail until RestartDynamoDB.
+func (e *Emulators) KillDynamoDB() { e.dynamo.kill() }
+
+// RestartDynamoDB starts dynalite again on the same port. Only with Options.DynamoDBPath
+// does it find the tables it had; in memory it starts empty.
+func (e *Emulators) RestartDynamoDB(ctx context.Context) error { return e.dynamo.restart(ctx) }
+
+// KillSQS kills fauxqs (SIGKILL); it keeps queues in memory, so they and their messages
+// are gone.
+func (e *Emulators) KillSQS() { e.sqs.kill() }
+
+// RestartSQS starts fauxqs again on the same port, empty: queues must be created again.
+func (e *Emulators) RestartSQS(ctx context.Context) error { return e.sqs.restart(ctx) }
+
 // Stop kills both emulators and waits for them to exit. It is safe to call twice.
 func (e *Emulators) Stop() {
-	for _, p := range e.procs {
-		if p.Process != nil {
-			_ = p.Process.Kill()
-			_ = p.Wait()
-		}
-	}
-	e.procs = nil
+	e.dynamo.kill()
+	e.sqs.kill()
 }
 
 // Env returns the standard AWS SDK variables that point every client at the emulators,
