@@ -232,7 +232,7 @@ func (st *Stage) checkCrashed(ctx context.Context, row *Row, items []crashItem) 
 	applied, answered := st.erpWrites()
 	requests := 0
 	for _, e := range st.Gate.Log() {
-		if isWrite(e.Method) {
+		if isWrite(e.Method, e.Path) {
 			requests++
 		}
 	}

@@ -324,14 +324,19 @@ func (st *Stage) erpWrites() (applied, answered map[string]int) {
 		applied[w.ID]++
 	}
 	for _, e := range st.Gate.Log() {
-		if isWrite(e.Method) && e.Status >= 200 && e.Status < 300 {
+		if isWrite(e.Method, e.Path) && e.Status >= 200 && e.Status < 300 {
 			answered[path.Base(e.Path)]++
 		}
 	}
 	return applied, answered
 }
 
-func isWrite(method string) bool {
+// isWrite tells a record write from a read: NetSuite's SuiteQL query (the reconcile's poll
+// of sync errors) is a POST that changes nothing.
+func isWrite(method, p string) bool {
+	if strings.Contains(p, "/query/v1/suiteql") {
+		return false
+	}
 	return method == http.MethodPatch || method == http.MethodPut || method == http.MethodPost
 }
 

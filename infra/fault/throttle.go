@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -117,10 +118,12 @@ func (st *Stage) checkThrottled(ctx context.Context, row *Row, ids, records []st
 	last := map[string]GateEntry{}
 	early, throttled, failed := 0, 0, 0
 	for _, e := range log {
-		if e.Key == "" {
-			continue // reads: not a write being retried
+		// A write is retried as a read then a write of the same record (read-compare-write;
+		// the vendors have no idempotency key), so a retry is the next request for the path.
+		if strings.Contains(e.Path, "/query/v1/suiteql") {
+			continue // the reconcile's poll, not a write being retried
 		}
-		if p, ok := last[e.Key]; ok && p.Status == http.StatusTooManyRequests && e.At.Before(p.At.Add(p.RetryAfter)) {
+		if p, ok := last[e.Path]; ok && p.Status == http.StatusTooManyRequests && e.At.Before(p.At.Add(p.RetryAfter)) {
 			early++
 		}
 		switch {
@@ -129,7 +132,10 @@ func (st *Stage) checkThrottled(ctx context.Context, row *Row, ids, records []st
 		case e.Status >= 500:
 			failed++
 		}
-		last[e.Key] = e
+		last[e.Path] = e
+	}
+	if throttled == 0 || failed == 0 {
+		row.failf("the outage was never met: %d answers 429, %d answers 5xx", throttled, failed)
 	}
 	if early > 0 {
 		row.failf("%d ERP requests came before the Retry-After of the 429 before them", early)
