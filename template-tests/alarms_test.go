@@ -188,3 +188,31 @@ func TestDashboard(t *testing.T) {
 		}
 	})
 }
+
+// The alarm topic is encrypted with a key of its own, which CloudWatch may use to publish
+// (it cannot use the AWS-managed SNS key), and refuses publishers without TLS.
+func TestAlarmTopicIsEncryptedAndTLSOnly(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		topic := s.topicID(t)
+		key := s.resourceID(t, "AWS::KMS::Key", obj{"Properties": obj{
+			"Description":       "Encrypts the SyncAssist alarm topic",
+			"EnableKeyRotation": true,
+			"KeyPolicy": obj{"Statement": assertions.Match_ArrayWith(&arr{obj{
+				"Action":    arr{"kms:Decrypt", "kms:GenerateDataKey*"},
+				"Effect":    "Allow",
+				"Principal": obj{"Service": "cloudwatch.amazonaws.com"},
+				"Resource":  "*",
+			}})},
+		}})
+		s.has(t, "AWS::SNS::Topic", obj{"KmsMasterKeyId": getAtt(key, "Arn")})
+		s.has(t, "AWS::SNS::TopicPolicy", obj{
+			"Topics": arr{ref(topic)},
+			"PolicyDocument": obj{"Statement": assertions.Match_ArrayWith(&arr{assertions.Match_ObjectLike(&obj{
+				"Effect":    "Deny",
+				"Action":    "sns:Publish",
+				"Condition": obj{"Bool": obj{"aws:SecureTransport": "false"}},
+				"Resource":  ref(topic),
+			})})},
+		})
+	})
+}

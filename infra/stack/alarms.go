@@ -3,9 +3,12 @@ package stack
 import (
 	"time"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -46,6 +49,8 @@ func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarm
 	c := &Alarms{Construct: constructs.NewConstruct(scope, jsii.String(id))}
 	c.Topic = awssns.NewTopic(c.Construct, jsii.String("Topic"), &awssns.TopicProps{
 		DisplayName: jsii.String("SyncAssist alarms"),
+		MasterKey:   newTopicKey(c.Construct),
+		EnforceSSL:  jsii.Bool(true),
 	})
 	c.action = awscloudwatchactions.NewSnsAction(c.Topic)
 	if props.Email != "" {
@@ -121,6 +126,24 @@ func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarm
 			props.API.MetricServerError(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}))
 	}
 	return c
+}
+
+// newTopicKey encrypts the alarm topic at rest. It is a key of our own because the
+// AWS-managed SNS key cannot be used by CloudWatch, which must encrypt what its alarms
+// publish; nothing outlives the topic's messages, so the key goes with the stack.
+func newTopicKey(scope constructs.Construct) awskms.IKey {
+	key := awskms.NewKey(scope, jsii.String("TopicKey"), &awskms.KeyProps{
+		Description:       jsii.String("Encrypts the SyncAssist alarm topic"),
+		EnableKeyRotation: jsii.Bool(true),
+		RemovalPolicy:     awscdk.RemovalPolicy_DESTROY,
+	})
+	key.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Principals: &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("cloudwatch.amazonaws.com"), nil)},
+		Actions:    jsii.Strings("kms:Decrypt", "kms:GenerateDataKey*"),
+		// In a key policy "*" is this key.
+		Resources: jsii.Strings("*"),
+	}), nil)
+	return key
 }
 
 // reconcileStopped alarms when no reconcile run has reported for 45 minutes (its schedule
