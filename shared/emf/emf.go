@@ -39,7 +39,7 @@ type Metric struct {
 	// of Dimensions: an alarm can watch one value of one dimension (decision=loop_blocked)
 	// without a math expression over every combination of the others.
 	Rollups [][]string
-	Fields     map[string]any
+	Fields  map[string]any
 	// Units names the unit of a metric of Counts that is not a count ("Milliseconds").
 	Units map[string]string
 }
