@@ -14,7 +14,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 GOTEST_FLAGS ?= -count=1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help run sample demo embedded reconcile token tenantctl test test-go test-console test-browser console chromium screenshots openapi-lint build synth lint bench clean deps
+.PHONY: help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint bench clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -35,6 +35,9 @@ sample: ## sign and post a sample sync error to the running local stack (ERROR_I
 demo: ## walk the whole flow against the running local stack: sync error -> diagnosis -> approve -> ERP write-back
 	$(GO) run ./infra/local demo
 
+demo-flows: ## the cross-system story against the running local stack: ERP -> CRM and shipping, an ownership rejection, a loop broken, a failed write triaged and fixed
+	$(GO) run ./infra/local flows
+
 embedded: ## open a demo embedded session and a sync-errors context on the running local stack
 	$(GO) run ./infra/local embedded
 
@@ -47,7 +50,7 @@ token: ## print a development token: make token ROLE=operator|approver|admin [TE
 tenantctl: ## onboarding command against the running local stack: make tenantctl ARGS="create acme"
 	@set -a; [ -f .local/local.env ] && . .local/local.env; set +a; $(GO) run ./infra/tenantctl $(ARGS)
 
-test: deps test-go test-console openapi-lint test-browser ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests
+test: deps test-go test-console openapi-lint test-browser test-suitescript ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
 
 test-go: deps ## Go unit and integration tests (DynamoDB + SQS emulators) and CDK template tests
 	$(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/...
@@ -68,6 +71,11 @@ test-console: console ## type-check the console and its browser tests; in CI, fa
 
 openapi-lint: deps ## lint the OpenAPI document (Redocly, offline)
 	@REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npm run --silent openapi:lint
+
+# The script runs under Node with stand-ins for the N/* modules against a real local stack
+# (netsuite/test/stack.js starts it on a free port and stops it, emulators included).
+test-suitescript: deps ## the NetSuite user-event script: static checks, then its posts to the ingest of a local stack
+	node --test netsuite/test/static.test.js netsuite/test/ingest.test.js
 
 CHROMIUM ?= /usr/bin/chromium
 chromium: ## install Debian's Chromium for the browser tests when it is missing (Playwright cannot download its own here)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/finance"
+	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
@@ -28,11 +29,12 @@ const module = "github.com/syncassist/syncassist/"
 
 // features are the feature packages (each with its sub-packages). Everything else under
 // shared/ is platform and may import no feature.
-var features = []string{"shared/syncerror", "shared/finance", "shared/toolcatalog"}
+var features = []string{"shared/syncerror", "shared/finance", "shared/toolcatalog", "shared/flow"}
 
 // reads are the only feature-to-feature imports: the tool catalogue's integration_status
-// tool lists the sync-error queue's processed rows.
-var reads = map[string][]string{"shared/toolcatalog": {"shared/syncerror"}}
+// tool lists the sync-error queue's processed rows, and a flow run that fails for good is
+// claimed as a sync error through the queue's claim path.
+var reads = map[string][]string{"shared/toolcatalog": {"shared/syncerror"}, "shared/flow": {"shared/syncerror"}}
 
 func featureOf(pkg string) string {
 	rel := strings.TrimPrefix(pkg, module)
@@ -125,6 +127,7 @@ var routeBuilders = map[string]platform.RoutesFunc{
 	"finance.Routes":          finance.Routes,
 	"toolcatalog.Routes":      toolcatalog.Routes,
 	"toolcatalog.ListRoutes":  toolcatalog.ListRoutes,
+	"flowwire.Routes":         flowwire.Routes,
 }
 
 // Every HTTP function's main serves its own route from the routes it builds, and every

@@ -259,7 +259,7 @@ func (s *synthesized) configEnv(f blueprint.Function) obj {
 		// Ref of an event bus is its name.
 		out[stack.AlertBusEnv] = assertions.Match_ObjectLike(&map[string]any{"Ref": assertions.Match_StringLikeRegexp(jsii.String("^Alerts"))})
 	}
-	if f.Route != nil && (f.Route.Auth == blueprint.AuthOperator || f.Route.Auth == blueprint.AuthApprover) {
+	if f.Route != nil && f.Route.Auth.ByJWT() {
 		out["JWT_AUDIENCE"] = cmp.Or(s.identity.Audience, "syncassist")
 		if s.identity.Issuer != "" {
 			out["JWT_ISSUER"] = s.identity.Issuer

@@ -5,6 +5,7 @@ import type { List } from "./api/types";
 import { type ConsoleConfig, hasRole, session, signIn, signOut } from "./auth";
 import { AuditPanel } from "./panels/audit";
 import { FinancePanel } from "./panels/finance";
+import { FlowsPanel } from "./panels/flows";
 import { GovernancePanel } from "./panels/governance";
 import { QueuePanel } from "./panels/queue";
 import { navigate, path, segments } from "./router";
@@ -15,6 +16,7 @@ const MODULE_PANEL: Record<string, string> = {
   "finance-approvals": "finance",
   governance: "governance",
   audit: "audit",
+  "integration-status": "flows",
 };
 
 export function App({ config }: { config: ConsoleConfig }) {
@@ -42,6 +44,7 @@ export function App({ config }: { config: ConsoleConfig }) {
     { id: "queue", label: "Queue", show: true },
     { id: "finance", label: "Finance", show: true },
     { id: "governance", label: "Governance", show: approver },
+    { id: "flows", label: "Flows", show: true },
     { id: "audit", label: "Audit", show: approver },
   ].filter((n) => n.show && !embeddedPanel);
 
@@ -74,6 +77,7 @@ export function App({ config }: { config: ConsoleConfig }) {
           {panel === "queue" && <QueuePanel canApprove={approver} />}
           {panel === "finance" && <FinancePanel canApprove={approver} />}
           {panel === "governance" && (approver ? <GovernancePanel /> : <p>Governance needs the approver role.</p>)}
+          {panel === "flows" && <FlowsPanel admin={hasRole(s, "admin")} />}
           {panel === "audit" && (approver ? <AuditPanel /> : <p>The audit log needs the approver role.</p>)}
           {panel === "none" && <p>The module “{s.module}” is not available in the console.</p>}
         </main>
@@ -96,7 +100,7 @@ function useGoKeys(): boolean {
         return;
       }
       setArmed(false);
-      const to = { q: "/queue", f: "/finance", g: "/governance", a: "/audit" }[e.key];
+      const to = { q: "/queue", f: "/finance", g: "/governance", l: "/flows", a: "/audit" }[e.key];
       if (to) navigate(to);
     };
     addEventListener("keydown", onKey);
@@ -106,7 +110,7 @@ function useGoKeys(): boolean {
 }
 
 function Shortcuts() {
-  const rows: [string, string][] = [["g q / g f / g g / g a", "Queue, Finance, Governance, Audit"], ["j / k", "next / previous sync error"],
+  const rows: [string, string][] = [["g q / g f / g g / g l / g a", "Queue, Finance, Governance, Flows, Audit"], ["j / k", "next / previous sync error"],
     ["a", "approve"], ["r", "reject (asks a reason)"], ["e", "escalate (asks a note)"], ["?", "show or hide this list"]];
   return (
     <section class="shortcuts" aria-label="Keyboard shortcuts">

@@ -17,6 +17,8 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/console"
 	"github.com/syncassist/syncassist/shared/finance"
+	"github.com/syncassist/syncassist/shared/flow"
+	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/aiclient"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
@@ -33,6 +35,7 @@ type Stack struct {
 	Queue     *syncerrorwire.Feature
 	Claims    syncerror.ClaimStore
 	Finance   *finance.Service
+	Flows     *flow.Service
 	AI        *aiclient.Client
 	AIRecords aiclient.Records
 	// Routes are every HTTP function's handler, the console and the OpenAPI document
@@ -62,11 +65,14 @@ func New(ctx context.Context, b *platform.Base) (*Stack, error) {
 	if s.Finance, err = finance.New(b); err != nil {
 		return nil, err
 	}
+	if s.Flows, err = flowwire.New(b); err != nil {
+		return nil, err
+	}
 	if s.AI, err = aiclient.New(ctx, b); err != nil {
 		return nil, err
 	}
 	maps.Copy(s.Routes, toolcatalog.RoutesOn(b, s.AI))
-	for _, build := range []platform.RoutesFunc{platform.PlatformRoutes, guarded.Routes, syncerrorwire.Routes, finance.Routes} {
+	for _, build := range []platform.RoutesFunc{platform.PlatformRoutes, guarded.Routes, syncerrorwire.Routes, finance.Routes, flowwire.Routes} {
 		routes, err := build(ctx, b)
 		if err != nil {
 			return nil, err
@@ -97,12 +103,15 @@ func (s *Stack) ReapSessionsLambda(ctx context.Context, _ events.EventBridgeEven
 	return s.Sessions().Reap(ctx)
 }
 
-// RunBackstops runs the two scheduled backstops once: the sync-error reconcile, then the
-// finance lease sweep. Both are idempotent and safe to run twice at once.
+// RunBackstops runs the scheduled backstops once: the sync-error reconcile, the finance
+// lease sweep and the flow redrive. Each is idempotent and safe to run twice at once.
 func (s *Stack) RunBackstops(ctx context.Context) (syncerror.Report, error) {
 	rep, err := s.Queue.Reconcile().Run(ctx)
 	if _, ferr := finance.SweepAllLeases(ctx, s.Base, s.Finance); ferr != nil {
 		err = errors.Join(err, fmt.Errorf("finance lease sweep: %w", ferr))
+	}
+	if _, ferr := flowwire.RedriveAll(ctx, s.Base, s.Flows.Exec); ferr != nil {
+		err = errors.Join(err, fmt.Errorf("flow redrive: %w", ferr))
 	}
 	return rep, err
 }

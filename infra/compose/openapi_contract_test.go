@@ -199,6 +199,29 @@ func TestOpenAPIContract(t *testing.T) {
 	want(t, c.call("", "GET", "/queue", ""), 200, "console URL")
 	want(t, c.call("", "GET", "/config.json", ""), 200, "console config")
 
+	const admin, settings = "admin@demo", "/api/settings/flows/"
+	fl := `{"enabled":true,"source":{"system":"crm","entity":"Account"},"target":{"system":"hosterp","entity":"salesOrder"},"mapping":{"shipzip":"BillingPostalCode"}}`
+	want(t, c.call(admin, "PUT", settings+"crm-to-erp", fl), 201, "flow create")
+	want(t, c.call(admin, "PUT", settings+"crm-to-erp", fl), 200, "flow replace")
+	want(t, c.call(admin, "PUT", settings+"crm-to-erp", `{"enabled":true,"mapping":{}}`), 400, "flow invalid")
+	want(t, c.call(operator, "GET", "/api/settings/flows", ""), 403, "flows as operator")
+	want(t, c.call(admin, "GET", "/api/settings/flows", ""), 200, "flows")
+	want(t, c.call(admin, "GET", settings+"crm-to-erp", ""), 200, "flow")
+	want(t, c.call(admin, "GET", settings+"nope", ""), 404, "flow unknown")
+	ev := mustJSON(t, map[string]any{"eventId": "EV-C-1", "entity": "Account", "recordId": "SO-10042",
+		"changedAt": fixtureTime.Format(time.RFC3339), "fields": map[string]any{"BillingPostalCode": "10117"}})
+	accepted := c.signed("/api/flows/events/crm", ev)
+	want(t, accepted, 202, "flow event")
+	want(t, c.signed("/api/flows/events/nope", ev), 404, "flow event unknown system")
+	var runs struct{ RunIDs []string }
+	_ = json.Unmarshal(accepted.Body.Bytes(), &runs)
+	want(t, c.call(operator, "GET", "/api/flows/runs?outcome=written&limit=5", ""), 200, "flow runs")
+	want(t, c.call(operator, "GET", "/api/flows/runs?cursor=nope", ""), 400, "flow runs bad cursor")
+	want(t, c.call(operator, "GET", "/api/flows/runs/"+runs.RunIDs[0], ""), 200, "flow run")
+	want(t, c.call(operator, "GET", "/api/flows/runs/run_unknown", ""), 404, "flow run unknown")
+	want(t, c.call(admin, "DELETE", settings+"crm-to-erp", ""), 204, "flow delete")
+	want(t, c.call(admin, "DELETE", settings+"crm-to-erp", ""), 404, "flow delete again")
+
 	var missed []string
 	for path, item := range mustDoc(t).Paths.Map() {
 		for method := range item.Operations() {

@@ -50,7 +50,11 @@ func newFakeSystems(now time.Time) fakeSystems {
 func (f fakeSystems) mount(mux *http.ServeMux) {
 	for s, srv := range f {
 		prefix := "/fake/" + string(s)
-		mux.Handle(prefix+"/", http.StripPrefix(prefix, srv.Handler()))
+		h := srv.Handler()
+		if s == connector.SystemHostERP {
+			h = refuseInvalidEmail(h)
+		}
+		mux.Handle(prefix+"/", http.StripPrefix(prefix, h))
 	}
 }
 

@@ -28,12 +28,14 @@ func main() {
 		err = sample(ctx, os.Args[2:])
 	case "demo":
 		err = demo(ctx)
+	case "flows":
+		err = flowsDemo(ctx)
 	case "embedded":
 		err = embedded(ctx)
 	case "token":
 		err = tokenCommand(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (serve, sample, demo, embedded, token)", cmd)
+		err = fmt.Errorf("unknown command %q (serve, sample, demo, flows, embedded, token)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)

@@ -163,6 +163,9 @@ func serve(ctx context.Context) error {
 	if err := fakes.configure(ctx, tenant.Admin{Store: deps.Tenants}, baseURL); err != nil {
 		return err
 	}
+	if err := seedDemoFlows(ctx, deps, fakes); err != nil {
+		return err
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/dev-issuer/", http.StripPrefix("/dev-issuer", issuer.Handler()))
 	fakes.mount(mux)

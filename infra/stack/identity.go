@@ -67,5 +67,5 @@ func (i IdentityProps) environment() map[string]string {
 // by JWT (operators and approvers). Signed webhooks verify a tenant secret instead, and
 // queue or scheduled functions have no caller to verify.
 func verifiesJWT(f blueprint.Function) bool {
-	return f.Route != nil && (f.Route.Auth == blueprint.AuthOperator || f.Route.Auth == blueprint.AuthApprover)
+	return f.Route != nil && f.Route.Auth.ByJWT()
 }

@@ -22,7 +22,8 @@ var httpMethods = map[string]bool{
 }
 
 var routeAuths = map[blueprint.Auth]bool{
-	blueprint.AuthSigned: true, blueprint.AuthOperator: true, blueprint.AuthApprover: true, blueprint.AuthServiceToken: true,
+	blueprint.AuthSigned: true, blueprint.AuthOperator: true, blueprint.AuthApprover: true, blueprint.AuthAdmin: true,
+	blueprint.AuthServiceToken: true,
 }
 
 // IdentityWarningID acknowledges the warning about a missing JWT issuer
@@ -86,8 +87,8 @@ func validate(scope constructs.Construct, stage string, tables []blueprint.Table
 			}
 			// No Auth is allowed (a public route); a misspelt one would silently be one.
 			if f.Route.Auth != "" && !routeAuths[f.Route.Auth] {
-				fail("function %q: route auth %q is not one of %q, %q, %q or %q", f.Name, f.Route.Auth,
-					blueprint.AuthSigned, blueprint.AuthOperator, blueprint.AuthApprover, blueprint.AuthServiceToken)
+				fail("function %q: route auth %q is not one of %q, %q, %q, %q or %q", f.Name, f.Route.Auth,
+					blueprint.AuthSigned, blueprint.AuthOperator, blueprint.AuthApprover, blueprint.AuthAdmin, blueprint.AuthServiceToken)
 			}
 		}
 		if f.Queue != nil {

@@ -57,6 +57,8 @@ func wantSecurity(a blueprint.Auth) []string {
 		return []string{"bearerAuth", "serviceToken"}
 	case blueprint.AuthServiceToken:
 		return []string{"serviceToken"}
+	case blueprint.AuthAdmin:
+		return []string{"bearerAuth"}
 	}
 	return nil
 }

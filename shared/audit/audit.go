@@ -26,10 +26,12 @@ const (
 	TypeGovernance = "governance"
 	TypeSession    = "session"
 	TypeMCP        = "mcp"
+	// TypeSettings records changes of a tenant's settings (flows), with before and after.
+	TypeSettings = "settings"
 )
 
 // ActionTypes lists every action type, for validating queries.
-var ActionTypes = []string{TypeFinance, TypeSyncError, TypeDLP, TypeAI, TypeConnector, TypeGovernance, TypeSession, TypeMCP}
+var ActionTypes = []string{TypeFinance, TypeSyncError, TypeDLP, TypeAI, TypeConnector, TypeGovernance, TypeSession, TypeMCP, TypeSettings}
 
 // Results of an action.
 const (

@@ -179,8 +179,32 @@ var FinanceApprovals = Table{
 	EnvVar: "TABLE_FINANCE_APPROVALS",
 }
 
+// TableFlows holds the flows feature's items; IndexRunsByTime lists a tenant's runs
+// newest first and IndexRunsDue finds its retrying runs by when they are due.
+const (
+	TableFlows      = "flows"
+	IndexRunsByTime = "runs_by_time"
+	IndexRunsDue    = "runs_due"
+)
+
+// Flows holds, per tenant, its flow definitions ("flow#<id>"), the change events they
+// received ("event#<system>#<eventId>", with the ids of the runs each started) and the
+// runs ("run#<id>"). Events and runs expire after 30 days. "runs_key" is set on runs
+// only and "due_key" on retrying runs only, so both indexes are sparse.
+var Flows = Table{
+	Name:         TableFlows,
+	PartitionKey: Key{Name: "tenant_id", Type: String},
+	SortKey:      sk("sk"),
+	Indexes: []Index{
+		{Name: IndexRunsByTime, PartitionKey: Key{Name: "runs_key", Type: String}, SortKey: sk("created_sort")},
+		{Name: IndexRunsDue, PartitionKey: Key{Name: "due_key", Type: String}, SortKey: sk("due_at")},
+	},
+	TTLAttribute: "expires_at",
+	EnvVar:       "TABLE_FLOWS",
+}
+
 // Tables lists every table the service owns.
-var Tables = []Table{Processed, Tenants, Audit, AIRecords, EmbeddedSessions, Governance, FinanceApprovals}
+var Tables = []Table{Processed, Tenants, Audit, AIRecords, EmbeddedSessions, Governance, FinanceApprovals, Flows}
 
 // DiagnosisWorkerTimeout bounds one diagnosis batch; the queue's visibility timeout is six
 // times this, as AWS recommends for SQS event sources.

@@ -54,11 +54,18 @@ const (
 	// AuthApprover routes need an identity with the approver role (validateGuestContext,
 	// then requireApproverRole).
 	AuthApprover Auth = "approver"
+	// AuthAdmin routes need an operator JWT with the admin role: a tenant's settings.
+	// Embedded sessions cannot call them (their routes have no module).
+	AuthAdmin Auth = "admin"
 	// AuthServiceToken routes take an embedded session's service token as
 	// "Authorization: Bearer sat_…" and check it themselves (the embedded context bootstrap
 	// and the session teardown, which have no context id yet).
 	AuthServiceToken Auth = "service_token"
 )
+
+// ByJWT reports whether routes of this mode authenticate their callers by operator JWT
+// (or an embedded session): operator, approver and admin routes.
+func (a Auth) ByJWT() bool { return a == AuthOperator || a == AuthApprover || a == AuthAdmin }
 
 // Route is an HTTP API route in Go 1.22 ServeMux / API Gateway syntax ("{id}" parameters).
 type Route struct {
@@ -348,4 +355,58 @@ func FunctionNamed(name string) (Function, error) {
 		}
 	}
 	return Function{}, fmt.Errorf("no function %q in the blueprint", name)
+}
+
+// Flow function names: the unified flow write path and its settings.
+const (
+	FuncFlowEvent     = "flow-event"
+	FuncFlowRunsList  = "flow-runs-list"
+	FuncFlowRunDetail = "flow-run-detail"
+	FuncFlowsList     = "flow-settings-list"
+	FuncFlowDetail    = "flow-settings-detail"
+	FuncFlowPut       = "flow-settings-put"
+	FuncFlowDelete    = "flow-settings-delete"
+	FuncFlowRedrive   = "flow-redrive"
+)
+
+// FlowRedriveInterval is how often retrying flow runs are attempted again.
+const FlowRedriveInterval = 5 * time.Minute
+
+// Flow routes. A change event runs flows, whose writes go through the guard (the
+// governance table, the alerts) and whose permanent failures become sync errors (the
+// processed table and the diagnosis queue). Runs are read by operators; flows are
+// settings, read and changed by admins.
+func init() {
+	const settings = "/api/settings/flows"
+	writer := func(f Function) Function {
+		f.Tables = append(f.Tables, TableGrant{Flows, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append},
+			TableGrant{Governance, ReadWrite}, TableGrant{Processed, ReadWrite})
+		f.SendsTo, f.PublishesAlerts, f.Timeout, f.MemoryMB = []Queue{Diagnosis}, true, 30*time.Second, 256
+		return f
+	}
+	// Runs are the embedded integration-status module's; settings are admins' only.
+	route := func(name, desc, method, path string, auth Auth, access Access) Function {
+		tables := []TableGrant{{Flows, access}}
+		if access == ReadWrite {
+			tables = append(tables, TableGrant{Audit, Append})
+		}
+		module := ""
+		if auth == AuthOperator {
+			module = "integration-status"
+		}
+		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: auth, Module: module},
+			Tables: authenticatedTables(tables...), Timeout: 10 * time.Second, MemoryMB: 256}
+	}
+	Functions = append(Functions,
+		writer(Function{Name: FuncFlowEvent, Description: "Runs the tenant's flows for a source system's change event (signed)",
+			Route: &Route{Method: "POST", Path: "/api/flows/events/{system}", Auth: AuthSigned}}),
+		writer(Function{Name: FuncFlowRedrive, Description: "Every 5 minutes: retries flow runs whose transient failure is due",
+			Schedule: FlowRedriveInterval}),
+		route(FuncFlowRunsList, "Lists flow runs, newest first", "GET", "/api/flows/runs", AuthOperator, Read),
+		route(FuncFlowRunDetail, "Shows one flow run", "GET", "/api/flows/runs/{id}", AuthOperator, Read),
+		route(FuncFlowsList, "Lists the tenant's flows (admins)", "GET", settings, AuthAdmin, Read),
+		route(FuncFlowDetail, "Shows one flow (admins)", "GET", settings+"/{id}", AuthAdmin, Read),
+		route(FuncFlowPut, "Creates or replaces a flow (admins)", "PUT", settings+"/{id}", AuthAdmin, ReadWrite),
+		route(FuncFlowDelete, "Deletes a flow (admins)", "DELETE", settings+"/{id}", AuthAdmin, ReadWrite),
+	)
 }

@@ -76,7 +76,26 @@ type WriteRequest struct {
 	Reason string
 	// IfVersion makes the write conditional on the record's version (connector.ErrConflict).
 	IfVersion string
+	// Link, when set, is what the loop check compares instead of the record and its
+	// fields: see Link.
+	Link *Link
 }
+
+// Link ties a write to the record it carries data from, for writes between systems
+// whose entities and field names differ (a flow from an ERP customer to a CRM Account,
+// and the flow back). The return leg of such a loop writes another entity with other
+// field names, so only a subject and field names both directions share can show it.
+type Link struct {
+	// Key is the same for both directions: the two endpoints and the record, in an order
+	// that does not depend on the direction.
+	Key string
+	// Fields are the written values under names both directions share.
+	Fields map[string]any
+}
+
+// linkEntity is the ledger entity of linked writes; "~" starts no entity name a system
+// uses, so a linked subject never mixes with a record's own entries.
+const linkEntity = "~link"
 
 // Result is what a guarded write did.
 type Result struct {
@@ -266,6 +285,12 @@ func (g *Guard) decide(ctx context.Context, id identity.Identity, req WriteReque
 		return Result{Dropped: op.dropped}, fmt.Errorf("%w: fields are not JSON-encodable", ErrInvalidRequest)
 	}
 	hash := hashJSON(canonical)
+	if req.Link != nil {
+		if hash, err = PayloadHash(req.Link.Fields); err != nil {
+			putCanonicalBuf(buf, canonical)
+			return Result{Dropped: op.dropped}, fmt.Errorf("%w: link fields are not JSON-encodable", ErrInvalidRequest)
+		}
+	}
 	err = op.checkLoop(hash)
 	if err == nil {
 		err = op.scan(canonical)
@@ -295,6 +320,8 @@ func checkRequest(id identity.Identity, req WriteRequest) error {
 		return fmt.Errorf("%w: a write needs at least one field", ErrInvalidRequest)
 	case req.IdempotencyKey == "":
 		return fmt.Errorf("%w: idempotency key is required", ErrInvalidRequest)
+	case req.Link != nil && (req.Link.Key == "" || len(req.Link.Fields) == 0):
+		return fmt.Errorf("%w: a link needs a key and fields", ErrInvalidRequest)
 	}
 	return nil
 }

@@ -22,12 +22,13 @@ func (op *writeOp) checkLoop(hash string) error {
 		return nil
 	}
 	since := op.now.Add(-op.g.window)
-	entries, err := op.g.ledger.Recent(op.ctx, op.tenant, op.req.Entity, op.req.RecordID, since)
+	entity, record, names := op.loopSubject()
+	entries, err := op.g.ledger.Recent(op.ctx, op.tenant, entity, record, since)
 	if err != nil {
 		op.auditWrite(audit.ResultFailure, "check_unavailable", nil)
 		return fmt.Errorf("%w: reading the write ledger: %w", ErrUnavailable, err)
 	}
-	cond, loop := reciprocal(entries, op.req.Source, op.req.Target, hash, op.names, since)
+	cond, loop := reciprocal(entries, op.req.Source, op.req.Target, hash, names, since)
 	if !loop {
 		return nil
 	}
@@ -45,6 +46,15 @@ func (op *writeOp) checkLoop(hash string) error {
 	})
 	op.auditWrite(audit.ResultDenied, "loop_detected", nil)
 	return fmt.Errorf("%w: %s", ErrLoopDetected, cond)
+}
+
+// loopSubject is what the ledger keys the write by and the field names the loop check
+// compares: the record and its fields, or for a linked write the link's.
+func (op *writeOp) loopSubject() (entity, record string, names []string) {
+	if l := op.req.Link; l != nil {
+		return linkEntity, l.Key, sortedKeys(l.Fields)
+	}
+	return op.req.Entity, op.req.RecordID, op.names
 }
 
 // scan runs the DLP scan with the connector-write policy and fails closed.
@@ -128,9 +138,10 @@ func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, err
 	}
 	res.Written = out
 	var recordErrs []error
+	entity, record, names := op.loopSubject()
 	entry := LedgerEntry{
 		ID: op.g.newID(), Time: op.now, Tenant: op.tenant, Source: op.req.Source, Target: op.req.Target,
-		Entity: op.req.Entity, RecordID: op.req.RecordID, Fields: op.names, PayloadHash: hash,
+		Entity: entity, RecordID: record, Fields: names, PayloadHash: hash,
 		IdempotencyKey: op.req.IdempotencyKey, CorrelationID: op.corr,
 	}
 	if err := op.g.ledger.Append(op.ctx, entry); err != nil {

@@ -142,3 +142,38 @@ func TestLoopDetection(t *testing.T) {
 		})
 	}
 }
+
+// Flows write between entities and field names that differ per system; the link they
+// carry is what makes the return leg recognisable.
+func TestLoopDetectionAcrossLinkedRecords(t *testing.T) {
+	t.Parallel()
+	link := func(name string) *governance.Link {
+		return &governance.Link{Key: "crm/Account|hosterp/customer|C-9", Fields: map[string]any{"companyname|Name": name}}
+	}
+	e := newEnv(t)
+	out := req(hosterp, crm, "case", "C-9", map[string]any{"Name": "Acme"})
+	out.Link = link("Acme")
+	if _, err := e.write(operator("t1"), out); err != nil {
+		t.Fatalf("ERP→CRM: %v", err)
+	}
+	back := req(crm, hosterp, "ticket", "C-9", map[string]any{"companyname": "Acme"})
+	back.Link = link("Acme")
+	e.clock.Advance(time.Second)
+	_, err := e.write(operator("t1"), back)
+	if !errors.Is(err, governance.ErrLoopDetected) || !strings.Contains(err.Error(), "same payload hash") {
+		t.Fatalf("CRM→ERP echo: err = %v, want a loop by payload hash", err)
+	}
+	if got := e.fakes[hosterp].WriteCount(); got != 0 {
+		t.Fatalf("the host ERP received %d writes, want the echo blocked", got)
+	}
+	// Without the link the same two writes are different records with different fields.
+	plain := req(crm, hosterp, "ticket", "C-9", map[string]any{"companyname": "Acme"})
+	if _, err := e.write(operator("t1"), plain); err != nil {
+		t.Fatalf("unlinked write: %v", err)
+	}
+	bad := req(crm, hosterp, "ticket", "C-9", map[string]any{"companyname": "Acme"})
+	bad.Link = &governance.Link{Key: "k"}
+	if _, err := e.write(operator("t1"), bad); !errors.Is(err, governance.ErrInvalidRequest) {
+		t.Fatalf("link without fields: err = %v, want ErrInvalidRequest", err)
+	}
+}

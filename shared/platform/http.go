@@ -79,6 +79,9 @@ func (b *Base) Authenticated(route blueprint.Route, h http.Handler) http.Handler
 	case blueprint.AuthApprover:
 		return identity.Authenticate(tokens, b.Sessions(), identity.ValidateGuestContext(
 			session.RequireModule(route.Module, identity.RequireApproverRole(h))))
+	case blueprint.AuthAdmin:
+		return identity.Authenticate(tokens, b.Sessions(), identity.ValidateGuestContext(
+			session.RequireModule(route.Module, identity.RequireRole(identity.RoleAdmin, h))))
 	}
 	return h
 }

@@ -121,8 +121,11 @@ func ValidClaimID(id string) bool {
 func NewClaim(r Record, source Source, webhookID string, now time.Time) Claim {
 	now = now.UTC()
 	actor := "webhook:" + webhookID
-	if source == SourceReconcile {
+	switch source {
+	case SourceReconcile:
 		actor = "reconcile"
+	case SourceFlow:
+		actor = "flow:" + webhookID
 	}
 	return Claim{
 		History:        []HistoryEntry{{At: now, Actor: actor, Action: "claimed"}},

@@ -73,23 +73,16 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if rec, err = h.Mask.Store(rec); err != nil {
-		httpapi.WriteInternal(w, r, err)
-		return
-	}
-	claim := NewClaim(rec, SourceWebhook, r.Header.Get(webhook.HeaderID), h.now())
-	created, err := h.Claims.Claim(ctx, claim)
+	claim, created, sendErr, err := claimPath{h.Claims, h.Queue, h.Mask}.claim(ctx, rec, SourceWebhook, r.Header.Get(webhook.HeaderID), h.now())
 	if err != nil {
 		httpapi.WriteUnavailable(w, r, err, "The sync error could not be recorded; nothing was stored. Retry shortly.")
 		return
 	}
-	if created {
-		// A failed send leaves the row queued; the reconcile re-enqueues it, so the host
-		// still gets 202 and nothing is lost.
-		if err := h.Queue.Send(ctx, Message{TenantID: claim.TenantID, ID: claim.ID}); err != nil {
-			httpapi.Logger(ctx).Warn("diagnosis enqueue failed; the reconcile will re-enqueue",
-				"tenant", claim.TenantID, "id", claim.ID, "error", err)
-		}
+	if sendErr != nil {
+		// The row stays queued; the reconcile re-enqueues it, so the host still gets 202
+		// and nothing is lost.
+		httpapi.Logger(ctx).Warn("diagnosis enqueue failed; the reconcile will re-enqueue",
+			"tenant", claim.TenantID, "id", claim.ID, "error", sendErr)
 	}
 	outcome := "accepted"
 	if !created {

@@ -143,11 +143,7 @@ func (p *poll) claim(ctx context.Context, items []json.RawMessage) error {
 		if at.After(p.newest) {
 			p.newest = at
 		}
-		if rec, err = rc.Mask.Store(rec); err != nil {
-			return err
-		}
-		c := NewClaim(rec, SourceReconcile, "", now)
-		created, err := rc.Claims.Claim(ctx, c)
+		c, created, sendErr, err := claimPath{rc.Claims, rc.Queue, rc.Mask}.claim(ctx, rec, SourceReconcile, "", now)
 		if err != nil {
 			return err
 		}
@@ -155,9 +151,9 @@ func (p *poll) claim(ctx context.Context, items []json.RawMessage) error {
 			continue
 		}
 		p.rep.Claimed++
-		if err := rc.Queue.Send(ctx, Message{TenantID: p.tenantID, ID: c.ID}); err != nil {
+		if sendErr != nil {
 			p.rep.SendFailed++
-			rc.log().Warn("enqueue of a polled claim failed; the next run re-enqueues it", "tenant", p.tenantID, "id", c.ID, "error", err)
+			rc.log().Warn("enqueue of a polled claim failed; the next run re-enqueues it", "tenant", p.tenantID, "id", c.ID, "error", sendErr)
 		}
 	}
 	return nil

@@ -1,5 +1,5 @@
 // Demo data shown when a read fails, typed by the API's own types so it cannot drift.
-import type { AuditRecord, FinanceApproval, GovernanceApproval, List, LoopDetection, OwnershipRejection, Proposal, ProposalGroupList } from "./types";
+import type { AuditRecord, FinanceApproval, Flow, FlowRun, GovernanceApproval, List, LoopDetection, OwnershipRejection, Proposal, ProposalGroupList } from "./types";
 
 const ago = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
 
@@ -76,3 +76,28 @@ export const demoAudit = (): List<AuditRecord> => ({ nextCursor: null, items: [
   { id: "au_demo2", at: ago(4), actor: { actor: "tenant:demo" }, actionType: "ai", actionKey: "ai.inference",
     result: "success", resource: "inference/se_demo1042-a1", correlationId: "demo" },
 ] });
+
+const customerFlow: Pick<Flow, "source" | "target"> = {
+  source: { system: "hosterp", entity: "customer" }, target: { system: "crm", entity: "Account" },
+};
+
+export function demoFlows(): { items: Flow[] } {
+  return { items: [
+    { id: "erp-customer-to-crm", enabled: true, ...customerFlow, mapping: { Name: "companyName", Phone: "phone" }, updatedAt: ago(600) },
+    { id: "crm-account-to-erp", enabled: true, source: customerFlow.target, target: customerFlow.source,
+      mapping: { phone: "Phone", email: "Email" }, filter: { Type: "Customer" }, updatedAt: ago(600) },
+  ] };
+}
+
+export function demoFlowRuns(): List<FlowRun> {
+  const run = (id: string, outcome: FlowRun["outcome"], decision: string, min: number, extra: Partial<FlowRun> = {}): FlowRun => ({
+    id: "run_DEMO" + id.padEnd(22, "A"), flowId: "crm-account-to-erp", eventId: "EV-DEMO-" + id, recordId: "C-2001",
+    source: customerFlow.target, target: customerFlow.source, fields: ["email"], outcome, decision, attempts: 1,
+    changedAt: ago(min), createdAt: ago(min), updatedAt: ago(min), ...extra,
+  });
+  return { nextCursor: null, items: [
+    run("1", "failed", "the target refused the write: validation (HTTP 400, code INVALID_FLD_VALUE)", 3, { syncErrorId: "se_demo1042" }),
+    run("2", "loop_broken", "same payload hash as hosterp→crm write", 12, { fields: ["phone"] }),
+    run("3", "written", "written", 30, { flowId: "erp-customer-to-crm", source: customerFlow.source, target: customerFlow.target, fields: ["Phone"] }),
+  ] };
+}

@@ -507,6 +507,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/flows/events/{system}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a source system's change event (signed)
+         * @description Signed like the ingest (Standard Webhooks, the tenant's webhook secret, `X-Tenant-Id`). Each enabled flow whose source is this system and the event's entity, and whose filter holds, gets one run; the runs' writes go through the governance guard. A redelivered `eventId` answers the runs it started (`duplicate: true`) and starts nothing. Each run records its own outcome: read it with `GET /api/flows/runs/{id}`.
+         */
+        post: operations["flowEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flows/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List flow runs, newest first */
+        get: operations["flowRunsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flows/runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show one flow run */
+        get: operations["flowRunDetail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/flows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's flows (admins) */
+        get: operations["flowSettingsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/flows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show one flow (admins) */
+        get: operations["flowSettingsDetail"];
+        /**
+         * Create or replace a flow (admins)
+         * @description The id is the path's (a body `id` must equal it). Unknown fields are refused. The change is audited (action type `settings`) with the flow before and after.
+         */
+        put: operations["flowSettingsPut"];
+        post?: never;
+        /**
+         * Delete a flow (admins)
+         * @description Its runs stay readable until they expire (30 days).
+         */
+        delete: operations["flowSettingsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -962,6 +1058,99 @@ export interface components {
             /** Format: date-time */
             buildTime?: string;
             go: string;
+        };
+        /**
+         * @description A connected system.
+         * @enum {string}
+         */
+        FlowSystem: "hosterp" | "erp2" | "crm" | "marketing" | "shipping";
+        /**
+         * @description `written`: the guard wrote the mapped fields; `skipped`: the filter did not hold, no mapped field was in the event, or source_wins dropped every field; `rejected`: the ownership manifest refused the write; `held`: waiting on an ownership approval (`approvalId`); `loop_broken`: the return leg of a loop, blocked; `failed`: the target refused the write for good, and the failure is a sync error in the triage queue (`syncErrorId`); `retrying`: a transient failure, retried with backoff (1, 5, 15, 60 minutes) before it fails.
+         * @enum {string}
+         */
+        FlowOutcome: "written" | "skipped" | "rejected" | "held" | "loop_broken" | "failed" | "retrying";
+        FlowEndpoint: {
+            system: components["schemas"]["FlowSystem"];
+            entity: string;
+        };
+        FlowInput: {
+            id?: string;
+            enabled: boolean;
+            source: components["schemas"]["FlowEndpoint"];
+            target: components["schemas"]["FlowEndpoint"];
+            /** @description Target field → source field (the shape `field_mapping_suggest` answers in); 1 to 100 fields. */
+            mapping: {
+                [key: string]: string;
+            };
+            /** @description Source fields and the JSON values they must have for the flow to run; a filtered field absent from the event does not hold. */
+            filter?: {
+                [key: string]: unknown;
+            };
+        };
+        Flow: {
+            id: string;
+            enabled: boolean;
+            source: components["schemas"]["FlowEndpoint"];
+            target: components["schemas"]["FlowEndpoint"];
+            /** @description Target field → source field (the shape `field_mapping_suggest` answers in); 1 to 100 fields. */
+            mapping: {
+                [key: string]: string;
+            };
+            /** @description Source fields and the JSON values they must have for the flow to run; a filtered field absent from the event does not hold. */
+            filter?: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            updatedAt: string;
+            updatedBy?: string;
+        };
+        FlowList: {
+            items: components["schemas"]["Flow"][];
+        };
+        FlowEvent: {
+            eventId: string;
+            entity: string;
+            recordId: string;
+            /** Format: date-time */
+            changedAt: string;
+            /** @description The changed fields and their values. */
+            fields: {
+                [key: string]: unknown;
+            };
+        };
+        FlowEventAccepted: {
+            runIds: string[];
+            duplicate: boolean;
+        };
+        FlowRun: {
+            id: string;
+            flowId: string;
+            eventId: string;
+            source: components["schemas"]["FlowEndpoint"];
+            target: components["schemas"]["FlowEndpoint"];
+            recordId: string;
+            /** @description The target fields the run writes (names only, never values). */
+            fields: string[] | null;
+            outcome: components["schemas"]["FlowOutcome"];
+            /** @description What decided the outcome, in words: the guard's breaking condition, the target's error class. */
+            decision?: string;
+            dropped?: string[];
+            approvalId?: string;
+            syncErrorId?: string;
+            attempts: number;
+            /** Format: date-time */
+            nextAttemptAt?: string;
+            /** Format: date-time */
+            changedAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        FlowRunList: {
+            items: components["schemas"]["FlowRun"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
     };
     responses: {
@@ -1465,7 +1654,7 @@ export interface operations {
             query?: {
                 from?: string;
                 to?: string;
-                actionType?: "finance" | "syncerror" | "dlp" | "ai" | "connector" | "governance" | "session" | "mcp";
+                actionType?: "finance" | "syncerror" | "dlp" | "ai" | "connector" | "governance" | "session" | "mcp" | "settings";
                 limit?: number;
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -2116,6 +2305,233 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+        };
+    };
+    flowEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "X-Tenant-Id": components["parameters"]["TenantHeader"];
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix seconds; within ±5 minutes. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path: {
+                system: components["schemas"]["FlowSystem"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FlowEvent"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the runs started (or, for a redelivery, started before). */
+            202: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowEventAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMedia"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    flowRunsList: {
+        parameters: {
+            query?: {
+                flowId?: string;
+                outcome?: components["schemas"]["FlowOutcome"];
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowRunList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    flowRunDetail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowRun"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    flowSettingsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    flowSettingsDetail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    flowSettingsPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FlowInput"];
+            };
+        };
+        responses: {
+            /** @description Replaced. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    flowSettingsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
 }

@@ -24,6 +24,8 @@ export type AuditRecord = S["AuditRecord"];
 export type Trace = S["Trace"];
 export type CostRecord = S["CostRecord"];
 export type CostList = S["CostList"];
+export type Flow = S["Flow"];
+export type FlowRun = S["FlowRun"];
 
 /** List is the envelope every paged listing shares. */
 export interface List<T> {

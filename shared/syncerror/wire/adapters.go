@@ -39,16 +39,32 @@ func (h hostErrors) ListSyncErrors(ctx context.Context, tenantID string, since t
 
 // fixWriter is the operator queue's FixWriter: an approved fix is written back
 // to the host ERP record that failed, through the guard, in the host ERP's own name (the
-// operator corrects the owner's record; field-level ownership entries still apply).
+// operator corrects the owner's record; field-level ownership entries still apply). A
+// flow's failed write is fixed where the flow wrote, in the name of the flow's source:
+// the fix is that write corrected, governed as the write was.
 type fixWriter struct{ guard *governance.Guard }
+
+// writeBack names the system a claim's fix is written to and in whose name.
+func writeBack(c syncerror.Claim) (target, source connector.System) {
+	if c.Source == syncerror.SourceFlow {
+		var fc struct {
+			Flow struct{ Source, Target connector.System } `json:"flow"`
+		}
+		if json.Unmarshal(c.Record.Context, &fc) == nil && fc.Flow.Source.Known() && fc.Flow.Target.Known() {
+			return fc.Flow.Target, fc.Flow.Source
+		}
+	}
+	return connector.SystemHostERP, connector.SystemHostERP
+}
 
 func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key string) error {
 	fields := make(map[string]any, len(fix))
 	for _, ch := range fix {
 		fields[ch.Path] = ch.After
 	}
+	target, source := writeBack(c)
 	res, err := f.guard.Write(ctx, who, governance.WriteRequest{
-		Target: connector.SystemHostERP, Source: connector.SystemHostERP,
+		Target: target, Source: source,
 		Entity: c.Record.RecordType, RecordID: c.Record.RecordID, Fields: fields,
 		IdempotencyKey: key, Reason: "approve",
 	})

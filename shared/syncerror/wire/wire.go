@@ -127,3 +127,9 @@ type missingQueue struct{}
 func (missingQueue) Send(context.Context, syncerror.Message) error {
 	return fmt.Errorf("%s is not set", blueprint.Diagnosis.EnvVar)
 }
+
+// Reporter claims sync errors other features find (a flow's failed write) through the
+// webhook's claim path: the same store, queue and at-rest mask.
+func (f *Feature) Reporter() *syncerror.Reporter {
+	return &syncerror.Reporter{Claims: f.Claims, Queue: f.Queue, Mask: f.mask(), Now: f.Base.Clock()}
+}

@@ -1,0 +1,118 @@
+// Flows: the runs of the tenant's flows, newest first, filtered by outcome; a run reads
+// source event → mapped fields → guard decision → target result, and a failed one links
+// to the sync error it became. Admins also see the flow definitions.
+import { useEffect, useState } from "preact/hooks";
+import { read } from "../api/client";
+import { demoFlowRuns, demoFlows } from "../api/demo";
+import type { Flow, FlowRun, List } from "../api/types";
+import { navigate, segments } from "../router";
+import { Ago, Chip } from "../ui";
+
+const OUTCOMES = ["", "failed", "retrying", "rejected", "loop_broken", "held", "written", "skipped"] as const;
+
+export function FlowsPanel({ admin }: { admin: boolean }) {
+  const [outcome, setOutcome] = useState<string>("");
+  const [rows, setRows] = useState<FlowRun[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const selected = segments()[1];
+
+  const load = async (cursor: string | null) => {
+    const q = new URLSearchParams({ limit: "50" });
+    if (outcome) q.set("outcome", outcome);
+    if (cursor) q.set("cursor", cursor);
+    const r = await read<List<FlowRun>>("/api/flows/runs?" + q, demoFlowRuns);
+    setRows((prev) => (cursor ? [...prev, ...r.data.items] : r.data.items));
+    setNext(r.data.nextCursor);
+  };
+  useEffect(() => {
+    void load(null);
+  }, [outcome]);
+
+  const run = rows.find((r) => r.id === selected);
+  return (
+    <div class="split">
+      <section class="list" aria-labelledby="flows-h">
+        <div class="toolbar">
+          <h1 id="flows-h">Flow runs</h1>
+          <label>Outcome{" "}
+            <select value={outcome} onChange={(e) => setOutcome((e.target as HTMLSelectElement).value)}>
+              {OUTCOMES.map((o) => <option value={o}>{o || "all"}</option>)}
+            </select>
+          </label>
+        </div>
+        <table class="grid">
+          <thead><tr><th scope="col">Run</th><th scope="col">Flow</th><th scope="col">Record</th><th scope="col">Fields</th><th scope="col">When</th><th scope="col">Outcome</th></tr></thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.id} tabIndex={0} class={r.id === selected ? "selected" : ""} aria-selected={r.id === selected}
+                onClick={() => navigate("/flows/" + r.id)} onKeyDown={(e) => e.key === "Enter" && navigate("/flows/" + r.id)}>
+                <td class="mono">{r.id.slice(0, 12)}…</td><td>{r.flowId}</td>
+                <td>{r.target.system}/{r.target.entity} <span class="mono">{r.recordId}</span></td>
+                <td>{(r.fields ?? []).join(", ")}</td><td><Ago at={r.createdAt} /></td>
+                <td><Chip kind={r.outcome}>{r.outcome.replace("_", " ")}</Chip></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {rows.length === 0 && <p class="empty">No {outcome ? outcome.replace("_", " ") + " " : ""}runs.</p>}
+        {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
+        {admin && <FlowDefinitions />}
+      </section>
+      {run && <RunDetail key={run.id} run={run} />}
+    </div>
+  );
+}
+
+function RunDetail({ run }: { run: FlowRun }) {
+  return (
+    <section class="detail" aria-labelledby="run-h">
+      <h2 id="run-h">Run <span class="mono">{run.id}</span></h2>
+      <dl class="steps">
+        <dt>Source event</dt>
+        <dd>{run.source.system}/{run.source.entity} <span class="mono">{run.recordId}</span>, event <span class="mono">{run.eventId}</span>, changed <Ago at={run.changedAt} /></dd>
+        <dt>Mapped fields</dt>
+        <dd>{(run.fields ?? []).length ? (run.fields ?? []).join(", ") : "none"}{run.dropped?.length ? ` (dropped by source_wins: ${run.dropped.join(", ")})` : ""}</dd>
+        <dt>Guard decision and target result</dt>
+        <dd><Chip kind={run.outcome}>{run.outcome.replace("_", " ")}</Chip> {run.decision}</dd>
+        <dt>Attempts</dt>
+        <dd>{run.attempts}{run.nextAttemptAt && <>; next <Ago at={run.nextAttemptAt} /></>}</dd>
+      </dl>
+      {run.syncErrorId && (
+        <p>This failure is a sync error in the queue:{" "}
+          <a href={"/queue/" + run.syncErrorId} onClick={(e) => { e.preventDefault(); navigate("/queue/" + run.syncErrorId); }}>{run.syncErrorId}</a>
+        </p>
+      )}
+      {run.approvalId && (
+        <p>Held for an ownership approval: <a href="/governance" onClick={(e) => { e.preventDefault(); navigate("/governance"); }}>{run.approvalId}</a></p>
+      )}
+    </section>
+  );
+}
+
+function FlowDefinitions() {
+  const [flows, setFlows] = useState<Flow[] | null>(null);
+  useEffect(() => {
+    void read<{ items: Flow[] }>("/api/settings/flows", demoFlows).then((r) => setFlows(r.data.items));
+  }, []);
+  if (!flows) return <p aria-busy="true">Loading flows…</p>;
+  return (
+    <section aria-labelledby="defs-h">
+      <h2 id="defs-h">Flows</h2>
+      <table class="grid">
+        <thead><tr><th scope="col">Flow</th><th scope="col">Source → target</th><th scope="col">Mapping (target ← source)</th><th scope="col">Filter</th><th scope="col">State</th></tr></thead>
+        <tbody>
+          {flows.map((f) => (
+            <tr key={f.id}>
+              <td class="mono">{f.id}</td>
+              <td>{f.source.system}/{f.source.entity} → {f.target.system}/{f.target.entity}</td>
+              <td>{Object.entries(f.mapping).map(([t, s]) => `${t} ← ${s}`).join(", ")}</td>
+              <td>{f.filter ? Object.entries(f.filter).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ") : "—"}</td>
+              <td><Chip kind={f.enabled ? "written" : "skipped"}>{f.enabled ? "enabled" : "disabled"}</Chip></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {flows.length === 0 && <p class="empty">No flows yet: an admin defines them with PUT /api/settings/flows/&#123;id&#125;.</p>}
+    </section>
+  );
+}

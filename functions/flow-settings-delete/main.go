@@ -1,0 +1,10 @@
+// Command flow-settings-delete is the Lambda behind DELETE /api/settings/flows/{id}.
+package main
+
+import (
+	"github.com/syncassist/syncassist/shared/blueprint"
+	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
+	"github.com/syncassist/syncassist/shared/platform"
+)
+
+func main() { platform.StartHTTP(blueprint.FuncFlowDelete, flowwire.Routes) }

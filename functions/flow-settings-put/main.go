@@ -1,0 +1,10 @@
+// Command flow-settings-put is the Lambda behind PUT /api/settings/flows/{id}.
+package main
+
+import (
+	"github.com/syncassist/syncassist/shared/blueprint"
+	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
+	"github.com/syncassist/syncassist/shared/platform"
+)
+
+func main() { platform.StartHTTP(blueprint.FuncFlowPut, flowwire.Routes) }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/syncassist/syncassist/infra/emulators"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+// localAPI calls the running local stack as the demo tenant: with a development token of
+// one role, or signed with the tenant's webhook secret like a source system.
+type localAPI struct {
+	ctx    context.Context
+	base   string
+	tenant string
+	auth   string
+	secret string
+}
+
+// newLocalAPI reads the running stack's state and mints a token of role.
+func newLocalAPI(ctx context.Context, role string) (*localAPI, error) {
+	st, err := readState()
+	if err != nil {
+		return nil, err
+	}
+	root, err := emulators.FindRoot()
+	if err != nil {
+		return nil, err
+	}
+	var tok bytes.Buffer
+	if err := mintDevToken(&tok, root, devTokenOptions{role: role, tenant: st["DEMO_TENANT"], subject: "demo-" + role, ttl: time.Hour}); err != nil {
+		return nil, err
+	}
+	return &localAPI{ctx: ctx, base: st["LOCAL_API_URL"], tenant: st["DEMO_TENANT"],
+		auth: "Bearer " + strings.TrimSpace(tok.String()), secret: st["DEMO_WEBHOOK_SECRET"]}, nil
+}
+
+// do sends one request; a nil header sends the token.
+func (a *localAPI) do(method, path string, body []byte, header http.Header) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(a.ctx, method, a.base+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	if header == nil {
+		header = http.Header{"Authorization": {a.auth}}
+	}
+	req.Header = header
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s %s (is `make run` running?): %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, out, err
+}
+
+// signed posts body signed with the tenant's webhook secret.
+func (a *localAPI) signed(path string, body []byte) (int, []byte, error) {
+	key, err := webhook.ParseSecret(a.secret)
+	if err != nil {
+		return 0, nil, err
+	}
+	h := http.Header{}
+	webhook.Sign(key, webhook.NewMessageID(), time.Now(), body).Set(h)
+	h.Set(syncerror.HeaderTenantID, a.tenant)
+	return a.do("POST", path, body, h)
+}

@@ -1,0 +1,91 @@
+'use strict';
+// Checks that need no NetSuite account: the script parses, is a SuiteScript 2.1 user event
+// script, loads only documented server-side N/* modules, keeps to ES2019 syntax, and agrees with
+// the SDF objects that deploy it (field and parameter ids, file path, record type).
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const esbuild = require('esbuild');
+const amd = require('./amd');
+
+const project = path.resolve(__dirname, '..', 'src');
+const SCRIPT_PATH = '/SuiteScripts/sync_error_assist/sea_sync_error_ue.js';
+const script = path.join(project, 'FileCabinet', SCRIPT_PATH);
+const source = fs.readFileSync(script, 'utf8');
+const objects = path.join(project, 'Objects');
+const recordXML = fs.readFileSync(path.join(objects, 'customrecord_sea_sync_error.xml'), 'utf8');
+const scriptXML = fs.readFileSync(path.join(objects, 'customscript_sea_sync_error_ue.xml'), 'utf8');
+
+// "SuiteScript 2.x Modules" (docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/chapter_4220488571.html).
+const DOCUMENTED_MODULES = [
+  'N/action', 'N/auth', 'N/cache', 'N/certificateControl', 'N/compress', 'N/config', 'N/crypto',
+  'N/crypto/certificate', 'N/crypto/random', 'N/currency', 'N/currentRecord', 'N/dataset', 'N/datasetLink',
+  'N/email', 'N/encode', 'N/error', 'N/file', 'N/format', 'N/format/i18n', 'N/http', 'N/https',
+  'N/https/clientCertificate', 'N/keyControl', 'N/llm', 'N/log', 'N/pgp', 'N/piremoval', 'N/plugin',
+  'N/portlet', 'N/query', 'N/record', 'N/recordContext', 'N/redirect', 'N/render', 'N/runtime', 'N/search',
+  'N/sftp', 'N/sso', 'N/suiteAppInfo', 'N/task', 'N/task/accounting/recognition', 'N/transaction',
+  'N/translation', 'N/ui/dialog', 'N/ui/message', 'N/ui/serverWidget', 'N/url', 'N/util', 'N/workbook',
+  'N/workflow', 'N/xml',
+];
+// Documented for client scripts only; a user event script runs on the server.
+const CLIENT_ONLY = ['N/currentRecord', 'N/ui/dialog', 'N/ui/message'];
+
+const idsIn = (text, re) => [...new Set([...text.matchAll(re)].map((m) => m[1]))].sort();
+
+test('the script parses as JavaScript', () => {
+  execFileSync(process.execPath, ['--check', script], { stdio: 'pipe' });
+});
+
+test('the script declares itself a SuiteScript 2.1 user event script', () => {
+  const header = source.slice(0, source.indexOf('define('));
+  assert.match(header, /@NApiVersion 2\.1\b/);
+  assert.match(header, /@NScriptType UserEventScript\b/);
+});
+
+test('the script loads only documented server-side N/* modules', () => {
+  const deps = amd.dependencies(script);
+  assert.ok(deps.length > 0);
+  for (const id of deps) {
+    assert.ok(DOCUMENTED_MODULES.includes(id), `${id} is not a documented SuiteScript 2.x module`);
+    assert.ok(!CLIENT_ONLY.includes(id), `${id} is for client scripts only`);
+  }
+});
+
+test('the script keeps to ES2019 syntax', () => {
+  // Lowering to ES2019 changes only code that uses later syntax (?., ??, #private, ...).
+  const as = (target) => esbuild.transformSync(source, { loader: 'js', target }).code;
+  assert.equal(as('es2019'), as('esnext'), 'the script uses syntax newer than ES2019');
+});
+
+test('the script reads exactly the custom record fields the SDF object defines', () => {
+  const defined = idsIn(recordXML, /<customrecordcustomfield scriptid="(custrecord_[a-z0-9_]+)"/g);
+  assert.deepEqual(idsIn(source, /'(custrecord_[a-z0-9_]+)'/g), defined);
+  assert.deepEqual(defined, [
+    'custrecord_sea_direction', 'custrecord_sea_error_code', 'custrecord_sea_error_id',
+    'custrecord_sea_external_system', 'custrecord_sea_message', 'custrecord_sea_occurred_at',
+    'custrecord_sea_payload', 'custrecord_sea_record_id', 'custrecord_sea_record_type',
+  ]);
+});
+
+test('the script reads exactly the parameters its script object defines', () => {
+  const defined = idsIn(scriptXML, /<scriptcustomfield scriptid="(custscript_[a-z0-9_]+)"/g);
+  assert.deepEqual(idsIn(source, /'(custscript_[a-z0-9_]+)'/g), defined);
+  assert.deepEqual(defined, ['custscript_sea_ingest_url', 'custscript_sea_secret_id', 'custscript_sea_tenant_id']);
+});
+
+test('the SDF objects deploy this file on the custom record', () => {
+  assert.ok(scriptXML.includes(`<scriptfile>[${SCRIPT_PATH}]</scriptfile>`));
+  assert.match(scriptXML, /<recordtype>\[scriptid=customrecord_sea_sync_error\]<\/recordtype>/);
+  assert.match(scriptXML, /<status>RELEASED<\/status>/);
+  // SDF requires an object's file to be named after its script ID.
+  for (const file of fs.readdirSync(objects)) {
+    const xml = fs.readFileSync(path.join(objects, file), 'utf8');
+    assert.match(xml, new RegExp(`^<\\w+ scriptid="${file.replace(/\.xml$/, '')}"`), file);
+  }
+  const deployXML = fs.readFileSync(path.join(project, 'deploy.xml'), 'utf8');
+  const dirs = idsIn(deployXML, /<path>~\/FileCabinet(\/[^<*]*)\*<\/path>/g);
+  assert.ok(dirs.some((d) => SCRIPT_PATH.startsWith(d)), 'deploy.xml does not upload the script');
+  assert.match(fs.readFileSync(path.join(project, 'manifest.xml'), 'utf8'), /projecttype="ACCOUNTCUSTOMIZATION"/);
+});

@@ -1,0 +1,33 @@
+// Package flow is the unified flow write path: a tenant's flows carry a change in one
+// system (source system and entity) to another (target system and entity) through a field
+// mapping, and every such write goes through the governance guard (ownership, loop
+// ledger, DLP, idempotency). Nothing here talks to a connector directly.
+//
+// A source system posts a change event, signed like the sync-error webhook, to
+// POST /api/flows/events/{system}. Each enabled flow whose source matches the event and
+// whose filter holds gets one run, with an id derived from the tenant, the flow and the
+// event, so a redelivered event finds the runs it started and starts nothing.
+//
+// A run ends in one outcome:
+//
+//	written      the guard wrote the mapped fields (some may have been dropped by source_wins)
+//	skipped      the filter did not hold, no mapped field was in the event, or every field was dropped
+//	rejected     the ownership manifest refused the write
+//	held         the write waits on an ownership approval
+//	loop_broken  the write was the return leg of a loop and was blocked
+//	failed       the target refused the write for good; the failure is a sync error in the
+//	             triage queue (syncErrorId), diagnosed and decided like the host ERP's
+//	retrying     a transient failure; the run is retried with backoff by the redrive, and
+//	             after MaxAttempts it fails like a permanent error
+//
+// A run is stored as retrying, with its next attempt a lease ahead, before its write is
+// attempted: if the function dies mid-run, the redrive takes the run over once the lease
+// ends, and the write's idempotency key (the run id) makes the target replay rather than
+// apply it twice.
+//
+// Loops: the runs of two flows that mirror each other (A→B and B→A) carry the same
+// governance.Link: the sorted endpoints and the record id, and the values of the field
+// pairs both flows map, under names both directions share. The guard therefore sees the
+// echo of a write as its return leg although the entities and field names differ per
+// system, and although the echo carries only the fields the flow back maps.
+package flow

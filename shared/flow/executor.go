@@ -1,0 +1,244 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// Guard is the guarded write; *governance.Guard implements it.
+type Guard interface {
+	Write(ctx context.Context, id identity.Identity, req governance.WriteRequest) (governance.Result, error)
+}
+
+// SyncErrors turns a run that failed for good into a sync error of the triage queue and
+// returns its id. Reporting the same run twice yields the same sync error.
+type SyncErrors interface {
+	Report(ctx context.Context, r Run, cause string) (string, error)
+}
+
+// Defaults of an Executor.
+var (
+	// DefaultLease is how long a run being attempted is left alone by the redrive.
+	DefaultLease = 2 * time.Minute
+	// DefaultBackoff are the waits before the 2nd, 3rd, … attempt; after the last one a
+	// run that still fails transiently fails for good.
+	DefaultBackoff = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour}
+)
+
+// redrivePage bounds the runs one tenant's redrive takes per call.
+const redrivePage = 50
+
+// Executor runs flows for change events and retries what failed transiently.
+type Executor struct {
+	Store      Store
+	Guard      Guard
+	SyncErrors SyncErrors
+	Now        func() time.Time
+	Lease      time.Duration
+	Backoff    []time.Duration
+}
+
+// Handle starts the runs of every enabled flow whose source is (system, ev.Entity) and
+// attempts their writes. A redelivered event (same eventId) answers the runs it started
+// and starts nothing. The run ids are returned even when an attempt failed: each run
+// records its own outcome.
+func (x *Executor) Handle(ctx context.Context, tenantID string, system connector.System, ev Event) (ids []string, started bool, err error) {
+	flows, err := x.Store.Flows(ctx, tenantID)
+	if err != nil {
+		return nil, false, fmt.Errorf("read flows: %w", err)
+	}
+	now := x.now()
+	var runs []Run
+	for _, f := range flows {
+		if r, ok := x.newRun(tenantID, system, f, flows, ev, now); ok {
+			runs = append(runs, r)
+		}
+	}
+	if ids, started, err = x.Store.StartRuns(ctx, tenantID, system, ev.EventID, runs); err != nil || !started {
+		return ids, started, err
+	}
+	for _, r := range runs {
+		if r.Outcome == OutcomeRetrying {
+			x.attempt(ctx, r)
+		}
+	}
+	return ids, true, nil
+}
+
+// newRun is f's run for ev: skipped at once when its filter does not hold or no mapped
+// field changed, else retrying with its write pending and its lease ahead.
+func (x *Executor) newRun(tenantID string, system connector.System, f Flow, flows []Flow, ev Event, now time.Time) (Run, bool) {
+	ok, skip := f.runsFor(system, ev)
+	if !ok {
+		return Run{}, false
+	}
+	r := Run{ID: RunID(tenantID, system, ev.EventID, f.ID), TenantID: tenantID, FlowID: f.ID, EventID: ev.EventID,
+		Source: f.Source, Target: f.Target, RecordID: ev.RecordID, System: system, ChangedAt: ev.ChangedAt,
+		CreatedAt: now, UpdatedAt: now, Attempts: 1}
+	fields, shared := f.mapped(ev)
+	r.Fields = sortedKeys(fields)
+	switch {
+	case skip != "":
+		r.Outcome, r.Decision = OutcomeSkipped, skip
+	case len(fields) == 0:
+		r.Outcome, r.Decision = OutcomeSkipped, "no mapped field is in the event"
+	default:
+		r.Outcome, r.Pending = OutcomeRetrying, &Pending{Fields: fields, Link: f.echoable(shared, flows)}
+		next := now.Add(x.lease())
+		r.NextAttemptAt = &next
+	}
+	return r, true
+}
+
+// Redrive takes the tenant's due retrying runs, one attempt each. It returns how many it
+// attempted; a run another redrive took first is left to it.
+func (x *Executor) Redrive(ctx context.Context, tenantID string) (int, error) {
+	now := x.now()
+	due, err := x.Store.DueRuns(ctx, tenantID, now, redrivePage)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range due {
+		prev := r.Attempts
+		r.Attempts++
+		next := now.Add(x.lease())
+		r.NextAttemptAt, r.UpdatedAt = &next, now
+		if err := x.Store.SaveRun(ctx, r, prev); err != nil {
+			if errors.Is(err, ErrTaken) {
+				continue
+			}
+			return n, err
+		}
+		x.attempt(ctx, r)
+		n++
+	}
+	return n, nil
+}
+
+// attempt makes the run's write through the guard and stores what it decided. A store
+// failure leaves the run retrying under its lease, so the redrive attempts it again and
+// the idempotency key (the run id) replays a write that happened.
+func (x *Executor) attempt(ctx context.Context, r Run) Run {
+	attempts := r.Attempts
+	req := governance.WriteRequest{
+		Target: r.Target.System, Source: r.Source.System, Entity: r.Target.Entity, RecordID: r.RecordID,
+		Fields: r.Pending.Fields, IdempotencyKey: r.ID, Reason: "flow.run",
+	}
+	// Without a flow back, no field of this write can echo; the record's own check stays.
+	if len(r.Pending.Link) > 0 {
+		req.Link = &governance.Link{Key: linkKey(r.Source, r.Target, r.RecordID), Fields: r.Pending.Link}
+	}
+	res, err := x.Guard.Write(ctx, identity.ForTenant(r.TenantID, "flow:"+r.FlowID), req)
+	r.UpdatedAt = x.now()
+	x.settle(ctx, &r, res, err)
+	if err := x.Store.SaveRun(ctx, r, attempts); err != nil {
+		httpapi.Logger(ctx).Error("flow run outcome not stored; the redrive retries it",
+			"tenant", r.TenantID, "run", r.ID, "outcome", r.Outcome, "error", err)
+	}
+	return r
+}
+
+// settle sets the run's outcome from the guard's answer.
+func (x *Executor) settle(ctx context.Context, r *Run, res governance.Result, err error) {
+	r.Dropped = res.Dropped
+	switch {
+	case err == nil && len(res.Dropped) > 0 && len(res.Dropped) == len(r.Pending.Fields):
+		x.end(r, OutcomeSkipped, "every field is owned by another system (source_wins dropped them)")
+	case err == nil, errors.Is(err, governance.ErrNotRecorded):
+		x.end(r, OutcomeWritten, writtenDecision(res, err))
+	case errors.Is(err, governance.ErrOwnershipRejected), errors.Is(err, governance.ErrApprovalDenied):
+		x.end(r, OutcomeRejected, err.Error())
+	case errors.Is(err, governance.ErrPendingApproval):
+		if res.Held != nil {
+			r.ApprovalID = res.Held.ID
+		}
+		x.end(r, OutcomeHeld, "waiting on an ownership approval")
+	case errors.Is(err, governance.ErrLoopDetected):
+		x.end(r, OutcomeLoopBroken, err.Error())
+	case permanent(err):
+		// The guard's and connector's error texts name the resource, status and the
+		// target's error code, never values.
+		x.fail(ctx, r, "the target refused the write: "+err.Error())
+	case r.Attempts > len(x.backoff()):
+		x.fail(ctx, r, fmt.Sprintf("still failing after %d attempts: %s", r.Attempts, connector.ErrorKind(err)))
+	default:
+		next := x.now().Add(x.backoff()[r.Attempts-1])
+		r.Outcome, r.NextAttemptAt = OutcomeRetrying, &next
+		r.Decision = "transient failure, retried at " + next.UTC().Format(time.RFC3339) + ": " + connector.ErrorKind(err)
+	}
+}
+
+func writtenDecision(res governance.Result, err error) string {
+	switch {
+	case err != nil:
+		return "written; its ledger or audit record could not be stored"
+	case res.Written.Replayed:
+		return "the target already held this write (replayed)"
+	case len(res.Dropped) > 0:
+		return "written without fields owned by another system (source_wins)"
+	}
+	return "written"
+}
+
+// permanent says whether a retry cannot succeed: the target refused the content, the
+// record is missing, the guard refused the request or its fields, or no connector exists.
+func permanent(err error) bool {
+	for _, e := range []error{connector.ErrValidation, connector.ErrNotFound, connector.ErrUnauthorized,
+		connector.ErrUnsupported, governance.ErrNotConfigured, governance.ErrInvalidRequest, governance.ErrDLPBlocked} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// fail ends the run as failed with its sync error. If the sync error cannot be stored the
+// run stays retrying: a failure nobody can see would be a lost one.
+func (x *Executor) fail(ctx context.Context, r *Run, cause string) {
+	id, err := x.SyncErrors.Report(ctx, *r, cause)
+	if err != nil {
+		httpapi.Logger(ctx).Error("flow run failed but its sync error could not be stored; retrying",
+			"tenant", r.TenantID, "run", r.ID, "error", err)
+		next := x.now().Add(x.lease())
+		r.Outcome, r.NextAttemptAt, r.Decision = OutcomeRetrying, &next, cause+" (its sync error is not stored yet)"
+		return
+	}
+	r.SyncErrorID = id
+	x.end(r, OutcomeFailed, cause)
+}
+
+// end makes the run final and forgets the values it was to write.
+func (x *Executor) end(r *Run, o Outcome, decision string) {
+	r.Outcome, r.Decision, r.NextAttemptAt, r.Pending = o, decision, nil, nil
+}
+
+func linkKey(a, b Endpoint, recordID string) string { return pairName(a, b) + "|" + recordID }
+
+func (x *Executor) now() time.Time {
+	if x.Now != nil {
+		return x.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (x *Executor) lease() time.Duration {
+	if x.Lease > 0 {
+		return x.Lease
+	}
+	return DefaultLease
+}
+
+func (x *Executor) backoff() []time.Duration {
+	if len(x.Backoff) > 0 {
+		return x.Backoff
+	}
+	return DefaultBackoff
+}

@@ -1,0 +1,184 @@
+package flow
+
+import (
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/httpapi"
+)
+
+// Endpoint is one side of a flow: a system and one of its entities.
+type Endpoint struct {
+	System connector.System `json:"system"`
+	Entity string           `json:"entity"`
+}
+
+func (e Endpoint) String() string { return string(e.System) + "/" + e.Entity }
+
+// Flow carries changes of Source records to Target records.
+type Flow struct {
+	ID      string   `json:"id"`
+	Enabled bool     `json:"enabled"`
+	Source  Endpoint `json:"source"`
+	Target  Endpoint `json:"target"`
+	// Mapping is target field → source field, the shape field_mapping_suggest answers in
+	// (targetField, sourceField), so a reviewed suggestion is a mapping as it stands.
+	Mapping map[string]string `json:"mapping"`
+	// Filter holds source fields and the values they must have (JSON equality) for the
+	// flow to run; a filtered field absent from the event does not hold.
+	Filter    map[string]any `json:"filter,omitempty"`
+	UpdatedAt time.Time      `json:"updatedAt"`
+	UpdatedBy string         `json:"updatedBy,omitempty"`
+}
+
+// Limits of a flow definition.
+const (
+	MaxMappedFields = 100
+	MaxFlows        = 100
+	maxNameLen      = 128
+)
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// ValidID reports whether id can name a flow.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// Validate lists every problem of f at once, by JSON field path.
+func (f Flow) Validate() []httpapi.FieldError {
+	var errs []httpapi.FieldError
+	add := func(field, msg string) { errs = append(errs, httpapi.FieldError{Field: field, Message: msg}) }
+	if !ValidID(f.ID) {
+		add("id", "must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit")
+	}
+	for name, e := range map[string]Endpoint{"source": f.Source, "target": f.Target} {
+		if !e.System.Known() {
+			add(name+".system", "must be one of "+systemNames())
+		}
+		if !validName(e.Entity) {
+			add(name+".entity", "must be 1 to 128 visible characters")
+		}
+	}
+	if f.Source == f.Target {
+		add("target", "must differ from the source")
+	}
+	switch {
+	case len(f.Mapping) == 0:
+		add("mapping", "must map at least one field")
+	case len(f.Mapping) > MaxMappedFields:
+		add("mapping", "must map at most 100 fields")
+	}
+	for _, target := range sortedKeys(f.Mapping) {
+		if !validName(target) || !validName(f.Mapping[target]) {
+			add("mapping."+target, "field names must be 1 to 128 visible characters")
+		}
+	}
+	for _, field := range sortedKeys(f.Filter) {
+		if !validName(field) {
+			add("filter."+field, "field names must be 1 to 128 visible characters")
+		}
+	}
+	slices.SortFunc(errs, func(a, b httpapi.FieldError) int { return strings.Compare(a.Field, b.Field) })
+	return errs
+}
+
+func systemNames() string {
+	names := make([]string, len(connector.Systems))
+	for i, s := range connector.Systems {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+func validName(s string) bool { return s != "" && len(s) <= maxNameLen && visible(s) }
+
+// visible reports whether s has no spaces or control characters.
+func visible(s string) bool {
+	for _, c := range s {
+		if c <= ' ' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// runsFor reports whether f runs for ev from system, and why not when it does not.
+func (f Flow) runsFor(system connector.System, ev Event) (ok bool, skip string) {
+	if !f.Enabled || f.Source.System != system || f.Source.Entity != ev.Entity {
+		return false, ""
+	}
+	for _, field := range sortedKeys(f.Filter) {
+		got, present := ev.Fields[field]
+		if !present || !sameJSON(got, f.Filter[field]) {
+			return true, "filter on " + field + " does not hold"
+		}
+	}
+	return true, ""
+}
+
+// mapped returns the target fields the event carries values for, and the same values
+// under names both directions of a flow pair share (see link).
+func (f Flow) mapped(ev Event) (fields, shared map[string]any) {
+	fields, shared = map[string]any{}, map[string]any{}
+	for target, source := range f.Mapping {
+		v, ok := ev.Fields[source]
+		if !ok {
+			continue
+		}
+		fields[target] = v
+		shared[pairName(Endpoint{f.Source.System, source}, Endpoint{f.Target.System, target})] = v
+	}
+	return fields, shared
+}
+
+// echoable keeps of shared the pairs that a flow of flows carrying records back (target
+// to source) maps too: only those can come back as an echo, and comparing only them lets
+// the loop check see an echo that carries fewer fields than the write it answers.
+func (f Flow) echoable(shared map[string]any, flows []Flow) map[string]any {
+	back := map[string]bool{}
+	for _, g := range flows {
+		if g.Source != f.Target || g.Target != f.Source {
+			continue
+		}
+		for target, source := range g.Mapping {
+			back[pairName(Endpoint{g.Source.System, source}, Endpoint{g.Target.System, target})] = true
+		}
+	}
+	out := map[string]any{}
+	for name, v := range shared {
+		if back[name] {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// pairName names a field pair the same from either side: system-qualified, sorted.
+func pairName(a, b Endpoint) string {
+	x, y := a.String(), b.String()
+	if x > y {
+		x, y = y, x
+	}
+	return x + "|" + y
+}
+
+// sameJSON compares two JSON values as JSON (numbers by their text, so 5 and 5.0 differ
+// as they would to most systems' field comparison).
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && (string(x) == string(y) || reflect.DeepEqual(a, b))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,274 @@
+package flow
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/hostauth"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/tenant"
+)
+
+// Service is the flows feature's HTTP surface.
+type Service struct {
+	Store    Store
+	Exec     *Executor
+	HostAuth *hostauth.Authenticator[tenant.Config]
+	Audit    *audit.Log
+	Now      func() time.Time
+}
+
+// EventResponse is the 202 body of a change event.
+type EventResponse struct {
+	RunIDs    []string `json:"runIds"`
+	Duplicate bool     `json:"duplicate"`
+}
+
+func problem(status int, code, detail string) *httpapi.Problem {
+	return httpapi.NewProblem(status, code, detail)
+}
+
+// EventHandler is POST /api/flows/events/{system}: a source system's change event,
+// signed with the tenant's webhook secret like the sync-error ingest.
+func (s *Service) EventHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		system := connector.System(r.PathValue("system"))
+		if !system.Known() {
+			httpapi.WriteProblem(w, r, problem(http.StatusNotFound, "unknown_system",
+				"No system "+strconv.Quote(string(system))+"; systems are "+systemNames()+"."))
+			return
+		}
+		cfg, body, ok := s.HostAuth.ReadSigned(w, r, MaxEventBytes, nil)
+		if !ok {
+			return
+		}
+		ev, errs, ok := ParseEvent(body)
+		if !ok {
+			httpapi.WriteProblem(w, r, problem(http.StatusBadRequest, "malformed_json", "The body is not a single JSON object."))
+			return
+		}
+		if len(errs) > 0 {
+			writeFieldErrors(w, r, "The change event has invalid fields; see errors.", errs)
+			return
+		}
+		ids, started, err := s.Exec.Handle(r.Context(), cfg.ID, system, ev)
+		if err != nil {
+			httpapi.WriteUnavailable(w, r, err, "The change event could not be recorded; nothing was started. Retry shortly.")
+			return
+		}
+		if ids == nil {
+			ids = []string{}
+		}
+		httpapi.WriteJSON(w, http.StatusAccepted, EventResponse{RunIDs: ids, Duplicate: !started})
+	})
+}
+
+func writeFieldErrors(w http.ResponseWriter, r *http.Request, detail string, errs []httpapi.FieldError) {
+	p := problem(http.StatusBadRequest, "validation_failed", detail)
+	p.Errors = errs
+	httpapi.WriteProblem(w, r, p)
+}
+
+// RunsHandler is GET /api/flows/runs?flowId=&outcome=&limit=&cursor=.
+func (s *Service) RunsHandler() http.Handler {
+	outcomes := make([]string, len(Outcomes))
+	for i, o := range Outcomes {
+		outcomes[i] = string(o)
+	}
+	spec := httpapi.ListSpec{Statuses: outcomes, DefaultLimit: 50, MaxLimit: 200, StatusOptional: true}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if o := q.Get("outcome"); o != "" {
+			q.Set("status", o)
+		}
+		if f := q.Get("flowId"); f != "" && !ValidID(f) {
+			httpapi.WriteInvalidQuery(w, r, []httpapi.FieldError{{Field: "flowId", Message: "is not a flow id"}})
+			return
+		}
+		r2 := r.Clone(r.Context())
+		r2.URL.RawQuery = q.Encode()
+		p, ok := httpapi.ParseList(w, r2, spec)
+		if !ok {
+			return
+		}
+		who := caller(r)
+		runs, next, err := s.Store.Runs(r.Context(), who.TenantID, RunQuery{FlowID: q.Get("flowId"), Outcome: Outcome(p.Status),
+			Limit: p.Limit, Cursor: p.Cursor})
+		switch {
+		case errors.Is(err, ErrBadCursor):
+			httpapi.WriteBadCursor(w, r)
+		case err != nil:
+			httpapi.WriteUnavailable(w, r, err, "Flow runs cannot be read right now. Retry shortly.")
+		default:
+			if runs == nil {
+				runs = []Run{}
+			}
+			httpapi.WriteList(w, runs, next)
+		}
+	})
+}
+
+// RunHandler is GET /api/flows/runs/{id}.
+func (s *Service) RunHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		if !ValidRunID(id) {
+			httpapi.WriteProblem(w, r, problem(http.StatusNotFound, "not_found", "No such flow run."))
+			return
+		}
+		run, err := s.Store.Run(r.Context(), caller(r).TenantID, id)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			httpapi.WriteProblem(w, r, problem(http.StatusNotFound, "not_found", "No such flow run."))
+		case err != nil:
+			httpapi.WriteUnavailable(w, r, err, "The flow run cannot be read right now. Retry shortly.")
+		default:
+			httpapi.WriteJSON(w, http.StatusOK, run)
+		}
+	})
+}
+
+func caller(r *http.Request) identity.Identity {
+	id, _ := identity.FromContext(r.Context())
+	return id
+}
+
+// FlowsHandler is GET /api/settings/flows: every flow of the tenant, by id.
+func (s *Service) FlowsHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		flows, err := s.Store.Flows(r.Context(), caller(r).TenantID)
+		if err != nil {
+			httpapi.WriteUnavailable(w, r, err, "Flows cannot be read right now. Retry shortly.")
+			return
+		}
+		slices.SortFunc(flows, func(a, b Flow) int { return strings.Compare(a.ID, b.ID) })
+		if flows == nil {
+			flows = []Flow{}
+		}
+		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"items": flows})
+	})
+}
+
+// FlowHandler is GET /api/settings/flows/{id}.
+func (s *Service) FlowHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, err := s.Store.Flow(r.Context(), caller(r).TenantID, r.PathValue("id"))
+		if err != nil {
+			writeFlowError(w, r, err)
+			return
+		}
+		httpapi.WriteJSON(w, http.StatusOK, f)
+	})
+}
+
+func writeFlowError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrNotFound) {
+		httpapi.WriteProblem(w, r, problem(http.StatusNotFound, "not_found", "No such flow."))
+		return
+	}
+	httpapi.WriteUnavailable(w, r, err, "Flows cannot be changed right now; nothing was changed. Retry shortly.")
+}
+
+// PutFlowHandler is PUT /api/settings/flows/{id}: create or replace a flow. The id is
+// the path's; a body naming another id is refused.
+func (s *Service) PutFlowHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var f Flow
+		dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
+		dec.UseNumber()
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&f); err != nil {
+			httpapi.WriteProblem(w, r, problem(http.StatusBadRequest, "malformed_json",
+				"The body is not a flow object (unknown fields are refused)."))
+			return
+		}
+		id := r.PathValue("id")
+		if f.ID == "" {
+			f.ID = id
+		}
+		errs := f.Validate()
+		if f.ID != id {
+			errs = append(errs, httpapi.FieldError{Field: "id", Message: "must equal the id in the path"})
+		}
+		if len(errs) > 0 {
+			writeFieldErrors(w, r, "The flow is invalid; see errors.", errs)
+			return
+		}
+		who := caller(r)
+		ctx := r.Context()
+		before, err := s.Store.Flow(ctx, who.TenantID, id)
+		created := errors.Is(err, ErrNotFound)
+		if err != nil && !created {
+			writeFlowError(w, r, err)
+			return
+		}
+		if created {
+			if all, err := s.Store.Flows(ctx, who.TenantID); err != nil || len(all) >= MaxFlows {
+				if err == nil {
+					httpapi.WriteProblem(w, r, problem(http.StatusConflict, "too_many_flows", "A tenant has at most 100 flows."))
+					return
+				}
+				writeFlowError(w, r, err)
+				return
+			}
+		}
+		f.UpdatedAt, f.UpdatedBy = s.now(), who.Actor
+		if err := s.Store.PutFlow(ctx, who.TenantID, f); err != nil {
+			writeFlowError(w, r, err)
+			return
+		}
+		details := map[string]any{"after": f}
+		if !created {
+			details["before"] = before
+		}
+		s.audit(r, "settings.flow.put", id, details)
+		status := http.StatusOK
+		if created {
+			status = http.StatusCreated
+		}
+		httpapi.WriteJSON(w, status, f)
+	})
+}
+
+// DeleteFlowHandler is DELETE /api/settings/flows/{id}. Runs already made stay readable.
+func (s *Service) DeleteFlowHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		who, id := caller(r), r.PathValue("id")
+		before, err := s.Store.Flow(r.Context(), who.TenantID, id)
+		if err == nil {
+			err = s.Store.DeleteFlow(r.Context(), who.TenantID, id)
+		}
+		if err != nil {
+			writeFlowError(w, r, err)
+			return
+		}
+		s.audit(r, "settings.flow.delete", id, map[string]any{"before": before})
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// audit records a settings change. The change is made already; a failed audit write is
+// logged rather than reported as a failed change.
+func (s *Service) audit(r *http.Request, key, id string, details map[string]any) {
+	err := s.Audit.Write(r.Context(), audit.Entry{Actor: caller(r), ActionType: audit.TypeSettings, ActionKey: key,
+		Result: audit.ResultSuccess, Resource: "flow/" + id, Details: details})
+	if err != nil {
+		httpapi.Logger(r.Context()).Error("settings change not audited", "key", key, "flow", id, "error", err)
+	}
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}

@@ -1,0 +1,128 @@
+package flow
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base32"
+	"errors"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/connector"
+)
+
+// Outcome is where a run ended, or retrying while it has not.
+type Outcome string
+
+// Run outcomes; see the package documentation.
+const (
+	OutcomeWritten    Outcome = "written"
+	OutcomeSkipped    Outcome = "skipped"
+	OutcomeRejected   Outcome = "rejected"
+	OutcomeHeld       Outcome = "held"
+	OutcomeLoopBroken Outcome = "loop_broken"
+	OutcomeFailed     Outcome = "failed"
+	OutcomeRetrying   Outcome = "retrying"
+)
+
+// Outcomes lists every outcome, for the listing's filter.
+var Outcomes = []Outcome{OutcomeWritten, OutcomeSkipped, OutcomeRejected, OutcomeHeld, OutcomeLoopBroken,
+	OutcomeFailed, OutcomeRetrying}
+
+// Run is one flow's handling of one event.
+type Run struct {
+	ID       string           `json:"id"`
+	TenantID string           `json:"-"`
+	FlowID   string           `json:"flowId"`
+	EventID  string           `json:"eventId"`
+	Source   Endpoint         `json:"source"`
+	Target   Endpoint         `json:"target"`
+	RecordID string           `json:"recordId"`
+	System   connector.System `json:"-"`
+	// Fields are the target fields the run writes (or wrote), sorted; never their values.
+	Fields  []string `json:"fields"`
+	Outcome Outcome  `json:"outcome"`
+	// Decision says in words what decided the outcome: the guard's breaking condition,
+	// the dropped fields, the target's error class.
+	Decision    string   `json:"decision,omitempty"`
+	Dropped     []string `json:"dropped,omitempty"`
+	ApprovalID  string   `json:"approvalId,omitempty"`
+	SyncErrorID string   `json:"syncErrorId,omitempty"`
+	Attempts    int      `json:"attempts"`
+	// NextAttemptAt is set while the run is retrying: when the redrive may take it.
+	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
+	ChangedAt     time.Time  `json:"changedAt"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	UpdatedAt     time.Time  `json:"updatedAt"`
+	// Pending holds what a retrying run still has to write: the mapped values and their
+	// link. It is dropped when the run ends, so customer values are kept only as long as
+	// a retry needs them.
+	Pending *Pending `json:"-"`
+}
+
+// Pending is the write a retrying run has still to make.
+type Pending struct {
+	Fields map[string]any `json:"fields"`
+	Link   map[string]any `json:"link"`
+}
+
+// RunID derives a run's id from what it is for, so a redelivered event maps to the same
+// runs: "run_" and 26 base32 characters of SHA-256(tenant, system, event, flow).
+func RunID(tenantID string, system connector.System, eventID, flowID string) string {
+	h := sha256.New()
+	for _, part := range []string{tenantID, string(system), eventID, flowID} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return "run_" + base32.StdEncoding.EncodeToString(h.Sum(nil))[:26]
+}
+
+// ValidRunID reports whether id can be a run's id, before a store sees it.
+func ValidRunID(id string) bool {
+	if len(id) != 30 || id[:4] != "run_" {
+		return false
+	}
+	for _, c := range id[4:] {
+		if !(c >= 'A' && c <= 'Z' || c >= '2' && c <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// Errors a store returns.
+var (
+	ErrNotFound = errors.New("flow: not found")
+	// ErrTaken: the run was taken by another attempt (its attempt count moved on).
+	ErrTaken = errors.New("flow: run taken by another attempt")
+	// ErrBadCursor: a listing cursor was not issued by this listing.
+	ErrBadCursor = errors.New("flow: invalid cursor")
+)
+
+// RunQuery selects runs of a tenant, newest first.
+type RunQuery struct {
+	FlowID  string
+	Outcome Outcome
+	Limit   int
+	Cursor  string
+}
+
+// Store keeps a tenant's flows, the events they received and their runs.
+type Store interface {
+	Flows(ctx context.Context, tenantID string) ([]Flow, error)
+	Flow(ctx context.Context, tenantID, id string) (Flow, error)
+	PutFlow(ctx context.Context, tenantID string, f Flow) error
+	// DeleteFlow returns ErrNotFound when there is no such flow.
+	DeleteFlow(ctx context.Context, tenantID, id string) error
+
+	// StartRuns stores runs that do not exist yet (a run that exists is left as it is)
+	// and then the event with their ids. It returns the event's run ids as first stored
+	// and whether this call stored it: false means a redelivery, which starts nothing.
+	StartRuns(ctx context.Context, tenantID string, system connector.System, eventID string, runs []Run) (ids []string, started bool, err error)
+	// SaveRun writes r if the stored run is still retrying with attempts attempts;
+	// ErrTaken otherwise (it ended, or another attempt took it).
+	SaveRun(ctx context.Context, r Run, attempts int) error
+	Run(ctx context.Context, tenantID, id string) (Run, error)
+	Runs(ctx context.Context, tenantID string, q RunQuery) (runs []Run, next string, err error)
+	// DueRuns lists up to limit retrying runs whose next attempt is at or before now.
+	DueRuns(ctx context.Context, tenantID string, now time.Time, limit int) ([]Run, error)
+}

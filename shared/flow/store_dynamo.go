@@ -1,0 +1,314 @@
+package flow
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/dynamostore"
+)
+
+// DynamoStore is the Store on the flows table. Flows and runs are JSON documents next to
+// the attributes their keys and indexes need.
+type DynamoStore struct {
+	client *dynamodb.Client
+	table  string
+}
+
+var _ Store = (*DynamoStore)(nil)
+
+// NewDynamoStore returns the store for the physical table name.
+func NewDynamoStore(client *dynamodb.Client, table string) *DynamoStore {
+	return &DynamoStore{client: client, table: table}
+}
+
+// Retention of events and runs.
+const Retention = 30 * 24 * time.Hour
+
+const (
+	prefixFlow  = "flow#"
+	prefixEvent = "event#"
+	prefixRun   = "run#"
+)
+
+func (s *DynamoStore) key(tenantID, sk string) dynamostore.Item {
+	return dynamostore.Item{"tenant_id": dynamostore.Str(tenantID), "sk": dynamostore.Str(sk)}
+}
+
+func (s *DynamoStore) get(ctx context.Context, tenantID, sk string) (dynamostore.Item, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
+		Key: s.key(tenantID, sk), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, err
+	}
+	if out.Item == nil {
+		return nil, ErrNotFound
+	}
+	return out.Item, nil
+}
+
+// Flows implements Store: every flow of the tenant (at most MaxFlows, one page).
+func (s *DynamoStore) Flows(ctx context.Context, tenantID string) ([]Flow, error) {
+	in := &dynamodb.QueryInput{
+		TableName:              aws.String(s.table),
+		KeyConditionExpression: aws.String("tenant_id = :t AND begins_with(sk, :p)"),
+		ExpressionAttributeValues: dynamostore.Item{":t": dynamostore.Str(tenantID),
+			":p": dynamostore.Str(prefixFlow)},
+		ConsistentRead: aws.Bool(true),
+	}
+	return dynamostore.QueryUpTo(ctx, s.client, in, MaxFlows, decodeFlow)
+}
+
+func decodeFlow(it dynamostore.Item) (Flow, error) {
+	var f Flow
+	err := json.Unmarshal([]byte(dynamostore.GetString(it, "doc")), &f)
+	return f, err
+}
+
+// Flow implements Store.
+func (s *DynamoStore) Flow(ctx context.Context, tenantID, id string) (Flow, error) {
+	it, err := s.get(ctx, tenantID, prefixFlow+id)
+	if err != nil {
+		return Flow{}, err
+	}
+	return decodeFlow(it)
+}
+
+// PutFlow implements Store.
+func (s *DynamoStore) PutFlow(ctx context.Context, tenantID string, f Flow) error {
+	doc, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	it := s.key(tenantID, prefixFlow+f.ID)
+	it["doc"] = dynamostore.Str(string(doc))
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it})
+	return err
+}
+
+// DeleteFlow implements Store.
+func (s *DynamoStore) DeleteFlow(ctx context.Context, tenantID, id string) error {
+	_, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table),
+		Key: s.key(tenantID, prefixFlow+id), ConditionExpression: aws.String("attribute_exists(sk)")})
+	if dynamostore.IsConditionFailed(err) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// StartRuns implements Store: a redelivery is answered from the event's item; a new
+// event's runs are each put conditionally, then the event the same way. Runs go first so
+// that an event on record always has its runs; a crash between the two leaves runs that
+// the redelivery finds and the redrive finishes.
+func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system connector.System, eventID string, runs []Run) ([]string, bool, error) {
+	eventKey := prefixEvent + string(system) + "#" + eventID
+	if first, err := s.eventRuns(ctx, tenantID, eventKey); !errors.Is(err, ErrNotFound) {
+		return first, false, err
+	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+		it, err := runItem(r)
+		if err != nil {
+			return nil, false, err
+		}
+		_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
+			ConditionExpression: aws.String("attribute_not_exists(sk)")})
+		if err != nil && !dynamostore.IsConditionFailed(err) {
+			return nil, false, fmt.Errorf("store run %s: %w", r.ID, err)
+		}
+	}
+	doc, _ := json.Marshal(ids)
+	ev := s.key(tenantID, eventKey)
+	ev["run_ids"] = dynamostore.Str(string(doc))
+	ev["expires_at"] = dynamostore.Num(time.Now().Add(Retention).Unix())
+	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: ev,
+		ConditionExpression: aws.String("attribute_not_exists(sk)")})
+	switch {
+	case err == nil:
+		return ids, true, nil
+	case dynamostore.IsConditionFailed(err):
+		// A concurrent delivery stored the event first; its runs are the answer.
+		first, err := s.eventRuns(ctx, tenantID, eventKey)
+		return first, false, err
+	}
+	return nil, false, fmt.Errorf("store event: %w", err)
+}
+
+// eventRuns reads the run ids an event started; ErrNotFound for an event not seen.
+func (s *DynamoStore) eventRuns(ctx context.Context, tenantID, eventKey string) ([]string, error) {
+	it, err := s.get(ctx, tenantID, eventKey)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	if err := json.Unmarshal([]byte(dynamostore.GetString(it, "run_ids")), &ids); err != nil {
+		return nil, fmt.Errorf("event %s: %w", eventKey, err)
+	}
+	return ids, nil
+}
+
+// storedRun is a run's document: the run and what it still has to write.
+type storedRun struct {
+	Run
+	TenantID string           `json:"tenantId"`
+	System   connector.System `json:"system"`
+	Pending  *Pending         `json:"pending,omitempty"`
+}
+
+func runItem(r Run) (dynamostore.Item, error) {
+	doc, err := json.Marshal(storedRun{Run: r, TenantID: r.TenantID, System: r.System, Pending: r.Pending})
+	if err != nil {
+		return nil, err
+	}
+	it := dynamostore.Item{
+		"tenant_id":    dynamostore.Str(r.TenantID),
+		"sk":           dynamostore.Str(prefixRun + r.ID),
+		"doc":          dynamostore.Str(string(doc)),
+		"attempts":     dynamostore.Num(int64(r.Attempts)),
+		"flow_id":      dynamostore.Str(r.FlowID),
+		"outcome":      dynamostore.Str(string(r.Outcome)),
+		"runs_key":     dynamostore.Str(r.TenantID),
+		"created_sort": dynamostore.Str(runSort(r)),
+		"expires_at":   dynamostore.Num(r.CreatedAt.Add(Retention).Unix()),
+	}
+	if r.Outcome == OutcomeRetrying && r.NextAttemptAt != nil {
+		it["due_key"] = dynamostore.Str(r.TenantID)
+		it["due_at"] = dynamostore.Str(dynamostore.FormatTime(*r.NextAttemptAt))
+	}
+	return it, nil
+}
+
+func runSort(r Run) string { return dynamostore.FormatTime(r.CreatedAt) + "#" + r.ID }
+
+func decodeRun(it dynamostore.Item) (Run, error) {
+	var sr storedRun
+	if err := json.Unmarshal([]byte(dynamostore.GetString(it, "doc")), &sr); err != nil {
+		return Run{}, err
+	}
+	r := sr.Run
+	r.TenantID, r.System, r.Pending = sr.TenantID, sr.System, sr.Pending
+	return r, nil
+}
+
+// SaveRun implements Store.
+func (s *DynamoStore) SaveRun(ctx context.Context, r Run, attempts int) error {
+	it, err := runItem(r)
+	if err != nil {
+		return err
+	}
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
+		// An ended run never changes again, and an attempt saves only while the run is
+		// still its own: a redrive that took the run over counted an attempt more.
+		ConditionExpression: aws.String("attempts = :a AND outcome = :r"),
+		ExpressionAttributeValues: dynamostore.Item{":a": dynamostore.Num(int64(attempts)),
+			":r": dynamostore.Str(string(OutcomeRetrying))}})
+	if dynamostore.IsConditionFailed(err) {
+		return ErrTaken
+	}
+	return err
+}
+
+// Run implements Store.
+func (s *DynamoStore) Run(ctx context.Context, tenantID, id string) (Run, error) {
+	it, err := s.get(ctx, tenantID, prefixRun+id)
+	if err != nil {
+		return Run{}, err
+	}
+	return decodeRun(it)
+}
+
+// maxScanPages bounds the index pages one filtered listing reads before it answers a
+// shorter page with a cursor.
+const maxScanPages = 10
+
+// Runs implements Store through the by-time index, newest first. Filters are applied
+// to each index page; the cursor is the last run's index sort key.
+func (s *DynamoStore) Runs(ctx context.Context, tenantID string, q RunQuery) ([]Run, string, error) {
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String(blueprint.IndexRunsByTime),
+		KeyConditionExpression:    aws.String("runs_key = :t"),
+		ExpressionAttributeValues: dynamostore.Item{":t": dynamostore.Str(tenantID)},
+		ScanIndexForward:          aws.Bool(false),
+		Limit:                     aws.Int32(100),
+	}
+	var filters []string
+	if q.FlowID != "" {
+		filters = append(filters, "flow_id = :f")
+		in.ExpressionAttributeValues[":f"] = dynamostore.Str(q.FlowID)
+	}
+	if q.Outcome != "" {
+		filters = append(filters, "outcome = :o")
+		in.ExpressionAttributeValues[":o"] = dynamostore.Str(string(q.Outcome))
+	}
+	if len(filters) > 0 {
+		in.FilterExpression = aws.String(strings.Join(filters, " AND "))
+	}
+	if q.Cursor != "" {
+		sortKey, id, err := decodeRunCursor(q.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		in.ExclusiveStartKey = dynamostore.Item{"tenant_id": dynamostore.Str(tenantID), "sk": dynamostore.Str(prefixRun + id),
+			"runs_key": dynamostore.Str(tenantID), "created_sort": dynamostore.Str(sortKey)}
+	}
+	var runs []Run
+	for page := 0; page < maxScanPages; page++ {
+		out, err := s.client.Query(ctx, in)
+		if err != nil {
+			return nil, "", fmt.Errorf("list runs of %s: %w", tenantID, err)
+		}
+		for _, it := range out.Items {
+			r, err := decodeRun(it)
+			if err != nil {
+				return nil, "", err
+			}
+			if runs = append(runs, r); len(runs) == q.Limit+1 {
+				return runs[:q.Limit], encodeRunCursor(runs[q.Limit-1]), nil
+			}
+		}
+		if out.LastEvaluatedKey == nil {
+			return runs, "", nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	// Filters matched little: answer what was found and go on where the reading stopped.
+	last := in.ExclusiveStartKey
+	return runs, base64.RawURLEncoding.EncodeToString([]byte(dynamostore.GetString(last, "created_sort"))), nil
+}
+
+func encodeRunCursor(r Run) string { return base64.RawURLEncoding.EncodeToString([]byte(runSort(r))) }
+
+func decodeRunCursor(cursor string) (sortKey, id string, err error) {
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return "", "", ErrBadCursor
+	}
+	at, id, ok := strings.Cut(string(raw), "#")
+	if _, terr := dynamostore.ParseTime(at); !ok || terr != nil || !ValidRunID(id) {
+		return "", "", ErrBadCursor
+	}
+	return string(raw), id, nil
+}
+
+// DueRuns implements Store through the sparse due index, oldest due first.
+func (s *DynamoStore) DueRuns(ctx context.Context, tenantID string, now time.Time, limit int) ([]Run, error) {
+	in := &dynamodb.QueryInput{
+		TableName:              aws.String(s.table),
+		IndexName:              aws.String(blueprint.IndexRunsDue),
+		KeyConditionExpression: aws.String("due_key = :t AND due_at <= :now"),
+		ExpressionAttributeValues: dynamostore.Item{":t": dynamostore.Str(tenantID),
+			":now": dynamostore.Str(dynamostore.FormatTime(now))},
+	}
+	return dynamostore.QueryUpTo(ctx, s.client, in, limit, decodeRun)
+}

@@ -1,0 +1,126 @@
+// Package wire builds the flows feature from the platform: its store, the executor over
+// the guard, and the sync-error reporter its failed runs go to. It is apart from package
+// flow so that the flow types and store link neither the guard nor the sync-error queue.
+package wire
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/flow"
+	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/platform/guarded"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
+	"github.com/syncassist/syncassist/shared/tenant"
+)
+
+// New builds the flows service: runs and flows in the flows table, writes through the
+// guard, permanent failures claimed as sync errors.
+func New(b *platform.Base) (*flow.Service, error) {
+	g, err := guarded.Guard(b)
+	if err != nil {
+		return nil, err
+	}
+	se, err := syncerrorwire.New(b)
+	if err != nil {
+		return nil, err
+	}
+	store := flow.NewDynamoStore(b.DB, b.Config.Table(blueprint.Flows))
+	x := &flow.Executor{Store: store, Guard: g, SyncErrors: Reporter{se.Reporter()}, Now: b.Clock()}
+	return &flow.Service{Store: store, Exec: x, HostAuth: b.HostAuth(tenant.PurposeIngest), Audit: b.Audit, Now: b.Clock()}, nil
+}
+
+// Routes are the flows' HTTP functions.
+func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
+	s, err := New(b)
+	if err != nil {
+		return nil, err
+	}
+	return platform.Routes{
+		blueprint.FuncFlowEvent:     {Handler: s.EventHandler()},
+		blueprint.FuncFlowRunsList:  {Handler: s.RunsHandler()},
+		blueprint.FuncFlowRunDetail: {Handler: s.RunHandler()},
+		blueprint.FuncFlowsList:     {Handler: s.FlowsHandler()},
+		blueprint.FuncFlowDetail:    {Handler: s.FlowHandler()},
+		blueprint.FuncFlowPut:       {Handler: s.PutFlowHandler()},
+		blueprint.FuncFlowDelete:    {Handler: s.DeleteFlowHandler()},
+	}, nil
+}
+
+// RedriveReport is what one redrive run did.
+type RedriveReport struct {
+	Attempted     int `json:"attempted"`
+	TenantsFailed int `json:"tenantsFailed"`
+}
+
+// RedriveAll retries every tenant's due runs; one tenant's failure is logged and the
+// others still run.
+func RedriveAll(ctx context.Context, b *platform.Base, x *flow.Executor) (RedriveReport, error) {
+	tenants, err := b.Tenants.List(ctx)
+	if err != nil {
+		return RedriveReport{}, fmt.Errorf("list tenants: %w", err)
+	}
+	var rep RedriveReport
+	for _, t := range tenants {
+		n, err := x.Redrive(ctx, t.ID)
+		rep.Attempted += n
+		if err != nil {
+			rep.TenantsFailed++
+			b.Log.Error("flow redrive failed", "tenant", t.ID, "error", err)
+		}
+	}
+	b.Log.Info("flow redrive finished", "attempted", rep.Attempted, "tenantsFailed", rep.TenantsFailed)
+	return rep, nil
+}
+
+// RedriveLambda is the flow-redrive function's entry point.
+func RedriveLambda(_ context.Context, b *platform.Base) (func(context.Context, events.EventBridgeEvent) (RedriveReport, error), error) {
+	s, err := New(b)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, _ events.EventBridgeEvent) (RedriveReport, error) {
+		return RedriveAll(ctx, b, s.Exec)
+	}, nil
+}
+
+// Reporter files a run that failed for good as a sync error of the target's record: the
+// run id is its errorId, so reporting a run twice claims it once.
+type Reporter struct{ R *syncerror.Reporter }
+
+// Report implements flow.SyncErrors. The context names the flow's systems: an approved
+// fix of this sync error is the run's write corrected, written to the run's target in
+// the name of its source (see syncerror/wire's fix writer).
+func (r Reporter) Report(ctx context.Context, run flow.Run, cause string) (string, error) {
+	payload, err := json.Marshal(pendingFields(run))
+	if err != nil {
+		return "", err
+	}
+	flowCtx, err := json.Marshal(map[string]any{"flow": map[string]any{"id": run.FlowID, "runId": run.ID, "eventId": run.EventID,
+		"source": run.Source.System, "sourceEntity": run.Source.Entity, "target": run.Target.System}})
+	if err != nil {
+		return "", err
+	}
+	return r.R.Report(ctx, syncerror.Record{
+		TenantID: run.TenantID, ErrorID: run.ID, RecordType: run.Target.Entity, RecordID: run.RecordID,
+		ErrorCode: "FLOW_WRITE_FAILED", Message: fmt.Sprintf("Flow %s could not write %s %s (fields %s): %s", run.FlowID,
+			run.Target, run.RecordID, strings.Join(run.Fields, ", "), cause),
+		OccurredAt: run.UpdatedAt, Integration: "flow:" + run.FlowID, ExternalSystem: string(run.Target.System),
+		Direction: "outbound", Payload: payload, Context: flowCtx,
+	}, syncerror.SourceFlow, run.ID)
+}
+
+// pendingFields are the values the run was to write, what the diagnosis reasons about;
+// the claim path masks them at rest like any payload.
+func pendingFields(run flow.Run) map[string]any {
+	if run.Pending == nil {
+		return map[string]any{}
+	}
+	return run.Pending.Fields
+}
