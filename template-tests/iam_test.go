@@ -259,3 +259,57 @@ func keysOnly(st map[string]any) bool {
 	sel, _ := cond["StringEqualsIfExists"].(map[string]any)
 	return attrs["dynamodb:Attributes"] != nil && sel["dynamodb:Select"] == "SPECIFIC_ATTRIBUTES"
 }
+
+// A read or read-write grant names the table and each index it declares, never
+// "index/*" (cdk-nag AwsSolutions-IAM5): whatever tables and functions the blueprint
+// lists, the Flows table's runs_by_time and runs_due included.
+func TestTableGrantsNameEachIndex(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		for _, f := range s.functions {
+			t.Run(f.Name, func(t *testing.T) {
+				// table id -> the suffixes of the resources granted on it ("" for the table)
+				granted := map[string][]string{}
+				for _, st := range s.statements(t, f.Name) {
+					for _, r := range values(st["Resource"]) {
+						switch e := r.(type) {
+						case obj:
+							if j, ok := e["Fn::Join"].(arr); ok {
+								parts := j[1].(arr)
+								ids := referencedIDs(parts[0])
+								if len(ids) == 1 && len(parts) == 2 {
+									suffix, _ := parts[1].(string)
+									granted[ids[0]] = append(granted[ids[0]], suffix)
+								}
+								continue
+							}
+							for _, id := range referencedIDs(e) {
+								granted[id] = append(granted[id], "")
+							}
+						case string:
+							if strings.Contains(e, "/index/") {
+								t.Errorf("literal index resource %q", e)
+							}
+						}
+					}
+				}
+				for _, g := range f.Tables {
+					id := s.tableID(t, g.Table.Name)
+					got := granted[id]
+					for _, suffix := range got {
+						if strings.Contains(suffix, "*") {
+							t.Errorf("table %s: wildcard resource %q", g.Table.Name, suffix)
+						}
+					}
+					if g.Access != blueprint.Read && g.Access != blueprint.ReadWrite {
+						continue
+					}
+					for _, ix := range g.Table.Indexes {
+						if !slices.Contains(got, "/index/"+ix.Name) {
+							t.Errorf("table %s: index %s not granted (granted %q)", g.Table.Name, ix.Name, got)
+						}
+					}
+				}
+			})
+		}
+	})
+}

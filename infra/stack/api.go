@@ -77,6 +77,8 @@ var routeAuthReason = map[blueprint.Auth]string{
 		"or an embedded session, which a gateway JWT authorizer cannot accept, and answers 401/403 as problem+json",
 	blueprint.AuthApprover: "The function verifies the bearer JWT itself (issuer, audience, expiry, JWKS signature, " +
 		"approver role) or an embedded session, which a gateway JWT authorizer cannot accept",
+	blueprint.AuthAdmin: "The function verifies the bearer JWT itself (issuer, audience, expiry, JWKS signature, " +
+		"admin role) and refuses embedded sessions (admin routes belong to no embedded module), answering 401/403 as problem+json like the local stack",
 	blueprint.AuthServiceToken: "The embedded sidecar's service token is opaque and looked up in the sessions table " +
 		"by the function; no gateway authorizer type can verify it",
 }
