@@ -40,7 +40,9 @@ func TestMain(m *testing.M) {
 	}
 	functionsRoot = dir
 	code := m.Run()
-	jsii.Close()
+	if !raceDetector {
+		jsii.Close()
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
