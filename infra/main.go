@@ -11,7 +11,8 @@
 // (OpenID Connect code flow with PKCE at jwtIssuer), consoleClientId,
 // consoleAuthorizationEndpoint, consoleTokenEndpoint, consoleEndSessionEndpoint,
 // consoleScope, consoleTokenType and consoleFrameAncestors; corsAllowedOrigins, the exact
-// origins besides the API's own that browsers may call it from. The CDK CLI passes them with -c;
+// origins besides the API's own that browsers may call it from; tracing ("true" turns on
+// X-Ray active tracing of every function, off by default). The CDK CLI passes them with -c;
 // when run directly (`CDK_OUTDIR=cdk.out go run ./infra -c stage=prod`) the app reads
 // cdk.json's context itself and accepts the same -c key=value flags, so both ways build
 // one template.
@@ -63,6 +64,10 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("-c consoleFrameAncestors: %w", err)
 	}
+	tracing, err := stack.ParseFlag(app.Node().TryGetContext(jsii.String("tracing")))
+	if err != nil {
+		return fmt.Errorf("-c tracing: %w", err)
+	}
 	stack.NewService(app, "SyncAssist-"+stage, &stack.ServiceProps{
 		StackProps:   awscdk.StackProps{Env: env()},
 		Stage:        stage,
@@ -93,7 +98,11 @@ func run(args []string) error {
 			FrameAncestors:        frames,
 		},
 		CORSOrigins: origins,
+		Tracing:     tracing,
 	})
+	// AWS's published rules run on every synthesis: an unsuppressed error stops it, and
+	// cdk.out gets the per-rule CSV report.
+	stack.CheckRules(app, true)
 	app.Synth(nil)
 	return nil
 }

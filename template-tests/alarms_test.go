@@ -2,12 +2,17 @@ package templatetests
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/syncassist/syncassist/shared/ai"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/emf"
+	"github.com/syncassist/syncassist/shared/governance"
 )
 
 // alarmOn is the part every alarm shares: it fires on the first bad datapoint and pages
@@ -81,8 +86,8 @@ func TestEveryAlarmNotifiesTheTopic(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
 		// One per DLQ and table, two per function (errors, throttles), plus the API's, the
 		// diagnosis queue's age, the reconcile's, two approve-failure alarms and the
-		// ownership-rejection spike.
-		n := len(s.deadLetterQueues()) + 2*len(s.functions) + len(s.tables) + 6
+		// ownership-rejection and loop-detection spikes.
+		n := len(s.deadLetterQueues()) + 2*len(s.functions) + len(s.tables) + 7
 		s.countIs(t, "AWS::CloudWatch::Alarm", n)
 		topic := ref(s.topicID(t))
 		check(t, func() {
@@ -153,8 +158,8 @@ func TestDiagnosisQueueAgeAlarm(t *testing.T) {
 	})
 }
 
-// Approve failures (per feature) and a burst of ownership rejections page, from the
-// service's own metric lines.
+// Approve failures (per feature) and bursts of ownership rejections and of loops blocked
+// page, from the service's own metric lines: the names and dimensions the code emits.
 func TestServiceMetricAlarms(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
 		for _, feature := range []string{"syncerror", "finance"} {
@@ -164,7 +169,16 @@ func TestServiceMetricAlarms(t *testing.T) {
 				"Dimensions": assertions.Match_ArrayWith(&arr{obj{"Name": "feature", "Value": feature}, obj{"Name": "outcome", "Value": "failed"}}),
 			}))
 		}
-		s.has(t, "AWS::CloudWatch::Alarm", obj{"Namespace": "SyncAssist", "MetricName": "OwnershipRejections", "Threshold": num(10)})
+		s.has(t, "AWS::CloudWatch::Alarm", obj{"Namespace": emf.Namespace, "MetricName": governance.MetricOwnershipRejects,
+			"Threshold": num(10), "Statistic": "Sum", "Period": num(300), "AlarmActions": arr{ref(s.topicID(t))}})
+		// GuardDecisions' rollup by decision alone: a metric with the system dimension as
+		// well would be one target system's loops only.
+		s.has(t, "AWS::CloudWatch::Alarm", obj{
+			"Namespace": emf.Namespace, "MetricName": governance.MetricGuardDecisions,
+			"Dimensions": arr{obj{"Name": "decision", "Value": string(governance.DecisionLoopBlocked)}},
+			"Threshold":  num(10), "Statistic": "Sum", "Period": num(300),
+			"ComparisonOperator": "GreaterThanOrEqualToThreshold", "AlarmActions": arr{ref(s.topicID(t))},
+		})
 	})
 }
 
@@ -173,18 +187,124 @@ func TestServiceMetricAlarms(t *testing.T) {
 func TestDashboard(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
 		s.countIs(t, "AWS::CloudWatch::Dashboard", 1)
-		for _, d := range s.resources(t, "AWS::CloudWatch::Dashboard", nil) {
-			raw, err := json.Marshal(d)
-			if err != nil {
-				t.Fatal(err)
+		widgets := s.dashboardWidgets(t)
+		titled := func(title string) dashboardWidget {
+			t.Helper()
+			for _, w := range widgets {
+				if w.Properties.Title == title {
+					return w
+				}
 			}
-			body := string(raw)
-			for _, want := range []string{"SyncErrorsIngested", "DiagnosisLatency", "Approves", "OwnershipRejections",
-				"ApproximateAgeOfOldestMessage", "Errors per function"} {
-				if !strings.Contains(body, want) {
-					t.Errorf("the dashboard has no %s", want)
+			t.Fatalf("no widget %q", title)
+			return dashboardWidget{}
+		}
+		body, _ := json.Marshal(widgets)
+		for _, want := range []string{"SyncErrorsIngested", "DiagnosisLatency", "Approves", "OwnershipRejections",
+			"ApproximateAgeOfOldestMessage"} {
+			if !strings.Contains(string(body), want) {
+				t.Errorf("the dashboard has no %s", want)
+			}
+		}
+		// One errors series per function, whatever functions the blueprint lists.
+		if got := len(titled("Errors per function").Properties.Metrics); got != len(s.functions) {
+			t.Errorf("errors per function: %d series, want %d", got, len(s.functions))
+		}
+		// Guard decisions by the two dimensions the guard's lines carry.
+		expr := func(w dashboardWidget) []string {
+			var out []string
+			for _, m := range w.Properties.Metrics {
+				for _, part := range m {
+					if o, ok := part.(map[string]any); ok && o["expression"] != nil {
+						out = append(out, o["expression"].(string))
+					}
+				}
+			}
+			return out
+		}
+		decisions := titled("Guard decisions by decision and target system")
+		if got, want := expr(decisions), []string{`SEARCH('{SyncAssist,decision,system} MetricName="` +
+			governance.MetricGuardDecisions + `"', 'Sum', 300)`}; !slices.Equal(got, want) {
+			t.Errorf("guard decisions read %q, want %q", got, want)
+		}
+		// AI cost: a day per bar, per tenant, over two weeks.
+		cost := titled("AI cost per tenant per day (USD)")
+		if got, want := expr(cost), []string{`SEARCH('{SyncAssist,tenant} MetricName="` + ai.MetricAICost + `"', 'Sum', 86400)`}; !slices.Equal(got, want) {
+			t.Errorf("AI cost reads %q, want %q", got, want)
+		}
+		if p := cost.Properties; p.Period != 86400 || p.Start != "-P14D" || p.View != "bar" {
+			t.Errorf("AI cost widget %+v, want daily bars over 14 days", p)
+		}
+		// The loops the alarm watches are on screen too.
+		if !strings.Contains(string(body), `"GuardDecisions","decision","loop_blocked"`) {
+			t.Error("the dashboard does not show the loops blocked")
+		}
+	})
+}
+
+// dashboardWidget is what the tests read of one widget of the dashboard body.
+type dashboardWidget struct {
+	Type       string
+	Properties struct {
+		Title   string
+		Metrics [][]any
+		Period  int
+		Start   string
+		View    string
+	}
+}
+
+// dashboardWidgets parses the dashboard's body, an Fn::Join of JSON text and tokens (the
+// region, function names); each token becomes the string "TOKEN".
+func (s *synthesized) dashboardWidgets(t *testing.T) []dashboardWidget {
+	t.Helper()
+	for _, d := range s.resources(t, "AWS::CloudWatch::Dashboard", nil) {
+		var body strings.Builder
+		switch b := d["Properties"].(obj)["DashboardBody"].(type) {
+		case string:
+			body.WriteString(b)
+		case obj:
+			for _, part := range b["Fn::Join"].(arr)[1].(arr) {
+				if str, ok := part.(string); ok {
+					body.WriteString(str)
+				} else {
+					body.WriteString("TOKEN")
 				}
 			}
 		}
+		var doc struct{ Widgets []dashboardWidget }
+		if err := json.Unmarshal([]byte(body.String()), &doc); err != nil {
+			t.Fatalf("dashboard body: %v\n%s", err, body.String())
+		}
+		return doc.Widgets
+	}
+	t.Fatal("no dashboard")
+	return nil
+}
+
+// The alarm topic is encrypted with a key of its own, which CloudWatch may use to publish
+// (it cannot use the AWS-managed SNS key), and refuses publishers without TLS.
+func TestAlarmTopicIsEncryptedAndTLSOnly(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		topic := s.topicID(t)
+		key := s.resourceID(t, "AWS::KMS::Key", obj{"Properties": obj{
+			"Description":       "Encrypts the SyncAssist alarm topic",
+			"EnableKeyRotation": true,
+			"KeyPolicy": obj{"Statement": assertions.Match_ArrayWith(&arr{obj{
+				"Action":    arr{"kms:Decrypt", "kms:GenerateDataKey*"},
+				"Effect":    "Allow",
+				"Principal": obj{"Service": "cloudwatch.amazonaws.com"},
+				"Resource":  "*",
+			}})},
+		}})
+		s.has(t, "AWS::SNS::Topic", obj{"KmsMasterKeyId": getAtt(key, "Arn")})
+		s.has(t, "AWS::SNS::TopicPolicy", obj{
+			"Topics": arr{ref(topic)},
+			"PolicyDocument": obj{"Statement": assertions.Match_ArrayWith(&arr{assertions.Match_ObjectLike(&obj{
+				"Effect":    "Deny",
+				"Action":    "sns:Publish",
+				"Condition": obj{"Bool": obj{"aws:SecureTransport": "false"}},
+				"Resource":  ref(topic),
+			})})},
+		})
 	})
 }

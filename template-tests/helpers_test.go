@@ -40,7 +40,9 @@ func TestMain(m *testing.M) {
 	}
 	functionsRoot = dir
 	code := m.Run()
-	jsii.Close()
+	if !raceDetector {
+		jsii.Close()
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -58,6 +60,7 @@ type synthesized struct {
 	identity  stack.IdentityProps
 	console   stack.ConsoleProps
 	cors      []string
+	tracing   bool
 
 	stack    awscdk.Stack
 	template assertions.Template
@@ -129,6 +132,7 @@ func synth(spec synthesized) (s *synthesized, err error) {
 		return nil, err
 	}
 	app := awscdk.NewApp(&awscdk.AppProps{Context: &context})
+	stack.CheckRules(app, false)
 	out := spec
 	out.stack = stack.NewService(app, "SyncAssist-"+spec.stage, &stack.ServiceProps{
 		Stage:        spec.stage,
@@ -141,6 +145,7 @@ func synth(spec synthesized) (s *synthesized, err error) {
 		Identity:     spec.identity,
 		Console:      spec.console,
 		CORSOrigins:  spec.cors,
+		Tracing:      spec.tracing,
 	})
 	out.template = assertions.Template_FromStack(out.stack, nil)
 	return &out, nil
@@ -206,6 +211,21 @@ func (s *synthesized) functionID(t *testing.T, name string) string {
 	t.Helper()
 	return s.resourceID(t, "AWS::Lambda::Function", obj{"Properties": obj{
 		"Tags": assertions.Match_ArrayWith(&arr{obj{"Key": stack.FunctionTag, "Value": name}}),
+	}})
+}
+
+// logGroupID is the log group a function logs to.
+func (s *synthesized) logGroupID(t *testing.T, name string) string {
+	t.Helper()
+	fn := s.resources(t, "AWS::Lambda::Function", nil)[s.functionID(t, name)]
+	return fn["Properties"].(obj)["LoggingConfig"].(obj)["LogGroup"].(obj)["Ref"].(string)
+}
+
+// secretsKeyID is the KMS key that seals tenants' secrets (the alarm topic has its own).
+func (s *synthesized) secretsKeyID(t *testing.T) string {
+	t.Helper()
+	return s.resourceID(t, "AWS::KMS::Key", obj{"Properties": obj{
+		"Description": assertions.Match_StringLikeRegexp(jsii.String("^Seals tenants")),
 	}})
 }
 

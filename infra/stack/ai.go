@@ -101,6 +101,19 @@ func inferenceProfileModel(model string) (string, bool) {
 	return "", false
 }
 
+// allowProfileRegions accepts the one wildcard of bedrockInvokeStatement: the region of
+// the foundation model behind an inference profile, which the profile chooses per request.
+func allowProfileRegions(role awsiam.IRole, model string) {
+	base, ok := inferenceProfileModel(model)
+	policy := role.Node().TryFindChild(jsii.String("DefaultPolicy"))
+	if !ok || policy == nil {
+		return
+	}
+	suppress(policy, "IAM5", "A cross-region inference profile routes each request to its foundation model "+
+		"in a region it picks, so the model is granted in every region; model and profile are exact",
+		"Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/"+base)
+}
+
 // bedrockInvokeStatement allows invoking exactly one model, in the stack's partition and
 // region. An inference profile is authorized on the profile in this region and on its
 // foundation model in every region the profile may route the request to.

@@ -3,9 +3,12 @@ package stack
 import (
 	"time"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -13,7 +16,12 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/emf"
+	"github.com/syncassist/syncassist/shared/governance"
 )
+
+// loopsBlocked selects the guard's loop_blocked decisions from GuardDecisions' rollup by
+// decision (every target system together).
+var loopsBlocked = map[string]*string{"decision": jsii.String(string(governance.DecisionLoopBlocked))}
 
 // alarmPeriod is the window every alarm evaluates. Every alarm fires on the first bad
 // datapoint: a message in a DLQ, a function error, a 5xx or a throttle is each something
@@ -41,11 +49,14 @@ type Alarms struct {
 
 // NewAlarms creates the topic and one alarm per DLQ (not empty), per function (errors and
 // throttles), per table (throttles), for the diagnosis queue's oldest message, for the API
-// (5xx) and for the reconcile (stopped).
+// (5xx), for the reconcile (stopped), per approving feature (failures) and for spikes of
+// ownership rejections and of loops blocked.
 func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarms {
 	c := &Alarms{Construct: constructs.NewConstruct(scope, jsii.String(id))}
 	c.Topic = awssns.NewTopic(c.Construct, jsii.String("Topic"), &awssns.TopicProps{
 		DisplayName: jsii.String("SyncAssist alarms"),
+		MasterKey:   newTopicKey(c.Construct),
+		EnforceSSL:  jsii.Bool(true),
 	})
 	c.action = awscloudwatchactions.NewSnsAction(c.Topic)
 	if props.Email != "" {
@@ -115,12 +126,35 @@ func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarm
 			ownMetric("Approves", "Sum", period, map[string]*string{"feature": jsii.String(feature), "outcome": jsii.String("failed")}))
 	}
 	c.alarmAt("OwnershipRejectionSpike", "10 or more writes were refused by the ownership manifest in 5 minutes",
-		ownMetric("OwnershipRejections", "Sum", period, nil), 10)
+		ownMetric(governance.MetricOwnershipRejects, "Sum", period, nil), 10)
+	// A blocked echo is the guard doing its job; a burst of them means two flows or
+	// integrations keep writing the same record back and forth.
+	c.alarmAt("LoopDetectionSpike", "10 or more writes were blocked as the return leg of a loop in 5 minutes: "+
+		"two flows or integrations are echoing each other's writes",
+		ownMetric(governance.MetricGuardDecisions, "Sum", period, loopsBlocked), 10)
 	if props.API != nil {
 		c.alarm("Api5xx", "The HTTP API answered with 5xx errors",
 			props.API.MetricServerError(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}))
 	}
 	return c
+}
+
+// newTopicKey encrypts the alarm topic at rest. It is a key of our own because the
+// AWS-managed SNS key cannot be used by CloudWatch, which must encrypt what its alarms
+// publish; nothing outlives the topic's messages, so the key goes with the stack.
+func newTopicKey(scope constructs.Construct) awskms.IKey {
+	key := awskms.NewKey(scope, jsii.String("TopicKey"), &awskms.KeyProps{
+		Description:       jsii.String("Encrypts the SyncAssist alarm topic"),
+		EnableKeyRotation: jsii.Bool(true),
+		RemovalPolicy:     awscdk.RemovalPolicy_DESTROY,
+	})
+	key.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Principals: &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("cloudwatch.amazonaws.com"), nil)},
+		Actions:    jsii.Strings("kms:Decrypt", "kms:GenerateDataKey*"),
+		// In a key policy "*" is this key.
+		Resources: jsii.Strings("*"),
+	}), nil)
+	return key
 }
 
 // reconcileStopped alarms when no reconcile run has reported for 45 minutes (its schedule

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 )
 
 // ContextFromFile reads the "context" object of a cdk.json. The CDK CLI hands that context
@@ -24,4 +25,26 @@ func ContextFromFile(path string) (map[string]any, error) {
 		file.Context = map[string]any{}
 	}
 	return file.Context, nil
+}
+
+// ParseFlag reads an on/off context value: a JSON boolean from cdk.json, or the string a
+// -c key=value flag passes ("true", "false", "1", "0"). Absent (nil or "") is off.
+func ParseFlag(v any) (bool, error) {
+	switch v := v.(type) {
+	case nil:
+		return false, nil
+	case bool:
+		return v, nil
+	case string:
+		if v == "" {
+			return false, nil
+		}
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return false, fmt.Errorf("%q: want true or false", v)
+		}
+		return on, nil
+	default:
+		return false, fmt.Errorf("%v: want true or false", v)
+	}
 }

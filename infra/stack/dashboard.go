@@ -7,8 +7,10 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/syncassist/syncassist/shared/ai"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/emf"
+	"github.com/syncassist/syncassist/shared/governance"
 )
 
 // DashboardProps configures NewDashboard.
@@ -21,9 +23,10 @@ type DashboardProps struct {
 
 // NewDashboard is the stage's CloudWatch dashboard, one screen for the ops engineer: what
 // arrives (ingest outcomes, API traffic and 5xx), what waits (diagnosis queue depth, age,
-// dead letters), what the AI does (diagnoses, latency, class mix), what people decide
-// (approves by feature and outcome), what governance refuses (ownership rejections), and
-// errors per function. The service's own series come from its embedded metric lines
+// dead letters), what the AI does (diagnoses, latency, class mix) and costs (per tenant per
+// day), what people decide (approves by feature and outcome), what the guard decides (by
+// decision and target system; ownership rejections, loops blocked), and errors per
+// function. The service's own series come from its embedded metric lines
 // (package emf).
 func NewDashboard(scope constructs.Construct, id string, props *DashboardProps) awscloudwatch.Dashboard {
 	d := awscloudwatch.NewDashboard(scope, jsii.String(id), &awscloudwatch.DashboardProps{
@@ -66,8 +69,20 @@ func NewDashboard(scope constructs.Construct, id string, props *DashboardProps) 
 	classes := graph("Diagnoses by class", search(`SEARCH('{`+emf.Namespace+`,class} MetricName="Diagnoses"', 'Sum', 300)`, "by class"))
 	approves := graph("Approves by feature and outcome",
 		search(`SEARCH('{`+emf.Namespace+`,feature,outcome} MetricName="Approves"', 'Sum', 300)`, "approves"))
-	governance := graph("Ownership rejections and reconcile runs",
-		own("OwnershipRejections", "Sum", nil), own("ReconcileRuns", "Sum", nil), own("ReconcileErrors", "Sum", nil))
+	gov := graph("Ownership rejections, loops blocked and reconcile runs",
+		own(governance.MetricOwnershipRejects, "Sum", nil), own(governance.MetricGuardDecisions, "Sum", loopsBlocked),
+		own("ReconcileRuns", "Sum", nil), own("ReconcileErrors", "Sum", nil))
+	decisions := graph("Guard decisions by decision and target system",
+		search(`SEARCH('{`+emf.Namespace+`,decision,system} MetricName="`+governance.MetricGuardDecisions+`"', 'Sum', 300)`, "decisions"))
+	// A day per bar over two weeks: what each tenant's inferences were billed.
+	day := awscdk.Duration_Days(jsii.Number(1))
+	costs := []awscloudwatch.IMetric{awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression: jsii.String(`SEARCH('{` + emf.Namespace + `,tenant} MetricName="` + ai.MetricAICost + `"', 'Sum', 86400)`),
+		Label:      jsii.String("USD"), Period: day,
+	})}
+	aiCost := awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{Title: jsii.String("AI cost per tenant per day (USD)"),
+		Left: &costs, Period: day, Start: jsii.String("-P14D"), View: awscloudwatch.GraphWidgetView_BAR, Stacked: jsii.Bool(true),
+		Width: jsii.Number(8), Height: jsii.Number(6)})
 	var errs []awscloudwatch.IMetric
 	for _, name := range props.Lambdas.Names() {
 		errs = append(errs, props.Lambdas.Function(name).MetricErrors(&awscloudwatch.MetricOptions{Period: period, Statistic: sum,
@@ -76,7 +91,7 @@ func NewDashboard(scope constructs.Construct, id string, props *DashboardProps) 
 	failures := awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{Title: jsii.String("Errors per function"), Left: &errs,
 		Width: jsii.Number(24), Height: jsii.Number(6), Stacked: jsii.Bool(true)})
 
-	rows := [][]awscloudwatch.IWidget{{ingest, api, queue}, {diagnoses, classes, approves}, {governance}, {failures}}
+	rows := [][]awscloudwatch.IWidget{{ingest, api, queue}, {diagnoses, classes, aiCost}, {approves, decisions, gov}, {failures}}
 	for _, row := range rows {
 		var ws []awscloudwatch.IWidget
 		for _, w := range row {

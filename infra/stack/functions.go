@@ -7,9 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
@@ -61,6 +59,8 @@ type FunctionsProps struct {
 	Identity IdentityProps
 	// Console configures the console function's sign-in.
 	Console ConsoleProps
+	// Tracing turns on X-Ray active tracing, and with it the grant to write traces.
+	Tracing bool
 }
 
 // Functions holds one Lambda per blueprint function.
@@ -157,22 +157,20 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 		if f.Description != "" {
 			fnProps.Description = jsii.String(f.Description)
 		}
+		fnProps.Role = newRole(group, f.Name, logs)
+		if props.Tracing {
+			fnProps.Tracing = awslambda.Tracing_ACTIVE
+		}
 		fn := awslambda.NewFunction(group, jsii.String("Function"), fnProps)
+		if props.Tracing {
+			allowTraceWrites(fnProps.Role)
+		}
 
 		for _, g := range f.Tables {
-			t := props.Tables.Table(g.Table.Name)
-			if t == nil {
-				continue // reported by validate
-			}
-			switch g.Access {
-			case blueprint.Read:
-				t.GrantReadData(fn)
-			case blueprint.ReadWrite:
-				t.GrantReadWriteData(fn)
-			case blueprint.Append:
-				t.Grant(fn, jsii.String("dynamodb:PutItem"), jsii.String("dynamodb:DescribeTable"))
-			case blueprint.KeysOnly:
-				fn.AddToRolePolicy(keysOnlyStatement(t, g.Table))
+			if t := props.Tables.Table(g.Table.Name); t != nil {
+				if st := tableStatement(t, g); st != nil {
+					fn.AddToRolePolicy(st)
+				}
 			}
 		}
 		for _, q := range f.SendsTo {
@@ -195,6 +193,7 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 		}
 		if f.InvokesAI && props.AI.grantsBedrock() {
 			fn.AddToRolePolicy(bedrockInvokeStatement(fn, props.AI.Model))
+			allowProfileRegions(fnProps.Role, props.AI.Model)
 		}
 		if f.Queue != nil {
 			if queue := props.Queues.Queue(f.Queue.Name); queue != nil {
@@ -237,22 +236,4 @@ func CheckFunctionsDir(dir string, fns []blueprint.Function) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// keysOnlyStatement lets a function read the key attributes of table's items and nothing
-// else (fine-grained access control): it can tell that a tenant exists, not read its
-// settings or secrets.
-func keysOnlyStatement(t awsdynamodb.ITable, table blueprint.Table) awsiam.PolicyStatement {
-	keys := []*string{jsii.String(table.PartitionKey.Name)}
-	if table.SortKey != nil {
-		keys = append(keys, jsii.String(table.SortKey.Name))
-	}
-	return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("dynamodb:GetItem"),
-		Resources: &[]*string{t.TableArn()},
-		Conditions: &map[string]any{
-			"ForAllValues:StringEquals": map[string]any{"dynamodb:Attributes": keys},
-			"StringEqualsIfExists":      map[string]any{"dynamodb:Select": "SPECIFIC_ATTRIBUTES"},
-		},
-	})
 }

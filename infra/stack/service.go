@@ -46,6 +46,11 @@ type ServiceProps struct {
 	// CORSOrigins are the exact origins besides the API's own that browsers may call it
 	// from (an ERP-hosted panel, a developer's console); none by default.
 	CORSOrigins []string
+	// Tracing turns on X-Ray active tracing of every function (off by default: traces cost
+	// per segment, and the logs already carry the correlation id end to end). The HTTP API
+	// cannot trace: API Gateway's HTTP APIs do not support X-Ray (only REST API stages do),
+	// so a trace starts at the function.
+	Tracing bool
 
 	// Tables, Queues and Functions default to blueprint's lists. They exist so that a test
 	// can prove the stack follows whatever the blueprint declares; the app leaves them nil.
@@ -88,6 +93,7 @@ func NewService(scope constructs.Construct, id string, props *ServiceProps) awsc
 		AI:           p.AI,
 		Identity:     p.Identity,
 		Console:      p.Console,
+		Tracing:      p.Tracing,
 	})
 	api := NewAPI(st, "Api", &APIProps{Stage: p.Stage, Functions: p.Functions, Lambdas: fns, CORSOrigins: p.CORSOrigins})
 	NewSchedules(st, "Schedules", &SchedulesProps{Functions: p.Functions, Lambdas: fns})

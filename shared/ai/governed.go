@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"strings"
@@ -133,6 +134,7 @@ type Governed struct {
 	costs    CostStore
 	auditor  Auditor
 	now      func() time.Time
+	metrics  io.Writer // nil: emf.Out
 }
 
 // NewGoverned returns the governed client of p. A nil dependency makes every call fail
@@ -401,6 +403,9 @@ func (r *inference) finish(ctx context.Context, response any, cause error, reaso
 	r.details["costUsd"] = cost
 	r.details["priced"] = priced
 	r.details["steps"] = len(r.trace.Steps)
+
+	// The provider billed its calls whatever becomes of the records.
+	r.countCost(cost, in, out, priced)
 
 	// The records are written even when the call's context ended (a model timeout is
 	// exactly when an operator needs the trace), within a bound of their own.

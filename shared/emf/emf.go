@@ -35,7 +35,11 @@ type Metric struct {
 	Time       time.Time
 	Counts     map[string]float64
 	Dimensions []string
-	Fields     map[string]any
+	// Rollups are further dimension sets the counts are also reported under, each a subset
+	// of Dimensions: an alarm can watch one value of one dimension (decision=loop_blocked)
+	// without a math expression over every combination of the others.
+	Rollups [][]string
+	Fields  map[string]any
 	// Units names the unit of a metric of Counts that is not a count ("Milliseconds").
 	Units map[string]string
 }
@@ -62,11 +66,14 @@ func Write(w io.Writer, m Metric) error {
 		}
 		defs = append(defs, map[string]string{"Name": name, "Unit": unit})
 	}
-	// The dimensioned set, and the service-wide aggregate beside it, which alarms watch.
-	sets := [][]string{{}}
+	// The dimensioned set, its rollups, and the service-wide aggregate beside them, which
+	// alarms watch.
+	sets := make([][]string, 0, len(m.Rollups)+2)
 	if len(m.Dimensions) > 0 {
-		sets = [][]string{m.Dimensions, {}}
+		sets = append(sets, m.Dimensions)
+		sets = append(sets, m.Rollups...)
 	}
+	sets = append(sets, []string{})
 	doc := map[string]any{}
 	maps.Copy(doc, m.Fields)
 	for name, v := range m.Counts {

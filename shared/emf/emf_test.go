@@ -38,3 +38,34 @@ func TestWriteIsOneEMFLine(t *testing.T) {
 		t.Fatalf("doc %+v from %s", doc, line)
 	}
 }
+
+// A rollup is reported beside the full set and before the service-wide aggregate.
+func TestWriteReportsRollups(t *testing.T) {
+	var b bytes.Buffer
+	if err := emf.Write(&b, emf.Metric{Time: time.Unix(0, 0), Counts: map[string]float64{"N": 1},
+		Dimensions: []string{"decision", "system"}, Rollups: [][]string{{"decision"}},
+		Fields: map[string]any{"decision": "written", "system": "crm"}}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		AWS struct {
+			CloudWatchMetrics []struct{ Dimensions [][]string }
+		} `json:"_aws"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := doc.AWS.CloudWatchMetrics[0].Dimensions
+	if len(got) != 3 || len(got[0]) != 2 || got[0][0] != "decision" || got[0][1] != "system" ||
+		len(got[1]) != 1 || got[1][0] != "decision" || len(got[2]) != 0 {
+		t.Fatalf("dimension sets %q", got)
+	}
+	// Without dimensions only the aggregate is reported, rollups or not.
+	b.Reset()
+	if err := emf.Write(&b, emf.Metric{Time: time.Unix(0, 0), Counts: map[string]float64{"N": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b.Bytes(), []byte(`"Dimensions":[[]]`)) {
+		t.Fatalf("line %s", b.Bytes())
+	}
+}

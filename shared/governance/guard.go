@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -145,6 +146,8 @@ type Deps struct {
 	// LoopWindow defaults to DefaultLoopWindow.
 	LoopWindow time.Duration
 	NewID      func() string
+	// Metrics receives the GuardDecisions lines; nil is emf.Out (stdout in Lambda).
+	Metrics io.Writer
 }
 
 // Guard is the guarded-write chokepoint. It is safe for concurrent use.
@@ -159,6 +162,7 @@ type Guard struct {
 	now       func() time.Time
 	window    time.Duration
 	newID     func() string
+	metrics   io.Writer
 }
 
 // NewGuard checks d and builds the guard.
@@ -170,7 +174,8 @@ func NewGuard(d Deps) (*Guard, error) {
 		return nil, errors.New("governance: LoopWindow must not be negative")
 	}
 	g := &Guard{manifests: d.Manifests, ledger: d.Ledger, records: d.Records, conns: d.Connectors,
-		scanner: d.Scanner, audit: d.Audit, alerter: d.Alerter, now: d.Now, window: d.LoopWindow, newID: d.NewID}
+		scanner: d.Scanner, audit: d.Audit, alerter: d.Alerter, now: d.Now, window: d.LoopWindow, newID: d.NewID,
+		metrics: d.Metrics}
 	if g.now == nil {
 		g.now = time.Now
 	}
@@ -224,7 +229,15 @@ type writeOp struct {
 	findings []findingCount
 }
 
+// write decides and counts one write: every write, whatever became of it, is one
+// GuardDecisions datapoint.
 func (g *Guard) write(ctx context.Context, id identity.Identity, req WriteRequest, approval *PendingApproval) (Result, error) {
+	res, err := g.decide(ctx, id, req, approval)
+	g.countDecision(id.TenantID, req, res, err)
+	return res, err
+}
+
+func (g *Guard) decide(ctx context.Context, id identity.Identity, req WriteRequest, approval *PendingApproval) (Result, error) {
 	if err := checkRequest(id, req); err != nil {
 		return Result{}, err
 	}

@@ -1,0 +1,86 @@
+package stack
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+)
+
+// The DynamoDB actions of each access level. The CDK's own grants also allow the stream
+// actions (no table has a stream) and every index through "index/*"; these name only what
+// the stores call, on the table and the indexes it declares.
+var (
+	tableReads  = []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:ConditionCheckItem", "dynamodb:DescribeTable"}
+	tableWrites = []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}
+)
+
+// newRole is a function's execution role: it may write its own log group and nothing else
+// until its grants are added. It replaces the AWS-managed basic execution policy, which
+// allows writing to every log group of the account.
+func newRole(scope constructs.Construct, name string, logs awslogs.ILogGroup) awsiam.IRole {
+	role := awsiam.NewRole(scope, jsii.String("Role"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		Description: jsii.String("Execution role of function " + name),
+	})
+	logs.GrantWrite(role)
+	return role
+}
+
+// allowTraceWrites accepts the wildcard of the X-Ray grant that active tracing adds to role.
+func allowTraceWrites(role awsiam.IRole) {
+	policy := role.Node().TryFindChild(jsii.String("DefaultPolicy"))
+	if policy == nil {
+		return
+	}
+	suppress(policy, "IAM5", "X-Ray's PutTraceSegments and PutTelemetryRecords support no resource-level "+
+		"permissions: they can only be granted on \"*\" (granted only when the stage turns tracing on)", "Resource::*")
+}
+
+// tableStatement is the statement of one blueprint table grant (nil for an access level it
+// does not know, which validate reports).
+func tableStatement(t awsdynamodb.ITable, g blueprint.TableGrant) awsiam.PolicyStatement {
+	var actions []string
+	switch g.Access {
+	case blueprint.Read:
+		actions = tableReads
+	case blueprint.ReadWrite:
+		actions = append(append([]string(nil), tableReads...), tableWrites...)
+	case blueprint.Append:
+		// A new item and nothing else: no read, rewrite or delete; indexes take no writes.
+		return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions:   jsii.Strings("dynamodb:PutItem", "dynamodb:DescribeTable"),
+			Resources: &[]*string{t.TableArn()},
+		})
+	case blueprint.KeysOnly:
+		return keysOnlyStatement(t, g.Table)
+	default:
+		return nil
+	}
+	resources := []*string{t.TableArn()}
+	for _, ix := range g.Table.Indexes {
+		resources = append(resources, jsii.String(*t.TableArn()+"/index/"+ix.Name))
+	}
+	return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Actions: jsii.Strings(actions...), Resources: &resources})
+}
+
+// keysOnlyStatement lets a function read the key attributes of table's items and nothing
+// else (fine-grained access control): it can tell that a tenant exists, not read its
+// settings or secrets.
+func keysOnlyStatement(t awsdynamodb.ITable, table blueprint.Table) awsiam.PolicyStatement {
+	keys := []*string{jsii.String(table.PartitionKey.Name)}
+	if table.SortKey != nil {
+		keys = append(keys, jsii.String(table.SortKey.Name))
+	}
+	return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("dynamodb:GetItem"),
+		Resources: &[]*string{t.TableArn()},
+		Conditions: &map[string]any{
+			"ForAllValues:StringEquals": map[string]any{"dynamodb:Attributes": keys},
+			"StringEqualsIfExists":      map[string]any{"dynamodb:Select": "SPECIFIC_ATTRIBUTES"},
+		},
+	})
+}
