@@ -25,6 +25,9 @@ const result = await build({
   metafile: true,
   legalComments: "none",
   logLevel: "warning",
+  // A worktree may symlink node_modules; resolving through the link would put its real
+  // path in the bundle's hash, and the committed file name would differ from a clone's.
+  preserveSymlinks: true,
 });
 
 const files = Object.keys(result.metafile.outputs).map((p) => p.split("/").pop());

@@ -8,6 +8,7 @@ import { FinancePanel } from "./panels/finance";
 import { FlowsPanel } from "./panels/flows";
 import { GovernancePanel } from "./panels/governance";
 import { QueuePanel } from "./panels/queue";
+import { SettingsPanel } from "./panels/settings";
 import { navigate, path, segments } from "./router";
 import { Status } from "./ui";
 
@@ -37,6 +38,7 @@ export function App({ config }: { config: ConsoleConfig }) {
     );
   }
   const approver = hasRole(s, "approver");
+  const admin = hasRole(s, "admin");
   const embeddedPanel = s.module ? MODULE_PANEL[s.module] ?? "none" : null;
   const panel = embeddedPanel ?? (segments()[0] || "queue");
   path.value; // re-render on navigation
@@ -46,6 +48,7 @@ export function App({ config }: { config: ConsoleConfig }) {
     { id: "governance", label: "Governance", show: approver },
     { id: "flows", label: "Flows", show: true },
     { id: "audit", label: "Audit", show: approver },
+    { id: "settings", label: "Settings", show: admin },
   ].filter((n) => n.show && !embeddedPanel);
 
   return (
@@ -77,8 +80,9 @@ export function App({ config }: { config: ConsoleConfig }) {
           {panel === "queue" && <QueuePanel canApprove={approver} />}
           {panel === "finance" && <FinancePanel canApprove={approver} />}
           {panel === "governance" && (approver ? <GovernancePanel /> : <p>Governance needs the approver role.</p>)}
-          {panel === "flows" && <FlowsPanel admin={hasRole(s, "admin")} />}
+          {panel === "flows" && <FlowsPanel admin={admin} />}
           {panel === "audit" && (approver ? <AuditPanel /> : <p>The audit log needs the approver role.</p>)}
+          {panel === "settings" && (admin ? <SettingsPanel /> : <p>Settings are for admins: ask an admin of tenant {s.tenant} to change flags, connectors, overrides or secrets.</p>)}
           {panel === "none" && <p>The module “{s.module}” is not available in the console.</p>}
         </main>
       </div>
@@ -100,7 +104,7 @@ function useGoKeys(): boolean {
         return;
       }
       setArmed(false);
-      const to = { q: "/queue", f: "/finance", g: "/governance", l: "/flows", a: "/audit" }[e.key];
+      const to = { q: "/queue", f: "/finance", g: "/governance", l: "/flows", a: "/audit", s: "/settings" }[e.key];
       if (to) navigate(to);
     };
     addEventListener("keydown", onKey);
@@ -110,7 +114,7 @@ function useGoKeys(): boolean {
 }
 
 function Shortcuts() {
-  const rows: [string, string][] = [["g q / g f / g g / g l / g a", "Queue, Finance, Governance, Flows, Audit"], ["j / k", "next / previous sync error"],
+  const rows: [string, string][] = [["g q / g f / g g / g l / g a / g s", "Queue, Finance, Governance, Flows, Audit, Settings (admin)"], ["j / k", "next / previous sync error"],
     ["a", "approve"], ["r", "reject (asks a reason)"], ["e", "escalate (asks a note)"], ["?", "show or hide this list"]];
   return (
     <section class="shortcuts" aria-label="Keyboard shortcuts">

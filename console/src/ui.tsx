@@ -1,6 +1,6 @@
 // Small shared pieces: chips that carry text, relative times with the exact time on
-// hover, the live region for action results, the alert for write errors, and the dialog
-// that asks for a reason.
+// hover (past or future), the live region for action results, the alert for write errors,
+// and the dialogs that ask for a reason or a confirmation.
 import { signal } from "@preact/signals";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ComponentChildren } from "preact";
@@ -26,7 +26,9 @@ export function Chip({ kind, children }: { kind?: string; children: ComponentChi
 export function Ago({ at }: { at: string }) {
   const d = new Date(at);
   const s = Math.round((Date.now() - d.getTime()) / 1000);
-  const text = s < 60 ? "just now" : s < 3600 ? `${Math.round(s / 60)} min ago` : s < 86400 ? `${Math.round(s / 3600)} h ago` : `${Math.round(s / 86400)} d ago`;
+  const a = Math.abs(s);
+  const span = a < 3600 ? `${Math.round(a / 60)} min` : a < 86400 ? `${Math.round(a / 3600)} h` : `${Math.round(a / 86400)} d`;
+  const text = a < 60 ? "just now" : s > 0 ? `${span} ago` : `in ${span}`;
   return <time dateTime={at} title={d.toLocaleString()}>{text}</time>;
 }
 
@@ -65,6 +67,32 @@ export function AskDialog(props: {
         <textarea id="ask-text" required value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
         <div class="actions">
           <button type="submit" class="primary" disabled={!text.trim()}>{props.confirm}</button>
+          <button type="button" onClick={() => ref.current?.close()}>Cancel</button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
+
+/** ConfirmDialog is a modal that explains an action and asks before doing it. */
+export function ConfirmDialog(props: {
+  title: string;
+  confirm: string;
+  children: ComponentChildren;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    ref.current?.showModal();
+  }, []);
+  return (
+    <dialog ref={ref} aria-labelledby="confirm-h" aria-describedby="confirm-body" onClose={props.onClose}>
+      <form method="dialog" onSubmit={(e) => { e.preventDefault(); props.onConfirm(); }}>
+        <h2 id="confirm-h">{props.title}</h2>
+        <div id="confirm-body">{props.children}</div>
+        <div class="actions">
+          <button type="submit" class="primary">{props.confirm}</button>
           <button type="button" onClick={() => ref.current?.close()}>Cancel</button>
         </div>
       </form>

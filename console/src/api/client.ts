@@ -74,7 +74,7 @@ export async function read<T>(path: string, demo: () => T): Promise<Read<T>> {
 }
 
 /** write sends a change; failures throw ApiError, never fall back. */
-export function write<T>(method: "POST" | "DELETE", path: string, body?: unknown): Promise<T> {
+export function write<T>(method: "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<T> {
   return request<T>(method, path, body ?? {});
 }
 

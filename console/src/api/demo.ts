@@ -1,5 +1,5 @@
 // Demo data shown when a read fails, typed by the API's own types so it cannot drift.
-import type { AuditRecord, FinanceApproval, Flow, FlowRun, GovernanceApproval, List, LoopDetection, OwnershipRejection, Proposal, ProposalGroupList } from "./types";
+import type { AuditRecord, FinanceApproval, Flow, FlowRun, GovernanceApproval, List, LoopDetection, OwnershipRejection, Proposal, ProposalGroupList, Settings } from "./types";
 
 const ago = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
 
@@ -100,4 +100,28 @@ export function demoFlowRuns(): List<FlowRun> {
     run("2", "loop_broken", "same payload hash as hosterp→crm write", 12, { fields: ["phone"] }),
     run("3", "written", "written", 30, { flowId: "erp-customer-to-crm", source: customerFlow.source, target: customerFlow.target, fields: ["Phone"] }),
   ] };
+}
+
+export function demoSettings(): Settings {
+  const at = (min: number) => new Date(Date.now() + min * 60_000).toISOString();
+  return {
+    tenantId: "demo",
+    settings: { "sync_error_assist.enabled": "true", "sync_error_assist.webhook_enabled": "yes",
+      "embedded.allowed_roles": "operator,approver" },
+    connectors: {
+      hosterp: { baseUrl: "https://erp.example.com/api", hasToken: true },
+      crm: { baseUrl: "https://crm.example.com", hasToken: true },
+      shipping: { baseUrl: "https://ship.example.com/v2", hasToken: false },
+    },
+    secrets: {
+      ingest: { currentSince: ago(60 * 24 * 30), retiringAt: [at(60 * 20)] },
+      finance: { currentSince: ago(60 * 24 * 90), retiringAt: [] },
+      embedded: { currentSince: ago(60 * 24 * 12), retiringAt: [] },
+    },
+    manifestOverrides: [
+      { entity: "customer", field: "phone", owner: "hosterp", policy: "require_approval" },
+      { entity: "shipment", owner: "shipping", policy: "source_wins" },
+    ],
+    updatedAt: ago(45),
+  };
 }

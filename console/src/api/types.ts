@@ -26,6 +26,13 @@ export type CostRecord = S["CostRecord"];
 export type CostList = S["CostList"];
 export type Flow = S["Flow"];
 export type FlowRun = S["FlowRun"];
+export type FlowSystem = S["FlowSystem"];
+export type FieldError = S["FieldError"];
+export type Settings = S["Settings"];
+export type SettingsPatch = S["SettingsPatch"];
+export type ManifestOverride = S["ManifestOverride"];
+export type SecretRotation = S["SecretRotation"];
+export type SecretPurpose = SecretRotation["purpose"];
 
 /** List is the envelope every paged listing shares. */
 export interface List<T> {

@@ -1,0 +1,453 @@
+// Settings (admins): the tenant's flags, connectors, manifest overrides and host secrets.
+// Each section saves on its own with one write; a 400 puts each refused field's message
+// beside its input and changes nothing, a 409 reloads and says so. Connector credentials
+// are write-only (never pre-filled, never shown back) and a rotated secret is shown once,
+// in a dialog that forgets it when it closes.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, read, write } from "../api/client";
+import { demoSettings } from "../api/demo";
+import type { FieldError, FlowSystem, ManifestOverride, SecretPurpose, SecretRotation, Settings, SettingsPatch } from "../api/types";
+import { Ago, announce, Chip, ConfirmDialog, showError } from "../ui";
+
+const SYSTEMS: FlowSystem[] = ["hosterp", "erp2", "crm", "marketing", "shipping"];
+const POLICIES: ManifestOverride["policy"][] = ["reject_with_alert", "source_wins", "require_approval"];
+const PURPOSES: { purpose: SecretPurpose; use: string }[] = [
+  { purpose: "ingest", use: "signs the host ERP's sync-error webhook and flow events" },
+  { purpose: "finance", use: "signs finance approval requests" },
+  { purpose: "embedded", use: "signs the host's embedded-session bootstrap" },
+];
+
+interface Flag {
+  key: string;
+  label: string;
+  /** on says whether the stored value enables the feature. */
+  on: (v: string | undefined) => boolean;
+  /** unset says what an absent value means. */
+  unset: string;
+}
+
+// The sync-error flags enable only on the exact string "true"; finance approvals are on
+// unless "false" (they predate the flag), as shared/tenant reads them.
+const FLAGS: Flag[] = [
+  { key: "sync_error_assist.enabled", label: "Sync-error assist", on: (v) => v === "true", unset: "not set: off" },
+  { key: "sync_error_assist.webhook_enabled", label: "Sync-error webhook", on: (v) => v === "true", unset: "not set: off" },
+  { key: "finance_ops.enabled", label: "Finance approvals", on: (v) => v !== "false", unset: "not set: on by default" },
+];
+const ROLES_KEY = "embedded.allowed_roles";
+
+type Reload = () => Promise<void>;
+
+export function SettingsPanel() {
+  const [s, setS] = useState<Settings | null>(null);
+  const [demo, setDemo] = useState(false);
+  // Bumped on every reload after a conflict, so the sections drop what was being edited.
+  const [version, setVersion] = useState(0);
+  const load = async () => {
+    const r = await read<Settings>("/api/settings", demoSettings);
+    setS(r.data);
+    setDemo(r.demo);
+  };
+  const reload = async () => {
+    await load();
+    setVersion((v) => v + 1);
+  };
+  useEffect(() => {
+    void load();
+  }, []);
+  if (!s) return <p aria-busy="true">Loading settings…</p>;
+  const ctx = { s, demo, saved: setS, reload, refresh: load };
+  return (
+    <section aria-labelledby="settings-h" class="settings">
+      <div class="toolbar">
+        <h1 id="settings-h">Settings</h1>
+        <span class="note">tenant <strong>{s.tenantId}</strong>, changed <Ago at={s.updatedAt} /></span>
+      </div>
+      <Flags key={"f" + version + JSON.stringify(s.settings)} {...ctx} />
+      <Connectors key={"c" + version} {...ctx} />
+      <Overrides key={"o" + version + JSON.stringify(s.manifestOverrides)} {...ctx} />
+      <Secrets {...ctx} />
+    </section>
+  );
+}
+
+interface SectionProps {
+  s: Settings;
+  demo: boolean;
+  saved: (s: Settings) => void;
+  /** reload reads the settings again after a conflict, dropping what was being edited. */
+  reload: Reload;
+  /** refresh reads the settings again, keeping what is being edited. */
+  refresh: Reload;
+}
+
+/** change sends a write: a 400's field errors go to setErrors, a 409 reloads and says so. */
+async function change<T>(send: () => Promise<T>, setErrors: (e: FieldError[]) => void, reload: Reload): Promise<T | null> {
+  setErrors([]);
+  try {
+    return await send();
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 409) {
+      await reload();
+      showError(new ApiError({ ...e.problem, title: "Changed by someone else — reloaded",
+        detail: "Nothing of this change was saved. The page now shows the current settings; make the change again if it still applies." }));
+      return null;
+    }
+    if (e instanceof ApiError && e.status === 400) setErrors(e.problem.errors ?? []);
+    showError(e);
+    return null;
+  }
+}
+
+const errId = (field: string) => "err-" + field.replace(/[^a-zA-Z0-9_-]/g, "-");
+
+/** FieldMessage is the server's message for one field, beside its input. */
+function FieldMessage({ errors, field }: { errors: FieldError[]; field: string }) {
+  const e = errors.find((x) => x.field === field);
+  return e ? <span class="field-error" id={errId(field)}>{e.message}</span> : null;
+}
+
+/** invalid are the attributes tying an input to its field's message. */
+function invalid(errors: FieldError[], field: string, describedBy?: string) {
+  const bad = errors.some((x) => x.field === field);
+  const ids = [bad ? errId(field) : "", describedBy ?? ""].filter(Boolean).join(" ");
+  return { "aria-invalid": bad || undefined, "aria-describedby": ids || undefined };
+}
+
+/** OtherErrors lists the refused fields no input of the section shows. */
+function OtherErrors({ errors, shown }: { errors: FieldError[]; shown: string[] }) {
+  const rest = errors.filter((e) => !shown.includes(e.field));
+  if (rest.length === 0) return null;
+  return (
+    <ul class="field-errors">
+      {rest.map((e) => <li><code>{e.field}</code> {e.message}</li>)}
+    </ul>
+  );
+}
+
+function Flags({ s, demo, saved, reload }: SectionProps) {
+  const [draft, setDraft] = useState<Record<string, string | undefined>>(s.settings);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [busy, setBusy] = useState(false);
+  const keys = [...FLAGS.map((f) => f.key), ROLES_KEY];
+  const changed = keys.filter((k) => (draft[k] ?? "") !== (s.settings[k] ?? ""));
+  const save = async (e: Event) => {
+    e.preventDefault();
+    if (changed.length === 0) return;
+    const patch: SettingsPatch = { settings: Object.fromEntries(changed.map((k) => [k, draft[k] ?? ""])) };
+    setBusy(true);
+    const r = await change(() => write<Settings>("PATCH", "/api/settings", patch), setErrors, reload);
+    setBusy(false);
+    if (r) {
+      saved(r);
+      announce(`Saved ${changed.length === 1 ? changed[0] : changed.length + " settings"}`);
+    }
+  };
+  return (
+    <section aria-labelledby="flags-h">
+      <h2 id="flags-h">Flags</h2>
+      <form onSubmit={save} class="flags">
+        {FLAGS.map((f) => {
+          const stored = s.settings[f.key];
+          const on = f.on(draft[f.key]);
+          const field = "settings." + f.key;
+          const noteId = "note-" + f.key.replace(/\W/g, "-");
+          const odd = stored !== undefined && stored !== "true" && stored !== "false";
+          return (
+            <div class="flag">
+              <label>
+                <input type="checkbox" role="switch" checked={on} disabled={demo}
+                  onChange={(e) => setDraft({ ...draft, [f.key]: (e.target as HTMLInputElement).checked ? "true" : "false" })}
+                  {...invalid(errors, field, noteId)} />
+                {" "}{f.label}
+              </label>
+              <Chip kind={on ? "written" : "skipped"}>{on ? "on" : "off"}</Chip>
+              <span id={noteId} class={odd ? "warn" : "note"}>
+                <code>{f.key}</code>{" "}
+                {stored === undefined ? f.unset : odd ? <>stored “{stored}”, which reads as {f.on(stored) ? "on" : "off"}</> : <>stored “{stored}”</>}
+              </span>
+              <FieldMessage errors={errors} field={field} />
+            </div>
+          );
+        })}
+        <div class="flag">
+          <label for="allowed-roles">Embedded allowed roles</label>
+          <input id="allowed-roles" type="text" value={draft[ROLES_KEY] ?? ""} disabled={demo} size={32}
+            onInput={(e) => setDraft({ ...draft, [ROLES_KEY]: (e.target as HTMLInputElement).value })}
+            {...invalid(errors, "settings." + ROLES_KEY, "roles-hint")} />
+          <span id="roles-hint" class="note">comma-separated roles a host may give embedded sessions (operator, approver); empty allows none</span>
+          <FieldMessage errors={errors} field={"settings." + ROLES_KEY} />
+        </div>
+        <OtherErrors errors={errors} shown={keys.map((k) => "settings." + k)} />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={demo || busy || changed.length === 0}>{busy ? "Saving…" : "Save flags"}</button>
+          {changed.length > 0 && <button type="button" onClick={() => { setDraft(s.settings); setErrors([]); }}>Discard changes</button>}
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function Connectors({ s, demo, saved, reload }: SectionProps) {
+  const [editing, setEditing] = useState<FlowSystem | null>(null);
+  const [removing, setRemoving] = useState<FlowSystem | null>(null);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const patch = async (p: SettingsPatch, done: string): Promise<boolean> => {
+    const r = await change(() => write<Settings>("PATCH", "/api/settings", p), setErrors, reload);
+    if (!r) return false;
+    saved(r);
+    announce(done);
+    return true;
+  };
+  const remove = async (sys: FlowSystem) => {
+    setRemoving(null);
+    await patch({ connectors: { [sys]: null } }, `Removed the ${sys} connector`);
+  };
+  return (
+    <section aria-labelledby="connectors-h">
+      <h2 id="connectors-h">Connectors</h2>
+      <table class="grid plain">
+        <thead><tr><th scope="col">System</th><th scope="col">Base URL</th><th scope="col">Credential</th><th scope="col"><span class="sr-live">Actions</span></th></tr></thead>
+        <tbody>
+          {SYSTEMS.map((sys) => {
+            const c = s.connectors[sys];
+            return [
+              <tr key={sys}>
+                <th scope="row">{sys}</th>
+                <td>{c ? <span class="mono">{c.baseUrl}</span> : <span class="note">not configured</span>}</td>
+                <td>{c && <Chip kind={c.hasToken ? "written" : "skipped"}>{c.hasToken ? "credential set" : "no credential"}</Chip>}</td>
+                <td class="row-actions">
+                  <button type="button" disabled={demo} aria-expanded={editing === sys} aria-controls={editing === sys ? "edit-" + sys : undefined}
+                    onClick={() => { setErrors([]); setEditing(editing === sys ? null : sys); }}>{c ? "Edit" : "Configure"}<span class="sr-live"> {sys}</span></button>
+                  {c && <button type="button" disabled={demo} onClick={() => setRemoving(sys)}>Remove<span class="sr-live"> {sys}</span></button>}
+                </td>
+              </tr>,
+              editing === sys && (
+                <tr key={sys + "-edit"} class="editing">
+                  <td colSpan={4}>
+                    <ConnectorForm sys={sys} baseUrl={c?.baseUrl ?? ""} hasToken={!!c?.hasToken} errors={errors}
+                      onCancel={() => { setEditing(null); setErrors([]); }}
+                      onSave={async (baseUrl, token) => {
+                        const ok = await patch({ connectors: { [sys]: token ? { baseUrl, token } : { baseUrl } } },
+                          `Saved the ${sys} connector` + (token ? " and its new credential" : ""));
+                        if (ok) setEditing(null);
+                      }} />
+                  </td>
+                </tr>
+              ),
+            ];
+          })}
+        </tbody>
+      </table>
+      {editing === null && <OtherErrors errors={errors} shown={[]} />}
+      {removing && (
+        <ConfirmDialog title={`Remove the ${removing} connector?`} confirm="Remove" onConfirm={() => void remove(removing)} onClose={() => setRemoving(null)}>
+          <p>Its base URL and stored credential are deleted. Flows and fixes that write to {removing} fail until it is configured again.</p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
+
+function ConnectorForm(props: {
+  sys: FlowSystem;
+  baseUrl: string;
+  hasToken: boolean;
+  errors: FieldError[];
+  onSave: (baseUrl: string, token: string) => Promise<void>;
+  onCancel: () => void;
+}) {
+  const { sys, errors } = props;
+  const [baseUrl, setBaseUrl] = useState(props.baseUrl);
+  // The credential lives only in this form while it is open; it is never pre-filled.
+  const [token, setToken] = useState("");
+  const [busy, setBusy] = useState(false);
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    await props.onSave(baseUrl.trim(), token);
+    setBusy(false);
+  };
+  const urlField = `connectors.${sys}.baseUrl`;
+  return (
+    <form id={"edit-" + sys} class="connector-form" aria-label={`Edit the ${sys} connector`} onSubmit={submit}
+      onKeyDown={(e) => e.key === "Escape" && props.onCancel()}>
+      <div class="field">
+        <label for={"url-" + sys}>{sys} base URL</label>
+        <input ref={first} id={"url-" + sys} type="url" required value={baseUrl} size={48} spellcheck={false}
+          onInput={(e) => setBaseUrl((e.target as HTMLInputElement).value)} {...invalid(errors, urlField, "url-hint-" + sys)} />
+        <span id={"url-hint-" + sys} class="note">https, reachable from the service (no private or metadata addresses)</span>
+        <FieldMessage errors={errors} field={urlField} />
+      </div>
+      <div class="field">
+        <label for={"token-" + sys}>{sys} credential</label>
+        <input id={"token-" + sys} type="password" autocomplete="new-password" value={token} size={32}
+          onInput={(e) => setToken((e.target as HTMLInputElement).value)} {...invalid(errors, `connectors.${sys}.token`, "token-hint-" + sys)} />
+        <span id={"token-hint-" + sys} class="note">
+          {props.hasToken ? "A credential is stored; leave empty to keep it." : "No credential is stored; leave empty for none."} It is never shown back.
+        </span>
+        <FieldMessage errors={errors} field={`connectors.${sys}.token`} />
+      </div>
+      <OtherErrors errors={errors} shown={[urlField, `connectors.${sys}.token`]} />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>{busy ? "Saving…" : `Save ${sys}`}</button>
+        <button type="button" onClick={props.onCancel}>Cancel</button>
+      </div>
+    </form>
+  );
+}
+
+interface Row {
+  entity: string;
+  field: string;
+  owner: FlowSystem;
+  policy: ManifestOverride["policy"];
+}
+
+const toRows = (o: ManifestOverride[]): Row[] => o.map((e) => ({ entity: e.entity, field: e.field ?? "", owner: e.owner, policy: e.policy }));
+
+function Overrides({ s, demo, saved, reload }: SectionProps) {
+  const [rows, setRows] = useState<Row[]>(toRows(s.manifestOverrides));
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [busy, setBusy] = useState(false);
+  const table = useRef<HTMLTableElement>(null);
+  const added = useRef(false);
+  useEffect(() => {
+    // A row just added gets the focus on its entity.
+    if (added.current) table.current?.querySelector<HTMLInputElement>("tbody tr:last-child input")?.focus();
+    added.current = false;
+  }, [rows.length]);
+  const dirty = JSON.stringify(rows) !== JSON.stringify(toRows(s.manifestOverrides));
+  const set = (i: number, r: Partial<Row>) => setRows(rows.map((x, j) => (j === i ? { ...x, ...r } : x)));
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const entries: ManifestOverride[] = rows.map((r) => ({ entity: r.entity.trim(), ...(r.field.trim() ? { field: r.field.trim() } : {}), owner: r.owner, policy: r.policy }));
+    setBusy(true);
+    const r = await change(() => write<Settings>("PUT", "/api/settings/manifest-overrides", { entries }), setErrors, reload);
+    setBusy(false);
+    if (r) {
+      saved(r);
+      announce(`Saved ${entries.length} manifest override${entries.length === 1 ? "" : "s"}`);
+    }
+  };
+  return (
+    <section aria-labelledby="overrides-h">
+      <h2 id="overrides-h">Manifest overrides</h2>
+      <p class="note">Each entry replaces the default ownership manifest's entry for the same entity and field, or adds one. An empty field is the entity-level entry.</p>
+      <form onSubmit={save}>
+        <table class="grid plain" ref={table}>
+          <thead><tr><th scope="col">Entity</th><th scope="col">Field</th><th scope="col">Owner</th><th scope="col">Policy</th><th scope="col"><span class="sr-live">Actions</span></th></tr></thead>
+          <tbody>
+            {rows.map((r, i) => (
+              <tr>
+                <td><input type="text" required aria-label={`Entity, row ${i + 1}`} value={r.entity} disabled={demo} {...invalid(errors, "entries", undefined)}
+                  onInput={(e) => set(i, { entity: (e.target as HTMLInputElement).value })} /></td>
+                <td><input type="text" aria-label={`Field, row ${i + 1}`} value={r.field} disabled={demo} placeholder="(entity)"
+                  onInput={(e) => set(i, { field: (e.target as HTMLInputElement).value })} /></td>
+                <td><select aria-label={`Owner, row ${i + 1}`} value={r.owner} disabled={demo} onChange={(e) => set(i, { owner: (e.target as HTMLSelectElement).value as FlowSystem })}>
+                  {SYSTEMS.map((x) => <option value={x}>{x}</option>)}
+                </select></td>
+                <td><select aria-label={`Policy, row ${i + 1}`} value={r.policy} disabled={demo} onChange={(e) => set(i, { policy: (e.target as HTMLSelectElement).value as Row["policy"] })}>
+                  {POLICIES.map((x) => <option value={x}>{x}</option>)}
+                </select></td>
+                <td><button type="button" disabled={demo} onClick={() => setRows(rows.filter((_, j) => j !== i))}>Remove<span class="sr-live"> row {i + 1}</span></button></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {rows.length === 0 && <p class="empty">No overrides: the default manifest applies as it is.</p>}
+        <FieldMessage errors={errors} field="entries" />
+        <OtherErrors errors={errors} shown={["entries"]} />
+        <div class="actions">
+          <button type="button" disabled={demo} onClick={() => { added.current = true; setRows([...rows, { entity: "", field: "", owner: "hosterp", policy: "reject_with_alert" }]); }}>Add override</button>
+          <button type="submit" class="primary" disabled={demo || busy || !dirty}>{busy ? "Saving…" : "Save overrides"}</button>
+          {dirty && <button type="button" onClick={() => { setRows(toRows(s.manifestOverrides)); setErrors([]); }}>Discard changes</button>}
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function Secrets({ s, demo, refresh }: SectionProps) {
+  const [asking, setAsking] = useState<SecretPurpose | null>(null);
+  // The rotated secret lives here only while its dialog is open.
+  const [shown, setShown] = useState<SecretRotation | null>(null);
+  const rotate = async (purpose: SecretPurpose) => {
+    setAsking(null);
+    try {
+      const r = await write<SecretRotation>("POST", "/api/settings/webhook-secret/rotate", { purpose });
+      setShown(r);
+      announce(`Rotated the ${purpose} secret; the new one is shown once in the dialog`);
+    } catch (e) {
+      showError(e);
+    }
+    await refresh();
+  };
+  return (
+    <section aria-labelledby="secrets-h">
+      <h2 id="secrets-h">Webhook secrets</h2>
+      <table class="grid plain">
+        <thead><tr><th scope="col">Purpose</th><th scope="col">Used for</th><th scope="col">Current since</th><th scope="col">Retiring</th><th scope="col"><span class="sr-live">Actions</span></th></tr></thead>
+        <tbody>
+          {PURPOSES.map(({ purpose, use }) => {
+            const v = s.secrets[purpose];
+            return (
+              <tr>
+                <th scope="row">{purpose}</th>
+                <td>{use}</td>
+                <td>{v?.currentSince ? <Ago at={v.currentSince} /> : <span class="note">none</span>}</td>
+                <td>{v && v.retiringAt.length > 0
+                  ? v.retiringAt.map((at, i) => <>{i > 0 && ", "}previous stops verifying <Ago at={at} /></>)
+                  : <span class="note">none</span>}</td>
+                <td><button type="button" disabled={demo} onClick={() => setAsking(purpose)}>Rotate<span class="sr-live"> the {purpose} secret</span></button></td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {asking && (
+        <ConfirmDialog title={`Rotate the ${asking} secret?`} confirm="Rotate" onConfirm={() => void rotate(asking)} onClose={() => setAsking(null)}>
+          <p>A new secret becomes current now and is shown once. The current one keeps verifying for 24 hours, so the host has a day to switch to the new one.</p>
+          {(s.secrets[asking]?.retiringAt.length ?? 0) > 0 && <p class="warn">A secret still retiring from an earlier rotation stops verifying at once.</p>}
+        </ConfirmDialog>
+      )}
+      {shown && <SecretDialog rotation={shown} onClose={() => setShown(null)} />}
+    </section>
+  );
+}
+
+/** SecretDialog shows a rotated secret once; closing it forgets the secret. */
+function SecretDialog({ rotation, onClose }: { rotation: SecretRotation; onClose: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    ref.current?.showModal();
+    field.current?.select();
+  }, []);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(rotation.secret);
+      announce("Copied the secret to the clipboard");
+    } catch {
+      field.current?.select();
+      announce("Copying was not allowed: the secret is selected, copy it with the keyboard");
+    }
+  };
+  return (
+    <dialog ref={ref} aria-labelledby="secret-h" aria-describedby="secret-once" onClose={onClose} class="secret">
+      <h2 id="secret-h">New {rotation.purpose} secret</h2>
+      <p id="secret-once"><strong>Copy it now: you will not see it again.</strong> Closing this dialog forgets it.</p>
+      <label for="secret-value">Secret</label>
+      <div class="toolbar">
+        <input ref={field} id="secret-value" class="mono" type="text" readOnly value={rotation.secret} size={52} autocomplete="off" spellcheck={false}
+          onFocus={(e) => (e.target as HTMLInputElement).select()} />
+        <button type="button" onClick={() => void copy()}>Copy</button>
+      </div>
+      <p class="note">The previous secret stops verifying <Ago at={rotation.previousRetiresAt} /> ({new Date(rotation.previousRetiresAt).toLocaleString()}).</p>
+      <div class="actions">
+        <button type="button" class="primary" onClick={() => ref.current?.close()}>Close</button>
+      </div>
+    </dialog>
+  );
+}
