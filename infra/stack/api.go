@@ -78,7 +78,8 @@ var routeAuthReason = map[blueprint.Auth]string{
 	blueprint.AuthApprover: "The function verifies the bearer JWT itself (issuer, audience, expiry, JWKS signature, " +
 		"approver role) or an embedded session, which a gateway JWT authorizer cannot accept",
 	blueprint.AuthAdmin: "The function verifies the bearer JWT itself (issuer, audience, expiry, JWKS signature, " +
-		"admin role) and refuses embedded sessions (admin routes belong to no embedded module), answering 401/403 as problem+json like the local stack",
+		"admin role) or an embedded session with the admin role in the route's own module, which a gateway JWT authorizer " +
+		"cannot accept, answering 401/403 as problem+json like the local stack",
 	blueprint.AuthServiceToken: "The embedded sidecar's service token is opaque and looked up in the sessions table " +
 		"by the function; no gateway authorizer type can verify it",
 }
