@@ -204,6 +204,28 @@ func run(n, conc, rounds int) error {
 	fmt.Printf("via the Lambda entry point / raw: %.2f (p50 +%.2f ms); / claim row put + send: %.2f (p50 +%.2f ms)\n",
 		rate[2]/rate[0], ms(p50[2]-p50[0]), rate[2]/rate[1], ms(p50[2]-p50[1]))
 	fmt.Printf("over HTTP (local stack) / raw: %.2f (p50 +%.2f ms)\n", rate[3]/rate[0], ms(p50[3]-p50[0]))
+
+	// Flows: one change event is one run stored, one guarded write (manifest, loop ledger,
+	// DLP, audit) and one read-compare-write of the CRM fake over HTTP, beside the raw floor.
+	crm, direct, stopCRM, err := flowSetup(ctx, deps, n, rounds)
+	if err != nil {
+		return err
+	}
+	defer stopCRM()
+	flowURL := "http://" + ln.Addr().String() + "/api/flows/events/hosterp"
+	_ = flowEvents(ctx, flowURL, key, n, conc, -1)
+	var fr [3]float64
+	var fp50 [3]time.Duration
+	for r := 0; r < rounds; r++ {
+		for i, x := range []loadgen.Result{raw(100 + r), directWrites(ctx, direct, n, conc, rounds+r), flowEvents(ctx, flowURL, key, n, conc, r)} {
+			fmt.Println(x)
+			fr[i] += x.Rate() / float64(rounds)
+			fp50[i] += x.Quantile(0.5) / time.Duration(rounds)
+		}
+	}
+	fmt.Printf("flow events/s %.0f at c=%d; / raw ingest floor: %.2f (p50 +%.2f ms); / connector-only write: %.2f (p50 +%.2f ms: the run, the guard, the ledger and audit)\n",
+		fr[2], conc, fr[2]/fr[0], ms(fp50[2]-fp50[0]), fr[2]/fr[1], ms(fp50[2]-fp50[1]))
+	fmt.Printf("CRM writes applied: %d for %d flow events and %d direct writes\n", len(crm.Writes()), n*(rounds+1), n*rounds)
 	return diagnoseBench(ctx, awsCfg, n/2)
 }
 

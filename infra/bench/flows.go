@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/syncassist/syncassist/infra/bench/loadgen"
+	"github.com/syncassist/syncassist/infra/compose"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/connector/fakesystem"
+	"github.com/syncassist/syncassist/shared/flow"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+// benchFlow carries the host ERP's customer phone to the CRM's Account, as the demo's
+// mirrored flow does: each event is one run, one guarded write, one CRM PATCH.
+var benchFlow = flow.Flow{ID: "erp-customer-to-crm", Enabled: true,
+	Source: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"},
+	Target: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"},
+	Mapping: map[string]string{"Phone": "phone"}}
+
+// flowSetup points the bench tenant's CRM at a Salesforce-shaped fake with n accounts per
+// round seeded, and stores the flow and an ownership override that lets the host ERP write
+// the phone. The returned stop closes the fake.
+func flowSetup(ctx context.Context, deps *compose.Stack, n, rounds int) (*fakesystem.Server, *connector.Client, func(), error) {
+	crm := fakesystem.New(connector.SystemCRM)
+	srv := httptest.NewServer(crm.Handler())
+	for r := -1; r < 2*rounds; r++ {
+		for i := 0; i < n; i++ {
+			crm.Seed("Account", accountID(r, i), map[string]any{"Phone": "+49 40 0", "Name": "Bench"})
+		}
+	}
+	if err := (tenant.Admin{Store: deps.Tenants}).SetConnector(ctx, "bench", string(connector.SystemCRM), srv.URL, ""); err != nil {
+		srv.Close()
+		return nil, nil, nil, err
+	}
+	overrides := []governance.Entry{{Entity: "account", Field: "Phone", Owner: connector.SystemHostERP, Policy: governance.PolicySourceWins}}
+	if err := deps.Manifests().(*governance.TenantManifests).SetOverrides(ctx, "bench", overrides); err != nil {
+		srv.Close()
+		return nil, nil, nil, err
+	}
+	store := flow.NewDynamoStore(deps.DB, deps.Config.Table(blueprint.Flows))
+	if err := store.PutFlow(ctx, "bench", benchFlow); err != nil {
+		srv.Close()
+		return nil, nil, nil, err
+	}
+	direct, err := connector.New(connector.Config{System: connector.SystemCRM, BaseURL: srv.URL})
+	if err != nil {
+		srv.Close()
+		return nil, nil, nil, err
+	}
+	return crm, direct, srv.Close, nil
+}
+
+// directWrites makes the same CRM writes with the connector alone: no run, no guard.
+func directWrites(ctx context.Context, c *connector.Client, n, conc, round int) loadgen.Result {
+	return measure("CRM write, connector only (no run, no guard)", n, conc, func(i int) error {
+		_, err := c.Write(ctx, connector.WriteRequest{Entity: "Account", RecordID: accountID(round, i),
+			Fields: map[string]any{"Phone": fmt.Sprintf("+49 40 %d", 1000+i)}, IdempotencyKey: fmt.Sprintf("direct-%d-%d", round, i),
+			Origin: string(connector.SystemHostERP)})
+		return err
+	})
+}
+
+func accountID(round, i int) string { return fmt.Sprintf("C-%d-%d", round+1, i) }
+
+// flowEvents posts n signed change events of the host ERP at conc, each changing one
+// customer's phone, and checks each answer started exactly one run.
+func flowEvents(ctx context.Context, url string, key []byte, n, conc, round int) loadgen.Result {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
+	return measure("flow event → guarded CRM write, over HTTP", n, conc, func(i int) error {
+		body, _ := json.Marshal(map[string]any{"eventId": fmt.Sprintf("ev-%d-%d", round, i), "entity": "customer",
+			"recordId": accountID(round, i), "changedAt": time.Now().UTC().Format(time.RFC3339),
+			"fields": map[string]any{"phone": fmt.Sprintf("+49 40 %d", 1000+i)}})
+		ans, err := loadgen.PostSigned(ctx, client, url, "bench", key, webhook.NewMessageID(), body)
+		if err != nil {
+			return err
+		}
+		var out struct{ RunIDs []string }
+		if ans.Status != http.StatusAccepted || json.Unmarshal(ans.Body, &out) != nil || len(out.RunIDs) != 1 {
+			return fmt.Errorf("status %d: %s", ans.Status, ans.Body)
+		}
+		return nil
+	})
+}
