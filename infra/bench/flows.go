@@ -22,8 +22,8 @@ import (
 // benchFlow carries the host ERP's customer phone to the CRM's Account, as the demo's
 // mirrored flow does: each event is one run, one guarded write, one CRM PATCH.
 var benchFlow = flow.Flow{ID: "erp-customer-to-crm", Enabled: true,
-	Source: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"},
-	Target: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"},
+	Source:  flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"},
+	Target:  flow.Endpoint{System: connector.SystemCRM, Entity: "Account"},
 	Mapping: map[string]string{"Phone": "phone"}}
 
 // flowSetup points the bench tenant's CRM at a Salesforce-shaped fake with n accounts per
