@@ -180,7 +180,9 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 		}
 		switch {
 		case f.SealsSecrets && props.SecretsKey != nil:
-			props.SecretsKey.GrantEncryptDecrypt(fn)
+			// Sealing is envelope encryption: a data key from GenerateDataKey, opened again
+			// with Decrypt. Nothing more (GrantEncryptDecrypt's wildcards would add ReEncrypt).
+			props.SecretsKey.Grant(fn, jsii.String("kms:GenerateDataKey"), jsii.String("kms:Decrypt"))
 		case f.NeedsSecrets() && props.SecretsKey != nil:
 			props.SecretsKey.GrantDecrypt(fn)
 		}
