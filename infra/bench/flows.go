@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"time"
 
 	"github.com/syncassist/syncassist/infra/bench/loadgen"
@@ -29,7 +30,7 @@ var benchFlow = flow.Flow{ID: "erp-customer-to-crm", Enabled: true,
 // flowSetup points the bench tenant's CRM at a Salesforce-shaped fake with n accounts per
 // round seeded, and stores the flow and an ownership override that lets the host ERP write
 // the phone. The returned stop closes the fake.
-func flowSetup(ctx context.Context, deps *compose.Stack, n, rounds int) (*fakesystem.Server, *connector.Client, func(), error) {
+func flowSetup(ctx context.Context, deps *compose.Stack, n, rounds int) (*fakesystem.Server, string, func(), error) {
 	crm := fakesystem.New(connector.SystemCRM)
 	srv := httptest.NewServer(crm.Handler())
 	for r := -1; r < 2*rounds; r++ {
@@ -39,37 +40,43 @@ func flowSetup(ctx context.Context, deps *compose.Stack, n, rounds int) (*fakesy
 	}
 	if err := (tenant.Admin{Store: deps.Tenants}).SetConnector(ctx, "bench", string(connector.SystemCRM), srv.URL, ""); err != nil {
 		srv.Close()
-		return nil, nil, nil, err
+		return nil, "", nil, err
 	}
 	overrides := []governance.Entry{{Entity: "account", Field: "Phone", Owner: connector.SystemHostERP, Policy: governance.PolicySourceWins}}
 	if err := deps.Manifests().(*governance.TenantManifests).SetOverrides(ctx, "bench", overrides); err != nil {
 		srv.Close()
-		return nil, nil, nil, err
+		return nil, "", nil, err
 	}
 	store := flow.NewDynamoStore(deps.DB, deps.Config.Table(blueprint.Flows))
 	if err := store.PutFlow(ctx, "bench", benchFlow); err != nil {
 		srv.Close()
-		return nil, nil, nil, err
+		return nil, "", nil, err
 	}
-	direct, err := connector.New(connector.Config{System: connector.SystemCRM, BaseURL: srv.URL})
-	if err != nil {
-		srv.Close()
-		return nil, nil, nil, err
-	}
-	return crm, direct, srv.Close, nil
+	return crm, srv.URL, srv.Close, nil
 }
 
-// directWrites makes the same CRM writes with the connector alone: no run, no guard.
-func directWrites(ctx context.Context, c *connector.Client, n, conc, round int) loadgen.Result {
-	return measure("CRM write, connector only (no run, no guard)", n, conc, func(i int) error {
-		_, err := c.Write(ctx, connector.WriteRequest{Entity: "Account", RecordID: accountID(round, i),
-			Fields: map[string]any{"Phone": fmt.Sprintf("+49 40 %d", 1000+i)}, IdempotencyKey: fmt.Sprintf("direct-%d-%d", round, i),
-			Origin: string(connector.SystemHostERP)})
-		return err
+// directWrites makes the same CRM writes as bare PATCHes of the Salesforce fake: no run, no
+// guard, no read-compare-write (the architecture test keeps connector writes in the guard).
+func directWrites(ctx context.Context, crmURL string, n, conc, round int) loadgen.Result {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
+	return measure("bare CRM PATCH (no run, no guard, no read)", n, conc, func(i int) error {
+		body := strings.NewReader(fmt.Sprintf(`{"Phone":"+49 40 %d"}`, 1000+i))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPatch, crmURL+"/services/data/v62.0/sobjects/Account/"+accountID(round, i), body)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
 	})
 }
-
-func accountID(round, i int) string { return fmt.Sprintf("C-%d-%d", round+1, i) }
 
 // flowEvents posts n signed change events of the host ERP at conc, each changing one
 // customer's phone, and checks each answer started exactly one run.
@@ -90,3 +97,5 @@ func flowEvents(ctx context.Context, url string, key []byte, n, conc, round int)
 		return nil
 	})
 }
+
+func accountID(round, i int) string { return fmt.Sprintf("C-%d-%d", round+1, i) }

@@ -207,7 +207,7 @@ func run(n, conc, rounds int) error {
 
 	// Flows: one change event is one run stored, one guarded write (manifest, loop ledger,
 	// DLP, audit) and one read-compare-write of the CRM fake over HTTP, beside the raw floor.
-	crm, direct, stopCRM, err := flowSetup(ctx, deps, n, rounds)
+	crm, crmURL, stopCRM, err := flowSetup(ctx, deps, n, rounds)
 	if err != nil {
 		return err
 	}
@@ -217,13 +217,13 @@ func run(n, conc, rounds int) error {
 	var fr [3]float64
 	var fp50 [3]time.Duration
 	for r := 0; r < rounds; r++ {
-		for i, x := range []loadgen.Result{raw(100 + r), directWrites(ctx, direct, n, conc, rounds+r), flowEvents(ctx, flowURL, key, n, conc, r)} {
+		for i, x := range []loadgen.Result{raw(100 + r), directWrites(ctx, crmURL, n, conc, rounds+r), flowEvents(ctx, flowURL, key, n, conc, r)} {
 			fmt.Println(x)
 			fr[i] += x.Rate() / float64(rounds)
 			fp50[i] += x.Quantile(0.5) / time.Duration(rounds)
 		}
 	}
-	fmt.Printf("flow events/s %.0f at c=%d; / raw ingest floor: %.2f (p50 +%.2f ms); / connector-only write: %.2f (p50 +%.2f ms: the run, the guard, the ledger and audit)\n",
+	fmt.Printf("flow events/s %.0f at c=%d; / raw ingest floor: %.2f (p50 +%.2f ms); / bare CRM PATCH: %.2f (p50 +%.2f ms: the run, the guard, ledger and audit, the read of read-compare-write)\n",
 		fr[2], conc, fr[2]/fr[0], ms(fp50[2]-fp50[0]), fr[2]/fr[1], ms(fp50[2]-fp50[1]))
 	fmt.Printf("CRM writes applied: %d for %d flow events and %d direct writes\n", len(crm.Writes()), n*(rounds+1), n*rounds)
 	return diagnoseBench(ctx, awsCfg, n/2)
