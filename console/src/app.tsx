@@ -1,5 +1,5 @@
 // The console's frame: top bar, demo banner, navigation and the panel for the URL.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { demoReason, onUnauthorized, readQuiet } from "./api/client";
 import type { List } from "./api/types";
 import { type ConsoleConfig, hasRole, session, signIn, signOut } from "./auth";
@@ -90,26 +90,27 @@ export function App({ config }: { config: ConsoleConfig }) {
   );
 }
 
-/** g then a letter jumps between panels; ? shows the shortcuts. */
+/** g then a letter jumps between panels; ? shows the shortcuts. "armed" is a ref, not
+ *  state: a letter typed right after g must not wait for a re-render to be understood. */
 function useGoKeys(): boolean {
-  const [armed, setArmed] = useState(false);
+  const armed = useRef(false);
   const [help, setHelp] = useState(false);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
       if (e.key === "?") return setHelp(!help);
       if (e.key === "Escape") return setHelp(false);
-      if (!armed) {
-        if (e.key === "g") setArmed(true);
+      if (!armed.current) {
+        if (e.key === "g") armed.current = true;
         return;
       }
-      setArmed(false);
+      armed.current = false;
       const to = { q: "/queue", f: "/finance", g: "/governance", l: "/flows", a: "/audit", s: "/settings" }[e.key];
       if (to) navigate(to);
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
-  }, [armed, help]);
+  }, [help]);
   return help;
 }
 
