@@ -17,6 +17,7 @@ import (
 	"github.com/syncassist/syncassist/shared/ai/aitest"
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/identity/identitytest"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -112,7 +113,7 @@ func TestCanariesNeverLeaveTheService(t *testing.T) {
 			}
 			// What the operator's API answers: the detail masks even the contact data the
 			// row keeps, since the fix (shipcountry) does not touch it.
-			e.deps.Tokens = tokens{}
+			e.deps.Tokens = identitytest.RoleTokens{}
 			mux, err := e.deps.Mux(blueprint.HTTPFunctions())
 			if err != nil {
 				t.Fatal(err)

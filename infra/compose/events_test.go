@@ -14,6 +14,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/finance"
+	"github.com/syncassist/syncassist/shared/identity/identitytest"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 )
 
@@ -23,7 +24,7 @@ import (
 // answer 200).
 func TestEveryFunctionHasARoutableSampleEvent(t *testing.T) {
 	e := newEnv(t, sqsqueue.CreateOptions{})
-	e.deps.Tokens = tokens{}
+	e.deps.Tokens = identitytest.RoleTokens{}
 	for _, f := range blueprint.Functions {
 		t.Run(f.Name, func(t *testing.T) {
 			path := filepath.Join("..", "..", "events", f.Name+".json")

@@ -16,6 +16,7 @@ import (
 	"github.com/syncassist/syncassist/shared/connector/fakesystem"
 	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
 	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/identity/identitytest"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
@@ -59,7 +60,7 @@ func newFlows(t *testing.T) *flows {
 	if err := e.deps.Manifests().(*governance.TenantManifests).SetOverrides(ctx, "demo", overrides); err != nil {
 		t.Fatal(err)
 	}
-	e.deps.Tokens = tokens{}
+	e.deps.Tokens = identitytest.RoleTokens{}
 	api, err := e.deps.Mux(blueprint.HTTPFunctions())
 	if err != nil {
 		t.Fatal(err)
@@ -75,15 +76,7 @@ func newFlows(t *testing.T) *flows {
 }
 
 func (f *flows) call(t *testing.T, token, method, path, body string) *httptest.ResponseRecorder {
-	t.Helper()
-	r := httptest.NewRequest(method, path, strings.NewReader(body))
-	if token != "" {
-		r.Header.Set("Authorization", "Bearer "+token)
-	}
-	r.Header.Set("Content-Type", "application/json")
-	w := httptest.NewRecorder()
-	f.api.ServeHTTP(w, r)
-	return w
+	return serve(f.api, token, method, path, body)
 }
 
 // event posts a signed change event and returns its run ids.

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/identity/identitytest"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 )
 
@@ -16,7 +17,7 @@ import (
 // still negotiates: the sample tools/list event answers the four tools.
 func TestMCPThroughTheLambdaAdapter(t *testing.T) {
 	e := newEnv(t, sqsqueue.CreateOptions{})
-	e.deps.Tokens = tokens{}
+	e.deps.Tokens = identitytest.RoleTokens{}
 	var ev events.APIGatewayV2HTTPRequest
 	loadEvent(t, blueprint.FuncMCP+".json", &ev)
 	ev.Headers["authorization"] = "Bearer operator@demo"

@@ -18,22 +18,11 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/connector/fakesystem"
-	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/identity/identitytest"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
-
-// tokens is a TokenVerifier for tests: the token names the role.
-type tokens struct{}
-
-func (tokens) Verify(_ context.Context, token string) (identity.Principal, error) {
-	role, tenantID, _ := strings.Cut(token, "@")
-	if !identity.KnownRole(role) {
-		return identity.Principal{}, identity.ErrTokenInvalid
-	}
-	return identity.Principal{Subject: "user-" + role, TenantID: tenantID, Roles: []string{role}}, nil
-}
 
 type flow struct {
 	*env
@@ -58,7 +47,7 @@ func newFlow(t *testing.T) *flow {
 	if err := e.deps.Tenants.Create(context.Background(), tenant.Config{ID: "other"}); err != nil {
 		t.Fatal(err)
 	}
-	e.deps.Tokens = tokens{}
+	e.deps.Tokens = identitytest.RoleTokens{}
 	api, err := e.deps.Mux(blueprint.HTTPFunctions())
 	if err != nil {
 		t.Fatal(err)
@@ -83,14 +72,18 @@ func (f *flow) diagnosed(t *testing.T) string {
 }
 
 func (f *flow) call(t *testing.T, token, method, path, body string) *httptest.ResponseRecorder {
-	t.Helper()
+	return serve(f.api, token, method, path, body)
+}
+
+// serve makes one JSON request of api with a bearer token (none when token is empty).
+func serve(api http.Handler, token, method, path, body string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(method, path, strings.NewReader(body))
 	if token != "" {
 		r.Header.Set("Authorization", "Bearer "+token)
 	}
 	r.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
-	f.api.ServeHTTP(w, r)
+	api.ServeHTTP(w, r)
 	return w
 }
 

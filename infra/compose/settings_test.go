@@ -11,6 +11,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/identity/identitytest"
 	"github.com/syncassist/syncassist/shared/settings"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -22,18 +23,13 @@ import (
 func settingsAPI(t *testing.T) (*env, func(token, method, path, body string) *httptest.ResponseRecorder) {
 	t.Helper()
 	e := newEnv(t, sqsqueue.CreateOptions{})
-	e.deps.Tokens = tokens{}
+	e.deps.Tokens = identitytest.RoleTokens{}
 	api, err := e.deps.Mux(blueprint.HTTPFunctions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return e, func(token, method, path, body string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest(method, path, strings.NewReader(body))
-		r.Header.Set("Authorization", "Bearer "+token)
-		r.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
-		api.ServeHTTP(w, r)
-		return w
+		return serve(api, token, method, path, body)
 	}
 }
 

@@ -26,7 +26,7 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/connector/fakesystem"
 	"github.com/syncassist/syncassist/shared/emf"
-	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/identity/identitytest"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -159,7 +159,7 @@ func (st *Stage) load(ctx context.Context) error {
 	}
 	deps.Log = slog.New(slog.NewJSONHandler(st.h.Logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	slog.SetDefault(deps.Log)
-	deps.Tokens = roleTokens{}
+	deps.Tokens = identitytest.RoleTokens{SubjectPrefix: "fault-"}
 	st.Deps = deps
 	admin := tenant.Admin{Store: deps.Tenants, Keeper: deps.Keeper}
 	secrets, err := admin.Create(ctx, tenantID, nil)
@@ -331,14 +331,14 @@ func (st *Stage) erpWrites() (applied, answered map[string]int) {
 	return applied, answered
 }
 
-// isWrite tells a record write from a read: NetSuite's SuiteQL query (the reconcile's poll
-// of sync errors) is a POST that changes nothing.
+// isWrite tells a record write from a read.
 func isWrite(method, p string) bool {
-	if strings.Contains(p, "/query/v1/suiteql") {
-		return false
-	}
-	return method == http.MethodPatch || method == http.MethodPut || method == http.MethodPost
+	return !isQuery(p) && (method == http.MethodPatch || method == http.MethodPut || method == http.MethodPost)
 }
+
+// isQuery: NetSuite's SuiteQL query, the reconcile's poll of sync errors, is a POST that
+// reads and changes nothing.
+func isQuery(p string) bool { return strings.Contains(p, "/query/v1/suiteql") }
 
 // countWrites fills lost (no write applied) and doubled (more than one applied, or more
 // than one write request answered 2xx) for each record id.
@@ -396,18 +396,6 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// roleTokens verifies the suite's bearer tokens, "<role>@<tenant>", so that scenarios call
-// the operator and approver routes through the same authentication middleware.
-type roleTokens struct{}
-
-func (roleTokens) Verify(_ context.Context, token string) (identity.Principal, error) {
-	role, tenantID, _ := strings.Cut(token, "@")
-	if !identity.KnownRole(role) {
-		return identity.Principal{}, identity.ErrTokenInvalid
-	}
-	return identity.Principal{Subject: "fault-" + role, TenantID: tenantID, Roles: []string{role}}, nil
 }
 
 // Len is how much has been written so far: an offset for From.

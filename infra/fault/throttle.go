@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -120,7 +119,7 @@ func (st *Stage) checkThrottled(ctx context.Context, row *Row, ids, records []st
 	for _, e := range log {
 		// A write is retried as a read then a write of the same record (read-compare-write;
 		// the vendors have no idempotency key), so a retry is the next request for the path.
-		if strings.Contains(e.Path, "/query/v1/suiteql") {
+		if isQuery(e.Path) {
 			continue // the reconcile's poll, not a write being retried
 		}
 		if p, ok := last[e.Path]; ok && p.Status == http.StatusTooManyRequests && e.At.Before(p.At.Add(p.RetryAfter)) {

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/syncassist/syncassist/infra/emulators"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/webhook"
@@ -20,41 +17,16 @@ import (
 // step: the host ERP record before, a signed sync error, its diagnosis, the approve, and
 // the record after the write-back.
 func demo(ctx context.Context) error {
-	st, err := readState()
+	api, err := newLocalAPI(ctx, "approver")
 	if err != nil {
 		return err
 	}
-	base, tenantID := st["LOCAL_API_URL"], st["DEMO_TENANT"]
-	root, err := emulators.FindRoot()
-	if err != nil {
-		return err
-	}
-	var tok bytes.Buffer
-	if err := mintDevToken(&tok, root, devTokenOptions{role: "approver", tenant: tenantID, subject: "demo-approver", ttl: time.Hour}); err != nil {
-		return err
-	}
-	auth := "Bearer " + strings.TrimSpace(tok.String())
-	call := func(method, path string, body []byte, header map[string]string) (int, []byte, error) {
-		req, err := http.NewRequestWithContext(ctx, method, base+path, bytes.NewReader(body))
-		if err != nil {
-			return 0, nil, err
-		}
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return 0, nil, fmt.Errorf("%s %s (is `make run` running?): %w", method, path, err)
-		}
-		defer resp.Body.Close()
-		out, err := io.ReadAll(resp.Body)
-		return resp.StatusCode, out, err
-	}
+	noAuth := http.Header{} // the fake ERP takes no token
 	record := "/fake/hosterp/services/rest/record/v1/salesOrder/SO-10042"
 	step := func(n int, what string) { fmt.Printf("\n%d. %s\n", n, what) }
 
 	step(1, "The host ERP's sales order before (GET "+record+"):")
-	_, before, err := call("GET", record, nil, nil)
+	_, before, err := api.do("GET", record, nil, noAuth)
 	if err != nil {
 		return err
 	}
@@ -62,18 +34,7 @@ func demo(ctx context.Context) error {
 
 	errorID := "ERR-DEMO-" + strings.TrimPrefix(webhook.NewMessageID(), "msg_")[:8]
 	step(2, "The host ERP posts a signed sync error ("+errorID+"):")
-	body := sampleBody(tenantID, errorID)
-	key, err := webhook.ParseSecret(st["DEMO_WEBHOOK_SECRET"])
-	if err != nil {
-		return err
-	}
-	h := http.Header{}
-	webhook.Sign(key, webhook.NewMessageID(), time.Now(), body).Set(h)
-	headers := map[string]string{"Content-Type": "application/json", syncerror.HeaderTenantID: tenantID}
-	for k := range h {
-		headers[k] = h.Get(k)
-	}
-	code, out, err := call("POST", blueprint.IngestRoute.Path, body, headers)
+	code, out, err := api.signed(blueprint.IngestRoute.Path, sampleBody(api.tenant, errorID))
 	if err != nil {
 		return err
 	}
@@ -87,7 +48,7 @@ func demo(ctx context.Context) error {
 	detailPath := "/api/sync-error-assist/proposals/" + claimed.ID
 	var d syncerror.Detail
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		code, out, err = call("GET", detailPath, nil, map[string]string{"Authorization": auth})
+		code, out, err = api.do("GET", detailPath, nil, nil)
 		if err != nil {
 			return err
 		}
@@ -105,8 +66,7 @@ func demo(ctx context.Context) error {
 	}
 
 	step(4, "An approver approves it (POST "+detailPath+"/approve):")
-	code, out, err = call("POST", detailPath+"/approve", []byte(`{"note":"approved by make demo"}`),
-		map[string]string{"Authorization": auth, "Content-Type": "application/json"})
+	code, out, err = api.do("POST", detailPath+"/approve", []byte(`{"note":"approved by make demo"}`), nil)
 	if err != nil {
 		return err
 	}
@@ -117,11 +77,11 @@ func demo(ctx context.Context) error {
 	fmt.Printf("   %d, status %s\n", code, d.Status)
 
 	step(5, "The fix was written back through the governed path; the record after:")
-	_, after, err := call("GET", record, nil, nil)
+	_, after, err := api.do("GET", record, nil, noAuth)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("   %s\n", after)
-	fmt.Printf("\nThe audit trail: curl -s '%s/api/audit?actionType=syncerror' -H 'Authorization: %s'\n", base, auth)
+	fmt.Printf("\nThe audit trail: curl -s '%s/api/audit?actionType=syncerror' -H 'Authorization: %s'\n", api.base, api.auth)
 	return nil
 }

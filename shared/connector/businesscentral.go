@@ -59,12 +59,9 @@ func (b businessCentral) get(ctx context.Context, c *Client, op, entitySet, id s
 }
 
 func (businessCentral) decode(c *Client, op string, ans answer, entitySet, id string) (Record, error) {
-	obj, ok := decodeObject(ans.body)
-	if !ok {
-		return Record{}, c.malformed(op, ans)
-	}
-	fields, etag := splitRecord(obj, "@odata.etag", "@odata.context", "id")
-	return Record{Entity: entitySet, ID: id, Fields: fields, Version: etagVersion(etag)}, nil
+	rec, err := c.recordOf(op, ans, entitySet, id, "@odata.etag", "@odata.context", "id")
+	rec.Version = etagVersion(rec.Version)
+	return rec, err
 }
 
 // write reads the entity for its ETag, and sends the PATCH with it. A 412 means someone

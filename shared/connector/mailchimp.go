@@ -57,12 +57,7 @@ func (m mailchimp) get(ctx context.Context, c *Client, op, listID, id string) (R
 
 // decode keeps the member's own properties; last_changed is its version.
 func (mailchimp) decode(c *Client, op string, ans answer, listID, id string) (Record, error) {
-	obj, ok := decodeObject(ans.body)
-	if !ok {
-		return Record{}, c.malformed(op, ans)
-	}
-	fields, version := splitRecord(obj, "last_changed", "_links", "id", "list_id")
-	return Record{Entity: listID, ID: id, Fields: fields, Version: version}, nil
+	return c.recordOf(op, ans, listID, id, "last_changed", "_links", "id", "list_id")
 }
 
 // write is read-compare-write over Mailchimp's upsert. A member that does not exist yet is

@@ -47,12 +47,7 @@ func (n netsuite) get(ctx context.Context, c *Client, op, recordType, id string)
 	if err != nil {
 		return Record{}, err
 	}
-	obj, ok := decodeObject(ans.body)
-	if !ok {
-		return Record{}, c.malformed(op, ans)
-	}
-	fields, version := splitRecord(obj, "lastModifiedDate", "links", "id")
-	return Record{Entity: recordType, ID: id, Fields: fields, Version: version}, nil
+	return c.recordOf(op, ans, recordType, id, "lastModifiedDate", "links", "id")
 }
 
 // write is read-compare-write: NetSuite's synchronous record service keeps no idempotency

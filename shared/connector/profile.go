@@ -30,6 +30,17 @@ type syncErrorLister interface {
 	listSyncErrors(ctx context.Context, c *Client, since time.Time, cursor string, limit int) (SyncErrorPage, error)
 }
 
+// recordOf reads an answer's body as one record: versionKey's value is its Version, the
+// envelope keys are dropped, and the rest are its Fields.
+func (c *Client) recordOf(op string, ans answer, entity, id, versionKey string, envelope ...string) (Record, error) {
+	obj, ok := decodeObject(ans.body)
+	if !ok {
+		return Record{}, c.malformed(op, ans)
+	}
+	fields, version := splitRecord(obj, versionKey, envelope...)
+	return Record{Entity: entity, ID: id, Fields: fields, Version: version}, nil
+}
+
 // decodeObject reads a JSON object keeping numbers as json.Number, so amounts and large ids
 // reach the caller (and the governance ledger's payload hash) exactly as the system sent
 // them.

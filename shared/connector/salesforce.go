@@ -50,12 +50,7 @@ func (s salesforce) getBy(ctx context.Context, c *Client, op, sobject, byField, 
 	if err != nil {
 		return Record{}, err
 	}
-	obj, ok := decodeObject(ans.body)
-	if !ok {
-		return Record{}, c.malformed(op, ans)
-	}
-	fields, version := splitRecord(obj, "SystemModstamp", "attributes", "Id")
-	return Record{Entity: sobject, ID: id, Fields: fields, Version: version}, nil
+	return c.recordOf(op, ans, sobject, id, "SystemModstamp", "attributes", "Id")
 }
 
 // write is read-compare-write; with UpsertKey the row is addressed by that external id and

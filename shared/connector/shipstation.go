@@ -55,16 +55,11 @@ func (s shipstation) get(ctx context.Context, c *Client, op, resource, id string
 // decode keeps the resource's fields; modifyDate is its version, and an order's read-only
 // orderId is its id, not a field (createorder must not be sent one).
 func (shipstation) decode(c *Client, op string, ans answer, resource, id string) (Record, error) {
-	obj, ok := decodeObject(ans.body)
-	if !ok {
-		return Record{}, c.malformed(op, ans)
-	}
 	envelope := []string{"createDate"}
 	if resource == shipstationOrders {
 		envelope = append(envelope, "orderId")
 	}
-	fields, version := splitRecord(obj, "modifyDate", envelope...)
-	return Record{Entity: resource, ID: id, Fields: fields, Version: version}, nil
+	return c.recordOf(op, ans, resource, id, "modifyDate", envelope...)
 }
 
 // write reads the whole resource, and unless it already holds the fields, sends it back

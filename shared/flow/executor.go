@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
@@ -83,7 +85,7 @@ func (x *Executor) newRun(tenantID string, system connector.System, f Flow, flow
 		Source: f.Source, Target: f.Target, RecordID: ev.RecordID, System: system, ChangedAt: ev.ChangedAt,
 		CreatedAt: now, UpdatedAt: now, Attempts: 1}
 	fields, shared := f.mapped(ev)
-	r.Fields = sortedKeys(fields)
+	r.Fields = slices.Sorted(maps.Keys(fields))
 	switch {
 	case skip != "":
 		r.Outcome, r.Decision = OutcomeSkipped, skip

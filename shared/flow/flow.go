@@ -2,6 +2,7 @@ package flow
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -72,12 +73,12 @@ func (f Flow) Validate() []httpapi.FieldError {
 	case len(f.Mapping) > MaxMappedFields:
 		add("mapping", "must map at most 100 fields")
 	}
-	for _, target := range sortedKeys(f.Mapping) {
+	for _, target := range slices.Sorted(maps.Keys(f.Mapping)) {
 		if !validName(target) || !validName(f.Mapping[target]) {
 			add("mapping."+target, "field names must be 1 to 128 visible characters")
 		}
 	}
-	for _, field := range sortedKeys(f.Filter) {
+	for _, field := range slices.Sorted(maps.Keys(f.Filter)) {
 		if !validName(field) {
 			add("filter."+field, "field names must be 1 to 128 visible characters")
 		}
@@ -111,7 +112,7 @@ func (f Flow) runsFor(system connector.System, ev Event) (ok bool, skip string) 
 	if !f.Enabled || f.Source.System != system || f.Source.Entity != ev.Entity {
 		return false, ""
 	}
-	for _, field := range sortedKeys(f.Filter) {
+	for _, field := range slices.Sorted(maps.Keys(f.Filter)) {
 		got, present := ev.Fields[field]
 		if !present || !sameJSON(got, f.Filter[field]) {
 			return true, "filter on " + field + " does not hold"
@@ -172,13 +173,4 @@ func sameJSON(a, b any) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && (string(x) == string(y) || reflect.DeepEqual(a, b))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
