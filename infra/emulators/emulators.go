@@ -120,8 +120,7 @@ func (em *emulator) start() error {
 	cmd.Dir = em.root
 	cmd.Env = append(os.Environ(), em.env...)
 	cmd.Stdout, cmd.Stderr = em.log, em.log
-	dieWithParent(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := startDyingWithParent(cmd); err != nil {
 		return fmt.Errorf("start %s: %w", em.name, err)
 	}
 	em.cmd = cmd

@@ -4,5 +4,6 @@ package emulators
 
 import "os/exec"
 
-// dieWithParent has no portable equivalent outside Linux; Stop still ends the emulators.
-func dieWithParent(*exec.Cmd) {}
+// startDyingWithParent starts cmd. Outside Linux there is no portable way to have the
+// kernel end it with this process; Stop still ends the emulators.
+func startDyingWithParent(cmd *exec.Cmd) error { return cmd.Start() }
