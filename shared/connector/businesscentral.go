@@ -9,6 +9,10 @@ package connector
 //   - Errors are OData's {"error":{"code","message"}}; throttling is 429 with Retry-After.
 //   - Auth: OAuth 2.0 bearer tokens from Microsoft Entra ID (client credentials with scope
 //     https://api.businesscentral.dynamics.com/.default).
+//   - Changed since: the entity set with OData query options,
+//     https://learn.microsoft.com/en-us/dynamics365/business-central/dev-itpro/developer/devenv-connect-apps-filtering
+//     (GET {entitySet}?$filter=lastModifiedDateTime ge {since}&$orderby=lastModifiedDateTime,id
+//     &$top=N), the next page at the answer's @odata.nextLink.
 //
 // The company is part of Config.BaseURL, which ends in /api/v2.0/companies({companyId}):
 // a tenant's connection is to one company, and keeping it in the URL needs no extra field.
@@ -20,11 +24,15 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
 
 type businessCentral struct{}
+
+// bcModified is the entities' modification time, what the changed-since read filters on.
+const bcModified = "lastModifiedDateTime"
 
 var (
 	bcCompanyPath = regexp.MustCompile(`/api/v2\.0/companies\([^()/]+\)$`)
@@ -58,8 +66,10 @@ func (b businessCentral) get(ctx context.Context, c *Client, op, entitySet, id s
 	return b.decode(c, op, ans, entitySet, id)
 }
 
+// decode reads an entity: "@odata.etag" is its version; lastModifiedDateTime, like the
+// other vendors' modification stamps, is metadata rather than a field a flow maps.
 func (businessCentral) decode(c *Client, op string, ans answer, entitySet, id string) (Record, error) {
-	rec, err := c.recordOf(op, ans, entitySet, id, "@odata.etag", "@odata.context", "id")
+	rec, err := c.recordOf(op, ans, entitySet, id, "@odata.etag", "@odata.context", "id", bcModified)
 	rec.Version = etagVersion(rec.Version)
 	return rec, err
 }
@@ -103,6 +113,47 @@ func (businessCentral) failure(status int, h http.Header, body []byte, now time.
 	}
 	_ = json.Unmarshal(body, &e)
 	return standardFailure(status, h, e.Error.Code, now)
+}
+
+// changes reads one page of the entity set filtered on lastModifiedDateTime. The cursor
+// is the answer's @odata.nextLink, followed only when it is under this connection's base
+// URL: a next link elsewhere would carry the token there.
+func (b businessCentral) changes(ctx context.Context, c *Client, q changeQuery) (ChangePage, error) {
+	target := q.cursor
+	if target == "" {
+		opts := url.Values{}
+		opts.Set("$filter", bcModified+" ge "+q.since.Format("2006-01-02T15:04:05.000Z"))
+		opts.Set("$orderby", bcModified+",id")
+		opts.Set("$top", strconv.Itoa(pageSize(q.limit, 100, 1000)))
+		// OData wants spaces as %20; Encode writes them as '+'.
+		target = c.base + "/" + url.PathEscape(q.entity) + "?" + strings.ReplaceAll(opts.Encode(), "+", "%20")
+	} else if !strings.HasPrefix(target, c.base+"/"+url.PathEscape(q.entity)+"?") {
+		return ChangePage{}, c.refuse(OpChanges, "cursor is not one this client issued")
+	}
+	ans, err := c.do(ctx, OpChanges, http.MethodGet, target, nil, nil)
+	if err != nil {
+		return ChangePage{}, err
+	}
+	var res struct {
+		Value    []json.RawMessage `json:"value"`
+		NextLink string            `json:"@odata.nextLink"`
+	}
+	if json.Unmarshal(ans.body, &res) != nil {
+		return ChangePage{}, c.malformed(OpChanges, ans)
+	}
+	page := ChangePage{Changes: make([]Change, 0, len(res.Value)), NextCursor: res.NextLink}
+	for _, raw := range res.Value {
+		obj, ok := decodeObject(raw)
+		id, _ := obj["id"].(string)
+		at, okAt := stamp(scalarText(obj[bcModified]), time.UTC, time.RFC3339Nano)
+		if !ok || id == "" || !okAt {
+			return ChangePage{}, c.malformed(OpChanges, ans)
+		}
+		rec, _ := b.decode(c, OpChanges, answer{body: raw}, q.entity, id)
+		page.Changes = append(page.Changes, Change{Record: rec, ChangedAt: at})
+	}
+	page.Changes = atOrAfter(page.Changes, q.since)
+	return page, nil
 }
 
 // etagVersion is an ETag without its weak marker and quotes; BC's ETags are always weak.

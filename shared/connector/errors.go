@@ -46,6 +46,7 @@ const (
 	OpGet            = "get"
 	OpWrite          = "write"
 	OpListSyncErrors = "list_sync_errors"
+	OpChanges        = "changes"
 )
 
 // Error is a failed connector call. Its text is safe to log: it never holds response

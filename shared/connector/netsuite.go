@@ -140,31 +140,19 @@ func (n netsuite) listSyncErrors(ctx context.Context, c *Client, since time.Time
 	if !since.IsZero() {
 		where = strings.Replace(SyncErrorSince, "%s", since.UTC().Format("2006-01-02T15:04:05"), 1)
 	}
-	body, _ := json.Marshal(map[string]string{"q": strings.Replace(SyncErrorQuery, "%s", where, 1)})
-	target := c.base + netsuiteSuiteQLPath + "?limit=" + strconv.Itoa(limit) + "&offset=" + strconv.Itoa(offset)
-	hdr := http.Header{}
-	// Transient: the query runs now rather than being stored as a saved query.
-	hdr.Set("Prefer", "transient")
-	ans, err := c.do(ctx, OpListSyncErrors, http.MethodPost, target, body, hdr)
+	items, hasMore, err := n.suiteQL(ctx, c, OpListSyncErrors, strings.Replace(SyncErrorQuery, "%s", where, 1), offset, limit)
 	if err != nil {
 		return SyncErrorPage{}, err
 	}
-	var page struct {
-		Items   []map[string]any `json:"items"`
-		HasMore bool             `json:"hasMore"`
-	}
-	if json.Unmarshal(ans.body, &page) != nil {
-		return SyncErrorPage{}, c.malformed(OpListSyncErrors, ans)
-	}
-	out := SyncErrorPage{Items: make([]json.RawMessage, 0, len(page.Items))}
-	for _, row := range page.Items {
+	out := SyncErrorPage{Items: make([]json.RawMessage, 0, len(items))}
+	for _, row := range items {
 		item, err := json.Marshal(ingestBody(row, c.tenantID))
-		if err != nil || row == nil {
-			return SyncErrorPage{}, c.malformed(OpListSyncErrors, ans)
+		if err != nil {
+			return SyncErrorPage{}, &Error{System: c.sys, Op: OpListSyncErrors, Err: ErrUnavailable, Cause: errMalformedResponse}
 		}
 		out.Items = append(out.Items, item)
 	}
-	if page.HasMore && len(page.Items) > 0 {
+	if hasMore && len(items) > 0 {
 		out.NextCursor = strconv.Itoa(offset+limit) + "." + strconv.Itoa(limit)
 	}
 	return out, nil

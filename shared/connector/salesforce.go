@@ -10,6 +10,11 @@ package connector
 //   - Errors are an array [{"message","errorCode","fields"}]; the org's API request limit
 //     is 403 REQUEST_LIMIT_EXCEEDED.
 //   - Auth: Authorization: Bearer <access token> (a session id or OAuth access token).
+//   - Changed since: SOQL through the query resource,
+//     https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/dome_query.htm
+//     (GET /services/data/vNN.N/query?q=SELECT FIELDS(ALL) FROM {SObject} WHERE
+//     SystemModstamp >= {since} ORDER BY SystemModstamp, Id LIMIT 200 OFFSET n;
+//     FIELDS(ALL) needs a LIMIT of at most 200, and OFFSET stops at 2000).
 //
 // Config.BaseURL is the org's instance URL (https://MyDomainName.my.salesforce.com); the
 // API version is SalesforceAPIVersion.
@@ -17,6 +22,7 @@ package connector
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -69,6 +75,62 @@ func (s salesforce) write(ctx context.Context, c *Client, req writeOp) (WriteRes
 		return WriteResult{}, err
 	}
 	return WriteResult{Record: rec}, nil
+}
+
+// SalesforceChangesQuery is the SOQL of the changed-since read: the sObject, the since
+// bound (a datetime literal, to the second: SOQL's literals have no fraction), the page
+// size and the offset. It is exported so the fake CRM answers exactly this query.
+const SalesforceChangesQuery = "SELECT FIELDS(ALL) FROM %s WHERE SystemModstamp >= %s ORDER BY SystemModstamp, Id LIMIT %d OFFSET %d"
+
+// Limits of the changed-since read: FIELDS(ALL)'s largest LIMIT and SOQL's largest OFFSET.
+const (
+	salesforceMaxPage   = 200
+	salesforceMaxOffset = 2000
+)
+
+// salesforceStamp is how the REST API writes SystemModstamp.
+const salesforceStamp = "2006-01-02T15:04:05.000-0700"
+
+// changes pages through SOQL by offset. The poll moves its since on after every page that
+// moves it, so the offset grows only across records that changed in the same second; past
+// SOQL's largest OFFSET the read ends, and the caller's next read starts later.
+func (s salesforce) changes(ctx context.Context, c *Client, q changeQuery) (ChangePage, error) {
+	offset, ok := parseOffset(q.cursor)
+	if !ok || offset > salesforceMaxOffset {
+		return ChangePage{}, c.refuse(OpChanges, "cursor is not one this client issued")
+	}
+	limit := pageSize(q.limit, salesforceMaxPage, salesforceMaxPage)
+	soql := fmt.Sprintf(SalesforceChangesQuery, q.entity, q.since.Truncate(time.Second).Format(time.RFC3339), limit, offset)
+	target := c.base + "/services/data/v" + SalesforceAPIVersion + "/query?q=" + url.QueryEscape(soql)
+	ans, err := c.do(ctx, OpChanges, http.MethodGet, target, nil, nil)
+	if err != nil {
+		return ChangePage{}, err
+	}
+	var res struct {
+		Records []json.RawMessage `json:"records"`
+	}
+	if json.Unmarshal(ans.body, &res) != nil {
+		return ChangePage{}, c.malformed(OpChanges, ans)
+	}
+	page := ChangePage{Changes: make([]Change, 0, len(res.Records))}
+	for _, raw := range res.Records {
+		obj, ok := decodeObject(raw)
+		id, _ := obj["Id"].(string)
+		if !ok || id == "" {
+			return ChangePage{}, c.malformed(OpChanges, ans)
+		}
+		fields, version := splitRecord(obj, "SystemModstamp", "attributes", "Id")
+		at, ok := stamp(version, time.UTC, salesforceStamp, time.RFC3339Nano)
+		if !ok {
+			return ChangePage{}, c.malformed(OpChanges, ans)
+		}
+		page.Changes = append(page.Changes, Change{Record: Record{Entity: q.entity, ID: id, Fields: fields, Version: version}, ChangedAt: at})
+	}
+	if len(res.Records) == limit && offset+limit <= salesforceMaxOffset {
+		page.NextCursor = offsetCursor(offset + limit)
+	}
+	page.Changes = atOrAfter(page.Changes, q.since)
+	return page, nil
 }
 
 // failure reads Salesforce's error array. REQUEST_LIMIT_EXCEEDED is the org's rolling

@@ -13,6 +13,10 @@ package connector
 //   - Rate limits: every answer carries X-Rate-Limit-Limit, X-Rate-Limit-Remaining and
 //     X-Rate-Limit-Reset (seconds until the window resets); over the limit is 429.
 //   - Errors are ASP.NET's {"Message","ExceptionMessage","ExceptionType"}.
+//   - Changed since: list orders, https://docs.shipstation.com/apis/shipstation-v1/docs/orders/list-orders
+//     (GET /orders?modifyDateStart=…&sortBy=ModifyDate&sortDir=ASC&pageSize=N&page=P,
+//     answering {"orders","total","page","pages"}; pageSize at most 500). Dates are
+//     Pacific time without a zone, to the second in the filter. Only orders have it.
 //
 // A record's entity is the resource collection ("orders") and its id ShipStation's
 // numeric id (orderId).
@@ -20,14 +24,30 @@ package connector
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	_ "time/tzdata" // ShipStationZone on hosts without a zone database
 )
 
 type shipstation struct{}
+
+// ShipStationTimeLayout is how ShipStation writes and reads dates: Pacific time (see
+// ShipStationZone) without a zone suffix, with seven fraction digits.
+const ShipStationTimeLayout = "2006-01-02T15:04:05.0000000"
+
+// ShipStationZone is the zone ShipStation keeps its dates in. The zone database is
+// embedded (time/tzdata), as Lambda's runtime has none.
+var ShipStationZone = func() *time.Location {
+	loc, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		panic("connector: the embedded zone database has no America/Los_Angeles: " + err.Error())
+	}
+	return loc
+}()
 
 const shipstationOrders = "orders"
 
@@ -98,6 +118,55 @@ func (s shipstation) write(ctx context.Context, c *Client, req writeOp) (WriteRe
 		return WriteResult{}, err
 	}
 	return WriteResult{Record: rec}, nil
+}
+
+// shipstationMaxPage is list orders' largest page.
+const shipstationMaxPage = 500
+
+// changes reads one page of orders by modifyDate, oldest first. The cursor is the next
+// page number.
+func (s shipstation) changes(ctx context.Context, c *Client, q changeQuery) (ChangePage, error) {
+	if q.entity != shipstationOrders {
+		return ChangePage{}, &Error{System: c.sys, Op: OpChanges, Err: ErrUnsupported, Cause: errors.New("only orders can be read by modification date")}
+	}
+	pageNo, ok := parseOffset(q.cursor)
+	if !ok || q.cursor != "" && pageNo < 2 {
+		return ChangePage{}, c.refuse(OpChanges, "cursor is not one this client issued")
+	}
+	opts := url.Values{}
+	opts.Set("modifyDateStart", q.since.In(ShipStationZone).Format("2006-01-02 15:04:05"))
+	opts.Set("sortBy", "ModifyDate")
+	opts.Set("sortDir", "ASC")
+	opts.Set("pageSize", strconv.Itoa(pageSize(q.limit, 100, shipstationMaxPage)))
+	opts.Set("page", strconv.Itoa(max(pageNo, 1)))
+	ans, err := c.do(ctx, OpChanges, http.MethodGet, c.base+"/orders?"+opts.Encode(), nil, nil)
+	if err != nil {
+		return ChangePage{}, err
+	}
+	var res struct {
+		Orders []json.RawMessage `json:"orders"`
+		Page   int               `json:"page"`
+		Pages  int               `json:"pages"`
+	}
+	if json.Unmarshal(ans.body, &res) != nil {
+		return ChangePage{}, c.malformed(OpChanges, ans)
+	}
+	page := ChangePage{Changes: make([]Change, 0, len(res.Orders))}
+	for _, raw := range res.Orders {
+		obj, ok := decodeObject(raw)
+		id := scalarText(obj["orderId"])
+		at, okAt := stamp(scalarText(obj["modifyDate"]), ShipStationZone, ShipStationTimeLayout, "2006-01-02T15:04:05")
+		if !ok || id == "" || !okAt {
+			return ChangePage{}, c.malformed(OpChanges, ans)
+		}
+		rec, _ := s.decode(c, OpChanges, answer{body: raw}, q.entity, id)
+		page.Changes = append(page.Changes, Change{Record: rec, ChangedAt: at})
+	}
+	if res.Page < res.Pages && len(res.Orders) > 0 {
+		page.NextCursor = strconv.Itoa(res.Page + 1)
+	}
+	page.Changes = atOrAfter(page.Changes, q.since)
+	return page, nil
 }
 
 // merge lays want over have, merging nested objects, so a partial shipTo keeps the rest

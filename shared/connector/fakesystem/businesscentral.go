@@ -11,9 +11,12 @@ import (
 // bcFake plays Business Central's API v2.0 for one company (FakeCompanyID).
 type bcFake struct{}
 
+// bcTime is how Business Central writes lastModifiedDateTime.
+const bcTime = "2006-01-02T15:04:05.000Z"
+
 // version is a weak ETag's opaque part; Business Central's are base64 text too.
-func (bcFake) version(v int) string {
-	return base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "'%d;'", v))
+func (bcFake) version(rec *record) string {
+	return base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "'%d;'", rec.version))
 }
 func (bcFake) authorized(h, cred string) bool { return bearer(h, cred) }
 func (bcFake) key(id string) string           { return id }
@@ -28,6 +31,9 @@ func (bcFake) errorReply(status int, code, message string) reply {
 }
 
 func (b bcFake) route(s *Server, r *http.Request, body []byte) reply {
+	if set, ok := bcSetPath(r.URL.EscapedPath()); ok && r.Method == http.MethodGet {
+		return b.changes(s, r, set)
+	}
 	entitySet, id, ok := bcEntityPath(r.URL.EscapedPath())
 	if !ok {
 		return b.errorReply(http.StatusNotFound, "BadRequest_NotFound", "no such resource")
@@ -60,7 +66,7 @@ func (b bcFake) patch(s *Server, r *http.Request, entitySet, id string, body []b
 	switch {
 	case match == "":
 		return b.errorReply(http.StatusPreconditionRequired, "Request_PreconditionRequired", "If-Match is required")
-	case match != "*" && match != `W/"`+b.version(rec.version)+`"`:
+	case match != "*" && match != `W/"`+b.version(rec)+`"`:
 		return b.errorReply(http.StatusPreconditionFailed, "Request_EntityChanged", "Another user has already changed the record.")
 	}
 	s.apply(r, entitySet, rec, fields)
@@ -68,14 +74,33 @@ func (b bcFake) patch(s *Server, r *http.Request, entitySet, id string, body []b
 }
 
 func (b bcFake) entity(rec *record, entitySet string) reply {
-	etag := `W/"` + b.version(rec.version) + `"`
-	out := cloneMap(rec.fields)
+	out := b.body(rec, entitySet)
 	out["@odata.context"] = "/api/v2.0/$metadata#companies(" + FakeCompanyID + ")/" + entitySet + "/$entity"
-	out["@odata.etag"] = etag
-	out["id"] = rec.id
 	rep := jsonReply(http.StatusOK, out)
-	rep.header.Set("ETag", etag)
+	rep.header.Set("ETag", out["@odata.etag"].(string))
 	return rep
+}
+
+// body is an entity as Business Central renders it in an entity set or on its own.
+func (b bcFake) body(rec *record, _ string) map[string]any {
+	out := cloneMap(rec.fields)
+	out["@odata.etag"] = `W/"` + b.version(rec) + `"`
+	out["id"] = rec.id
+	out["lastModifiedDateTime"] = rec.modified.Format(bcTime)
+	return out
+}
+
+// bcSetPath reads /api/v2.0/companies({company})/{entitySet}, an entity set itself.
+func bcSetPath(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, "/api/v2.0/companies("+url.PathEscape(FakeCompanyID)+")/")
+	if !ok {
+		rest, ok = strings.CutPrefix(path, "/api/v2.0/companies("+FakeCompanyID+")/")
+	}
+	if !ok || rest == "" || strings.ContainsAny(rest, "()/") {
+		return "", false
+	}
+	set, err := url.PathUnescape(rest)
+	return set, err == nil
 }
 
 // bcEntityPath reads /api/v2.0/companies({company})/{entitySet}({key}); a string key is

@@ -79,6 +79,7 @@ type Server struct {
 	edited     *record
 	requests   int
 	rate       *rateWindow
+	clock      func() time.Time
 }
 
 type recordKey struct{ entity, id string }
@@ -87,6 +88,9 @@ type record struct {
 	id      string
 	fields  map[string]any
 	version int
+	// created and modified are when the record was made and last changed, by the
+	// server's clock; modified is what a vendor's changed-since read filters on.
+	created, modified time.Time
 }
 
 type syncError struct {
@@ -109,8 +113,8 @@ type dialect interface {
 	route(s *Server, r *http.Request, body []byte) reply
 	// errorReply is the vendor's error answer.
 	errorReply(status int, code, message string) reply
-	// version is a record version as the vendor shows it (and connector.Record has it).
-	version(v int) string
+	// version is a record's version as the vendor shows it (and connector.Record has it).
+	version(rec *record) string
 	// authorized says whether the Authorization header carries the credential.
 	authorized(header, cred string) bool
 	// key is the stored id of a record id (Mailchimp keys members by subscriber hash).
@@ -163,11 +167,42 @@ func (s *Server) Seed(entity, id string, fields map[string]any) {
 	k := recordKey{entity, s.dialect.key(id)}
 	rec := s.records[k]
 	if rec == nil {
-		rec = &record{id: id}
+		rec = s.newRecord(id)
 		s.records[k] = rec
 	}
 	rec.fields = normal
+	s.touch(rec)
+}
+
+// SetClock makes the server take record times from now instead of time.Now.
+func (s *Server) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock = now
+}
+
+func (s *Server) now() time.Time {
+	if s.clock != nil {
+		return s.clock().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// newRecord is a record made now, not yet stored or versioned.
+func (s *Server) newRecord(id string) *record {
+	return &record{id: id, fields: map[string]any{}, created: s.now().Truncate(time.Second)}
+}
+
+// touch marks rec changed: a new version and a modification time strictly after the last
+// one to the second, the coarsest precision a vendor shows it in (NetSuite, Mailchimp),
+// so the timestamp-style versions change on every write however fast writes come.
+func (s *Server) touch(rec *record) {
 	rec.version++
+	at := s.now().Truncate(time.Second)
+	if !at.After(rec.modified) {
+		at = rec.modified.Add(time.Second)
+	}
+	rec.modified = at
 }
 
 // Get returns a copy of a record as a client reads it.
@@ -178,7 +213,7 @@ func (s *Server) Get(entity, id string) (connector.Record, bool) {
 	if rec == nil {
 		return connector.Record{}, false
 	}
-	return connector.Record{Entity: entity, ID: id, Fields: cloneMap(rec.fields), Version: s.dialect.version(rec.version)}, true
+	return connector.Record{Entity: entity, ID: id, Fields: cloneMap(rec.fields), Version: s.dialect.version(rec)}, true
 }
 
 // AddSyncError adds a host ERP sync error, as an integration would create a
@@ -343,7 +378,7 @@ func (s *Server) handle(r *http.Request, body []byte) reply {
 	s.requests++
 	rep := s.route(r, body)
 	if s.edited != nil {
-		s.edited.version++
+		s.touch(s.edited)
 		s.edited = nil
 	}
 	if rep.header == nil {
@@ -418,10 +453,10 @@ func (s *Server) apply(r *http.Request, entity string, rec *record, changed map[
 	for k, v := range changed {
 		rec.fields[k] = v
 	}
-	rec.version++
+	s.touch(rec)
 	s.writes = append(s.writes, AppliedWrite{
 		Entity: entity, ID: rec.id, Fields: cloneMap(changed),
 		IdempotencyKey: r.Header.Get(connector.HeaderIdempotencyKey),
-		Origin:         r.Header.Get(connector.HeaderOrigin), Version: s.dialect.version(rec.version),
+		Origin:         r.Header.Get(connector.HeaderOrigin), Version: s.dialect.version(rec),
 	})
 }

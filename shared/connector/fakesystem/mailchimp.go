@@ -2,7 +2,6 @@ package fakesystem
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
 )
@@ -10,8 +9,11 @@ import (
 // mailchimpFake plays Mailchimp's list members: GET and PUT (upsert) by subscriber hash.
 type mailchimpFake struct{}
 
-func (mailchimpFake) version(v int) string {
-	return versionEpoch.Add(time.Duration(v) * time.Second).Format("2006-01-02T15:04:05+00:00")
+// mailchimpTime is how Mailchimp writes last_changed: UTC with its offset spelled out.
+const mailchimpTime = "2006-01-02T15:04:05+00:00"
+
+func (mailchimpFake) version(rec *record) string {
+	return rec.modified.Format(mailchimpTime)
 }
 
 // authorized takes HTTP Basic (any user, the key as password) or a bearer token.
@@ -41,6 +43,9 @@ func (mailchimpFake) errorReply(status int, code, message string) reply {
 }
 
 func (m mailchimpFake) route(s *Server, r *http.Request, body []byte) reply {
+	if segs, ok := pathSegments(r.URL.EscapedPath(), "/3.0/lists/", 2); ok && segs[1] == "members" && r.Method == http.MethodGet {
+		return m.changes(s, r, segs[0])
+	}
 	segs, ok := pathSegments(r.URL.EscapedPath(), "/3.0/lists/", 3)
 	if !ok || segs[1] != "members" {
 		return m.errorReply(http.StatusNotFound, "", "The requested resource could not be found.")
@@ -81,7 +86,7 @@ func (m mailchimpFake) put(s *Server, r *http.Request, list, hash string, body [
 		if _, ok := fields["status"]; !ok {
 			fields["status"] = statusIfNew
 		}
-		rec = &record{id: email, fields: map[string]any{}}
+		rec = s.newRecord(email)
 		s.records[recordKey{list, hash}] = rec
 	}
 	if len(fields) > 0 {
@@ -110,10 +115,14 @@ func mergeFields(have, want map[string]any) map[string]any {
 }
 
 func (m mailchimpFake) member(rec *record, list string) reply {
+	return jsonReply(http.StatusOK, m.body(rec, list))
+}
+
+func (m mailchimpFake) body(rec *record, list string) map[string]any {
 	out := cloneMap(rec.fields)
 	out["id"] = connector.SubscriberHash(rec.id)
 	out["list_id"] = list
-	out["last_changed"] = m.version(rec.version)
+	out["last_changed"] = m.version(rec)
 	out["_links"] = []any{}
-	return jsonReply(http.StatusOK, out)
+	return out
 }

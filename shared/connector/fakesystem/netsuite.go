@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
 )
@@ -21,11 +20,11 @@ const (
 	nsSuiteQLPath  = "/services/rest/query/v1/suiteql"
 )
 
-// versionEpoch turns record versions into the timestamps vendors use as versions.
-var versionEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+// netsuiteTime is how NetSuite's record service writes lastModifiedDate.
+const netsuiteTime = "2006-01-02T15:04:05Z"
 
-func (netsuiteFake) version(v int) string {
-	return versionEpoch.Add(time.Duration(v) * time.Second).Format("2006-01-02T15:04:05Z")
+func (netsuiteFake) version(rec *record) string {
+	return rec.modified.Format(netsuiteTime)
 }
 func (netsuiteFake) authorized(h, cred string) bool { return bearer(h, cred) }
 func (netsuiteFake) key(id string) string           { return id }
@@ -66,7 +65,7 @@ func (n netsuiteFake) route(s *Server, r *http.Request, body []byte) reply {
 		out := cloneMap(rec.fields)
 		out["links"] = []map[string]string{{"rel": "self", "href": path}}
 		out["id"] = rec.id
-		out["lastModifiedDate"] = n.version(rec.version)
+		out["lastModifiedDate"] = n.version(rec)
 		return jsonReply(http.StatusOK, out)
 	case http.MethodPatch:
 		fields, ok := decodeBody(body)
@@ -123,6 +122,11 @@ func (n netsuiteFake) suiteQL(s *Server, r *http.Request, body []byte) reply {
 	}
 	if json.Unmarshal(body, &q) != nil {
 		return n.errorReply(http.StatusBadRequest, "INVALID_CONTENT", "body must be {\"q\": ...}")
+	}
+	if rows, ok := s.netsuiteChangeRows(q.Q); ok {
+		page := window(rows, offset, limit)
+		return jsonReply(http.StatusOK, map[string]any{"links": []any{}, "count": len(page), "hasMore": offset+limit < len(rows),
+			"items": page, "offset": offset, "totalResults": len(rows)})
 	}
 	since, ok := syncErrorSince(q.Q)
 	if !ok {

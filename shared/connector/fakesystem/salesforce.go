@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
 )
@@ -13,10 +12,16 @@ import (
 // salesforceFake plays Salesforce's sObject Rows and sObject Rows by External ID.
 type salesforceFake struct{}
 
-const sfPrefix = "/services/data/v" + connector.SalesforceAPIVersion + "/sobjects/"
+const (
+	sfPrefix    = "/services/data/v" + connector.SalesforceAPIVersion + "/sobjects/"
+	sfQueryPath = "/services/data/v" + connector.SalesforceAPIVersion + "/query"
+)
 
-func (salesforceFake) version(v int) string {
-	return versionEpoch.Add(time.Duration(v) * time.Second).Format("2006-01-02T15:04:05.000+0000")
+// salesforceTime is how Salesforce writes SystemModstamp.
+const salesforceTime = "2006-01-02T15:04:05.000+0000"
+
+func (salesforceFake) version(rec *record) string {
+	return rec.modified.Format(salesforceTime)
 }
 func (salesforceFake) authorized(h, cred string) bool { return bearer(h, cred) }
 func (salesforceFake) key(id string) string           { return id }
@@ -31,6 +36,9 @@ func (salesforceFake) errorReply(status int, code, message string) reply {
 
 func (f salesforceFake) route(s *Server, r *http.Request, body []byte) reply {
 	path := r.URL.EscapedPath()
+	if path == sfQueryPath && r.Method == http.MethodGet {
+		return f.query(s, r)
+	}
 	if segs, ok := pathSegments(path, sfPrefix, 2); ok {
 		return f.row(s, r, segs[0], segs[1], body)
 	}
@@ -94,7 +102,8 @@ func (f salesforceFake) byExternalID(s *Server, r *http.Request, sobject, field,
 			return reply{status: http.StatusNoContent, header: http.Header{}}
 		}
 		s.nextID++
-		rec := &record{id: "001FAKE" + strconv.Itoa(s.nextID), fields: map[string]any{field: value}}
+		rec := s.newRecord("001FAKE" + strconv.Itoa(s.nextID))
+		rec.fields[field] = value
 		s.records[recordKey{sobject, rec.id}] = rec
 		s.apply(r, sobject, rec, fields)
 		return jsonReply(http.StatusCreated, map[string]any{"id": rec.id, "success": true, "errors": []any{}, "created": true})
@@ -104,11 +113,15 @@ func (f salesforceFake) byExternalID(s *Server, r *http.Request, sobject, field,
 }
 
 func (f salesforceFake) render(rec *record, sobject string) reply {
+	return jsonReply(http.StatusOK, f.body(rec, sobject))
+}
+
+func (f salesforceFake) body(rec *record, sobject string) map[string]any {
 	out := cloneMap(rec.fields)
 	out["attributes"] = map[string]string{"type": sobject, "url": sfPrefix + sobject + "/" + rec.id}
 	out["Id"] = rec.id
-	out["SystemModstamp"] = f.version(rec.version)
-	return jsonReply(http.StatusOK, out)
+	out["SystemModstamp"] = f.version(rec)
+	return out
 }
 
 // isNumeric says whether an id is all digits (ShipStation's ids are numbers).

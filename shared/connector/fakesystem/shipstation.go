@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strconv"
 	"time"
+
+	"github.com/syncassist/syncassist/shared/connector"
 )
 
 // shipstationFake plays ShipStation API v1: GET /{resource}/{id}, POST
@@ -13,8 +15,13 @@ import (
 // /{resource}/{id} (replacing the whole resource).
 type shipstationFake struct{}
 
-func (shipstationFake) version(v int) string {
-	return versionEpoch.Add(time.Duration(v) * time.Second).Format("2006-01-02T15:04:05.0000000")
+// shipstationDate is a time as ShipStation writes dates: Pacific time, without a zone.
+func shipstationDate(t time.Time) string {
+	return t.In(connector.ShipStationZone).Format(connector.ShipStationTimeLayout)
+}
+
+func (shipstationFake) version(rec *record) string {
+	return shipstationDate(rec.modified)
 }
 func (shipstationFake) authorized(h, cred string) bool { return basic(h, cred) }
 func (shipstationFake) key(id string) string           { return id }
@@ -32,6 +39,9 @@ var readOnly = []string{"orderId", "createDate", "modifyDate"}
 
 func (f shipstationFake) route(s *Server, r *http.Request, body []byte) reply {
 	path := r.URL.EscapedPath()
+	if path == "/orders" && r.Method == http.MethodGet {
+		return f.changes(s, r)
+	}
 	if path == "/orders/createorder" {
 		if r.Method != http.MethodPost {
 			return f.errorReply(http.StatusMethodNotAllowed, "", "The requested resource does not support this method.")
@@ -77,7 +87,7 @@ func (f shipstationFake) createOrder(s *Server, r *http.Request, body []byte) re
 	}
 	if rec == nil {
 		s.nextID++
-		rec = &record{id: strconv.Itoa(s.nextID), fields: map[string]any{}}
+		rec = s.newRecord(strconv.Itoa(s.nextID))
 		s.records[recordKey{"orders", rec.id}] = rec
 		if key == "" {
 			fields["orderKey"] = "fake-key-" + rec.id
@@ -103,6 +113,10 @@ func (shipstationFake) replace(s *Server, r *http.Request, resource string, rec 
 }
 
 func (f shipstationFake) render(rec *record, resource string) reply {
+	return jsonReply(http.StatusOK, f.body(rec, resource))
+}
+
+func (f shipstationFake) body(rec *record, resource string) map[string]any {
 	out := cloneMap(rec.fields)
 	if resource == "orders" {
 		out["orderId"] = rec.id
@@ -110,7 +124,7 @@ func (f shipstationFake) render(rec *record, resource string) reply {
 			out["orderId"] = json.Number(rec.id)
 		}
 	}
-	out["createDate"] = f.version(1)
-	out["modifyDate"] = f.version(rec.version)
-	return jsonReply(http.StatusOK, out)
+	out["createDate"] = shipstationDate(rec.created)
+	out["modifyDate"] = f.version(rec)
+	return out
 }
