@@ -105,7 +105,7 @@ func (s *Stack) ReapSessionsLambda(ctx context.Context, _ events.EventBridgeEven
 }
 
 // RunBackstops runs the scheduled backstops once: the sync-error reconcile, the finance
-// lease sweep and the flow redrive. Each is idempotent and safe to run twice at once.
+// lease sweep, the flow redrive and the flow poll. Each is idempotent and safe to run twice at once.
 func (s *Stack) RunBackstops(ctx context.Context) (syncerror.Report, error) {
 	rep, err := s.Queue.Reconcile().Run(ctx)
 	if _, ferr := finance.SweepAllLeases(ctx, s.Base, s.Finance); ferr != nil {
@@ -113,6 +113,9 @@ func (s *Stack) RunBackstops(ctx context.Context) (syncerror.Report, error) {
 	}
 	if _, ferr := flowwire.RedriveAll(ctx, s.Base, s.Flows.Exec); ferr != nil {
 		err = errors.Join(err, fmt.Errorf("flow redrive: %w", ferr))
+	}
+	if _, ferr := flowwire.PollAll(ctx, s.Base, s.Flows.Poller); ferr != nil {
+		err = errors.Join(err, fmt.Errorf("flow poll: %w", ferr))
 	}
 	return rep, err
 }

@@ -371,10 +371,16 @@ const (
 	FuncFlowPut       = "flow-settings-put"
 	FuncFlowDelete    = "flow-settings-delete"
 	FuncFlowRedrive   = "flow-redrive"
+	FuncFlowPoll      = "flow-poll"
 )
 
 // FlowRedriveInterval is how often retrying flow runs are attempted again.
 const FlowRedriveInterval = 5 * time.Minute
+
+func withTimeout(f Function, d time.Duration) Function {
+	f.Timeout = d
+	return f
+}
 
 // Flow routes. A change event runs flows, whose writes go through the guard (the
 // governance table, the alerts) and whose permanent failures become sync errors (the
@@ -407,6 +413,10 @@ func init() {
 			Route: &Route{Method: "POST", Path: "/api/flows/events/{system}", Auth: AuthSigned}}),
 		writer(Function{Name: FuncFlowRedrive, Description: "Every 5 minutes: retries flow runs whose transient failure is due",
 			Schedule: FlowRedriveInterval}),
+		// The poll reads source systems (a page and, for NetSuite, a read per record) and
+		// writes each change through the guard, so it gets minutes rather than seconds.
+		withTimeout(writer(Function{Name: FuncFlowPoll, Description: "Every 30 minutes: runs poll flows for the records their source systems changed",
+			Schedule: ReconcileInterval}), 5*time.Minute),
 		route(FuncFlowRunsList, "Lists flow runs, newest first", "GET", "/api/flows/runs", AuthOperator, Read),
 		route(FuncFlowRunDetail, "Shows one flow run", "GET", "/api/flows/runs/{id}", AuthOperator, Read),
 		route(FuncFlowStatus, "Summarises recent flow runs per target system (health) and per flow", "GET", "/api/flows/status", AuthOperator, Read),

@@ -56,10 +56,15 @@ func (x *Executor) Handle(ctx context.Context, tenantID string, system connector
 	if err != nil {
 		return nil, false, fmt.Errorf("read flows: %w", err)
 	}
+	return x.start(ctx, tenantID, system, ev, flows, TriggerEvent)
+}
+
+// start is Handle for an event delivered by trigger, with the tenant's flows read.
+func (x *Executor) start(ctx context.Context, tenantID string, system connector.System, ev Event, flows []Flow, trigger Trigger) (ids []string, started bool, err error) {
 	now := x.now()
 	var runs []Run
 	for _, f := range flows {
-		if r, ok := x.newRun(tenantID, system, f, flows, ev, now); ok {
+		if r, ok := x.newRun(tenantID, system, f, flows, ev, trigger, now); ok {
 			runs = append(runs, r)
 		}
 	}
@@ -76,8 +81,8 @@ func (x *Executor) Handle(ctx context.Context, tenantID string, system connector
 
 // newRun is f's run for ev: skipped at once when its filter does not hold or no mapped
 // field changed, else retrying with its write pending and its lease ahead.
-func (x *Executor) newRun(tenantID string, system connector.System, f Flow, flows []Flow, ev Event, now time.Time) (Run, bool) {
-	ok, skip := f.runsFor(system, ev)
+func (x *Executor) newRun(tenantID string, system connector.System, f Flow, flows []Flow, ev Event, trigger Trigger, now time.Time) (Run, bool) {
+	ok, skip := f.runsFor(system, ev, trigger)
 	if !ok {
 		return Run{}, false
 	}

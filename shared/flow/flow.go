@@ -21,12 +21,27 @@ type Endpoint struct {
 
 func (e Endpoint) String() string { return string(e.System) + "/" + e.Entity }
 
+// Trigger is how a flow learns of its source's changes.
+type Trigger string
+
+const (
+	// TriggerEvent: the source system posts change events (POST /api/flows/events/{system}).
+	TriggerEvent Trigger = "event"
+	// TriggerPoll: the source cannot push; the poll reads its changed records on the
+	// reconcile schedule (see Poller).
+	TriggerPoll Trigger = "poll"
+)
+
 // Flow carries changes of Source records to Target records.
 type Flow struct {
 	ID      string   `json:"id"`
 	Enabled bool     `json:"enabled"`
 	Source  Endpoint `json:"source"`
 	Target  Endpoint `json:"target"`
+	// Trigger is event (the default when empty) or poll. A flow runs only for changes
+	// its own trigger delivers, so a source that both pushes and is polled does not run a
+	// flow twice for one change.
+	Trigger Trigger `json:"trigger"`
 	// Mapping is target field → source field, the shape field_mapping_suggest answers in
 	// (targetField, sourceField), so a reviewed suggestion is a mapping as it stands.
 	Mapping map[string]string `json:"mapping"`
@@ -63,6 +78,9 @@ func (f Flow) Validate() []httpapi.FieldError {
 		if !validName(e.Entity) {
 			add(name+".entity", "must be 1 to 128 visible characters")
 		}
+	}
+	if f.Trigger != "" && f.Trigger != TriggerEvent && f.Trigger != TriggerPoll {
+		add("trigger", "must be event or poll")
 	}
 	if f.Source == f.Target {
 		add("target", "must differ from the source")
@@ -107,9 +125,18 @@ func visible(s string) bool {
 	return true
 }
 
-// runsFor reports whether f runs for ev from system, and why not when it does not.
-func (f Flow) runsFor(system connector.System, ev Event) (ok bool, skip string) {
-	if !f.Enabled || f.Source.System != system || f.Source.Entity != ev.Entity {
+// TriggerOrDefault is the flow's trigger, event when none is set.
+func (f Flow) TriggerOrDefault() Trigger {
+	if f.Trigger == "" {
+		return TriggerEvent
+	}
+	return f.Trigger
+}
+
+// runsFor reports whether f runs for ev from system, delivered by trigger, and why not
+// when it does not.
+func (f Flow) runsFor(system connector.System, ev Event, trigger Trigger) (ok bool, skip string) {
+	if !f.Enabled || f.Source.System != system || f.Source.Entity != ev.Entity || f.TriggerOrDefault() != trigger {
 		return false, ""
 	}
 	for _, field := range slices.Sorted(maps.Keys(f.Filter)) {

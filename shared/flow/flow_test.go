@@ -9,12 +9,12 @@ import (
 
 func TestValidateListsEveryProblem(t *testing.T) {
 	f := Flow{ID: "-bad", Source: Endpoint{"nope", ""}, Target: Endpoint{connector.SystemCRM, "Account"},
-		Mapping: map[string]string{"Name": "", "ok": "fine"}, Filter: map[string]any{"has space": 1}}
+		Mapping: map[string]string{"Name": "", "ok": "fine"}, Filter: map[string]any{"has space": 1}, Trigger: "cron"}
 	var fields []string
 	for _, e := range f.Validate() {
 		fields = append(fields, e.Field)
 	}
-	want := "filter.has space,id,mapping.Name,source.entity,source.system"
+	want := "filter.has space,id,mapping.Name,source.entity,source.system,trigger"
 	if got := strings.Join(fields, ","); got != want {
 		t.Fatalf("errors on %s, want %s", got, want)
 	}
@@ -34,8 +34,20 @@ func TestRunsForAndMapped(t *testing.T) {
 		Mapping: map[string]string{"phone": "Phone", "email": "Email"}, Filter: map[string]any{"Type": "Customer"}}
 	ev, _, _ := ParseEvent([]byte(`{"eventId":"e","entity":"Account","recordId":"1","changedAt":"2026-11-22T10:00:00Z",
 		"fields":{"Type":"Customer","Phone":"+1","Other":true}}`))
-	if ok, skip := f.runsFor(connector.SystemCRM, ev); !ok || skip != "" {
+	if ok, skip := f.runsFor(connector.SystemCRM, ev, TriggerEvent); !ok || skip != "" {
 		t.Fatalf("runsFor = %v %q", ok, skip)
+	}
+	// A change the poll found runs poll flows only, and a posted event event flows only.
+	if ok, _ := f.runsFor(connector.SystemCRM, ev, TriggerPoll); ok {
+		t.Fatal("an event flow runs for a polled change")
+	}
+	polled := f
+	polled.Trigger = TriggerPoll
+	if ok, _ := polled.runsFor(connector.SystemCRM, ev, TriggerEvent); ok {
+		t.Fatal("a poll flow runs for a posted event")
+	}
+	if ok, skip := polled.runsFor(connector.SystemCRM, ev, TriggerPoll); !ok || skip != "" {
+		t.Fatalf("poll flow: runsFor = %v %q", ok, skip)
 	}
 	for _, c := range []struct {
 		system connector.System
@@ -51,7 +63,7 @@ func TestRunsForAndMapped(t *testing.T) {
 		{connector.SystemCRM, "Account", map[string]any{"Type": "Customer", "X": 1}, true, false}, // runs
 	} {
 		e := Event{Entity: c.entity, Fields: c.fields}
-		ok, skip := f.runsFor(c.system, e)
+		ok, skip := f.runsFor(c.system, e, TriggerEvent)
 		if ok != c.ok || (skip != "") != c.skip {
 			t.Errorf("%s/%s %v: runsFor = %v %q", c.system, c.entity, c.fields, ok, skip)
 		}
@@ -77,7 +89,7 @@ func TestRunsForAndMapped(t *testing.T) {
 		t.Fatal("the link key depends on the direction")
 	}
 	f.Enabled = false
-	if ok, _ := f.runsFor(connector.SystemCRM, ev); ok {
+	if ok, _ := f.runsFor(connector.SystemCRM, ev, TriggerEvent); ok {
 		t.Fatal("a disabled flow runs")
 	}
 }

@@ -22,6 +22,7 @@ import (
 type Service struct {
 	Store    Store
 	Exec     *Executor
+	Poller   *Poller
 	HostAuth *hostauth.Authenticator[tenant.Config]
 	Audit    *audit.Log
 	Now      func() time.Time
@@ -221,7 +222,7 @@ func (s *Service) PutFlowHandler() http.Handler {
 				return
 			}
 		}
-		f.UpdatedAt, f.UpdatedBy = s.now(), who.Actor
+		f.Trigger, f.UpdatedAt, f.UpdatedBy = f.TriggerOrDefault(), s.now(), who.Actor
 		if err := s.Store.PutFlow(ctx, who.TenantID, f); err != nil {
 			writeFlowError(w, r, err)
 			return

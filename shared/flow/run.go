@@ -125,4 +125,10 @@ type Store interface {
 	Runs(ctx context.Context, tenantID string, q RunQuery) (runs []Run, next string, err error)
 	// DueRuns lists up to limit retrying runs whose next attempt is at or before now.
 	DueRuns(ctx context.Context, tenantID string, now time.Time, limit int) ([]Run, error)
+
+	// Watermark is how far the poll of src has read; ErrNotFound before its first poll.
+	Watermark(ctx context.Context, tenantID string, src Endpoint) (Watermark, error)
+	// SaveWatermark stores w if the stored watermark was last polled at prev (nil: if
+	// there is none yet); ErrTaken when another poll saved first.
+	SaveWatermark(ctx context.Context, tenantID string, w Watermark, prev *time.Time) error
 }

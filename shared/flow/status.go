@@ -2,6 +2,7 @@ package flow
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -58,10 +59,36 @@ type Status struct {
 	Truncated bool           `json:"truncated"`
 	Systems   []SystemStatus `json:"systems"`
 	Flows     []FlowStatus   `json:"flows"`
+	// Polls are the watermarks of the sources the enabled poll flows read; a source not
+	// polled yet has a zero polledAt.
+	Polls []Watermark `json:"polls"`
 }
 
-// Status reads the tenant's runs created since, newest first, and summarises them.
+// Status reads the tenant's runs created since, newest first, summarises them, and adds
+// where each polled source stands.
 func (s *Service) Status(ctx context.Context, tenantID string, since time.Time) (Status, error) {
+	st, err := s.runStatus(ctx, tenantID, since)
+	if err != nil {
+		return Status{}, err
+	}
+	flows, err := s.Store.Flows(ctx, tenantID)
+	if err != nil {
+		return Status{}, err
+	}
+	for _, src := range PollSources(flows) {
+		w, err := s.Store.Watermark(ctx, tenantID, src)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			w = Watermark{Source: src, Since: firstSince(flows, src)}
+		case err != nil:
+			return Status{}, err
+		}
+		st.Polls = append(st.Polls, w)
+	}
+	return st, nil
+}
+
+func (s *Service) runStatus(ctx context.Context, tenantID string, since time.Time) (Status, error) {
 	var runs []Run
 	cursor := ""
 	for {
@@ -88,7 +115,8 @@ func (s *Service) Status(ctx context.Context, tenantID string, since time.Time) 
 // Summarise counts runs (newest first) per target system and per flow. Every system is
 // listed, idle when no run wrote to it.
 func Summarise(since time.Time, runs []Run, truncated bool) Status {
-	st := Status{Since: since, RunsRead: len(runs), Truncated: truncated, Systems: []SystemStatus{}, Flows: []FlowStatus{}}
+	st := Status{Since: since, RunsRead: len(runs), Truncated: truncated, Systems: []SystemStatus{}, Flows: []FlowStatus{},
+		Polls: []Watermark{}}
 	systems := map[connector.System]*SystemStatus{}
 	for _, sys := range connector.Systems {
 		st.Systems = append(st.Systems, SystemStatus{System: sys, Counts: map[Outcome]int{}})

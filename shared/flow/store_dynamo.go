@@ -38,6 +38,7 @@ const (
 	prefixFlow  = "flow#"
 	prefixEvent = "event#"
 	prefixRun   = "run#"
+	prefixPoll  = "poll#"
 )
 
 func (s *DynamoStore) key(tenantID, sk string) dynamostore.Item {
@@ -71,6 +72,8 @@ func (s *DynamoStore) Flows(ctx context.Context, tenantID string) ([]Flow, error
 func decodeFlow(it dynamostore.Item) (Flow, error) {
 	var f Flow
 	err := json.Unmarshal([]byte(dynamostore.GetString(it, "doc")), &f)
+	// Flows stored before triggers existed were all event flows.
+	f.Trigger = f.TriggerOrDefault()
 	return f, err
 }
 
@@ -311,4 +314,48 @@ func (s *DynamoStore) DueRuns(ctx context.Context, tenantID string, now time.Tim
 			":now": dynamostore.Str(dynamostore.FormatTime(now))},
 	}
 	return dynamostore.QueryUpTo(ctx, s.client, in, limit, decodeRun)
+}
+
+func pollKey(src Endpoint) string { return prefixPoll + string(src.System) + "#" + src.Entity }
+
+// Watermark implements Store.
+func (s *DynamoStore) Watermark(ctx context.Context, tenantID string, src Endpoint) (Watermark, error) {
+	it, err := s.get(ctx, tenantID, pollKey(src))
+	if err != nil {
+		return Watermark{}, err
+	}
+	var sw storedWatermark
+	if err := json.Unmarshal([]byte(dynamostore.GetString(it, "doc")), &sw); err != nil {
+		return Watermark{}, fmt.Errorf("watermark %s: %w", src, err)
+	}
+	sw.Watermark.Cursor = sw.Cursor
+	return sw.Watermark, nil
+}
+
+// storedWatermark is a watermark's document: the watermark and its cursor.
+type storedWatermark struct {
+	Watermark
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// SaveWatermark implements Store, conditional on the stored watermark's polled_at.
+func (s *DynamoStore) SaveWatermark(ctx context.Context, tenantID string, w Watermark, prev *time.Time) error {
+	doc, err := json.Marshal(storedWatermark{Watermark: w, Cursor: w.Cursor})
+	if err != nil {
+		return err
+	}
+	it := s.key(tenantID, pollKey(w.Source))
+	it["doc"] = dynamostore.Str(string(doc))
+	it["polled_at"] = dynamostore.Str(dynamostore.FormatTime(w.PolledAt))
+	in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
+		ConditionExpression: aws.String("attribute_not_exists(sk)")}
+	if prev != nil {
+		in.ConditionExpression = aws.String("polled_at = :p")
+		in.ExpressionAttributeValues = dynamostore.Item{":p": dynamostore.Str(dynamostore.FormatTime(*prev))}
+	}
+	_, err = s.client.PutItem(ctx, in)
+	if dynamostore.IsConditionFailed(err) {
+		return ErrTaken
+	}
+	return err
 }

@@ -83,11 +83,15 @@ const customerFlow: Pick<Flow, "source" | "target"> = {
 
 export function demoFlows(): { items: Flow[] } {
   return { items: [
-    { id: "erp-customer-to-crm", enabled: true, ...customerFlow, mapping: { Name: "companyName", Phone: "phone" }, updatedAt: ago(600) },
-    { id: "crm-account-to-erp", enabled: true, source: customerFlow.target, target: customerFlow.source,
+    { id: "erp-customer-to-crm", enabled: true, ...customerFlow, trigger: "event", mapping: { Name: "companyName", Phone: "phone" }, updatedAt: ago(600) },
+    { id: "crm-account-to-erp", enabled: true, source: customerFlow.target, target: customerFlow.source, trigger: "event",
       mapping: { phone: "Phone", email: "Email" }, filter: { Type: "Customer" }, updatedAt: ago(600) },
+    { id: "shipping-order-to-erp", enabled: true, source: shippingOrders, target: { system: "hosterp", entity: "salesOrder" },
+      trigger: "poll", mapping: { shipStatus: "orderStatus" }, updatedAt: ago(600) },
   ] };
 }
+
+const shippingOrders = { system: "shipping", entity: "orders" } as const;
 
 export function demoFlowRuns(): List<FlowRun> {
   const run = (id: string, outcome: FlowRun["outcome"], decision: string, min: number, extra: Partial<FlowRun> = {}): FlowRun => ({

@@ -1157,11 +1157,17 @@ export interface components {
             system: components["schemas"]["FlowSystem"];
             entity: string;
         };
+        /**
+         * @description How the flow learns of its source's changes: `event`, the source posts change events to `POST /api/flows/events/{system}`; `poll`, for sources that cannot push, the 30-minute poll reads the records the source changed since its watermark (NetSuite SuiteQL on lastmodifieddate, Business Central `$filter` on lastModifiedDateTime, Salesforce SOQL on SystemModstamp, Mailchimp `since_last_changed`, ShipStation `modifyDateStart`) and runs the flow for each. Absent on input means `event`. A flow runs only for changes its own trigger delivers.
+         * @enum {string}
+         */
+        FlowTrigger: "event" | "poll";
         FlowInput: {
             id?: string;
             enabled: boolean;
             source: components["schemas"]["FlowEndpoint"];
             target: components["schemas"]["FlowEndpoint"];
+            trigger?: components["schemas"]["FlowTrigger"];
             /** @description Target field → source field (the shape `field_mapping_suggest` answers in); 1 to 100 fields. */
             mapping: {
                 [key: string]: string;
@@ -1176,6 +1182,7 @@ export interface components {
             enabled: boolean;
             source: components["schemas"]["FlowEndpoint"];
             target: components["schemas"]["FlowEndpoint"];
+            trigger: components["schemas"]["FlowTrigger"];
             /** @description Target field → source field (the shape `field_mapping_suggest` answers in); 1 to 100 fields. */
             mapping: {
                 [key: string]: string;
@@ -1333,6 +1340,24 @@ export interface components {
                 };
                 /** Format: date-time */
                 lastRunAt: string;
+            }[];
+            /** @description Where each source read by an enabled poll flow stands: the watermark the next poll reads from, and how the last poll went. */
+            polls: {
+                source: components["schemas"]["FlowEndpoint"];
+                /**
+                 * Format: date-time
+                 * @description The next poll reads the records changed at or after this time (the source's own modification time).
+                 */
+                since: string;
+                /**
+                 * Format: date-time
+                 * @description When the last poll ran; absent before the first.
+                 */
+                polledAt?: string;
+                /** @description Changes the last poll found that no poll had found before. */
+                changes: number;
+                /** @description The last poll's failure: the source and the connector's error class, never values. Absent when it read to the end or to its budget. */
+                error?: string;
             }[];
         };
     };

@@ -26,6 +26,7 @@ export type CostRecord = S["CostRecord"];
 export type CostList = S["CostList"];
 export type Flow = S["Flow"];
 export type FlowRun = S["FlowRun"];
+export type FlowStatus = S["FlowStatus"];
 export type FlowSystem = S["FlowSystem"];
 export type FieldError = S["FieldError"];
 export type Settings = S["Settings"];

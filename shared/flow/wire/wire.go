@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
@@ -33,7 +35,21 @@ func New(b *platform.Base) (*flow.Service, error) {
 	}
 	store := flow.NewDynamoStore(b.DB, b.Config.Table(blueprint.Flows))
 	x := &flow.Executor{Store: store, Guard: g, SyncErrors: Reporter{se.Reporter()}, Now: b.Clock()}
-	return &flow.Service{Store: store, Exec: x, HostAuth: b.HostAuth(tenant.PurposeIngest), Audit: b.Audit, Now: b.Clock()}, nil
+	return &flow.Service{Store: store, Exec: x, Poller: &flow.Poller{Exec: x, Source: Sources{guarded.Connectors(b)}},
+		HostAuth: b.HostAuth(tenant.PurposeIngest), Audit: b.Audit, Now: b.Clock()}, nil
+}
+
+// Sources reads changed records through the tenants' connectors: a read, which needs no
+// guard.
+type Sources struct{ Connectors *connector.Registry }
+
+// Changes implements flow.ChangeSource.
+func (s Sources) Changes(ctx context.Context, tenantID string, system connector.System, entity string, since time.Time, cursor string, limit int) (connector.ChangePage, error) {
+	c, err := s.Connectors.Client(ctx, tenantID, system)
+	if err != nil {
+		return connector.ChangePage{}, err
+	}
+	return c.Changes(ctx, entity, since, cursor, limit)
 }
 
 // Routes are the flows' HTTP functions.
@@ -88,6 +104,44 @@ func RedriveLambda(_ context.Context, b *platform.Base) (func(context.Context, e
 	}
 	return func(ctx context.Context, _ events.EventBridgeEvent) (RedriveReport, error) {
 		return RedriveAll(ctx, b, s.Exec)
+	}, nil
+}
+
+// PollReport is what one poll of every tenant did.
+type PollReport struct {
+	flow.PollReport
+	TenantsFailed int `json:"tenantsFailed"`
+}
+
+// PollAll runs every tenant's poll flows; one tenant's failure is logged and the others
+// still run.
+func PollAll(ctx context.Context, b *platform.Base, p *flow.Poller) (PollReport, error) {
+	tenants, err := b.Tenants.List(ctx)
+	if err != nil {
+		return PollReport{}, fmt.Errorf("list tenants: %w", err)
+	}
+	var rep PollReport
+	for _, t := range tenants {
+		r, err := p.Poll(ctx, t.ID)
+		rep.Sources, rep.Changes, rep.Runs, rep.Failed = rep.Sources+r.Sources, rep.Changes+r.Changes, rep.Runs+r.Runs, rep.Failed+r.Failed
+		if err != nil {
+			rep.TenantsFailed++
+			b.Log.Error("flow poll failed", "tenant", t.ID, "error", err)
+		}
+	}
+	b.Log.Info("flow poll finished", "sources", rep.Sources, "changes", rep.Changes, "runs", rep.Runs,
+		"sourcesFailed", rep.Failed, "tenantsFailed", rep.TenantsFailed)
+	return rep, nil
+}
+
+// PollLambda is the flow-poll function's entry point.
+func PollLambda(_ context.Context, b *platform.Base) (func(context.Context, events.EventBridgeEvent) (PollReport, error), error) {
+	s, err := New(b)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, _ events.EventBridgeEvent) (PollReport, error) {
+		return PollAll(ctx, b, s.Poller)
 	}, nil
 }
 
