@@ -25,3 +25,46 @@ test("embedded: the host's session shows one module and every call carries the c
   expect(calls.length).toBeGreaterThan(0);
   for (const call of calls) expect(call.ctx, call.url).toBe(embeddedContextId);
 });
+
+/** embeddedPage opens a host session and a context for module, and the console inside it. */
+async function embeddedPage(page: import("@playwright/test").Page, module: string): Promise<void> {
+  const boot = JSON.stringify({ userId: "erp-admin-1", hostAccountId: "1234567", roles: ["operator"] });
+  const s = await fetch(base() + "/api/embedded/host/bootstrap", { method: "POST", headers: signedHeaders(boot, DEMO_EMBEDDED_SECRET), body: boot });
+  expect(s.status).toBe(201);
+  const { serviceToken } = (await s.json()) as { serviceToken: string };
+  const c = await fetch(base() + "/api/embedded/context/bootstrap", { method: "POST",
+    headers: { Authorization: "Bearer " + serviceToken, "Content-Type": "application/json" }, body: JSON.stringify({ module }) });
+  expect(c.status).toBe(201);
+  const { embeddedContextId } = (await c.json()) as { embeddedContextId: string };
+  await page.goto(`/#serviceToken=${serviceToken}&embeddedContextId=${embeddedContextId}&module=${module}&roles=operator`);
+}
+
+test("embedded: the settings module shows the switches only, and a switch saves", async ({ page }) => {
+  await embeddedPage(page, "settings");
+  const finance = page.getByRole("switch", { name: "Finance approvals" });
+  await expect(finance).toBeChecked();
+  await expect(page.getByRole("heading", { name: "Connectors" })).toHaveCount(0);
+  await expect(page.getByLabel("Embedded allowed roles")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Rotate the ingest secret" })).toHaveCount(0);
+  await expect(page.getByText("changed by an admin in the SyncAssist console")).toBeVisible();
+  try {
+    await finance.uncheck();
+    await page.getByRole("button", { name: "Save flags" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Saved finance_ops.enabled" })).toBeAttached();
+    await page.reload();
+    await expect(page.getByRole("switch", { name: "Finance approvals" })).not.toBeChecked();
+  } finally {
+    await page.getByRole("switch", { name: "Finance approvals" }).check();
+    await page.getByRole("button", { name: "Save flags" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Saved finance_ops.enabled" })).toBeAttached();
+  }
+});
+
+test("embedded: the field-mapping module lists the flows and how each is triggered", async ({ page }) => {
+  await embeddedPage(page, "field-mapping");
+  const row = page.getByRole("row").filter({ has: page.getByRole("cell", { name: "shipping-order-to-erp" }) });
+  await expect(row.getByRole("cell", { name: /^poll/ })).toBeVisible();
+  await expect(page.getByRole("row").filter({ has: page.getByRole("cell", { name: "erp-customer-to-crm" }) })
+    .getByRole("cell", { name: "event", exact: true })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Panels" })).toHaveCount(0);
+});

@@ -5,7 +5,7 @@ import type { List } from "./api/types";
 import { type ConsoleConfig, hasRole, session, signIn, signOut } from "./auth";
 import { AuditPanel } from "./panels/audit";
 import { FinancePanel } from "./panels/finance";
-import { FlowsPanel } from "./panels/flows";
+import { FlowDefinitions, FlowsPanel } from "./panels/flows";
 import { GovernancePanel } from "./panels/governance";
 import { QueuePanel } from "./panels/queue";
 import { SettingsPanel } from "./panels/settings";
@@ -18,6 +18,8 @@ const MODULE_PANEL: Record<string, string> = {
   governance: "governance",
   audit: "audit",
   "integration-status": "flows",
+  "field-mapping": "field-mapping",
+  settings: "settings",
 };
 
 export function App({ config }: { config: ConsoleConfig }) {
@@ -82,7 +84,9 @@ export function App({ config }: { config: ConsoleConfig }) {
           {panel === "governance" && (approver ? <GovernancePanel /> : <p>Governance needs the approver role.</p>)}
           {panel === "flows" && <FlowsPanel admin={admin} />}
           {panel === "audit" && (approver ? <AuditPanel /> : <p>The audit log needs the approver role.</p>)}
-          {panel === "settings" && (admin ? <SettingsPanel /> : <p>Settings are for admins: ask an admin of tenant {s.tenant} to change flags, connectors, overrides or secrets.</p>)}
+          {panel === "field-mapping" && <FlowDefinitions />}
+          {panel === "settings" && (embeddedPanel ? <SettingsPanel embedded />
+            : admin ? <SettingsPanel /> : <p>Settings are for admins: ask an admin of tenant {s.tenant} to change flags, connectors, overrides or secrets.</p>)}
           {panel === "none" && <p>The module “{s.module}” is not available in the console.</p>}
         </main>
       </div>

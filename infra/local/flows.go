@@ -20,7 +20,8 @@ import (
 )
 
 // demoFlows are the demo tenant's flows: the host ERP's customers to the CRM's accounts
-// and back (so the reciprocal loop can happen), and sales orders to the shipping platform.
+// and back (so the reciprocal loop can happen), sales orders to the shipping platform,
+// and, polled, the shipping platform's order status back to the sales order.
 var demoFlows = []flow.Flow{
 	{ID: "erp-customer-to-crm", Enabled: true,
 		Source: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"}, Target: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"},
@@ -33,16 +34,25 @@ var demoFlows = []flow.Flow{
 	{ID: "erp-order-to-shipping", Enabled: true,
 		Source: flow.Endpoint{System: connector.SystemHostERP, Entity: "salesOrder"}, Target: flow.Endpoint{System: connector.SystemShipping, Entity: "orders"},
 		Mapping: map[string]string{"orderNumber": "tranId", "customerEmail": "email", "shipByDate": "shipDate"}},
+	// ShipStation cannot push order changes with their content, so this flow polls it: an
+	// order's status comes back to the host ERP's sales order on the reconcile schedule.
+	{ID: "shipping-order-to-erp", Enabled: true, Trigger: flow.TriggerPoll,
+		Source: flow.Endpoint{System: connector.SystemShipping, Entity: "orders"}, Target: flow.Endpoint{System: connector.SystemHostERP, Entity: "salesOrder"},
+		Mapping: map[string]string{"custbody_sea_ship_status": "orderStatus"}},
 }
 
 // demoOverrides give the host ERP the customer's credit and tax fields, and the account
-// fields the ERP → CRM flow writes; the CRM keeps the rest of its accounts.
+// fields the ERP → CRM flow writes; the CRM keeps the rest of its accounts, and the
+// shipping platform the sales order's ship status.
 var demoOverrides = []governance.Entry{
 	{Entity: "customer", Field: "creditLimit", Owner: connector.SystemHostERP, Policy: governance.PolicyRejectWithAlert},
 	{Entity: "customer", Field: "taxId", Owner: connector.SystemHostERP, Policy: governance.PolicyRejectWithAlert},
 	{Entity: "account", Field: "Name", Owner: connector.SystemHostERP, Policy: governance.PolicySourceWins},
 	{Entity: "account", Field: "Phone", Owner: connector.SystemHostERP, Policy: governance.PolicySourceWins},
 	{Entity: "account", Field: "CreditLimit", Owner: connector.SystemHostERP, Policy: governance.PolicyRejectWithAlert},
+	// The host ERP owns its sales orders, except the ship status the shipping platform
+	// reports back (the polled flow).
+	{Entity: "salesOrder", Field: "custbody_sea_ship_status", Owner: connector.SystemShipping, Policy: governance.PolicySourceWins},
 }
 
 // seedDemoFlows stores the demo flows and manifest overrides, and the records the flows
@@ -66,7 +76,7 @@ func seedDemoFlows(ctx context.Context, deps *compose.Stack, fakes fakeSystems) 
 
 // demoFlowRecord is the record the demo's events are about, per source entity. A flow
 // writes the target record with the source record's id.
-var demoFlowRecord = map[string]string{"customer": "C-2001", "Account": "C-2001", "salesOrder": "SO-10042"}
+var demoFlowRecord = map[string]string{"customer": "C-2001", "Account": "C-2001", "salesOrder": "SO-10042", "orders": "SO-10042"}
 
 // seedFakeFlowTargets puts the records the demo flows write to into the fakes, where the
 // vendor profiles address them: the CRM's Account C-2001 as a Salesforce sObject row, and
@@ -203,9 +213,49 @@ func flowsDemo(ctx context.Context) error {
 		return fmt.Errorf("the host ERP's customer C-2001 has email %v after the approve, want %s", customer["email"], corrected)
 	}
 	fmt.Printf("   the host ERP's customer C-2001 now has email %s\n", corrected)
+	step(7, "The warehouse ships order SO-10042 in the shipping platform, which cannot push; the poll reads it:")
+	if err := pollDemo(api, "shipped-"+tag); err != nil {
+		return err
+	}
 	fmt.Println("\nEvery step went as the story says.")
 	fmt.Printf("\nOwnership rejections and loop detections: the console's Governance panel, or\n"+
 		"  curl -s %s/api/governance/loop-detections -H 'Authorization: %s'\nFlow runs: the console's Flows panel.\n", api.base, api.auth)
+	return nil
+}
+
+// pollDemo changes the order in the fake ShipStation as a user of it would (createorder
+// with the order's orderKey updates it), runs the backstops (the reconcile schedule's
+// poll among them) and checks the status reached the host ERP's sales order.
+func pollDemo(api *localAPI, status string) error {
+	const order = "/fake/shipping/orders/"
+	code, out, err := api.do("GET", order+"SO-10042", nil, http.Header{})
+	var o map[string]any
+	if err == nil && (code != http.StatusOK || json.Unmarshal(out, &o) != nil) {
+		err = fmt.Errorf("the shipping platform's order SO-10042 answered %d %s", code, firstLine(out))
+	}
+	if err != nil {
+		return err
+	}
+	o["orderStatus"] = status
+	body, _ := json.Marshal(o)
+	if code, out, err = api.do("POST", order+"createorder", body, http.Header{}); err != nil || code != http.StatusOK {
+		return fmt.Errorf("createorder answered %d %s (%v)", code, firstLine(out), err)
+	}
+	if code, out, err = api.do("POST", "/local/reconcile", nil, nil); err != nil || code != http.StatusOK {
+		return fmt.Errorf("the backstops answered %d %s (%v)", code, firstLine(out), err)
+	}
+	code, out, err = api.do("GET", "/fake/hosterp"+netsuiteRecordPath+"salesOrder/SO-10042", nil, http.Header{})
+	var so map[string]any
+	if err == nil && (code != http.StatusOK || json.Unmarshal(out, &so) != nil) {
+		err = fmt.Errorf("the host ERP's sales order SO-10042 answered %d %s", code, firstLine(out))
+	}
+	if err != nil {
+		return err
+	}
+	if so["custbody_sea_ship_status"] != status {
+		return fmt.Errorf("the host ERP's sales order has ship status %v after the poll, want %s", so["custbody_sea_ship_status"], status)
+	}
+	fmt.Printf("   the poll found the change and the host ERP's sales order SO-10042 now has ship status %s\n", status)
 	return nil
 }
 

@@ -2,9 +2,9 @@
 // source event → mapped fields → guard decision → target result, and a failed one links
 // to the sync error it became. Admins also see the flow definitions.
 import { useEffect, useState } from "preact/hooks";
-import { read } from "../api/client";
+import { read, readQuiet } from "../api/client";
 import { demoFlowRuns, demoFlows } from "../api/demo";
-import type { Flow, FlowRun, List } from "../api/types";
+import type { Flow, FlowRun, FlowStatus, List } from "../api/types";
 import { navigate, segments } from "../router";
 import { Ago, Chip } from "../ui";
 
@@ -89,22 +89,28 @@ function RunDetail({ run }: { run: FlowRun }) {
   );
 }
 
-function FlowDefinitions() {
+/** FlowDefinitions lists the flows: for admins under the runs, and alone as the embedded
+ *  field-mapping module. The poll status is a decoration read quietly: an embedded
+ *  field-mapping context may not read the integration status, and then shows none. */
+export function FlowDefinitions() {
   const [flows, setFlows] = useState<Flow[] | null>(null);
+  const [polls, setPolls] = useState<FlowStatus["polls"]>([]);
   useEffect(() => {
     void read<{ items: Flow[] }>("/api/settings/flows", demoFlows).then((r) => setFlows(r.data.items));
+    void readQuiet<FlowStatus>("/api/flows/status").then((st) => setPolls(st?.polls ?? []));
   }, []);
   if (!flows) return <p aria-busy="true">Loading flows…</p>;
   return (
     <section aria-labelledby="defs-h">
       <h2 id="defs-h">Flows</h2>
       <table class="grid">
-        <thead><tr><th scope="col">Flow</th><th scope="col">Source → target</th><th scope="col">Mapping (target ← source)</th><th scope="col">Filter</th><th scope="col">State</th></tr></thead>
+        <thead><tr><th scope="col">Flow</th><th scope="col">Source → target</th><th scope="col">Trigger</th><th scope="col">Mapping (target ← source)</th><th scope="col">Filter</th><th scope="col">State</th></tr></thead>
         <tbody>
           {flows.map((f) => (
             <tr key={f.id}>
               <td class="mono">{f.id}</td>
               <td>{f.source.system}/{f.source.entity} → {f.target.system}/{f.target.entity}</td>
+              <td><Trigger flow={f} polls={polls} /></td>
               <td>{Object.entries(f.mapping).map(([t, s]) => `${t} ← ${s}`).join(", ")}</td>
               <td>{f.filter ? Object.entries(f.filter).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ") : "—"}</td>
               <td><Chip kind={f.enabled ? "written" : "skipped"}>{f.enabled ? "enabled" : "disabled"}</Chip></td>
@@ -114,5 +120,19 @@ function FlowDefinitions() {
       </table>
       {flows.length === 0 && <p class="empty">No flows yet: an admin defines them with PUT /api/settings/flows/&#123;id&#125;.</p>}
     </section>
+  );
+}
+
+// Trigger says how a flow hears of changes; a polled one says when its source was last
+// read and why the last read failed, which is what an admin needs when nothing arrives.
+function Trigger({ flow, polls }: { flow: Flow; polls: FlowStatus["polls"] }) {
+  if (flow.trigger !== "poll") return <>event</>;
+  const w = polls.find((p) => p.source.system === flow.source.system && p.source.entity === flow.source.entity);
+  if (!flow.enabled || !w) return <>poll</>;
+  return (
+    <>
+      poll · {w.polledAt ? <>read <Ago at={w.polledAt} /></> : "not read yet"}
+      {w.error && <> <Chip kind="failed">{w.error}</Chip></>}
+    </>
   );
 }

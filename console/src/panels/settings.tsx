@@ -37,7 +37,9 @@ const ROLES_KEY = "embedded.allowed_roles";
 
 type Reload = () => Promise<void>;
 
-export function SettingsPanel() {
+/** SettingsPanel is the admins' whole settings page; embedded (the host's settings module)
+ *  it shows the feature switches only, which is all a host's session may change. */
+export function SettingsPanel({ embedded = false }: { embedded?: boolean }) {
   const [s, setS] = useState<Settings | null>(null);
   const [demo, setDemo] = useState(false);
   // Bumped on every reload after a conflict, so the sections drop what was being edited.
@@ -62,10 +64,16 @@ export function SettingsPanel() {
         <h1 id="settings-h">Settings</h1>
         <span class="note">tenant <strong>{s.tenantId}</strong>, changed <Ago at={s.updatedAt} /></span>
       </div>
-      <Flags key={"f" + version + JSON.stringify(s.settings)} {...ctx} />
-      <Connectors key={"c" + version} {...ctx} />
-      <Overrides key={"o" + version + JSON.stringify(s.manifestOverrides)} {...ctx} />
-      <Secrets {...ctx} />
+      <Flags key={"f" + version + JSON.stringify(s.settings)} {...ctx} embedded={embedded} />
+      {embedded ? (
+        <p class="note">Connectors, manifest overrides, secrets and embedded roles are changed by an admin in the SyncAssist console.</p>
+      ) : (
+        <>
+          <Connectors key={"c" + version} {...ctx} />
+          <Overrides key={"o" + version + JSON.stringify(s.manifestOverrides)} {...ctx} />
+          <Secrets {...ctx} />
+        </>
+      )}
     </section>
   );
 }
@@ -124,11 +132,11 @@ function OtherErrors({ errors, shown }: { errors: FieldError[]; shown: string[] 
   );
 }
 
-function Flags({ s, demo, saved, reload }: SectionProps) {
+function Flags({ s, demo, saved, reload, embedded }: SectionProps & { embedded: boolean }) {
   const [draft, setDraft] = useState<Record<string, string | undefined>>(s.settings);
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [busy, setBusy] = useState(false);
-  const keys = [...FLAGS.map((f) => f.key), ROLES_KEY];
+  const keys = embedded ? FLAGS.map((f) => f.key) : [...FLAGS.map((f) => f.key), ROLES_KEY];
   const changed = keys.filter((k) => (draft[k] ?? "") !== (s.settings[k] ?? ""));
   const save = async (e: Event) => {
     e.preventDefault();
@@ -169,14 +177,14 @@ function Flags({ s, demo, saved, reload }: SectionProps) {
             </div>
           );
         })}
-        <div class="flag">
+        {!embedded && <div class="flag">
           <label for="allowed-roles">Embedded allowed roles</label>
           <input id="allowed-roles" type="text" value={draft[ROLES_KEY] ?? ""} disabled={demo} size={32}
             onInput={(e) => setDraft({ ...draft, [ROLES_KEY]: (e.target as HTMLInputElement).value })}
             {...invalid(errors, "settings." + ROLES_KEY, "roles-hint")} />
           <span id="roles-hint" class="note">comma-separated roles a host may give embedded sessions (operator, approver); empty allows none</span>
           <FieldMessage errors={errors} field={"settings." + ROLES_KEY} />
-        </div>
+        </div>}
         <OtherErrors errors={errors} shown={keys.map((k) => "settings." + k)} />
         <div class="actions">
           <button type="submit" class="primary" disabled={demo || busy || changed.length === 0}>{busy ? "Saving…" : "Save flags"}</button>
