@@ -201,11 +201,7 @@ func flowsDemo(ctx context.Context) error {
 		return fmt.Errorf("approve answered %d", code)
 	}
 	// The fake host ERP's record, read as NetSuite's record service serves it.
-	code, out, err = api.do("GET", "/fake/hosterp"+netsuiteRecordPath+"customer/C-2001", nil, http.Header{})
-	var customer map[string]any
-	if err == nil && (code != http.StatusOK || json.Unmarshal(out, &customer) != nil) {
-		err = fmt.Errorf("the host ERP's customer C-2001 answered %d %s", code, firstLine(out))
-	}
+	customer, err := api.fakeRecord("/fake/hosterp" + netsuiteRecordPath + "customer/C-2001")
 	if err != nil {
 		return err
 	}
@@ -228,27 +224,19 @@ func flowsDemo(ctx context.Context) error {
 // poll among them) and checks the status reached the host ERP's sales order.
 func pollDemo(api *localAPI, status string) error {
 	const order = "/fake/shipping/orders/"
-	code, out, err := api.do("GET", order+"SO-10042", nil, http.Header{})
-	var o map[string]any
-	if err == nil && (code != http.StatusOK || json.Unmarshal(out, &o) != nil) {
-		err = fmt.Errorf("the shipping platform's order SO-10042 answered %d %s", code, firstLine(out))
-	}
+	o, err := api.fakeRecord(order + "SO-10042")
 	if err != nil {
 		return err
 	}
 	o["orderStatus"] = status
 	body, _ := json.Marshal(o)
-	if code, out, err = api.do("POST", order+"createorder", body, http.Header{}); err != nil || code != http.StatusOK {
+	if code, out, err := api.do("POST", order+"createorder", body, http.Header{}); err != nil || code != http.StatusOK {
 		return fmt.Errorf("createorder answered %d %s (%v)", code, firstLine(out), err)
 	}
-	if code, out, err = api.do("POST", "/local/reconcile", nil, nil); err != nil || code != http.StatusOK {
+	if code, out, err := api.do("POST", "/local/reconcile", nil, nil); err != nil || code != http.StatusOK {
 		return fmt.Errorf("the backstops answered %d %s (%v)", code, firstLine(out), err)
 	}
-	code, out, err = api.do("GET", "/fake/hosterp"+netsuiteRecordPath+"salesOrder/SO-10042", nil, http.Header{})
-	var so map[string]any
-	if err == nil && (code != http.StatusOK || json.Unmarshal(out, &so) != nil) {
-		err = fmt.Errorf("the host ERP's sales order SO-10042 answered %d %s", code, firstLine(out))
-	}
+	so, err := api.fakeRecord("/fake/hosterp" + netsuiteRecordPath + "salesOrder/SO-10042")
 	if err != nil {
 		return err
 	}
@@ -257,6 +245,16 @@ func pollDemo(api *localAPI, status string) error {
 	}
 	fmt.Printf("   the poll found the change and the host ERP's sales order SO-10042 now has ship status %s\n", status)
 	return nil
+}
+
+// fakeRecord reads a record of a fake system (no credentials) as its vendor serves it.
+func (api *localAPI) fakeRecord(path string) (map[string]any, error) {
+	code, out, err := api.do("GET", path, nil, http.Header{})
+	var rec map[string]any
+	if err == nil && (code != http.StatusOK || json.Unmarshal(out, &rec) != nil) {
+		err = fmt.Errorf("%s answered %d %s", path, code, firstLine(out))
+	}
+	return rec, err
 }
 
 func waitDiagnosed(api *localAPI, path string) error {

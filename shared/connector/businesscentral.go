@@ -130,29 +130,22 @@ func (b businessCentral) changes(ctx context.Context, c *Client, q changeQuery) 
 	} else if !strings.HasPrefix(target, c.base+"/"+url.PathEscape(q.entity)+"?") {
 		return ChangePage{}, c.refuse(OpChanges, "cursor is not one this client issued")
 	}
-	ans, err := c.do(ctx, OpChanges, http.MethodGet, target, nil, nil)
-	if err != nil {
-		return ChangePage{}, err
-	}
 	var res struct {
 		Value    []json.RawMessage `json:"value"`
 		NextLink string            `json:"@odata.nextLink"`
 	}
-	if json.Unmarshal(ans.body, &res) != nil {
-		return ChangePage{}, c.malformed(OpChanges, ans)
+	ans, err := c.getJSON(ctx, OpChanges, target, &res)
+	if err != nil {
+		return ChangePage{}, err
 	}
-	page := ChangePage{Changes: make([]Change, 0, len(res.Value)), NextCursor: res.NextLink}
-	for _, raw := range res.Value {
-		obj, ok := decodeObject(raw)
-		id, _ := obj["id"].(string)
-		at, okAt := stamp(scalarText(obj[bcModified]), time.UTC, time.RFC3339Nano)
-		if !ok || id == "" || !okAt {
-			return ChangePage{}, c.malformed(OpChanges, ans)
-		}
-		rec, _ := b.decode(c, OpChanges, answer{body: raw}, q.entity, id)
-		page.Changes = append(page.Changes, Change{Record: rec, ChangedAt: at})
+	page := ChangePage{NextCursor: res.NextLink}
+	page.Changes, err = c.changesIn(ans, res.Value, q.since, listing{idKey: "id", stampKey: bcModified, zone: time.UTC,
+		layouts: []string{time.RFC3339Nano}, decode: func(body []byte, id string) (Record, error) {
+			return b.decode(c, OpChanges, answer{body: body}, q.entity, id)
+		}})
+	if err != nil {
+		return ChangePage{}, err
 	}
-	page.Changes = atOrAfter(page.Changes, q.since)
 	return page, nil
 }
 

@@ -3,6 +3,8 @@ package connector
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -101,6 +103,49 @@ func parseOffset(cursor string) (int, bool) {
 	}
 	n, err := strconv.Atoi(cursor)
 	return n, err == nil && n >= 0 && strconv.Itoa(n) == cursor
+}
+
+// getJSON GETs target and decodes its answer into out; an answer that does not decode
+// is malformed.
+func (c *Client) getJSON(ctx context.Context, op, target string, out any) (answer, error) {
+	ans, err := c.do(ctx, op, http.MethodGet, target, nil, nil)
+	if err != nil {
+		return ans, err
+	}
+	if json.Unmarshal(ans.body, out) != nil {
+		return ans, c.malformed(op, ans)
+	}
+	return ans, nil
+}
+
+// listing is how a vendor's changed-since answer holds its records: the keys of each
+// record's id and modification time, the zone and layouts of that time, and the
+// profile's decoder of one record's body.
+type listing struct {
+	idKey, stampKey string
+	zone            *time.Location
+	layouts         []string
+	decode          func(body []byte, id string) (Record, error)
+}
+
+// changesIn reads the records of a listing answer as changes, oldest first from since.
+// A record without an id or a readable time makes the answer malformed.
+func (c *Client) changesIn(ans answer, raws []json.RawMessage, since time.Time, l listing) ([]Change, error) {
+	out := make([]Change, 0, len(raws))
+	for _, raw := range raws {
+		obj, ok := decodeObject(raw)
+		id := scalarText(obj[l.idKey])
+		at, okAt := stamp(scalarText(obj[l.stampKey]), l.zone, l.layouts...)
+		if !ok || id == "" || !okAt {
+			return nil, c.malformed(OpChanges, ans)
+		}
+		rec, err := l.decode(raw, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Change{Record: rec, ChangedAt: at})
+	}
+	return atOrAfter(out, since), nil
 }
 
 // stamp parses a vendor's modification time in one of layouts, in loc when the text

@@ -119,32 +119,25 @@ func (m mailchimp) changes(ctx context.Context, c *Client, q changeQuery) (Chang
 	opts.Set("count", strconv.Itoa(count))
 	opts.Set("offset", strconv.Itoa(offset))
 	target := c.base + "/3.0/lists/" + url.PathEscape(q.entity) + "/members?" + opts.Encode()
-	ans, err := c.do(ctx, OpChanges, http.MethodGet, target, nil, nil)
-	if err != nil {
-		return ChangePage{}, err
-	}
 	var res struct {
 		Members    []json.RawMessage `json:"members"`
 		TotalItems int               `json:"total_items"`
 	}
-	if json.Unmarshal(ans.body, &res) != nil {
-		return ChangePage{}, c.malformed(OpChanges, ans)
+	ans, err := c.getJSON(ctx, OpChanges, target, &res)
+	if err != nil {
+		return ChangePage{}, err
 	}
-	page := ChangePage{Changes: make([]Change, 0, len(res.Members))}
-	for _, raw := range res.Members {
-		obj, ok := decodeObject(raw)
-		email, _ := obj["email_address"].(string)
-		at, okAt := stamp(scalarText(obj["last_changed"]), time.UTC, time.RFC3339)
-		if !ok || email == "" || !okAt {
-			return ChangePage{}, c.malformed(OpChanges, ans)
-		}
-		rec, _ := m.decode(c, OpChanges, answer{body: raw}, q.entity, email)
-		page.Changes = append(page.Changes, Change{Record: rec, ChangedAt: at})
-	}
+	page := ChangePage{}
 	if len(res.Members) > 0 && offset+len(res.Members) < res.TotalItems {
 		page.NextCursor = offsetCursor(offset + len(res.Members))
 	}
-	page.Changes = atOrAfter(page.Changes, q.since)
+	page.Changes, err = c.changesIn(ans, res.Members, q.since, listing{idKey: "email_address", stampKey: "last_changed", zone: time.UTC,
+		layouts: []string{time.RFC3339}, decode: func(body []byte, id string) (Record, error) {
+			return m.decode(c, OpChanges, answer{body: body}, q.entity, id)
+		}})
+	if err != nil {
+		return ChangePage{}, err
+	}
 	return page, nil
 }
 

@@ -102,34 +102,24 @@ func (s salesforce) changes(ctx context.Context, c *Client, q changeQuery) (Chan
 	limit := pageSize(q.limit, salesforceMaxPage, salesforceMaxPage)
 	soql := fmt.Sprintf(SalesforceChangesQuery, q.entity, q.since.Truncate(time.Second).Format(time.RFC3339), limit, offset)
 	target := c.base + "/services/data/v" + SalesforceAPIVersion + "/query?q=" + url.QueryEscape(soql)
-	ans, err := c.do(ctx, OpChanges, http.MethodGet, target, nil, nil)
-	if err != nil {
-		return ChangePage{}, err
-	}
 	var res struct {
 		Records []json.RawMessage `json:"records"`
 	}
-	if json.Unmarshal(ans.body, &res) != nil {
-		return ChangePage{}, c.malformed(OpChanges, ans)
+	ans, err := c.getJSON(ctx, OpChanges, target, &res)
+	if err != nil {
+		return ChangePage{}, err
 	}
-	page := ChangePage{Changes: make([]Change, 0, len(res.Records))}
-	for _, raw := range res.Records {
-		obj, ok := decodeObject(raw)
-		id, _ := obj["Id"].(string)
-		if !ok || id == "" {
-			return ChangePage{}, c.malformed(OpChanges, ans)
-		}
-		fields, version := splitRecord(obj, "SystemModstamp", "attributes", "Id")
-		at, ok := stamp(version, time.UTC, salesforceStamp, time.RFC3339Nano)
-		if !ok {
-			return ChangePage{}, c.malformed(OpChanges, ans)
-		}
-		page.Changes = append(page.Changes, Change{Record: Record{Entity: q.entity, ID: id, Fields: fields, Version: version}, ChangedAt: at})
-	}
+	page := ChangePage{}
 	if len(res.Records) == limit && offset+limit <= salesforceMaxOffset {
 		page.NextCursor = offsetCursor(offset + limit)
 	}
-	page.Changes = atOrAfter(page.Changes, q.since)
+	page.Changes, err = c.changesIn(ans, res.Records, q.since, listing{idKey: "Id", stampKey: "SystemModstamp", zone: time.UTC,
+		layouts: []string{salesforceStamp, time.RFC3339Nano}, decode: func(body []byte, id string) (Record, error) {
+			return c.recordOf(OpChanges, answer{body: body}, q.entity, id, "SystemModstamp", "attributes", "Id")
+		}})
+	if err != nil {
+		return ChangePage{}, err
+	}
 	return page, nil
 }
 

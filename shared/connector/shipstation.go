@@ -139,33 +139,26 @@ func (s shipstation) changes(ctx context.Context, c *Client, q changeQuery) (Cha
 	opts.Set("sortDir", "ASC")
 	opts.Set("pageSize", strconv.Itoa(pageSize(q.limit, 100, shipstationMaxPage)))
 	opts.Set("page", strconv.Itoa(max(pageNo, 1)))
-	ans, err := c.do(ctx, OpChanges, http.MethodGet, c.base+"/orders?"+opts.Encode(), nil, nil)
-	if err != nil {
-		return ChangePage{}, err
-	}
 	var res struct {
 		Orders []json.RawMessage `json:"orders"`
 		Page   int               `json:"page"`
 		Pages  int               `json:"pages"`
 	}
-	if json.Unmarshal(ans.body, &res) != nil {
-		return ChangePage{}, c.malformed(OpChanges, ans)
+	ans, err := c.getJSON(ctx, OpChanges, c.base+"/orders?"+opts.Encode(), &res)
+	if err != nil {
+		return ChangePage{}, err
 	}
-	page := ChangePage{Changes: make([]Change, 0, len(res.Orders))}
-	for _, raw := range res.Orders {
-		obj, ok := decodeObject(raw)
-		id := scalarText(obj["orderId"])
-		at, okAt := stamp(scalarText(obj["modifyDate"]), ShipStationZone, ShipStationTimeLayout, "2006-01-02T15:04:05")
-		if !ok || id == "" || !okAt {
-			return ChangePage{}, c.malformed(OpChanges, ans)
-		}
-		rec, _ := s.decode(c, OpChanges, answer{body: raw}, q.entity, id)
-		page.Changes = append(page.Changes, Change{Record: rec, ChangedAt: at})
-	}
+	page := ChangePage{}
 	if res.Page < res.Pages && len(res.Orders) > 0 {
 		page.NextCursor = strconv.Itoa(res.Page + 1)
 	}
-	page.Changes = atOrAfter(page.Changes, q.since)
+	page.Changes, err = c.changesIn(ans, res.Orders, q.since, listing{idKey: "orderId", stampKey: "modifyDate", zone: ShipStationZone,
+		layouts: []string{ShipStationTimeLayout, "2006-01-02T15:04:05"}, decode: func(body []byte, id string) (Record, error) {
+			return s.decode(c, OpChanges, answer{body: body}, q.entity, id)
+		}})
+	if err != nil {
+		return ChangePage{}, err
+	}
 	return page, nil
 }
 

@@ -2,7 +2,6 @@ package finance
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -49,21 +48,15 @@ type SweepReport struct {
 // Finance approvals do not depend on the sync-error flags, so every tenant is swept; one
 // tenant's failure is logged and the others are still swept.
 func SweepAllLeases(ctx context.Context, b *platform.Base, s *Service) (SweepReport, error) {
-	tenants, err := b.Tenants.List(ctx)
-	if err != nil {
-		return SweepReport{}, fmt.Errorf("list tenants: %w", err)
-	}
 	var rep SweepReport
-	for _, t := range tenants {
-		n, err := s.SweepExpiredLeases(ctx, t.ID, b.Now())
+	failed, err := b.EachTenant(ctx, "finance lease sweep", func(ctx context.Context, tenantID string) error {
+		n, err := s.SweepExpiredLeases(ctx, tenantID, b.Now())
 		rep.LeasesExpired += n
-		if err != nil {
-			rep.TenantsFailed++
-			b.Log.Error("finance lease sweep failed", "tenant", t.ID, "error", err)
-		}
-	}
+		return err
+	})
+	rep.TenantsFailed = failed
 	b.Log.Info("finance lease sweep finished", "leasesExpired", rep.LeasesExpired, "tenantsFailed", rep.TenantsFailed)
-	return rep, nil
+	return rep, err
 }
 
 // SweepLambda is the finance-lease-sweep function's entry point: the sweep on its own

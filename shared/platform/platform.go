@@ -179,3 +179,20 @@ func (p RecordRedactor) RedactText(_ context.Context, text string) (string, erro
 func (b *Base) AIRecords() *dynamostore.AIRecords {
 	return dynamostore.NewAIRecords(b.DB, b.Config.Table(blueprint.AIRecords))
 }
+
+// EachTenant runs fn for every tenant, for the scheduled jobs that sweep all of them. One
+// tenant's failure is logged under job and counted, and the others still run; only failing
+// to list the tenants is an error.
+func (b *Base) EachTenant(ctx context.Context, job string, fn func(ctx context.Context, tenantID string) error) (failed int, err error) {
+	tenants, err := b.Tenants.List(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("list tenants: %w", err)
+	}
+	for _, t := range tenants {
+		if err := fn(ctx, t.ID); err != nil {
+			failed++
+			b.Log.Error(job+" failed", "tenant", t.ID, "error", err)
+		}
+	}
+	return failed, nil
+}

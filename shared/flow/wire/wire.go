@@ -79,21 +79,15 @@ type RedriveReport struct {
 // RedriveAll retries every tenant's due runs; one tenant's failure is logged and the
 // others still run.
 func RedriveAll(ctx context.Context, b *platform.Base, x *flow.Executor) (RedriveReport, error) {
-	tenants, err := b.Tenants.List(ctx)
-	if err != nil {
-		return RedriveReport{}, fmt.Errorf("list tenants: %w", err)
-	}
 	var rep RedriveReport
-	for _, t := range tenants {
-		n, err := x.Redrive(ctx, t.ID)
+	failed, err := b.EachTenant(ctx, "flow redrive", func(ctx context.Context, tenantID string) error {
+		n, err := x.Redrive(ctx, tenantID)
 		rep.Attempted += n
-		if err != nil {
-			rep.TenantsFailed++
-			b.Log.Error("flow redrive failed", "tenant", t.ID, "error", err)
-		}
-	}
+		return err
+	})
+	rep.TenantsFailed = failed
 	b.Log.Info("flow redrive finished", "attempted", rep.Attempted, "tenantsFailed", rep.TenantsFailed)
-	return rep, nil
+	return rep, err
 }
 
 // RedriveLambda is the flow-redrive function's entry point.
@@ -116,22 +110,16 @@ type PollReport struct {
 // PollAll runs every tenant's poll flows; one tenant's failure is logged and the others
 // still run.
 func PollAll(ctx context.Context, b *platform.Base, p *flow.Poller) (PollReport, error) {
-	tenants, err := b.Tenants.List(ctx)
-	if err != nil {
-		return PollReport{}, fmt.Errorf("list tenants: %w", err)
-	}
 	var rep PollReport
-	for _, t := range tenants {
-		r, err := p.Poll(ctx, t.ID)
+	failed, err := b.EachTenant(ctx, "flow poll", func(ctx context.Context, tenantID string) error {
+		r, err := p.Poll(ctx, tenantID)
 		rep.Sources, rep.Changes, rep.Runs, rep.Failed = rep.Sources+r.Sources, rep.Changes+r.Changes, rep.Runs+r.Runs, rep.Failed+r.Failed
-		if err != nil {
-			rep.TenantsFailed++
-			b.Log.Error("flow poll failed", "tenant", t.ID, "error", err)
-		}
-	}
+		return err
+	})
+	rep.TenantsFailed = failed
 	b.Log.Info("flow poll finished", "sources", rep.Sources, "changes", rep.Changes, "runs", rep.Runs,
 		"sourcesFailed", rep.Failed, "tenantsFailed", rep.TenantsFailed)
-	return rep, nil
+	return rep, err
 }
 
 // PollLambda is the flow-poll function's entry point.
