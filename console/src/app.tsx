@@ -84,13 +84,21 @@ export function App({ config }: { config: ConsoleConfig }) {
           {panel === "governance" && (approver ? <GovernancePanel /> : <p>Governance needs the approver role.</p>)}
           {panel === "flows" && <FlowsPanel admin={admin} />}
           {panel === "audit" && (approver ? <AuditPanel /> : <p>The audit log needs the approver role.</p>)}
-          {panel === "field-mapping" && <FlowDefinitions />}
-          {panel === "settings" && (embeddedPanel ? <SettingsPanel embedded />
+          {panel === "field-mapping" && (admin ? <FlowDefinitions /> : <NeedsAdmin module={s.module} />)}
+          {panel === "settings" && (embeddedPanel ? (admin ? <SettingsPanel embedded /> : <NeedsAdmin module={s.module} />)
             : admin ? <SettingsPanel /> : <p>Settings are for admins: ask an admin of tenant {s.tenant} to change flags, connectors, overrides or secrets.</p>)}
           {panel === "none" && <p>The module “{s.module}” is not available in the console.</p>}
         </main>
       </div>
     </>
+  );
+}
+
+/** NeedsAdmin is an embedded admin module opened by a session the host gave no admin role. */
+function NeedsAdmin({ module }: { module?: string }) {
+  return (
+    <p>The “{module}” module needs the admin role. The host ERP grants it to this session, and only if an admin of
+      SyncAssist allows it in the embedded allowed roles.</p>
   );
 }
 

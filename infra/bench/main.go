@@ -226,6 +226,9 @@ func run(n, conc, rounds int) error {
 	fmt.Printf("flow events/s %.0f at c=%d; / raw ingest floor: %.2f (p50 +%.2f ms); / bare CRM PATCH: %.2f (p50 +%.2f ms: the run, the guard, ledger and audit, the read of read-compare-write)\n",
 		fr[2], conc, fr[2]/fr[0], ms(fp50[2]-fp50[0]), fr[2]/fr[1], ms(fp50[2]-fp50[1]))
 	fmt.Printf("CRM writes applied: %d for %d flow events and %d direct writes\n", len(crm.Writes()), n*(rounds+1), n*rounds)
+	if err := pollBench(ctx, deps, crm, min(n, 500)); err != nil {
+		return err
+	}
 	return diagnoseBench(ctx, awsCfg, n/2)
 }
 
