@@ -207,7 +207,9 @@ func (p *Poller) handle(ctx context.Context, tenantID string, src Endpoint, ch c
 }
 
 // firstSince is where a source's first poll starts: when the earliest of its poll flows
-// was last put, so turning a flow on does not replay the source's history.
+// was last put, so turning a flow on does not replay the source's history. It is rounded
+// down to the second, the coarsest time a vendor keeps: a record changed in the same
+// second as the flow was put, after it, would otherwise look older than the flow.
 func firstSince(flows []Flow, src Endpoint) time.Time {
 	var first time.Time
 	for _, f := range flows {
@@ -215,7 +217,7 @@ func firstSince(flows []Flow, src Endpoint) time.Time {
 			first = f.UpdatedAt
 		}
 	}
-	return first
+	return first.Truncate(time.Second)
 }
 
 // polledEvent is a change as an event. Its id is derived from the record and its
