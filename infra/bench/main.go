@@ -29,6 +29,7 @@ import (
 	"github.com/syncassist/syncassist/infra/compose"
 	"github.com/syncassist/syncassist/infra/emulators"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -236,6 +237,7 @@ func run(n, conc, rounds int) error {
 // Lambdas use for it and creates an enabled tenant "bench"; it returns the tenant's key.
 func setupStage(ctx context.Context, awsCfg aws.Config, stage string) (*compose.Stack, compose.Provisioned, []byte, error) {
 	os.Setenv("STAGE", stage)
+	os.Setenv(platform.EnvConnectorsAllowLocal, "true") // the fakes are on loopback
 	prov, err := compose.Provision(ctx, awsCfg, stage, sqsqueue.CreateOptions{})
 	if err != nil {
 		return nil, prov, nil, err

@@ -56,6 +56,10 @@ func newEnv(t *testing.T, opt sqsqueue.CreateOptions) *env {
 	}
 	t.Setenv("STAGE", stage)
 	t.Setenv("LOG_LEVEL", "warn")
+	// The fakes are on loopback; a test that wants a deployed stage's checks sets "false".
+	if os.Getenv(platform.EnvConnectorsAllowLocal) == "" {
+		t.Setenv(platform.EnvConnectorsAllowLocal, "true")
+	}
 	for k, v := range prov.Env() {
 		t.Setenv(k, v)
 	}

@@ -227,7 +227,7 @@ func TestOpenAPIContract(t *testing.T) {
 	want(t, c.call(admin, "GET", "/api/settings", ""), 200, "settings")
 	want(t, c.call(operator, "GET", "/api/settings", ""), 403, "settings as operator")
 	want(t, c.call(admin, "PATCH", "/api/settings", `{"settings":{"finance_ops.enabled":"true"},"connectors":{"erp2":{"baseUrl":"https://93.184.215.14","token":"t"}}}`), 200, "settings patch")
-	want(t, c.call(admin, "PATCH", "/api/settings", `{"connectors":{"erp2":{"baseUrl":"http://10.0.0.1"}}}`), 400, "settings patch refused")
+	want(t, c.call(admin, "PATCH", "/api/settings", `{"connectors":{"erp2":{"baseUrl":"ftp://erp.example.com"}}}`), 400, "settings patch refused")
 	want(t, c.call(admin, "PUT", "/api/settings/manifest-overrides", `{"entries":[{"entity":"ticket","owner":"crm","policy":"source_wins"}]}`), 200, "overrides")
 	want(t, c.call(admin, "PUT", "/api/settings/manifest-overrides", `{"entries":[{"entity":"","owner":"crm","policy":"source_wins"}]}`), 400, "overrides invalid")
 	want(t, c.call(admin, "POST", "/api/settings/webhook-secret/rotate", `{"purpose":"embedded"}`), 200, "rotate")

@@ -3,6 +3,7 @@ package compose_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,10 +12,15 @@ import (
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/connector/fakesystem"
 	"github.com/syncassist/syncassist/shared/identity/identitytest"
+	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/settings"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
@@ -22,6 +28,7 @@ import (
 // are refused (the SSRF checks run).
 func settingsAPI(t *testing.T) (*env, func(token, method, path, body string) *httptest.ResponseRecorder) {
 	t.Helper()
+	t.Setenv(platform.EnvConnectorsAllowLocal, "false")
 	e := newEnv(t, sqsqueue.CreateOptions{})
 	e.deps.Tokens = identitytest.RoleTokens{}
 	api, err := e.deps.Mux(blueprint.HTTPFunctions())
@@ -129,5 +136,31 @@ func TestSettingsSecretRotationKeepsTheOldSecretVerifying(t *testing.T) {
 	}
 	if w := call("admin@demo", "POST", "/api/settings/webhook-secret/rotate", `{"purpose": "nope"}`); w.Code != http.StatusBadRequest {
 		t.Fatalf("unknown purpose: %d", w.Code)
+	}
+}
+
+// A base URL checked when it was saved can lead elsewhere later (DNS rebinding): every
+// connection is checked again after resolution, so a connector that now resolves to
+// loopback reaches nothing, and says it is a configuration to fix rather than an outage.
+func TestConnectorsRefuseAPrivateAddressAtDialTime(t *testing.T) {
+	e, _ := settingsAPI(t)
+	erp := fakesystem.New(connector.SystemHostERP)
+	erp.Seed("customer", "C-1", map[string]any{"email": "a@example.com"})
+	srv := httptest.NewServer(erp.Handler())
+	t.Cleanup(srv.Close)
+	// As if the name had resolved to a public address when it was saved.
+	if err := (tenant.Admin{Store: e.deps.Tenants}).SetConnector(context.Background(), "demo", "hosterp", srv.URL, ""); err != nil {
+		t.Fatal(err)
+	}
+	c, err := guarded.Connectors(e.deps.Base).Client(context.Background(), "demo", connector.SystemHostERP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Get(context.Background(), "customer", "C-1")
+	if !errors.Is(err, connector.ErrInvalidConfig) || connector.ErrorKind(err) != "invalid_config" {
+		t.Fatalf("get through a connector that resolves to loopback: %v, want invalid_config", err)
+	}
+	if n := erp.Requests(); n != 0 {
+		t.Fatalf("the loopback system received %d requests", n)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/syncassist/syncassist/shared/connector/fakesystem"
 	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/identity/identitytest"
+	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -139,7 +140,8 @@ func (st *Stage) provision(ctx context.Context) error {
 		return err
 	}
 	st.Prov = prov
-	env := map[string]string{"STAGE": st.Name, "LOG_LEVEL": "info",
+	// The fake ERP is on loopback.
+	env := map[string]string{"STAGE": st.Name, "LOG_LEVEL": "info", platform.EnvConnectorsAllowLocal: "true",
 		"RECONCILE_STUCK_AFTER": st.opt.StuckAfter.String(), "DIAGNOSIS_STALE_AFTER": st.opt.StuckAfter.String()}
 	for k, v := range prov.Env() {
 		env[k] = v

@@ -56,7 +56,7 @@ func TestBaseURLWithPrefix(t *testing.T) {
 	t.Cleanup(srv.Close)
 	for _, sys := range connector.Systems {
 		fakes[sys].Seed("contact", "7", map[string]any{"n": 1})
-		c, err := connector.New(connector.Config{System: sys, BaseURL: srv.URL + "/fake/" + string(sys) + fakesystem.BasePath(sys) + "/"})
+		c, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: sys, BaseURL: srv.URL + "/fake/" + string(sys) + fakesystem.BasePath(sys) + "/"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +228,7 @@ func TestConnectionRefused(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	addr := srv.URL
 	srv.Close()
-	c, err := connector.New(connector.Config{System: connector.SystemHostERP, BaseURL: addr, BaseBackoff: time.Millisecond})
+	c, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: connector.SystemHostERP, BaseURL: addr, BaseBackoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func TestUnusableAnswers(t *testing.T) {
 				tc.handler(w, r)
 			}))
 			t.Cleanup(srv.Close)
-			c, err := connector.New(connector.Config{System: connector.SystemHostERP, BaseURL: srv.URL})
+			c, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: connector.SystemHostERP, BaseURL: srv.URL})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -411,14 +411,14 @@ func TestNewValidatesConfig(t *testing.T) {
 			}
 		})
 	}
-	if _, err := connector.New(connector.Config{System: connector.SystemCRM, BaseURL: "https://x.test/base/"}); err != nil {
+	if _, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: connector.SystemCRM, BaseURL: "https://x.test/base/"}); err != nil {
 		t.Fatalf("valid config refused: %v", err)
 	}
 }
 
 func TestConfigDoesNotPrintToken(t *testing.T) {
 	t.Parallel()
-	cfg := connector.Config{System: connector.SystemCRM, BaseURL: "https://x.test", Token: "tok-do-not-print"}
+	cfg := connector.Config{AllowPrivateNetwork: true, System: connector.SystemCRM, BaseURL: "https://x.test", Token: "tok-do-not-print"}
 	var logged bytes.Buffer
 	slog.New(slog.NewJSONHandler(&logged, nil)).Info("connector", "config", cfg)
 	for _, out := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), logged.String()} {
@@ -440,7 +440,7 @@ func TestCallsCarryTheCorrelationID(t *testing.T) {
 		fake.Handler().ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	c, err := connector.New(connector.Config{System: connector.SystemCRM, BaseURL: srv.URL})
+	c, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: connector.SystemCRM, BaseURL: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/netguard"
 )
 
 // answer is a 2xx response, read in full.
@@ -161,6 +162,11 @@ func (c *Client) transportFailure(ctx context.Context, op string, status int, er
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		cause = ue.Err
+	}
+	if errors.Is(err, netguard.ErrBlocked) {
+		// The base URL now leads onto the service's own network: a configuration to fix,
+		// which no retry changes.
+		return &Error{System: c.sys, Op: op, Err: ErrInvalidConfig, Cause: errors.New("the base URL resolves to " + netguard.ErrBlocked.Error())}
 	}
 	return &Error{System: c.sys, Op: op, Status: status, Err: ErrUnavailable, Cause: cause, Retryable: transportRetryable(err)}
 }

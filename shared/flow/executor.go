@@ -196,10 +196,12 @@ func writtenDecision(res governance.Result, err error) string {
 }
 
 // permanent says whether a retry cannot succeed: the target refused the content, the
-// record is missing, the guard refused the request or its fields, or no connector exists.
+// record is missing, the guard refused the request or its fields, or no connector exists
+// or its configuration cannot be used (a base URL that now leads onto a private network).
 func permanent(err error) bool {
 	for _, e := range []error{connector.ErrValidation, connector.ErrNotFound, connector.ErrUnauthorized,
-		connector.ErrUnsupported, governance.ErrNotConfigured, governance.ErrInvalidRequest, governance.ErrDLPBlocked} {
+		connector.ErrUnsupported, connector.ErrInvalidConfig, governance.ErrNotConfigured, governance.ErrInvalidRequest,
+		governance.ErrDLPBlocked} {
 		if errors.Is(err, e) {
 			return true
 		}

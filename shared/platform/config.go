@@ -16,6 +16,9 @@ import (
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
+// EnvConnectorsAllowLocal names the variable behind Config.ConnectorsAllowLocal.
+const EnvConnectorsAllowLocal = "CONNECTORS_ALLOW_LOCAL"
+
 // Config is what the environment tells every function. A feature reads its own settings
 // (EnvDuration) in its wiring.
 type Config struct {
@@ -26,7 +29,11 @@ type Config struct {
 	LoopWindow time.Duration
 	// ConnectorTimeout bounds one attempt of a connector call.
 	ConnectorTimeout time.Duration
-	WebhookTolerance time.Duration
+	// ConnectorsAllowLocal lets connectors reach loopback and private addresses (the
+	// local fakes): EnvConnectorsAllowLocal=true, which only the local stack and the tests
+	// set, and no CDK stack does (a template test holds that).
+	ConnectorsAllowLocal bool
+	WebhookTolerance     time.Duration
 	// SecretsKeyARN is the KMS key that seals tenants' secrets (TENANT_SECRETS_KEY_ARN);
 	// LocalSealingKey the local stand-in (LOCAL_SEALING_KEY). With neither, secrets are
 	// stored as given.
@@ -71,6 +78,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.LocalSealingKey = key
 	}
+	c.ConnectorsAllowLocal = getenv(EnvConnectorsAllowLocal) == "true"
 	c.TenantCacheTTL = 10 * time.Second
 	if v := getenv("TENANT_CACHE_TTL"); v != "" {
 		ttl, err := time.ParseDuration(v)

@@ -54,7 +54,7 @@ func Guard(b *platform.Base) (*governance.Guard, error) {
 // Connectors are the tenants' connector clients, built from the tenant table and cached.
 func Connectors(b *platform.Base) *connector.Registry {
 	return platform.Memo(b, connectorsKey{}, func() *connector.Registry {
-		return connector.NewRegistry(connectorConfigs{b.Tenants, b.Keeper, b.Config.ConnectorTimeout}, connector.DefaultRegistryTTL)
+		return connector.NewRegistry(connectorConfigs{b.Tenants, b.Keeper, b.Config.ConnectorTimeout, b.Config.ConnectorsAllowLocal}, connector.DefaultRegistryTTL)
 	})
 }
 
@@ -86,9 +86,10 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 // connectorConfigs is connector.ConfigSource over the tenant table: each tenant keeps the
 // base URL and token of its systems, the token sealed (opened here, where it is used).
 type connectorConfigs struct {
-	tenants tenant.Reader
-	keeper  tenant.Keeper
-	timeout time.Duration
+	tenants    tenant.Reader
+	keeper     tenant.Keeper
+	timeout    time.Duration
+	allowLocal bool
 }
 
 func (c connectorConfigs) ConnectorConfig(ctx context.Context, tenantID string, system connector.System) (connector.Config, error) {
@@ -110,7 +111,7 @@ func (c connectorConfigs) ConnectorConfig(ctx context.Context, tenantID string, 
 		}
 	}
 	return connector.Config{System: system, BaseURL: cc.BaseURL, Token: token, TokenURL: cc.TokenURL, Scope: cc.Scope,
-		TenantID: tenantID, Timeout: c.timeout}, nil
+		TenantID: tenantID, Timeout: c.timeout, AllowPrivateNetwork: c.allowLocal}, nil
 }
 
 // metricsOut is where alert metrics go: stdout, which CloudWatch reads as embedded metrics.
