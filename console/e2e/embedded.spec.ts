@@ -78,9 +78,9 @@ test.describe("embedded admin modules", () => {
 
   test("embedded: the field-mapping module lists the flows and how each is triggered", async ({ page }) => {
     await embeddedPage(page, "field-mapping", ["admin"]);
-    const row = page.getByRole("row").filter({ has: page.getByRole("cell", { name: "shipping-order-to-erp" }) });
+    const row = page.getByRole("row").filter({ has: page.getByRole("cell", { name: "shipping-order-to-erp", exact: true }) });
     await expect(row.getByRole("cell", { name: /^poll/ })).toBeVisible();
-    await expect(page.getByRole("row").filter({ has: page.getByRole("cell", { name: "erp-customer-to-crm" }) })
+    await expect(page.getByRole("row").filter({ has: page.getByRole("cell", { name: "erp-customer-to-crm", exact: true }) })
       .getByRole("cell", { name: "event", exact: true })).toBeVisible();
     await expect(page.getByText("showing demo data")).toHaveCount(0);
     await expect(page.getByRole("navigation", { name: "Panels" })).toHaveCount(0);

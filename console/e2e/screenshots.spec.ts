@@ -30,6 +30,11 @@ test("screenshots of each panel", async ({ page }) => {
   await page.getByRole("link", { name: "Audit" }).click();
   await expect(page.getByRole("cell", { name: "ai.inference" }).first()).toBeVisible();
   await page.screenshot({ path: out("audit") });
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await signIn(page, "admin", "/flows");
+  await page.getByRole("button", { name: "Edit crm-account-to-erp" }).click();
+  await page.getByRole("form", { name: "Edit flow crm-account-to-erp" }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: out("flows"), fullPage: true });
   await page.route("**/api/**", (r) => r.abort());
   await page.goto("/queue");
   await expect(page.getByText("showing demo data")).toBeVisible();

@@ -39,7 +39,8 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   } catch {
     throw new ApiError({ title: "API unreachable", status: 0, detail: "The network request failed.", code: "network" });
   }
-  if (resp.ok) return (await resp.json()) as T;
+  // 204 (a delete) has no body to read.
+  if (resp.ok) return (resp.status === 204 ? undefined : await resp.json()) as T;
   let problem: Problem = { title: resp.statusText || "Error", status: resp.status };
   try {
     const p = (await resp.json()) as Partial<Problem>;

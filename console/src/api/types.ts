@@ -27,6 +27,7 @@ export type CostList = S["CostList"];
 export type Flow = S["Flow"];
 export type FlowRun = S["FlowRun"];
 export type FlowStatus = S["FlowStatus"];
+export type FlowInput = S["FlowInput"];
 export type FlowSystem = S["FlowSystem"];
 export type FieldError = S["FieldError"];
 export type Settings = S["Settings"];

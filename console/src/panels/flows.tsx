@@ -2,11 +2,12 @@
 // source event → mapped fields → guard decision → target result, and a failed one links
 // to the sync error it became. Admins also see the flow definitions.
 import { useEffect, useState } from "preact/hooks";
-import { read, readQuiet } from "../api/client";
+import { read, readQuiet, write } from "../api/client";
 import { demoFlowRuns, demoFlows } from "../api/demo";
 import type { Flow, FlowRun, FlowStatus, List } from "../api/types";
 import { navigate, segments } from "../router";
-import { Ago, Chip } from "../ui";
+import { Ago, announce, Chip, ConfirmDialog, showError } from "../ui";
+import { FlowEditor } from "./flow-editor";
 
 const OUTCOMES = ["", "failed", "retrying", "rejected", "loop_broken", "held", "written", "skipped"] as const;
 
@@ -89,36 +90,78 @@ function RunDetail({ run }: { run: FlowRun }) {
   );
 }
 
-/** FlowDefinitions lists the flows: for admins under the runs, and alone as the embedded
- *  field-mapping module. The poll status is a decoration read quietly: an embedded
- *  field-mapping context may not read the integration status, and then shows none. */
+/** FlowDefinitions lists the flows, and lets an admin create, change and delete them:
+ *  under the runs, and alone as the embedded field-mapping module. The poll status is a
+ *  decoration read quietly: an embedded field-mapping context may not read the
+ *  integration status, and then shows none. */
 export function FlowDefinitions() {
   const [flows, setFlows] = useState<Flow[] | null>(null);
+  const [demo, setDemo] = useState(false);
   const [polls, setPolls] = useState<FlowStatus["polls"]>([]);
+  const [editing, setEditing] = useState<Flow | "new" | null>(null);
+  const [deleting, setDeleting] = useState<Flow | null>(null);
+  const load = async () => {
+    const r = await read<{ items: Flow[] }>("/api/settings/flows", demoFlows);
+    setFlows(r.data.items);
+    setDemo(r.demo);
+    setPolls((await readQuiet<FlowStatus>("/api/flows/status"))?.polls ?? []);
+  };
   useEffect(() => {
-    void read<{ items: Flow[] }>("/api/settings/flows", demoFlows).then((r) => setFlows(r.data.items));
-    void readQuiet<FlowStatus>("/api/flows/status").then((st) => setPolls(st?.polls ?? []));
+    void load();
   }, []);
+  const saved = async (f: Flow) => {
+    setEditing(null);
+    await load();
+    announce(`Saved flow ${f.id}`);
+  };
+  const remove = async (f: Flow) => {
+    setDeleting(null);
+    try {
+      await write("DELETE", "/api/settings/flows/" + encodeURIComponent(f.id));
+      await load();
+      announce(`Deleted flow ${f.id}; its runs stay readable`);
+    } catch (e) {
+      showError(e);
+    }
+  };
   if (!flows) return <p aria-busy="true">Loading flows…</p>;
   return (
     <section aria-labelledby="defs-h">
-      <h2 id="defs-h">Flows</h2>
+      <div class="toolbar">
+        <h2 id="defs-h">Flows</h2>
+        <button type="button" disabled={demo || editing !== null} onClick={() => setEditing("new")}>New flow</button>
+      </div>
+      {editing === "new" && <FlowEditor onSaved={saved} onCancel={() => setEditing(null)} reload={load} />}
       <table class="grid">
-        <thead><tr><th scope="col">Flow</th><th scope="col">Source → target</th><th scope="col">Trigger</th><th scope="col">Mapping (target ← source)</th><th scope="col">Filter</th><th scope="col">State</th></tr></thead>
+        <thead><tr><th scope="col">Flow</th><th scope="col">Source → target</th><th scope="col">Trigger</th><th scope="col">Mapping (target ← source)</th><th scope="col">Filter</th><th scope="col">State</th><th scope="col"><span class="sr-live">Actions</span></th></tr></thead>
         <tbody>
           {flows.map((f) => (
-            <tr key={f.id}>
-              <td class="mono">{f.id}</td>
-              <td>{f.source.system}/{f.source.entity} → {f.target.system}/{f.target.entity}</td>
-              <td><Trigger flow={f} polls={polls} /></td>
-              <td>{Object.entries(f.mapping).map(([t, s]) => `${t} ← ${s}`).join(", ")}</td>
-              <td>{f.filter ? Object.entries(f.filter).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ") : "—"}</td>
-              <td><Chip kind={f.enabled ? "written" : "skipped"}>{f.enabled ? "enabled" : "disabled"}</Chip></td>
-            </tr>
+            <>
+              <tr key={f.id}>
+                <td class="mono">{f.id}</td>
+                <td>{f.source.system}/{f.source.entity} → {f.target.system}/{f.target.entity}</td>
+                <td><Trigger flow={f} polls={polls} /></td>
+                <td>{Object.entries(f.mapping).map(([t, s]) => `${t} ← ${s}`).join(", ")}</td>
+                <td>{f.filter ? Object.entries(f.filter).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ") : "—"}</td>
+                <td><Chip kind={f.enabled ? "written" : "skipped"}>{f.enabled ? "enabled" : "disabled"}</Chip></td>
+                <td class="row-actions">
+                  <button type="button" disabled={demo || editing !== null} onClick={() => setEditing(f)}>Edit<span class="sr-live"> {f.id}</span></button>
+                  <button type="button" disabled={demo || editing !== null} onClick={() => setDeleting(f)}>Delete<span class="sr-live"> {f.id}</span></button>
+                </td>
+              </tr>
+              {editing !== "new" && editing?.id === f.id && (
+                <tr><td colSpan={7}><FlowEditor flow={f} onSaved={saved} onCancel={() => setEditing(null)} reload={load} /></td></tr>
+              )}
+            </>
           ))}
         </tbody>
       </table>
-      {flows.length === 0 && <p class="empty">No flows yet: an admin defines them with PUT /api/settings/flows/&#123;id&#125;.</p>}
+      {flows.length === 0 && <p class="empty">No flows yet: “New flow” defines one (or PUT /api/settings/flows/&#123;id&#125;).</p>}
+      {deleting && (
+        <ConfirmDialog title={`Delete flow ${deleting.id}?`} confirm="Delete" onConfirm={() => void remove(deleting)} onClose={() => setDeleting(null)}>
+          <p>{deleting.source.system}/{deleting.source.entity} → {deleting.target.system}/{deleting.target.entity} stops running. Its runs stay readable.</p>
+        </ConfirmDialog>
+      )}
     </section>
   );
 }

@@ -4,12 +4,12 @@
 // are write-only (never pre-filled, never shown back) and a rotated secret is shown once,
 // in a dialog that forgets it when it closes.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, read, write } from "../api/client";
+import { read, write } from "../api/client";
 import { demoSettings } from "../api/demo";
 import type { FieldError, FlowSystem, ManifestOverride, SecretPurpose, SecretRotation, Settings, SettingsPatch } from "../api/types";
+import { change, FieldMessage, invalid, OtherErrors, type Reload, SYSTEMS } from "../forms";
 import { Ago, announce, Chip, ConfirmDialog, showError } from "../ui";
 
-const SYSTEMS: FlowSystem[] = ["hosterp", "erp2", "crm", "marketing", "shipping"];
 const POLICIES: ManifestOverride["policy"][] = ["reject_with_alert", "source_wins", "require_approval"];
 const PURPOSES: { purpose: SecretPurpose; use: string }[] = [
   { purpose: "ingest", use: "signs the host ERP's sync-error webhook and flow events" },
@@ -35,7 +35,6 @@ const FLAGS: Flag[] = [
 ];
 const ROLES_KEY = "embedded.allowed_roles";
 
-type Reload = () => Promise<void>;
 
 /** SettingsPanel is the admins' whole settings page; embedded (the host's settings module)
  *  it shows the feature switches only, which is all a host's session may change. */
@@ -86,50 +85,6 @@ interface SectionProps {
   reload: Reload;
   /** refresh reads the settings again, keeping what is being edited. */
   refresh: Reload;
-}
-
-/** change sends a write: a 400's field errors go to setErrors, a 409 reloads and says so. */
-async function change<T>(send: () => Promise<T>, setErrors: (e: FieldError[]) => void, reload: Reload): Promise<T | null> {
-  setErrors([]);
-  try {
-    return await send();
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 409) {
-      await reload();
-      showError(new ApiError({ ...e.problem, title: "Changed by someone else — reloaded",
-        detail: "Nothing of this change was saved. The page now shows the current settings; make the change again if it still applies." }));
-      return null;
-    }
-    if (e instanceof ApiError && e.status === 400) setErrors(e.problem.errors ?? []);
-    showError(e);
-    return null;
-  }
-}
-
-const errId = (field: string) => "err-" + field.replace(/[^a-zA-Z0-9_-]/g, "-");
-
-/** FieldMessage is the server's message for one field, beside its input. */
-function FieldMessage({ errors, field }: { errors: FieldError[]; field: string }) {
-  const e = errors.find((x) => x.field === field);
-  return e ? <span class="field-error" id={errId(field)}>{e.message}</span> : null;
-}
-
-/** invalid are the attributes tying an input to its field's message. */
-function invalid(errors: FieldError[], field: string, describedBy?: string) {
-  const bad = errors.some((x) => x.field === field);
-  const ids = [bad ? errId(field) : "", describedBy ?? ""].filter(Boolean).join(" ");
-  return { "aria-invalid": bad || undefined, "aria-describedby": ids || undefined };
-}
-
-/** OtherErrors lists the refused fields no input of the section shows. */
-function OtherErrors({ errors, shown }: { errors: FieldError[]; shown: string[] }) {
-  const rest = errors.filter((e) => !shown.includes(e.field));
-  if (rest.length === 0) return null;
-  return (
-    <ul class="field-errors">
-      {rest.map((e) => <li><code>{e.field}</code> {e.message}</li>)}
-    </ul>
-  );
 }
 
 function Flags({ s, demo, saved, reload, embedded }: SectionProps & { embedded: boolean }) {
