@@ -235,3 +235,22 @@ func TestWatermarkSaveIsConditional(t *testing.T) {
 		t.Fatalf("a source never polled: %v", err)
 	}
 }
+
+// A poll whose deadline is near reads no source and marks none polled: the next poll
+// takes them.
+func TestPollLeavesSourcesToTheNextPollNearItsDeadline(t *testing.T) {
+	rig := newPollRig(t, 10, 0)
+	rig.src.add("A", t0.Add(time.Second), map[string]any{"Phone": "+1"})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	rep, err := rig.poller.Poll(ctx, "t1")
+	if err != nil || rep.Skipped != 1 || rep.Sources != 0 || rig.src.reads != 0 {
+		t.Fatalf("poll near its deadline: %+v %v after %d reads", rep, err, rig.src.reads)
+	}
+	if _, err := rig.store.Watermark(context.Background(), "t1", flow.Endpoint{System: connector.SystemCRM, Entity: "Account"}); !errors.Is(err, flow.ErrNotFound) {
+		t.Fatalf("a skipped source got a watermark: %v", err)
+	}
+	if rep := rig.poll(t); rep.Runs != 1 {
+		t.Fatalf("the next poll %+v, want the change run", rep)
+	}
+}

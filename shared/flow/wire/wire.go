@@ -114,11 +114,12 @@ func PollAll(ctx context.Context, b *platform.Base, p *flow.Poller) (PollReport,
 	failed, err := b.EachTenant(ctx, "flow poll", func(ctx context.Context, tenantID string) error {
 		r, err := p.Poll(ctx, tenantID)
 		rep.Sources, rep.Changes, rep.Runs, rep.Failed = rep.Sources+r.Sources, rep.Changes+r.Changes, rep.Runs+r.Runs, rep.Failed+r.Failed
+		rep.Skipped += r.Skipped
 		return err
 	})
 	rep.TenantsFailed = failed
 	b.Log.Info("flow poll finished", "sources", rep.Sources, "changes", rep.Changes, "runs", rep.Runs,
-		"sourcesFailed", rep.Failed, "tenantsFailed", rep.TenantsFailed)
+		"sourcesFailed", rep.Failed, "sourcesSkipped", rep.Skipped, "tenantsFailed", rep.TenantsFailed)
 	return rep, err
 }
 
