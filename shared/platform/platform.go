@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -182,11 +183,17 @@ func (b *Base) AIRecords() *dynamostore.AIRecords {
 
 // EachTenant runs fn for every tenant, for the scheduled jobs that sweep all of them. One
 // tenant's failure is logged under job and counted, and the others still run; only failing
-// to list the tenants is an error.
+// to list the tenants is an error. Each run starts at another tenant (the list turned by
+// the minute), so a job that runs out of time before the last tenant does not leave the
+// same ones behind every time.
 func (b *Base) EachTenant(ctx context.Context, job string, fn func(ctx context.Context, tenantID string) error) (failed int, err error) {
 	tenants, err := b.Tenants.List(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("list tenants: %w", err)
+	}
+	if n := len(tenants); n > 1 {
+		k := int(b.Now().Unix()/60) % n
+		tenants = slices.Concat(tenants[k:], tenants[:k])
 	}
 	for _, t := range tenants {
 		if err := fn(ctx, t.ID); err != nil {

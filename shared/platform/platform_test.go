@@ -2,12 +2,18 @@ package platform_test
 
 import (
 	"context"
+	"errors"
+	"log/slog"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
 )
 
 func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
@@ -84,5 +90,40 @@ func TestRecordRedactorText(t *testing.T) {
 	}
 	if got, _ := r.RedactText(context.Background(), "hosterp/salesOrder/SO-1"); got != "hosterp/salesOrder/SO-1" {
 		t.Fatalf("clean text changed: %q", got)
+	}
+}
+
+// EachTenant runs every tenant once however it goes, counts the failures, and starts each
+// minute's run at another tenant so a job that runs out of time does not starve the same
+// ones.
+func TestEachTenantRunsAllAndTurnsTheStart(t *testing.T) {
+	store := tenanttest.NewStore()
+	for _, id := range []string{"a", "b", "c"} {
+		if err := store.Create(context.Background(), tenant.Config{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := &platform.Base{Tenants: store, Log: slog.New(slog.DiscardHandler)}
+	firsts := map[string]bool{}
+	for minute := range 3 {
+		b.Now = func() time.Time { return time.Unix(int64(minute)*60, 0) }
+		var seen []string
+		failed, err := b.EachTenant(context.Background(), "job", func(_ context.Context, id string) error {
+			seen = append(seen, id)
+			if id == "b" {
+				return errors.New("down")
+			}
+			return nil
+		})
+		if err != nil || failed != 1 || len(seen) != 3 {
+			t.Fatalf("minute %d: ran %v, %d failed, err %v", minute, seen, failed, err)
+		}
+		firsts[seen[0]] = true
+		if slices.Sort(seen); !slices.Equal(seen, []string{"a", "b", "c"}) {
+			t.Fatalf("minute %d ran %v, want each tenant once", minute, seen)
+		}
+	}
+	if len(firsts) != 3 {
+		t.Fatalf("three minutes started at %v, want three different tenants", firsts)
 	}
 }
