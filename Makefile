@@ -43,7 +43,7 @@ demo-flows: ## the cross-system story against the running local stack: ERP -> CR
 embedded: ## open a demo embedded session and a sync-errors context on the running local stack
 	$(GO) run ./infra/local embedded
 
-reconcile: ## run the reconcile of the running local stack now
+reconcile: ## run the backstops of the running local stack now (the reconcile, the flow redrive and poll, the lease sweep)
 	@curl -s -X POST http://127.0.0.1:$(or $(PORT),3000)/local/reconcile; echo
 
 token: ## print a development token: make token ROLE=operator|approver|admin [TENANT=demo]

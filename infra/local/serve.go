@@ -327,7 +327,7 @@ Sync-error triage is running locally.
   webhook secret   %s  (sync errors)
   finance secret   %s  (finance approval create)
   embedded secret  %s  (embedded host bootstrap)
-  reconcile        every %s
+  backstops        every %s (the reconcile, the flow redrive and the flow poll)
   state            %s/local.env (used by make sample / make tenantctl)
 
 Post a signed sample sync error (this signature is valid for 5 minutes; `+"`make sample`"+` signs a fresh one):
@@ -338,12 +338,14 @@ Expect 202 {"id":"se_...","status":"pending","duplicate":false}; post it again f
 
 The whole flow, step by step, in another terminal:
   make demo                              sync error -> diagnosis -> approve -> write-back into the fake host ERP
+  make demo-flows                        flows across the fake systems: ERP -> CRM and shipping, an ownership
+                                         rejection, a loop broken, a failed write triaged, a change only a poll sees
   make sample                            post another signed sample
   TOKEN=$(make -s token ROLE=approver)   a development JWT (ROLE=operator|approver|admin)
   curl -s API_URL/api/sync-error-assist/proposals -H "Authorization: Bearer $TOKEN"
   curl -s API_URL/fake/hosterp/services/rest/record/v1/salesOrder/SO-10042     the fake host ERP's record
   make embedded                          open an embedded session and a module context, as a host ERP would
-  make reconcile                         run the reconcile now (it finds ERR-MISSED-0001, whose webhook never came)
+  make reconcile                         run the backstops now (the reconcile finds ERR-MISSED-0001, whose webhook never came)
 
 Ctrl-C stops everything.
 `, baseURL, baseURL, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), demoTenant, secret, secrets[tenant.PurposeFinance], secrets[tenant.PurposeEmbedded], every, stateDir,
