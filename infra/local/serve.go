@@ -327,7 +327,7 @@ Sync-error triage is running locally.
   webhook secret   %s  (sync errors)
   finance secret   %s  (finance approval create)
   embedded secret  %s  (embedded host bootstrap)
-  backstops        every %s (the reconcile, the flow redrive and the flow poll)
+  backstops        every %s (the reconcile, the lease sweep, the flow redrive and the flow poll)
   state            %s/local.env (used by make sample / make tenantctl)
 
 Post a signed sample sync error (this signature is valid for 5 minutes; `+"`make sample`"+` signs a fresh one):
