@@ -12,7 +12,7 @@ package connector
 //   - Changed since: the entity set with OData query options,
 //     https://learn.microsoft.com/en-us/dynamics365/business-central/dev-itpro/developer/devenv-connect-apps-filtering
 //     (GET {entitySet}?$filter=lastModifiedDateTime ge {since}&$orderby=lastModifiedDateTime,id
-//     &$top=N), the next page at the answer's @odata.nextLink.
+//     with Prefer: odata.maxpagesize=N), the next page at the answer's @odata.nextLink.
 //
 // The company is part of Config.BaseURL, which ends in /api/v2.0/companies({companyId}):
 // a tenant's connection is to one company, and keeping it in the URL needs no extra field.
@@ -124,7 +124,6 @@ func (b businessCentral) changes(ctx context.Context, c *Client, q changeQuery) 
 		opts := url.Values{}
 		opts.Set("$filter", bcModified+" ge "+q.since.Format("2006-01-02T15:04:05.000Z"))
 		opts.Set("$orderby", bcModified+",id")
-		opts.Set("$top", strconv.Itoa(pageSize(q.limit, 100, 1000)))
 		// OData wants spaces as %20; Encode writes them as '+'.
 		target = c.base + "/" + url.PathEscape(q.entity) + "?" + strings.ReplaceAll(opts.Encode(), "+", "%20")
 	} else if !strings.HasPrefix(target, c.base+"/"+url.PathEscape(q.entity)+"?") {
@@ -134,7 +133,11 @@ func (b businessCentral) changes(ctx context.Context, c *Client, q changeQuery) 
 		Value    []json.RawMessage `json:"value"`
 		NextLink string            `json:"@odata.nextLink"`
 	}
-	ans, err := c.getJSON(ctx, OpChanges, target, &res)
+	// The page size is a preference, sent with every page: $top would cap the whole
+	// result, and the answer would carry no next link.
+	hdr := http.Header{}
+	hdr.Set("Prefer", "odata.maxpagesize="+strconv.Itoa(pageSize(q.limit, 100, 1000)))
+	ans, err := c.getJSON(ctx, OpChanges, target, hdr, &res)
 	if err != nil {
 		return ChangePage{}, err
 	}

@@ -105,10 +105,10 @@ func parseOffset(cursor string) (int, bool) {
 	return n, err == nil && n >= 0 && strconv.Itoa(n) == cursor
 }
 
-// getJSON GETs target and decodes its answer into out; an answer that does not decode
-// is malformed.
-func (c *Client) getJSON(ctx context.Context, op, target string, out any) (answer, error) {
-	ans, err := c.do(ctx, op, http.MethodGet, target, nil, nil)
+// getJSON GETs target (with hdr, which may be nil) and decodes its answer into out; an
+// answer that does not decode is malformed.
+func (c *Client) getJSON(ctx context.Context, op, target string, hdr http.Header, out any) (answer, error) {
+	ans, err := c.do(ctx, op, http.MethodGet, target, nil, hdr)
 	if err != nil {
 		return ans, err
 	}

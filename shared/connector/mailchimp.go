@@ -123,7 +123,7 @@ func (m mailchimp) changes(ctx context.Context, c *Client, q changeQuery) (Chang
 		Members    []json.RawMessage `json:"members"`
 		TotalItems int               `json:"total_items"`
 	}
-	ans, err := c.getJSON(ctx, OpChanges, target, &res)
+	ans, err := c.getJSON(ctx, OpChanges, target, nil, &res)
 	if err != nil {
 		return ChangePage{}, err
 	}

@@ -105,7 +105,7 @@ func (s salesforce) changes(ctx context.Context, c *Client, q changeQuery) (Chan
 	var res struct {
 		Records []json.RawMessage `json:"records"`
 	}
-	ans, err := c.getJSON(ctx, OpChanges, target, &res)
+	ans, err := c.getJSON(ctx, OpChanges, target, nil, &res)
 	if err != nil {
 		return ChangePage{}, err
 	}

@@ -144,7 +144,7 @@ func (s shipstation) changes(ctx context.Context, c *Client, q changeQuery) (Cha
 		Page   int               `json:"page"`
 		Pages  int               `json:"pages"`
 	}
-	ans, err := c.getJSON(ctx, OpChanges, c.base+"/orders?"+opts.Encode(), &res)
+	ans, err := c.getJSON(ctx, OpChanges, c.base+"/orders?"+opts.Encode(), nil, &res)
 	if err != nil {
 		return ChangePage{}, err
 	}

@@ -71,29 +71,39 @@ func (s *Server) netsuiteChangeRows(q string) (rows []map[string]any, ok bool) {
 	return rows, true
 }
 
-// bcChanges answers GET {entitySet}?$filter=lastModifiedDateTime ge …&$orderby=…&$top=N,
-// with @odata.nextLink carrying $skip when more remain.
+// bcChanges answers GET {entitySet}?$filter=lastModifiedDateTime ge …&$orderby=…, as
+// OData pages it: the page size is the client's Prefer: odata.maxpagesize (Business
+// Central's default page is 20,000), and @odata.nextLink carries the position ($skip
+// here) while more remain. $top caps the whole result, as OData says, so a client that
+// pages with it gets no next link.
 func (b bcFake) changes(s *Server, r *http.Request, entitySet string) reply {
 	q := r.URL.Query()
 	at, ok := strings.CutPrefix(q.Get("$filter"), "lastModifiedDateTime ge ")
 	since, err := time.Parse(time.RFC3339Nano, at)
-	top, errTop := strconv.Atoi(q.Get("$top"))
 	skip, errSkip := strconv.Atoi(cmp.Or(q.Get("$skip"), "0"))
-	if !ok || err != nil || q.Get("$orderby") != "lastModifiedDateTime,id" || errTop != nil || top < 1 || errSkip != nil || skip < 0 {
+	size, errSize := strconv.Atoi(cmp.Or(strings.TrimPrefix(r.Header.Get("Prefer"), "odata.maxpagesize="), "20000"))
+	if !ok || err != nil || q.Get("$orderby") != "lastModifiedDateTime,id" || errSkip != nil || skip < 0 || errSize != nil || size < 1 {
 		return b.errorReply(http.StatusBadRequest, "BadRequest", "unsupported query options")
 	}
 	all := s.changed(entitySet, since)
+	if v := q.Get("$top"); v != "" {
+		top, err := strconv.Atoi(v)
+		if err != nil || top < 0 {
+			return b.errorReply(http.StatusBadRequest, "BadRequest", "$top must be a whole number")
+		}
+		all = all[:min(top, len(all))]
+	}
 	value := []any{}
-	for _, rec := range window(all, skip, top) {
+	for _, rec := range window(all, skip, size) {
 		value = append(value, b.body(rec, entitySet))
 	}
 	out := map[string]any{"@odata.context": "/api/v2.0/$metadata#companies(" + FakeCompanyID + ")/" + entitySet, "value": value}
-	if skip+top < len(all) {
+	if skip+size < len(all) {
 		// Absolute, as Business Central's are: the request as it reached the fake's
-		// mount (RequestURI keeps any prefix the fake is served under) with $skip on.
+		// mount (RequestURI keeps any prefix the fake is served under), $skip on.
 		u, _ := url.Parse(r.RequestURI)
 		next := u.Query()
-		next.Set("$skip", strconv.Itoa(skip+top))
+		next.Set("$skip", strconv.Itoa(skip+size))
 		u.RawQuery = strings.ReplaceAll(next.Encode(), "+", "%20")
 		out["@odata.nextLink"] = "http://" + r.Host + u.String()
 	}
