@@ -168,3 +168,18 @@ func TestContractChangesFailures(t *testing.T) {
 		}
 	})
 }
+
+// ShipStation's start is a second early (it keeps orders modified after it), and an hour
+// earlier still when Pacific time repeats an hour: 1:30 on the first Sunday of November
+// happens twice, and ShipStation may read it as either.
+func TestShipStationStartCoversTheRepeatedHour(t *testing.T) {
+	summer := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	if got := connector.ShipStationStart(summer); !got.Equal(summer.Add(-time.Second)) {
+		t.Fatalf("start for %v = %v, want a second earlier", summer, got)
+	}
+	// 2026-11-01 08:30 UTC is 01:30 PDT, in the hour that repeats at 09:00 UTC.
+	fallBack := time.Date(2026, 11, 1, 8, 30, 0, 0, time.UTC)
+	if got := connector.ShipStationStart(fallBack); !got.Equal(fallBack.Add(-time.Second - time.Hour)) {
+		t.Fatalf("start for %v = %v, want an hour and a second earlier", fallBack, got)
+	}
+}

@@ -16,7 +16,8 @@ package connector
 //   - Changed since: list orders, https://docs.shipstation.com/apis/shipstation-v1/docs/orders/list-orders
 //     (GET /orders?modifyDateStart=…&sortBy=ModifyDate&sortDir=ASC&pageSize=N&page=P,
 //     answering {"orders","total","page","pages"}; pageSize at most 500). Dates are
-//     Pacific time without a zone, to the second in the filter. Only orders have it.
+//     Pacific time without a zone, to the second in the filter, which keeps orders
+//     modified after it. Only orders have it.
 //
 // A record's entity is the resource collection ("orders") and its id ShipStation's
 // numeric id (orderId).
@@ -134,7 +135,7 @@ func (s shipstation) changes(ctx context.Context, c *Client, q changeQuery) (Cha
 		return ChangePage{}, c.refuse(OpChanges, "cursor is not one this client issued")
 	}
 	opts := url.Values{}
-	opts.Set("modifyDateStart", q.since.In(ShipStationZone).Format("2006-01-02 15:04:05"))
+	opts.Set("modifyDateStart", shipstationStart(q.since).Format("2006-01-02 15:04:05"))
 	opts.Set("sortBy", "ModifyDate")
 	opts.Set("sortDir", "ASC")
 	opts.Set("pageSize", strconv.Itoa(pageSize(q.limit, 100, shipstationMaxPage)))
@@ -160,6 +161,21 @@ func (s shipstation) changes(ctx context.Context, c *Client, q changeQuery) (Cha
 		return ChangePage{}, err
 	}
 	return page, nil
+}
+
+// shipstationStart is the modifyDateStart that finds every order changed at or after
+// since: a second earlier, because ShipStation returns orders modified after it; and an
+// hour earlier still around a change of Pacific time, whose repeated hour ShipStation
+// may read either way. What is before since is dropped from the answer.
+func shipstationStart(since time.Time) time.Time {
+	start := since.Add(-time.Second).In(ShipStationZone)
+	_, now := start.Zone()
+	_, hourBefore := start.Add(-time.Hour).Zone()
+	_, hourAfter := start.Add(time.Hour).Zone()
+	if now != hourBefore || now != hourAfter {
+		start = start.Add(-time.Hour)
+	}
+	return start
 }
 
 // merge lays want over have, merging nested objects, so a partial shipTo keeps the rest

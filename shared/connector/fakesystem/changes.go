@@ -158,7 +158,8 @@ func (m mailchimpFake) changes(s *Server, r *http.Request, list string) reply {
 	return jsonReply(http.StatusOK, map[string]any{"members": members, "list_id": list, "total_items": len(all)})
 }
 
-// ssChanges answers GET /orders?modifyDateStart=…&sortBy=ModifyDate&sortDir=ASC, paged
+// ssChanges answers GET /orders?modifyDateStart=…&sortBy=ModifyDate&sortDir=ASC (orders
+// modified after the start), paged
 // by page and pageSize; the date is Pacific time, as ShipStation's are.
 func (f shipstationFake) changes(s *Server, r *http.Request) reply {
 	q := r.URL.Query()
@@ -169,7 +170,8 @@ func (f shipstationFake) changes(s *Server, r *http.Request) reply {
 		errSize != nil || size < 1 || size > 500 || errPage != nil || page < 1 {
 		return f.errorReply(http.StatusBadRequest, "", "The request is invalid.")
 	}
-	all := s.changed("orders", since)
+	// ShipStation returns the orders modified after the start.
+	all := s.changed("orders", since.Add(time.Nanosecond))
 	orders := []any{}
 	for _, rec := range window(all, (page-1)*size, size) {
 		orders = append(orders, f.body(rec, "orders"))
