@@ -217,8 +217,14 @@ func run(n, conc, rounds int) error {
 	_ = flowEvents(ctx, flowURL, key, n, conc, -1)
 	var fr [3]float64
 	var fp50 [3]time.Duration
+	calls := stageCalls["bench"]
+	var flowCalls map[string]int
 	for r := 0; r < rounds; r++ {
-		for i, x := range []loadgen.Result{raw(100 + r), directWrites(ctx, crmURL, n, conc, rounds+r), flowEvents(ctx, flowURL, key, n, conc, r)} {
+		rawR, direct := raw(100+r), directWrites(ctx, crmURL, n, conc, rounds+r)
+		calls.take()
+		events := flowEvents(ctx, flowURL, key, n, conc, r)
+		flowCalls = calls.take()
+		for i, x := range []loadgen.Result{rawR, direct, events} {
 			fmt.Println(x)
 			fr[i] += x.Rate() / float64(rounds)
 			fp50[i] += x.Quantile(0.5) / time.Duration(rounds)
@@ -227,11 +233,15 @@ func run(n, conc, rounds int) error {
 	fmt.Printf("flow events/s %.0f at c=%d; / raw ingest floor: %.2f (p50 +%.2f ms); / bare CRM PATCH: %.2f (p50 +%.2f ms: the run, the guard, ledger and audit, the read of read-compare-write)\n",
 		fr[2], conc, fr[2]/fr[0], ms(fp50[2]-fp50[0]), fr[2]/fr[1], ms(fp50[2]-fp50[1]))
 	fmt.Printf("CRM writes applied: %d for %d flow events and %d direct writes\n", len(crm.Writes()), n*(rounds+1), n*rounds)
+	fmt.Printf("DynamoDB calls per flow event (last round): %s\n", perEvent(flowCalls, n))
 	if err := pollBench(ctx, deps, crm, min(n, 500)); err != nil {
 		return err
 	}
 	return diagnoseBench(ctx, awsCfg, n/2)
 }
+
+// stageCalls are the DynamoDB call counters of the stages setupStage made, by stage.
+var stageCalls = map[string]*dynamoCalls{}
 
 // setupStage provisions a stage's tables and queues on the emulators, loads the wiring the
 // Lambdas use for it and creates an enabled tenant "bench"; it returns the tenant's key.
@@ -245,10 +255,11 @@ func setupStage(ctx context.Context, awsCfg aws.Config, stage string) (*compose.
 	for k, v := range prov.Env() {
 		os.Setenv(k, v)
 	}
-	deps, err := compose.Load(ctx)
+	deps, calls, err := loadCounted(ctx)
 	if err != nil {
 		return nil, prov, nil, err
 	}
+	stageCalls[stage] = calls
 	admin := tenant.Admin{Store: deps.Tenants}
 	secrets, err := admin.Create(ctx, "bench", nil)
 	if err != nil {
