@@ -30,6 +30,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	_ "time/tzdata" // ShipStationZone on hosts without a zone database
 )
@@ -41,14 +42,15 @@ type shipstation struct{}
 const ShipStationTimeLayout = "2006-01-02T15:04:05.0000000"
 
 // ShipStationZone is the zone ShipStation keeps its dates in. The zone database is
-// embedded (time/tzdata), as Lambda's runtime has none.
-var ShipStationZone = func() *time.Location {
+// embedded (time/tzdata), as Lambda's runtime has none; the zone is loaded on first use,
+// so a function that never reads ShipStation's changes does not pay for it at start.
+var ShipStationZone = sync.OnceValue(func() *time.Location {
 	loc, err := time.LoadLocation("America/Los_Angeles")
 	if err != nil {
 		panic("connector: the embedded zone database has no America/Los_Angeles: " + err.Error())
 	}
 	return loc
-}()
+})
 
 const shipstationOrders = "orders"
 
@@ -153,7 +155,7 @@ func (s shipstation) changes(ctx context.Context, c *Client, q changeQuery) (Cha
 	if res.Page < res.Pages && len(res.Orders) > 0 {
 		page.NextCursor = strconv.Itoa(res.Page + 1)
 	}
-	page.Changes, err = c.changesIn(ans, res.Orders, q.since, listing{idKey: "orderId", stampKey: "modifyDate", zone: ShipStationZone,
+	page.Changes, err = c.changesIn(ans, res.Orders, q.since, listing{idKey: "orderId", stampKey: "modifyDate", zone: ShipStationZone(),
 		layouts: []string{ShipStationTimeLayout, "2006-01-02T15:04:05"}, decode: func(body []byte, id string) (Record, error) {
 			return s.decode(c, OpChanges, answer{body: body}, q.entity, id)
 		}})
@@ -168,7 +170,7 @@ func (s shipstation) changes(ctx context.Context, c *Client, q changeQuery) (Cha
 // hour earlier still around a change of Pacific time, whose repeated hour ShipStation
 // may read either way. What is before since is dropped from the answer.
 func shipstationStart(since time.Time) time.Time {
-	start := since.Add(-time.Second).In(ShipStationZone)
+	start := since.Add(-time.Second).In(ShipStationZone())
 	_, now := start.Zone()
 	_, hourBefore := start.Add(-time.Hour).Zone()
 	_, hourAfter := start.Add(time.Hour).Zone()

@@ -18,7 +18,8 @@ import (
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
-// Service is the flows feature's HTTP surface.
+// Service is the flows feature: its HTTP surface, the executor the change events and
+// the redrive run, and the poller the flow-poll schedule runs.
 type Service struct {
 	Store    Store
 	Exec     *Executor

@@ -100,11 +100,12 @@ export function FlowDefinitions() {
   const [polls, setPolls] = useState<FlowStatus["polls"]>([]);
   const [editing, setEditing] = useState<Flow | "new" | null>(null);
   const [deleting, setDeleting] = useState<Flow | null>(null);
+  // The flows and the poll status are read at once: neither waits on the other.
   const load = async () => {
-    const r = await read<{ items: Flow[] }>("/api/settings/flows", demoFlows);
+    const [r, st] = await Promise.all([read<{ items: Flow[] }>("/api/settings/flows", demoFlows), readQuiet<FlowStatus>("/api/flows/status")]);
     setFlows(r.data.items);
     setDemo(r.demo);
-    setPolls((await readQuiet<FlowStatus>("/api/flows/status"))?.polls ?? []);
+    setPolls(st?.polls ?? []);
   };
   useEffect(() => {
     void load();

@@ -163,7 +163,7 @@ func (m mailchimpFake) changes(s *Server, r *http.Request, list string) reply {
 // by page and pageSize; the date is Pacific time, as ShipStation's are.
 func (f shipstationFake) changes(s *Server, r *http.Request) reply {
 	q := r.URL.Query()
-	since, err := time.ParseInLocation("2006-01-02 15:04:05", q.Get("modifyDateStart"), connector.ShipStationZone)
+	since, err := time.ParseInLocation("2006-01-02 15:04:05", q.Get("modifyDateStart"), connector.ShipStationZone())
 	size, errSize := strconv.Atoi(cmp.Or(q.Get("pageSize"), "100"))
 	page, errPage := strconv.Atoi(cmp.Or(q.Get("page"), "1"))
 	if err != nil || q.Get("sortBy") != "ModifyDate" || q.Get("sortDir") != "ASC" ||

@@ -17,7 +17,7 @@ type shipstationFake struct{}
 
 // shipstationDate is a time as ShipStation writes dates: Pacific time, without a zone.
 func shipstationDate(t time.Time) string {
-	return t.In(connector.ShipStationZone).Format(connector.ShipStationTimeLayout)
+	return t.In(connector.ShipStationZone()).Format(connector.ShipStationTimeLayout)
 }
 
 func (shipstationFake) version(rec *record) string {
