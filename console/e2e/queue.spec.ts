@@ -86,7 +86,9 @@ test("an operator sees no approver controls", async ({ page }) => {
   const detail = page.getByRole("region", { name: errorId });
   await expect(detail.getByRole("button", { name: "Reject" })).toBeVisible();
   await expect(detail.getByRole("button", { name: "Approve" })).toHaveCount(0);
-  await expect(detail.getByLabel("Proposed value for shipcountry")).toBeDisabled();
+  // The proposed value reads as text, not as a box that looks editable, and says why.
+  await expect(detail.getByLabel("Proposed value for shipcountry")).toHaveCount(0);
+  await expect(detail.getByText("Approving this fix needs an approver")).toBeVisible();
 
   // The filters ask the server: another class hides the row, its own class and a recent age show it.
   await page.getByLabel("Class").selectOption("missing");
@@ -108,18 +110,92 @@ test("grouped view: an approver approves a whole group, results per item", async
   for (const e of ids) await expect(results.getByRole("listitem").filter({ hasText: e })).toContainText("approved");
 });
 
-test("reads that fail show demo data under a banner, and nothing can be written", async ({ page }) => {
+test("demo data only when the API cannot be reached at all, and Try again brings the real queue back", async ({ page }) => {
+  const errorId = unique("E2E-BACK");
+  await waitDiagnosed(await postSyncError(errorId));
   await signIn(page, "approver");
   await page.route("**/api/**", (r) => r.abort());
   await page.reload();
-  await expect(page.getByText("API unreachable — showing demo data")).toBeVisible();
+  await expect(page.getByText("The API cannot be reached — showing demo data")).toBeVisible();
   await page.getByRole("cell", { name: "DEMO-1042" }).click();
   await expect(page.getByRole("region", { name: "DEMO-1042" }).getByRole("button", { name: "Approve" })).toBeDisabled();
   await expect(page.getByRole("region", { name: "DEMO-1042" }).getByRole("button", { name: "Reject" })).toBeDisabled();
 
   await page.unroute("**/api/**");
+  await page.getByRole("link", { name: "Queue" }).click();
+  await page.getByRole("button", { name: "Try again" }).click();
+  await expect(page.getByText("showing demo data")).toHaveCount(0);
+  await expect(page.getByRole("cell", { name: errorId })).toBeVisible();
+  await expect(page.getByText("DEMO-1042")).toHaveCount(0);
+});
+
+test("an error answer is that panel's error in words, never demo data", async ({ page }) => {
+  const errorId = unique("E2E-500");
+  const id = await postSyncError(errorId);
+  await waitDiagnosed(id);
+  await signIn(page, "approver");
+  await page.route("**/api/sync-error-assist/proposals/" + id, (r) => r.fulfill({ status: 500, contentType: "application/problem+json",
+    body: JSON.stringify({ title: "Internal Server Error", status: 500, code: "internal", correlationId: "corr-e2e" }) }));
+  await page.getByRole("cell", { name: errorId }).click();
+  const pane = page.getByRole("region", { name: "Sync error" });
+  await expect(pane.getByRole("alert")).toContainText("This sync error could not be read.");
+  await expect(pane.getByRole("alert")).toContainText("Something went wrong in the service");
+  await expect(page.getByText("DEMO-1042")).toHaveCount(0);
+  await expect(page.getByText("showing demo data")).toHaveCount(0);
+  await accessible(page, "detail read error");
+
+  await page.unroute("**/api/sync-error-assist/proposals/" + id);
+  await pane.getByRole("button", { name: "Try again" }).click();
+  await expect(page.getByRole("region", { name: errorId })).toBeVisible();
+
   await page.route("**/api/finance-ops/**", (r) => r.fulfill({ status: 503, contentType: "application/problem+json",
     body: JSON.stringify({ title: "Service Unavailable", status: 503, code: "temporarily_unavailable" }) }));
   await page.getByRole("link", { name: "Finance" }).click();
-  await expect(page.getByText("API answered 503 Service Unavailable — showing demo data")).toBeVisible();
+  await expect(page.getByRole("alert")).toContainText("Finance approvals could not be read. Temporarily unavailable");
+  await expect(page.getByText("showing demo data")).toHaveCount(0);
+});
+
+test("the detail shows the whole record, ages from when the error occurred, and names the webhook as such", async ({ page }) => {
+  const errorId = unique("E2E-REC");
+  const id = await postSyncError(errorId);
+  await waitDiagnosed(id);
+  await signIn(page, "approver", "/queue/" + id);
+  const detail = page.getByRole("region", { name: errorId });
+  await expect(detail.getByText("Occurred")).toBeVisible();
+  await expect(detail.getByText("Received")).toBeVisible();
+  await expect(detail.getByText("host ERP webhook claimed")).toBeVisible();
+  await expect(detail.getByText(/webhook:msg_/)).toHaveCount(0);
+  await expect(detail.getByText("from webshop into the host ERP")).toBeVisible();
+  await detail.getByText("Payload that was sent (masked)").click();
+  await expect(detail.getByRole("group").filter({ hasText: "Payload that was sent" })).toContainText('"shipzip": "10115"');
+});
+
+test("filters live in the URL and survive a reload", async ({ page }) => {
+  await signIn(page, "operator");
+  await page.getByLabel("Status").selectOption("rejected");
+  await page.getByLabel("Class").selectOption("value");
+  await expect(page).toHaveURL(/status=rejected/);
+  await expect(page).toHaveURL(/class=value/);
+  await page.reload();
+  await expect(page.getByLabel("Status")).toHaveValue("rejected");
+  await expect(page.getByLabel("Class")).toHaveValue("value");
+});
+
+test("at 390 px the queue and the detail are two views with no sideways scrolling", async ({ page }) => {
+  const errorId = unique("E2E-PHONE");
+  const id = await postSyncError(errorId);
+  await waitDiagnosed(id);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, "approver");
+  const width = () => page.evaluate(() => document.documentElement.scrollWidth);
+  await expect(page.getByRole("cell", { name: errorId })).toBeVisible();
+  expect(await width()).toBeLessThanOrEqual(390);
+  await page.getByRole("cell", { name: errorId }).click();
+  const detail = page.getByRole("region", { name: errorId });
+  await expect(detail.getByRole("button", { name: "Approve" })).toBeVisible();
+  await expect(page.getByRole("cell", { name: errorId })).toBeHidden();
+  expect(await width()).toBeLessThanOrEqual(390);
+  await accessible(page, "detail at 390 px");
+  await detail.getByRole("button", { name: "Back to the queue" }).click();
+  await expect(page.getByRole("cell", { name: errorId })).toBeVisible();
 });

@@ -1,6 +1,6 @@
 // The console's frame: top bar, demo banner, navigation and the panel for the URL.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { demoReason, onUnauthorized, readQuiet } from "./api/client";
+import { dataEpoch, demoReason, embeddedExpired, onUnauthorized, readQuiet, retryAPI } from "./api/client";
 import type { List } from "./api/types";
 import { type ConsoleConfig, hasRole, session, signIn, signOut } from "./auth";
 import { AuditPanel } from "./panels/audit";
@@ -26,7 +26,7 @@ export function App({ config }: { config: ConsoleConfig }) {
   const s = session.value;
   const here = () => location.pathname + location.search;
   onUnauthorized.handle = () => void signIn(config, here());
-  const help = useGoKeys();
+  const help = useGoKeys(!!s?.module);
   const counts = usePendingCounts(path.value);
 
   if (!s) {
@@ -61,7 +61,10 @@ export function App({ config }: { config: ConsoleConfig }) {
         <span>{s.user} · {s.roles.join(", ")}</span>
         {!s.embeddedContextId && <button type="button" onClick={() => signOut(config)}>Sign out</button>}
       </header>
-      {demoReason.value && <div class="banner" role="status">{demoReason.value}. Actions are disabled.</div>}
+      {demoReason.value && (
+        <div class="banner" role="status">{demoReason.value}. Actions are disabled.{" "}
+          <button type="button" onClick={retryAPI}>Try again</button></div>
+      )}
       <div class="body">
         {nav.length > 0 && (
           <nav aria-label="Panels">
@@ -76,8 +79,12 @@ export function App({ config }: { config: ConsoleConfig }) {
             <p class="note">Press <kbd>?</kbd> for shortcuts</p>
           </nav>
         )}
-        <main>
-          {help && <Shortcuts />}
+        <main key={dataEpoch.value}>
+          {embeddedExpired.value && (
+            <div class="panel-error" role="alert"><strong>This panel's session has ended.</strong> Its embedded context expired or was
+              closed in the ERP. Close this panel and open it again from the ERP record to continue; nothing you decided was lost.</div>
+          )}
+          {help && <Shortcuts approver={approver} />}
           <Status />
           {panel === "queue" && <QueuePanel canApprove={approver} />}
           {panel === "finance" && <FinancePanel canApprove={approver} />}
@@ -103,8 +110,9 @@ function NeedsAdmin({ module }: { module?: string }) {
 }
 
 /** g then a letter jumps between panels; ? shows the shortcuts. "armed" is a ref, not
- *  state: a letter typed right after g must not wait for a re-render to be understood. */
-function useGoKeys(): boolean {
+ *  state: a letter typed right after g must not wait for a re-render to be understood.
+ *  An embedded session shows one module, so there is nowhere to jump to. */
+function useGoKeys(embedded: boolean): boolean {
   const armed = useRef(false);
   const [help, setHelp] = useState(false);
   useEffect(() => {
@@ -112,6 +120,7 @@ function useGoKeys(): boolean {
       if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
       if (e.key === "?") return setHelp(!help);
       if (e.key === "Escape") return setHelp(false);
+      if (embedded) return;
       if (!armed.current) {
         if (e.key === "g") armed.current = true;
         return;
@@ -122,13 +131,13 @@ function useGoKeys(): boolean {
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
-  }, [help]);
+  }, [help, embedded]);
   return help;
 }
 
-function Shortcuts() {
+function Shortcuts({ approver }: { approver: boolean }) {
   const rows: [string, string][] = [["g q / g f / g g / g l / g a / g s", "Queue, Finance, Governance, Flows, Audit, Settings (admin)"], ["j / k", "next / previous sync error"],
-    ["a", "approve"], ["r", "reject (asks a reason)"], ["e", "escalate (asks a note)"], ["?", "show or hide this list"]];
+    ["a", approver ? "approve" : "approve — needs an approver, not available to you"], ["r", "reject (asks a reason)"], ["e", "escalate (asks a note)"], ["?", "show or hide this list"]];
   return (
     <section class="shortcuts" aria-label="Keyboard shortcuts">
       <h2>Keyboard shortcuts</h2>

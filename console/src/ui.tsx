@@ -1,6 +1,6 @@
 // Small shared pieces: chips that carry text, relative times with the exact time on
-// hover (past or future), the live region for action results, the alert for write errors,
-// and the dialogs that ask for a reason or a confirmation.
+// hover (past or future), the toast (also announced) for action results, the alert for
+// write errors, a panel's read error, and the dialogs that ask for a reason or a confirmation.
 import { signal } from "@preact/signals";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ComponentChildren } from "preact";
@@ -8,9 +8,22 @@ import { ApiError } from "./api/client";
 
 export const announcement = signal("");
 export const writeError = signal<{ title: string; detail?: string } | null>(null);
+/** The visible toast: what was just done, shown for a few seconds. */
+const toast = signal<{ msg: string; n: number } | null>(null);
+let toasts = 0;
 
 export function announce(msg: string) {
   announcement.value = msg;
+  writeError.value = null;
+  const n = ++toasts;
+  toast.value = { msg, n };
+  setTimeout(() => {
+    if (toast.value?.n === n) toast.value = null;
+  }, 5000);
+}
+
+/** clearError drops a write error that belonged to a row the user has left. */
+export function clearError() {
   writeError.value = null;
 }
 
@@ -100,10 +113,24 @@ export function ConfirmDialog(props: {
   );
 }
 
+/** PanelError is a read that failed with an answer: said in words, with Try again. */
+export function PanelError({ what, error, onRetry }: { what: string; error: unknown; onRetry: () => void }) {
+  const e = error instanceof ApiError ? error : null;
+  return (
+    <div class="panel-error" role="alert">
+      <strong>{what} could not be read.</strong> {e ? e.problem.title : "Unexpected error"}
+      {e?.problem.detail && <span> — {e.problem.detail}</span>}
+      {e?.problem.correlationId && <span class="note"> (reference {e.problem.correlationId})</span>}{" "}
+      <button type="button" onClick={onRetry}>Try again</button>
+    </div>
+  );
+}
+
 export function Status() {
   return (
     <>
       <div role="status" class="sr-live">{announcement.value}</div>
+      {toast.value && <div class="toast" aria-hidden="true">{toast.value.msg}</div>}
       {writeError.value && (
         <div role="alert" class="alert">
           <strong>{writeError.value.title}</strong>
@@ -112,6 +139,20 @@ export function Status() {
       )}
     </>
   );
+}
+
+/** actorName shows who acted as a person would say it: people by name, the service's own
+ *  actors ("webhook:msg_…", "schedule:reconcile", "policy:rule-1") by what they are. */
+export function actorName(actor?: string): string {
+  if (!actor) return "—";
+  const [kind, rest] = [actor.slice(0, actor.indexOf(":")), actor.slice(actor.indexOf(":") + 1)];
+  switch (kind) {
+    case "webhook": return "host ERP webhook";
+    case "schedule": return `scheduled ${rest}`;
+    case "policy": return `approval policy (rule ${rest})`;
+    case "flow": return `flow ${rest}`;
+  }
+  return actor === "reconcile" ? "scheduled reconcile" : actor;
 }
 
 export function show(v: unknown): string {

@@ -78,6 +78,10 @@ type Summary struct {
 	Class      string    `json:"class,omitempty"`
 	Confidence *float64  `json:"confidence,omitempty"`
 	ClaimedAt  time.Time `json:"claimedAt"`
+	// OccurredAt is when the error happened in its system (what the queue's Age counts
+	// from); ExternalSystem is the system on the other side of the failed sync.
+	OccurredAt     *time.Time `json:"occurredAt,omitempty"`
+	ExternalSystem string     `json:"externalSystem,omitempty"`
 }
 
 // Detail is one row as the operator sees it.
@@ -101,7 +105,12 @@ type ProposalView struct {
 
 func (o *Operator) summarize(c Claim) Summary {
 	s := Summary{ID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
-		ErrorCode: c.Record.ErrorCode, Message: o.Mask.summaryMessage(c.Record.Message), Status: c.Status, Diagnosis: c.Diagnosis, ClaimedAt: c.ClaimedAt}
+		ErrorCode: c.Record.ErrorCode, Message: o.Mask.summaryMessage(c.Record.Message), Status: c.Status, Diagnosis: c.Diagnosis, ClaimedAt: c.ClaimedAt,
+		ExternalSystem: c.Record.ExternalSystem}
+	if !c.Record.OccurredAt.IsZero() {
+		at := c.Record.OccurredAt.UTC()
+		s.OccurredAt = &at
+	}
 	if c.Proposal != nil {
 		s.Class = c.Proposal.Class
 		conf := c.Proposal.Confidence

@@ -1,13 +1,44 @@
 // The one way the console talks to the API: bearer token, X-Embedded-Context-Id in
 // embedded mode, a correlation id per request, and problem+json turned into an ApiError
-// the panels show. Reads fall back to demo data (with the banner); writes never do.
+// the panels show. Demo data is all or nothing: reads fall back to it only when the API
+// cannot be reached at all (with the banner and Try again); an error answer is an error of
+// the panel that asked, and writes never fall back.
 import { signal } from "@preact/signals";
 import { session } from "../auth";
 import type { Problem } from "./types";
 
+/** Titles in an operator's words for the HTTP reason phrases the API puts in `title`. */
+const HUMAN_TITLES: Record<number, string> = {
+  400: "The request was not accepted",
+  401: "Your session has ended",
+  403: "Not allowed for your role",
+  404: "Not found",
+  409: "Someone else acted first",
+  413: "Too large to send",
+  422: "This cannot be done as asked",
+  429: "Too many requests — wait a moment",
+  500: "Something went wrong in the service",
+  502: "The target system refused or failed",
+  503: "Temporarily unavailable — try again shortly",
+  504: "The target system did not answer in time",
+};
+
+/** humanTitle replaces a bare HTTP reason phrase with words an operator can act on. */
+export function humanTitle(status: number, title: string): string {
+  const phrase = title.trim().toLowerCase();
+  const reason = !phrase || phrase === "error" || /^[a-z -]+$/.test(phrase) && REASON_PHRASES.has(phrase);
+  return reason ? HUMAN_TITLES[status] ?? title : title;
+}
+
+const REASON_PHRASES = new Set(["bad request", "unauthorized", "forbidden", "not found", "conflict", "payload too large",
+  "request entity too large", "unprocessable entity", "too many requests", "internal server error", "bad gateway",
+  "service unavailable", "gateway timeout"]);
+
 export class ApiError extends Error {
   constructor(readonly problem: Problem) {
-    super(problem.detail ? `${problem.title}: ${problem.detail}` : problem.title);
+    const title = humanTitle(problem.status, problem.title);
+    super(problem.detail ? `${title}: ${problem.detail}` : title);
+    this.problem = { ...problem, title };
   }
   get status() {
     return this.problem.status;
@@ -17,8 +48,13 @@ export class ApiError extends Error {
   }
 }
 
-/** Why the panel shows demo data, or null when it shows the API's. */
+/** Why the console shows demo data, or null when it shows the API's. */
 export const demoReason = signal<string | null>(null);
+/** Bumped when the console switches between demo and real data, and by Try again: the
+ *  panels are keyed on it, so every panel reads again and none keeps the other kind. */
+export const dataEpoch = signal(0);
+/** Set when an embedded session's context is refused (expired or torn down). */
+export const embeddedExpired = signal(false);
 /** Called on a 401: the app signs in again and returns here. */
 export const onUnauthorized = { handle: (): void => {} };
 
@@ -48,7 +84,10 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   } catch {
     // not problem+json: keep the status line
   }
-  if (resp.status === 401 && !s?.embeddedContextId) onUnauthorized.handle();
+  if (resp.status === 401) {
+    if (s?.embeddedContextId) embeddedExpired.value = true;
+    else onUnauthorized.handle();
+  }
   throw new ApiError(problem);
 }
 
@@ -57,20 +96,42 @@ export interface Read<T> {
   demo: boolean;
 }
 
-/** read GETs path; on any failure but 401 it returns demo() and says why in the banner. */
+/** read GETs path. When the API cannot be reached at all it returns demo() and says so in
+ *  the banner; an answer with an error status throws ApiError for the panel to show. */
 export async function read<T>(path: string, demo: () => T): Promise<Read<T>> {
   try {
     const data = await request<T>("GET", path);
-    demoReason.value = null;
+    if (demoReason.value) {
+      // Back from demo data: every panel reads again, so no demo row stays beside real ones.
+      demoReason.value = null;
+      dataEpoch.value++;
+    }
     return { data, demo: false };
   } catch (e) {
     const err = e as ApiError;
-    if (err.status === 401) throw err;
-    demoReason.value =
-      err.status === 0
-        ? "API unreachable — showing demo data"
-        : `API answered ${err.status} ${err.problem.title} — showing demo data`;
+    if (err.status !== 0) throw err;
+    if (!demoReason.value) {
+      demoReason.value = "The API cannot be reached — showing demo data";
+      dataEpoch.value++;
+    }
     return { data: demo(), demo: true };
+  }
+}
+
+/** retryAPI is the banner's Try again: every panel reads again. */
+export function retryAPI(): void {
+  dataEpoch.value++;
+}
+
+/** readOptional GETs a section that some roles may not read: a 403 or 404 hides the
+ *  section (null); other failures throw like read. */
+export async function readOptional<T>(path: string): Promise<T | null> {
+  try {
+    return await request<T>("GET", path);
+  } catch (e) {
+    const err = e as ApiError;
+    if (err.status === 403 || err.status === 404) return null;
+    throw err;
   }
 }
 

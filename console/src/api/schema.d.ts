@@ -746,6 +746,13 @@ export interface components {
             confidence?: number;
             /** Format: date-time */
             claimedAt: string;
+            /**
+             * Format: date-time
+             * @description When the error happened in its system, as the host ERP reported it; the queue's age counts from it.
+             */
+            occurredAt?: string;
+            /** @description The system on the other side of the failed sync, as reported. */
+            externalSystem?: string;
         };
         ProposalList: {
             items: components["schemas"]["ProposalSummary"][];

@@ -5,19 +5,27 @@ import { read, write } from "../api/client";
 import { demoFinance } from "../api/demo";
 import type { FinanceApproval, List } from "../api/types";
 import { navigate, segments } from "../router";
-import { Ago, announce, AskDialog, Chip, Money, showError } from "../ui";
+import { Ago, announce, AskDialog, Chip, Money, PanelError, showError } from "../ui";
 
 export function FinancePanel({ canApprove }: { canApprove: boolean }) {
   const [status, setStatus] = useState("pending");
   const [rows, setRows] = useState<FinanceApproval[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [demo, setDemo] = useState(false);
+  const [failed, setFailed] = useState<unknown>(null);
   const selected = segments()[1];
 
   const load = async (cursor: string | null) => {
     const q = new URLSearchParams({ status, limit: "25" });
     if (cursor) q.set("cursor", cursor);
-    const r = await read<List<FinanceApproval>>("/api/finance-ops/approvals?" + q, demoFinance);
+    let r;
+    try {
+      r = await read<List<FinanceApproval>>("/api/finance-ops/approvals?" + q, demoFinance);
+    } catch (e) {
+      setFailed(e);
+      return;
+    }
+    setFailed(null);
     setDemo(r.demo);
     setRows((prev) => (cursor ? [...prev, ...r.data.items] : r.data.items));
     setNext(r.data.nextCursor);
@@ -38,6 +46,7 @@ export function FinancePanel({ canApprove }: { canApprove: boolean }) {
             </select>
           </label>
         </div>
+        {failed !== null && <PanelError what="Finance approvals" error={failed} onRetry={() => void load(null)} />}
         <table class="grid">
           <thead><tr><th scope="col">Approval</th><th scope="col">Vendor</th><th scope="col">Amount</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead>
           <tbody>
@@ -50,7 +59,7 @@ export function FinancePanel({ canApprove }: { canApprove: boolean }) {
             ))}
           </tbody>
         </table>
-        {rows.length === 0 && <p class="empty">No {status} approvals.</p>}
+        {rows.length === 0 && failed === null && <p class="empty">No {status} approvals.</p>}
         {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
       </section>
       {row && <FinanceDetail key={row.id} row={row} demo={demo} canApprove={canApprove}
@@ -75,8 +84,12 @@ function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove:
     } catch (e) {
       setStage(null);
       showError(e);
-      const r = await read<FinanceApproval>(`/api/finance-ops/approvals/${row.id}`, () => row);
-      props.onChange(r.data); // back to pending, with the failure reason on the row
+      try {
+        const r = await read<FinanceApproval>(`/api/finance-ops/approvals/${row.id}`, () => row);
+        props.onChange(r.data); // back to pending, with the failure reason on the row
+      } catch {
+        // the write's error is already shown; the row stays as it was
+      }
     }
   };
   const reject = async (reason: string) => {

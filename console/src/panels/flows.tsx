@@ -6,7 +6,7 @@ import { read, readQuiet, write } from "../api/client";
 import { demoFlowRuns, demoFlows } from "../api/demo";
 import type { Flow, FlowRun, FlowStatus, List } from "../api/types";
 import { navigate, segments } from "../router";
-import { Ago, announce, Chip, ConfirmDialog, showError } from "../ui";
+import { Ago, announce, Chip, ConfirmDialog, PanelError, showError } from "../ui";
 import { FlowEditor } from "./flow-editor";
 
 const OUTCOMES = ["", "failed", "retrying", "rejected", "loop_broken", "held", "written", "skipped"] as const;
@@ -15,13 +15,21 @@ export function FlowsPanel({ admin }: { admin: boolean }) {
   const [outcome, setOutcome] = useState<string>("");
   const [rows, setRows] = useState<FlowRun[]>([]);
   const [next, setNext] = useState<string | null>(null);
+  const [failed, setFailed] = useState<unknown>(null);
   const selected = segments()[1];
 
   const load = async (cursor: string | null) => {
     const q = new URLSearchParams({ limit: "50" });
     if (outcome) q.set("outcome", outcome);
     if (cursor) q.set("cursor", cursor);
-    const r = await read<List<FlowRun>>("/api/flows/runs?" + q, demoFlowRuns);
+    let r;
+    try {
+      r = await read<List<FlowRun>>("/api/flows/runs?" + q, demoFlowRuns);
+    } catch (e) {
+      setFailed(e);
+      return;
+    }
+    setFailed(null);
     setRows((prev) => (cursor ? [...prev, ...r.data.items] : r.data.items));
     setNext(r.data.nextCursor);
   };
@@ -41,6 +49,7 @@ export function FlowsPanel({ admin }: { admin: boolean }) {
             </select>
           </label>
         </div>
+        {failed !== null && <PanelError what="Flow runs" error={failed} onRetry={() => void load(null)} />}
         <table class="grid">
           <thead><tr><th scope="col">Run</th><th scope="col">Flow</th><th scope="col">Record</th><th scope="col">Fields</th><th scope="col">When</th><th scope="col">Outcome</th></tr></thead>
           <tbody>
@@ -55,7 +64,7 @@ export function FlowsPanel({ admin }: { admin: boolean }) {
             ))}
           </tbody>
         </table>
-        {rows.length === 0 && <p class="empty">No {outcome ? outcome.replace("_", " ") + " " : ""}runs.</p>}
+        {rows.length === 0 && failed === null && <p class="empty">No {outcome ? outcome.replace("_", " ") + " " : ""}runs.</p>}
         {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
         {admin && <FlowDefinitions />}
       </section>
@@ -101,11 +110,17 @@ export function FlowDefinitions() {
   const [editing, setEditing] = useState<Flow | "new" | null>(null);
   const [deleting, setDeleting] = useState<Flow | null>(null);
   // The flows and the poll status are read at once: neither waits on the other.
+  const [failed, setFailed] = useState<unknown>(null);
   const load = async () => {
-    const [r, st] = await Promise.all([read<{ items: Flow[] }>("/api/settings/flows", demoFlows), readQuiet<FlowStatus>("/api/flows/status")]);
-    setFlows(r.data.items);
-    setDemo(r.demo);
-    setPolls(st?.polls ?? []);
+    try {
+      const [r, st] = await Promise.all([read<{ items: Flow[] }>("/api/settings/flows", demoFlows), readQuiet<FlowStatus>("/api/flows/status")]);
+      setFlows(r.data.items);
+      setDemo(r.demo);
+      setPolls(st?.polls ?? []);
+      setFailed(null);
+    } catch (e) {
+      setFailed(e);
+    }
   };
   useEffect(() => {
     void load();
@@ -125,6 +140,7 @@ export function FlowDefinitions() {
       showError(e);
     }
   };
+  if (failed !== null) return <PanelError what="Flows" error={failed} onRetry={() => void load()} />;
   if (!flows) return <p aria-busy="true">Loading flows…</p>;
   return (
     <section aria-labelledby="defs-h">

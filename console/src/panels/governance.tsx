@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { read, write } from "../api/client";
 import { demoApprovals, demoLoops, demoRejections } from "../api/demo";
 import type { GovernanceApproval, List, LoopDetection, OwnershipRejection } from "../api/types";
-import { Ago, announce, Chip, showError } from "../ui";
+import { Ago, announce, Chip, PanelError, showError } from "../ui";
 
 const TABS = ["Pending approvals", "Ownership rejections", "Loop detections"] as const;
 
@@ -34,10 +34,16 @@ export function GovernancePanel() {
 function Approvals() {
   const [rows, setRows] = useState<GovernanceApproval[]>([]);
   const [demo, setDemo] = useState(false);
+  const [failed, setFailed] = useState<unknown>(null);
   const load = async () => {
-    const r = await read<List<GovernanceApproval>>("/api/governance/approvals?reason=ownership&status=pending", demoApprovals);
-    setRows(r.data.items);
-    setDemo(r.demo);
+    try {
+      const r = await read<List<GovernanceApproval>>("/api/governance/approvals?reason=ownership&status=pending", demoApprovals);
+      setRows(r.data.items);
+      setDemo(r.demo);
+      setFailed(null);
+    } catch (e) {
+      setFailed(e);
+    }
   };
   useEffect(() => {
     void load();
@@ -51,6 +57,7 @@ function Approvals() {
     }
     await load();
   };
+  if (failed !== null) return <PanelError what="Held writes" error={failed} onRetry={() => void load()} />;
   if (rows.length === 0) return <p class="empty">No held writes wait for an approver.</p>;
   return (
     <table class="grid">
@@ -73,9 +80,13 @@ function Approvals() {
 
 function Window<T extends { id: string }>(props: { path: string; demo: () => List<T>; cols: string[]; cells: (r: T) => unknown[] }) {
   const [rows, setRows] = useState<T[] | null>(null);
-  useEffect(() => {
-    void read<List<T>>(props.path, props.demo).then((r) => setRows(r.data.items));
-  }, [props.path]);
+  const [failed, setFailed] = useState<unknown>(null);
+  const load = () => {
+    setFailed(null);
+    read<List<T>>(props.path, props.demo).then((r) => setRows(r.data.items), setFailed);
+  };
+  useEffect(load, [props.path]);
+  if (failed !== null) return <PanelError what="These records" error={failed} onRetry={load} />;
   if (!rows) return <p aria-busy="true">Loading…</p>;
   if (rows.length === 0) return <p class="empty">None in the last hour.</p>;
   return (

@@ -1,33 +1,45 @@
-// One sync error: what failed, the proposed fix as an editable diff, why, its history,
-// and the three decisions.
+// One sync error: the whole record, the proposed fix as an editable diff, why, its
+// history, and the three decisions.
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, read, write } from "../api/client";
+import { ApiError, read, readOptional, write } from "../api/client";
 import { demoProposals } from "../api/demo";
 import type { ApproveWritten, CostList, List, Proposal, Trace } from "../api/types";
-import { announce, AskDialog, Chip, Key, show, showError } from "../ui";
+import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, PanelError, show, showError } from "../ui";
 
 interface Props {
   id: string;
   demo: boolean;
   canApprove: boolean;
   onDecided: (row: Proposal) => void;
+  /** onBack returns to the list where list and detail are two views (small screens). */
+  onBack: () => void;
 }
 
-export function Detail({ id, demo: listDemo, canApprove, onDecided }: Props) {
+export function Detail({ id, demo: listDemo, canApprove, onDecided, onBack }: Props) {
   const [row, setRow] = useState<Proposal | null>(null);
   const [demo, setDemo] = useState(false);
+  const [failed, setFailed] = useState<unknown>(null);
   const [edits, setEdits] = useState<Record<string, string>>({});
   const [asking, setAsking] = useState<"reject" | "escalate" | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const load = async (): Promise<Proposal> => {
-    const r = await read<Proposal>("/api/sync-error-assist/proposals/" + encodeURIComponent(id),
-      () => demoProposals().find((p) => p.id === id) ?? demoProposals()[0]);
-    setRow(r.data);
-    setDemo(r.demo || listDemo);
-    return r.data;
+  // A demo row stands in only when the API cannot be reached at all (read's rule): an
+  // error answer for this row is shown as that, never as someone else's record.
+  const load = async (): Promise<Proposal | null> => {
+    try {
+      const r = await read<Proposal>("/api/sync-error-assist/proposals/" + encodeURIComponent(id),
+        () => demoProposals().find((p) => p.id === id) ?? demoProposals()[0]);
+      setRow(r.data);
+      setDemo(r.demo || listDemo);
+      setFailed(null);
+      return r.data;
+    } catch (e) {
+      setFailed(e);
+      return null;
+    }
   };
   useEffect(() => {
+    clearError(); // an alert belongs to the row it was raised on
     void load();
   }, [id]);
 
@@ -53,14 +65,14 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided }: Props) {
       if (isWritten(done)) {
         // 202: the fix is in the ERP and the approval is completed by the reconcile.
         announce(`${row.errorId}: ${done.message}`);
-        onDecided(await load());
+        onDecided((await load()) ?? row);
         return;
       }
       announce(`${what === "approve" ? "Approved" : what === "reject" ? "Rejected" : "Escalated"} ${row.errorId}`);
       onDecided(done);
     } catch (e) {
       const now = await load(); // someone else may have acted: show the row as it is now
-      showError(explainConflict(e, now));
+      showError(now ? explainConflict(e, now) : e);
     } finally {
       setBusy(false);
     }
@@ -70,6 +82,8 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided }: Props) {
     const onKey = (e: KeyboardEvent) => {
       if (!pending || locked || asking || e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
       if (e.key === "a" && canApprove && ready) void act("approve");
+      if (e.key === "a" && !canApprove) showError(new ApiError({ status: 403, title: "Needs an approver",
+        detail: "Approving a fix needs the approver role; reject or escalate it, or ask an approver." }));
       if (e.key === "r") setAsking("reject");
       if (e.key === "e") setAsking("escalate");
     };
@@ -77,19 +91,36 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided }: Props) {
     return () => removeEventListener("keydown", onKey);
   });
 
-  if (!row) return <section class="detail" aria-busy="true" aria-label="Loading sync error" />;
+  const back = <button type="button" class="link back" onClick={onBack}>← Back to the queue</button>;
+  if (failed !== null && !row) {
+    return <section class="detail" aria-label="Sync error">{back}<PanelError what="This sync error" error={failed} onRetry={() => void load()} /></section>;
+  }
+  if (!row) return <section class="detail" aria-busy="true" aria-label="Loading sync error"><p class="note">Loading…</p></section>;
   const fix = row.proposal?.fix ?? [];
+  const err = row.error;
   return (
     <section class="detail" aria-labelledby="detail-h">
+      {back}
       <header>
         <h2 id="detail-h" class="mono">{row.errorId}</h2>
         <p>{row.recordType} / {row.recordId} {row.proposal && <Chip kind="class">{row.proposal.class}</Chip>}{" "}
           {row.proposal && <span>{Math.round(row.proposal.confidence * 100)}% confident</span>} <Chip kind={row.status}>{row.status}</Chip></p>
       </header>
       <h3>What failed</h3>
-      <p><code>{row.error.errorCode}</code> {row.error.message}</p>
+      <p><code>{err.errorCode}</code> {err.message}</p>
+      {row.proposal?.summary && <p>{row.proposal.summary}</p>}
+      <dl class="record">
+        {err.occurredAt && <><dt>Occurred</dt><dd><Ago at={err.occurredAt} /></dd></>}
+        <dt>Received</dt><dd><Ago at={row.claimedAt} /></dd>
+        {err.integration && <><dt>Integration</dt><dd>{err.integration}</dd></>}
+        {(err.externalSystem || err.direction) && <><dt>Systems</dt><dd>{syncDirection(err.direction, err.externalSystem)}</dd></>}
+        {row.proposal?.retryable !== undefined && <><dt>Retryable</dt><dd>{row.proposal.retryable ? "yes — sending it again can succeed" : "no — something must change first"}</dd></>}
+      </dl>
+      {err.payload && Object.keys(err.payload).length > 0 && (
+        <details class="payload"><summary>Payload that was sent (masked)</summary><pre>{JSON.stringify(err.payload, null, 2)}</pre></details>
+      )}
       {row.diagnosisError && <p class="warn">Diagnosis failed: {row.diagnosisError}</p>}
-      {row.applyError && <p class="warn">Last write-back failed: {row.applyError}</p>}
+      {row.applyError && <p class="warn" role="note">Last write-back failed: {row.applyError}</p>}
       <h3>Proposed fix</h3>
       {fix.length === 0 ? <p class="empty">{ready ? "No field change proposed." : "Diagnosis " + row.diagnosis + "."}</p> : (
         <table class="diff">
@@ -102,9 +133,10 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided }: Props) {
                   <th scope="row" class="mono">{c.path}</th>
                   <td><del>{show(c.before)}</del></td>
                   <td class={edited ? "edited" : ""}>
-                    <input aria-label={"Proposed value for " + c.path} disabled={!pending || !canApprove || demo}
+                    {!pending || !canApprove || demo ? <ins class="proposed">{show(c.after)}</ins> : (
+                    <input aria-label={"Proposed value for " + c.path}
                       value={edited ? edits[c.path] : show(c.after)}
-                      onInput={(e) => edit(c.path, (e.target as HTMLInputElement).value, show(c.after))} />
+                      onInput={(e) => edit(c.path, (e.target as HTMLInputElement).value, show(c.after))} />)}
                     {edited && <>
                       <span class="chip edited">edited</span>
                       <button type="button" class="link" onClick={() => edit(c.path, show(c.after), show(c.after))}>Reset to AI value</button>
@@ -119,11 +151,12 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided }: Props) {
       {row.editedFix && row.editedFix.length > 0 && <p class="note">Approved with an operator's edit: {row.editedFix.map((c) => `${c.path} → ${show(c.after)}`).join(", ")}</p>}
       <h3>Why</h3>
       <p>{row.proposal?.rationale ?? "—"}</p>
-      {canApprove && !demo && <AIActivity id={row.id} />}
+      {!demo && <AIActivity id={row.id} />}
       <h3>History</h3>
       <ol class="history">
-        {row.history.map((h) => <li><time dateTime={h.at}>{new Date(h.at).toLocaleString()}</time> {h.actor} {h.action}{h.note ? ` — ${h.note}` : ""}</li>)}
+        {row.history.map((h) => <li><time dateTime={h.at}>{new Date(h.at).toLocaleString()}</time> {actorName(h.actor)} {h.action}{h.note ? ` — ${h.note}` : ""}</li>)}
       </ol>
+      {pending && !canApprove && ready && fix.length > 0 && <p class="note">Approving this fix needs an approver. You can reject or escalate it.</p>}
       {pending && (
         <div class="actions">
           {canApprove && <button type="button" class="primary" disabled={locked || !ready} aria-keyshortcuts="a" onClick={() => void act("approve")}>Approve <Key k="a" /></button>}
@@ -154,13 +187,24 @@ function explainConflict(e: unknown, now: Proposal): unknown {
   return e;
 }
 
+/** syncDirection says which way the failed sync went, in words. */
+function syncDirection(direction?: string, system?: string): string {
+  const other = system || "the other system";
+  if (direction === "inbound") return `from ${other} into the host ERP`;
+  if (direction === "outbound") return `from the host ERP to ${other}`;
+  return direction ? `${direction}, ${other}` : other;
+}
+
+/** AIActivity is the reasoning trace and cost: optional reads that a role (an embedded
+ *  operator) may not be allowed; then the section is simply not there. */
 function AIActivity({ id }: { id: string }) {
   const [traces, setTraces] = useState<Trace[] | null>(null);
   const [costs, setCosts] = useState<CostList | null>(null);
   useEffect(() => {
-    void read<List<Trace>>("/api/ai/traces?claimId=" + id, () => ({ items: [], nextCursor: null })).then((r) => setTraces(r.data.items));
-    void read<CostList>("/api/ai/costs?claimId=" + id, () => ({ items: [], nextCursor: null, totalUsd: 0 })).then((r) => setCosts(r.data));
+    readOptional<List<Trace>>("/api/ai/traces?claimId=" + id).then((r) => setTraces(r?.items ?? null), () => setTraces(null));
+    readOptional<CostList>("/api/ai/costs?claimId=" + id).then(setCosts, () => setCosts(null));
   }, [id]);
+  if (!traces && !costs) return null;
   return (
     <details class="trace">
       <summary>Reasoning trace and inference cost {costs && <span>(${costs.totalUsd.toFixed(4)})</span>}</summary>

@@ -5,7 +5,7 @@ import { read } from "../api/client";
 import { demoGroups, demoProposalList } from "../api/demo";
 import type { List, Proposal, ProposalGroupList, ProposalSummary } from "../api/types";
 import { navigate, segments } from "../router";
-import { Ago, Chip } from "../ui";
+import { Ago, Chip, PanelError } from "../ui";
 import { Detail } from "./queue-detail";
 import { Groups } from "./queue-groups";
 
@@ -13,10 +13,17 @@ const STATUSES = ["pending", "applying", "approved", "rejected", "escalated"] as
 const CLASSES = ["value", "missing", "reference", "duplicate", "permission", "connection", "intermittent", "rate_limit", "too_large", "parse", "business_rule"];
 const AGES: Record<string, number> = { "last hour": 3600_000, "last 24 hours": 86400_000, "last 7 days": 7 * 86400_000 };
 
+/** The filters live in the URL's query, so a reload or a shared link keeps them. */
+function filterParam(name: string, fallback: string, allowed: readonly string[]): string {
+  const v = new URLSearchParams(location.search).get(name) ?? fallback;
+  return allowed.includes(v) ? v : fallback;
+}
+
 export function QueuePanel({ canApprove }: { canApprove: boolean }) {
-  const [status, setStatus] = useState<string>("pending");
-  const [cls, setCls] = useState("");
-  const [age, setAge] = useState("");
+  const [status, setStatus] = useState<string>(() => filterParam("status", "pending", STATUSES));
+  const [cls, setCls] = useState(() => filterParam("class", "", CLASSES));
+  const [age, setAge] = useState(() => filterParam("age", "", Object.keys(AGES)));
+  const [failed, setFailed] = useState<unknown>(null);
   const [grouped, setGrouped] = useState(false);
   const [rows, setRows] = useState<ProposalSummary[]>([]);
   const [next, setNext] = useState<string | null>(null);
@@ -32,17 +39,32 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     if (cls) q.set("class", cls);
     if (age) q.set("since", new Date(Date.now() - AGES[age]).toISOString());
     if (cursor) q.set("cursor", cursor);
-    const r = await read<List<ProposalSummary>>("/api/sync-error-assist/proposals?" + q, () => {
-      const d = demoProposalList();
-      return { items: d.items.filter((p) => p.status === status), nextCursor: null };
-    });
+    let r;
+    try {
+      r = await read<List<ProposalSummary>>("/api/sync-error-assist/proposals?" + q, () => {
+        const d = demoProposalList();
+        return { items: d.items.filter((p) => p.status === status), nextCursor: null };
+      });
+    } catch (e) {
+      setFailed(e);
+      setLoading(false);
+      return [];
+    }
+    setFailed(null);
     setDemo(r.demo);
     setRows((prev) => (cursor ? [...prev, ...r.data.items] : r.data.items));
     setNext(r.data.nextCursor);
     setLoading(false);
+    return r.data.items;
   };
 
   useEffect(() => {
+    const q = new URLSearchParams();
+    if (status !== "pending") q.set("status", status);
+    if (cls) q.set("class", cls);
+    if (age) q.set("age", age);
+    const search = q.size ? "?" + q : "";
+    if (search !== location.search) history.replaceState(null, "", location.pathname + search);
     void load(null);
   }, [status, cls, age, version]);
 
@@ -54,18 +76,22 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     });
   }, [grouped, version]);
 
-  // j/k move through the list.
+  // j/k move through the list; j on the last loaded row reads the next page first.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
       if (e.key !== "j" && e.key !== "k") return;
       const i = rows.findIndex((r) => r.id === selected);
+      if (e.key === "j" && i === rows.length - 1 && next && !loading) {
+        void load(next).then((more) => more[0] && open(more[0].id));
+        return;
+      }
       const to = rows[Math.max(0, Math.min(rows.length - 1, i + (e.key === "j" ? 1 : -1)))];
-      if (to) navigate("/queue/" + to.id);
+      if (to) open(to.id);
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
-  }, [rows, selected]);
+  }, [rows, selected, next, loading]);
 
   /** After a decision: refresh, and open the next pending item ("resolve and next"). */
   const decided = (row: Proposal) => {
@@ -73,11 +99,12 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     const rest = rows.filter((r) => r.id !== row.id && r.status === "pending");
     const nextRow = rest[Math.min(Math.max(i, 0), rest.length - 1)];
     setRows(status === "pending" ? rows.filter((r) => r.id !== row.id) : rows.map((r) => (r.id === row.id ? row : r)));
-    navigate(nextRow ? "/queue/" + nextRow.id : "/queue", true);
+    if (nextRow) open(nextRow.id, true);
+    else navigate("/queue" + location.search, true);
   };
 
   return (
-    <div class="split">
+    <div class={selected ? "split has-detail" : "split"}>
       <section class="list" aria-labelledby="queue-h">
         <div class="toolbar">
           <h1 id="queue-h">Sync-error queue</h1>
@@ -107,30 +134,40 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
           <Groups groups={groups} demo={demo} canApprove={canApprove} onDone={() => setVersion(version + 1)} />
         ) : (
           <>
+            {failed !== null && <PanelError what="The queue" error={failed} onRetry={() => void load(null)} />}
+            {loading && rows.length === 0 && failed === null && <p class="note" aria-busy="true">Loading the queue…</p>}
             <table class="grid">
               <thead>
-                <tr><th scope="col">Error</th><th scope="col">Record</th><th scope="col">Class</th><th scope="col">Confidence</th><th scope="col">Age</th><th scope="col">Status</th></tr>
+                <tr><th scope="col">Error</th><th scope="col">Record</th><th scope="col">Class</th><th scope="col" class="wide">Confidence</th><th scope="col">Age</th><th scope="col" class="wide">Status</th></tr>
               </thead>
               <tbody>
                 {rows.map((r) => (
-                  <tr key={r.id} class={r.id === selected ? "selected" : ""} tabIndex={0} aria-selected={r.id === selected}
-                    onClick={() => navigate("/queue/" + r.id)} onKeyDown={(e) => e.key === "Enter" && navigate("/queue/" + r.id)}>
+                  <tr key={r.id} data-id={r.id} class={r.id === selected ? "selected" : ""} tabIndex={0} aria-selected={r.id === selected}
+                    onClick={() => open(r.id)} onKeyDown={(e) => e.key === "Enter" && open(r.id)}>
                     <td class="mono">{r.errorId}</td>
                     <td>{r.recordType} / {r.recordId}</td>
                     <td>{r.class ? <Chip kind="class">{r.class}</Chip> : <Chip>{r.diagnosis}</Chip>}</td>
-                    <td class="num">{r.confidence === undefined ? "—" : Math.round(r.confidence * 100) + "%"}</td>
-                    <td><Ago at={r.claimedAt} /></td>
-                    <td><Chip kind={r.status}>{r.status}</Chip></td>
+                    <td class="num wide">{r.confidence === undefined ? "—" : Math.round(r.confidence * 100) + "%"}</td>
+                    <td><Ago at={r.occurredAt ?? r.claimedAt} /></td>
+                    <td class="wide"><Chip kind={r.status}>{r.status}</Chip></td>
                   </tr>
                 ))}
               </tbody>
             </table>
-            {!loading && rows.length === 0 && <p class="empty">Nothing {status} — the queue is clear.</p>}
+            {!loading && failed === null && rows.length === 0 && <p class="empty">Nothing {status} — the queue is clear.</p>}
             {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
           </>
         )}
       </section>
-      {selected && <Detail key={selected} id={selected} demo={demo} canApprove={canApprove} onDecided={decided} />}
+      {selected && <Detail key={selected} id={selected} demo={demo} canApprove={canApprove} onDecided={decided}
+        onBack={() => navigate("/queue" + location.search)} />}
     </div>
   );
+}
+
+/** open shows a row's detail, keeping the filters, and moves focus to its row so the
+ *  keyboard goes on from there (after a decision, focus would otherwise fall to the page). */
+function open(id: string, replace = false) {
+  navigate("/queue/" + id + location.search, replace);
+  requestAnimationFrame(() => document.querySelector<HTMLElement>(`tr[data-id="${CSS.escape(id)}"]`)?.focus({ preventScroll: false }));
 }

@@ -8,7 +8,7 @@ import { read, write } from "../api/client";
 import { demoSettings } from "../api/demo";
 import type { FieldError, FlowSystem, ManifestOverride, SecretPurpose, SecretRotation, Settings, SettingsPatch } from "../api/types";
 import { change, FieldMessage, invalid, OtherErrors, type Reload, SYSTEMS } from "../forms";
-import { Ago, announce, Chip, ConfirmDialog, showError } from "../ui";
+import { Ago, announce, Chip, ConfirmDialog, PanelError, showError } from "../ui";
 
 const POLICIES: ManifestOverride["policy"][] = ["reject_with_alert", "source_wins", "require_approval"];
 const PURPOSES: { purpose: SecretPurpose; use: string }[] = [
@@ -43,10 +43,16 @@ export function SettingsPanel({ embedded = false }: { embedded?: boolean }) {
   const [demo, setDemo] = useState(false);
   // Bumped on every reload after a conflict, so the sections drop what was being edited.
   const [version, setVersion] = useState(0);
+  const [failed, setFailed] = useState<unknown>(null);
   const load = async () => {
-    const r = await read<Settings>("/api/settings", demoSettings);
-    setS(r.data);
-    setDemo(r.demo);
+    try {
+      const r = await read<Settings>("/api/settings", demoSettings);
+      setS(r.data);
+      setDemo(r.demo);
+      setFailed(null);
+    } catch (e) {
+      setFailed(e);
+    }
   };
   const reload = async () => {
     await load();
@@ -55,6 +61,7 @@ export function SettingsPanel({ embedded = false }: { embedded?: boolean }) {
   useEffect(() => {
     void load();
   }, []);
+  if (failed !== null && !s) return <PanelError what="Settings" error={failed} onRetry={() => void load()} />;
   if (!s) return <p aria-busy="true">Loading settings…</p>;
   const ctx = { s, demo, saved: setS, reload, refresh: load };
   return (
