@@ -56,6 +56,23 @@ test("reject needs a reason, escalate takes a note", async ({ page }) => {
   await expect(page.getByRole("cell", { name: a })).toBeVisible();
 });
 
+test("a rejection waits a few seconds for Undo; undone, nothing is sent and the row is back", async ({ page }) => {
+  const errorId = unique("E2E-UNDO");
+  const id = await postSyncError(errorId);
+  await waitDiagnosed(id);
+  await signIn(page, "operator", "/queue/" + id);
+  await page.getByRole("region", { name: errorId }).getByRole("button", { name: "Reject" }).click();
+  const dialog = page.getByRole("dialog", { name: "Reject sync error" });
+  await dialog.getByLabel("Reason").fill("Undo check");
+  await dialog.getByRole("button", { name: "Reject" }).click();
+  await expect(page.getByRole("cell", { name: errorId })).toHaveCount(0);
+  await page.getByRole("group", { name: "Pending action" }).getByRole("button", { name: "Undo" }).click();
+  await expect(page.getByRole("cell", { name: errorId })).toBeVisible();
+  await page.waitForTimeout(6000); // past the undo window: had it been sent, the row would be rejected now
+  await page.reload();
+  await expect(page.getByRole("cell", { name: errorId })).toBeVisible();
+});
+
 test("two approvers approve the same item: the second is told who acted first", async ({ browser }) => {
   const errorId = unique("E2E-RACE");
   const id = await postSyncError(errorId);
@@ -98,14 +115,24 @@ test("an operator sees no approver controls", async ({ page }) => {
   await expect(page.getByRole("cell", { name: errorId })).toBeVisible();
 });
 
-test("grouped view: an approver approves a whole group, results per item", async ({ page }) => {
+test("grouped view: the group lists its members and asks before it writes, then results per item", async ({ page }) => {
   const ids = [unique("E2E-G1"), unique("E2E-G2")];
   for (const e of ids) await waitDiagnosed(await postSyncError(e));
   await signIn(page, "approver");
   await page.getByRole("button", { name: "Group by diagnosis" }).click();
   await accessible(page, "grouped queue");
   const group = page.getByRole("listitem").filter({ hasText: "shipcountry → DE" }).first();
-  await group.getByRole("button", { name: "Approve group" }).click();
+  await expect(group).toContainText(/\d+ sync errors/);
+  const before = (await erpWrites("SO-10042")).length;
+  await group.getByRole("button", { name: "Approve group…" }).click();
+  const confirm = page.getByRole("dialog", { name: /Approve \d+ sync errors\?/ });
+  for (const e of ids) await expect(confirm).toContainText(e);
+  await expect(confirm).toContainText("SO-10042");
+  await accessible(page, "group confirmation");
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  expect((await erpWrites("SO-10042")).length).toBe(before); // nothing written without the confirmation
+  await group.getByRole("button", { name: "Approve group…" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: /^Write \d+ records$/ }).click();
   const results = page.getByRole("list", { name: "Results per item" });
   for (const e of ids) await expect(results.getByRole("listitem").filter({ hasText: e })).toContainText("approved");
 });

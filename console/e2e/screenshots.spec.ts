@@ -19,7 +19,7 @@ test("screenshots of each panel", async ({ page }) => {
   await page.screenshot({ path: out("queue"), fullPage: false });
   await page.goto("/queue");
   await page.getByRole("button", { name: "Group by diagnosis" }).click();
-  await expect(page.getByRole("button", { name: "Approve group" }).first()).toBeVisible();
+  await expect(page.getByRole("button", { name: "Approve group…" }).first()).toBeVisible();
   await page.screenshot({ path: out("queue-grouped") });
   await page.getByRole("link", { name: "Finance" }).click();
   await page.getByRole("cell", { name: "FA-2026-0142" }).click();

@@ -226,6 +226,15 @@ test("settings: a rotated secret is shown once, verifies, and is gone when the d
   const r = await fetch(base() + "/api/sync-error-assist/ingest", { method: "POST", headers: signedHeaders(body, secret), body });
   expect(r.status).toBe(202);
 
+  // Esc before copying asks first instead of losing the secret.
+  await page.keyboard.press("Escape");
+  await expect(shown.getByRole("alert")).toContainText("You have not copied the secret");
+  await expect(shown).toBeVisible();
+  await shown.getByRole("button", { name: "Keep it open" }).click();
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+  await shown.getByRole("button", { name: "Copy" }).click();
+  await expect(shown.getByRole("button", { name: "Copied ✓" })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
   await shown.getByRole("button", { name: "Close" }).click();
   await expect(shown).toHaveCount(0);
   expect(await page.content()).not.toContain(secret);

@@ -8,9 +8,39 @@ import { ApiError } from "./api/client";
 
 export const announcement = signal("");
 export const writeError = signal<{ title: string; detail?: string } | null>(null);
-/** The visible toast: what was just done, shown for a few seconds. */
-const toast = signal<{ msg: string; n: number } | null>(null);
+/** The visible toast: what was just done, shown for a few seconds; with undo set, the
+ *  action has not been sent yet and Undo stops it. */
+const toast = signal<{ msg: string; n: number; undo?: () => void } | null>(null);
 let toasts = 0;
+
+/** UNDO_MS is how long a decision waits for Undo before it is sent. */
+export const UNDO_MS = 5000;
+
+/** later shows msg with Undo and runs send after UNDO_MS unless Undo was pressed first
+ *  (then undone runs). Leaving the page before then sends it at once: nothing is lost. */
+export function later(msg: string, send: () => void, undone: () => void) {
+  const n = ++toasts;
+  let done = false;
+  const fire = () => {
+    if (done) return;
+    done = true;
+    removeEventListener("pagehide", fire);
+    if (toast.value?.n === n) toast.value = null;
+    send();
+  };
+  addEventListener("pagehide", fire);
+  const timer = setTimeout(fire, UNDO_MS);
+  announcement.value = msg + " — press Undo within 5 seconds to keep it";
+  toast.value = { msg, n, undo: () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    removeEventListener("pagehide", fire);
+    toast.value = null;
+    announce("Undone: nothing was sent");
+    undone();
+  } };
+}
 
 export function announce(msg: string) {
   announcement.value = msg;
@@ -130,7 +160,9 @@ export function Status() {
   return (
     <>
       <div role="status" class="sr-live">{announcement.value}</div>
-      {toast.value && <div class="toast" aria-hidden="true">{toast.value.msg}</div>}
+      {toast.value && (toast.value.undo
+        ? <div class="toast" role="group" aria-label="Pending action">{toast.value.msg} <button type="button" onClick={toast.value.undo}>Undo</button></div>
+        : <div class="toast" aria-hidden="true">{toast.value.msg}</div>)}
       {writeError.value && (
         <div role="alert" class="alert">
           <strong>{writeError.value.title}</strong>

@@ -45,6 +45,17 @@ func TestProposalGroupsAndBulkDecisions(t *testing.T) {
 	if len(groups.Items) != 1 || groups.Items[0].Count != 3 || groups.Items[0].Class != "value" || groups.Scanned != 3 || groups.Truncated {
 		t.Fatalf("groups %+v", groups)
 	}
+	if len(groups.Items[0].RecordIDs) != 3 || groups.NeedsPerson.Count != 0 {
+		t.Fatalf("groups %+v", groups)
+	}
+	// The listing's filters apply: another class groups nothing, a bad since is refused.
+	w = f.call(t, operator, "GET", "/api/sync-error-assist/proposal-groups?status=pending&class=missing", "")
+	if !strings.Contains(w.Body.String(), `"items":[]`) || !strings.Contains(w.Body.String(), `"scanned":0`) {
+		t.Fatalf("class filter ignored: %d %s", w.Code, w.Body)
+	}
+	if w := f.call(t, operator, "GET", "/api/sync-error-assist/proposal-groups?since=yesterday", ""); w.Code != 400 {
+		t.Fatalf("bad since: %d %s", w.Code, w.Body)
+	}
 	if w := f.call(t, "operator@other", "GET", "/api/sync-error-assist/proposal-groups", ""); !strings.Contains(w.Body.String(), `"items":[]`) {
 		t.Fatalf("another tenant sees groups: %s", w.Body)
 	}

@@ -31,15 +31,28 @@ type Group struct {
 	Count    int      `json:"count"`
 	IDs      []string `json:"ids"`
 	ErrorIDs []string `json:"errorIds"`
+	// RecordIDs name each member's record, in the order of IDs, so that the console can
+	// list what a group decision will write before anyone confirms it.
+	RecordIDs []string `json:"recordIds"`
 	// Sample is the newest member, to show what the group is about.
 	Sample Summary `json:"sample"`
 }
 
+// Members are pending rows decided one by one: those whose diagnosis proposes no field
+// change or failed, which a person must look at.
+type Members struct {
+	Count    int      `json:"count"`
+	IDs      []string `json:"ids"`
+	ErrorIDs []string `json:"errorIds"`
+}
+
 // GroupList is the answer of the proposal-groups route.
 type GroupList struct {
-	Items     []Group `json:"items"`
-	Scanned   int     `json:"scanned"`
-	Truncated bool    `json:"truncated"`
+	Items []Group `json:"items"`
+	// NeedsPerson is every scanned row no group can decide, so none is silently left out.
+	NeedsPerson Members `json:"needsPerson"`
+	Scanned     int     `json:"scanned"`
+	Truncated   bool    `json:"truncated"`
 }
 
 // groupKey is a stable digest of the class and changes; nothing about a record is in it.
@@ -56,12 +69,23 @@ func groupKey(class string, changes []Change) (string, bool) {
 }
 
 // GroupPending groups claims (newest first) that are pending with a ready proposal that
-// changes something; rows with nothing to write are never grouped.
-func (o *Operator) GroupPending(claims []Claim) []Group {
+// changes something; rows with nothing to write are never grouped: they are counted in
+// needsPerson when their diagnosis is done (ready without a fix, or failed).
+func (o *Operator) GroupPending(claims []Claim) ([]Group, Members) {
 	byKey := map[string]*Group{}
 	var order []string
+	needs := Members{IDs: []string{}, ErrorIDs: []string{}}
 	for _, c := range claims {
-		if c.Status != StatusPending || c.Diagnosis != DiagnosisReady || c.Proposal == nil || len(c.Proposal.Fix) == 0 {
+		if c.Status != StatusPending {
+			continue
+		}
+		if c.Diagnosis == DiagnosisFailed || c.Diagnosis == DiagnosisReady && (c.Proposal == nil || len(c.Proposal.Fix) == 0) {
+			needs.Count++
+			needs.IDs = append(needs.IDs, c.ID)
+			needs.ErrorIDs = append(needs.ErrorIDs, c.Record.ErrorID)
+			continue
+		}
+		if c.Diagnosis != DiagnosisReady {
 			continue
 		}
 		changes := make([]Change, 0, len(c.Proposal.Fix))
@@ -82,6 +106,7 @@ func (o *Operator) GroupPending(claims []Claim) []Group {
 		g.Count++
 		g.IDs = append(g.IDs, c.ID)
 		g.ErrorIDs = append(g.ErrorIDs, c.Record.ErrorID)
+		g.RecordIDs = append(g.RecordIDs, c.Record.RecordID)
 	}
 	out := make([]Group, 0, len(order))
 	for _, k := range order {
@@ -89,10 +114,11 @@ func (o *Operator) GroupPending(claims []Claim) []Group {
 	}
 	// Largest first; among equals the group with the newest member first (insertion order).
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Count > out[j].Count })
-	return out
+	return out, needs
 }
 
-// GroupsHandler serves GET /api/sync-error-assist/proposal-groups?status=pending.
+// GroupsHandler serves GET /api/sync-error-assist/proposal-groups?status=pending, with the
+// listing's class and since filters.
 func (o *Operator) GroupsHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := who(w, r)
@@ -103,10 +129,15 @@ func (o *Operator) GroupsHandler() http.Handler {
 			httpapi.WriteInvalidQuery(w, r, []httpapi.FieldError{{Field: "status", Message: "only pending proposals are grouped"}})
 			return
 		}
+		q, ok := listFilters(w, r, ListQuery{Status: StatusPending, Limit: MaxListLimit})
+		if !ok {
+			return
+		}
 		var claims []Claim
 		cursor, truncated := "", false
 		for {
-			page, err := o.Claims.List(r.Context(), id.TenantID, ListQuery{Status: StatusPending, Limit: MaxListLimit, Cursor: cursor})
+			q.Cursor = cursor
+			page, err := o.Claims.List(r.Context(), id.TenantID, q)
 			if errors.Is(err, ErrBadCursor) || err != nil {
 				httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
 				return
@@ -121,6 +152,7 @@ func (o *Operator) GroupsHandler() http.Handler {
 				break
 			}
 		}
-		httpapi.WriteJSON(w, http.StatusOK, GroupList{Items: o.GroupPending(claims), Scanned: len(claims), Truncated: truncated})
+		groups, needs := o.GroupPending(claims)
+		httpapi.WriteJSON(w, http.StatusOK, GroupList{Items: groups, NeedsPerson: needs, Scanned: len(claims), Truncated: truncated})
 	})
 }

@@ -19,7 +19,11 @@ func TestGroupPending(t *testing.T) {
 	deOtherBefore := syncerror.FieldChange{Path: "shipcountry", Before: "Germany", After: "DE"}
 	approved := claim("e-approved", "value", de)
 	approved.Status = syncerror.StatusApproved
-	groups := (&syncerror.Operator{}).GroupPending([]syncerror.Claim{
+	failed := claim("e-8", "value")
+	failed.Diagnosis, failed.Proposal = syncerror.DiagnosisFailed, nil
+	queued := claim("e-9", "value")
+	queued.Diagnosis, queued.Proposal = syncerror.DiagnosisQueued, nil
+	groups, needs := (&syncerror.Operator{}).GroupPending([]syncerror.Claim{
 		claim("e-1", "value", zip, de),
 		claim("e-2", "value", de),
 		claim("e-3", "value", deOtherBefore), // the before value differs per record: same group
@@ -28,12 +32,17 @@ func TestGroupPending(t *testing.T) {
 		claim("e-7", "value", de),
 		claim("e-6", "connection"), // nothing to write: never grouped
 		approved,                   // not pending: never grouped
+		failed,                     // diagnosis failed: a person decides
+		queued,                     // not diagnosed yet: neither grouped nor counted
 	})
+	if needs.Count != 2 || needs.ErrorIDs[0] != "e-6" || needs.ErrorIDs[1] != "e-8" || len(needs.IDs) != 2 {
+		t.Fatalf("needs a person %+v", needs)
+	}
 	// Largest first; the two-change group was seen first but is smaller.
 	if len(groups) != 3 {
 		t.Fatalf("%d groups: %+v", len(groups), groups)
 	}
-	if g := groups[0]; g.Count != 3 || g.Class != "value" || len(g.Changes) != 1 || g.ErrorIDs[0] != "e-2" || g.ErrorIDs[2] != "e-7" {
+	if g := groups[0]; g.Count != 3 || g.Class != "value" || len(g.Changes) != 1 || g.ErrorIDs[0] != "e-2" || g.ErrorIDs[2] != "e-7" || len(g.RecordIDs) != 3 {
 		t.Fatalf("largest group %+v", g)
 	}
 	if g := groups[1]; g.Count != 2 || len(g.Changes) != 2 || g.Changes[0].Path != "shipcountry" || g.Sample.ErrorID != "e-1" {

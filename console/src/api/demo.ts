@@ -37,9 +37,10 @@ export function demoGroups(): ProposalGroupList {
   const items = demoProposals().slice(0, 2);
   return {
     items: [{ key: "g_demo", class: "value", changes: [{ path: "shipcountry", after: "DE" }], count: 2,
-      ids: items.map((p) => p.id), errorIds: items.map((p) => p.errorId),
+      ids: items.map((p) => p.id), errorIds: items.map((p) => p.errorId), recordIds: items.map((p) => p.recordId),
       sample: { id: items[0].id, errorId: items[0].errorId, recordType: "salesOrder", recordId: "SO-10042",
         errorCode: "INVALID_FLD_VALUE", message: items[0].message } }],
+    needsPerson: { count: 0, ids: [], errorIds: [] },
     scanned: 3, truncated: false,
   };
 }

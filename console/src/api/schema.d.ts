@@ -843,9 +843,17 @@ export interface components {
                 errorCode?: string;
                 message?: string;
             };
+            /** @description Each member's record id, in the order of ids. */
+            recordIds: string[];
         };
         ProposalGroupList: {
             items: components["schemas"]["ProposalGroup"][];
+            /** @description Pending rows no group can decide (no field change proposed, or the diagnosis failed): a person decides each. */
+            needsPerson: {
+                count: number;
+                ids: string[];
+                errorIds: string[];
+            };
             scanned: number;
             truncated: boolean;
         };
@@ -1736,6 +1744,10 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending";
+                /** @description Only proposals of this error class. */
+                class?: string;
+                /** @description Only sync errors claimed at or after this time (the console's age filter). */
+                since?: string;
             };
             header?: {
                 /** @description Required with a service token: the embedded context (one module). */

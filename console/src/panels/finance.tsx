@@ -63,7 +63,7 @@ export function FinancePanel({ canApprove }: { canApprove: boolean }) {
         {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
       </section>
       {row && <FinanceDetail key={row.id} row={row} demo={demo} canApprove={canApprove}
-        onChange={(r) => setRows(rows.map((x) => (x.id === r.id ? r : x)))} />}
+        onChange={(r) => setRows((all) => all.flatMap((x) => (x.id !== r.id ? [x] : r.status === status || r.status === "applying" ? [r] : [])))} />}
     </div>
   );
 }
@@ -114,9 +114,12 @@ function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove:
       </dl>
       {row.lastError && <p class="warn">Last attempt failed: {row.lastError}</p>}
       {stage && <p class="progress" aria-live="polite">{stage}</p>}
+      {canApprove && row.status === "pending" && !row.erpId && (
+        <p class="note">Approve is not offered: this approval names no ERP record to update. Ask the ERP to send it again with its record id, or reject it.</p>
+      )}
       {canApprove && row.status === "pending" && (
         <div class="actions">
-          <button type="button" class="primary" disabled={demo || !!stage} onClick={() => void approve()}>Approve</button>
+          {row.erpId && <button type="button" class="primary" disabled={demo || !!stage} onClick={() => void approve()}>Approve</button>}
           <button type="button" disabled={demo || !!stage} onClick={() => setAsking(true)}>Reject</button>
         </div>
       )}

@@ -4,18 +4,20 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, read, readOptional, write } from "../api/client";
 import { demoProposals } from "../api/demo";
 import type { ApproveWritten, CostList, List, Proposal, Trace } from "../api/types";
-import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, PanelError, show, showError } from "../ui";
+import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, show, showError } from "../ui";
 
 interface Props {
   id: string;
   demo: boolean;
   canApprove: boolean;
   onDecided: (row: Proposal) => void;
+  /** onUndone puts a row back after its decision was undone before being sent. */
+  onUndone: () => void;
   /** onBack returns to the list where list and detail are two views (small screens). */
   onBack: () => void;
 }
 
-export function Detail({ id, demo: listDemo, canApprove, onDecided, onBack }: Props) {
+export function Detail({ id, demo: listDemo, canApprove, onDecided, onUndone, onBack }: Props) {
   const [row, setRow] = useState<Proposal | null>(null);
   const [demo, setDemo] = useState(false);
   const [failed, setFailed] = useState<unknown>(null);
@@ -76,6 +78,15 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided, onBack }: Pr
     } finally {
       setBusy(false);
     }
+  };
+
+  // Reject and escalate write nothing to the ERP, so they can wait a few seconds for Undo:
+  // the queue moves on at once, and the decision is sent when the time is up.
+  const deferred = (what: "reject" | "escalate", text: string) => {
+    if (!row) return;
+    const decided: Proposal = { ...row, status: what === "reject" ? "rejected" : "escalated" };
+    onDecided(decided);
+    later(`${what === "reject" ? "Rejecting" : "Escalating"} ${row.errorId}`, () => void send(row, what, text), onUndone);
   };
 
   useEffect(() => {
@@ -164,10 +175,21 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided, onBack }: Pr
           <button type="button" disabled={locked} aria-keyshortcuts="e" onClick={() => setAsking("escalate")}>Escalate <Key k="e" /></button>
         </div>
       )}
-      {asking === "reject" && <AskDialog title="Reject sync error" label="Reason" confirm="Reject" onClose={() => setAsking(null)} onConfirm={(t) => { setAsking(null); void act("reject", t); }} />}
-      {asking === "escalate" && <AskDialog title="Escalate sync error" label="Note" confirm="Escalate" onClose={() => setAsking(null)} onConfirm={(t) => { setAsking(null); void act("escalate", t); }} />}
+      {asking === "reject" && <AskDialog title="Reject sync error" label="Reason" confirm="Reject" onClose={() => setAsking(null)} onConfirm={(t) => { setAsking(null); deferred("reject", t); }} />}
+      {asking === "escalate" && <AskDialog title="Escalate sync error" label="Note" confirm="Escalate" onClose={() => setAsking(null)} onConfirm={(t) => { setAsking(null); deferred("escalate", t); }} />}
     </section>
   );
+}
+
+/** send is a deferred decision's request, made after the detail may have closed: it reports
+ *  by toast or alert, not by the detail's state. */
+async function send(row: Proposal, what: "reject" | "escalate", reason: string) {
+  try {
+    await write<Proposal>("POST", `/api/sync-error-assist/proposals/${row.id}/${what}`, { reason });
+    announce(`${what === "reject" ? "Rejected" : "Escalated"} ${row.errorId}`);
+  } catch (e) {
+    showError(e instanceof ApiError ? new ApiError({ ...e.problem, title: `${row.errorId} was not ${what === "reject" ? "rejected" : "escalated"}: ${e.problem.title}` }) : e);
+  }
 }
 
 /** parseValue keeps numbers and booleans typed; anything else is the string typed. */

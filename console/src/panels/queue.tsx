@@ -68,13 +68,19 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     void load(null);
   }, [status, cls, age, version]);
 
+  // Groups honour the class and age filters, as the list does.
   useEffect(() => {
     if (!grouped) return;
-    void read<ProposalGroupList>("/api/sync-error-assist/proposal-groups?status=pending", demoGroups).then((r) => {
+    const q = new URLSearchParams({ status: "pending" });
+    if (cls) q.set("class", cls);
+    if (age) q.set("since", new Date(Date.now() - AGES[age]).toISOString());
+    setGroups(null);
+    read<ProposalGroupList>("/api/sync-error-assist/proposal-groups?" + q, demoGroups).then((r) => {
       setGroups(r.data);
       setDemo(r.demo);
-    });
-  }, [grouped, version]);
+      setFailed(null);
+    }, setFailed);
+  }, [grouped, version, cls, age]);
 
   // j/k move through the list; j on the last loaded row reads the next page first.
   useEffect(() => {
@@ -131,7 +137,8 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
           <button type="button" aria-pressed={grouped} onClick={() => setGrouped(!grouped)}>Group by diagnosis</button>
         </div>
         {grouped ? (
-          <Groups groups={groups} demo={demo} canApprove={canApprove} onDone={() => setVersion(version + 1)} />
+          failed !== null ? <PanelError what="The groups" error={failed} onRetry={() => setVersion(version + 1)} />
+            : <Groups groups={groups} demo={demo} canApprove={canApprove} onDone={() => setVersion(version + 1)} />
         ) : (
           <>
             {failed !== null && <PanelError what="The queue" error={failed} onRetry={() => void load(null)} />}
@@ -160,6 +167,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
         )}
       </section>
       {selected && <Detail key={selected} id={selected} demo={demo} canApprove={canApprove} onDecided={decided}
+        onUndone={() => setVersion((v) => v + 1)}
         onBack={() => navigate("/queue" + location.search)} />}
     </div>
   );

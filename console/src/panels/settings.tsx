@@ -387,10 +387,14 @@ function Secrets({ s, demo, refresh }: SectionProps) {
   );
 }
 
-/** SecretDialog shows a rotated secret once; closing it forgets the secret. */
+/** SecretDialog shows a rotated secret once; closing it forgets the secret, so closing
+ *  (Esc included) before it was copied asks first. */
 function SecretDialog({ rotation, onClose }: { rotation: SecretRotation; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const field = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState(false);
+  const [leaving, setLeaving] = useState(false);
+  const close = () => (copied || leaving ? ref.current?.close() : setLeaving(true));
   useEffect(() => {
     ref.current?.showModal();
     field.current?.select();
@@ -398,6 +402,7 @@ function SecretDialog({ rotation, onClose }: { rotation: SecretRotation; onClose
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(rotation.secret);
+      setCopied(true);
       announce("Copied the secret to the clipboard");
     } catch {
       field.current?.select();
@@ -405,18 +410,21 @@ function SecretDialog({ rotation, onClose }: { rotation: SecretRotation; onClose
     }
   };
   return (
-    <dialog ref={ref} aria-labelledby="secret-h" aria-describedby="secret-once" onClose={onClose} class="secret">
+    <dialog ref={ref} aria-labelledby="secret-h" aria-describedby="secret-once" onClose={onClose} class="secret"
+      onCancel={(e) => { if (!copied && !leaving) { e.preventDefault(); setLeaving(true); } }}>
       <h2 id="secret-h">New {rotation.purpose} secret</h2>
       <p id="secret-once"><strong>Copy it now: you will not see it again.</strong> Closing this dialog forgets it.</p>
       <label for="secret-value">Secret</label>
       <div class="toolbar">
         <input ref={field} id="secret-value" class="mono" type="text" readOnly value={rotation.secret} size={52} autocomplete="off" spellcheck={false}
           onFocus={(e) => (e.target as HTMLInputElement).select()} />
-        <button type="button" onClick={() => void copy()}>Copy</button>
+        <button type="button" onClick={() => void copy()}>{copied ? "Copied ✓" : "Copy"}</button>
       </div>
       <p class="note">The previous secret stops verifying <Ago at={rotation.previousRetiresAt} /> ({new Date(rotation.previousRetiresAt).toLocaleString()}).</p>
+      {leaving && !copied && <p class="warn" role="alert">You have not copied the secret, and it cannot be shown again. Close anyway?</p>}
       <div class="actions">
-        <button type="button" class="primary" onClick={() => ref.current?.close()}>Close</button>
+        <button type="button" class="primary" onClick={close}>{leaving && !copied ? "Close without copying" : "Close"}</button>
+        {leaving && !copied && <button type="button" onClick={() => setLeaving(false)}>Keep it open</button>}
       </div>
     </dialog>
   );
