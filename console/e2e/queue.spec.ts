@@ -73,6 +73,22 @@ test("a rejection waits a few seconds for Undo; undone, nothing is sent and the 
   await expect(page.getByRole("cell", { name: errorId })).toBeVisible();
 });
 
+test("the list refreshes itself: a new error appears and is announced, the selected row stays selected", async ({ page }) => {
+  const first = unique("E2E-LIVE-A");
+  const id = await postSyncError(first);
+  await waitDiagnosed(id);
+  await page.clock.install();
+  await signIn(page, "operator", "/queue/" + id);
+  await expect(page.getByRole("row", { selected: true })).toContainText(first);
+  const later = unique("E2E-LIVE-B");
+  await waitDiagnosed(await postSyncError(later));
+  await expect(page.getByRole("cell", { name: later })).toHaveCount(0);
+  await page.clock.runFor(21_000);
+  await expect(page.getByRole("cell", { name: later })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "new sync error" })).toBeAttached();
+  await expect(page.getByRole("row", { selected: true })).toContainText(first);
+});
+
 test("two approvers approve the same item: the second is told who acted first", async ({ browser }) => {
   const errorId = unique("E2E-RACE");
   const id = await postSyncError(errorId);

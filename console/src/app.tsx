@@ -152,6 +152,11 @@ function usePendingCounts(at: string): Record<string, string> {
   const approver = hasRole(session.value, "approver");
   const embedded = !!session.value?.module;
   const signedIn = !!session.value;
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const t = setInterval(() => !document.hidden && setTick((n) => n + 1), 30_000);
+    return () => clearInterval(t);
+  }, []);
   useEffect(() => {
     // Signed out there is nothing to read (a 401 would start a sign-in); embedded there
     // is one module and no navigation to count for.
@@ -166,6 +171,6 @@ function usePendingCounts(at: string): Record<string, string> {
       for (const [k, v] of [["queue", count(q)], ["finance", count(f)], ["governance", count(g)]] as const) if (v) c[k] = v;
       setCounts(c);
     });
-  }, [at, approver, embedded, signedIn]);
+  }, [at, approver, embedded, signedIn, tick]);
   return counts;
 }

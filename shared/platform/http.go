@@ -61,7 +61,7 @@ func (b *Base) Mux(fns []blueprint.Function, routes Routes) (http.Handler, error
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "route_not_found",
 			"No route "+r.Method+" "+strings.TrimSpace(r.URL.Path)+"."))
 	})
-	return httpapi.Instrument(b.Log, httpapi.CORS(b.Config.CORSOrigins, mux)), nil
+	return httpapi.Instrument(b.Log, httpapi.CORS(b.Config.CORSOrigins, httpapi.Revalidate(mux))), nil
 }
 
 // Authenticated puts a route behind its authentication: signed and service-token routes

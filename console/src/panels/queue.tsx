@@ -1,13 +1,16 @@
 // The sync-error queue: the list with filters and cursors, the grouped view, and the
 // detail pane where an operator corrects and decides a proposal.
-import { useEffect, useState } from "preact/hooks";
-import { read } from "../api/client";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { read, readQuiet } from "../api/client";
 import { demoGroups, demoProposalList } from "../api/demo";
 import type { List, Proposal, ProposalGroupList, ProposalSummary } from "../api/types";
 import { navigate, segments } from "../router";
-import { Ago, Chip, PanelError } from "../ui";
+import { announce, Ago, Chip, PanelError } from "../ui";
 import { Detail } from "./queue-detail";
-import { Groups } from "./queue-groups";
+import { Groups, plural } from "./queue-groups";
+
+/** REFRESH_MS is how often the list looks for new errors (a 304 when nothing changed). */
+const REFRESH_MS = 20_000;
 
 const STATUSES = ["pending", "applying", "approved", "rejected", "escalated"] as const;
 const CLASSES = ["value", "missing", "reference", "duplicate", "permission", "connection", "intermittent", "rate_limit", "too_large", "parse", "business_rule"];
@@ -33,12 +36,16 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
   const [version, setVersion] = useState(0);
   const selected = segments()[1];
 
-  const load = async (cursor: string | null) => {
-    setLoading(true);
+  const query = (cursor: string | null) => {
     const q = new URLSearchParams({ status, limit: "25" });
     if (cls) q.set("class", cls);
     if (age) q.set("since", new Date(Date.now() - AGES[age]).toISOString());
     if (cursor) q.set("cursor", cursor);
+    return q;
+  };
+  const load = async (cursor: string | null) => {
+    setLoading(true);
+    const q = query(cursor);
     let r;
     try {
       r = await read<List<ProposalSummary>>("/api/sync-error-assist/proposals?" + q, () => {
@@ -67,6 +74,25 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     if (search !== location.search) history.replaceState(null, "", location.pathname + search);
     void load(null);
   }, [status, cls, age, version]);
+
+  // Live refresh: new rows are added at the top and announced; nothing else moves, so the
+  // row under the cursor stays where it is. A failed poll is simply tried again later.
+  const known = useRef<ProposalSummary[]>([]);
+  known.current = rows;
+  useEffect(() => {
+    if (demo || grouped) return;
+    const t = setInterval(() => {
+      if (document.hidden) return;
+      void readQuiet<List<ProposalSummary>>("/api/sync-error-assist/proposals?" + query(null)).then((page) => {
+        const have = new Set(known.current.map((r) => r.id));
+        const fresh = (page?.items ?? []).filter((r) => !have.has(r.id));
+        if (fresh.length === 0) return;
+        setRows((prev) => [...fresh.filter((f) => !prev.some((p) => p.id === f.id)), ...prev]);
+        announce(`${plural(fresh.length, "new sync error")} in the queue`);
+      });
+    }, REFRESH_MS);
+    return () => clearInterval(t);
+  }, [status, cls, age, demo, grouped]);
 
   // Groups honour the class and age filters, as the list does.
   useEffect(() => {
