@@ -89,6 +89,26 @@ test("the list refreshes itself: a new error appears and is announced, the selec
   await expect(page.getByRole("row", { selected: true })).toContainText(first);
 });
 
+test("rows are picked one by one or as a shift-click range and decided in bulk", async ({ page }) => {
+  const ids = [unique("E2E-PICK1"), unique("E2E-PICK2"), unique("E2E-PICK3")];
+  for (const e of ids) await waitDiagnosed(await postSyncError(e));
+  await signIn(page, "approver");
+  // Newest first: PICK3, PICK2, PICK1. Pick PICK3, then shift-click PICK1 for the range.
+  const box = (e: string) => page.getByRole("row").filter({ hasText: e }).getByRole("checkbox", { name: "Select row" });
+  await box(ids[2]).click();
+  await box(ids[0]).click({ modifiers: ["Shift"] });
+  for (const e of ids) await expect(box(e)).toBeChecked();
+  const bar = page.getByRole("region", { name: "Selected sync errors" });
+  await expect(bar).toContainText("3 selected");
+  await accessible(page, "queue with a selection");
+  await bar.getByRole("button", { name: "Reject selected…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Reject 3 sync errors" });
+  await dialog.getByLabel("Reason").fill("Bulk reject check");
+  await dialog.getByRole("button", { name: "Reject" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Rejected 3 of 3 sync errors" })).toBeAttached();
+  for (const e of ids) await expect(page.getByRole("cell", { name: e })).toHaveCount(0);
+});
+
 test("two approvers approve the same item: the second is told who acted first", async ({ browser }) => {
   const errorId = unique("E2E-RACE");
   const id = await postSyncError(errorId);

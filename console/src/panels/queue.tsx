@@ -6,6 +6,7 @@ import { demoGroups, demoProposalList } from "../api/demo";
 import type { List, Proposal, ProposalGroupList, ProposalSummary } from "../api/types";
 import { navigate, segments } from "../router";
 import { announce, Ago, Chip, PanelError } from "../ui";
+import { BulkBar } from "./queue-bulk";
 import { Detail } from "./queue-detail";
 import { Groups, plural } from "./queue-groups";
 
@@ -27,6 +28,8 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
   const [cls, setCls] = useState(() => filterParam("class", "", CLASSES));
   const [age, setAge] = useState(() => filterParam("age", "", Object.keys(AGES)));
   const [failed, setFailed] = useState<unknown>(null);
+  const [picked, setPicked] = useState<Set<string>>(new Set());
+  const anchor = useRef<string | null>(null);
   const [grouped, setGrouped] = useState(false);
   const [rows, setRows] = useState<ProposalSummary[]>([]);
   const [next, setNext] = useState<string | null>(null);
@@ -59,6 +62,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     }
     setFailed(null);
     setDemo(r.demo);
+    if (!cursor) setPicked(new Set());
     setRows((prev) => (cursor ? [...prev, ...r.data.items] : r.data.items));
     setNext(r.data.nextCursor);
     setLoading(false);
@@ -135,6 +139,18 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     else navigate("/queue" + location.search, true);
   };
 
+  /** pick toggles a row; with shift it sets the whole range from the last row picked. */
+  const pick = (id: string, range: boolean) => {
+    const next = new Set(picked);
+    const on = !picked.has(id);
+    const [a, b] = [rows.findIndex((r) => r.id === anchor.current), rows.findIndex((r) => r.id === id)];
+    if (range && a >= 0) for (const r of rows.slice(Math.min(a, b), Math.max(a, b) + 1)) on ? next.add(r.id) : next.delete(r.id);
+    else on ? next.add(id) : next.delete(id);
+    anchor.current = id;
+    setPicked(next);
+  };
+  const allPicked = rows.length > 0 && rows.every((r) => picked.has(r.id));
+
   return (
     <div class={selected ? "split has-detail" : "split"}>
       <section class="list" aria-labelledby="queue-h">
@@ -169,15 +185,22 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
           <>
             {failed !== null && <PanelError what="The queue" error={failed} onRetry={() => void load(null)} />}
             {loading && rows.length === 0 && failed === null && <p class="note" aria-busy="true">Loading the queue…</p>}
+            {status === "pending" && <BulkBar picked={rows.filter((r) => picked.has(r.id))} canApprove={canApprove} demo={demo}
+              onClear={() => setPicked(new Set())} onDone={() => setVersion((v) => v + 1)} />}
             <table class="grid">
               <thead>
-                <tr><th scope="col">Error</th><th scope="col">Record</th><th scope="col">Class</th><th scope="col" class="wide">Confidence</th><th scope="col">Age</th><th scope="col" class="wide">Status</th></tr>
+                <tr>{status === "pending" && <th scope="col" class="pick"><input type="checkbox" aria-label="Select every row shown" checked={allPicked}
+                  onChange={() => setPicked(allPicked ? new Set() : new Set(rows.map((r) => r.id)))} /></th>}
+                  <th scope="col">Error</th><th scope="col">Record</th><th scope="col">Class</th><th scope="col" class="wide">Confidence</th><th scope="col">Age</th><th scope="col" class="wide">Status</th></tr>
               </thead>
               <tbody>
                 {rows.map((r) => (
                   <tr key={r.id} data-id={r.id} class={r.id === selected ? "selected" : ""} tabIndex={0} aria-selected={r.id === selected}
                     onClick={() => open(r.id)} onKeyDown={(e) => e.key === "Enter" && open(r.id)}>
-                    <td class="mono">{r.errorId}</td>
+                    {status === "pending" && <td class="pick" onClick={(e) => e.stopPropagation()}>
+                      <input type="checkbox" aria-label="Select row" aria-describedby={"err-" + r.id} checked={picked.has(r.id)}
+                        onClick={(e) => pick(r.id, e.shiftKey)} /></td>}
+                    <td class="mono" id={"err-" + r.id}>{r.errorId}</td>
                     <td>{r.recordType} / {r.recordId}</td>
                     <td>{r.class ? <Chip kind="class">{r.class}</Chip> : <Chip>{r.diagnosis}</Chip>}</td>
                     <td class="num wide">{r.confidence === undefined ? "—" : Math.round(r.confidence * 100) + "%"}</td>
