@@ -16,7 +16,7 @@ GITLEAKS_CMP := shared/dlp/gitleakscmp
 GOTEST_FLAGS ?= -count=1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint bench fault clean deps
+.PHONY: help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench fault clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -103,6 +103,9 @@ build: ## one linux/arm64 bootstrap per function in build/functions/<name>/
 synth: deps build ## synthesize the CloudFormation template offline with the pinned CDK CLI (STAGE=dev|prod)
 	npx --no-install cdk synth -q -a 'go run ./infra' -c stage=$(STAGE) -c functionsDir=$(BUILD_DIR)
 	@echo "template: cdk.out/SyncAssist-$(STAGE).template.json"
+
+eval-diagnoser: ## measure the diagnoser on shared/ai/testdata (accuracy, confusion, precision/recall, calibration); OPENAI_BASE_URL=... AI_MODEL=... runs a model server instead; EVAL_ARGS="-v file.json"
+	@$(GO) run ./infra/evaldiagnoser $(EVAL_ARGS)
 
 lint: ## gofmt, go vet, staticcheck and a go mod tidy diff
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needs to run on:"; echo "$$out"; exit 1; fi
