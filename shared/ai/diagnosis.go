@@ -5,49 +5,49 @@ import (
 	"slices"
 )
 
-// ErrorClass is what kind of failure a sync error is. The operator queue shows it, and
-// Retryable decides whether the worker retries instead of proposing a fix.
+// ErrorClass is what kind of failure a sync error is. The class decides the way out: the
+// retryable classes go back to the queue, value and missing get a field fix, permission and
+// reference need a person, duplicate links to the existing record, too_large and parse
+// need the request changed. Each class is defined so that a label can be argued from the
+// error's text alone (issue 27); every error gets exactly one, and an error no rule
+// recognises gets value at the lowest confidence, so a person looks at it.
 type ErrorClass string
 
-// Error classes (ARCHITECTURE.md "AI").
+// Error classes.
 const (
-	// ClassValue: a field holds a value the target system rejects (format, code, length,
-	// enum, type).
-	ClassValue ErrorClass = "value"
-	// ClassMissing: a required field is absent or empty.
-	ClassMissing ErrorClass = "missing"
-	// ClassReference: the record points at a record that does not exist (customer, item,
-	// vendor, account).
-	ClassReference ErrorClass = "reference"
-	// ClassDuplicate: the record, or a unique key of it such as the external id, exists
-	// already.
-	ClassDuplicate ErrorClass = "duplicate"
-	// ClassPermission: the integration's credentials or role do not allow the operation.
-	ClassPermission ErrorClass = "permission"
-	// ClassConnection: the request never got an answer (reset, refused, DNS, TLS).
+	// ClassConnection: no usable answer from the target: refused, reset, DNS, TLS, a socket
+	// or read time-out, or a gateway's 502/504 saying it could not reach the target in time.
 	ClassConnection ErrorClass = "connection"
-	// ClassIntermittent: the target answered with a temporary failure (timeout, 5xx,
-	// record locked or changed concurrently).
+	// ClassIntermittent: the target answered that it failed for a passing reason: 500/503
+	// with "try again", lock or concurrency conflicts, a record being edited, deadlocks.
 	ClassIntermittent ErrorClass = "intermittent"
-	// ClassRateLimit: the target throttled the integration.
+	// ClassRateLimit: any request, concurrency or governance quota, however it is worded
+	// and whatever status carries it (429, 403, 503, a SOAP fault).
 	ClassRateLimit ErrorClass = "rate_limit"
-	// ClassTooLarge: the request as a whole exceeds a size or line-count limit.
+	// ClassTooLarge: a request, batch, id list, file, page or payload over a size or count
+	// limit (not one field's value being too long: that is value).
 	ClassTooLarge ErrorClass = "too_large"
-	// ClassParse: a message could not be parsed (malformed JSON or XML, a value of the
-	// wrong type for the deserializer, an HTML error page where JSON was expected).
+	// ClassParse: the body could not be read: malformed JSON/XML, wrong media type,
+	// encoding, unexpected token or node.
 	ClassParse ErrorClass = "parse"
-	// ClassBusinessRule: the data is well-formed but a rule of the target system refuses
-	// it: a closed accounting period, an inactive item or customer, a currency the
-	// subsidiary does not allow, a customer outside the subsidiary. It is kept apart from
-	// value because the fix is a business decision (another period, another item), which
-	// operators review differently from a format correction.
-	ClassBusinessRule ErrorClass = "business_rule"
+	// ClassMissing: a required field or value absent, however the framework says it.
+	ClassMissing ErrorClass = "missing"
+	// ClassValue: a field's value invalid for the target: format, length, range, not
+	// allowed for the record's context (closed periods and disallowed currencies included).
+	ClassValue ErrorClass = "value"
+	// ClassReference: a value that should point to another record does not: unknown,
+	// inactive, blocked, deleted, a malformed id, the wrong type of record.
+	ClassReference ErrorClass = "reference"
+	// ClassDuplicate: the record or a unique key of it already exists.
+	ClassDuplicate ErrorClass = "duplicate"
+	// ClassPermission: the caller is not allowed: role, scope, field-level security,
+	// expired or revoked credentials.
+	ClassPermission ErrorClass = "permission"
 )
 
 var classes = []ErrorClass{
 	ClassValue, ClassMissing, ClassReference, ClassDuplicate, ClassPermission,
 	ClassConnection, ClassIntermittent, ClassRateLimit, ClassTooLarge, ClassParse,
-	ClassBusinessRule,
 }
 
 // Classes lists every error class, in the order prompts and documentation present them.

@@ -32,17 +32,16 @@ summary is one sentence for an operator; rationale explains the class and each c
 }()
 
 var classMeaning = map[ErrorClass]string{
-	ClassValue:        "a field holds a value the target rejects (format, code, length, allowed values, type)",
-	ClassMissing:      "a required field is absent or empty",
-	ClassReference:    "the record points at a record that does not exist in the target",
-	ClassDuplicate:    "the record or one of its unique keys (such as the external id) exists already",
-	ClassPermission:   "the integration's credentials or role do not allow the operation",
-	ClassConnection:   "the request got no answer (connection reset or refused, DNS, TLS)",
-	ClassIntermittent: "the target failed temporarily (timeout, 5xx, record locked or changed concurrently)",
-	ClassRateLimit:    "the target throttled the integration",
-	ClassTooLarge:     "the request as a whole exceeds a size or line-count limit",
-	ClassParse:        "a message could not be parsed or deserialized",
-	ClassBusinessRule: "a business rule refused well-formed data (closed period, inactive record, currency or subsidiary mismatch)",
+	ClassConnection:   "no usable answer from the target: refused, reset, DNS, TLS, a socket or read time-out, or a gateway's 502/504 saying it could not reach the target in time",
+	ClassIntermittent: "the target answered that it failed for a passing reason: 500/503 with try again, lock or concurrency conflicts, record being edited, deadlocks",
+	ClassRateLimit:    "any request, concurrency or governance quota, however it is worded and whatever status carries it (429, 403, 503, a SOAP fault)",
+	ClassTooLarge:     "a request, batch, id list, file, page or payload over a size or count limit (one field's value being too long is value)",
+	ClassParse:        "the body could not be read: malformed JSON/XML, wrong media type, encoding, unexpected token or node",
+	ClassMissing:      "a required field or value is absent, however the framework says it",
+	ClassValue:        "a field's value is invalid for the target: format, length, range, not allowed for the record's context (closed periods and disallowed currencies included)",
+	ClassReference:    "a value that should point to another record does not: unknown, inactive, blocked, deleted, malformed id, wrong type of record",
+	ClassDuplicate:    "the record or one of its unique keys (such as the external id) already exists",
+	ClassPermission:   "the caller is not allowed: role, scope, field-level security, expired or revoked credentials",
 }
 
 const assessSystemPrompt = `You review a proposed diagnosis of a failed record synchronisation.

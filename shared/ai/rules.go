@@ -68,7 +68,7 @@ func (p *rulesProvider) chat(_ context.Context, _ *identity.Identity, req ChatRe
 	if strings.TrimSpace(last) == "" {
 		return ChatResponse{Content: "Rule-based assistant: send an error message to classify."}, Usage{Model: RulesModel}, nil
 	}
-	c := classify("", last)
+	c := classify("", "", last)
 	kind := "not transient: it needs a data or configuration change"
 	if c.class.Retryable() {
 		kind = "transient: retrying later should succeed"
@@ -97,7 +97,7 @@ type analysis struct {
 }
 
 func analyze(req DiagnosisRequest) *analysis {
-	a := &analysis{req: req, cls: classify(req.ErrorCode, req.Message), msg: readMessage(req.Message)}
+	a := &analysis{req: req, cls: classify(req.ExternalSystem, req.ErrorCode, req.Message), msg: readMessage(req.Message)}
 	var err error
 	if a.doc, err = decodeObject(req.Payload); err != nil {
 		a.doc = map[string]any{}
@@ -110,11 +110,12 @@ func analyze(req DiagnosisRequest) *analysis {
 	if a.cls.class == ClassMissing && eitherOrInvalid().MatchString(a.msg.lower) {
 		// "Missing or invalid X": when the record has X, it is invalid, not missing.
 		if t := locate(a.msg, a.nodes); len(t) > 0 && t[0].score >= 2 && !isEmpty(t[0].value) {
-			a.cls = classification{class: ClassValue, certainty: 0.6, cues: []string{"missing or invalid, and the record has the field"}}
+			a.cls = classification{class: ClassValue, certainty: 0.6, decidedBy: &evidence{kind: "wording", class: ClassValue,
+				cue: "missing or invalid, and the record has the field", src: srcWording}}
 		}
 	}
 	switch a.cls.class {
-	case ClassValue, ClassParse, ClassReference, ClassBusinessRule:
+	case ClassValue, ClassParse, ClassReference:
 		a.fixValue()
 	case ClassMissing:
 		a.fixMissing()
@@ -142,7 +143,6 @@ var advice = map[ErrorClass]string{
 	ClassRateLimit:    "The target throttled the integration; the retry will send it again after a pause.",
 	ClassTooLarge:     "Split the record (fewer lines or smaller attachments) or raise the target's limit.",
 	ClassParse:        "Check the mapping that produces the field the parser rejected; the sender wrote a value of the wrong type or a malformed document.",
-	ClassBusinessRule: "A business decision is needed (another period, item, currency or subsidiary), or a configuration change in the target.",
 }
 
 var classPhrase = map[ErrorClass]string{
@@ -156,7 +156,6 @@ var classPhrase = map[ErrorClass]string{
 	ClassRateLimit:    "%s rate-limited the integration",
 	ClassTooLarge:     "the request exceeds a size limit of %s",
 	ClassParse:        "a message to or from %s could not be parsed",
-	ClassBusinessRule: "a business rule of %s refused it",
 }
 
 func (a *analysis) diagnosis() Diagnosis {
@@ -190,17 +189,13 @@ func (a *analysis) diagnosis() Diagnosis {
 	summary += "."
 
 	var b strings.Builder
-	if len(a.cls.cues) > 0 {
-		fmt.Fprintf(&b, "Classified as %s from the error's %s.", a.cls.class, strings.Join(quoteAll(a.cls.cues), ", "))
-	} else {
-		fmt.Fprintf(&b, "No rule recognised the error; classified as %s for review.", a.cls.class)
-	}
+	a.cls.explain(&b)
 	for _, r := range reasons {
 		b.WriteString(" " + r)
 	}
 	if len(fix) == 0 && !a.cls.class.Retryable() {
 		switch a.cls.class {
-		case ClassValue, ClassMissing, ClassReference, ClassDuplicate, ClassBusinessRule, ClassParse:
+		case ClassValue, ClassMissing, ClassReference, ClassDuplicate, ClassParse:
 			b.WriteString(" No change can be derived from the record alone.")
 		}
 	}
@@ -215,14 +210,6 @@ func (a *analysis) diagnosis() Diagnosis {
 		Fix:       fix,
 		Rationale: b.String(),
 	}
-}
-
-func quoteAll(s []string) []string {
-	out := make([]string, len(s))
-	for i, v := range s {
-		out[i] = fmt.Sprintf("%q", v)
-	}
-	return out
 }
 
 func showValue(v any) string {

@@ -1,106 +1,30 @@
 package ai
 
 import (
-	"slices"
+	"fmt"
 	"strconv"
 	"strings"
 )
 
-// classRule is one piece of evidence for a class: a pattern over the lower-cased error
-// code and message, and how much it says.
-type classRule struct {
+// evidence is one thing the error says about its class.
+type evidence struct {
+	kind   string // "code", "status" or "wording"
 	class  ErrorClass
 	weight int
-	re     fastRE
-	// cue names the evidence in the rationale.
-	cue string
+	cue    string
+	src    source
+	// refusal: a rule of the target refused a well-formed value (see classRule).
+	refusal bool
 }
 
-func rule(c ErrorClass, w int, cue, pattern string) classRule {
-	return classRule{class: c, weight: w, cue: cue, re: mustFast(pattern)}
-}
-
-// classRules are written from the error texts of the systems the service connects
-// (NetSuite, QuickBooks, Salesforce, HubSpot, ShipStation, ShipEngine, EasyPost, UPS,
-// HTTP stacks). Weight 3 is a phrase that names the class; 2 a strong hint; 1 a hint that
-// only decides when nothing else speaks.
-var classRules = []classRule{
-	rule(ClassRateLimit, 3, "rate limit", `rate[ _-]?limit`),
-	rule(ClassRateLimit, 3, "too many requests", `too many requests`),
-	rule(ClassRateLimit, 3, "throttling", `throttl`),
-	rule(ClassRateLimit, 3, "request limit exceeded", `request[ _]limit[ _]exceeded|concurren(?:cy|t request)[ _]limit`),
-	rule(ClassRateLimit, 3, "per-period limit", `(?:secondly|minutely|hourly|daily|per[- ]second|per[- ]minute) limit`),
-	rule(ClassRateLimit, 2, "quota reached", `(?:api )?quota (?:exceeded|reached)`),
-
-	rule(ClassTooLarge, 3, "request too large", `(?:request|payload|entity|body|file|message|document|attachment)s? (?:is |was )?too large`),
-	rule(ClassTooLarge, 3, "maximum size exceeded", `exceed(?:s|ed)? (?:the )?max(?:imum)? (?:(?:request|payload|message|body|file|upload) )?size|size limit`),
-	rule(ClassTooLarge, 3, "too many lines", `max(?:imum)? (?:number of )?lines|too many (?:lines|line items|items|records|rows)|max[ _]lines`),
-	rule(ClassTooLarge, 3, "over a count limit", `(?:exceed(?:s|ed)?|more than) (?:the )?max(?:imum)? (?:number )?(?:of )?[\d,]+ (?:lines|line items|operations|orders|records|rows|items|requests)|max(?:imum)? (?:number )?of [\d,]+ (?:records|operations|orders|items|requests) per|[\d,]+ (?:lines|line items|operations|orders|records|rows|items)[^.]{0,20}\b(?:more than|over) the max`),
-
-	rule(ClassConnection, 3, "connection failure", `econnreset|connection (?:was )?(?:reset|refused|closed|aborted|dropped)|econnrefused|broken pipe|socket hang up|could not connect|failed to connect|unable to connect`),
-	rule(ClassConnection, 3, "name resolution failure", `enotfound|getaddrinfo|no such host|name resolution|network (?:is )?unreachable|ehostunreach`),
-	rule(ClassConnection, 3, "TLS handshake failure", `(?:tls|ssl) ?handshake|handshake[_ ]failure|terminated the handshake`),
-
-	rule(ClassIntermittent, 3, "timeout", `timed? ?out|timeout|etimedout|deadline exceeded`),
-	rule(ClassIntermittent, 3, "service unavailable", `service unavailable|temporarily unavailable|bad gateway|gateway time-?out`),
-	rule(ClassIntermittent, 3, "record locked or changed concurrently", `deadlock|lock wait|(?:could not|unable to) (?:acquire|obtain) (?:a |an )?(?:lock|exclusive access)|unable[_ ]to[_ ]lock|record is locked|locked by another|rcrd_has_been_changed|record has been changed|modified since|concurrent (?:modification|update)|precondition failed|etag\b[^.]{0,40}\bdoes not match|(?:changed|modified) by (?:another user|someone else)|another user has (?:already )?changed`),
-	rule(ClassIntermittent, 2, "unexpected server error", `unexpected[_ ]error|internal server error|server (?:is )?busy|overloaded`),
-	rule(ClassIntermittent, 1, "try again later", `try again later|retry later|please retry`),
-
-	rule(ClassPermission, 3, "permission", `permission`),
-	rule(ClassPermission, 3, "not authorized", `not authori[sz]ed|unauthori[sz]ed|forbidden`),
-	rule(ClassPermission, 3, "access denied", `access (?:is )?denied|insufficient[_ ](?:access|privileges?|rights)|does not have access|not allowed to (?:access|perform)`),
-	rule(ClassPermission, 3, "invalid or expired credentials", `invalid[_ ](?:login|credentials|session|api[_ ]key|token)|token (?:has )?(?:expired|been revoked)|expired token|api[_ ]key\b[^.]{0,30}\b(?:invalid|revoked|expired)`),
-
-	rule(ClassParse, 3, "parse error", `(?:json|xml) parse|parse error|(?:failed|unable|could not|cannot) (?:to )?parse|parsing failed|unexpected token|unexpected character|unexpected end of (?:json|input|file|stream)|syntax ?error|not well-formed|malformed|invalid (?:json|xml)`),
-	rule(ClassParse, 3, "deserialization failure", `deserializ|unmarshal|httpmessagenotreadable`),
-
-	rule(ClassDuplicate, 3, "duplicate", `duplicate|\bdup_|_dup\b`),
-	rule(ClassDuplicate, 3, "already exists", `already exists?|already (?:in use|been used|been taken|taken|registered)|contact_exists|already (?:a |an )?(?:list )?member\b`),
-	rule(ClassDuplicate, 3, "unique constraint", `unique (?:constraint|key|index)|uniqueness`),
-	rule(ClassDuplicate, 2, "must be unique", `must be unique`),
-
-	rule(ClassBusinessRule, 3, "closed accounting period", `period\b[^.]{0,40}\b(?:is |was )?(?:closed|locked)\b|(?:closed|locked) (?:accounting |posting )?period|period[_ ]closed`),
-	rule(ClassBusinessRule, 3, "inactive or blocked record", `\binactive\b|inactive_|is not active|no longer active|\bis blocked\b|blocked for`),
-	rule(ClassBusinessRule, 3, "validation rule", `field_custom_validation_exception|validation rule|cannot be in the (?:past|future)`),
-	rule(ClassBusinessRule, 3, "document closed", `(?:document|order|invoice|quote)s? (?:has |have |is |are )?(?:already )?(?:been )?closed`),
-	rule(ClassBusinessRule, 3, "subsidiary mismatch", `subsidiary[_ ]mismatch|not (?:assigned|available|valid) (?:to|for|in) (?:the )?subsidiary`),
-	rule(ClassBusinessRule, 3, "currency not allowed", `base currency|currency\b[^.]{0,40}\bnot (?:valid|allowed|permitted|enabled) for`),
-	rule(ClassBusinessRule, 3, "credit or stock rule", `credit (?:limit|hold)|insufficient (?:inventory|stock|quantity)|not enough (?:inventory|stock)|out of stock`),
-	rule(ClassBusinessRule, 2, "approval or hold", `approval (?:is )?(?:required|pending)|pending approval|on hold`),
-	rule(ClassBusinessRule, 3, "posting date not allowed", `allowed posting dates?|posting date\b[^.]{0,60}\b(?:not within|outside)`),
-	rule(ClassBusinessRule, 3, "consent or compliance", `opted out|cannot be re-?(?:subscribed|added|imported)|compliance (?:state|review)|permanently deleted`),
-	rule(ClassBusinessRule, 3, "account deactivated", `account (?:is |has been )?(?:deactivated|disconnected|not connected)|(?:is not|isn't) connected or has been deactivated`),
-
-	rule(ClassReference, 3, "invalid reference", `invalid[_ ](?:key[_ ]or[_ ]ref|reference|cross[_ ]reference)`),
-	rule(ClassReference, 3, "reference key", `reference key|invalid .{0,30}reference|references? (?:a |an )?(?:non-?existent|unknown|deleted)`),
-	rule(ClassReference, 3, "not found", `not found|(?:could|can)(?:n't| ?not) be found|(?:could|can)(?:n't| ?not) find|unable to find`),
-	rule(ClassReference, 3, "does not exist", `does ?n[o']t exist|rcrd_dsnt_exist|no longer exists|no (?:such|matching) (?:record|customer|item|vendor|account|contact|product|order)|unknown (?:customer|item|vendor|account|record|sku|product|contact|carrier|warehouse|location)|entity_is_deleted|has been deleted|was deleted`),
-	rule(ClassReference, 1, "did you mean", `did you mean`),
-
-	rule(ClassMissing, 3, "required field", `required (?:merge |custom )?field|must have a value|enter a value for|cannot be zero or empty|left blank|is required|are required|required fields? (?:are |is )?missing|required[_ ]field[_ ]missing|required property|is mandatory|must be provided|(?:mandatory|required) field (?:is )?not set`),
-	rule(ClassMissing, 3, "missing value", `\bmissing\b|please enter value|cannot be (?:blank|empty|null)|must not be (?:blank|empty|null)|not provided|no value (?:was )?(?:given|provided)`),
-
-	rule(ClassValue, 2, "invalid", `invalid`),
-	rule(ClassValue, 3, "invalid field value", `invalid[_ ]f(?:ie)?ld[_ ]value|invalid enumeration`),
-	rule(ClassValue, 3, "value too long", `too long|string_too_long|data value too large|exceeds the maximum length|max(?:imum)?[ _-]?length`),
-	rule(ClassValue, 3, "value not allowed", `not one of|must be one of|allowed (?:values|options)|valid (?:values|options|services|codes)|restricted picklist|bad value`),
-	rule(ClassValue, 3, "wrong type or format", `value not of required type|not a valid (?:date|number|email|phone|value)|does not match the expected format|invalid format|(?:invalid|wrong|incorrect|bad) (?:date|email|phone|postal|zip|format|number|currency|country|state|boolean)`),
-	rule(ClassValue, 2, "format standard named", `e\.164|iso[ -]?3166|iso[ -]?4217|yyyy-mm-dd|iso[ -]?8601`),
-	rule(ClassValue, 2, "range rule", `must be (?:greater|less|positive|at least|at most|between)|out of range`),
-	rule(ClassValue, 2, "address validation", `address validation|please select a (?:state|country)|problem with this (?:state|country)`),
-	rule(ClassValue, 1, "not valid", `not (?:a )?valid|not supported`),
-}
-
-// statusWeights is the evidence an HTTP status carries when the error names one.
-var statusWeights = map[int]struct {
-	class  ErrorClass
-	weight int
-}{
-	400: {ClassValue, 1}, 422: {ClassValue, 1}, 401: {ClassPermission, 4}, 403: {ClassPermission, 4},
-	404: {ClassReference, 2}, 409: {ClassDuplicate, 2}, 408: {ClassIntermittent, 4},
-	413: {ClassTooLarge, 4}, 429: {ClassRateLimit, 4}, 500: {ClassIntermittent, 2},
-	502: {ClassIntermittent, 4}, 503: {ClassIntermittent, 4}, 504: {ClassIntermittent, 4},
+func (e evidence) describe() string {
+	switch e.kind {
+	case "code":
+		return fmt.Sprintf("the vendor's code %s (source: %s)", e.cue, e.src)
+	case "status":
+		return fmt.Sprintf("HTTP %s (source: %s)", e.cue, e.src)
+	}
+	return fmt.Sprintf("the wording %q", e.cue)
 }
 
 // classPriority breaks ties: transport and throttling explain everything else in the
@@ -108,12 +32,12 @@ var statusWeights = map[int]struct {
 // data classes beat the generic "value".
 var classPriority = []ErrorClass{
 	ClassRateLimit, ClassTooLarge, ClassConnection, ClassIntermittent, ClassPermission,
-	ClassParse, ClassDuplicate, ClassBusinessRule, ClassReference, ClassMissing, ClassValue,
+	ClassParse, ClassDuplicate, ClassReference, ClassMissing, ClassValue,
 }
 
 var (
 	statusCodeRE = lazyRegexp(`(?i)^(?:http[ _-]?)?(\d{3})$`)
-	statusMsgRE  = lazyRegexp(`(?i)(?:^|\b(?:http|status(?: code)?|response code|error code)[ :=]*)(\d{3})\b`)
+	statusMsgRE  = lazyRegexp(`(?i)(?:^|\b(?:http(?:/\d(?:\.\d)?)?|status(?: code)?|response code|error code)[ :=]*|<title>|<h1>)(\d{3})\b`)
 )
 
 // httpStatus finds an HTTP status the error code or message names.
@@ -132,26 +56,47 @@ func httpStatus(code, msg string) int {
 type classification struct {
 	class     ErrorClass
 	certainty float64
-	cues      []string
+	// decidedBy is the evidence that carried the class, for the rationale; support the
+	// rest of the evidence for it; generic the vendor codes that name no class.
+	decidedBy *evidence
+	support   []evidence
+	generic   []evidence
+	// refusal: the class rests on a rule of the target refusing a well-formed value.
+	refusal bool
 }
 
-// classify weighs the evidence of every rule; the class with the most wins, ties going
-// by classPriority. Certainty grows with the winner's weight and its lead.
-func classify(code, msg string) classification {
-	text := strings.ToLower(code + " " + msg)
-	score := map[ErrorClass]int{}
-	cues := map[ErrorClass][]string{}
-	for _, r := range classRules {
-		if r.re.MatchString(text, text) {
-			score[r.class] += r.weight
-			cues[r.class] = append(cues[r.class], r.cue)
+// gather collects every piece of evidence the error carries, strongest kind first.
+func gather(system, code, msg string) (found, generic []evidence) {
+	for _, v := range codeEvidence(system, code, msg) {
+		e := evidence{kind: "code", class: v.class, weight: v.weight, cue: v.code + ": " + v.meaning, src: v.src}
+		if v.class == "" {
+			generic = append(generic, e)
+			continue
 		}
+		found = append(found, e)
 	}
 	if s := httpStatus(code, msg); s != 0 {
-		if w, ok := statusWeights[s]; ok {
-			score[w.class] += w.weight
-			cues[w.class] = append(cues[w.class], "HTTP "+strconv.Itoa(s))
+		if m, ok := statusEvidence(system, s); ok {
+			found = append(found, evidence{kind: "status", class: m.class, weight: m.weight, cue: strconv.Itoa(s) + ", " + m.meaning, src: m.src})
 		}
+	}
+	text := strings.ToLower(code + " " + msg)
+	for _, r := range classRules {
+		if r.re.MatchString(text, text) {
+			found = append(found, evidence{kind: "wording", class: r.class, weight: r.weight, cue: r.cue, src: srcWording, refusal: r.refusal})
+		}
+	}
+	return found, generic
+}
+
+// classify weighs the evidence: the class with the most wins, ties going by
+// classPriority. Certainty rests on what decided: a vendor's code whose meaning is the
+// class, uncontested, is the firmest; wording alone, with a narrow lead, the weakest.
+func classify(system, code, msg string) classification {
+	found, generic := gather(system, code, msg)
+	score := map[ErrorClass]int{}
+	for _, e := range found {
+		score[e.class] += e.weight
 	}
 	best, second := ErrorClass(""), 0
 	for _, c := range classPriority {
@@ -168,21 +113,69 @@ func classify(code, msg string) classification {
 	if best == "" {
 		// Nothing recognisable: not retryable, so a person looks at it instead of the
 		// queue retrying it forever.
-		return classification{class: ClassValue, certainty: 0.3}
+		return classification{class: ClassValue, certainty: 0.3, generic: generic}
 	}
-	top, lead := score[best], score[best]-second
-	var certainty float64
+	cl := classification{class: best, generic: generic}
+	var decisiveAgainst bool
+	for i, e := range found {
+		switch {
+		case e.class != best:
+			decisiveAgainst = decisiveAgainst || (e.kind == "code" && e.weight >= codeDecisive)
+		case cl.decidedBy == nil || e.weight > cl.decidedBy.weight:
+			if cl.decidedBy != nil {
+				cl.support = append(cl.support, *cl.decidedBy)
+			}
+			cl.decidedBy = &found[i]
+		default:
+			cl.support = append(cl.support, e)
+		}
+		if e.class == best && e.refusal {
+			cl.refusal = true
+		}
+	}
+	cl.certainty = certainty(cl.decidedBy, score[best], score[best]-second, decisiveAgainst)
+	return cl
+}
+
+// certainty maps the evidence to how often such a classification is right; the bands were
+// set from the calibration make eval-diagnoser prints on the project's corpora.
+func certainty(by *evidence, top, lead int, decisiveAgainst bool) float64 {
 	switch {
-	case top >= 5 && lead >= 3:
-		certainty = 0.95
-	case top >= 3 && lead >= 2:
-		certainty = 0.9
-	case top >= 3:
-		certainty = 0.75
-	case top == 2:
-		certainty = 0.7
+	case decisiveAgainst:
+		return 0.6 // the wording overruled a vendor's decisive code
+	case by.kind == "code" && by.weight >= codeDecisive && lead >= 4:
+		return 0.95
+	case by.kind == "code" && by.weight >= codeDecisive:
+		return 0.85
+	case top >= 6 && lead >= 4:
+		return 0.9
+	case top >= 4 && lead >= 2:
+		return 0.85
+	case top >= 4:
+		return 0.7
+	case top >= 2 && lead >= 2:
+		return 0.65
 	default:
-		certainty = 0.55
+		return 0.5
 	}
-	return classification{class: best, certainty: certainty, cues: slices.Compact(cues[best])}
+}
+
+// explain writes which evidence decided the class and what else supports it, each with
+// where its meaning comes from.
+func (c classification) explain(b *strings.Builder) {
+	if c.decidedBy == nil {
+		fmt.Fprintf(b, "No code, status or wording the rules know names a class; classified as %s at the lowest confidence, for a person to review.", c.class)
+	} else {
+		fmt.Fprintf(b, "Classified as %s, decided by %s.", c.class, c.decidedBy.describe())
+		if len(c.support) > 0 {
+			parts := make([]string, len(c.support))
+			for i, e := range c.support {
+				parts[i] = e.describe()
+			}
+			fmt.Fprintf(b, " Also pointing there: %s.", strings.Join(parts, "; "))
+		}
+	}
+	for _, g := range c.generic {
+		fmt.Fprintf(b, " The code %s names no class by itself (source: %s).", strings.SplitN(g.cue, ":", 2)[0], g.src)
+	}
 }

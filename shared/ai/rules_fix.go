@@ -8,7 +8,7 @@ import (
 )
 
 // fixValue looks for the value the message complains about and a correction of it.
-// Business-rule errors are only corrected with a value the message names, and reference
+// Refusals by a rule of the target (a closed period, an inactive item) are only corrected with a value the message names, and reference
 // errors also through a code table (a country, a currency): nothing in the record can say
 // which customer, item or period was meant.
 func (a *analysis) fixValue() {
@@ -27,9 +27,11 @@ func (a *analysis) fixValue() {
 			return
 		}
 		var fixed bool
-		switch a.cls.class {
-		case ClassBusinessRule:
-		case ClassReference:
+		switch {
+		case a.cls.refusal:
+			// A rule of the target refused a well-formed value: only a value the message
+			// names is a fix; correcting the format would not change the decision.
+		case a.cls.class == ClassReference:
 			fixed = a.fixCode(t)
 		default:
 			fixed = a.fixFormat(t)

@@ -1,0 +1,124 @@
+package ai
+
+var (
+	ssCode = decisive(srcShipStation)
+	ssHint = hint(srcShipStation)
+)
+
+// shipstationCatalogue: the error_code values of ShipStation's API (formerly ShipEngine).
+var shipstationCatalogue = (&catalogue{
+	vendor: "ShipStation",
+	names:  []string{"shipstation", "shipengine"},
+	codes: []vendorCode{
+		decisive(srcShipStationRate)("rate_limit_exceeded", ClassRateLimit, "more requests than the account's limit per minute"),
+		ssCode("unauthorized", ClassPermission, "the API key is missing or invalid"),
+		ssCode("forbidden", ClassPermission, "the key may not perform the operation"),
+		ssCode("subscription_inactive", ClassPermission, "the account's subscription is inactive"),
+		ssCode("trial_expired", ClassPermission, "the account's trial expired"),
+		ssCode("terms_not_accepted", ClassPermission, "the carrier's terms are not accepted"),
+		ssCode("field_value_required", ClassMissing, "a required field has no value"),
+		ssCode("request_body_required", ClassMissing, "the request has no body"),
+		ssCode("customs_items_required", ClassMissing, "an international shipment lacks customs items"),
+		ssCode("invalid_field_value", ClassValue, "a field's value is not valid"),
+		ssCode("invalid_string_length", ClassValue, "a value is too long or too short"),
+		ssCode("invalid_address", ClassValue, "an address is not valid"),
+		ssCode("invalid_status", ClassValue, "the object's status does not allow the operation"),
+		ssHint("field_conflict", ClassValue, "two fields' values conflict"),
+		ssCode("invalid_identifier", ClassReference, "an id names no object of the account"),
+		ssCode("carrier_disconnected", ClassReference, "the carrier account is disconnected"),
+		ssCode("carrier_not_connected", ClassReference, "the carrier account is not connected"),
+		ssCode("order_source_not_active", ClassReference, "the order source is not active"),
+		ssCode("identifier_conflict", ClassDuplicate, "an object with the identifier exists"),
+		ssCode("unspecified", "", "no specific code; the message says why"),
+		ssCode("unknown", "", "no specific code; the message says why"),
+	},
+}).build()
+
+var (
+	nodeCode   = decisive(srcNode)
+	javaCode   = decisive(srcJava)
+	dotnetCode = decisive(srcDotNet)
+	pyCode     = decisive(srcPython)
+)
+
+// runtimeCatalogue: errno and exception names of the runtimes connectors are written in,
+// whatever the system.
+var runtimeCatalogue = (&catalogue{
+	vendor: "runtime",
+	codes: []vendorCode{
+		nodeCode("ECONNRESET", ClassConnection, "the peer reset the connection"),
+		nodeCode("ECONNREFUSED", ClassConnection, "the target refused the connection"),
+		nodeCode("ECONNABORTED", ClassConnection, "the connection was aborted"),
+		nodeCode("ETIMEDOUT", ClassConnection, "connecting or reading timed out"),
+		nodeCode("ESOCKETTIMEDOUT", ClassConnection, "the socket timed out"),
+		nodeCode("ENOTFOUND", ClassConnection, "the host name did not resolve"),
+		nodeCode("EAI_AGAIN", ClassConnection, "name resolution failed for now"),
+		nodeCode("EHOSTUNREACH", ClassConnection, "the host is unreachable"),
+		nodeCode("ENETUNREACH", ClassConnection, "the network is unreachable"),
+		nodeCode("EPIPE", ClassConnection, "the connection broke while writing"),
+		javaCode("SocketTimeoutException", ClassConnection, "connecting or reading a socket timed out"),
+		javaCode("ConnectException", ClassConnection, "the connection was refused or failed"),
+		javaCode("UnknownHostException", ClassConnection, "the host name did not resolve"),
+		javaCode("NoRouteToHostException", ClassConnection, "the host is unreachable"),
+		javaCode("SSLHandshakeException", ClassConnection, "the TLS handshake failed"),
+		javaCode("HttpTimeoutException", ClassConnection, "the HTTP exchange timed out"),
+		javaCode("JsonParseException", ClassParse, "the JSON could not be parsed"),
+		javaCode("MismatchedInputException", ClassParse, "the JSON did not fit the type it was read into"),
+		javaCode("InvalidFormatException", ClassParse, "a JSON value could not be read as its type"),
+		javaCode("SAXParseException", ClassParse, "the XML could not be parsed"),
+		dotnetCode("SocketException", ClassConnection, "a socket operation failed"),
+		dotnetCode("TaskCanceledException", ClassConnection, "the HTTP request timed out"),
+		dotnetCode("TimeoutException", ClassConnection, "the operation timed out"),
+		dotnetCode("AuthenticationException", ClassConnection, "the TLS authentication failed"),
+		hint(srcDotNet)("HttpRequestException", ClassConnection, "the HTTP request failed, mostly before an answer (connection, DNS, TLS)"),
+		dotnetCode("JsonException", ClassParse, "the JSON could not be read"),
+		dotnetCode("JsonReaderException", ClassParse, "the JSON could not be read"),
+		dotnetCode("XmlException", ClassParse, "the XML could not be read"),
+		pyCode("ConnectTimeout", ClassConnection, "connecting timed out"),
+		pyCode("ReadTimeout", ClassConnection, "reading the answer timed out"),
+		pyCode("ConnectionError", ClassConnection, "the connection failed"),
+		pyCode("JSONDecodeError", ClassParse, "the JSON could not be decoded"),
+		decisive(srcRFC6749)("invalid_grant", ClassPermission, "the grant or refresh token is invalid, expired or revoked"),
+		decisive(srcRFC6749)("invalid_client", ClassPermission, "the client failed to authenticate"),
+	},
+}).build()
+
+// statusMeaning is what an HTTP status says about the class, and how firmly.
+type statusMeaning struct {
+	class   ErrorClass
+	weight  int
+	meaning string
+	src     source
+}
+
+// httpStatuses are the statuses' meanings by RFC 9110 (and RFC 6585 for 429). A
+// vendor's own use of a status (catalogue.statuses) takes precedence.
+var httpStatuses = map[int]statusMeaning{
+	400: {ClassValue, 1, "bad request", srcRFC9110},
+	401: {ClassPermission, 4, "unauthorized: no valid credentials", srcRFC9110},
+	403: {ClassPermission, 3, "forbidden: the server refuses the caller", srcRFC9110},
+	404: {ClassReference, 2, "not found", srcRFC9110},
+	408: {ClassConnection, 4, "request timeout: the request did not arrive in time", srcRFC9110},
+	409: {ClassDuplicate, 2, "conflict with the target resource's state", srcRFC9110},
+	412: {ClassIntermittent, 3, "precondition failed: the record changed since it was read", srcRFC9110},
+	413: {ClassTooLarge, 4, "content too large", srcRFC9110},
+	414: {ClassTooLarge, 4, "URI too long", srcRFC9110},
+	415: {ClassParse, 4, "unsupported media type", srcRFC9110},
+	422: {ClassValue, 1, "unprocessable content", srcRFC9110},
+	429: {ClassRateLimit, 4, "too many requests", srcRFC6585},
+	500: {ClassIntermittent, 2, "internal server error", srcRFC9110},
+	502: {ClassConnection, 4, "bad gateway: no valid answer from the target behind the gateway", srcRFC9110},
+	503: {ClassIntermittent, 4, "service unavailable for now", srcRFC9110},
+	504: {ClassConnection, 4, "gateway timeout: the target behind the gateway did not answer in time", srcRFC9110},
+}
+
+// statusEvidence is the meaning of status as the vendor of system uses it.
+func statusEvidence(system string, status int) (statusMeaning, bool) {
+	if c := vendorOf(system); c != nil {
+		if m, ok := c.statuses[status]; ok {
+			return m, m.class != ""
+		}
+	}
+	m, ok := httpStatuses[status]
+	return m, ok
+}

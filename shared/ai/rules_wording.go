@@ -1,0 +1,106 @@
+package ai
+
+// classRule is one piece of wording evidence for a class: a pattern over the lower-cased
+// error code and message, and how much it says. Wording is the third kind of evidence,
+// after the vendor's code and the HTTP status: it decides only where they do not.
+type classRule struct {
+	class  ErrorClass
+	weight int
+	re     fastRE
+	// cue names the evidence in the rationale.
+	cue string
+	// refusal marks a rule of the target refusing a well-formed value (a closed period, an
+	// inactive item): the fix is a business decision, so no format correction is proposed.
+	refusal bool
+}
+
+func rule(c ErrorClass, w int, cue, pattern string) classRule {
+	return classRule{class: c, weight: w, cue: cue, re: mustFast(pattern)}
+}
+
+func refusal(c ErrorClass, w int, cue, pattern string) classRule {
+	r := rule(c, w, cue, pattern)
+	r.refusal = true
+	return r
+}
+
+// classRules are the wording the vendors' references (catalogue.go) and the runtimes use
+// for each class, written from the class definitions rather than from any corpus. Weight
+// 6 is wording that only one class uses (a quota named in words outweighs the 403 that
+// carried it); 4 names the class; 3 is a strong hint; 2 a hint; 1 decides only when
+// nothing else speaks.
+var classRules = []classRule{
+	rule(ClassRateLimit, 4, "rate limit", `rate[ _-]?limit`),
+	rule(ClassRateLimit, 4, "too many requests", `too many requests`),
+	rule(ClassRateLimit, 4, "throttling", `throttl`),
+	rule(ClassRateLimit, 6, "concurrency quota", `request[ _]limit[ _]exceeded|concurren(?:cy|t request)[ _]limit|concurrent requests?\b[^.]{0,40}\b(?:limit|exceed|allowed)|requests? allowed at the same time|simultaneous (?:connections|requests)`),
+	rule(ClassRateLimit, 6, "per-period quota", `(?:secondly|minutely|hourly|daily|per[- ]second|per[- ]minute|per[- ]hour|per[- ]day|ten[- ]?secondly) (?:rate )?limit`),
+	rule(ClassRateLimit, 6, "quota used up", `quota\b[^.]{0,30}\b(?:exceeded|reached|used up|exhausted)|(?:exceeded|reached|over) (?:the |your |its |this )?(?:\w+ )?quota`),
+	rule(ClassRateLimit, 6, "API or governance limit reached", `(?:api|request|call|usage|governance)[ _]limits?\b[^.]{0,40}\b(?:exceeded|reached|hit)|(?:exceeded|reached|hit) (?:the |your |its )?(?:\w+ )?(?:api|request|call|usage|governance) limit|totalrequests limit|limit reached for (?:this|the) (?:org|organization|account)`),
+
+	rule(ClassTooLarge, 4, "request too large", `(?:request|payload|entity|body|file|message|document|attachment|upload)s? (?:is |was )?too (?:large|big)`),
+	rule(ClassTooLarge, 4, "over a size limit", `exceed(?:s|ed)? (?:the )?max(?:imum)? (?:(?:request|payload|message|body|file|upload|attachment) )?size|size limit|(?:file|attachment|upload|document|image|payload|request|body)s?\b[^.]{0,40}\b(?:larger|bigger) than [\d.,]+ ?(?:kb|mb|gb|bytes)`),
+	rule(ClassTooLarge, 4, "too many lines or records", `max(?:imum)? (?:number of )?lines|too many (?:lines|line items|items|records|rows|ids|inputs|operations|subrequests)|max[ _]lines|record limit reached`),
+	rule(ClassTooLarge, 4, "over a count limit", `(?:exceed(?:s|ed)?|more than|over) (?:the )?(?:max(?:imum)? )?(?:number )?(?:of )?[\d,]+ (?:\w+ )?(?:lines|line items|operations|orders|records|rows|items|requests|ids|inputs|subrequests|members|objects|entries|changes)|[\d,]+ (?:lines|line items|operations|orders|records|rows|items)[^.]{0,20}\b(?:more than|over) the max|(?:up to|at most|no more than|a maximum of|limited to) [\d,]+ (?:\w+ )?(?:lines|operations|orders|records|rows|items|ids|inputs|subrequests|members|objects|entries|changes) (?:in|per|into)`),
+	rule(ClassTooLarge, 3, "batch over its limit", `(?:batch|change ?set|\$batch|composite|bulk)\b[^.]{0,60}\b(?:more than|exceed|limited to|maximum|up to|at most)`),
+	rule(ClassTooLarge, 3, "page over its limit", `page ?size\b[^.]{0,30}\b(?:exceed|maximum|more than|larger)|\$top\b[^.]{0,30}\bexceed`),
+
+	rule(ClassConnection, 4, "connection failure", `econnreset|connection (?:was )?(?:reset|refused|closed|aborted|dropped)|econnrefused|broken pipe|socket hang up|could not connect|failed to connect|unable to connect|forcibly closed|transport connection|remote (?:host|end|server) closed`),
+	rule(ClassConnection, 4, "name resolution failure", `enotfound|getaddrinfo|no such host|name resolution|name or service not known|network (?:is )?unreachable|ehostunreach|could not resolve host`),
+	rule(ClassConnection, 4, "TLS failure", `(?:tls|ssl) ?handshake|handshake[_ ]failure|terminated the handshake|certification path|certificate verify failed|x509: certificate`),
+	rule(ClassConnection, 4, "socket or read time-out", `read timed? ?out|socket time-?out|timed out (?:while )?(?:waiting|reading|connecting)|(?:connect|connection|read|socket|i/o) time-?out|esockettimedout|etimedout|did not (?:respond|answer) in time|no response (?:was )?received|timed out after [\d,]+ ?m?s`),
+	rule(ClassConnection, 4, "gateway could not reach the target", `bad gateway|gateway time-?out|upstream (?:server|connect|request)|invalid response from the upstream|could not get a valid response|proxy error`),
+	rule(ClassConnection, 2, "timeout", `timed? ?out|timeout|deadline exceeded`),
+
+	rule(ClassIntermittent, 4, "service unavailable", `service unavailable|temporarily unavailable|temporarily unable|under maintenance|scheduled maintenance`),
+	rule(ClassIntermittent, 4, "record locked or changed concurrently", `deadlock|lock wait|(?:could not|unable to) (?:acquire|obtain) (?:a |an )?(?:lock|exclusive access)|unable[_ ]to[_ ]lock|record is locked|locked by another|rcrd_has_been_changed|(?:record|entity) has (?:been )?changed|modified since|concurrent (?:modification|update)|precondition failed|etag\b[^.]{0,40}\bdoes not match|(?:changed|modified|edited|updated) by (?:another|someone else)|another (?:user|session|process) has (?:already )?(?:changed|modified|updated)|being (?:edited|modified|updated) by`),
+	rule(ClassIntermittent, 3, "server ran out of time", `execution time (?:limit )?exceeded|took longer than (?:the )?allowed|time limit exceeded`),
+	rule(ClassIntermittent, 2, "unexpected server error", `unexpected[_ ](?:internal )?error|internal (?:server )?error|server (?:is )?busy|overloaded`),
+	rule(ClassIntermittent, 2, "try again", `try again|retry (?:later|the request)|please retry|rerun the transaction`),
+
+	rule(ClassPermission, 4, "permission", `permission`),
+	rule(ClassPermission, 4, "not authorized", `not authori[sz]ed|unauthori[sz]ed|forbidden`),
+	rule(ClassPermission, 4, "access denied", `access (?:is )?denied|insufficient[_ ](?:access|privileges?|rights|scopes?)|does not have access|not allowed to (?:access|perform)|(?:not been|isn't|is not) granted|required scopes?|missing scopes?`),
+	rule(ClassPermission, 4, "invalid or expired credentials", `invalid[_ ](?:login|credentials|session|api[_ ]key|token|grant)|(?:token|session|credentials|password) (?:has |have )?(?:expired|been revoked)|expired (?:access |refresh |api )?token|api[_ ]key\b[^.]{0,30}\b(?:invalid|revoked|expired|missing|disabled)|rejected the (?:client )?credentials|log ?in again|session (?:expired|is invalid)`),
+	rule(ClassPermission, 4, "field-level security", `security settings of this field|field-level security|read/write for your profile|not (?:createable|updateable|writable)`),
+
+	rule(ClassParse, 4, "parse error", `(?:json|xml) ?pars|parse error|(?:failed|unable|could not|cannot) (?:to )?parse|parsing (?:failed|error)|unexpected (?:token|character|end of|end-of|node|eof)|syntax ?error|not well-formed|malformed (?:json|xml|request|body|document|payload|input|content|syntax|query)|invalid (?:json|xml)|content is not allowed in prolog|invalid start of a value|end-of-input|was expecting (?:double-quote|a colon|comma)`),
+	rule(ClassParse, 4, "deserialization failure", `deserializ|unmarshal|httpmessagenotreadable|not a valid representation|error (?:while|when) reading the request body|reader encountered`),
+	rule(ClassParse, 4, "unsupported media type", `unsupported media type|(?:content-?type|media type)\b[^.]{0,50}\bnot supported|invalid (?:utf-?8|byte sequence|character encoding)|encoding error`),
+
+	rule(ClassDuplicate, 4, "duplicate", `duplicate|\bdup_|_dup\b`),
+	rule(ClassDuplicate, 4, "already exists", `already exists?|already (?:in use|been used|been taken|taken|registered|present)|contact_exists|already (?:a |an )?(?:list )?member\b`),
+	rule(ClassDuplicate, 4, "unique constraint", `unique (?:constraint|key|index)|uniqueness`),
+	rule(ClassDuplicate, 2, "must be unique", `must be unique`),
+
+	rule(ClassMissing, 4, "required field", `required (?:merge |custom )?field|must have a value|enter (?:a )?values?\b|cannot be zero or empty|left blank|is required|are required|required fields? (?:are |is )?missing|required[_ ]field[_ ]missing|required propert(?:y|ies)|is mandatory|must be provided|(?:mandatory|required) field (?:is )?not set|(?:is|are) a required (?:value|field|property|parameter)|(?:were|was) not set`),
+	rule(ClassMissing, 4, "missing value", `\bmissing\b|cannot be (?:blank|empty|null)|must not be (?:blank|empty|null)|not provided|no value (?:was )?(?:given|provided)`),
+
+	refusal(ClassValue, 4, "closed accounting period", `period\b[^.]{0,40}\b(?:is |was )?(?:closed|locked)\b|(?:closed|locked) (?:accounting |posting )?period|period[_ ]closed`),
+	refusal(ClassValue, 4, "posting date not allowed", `allowed posting dates?|posting date\b[^.]{0,60}\b(?:not within|outside)`),
+	refusal(ClassValue, 4, "validation rule", `field_custom_validation_exception|validation rule|cannot be in the (?:past|future)|cannot be set backwards`),
+	refusal(ClassValue, 4, "not allowed for the subsidiary", `subsidiary[_ ]mismatch|not (?:assigned|available|valid|allowed) (?:to|for|in) (?:the )?subsidiary`),
+	refusal(ClassValue, 4, "currency not allowed", `base currency|currency\b[^.]{0,40}\bnot (?:valid|allowed|permitted|enabled|available) for`),
+	refusal(ClassValue, 3, "credit or stock rule", `credit (?:limit|hold)|insufficient (?:inventory|stock|quantity)|not enough (?:inventory|stock)|out of stock`),
+	refusal(ClassValue, 2, "approval or hold", `approval (?:is )?(?:required|pending)|pending approval|on hold`),
+	refusal(ClassValue, 4, "consent or compliance", `opted out|cannot be re-?(?:subscribed|added|imported)|compliance (?:state|review)|permanently deleted`),
+	rule(ClassValue, 2, "invalid", `invalid`),
+	rule(ClassValue, 3, "invalid enumeration", `invalid enumeration`),
+	rule(ClassValue, 4, "value too long", `too long|string_too_long|data value too large|exceeds the maximum length|max(?:imum)?[ _-]?length`),
+	rule(ClassValue, 3, "value not allowed", `not one of|must be one of|allowed (?:values|options)|valid (?:values|options|services|codes)|restricted picklist|bad value`),
+	rule(ClassValue, 3, "wrong type or format", `value not of required type|not a valid (?:date|number|email|phone|value)|does not match the expected format|invalid format|(?:invalid|wrong|incorrect|bad) (?:date|email|phone|postal|zip|format|number|currency|country|state|boolean)`),
+	rule(ClassValue, 2, "format standard named", `e\.164|iso[ -]?3166|iso[ -]?4217|yyyy-mm-dd|iso[ -]?8601`),
+	rule(ClassValue, 2, "range rule", `must be (?:greater|less|positive|at least|at most|between|today|in the (?:past|future)|on or (?:before|after))|out of range`),
+	rule(ClassValue, 2, "address validation", `address validation|please select a (?:state|country)|problem with this (?:state|country)`),
+	rule(ClassValue, 1, "not valid", `not (?:a )?valid|not supported`),
+
+	rule(ClassReference, 4, "invalid reference", `invalid[_ ](?:key[_ ]or[_ ]ref|reference|cross[_ ]reference)`),
+	rule(ClassReference, 4, "reference key", `reference key|invalid .{0,30}reference|references? (?:a |an )?(?:non-?existent|unknown|deleted)`),
+	rule(ClassReference, 4, "not found", `not found|(?:could|can)(?:n't| ?not) be found|(?:could|can)(?:n't| ?not) find|unable to find`),
+	rule(ClassReference, 4, "does not exist", `does ?n[o']t exist|rcrd_dsnt_exist|no longer exists|no (?:such|matching) (?:record|customer|item|vendor|account|contact|product|order)|unknown (?:customer|item|vendor|account|record|sku|product|contact|carrier|warehouse|location)|entity_is_deleted|has been deleted|was deleted`),
+	rule(ClassReference, 4, "malformed id", `malformed[_ ]id|id value of incorrect type|not a valid (?:record |internal )?id\b|invalid (?:record |internal |entity )?id\b`),
+	refusal(ClassReference, 4, "inactive or blocked record", `\binactive\b|inactive_|is not active|no longer active|\bis blocked\b|blocked (?:for|with)`),
+	refusal(ClassReference, 4, "closed record referenced", `(?:base )?(?:document|order|invoice|quote)s? (?:has |have |is |are )?(?:already )?(?:been )?closed`),
+	refusal(ClassReference, 4, "account deactivated", `account (?:is |has been )?(?:deactivated|disconnected|not connected)|(?:is not|isn't) connected or has been deactivated`),
+	rule(ClassReference, 1, "did you mean", `did you mean`),
+}
