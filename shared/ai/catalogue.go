@@ -42,6 +42,7 @@ var (
 	srcNode            = source{"Node.js errors, common system errors", "https://nodejs.org/api/errors.html#common-system-errors"}
 	srcJava            = source{"Java SE API, java.net / javax.net.ssl exceptions; Jackson databind exceptions", "https://docs.oracle.com/en/java/javase/21/docs/api/java.base/java/net/package-summary.html"}
 	srcDotNet          = source{".NET API, System.Net.Http / System.Net.Sockets / System.Text.Json exceptions", "https://learn.microsoft.com/en-us/dotnet/api/system.net.http.httprequestexception"}
+	srcDotNetStatus    = source{".NET API, HttpStatusCode enumeration (RFC 9110 reason phrases)", "https://learn.microsoft.com/en-us/dotnet/api/system.net.httpstatuscode"}
 	srcPython          = source{"Python requests, exceptions", "https://requests.readthedocs.io/en/latest/api/#exceptions"}
 	srcWording         = source{"wording the vendors' references above share for this kind of failure", ""}
 )

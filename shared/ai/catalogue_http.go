@@ -39,6 +39,7 @@ var (
 	javaCode   = decisive(srcJava)
 	dotnetCode = decisive(srcDotNet)
 	pyCode     = decisive(srcPython)
+	statusName = hint(srcDotNetStatus)
 )
 
 // runtimeCatalogue: errno and exception names of the runtimes connectors are written in,
@@ -74,6 +75,18 @@ var runtimeCatalogue = (&catalogue{
 		dotnetCode("JsonException", ClassParse, "the JSON could not be read"),
 		dotnetCode("JsonReaderException", ClassParse, "the JSON could not be read"),
 		dotnetCode("XmlException", ClassParse, "the XML could not be read"),
+		// .NET's HttpStatusCode names, which clients report as the error's code.
+		statusName("BadGateway", ClassConnection, "502: no valid answer from the target behind the gateway"),
+		statusName("GatewayTimeout", ClassConnection, "504: the target behind the gateway did not answer in time"),
+		statusName("RequestTimeout", ClassConnection, "408: the request did not arrive in time"),
+		statusName("ServiceUnavailable", ClassIntermittent, "503: the service is unavailable for now"),
+		statusName("TooManyRequests", ClassRateLimit, "429: too many requests"),
+		statusName("RequestEntityTooLarge", ClassTooLarge, "413: the content is too large"),
+		statusName("RequestUriTooLong", ClassTooLarge, "414: the URI is too long"),
+		statusName("UnsupportedMediaType", ClassParse, "415: the media type is not supported"),
+		statusName("PreconditionFailed", ClassIntermittent, "412: the record changed since it was read"),
+		statusName("Unauthorized", ClassPermission, "401: no valid credentials"),
+		statusName("Forbidden", ClassPermission, "403: the caller is refused"),
 		pyCode("ConnectTimeout", ClassConnection, "connecting timed out"),
 		pyCode("ReadTimeout", ClassConnection, "reading the answer timed out"),
 		pyCode("ConnectionError", ClassConnection, "the connection failed"),

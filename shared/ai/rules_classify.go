@@ -147,8 +147,8 @@ func certainty(by *evidence, top, lead int, decisiveAgainst bool) float64 {
 		return 0.95
 	case by.kind == "code" && by.weight >= codeDecisive:
 		return 0.85
-	case top >= 6 && lead >= 4:
-		return 0.9
+	case top >= 4 && lead == top, top >= 6 && lead >= 4:
+		return 0.9 // nothing speaks for another class
 	case top >= 4 && lead >= 2:
 		return 0.85
 	case top >= 4:

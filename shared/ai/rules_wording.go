@@ -26,20 +26,20 @@ func refusal(c ErrorClass, w int, cue, pattern string) classRule {
 
 // classRules are the wording the vendors' references (catalogue.go) and the runtimes use
 // for each class, written from the class definitions rather than from any corpus. Weight
-// 6 is wording that only one class uses (a quota named in words outweighs the 403 that
-// carried it); 4 names the class; 3 is a strong hint; 2 a hint; 1 decides only when
+// 10 is a quota named in words: it outweighs the 403 or 503 that carried it and the
+// "unavailable" and "retry" around it; 4 names the class; 3 is a strong hint; 2 a hint; 1 decides only when
 // nothing else speaks.
 var classRules = []classRule{
 	rule(ClassRateLimit, 4, "rate limit", `rate[ _-]?limit`),
 	rule(ClassRateLimit, 4, "too many requests", `too many requests`),
 	rule(ClassRateLimit, 4, "throttling", `throttl`),
-	rule(ClassRateLimit, 6, "concurrency quota", `request[ _]limit[ _]exceeded|concurren(?:cy|t request)[ _]limit|concurrent requests?\b[^.]{0,40}\b(?:limit|exceed|allowed)|requests? allowed at the same time|simultaneous (?:connections|requests)`),
-	rule(ClassRateLimit, 6, "per-period quota", `(?:secondly|minutely|hourly|daily|per[- ]second|per[- ]minute|per[- ]hour|per[- ]day|ten[- ]?secondly) (?:rate )?limit`),
-	rule(ClassRateLimit, 6, "quota used up", `quota\b[^.]{0,30}\b(?:exceeded|reached|used up|exhausted)|(?:exceeded|reached|over) (?:the |your |its |this )?(?:\w+ )?quota`),
-	rule(ClassRateLimit, 6, "API or governance limit reached", `(?:api|request|call|usage|governance)[ _]limits?\b[^.]{0,40}\b(?:exceeded|reached|hit)|(?:exceeded|reached|hit) (?:the |your |its )?(?:\w+ )?(?:api|request|call|usage|governance) limit|totalrequests limit|limit reached for (?:this|the) (?:org|organization|account)`),
+	rule(ClassRateLimit, 10, "concurrency quota", `request[ _]limit[ _]exceeded|concurren(?:cy|t request)[ _]limit|concurrent requests?\b[^.]{0,40}\b(?:limit|exceed|allowed)|requests? allowed at the same time|simultaneous (?:connections|requests)`),
+	rule(ClassRateLimit, 10, "per-period quota", `(?:secondly|minutely|hourly|daily|per[- ]second|per[- ]minute|per[- ]hour|per[- ]day|ten[- ]?secondly) (?:rate )?limit`),
+	rule(ClassRateLimit, 10, "quota used up", `quota\b[^.]{0,30}\b(?:exceeded|reached|used up|exhausted)|(?:exceeded|reached|over) (?:the |your |its |this )?(?:\w+ )?quota`),
+	rule(ClassRateLimit, 10, "API or governance limit reached", `(?:api|request|call|usage|governance)[ _]limits?\b[^.]{0,40}\b(?:exceeded|reached|hit)|(?:exceeded|reached|hit) (?:the |your |its )?(?:\w+ )?(?:api|request|call|usage|governance) limit|totalrequests limit|limit reached for (?:this|the) (?:org|organization|account)`),
 
 	rule(ClassTooLarge, 4, "request too large", `(?:request|payload|entity|body|file|message|document|attachment|upload)s? (?:is |was )?too (?:large|big)`),
-	rule(ClassTooLarge, 4, "over a size limit", `exceed(?:s|ed)? (?:the )?max(?:imum)? (?:(?:request|payload|message|body|file|upload|attachment) )?size|size limit|(?:file|attachment|upload|document|image|payload|request|body)s?\b[^.]{0,40}\b(?:larger|bigger) than [\d.,]+ ?(?:kb|mb|gb|bytes)`),
+	rule(ClassTooLarge, 4, "over a size limit", `exceed(?:s|ed)? (?:the )?(?:max(?:imum)? )?(?:allowed |permitted )?(?:(?:request|payload|message|body|file|upload|attachment) )?size|size limit|(?:file|attachment|upload|document|image|payload|request|body)s?\b[^.]{0,40}\b(?:larger|bigger) than [\d.,]+ ?(?:kb|mb|gb|bytes)`),
 	rule(ClassTooLarge, 4, "too many lines or records", `max(?:imum)? (?:number of )?lines|too many (?:lines|line items|items|records|rows|ids|inputs|operations|subrequests)|max[ _]lines|record limit reached`),
 	rule(ClassTooLarge, 4, "over a count limit", `(?:exceed(?:s|ed)?|more than|over) (?:the )?(?:max(?:imum)? )?(?:number )?(?:of )?[\d,]+ (?:\w+ )?(?:lines|line items|operations|orders|records|rows|items|requests|ids|inputs|subrequests|members|objects|entries|changes)|[\d,]+ (?:lines|line items|operations|orders|records|rows|items)[^.]{0,20}\b(?:more than|over) the max|(?:up to|at most|no more than|a maximum of|limited to) [\d,]+ (?:\w+ )?(?:lines|operations|orders|records|rows|items|ids|inputs|subrequests|members|objects|entries|changes) (?:in|per|into)`),
 	rule(ClassTooLarge, 3, "batch over its limit", `(?:batch|change ?set|\$batch|composite|bulk)\b[^.]{0,60}\b(?:more than|exceed|limited to|maximum|up to|at most)`),
@@ -49,7 +49,7 @@ var classRules = []classRule{
 	rule(ClassConnection, 4, "name resolution failure", `enotfound|getaddrinfo|no such host|name resolution|name or service not known|network (?:is )?unreachable|ehostunreach|could not resolve host`),
 	rule(ClassConnection, 4, "TLS failure", `(?:tls|ssl) ?handshake|handshake[_ ]failure|terminated the handshake|certification path|certificate verify failed|x509: certificate`),
 	rule(ClassConnection, 4, "socket or read time-out", `read timed? ?out|socket time-?out|timed out (?:while )?(?:waiting|reading|connecting)|(?:connect|connection|read|socket|i/o) time-?out|esockettimedout|etimedout|did not (?:respond|answer) in time|no response (?:was )?received|timed out after [\d,]+ ?m?s`),
-	rule(ClassConnection, 4, "gateway could not reach the target", `bad gateway|gateway time-?out|upstream (?:server|connect|request)|invalid response from the upstream|could not get a valid response|proxy error`),
+	rule(ClassConnection, 4, "gateway could not reach the target", `bad gateway|gateway time-?out|upstream (?:server|connect|request)|invalid response from the upstream|could not get a valid response|proxy error|"?: eof$|reset before headers`),
 	rule(ClassConnection, 2, "timeout", `timed? ?out|timeout|deadline exceeded`),
 
 	rule(ClassIntermittent, 4, "service unavailable", `service unavailable|temporarily unavailable|temporarily unable|under maintenance|scheduled maintenance`),
@@ -65,7 +65,7 @@ var classRules = []classRule{
 	rule(ClassPermission, 4, "field-level security", `security settings of this field|field-level security|read/write for your profile|not (?:createable|updateable|writable)`),
 
 	rule(ClassParse, 4, "parse error", `(?:json|xml) ?pars|parse error|(?:failed|unable|could not|cannot) (?:to )?parse|parsing (?:failed|error)|unexpected (?:token|character|end of|end-of|node|eof)|syntax ?error|not well-formed|malformed (?:json|xml|request|body|document|payload|input|content|syntax|query)|invalid (?:json|xml)|content is not allowed in prolog|invalid start of a value|end-of-input|was expecting (?:double-quote|a colon|comma)`),
-	rule(ClassParse, 4, "deserialization failure", `deserializ|unmarshal|httpmessagenotreadable|not a valid representation|error (?:while|when) reading the request body|reader encountered`),
+	rule(ClassParse, 4, "deserialization failure", `deserializ|unmarshal|httpmessagenotreadable|not a valid representation|error (?:while|when) reading the request body|reader encountered|error converting value .{0,80} to type|path '[^']*', line \d+, position \d+`),
 	rule(ClassParse, 4, "unsupported media type", `unsupported media type|(?:content-?type|media type)\b[^.]{0,50}\bnot supported|invalid (?:utf-?8|byte sequence|character encoding)|encoding error`),
 
 	rule(ClassDuplicate, 4, "duplicate", `duplicate|\bdup_|_dup\b`),
@@ -74,7 +74,7 @@ var classRules = []classRule{
 	rule(ClassDuplicate, 2, "must be unique", `must be unique`),
 
 	rule(ClassMissing, 4, "required field", `required (?:merge |custom )?field|must have a value|enter (?:a )?values?\b|cannot be zero or empty|left blank|is required|are required|required fields? (?:are |is )?missing|required[_ ]field[_ ]missing|required propert(?:y|ies)|is mandatory|must be provided|(?:mandatory|required) field (?:is )?not set|(?:is|are) a required (?:value|field|property|parameter)|(?:were|was) not set`),
-	rule(ClassMissing, 4, "missing value", `\bmissing\b|cannot be (?:blank|empty|null)|must not be (?:blank|empty|null)|not provided|no value (?:was )?(?:given|provided)`),
+	rule(ClassMissing, 4, "missing value", `\bmissing\b|cannot be (?:blank|empty|null)|(?:must|should) not be (?:blank|empty|null)|not provided|no value (?:was )?(?:given|provided)`),
 
 	refusal(ClassValue, 4, "closed accounting period", `period\b[^.]{0,40}\b(?:is |was )?(?:closed|locked)\b|(?:closed|locked) (?:accounting |posting )?period|period[_ ]closed`),
 	refusal(ClassValue, 4, "posting date not allowed", `allowed posting dates?|posting date\b[^.]{0,60}\b(?:not within|outside)`),
