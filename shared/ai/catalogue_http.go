@@ -67,6 +67,7 @@ var runtimeCatalogue = (&catalogue{
 		javaCode("MismatchedInputException", ClassParse, "the JSON did not fit the type it was read into"),
 		javaCode("InvalidFormatException", ClassParse, "a JSON value could not be read as its type"),
 		javaCode("SAXParseException", ClassParse, "the XML could not be parsed"),
+		javaCode("XMLStreamException", ClassParse, "the XML stream could not be read"),
 		dotnetCode("SocketException", ClassConnection, "a socket operation failed"),
 		dotnetCode("TaskCanceledException", ClassConnection, "the HTTP request timed out"),
 		dotnetCode("TimeoutException", ClassConnection, "the operation timed out"),

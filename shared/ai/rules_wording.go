@@ -36,12 +36,12 @@ var classRules = []classRule{
 	rule(ClassRateLimit, 10, "concurrency quota", `request[ _]limit[ _]exceeded|concurren(?:cy|t request)[ _]limit|concurrent requests?\b[^.]{0,40}\b(?:limit|exceed|allowed)|requests? allowed at the same time|simultaneous (?:connections|requests)`),
 	rule(ClassRateLimit, 10, "per-period quota", `(?:secondly|minutely|hourly|daily|per[- ]second|per[- ]minute|per[- ]hour|per[- ]day|ten[- ]?secondly) (?:rate )?limit`),
 	rule(ClassRateLimit, 10, "quota used up", `quota\b[^.]{0,30}\b(?:exceeded|reached|used up|exhausted)|(?:exceeded|reached|over) (?:the |your |its |this )?(?:\w+ )?quota`),
-	rule(ClassRateLimit, 10, "API or governance limit reached", `(?:api|request|call|usage|governance)[ _]limits?\b[^.]{0,40}\b(?:exceeded|reached|hit)|(?:exceeded|reached|hit) (?:the |your |its )?(?:\w+ )?(?:api|request|call|usage|governance) limit|totalrequests limit|limit reached for (?:this|the) (?:org|organization|account)`),
+	rule(ClassRateLimit, 10, "API or governance limit reached", `(?:api|request|call|usage|governance)[ _]limits?\b[^.]{0,40}\b(?:exceeded|reached|hit)|(?:exceeded|reached|hit) (?:the |your |its )?(?:\w+ )?(?:api|request|call|usage|governance) limit|totalrequests limit|limit reached for (?:this|the) (?:org|organization|account)|governor limit|too many (?:soql|dml|sosl|apex|api|concurrent) (?:queries|statements|requests|calls)`),
 
 	rule(ClassTooLarge, 4, "request too large", `(?:request|payload|entity|body|file|message|document|attachment|upload)s? (?:is |was )?too (?:large|big)`),
-	rule(ClassTooLarge, 4, "over a size limit", `exceed(?:s|ed)? (?:the )?(?:max(?:imum)? )?(?:allowed |permitted )?(?:(?:request|payload|message|body|file|upload|attachment) )?size|size limit|(?:file|attachment|upload|document|image|payload|request|body)s?\b[^.]{0,40}\b(?:larger|bigger) than [\d.,]+ ?(?:kb|mb|gb|bytes)`),
+	rule(ClassTooLarge, 4, "over a size limit", `exceed(?:s|ed)? (?:the )?(?:max(?:imum)? )?(?:allowed |permitted )?(?:(?:request|payload|message|body|file|upload|attachment) )?size|size limit|(?:file|attachment|upload|document|image|payload|request|body)s?\b[^.]{0,40}\b(?:larger|bigger) than [\d.,]+ ?(?:kb|mb|gb|bytes)|exceed(?:s|ed)? (?:the )?[\d.,]+ ?(?:kb|mb|gb)|[\d.,]+ ?(?:kb|mb|gb|bytes) (?:\w+ )?limit|(?:uri|url) (?:is )?too long`),
 	rule(ClassTooLarge, 4, "too many lines or records", `max(?:imum)? (?:number of )?lines|too many (?:lines|line items|items|records|rows|ids|inputs|operations|subrequests)|max[ _]lines|record limit reached`),
-	rule(ClassTooLarge, 4, "over a count limit", `(?:exceed(?:s|ed)?|more than|over) (?:the )?(?:max(?:imum)? )?(?:number )?(?:of )?[\d,]+ (?:\w+ )?(?:lines|line items|operations|orders|records|rows|items|requests|ids|inputs|subrequests|members|objects|entries|changes)|[\d,]+ (?:lines|line items|operations|orders|records|rows|items)[^.]{0,20}\b(?:more than|over) the max|(?:up to|at most|no more than|a maximum of|limited to) [\d,]+ (?:\w+ )?(?:lines|operations|orders|records|rows|items|ids|inputs|subrequests|members|objects|entries|changes) (?:in|per|into)`),
+	rule(ClassTooLarge, 4, "over a count limit", `(?:exceed(?:s|ed)?|more than|over) (?:the )?(?:max(?:imum)? )?(?:number )?(?:of )?[\d,]+ (?:\w+ )?(?:lines|line items|operations|orders|records|rows|items|requests|ids|inputs|subrequests|members|objects|entries|changes|entities|documents|files|attachments|elements|keys)|[\d,]+ (?:lines|line items|operations|orders|records|rows|items)[^.]{0,20}\b(?:more than|over) the max|(?:up to|at most|no more than|a maximum of|limited to) [\d,]+ (?:\w+ )?(?:lines|operations|orders|records|rows|items|ids|inputs|subrequests|members|objects|entries|changes) (?:in|per|into)`),
 	rule(ClassTooLarge, 3, "batch over its limit", `(?:batch|change ?set|\$batch|composite|bulk)\b[^.]{0,60}\b(?:more than|exceed|limited to|maximum|up to|at most)`),
 	rule(ClassTooLarge, 3, "page over its limit", `page ?size\b[^.]{0,30}\b(?:exceed|maximum|more than|larger)|\$top\b[^.]{0,30}\bexceed`),
 
@@ -53,7 +53,7 @@ var classRules = []classRule{
 	rule(ClassConnection, 2, "timeout", `timed? ?out|timeout|deadline exceeded`),
 
 	rule(ClassIntermittent, 4, "service unavailable", `service unavailable|temporarily unavailable|temporarily unable|under maintenance|scheduled maintenance`),
-	rule(ClassIntermittent, 4, "record locked or changed concurrently", `deadlock|lock wait|(?:could not|unable to) (?:acquire|obtain) (?:a |an )?(?:lock|exclusive access)|unable[_ ]to[_ ]lock|record is locked|locked by another|rcrd_has_been_changed|(?:record|entity) has (?:been )?changed|modified since|concurrent (?:modification|update)|precondition failed|etag\b[^.]{0,40}\bdoes not match|(?:changed|modified|edited|updated) by (?:another|someone else)|another (?:user|session|process) has (?:already )?(?:changed|modified|updated)|being (?:edited|modified|updated) by`),
+	rule(ClassIntermittent, 4, "record locked or changed concurrently", `deadlock|lock wait|(?:could not|unable to) (?:acquire|obtain) (?:a |an )?(?:lock|exclusive access)|unable[_ ]to[_ ]lock|record is locked|locked by another|rcrd_has_been_changed|(?:record|entity) has (?:been )?changed|modified since|concurrent (?:modification|update)|precondition failed|etag\b[^.]{0,40}\bdoes not match|(?:changed|modified|edited|updated) by (?:another|someone else)|another (?:user|session|process) has (?:already )?(?:changed|modified|updated)|being (?:edited|modified|updated) by|waiting for (?:a |the )?(?:\w+ )?lock|lock (?:request )?time-?out`),
 	rule(ClassIntermittent, 3, "server ran out of time", `execution time (?:limit )?exceeded|took longer than (?:the )?allowed|time limit exceeded`),
 	rule(ClassIntermittent, 2, "unexpected server error", `unexpected[_ ](?:internal )?error|internal (?:server )?error|server (?:is )?busy|overloaded`),
 	rule(ClassIntermittent, 2, "try again", `try again|retry (?:later|the request)|please retry|rerun the transaction`),
@@ -64,9 +64,9 @@ var classRules = []classRule{
 	rule(ClassPermission, 4, "invalid or expired credentials", `invalid[_ ](?:login|credentials|session|api[_ ]key|token|grant)|(?:token|session|credentials|password) (?:has |have )?(?:expired|been revoked)|expired (?:access |refresh |api )?token|api[_ ]key\b[^.]{0,30}\b(?:invalid|revoked|expired|missing|disabled)|rejected the (?:client )?credentials|log ?in again|session (?:expired|is invalid)`),
 	rule(ClassPermission, 4, "field-level security", `security settings of this field|field-level security|read/write for your profile|not (?:createable|updateable|writable)`),
 
-	rule(ClassParse, 4, "parse error", `(?:json|xml) ?pars|parse error|(?:failed|unable|could not|cannot) (?:to )?parse|parsing (?:failed|error)|unexpected (?:token|character|end of|end-of|node|eof)|syntax ?error|not well-formed|malformed (?:json|xml|request|body|document|payload|input|content|syntax|query)|invalid (?:json|xml)|content is not allowed in prolog|invalid start of a value|end-of-input|was expecting (?:double-quote|a colon|comma)`),
+	rule(ClassParse, 4, "parse error", `(?:json|xml) ?pars|parse error|(?:failed|unable|could not|cannot) (?:to )?parse|parsing (?:failed|error)|unexpected (?:token|character|end of|end-of|node|eof)|syntax ?error|not well-formed|malformed (?:json|xml|request|body|document|payload|input|content|syntax|query)|invalid (?:json|xml)|content is not allowed in prolog|premature end of (?:file|input|stream|content)|invalid start of a value|end-of-input|was expecting (?:double-quote|a colon|comma)`),
 	rule(ClassParse, 4, "deserialization failure", `deserializ|unmarshal|httpmessagenotreadable|not a valid representation|error (?:while|when) reading the request body|reader encountered|error converting value .{0,80} to type|path '[^']*', line \d+, position \d+`),
-	rule(ClassParse, 4, "unsupported media type", `unsupported media type|(?:content-?type|media type)\b[^.]{0,50}\bnot supported|invalid (?:utf-?8|byte sequence|character encoding)|encoding error`),
+	rule(ClassParse, 4, "unsupported media type", `unsupported (?:media type|content-?type)|(?:content-?type|media type)\b[^.]{0,50}\bnot supported|invalid (?:utf-?8|byte sequence|character encoding)|encoding error`),
 
 	rule(ClassDuplicate, 4, "duplicate", `duplicate|\bdup_|_dup\b`),
 	rule(ClassDuplicate, 4, "already exists", `already exists?|already (?:in use|been used|been taken|taken|registered|present)|contact_exists|already (?:a |an )?(?:list )?member\b`),
@@ -74,6 +74,7 @@ var classRules = []classRule{
 	rule(ClassDuplicate, 2, "must be unique", `must be unique`),
 
 	rule(ClassMissing, 4, "required field", `required (?:merge |custom )?field|must have a value|enter (?:a )?values?\b|cannot be zero or empty|left blank|is required|are required|required fields? (?:are |is )?missing|required[_ ]field[_ ]missing|required propert(?:y|ies)|is mandatory|must be provided|(?:mandatory|required) field (?:is )?not set|(?:is|are) a required (?:value|field|property|parameter)|(?:were|was) not set`),
+	rule(ClassMissing, 2, "blank or empty", `\b(?:blank|empty)\b`),
 	rule(ClassMissing, 4, "missing value", `\bmissing\b|cannot be (?:blank|empty|null)|(?:must|should) not be (?:blank|empty|null)|not provided|no value (?:was )?(?:given|provided)`),
 
 	refusal(ClassValue, 4, "closed accounting period", `period\b[^.]{0,40}\b(?:is |was )?(?:closed|locked)\b|(?:closed|locked) (?:accounting |posting )?period|period[_ ]closed`),
@@ -86,7 +87,7 @@ var classRules = []classRule{
 	refusal(ClassValue, 4, "consent or compliance", `opted out|cannot be re-?(?:subscribed|added|imported)|compliance (?:state|review)|permanently deleted`),
 	rule(ClassValue, 2, "invalid", `invalid`),
 	rule(ClassValue, 3, "invalid enumeration", `invalid enumeration`),
-	rule(ClassValue, 4, "value too long", `too long|string_too_long|data value too large|exceeds the maximum length|max(?:imum)?[ _-]?length`),
+	rule(ClassValue, 4, "value too long", `too long|string_too_long|data value too large|exceeds the maximum length|max(?:imum)?[ _-]?length|[\d,]+ characters or (?:fewer|less)|(?:more|longer) than [\d,]+ characters|at most [\d,]+ characters|exceeds? [\d,]+ characters`),
 	rule(ClassValue, 3, "value not allowed", `not one of|must be one of|allowed (?:values|options)|valid (?:values|options|services|codes)|restricted picklist|bad value`),
 	rule(ClassValue, 3, "wrong type or format", `value not of required type|not a valid (?:date|number|email|phone|value)|does not match the expected format|invalid format|(?:invalid|wrong|incorrect|bad) (?:date|email|phone|postal|zip|format|number|currency|country|state|boolean)`),
 	rule(ClassValue, 2, "format standard named", `e\.164|iso[ -]?3166|iso[ -]?4217|yyyy-mm-dd|iso[ -]?8601`),
