@@ -78,6 +78,7 @@ func TestRuleDiagnoserCorpora(t *testing.T) {
 		{"testdata/diagnoser_holdout3.json", 0.95, 0.8, 0.8, 2},
 		{"testdata/diagnoser_holdout4.json", 0.95, 0.8, 0.8, 0},
 		{"testdata/diagnoser_tuning5.json", 0.95, 0.8, 1, 0},
+		{"testdata/diagnoser_holdout5.json", 0.95, 0.8, 1, 0},
 	} {
 		r := runCorpus(t, f.file)
 		if a := r.Accuracy(); a < f.class {
