@@ -171,6 +171,7 @@ func codeEvidence(system, code, msg string) []vendorCode {
 				continue
 			}
 			if v, ok := c.lookup(token); ok {
+				v.code = strings.TrimSpace(token) // as the error spells it, not its family
 				out = append(out, v)
 				return
 			}

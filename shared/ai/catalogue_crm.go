@@ -48,7 +48,6 @@ var salesforceCatalogue = (&catalogue{
 		sfCode("CANNOT_INSERT_UPDATE_ACTIVATE_ENTITY", "", "a trigger or process refused the record; the message says why"),
 		sfBulk("ExceededQuota", ClassRateLimit, "the org's Bulk API quota is used up"),
 		sfBulk("TooManyLockFailure", ClassIntermittent, "too many records failed to lock"),
-		sfBulk("InvalidSessionId", ClassPermission, "the session is invalid"),
 	},
 	statuses: map[int]statusMeaning{
 		// Salesforce answers both a missing permission and a used-up request limit with 403.
@@ -93,7 +92,6 @@ var mailchimpCatalogue = (&catalogue{
 	codes: []vendorCode{
 		mcCode("APIKeyMissing", ClassPermission, "no API key was sent"),
 		mcCode("APIKeyInvalid", ClassPermission, "the API key is invalid, or for another datacenter"),
-		mcCode("API Key Invalid", ClassPermission, "the API key is invalid, or for another datacenter"),
 		mcCode("Forbidden", ClassPermission, "the key may not access the resource"),
 		mcCode("UserDisabled", ClassPermission, "the account is disabled"),
 		mcCode("WrongDatacenter", ClassPermission, "the key belongs to another datacenter"),

@@ -20,7 +20,7 @@ type evidence struct {
 func (e evidence) describe() string {
 	switch e.kind {
 	case "code":
-		return fmt.Sprintf("the vendor's code %s (source: %s)", e.cue, e.src)
+		return fmt.Sprintf("the code %s (source: %s)", e.cue, e.src)
 	case "status":
 		return fmt.Sprintf("HTTP %s (source: %s)", e.cue, e.src)
 	}
