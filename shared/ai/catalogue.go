@@ -31,7 +31,6 @@ var (
 	srcSalesforceREST  = source{"Salesforce REST API, status codes and error responses", "https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/errorcodes.htm"}
 	srcSalesforceBulk  = source{"Salesforce Bulk API, errors", "https://developer.salesforce.com/docs/atlas.en-us.api_asynch.meta/api_asynch/asynch_api_reference_errors.htm"}
 	srcBCCodes         = source{"Business Central, troubleshooting REST API/OData calls: OData error codes", "https://learn.microsoft.com/en-us/dynamics365/business-central/dev-itpro/webservices/dynamics-error-codes"}
-	srcBCLimits        = source{"Business Central, operational limits (OData request and batch limits)", "https://learn.microsoft.com/en-us/dynamics365/business-central/dev-itpro/administration/operational-limits-online"}
 	srcMailchimp       = source{"Mailchimp Marketing API, errors (error glossary)", "https://mailchimp.com/developer/marketing/docs/errors/"}
 	srcShipStation     = source{"ShipStation API, error codes (error_source, error_type, error_code)", "https://docs.shipstation.com/apis/shipengine/docs/reference/errors-codes"}
 	srcShipStationRate = source{"ShipStation API, usage and rate limits", "https://docs.shipstation.com/rate-limits"}
