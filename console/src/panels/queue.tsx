@@ -14,7 +14,7 @@ import { Groups, plural } from "./queue-groups";
 const REFRESH_MS = 20_000;
 
 const STATUSES = ["pending", "applying", "approved", "rejected", "escalated"] as const;
-const CLASSES = ["value", "missing", "reference", "duplicate", "permission", "connection", "intermittent", "rate_limit", "too_large", "parse", "business_rule"];
+const CLASSES = ["value", "missing", "reference", "duplicate", "permission", "connection", "intermittent", "rate_limit", "too_large", "parse"];
 const AGES: Record<string, number> = { "last hour": 3600_000, "last 24 hours": 86400_000, "last 7 days": 7 * 86400_000 };
 
 /** The filters live in the URL's query, so a reload or a shared link keeps them. */
