@@ -109,6 +109,20 @@ test("rows are picked one by one or as a shift-click range and decided in bulk",
   for (const e of ids) await expect(page.getByRole("cell", { name: e })).toHaveCount(0);
 });
 
+test("a write the target refuses says what it answered and whether approving again helps; the row is marked in the list", async ({ page }) => {
+  const errorId = unique("E2E-NOREC");
+  const id = await postSyncError(errorId, "SO-" + Date.now());
+  await waitDiagnosed(id);
+  await signIn(page, "approver", "/queue/" + id);
+  await page.getByRole("region", { name: errorId }).getByRole("button", { name: "Approve" }).click();
+  const alert = page.getByRole("alert").filter({ hasText: "does not exist there" });
+  await expect(alert).toContainText("The target system refused or failed");
+  await expect(alert).toContainText("approving again cannot help");
+  await expect(page.getByRole("row").filter({ hasText: errorId })).toContainText("write failed");
+  await page.keyboard.press("j"); // another row: the alert belonged to the one left
+  await expect(alert).toHaveCount(0);
+});
+
 test("two approvers approve the same item: the second is told who acted first", async ({ browser }) => {
   const errorId = unique("E2E-RACE");
   const id = await postSyncError(errorId);

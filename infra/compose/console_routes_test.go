@@ -135,3 +135,34 @@ func TestAITracesAndCostsOfASyncError(t *testing.T) {
 		}
 	}
 }
+
+// A write-back the host ERP refuses for a record it does not have says so, with the
+// system's own code, and that approving again cannot help; the row shows it in the queue.
+func TestWriteBackFailureExplainsTheTargetsAnswer(t *testing.T) {
+	f := newFlow(t)
+	id := f.readyClaim(t, "ERR-NOREC-1", "SO-NOT-THERE")
+	w := f.call(t, approver, "POST", "/api/sync-error-assist/proposals/"+id+"/approve", "")
+	var p struct {
+		Code   string
+		Detail string
+		Target *struct {
+			System    string
+			Status    int
+			Code      string
+			Retryable bool
+		}
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || w.Code != 502 || p.Code != "write_back_failed" {
+		t.Fatalf("approve: %d %s", w.Code, w.Body)
+	}
+	if p.Target == nil || p.Target.System != "hosterp" || p.Target.Status != 404 || p.Target.Code == "" || p.Target.Retryable {
+		t.Fatalf("target %+v in %s", p.Target, w.Body)
+	}
+	if !strings.Contains(p.Detail, "does not exist there") || !strings.Contains(p.Detail, "approving again cannot help") {
+		t.Fatalf("detail %q", p.Detail)
+	}
+	list := f.call(t, operator, "GET", "/api/sync-error-assist/proposals?status=pending", "")
+	if !strings.Contains(list.Body.String(), `"applyError":"hosterp answered `+p.Target.Code) {
+		t.Fatalf("the queue does not mark the failed row: %s", list.Body)
+	}
+}

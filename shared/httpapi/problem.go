@@ -21,8 +21,21 @@ type Problem struct {
 	Code          string       `json:"code"`
 	CorrelationID string       `json:"correlationId,omitempty"`
 	Errors        []FieldError `json:"errors,omitempty"`
+	// Target, on a failure of another system, is that system's own answer: what an operator
+	// needs to tell a failure worth retrying from one that retrying cannot fix.
+	Target *TargetFailure `json:"target,omitempty"`
 	// RetryAfter, when set, is sent as the Retry-After header.
 	RetryAfter time.Duration `json:"-"`
+}
+
+// TargetFailure is how a target system refused or failed a write: its name, the HTTP
+// status and the system's own error code (never its message, which can echo the data), and
+// whether sending the same write again can succeed.
+type TargetFailure struct {
+	System    string `json:"system"`
+	Status    int    `json:"status,omitempty"`
+	Code      string `json:"code,omitempty"`
+	Retryable bool   `json:"retryable"`
 }
 
 // FieldError names one invalid field of a request body.

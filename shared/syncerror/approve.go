@@ -197,6 +197,7 @@ func (a *approval) failed(werr error) {
 	}
 	resource := "syncerror/" + a.row.ID
 	var refused *RefusedError
+	var target *TargetError
 	switch {
 	case errors.As(werr, &refused):
 		finish(refused.Reason, "apply_refused")
@@ -211,6 +212,16 @@ func (a *approval) failed(werr error) {
 		a.outcome("failed")
 		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
 			"The tenant has no host ERP connector; nothing was written and the proposal is pending again."))
+	case errors.As(werr, &target):
+		httpapi.Logger(ctx).Error("write-back failed", "id", a.row.ID, "error", werr)
+		finish(target.Reason, "apply_failed")
+		a.details["error"], a.details["targetCode"], a.details["targetStatus"] = "write_back_failed", target.Target.Code, target.Target.Status
+		a.o.audit(ctx, a.actor, "syncerror.approve", audit.ResultFailure, resource, a.details)
+		a.outcome("failed")
+		p := httpapi.NewProblem(http.StatusBadGateway, "write_back_failed", "The target system did not accept the fix: "+target.Reason+". The proposal is pending again.")
+		t := target.Target
+		p.Target = &t
+		httpapi.WriteProblem(a.w, a.r, p)
 	default:
 		httpapi.Logger(ctx).Error("write-back failed", "id", a.row.ID, "error", werr)
 		finish("the host ERP write failed; retry the approve", "apply_failed")

@@ -37,6 +37,17 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return "write-back refused: " + e.Code + ": " + e.Reason }
 
+// TargetError is a write-back the target system refused or failed: what it answered and
+// a reason fit for the operator, which says whether approving again can help.
+type TargetError struct {
+	Target httpapi.TargetFailure
+	Reason string
+	Err    error
+}
+
+func (e *TargetError) Error() string { return "write-back failed: " + e.Reason + ": " + e.Err.Error() }
+func (e *TargetError) Unwrap() error { return e.Err }
+
 // Auditor writes audit records.
 type Auditor interface {
 	Write(ctx context.Context, e audit.Entry) error
@@ -82,6 +93,9 @@ type Summary struct {
 	// from); ExternalSystem is the system on the other side of the failed sync.
 	OccurredAt     *time.Time `json:"occurredAt,omitempty"`
 	ExternalSystem string     `json:"externalSystem,omitempty"`
+	// ApplyError is why the last write-back failed, on a row that is pending again: the
+	// queue marks such rows apart from fresh ones.
+	ApplyError string `json:"applyError,omitempty"`
 }
 
 // Detail is one row as the operator sees it.
@@ -106,7 +120,7 @@ type ProposalView struct {
 func (o *Operator) summarize(c Claim) Summary {
 	s := Summary{ID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
 		ErrorCode: c.Record.ErrorCode, Message: o.Mask.summaryMessage(c.Record.Message), Status: c.Status, Diagnosis: c.Diagnosis, ClaimedAt: c.ClaimedAt,
-		ExternalSystem: c.Record.ExternalSystem}
+		ExternalSystem: c.Record.ExternalSystem, ApplyError: c.ApplyError}
 	if !c.Record.OccurredAt.IsZero() {
 		at := c.Record.OccurredAt.UTC()
 		s.OccurredAt = &at

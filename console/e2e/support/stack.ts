@@ -20,9 +20,9 @@ export function signedHeaders(body: string, secret = DEMO_SECRET): Record<string
     "webhook-signature": "v1," + sig };
 }
 
-export async function postSyncError(errorId: string): Promise<string> {
+export async function postSyncError(errorId: string, recordId = "SO-10042"): Promise<string> {
   const body = JSON.stringify({
-    tenantId: "demo", errorId, recordType: "salesOrder", recordId: "SO-10042", errorCode: "INVALID_FIELD_VALUE",
+    tenantId: "demo", errorId, recordType: "salesOrder", recordId, errorCode: "INVALID_FIELD_VALUE",
     message: "Invalid value for field shipcountry: 'Deutschland' is not a valid ISO 3166 country code",
     occurredAt: new Date().toISOString(), integration: "webshop-orders", externalSystem: "webshop", direction: "inbound",
     payload: { shipcountry: "Deutschland", shipzip: "10115", total: 129.5, currency: "EUR" },

@@ -701,6 +701,13 @@ export interface components {
             code?: string;
             correlationId?: string;
             errors?: components["schemas"]["FieldError"][];
+            /** @description On a failure of another system: its name, HTTP status and own error code (never its message), and whether sending the same write again can succeed. */
+            target?: {
+                system: string;
+                status?: number;
+                code?: string;
+                retryable: boolean;
+            };
         };
         FieldError: {
             field: string;
@@ -753,6 +760,8 @@ export interface components {
             occurredAt?: string;
             /** @description The system on the other side of the failed sync, as reported. */
             externalSystem?: string;
+            /** @description Why the last write-back failed, on a row that is pending again. */
+            applyError?: string;
         };
         ProposalList: {
             items: components["schemas"]["ProposalSummary"][];

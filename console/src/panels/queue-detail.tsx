@@ -13,11 +13,13 @@ interface Props {
   onDecided: (row: Proposal) => void;
   /** onUndone puts a row back after its decision was undone before being sent. */
   onUndone: () => void;
+  /** onChanged shows a row's new state in the list (a failed write-back, say). */
+  onChanged: (row: Proposal) => void;
   /** onBack returns to the list where list and detail are two views (small screens). */
   onBack: () => void;
 }
 
-export function Detail({ id, demo: listDemo, canApprove, onDecided, onUndone, onBack }: Props) {
+export function Detail({ id, demo: listDemo, canApprove, onDecided, onUndone, onChanged, onBack }: Props) {
   const [row, setRow] = useState<Proposal | null>(null);
   const [demo, setDemo] = useState(false);
   const [failed, setFailed] = useState<unknown>(null);
@@ -74,6 +76,7 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided, onUndone, on
       onDecided(done);
     } catch (e) {
       const now = await load(); // someone else may have acted: show the row as it is now
+      if (now) onChanged(now);
       showError(now ? explainConflict(e, now) : e);
     } finally {
       setBusy(false);

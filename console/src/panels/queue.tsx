@@ -200,7 +200,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
                     {status === "pending" && <td class="pick" onClick={(e) => e.stopPropagation()}>
                       <input type="checkbox" aria-label="Select row" aria-describedby={"err-" + r.id} checked={picked.has(r.id)}
                         onClick={(e) => pick(r.id, e.shiftKey)} /></td>}
-                    <td class="mono" id={"err-" + r.id}>{r.errorId}</td>
+                    <td class="mono" id={"err-" + r.id}>{r.errorId}{r.applyError && <> <Chip kind="failed">write failed</Chip></>}</td>
                     <td>{r.recordType} / {r.recordId}</td>
                     <td>{r.class ? <Chip kind="class">{r.class}</Chip> : <Chip>{r.diagnosis}</Chip>}</td>
                     <td class="num wide">{r.confidence === undefined ? "—" : Math.round(r.confidence * 100) + "%"}</td>
@@ -217,6 +217,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
       </section>
       {selected && <Detail key={selected} id={selected} demo={demo} canApprove={canApprove} onDecided={decided}
         onUndone={() => setVersion((v) => v + 1)}
+        onChanged={(p) => setRows((all) => all.map((r) => (r.id === p.id ? p : r)))}
         onBack={() => navigate("/queue" + location.search)} />}
     </div>
   );

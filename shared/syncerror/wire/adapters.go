@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -102,7 +104,37 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 	case errors.Is(err, governance.ErrNotConfigured):
 		return fmt.Errorf("%w: %w", syncerror.ErrWriterNotConfigured, err)
 	}
+	var ce *connector.Error
+	if errors.As(err, &ce) {
+		return &syncerror.TargetError{Err: err, Reason: explainFailure(ce),
+			Target: httpapi.TargetFailure{System: string(ce.System), Status: ce.Status, Code: ce.Code, Retryable: ce.Retryable}}
+	}
 	return err
+}
+
+// explainFailure says, in an operator's words, what a target's refusal means for the fix:
+// whether approving again can help and, if not, what can.
+func explainFailure(e *connector.Error) string {
+	said := string(e.System)
+	if e.Code != "" {
+		said += " answered " + e.Code
+	}
+	if e.Status != 0 {
+		said += " (HTTP " + strconv.Itoa(e.Status) + ")"
+	}
+	switch {
+	case errors.Is(e, connector.ErrNotFound):
+		return said + ": the record does not exist there, so approving again cannot help; reject the error or correct the record at the source"
+	case errors.Is(e, connector.ErrValidation):
+		return said + ": it refused these values as they stand; edit the fix or reject the error"
+	case errors.Is(e, connector.ErrUnauthorized):
+		return said + ": the connection may not write this record; an admin must check the connector's credential and role"
+	case errors.Is(e, connector.ErrConflict):
+		return said + ": the record changed meanwhile; look at it again and approve if the fix still applies"
+	case errors.Is(e, connector.ErrRateLimited), errors.Is(e, connector.ErrUnavailable):
+		return said + ": it was busy or could not be reached; approving again shortly can succeed"
+	}
+	return said
 }
 
 // ledgerWrites is the reconcile's AppliedWrites over the guard's write ledger: a write-back
