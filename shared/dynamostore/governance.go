@@ -24,6 +24,7 @@ import (
 //	loop#<time>#<id>                          loop detection (expires, RecordRetention)
 //	appr#<id>                                 pending ownership approval
 //	ledger#<entity>#<recordId>#<time>#<id>    ledger entry (expires, LedgerRetention)
+//	flap#<record>#<window>                    flapping counters of one record (expires after the window)
 //	manifest                                  the tenant's manifest overrides
 //
 // Times are fixed-width, so each kind sorts by time within the tenant and the listings are
@@ -272,6 +273,13 @@ func (s *Governance) Append(ctx context.Context, e governance.LedgerEntry) error
 	}
 	PutOptional(it, "idempotency_key", e.IdempotencyKey)
 	PutOptional(it, "correlation_id", e.CorrelationID)
+	if len(e.Trail) > 0 {
+		trail, err := json.Marshal(e.Trail)
+		if err != nil {
+			return fmt.Errorf("ledger entry trail: %w", err)
+		}
+		it["trail"] = Str(string(trail))
+	}
 	return s.put(ctx, it, "ledger entry")
 }
 
@@ -307,6 +315,11 @@ func (s *Governance) Recent(ctx context.Context, tenantID, entity, recordID stri
 			}
 			if e.Time, err = ParseTime(GetString(it, "at")); err != nil {
 				return nil, fmt.Errorf("ledger entry %s: at: %w", e.ID, err)
+			}
+			if raw := GetString(it, "trail"); raw != "" {
+				if err := json.Unmarshal([]byte(raw), &e.Trail); err != nil {
+					return nil, fmt.Errorf("ledger entry %s: trail: %w", e.ID, err)
+				}
 			}
 			out = append(out, e)
 		}

@@ -29,6 +29,15 @@ type storedRequest struct {
 	IdempotencyKey string          `json:"idempotencyKey"`
 	Reason         string          `json:"reason,omitempty"`
 	IfVersion      string          `json:"ifVersion,omitempty"`
+	// Link is kept so that the released write is loop-checked and leaves its trail as
+	// the held one would have.
+	Link *storedLink `json:"link,omitempty"`
+}
+
+type storedLink struct {
+	Key    string                      `json:"key,omitempty"`
+	Fields json.RawMessage             `json:"fields,omitempty"`
+	Traces map[string]governance.Trace `json:"traces,omitempty"`
 }
 
 func encodeRequest(r governance.WriteRequest) (string, error) {
@@ -36,11 +45,27 @@ func encodeRequest(r governance.WriteRequest) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := json.Marshal(storedRequest{
+	sr := storedRequest{
 		Target: string(r.Target), Source: string(r.Source), Entity: r.Entity, RecordID: r.RecordID, Fields: fields,
 		IdempotencyKey: r.IdempotencyKey, Reason: r.Reason, IfVersion: r.IfVersion,
-	})
+	}
+	if l := r.Link; l != nil {
+		sr.Link = &storedLink{Key: l.Key, Traces: l.Traces}
+		if l.Key != "" {
+			if sr.Link.Fields, err = json.Marshal(l.Fields); err != nil {
+				return "", err
+			}
+		}
+	}
+	b, err := json.Marshal(sr)
 	return string(b), err
+}
+
+func decodeJSON(raw json.RawMessage, dst *map[string]any) error {
+	// Numbers stay json.Number, so the released write sends exactly what was held.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(dst)
 }
 
 func decodeRequest(s string) (governance.WriteRequest, error) {
@@ -52,11 +77,16 @@ func decodeRequest(s string) (governance.WriteRequest, error) {
 		Target: connector.System(sr.Target), Source: connector.System(sr.Source), Entity: sr.Entity,
 		RecordID: sr.RecordID, IdempotencyKey: sr.IdempotencyKey, Reason: sr.Reason, IfVersion: sr.IfVersion,
 	}
-	// Numbers stay json.Number, so the released write sends exactly what was held.
-	dec := json.NewDecoder(bytes.NewReader(sr.Fields))
-	dec.UseNumber()
-	if err := dec.Decode(&r.Fields); err != nil {
+	if err := decodeJSON(sr.Fields, &r.Fields); err != nil {
 		return governance.WriteRequest{}, err
+	}
+	if l := sr.Link; l != nil {
+		r.Link = &governance.Link{Key: l.Key, Traces: l.Traces}
+		if len(l.Fields) > 0 {
+			if err := decodeJSON(l.Fields, &r.Link.Fields); err != nil {
+				return governance.WriteRequest{}, err
+			}
+		}
 	}
 	return r, nil
 }

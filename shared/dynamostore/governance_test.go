@@ -32,3 +32,7 @@ func TestGovernanceLedgerContract(t *testing.T) {
 func TestGovernanceOverrideStoreContract(t *testing.T) {
 	governancetest.RunOverrideStoreContract(t, func(t *testing.T) governance.OverrideStore { return newGovernance(t) })
 }
+
+func TestGovernanceFlapCounterContract(t *testing.T) {
+	governancetest.RunFlapCounterContract(t, func(t *testing.T) governance.FlapCounter { return newGovernance(t) })
+}

@@ -45,6 +45,10 @@ type Executor struct {
 	Now        func() time.Time
 	Lease      time.Duration
 	Backoff    []time.Duration
+	// Trails recovers where the values of an event came from (trace.go); nil treats
+	// every value as a change of its source. TrailWindow defaults to DefaultTrailWindow.
+	Trails      TrailReader
+	TrailWindow time.Duration
 }
 
 // Handle starts the runs of every enabled flow whose source is (system, ev.Entity) and
@@ -62,9 +66,13 @@ func (x *Executor) Handle(ctx context.Context, tenantID string, system connector
 // start is Handle for an event delivered by trigger, with the tenant's flows read.
 func (x *Executor) start(ctx context.Context, tenantID string, system connector.System, ev Event, flows []Flow, trigger Trigger) (ids []string, started bool, err error) {
 	now := x.now()
+	trail, err := x.trailFor(ctx, tenantID, system, ev, flows, trigger)
+	if err != nil {
+		return nil, false, err
+	}
 	var runs []Run
 	for _, f := range flows {
-		if r, ok := x.newRun(tenantID, system, f, flows, ev, trigger, now); ok {
+		if r, ok := x.newRun(tenantID, system, f, flows, ev, trail, trigger, now); ok {
 			runs = append(runs, r)
 		}
 	}
@@ -81,7 +89,7 @@ func (x *Executor) start(ctx context.Context, tenantID string, system connector.
 
 // newRun is f's run for ev: skipped at once when its filter does not hold or no mapped
 // field changed, else retrying with its write pending and its lease ahead.
-func (x *Executor) newRun(tenantID string, system connector.System, f Flow, flows []Flow, ev Event, trigger Trigger, now time.Time) (Run, bool) {
+func (x *Executor) newRun(tenantID string, system connector.System, f Flow, flows []Flow, ev Event, trail map[string]governance.FieldTrail, trigger Trigger, now time.Time) (Run, bool) {
 	ok, skip := f.runsFor(system, ev, trigger)
 	if !ok {
 		return Run{}, false
@@ -97,7 +105,7 @@ func (x *Executor) newRun(tenantID string, system connector.System, f Flow, flow
 	case len(fields) == 0:
 		r.Outcome, r.Decision = OutcomeSkipped, "no mapped field is in the event"
 	default:
-		r.Outcome, r.Pending = OutcomeRetrying, &Pending{Fields: fields, Link: f.echoable(shared, flows)}
+		r.Outcome, r.Pending = OutcomeRetrying, &Pending{Fields: fields, Link: f.echoable(shared, flows), Traces: f.traces(ev, trail)}
 		next := now.Add(x.lease())
 		r.NextAttemptAt = &next
 	}
@@ -137,11 +145,7 @@ func (x *Executor) attempt(ctx context.Context, r Run) Run {
 	attempts := r.Attempts
 	req := governance.WriteRequest{
 		Target: r.Target.System, Source: r.Source.System, Entity: r.Target.Entity, RecordID: r.RecordID,
-		Fields: r.Pending.Fields, IdempotencyKey: r.ID, Reason: "flow.run",
-	}
-	// Without a flow back, no field of this write can echo; the record's own check stays.
-	if len(r.Pending.Link) > 0 {
-		req.Link = &governance.Link{Key: linkKey(r.Source, r.Target, r.RecordID), Fields: r.Pending.Link}
+		Fields: r.Pending.Fields, IdempotencyKey: r.ID, Reason: "flow.run", Link: linkFor(r),
 	}
 	res, err := x.Guard.Write(ctx, identity.ForTenant(r.TenantID, "flow:"+r.FlowID), req)
 	r.UpdatedAt = x.now()
@@ -155,7 +159,7 @@ func (x *Executor) attempt(ctx context.Context, r Run) Run {
 
 // settle sets the run's outcome from the guard's answer.
 func (x *Executor) settle(ctx context.Context, r *Run, res governance.Result, err error) {
-	r.Dropped = res.Dropped
+	r.Dropped, r.Looped = res.Dropped, res.Looped
 	switch {
 	case err == nil && len(res.Dropped) > 0 && len(res.Dropped) == len(r.Pending.Fields):
 		x.end(r, OutcomeSkipped, "every field is owned by another system (source_wins dropped them)")
@@ -189,6 +193,8 @@ func writtenDecision(res governance.Result, err error) string {
 		return "written; its ledger or audit record could not be stored"
 	case res.Written.Replayed:
 		return "the target already held this write (replayed)"
+	case len(res.Looped) > 0:
+		return "written without fields that would have closed a loop (see looped)"
 	case len(res.Dropped) > 0:
 		return "written without fields owned by another system (source_wins)"
 	}

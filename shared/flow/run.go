@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/governance"
 )
 
 // Outcome is where a run ended, or retrying while it has not.
@@ -43,8 +44,11 @@ type Run struct {
 	Outcome Outcome  `json:"outcome"`
 	// Decision says in words what decided the outcome: the guard's breaking condition,
 	// the dropped fields, the target's error class.
-	Decision    string   `json:"decision,omitempty"`
-	Dropped     []string `json:"dropped,omitempty"`
+	Decision string   `json:"decision,omitempty"`
+	Dropped  []string `json:"dropped,omitempty"`
+	// Looped are fields the guard took out because their value would have returned to
+	// where it came from, or the field was written too often (flapping).
+	Looped      []string `json:"looped,omitempty"`
 	ApprovalID  string   `json:"approvalId,omitempty"`
 	SyncErrorID string   `json:"syncErrorId,omitempty"`
 	Attempts    int      `json:"attempts"`
@@ -63,6 +67,8 @@ type Run struct {
 type Pending struct {
 	Fields map[string]any `json:"fields"`
 	Link   map[string]any `json:"link"`
+	// Traces are where each field's value came from, read when the run started.
+	Traces map[string]governance.Trace `json:"traces,omitempty"`
 }
 
 // RunID derives a run's id from what it is for, so a redelivered event maps to the same

@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -27,8 +28,9 @@ var (
 	// ErrApprovalDenied: the write was held for an ownership approval and an approver
 	// denied it; the same write (same idempotency key) stays refused. Result.Held is it.
 	ErrApprovalDenied = errors.New("governance: held write denied by an approver")
-	// ErrLoopDetected: the write is the return leg of a loop and was blocked.
-	ErrLoopDetected = errors.New("governance: reciprocal write blocked")
+	// ErrLoopDetected: the write would close a loop (its return leg, a value coming back
+	// along its hop chain, or a field written too often) and was blocked.
+	ErrLoopDetected = errors.New("governance: looping write blocked")
 	// ErrDLPBlocked: the fields carry secrets or card data, or the scan failed.
 	ErrDLPBlocked = errors.New("governance: write blocked by the DLP scan")
 	// ErrNotConfigured: the tenant has no connector for the target system. It wraps
@@ -89,8 +91,14 @@ type Link struct {
 	// Key is the same for both directions: the two endpoints and the record, in an order
 	// that does not depend on the direction.
 	Key string
-	// Fields are the written values under names both directions share.
+	// Fields are the written values under names both directions share. Key and Fields
+	// are set together, or neither when no flow carries records back.
 	Fields map[string]any
+	// Traces are, per field of the write, where its value came from (hops.go): a field
+	// whose value already passed the write's target endpoint is broken as a loop, and
+	// each written field's trace, extended by the target, is kept on the target record's
+	// trail. Writes with traces are also counted by the flapping cap (flapping.go).
+	Traces map[string]Trace
 }
 
 // linkEntity is the ledger entity of linked writes; "~" starts no entity name a system
@@ -105,6 +113,9 @@ type Result struct {
 	Dropped []string
 	// Held is the approval the write waits on (with ErrPendingApproval).
 	Held *PendingApproval
+	// Looped are the fields taken out of a write that went through because they would
+	// have closed a loop (a hop chain back to the target, or the flapping cap), sorted.
+	Looped []string
 }
 
 // Writer writes one record; *connector.Client implements it.
@@ -148,21 +159,29 @@ type Deps struct {
 	NewID      func() string
 	// Metrics receives the GuardDecisions lines; nil is emf.Out (stdout in Lambda).
 	Metrics io.Writer
+	// Flaps counts flow writes per record field for the flapping cap; nil turns the cap
+	// off. FlapLimit and FlapWindow default to DefaultFlapLimit and DefaultFlapWindow.
+	Flaps      FlapCounter
+	FlapLimit  int
+	FlapWindow time.Duration
 }
 
 // Guard is the guarded-write chokepoint. It is safe for concurrent use.
 type Guard struct {
-	manifests ManifestSource
-	ledger    Ledger
-	records   RecordStore
-	conns     Connectors
-	scanner   *dlp.Scanner
-	audit     *audit.Log
-	alerter   Alerter
-	now       func() time.Time
-	window    time.Duration
-	newID     func() string
-	metrics   io.Writer
+	manifests  ManifestSource
+	ledger     Ledger
+	records    RecordStore
+	conns      Connectors
+	scanner    *dlp.Scanner
+	audit      *audit.Log
+	alerter    Alerter
+	now        func() time.Time
+	window     time.Duration
+	newID      func() string
+	metrics    io.Writer
+	flaps      FlapCounter
+	flapLimit  int
+	flapWindow time.Duration
 }
 
 // NewGuard checks d and builds the guard.
@@ -170,12 +189,13 @@ func NewGuard(d Deps) (*Guard, error) {
 	switch {
 	case d.Manifests == nil, d.Ledger == nil, d.Records == nil, d.Connectors == nil, d.Scanner == nil, d.Audit == nil:
 		return nil, errors.New("governance: NewGuard needs Manifests, Ledger, Records, Connectors, Scanner and Audit")
-	case d.LoopWindow < 0:
-		return nil, errors.New("governance: LoopWindow must not be negative")
+	case d.LoopWindow < 0, d.FlapLimit < 0, d.FlapWindow < 0:
+		return nil, errors.New("governance: LoopWindow, FlapLimit and FlapWindow must not be negative")
 	}
 	g := &Guard{manifests: d.Manifests, ledger: d.Ledger, records: d.Records, conns: d.Connectors,
 		scanner: d.Scanner, audit: d.Audit, alerter: d.Alerter, now: d.Now, window: d.LoopWindow, newID: d.NewID,
-		metrics: d.Metrics}
+		metrics: d.Metrics, flaps: d.Flaps, flapLimit: cmp.Or(d.FlapLimit, DefaultFlapLimit),
+		flapWindow: cmp.Or(d.FlapWindow, DefaultFlapWindow)}
 	if g.now == nil {
 		g.now = time.Now
 	}
@@ -226,6 +246,7 @@ type writeOp struct {
 	approval *PendingApproval
 	names    []string
 	dropped  []string
+	looped   []string
 	findings []findingCount
 }
 
@@ -278,35 +299,63 @@ func (g *Guard) decide(ctx context.Context, id identity.Identity, req WriteReque
 	if len(op.dropped) > 0 {
 		op.names = sortedKeys(fields)
 	}
+	return op.checkAndWrite(fields, hold)
+}
+
+// checkAndWrite runs the steps after the ownership check: the loop checks (reciprocal,
+// then hop chains), the DLP scan, the hold or the flapping cap, and the write.
+func (op *writeOp) checkAndWrite(fields map[string]any, hold *PendingApproval) (Result, error) {
 	buf := getCanonicalBuf()
 	canonical, err := canonicalJSON(*buf, fields, op.names)
 	if err != nil {
 		// The encoder's message can quote the offending value.
-		return Result{Dropped: op.dropped}, fmt.Errorf("%w: fields are not JSON-encodable", ErrInvalidRequest)
+		return op.result(), fmt.Errorf("%w: fields are not JSON-encodable", ErrInvalidRequest)
 	}
 	hash := hashJSON(canonical)
-	if req.Link != nil {
-		if hash, err = PayloadHash(req.Link.Fields); err != nil {
+	linked := op.req.Link != nil && op.req.Link.Key != ""
+	if linked {
+		if hash, err = PayloadHash(op.req.Link.Fields); err != nil {
 			putCanonicalBuf(buf, canonical)
-			return Result{Dropped: op.dropped}, fmt.Errorf("%w: link fields are not JSON-encodable", ErrInvalidRequest)
+			return op.result(), fmt.Errorf("%w: link fields are not JSON-encodable", ErrInvalidRequest)
 		}
 	}
 	err = op.checkLoop(hash)
+	if err == nil {
+		var rest map[string]any
+		if rest, err = op.checkHops(fields); err == nil && len(rest) < len(fields) {
+			// A subset of fields that encoded already encodes.
+			fields = rest
+			canonical, _ = canonicalJSON(canonical[:0], fields, op.names)
+			if !linked {
+				hash = hashJSON(canonical)
+			}
+		}
+	}
 	if err == nil {
 		err = op.scan(canonical)
 	}
 	// Nothing keeps the canonical bytes past the scan: the ledger keeps the hash.
 	putCanonicalBuf(buf, canonical)
 	if err != nil {
-		return Result{Dropped: op.dropped}, err
+		return op.result(), err
 	}
 	if hold != nil {
 		if res, decided, err := op.hold(hold); !decided {
+			res.Looped = op.looped
 			return res, err
 		}
 	}
+	before := len(fields)
+	if fields, err = op.checkFlapping(fields); err != nil {
+		return op.result(), err
+	}
+	if len(fields) < before && !linked {
+		hash, _ = PayloadHash(fields)
+	}
 	return op.writeThrough(fields, hash)
 }
+
+func (op *writeOp) result() Result { return Result{Dropped: op.dropped, Looped: op.looped} }
 
 func checkRequest(id identity.Identity, req WriteRequest) error {
 	switch {
@@ -320,8 +369,17 @@ func checkRequest(id identity.Identity, req WriteRequest) error {
 		return fmt.Errorf("%w: a write needs at least one field", ErrInvalidRequest)
 	case req.IdempotencyKey == "":
 		return fmt.Errorf("%w: idempotency key is required", ErrInvalidRequest)
-	case req.Link != nil && (req.Link.Key == "" || len(req.Link.Fields) == 0):
+	case req.Link != nil && (req.Link.Key == "") != (len(req.Link.Fields) == 0):
 		return fmt.Errorf("%w: a link needs a key and fields", ErrInvalidRequest)
+	case req.Link != nil && req.Link.Key == "" && len(req.Link.Traces) == 0:
+		return fmt.Errorf("%w: a link needs a key and fields, or traces", ErrInvalidRequest)
+	}
+	if req.Link != nil {
+		for name, t := range req.Link.Traces {
+			if _, ok := req.Fields[name]; !ok || !t.valid() {
+				return fmt.Errorf("%w: the trace of %q names no field of the write or an incomplete hop", ErrInvalidRequest, name)
+			}
+		}
 	}
 	return nil
 }

@@ -34,6 +34,9 @@ func (op *writeOp) auditWrite(result, outcome string, extra map[string]any) erro
 		d["dropped"] = op.dropped
 		d["droppedCount"] = len(op.dropped)
 	}
+	if len(op.looped) > 0 {
+		d["looped"] = op.looped
+	}
 	if len(op.findings) > 0 {
 		d["dlpFindings"] = op.findings
 	}

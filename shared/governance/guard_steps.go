@@ -32,6 +32,14 @@ func (op *writeOp) checkLoop(hash string) error {
 	if !loop {
 		return nil
 	}
+	op.recordLoop(cond, op.names)
+	op.auditWrite(audit.ResultDenied, "loop_detected", nil)
+	return fmt.Errorf("%w: %s", ErrLoopDetected, cond)
+}
+
+// recordLoop stores the loop detection of fields of this write, logs and audits it. A
+// record that cannot be stored is logged: the write is broken all the same.
+func (op *writeOp) recordLoop(cond string, fields []string) {
 	l := LoopDetection{
 		ID: op.g.newID(), Time: op.now, Tenant: op.tenant, Entity: op.req.Entity, Caller: op.req.Source,
 		Target: op.req.Target, BreakingCondition: cond, CorrelationID: op.corr, Resource: op.resource,
@@ -39,19 +47,17 @@ func (op *writeOp) checkLoop(hash string) error {
 	if err := op.g.records.PutLoop(op.ctx, l); err != nil {
 		httpapi.Logger(op.ctx).Error("loop detection not recorded", "loopId", l.ID, "error", err)
 	}
-	httpapi.Logger(op.ctx).Warn("reciprocal write blocked", "loopId", l.ID, "resource", l.Resource, "condition", cond)
+	httpapi.Logger(op.ctx).Warn("looping write blocked", "loopId", l.ID, "resource", l.Resource, "condition", cond)
 	op.auditGovernance(ActionLoopDetected, audit.ResultDenied, map[string]any{
 		"loopId": l.ID, "caller": string(l.Caller), "target": string(l.Target), "entity": l.Entity,
-		"breakingCondition": cond, "fields": op.names,
+		"breakingCondition": cond, "fields": fields,
 	})
-	op.auditWrite(audit.ResultDenied, "loop_detected", nil)
-	return fmt.Errorf("%w: %s", ErrLoopDetected, cond)
 }
 
 // loopSubject is what the ledger keys the write by and the field names the loop check
 // compares: the record and its fields, or for a linked write the link's.
 func (op *writeOp) loopSubject() (entity, record string, names []string) {
-	if l := op.req.Link; l != nil {
+	if l := op.req.Link; l != nil && l.Key != "" {
 		return linkEntity, l.Key, sortedKeys(l.Fields)
 	}
 	return op.req.Entity, op.req.RecordID, op.names
@@ -118,7 +124,7 @@ func (op *writeOp) hold(a *PendingApproval) (res Result, decided bool, err error
 }
 
 func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, error) {
-	res := Result{Dropped: op.dropped}
+	res := op.result()
 	w, err := op.g.conns.Client(op.ctx, op.tenant, op.req.Target)
 	if err != nil {
 		if errors.Is(err, connector.ErrNotConfigured) {
@@ -147,6 +153,10 @@ func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, err
 	if err := op.g.ledger.Append(op.ctx, entry); err != nil {
 		httpapi.Logger(op.ctx).Error("write ledger entry not stored", "resource", op.resource, "error", err)
 		recordErrs = append(recordErrs, fmt.Errorf("ledger: %w", err))
+	}
+	if err := op.appendTrails(fields); err != nil {
+		httpapi.Logger(op.ctx).Error("trail entry not stored", "resource", op.resource, "error", err)
+		recordErrs = append(recordErrs, fmt.Errorf("trail: %w", err))
 	}
 	// A write that left fields out under source_wins is partial, and its record says so.
 	outcome := "written"

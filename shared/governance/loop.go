@@ -36,6 +36,9 @@ type LedgerEntry struct {
 	PayloadHash    string
 	IdempotencyKey string
 	CorrelationID  string
+	// Trail is set on trail entries only (hops.go): per field, the value's hash and how
+	// it got there.
+	Trail map[string]FieldTrail
 }
 
 // Ledger records the guard's writes for loop detection. Each entry is stored on its own,

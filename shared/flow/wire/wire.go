@@ -15,6 +15,7 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
+	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -34,7 +35,8 @@ func New(b *platform.Base) (*flow.Service, error) {
 		return nil, err
 	}
 	store := flow.NewDynamoStore(b.DB, b.Config.Table(blueprint.Flows))
-	x := &flow.Executor{Store: store, Guard: g, SyncErrors: Reporter{se.Reporter()}, Now: b.Clock()}
+	x := &flow.Executor{Store: store, Guard: g, SyncErrors: Reporter{se.Reporter()}, Now: b.Clock(),
+		Trails: governance.Trails{Ledger: b.GovernanceStore()}}
 	return &flow.Service{Store: store, Exec: x, Poller: &flow.Poller{Exec: x, Source: Sources{guarded.Connectors(b)}},
 		HostAuth: b.HostAuth(tenant.PurposeIngest), Audit: b.Audit, Now: b.Clock()}, nil
 }

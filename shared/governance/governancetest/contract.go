@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -50,6 +51,11 @@ func SampleApproval(tenant string, i int) governance.PendingApproval {
 			Fields: map[string]any{"marketingOptIn": true, "score": json.Number("12345678901234567890"),
 				"address": map[string]any{"city": "Köln", "lines": []any{"Ring 1", "2. OG"}}},
 			IdempotencyKey: "idem-" + fmt.Sprint(i), Reason: "sync.contact", IfVersion: "7",
+			// A flow's write is held with its link; the release is loop-checked with it.
+			Link: &governance.Link{Key: "crm/contact|marketing/member|C-" + fmt.Sprint(i),
+				Fields: map[string]any{"crm/contact/marketingOptIn|marketing/member/OPTIN": true},
+				Traces: map[string]governance.Trace{"marketingOptIn": {Replaced: true, Hops: []governance.Hop{
+					{System: connector.SystemMarketing, Entity: "member", Record: "m-1", Field: "OPTIN"}}}}},
 		},
 	}
 }
@@ -503,6 +509,24 @@ func RunLedgerContract(t *testing.T, newLedger func(t *testing.T) governance.Led
 		}
 	})
 
+	t.Run("trail round trip", func(t *testing.T) {
+		l := newLedger(t)
+		want := SampleLedgerEntry("t1", "~trail", "crm/Account/C-1", 0)
+		want.Trail = map[string]governance.FieldTrail{
+			"Phone": {Hash: strings.Repeat("a", 64), Hops: []governance.Hop{
+				{System: connector.SystemHostERP, Entity: "customer", Record: "C-1", Field: "phone"},
+				{System: connector.SystemCRM, Entity: "Account", Record: "C-1", Field: "Phone"}}},
+			"Email": {Hash: strings.Repeat("b", 64)},
+		}
+		if err := l.Append(ctx, want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := l.Recent(ctx, "t1", "~trail", "crm/Account/C-1", base)
+		if err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+			t.Fatalf("got %+v, %v\nwant %+v", got, err, want)
+		}
+	})
+
 	t.Run("concurrent appends to one record are all kept", func(t *testing.T) {
 		l := newLedger(t)
 		const n = 40
@@ -522,6 +546,99 @@ func RunLedgerContract(t *testing.T, newLedger func(t *testing.T) governance.Led
 		got, err := l.Recent(ctx, "t1", "contact", "C-1", base.Add(-time.Second))
 		if err != nil || len(got) != n {
 			t.Fatalf("%d entries, err=%v; want %d", len(got), err, n)
+		}
+	})
+}
+
+// RunFlapCounterContract runs the cases every governance.FlapCounter must pass;
+// newCounter returns an empty counter for each case.
+func RunFlapCounterContract(t *testing.T, newCounter func(t *testing.T) governance.FlapCounter) {
+	ctx := context.Background()
+	count := func(t *testing.T, c governance.FlapCounter, tenant, key string, window time.Time, fields ...string) []string {
+		t.Helper()
+		over, err := c.CountWrites(ctx, tenant, key, window, fields, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(over)
+		return over
+	}
+
+	t.Run("fields at the limit are not counted and are answered", func(t *testing.T) {
+		c := newCounter(t)
+		for i := range 3 {
+			if over := count(t, c, "t1", "crm/Account/C-1", base, "Phone", "Email"); len(over) != 0 {
+				t.Fatalf("write %d: over %v", i+1, over)
+			}
+		}
+		// Email was written three times; Fax is new: only Email is over.
+		if over := count(t, c, "t1", "crm/Account/C-1", base, "Email", "Fax"); !slices.Equal(over, []string{"Email"}) {
+			t.Fatalf("over %v, want [Email]", over)
+		}
+		if over := count(t, c, "t1", "crm/Account/C-1", base, "Fax", "Fax#x"); len(over) != 0 {
+			t.Fatalf("Fax counted twice: over %v", over)
+		}
+		if over := count(t, c, "t1", "crm/Account/C-1", base, "Phone", "Email", "Fax"); !slices.Equal(over, []string{"Email", "Phone"}) {
+			t.Fatalf("over %v, want [Email Phone]", over)
+		}
+	})
+
+	t.Run("windows, records and tenants count apart", func(t *testing.T) {
+		c := newCounter(t)
+		for range 3 {
+			count(t, c, "t1", "crm/Account/C-1", base, "Phone")
+		}
+		for _, k := range []struct {
+			tenant, key string
+			window      time.Time
+		}{{"t2", "crm/Account/C-1", base}, {"t1", "crm/Account/C-2", base}, {"t1", "crm/Account/C-1#", base},
+			{"t1", "crm/Account/C-1", base.Add(10 * time.Minute)}} {
+			if over := count(t, c, k.tenant, k.key, k.window, "Phone"); len(over) != 0 {
+				t.Fatalf("%+v shares a counter: over %v", k, over)
+			}
+		}
+	})
+
+	t.Run("concurrent writes never pass the limit", func(t *testing.T) {
+		c := newCounter(t)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		counted := 0
+		for range 12 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				over, err := c.CountWrites(ctx, "t1", "hosterp/customer/C-1", base, []string{"phone"}, 3)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if len(over) == 0 {
+					counted++
+				}
+			}()
+		}
+		wg.Wait()
+		if counted != 3 {
+			t.Fatalf("%d writes counted, want exactly the limit of 3", counted)
+		}
+	})
+
+	t.Run("many fields in one write", func(t *testing.T) {
+		c := newCounter(t)
+		fields := make([]string, 100)
+		for i := range fields {
+			fields[i] = fmt.Sprintf("field_%03d_with_a_rather_long_name_to_fill_the_expression", i)
+		}
+		for range 3 {
+			if over := count(t, c, "t1", "crm/Account/C-1", base, fields...); len(over) != 0 {
+				t.Fatalf("over %d fields", len(over))
+			}
+		}
+		if over := count(t, c, "t1", "crm/Account/C-1", base, fields...); len(over) != 100 {
+			t.Fatalf("over %d fields, want 100", len(over))
 		}
 	})
 }

@@ -283,6 +283,7 @@ var _ governance.Ledger = (*Ledger)(nil)
 func (l *Ledger) Append(_ context.Context, e governance.LedgerEntry) error {
 	e.Time = e.Time.UTC()
 	e.Fields = slices.Clone(e.Fields)
+	e.Trail = cloneTrail(e.Trail)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.entries == nil {
@@ -302,11 +303,24 @@ func (l *Ledger) Recent(_ context.Context, tenant, entity, recordID string, sinc
 	for _, e := range l.entries[ledgerKey{tenant, entity, recordID}] {
 		if !e.Time.Before(since) {
 			e.Fields = slices.Clone(e.Fields)
+			e.Trail = cloneTrail(e.Trail)
 			out = append(out, e)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b governance.LedgerEntry) int { return a.Time.Compare(b.Time) })
 	return out, nil
+}
+
+func cloneTrail(t map[string]governance.FieldTrail) map[string]governance.FieldTrail {
+	if t == nil {
+		return nil
+	}
+	out := make(map[string]governance.FieldTrail, len(t))
+	for k, v := range t {
+		v.Hops = slices.Clone(v.Hops)
+		out[k] = v
+	}
+	return out
 }
 
 // Len is the number of entries appended.

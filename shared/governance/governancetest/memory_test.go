@@ -18,3 +18,7 @@ func TestMemoryLedgerContract(t *testing.T) {
 func TestMemoryOverrideStoreContract(t *testing.T) {
 	governancetest.RunOverrideStoreContract(t, func(*testing.T) governance.OverrideStore { return &governancetest.Overrides{} })
 }
+
+func TestMemoryFlapCounterContract(t *testing.T) {
+	governancetest.RunFlapCounterContract(t, func(*testing.T) governance.FlapCounter { return &governancetest.Flaps{} })
+}

@@ -41,7 +41,7 @@ func Guard(b *platform.Base) (*governance.Guard, error) {
 		g, err := governance.NewGuard(governance.Deps{
 			Manifests: b.Manifests(), Ledger: store, Records: store,
 			Connectors: governance.RegistryConnectors(Connectors(b)), Scanner: b.DLP(), Audit: b.Audit,
-			Alerter: alerter, Now: b.Clock(), LoopWindow: b.Config.LoopWindow,
+			Alerter: alerter, Now: b.Clock(), LoopWindow: b.Config.LoopWindow, Flaps: store,
 		})
 		if err != nil {
 			return built{err: fmt.Errorf("governance guard: %w", err)}

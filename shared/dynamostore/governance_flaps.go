@@ -1,0 +1,92 @@
+package dynamostore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/syncassist/syncassist/shared/governance"
+)
+
+// The flapping counters: one item per record and window (flap#<record>#<window>), with a
+// number attribute per field ("c:" and the field's name, so a field cannot shadow a key
+// attribute). Counting the fields of one write is one conditional update of that item;
+// only when a field is at the limit does it take a read and another update.
+
+var _ governance.FlapCounter = (*Governance)(nil)
+
+const prefixFlap = "flap#"
+
+// flapChunk bounds the fields one update counts, keeping its condition expression within
+// DynamoDB's 4 KB.
+const flapChunk = 40
+
+// CountWrites implements governance.FlapCounter.
+func (s *Governance) CountWrites(ctx context.Context, tenant, key string, window time.Time, fields []string, limit int) ([]string, error) {
+	k := Item{"tenant_id": Str(tenant), "record": Str(prefixFlap + keyEscaper.Replace(key) + "#" + FormatTime(window))}
+	// The counters outlive their window by a day, like the ledger, for an investigation.
+	exp := expiresAt(window, governance.LedgerRetention)
+	var over []string
+	for start := 0; start < len(fields); start += flapChunk {
+		o, err := s.countChunk(ctx, k, exp, fields[start:min(start+flapChunk, len(fields))], limit)
+		if err != nil {
+			return nil, err
+		}
+		over = append(over, o...)
+	}
+	return over, nil
+}
+
+// countChunk counts fields below the limit. When the condition fails it reads which
+// fields are at the limit and counts the others. The counters only grow, so a field found
+// at the limit stays there and each failed round takes at least one field out; the bound
+// on rounds is for a store that answers otherwise.
+func (s *Governance) countChunk(ctx context.Context, k Item, exp types.AttributeValue, fields []string, limit int) ([]string, error) {
+	var over []string
+	for round := 0; len(fields) > 0; round++ {
+		if round > flapChunk {
+			return nil, fmt.Errorf("count writes: the condition keeps failing with every field below %d", limit)
+		}
+		names := map[string]string{"#x": "expires_at"}
+		adds, conds := make([]string, len(fields)), make([]string, len(fields))
+		for i, f := range fields {
+			n := "#f" + strconv.Itoa(i)
+			names[n] = "c:" + f
+			adds[i] = n + " :one"
+			conds[i] = "(attribute_not_exists(" + n + ") OR " + n + " < :limit)"
+		}
+		_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(s.table), Key: k,
+			UpdateExpression:          aws.String("SET #x = :exp ADD " + strings.Join(adds, ", ")),
+			ConditionExpression:       aws.String(strings.Join(conds, " AND ")),
+			ExpressionAttributeNames:  names,
+			ExpressionAttributeValues: Item{":one": Num(1), ":limit": Num(int64(limit)), ":exp": exp},
+		})
+		if err == nil {
+			return over, nil
+		}
+		if !IsConditionFailed(err) {
+			return nil, fmt.Errorf("count writes: %w", err)
+		}
+		out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: k, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			return nil, fmt.Errorf("read write counts: %w", err)
+		}
+		var below []string
+		for _, f := range fields {
+			if n, err := GetInt(out.Item, "c:"+f); err != nil || n >= int64(limit) {
+				over = append(over, f)
+			} else {
+				below = append(below, f)
+			}
+		}
+		fields = below
+	}
+	return over, nil
+}

@@ -1,0 +1,95 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/governance"
+)
+
+// Where a run's values came from. Every flow write carries, per target field, the trace
+// of its value (governance.Trace): the origin and every field a flow wrote it to since.
+// The guard breaks a field whose value would return to an endpoint it came from, and
+// leaves each written value's trace on the target record's trail. When the target system
+// reports that record's change (pushed or polled: the report is the echo of the write),
+// the executor reads the record's trail: a field holding the value a flow wrote there
+// carries that write's hops on; any other value is a change made in the source system
+// and starts a trace of its own.
+
+// TrailReader reads what the guard's trail knows of a record: per field, the newest value
+// hash and hops since since. governance.Trails implements it.
+type TrailReader interface {
+	Trail(ctx context.Context, tenant string, system connector.System, entity, record string, since time.Time) (map[string]governance.FieldTrail, error)
+}
+
+// DefaultTrailWindow is how long after a flow wrote a value its echo is recognised as
+// one. Echoes that are pushed come within seconds; polled ones wait for the next poll
+// (every 30 minutes, and a poll that reaches its budget leaves the rest to the next), so
+// two hours leave room for four polls. The window is not a risk to real changes: a value
+// is taken for an echo only while it equals the newest value the trail knows for its
+// field, and a local change recorded since (Trace.Replaced) supersedes the flow's value.
+const DefaultTrailWindow = 2 * time.Hour
+
+// trailFor reads the trail of the event's record when some flow will write for it; nil
+// when none will, or no trail is kept (Executor.Trails nil). A failed read fails the
+// event: without the trail the executor cannot tell an echo from a change, and writing
+// blindly could start the loop it exists to stop.
+func (x *Executor) trailFor(ctx context.Context, tenantID string, system connector.System, ev Event, flows []Flow, trigger Trigger) (map[string]governance.FieldTrail, error) {
+	if x.Trails == nil {
+		return nil, nil
+	}
+	for _, f := range flows {
+		if ok, skip := f.runsFor(system, ev, trigger); ok && skip == "" {
+			window := x.TrailWindow
+			if window <= 0 {
+				window = DefaultTrailWindow
+			}
+			trail, err := x.Trails.Trail(ctx, tenantID, system, ev.Entity, ev.RecordID, x.now().Add(-window))
+			if err != nil {
+				return nil, fmt.Errorf("read the trail of %s/%s %s: %w", system, ev.Entity, ev.RecordID, err)
+			}
+			return trail, nil
+		}
+	}
+	return nil, nil
+}
+
+// traces are the traces of the values f writes for ev, by target field.
+func (f Flow) traces(ev Event, trail map[string]governance.FieldTrail) map[string]governance.Trace {
+	out := map[string]governance.Trace{}
+	for target, source := range f.Mapping {
+		v, ok := ev.Fields[source]
+		if !ok {
+			continue
+		}
+		here := governance.Hop{System: f.Source.System, Entity: ev.Entity, Record: ev.RecordID, Field: source}
+		t := governance.Trace{Hops: []governance.Hop{here}}
+		if ft, known := trail[source]; known {
+			// A value that is not JSON cannot be written anyway; the guard refuses it.
+			h, _ := governance.ValueHash(v)
+			switch {
+			case h == ft.Hash && len(ft.Hops) > 0 && ft.Hops[len(ft.Hops)-1] == here:
+				t.Hops = ft.Hops
+			case h != ft.Hash:
+				t.Replaced = true
+			}
+		}
+		out[target] = t
+	}
+	return out
+}
+
+// linkFor is the loop-check link of the run's write: the pair link when a flow carries
+// records back (see Flow.echoable), and the traces of its values.
+func linkFor(r Run) *governance.Link {
+	l := &governance.Link{Traces: r.Pending.Traces}
+	if len(r.Pending.Link) > 0 {
+		l.Key, l.Fields = linkKey(r.Source, r.Target, r.RecordID), r.Pending.Link
+	}
+	if l.Key == "" && len(l.Traces) == 0 {
+		return nil
+	}
+	return l
+}

@@ -1,0 +1,244 @@
+package governance
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/connector"
+)
+
+// Hop chains: the loop check that follows a value through any number of flows.
+//
+// The reciprocal check (loop.go) sees a write's direct return leg. A value that goes
+// round three systems (hosterp → crm → marketing → hosterp), possibly landing in another
+// field on the way back, or between two entities of one system, has no direct return
+// leg. So a flow write carries, per field, the Trace of its value: where it started and
+// every field a flow wrote it to since. The guard breaks a field whose trace already
+// visited the write's target endpoint (system and entity): the value would return to a
+// place it came from. Written fields leave their trace, extended by the target, on the
+// target record's trail (ledger entries under trailEntity), where the executor finds it
+// when the target system reports the change the write made (Trails.Trail).
+
+// MaxHops bounds a trace: a value that has passed this many fields without returning is
+// treated as looping, which also bounds the size of a trail entry.
+const MaxHops = 20
+
+// Hop is one place a value has been: a field of one record of a system's entity.
+type Hop struct {
+	System connector.System `json:"system"`
+	Entity string           `json:"entity"`
+	Record string           `json:"record"`
+	Field  string           `json:"field"`
+}
+
+func (h Hop) String() string {
+	return string(h.System) + "/" + h.Entity + "/" + h.Record + "." + h.Field
+}
+
+// Trace is where a value a write carries came from.
+type Trace struct {
+	// Hops are the origin first, then each field a flow wrote the value to; the last is
+	// the field the write reads it from.
+	Hops []Hop `json:"hops"`
+	// Replaced says that the origin field had held a value a flow wrote there and this
+	// value is a local change of it. The trail then records the origin's value as local,
+	// so that an edit back to the flow's value is not taken for that write's echo.
+	Replaced bool `json:"replaced,omitempty"`
+}
+
+// FieldTrail is what a record's trail knows of one field: the hash of the value last
+// written or observed there (ValueHash) and, for a value a flow wrote, its hops ending in
+// this field. No hops: the record's own system set the value.
+type FieldTrail struct {
+	Hash string    `json:"hash"`
+	Hops []Hop     `json:"hops,omitempty"`
+	Time time.Time `json:"-"`
+}
+
+// ValueHash is the hash trails compare a field's value by: the PayloadHash of the value
+// under a fixed name, so equal JSON values hash alike however they were built.
+func ValueHash(v any) (string, error) { return PayloadHash(map[string]any{"v": v}) }
+
+// trailEntity is the ledger entity of trail entries; like linkEntity it starts with a
+// character no system's entity does.
+const trailEntity = "~trail"
+
+// trailKey is the ledger record of one record's trail: the system, the entity (escaped,
+// so that a '/' in it cannot shift the parts) and the record id.
+func trailKey(system connector.System, entity, record string) string {
+	return string(system) + "/" + url.PathEscape(entity) + "/" + record
+}
+
+// Trails reads records' trails from the guard's ledger.
+type Trails struct{ Ledger Ledger }
+
+// Trail returns, per field, the newest trail of the record since since.
+func (t Trails) Trail(ctx context.Context, tenant string, system connector.System, entity, record string, since time.Time) (map[string]FieldTrail, error) {
+	entries, err := t.Ledger.Recent(ctx, tenant, trailEntity, trailKey(system, entity, record), since)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]FieldTrail{}
+	// Oldest first: a later entry replaces an earlier one.
+	for _, e := range entries {
+		for field, ft := range e.Trail {
+			ft.Time = e.Time
+			out[field] = ft
+		}
+	}
+	return out, nil
+}
+
+// returnsTo reports whether the trace visited endpoint (system, entity). Entities compare
+// as the manifest compares them, without case.
+func (t Trace) returnsTo(system connector.System, entity string) bool {
+	for _, h := range t.Hops {
+		if h.System == system && strings.EqualFold(h.Entity, entity) {
+			return true
+		}
+	}
+	return false
+}
+
+func (t Trace) valid() bool {
+	if len(t.Hops) == 0 {
+		return false
+	}
+	for _, h := range t.Hops {
+		if !h.System.Known() || h.Entity == "" || h.Record == "" || h.Field == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// checkHops takes out of fields those whose trace returns to the write's target, or is
+// too long, records one loop detection naming their hop chains, and returns the rest. A
+// write left with no field is refused with ErrLoopDetected.
+func (op *writeOp) checkHops(fields map[string]any) (map[string]any, error) {
+	l := op.req.Link
+	if l == nil || len(l.Traces) == 0 {
+		return fields, nil
+	}
+	var looped, chains []string
+	for _, name := range op.names {
+		t, ok := l.Traces[name]
+		if !ok {
+			continue
+		}
+		back := t.returnsTo(op.req.Target, op.req.Entity)
+		if !back && len(t.Hops) < MaxHops {
+			continue
+		}
+		looped = append(looped, name)
+		chains = append(chains, op.chainText(name, t, back))
+	}
+	if len(looped) == 0 {
+		return fields, nil
+	}
+	return op.breakFields(fields, looped, "returns to "+string(op.req.Target)+"/"+op.req.Entity+": "+strings.Join(chains, "; "))
+}
+
+// chainText is one field's hop chain ending in the write that would close it.
+func (op *writeOp) chainText(field string, t Trace, back bool) string {
+	parts := make([]string, 0, len(t.Hops)+1)
+	for _, h := range t.Hops {
+		parts = append(parts, h.String())
+	}
+	parts = append(parts, Hop{op.req.Target, op.req.Entity, op.req.RecordID, field}.String())
+	s := strings.Join(parts, " → ")
+	if !back {
+		s += fmt.Sprintf(" (more than %d hops)", MaxHops-1)
+	}
+	return s
+}
+
+// breakFields records a loop detection for fields of the write and takes them out; with
+// nothing left the write is refused.
+func (op *writeOp) breakFields(fields map[string]any, broken []string, cond string) (map[string]any, error) {
+	op.recordLoop(cond, broken)
+	op.looped = append(op.looped, broken...)
+	rest := make(map[string]any, len(fields))
+	for k, v := range fields {
+		if !containsString(broken, k) {
+			rest[k] = v
+		}
+	}
+	op.names = sortedKeys(rest)
+	if len(rest) == 0 {
+		op.auditWrite(audit.ResultDenied, "loop_detected", nil)
+		return nil, fmt.Errorf("%w: %s", ErrLoopDetected, cond)
+	}
+	return rest, nil
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// trailEntries are what a flow write leaves on the trails: on the target record, each
+// written field's value hash and trace extended by the target; on the source record, the
+// local values that replaced a flow's (Trace.Replaced). Writes without traces leave none.
+func (op *writeOp) trailEntries(fields map[string]any) ([]LedgerEntry, error) {
+	l := op.req.Link
+	if l == nil || len(l.Traces) == 0 {
+		return nil, nil
+	}
+	target := LedgerEntry{Trail: map[string]FieldTrail{}}
+	var local LedgerEntry
+	for name, v := range fields {
+		t, ok := l.Traces[name]
+		if !ok {
+			continue
+		}
+		h, err := ValueHash(v)
+		if err != nil {
+			return nil, err
+		}
+		hops := append(append(make([]Hop, 0, len(t.Hops)+1), t.Hops...), Hop{op.req.Target, op.req.Entity, op.req.RecordID, name})
+		target.Trail[name] = FieldTrail{Hash: h, Hops: hops}
+		if o := t.Hops[0]; t.Replaced && len(t.Hops) == 1 {
+			if local.Trail == nil {
+				local = LedgerEntry{Entity: trailEntity, RecordID: trailKey(o.System, o.Entity, o.Record), Trail: map[string]FieldTrail{}}
+			}
+			local.Trail[o.Field] = FieldTrail{Hash: h}
+		}
+	}
+	var out []LedgerEntry
+	if len(target.Trail) > 0 {
+		target.Entity, target.RecordID = trailEntity, trailKey(op.req.Target, op.req.Entity, op.req.RecordID)
+		out = append(out, target)
+	}
+	if local.Trail != nil {
+		out = append(out, local)
+	}
+	for i := range out {
+		e := &out[i]
+		e.ID, e.Time, e.Tenant, e.Source, e.Target = op.g.newID(), op.now, op.tenant, op.req.Source, op.req.Target
+		e.Fields, e.IdempotencyKey, e.CorrelationID = sortedKeys(e.Trail), op.req.IdempotencyKey, op.corr
+	}
+	return out, nil
+}
+
+// appendTrails stores the trail entries of a write that went through.
+func (op *writeOp) appendTrails(fields map[string]any) error {
+	entries, err := op.trailEntries(fields)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := op.g.ledger.Append(op.ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
