@@ -151,7 +151,9 @@ func (c *cycle) echoAll(t *testing.T, first flowpkg.Endpoint, budget int) []flow
 	return all
 }
 
-func at(s connector.System) flowpkg.Endpoint { return flowpkg.Endpoint{System: s, Entity: endpoints[s]} }
+func at(s connector.System) flowpkg.Endpoint {
+	return flowpkg.Endpoint{System: s, Entity: endpoints[s]}
+}
 
 func (c *cycle) fields(s connector.System) map[string]any {
 	rec, _ := c.fakes[s].Get(endpoints[s], "C-1")
