@@ -15,6 +15,7 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/connector/fakesystem"
 	flowpkg "github.com/syncassist/syncassist/shared/flow"
+	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/identity/identitytest"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -173,6 +174,52 @@ func (c *cycle) loopDetections(t *testing.T) string {
 }
 
 const swappedChain = "hosterp/partner/C-1.phone → crm/Lead/C-1.Phone → marketing/L1/C-1.PHONE → hosterp/partner/C-1.email"
+
+// Saving the flow that closes the cycle is allowed, and the answer names the cycle, its
+// field chains and who owns each field (from the tenant's manifest with its overrides).
+func TestSavingAFlowThatClosesACycleNamesIt(t *testing.T) {
+	c := newLoopRig(t)
+	overrides := []governance.Entry{{Entity: "lead", Field: "Phone", Owner: connector.SystemCRM, Policy: governance.PolicySourceWins}}
+	if err := c.deps.Manifests().(*governance.TenantManifests).SetOverrides(context.Background(), "demo", overrides); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"erp-to-crm", "crm-to-marketing"} {
+		if body := c.putFlow(t, id, strings.Replace(cycleFlows[id], "%s", "event", 1)); !strings.Contains(body, `"cycles":[]`) {
+			t.Fatalf("PUT %s named a cycle before one exists: %s", id, body)
+		}
+	}
+	var saved struct {
+		ID     string `json:"id"`
+		Cycles []struct {
+			Flows, Endpoints []string
+			Summary          string
+			Fields           [][]struct{ System, Entity, Field, Owner, Policy string }
+		} `json:"cycles"`
+	}
+	w := serve(c.api, "admin@demo", "PUT", "/api/settings/flows/marketing-to-erp", cycleFlows["marketing-to-erp"])
+	decode(t, w, &saved)
+	if w.Code != http.StatusCreated || saved.ID != "marketing-to-erp" || len(saved.Cycles) != 1 {
+		t.Fatalf("PUT: %d %s, want the flow saved and one cycle named", w.Code, w.Body)
+	}
+	cy := saved.Cycles[0]
+	if strings.Join(cy.Flows, ",") != "marketing-to-erp,erp-to-crm,crm-to-marketing" ||
+		strings.Join(cy.Endpoints, ",") != "marketing/L1,hosterp/partner,crm/Lead,marketing/L1" || len(cy.Fields) != 2 {
+		t.Fatalf("cycle %+v", cy)
+	}
+	owned := false
+	for _, f := range cy.Fields[1] {
+		owned = owned || f.Entity == "Lead" && f.Field == "Phone" && f.Owner == "crm" && f.Policy == "source_wins"
+	}
+	if !owned {
+		t.Fatalf("chain %+v does not name the CRM as owner of Lead.Phone", cy.Fields[1])
+	}
+	// The audit record of the change names the cycle too.
+	c.tick()
+	if w := serve(c.api, "approver@demo", "GET", "/api/audit?actionType=settings", ""); w.Code != http.StatusOK ||
+		!strings.Contains(w.Body.String(), "marketing/L1 → hosterp/partner") {
+		t.Fatalf("audit: %d %s", w.Code, w.Body)
+	}
+}
 
 // Every system pushes its changes: the host ERP's change reaches the CRM and marketing,
 // and marketing's echo, which would bring the values back to the host ERP swapped, is

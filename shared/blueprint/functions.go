@@ -377,6 +377,11 @@ const (
 // FlowRedriveInterval is how often retrying flow runs are attempted again.
 const FlowRedriveInterval = 5 * time.Minute
 
+func withGrant(f Function, g TableGrant) Function {
+	f.Tables = append(f.Tables, g)
+	return f
+}
+
 func withTimeout(f Function, d time.Duration) Function {
 	f.Timeout = d
 	return f
@@ -422,7 +427,9 @@ func init() {
 		route(FuncFlowStatus, "Summarises recent flow runs per target system (health) and per flow", "GET", "/api/flows/status", AuthOperator, Read),
 		route(FuncFlowsList, "Lists the tenant's flows (admins)", "GET", settings, AuthAdmin, Read),
 		route(FuncFlowDetail, "Shows one flow (admins)", "GET", settings+"/{id}", AuthAdmin, Read),
-		route(FuncFlowPut, "Creates or replaces a flow (admins)", "PUT", settings+"/{id}", AuthAdmin, ReadWrite),
+		withGrant(route(FuncFlowPut, "Creates or replaces a flow and names the cycles it closes (admins)", "PUT", settings+"/{id}", AuthAdmin, ReadWrite),
+			// The ownership manifest names who owns each field of a cycle.
+			TableGrant{Governance, Read}),
 		route(FuncFlowDelete, "Deletes a flow (admins)", "DELETE", settings+"/{id}", AuthAdmin, ReadWrite),
 	)
 }

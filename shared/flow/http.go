@@ -12,6 +12,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
@@ -27,6 +28,8 @@ type Service struct {
 	HostAuth *hostauth.Authenticator[tenant.Config]
 	Audit    *audit.Log
 	Now      func() time.Time
+	// Manifests names the owners of the fields of a cycle a saved flow closes.
+	Manifests governance.ManifestSource
 }
 
 // EventResponse is the 202 body of a change event.
@@ -181,7 +184,8 @@ func writeFlowError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // PutFlowHandler is PUT /api/settings/flows/{id}: create or replace a flow. The id is
-// the path's; a body naming another id is refused.
+// the path's; a body naming another id is refused. The answer names the cycles the flow
+// closes (cycles.go).
 func (s *Service) PutFlowHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var f Flow
@@ -213,15 +217,20 @@ func (s *Service) PutFlowHandler() http.Handler {
 			writeFlowError(w, r, err)
 			return
 		}
-		if created {
-			if all, err := s.Store.Flows(ctx, who.TenantID); err != nil || len(all) >= MaxFlows {
-				if err == nil {
-					httpapi.WriteProblem(w, r, problem(http.StatusConflict, "too_many_flows", "A tenant has at most 100 flows."))
-					return
-				}
-				writeFlowError(w, r, err)
-				return
-			}
+		all, err := s.Store.Flows(ctx, who.TenantID)
+		if err != nil {
+			writeFlowError(w, r, err)
+			return
+		}
+		if created && len(all) >= MaxFlows {
+			httpapi.WriteProblem(w, r, problem(http.StatusConflict, "too_many_flows", "A tenant has at most 100 flows."))
+			return
+		}
+		// Named before the flow is stored, so a manifest that cannot be read changes nothing.
+		cycles, err := s.cyclesOf(ctx, who.TenantID, f, all)
+		if err != nil {
+			writeFlowError(w, r, err)
+			return
 		}
 		f.Trigger, f.UpdatedAt, f.UpdatedBy = f.TriggerOrDefault(), s.now(), who.Actor
 		if err := s.Store.PutFlow(ctx, who.TenantID, f); err != nil {
@@ -232,12 +241,18 @@ func (s *Service) PutFlowHandler() http.Handler {
 		if !created {
 			details["before"] = before
 		}
+		if len(cycles) > 0 {
+			details["cycles"] = cycleSummaries(cycles)
+		}
 		s.audit(r, "settings.flow.put", id, details)
 		status := http.StatusOK
 		if created {
 			status = http.StatusCreated
 		}
-		httpapi.WriteJSON(w, status, f)
+		if cycles == nil {
+			cycles = []Cycle{}
+		}
+		httpapi.WriteJSON(w, status, SavedFlow{Flow: f, Cycles: cycles})
 	})
 }
 

@@ -38,7 +38,7 @@ func New(b *platform.Base) (*flow.Service, error) {
 	x := &flow.Executor{Store: store, Guard: g, SyncErrors: Reporter{se.Reporter()}, Now: b.Clock(),
 		Trails: governance.Trails{Ledger: b.GovernanceStore()}}
 	return &flow.Service{Store: store, Exec: x, Poller: &flow.Poller{Exec: x, Source: Sources{guarded.Connectors(b)}},
-		HostAuth: b.HostAuth(tenant.PurposeIngest), Audit: b.Audit, Now: b.Clock()}, nil
+		HostAuth: b.HostAuth(tenant.PurposeIngest), Audit: b.Audit, Now: b.Clock(), Manifests: b.Manifests()}, nil
 }
 
 // Sources reads changed records through the tenants' connectors: a read, which needs no
