@@ -10,7 +10,9 @@ import (
 	"github.com/syncassist/syncassist/shared/governance"
 )
 
-func ep(s connector.System, entity string) flow.Endpoint { return flow.Endpoint{System: s, Entity: entity} }
+func ep(s connector.System, entity string) flow.Endpoint {
+	return flow.Endpoint{System: s, Entity: entity}
+}
 
 var (
 	partner = ep(connector.SystemHostERP, "partner")
