@@ -608,8 +608,8 @@ export interface paths {
         /** Show one flow (admins) */
         get: operations["flowSettingsDetail"];
         /**
-         * Create or replace a flow (admins)
-         * @description The id is the path's (a body `id` must equal it). Unknown fields are refused. The change is audited (action type `settings`) with the flow before and after.
+         * Create or replace a flow and name the cycles it closes (admins)
+         * @description The id is the path's (a body `id` must equal it). Unknown fields are refused. The change is audited (action type `settings`) with the flow before and after. The answer is the flow with `cycles`: the loops over the same fields it closes, with each field's owner from the tenant's ownership manifest (a manifest that cannot be read answers 503 and saves nothing).
          */
         put: operations["flowSettingsPut"];
         post?: never;
@@ -1005,6 +1005,7 @@ export interface components {
             caller?: string;
             target?: string;
             resource?: string;
+            /** @description Why the write was broken: the reciprocal write it answers (`same payload hash as …`, `ping-pong of fields …`), the hop chain of a value that would return to where it came from (`returns to hosterp/customer: hosterp/customer/C-1.phone → crm/Account/C-1.Phone → … → hosterp/customer/C-1.email`), or `flapping: <fields> written N times since …` when a flow wrote one field of the record more than the cap (10 per 10 minutes). */
             breakingCondition?: string;
             correlationId?: string;
         };
@@ -1219,6 +1220,34 @@ export interface components {
             updatedAt: string;
             updatedBy?: string;
         };
+        /** @description One field of a cycle's chain and its owner in the tenant's ownership manifest (the default merged with the tenant's overrides). */
+        FlowCycleField: {
+            system: components["schemas"]["FlowSystem"];
+            entity: string;
+            field: string;
+            /** @description The system the manifest declares as the field's owner; absent when it declares none (every system's value is written). */
+            owner?: components["schemas"]["FlowSystem"];
+            /**
+             * @description What the guard does with a write of the field by another system than its owner.
+             * @enum {string}
+             */
+            policy?: "reject_with_alert" | "require_approval" | "source_wins";
+        };
+        /** @description A loop of flows the saved flow closes: a value it writes can come back, through the other (enabled) flows, to the endpoint it was read from. Saving is allowed (two-way sync is legitimate and the manifest decides who wins); at run time the guard breaks a value that would return to an endpoint it came from and records a loop detection. */
+        FlowCycle: {
+            /** @description Flow ids in order, the saved flow first. */
+            flows: string[];
+            /** @description `system/entity` in order, from the saved flow's source back to it. */
+            endpoints: string[];
+            /** @description The field chains the cycle carries, each from a field of the saved flow's source to the field the value comes back to (which may be another one). */
+            fields: components["schemas"]["FlowCycleField"][][];
+            /** @description The cycle in one line, e.g. `hosterp/partner → crm/Lead → hosterp/partner (flows out, back) over phone → Phone → phone`. */
+            summary: string;
+        };
+        FlowSaved: components["schemas"]["Flow"] & {
+            /** @description The cycles over the same fields this flow closes, directly, through other systems or inside one system; empty when none. Named whether or not this flow is enabled; other flows count when enabled. At most 10. */
+            cycles: components["schemas"]["FlowCycle"][];
+        };
         FlowList: {
             items: components["schemas"]["Flow"][];
         };
@@ -1250,6 +1279,8 @@ export interface components {
             /** @description What decided the outcome, in words: the guard's breaking condition, the target's error class. */
             decision?: string;
             dropped?: string[];
+            /** @description Target fields the guard took out of a write that went through because they would have closed a loop: their value would return to an endpoint it came from (hop chain), or the field was written too often (flapping). A run whose every field would loop ends `loop_broken`. */
+            looped?: string[];
             approvalId?: string;
             syncErrorId?: string;
             attempts: number;
@@ -2764,7 +2795,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Flow"];
+                    "application/json": components["schemas"]["FlowSaved"];
                 };
             };
             /** @description Created. */
@@ -2774,7 +2805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Flow"];
+                    "application/json": components["schemas"]["FlowSaved"];
                 };
             };
             400: components["responses"]["BadRequest"];
