@@ -82,3 +82,34 @@ test("flows: an admin creates a poll flow, sees a refused field beside its input
   await expect(page.getByRole("status").filter({ hasText: `Deleted flow ${id}` })).toBeAttached();
   await expect(defs.getByRole("cell", { name: id, exact: true })).toHaveCount(0);
 });
+
+test("flows: saving a flow that closes a cycle names it and who owns its fields", async ({ page }) => {
+  const id = `e2e-cycle-${Date.now()}`;
+  await signIn(page, "admin", "/flows");
+  const defs = page.getByRole("region", { name: "Flows" });
+  await defs.getByRole("button", { name: "New flow" }).click();
+  const form = page.getByRole("form", { name: "New flow" });
+  await form.getByLabel("Flow id").fill(id);
+  await form.getByRole("group", { name: "Source" }).getByLabel("System").selectOption("crm");
+  await form.getByRole("group", { name: "Source" }).getByLabel("Entity").fill("Account");
+  await form.getByRole("group", { name: "Target" }).getByLabel("System").selectOption("hosterp");
+  await form.getByRole("group", { name: "Target" }).getByLabel("Entity").fill("customer");
+  await form.getByLabel("Target field, row 1").fill("phone");
+  await form.getByLabel("Source field, row 1").fill("Phone");
+  // Saved disabled: the cycle is named before the flow ever runs.
+  await form.getByLabel("Enabled").uncheck();
+  await form.getByRole("button", { name: "Save flow" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `Saved flow ${id}; it closes a cycle` })).toBeAttached();
+  const notice = defs.getByRole("region", { name: `Cycles of flow ${id}` });
+  await expect(notice).toContainText("crm/Account → hosterp/customer → crm/Account");
+  await expect(notice).toContainText(`flows ${id}, erp-customer-to-crm`);
+  await expect(notice).toContainText("hosterp/customer.phone: crm (source_wins)");
+  await accessible(page, "flow cycles");
+  await notice.getByRole("button", { name: "Dismiss" }).click();
+  await expect(notice).toHaveCount(0);
+
+  const row = defs.getByRole("row").filter({ has: page.getByRole("cell", { name: id, exact: true }) });
+  await row.getByRole("button", { name: `Delete ${id}` }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
+  await expect(defs.getByRole("cell", { name: id, exact: true })).toHaveCount(0);
+});

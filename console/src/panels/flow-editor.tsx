@@ -3,7 +3,7 @@
 // and saves nothing.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { write } from "../api/client";
-import type { FieldError, Flow, FlowInput, FlowSystem } from "../api/types";
+import type { FieldError, Flow, FlowInput, FlowSaved, FlowSystem } from "../api/types";
 import { change, FieldMessage, invalid, OtherErrors, type Reload, SYSTEMS } from "../forms";
 
 interface Pair {
@@ -53,7 +53,7 @@ function body(d: Draft): FlowInput | FieldError {
   };
 }
 
-export function FlowEditor(props: { flow?: Flow; onSaved: (f: Flow) => void; onCancel: () => void; reload: Reload }) {
+export function FlowEditor(props: { flow?: Flow; onSaved: (f: FlowSaved) => void; onCancel: () => void; reload: Reload }) {
   const [d, setD] = useState<Draft>(draftOf(props.flow));
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [busy, setBusy] = useState(false);
@@ -71,7 +71,7 @@ export function FlowEditor(props: { flow?: Flow; onSaved: (f: Flow) => void; onC
       return;
     }
     setBusy(true);
-    const saved = await change(() => write<Flow>("PUT", "/api/settings/flows/" + encodeURIComponent(b.id ?? ""), b), setErrors, props.reload);
+    const saved = await change(() => write<FlowSaved>("PUT", "/api/settings/flows/" + encodeURIComponent(b.id ?? ""), b), setErrors, props.reload);
     setBusy(false);
     if (saved) props.onSaved(saved);
   };

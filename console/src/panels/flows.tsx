@@ -4,9 +4,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { read, readQuiet, write } from "../api/client";
 import { demoFlowRuns, demoFlows } from "../api/demo";
-import type { Flow, FlowRun, FlowStatus, List } from "../api/types";
+import type { Flow, FlowRun, FlowSaved, FlowStatus, List } from "../api/types";
 import { navigate, segments } from "../router";
 import { Ago, announce, Chip, ConfirmDialog, PanelError, showError } from "../ui";
+import { CycleNotice } from "./flow-cycles";
 import { FlowEditor } from "./flow-editor";
 
 const OUTCOMES = ["", "failed", "retrying", "rejected", "loop_broken", "held", "written", "skipped"] as const;
@@ -125,10 +126,13 @@ export function FlowDefinitions() {
   useEffect(() => {
     void load();
   }, []);
-  const saved = async (f: Flow) => {
+  // The last save's cycles stay shown until dismissed or the next save.
+  const [closed, setClosed] = useState<FlowSaved | null>(null);
+  const saved = async (f: FlowSaved) => {
     setEditing(null);
+    setClosed(f.cycles.length ? f : null);
     await load();
-    announce(`Saved flow ${f.id}`);
+    announce(`Saved flow ${f.id}` + (f.cycles.length ? `; it closes ${f.cycles.length === 1 ? "a cycle" : f.cycles.length + " cycles"}` : ""));
   };
   const remove = async (f: Flow) => {
     setDeleting(null);
@@ -148,6 +152,7 @@ export function FlowDefinitions() {
         <h2 id="defs-h">Flows</h2>
         <button type="button" disabled={demo || editing !== null} onClick={() => setEditing("new")}>New flow</button>
       </div>
+      {closed && <CycleNotice flowId={closed.id} cycles={closed.cycles} onClose={() => setClosed(null)} />}
       {editing === "new" && <FlowEditor onSaved={saved} onCancel={() => setEditing(null)} reload={load} />}
       <table class="grid">
         <thead><tr><th scope="col">Flow</th><th scope="col">Source → target</th><th scope="col">Trigger</th><th scope="col">Mapping (target ← source)</th><th scope="col">Filter</th><th scope="col">State</th><th scope="col"><span class="sr-live">Actions</span></th></tr></thead>
