@@ -29,5 +29,8 @@
 // governance.Link: the sorted endpoints and the record id, and the values of the field
 // pairs both flows map, under names both directions share. The guard therefore sees the
 // echo of a write as its return leg although the entities and field names differ per
-// system, and although the echo carries only the fields the flow back maps.
+// system, and although the echo carries only the fields the flow back maps. Loops of more
+// flows, or inside one system, are caught by each value's trace (trace.go): the executor
+// reads the reported record's trail and hands the guard where each value came from. A
+// saved flow that closes a cycle is named in the PUT's answer (cycles.go).
 package flow

@@ -11,11 +11,13 @@
 //
 //  1. ownership check against the tenant's manifest (default manifest merged with the
 //     tenant's overrides);
-//  2. loop check against the ledger of recent writes to the same record;
+//  2. loop checks: against the ledger of recent writes to the same record, then, for a
+//     flow write, each value's hop chain (hops.go);
 //  3. DLP scan of the fields with the connector-write policy, failing closed;
-//  4. the connector write itself (or, under require_approval, holding it instead);
+//  4. the connector write itself (or, under require_approval, holding it instead),
+//     preceded for a flow write by the flapping cap (flapping.go);
 //  5. one ledger entry: origin tag (the Source system) and the SHA-256 of the canonical
-//     JSON of the fields written;
+//     JSON of the fields written; for a flow write also its values' trail entries;
 //  6. the audit record connector.write (result success, failure or denied; field names and
 //     counts, never values).
 //
@@ -89,6 +91,15 @@
 // (an operator's fix to the host ERP) is never part of a loop. Blocked writes leave no
 // ledger entry, so an A→B→A→B chain is cut at its first reciprocal write and the next A→B
 // is judged afresh.
+//
+// The reciprocal check sees only a direct return leg. A flow write also carries, per
+// field, the Trace of its value (origin and every field a flow wrote it to since); a field
+// whose trace already visited the write's target endpoint is taken out of the write and
+// recorded as a loop detection naming the chain, which catches a loop through any number
+// of systems, a value coming back in another field, and two flows inside one system. The
+// flapping cap counts flow writes per record field in fixed windows and breaks the field
+// over the limit, for loops that rewrite the value on every pass. See hops.go and
+// flapping.go.
 //
 // The loop check reads the ledger and the write appends to it without a transaction
 // (the local emulator has none): two opposite writes racing within milliseconds can both
