@@ -221,6 +221,27 @@ func TestSavingAFlowThatClosesACycleNamesIt(t *testing.T) {
 	}
 }
 
+// A CRM record reported whole (as a poll reads it) carries the echo of the ERP's phone
+// beside a change made in the CRM: the echo is taken out of the write and recorded, the
+// change is written, within the loop window as after it.
+func TestAChangeTravellingWithAnEchoIsWritten(t *testing.T) {
+	f := newFlows(t)
+	f.erp.Seed("customer", "C-1", map[string]any{"phone": "+49 40 7", "creditlimit": 5000})
+	ids, _ := f.event(t, "hosterp", "ev-phone", "customer", map[string]any{"phone": "+49 40 7"})
+	if r := f.onlyRun(t, ids); r.Outcome != "written" {
+		t.Fatalf("ERP→CRM run %+v", r)
+	}
+	ids, _ = f.event(t, "crm", "ev-both", "Account", map[string]any{"Type": "Customer", "Phone": "+49 40 7", "Email": "new@example.com"})
+	r, err := f.deps.Flows.Store.Run(context.Background(), "demo", ids[0])
+	if err != nil || r.Outcome != flowpkg.OutcomeWritten || strings.Join(r.Looped, ",") != "phone" {
+		t.Fatalf("run %+v err %v, want email written and phone looped", r, err)
+	}
+	rec, _ := f.erp.Get("customer", "C-1")
+	if rec.Fields["email"] != "new@example.com" || rec.Fields["phone"] != "+49 40 7" {
+		t.Fatalf("ERP customer %v", rec.Fields)
+	}
+}
+
 // Every system pushes its changes: the host ERP's change reaches the CRM and marketing,
 // and marketing's echo, which would bring the values back to the host ERP swapped, is
 // broken with a loop detection naming the hop chain. Nothing oscillates.

@@ -153,6 +153,9 @@ func TestFlowWritesThroughTheGuardAndAnswersARedeliveryWithItsRuns(t *testing.T)
 	}
 }
 
+// echoChain is the hop chain of the ERP's phone coming back from the CRM.
+const echoChain = "returns to hosterp/customer: hosterp/customer/C-1.phone → crm/Account/C-1.Phone → hosterp/customer/C-1.phone"
+
 func TestFlowOwnershipRejectionAndLoopBreak(t *testing.T) {
 	f := newFlows(t)
 	// A CRM write of the ERP-owned credit limit is refused and recorded.
@@ -172,14 +175,14 @@ func TestFlowOwnershipRejectionAndLoopBreak(t *testing.T) {
 	}
 	erpWrites := f.erp.WriteCount()
 	ids, _ = f.event(t, "crm", "ev-echo", "Account", map[string]any{"Type": "Customer", "Phone": "+49 40 7"})
-	if r := f.onlyRun(t, ids); r.Outcome != "loop_broken" || !strings.Contains(r.Decision, "same payload hash") {
+	if r := f.onlyRun(t, ids); r.Outcome != "loop_broken" || !strings.Contains(r.Decision, echoChain) {
 		t.Fatalf("echo run %+v, want loop_broken", r)
 	}
 	if f.erp.WriteCount() != erpWrites {
 		t.Fatal("the echo reached the host ERP")
 	}
 	f.deps.Now = func() time.Time { return fixtureTime.Add(2 * time.Second) }
-	if w := f.call(t, "approver@demo", "GET", "/api/governance/loop-detections", ""); !strings.Contains(w.Body.String(), "same payload hash") {
+	if w := f.call(t, "approver@demo", "GET", "/api/governance/loop-detections", ""); !strings.Contains(w.Body.String(), echoChain) {
 		t.Fatalf("loop detections: %d %s", w.Code, w.Body)
 	}
 	w := f.call(t, "operator@demo", "GET", "/api/flows/runs?outcome=loop_broken", "")

@@ -174,7 +174,7 @@ func flowsDemo(ctx context.Context) error {
 	if _, err := event("crm", "Account", "C-2001", map[string]any{"Type": "Customer", "CreditLimit": 99000}, flow.OutcomeRejected); err != nil {
 		return err
 	}
-	step(4, "The CRM echoes step 1's phone back: the reciprocal write is detected as a loop and broken:")
+	step(4, "The CRM echoes step 1's phone back: the value would return to where it came from, so the write is broken as a loop:")
 	if _, err := event("crm", "Account", "C-2001", map[string]any{"Type": "Customer", "Phone": phone}, flow.OutcomeLoopBroken); err != nil {
 		return err
 	}

@@ -105,7 +105,8 @@ func (x *Executor) newRun(tenantID string, system connector.System, f Flow, flow
 	case len(fields) == 0:
 		r.Outcome, r.Decision = OutcomeSkipped, "no mapped field is in the event"
 	default:
-		r.Outcome, r.Pending = OutcomeRetrying, &Pending{Fields: fields, Link: f.echoable(shared, flows), Traces: f.traces(ev, trail)}
+		traces := f.traces(ev, trail)
+		r.Outcome, r.Pending = OutcomeRetrying, &Pending{Fields: fields, Link: f.withoutEchoes(f.echoable(shared, flows), traces), Traces: traces}
 		next := now.Add(x.lease())
 		r.NextAttemptAt = &next
 	}

@@ -93,3 +93,17 @@ func linkFor(r Run) *governance.Link {
 	}
 	return l
 }
+
+// withoutEchoes drops from the pair link (Flow.echoable) the fields whose value would
+// return to the target along its trace. The guard breaks those by their hop chain, which
+// names the loop; the reciprocal check then judges the rest of the link alone, so that a
+// change made in the source is not blocked together with the echo it travels with (a
+// polled record carries every field).
+func (f Flow) withoutEchoes(link map[string]any, traces map[string]governance.Trace) map[string]any {
+	for target, source := range f.Mapping {
+		if t, ok := traces[target]; ok && t.Visits(f.Target.System, f.Target.Entity) {
+			delete(link, pairName(Endpoint{f.Source.System, source}, Endpoint{f.Target.System, target}))
+		}
+	}
+	return link
+}

@@ -93,9 +93,10 @@ func (t Trails) Trail(ctx context.Context, tenant string, system connector.Syste
 	return out, nil
 }
 
-// returnsTo reports whether the trace visited endpoint (system, entity). Entities compare
-// as the manifest compares them, without case.
-func (t Trace) returnsTo(system connector.System, entity string) bool {
+// Visits reports whether the trace visited endpoint (system, entity): a write of its
+// value there would return it to where it came from. Entities compare as the manifest
+// compares them, without case.
+func (t Trace) Visits(system connector.System, entity string) bool {
 	for _, h := range t.Hops {
 		if h.System == system && strings.EqualFold(h.Entity, entity) {
 			return true
@@ -130,7 +131,7 @@ func (op *writeOp) checkHops(fields map[string]any) (map[string]any, error) {
 		if !ok {
 			continue
 		}
-		back := t.returnsTo(op.req.Target, op.req.Entity)
+		back := t.Visits(op.req.Target, op.req.Entity)
 		if !back && len(t.Hops) < MaxHops {
 			continue
 		}
