@@ -31,7 +31,7 @@ func (t *trails) Trail(_ context.Context, _ string, _ connector.System, _, _ str
 func TestExecutorCarriesEachValuesTrace(t *testing.T) {
 	s, ctx := newStore(t), context.Background()
 	f := flow.Flow{ID: "f", Enabled: true, Source: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"},
-		Target: flow.Endpoint{System: connector.SystemMarketing, Entity: "L1"},
+		Target:  flow.Endpoint{System: connector.SystemMarketing, Entity: "L1"},
 		Mapping: map[string]string{"PHONE": "Phone", "EMAIL": "Email", "NAME": "Name"}}
 	if err := s.PutFlow(ctx, "t1", f); err != nil {
 		t.Fatal(err)
