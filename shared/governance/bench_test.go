@@ -39,18 +39,33 @@ func benchFields(b *testing.B) map[string]any {
 // read, canonical JSON and hash, DLP scan, dlp.scan and connector.write audit records
 // (each redacted by the DLP record policy) and the ledger append, with in-memory stores
 // and a writer that answers without a network.
-func BenchmarkGuardWrite(b *testing.B) {
+func BenchmarkGuardWrite(b *testing.B) { benchGuardWrite(b, false) }
+
+// BenchmarkGuardFlowWrite is BenchmarkGuardWrite for a flow's write: each field carries
+// a trace of three hops, so the hop check, the flapping counter and the trail entry run
+// as well.
+func BenchmarkGuardFlowWrite(b *testing.B) { benchGuardWrite(b, true) }
+
+func benchGuardWrite(b *testing.B, traced bool) {
 	scanner := dlp.NewScanner()
 	conns := &governancetest.Connectors{}
 	g, err := governance.NewGuard(governance.Deps{
 		Manifests: &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: &governancetest.Overrides{}},
 		Ledger:    &governancetest.Ledger{}, Records: &governancetest.Store{}, Connectors: conns, Scanner: scanner,
-		Audit: &audit.Log{Store: &countingAudit{}, Redactor: redactor{scanner}},
+		Audit: &audit.Log{Store: &countingAudit{}, Redactor: redactor{scanner}}, Flaps: &governancetest.Flaps{},
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
 	fields := benchFields(b)
+	var traces map[string]governance.Trace
+	if traced {
+		traces = map[string]governance.Trace{}
+		for f := range fields {
+			traces[f] = governance.Trace{Hops: []governance.Hop{
+				{System: marketing, Entity: "member", Record: "m-1", Field: f}, {System: crm, Entity: "Contact", Record: "C-1", Field: f}}}
+		}
+	}
 	id := operator("t1")
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -60,6 +75,9 @@ func BenchmarkGuardWrite(b *testing.B) {
 		// the benchmark, as in production where a record sees few writes.
 		r := governance.WriteRequest{Source: crm, Target: hosterp, Entity: "contact", RecordID: "C-" + strconv.Itoa(i),
 			Fields: fields, IdempotencyKey: "bench-" + strconv.Itoa(i), Reason: "bench"}
+		if traced {
+			r.Link = &governance.Link{Traces: traces}
+		}
 		if _, err := g.Write(ctx, id, r); err != nil {
 			b.Fatal(err)
 		}
