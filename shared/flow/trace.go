@@ -70,7 +70,7 @@ func (f Flow) traces(ev Event, trail map[string]governance.FieldTrail) map[strin
 			// A value that is not JSON cannot be written anyway; the guard refuses it.
 			h, _ := governance.ValueHash(v)
 			switch {
-			case h == ft.Hash && len(ft.Hops) > 0 && ft.Hops[len(ft.Hops)-1] == here:
+			case h == ft.Hash && len(ft.Hops) > 0 && ft.Hops[len(ft.Hops)-1].Same(here):
 				t.Hops = ft.Hops
 			case h != ft.Hash:
 				t.Replaced = true

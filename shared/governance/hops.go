@@ -67,10 +67,17 @@ func ValueHash(v any) (string, error) { return PayloadHash(map[string]any{"v": v
 // character no system's entity does.
 const trailEntity = "~trail"
 
-// trailKey is the ledger record of one record's trail: the system, the entity (escaped,
-// so that a '/' in it cannot shift the parts) and the record id.
+// trailKey is the ledger record of one record's trail: the system, the entity (without
+// case, as the hop check compares it, and escaped, so that a '/' in it cannot shift the
+// parts) and the record id.
 func trailKey(system connector.System, entity, record string) string {
-	return string(system) + "/" + url.PathEscape(entity) + "/" + record
+	return string(system) + "/" + url.PathEscape(strings.ToLower(entity)) + "/" + record
+}
+
+// Same reports whether h and o are the same field of the same record; entities compare
+// without case.
+func (h Hop) Same(o Hop) bool {
+	return h.System == o.System && strings.EqualFold(h.Entity, o.Entity) && h.Record == o.Record && h.Field == o.Field
 }
 
 // Trails reads records' trails from the guard's ledger.

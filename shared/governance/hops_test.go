@@ -26,6 +26,22 @@ func withFlaps(f governance.FlapCounter, limit int) envOption {
 	return func(d *governance.Deps, _ *configs) { d.Flaps, d.FlapLimit = f, limit }
 }
 
+// A system may spell its entity with another case in its events than the flow does: the
+// trail is the same.
+func TestTrailIgnoresTheEntitysCase(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	tr := governance.Trace{Hops: []governance.Hop{hop(hosterp, "ticket", "phone")}}
+	if _, err := e.write(operator("t1"), traced(req(hosterp, crm, "Lead", "R-1", map[string]any{"Phone": "+1"}),
+		map[string]governance.Trace{"Phone": tr})); err != nil {
+		t.Fatal(err)
+	}
+	got := e.trail(crm, "lead")["Phone"]
+	if len(got.Hops) != 2 || !got.Hops[1].Same(hop(crm, "LEAD", "Phone")) || got.Hops[1].Same(hop(crm, "Lead", "phone")) {
+		t.Fatalf("trail of crm/lead %+v", got)
+	}
+}
+
 func (e *env) trail(s connector.System, entity string) map[string]governance.FieldTrail {
 	e.t.Helper()
 	tr, err := governance.Trails{Ledger: e.ledger}.Trail(context.Background(), "t1", s, entity, "R-1", t0.Add(-time.Hour))
