@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/flow"
+	"github.com/syncassist/syncassist/shared/governance"
 )
 
 func TestMain(m *testing.M) { emutest.Main(m) }
@@ -34,7 +36,9 @@ func run(tenant, event, flowID string, o flow.Outcome, at time.Time) flow.Run {
 		Source: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"}, Target: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"}}
 	if o == flow.OutcomeRetrying {
 		next := at.Add(time.Minute)
-		r.NextAttemptAt, r.Pending = &next, &flow.Pending{Fields: map[string]any{"phone": "+1"}, Link: map[string]any{"x": "+1"}}
+		r.NextAttemptAt, r.Pending = &next, &flow.Pending{Fields: map[string]any{"phone": "+1"}, Link: map[string]any{"x": "+1"},
+			Traces: map[string]governance.Trace{"phone": {Replaced: true, Hops: []governance.Hop{
+				{System: connector.SystemCRM, Entity: "Account", Record: "C-1", Field: "Phone"}}}}}
 	}
 	return r
 }
@@ -59,7 +63,9 @@ func TestStoreStartsRunsOnceAndAnswersTheFirstIDs(t *testing.T) {
 		t.Fatal("another system's event id was taken for a redelivery")
 	}
 	got, err := s.Run(ctx, "t1", ids[0])
-	if err != nil || got.Pending == nil || got.Pending.Fields["phone"] != "+1" || got.TenantID != "t1" || got.System != connector.SystemCRM {
+	// A retry writes with the traces read when the run started.
+	if err != nil || got.Pending == nil || got.Pending.Fields["phone"] != "+1" || got.TenantID != "t1" || got.System != connector.SystemCRM ||
+		!reflect.DeepEqual(got.Pending.Traces, first[0].Pending.Traces) {
 		t.Fatalf("stored run %+v err %v", got, err)
 	}
 	if _, err := s.Run(ctx, "t2", ids[0]); !errors.Is(err, flow.ErrNotFound) {
