@@ -65,10 +65,16 @@ func tenantItem(c tenant.Config) Item {
 }
 
 // secretsAttr names the attribute holding each purpose's secrets. The webhook's keeps its
-// name from before purposes existed.
-var secretsAttr = map[tenant.Purpose]string{
-	tenant.PurposeIngest: "webhook_secrets", tenant.PurposeFinance: "finance_secrets", tenant.PurposeEmbedded: "embedded_secrets",
-}
+// name from before purposes existed; a flow source's is "flow_<system>_secrets".
+var secretsAttr = func() map[tenant.Purpose]string {
+	m := map[tenant.Purpose]string{
+		tenant.PurposeIngest: "webhook_secrets", tenant.PurposeFinance: "finance_secrets", tenant.PurposeEmbedded: "embedded_secrets",
+	}
+	for _, sys := range tenant.FlowSources {
+		m[tenant.FlowPurpose(sys)] = "flow_" + sys + "_secrets"
+	}
+	return m
+}()
 
 func secretList(secrets []tenant.Secret) *types.AttributeValueMemberL {
 	l := make([]types.AttributeValue, 0, len(secrets))

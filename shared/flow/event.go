@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
@@ -53,6 +54,11 @@ func ParseEvent(body []byte) (ev Event, errs []httpapi.FieldError, ok bool) {
 		}
 	}
 	text("eventId", raw.EventID, &ev.EventID)
+	if strings.HasPrefix(ev.EventID, PollEventPrefix) {
+		// A pushed id in the poller's space could claim a change before the poll reads it.
+		add("eventId", "must not start with \""+PollEventPrefix+"\": those ids are the poller's")
+		ev.EventID = ""
+	}
 	text("entity", raw.Entity, &ev.Entity)
 	text("recordId", raw.RecordID, &ev.RecordID)
 	if raw.ChangedAt == nil {

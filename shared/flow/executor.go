@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
@@ -56,6 +57,9 @@ type Executor struct {
 // and starts nothing. The run ids are returned even when an attempt failed: each run
 // records its own outcome.
 func (x *Executor) Handle(ctx context.Context, tenantID string, system connector.System, ev Event) (ids []string, started bool, err error) {
+	if strings.HasPrefix(ev.EventID, PollEventPrefix) {
+		return nil, false, fmt.Errorf("event id %q: %w", ev.EventID, ErrReservedEventID)
+	}
 	flows, err := x.Store.Flows(ctx, tenantID)
 	if err != nil {
 		return nil, false, fmt.Errorf("read flows: %w", err)

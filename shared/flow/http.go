@@ -17,17 +17,22 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/webhook"
 )
 
 // Service is the flows feature: its HTTP surface, the executor the change events and
 // the redrive run, and the poller the flow-poll schedule runs.
 type Service struct {
-	Store    Store
-	Exec     *Executor
-	Poller   *Poller
-	HostAuth *hostauth.Authenticator[tenant.Config]
-	Audit    *audit.Log
-	Now      func() time.Time
+	Store Store
+	Exec  *Executor
+	// Claims keeps the webhook-ids change events used (the flows table).
+	Claims WebhookClaims
+	Poller *Poller
+	// SourceAuth verifies each source system's change events with that system's own
+	// secrets (tenant.FlowPurpose): a system without an authenticator posts nothing.
+	SourceAuth map[connector.System]*hostauth.Authenticator[tenant.Config]
+	Audit      *audit.Log
+	Now        func() time.Time
 	// Manifests names the owners of the fields of a cycle a saved flow closes.
 	Manifests governance.ManifestSource
 }
@@ -42,18 +47,32 @@ func problem(status int, code, detail string) *httpapi.Problem {
 	return httpapi.NewProblem(status, code, detail)
 }
 
-// EventHandler is POST /api/flows/events/{system}: a source system's change event,
-// signed with the tenant's webhook secret like the sync-error ingest.
+// SignatureHint is added to a flow event's invalid_signature: the likeliest causes.
+func SignatureHint(system connector.System) string {
+	return "Flow events are signed with the source system's own secret (purpose " + string(tenant.FlowPurpose(string(system))) +
+		"), never the sync-error webhook's; a tenant created before those existed has none until an admin rotates one in."
+}
+
+// EventHandler is POST /api/flows/events/{system}: a source system's change event, signed
+// with that system's own secret. The order is fixed: signature (so the source is the one
+// the secret proves, not the path's word), tenant flags, validation, the webhook-id's
+// claim, the runs. Nothing is stored unless every check before the claim passed.
 func (s *Service) EventHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		system := connector.System(r.PathValue("system"))
-		if !system.Known() {
+		auth := s.SourceAuth[system]
+		if !system.Known() || auth == nil {
 			httpapi.WriteProblem(w, r, problem(http.StatusNotFound, "unknown_system",
 				"No system "+strconv.Quote(string(system))+"; systems are "+systemNames()+"."))
 			return
 		}
-		cfg, body, ok := s.HostAuth.ReadSigned(w, r, MaxEventBytes, nil)
+		cfg, body, ok := auth.ReadSigned(w, r, MaxEventBytes, tenant.Config.FeatureEnabled)
 		if !ok {
+			return
+		}
+		if flag := cfg.DisabledFlag(); flag != "" {
+			httpapi.WriteProblem(w, r, problem(http.StatusForbidden, "feature_disabled",
+				"Flows are off for this tenant: "+flag+" is not 'true'; nothing was started."))
 			return
 		}
 		ev, errs, ok := ParseEvent(body)
@@ -65,7 +84,17 @@ func (s *Service) EventHandler() http.Handler {
 			writeFieldErrors(w, r, "The change event has invalid fields; see errors.", errs)
 			return
 		}
-		ids, started, err := s.Exec.Handle(r.Context(), cfg.ID, system, ev)
+		err := s.Claims.ClaimWebhook(r.Context(), cfg.ID, r.Header.Get(webhook.HeaderID), system, ev.EventID, s.now())
+		if errors.Is(err, ErrReplayed) {
+			httpapi.WriteProblem(w, r, problem(http.StatusConflict, "request_replayed",
+				"This webhook-id was used by another message of this tenant (another source or event); nothing was started. Each message has its own webhook-id."))
+			return
+		}
+		var ids []string
+		started := false
+		if err == nil {
+			ids, started, err = s.Exec.Handle(r.Context(), cfg.ID, system, ev)
+		}
 		if err != nil {
 			httpapi.WriteUnavailable(w, r, err, "The change event could not be recorded; nothing was started. Retry shortly.")
 			return

@@ -102,6 +102,8 @@ var (
 	ErrTaken = errors.New("flow: run taken by another attempt")
 	// ErrBadCursor: a listing cursor was not issued by this listing.
 	ErrBadCursor = errors.New("flow: invalid cursor")
+	// ErrReservedEventID: a pushed event used an id of the poller's (PollEventPrefix).
+	ErrReservedEventID = errors.New("flow: event id reserved for the poller")
 )
 
 // RunQuery selects runs of a tenant, newest first.

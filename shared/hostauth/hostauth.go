@@ -51,6 +51,9 @@ type Authenticator[T Tenant] struct {
 	// secret counts at once, and a flood of bad signatures costs one consistent read per
 	// interval, not one each.
 	MinRefresh time.Duration
+	// Hint, when set, ends the detail of this route's invalid_signature: what a sender
+	// most likely signed with instead. It must say nothing of the tenant.
+	Hint string
 
 	refreshed sync.Map // tenant id → time.Time of its last fresh lookup
 }
@@ -126,7 +129,11 @@ func (a *Authenticator[T]) ReadSigned(w http.ResponseWriter, r *http.Request, ma
 	cfg, err = a.authenticate(r.Context(), tenantID, sig, body, accept)
 	if err != nil {
 		if errors.Is(err, webhook.ErrInvalidSignature) {
-			fail(w, r, errSignature)
+			p := *errSignature
+			if a.Hint != "" {
+				p.Detail += " " + a.Hint
+			}
+			fail(w, r, &p)
 		} else {
 			httpapi.WriteUnavailable(w, r, err, "Tenant configuration is unavailable; retry shortly.")
 		}

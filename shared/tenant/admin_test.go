@@ -32,10 +32,17 @@ func TestAdminCreate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// One secret per purpose, each its own.
-		if len(got.FinanceSecrets) != 1 || len(got.EmbeddedSecrets) != 1 || got.FinanceSecrets[0].Value == secret ||
-			got.EmbeddedSecrets[0].Value == secret || got.FinanceSecrets[0].Value == got.EmbeddedSecrets[0].Value {
-			t.Fatalf("purpose secrets %+v %+v", got.FinanceSecrets, got.EmbeddedSecrets)
+		// One secret per purpose, each its own: the flow sources' included.
+		seen := map[string]tenant.Purpose{}
+		for _, p := range tenant.Purposes {
+			s := *got.Secrets(p)
+			if len(s) != 1 || s[0].CreatedAt != now {
+				t.Fatalf("%s secrets %+v, want one made now", p, s)
+			}
+			if other, dup := seen[s[0].Value]; dup {
+				t.Fatalf("%s and %s share a secret", other, p)
+			}
+			seen[s[0].Value] = p
 		}
 		want := tenant.Config{
 			ID:              "acme",
@@ -43,6 +50,7 @@ func TestAdminCreate(t *testing.T) {
 			WebhookSecrets:  []tenant.Secret{{Value: secret, CreatedAt: now}},
 			FinanceSecrets:  got.FinanceSecrets,
 			EmbeddedSecrets: got.EmbeddedSecrets,
+			FlowSecrets:     got.FlowSecrets,
 			CreatedAt:       now,
 			UpdatedAt:       now,
 			Version:         got.Version,

@@ -88,8 +88,25 @@ const (
 	PurposeEmbedded Purpose = "embedded" // embedded-session host bootstrap
 )
 
-// Purposes lists every purpose.
-var Purposes = []Purpose{PurposeIngest, PurposeFinance, PurposeEmbedded}
+// FlowSources are the systems that post flow change events, in connector.Systems' order
+// (package flow's tests hold the two lists equal; tenant cannot import connector).
+var FlowSources = [...]string{"hosterp", "erp2", "crm", "marketing", "shipping"}
+
+// FlowPurpose is the purpose of the secrets a source system signs its flow change events
+// with ("flow.crm"): each source has its own, so the holder of one system's secret cannot
+// post changes as another system and slip past the ownership manifest.
+func FlowPurpose(system string) Purpose { return Purpose("flow." + system) }
+
+// Purposes lists every purpose: the host's three, then one per flow source.
+var Purposes = append([]Purpose{PurposeIngest, PurposeFinance, PurposeEmbedded}, flowPurposes()...)
+
+func flowPurposes() []Purpose {
+	out := make([]Purpose, len(FlowSources))
+	for i, sys := range FlowSources {
+		out[i] = FlowPurpose(sys)
+	}
+	return out
+}
 
 // ValidPurpose reports whether p is one of Purposes.
 func ValidPurpose(p Purpose) bool { return slices.Contains(Purposes, p) }
@@ -103,6 +120,9 @@ type Config struct {
 	WebhookSecrets  []Secret
 	FinanceSecrets  []Secret
 	EmbeddedSecrets []Secret
+	// FlowSecrets sign each source system's flow change events, by FlowSources' index. A
+	// tenant created before they existed has none until one is rotated in.
+	FlowSecrets [len(FlowSources)][]Secret
 	// Connectors by system name (hosterp, erp2, crm, marketing, shipping).
 	Connectors map[string]Connector
 	CreatedAt  time.Time
@@ -141,6 +161,11 @@ func (c *Config) Secrets(p Purpose) *[]Secret {
 		return &c.FinanceSecrets
 	case PurposeEmbedded:
 		return &c.EmbeddedSecrets
+	}
+	for i, sys := range FlowSources {
+		if p == FlowPurpose(sys) {
+			return &c.FlowSecrets[i]
+		}
 	}
 	return nil
 }

@@ -279,3 +279,27 @@ func TestRotate(t *testing.T) {
 		})
 	}
 }
+
+func TestEveryPurposeHasItsOwnSecrets(t *testing.T) {
+	var c tenant.Config
+	held := map[*[]tenant.Secret]tenant.Purpose{}
+	for _, p := range tenant.Purposes {
+		s := c.Secrets(p)
+		if s == nil || !tenant.ValidPurpose(p) {
+			t.Fatalf("purpose %s has no secrets", p)
+		}
+		if other, dup := held[s]; dup {
+			t.Fatalf("%s and %s share their secrets", other, p)
+		}
+		held[s] = p
+	}
+	*c.Secrets(tenant.FlowPurpose("crm")) = []tenant.Secret{{Value: secretA, CreatedAt: now}}
+	if len(c.ActiveKeys("flow.crm", now)) != 1 || len(c.ActiveKeys("flow.shipping", now)) != 0 || len(c.ActiveKeys("ingest", now)) != 0 {
+		t.Fatal("a flow source's secret verifies for another purpose")
+	}
+	for _, p := range []tenant.Purpose{"flow.", "flow.nope", "flow", "Flow.crm"} {
+		if tenant.ValidPurpose(p) || c.Secrets(p) != nil {
+			t.Fatalf("purpose %q is accepted", p)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -37,8 +38,19 @@ func New(b *platform.Base) (*flow.Service, error) {
 	store := flow.NewDynamoStore(b.DB, b.Config.Table(blueprint.Flows))
 	x := &flow.Executor{Store: store, Guard: g, SyncErrors: Reporter{se.Reporter()}, Now: b.Clock(),
 		Trails: governance.Trails{Ledger: b.GovernanceStore()}}
-	return &flow.Service{Store: store, Exec: x, Poller: &flow.Poller{Exec: x, Source: Sources{guarded.Connectors(b)}},
-		HostAuth: b.HostAuth(tenant.PurposeIngest), Audit: b.Audit, Now: b.Clock(), Manifests: b.Manifests()}, nil
+	return &flow.Service{Store: store, Exec: x, Claims: store, Poller: &flow.Poller{Exec: x, Source: Sources{guarded.Connectors(b)}},
+		SourceAuth: SourceAuth(b), Audit: b.Audit, Now: b.Clock(), Manifests: b.Manifests()}, nil
+}
+
+// SourceAuth verifies each source system's change events with its own secrets.
+func SourceAuth(b *platform.Base) map[connector.System]*hostauth.Authenticator[tenant.Config] {
+	out := map[connector.System]*hostauth.Authenticator[tenant.Config]{}
+	for _, sys := range connector.Systems {
+		a := b.HostAuth(tenant.FlowPurpose(string(sys)))
+		a.Hint = flow.SignatureHint(sys)
+		out[sys] = a
+	}
+	return out
 }
 
 // Sources reads changed records through the tenants' connectors: a read, which needs no

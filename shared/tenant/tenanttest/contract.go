@@ -24,6 +24,8 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) tenant.Store) {
 				{Value: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", CreatedAt: now},
 				{Value: "whsec_c2Vjb25kLXNlY3JldC1mb3ItdGVzdHM=", CreatedAt: now.Add(-time.Hour), RetireAt: now.Add(time.Hour)},
 			},
+			// A flow source's secrets round-trip like the host's (index 2: crm).
+			FlowSecrets: [len(tenant.FlowSources)][]tenant.Secret{2: {{Value: "whsec_Y3JtLWZsb3ctc2VjcmV0LWZvci10ZXN0cw==", CreatedAt: now}}},
 			Connectors: map[string]tenant.Connector{"hosterp": {BaseURL: "https://erp.example.com/api", Token: "client:tok",
 				TokenURL: "https://erp.example.com/services/rest/auth/oauth2/v1/token", Scope: "rest_webservices"}},
 			CreatedAt: now,
