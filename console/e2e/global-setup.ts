@@ -6,7 +6,7 @@ import { mkdtempSync, openSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { DEMO_EMBEDDED_SECRET, DEMO_FINANCE_SECRET, DEMO_SECRET } from "./support/stack";
+import { DEMO_EMBEDDED_SECRET, DEMO_FINANCE_SECRET, DEMO_FLOW_SECRETS, DEMO_SECRET } from "./support/stack";
 
 const root = resolve(__dirname, "..", "..");
 
@@ -46,6 +46,7 @@ export default async function globalSetup() {
     stdio: ["ignore", log, log],
     env: { ...process.env, PORT: String(port), LOCAL_STATE_DIR: state, DEMO_WEBHOOK_SECRET: DEMO_SECRET,
       DEMO_FINANCE_SECRET, DEMO_EMBEDDED_SECRET,
+      ...Object.fromEntries(Object.entries(DEMO_FLOW_SECRETS).map(([sys, secret]) => ["DEMO_FLOW_SECRET_" + sys.toUpperCase(), secret])),
       RECONCILE_INTERVAL: "1h", LOCAL_VISIBILITY_TIMEOUT_SECONDS: "5" },
   });
   const base = `http://127.0.0.1:${port}`;

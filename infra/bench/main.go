@@ -77,10 +77,11 @@ func run(n, conc, rounds int) error {
 	if err != nil {
 		return err
 	}
-	deps, prov, key, err := setupStage(ctx, awsCfg, "bench")
+	deps, prov, keys, err := setupStage(ctx, awsCfg, "bench")
 	if err != nil {
 		return err
 	}
+	key := keys[tenant.PurposeIngest]
 
 	mux, err := deps.Mux(blueprint.HTTPFunctions())
 	if err != nil {
@@ -214,7 +215,9 @@ func run(n, conc, rounds int) error {
 	}
 	defer stopCRM()
 	flowURL := "http://" + ln.Addr().String() + "/api/flows/events/hosterp"
-	_ = flowEvents(ctx, flowURL, key, n, conc, -1)
+	// The host ERP signs its change events with its own flow secret, not the ingest's.
+	flowKey := keys[tenant.FlowPurpose("hosterp")]
+	_ = flowEvents(ctx, flowURL, flowKey, n, conc, -1)
 	var fr [3]float64
 	var fp50 [3]time.Duration
 	calls := stageCalls["bench"]
@@ -222,7 +225,7 @@ func run(n, conc, rounds int) error {
 	for r := 0; r < rounds; r++ {
 		rawR, direct := raw(100+r), directWrites(ctx, crmURL, n, conc, rounds+r)
 		calls.take()
-		events := flowEvents(ctx, flowURL, key, n, conc, r)
+		events := flowEvents(ctx, flowURL, flowKey, n, conc, r)
 		flowCalls = calls.take()
 		for i, x := range []loadgen.Result{rawR, direct, events} {
 			fmt.Println(x)
@@ -244,8 +247,9 @@ func run(n, conc, rounds int) error {
 var stageCalls = map[string]*dynamoCalls{}
 
 // setupStage provisions a stage's tables and queues on the emulators, loads the wiring the
-// Lambdas use for it and creates an enabled tenant "bench"; it returns the tenant's key.
-func setupStage(ctx context.Context, awsCfg aws.Config, stage string) (*compose.Stack, compose.Provisioned, []byte, error) {
+// Lambdas use for it and creates an enabled tenant "bench"; it returns the tenant's keys
+// by purpose.
+func setupStage(ctx context.Context, awsCfg aws.Config, stage string) (*compose.Stack, compose.Provisioned, map[tenant.Purpose][]byte, error) {
 	os.Setenv("STAGE", stage)
 	os.Setenv(platform.EnvConnectorsAllowLocal, "true") // the fakes are on loopback
 	prov, err := compose.Provision(ctx, awsCfg, stage, sqsqueue.CreateOptions{})
@@ -270,18 +274,22 @@ func setupStage(ctx context.Context, awsCfg aws.Config, stage string) (*compose.
 			return nil, prov, nil, err
 		}
 	}
-	key, _ := webhook.ParseSecret(secrets[tenant.PurposeIngest])
-	return deps, prov, key, nil
+	keys := map[tenant.Purpose][]byte{}
+	for p, secret := range secrets {
+		keys[p], _ = webhook.ParseSecret(secret)
+	}
+	return deps, prov, keys, nil
 }
 
 // diagnoseBench claims n sync errors, then lets two pollers (the local stand-in for the
 // SQS event source) drain the diagnosis queue through the worker with the rules provider,
 // and reports how fast claims become ready.
 func diagnoseBench(ctx context.Context, awsCfg aws.Config, n int) error {
-	deps, prov, key, err := setupStage(ctx, awsCfg, "benchdiag")
+	deps, prov, keys, err := setupStage(ctx, awsCfg, "benchdiag")
 	if err != nil {
 		return err
 	}
+	key := keys[tenant.PurposeIngest]
 	h := deps.Queue.Ingest()
 	for i := 0; i < n; i++ {
 		body := []byte(fmt.Sprintf(`{"tenantId":"bench","errorId":"D-%d","recordType":"salesOrder","recordId":"SO-%d","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry: Deutschland is not a valid ISO 3166 country code","occurredAt":"2026-11-22T09:58:41Z","payload":{"shipcountry":"Deutschland","email":"buyer%d@example.com","total":129.5}}`, i, i, i))

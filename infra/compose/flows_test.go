@@ -82,15 +82,7 @@ func (f *flows) call(t *testing.T, token, method, path, body string) *httptest.R
 // event posts a signed change event and returns its run ids.
 func (f *flows) event(t *testing.T, system, eventID, entity string, fields map[string]any) (ids []string, duplicate bool) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"eventId": eventID, "entity": entity, "recordId": "C-1",
-		"changedAt": fixtureTime.Format("2006-01-02T15:04:05Z"), "fields": fields})
-	key, _ := webhook.ParseSecret(fixtureSecret)
-	r := httptest.NewRequest("POST", "/api/flows/events/"+system, strings.NewReader(string(body)))
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("X-Tenant-Id", "demo")
-	webhook.Sign(key, webhook.NewMessageID(), fixtureTime, body).Set(r.Header)
-	w := httptest.NewRecorder()
-	f.api.ServeHTTP(w, r)
+	w := f.post(system, fixtureSecret, webhook.NewMessageID(), changeEvent(eventID, entity, fields))
 	if w.Code != http.StatusAccepted {
 		t.Fatalf("event %s: %d %s", eventID, w.Code, w.Body)
 	}
@@ -102,6 +94,56 @@ func (f *flows) event(t *testing.T, system, eventID, entity string, fields map[s
 		t.Fatal(err)
 	}
 	return out.RunIDs, out.Duplicate
+}
+
+func changeEvent(eventID, entity string, fields map[string]any) []byte {
+	body, _ := json.Marshal(map[string]any{"eventId": eventID, "entity": entity, "recordId": "C-1",
+		"changedAt": fixtureTime.Format("2006-01-02T15:04:05Z"), "fields": fields})
+	return body
+}
+
+// post sends a change event to system's path signed with secret under webhook-id msgID.
+func (f *flows) post(system, secret, msgID string, body []byte) *httptest.ResponseRecorder {
+	key, _ := webhook.ParseSecret(secret)
+	r := httptest.NewRequest("POST", "/api/flows/events/"+system, strings.NewReader(string(body)))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("X-Tenant-Id", "demo")
+	webhook.Sign(key, msgID, fixtureTime, body).Set(r.Header)
+	w := httptest.NewRecorder()
+	f.api.ServeHTTP(w, r)
+	return w
+}
+
+// The deployed wiring verifies each source with its own secret and claims webhook-ids in
+// the flows table: the ingest secret, a replayed webhook-id and another source's secret
+// change nothing in the host ERP.
+func TestFlowEventsAuthenticateTheirSource(t *testing.T) {
+	f := newFlows(t)
+	ctx := context.Background()
+	// The environment gives every purpose the fixture secret; the CRM gets its own.
+	crm, err := (tenant.Admin{Store: f.deps.Tenants}).RotateSecret(ctx, "demo", tenant.FlowPurpose("crm"), "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := changeEvent("ev-auth", "Account", map[string]any{"Type": "Customer", "Email": "new@example.com"})
+	// The ingest's secret (in this environment every other source's too) is refused…
+	if w := f.post("crm", fixtureSecret, "msg_ingest", body); w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), "invalid_signature") {
+		t.Fatalf("signed with the ingest secret: %d %s", w.Code, w.Body)
+	}
+	if rec, _ := f.erp.Get("customer", "C-1"); rec.Fields["email"] != nil {
+		t.Fatalf("host ERP customer %v after a refused event", rec.Fields)
+	}
+	// … the CRM's own is accepted…
+	if w := f.post("crm", crm, "msg_crm", body); w.Code != http.StatusAccepted {
+		t.Fatalf("signed by the CRM: %d %s", w.Code, w.Body)
+	}
+	// … and its webhook-id once more, validly signed for the host ERP's path: a replay.
+	if w := f.post("hosterp", fixtureSecret, "msg_crm", changeEvent("ev-auth", "customer", map[string]any{"email": "x@example.com"})); w.Code != http.StatusConflict {
+		t.Fatalf("replayed webhook-id: %d %s", w.Code, w.Body)
+	}
+	if rec, _ := f.erp.Get("customer", "C-1"); rec.Fields["email"] != "new@example.com" {
+		t.Fatalf("host ERP customer %v: want only the CRM's signed change", rec.Fields)
+	}
 }
 
 type runView struct {

@@ -11,17 +11,18 @@ import (
 
 	"github.com/syncassist/syncassist/infra/emulators"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
 // localAPI calls the running local stack as the demo tenant: with a development token of
-// one role, or signed with the tenant's webhook secret like a source system.
+// one role, or signed with one of the tenant's secrets like the host ERP or a source system.
 type localAPI struct {
-	ctx    context.Context
-	base   string
-	tenant string
-	auth   string
-	secret string
+	ctx     context.Context
+	base    string
+	tenant  string
+	auth    string
+	secrets map[tenant.Purpose]string
 }
 
 // newLocalAPI reads the running stack's state and mints a token of role.
@@ -38,8 +39,12 @@ func newLocalAPI(ctx context.Context, role string) (*localAPI, error) {
 	if err := mintDevToken(&tok, root, devTokenOptions{role: role, tenant: st["DEMO_TENANT"], subject: "demo-" + role, ttl: time.Hour}); err != nil {
 		return nil, err
 	}
+	secrets := map[tenant.Purpose]string{}
+	for p, env := range secretEnv {
+		secrets[p] = st[env]
+	}
 	return &localAPI{ctx: ctx, base: st["LOCAL_API_URL"], tenant: st["DEMO_TENANT"],
-		auth: "Bearer " + strings.TrimSpace(tok.String()), secret: st["DEMO_WEBHOOK_SECRET"]}, nil
+		auth: "Bearer " + strings.TrimSpace(tok.String()), secrets: secrets}, nil
 }
 
 // do sends one request; a nil header sends the token.
@@ -64,11 +69,11 @@ func (a *localAPI) do(method, path string, body []byte, header http.Header) (int
 	return resp.StatusCode, out, err
 }
 
-// signed posts body signed with the tenant's webhook secret.
-func (a *localAPI) signed(path string, body []byte) (int, []byte, error) {
-	key, err := webhook.ParseSecret(a.secret)
+// signed posts body signed with the tenant's secret of purpose p.
+func (a *localAPI) signed(p tenant.Purpose, path string, body []byte) (int, []byte, error) {
+	key, err := webhook.ParseSecret(a.secrets[p])
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, fmt.Errorf("the %s secret (%s in .local/local.env; restart `make run` if it is missing): %w", p, secretEnv[p], err)
 	}
 	h := http.Header{}
 	webhook.Sign(key, webhook.NewMessageID(), time.Now(), body).Set(h)

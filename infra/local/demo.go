@@ -10,6 +10,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
@@ -34,7 +35,7 @@ func demo(ctx context.Context) error {
 
 	errorID := "ERR-DEMO-" + strings.TrimPrefix(webhook.NewMessageID(), "msg_")[:8]
 	step(2, "The host ERP posts a signed sync error ("+errorID+"):")
-	code, out, err := api.signed(blueprint.IngestRoute.Path, sampleBody(api.tenant, errorID))
+	code, out, err := api.signed(tenant.PurposeIngest, blueprint.IngestRoute.Path, sampleBody(api.tenant, errorID))
 	if err != nil {
 		return err
 	}

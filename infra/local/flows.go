@@ -17,6 +17,7 @@ import (
 	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // demoFlows are the demo tenant's flows: the host ERP's customers to the CRM's accounts
@@ -138,7 +139,7 @@ func flowsDemo(ctx context.Context) error {
 		sent++
 		body, _ := json.Marshal(map[string]any{"eventId": fmt.Sprintf("EV-%s-%d", runTag, sent),
 			"entity": entity, "recordId": record, "changedAt": time.Now().UTC().Format(time.RFC3339), "fields": fields})
-		code, out, err := api.signed("/api/flows/events/"+system, body)
+		code, out, err := api.signed(tenant.FlowPurpose(system), "/api/flows/events/"+system, body)
 		if err != nil {
 			return flow.Run{}, err
 		}

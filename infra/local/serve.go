@@ -242,12 +242,18 @@ func serve(ctx context.Context) error {
 }
 
 // secretEnv names, per purpose, the variable that fixes the demo tenant's secret and the
-// local.env entry it is written to.
-var secretEnv = map[tenant.Purpose]string{
-	tenant.PurposeIngest:   "DEMO_WEBHOOK_SECRET",
-	tenant.PurposeFinance:  "DEMO_FINANCE_SECRET",
-	tenant.PurposeEmbedded: "DEMO_EMBEDDED_SECRET",
-}
+// local.env entry it is written to: DEMO_FLOW_SECRET_<SYSTEM> for a flow source's.
+var secretEnv = func() map[tenant.Purpose]string {
+	m := map[tenant.Purpose]string{
+		tenant.PurposeIngest:   "DEMO_WEBHOOK_SECRET",
+		tenant.PurposeFinance:  "DEMO_FINANCE_SECRET",
+		tenant.PurposeEmbedded: "DEMO_EMBEDDED_SECRET",
+	}
+	for _, sys := range tenant.FlowSources {
+		m[tenant.FlowPurpose(sys)] = "DEMO_FLOW_SECRET_" + strings.ToUpper(sys)
+	}
+	return m
+}()
 
 // seedDemoTenant makes the demo tenant exist with both flags on. Each purpose's secret is
 // the one fixed (DEMO_*_SECRET) when set, else the stored one, else a fresh one.
@@ -327,7 +333,7 @@ Sync-error triage is running locally.
   webhook secret   %s  (sync errors)
   finance secret   %s  (finance approval create)
   embedded secret  %s  (embedded host bootstrap)
-  backstops        every %s (the reconcile, the lease sweep, the flow redrive and the flow poll)
+%s  backstops        every %s (the reconcile, the lease sweep, the flow redrive and the flow poll)
   state            %s/local.env (used by make sample / make tenantctl)
 
 Post a signed sample sync error (this signature is valid for 5 minutes; `+"`make sample`"+` signs a fresh one):
@@ -348,9 +354,18 @@ The whole flow, step by step, in another terminal:
   make reconcile                         run the backstops now (the reconcile finds ERR-MISSED-0001, whose webhook never came)
 
 Ctrl-C stops everything.
-`, baseURL, baseURL, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), demoTenant, secret, secrets[tenant.PurposeFinance], secrets[tenant.PurposeEmbedded], every, stateDir,
+`, baseURL, baseURL, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), demoTenant, secret, secrets[tenant.PurposeFinance], secrets[tenant.PurposeEmbedded], flowSecretLines(secrets), every, stateDir,
 		curlCommand(baseURL+blueprint.IngestRoute.Path, demoTenant, secret, body, time.Now()))
 	fmt.Print(strings.ReplaceAll(banner, "API_URL", baseURL))
+}
+
+// flowSecretLines lists each flow source's secret for the banner.
+func flowSecretLines(secrets map[tenant.Purpose]string) string {
+	var b strings.Builder
+	for _, sys := range tenant.FlowSources {
+		fmt.Fprintf(&b, "  %-16s %s  (%s's flow change events)\n", "flow "+sys, secrets[tenant.FlowPurpose(sys)], sys)
+	}
+	return b.String()
 }
 
 // demoOrders are the fake host ERP's extra sales orders the demo queue is about.

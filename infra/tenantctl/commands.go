@@ -103,7 +103,7 @@ func (c cli) create(ctx context.Context, id string) error {
 	}
 	fmt.Fprintf(c.out, "created tenant %s with both flags 'false'\nits secrets, one per purpose (shown once; store them in the host ERP now):\n", id)
 	for _, p := range tenant.Purposes {
-		fmt.Fprintf(c.out, "  %-8s %s\n", p, secrets[p])
+		fmt.Fprintf(c.out, "  %-14s %s\n", p, secrets[p])
 	}
 	return nil
 }
@@ -138,7 +138,7 @@ func (c cli) rotate(ctx context.Context, id string, rest []string) error {
 	fs := flag.NewFlagSet("rotate-secret", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	grace := fs.Duration("grace", tenant.DefaultRotationGrace, "how long the previous secret keeps verifying")
-	purpose := fs.String("purpose", string(tenant.PurposeIngest), "which secret: ingest (the webhook), finance (approval create) or embedded (host bootstrap)")
+	purpose := fs.String("purpose", string(tenant.PurposeIngest), "which secret: ingest (the webhook), finance (approval create), embedded (host bootstrap) or flow.<system> (a source's flow change events: flow.hosterp, flow.erp2, flow.crm, flow.marketing, flow.shipping)")
 	if err := fs.Parse(rest); err != nil {
 		return err
 	}
@@ -300,9 +300,18 @@ func (c cli) list(ctx context.Context) error {
 	}
 	for _, t := range cs {
 		fmt.Fprintf(c.out, "%-24s enabled=%-5v webhook_enabled=%-5v secrets=%d\n", t.ID,
-			t.Flag(tenant.KeyEnabled), t.Flag(tenant.KeyWebhookEnabled), len(t.WebhookSecrets)+len(t.FinanceSecrets)+len(t.EmbeddedSecrets))
+			t.Flag(tenant.KeyEnabled), t.Flag(tenant.KeyWebhookEnabled), secretCount(t))
 	}
 	return nil
+}
+
+// secretCount counts the tenant's secrets of every purpose.
+func secretCount(c tenant.Config) int {
+	n := 0
+	for _, p := range tenant.Purposes {
+		n += len(*c.Secrets(p))
+	}
+	return n
 }
 
 // fingerprint identifies a secret without revealing any of it.

@@ -25,16 +25,19 @@ const usage = `usage: tenantctl [-stage STAGE] [-table NAME] COMMAND ...
 
 commands:
   create TENANT                  create a tenant (flags off) and print its secrets once, one per
-                                 purpose: ingest (the webhook), finance (approval create) and
-                                 embedded (host bootstrap)
+                                 purpose: ingest (the webhook), finance (approval create),
+                                 embedded (host bootstrap) and one per flow source system
+                                 (flow.hosterp, flow.erp2, flow.crm, flow.marketing,
+                                 flow.shipping: that system's change events)
   set TENANT KEY VALUE           set a setting; only the exact string 'true' enables a flag
                                  keys: sync_error_assist.enabled, sync_error_assist.webhook_enabled,
                                  embedded.allowed_roles (comma-separated roles, e.g. operator,approver)
   enable TENANT                  set both flags to 'true'
-  rotate-secret TENANT [-purpose ingest|finance|embedded] [-grace 24h]
+  rotate-secret TENANT [-purpose ingest|finance|embedded|flow.<system>] [-grace 24h]
                                  make a new secret of the purpose (default ingest) current and
                                  print it once; the old one keeps verifying for the grace
-                                 period, then stops
+                                 period, then stops. A tenant created before flow sources had
+                                 secrets gets its first one this way
   connector TENANT SYSTEM [BASEURL] [-token-file PATH | -token-stdin] [-token-url URL [-scope S]]
                                  configure one of the tenant's systems (hosterp, erp2, crm,
                                  marketing, shipping); without BASEURL it is removed. The

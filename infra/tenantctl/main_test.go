@@ -115,8 +115,16 @@ func TestCreate(t *testing.T) {
 			t.Errorf("secret printed %d times, want once:\n%s", strings.Count(out, sec), out)
 		}
 	}
-	if secrets[0] == secrets[1] || secrets[1] == secrets[2] || secrets[0] == secrets[2] {
-		t.Errorf("the purposes share a secret:\n%s", out)
+	seen := map[string]bool{}
+	for i, sec := range secrets {
+		if seen[sec] {
+			t.Errorf("the purposes share a secret:\n%s", out)
+		}
+		seen[sec] = true
+		stored := getTenant(t, store, "acme")
+		if got := *stored.Secrets(tenant.Purposes[i]); len(got) != 1 || got[0].Value != sec {
+			t.Errorf("the %s secret printed is not the one stored:\n%s", tenant.Purposes[i], out)
+		}
 	}
 	if !strings.Contains(out, "acme") || !strings.Contains(out, "'false'") {
 		t.Errorf("output does not name the tenant and its flags:\n%s", out)
@@ -364,9 +372,10 @@ func TestShowNeverPrintsSecrets(t *testing.T) {
 			t.Errorf("show output lacks %q:\n%s", want, out)
 		}
 	}
-	// Two webhook secrets (rotated), one finance and one embedded secret.
-	if len(c.WebhookSecrets) != 2 || strings.Count(out, "sha256:") != 4 || !strings.Contains(out, "finance secret") {
-		t.Errorf("want four secret fingerprints, got:\n%s", out)
+	// Two webhook secrets (rotated), and one of every other purpose.
+	if len(c.WebhookSecrets) != 2 || strings.Count(out, "sha256:") != len(tenant.Purposes)+1 ||
+		!strings.Contains(out, "finance secret") || !strings.Contains(out, "flow.shipping secret") {
+		t.Errorf("want %d secret fingerprints, got:\n%s", len(tenant.Purposes)+1, out)
 	}
 	if fingerprint(first) == fingerprint(second) {
 		t.Error("two secrets share a fingerprint")
@@ -396,9 +405,9 @@ func TestList(t *testing.T) {
 	want := []struct {
 		id, enabled, webhook, secrets string
 	}{
-		{"acme", "enabled=false", "webhook_enabled=false", "secrets=3"},
-		{"globex", "enabled=true", "webhook_enabled=true", "secrets=3"},
-		{"initech", "enabled=false", "webhook_enabled=false", "secrets=4"},
+		{"acme", "enabled=false", "webhook_enabled=false", "secrets=8"},
+		{"globex", "enabled=true", "webhook_enabled=true", "secrets=8"},
+		{"initech", "enabled=false", "webhook_enabled=false", "secrets=9"},
 	}
 	for i, w := range want {
 		f := strings.Fields(lines[i])
@@ -461,4 +470,27 @@ func TestCommandUsageErrors(t *testing.T) {
 			t.Fatal("command with no arguments succeeded")
 		}
 	})
+}
+
+// A tenant stored before flow sources had secrets gets its first one by rotation.
+func TestRotateInAFlowSourceSecret(t *testing.T) {
+	t.Parallel()
+	admin, store := testAdmin()
+	mustRun(t, admin, "create", "acme")
+	c := getTenant(t, store, "acme")
+	c.FlowSecrets = [len(tenant.FlowSources)][]tenant.Secret{}
+	if err := store.Update(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	secret := printedSecret(t, mustRun(t, admin, "rotate-secret", "acme", "-purpose", "flow.crm"))
+	after := getTenant(t, store, "acme")
+	if got := *after.Secrets(tenant.FlowPurpose("crm")); len(got) != 1 || got[0].Value != secret || !got[0].RetireAt.IsZero() {
+		t.Fatalf("flow.crm secrets %+v, want the printed one, current", got)
+	}
+	if len(*after.Secrets(tenant.FlowPurpose("shipping"))) != 0 {
+		t.Fatal("rotating one source's secret made another's")
+	}
+	if _, err := runCommand(t, admin, "rotate-secret", "acme", "-purpose", "flow.nope"); err == nil {
+		t.Fatal("an unknown flow source was rotated")
+	}
 }

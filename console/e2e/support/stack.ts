@@ -8,6 +8,9 @@ const testSecret = (s: string) => "whsec_" + Buffer.from(s).toString("base64");
 export const DEMO_SECRET = testSecret("syncassist-e2e-test-only-secret!");
 export const DEMO_FINANCE_SECRET = testSecret("syncassist-e2e-finance-secret!!!");
 export const DEMO_EMBEDDED_SECRET = testSecret("syncassist-e2e-embedded-secret!!");
+/** Each source system signs its flow change events with its own secret (DEMO_FLOW_SECRET_<SYSTEM>). */
+export const DEMO_FLOW_SECRETS: Record<string, string> = Object.fromEntries(
+  ["hosterp", "erp2", "crm", "marketing", "shipping"].map((sys) => [sys, testSecret(("syncassist-e2e-flow-" + sys + "-secret!!!!!!").slice(0, 32))]));
 
 export const base = () => process.env.CONSOLE_BASE_URL!;
 
