@@ -184,13 +184,17 @@ func (c cli) connector(ctx context.Context, id string, rest []string) error {
 		return errors.New("a credential or token URL needs a BASEURL; without one the connector is removed")
 	}
 	patch := settings.Patch{Connectors: map[string]*settings.ConnectorPatch{system: cp}}
-	if _, err := c.svc.Apply(ctx, c.who(id), patch); err != nil {
+	v, err := c.svc.Apply(ctx, c.who(id), patch)
+	if err != nil {
 		return err
 	}
 	if cp == nil {
 		fmt.Fprintf(c.out, "%s: connector %s removed\n", id, system)
-	} else {
-		fmt.Fprintf(c.out, "%s: connector %s -> %s\n", id, system, cp.BaseURL)
+		return nil
+	}
+	fmt.Fprintf(c.out, "%s: connector %s -> %s\n", id, system, cp.BaseURL)
+	if len(v.CredentialsCleared) > 0 {
+		fmt.Fprintf(c.out, "note: its stored credential was deleted because its address changed; give it again with -token-file or -token-stdin\n")
 	}
 	return nil
 }

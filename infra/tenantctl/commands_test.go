@@ -32,10 +32,17 @@ func TestConnectorTakesTheCredentialFromStdinOrAFileNeverArgv(t *testing.T) {
 		t.Fatalf("stored %+v", got)
 	}
 
-	// A base URL alone keeps the stored credential.
-	mustRun(t, c, "connector", "acme", "crm", publicURL+"/v2")
-	if got := getTenant(t, store, "acme").Connectors["crm"]; got.Token != "stdin-credential-value" || got.BaseURL != publicURL+"/v2" {
+	// The same base URL alone keeps the stored credential; a new one deletes it, and says so:
+	// a credential is never sent to an address it was not given for.
+	if out := mustRun(t, c, "connector", "acme", "crm", publicURL); strings.Contains(out, "deleted") {
+		t.Fatalf("unmoved connector:\n%s", out)
+	}
+	if got := getTenant(t, store, "acme").Connectors["crm"]; got.Token != "stdin-credential-value" {
 		t.Fatalf("stored %+v", got)
+	}
+	out = mustRun(t, c, "connector", "acme", "crm", publicURL+"/v2")
+	if got := getTenant(t, store, "acme").Connectors["crm"]; got.Token != "" || got.BaseURL != publicURL+"/v2" || !strings.Contains(out, "credential was deleted") {
+		t.Fatalf("stored %+v after a move, which printed:\n%s", got, out)
 	}
 
 	mustRun(t, c, "connector", "acme", "shipping")
@@ -45,8 +52,8 @@ func TestConnectorTakesTheCredentialFromStdinOrAFileNeverArgv(t *testing.T) {
 
 	// Every change is audited under the command's actor, and no credential reaches the trail.
 	recs := audits.All()
-	if len(recs) != 4 {
-		t.Fatalf("%d audit records, want 4", len(recs))
+	if len(recs) != 5 {
+		t.Fatalf("%d audit records, want 5", len(recs))
 	}
 	for _, r := range recs {
 		if r.Actor.Actor != "tenantctl:tester" || r.ActionKey != "settings.update" {
@@ -137,10 +144,11 @@ func TestConnectorOAuthClientCredentials(t *testing.T) {
 	if show := mustRun(t, c, "show", "acme"); !strings.Contains(show, "client credentials at https://93.184.215.14/oauth2/v2.0/token") || strings.Contains(show, "client-secret") {
 		t.Fatalf("show:\n%s", show)
 	}
-	// A new base URL keeps the grant; an empty token URL ends it.
+	// A new base URL keeps the grant's settings but not its client secret, which is given
+	// again; an empty token URL ends the grant.
 	mustRun(t, c, "connector", "acme", "erp2", publicURL+"/v2")
-	if got := getTenant(t, store, "acme").Connectors["erp2"]; got.TokenURL == "" || got.Token == "" {
-		t.Fatalf("moved connector lost its grant: %+v", got)
+	if got := getTenant(t, store, "acme").Connectors["erp2"]; got.TokenURL == "" || got.Scope == "" || got.Token != "" {
+		t.Fatalf("moved connector: %+v, want its grant without the credential", got)
 	}
 	mustRun(t, c, "connector", "acme", "erp2", publicURL, "-token-url", "")
 	if got := getTenant(t, store, "acme").Connectors["erp2"]; got.TokenURL != "" || got.Scope == "" {

@@ -42,7 +42,8 @@ commands:
                                  configure one of the tenant's systems (hosterp, erp2, crm,
                                  marketing, shipping); without BASEURL it is removed. The
                                  credential is read from a file or standard input, never from
-                                 the command line; without either the stored one is kept.
+                                 the command line; without either the stored one is kept,
+                                 unless the base or token URL changes: then it is deleted.
                                  With -token-url the credential is "clientId:clientSecret" for
                                  the OAuth 2.0 client-credentials grant there (NetSuite,
                                  Business Central; -token-url '' sends the credential as is)

@@ -195,13 +195,28 @@ func (s *Service) FlowsHandler() http.Handler {
 // FlowHandler is GET /api/settings/flows/{id}.
 func (s *Service) FlowHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f, err := s.Store.Flow(r.Context(), caller(r).TenantID, r.PathValue("id"))
+		id, ok := flowID(w, r)
+		if !ok {
+			return
+		}
+		f, err := s.Store.Flow(r.Context(), caller(r).TenantID, id)
 		if err != nil {
 			writeFlowError(w, r, err)
 			return
 		}
 		httpapi.WriteJSON(w, http.StatusOK, f)
 	})
+}
+
+// flowID is the path's flow id; an id no flow can have answers 404 before any store sees
+// it (a key that long or odd would fail there as an outage, not as a missing flow).
+func flowID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := r.PathValue("id")
+	if !ValidID(id) {
+		writeFlowError(w, r, ErrNotFound)
+		return "", false
+	}
+	return id, true
 }
 
 func writeFlowError(w http.ResponseWriter, r *http.Request, err error) {
@@ -288,7 +303,11 @@ func (s *Service) PutFlowHandler() http.Handler {
 // DeleteFlowHandler is DELETE /api/settings/flows/{id}. Runs already made stay readable.
 func (s *Service) DeleteFlowHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		who, id := caller(r), r.PathValue("id")
+		id, ok := flowID(w, r)
+		if !ok {
+			return
+		}
+		who := caller(r)
 		before, err := s.Store.Flow(r.Context(), who.TenantID, id)
 		if err == nil {
 			err = s.Store.DeleteFlow(r.Context(), who.TenantID, id)

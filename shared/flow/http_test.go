@@ -13,6 +13,7 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/hostauth"
+	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
 	"github.com/syncassist/syncassist/shared/webhook"
@@ -233,6 +234,47 @@ func TestEverySystemIsAFlowSource(t *testing.T) {
 	for i, sys := range connector.Systems {
 		if tenant.FlowSources[i] != string(sys) || !tenant.ValidPurpose(tenant.FlowPurpose(string(sys))) {
 			t.Fatalf("system %s is not flow source %d", sys, i)
+		}
+	}
+}
+
+// An id no flow or run can have is a missing resource (or, where it is being created, an
+// invalid field), never an outage: it does not reach the store.
+func TestFlowRoutesRefuseIDsNoneCanHave(t *testing.T) {
+	s := newStore(t)
+	svc := &flow.Service{Store: s}
+	mux := http.NewServeMux()
+	mux.Handle("GET /api/settings/flows/{id}", svc.FlowHandler())
+	mux.Handle("PUT /api/settings/flows/{id}", svc.PutFlowHandler())
+	mux.Handle("DELETE /api/settings/flows/{id}", svc.DeleteFlowHandler())
+	mux.Handle("GET /api/flows/runs/{id}", svc.RunHandler())
+	mux.Handle("GET /api/flows/runs", svc.RunsHandler())
+	long := strings.Repeat("x", 1100)
+	for _, c := range []struct {
+		method, path, body string
+		status             int
+		code               string
+	}{
+		{"GET", "/api/settings/flows/" + long, "", 404, "not_found"},
+		{"DELETE", "/api/settings/flows/" + long, "", 404, "not_found"},
+		{"GET", "/api/settings/flows/has%23hash", "", 404, "not_found"},
+		{"DELETE", "/api/settings/flows/-leading-dash", "", 404, "not_found"},
+		{"GET", "/api/settings/flows/no-such-flow", "", 404, "not_found"},
+		{"DELETE", "/api/settings/flows/no-such-flow", "", 404, "not_found"},
+		{"PUT", "/api/settings/flows/" + long, `{}`, 400, "validation_failed"},
+		{"GET", "/api/flows/runs/" + long, "", 404, "not_found"},
+		{"GET", "/api/flows/runs?flowId=" + long, "", 400, "invalid_query"},
+	} {
+		r := httptest.NewRequest(c.method, c.path, strings.NewReader(c.body))
+		r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{TenantID: "t1", Subject: "admin", Roles: []string{"admin"}}))
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, r)
+		var p struct {
+			Code string `json:"code"`
+		}
+		_ = json.Unmarshal(w.Body.Bytes(), &p)
+		if w.Code != c.status || p.Code != c.code {
+			t.Errorf("%s %.60s: %d %s, want %d %s", c.method, c.path, w.Code, w.Body, c.status, c.code)
 		}
 	}
 }

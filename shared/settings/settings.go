@@ -52,6 +52,9 @@ type View struct {
 	Secrets           map[string]SecretsView   `json:"secrets"`
 	ManifestOverrides []OverrideView           `json:"manifestOverrides"`
 	UpdatedAt         time.Time                `json:"updatedAt"`
+	// CredentialsCleared, in a change's answer only, names the connectors whose stored
+	// credential the change deleted because it moved their base or token URL.
+	CredentialsCleared []string `json:"credentialsCleared,omitempty"`
 }
 
 // ConnectorView is one connector without its credential.
@@ -120,7 +123,9 @@ func viewOf(c tenant.Config, overrides []governance.Entry) View {
 }
 
 // Patch is a change of settings and connectors, applied together or not at all. A null
-// connector removes it; a connector without a token keeps the stored one.
+// connector removes it; a connector without a token keeps the stored one, unless the
+// change moves its base or token URL: a credential is never sent to an address other than
+// the one it was given for, so moving it deletes the credential (see moveConnector).
 type Patch struct {
 	Settings   map[string]string          `json:"settings,omitempty"`
 	Connectors map[string]*ConnectorPatch `json:"connectors,omitempty"`
@@ -184,8 +189,9 @@ func (s *Service) Apply(ctx context.Context, who identity.Identity, p Patch) (Vi
 		return View{}, err
 	}
 	var before, after tenant.Config
+	var cleared []string
 	err := s.Admin.Update(ctx, who.TenantID, func(c *tenant.Config) error {
-		before = clone(*c)
+		before, cleared = clone(*c), []string{}
 		for k, v := range p.Settings {
 			c.Settings[k] = v
 		}
@@ -197,12 +203,9 @@ func (s *Service) Apply(ctx context.Context, who identity.Identity, p Patch) (Vi
 				delete(c.Connectors, sys)
 				continue
 			}
-			next := c.Connectors[sys]
-			next.BaseURL = cp.BaseURL
-			for _, f := range []struct{ to, from *string }{{&next.Token, cp.Token}, {&next.TokenURL, cp.TokenURL}, {&next.Scope, cp.Scope}} {
-				if f.from != nil {
-					*f.to = *f.from
-				}
+			next, dropped := moveConnector(c.Connectors[sys], cp)
+			if dropped {
+				cleared = append(cleared, sys)
 			}
 			c.Connectors[sys] = next
 		}
@@ -212,9 +215,34 @@ func (s *Service) Apply(ctx context.Context, who identity.Identity, p Patch) (Vi
 	if err != nil {
 		return View{}, err
 	}
+	slices.Sort(cleared)
 	s.audit(ctx, who, "settings.update", "settings", map[string]any{
-		"before": viewOf(before, nil), "after": viewOf(after, nil), "tokensChanged": tokensChanged(p)})
-	return s.Get(ctx, who.TenantID)
+		"before": viewOf(before, nil), "after": viewOf(after, nil), "tokensChanged": tokensChanged(p), "credentialsCleared": cleared})
+	v, err := s.Get(ctx, who.TenantID)
+	if len(cleared) > 0 {
+		v.CredentialsCleared = cleared
+	}
+	return v, err
+}
+
+// moveConnector applies cp to the stored connector prev. A credential belongs to the
+// address it was given for: when cp moves the base URL or the token URL and brings no
+// credential of its own, the stored one is deleted (dropped), so that an admin cannot
+// point a connector at a server of theirs and have the service send it the credential.
+func moveConnector(prev tenant.Connector, cp *ConnectorPatch) (next tenant.Connector, dropped bool) {
+	next = prev
+	next.BaseURL = cp.BaseURL
+	for _, f := range []struct{ to, from *string }{{&next.Token, cp.Token}, {&next.TokenURL, cp.TokenURL}, {&next.Scope, cp.Scope}} {
+		if f.from != nil {
+			*f.to = *f.from
+		}
+	}
+	moved := next.BaseURL != prev.BaseURL || next.TokenURL != prev.TokenURL
+	if moved && cp.Token == nil && prev.Token != "" {
+		next.Token = ""
+		return next, true
+	}
+	return next, false
 }
 
 func (s *Service) validate(ctx context.Context, p Patch) error {
