@@ -62,7 +62,9 @@ func TestMovingAConnectorDropsItsCredential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := func(method, path, body string) *httptest.ResponseRecorder { return serve(api, "admin@demo", method, path, body) }
+	call := func(method, path, body string) *httptest.ResponseRecorder {
+		return serve(api, "admin@demo", method, path, body)
+	}
 	// read reads the CRM account as a flow run would, in a fresh process's wiring: the
 	// connector registry keeps a built client for a minute, which would hide the change.
 	read := func() {

@@ -12,9 +12,11 @@ import { Ago, announce, Chip, ConfirmDialog, PanelError, showError } from "../ui
 
 const POLICIES: ManifestOverride["policy"][] = ["reject_with_alert", "source_wins", "require_approval"];
 const PURPOSES: { purpose: SecretPurpose; use: string }[] = [
-  { purpose: "ingest", use: "signs the host ERP's sync-error webhook and flow events" },
+  { purpose: "ingest", use: "signs the host ERP's sync-error webhook" },
   { purpose: "finance", use: "signs finance approval requests" },
   { purpose: "embedded", use: "signs the host's embedded-session bootstrap" },
+  // Each source system signs its own flow change events, so one system cannot post as another.
+  ...SYSTEMS.map((sys) => ({ purpose: ("flow." + sys) as SecretPurpose, use: `signs ${sys}'s flow change events` })),
 ];
 
 interface Flag {
@@ -233,6 +235,9 @@ function ConnectorForm(props: {
   const [busy, setBusy] = useState(false);
   const first = useRef<HTMLInputElement>(null);
   useEffect(() => first.current?.focus(), []);
+  // A credential belongs to its address: the service deletes it when the base URL moves,
+  // so a move asks for it again rather than saving the connector without one by surprise.
+  const moved = props.hasToken && baseUrl.trim() !== props.baseUrl;
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -252,10 +257,11 @@ function ConnectorForm(props: {
       </div>
       <div class="field">
         <label for={"token-" + sys}>{sys} credential</label>
-        <input id={"token-" + sys} type="password" autocomplete="new-password" value={token} size={32}
+        <input id={"token-" + sys} type="password" autocomplete="new-password" value={token} size={32} required={moved}
           onInput={(e) => setToken((e.target as HTMLInputElement).value)} {...invalid(errors, `connectors.${sys}.token`, "token-hint-" + sys)} />
-        <span id={"token-hint-" + sys} class="note">
-          {props.hasToken ? "A credential is stored; leave empty to keep it." : "No credential is stored; leave empty for none."} It is never shown back.
+        <span id={"token-hint-" + sys} class={moved ? "warn" : "note"}>
+          {moved ? "Enter the credential again for the new address: the stored one is only ever sent to the address it was given for."
+            : props.hasToken ? "A credential is stored; leave empty to keep it." : "No credential is stored; leave empty for none."} It is never shown back.
         </span>
         <FieldMessage errors={errors} field={`connectors.${sys}.token`} />
       </div>
