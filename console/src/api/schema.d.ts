@@ -518,7 +518,7 @@ export interface paths {
         put?: never;
         /**
          * Post a source system's change event (signed)
-         * @description Signed like the ingest (Standard Webhooks, the tenant's webhook secret, `X-Tenant-Id`). Each enabled flow whose source is this system and the event's entity, and whose filter holds, gets one run; the runs' writes go through the governance guard. A redelivered `eventId` answers the runs it started (`duplicate: true`) and starts nothing. Each run records its own outcome: read it with `GET /api/flows/runs/{id}`.
+         * @description Signed with the source system's own secret (Standard Webhooks, the tenant's secret of purpose `flow.<system>`, `X-Tenant-Id`): the ingest's secret, or another system's, answers 401 `invalid_signature`, so the system a run is for is the one its secret proves. A tenant created before flow sources had secrets has none until an admin rotates one in (`POST /api/settings/webhook-secret/rotate` with `{"purpose": "flow.crm"}`, or `tenantctl rotate-secret -purpose flow.crm`). Both `sync_error_assist.*` flags must be `'true'` (else 403 `feature_disabled`, nothing started). A `webhook-id` is one message of the tenant: the same id signed for another source path or another event answers 409 `request_replayed` and starts nothing (the sender's redelivery of the same message on the same path is answered as a duplicate); ids are held for 24 hours. Event ids starting `poll:` are the poller's (400 `validation_failed` on `eventId`). Each enabled flow whose source is this system and the event's entity, and whose filter holds, gets one run; the runs' writes go through the governance guard. A redelivered `eventId` answers the runs it started (`duplicate: true`) and starts nothing. Each run records its own outcome: read it with `GET /api/flows/runs/{id}`.
          */
         post: operations["flowEvent"];
         delete?: never;
@@ -605,17 +605,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Show one flow (admins) */
+        /**
+         * Show one flow (admins)
+         * @description An id no flow can have (see `Flow.id`) answers 404 `not_found`.
+         */
         get: operations["flowSettingsDetail"];
         /**
          * Create or replace a flow and name the cycles it closes (admins)
-         * @description The id is the path's (a body `id` must equal it). Unknown fields are refused. The change is audited (action type `settings`) with the flow before and after. The answer is the flow with `cycles`: the loops over the same fields it closes, with each field's owner from the tenant's ownership manifest (a manifest that cannot be read answers 503 and saves nothing).
+         * @description The id is the path's (a body `id` must equal it). Unknown fields are refused. The change is audited (action type `settings`) with the flow before and after. The answer is the flow with `cycles`: the loops over the same fields it closes, with each field's owner from the tenant's ownership manifest (a manifest that cannot be read answers 503 and saves nothing). A path id no flow can have answers 400 `validation_failed` on `id`.
          */
         put: operations["flowSettingsPut"];
         post?: never;
         /**
          * Delete a flow (admins)
-         * @description Its runs stay readable until they expire (30 days).
+         * @description Its runs stay readable until they expire (30 days). An id no flow can have (see `Flow.id`) answers 404 `not_found`.
          */
         delete: operations["flowSettingsDelete"];
         options?: never;
@@ -642,7 +645,7 @@ export interface paths {
         head?: never;
         /**
          * Change settings and connectors (admins)
-         * @description Applied together or not at all, and audited (action type `settings`) with the before and after; credentials are write-only, never returned or audited, and stored sealed. A connector's base URL must be https and resolve only to public addresses (no loopback, link-local — the instance metadata address included —, private or unique-local address); a null connector removes it; a connector without `token` keeps the stored one. Unknown setting keys are refused. From an embedded session (module `settings`, admin role) only the feature switches (`sync_error_assist.enabled`, `sync_error_assist.webhook_enabled`, `finance_ops.enabled`) may change; anything else answers 403 `outside_embedded_scope` with the fields named, and nothing is changed. Manifest overrides and secret rotation are for signed-in admins only.
+         * @description Applied together or not at all, and audited (action type `settings`) with the before and after; credentials are write-only, never returned or audited, and stored sealed. A connector's base URL must be https and resolve only to public addresses (no loopback, link-local — the instance metadata address included —, private or unique-local address); a null connector removes it; a connector without `token` keeps the stored one unless the change moves its `baseUrl` or `tokenUrl`: then the stored credential is deleted (`hasToken: false`; the answer's `credentialsCleared` and the audit record name the connector), so that no credential is ever sent to an address other than the one it was given for. Unknown setting keys are refused. From an embedded session (module `settings`, admin role) only the feature switches (`sync_error_assist.enabled`, `sync_error_assist.webhook_enabled`, `finance_ops.enabled`) may change; anything else answers 403 `outside_embedded_scope` with the fields named, and nothing is changed. Manifest overrides and secret rotation are for signed-in admins only.
          */
         patch: operations["settingsPatch"];
         trace?: never;
@@ -678,7 +681,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a host secret (admins)
-         * @description Makes a fresh secret of the purpose (default `ingest`, the webhook) current and returns it: the only time it is shown (`Cache-Control: no-store`). The previous one keeps verifying for 24 hours, as Standard Webhooks rotation does; older ones stop. Audited without the secret.
+         * @description Makes a fresh secret of the purpose (default `ingest`, the webhook; `finance`, `embedded`, or `flow.<system>` for a source's flow change events) current and returns it: the only time it is shown (`Cache-Control: no-store`). The previous one keeps verifying for 24 hours, as Standard Webhooks rotation does; older ones stop. Audited without the secret.
          */
         post: operations["settingsSecretRotate"];
         delete?: never;
@@ -1325,6 +1328,7 @@ export interface components {
                     scope?: string;
                 };
             };
+            /** @description By purpose: `ingest`, `finance`, `embedded`, `flow.hosterp`, `flow.erp2`, `flow.crm`, `flow.marketing`, `flow.shipping`. A purpose without a secret (a tenant created before flow sources had secrets) is absent or has no `currentSince`. */
             secrets: {
                 [key: string]: {
                     /** Format: date-time */
@@ -1335,6 +1339,8 @@ export interface components {
             manifestOverrides: components["schemas"]["ManifestOverride"][];
             /** Format: date-time */
             updatedAt: string;
+            /** @description In the answer to a change only: the connectors whose stored credential the change deleted, because it moved their `baseUrl` or `tokenUrl` without giving a credential. A credential is only ever sent to the address it was given for; give it again. */
+            credentialsCleared?: string[];
         };
         SettingsPatch: {
             settings?: {
@@ -1353,12 +1359,15 @@ export interface components {
             };
         };
         SecretRotateInput: {
-            /** @enum {string} */
-            purpose?: "ingest" | "finance" | "embedded";
+            /**
+             * @description `ingest` signs the sync-error webhook, `finance` the finance approval create, `embedded` the embedded host bootstrap, and `flow.<system>` that source system's flow change events. A tenant created before flow sources had secrets gets its first one this way.
+             * @enum {string}
+             */
+            purpose?: "ingest" | "finance" | "embedded" | "flow.hosterp" | "flow.erp2" | "flow.crm" | "flow.marketing" | "flow.shipping";
         };
         SecretRotation: {
             /** @enum {string} */
-            purpose: "ingest" | "finance" | "embedded";
+            purpose: "ingest" | "finance" | "embedded" | "flow.hosterp" | "flow.erp2" | "flow.crm" | "flow.marketing" | "flow.shipping";
             /** @description The new whsec_ secret, shown once. */
             secret: string;
             /** Format: date-time */
@@ -2606,7 +2615,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMedia"];
             500: components["responses"]["Internal"];
