@@ -3,7 +3,7 @@
 // mapping, and every such write goes through the governance guard (ownership, loop
 // ledger, DLP, idempotency). Nothing here talks to a connector directly.
 //
-// A source system posts a change event, signed like the sync-error webhook, to
+// A source system posts a change event, signed with its own secret (tenant.FlowPurpose), to
 // POST /api/flows/events/{system}. Each enabled flow whose source matches the event and
 // whose filter holds gets one run, with an id derived from the tenant, the flow and the
 // event, so a redelivered event finds the runs it started and starts nothing.
