@@ -141,6 +141,29 @@ test("settings: a connector credential is stored but never shown back", async ({
   }
 });
 
+test("settings: moving a connector's base URL asks for its credential again", async ({ page }) => {
+  const before = (await settingsNow()).connectors.marketing;
+  await patchSettings({ connectors: { marketing: { baseUrl: before.baseUrl, token: "e2e-moving-credential" } } });
+  try {
+    await signIn(page, "admin", "/settings");
+    await connectorRow(page, "marketing").getByRole("button", { name: "Edit marketing" }).click();
+    const url = page.getByLabel("marketing base URL");
+    const cred = page.getByLabel("marketing credential");
+    await expect(cred).not.toHaveAttribute("required", "");
+    await url.fill(before.baseUrl + "/moved");
+    await expect(cred).toHaveAttribute("required", "");
+    await expect(cred).toHaveAccessibleDescription(/Enter the credential again for the new address/);
+    await accessible(page, "settings connector moved");
+    // The browser keeps the form from saving without it; nothing reached the service.
+    await page.getByRole("button", { name: "Save marketing" }).click();
+    expect((await settingsNow()).connectors.marketing).toEqual({ baseUrl: before.baseUrl, hasToken: true });
+    await url.fill(before.baseUrl);
+    await expect(cred).not.toHaveAttribute("required", "");
+  } finally {
+    await patchSettings({ connectors: { marketing: { baseUrl: before.baseUrl, token: "" } } });
+  }
+});
+
 test("settings: removing a connector asks first", async ({ page }) => {
   const before = (await settingsNow()).connectors.erp2;
   try {
