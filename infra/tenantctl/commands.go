@@ -40,7 +40,8 @@ var forms = map[string]struct {
 	"create":        {"create TENANT", 1},
 	"set":           {"set TENANT KEY VALUE", 3},
 	"enable":        {"enable TENANT", 1},
-	"rotate-secret": {"rotate-secret TENANT [-purpose ingest|finance|embedded] [-grace 24h]", 1},
+	"rotate-secret": {"rotate-secret TENANT [-purpose ingest|finance|embedded|flow.<system>] [-grace 24h]", 1},
+	"reseal":        {"reseal TENANT", 1},
 	"connector":     {"connector TENANT SYSTEM [BASEURL] [-token-file PATH | -token-stdin] [-token-url URL [-scope SCOPE]]", 2},
 	"manifest":      {"manifest TENANT FILE", 2},
 	"show":          {"show TENANT", 1},
@@ -74,6 +75,8 @@ func (c cli) command(ctx context.Context, args []string) error {
 		err = c.manifest(ctx, args[1], args[2])
 	case "show":
 		err = c.show(ctx, args[1])
+	case "reseal":
+		err = c.reseal(ctx, args[1])
 	case "list":
 		err = c.list(ctx)
 	}
@@ -105,6 +108,20 @@ func (c cli) create(ctx context.Context, id string) error {
 	for _, p := range tenant.Purposes {
 		fmt.Fprintf(c.out, "  %-14s %s\n", p, secrets[p])
 	}
+	return nil
+}
+
+// reseal seals the tenant's values sealed before each purpose had its own encryption
+// context again under their purposes'. It needs every purpose's key grant (an operator's).
+func (c cli) reseal(ctx context.Context, id string) error {
+	if c.svc.Admin.Keeper == nil {
+		return errors.New("reseal needs the sealing key: set TENANT_SECRETS_KEY_ARN (or LOCAL_SEALING_KEY)")
+	}
+	n, err := c.svc.Admin.Reseal(ctx, id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.out, "%s: %d value(s) sealed again under their purposes\n", id, n)
 	return nil
 }
 

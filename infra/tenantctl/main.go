@@ -50,6 +50,10 @@ commands:
   manifest TENANT FILE           replace the tenant's manifest overrides with the JSON in FILE
                                  ('-' reads standard input): {"entries": [{"entity", "field",
                                  "owner", "policy"}]}, as PUT /api/settings/manifest-overrides
+  reseal TENANT                  seal values stored before each secret purpose had its own
+                                 encryption context again under their purpose (once per
+                                 tenant after upgrading; needs the key's Decrypt for every
+                                 purpose)
   show TENANT                    print settings, connectors, overrides and secret metadata
                                  (never a secret or credential)
   list                           list tenants

@@ -143,7 +143,7 @@ func (b *Base) DLP() *dlp.Scanner { return b.dlp() }
 // HostAuth is the authenticator of host-signed routes: the tenant's webhook secrets,
 // through the tenant cache.
 func (b *Base) HostAuth(purpose tenant.Purpose) *hostauth.Authenticator[tenant.Config] {
-	return &hostauth.Authenticator[tenant.Config]{Purpose: string(purpose), Tenants: tenant.Directory{Reader: b.HostTenants, Keeper: b.Keeper},
+	return &hostauth.Authenticator[tenant.Config]{Purpose: string(purpose), Tenants: tenant.Directory{Reader: b.HostTenants, Keeper: b.Keeper, Purposes: []tenant.Purpose{purpose}},
 		Verifier: webhook.Verifier{Tolerance: b.Config.WebhookTolerance, Now: b.now}, Now: b.now}
 }
 

@@ -77,6 +77,9 @@ type Directory struct {
 	Reader Reader
 	// Keeper opens the tenant's secrets for the signature check (nil: stored as they are).
 	Keeper Keeper
+	// Purposes are the secrets opened: the route's own (nil: every purpose, for tests and
+	// tools). A function's key grant covers its purposes only, so it opens no others.
+	Purposes []Purpose
 }
 
 // Lookup finds the tenant called id; a malformed or unknown id is not found.
@@ -93,7 +96,11 @@ func (d Directory) Lookup(ctx context.Context, id string, fresh bool) (Config, b
 		return Config{}, false, nil
 	}
 	if err == nil && d.Keeper != nil {
-		cfg, err = cfg.Opened(ctx, d.Keeper)
+		if d.Purposes == nil {
+			cfg, err = cfg.Opened(ctx, d.Keeper)
+		} else {
+			cfg, err = cfg.OpenedFor(ctx, d.Keeper, d.Purposes...)
+		}
 	}
 	return cfg, err == nil, err
 }
