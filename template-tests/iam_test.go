@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 
+	"github.com/syncassist/syncassist/infra/stack"
 	"github.com/syncassist/syncassist/shared/blueprint"
 )
 
@@ -155,12 +156,18 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 								}
 								granted[name] = append(granted[name], actions...)
 							case id == secretsKey && f.NeedsSecrets():
-								// Only the settings API seals (writes) secrets; every other
-								// function may only open them.
-								seals := []string{"kms:GenerateDataKey"}
+								// Opening is Decrypt of the function's own purposes; only the
+								// settings API seals (GenerateDataKey, any purpose).
 								for _, act := range actions {
-									if act != "kms:Decrypt" && !(f.SealsSecrets && slices.Contains(seals, act)) {
-										t.Errorf("%s on the tenant secrets key: %s may only open secrets", act, f.Name)
+									test, want := "StringEqualsIfExists", f.Opens()
+									if act == "kms:GenerateDataKey" && f.SealsSecrets {
+										test, want = "StringEquals", blueprint.SecretPurposes
+									} else if act != "kms:Decrypt" || len(want) == 0 {
+										t.Errorf("%s on the tenant secrets key: %s may not", act, f.Name)
+										continue
+									}
+									if got := purposeCondition(st, test); !slices.Equal(got, want) {
+										t.Errorf("%s on the tenant secrets key for purposes %v (%s), want %v", act, got, test, want)
 									}
 								}
 								granted["secrets-key"] = append(granted["secrets-key"], actions...)
@@ -206,7 +213,7 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 						t.Errorf("missing %s on the function's own log group", a)
 					}
 				}
-				if f.NeedsSecrets() && !slices.Contains(granted["secrets-key"], "kms:Decrypt") {
+				if len(f.Opens()) > 0 && !slices.Contains(granted["secrets-key"], "kms:Decrypt") {
 					t.Errorf("missing kms:Decrypt on the tenant secrets key")
 				}
 				if f.SealsSecrets && !slices.Contains(granted["secrets-key"], "kms:GenerateDataKey") {
@@ -318,4 +325,45 @@ func TestTableGrantsNameEachIndex(t *testing.T) {
 			})
 		}
 	})
+}
+
+// purposeCondition is the purposes a KMS statement's test condition allows.
+func purposeCondition(st map[string]any, test string) []string {
+	cond, _ := st["Condition"].(map[string]any)
+	byKey, _ := cond[test].(map[string]any)
+	var out []string
+	for _, v := range values(byKey[stack.PurposeCondition]) {
+		s, _ := v.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+// Each function opens only the secret purposes it serves: the flow functions cannot open
+// the embedded bootstrap secret, the settings API opens none, and nothing else touches
+// the key (issue 28).
+func TestSecretPurposesPerFunction(t *testing.T) {
+	want := map[string][]string{
+		blueprint.FuncIngest:                {"ingest"},
+		blueprint.FuncEmbeddedHostBootstrap: {"embedded"},
+		blueprint.FuncFinanceApprovalCreate: {"finance"},
+		blueprint.FuncFlowEvent:             append(slices.Clone(blueprint.FlowSourcePurposes), blueprint.PurposeConnectors),
+		blueprint.FuncFlowPoll:              {blueprint.PurposeConnectors},
+		blueprint.FuncReconcile:             {blueprint.PurposeConnectors},
+		blueprint.FuncSettingsPatch:         nil,
+		blueprint.FuncSettingsOverrides:     nil,
+		blueprint.FuncSettingsGet:           nil,
+	}
+	for _, f := range blueprint.Functions {
+		w, ok := want[f.Name]
+		if ok && !slices.Equal(f.Opens(), w) {
+			t.Errorf("%s opens %v, want %v", f.Name, f.Opens(), w)
+		}
+		if slices.Contains(f.Opens(), "embedded") && f.Name != blueprint.FuncEmbeddedHostBootstrap {
+			t.Errorf("%s may open the embedded bootstrap secret", f.Name)
+		}
+		if f.SealsSecrets != (f.Name == blueprint.FuncSettingsPatch || f.Name == blueprint.FuncSettingsRotate) {
+			t.Errorf("%s seals secrets: %v", f.Name, f.SealsSecrets)
+		}
+	}
 }

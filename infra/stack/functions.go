@@ -178,13 +178,10 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 				queue.GrantSendMessages(fn)
 			}
 		}
-		switch {
-		case f.SealsSecrets && props.SecretsKey != nil:
-			// Sealing is envelope encryption: a data key from GenerateDataKey, opened again
-			// with Decrypt. Nothing more (GrantEncryptDecrypt's wildcards would add ReEncrypt).
-			props.SecretsKey.Grant(fn, jsii.String("kms:GenerateDataKey"), jsii.String("kms:Decrypt"))
-		case f.NeedsSecrets() && props.SecretsKey != nil:
-			props.SecretsKey.GrantDecrypt(fn)
+		if props.SecretsKey != nil {
+			for _, st := range secretsKeyStatements(props.SecretsKey, f) {
+				fn.AddToRolePolicy(st)
+			}
 		}
 		if f.PublishesAlerts && props.AlertBus != nil {
 			props.AlertBus.GrantPutEventsTo(fn, nil)

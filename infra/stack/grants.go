@@ -3,6 +3,7 @@ package stack
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -83,4 +84,34 @@ func keysOnlyStatement(t awsdynamodb.ITable, table blueprint.Table) awsiam.Polic
 			"StringEqualsIfExists":      map[string]any{"dynamodb:Select": "SPECIFIC_ATTRIBUTES"},
 		},
 	})
+}
+
+// PurposeCondition is the KMS condition key naming a sealed value's purpose (its
+// encryption context's "purpose", which tenant.Config.EncryptionContext sets).
+const PurposeCondition = "kms:EncryptionContext:purpose"
+
+// secretsKeyStatements are f's grants on the tenant secrets key. Opening is Decrypt of the
+// purposes f serves only, so the flow poll cannot open the embedded bootstrap secret.
+// IfExists lets a value sealed before purposes had contexts of their own (no "purpose" in
+// its context) open until "tenantctl reseal" seals it again; a value sealed under a
+// purpose opens only under that exact context, which the condition holds to f's purposes.
+// Sealing is GenerateDataKey (envelope encryption), of any purpose: a data key made opens
+// nothing stored. Nothing more (GrantEncryptDecrypt's wildcards would add ReEncrypt).
+func secretsKeyStatements(key awskms.IKey, f blueprint.Function) []awsiam.PolicyStatement {
+	statement := func(action, test string, purposes []string) awsiam.PolicyStatement {
+		return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Effect:     awsiam.Effect_ALLOW,
+			Actions:    jsii.Strings(action),
+			Resources:  jsii.Strings(*key.KeyArn()),
+			Conditions: &map[string]any{test: map[string]any{PurposeCondition: purposes}},
+		})
+	}
+	var out []awsiam.PolicyStatement
+	if opens := f.Opens(); len(opens) > 0 {
+		out = append(out, statement("kms:Decrypt", "StringEqualsIfExists", opens))
+	}
+	if f.SealsSecrets {
+		out = append(out, statement("kms:GenerateDataKey", "StringEquals", blueprint.SecretPurposes))
+	}
+	return out
 }

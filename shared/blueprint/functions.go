@@ -75,17 +75,41 @@ type Route struct {
 	// Module is the embedded module the route belongs to (session.Modules); an embedded
 	// context may call only its own module's routes, and none where Module is empty.
 	Module string
+	// Purposes are the tenant secret purposes an AuthSigned route verifies with
+	// (tenant.Purpose values): the only secrets its function may open.
+	Purposes []string
 }
 
 // Pattern is the route as a net/http ServeMux pattern.
 func (r Route) Pattern() string { return r.Method + " " + r.Path }
 
-// NeedsSecrets reports whether f opens tenants' sealed secrets, and so may decrypt with
-// their key: host-signed routes (they check signatures), guard writers (connector
-// credentials) and what OpensSecrets marks. No other function can open a secret.
-func (f Function) NeedsSecrets() bool {
-	return f.OpensSecrets || f.SealsSecrets || f.PublishesAlerts || f.Route != nil && f.Route.Auth == AuthSigned
+// Secret purposes beyond the host's: connector credentials are sealed as their own.
+const PurposeConnectors = "connectors"
+
+// FlowSourcePurposes are the secrets source systems sign flow change events with.
+var FlowSourcePurposes = []string{"flow.hosterp", "flow.erp2", "flow.crm", "flow.marketing", "flow.shipping"}
+
+// SecretPurposes lists every purpose a tenant's sealed values have (tenant.Purposes and
+// connector credentials); each is sealed under an encryption context naming it.
+var SecretPurposes = append([]string{"ingest", "finance", "embedded"}, append(FlowSourcePurposes, PurposeConnectors)...)
+
+// Opens lists the secret purposes f opens, and so may decrypt with the tenants' key, the
+// grant conditioned on them: a host-signed route's own (it checks signatures), and
+// connector credentials for guard writers and what OpensSecrets marks. No other function
+// can open a secret.
+func (f Function) Opens() []string {
+	var out []string
+	if f.Route != nil && f.Route.Auth == AuthSigned {
+		out = append(out, f.Route.Purposes...)
+	}
+	if f.OpensSecrets || f.PublishesAlerts {
+		out = append(out, PurposeConnectors)
+	}
+	return out
 }
+
+// NeedsSecrets reports whether f opens or seals tenants' secrets (and is told their key).
+func (f Function) NeedsSecrets() bool { return len(f.Opens()) > 0 || f.SealsSecrets }
 
 // GatewayPaths are the route's paths in API Gateway syntax. "{id}" means the same to both;
 // a ServeMux wildcard "{rest...}" is API Gateway's greedy "{rest+}", which, unlike
@@ -125,8 +149,8 @@ type Function struct {
 	// PublishesAlerts marks functions that write through the governance guard, which
 	// publishes ownership alerts to the alert event bus.
 	PublishesAlerts bool
-	// SealsSecrets marks functions that write tenants' secrets (the settings API): they
-	// may encrypt with the tenant-secrets key as well as decrypt.
+	// SealsSecrets marks functions that write tenants' secrets (the settings API's change
+	// and rotation): they may make data keys for any purpose, and open none.
 	SealsSecrets bool
 }
 
@@ -168,7 +192,7 @@ const FinanceLeaseSweepInterval = 5 * time.Minute
 const ReconcileInterval = 30 * time.Minute
 
 // IngestRoute is the host ERP's webhook.
-var IngestRoute = Route{Method: "POST", Path: "/api/sync-error-assist/ingest", Auth: AuthSigned}
+var IngestRoute = Route{Method: "POST", Path: "/api/sync-error-assist/ingest", Auth: AuthSigned, Purposes: []string{"ingest"}}
 
 // Functions lists every Lambda of the service.
 var Functions = []Function{
@@ -213,7 +237,7 @@ var Functions = []Function{
 	{
 		Name:        FuncEmbeddedHostBootstrap,
 		Description: "Opens an embedded session for a host user (host-signed) and issues its service token",
-		Route:       &Route{Method: "POST", Path: "/api/embedded/host/bootstrap", Auth: AuthSigned},
+		Route:       &Route{Method: "POST", Path: "/api/embedded/host/bootstrap", Auth: AuthSigned, Purposes: []string{"embedded"}},
 		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Tenants, Read}, {Audit, Append}},
 		Timeout:     10 * time.Second,
 		MemoryMB:    256,
@@ -313,7 +337,7 @@ func init() {
 		route(FuncFinanceApprovalReject, "Rejects a finance approval (no ERP write)", "POST", approvals+"/{id}/reject", AuthApprover,
 			TableGrant{FinanceApprovals, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),
 		Function{Name: FuncFinanceApprovalCreate, Description: "Creates a finance approval for the host ERP (host-signed)",
-			Route:   &Route{Method: "POST", Path: approvals, Auth: AuthSigned},
+			Route:   &Route{Method: "POST", Path: approvals, Auth: AuthSigned, Purposes: []string{"finance"}},
 			Tables:  []TableGrant{{FinanceApprovals, ReadWrite}, {Tenants, Read}, {Audit, Append}},
 			Timeout: 10 * time.Second, MemoryMB: 256},
 		Function{Name: FuncFinanceLeaseSweep,
@@ -415,7 +439,7 @@ func init() {
 	}
 	Functions = append(Functions,
 		writer(Function{Name: FuncFlowEvent, Description: "Runs the tenant's flows for a source system's change event (signed)",
-			Route: &Route{Method: "POST", Path: "/api/flows/events/{system}", Auth: AuthSigned}}),
+			Route: &Route{Method: "POST", Path: "/api/flows/events/{system}", Auth: AuthSigned, Purposes: FlowSourcePurposes}}),
 		writer(Function{Name: FuncFlowRedrive, Description: "Every 5 minutes: retries flow runs whose transient failure is due",
 			Schedule: FlowRedriveInterval}),
 		// The poll reads source systems (a page and, for NetSuite, a read per record) and
@@ -442,8 +466,8 @@ const (
 	FuncSettingsRotate    = "settings-secret-rotate"
 )
 
-// Settings routes, admins only. Changes seal connector tokens and secrets, and manifest
-// overrides live in the governance table. The embedded settings module reaches the read
+// Settings routes, admins only. A change seals connector tokens and a rotation secrets
+// (neither opens one); manifest overrides live in the governance table. The embedded settings module reaches the read
 // and the change of settings (where an embedded session may change flags only); manifest
 // overrides and secret rotation are for signed-in admins.
 func init() {
@@ -453,7 +477,8 @@ func init() {
 			module = "settings"
 		}
 		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: AuthAdmin, Module: module},
-			Tables: authenticatedTables(tables...), Timeout: 15 * time.Second, MemoryMB: 256, SealsSecrets: method != "GET"}
+			Tables: authenticatedTables(tables...), Timeout: 15 * time.Second, MemoryMB: 256,
+			SealsSecrets: name == FuncSettingsPatch || name == FuncSettingsRotate}
 	}
 	Functions = append(Functions,
 		route(FuncSettingsGet, "Shows the tenant's settings, connectors (no credentials) and secret dates (admins)", "GET", "/api/settings",

@@ -127,3 +127,28 @@ func TestEachTenantRunsAllAndTurnsTheStart(t *testing.T) {
 		t.Fatalf("three minutes started at %v, want three different tenants", firsts)
 	}
 }
+
+// The blueprint conditions each function's key grant on purposes by name; the names must
+// be the ones the tenant package seals under, or a grant would open nothing.
+func TestBlueprintSecretPurposesAreTheTenantsOwn(t *testing.T) {
+	want := []string{}
+	for _, p := range tenant.Purposes {
+		want = append(want, string(p))
+	}
+	want = append(want, string(tenant.PurposeConnectors))
+	if !slices.Equal(blueprint.SecretPurposes, want) {
+		t.Fatalf("blueprint.SecretPurposes %v, tenant's %v", blueprint.SecretPurposes, want)
+	}
+	for i, sys := range tenant.FlowSources {
+		if blueprint.FlowSourcePurposes[i] != string(tenant.FlowPurpose(sys)) {
+			t.Fatalf("blueprint.FlowSourcePurposes %v", blueprint.FlowSourcePurposes)
+		}
+	}
+	for _, f := range blueprint.Functions {
+		for _, p := range f.Opens() {
+			if !slices.Contains(want, p) {
+				t.Errorf("%s opens unknown purpose %q", f.Name, p)
+			}
+		}
+	}
+}
