@@ -11,6 +11,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // The CRM as a source that cannot push: a poll flow reads its changed accounts through
@@ -77,5 +78,41 @@ func TestPollFlowReadsChangesOnceAndShowsHowThePollWent(t *testing.T) {
 	}
 	if status := f.call(t, "operator@demo", "GET", "/api/flows/status", ""); strings.Contains(status.Body.String(), `"error"`) {
 		t.Fatalf("the poll error outlived the catch-up: %s", status.Body)
+	}
+}
+
+// A tenant switched off (sync_error_assist.enabled not 'true') gets no scheduled flow
+// writes either: the poll and the redrive skip it, say so, and catch up once it is on.
+func TestSwitchedOffTenantsAreNeitherPolledNorRedriven(t *testing.T) {
+	f := newFlows(t)
+	ctx := context.Background()
+	body := `{"enabled": true, "trigger": "poll", "source": {"system": "crm", "entity": "Account"},
+	  "target": {"system": "hosterp", "entity": "customer"}, "mapping": {"email": "Email"}}`
+	if w := f.call(t, "admin@demo", "PUT", "/api/settings/flows/crm-poll", body); w.Code != http.StatusCreated {
+		t.Fatalf("PUT poll flow: %d %s", w.Code, w.Body)
+	}
+	f.crm.Seed("Account", "C-1", map[string]any{"Type": "Customer", "Email": "while-off@example.com"})
+	admin := tenant.Admin{Store: f.deps.Tenants}
+	if err := admin.Set(ctx, "demo", tenant.KeyEnabled, "false"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := flowwire.PollAll(ctx, f.deps.Base, f.deps.Flows.Poller)
+	if err != nil || rep.TenantsOff != 1 || rep.Runs != 0 || rep.Sources != 0 {
+		t.Fatalf("poll while off %+v %v", rep, err)
+	}
+	if red, err := flowwire.RedriveAll(ctx, f.deps.Base, f.deps.Flows.Exec); err != nil || red.TenantsOff != 1 {
+		t.Fatalf("redrive while off %+v %v", red, err)
+	}
+	if rec, _ := f.erp.Get("customer", "C-1"); rec.Fields["email"] != nil {
+		t.Fatalf("a switched-off tenant was written: %v", rec.Fields)
+	}
+	if err := admin.Set(ctx, "demo", tenant.KeyEnabled, "true"); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := flowwire.PollAll(ctx, f.deps.Base, f.deps.Flows.Poller); err != nil || rep.TenantsOff != 0 || rep.Runs != 1 {
+		t.Fatalf("poll once on %+v %v", rep, err)
+	}
+	if rec, _ := f.erp.Get("customer", "C-1"); rec.Fields["email"] != "while-off@example.com" {
+		t.Fatalf("ERP customer after switching on %v", rec.Fields)
 	}
 }

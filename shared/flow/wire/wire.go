@@ -88,6 +88,20 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 type RedriveReport struct {
 	Attempted     int `json:"attempted"`
 	TenantsFailed int `json:"tenantsFailed"`
+	// TenantsOff were skipped: sync_error_assist.enabled is not 'true'.
+	TenantsOff int `json:"tenantsOff"`
+}
+
+// switchedOff reports whether the tenant's sync_error_assist.enabled is off. Its scheduled
+// flow work (poll, redrive) then waits, as its pushed events are refused: a switched-off
+// tenant gets no writes. (Pushed events need sync_error_assist.webhook_enabled as well,
+// as every inbound webhook does; the schedules are no webhook.)
+func switchedOff(ctx context.Context, b *platform.Base, tenantID string) (bool, error) {
+	cfg, err := b.Tenants.Get(ctx, tenantID)
+	if err != nil {
+		return false, fmt.Errorf("read tenant flags: %w", err)
+	}
+	return !cfg.Flag(tenant.KeyEnabled), nil
 }
 
 // RedriveAll retries every tenant's due runs; one tenant's failure is logged and the
@@ -95,12 +109,16 @@ type RedriveReport struct {
 func RedriveAll(ctx context.Context, b *platform.Base, x *flow.Executor) (RedriveReport, error) {
 	var rep RedriveReport
 	failed, err := b.EachTenant(ctx, "flow redrive", func(ctx context.Context, tenantID string) error {
+		if off, err := switchedOff(ctx, b, tenantID); err != nil || off {
+			rep.TenantsOff += btoi(off)
+			return err
+		}
 		n, err := x.Redrive(ctx, tenantID)
 		rep.Attempted += n
 		return err
 	})
 	rep.TenantsFailed = failed
-	b.Log.Info("flow redrive finished", "attempted", rep.Attempted, "tenantsFailed", rep.TenantsFailed)
+	b.Log.Info("flow redrive finished", "attempted", rep.Attempted, "tenantsFailed", rep.TenantsFailed, "tenantsOff", rep.TenantsOff)
 	return rep, err
 }
 
@@ -119,6 +137,15 @@ func RedriveLambda(_ context.Context, b *platform.Base) (func(context.Context, e
 type PollReport struct {
 	flow.PollReport
 	TenantsFailed int `json:"tenantsFailed"`
+	// TenantsOff were skipped: sync_error_assist.enabled is not 'true'.
+	TenantsOff int `json:"tenantsOff"`
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // PollAll runs every tenant's poll flows; one tenant's failure is logged and the others
@@ -126,6 +153,10 @@ type PollReport struct {
 func PollAll(ctx context.Context, b *platform.Base, p *flow.Poller) (PollReport, error) {
 	var rep PollReport
 	failed, err := b.EachTenant(ctx, "flow poll", func(ctx context.Context, tenantID string) error {
+		if off, err := switchedOff(ctx, b, tenantID); err != nil || off {
+			rep.TenantsOff += btoi(off)
+			return err
+		}
 		r, err := p.Poll(ctx, tenantID)
 		rep.Sources, rep.Changes, rep.Runs, rep.Failed = rep.Sources+r.Sources, rep.Changes+r.Changes, rep.Runs+r.Runs, rep.Failed+r.Failed
 		rep.Skipped += r.Skipped
@@ -133,7 +164,7 @@ func PollAll(ctx context.Context, b *platform.Base, p *flow.Poller) (PollReport,
 	})
 	rep.TenantsFailed = failed
 	b.Log.Info("flow poll finished", "sources", rep.Sources, "changes", rep.Changes, "runs", rep.Runs,
-		"sourcesFailed", rep.Failed, "sourcesSkipped", rep.Skipped, "tenantsFailed", rep.TenantsFailed)
+		"sourcesFailed", rep.Failed, "sourcesSkipped", rep.Skipped, "tenantsFailed", rep.TenantsFailed, "tenantsOff", rep.TenantsOff)
 	return rep, err
 }
 
