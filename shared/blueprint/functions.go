@@ -75,9 +75,6 @@ type Route struct {
 	// Module is the embedded module the route belongs to (session.Modules); an embedded
 	// context may call only its own module's routes, and none where Module is empty.
 	Module string
-	// Purposes are the tenant secret purposes an AuthSigned route verifies with
-	// (tenant.Purpose values): the only secrets its function may open.
-	Purposes []string
 }
 
 // Pattern is the route as a net/http ServeMux pattern.
@@ -100,7 +97,7 @@ var SecretPurposes = append([]string{"ingest", "finance", "embedded"}, append(Fl
 func (f Function) Opens() []string {
 	var out []string
 	if f.Route != nil && f.Route.Auth == AuthSigned {
-		out = append(out, f.Route.Purposes...)
+		out = append(out, f.Verifies...)
 	}
 	if f.OpensSecrets || f.PublishesAlerts {
 		out = append(out, PurposeConnectors)
@@ -149,6 +146,9 @@ type Function struct {
 	// PublishesAlerts marks functions that write through the governance guard, which
 	// publishes ownership alerts to the alert event bus.
 	PublishesAlerts bool
+	// Verifies are the tenant secret purposes (tenant.Purpose values) an AuthSigned route
+	// checks signatures with: the only host secrets its function may open.
+	Verifies []string
 	// SealsSecrets marks functions that write tenants' secrets (the settings API's change
 	// and rotation): they may make data keys for any purpose, and open none.
 	SealsSecrets bool
@@ -192,7 +192,7 @@ const FinanceLeaseSweepInterval = 5 * time.Minute
 const ReconcileInterval = 30 * time.Minute
 
 // IngestRoute is the host ERP's webhook.
-var IngestRoute = Route{Method: "POST", Path: "/api/sync-error-assist/ingest", Auth: AuthSigned, Purposes: []string{"ingest"}}
+var IngestRoute = Route{Method: "POST", Path: "/api/sync-error-assist/ingest", Auth: AuthSigned}
 
 // Functions lists every Lambda of the service.
 var Functions = []Function{
@@ -200,6 +200,7 @@ var Functions = []Function{
 		Name:        FuncIngest,
 		Description: "Verifies a signed sync-error webhook, claims it and enqueues its diagnosis",
 		Route:       &IngestRoute,
+		Verifies:    []string{"ingest"},
 		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}},
 		SendsTo:     []Queue{Diagnosis},
 		Timeout:     10 * time.Second,
@@ -237,7 +238,8 @@ var Functions = []Function{
 	{
 		Name:        FuncEmbeddedHostBootstrap,
 		Description: "Opens an embedded session for a host user (host-signed) and issues its service token",
-		Route:       &Route{Method: "POST", Path: "/api/embedded/host/bootstrap", Auth: AuthSigned, Purposes: []string{"embedded"}},
+		Route:       &Route{Method: "POST", Path: "/api/embedded/host/bootstrap", Auth: AuthSigned},
+		Verifies:    []string{"embedded"},
 		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Tenants, Read}, {Audit, Append}},
 		Timeout:     10 * time.Second,
 		MemoryMB:    256,
@@ -337,7 +339,7 @@ func init() {
 		route(FuncFinanceApprovalReject, "Rejects a finance approval (no ERP write)", "POST", approvals+"/{id}/reject", AuthApprover,
 			TableGrant{FinanceApprovals, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),
 		Function{Name: FuncFinanceApprovalCreate, Description: "Creates a finance approval for the host ERP (host-signed)",
-			Route:   &Route{Method: "POST", Path: approvals, Auth: AuthSigned, Purposes: []string{"finance"}},
+			Route: &Route{Method: "POST", Path: approvals, Auth: AuthSigned}, Verifies: []string{"finance"},
 			Tables:  []TableGrant{{FinanceApprovals, ReadWrite}, {Tenants, Read}, {Audit, Append}},
 			Timeout: 10 * time.Second, MemoryMB: 256},
 		Function{Name: FuncFinanceLeaseSweep,
@@ -439,7 +441,7 @@ func init() {
 	}
 	Functions = append(Functions,
 		writer(Function{Name: FuncFlowEvent, Description: "Runs the tenant's flows for a source system's change event (signed)",
-			Route: &Route{Method: "POST", Path: "/api/flows/events/{system}", Auth: AuthSigned, Purposes: FlowSourcePurposes}}),
+			Route: &Route{Method: "POST", Path: "/api/flows/events/{system}", Auth: AuthSigned}, Verifies: FlowSourcePurposes}),
 		writer(Function{Name: FuncFlowRedrive, Description: "Every 5 minutes: retries flow runs whose transient failure is due",
 			Schedule: FlowRedriveInterval}),
 		// The poll reads source systems (a page and, for NetSuite, a read per record) and

@@ -145,6 +145,9 @@ func TestBlueprintSecretPurposesAreTheTenantsOwn(t *testing.T) {
 		}
 	}
 	for _, f := range blueprint.Functions {
+		if signed := f.Route != nil && f.Route.Auth == blueprint.AuthSigned; signed != (len(f.Verifies) > 0) {
+			t.Errorf("%s: a host-signed route names the purposes it verifies with, and only one (%v)", f.Name, f.Verifies)
+		}
 		for _, p := range f.Opens() {
 			if !slices.Contains(want, p) {
 				t.Errorf("%s opens unknown purpose %q", f.Name, p)
