@@ -12,11 +12,13 @@ test("finance: approve ends accepted, a row without an ERP id goes back with the
   await d.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Approved FA-2026-0141: accepted" })).toBeAttached();
   await expect(d.getByText("accepted", { exact: true })).toBeVisible();
+  await expect(page.getByRole("cell", { name: "FA-2026-0141" })).toHaveCount(0); // no longer pending
 
+  // Without an ERP id there is nothing to update: no Approve, and the reason is said.
   await page.getByRole("cell", { name: "FA-2026-0144" }).click();
   const bad = page.getByRole("region", { name: "FA-2026-0144" });
-  await bad.getByRole("button", { name: "Approve" }).click();
-  await expect(page.getByRole("alert")).toBeVisible();
+  await expect(bad.getByText("Approve is not offered: this approval names no ERP record")).toBeVisible();
+  await expect(bad.getByRole("button", { name: "Approve" })).toHaveCount(0);
   await expect(bad.getByText("pending", { exact: true })).toBeVisible();
 
   await page.getByRole("cell", { name: "FA-2026-0143" }).click();

@@ -34,7 +34,10 @@ export function FinancePanel({ canApprove }: { canApprove: boolean }) {
     void load(null);
   }, [status]);
 
-  const row = rows.find((r) => r.id === selected);
+  // A decided approval leaves the list it no longer matches, but its detail stays on screen
+  // until the approver moves on, so the outcome can be read.
+  const [last, setLast] = useState<FinanceApproval | null>(null);
+  const row = rows.find((r) => r.id === selected) ?? (last?.id === selected ? last : undefined);
   return (
     <div class="split">
       <section class="list" aria-labelledby="fin-h">
@@ -63,7 +66,10 @@ export function FinancePanel({ canApprove }: { canApprove: boolean }) {
         {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
       </section>
       {row && <FinanceDetail key={row.id} row={row} demo={demo} canApprove={canApprove}
-        onChange={(r) => setRows((all) => all.flatMap((x) => (x.id !== r.id ? [x] : r.status === status || r.status === "applying" ? [r] : [])))} />}
+        onChange={(r) => {
+          setLast(r);
+          setRows((all) => all.flatMap((x) => (x.id !== r.id ? [x] : r.status === status || r.status === "applying" ? [r] : [])));
+        }} />}
     </div>
   );
 }
