@@ -128,8 +128,15 @@ type WriteRequest struct {
 	// (If-Match); the others are checked against the read that precedes the write.
 	IfVersion string
 	// UpsertKey names an external id field RecordID is a value of; the write then creates
-	// the record if none has that value (Salesforce upsert). Other systems refuse it.
+	// the record if none has that value, in the vendor's own upsert: NetSuite's
+	// "externalId" (PUT {type}/eid:{value}), a Salesforce external-id field, Mailchimp's
+	// "email_address" (the member's subscriber hash), ShipStation's "orderKey"
+	// (createorder). Business Central has none and refuses it. See create.go.
 	UpsertKey string
+	// Create makes a new record; RecordID must be empty and the answer's Record.ID is the
+	// new record's id. A create is not idempotent at the vendor: see create.go for what
+	// makes it safe to retry.
+	Create bool
 }
 
 // WriteResult is the record after a write.
@@ -138,6 +145,9 @@ type WriteResult struct {
 	// Replayed says nothing was sent: the record already held every field's value, so this
 	// write (or a retry of one whose answer was lost) had been applied before.
 	Replayed bool
+	// Created says the write made a new record (Create, or an upsert that found none);
+	// Record.ID is then the id the system gave it.
+	Created bool
 }
 
 // SyncErrorPage is one page of the host ERP's sync errors.
@@ -279,8 +289,10 @@ func (c *Client) Get(ctx context.Context, entity, id string) (Record, error) {
 // against APIs without idempotency keys.
 func (c *Client) Write(ctx context.Context, req WriteRequest) (WriteResult, error) {
 	switch {
-	case !validSegment(req.Entity) || !validSegment(req.RecordID):
+	case !validSegment(req.Entity) || !req.Create && !validSegment(req.RecordID):
 		return WriteResult{}, c.refuse(OpWrite, "entity and record id must be non-empty path segments other than . and ..")
+	case req.Create && (req.RecordID != "" || req.UpsertKey != ""):
+		return WriteResult{}, c.refuse(OpWrite, "a create names no record id and no upsert key")
 	case len(req.Fields) == 0:
 		return WriteResult{}, c.refuse(OpWrite, "a write needs at least one field")
 	case !visibleASCII(req.IdempotencyKey, 255) || req.IdempotencyKey == "":
@@ -295,6 +307,9 @@ func (c *Client) Write(ctx context.Context, req WriteRequest) (WriteResult, erro
 	if _, err := json.Marshal(req.Fields); err != nil {
 		// The encoder's message can quote the offending value.
 		return WriteResult{}, c.refuse(OpWrite, "fields are not JSON-encodable")
+	}
+	if req.Create {
+		return c.create(ctx, writeOp(req))
 	}
 	return c.prof.write(ctx, c, writeOp(req))
 }

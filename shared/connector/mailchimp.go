@@ -19,7 +19,6 @@ package connector
 // subscriber hash when the address is not at hand.
 
 import (
-	"cmp"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
@@ -72,34 +71,29 @@ func (mailchimp) decode(c *Client, op string, ans answer, listID, id string) (Re
 // unless the write sets a status.
 func (m mailchimp) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
 	if req.UpsertKey != "" {
-		return WriteResult{}, c.refuse(OpWrite, "upsert by external id is not supported by this system")
+		return m.upsert(ctx, c, req)
 	}
+	res, _, err := m.put(ctx, c, req)
+	return res, err
+}
+
+// put is write, also saying whether the member existed before.
+func (m mailchimp) put(ctx context.Context, c *Client, req writeOp) (WriteResult, bool, error) {
 	isEmail := !subscriberHashPattern.MatchString(req.RecordID)
-	cur, _, done, err := c.readForWrite(ctx, m, req, isEmail)
+	cur, exists, done, err := c.readForWrite(ctx, m, req, isEmail)
 	if err != nil || done {
-		return WriteResult{Record: cur, Replayed: done}, err
+		return WriteResult{Record: cur, Replayed: done}, exists, err
 	}
-	body := make(map[string]any, len(req.Fields)+2)
-	for k, v := range req.Fields {
-		body[k] = v
-	}
-	if _, ok := body["email_address"]; !ok && isEmail {
-		body["email_address"] = req.RecordID
-	}
-	if _, ok := body["status_if_new"]; !ok {
-		status, _ := body["status"].(string)
-		body["status_if_new"] = cmp.Or(status, "pending")
-	}
-	data, err := json.Marshal(body)
+	data, err := json.Marshal(memberBody(req, isEmail, "status_if_new"))
 	if err != nil {
-		return WriteResult{}, c.refuse(OpWrite, "fields are not JSON-encodable")
+		return WriteResult{}, exists, c.refuse(OpWrite, "fields are not JSON-encodable")
 	}
 	ans, err := c.do(ctx, OpWrite, http.MethodPut, m.memberURL(c, req.Entity, req.RecordID), data, writeHeaders(req))
 	if err != nil {
-		return WriteResult{}, err
+		return WriteResult{}, exists, err
 	}
 	rec, err := m.decode(c, OpWrite, ans, req.Entity, req.RecordID)
-	return WriteResult{Record: rec}, err
+	return WriteResult{Record: rec}, exists, err
 }
 
 // mailchimpMaxCount is the list members endpoint's largest page.

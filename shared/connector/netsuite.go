@@ -55,7 +55,7 @@ func (n netsuite) get(ctx context.Context, c *Client, op, recordType, id string)
 // land finds the values in place and sends nothing.
 func (n netsuite) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
 	if req.UpsertKey != "" {
-		return WriteResult{}, c.refuse(OpWrite, "upsert by external id is not supported by this system")
+		return n.upsert(ctx, c, req)
 	}
 	cur, _, done, err := c.readForWrite(ctx, n, req, false)
 	if err != nil || done {

@@ -59,18 +59,20 @@ func (s salesforce) getBy(ctx context.Context, c *Client, op, sobject, byField, 
 	return c.recordOf(op, ans, sobject, id, "SystemModstamp", "attributes", "Id")
 }
 
-// write is read-compare-write; with UpsertKey the row is addressed by that external id and
-// a missing one is created, which is Salesforce's own idempotent create.
+// write is read-compare-write; with UpsertKey it is an upsert (create_salesforce.go).
 func (s salesforce) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
-	cur, _, done, err := c.compareRead(req, req.UpsertKey != "")(s.getBy(ctx, c, OpWrite, req.Entity, req.UpsertKey, req.RecordID))
+	if req.UpsertKey != "" {
+		return s.upsert(ctx, c, req)
+	}
+	cur, _, done, err := c.readForWrite(ctx, s, req, false)
 	if err != nil || done {
 		return WriteResult{Record: cur, Replayed: done}, err
 	}
 	body, _ := json.Marshal(req.Fields)
-	if _, err := c.do(ctx, OpWrite, http.MethodPatch, s.rowURL(c, req.Entity, req.UpsertKey, req.RecordID), body, writeHeaders(req)); err != nil {
+	if _, err := c.do(ctx, OpWrite, http.MethodPatch, s.rowURL(c, req.Entity, "", req.RecordID), body, writeHeaders(req)); err != nil {
 		return WriteResult{}, err
 	}
-	rec, err := s.getBy(ctx, c, OpWrite, req.Entity, req.UpsertKey, req.RecordID)
+	rec, err := s.get(ctx, c, OpWrite, req.Entity, req.RecordID)
 	if err != nil {
 		return WriteResult{}, err
 	}

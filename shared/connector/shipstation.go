@@ -90,7 +90,7 @@ func (shipstation) decode(c *Client, op string, ans answer, resource, id string)
 // makes it an update), anything else with PUT.
 func (s shipstation) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
 	if req.UpsertKey != "" {
-		return WriteResult{}, c.refuse(OpWrite, "upsert by external id is not supported by this system")
+		return s.upsert(ctx, c, req)
 	}
 	cur, _, done, err := c.readForWrite(ctx, s, req, false)
 	if err != nil || done {

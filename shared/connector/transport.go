@@ -39,7 +39,12 @@ type call struct {
 // 401 with OAuth credentials refreshes the access token once and resends at once: a token
 // revoked or expired early is not the caller's problem.
 func (c *Client) do(ctx context.Context, op, method, target string, body []byte, hdr http.Header) (answer, error) {
-	req := call{op: op, method: method, target: target, body: body, header: hdr}
+	return c.send(ctx, call{op: op, method: method, target: target, body: body, header: hdr}, nil)
+}
+
+// send is do with a say on what is resent: resend, when set, must also agree before a
+// transient failure is retried (a create resends only what cannot have been applied).
+func (c *Client) send(ctx context.Context, req call, resend func(*Error) bool) (answer, error) {
 	refreshed := false
 	for attempt := 1; ; attempt++ {
 		ans, failure := c.attempt(ctx, req)
@@ -52,7 +57,7 @@ func (c *Client) do(ctx context.Context, op, method, target string, body []byte,
 			c.auth.invalidate()
 			continue
 		}
-		if !failure.Retryable || attempt >= c.maxAttempts || ctx.Err() != nil {
+		if !failure.Retryable || attempt >= c.maxAttempts || ctx.Err() != nil || resend != nil && !resend(failure) {
 			return answer{}, failure
 		}
 		wait := c.jitter(c.backoffCeiling(attempt))

@@ -32,7 +32,13 @@ func (bcFake) errorReply(status int, code, message string) reply {
 
 func (b bcFake) route(s *Server, r *http.Request, body []byte) reply {
 	if set, ok := bcSetPath(r.URL.EscapedPath()); ok && r.Method == http.MethodGet {
+		if rep, ok := b.find(s, r, set); ok {
+			return rep
+		}
 		return b.changes(s, r, set)
+	}
+	if set, ok := bcSetPath(r.URL.EscapedPath()); ok && r.Method == http.MethodPost {
+		return b.create(s, r, set, body)
 	}
 	entitySet, id, ok := bcEntityPath(r.URL.EscapedPath())
 	if !ok {

@@ -122,6 +122,9 @@ var sfChanges = func() *regexp.Regexp {
 // sfQuery answers the query resource for the changed-since SOQL, as Salesforce answers a
 // query: totalSize, done and the records with their attributes.
 func (f salesforceFake) query(s *Server, r *http.Request) reply {
+	if rep, ok := f.find(s, r.URL.Query().Get("q")); ok {
+		return rep
+	}
 	m := sfChanges.FindStringSubmatch(r.URL.Query().Get("q"))
 	if m == nil {
 		return f.errorReply(http.StatusBadRequest, "MALFORMED_QUERY", "the fake answers only the changed-since query")

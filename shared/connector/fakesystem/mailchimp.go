@@ -46,6 +46,9 @@ func (m mailchimpFake) route(s *Server, r *http.Request, body []byte) reply {
 	if segs, ok := pathSegments(r.URL.EscapedPath(), "/3.0/lists/", 2); ok && segs[1] == "members" && r.Method == http.MethodGet {
 		return m.changes(s, r, segs[0])
 	}
+	if segs, ok := pathSegments(r.URL.EscapedPath(), "/3.0/lists/", 2); ok && segs[1] == "members" && r.Method == http.MethodPost {
+		return m.create(s, r, segs[0], body)
+	}
 	segs, ok := pathSegments(r.URL.EscapedPath(), "/3.0/lists/", 3)
 	if !ok || segs[1] != "members" {
 		return m.errorReply(http.StatusNotFound, "", "The requested resource could not be found.")

@@ -50,7 +50,13 @@ func (n netsuiteFake) route(s *Server, r *http.Request, body []byte) reply {
 		}
 		return n.suiteQL(s, r, body)
 	}
+	if segs, ok := pathSegments(path, nsRecordPrefix, 1); ok && r.Method == http.MethodPost {
+		return n.create(s, r, segs[0], body)
+	}
 	segs, ok := pathSegments(path, nsRecordPrefix, 2)
+	if ok && strings.HasPrefix(segs[1], "eid:") {
+		return n.byExternalID(s, r, segs[0], strings.TrimPrefix(segs[1], "eid:"), body)
+	}
 	if !ok {
 		return n.errorReply(http.StatusNotFound, "INVALID_URL", "no such resource")
 	}
@@ -123,10 +129,14 @@ func (n netsuiteFake) suiteQL(s *Server, r *http.Request, body []byte) reply {
 	if json.Unmarshal(body, &q) != nil {
 		return n.errorReply(http.StatusBadRequest, "INVALID_CONTENT", "body must be {\"q\": ...}")
 	}
-	if rows, ok := s.netsuiteChangeRows(q.Q); ok {
-		page := window(rows, offset, limit)
-		return jsonReply(http.StatusOK, map[string]any{"links": []any{}, "count": len(page), "hasMore": offset+limit < len(rows),
-			"items": page, "offset": offset, "totalResults": len(rows)})
+	found, ok := s.netsuiteChangeRows(q.Q)
+	if !ok {
+		found, ok = s.netsuiteFindRows(q.Q)
+	}
+	if ok {
+		page := window(found, offset, limit)
+		return jsonReply(http.StatusOK, map[string]any{"links": []any{}, "count": len(page), "hasMore": offset+limit < len(found),
+			"items": page, "offset": offset, "totalResults": len(found)})
 	}
 	since, ok := syncErrorSince(q.Q)
 	if !ok {

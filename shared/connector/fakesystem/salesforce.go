@@ -39,6 +39,9 @@ func (f salesforceFake) route(s *Server, r *http.Request, body []byte) reply {
 	if path == sfQueryPath && r.Method == http.MethodGet {
 		return f.query(s, r)
 	}
+	if segs, ok := pathSegments(strings.TrimSuffix(path, "/"), sfPrefix, 1); ok && r.Method == http.MethodPost {
+		return f.create(s, r, segs[0], body)
+	}
 	if segs, ok := pathSegments(path, sfPrefix, 2); ok {
 		return f.row(s, r, segs[0], segs[1], body)
 	}
@@ -72,8 +75,8 @@ func (f salesforceFake) row(s *Server, r *http.Request, sobject, id string, body
 	}
 }
 
-// byExternalID reads or upserts the record whose field holds value: 201 when created, 204
-// when updated, 300 when several match.
+// byExternalID reads or upserts the record whose field holds value: 201 when created, 200
+// (created false) when updated, 300 when several match.
 func (f salesforceFake) byExternalID(s *Server, r *http.Request, sobject, field, value string, body []byte) reply {
 	var matches []*record
 	for k, rec := range s.records {
@@ -99,7 +102,7 @@ func (f salesforceFake) byExternalID(s *Server, r *http.Request, sobject, field,
 		}
 		if len(matches) == 1 {
 			s.apply(r, sobject, matches[0], fields)
-			return reply{status: http.StatusNoContent, header: http.Header{}}
+			return jsonReply(http.StatusOK, map[string]any{"id": matches[0].id, "success": true, "errors": []any{}, "created": false})
 		}
 		s.nextID++
 		rec := s.newRecord("001FAKE" + strconv.Itoa(s.nextID))

@@ -40,6 +40,9 @@ var readOnly = []string{"orderId", "createDate", "modifyDate"}
 func (f shipstationFake) route(s *Server, r *http.Request, body []byte) reply {
 	path := r.URL.EscapedPath()
 	if path == "/orders" && r.Method == http.MethodGet {
+		if number := r.URL.Query().Get("orderNumber"); number != "" {
+			return f.findOrders(s, number)
+		}
 		return f.changes(s, r)
 	}
 	if path == "/orders/createorder" {
@@ -109,6 +112,10 @@ func (shipstationFake) replace(s *Server, r *http.Request, resource string, rec 
 		}
 	}
 	rec.fields = fields
+	if len(changed) == 0 {
+		// Writes that changed nothing are not listed (AppliedWrite).
+		return
+	}
 	s.apply(r, resource, rec, changed)
 }
 
