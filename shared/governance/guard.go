@@ -81,6 +81,10 @@ type WriteRequest struct {
 	// Link, when set, is what the loop check compares instead of the record and its
 	// fields: see Link.
 	Link *Link
+	// UpsertKey and Create make the write an upsert by an external id (RecordID is its
+	// value) or a create (RecordID empty): see connector.WriteRequest and guard_create.go.
+	UpsertKey string
+	Create    bool
 }
 
 // Link ties a write to the record it carries data from, for writes between systems
@@ -270,7 +274,7 @@ func (g *Guard) decide(ctx context.Context, id identity.Identity, req WriteReque
 	op := &writeOp{
 		g: g, ctx: ctx, id: id, req: req, tenant: id.TenantID, now: g.now().UTC(),
 		corr:     httpapi.CorrelationID(ctx),
-		resource: string(req.Target) + "/" + req.Entity + "/" + req.RecordID,
+		resource: resourceOf(req),
 		approval: approval,
 	}
 	fields := req.Fields
@@ -363,8 +367,10 @@ func checkRequest(id identity.Identity, req WriteRequest) error {
 		return fmt.Errorf("%w: the identity names no tenant", ErrInvalidRequest)
 	case !req.Target.Known() || !req.Source.Known():
 		return fmt.Errorf("%w: unknown source or target system", ErrInvalidRequest)
-	case req.Entity == "" || req.RecordID == "":
+	case req.Entity == "" || req.RecordID == "" && !req.Create:
 		return fmt.Errorf("%w: entity and record id are required", ErrInvalidRequest)
+	case req.Create && (req.RecordID != "" || req.UpsertKey != ""):
+		return fmt.Errorf("%w: a create names no record id and no upsert key", ErrInvalidRequest)
 	case len(req.Fields) == 0:
 		return fmt.Errorf("%w: a write needs at least one field", ErrInvalidRequest)
 	case req.IdempotencyKey == "":

@@ -18,7 +18,7 @@ import (
 // checkLoop blocks the write when the ledger shows it is the return leg of a loop, and
 // records the detection.
 func (op *writeOp) checkLoop(hash string) error {
-	if op.req.Source == op.req.Target {
+	if op.req.Source == op.req.Target || op.newRecord() {
 		return nil
 	}
 	since := op.now.Add(-op.g.window)
@@ -137,6 +137,7 @@ func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, err
 	out, err := w.Write(op.ctx, connector.WriteRequest{
 		Entity: op.req.Entity, RecordID: op.req.RecordID, Fields: fields,
 		IdempotencyKey: op.req.IdempotencyKey, Origin: string(op.req.Source), IfVersion: op.req.IfVersion,
+		UpsertKey: op.req.UpsertKey, Create: op.req.Create,
 	})
 	if err != nil {
 		op.auditWrite(audit.ResultFailure, "connector_error", map[string]any{"connectorError": connectorErrorKind(err)})
@@ -145,6 +146,10 @@ func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, err
 	res.Written = out
 	var recordErrs []error
 	entity, record, names := op.loopSubject()
+	if op.req.Link == nil && (op.req.Create || op.req.UpsertKey != "") {
+		// The record's own entries are keyed by its id, which a create learns only now.
+		record = out.Record.ID
+	}
 	entry := LedgerEntry{
 		ID: op.g.newID(), Time: op.now, Tenant: op.tenant, Source: op.req.Source, Target: op.req.Target,
 		Entity: entity, RecordID: record, Fields: names, PayloadHash: hash,

@@ -61,8 +61,13 @@ func (w writer) Write(_ context.Context, req connector.WriteRequest) (connector.
 		req.Fields = maps.Clone(req.Fields)
 		w.c.writes = append(w.c.writes, Write{Tenant: w.tenant, System: w.system, Req: req})
 	}
-	return connector.WriteResult{Record: connector.Record{Entity: req.Entity, ID: req.RecordID, Fields: req.Fields,
-		Version: fmt.Sprint(w.c.count)}}, nil
+	id := req.RecordID
+	if req.Create {
+		// A create's record gets an id of the fake's making, as a system gives one.
+		id = fmt.Sprintf("new-%d", w.c.count)
+	}
+	return connector.WriteResult{Record: connector.Record{Entity: req.Entity, ID: id, Fields: req.Fields,
+		Version: fmt.Sprint(w.c.count)}, Created: req.Create}, nil
 }
 
 // Count is the number of writes received.
