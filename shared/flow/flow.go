@@ -47,9 +47,12 @@ type Flow struct {
 	Mapping map[string]string `json:"mapping"`
 	// Filter holds source fields and the values they must have (JSON equality) for the
 	// flow to run; a filtered field absent from the event does not hold.
-	Filter    map[string]any `json:"filter,omitempty"`
-	UpdatedAt time.Time      `json:"updatedAt"`
-	UpdatedBy string         `json:"updatedBy,omitempty"`
+	Filter map[string]any `json:"filter,omitempty"`
+	// Match, when set, finds the target record through the cross-reference, the vendor's
+	// external id or a lookup, and may create it (see match.go and xref.go).
+	Match     *Match    `json:"match,omitempty"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	UpdatedBy string    `json:"updatedBy,omitempty"`
 }
 
 // Limits of a flow definition.
@@ -101,6 +104,7 @@ func (f Flow) Validate() []httpapi.FieldError {
 			add("filter."+field, "field names must be 1 to 128 visible characters")
 		}
 	}
+	errs = append(errs, f.validateMatch()...)
 	slices.SortFunc(errs, func(a, b httpapi.FieldError) int { return strings.Compare(a.Field, b.Field) })
 	return errs
 }
