@@ -64,7 +64,9 @@ func (f Flow) validateMatch() []httpapi.FieldError {
 		return nil
 	}
 	var errs []httpapi.FieldError
-	add := func(field, msg string) { errs = append(errs, httpapi.FieldError{Field: "match." + field, Message: msg}) }
+	add := func(field, msg string) {
+		errs = append(errs, httpapi.FieldError{Field: "match." + field, Message: msg})
+	}
 	target := f.Target.System
 	switch m.By {
 	case MatchNone:
