@@ -50,6 +50,10 @@ type Executor struct {
 	// every value as a change of its source. TrailWindow defaults to DefaultTrailWindow.
 	Trails      TrailReader
 	TrailWindow time.Duration
+	// XRefs and Finder serve flows with a Match (xref_exec.go); flows without one need
+	// neither.
+	XRefs  XRefStore
+	Finder Finder
 }
 
 // Handle starts the runs of every enabled flow whose source is (system, ev.Entity) and
@@ -110,7 +114,8 @@ func (x *Executor) newRun(tenantID string, system connector.System, f Flow, flow
 		r.Outcome, r.Decision = OutcomeSkipped, "no mapped field is in the event"
 	default:
 		traces := f.traces(ev, trail)
-		r.Outcome, r.Pending = OutcomeRetrying, &Pending{Fields: fields, Link: f.withoutEchoes(f.echoable(shared, flows), traces), Traces: traces}
+		r.Outcome, r.Pending = OutcomeRetrying, &Pending{Fields: fields, Link: f.withoutEchoes(f.echoable(shared, flows), traces), Traces: traces,
+			Match: f.Match, Key: matchKey(f.Match, ev)}
 		next := now.Add(x.lease())
 		r.NextAttemptAt = &next
 	}
@@ -148,13 +153,10 @@ func (x *Executor) Redrive(ctx context.Context, tenantID string) (int, error) {
 // the idempotency key (the run id) replays a write that happened.
 func (x *Executor) attempt(ctx context.Context, r Run) Run {
 	attempts := r.Attempts
-	req := governance.WriteRequest{
-		Target: r.Target.System, Source: r.Source.System, Entity: r.Target.Entity, RecordID: r.RecordID,
-		Fields: r.Pending.Fields, IdempotencyKey: r.ID, Reason: "flow.run", Link: linkFor(r),
-	}
-	res, err := x.Guard.Write(ctx, identity.ForTenant(r.TenantID, "flow:"+r.FlowID), req)
+	res, err := x.write(ctx, &r)
 	r.UpdatedAt = x.now()
 	x.settle(ctx, &r, res, err)
+	x.releaseClaim(ctx, &r)
 	if err := x.Store.SaveRun(ctx, r, attempts); err != nil {
 		httpapi.Logger(ctx).Error("flow run outcome not stored; the redrive retries it",
 			"tenant", r.TenantID, "run", r.ID, "outcome", r.Outcome, "error", err)
@@ -162,9 +164,26 @@ func (x *Executor) attempt(ctx context.Context, r Run) Run {
 	return r
 }
 
+// guarded completes req (the record it addresses, or a create or upsert) from the run
+// and writes it through the guard. anchor is the record id the loop link is keyed by: the
+// source record's, or for a matched flow the id the cross-reference was first made from,
+// which both directions share.
+func (x *Executor) guarded(ctx context.Context, r *Run, req governance.WriteRequest, anchor string) (governance.Result, error) {
+	req.Target, req.Source, req.Entity = r.Target.System, r.Source.System, r.Target.Entity
+	if req.Fields == nil {
+		req.Fields = r.Pending.Fields
+	}
+	req.IdempotencyKey, req.Reason = r.ID, "flow.run"
+	req.Link = linkFor(*r, anchor)
+	return x.Guard.Write(ctx, identity.ForTenant(r.TenantID, "flow:"+r.FlowID), req)
+}
+
 // settle sets the run's outcome from the guard's answer.
 func (x *Executor) settle(ctx context.Context, r *Run, res governance.Result, err error) {
 	r.Dropped, r.Looped = res.Dropped, res.Looped
+	if x.settleMatch(ctx, r, err) {
+		return
+	}
 	switch {
 	case err == nil && len(res.Dropped) > 0 && len(res.Dropped) == len(r.Pending.Fields):
 		x.end(r, OutcomeSkipped, "every field is owned by another system (source_wins dropped them)")

@@ -61,6 +61,13 @@ type Run struct {
 	// link. It is dropped when the run ends, so customer values are kept only as long as
 	// a retry needs them.
 	Pending *Pending `json:"-"`
+	// TargetID is the target record the run wrote (or writes), once known, and
+	// TargetAction whether the run created it, matched it (first found it) or updated
+	// the counterpart the cross-reference knew.
+	TargetID     string `json:"targetId,omitempty"`
+	TargetAction string `json:"targetAction,omitempty"`
+	// claimed says this attempt holds the cross-reference claim of its source record.
+	claimed bool
 }
 
 // Pending is the write a retrying run has still to make.
@@ -69,6 +76,11 @@ type Pending struct {
 	Link   map[string]any `json:"link"`
 	// Traces are where each field's value came from, read when the run started.
 	Traces map[string]governance.Trace `json:"traces,omitempty"`
+	// Match is the flow's match at the event, and Key the match key the event carried.
+	Match *Match `json:"match,omitempty"`
+	Key   string `json:"key,omitempty"`
+	// Created is the id of a record an earlier attempt created but could not link yet.
+	Created string `json:"created,omitempty"`
 }
 
 // RunID derives a run's id from what it is for, so a redelivered event maps to the same

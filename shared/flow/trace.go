@@ -82,11 +82,12 @@ func (f Flow) traces(ev Event, trail map[string]governance.FieldTrail) map[strin
 }
 
 // linkFor is the loop-check link of the run's write: the pair link when a flow carries
-// records back (see Flow.echoable), and the traces of its values.
-func linkFor(r Run) *governance.Link {
+// records back (see Flow.echoable), keyed by anchor (the source record id, or for a
+// matched flow the id its cross-reference was first made from), and the traces of its values.
+func linkFor(r Run, anchor string) *governance.Link {
 	l := &governance.Link{Traces: r.Pending.Traces}
 	if len(r.Pending.Link) > 0 {
-		l.Key, l.Fields = linkKey(r.Source, r.Target, r.RecordID), r.Pending.Link
+		l.Key, l.Fields = linkKey(r.Source, r.Target, anchor), r.Pending.Link
 	}
 	if l.Key == "" && len(l.Traces) == 0 {
 		return nil

@@ -1,0 +1,243 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/httpapi"
+)
+
+// How a run of a flow with a Match finds its target record; the cross-reference's
+// comment (xref.go) says why this makes one counterpart and survives a crash.
+
+var (
+	// errCounterpartPending: another run holds the source record's claim and is still
+	// finding or creating the counterpart; this run waits for it (retrying).
+	errCounterpartPending = errors.New("the counterpart is being found or created by another run")
+	// errNoCounterpart: none was found and the flow does not create (skipped).
+	errNoCounterpart = errors.New("no counterpart found")
+	// errMatchRefused: the match cannot pick a record, or a create's outcome is unknown
+	// and cannot be checked; a person has to look (failed, with a sync error).
+	errMatchRefused = errors.New("the counterpart cannot be determined")
+	// errXRef: the cross-reference could not be read or written (retrying).
+	errXRef = errors.New("the cross-reference is unavailable")
+)
+
+// write makes the run's write: to the record with the source's id, or for a flow with a
+// Match to the counterpart it finds, matches or creates.
+func (x *Executor) write(ctx context.Context, r *Run) (governance.Result, error) {
+	if r.Pending.Match == nil {
+		r.TargetID, r.TargetAction = r.RecordID, ActionUpdated
+		return x.guarded(ctx, r, governance.WriteRequest{RecordID: r.RecordID}, r.RecordID)
+	}
+	if x.XRefs == nil || x.Finder == nil {
+		return governance.Result{}, fmt.Errorf("%w: the executor has no cross-reference", errXRef)
+	}
+	e, err := x.claim(ctx, r)
+	if err != nil {
+		return governance.Result{}, err
+	}
+	if e.State == XRefLinked {
+		r.TargetID, r.TargetAction = e.Target.ID, ActionUpdated
+		if e.LinkedBy == r.ID {
+			r.TargetAction = e.Action
+		}
+		return x.guarded(ctx, r, governance.WriteRequest{RecordID: e.Target.ID}, e.Anchor)
+	}
+	r.claimed = true
+	return x.resolve(ctx, r, e)
+}
+
+// claim returns the source record's entry: linked, or pending and held by r (claimed
+// now, held since an earlier attempt, or taken over from a run that ended).
+func (x *Executor) claim(ctx context.Context, r *Run) (XRef, error) {
+	now := x.now()
+	src := Ref{System: r.Source.System, Entity: r.Source.Entity, ID: r.RecordID}
+	want := XRef{Source: src, Target: Ref{System: r.Target.System, Entity: r.Target.Entity}, State: XRefPending,
+		Anchor: src.ID, ClaimedBy: r.ID, FlowID: r.FlowID, CreatedAt: now, UpdatedAt: now}
+	e, err := x.XRefs.ClaimXRef(ctx, r.TenantID, want)
+	switch {
+	case err == nil:
+		return want, nil
+	case !errors.Is(err, ErrTaken):
+		return XRef{}, fmt.Errorf("%w: %w", errXRef, err)
+	case e.State == XRefLinked || e.ClaimedBy == r.ID:
+		return e, nil
+	}
+	holder, err := x.Store.Run(ctx, r.TenantID, e.ClaimedBy)
+	switch {
+	case err == nil && (holder.Outcome == OutcomeRetrying || holder.Outcome == OutcomeHeld && e.Creating):
+		// A held create may still be released by an approver; a held upsert is keyed,
+		// and whoever sends it again meets the same record.
+		return XRef{}, fmt.Errorf("%w (run %s)", errCounterpartPending, e.ClaimedBy)
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return XRef{}, fmt.Errorf("%w: %w", errXRef, err)
+	}
+	// The holder ended without linking or releasing (it stopped between the two): the
+	// claim is this run's now, its Creating mark kept so a possible create is looked for.
+	prev := e.ClaimedBy
+	e.ClaimedBy, e.UpdatedAt = r.ID, now
+	if err := x.XRefs.UpdateXRef(ctx, r.TenantID, e, prev); err != nil {
+		if errors.Is(err, ErrTaken) {
+			return XRef{}, fmt.Errorf("%w (taken over by another run)", errCounterpartPending)
+		}
+		return XRef{}, fmt.Errorf("%w: %w", errXRef, err)
+	}
+	return e, nil
+}
+
+// resolve finds or makes the counterpart of a claimed entry, links it and writes it.
+func (x *Executor) resolve(ctx context.Context, r *Run, e XRef) (governance.Result, error) {
+	m, key := r.Pending.Match, r.Pending.Key
+	if r.Pending.Created != "" {
+		return x.linkAndWrite(ctx, r, e, r.Pending.Created, ActionCreated)
+	}
+	if m.By != MatchNone && key == "" {
+		return governance.Result{}, fmt.Errorf("%w: the change does not carry %s, which the match needs", errNoCounterpart, m.keyName())
+	}
+	if m.By == MatchExternalID && upserts(r.Target.System) {
+		// The vendor's upsert finds or creates by the key in one idempotent write.
+		res, err := x.guarded(ctx, r, governance.WriteRequest{RecordID: key, UpsertKey: m.Field}, e.Anchor)
+		if !written(err) || res.Written.Record.ID == "" {
+			return res, err
+		}
+		action := ActionMatched
+		if res.Written.Created || e.Creating {
+			action = ActionCreated
+		}
+		return res, x.link(ctx, r, e, res.Written.Record.ID, action)
+	}
+	if m.By != MatchNone {
+		ids, err := x.Finder.Find(ctx, r.TenantID, r.Target.System, r.Target.Entity, m.Field, key)
+		switch {
+		case err != nil:
+			return governance.Result{}, fmt.Errorf("governance: find %s: %w", r.Target, err)
+		case len(ids) > 1:
+			return governance.Result{}, fmt.Errorf("%w: several %s records have this %s", errMatchRefused, r.Target, m.Field)
+		case len(ids) == 1:
+			action := ActionMatched
+			if e.Creating {
+				action = ActionCreated
+			}
+			return x.linkAndWrite(ctx, r, e, ids[0], action)
+		}
+	} else if e.Creating {
+		// The claim stays with its Creating mark: releasing it would let the next change
+		// create a second record.
+		r.claimed = false
+		return governance.Result{}, fmt.Errorf("%w: an earlier attempt's create of %s may have reached it and the flow has no match key to look for it; check %s and link or delete the record",
+			errMatchRefused, r.Target, r.Target.System)
+	}
+	if !m.Create {
+		return governance.Result{}, fmt.Errorf("%w and the flow does not create one", errNoCounterpart)
+	}
+	return x.create(ctx, r, e)
+}
+
+// create marks the claim Creating, creates the counterpart with the match key set (so a
+// later attempt finds it) and links it.
+func (x *Executor) create(ctx context.Context, r *Run, e XRef) (governance.Result, error) {
+	m := r.Pending.Match
+	fields := r.Pending.Fields
+	if m.By != MatchNone {
+		if _, ok := fields[m.Field]; !ok {
+			fields = maps.Clone(fields)
+			fields[m.Field] = r.Pending.Key
+		}
+	}
+	e.Creating, e.UpdatedAt = true, x.now()
+	if err := x.XRefs.UpdateXRef(ctx, r.TenantID, e, r.ID); err != nil {
+		return governance.Result{}, fmt.Errorf("%w: %w", errXRef, err)
+	}
+	res, err := x.guarded(ctx, r, governance.WriteRequest{Create: true, Fields: fields}, e.Anchor)
+	if !written(err) {
+		if !connector.MayHaveApplied(err) && !errors.Is(err, governance.ErrPendingApproval) {
+			// Nothing was made, nor will be: the next attempt need not look for it.
+			e.Creating = false
+			_ = x.XRefs.UpdateXRef(ctx, r.TenantID, e, r.ID)
+		}
+		return res, err
+	}
+	if res.Written.Record.ID == "" {
+		// Every field was dropped (source_wins): nothing was created.
+		return res, err
+	}
+	r.Pending.Created = res.Written.Record.ID
+	if lerr := x.link(ctx, r, e, res.Written.Record.ID, ActionCreated); lerr != nil {
+		return res, lerr
+	}
+	return res, err
+}
+
+// linkAndWrite links a found counterpart and writes the run's fields to it.
+func (x *Executor) linkAndWrite(ctx context.Context, r *Run, e XRef, id, action string) (governance.Result, error) {
+	if err := x.link(ctx, r, e, id, action); err != nil {
+		return governance.Result{}, err
+	}
+	return x.guarded(ctx, r, governance.WriteRequest{RecordID: id}, e.Anchor)
+}
+
+// link stores the entry as linked to id, in both directions.
+func (x *Executor) link(ctx context.Context, r *Run, e XRef, id, action string) error {
+	e.Target.ID, e.State, e.Action, e.LinkedBy, e.Creating, e.ClaimedBy, e.UpdatedAt = id, XRefLinked, action, r.ID, false, r.ID, x.now()
+	r.TargetID, r.TargetAction = id, action
+	if err := x.XRefs.LinkXRef(ctx, r.TenantID, e); err != nil {
+		return fmt.Errorf("%w: linking %s to %s: %w", errXRef, e.Source.ID, id, err)
+	}
+	r.claimed = false
+	return nil
+}
+
+// written says the guard's answer means the write reached the target.
+func written(err error) bool { return err == nil || errors.Is(err, governance.ErrNotRecorded) }
+
+// settleMatch ends or keeps a run on the match's own errors; false for every other.
+func (x *Executor) settleMatch(ctx context.Context, r *Run, err error) bool {
+	switch {
+	case errors.Is(err, errNoCounterpart):
+		x.end(r, OutcomeSkipped, err.Error())
+	case errors.Is(err, errMatchRefused):
+		x.fail(ctx, r, err.Error())
+	case errors.Is(err, errCounterpartPending), errors.Is(err, errXRef):
+		if r.Attempts > len(x.backoff()) {
+			x.fail(ctx, r, fmt.Sprintf("still failing after %d attempts: %s", r.Attempts, err))
+			return true
+		}
+		next := x.now().Add(x.backoff()[r.Attempts-1])
+		r.Outcome, r.NextAttemptAt = OutcomeRetrying, &next
+		r.Decision = "retried at " + next.UTC().Format("2006-01-02T15:04:05Z") + ": " + err.Error()
+	default:
+		return false
+	}
+	return true
+}
+
+// releaseClaim gives up the source record's claim when the run ended without linking a
+// counterpart, so the next change of the record can find or create it. A held run keeps
+// it: its write may still be released by an approver. What it does not release (a store
+// failure) is taken over by the next run once it sees this one ended.
+func (x *Executor) releaseClaim(ctx context.Context, r *Run) {
+	if r.Outcome != OutcomeWritten {
+		r.TargetAction = ""
+	}
+	if !r.claimed || r.Outcome == OutcomeRetrying || r.Outcome == OutcomeHeld {
+		return
+	}
+	src := Ref{System: r.Source.System, Entity: r.Source.Entity, ID: r.RecordID}
+	if err := x.XRefs.ReleaseXRef(ctx, r.TenantID, src, r.Target, r.ID); err != nil {
+		httpapi.Logger(ctx).Error("cross-reference claim not released; the next run of the record takes it over",
+			"tenant", r.TenantID, "run", r.ID, "error", err)
+	}
+}
+
+// keyName names what the match key is taken from.
+func (m *Match) keyName() string {
+	if m.SourceField == "" {
+		return "a record id"
+	}
+	return "the field " + m.SourceField
+}
