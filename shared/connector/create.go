@@ -86,7 +86,7 @@ func (c *Client) Find(ctx context.Context, entity, field, value string) ([]strin
 // sendCreate sends a create's request with the write's headers; it is resent only after a
 // failure that cannot have applied it.
 func (c *Client) sendCreate(ctx context.Context, method, target string, body []byte, req writeOp) (answer, error) {
-	return c.send(ctx, call{op: OpWrite, method: method, target: target, body: body, header: writeHeaders(req)}, notApplied)
+	return c.send(ctx, call{op: OpWrite, method: method, target: target, body: body, header: writeHeaders(req), once: true}, notApplied)
 }
 
 // notApplied: the system asked us to slow down, or the connection was refused before the

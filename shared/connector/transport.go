@@ -33,6 +33,9 @@ type call struct {
 	op, method, target string
 	body               []byte
 	header             http.Header
+	// once forbids net/http's own resend on a reused connection that failed, which it
+	// makes for any request carrying an Idempotency-Key header (a create must not be).
+	once bool
 }
 
 // do sends the request, retrying transient failures, and returns the first 2xx answer. A
@@ -94,6 +97,9 @@ func (c *Client) attempt(ctx context.Context, in call) (answer, *Error) {
 	}
 	for k, v := range in.header {
 		req.Header[k] = v
+	}
+	if in.once {
+		req.GetBody = nil
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "syncassist-connector")
