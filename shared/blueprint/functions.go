@@ -396,6 +396,7 @@ const (
 	FuncFlowDetail    = "flow-settings-detail"
 	FuncFlowPut       = "flow-settings-put"
 	FuncFlowDelete    = "flow-settings-delete"
+	FuncFlowXRefs     = "flow-xrefs"
 	FuncFlowRedrive   = "flow-redrive"
 	FuncFlowPoll      = "flow-poll"
 )
@@ -450,6 +451,7 @@ func init() {
 			Schedule: ReconcileInterval}), 5*time.Minute),
 		route(FuncFlowRunsList, "Lists flow runs, newest first", "GET", "/api/flows/runs", AuthOperator, Read),
 		route(FuncFlowRunDetail, "Shows one flow run", "GET", "/api/flows/runs/{id}", AuthOperator, Read),
+		route(FuncFlowXRefs, "Shows a record's counterparts in other systems (the flows' cross-reference)", "GET", "/api/flows/xrefs", AuthOperator, Read),
 		route(FuncFlowStatus, "Summarises recent flow runs per target system (health) and per flow", "GET", "/api/flows/status", AuthOperator, Read),
 		route(FuncFlowsList, "Lists the tenant's flows (admins)", "GET", settings, AuthAdmin, Read),
 		route(FuncFlowDetail, "Shows one flow (admins)", "GET", settings+"/{id}", AuthAdmin, Read),

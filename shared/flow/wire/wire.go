@@ -37,7 +37,7 @@ func New(b *platform.Base) (*flow.Service, error) {
 	}
 	store := flow.NewDynamoStore(b.DB, b.Config.Table(blueprint.Flows))
 	x := &flow.Executor{Store: store, Guard: g, SyncErrors: Reporter{se.Reporter()}, Now: b.Clock(),
-		Trails: governance.Trails{Ledger: b.GovernanceStore()}}
+		Trails: governance.Trails{Ledger: b.GovernanceStore()}, XRefs: store, Finder: Finders{guarded.Connectors(b)}}
 	return &flow.Service{Store: store, Exec: x, Claims: store, Poller: &flow.Poller{Exec: x, Source: Sources{guarded.Connectors(b)}},
 		SourceAuth: SourceAuth(b), Audit: b.Audit, Now: b.Clock(), Manifests: b.Manifests()}, nil
 }
@@ -66,6 +66,19 @@ func (s Sources) Changes(ctx context.Context, tenantID string, system connector.
 	return c.Changes(ctx, entity, since, cursor, limit)
 }
 
+// Finders finds target records through the tenants' connectors: a read, which needs no
+// guard.
+type Finders struct{ Connectors *connector.Registry }
+
+// Find implements flow.Finder.
+func (f Finders) Find(ctx context.Context, tenantID string, system connector.System, entity, field, value string) ([]string, error) {
+	c, err := f.Connectors.Client(ctx, tenantID, system)
+	if err != nil {
+		return nil, err
+	}
+	return c.Find(ctx, entity, field, value)
+}
+
 // Routes are the flows' HTTP functions.
 func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 	s, err := New(b)
@@ -77,6 +90,7 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 		blueprint.FuncFlowRunsList:  {Handler: s.RunsHandler()},
 		blueprint.FuncFlowRunDetail: {Handler: s.RunHandler()},
 		blueprint.FuncFlowStatus:    {Handler: s.StatusHandler()},
+		blueprint.FuncFlowXRefs:     {Handler: s.XRefsHandler()},
 		blueprint.FuncFlowsList:     {Handler: s.FlowsHandler()},
 		blueprint.FuncFlowDetail:    {Handler: s.FlowHandler()},
 		blueprint.FuncFlowPut:       {Handler: s.PutFlowHandler()},
