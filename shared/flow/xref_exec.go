@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/governance"
@@ -202,7 +203,9 @@ func (x *Executor) settleMatch(ctx context.Context, r *Run, err error) bool {
 		x.end(r, OutcomeSkipped, err.Error())
 	case errors.Is(err, errMatchRefused):
 		x.fail(ctx, r, err.Error())
-	case errors.Is(err, errCounterpartPending), errors.Is(err, errXRef):
+	case errors.Is(err, errCounterpartPending):
+		x.wait(ctx, r, err)
+	case errors.Is(err, errXRef):
 		if r.Attempts > len(x.backoff()) {
 			x.fail(ctx, r, fmt.Sprintf("still failing after %d attempts: %s", r.Attempts, err))
 			return true
@@ -214,6 +217,31 @@ func (x *Executor) settleMatch(ctx context.Context, r *Run, err error) bool {
 		return false
 	}
 	return true
+}
+
+// Waiting on another run's claim.
+const (
+	// ClaimWait is how soon a run that waits on another run's claim may be attempted
+	// again: the holder is usually done within a second, and the redrive's schedule
+	// decides when it is actually taken up.
+	ClaimWait = 5 * time.Second
+	// MaxClaimWait is how long a run waits on other runs' claims before it fails.
+	MaxClaimWait = 24 * time.Hour
+)
+
+// wait keeps a run that met another run's claim retrying. The attempt wrote nothing, so
+// it does not count against the run's attempts (their backoff is for failing writes);
+// the wait is bounded by time instead.
+func (x *Executor) wait(ctx context.Context, r *Run, err error) {
+	now := x.now()
+	if now.Sub(r.CreatedAt) > MaxClaimWait {
+		x.fail(ctx, r, fmt.Sprintf("waited %s for the counterpart: %s", MaxClaimWait, err))
+		return
+	}
+	next := now.Add(ClaimWait)
+	r.Attempts--
+	r.Outcome, r.NextAttemptAt = OutcomeRetrying, &next
+	r.Decision = "waiting: " + err.Error()
 }
 
 // releaseClaim gives up the source record's claim when the run ended without linking a
