@@ -61,7 +61,7 @@ var demoOverrides = []governance.Entry{
 func seedDemoFlows(ctx context.Context, deps *compose.Stack, fakes fakeSystems) error {
 	now := time.Now().UTC()
 	for _, f := range demoFlows {
-		f.UpdatedAt, f.UpdatedBy = now, "make run"
+		f.UpdatedAt, f.UpdatedBy, f.Match = now, "make run", demoMatches[f.ID]
 		if err := deps.Flows.Store.PutFlow(ctx, demoTenant, f); err != nil {
 			return fmt.Errorf("seed flow %s: %w", f.ID, err)
 		}
@@ -72,11 +72,13 @@ func seedDemoFlows(ctx context.Context, deps *compose.Stack, fakes fakeSystems) 
 		}
 	}
 	seedFakeFlowTargets(fakes)
-	return nil
+	return seedDemoXRef(ctx, deps.Flows.Exec.XRefs, now)
 }
 
-// demoFlowRecord is the record the demo's events are about, per source entity. A flow
-// writes the target record with the source record's id.
+// demoFlowRecord is the record the demo's events are about, per source entity. The
+// customer flows find their counterpart through the cross-reference (demoMatches; the
+// seeded Account keeps the id C-2001 and is linked at start), the order flows write the
+// target record with the source record's id.
 var demoFlowRecord = map[string]string{"customer": "C-2001", "Account": "C-2001", "salesOrder": "SO-10042", "orders": "SO-10042"}
 
 // seedFakeFlowTargets puts the records the demo flows write to into the fakes, where the
@@ -86,7 +88,7 @@ var demoFlowRecord = map[string]string{"customer": "C-2001", "Account": "C-2001"
 // C-2001 is newFakeSystems' own.)
 func seedFakeFlowTargets(fakes fakeSystems) {
 	fakes[connector.SystemCRM].Seed("Account", "C-2001", map[string]any{"Name": "Nordwind Handel GmbH", "Type": "Customer",
-		"Phone": "+49 40 555 0100", "CreditLimit": 25000})
+		"Phone": "+49 40 555 0100", "CreditLimit": 25000, erpIDField: "C-2001"})
 	fakes[connector.SystemShipping].Seed("orders", "SO-10042", map[string]any{
 		"orderNumber": "SO-10042", "orderKey": "SO-10042", "orderDate": "2026-11-20T09:00:00.0000000", "orderStatus": "awaiting_shipment",
 		"customerEmail": "einkauf@nordwind.example",
@@ -164,6 +166,9 @@ func flowsDemo(ctx context.Context) error {
 	step(1, "The host ERP changes customer C-2001's phone; the change flows to the CRM account:")
 	phone := "+49 40 555 " + tag[2:]
 	if _, err := event("hosterp", "customer", "C-2001", map[string]any{"phone": phone, "companyName": "Nordwind Handel GmbH"}, flow.OutcomeWritten); err != nil {
+		return err
+	}
+	if err := xrefDemo(api, tag, runTag); err != nil {
 		return err
 	}
 	step(2, "A sales order changes; it flows to the shipping platform:")
