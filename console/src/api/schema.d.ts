@@ -581,6 +581,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/flows/xrefs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show a record's counterparts in other systems
+         * @description The flows' cross-reference of one record: one entry per target entity, linked when a flow created or first matched the counterpart, pending while a run finds or creates it.
+         */
+        get: operations["flowXRefs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/flows": {
         parameters: {
             query?: never;
@@ -1204,6 +1224,7 @@ export interface components {
             filter?: {
                 [key: string]: unknown;
             };
+            match?: components["schemas"]["FlowMatch"];
         };
         Flow: {
             id: string;
@@ -1219,6 +1240,7 @@ export interface components {
             filter?: {
                 [key: string]: unknown;
             };
+            match?: components["schemas"]["FlowMatch"];
             /** Format: date-time */
             updatedAt: string;
             updatedBy?: string;
@@ -1295,6 +1317,13 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The target record the run wrote (or writes), once known: for a flow with a match, the counterpart's id in the target system. */
+            targetId?: string;
+            /**
+             * @description Set when the run wrote: it created the counterpart, matched (first found) it, or updated the one the cross-reference (or the shared id) named.
+             * @enum {string}
+             */
+            targetAction?: "created" | "matched" | "updated";
         };
         FlowRunList: {
             items: components["schemas"]["FlowRun"][];
@@ -1423,6 +1452,54 @@ export interface components {
                 /** @description The last poll's failure: the source and the connector's error class, never values. Absent when it read to the end or to its budget. */
                 error?: string;
             }[];
+        };
+        /** @description How the flow finds the target record of a source record the cross-reference does not know yet. Without it the flow writes the target record with the source record's id. */
+        FlowMatch: {
+            /**
+             * @description `externalId`: the vendor's upsert by an external-id field (NetSuite `externalId`, a Salesforce external-id field, Mailchimp `email_address`, ShipStation `orderKey` on orders; Business Central, which has no upsert: a `$filter` find, then a create setting the field). `lookup`: a find by a unique field (SuiteQL, SOQL, OData `$filter`; Mailchimp `email_address`, ShipStation `orderNumber` only). `none`: only records the cross-reference knows.
+             * @enum {string}
+             */
+            by: "externalId" | "lookup" | "none";
+            /** @description The target's external-id or unique field; empty with `none`. */
+            field?: string;
+            /** @description The source field whose value the target field holds; empty: the source record's id. */
+            sourceField?: string;
+            /** @description Create the counterpart when none is found (required true with `externalId` on a target with an upsert). */
+            create?: boolean;
+        };
+        FlowRecordRef: {
+            system: components["schemas"]["FlowSystem"];
+            entity: string;
+            /** @description Empty on a pending entry's target. */
+            id: string;
+        };
+        /** @description One direction of a link between a record and its counterpart in another system. */
+        FlowXRef: {
+            source: components["schemas"]["FlowRecordRef"];
+            target: components["schemas"]["FlowRecordRef"];
+            /**
+             * @description `pending` while a run finds or creates the counterpart.
+             * @enum {string}
+             */
+            state: "pending" | "linked";
+            /** @description The id of the record the link was first made from; both directions key the loop check with it. */
+            anchor: string;
+            /** @description The run holding a pending entry. */
+            claimedBy?: string;
+            /** @description The holder sent a create whose outcome it has not seen yet. */
+            creating?: boolean;
+            /** @enum {string} */
+            action?: "created" | "matched";
+            /** @description The run that linked it. */
+            linkedBy?: string;
+            flowId?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        FlowXRefList: {
+            items: components["schemas"]["FlowXRef"][];
         };
     };
     responses: {
@@ -2718,6 +2795,39 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    flowXRefs: {
+        parameters: {
+            query: {
+                system: components["schemas"]["FlowSystem"];
+                entity: string;
+                id: string;
+            };
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowXRefList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
