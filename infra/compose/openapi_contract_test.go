@@ -219,6 +219,8 @@ func TestOpenAPIContract(t *testing.T) {
 	want(t, c.call(operator, "GET", "/api/flows/runs?cursor=nope", ""), 400, "flow runs bad cursor")
 	want(t, c.call(operator, "GET", "/api/flows/runs/"+runs.RunIDs[0], ""), 200, "flow run")
 	want(t, c.call(operator, "GET", "/api/flows/runs/run_unknown", ""), 404, "flow run unknown")
+	want(t, c.call(operator, "GET", "/api/flows/xrefs?system=hosterp&entity=customer&id=C-1", ""), 200, "flow cross-reference")
+	want(t, c.call(operator, "GET", "/api/flows/xrefs?system=sap", ""), 400, "flow cross-reference bad record")
 	want(t, c.call(operator, "GET", "/api/flows/status?hours=48", ""), 200, "flow status")
 	want(t, c.call(operator, "GET", "/api/flows/status?hours=0", ""), 400, "flow status bad window")
 	want(t, c.call(admin, "DELETE", settings+"crm-to-erp", ""), 204, "flow delete")

@@ -40,6 +40,9 @@
 //	           POST      {base}/orders/createorder  (the whole order; upsert by orderKey)
 //	           PUT       {base}/{resource}/{id}     (other resources, whole)
 //
+// Creates, upserts by an external id (WriteRequest.Create, UpsertKey) and finds by a
+// field's value (Find) follow each vendor's own answer; create.go lists them.
+//
 // A Record's Fields are the vendor's body without its envelope (NetSuite's links and id,
 // OData annotations, Salesforce's attributes and Id, Mailchimp's _links and id, an order's
 // orderId); its Version is the vendor's concurrency token (lastModifiedDate, the ETag,

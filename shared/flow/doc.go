@@ -25,8 +25,14 @@
 // ends, and the write's idempotency key (the run id) makes the target replay rather than
 // apply it twice.
 //
+// Record identity: a flow with a Match finds its target record through the tenant's
+// cross-reference (xref.go), the vendor's upsert by an external id, or a lookup, and may
+// create it; runs name the record (TargetID) and whether they created, matched or updated
+// it. A flow without one writes the target record with the source record's id.
+//
 // Loops: the runs of two flows that mirror each other (A→B and B→A) carry the same
-// governance.Link: the sorted endpoints and the record id, and the values of the field
+// governance.Link: the sorted endpoints and the record id (for matched flows the
+// cross-reference's anchor, the same from either side), and the values of the field
 // pairs both flows map, under names both directions share. The guard therefore sees the
 // echo of a write as its return leg although the entities and field names differ per
 // system, and although the echo carries only the fields the flow back maps. Loops of more
