@@ -64,6 +64,11 @@ test("flows: an admin creates a poll flow, sees a refused field beside its input
   await form.getByRole("button", { name: "Save flow" }).click();
   await expect(form).toContainText("must be a JSON object");
   await form.getByLabel("Filter").fill('{"orderStatus": "shipped"}');
+  // A match the server cannot use is refused with its reason; one it can is saved.
+  await form.getByLabel("Match").fill('{"by": "guess"}');
+  await form.getByRole("button", { name: "Save flow" }).click();
+  await expect(form).toContainText("must be externalId, lookup or none");
+  await form.getByLabel("Match").fill('{"by": "lookup", "field": "tranId", "sourceField": "orderNumber"}');
   await form.getByRole("button", { name: "Save flow" }).click();
   await expect(page.getByRole("status").filter({ hasText: `Saved flow ${id}` })).toBeAttached();
   const row = defs.getByRole("row").filter({ has: page.getByRole("cell", { name: id, exact: true }) });
@@ -73,6 +78,7 @@ test("flows: an admin creates a poll flow, sees a refused field beside its input
   await row.getByRole("button", { name: `Edit ${id}` }).click();
   const edit = page.getByRole("form", { name: `Edit flow ${id}` });
   await expect(edit.getByLabel("Flow id")).toBeDisabled();
+  await expect(edit.getByLabel("Match")).toHaveValue(/"field":"tranId"/);
   await edit.getByLabel("Enabled").uncheck();
   await edit.getByRole("button", { name: "Save flow" }).click();
   await expect(row.getByText("disabled")).toBeVisible();

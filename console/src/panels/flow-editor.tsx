@@ -1,4 +1,5 @@
-// The flow editor (admins): a flow's source and target, trigger, field mapping and filter.
+// The flow editor (admins): a flow's source and target, trigger, field mapping, filter and
+// match (how the target record is found when the systems' ids differ).
 // One PUT saves the whole flow; a 400 puts each refused field's message beside its input
 // and saves nothing.
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -22,6 +23,8 @@ interface Draft {
   mapping: Pair[];
   /** filter is JSON text of an object, edited as text: values may be any JSON. */
   filter: string;
+  /** match is JSON text of the flow's match, edited as text; empty: none. */
+  match: string;
 }
 
 const draftOf = (f?: Flow): Draft => ({
@@ -30,26 +33,32 @@ const draftOf = (f?: Flow): Draft => ({
   targetSystem: f?.target.system ?? "crm", targetEntity: f?.target.entity ?? "",
   mapping: f ? Object.entries(f.mapping).map(([target, source]) => ({ target, source })) : [{ target: "", source: "" }],
   filter: f?.filter && Object.keys(f.filter).length ? JSON.stringify(f.filter) : "",
+  match: f?.match ? JSON.stringify(f.match) : "",
 });
 
-/** body is the draft as the API takes it, or the filter's parse error. */
-function body(d: Draft): FlowInput | FieldError {
-  let filter: Record<string, unknown> | undefined;
-  if (d.filter.trim()) {
-    try {
-      filter = JSON.parse(d.filter) as Record<string, unknown>;
-    } catch {
-      return { field: "filter", message: "must be a JSON object, such as {\"Type\": \"Customer\"}" };
-    }
-    if (typeof filter !== "object" || filter === null || Array.isArray(filter)) {
-      return { field: "filter", message: "must be a JSON object, such as {\"Type\": \"Customer\"}" };
-    }
+/** objectOf parses JSON text of an object; undefined for empty text, null when it is not one. */
+function objectOf(text: string): Record<string, unknown> | undefined | null {
+  if (!text.trim()) return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
   }
+}
+
+/** body is the draft as the API takes it, or the filter's or match's parse error. */
+function body(d: Draft): FlowInput | FieldError {
+  const filter = objectOf(d.filter);
+  if (filter === null) return { field: "filter", message: "must be a JSON object, such as {\"Type\": \"Customer\"}" };
+  const match = objectOf(d.match);
+  if (match === null) return { field: "match", message: "must be a JSON object, such as {\"by\": \"lookup\", \"field\": \"Email\"}" };
   return {
     id: d.id.trim(), enabled: d.enabled, trigger: d.trigger,
     source: { system: d.sourceSystem, entity: d.sourceEntity.trim() }, target: { system: d.targetSystem, entity: d.targetEntity.trim() },
     mapping: Object.fromEntries(d.mapping.filter((p) => p.target.trim() || p.source.trim()).map((p) => [p.target.trim(), p.source.trim()])),
     ...(filter ? { filter } : {}),
+    ...(match ? { match: match as FlowInput["match"] } : {}),
   };
 }
 
@@ -75,7 +84,7 @@ export function FlowEditor(props: { flow?: Flow; onSaved: (f: FlowSaved) => void
     setBusy(false);
     if (saved) props.onSaved(saved);
   };
-  const shown = ["id", "trigger", "source", "source.system", "source.entity", "target", "target.system", "target.entity", "mapping", "filter",
+  const shown = ["id", "trigger", "source", "source.system", "source.entity", "target", "target.system", "target.entity", "mapping", "filter", "match",
     ...d.mapping.map((p) => "mapping." + p.target.trim())];
   const endpoint = (side: "source" | "target", sys: FlowSystem, entity: string) => (
     <fieldset class="endpoint">
@@ -139,6 +148,14 @@ export function FlowEditor(props: { flow?: Flow; onSaved: (f: FlowSaved) => void
           {...invalid(errors, "filter", "flow-filter-hint")} onInput={(e) => set({ filter: (e.target as HTMLInputElement).value })} />
         <span id="flow-filter-hint" class="note">source fields and the JSON values they must have for the flow to run; empty runs for every change</span>
         <FieldMessage errors={errors} field="filter" />
+      </div>
+      <div class="field">
+        <label for="flow-match">Match</label>
+        <input id="flow-match" type="text" value={d.match} size={48} spellcheck={false}
+          placeholder='{"by": "externalId", "field": "ERP_Customer_Id__c", "create": true}'
+          {...invalid(errors, "match", "flow-match-hint")} onInput={(e) => set({ match: (e.target as HTMLInputElement).value })} />
+        <span id="flow-match-hint" class="note">how the target record is found when the systems' ids differ: by externalId, lookup or none, and whether to create it; empty writes the record with the source record's id</span>
+        <FieldMessage errors={errors} field="match" />
       </div>
       <label><input type="checkbox" checked={d.enabled} onChange={(e) => set({ enabled: (e.target as HTMLInputElement).checked })} /> Enabled</label>
       <OtherErrors errors={errors} shown={shown} />
