@@ -70,8 +70,11 @@ func (f Flow) validateMatch() []httpapi.FieldError {
 	target := f.Target.System
 	switch m.By {
 	case MatchNone:
-		if m.Field != "" || m.SourceField != "" {
+		if m.Field != "" {
 			add("field", "must be empty when by is none")
+		}
+		if m.SourceField != "" {
+			add("sourceField", "must be empty when by is none")
 		}
 	case MatchExternalID:
 		if want, fixed := fixedKeys[target]; fixed && m.Field != want {

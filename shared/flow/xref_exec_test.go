@@ -299,3 +299,52 @@ func TestMatchSkipsWithoutCreate(t *testing.T) {
 		t.Fatal(errors.Join(errors.New("no link after the match"), err))
 	}
 }
+
+// flakyLinks fails the first LinkXRef, as a store outage right after a create would.
+type flakyLinks struct {
+	flow.XRefStore
+	mu     sync.Mutex
+	failed bool
+}
+
+func (f *flakyLinks) LinkXRef(ctx context.Context, tenantID string, e flow.XRef) error {
+	f.mu.Lock()
+	fail := !f.failed
+	f.failed = true
+	f.mu.Unlock()
+	if fail {
+		return errors.New("link store down")
+	}
+	return f.XRefStore.LinkXRef(ctx, tenantID, e)
+}
+
+// TestCreatedButNotLinkedIsLinkedNext: the record was created but its link could not be
+// stored; the run keeps the new id and links it on its next attempt, creating nothing
+// more (match none, which has no key to look for it by, shows it is the kept id).
+func TestCreatedButNotLinkedIsLinkedNext(t *testing.T) {
+	e := newMatchEnv(t, flow.Match{By: flow.MatchNone, Create: true})
+	e.x.XRefs = &flakyLinks{XRefStore: e.store}
+	r := e.change("C-9006", "+1")
+	if r.Outcome != flow.OutcomeRetrying {
+		t.Fatalf("run %+v, want retrying", r)
+	}
+	e.redriveAll()
+	if r = e.run(r.ID); r.Outcome != flow.OutcomeWritten || r.TargetAction != flow.ActionCreated || e.crm.WriteCount() != 1 {
+		t.Fatalf("run %+v, %d CRM writes; want the one Account linked", r, e.crm.WriteCount())
+	}
+}
+
+// TestClaimOfAnEndedRunIsTakenOver: a claim left by a run that is gone (it ended without
+// releasing) does not block the record: the next run takes it over.
+func TestClaimOfAnEndedRunIsTakenOver(t *testing.T) {
+	e := newMatchEnv(t, matches["lookup"])
+	src := flow.Ref{System: connector.SystemHostERP, Entity: "customer", ID: "C-9007"}
+	if _, err := e.store.ClaimXRef(context.Background(), "t1", flow.XRef{Source: src, Target: flow.Ref{System: connector.SystemCRM,
+		Entity: "Account"}, State: flow.XRefPending, Anchor: src.ID, ClaimedBy: "run_GONEGONEGONEGONEGONEGONEGO", CreatedAt: t0, UpdatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	r := e.change("C-9007", "+1")
+	if r.Outcome != flow.OutcomeWritten || r.TargetAction != flow.ActionCreated || len(e.accounts("C-9007")) != 1 {
+		t.Fatalf("run %+v, want the claim taken over and the Account created", r)
+	}
+}
