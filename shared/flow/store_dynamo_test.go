@@ -18,7 +18,7 @@ import (
 
 func TestMain(m *testing.M) { emutest.Main(m) }
 
-func newStore(t *testing.T) *flow.DynamoStore {
+func newStore(t testing.TB) *flow.DynamoStore {
 	t.Helper()
 	db, _ := emutest.Clients(t)
 	stage := emutest.Stage(t)

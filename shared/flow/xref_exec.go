@@ -58,6 +58,12 @@ func (x *Executor) write(ctx context.Context, r *Run) (governance.Result, error)
 func (x *Executor) claim(ctx context.Context, r *Run) (XRef, error) {
 	now := x.now()
 	src := Ref{System: r.Source.System, Entity: r.Source.Entity, ID: r.RecordID}
+	// Most changes are of records linked long ago: one read answers them.
+	if e, err := x.XRefs.XRef(ctx, r.TenantID, src, r.Target); err == nil && e.State == XRefLinked {
+		return e, nil
+	} else if err != nil && !errors.Is(err, ErrNotFound) {
+		return XRef{}, fmt.Errorf("%w: %w", errXRef, err)
+	}
 	want := XRef{Source: src, Target: Ref{System: r.Target.System, Entity: r.Target.Entity}, State: XRefPending,
 		Anchor: src.ID, ClaimedBy: r.ID, FlowID: r.FlowID, CreatedAt: now, UpdatedAt: now}
 	e, err := x.XRefs.ClaimXRef(ctx, r.TenantID, want)

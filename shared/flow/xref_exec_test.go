@@ -3,6 +3,7 @@ package flow_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -22,7 +23,7 @@ import (
 // matchEnv runs flows through the real guard into fake vendors over HTTP, with runs and
 // the cross-reference in the flows table on the emulator.
 type matchEnv struct {
-	t     *testing.T
+	t     testing.TB
 	store *flow.DynamoStore
 	x     *flow.Executor
 	crm   *fakesystem.Server
@@ -75,7 +76,7 @@ type plainRedactor struct{}
 func (plainRedactor) RedactText(_ context.Context, s string) (string, error) { return s, nil }
 func (plainRedactor) RedactJSON(_ context.Context, b []byte) ([]byte, error) { return b, nil }
 
-func newMatchEnv(t *testing.T, m flow.Match) *matchEnv {
+func newMatchEnv(t testing.TB, m flow.Match) *matchEnv {
 	t.Helper()
 	e := &matchEnv{t: t, store: newStore(t), crm: fakesystem.New(connector.SystemCRM), rep: &reporter{}, now: t0}
 	mux := http.NewServeMux()
@@ -346,5 +347,68 @@ func TestClaimOfAnEndedRunIsTakenOver(t *testing.T) {
 	r := e.change("C-9007", "+1")
 	if r.Outcome != flow.OutcomeWritten || r.TargetAction != flow.ActionCreated || len(e.accounts("C-9007")) != 1 {
 		t.Fatalf("run %+v, want the claim taken over and the Account created", r)
+	}
+}
+
+// countedXRefs counts the cross-reference calls, each one DynamoDB request on the flows
+// table except LinkXRef (a read and two puts) and a lost ClaimXRef (a put and a read).
+type countedXRefs struct {
+	flow.XRefStore
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (c *countedXRefs) count(op string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls[op]++
+}
+
+func (c *countedXRefs) XRef(ctx context.Context, t string, src flow.Ref, target flow.Endpoint) (flow.XRef, error) {
+	c.count("XRef")
+	return c.XRefStore.XRef(ctx, t, src, target)
+}
+
+func (c *countedXRefs) ClaimXRef(ctx context.Context, t string, e flow.XRef) (flow.XRef, error) {
+	c.count("ClaimXRef")
+	return c.XRefStore.ClaimXRef(ctx, t, e)
+}
+
+func (c *countedXRefs) LinkXRef(ctx context.Context, t string, e flow.XRef) error {
+	c.count("LinkXRef")
+	return c.XRefStore.LinkXRef(ctx, t, e)
+}
+
+// BenchmarkMatchedFlow: a change of a customer already linked (the steady state) and the
+// first change of a new one (claim, upsert, link), through the real guard into the fake
+// CRM over HTTP, on the emulator. xref-calls/op is what the cross-reference adds.
+func BenchmarkMatchedFlow(b *testing.B) {
+	for _, first := range []bool{false, true} {
+		name := map[bool]string{false: "linked", true: "first"}[first]
+		b.Run(name, func(b *testing.B) {
+			e := newMatchEnv(b, matches["externalId"])
+			counted := &countedXRefs{XRefStore: e.store, calls: map[string]int{}}
+			e.x.XRefs = counted
+			if !first {
+				e.change("C-1", "+0")
+			}
+			counted.calls = map[string]int{}
+			b.ResetTimer()
+			for i := range b.N {
+				record := "C-1"
+				if first {
+					record = fmt.Sprintf("C-%d", 1000+i)
+				}
+				if r := e.change(record, fmt.Sprintf("+%d", i)); r.Outcome != flow.OutcomeWritten {
+					b.Fatalf("run %+v", r)
+				}
+			}
+			b.StopTimer()
+			total := 0
+			for _, n := range counted.calls {
+				total += n
+			}
+			b.ReportMetric(float64(total)/float64(b.N), "xref-calls/op")
+		})
 	}
 }
