@@ -11,14 +11,17 @@
 // A run ends in one outcome:
 //
 //	written      the guard wrote the mapped fields (some may have been dropped by source_wins)
-//	skipped      the filter did not hold, no mapped field was in the event, or every field was dropped
+//	skipped      the filter did not hold, no mapped field was in the event, every field was dropped,
+//	             or (a flow with a match) no counterpart was found and the flow does not create one
 //	rejected     the ownership manifest refused the write
 //	held         the write waits on an ownership approval
 //	loop_broken  the write was the return leg of a loop and was blocked
-//	failed       the target refused the write for good; the failure is a sync error in the
+//	failed       the target refused the write for good, or the match cannot pick the counterpart
+//	             (several records hold the key; a create without a key lost its answer); the failure is a sync error in the
 //	             triage queue (syncErrorId), diagnosed and decided like the host ERP's
 //	retrying     a transient failure; the run is retried with backoff by the redrive, and
-//	             after MaxAttempts it fails like a permanent error
+//	             after MaxAttempts it fails like a permanent error; or the run waits on another
+//	             run that is creating the same record's counterpart (ClaimWait, MaxClaimWait)
 //
 // A run is stored as retrying, with its next attempt a lease ahead, before its write is
 // attempted: if the function dies mid-run, the redrive takes the run over once the lease

@@ -4,6 +4,7 @@
 package wire
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -206,14 +207,17 @@ func (r Reporter) Report(ctx context.Context, run flow.Run, cause string) (strin
 		return "", err
 	}
 	flowCtx, err := json.Marshal(map[string]any{"flow": map[string]any{"id": run.FlowID, "runId": run.ID, "eventId": run.EventID,
-		"source": run.Source.System, "sourceEntity": run.Source.Entity, "target": run.Target.System}})
+		"source": run.Source.System, "sourceEntity": run.Source.Entity, "sourceRecordId": run.RecordID, "target": run.Target.System}})
 	if err != nil {
 		return "", err
 	}
+	// The sync error is about the target's record: for a flow with a match, the
+	// counterpart the run found (its id differs from the source's), else the source's id.
+	target := cmp.Or(run.TargetID, run.RecordID)
 	return r.R.Report(ctx, syncerror.Record{
-		TenantID: run.TenantID, ErrorID: run.ID, RecordType: run.Target.Entity, RecordID: run.RecordID,
+		TenantID: run.TenantID, ErrorID: run.ID, RecordType: run.Target.Entity, RecordID: target,
 		ErrorCode: "FLOW_WRITE_FAILED", Message: fmt.Sprintf("Flow %s could not write %s %s (fields %s): %s", run.FlowID,
-			run.Target, run.RecordID, strings.Join(run.Fields, ", "), cause),
+			run.Target, target, strings.Join(run.Fields, ", "), cause),
 		OccurredAt: run.UpdatedAt, Integration: "flow:" + run.FlowID, ExternalSystem: string(run.Target.System),
 		Direction: "outbound", Payload: payload, Context: flowCtx,
 	}, syncerror.SourceFlow, run.ID)
