@@ -255,8 +255,11 @@ func (x *Executor) wait(ctx context.Context, r *Run, err error) {
 // it: its write may still be released by an approver. What it does not release (a store
 // failure) is taken over by the next run once it sees this one ended.
 func (x *Executor) releaseClaim(ctx context.Context, r *Run) {
-	if r.Outcome != OutcomeWritten {
+	switch {
+	case r.Outcome != OutcomeWritten:
 		r.TargetAction = ""
+	case r.TargetAction == ActionCreated || r.TargetAction == ActionMatched:
+		r.Decision += "; " + r.TargetAction + " the counterpart " + string(r.Target.System) + "/" + r.Target.Entity + "/" + r.TargetID
 	}
 	if !r.claimed || r.Outcome == OutcomeRetrying || r.Outcome == OutcomeHeld {
 		return
