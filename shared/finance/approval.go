@@ -55,6 +55,9 @@ var (
 	// ErrIDReused means the host created an approval under an id that already names a
 	// different approval of the tenant.
 	ErrIDReused = errors.New("approval id already used for a different approval")
+	// ErrOwnRequest means the approver is the person who requested the approval (four
+	// eyes): someone else must approve it.
+	ErrOwnRequest = errors.New("the approver requested this finance approval")
 )
 
 // Approval is one finance approval row.

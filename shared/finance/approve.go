@@ -75,6 +75,9 @@ func (s *Service) Approve(ctx context.Context, who identity.Identity, id string)
 	if !ValidID(id) {
 		return Approval{}, ErrInvalidID
 	}
+	if cur, err := s.fourEyes(ctx, who, id); err != nil {
+		return cur, err
+	}
 	now := s.now()
 	ttl := s.leaseTTL()
 	lease := NewLease(now, ttl)
@@ -115,6 +118,24 @@ func (s *Service) Approve(ctx context.Context, who identity.Identity, id string)
 	dctx, dcancel := detached(ctx)
 	defer dcancel()
 	return s.finishApplied(dctx, who, held, lease.Token, res, true)
+}
+
+// fourEyes refuses (ErrOwnRequest, audited denied) an approve by the person who requested
+// the approval: the requestedBy the host ERP sent is matched against every name of the
+// approver (identity.Is). It reads the row first, and fails closed: when the row cannot be
+// read nothing is approved. requestedBy never changes after create, so the read cannot
+// go stale before the lease is taken.
+func (s *Service) fourEyes(ctx context.Context, who identity.Identity, id string) (Approval, error) {
+	cur, err := s.Store.Get(ctx, who.TenantID, id)
+	if err != nil {
+		return Approval{}, err
+	}
+	if who.Is(cur.RequestedBy) {
+		s.audit(ctx, who, ActionApprove, audit.ResultDenied, cur, map[string]any{
+			"problem": CodeOwnRequest, "erpId": cur.ERPID, "entity": cur.Entity, "amount": cur.Amount, "currency": cur.Currency})
+		return cur, ErrOwnRequest
+	}
+	return cur, nil
 }
 
 // completeApplied completes a row whose ERP update was confirmed by an approve that then

@@ -36,7 +36,9 @@
 // approve, the next one or the sweep); it is never reverted.
 //
 // Status codes, within SPEC.md's set for approve plus 202: 200 accepted; 202 the ERP was
-// updated and completing is left to the sweep; 400 invalid_id or missing_erp_id; 404
+// updated and completing is left to the sweep; 400 invalid_id or missing_erp_id; 403
+// four_eyes when the approver is the requester (checked before the lease, by reading the
+// row, and failing closed); 404
 // not_found; 409 not_pending, lease_held, erp_applied, state_changed, and the governance
 // refusals ownership_rejected, ownership_approval_required, loop_detected and dlp_blocked
 // (codes as the sync-error write-back uses them); 502 erp_update_failed and

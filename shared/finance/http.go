@@ -73,6 +73,10 @@ const (
 	MaxListLimit     = 100
 )
 
+// CodeOwnRequest is the problem code of an approve by the approval's requester (four eyes),
+// the same code governance answers a self-release with.
+const CodeOwnRequest = "four_eyes"
+
 // maxDecisionBody bounds the body of approve and reject.
 const maxDecisionBody = 16 << 10
 
@@ -246,6 +250,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error, cur Approval)
 			"; the approval is being completed and can no longer be rejected.")
 	case errors.Is(err, ErrLeaseHeld):
 		p = httpapi.NewProblem(http.StatusConflict, "lease_held", "Another approve is applying this approval right now.")
+	case errors.Is(err, ErrOwnRequest):
+		p = httpapi.NewProblem(http.StatusForbidden, CodeOwnRequest,
+			"You requested this approval; another approver must approve it. Nothing was changed.")
 	case errors.Is(err, ErrIDReused):
 		p = httpapi.NewProblem(http.StatusConflict, "approval_id_reused",
 			"This approvalId already names a different approval of the tenant; nothing was changed.")

@@ -205,7 +205,7 @@ func (s *Service) audit(ctx context.Context, who identity.Identity, key, result 
 		// Approves by outcome, for the dashboard and the approve-failure alarm.
 		emf.Emit(emf.Metric{Time: s.now(), Dimensions: []string{"feature", "outcome"}, Counts: map[string]float64{"Approves": 1},
 			Fields: map[string]any{"feature": "finance", "outcome": map[string]string{audit.ResultSuccess: "written",
-				audit.ResultFailure: "failed"}[result], "tenant": a.TenantID}})
+				audit.ResultFailure: "failed", audit.ResultDenied: "denied"}[result], "tenant": a.TenantID}})
 	}
 	if s.Audit == nil {
 		return

@@ -386,7 +386,13 @@ func (s *Service) ApproveHandler() http.Handler {
 			return
 		}
 		ctx := r.Context()
-		if cur, err := s.Records.GetApproval(ctx, id.TenantID, apID); err == nil && cur.RequestedBy != "" && cur.RequestedBy == id.Actor {
+		// Four eyes fails closed: an approval that cannot be read is not released.
+		cur, err := s.Records.GetApproval(ctx, id.TenantID, apID)
+		if err != nil {
+			writeDecisionError(w, r, err)
+			return
+		}
+		if id.Is(cur.RequestedBy) {
 			s.auditDecision(ctx, id, ActionApprove, audit.ResultDenied, cur, map[string]any{"problem": CodeFourEyes})
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, CodeFourEyes,
 				"You requested this write; another approver must release it."))

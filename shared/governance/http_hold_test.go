@@ -1,6 +1,7 @@
 package governance_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"testing"
@@ -61,4 +62,42 @@ func TestRetryAfterTheDecisionOfAHold(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The requester is matched by any of the approver's names, case-insensitively: a held
+// write requested by "Alice" cannot be released by alice signed in with another case.
+func TestReleaseFourEyesIgnoresCase(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.holdOptIn("t1", "C-1") // held for alice
+	self := &caller{"t1", "ALICE", []string{identity.RoleApprover}}
+	w := serve(e.api(), http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", self)
+	if code, _ := problemCode(t, w); w.Code != http.StatusForbidden || code != governance.CodeFourEyes {
+		t.Fatalf("self-release in capitals: %d %s", w.Code, code)
+	}
+}
+
+// The four-eyes check fails closed: when the approval cannot be read, nothing is released.
+func TestReleaseFourEyesFailsClosed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.holdOptIn("t1", "C-1")
+	s := &governance.Service{Records: unreadable{e.records}, Guard: e.guard, Audit: e.auditLog, Now: e.clock.Now}
+	h := identity.ValidateGuestContext(identity.RequireApproverRole(s.ApproveHandler()))
+	mux := http.NewServeMux()
+	mux.Handle(governance.PatternApprove, h)
+	self := &caller{"t1", "alice", []string{identity.RoleApprover}}
+	w := serve(mux, http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", self)
+	if w.Code != http.StatusServiceUnavailable {
+		t.Fatalf("release with the approval unreadable: %d %s", w.Code, w.Body)
+	}
+	if got := approvalStatus(t, e, "t1", a.ID); got.Status != governance.StatusPending || e.fakes[crm].WriteCount() != 0 {
+		t.Fatalf("after a release that could not check four eyes: %+v, %d writes", got, e.fakes[crm].WriteCount())
+	}
+}
+
+type unreadable struct{ governance.RecordStore }
+
+func (unreadable) GetApproval(context.Context, string, string) (governance.PendingApproval, error) {
+	return governance.PendingApproval{}, errors.New("dynamodb: connection reset")
 }

@@ -6,6 +6,7 @@ package identity
 import (
 	"context"
 	"slices"
+	"strings"
 )
 
 // Roles a principal may hold.
@@ -36,6 +37,11 @@ type Principal struct {
 	SessionID string
 	// Module is the embedded module the context is bound to (user principals only).
 	Module string
+	// Email and Username are the token's email and preferred_username claims (JWT
+	// principals only; empty when absent). They are other names of the same person, which
+	// a host ERP may have recorded instead of the subject (four eyes compares them all).
+	Email    string
+	Username string
 }
 
 // Identity is what AI calls, audit records and authorization use. Every field comes from
@@ -46,6 +52,28 @@ type Identity struct {
 	Roles     []string `json:"roles,omitempty"`
 	Source    Source   `json:"source"`
 	SessionID string   `json:"sessionId,omitempty"`
+	// Aliases are the principal's other names (e-mail, preferred username). They are
+	// never serialised: audit records name the actor only (pseudonymised at rest).
+	Aliases []string `json:"-"`
+}
+
+// Is reports whether name, as another system recorded it, names this identity: the
+// actor or one of its aliases, compared case-insensitively and without surrounding
+// spaces. An empty name names no one, so a missing requester never matches.
+func (i Identity) Is(name string) bool {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return false
+	}
+	if strings.EqualFold(name, strings.TrimSpace(i.Actor)) {
+		return true
+	}
+	for _, a := range i.Aliases {
+		if strings.EqualFold(name, strings.TrimSpace(a)) {
+			return true
+		}
+	}
+	return false
 }
 
 // HasRole reports whether the identity holds role. Roles nest: admin holds every role,
@@ -75,6 +103,11 @@ func Derive(auth, user *Principal) (Identity, bool) {
 
 func fromPrincipal(p Principal, s Source) Identity {
 	id := Identity{TenantID: p.TenantID, Actor: p.Subject, Roles: slices.Clone(p.Roles), Source: s}
+	for _, a := range []string{p.Email, p.Username} {
+		if a != "" {
+			id.Aliases = append(id.Aliases, a)
+		}
+	}
 	if s == SourceUser {
 		id.SessionID = p.SessionID
 	}

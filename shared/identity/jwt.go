@@ -240,6 +240,12 @@ func principalFrom(c jwt.MapClaims) (Principal, error) {
 		return Principal{}, invalid(ClaimTenantID + " missing or not a tenant id")
 	}
 	p := Principal{Subject: sub, TenantID: tenantID}
+	p.Email, _ = c["email"].(string)
+	p.Username, _ = c["preferred_username"].(string)
+	if p.Username == "" {
+		// Cognito access tokens carry the user name as "username".
+		p.Username, _ = c["username"].(string)
+	}
 	raw, present := c[ClaimRoles]
 	if !present {
 		return p, nil

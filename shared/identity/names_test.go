@@ -1,0 +1,62 @@
+package identity_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// The names a host ERP may have recorded for the person behind a token: the subject, the
+// e-mail and the preferred username, each case-insensitively (four eyes relies on this).
+func TestVerifiedIdentityKnowsItsOtherNames(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	srv := newJWKSServer(t, rsaKey, ecKey)
+	v := newVerifier(srv.URL, clock)
+	c := baseClaims(clock.Now())
+	c["email"] = "Alice.Smith@Example.com"
+	c["preferred_username"] = "asmith"
+	p, err := v.Verify(context.Background(), sign(t, rsaKey, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := identity.Derive(&p, nil)
+	for _, name := range []string{"subject-marker-7f3a", "SUBJECT-MARKER-7F3A", "alice.smith@example.com", " ASmith "} {
+		if !id.Is(name) {
+			t.Errorf("Is(%q) = false, want true", name)
+		}
+	}
+	for _, name := range []string{"", "  ", "bob@example.com", "asmith2", "alice.smith"} {
+		if id.Is(name) {
+			t.Errorf("Is(%q) = true, want false", name)
+		}
+	}
+	// The aliases are personal data: they never reach a serialised identity (audit records).
+	b, _ := json.Marshal(id)
+	if strings.Contains(strings.ToLower(string(b)), "alice") || strings.Contains(string(b), "asmith") {
+		t.Errorf("serialised identity carries an alias: %s", b)
+	}
+}
+
+// Cognito's access tokens name the user "username", not "preferred_username".
+func TestCognitoUsernameIsAnAlias(t *testing.T) {
+	testKeys(t)
+	clock := newClock()
+	srv := newJWKSServer(t, rsaKey, ecKey)
+	v := newVerifier(srv.URL, clock)
+	c := baseClaims(clock.Now())
+	c["username"] = "Carol"
+	c["token_use"] = "access"
+	p, err := v.Verify(context.Background(), signTyped(t, rsaKey, jwt.MapClaims(c), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := identity.Derive(&p, nil); !id.Is("carol") {
+		t.Errorf("username claim not an alias: %+v", p)
+	}
+}
