@@ -19,7 +19,7 @@ func demoClient(t *testing.T, fakes fakeSystems, sys connector.System) *connecto
 	fakes.mount(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	c, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: sys, BaseURL: srv.URL + "/fake/" + string(sys) + fakesystem.BasePath(sys), MaxAttempts: 1})
+	c, err := connector.New(connector.Config{AllowLoopback: true, System: sys, BaseURL: srv.URL + "/fake/" + string(sys) + fakesystem.BasePath(sys), MaxAttempts: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,12 +65,13 @@ type Config struct {
 	MaxBackoff  time.Duration
 	// MaxRetryAfter is the longest Retry-After the client waits out itself (default 5s).
 	MaxRetryAfter time.Duration
-	// AllowPrivateNetwork lets the client connect to loopback, private and link-local
-	// addresses: the local fakes, in local stages only. Without it every connection is
-	// checked after resolution (netguard), so a base URL that was public when it was
-	// saved cannot be turned onto the service's own network later (DNS rebinding), and
-	// no proxy from the environment is used, since the check cannot see past one.
-	AllowPrivateNetwork bool
+	// AllowLoopback lets the client connect to loopback addresses: the local fakes, in
+	// local stages only; private, link-local (metadata) and NAT64 addresses stay refused.
+	// Every connection is checked after resolution (netguard), so a base URL that was
+	// public when it was saved cannot be turned onto the service's own network later (DNS
+	// rebinding), and no proxy from the environment is used, since the check cannot see
+	// past one.
+	AllowLoopback bool
 }
 
 // String keeps the token out of logs and fmt output.
@@ -222,9 +223,7 @@ func New(cfg Config) (*Client, error) {
 	// The default of 2 idle connections per host makes concurrent writes to one system
 	// open and close connections all the time.
 	transport.MaxIdleConnsPerHost = 32
-	if !cfg.AllowPrivateNetwork {
-		transport.DialContext, transport.Proxy = netguard.Dialer().DialContext, nil
-	}
+	transport.DialContext, transport.Proxy = netguard.Policy{AllowLoopback: cfg.AllowLoopback}.Dialer().DialContext, nil
 	c.http = &http.Client{
 		Transport: transport,
 		Timeout:   orDefault(cfg.Timeout, DefaultTimeout),

@@ -56,7 +56,7 @@ func TestBaseURLWithPrefix(t *testing.T) {
 	t.Cleanup(srv.Close)
 	for _, sys := range connector.Systems {
 		fakes[sys].Seed("contact", "7", map[string]any{"n": 1})
-		c, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: sys, BaseURL: srv.URL + "/fake/" + string(sys) + fakesystem.BasePath(sys) + "/"})
+		c, err := connector.New(connector.Config{AllowLoopback: true, System: sys, BaseURL: srv.URL + "/fake/" + string(sys) + fakesystem.BasePath(sys) + "/"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +228,7 @@ func TestConnectionRefused(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	addr := srv.URL
 	srv.Close()
-	c, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: connector.SystemHostERP, BaseURL: addr, BaseBackoff: time.Millisecond})
+	c, err := connector.New(connector.Config{AllowLoopback: true, System: connector.SystemHostERP, BaseURL: addr, BaseBackoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func TestUnusableAnswers(t *testing.T) {
 				tc.handler(w, r)
 			}))
 			t.Cleanup(srv.Close)
-			c, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: connector.SystemHostERP, BaseURL: srv.URL})
+			c, err := connector.New(connector.Config{AllowLoopback: true, System: connector.SystemHostERP, BaseURL: srv.URL})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -411,14 +411,14 @@ func TestNewValidatesConfig(t *testing.T) {
 			}
 		})
 	}
-	if _, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: connector.SystemCRM, BaseURL: "https://x.test/base/"}); err != nil {
+	if _, err := connector.New(connector.Config{AllowLoopback: true, System: connector.SystemCRM, BaseURL: "https://x.test/base/"}); err != nil {
 		t.Fatalf("valid config refused: %v", err)
 	}
 }
 
 func TestConfigDoesNotPrintToken(t *testing.T) {
 	t.Parallel()
-	cfg := connector.Config{AllowPrivateNetwork: true, System: connector.SystemCRM, BaseURL: "https://x.test", Token: "tok-do-not-print"}
+	cfg := connector.Config{AllowLoopback: true, System: connector.SystemCRM, BaseURL: "https://x.test", Token: "tok-do-not-print"}
 	var logged bytes.Buffer
 	slog.New(slog.NewJSONHandler(&logged, nil)).Info("connector", "config", cfg)
 	for _, out := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), logged.String()} {
@@ -440,7 +440,7 @@ func TestCallsCarryTheCorrelationID(t *testing.T) {
 		fake.Handler().ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	c, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: connector.SystemCRM, BaseURL: srv.URL})
+	c, err := connector.New(connector.Config{AllowLoopback: true, System: connector.SystemCRM, BaseURL: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,5 +450,20 @@ func TestCallsCarryTheCorrelationID(t *testing.T) {
 	}
 	if got.Load() != "corr-to-the-crm" {
 		t.Fatalf("X-Correlation-Id %v", got.Load())
+	}
+}
+
+// A local stage's client reaches its fakes on loopback and nothing else: a base URL on the
+// metadata address (or a private one) is refused at connect time, as in production.
+func TestLocalClientReachesLoopbackOnly(t *testing.T) {
+	for _, base := range []string{"http://169.254.169.254", "http://10.0.0.1:8080", "http://[64:ff9b::a9fe:a9fe]"} {
+		c, err := connector.New(connector.Config{System: connector.SystemCRM, BaseURL: base, AllowLoopback: true,
+			MaxAttempts: 1, Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Get(context.Background(), "contact", "C-1"); !errors.Is(err, connector.ErrInvalidConfig) {
+			t.Errorf("GET through %s with AllowLoopback: %v, want ErrInvalidConfig (blocked)", base, err)
+		}
 	}
 }

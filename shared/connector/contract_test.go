@@ -51,7 +51,7 @@ func startProfile(t *testing.T, pc profileCase, mod func(*connector.Config)) (*f
 	fake.RequireToken(pc.cred)
 	srv := httptest.NewServer(fake.Handler())
 	t.Cleanup(srv.Close)
-	cfg := connector.Config{AllowPrivateNetwork: true, System: pc.sys, BaseURL: srv.URL + fakesystem.BasePath(pc.sys), Token: pc.cred,
+	cfg := connector.Config{AllowLoopback: true, System: pc.sys, BaseURL: srv.URL + fakesystem.BasePath(pc.sys), Token: pc.cred,
 		BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}
 	if mod != nil {
 		mod(&cfg)

@@ -17,7 +17,7 @@ func startFake(t testing.TB, sys connector.System, mod func(*connector.Config)) 
 	fake := fakesystem.New(sys)
 	srv := httptest.NewServer(fake.Handler())
 	t.Cleanup(srv.Close)
-	cfg := connector.Config{AllowPrivateNetwork: true,
+	cfg := connector.Config{AllowLoopback: true,
 		System:      sys,
 		BaseURL:     srv.URL + fakesystem.BasePath(sys),
 		BaseBackoff: time.Millisecond,

@@ -47,7 +47,7 @@ func TestBusinessCentralStaleETagIsRetriedOnce(t *testing.T) {
 
 func TestBusinessCentralBaseURLNamesTheCompany(t *testing.T) {
 	t.Parallel()
-	_, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: connector.SystemERP2, BaseURL: "https://api.businesscentral.dynamics.com/v2.0/t/production"})
+	_, err := connector.New(connector.Config{AllowLoopback: true, System: connector.SystemERP2, BaseURL: "https://api.businesscentral.dynamics.com/v2.0/t/production"})
 	if !errors.Is(err, connector.ErrInvalidConfig) {
 		t.Fatalf("New without a company: %v, want ErrInvalidConfig", err)
 	}
@@ -130,7 +130,7 @@ func TestClientCredentials(t *testing.T) {
 			fake, _, root := startProfile(t, pc, nil)
 			url := root + fakesystem.BasePath(sys)
 			fake.IssueTokens("client-1", "s3cret", time.Hour)
-			c, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: sys, BaseURL: url, Token: "client-1:s3cret",
+			c, err := connector.New(connector.Config{AllowLoopback: true, System: sys, BaseURL: url, Token: "client-1:s3cret",
 				TokenURL: root + fakesystem.TokenPath, Scope: "https://api.businesscentral.dynamics.com/.default"})
 			if err != nil {
 				t.Fatal(err)
@@ -147,7 +147,7 @@ func TestClientCredentials(t *testing.T) {
 			if _, err := c.Write(context.Background(), pc.write("k-1")); err != nil || fake.TokensIssued() != 2 {
 				t.Fatalf("Write after revocation: %v, tokens issued %d", err, fake.TokensIssued())
 			}
-			bad, _ := connector.New(connector.Config{AllowPrivateNetwork: true, System: sys, BaseURL: url, Token: "client-1:wrong", TokenURL: root + fakesystem.TokenPath})
+			bad, _ := connector.New(connector.Config{AllowLoopback: true, System: sys, BaseURL: url, Token: "client-1:wrong", TokenURL: root + fakesystem.TokenPath})
 			_, err = bad.Get(context.Background(), pc.entity, pc.id)
 			asError(t, err, connector.ErrUnauthorized)
 		})

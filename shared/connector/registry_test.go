@@ -34,14 +34,14 @@ func (s *countingSource) ConnectorConfig(ctx context.Context, tenantID string, s
 		select {
 		case <-time.After(s.delay):
 		case <-ctx.Done():
-			return connector.Config{AllowPrivateNetwork: true}, ctx.Err()
+			return connector.Config{AllowLoopback: true}, ctx.Err()
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cfg, ok := s.configs[sourceKey{tenantID, system}]
 	if !ok {
-		return connector.Config{AllowPrivateNetwork: true}, connector.ErrNotConfigured
+		return connector.Config{AllowLoopback: true}, connector.ErrNotConfigured
 	}
 	return cfg, nil
 }
@@ -96,7 +96,7 @@ func TestRegistry(t *testing.T) {
 		if !errors.Is(err, connector.ErrNotConfigured) {
 			t.Fatalf("Client = %v, want ErrNotConfigured", err)
 		}
-		src.set("acme", connector.SystemShipping, connector.Config{AllowPrivateNetwork: true, BaseURL: "https://ship.acme.test"})
+		src.set("acme", connector.SystemShipping, connector.Config{AllowLoopback: true, BaseURL: "https://ship.acme.test"})
 		if _, err := reg.Client(ctx, "acme", connector.SystemShipping); err != nil {
 			t.Fatalf("a tenant configured after a miss: %v", err)
 		}
@@ -141,8 +141,8 @@ func TestRegistry(t *testing.T) {
 	t.Run("refusals", func(t *testing.T) {
 		t.Parallel()
 		src := newSource()
-		src.set("acme", connector.SystemERP2, connector.Config{AllowPrivateNetwork: true, System: connector.SystemCRM, BaseURL: "https://x.test"})
-		src.set("acme", connector.SystemMarketing, connector.Config{AllowPrivateNetwork: true, BaseURL: "gopher://x.test"})
+		src.set("acme", connector.SystemERP2, connector.Config{AllowLoopback: true, System: connector.SystemCRM, BaseURL: "https://x.test"})
+		src.set("acme", connector.SystemMarketing, connector.Config{AllowLoopback: true, BaseURL: "gopher://x.test"})
 		reg := connector.NewRegistry(src, 0)
 		cases := []struct {
 			tenant string
@@ -222,7 +222,7 @@ func TestRegistry(t *testing.T) {
 		srv := httptest.NewServer(fake.Handler())
 		t.Cleanup(srv.Close)
 		src := newSource()
-		src.set("acme", connector.SystemHostERP, connector.Config{AllowPrivateNetwork: true, BaseURL: srv.URL, Token: "tok"})
+		src.set("acme", connector.SystemHostERP, connector.Config{AllowLoopback: true, BaseURL: srv.URL, Token: "tok"})
 		c, err := connector.NewRegistry(src, 0).Client(ctx, "acme", connector.SystemHostERP)
 		if err != nil {
 			t.Fatal(err)

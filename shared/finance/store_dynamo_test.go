@@ -50,7 +50,7 @@ type financeEnv struct {
 type hostERPConfig struct{ url string }
 
 func (c hostERPConfig) ConnectorConfig(_ context.Context, _ string, sys connector.System) (connector.Config, error) {
-	return connector.Config{AllowPrivateNetwork: true, System: sys, BaseURL: c.url, MaxAttempts: 1}, nil
+	return connector.Config{AllowLoopback: true, System: sys, BaseURL: c.url, MaxAttempts: 1}, nil
 }
 
 type dlpRedactor struct{ s *dlp.Scanner }

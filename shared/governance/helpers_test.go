@@ -66,9 +66,9 @@ type configs struct {
 
 func (c configs) ConnectorConfig(_ context.Context, tenant string, sys connector.System) (connector.Config, error) {
 	if c.notConfigured[sys] {
-		return connector.Config{AllowPrivateNetwork: true}, fmt.Errorf("tenant %s has no %s connector: %w", tenant, sys, connector.ErrNotConfigured)
+		return connector.Config{AllowLoopback: true}, fmt.Errorf("tenant %s has no %s connector: %w", tenant, sys, connector.ErrNotConfigured)
 	}
-	return connector.Config{AllowPrivateNetwork: true, System: sys, BaseURL: c.base + "/fake/" + string(sys) + fakesystem.BasePath(sys), MaxAttempts: 1}, nil
+	return connector.Config{AllowLoopback: true, System: sys, BaseURL: c.base + "/fake/" + string(sys) + fakesystem.BasePath(sys), MaxAttempts: 1}, nil
 }
 
 // env is a guard over in-memory stores, writing to fake systems over real HTTP.

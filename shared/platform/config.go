@@ -29,8 +29,8 @@ type Config struct {
 	LoopWindow time.Duration
 	// ConnectorTimeout bounds one attempt of a connector call.
 	ConnectorTimeout time.Duration
-	// ConnectorsAllowLocal lets connectors reach loopback and private addresses (the
-	// local fakes): EnvConnectorsAllowLocal=true, which only the local stack and the tests
+	// ConnectorsAllowLocal lets connectors reach loopback (the local fakes), and nothing
+	// else netguard blocks: EnvConnectorsAllowLocal=true, which only the local stack and the tests
 	// set, and no CDK stack does (a template test holds that).
 	ConnectorsAllowLocal bool
 	WebhookTolerance     time.Duration

@@ -38,8 +38,8 @@ type Service struct {
 	Manifests Manifests
 	Overrides Overrides
 	Audit     *audit.Log
-	// LocalConnectors allows http and local addresses in connector base URLs: the fakes of
-	// the local stack and the tests. Never set in a deployed stage.
+	// LocalConnectors allows http and loopback addresses in connector base URLs: the fakes
+	// of the local stack and the tests. Never set in a deployed stage.
 	LocalConnectors bool
 	Resolver        Resolver
 }

@@ -22,8 +22,9 @@ var ErrBaseURL = errors.New("connector base URL refused")
 
 // CheckBaseURL refuses a connector base URL that is not https, carries credentials,
 // or names a host that resolves to any address in a blocked range. local (local stages
-// only) allows http and any address, for the fakes. Every address is checked, not the
-// first: a name with one public and one private address is refused.
+// only) allows http and loopback addresses, for the fakes, and nothing else the
+// production policy blocks. Every address is checked, not the first: a name with one
+// public and one private address is refused.
 func CheckBaseURL(ctx context.Context, raw string, local bool, r Resolver) error {
 	u, err := url.Parse(raw)
 	switch {
@@ -33,18 +34,19 @@ func CheckBaseURL(ctx context.Context, raw string, local bool, r Resolver) error
 		return fmt.Errorf("%w: credentials belong in the connector's token, not its URL", ErrBaseURL)
 	case u.RawQuery != "" || u.Fragment != "":
 		return fmt.Errorf("%w: no query or fragment", ErrBaseURL)
-	case local && (u.Scheme == "http" || u.Scheme == "https"):
-		return nil
-	case u.Scheme != "https":
+	case local && u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%w: http or https only", ErrBaseURL)
+	case !local && u.Scheme != "https":
 		return fmt.Errorf("%w: https only", ErrBaseURL)
 	}
+	policy := netguard.Policy{AllowLoopback: local}
 	host := strings.TrimSuffix(u.Hostname(), ".")
 	addrs, err := lookup(ctx, r, host)
 	if err != nil {
 		return fmt.Errorf("%w: %s does not resolve", ErrBaseURL, host)
 	}
 	for _, a := range addrs {
-		if netguard.Blocked(a) {
+		if policy.Blocked(a) {
 			return fmt.Errorf("%w: %s resolves to %s, a loopback, link-local, private or reserved address", ErrBaseURL, host, a.Unmap())
 		}
 	}

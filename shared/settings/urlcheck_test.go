@@ -30,6 +30,8 @@ func TestCheckBaseURL(t *testing.T) {
 		"v6local.example.com":    {"fd00::1"},
 		"mapped.example.com":     {"::ffff:127.0.0.1"},
 		"cgnat.example.com":      {"100.64.0.1"},
+		"nat64.example.com":      {"64:ff9b::a9fe:a9fe"},
+		"localhost":              {"127.0.0.1", "::1"},
 	}
 	cases := []struct {
 		url   string
@@ -56,6 +58,16 @@ func TestCheckBaseURL(t *testing.T) {
 		{"", false, false},
 		{"http://127.0.0.1:3000/fake/crm", true, true}, // the local stack's fakes
 		{"ftp://127.0.0.1", true, false},
+		{"https://nat64.example.com", false, false}, // the metadata address through NAT64
+		{"http://localhost:3000/fake/crm", true, true},
+		{"http://[::1]:3000/", true, true},
+		// Local stages reach loopback only: not the metadata address, private ranges or NAT64.
+		{"http://169.254.169.254/latest/meta-data", true, false},
+		{"http://metadata.example.com", true, false},
+		{"http://10.0.0.5:8080", true, false},
+		{"http://rebind.example.com", true, false},
+		{"http://[64:ff9b::7f00:1]/", true, false},
+		{"http://[fd00::1]/", true, false},
 	}
 	for _, c := range cases {
 		err := CheckBaseURL(context.Background(), c.url, c.local, r)

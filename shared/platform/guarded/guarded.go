@@ -111,7 +111,7 @@ func (c connectorConfigs) ConnectorConfig(ctx context.Context, tenantID string, 
 		}
 	}
 	return connector.Config{System: system, BaseURL: cc.BaseURL, Token: token, TokenURL: cc.TokenURL, Scope: cc.Scope,
-		TenantID: tenantID, Timeout: c.timeout, AllowPrivateNetwork: c.allowLocal}, nil
+		TenantID: tenantID, Timeout: c.timeout, AllowLoopback: c.allowLocal}, nil
 }
 
 // metricsOut is where alert metrics go: stdout, which CloudWatch reads as embedded metrics.
