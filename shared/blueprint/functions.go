@@ -343,10 +343,12 @@ func init() {
 			Tables:  []TableGrant{{FinanceApprovals, ReadWrite}, {Tenants, Read}, {Audit, Append}},
 			Timeout: 10 * time.Second, MemoryMB: 256},
 		Function{Name: FuncFinanceLeaseSweep,
-			Description: "Every 5 minutes: returns finance approvals whose approve lease expired to pending",
+			Description: "Every 5 minutes: completes or returns to pending finance approvals whose approve lease expired",
 			Schedule:    FinanceLeaseSweepInterval,
-			Tables:      []TableGrant{{FinanceApprovals, ReadWrite}, {Tenants, Read}},
-			Timeout:     time.Minute, MemoryMB: 256},
+			// Governance: the write ledger, read before a row returns to pending; Audit: the
+			// lease_expired and approve_completed records.
+			Tables:  []TableGrant{{FinanceApprovals, ReadWrite}, {Tenants, Read}, {Governance, Read}, {Audit, Append}},
+			Timeout: time.Minute, MemoryMB: 256},
 	)
 }
 

@@ -140,18 +140,25 @@ func (s *Service) fourEyes(ctx context.Context, who identity.Identity, id string
 
 // completeApplied completes a row whose ERP update was confirmed by an approve that then
 // stopped (its lease expired): accepted as decided by that approve's approver, audited
-// as finance.approve_completed by who. The ERP is not called again.
+// as finance.approve_completed by who. The ERP is not called again. A row the sweep found
+// in the write ledger but not marked does not name its approver: who decides it.
 func (s *Service) completeApplied(ctx context.Context, who identity.Identity, a Approval) (Approval, error) {
-	done, err := s.Store.CompleteAccept(ctx, a.TenantID, a.ID, a.Lease.Token, a.AppliedBy, s.now())
+	by := a.AppliedBy
+	if by == "" {
+		by = who.Actor
+	}
+	done, err := s.Store.CompleteAccept(ctx, a.TenantID, a.ID, a.Lease.Token, by, s.now())
 	if errors.Is(err, ErrStateChanged) || errors.Is(err, ErrNotFound) {
 		return s.whyNotPending(ctx, a.TenantID, a.ID)
 	}
 	if err != nil {
 		return a, err
 	}
-	s.audit(ctx, who, ActionApproveCompleted, audit.ResultSuccess, done, map[string]any{
-		"erpId": done.ERPID, "entity": done.Entity, "appliedBy": a.AppliedBy, "appliedAt": a.AppliedAt,
-	})
+	details := map[string]any{"erpId": done.ERPID, "entity": done.Entity, "appliedBy": a.AppliedBy, "appliedAt": a.AppliedAt}
+	if a.AppliedAt.IsZero() {
+		details = map[string]any{"erpId": done.ERPID, "entity": done.Entity, "evidence": "write_ledger"}
+	}
+	s.audit(ctx, who, ActionApproveCompleted, audit.ResultSuccess, done, details)
 	return done, nil
 }
 

@@ -40,6 +40,66 @@ func (s failingStore) CompleteAccept(ctx context.Context, tenantID, id, token, b
 	return s.Store.CompleteAccept(ctx, tenantID, id, token, by, now)
 }
 
+func (s failingStore) MarkApplied(ctx context.Context, tenantID, id, token, by string, at time.Time) error {
+	if s.fail["MarkApplied"] {
+		return errStoreDown
+	}
+	return s.Store.MarkApplied(ctx, tenantID, id, token, by, at)
+}
+
+// When both the applied marker and the completion fail after the ERP took the update, the
+// sweep finds the write in the guard's ledger and completes the row: it never returns a
+// written approval to pending. When the ledger cannot be read it leaves the row alone.
+func TestSweepChecksTheWriteLedger(t *testing.T) {
+	written := func(t *testing.T) (*fixture, *hostERP, finance.Approval) {
+		f, h := newGuardFixture(t)
+		a := f.mustCreate("FA-1", "VB-1")
+		h.seed(a)
+		f.svc.Store = failingStore{Store: f.mem, fail: map[string]bool{"MarkApplied": true, "CompleteAccept": true}}
+		if w := f.approve(approverAlice, a.ID); w.Code != http.StatusAccepted {
+			t.Fatalf("approve: %d %s", w.Code, w.Body)
+		}
+		if got := f.row(a.ID); got.Status != finance.StatusApplying || !got.AppliedAt.IsZero() {
+			t.Fatalf("row %+v: want applying without the marker", got)
+		}
+		f.svc.Store = f.mem
+		f.clock.Advance(finance.DefaultLeaseTTL + time.Minute)
+		return f, h, a
+	}
+	t.Run("ledger says written: completed", func(t *testing.T) {
+		f, h, a := written(t)
+		if n, err := f.svc.SweepExpiredLeases(context.Background(), tenantID, f.clock.Now()); err != nil || n != 1 {
+			t.Fatalf("sweep finished %d: %v", n, err)
+		}
+		if got := f.row(a.ID); got.Status != finance.StatusAccepted {
+			t.Fatalf("after the sweep the written approval is %s, want accepted", got.Status)
+		}
+		recs := f.auditsOf(finance.ActionApproveCompleted)
+		if len(recs) != 1 || details(t, recs[0])["evidence"] != "write_ledger" || len(f.auditsOf(finance.ActionLeaseExpired)) != 0 {
+			t.Fatalf("approve_completed records %+v", recs)
+		}
+		if n := h.fake.WriteCount(); n != 1 {
+			t.Fatalf("%d ERP writes, want 1", n)
+		}
+	})
+	t.Run("ledger unreadable: left for the next sweep", func(t *testing.T) {
+		f, _, a := written(t)
+		f.svc.Ledger = unreadableLedger{}
+		if n, err := f.svc.SweepExpiredLeases(context.Background(), tenantID, f.clock.Now()); err == nil || n != 0 {
+			t.Fatalf("sweep finished %d: %v; want 0 and the ledger's error", n, err)
+		}
+		if got := f.row(a.ID); got.Status != finance.StatusApplying {
+			t.Fatalf("row %s, want applying (untouched)", got.Status)
+		}
+	})
+}
+
+type unreadableLedger struct{ governance.Ledger }
+
+func (unreadableLedger) Recent(context.Context, string, string, string, time.Time) ([]governance.LedgerEntry, error) {
+	return nil, errStoreDown
+}
+
 func TestApproveWhenTheStoreFails(t *testing.T) {
 	t.Run("before the lease: nothing happens", func(t *testing.T) {
 		erp := &financetest.ERP{}

@@ -342,7 +342,7 @@ func TestCrashAfterTheERPUpdateIsCompletedByARetry(t *testing.T) {
 	for _, viaSweep := range []bool{false, true} {
 		name := "retry takes the expired lease over"
 		if viaSweep {
-			name = "sweep returns the row, then a retry"
+			name = "the sweep finds the write in the ledger and completes the row"
 		}
 		t.Run(name, func(t *testing.T) {
 			f, h := newGuardFixture(t)
@@ -376,9 +376,15 @@ func TestCrashAfterTheERPUpdateIsCompletedByARetry(t *testing.T) {
 				if n, err := f.svc.SweepExpiredLeases(context.Background(), tenantID, f.clock.Now()); err != nil || n != 1 {
 					t.Fatalf("sweep: %d %v", n, err)
 				}
-				if got := f.row(a.ID); got.Status != finance.StatusPending {
+				// The crash came before the marker; the guard's ledger still has the write.
+				if got := f.row(a.ID); got.Status != finance.StatusAccepted || got.DecidedBy != "schedule:reconcile" {
 					t.Fatalf("after the sweep: %+v", got)
 				}
+				if n := h.fake.WriteCount(); n != 1 {
+					t.Fatalf("the ERP applied %d updates, want 1", n)
+				}
+				wantProblem(t, f.approve(approverBob, a.ID), http.StatusConflict, "not_pending")
+				return
 			}
 			w := f.approve(approverBob, a.ID)
 			if w.Code != http.StatusOK {

@@ -254,6 +254,7 @@ type hostERP struct {
 	guard     *governance.Guard
 	overrides *governancetest.Overrides
 	records   *governancetest.Store
+	ledger    *governancetest.Ledger
 	url       string
 }
 
@@ -297,11 +298,12 @@ func (c *hostConfigs) ConnectorConfig(_ context.Context, tenant string, sys conn
 
 func newHostERP(t testing.TB, now func() time.Time, log *audit.Log, opts ...hostOption) *hostERP {
 	t.Helper()
-	h := &hostERP{fake: fakesystem.New(connector.SystemHostERP), overrides: &governancetest.Overrides{}, records: &governancetest.Store{}}
+	h := &hostERP{fake: fakesystem.New(connector.SystemHostERP), overrides: &governancetest.Overrides{}, records: &governancetest.Store{},
+		ledger: &governancetest.Ledger{}}
 	cfg := &hostConfigs{}
 	deps := governance.Deps{
 		Manifests: &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: h.overrides},
-		Ledger:    &governancetest.Ledger{}, Records: h.records, Scanner: dlp.NewScanner(),
+		Ledger:    h.ledger, Records: h.records, Scanner: dlp.NewScanner(),
 		Audit: log, Alerter: &governancetest.Alerts{}, Now: now,
 	}
 	for _, o := range opts {
@@ -335,6 +337,7 @@ func newGuardFixture(t *testing.T, opts ...hostOption) (*fixture, *hostERP) {
 	f := newFixture(t, nil)
 	h := newHostERP(t, f.clock.Now, f.svc.Audit.(*audit.Log), opts...)
 	f.svc.ERP = finance.GuardUpdater{Guard: h.guard}
+	f.svc.Ledger = h.ledger
 	return f, h
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/emf"
+	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
@@ -61,7 +62,10 @@ type Service struct {
 	HostAuth *hostauth.Authenticator[tenant.Config]
 	// Tenants holds finance_ops.enabled, which approve and reject check; nil checks none.
 	Tenants tenant.Reader
-	Now     func() time.Time
+	// Ledger is the guard's write ledger, which the sweep reads before returning a row
+	// to pending (nil reads none: tests of the sweep alone).
+	Ledger governance.Ledger
+	Now    func() time.Time
 	// LeaseTTL overrides DefaultLeaseTTL.
 	LeaseTTL time.Duration
 	Hooks    Hooks
@@ -151,53 +155,87 @@ func (s *Service) Create(ctx context.Context, who identity.Identity, a Approval)
 const sweepPage = 100
 
 // SweepExpiredLeases finishes the tenant's rows whose lease expired in applying before
-// now, each conditionally on the token it saw: a row whose ERP update was confirmed is
-// completed accepted (finance.approve_completed), any other returns to pending
-// (finance.lease_expired). Two overlapping sweeps (or a sweep and an approve taking over)
-// finish a row at most once. It returns how many rows this call finished.
+// now, each conditionally on the token it saw: a row whose ERP update happened — marked
+// applied, or, when the marker was lost too, in the write ledger under the approval's
+// idempotency key — is completed accepted (finance.approve_completed), any other returns
+// to pending (finance.lease_expired). A row whose ledger cannot be read is left for the
+// next sweep: returning a written row to pending is the one mistake that cannot be undone.
+// Two overlapping sweeps (or a sweep and an approve taking over) finish a row at most
+// once. It returns how many rows this call finished.
 func (s *Service) SweepExpiredLeases(ctx context.Context, tenantID string, now time.Time) (int, error) {
 	who := identity.ForTenant(tenantID, "schedule:reconcile")
 	n := 0
+	var errs []error
 	for {
 		expired, err := s.Store.ExpiredLeases(ctx, tenantID, now, sweepPage)
 		if err != nil {
-			return n, fmt.Errorf("expired finance leases of %s: %w", tenantID, err)
+			return n, errors.Join(append(errs, fmt.Errorf("expired finance leases of %s: %w", tenantID, err))...)
 		}
 		progress := 0
 		for _, a := range expired {
 			if a.Lease == nil {
 				continue
 			}
-			if !a.AppliedAt.IsZero() {
-				// The ERP was updated: complete, never revert.
-				if _, err := s.completeApplied(ctx, who, a); err == nil {
-					n++
-					progress++
-				} else if !errors.Is(err, ErrLeaseHeld) && !errors.Is(err, ErrNotPending) {
-					return n, fmt.Errorf("complete applied finance approval %s/%s: %w", tenantID, a.ID, err)
-				}
-				continue
-			}
-			err := s.Store.Revert(ctx, tenantID, a.ID, a.Lease.Token,
-				"the approve did not finish before its lease expired; approve again", now)
-			if errors.Is(err, ErrStateChanged) || errors.Is(err, ErrNotFound) {
-				continue
-			}
+			applied, err := s.wrote(ctx, a)
 			if err != nil {
-				return n, fmt.Errorf("revert expired finance lease %s/%s: %w", tenantID, a.ID, err)
+				errs = append(errs, fmt.Errorf("finance approval %s/%s: %w", tenantID, a.ID, err))
+				continue
 			}
-			n++
-			progress++
-			s.audit(ctx, who, ActionLeaseExpired, audit.ResultFailure, a, map[string]any{
-				"erpId": a.ERPID, "entity": a.Entity, "leaseExpiredAt": a.Lease.ExpiresAt,
-			})
+			finished, err := s.finishExpired(ctx, who, a, applied, now)
+			if err != nil {
+				return n, errors.Join(append(errs, err)...)
+			}
+			if finished {
+				n++
+				progress++
+			}
 		}
 		// A short page was the last; a page of which nothing could be reverted would
 		// come back the same (another sweep is working through it).
 		if len(expired) < sweepPage || progress == 0 {
-			return n, nil
+			return n, errors.Join(errs...)
 		}
 	}
+}
+
+// finishExpired completes the expired row a when its ERP update happened (applied), and
+// returns it to pending otherwise; finished is false when another sweep or approve had
+// the row first.
+func (s *Service) finishExpired(ctx context.Context, who identity.Identity, a Approval, applied bool, now time.Time) (finished bool, err error) {
+	if applied {
+		// The ERP was updated: complete, never revert.
+		_, err := s.completeApplied(ctx, who, a)
+		if errors.Is(err, ErrLeaseHeld) || errors.Is(err, ErrNotPending) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("complete applied finance approval %s/%s: %w", a.TenantID, a.ID, err)
+		}
+		return true, nil
+	}
+	err = s.Store.Revert(ctx, a.TenantID, a.ID, a.Lease.Token,
+		"the approve did not finish before its lease expired; approve again", now)
+	if errors.Is(err, ErrStateChanged) || errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("revert expired finance lease %s/%s: %w", a.TenantID, a.ID, err)
+	}
+	s.audit(ctx, who, ActionLeaseExpired, audit.ResultFailure, a, map[string]any{
+		"erpId": a.ERPID, "entity": a.Entity, "leaseExpiredAt": a.Lease.ExpiresAt,
+	})
+	return true, nil
+}
+
+// wrote reports whether a's ERP update happened: its applied marker, else the ledger.
+func (s *Service) wrote(ctx context.Context, a Approval) (bool, error) {
+	if !a.AppliedAt.IsZero() {
+		return true, nil
+	}
+	if s.Ledger == nil || a.ERPID == "" {
+		return false, nil
+	}
+	return governance.Wrote(ctx, s.Ledger, a.TenantID, a.Entity, a.ERPID, a.CreatedAt, IdempotencyKey(a.ID))
 }
 
 func (s *Service) audit(ctx context.Context, who identity.Identity, key, result string, a Approval, details map[string]any) {

@@ -19,7 +19,7 @@ func New(b *platform.Base) (*Service, error) {
 		return nil, err
 	}
 	return &Service{Store: NewDynamoStore(b.DB, b.Config.Table(blueprint.FinanceApprovals)), ERP: GuardUpdater{Guard: g},
-		Audit: b.Audit, HostAuth: b.HostAuth(tenant.PurposeFinance), Tenants: b.HostTenants, Now: b.Clock()}, nil
+		Audit: b.Audit, HostAuth: b.HostAuth(tenant.PurposeFinance), Tenants: b.HostTenants, Ledger: b.Ledger(), Now: b.Clock()}, nil
 }
 
 // Routes are the finance approvals' HTTP functions.

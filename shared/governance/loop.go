@@ -50,6 +50,26 @@ type Ledger interface {
 	Recent(ctx context.Context, tenantID, entity, recordID string, since time.Time) ([]LedgerEntry, error)
 }
 
+// Wrote reports whether the ledger holds a write to the tenant's record, at or after
+// since, that carried one of keys: whether a guarded write reached its target. Sweeps ask
+// it before undoing an approve whose marker is missing, since the guard appends the entry
+// right after the write, before the caller could record it.
+func Wrote(ctx context.Context, l Ledger, tenantID, entity, recordID string, since time.Time, keys ...string) (bool, error) {
+	if len(keys) == 0 {
+		return false, nil
+	}
+	entries, err := l.Recent(ctx, tenantID, entity, recordID, since)
+	if err != nil {
+		return false, fmt.Errorf("write ledger of %s/%s: %w", entity, recordID, err)
+	}
+	for _, e := range entries {
+		if slices.Contains(keys, e.IdempotencyKey) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // PayloadHash is the hex SHA-256 of the canonical JSON of fields: what json.Marshal writes
 // (object keys sorted at every level, no insignificant space). Two writes of the
 // same values hash alike whatever order their fields were built in.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -142,17 +141,5 @@ func explainFailure(e *connector.Error) string {
 type ledgerWrites struct{ ledger governance.Ledger }
 
 func (l ledgerWrites) Applied(ctx context.Context, c syncerror.Claim, keys []string) (bool, error) {
-	if len(keys) == 0 {
-		return false, nil
-	}
-	entries, err := l.ledger.Recent(ctx, c.TenantID, c.Record.RecordType, c.Record.RecordID, c.ClaimedAt)
-	if err != nil {
-		return false, fmt.Errorf("write ledger of %s: %w", c.ID, err)
-	}
-	for _, e := range entries {
-		if slices.Contains(keys, e.IdempotencyKey) {
-			return true, nil
-		}
-	}
-	return false, nil
+	return governance.Wrote(ctx, l.ledger, c.TenantID, c.Record.RecordType, c.Record.RecordID, c.ClaimedAt, keys...)
 }
