@@ -67,6 +67,9 @@ func (r *Registry) Client(ctx context.Context, tenantID string, system System) (
 		r.mu.Lock()
 		e, ok := r.entries[key]
 		if !ok || r.expired(e) {
+			if !ok {
+				r.makeRoom()
+			}
 			e = &registryEntry{ready: make(chan struct{})}
 			old := r.entries[key]
 			r.entries[key] = e
@@ -88,6 +91,44 @@ func (r *Registry) Client(ctx context.Context, tenantID string, system System) (
 			return e.client, e.err
 		}
 		// The load this call waited on ended with its caller's ctx; try on this call's own.
+	}
+}
+
+// maxRegistryEntries bounds the clients a warm process keeps, one per tenant and system.
+const maxRegistryEntries = 4096
+
+// makeRoom is called with r.mu held before a new key is added: when the registry is full
+// it drops an expired or failed entry, else an arbitrary finished one, closing its idle
+// connections. An entry still loading stays, and its waiters are unaffected either way.
+func (r *Registry) makeRoom() {
+	if len(r.entries) < maxRegistryEntries {
+		return
+	}
+	var victim *registryKey
+	for k, e := range r.entries {
+		if r.expired(e) {
+			victim = &k
+			break
+		}
+		if victim == nil && isReady(e) {
+			victim = &k
+		}
+	}
+	if victim == nil {
+		return
+	}
+	if old := r.entries[*victim]; old.client != nil {
+		old.client.CloseIdleConnections()
+	}
+	delete(r.entries, *victim)
+}
+
+func isReady(e *registryEntry) bool {
+	select {
+	case <-e.ready:
+		return true
+	default:
+		return false
 	}
 }
 

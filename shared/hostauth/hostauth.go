@@ -11,9 +11,9 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/bounded"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -31,11 +31,10 @@ type Tenant interface {
 // that it knows nothing of where tenants are kept (tenant.Directory implements it).
 type Directory[T Tenant] interface {
 	// Lookup returns the tenant called id; found is false when there is none (a malformed
-	// id included). fresh bypasses any cache.
-	Lookup(ctx context.Context, id string, fresh bool) (t T, found bool, err error)
-	// Cached says whether a Lookup without fresh may answer from a cache; before refusing
-	// a request on what a cache said, the authenticator looks again, fresh.
-	Cached() bool
+	// id included). fresh bypasses any cache; cached says the answer came from one. Before
+	// refusing a request on what a cache said, the authenticator looks again, fresh; an
+	// answer read just now is not read again.
+	Lookup(ctx context.Context, id string, fresh bool) (t T, found, cached bool, err error)
 }
 
 // Authenticator verifies host-signed requests against the tenant's active secrets.
@@ -55,7 +54,9 @@ type Authenticator[T Tenant] struct {
 	// most likely signed with instead. It must say nothing of the tenant.
 	Hint string
 
-	refreshed sync.Map // tenant id → time.Time of its last fresh lookup
+	// refreshed remembers each tenant's last fresh lookup, bounded: a forgotten tenant may
+	// be read once more, which the cache's negative entries already limit.
+	refreshed bounded.Map[string, time.Time]
 }
 
 // DefaultMinRefresh bounds fresh tenant lookups per tenant and process.
@@ -146,7 +147,7 @@ func (a *Authenticator[T]) ReadSigned(w http.ResponseWriter, r *http.Request, ma
 // tenant id has no keys and fails exactly like a wrong signature.
 func (a *Authenticator[T]) authenticate(ctx context.Context, tenantID string, sig webhook.Headers, body []byte, accept func(T) bool) (T, error) {
 	for fresh := false; ; fresh = true {
-		cfg, found, err := a.Tenants.Lookup(ctx, tenantID, fresh)
+		cfg, found, cached, err := a.Tenants.Lookup(ctx, tenantID, fresh)
 		if err != nil {
 			return cfg, err
 		}
@@ -155,7 +156,7 @@ func (a *Authenticator[T]) authenticate(ctx context.Context, tenantID string, si
 			keys = cfg.ActiveKeys(a.Purpose, a.now())
 		}
 		verr := a.Verifier.Verify(sig, body, keys)
-		if fresh || !a.Tenants.Cached() || (verr == nil && (accept == nil || accept(cfg))) {
+		if fresh || !cached || (verr == nil && (accept == nil || accept(cfg))) {
 			return cfg, verr
 		}
 		// A signature that does not verify may be a just-rotated secret or a flood of
@@ -174,11 +175,9 @@ func (a *Authenticator[T]) mayRefresh(tenantID string) bool {
 		every = DefaultMinRefresh
 	}
 	now := a.now()
-	if last, ok := a.refreshed.Load(tenantID); ok && now.Sub(last.(time.Time)) < every {
-		return false
-	}
-	a.refreshed.Store(tenantID, now)
-	return true
+	return a.refreshed.Update(tenantID, func(last time.Time, ok bool) (time.Time, bool) {
+		return now, !ok || now.Sub(last) >= every
+	})
 }
 
 func (a *Authenticator[T]) now() time.Time {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -16,6 +15,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/bounded"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/session"
@@ -95,7 +95,7 @@ type knownTenant struct {
 	next    identity.TokenVerifier
 	tenants tenant.Reader
 	ttl     time.Duration
-	seen    sync.Map // tenant id → time.Time it was last found
+	seen    bounded.Map[string, time.Time] // tenant id → when it was last found
 }
 
 // tenantProber is the keys-only read of dynamostore.Tenants.
@@ -108,7 +108,7 @@ func (k *knownTenant) Verify(ctx context.Context, token string) (identity.Princi
 	if err != nil || k.tenants == nil {
 		return p, err
 	}
-	if at, ok := k.seen.Load(p.TenantID); ok && time.Since(at.(time.Time)) < k.ttl {
+	if at, ok := k.seen.Load(p.TenantID); ok && time.Since(at) < k.ttl {
 		return p, nil
 	}
 	found, err := k.exists(ctx, p.TenantID)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/syncassist/syncassist/shared/bounded"
 )
 
 // Reader reads one tenant configuration.
@@ -12,56 +14,74 @@ type Reader interface {
 	Get(ctx context.Context, id string) (Config, error)
 }
 
-// maxCached bounds the cache; unknown ids are cached too (so a flood of them costs one
-// read each per TTL), and this keeps such a flood from growing memory without bound.
-const maxCached = 10000
-
 // Cache is a read-through cache of tenant configurations for the ingest's hot path, where
 // the tenant read would otherwise be a third round trip beside the claim and the send.
 // Callers that are about to refuse a request because of what the cache said call Refresh
 // first, so enabling a flag or rotating in a new secret takes effect at once; only turning
 // something off can lag, by at most TTL.
+//
+// Unknown ids are remembered too, in a negative cache of their own: a flood of forged
+// requests naming random tenants costs one read per id per TTL, grows neither map past its
+// bound, and evicts no real tenant's configuration.
 type Cache struct {
 	Store Reader
 	TTL   time.Duration
 	Now   func() time.Time
+	// MaxTenants and MaxUnknown bound the two maps (bounded.DefaultMax when zero).
+	MaxTenants, MaxUnknown int
 
-	mu      sync.Mutex
-	entries map[string]cacheEntry
+	once    sync.Once
+	known   bounded.Map[string, cacheEntry]
+	unknown bounded.Map[string, time.Time] // id → when the "not found" expires
 }
 
 type cacheEntry struct {
 	cfg     Config
-	err     error
 	expires time.Time
 }
 
 // Get returns the cached configuration of id, reading the store when it is absent or
 // older than TTL. Store errors other than ErrNotFound are not cached.
 func (c *Cache) Get(ctx context.Context, id string) (Config, error) {
+	cfg, _, err := c.Lookup(ctx, id)
+	return cfg, err
+}
+
+// Lookup is Get that also says whether the answer came from the cache (cached) rather
+// than from a read just now.
+func (c *Cache) Lookup(ctx context.Context, id string) (cfg Config, cached bool, err error) {
+	c.init()
 	now := c.now()
-	c.mu.Lock()
-	e, ok := c.entries[id]
-	c.mu.Unlock()
-	if ok && now.Before(e.expires) {
-		return e.cfg, e.err
+	if e, ok := c.known.Load(id); ok && now.Before(e.expires) {
+		return e.cfg, true, nil
 	}
-	return c.Refresh(ctx, id)
+	if until, ok := c.unknown.Load(id); ok && now.Before(until) {
+		return Config{}, true, ErrNotFound
+	}
+	cfg, err = c.Refresh(ctx, id)
+	return cfg, false, err
 }
 
 // Refresh reads id from the store and caches the answer.
 func (c *Cache) Refresh(ctx context.Context, id string) (Config, error) {
+	c.init()
 	cfg, err := c.Store.Get(ctx, id)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Config{}, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil || len(c.entries) >= maxCached {
-		c.entries = map[string]cacheEntry{}
+	expires := c.now().Add(c.TTL)
+	if err != nil {
+		c.known.Delete(id)
+		c.unknown.Store(id, expires)
+		return Config{}, err
 	}
-	c.entries[id] = cacheEntry{cfg: cfg, err: err, expires: c.now().Add(c.TTL)}
-	return cfg, err
+	c.unknown.Delete(id)
+	c.known.Store(id, cacheEntry{cfg: cfg, expires: expires})
+	return cfg, nil
+}
+
+func (c *Cache) init() {
+	c.once.Do(func() { c.known.Max, c.unknown.Max = c.MaxTenants, c.MaxUnknown })
 }
 
 func (c *Cache) now() time.Time {
@@ -82,18 +102,22 @@ type Directory struct {
 	Purposes []Purpose
 }
 
-// Lookup finds the tenant called id; a malformed or unknown id is not found.
-func (d Directory) Lookup(ctx context.Context, id string, fresh bool) (Config, bool, error) {
+// Lookup finds the tenant called id; a malformed or unknown id is not found. cached says
+// the answer came from a Cache, not a read just now.
+func (d Directory) Lookup(ctx context.Context, id string, fresh bool) (cfg Config, found, cached bool, err error) {
 	if !ValidID(id) {
-		return Config{}, false, nil
+		return Config{}, false, false, nil
 	}
-	get := d.Reader.Get
-	if c, ok := d.Reader.(*Cache); ok && fresh {
-		get = c.Refresh
+	switch c, ok := d.Reader.(*Cache); {
+	case ok && fresh:
+		cfg, err = c.Refresh(ctx, id)
+	case ok:
+		cfg, cached, err = c.Lookup(ctx, id)
+	default:
+		cfg, err = d.Reader.Get(ctx, id)
 	}
-	cfg, err := get(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		return Config{}, false, nil
+		return Config{}, false, cached, nil
 	}
 	if err == nil && d.Keeper != nil {
 		if d.Purposes == nil {
@@ -102,11 +126,5 @@ func (d Directory) Lookup(ctx context.Context, id string, fresh bool) (Config, b
 			cfg, err = cfg.OpenedFor(ctx, d.Keeper, d.Purposes...)
 		}
 	}
-	return cfg, err == nil, err
-}
-
-// Cached says whether Lookup may answer from a cache.
-func (d Directory) Cached() bool {
-	_, ok := d.Reader.(*Cache)
-	return ok
+	return cfg, err == nil, cached, err
 }

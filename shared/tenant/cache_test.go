@@ -3,6 +3,7 @@ package tenant_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -70,5 +71,43 @@ func TestCacheDoesNotCacheStoreFailures(t *testing.T) {
 	src.fail = nil
 	if _, err := c.Get(ctx, "acme"); err != nil {
 		t.Fatalf("after recovery: %v", err)
+	}
+}
+
+// Unknown ids live in a negative cache of their own: a flood of them stays within its
+// bound and evicts no real tenant, which keeps being served without a read.
+func TestNegativeCacheIsBoundedAndSeparate(t *testing.T) {
+	ctx := context.Background()
+	store := tenanttest.NewStore()
+	if err := store.Create(ctx, tenant.Config{ID: "acme"}); err != nil {
+		t.Fatal(err)
+	}
+	src := &countingReader{Reader: store}
+	c := &tenant.Cache{Store: src, TTL: time.Hour, MaxTenants: 10, MaxUnknown: 100}
+	if _, err := c.Get(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 {
+		if _, err := c.Get(ctx, fmt.Sprintf("ghost-%d", i)); !errors.Is(err, tenant.ErrNotFound) {
+			t.Fatalf("ghost: %v", err)
+		}
+	}
+	reads := src.reads
+	if _, cached, err := c.Lookup(ctx, "acme"); err != nil || !cached || src.reads != reads {
+		t.Fatalf("acme after the flood: cached=%v err=%v, %d reads: want it still cached", cached, err, src.reads-reads)
+	}
+	// The most recent unknown ids are answered without a read; the bound forgot older ones.
+	if _, cached, err := c.Lookup(ctx, "ghost-4999"); !errors.Is(err, tenant.ErrNotFound) || !cached {
+		t.Fatalf("a just-seen unknown id: cached=%v err=%v", cached, err)
+	}
+	// A tenant created after its id was cached as unknown is found by a Refresh.
+	if err := store.Create(ctx, tenant.Config{ID: "ghost-4999"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Refresh(ctx, "ghost-4999"); err != nil {
+		t.Fatal(err)
+	}
+	if _, cached, err := c.Lookup(ctx, "ghost-4999"); err != nil || !cached {
+		t.Fatalf("after the refresh: cached=%v err=%v", cached, err)
 	}
 }
