@@ -241,7 +241,7 @@ func (r *inference) step(op string, call func() (any, Usage, error)) error {
 	st := TraceStep{Operation: op, Model: u.Model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		StartedAt: started, Duration: ended.Sub(started)}
 	if err != nil {
-		st.Error = err.Error()
+		st.Error = r.errorText(err)
 	} else {
 		st.Response, _ = json.Marshal(out)
 	}
@@ -260,6 +260,17 @@ func (r *inference) step(op string, call func() (any, Usage, error)) error {
 	return err
 }
 
+// errorText is err's text as a trace may keep it: the record policy applied, since a
+// provider's error can quote the request. It fails closed: the text is withheld when it
+// cannot be redacted. (Redaction is CPU only; no context of the caller's is needed.)
+func (r *inference) errorText(err error) string {
+	text, rerr := r.g.scanner.RedactText(context.Background(), err.Error())
+	if rerr != nil {
+		return "error text withheld: redaction failed"
+	}
+	return text
+}
+
 // finish persists the trace, the cost records and the ai.inference audit event. It
 // returns cause (the inference's own failure, wrapping kept) unless recording failed: an
 // inference without its records is retried, so that failure is transient.
@@ -275,7 +286,7 @@ func (r *inference) finish(ctx context.Context, response any, cause error, reaso
 		if errors.Is(cause, ErrScanRefused) {
 			r.trace.Error = "DLP scan failed; nothing was sent"
 		} else {
-			r.trace.Error = cause.Error()
+			r.trace.Error = r.errorText(cause)
 		}
 	} else if response != nil {
 		r.trace.Response, _ = json.Marshal(response)

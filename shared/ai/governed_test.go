@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/ai"
+	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/ai/aitest"
 	"github.com/syncassist/syncassist/shared/identity"
 )
@@ -173,6 +174,10 @@ type scannerFunc func(ctx context.Context, doc []byte) ([]byte, map[string]int, 
 
 func (f scannerFunc) Anonymize(ctx context.Context, doc []byte) ([]byte, map[string]int, error) {
 	return f(ctx, doc)
+}
+
+func (scannerFunc) RedactText(_ context.Context, text string) (string, error) {
+	return dlp.NewScanner().RedactString(dlp.Record, text)
 }
 
 func TestScannerOutputThatIsNotARequestSendsNothing(t *testing.T) {
@@ -438,5 +443,25 @@ func TestRecordsAreWrittenAfterTheDeadline(t *testing.T) {
 	}
 	if tr := traces.Traces(); len(tr) != 1 || tr[0].Error == "" {
 		t.Fatalf("traces %+v: the timed-out inference left no trace", tr)
+	}
+}
+
+// A provider's error text can quote what it was sent (OpenAI's 400s echo the offending
+// input): the trace keeps it only after the record policy, in the step and in the trace.
+func TestProviderErrorTextIsRedactedBeforeItIsStored(t *testing.T) {
+	boom := fmt.Errorf("upstream 400: invalid value 'jane.doe@example.com' for card 4111 1111 1111 1111: %w", ai.ErrPermanent)
+	h := aitest.NewHarness(aitest.NewFailingProvider(boom))
+	if _, err := h.Governed.Diagnose(context.Background(), operatorID(), "inf-1", "se_1", sampleRequest()); err == nil {
+		t.Fatal("want the provider's error")
+	}
+	tr := h.Traces.Traces()
+	if len(tr) != 1 || len(tr[0].Steps) != 1 {
+		t.Fatalf("trace %+v", tr)
+	}
+	for _, text := range []string{tr[0].Error, tr[0].Steps[0].Error} {
+		if strings.Contains(text, "jane.doe") || strings.Contains(text, "4111") || !strings.Contains(text, "upstream 400") ||
+			!strings.Contains(text, "[REDACTED:EMAIL]") {
+			t.Errorf("stored error text %q: want the record policy applied, the rest kept", text)
+		}
 	}
 }

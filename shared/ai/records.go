@@ -22,6 +22,9 @@ type PromptScanner interface {
 	// "[EMAIL]", "[CARD_NUMBER_2]". Governed recognises them in proposed fixes and
 	// withholds those changes, since writing a placeholder back would destroy data.
 	Anonymize(ctx context.Context, doc []byte) (anonymized []byte, counts map[string]int, err error)
+	// RedactText applies the at-rest (record) policy to plain text: a provider's error
+	// text, which may quote what it was sent, before a trace keeps it.
+	RedactText(ctx context.Context, text string) (string, error)
 }
 
 // TraceStep is one provider call of an inference.

@@ -5,11 +5,14 @@ package audit
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
@@ -111,6 +114,11 @@ type Log struct {
 	Store    Store
 	Redactor Redactor
 	Now      func() time.Time
+	// PseudonymKey keys the pseudonym (HMAC-SHA256) that follows an actor the record
+	// policy masks, so one person's actions can still be followed through the log without
+	// it naming them. Without a key a masked actor carries no pseudonym: an unkeyed hash
+	// of an e-mail address is undone by guessing.
+	PseudonymKey []byte
 }
 
 // Write records e for its actor's tenant, with the request's correlation id. It refuses an
@@ -125,7 +133,7 @@ func (l *Log) Write(ctx context.Context, e Entry) error {
 		TenantID:      e.Actor.TenantID,
 		ID:            newID(),
 		At:            l.now(),
-		Actor:         e.Actor,
+		Actor:         l.actor(ctx, e.Actor),
 		ActionType:    e.ActionType,
 		ActionKey:     e.ActionKey,
 		Result:        e.Result,
@@ -154,23 +162,59 @@ func (l *Log) Write(ctx context.Context, e Entry) error {
 // systems, and one can be an e-mail or worse. A name the redactor cannot handle is
 // replaced by a marker, like details.
 func (l *Log) redactResource(ctx context.Context, resource string) string {
-	if resource == "" || l.Redactor == nil {
-		return resource
-	}
-	if t, ok := l.Redactor.(TextRedactor); ok {
-		clean, err := t.RedactText(ctx, resource)
-		if err != nil {
-			return "[resource dropped: redaction failed]"
-		}
-		return clean
-	}
-	doc, _ := json.Marshal(resource)
-	out, err := l.Redactor.RedactJSON(ctx, doc)
-	var clean string
-	if err != nil || json.Unmarshal(out, &clean) != nil {
+	clean, ok := l.redactText(ctx, resource)
+	if !ok {
 		return "[resource dropped: redaction failed]"
 	}
 	return clean
+}
+
+// actor applies the record policy to the actor, which an embedded session takes from the
+// host (its userId may be an e-mail address) and a token from its issuer. A masked actor
+// keeps the mask ("[REDACTED:EMAIL]", as in details) followed by its pseudonym; the
+// identity's aliases never reach the record.
+func (l *Log) actor(ctx context.Context, id identity.Identity) identity.Identity {
+	id.Aliases = nil
+	clean, ok := l.redactText(ctx, id.Actor)
+	if ok && clean == id.Actor {
+		return id
+	}
+	if !ok {
+		clean = "[actor dropped: redaction failed]"
+	}
+	if p := l.pseudonym(id.TenantID, id.Actor); p != "" {
+		clean = strings.TrimSpace(clean) + " " + p
+	}
+	id.Actor = clean
+	return id
+}
+
+// pseudonym is "~p:" and 16 hex digits of the keyed HMAC of the tenant and the actor
+// (case and surrounding space folded, as four eyes compares names), "" without a key.
+func (l *Log) pseudonym(tenantID, actor string) string {
+	if len(l.PseudonymKey) == 0 {
+		return ""
+	}
+	mac := hmac.New(sha256.New, l.PseudonymKey)
+	mac.Write([]byte(tenantID + "\x00" + strings.ToLower(strings.TrimSpace(actor))))
+	return "~p:" + hex.EncodeToString(mac.Sum(nil)[:8])
+}
+
+// redactText applies the record policy to a short text; ok is false when it could not be.
+func (l *Log) redactText(ctx context.Context, text string) (clean string, ok bool) {
+	if text == "" || l.Redactor == nil {
+		return text, true
+	}
+	if t, isText := l.Redactor.(TextRedactor); isText {
+		clean, err := t.RedactText(ctx, text)
+		return clean, err == nil
+	}
+	doc, _ := json.Marshal(text)
+	out, err := l.Redactor.RedactJSON(ctx, doc)
+	if err != nil || json.Unmarshal(out, &clean) != nil {
+		return "", false
+	}
+	return clean, true
 }
 
 func (l *Log) now() time.Time {

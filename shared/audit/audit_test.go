@@ -164,3 +164,46 @@ func TestResourceIsRedacted(t *testing.T) {
 		t.Fatalf("resource %q", got)
 	}
 }
+
+func (d dlpRedactor) RedactText(_ context.Context, text string) (string, error) {
+	return d.s.RedactString(dlp.Record, text)
+}
+
+// The actor passes the record policy like every other field: an embedded user whose id is
+// an e-mail address is stored masked as details are, followed by a stable keyed pseudonym,
+// the same for the same person (in any case) and different for another one or another key.
+func TestActorIsMaskedWithAStablePseudonym(t *testing.T) {
+	store := &audittest.Store{}
+	l := &audit.Log{Store: store, Redactor: dlpRedactor{dlp.NewScanner()}, PseudonymKey: []byte("key-1 of 32 bytes, for the test!")}
+	write := func(actor string) audit.Record {
+		id := identity.Identity{TenantID: "acme", Actor: actor, Source: identity.SourceUser, SessionID: "es_1",
+			Aliases: []string{"alias@example.com"}}
+		if err := l.Write(context.Background(), audit.Entry{Actor: id, ActionType: audit.TypeSyncError, ActionKey: "syncerror.approve",
+			Result: audit.ResultSuccess, Details: map[string]any{"userId": actor, "hostAccountId": "4111111111111111"}}); err != nil {
+			t.Fatal(err)
+		}
+		all := store.All()
+		return all[len(all)-1]
+	}
+	a1, a2, b := write("jane.doe@example.com"), write("Jane.Doe@Example.com "), write("john.roe@example.com")
+	for _, r := range []audit.Record{a1, a2, b} {
+		raw, _ := json.Marshal(r)
+		if strings.Contains(strings.ToLower(string(raw)), "@example.com") {
+			t.Fatalf("a record names the person: %s", raw)
+		}
+		if !strings.HasPrefix(r.Actor.Actor, "[REDACTED:EMAIL] ~p:") {
+			t.Fatalf("actor %q: want the mask and a pseudonym", r.Actor.Actor)
+		}
+	}
+	if a1.Actor.Actor != a2.Actor.Actor || a1.Actor.Actor == b.Actor.Actor {
+		t.Fatalf("pseudonyms %q %q %q: want one per person", a1.Actor.Actor, a2.Actor.Actor, b.Actor.Actor)
+	}
+	l.PseudonymKey = []byte("key-2 of 32 bytes, for the test!")
+	if c := write("jane.doe@example.com"); c.Actor.Actor == a1.Actor.Actor {
+		t.Fatal("the pseudonym does not depend on the key: it could be recomputed from a guess")
+	}
+	// An actor without personal data is kept as it is.
+	if r := write("schedule:reconcile"); r.Actor.Actor != "schedule:reconcile" {
+		t.Fatalf("actor %q", r.Actor.Actor)
+	}
+}

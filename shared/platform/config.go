@@ -1,6 +1,8 @@
 package platform
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -15,6 +17,9 @@ import (
 	"github.com/syncassist/syncassist/shared/session"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
+
+// EnvAuditPseudonymKey names the variable behind Config.AuditPseudonymKey.
+const EnvAuditPseudonymKey = "AUDIT_PSEUDONYM_KEY"
 
 // EnvConnectorsAllowLocal names the variable behind Config.ConnectorsAllowLocal.
 const EnvConnectorsAllowLocal = "CONNECTORS_ALLOW_LOCAL"
@@ -33,7 +38,10 @@ type Config struct {
 	// else netguard blocks: EnvConnectorsAllowLocal=true, which only the local stack and the tests
 	// set, and no CDK stack does (a template test holds that).
 	ConnectorsAllowLocal bool
-	WebhookTolerance     time.Duration
+	// AuditPseudonymKey keys the pseudonyms of masked audit actors (audit.Log): at least
+	// 32 bytes, the same for every function of a stage, so one person has one pseudonym.
+	AuditPseudonymKey []byte
+	WebhookTolerance  time.Duration
 	// SecretsKeyARN is the KMS key that seals tenants' secrets (TENANT_SECRETS_KEY_ARN);
 	// LocalSealingKey the local stand-in (LOCAL_SEALING_KEY). With neither, secrets are
 	// stored as given.
@@ -79,6 +87,16 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		c.LocalSealingKey = key
 	}
 	c.ConnectorsAllowLocal = getenv(EnvConnectorsAllowLocal) == "true"
+	c.AuditPseudonymKey = []byte(getenv(EnvAuditPseudonymKey))
+	if len(c.AuditPseudonymKey) == 0 && c.LocalSealingKey != nil {
+		// make run: a key of its own, derived from the local sealing key it keeps in .local.
+		mac := hmac.New(sha256.New, []byte(getenv("LOCAL_SEALING_KEY")))
+		mac.Write([]byte("audit pseudonyms"))
+		c.AuditPseudonymKey = mac.Sum(nil)
+	}
+	if n := len(c.AuditPseudonymKey); n > 0 && n < 32 {
+		return Config{}, fmt.Errorf("%s: want at least 32 characters", EnvAuditPseudonymKey)
+	}
 	c.TenantCacheTTL = 10 * time.Second
 	if v := getenv("TENANT_CACHE_TTL"); v != "" {
 		ttl, err := time.ParseDuration(v)

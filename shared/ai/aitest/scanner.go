@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/syncassist/syncassist/shared/ai"
+	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/identity"
 )
 
@@ -69,6 +70,11 @@ func (s *Scanner) Docs() [][]byte {
 		out[i] = bytes.Clone(d)
 	}
 	return out
+}
+
+// RedactText implements ai.PromptScanner with DLP's record policy, as production does.
+func (s *Scanner) RedactText(_ context.Context, text string) (string, error) {
+	return dlp.NewScanner().RedactString(dlp.Record, text)
 }
 
 // Anonymize implements ai.PromptScanner.

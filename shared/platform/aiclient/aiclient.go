@@ -59,6 +59,10 @@ func (p promptScanner) Anonymize(_ context.Context, doc []byte) ([]byte, map[str
 	return r.Output, r.Counts(), nil
 }
 
+func (p promptScanner) RedactText(_ context.Context, text string) (string, error) {
+	return p.s.RedactString(dlp.Record, text)
+}
+
 // auditor is ai.Auditor over the audit log.
 type auditor struct{ l *audit.Log }
 
