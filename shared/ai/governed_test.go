@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/ai"
-	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/ai/aitest"
+	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/identity"
 )
 

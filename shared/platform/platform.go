@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"slices"
 	"sync"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
@@ -29,6 +29,7 @@ import (
 	"github.com/syncassist/syncassist/shared/sealed/kmskey"
 	"github.com/syncassist/syncassist/shared/session"
 	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/tenantrun"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
@@ -181,25 +182,33 @@ func (b *Base) AIRecords() *dynamostore.AIRecords {
 	return dynamostore.NewAIRecords(b.DB, b.Config.Table(blueprint.AIRecords))
 }
 
-// EachTenant runs fn for every tenant, for the scheduled jobs that sweep all of them. One
-// tenant's failure is logged under job and counted, and the others still run; only failing
-// to list the tenants is an error. Each run starts at another tenant (the list turned by
-// the minute), so a job that runs out of time before the last tenant does not leave the
-// same ones behind every time.
+// EachTenant runs fn for every tenant, for the scheduled jobs that sweep all of them
+// (tenantrun): each run starts at another tenant, each tenant gets a bounded share of the
+// time left before the context's deadline, tenants that ran out of time last run go last,
+// and a run near its deadline leaves the rest to the next one. One tenant's failure is
+// logged under job and counted, and the others still run; only failing to list the
+// tenants is an error. Timeouts and tenants left over are logged and emitted as metrics.
 func (b *Base) EachTenant(ctx context.Context, job string, fn func(ctx context.Context, tenantID string) error) (failed int, err error) {
 	tenants, err := b.Tenants.List(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("list tenants: %w", err)
 	}
-	if n := len(tenants); n > 1 {
-		k := int(b.Now().Unix()/60) % n
-		tenants = slices.Concat(tenants[k:], tenants[:k])
-	}
+	ids := make([]string, 0, len(tenants))
 	for _, t := range tenants {
-		if err := fn(ctx, t.ID); err != nil {
-			failed++
-			b.Log.Error(job+" failed", "tenant", t.ID, "error", err)
-		}
+		ids = append(ids, t.ID)
 	}
-	return failed, nil
+	memory := Memo(b, tenantRunKey{job}, func() *tenantrun.Memory { return &tenantrun.Memory{} })
+	res := tenantrun.Run(ctx, ids, tenantrun.Plan{Now: b.now, Memory: memory}, fn)
+	for id, err := range res.Errors {
+		b.Log.Error(job+" failed", "tenant", id, "error", err)
+	}
+	if res.Skipped > 0 || res.TimedOut > 0 {
+		b.Log.Warn(job+" ran out of time", "tenantsTimedOut", res.TimedOut, "tenantsSkipped", res.Skipped)
+	}
+	emf.Emit(emf.Metric{Time: b.now(), Dimensions: []string{"job"}, Fields: map[string]any{"job": job},
+		Counts: map[string]float64{"TenantsRun": float64(res.Ran), "TenantsFailed": float64(res.Failed),
+			"TenantsTimedOut": float64(res.TimedOut), "TenantsSkipped": float64(res.Skipped)}})
+	return res.Failed, nil
 }
+
+type tenantRunKey struct{ job string }

@@ -15,6 +15,7 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/tenantrun"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
@@ -60,6 +61,8 @@ type Service struct {
 	// Log receives the reaper's log lines; nil means slog.Default(). Handlers log through
 	// the request's logger.
 	Log *slog.Logger
+
+	reapOrder tenantrun.Memory // the tenants whose reap ran out of time, tried last next run
 }
 
 // BootstrapRequest is the host bootstrap body.

@@ -123,14 +123,6 @@ func TestPollCutAdvancesOnlyInOrder(t *testing.T) {
 	}
 }
 
-// hangingHost answers nothing until its caller gives up.
-type hangingHost struct{}
-
-func (hangingHost) ListSyncErrors(ctx context.Context, _ string, _ time.Time, _ string, _ int) ([]json.RawMessage, string, error) {
-	<-ctx.Done()
-	return nil, "", ctx.Err()
-}
-
 // ctxClaims fails the lease query once the run's context is done, as DynamoDB would.
 type ctxClaims struct{ *syncerrortest.ClaimStore }
 
@@ -159,12 +151,13 @@ func TestSweepsRunBeforeAnyPoll(t *testing.T) {
 		}
 		ids = append(ids, c.ID)
 	}
-	now := clock.Add(time.Hour)
-	rc := &syncerror.Reconcile{Tenants: tenants, Claims: ctxClaims{claims}, Queue: queue, Host: hangingHost{}, Watermarks: claims,
-		Log: discardLogger(), Now: func() time.Time { return now }, StuckAfter: 2 * time.Hour, PollTime: time.Minute}
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	if _, err := rc.Run(ctx); err != nil {
+	// Every host takes all the time it is given (on the run's clock: nothing sleeps).
+	clk := &fakeTime{now: clock.Add(time.Hour)}
+	hosts := &slowHosts{clock: clk, slow: map[string]bool{"aaa": true, "on": true, "zzz": true}, polls: map[string][]time.Time{}}
+	rc := &syncerror.Reconcile{Tenants: tenants, Claims: ctxClaims{claims}, Queue: queue, Host: hosts, Watermarks: claims,
+		Log: discardLogger(), Now: clk.Now, StuckAfter: 2 * time.Hour, PollTime: time.Hour, Budget: 15 * time.Minute,
+		Metrics: discardWriter{}}
+	if _, err := rc.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for i, id := range []string{"aaa", "zzz"} {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/tenantrun"
 )
 
 // DefaultStuckAfter is how long a claim may stay queued or diagnosing before the reconcile
@@ -70,6 +71,12 @@ type Reconcile struct {
 	// Writes tells whether an expired approve's write-back reached the host ERP when the
 	// approve stopped before marking its row; nil trusts the marker alone.
 	Writes AppliedWrites
+	// Budget is the longest a run may take on the Now clock (zero: until the context's
+	// deadline, the Lambda's). Each tenant gets a bounded share of it (tenantrun).
+	Budget time.Duration
+
+	// Which tenants ran out of their share, per phase, to try them last next run.
+	sweepOrder, pollOrder tenantrun.Memory
 }
 
 // Report says what a reconcile run did.
@@ -89,6 +96,10 @@ type Report struct {
 	// approved instead of returned to pending.
 	LeasesCompleted int `json:"leasesCompleted"`
 	Errors          int `json:"errors"`
+	// TenantsTimedOut are tenant steps stopped at the end of their share of the run;
+	// TenantsSkipped the tenant steps left for the next run because its deadline was near.
+	TenantsTimedOut int `json:"tenantsTimedOut"`
+	TenantsSkipped  int `json:"tenantsSkipped"`
 }
 
 const reconcilePage = 100
@@ -102,34 +113,57 @@ func (rc *Reconcile) Run(ctx context.Context) (Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("list tenants: %w", err)
 	}
+	var all, enabled []string
+	for _, t := range tenants {
+		all = append(all, t.ID)
+		if t.FeatureEnabled() {
+			enabled = append(enabled, t.ID)
+		}
+	}
+	plan := tenantrun.Plan{Now: rc.now}
+	if rc.Budget > 0 {
+		plan.Deadline = rc.now().Add(rc.Budget)
+	}
 	// Leases are swept first, for every tenant and whatever its flags, before any host ERP
 	// is polled: an approve that stopped mid-write is finished or released even for a
 	// tenant switched off since, and no tenant's slow ERP can use up the run before
 	// another tenant's sweep.
-	for _, t := range tenants {
-		rc.step(ctx, t.ID, "sweep expired leases", rc.sweepLeases, &rep)
-	}
-	for _, t := range tenants {
-		if !t.FeatureEnabled() {
-			continue
-		}
-		rep.Tenants++
-		rc.step(ctx, t.ID, "requeue stuck claims", rc.requeueStuck, &rep)
-		rc.step(ctx, t.ID, "poll host ERP", rc.pollHost, &rep)
-	}
+	plan.Memory = &rc.sweepOrder
+	rc.phase(ctx, plan, all, &rep, func(ctx context.Context, id string) error {
+		return rc.step(ctx, id, "sweep expired leases", rc.sweepLeases, &rep)
+	})
+	plan.Memory = &rc.pollOrder
+	rep.Tenants = len(enabled)
+	rc.phase(ctx, plan, enabled, &rep, func(ctx context.Context, id string) error {
+		return errors.Join(rc.step(ctx, id, "requeue stuck claims", rc.requeueStuck, &rep),
+			rc.step(ctx, id, "poll host ERP", rc.pollHost, &rep))
+	})
 	rc.log().Info("reconcile finished", "tenants", rep.Tenants, "requeued", rep.Requeued, "contended", rep.Contended,
 		"sendFailed", rep.SendFailed, "polled", rep.Polled, "claimed", rep.Claimed, "invalid", rep.Invalid,
-		"leasesExpired", rep.LeasesExpired, "leasesCompleted", rep.LeasesCompleted, "errors", rep.Errors)
+		"leasesExpired", rep.LeasesExpired, "leasesCompleted", rep.LeasesCompleted, "errors", rep.Errors,
+		"tenantsTimedOut", rep.TenantsTimedOut, "tenantsSkipped", rep.TenantsSkipped)
 	rc.metrics(rep)
 	return rep, nil
 }
 
+// phase runs fn for ids under the plan and counts what ran out of time or was left over.
+func (rc *Reconcile) phase(ctx context.Context, plan tenantrun.Plan, ids []string, rep *Report, fn func(context.Context, string) error) {
+	res := tenantrun.Run(ctx, ids, plan, fn)
+	rep.TenantsTimedOut += res.TimedOut
+	rep.TenantsSkipped += res.Skipped
+	if res.Skipped > 0 {
+		rc.log().Warn("reconcile stopped before its deadline; the next run goes on", "tenantsLeft", res.Skipped)
+	}
+}
+
 // step runs one step for one tenant; a failure is logged and counted, and the run goes on.
-func (rc *Reconcile) step(ctx context.Context, tenantID, name string, run func(context.Context, string, *Report) error, rep *Report) {
-	if err := run(ctx, tenantID, rep); err != nil {
+func (rc *Reconcile) step(ctx context.Context, tenantID, name string, run func(context.Context, string, *Report) error, rep *Report) error {
+	err := run(ctx, tenantID, rep)
+	if err != nil {
 		rep.Errors++
 		rc.log().Error("reconcile step failed", "tenant", tenantID, "step", name, "error", err)
 	}
+	return err
 }
 
 // metrics emits the report as one CloudWatch embedded-metric-format line, whatever the log
@@ -139,6 +173,7 @@ func (rc *Reconcile) metrics(rep Report) {
 		"ReconcileRequeued": float64(rep.Requeued), "ReconcileClaimed": float64(rep.Claimed),
 		"ReconcileLeasesExpired": float64(rep.LeasesExpired), "ReconcileLeasesCompleted": float64(rep.LeasesCompleted),
 		"ReconcileErrors": float64(rep.Errors), "ReconcileRuns": 1,
+		"ReconcileTenantsTimedOut": float64(rep.TenantsTimedOut), "ReconcileTenantsSkipped": float64(rep.TenantsSkipped),
 	}}); err != nil {
 		rc.log().Error("reconcile metrics not written", "error", err)
 	}
