@@ -14,9 +14,16 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 # gitleaks, used only to measure the DLP scanner against, lives in a module of its own.
 GITLEAKS_CMP := shared/dlp/gitleakscmp
 GOTEST_FLAGS ?= -count=1
+# Fuzz targets as package:Func. make fuzz runs each for FUZZTIME; test-go for CI_FUZZTIME.
+FUZZTIME ?= 60s
+CI_FUZZTIME ?= 3s
+FUZZ_TARGETS := shared/webhook:FuzzVerify shared/dlp:FuzzScanJSON shared/dlp:FuzzScanText \
+	shared/syncerror:FuzzParseRecord shared/governance:FuzzCanonicalJSON shared/governance:FuzzManifestValidate \
+	shared/finance:FuzzDecodeCursor shared/connector:FuzzOffsetCursor shared/connector:FuzzQueryBuilders \
+	shared/flow:FuzzFlowFilter shared/settings:FuzzCheckBaseURL shared/toolcatalog:FuzzMCPRequest
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench fault clean deps
+.PHONY: fuzz help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench fault clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -59,6 +66,12 @@ test-go: deps ## Go unit and integration tests (DynamoDB + SQS emulators), the s
 	$(GO) test $(GOTEST_FLAGS) ./template-tests/... ./infra/stack/...
 	$(GO) test $(GOTEST_FLAGS) -run 'TestForgeryFlood' ./shared/hostauth/
 	cd $(GITLEAKS_CMP) && $(GO) test $(GOTEST_FLAGS) ./...
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(CI_FUZZTIME)
+
+fuzz: ## run every fuzz target for FUZZTIME each (default 60s); a failing input is saved under the package's testdata/fuzz
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz $$fn ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg; done
 
 console: deps ## build the console (TypeScript API types from the OpenAPI document, then the esbuild bundle) into shared/console/dist
 	@npm run --silent console:types

@@ -50,7 +50,7 @@ type env struct {
 
 // newEnv serves both routes behind a fake authentication middleware, as the wiring will:
 // the identity comes from X-Test-* headers instead of a JWT.
-func newEnv(t *testing.T, configure ...func(*toolcatalog.Catalog)) *env {
+func newEnv(t testing.TB, configure ...func(*toolcatalog.Catalog)) *env {
 	t.Helper()
 	scanner := dlp.NewScanner()
 	e := &env{claims: syncerrortest.NewClaimStore(), ledger: &governancetest.Ledger{}, audits: &audittest.Store{}}

@@ -535,6 +535,10 @@ func (p promptScanner) Anonymize(_ context.Context, doc []byte) ([]byte, map[str
 	return r.Output, r.Counts(), nil
 }
 
+func (p promptScanner) RedactText(_ context.Context, text string) (string, error) {
+	return p.s.RedactString(dlp.Record, text)
+}
+
 func TestFieldMappingAnswer(t *testing.T) {
 	e := newEnv(t)
 	res := e.rawCall(t, operatorA, toolcatalog.ToolFieldMappingSuggest, map[string]any{
