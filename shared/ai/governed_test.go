@@ -429,14 +429,16 @@ func (s ctxStore) PutTrace(ctx context.Context, t ai.Trace) error {
 }
 
 func TestRecordsAreWrittenAfterTheDeadline(t *testing.T) {
-	slow := &ai.FuncProvider{ProviderName: "slow", SuggestFunc: func(ctx context.Context, _ *identity.Identity, _ ai.DiagnosisRequest) (ai.Diagnosis, ai.Usage, error) {
-		<-ctx.Done()
-		return ai.Diagnosis{}, ai.Usage{}, fmt.Errorf("%w: %w", ctx.Err(), ai.ErrTransient)
+	// The deadline passes once the provider has the request (a 20 ms timer could pass
+	// before it, on a busy machine).
+	ctx := &deadlineOnSignal{Context: context.Background(), done: make(chan struct{})}
+	slow := &ai.FuncProvider{ProviderName: "slow", SuggestFunc: func(pctx context.Context, _ *identity.Identity, _ ai.DiagnosisRequest) (ai.Diagnosis, ai.Usage, error) {
+		close(ctx.done)
+		<-pctx.Done()
+		return ai.Diagnosis{}, ai.Usage{}, fmt.Errorf("%w: %w", pctx.Err(), ai.ErrTransient)
 	}}
 	traces := ctxStore{aitest.NewTraceStore()}
 	g := ai.NewGoverned(slow, aitest.NewScanner(), traces, aitest.NewCostStore(), aitest.NewAuditor())
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
 	_, err := g.Diagnose(ctx, operatorID(), "inf-1", "", sampleRequest())
 	if !errors.Is(err, ai.ErrTransient) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err %v", err)
@@ -463,5 +465,22 @@ func TestProviderErrorTextIsRedactedBeforeItIsStored(t *testing.T) {
 			!strings.Contains(text, "[REDACTED:EMAIL]") {
 			t.Errorf("stored error text %q: want the record policy applied, the rest kept", text)
 		}
+	}
+}
+
+// deadlineOnSignal is a context whose deadline passes when done is closed.
+type deadlineOnSignal struct {
+	context.Context
+	done chan struct{}
+}
+
+func (c *deadlineOnSignal) Deadline() (time.Time, bool) { return time.Now().Add(time.Hour), true }
+func (c *deadlineOnSignal) Done() <-chan struct{}       { return c.done }
+func (c *deadlineOnSignal) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
 }
