@@ -101,3 +101,7 @@ func (p scanner) Anonymize(_ context.Context, doc []byte) ([]byte, map[string]in
 	}
 	return r.Output, r.Counts(), nil
 }
+
+func (p scanner) RedactText(_ context.Context, text string) (string, error) {
+	return p.s.RedactString(dlp.Record, text)
+}
