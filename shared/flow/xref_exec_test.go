@@ -56,7 +56,7 @@ func (e *matchEnv) crmHandler() http.Handler {
 type fakeConfigs struct{ base string }
 
 func (c fakeConfigs) ConnectorConfig(_ context.Context, _ string, sys connector.System) (connector.Config, error) {
-	return connector.Config{AllowPrivateNetwork: true, System: sys, BaseURL: c.base + "/fake/" + string(sys) + fakesystem.BasePath(sys),
+	return connector.Config{AllowLoopback: true, System: sys, BaseURL: c.base + "/fake/" + string(sys) + fakesystem.BasePath(sys),
 		BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond}, nil
 }
 
