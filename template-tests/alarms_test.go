@@ -42,14 +42,18 @@ func TestDeadLetterQueueAlarms(t *testing.T) {
 	})
 }
 
-func TestFunctionErrorAlarms(t *testing.T) {
+// One alarm per function watches both its errors and its throttles (a stack holds at most
+// 500 resources; one alarm each would cost a function's share twice over).
+func TestFunctionFailureAlarms(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
 		for _, f := range s.functions {
 			t.Run(f.Name, func(t *testing.T) {
+				dims := arr{obj{"Name": "FunctionName", "Value": ref(s.functionID(t, f.Name))}}
+				metric := func(name string) assertions.Matcher {
+					return assertions.Match_ObjectLike(&obj{"MetricStat": obj{"Metric": obj{"Namespace": "AWS/Lambda", "MetricName": name, "Dimensions": dims}}})
+				}
 				s.has(t, "AWS::CloudWatch::Alarm", alarmOn(s, t, obj{
-					"Namespace":  "AWS/Lambda",
-					"MetricName": "Errors",
-					"Dimensions": arr{obj{"Name": "FunctionName", "Value": ref(s.functionID(t, f.Name))}},
+					"Metrics": assertions.Match_ArrayWith(&arr{metric("Errors"), metric("Throttles")}),
 				}))
 			})
 		}
@@ -84,10 +88,10 @@ func TestTableThrottleAlarms(t *testing.T) {
 
 func TestEveryAlarmNotifiesTheTopic(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
-		// One per DLQ and table, two per function (errors, throttles), plus the API's, the
+		// One per DLQ, table and function (errors or throttles), plus the API's, the
 		// diagnosis queue's age, the reconcile's, two approve-failure alarms and the
 		// ownership-rejection and loop-detection spikes.
-		n := len(s.deadLetterQueues()) + 2*len(s.functions) + len(s.tables) + 7
+		n := len(s.deadLetterQueues()) + len(s.functions) + len(s.tables) + 7
 		s.countIs(t, "AWS::CloudWatch::Alarm", n)
 		topic := ref(s.topicID(t))
 		check(t, func() {
@@ -128,20 +132,6 @@ func TestReconcileStoppedAlarm(t *testing.T) {
 			"TreatMissingData":   "breaching",
 			"AlarmActions":       arr{ref(s.topicID(t))},
 		})
-	})
-}
-
-func TestFunctionThrottleAlarms(t *testing.T) {
-	forEachStack(t, func(t *testing.T, s *synthesized) {
-		for _, f := range s.functions {
-			t.Run(f.Name, func(t *testing.T) {
-				s.has(t, "AWS::CloudWatch::Alarm", alarmOn(s, t, obj{
-					"Namespace":  "AWS/Lambda",
-					"MetricName": "Throttles",
-					"Dimensions": arr{obj{"Name": "FunctionName", "Value": ref(s.functionID(t, f.Name))}},
-				}))
-			})
-		}
 	})
 }
 

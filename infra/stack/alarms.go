@@ -47,8 +47,9 @@ type Alarms struct {
 	action awscloudwatch.IAlarmAction
 }
 
-// NewAlarms creates the topic and one alarm per DLQ (not empty), per function (errors and
-// throttles), per table (throttles), for the diagnosis queue's oldest message, for the API
+// NewAlarms creates the topic and one alarm per DLQ (not empty), per function (errors or
+// throttles: one alarm, since a stack holds at most 500 resources and every function
+// already costs eight), per table (throttles), for the diagnosis queue's oldest message, for the API
 // (5xx), for the reconcile (stopped), per approving feature (failures) and for spikes of
 // ownership rejections and of loops blocked.
 func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarms {
@@ -84,10 +85,16 @@ func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarm
 			if d := descriptions[name]; d != "" {
 				desc += " (" + d + ")"
 			}
-			c.alarm("Errors"+constructID(name), desc, props.Lambdas.Function(name).MetricErrors(
-				&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}))
-			c.alarm("Throttles"+constructID(name), "Function "+name+" was throttled: its invocations were refused for lack of concurrency",
-				props.Lambdas.Function(name).MetricThrottles(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}))
+			fn := props.Lambdas.Function(name)
+			opts := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}
+			c.alarm("Failures"+constructID(name), desc+" or was throttled (invocations refused for lack of concurrency); "+
+				"the Errors and Throttles metrics of the function tell which",
+				awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+					Expression:   jsii.String("FILL(errors, 0) + FILL(throttles, 0)"),
+					UsingMetrics: &map[string]awscloudwatch.IMetric{"errors": fn.MetricErrors(opts), "throttles": fn.MetricThrottles(opts)},
+					Period:       period,
+					Label:        jsii.String("Errors and throttles"),
+				}))
 		}
 	}
 	if props.Tables != nil {
