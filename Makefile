@@ -21,9 +21,13 @@ FUZZ_TARGETS := shared/webhook:FuzzVerify shared/dlp:FuzzScanJSON shared/dlp:Fuz
 	shared/syncerror:FuzzParseRecord shared/governance:FuzzCanonicalJSON shared/governance:FuzzManifestValidate \
 	shared/finance:FuzzDecodeCursor shared/connector:FuzzOffsetCursor shared/connector:FuzzQueryBuilders \
 	shared/flow:FuzzFlowFilter shared/settings:FuzzCheckBaseURL shared/toolcatalog:FuzzMCPRequest
+# AWS's own tools, from PyPI (Python 3.10+): cfn-lint lints the synthesized templates and
+# moto_server is the second emulator of the store contract suites and the deploy rehearsal.
+CFN_LINT_VERSION := 1.51.0
+MOTO_VERSION     := 5.2.1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: fuzz help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench fault clean deps
+.PHONY: aws-tools fuzz help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench fault clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -61,7 +65,13 @@ tenantctl: ## onboarding command against the running local stack: make tenantctl
 
 test: deps test-go test-console openapi-lint test-browser test-suitescript ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
 
-test-go: deps ## Go unit and integration tests (DynamoDB + SQS emulators), the short fault suite, and CDK template tests
+# The machine image ships both at these versions; anywhere else pip installs the pins.
+aws-tools: ## check (or pip install) the pinned cfn-lint and moto_server
+	@cfn-lint --version 2>/dev/null | grep -qx 'cfn-lint $(CFN_LINT_VERSION)' || python3 -m pip install -q 'cfn-lint==$(CFN_LINT_VERSION)'
+	@{ command -v moto_server >/dev/null && python3 -c 'import moto, sys; sys.exit(moto.__version__ != "$(MOTO_VERSION)")'; } 2>/dev/null \
+		|| python3 -m pip install -q 'moto[server]==$(MOTO_VERSION)'
+
+test-go: deps aws-tools ## Go unit and integration tests (DynamoDB + SQS emulators), the short fault suite, and CDK template tests
 	$(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/... ./infra/fault/...
 	$(GO) test $(GOTEST_FLAGS) ./template-tests/... ./infra/stack/...
 	$(GO) test $(GOTEST_FLAGS) -run 'TestForgeryFlood' ./shared/hostauth/

@@ -162,6 +162,7 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 			fnProps.Tracing = awslambda.Tracing_ACTIVE
 		}
 		fn := awslambda.NewFunction(group, jsii.String("Function"), fnProps)
+		dropRoleDependsOn(fn, fnProps.Role)
 		if props.Tracing {
 			allowTraceWrites(fnProps.Role)
 		}

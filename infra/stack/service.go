@@ -66,8 +66,12 @@ func NewService(scope constructs.Construct, id string, props *ServiceProps) awsc
 		p.StackProps.Description = jsii.String("SyncAssist serverless service (" + p.Stage + ")")
 	}
 	st := awscdk.NewStack(scope, jsii.String(id), &p.StackProps)
-	awscdk.Tags_Of(st).Add(jsii.String("service"), jsii.String("syncassist"), nil)
-	awscdk.Tags_Of(st).Add(jsii.String("stage"), jsii.String(p.Stage), nil)
+	// CloudFormation's schema of AWS::CloudWatch::Dashboard has no Tags in us-east-1 and
+	// eleven other regions (cfn-lint 1.51.0's bundled schemas; 34 regions have them), and
+	// an unknown property fails the deploy there, so the dashboard goes untagged everywhere.
+	untagged := &awscdk.TagProps{ExcludeResourceTypes: jsii.Strings("AWS::CloudWatch::Dashboard")}
+	awscdk.Tags_Of(st).Add(jsii.String("service"), jsii.String("syncassist"), untagged)
+	awscdk.Tags_Of(st).Add(jsii.String("stage"), jsii.String(p.Stage), untagged)
 
 	validate(st, p.Stage, p.Tables, p.Queues, p.Functions)
 	validateAI(st, p.AI)

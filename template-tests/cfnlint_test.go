@@ -1,0 +1,87 @@
+package templatetests
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// cfnLintVersion is the cfn-lint the findings were reviewed with; `make aws-tools` installs
+// it. Another version brings other rules and schemas, so the test says when it differs.
+const cfnLintVersion = "1.51.0"
+
+// TestCloudFormationLint runs AWS's own template linter, cfn-lint, against the
+// CloudFormation resource schemas it bundles, over the template of each stage (dev, prod)
+// and of prod with Bedrock and every identity setting: any error or warning fails, except
+// what .cfnlintrc.yaml suppresses with a reason. The other configurations the tests build
+// differ from these in a few properties; linting them too would cost about 9 s of CPU each.
+func TestCloudFormationLint(t *testing.T) {
+	bin, err := exec.LookPath("cfn-lint")
+	if err != nil {
+		t.Fatalf("cfn-lint is not installed: run `make aws-tools` (pip install cfn-lint==%s)", cfnLintVersion)
+	}
+	if out, err := exec.Command(bin, "--version").Output(); err != nil || !strings.Contains(string(out), cfnLintVersion) {
+		t.Fatalf("cfn-lint --version = %q (%v), want %s: the suppressions were reviewed against that version", out, err, cfnLintVersion)
+	}
+	dir := t.TempDir()
+	var files []string
+	for _, l := range []*lazyStack{devStack, prodStack, configuredStack} {
+		// Indented, so that a finding's line number points somewhere.
+		raw, err := json.MarshalIndent(*l.get(t).template.ToJSON(), "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(dir, l.spec.name+".template.json")
+		if err := os.WriteFile(f, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	// One run for every template: cfn-lint's start (loading its schemas) is most of its time.
+	cmd := exec.Command(bin, append([]string{"--config-file", "../.cfnlintrc.yaml", "--format", "parseable", "--"}, files...)...)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return
+	}
+	if _, exit := err.(*exec.ExitError); !exit {
+		t.Fatalf("cfn-lint did not run: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		t.Error(strings.TrimPrefix(line, dir+"/"))
+	}
+}
+
+// A function still waits for its grants: of the role's resources it depends on the policy
+// (the role comes first through the GetAtt of its ARN, so repeating it is what cfn-lint
+// flags).
+func TestFunctionsDependOnTheirPolicyNotTheirRole(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		fns := s.resources(t, "AWS::Lambda::Function", nil)
+		for _, f := range s.functions {
+			fn := fns[s.functionID(t, f.Name)]
+			role := fn["Properties"].(obj)["Role"].(obj)["Fn::GetAtt"].(arr)[0].(string)
+			var policies []string
+			for id, p := range s.resources(t, "AWS::IAM::Policy", nil) {
+				for _, r := range p["Properties"].(obj)["Roles"].(arr) {
+					if reflect.DeepEqual(r, ref(role)) {
+						policies = append(policies, id)
+					}
+				}
+			}
+			var deps []string
+			for _, d := range values(fn["DependsOn"]) {
+				deps = append(deps, d.(string))
+			}
+			slices.Sort(deps)
+			slices.Sort(policies)
+			if len(policies) == 0 || !slices.Equal(deps, policies) {
+				t.Errorf("%s depends on %v, want its role's policies %v", f.Name, deps, policies)
+			}
+		}
+	})
+}
