@@ -1,7 +1,8 @@
 // Package emulators starts and stops the local AWS emulators the local stack and the
 // integration tests run against: dynalite for DynamoDB and fauxqs for SQS, both pinned in
-// package.json. Each listens on a free loopback port; Start waits until both answer, and
-// the processes die with their parent even if it is killed.
+// package.json (Start), and moto_server, AWS's Python mock of every service, as the second
+// emulator (StartMoto). Each listens on a free loopback port; the Start functions wait until
+// it answers, and the processes die with their parent even if it is killed.
 package emulators
 
 import (
@@ -29,7 +30,7 @@ type Emulators struct {
 // emulator is one emulator process and what it takes to start it again on the same port.
 type emulator struct {
 	name     string
-	node     string
+	program  string
 	root     string
 	env      []string
 	args     []string
@@ -95,8 +96,8 @@ func Start(ctx context.Context, opt Options) (*Emulators, error) {
 		DynamoDBEndpoint: "http://127.0.0.1:" + strconv.Itoa(dport),
 		SQSEndpoint:      "http://127.0.0.1:" + strconv.Itoa(sport),
 	}
-	e.dynamo = &emulator{name: "dynalite", node: node, root: root, args: dargs, endpoint: e.DynamoDBEndpoint, probe: dynamoProbe, log: out}
-	e.sqs = &emulator{name: "fauxqs", node: node, root: root, args: []string{fauxqs}, endpoint: e.SQSEndpoint, probe: sqsProbe, log: out,
+	e.dynamo = &emulator{name: "dynalite", program: node, root: root, args: dargs, endpoint: e.DynamoDBEndpoint, probe: dynamoProbe, log: out}
+	e.sqs = &emulator{name: "fauxqs", program: node, root: root, args: []string{fauxqs}, endpoint: e.SQSEndpoint, probe: sqsProbe, log: out,
 		env: []string{"FAUXQS_PORT=" + strconv.Itoa(sport), "FAUXQS_HOST=127.0.0.1", "FAUXQS_LOGGER=false"}}
 	for _, em := range []*emulator{e.dynamo, e.sqs} {
 		if err := em.start(); err != nil {
@@ -116,7 +117,7 @@ func Start(ctx context.Context, opt Options) (*Emulators, error) {
 }
 
 func (em *emulator) start() error {
-	cmd := exec.Command(em.node, em.args...)
+	cmd := exec.Command(em.program, em.args...)
 	cmd.Dir = em.root
 	cmd.Env = append(os.Environ(), em.env...)
 	cmd.Stdout, cmd.Stderr = em.log, em.log

@@ -1,8 +1,14 @@
 package emulators
 
 import (
+	"context"
+	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -54,5 +60,27 @@ func TestPdeathsigFollowsTheForkingThread(t *testing.T) {
 	})
 	if !exitsWithin(cmd, 5*time.Second) {
 		t.Skip("this kernel or runtime kept the forking thread; the hazard did not show")
+	}
+}
+
+// moto_server is a Python program behind a pyenv shim here; the shim and pyenv exec it in
+// the same process, so the process Stop kills is the server itself.
+func TestMotoStopsItsServer(t *testing.T) {
+	m, err := StartMoto(context.Background(), MotoOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := m.em.cmd.Process.Pid
+	exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || !strings.HasPrefix(filepath.Base(exe), "python") || !strings.Contains(string(cmdline), "moto_server") {
+		t.Fatalf("process %d is %s %q (%v), want python running moto_server", pid, exe, cmdline, err)
+	}
+	m.Stop()
+	if _, err := http.Get(m.Server + "/moto-api/data.json"); err == nil {
+		t.Fatal("moto_server still answers after Stop")
+	}
+	if _, err := http.Get(m.Endpoint + "/moto-api/data.json"); err == nil {
+		t.Fatal("the gate still answers after Stop")
 	}
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/syncassist/syncassist/shared/governance/governancetest"
 )
 
-func newGovernance(t *testing.T) *dynamostore.Governance {
+func newGovernance(t *testing.T, e emutest.Emulator) *dynamostore.Governance {
 	t.Helper()
-	db, _ := emutest.Clients(t)
+	db, _ := e.Clients(t)
 	stage := emutest.Stage(t)
 	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
 		t.Fatal(err)
@@ -22,15 +22,21 @@ func newGovernance(t *testing.T) *dynamostore.Governance {
 }
 
 func TestGovernanceRecordStoreContract(t *testing.T) {
-	governancetest.RunRecordStoreContract(t, func(t *testing.T) governance.RecordStore { return newGovernance(t) })
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		governancetest.RunRecordStoreContract(t, func(t *testing.T) governance.RecordStore { return newGovernance(t, e) })
+	})
 }
 
 func TestGovernanceLedgerContract(t *testing.T) {
-	governancetest.RunLedgerContract(t, func(t *testing.T) governance.Ledger { return newGovernance(t) })
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		governancetest.RunLedgerContract(t, func(t *testing.T) governance.Ledger { return newGovernance(t, e) })
+	})
 }
 
 func TestGovernanceOverrideStoreContract(t *testing.T) {
-	governancetest.RunOverrideStoreContract(t, func(t *testing.T) governance.OverrideStore { return newGovernance(t) })
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		governancetest.RunOverrideStoreContract(t, func(t *testing.T) governance.OverrideStore { return newGovernance(t, e) })
+	})
 }
 
 func TestGovernanceFlapCounterContract(t *testing.T) {

@@ -17,17 +17,19 @@ import (
 )
 
 func TestSessionsContract(t *testing.T) {
-	sessiontest.RunStoreContract(t, func(t *testing.T) sessiontest.Backend {
-		db, _ := emutest.Clients(t)
-		stage := emutest.Stage(t)
-		if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
-			t.Fatal(err)
-		}
-		table := blueprint.PhysicalName(stage, blueprint.TableEmbeddedSessions)
-		return sessiontest.Backend{
-			Store: dynamostore.NewSessions(db, table),
-			Dump:  func(t *testing.T) []string { return scanAll(t, db, table) },
-		}
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		sessiontest.RunStoreContract(t, func(t *testing.T) sessiontest.Backend {
+			db, _ := e.Clients(t)
+			stage := emutest.Stage(t)
+			if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
+				t.Fatal(err)
+			}
+			table := blueprint.PhysicalName(stage, blueprint.TableEmbeddedSessions)
+			return sessiontest.Backend{
+				Store: dynamostore.NewSessions(db, table),
+				Dump:  func(t *testing.T) []string { return scanAll(t, db, table) },
+			}
+		})
 	})
 }
 

@@ -23,9 +23,9 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 )
 
-func newFinance(t testing.TB) *finance.DynamoStore {
+func newFinance(t testing.TB, e emutest.Emulator) *finance.DynamoStore {
 	t.Helper()
-	db, _ := emutest.Clients(t)
+	db, _ := e.Clients(t)
 	stage := emutest.Stage(t)
 	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
 		t.Fatal(err)
@@ -34,7 +34,9 @@ func newFinance(t testing.TB) *finance.DynamoStore {
 }
 
 func TestFinanceContract(t *testing.T) {
-	financetest.RunStoreContract(t, func(t *testing.T) finance.Store { return newFinance(t) })
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		financetest.RunStoreContract(t, func(t *testing.T) finance.Store { return newFinance(t, e) })
+	})
 }
 
 // financeEnv is the approve path as deployed, on the emulator: the finance, audit and

@@ -18,9 +18,11 @@ import (
 
 func TestMain(m *testing.M) { emutest.Main(m) }
 
-func newStore(t testing.TB) *flow.DynamoStore {
+func newStore(t testing.TB) *flow.DynamoStore { return newStoreOn(t, emutest.Pair) }
+
+func newStoreOn(t testing.TB, e emutest.Emulator) *flow.DynamoStore {
 	t.Helper()
-	db, _ := emutest.Clients(t)
+	db, _ := e.Clients(t)
 	stage := emutest.Stage(t)
 	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
 		t.Fatal(err)
@@ -44,133 +46,141 @@ func run(tenant, event, flowID string, o flow.Outcome, at time.Time) flow.Run {
 }
 
 func TestStoreStartsRunsOnceAndAnswersTheFirstIDs(t *testing.T) {
-	s, ctx := newStore(t), context.Background()
-	first := []flow.Run{run("t1", "e1", "a", flow.OutcomeRetrying, t0), run("t1", "e1", "b", flow.OutcomeSkipped, t0)}
-	ids, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", first)
-	if err != nil || !started || len(ids) != 2 {
-		t.Fatalf("first: %v %v %v", ids, started, err)
-	}
-	// A redelivery after a flow was added still answers the first runs and stores nothing.
-	again, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", []flow.Run{run("t1", "e1", "c", flow.OutcomeSkipped, t0)})
-	if err != nil || started || fmt.Sprint(again) != fmt.Sprint(ids) {
-		t.Fatalf("redelivery: %v %v %v", again, started, err)
-	}
-	if _, err := s.Run(ctx, "t1", flow.RunID("t1", connector.SystemCRM, "e1", "c")); !errors.Is(err, flow.ErrNotFound) {
-		t.Fatalf("the redelivery's run was stored: %v", err)
-	}
-	// The same event id from another system or tenant is another event.
-	if _, started, _ := s.StartRuns(ctx, "t1", connector.SystemHostERP, "e1", nil); !started {
-		t.Fatal("another system's event id was taken for a redelivery")
-	}
-	got, err := s.Run(ctx, "t1", ids[0])
-	// A retry writes with the traces read when the run started.
-	if err != nil || got.Pending == nil || got.Pending.Fields["phone"] != "+1" || got.TenantID != "t1" || got.System != connector.SystemCRM ||
-		!reflect.DeepEqual(got.Pending.Traces, first[0].Pending.Traces) {
-		t.Fatalf("stored run %+v err %v", got, err)
-	}
-	if _, err := s.Run(ctx, "t2", ids[0]); !errors.Is(err, flow.ErrNotFound) {
-		t.Fatalf("another tenant read the run: %v", err)
-	}
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		s, ctx := newStoreOn(t, e), context.Background()
+		first := []flow.Run{run("t1", "e1", "a", flow.OutcomeRetrying, t0), run("t1", "e1", "b", flow.OutcomeSkipped, t0)}
+		ids, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", first)
+		if err != nil || !started || len(ids) != 2 {
+			t.Fatalf("first: %v %v %v", ids, started, err)
+		}
+		// A redelivery after a flow was added still answers the first runs and stores nothing.
+		again, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", []flow.Run{run("t1", "e1", "c", flow.OutcomeSkipped, t0)})
+		if err != nil || started || fmt.Sprint(again) != fmt.Sprint(ids) {
+			t.Fatalf("redelivery: %v %v %v", again, started, err)
+		}
+		if _, err := s.Run(ctx, "t1", flow.RunID("t1", connector.SystemCRM, "e1", "c")); !errors.Is(err, flow.ErrNotFound) {
+			t.Fatalf("the redelivery's run was stored: %v", err)
+		}
+		// The same event id from another system or tenant is another event.
+		if _, started, _ := s.StartRuns(ctx, "t1", connector.SystemHostERP, "e1", nil); !started {
+			t.Fatal("another system's event id was taken for a redelivery")
+		}
+		got, err := s.Run(ctx, "t1", ids[0])
+		// A retry writes with the traces read when the run started.
+		if err != nil || got.Pending == nil || got.Pending.Fields["phone"] != "+1" || got.TenantID != "t1" || got.System != connector.SystemCRM ||
+			!reflect.DeepEqual(got.Pending.Traces, first[0].Pending.Traces) {
+			t.Fatalf("stored run %+v err %v", got, err)
+		}
+		if _, err := s.Run(ctx, "t2", ids[0]); !errors.Is(err, flow.ErrNotFound) {
+			t.Fatalf("another tenant read the run: %v", err)
+		}
+	})
 }
 
 func TestStoreSaveRunIsConditional(t *testing.T) {
-	s, ctx := newStore(t), context.Background()
-	r := run("t1", "e1", "a", flow.OutcomeRetrying, t0)
-	if _, _, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", []flow.Run{r}); err != nil {
-		t.Fatal(err)
-	}
-	taken := r
-	taken.Attempts = 2
-	if err := s.SaveRun(ctx, taken, 1); err != nil {
-		t.Fatalf("take over: %v", err)
-	}
-	// The first attempt's outcome arrives late: the run is no longer its own.
-	done := r
-	done.Outcome, done.Pending, done.NextAttemptAt = flow.OutcomeWritten, nil, nil
-	if err := s.SaveRun(ctx, done, 1); !errors.Is(err, flow.ErrTaken) {
-		t.Fatalf("stale save: %v, want ErrTaken", err)
-	}
-	done.Attempts = 2
-	if err := s.SaveRun(ctx, done, 2); err != nil {
-		t.Fatal(err)
-	}
-	// An ended run never changes again.
-	if err := s.SaveRun(ctx, taken, 2); !errors.Is(err, flow.ErrTaken) {
-		t.Fatalf("save over an ended run: %v, want ErrTaken", err)
-	}
-	got, _ := s.Run(ctx, "t1", r.ID)
-	if got.Outcome != flow.OutcomeWritten || got.Pending != nil {
-		t.Fatalf("run %+v", got)
-	}
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		s, ctx := newStoreOn(t, e), context.Background()
+		r := run("t1", "e1", "a", flow.OutcomeRetrying, t0)
+		if _, _, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", []flow.Run{r}); err != nil {
+			t.Fatal(err)
+		}
+		taken := r
+		taken.Attempts = 2
+		if err := s.SaveRun(ctx, taken, 1); err != nil {
+			t.Fatalf("take over: %v", err)
+		}
+		// The first attempt's outcome arrives late: the run is no longer its own.
+		done := r
+		done.Outcome, done.Pending, done.NextAttemptAt = flow.OutcomeWritten, nil, nil
+		if err := s.SaveRun(ctx, done, 1); !errors.Is(err, flow.ErrTaken) {
+			t.Fatalf("stale save: %v, want ErrTaken", err)
+		}
+		done.Attempts = 2
+		if err := s.SaveRun(ctx, done, 2); err != nil {
+			t.Fatal(err)
+		}
+		// An ended run never changes again.
+		if err := s.SaveRun(ctx, taken, 2); !errors.Is(err, flow.ErrTaken) {
+			t.Fatalf("save over an ended run: %v, want ErrTaken", err)
+		}
+		got, _ := s.Run(ctx, "t1", r.ID)
+		if got.Outcome != flow.OutcomeWritten || got.Pending != nil {
+			t.Fatalf("run %+v", got)
+		}
+	})
 }
 
 func TestStoreListsRunsNewestFirstWithFiltersAndDueRuns(t *testing.T) {
-	s, ctx := newStore(t), context.Background()
-	var runs []flow.Run
-	for i := range 7 {
-		o := flow.OutcomeWritten
-		if i%3 == 0 {
-			o = flow.OutcomeRetrying
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		s, ctx := newStoreOn(t, e), context.Background()
+		var runs []flow.Run
+		for i := range 7 {
+			o := flow.OutcomeWritten
+			if i%3 == 0 {
+				o = flow.OutcomeRetrying
+			}
+			runs = append(runs, run("t1", fmt.Sprintf("e%d", i), []string{"a", "b"}[i%2], o, t0.Add(time.Duration(i)*time.Second)))
 		}
-		runs = append(runs, run("t1", fmt.Sprintf("e%d", i), []string{"a", "b"}[i%2], o, t0.Add(time.Duration(i)*time.Second)))
-	}
-	if _, _, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "batch", runs); err != nil {
-		t.Fatal(err)
-	}
-	var seen []string
-	cursor := ""
-	for {
-		page, next, err := s.Runs(ctx, "t1", flow.RunQuery{Limit: 3, Cursor: cursor})
-		if err != nil {
+		if _, _, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "batch", runs); err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range page {
-			seen = append(seen, r.EventID)
+		var seen []string
+		cursor := ""
+		for {
+			page, next, err := s.Runs(ctx, "t1", flow.RunQuery{Limit: 3, Cursor: cursor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range page {
+				seen = append(seen, r.EventID)
+			}
+			if next == "" {
+				break
+			}
+			cursor = next
 		}
-		if next == "" {
-			break
+		if fmt.Sprint(seen) != "[e6 e5 e4 e3 e2 e1 e0]" {
+			t.Fatalf("pages %v", seen)
 		}
-		cursor = next
-	}
-	if fmt.Sprint(seen) != "[e6 e5 e4 e3 e2 e1 e0]" {
-		t.Fatalf("pages %v", seen)
-	}
-	page, _, err := s.Runs(ctx, "t1", flow.RunQuery{FlowID: "a", Outcome: flow.OutcomeRetrying, Limit: 10})
-	if err != nil || len(page) != 2 || page[0].EventID != "e6" || page[1].EventID != "e0" {
-		t.Fatalf("filtered %v %v", page, err)
-	}
-	if _, _, err := s.Runs(ctx, "t1", flow.RunQuery{Limit: 3, Cursor: "bm9wZQ"}); !errors.Is(err, flow.ErrBadCursor) {
-		t.Fatalf("bad cursor: %v", err)
-	}
-	due, err := s.DueRuns(ctx, "t1", t0.Add(64*time.Second), 10)
-	if err != nil || len(due) != 2 || due[0].EventID != "e0" || due[1].EventID != "e3" {
-		t.Fatalf("due %v %v: the retrying runs due by then, oldest first", due, err)
-	}
-	if due, _ := s.DueRuns(ctx, "t2", t0.Add(time.Hour), 10); len(due) != 0 {
-		t.Fatalf("another tenant's due runs: %v", due)
-	}
+		page, _, err := s.Runs(ctx, "t1", flow.RunQuery{FlowID: "a", Outcome: flow.OutcomeRetrying, Limit: 10})
+		if err != nil || len(page) != 2 || page[0].EventID != "e6" || page[1].EventID != "e0" {
+			t.Fatalf("filtered %v %v", page, err)
+		}
+		if _, _, err := s.Runs(ctx, "t1", flow.RunQuery{Limit: 3, Cursor: "bm9wZQ"}); !errors.Is(err, flow.ErrBadCursor) {
+			t.Fatalf("bad cursor: %v", err)
+		}
+		due, err := s.DueRuns(ctx, "t1", t0.Add(64*time.Second), 10)
+		if err != nil || len(due) != 2 || due[0].EventID != "e0" || due[1].EventID != "e3" {
+			t.Fatalf("due %v %v: the retrying runs due by then, oldest first", due, err)
+		}
+		if due, _ := s.DueRuns(ctx, "t2", t0.Add(time.Hour), 10); len(due) != 0 {
+			t.Fatalf("another tenant's due runs: %v", due)
+		}
+	})
 }
 
 func TestStoreFlows(t *testing.T) {
-	s, ctx := newStore(t), context.Background()
-	f := flow.Flow{ID: "f1", Enabled: true, Source: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"},
-		Target: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"}, Mapping: map[string]string{"a": "b"}, UpdatedAt: t0}
-	if err := s.PutFlow(ctx, "t1", f); err != nil {
-		t.Fatal(err)
-	}
-	if all, err := s.Flows(ctx, "t1"); err != nil || len(all) != 1 || all[0].Mapping["a"] != "b" {
-		t.Fatalf("flows %v %v", all, err)
-	}
-	if all, _ := s.Flows(ctx, "t2"); len(all) != 0 {
-		t.Fatalf("another tenant's flows: %v", all)
-	}
-	if err := s.DeleteFlow(ctx, "t1", "f1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.DeleteFlow(ctx, "t1", "f1"); !errors.Is(err, flow.ErrNotFound) {
-		t.Fatalf("second delete: %v", err)
-	}
-	if _, err := s.Flow(ctx, "t1", "f1"); !errors.Is(err, flow.ErrNotFound) {
-		t.Fatalf("deleted flow: %v", err)
-	}
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		s, ctx := newStoreOn(t, e), context.Background()
+		f := flow.Flow{ID: "f1", Enabled: true, Source: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"},
+			Target: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"}, Mapping: map[string]string{"a": "b"}, UpdatedAt: t0}
+		if err := s.PutFlow(ctx, "t1", f); err != nil {
+			t.Fatal(err)
+		}
+		if all, err := s.Flows(ctx, "t1"); err != nil || len(all) != 1 || all[0].Mapping["a"] != "b" {
+			t.Fatalf("flows %v %v", all, err)
+		}
+		if all, _ := s.Flows(ctx, "t2"); len(all) != 0 {
+			t.Fatalf("another tenant's flows: %v", all)
+		}
+		if err := s.DeleteFlow(ctx, "t1", "f1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteFlow(ctx, "t1", "f1"); !errors.Is(err, flow.ErrNotFound) {
+			t.Fatalf("second delete: %v", err)
+		}
+		if _, err := s.Flow(ctx, "t1", "f1"); !errors.Is(err, flow.ErrNotFound) {
+			t.Fatalf("deleted flow: %v", err)
+		}
+	})
 }

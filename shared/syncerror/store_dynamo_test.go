@@ -17,8 +17,8 @@ import (
 
 func TestMain(m *testing.M) { emutest.Main(m) }
 
-func newDynamoClaims(t *testing.T) *syncerror.DynamoClaims {
-	db, _ := emutest.Clients(t)
+func newDynamoClaims(t *testing.T, e emutest.Emulator) *syncerror.DynamoClaims {
+	db, _ := e.Clients(t)
 	stage := emutest.Stage(t)
 	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
 		t.Fatal(err)
@@ -27,13 +27,19 @@ func newDynamoClaims(t *testing.T) *syncerror.DynamoClaims {
 }
 
 func TestDynamoClaimsContract(t *testing.T) {
-	syncerrortest.RunClaimStoreContract(t, func(t *testing.T) syncerror.ClaimStore { return newDynamoClaims(t) })
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		syncerrortest.RunClaimStoreContract(t, func(t *testing.T) syncerror.ClaimStore { return newDynamoClaims(t, e) })
+	})
 }
 
 // The processed table also holds each tenant's poll watermark; its key is no claim id,
 // so the operator's routes never show it (they answered it 200 before ids were checked).
 func TestOperatorDoesNotServeTheWatermarkRow(t *testing.T) {
-	claims := newDynamoClaims(t)
+	emutest.Each(t, testOperatorDoesNotServeTheWatermarkRow)
+}
+
+func testOperatorDoesNotServeTheWatermarkRow(t *testing.T, e emutest.Emulator) {
+	claims := newDynamoClaims(t, e)
 	if err := claims.AdvanceWatermark(context.Background(), "acme", time.Time{}, clock); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,8 @@
 // Package emutest gives integration tests AWS clients on the emulators. Main starts a
 // private pair of emulators for the test binary unless AWS_ENDPOINT_URL_DYNAMODB and
 // AWS_ENDPOINT_URL_SQS already point somewhere (LocalStack, a shared pair), and always
-// stops what it started.
+// stops what it started. Each runs a test on that pair and again on moto_server, the
+// second emulator, which is started on first use and stopped with the others.
 package emutest
 
 import (
@@ -44,6 +45,7 @@ func run(m *testing.M) int {
 			os.Setenv(k, v)
 		}
 	}
+	defer stopMoto()
 	return m.Run()
 }
 

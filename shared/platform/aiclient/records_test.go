@@ -18,8 +18,12 @@ import (
 func TestMain(m *testing.M) { emutest.Main(m) }
 
 func TestAIRecordsAreIdempotentPerInference(t *testing.T) {
+	emutest.Each(t, testAIRecordsAreIdempotentPerInference)
+}
+
+func testAIRecordsAreIdempotentPerInference(t *testing.T, e emutest.Emulator) {
 	ctx := context.Background()
-	db, _ := emutest.Clients(t)
+	db, _ := e.Clients(t)
 	stage := emutest.Stage(t)
 	if err := dynamostore.CreateTables(ctx, db, stage); err != nil {
 		t.Fatal(err)

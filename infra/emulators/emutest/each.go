@@ -1,0 +1,82 @@
+package emutest
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/syncassist/syncassist/infra/emulators"
+)
+
+// Emulator is one place a store's tests run: the pair Main set up (dynalite and fauxqs,
+// or whatever the environment points at) or moto_server.
+type Emulator struct {
+	Name   string
+	config func(t testing.TB) aws.Config
+}
+
+// Config returns an AWS config on this emulator.
+func (e Emulator) Config(t testing.TB) aws.Config { t.Helper(); return e.config(t) }
+
+// Clients returns DynamoDB and SQS clients on this emulator.
+func (e Emulator) Clients(t testing.TB) (*dynamodb.Client, *sqs.Client) {
+	cfg := e.Config(t)
+	return dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg)
+}
+
+// Pair is the emulators Main set up, as an Emulator.
+var Pair = Emulator{Name: "dynalite", config: Config}
+
+// Moto is moto_server, started for this test binary on first use.
+var Moto = Emulator{Name: "moto", config: motoConfig}
+
+// MotoOff is the environment variable that, set to "off", skips the moto half of Each
+// (for a machine without Python); `make test` never sets it.
+const MotoOff = "EMUTEST_MOTO"
+
+// Each runs body as a subtest on each emulator: "dynalite", then "moto". Where the two
+// disagree, DynamoDB's documentation decides, and the test names the emulator it excuses.
+func Each(t *testing.T, body func(t *testing.T, e Emulator)) {
+	t.Helper()
+	for _, e := range []Emulator{Pair, Moto} {
+		t.Run(e.Name, func(t *testing.T) { body(t, e) })
+	}
+}
+
+var moto struct {
+	once sync.Once
+	srv  *emulators.Moto
+	err  error
+}
+
+// motoConfig points every service at moto_server. The config is built by hand, not loaded
+// from the environment, because the AWS_ENDPOINT_URL_* variables Main set for the pair
+// would override its endpoint.
+func motoConfig(t testing.TB) aws.Config {
+	t.Helper()
+	if os.Getenv(MotoOff) == "off" {
+		t.Skip(MotoOff + "=off: the moto half of this test is skipped")
+	}
+	moto.once.Do(func() { moto.srv, moto.err = emulators.StartMoto(context.Background(), emulators.MotoOptions{}) })
+	if moto.err != nil {
+		t.Fatalf("moto: %v (set %s=off to skip moto on a machine without it)", moto.err, MotoOff)
+	}
+	return aws.Config{
+		Region:       "us-east-1",
+		Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
+		BaseEndpoint: aws.String(moto.srv.Endpoint),
+	}
+}
+
+// stopMoto stops moto_server if a test started it.
+func stopMoto() {
+	if moto.srv != nil {
+		moto.srv.Stop()
+	}
+}
