@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -311,7 +312,7 @@ func writeState(dir, baseURL string, secrets map[tenant.Purpose]string) error {
 	for _, p := range tenant.Purposes {
 		fmt.Fprintf(&b, "%s=%s\n", secretEnv[p], secrets[p])
 	}
-	for _, k := range []string{"STAGE", "JWT_ISSUER", "JWT_AUDIENCE", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", settings.EnvLocalConnectors, blueprint.Diagnosis.EnvVar} {
+	for _, k := range []string{"STAGE", "JWT_ISSUER", "JWT_AUDIENCE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", settings.EnvLocalConnectors, blueprint.Diagnosis.EnvVar} {
 		if v := os.Getenv(k); v != "" {
 			fmt.Fprintf(&b, "%s=%s\n", k, v)
 		}
@@ -354,7 +355,7 @@ The whole flow, step by step, in another terminal:
   make reconcile                         run the backstops now (the reconcile finds ERR-MISSED-0001, whose webhook never came)
 
 Ctrl-C stops everything.
-`, baseURL, baseURL, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), demoTenant, secret, secrets[tenant.PurposeFinance], secrets[tenant.PurposeEmbedded], flowSecretLines(secrets), every, stateDir,
+`, baseURL, baseURL, cmp.Or(os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL"), "AWS"), cmp.Or(os.Getenv("AWS_ENDPOINT_URL_SQS"), os.Getenv("AWS_ENDPOINT_URL"), "AWS"), demoTenant, secret, secrets[tenant.PurposeFinance], secrets[tenant.PurposeEmbedded], flowSecretLines(secrets), every, stateDir,
 		curlCommand(baseURL+blueprint.IngestRoute.Path, demoTenant, secret, body, time.Now()))
 	fmt.Print(strings.ReplaceAll(banner, "API_URL", baseURL))
 }
