@@ -27,7 +27,7 @@ CFN_LINT_VERSION := 1.51.0
 MOTO_VERSION     := 5.2.1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: aws-tools fuzz help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench fault clean deps
+.PHONY: aws-tools deploy-rehearsal fuzz help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench fault clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -130,6 +130,11 @@ synth: deps build ## synthesize the CloudFormation template offline with the pin
 
 eval-diagnoser: ## measure the diagnoser on shared/ai/testdata (accuracy, confusion, precision/recall, calibration); OPENAI_BASE_URL=... AI_MODEL=... runs a model server instead; EVAL_ARGS="-v file.json"
 	@$(GO) run ./infra/evaldiagnoser $(EVAL_ARGS)
+
+# The real CDK CLI against moto_server: what moto cannot deploy or check is listed in the
+# README ("Deploy rehearsal on moto").
+deploy-rehearsal: deps aws-tools build ## cdk bootstrap and deploy of the dev stage to moto_server, then check what was deployed against the template
+	$(GO) run ./infra/rehearsal -functions $(BUILD_DIR)
 
 lint: ## gofmt, go vet, staticcheck and a go mod tidy diff
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needs to run on:"; echo "$$out"; exit 1; fi

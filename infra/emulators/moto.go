@@ -40,6 +40,9 @@ type MotoOptions struct {
 	Log io.Writer
 	// Port fixes the gate's port; zero picks a free one.
 	Port int
+	// Script, when set, is a Python file run with python3 in place of moto_server, taking
+	// the same flags: moto with a fix of its own (the deploy rehearsal's).
+	Script string
 }
 
 // MotoAccount is the account id moto answers for every caller.
@@ -48,6 +51,11 @@ const MotoAccount = "123456789012"
 // StartMoto launches moto_server from PATH and waits (up to 30 s) until it answers.
 func StartMoto(ctx context.Context, opt MotoOptions) (*Moto, error) {
 	bin, err := exec.LookPath("moto_server")
+	var args []string
+	if opt.Script != "" {
+		bin, err = exec.LookPath("python3")
+		args = []string{opt.Script}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("moto_server is not installed: run `make aws-tools` (pip install 'moto[server]'): %w", err)
 	}
@@ -64,7 +72,7 @@ func StartMoto(ctx context.Context, opt MotoOptions) (*Moto, error) {
 		return nil, err
 	}
 	m := &Moto{Server: "http://127.0.0.1:" + strconv.Itoa(inner)}
-	m.em = &emulator{name: "moto_server", program: bin, args: []string{"-H", "127.0.0.1", "-p", strconv.Itoa(inner)},
+	m.em = &emulator{name: "moto_server", program: bin, args: append(args, "-H", "127.0.0.1", "-p", strconv.Itoa(inner)),
 		endpoint: m.Server, probe: motoProbe, log: out}
 	if err := m.em.start(); err != nil {
 		return nil, err
