@@ -71,9 +71,12 @@ aws-tools: ## check (or pip install) the pinned cfn-lint and moto_server
 	@{ command -v moto_server >/dev/null && python3 -c 'import moto, sys; sys.exit(moto.__version__ != "$(MOTO_VERSION)")'; } 2>/dev/null \
 		|| python3 -m pip install -q 'moto[server]==$(MOTO_VERSION)'
 
+# The template tests synthesize each stack once and lint three templates with cfn-lint; on a
+# loaded machine that outlives go test's default 10-minute timeout (measured: 10 min+ at a
+# load of 28 on 2 cores).
 test-go: deps aws-tools ## Go unit and integration tests (DynamoDB + SQS emulators), the short fault suite, and CDK template tests
 	$(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/... ./infra/fault/...
-	$(GO) test $(GOTEST_FLAGS) ./template-tests/... ./infra/stack/...
+	$(GO) test $(GOTEST_FLAGS) -timeout 30m ./template-tests/... ./infra/stack/...
 	$(GO) test $(GOTEST_FLAGS) -run 'TestForgeryFlood' ./shared/hostauth/
 	cd $(GITLEAKS_CMP) && $(GO) test $(GOTEST_FLAGS) ./...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(CI_FUZZTIME)
