@@ -40,5 +40,7 @@ func TestGovernanceOverrideStoreContract(t *testing.T) {
 }
 
 func TestGovernanceFlapCounterContract(t *testing.T) {
-	governancetest.RunFlapCounterContract(t, func(t *testing.T) governance.FlapCounter { return newGovernance(t) })
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		governancetest.RunFlapCounterContract(t, func(t *testing.T) governance.FlapCounter { return newGovernance(t, e) })
+	})
 }
