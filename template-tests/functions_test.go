@@ -67,7 +67,10 @@ func TestFunctionEnvironment(t *testing.T) {
 
 func TestFunctionLogGroups(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
-		s.countIs(t, "AWS::Logs::LogGroup", len(s.functions)+1) // plus the API's access logs
+		// One for every function (Lambda names each stream after its function), plus the
+		// API's access logs.
+		s.countIs(t, "AWS::Logs::LogGroup", 2)
+		shared := ""
 		for _, f := range s.functions {
 			t.Run(f.Name, func(t *testing.T) {
 				logGroup := assertions.NewCapture(nil)
@@ -77,6 +80,11 @@ func TestFunctionLogGroups(t *testing.T) {
 				})
 				if _, ok := s.resources(t, "AWS::Logs::LogGroup", obj{"Properties": obj{"RetentionInDays": num(30)}})[*logGroup.AsString()]; !ok {
 					t.Fatalf("log group %s of %s does not keep logs for 30 days", *logGroup.AsString(), f.Name)
+				}
+				if shared == "" {
+					shared = *logGroup.AsString()
+				} else if *logGroup.AsString() != shared {
+					t.Fatalf("%s logs to %s, the others to %s", f.Name, *logGroup.AsString(), shared)
 				}
 			})
 		}

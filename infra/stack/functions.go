@@ -70,7 +70,9 @@ type Functions struct {
 	order  []string
 }
 
-// NewFunctions creates each function (arm64, provided.al2023) with its own log group,
+// NewFunctions creates each function (arm64, provided.al2023) logging to the one log group
+// of the service (Lambda names each stream after its function, so a function's lines stay
+// apart; one group instead of one each keeps the stack under CloudFormation's 500 resources),
 // the environment naming its tables and queues, and exactly the grants the blueprint lists.
 // Functions marked InvokesAI also learn the AI provider (and on Bedrock may invoke its one
 // model); functions behind operator or approver routes learn the JWT issuer.
@@ -91,17 +93,16 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 		dir = props.Dir
 	}
 
+	logs := awslogs.NewLogGroup(c.Construct, jsii.String("Logs"), &awslogs.LogGroupProps{
+		Retention:     retention,
+		RemovalPolicy: logRemoval,
+	})
 	for _, f := range props.Functions {
 		if _, dup := c.byName[f.Name]; dup {
 			continue // reported by validate
 		}
 		group := constructs.NewConstruct(c.Construct, jsii.String(constructID(f.Name)))
 		awscdk.Tags_Of(group).Add(jsii.String(FunctionTag), jsii.String(f.Name), nil)
-
-		logs := awslogs.NewLogGroup(group, jsii.String("Logs"), &awslogs.LogGroupProps{
-			Retention:     retention,
-			RemovalPolicy: logRemoval,
-		})
 
 		env := map[string]*string{
 			envStage:    jsii.String(props.Stage),
