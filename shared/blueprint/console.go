@@ -31,7 +31,7 @@ func init() {
 	const proposals = "/api/sync-error-assist/proposals"
 	bulk := Function{Name: FuncProposalsBulk,
 		Description: "Approves or rejects a group of proposals, each through its own lease and guarded write",
-		Route:       &Route{Method: "POST", Path: proposals + "/bulk", Auth: AuthApprover, Module: "sync-errors"},
+		Route:       &Route{Method: "POST", Path: proposals + "/bulk", Auth: AuthOperator, Module: "sync-errors"},
 		Tables: authenticatedTables(TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append},
 			TableGrant{Governance, ReadWrite}),
 		PublishesAlerts: true, Timeout: 30 * time.Second, MemoryMB: 512}

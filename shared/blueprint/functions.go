@@ -210,11 +210,13 @@ var Functions = []Function{
 		Name:        FuncDiagnose,
 		Description: "Diagnoses claimed sync errors from the diagnosis queue",
 		Queue:       &Diagnosis,
-		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}, {Audit, Append}, {AIRecords, ReadWrite}},
-		InvokesAI:   true,
-		Timeout:     DiagnosisWorkerTimeout,
-		MemoryMB:    512,
-		BatchSize:   10,
+		// Governance and alerts: an enforced auto rule applies a fix through the guard.
+		Tables:          []TableGrant{{Processed, ReadWrite}, {Tenants, Read}, {Audit, Append}, {AIRecords, ReadWrite}, {Governance, ReadWrite}},
+		PublishesAlerts: true,
+		InvokesAI:       true,
+		Timeout:         DiagnosisWorkerTimeout,
+		MemoryMB:        512,
+		BatchSize:       10,
 	},
 	{
 		Name:        FuncReconcile,
@@ -278,8 +280,9 @@ func init() {
 		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: auth, Module: module},
 			Tables: authenticatedTables(tables...), Timeout: 10 * time.Second, MemoryMB: 256}
 	}
-	approve := op(FuncProposalApprove, "Approves a proposal and writes its fix back to the host ERP through the guard",
-		"POST", proposals+"/{id}/approve", AuthApprover, "sync-errors",
+	// Operators reach approve; the tenant's approval policy decides who may approve what.
+	approve := op(FuncProposalApprove, "Approves a proposal and writes its fix back to the host ERP through the guard, as the approval policy allows",
+		"POST", proposals+"/{id}/approve", AuthOperator, "sync-errors",
 		TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append}, TableGrant{Governance, ReadWrite})
 	approve.Timeout, approve.PublishesAlerts = 30*time.Second, true
 	release := op(FuncGovernanceApprove, "Approves a held ownership approval and releases its write through the guard",

@@ -112,6 +112,9 @@ func (o *Operator) ApproveHandler() http.Handler {
 				"The proposal has no fix to write: send an edited fix, or reject or escalate the sync error."))
 			return
 		}
+		if edited, fix, ok = o.mayApprove(w, r, actor, c, edited, fix); !ok {
+			return
+		}
 		a := &approval{o: o, w: w, r: r, actor: actor, fix: fix, key: FixKey(c.ID, fix),
 			details: map[string]any{"fields": fixPaths(fix), "edited": edited != nil}}
 		if a.begin(c, edited, body.Note) {
@@ -275,6 +278,9 @@ func (a *approval) complete(takeover bool) {
 	cur, gerr := o.Claims.Get(ctx, a.actor.TenantID, a.row.ID)
 	switch {
 	case err == nil || errors.Is(err, ErrStateChanged) && gerr == nil && cur.Status == StatusApproved:
+		if err == nil && !takeover {
+			o.learnDecision(ctx, a.row, a.fix, Verdict{Approved: true, Actor: a.actor.Actor, At: o.now()})
+		}
 		if gerr != nil {
 			httpapi.WriteJSON(a.w, http.StatusOK, map[string]any{"id": a.row.ID, "status": StatusApproved})
 			return

@@ -68,6 +68,8 @@ type Operator struct {
 	Audit    Auditor
 	Now      func() time.Time
 	LeaseTTL time.Duration
+	// Assist is the approval policy, learning and automation (nil: approvers approve).
+	Assist *Assist
 }
 
 // Queue listing limits.
@@ -96,6 +98,10 @@ type Summary struct {
 	// ApplyError is why the last write-back failed, on a row that is pending again: the
 	// queue marks such rows apart from fresh ones.
 	ApplyError string `json:"applyError,omitempty"`
+	// Approval says, on a pending row, who may approve its fix and by which rule.
+	Approval *Decision `json:"approval,omitempty"`
+	// Source is "learned" when the proposal comes from the tenant's knowledge.
+	Source string `json:"source,omitempty"`
 }
 
 // Detail is one row as the operator sees it.
@@ -129,6 +135,7 @@ func (o *Operator) summarize(c Claim) Summary {
 		s.Class = c.Proposal.Class
 		conf := c.Proposal.Confidence
 		s.Confidence = &conf
+		s.Source = c.Proposal.Source
 	}
 	return s
 }
@@ -173,7 +180,7 @@ func (o *Operator) ListHandler() http.Handler {
 			return
 		}
 		q, ok := httpapi.ParseList(w, r, httpapi.ListSpec{DefaultLimit: DefaultListLimit, MaxLimit: MaxListLimit,
-			Statuses: []string{string(StatusPending), string(StatusApplying), string(StatusApproved), string(StatusRejected), string(StatusEscalated)}})
+			Statuses: []string{string(StatusPending), string(StatusApplying), string(StatusApproved), string(StatusRejected), string(StatusEscalated), string(StatusReverted)}})
 		if !ok {
 			return
 		}
@@ -190,10 +197,12 @@ func (o *Operator) ListHandler() http.Handler {
 			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
 			return
 		}
-		items := make([]Summary, 0, len(page.Claims))
-		for _, c := range page.Claims {
-			items = append(items, o.summarize(c))
+		items := make([]Summary, len(page.Claims))
+		rows := make([]*Summary, len(page.Claims))
+		for i, c := range page.Claims {
+			items[i], rows[i] = o.summarize(c), &items[i]
 		}
+		o.annotate(r.Context(), id.TenantID, rows, page.Claims)
 		httpapi.WriteList(w, items, page.NextCursor)
 	})
 }
@@ -207,7 +216,9 @@ func (o *Operator) DetailHandler() http.Handler {
 		}
 		c, ok := o.load(w, r, id.TenantID)
 		if ok {
-			httpapi.WriteJSON(w, http.StatusOK, o.detail(c))
+			d := o.detail(c)
+			o.annotate(r.Context(), id.TenantID, []*Summary{&d.Summary}, []Claim{c})
+			httpapi.WriteJSON(w, http.StatusOK, d)
 		}
 	})
 }
@@ -340,6 +351,9 @@ func (o *Operator) decide(to Status, action, key string) http.Handler {
 		}
 		o.audit(ctx, actor, key, audit.ResultSuccess, "syncerror/"+id, map[string]any{"reason": body.Reason})
 		cur, err := o.Claims.Get(ctx, actor.TenantID, id)
+		if err == nil && to == StatusRejected {
+			o.learnDecision(ctx, cur, fixOf(cur), Verdict{Actor: actor.Actor, Reason: body.Reason, At: now})
+		}
 		if err != nil {
 			httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": to})
 			return

@@ -28,6 +28,10 @@ type Proposal struct {
 	Provider    string        `json:"provider"`
 	Model       string        `json:"model"`
 	DiagnosedAt time.Time     `json:"diagnosedAt"`
+	// Source is "learned" when the fix comes from the tenant's knowledge (Learned says
+	// whose decisions), empty for the AI's diagnosis.
+	Source  string      `json:"source,omitempty"`
+	Learned *Provenance `json:"learned,omitempty"`
 }
 
 // Diagnoser produces a proposal for a claim. It returns an error wrapping ErrPermanent

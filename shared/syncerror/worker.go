@@ -41,6 +41,10 @@ type Worker struct {
 	Parallel int
 	// MinTimeLeft is the least time before the invocation's deadline to start a message.
 	MinTimeLeft time.Duration
+	// Assist consults the tenant's knowledge before the diagnoser and runs its auto rules
+	// (nil: neither); Apply is the approve path an enforced rule applies through.
+	Assist *Assist
+	Apply  *Operator
 }
 
 // Worker defaults.
@@ -150,7 +154,7 @@ func (w *Worker) handle(ctx context.Context, msg events.SQSMessage) error {
 // and the next delivery can take the claim at once; after MaxDiagnosisAttempts it is final.
 func (w *Worker) diagnose(ctx context.Context, c Claim) error {
 	attempt := c.DiagnosisAttempts
-	p, err := w.Diagnoser.Diagnose(ctx, c, InferenceID(c.ID, attempt))
+	p, err := w.propose(ctx, c, InferenceID(c.ID, attempt))
 	if err == nil {
 		err := w.Claims.CompleteDiagnosis(ctx, c.TenantID, c.ID, attempt, p, w.now())
 		if errors.Is(err, ErrStateChanged) {
@@ -164,6 +168,7 @@ func (w *Worker) diagnose(ctx context.Context, c Claim) error {
 				Counts: map[string]float64{"Diagnoses": 1, "DiagnosisLatency": float64(w.now().Sub(c.ClaimedAt).Milliseconds())},
 				Units:  map[string]string{"DiagnosisLatency": "Milliseconds"},
 				Fields: map[string]any{"class": p.Class, "tenant": c.TenantID}})
+			w.automate(ctx, c, p)
 		}
 		return err
 	}

@@ -35,7 +35,11 @@ var FeatureFlags = []string{KeyEnabled, KeyWebhookEnabled}
 const KeyFinanceEnabled = "finance_ops.enabled"
 
 // KnownSettings are the keys the onboarding command accepts.
-var KnownSettings = []string{KeyEnabled, KeyWebhookEnabled, KeyFinanceEnabled, KeyEmbeddedAllowedRoles, KeyMCPExternalTools}
+var KnownSettings = []string{KeyEnabled, KeyWebhookEnabled, KeyFinanceEnabled, KeyEmbeddedAllowedRoles, KeyMCPExternalTools, KeyAutoApply}
+
+// KeyAutoApply lets the approval policy's enforced auto rules apply fixes; only "true"
+// does, and switching it off stops them at once (shadow rules keep recording).
+const KeyAutoApply = "sync_error_assist.auto_apply"
 
 // KeyMCPExternalTools holds, as JSON, the external tools registered for the tenant's MCP
 // discovery ("<server>.<tool>" names with descriptions and schemas).

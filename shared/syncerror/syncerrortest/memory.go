@@ -18,6 +18,7 @@ type ClaimStore struct {
 	mu         sync.Mutex
 	rows       map[[2]string]syncerror.Claim
 	watermarks map[string]time.Time
+	docs       map[string]map[string]syncerror.Doc
 }
 
 var _ syncerror.ClaimStore = (*ClaimStore)(nil)

@@ -29,6 +29,8 @@ type Feature struct {
 	Queue  syncerror.Queue
 	// StuckAfter and DiagnosisStale are the reconcile's and the worker's patience.
 	StuckAfter, DiagnosisStale time.Duration
+	// AutoApplyPerMinute caps a tenant's enforced auto-applies (AUTO_APPLY_PER_MINUTE).
+	AutoApplyPerMinute int
 }
 
 // New builds the feature: claims on the processed table, the diagnosis queue, and the
@@ -40,6 +42,9 @@ func New(b *platform.Base) (*Feature, error) {
 		return nil, err
 	}
 	if f.DiagnosisStale, err = platform.EnvDuration(b.Getenv, "DIAGNOSIS_STALE_AFTER", syncerror.DefaultDiagnosisStale); err != nil {
+		return nil, err
+	}
+	if f.AutoApplyPerMinute, err = autoApplyCap(b.Getenv); err != nil {
 		return nil, err
 	}
 	if url := b.Getenv(blueprint.Diagnosis.EnvVar); url != "" {
@@ -58,7 +63,7 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 	if err != nil {
 		return nil, err
 	}
-	return platform.Routes{
+	return withAssist(platform.Routes{
 		blueprint.FuncIngest:           {Handler: f.Ingest()},
 		blueprint.FuncProposalsList:    {Handler: op.ListHandler()},
 		blueprint.FuncProposalDetail:   {Handler: op.DetailHandler()},
@@ -67,7 +72,7 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 		blueprint.FuncProposalEscalate: {Handler: op.EscalateHandler()},
 		blueprint.FuncProposalGroups:   {Handler: op.GroupsHandler()},
 		blueprint.FuncProposalsBulk:    {Handler: op.BulkHandler()},
-	}, nil
+	}, op), nil
 }
 
 // mask is the data-class policy of stored sync errors (syncerror.Masker).
@@ -85,12 +90,14 @@ func (f *Feature) Operator() (*syncerror.Operator, error) {
 		return nil, err
 	}
 	return &syncerror.Operator{Claims: f.Claims, Mask: f.mask(), Tenants: f.Base.HostTenants, Fixes: fixWriter{g}, Audit: f.Base.Audit,
-		Now: f.Base.Clock()}, nil
+		Now: f.Base.Clock(), Assist: f.assist()}, nil
 }
 
 // Worker is the diagnosis worker with d (aidiagnoser gives the governed AI client's).
 func (f *Feature) Worker(d syncerror.Diagnoser) *syncerror.Worker {
-	return &syncerror.Worker{Claims: f.Claims, Tenants: f.Base.HostTenants, Log: f.Base.Log, Now: f.Base.Clock(), StaleAfter: f.DiagnosisStale, Diagnoser: d}
+	w := &syncerror.Worker{Claims: f.Claims, Tenants: f.Base.HostTenants, Log: f.Base.Log, Now: f.Base.Clock(), StaleAfter: f.DiagnosisStale, Diagnoser: d}
+	f.automate(w)
+	return w
 }
 
 // Reconcile is the 30-minute backstop.

@@ -1,0 +1,10 @@
+// Command approval-policy-get is the Lambda behind GET /api/settings/approval-policy.
+package main
+
+import (
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/platform"
+	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
+)
+
+func main() { platform.StartHTTP(blueprint.FuncApprovalPolicyGet, syncerrorwire.Routes) }

@@ -1,0 +1,10 @@
+// Command knowledge-put is the Lambda behind PUT /api/settings/knowledge/{id}.
+package main
+
+import (
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/platform"
+	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
+)
+
+func main() { platform.StartHTTP(blueprint.FuncKnowledgePut, syncerrorwire.Routes) }

@@ -1,0 +1,196 @@
+package syncerror
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// Assist is the approval policy, the learning from decisions and the automation, shared by
+// the operator's routes and the worker. An Operator or Worker without one behaves as
+// before the policy existed: approvers approve, nothing is learned or automated.
+type Assist struct {
+	Store AssistStore
+	// Reader reads the record a fix was written to (revert checks it still holds the fix).
+	Reader RecordReader
+	// AutoApplyPerMinute caps a tenant's enforced auto-applies (DefaultAutoApplyPerMinute).
+	AutoApplyPerMinute int
+}
+
+// RecordReader reads the current values of the record a row's fix is written to.
+type RecordReader interface {
+	ReadFields(ctx context.Context, c Claim) (map[string]any, error)
+}
+
+func (a *Assist) policies() Policies { return Policies{Docs: a.Store} }
+func (a *Assist) learning() Learning { return Learning{Docs: a.Store} }
+
+// autoRuleKey marks a request the policy makes itself (an enforced auto rule applying a
+// fix); only code in this process can set it, never a caller.
+type autoRuleKey struct{}
+
+// problemWithApproval is a problem that names the rule that decided it.
+type problemWithApproval struct {
+	*httpapi.Problem
+	Approval Decision `json:"approval"`
+}
+
+func writeApprovalProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string, d Decision) {
+	p := httpapi.NewProblem(status, code, detail)
+	p.CorrelationID = httpapi.CorrelationID(r.Context())
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(problemWithApproval{Problem: p, Approval: d})
+}
+
+// decision applies the tenant's policy to fix on row c.
+func (o *Operator) decision(ctx context.Context, c Claim, fix []FieldChange) (Decision, error) {
+	pol, err := o.Assist.policies().Get(ctx, c.TenantID)
+	if err != nil {
+		return Decision{}, err
+	}
+	return pol.Decide(FactsOf(c, fix)), nil
+}
+
+// mayApprove authorises an approve of fix on c by the tenant's policy. It returns the fix
+// and edit to write (a two-approver approve writes the edit the first approval recorded),
+// or false when it answered: 403 with the rule when the caller may not approve, 202 when
+// the approval is recorded and waits for a second approver.
+func (o *Operator) mayApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c Claim, edited, fix []FieldChange) ([]FieldChange, []FieldChange, bool) {
+	if o.Assist == nil {
+		if !actor.HasRole(identity.RoleApprover) {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, "forbidden", "Approvers approve fixes."))
+			return nil, nil, false
+		}
+		return edited, fix, true
+	}
+	d, err := o.decision(r.Context(), c, fix)
+	if err != nil {
+		httpapi.WriteUnavailable(w, r, err, "The approval policy could not be read; nothing was written. Retry shortly.")
+		return nil, nil, false
+	}
+	if rule, _ := r.Context().Value(autoRuleKey{}).(string); rule != "" {
+		if d.Apply == ApplyAuto && d.Mode == ModeEnforce && d.RuleID == rule && actor.Actor == "policy:"+rule {
+			return edited, fix, true
+		}
+		writeApprovalProblem(w, r, http.StatusForbidden, "approval_not_allowed", "The rule no longer applies this fix automatically.", d)
+		return nil, nil, false
+	}
+	role := identity.RoleApprover
+	switch d.Apply {
+	case ApplyAuto, ApplyOperator:
+		role = identity.RoleOperator
+	case ApplyTwoApprovers:
+		if !actor.HasRole(identity.RoleApprover) {
+			break
+		}
+		return o.coApprove(w, r, actor, c, edited, fix, d)
+	}
+	if !actor.HasRole(role) {
+		writeApprovalProblem(w, r, http.StatusForbidden, "approval_not_allowed",
+			"The approval policy gives this fix to "+d.Apply+" ("+d.Reason+"); you may not approve it.", d)
+		return nil, nil, false
+	}
+	return edited, fix, true
+}
+
+// CoApproval is the state of a fix that needs two approvers: who edited it (and may not
+// approve it) and who approved it so far.
+type CoApproval struct {
+	Editor    string        `json:"editor,omitempty"`
+	Fix       []FieldChange `json:"fix,omitempty"`
+	Approvers []string      `json:"approvers"`
+}
+
+// coApprove records the caller's approval of a two_approvers fix. An edit makes the
+// caller the fix's editor and restarts the approvals; the editor may not approve, nor may
+// anyone twice; the second distinct approval proceeds to the write.
+func (o *Operator) coApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c Claim, edited, fix []FieldChange, d Decision) ([]FieldChange, []FieldChange, bool) {
+	var refusal string
+	ready := false
+	st, err := updateDoc(r.Context(), o.Assist.Store, c.TenantID, docCoApproval+c.ID, o.now(), func(ca *CoApproval, _ bool) error {
+		refusal, ready = "", false
+		switch {
+		case edited != nil:
+			*ca = CoApproval{Editor: actor.Actor, Fix: edited, Approvers: []string{}}
+		case ca.Editor == actor.Actor:
+			refusal = "You edited this fix; under rule " + d.RuleID + " two other approvers must approve it."
+		case slices.Contains(ca.Approvers, actor.Actor):
+			refusal = "You approved this fix already; it needs a second, different approver."
+		default:
+			ca.Approvers = append(ca.Approvers, actor.Actor)
+			ready = len(ca.Approvers) >= 2
+		}
+		if refusal != "" {
+			return errRefused
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errRefused):
+		writeApprovalProblem(w, r, http.StatusForbidden, "approval_not_allowed", refusal, d)
+		return nil, nil, false
+	case err != nil:
+		httpapi.WriteUnavailable(w, r, err, "The approval could not be recorded; nothing was written. Retry shortly.")
+		return nil, nil, false
+	case !ready:
+		o.audit(r.Context(), actor, "syncerror.co_approve", audit.ResultSuccess, "syncerror/"+c.ID,
+			map[string]any{"rule": d.RuleID, "approvers": st.Approvers, "editor": st.Editor, "edited": edited != nil})
+		httpapi.WriteJSON(w, http.StatusAccepted, map[string]any{"id": c.ID, "status": StatusPending, "approval": d,
+			"approvers": st.Approvers, "editor": st.Editor, "needed": 2,
+			"message": "Your approval is recorded; the fix is written when a second approver approves it."})
+		return nil, nil, false
+	}
+	if st.Fix != nil {
+		return st.Fix, st.Fix, true
+	}
+	return nil, fix, true
+}
+
+var errRefused = errors.New("refused")
+
+// annotate says on each pending row who may approve it and why.
+func (o *Operator) annotate(ctx context.Context, tenantID string, rows []*Summary, claims []Claim) {
+	if o.Assist == nil || len(rows) == 0 {
+		return
+	}
+	pol, err := o.Assist.policies().Get(ctx, tenantID)
+	if err != nil {
+		httpapi.Logger(ctx).Error("approval policy unreadable; rows shown without it", "error", err)
+		return
+	}
+	for i, c := range claims {
+		if c.Status == StatusPending && c.Proposal != nil {
+			d := pol.Decide(FactsOf(c, fixOf(c)))
+			rows[i].Approval = &d
+		}
+	}
+}
+
+// learnDecision keeps a human decision on c's fix as knowledge, and compares it with what
+// an automation rule would have done. Failures are logged: the decision stands.
+func (o *Operator) learnDecision(ctx context.Context, c Claim, fix []FieldChange, v Verdict) {
+	if o.Assist == nil || strings.HasPrefix(v.Actor, "policy:") {
+		return
+	}
+	if skipped, err := o.Assist.learning().Learn(ctx, c, fix, v); err != nil || skipped > 0 {
+		httpapi.Logger(ctx).Warn("decision not fully learned", "id", c.ID, "skippedByDLP", skipped, "error", err)
+	}
+	o.Assist.recordOutcome(ctx, c, fix, v, o.now())
+}
+
+// appliedAt is when c's fix was written, else when the row last changed.
+func appliedAt(c Claim) time.Time {
+	if c.Applied != nil {
+		return c.Applied.At
+	}
+	return c.UpdatedAt
+}

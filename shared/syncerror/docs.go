@@ -1,0 +1,89 @@
+package syncerror
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Doc is one of the queue's tenant documents kept beside its rows: the approval policy,
+// what was learned from decisions, automation records, co-approvals and the auto-apply
+// counter. Version is the optimistic lock: every change names the version it read.
+type Doc struct {
+	Key       string
+	Version   int
+	Body      json.RawMessage
+	UpdatedAt time.Time
+}
+
+// Document keys start with "~", which no claim id does (ClaimID is "se_…"), so a document
+// is never served as a row nor a row changed as a document.
+const (
+	docPolicy      = "~policy#approval"
+	docKnowledge   = "~kn#"
+	docAutomation  = "~auto#"
+	docCoApproval  = "~coappr#"
+	docAutoCounter = "~autocap"
+)
+
+// ValidDocKey reports whether key names a document rather than a claim.
+func ValidDocKey(key string) bool { return strings.HasPrefix(key, "~") && len(key) <= 256 }
+
+// DocStore keeps the documents; each change is one conditional write.
+type DocStore interface {
+	// GetDoc returns ErrNotFound when there is no document at key.
+	GetDoc(ctx context.Context, tenantID, key string) (Doc, error)
+	// PutDoc stores d if the stored version is d.Version (0: there is none yet) and
+	// returns it stored, Version+1. ErrStateChanged when another change came first.
+	PutDoc(ctx context.Context, tenantID string, d Doc, now time.Time) (Doc, error)
+	// DeleteDoc deletes the document at key if it is at version. ErrStateChanged when it
+	// is at another, ErrNotFound when there is none.
+	DeleteDoc(ctx context.Context, tenantID, key string, version int) error
+	// ListDocs pages the documents whose key starts with prefix, in key order.
+	// ErrBadCursor for a cursor this listing did not issue.
+	ListDocs(ctx context.Context, tenantID, prefix string, limit int, cursor string) ([]Doc, string, error)
+}
+
+// AssistStore is what the approval policy, the learning and the automation keep: the
+// documents, and the one row transition they add (an approved row reverted).
+type AssistStore interface {
+	DocStore
+	// MarkReverted moves an approved row to reverted with the entry. ErrStateChanged when
+	// it is not approved, ErrNotFound when there is no row.
+	MarkReverted(ctx context.Context, tenantID, id string, entry HistoryEntry, now time.Time) error
+}
+
+// StatusReverted is an approved row whose fix was written back out again (§ revert).
+const StatusReverted Status = "reverted"
+
+// updateDoc reads the document at key, lets change edit its body (nil body: none yet) and
+// writes it back on the version read, again while another change comes first.
+func updateDoc[T any](ctx context.Context, s DocStore, tenantID, key string, now time.Time, change func(v *T, exists bool) error) (T, error) {
+	var zero T
+	for attempt := 0; ; attempt++ {
+		d, err := s.GetDoc(ctx, tenantID, key)
+		exists := err == nil
+		if err != nil && err != ErrNotFound {
+			return zero, err
+		}
+		var v T
+		if exists {
+			if err := json.Unmarshal(d.Body, &v); err != nil {
+				return zero, err
+			}
+		}
+		if err := change(&v, exists); err != nil {
+			return zero, err
+		}
+		body, err := json.Marshal(v)
+		if err != nil {
+			return zero, err
+		}
+		_, err = s.PutDoc(ctx, tenantID, Doc{Key: key, Version: d.Version, Body: body}, now)
+		if err == ErrStateChanged && attempt < 8 {
+			continue
+		}
+		return v, err
+	}
+}

@@ -1,0 +1,279 @@
+package syncerror
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
+)
+
+// Insights windows.
+var insightWindows = map[string]time.Duration{"7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour}
+
+// insightStatuses are the row statuses insights read. Retry and resolve add theirs here.
+var insightStatuses = []Status{StatusPending, StatusApplying, StatusApproved, StatusRejected, StatusEscalated, StatusReverted}
+
+// Bounds of what one insights answer reads (rows per status, automation records).
+const (
+	maxInsightRows        = 5000
+	maxInsightAutomations = 5000
+)
+
+// Counts are the figures of a window, overall or for one class.
+type Counts struct {
+	Received          int `json:"received"`
+	FoldedOccurrences int `json:"foldedOccurrences"`
+	AutoRetried       int `json:"autoRetried"`
+	ResolvedByRetry   int `json:"resolvedByRetry"`
+	ResolvedByPeople  int `json:"resolvedByPeople"`
+	Rejected          int `json:"rejected"`
+	AutoApplied       int `json:"autoApplied"`
+	Reverted          int `json:"reverted"`
+	Open              int `json:"open"`
+	// AutoResolutionRate is the share of resolved rows that no person resolved (auto-applied
+	// and not reverted, or resolved by a retry); nil when nothing was resolved.
+	AutoResolutionRate *float64 `json:"autoResolutionRate"`
+	// MedianSecondsToResolve is from the claim to the resolution; nil when none.
+	MedianSecondsToResolve *float64 `json:"medianSecondsToResolve"`
+	durations              []float64
+}
+
+// RuleInsight is an auto rule's record in the window: what it applied or would have, and
+// how that compares with what people decided.
+type RuleInsight struct {
+	RuleID           string `json:"ruleId"`
+	Mode             string `json:"mode"`
+	WouldHaveApplied int    `json:"wouldHaveApplied"`
+	Applied          int    `json:"applied"`
+	Reverted         int    `json:"reverted"`
+	Same             int    `json:"same"`
+	Edited           int    `json:"edited"`
+	Rejected         int    `json:"rejected"`
+	Undecided        int    `json:"undecided"`
+	// Agreement is same / (same + edited + rejected); nil before people decided any.
+	Agreement *float64 `json:"agreement"`
+}
+
+// Insights is the answer of the insights route.
+type Insights struct {
+	Window  string            `json:"window"`
+	Since   time.Time         `json:"since"`
+	Total   Counts            `json:"total"`
+	ByClass map[string]Counts `json:"byClass"`
+	Rules   []RuleInsight     `json:"rules"`
+	// Truncated is true when the window held more rows than one answer reads.
+	Truncated bool `json:"truncated"`
+}
+
+// retryFacts reads what retry and recurrence folding record on a row: occurrences beyond
+// the first, whether it was retried automatically and whether a retry resolved it. The
+// rows have no such fields yet; this is where they slot in.
+func retryFacts(Claim) (folded int, autoRetried, resolvedByRetry bool) { return 0, false, false }
+
+// InsightsHandler serves GET /api/sync-error-assist/insights?window=7d|30d (operators).
+func (o *Operator) InsightsHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := who(w, r)
+		if !ok {
+			return
+		}
+		window := r.URL.Query().Get("window")
+		if window == "" {
+			window = "7d"
+		}
+		d, ok := insightWindows[window]
+		if !ok {
+			p := httpapi.NewProblem(http.StatusBadRequest, "invalid_query", "The query is invalid; see errors.")
+			p.Errors = []httpapi.FieldError{{Field: "window", Message: "must be 7d or 30d"}}
+			httpapi.WriteProblem(w, r, p)
+			return
+		}
+		in, err := o.Insights(r.Context(), actor.TenantID, window, o.now().Add(-d))
+		if err != nil {
+			httpapi.WriteUnavailable(w, r, err, "The insights are unavailable; retry shortly.")
+			return
+		}
+		httpapi.WriteJSON(w, http.StatusOK, in)
+	})
+}
+
+// Insights computes the figures of rows claimed since.
+func (o *Operator) Insights(ctx context.Context, tenantID, window string, since time.Time) (Insights, error) {
+	in := Insights{Window: window, Since: since, ByClass: map[string]Counts{}, Rules: []RuleInsight{}}
+	for _, st := range insightStatuses {
+		n, cursor := 0, ""
+		for {
+			page, err := o.Claims.List(ctx, tenantID, ListQuery{Status: st, Since: since, Limit: MaxListLimit, Cursor: cursor})
+			if err != nil {
+				return Insights{}, err
+			}
+			for _, c := range page.Claims {
+				in.count(c)
+			}
+			n += len(page.Claims)
+			if cursor = page.NextCursor; cursor == "" {
+				break
+			}
+			if n >= maxInsightRows {
+				in.Truncated = true
+				break
+			}
+		}
+	}
+	in.Total.finish()
+	for k, c := range in.ByClass {
+		c.finish()
+		in.ByClass[k] = c
+	}
+	if o.Assist != nil {
+		rules, truncated, err := o.ruleInsights(ctx, tenantID, since)
+		if err != nil {
+			return Insights{}, err
+		}
+		in.Rules, in.Truncated = rules, in.Truncated || truncated
+	}
+	return in, nil
+}
+
+func (in *Insights) count(c Claim) {
+	class := "unclassified"
+	if c.Proposal != nil && c.Proposal.Class != "" {
+		class = c.Proposal.Class
+	}
+	cc := in.ByClass[class]
+	for _, t := range []*Counts{&in.Total, &cc} {
+		t.add(c)
+	}
+	in.ByClass[class] = cc
+}
+
+func (t *Counts) add(c Claim) {
+	t.Received++
+	folded, retried, byRetry := retryFacts(c)
+	t.FoldedOccurrences += folded
+	if retried {
+		t.AutoRetried++
+	}
+	resolved := false
+	switch {
+	case byRetry:
+		t.ResolvedByRetry, resolved = t.ResolvedByRetry+1, true
+	case c.Status == StatusApproved && approvedByPolicy(c):
+		t.AutoApplied, resolved = t.AutoApplied+1, true
+	case c.Status == StatusApproved:
+		t.ResolvedByPeople, resolved = t.ResolvedByPeople+1, true
+	case c.Status == StatusReverted:
+		t.Reverted++
+		if approvedByPolicy(c) {
+			t.AutoApplied++
+		}
+	case c.Status == StatusRejected:
+		t.Rejected++
+	default:
+		t.Open++
+	}
+	if resolved {
+		t.durations = append(t.durations, appliedAt(c).Sub(c.ClaimedAt).Seconds())
+	}
+}
+
+// approvedByPolicy reports whether an auto rule approved the row.
+func approvedByPolicy(c Claim) bool {
+	for _, h := range slices.Backward(c.History) {
+		if h.Action == "approved" || h.Action == "approve" {
+			return strings.HasPrefix(h.Actor, "policy:")
+		}
+	}
+	return false
+}
+
+func (t *Counts) finish() {
+	auto := t.ResolvedByRetry + t.AutoApplied - min(t.Reverted, t.AutoApplied)
+	if all := t.ResolvedByRetry + t.AutoApplied + t.ResolvedByPeople; all > 0 {
+		rate := float64(auto) / float64(all)
+		t.AutoResolutionRate = &rate
+	}
+	if n := len(t.durations); n > 0 {
+		slices.Sort(t.durations)
+		m := t.durations[n/2]
+		if n%2 == 0 {
+			m = (t.durations[n/2-1] + t.durations[n/2]) / 2
+		}
+		t.MedianSecondsToResolve = &m
+	}
+}
+
+func (o *Operator) ruleInsights(ctx context.Context, tenantID string, since time.Time) ([]RuleInsight, bool, error) {
+	byRule := map[string]*RuleInsight{}
+	var order []string
+	n, cursor := 0, ""
+	for {
+		docs, next, err := o.Assist.Store.ListDocs(ctx, tenantID, docAutomation, 200, cursor)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, d := range docs {
+			var a Automation
+			if json.Unmarshal(d.Body, &a) != nil || a.At.Before(since) {
+				continue
+			}
+			ri := byRule[a.RuleID]
+			if ri == nil {
+				ri = &RuleInsight{RuleID: a.RuleID, Mode: a.Mode}
+				byRule[a.RuleID], order = ri, append(order, a.RuleID)
+			}
+			ri.add(a)
+		}
+		n += len(docs)
+		if cursor = next; cursor == "" {
+			break
+		}
+		if n >= maxInsightAutomations {
+			return collect(byRule, order), true, nil
+		}
+	}
+	return collect(byRule, order), false, nil
+}
+
+func (ri *RuleInsight) add(a Automation) {
+	if a.Mode == ModeShadow {
+		ri.WouldHaveApplied++
+	}
+	switch a.Outcome {
+	case OutcomeApplied:
+		ri.Applied++
+	case OutcomeReverted:
+		ri.Reverted++
+		if a.Mode == ModeEnforce {
+			ri.Applied++
+		} else {
+			ri.Rejected++
+		}
+	case OutcomeSame:
+		ri.Same++
+	case OutcomeEdited:
+		ri.Edited++
+	case OutcomeRejected:
+		ri.Rejected++
+	case "":
+		ri.Undecided++
+	}
+}
+
+func collect(m map[string]*RuleInsight, order []string) []RuleInsight {
+	slices.Sort(order)
+	out := make([]RuleInsight, 0, len(order))
+	for _, id := range order {
+		ri := *m[id]
+		if d := ri.Same + ri.Edited + ri.Rejected; d > 0 {
+			a := float64(ri.Same) / float64(d)
+			ri.Agreement = &a
+		}
+		out = append(out, ri)
+	}
+	return out
+}

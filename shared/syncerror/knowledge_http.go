@@ -1,0 +1,220 @@
+package syncerror
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
+)
+
+// Knowledge listing limits.
+const (
+	DefaultKnowledgeLimit = 50
+	MaxKnowledgeLimit     = 200
+)
+
+// KnowledgeListHandler serves GET /api/settings/knowledge?limit=&cursor= (admins): what
+// the tenant learned, paged.
+func (o *Operator) KnowledgeListHandler() http.Handler {
+	return o.docList(docKnowledge, DefaultKnowledgeLimit, MaxKnowledgeLimit, func(d Doc) (any, bool, error) {
+		k, err := knowledgeOf(d)
+		return k, true, err
+	})
+}
+
+// AutomationListHandler serves GET /api/sync-error-assist/automation?mode=&limit=&cursor=
+// (operators): what the auto rules applied (enforce) or would have applied (shadow), each
+// with how it came out; the console's Auto-resolved view. A mode filter may leave a page
+// short of limit; follow nextCursor.
+func (o *Operator) AutomationListHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mode := r.URL.Query().Get("mode")
+		if mode != "" && mode != ModeShadow && mode != ModeEnforce {
+			p := httpapi.NewProblem(http.StatusBadRequest, "invalid_query", "The query is invalid; see errors.")
+			p.Errors = []httpapi.FieldError{{Field: "mode", Message: "must be shadow or enforce"}}
+			httpapi.WriteProblem(w, r, p)
+			return
+		}
+		o.docList(docAutomation, DefaultListLimit, MaxListLimit, func(d Doc) (any, bool, error) {
+			var a Automation
+			err := json.Unmarshal(d.Body, &a)
+			return a, err == nil && (mode == "" || a.Mode == mode), err
+		}).ServeHTTP(w, r)
+	})
+}
+
+func (o *Operator) docList(prefix string, def, maxLimit int, decode func(Doc) (any, bool, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := o.assistReady(w, r)
+		if !ok {
+			return
+		}
+		q, ok := httpapi.ParseList(w, r, httpapi.ListSpec{DefaultLimit: def, MaxLimit: maxLimit, StatusOptional: true})
+		if !ok {
+			return
+		}
+		docs, next, err := o.Assist.Store.ListDocs(r.Context(), actor.TenantID, prefix, q.Limit, q.Cursor)
+		if errors.Is(err, ErrBadCursor) {
+			httpapi.WriteBadCursor(w, r)
+			return
+		}
+		if err != nil {
+			httpapi.WriteUnavailable(w, r, err, "The list is unavailable; retry shortly.")
+			return
+		}
+		items := make([]any, 0, len(docs))
+		for _, d := range docs {
+			v, keep, err := decode(d)
+			if err != nil {
+				httpapi.WriteInternal(w, r, err)
+				return
+			}
+			if keep {
+				items = append(items, v)
+			}
+		}
+		httpapi.WriteList(w, items, next)
+	})
+}
+
+// loadKnowledge reads the knowledge the path's id names; false when it answered.
+func (o *Operator) loadKnowledge(w http.ResponseWriter, r *http.Request, tenantID string) (Knowledge, string, bool) {
+	key, ok := knowledgeKeyOf(r.PathValue("id"))
+	var d Doc
+	err := ErrNotFound
+	if ok {
+		d, err = o.Assist.Store.GetDoc(r.Context(), tenantID, key)
+	}
+	if errors.Is(err, ErrNotFound) {
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "not_found", "No such knowledge."))
+		return Knowledge{}, "", false
+	}
+	if err != nil {
+		httpapi.WriteUnavailable(w, r, err, "The knowledge is unavailable; retry shortly.")
+		return Knowledge{}, "", false
+	}
+	k, err := knowledgeOf(d)
+	if err != nil {
+		httpapi.WriteInternal(w, r, err)
+		return Knowledge{}, "", false
+	}
+	return k, key, true
+}
+
+func staleKnowledge(w http.ResponseWriter, r *http.Request) {
+	httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "stale_version",
+		"The knowledge changed since it was read; read it again."))
+}
+
+// KnowledgePutHandler serves PUT /api/settings/knowledge/{id} (admins), {"value", "version"}:
+// corrects the learned value. The correction counts as the admin's approval of it (the
+// earlier approvals were of another value); a value people rejected is proposed again.
+func (o *Operator) KnowledgePutHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := o.assistReady(w, r)
+		if !ok {
+			return
+		}
+		var body struct {
+			Value   json.RawMessage `json:"value"`
+			Version *int            `json:"version"`
+		}
+		if !readJSON(w, r, &body, false) {
+			return
+		}
+		var value any
+		var fe []FieldError
+		if len(body.Value) == 0 || json.Unmarshal(body.Value, &value) != nil {
+			fe = append(fe, FieldError{"value", "is required: the value to propose"})
+		}
+		if body.Version == nil {
+			fe = append(fe, FieldError{"version", "is required: the version the listing returned"})
+		}
+		if len(fe) > 0 {
+			writeFieldErrors(w, r, fe)
+			return
+		}
+		before, key, ok := o.loadKnowledge(w, r, actor.TenantID)
+		if !ok {
+			return
+		}
+		if err := learnable(before.Field, value); err != nil {
+			writeFieldErrors(w, r, []FieldError{{"value", err.Error()}})
+			return
+		}
+		if before.Version != *body.Version {
+			staleKnowledge(w, r)
+			return
+		}
+		now := o.now()
+		after := before
+		after.Value, after.HasValue, after.Approvals, after.Rejections = value, true, 1, 0
+		after.Approvers, after.LastApprovedBy, after.LastApprovedAt, after.CorrectedBy = []string{actor.Actor}, actor.Actor, &now, actor.Actor
+		after.Rejected = without(after.Rejected, value)
+		b, _ := json.Marshal(after)
+		d, err := o.Assist.Store.PutDoc(r.Context(), actor.TenantID, Doc{Key: key, Version: before.Version, Body: b}, now)
+		if errors.Is(err, ErrStateChanged) {
+			staleKnowledge(w, r)
+			return
+		}
+		if err != nil {
+			httpapi.WriteUnavailable(w, r, err, "The knowledge could not be stored; nothing was changed.")
+			return
+		}
+		after.Version, after.UpdatedAt = d.Version, d.UpdatedAt
+		o.settingsAudit(r.Context(), actor, "settings.knowledge_correct", "knowledge/"+before.ID, map[string]any{"before": before, "after": after})
+		httpapi.WriteJSON(w, http.StatusOK, after)
+	})
+}
+
+func without(rs []RejectedValue, value any) []RejectedValue {
+	out := []RejectedValue{}
+	for _, r := range rs {
+		if !sameValue(r.Value, value) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// KnowledgeDeleteHandler serves DELETE /api/settings/knowledge/{id}?version= (admins):
+// forgets a case; the next such error is diagnosed afresh.
+func (o *Operator) KnowledgeDeleteHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := o.assistReady(w, r)
+		if !ok {
+			return
+		}
+		before, key, ok := o.loadKnowledge(w, r, actor.TenantID)
+		if !ok {
+			return
+		}
+		version := before.Version
+		if s := r.URL.Query().Get("version"); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				p := httpapi.NewProblem(http.StatusBadRequest, "invalid_query", "The query is invalid; see errors.")
+				p.Errors = []httpapi.FieldError{{Field: "version", Message: "must be a positive integer"}}
+				httpapi.WriteProblem(w, r, p)
+				return
+			}
+			version = n
+		}
+		err := o.Assist.Store.DeleteDoc(r.Context(), actor.TenantID, key, version)
+		switch {
+		case errors.Is(err, ErrStateChanged):
+			staleKnowledge(w, r)
+			return
+		case errors.Is(err, ErrNotFound):
+			w.WriteHeader(http.StatusNoContent)
+			return
+		case err != nil:
+			httpapi.WriteUnavailable(w, r, err, "The knowledge could not be deleted; retry shortly.")
+			return
+		}
+		o.settingsAudit(r.Context(), actor, "settings.knowledge_delete", "knowledge/"+before.ID, map[string]any{"before": before})
+		w.WriteHeader(http.StatusNoContent)
+	})
+}

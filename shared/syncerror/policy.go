@@ -1,0 +1,325 @@
+package syncerror
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/dlp"
+)
+
+// Who may apply a fix, by the rule that matches it (ARCHITECTURE.md "Approval policy").
+const (
+	ApplyAuto         = "auto"
+	ApplyOperator     = "operator"
+	ApplyApprover     = "approver"
+	ApplyTwoApprovers = "two_approvers"
+	ModeShadow        = "shadow"
+	ModeEnforce       = "enforce"
+)
+
+// PolicyMatch is what a rule matches; an empty list or a nil bound matches anything.
+type PolicyMatch struct {
+	Classes []string `json:"classes,omitempty"`
+	// Fields are globs over the fix's field paths ("*", "ship*", "address.*"); a glob that
+	// starts with "!" excludes. "@sensitive" stands for every field the DLP field-name
+	// rules take for a secret, credential, card, national id or phone. Every field of the
+	// fix must be included (when any glob includes) and none excluded.
+	Fields        []string `json:"fields,omitempty"`
+	Systems       []string `json:"systems,omitempty"`
+	MinConfidence *float64 `json:"minConfidence,omitempty"`
+	MinApprovals  *int     `json:"minApprovals,omitempty"`
+	MaxAmount     *float64 `json:"maxAmount,omitempty"`
+}
+
+// PolicyRule names who may apply the fixes it matches.
+type PolicyRule struct {
+	ID    string      `json:"id"`
+	Match PolicyMatch `json:"match"`
+	Apply string      `json:"apply"`
+	Mode  string      `json:"mode,omitempty"`
+}
+
+// Policy is a tenant's approval policy: ordered rules, the first that matches wins.
+type Policy struct {
+	Version int          `json:"version"`
+	Rules   []PolicyRule `json:"rules"`
+}
+
+// SensitiveFields is the field glob that stands for the DLP's sensitive field names.
+const SensitiveFields = "@sensitive"
+
+// DefaultPolicy is what onboarding writes and what a tenant without a policy gets: value
+// and missing fixes on fields not marked sensitive are for operators, everything else for
+// approvers, nothing automatic.
+func DefaultPolicy() Policy {
+	return Policy{Rules: []PolicyRule{
+		{ID: "operator-value-fixes", Match: PolicyMatch{Classes: []string{"value", "missing"}, Fields: []string{"!" + SensitiveFields}}, Apply: ApplyOperator},
+		{ID: "approver-everything-else", Apply: ApplyApprover},
+	}}
+}
+
+// Decision is who may apply a row's fix and why, shown before anyone clicks.
+type Decision struct {
+	Apply  string `json:"apply"`
+	RuleID string `json:"ruleId"`
+	Reason string `json:"reason"`
+	Mode   string `json:"mode,omitempty"`
+}
+
+// FixFacts is what a rule is matched against.
+type FixFacts struct {
+	Class      string
+	Fields     []string
+	System     string
+	Confidence float64
+	Approvals  int
+	Amount     *float64
+}
+
+// FactsOf reads the facts of a row's fix: the edited fix when given, else the proposal's.
+func FactsOf(c Claim, fix []FieldChange) FixFacts {
+	f := FixFacts{System: systemOf(c)}
+	if c.Proposal != nil {
+		f.Class, f.Confidence = c.Proposal.Class, c.Proposal.Confidence
+		if c.Proposal.Learned != nil {
+			f.Approvals = c.Proposal.Learned.Approvals
+		}
+	}
+	for _, ch := range fix {
+		f.Fields = append(f.Fields, ch.Path)
+		for _, v := range []any{ch.Before, ch.After} {
+			if n, ok := v.(float64); ok {
+				if n < 0 {
+					n = -n
+				}
+				if f.Amount == nil || n > *f.Amount {
+					f.Amount = &n
+				}
+			}
+		}
+	}
+	return f
+}
+
+// systemOf is the system a row's error came from: its externalSystem, else the host ERP.
+func systemOf(c Claim) string {
+	if c.Record.ExternalSystem != "" {
+		return c.Record.ExternalSystem
+	}
+	return "host_erp"
+}
+
+// Decide returns the first rule matching f; when none does, approvers decide.
+func (p Policy) Decide(f FixFacts) Decision {
+	for _, r := range p.Rules {
+		if why, ok := r.Match.matches(f); ok {
+			return Decision{Apply: r.Apply, RuleID: r.ID, Mode: r.Mode, Reason: "rule " + r.ID + why}
+		}
+	}
+	return Decision{Apply: ApplyApprover, Reason: "no rule matches this fix; approvers decide"}
+}
+
+func (m PolicyMatch) matches(f FixFacts) (string, bool) {
+	var why []string
+	if len(m.Classes) > 0 {
+		if !slices.Contains(m.Classes, f.Class) {
+			return "", false
+		}
+		why = append(why, "class "+f.Class)
+	}
+	if len(m.Fields) > 0 {
+		if len(f.Fields) == 0 || !fieldsMatch(m.Fields, f.Fields) {
+			return "", false
+		}
+		why = append(why, "fields "+strings.Join(f.Fields, ", "))
+	}
+	if len(m.Systems) > 0 {
+		if !slices.Contains(m.Systems, f.System) {
+			return "", false
+		}
+		why = append(why, "system "+f.System)
+	}
+	if m.MinConfidence != nil {
+		if f.Confidence < *m.MinConfidence {
+			return "", false
+		}
+		why = append(why, fmt.Sprintf("confidence %.2f ≥ %.2f", f.Confidence, *m.MinConfidence))
+	}
+	if m.MinApprovals != nil {
+		if f.Approvals < *m.MinApprovals {
+			return "", false
+		}
+		why = append(why, fmt.Sprintf("%d learned approvals ≥ %d", f.Approvals, *m.MinApprovals))
+	}
+	if m.MaxAmount != nil {
+		if f.Amount != nil && *f.Amount > *m.MaxAmount {
+			return "", false
+		}
+		why = append(why, fmt.Sprintf("amounts ≤ %g", *m.MaxAmount))
+	}
+	if len(why) == 0 {
+		return " (matches every fix)", true
+	}
+	return ": " + strings.Join(why, "; "), true
+}
+
+// fieldsMatch: every field included by some glob (or by default when every glob
+// excludes), none excluded.
+func fieldsMatch(globs, fields []string) bool {
+	includes := false
+	for _, g := range globs {
+		includes = includes || !strings.HasPrefix(g, "!")
+	}
+	for _, field := range fields {
+		in := !includes
+		for _, g := range globs {
+			neg := strings.HasPrefix(g, "!")
+			if globMatch(strings.TrimPrefix(g, "!"), field) {
+				if neg {
+					return false
+				}
+				in = true
+			}
+		}
+		if !in {
+			return false
+		}
+	}
+	return true
+}
+
+func globMatch(glob, field string) bool {
+	if glob == SensitiveFields {
+		return dlp.SensitiveField(field)
+	}
+	ok, err := path.Match(strings.ToLower(glob), strings.ToLower(field))
+	return err == nil && ok
+}
+
+var ruleIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// Classes a rule may name (shared/ai's error classes).
+var Classes = []string{"value", "missing", "reference", "duplicate", "permission", "connection", "intermittent",
+	"rate_limit", "too_large", "parse", "business_rule", "unknown"}
+
+// MaxPolicyRules bounds a policy.
+const MaxPolicyRules = 50
+
+// Validate checks p whole and fills defaults (an auto rule without a mode is shadow).
+func (p *Policy) Validate() []FieldError {
+	var errs []FieldError
+	add := func(f, m string) { errs = append(errs, FieldError{f, m}) }
+	if p.Rules == nil || len(p.Rules) > MaxPolicyRules {
+		add("rules", fmt.Sprintf("must list 0 to %d rules", MaxPolicyRules))
+	}
+	seen := map[string]bool{}
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		at := fmt.Sprintf("rules[%d]", i)
+		if !ruleIDPattern.MatchString(r.ID) {
+			add(at+".id", "must be 1 to 64 lower-case letters, digits, '-' or '_'")
+		} else if seen[r.ID] {
+			add(at+".id", "names a rule twice")
+		}
+		seen[r.ID] = true
+		switch r.Apply {
+		case ApplyAuto:
+			if r.Mode == "" {
+				r.Mode = ModeShadow
+			}
+			if r.Mode != ModeShadow && r.Mode != ModeEnforce {
+				add(at+".mode", "must be shadow or enforce")
+			}
+		case ApplyOperator, ApplyApprover, ApplyTwoApprovers:
+			if r.Mode != "" {
+				add(at+".mode", "is only for apply auto")
+			}
+		default:
+			add(at+".apply", "must be auto, operator, approver or two_approvers")
+		}
+		errs = append(errs, r.Match.validate(at+".match")...)
+	}
+	return errs
+}
+
+func (m PolicyMatch) validate(at string) []FieldError {
+	var errs []FieldError
+	add := func(f, msg string) { errs = append(errs, FieldError{at + "." + f, msg}) }
+	for i, c := range m.Classes {
+		if !slices.Contains(Classes, c) {
+			add(fmt.Sprintf("classes[%d]", i), "must be one of "+strings.Join(Classes, ", "))
+		}
+	}
+	for i, g := range m.Fields {
+		bare := strings.TrimPrefix(g, "!")
+		if _, err := path.Match(bare, ""); err != nil || bare == "" || len(g) > 256 || hasControl(g) {
+			add(fmt.Sprintf("fields[%d]", i), "must be a field glob ('*', '?', '[...]'), '!' to exclude, or @sensitive")
+		}
+	}
+	for i, s := range m.Systems {
+		if s == "" || len(s) > 128 || hasControl(s) {
+			add(fmt.Sprintf("systems[%d]", i), "must be a system name")
+		}
+	}
+	if m.MinConfidence != nil && (*m.MinConfidence < 0 || *m.MinConfidence > 1) {
+		add("minConfidence", "must be between 0 and 1")
+	}
+	if m.MinApprovals != nil && *m.MinApprovals < 0 {
+		add("minApprovals", "must not be negative")
+	}
+	if m.MaxAmount != nil && *m.MaxAmount < 0 {
+		add("maxAmount", "must not be negative")
+	}
+	return errs
+}
+
+// Policies reads and changes tenants' approval policies.
+type Policies struct{ Docs DocStore }
+
+// Get returns the tenant's policy, the default (version 0) when it has none.
+func (p Policies) Get(ctx context.Context, tenantID string) (Policy, error) {
+	d, err := p.Docs.GetDoc(ctx, tenantID, docPolicy)
+	if errors.Is(err, ErrNotFound) {
+		return DefaultPolicy(), nil
+	}
+	if err != nil {
+		return Policy{}, err
+	}
+	var out Policy
+	if err := json.Unmarshal(d.Body, &out); err != nil {
+		return Policy{}, fmt.Errorf("approval policy of %s: %w", tenantID, err)
+	}
+	out.Version = d.Version
+	return out, nil
+}
+
+// Put stores next if the stored policy is at next.Version (0: none stored yet).
+// ErrStateChanged when it is not.
+func (p Policies) Put(ctx context.Context, tenantID string, next Policy, now time.Time) (Policy, error) {
+	body, err := json.Marshal(Policy{Rules: next.Rules})
+	if err != nil {
+		return Policy{}, err
+	}
+	d, err := p.Docs.PutDoc(ctx, tenantID, Doc{Key: docPolicy, Version: next.Version, Body: body}, now)
+	if err != nil {
+		return Policy{}, err
+	}
+	next.Version = d.Version
+	return next, nil
+}
+
+// Onboard writes the default policy for a new tenant; a tenant that has one keeps it.
+func (p Policies) Onboard(ctx context.Context, tenantID string, now time.Time) error {
+	_, err := p.Put(ctx, tenantID, DefaultPolicy(), now)
+	if errors.Is(err, ErrStateChanged) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,117 @@
+package syncerror
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// The settings of the approval policy and the knowledge are the queue's own: their routes
+// sit under /api/settings beside the tenant's other settings, for admins.
+
+func (o *Operator) settingsAudit(ctx context.Context, who identity.Identity, key, resource string, details map[string]any) {
+	if o.Audit == nil {
+		return
+	}
+	if err := o.Audit.Write(ctx, audit.Entry{Actor: who, ActionType: audit.TypeSettings, ActionKey: key,
+		Result: audit.ResultSuccess, Resource: resource, Details: details}); err != nil {
+		httpapi.Logger(ctx).Error("settings change not audited", "key", key, "error", err)
+	}
+}
+
+func (o *Operator) assistReady(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
+	actor, ok := who(w, r)
+	if ok && o.Assist == nil {
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "not_configured", "The approval policy is not configured."))
+		return actor, false
+	}
+	return actor, ok
+}
+
+func writeFieldErrors(w http.ResponseWriter, r *http.Request, fe []FieldError) {
+	p := httpapi.NewProblem(http.StatusBadRequest, "validation_failed", "The body has invalid fields; see errors.")
+	for _, e := range fe {
+		p.Errors = append(p.Errors, httpapi.FieldError{Field: e.Field, Message: e.Message})
+	}
+	httpapi.WriteProblem(w, r, p)
+}
+
+// PolicyGetHandler serves GET /api/settings/approval-policy: the tenant's policy, or the
+// default (version 0) when it has none.
+func (o *Operator) PolicyGetHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := o.assistReady(w, r)
+		if !ok {
+			return
+		}
+		p, err := o.Assist.policies().Get(r.Context(), actor.TenantID)
+		if err != nil {
+			httpapi.WriteUnavailable(w, r, err, "The approval policy could not be read; retry shortly.")
+			return
+		}
+		httpapi.WriteJSON(w, http.StatusOK, p)
+	})
+}
+
+// PolicyPutHandler serves PUT /api/settings/approval-policy: the whole policy, validated
+// whole, stored if version is the one stored (409 stale_version otherwise), audited with
+// before and after.
+func (o *Operator) PolicyPutHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := o.assistReady(w, r)
+		if !ok {
+			return
+		}
+		raw, err := readLimited(w, r)
+		if err != nil {
+			return
+		}
+		var next struct {
+			Version *int         `json:"version"`
+			Rules   []PolicyRule `json:"rules"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&next); err != nil {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json",
+				"The body is not an approval policy: "+err.Error()))
+			return
+		}
+		p := Policy{Rules: next.Rules}
+		fe := p.Validate()
+		if next.Version == nil || *next.Version < 0 {
+			fe = append([]FieldError{{"version", "is required: the version the policy's GET returned (0 for the default)"}}, fe...)
+		} else {
+			p.Version = *next.Version
+		}
+		if len(fe) > 0 {
+			writeFieldErrors(w, r, fe)
+			return
+		}
+		ctx := r.Context()
+		before, err := o.Assist.policies().Get(ctx, actor.TenantID)
+		if err != nil {
+			httpapi.WriteUnavailable(w, r, err, "The approval policy could not be read; nothing was changed.")
+			return
+		}
+		stored, err := o.Assist.policies().Put(ctx, actor.TenantID, p, o.now())
+		if errors.Is(err, ErrStateChanged) {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "stale_version",
+				"The policy changed since version "+strconv.Itoa(p.Version)+" was read; read it again and reapply your change."))
+			return
+		}
+		if err != nil {
+			httpapi.WriteUnavailable(w, r, err, "The approval policy could not be stored; nothing was changed.")
+			return
+		}
+		o.settingsAudit(ctx, actor, "settings.approval_policy", "approval-policy", map[string]any{"before": before, "after": stored})
+		httpapi.WriteJSON(w, http.StatusOK, stored)
+	})
+}

@@ -1,0 +1,158 @@
+package syncerror
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/syncassist/syncassist/shared/dynamostore"
+)
+
+// Documents live in the processed table under "~" keys. They carry none of the index
+// attributes, so no listing of rows sees them.
+
+var _ AssistStore = (*DynamoClaims)(nil)
+
+func docFrom(it dynamostore.Item) (Doc, error) {
+	v, err := dynamostore.GetInt(it, "doc_version")
+	if err != nil {
+		return Doc{}, fmt.Errorf("document %s: %w", dynamostore.GetString(it, "id"), err)
+	}
+	at, _ := dynamostore.ParseTime(dynamostore.GetString(it, "updated_at"))
+	return Doc{Key: dynamostore.GetString(it, "id"), Version: int(v), Body: []byte(dynamostore.GetString(it, "body")), UpdatedAt: at}, nil
+}
+
+// GetDoc implements DocStore.
+func (s *DynamoClaims) GetDoc(ctx context.Context, tenantID, key string) (Doc, error) {
+	if !ValidDocKey(key) {
+		return Doc{}, ErrNotFound
+	}
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: s.key(tenantID, key), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return Doc{}, fmt.Errorf("document %s/%s: %w", tenantID, key, err)
+	}
+	if out.Item == nil {
+		return Doc{}, ErrNotFound
+	}
+	return docFrom(out.Item)
+}
+
+// PutDoc implements DocStore.
+func (s *DynamoClaims) PutDoc(ctx context.Context, tenantID string, d Doc, now time.Time) (Doc, error) {
+	if !ValidDocKey(d.Key) {
+		return Doc{}, fmt.Errorf("document key %q is not a document's", d.Key)
+	}
+	cond, values := "attribute_not_exists(id)", dynamostore.Item{}
+	if d.Version > 0 {
+		cond, values[":v"] = "doc_version = :v", dynamostore.Num(int64(d.Version))
+	}
+	out := Doc{Key: d.Key, Version: d.Version + 1, Body: d.Body, UpdatedAt: now.UTC()}
+	it := s.key(tenantID, d.Key)
+	it["doc_version"] = dynamostore.Num(int64(out.Version))
+	it["body"] = dynamostore.Str(string(d.Body))
+	it["updated_at"] = dynamostore.Str(dynamostore.FormatTime(out.UpdatedAt))
+	in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it, ConditionExpression: aws.String(cond)}
+	if len(values) > 0 {
+		in.ExpressionAttributeValues = values
+	}
+	_, err := s.client.PutItem(ctx, in)
+	if dynamostore.IsConditionFailed(err) {
+		return Doc{}, ErrStateChanged
+	}
+	if err != nil {
+		return Doc{}, fmt.Errorf("put document %s/%s: %w", tenantID, d.Key, err)
+	}
+	return out, nil
+}
+
+// DeleteDoc implements DocStore.
+func (s *DynamoClaims) DeleteDoc(ctx context.Context, tenantID, key string, version int) error {
+	if !ValidDocKey(key) {
+		return ErrNotFound
+	}
+	_, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: s.key(tenantID, key),
+		ConditionExpression:       aws.String("doc_version = :v"),
+		ExpressionAttributeValues: dynamostore.Item{":v": dynamostore.Num(int64(version))}})
+	if dynamostore.IsConditionFailed(err) {
+		if _, gerr := s.GetDoc(ctx, tenantID, key); gerr == ErrNotFound {
+			return ErrNotFound
+		}
+		return ErrStateChanged
+	}
+	if err != nil {
+		return fmt.Errorf("delete document %s/%s: %w", tenantID, key, err)
+	}
+	return nil
+}
+
+// ListDocs implements DocStore. The cursor is the last key served, base64url-encoded; it
+// must lie under prefix.
+func (s *DynamoClaims) ListDocs(ctx context.Context, tenantID, prefix string, limit int, cursor string) ([]Doc, string, error) {
+	if !ValidDocKey(prefix) {
+		return nil, "", fmt.Errorf("document prefix %q is not a document's", prefix)
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    aws.String("tenant_id = :t AND begins_with(id, :p)"),
+		ExpressionAttributeValues: dynamostore.Item{":t": dynamostore.Str(tenantID), ":p": dynamostore.Str(prefix)},
+		ConsistentRead:            aws.Bool(true),
+		Limit:                     aws.Int32(int32(limit)),
+	}
+	if cursor != "" {
+		last, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil || !strings.HasPrefix(string(last), prefix) {
+			return nil, "", ErrBadCursor
+		}
+		in.ExclusiveStartKey = s.key(tenantID, string(last))
+	}
+	out, err := s.client.Query(ctx, in)
+	if err != nil {
+		return nil, "", fmt.Errorf("list documents %s/%s: %w", tenantID, prefix, err)
+	}
+	docs := make([]Doc, 0, len(out.Items))
+	for _, it := range out.Items {
+		d, err := docFrom(it)
+		if err != nil {
+			return nil, "", err
+		}
+		docs = append(docs, d)
+	}
+	next := ""
+	if len(out.LastEvaluatedKey) > 0 && len(docs) > 0 {
+		next = base64.RawURLEncoding.EncodeToString([]byte(docs[len(docs)-1].Key))
+	}
+	return docs, next, nil
+}
+
+// MarkReverted implements AssistStore.
+func (s *DynamoClaims) MarkReverted(ctx context.Context, tenantID, id string, entry HistoryEntry, now time.Time) error {
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.table),
+		Key:                 s.key(tenantID, id),
+		ConditionExpression: aws.String("#status = :approved"),
+		UpdateExpression: aws.String("SET #status = :to, status_key = :skey, updated_at = :now, " +
+			"history = list_append(if_not_exists(history, :empty), :entry)"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: dynamostore.Item{
+			":approved": dynamostore.Str(string(StatusApproved)),
+			":to":       dynamostore.Str(string(StatusReverted)),
+			":skey":     dynamostore.Str(statusKey(tenantID, StatusReverted)),
+			":now":      dynamostore.Str(dynamostore.FormatTime(now)),
+			":empty":    &types.AttributeValueMemberL{},
+			":entry":    historyList([]HistoryEntry{entry}),
+		},
+	})
+	if dynamostore.IsConditionFailed(err) {
+		return s.whyNot(ctx, tenantID, id)
+	}
+	if err != nil {
+		return fmt.Errorf("revert %s/%s: %w", tenantID, id, err)
+	}
+	return nil
+}

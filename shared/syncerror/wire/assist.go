@@ -1,0 +1,83 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/platform/guarded"
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+// withAssist adds the approval policy's, the knowledge's and the automation's routes.
+func withAssist(r platform.Routes, op *syncerror.Operator) platform.Routes {
+	r[blueprint.FuncApprovalPolicyGet] = platform.Route{Handler: op.PolicyGetHandler()}
+	r[blueprint.FuncApprovalPolicyPut] = platform.Route{Handler: op.PolicyPutHandler()}
+	r[blueprint.FuncKnowledgeList] = platform.Route{Handler: op.KnowledgeListHandler()}
+	r[blueprint.FuncKnowledgePut] = platform.Route{Handler: op.KnowledgePutHandler()}
+	r[blueprint.FuncKnowledgeDelete] = platform.Route{Handler: op.KnowledgeDeleteHandler()}
+	r[blueprint.FuncProposalRevert] = platform.Route{Handler: op.RevertHandler()}
+	r[blueprint.FuncAutomationList] = platform.Route{Handler: op.AutomationListHandler()}
+	r[blueprint.FuncInsights] = platform.Route{Handler: op.InsightsHandler()}
+	return r
+}
+
+// assist is the policy, learning and automation on the processed table; revert reads
+// records through the tenant's connectors.
+func (f *Feature) assist() *syncerror.Assist {
+	store, ok := f.Claims.(syncerror.AssistStore)
+	if !ok {
+		return nil
+	}
+	return &syncerror.Assist{Store: store, Reader: recordReader{guarded.Connectors(f.Base)}, AutoApplyPerMinute: f.AutoApplyPerMinute}
+}
+
+// automate gives the worker the tenant's knowledge and its auto rules, which apply through
+// the approve route's own path (the guard). Without the guard the worker still learns and
+// shadows; an enforced rule then records that it could not apply.
+func (f *Feature) automate(w *syncerror.Worker) {
+	w.Assist = f.assist()
+	op, err := f.Operator()
+	if err != nil {
+		f.Base.Log.Error("auto-apply unavailable: the guard could not be built", "error", err)
+		return
+	}
+	w.Apply = op
+}
+
+// recordReader reads the record a row's fix was written to, from the system it was
+// written to.
+type recordReader struct{ registry *connector.Registry }
+
+func (r recordReader) ReadFields(ctx context.Context, c syncerror.Claim) (map[string]any, error) {
+	target, _ := writeBack(c)
+	client, err := r.registry.Client(ctx, c.TenantID, target)
+	if errors.Is(err, connector.ErrNotConfigured) {
+		return nil, fmt.Errorf("%w: %w", syncerror.ErrWriterNotConfigured, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rec, err := client.Get(ctx, c.Record.RecordType, c.Record.RecordID)
+	if err != nil {
+		return nil, err
+	}
+	return rec.Fields, nil
+}
+
+// autoApplyCap reads AUTO_APPLY_PER_MINUTE, a positive integer (default 60).
+func autoApplyCap(getenv func(string) string) (int, error) {
+	v := getenv("AUTO_APPLY_PER_MINUTE")
+	if v == "" {
+		return syncerror.DefaultAutoApplyPerMinute, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("AUTO_APPLY_PER_MINUTE=%q: want a positive integer such as 60", v)
+	}
+	return n, nil
+}
