@@ -29,6 +29,9 @@ type cli struct {
 	actor string
 	in    io.Reader
 	out   io.Writer
+	// onboard writes what a new tenant starts with beyond its settings (the default
+	// approval policy); nil writes nothing.
+	onboard func(ctx context.Context, tenantID string) error
 }
 
 // forms are the subcommands' usage lines, keyed by name, with how many positional
@@ -107,6 +110,12 @@ func (c cli) create(ctx context.Context, id string) error {
 	fmt.Fprintf(c.out, "created tenant %s with both flags 'false'\nits secrets, one per purpose (shown once; store them in the host ERP now):\n", id)
 	for _, p := range tenant.Purposes {
 		fmt.Fprintf(c.out, "  %-14s %s\n", p, secrets[p])
+	}
+	if c.onboard != nil {
+		if err := c.onboard(ctx, id); err != nil {
+			return fmt.Errorf("tenant created, but its default approval policy was not written (it applies anyway until one is saved): %w", err)
+		}
+		fmt.Fprintf(c.out, "wrote the default approval policy: value and missing fixes on fields not marked sensitive → operator; everything else → approver\n")
 	}
 	return nil
 }

@@ -15,10 +15,12 @@ import (
 	"io"
 	"os"
 	"os/user"
+	"time"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/settings"
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 const usage = `usage: tenantctl [-stage STAGE] [-table NAME] COMMAND ...
@@ -104,8 +106,11 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 	}
 	// The platform seals with the stack's KMS key (TENANT_SECRETS_KEY_ARN) in AWS and with
 	// LOCAL_SEALING_KEY (from .local/local.env) locally, as the functions do.
-	svc := settings.New(platform.New(cfg, awsCfg, env))
-	return cli{svc: svc, actor: "tenantctl:" + operator(), in: in, out: out}.command(ctx, fs.Args())
+	b := platform.New(cfg, awsCfg, env)
+	svc := settings.New(b)
+	policies := syncerror.Policies{Docs: syncerror.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed))}
+	onboard := func(ctx context.Context, id string) error { return policies.Onboard(ctx, id, time.Now()) }
+	return cli{svc: svc, actor: "tenantctl:" + operator(), in: in, out: out, onboard: onboard}.command(ctx, fs.Args())
 }
 
 // operator names who runs the command, for the audit trail.

@@ -121,8 +121,8 @@ func (w *Worker) enforce(ctx context.Context, c Claim, d Decision) (string, stri
 	if w.Apply == nil {
 		return OutcomeFailed, "no approve path configured"
 	}
-	if err := w.Assist.takeAutoApply(ctx, c.TenantID, w.now()); err != nil {
-		if errors.Is(err, errCapped) {
+	if err := w.Assist.TakeAutoApply(ctx, c.TenantID, w.now()); err != nil {
+		if errors.Is(err, ErrAutoApplyCapped) {
 			return OutcomeCapped, "the tenant's auto-apply cap for this minute is spent"
 		}
 		return OutcomeFailed, "auto-apply counter unavailable"
@@ -139,15 +139,16 @@ func (w *Worker) enforce(ctx context.Context, c Claim, d Decision) (string, stri
 	return OutcomeFailed, rec.Body.String()
 }
 
-var errCapped = errors.New("auto-apply cap reached")
+// ErrAutoApplyCapped means the tenant spent its auto-applies for the minute.
+var ErrAutoApplyCapped = errors.New("auto-apply cap reached")
 
 type autoCounter struct {
 	Minute string `json:"minute"`
 	N      int    `json:"n"`
 }
 
-// takeAutoApply takes one of the tenant's auto-applies for the minute of now.
-func (a *Assist) takeAutoApply(ctx context.Context, tenantID string, now time.Time) error {
+// TakeAutoApply takes one of the tenant's auto-applies for the minute of now.
+func (a *Assist) TakeAutoApply(ctx context.Context, tenantID string, now time.Time) error {
 	limit := a.AutoApplyPerMinute
 	if limit <= 0 {
 		limit = DefaultAutoApplyPerMinute
@@ -158,7 +159,7 @@ func (a *Assist) takeAutoApply(ctx context.Context, tenantID string, now time.Ti
 			*c = autoCounter{Minute: minute}
 		}
 		if c.N >= limit {
-			return errCapped
+			return ErrAutoApplyCapped
 		}
 		c.N++
 		return nil

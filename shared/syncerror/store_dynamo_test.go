@@ -53,3 +53,7 @@ func testOperatorDoesNotServeTheWatermarkRow(t *testing.T, e emutest.Emulator) {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 }
+
+func TestDynamoAssistStoreContract(t *testing.T) {
+	syncerrortest.RunAssistStoreContract(t, func(t *testing.T) syncerrortest.AssistStore { return newDynamoClaims(t) })
+}

@@ -12,3 +12,9 @@ func TestMemoryClaimStoreContract(t *testing.T) {
 		return syncerrortest.NewClaimStore()
 	})
 }
+
+func TestMemoryAssistStoreContract(t *testing.T) {
+	syncerrortest.RunAssistStoreContract(t, func(*testing.T) syncerrortest.AssistStore {
+		return syncerrortest.NewClaimStore()
+	})
+}
