@@ -1,0 +1,172 @@
+package syncerror_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
+)
+
+func (f *assistFixture) insights(t *testing.T) syncerror.Insights {
+	t.Helper()
+	w := f.as(t, "olga", "operator", "GET", "/insights?window=7d", "")
+	var in syncerror.Insights
+	if err := json.Unmarshal(w.Body.Bytes(), &in); err != nil || w.Code != http.StatusOK {
+		t.Fatalf("insights %d %s", w.Code, w.Body)
+	}
+	return in
+}
+
+func (f *assistFixture) autoApply(t *testing.T, on string) {
+	t.Helper()
+	cfg, _ := f.tenants.Get(context.Background(), "acme")
+	cfg.Settings[tenant.KeyAutoApply] = on
+	if err := f.tenants.Update(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A shadow rule records what it would have applied and reports how people's decisions
+// compare: same fix, edited, rejected.
+func TestShadowRuleReportsAgreement(t *testing.T) {
+	f := newAssistFixture(t)
+	f.putPolicy(t, `{"version":0,"rules":[{"id":"subsidiaries","match":{"classes":["value"],"fields":["subsidiary"]},"apply":"auto"}]}`)
+	f.ai.fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
+	var rows []syncerror.Claim
+	for i, id := range []string{"E-1", "E-2", "E-3", "E-4"} {
+		rows = append(rows, f.arrive(t, id, "SO-"+id, `{"subsidiary":"Acme UK","n":`+string(rune('0'+i))+`}`))
+	}
+	if f.writer.count() != 0 {
+		t.Fatal("a shadow rule wrote")
+	}
+	f.as(t, "olga", "operator", "POST", "/p/"+rows[0].ID+"/approve", "")
+	f.as(t, "olga", "operator", "POST", "/p/"+rows[1].ID+"/approve", `{"fix":[{"path":"subsidiary","after":"Acme Holdings"}]}`)
+	f.as(t, "olga", "operator", "POST", "/p/"+rows[2].ID+"/reject", `{"reason":"wrong entity"}`)
+	in := f.insights(t)
+	if len(in.Rules) != 1 {
+		t.Fatalf("rules %+v", in.Rules)
+	}
+	r := in.Rules[0]
+	if r.RuleID != "subsidiaries" || r.Mode != "shadow" || r.WouldHaveApplied != 4 || r.Same != 1 || r.Edited != 1 ||
+		r.Rejected != 1 || r.Undecided != 1 || r.Agreement == nil || *r.Agreement < 0.33 || *r.Agreement > 0.34 {
+		t.Fatalf("rule insight %+v", r)
+	}
+	if in.Total.Received != 4 || in.Total.ResolvedByPeople != 2 || in.Total.Rejected != 1 || in.Total.Open != 1 ||
+		in.Total.AutoApplied != 0 || in.ByClass["value"].Received != 4 {
+		t.Fatalf("totals %+v", in.Total)
+	}
+	w := f.as(t, "olga", "operator", "GET", "/automation?mode=shadow", "")
+	var page struct{ Items []syncerror.Automation }
+	if _ = json.Unmarshal(w.Body.Bytes(), &page); len(page.Items) != 4 {
+		t.Fatalf("automation list %s", w.Body)
+	}
+}
+
+// An enforced rule applies the next matching error through the approve path, as
+// policy:<rule>, while the tenant's auto_apply flag is on; Revert writes the values
+// before back and counts as a rejection; a record changed since is not reverted.
+func TestEnforcedRuleAppliesAndRevertRestores(t *testing.T) {
+	f := newAssistFixture(t)
+	f.putPolicy(t, `{"version":0,"rules":[{"id":"subsidiaries","match":{"fields":["subsidiary"]},"apply":"auto","mode":"enforce"}]}`)
+	f.ai.fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
+
+	off := f.arrive(t, "E-0", "SO-0", `{"subsidiary":"Acme UK"}`)
+	if off.Status != syncerror.StatusPending || f.writer.count() != 0 {
+		t.Fatalf("applied with auto_apply off: %s", off.Status)
+	}
+	f.autoApply(t, "true")
+	row := f.arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
+	if row.Status != syncerror.StatusApproved || f.writer.count() != 1 || f.writer.writes[0].who.Actor != "policy:subsidiaries" {
+		t.Fatalf("not auto-applied: %s, writes %+v", row.Status, f.writer.writes)
+	}
+	audited := false
+	for _, r := range f.audits.All() {
+		audited = audited || r.ActionKey == "syncerror.approve" && r.Actor.Actor == "policy:subsidiaries" && r.Result == "success"
+	}
+	if !audited {
+		t.Fatalf("auto-apply not audited: %+v", f.audits.All())
+	}
+	w := f.as(t, "olga", "operator", "GET", "/automation?mode=enforce", "")
+	var page struct{ Items []syncerror.Automation }
+	_ = json.Unmarshal(w.Body.Bytes(), &page)
+	outcomes := map[string]string{}
+	for _, a := range page.Items {
+		outcomes[a.ClaimID] = a.Outcome
+	}
+	if len(page.Items) != 2 || outcomes[row.ID] != "applied" || outcomes[off.ID] != "auto_apply_off" {
+		t.Fatalf("automation %s", w.Body)
+	}
+
+	// The record was changed by someone since: nothing is reverted.
+	f.records.fields = map[string]any{"subsidiary": "Acme Ltd"}
+	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusConflict || problemCode(t, w) != "changed_since" {
+		t.Fatalf("changed since: %d %s", w.Code, w.Body)
+	}
+	f.records.fields = map[string]any{"subsidiary": "Acme Ltd (UK)"}
+	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", `{"reason":"wrong entity"}`); w.Code != http.StatusOK {
+		t.Fatalf("revert: %d %s", w.Code, w.Body)
+	}
+	back := f.writer.writes[1]
+	if f.writer.count() != 2 || back.fix[0].After != "Acme UK" || back.who.Actor != "anna" {
+		t.Fatalf("revert write %+v", back)
+	}
+	if got, _ := f.claims.Get(context.Background(), "acme", row.ID); got.Status != syncerror.StatusReverted {
+		t.Fatalf("row %s", got.Status)
+	}
+	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusConflict {
+		t.Fatalf("reverted twice: %d", w.Code)
+	}
+	in := f.insights(t)
+	if in.Total.AutoApplied != 1 || in.Total.Reverted != 1 || in.Rules[0].Applied != 1 || in.Rules[0].Reverted != 1 {
+		t.Fatalf("insights %+v %+v", in.Total, in.Rules)
+	}
+	// The revert is a rejection: the next such error is not auto-applied with that value.
+	next := f.arrive(t, "E-2", "SO-2", `{"subsidiary":"Acme UK"}`)
+	if next.Status != syncerror.StatusPending || len(next.Proposal.Fix) != 0 || f.writer.count() != 2 {
+		t.Fatalf("re-applied a reverted fix: %s %+v", next.Status, next.Proposal)
+	}
+
+	// Switching the flag off stops enforcement at once.
+	f.ai.fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme US", After: "Acme Inc"}}
+	f.autoApply(t, "false")
+	if r := f.arrive(t, "E-3", "SO-3", `{"subsidiary":"Acme US"}`); r.Status != syncerror.StatusPending || f.writer.count() != 2 {
+		t.Fatalf("applied with the flag off: %s", r.Status)
+	}
+}
+
+// Revert is for 24 hours after the write.
+func TestRevertWindow(t *testing.T) {
+	f := newAssistFixture(t)
+	row := f.arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
+	f.as(t, "olga", "operator", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"subsidiary","after":"Acme Ltd (UK)"}]}`)
+	f.records.fields = map[string]any{"subsidiary": "Acme Ltd (UK)"}
+	f.now = f.now.Add(25 * time.Hour)
+	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusConflict || problemCode(t, w) != "revert_window_closed" {
+		t.Fatalf("late revert: %d %s", w.Code, w.Body)
+	}
+}
+
+// The cap stops auto-applies past the tenant's limit for the minute; the rows wait for
+// people.
+func TestAutoApplyCap(t *testing.T) {
+	f := newAssistFixture(t)
+	f.worker.Assist.AutoApplyPerMinute = 2
+	f.putPolicy(t, `{"version":0,"rules":[{"id":"subsidiaries","match":{"fields":["subsidiary"]},"apply":"auto","mode":"enforce"}]}`)
+	f.autoApply(t, "true")
+	f.ai.fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
+	statuses := []syncerror.Status{}
+	for _, id := range []string{"E-1", "E-2", "E-3"} {
+		statuses = append(statuses, f.arrive(t, id, "SO-"+id, `{"subsidiary":"Acme UK"}`).Status)
+	}
+	if statuses[0] != syncerror.StatusApproved || statuses[1] != syncerror.StatusApproved || statuses[2] != syncerror.StatusPending {
+		t.Fatalf("statuses %v", statuses)
+	}
+	f.now = f.now.Add(time.Minute)
+	if s := f.arrive(t, "E-4", "SO-4", `{"subsidiary":"Acme UK"}`).Status; s != syncerror.StatusApproved {
+		t.Fatalf("next minute: %s", s)
+	}
+}
