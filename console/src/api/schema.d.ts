@@ -68,8 +68,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Approve: write the fix back to the host ERP through the guard (approver)
-         * @description Takes the approve lease, writes the fix (or the operator's edit) through the guarded write path and ends approved. A refused or failed write returns the row to pending (422, 409, 502, 503). A write that reached the host ERP is never reported as failed: if recording it fails the answer is 202 and the reconcile completes it. A proposal without a fix is refused (422 `empty_fix`); a row whose fix was already written cannot be rejected or approved with another fix (409 `erp_applied`).
+         * Approve: write the fix back to the host ERP through the guard (as the approval policy allows)
+         * @description Takes the approve lease, writes the fix (or the operator's edit) through the guarded write path and ends approved. A refused or failed write returns the row to pending (422, 409, 502, 503). A write that reached the host ERP is never reported as failed: if recording it fails the answer is 202 and the reconcile completes it. A proposal without a fix is refused (422 `empty_fix`); a row whose fix was already written cannot be rejected or approved with another fix (409 `erp_applied`). Operators reach the route; the tenant's approval policy decides who may approve the fix (403 `approval_not_allowed` with the rule in `approval`). Under a `two_approvers` rule the first approval, or an edit, answers 202 with `CoApprovalPending`; the second approver, who did not edit the fix, writes it. A proposal without a fix can be approved by entering one (`fix`); the decision is learned.
          */
         post: operations["proposalApprove"];
         delete?: never;
@@ -241,7 +241,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve: two-stage lease around the ERP update (approver) */
+        /**
+         * Approve: two-stage lease around the ERP update (approver)
+         * @description Four eyes: the person who requested the approval (its `requestedBy`, compared case-insensitively with the approver's subject, e-mail and preferred username) cannot approve it: 403 `four_eyes`, audited as `denied`, nothing changed.
+         */
         post: operations["financeApprovalApprove"];
         delete?: never;
         options?: never;
@@ -710,6 +713,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/approval-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show the approval policy (admins)
+         * @description The tenant's policy, or the default (version 0) when it has none: value and missing fixes on fields not marked sensitive → operator; everything else → approver; nothing automatic.
+         */
+        get: operations["settingsApprovalPolicyGet"];
+        /**
+         * Replace the approval policy (admins)
+         * @description Validated whole (every field error at once; unknown fields refused), stored when `version` is the one the GET returned (409 `stale_version` otherwise), audited with the before and after.
+         */
+        put: operations["settingsApprovalPolicyPut"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/knowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List what was learned from decisions (admins) */
+        get: operations["settingsKnowledgeList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/knowledge/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Correct a learned fix (admins)
+         * @description Sets the value proposed for the case; it counts as the admin's approval (earlier approvals were of another value) and a value people rejected becomes proposable again. Audited with the before and after; 409 `stale_version` when the version is not the stored one.
+         */
+        put: operations["settingsKnowledgeCorrect"];
+        post?: never;
+        /**
+         * Forget a learned fix (admins)
+         * @description The next error of the case is diagnosed afresh. Audited with what was deleted.
+         */
+        delete: operations["settingsKnowledgeDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sync-error-assist/proposals/{id}/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revert an approved fix within 24 hours (approver)
+         * @description Writes the values before the fix back through the guarded write, only where the record still holds the fix's values (409 `changed_since` otherwise); marks the row `reverted` and learns the revert as a rejection of the fix. 409 `not_revertible` unless the row is approved with its fix written, `revert_window_closed` after 24 hours.
+         */
+        post: operations["proposalRevert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sync-error-assist/automation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List what auto rules applied or would have applied
+         * @description The Auto-resolved view (mode=enforce) and the shadow record (mode=shadow). A mode filter may leave a page short; follow `nextCursor`.
+         */
+        get: operations["automationList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sync-error-assist/insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Count the window's sync errors by class and outcome, and each auto rule's agreement with people */
+        get: operations["syncErrorInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -731,6 +856,8 @@ export interface components {
                 code?: string;
                 retryable: boolean;
             };
+            /** @description On 403 `approval_not_allowed`: the rule that decided. */
+            approval?: components["schemas"]["ApprovalDecision"];
         };
         FieldError: {
             field: string;
@@ -769,7 +896,7 @@ export interface components {
             errorCode: string;
             message: string;
             /** @enum {string} */
-            status: "pending" | "applying" | "approved" | "rejected" | "escalated";
+            status: "pending" | "applying" | "approved" | "rejected" | "escalated" | "reverted";
             /** @enum {string} */
             diagnosis: "queued" | "diagnosing" | "ready" | "failed";
             class?: string;
@@ -785,6 +912,13 @@ export interface components {
             externalSystem?: string;
             /** @description Why the last write-back failed, on a row that is pending again. */
             applyError?: string;
+            /** @description On a pending row: who may approve its fix and why. */
+            approval?: components["schemas"]["ApprovalDecision"];
+            /**
+             * @description `learned` when the fix comes from the tenant's knowledge.
+             * @enum {string}
+             */
+            source?: "learned";
         };
         ProposalList: {
             items: components["schemas"]["ProposalSummary"][];
@@ -841,6 +975,9 @@ export interface components {
                 /** Format: date-time */
                 diagnosedAt?: string;
                 traceId: string;
+                /** @enum {string} */
+                source?: "learned";
+                learned?: components["schemas"]["Provenance"];
             };
             editedFix?: components["schemas"]["FieldChange"][];
             diagnosisError?: string;
@@ -902,10 +1039,10 @@ export interface components {
             /** @description The status the single-item route answered. */
             status: number;
             /**
-             * @description written: the fix reached the host ERP and the approval is completed by the reconcile (the item answered 202).
+             * @description written: the fix reached the host ERP and the approval is completed by the reconcile (the item answered 202). recorded: under a two_approvers rule the approval is recorded and waits for a second approver (202).
              * @enum {string}
              */
-            outcome: "approved" | "written" | "rejected" | "failed" | "skipped";
+            outcome: "approved" | "written" | "rejected" | "failed" | "skipped" | "recorded";
             row?: components["schemas"]["Proposal"] | components["schemas"]["ApproveWritten"];
             problem?: components["schemas"]["Problem"];
         };
@@ -1501,6 +1638,177 @@ export interface components {
         FlowXRefList: {
             items: components["schemas"]["FlowXRef"][];
         };
+        /** @description Who may approve a fix under the tenant's approval policy, by which rule and why. */
+        ApprovalDecision: {
+            /** @enum {string} */
+            apply: "auto" | "operator" | "approver" | "two_approvers";
+            /** @description The matching rule; empty when none matches (approvers decide). */
+            ruleId: string;
+            reason: string;
+            /** @enum {string} */
+            mode?: "shadow" | "enforce";
+        };
+        /** @description What a rule matches; a list left out or empty, or a bound left out, matches anything. */
+        PolicyMatch: {
+            classes?: ("value" | "missing" | "reference" | "duplicate" | "permission" | "connection" | "intermittent" | "rate_limit" | "too_large" | "parse" | "unknown")[];
+            /** @description Globs over the fix's field paths (`*`, `?`, `[...]`, case-insensitive). A glob starting with `!` excludes; `@sensitive` stands for every field the DLP field-name rules take for a secret, credential, card number, national id or phone. Every field of the fix must be included (by default when every glob excludes) and none excluded; a row whose proposal has no fix yet matches, and the approve judges the fields entered. */
+            fields?: string[];
+            /** @description The error's `externalSystem`, or `host_erp` when it names none. */
+            systems?: string[];
+            minConfidence?: number;
+            /** @description Approvals the learned fix has (0 for the AI's). */
+            minApprovals?: number;
+            /** @description Largest absolute number the fix writes or replaces. */
+            maxAmount?: number;
+        };
+        PolicyRule: {
+            id: string;
+            match?: components["schemas"]["PolicyMatch"];
+            /** @enum {string} */
+            apply: "auto" | "operator" | "approver" | "two_approvers";
+            /**
+             * @description Only for `auto`; `shadow` (the default) records what the rule would apply, `enforce` applies it.
+             * @enum {string}
+             */
+            mode?: "shadow" | "enforce";
+        };
+        /** @description Ordered rules; the first that matches a fix decides who may apply it. No rule matching: approvers. */
+        ApprovalPolicy: {
+            /** @description 0 while the tenant has the default policy (not stored). */
+            version: number;
+            rules: components["schemas"]["PolicyRule"][];
+        };
+        /** @description Whose decisions a learned fix comes from. */
+        Provenance: {
+            knowledgeIds: string[];
+            approvals: number;
+            rejections: number;
+            /** @description Distinct people who approved it. */
+            people: number;
+            lastApprovedBy?: string;
+            /** Format: date-time */
+            lastApprovedAt?: string;
+        };
+        RejectedValue: {
+            value: string | number | boolean | Record<string, never> | unknown[] | null;
+            reason: string;
+            by: string;
+            /** Format: date-time */
+            at: string;
+            count: number;
+        };
+        /** @description What people decided about one case: a field of one error code on one record type with one value before. */
+        Knowledge: {
+            id: string;
+            version: number;
+            class: string;
+            errorCode: string;
+            recordType: string;
+            field: string;
+            before: string | number | boolean | Record<string, never> | unknown[] | null;
+            /** @description The learned value (null while people only rejected). */
+            value: string | number | boolean | Record<string, never> | unknown[] | null;
+            hasValue: boolean;
+            approvals: number;
+            rejections: number;
+            approvers: string[];
+            lastApprovedBy?: string;
+            /** Format: date-time */
+            lastApprovedAt?: string;
+            /** @description Values people rejected for this case; never proposed again. */
+            rejected: components["schemas"]["RejectedValue"][];
+            correctedBy?: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        KnowledgeList: {
+            items: components["schemas"]["Knowledge"][];
+            nextCursor: string | null;
+        };
+        KnowledgeCorrection: {
+            /** @description The value to propose from now on (DLP-checked: no secret, card number or national id). */
+            value: string | number | boolean | Record<string, never> | unknown[] | null;
+            version: number;
+        };
+        /** @description What an auto rule applied (enforce) or would have applied (shadow) for a row, and how it came out. */
+        Automation: {
+            claimId: string;
+            ruleId: string;
+            /** @enum {string} */
+            mode: "shadow" | "enforce";
+            class: string;
+            fix: components["schemas"]["FieldChange"][];
+            /** Format: date-time */
+            at: string;
+            /**
+             * @description Shadow: empty until people decide, then same, edited or rejected. Enforce: applied, failed, capped (the tenant's per-minute cap), auto_apply_off; reverted once reverted.
+             * @enum {string}
+             */
+            outcome: "" | "same" | "edited" | "rejected" | "applied" | "failed" | "capped" | "auto_apply_off" | "reverted";
+            detail?: string;
+            decidedBy?: string;
+            /** Format: date-time */
+            decidedAt?: string;
+        };
+        AutomationList: {
+            items: components["schemas"]["Automation"][];
+            nextCursor: string | null;
+        };
+        InsightCounts: {
+            received: number;
+            foldedOccurrences: number;
+            autoRetried: number;
+            resolvedByRetry: number;
+            resolvedByPeople: number;
+            rejected: number;
+            autoApplied: number;
+            reverted: number;
+            open: number;
+            /** @description Resolved with no person (auto-applied and not reverted, or by a retry) over all resolved; null when none. */
+            autoResolutionRate: number | null;
+            medianSecondsToResolve: number | null;
+        };
+        RuleInsight: {
+            ruleId: string;
+            /** @enum {string} */
+            mode: "shadow" | "enforce";
+            wouldHaveApplied: number;
+            applied: number;
+            reverted: number;
+            same: number;
+            edited: number;
+            rejected: number;
+            undecided: number;
+            /** @description same / (same + edited + rejected); null before people decided any. */
+            agreement: number | null;
+        };
+        Insights: {
+            /** @enum {string} */
+            window: "7d" | "30d";
+            /** Format: date-time */
+            since: string;
+            total: components["schemas"]["InsightCounts"];
+            byClass: {
+                [key: string]: components["schemas"]["InsightCounts"];
+            };
+            rules: components["schemas"]["RuleInsight"][];
+            /** @description The window held more rows than one answer reads (5000 per status). */
+            truncated: boolean;
+        };
+        /** @description Under a `two_approvers` rule: the approval (or the edit) is recorded and the fix waits for a second approver who did not edit it. */
+        CoApprovalPending: {
+            id: string;
+            /** @enum {string} */
+            status: "pending";
+            approval: components["schemas"]["ApprovalDecision"];
+            approvers: string[];
+            editor?: string;
+            needed: number;
+            message: string;
+        };
+        RevertRequest: {
+            reason?: string;
+        };
     };
     responses: {
         /** @description Invalid input: `validation_failed` (with `errors`), `malformed_json`, `invalid_query`, `invalid_cursor`, `invalid_id`, `missing_erp_id`, `tenant_header_missing`, `body_unreadable`, `unknown_module`. */
@@ -1523,7 +1831,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The identity lacks the role or module: `forbidden`, `wrong_module`, `feature_disabled`, `role_not_allowed`, `module_not_granted`, `four_eyes`. */
+        /** @description The identity lacks the role or module: `forbidden`, `wrong_module`, `feature_disabled`, `role_not_allowed`, `module_not_granted`, `four_eyes`, `approval_not_allowed`. */
         Forbidden: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -1543,7 +1851,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The state changed or a guard refused: `not_pending`, `no_proposal`, `lease_held`, `erp_applied`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `request_replayed`, `approval_id_reused`, `not_releasable`. */
+        /** @description The state changed or a guard refused: `not_pending`, `no_proposal`, `lease_held`, `erp_applied`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `not_revertible`, `revert_window_closed`. */
         Conflict: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -1583,7 +1891,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The ERP write failed after the revert: `write_back_failed`, `erp_update_failed`, `erp_returned_nothing`, `release_failed`. */
+        /** @description The ERP write failed after the revert: `write_back_failed`, `erp_update_failed`, `erp_returned_nothing`, `release_failed`, `record_unreadable`. */
         BadGateway: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -1620,7 +1928,7 @@ export interface components {
         /** @description The `nextCursor` of the previous page. */
         Cursor: string;
         ClaimId: string;
-        ProposalStatus: "pending" | "applying" | "approved" | "rejected" | "escalated";
+        ProposalStatus: "pending" | "applying" | "approved" | "rejected" | "escalated" | "reverted";
         /** @description Required with a service token: the embedded context (one module). */
         EmbeddedContext: string;
         TenantHeader: string;
@@ -1771,14 +2079,14 @@ export interface operations {
                     "application/json": components["schemas"]["Proposal"];
                 };
             };
-            /** @description The fix was written to the host ERP; recording the approval failed and is completed by the reconcile. */
+            /** @description The fix was written and recording it is completed by the reconcile (`ApproveWritten`), or a two-approver approval is recorded (`CoApprovalPending`). */
             202: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApproveWritten"];
+                    "application/json": components["schemas"]["ApproveWritten"] | components["schemas"]["CoApprovalPending"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3087,6 +3395,261 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    settingsApprovalPolicyGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPolicy"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    settingsApprovalPolicyPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalPolicy"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    settingsKnowledgeList: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    settingsKnowledgeCorrect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KnowledgeCorrection"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Knowledge"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    settingsKnowledgeDelete: {
+        parameters: {
+            query?: {
+                /** @description Delete only at this version (409 `stale_version` otherwise). */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (or there was nothing). */
+            204: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    proposalRevert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RevertRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+            500: components["responses"]["Internal"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    automationList: {
+        parameters: {
+            query?: {
+                mode?: "shadow" | "enforce";
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    syncErrorInsights: {
+        parameters: {
+            query?: {
+                window?: "7d" | "30d";
+            };
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Insights"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
