@@ -144,9 +144,16 @@ func TestOpenAPIContract(t *testing.T) {
 	want(t, c.call("", "GET", proposals, ""), 401, "list anonymous")
 	want(t, c.call(operator, "GET", proposals+"/"+id, ""), 200, "detail")
 	want(t, c.call(operator, "GET", proposals+"/se_unknownunknown", ""), 404, "detail unknown")
-	want(t, c.call(operator, "POST", proposals+"/"+id+"/approve", `{}`), 403, "operator approve")
+	// The default approval policy keeps a sensitive field's fix for approvers.
+	want(t, c.call(operator, "POST", proposals+"/"+id+"/approve", `{"fix":[{"path":"contactPhone","after":"+49 30 1234567"}]}`), 403, "operator approve")
 	want(t, c.call(approver, "POST", proposals+"/"+id+"/approve", `{"fix":[{"path":"shipcountry","after":"DE"}],"note":"ok"}`), 200, "approve")
 	want(t, c.call(approver, "POST", proposals+"/"+id+"/approve", `{}`), 409, "approve again")
+	want(t, c.call(approver, "POST", proposals+"/"+id+"/revert", `{"reason":"wrong country"}`), 200, "revert")
+	want(t, c.call(approver, "POST", proposals+"/"+id+"/revert", ``), 409, "revert again")
+	want(t, c.call(operator, "GET", "/api/sync-error-assist/automation?mode=enforce", ""), 200, "automation")
+	want(t, c.call(operator, "GET", "/api/sync-error-assist/automation?mode=loud", ""), 400, "automation bad mode")
+	want(t, c.call(operator, "GET", "/api/sync-error-assist/insights?window=30d", ""), 200, "insights")
+	want(t, c.call(operator, "GET", "/api/sync-error-assist/insights?window=1y", ""), 400, "insights bad window")
 	want(t, c.call(operator, "POST", proposals+"/"+id+"/reject", `{"reason":""}`), 400, "reject without reason")
 	want(t, c.call(operator, "GET", "/api/sync-error-assist/proposal-groups?status=pending", ""), 200, "groups")
 	want(t, c.call(approver, "POST", proposals+"/bulk", `{"action":"reject","reason":"dup","ids":["`+third+`"]}`), 200, "bulk")
@@ -234,6 +241,25 @@ func TestOpenAPIContract(t *testing.T) {
 	want(t, c.call(admin, "PUT", "/api/settings/manifest-overrides", `{"entries":[{"entity":"","owner":"crm","policy":"source_wins"}]}`), 400, "overrides invalid")
 	want(t, c.call(admin, "POST", "/api/settings/webhook-secret/rotate", `{"purpose":"embedded"}`), 200, "rotate")
 	want(t, c.call(admin, "POST", "/api/settings/webhook-secret/rotate", `{"purpose":"x"}`), 400, "rotate invalid")
+
+	want(t, c.call(operator, "GET", "/api/settings/approval-policy", ""), 403, "policy as operator")
+	want(t, c.call(admin, "GET", "/api/settings/approval-policy", ""), 200, "policy")
+	want(t, c.call(admin, "PUT", "/api/settings/approval-policy", `{"version":0,"rules":[{"id":"Bad Id","apply":"sometimes"}]}`), 400, "policy invalid")
+	want(t, c.call(admin, "PUT", "/api/settings/approval-policy",
+		`{"version":0,"rules":[{"id":"countries","match":{"classes":["value"],"fields":["ship*"]},"apply":"auto","mode":"shadow"},{"id":"rest","match":{},"apply":"approver"}]}`), 200, "policy put")
+	want(t, c.call(admin, "PUT", "/api/settings/approval-policy", `{"version":0,"rules":[]}`), 409, "policy stale")
+	known := c.call(admin, "GET", "/api/settings/knowledge?limit=10", "")
+	want(t, known, 200, "knowledge")
+	var kn struct{ Items []struct{ ID string } }
+	if _ = json.Unmarshal(known.Body.Bytes(), &kn); len(kn.Items) == 0 {
+		t.Fatalf("nothing learned from the approve: %s", known.Body)
+	}
+	want(t, c.call(admin, "PUT", "/api/settings/knowledge/"+kn.Items[0].ID, `{"value":"DE","version":99}`), 409, "knowledge stale")
+	want(t, c.call(admin, "PUT", "/api/settings/knowledge/"+kn.Items[0].ID, `{"version":1}`), 400, "knowledge invalid")
+	want(t, c.call(admin, "PUT", "/api/settings/knowledge/kn_0000000000000000_0000000000000000", `{"value":"DE","version":1}`), 404, "knowledge unknown")
+	corrected := c.call(admin, "PUT", "/api/settings/knowledge/"+kn.Items[0].ID, `{"value":"DE","version":2}`)
+	want(t, corrected, 200, "knowledge correct")
+	want(t, c.call(admin, "DELETE", "/api/settings/knowledge/"+kn.Items[0].ID+"?version=3", ""), 204, "knowledge delete")
 
 	var missed []string
 	for path, item := range mustDoc(t).Paths.Map() {

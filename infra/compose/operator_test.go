@@ -118,7 +118,8 @@ func TestFlowWebhookToERPWriteBack(t *testing.T) {
 	if w.Code != 200 || !strings.Contains(w.Body.String(), id) {
 		t.Fatalf("queue: %d %s", w.Code, w.Body)
 	}
-	if w := f.call(t, operator, "POST", "/api/sync-error-assist/proposals/"+id+"/approve", ""); w.Code != 403 {
+	// Under the default policy a fix to a sensitive field is the approvers'.
+	if w := f.call(t, operator, "POST", "/api/sync-error-assist/proposals/"+id+"/approve", `{"fix":[{"path":"contactPhone","after":"+49 30 1"}]}`); w.Code != 403 {
 		t.Fatalf("operator approve: %d %s", w.Code, w.Body)
 	}
 	if w := f.call(t, "", "GET", "/api/sync-error-assist/proposals", ""); w.Code != 401 {
