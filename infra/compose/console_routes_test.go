@@ -61,11 +61,17 @@ func TestProposalGroupsAndBulkDecisions(t *testing.T) {
 	}
 
 	body := `{"action":"approve","ids":["` + a + `","` + b + `","` + c + `","se_aaaaaaaaaaaaaaaaaaaaaaaaaa"]}`
-	if w := f.call(t, operator, "POST", "/api/sync-error-assist/proposals/bulk", body); w.Code != 403 {
-		t.Fatalf("operator bulk approve: %d", w.Code)
+	// Operators reach bulk approve; a policy that gives every fix to approvers refuses each item.
+	if w := f.call(t, "admin@demo", "PUT", "/api/settings/approval-policy", `{"version":0,"rules":[{"id":"approvers","match":{},"apply":"approver"}]}`); w.Code != 200 {
+		t.Fatalf("policy: %d %s", w.Code, w.Body)
+	}
+	var res syncerror.BulkResult
+	w = f.call(t, operator, "POST", "/api/sync-error-assist/proposals/bulk", body)
+	if err := json.Unmarshal(w.Body.Bytes(), &res); w.Code != 200 || err != nil || res.Failed != 4 || res.Results[0].Status != 403 ||
+		res.Results[0].Problem.Code != "approval_not_allowed" {
+		t.Fatalf("operator bulk approve: %d %s", w.Code, w.Body)
 	}
 	w = f.call(t, approver, "POST", "/api/sync-error-assist/proposals/bulk", body)
-	var res syncerror.BulkResult
 	if err := json.Unmarshal(w.Body.Bytes(), &res); w.Code != 200 || err != nil {
 		t.Fatalf("bulk: %d %s", w.Code, w.Body)
 	}
