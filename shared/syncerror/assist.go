@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 )
@@ -181,8 +182,17 @@ func (o *Operator) learnDecision(ctx context.Context, c Claim, fix []FieldChange
 	if o.Assist == nil || strings.HasPrefix(v.Actor, "policy:") {
 		return
 	}
-	if skipped, err := o.Assist.learning().Learn(ctx, c, fix, v); err != nil || skipped > 0 {
+	skipped, err := o.Assist.learning().Learn(ctx, c, fix, v)
+	if err != nil || skipped > 0 {
 		httpapi.Logger(ctx).Warn("decision not fully learned", "id", c.ID, "skippedByDLP", skipped, "error", err)
+	}
+	if learned := len(fix) - skipped; err == nil && learned > 0 {
+		verdict := "rejected"
+		if v.Approved {
+			verdict = "approved"
+		}
+		emf.Emit(emf.Metric{Time: v.At, Dimensions: []string{"feature", "verdict"}, Counts: map[string]float64{"Learned": float64(learned)},
+			Fields: map[string]any{"feature": "syncerror", "verdict": verdict, "tenant": c.TenantID}})
 	}
 	o.Assist.recordOutcome(ctx, c, fix, v, o.now())
 }

@@ -255,3 +255,15 @@ func TestApprovalPolicyPut(t *testing.T) {
 		t.Fatalf("audit %+v", last)
 	}
 }
+
+// In bulk, a two-approver approval that waits for the second approver says "recorded".
+func TestBulkTwoApproversRecords(t *testing.T) {
+	f := newAssistFixture(t)
+	f.putPolicy(t, `{"version":0,"rules":[{"id":"four-eyes","match":{},"apply":"two_approvers"}]}`)
+	c := readyClaim(t, f.claims, "acme", "E-1", clock)
+	w := f.as(t, "anna", "approver", "POST", "/p/bulk", `{"action":"approve","ids":["`+c.ID+`"]}`)
+	var res syncerror.BulkResult
+	if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil || res.Results[0].Outcome != "recorded" || f.writer.count() != 0 {
+		t.Fatalf("bulk: %s", w.Body)
+	}
+}

@@ -183,6 +183,8 @@ func (a *Assist) recordOutcome(ctx context.Context, c Claim, fix []FieldChange, 
 		}
 		at := v.At.UTC()
 		rec.DecidedBy, rec.DecidedAt = v.Actor, &at
+		emf.Emit(emf.Metric{Time: now, Dimensions: []string{"feature", "outcome"}, Counts: map[string]float64{"ShadowDecided": 1},
+			Fields: map[string]any{"feature": "syncerror", "outcome": rec.Outcome, "rule": rec.RuleID, "tenant": c.TenantID}})
 		return true
 	})
 }

@@ -137,8 +137,12 @@ func bulkItem(r *http.Request, single http.Handler, id string, body []byte, outc
 		item.Outcome, item.Row = outcome, json.RawMessage(rec.Body.Bytes())
 		return item
 	case http.StatusAccepted:
-		// The fix reached the host ERP and the reconcile completes the approval.
+		// The fix reached the host ERP and the reconcile completes the approval; or, under
+		// a two_approvers rule, the approval is recorded and waits for a second approver.
 		item.Outcome, item.Row = "written", json.RawMessage(rec.Body.Bytes())
+		if bytes.Contains(rec.Body.Bytes(), []byte(`"needed":`)) {
+			item.Outcome = "recorded"
+		}
 		return item
 	}
 	item.Outcome = "failed"
