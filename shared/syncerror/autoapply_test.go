@@ -121,7 +121,8 @@ func TestEnforcedRuleAppliesAndRevertRestores(t *testing.T) {
 		t.Fatalf("reverted twice: %d", w.Code)
 	}
 	in := f.insights(t)
-	if in.Total.AutoApplied != 1 || in.Total.Reverted != 1 || in.Rules[0].Applied != 1 || in.Rules[0].Reverted != 1 {
+	if in.Total.AutoApplied != 1 || in.Total.Reverted != 1 || in.Rules[0].Applied != 1 || in.Rules[0].Reverted != 1 ||
+		in.Total.AutoResolutionRate == nil || *in.Total.AutoResolutionRate != 0 {
 		t.Fatalf("insights %+v %+v", in.Total, in.Rules)
 	}
 	// The revert is a rejection: the next such error is not auto-applied with that value.

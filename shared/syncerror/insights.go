@@ -40,6 +40,7 @@ type Counts struct {
 	// MedianSecondsToResolve is from the claim to the resolution; nil when none.
 	MedianSecondsToResolve *float64 `json:"medianSecondsToResolve"`
 	durations              []float64
+	autoReverted           int
 }
 
 // RuleInsight is an auto rule's record in the window: what it applied or would have, and
@@ -170,6 +171,7 @@ func (t *Counts) add(c Claim) {
 		t.Reverted++
 		if approvedByPolicy(c) {
 			t.AutoApplied++
+			t.autoReverted++
 		}
 	case c.Status == StatusRejected:
 		t.Rejected++
@@ -192,7 +194,7 @@ func approvedByPolicy(c Claim) bool {
 }
 
 func (t *Counts) finish() {
-	auto := t.ResolvedByRetry + t.AutoApplied - min(t.Reverted, t.AutoApplied)
+	auto := t.ResolvedByRetry + t.AutoApplied - t.autoReverted
 	if all := t.ResolvedByRetry + t.AutoApplied + t.ResolvedByPeople; all > 0 {
 		rate := float64(auto) / float64(all)
 		t.AutoResolutionRate = &rate
