@@ -170,4 +170,14 @@ func TestAutoApplyCap(t *testing.T) {
 	if s := f.arrive(t, "E-4", "SO-4", `{"subsidiary":"Acme UK"}`).Status; s != syncerror.StatusApproved {
 		t.Fatalf("next minute: %s", s)
 	}
+	// A person approves the capped row two minutes after it arrived.
+	f.now = f.now.Add(time.Minute)
+	if w := f.as(t, "olga", "operator", "POST", "/p/"+syncerror.ClaimID("acme", "E-3")+"/approve", ""); w.Code != http.StatusOK {
+		t.Fatalf("approve: %d %s", w.Code, w.Body)
+	}
+	in := f.insights(t)
+	if in.Total.AutoApplied != 3 || in.Total.ResolvedByPeople != 1 || *in.Total.AutoResolutionRate != 0.75 ||
+		in.Total.MedianSecondsToResolve == nil || *in.Total.MedianSecondsToResolve != 0 || in.Rules[0].Applied != 3 {
+		t.Fatalf("insights %+v %+v", in.Total, in.Rules)
+	}
 }
