@@ -3,6 +3,7 @@ package syncerror
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 )
@@ -64,7 +65,7 @@ func updateDoc[T any](ctx context.Context, s DocStore, tenantID, key string, now
 	for attempt := 0; ; attempt++ {
 		d, err := s.GetDoc(ctx, tenantID, key)
 		exists := err == nil
-		if err != nil && err != ErrNotFound {
+		if err != nil && !errors.Is(err, ErrNotFound) {
 			return zero, err
 		}
 		var v T
@@ -81,7 +82,7 @@ func updateDoc[T any](ctx context.Context, s DocStore, tenantID, key string, now
 			return zero, err
 		}
 		_, err = s.PutDoc(ctx, tenantID, Doc{Key: key, Version: d.Version, Body: body}, now)
-		if err == ErrStateChanged && attempt < 8 {
+		if errors.Is(err, ErrStateChanged) && attempt < 8 {
 			continue
 		}
 		return v, err
