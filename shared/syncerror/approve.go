@@ -280,6 +280,7 @@ func (a *approval) complete(takeover bool) {
 	case err == nil || errors.Is(err, ErrStateChanged) && gerr == nil && cur.Status == StatusApproved:
 		if err == nil && !takeover {
 			o.learnDecision(ctx, a.row, a.fix, Verdict{Approved: true, Actor: a.actor.Actor, At: o.now()})
+			o.countResolved(a.row, a.actor.Actor)
 		}
 		if gerr != nil {
 			httpapi.WriteJSON(a.w, http.StatusOK, map[string]any{"id": a.row.ID, "status": StatusApproved})

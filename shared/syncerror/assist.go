@@ -197,6 +197,22 @@ func (o *Operator) learnDecision(ctx context.Context, c Claim, fix []FieldChange
 	o.Assist.recordOutcome(ctx, c, fix, v, o.now())
 }
 
+// countResolved emits, as the insights count it, a row resolved by a fix: by a person or
+// by an auto rule, with the time from the claim.
+func (o *Operator) countResolved(c Claim, actor string) {
+	by, class := "person", ""
+	if strings.HasPrefix(actor, "policy:") {
+		by = "policy"
+	}
+	if c.Proposal != nil {
+		class = c.Proposal.Class
+	}
+	emf.Emit(emf.Metric{Time: o.now(), Dimensions: []string{"feature", "class", "by"},
+		Counts: map[string]float64{"Resolved": 1, "TimeToResolve": float64(o.now().Sub(c.ClaimedAt).Milliseconds())},
+		Units:  map[string]string{"TimeToResolve": "Milliseconds"},
+		Fields: map[string]any{"feature": "syncerror", "class": class, "by": by, "tenant": c.TenantID}})
+}
+
 // appliedAt is when c's fix was written, else when the row last changed.
 func appliedAt(c Claim) time.Time {
 	if c.Applied != nil {
