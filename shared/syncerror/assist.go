@@ -124,6 +124,9 @@ func (o *Operator) coApprove(w http.ResponseWriter, r *http.Request, actor ident
 			*ca = CoApproval{Editor: actor.Actor, Fix: edited, Approvers: []string{}}
 		case ca.Editor == actor.Actor:
 			refusal = "You edited this fix; under rule " + d.RuleID + " two other approvers must approve it."
+		case slices.Contains(ca.Approvers, actor.Actor) && len(ca.Approvers) >= 2:
+			// Both approved and the row is pending again: the write failed; either may retry it.
+			ready = true
 		case slices.Contains(ca.Approvers, actor.Actor):
 			refusal = "You approved this fix already; it needs a second, different approver."
 		default:

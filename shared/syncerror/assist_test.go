@@ -3,6 +3,7 @@ package syncerror_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -202,8 +203,14 @@ func TestTwoApproversRefusesTheEditor(t *testing.T) {
 	if f.writer.count() != 0 {
 		t.Fatal("written before two approvals")
 	}
+	f.writer.err = errors.New("ERP down")
+	if w := f.as(t, "carl", "approver", "POST", path, ""); w.Code != http.StatusBadGateway {
+		t.Fatalf("second approval, ERP down: %d %s", w.Code, w.Body)
+	}
+	f.writer.err = nil
+	// Both approved; the write failed: the second approver retries it.
 	if w := f.as(t, "carl", "approver", "POST", path, ""); w.Code != http.StatusOK {
-		t.Fatalf("second approval: %d %s", w.Code, w.Body)
+		t.Fatalf("retry of the second approval: %d %s", w.Code, w.Body)
 	}
 	if f.writer.count() != 1 || f.writer.writes[0].fix[0].After != "DEU" {
 		t.Fatalf("writes %+v", f.writer.writes)
