@@ -81,7 +81,10 @@ const (
 var sk = func(name string) *Key { return &Key{Name: name, Type: String} }
 
 // Processed holds one row per claimed sync error: the claim, the diagnosis and the
-// operator's outcome.
+// operator's outcome; and, under keys starting with "~" (never indexed), each tenant's poll
+// watermark and the queue's documents: the approval policy, what was learned from
+// decisions ("~kn#…"), the automation records ("~auto#<row>"), co-approvals and the
+// auto-apply counter.
 var Processed = Table{
 	Name:         TableProcessed,
 	PartitionKey: Key{Name: "tenant_id", Type: String},
