@@ -13,6 +13,7 @@ import (
 	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // Assist is the approval policy, the learning from decisions and the automation, shared by
@@ -24,6 +25,9 @@ type Assist struct {
 	Reader RecordReader
 	// AutoApplyPerMinute caps a tenant's enforced auto-applies (DefaultAutoApplyPerMinute).
 	AutoApplyPerMinute int
+	// Flags reads the tenant's auto_apply flag before every enforced apply, uncached so that
+	// switching it off stops the next one (nil: the worker's Tenants).
+	Flags tenant.Reader
 }
 
 // RecordReader reads the current values of the record a row's fix is written to.

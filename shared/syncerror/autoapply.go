@@ -109,8 +109,12 @@ func (w *Worker) automate(ctx context.Context, c Claim, p Proposal) {
 // enforce applies the rule's fix unless the tenant's auto_apply flag is off or its cap
 // for the minute is spent.
 func (w *Worker) enforce(ctx context.Context, c Claim, d Decision) (string, string) {
-	if w.Tenants != nil {
-		cfg, err := w.Tenants.Get(ctx, c.TenantID)
+	flags := w.Assist.Flags
+	if flags == nil {
+		flags = w.Tenants
+	}
+	if flags != nil {
+		cfg, err := flags.Get(ctx, c.TenantID)
 		if err != nil {
 			return OutcomeFailed, "tenant settings unreadable"
 		}

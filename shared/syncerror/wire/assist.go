@@ -33,7 +33,8 @@ func (f *Feature) assist() *syncerror.Assist {
 	if !ok {
 		return nil
 	}
-	return &syncerror.Assist{Store: store, Reader: recordReader{guarded.Connectors(f.Base)}, AutoApplyPerMinute: f.AutoApplyPerMinute}
+	return &syncerror.Assist{Store: store, Reader: recordReader{guarded.Connectors(f.Base)}, AutoApplyPerMinute: f.AutoApplyPerMinute,
+		Flags: f.Base.Tenants}
 }
 
 // automate gives the worker the tenant's knowledge and its auto rules, which apply through
