@@ -134,8 +134,10 @@ func (m PolicyMatch) matches(f FixFacts) (string, bool) {
 		}
 		why = append(why, "class "+f.Class)
 	}
-	if len(m.Fields) > 0 {
-		if len(f.Fields) == 0 || !fieldsMatch(m.Fields, f.Fields) {
+	// A fix with no field yet (the AI proposed none; a person will enter it) matches any
+	// globs: the approve judges the fields entered.
+	if len(m.Fields) > 0 && len(f.Fields) > 0 {
+		if !fieldsMatch(m.Fields, f.Fields) {
 			return "", false
 		}
 		why = append(why, "fields "+strings.Join(f.Fields, ", "))

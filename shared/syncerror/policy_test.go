@@ -28,6 +28,7 @@ func TestPolicyDecide(t *testing.T) {
 		{"an excluded field", syncerror.FixFacts{Class: "value", Fields: []string{"shipcountry", "shipzip"}, Approvals: 5, Confidence: 0.9}, "", "approver"},
 		{"a field not included", syncerror.FixFacts{Class: "value", Fields: []string{"shipcountry", "memo"}, Approvals: 5, Confidence: 0.9}, "", "approver"},
 		{"system", syncerror.FixFacts{Class: "reference", Fields: []string{"owner"}, System: "salesforce"}, "crm", "two_approvers"},
+		{"no fix yet: fields judged at approve", syncerror.FixFacts{Fields: nil, Amount: nil}, "big", "operator"},
 	} {
 		d := p.Decide(c.facts)
 		if d.RuleID != c.rule || d.Apply != c.apply || d.Reason == "" {
