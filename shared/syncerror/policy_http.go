@@ -101,7 +101,12 @@ func (o *Operator) PolicyPutHandler() http.Handler {
 			httpapi.WriteUnavailable(w, r, err, "The approval policy could not be read; nothing was changed.")
 			return
 		}
-		stored, err := o.Assist.policies().Put(ctx, actor.TenantID, p, o.now())
+		// The version read is the one replaced, so the audit's before is exact (a change in
+		// between fails the conditional put).
+		stored, err := Policy{}, error(ErrStateChanged)
+		if before.Version == p.Version {
+			stored, err = o.Assist.policies().Put(ctx, actor.TenantID, p, o.now())
+		}
 		if errors.Is(err, ErrStateChanged) {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "stale_version",
 				"The policy changed since version "+strconv.Itoa(p.Version)+" was read; read it again and reapply your change."))
