@@ -55,5 +55,7 @@ func testOperatorDoesNotServeTheWatermarkRow(t *testing.T, e emutest.Emulator) {
 }
 
 func TestDynamoAssistStoreContract(t *testing.T) {
-	syncerrortest.RunAssistStoreContract(t, func(t *testing.T) syncerrortest.AssistStore { return newDynamoClaims(t) })
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		syncerrortest.RunAssistStoreContract(t, func(t *testing.T) syncerrortest.AssistStore { return newDynamoClaims(t, e) })
+	})
 }
