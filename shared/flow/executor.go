@@ -54,6 +54,9 @@ type Executor struct {
 	// neither.
 	XRefs  XRefStore
 	Finder Finder
+	// Written, when set, hears of every write that landed: the target system is healthy
+	// again, so retries waiting on it may go now.
+	Written func(ctx context.Context, tenantID string, system connector.System)
 }
 
 // Handle starts the runs of every enabled flow whose source is (system, ev.Entity) and
@@ -184,30 +187,24 @@ func (x *Executor) settle(ctx context.Context, r *Run, res governance.Result, er
 	if x.settleMatch(ctx, r, err) {
 		return
 	}
+	o, decision := classify(len(r.Pending.Fields), res, err)
 	switch {
-	case err == nil && len(res.Dropped) > 0 && len(res.Dropped) == len(r.Pending.Fields):
-		x.end(r, OutcomeSkipped, "every field is owned by another system (source_wins dropped them)")
-	case err == nil, errors.Is(err, governance.ErrNotRecorded):
-		x.end(r, OutcomeWritten, writtenDecision(res, err))
-	case errors.Is(err, governance.ErrOwnershipRejected), errors.Is(err, governance.ErrApprovalDenied):
-		x.end(r, OutcomeRejected, err.Error())
-	case errors.Is(err, governance.ErrPendingApproval):
-		if res.Held != nil {
-			r.ApprovalID = res.Held.ID
-		}
-		x.end(r, OutcomeHeld, "waiting on an ownership approval")
-	case errors.Is(err, governance.ErrLoopDetected):
-		x.end(r, OutcomeLoopBroken, err.Error())
-	case permanent(err):
-		// The guard's and connector's error texts name the resource, status and the
-		// target's error code, never values.
-		x.fail(ctx, r, "the target refused the write: "+err.Error())
-	case r.Attempts > len(x.backoff()):
-		x.fail(ctx, r, fmt.Sprintf("still failing after %d attempts: %s", r.Attempts, connector.ErrorKind(err)))
-	default:
+	case o == OutcomeFailed:
+		x.fail(ctx, r, decision)
+	case o == OutcomeRetrying && r.Attempts > len(x.backoff()):
+		x.fail(ctx, r, fmt.Sprintf("still failing after %d attempts: %s", r.Attempts, decision))
+	case o == OutcomeRetrying:
 		next := x.now().Add(x.backoff()[r.Attempts-1])
 		r.Outcome, r.NextAttemptAt = OutcomeRetrying, &next
-		r.Decision = "transient failure, retried at " + next.UTC().Format(time.RFC3339) + ": " + connector.ErrorKind(err)
+		r.Decision = "transient failure, retried at " + next.UTC().Format(time.RFC3339) + ": " + decision
+	default:
+		if o == OutcomeHeld && res.Held != nil {
+			r.ApprovalID = res.Held.ID
+		}
+		if o == OutcomeWritten {
+			x.written(ctx, r.TenantID, r.Target.System)
+		}
+		x.end(r, o, decision)
 	}
 }
 

@@ -78,11 +78,13 @@ type Claim struct {
 	Applied *AppliedWrite
 	// ApplyError is the last write-back failure, for operators.
 	ApplyError string
-	History    []HistoryEntry
-	Source     Source
-	WebhookID  string
-	ClaimedAt  time.Time
-	UpdatedAt  time.Time
+	// Retry holds the delivery retries, the resolution and the occurrences.
+	Retry     RetryState
+	History   []HistoryEntry
+	Source    Source
+	WebhookID string
+	ClaimedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ClaimID derives a row id from the tenant and the host's errorId. Being a pure function of
@@ -170,6 +172,8 @@ type ClaimStore interface {
 	// failed to give up) with the reason. ErrStateChanged otherwise.
 	EndDiagnosis(ctx context.Context, tenantID, id string, attempt int, d Diagnosis, reason string, now time.Time) error
 	DecisionStore
+	RetryStore
+	FoldStore
 	Watermarks
 }
 

@@ -20,18 +20,18 @@ type claimPath struct {
 	Mask   *Masker
 }
 
-// claim stores rec as a claim and enqueues it if the claim is new. A failed send is
-// returned as sendErr, not err: the row stays queued and the reconcile re-enqueues it, so
-// the caller reports the claim as made.
-func (p claimPath) claim(ctx context.Context, rec Record, src Source, deliveryID string, now time.Time) (c Claim, created bool, sendErr, err error) {
+// claim stores rec as a claim, folded into its signature's open row (fold.go), and
+// enqueues its diagnosis if the row is new. A failed send is returned as sendErr, not
+// err: the row stays queued and the reconcile re-enqueues it, so the caller reports the
+// claim as made.
+func (p claimPath) claim(ctx context.Context, rec Record, src Source, deliveryID string, now time.Time) (c Claim, res FoldResult, sendErr, err error) {
 	if rec, err = p.Mask.Store(rec); err != nil {
-		return Claim{}, false, nil, err
+		return Claim{}, 0, nil, err
 	}
-	c = NewClaim(rec, src, deliveryID, now)
-	if created, err = p.Claims.Claim(ctx, c); err != nil || !created {
-		return c, false, nil, err
+	if res, c, err = fold(ctx, p.Claims, NewClaim(rec, src, deliveryID, now)); err != nil || res != FoldCreated {
+		return c, res, nil, err
 	}
-	return c, true, p.Queue.Send(ctx, Message{TenantID: c.TenantID, ID: c.ID}), nil
+	return c, res, p.Queue.Send(ctx, Message{TenantID: c.TenantID, ID: c.ID}), nil
 }
 
 // Reporter claims sync errors the service finds itself, through the same path as the

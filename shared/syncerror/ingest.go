@@ -73,7 +73,7 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	claim, created, sendErr, err := claimPath{h.Claims, h.Queue, h.Mask}.claim(ctx, rec, SourceWebhook, r.Header.Get(webhook.HeaderID), h.now())
+	claim, res, sendErr, err := claimPath{h.Claims, h.Queue, h.Mask}.claim(ctx, rec, SourceWebhook, r.Header.Get(webhook.HeaderID), h.now())
 	if err != nil {
 		httpapi.WriteUnavailable(w, r, err, "The sync error could not be recorded; nothing was stored. Retry shortly.")
 		return
@@ -84,21 +84,12 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpapi.Logger(ctx).Warn("diagnosis enqueue failed; the reconcile will re-enqueue",
 			"tenant", claim.TenantID, "id", claim.ID, "error", sendErr)
 	}
-	outcome := "accepted"
-	if !created {
-		outcome = "duplicate"
-	}
+	outcome := map[FoldResult]string{FoldCreated: "accepted", FoldOccurrence: "folded", FoldDuplicate: "duplicate"}[res]
 	emf.Emit(emf.Metric{Time: h.now(), Dimensions: []string{"outcome"}, Counts: map[string]float64{"SyncErrorsIngested": 1},
 		Fields: map[string]any{"outcome": outcome, "tenant": claim.TenantID}})
-	status := StatusPending
-	if !created {
-		// A redelivery reports the row as it stands now; a failed read is not worth
-		// failing the delivery over, the claim exists either way.
-		if existing, err := h.Claims.Get(ctx, claim.TenantID, claim.ID); err == nil {
-			status = existing.Status
-		}
-	}
-	httpapi.WriteJSON(w, http.StatusAccepted, IngestResponse{ID: claim.ID, Status: status, Duplicate: !created})
+	// The row as the fold left it: a folded occurrence or a redelivery reports the open
+	// row's id and status.
+	httpapi.WriteJSON(w, http.StatusAccepted, IngestResponse{ID: claim.ID, Status: claim.Status, Duplicate: res == FoldDuplicate})
 }
 
 func (h *Ingest) now() time.Time {

@@ -15,7 +15,8 @@ import (
 var insightWindows = map[string]time.Duration{"7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour}
 
 // insightStatuses are the row statuses insights read. Retry and resolve add theirs here.
-var insightStatuses = []Status{StatusPending, StatusApplying, StatusApproved, StatusRejected, StatusEscalated, StatusReverted}
+var insightStatuses = []Status{StatusPending, StatusRetrying, StatusApplying, StatusApproved, StatusRejected, StatusEscalated,
+	StatusResolved, StatusReverted}
 
 // Bounds of what one insights answer reads (rows per status, automation records).
 const (

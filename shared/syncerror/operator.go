@@ -70,6 +70,8 @@ type Operator struct {
 	LeaseTTL time.Duration
 	// Assist is the approval policy, learning and automation (nil: approvers approve).
 	Assist *Assist
+	// Retries runs the retry route (nil: the route answers 503).
+	Retries *Retrier
 }
 
 // Queue listing limits.
@@ -102,6 +104,7 @@ type Summary struct {
 	Approval *Decision `json:"approval,omitempty"`
 	// Source is "learned" when the proposal comes from the tenant's knowledge.
 	Source string `json:"source,omitempty"`
+	RetryView
 }
 
 // Detail is one row as the operator sees it.
@@ -126,7 +129,7 @@ type ProposalView struct {
 func (o *Operator) summarize(c Claim) Summary {
 	s := Summary{ID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
 		ErrorCode: c.Record.ErrorCode, Message: o.Mask.summaryMessage(c.Record.Message), Status: c.Status, Diagnosis: c.Diagnosis, ClaimedAt: c.ClaimedAt,
-		ExternalSystem: c.Record.ExternalSystem, ApplyError: c.ApplyError}
+		ExternalSystem: c.Record.ExternalSystem, ApplyError: c.ApplyError, RetryView: retryView(c)}
 	if !c.Record.OccurredAt.IsZero() {
 		at := c.Record.OccurredAt.UTC()
 		s.OccurredAt = &at
@@ -180,7 +183,7 @@ func (o *Operator) ListHandler() http.Handler {
 			return
 		}
 		q, ok := httpapi.ParseList(w, r, httpapi.ListSpec{DefaultLimit: DefaultListLimit, MaxLimit: MaxListLimit,
-			Statuses: []string{string(StatusPending), string(StatusApplying), string(StatusApproved), string(StatusRejected), string(StatusEscalated), string(StatusReverted)}})
+			Statuses: statusNames()})
 		if !ok {
 			return
 		}

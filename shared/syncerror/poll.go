@@ -143,11 +143,11 @@ func (p *poll) claim(ctx context.Context, items []json.RawMessage) error {
 		if at.After(p.newest) {
 			p.newest = at
 		}
-		c, created, sendErr, err := claimPath{rc.Claims, rc.Queue, rc.Mask}.claim(ctx, rec, SourceReconcile, "", now)
+		c, res, sendErr, err := claimPath{rc.Claims, rc.Queue, rc.Mask}.claim(ctx, rec, SourceReconcile, "", now)
 		if err != nil {
 			return err
 		}
-		if !created {
+		if res != FoldCreated {
 			continue
 		}
 		p.rep.Claimed++

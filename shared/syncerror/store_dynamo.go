@@ -81,6 +81,7 @@ func claimItem(c Claim) dynamostore.Item {
 	if len(c.History) > 0 {
 		it["history"] = historyList(c.History)
 	}
+	putRetry(it, c.Retry)
 	if c.Proposal != nil {
 		b, _ := json.Marshal(c.Proposal) // a Proposal always marshals
 		it["proposal"] = dynamostore.Str(string(b))
@@ -110,6 +111,10 @@ func claimFrom(it dynamostore.Item) (Claim, error) {
 		DiagnosisError: dynamostore.GetString(it, "diagnosis_error"),
 	}
 	c.ApplyError = dynamostore.GetString(it, "apply_error")
+	var err error
+	if c.Retry, err = readRetry(it); err != nil {
+		return Claim{}, fmt.Errorf("claim %s: %w", c.ID, err)
+	}
 	if e := dynamostore.GetString(it, "edited_fix"); e != "" {
 		if err := json.Unmarshal([]byte(e), &c.EditedFix); err != nil {
 			return Claim{}, fmt.Errorf("claim %s: edited_fix: %w", c.ID, err)
@@ -149,7 +154,6 @@ func claimFrom(it dynamostore.Item) (Claim, error) {
 	if p := dynamostore.GetString(it, "context"); p != "" {
 		c.Record.Context = json.RawMessage(p)
 	}
-	var err error
 	for _, f := range []struct {
 		name string
 		dst  *time.Time

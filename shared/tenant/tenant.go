@@ -35,11 +35,19 @@ var FeatureFlags = []string{KeyEnabled, KeyWebhookEnabled}
 const KeyFinanceEnabled = "finance_ops.enabled"
 
 // KnownSettings are the keys the onboarding command accepts.
-var KnownSettings = []string{KeyEnabled, KeyWebhookEnabled, KeyFinanceEnabled, KeyEmbeddedAllowedRoles, KeyMCPExternalTools, KeyAutoApply}
+var KnownSettings = []string{KeyEnabled, KeyWebhookEnabled, KeyFinanceEnabled, KeyEmbeddedAllowedRoles, KeyMCPExternalTools,
+	KeyAutoApply, KeyAutoRetry}
 
 // KeyAutoApply lets the approval policy's enforced auto rules apply fixes; only "true"
 // does, and switching it off stops them at once (shadow rules keep recording).
 const KeyAutoApply = "sync_error_assist.auto_apply"
+
+// KeyAutoRetry switches the automatic retry of connection, intermittent and rate-limit
+// sync errors off for a tenant when "false"; it is on unless set.
+const KeyAutoRetry = "sync_error_assist.auto_retry"
+
+// AutoRetry reports whether sync errors of the retryable classes are retried on schedule.
+func (c Config) AutoRetry() bool { return c.Settings[KeyAutoRetry] != "false" }
 
 // KeyMCPExternalTools holds, as JSON, the external tools registered for the tenant's MCP
 // discovery ("<server>.<tool>" names with descriptions and schemas).

@@ -485,6 +485,9 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		}
 	})
 
+	runRetryContract(t, newStore, ready, base)
+	runFoldContract(t, newStore, base)
+
 	t.Run("watermark advances conditionally", func(t *testing.T) {
 		s := newStore(t)
 		if w, err := s.Watermark(ctx, "t1"); err != nil || !w.IsZero() {

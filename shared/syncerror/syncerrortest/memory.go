@@ -19,13 +19,15 @@ type ClaimStore struct {
 	rows       map[[2]string]syncerror.Claim
 	watermarks map[string]time.Time
 	docs       map[string]map[string]syncerror.Doc
+	signatures map[[2]string]syncerror.SignatureState
 }
 
 var _ syncerror.ClaimStore = (*ClaimStore)(nil)
 
 // NewClaimStore returns an empty store.
 func NewClaimStore() *ClaimStore {
-	return &ClaimStore{rows: map[[2]string]syncerror.Claim{}, watermarks: map[string]time.Time{}}
+	return &ClaimStore{rows: map[[2]string]syncerror.Claim{}, watermarks: map[string]time.Time{},
+		signatures: map[[2]string]syncerror.SignatureState{}}
 }
 
 func key(tenantID, id string) [2]string { return [2]string{tenantID, id} }
@@ -56,6 +58,10 @@ func clone(c syncerror.Claim) syncerror.Claim {
 		c.EditedFix = append([]syncerror.FieldChange(nil), c.EditedFix...)
 	}
 	c.History = append([]syncerror.HistoryEntry(nil), c.History...)
+	c.Retry.ErrorKeys = append([]string(nil), c.Retry.ErrorKeys...)
+	if len(c.Retry.ErrorKeys) == 0 {
+		c.Retry.ErrorKeys = nil
+	}
 	return c
 }
 

@@ -1,0 +1,127 @@
+package syncerror
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/httpapi"
+)
+
+// resolveFrom are the statuses a person may resolve: every open row no write holds.
+var resolveFrom = []Status{StatusPending, StatusRetrying, StatusEscalated}
+
+type resolveBody struct {
+	Reason string `json:"reason"`
+	Note   string `json:"note"`
+}
+
+// ResolveHandler serves POST /api/sync-error-assist/proposals/{id}/resolve: closes the row
+// with a reason and no ERP write, audited like a reject.
+func (o *Operator) ResolveHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := who(w, r)
+		if !ok || !featureOn(w, r, o.Tenants, actor.TenantID) {
+			return
+		}
+		var body resolveBody
+		if !readJSON(w, r, &body, false) {
+			return
+		}
+		if !slices.Contains(ResolveReasons, body.Reason) {
+			writeFieldError(w, r, "reason", "must be one of "+strings.Join(ResolveReasons, ", "))
+			return
+		}
+		if utf8.RuneCountInString(body.Note) > 1000 {
+			writeFieldError(w, r, "note", "must be at most 1000 characters")
+			return
+		}
+		c, ok := o.load(w, r, actor.TenantID)
+		if !ok {
+			return
+		}
+		ctx, now := r.Context(), o.now()
+		note := body.Reason
+		if body.Note != "" {
+			note += ": " + body.Note
+		}
+		row, err := o.Claims.ChangeRetry(ctx, actor.TenantID, c.ID, RetryChange{From: resolveFrom, AnyAttempts: true,
+			To: StatusResolved, Resolution: body.Reason, LastError: c.Retry.LastError,
+			Entry: HistoryEntry{At: now, Actor: actor.Actor, Action: "resolved", Note: note}}, now)
+		if !o.changed(w, r, c, err) {
+			return
+		}
+		details := map[string]any{"reason": body.Reason}
+		if body.Note != "" {
+			details["note"] = body.Note
+		}
+		o.audit(ctx, actor, "syncerror.resolve", audit.ResultSuccess, "syncerror/"+c.ID, details)
+		httpapi.WriteJSON(w, http.StatusOK, o.detail(row))
+	})
+}
+
+// RetryHandler serves POST /api/sync-error-assist/proposals/{id}/retry: sends the failed
+// delivery again now and answers the row as the attempt left it (resolved, retrying or
+// pending again).
+func (o *Operator) RetryHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := who(w, r)
+		if !ok || !featureOn(w, r, o.Tenants, actor.TenantID) {
+			return
+		}
+		if o.Retries == nil {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "retry_not_configured",
+				"Retries are not configured for this service; nothing was sent."))
+			return
+		}
+		c, ok := o.load(w, r, actor.TenantID)
+		if !ok {
+			return
+		}
+		ctx := r.Context()
+		wctx, cancel := writeContext(ctx)
+		row, err := o.Retries.Attempt(wctx, actor, c)
+		cancel()
+		if errors.Is(err, ErrNotRetryable) {
+			p := httpapi.NewProblem(http.StatusConflict, "not_retryable", "The sync error is "+string(c.Status)+
+				" and cannot be retried now (a retry may be running).")
+			httpapi.WriteProblem(w, r, p)
+			return
+		}
+		if err != nil && row.ID == "" || errors.Is(err, ErrStateChanged) || errors.Is(err, ErrNotFound) {
+			o.changed(w, r, c, err)
+			return
+		}
+		if err != nil {
+			// The attempt ran; only its outcome is not recorded yet. The schedule takes the
+			// row again once the attempt's lease ends.
+			httpapi.Logger(ctx).Error("retry outcome not recorded", "id", c.ID, "error", err)
+			httpapi.WriteJSON(w, http.StatusAccepted, map[string]any{"id": c.ID, "status": StatusRetrying,
+				"message": "The retry ran but its outcome could not be recorded; the schedule completes it."})
+			return
+		}
+		httpapi.WriteJSON(w, http.StatusOK, o.detail(row))
+	})
+}
+
+// changed answers a failed conditional change (false) or lets the caller go on (true).
+func (o *Operator) changed(w http.ResponseWriter, r *http.Request, c Claim, err error) bool {
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, ErrNotFound):
+		notFound(w, r)
+	case errors.Is(err, ErrStateChanged):
+		if cur, gerr := o.Claims.Get(r.Context(), c.TenantID, c.ID); gerr == nil {
+			conflict(w, r, cur)
+		} else {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "state_changed", "The sync error changed meanwhile."))
+		}
+	default:
+		httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; nothing was changed. Retry shortly.")
+	}
+	return false
+}

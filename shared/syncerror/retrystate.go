@@ -1,0 +1,140 @@
+package syncerror
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The lifecycle beyond a decision on a fix (README "Sync-error lifecycle"): a row may be
+// retried (its failed delivery sent again) and resolved without any write.
+const (
+	// StatusRetrying: the delivery is being sent again, or waits for its next scheduled
+	// attempt. Nobody is asked to act; the row returns to pending when retries run out or
+	// a retry fails for good.
+	StatusRetrying Status = "retrying"
+	// StatusResolved: closed with no fix written: a retry landed (resolution "retried"),
+	// or a person closed it with a reason.
+	StatusResolved Status = "resolved"
+)
+
+// Resolutions of a resolved row.
+const (
+	ResolutionRetried       = "retried"
+	ResolutionFixedAtSource = "fixed_at_source"
+	ResolutionNotAnError    = "not_an_error"
+	ResolutionDuplicate     = "duplicate"
+)
+
+// ResolveReasons are the reasons a person may resolve a row with.
+var ResolveReasons = []string{ResolutionFixedAtSource, ResolutionNotAnError, ResolutionDuplicate}
+
+// Statuses lists every status, for the listing's filter.
+var Statuses = []Status{StatusPending, StatusRetrying, StatusApplying, StatusApproved, StatusRejected,
+	StatusEscalated, StatusResolved, StatusReverted}
+
+// Closed reports whether s ends the row: a new error with the row's signature then opens
+// a new row (a recurrence) instead of folding into it.
+func (s Status) Closed() bool {
+	return s == StatusApproved || s == StatusRejected || s == StatusResolved || s == StatusReverted
+}
+
+// RetryState is a row's delivery retries and its occurrences.
+type RetryState struct {
+	// Attempts counts the delivery attempts begun.
+	Attempts int
+	// NextAt is, while retrying, when the schedule takes the row next; while an attempt
+	// runs it is the attempt's lease, after which the schedule takes the row over.
+	NextAt time.Time
+	// LastError is the last attempt's failure, for operators.
+	LastError  string
+	Resolution string
+	// Signature, Occurrences, FirstSeen and LastSeen fold recurring errors into the open
+	// row (see Fold); RecurrenceOf names the closed row a new one recurs.
+	Signature    string
+	Occurrences  int
+	FirstSeen    time.Time
+	LastSeen     time.Time
+	RecurrenceOf string
+	// ErrorKeys are the ErrorKey of each errorId folded into the row (at most
+	// MaxErrorKeys): the duplicate rule.
+	ErrorKeys []string
+}
+
+// RetryChange is one conditional change of a row's retry state.
+type RetryChange struct {
+	// From lists the statuses the row may be in.
+	From []Status
+	// Attempts is the count of attempts the row must show; AnyAttempts skips the check.
+	Attempts    int
+	AnyAttempts bool
+	To          Status
+	// Begin counts one more attempt.
+	Begin bool
+	// NextAt is stored when not zero, removed otherwise.
+	NextAt     time.Time
+	LastError  string
+	Resolution string
+	// Rediagnose queues the row's diagnosis again, with the error the retry met as its
+	// error code and message (when not empty).
+	Rediagnose         bool
+	ErrorCode, Message string
+	Entry              HistoryEntry
+}
+
+// RetryStore holds the retry and resolve side of the row's life; every change is one
+// conditional write.
+type RetryStore interface {
+	// ChangeRetry applies ch if the row is in one of ch.From with ch.Attempts attempts and
+	// returns the row as changed. ErrStateChanged (or ErrNotFound) otherwise.
+	ChangeRetry(ctx context.Context, tenantID, id string, ch RetryChange, now time.Time) (Claim, error)
+	// DueRetries lists up to limit retrying rows whose NextAt is at or before before,
+	// soonest first.
+	DueRetries(ctx context.Context, tenantID string, before time.Time, limit int) ([]Claim, error)
+}
+
+// sortByNextAt orders rows by their next attempt, soonest first.
+func sortByNextAt(cs []Claim) {
+	slices.SortFunc(cs, func(a, b Claim) int {
+		if c := a.Retry.NextAt.Compare(b.Retry.NextAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
+// RetryView is what a row shows of its retries and occurrences.
+type RetryView struct {
+	Resolution    string     `json:"resolution,omitempty"`
+	RetryAttempts int        `json:"retryAttempts"`
+	NextRetryAt   *time.Time `json:"nextRetryAt,omitempty"`
+	RetryError    string     `json:"retryError,omitempty"`
+	Occurrences   int        `json:"occurrences"`
+	FirstSeen     time.Time  `json:"firstSeen"`
+	LastSeen      time.Time  `json:"lastSeen"`
+	RecurrenceOf  string     `json:"recurrenceOf,omitempty"`
+}
+
+func retryView(c Claim) RetryView {
+	v := RetryView{Resolution: c.Retry.Resolution, RetryAttempts: c.Retry.Attempts, RetryError: c.Retry.LastError,
+		Occurrences: max(c.Retry.Occurrences, 1), FirstSeen: c.Retry.FirstSeen, LastSeen: c.Retry.LastSeen,
+		RecurrenceOf: c.Retry.RecurrenceOf}
+	if v.FirstSeen.IsZero() {
+		// A row from before folding: it has one occurrence, when it was claimed.
+		v.FirstSeen, v.LastSeen = c.ClaimedAt, c.ClaimedAt
+	}
+	if c.Status == StatusRetrying && !c.Retry.NextAt.IsZero() {
+		at := c.Retry.NextAt
+		v.NextRetryAt = &at
+	}
+	return v
+}
+
+func statusNames() []string {
+	out := make([]string, len(Statuses))
+	for i, s := range Statuses {
+		out[i] = string(s)
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package syncerror
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/syncassist/syncassist/shared/dynamostore"
+)
+
+// signatureKey is the item holding a signature's generation; like the watermark it has
+// none of the index attributes, and its id is no claim id, so no route serves it.
+func (s *DynamoClaims) signatureKey(tenantID, signature string) dynamostore.Item {
+	return s.key(tenantID, "~sig#"+signature)
+}
+
+// SignatureState implements FoldStore.
+func (s *DynamoClaims) SignatureState(ctx context.Context, tenantID, signature string) (SignatureState, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
+		Key: s.signatureKey(tenantID, signature), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return SignatureState{}, fmt.Errorf("signature of %s: %w", tenantID, err)
+	}
+	var st SignatureState
+	if _, ok := out.Item["generation"]; ok {
+		n, err := dynamostore.GetInt(out.Item, "generation")
+		if err != nil {
+			return st, fmt.Errorf("signature of %s: generation: %w", tenantID, err)
+		}
+		st.Generation = int(n)
+	}
+	if ss, ok := out.Item["closed_keys"].(*types.AttributeValueMemberSS); ok {
+		st.ClosedKeys = ss.Value
+	}
+	return st, nil
+}
+
+// AdvanceSignature implements FoldStore.
+func (s *DynamoClaims) AdvanceSignature(ctx context.Context, tenantID, signature string, gen int, keys []string) error {
+	values := dynamostore.Item{":next": dynamostore.Num(int64(gen + 1))}
+	cond := "attribute_not_exists(generation)"
+	if gen > 0 {
+		cond = "generation = :gen"
+		values[":gen"] = dynamostore.Num(int64(gen))
+	}
+	update := "SET generation = :next REMOVE closed_keys"
+	if len(keys) > 0 {
+		update = "SET generation = :next, closed_keys = :keys"
+		values[":keys"] = &types.AttributeValueMemberSS{Value: keys}
+	}
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table),
+		Key: s.signatureKey(tenantID, signature), ConditionExpression: aws.String(cond),
+		UpdateExpression: aws.String(update), ExpressionAttributeValues: values})
+	if dynamostore.IsConditionFailed(err) {
+		return ErrStateChanged
+	}
+	if err != nil {
+		return fmt.Errorf("advance signature of %s: %w", tenantID, err)
+	}
+	return nil
+}
+
+// foldCounted are the attributes a fold changes on an existing row; every other
+// attribute of the claim is written only when the row is created (if_not_exists).
+var foldCounted = []string{"tenant_id", "id", "occurrences", "last_seen", "error_keys"}
+
+// Fold implements FoldStore with one conditional update: create, or count an occurrence.
+func (s *DynamoClaims) Fold(ctx context.Context, c Claim, errorKey string) (FoldResult, Claim, error) {
+	res, row, err := s.foldWrite(ctx, c, errorKey, true)
+	if err != nil || res != FoldClosed || row.Status.Closed() || row.Retry.Occurrences < MaxErrorKeys {
+		return res, row, err
+	}
+	// The row keeps MaxErrorKeys keys already: count the occurrence without its key.
+	return s.foldWrite(ctx, c, errorKey, false)
+}
+
+func (s *DynamoClaims) foldWrite(ctx context.Context, c Claim, errorKey string, keep bool) (FoldResult, Claim, error) {
+	it := claimItem(c)
+	names := map[string]string{"#status": "status"}
+	values := dynamostore.Item{
+		":one":      dynamostore.Num(1),
+		":seen":     dynamostore.Str(dynamostore.FormatTime(c.ClaimedAt)),
+		":approved": dynamostore.Str(string(StatusApproved)),
+		":rejected": dynamostore.Str(string(StatusRejected)),
+		":resolved": dynamostore.Str(string(StatusResolved)),
+	}
+	set := []string{"last_seen = :seen"}
+	for _, name := range slices.Sorted(maps.Keys(it)) {
+		if slices.Contains(foldCounted, name) {
+			continue
+		}
+		n := "#a" + strconv.Itoa(len(names))
+		names[n], values[":"+n[1:]] = name, it[name]
+		set = append(set, n+" = if_not_exists("+n+", :"+n[1:]+")")
+	}
+	update := "SET " + strings.Join(set, ", ") + " ADD occurrences :one"
+	cond := "attribute_not_exists(id) OR (NOT #status IN (:approved, :rejected, :resolved)"
+	if keep {
+		values[":key"] = dynamostore.Str(errorKey)
+		values[":keys"] = &types.AttributeValueMemberSS{Value: []string{errorKey}}
+		values[":max"] = dynamostore.Num(MaxErrorKeys)
+		update += ", error_keys :keys"
+		cond += " AND NOT contains(error_keys, :key) AND (attribute_not_exists(occurrences) OR occurrences < :max))"
+	} else {
+		cond += ")"
+	}
+	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: s.key(c.TenantID, c.ID),
+		ConditionExpression: aws.String(cond), UpdateExpression: aws.String(update),
+		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		ReturnValues: types.ReturnValueAllOld,
+	})
+	if dynamostore.IsConditionFailed(err) {
+		row, gerr := s.Get(ctx, c.TenantID, c.ID)
+		if gerr != nil {
+			return 0, Claim{}, gerr
+		}
+		if slices.Contains(row.Retry.ErrorKeys, errorKey) {
+			return FoldDuplicate, row, nil
+		}
+		return FoldClosed, row, nil
+	}
+	if err != nil {
+		return 0, Claim{}, fmt.Errorf("fold %s/%s: %w", c.TenantID, c.ID, err)
+	}
+	if len(out.Attributes) == 0 {
+		return FoldCreated, c, nil
+	}
+	row, err := claimFrom(out.Attributes)
+	if err != nil {
+		return 0, Claim{}, err
+	}
+	return FoldOccurrence, occurred(row, c, errorKey, keep), nil
+}

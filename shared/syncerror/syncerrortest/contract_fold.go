@@ -1,0 +1,101 @@
+package syncerrortest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+// runFoldContract covers the fold's writes: create, occurrence, duplicate, closed, and
+// the signature's generation.
+func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore, base time.Time) {
+	ctx := context.Background()
+	post := func(errorID string, gen int, at time.Time) (syncerror.Claim, string) {
+		rec := SampleRecord("t1", errorID)
+		c := syncerror.NewClaim(rec, syncerror.SourceWebhook, "msg", at)
+		sig := syncerror.Signature(rec)
+		c.ID = syncerror.SignatureRowID("t1", sig, gen)
+		c.Retry = syncerror.RetryState{Signature: sig, Occurrences: 1, FirstSeen: at, LastSeen: at,
+			ErrorKeys: []string{syncerror.ErrorKey(errorID)}}
+		return c, syncerror.ErrorKey(errorID)
+	}
+
+	t.Run("fold: create, occurrences, duplicate, closed", func(t *testing.T) {
+		s := newStore(t)
+		c, k := post("e-1", 0, base)
+		if res, row, err := s.Fold(ctx, c, k); err != nil || res != syncerror.FoldCreated || row.ID != c.ID {
+			t.Fatalf("create: %v %s err=%v", res, row.ID, err)
+		}
+		later := base.Add(time.Minute)
+		d, k2 := post("e-2", 0, later)
+		res, row, err := s.Fold(ctx, d, k2)
+		if err != nil || res != syncerror.FoldOccurrence || row.Retry.Occurrences != 2 || !row.Retry.LastSeen.Equal(later) ||
+			!row.Retry.FirstSeen.Equal(base) || row.Record.ErrorID != "e-1" || row.Status != syncerror.StatusPending {
+			t.Fatalf("occurrence: %v %+v err=%v", res, row.Retry, err)
+		}
+		if res, row, err := s.Fold(ctx, d, k2); err != nil || res != syncerror.FoldDuplicate || row.Retry.Occurrences != 2 {
+			t.Fatalf("redelivery: %v %d err=%v", res, row.Retry.Occurrences, err)
+		}
+		got, _ := s.Get(ctx, "t1", c.ID)
+		if got.Retry.Occurrences != 2 || len(got.Retry.ErrorKeys) != 2 || !got.Retry.LastSeen.Equal(later) {
+			t.Fatalf("stored %+v", got.Retry)
+		}
+		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusRejected, syncerror.HistoryEntry{At: base, Actor: "a", Action: "rejected"}, base); err != nil {
+			t.Fatal(err)
+		}
+		e, k3 := post("e-3", 0, later)
+		if res, row, err := s.Fold(ctx, e, k3); err != nil || res != syncerror.FoldClosed || row.Retry.Occurrences != 2 {
+			t.Fatalf("closed: %v %+v err=%v", res, row.Retry, err)
+		}
+	})
+
+	t.Run("fold: concurrent posts lose no occurrence", func(t *testing.T) {
+		s := newStore(t)
+		const n = 10
+		first, _ := post("e-0", 0, base)
+		created := winners(t, n, func(i int) (bool, error) {
+			c, k := post(fmt.Sprintf("e-%d", i), 0, base.Add(time.Duration(i)*time.Second))
+			res, _, err := s.Fold(ctx, c, k)
+			return res == syncerror.FoldCreated, err
+		})
+		got, err := s.Get(ctx, "t1", first.ID)
+		if err != nil || created != 1 || got.Retry.Occurrences != n || len(got.Retry.ErrorKeys) != n {
+			t.Fatalf("%d created, row %+v err=%v", created, got.Retry, err)
+		}
+		// The same errorId posted ten times at once counts once.
+		dup, k := post("e-dup", 0, base)
+		winners(t, n, func(int) (bool, error) {
+			_, _, err := s.Fold(ctx, dup, k)
+			return false, err
+		})
+		if got, _ := s.Get(ctx, "t1", first.ID); got.Retry.Occurrences != n+1 {
+			t.Fatalf("after concurrent redeliveries: %d occurrences", got.Retry.Occurrences)
+		}
+	})
+
+	t.Run("signature generation advances once", func(t *testing.T) {
+		s := newStore(t)
+		if st, err := s.SignatureState(ctx, "t1", "sig-a"); err != nil || st.Generation != 0 || len(st.ClosedKeys) != 0 {
+			t.Fatalf("fresh %+v err=%v", st, err)
+		}
+		n := winners(t, 5, func(int) (bool, error) {
+			return won(s.AdvanceSignature(ctx, "t1", "sig-a", 0, []string{"k1", "k2"}))
+		})
+		st, err := s.SignatureState(ctx, "t1", "sig-a")
+		if n != 1 || err != nil || st.Generation != 1 || len(st.ClosedKeys) != 2 {
+			t.Fatalf("%d advanced; %+v err=%v", n, st, err)
+		}
+		if err := s.AdvanceSignature(ctx, "t1", "sig-a", 1, nil); err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := s.SignatureState(ctx, "t1", "sig-a"); st.Generation != 2 || len(st.ClosedKeys) != 0 {
+			t.Fatalf("second advance %+v", st)
+		}
+		if st, _ := s.SignatureState(ctx, "t2", "sig-a"); st.Generation != 0 {
+			t.Fatalf("other tenant's signature %+v", st)
+		}
+	})
+}

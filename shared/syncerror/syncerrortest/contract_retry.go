@@ -1,0 +1,155 @@
+package syncerrortest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+type readyFunc func(t *testing.T, s syncerror.ClaimStore, tenant, errorID string, at time.Time) syncerror.Claim
+
+// runRetryContract covers every retry and resolve state change: take for an attempt,
+// each outcome, the schedule's listing and the resolve.
+func runRetryContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore, ready readyFunc, base time.Time) {
+	ctx := context.Background()
+	entry := func(action string) syncerror.HistoryEntry {
+		return syncerror.HistoryEntry{At: base, Actor: "alice", Action: action, Note: "n"}
+	}
+	begin := func(from syncerror.Status, attempts int, lease time.Time) syncerror.RetryChange {
+		return syncerror.RetryChange{From: []syncerror.Status{from}, Attempts: attempts, To: syncerror.StatusRetrying,
+			Begin: true, NextAt: lease, Entry: entry("retry")}
+	}
+
+	t.Run("retry: begin, transient, then delivered resolves", func(t *testing.T) {
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		held, err := s.ChangeRetry(ctx, "t1", c.ID, begin(syncerror.StatusPending, 0, base.Add(2*time.Minute)), base)
+		if err != nil || held.Status != syncerror.StatusRetrying || held.Retry.Attempts != 1 || !held.Retry.NextAt.Equal(base.Add(2*time.Minute)) {
+			t.Fatalf("begin: %+v err=%v", held.Retry, err)
+		}
+		if _, err := s.ChangeRetry(ctx, "t1", c.ID, begin(syncerror.StatusPending, 0, base), base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("a second begin from the state seen before: err=%v", err)
+		}
+		next := base.Add(5 * time.Minute)
+		row, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying}, Attempts: 1,
+			To: syncerror.StatusRetrying, NextAt: next, LastError: "unavailable", Entry: entry("retry_failed")}, base)
+		if err != nil || row.Retry.LastError != "unavailable" || !row.Retry.NextAt.Equal(next) || row.Retry.Attempts != 1 {
+			t.Fatalf("transient: %+v err=%v", row.Retry, err)
+		}
+		if due, err := s.DueRetries(ctx, "t1", next.Add(-time.Second), 10); err != nil || len(due) != 0 {
+			t.Fatalf("due before its time: %v err=%v", claimIDs(due), err)
+		}
+		if due, err := s.DueRetries(ctx, "t1", next, 10); err != nil || len(due) != 1 || due[0].ID != c.ID {
+			t.Fatalf("due at its time: %v err=%v", claimIDs(due), err)
+		}
+		if due, _ := s.DueRetries(ctx, "t2", next, 10); len(due) != 0 {
+			t.Fatalf("other tenant's due retries: %v", claimIDs(due))
+		}
+		if _, err := s.ChangeRetry(ctx, "t1", c.ID, begin(syncerror.StatusRetrying, 1, next.Add(2*time.Minute)), next); err != nil {
+			t.Fatal(err)
+		}
+		row, err = s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying}, Attempts: 2,
+			To: syncerror.StatusResolved, Resolution: syncerror.ResolutionRetried, Entry: entry("retried")}, next)
+		if err != nil || row.Status != syncerror.StatusResolved || row.Retry.Resolution != syncerror.ResolutionRetried ||
+			!row.Retry.NextAt.IsZero() || row.Retry.LastError != "" || row.Retry.Attempts != 2 {
+			t.Fatalf("resolved: %s %+v err=%v", row.Status, row.Retry, err)
+		}
+		got, _ := s.Get(ctx, "t1", c.ID)
+		if n := len(got.History); n != 5 || got.History[n-1].Action != "retried" || got.Retry.Attempts != 2 {
+			t.Fatalf("stored row %+v history %d", got.Retry, n)
+		}
+		if due, _ := s.DueRetries(ctx, "t1", next.Add(time.Hour), 10); len(due) != 0 {
+			t.Fatalf("a resolved row is due: %v", claimIDs(due))
+		}
+	})
+
+	t.Run("retry: a permanent failure returns to pending and queues the diagnosis", func(t *testing.T) {
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		if _, err := s.ChangeRetry(ctx, "t1", c.ID, begin(syncerror.StatusPending, 0, base.Add(time.Minute)), base); err != nil {
+			t.Fatal(err)
+		}
+		later := base.Add(time.Minute)
+		row, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying}, Attempts: 1,
+			To: syncerror.StatusPending, LastError: "forbidden", Rediagnose: true, ErrorCode: "INSUFFICIENT_PERMISSION",
+			Message: "the target refused the write", Entry: entry("retry_failed")}, later)
+		if err != nil || row.Status != syncerror.StatusPending || row.Diagnosis != syncerror.DiagnosisQueued ||
+			row.Record.ErrorCode != "INSUFFICIENT_PERMISSION" || row.Record.Message != "the target refused the write" || row.Retry.LastError != "forbidden" {
+			t.Fatalf("pending again: %s %s %+v err=%v", row.Status, row.Diagnosis, row.Record, err)
+		}
+		if stuck, _ := s.Stuck(ctx, "t1", syncerror.DiagnosisQueued, later.Add(time.Second), 10); len(stuck) != 1 {
+			t.Fatalf("the re-diagnosis is not queued: %v", claimIDs(stuck))
+		}
+		// The next diagnosis attempt takes it and completes it like the first.
+		got, err := s.BeginDiagnosis(ctx, "t1", c.ID, later, later)
+		if err != nil || got.DiagnosisAttempts != 2 {
+			t.Fatalf("re-diagnosis: %d err=%v", got.DiagnosisAttempts, err)
+		}
+	})
+
+	t.Run("concurrent retries take one attempt", func(t *testing.T) {
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		n := winners(t, 10, func(int) (bool, error) {
+			_, err := s.ChangeRetry(ctx, "t1", c.ID, begin(syncerror.StatusPending, 0, base.Add(time.Minute)), base)
+			return won(err)
+		})
+		if got, _ := s.Get(ctx, "t1", c.ID); n != 1 || got.Retry.Attempts != 1 {
+			t.Fatalf("%d begins won, %d attempts", n, got.Retry.Attempts)
+		}
+	})
+
+	t.Run("resolve from open rows only", func(t *testing.T) {
+		s := newStore(t)
+		resolve := func(id, reason string) (syncerror.Claim, error) {
+			return s.ChangeRetry(ctx, "t1", id, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusPending,
+				syncerror.StatusRetrying, syncerror.StatusEscalated}, AnyAttempts: true, To: syncerror.StatusResolved,
+				Resolution: reason, Entry: entry("resolved")}, base)
+		}
+		a, b, c := ready(t, s, "t1", "e-1", base), ready(t, s, "t1", "e-2", base), ready(t, s, "t1", "e-3", base)
+		if err := s.Decide(ctx, "t1", b.ID, syncerror.StatusEscalated, entry("escalated"), base); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusRejected, entry("rejected"), base); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{a.ID, b.ID} {
+			row, err := resolve(id, syncerror.ResolutionFixedAtSource)
+			if err != nil || row.Status != syncerror.StatusResolved || row.Retry.Resolution != syncerror.ResolutionFixedAtSource {
+				t.Fatalf("resolve %s: %s %+v err=%v", id, row.Status, row.Retry, err)
+			}
+		}
+		for _, id := range []string{a.ID, c.ID} {
+			if _, err := resolve(id, syncerror.ResolutionDuplicate); !errors.Is(err, syncerror.ErrStateChanged) {
+				t.Fatalf("resolve a closed row %s: err=%v", id, err)
+			}
+		}
+		if _, err := resolve("se_missing", syncerror.ResolutionDuplicate); !errors.Is(err, syncerror.ErrNotFound) {
+			t.Fatalf("missing row: err=%v", err)
+		}
+		page, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusResolved, Limit: 10})
+		if err != nil || len(page.Claims) != 2 {
+			t.Fatalf("resolved listing %v err=%v", claimIDs(page.Claims), err)
+		}
+	})
+
+	t.Run("due retries soonest first, bounded", func(t *testing.T) {
+		s := newStore(t)
+		for i := range 3 {
+			c := ready(t, s, "t1", fmt.Sprintf("e-%d", i), base)
+			at := base.Add(time.Duration(3-i) * time.Minute)
+			if _, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusPending},
+				To: syncerror.StatusRetrying, NextAt: at, Entry: entry("retry_scheduled")}, base); err != nil {
+				t.Fatal(err)
+			}
+		}
+		due, err := s.DueRetries(ctx, "t1", base.Add(time.Hour), 2)
+		if err != nil || len(due) != 2 || !due[0].Retry.NextAt.Before(due[1].Retry.NextAt) || due[0].Retry.Attempts != 0 {
+			t.Fatalf("due %v err=%v", claimIDs(due), err)
+		}
+	})
+}

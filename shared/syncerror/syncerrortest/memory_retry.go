@@ -1,0 +1,116 @@
+package syncerrortest
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+// ChangeRetry implements syncerror.RetryStore.
+func (s *ClaimStore) ChangeRetry(_ context.Context, tenantID, id string, ch syncerror.RetryChange, now time.Time) (syncerror.Claim, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(tenantID, id)
+	c, ok := s.rows[k]
+	if !ok {
+		return syncerror.Claim{}, syncerror.ErrNotFound
+	}
+	if !slices.Contains(ch.From, c.Status) || !ch.AnyAttempts && c.Retry.Attempts != ch.Attempts {
+		return syncerror.Claim{}, syncerror.ErrStateChanged
+	}
+	c.Status = ch.To
+	if ch.Begin {
+		c.Retry.Attempts++
+	}
+	c.Retry.NextAt = ch.NextAt.UTC()
+	if ch.NextAt.IsZero() {
+		c.Retry.NextAt = time.Time{}
+	}
+	c.Retry.LastError = ch.LastError
+	if ch.Resolution != "" {
+		c.Retry.Resolution = ch.Resolution
+	}
+	if ch.Rediagnose {
+		c.Diagnosis, c.DiagnosisSince = syncerror.DiagnosisQueued, now.UTC()
+		if ch.ErrorCode != "" {
+			c.Record.ErrorCode = ch.ErrorCode
+		}
+		if ch.Message != "" {
+			c.Record.Message = ch.Message
+		}
+	}
+	c.History = append(append([]syncerror.HistoryEntry(nil), c.History...), ch.Entry)
+	c.UpdatedAt = now.UTC()
+	s.rows[k] = c
+	return clone(c), nil
+}
+
+// DueRetries implements syncerror.RetryStore.
+func (s *ClaimStore) DueRetries(_ context.Context, tenantID string, before time.Time, limit int) ([]syncerror.Claim, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []syncerror.Claim
+	for _, c := range s.rows {
+		if c.TenantID == tenantID && c.Status == syncerror.StatusRetrying && !c.Retry.NextAt.After(before) {
+			out = append(out, clone(c))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Retry.NextAt.Equal(out[j].Retry.NextAt) {
+			return out[i].Retry.NextAt.Before(out[j].Retry.NextAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// SignatureState implements syncerror.FoldStore.
+func (s *ClaimStore) SignatureState(_ context.Context, tenantID, signature string) (syncerror.SignatureState, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.signatures[key(tenantID, signature)]
+	st.ClosedKeys = append([]string(nil), st.ClosedKeys...)
+	return st, nil
+}
+
+// AdvanceSignature implements syncerror.FoldStore.
+func (s *ClaimStore) AdvanceSignature(_ context.Context, tenantID, signature string, gen int, keys []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(tenantID, signature)
+	if s.signatures[k].Generation != gen {
+		return syncerror.ErrStateChanged
+	}
+	s.signatures[k] = syncerror.SignatureState{Generation: gen + 1, ClosedKeys: append([]string(nil), keys...)}
+	return nil
+}
+
+// Fold implements syncerror.FoldStore.
+func (s *ClaimStore) Fold(_ context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(c.TenantID, c.ID)
+	row, ok := s.rows[k]
+	switch {
+	case !ok:
+		s.rows[k] = clone(c)
+		return syncerror.FoldCreated, clone(c), nil
+	case slices.Contains(row.Retry.ErrorKeys, errorKey):
+		return syncerror.FoldDuplicate, clone(row), nil
+	case row.Status.Closed():
+		return syncerror.FoldClosed, clone(row), nil
+	}
+	row.Retry.Occurrences++
+	row.Retry.LastSeen = c.ClaimedAt.UTC()
+	if len(row.Retry.ErrorKeys) < syncerror.MaxErrorKeys {
+		row.Retry.ErrorKeys = append(append([]string(nil), row.Retry.ErrorKeys...), errorKey)
+	}
+	s.rows[k] = row
+	return syncerror.FoldOccurrence, clone(row), nil
+}
