@@ -79,11 +79,21 @@ func newFixture(t testing.TB) *fixture {
 
 func body(tenantID, errorID string) []byte {
 	b, _ := json.Marshal(map[string]any{
-		"tenantId": tenantID, "errorId": errorID, "recordType": "salesOrder", "recordId": "SO-1",
+		"tenantId": tenantID, "errorId": errorID, "recordType": "salesOrder", "recordId": "SO-" + errorID,
 		"errorCode": "INVALID_FIELD_VALUE", "message": "Invalid value for field shipcountry",
 		"occurredAt": "2026-11-22T09:59:00Z", "payload": map[string]any{"shipcountry": "Deutschland"},
 	})
 	return b
+}
+
+// rowID is the row body(tenantID, errorID) opens: each errorId is its own record, so
+// each opens a row of its own.
+func rowID(tenantID, errorID string) string {
+	r, err := syncerror.ParseRecord(body(tenantID, errorID), tenantID)
+	if err != nil {
+		panic(err)
+	}
+	return syncerror.RowID(r)
 }
 
 type req struct {
@@ -152,7 +162,7 @@ func TestIngestAcceptsSignedError(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := syncerror.IngestResponse{ID: syncerror.ClaimID("acme", "E-1"), Status: syncerror.StatusPending}
+	want := syncerror.IngestResponse{ID: rowID("acme", "E-1"), Status: syncerror.StatusPending}
 	if got != want {
 		t.Fatalf("body %+v, want %+v", got, want)
 	}
@@ -330,7 +340,7 @@ func TestIngestQueueFailureStillAcceptsAndReconcileRequeues(t *testing.T) {
 	if rec.Code != http.StatusAccepted {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
-	id := syncerror.ClaimID("acme", "E-lost")
+	id := rowID("acme", "E-lost")
 	row, err := f.claims.Get(context.Background(), "acme", id)
 	if err != nil || row.Diagnosis != syncerror.DiagnosisQueued {
 		t.Fatalf("row %+v err=%v, want diagnosis queued", row, err)
@@ -369,6 +379,6 @@ func TestIngestStoreFailureIs503AndSendsNothing(t *testing.T) {
 
 type failingClaims struct{ syncerror.ClaimStore }
 
-func (failingClaims) Claim(context.Context, syncerror.Claim) (bool, error) {
-	return false, errors.New("boom: internal dynamo detail")
+func (failingClaims) Fold(context.Context, syncerror.Claim, string) (syncerror.FoldResult, syncerror.Claim, error) {
+	return 0, syncerror.Claim{}, errors.New("boom: internal dynamo detail")
 }

@@ -132,11 +132,22 @@ type fakeHost struct {
 }
 
 func (h *fakeHost) add(t *testing.T, tenantID, errorID string, at time.Time) {
-	b, _ := json.Marshal(map[string]any{"tenantId": tenantID, "errorId": errorID, "recordType": "salesOrder", "recordId": "SO-1",
+	b, _ := json.Marshal(map[string]any{"tenantId": tenantID, "errorId": errorID, "recordType": "salesOrder", "recordId": "SO-" + errorID,
 		"errorCode": "INVALID_FIELD_VALUE", "message": "bad shipcountry", "occurredAt": at.Format(time.RFC3339)})
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.items = append(h.items, b)
+}
+
+// hostRowID is the row fakeHost.add's record opens.
+func hostRowID(tenantID, errorID string) string {
+	h := &fakeHost{}
+	h.add(nil, tenantID, errorID, time.Time{})
+	r, err := syncerror.ParseRecord(h.items[0], tenantID)
+	if err != nil {
+		panic(err)
+	}
+	return syncerror.RowID(r)
 }
 
 func (h *fakeHost) ListSyncErrors(_ context.Context, tenantID string, since time.Time, cursor string, limit int) ([]json.RawMessage, string, error) {
@@ -174,8 +185,17 @@ func TestReconcilePollsTheHostERP(t *testing.T) {
 	}
 	host.add(t, "on", "H-webhook", clock)
 	host.add(t, "half", "H-x", clock)
-	// One of them did arrive by webhook.
-	webhookClaim := claimed(t, claims, "on", "H-webhook", clock)
+	// One of them did arrive by webhook (through the same claim path).
+	whRec, err := syncerror.ParseRecord(host.items[5], "on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whID, err := (&syncerror.Reporter{Claims: claims, Queue: &syncerrortest.Queue{}, Now: func() time.Time { return clock }}).
+		Report(context.Background(), whRec, syncerror.SourceWebhook, "wh-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	webhookClaim := syncerror.Claim{ID: whID}
 	now := clock.Add(time.Hour)
 	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Host: host, Watermarks: claims,
 		Log: discardLogger(), Now: func() time.Time { return now }, StuckAfter: 2 * time.Hour}
@@ -189,7 +209,7 @@ func TestReconcilePollsTheHostERP(t *testing.T) {
 	if len(queue.Sent()) != 5 || claims.Len() != 6 {
 		t.Fatalf("%d sent, %d rows", len(queue.Sent()), claims.Len())
 	}
-	row, _ := claims.Get(context.Background(), "on", syncerror.ClaimID("on", "H-3"))
+	row, _ := claims.Get(context.Background(), "on", hostRowID("on", "H-3"))
 	if row.Source != syncerror.SourceReconcile || row.Diagnosis != syncerror.DiagnosisQueued {
 		t.Fatalf("polled row %+v", row)
 	}
