@@ -30,11 +30,11 @@ var OpenAPIRoute = Route{Method: "GET", Path: "/api/openapi.json", Auth: AuthPub
 func init() {
 	const proposals = "/api/sync-error-assist/proposals"
 	bulk := Function{Name: FuncProposalsBulk,
-		Description: "Approves or rejects a group of proposals, each through its own lease and guarded write",
+		Description: "Approves (approvers), rejects, retries or resolves a group of proposals, each through its own route",
 		Route:       &Route{Method: "POST", Path: proposals + "/bulk", Auth: AuthOperator, Module: "sync-errors"},
 		Tables: authenticatedTables(TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append},
 			TableGrant{Governance, ReadWrite}),
-		PublishesAlerts: true, Timeout: 30 * time.Second, MemoryMB: 512}
+		SendsTo: []Queue{Diagnosis}, OpensSecrets: true, PublishesAlerts: true, Timeout: 30 * time.Second, MemoryMB: 512}
 	Functions = append(Functions,
 		Function{Name: FuncConsole, Description: "Serves the operator console (static, embedded assets)",
 			Route: &ConsoleRoute, Timeout: 5 * time.Second, MemoryMB: 128},

@@ -166,6 +166,8 @@ const (
 	FuncProposalApprove      = "proposal-approve"
 	FuncProposalReject       = "proposal-reject"
 	FuncProposalEscalate     = "proposal-escalate"
+	FuncProposalRetry        = "proposal-retry"
+	FuncProposalResolve      = "proposal-resolve"
 	FuncGovernanceApprovals  = "governance-approvals"
 	FuncGovernanceRejections = "governance-ownership-rejections"
 	FuncGovernanceLoops      = "governance-loop-detections"
@@ -285,6 +287,13 @@ func init() {
 		"POST", proposals+"/{id}/approve", AuthOperator, "sync-errors",
 		TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append}, TableGrant{Governance, ReadWrite})
 	approve.Timeout, approve.PublishesAlerts = 30*time.Second, true
+	// A retry writes through the guard, or asks the host ERP through its connector (for a
+	// system the tenant has no connector for), and a retry that fails for good queues the
+	// row's diagnosis again.
+	retry := op(FuncProposalRetry, "Retries a sync error's failed delivery to the system that refused it",
+		"POST", proposals+"/{id}/retry", AuthOperator, "sync-errors",
+		TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append}, TableGrant{Governance, ReadWrite})
+	retry.Timeout, retry.PublishesAlerts, retry.OpensSecrets, retry.SendsTo = 30*time.Second, true, true, []Queue{Diagnosis}
 	release := op(FuncGovernanceApprove, "Approves a held ownership approval and releases its write through the guard",
 		"POST", "/api/governance/approvals/{id}/approve", AuthApprover, "governance",
 		TableGrant{Governance, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append})
@@ -297,6 +306,9 @@ func init() {
 			TableGrant{Processed, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),
 		op(FuncProposalEscalate, "Escalates a proposal", "POST", proposals+"/{id}/escalate", AuthOperator, "sync-errors",
 			TableGrant{Processed, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),
+		retry,
+		op(FuncProposalResolve, "Resolves a sync error with a reason and no ERP write", "POST", proposals+"/{id}/resolve", AuthOperator,
+			"sync-errors", TableGrant{Processed, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),
 		op(FuncGovernanceApprovals, "Lists ownership approvals", "GET", "/api/governance/approvals", AuthApprover, "governance",
 			TableGrant{Governance, Read}),
 		op(FuncGovernanceRejections, "Lists the last hour's ownership rejections", "GET", "/api/governance/ownership-rejections",
@@ -448,7 +460,7 @@ func init() {
 	Functions = append(Functions,
 		writer(Function{Name: FuncFlowEvent, Description: "Runs the tenant's flows for a source system's change event (signed)",
 			Route: &Route{Method: "POST", Path: "/api/flows/events/{system}", Auth: AuthSigned}, Verifies: FlowSourcePurposes}),
-		writer(Function{Name: FuncFlowRedrive, Description: "Every 5 minutes: retries flow runs whose transient failure is due",
+		writer(Function{Name: FuncFlowRedrive, Description: "Every 5 minutes: retries flow runs and sync errors whose transient failure is due",
 			Schedule: FlowRedriveInterval}),
 		// The poll reads source systems (a page and, for NetSuite, a read per record) and
 		// writes each change through the guard, so it gets minutes rather than seconds.

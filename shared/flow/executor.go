@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/delivery"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
@@ -57,6 +58,14 @@ type Executor struct {
 	// Written, when set, hears of every write that landed: the target system is healthy
 	// again, so retries waiting on it may go now.
 	Written func(ctx context.Context, tenantID string, system connector.System)
+	// Others, when set, are deliveries kept outside the flows table (the sync-error
+	// retries) that the redrive runs on the same schedule as the runs.
+	Others Redriver
+}
+
+// Redriver attempts a tenant's due deliveries and says how many it attempted.
+type Redriver interface {
+	RunDue(ctx context.Context, tenantID string) (int, error)
 }
 
 // Handle starts the runs of every enabled flow whose source is (system, ev.Entity) and
@@ -148,6 +157,10 @@ func (x *Executor) Redrive(ctx context.Context, tenantID string) (int, error) {
 		x.attempt(ctx, r)
 		n++
 	}
+	if x.Others != nil {
+		m, err := x.Others.RunDue(ctx, tenantID)
+		return n + m, err
+	}
 	return n, nil
 }
 
@@ -187,7 +200,7 @@ func (x *Executor) settle(ctx context.Context, r *Run, res governance.Result, er
 	if x.settleMatch(ctx, r, err) {
 		return
 	}
-	o, decision := classify(len(r.Pending.Fields), res, err)
+	o, decision := delivery.Classify(len(r.Pending.Fields), res, err)
 	switch {
 	case o == OutcomeFailed:
 		x.fail(ctx, r, decision)
@@ -201,39 +214,11 @@ func (x *Executor) settle(ctx context.Context, r *Run, res governance.Result, er
 		if o == OutcomeHeld && res.Held != nil {
 			r.ApprovalID = res.Held.ID
 		}
-		if o == OutcomeWritten {
-			x.written(ctx, r.TenantID, r.Target.System)
+		if o == OutcomeWritten && x.Written != nil {
+			x.Written(ctx, r.TenantID, r.Target.System)
 		}
 		x.end(r, o, decision)
 	}
-}
-
-func writtenDecision(res governance.Result, err error) string {
-	switch {
-	case err != nil:
-		return "written; its ledger or audit record could not be stored"
-	case res.Written.Replayed:
-		return "the target already held this write (replayed)"
-	case len(res.Looped) > 0:
-		return "written without fields that would have closed a loop (see looped)"
-	case len(res.Dropped) > 0:
-		return "written without fields owned by another system (source_wins)"
-	}
-	return "written"
-}
-
-// permanent says whether a retry cannot succeed: the target refused the content, the
-// record is missing, the guard refused the request or its fields, or no connector exists
-// or its configuration cannot be used (a base URL that now leads onto a private network).
-func permanent(err error) bool {
-	for _, e := range []error{connector.ErrValidation, connector.ErrNotFound, connector.ErrUnauthorized,
-		connector.ErrUnsupported, connector.ErrInvalidConfig, governance.ErrNotConfigured, governance.ErrInvalidRequest,
-		governance.ErrDLPBlocked} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
 }
 
 // fail ends the run as failed with its sync error. If the sync error cannot be stored the

@@ -8,21 +8,22 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/delivery"
 	"github.com/syncassist/syncassist/shared/governance"
 )
 
 // Outcome is where a run ended, or retrying while it has not.
-type Outcome string
+type Outcome = delivery.Outcome
 
 // Run outcomes; see the package documentation.
 const (
-	OutcomeWritten    Outcome = "written"
-	OutcomeSkipped    Outcome = "skipped"
-	OutcomeRejected   Outcome = "rejected"
-	OutcomeHeld       Outcome = "held"
-	OutcomeLoopBroken Outcome = "loop_broken"
-	OutcomeFailed     Outcome = "failed"
-	OutcomeRetrying   Outcome = "retrying"
+	OutcomeWritten    = delivery.Written
+	OutcomeSkipped    = delivery.Skipped
+	OutcomeRejected   = delivery.Rejected
+	OutcomeHeld       = delivery.Held
+	OutcomeLoopBroken = delivery.LoopBroken
+	OutcomeFailed     = delivery.Failed
+	OutcomeRetrying   = delivery.Retrying
 )
 
 // Outcomes lists every outcome, for the listing's filter.

@@ -5,13 +5,18 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
 )
+
+// bulkActions are the decisions a bulk request may take; each item runs its own route.
+var bulkActions = []string{"approve", "reject", "retry", "resolve"}
 
 // Bulk decisions: limits and the time kept in reserve before the request's deadline (API
 // Gateway gives an integration 30 s): an item is not started unless it can still finish.
@@ -47,8 +52,8 @@ type bulkBody struct {
 
 func (b bulkBody) validate() []httpapi.FieldError {
 	var errs []httpapi.FieldError
-	if b.Action != "approve" && b.Action != "reject" {
-		errs = append(errs, httpapi.FieldError{Field: "action", Message: "must be approve or reject"})
+	if !slices.Contains(bulkActions, b.Action) {
+		errs = append(errs, httpapi.FieldError{Field: "action", Message: "must be approve, reject, retry or resolve"})
 	}
 	seen := map[string]bool{}
 	for _, id := range b.IDs {
@@ -64,6 +69,9 @@ func (b bulkBody) validate() []httpapi.FieldError {
 	if n := utf8.RuneCountInString(strings.TrimSpace(b.Reason)); b.Action == "reject" && (n == 0 || n > 1000) {
 		errs = append(errs, httpapi.FieldError{Field: "reason", Message: "is required to reject, at most 1000 characters"})
 	}
+	if b.Action == "resolve" && !slices.Contains(ResolveReasons, b.Reason) {
+		errs = append(errs, httpapi.FieldError{Field: "reason", Message: "must be one of " + strings.Join(ResolveReasons, ", ")})
+	}
 	return errs
 }
 
@@ -73,6 +81,7 @@ func (b bulkBody) validate() []httpapi.FieldError {
 // items. Items that cannot start before the deadline answer skipped, for a retry.
 func (o *Operator) BulkHandler() http.Handler {
 	approve, reject := o.ApproveHandler(), o.RejectHandler()
+	retry, resolve := o.RetryHandler(), o.ResolveHandler()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := who(w, r)
 		if !ok || !featureOn(w, r, o.Tenants, actor.TenantID) {
@@ -88,10 +97,21 @@ func (o *Operator) BulkHandler() http.Handler {
 			httpapi.WriteProblem(w, r, p)
 			return
 		}
+		if body.Action == "approve" && !actor.HasRole(identity.RoleApprover) {
+			// The route is the operator's (retry, resolve, reject); approve stays the approver's.
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, identity.CodeForbidden, "This action requires the approver role."))
+			return
+		}
 		single, outcome, payload := approve, "approved", map[string]any{}
-		if body.Action == "reject" {
+		switch body.Action {
+		case "reject":
 			single, outcome, payload["reason"] = reject, "rejected", body.Reason
-		} else if body.Note != "" {
+		case "retry":
+			single, outcome = retry, "retried"
+		case "resolve":
+			single, outcome, payload["reason"] = resolve, "resolved", body.Reason
+		}
+		if body.Note != "" && body.Action != "reject" {
 			payload["note"] = body.Note
 		}
 		itemBody, _ := json.Marshal(payload)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/audit"
@@ -95,7 +96,15 @@ type Retrier struct {
 	Lease    time.Duration
 	Now      func() time.Time
 	Log      *slog.Logger
+
+	// pulled remembers when each tenant's system last pulled retries forward: every write
+	// that lands reports its system healthy, and one look a minute is enough.
+	pulledMu sync.Mutex
+	pulled   map[string]time.Time
 }
+
+// pullEvery bounds how often one tenant's system pulls its retries forward.
+const pullEvery = time.Minute
 
 // ErrNotRetryable means the row is in a state no retry starts from.
 var ErrNotRetryable = errors.New("the sync error cannot be retried in its state")
@@ -120,6 +129,12 @@ func (rt *Retrier) Attempt(ctx context.Context, actor identity.Identity, c Claim
 	d := rt.Deliver.Redeliver(ctx, actor.Actor, held, fields, RetryKey(held.ID, fields))
 	end, err := rt.end(ctx, actor, held, d)
 	rt.audit(ctx, actor, held, d)
+	if d.Result == Delivered {
+		// The system took a write: the other retries waiting on it may go now.
+		if _, perr := rt.PullForward(ctx, held.TenantID, d.System); perr != nil {
+			rt.log().Warn("retries not pulled forward; they run on schedule", "system", d.System, "error", perr)
+		}
+	}
 	return end, err
 }
 
@@ -228,6 +243,9 @@ func (rt *Retrier) RunDue(ctx context.Context, tenantID string) (int, error) {
 // took a write, so it is back ("connection back online").
 func (rt *Retrier) PullForward(ctx context.Context, tenantID, system string) (int, error) {
 	now := rt.now()
+	if !rt.mayPull(tenantID+"\x00"+system, now) {
+		return 0, nil
+	}
 	waiting, err := rt.Claims.DueRetries(ctx, tenantID, now.Add(365*24*time.Hour), retryPage)
 	if err != nil {
 		return 0, err
@@ -247,6 +265,19 @@ func (rt *Retrier) PullForward(ctx context.Context, tenantID, system string) (in
 		}
 	}
 	return n, nil
+}
+
+func (rt *Retrier) mayPull(key string, now time.Time) bool {
+	rt.pulledMu.Lock()
+	defer rt.pulledMu.Unlock()
+	if last, ok := rt.pulled[key]; ok && now.Sub(last) < pullEvery {
+		return false
+	}
+	if rt.pulled == nil {
+		rt.pulled = map[string]time.Time{}
+	}
+	rt.pulled[key] = now
+	return true
 }
 
 // inFlight reports whether an attempt holds the row (its lease has not ended).

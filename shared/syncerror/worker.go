@@ -45,6 +45,9 @@ type Worker struct {
 	// (nil: neither); Apply is the approve path an enforced rule applies through.
 	Assist *Assist
 	Apply  *Operator
+	// Retries puts rows of a retryable class on the retry schedule once diagnosed (nil:
+	// every row waits for people).
+	Retries *Retrier
 }
 
 // Worker defaults.
@@ -169,6 +172,10 @@ func (w *Worker) diagnose(ctx context.Context, c Claim) error {
 				Units:  map[string]string{"DiagnosisLatency": "Milliseconds"},
 				Fields: map[string]any{"class": p.Class, "tenant": c.TenantID}})
 			w.automate(ctx, c, p)
+			if err := w.Retries.Plan(ctx, c, p); err != nil {
+				// The row stays pending, in front of people: nothing is lost.
+				w.log().Warn("automatic retry not planned", "tenant", c.TenantID, "id", c.ID, "error", err)
+			}
 		}
 		return err
 	}

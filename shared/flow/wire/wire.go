@@ -39,6 +39,18 @@ func New(b *platform.Base) (*flow.Service, error) {
 	store := flow.NewDynamoStore(b.DB, b.Config.Table(blueprint.Flows))
 	x := &flow.Executor{Store: store, Guard: g, SyncErrors: Reporter{se.Reporter()}, Now: b.Clock(),
 		Trails: governance.Trails{Ledger: b.GovernanceStore()}, XRefs: store, Finder: Finders{guarded.Connectors(b)}}
+	// The sync-error retries run with this executor's redrive, and every run's write that
+	// lands pulls forward the retries waiting on its system ("connection back online").
+	rt, err := se.Retrier()
+	if err != nil {
+		return nil, err
+	}
+	x.Others = rt
+	x.Written = func(ctx context.Context, tenantID string, s connector.System) {
+		if _, err := rt.PullForward(ctx, tenantID, string(s)); err != nil {
+			b.Log.Warn("retries not pulled forward; they run on schedule", "tenant", tenantID, "system", s, "error", err)
+		}
+	}
 	return &flow.Service{Store: store, Exec: x, Claims: store, Poller: &flow.Poller{Exec: x, Source: Sources{guarded.Connectors(b)}},
 		SourceAuth: SourceAuth(b), Audit: b.Audit, Now: b.Clock(), Manifests: b.Manifests()}, nil
 }

@@ -31,6 +31,8 @@ type Feature struct {
 	StuckAfter, DiagnosisStale time.Duration
 	// AutoApplyPerMinute caps a tenant's enforced auto-applies (AUTO_APPLY_PER_MINUTE).
 	AutoApplyPerMinute int
+	// RetrySchedule is the automatic retry's schedule (RETRY_SCHEDULE).
+	RetrySchedule []time.Duration
 }
 
 // New builds the feature: claims on the processed table, the diagnosis queue, and the
@@ -46,6 +48,11 @@ func New(b *platform.Base) (*Feature, error) {
 	}
 	if f.AutoApplyPerMinute, err = autoApplyCap(b.Getenv); err != nil {
 		return nil, err
+	}
+	if v := b.Getenv("RETRY_SCHEDULE"); v != "" {
+		if f.RetrySchedule, err = syncerror.ParseRetrySchedule(v); err != nil {
+			return nil, err
+		}
 	}
 	if url := b.Getenv(blueprint.Diagnosis.EnvVar); url != "" {
 		f.Queue = sqsQueue{sqsqueue.NewSender(sqs.NewFromConfig(b.AWS, func(o *sqs.Options) { o.BaseEndpoint = b.Endpoint("SQS") }), url)}
@@ -72,6 +79,8 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 		blueprint.FuncProposalEscalate: {Handler: op.EscalateHandler()},
 		blueprint.FuncProposalGroups:   {Handler: op.GroupsHandler()},
 		blueprint.FuncProposalsBulk:    {Handler: op.BulkHandler()},
+		blueprint.FuncProposalRetry:    {Handler: op.RetryHandler()},
+		blueprint.FuncProposalResolve:  {Handler: op.ResolveHandler()},
 	}, op), nil
 }
 
@@ -89,13 +98,20 @@ func (f *Feature) Operator() (*syncerror.Operator, error) {
 	if err != nil {
 		return nil, err
 	}
+	rt, err := f.Retrier()
+	if err != nil {
+		return nil, err
+	}
 	return &syncerror.Operator{Claims: f.Claims, Mask: f.mask(), Tenants: f.Base.HostTenants, Fixes: fixWriter{g}, Audit: f.Base.Audit,
-		Now: f.Base.Clock(), Assist: f.assist()}, nil
+		Now: f.Base.Clock(), Assist: f.assist(), Retries: rt}, nil
 }
 
 // Worker is the diagnosis worker with d (aidiagnoser gives the governed AI client's).
 func (f *Feature) Worker(d syncerror.Diagnoser) *syncerror.Worker {
-	w := &syncerror.Worker{Claims: f.Claims, Tenants: f.Base.HostTenants, Log: f.Base.Log, Now: f.Base.Clock(), StaleAfter: f.DiagnosisStale, Diagnoser: d}
+	// The worker plans retries; it does not run them, so it needs no guard.
+	rt := &syncerror.Retrier{Claims: f.Claims, Tenants: f.Base.HostTenants, Schedule: f.RetrySchedule, Now: f.Base.Clock(), Log: f.Base.Log}
+	w := &syncerror.Worker{Claims: f.Claims, Tenants: f.Base.HostTenants, Log: f.Base.Log, Now: f.Base.Clock(), StaleAfter: f.DiagnosisStale, Diagnoser: d,
+		Retries: rt}
 	f.automate(w)
 	return w
 }
@@ -139,4 +155,17 @@ func (missingQueue) Send(context.Context, syncerror.Message) error {
 // webhook's claim path: the same store, queue and at-rest mask.
 func (f *Feature) Reporter() *syncerror.Reporter {
 	return &syncerror.Reporter{Claims: f.Claims, Queue: f.Queue, Mask: f.mask(), Now: f.Base.Clock()}
+}
+
+// Retrier runs the queue's retries: each attempt is one guarded write judged as a flow
+// run's is (package delivery); the host ERP's connector carries the requests to re-run a
+// sync where the tenant has no connector for the system. The flows feature runs its due
+// retries with the flow redrive and pulls them forward when its writes land.
+func (f *Feature) Retrier() (*syncerror.Retrier, error) {
+	g, err := guarded.Guard(f.Base)
+	if err != nil {
+		return nil, err
+	}
+	return &syncerror.Retrier{Claims: f.Claims, Deliver: deliverer{guard: g, hosts: guarded.Connectors(f.Base)}, Queue: f.Queue,
+		Tenants: f.Base.HostTenants, Audit: f.Base.Audit, Schedule: f.RetrySchedule, Now: f.Base.Clock(), Log: f.Base.Log}, nil
 }

@@ -1,0 +1,10 @@
+// Command proposal-resolve is the Lambda behind POST /api/sync-error-assist/proposals/{id}/resolve.
+package main
+
+import (
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/platform"
+	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
+)
+
+func main() { platform.StartHTTP(blueprint.FuncProposalResolve, syncerrorwire.Routes) }
