@@ -142,3 +142,45 @@ func TestExecutorRetriesThenFails(t *testing.T) {
 		}
 	}
 }
+
+type others struct{ tenants []string }
+
+func (o *others) RunDue(_ context.Context, tenantID string) (int, error) {
+	o.tenants = append(o.tenants, tenantID)
+	return 2, nil
+}
+
+// A run's write that lands reports its target healthy (the sync-error retries waiting on
+// it are pulled forward); one that fails does not. The redrive runs the other due
+// deliveries (the sync-error retries) on its own schedule.
+func TestExecutorReportsWritesAndRunsOtherRedrives(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		result guardResult
+		heard  int
+	}{{"written", guardResult{}, 1}, {"unavailable", guardResult{err: connErr(connector.ErrUnavailable)}, 0}} {
+		t.Run(c.name, func(t *testing.T) {
+			s, ctx := newStore(t), context.Background()
+			f := flow.Flow{ID: "f", Enabled: true, Source: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"},
+				Target: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"}, Mapping: map[string]string{"phone": "Phone"}}
+			if err := s.PutFlow(ctx, "t1", f); err != nil {
+				t.Fatal(err)
+			}
+			var heard []connector.System
+			o := &others{}
+			x := &flow.Executor{Store: s, Guard: &scriptedGuard{results: []guardResult{c.result}}, SyncErrors: &reporter{},
+				Now: func() time.Time { return t0 }, Others: o,
+				Written: func(_ context.Context, tenantID string, sys connector.System) { heard = append(heard, sys) }}
+			if _, _, err := x.Handle(ctx, "t1", connector.SystemCRM, flow.Event{EventID: "e", Entity: "Account", RecordID: "C-1",
+				ChangedAt: t0, Fields: map[string]any{"Phone": "+1"}}); err != nil {
+				t.Fatal(err)
+			}
+			if len(heard) != c.heard || c.heard == 1 && heard[0] != connector.SystemHostERP {
+				t.Fatalf("heard %v", heard)
+			}
+			if n, err := x.Redrive(ctx, "t1"); n != 2 || err != nil || len(o.tenants) != 1 {
+				t.Fatalf("redrive %d %v, others ran for %v", n, err, o.tenants)
+			}
+		})
+	}
+}
