@@ -138,7 +138,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve or reject many proposals, each through its own lease and guarded write (approver) */
+        /** Approve (approver), reject, retry or resolve many proposals, each through its own route */
         post: operations["proposalsBulk"];
         delete?: never;
         options?: never;
@@ -835,6 +835,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sync-error-assist/proposals/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a sync error's failed delivery now (operator)
+         * @description Sends the record again (with its fix applied when one was approved) to the system that refused it, through that system's connector and the guarded write, like one run of a flow: inbound errors to the host ERP, outbound ones to the external system, a flow's failed write to the flow's target. Where the tenant has no connector for that system, the host ERP is asked to re-run the sync (its scheduled script) and the answer is read at the next attempt. The row answers as the attempt left it: resolved (resolution retried) when the delivery landed; retrying, with its next attempt on the schedule, when it failed transiently (retries exhausted: pending); pending, diagnosed again from the new error, when it failed for good. Audited as syncerror.retry. 409 `not_retryable` for a closed row or one whose retry is running.
+         */
+        post: operations["proposalRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sync-error-assist/proposals/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a sync error with a reason and no ERP write (operator)
+         * @description Closes an open row (pending, retrying or escalated) as resolved with the reason: fixed at the source, not an error, or a duplicate. Nothing is written to any system; the decision is audited (syncerror.resolve). 409 `not_pending` for a closed row, `lease_held` while an approve writes.
+         */
+        post: operations["proposalResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -884,8 +924,10 @@ export interface components {
             };
         };
         IngestAccepted: {
+            /** @description The row the error is recorded on: a new row, or the open row of the same signature (tenant, system, record type, record id, error code, message with numbers and ids normalised), of which it is one more occurrence. */
             id: string;
             status: string;
+            /** @description true when this errorId was recorded already (a redelivery): nothing changed. */
             duplicate: boolean;
         };
         ProposalSummary: {
@@ -895,8 +937,11 @@ export interface components {
             recordId: string;
             errorCode: string;
             message: string;
-            /** @enum {string} */
-            status: "pending" | "applying" | "approved" | "rejected" | "escalated" | "reverted";
+            /**
+             * @description pending: waits for a person; retrying: its delivery is being sent again or waits for its next scheduled attempt (nobody is asked to act); applying: an approve is writing its fix; approved, rejected, resolved: closed; reverted: an applied fix was undone (closed); escalated: handed on, still open.
+             * @enum {string}
+             */
+            status: "pending" | "applying" | "approved" | "rejected" | "escalated" | "reverted" | "retrying" | "resolved";
             /** @enum {string} */
             diagnosis: "queued" | "diagnosing" | "ready" | "failed";
             class?: string;
@@ -919,6 +964,28 @@ export interface components {
              * @enum {string}
              */
             source?: "learned";
+            /**
+             * @description Why a resolved row was closed: retried (a retry of its delivery landed) or the reason a person gave.
+             * @enum {string}
+             */
+            resolution?: "retried" | "fixed_at_source" | "not_an_error" | "duplicate";
+            /** @description Delivery retries begun (each is listed in the history). */
+            retryAttempts: number;
+            /**
+             * Format: date-time
+             * @description While retrying: when the next attempt is due.
+             */
+            nextRetryAt?: string;
+            /** @description The last retry's failure, in words (no values). */
+            retryError?: string;
+            /** @description How many sync errors with this row's signature arrived while it was open. */
+            occurrences: number;
+            /** Format: date-time */
+            firstSeen: string;
+            /** Format: date-time */
+            lastSeen: string;
+            /** @description The closed row this one recurs: the same signature arrived again after it was closed. */
+            recurrenceOf?: string;
         };
         ProposalList: {
             items: components["schemas"]["ProposalSummary"][];
@@ -1026,11 +1093,12 @@ export interface components {
             scanned: number;
             truncated: boolean;
         };
+        /** @description approve needs the approver role; reject, retry and resolve the operator role. */
         BulkDecisionRequest: {
             /** @enum {string} */
-            action: "approve" | "reject";
+            action: "approve" | "reject" | "retry" | "resolve";
             ids: string[];
-            /** @description Required to reject. */
+            /** @description Required to reject (free text) and to resolve (fixed_at_source, not_an_error or duplicate). */
             reason?: string;
             note?: string;
         };
@@ -1039,11 +1107,11 @@ export interface components {
             /** @description The status the single-item route answered. */
             status: number;
             /**
-             * @description written: the fix reached the host ERP and the approval is completed by the reconcile (the item answered 202). recorded: under a two_approvers rule the approval is recorded and waits for a second approver (202).
+             * @description written: the fix reached the host ERP and the approval is completed by the reconcile (the item answered 202). recorded: under a two_approvers rule the approval is recorded and waits for a second approver (202). retried: the retry ran and the row is as it left it (resolved, retrying or pending again).
              * @enum {string}
              */
-            outcome: "approved" | "written" | "rejected" | "failed" | "skipped" | "recorded";
-            row?: components["schemas"]["Proposal"] | components["schemas"]["ApproveWritten"];
+            outcome: "approved" | "written" | "rejected" | "failed" | "skipped" | "recorded" | "retried" | "resolved";
+            row?: components["schemas"]["Proposal"] | components["schemas"]["ApproveWritten"] | components["schemas"]["RetryRecorded"];
             problem?: components["schemas"]["Problem"];
         };
         BulkDecisionResult: {
@@ -1480,7 +1548,7 @@ export interface components {
         };
         Settings: {
             tenantId: string;
-            /** @description Known settings: sync_error_assist.enabled, sync_error_assist.webhook_enabled, finance_ops.enabled, embedded.allowed_roles, mcp.external_tools. */
+            /** @description Known settings: sync_error_assist.enabled, sync_error_assist.webhook_enabled, finance_ops.enabled, embedded.allowed_roles, mcp.external_tools, sync_error_assist.auto_retry ("false" stops the automatic retry of connection, intermittent and rate-limit errors; on unless set). */
             settings: {
                 [key: string]: string;
             };
@@ -1809,6 +1877,18 @@ export interface components {
         RevertRequest: {
             reason?: string;
         };
+        ResolveRequest: {
+            /** @enum {string} */
+            reason: "fixed_at_source" | "not_an_error" | "duplicate";
+            note?: string;
+        };
+        /** @description The retry ran but its outcome could not be recorded; the row stays retrying and the schedule takes it again (the same idempotency key makes a delivery that landed a replay). */
+        RetryRecorded: {
+            id: string;
+            /** @enum {string} */
+            status: "retrying";
+            message: string;
+        };
     };
     responses: {
         /** @description Invalid input: `validation_failed` (with `errors`), `malformed_json`, `invalid_query`, `invalid_cursor`, `invalid_id`, `missing_erp_id`, `tenant_header_missing`, `body_unreadable`, `unknown_module`. */
@@ -1851,7 +1931,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The state changed or a guard refused: `not_pending`, `no_proposal`, `lease_held`, `erp_applied`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `not_revertible`, `revert_window_closed`. */
+        /** @description The state changed or a guard refused: `not_pending`, `not_retryable`, `no_proposal`, `lease_held`, `erp_applied`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `not_revertible`, `revert_window_closed`. */
         Conflict: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -1928,7 +2008,7 @@ export interface components {
         /** @description The `nextCursor` of the previous page. */
         Cursor: string;
         ClaimId: string;
-        ProposalStatus: "pending" | "applying" | "approved" | "rejected" | "escalated" | "reverted";
+        ProposalStatus: "pending" | "applying" | "approved" | "rejected" | "escalated" | "reverted" | "retrying" | "resolved";
         /** @description Required with a service token: the embedded context (one module). */
         EmbeddedContext: string;
         TenantHeader: string;
@@ -3650,6 +3730,85 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    proposalRetry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"];
+                };
+            };
+            /** @description The retry ran; recording its outcome failed and the schedule completes it. */
+            202: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetryRecorded"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    proposalResolve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
