@@ -27,7 +27,7 @@ CFN_LINT_VERSION := 1.51.0
 MOTO_VERSION     := 5.2.1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: aws-tools deploy-rehearsal fuzz help run sample demo demo-flows embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench fault clean deps
+.PHONY: aws-tools deploy-rehearsal fuzz help run sample demo demo-flows demo-retry embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench fault clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -50,6 +50,9 @@ demo: ## walk the whole flow against the running local stack: sync error -> diag
 
 demo-flows: ## the cross-system story against the running local stack: ERP -> CRM and shipping, an ownership rejection, a loop broken, a failed write triaged and fixed
 	$(GO) run ./infra/local flows
+
+demo-retry: ## retries against the running local stack: a connection error resolved by the schedule once the fake ERP is back; a permission error retried on request, back to pending
+	$(GO) run ./infra/local retry
 
 embedded: ## open a demo embedded session and a sync-errors context on the running local stack
 	$(GO) run ./infra/local embedded

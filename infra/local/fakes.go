@@ -15,6 +15,9 @@ import (
 // local stack under /fake/<system>/, so write-backs can be seen with curl.
 type fakeSystems map[connector.System]*fakesystem.Server
 
+// hostOutage is the fake host ERP's outage switch (make demo-retry).
+var hostOutage = &outage{}
+
 // newFakeSystems creates the fakes with demo data: the host ERP holds the sales order the
 // sample sync error is about, and one sync error whose webhook "never arrived", for the
 // reconcile to find.
@@ -52,7 +55,7 @@ func (f fakeSystems) mount(mux *http.ServeMux) {
 		prefix := "/fake/" + string(s)
 		h := srv.Handler()
 		if s == connector.SystemHostERP {
-			h = refuseInvalidEmail(h)
+			h = hostOutage.wrap(refuseInvalidEmail(h))
 		}
 		mux.Handle(prefix+"/", http.StripPrefix(prefix, h))
 	}

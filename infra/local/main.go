@@ -30,12 +30,14 @@ func main() {
 		err = demo(ctx)
 	case "flows":
 		err = flowsDemo(ctx)
+	case "retry":
+		err = retryDemo(ctx)
 	case "embedded":
 		err = embedded(ctx)
 	case "token":
 		err = tokenCommand(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (serve, sample, demo, flows, embedded, token)", cmd)
+		err = fmt.Errorf("unknown command %q (serve, sample, demo, flows, retry, embedded, token)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "local:", err)

@@ -59,6 +59,9 @@ func serve(ctx context.Context) error {
 	if os.Getenv("STAGE") == "" {
 		os.Setenv("STAGE", "local")
 	}
+	if os.Getenv("RETRY_SCHEDULE") == "" {
+		os.Setenv("RETRY_SCHEDULE", localRetrySchedule)
+	}
 	stage := os.Getenv("STAGE")
 	// The demo tenant's connectors are the fakes on this server: a local stage may point a
 	// connector at loopback over http, which no deployed stage may.
