@@ -192,7 +192,11 @@ func ingestCanaries(t *testing.T, e *env) string {
 	if w.Code != http.StatusAccepted {
 		t.Fatalf("ingest: %d %s", w.Code, w.Body)
 	}
-	return syncerror.ClaimID("demo", "ERR-CANARY-1")
+	var res syncerror.IngestResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	return res.ID
 }
 
 func mustJSON(t *testing.T, v any) []byte {

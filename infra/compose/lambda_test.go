@@ -86,6 +86,25 @@ func newEnv(t *testing.T, opt sqsqueue.CreateOptions) *env {
 	return &env{deps: deps, prov: prov, sqs: sqs.NewFromConfig(cfg)}
 }
 
+// fixtureRowID is the row events/ingest.json's sync error opens: the first of its
+// signature.
+func fixtureRowID(t *testing.T) string {
+	t.Helper()
+	var in events.APIGatewayV2HTTPRequest
+	loadEvent(t, "ingest.json", &in)
+	return rowIDOf(t, []byte(in.Body))
+}
+
+// rowIDOf is the row an ingest body opens.
+func rowIDOf(t *testing.T, body []byte) string {
+	t.Helper()
+	r, err := syncerror.ParseRecord(body, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return syncerror.RowID(r)
+}
+
 func loadEvent(t *testing.T, name string, v any) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "events", name))
@@ -136,7 +155,7 @@ func TestIngestEventThroughLambdaEntryPoint(t *testing.T) {
 	var ev events.APIGatewayV2HTTPRequest
 	loadEvent(t, "ingest.json", &ev)
 	h := ingestLambda(t, e)
-	wantID := syncerror.ClaimID("demo", fixtureErrID)
+	wantID := fixtureRowID(t)
 
 	for i, wantDup := range []bool{false, true} {
 		resp, err := h(context.Background(), ev)
@@ -198,7 +217,7 @@ func TestDiagnoseEventThroughLambdaEntryPoint(t *testing.T) {
 	if resp, _ := ingestLambda(t, e)(context.Background(), in); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("ingest: %d %s", resp.StatusCode, resp.Body)
 	}
-	id := syncerror.ClaimID("demo", fixtureErrID)
+	id := fixtureRowID(t)
 	var ev events.SQSEvent
 	loadEvent(t, "diagnose.json", &ev)
 	ev.Records[0].Body = strings.Replace(ev.Records[0].Body, "se_CLAIMID", id, 1)
@@ -254,7 +273,7 @@ func TestQueueFailureAfterClaimIsRepairedByScheduledReconcile(t *testing.T) {
 	if resp, _ := h(context.Background(), in); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("ingest with a broken queue: %d %s", resp.StatusCode, resp.Body)
 	}
-	id := syncerror.ClaimID("demo", fixtureErrID)
+	id := fixtureRowID(t)
 	if row, err := e.deps.Claims.Get(context.Background(), "demo", id); err != nil || row.Diagnosis != syncerror.DiagnosisQueued {
 		t.Fatalf("row %+v err=%v, want queued", row, err)
 	}
@@ -345,7 +364,7 @@ func TestPollerPartialBatchFailureAndDLQRedrive(t *testing.T) {
 	if main := e.drain(t, blueprint.Diagnosis.Name); len(main) != 0 {
 		t.Fatalf("main queue still holds %v: the good message should have been deleted after success", main)
 	}
-	row, err := e.deps.Claims.Get(context.Background(), "demo", syncerror.ClaimID("demo", fixtureErrID))
+	row, err := e.deps.Claims.Get(context.Background(), "demo", fixtureRowID(t))
 	if err != nil || row.Diagnosis != syncerror.DiagnosisReady || row.DiagnosisAttempts != 1 {
 		t.Fatalf("row %+v err=%v: the good message should have been handled exactly once", row, err)
 	}

@@ -159,7 +159,14 @@ func TestOpenAPIContract(t *testing.T) {
 	want(t, c.call(approver, "POST", proposals+"/bulk", `{"action":"reject","reason":"dup","ids":["`+third+`"]}`), 200, "bulk")
 	want(t, c.call(approver, "POST", proposals+"/bulk", `{"action":"nope","ids":[]}`), 400, "bulk invalid")
 	want(t, c.call(operator, "POST", proposals+"/"+syncerror.ClaimID("demo", "ERR-C-2")+"/escalate", `{"reason":"finance"}`), 200, "escalate")
-	want(t, c.call(operator, "POST", proposals+"/"+syncerror.ClaimID("demo", "ERR-C-9")+"/reject", `{"reason":"noise"}`), 200, "reject")
+	want(t, c.call(operator, "POST", proposals+"/"+rowIDOf(t, ing)+"/reject", `{"reason":"noise"}`), 200, "reject")
+	// The approved row's delivery, sent again with its fix: the fake host ERP takes it.
+	want(t, c.call(operator, "POST", proposals+"/"+id+"/retry", ""), 200, "retry")
+	want(t, c.call(operator, "POST", proposals+"/"+rowIDOf(t, ing)+"/retry", ""), 409, "retry a rejected row")
+	want(t, c.call(operator, "POST", proposals+"/"+syncerror.ClaimID("demo", "ERR-C-2")+"/resolve", `{"reason":"nope"}`), 400, "resolve bad reason")
+	want(t, c.call(operator, "POST", proposals+"/"+syncerror.ClaimID("demo", "ERR-C-2")+"/resolve",
+		`{"reason":"fixed_at_source","note":"corrected in the webshop"}`), 200, "resolve")
+	want(t, c.call(operator, "POST", proposals+"/bulk", `{"action":"resolve","reason":"duplicate","ids":["`+third+`"]}`), 200, "bulk resolve")
 
 	want(t, c.call(approver, "GET", "/api/ai/traces?claimId="+id, ""), 200, "traces")
 	want(t, c.call(approver, "GET", "/api/ai/costs?claimId="+id, ""), 200, "costs")

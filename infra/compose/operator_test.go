@@ -63,7 +63,7 @@ func (f *flow) diagnosed(t *testing.T) string {
 	if resp, _ := ingestLambda(t, f.env)(context.Background(), in); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("ingest: %d %s", resp.StatusCode, resp.Body)
 	}
-	id := syncerror.ClaimID("demo", fixtureErrID)
+	id := fixtureRowID(t)
 	if resp, err := f.deps.Worker().HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
 		{MessageId: "m", Body: `{"tenantId":"demo","id":"` + id + `"}`}}}); err != nil || len(resp.BatchItemFailures) > 0 {
 		t.Fatalf("worker: %+v %v", resp, err)
@@ -256,7 +256,7 @@ func TestFlowReconcileRepairsWhatTheWebhookMissed(t *testing.T) {
 	if err != nil || rep.Claimed != 1 || rep.LeasesExpired != 1 || rep.Errors != 0 {
 		t.Fatalf("reconcile %+v err=%v", rep, err)
 	}
-	if row := f.row(t, syncerror.ClaimID("demo", "ERR-MISSED-1")); row.Source != syncerror.SourceReconcile {
+	if row := f.row(t, rowIDOf(t, missed)); row.Source != syncerror.SourceReconcile {
 		t.Fatalf("missed error's row %+v", row)
 	}
 	if row := f.row(t, id); row.Status != syncerror.StatusPending {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/syncassist/syncassist/shared/ai/aitest"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
-	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // In AWS the OpenAI-compatible provider's key comes from Secrets Manager (an httptest server
@@ -56,7 +55,7 @@ func TestOpenAIKeyFromSecretsManager(t *testing.T) {
 	if resp, _ := ingestLambda(t, e)(context.Background(), in); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("ingest: %d", resp.StatusCode)
 	}
-	id := syncerror.ClaimID("demo", fixtureErrID)
+	id := fixtureRowID(t)
 	if resp, err := e.deps.Worker().HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
 		{MessageId: "m", Body: `{"tenantId":"demo","id":"` + id + `"}`}}}); err != nil || len(resp.BatchItemFailures) > 0 {
 		t.Fatalf("worker: %+v %v", resp, err)
