@@ -107,8 +107,8 @@ openapi-lint: deps ## lint the OpenAPI document (Redocly, offline)
 
 # The script runs under Node with stand-ins for the N/* modules against a real local stack
 # (netsuite/test/stack.js starts it on a free port and stops it, emulators included).
-test-suitescript: deps ## the NetSuite user-event script: static checks, then its posts to the ingest of a local stack
-	node --test netsuite/test/static.test.js netsuite/test/ingest.test.js
+test-suitescript: deps ## the NetSuite scripts: static checks, the user-event script's posts to the ingest of a local stack, the retry script
+	node --test netsuite/test/static.test.js netsuite/test/ingest.test.js netsuite/test/retry.test.js
 
 CHROMIUM ?= /usr/bin/chromium
 chromium: ## install Debian's Chromium for the browser tests when it is missing (Playwright cannot download its own here)

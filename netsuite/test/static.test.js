@@ -1,6 +1,6 @@
 'use strict';
-// Checks that need no NetSuite account: the script parses, is a SuiteScript 2.1 user event
-// script, loads only documented server-side N/* modules, keeps to ES2019 syntax, and agrees with
+// Checks that need no NetSuite account: each script parses, is a SuiteScript 2.1 script of
+// its type, loads only documented server-side N/* modules, keeps to ES2019 syntax, and agrees with
 // the SDF objects that deploy it (field and parameter ids, file path, record type).
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -14,9 +14,17 @@ const project = path.resolve(__dirname, '..', 'src');
 const SCRIPT_PATH = '/SuiteScripts/sync_error_assist/sea_sync_error_ue.js';
 const script = path.join(project, 'FileCabinet', SCRIPT_PATH);
 const source = fs.readFileSync(script, 'utf8');
+const RETRY_PATH = '/SuiteScripts/sync_error_assist/sea_sync_error_retry_ss.js';
+const retryScript = path.join(project, 'FileCabinet', RETRY_PATH);
+const retrySource = fs.readFileSync(retryScript, 'utf8');
 const objects = path.join(project, 'Objects');
 const recordXML = fs.readFileSync(path.join(objects, 'customrecord_sea_sync_error.xml'), 'utf8');
 const scriptXML = fs.readFileSync(path.join(objects, 'customscript_sea_sync_error_ue.xml'), 'utf8');
+const retryXML = fs.readFileSync(path.join(objects, 'customscript_sea_sync_error_retry_ss.xml'), 'utf8');
+const SCRIPTS = [
+  { name: 'the user-event script', file: script, source, type: 'UserEventScript' },
+  { name: 'the retry script', file: retryScript, source: retrySource, type: 'ScheduledScript' },
+];
 
 // "SuiteScript 2.x Modules" (docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/chapter_4220488571.html).
 const DOCUMENTED_MODULES = [
@@ -34,35 +42,43 @@ const CLIENT_ONLY = ['N/currentRecord', 'N/ui/dialog', 'N/ui/message'];
 
 const idsIn = (text, re) => [...new Set([...text.matchAll(re)].map((m) => m[1]))].sort();
 
-test('the script parses as JavaScript', () => {
-  execFileSync(process.execPath, ['--check', script], { stdio: 'pipe' });
-});
+for (const sc of SCRIPTS) {
+  test(`${sc.name} parses as JavaScript`, () => {
+    execFileSync(process.execPath, ['--check', sc.file], { stdio: 'pipe' });
+  });
 
-test('the script declares itself a SuiteScript 2.1 user event script', () => {
-  const header = source.slice(0, source.indexOf('define('));
-  assert.match(header, /@NApiVersion 2\.1\b/);
-  assert.match(header, /@NScriptType UserEventScript\b/);
-});
+  test(`${sc.name} declares itself a SuiteScript 2.1 ${sc.type}`, () => {
+    const header = sc.source.slice(0, sc.source.indexOf('define('));
+    assert.match(header, /@NApiVersion 2\.1\b/);
+    assert.match(header, new RegExp(`@NScriptType ${sc.type}\\b`));
+  });
 
-test('the script loads only documented server-side N/* modules', () => {
-  const deps = amd.dependencies(script);
-  assert.ok(deps.length > 0);
-  for (const id of deps) {
-    assert.ok(DOCUMENTED_MODULES.includes(id), `${id} is not a documented SuiteScript 2.x module`);
-    assert.ok(!CLIENT_ONLY.includes(id), `${id} is for client scripts only`);
-  }
-});
+  test(`${sc.name} loads only documented server-side N/* modules`, () => {
+    const deps = amd.dependencies(sc.file);
+    assert.ok(deps.length > 0);
+    for (const id of deps) {
+      assert.ok(DOCUMENTED_MODULES.includes(id), `${id} is not a documented SuiteScript 2.x module`);
+      assert.ok(!CLIENT_ONLY.includes(id), `${id} is for client scripts only`);
+    }
+  });
 
-test('the script keeps to ES2019 syntax', () => {
-  // Lowering to ES2019 changes only code that uses later syntax (?., ??, #private, ...).
-  const as = (target) => esbuild.transformSync(source, { loader: 'js', target }).code;
-  assert.equal(as('es2019'), as('esnext'), 'the script uses syntax newer than ES2019');
-});
+  test(`${sc.name} keeps to ES2019 syntax`, () => {
+    // Lowering to ES2019 changes only code that uses later syntax (?., ??, #private, ...).
+    const as = (target) => esbuild.transformSync(sc.source, { loader: 'js', target }).code;
+    assert.equal(as('es2019'), as('esnext'), 'the script uses syntax newer than ES2019');
+  });
+}
 
-test('the script reads exactly the custom record fields the SDF object defines', () => {
+test('the scripts read exactly the custom record fields the SDF object defines', () => {
   const defined = idsIn(recordXML, /<customrecordcustomfield scriptid="(custrecord_[a-z0-9_]+)"/g);
-  assert.deepEqual(idsIn(source, /'(custrecord_[a-z0-9_]+)'/g), defined);
-  assert.deepEqual(defined, [
+  const posted = idsIn(source, /'(custrecord_[a-z0-9_]+)'/g);
+  const retried = idsIn(retrySource, /'(custrecord_[a-z0-9_]+)'/g);
+  // The service writes custrecord_sea_retry_requested_at; no script needs to read it.
+  assert.deepEqual([...new Set([...posted, ...retried, 'custrecord_sea_retry_requested_at'])].sort(), defined);
+  assert.deepEqual(retried.filter((f) => f.startsWith('custrecord_sea_retry_')), [
+    'custrecord_sea_retry_requested', 'custrecord_sea_retry_result', 'custrecord_sea_retry_status',
+  ]);
+  assert.deepEqual(posted, [
     'custrecord_sea_direction', 'custrecord_sea_error_code', 'custrecord_sea_error_id',
     'custrecord_sea_external_system', 'custrecord_sea_message', 'custrecord_sea_occurred_at',
     'custrecord_sea_payload', 'custrecord_sea_record_id', 'custrecord_sea_record_type',
@@ -77,6 +93,8 @@ test('the script reads exactly the parameters its script object defines', () => 
 
 test('the SDF objects deploy this file on the custom record', () => {
   assert.ok(scriptXML.includes(`<scriptfile>[${SCRIPT_PATH}]</scriptfile>`));
+  assert.ok(retryXML.includes(`<scriptfile>[${RETRY_PATH}]</scriptfile>`));
+  assert.match(retryXML, /<status>SCHEDULED<\/status>/);
   assert.match(scriptXML, /<recordtype>\[scriptid=customrecord_sea_sync_error\]<\/recordtype>/);
   assert.match(scriptXML, /<status>RELEASED<\/status>/);
   // SDF requires an object's file to be named after its script ID.
@@ -87,5 +105,6 @@ test('the SDF objects deploy this file on the custom record', () => {
   const deployXML = fs.readFileSync(path.join(project, 'deploy.xml'), 'utf8');
   const dirs = idsIn(deployXML, /<path>~\/FileCabinet(\/[^<*]*)\*<\/path>/g);
   assert.ok(dirs.some((d) => SCRIPT_PATH.startsWith(d)), 'deploy.xml does not upload the script');
+  assert.ok(dirs.some((d) => RETRY_PATH.startsWith(d)), 'deploy.xml does not upload the retry script');
   assert.match(fs.readFileSync(path.join(project, 'manifest.xml'), 'utf8'), /projecttype="ACCOUNTCUSTOMIZATION"/);
 });

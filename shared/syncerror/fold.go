@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
 // Recurring errors fold. A sync error whose signature (tenant, system, record type,
@@ -25,6 +27,11 @@ import (
 // signature's generation (conditional on the one it read, so concurrent posts advance it
 // once) and keeps the closed row's error keys there, so a late redelivery of an errorId
 // of the closed row is still a duplicate, then creates the next generation's row.
+//
+// The duplicate rule also holds when a redelivery's content changed (the host edited the
+// error: another message is another signature). After the conditional write, an
+// unconditional, idempotent put records errorId → row; a post first reads it. That put
+// decides nothing: if it is lost, only a redelivery whose content changed counts again.
 
 // FoldResult is what a post did to its signature's row.
 type FoldResult int
@@ -60,6 +67,10 @@ type FoldStore interface {
 	// AdvanceSignature moves the signature from generation gen to gen+1, keeping keys as
 	// the closed row's error keys. ErrStateChanged when it is no longer at gen.
 	AdvanceSignature(ctx context.Context, tenantID, signature string, gen int, keys []string) error
+	// ErrorRow returns the row an errorId (its ErrorKey) was recorded on, "" when none.
+	ErrorRow(ctx context.Context, tenantID, errorKey string) (string, error)
+	// PutErrorRow records that errorKey's error is on row id (idempotent).
+	PutErrorRow(ctx context.Context, tenantID, errorKey, id string) error
 }
 
 var (
@@ -120,6 +131,12 @@ func fold(ctx context.Context, s ClaimStore, c Claim) (FoldResult, Claim, error)
 	c.Retry.Signature, c.Retry.Occurrences = sig, 1
 	c.Retry.FirstSeen, c.Retry.LastSeen = c.ClaimedAt, c.ClaimedAt
 	c.Retry.ErrorKeys = []string{key}
+	if id, err := s.ErrorRow(ctx, c.TenantID, key); err != nil {
+		return 0, Claim{}, err
+	} else if id != "" {
+		row, err := s.Get(ctx, c.TenantID, id)
+		return FoldDuplicate, row, err
+	}
 	for range maxFoldRounds {
 		st, err := s.SignatureState(ctx, c.TenantID, sig)
 		if err != nil {
@@ -135,6 +152,11 @@ func fold(ctx context.Context, s ClaimStore, c Claim) (FoldResult, Claim, error)
 			c.Retry.RecurrenceOf = SignatureRowID(c.TenantID, sig, st.Generation-1)
 		}
 		res, row, err := s.Fold(ctx, c, key)
+		if err == nil && (res == FoldCreated || res == FoldOccurrence) {
+			if perr := s.PutErrorRow(ctx, c.TenantID, key, row.ID); perr != nil {
+				httpapi.Logger(ctx).Warn("errorId not recorded for redeliveries; the row is stored", "id", row.ID, "error", perr)
+			}
+		}
 		if err != nil || res != FoldClosed {
 			return res, row, err
 		}

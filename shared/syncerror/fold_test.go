@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -94,6 +95,11 @@ func TestIngestFoldsRecurringErrors(t *testing.T) {
 			}
 			if got := post(t, f, recurring("F-11", 11)); got.ID != again.ID || got.Duplicate {
 				t.Fatalf("fold into the recurrence %+v", got)
+			}
+			// The host edited an error it had posted: another message, the same errorId.
+			edited := []byte(strings.Replace(string(recurring("F-11", 11)), "Invalid value", "Edited: invalid value", 1))
+			if got := post(t, f, edited); got.ID != again.ID || !got.Duplicate {
+				t.Fatalf("an edited redelivery %+v", got)
 			}
 		})
 	}

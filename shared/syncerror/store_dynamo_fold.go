@@ -139,3 +139,27 @@ func (s *DynamoClaims) foldWrite(ctx context.Context, c Claim, errorKey string, 
 	}
 	return FoldOccurrence, occurred(row, c, errorKey, keep), nil
 }
+
+func (s *DynamoClaims) errorKeyItem(tenantID, errorKey string) dynamostore.Item {
+	return s.key(tenantID, "~eid#"+errorKey)
+}
+
+// ErrorRow implements FoldStore.
+func (s *DynamoClaims) ErrorRow(ctx context.Context, tenantID, errorKey string) (string, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
+		Key: s.errorKeyItem(tenantID, errorKey), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return "", fmt.Errorf("error key of %s: %w", tenantID, err)
+	}
+	return dynamostore.GetString(out.Item, "row_id"), nil
+}
+
+// PutErrorRow implements FoldStore.
+func (s *DynamoClaims) PutErrorRow(ctx context.Context, tenantID, errorKey, id string) error {
+	it := s.errorKeyItem(tenantID, errorKey)
+	it["row_id"] = dynamostore.Str(id)
+	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it}); err != nil {
+		return fmt.Errorf("record error key of %s: %w", tenantID, err)
+	}
+	return nil
+}

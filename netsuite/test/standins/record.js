@@ -54,6 +54,15 @@ function createRecordModule(types) {
   }
 
   return Object.freeze({
+    // Not N/record: the saved records of a type, for the N/search stand-in to search.
+    savedOf(type) {
+      const out = [];
+      for (const [key, values] of saved) {
+        const [t, id] = key.split(':');
+        if (t === type) out.push({ id: Number(id), values: Object.assign({}, values) });
+      }
+      return out;
+    },
     create(options) {
       requireOptions(options, ['type'], 'record.create');
       return makeRecord(options.type, null, {});

@@ -5,7 +5,7 @@
 const { suiteScriptError } = require('./error');
 
 /**
- * @param {{accountId?: string, scriptId?: string, deploymentId?: string, parameters?: Object<string, *>}} deployment
+ * @param {{accountId?: string, scriptId?: string, deploymentId?: string, parameters?: Object<string, *>, remainingUsage?: function(): number}} deployment
  */
 function createRuntime(deployment = {}) {
   const parameters = deployment.parameters || {};
@@ -22,7 +22,7 @@ function createRuntime(deployment = {}) {
       // A parameter the deployment leaves empty (or the script does not define) reads as null.
       return Object.prototype.hasOwnProperty.call(parameters, options.name) ? parameters[options.name] : null;
     },
-    getRemainingUsage: () => 1000,
+    getRemainingUsage: deployment.remainingUsage || (() => 1000),
   });
   return Object.freeze({
     accountId: deployment.accountId || 'TSTDRV0000000',

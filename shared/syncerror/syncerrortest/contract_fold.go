@@ -76,6 +76,24 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 		}
 	})
 
+	t.Run("error rows are recorded per tenant", func(t *testing.T) {
+		s := newStore(t)
+		if id, err := s.ErrorRow(ctx, "t1", "k1"); err != nil || id != "" {
+			t.Fatalf("fresh %q err=%v", id, err)
+		}
+		for range 2 {
+			if err := s.PutErrorRow(ctx, "t1", "k1", "se_a"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if id, _ := s.ErrorRow(ctx, "t1", "k1"); id != "se_a" {
+			t.Fatalf("recorded %q", id)
+		}
+		if id, _ := s.ErrorRow(ctx, "t2", "k1"); id != "" {
+			t.Fatalf("other tenant's %q", id)
+		}
+	})
+
 	t.Run("signature generation advances once", func(t *testing.T) {
 		s := newStore(t)
 		if st, err := s.SignatureState(ctx, "t1", "sig-a"); err != nil || st.Generation != 0 || len(st.ClosedKeys) != 0 {

@@ -20,6 +20,7 @@ type ClaimStore struct {
 	watermarks map[string]time.Time
 	docs       map[string]map[string]syncerror.Doc
 	signatures map[[2]string]syncerror.SignatureState
+	errorRows  map[[2]string]string
 }
 
 var _ syncerror.ClaimStore = (*ClaimStore)(nil)
@@ -27,7 +28,7 @@ var _ syncerror.ClaimStore = (*ClaimStore)(nil)
 // NewClaimStore returns an empty store.
 func NewClaimStore() *ClaimStore {
 	return &ClaimStore{rows: map[[2]string]syncerror.Claim{}, watermarks: map[string]time.Time{},
-		signatures: map[[2]string]syncerror.SignatureState{}}
+		signatures: map[[2]string]syncerror.SignatureState{}, errorRows: map[[2]string]string{}}
 }
 
 func key(tenantID, id string) [2]string { return [2]string{tenantID, id} }

@@ -114,3 +114,18 @@ func (s *ClaimStore) Fold(_ context.Context, c syncerror.Claim, errorKey string)
 	s.rows[k] = row
 	return syncerror.FoldOccurrence, clone(row), nil
 }
+
+// ErrorRow implements syncerror.FoldStore.
+func (s *ClaimStore) ErrorRow(_ context.Context, tenantID, errorKey string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.errorRows[key(tenantID, errorKey)], nil
+}
+
+// PutErrorRow implements syncerror.FoldStore.
+func (s *ClaimStore) PutErrorRow(_ context.Context, tenantID, errorKey, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.errorRows[key(tenantID, errorKey)] = id
+	return nil
+}

@@ -1,0 +1,122 @@
+/**
+ * @NApiVersion 2.1
+ * @NScriptType ScheduledScript
+ * @NModuleScope SameAccount
+ *
+ * Re-runs the syncs the sync-error triage service asks for. Where the tenant has no
+ * connector for the system a sync error is about, the service cannot send the record again
+ * itself: it ticks custrecord_sea_retry_requested on the sync error's record instead. This
+ * script finds those records, re-runs each one's sync the way NetSuite integrations pick a
+ * record up (a save of the record, which runs the integration's own user-event scripts
+ * again; an inbound error's payload is applied first, being the values that failed to
+ * arrive), and writes the outcome back to the sync error's record, where the service reads
+ * it at its next attempt: custrecord_sea_retry_status "succeeded" or "failed" with
+ * custrecord_sea_retry_result saying what happened.
+ */
+define(['N/log', 'N/record', 'N/runtime', 'N/search'], (log, record, runtime, search) => {
+  const RECORD_TYPE = 'customrecord_sea_sync_error';
+
+  const FIELD = Object.freeze({
+    recordType: 'custrecord_sea_record_type',
+    recordId: 'custrecord_sea_record_id',
+    payload: 'custrecord_sea_payload',
+    direction: 'custrecord_sea_direction',
+    requested: 'custrecord_sea_retry_requested',
+    status: 'custrecord_sea_retry_status',
+    result: 'custrecord_sea_retry_result',
+  });
+
+  // A retry loads and saves two records (about 40 units for transactions); a run stops
+  // with room to spare and the next scheduled run takes the rest.
+  const USAGE_PER_RETRY = 60;
+  const USAGE_RESERVE = 100;
+  const MAX_PER_RUN = 1000;
+
+  function text(value) {
+    if (value === null || value === undefined) return '';
+    return String(value);
+  }
+
+  function requestedIds() {
+    const ids = [];
+    search
+      .create({ type: RECORD_TYPE, filters: [[FIELD.requested, 'is', 'T']], columns: ['internalid'] })
+      .run()
+      .each((result) => {
+        ids.push(result.id);
+        return ids.length < MAX_PER_RUN;
+      });
+    return ids;
+  }
+
+  function payloadOf(syncError) {
+    const raw = text(syncError.getValue({ fieldId: FIELD.payload })).trim();
+    if (raw === '') return {};
+    try {
+      const parsed = JSON.parse(raw);
+      return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
+    } catch (e) {
+      return {};
+    }
+  }
+
+  // rerun saves the record the sync error is about, which runs its integration again.
+  function rerun(syncError) {
+    const type = text(syncError.getValue({ fieldId: FIELD.recordType })).trim().toLowerCase();
+    const id = text(syncError.getValue({ fieldId: FIELD.recordId })).trim();
+    if (type === '' || id === '') {
+      throw { name: 'SEA_NO_RECORD', message: 'the sync error names no record to re-run' };
+    }
+    const target = record.load({ type, id });
+    if (text(syncError.getValue({ fieldId: FIELD.direction })).trim().toLowerCase() === 'inbound') {
+      const payload = payloadOf(syncError);
+      Object.keys(payload).forEach((fieldId) => target.setValue({ fieldId, value: payload[fieldId] }));
+    }
+    target.save();
+    return `${type} ${id}`;
+  }
+
+  function finish(syncError, status, result) {
+    syncError.setValue({ fieldId: FIELD.requested, value: false });
+    syncError.setValue({ fieldId: FIELD.status, value: status });
+    syncError.setValue({ fieldId: FIELD.result, value: result.slice(0, 4000) });
+    syncError.save();
+  }
+
+  function retryOne(id) {
+    const syncError = record.load({ type: RECORD_TYPE, id });
+    let what;
+    try {
+      what = rerun(syncError);
+    } catch (e) {
+      const reason = `${text(e && e.name) || 'ERROR'}: ${text(e && e.message)}`;
+      finish(syncError, 'failed', reason);
+      log.error({ title: 'Sync re-run failed', details: { syncError: id, reason } });
+      return;
+    }
+    finish(syncError, 'succeeded', `re-ran the sync of ${what} at ${new Date().toISOString()}`);
+    log.audit({ title: 'Sync re-run', details: { syncError: id, record: what } });
+  }
+
+  function execute() {
+    const script = runtime.getCurrentScript();
+    const ids = requestedIds();
+    let done = 0;
+    for (let i = 0; i < ids.length; i++) {
+      if (script.getRemainingUsage() < USAGE_PER_RETRY + USAGE_RESERVE) {
+        log.audit({ title: 'Sync re-runs left for the next run', details: { done, left: ids.length - i } });
+        return;
+      }
+      try {
+        retryOne(ids[i]);
+        done++;
+      } catch (e) {
+        // The sync error's own record could not be read or written: it stays requested and
+        // the next run tries it again.
+        log.error({ title: 'Sync re-run not recorded', details: { syncError: ids[i], name: text(e && e.name), message: text(e && e.message) } });
+      }
+    }
+  }
+
+  return { execute };
+});
