@@ -141,6 +141,11 @@ func (d deliverer) viaHost(ctx context.Context, c syncerror.Claim, key string) s
 	case hostRetryFailed:
 		res, _ := rec.Fields[HostRetryResult].(string)
 		out.Result, out.Code, out.Reason = syncerror.DeliveryPermanent, "RETRY_FAILED_AT_HOST", "the host ERP re-ran the sync and it failed: "+res
+		// The answer is read; the next retry of the row asks again.
+		if _, err := client.Write(ctx, connector.WriteRequest{Entity: entity, RecordID: id, IdempotencyKey: key + "-read",
+			Origin: string(connector.SystemHostERP), Fields: map[string]any{HostRetryStatus: ""}}); err != nil {
+			out.Reason += " (its answer could not be cleared: " + connector.ErrorKind(err) + ")"
+		}
 		return out
 	}
 	_, err = client.Write(ctx, connector.WriteRequest{Entity: entity, RecordID: id, IdempotencyKey: key,
