@@ -136,7 +136,7 @@ func (st *Stage) crashSyncErrorApproves(ctx context.Context, n int) ([]crashItem
 		}
 		keep := i%2 == 1
 		op.Claims, op.LeaseTTL = crashedClaims{ClaimStore: op.Claims, keepMarker: keep}, crashLease
-		id := syncerror.ClaimID(tenantID, errorID)
+		id := rowIDOf(errorID)
 		r := httptest.NewRequest(http.MethodPost, "/api/sync-error-assist/proposals/"+id+"/approve", strings.NewReader("{}"))
 		r = r.WithContext(identity.WithAuth(ctx, approverPrincipal()))
 		r.SetPathValue("id", id)

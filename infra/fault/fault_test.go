@@ -91,7 +91,7 @@ func TestChecksCanFail(t *testing.T) {
 		return events.SQSEventResponse{}, nil
 	})
 	body := func(errorID string) string {
-		return `{"tenantId":"` + tenantID + `","id":"` + syncerror.ClaimID(tenantID, errorID) + `"}`
+		return `{"tenantId":"` + tenantID + `","id":"` + rowIDOf(errorID) + `"}`
 	}
 	for _, m := range []events.SQSMessage{{MessageId: "m1", Body: body("A")}, {MessageId: "m1", Body: body("A")},
 		{MessageId: "m2", Body: body("B")}, {MessageId: "m3", Body: body("B")}} {

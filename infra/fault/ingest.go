@@ -181,7 +181,7 @@ func (st *Stage) storedClaims(ctx context.Context, errorIDs []string) (map[strin
 	var mu sync.Mutex
 	out := map[string]syncerror.Claim{}
 	err := parallel(len(errorIDs), 8, func(i int) error {
-		c, err := st.Deps.Claims.Get(ctx, tenantID, syncerror.ClaimID(tenantID, errorIDs[i]))
+		c, err := st.Deps.Claims.Get(ctx, tenantID, rowIDOf(errorIDs[i]))
 		if errors.Is(err, syncerror.ErrNotFound) {
 			return nil
 		}

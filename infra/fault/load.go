@@ -48,6 +48,18 @@ func makePosts(prefix string, n int) (posts []Post, unique []string) {
 	return posts, unique
 }
 
+// faultMessage is every fault sync error's message; each errorId is about its own record,
+// so each is a sync error of its own (not an occurrence of another's).
+const faultMessage = "Invalid value for field shipcountry: Deutschland is not a valid ISO 3166 country code"
+
+func faultRecordID(errorID string) string { return "SO-" + errorID }
+
+// rowIDOf is the row syncErrorBody(errorID, …) opens.
+func rowIDOf(errorID string) string {
+	return syncerror.RowID(syncerror.Record{TenantID: tenantID, RecordType: "salesOrder", RecordID: faultRecordID(errorID),
+		ErrorCode: "INVALID_FIELD_VALUE", Message: faultMessage})
+}
+
 // syncErrorBody is a sync error the rules diagnoser knows how to fix (a country name where
 // the ERP wants an ISO code); with canaries its payload carries a card number, an AWS
 // secret key, an SSN, an e-mail and a JWT, none of which may reach a log or an answer.
@@ -61,8 +73,7 @@ func syncErrorBody(errorID string, i int, canaries bool) []byte {
 		}
 	}
 	b, _ := json.Marshal(map[string]any{"tenantId": tenantID, "errorId": errorID, "recordType": "salesOrder",
-		"recordId": fmt.Sprintf("SO-%d", 20000+i), "errorCode": "INVALID_FIELD_VALUE",
-		"message":    "Invalid value for field shipcountry: Deutschland is not a valid ISO 3166 country code",
+		"recordId": faultRecordID(errorID), "errorCode": "INVALID_FIELD_VALUE", "message": faultMessage,
 		"occurredAt": time.Now().UTC().Add(-time.Minute).Format(time.RFC3339), "payload": payload})
 	return b
 }
@@ -227,7 +238,7 @@ func (e *enqueued) multiple(errorIDs []string) []string {
 	defer e.mu.Unlock()
 	var out []string
 	for _, id := range errorIDs {
-		if len(e.msgs[syncerror.ClaimID(tenantID, id)]) > 1 {
+		if len(e.msgs[rowIDOf(id)]) > 1 {
 			out = append(out, id)
 		}
 	}
@@ -250,7 +261,7 @@ func (a AIRecords) Doubled() bool { return a.Traces > 1 || a.Inferences > 1 || a
 func (st *Stage) aiRecords(ctx context.Context, errorIDs []string) ([]AIRecords, error) {
 	out := make([]AIRecords, len(errorIDs))
 	err := parallel(len(errorIDs), 8, func(i int) error {
-		id := syncerror.ClaimID(tenantID, errorIDs[i])
+		id := rowIDOf(errorIDs[i])
 		t, err := st.Deps.AIRecords.Traces(ctx, tenantID, id)
 		if err != nil {
 			return err

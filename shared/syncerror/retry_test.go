@@ -1,0 +1,88 @@
+package syncerror_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
+)
+
+type classDiagnoser struct{ class string }
+
+func (d classDiagnoser) Diagnose(_ context.Context, c syncerror.Claim, inferenceID string) (syncerror.Proposal, error) {
+	return syncerror.Proposal{Class: d.class, Summary: "s", Confidence: 0.9, InferenceID: inferenceID}, nil
+}
+
+// The worker puts a row of a retryable class on the schedule once diagnosed, unless the
+// tenant switched automatic retry off; other classes wait for people.
+func TestWorkerPlansRetriesOfRetryableClasses(t *testing.T) {
+	ctx := context.Background()
+	tenants := tenanttest.NewStore()
+	for id, auto := range map[string]string{"on": "", "off": "false"} {
+		if err := tenants.Create(ctx, tenant.Config{ID: id, Settings: map[string]string{tenant.KeyEnabled: "true",
+			tenant.KeyWebhookEnabled: "true", tenant.KeyAutoRetry: auto}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		tenant, class string
+		want          syncerror.Status
+	}{
+		{"on", "connection", syncerror.StatusRetrying},
+		{"on", "rate_limit", syncerror.StatusRetrying},
+		{"on", "intermittent", syncerror.StatusRetrying},
+		{"on", "permission", syncerror.StatusPending},
+		{"off", "connection", syncerror.StatusPending},
+	} {
+		t.Run(c.tenant+"/"+c.class, func(t *testing.T) {
+			store := syncerrortest.NewClaimStore()
+			row := claimed(t, store, c.tenant, "E-1", clock)
+			rt := &syncerror.Retrier{Claims: store, Tenants: tenants, Schedule: []time.Duration{time.Minute},
+				Jitter: func(d time.Duration) time.Duration { return d }, Now: clockFunc}
+			w := &syncerror.Worker{Claims: store, Tenants: tenants, Diagnoser: classDiagnoser{c.class}, Log: discardLogger(),
+				Now: clockFunc, Retries: rt}
+			resp, err := w.HandleBatch(ctx, events.SQSEvent{Records: []events.SQSMessage{
+				sqsMsg("m", `{"tenantId":"`+c.tenant+`","id":"`+row.ID+`"}`)}})
+			if err != nil || len(resp.BatchItemFailures) != 0 {
+				t.Fatalf("%+v %v", resp, err)
+			}
+			got, _ := store.Get(ctx, c.tenant, row.ID)
+			if got.Status != c.want || got.Diagnosis != syncerror.DiagnosisReady {
+				t.Fatalf("status %s diagnosis %s, want %s", got.Status, got.Diagnosis, c.want)
+			}
+			if c.want == syncerror.StatusRetrying && !got.Retry.NextAt.Equal(clock.Add(time.Minute)) {
+				t.Fatalf("next attempt %v", got.Retry.NextAt)
+			}
+		})
+	}
+}
+
+func TestParseRetrySchedule(t *testing.T) {
+	got, err := syncerror.ParseRetrySchedule("5s, 10s,1m")
+	if err != nil || len(got) != 3 || got[0] != 5*time.Second || got[2] != time.Minute {
+		t.Fatalf("%v %v", got, err)
+	}
+	for _, bad := range []string{"", "5s,", "0s", "-1m", "soon"} {
+		if _, err := syncerror.ParseRetrySchedule(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+// Messages that differ only in numbers and ids normalise alike; other words do not.
+func TestNormalizeMessage(t *testing.T) {
+	a := syncerror.NormalizeMessage("Invalid value on line 3 (request 7f3a9c21-0b4e-4d2a-9c1e-1234567890ab, amount 12.50)")
+	b := syncerror.NormalizeMessage("Invalid  value on line 17 (request 0a1b2c3d-0b4e-4d2a-9c1e-ffffffffffff, amount 9,99)")
+	if a != b {
+		t.Fatalf("%q != %q", a, b)
+	}
+	if syncerror.NormalizeMessage("Invalid value for shipcountry") == syncerror.NormalizeMessage("Invalid value for shipzip") {
+		t.Fatal("different fields normalised alike")
+	}
+}
