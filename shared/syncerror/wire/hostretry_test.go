@@ -15,7 +15,9 @@ import (
 // oneHost is the host ERP connector of every tenant: a NetSuite fake.
 type oneHost struct{ c *connector.Client }
 
-func (h oneHost) Client(context.Context, string, connector.System) (*connector.Client, error) { return h.c, nil }
+func (h oneHost) Client(context.Context, string, connector.System) (*connector.Client, error) {
+	return h.c, nil
+}
 
 // An outbound error to a system the service has no connector for is retried by the host
 // ERP: the first attempt ticks the request on the sync error's NetSuite record, the next
