@@ -119,7 +119,7 @@ func (st *Stage) crashSyncErrorApproves(ctx context.Context, n int) ([]crashItem
 	for i := range posts {
 		ids[i] = fmt.Sprintf("FCRASH-%03d", i)
 		posts[i] = Post{ErrorID: ids[i], MsgID: "msg_crash_" + ids[i], Body: syncErrorBody(ids[i], 900+i, false)}
-		st.ERP.Seed("salesOrder", fmt.Sprintf("SO-%d", 20900+i), map[string]any{"shipcountry": "Deutschland", "shipzip": "10115"})
+		st.ERP.Seed("salesOrder", faultRecordID(ids[i]), map[string]any{"shipcountry": "Deutschland", "shipzip": "10115"})
 	}
 	if b := st.burst(ctx, posts, 2, nil); b.Run.Failures > 0 {
 		return nil, fmt.Errorf("%d posts failed", b.Run.Failures)
@@ -145,7 +145,7 @@ func (st *Stage) crashSyncErrorApproves(ctx context.Context, n int) ([]crashItem
 		if w.Code != http.StatusAccepted {
 			return nil, fmt.Errorf("crashed approve of %s answered %d, want 202 (written, not recorded): %s", id, w.Code, w.Body)
 		}
-		items = append(items, crashItem{feature: "syncerror", id: id, recordID: fmt.Sprintf("SO-%d", 20900+i), byApprove: keep})
+		items = append(items, crashItem{feature: "syncerror", id: id, recordID: faultRecordID(errorID), byApprove: keep})
 	}
 	return items, nil
 }
