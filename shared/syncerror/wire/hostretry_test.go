@@ -5,6 +5,12 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/dlp"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/governance/governancetest"
 
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/connector/fakesystem"
@@ -16,6 +22,13 @@ import (
 type oneHost struct{ c *connector.Client }
 
 func (h oneHost) Client(context.Context, string, connector.System) (*connector.Client, error) {
+	return h.c, nil
+}
+
+// guardHost gives the guard the same client to write with.
+type guardHost struct{ c *connector.Client }
+
+func (h guardHost) Client(context.Context, string, connector.System) (governance.Writer, error) {
 	return h.c, nil
 }
 
@@ -33,7 +46,16 @@ func TestRetryOfAnUnconnectedSystemIsAskedOfTheHostERP(t *testing.T) {
 	}
 	const entity = "customrecord_sea_sync_error"
 	fake.Seed(entity, "7", map[string]any{"custrecord_sea_error_id": "WS-1"})
-	d := deliverer{hosts: oneHost{client}}
+	f := newFixture(t)
+	g, err := governance.NewGuard(governance.Deps{
+		Manifests: &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: &governancetest.Overrides{}},
+		Ledger:    f.ledger, Records: &governancetest.Store{}, Connectors: guardHost{client}, Scanner: dlp.NewScanner(),
+		Audit: f.op.Audit.(*audit.Log), Now: time.Now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := deliverer{guard: g, hosts: oneHost{client}}
 	rec := syncerrortest.SampleRecord("acme", "WS-1")
 	rec.Direction, rec.ExternalSystem = "outbound", "webshop"
 	rec.Context = json.RawMessage(`{"source":"netsuite","hostRecord":{"type":"` + entity + `","id":"7"}}`)

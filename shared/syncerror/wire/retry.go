@@ -10,6 +10,7 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/delivery"
 	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
@@ -74,14 +75,14 @@ func (d deliverer) Target(c syncerror.Claim) string {
 func (d deliverer) Redeliver(ctx context.Context, actor string, c syncerror.Claim, fields map[string]any, key string) syncerror.Delivery {
 	target, source, ok := route(c)
 	if !ok {
-		return d.viaHost(ctx, c, key)
+		return d.viaHost(ctx, actor, c, key)
 	}
 	res := delivery.Deliver(ctx, d.guard, delivery.Delivery{TenantID: c.TenantID, Actor: actor, Target: target, Source: source,
 		Entity: c.Record.RecordType, RecordID: c.Record.RecordID, Fields: fields, IdempotencyKey: key, Reason: "syncerror.retry"})
 	out := syncerror.Delivery{System: string(target), Reason: res.Decision, Code: res.Code, RetryAfter: res.RetryAfter}
 	switch {
 	case errors.Is(res.Err, governance.ErrNotConfigured) && target != connector.SystemHostERP:
-		return d.viaHost(ctx, c, key)
+		return d.viaHost(ctx, actor, c, key)
 	case res.Outcome == delivery.Written:
 		out.Result = syncerror.Delivered
 	case res.Outcome == delivery.Retrying:
@@ -112,7 +113,7 @@ func hostRecord(c syncerror.Claim) (entity, id string) {
 }
 
 // viaHost asks the host ERP to re-run the sync, or reads how the run it asked for went.
-func (d deliverer) viaHost(ctx context.Context, c syncerror.Claim, key string) syncerror.Delivery {
+func (d deliverer) viaHost(ctx context.Context, actor string, c syncerror.Claim, key string) syncerror.Delivery {
 	out := syncerror.Delivery{System: string(connector.SystemHostERP)}
 	entity, id := hostRecord(c)
 	if entity == "" || id == "" {
@@ -142,20 +143,29 @@ func (d deliverer) viaHost(ctx context.Context, c syncerror.Claim, key string) s
 		res, _ := rec.Fields[HostRetryResult].(string)
 		out.Result, out.Code, out.Reason = syncerror.DeliveryPermanent, "RETRY_FAILED_AT_HOST", "the host ERP re-ran the sync and it failed: "+res
 		// The answer is read; the next retry of the row asks again.
-		if _, err := client.Write(ctx, connector.WriteRequest{Entity: entity, RecordID: id, IdempotencyKey: key + "-read",
-			Origin: string(connector.SystemHostERP), Fields: map[string]any{HostRetryStatus: ""}}); err != nil {
+		if err := d.hostWrite(ctx, actor, c, entity, id, key+"-read", map[string]any{HostRetryStatus: ""}); err != nil {
 			out.Reason += " (its answer could not be cleared: " + connector.ErrorKind(err) + ")"
 		}
 		return out
 	}
-	_, err = client.Write(ctx, connector.WriteRequest{Entity: entity, RecordID: id, IdempotencyKey: key,
-		Origin: string(connector.SystemHostERP), Fields: map[string]any{HostRetryRequested: true,
-			HostRetryRequestedAt: time.Now().UTC().Format(time.RFC3339), HostRetryStatus: hostRetryPending}})
-	if err != nil {
+	if err := d.hostWrite(ctx, actor, c, entity, id, key, map[string]any{HostRetryRequested: true,
+		HostRetryRequestedAt: time.Now().UTC().Format(time.RFC3339), HostRetryStatus: hostRetryPending}); err != nil {
 		return hostFailure(out, err)
 	}
 	out.Result, out.Reason = syncerror.DeliveryRequested, "asked the host ERP to re-run the sync (no connector for "+c.Record.ExternalSystem+")"
 	return out
+}
+
+// hostWrite marks the host ERP's sync-error record through the guard, in the host ERP's
+// own name: the record is the host's, and the guard's ledger and audit see the request.
+func (d deliverer) hostWrite(ctx context.Context, actor string, c syncerror.Claim, entity, id, key string, fields map[string]any) error {
+	_, err := d.guard.Write(ctx, identity.ForTenant(c.TenantID, actor), governance.WriteRequest{Target: connector.SystemHostERP,
+		Source: connector.SystemHostERP, Entity: entity, RecordID: id, Fields: fields, IdempotencyKey: key,
+		Reason: "syncerror.retry_request"})
+	if errors.Is(err, governance.ErrNotRecorded) {
+		return nil // written; only its ledger or audit record is missing
+	}
+	return err
 }
 
 func hostFailure(out syncerror.Delivery, err error) syncerror.Delivery {
