@@ -66,9 +66,15 @@ func unavailable() error {
 // A connection error is retried on schedule without a person: hidden from the queue while
 // the host ERP refuses, resolved by the first attempt after it accepts writes again.
 func TestAutomaticRetryResolvesOnceTheSystemIsBack(t *testing.T) {
+	for _, class := range syncerror.RetryableClasses {
+		t.Run(class, func(t *testing.T) { automaticRetryResolves(t, class) })
+	}
+}
+
+func automaticRetryResolves(t *testing.T, class string) {
 	f := newRetryFixture(t)
 	ctx := context.Background()
-	c := f.diagnosed(t, "E-1", "connection")
+	c := f.diagnosed(t, "E-1", class)
 	if c.Status != syncerror.StatusRetrying || !c.Retry.NextAt.Equal(t0.Add(5*time.Minute)) {
 		t.Fatalf("planned %s next %v", c.Status, c.Retry.NextAt)
 	}
@@ -105,7 +111,7 @@ func TestAutomaticRetryResolvesOnceTheSystemIsBack(t *testing.T) {
 	for _, h := range row.History {
 		actions = append(actions, h.Action)
 	}
-	if got := strings.Join(actions, ","); got != "claimed,retry_scheduled,retry,retry_failed,retry,retried" {
+	if got := strings.Join(actions, ","); got != "claimed,retry_scheduled,retry,retry_failed,retry,retried" || !strings.HasPrefix(row.History[1].Note, class) {
 		t.Fatalf("history %s", got)
 	}
 	recs := f.audits.All()
