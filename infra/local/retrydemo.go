@@ -12,6 +12,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
@@ -138,7 +139,7 @@ func postError(api *localAPI, errorID, code, message string) (string, error) {
 	body, _ := json.Marshal(map[string]any{"tenantId": api.tenant, "errorId": errorID, "recordType": "salesOrder",
 		"recordId": "SO-10042", "errorCode": code, "message": message, "occurredAt": time.Now().UTC().Format(time.RFC3339),
 		"externalSystem": "webshop", "direction": "inbound", "payload": map[string]any{"shipcity": "Berlin", "memo": "webshop order " + errorID}})
-	status, out, err := api.signed(blueprint.IngestRoute.Path, body)
+	status, out, err := api.signed(tenant.PurposeIngest, blueprint.IngestRoute.Path, body)
 	var res syncerror.IngestResponse
 	if err != nil || status != http.StatusAccepted || json.Unmarshal(out, &res) != nil {
 		return "", fmt.Errorf("ingest answered %d %s (%v)", status, firstLine(out), err)
