@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"net/http"
 	"strings"
 	"sync"
@@ -29,8 +30,9 @@ func recurring(errorID string, n int) []byte {
 
 func foldStores() map[string]func(t *testing.T) syncerror.ClaimStore {
 	return map[string]func(t *testing.T) syncerror.ClaimStore{
-		"memory": func(*testing.T) syncerror.ClaimStore { return syncerrortest.NewClaimStore() },
-		"dynamo": func(t *testing.T) syncerror.ClaimStore { return newDynamoClaims(t) },
+		"memory":   func(*testing.T) syncerror.ClaimStore { return syncerrortest.NewClaimStore() },
+		"dynalite": func(t *testing.T) syncerror.ClaimStore { return newDynamoClaims(t, emutest.Pair) },
+		"moto":     func(t *testing.T) syncerror.ClaimStore { return newDynamoClaims(t, emutest.Moto) },
 	}
 }
 

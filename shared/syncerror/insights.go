@@ -72,9 +72,18 @@ type Insights struct {
 }
 
 // retryFacts reads what retry and recurrence folding record on a row: occurrences beyond
-// the first, whether it was retried automatically and whether a retry resolved it. The
-// rows have no such fields yet; this is where they slot in.
-func retryFacts(Claim) (folded int, autoRetried, resolvedByRetry bool) { return 0, false, false }
+// the first, whether the schedule retried it (an attempt by "schedule:retry" in its
+// history) and whether a retry resolved it.
+func retryFacts(c Claim) (folded int, autoRetried, resolvedByRetry bool) {
+	folded = max(c.Retry.Occurrences-1, 0)
+	for _, h := range c.History {
+		if h.Action == "retry" && h.Actor == "schedule:retry" {
+			autoRetried = true
+			break
+		}
+	}
+	return folded, autoRetried, c.Status == StatusResolved && c.Retry.Resolution == ResolutionRetried
+}
 
 // InsightsHandler serves GET /api/sync-error-assist/insights?window=7d|30d (operators).
 func (o *Operator) InsightsHandler() http.Handler {
@@ -176,6 +185,8 @@ func (t *Counts) add(c Claim) {
 		}
 	case c.Status == StatusRejected:
 		t.Rejected++
+	case c.Status == StatusResolved:
+		t.ResolvedByPeople, resolved = t.ResolvedByPeople+1, true
 	default:
 		t.Open++
 	}

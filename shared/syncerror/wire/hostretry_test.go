@@ -39,7 +39,7 @@ func TestRetryOfAnUnconnectedSystemIsAskedOfTheHostERP(t *testing.T) {
 	fake := fakesystem.New(connector.SystemHostERP)
 	srv := httptest.NewServer(fake.Handler())
 	t.Cleanup(srv.Close)
-	client, err := connector.New(connector.Config{AllowPrivateNetwork: true, System: connector.SystemHostERP,
+	client, err := connector.New(connector.Config{AllowLoopback: true, System: connector.SystemHostERP,
 		BaseURL: srv.URL + fakesystem.BasePath(connector.SystemHostERP)})
 	if err != nil {
 		t.Fatal(err)
