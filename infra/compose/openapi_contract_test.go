@@ -160,9 +160,11 @@ func TestOpenAPIContract(t *testing.T) {
 	want(t, c.call(approver, "POST", proposals+"/bulk", `{"action":"nope","ids":[]}`), 400, "bulk invalid")
 	want(t, c.call(operator, "POST", proposals+"/"+syncerror.ClaimID("demo", "ERR-C-2")+"/escalate", `{"reason":"finance"}`), 200, "escalate")
 	want(t, c.call(operator, "POST", proposals+"/"+rowIDOf(t, ing)+"/reject", `{"reason":"noise"}`), 200, "reject")
-	// The approved row's delivery, sent again with its fix: the fake host ERP takes it.
-	want(t, c.call(operator, "POST", proposals+"/"+id+"/retry", ""), 200, "retry")
+	// A reverted fix was undone on purpose and a rejected row is closed: neither is retried.
+	want(t, c.call(operator, "POST", proposals+"/"+id+"/retry", ""), 409, "retry a reverted row")
 	want(t, c.call(operator, "POST", proposals+"/"+rowIDOf(t, ing)+"/retry", ""), 409, "retry a rejected row")
+	// The escalated row's delivery, sent again: the route answers with the row as it ended.
+	want(t, c.call(operator, "POST", proposals+"/"+syncerror.ClaimID("demo", "ERR-C-2")+"/retry", ""), 200, "retry")
 	want(t, c.call(operator, "POST", proposals+"/"+syncerror.ClaimID("demo", "ERR-C-2")+"/resolve", `{"reason":"nope"}`), 400, "resolve bad reason")
 	want(t, c.call(operator, "POST", proposals+"/"+syncerror.ClaimID("demo", "ERR-C-2")+"/resolve",
 		`{"reason":"fixed_at_source","note":"corrected in the webshop"}`), 200, "resolve")
