@@ -30,7 +30,7 @@ var OpenAPIRoute = Route{Method: "GET", Path: "/api/openapi.json", Auth: AuthPub
 func init() {
 	const proposals = "/api/sync-error-assist/proposals"
 	bulk := Function{Name: FuncProposalsBulk,
-		Description: "Approves (approvers), rejects, retries or resolves a group of proposals, each through its own route",
+		Description: "Approves (as the approval policy allows), rejects, retries or resolves a group of proposals, each through its own route",
 		Route:       &Route{Method: "POST", Path: proposals + "/bulk", Auth: AuthOperator, Module: "sync-errors"},
 		Tables: authenticatedTables(TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append},
 			TableGrant{Governance, ReadWrite}),

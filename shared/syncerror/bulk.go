@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
-	"github.com/syncassist/syncassist/shared/identity"
 )
 
 // bulkActions are the decisions a bulk request may take; each item runs its own route.
@@ -97,11 +96,8 @@ func (o *Operator) BulkHandler() http.Handler {
 			httpapi.WriteProblem(w, r, p)
 			return
 		}
-		if body.Action == "approve" && !actor.HasRole(identity.RoleApprover) {
-			// The route is the operator's (retry, resolve, reject); approve stays the approver's.
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, identity.CodeForbidden, "This action requires the approver role."))
-			return
-		}
+		// Approve is not the approver's alone: each item goes through the single-item route,
+		// which the tenant's approval policy decides (403 approval_not_allowed per item).
 		single, outcome, payload := approve, "approved", map[string]any{}
 		switch body.Action {
 		case "reject":
