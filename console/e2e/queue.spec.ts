@@ -30,7 +30,7 @@ test("a sync error from arrival to write-back: edit the proposed value, approve,
 test("reject needs a reason, escalate takes a note", async ({ page }) => {
   const a = unique("E2E-REJ");
   const b = unique("E2E-ESC");
-  const ida = await postSyncError(a);
+  const ida = await postSyncError(a, "SO-10042", "INVALID_FIELD_VALUE_REJECTED");
   const idb = await postSyncError(b);
   await waitDiagnosed(ida);
   await waitDiagnosed(idb);
@@ -91,7 +91,7 @@ test("the list refreshes itself: a new error appears and is announced, the selec
 
 test("rows are picked one by one or as a shift-click range and decided in bulk", async ({ page }) => {
   const ids = [unique("E2E-PICK1"), unique("E2E-PICK2"), unique("E2E-PICK3")];
-  for (const e of ids) await waitDiagnosed(await postSyncError(e));
+  for (const e of ids) await waitDiagnosed(await postSyncError(e, "SO-10042", "INVALID_FIELD_VALUE_BULK"));
   await signIn(page, "approver");
   // Newest first: PICK3, PICK2, PICK1. Pick PICK3, then shift-click PICK1 for the range.
   const box = (e: string) => page.getByRole("row").filter({ hasText: e }).getByRole("checkbox", { name: "Select row" });
@@ -144,18 +144,16 @@ test("two approvers approve the same item: the second is told who acted first", 
   await two.close();
 });
 
-test("an operator sees no approver controls", async ({ page }) => {
+test("under the default approval policy an operator approves a value fix, and the row says by which rule", async ({ page }) => {
   const errorId = unique("E2E-OP");
   const id = await postSyncError(errorId);
   await waitDiagnosed(id);
   await signIn(page, "operator");
   await page.goto("/queue/" + id);
   const detail = page.getByRole("region", { name: errorId });
-  await expect(detail.getByRole("button", { name: "Reject" })).toBeVisible();
-  await expect(detail.getByRole("button", { name: "Approve" })).toHaveCount(0);
-  // The proposed value reads as text, not as a box that looks editable, and says why.
-  await expect(detail.getByLabel("Proposed value for shipcountry")).toHaveCount(0);
-  await expect(detail.getByText("Approving this fix needs an approver")).toBeVisible();
+  await expect(detail.getByText(/Approved by an operator or approver \(rule/)).toBeVisible();
+  await expect(detail.getByRole("button", { name: "Approve" })).toBeVisible();
+  await expect(detail.getByLabel("Proposed value for shipcountry")).toBeEditable();
 
   // The filters ask the server: another class hides the row, its own class and a recent age show it.
   await page.getByLabel("Class").selectOption("missing");
@@ -163,6 +161,30 @@ test("an operator sees no approver controls", async ({ page }) => {
   await page.getByLabel("Class").selectOption("value");
   await page.getByLabel("Age").selectOption("last hour");
   await expect(page.getByRole("cell", { name: errorId })).toBeVisible();
+});
+
+test("every error has a way out: Retry sends it again, Resolve closes it without a write", async ({ page }) => {
+  const a = unique("E2E-RETRY");
+  const b = unique("E2E-RESOLVE");
+  const ida = await postSyncError(a);
+  const idb = await postSyncError(b, "SO-10042", "INVALID_FIELD_VALUE_RESOLVED");
+  await waitDiagnosed(ida);
+  await waitDiagnosed(idb);
+  await signIn(page, "operator", "/queue/" + ida);
+  await page.getByRole("region", { name: a }).getByRole("button", { name: "Retry" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `Retried ${a}` })).toBeAttached();
+
+  await page.goto("/queue/" + idb);
+  await page.getByRole("region", { name: b }).getByRole("button", { name: "Resolve" }).click();
+  const dialog = page.getByRole("dialog", { name: "Resolve sync error" });
+  await accessible(page, "resolve dialog");
+  await dialog.getByLabel("Reason").selectOption("duplicate");
+  await dialog.getByLabel("Note (optional)").fill("Same as the order fixed this morning");
+  await dialog.getByRole("button", { name: "Resolve" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `Resolved ${b}` })).toBeAttached();
+  await page.getByLabel("Status").selectOption("resolved");
+  await page.getByRole("cell", { name: b }).click();
+  await expect(page.getByRole("region", { name: b })).toContainText("Resolved: duplicate");
 });
 
 test("grouped view: the group lists its members and asks before it writes, then results per item", async ({ page }) => {

@@ -137,7 +137,8 @@ function useGoKeys(embedded: boolean): boolean {
 
 function Shortcuts({ approver }: { approver: boolean }) {
   const rows: [string, string][] = [["g q / g f / g g / g l / g a / g s", "Queue, Finance, Governance, Flows, Audit, Settings (admin)"], ["j / k", "next / previous sync error"],
-    ["a", approver ? "approve" : "approve — needs an approver, not available to you"], ["r", "reject (asks a reason)"], ["e", "escalate (asks a note)"], ["?", "show or hide this list"]];
+    ["a", approver ? "approve" : "approve — where the approval policy lets operators"], ["r", "reject (asks a reason)"], ["e", "escalate (asks a note)"],
+    ["t", "retry the delivery"], ["s", "resolve without a write (asks why)"], ["?", "show or hide this list"]];
   return (
     <section class="shortcuts" aria-label="Keyboard shortcuts">
       <h2>Keyboard shortcuts</h2>

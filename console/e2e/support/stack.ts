@@ -23,10 +23,19 @@ export function signedHeaders(body: string, secret = DEMO_SECRET): Record<string
     "webhook-signature": "v1," + sig };
 }
 
-export async function postSyncError(errorId: string, recordId = "SO-10042"): Promise<string> {
+/** caseTag turns an errorId's digits into letters: the same error about the same record
+ *  folds into one open row (its signature ignores numbers and ids), so each test's error
+ *  carries a word of its own to stay an error of its own. */
+const caseTag = (errorId: string) => errorId.replace(/[^0-9]/g, "").replace(/[0-9]/g, (d) => "ghijklmnop"[Number(d)]);
+
+/** postSyncError posts a signed sync error about recordId. A test that rejects or resolves
+ *  passes an errorCode of its own: the service learns from rejections (a fix people rejected
+ *  is not proposed again for the same code, field and value), which must not take the
+ *  proposal away from the other tests sharing the stack. */
+export async function postSyncError(errorId: string, recordId = "SO-10042", errorCode = "INVALID_FIELD_VALUE"): Promise<string> {
   const body = JSON.stringify({
-    tenantId: "demo", errorId, recordType: "salesOrder", recordId, errorCode: "INVALID_FIELD_VALUE",
-    message: "Invalid value for field shipcountry: 'Deutschland' is not a valid ISO 3166 country code",
+    tenantId: "demo", errorId, recordType: "salesOrder", recordId, errorCode,
+    message: `Invalid value for field shipcountry: 'Deutschland' is not a valid ISO 3166 country code (case ${caseTag(errorId)})`,
     occurredAt: new Date().toISOString(), integration: "webshop-orders", externalSystem: "webshop", direction: "inbound",
     payload: { shipcountry: "Deutschland", shipzip: "10115", total: 129.5, currency: "EUR" },
   });

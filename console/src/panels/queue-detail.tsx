@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, read, readOptional, write } from "../api/client";
 import { demoProposals } from "../api/demo";
 import type { ApproveWritten, CostList, List, Proposal, Trace } from "../api/types";
+import { Facts, mayApprove, ResolveDialog } from "./queue-more";
 import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, show, showError } from "../ui";
 
 interface Props {
@@ -19,12 +20,12 @@ interface Props {
   onBack: () => void;
 }
 
-export function Detail({ id, demo: listDemo, canApprove, onDecided, onUndone, onChanged, onBack }: Props) {
+export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, onUndone, onChanged, onBack }: Props) {
   const [row, setRow] = useState<Proposal | null>(null);
   const [demo, setDemo] = useState(false);
   const [failed, setFailed] = useState<unknown>(null);
   const [edits, setEdits] = useState<Record<string, string>>({});
-  const [asking, setAsking] = useState<"reject" | "escalate" | null>(null);
+  const [asking, setAsking] = useState<"reject" | "escalate" | "resolve" | null>(null);
   const [busy, setBusy] = useState(false);
 
   // A demo row stands in only when the API cannot be reached at all (read's rule): an
@@ -53,14 +54,18 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided, onUndone, on
     setEdits(value === ai ? rest : { ...rest, [path]: value });
   };
   const pending = row?.status === "pending";
+  const canApprove = !!row && mayApprove(row, isApprover);
+  // Retry sends the delivery again; resolve closes the row with no write (issue 24).
+  const retryable = !!row && ["pending", "retrying", "escalated", "approved"].includes(row.status);
+  const resolvable = !!row && ["pending", "retrying", "escalated"].includes(row.status);
   const locked = busy || demo; // demo data never takes a write
   const ready = !!row?.proposal && row.diagnosis === "ready";
 
-  const act = async (what: "approve" | "reject" | "escalate", text?: string) => {
+  const act = async (what: "approve" | "reject" | "escalate" | "retry" | "resolve", text?: string, note?: string) => {
     if (!row) return;
     setBusy(true);
     try {
-      let body: unknown = { reason: text };
+      let body: unknown = what === "retry" ? {} : what === "resolve" ? { reason: text, ...(note ? { note } : {}) } : { reason: text };
       if (what === "approve") {
         const fix = Object.entries(edits).map(([path, after]) => ({ path, after: parseValue(after) }));
         body = fix.length ? { fix } : {};
@@ -72,7 +77,16 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided, onUndone, on
         onDecided((await load()) ?? row);
         return;
       }
-      announce(`${what === "approve" ? "Approved" : what === "reject" ? "Rejected" : "Escalated"} ${row.errorId}`);
+      if (what === "retry") {
+        const now = done as Proposal;
+        announce(`Retried ${row.errorId}: ${now.status === "resolved" ? "delivered, resolved" : now.status === "retrying" ? "not yet, retrying on schedule" : "refused, pending again"}`);
+        setRow(now);
+        if (now.status === "resolved") onDecided(now);
+        else onChanged(now);
+        return;
+      }
+      const verbs = { approve: "Approved", reject: "Rejected", escalate: "Escalated", resolve: "Resolved" } as const;
+      announce(`${verbs[what]} ${row.errorId}`);
       onDecided(done);
     } catch (e) {
       const now = await load(); // someone else may have acted: show the row as it is now
@@ -94,10 +108,13 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided, onUndone, on
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (!pending || locked || asking || e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
+      if (locked || asking || e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
+      if (e.key === "t" && retryable) return void act("retry");
+      if (e.key === "s" && resolvable) return setAsking("resolve");
+      if (!pending) return;
       if (e.key === "a" && canApprove && ready) void act("approve");
       if (e.key === "a" && !canApprove) showError(new ApiError({ status: 403, title: "Needs an approver",
-        detail: "Approving a fix needs the approver role; reject or escalate it, or ask an approver." }));
+        detail: (row?.approval?.reason ? row.approval.reason + ". " : "") + "Reject, escalate or resolve it, or ask an approver." }));
       if (e.key === "r") setAsking("reject");
       if (e.key === "e") setAsking("escalate");
     };
@@ -170,14 +187,19 @@ export function Detail({ id, demo: listDemo, canApprove, onDecided, onUndone, on
       <ol class="history">
         {row.history.map((h) => <li><time dateTime={h.at}>{new Date(h.at).toLocaleString()}</time> {actorName(h.actor)} {h.action}{h.note ? ` — ${h.note}` : ""}</li>)}
       </ol>
-      {pending && !canApprove && ready && fix.length > 0 && <p class="note">Approving this fix needs an approver. You can reject or escalate it.</p>}
-      {pending && (
+      <Facts row={row} />
+      {pending && !canApprove && ready && fix.length > 0 && <p class="note">Approving this fix needs an approver. You can reject, escalate or resolve it.</p>}
+      {(pending || retryable || resolvable) && (
         <div class="actions">
-          {canApprove && <button type="button" class="primary" disabled={locked || !ready} aria-keyshortcuts="a" onClick={() => void act("approve")}>Approve <Key k="a" /></button>}
-          <button type="button" disabled={locked} aria-keyshortcuts="r" onClick={() => setAsking("reject")}>Reject <Key k="r" /></button>
-          <button type="button" disabled={locked} aria-keyshortcuts="e" onClick={() => setAsking("escalate")}>Escalate <Key k="e" /></button>
+          {pending && canApprove && <button type="button" class="primary" disabled={locked || !ready} aria-keyshortcuts="a" onClick={() => void act("approve")}>Approve <Key k="a" /></button>}
+          {pending && <button type="button" disabled={locked} aria-keyshortcuts="r" onClick={() => setAsking("reject")}>Reject <Key k="r" /></button>}
+          {pending && <button type="button" disabled={locked} aria-keyshortcuts="e" onClick={() => setAsking("escalate")}>Escalate <Key k="e" /></button>}
+          {retryable && <button type="button" disabled={locked} aria-keyshortcuts="t" onClick={() => void act("retry")}>Retry <Key k="t" /></button>}
+          {resolvable && <button type="button" disabled={locked} aria-keyshortcuts="s" onClick={() => setAsking("resolve")}>Resolve <Key k="s" /></button>}
         </div>
       )}
+      {asking === "resolve" && <ResolveDialog title="Resolve sync error" onClose={() => setAsking(null)}
+        onConfirm={(reason, note) => { setAsking(null); void act("resolve", reason, note); }} />}
       {asking === "reject" && <AskDialog title="Reject sync error" label="Reason" confirm="Reject" onClose={() => setAsking(null)} onConfirm={(t) => { setAsking(null); deferred("reject", t); }} />}
       {asking === "escalate" && <AskDialog title="Escalate sync error" label="Note" confirm="Escalate" onClose={() => setAsking(null)} onConfirm={(t) => { setAsking(null); deferred("escalate", t); }} />}
     </section>

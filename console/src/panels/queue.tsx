@@ -13,7 +13,7 @@ import { Groups, plural } from "./queue-groups";
 /** REFRESH_MS is how often the list looks for new errors (a 304 when nothing changed). */
 const REFRESH_MS = 20_000;
 
-const STATUSES = ["pending", "applying", "approved", "rejected", "escalated"] as const;
+const STATUSES = ["pending", "retrying", "applying", "approved", "rejected", "escalated", "resolved", "reverted"] as const;
 const CLASSES = ["value", "missing", "reference", "duplicate", "permission", "connection", "intermittent", "rate_limit", "too_large", "parse"];
 const AGES: Record<string, number> = { "last hour": 3600_000, "last 24 hours": 86400_000, "last 7 days": 7 * 86400_000 };
 
