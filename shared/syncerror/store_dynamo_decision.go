@@ -124,27 +124,33 @@ func (s *DynamoClaims) MarkApplied(ctx context.Context, tenantID, id, token stri
 
 // Decide implements DecisionStore.
 func (s *DynamoClaims) Decide(ctx context.Context, tenantID, id string, to Status, entry HistoryEntry, now time.Time) error {
+	return s.transition(ctx, "decide", tenantID, id, StatusPending, to, entry, now)
+}
+
+// transition moves a row from one status to another with a history entry, in one
+// conditional write; a row not in from answers why (whyNot).
+func (s *DynamoClaims) transition(ctx context.Context, op, tenantID, id string, from, to Status, entry HistoryEntry, now time.Time) error {
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.table),
 		Key:                 s.key(tenantID, id),
-		ConditionExpression: aws.String("#status = :pending"),
+		ConditionExpression: aws.String("#status = :from"),
 		UpdateExpression: aws.String("SET #status = :to, status_key = :skey, updated_at = :now, " +
 			"history = list_append(if_not_exists(history, :empty), :entry)"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
 		ExpressionAttributeValues: dynamostore.Item{
-			":pending": dynamostore.Str(string(StatusPending)),
-			":to":      dynamostore.Str(string(to)),
-			":skey":    dynamostore.Str(statusKey(tenantID, to)),
-			":now":     dynamostore.Str(dynamostore.FormatTime(now)),
-			":empty":   &types.AttributeValueMemberL{},
-			":entry":   historyList([]HistoryEntry{entry}),
+			":from":  dynamostore.Str(string(from)),
+			":to":    dynamostore.Str(string(to)),
+			":skey":  dynamostore.Str(statusKey(tenantID, to)),
+			":now":   dynamostore.Str(dynamostore.FormatTime(now)),
+			":empty": &types.AttributeValueMemberL{},
+			":entry": historyList([]HistoryEntry{entry}),
 		},
 	})
 	if dynamostore.IsConditionFailed(err) {
 		return s.whyNot(ctx, tenantID, id)
 	}
 	if err != nil {
-		return fmt.Errorf("decide %s/%s: %w", tenantID, id, err)
+		return fmt.Errorf("%s %s/%s: %w", op, tenantID, id, err)
 	}
 	return nil
 }

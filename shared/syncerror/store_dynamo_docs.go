@@ -9,7 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/syncassist/syncassist/shared/dynamostore"
 )
@@ -132,27 +131,5 @@ func (s *DynamoClaims) ListDocs(ctx context.Context, tenantID, prefix string, li
 
 // MarkReverted implements AssistStore.
 func (s *DynamoClaims) MarkReverted(ctx context.Context, tenantID, id string, entry HistoryEntry, now time.Time) error {
-	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(s.table),
-		Key:                 s.key(tenantID, id),
-		ConditionExpression: aws.String("#status = :approved"),
-		UpdateExpression: aws.String("SET #status = :to, status_key = :skey, updated_at = :now, " +
-			"history = list_append(if_not_exists(history, :empty), :entry)"),
-		ExpressionAttributeNames: map[string]string{"#status": "status"},
-		ExpressionAttributeValues: dynamostore.Item{
-			":approved": dynamostore.Str(string(StatusApproved)),
-			":to":       dynamostore.Str(string(StatusReverted)),
-			":skey":     dynamostore.Str(statusKey(tenantID, StatusReverted)),
-			":now":      dynamostore.Str(dynamostore.FormatTime(now)),
-			":empty":    &types.AttributeValueMemberL{},
-			":entry":    historyList([]HistoryEntry{entry}),
-		},
-	})
-	if dynamostore.IsConditionFailed(err) {
-		return s.whyNot(ctx, tenantID, id)
-	}
-	if err != nil {
-		return fmt.Errorf("revert %s/%s: %w", tenantID, id, err)
-	}
-	return nil
+	return s.transition(ctx, "revert", tenantID, id, StatusApproved, StatusReverted, entry, now)
 }
