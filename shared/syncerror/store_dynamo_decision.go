@@ -38,11 +38,17 @@ func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, leas
 		update += ", edited_fix = :edited"
 		values[":edited"] = dynamostore.Str(string(b))
 	}
+	return s.updateRow(ctx, "begin apply", tenantID, id, "(#status = :pending AND diagnosis = :ready) OR "+
+		"(#status = :applying AND lease_expires_at < :now AND attribute_not_exists(applied_key))", update, values)
+}
+
+// updateRow is one conditional update of a row that answers the row as written; a row the
+// condition refuses answers why (whyNot).
+func (s *DynamoClaims) updateRow(ctx context.Context, op, tenantID, id, cond, update string, values dynamostore.Item) (Claim, error) {
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table),
-		Key:       s.key(tenantID, id),
-		ConditionExpression: aws.String("(#status = :pending AND diagnosis = :ready) OR " +
-			"(#status = :applying AND lease_expires_at < :now AND attribute_not_exists(applied_key))"),
+		TableName:                 aws.String(s.table),
+		Key:                       s.key(tenantID, id),
+		ConditionExpression:       aws.String(cond),
 		UpdateExpression:          aws.String(update),
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
 		ExpressionAttributeValues: values,
@@ -52,7 +58,7 @@ func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, leas
 		return Claim{}, s.whyNot(ctx, tenantID, id)
 	}
 	if err != nil {
-		return Claim{}, fmt.Errorf("begin apply %s/%s: %w", tenantID, id, err)
+		return Claim{}, fmt.Errorf("%s %s/%s: %w", op, tenantID, id, err)
 	}
 	return claimFrom(out.Attributes)
 }

@@ -139,22 +139,7 @@ func (s *DynamoClaims) ChangeRetry(ctx context.Context, tenantID, id string, ch 
 	if len(remove) > 0 {
 		update += " REMOVE " + strings.Join(remove, ", ")
 	}
-	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.table),
-		Key:                       s.key(tenantID, id),
-		ConditionExpression:       aws.String(cond),
-		UpdateExpression:          aws.String(update),
-		ExpressionAttributeNames:  map[string]string{"#status": "status"},
-		ExpressionAttributeValues: values,
-		ReturnValues:              types.ReturnValueAllNew,
-	})
-	if dynamostore.IsConditionFailed(err) {
-		return Claim{}, s.whyNot(ctx, tenantID, id)
-	}
-	if err != nil {
-		return Claim{}, fmt.Errorf("change retry %s/%s: %w", tenantID, id, err)
-	}
-	return claimFrom(out.Attributes)
+	return s.updateRow(ctx, "change retry", tenantID, id, cond, update, values)
 }
 
 // DueRetries implements RetryStore through the by_status index: retrying rows are few
