@@ -198,7 +198,8 @@ func EncodeCursor(listKey string) string {
 // DecodeCursor returns the list key and the row id a cursor continues after, or
 // ErrBadCursor.
 func DecodeCursor(cursor string) (listKey, id string, err error) {
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	// Strict refuses non-zero padding bits, so each cursor has exactly one spelling.
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(cursor)
 	if err != nil {
 		return "", "", ErrBadCursor
 	}
