@@ -257,6 +257,10 @@ func (s *synthesized) configEnv(f blueprint.Function) obj {
 		out[stack.SecretsKeyEnv] = assertions.Match_ObjectLike(&map[string]any{"Fn::GetAtt": assertions.Match_ArrayWith(
 			&[]any{assertions.Match_StringLikeRegexp(jsii.String("^TenantSecretsKey")), "Arn"})})
 	}
+	if appendsAudit(f) {
+		// Ref of a secret is its ARN.
+		out[stack.AuditPseudonymSecretEnv] = assertions.Match_ObjectLike(&map[string]any{"Ref": assertions.Match_StringLikeRegexp(jsii.String("^AuditPseudonymKey"))})
+	}
 	if f.PublishesAlerts {
 		// Ref of an event bus is its name.
 		out[stack.AlertBusEnv] = assertions.Match_ObjectLike(&map[string]any{"Ref": assertions.Match_StringLikeRegexp(jsii.String("^Alerts"))})

@@ -178,6 +178,12 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 									}
 								}
 								granted["logs"] = append(granted["logs"], actions...)
+							case strings.HasPrefix(id, "AuditPseudonymKey") && appendsAudit(f):
+								for _, a := range actions {
+									if a != "secretsmanager:GetSecretValue" && a != "secretsmanager:DescribeSecret" {
+										t.Errorf("%s on the audit pseudonym key", a)
+									}
+								}
 							case id == alertBus && f.PublishesAlerts:
 								for _, a := range actions {
 									if a != "events:PutEvents" {

@@ -29,6 +29,9 @@ const (
 // month-end close, short enough that payload fragments in logs do not linger.
 const DefaultLogRetention = awslogs.RetentionDays_ONE_MONTH
 
+// AuditPseudonymSecretEnv names the secret that keys audit pseudonyms (platform.Config).
+const AuditPseudonymSecretEnv = "AUDIT_PSEUDONYM_SECRET_ARN"
+
 // SecretsKeyEnv names the KMS key that seals tenants' secrets (platform.Config).
 const SecretsKeyEnv = "TENANT_SECRETS_KEY_ARN"
 
@@ -52,6 +55,9 @@ type FunctionsProps struct {
 	// SecretsKey seals tenants' secrets; the functions that NeedsSecrets may decrypt with it
 	// (and learn its ARN as SecretsKeyEnv), no other may.
 	SecretsKey awskms.IKey
+	// AuditPseudonymSecret keys the pseudonyms of masked audit actors; every function that
+	// appends to the audit log may read it (and learns its ARN), no other may.
+	AuditPseudonymSecret awssecretsmanager.ISecret
 	// AI configures the functions marked InvokesAI: their provider environment and, on
 	// Bedrock, the one model they may invoke.
 	AI AIProps
@@ -126,6 +132,9 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 		if f.NeedsSecrets() && props.SecretsKey != nil {
 			env[SecretsKeyEnv] = props.SecretsKey.KeyArn()
 		}
+		if appendsAudit(f) && props.AuditPseudonymSecret != nil {
+			env[AuditPseudonymSecretEnv] = props.AuditPseudonymSecret.SecretArn()
+		}
 		if f.PublishesAlerts && props.AlertBus != nil {
 			env[AlertBusEnv] = props.AlertBus.EventBusName()
 		}
@@ -185,6 +194,9 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 				fn.AddToRolePolicy(st)
 			}
 		}
+		if appendsAudit(f) && props.AuditPseudonymSecret != nil {
+			props.AuditPseudonymSecret.GrantRead(fn, nil)
+		}
 		if f.PublishesAlerts && props.AlertBus != nil {
 			props.AlertBus.GrantPutEventsTo(fn, nil)
 		}
@@ -237,4 +249,15 @@ func CheckFunctionsDir(dir string, fns []blueprint.Function) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// appendsAudit reports whether f writes the audit log, and so may have to pseudonymise an
+// actor.
+func appendsAudit(f blueprint.Function) bool {
+	for _, g := range f.Tables {
+		if g.Table.Name == blueprint.Audit.Name && g.Access != blueprint.Read {
+			return true
+		}
+	}
+	return false
 }

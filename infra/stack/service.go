@@ -13,6 +13,7 @@ package stack
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -85,19 +86,20 @@ func NewService(scope constructs.Construct, id string, props *ServiceProps) awsc
 	alertBus := NewAlertBus(st, "Alerts", p.Stage, p.Functions)
 	secretsKey := newSecretsKey(st, !disposable)
 	fns := NewFunctions(st, "Functions", &FunctionsProps{
-		AlertBus:     alertBus,
-		SecretsKey:   secretsKey,
-		Stage:        p.Stage,
-		Dir:          p.FunctionsDir,
-		Functions:    p.Functions,
-		Tables:       tables,
-		Queues:       queues,
-		KeepLogs:     !disposable,
-		LogRetention: DefaultLogRetention,
-		AI:           p.AI,
-		Identity:     p.Identity,
-		Console:      p.Console,
-		Tracing:      p.Tracing,
+		AlertBus:             alertBus,
+		SecretsKey:           secretsKey,
+		AuditPseudonymSecret: newAuditPseudonymSecret(st, !disposable),
+		Stage:                p.Stage,
+		Dir:                  p.FunctionsDir,
+		Functions:            p.Functions,
+		Tables:               tables,
+		Queues:               queues,
+		KeepLogs:             !disposable,
+		LogRetention:         DefaultLogRetention,
+		AI:                   p.AI,
+		Identity:             p.Identity,
+		Console:              p.Console,
+		Tracing:              p.Tracing,
 	})
 	api := NewAPI(st, "Api", &APIProps{Stage: p.Stage, Functions: p.Functions, Lambdas: fns, CORSOrigins: p.CORSOrigins})
 	NewSchedules(st, "Schedules", &SchedulesProps{Functions: p.Functions, Lambdas: fns})
@@ -167,4 +169,24 @@ func newSecretsKey(scope constructs.Construct, retain bool) awskms.IKey {
 		Description: jsii.String("KMS key of tenant secrets: set TENANT_SECRETS_KEY_ARN to it for tenantctl"),
 	})
 	return key
+}
+
+// newAuditPseudonymSecret is the stage's key for audit pseudonyms (audit.Log): generated
+// by Secrets Manager, never in the template or a function's configuration.
+func newAuditPseudonymSecret(scope constructs.Construct, retain bool) awssecretsmanager.ISecret {
+	removal := awscdk.RemovalPolicy_DESTROY
+	if retain {
+		removal = awscdk.RemovalPolicy_RETAIN
+	}
+	secret := awssecretsmanager.NewSecret(scope, jsii.String("AuditPseudonymKey"), &awssecretsmanager.SecretProps{
+		Description: jsii.String("Keys the pseudonyms of masked actors in the audit log"),
+		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
+			PasswordLength:     jsii.Number(64),
+			ExcludePunctuation: jsii.Bool(true),
+		},
+		RemovalPolicy: removal,
+	})
+	suppress(secret, "SMG4", "A new key gives everyone a new pseudonym, so rotating it would cut each person's trail "+
+		"through the audit log in two; the key never leaves Secrets Manager and the functions that append to the log")
+	return secret
 }

@@ -114,11 +114,18 @@ type Log struct {
 	Store    Store
 	Redactor Redactor
 	Now      func() time.Time
-	// PseudonymKey keys the pseudonym (HMAC-SHA256) that follows an actor the record
-	// policy masks, so one person's actions can still be followed through the log without
-	// it naming them. Without a key a masked actor carries no pseudonym: an unkeyed hash
-	// of an e-mail address is undone by guessing.
-	PseudonymKey []byte
+	// PseudonymKey gives the key of the pseudonym (HMAC-SHA256) that follows an actor the
+	// record policy masks, so one person's actions can still be followed through the log
+	// without it naming them. It is asked only when an actor is masked, so a deployed
+	// function reads its key (a secret) only when it needs it. Without a key, or when it
+	// cannot be had, a masked actor carries no pseudonym: an unkeyed hash of an e-mail
+	// address is undone by guessing, and the record matters more than its pseudonym.
+	PseudonymKey func(context.Context) ([]byte, error)
+}
+
+// StaticKey is a PseudonymKey that is known up front.
+func StaticKey(key []byte) func(context.Context) ([]byte, error) {
+	return func(context.Context) ([]byte, error) { return key, nil }
 }
 
 // Write records e for its actor's tenant, with the request's correlation id. It refuses an
@@ -182,7 +189,7 @@ func (l *Log) actor(ctx context.Context, id identity.Identity) identity.Identity
 	if !ok {
 		clean = "[actor dropped: redaction failed]"
 	}
-	if p := l.pseudonym(id.TenantID, id.Actor); p != "" {
+	if p := l.pseudonym(ctx, id.TenantID, id.Actor); p != "" {
 		clean = strings.TrimSpace(clean) + " " + p
 	}
 	id.Actor = clean
@@ -191,11 +198,18 @@ func (l *Log) actor(ctx context.Context, id identity.Identity) identity.Identity
 
 // pseudonym is "~p:" and 16 hex digits of the keyed HMAC of the tenant and the actor
 // (case and surrounding space folded, as four eyes compares names), "" without a key.
-func (l *Log) pseudonym(tenantID, actor string) string {
-	if len(l.PseudonymKey) == 0 {
+func (l *Log) pseudonym(ctx context.Context, tenantID, actor string) string {
+	if l.PseudonymKey == nil {
 		return ""
 	}
-	mac := hmac.New(sha256.New, l.PseudonymKey)
+	key, err := l.PseudonymKey(ctx)
+	if err != nil || len(key) == 0 {
+		if err != nil {
+			httpapi.Logger(ctx).Error("audit actor stored without a pseudonym: no key", "error", err)
+		}
+		return ""
+	}
+	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte(tenantID + "\x00" + strings.ToLower(strings.TrimSpace(actor))))
 	return "~p:" + hex.EncodeToString(mac.Sum(nil)[:8])
 }

@@ -174,7 +174,7 @@ func (d dlpRedactor) RedactText(_ context.Context, text string) (string, error) 
 // the same for the same person (in any case) and different for another one or another key.
 func TestActorIsMaskedWithAStablePseudonym(t *testing.T) {
 	store := &audittest.Store{}
-	l := &audit.Log{Store: store, Redactor: dlpRedactor{dlp.NewScanner()}, PseudonymKey: []byte("key-1 of 32 bytes, for the test!")}
+	l := &audit.Log{Store: store, Redactor: dlpRedactor{dlp.NewScanner()}, PseudonymKey: audit.StaticKey([]byte("key-1 of 32 bytes, for the test!"))}
 	write := func(actor string) audit.Record {
 		id := identity.Identity{TenantID: "acme", Actor: actor, Source: identity.SourceUser, SessionID: "es_1",
 			Aliases: []string{"alias@example.com"}}
@@ -198,12 +198,38 @@ func TestActorIsMaskedWithAStablePseudonym(t *testing.T) {
 	if a1.Actor.Actor != a2.Actor.Actor || a1.Actor.Actor == b.Actor.Actor {
 		t.Fatalf("pseudonyms %q %q %q: want one per person", a1.Actor.Actor, a2.Actor.Actor, b.Actor.Actor)
 	}
-	l.PseudonymKey = []byte("key-2 of 32 bytes, for the test!")
+	l.PseudonymKey = audit.StaticKey([]byte("key-2 of 32 bytes, for the test!"))
 	if c := write("jane.doe@example.com"); c.Actor.Actor == a1.Actor.Actor {
 		t.Fatal("the pseudonym does not depend on the key: it could be recomputed from a guess")
 	}
 	// An actor without personal data is kept as it is.
 	if r := write("schedule:reconcile"); r.Actor.Actor != "schedule:reconcile" {
 		t.Fatalf("actor %q", r.Actor.Actor)
+	}
+}
+
+// The key is asked for only when an actor is masked, and a key that cannot be had costs
+// the pseudonym, never the record.
+func TestPseudonymKeyIsLazyAndItsFailureKeepsTheRecord(t *testing.T) {
+	store := &audittest.Store{}
+	asked := 0
+	l := &audit.Log{Store: store, Redactor: dlpRedactor{dlp.NewScanner()}, PseudonymKey: func(context.Context) ([]byte, error) {
+		asked++
+		return nil, errors.New("secret unreachable")
+	}}
+	write := func(actor string) audit.Record {
+		id := identity.Identity{TenantID: "acme", Actor: actor, Source: identity.SourceUser}
+		if err := l.Write(context.Background(), audit.Entry{Actor: id, ActionType: audit.TypeSyncError, ActionKey: "syncerror.approve",
+			Result: audit.ResultSuccess}); err != nil {
+			t.Fatal(err)
+		}
+		all := store.All()
+		return all[len(all)-1]
+	}
+	if r := write("schedule:reconcile"); r.Actor.Actor != "schedule:reconcile" || asked != 0 {
+		t.Fatalf("actor %q, key asked %d times: want the actor kept and no key asked", r.Actor.Actor, asked)
+	}
+	if r := write("jane.doe@example.com"); r.Actor.Actor != "[REDACTED:EMAIL]" || asked != 1 {
+		t.Fatalf("actor %q, key asked %d times: want the mask alone after one ask", r.Actor.Actor, asked)
 	}
 }

@@ -41,7 +41,10 @@ type Config struct {
 	// AuditPseudonymKey keys the pseudonyms of masked audit actors (audit.Log): at least
 	// 32 bytes, the same for every function of a stage, so one person has one pseudonym.
 	AuditPseudonymKey []byte
-	WebhookTolerance  time.Duration
+	// AuditPseudonymSecretARN holds the key where AuditPseudonymKey is not set: every
+	// deployed stage has one secret, read when a masked actor is first audited.
+	AuditPseudonymSecretARN string
+	WebhookTolerance        time.Duration
 	// SecretsKeyARN is the KMS key that seals tenants' secrets (TENANT_SECRETS_KEY_ARN);
 	// LocalSealingKey the local stand-in (LOCAL_SEALING_KEY). With neither, secrets are
 	// stored as given.
@@ -88,7 +91,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	c.ConnectorsAllowLocal = getenv(EnvConnectorsAllowLocal) == "true"
 	c.AuditPseudonymKey = []byte(getenv(EnvAuditPseudonymKey))
-	if len(c.AuditPseudonymKey) == 0 && c.LocalSealingKey != nil {
+	c.AuditPseudonymSecretARN = getenv(EnvAuditPseudonymSecret)
+	if len(c.AuditPseudonymKey) == 0 && c.AuditPseudonymSecretARN == "" && c.LocalSealingKey != nil {
 		// make run: a key of its own, derived from the local sealing key it keeps in .local.
 		mac := hmac.New(sha256.New, []byte(getenv("LOCAL_SEALING_KEY")))
 		mac.Write([]byte("audit pseudonyms"))

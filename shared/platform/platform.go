@@ -112,7 +112,8 @@ func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
 	if cfg.JWT.Issuer != "" {
 		b.Tokens = identity.NewJWTVerifier(cfg.JWT)
 	}
-	b.Audit = &audit.Log{Store: b.AuditStore, Redactor: lazyRedactor{b}, Now: b.now, PseudonymKey: cfg.AuditPseudonymKey}
+	b.Audit = &audit.Log{Store: b.AuditStore, Redactor: lazyRedactor{b}, Now: b.now}
+	b.Audit.PseudonymKey = b.pseudonymKey()
 	b.HostTenants = b.Tenants
 	if cfg.TenantCacheTTL > 0 {
 		b.HostTenants = &tenant.Cache{Store: b.Tenants, TTL: cfg.TenantCacheTTL}

@@ -31,7 +31,7 @@ func New(ctx context.Context, b *platform.Base) (*Client, error) {
 	bedrock.BaseEndpoint = b.Endpoint("Bedrock Runtime")
 	cfg.AWSConfig = &bedrock
 	if arn := b.Getenv("OPENAI_API_KEY_SECRET_ARN"); cfg.Name == "openai" && cfg.OpenAIAPIKey == "" && arn != "" {
-		if cfg.OpenAIAPIKey, err = secretValue(ctx, b, arn); err != nil {
+		if cfg.OpenAIAPIKey, err = b.SecretValue(ctx, arn); err != nil {
 			return nil, fmt.Errorf("OpenAI API key: %w", err)
 		}
 	}
