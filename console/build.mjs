@@ -1,6 +1,8 @@
-// Builds the console into shared/console/dist: one hashed JS and CSS bundle and an
-// index.html that references them (no inline script or style: the CSP forbids both).
-// Deterministic: the same sources give byte-identical output, which CI checks.
+// Builds the console into shared/console/dist: a hashed ES module entry, the chunks it
+// shares with the panels loaded on demand (code splitting: rarely used panels are
+// import()ed when first opened), one hashed CSS file, and an index.html that references
+// the entry (no inline script or style: the CSP forbids both). Deterministic: the same
+// sources give byte-identical output, which CI checks.
 import { build } from "esbuild";
 import { mkdirSync, readdirSync, rmSync, writeFileSync, statSync } from "node:fs";
 import { join, dirname } from "node:path";
@@ -17,10 +19,12 @@ const result = await build({
   bundle: true,
   minify: true,
   format: "esm",
+  splitting: true,
   target: "es2020",
   jsx: "automatic",
   jsxImportSource: "preact",
   entryNames: "[name]-[hash]",
+  chunkNames: "chunk-[hash]",
   outdir: assets,
   metafile: true,
   legalComments: "none",
@@ -30,9 +34,21 @@ const result = await build({
   preserveSymlinks: true,
 });
 
-const files = Object.keys(result.metafile.outputs).map((p) => p.split("/").pop());
-const js = files.find((f) => f.endsWith(".js"));
-const css = files.find((f) => f.endsWith(".css"));
+const outputs = result.metafile.outputs;
+const base = (p) => p.split("/").pop();
+const files = Object.keys(outputs).map(base);
+const entry = Object.keys(outputs).find((p) => outputs[p].entryPoint && p.endsWith(".js"));
+const js = base(entry);
+const css = base(outputs[entry].cssBundle ?? "") || files.find((f) => f.endsWith(".css"));
+// First-load JS is the entry and every chunk it imports statically; the rest waits for a
+// panel to be opened.
+const firstLoad = new Set();
+const visit = (p) => {
+  if (firstLoad.has(p)) return;
+  firstLoad.add(p);
+  for (const i of outputs[p].imports) if (i.kind === "import-statement") visit(i.path);
+};
+visit(entry);
 const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -49,5 +65,9 @@ ${css ? `<link rel="stylesheet" href="/assets/${css}">\n` : ""}<script type="mod
 `;
 writeFileSync(join(out, "index.html"), html);
 const size = (f) => statSync(join(assets, f)).size;
-console.log(`console: ${js} ${(size(js) / 1024).toFixed(1)} KiB` + (css ? `, ${css} ${(size(css) / 1024).toFixed(1)} KiB` : ""));
+const kib = (n) => (n / 1024).toFixed(1) + " KiB";
+const sum = (list) => list.reduce((n, f) => n + size(f), 0);
+const allJS = files.filter((f) => f.endsWith(".js"));
+console.log(`console: first-load JS ${kib(sum([...firstLoad].map(base)))} (${js} + ${firstLoad.size - 1} chunks), ` +
+  `all JS ${kib(sum(allJS))} in ${allJS.length} files` + (css ? `, ${css} ${kib(size(css))}` : ""));
 for (const f of readdirSync(assets)) if (!files.includes(f)) rmSync(join(assets, f));

@@ -3,14 +3,18 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { dataEpoch, demoReason, embeddedExpired, onUnauthorized, readQuiet, retryAPI } from "./api/client";
 import type { List } from "./api/types";
 import { type ConsoleConfig, hasRole, session, signIn, signOut } from "./auth";
-import { AuditPanel } from "./panels/audit";
+import { lazy } from "./lazy";
 import { FinancePanel } from "./panels/finance";
-import { FlowDefinitions, FlowsPanel } from "./panels/flows";
-import { GovernancePanel } from "./panels/governance";
 import { QueuePanel } from "./panels/queue";
-import { SettingsPanel } from "./panels/settings";
 import { navigate, path, segments } from "./router";
 import { Status } from "./ui";
+
+// The queue and finance are where people work; the rest load when first opened.
+const AuditPanel = lazy(() => import("./panels/audit").then((m) => m.AuditPanel));
+const FlowsPanel = lazy(() => import("./panels/flows").then((m) => m.FlowsPanel));
+const FlowDefinitions = lazy(() => import("./panels/flows").then((m) => m.FlowDefinitions));
+const GovernancePanel = lazy(() => import("./panels/governance").then((m) => m.GovernancePanel));
+const SettingsPanel = lazy(() => import("./panels/settings").then((m) => m.SettingsPanel));
 
 const MODULE_PANEL: Record<string, string> = {
   "sync-errors": "queue",
