@@ -27,7 +27,7 @@ CFN_LINT_VERSION := 1.51.0
 MOTO_VERSION     := 5.2.1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: aws-tools deploy-rehearsal fuzz help run sample demo demo-flows demo-retry embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench fault clean deps
+.PHONY: aws-tools deploy-rehearsal fuzz help run sample demo demo-flows demo-retry embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench cost fault clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -78,7 +78,7 @@ aws-tools: ## check (or pip install) the pinned cfn-lint and moto_server
 # loaded machine that outlives go test's default 10-minute timeout (measured: 10 min+ at a
 # load of 28 on 2 cores).
 test-go: deps aws-tools ## Go unit and integration tests (DynamoDB + SQS emulators), the short fault suite, and CDK template tests
-	$(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/... ./infra/fault/...
+	$(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/... ./infra/fault/... ./infra/cost/...
 	$(GO) test $(GOTEST_FLAGS) -timeout 30m ./template-tests/... ./infra/stack/...
 	$(GO) test $(GOTEST_FLAGS) -run 'TestForgeryFlood' ./shared/hostauth/
 	cd $(GITLEAKS_CMP) && $(GO) test $(GOTEST_FLAGS) ./...
@@ -162,6 +162,11 @@ bench: deps build ## Go benchmarks, end-to-end ingest against the emulators, bin
 	@for f in mcp ingest audit-list console; do CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o build/host/$$f ./functions/$$f || exit 1; done
 	$(GO) run ./infra/bench/coldstart -runs 25 build/host/mcp build/host/ingest build/host/audit-list build/host/console
 	@echo "bootstrap sizes (linux/arm64):"; for f in $(FUNCTIONS); do ls -l $(BUILD_DIR)/$$f/bootstrap | awk -v f=$$f '{printf "  %-32s %6.2f MB\n", f, $$5/1048576}'; done
+
+# Prices are in infra/cost/prices.go, dated; COST_ARGS="-n 500 -call-ms 8" for more
+# samples or another assumed in-region latency per AWS call.
+cost: deps ## the AWS cost per million sync errors and flow events and per tenant-month, from calls counted on the emulators, with the breakdown
+	@$(GO) run ./infra/cost $(COST_ARGS)
 
 fault: deps ## fault and load suite on the emulators: burst, DynamoDB/SQS emulator kills, redelivery, crash after ERP write, ERP 429/5xx (FAULT_ARGS=-short, -run NAME)
 	$(GO) run ./infra/fault/run $(FAULT_ARGS)

@@ -1,0 +1,371 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+)
+
+// Meter counts what the service asks of AWS through its SDK clients: every call by service
+// and operation, and for DynamoDB the request units each call is billed, the table's and
+// each global secondary index's apart. It is an SDK middleware (Initialize step), so the
+// requests the service makes are unchanged; to price a write it reads the item before and
+// after it with a client of its own, which is not counted.
+//
+// DynamoDB's billing rules it applies (developer guide, "Read/write capacity mode" and
+// "Global secondary indexes: provisioned throughput considerations"):
+//   - a write costs ceil(max(old, new item size) / 1 KB) WRU; a conditional write whose
+//     condition fails still costs ceil(existing item size / 1 KB), at least 1;
+//   - each GSI (projection ALL here) whose key the item has, before or after, costs: a put of
+//     the new item's size when the key appears, a delete of the old one's when it goes, both
+//     when a key attribute changes, one write of the new size when it stays;
+//   - reads are counted from the ConsumedCapacity the emulator answers (ReturnConsumedCapacity
+//     TOTAL is set on GetItem, Query and Scan): 4 KB units, halved when eventually consistent.
+type Meter struct {
+	mu     sync.Mutex
+	calls  map[string]int     // "dynamodb.PutItem", "sqs.SendMessage", ...
+	units  map[string]float64 // "WRU processed", "WRU processed/by_status", "RRU tenant_config"
+	events int                // EventBridge entries
+	// raw reads the items around a write; it has no meter.
+	raw *dynamodb.Client
+	// indexes are the blueprint's indexes by physical table name.
+	indexes map[string][]blueprint.Index
+	// physical maps a physical table name to its logical one, for the breakdown.
+	physical map[string]string
+}
+
+// NewMeter meters stage's tables. Set raw, a client without the meter, before the first
+// write.
+func NewMeter(stage string) *Meter {
+	m := &Meter{indexes: map[string][]blueprint.Index{}, physical: map[string]string{}}
+	for _, t := range blueprint.Tables {
+		name := blueprint.PhysicalName(stage, t.Name)
+		m.indexes[name] = t.Indexes
+		m.physical[name] = t.Name
+	}
+	m.Take()
+	return m
+}
+
+// Install adds the meter to cfg's clients.
+func (m *Meter) Install(cfg *aws.Config) {
+	cfg.APIOptions = append(cfg.APIOptions, func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("costMeter", m.handle), middleware.After)
+	})
+}
+
+// Usage is what the meter counted since the last Take.
+type Usage struct {
+	Calls  map[string]int
+	Units  map[string]float64
+	Events int
+}
+
+// Calls is the calls counted since the last Take, every service.
+func (m *Meter) Calls() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, v := range m.calls {
+		n += v
+	}
+	return n
+}
+
+// DynamoCalls is the DynamoDB calls counted since the last Take.
+func (m *Meter) DynamoCalls() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for k, v := range m.calls {
+		if strings.HasPrefix(k, "dynamodb.") && !strings.HasSuffix(k, "(error)") {
+			n += v
+		}
+	}
+	return n
+}
+
+// Add sums usages.
+func (u Usage) Add(o Usage) Usage {
+	out := Usage{Calls: map[string]int{}, Units: map[string]float64{}, Events: u.Events + o.Events}
+	for _, x := range []Usage{u, o} {
+		for k, v := range x.Calls {
+			out.Calls[k] += v
+		}
+		for k, v := range x.Units {
+			out.Units[k] += v
+		}
+	}
+	return out
+}
+
+// Take returns the counts so far and starts again.
+func (m *Meter) Take() Usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u := Usage{Calls: m.calls, Units: m.units, Events: m.events}
+	m.calls, m.units, m.events = map[string]int{}, map[string]float64{}, 0
+	return u
+}
+
+func (m *Meter) add(call string, units map[string]float64, events int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls[call]++
+	for k, v := range units {
+		m.units[k] += v
+	}
+	m.events += events
+}
+
+// opName is "sqs.SendMessage" for a *sqs.SendMessageInput.
+func opName(in any) string {
+	t := strings.TrimPrefix(fmt.Sprintf("%T", in), "*")
+	return strings.TrimSuffix(t, "Input")
+}
+
+func (m *Meter) handle(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+	op := opName(in.Parameters)
+	switch p := in.Parameters.(type) {
+	case *dynamodb.GetItemInput:
+		p.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+		out, md, err := next.HandleInitialize(ctx, in)
+		var cc *types.ConsumedCapacity
+		if o, ok := out.Result.(*dynamodb.GetItemOutput); ok {
+			cc = o.ConsumedCapacity
+		}
+		m.add(op, m.readUnits(*p.TableName, cc), 0)
+		return out, md, err
+	case *dynamodb.QueryInput:
+		p.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+		out, md, err := next.HandleInitialize(ctx, in)
+		var cc *types.ConsumedCapacity
+		if o, ok := out.Result.(*dynamodb.QueryOutput); ok {
+			cc = o.ConsumedCapacity
+		}
+		m.add(op, m.readUnits(*p.TableName, cc), 0)
+		return out, md, err
+	case *dynamodb.ScanInput:
+		p.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+		out, md, err := next.HandleInitialize(ctx, in)
+		var cc *types.ConsumedCapacity
+		if o, ok := out.Result.(*dynamodb.ScanOutput); ok {
+			cc = o.ConsumedCapacity
+		}
+		m.add(op, m.readUnits(*p.TableName, cc), 0)
+		return out, md, err
+	case *dynamodb.PutItemInput:
+		return m.write(ctx, op, *p.TableName, keyOf(p.Item, *p.TableName, m), in, next)
+	case *dynamodb.UpdateItemInput:
+		return m.write(ctx, op, *p.TableName, p.Key, in, next)
+	case *dynamodb.DeleteItemInput:
+		return m.write(ctx, op, *p.TableName, p.Key, in, next)
+	case *eventbridge.PutEventsInput:
+		m.add(op, nil, len(p.Entries))
+	default:
+		m.add(op, nil, 0)
+	}
+	return next.HandleInitialize(ctx, in)
+}
+
+// readUnits books a read's consumed capacity on its table (a query on an index is billed
+// to the table's reads; the line names the table).
+func (m *Meter) readUnits(table string, cc *types.ConsumedCapacity) map[string]float64 {
+	if cc == nil || cc.CapacityUnits == nil {
+		return map[string]float64{"RRU " + m.logical(table) + " (not reported)": 0}
+	}
+	return map[string]float64{"RRU " + m.logical(table): *cc.CapacityUnits}
+}
+
+func (m *Meter) logical(table string) string {
+	if l, ok := m.physical[table]; ok {
+		return l
+	}
+	return table
+}
+
+// write runs a write between two reads of its item and books its table and index units.
+func (m *Meter) write(ctx context.Context, op, table string, key map[string]types.AttributeValue, in middleware.InitializeInput,
+	next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+	before := m.item(ctx, table, key)
+	out, md, err := next.HandleInitialize(ctx, in)
+	var ccf *types.ConditionalCheckFailedException
+	failed := err != nil
+	if failed && !errors.As(err, &ccf) {
+		m.add(op+" (error)", nil, 0)
+		return out, md, err
+	}
+	after := before
+	if !failed {
+		after = m.item(ctx, table, key)
+	}
+	m.add(op, WriteUnits(m.logical(table), m.indexes[table], before, after, failed), 0)
+	return out, md, err
+}
+
+// item reads key's item as it is now (strongly consistent), nil when absent or unreadable.
+func (m *Meter) item(ctx context.Context, table string, key map[string]types.AttributeValue) map[string]types.AttributeValue {
+	if key == nil {
+		return nil
+	}
+	out, err := m.raw.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table, Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil
+	}
+	return out.Item
+}
+
+// keyOf picks the table's key attributes out of a put's item.
+func keyOf(item map[string]types.AttributeValue, table string, m *Meter) map[string]types.AttributeValue {
+	for _, t := range blueprint.Tables {
+		if m.logical(table) != t.Name {
+			continue
+		}
+		key := map[string]types.AttributeValue{t.PartitionKey.Name: item[t.PartitionKey.Name]}
+		if t.SortKey != nil {
+			key[t.SortKey.Name] = item[t.SortKey.Name]
+		}
+		return key
+	}
+	return nil
+}
+
+// WriteUnits is what one write costs in WRU, on the table and on each index, by the rules
+// in Meter's comment: before and after are the item around the write (nil when absent);
+// failed is a conditional write whose condition failed.
+func WriteUnits(table string, indexes []blueprint.Index, before, after map[string]types.AttributeValue, failed bool) map[string]float64 {
+	kb := func(item map[string]types.AttributeValue) float64 {
+		return math.Ceil(float64(ItemSize(item)) / 1024)
+	}
+	out := map[string]float64{}
+	if failed {
+		out["WRU "+table] = math.Max(1, kb(before))
+		return out
+	}
+	out["WRU "+table] = math.Max(1, math.Max(kb(before), kb(after)))
+	for _, ix := range indexes {
+		ob, oa := indexKey(ix, before), indexKey(ix, after)
+		n := 0.0
+		switch {
+		case ob == "" && oa == "":
+			continue
+		case ob == "":
+			n = kb(after)
+		case oa == "":
+			n = kb(before)
+		case ob != oa:
+			n = kb(before) + kb(after)
+		default:
+			n = kb(after)
+		}
+		out["WRU "+table+"/"+ix.Name] = n
+	}
+	return out
+}
+
+// indexKey is the item's key in the index ("" when the item is not in it: a GSI holds only
+// items that have its key attributes).
+func indexKey(ix blueprint.Index, item map[string]types.AttributeValue) string {
+	pk, ok := item[ix.PartitionKey.Name]
+	if !ok {
+		return ""
+	}
+	k := attrString(pk)
+	if ix.SortKey != nil {
+		sk, ok := item[ix.SortKey.Name]
+		if !ok {
+			return ""
+		}
+		k += "\x00" + attrString(sk)
+	}
+	return k
+}
+
+func attrString(v types.AttributeValue) string {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return "S" + v.Value
+	case *types.AttributeValueMemberN:
+		return "N" + v.Value
+	case *types.AttributeValueMemberB:
+		return "B" + string(v.Value)
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// ItemSize is an item's size as DynamoDB bills it: each attribute's name in UTF-8 bytes
+// plus its value ("Item sizes and formats" in the developer guide): strings and binary
+// by length, numbers about one byte per two digits plus one, booleans and null one byte,
+// lists and maps 3 bytes plus one per element plus their elements.
+func ItemSize(item map[string]types.AttributeValue) int {
+	n := 0
+	for name, v := range item {
+		n += len(name) + valueSize(v)
+	}
+	return n
+}
+
+func valueSize(v types.AttributeValue) int {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberN:
+		return numberSize(v.Value)
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		return 1
+	case *types.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	case *types.AttributeValueMemberNS:
+		n := 0
+		for _, s := range v.Value {
+			n += numberSize(s)
+		}
+		return n
+	case *types.AttributeValueMemberBS:
+		n := 0
+		for _, b := range v.Value {
+			n += len(b)
+		}
+		return n
+	case *types.AttributeValueMemberL:
+		n := 3
+		for _, e := range v.Value {
+			n += 1 + valueSize(e)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		n := 3
+		for k, e := range v.Value {
+			n += 1 + len(k) + valueSize(e)
+		}
+		return n
+	}
+	return 0
+}
+
+func numberSize(s string) int {
+	digits := 0
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			digits++
+		}
+	}
+	return (digits+1)/2 + 1
+}
