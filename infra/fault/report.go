@@ -95,18 +95,26 @@ type Config struct {
 	// are the finance approvals approved meanwhile.
 	ThrottleWindow    time.Duration
 	ThrottleApprovals int
+	// PartitionWCU and PartitionRCU are the hot tenant's per-partition limits in
+	// partition-throttle; ColdPosts are the other tenant's posts beside its burst.
+	PartitionWCU, PartitionRCU float64
+	ColdPosts                  int
 }
 
 // Full is what issue 17 asks for: 2,000 posts at c=32, a minute of 429/5xx.
 func Full() Config {
 	return Config{Posts: 2000, Conc: 32, Outage: 2 * time.Second, RedeliveryClaims: 50, Redeliveries: 5,
-		CrashItems: 4, ThrottleWindow: time.Minute, ThrottleApprovals: 20}
+		CrashItems: 4, ThrottleWindow: time.Minute, ThrottleApprovals: 20,
+		PartitionWCU: PartitionWCU, PartitionRCU: PartitionRCU, ColdPosts: 100}
 }
 
 // Short is the version `make test` runs: the same scenarios and checks, small sizes.
 func Short() Config {
 	return Config{Posts: 200, Conc: 16, Outage: 500 * time.Millisecond, RedeliveryClaims: 5, Redeliveries: 5,
-		CrashItems: 2, ThrottleWindow: 3 * time.Second, ThrottleApprovals: 4}
+		CrashItems: 2, ThrottleWindow: 3 * time.Second, ThrottleApprovals: 4,
+		// The partition limits scaled down with the burst (10 times smaller, at half the
+		// concurrency), so that it still overruns them.
+		PartitionWCU: PartitionWCU / 25, PartitionRCU: PartitionRCU / 25, ColdPosts: 10}
 }
 
 // Scenario is one fault scenario: it builds its own stage on h and stops what it starts.
@@ -124,6 +132,7 @@ func Scenarios() []Scenario {
 		{"sqs-redelivery", runRedelivery},
 		{"crash-after-erp-write", runCrash},
 		{"erp-429-5xx", runThrottle},
+		{"partition-throttle", runPartitionThrottle},
 	}
 }
 

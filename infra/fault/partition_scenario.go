@@ -1,0 +1,182 @@
+package fault
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/syncassist/syncassist/infra/bench/loadgen"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+// coldTenant posts beside the hot tenant's burst; none of its partitions is throttled.
+const coldTenant = "cold"
+
+// runPartitionThrottle is the hot-partition scenario (issue 29 §7): the stage's DynamoDB
+// client goes through a PartitionThrottle that holds the hot tenant's partitions to
+// DynamoDB's per-partition limits (cfg.PartitionWCU/RCU: the documented 1,000/3,000 at
+// full size), while the tenant posts the burst and a second tenant posts beside it. The
+// hot tenant's requests are answered ProvisionedThroughputExceededException or
+// ThrottlingException; the SDK retries them with backoff (3 attempts), the ingest answers
+// 503 once those are spent and the sender retries, a diagnosis that fails comes back from
+// the queue. The checks are the burst's (no errorId lost or doubled, one diagnosis each,
+// DLQ empty, no leak) plus: requests were throttled (else the scenario proves nothing),
+// and the other tenant was never throttled, every one of its posts answered 202 at the
+// first attempt and every one of its claims stored once and diagnosed.
+func runPartitionThrottle(ctx context.Context, h *Harness, cfg Config) (row Row) {
+	indexes := map[string][]string{}
+	for _, t := range blueprint.Tables {
+		for _, ix := range t.Indexes {
+			indexes[t.Name] = append(indexes[t.Name], ix.Name)
+		}
+	}
+	pt, err := StartPartitionThrottle(h.Emu.DynamoDBEndpoint, tenantID, cfg.PartitionRCU, cfg.PartitionWCU, indexes)
+	if err != nil {
+		row.failf("throttle proxy: %v", err)
+		return row
+	}
+	defer pt.Close()
+	// The stage's clients (compose.Load reads it) go through the proxy; the harness's own
+	// client (provisioning, the checks' reads are the stage's) does not.
+	old := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")
+	os.Setenv("AWS_ENDPOINT_URL_DYNAMODB", pt.URL())
+	defer os.Setenv("AWS_ENDPOINT_URL_DYNAMODB", old)
+	cold := &coldRun{n: cfg.ColdPosts}
+	row = ingestRun{name: "partition-throttle", opt: StageOptions{StuckAfter: 3 * time.Second}, reconcile: true,
+		inject: cold.start, recover: cold.check}.run(ctx, h, cfg)
+	throttled, passed, by := pt.counts()
+	if throttled[tenantID] == 0 {
+		row.failf("no request of tenant %q was throttled: the scenario proved nothing", tenantID)
+	}
+	if throttled["other"] > 0 {
+		row.failf("%d requests of other tenants were throttled", throttled["other"])
+	}
+	if passed["other"] == 0 {
+		row.failf("no request of another tenant reached DynamoDB")
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(by)) {
+		_, logical, _ := strings.Cut(k, "-")
+		parts = append(parts, fmt.Sprintf("%s %d", logical, by[k]))
+	}
+	row.Note += fmt.Sprintf(" Partition limits %.0f WCU/s and %.0f RCU/s per partition key for tenant %q: %d DynamoDB requests throttled "+
+		"(%s), %d passed; tenant %q: %d requests, none throttled. %s", cfg.PartitionWCU, cfg.PartitionRCU, tenantID,
+		throttled[tenantID], strings.Join(parts, ", "), passed[tenantID], coldTenant, passed["other"], cold.note)
+	return row
+}
+
+// coldRun is the other tenant's traffic: it starts when a third of the hot burst is
+// answered and is checked after the burst.
+type coldRun struct {
+	n      int
+	key    []byte
+	ids    []string
+	mu     sync.Mutex
+	status []int // the first answer of each post
+	start0 time.Time
+	note   string
+}
+
+// start creates the cold tenant and posts its sync errors at c=2, each once: a post
+// answered anything but 202 fails the check (a retry would hide a throttle).
+func (c *coldRun) start(ctx context.Context, st *Stage) (string, error) {
+	admin := tenant.Admin{Store: st.Deps.Tenants, Keeper: st.Deps.Keeper}
+	secrets, err := admin.Create(ctx, coldTenant, nil)
+	if err != nil {
+		return "", err
+	}
+	for _, k := range tenant.FeatureFlags {
+		if err := admin.Set(ctx, coldTenant, k, "true"); err != nil {
+			return "", err
+		}
+	}
+	if c.key, err = webhook.ParseSecret(secrets[tenant.PurposeIngest]); err != nil {
+		return "", err
+	}
+	c.start0 = time.Now()
+	c.status = make([]int, c.n)
+	c.ids = make([]string, c.n)
+	url := st.URL + blueprint.IngestRoute.Path
+	res := loadgen.Measure("cold", c.n, 2, func(i int) error {
+		errorID := fmt.Sprintf("COLD-%05d", i)
+		body, _ := json.Marshal(map[string]any{"tenantId": coldTenant, "errorId": errorID, "recordType": "salesOrder",
+			"recordId": faultRecordID(errorID), "errorCode": "INVALID_FIELD_VALUE", "message": faultMessage,
+			"occurredAt": time.Now().UTC().Add(-time.Minute).Format(time.RFC3339), "payload": map[string]any{"shipcountry": "Deutschland"}})
+		c.ids[i] = syncerror.RowID(syncerror.Record{TenantID: coldTenant, RecordType: "salesOrder", RecordID: faultRecordID(errorID),
+			ErrorCode: "INVALID_FIELD_VALUE", Message: faultMessage})
+		ans, err := loadgen.PostSigned(ctx, st.Client, url, coldTenant, c.key, webhook.NewMessageID(), body)
+		if err != nil {
+			return err
+		}
+		c.status[i] = ans.Status
+		return nil
+	})
+	return fmt.Sprintf("Tenant %q posted %d sync errors at c=2 from a third into the burst (p50 %.1f ms, p99 %.1f ms).",
+		coldTenant, c.n, loadgen.MS(res.Quantile(0.5)), loadgen.MS(res.Quantile(0.99))), nil
+}
+
+// check runs after the burst: every cold post answered 202 at once, and every cold claim
+// stored once, diagnosed once, within the settle timeout.
+func (c *coldRun) check(ctx context.Context, st *Stage) error {
+	if c.status == nil {
+		return errors.New("the cold tenant never posted")
+	}
+	for i, s := range c.status {
+		if s != http.StatusAccepted {
+			return fmt.Errorf("cold post %d answered %d at its first attempt", i, s)
+		}
+	}
+	deadline := time.Now().Add(settleTimeout)
+	for {
+		pending := 0
+		for _, id := range c.ids {
+			cl, err := st.Deps.Claims.Get(ctx, coldTenant, id)
+			if err != nil && !errors.Is(err, syncerror.ErrNotFound) {
+				return err
+			}
+			if err != nil || cl.Diagnosis != syncerror.DiagnosisReady {
+				pending++
+				continue
+			}
+			claimed := 0
+			for _, e := range cl.History {
+				if e.Action == "claimed" {
+					claimed++
+				}
+			}
+			if claimed != 1 {
+				return fmt.Errorf("cold claim %s claimed %d times", id, claimed)
+			}
+		}
+		if pending == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d cold claims not diagnosed after %s", pending, len(c.ids), settleTimeout)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	for _, id := range c.ids {
+		traces, err := st.Deps.AIRecords.Traces(ctx, coldTenant, id)
+		if err != nil {
+			return err
+		}
+		if len(traces) > 1 {
+			return fmt.Errorf("cold claim %s diagnosed %d times", id, len(traces))
+		}
+	}
+	c.note = fmt.Sprintf("Every %s post answered 202 at its first attempt; all %d of its claims stored once and diagnosed once "+
+		"(seen all diagnosed %.1f s after its first post, checked once the hot burst was answered).", coldTenant, len(c.ids), time.Since(c.start0).Seconds())
+	return nil
+}
