@@ -33,10 +33,12 @@ import (
 //   - reads are counted from the ConsumedCapacity the emulator answers (ReturnConsumedCapacity
 //     TOTAL is set on GetItem, Query and Scan): 4 KB units, halved when eventually consistent.
 type Meter struct {
-	mu     sync.Mutex
-	calls  map[string]int     // "dynamodb.PutItem", "sqs.SendMessage", ...
-	units  map[string]float64 // "WRU processed", "WRU processed/by_status", "RRU tenant_config"
-	events int                // EventBridge entries
+	mu    sync.Mutex
+	calls map[string]int     // "dynamodb.PutItem", "sqs.SendMessage", ...
+	units map[string]float64 // "WRU processed", "WRU processed/by_status", "RRU tenant_config"
+	// keysOnly is what each index's writes would cost if it projected its keys only.
+	keysOnly map[string]float64
+	events   int // EventBridge entries
 	// raw reads the items around a write; it has no meter.
 	raw *dynamodb.Client
 	// indexes are the blueprint's indexes by physical table name.
@@ -70,6 +72,8 @@ type Usage struct {
 	Calls  map[string]int
 	Units  map[string]float64
 	Events int
+	// KeysOnly are the index WRU the same writes would cost with KEYS_ONLY indexes.
+	KeysOnly map[string]float64
 }
 
 // Calls is the calls counted since the last Take, every service.
@@ -98,13 +102,16 @@ func (m *Meter) DynamoCalls() int {
 
 // Add sums usages.
 func (u Usage) Add(o Usage) Usage {
-	out := Usage{Calls: map[string]int{}, Units: map[string]float64{}, Events: u.Events + o.Events}
+	out := Usage{Calls: map[string]int{}, Units: map[string]float64{}, KeysOnly: map[string]float64{}, Events: u.Events + o.Events}
 	for _, x := range []Usage{u, o} {
 		for k, v := range x.Calls {
 			out.Calls[k] += v
 		}
 		for k, v := range x.Units {
 			out.Units[k] += v
+		}
+		for k, v := range x.KeysOnly {
+			out.KeysOnly[k] += v
 		}
 	}
 	return out
@@ -114,8 +121,8 @@ func (u Usage) Add(o Usage) Usage {
 func (m *Meter) Take() Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	u := Usage{Calls: m.calls, Units: m.units, Events: m.events}
-	m.calls, m.units, m.events = map[string]int{}, map[string]float64{}, 0
+	u := Usage{Calls: m.calls, Units: m.units, Events: m.events, KeysOnly: m.keysOnly}
+	m.calls, m.units, m.events, m.keysOnly = map[string]int{}, map[string]float64{}, 0, map[string]float64{}
 	return u
 }
 
@@ -211,6 +218,13 @@ func (m *Meter) write(ctx context.Context, op, table string, key map[string]type
 		after = m.item(ctx, table, key)
 	}
 	m.add(op, WriteUnits(m.logical(table), m.indexes[table], before, after, failed), 0)
+	if !failed {
+		m.mu.Lock()
+		for k, v := range KeysOnlyIndexUnits(m.logical(table), m.indexes[table], before, after) {
+			m.keysOnly[k] += v
+		}
+		m.mu.Unlock()
+	}
 	return out, md, err
 }
 
@@ -268,6 +282,26 @@ func WriteUnits(table string, indexes []blueprint.Index, before, after map[strin
 			n = kb(before) + kb(after)
 		default:
 			n = kb(after)
+		}
+		out["WRU "+table+"/"+ix.Name] = n
+	}
+	return out
+}
+
+// KeysOnlyIndexUnits is what the write would cost on each index projected KEYS_ONLY: an
+// entry (keys only, under 1 KB) is written when the item enters or leaves the index, both
+// when its key changes, and not at all when only other attributes change.
+func KeysOnlyIndexUnits(table string, indexes []blueprint.Index, before, after map[string]types.AttributeValue) map[string]float64 {
+	out := map[string]float64{}
+	for _, ix := range indexes {
+		ob, oa := indexKey(ix, before), indexKey(ix, after)
+		n := 0.0
+		switch {
+		case ob == oa:
+		case ob == "" || oa == "":
+			n = 1
+		default:
+			n = 2
 		}
 		out["WRU "+table+"/"+ix.Name] = n
 	}

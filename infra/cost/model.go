@@ -154,6 +154,18 @@ func (pa Path) DynamoCalls() (float64, string) {
 	return float64(total) / pa.N, strings.Join(parts, ", ")
 }
 
+// KeysOnlySaving is what the path's bill per million units would lose if every index of
+// table were projected KEYS_ONLY, and the index WRU per unit before and after.
+func (pa Path) KeysOnlySaving(p Prices, table string) (usd, before, after float64) {
+	for k, v := range pa.Usage.Units {
+		if strings.HasPrefix(k, "WRU "+table+"/") {
+			before += v
+			after += pa.Usage.KeysOnly[k]
+		}
+	}
+	return (before - after) * pa.per() / pa.N / 1e6 * p.DynamoWRUPerMillion, before / pa.N, after / pa.N
+}
+
 // Write prints the path's bill per million units.
 func (pa Path) Write(w io.Writer, p Prices, callMS float64) {
 	lines := pa.Lines(p, callMS)
@@ -172,7 +184,13 @@ func (pa Path) Write(w io.Writer, p Prices, callMS float64) {
 				wru += v
 			}
 		}
-		fmt.Fprintf(w, "  %s: %.2f DynamoDB calls (%s), %.1f WRU per %s\n", st.Name, calls, byOp, wru/pa.N, pa.Unit)
+		fmt.Fprintf(w, "  %s: %.2f DynamoDB calls (%s), %.1f WRU per %s:", st.Name, calls, byOp, wru/pa.N, pa.Unit)
+		for _, k := range slices.Sorted(maps.Keys(st.Usage.Units)) {
+			if v := st.Usage.Units[k]; v > 0 {
+				fmt.Fprintf(w, " %s %.2f;", k, v/pa.N)
+			}
+		}
+		fmt.Fprintln(w)
 	}
 	for _, l := range pa.Lambdas {
 		fmt.Fprintf(w, "%s: %.3f invocations per %s; per invocation %.2f ms wall on the emulators, %.2f ms CPU, %.1f AWS calls\n",

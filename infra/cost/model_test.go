@@ -94,6 +94,14 @@ func TestWriteUnits(t *testing.T) {
 	if got := WriteUnits("p", indexes, before, nil, false); got["WRU p/by_status"] != 2 || got["WRU p"] != 2 {
 		t.Errorf("delete: %v", got)
 	}
+	// Projected KEYS_ONLY, an index is written only when the item's entry appears, goes or
+	// changes its key.
+	if got := KeysOnlyIndexUnits("p", indexes, before, after); got["WRU p/by_status"] != 2 || got["WRU p/by_diagnosis"] != 0 || got["WRU p/absent"] != 0 {
+		t.Errorf("keys only, an update: %v", got)
+	}
+	if got := KeysOnlyIndexUnits("p", indexes, nil, after); got["WRU p/by_status"] != 1 || got["WRU p/by_diagnosis"] != 1 {
+		t.Errorf("keys only, a put: %v", got)
+	}
 	// A failed condition is billed on the table only, at the existing item's size, at least 1.
 	if got := WriteUnits("p", indexes, before, before, true); len(got) != 1 || got["WRU p"] != 2 {
 		t.Errorf("failed condition on an existing item: %v", got)
