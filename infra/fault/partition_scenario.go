@@ -25,8 +25,10 @@ const coldTenant = "cold"
 
 // runPartitionThrottle is the hot-partition scenario (issue 29 §7): the stage's DynamoDB
 // client goes through a PartitionThrottle that holds the hot tenant's partitions to
-// DynamoDB's per-partition limits (cfg.PartitionWCU/RCU: the documented 1,000/3,000 at
-// full size), while the tenant posts the burst and a second tenant posts beside it. The
+// per-partition limits (cfg.PartitionWCU/RCU: DynamoDB's documented 1,000/3,000 scaled to
+// the emulator's speed, a tenth at full size and a 25th at short size; the emulator on
+// this machine never reaches the documented ones), while the tenant posts the burst and
+// a second tenant posts beside it. The
 // hot tenant's requests are answered ProvisionedThroughputExceededException or
 // ThrottlingException; the SDK retries them with backoff (3 attempts), the ingest answers
 // 503 once those are spent and the sender retries, a diagnosis that fails comes back from

@@ -105,7 +105,10 @@ type Config struct {
 func Full() Config {
 	return Config{Posts: 2000, Conc: 32, Outage: 2 * time.Second, RedeliveryClaims: 50, Redeliveries: 5,
 		CrashItems: 4, ThrottleWindow: time.Minute, ThrottleApprovals: 20,
-		PartitionWCU: PartitionWCU, PartitionRCU: PartitionRCU, ColdPosts: 100}
+		// DynamoDB's partition limits scaled to the emulator, which serves this burst at
+		// 70–600 posts/s here against DynamoDB's thousands: at the documented limits the
+		// burst never reached them (measured: 0 throttled in 31,597 requests).
+		PartitionWCU: PartitionWCU / 10, PartitionRCU: PartitionRCU / 10, ColdPosts: 100}
 }
 
 // Short is the version `make test` runs: the same scenarios and checks, small sizes.
