@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -35,6 +36,7 @@ import (
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -85,15 +87,17 @@ var costFlow = flow.Flow{ID: "erp-customer-to-crm", Enabled: true,
 
 // run is one costing run: the stage, its meter and the fakes.
 type run struct {
-	ctx         context.Context
-	deps        *compose.Stack
-	prov        compose.Provisioned
-	meter       *Meter
-	rawAWS      aws.Config
-	erp, crm    *fakesystem.Server
-	keys        map[tenant.Purpose][]byte
-	logs        *byteCounter
-	kms         *unwrapCounter
+	ctx      context.Context
+	deps     *compose.Stack
+	prov     compose.Provisioned
+	meter    *Meter
+	rawAWS   aws.Config
+	erp, crm *fakesystem.Server
+	keys     map[tenant.Purpose][]byte
+	logs     *byteCounter
+	kms      *unwrapCounter
+	// wire counts the DynamoDB requests on the wire, to check that the meter sees them all.
+	wire        *wireCalls
 	apiRequests float64
 }
 
@@ -173,6 +177,8 @@ func newRun(ctx context.Context) (*run, func(), error) {
 		return nil, stop, err
 	}
 	unmetered := awsCfg.Copy()
+	r.wire = &wireCalls{next: awshttp.NewBuildableClient().GetTransport()}
+	awsCfg.HTTPClient = &http.Client{Transport: r.wire}
 	r.meter = NewMeter(costStage)
 	r.meter.Install(&awsCfg)
 	b := platform.New(cfg, awsCfg, os.Getenv)
@@ -233,6 +239,7 @@ func (r *run) reset() {
 	r.meter.Take()
 	r.logs.take()
 	r.kms.take()
+	r.wire.take()
 	r.apiRequests = 0
 }
 
@@ -256,6 +263,22 @@ type byteCounter struct{ n atomic.Int64 }
 
 func (b *byteCounter) Write(p []byte) (int, error) { b.n.Add(int64(len(p))); return len(p), nil }
 func (b *byteCounter) take() int64                 { return b.n.Swap(0) }
+
+// wireCalls counts the DynamoDB requests sent (the JSON protocol's X-Amz-Target), below
+// the SDK, where a client built without the meter would still be seen.
+type wireCalls struct {
+	next http.RoundTripper
+	n    atomic.Int64
+}
+
+func (w *wireCalls) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810.") {
+		w.n.Add(1)
+	}
+	return w.next.RoundTrip(r)
+}
+
+func (w *wireCalls) take() int { return int(w.n.Swap(0)) }
 
 // unwrapCounter counts the key keeper's unwraps: in AWS each is a kms:Decrypt.
 type unwrapCounter struct {
