@@ -26,14 +26,12 @@ import (
 // timer measures invocations made one at a time: wall time, this process's CPU time
 // (getrusage; the emulators are other processes) and the AWS calls the meter saw.
 type timer struct {
-	m                   *Meter
-	n                   float64
-	wall, cpu           time.Duration
-	calls               int
-	startWall, startCPU time.Duration
-	startCalls          int
-	function            string
-	memoryMB            int
+	m         *Meter
+	n         float64
+	wall, cpu time.Duration
+	calls     int
+	function  string
+	memoryMB  int
 }
 
 func newTimer(m *Meter, function string) *timer {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/syncassist/syncassist/infra/bench/loadgen"
@@ -92,7 +91,6 @@ type coldRun struct {
 	n      int
 	key    []byte
 	ids    []string
-	mu     sync.Mutex
 	status []int // the first answer of each post
 	start0 time.Time
 	note   string
