@@ -37,6 +37,9 @@ type ingestRun struct {
 	// faultFree counts a claim diagnosed twice as doubled; under a crash a diagnosis whose
 	// result was lost legitimately runs again, and is reported beside the table instead.
 	faultFree bool
+	// after, when set, runs on the settled stage once the checks are done, with the
+	// burst's unique errorIds, and adds its own checks to the row.
+	after func(ctx context.Context, st *Stage, row *Row, unique []string)
 }
 
 func (ir ingestRun) run(ctx context.Context, h *Harness, cfg Config) (row Row) {
@@ -83,6 +86,9 @@ func (ir ingestRun) run(ctx context.Context, h *Harness, cfg Config) (row Row) {
 		len(posts), len(unique), len(posts)-len(unique), cfg.Conc, b.Retried, time.Since(settleStart).Seconds(), s.Reconciles,
 		s.Report.Requeued, note))
 	ir.check(ctx, st, &row, posts, unique, b, s, enq)
+	if ir.after != nil {
+		ir.after(ctx, st, &row, unique)
+	}
 	row.Leaked += st.logLeaks(logStart)
 	return row
 }

@@ -75,6 +75,16 @@ func StartPartitionThrottle(endpoint, tenant string, rcu, wcu float64, indexes m
 	return p, nil
 }
 
+// SetLimits changes the hot tenant's limits from now on.
+func (p *PartitionThrottle) SetLimits(rcu, wcu float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.RCU, p.WCU = rcu, wcu
+	for _, b := range p.buckets {
+		b.tokens = 0
+	}
+}
+
 // URL is the proxy's endpoint.
 func (p *PartitionThrottle) URL() string { return p.srv.URL }
 
@@ -138,6 +148,8 @@ func (p *PartitionThrottle) take(op string, req dynamoRequest, size int) string 
 	if !write && op != "GetItem" && op != "Query" {
 		return ""
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	rate, units := p.RCU, 1.0
 	names := []string{req.TableName}
 	if req.IndexName != "" {
@@ -150,8 +162,7 @@ func (p *PartitionThrottle) take(op string, req dynamoRequest, size int) string 
 			names = append(names, req.TableName+"/"+ix)
 		}
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	units = math.Min(units, rate) // a bucket holds one second: a larger request would never pass
 	now := p.now()
 	var bs []*bucket
 	for _, name := range names {

@@ -55,7 +55,8 @@ func runPartitionThrottle(ctx context.Context, h *Harness, cfg Config) (row Row)
 	defer os.Setenv("AWS_ENDPOINT_URL_DYNAMODB", old)
 	cold := &coldRun{n: cfg.ColdPosts}
 	row = ingestRun{name: "partition-throttle", opt: StageOptions{StuckAfter: 3 * time.Second}, reconcile: true,
-		inject: cold.start, recover: cold.check}.run(ctx, h, cfg)
+		inject: cold.start, recover: cold.check,
+		after: pt.approveUnderThrottle(cfg.PartitionApproves, [2]float64{cfg.PartitionRCU, cfg.PartitionWCU})}.run(ctx, h, cfg)
 	row.Lost += cold.lost
 	row.Doubled += cold.doubled
 	if cold.refused > 0 {

@@ -99,6 +99,8 @@ type Config struct {
 	// partition-throttle; ColdPosts are the other tenant's posts beside its burst.
 	PartitionWCU, PartitionRCU float64
 	ColdPosts                  int
+	// PartitionApproves are the hot tenant's claims approved at once after its burst.
+	PartitionApproves int
 }
 
 // Full is what issue 17 asks for: 2,000 posts at c=32, a minute of 429/5xx.
@@ -108,7 +110,7 @@ func Full() Config {
 		// DynamoDB's partition limits scaled to the emulator, which serves this burst at
 		// 70–600 posts/s here against DynamoDB's thousands: at the documented limits the
 		// burst never reached them (measured: 0 throttled in 31,597 requests).
-		PartitionWCU: PartitionWCU / 10, PartitionRCU: PartitionRCU / 10, ColdPosts: 100}
+		PartitionWCU: PartitionWCU / 10, PartitionRCU: PartitionRCU / 10, ColdPosts: 100, PartitionApproves: 20}
 }
 
 // Short is the version `make test` runs: the same scenarios and checks, small sizes.
@@ -117,7 +119,7 @@ func Short() Config {
 		CrashItems: 2, ThrottleWindow: 3 * time.Second, ThrottleApprovals: 4,
 		// The partition limits scaled down with the burst (10 times smaller, at half the
 		// concurrency), so that it still overruns them.
-		PartitionWCU: PartitionWCU / 25, PartitionRCU: PartitionRCU / 25, ColdPosts: 10}
+		PartitionWCU: PartitionWCU / 25, PartitionRCU: PartitionRCU / 25, ColdPosts: 10, PartitionApproves: 4}
 }
 
 // Scenario is one fault scenario: it builds its own stage on h and stops what it starts.
