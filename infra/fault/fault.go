@@ -42,6 +42,12 @@
 //     the scenario and in every answer the sender read, of the tenant's webhook secret (and
 //     its key) and of the DLP canaries (card, AWS secret key, SSN, e-mail, JWT) that one post
 //     in twenty carries.
+//   - "partition-throttle" (issue 29 §7): a proxy in front of dynalite holds one tenant's
+//     partitions to per-partition limits and answers as DynamoDB does beyond them. The
+//     limits are DynamoDB's documented 1,000 WCU/s and 3,000 RCU/s scaled to the emulator
+//     (a tenth at full size, a 25th at short size): at the documented ones the burst never
+//     reached them here. A second tenant posts beside the burst and must never be
+//     throttled; afterwards the hot tenant's claims are approved under a trickle.
 //   - Every emulator and server a scenario starts is stopped when it returns, pass or fail;
 //     the emulators also die with the process (Pdeathsig).
 package fault
