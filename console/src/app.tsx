@@ -10,6 +10,8 @@ import { navigate, path, segments } from "./router";
 import { Status } from "./ui";
 
 // The queue and finance are where people work; the rest load when first opened.
+const AutomationPanel = lazy(() => import("./panels/automation").then((m) => m.AutomationPanel));
+const InsightsPanel = lazy(() => import("./panels/insights").then((m) => m.InsightsPanel));
 const AuditPanel = lazy(() => import("./panels/audit").then((m) => m.AuditPanel));
 const FlowsPanel = lazy(() => import("./panels/flows").then((m) => m.FlowsPanel));
 const FlowDefinitions = lazy(() => import("./panels/flows").then((m) => m.FlowDefinitions));
@@ -50,6 +52,8 @@ export function App({ config }: { config: ConsoleConfig }) {
   path.value; // re-render on navigation
   const nav = [
     { id: "queue", label: "Queue", show: true },
+    { id: "auto-resolved", label: "Auto-resolved", show: true },
+    { id: "insights", label: "Insights", show: true },
     { id: "finance", label: "Finance", show: true },
     { id: "governance", label: "Governance", show: approver },
     { id: "flows", label: "Flows", show: true },
@@ -91,6 +95,8 @@ export function App({ config }: { config: ConsoleConfig }) {
           {help && <Shortcuts approver={approver} />}
           <Status />
           {panel === "queue" && <QueuePanel canApprove={approver} />}
+          {panel === "auto-resolved" && <AutomationPanel canRevert={approver} />}
+          {panel === "insights" && <InsightsPanel />}
           {panel === "finance" && <FinancePanel canApprove={approver} />}
           {panel === "governance" && (approver ? <GovernancePanel /> : <p>Governance needs the approver role.</p>)}
           {panel === "flows" && <FlowsPanel admin={admin} />}
@@ -130,7 +136,7 @@ function useGoKeys(embedded: boolean): boolean {
         return;
       }
       armed.current = false;
-      const to = { q: "/queue", f: "/finance", g: "/governance", l: "/flows", a: "/audit", s: "/settings" }[e.key];
+      const to = { q: "/queue", u: "/auto-resolved", i: "/insights", f: "/finance", g: "/governance", l: "/flows", a: "/audit", s: "/settings" }[e.key];
       if (to) navigate(to);
     };
     addEventListener("keydown", onKey);
@@ -140,7 +146,8 @@ function useGoKeys(embedded: boolean): boolean {
 }
 
 function Shortcuts({ approver }: { approver: boolean }) {
-  const rows: [string, string][] = [["g q / g f / g g / g l / g a / g s", "Queue, Finance, Governance, Flows, Audit, Settings (admin)"], ["j / k", "next / previous sync error"],
+  const rows: [string, string][] = [["g q / g u / g i", "Queue, Auto-resolved, Insights"],
+    ["g f / g g / g l / g a / g s", "Finance, Governance, Flows, Audit, Settings (admin)"], ["j / k", "next / previous sync error"],
     ["a", approver ? "approve" : "approve — where the approval policy lets operators"], ["r", "reject (asks a reason)"], ["e", "escalate (asks a note)"],
     ["t", "retry the delivery"], ["s", "resolve without a write (asks why)"], ["?", "show or hide this list"]];
   return (

@@ -38,6 +38,14 @@ export type SettingsPatch = S["SettingsPatch"];
 export type ManifestOverride = S["ManifestOverride"];
 export type SecretRotation = S["SecretRotation"];
 export type SecretPurpose = SecretRotation["purpose"];
+export type Automation = S["Automation"];
+export type Insights = S["Insights"];
+export type InsightCounts = S["InsightCounts"];
+export type RuleInsight = S["RuleInsight"];
+export type ApprovalPolicy = S["ApprovalPolicy"];
+export type PolicyRule = S["PolicyRule"];
+export type PolicyMatch = S["PolicyMatch"];
+export type Knowledge = S["Knowledge"];
 
 /** List is the envelope every paged listing shares. */
 export interface List<T> {

@@ -1,11 +1,12 @@
 // What issue 24 added to a row: who may approve it and why (the tenant's approval policy),
 // where a learned fix comes from, how often the error recurred, and the Retry and Resolve
 // decisions that give every class of error a way out.
+import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Proposal } from "../api/types";
 import { Ago } from "../ui";
 
-const APPLY_WORDS: Record<string, string> = {
+export const APPLY_WORDS: Record<string, string> = {
   operator: "an operator or approver",
   approver: "an approver",
   two_approvers: "two approvers (not the person who edited the fix)",
@@ -53,8 +54,8 @@ const REASONS: [string, string][] = [
   ["duplicate", "Duplicate of another error"],
 ];
 
-/** ResolveDialog asks why an error is closed without a write. */
-export function ResolveDialog(props: { title: string; onConfirm: (reason: string, note: string) => void; onClose: () => void }) {
+/** ResolveDialog asks why an error is closed without a write; children say more (bulk: which rows). */
+export function ResolveDialog(props: { title: string; onConfirm: (reason: string, note: string) => void; onClose: () => void; children?: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
   const [reason, setReason] = useState(REASONS[0][0]);
   const [note, setNote] = useState("");
@@ -66,6 +67,7 @@ export function ResolveDialog(props: { title: string; onConfirm: (reason: string
       <form onSubmit={(e) => { e.preventDefault(); props.onConfirm(reason, note.trim()); }}>
         <h2>{props.title}</h2>
         <p>Closes the error with no write to any system.</p>
+        {props.children}
         <label for="resolve-reason">Reason</label>{" "}
         <select id="resolve-reason" value={reason} onChange={(e) => setReason((e.target as HTMLSelectElement).value)}>
           {REASONS.map(([v, label]) => <option value={v}>{label}</option>)}

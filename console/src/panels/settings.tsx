@@ -1,4 +1,5 @@
-// Settings (admins): the tenant's flags, connectors, manifest overrides and host secrets.
+// Settings (admins): the tenant's flags, connectors, manifest overrides, host secrets, the approval
+// policy and the learned fixes (settings-policy.tsx, settings-knowledge.tsx).
 // Each section saves on its own with one write; a 400 puts each refused field's message
 // beside its input and changes nothing, a 409 reloads and says so. Connector credentials
 // are write-only (never pre-filled, never shown back) and a rotated secret is shown once,
@@ -9,6 +10,8 @@ import { demoSettings } from "../api/demo";
 import type { FieldError, FlowSystem, ManifestOverride, SecretPurpose, SecretRotation, Settings, SettingsPatch } from "../api/types";
 import { change, FieldMessage, invalid, OtherErrors, type Reload, SYSTEMS } from "../forms";
 import { Ago, announce, Chip, ConfirmDialog, PanelError, showError } from "../ui";
+import { KnowledgeList } from "./settings-knowledge";
+import { ApprovalPolicyEditor } from "./settings-policy";
 
 const POLICIES: ManifestOverride["policy"][] = ["reject_with_alert", "source_wins", "require_approval"];
 const PURPOSES: { purpose: SecretPurpose; use: string }[] = [
@@ -80,6 +83,8 @@ export function SettingsPanel({ embedded = false }: { embedded?: boolean }) {
           <Connectors key={"c" + version} {...ctx} />
           <Overrides key={"o" + version + JSON.stringify(s.manifestOverrides)} {...ctx} />
           <Secrets {...ctx} />
+          <ApprovalPolicyEditor key={"p" + version} demo={demo} />
+          <KnowledgeList key={"k" + version} demo={demo} />
         </>
       )}
     </section>

@@ -1,0 +1,200 @@
+// Settings for issue 24: the approval policy (who may apply which fix, ordered rules, the
+// first match wins; auto rules in shadow or enforce with their measured agreement) and
+// what the tenant learned from people's decisions. The policy is saved whole with the
+// version it was read at: a 400 puts each message beside its rule's input, a 409 reloads.
+import { useEffect, useState } from "preact/hooks";
+import { read, readOptional, write } from "../api/client";
+import { demoPolicy } from "../api/demo-assist";
+import type { ApprovalPolicy, FieldError, Insights, PolicyMatch, PolicyRule, RuleInsight } from "../api/types";
+import { change, FieldMessage, invalid, OtherErrors } from "../forms";
+import { announce, PanelError } from "../ui";
+import { pct } from "./insights";
+import { APPLY_WORDS } from "./queue-more";
+
+type Apply = PolicyRule["apply"];
+const APPLIES: Apply[] = ["operator", "approver", "two_approvers", "auto"];
+const CLASSES = ["value", "missing", "reference", "duplicate", "permission", "connection", "intermittent", "rate_limit",
+  "too_large", "parse", "business_rule", "unknown"];
+const LISTS = ["classes", "fields", "systems"] as const;
+const BOUNDS = ["minConfidence", "minApprovals", "maxAmount"] as const;
+const LABELS: Record<string, string> = { id: "Id", classes: "Classes", fields: "Field globs", systems: "Systems", minConfidence: "Min. confidence (0–1)",
+  minApprovals: "Min. learned approvals", maxAmount: "Max. amount" };
+
+/** Draft is a rule as its inputs hold it: lists comma-separated, bounds as typed. */
+interface Draft { id: string; apply: Apply; mode: "shadow" | "enforce"; lists: Record<string, string>; bounds: Record<string, string> }
+
+function toDraft(r: PolicyRule): Draft {
+  const m = r.match ?? {};
+  return { id: r.id, apply: r.apply, mode: r.mode ?? "shadow",
+    lists: Object.fromEntries(LISTS.map((k) => [k, (m[k] ?? []).join(", ")])),
+    bounds: Object.fromEntries(BOUNDS.map((k) => [k, m[k] === undefined ? "" : String(m[k])])) };
+}
+
+/** toRule reads a draft back; a bound that is not a number is the caller's field error. */
+function toRule(d: Draft, at: string, errs: FieldError[]): PolicyRule {
+  const match: Record<string, unknown> = {};
+  for (const k of LISTS) {
+    const items = d.lists[k].split(",").map((x) => x.trim()).filter(Boolean);
+    if (items.length) match[k] = items;
+  }
+  for (const k of BOUNDS) {
+    const v = d.bounds[k].trim();
+    if (!v) continue;
+    if (!Number.isFinite(Number(v))) errs.push({ field: `${at}.match.${k}`, message: "must be a number" });
+    match[k] = Number(v);
+  }
+  return { id: d.id.trim(), match: match as PolicyMatch, apply: d.apply, ...(d.apply === "auto" ? { mode: d.mode } : {}) };
+}
+
+/** listField folds "rules[0].match.classes[2]" onto its input "rules[0].match.classes". */
+const listField = (e: FieldError): FieldError => {
+  const m = /^(.*\.match\.(?:classes|fields|systems))\[(\d+)\]$/.exec(e.field);
+  return m ? { field: m[1], message: `item ${Number(m[2]) + 1} ${e.message}` } : e;
+};
+
+/** says puts a rule in words: which fixes it takes and who applies them. */
+function says(d: Draft): string {
+  const parts: string[] = [];
+  const list = (k: string) => d.lists[k].split(",").map((x) => x.trim()).filter(Boolean);
+  if (list("classes").length) parts.push("class " + list("classes").join(" or "));
+  if (list("fields").length) parts.push("fields " + list("fields").join(", "));
+  if (list("systems").length) parts.push("from " + list("systems").join(" or "));
+  if (d.bounds.minConfidence) parts.push("confidence ≥ " + d.bounds.minConfidence);
+  if (d.bounds.minApprovals) parts.push("learned from ≥ " + d.bounds.minApprovals + " approvals");
+  if (d.bounds.maxAmount) parts.push("amounts ≤ " + d.bounds.maxAmount);
+  const who = d.apply === "auto" ? (d.mode === "enforce" ? "applied automatically" : "recorded in shadow (people still decide)")
+    : "approved by " + APPLY_WORDS[d.apply];
+  return `${parts.length ? "Fixes with " + parts.join("; ") : "Every fix"} → ${who}.`;
+}
+
+export function ApprovalPolicyEditor({ demo }: { demo: boolean }) {
+  const [policy, setPolicy] = useState<ApprovalPolicy | null>(null);
+  const [drafts, setDrafts] = useState<Draft[]>([]);
+  const [figures, setFigures] = useState<Record<string, RuleInsight>>({});
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [failed, setFailed] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const load = async () => {
+    try {
+      const p = (await read<ApprovalPolicy>("/api/settings/approval-policy", demoPolicy)).data;
+      setPolicy(p);
+      setDrafts(p.rules.map(toDraft));
+      setFailed(null);
+    } catch (e) {
+      setFailed(e);
+    }
+    // The shadow figures are a help, not the editor: without them the rules still edit.
+    const ins = await readOptional<Insights>("/api/sync-error-assist/insights?window=30d").catch(() => null);
+    setFigures(Object.fromEntries((ins?.rules ?? []).map((r) => [r.ruleId, r])));
+  };
+  useEffect(() => {
+    void load();
+  }, []);
+  if (failed !== null && !policy) return <PanelError what="The approval policy" error={failed} onRetry={() => void load()} />;
+  if (!policy) return <p aria-busy="true">Loading the approval policy…</p>;
+  const dirty = JSON.stringify(drafts) !== JSON.stringify(policy.rules.map(toDraft));
+  const set = (i: number, d: Partial<Draft>) => setDrafts(drafts.map((x, j) => (j === i ? { ...x, ...d } : x)));
+  const move = (i: number, by: number) => {
+    const next = [...drafts];
+    [next[i], next[i + by]] = [next[i + by], next[i]];
+    setDrafts(next);
+  };
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const local: FieldError[] = [];
+    const rules = drafts.map((d, i) => toRule(d, `rules[${i}]`, local));
+    if (local.length) return setErrors(local);
+    setBusy(true);
+    const r = await change(() => write<ApprovalPolicy>("PUT", "/api/settings/approval-policy", { version: policy.version, rules }),
+      (fe) => setErrors(fe.map(listField)), load);
+    setBusy(false);
+    if (r) {
+      setPolicy(r);
+      setDrafts(r.rules.map(toDraft));
+      announce(`Saved the approval policy (version ${r.version})`);
+    }
+  };
+  const shown = drafts.flatMap((_, i) => [`rules[${i}].id`, `rules[${i}].apply`, `rules[${i}].mode`,
+    ...[...LISTS, ...BOUNDS].map((k) => `rules[${i}].match.${k}`)]);
+  return (
+    <section aria-labelledby="policy-h">
+      <h2 id="policy-h">Approval policy</h2>
+      <p class="note">Who may apply which fix. Rules are tried in order and the first that matches decides; a fix no rule matches is for
+        approvers. An “auto” rule in shadow only records what it would apply, and its agreement with what people then decided is shown
+        beside it; switch it to enforce once that agreement is earned. {policy.version === 0 ? "This tenant has the default policy." : `Version ${policy.version}.`}</p>
+      <form onSubmit={save}>
+        {drafts.map((d, i) => <RuleFields key={i} d={d} i={i} last={i === drafts.length - 1} errors={errors} demo={demo}
+          fig={figures[d.id]} set={(x) => set(i, x)} move={(by) => move(i, by)}
+          remove={() => setDrafts(drafts.filter((_, j) => j !== i))} />)}
+        <OtherErrors errors={errors} shown={shown} />
+        <div class="actions">
+          <button type="button" disabled={demo} onClick={() => setDrafts([...drafts, { ...toDraft({ id: "rule-" + (drafts.length + 1), apply: "approver" }) }])}>Add rule</button>
+          <button type="submit" class="primary" disabled={demo || busy || !dirty}>{busy ? "Saving…" : "Save policy"}</button>
+          {dirty && <button type="button" onClick={() => { setDrafts(policy.rules.map(toDraft)); setErrors([]); }}>Discard changes</button>}
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function RuleFields(props: { d: Draft; i: number; last: boolean; errors: FieldError[]; demo: boolean; fig?: RuleInsight;
+  set: (d: Partial<Draft>) => void; move: (by: number) => void; remove: () => void }) {
+  const { d, i, errors, demo, fig, set } = props;
+  const at = `rules[${i}]`;
+  const id = (k: string) => `rule-${i}-${k}`;
+  const input = (k: string, field: string, value: string, onInput: (v: string) => void, hint?: string) => (
+    <div class="field">
+      <label for={id(k)}>{LABELS[k] ?? k}</label>
+      <input id={id(k)} type="text" value={value} disabled={demo} size={k === "fields" ? 28 : 16} spellcheck={false}
+        onInput={(e) => onInput((e.target as HTMLInputElement).value)} {...invalid(errors, field, hint ? id(k) + "-hint" : undefined)} />
+      {hint && <span id={id(k) + "-hint"} class="note">{hint}</span>}
+      <FieldMessage errors={errors} field={field} />
+    </div>
+  );
+  return (
+    <fieldset class="policy-rule">
+      <legend>Rule {i + 1}: {d.id || "(no id)"}</legend>
+      <div class="fields">
+        {input("id", `${at}.id`, d.id, (v) => set({ id: v }))}
+        <div class="field">
+          <label for={id("apply")}>Who applies</label>
+          <select id={id("apply")} value={d.apply} disabled={demo} onChange={(e) => set({ apply: (e.target as HTMLSelectElement).value as Apply })}
+            {...invalid(errors, `${at}.apply`)}>
+            {APPLIES.map((a) => <option value={a}>{a === "auto" ? "automatic (auto)" : APPLY_WORDS[a]}</option>)}
+          </select>
+          <FieldMessage errors={errors} field={`${at}.apply`} />
+        </div>
+        {d.apply === "auto" && (
+          <div class="field">
+            <label for={id("mode")}>Mode</label>
+            <select id={id("mode")} value={d.mode} disabled={demo} onChange={(e) => set({ mode: (e.target as HTMLSelectElement).value as Draft["mode"] })}
+              {...invalid(errors, `${at}.mode`)}>
+              <option value="shadow">shadow: record only</option><option value="enforce">enforce: apply</option>
+            </select>
+            <FieldMessage errors={errors} field={`${at}.mode`} />
+          </div>
+        )}
+        {LISTS.map((k) => input(k, `${at}.match.${k}`, d.lists[k], (v) => set({ lists: { ...d.lists, [k]: v } }),
+          k === "classes" ? "comma-separated: " + CLASSES.join(", ") : k === "fields" ? "globs; !glob excludes; @sensitive" : "host_erp or the error's system"))}
+        {BOUNDS.map((k) => input(k, `${at}.match.${k}`, d.bounds[k], (v) => set({ bounds: { ...d.bounds, [k]: v } })))}
+      </div>
+      <p class="says note">{says(d)}</p>
+      {d.apply === "auto" && <Agreement fig={fig} />}
+      <div class="actions">
+        <button type="button" disabled={demo || i === 0} onClick={() => props.move(-1)}>Move up<span class="sr-live"> rule {i + 1}</span></button>
+        <button type="button" disabled={demo || props.last} onClick={() => props.move(1)}>Move down<span class="sr-live"> rule {i + 1}</span></button>
+        <button type="button" disabled={demo} onClick={props.remove}>Remove<span class="sr-live"> rule {i + 1}</span></button>
+      </div>
+    </fieldset>
+  );
+}
+
+/** Agreement is what an auto rule did in the last 30 days (the insights' figures). */
+function Agreement({ fig }: { fig?: RuleInsight }) {
+  if (!fig) return <p class="note">No record in the last 30 days: the rule has not matched a fix yet (or is not saved).</p>;
+  if (fig.mode === "enforce") return <p class="note">Enforced, last 30 days: applied {fig.applied}, reverted {fig.reverted}.</p>;
+  return (
+    <p class="note">Shadow, last 30 days: would have applied {fig.wouldHaveApplied}; people then approved the same fix {fig.same} times, edited
+      it {fig.edited}, rejected it {fig.rejected}, {fig.undecided} undecided — agreement <strong>{pct(fig.agreement)}</strong>.</p>
+  );
+}
