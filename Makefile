@@ -45,7 +45,7 @@ run: deps console ## run the whole service locally: console and API on http://12
 sample: ## sign and post a sample sync error to the running local stack (ERROR_ID=... to repeat one)
 	$(GO) run ./infra/local sample $(if $(ERROR_ID),-error-id $(ERROR_ID)) $(ARGS)
 
-demo: ## walk the whole flow against the running local stack: sync error -> diagnosis -> approve -> ERP write-back
+demo: ## walk the whole flow against the running local stack: sync error -> diagnosis -> approve -> ERP write-back, then the retries (as demo-retry)
 	$(GO) run ./infra/local demo
 
 demo-flows: ## the cross-system story against the running local stack: ERP -> CRM and shipping, an ownership rejection, a loop broken, a failed write triaged and fixed

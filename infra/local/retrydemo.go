@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -55,10 +56,21 @@ func (o *outage) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// retryDemo shows the two ways out the retry gives: a connection error retried by the
+// demoRetryWait bounds the wait for one scheduled attempt in make demo: the local
+// schedule's attempts are seconds apart; a longer RETRY_SCHEDULE is make demo-retry's.
+const demoRetryWait = 30 * time.Second
+
+// errLongSchedule is a scheduled attempt due later than the caller will wait.
+var errLongSchedule = errors.New("the next scheduled attempt is due later than make demo waits")
+
+// retryDemo is make demo-retry: the retry story, waiting as long as the schedule says.
+func retryDemo(ctx context.Context) error { return retryStory(ctx, 0) }
+
+// retryStory shows the two ways out the retry gives: a connection error retried by the
 // schedule until the host ERP takes the write again, with nobody involved; and a
 // permission error retried on request that returns to pending while the ERP still refuses.
-func retryDemo(ctx context.Context) error {
+// maxWait > 0 bounds each wait for a scheduled attempt (errLongSchedule beyond it).
+func retryStory(ctx context.Context, maxWait time.Duration) error {
 	api, err := newLocalAPI(ctx, "operator")
 	if err != nil {
 		return err
@@ -89,7 +101,7 @@ func retryDemo(ctx context.Context) error {
 	fmt.Printf("   diagnosed %s: status %s (not in the pending queue), next attempt at %s\n", d.Class, d.Status, d.NextRetryAt.Format(time.TimeOnly))
 
 	step(2, "The first scheduled attempt meets the outage and is rescheduled:")
-	if d, err = runDueRetry(api, conn, d); err != nil {
+	if d, err = runDueRetry(api, conn, d, maxWait); err != nil {
 		return err
 	}
 	fmt.Printf("   status %s after %d attempt(s): %s\n", d.Status, d.RetryAttempts, d.RetryError)
@@ -98,7 +110,7 @@ func retryDemo(ctx context.Context) error {
 	if err := setOutage(0); err != nil {
 		return err
 	}
-	if d, err = runDueRetry(api, conn, d); err != nil {
+	if d, err = runDueRetry(api, conn, d, maxWait); err != nil {
 		return err
 	}
 	printHistory(d)
@@ -168,7 +180,10 @@ func waitRow(api *localAPI, id string, done func(syncerror.Detail) bool) (syncer
 
 // runDueRetry waits until the row's next attempt is due, runs the backstops (the flow
 // redrive runs the due retries) and returns the row after the attempt.
-func runDueRetry(api *localAPI, id string, d syncerror.Detail) (syncerror.Detail, error) {
+func runDueRetry(api *localAPI, id string, d syncerror.Detail, maxWait time.Duration) (syncerror.Detail, error) {
+	if d.NextRetryAt != nil && maxWait > 0 && time.Until(*d.NextRetryAt) > maxWait {
+		return d, fmt.Errorf("%w (%s)", errLongSchedule, d.NextRetryAt.Format(time.TimeOnly))
+	}
 	if d.NextRetryAt != nil {
 		time.Sleep(time.Until(*d.NextRetryAt) + 100*time.Millisecond)
 	}
