@@ -9,6 +9,9 @@ const schemes = ["light", "dark"] as const;
 
 for (const scheme of schemes) {
   test(`queue, detail and settings at ${widths.join(", ")} px in ${scheme} mode`, async ({ page }) => {
+    // Nine pages and nine axe scans, settings the longest (policy and learned fixes since
+    // issue 24): more than the default minute on a loaded machine.
+    test.slow();
     const errorId = `E2E-LAYOUT-${scheme}-${Date.now()}`;
     const id = await postSyncError(errorId);
     await waitDiagnosed(id);

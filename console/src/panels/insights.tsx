@@ -75,7 +75,7 @@ export function InsightsPanel() {
           {data.truncated && <p class="warn">The window holds more sync errors than one answer reads; the figures cover the first 5000 of each status.</p>}
           <Headline t={data.total} />
           <Chart id="by-class" title="How sync errors came out, by class" series={OUTCOMES}
-            rows={classes.map(([k, c]) => ({ label: k, values: outcomes(c), note: "auto " + pct(c.autoResolutionRate) }))} />
+            rows={classes.map(([k, c]) => ({ label: k, values: outcomes(c), note: c.autoResolutionRate === null ? undefined : pct(c.autoResolutionRate) + " auto-resolved" }))} />
           <Chart id="time" title="Median time to resolve, by class" series={[{ key: "time", label: "median time to resolve" }]} format={duration} rows={classes.filter(([, c]) => c.medianSecondsToResolve !== null)
               .map(([k, c]) => ({ label: k, values: [c.medianSecondsToResolve ?? 0] }))} />
           <Rules rules={data.rules} />

@@ -13,8 +13,10 @@ import { APPLY_WORDS } from "./queue-more";
 
 type Apply = PolicyRule["apply"];
 const APPLIES: Apply[] = ["operator", "approver", "two_approvers", "auto"];
+// The classes the OpenAPI document lists (the diagnosis never answers business_rule, which the
+// service also accepts).
 const CLASSES = ["value", "missing", "reference", "duplicate", "permission", "connection", "intermittent", "rate_limit",
-  "too_large", "parse", "business_rule", "unknown"];
+  "too_large", "parse", "unknown"];
 const LISTS = ["classes", "fields", "systems"] as const;
 const BOUNDS = ["minConfidence", "minApprovals", "maxAmount"] as const;
 const LABELS: Record<string, string> = { id: "Id", classes: "Classes", fields: "Field globs", systems: "Systems", minConfidence: "Min. confidence (0–1)",
@@ -57,7 +59,7 @@ function says(d: Draft): string {
   const parts: string[] = [];
   const list = (k: string) => d.lists[k].split(",").map((x) => x.trim()).filter(Boolean);
   if (list("classes").length) parts.push("class " + list("classes").join(" or "));
-  if (list("fields").length) parts.push("fields " + list("fields").join(", "));
+  if (list("fields").length) parts.push("fields " + list("fields").map((g) => (g.startsWith("!") ? "not " + g.slice(1) : g)).join(", "));
   if (list("systems").length) parts.push("from " + list("systems").join(" or "));
   if (d.bounds.minConfidence) parts.push("confidence ≥ " + d.bounds.minConfidence);
   if (d.bounds.minApprovals) parts.push("learned from ≥ " + d.bounds.minApprovals + " approvals");
@@ -145,7 +147,7 @@ function RuleFields(props: { d: Draft; i: number; last: boolean; errors: FieldEr
   const input = (k: string, field: string, value: string, onInput: (v: string) => void, hint?: string) => (
     <div class="field">
       <label for={id(k)}>{LABELS[k] ?? k}</label>
-      <input id={id(k)} type="text" value={value} disabled={demo} size={k === "fields" ? 28 : 16} spellcheck={false}
+      <input id={id(k)} type="text" value={value} disabled={demo} size={k === "fields" || k === "id" ? 26 : 16} spellcheck={false}
         onInput={(e) => onInput((e.target as HTMLInputElement).value)} {...invalid(errors, field, hint ? id(k) + "-hint" : undefined)} />
       {hint && <span id={id(k) + "-hint"} class="note">{hint}</span>}
       <FieldMessage errors={errors} field={field} />
