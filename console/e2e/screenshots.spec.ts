@@ -39,4 +39,11 @@ test("screenshots of each panel", async ({ page }) => {
   await page.goto("/queue");
   await expect(page.getByText("showing demo data")).toBeVisible();
   await page.screenshot({ path: out("demo-fallback") });
+  // The automation views with the demo data (an empty local stack has nothing automated yet).
+  await page.getByRole("link", { name: "Insights" }).click();
+  await expect(page.getByRole("figure", { name: "How sync errors came out, by class" })).toBeVisible();
+  await page.screenshot({ path: out("insights"), fullPage: true });
+  await page.getByRole("link", { name: "Auto-resolved" }).click();
+  await expect(page.getByRole("cell", { name: /auto-country-codes/ }).first()).toBeVisible();
+  await page.screenshot({ path: out("auto-resolved") });
 });
