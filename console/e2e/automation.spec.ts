@@ -81,7 +81,13 @@ test("code splitting: the queue loads without the other panels' code, which arri
   await signIn(page, "operator");
   await expect(page.getByRole("heading", { name: "Queue" }).first()).toBeVisible();
   const first = new Set(scripts);
+  // A panel's code that cannot be fetched (offline, or replaced by a deploy) says so, and
+  // Try again fetches it once it can.
+  await page.route("**/assets/*.js", (r) => (first.has(r.request().url()) ? r.continue() : r.abort()));
   await page.getByRole("link", { name: "Insights" }).click();
+  await expect(page.getByRole("alert")).toContainText("This panel could not be loaded.");
+  await page.unroute("**/assets/*.js");
+  await page.getByRole("button", { name: "Try again" }).click();
   await expect(page.getByRole("heading", { name: "Insights" })).toBeVisible();
   expect([...scripts].filter((s) => !first.has(s)).length).toBeGreaterThan(0);
 });
