@@ -43,7 +43,18 @@ var (
 	srcDotNet          = source{".NET API, System.Net.Http / System.Net.Sockets / System.Text.Json exceptions", "https://learn.microsoft.com/en-us/dotnet/api/system.net.http.httprequestexception"}
 	srcDotNetStatus    = source{".NET API, HttpStatusCode enumeration (RFC 9110 reason phrases)", "https://learn.microsoft.com/en-us/dotnet/api/system.net.httpstatuscode"}
 	srcPython          = source{"Python requests, exceptions", "https://requests.readthedocs.io/en/latest/api/#exceptions"}
-	srcWording         = source{"wording the vendors' references above share for this kind of failure", ""}
+	srcNetSuiteSS      = source{"NetSuite Help Center, SuiteScript 2.x errors (error.Type)", "https://docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/section_159469488562.html"}
+	srcBCLimits        = source{"Business Central, current API limits (requests, $batch operations, page size, request size)", "https://learn.microsoft.com/en-us/dynamics365/business-central/dev-itpro/api-reference/v2.0/dynamics-current-limits"}
+	srcHubSpotLimits   = source{"HubSpot API, batch endpoints' input limits (e.g. associations batch read, at most 1,000 ids)", "https://developers.hubspot.com/changelog/bug-fix-batch-read-limit-for-hubspot-associations-api"}
+	srcMailchimpBatch  = source{"Mailchimp Marketing API, batch subscribe or unsubscribe list members (up to 500 members per call)", "https://mailchimp.com/developer/marketing/api/list-members/"}
+	srcJSONSchema      = source{"JSON Schema Validation, maxItems and maxProperties (the wording schema validators answer with)", "https://json-schema.org/draft/2020-12/json-schema-validation#section-6.4.1"}
+	srcRFC6585Headers  = source{"RFC 6585, 431 Request Header Fields Too Large", "https://www.rfc-editor.org/rfc/rfc6585#section-5"}
+	srcUndici          = source{"undici (the fetch of Node.js), errors: SocketError, ConnectTimeoutError, HeadersTimeoutError, BodyTimeoutError", "https://github.com/nodejs/undici/blob/main/docs/docs/api/Errors.md"}
+	srcFetch           = source{"WHATWG Fetch standard: a network error rejects fetch with a TypeError (Node.js: \"fetch failed\")", "https://fetch.spec.whatwg.org/#fetch-method"}
+	srcODataReader     = source{"Business Central, troubleshooting REST API/OData calls: BadRequest_* is a malformed request; its OData reader names the JSON node it could not read", "https://learn.microsoft.com/en-us/dynamics365/business-central/dev-itpro/webservices/dynamics-error-codes"}
+	// srcWording: wording rules written from the class definitions (diagnosis.go) rather
+	// than from one vendor's page; a rule written from one vendor's page cites that page.
+	srcWording = source{"the wording vendors' error references share for this kind of failure (class definitions, shared/ai/diagnosis.go)", ""}
 )
 
 // vendorCode is one code of a vendor's catalogue. A code that names no class by itself

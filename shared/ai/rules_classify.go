@@ -83,7 +83,7 @@ func gather(system, code, msg string) (found, generic []evidence) {
 	text := strings.ToLower(code + " " + msg)
 	for _, r := range classRules {
 		if r.re.MatchString(text, text) {
-			found = append(found, evidence{kind: "wording", class: r.class, weight: r.weight, cue: r.cue, src: srcWording, refusal: r.refusal})
+			found = append(found, evidence{kind: "wording", class: r.class, weight: r.weight, cue: r.cue, src: r.src, refusal: r.refusal})
 		}
 	}
 	return found, generic

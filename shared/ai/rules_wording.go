@@ -12,15 +12,31 @@ type classRule struct {
 	// refusal marks a rule of the target refusing a well-formed value (a closed period, an
 	// inactive item): the fix is a business decision, so no format correction is proposed.
 	refusal bool
+	// src is where the wording's meaning comes from: the vendor page a rule was written
+	// from, or srcWording for wording written from the class definitions.
+	src source
 }
 
 func rule(c ErrorClass, w int, cue, pattern string) classRule {
-	return classRule{class: c, weight: w, cue: cue, re: mustFast(pattern)}
+	return classRule{class: c, weight: w, cue: cue, re: mustFast(pattern), src: srcWording}
+}
+
+// ruleFrom is a rule written from one vendor's or standard's page, which it cites.
+func ruleFrom(src source, c ErrorClass, w int, cue, pattern string) classRule {
+	r := rule(c, w, cue, pattern)
+	r.src = src
+	return r
 }
 
 func refusal(c ErrorClass, w int, cue, pattern string) classRule {
 	r := rule(c, w, cue, pattern)
 	r.refusal = true
+	return r
+}
+
+func refusalFrom(src source, c ErrorClass, w int, cue, pattern string) classRule {
+	r := refusal(c, w, cue, pattern)
+	r.src = src
 	return r
 }
 
@@ -44,6 +60,17 @@ var classRules = []classRule{
 	rule(ClassTooLarge, 4, "over a count limit", `(?:exceed(?:s|ed)?|more than|over) (?:the )?(?:max(?:imum)? )?(?:number )?(?:of )?[\d,]+ (?:\w+ )?(?:lines|line items|operations|orders|records|rows|items|requests|ids|inputs|subrequests|members|objects|entries|changes|entities|documents|files|attachments|elements|keys)|[\d,]+ (?:lines|line items|operations|orders|records|rows|items)[^.]{0,20}\b(?:more than|over) the max|(?:up to|at most|no more than|a maximum of|limited to) [\d,]+ (?:\w+ )?(?:lines|operations|orders|records|rows|items|ids|inputs|subrequests|members|objects|entries|changes) (?:in|per|into)`),
 	rule(ClassTooLarge, 3, "batch over its limit", `(?:batch|change ?set|\$batch|composite|bulk)\b[^.]{0,60}\b(?:more than|exceed|limited to|maximum|up to|at most)`),
 	rule(ClassTooLarge, 3, "page over its limit", `page ?size\b[^.]{0,30}\b(?:exceed|maximum|more than|larger)|\$top\b[^.]{0,30}\bexceed`),
+	// Count limits named in words, without the number: NetSuite's list operations
+	// ("exceeded the maximum allowable number of records"), HubSpot's batch endpoints ("the
+	// maximum number of inputs supported in a batch request is 50", "reduce the number of
+	// items"), Business Central's $batch.
+	ruleFrom(srcNetSuiteFaults, ClassTooLarge, 4, "a count limit named in words", `exceed(?:s|ed|ing)? (?:the )?max(?:imum)? (?:allow(?:able|ed) |permitted |supported )?number of (?:records|lines|line items|items|ids|inputs|operations|rows|entries|objects|entities|members|requests|subrequests|files|attachments|elements)|(?:max(?:imum)?|greatest) number of (?:records|lines|items|ids|inputs|operations|rows|entries|objects|entities|members|subrequests|elements)\b[^.]{0,60}\b(?:is|of|exceeded) [\d,]+`),
+	ruleFrom(srcHubSpotLimits, ClassTooLarge, 3, "asks for fewer items per request", `reduce the number of (?:records|items|ids|inputs|lines|operations|rows|entries|objects|members)|split (?:the|your|it into|them into) (?:\w+ )?(?:list|lists|batch|batches|request|requests|file|payload|chunks)|(?:fewer|smaller) (?:records|items|ids|inputs|lines|operations|batches|requests|chunks) per (?:request|batch|call)`),
+	// JSON Schema validators (Mailchimp's API answers with their wording) name an array or
+	// object over its maxItems or maxProperties.
+	ruleFrom(srcJSONSchema, ClassTooLarge, 4, "an array over its maximum items", `array (?:with|of|has|containing) (?:at most|more than|no more than|a maximum of) [\d,]+ (?:items|elements)|\bmaxitems\b|\bmaxproperties\b|must not have more than [\d,]+ (?:items|properties|elements)|(?:has|contains|found) (?:too many|more than [\d,]+) (?:items|elements|properties)`),
+	ruleFrom(srcRFC6585Headers, ClassTooLarge, 4, "headers too large", `header(?:s| fields?)? (?:or cookie )?(?:is |are )?too (?:large|long|big)|headers? overflow`),
+	ruleFrom(srcMailchimpBatch, ClassTooLarge, 4, "content too large", `content too large|(?:list|batch|request) (?:is |was )?too (?:large|long|big)|max(?:imum)? (?:batch|request|payload|body|upload|file|attachment|message) size`),
 
 	rule(ClassConnection, 4, "connection failure", `econnreset|connection (?:was )?(?:reset|refused|closed|aborted|dropped)|econnrefused|broken pipe|socket hang up|could not connect|failed to connect|unable to connect|forcibly closed|transport connection|remote (?:host|end|server) closed`),
 	rule(ClassConnection, 4, "name resolution failure", `enotfound|getaddrinfo|no such host|name resolution|name or service not known|network (?:is )?unreachable|ehostunreach|could not resolve host`),
@@ -51,6 +78,8 @@ var classRules = []classRule{
 	rule(ClassConnection, 4, "socket or read time-out", `read timed? ?out|socket time-?out|timed out (?:while )?(?:waiting|reading|connecting)|(?:connect|connection|read|socket|i/o) time-?out|esockettimedout|etimedout|did not (?:respond|answer) in time|no response (?:was )?received|timed out after [\d,]+ ?m?s`),
 	rule(ClassConnection, 4, "gateway could not reach the target", `bad gateway|gateway time-?out|upstream (?:server|connect|request)|invalid response from the upstream|could not get a valid response|proxy error|"?: eof$|reset before headers`),
 	rule(ClassConnection, 2, "timeout", `timed? ?out|timeout|deadline exceeded`),
+	ruleFrom(srcUndici, ClassConnection, 4, "the other side closed the socket", `other side closed|socket (?:was )?closed|closed the connection|server disconnected|connection (?:was )?terminated|terminated unexpectedly`),
+	ruleFrom(srcFetch, ClassConnection, 4, "fetch failed before an answer", `\bfetch failed\b|network ?error when attempting to fetch|failed to fetch`),
 
 	rule(ClassIntermittent, 4, "service unavailable", `service unavailable|temporarily unavailable|temporarily unable|under maintenance|scheduled maintenance`),
 	rule(ClassIntermittent, 4, "record locked or changed concurrently", `deadlock|lock wait|(?:could not|unable to) (?:acquire|obtain) (?:a |an )?(?:lock|exclusive access)|unable[_ ]to[_ ]lock|record is locked|locked by another|rcrd_has_been_changed|(?:record|entity) has (?:been )?changed|modified since|concurrent (?:modification|update)|precondition failed|etag\b[^.]{0,40}\bdoes not match|(?:changed|modified|edited|updated) by (?:another|someone else)|another (?:user|session|process) has (?:already )?(?:changed|modified|updated)|being (?:edited|modified|updated) by|waiting for (?:a |the )?(?:\w+ )?lock|lock (?:request )?time-?out`),
@@ -66,6 +95,7 @@ var classRules = []classRule{
 
 	rule(ClassParse, 4, "parse error", `(?:json|xml) ?pars|parse error|(?:failed|unable|could not|cannot) (?:to )?parse|parsing (?:failed|error)|unexpected (?:token|character|end of|end-of|node|eof)|syntax ?error|not well-formed|malformed (?:json|xml|request|body|document|payload|input|content|syntax|query)|invalid (?:json|xml)|content is not allowed in prolog|premature end of (?:file|input|stream|content)|invalid start of a value|end-of-input|was expecting (?:double-quote|a colon|comma)`),
 	rule(ClassParse, 4, "deserialization failure", `deserializ|unmarshal|httpmessagenotreadable|not a valid representation|error (?:while|when) reading the request body|reader encountered|error converting value .{0,80} to type|path '[^']*', line \d+, position \d+`),
+	ruleFrom(srcODataReader, ClassParse, 4, "the OData reader met an unexpected node", `unexpected '\w+' node|'\w+' node was expected|reading from the (?:json|xml) reader|(?:json|xml) reader (?:error|failed|exception)`),
 	rule(ClassParse, 4, "unsupported media type", `unsupported (?:media type|content-?type)|(?:content-?type|media type)\b[^.]{0,50}\bnot supported|invalid (?:utf-?8|byte sequence|character encoding)|encoding error`),
 
 	rule(ClassDuplicate, 4, "duplicate", `duplicate|\bdup_|_dup\b`),
@@ -82,6 +112,11 @@ var classRules = []classRule{
 	refusal(ClassValue, 4, "validation rule", `field_custom_validation_exception|validation rule|cannot be in the (?:past|future)|cannot be set backwards`),
 	refusal(ClassValue, 4, "not allowed for the subsidiary", `subsidiary[_ ]mismatch|not (?:assigned|available|valid|allowed) (?:to|for|in) (?:the )?subsidiary`),
 	refusal(ClassValue, 4, "currency not allowed", `base currency|currency\b[^.]{0,40}\bnot (?:valid|allowed|permitted|enabled|available) for`),
+	// NetSuite refuses a currency its subsidiary does not allow with the generic
+	// INVALID_KEY_OR_REF ("Invalid currency reference key 4 for subsidiary 2"): the currency
+	// exists, the record's context disallows it, which the class definitions call value.
+	// Named in words, it outweighs the code, as a quota outweighs the 403 that carried it.
+	refusalFrom(srcNetSuiteCodes, ClassValue, 10, "currency not allowed for the subsidiary", `currency (?:reference )?key\b[^.]{0,20}\bfor (?:the )?subsidiary`),
 	refusal(ClassValue, 3, "credit or stock rule", `credit (?:limit|hold)|insufficient (?:inventory|stock|quantity)|not enough (?:inventory|stock)|out of stock`),
 	refusal(ClassValue, 2, "approval or hold", `approval (?:is )?(?:required|pending)|pending approval|on hold`),
 	refusal(ClassValue, 4, "consent or compliance", `opted out|cannot be re-?(?:subscribed|added|imported)|compliance (?:state|review)|permanently deleted`),
@@ -100,6 +135,7 @@ var classRules = []classRule{
 	rule(ClassReference, 4, "not found", `not found|(?:could|can)(?:n't| ?not) be found|(?:could|can)(?:n't| ?not) find|unable to find`),
 	rule(ClassReference, 4, "does not exist", `does ?n[o']t exist|rcrd_dsnt_exist|no longer exists|no (?:such|matching) (?:record|customer|item|vendor|account|contact|product|order)|unknown (?:customer|item|vendor|account|record|sku|product|contact|carrier|warehouse|location)|entity_is_deleted|has been deleted|was deleted`),
 	rule(ClassReference, 4, "malformed id", `malformed[_ ]id|id value of incorrect type|not a valid (?:record |internal )?id\b|invalid (?:record |internal |entity )?id\b`),
+	ruleFrom(srcBCCodes, ClassReference, 4, "malformed GUID (a record id)", `invalid format of guid|not a valid (?:guid|uuid)|invalid (?:guid|uuid)\b|guid string`),
 	refusal(ClassReference, 4, "inactive or blocked record", `\binactive\b|inactive_|is not active|no longer active|\bis blocked\b|blocked (?:for|with)`),
 	refusal(ClassReference, 4, "closed record referenced", `(?:base )?(?:document|order|invoice|quote)s? (?:has |have |is |are )?(?:already )?(?:been )?closed`),
 	refusal(ClassReference, 4, "account deactivated", `account (?:is |has been )?(?:deactivated|disconnected|not connected)|(?:is not|isn't) connected or has been deactivated`),
