@@ -71,6 +71,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		results := aieval.Run(ctx, g, c.Cases)
 		all = append(all, results...)
 		fmt.Fprintf(out, "\n== %s (%d cases)\n", f, len(c.Cases))
+		if c.Use != "" {
+			fmt.Fprintf(out, "use: %s\n", c.Use)
+		}
 		if *verbose {
 			aieval.WriteCases(out, results)
 			fmt.Fprintln(out)

@@ -10,7 +10,7 @@ import (
 	"github.com/syncassist/syncassist/shared/ai/aitest"
 )
 
-const corpus = `{"description":"two cases","cases":[
+const corpus = `{"use":"held out: a test corpus","description":"two cases","cases":[
  {"name":"reset","system":"hubspot","request":{"recordType":"contact","recordId":"c-1","errorCode":"ECONNRESET","message":"read ECONNRESET while writing jane.doe@example.com","externalSystem":"hubspot"},"expect":{"class":"connection"}},
  {"name":"dup","system":"netsuite","request":{"recordType":"customer","recordId":"C-1","errorCode":"DUP_ENTITY","message":"This entity already exists.","externalSystem":"netsuite"},"expect":{"class":"duplicate"}}
 ]}`
@@ -30,7 +30,7 @@ func TestRulesByDefault(t *testing.T) {
 	if err := run(context.Background(), []string{"-v", writeCorpus(t)}, env(nil), &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"provider rules", "accuracy 1.000 (2/2)", "ok   reset", "calibration"} {
+	for _, want := range []string{"provider rules", "use: held out: a test corpus", "accuracy 1.000 (2/2)", "ok   reset", "calibration"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

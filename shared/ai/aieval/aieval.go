@@ -48,7 +48,11 @@ type Change struct {
 
 // Corpus is one file of cases.
 type Corpus struct {
-	File        string `json:"-"`
+	File string `json:"-"`
+	// Use says how the corpus has served the rules: in-sample, tuning, tuned on after a
+	// first run, or held out. Only a held-out corpus estimates accuracy on unseen errors;
+	// the evaluation prints it beside every figure so no one mistakes the one for the other.
+	Use         string `json:"use"`
 	Description string `json:"description"`
 	Cases       []Case `json:"cases"`
 }
