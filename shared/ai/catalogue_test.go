@@ -50,32 +50,43 @@ func TestCodesAreFoundHoweverSpelled(t *testing.T) {
 	}
 }
 
-// TestRationaleNamesEvidenceAndSource: the rationale says which kind of evidence decided
-// and where its meaning comes from.
+// TestRationaleNamesEvidenceAndSource: the rationale says, for an operator, which kind of
+// evidence decided and where its meaning comes from, in the error's own words; the rules'
+// internals (rule names) stay out of it.
 func TestRationaleNamesEvidenceAndSource(t *testing.T) {
 	for _, c := range []struct {
 		system, code, msg string
 		want              ErrorClass
 		says              []string
+		never             []string
 	}{
 		{"netsuite", "DUP_ENTITY", "This entity already exists.", ClassDuplicate,
-			[]string{"decided by the code DUP_ENTITY", "docs.oracle.com", `the wording "already exists"`}},
-		{"shipstation", "504", "", ClassConnection, []string{"decided by HTTP 504", "rfc9110"}},
+			[]string{"NetSuite already has this record", "Decided by the error code DUP_ENTITY", "docs.oracle.com", `the words "already exists"`, "What to do: Link the record"},
+			[]string{"Classified as", "weight"}},
+		{"shipstation", "504", "", ClassConnection,
+			[]string{"No usable answer came from ShipStation", "Decided by HTTP status 504", "rfc9110", "the queue sends it again"},
+			[]string{"Retrying it unchanged"}},
 		{"salesforce", "403", "API limit reached for this organization", ClassRateLimit,
-			[]string{`decided by the wording "API or governance limit reached"`}},
+			[]string{`Decided by the message's words "API limit reached"`, "class definitions count as throttling", "raise its quota in Salesforce"},
+			[]string{"API or governance limit reached"}},
 		{"netsuite", "USER_ERROR", "The period is closed.", ClassValue,
-			[]string{"The code USER_ERROR names no class by itself", "docs.oracle.com"}},
-		{"", "", "something odd happened", ClassValue, []string{"lowest confidence"}},
+			[]string{"NetSuite's business rules do not allow a value", "The code USER_ERROR alone says only", "docs.oracle.com", "A person decides", "Retrying it unchanged will fail the same way."},
+			[]string{"closed accounting period"}},
+		{"", "", "something odd happened", ClassValue, []string{"lowest confidence", "for a person to judge"}, nil},
 	} {
-		cl := classify(c.system, c.code, c.msg)
-		var b strings.Builder
-		cl.explain(&b)
-		if cl.class != c.want {
-			t.Errorf("%+v: class %s, want %s", c, cl.class, c.want)
+		a := analyze(DiagnosisRequest{ExternalSystem: c.system, ErrorCode: c.code, Message: c.msg})
+		r := a.diagnosis().Rationale
+		if a.cls.class != c.want {
+			t.Errorf("%+v: class %s, want %s", c, a.cls.class, c.want)
 		}
 		for _, s := range c.says {
-			if !strings.Contains(b.String(), s) {
-				t.Errorf("%s %s: rationale lacks %q: %s", c.code, c.msg, s, b.String())
+			if !strings.Contains(r, s) {
+				t.Errorf("%s %s: rationale lacks %q: %s", c.code, c.msg, s, r)
+			}
+		}
+		for _, s := range c.never {
+			if strings.Contains(r, s) {
+				t.Errorf("%s %s: rationale has %q, an internal: %s", c.code, c.msg, s, r)
 			}
 		}
 	}

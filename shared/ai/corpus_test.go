@@ -40,8 +40,10 @@ func runCorpus(t *testing.T, file string) aieval.Report {
 			t.Errorf("%s: retryable %v for class %s", res.Case.Name, d.Retryable, d.Class)
 		case d.Confidence <= 0 || d.Confidence > 1:
 			t.Errorf("%s: confidence %v outside (0, 1]", res.Case.Name, d.Confidence)
-		case !strings.Contains(d.Rationale, "decided by") && !strings.Contains(d.Rationale, "lowest confidence"):
+		case !strings.Contains(d.Rationale, "Decided by ") && !strings.Contains(d.Rationale, "lowest confidence"):
 			t.Errorf("%s: the rationale names no deciding evidence: %s", res.Case.Name, d.Rationale)
+		case !strings.Contains(d.Rationale, "What to do: "):
+			t.Errorf("%s: the rationale says nothing to do: %s", res.Case.Name, d.Rationale)
 		}
 	}
 	if n := len(h.Traces.Traces()); n != len(cases) {

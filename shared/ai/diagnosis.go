@@ -135,4 +135,8 @@ type Usage struct {
 	InputTokens  int    `json:"inputTokens"`
 	OutputTokens int    `json:"outputTokens"`
 	Model        string `json:"model"`
+	// Reasoning is, for the trace only, how the provider reached its answer (the rules'
+	// evidence, weights and scores): an engineer's view, kept out of the operator's
+	// rationale. Empty for model providers.
+	Reasoning json.RawMessage `json:"-"`
 }

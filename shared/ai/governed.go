@@ -106,7 +106,11 @@ func (g *Governed) Diagnose(ctx context.Context, id identity.Identity, inference
 			c, err = checkConfidence(c)
 		}
 		d.Confidence = c
-		return map[string]float64{"confidence": c}, u, err
+		out := map[string]any{"confidence": c}
+		if len(u.Reasoning) > 0 {
+			out["reasoning"] = u.Reasoning
+		}
+		return out, u, err
 	})
 	if err != nil {
 		return Diagnosis{}, run.finish(ctx, nil, err, "")

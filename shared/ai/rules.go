@@ -53,7 +53,9 @@ func (p *rulesProvider) suggest(_ context.Context, _ *identity.Identity, req Dia
 // scores its certainty times its weakest change, and a diagnosis from elsewhere scores
 // lower where the rules do not reproduce it.
 func (p *rulesProvider) assessQuality(_ context.Context, _ *identity.Identity, req DiagnosisRequest, d Diagnosis) (float64, Usage, error) {
-	return p.analysisOf(req).score(d), Usage{Model: RulesModel}, nil
+	a := p.analysisOf(req)
+	c := a.score(d)
+	return c, Usage{Model: RulesModel, Reasoning: a.reasoning(c)}, nil
 }
 
 // chat answers with the rules' reading of the last user message: deterministic and short,
@@ -74,7 +76,7 @@ func (p *rulesProvider) chat(_ context.Context, _ *identity.Identity, req ChatRe
 		kind = "transient: retrying later should succeed"
 	}
 	return ChatResponse{Content: fmt.Sprintf("Rule-based assessment: a %s error (%s). %s",
-		c.class, kind, advice[c.class])}, Usage{Model: RulesModel}, nil
+		c.class, kind, todoFor(c, "the target system"))}, Usage{Model: RulesModel}, nil
 }
 
 // proposal is one change with how firmly it follows and why.
@@ -110,8 +112,8 @@ func analyze(req DiagnosisRequest) *analysis {
 	if a.cls.class == ClassMissing && eitherOrInvalid().MatchString(a.msg.lower) {
 		// "Missing or invalid X": when the record has X, it is invalid, not missing.
 		if t := locate(a.msg, a.nodes); len(t) > 0 && t[0].score >= 2 && !isEmpty(t[0].value) {
-			a.cls = classification{class: ClassValue, certainty: 0.6, decidedBy: &evidence{kind: "wording", class: ClassValue,
-				cue: "missing or invalid, and the record has the field", src: srcWording}}
+			a.cls = classification{class: ClassValue, certainty: 0.6, scores: a.cls.scores, decidedBy: &evidence{kind: "wording", class: ClassValue,
+				rule: "missing or invalid, and the record has the field", said: eitherOrInvalid().FindString(a.msg.lower), src: srcWording}}
 		}
 	}
 	switch a.cls.class {
@@ -131,24 +133,10 @@ func (a *analysis) propose(path string, before, after any, basis float64, reason
 	})
 }
 
-// advice is what an operator does about each class when no field change settles it.
-var advice = map[ErrorClass]string{
-	ClassValue:        "Correct the value in the source record, or map it to what the target accepts.",
-	ClassMissing:      "Fill the required field in the source record or give the mapping a default.",
-	ClassReference:    "Create or sync the referenced record first, or point the field at an existing one.",
-	ClassDuplicate:    "Link the record to the existing one instead of creating it again.",
-	ClassPermission:   "Grant the integration role the permission named in the message or renew its credentials; no data change will help.",
-	ClassConnection:   "The request never reached the target; the retry will send it again.",
-	ClassIntermittent: "The target failed temporarily; the retry will send it again.",
-	ClassRateLimit:    "The target throttled the integration; the retry will send it again after a pause.",
-	ClassTooLarge:     "Split the record (fewer lines or smaller attachments) or raise the target's limit.",
-	ClassParse:        "Check the mapping that produces the field the parser rejected; the sender wrote a value of the wrong type or a malformed document.",
-}
-
 var classPhrase = map[ErrorClass]string{
 	ClassValue:        "%s rejected a field value",
 	ClassMissing:      "a field %s requires is missing",
-	ClassReference:    "it references a record that does not exist in %s",
+	ClassReference:    "it points to a record %s does not have or will not accept",
 	ClassDuplicate:    "the record already exists in %s",
 	ClassPermission:   "the integration user lacks a permission in %s",
 	ClassConnection:   "the connection to %s failed",
@@ -159,10 +147,7 @@ var classPhrase = map[ErrorClass]string{
 }
 
 func (a *analysis) diagnosis() Diagnosis {
-	system := a.req.ExternalSystem
-	if system == "" {
-		system = "the target system"
-	}
+	system := vendorName(a.req.ExternalSystem)
 	subject := strings.TrimSpace(a.req.RecordType + " " + a.req.RecordID)
 	if subject == "" {
 		subject = "The record"
@@ -174,10 +159,8 @@ func (a *analysis) diagnosis() Diagnosis {
 		summary += fmt.Sprintf(" (%s)", a.field)
 	}
 	fix := []FieldChange{}
-	var reasons []string
 	for _, p := range a.proposals {
 		fix = append(fix, FieldChange{Path: p.change.Path, Before: cloneValue(p.change.Before), After: cloneValue(p.change.After)})
-		reasons = append(reasons, fmt.Sprintf("%s: %s.", p.change.Path, p.reason))
 	}
 	if len(fix) > 0 {
 		var parts []string
@@ -187,28 +170,12 @@ func (a *analysis) diagnosis() Diagnosis {
 		summary += "; " + strings.Join(parts, ", ")
 	}
 	summary += "."
-
-	var b strings.Builder
-	a.cls.explain(&b)
-	for _, r := range reasons {
-		b.WriteString(" " + r)
-	}
-	if len(fix) == 0 && !a.cls.class.Retryable() {
-		switch a.cls.class {
-		case ClassValue, ClassMissing, ClassReference, ClassDuplicate, ClassParse:
-			b.WriteString(" No change can be derived from the record alone.")
-		}
-	}
-	for _, n := range a.notes {
-		b.WriteString(" Note: " + n + ".")
-	}
-	b.WriteString(" " + advice[a.cls.class])
 	return Diagnosis{
 		Class:     a.cls.class,
 		Retryable: a.cls.class.Retryable(),
 		Summary:   summary,
 		Fix:       fix,
-		Rationale: b.String(),
+		Rationale: a.rationale(fix),
 	}
 }
 

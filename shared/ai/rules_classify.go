@@ -1,7 +1,6 @@
 package ai
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -11,20 +10,17 @@ type evidence struct {
 	kind   string // "code", "status" or "wording"
 	class  ErrorClass
 	weight int
-	cue    string
-	src    source
+	// rule names the catalogue entry or wording rule, for the trace; said is what the
+	// error itself says (the code as spelled, the status, the words matched), for the
+	// operator; meaning is what the source says a code or status means.
+	rule    string
+	said    string
+	meaning string
+	src     source
 	// refusal: a rule of the target refused a well-formed value (see classRule).
 	refusal bool
-}
-
-func (e evidence) describe() string {
-	switch e.kind {
-	case "code":
-		return fmt.Sprintf("the code %s (source: %s)", e.cue, e.src)
-	case "status":
-		return fmt.Sprintf("HTTP %s (source: %s)", e.cue, e.src)
-	}
-	return fmt.Sprintf("the wording %q", e.cue)
+	// inCode: the words were matched in the error code, not in the message.
+	inCode bool
 }
 
 // classPriority breaks ties: transport and throttling explain everything else in the
@@ -63,12 +59,16 @@ type classification struct {
 	generic   []evidence
 	// refusal: the class rests on a rule of the target refusing a well-formed value.
 	refusal bool
+	// against is the evidence for other classes; scores the weight each class had. Both
+	// go to the trace, and a decisive code among against to the rationale.
+	against []evidence
+	scores  map[ErrorClass]int
 }
 
 // gather collects every piece of evidence the error carries, strongest kind first.
 func gather(system, code, msg string) (found, generic []evidence) {
 	for _, v := range codeEvidence(system, code, msg) {
-		e := evidence{kind: "code", class: v.class, weight: v.weight, cue: v.code + ": " + v.meaning, src: v.src}
+		e := evidence{kind: "code", class: v.class, weight: v.weight, rule: "code " + v.code, said: v.code, meaning: v.meaning, src: v.src}
 		if v.class == "" {
 			generic = append(generic, e)
 			continue
@@ -77,13 +77,19 @@ func gather(system, code, msg string) (found, generic []evidence) {
 	}
 	if s := httpStatus(code, msg); s != 0 {
 		if m, ok := statusEvidence(system, s); ok {
-			found = append(found, evidence{kind: "status", class: m.class, weight: m.weight, cue: strconv.Itoa(s) + ", " + m.meaning, src: m.src})
+			found = append(found, evidence{kind: "status", class: m.class, weight: m.weight, rule: "status " + strconv.Itoa(s),
+				said: strconv.Itoa(s), meaning: m.meaning, src: m.src})
 		}
 	}
 	text := strings.ToLower(code + " " + msg)
 	for _, r := range classRules {
-		if r.re.MatchString(text, text) {
-			found = append(found, evidence{kind: "wording", class: r.class, weight: r.weight, cue: r.cue, src: r.src, refusal: r.refusal})
+		if loc := r.re.FindStringIndex(text, text); loc != nil {
+			e := evidence{kind: "wording", class: r.class, weight: r.weight, rule: r.cue,
+				said: quoted(code+" "+msg, text, loc), src: r.src, refusal: r.refusal}
+			if loc[1] <= len(code) {
+				e.said, e.inCode = strings.TrimSpace(code), true
+			}
+			found = append(found, e)
 		}
 	}
 	return found, generic
@@ -121,6 +127,7 @@ func classify(system, code, msg string) classification {
 		switch {
 		case e.class != best:
 			decisiveAgainst = decisiveAgainst || (e.kind == "code" && e.weight >= codeDecisive)
+			cl.against = append(cl.against, e)
 		case cl.decidedBy == nil || e.weight > cl.decidedBy.weight:
 			if cl.decidedBy != nil {
 				cl.support = append(cl.support, *cl.decidedBy)
@@ -134,6 +141,7 @@ func classify(system, code, msg string) classification {
 		}
 	}
 	cl.certainty = certainty(cl.decidedBy, score[best], score[best]-second, decisiveAgainst)
+	cl.scores = score
 	return cl
 }
 
@@ -157,25 +165,5 @@ func certainty(by *evidence, top, lead int, decisiveAgainst bool) float64 {
 		return 0.65
 	default:
 		return 0.5
-	}
-}
-
-// explain writes which evidence decided the class and what else supports it, each with
-// where its meaning comes from.
-func (c classification) explain(b *strings.Builder) {
-	if c.decidedBy == nil {
-		fmt.Fprintf(b, "No code, status or wording the rules know names a class; classified as %s at the lowest confidence, for a person to review.", c.class)
-	} else {
-		fmt.Fprintf(b, "Classified as %s, decided by %s.", c.class, c.decidedBy.describe())
-		if len(c.support) > 0 {
-			parts := make([]string, len(c.support))
-			for i, e := range c.support {
-				parts[i] = e.describe()
-			}
-			fmt.Fprintf(b, " Also pointing there: %s.", strings.Join(parts, "; "))
-		}
-	}
-	for _, g := range c.generic {
-		fmt.Fprintf(b, " The code %s names no class by itself (source: %s).", strings.SplitN(g.cue, ":", 2)[0], g.src)
 	}
 }

@@ -63,6 +63,13 @@ func (f fastRE) MatchString(text, lower string) bool {
 	return f.mayMatch(lower) && f.re.MatchString(text)
 }
 
+func (f fastRE) FindStringIndex(text, lower string) []int {
+	if !f.mayMatch(lower) {
+		return nil
+	}
+	return f.re.FindStringIndex(text)
+}
+
 func (f fastRE) FindStringSubmatch(text, lower string) []string {
 	if !f.mayMatch(lower) {
 		return nil
