@@ -1,0 +1,88 @@
+package ai
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLimitAndRuntimeEntries: one case per catalogue entry and wording rule added for
+// issue 27's second pass (too_large from the vendors' published limits, socket errors of
+// Node's fetch, Business Central's OData codes and reader), each message written from the
+// cited page (not from a corpus): the page is among the evidence for the class, and the
+// rationale cites the page of the evidence that decided.
+func TestLimitAndRuntimeEntries(t *testing.T) {
+	for _, c := range []struct {
+		system, code, msg string
+		want              ErrorClass
+		cites             string // part of the source's address the rationale must name
+	}{
+		// NetSuite SOAP status codes and SuiteScript errors.
+		{"netsuite", "MAX_RCRDS_EXCEEDED", "updateList carries more records than one request may.", ClassTooLarge, "section_N3539978"},
+		{"netsuite", "SSS_FILE_CONTENT_SIZE_EXCEEDED", "The file is too big to load.", ClassTooLarge, "section_159469488562"},
+		{"netsuite", "", "You have exceeded the maximum allowed number of records in a list operation.", ClassTooLarge, "section_N3539420"},
+		// Salesforce StatusCode values and Bulk API errors.
+		{"salesforce", "EXCEEDED_MAX_SIZE_REQUEST", "The size of the message sent to the API exceeded 50 MB.", ClassTooLarge, "sforce_api_calls_concepts_core_data_objects"},
+		{"salesforce", "EXCEEDED_LEAD_CONVERT_LIMIT", "Too many ids were sent to convertLead.", ClassTooLarge, "sforce_api_calls_concepts_core_data_objects"},
+		{"salesforce", "EXCEEDED_MAX_TYPES_LIMIT", "Too many object types to describe.", ClassTooLarge, "sforce_api_calls_concepts_core_data_objects"},
+		{"salesforce", "MAXIMUM_SIZE_OF_ATTACHMENT", "Attachment body is over 25 MB.", ClassTooLarge, "sforce_api_calls_concepts_core_data_objects"},
+		{"salesforce", "MAXIMUM_SIZE_OF_DOCUMENT", "Document body is over 5 MB.", ClassTooLarge, "sforce_api_calls_concepts_core_data_objects"},
+		{"salesforce", "InvalidBatch", "InvalidBatch : Failed to parse CSV header", ClassParse, "asynch_api_reference_errors"},
+		// Business Central's OData error codes and its reader.
+		{"businesscentral", "Application_InvalidGUID", "Invalid format of GUID string.", ClassReference, "dynamics-error-codes"},
+		{"businesscentral", "Internal_InvalidTableRelation", "The field Customer No. of table Sales Header contains a value (C-99) that cannot be found in the related table (Customer).", ClassReference, "dynamics-error-codes"},
+		{"businesscentral", "BadRequest_RequiredParamNotProvided", "Field 'number' must not be blank or empty.", ClassMissing, "dynamics-error-codes"},
+		{"businesscentral", "Application_EvaluateException", "The value \"Weekly\" cannot be evaluated into type Option.", ClassValue, "dynamics-error-codes"},
+		{"businesscentral", "BadRequest", "An unexpected 'StartObject' node was found when reading from the JSON reader. A 'PrimitiveValue' node was expected.", ClassParse, "dynamics-error-codes"},
+		{"businesscentral", "", "The request is not valid: customerId is not a valid GUID.", ClassReference, "dynamics-error-codes"},
+		// HubSpot's batch input limits.
+		{"hubspot", "VALIDATION_ERROR", "The maximum number of inputs supported in a batch read is 100; reduce the number of inputs.", ClassTooLarge, "section_N3539420"},
+		{"hubspot", "VALIDATION_ERROR", "Please reduce the number of ids in this request.", ClassTooLarge, "hubspot-associations-api"},
+		// JSON Schema's maxItems, RFC 6585's 431, Mailchimp's batch limit.
+		{"mailchimp", "Invalid Resource", "members: array has more than 500 items", ClassTooLarge, "json-schema-validation"},
+		{"", "400", "data/lines must NOT have more than 200 items", ClassTooLarge, "json-schema-validation"},
+		{"shipstation", "431", "Request Header Fields Too Large", ClassTooLarge, "rfc6585#section-5"},
+		{"shipstation", "400", "400 Bad Request: Request Header Or Cookie Too Large", ClassTooLarge, "rfc6585#section-5"},
+		{"mailchimp", "", "The batch is too large; send at most 500 members per call.", ClassTooLarge, "list-members"},
+		// Node's fetch (undici) and the Fetch standard.
+		{"hubspot", "UND_ERR_SOCKET", "other side closed", ClassConnection, "undici"},
+		{"hubspot", "UND_ERR_CONNECT_TIMEOUT", "Connect Timeout Error", ClassConnection, "undici"},
+		{"hubspot", "UND_ERR_HEADERS_TIMEOUT", "Headers Timeout Error", ClassConnection, "undici"},
+		{"hubspot", "UND_ERR_BODY_TIMEOUT", "Body Timeout Error", ClassConnection, "undici"},
+		{"hubspot", "UND_ERR_CLOSED", "The client is closed", ClassConnection, "undici"},
+		{"salesforce", "TypeError", "fetch failed", ClassConnection, "fetch.spec.whatwg.org"},
+		// A currency the subsidiary does not allow, reported with NetSuite's reference code.
+		{"netsuite", "INVALID_KEY_OR_REF", "Invalid currency reference key 2 for subsidiary 5.", ClassValue, "section_N3539978"},
+	} {
+		a := analyze(DiagnosisRequest{ExternalSystem: c.system, ErrorCode: c.code, Message: c.msg})
+		r := a.diagnosis().Rationale
+		if a.cls.class != c.want {
+			t.Errorf("%s %q: class %s, want %s (%s)", c.code, c.msg, a.cls.class, c.want, r)
+			continue
+		}
+		cited := false
+		for _, e := range append(append([]evidence{*a.cls.decidedBy}, a.cls.support...), a.cls.generic...) {
+			cited = cited || strings.Contains(e.src.url, c.cites)
+		}
+		if !cited {
+			t.Errorf("%s %q: no evidence from %q: %+v", c.code, c.msg, c.cites, a.cls)
+		}
+		if u := a.cls.decidedBy.src.url; u != "" && !strings.Contains(r, u) {
+			t.Errorf("%s %q: rationale does not cite %s: %s", c.code, c.msg, u, r)
+		}
+	}
+}
+
+// TestOneFieldTooLongIsValue: a single field's value over its length is value, not
+// too_large, however the limit is worded (the class definitions draw that line).
+func TestOneFieldTooLongIsValue(t *testing.T) {
+	for _, m := range []string{
+		"The length of the string is 57, but it must be less than or equal to 50 characters.",
+		"memo: ensure this value has at most 40 characters",
+		"Name: data value too large (max length 80)",
+		"STRING_TOO_LONG: Account Name: data value too large: 300 characters",
+	} {
+		if c := classify("", "", m); c.class != ClassValue {
+			t.Errorf("%q: %s", m, c.class)
+		}
+	}
+}
