@@ -52,6 +52,14 @@ var (
 	srcUndici          = source{"undici (the fetch of Node.js), errors: SocketError, ConnectTimeoutError, HeadersTimeoutError, BodyTimeoutError", "https://github.com/nodejs/undici/blob/main/docs/docs/api/Errors.md"}
 	srcFetch           = source{"WHATWG Fetch standard: a network error rejects fetch with a TypeError (Node.js: \"fetch failed\")", "https://fetch.spec.whatwg.org/#fetch-method"}
 	srcODataReader     = source{"Business Central, troubleshooting REST API/OData calls: BadRequest_* is a malformed request; its OData reader names the JSON node it could not read", "https://learn.microsoft.com/en-us/dynamics365/business-central/dev-itpro/webservices/dynamics-error-codes"}
+	srcWCF             = source{".NET WCF, MaxReceivedMessageSize (the message size quota); ASP.NET, httpRuntime maxRequestLength", "https://learn.microsoft.com/en-us/dotnet/api/system.servicemodel.channels.transportbindingelement.maxreceivedmessagesize"}
+	srcNodeTLS         = source{"Node.js TLS: certificate verification errors (OpenSSL's X509 codes)", "https://nodejs.org/api/tls.html#x509-certificate-error-codes"}
+	srcApacheHTTP      = source{"Apache HttpClient, NoHttpResponseException (the target server failed to respond)", "https://hc.apache.org/httpcomponents-core-4.4.x/current/httpcore/apidocs/org/apache/http/NoHttpResponseException.html"}
+	srcCloudflare      = source{"Cloudflare, 5xx errors: 521 web server down, 522 connection timed out, 523 origin unreachable, 524 a timeout occurred, 525/526 TLS", "https://developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-5xx-errors/"}
+	srcPythonJSON      = source{"Python json module, JSONDecodeError messages", "https://docs.python.org/3/library/json.html#json.JSONDecodeError"}
+	srcGoJSON          = source{"Go encoding/json, SyntaxError messages", "https://pkg.go.dev/encoding/json#SyntaxError"}
+	srcXMLParsers      = source{".NET XmlException and Java SAXParseException messages (well-formedness errors)", "https://learn.microsoft.com/en-us/dotnet/api/system.xml.xmlexception"}
+	srcAWSThrottle     = source{"AWS API, throttling errors (ThrottlingException \"Rate exceeded\", S3 SlowDown)", "https://docs.aws.amazon.com/general/latest/gr/api-retries.html"}
 	// srcWording: wording rules written from the class definitions (diagnosis.go) rather
 	// than from one vendor's page; a rule written from one vendor's page cites that page.
 	srcWording = source{"the wording vendors' error references share for this kind of failure (class definitions, shared/ai/diagnosis.go)", ""}

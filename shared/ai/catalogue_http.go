@@ -62,6 +62,14 @@ var runtimeCatalogue = (&catalogue{
 		decisive(srcUndici)("UND_ERR_HEADERS_TIMEOUT", ClassConnection, "the answer's headers did not arrive in time"),
 		decisive(srcUndici)("UND_ERR_BODY_TIMEOUT", ClassConnection, "the answer's body did not arrive in time"),
 		decisive(srcUndici)("UND_ERR_CLOSED", ClassConnection, "the client's connection was closed"),
+		decisive(srcNodeTLS)("CERT_HAS_EXPIRED", ClassConnection, "the server's TLS certificate has expired"),
+		decisive(srcNodeTLS)("UNABLE_TO_VERIFY_LEAF_SIGNATURE", ClassConnection, "the server's TLS certificate could not be verified"),
+		decisive(srcNodeTLS)("SELF_SIGNED_CERT_IN_CHAIN", ClassConnection, "the server's TLS certificate chain is self-signed"),
+		decisive(srcNodeTLS)("DEPTH_ZERO_SELF_SIGNED_CERT", ClassConnection, "the server's TLS certificate is self-signed"),
+		decisive(srcNodeTLS)("ERR_TLS_CERT_ALTNAME_INVALID", ClassConnection, "the server's TLS certificate does not name the host"),
+		decisive(srcApacheHTTP)("NoHttpResponseException", ClassConnection, "the target server failed to respond"),
+		decisive(srcAWSThrottle)("ThrottlingException", ClassRateLimit, "the request rate exceeded the account's limit"),
+		decisive(srcAWSThrottle)("SlowDown", ClassRateLimit, "reduce the request rate"),
 		javaCode("SocketTimeoutException", ClassConnection, "connecting or reading a socket timed out"),
 		javaCode("ConnectException", ClassConnection, "the connection was refused or failed"),
 		javaCode("UnknownHostException", ClassConnection, "the host name did not resolve"),
@@ -131,6 +139,14 @@ var httpStatuses = map[int]statusMeaning{
 	502: {ClassConnection, 4, "bad gateway: no valid answer from the target behind the gateway", srcRFC9110},
 	503: {ClassIntermittent, 4, "service unavailable for now", srcRFC9110},
 	504: {ClassConnection, 4, "gateway timeout: the target behind the gateway did not answer in time", srcRFC9110},
+	// Cloudflare's own statuses in front of a vendor's origin: each says the origin was not
+	// reached or did not answer.
+	521: {ClassConnection, 4, "the origin web server refused the connection", srcCloudflare},
+	522: {ClassConnection, 4, "connecting to the origin timed out", srcCloudflare},
+	523: {ClassConnection, 4, "the origin is unreachable", srcCloudflare},
+	524: {ClassConnection, 4, "the origin did not answer in time", srcCloudflare},
+	525: {ClassConnection, 4, "the TLS handshake with the origin failed", srcCloudflare},
+	526: {ClassConnection, 4, "the origin's TLS certificate is invalid", srcCloudflare},
 }
 
 // statusEvidence is the meaning of status as the vendor of system uses it.

@@ -49,6 +49,8 @@ var classRules = []classRule{
 	rule(ClassRateLimit, 4, "rate limit", `rate[ _-]?limit`),
 	rule(ClassRateLimit, 4, "too many requests", `too many requests`),
 	rule(ClassRateLimit, 4, "throttling", `throttl`),
+	ruleFrom(srcAWSThrottle, ClassRateLimit, 10, "a request rate exceeded", `\brate exceeded|reduce (?:your |the )?request rates?|request rate (?:is )?too high|exceeded [\d,]+ (?:api )?(?:calls|requests) (?:per|a|an|each) (?:second|minute|hour|day)`),
+	ruleFrom(srcSalesforceREST, ClassRateLimit, 10, "a concurrency limit exceeded", `concurrent\w* limit exceeded`),
 	rule(ClassRateLimit, 10, "concurrency quota", `request[ _]limit[ _]exceeded|concurren(?:cy|t request)[ _]limit|concurrent requests?\b[^.]{0,40}\b(?:limit|exceed|allowed)|requests? allowed at the same time|simultaneous (?:connections|requests)`),
 	rule(ClassRateLimit, 10, "per-period quota", `(?:secondly|minutely|hourly|daily|per[- ]second|per[- ]minute|per[- ]hour|per[- ]day|ten[- ]?secondly) (?:rate )?limit`),
 	rule(ClassRateLimit, 10, "quota used up", `quota\b[^.]{0,30}\b(?:exceeded|reached|used up|exhausted)|(?:exceeded|reached|over) (?:the |your |its |this )?(?:\w+ )?quota`),
@@ -64,7 +66,17 @@ var classRules = []classRule{
 	// ("exceeded the maximum allowable number of records"), HubSpot's batch endpoints ("the
 	// maximum number of inputs supported in a batch request is 50", "reduce the number of
 	// items"), Business Central's $batch.
-	ruleFrom(srcNetSuiteFaults, ClassTooLarge, 4, "a count limit named in words", `exceed(?:s|ed|ing)? (?:the )?max(?:imum)? (?:allow(?:able|ed) |permitted |supported )?number of (?:records|lines|line items|items|ids|inputs|operations|rows|entries|objects|entities|members|requests|subrequests|files|attachments|elements)|(?:max(?:imum)?|greatest) number of (?:records|lines|items|ids|inputs|operations|rows|entries|objects|entities|members|subrequests|elements)\b[^.]{0,60}\b(?:is|of|exceeded) [\d,]+`),
+	ruleFrom(srcNetSuiteFaults, ClassTooLarge, 4, "a count limit named in words", `max(?:imum)? number of (?:records|lines|line items|items|ids|inputs|operations|rows|entries|objects|entities|members|subrequests|elements) (?:allowed |permitted )?(?:\w+ ){0,3}(?:exceeded|reached)|number of (?:records|lines|items|ids|inputs|operations|rows|entries|objects|entities|members|subrequests|elements)\b[^.]{0,30}\bexceeds?\b|exceed(?:s|ed|ing)? (?:the )?max(?:imum)? (?:allow(?:able|ed) |permitted |supported )?number of (?:records|lines|line items|items|ids|inputs|operations|rows|entries|objects|entities|members|requests|subrequests|files|attachments|elements)|(?:max(?:imum)?|greatest) number of (?:records|lines|items|ids|inputs|operations|rows|entries|objects|entities|members|subrequests|elements)\b[^.]{0,60}\b(?:is|of|exceeded) [\d,]+`),
+	// A count per request, batch or call, however the limit is phrased ("may have at most
+	// 5000 lines", "can only send 1000 operations in a batch", "too many shipments in one
+	// batch"): a request over a count limit by the class definition. Requests per period
+	// are rate limits, so "requests" is not among the things counted here.
+	rule(ClassTooLarge, 4, "a count per request over its limit", `(?:may|can|must|should) (?:only )?(?:have|contain|include|hold|carry|send|submit|add|process|update|create) (?:up to |at most |no more than |a maximum of |)[\d,]+ (?:\w+ )?(?:lines|line items|operations|orders|records|rows|items|ids|inputs|subrequests|members|objects|entries|changes|entities|documents|files|attachments|elements|keys|shipments|labels|contacts|products|invoices)\b|too many (?:\w+ )?(?:lines|line items|operations|orders|records|rows|items|ids|inputs|subrequests|members|objects|entries|changes|entities|documents|files|attachments|elements|keys|shipments|labels|contacts|products|invoices) (?:in|for|per) (?:one|a|the|this|each|a single) (?:batch|request|call|list|payload|message|upload|file|transaction|order|change ?set)|(?:list|array|batch|set) of \w+ (?:is|was) too (?:long|large|big)`),
+	rule(ClassTooLarge, 4, "more results than one answer may hold", `(?:returned|returns|matched|matches|would return) more than [\d,]+ (?:results|records|rows|items)|too many (?:search )?results`),
+	rule(ClassTooLarge, 4, "a request over its size in bytes", `(?:request|payload|body|file|message|upload|attachment|document|content)\b[^.]{0,40}\b(?:must|should) be (?:smaller|less) than [\d.,]+ ?(?:bytes|kb|mb|gb)|exceed(?:s|ed)? (?:the )?max(?:imum)? (?:number of )?(?:characters|bytes) (?:allowed )?(?:in|for|per) (?:a |the |one )?(?:file|request|batch|payload|message|body|upload)`),
+	// A message size quota is a size limit, not a request quota: it outweighs the
+	// "quota exceeded" wording of rate limits.
+	ruleFrom(srcWCF, ClassTooLarge, 12, "a message size quota", `maxreceivedmessagesize|max(?:imum)? ?(?:request|message|buffer|string ?content) ?(?:length|size)\b[^.]{0,30}\b(?:exceeded|reached)|(?:message|request|content|body|payload) size quota|maximum request length exceeded`),
 	ruleFrom(srcHubSpotLimits, ClassTooLarge, 3, "asks for fewer items per request", `reduce the number of (?:records|items|ids|inputs|lines|operations|rows|entries|objects|members)|split (?:the|your|it into|them into) (?:\w+ )?(?:list|lists|batch|batches|request|requests|file|payload|chunks)|(?:fewer|smaller) (?:records|items|ids|inputs|lines|operations|batches|requests|chunks) per (?:request|batch|call)`),
 	// JSON Schema validators (Mailchimp's API answers with their wording) name an array or
 	// object over its maxItems or maxProperties.
@@ -79,6 +91,8 @@ var classRules = []classRule{
 	rule(ClassConnection, 4, "gateway could not reach the target", `bad gateway|gateway time-?out|upstream (?:server|connect|request)|invalid response from the upstream|could not get a valid response|proxy error|"?: eof$|reset before headers`),
 	rule(ClassConnection, 2, "timeout", `timed? ?out|timeout|deadline exceeded`),
 	ruleFrom(srcUndici, ClassConnection, 4, "the other side closed the socket", `other side closed|socket (?:was )?closed|closed the connection|server disconnected|connection (?:was )?terminated|terminated unexpectedly`),
+	ruleFrom(srcNodeTLS, ClassConnection, 4, "a TLS certificate refused", `certificate has expired|unable to verify the first certificate|self[- ]signed certificate|certificate (?:is )?(?:not trusted|untrusted|expired|revoked)|does not match (?:the )?(?:server )?certificate|certificate verify failed`),
+	ruleFrom(srcApacheHTTP, ClassConnection, 4, "the server did not respond", `failed to respond|server did not respond|empty reply from server|web server is down|origin (?:is )?unreachable`),
 	ruleFrom(srcFetch, ClassConnection, 4, "fetch failed before an answer", `\bfetch failed\b|network ?error when attempting to fetch|failed to fetch`),
 
 	rule(ClassIntermittent, 4, "service unavailable", `service unavailable|temporarily unavailable|temporarily unable|under maintenance|scheduled maintenance`),
@@ -95,6 +109,10 @@ var classRules = []classRule{
 
 	rule(ClassParse, 4, "parse error", `(?:json|xml) ?pars|parse error|(?:failed|unable|could not|cannot) (?:to )?parse|parsing (?:failed|error)|unexpected (?:token|character|end of|end-of|node|eof)|syntax ?error|not well-formed|malformed (?:json|xml|request|body|document|payload|input|content|syntax|query)|invalid (?:json|xml)|content is not allowed in prolog|premature end of (?:file|input|stream|content)|invalid start of a value|end-of-input|was expecting (?:double-quote|a colon|comma)`),
 	rule(ClassParse, 4, "deserialization failure", `deserializ|unmarshal|httpmessagenotreadable|not a valid representation|error (?:while|when) reading the request body|reader encountered|error converting value .{0,80} to type|path '[^']*', line \d+, position \d+`),
+	ruleFrom(srcPythonJSON, ClassParse, 4, "Python's JSON decoder failed", `expecting (?:value|property name|',' delimiter|':' delimiter)\b[^.]{0,40}line \d+ column \d+|extra data: line \d+`),
+	ruleFrom(srcGoJSON, ClassParse, 4, "Go's JSON decoder failed", `invalid character '.{1,4}' (?:looking for|after|in)|unexpected end of json input`),
+	ruleFrom(srcXMLParsers, ClassParse, 4, "the XML is not well formed", `data at the root level is invalid|root element is missing|must be terminated by the matching end-tag|does not match the end tag|element type "[^"]*" must be|content is not allowed in trailing section|invalid byte \d of \d-byte utf-8`),
+	ruleFrom(srcBCCodes, ClassParse, 4, "the request body could not be read", `invalid request body|request body is (?:not valid|invalid|malformed|not well-formed)|(?:body|payload|document) is not valid (?:json|xml)|could not read (?:the )?(?:document|json|request)|unrecognized token`),
 	ruleFrom(srcODataReader, ClassParse, 4, "the OData reader met an unexpected node", `unexpected '\w+' node|'\w+' node was expected|reading from the (?:json|xml) reader|(?:json|xml) reader (?:error|failed|exception)`),
 	rule(ClassParse, 4, "unsupported media type", `unsupported (?:media type|content-?type)|(?:content-?type|media type)\b[^.]{0,50}\bnot supported|invalid (?:utf-?8|byte sequence|character encoding)|encoding error`),
 
@@ -122,6 +140,7 @@ var classRules = []classRule{
 	refusal(ClassValue, 4, "consent or compliance", `opted out|cannot be re-?(?:subscribed|added|imported)|compliance (?:state|review)|permanently deleted`),
 	rule(ClassValue, 2, "invalid", `invalid`),
 	rule(ClassValue, 3, "invalid enumeration", `invalid enumeration`),
+	rule(ClassValue, 5, "one value over its size", `\bvalue\b[^.]{0,30}\b(?:exceeds|is over|is larger than|is bigger than) (?:the )?max(?:imum)? (?:size|length)`),
 	rule(ClassValue, 4, "value too long", `too long|string_too_long|data value too large|exceeds the maximum length|max(?:imum)?[ _-]?length|[\d,]+ characters or (?:fewer|less)|(?:more|longer) than [\d,]+ characters|at most [\d,]+ characters|exceeds? [\d,]+ characters`),
 	rule(ClassValue, 3, "value not allowed", `not one of|must be one of|allowed (?:values|options)|valid (?:values|options|services|codes)|restricted picklist|bad value`),
 	rule(ClassValue, 3, "wrong type or format", `value not of required type|not a valid (?:date|number|email|phone|value)|does not match the expected format|invalid format|(?:invalid|wrong|incorrect|bad) (?:date|email|phone|postal|zip|format|number|currency|country|state|boolean)`),
