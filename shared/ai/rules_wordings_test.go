@@ -148,3 +148,56 @@ func TestRuntimeAndVendorWordings(t *testing.T) {
 		{"businesscentral", "Authorization_Failed", "The user does not have the permission to insert into table Customer.", B},
 	})
 }
+
+// TestVendorErrorWordings: errors in each vendor's own shape (code and message as its
+// error reference shows them), written for this test from those references.
+func TestVendorErrorWordings(t *testing.T) {
+	I, R, M, V, F, D, B := ClassIntermittent, ClassRateLimit, ClassMissing, ClassValue, ClassReference, ClassDuplicate, ClassPermission
+	checkProbes(t, []probe{
+		{"netsuite", "USER_ERROR", "Please enter value(s) for: Customer, Subsidiary", M},
+		{"netsuite", "INVALID_KEY_OR_REF", "Invalid entity reference key 123.", F},
+		{"netsuite", "RCRD_DSNT_EXIST", "That record does not exist.", F},
+		{"netsuite", "DUP_ENTITY", "A customer record with this ID already exists. You must enter a unique customer ID for each record you create.", D},
+		{"netsuite", "USER_ERROR", "Transaction is not in balance! amounts+taxes+shipping: 100.00, total amount: 90.00", V},
+		{"netsuite", "USER_ERROR", "You cannot post to a closed period", V},
+		{"netsuite", "INSUFFICIENT_PERMISSION", "You need the 'Lists -> Items' permission to access this page.", B},
+		{"netsuite", "INVALID_SESSION", "Your connection has timed out. Please log in again.", B},
+		{"netsuite", "WS_CONCUR_SESSION_DISALLWD", "Only one request may be made against a session at a time", R},
+		{"netsuite", "USER_ERROR", "The Quantity field must be a positive number", V},
+		{"businesscentral", "Internal_RecordNotFound", "The Customer does not exist. Identification fields and values: No.='C-99'", F},
+		{"businesscentral", "Application_FieldValidationException", "Sell-to Customer No. must have a value in Sales Header: Document Type=Order, No.=1001. It cannot be zero or empty.", M},
+		{"businesscentral", "Internal_EntityWithSameKeyExists", "The Sales Header already exists. Identification fields and values: Document Type='Order',No.='1001'", D},
+		{"businesscentral", "Authorization_InsufficientPermissions", "You do not have the following permissions on TableData Sales Header: Insert", B},
+		{"businesscentral", "Application_FieldValidationException", "Status must be equal to 'Open' in Sales Header: Document Type=Order, No.=1001. Current value is 'Released'.", V},
+		{"businesscentral", "Application_DialogException", "Customer C-99 is blocked with type Ship.", F},
+		{"businesscentral", "Internal_InvalidTableRelation", "The field Unit of Measure Code of table Sales Line contains a value (BOX) that cannot be found in the related table (Item Unit of Measure).", F},
+		{"businesscentral", "Request_EntityChanged", "Another user has already changed the record.", I},
+		{"businesscentral", "Authentication_InvalidCredentials", "The server has rejected the client credentials.", B},
+		{"salesforce", "REQUIRED_FIELD_MISSING", "Required fields are missing: [LastName]", M},
+		{"salesforce", "INVALID_CROSS_REFERENCE_KEY", "invalid cross reference id", F},
+		{"salesforce", "DUPLICATE_VALUE", "duplicate value found: External_Id__c duplicates value on record with id: 0015g00000AbCdE", D},
+		{"salesforce", "FIELD_CUSTOM_VALIDATION_EXCEPTION", "Close Date cannot be in the past", V},
+		{"salesforce", "INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY", "insufficient access rights on cross-reference id", B},
+		{"salesforce", "INVALID_FIELD", "No such column 'Foo__c' on entity 'Account'.", V},
+		{"salesforce", "INVALID_SESSION_ID", "Session expired or invalid", B},
+		{"salesforce", "INVALID_EMAIL_ADDRESS", "Email: invalid email address: bob@", V},
+		{"salesforce", "INACTIVE_OWNER_OR_USER", "operation performed with inactive user", F},
+		{"hubspot", "VALIDATION_ERROR", "Property values were not valid: 1234 was not a valid long.", V},
+		{"hubspot", "CONFLICT", "Contact already exists. Existing ID: 12345", D},
+		{"hubspot", "OBJECT_NOT_FOUND", "Object not found. objectId are usually numeric.", F},
+		{"mailchimp", "ResourceNotFound", "The requested resource could not be found.", F},
+		{"mailchimp", "Member Exists", "x@example.com is already a list member. Use PUT to insert or update list members.", D},
+		{"mailchimp", "Invalid Resource", "x@example looks fake or invalid, please enter a real email address.", V},
+		{"mailchimp", "Forbidden", "The API key provided is linked to a different datacenter", B},
+		{"mailchimp", "API Key Invalid", "Your API key may be invalid, or you've attempted to access the wrong datacenter.", B},
+		{"mailchimp", "Invalid Resource", "x@example.com was permanently deleted and cannot be re-imported. The contact must re-subscribe to get back on the list.", V},
+		{"shipstation", "invalid_address", "Invalid ship_to address", V},
+		{"shipstation", "invalid_identifier", "The carrier_id se-123 could not be found", F},
+		{"shipstation", "unauthorized", "The API key is invalid", B},
+		{"shipstation", "", "Order could not be found", F},
+		{"hubspot", "", "The access token provided has expired", B},
+		{"", "409", "Conflict: the version of the record you sent is out of date; reload it and try again", I},
+		{"businesscentral", "", "The Item No. 1000 is not found in the related table", F},
+		{"netsuite", "", "Invalid item reference key 55 for subsidiary 3.", F},
+	})
+}
