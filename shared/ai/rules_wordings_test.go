@@ -201,3 +201,33 @@ func TestVendorErrorWordings(t *testing.T) {
 		{"netsuite", "", "Invalid item reference key 55 for subsidiary 3.", F},
 	})
 }
+
+// TestSizeWordsSplitFieldFromRequest: "too large" and "exceeds" about one field, column or
+// value are value (with evidence, not the no-evidence default); about a request, file,
+// page or answer, too_large.
+func TestSizeWordsSplitFieldFromRequest(t *testing.T) {
+	V, T := ClassValue, ClassTooLarge
+	checkProbes(t, []probe{
+		{"", "", "The size of field 'memo' exceeds the maximum of 4000 characters", V},
+		{"", "", "Field 'description' is too large (max 255 bytes)", V},
+		{"", "", "ORA-12899: value too large for column \"APP\".\"NAME\" (actual: 300, maximum: 255)", V},
+		{"", "", "String or binary data would be truncated.", V},
+		{"", "", "value too long for type character varying(50)", V},
+		{"", "", "Data too long for column 'name' at row 1", V},
+		{"hubspot", "VALIDATION_ERROR", "Property value exceeds the 65536 character limit", V},
+		{"", "", "Name: ensure this field has no more than 80 characters.", V},
+		{"", "413", "Request Entity Too Large", T},
+		{"", "", "The uploaded file is too large. Maximum file size is 25 MB.", T},
+		{"", "", "Attachment size exceeds the allowable limit", T},
+		{"", "", "Request entity size of 12 MB exceeds the limit of 10 MB", T},
+		{"", "", "The page size requested is too large; the maximum is 1000", T},
+		{"", "", "Query result too large; narrow your filter.", T},
+		{"", "", "Response too large to return", T},
+	})
+	for _, m := range []string{"The size of field 'memo' exceeds the maximum of 4000 characters", "Field 'description' is too large (max 255 bytes)",
+		"String or binary data would be truncated.", "Name: ensure this field has no more than 80 characters."} {
+		if c := classify("", "", m); c.decidedBy == nil {
+			t.Errorf("%q: %s without evidence", m, c.class)
+		}
+	}
+}
