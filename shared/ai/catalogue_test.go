@@ -73,6 +73,11 @@ func TestRationaleNamesEvidenceAndSource(t *testing.T) {
 			[]string{"NetSuite's business rules do not allow a value", "The code USER_ERROR alone says only", "docs.oracle.com", "A person decides", "Retrying it unchanged will fail the same way."},
 			[]string{"closed accounting period"}},
 		{"", "", "something odd happened", ClassValue, []string{"lowest confidence", "for a person to judge"}, nil},
+		// Evidence that repeats the deciding evidence or another quote is not listed again.
+		{"salesforce", "REQUIRED_FIELD_MISSING", "Required fields are missing: [LastName]", ClassMissing,
+			[]string{"Decided by the error code REQUIRED_FIELD_MISSING"}, []string{"pointing there: the code REQUIRED_FIELD_MISSING"}},
+		{"mailchimp", "400", "members: array has more than 500 items", ClassTooLarge,
+			[]string{"Decided by the message's words"}, []string{`Also pointing there: the words`}},
 	} {
 		a := analyze(DiagnosisRequest{ExternalSystem: c.system, ErrorCode: c.code, Message: c.msg})
 		r := a.diagnosis().Rationale

@@ -185,19 +185,39 @@ func (a *analysis) rationale(fix []FieldChange) string {
 	return b.String()
 }
 
-// agreeing lists, shortly, the other evidence for the class (at most three).
+// agreeing lists, shortly, the other evidence for the class (at most three), leaving out
+// what repeats the deciding evidence or another quote.
 func (a *analysis) agreeing() []string {
-	var out []string
+	var out, quotes []string
 	seen := map[string]bool{}
+	if d := a.cls.decidedBy; d != nil {
+		seen[d.short()] = true
+		if d.kind == "wording" && !d.inCode {
+			quotes = append(quotes, strings.ToLower(d.said))
+		}
+	}
 	for _, e := range a.cls.support {
 		s := e.short()
-		if seen[s] || len(out) == 3 {
+		if seen[s] || len(out) == 3 || (e.kind == "wording" && !e.inCode && overlaps(quotes, strings.ToLower(e.said))) {
 			continue
 		}
 		seen[s] = true
+		if e.kind == "wording" && !e.inCode {
+			quotes = append(quotes, strings.ToLower(e.said))
+		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// overlaps reports whether q contains, or is contained in, one of quotes.
+func overlaps(quotes []string, q string) bool {
+	for _, x := range quotes {
+		if strings.Contains(x, q) || strings.Contains(q, x) {
+			return true
+		}
+	}
+	return false
 }
 
 func upperFirst(s string) string {
