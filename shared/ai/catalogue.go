@@ -46,7 +46,7 @@ var (
 	srcNetSuiteSS      = source{"NetSuite Help Center, SuiteScript 2.x errors (error.Type)", "https://docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/section_159469488562.html"}
 	srcBCLimits        = source{"Business Central, current API limits (requests, $batch operations, page size, request size)", "https://learn.microsoft.com/en-us/dynamics365/business-central/dev-itpro/api-reference/v2.0/dynamics-current-limits"}
 	srcHubSpotLimits   = source{"HubSpot API, batch endpoints' input limits (e.g. associations batch read, at most 1,000 ids)", "https://developers.hubspot.com/changelog/bug-fix-batch-read-limit-for-hubspot-associations-api"}
-	srcMailchimpBatch  = source{"Mailchimp Marketing API, batch subscribe or unsubscribe list members (up to 500 members per call)", "https://mailchimp.com/developer/marketing/api/list-members/"}
+	srcMailchimpBatch  = source{"Mailchimp Marketing API, batch subscribe or unsubscribe list members (up to 500 members per call)", "https://mailchimp.com/developer/marketing/api/lists/batch-subscribe-or-unsubscribe/"}
 	srcJSONSchema      = source{"JSON Schema Validation, maxItems and maxProperties (the wording schema validators answer with)", "https://json-schema.org/draft/2020-12/json-schema-validation#section-6.4.1"}
 	srcRFC6585Headers  = source{"RFC 6585, 431 Request Header Fields Too Large", "https://www.rfc-editor.org/rfc/rfc6585#section-5"}
 	srcUndici          = source{"undici (the fetch of Node.js), errors: SocketError, ConnectTimeoutError, HeadersTimeoutError, BodyTimeoutError", "https://github.com/nodejs/undici/blob/main/docs/docs/api/Errors.md"}

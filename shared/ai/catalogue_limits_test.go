@@ -42,7 +42,7 @@ func TestLimitAndRuntimeEntries(t *testing.T) {
 		{"", "400", "data/lines must NOT have more than 200 items", ClassTooLarge, "json-schema-validation"},
 		{"shipstation", "431", "Request Header Fields Too Large", ClassTooLarge, "rfc6585#section-5"},
 		{"shipstation", "400", "400 Bad Request: Request Header Or Cookie Too Large", ClassTooLarge, "rfc6585#section-5"},
-		{"mailchimp", "", "The batch is too large; send at most 500 members per call.", ClassTooLarge, "list-members"},
+		{"mailchimp", "", "The batch is too large; send at most 500 members per call.", ClassTooLarge, "batch-subscribe"},
 		// Node's fetch (undici) and the Fetch standard.
 		{"hubspot", "UND_ERR_SOCKET", "other side closed", ClassConnection, "undici"},
 		{"hubspot", "UND_ERR_CONNECT_TIMEOUT", "Connect Timeout Error", ClassConnection, "undici"},
