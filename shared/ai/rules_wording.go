@@ -94,10 +94,12 @@ var classRules = []classRule{
 	ruleFrom(srcUndici, ClassConnection, 4, "the other side closed the socket", `other side closed|socket (?:was )?closed|closed the connection|server disconnected|connection (?:was )?terminated|terminated unexpectedly`),
 	ruleFrom(srcNodeTLS, ClassConnection, 4, "a TLS certificate refused", `certificate has expired|unable to verify the first certificate|self[- ]signed certificate|certificate (?:is )?(?:not trusted|untrusted|expired|revoked)|does not match (?:the )?(?:server )?certificate|certificate verify failed`),
 	ruleFrom(srcApacheHTTP, ClassConnection, 4, "the server did not respond", `failed to respond|server did not respond|empty reply from server|web server is down|origin (?:is )?unreachable`),
+	ruleFrom(srcDotNetWeb, ClassConnection, 4, "the host name did not resolve", `remote name could not be resolved|host(?: ?name)? could not be resolved|name ?resolution ?failure|connection pool (?:shut down|closed|exhausted)`),
 	ruleFrom(srcFetch, ClassConnection, 4, "fetch failed before an answer", `\bfetch failed\b|network ?error when attempting to fetch|failed to fetch`),
 
 	rule(ClassIntermittent, 4, "service unavailable", `service unavailable|temporarily unavailable|temporarily unable|under maintenance|scheduled maintenance`),
 	rule(ClassIntermittent, 4, "record locked or changed concurrently", `deadlock|lock wait|(?:could not|unable to) (?:acquire|obtain) (?:a |an )?(?:lock|exclusive access)|unable[_ ]to[_ ]lock|record is locked|locked by another|rcrd_has_been_changed|(?:record|entity) has (?:been )?changed|modified since|concurrent (?:modification|update)|precondition failed|etag\b[^.]{0,40}\bdoes not match|(?:changed|modified|edited|updated) by (?:another|someone else)|another (?:user|session|process) has (?:already )?(?:changed|modified|updated)|being (?:edited|modified|updated) by|waiting for (?:a |the )?(?:\w+ )?lock|lock (?:request )?time-?out`),
+	ruleFrom(srcRFC4918, ClassIntermittent, 4, "a resource locked for now", `(?:record|resource|object|entity|row|document|table|item) is (?:currently |temporarily )?locked`),
 	rule(ClassIntermittent, 3, "server ran out of time", `execution time (?:limit )?exceeded|took longer than (?:the )?allowed|time limit exceeded`),
 	rule(ClassIntermittent, 2, "unexpected server error", `unexpected[_ ](?:internal )?error|internal (?:server )?error|server (?:is )?busy|overloaded`),
 	rule(ClassIntermittent, 2, "try again", `try again|retry (?:later|the request)|please retry|rerun the transaction`),
@@ -123,6 +125,7 @@ var classRules = []classRule{
 	rule(ClassDuplicate, 2, "must be unique", `must be unique`),
 
 	rule(ClassMissing, 4, "required field", `required (?:merge |custom )?field|must have a value|enter (?:a )?values?\b|cannot be zero or empty|left blank|is required|are required|required fields? (?:are |is )?missing|required[_ ]field[_ ]missing|required propert(?:y|ies)|is mandatory|must be provided|(?:mandatory|required) field (?:is )?not set|(?:is|are) a required (?:value|field|property|parameter)|(?:were|was) not set`),
+	ruleFrom(srcSQL, ClassMissing, 4, "a NOT NULL column left empty", `violates not-null constraint|does not allow nulls|value null into column`),
 	rule(ClassMissing, 2, "blank or empty", `\b(?:blank|empty)\b`),
 	rule(ClassMissing, 4, "missing value", `\bmissing\b|cannot be (?:blank|empty|null)|(?:must|should) not be (?:blank|empty|null)|not provided|no value (?:was )?(?:given|provided)`),
 
@@ -156,6 +159,7 @@ var classRules = []classRule{
 	rule(ClassReference, 4, "not found", `not found|(?:could|can)(?:n't| ?not) be found|(?:could|can)(?:n't| ?not) find|unable to find`),
 	rule(ClassReference, 4, "does not exist", `does ?n[o']t exist|rcrd_dsnt_exist|no longer exists|no (?:such|matching) (?:record|customer|item|vendor|account|contact|product|order)|unknown (?:customer|item|vendor|account|record|sku|product|contact|carrier|warehouse|location)|entity_is_deleted|has been deleted|was deleted`),
 	rule(ClassReference, 4, "malformed id", `malformed[_ ]id|id value of incorrect type|not a valid (?:record |internal )?id\b|invalid (?:record |internal |entity )?id\b`),
+	ruleFrom(srcSQL, ClassReference, 4, "a foreign key names no row", `violates foreign key constraint|conflicted with the foreign key constraint|foreign key constraint (?:fails|violation)`),
 	ruleFrom(srcBCCodes, ClassReference, 4, "malformed GUID (a record id)", `invalid format of guid|not a valid (?:guid|uuid)|invalid (?:guid|uuid)\b|guid string`),
 	refusal(ClassReference, 4, "inactive or blocked record", `\binactive\b|inactive_|is not active|no longer active|\bis blocked\b|blocked (?:for|with)`),
 	refusal(ClassReference, 4, "closed record referenced", `(?:base )?(?:document|order|invoice|quote)s? (?:has |have |is |are )?(?:already )?(?:been )?closed`),

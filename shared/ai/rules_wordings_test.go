@@ -231,3 +231,50 @@ func TestSizeWordsSplitFieldFromRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusesAndDatabaseWordings: statuses as HTTP clients report them (bare, in .NET,
+// Spring, Python and axios wording), and the database constraint errors a connector's
+// own store answers with, written for this test from RFC 9110/4918 and the databases'
+// error references.
+func TestStatusesAndDatabaseWordings(t *testing.T) {
+	C, I, R, P, V, F, D, B, T := ClassConnection, ClassIntermittent, ClassRateLimit, ClassParse, ClassValue, ClassReference, ClassDuplicate, ClassPermission, ClassTooLarge
+	checkProbes(t, []probe{
+		{"", "410", "Gone", F},
+		{"hubspot", "423", "Locked", I},
+		{"", "Locked", "The resource is locked", I},
+		{"", "NotFound", "Response status code does not indicate success: 404 (Not Found).", F},
+		{"", "", "Response status code does not indicate success: 503 (Service Unavailable).", I},
+		{"", "", "Response status code does not indicate success: 429 (Too Many Requests).", R},
+		{"", "", "Response status code does not indicate success: 413 (Request Entity Too Large).", T},
+		{"", "", "Request failed with status code 502", C},
+		{"", "", "HTTP Error 504: Gateway Time-out", C},
+		{"", "", "status code 409: Conflict", D},
+		{"", "", "412 Precondition Failed", I},
+		{"", "", "415 Unsupported Media Type", P},
+		{"", "", "401 Unauthorized", B},
+		{"", "", "403 Forbidden", B},
+		{"", "", "422 Unprocessable Entity: email is invalid", V},
+		{"", "InternalServerError", "Internal Server Error", I},
+		{"", "", "requests.exceptions.HTTPError: 500 Server Error: Internal Server Error for url: https://api.example.com/v1/orders", I},
+		{"", "", "org.springframework.web.client.HttpServerErrorException$ServiceUnavailable: 503 Service Unavailable", I},
+		{"", "", "org.springframework.web.client.HttpClientErrorException$TooManyRequests: 429 Too Many Requests", R},
+		{"", "", "System.Net.WebException: The remote server returned an error: (504) Gateway Timeout.", C},
+		{"", "", "System.Net.WebException: The remote server returned an error: (413) Request Entity Too Large.", T},
+		{"", "", "The remote name could not be resolved: 'api.example.com'", C},
+		{"", "", "java.net.SocketException: Connection reset", C},
+		{"", "", "java.io.EOFException: \\n not found: limit=0 content=…", C},
+		{"", "", "Connection pool shut down", C},
+		{"", "", "psycopg2.errors.SerializationFailure: could not serialize access due to concurrent update", I},
+		{"", "", "Lock wait timeout exceeded; try restarting transaction", I},
+		{"", "", "ERROR 1213 (40001): Deadlock found when trying to get lock; try restarting transaction", I},
+		{"", "", "duplicate key value violates unique constraint \"customers_email_key\"", D},
+		{"", "", "insert or update on table \"orders\" violates foreign key constraint \"orders_customer_id_fkey\"", F},
+		{"", "", "null value in column \"email\" violates not-null constraint", ClassMissing},
+		{"", "", "Cannot insert the value NULL into column 'Email', table 'dbo.Customers'; column does not allow nulls. INSERT fails.", ClassMissing},
+		{"", "", "The INSERT statement conflicted with the FOREIGN KEY constraint \"FK_Orders_Customers\".", F},
+		{"", "", "Cannot insert duplicate key row in object 'dbo.Customers' with unique index 'IX_Email'.", D},
+		{"", "", "invalid input syntax for type integer: \"abc\"", V},
+		{"", "", "Conversion failed when converting date and/or time from character string.", V},
+		{"", "", "numeric field overflow", V},
+	})
+}
