@@ -278,3 +278,30 @@ func TestStatusesAndDatabaseWordings(t *testing.T) {
 		{"", "", "numeric field overflow", V},
 	})
 }
+
+// TestBusinessRuleRefusals: the vendors' business-rule refusals (credit limits, posted
+// documents, periods, stock, subsidiaries, validation rules) are value; a referenced record
+// that is blocked or of the wrong type is reference (issue 27's definitions).
+func TestBusinessRuleRefusals(t *testing.T) {
+	V, F, B, T := ClassValue, ClassReference, ClassPermission, ClassTooLarge
+	checkProbes(t, []probe{
+		{"netsuite", "USER_ERROR", "The customer's credit limit has been exceeded.", V},
+		{"businesscentral", "Application_DialogException", "You cannot change the Currency Code because the document has been posted.", V},
+		{"netsuite", "USER_ERROR", "The posting date is outside the allowed posting period.", V},
+		{"netsuite", "USER_ERROR", "The accounting period is locked for Accounts Receivable.", V},
+		{"netsuite", "USER_ERROR", "You cannot fulfill more than 5 units; the quantity remaining is 3.", V},
+		{"businesscentral", "Application_DialogException", "Quantity exceeds the available inventory for item 1000 at location MAIN.", V},
+		{"netsuite", "USER_ERROR", "This item is not available for the selected subsidiary.", V},
+		{"netsuite", "USER_ERROR", "Currency EUR is not enabled for customer C-99.", V},
+		{"salesforce", "FIELD_CUSTOM_VALIDATION_EXCEPTION", "Discount cannot exceed 40%", V},
+		{"netsuite", "USER_ERROR", "The record has been closed and cannot be edited.", V},
+		{"netsuite", "USER_ERROR", "Invalid tax code reference key 17.", F},
+		{"shipstation", "", "The service code 'ups_ground' is not valid for carrier fedex", V},
+		{"businesscentral", "", "Vendor 10000 is blocked for posting.", F},
+		{"netsuite", "", "Item 1000 is not an inventory item.", F},
+		{"hubspot", "", "Association from contact to pipeline is not allowed", V},
+		{"salesforce", "CANNOT_EXECUTE_FLOW_TRIGGER", "The record couldn't be saved because it failed to trigger a flow.", V},
+		{"netsuite", "", "You do not have permission to enter a transaction in this period", B},
+		{"netsuite", "", "Maximum 10,000 lines exceeded on transaction", T},
+	})
+}
