@@ -63,6 +63,7 @@ var (
 	srcRFC4918         = source{"RFC 4918 (WebDAV), 423 Locked", "https://www.rfc-editor.org/rfc/rfc4918#section-11.3"}
 	srcSQL             = source{"PostgreSQL error codes (23502 not_null_violation, 23503 foreign_key_violation) and SQL Server's messages 515 and 547", "https://www.postgresql.org/docs/current/errcodes-appendix.html"}
 	srcDotNetWeb       = source{".NET WebException status NameResolutionFailure (the remote name could not be resolved)", "https://learn.microsoft.com/en-us/dotnet/api/system.net.webexceptionstatus"}
+	srcEnvoy           = source{"Envoy proxy, response flags (UH: no healthy upstream, UF: upstream connection failure, UT: upstream request timeout)", "https://www.envoyproxy.io/docs/envoy/latest/configuration/observability/access_log/usage#config-access-log-format-response-flags"}
 	// srcWording: wording rules written from the class definitions (diagnosis.go) rather
 	// than from one vendor's page; a rule written from one vendor's page cites that page.
 	srcWording = source{"the wording vendors' error references share for this kind of failure (class definitions, shared/ai/diagnosis.go)", ""}

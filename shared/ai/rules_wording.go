@@ -94,6 +94,7 @@ var classRules = []classRule{
 	ruleFrom(srcUndici, ClassConnection, 4, "the other side closed the socket", `other side closed|socket (?:was )?closed|closed the connection|server disconnected|connection (?:was )?terminated|terminated unexpectedly`),
 	ruleFrom(srcNodeTLS, ClassConnection, 4, "a TLS certificate refused", `certificate has expired|unable to verify the first certificate|self[- ]signed certificate|certificate (?:is )?(?:not trusted|untrusted|expired|revoked)|does not match (?:the )?(?:server )?certificate|certificate verify failed`),
 	ruleFrom(srcApacheHTTP, ClassConnection, 4, "the server did not respond", `failed to respond|server did not respond|empty reply from server|web server is down|origin (?:is )?unreachable`),
+	ruleFrom(srcEnvoy, ClassConnection, 4, "the proxy had no target to send to", `no healthy upstream|upstream (?:connect(?:ion)? )?(?:failure|timeout)|no upstream (?:host|server)s? available`),
 	ruleFrom(srcDotNetWeb, ClassConnection, 4, "the host name did not resolve", `remote name could not be resolved|host(?: ?name)? could not be resolved|name ?resolution ?failure|connection pool (?:shut down|closed|exhausted)`),
 	ruleFrom(srcFetch, ClassConnection, 4, "fetch failed before an answer", `\bfetch failed\b|network ?error when attempting to fetch|failed to fetch`),
 
@@ -108,6 +109,7 @@ var classRules = []classRule{
 	rule(ClassPermission, 4, "not authorized", `not authori[sz]ed|unauthori[sz]ed|forbidden`),
 	rule(ClassPermission, 4, "access denied", `access (?:is )?denied|insufficient[_ ](?:access|privileges?|rights|scopes?)|does not have access|not allowed to (?:access|perform)|(?:not been|isn't|is not) granted|required scopes?|missing scopes?`),
 	rule(ClassPermission, 4, "invalid or expired credentials", `invalid[_ ](?:login|credentials|session|api[_ ]key|token|grant)|(?:token|session|credentials|password)\b[^.]{0,30}\b(?:has |have |is |are |was )?(?:expired|been revoked|revoked)|expired (?:access |refresh |api )?token|api[_ ]key\b[^.]{0,30}\b(?:invalid|revoked|expired|missing|disabled)|rejected the (?:client )?credentials|log ?in again|session (?:expired|is invalid)`),
+	ruleFrom(srcMailchimp, ClassPermission, 4, "the account is suspended or disabled", `(?:account|user|login) (?:has been |is |was )?(?:suspended|disabled|locked out)`),
 	rule(ClassPermission, 4, "field-level security", `security settings of this field|field-level security|read/write for your profile|not (?:createable|updateable|writable)`),
 
 	rule(ClassParse, 4, "parse error", `(?:json|xml) ?pars|parse error|(?:failed|unable|could not|cannot) (?:to )?parse|parsing (?:failed|error)|unexpected (?:token|character|end of|end-of|node|eof)|syntax ?error|not well-formed|malformed (?:json|xml|request|body|document|payload|input|content|syntax|query)|invalid (?:json|xml)|content is not allowed in prolog|premature end of (?:file|input|stream|content)|invalid start of a value|end-of-input|was expecting (?:double-quote|a colon|comma)`),

@@ -305,3 +305,39 @@ func TestBusinessRuleRefusals(t *testing.T) {
 		{"netsuite", "", "Maximum 10,000 lines exceeded on transaction", T},
 	})
 }
+
+// TestGatewaysQuotasAndCredentials: proxies that had no target, client time-outs, quotas
+// in each vendor's words, required headers and parameters, duplicates by key, and
+// credentials refused or suspended, written for this test from the vendors' and
+// proxies' references.
+func TestGatewaysQuotasAndCredentials(t *testing.T) {
+	C, I, R, M, D, B := ClassConnection, ClassIntermittent, ClassRateLimit, ClassMissing, ClassDuplicate, ClassPermission
+	checkProbes(t, []probe{
+		{"", "503", "no healthy upstream", C},
+		{"", "504", "upstream request timeout", C},
+		{"", "", "Endpoint request timed out", C},
+		{"netsuite", "", "The request could not be processed because the server is busy. Please try again later.", I},
+		{"salesforce", "503", "Server Unavailable: the server is down for maintenance", I},
+		{"", "ECONNABORTED", "timeout of 30000ms exceeded", C},
+		{"", "", "Timeout awaiting 'request' for 30000ms", C},
+		{"businesscentral", "504", "Gateway Timeout: the request exceeded 10 minutes of execution time", C},
+		{"businesscentral", "", "The operation has timed out.", C},
+		{"hubspot", "429", "{\"status\":\"error\",\"message\":\"You have reached your daily limit.\",\"errorType\":\"RATE_LIMIT\",\"policyName\":\"DAILY\"}", R},
+		{"shipstation", "429", "Too Many Requests. X-Rate-Limit-Remaining: 0, X-Rate-Limit-Reset: 38", R},
+		{"netsuite", "", "Concurrent request limit exceeded. Request blocked.", R},
+		{"salesforce", "", "Exceeded API request limit: 100000 requests in 24 hours", R},
+		{"businesscentral", "", "Maximum number of concurrent requests exceeded. Try again later.", R},
+		{"mailchimp", "", "You have more than 10 simultaneous connections.", R},
+		{"", "", "The 'Content-Type' header is required.", M},
+		{"", "", "Parameter 'customerId' is required but was not provided", M},
+		{"hubspot", "409", "Conflict: contact with email x@example.com already exists", D},
+		{"shipstation", "identifier_conflict", "An order with order_number 1001 already exists", D},
+		{"netsuite", "", "A record with the same external ID already exists", D},
+		{"salesforce", "", "INVALID_LOGIN: Invalid username, password, security token; or user locked out.", B},
+		{"hubspot", "401", "Authentication credentials not found. This API supports OAuth 2.0 authentication", B},
+		{"", "", "The OAuth token has been revoked", B},
+		{"businesscentral", "Authorization_TenantNotAllowed", "The tenant does not allow this application.", B},
+		{"mailchimp", "", "Your account has been suspended for compliance review.", B},
+		{"shipstation", "", "401 Unauthorized: API key and secret do not match", B},
+	})
+}
