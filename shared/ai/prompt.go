@@ -27,7 +27,7 @@ class is exactly one of:
 	}
 	b.WriteString(`retryable is true only for connection, intermittent and rate_limit.
 fix lists concrete changes to the payload that would make the sync succeed: path is a dotted path into the payload (items[0].sku for arrays), before is the current value (null if absent), after is the new value. Propose only values that follow from the payload, the context or the error message; when none does, or the class is retryable, fix is [].
-summary is one sentence for an operator; rationale explains the class and each change in a few sentences.`)
+summary is one sentence for an operator. rationale is written for the operator too, in a few plain sentences: what is wrong, the evidence that decided the class (the error code, the HTTP status or the message's own words, and what the vendor documents it to mean), what to change and why, and whether retrying can help; no internal scores.`)
 	return b.String()
 }()
 
