@@ -59,6 +59,16 @@ func TestLimitAndRuntimeEntries(t *testing.T) {
 		{"salesforce", "LOGIN_MUST_USE_SECURITY_TOKEN", "Append the security token to the password.", ClassPermission, "core_data_objects"},
 		{"salesforce", "ORG_LOCKED", "The organization is locked.", ClassPermission, "core_data_objects"},
 		{"salesforce", "TRIAL_EXPIRED", "The trial period is over.", ClassPermission, "core_data_objects"},
+		// ShipStation's error_code values.
+		{"shipstation", "duplicated_name", "A package type named Box already exists.", ClassDuplicate, "errors-codes"},
+		{"shipstation", "not_found", "Shipment se-404 was not found.", ClassReference, "errors-codes"},
+		{"shipstation", "timeout", "The carrier took too long to respond.", ClassConnection, "errors-codes"},
+		{"shipstation", "invalid_file_size", "The uploaded file is 30 MB.", ClassTooLarge, "errors-codes"},
+		{"shipstation", "invalid_file_type", "Files of type .heic are not accepted.", ClassParse, "errors-codes"},
+		{"shipstation", "invalid_currency", "Currency ABC is not supported.", ClassValue, "errors-codes"},
+		{"shipstation", "invalid_service", "usps_first_class is not a service of the carrier.", ClassValue, "errors-codes"},
+		{"shipstation", "identifiers_must_match", "The label's shipment_id differs from the request's.", ClassValue, "errors-codes"},
+		{"shipstation", "batch_cannot_be_modified", "Batch se-77 is processing.", ClassValue, "errors-codes"},
 		// Business Central's OData error codes and its reader.
 		{"businesscentral", "Application_InvalidGUID", "Invalid format of GUID string.", ClassReference, "dynamics-error-codes"},
 		{"businesscentral", "Internal_InvalidTableRelation", "The field Customer No. of table Sales Header contains a value (C-99) that cannot be found in the related table (Customer).", ClassReference, "dynamics-error-codes"},
