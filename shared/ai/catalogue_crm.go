@@ -129,6 +129,7 @@ var mailchimpCatalogue = (&catalogue{
 		mcCode("Forgotten Email Not Subscribed", ClassValue, "the address was permanently deleted and may not be re-added"),
 		mcCode("Member In Compliance State", ClassValue, "the address is in a compliance state and may not be subscribed"),
 		mcCode("ComplianceRelated", ClassPermission, "the account is suspended for a compliance review"),
+		mcCode("JSONParseError", ClassParse, "the request body is not valid JSON"),
 		mcCode("RequestedFieldsInvalid", ClassValue, "the fields asked for are not valid"),
 		mcCode("Invalid Resource", "", "the resource failed validation; the detail says why"),
 		mcCode("BadRequest", "", "the request was refused; the detail says why"),

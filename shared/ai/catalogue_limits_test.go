@@ -59,6 +59,7 @@ func TestLimitAndRuntimeEntries(t *testing.T) {
 		{"salesforce", "LOGIN_MUST_USE_SECURITY_TOKEN", "Append the security token to the password.", ClassPermission, "core_data_objects"},
 		{"salesforce", "ORG_LOCKED", "The organization is locked.", ClassPermission, "core_data_objects"},
 		{"salesforce", "TRIAL_EXPIRED", "The trial period is over.", ClassPermission, "core_data_objects"},
+		{"mailchimp", "JSON Parse Error", "We encountered an unspecified JSON parsing error.", ClassParse, "mailchimp.com"},
 		// ShipStation's error_code values.
 		{"shipstation", "duplicated_name", "A package type named Box already exists.", ClassDuplicate, "errors-codes"},
 		{"shipstation", "not_found", "Shipment se-404 was not found.", ClassReference, "errors-codes"},
