@@ -19,6 +19,7 @@ import (
 const MailchimpEmail = "email_address"
 
 func (m mailchimp) create(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
+	req.Fields = nestMergeFields(req.Fields)
 	email, _ := req.Fields[MailchimpEmail].(string)
 	if email == "" {
 		return WriteResult{}, c.refuse(OpWrite, "a new member needs email_address")

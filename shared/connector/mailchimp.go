@@ -70,6 +70,9 @@ func (mailchimp) decode(c *Client, op string, ans answer, listID, id string) (Re
 // status, status_if_new, which defaults to "pending" (double opt-in: the person confirms)
 // unless the write sets a status.
 func (m mailchimp) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
+	// A flow maps merge fields one by one ("merge_fields.FNAME"); the member has them in
+	// one object, which the read-compare below compares as a subset.
+	req.Fields = nestMergeFields(req.Fields)
 	if req.UpsertKey != "" {
 		return m.upsert(ctx, c, req)
 	}

@@ -101,7 +101,10 @@ func (c *Client) attempt(ctx context.Context, in call) (answer, *Error) {
 	if in.once {
 		req.GetBody = nil
 	}
-	req.Header.Set("Accept", "application/json")
+	if req.Header.Get("Accept") == "" {
+		// Metadata reads ask for a schema or CSDL instead.
+		req.Header.Set("Accept", "application/json")
+	}
 	req.Header.Set("User-Agent", "syncassist-connector")
 	if id := httpapi.CorrelationID(ctx); id != "" {
 		// The target's logs can then be matched with ours.

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -78,6 +79,8 @@ type Server struct {
 	editNext   int
 	edited     *record
 	requests   int
+	methods    map[string]int
+	schema     map[string]map[string]any
 	rate       *rateWindow
 	clock      func() time.Time
 }
@@ -346,6 +349,14 @@ func (s *Server) Requests() int {
 	return s.requests
 }
 
+// RequestsByMethod is the number of requests received so far per HTTP method, failed
+// ones included: a test that must prove nothing was written counts the non-GETs.
+func (s *Server) RequestsByMethod() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.methods)
+}
+
 // reply is an answer decided under the lock and written after it.
 type reply struct {
 	status     int
@@ -376,6 +387,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // handle runs with s.mu held.
 func (s *Server) handle(r *http.Request, body []byte) reply {
 	s.requests++
+	if s.methods == nil {
+		s.methods = map[string]int{}
+	}
+	s.methods[r.Method]++
 	rep := s.route(r, body)
 	if s.edited != nil {
 		s.touch(s.edited)
@@ -415,6 +430,9 @@ func (s *Server) route(r *http.Request, body []byte) reply {
 	if path == WritesPath && r.Method == http.MethodGet {
 		b, _ := json.Marshal(map[string]any{"count": len(s.writes), "writes": s.writes})
 		return reply{status: http.StatusOK, body: b}
+	}
+	if rep, ok := s.metadata(r); ok {
+		return rep
 	}
 	return s.dialect.route(s, r, body)
 }
