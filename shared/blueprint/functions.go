@@ -414,6 +414,9 @@ const (
 	FuncFlowPut       = "flow-settings-put"
 	FuncFlowDelete    = "flow-settings-delete"
 	FuncFlowXRefs     = "flow-xrefs"
+	FuncFlowXRefFix   = "flow-xref-fix"
+	FuncFlowDryRun    = "flow-settings-dry-run"
+	FuncFlowMetadata  = "flow-settings-metadata"
 	FuncFlowRedrive   = "flow-redrive"
 	FuncFlowPoll      = "flow-poll"
 )
@@ -423,6 +426,11 @@ const FlowRedriveInterval = 5 * time.Minute
 
 func withGrant(f Function, g TableGrant) Function {
 	f.Tables = append(f.Tables, g)
+	return f
+}
+
+func withOpens(f Function) Function {
+	f.OpensSecrets = true
 	return f
 }
 
@@ -476,7 +484,23 @@ func init() {
 			// The ownership manifest names who owns each field of a cycle.
 			TableGrant{Governance, Read}),
 		route(FuncFlowDelete, "Deletes a flow (admins)", "DELETE", settings+"/{id}", AuthAdmin, ReadWrite),
+		// The fix-up writes the cross-reference (the flows table) and nothing at the systems.
+		route(FuncFlowXRefFix, "Links, re-links or unlinks a record's counterpart by hand, audited (admins)", "PUT", "/api/flows/xrefs",
+			AuthAdmin, ReadWrite),
+		// The dry run and the metadata read the systems through the tenant's connectors
+		// (their credentials) and write nothing there; the dry run reads the manifest and
+		// the ledger for the guard's verdict, the metadata caches in the flows table.
+		connectorReader(withGrant(withGrant(route(FuncFlowDryRun, "Runs a flow on one record without writing: target, field diff, the guard's verdicts (admins)",
+			"POST", settings+"/{id}/dry-run", AuthAdmin, Read), TableGrant{Governance, Read}), TableGrant{Tenants, Read})),
+		connectorReader(withGrant(route(FuncFlowMetadata, "Lists a vendor's entities or an entity's fields for the flow editor, cached (admins)",
+			"GET", settings+"/metadata/{system}", AuthAdmin, ReadWrite), TableGrant{Tenants, Read})),
 	)
+}
+
+// connectorReader marks a route that reads the systems through the tenants' connectors.
+func connectorReader(f Function) Function {
+	f.OpensSecrets, f.Timeout = true, 30*time.Second
+	return f
 }
 
 // Settings function names: a tenant's flags, connectors, manifest overrides and secrets.
@@ -485,6 +509,7 @@ const (
 	FuncSettingsPatch     = "settings-patch"
 	FuncSettingsOverrides = "settings-manifest-overrides"
 	FuncSettingsRotate    = "settings-secret-rotate"
+	FuncConnectorTest     = "settings-connector-test"
 )
 
 // Settings routes, admins only. A change seals connector tokens and a rotation secrets
@@ -510,5 +535,8 @@ func init() {
 			TableGrant{Tenants, Read}, TableGrant{Governance, ReadWrite}, TableGrant{Audit, Append}),
 		route(FuncSettingsRotate, "Rotates a host secret; the previous one verifies for 24 hours (admins)", "POST", "/api/settings/webhook-secret/rotate",
 			TableGrant{Tenants, ReadWrite}, TableGrant{Governance, Read}, TableGrant{Audit, Append}),
+		// The check opens the connector's credential and makes one read with it.
+		withOpens(route(FuncConnectorTest, "Checks a connector: one harmless authenticated read through the SSRF guard, audited (admins)",
+			"POST", "/api/settings/connectors/{system}/test", TableGrant{Tenants, Read}, TableGrant{Audit, Append})),
 	)
 }

@@ -185,14 +185,23 @@ func (x *Executor) attempt(ctx context.Context, r Run) Run {
 // source record's, or for a matched flow the id the cross-reference was first made from,
 // which both directions share.
 func (x *Executor) guarded(ctx context.Context, r *Run, req governance.WriteRequest, anchor string) (governance.Result, error) {
+	return x.Guard.Write(ctx, runIdentity(*r), completeRequest(*r, req, anchor))
+}
+
+// completeRequest fills in a write's request from its run: the endpoints, the run's fields
+// unless req has its own, the run id as idempotency key and the loop-check link.
+func completeRequest(r Run, req governance.WriteRequest, anchor string) governance.WriteRequest {
 	req.Target, req.Source, req.Entity = r.Target.System, r.Source.System, r.Target.Entity
 	if req.Fields == nil {
 		req.Fields = r.Pending.Fields
 	}
 	req.IdempotencyKey, req.Reason = r.ID, "flow.run"
-	req.Link = linkFor(*r, anchor)
-	return x.Guard.Write(ctx, identity.ForTenant(r.TenantID, "flow:"+r.FlowID), req)
+	req.Link = linkFor(r, anchor)
+	return req
 }
+
+// runIdentity is who a run's writes are attributed to: background work of its flow.
+func runIdentity(r Run) identity.Identity { return identity.ForTenant(r.TenantID, "flow:"+r.FlowID) }
 
 // settle sets the run's outcome from the guard's answer.
 func (x *Executor) settle(ctx context.Context, r *Run, res governance.Result, err error) {

@@ -35,6 +35,13 @@ type Service struct {
 	Now        func() time.Time
 	// Manifests names the owners of the fields of a cycle a saved flow closes.
 	Manifests governance.ManifestSource
+	// Evaluator and Reader serve the dry run (dryrun.go): the guard's verdict without a
+	// write, and records read through the connectors.
+	Evaluator Evaluator
+	Reader    Reader
+	// Describer and MetaCache serve the vendors' metadata to the flow editor (metadata.go).
+	Describer Describer
+	MetaCache MetadataCache
 }
 
 // EventResponse is the 202 body of a change event.
@@ -324,10 +331,15 @@ func (s *Service) DeleteFlowHandler() http.Handler {
 // audit records a settings change. The change is made already; a failed audit write is
 // logged rather than reported as a failed change.
 func (s *Service) audit(r *http.Request, key, id string, details map[string]any) {
+	s.auditAs(r, key, "flow/"+id, details)
+}
+
+// auditAs is audit of any resource.
+func (s *Service) auditAs(r *http.Request, key, resource string, details map[string]any) {
 	err := s.Audit.Write(r.Context(), audit.Entry{Actor: caller(r), ActionType: audit.TypeSettings, ActionKey: key,
-		Result: audit.ResultSuccess, Resource: "flow/" + id, Details: details})
+		Result: audit.ResultSuccess, Resource: resource, Details: details})
 	if err != nil {
-		httpapi.Logger(r.Context()).Error("settings change not audited", "key", key, "flow", id, "error", err)
+		httpapi.Logger(r.Context()).Error("settings change not audited", "key", key, "resource", resource, "error", err)
 	}
 }
 

@@ -111,6 +111,10 @@ type XRefStore interface {
 	ReleaseXRef(ctx context.Context, tenantID string, src Ref, target Endpoint, runID string) error
 	// XRefsOf lists the entries of src toward every target, by target.
 	XRefsOf(ctx context.Context, tenantID string, src Ref) ([]XRef, error)
+	// SwapXRef replaces one entry (prev's or next's key) in one conditional write, for an
+	// admin's fix-up: prev nil requires that there is none, else the stored entry must
+	// still be prev exactly as it was read; next nil deletes it. ErrTaken otherwise.
+	SwapXRef(ctx context.Context, tenantID string, prev, next *XRef) error
 }
 
 // Finder finds target records by a field's value, through the tenant's connector (a read).

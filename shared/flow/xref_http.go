@@ -2,7 +2,6 @@ package flow
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/httpapi"
@@ -27,7 +26,7 @@ func (s *Service) XRefsHandler() http.Handler {
 		if !validName(src.Entity) {
 			errs = append(errs, httpapi.FieldError{Field: "entity", Message: "must be 1 to 128 visible characters"})
 		}
-		if src.ID == "" || len(src.ID) > 256 || strings.ContainsFunc(src.ID, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+		if !validRecordID(src.ID) {
 			errs = append(errs, httpapi.FieldError{Field: "id", Message: "must be 1 to 256 characters without control characters"})
 		}
 		if len(errs) > 0 {

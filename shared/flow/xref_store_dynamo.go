@@ -167,3 +167,37 @@ func (s *DynamoStore) XRefsOf(ctx context.Context, tenantID string, src Ref) ([]
 	}
 	return out, err
 }
+
+// SwapXRef implements XRefStore: one put or delete, conditional on the stored document
+// being prev's (the document is the entry's JSON, so an entry read and encoded again
+// compares equal) or on there being none.
+func (s *DynamoStore) SwapXRef(ctx context.Context, tenantID string, prev, next *XRef) error {
+	at := prev
+	if at == nil {
+		at = next
+	}
+	cond, values := aws.String("attribute_not_exists(sk)"), dynamostore.Item(nil)
+	if prev != nil {
+		doc, err := json.Marshal(*prev)
+		if err != nil {
+			return err
+		}
+		cond, values = aws.String("doc = :d"), dynamostore.Item{":d": dynamostore.Str(string(doc))}
+	}
+	var err error
+	if next == nil {
+		_, err = s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table),
+			Key: s.key(tenantID, xrefKey(at.Source, at.Target.endpoint())), ConditionExpression: cond, ExpressionAttributeValues: values})
+	} else {
+		it, ierr := s.xrefItem(tenantID, *next)
+		if ierr != nil {
+			return ierr
+		}
+		_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
+			ConditionExpression: cond, ExpressionAttributeValues: values})
+	}
+	if dynamostore.IsConditionFailed(err) {
+		return ErrTaken
+	}
+	return err
+}

@@ -42,6 +42,8 @@ type Service struct {
 	// of the local stack and the tests. Never set in a deployed stage.
 	LocalConnectors bool
 	Resolver        Resolver
+	// Checker checks a connector's connection (connector_check.go).
+	Checker Checker
 }
 
 // View is a tenant's settings as an admin sees them: no secret value, no credential.

@@ -4,8 +4,10 @@ import (
 	"context"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -18,7 +20,23 @@ const EnvLocalConnectors = platform.EnvConnectorsAllowLocal
 func New(b *platform.Base) *Service {
 	m, _ := b.Manifests().(*governance.TenantManifests)
 	return &Service{Admin: tenant.Admin{Store: b.Tenants, Now: b.Clock(), Keeper: b.Keeper}, Manifests: m,
-		Overrides: b.GovernanceStore(), Audit: b.Audit, LocalConnectors: b.Config.ConnectorsAllowLocal}
+		Overrides: b.GovernanceStore(), Audit: b.Audit, LocalConnectors: b.Config.ConnectorsAllowLocal,
+		Checker: RegistryChecker{guarded.Connectors(b)}}
+}
+
+// RegistryChecker checks connections with the tenants' connector clients, the ones every
+// connector call uses, rebuilt from the tenant's configuration as it is now.
+type RegistryChecker struct{ Connectors *connector.Registry }
+
+// Check implements Checker.
+func (c RegistryChecker) Check(ctx context.Context, tenantID string, system connector.System) (string, error) {
+	// A connector changed a moment ago is checked as it is now, not as cached.
+	c.Connectors.Forget(tenantID, system)
+	client, err := c.Connectors.Client(ctx, tenantID, system)
+	if err != nil {
+		return "", err
+	}
+	return client.Check(ctx)
 }
 
 // Routes are the settings' HTTP functions.
@@ -29,5 +47,6 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 		blueprint.FuncSettingsPatch:     {Handler: s.PatchHandler()},
 		blueprint.FuncSettingsOverrides: {Handler: s.OverridesHandler()},
 		blueprint.FuncSettingsRotate:    {Handler: s.RotateHandler()},
+		blueprint.FuncConnectorTest:     {Handler: s.ConnectorCheckHandler()},
 	}, nil
 }

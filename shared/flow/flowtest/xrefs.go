@@ -5,6 +5,7 @@ package flowtest
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 
@@ -114,4 +115,34 @@ func (s *XRefs) XRefsOf(_ context.Context, tenantID string, src flow.Ref) ([]flo
 		return cmp.Or(cmp.Compare(a.Target.System, b.Target.System), cmp.Compare(a.Target.Entity, b.Target.Entity))
 	})
 	return out, nil
+}
+
+// SwapXRef implements flow.XRefStore; entries compare as their JSON, as the DynamoDB
+// store's documents do.
+func (s *XRefs) SwapXRef(_ context.Context, tenantID string, prev, next *flow.XRef) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	at := prev
+	if at == nil {
+		at = next
+	}
+	k := keyOf(tenantID, *at)
+	have, ok := s.entries[k]
+	switch {
+	case prev == nil && ok, prev != nil && !ok:
+		return flow.ErrTaken
+	case prev != nil:
+		a, _ := json.Marshal(have)
+		b, _ := json.Marshal(*prev)
+		if string(a) != string(b) {
+			return flow.ErrTaken
+		}
+	}
+	if next == nil {
+		delete(s.entries, k)
+	} else {
+		s.entries[k] = *next
+	}
+	return nil
 }

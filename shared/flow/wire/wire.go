@@ -51,8 +51,41 @@ func New(b *platform.Base) (*flow.Service, error) {
 			b.Log.Warn("retries not pulled forward; they run on schedule", "tenant", tenantID, "system", s, "error", err)
 		}
 	}
+	conns := Connectors{guarded.Connectors(b)}
 	return &flow.Service{Store: store, Exec: x, Claims: store, Poller: &flow.Poller{Exec: x, Source: Sources{guarded.Connectors(b)}},
-		SourceAuth: SourceAuth(b), Audit: b.Audit, Now: b.Clock(), Manifests: b.Manifests()}, nil
+		SourceAuth: SourceAuth(b), Audit: b.Audit, Now: b.Clock(), Manifests: b.Manifests(),
+		Evaluator: g, Reader: conns, Describer: conns, MetaCache: store}, nil
+}
+
+// Connectors reads records and metadata through the tenants' connectors: reads, which
+// need no guard.
+type Connectors struct{ Registry *connector.Registry }
+
+// Get implements flow.Reader.
+func (c Connectors) Get(ctx context.Context, tenantID string, system connector.System, entity, id string) (connector.Record, error) {
+	client, err := c.Registry.Client(ctx, tenantID, system)
+	if err != nil {
+		return connector.Record{}, err
+	}
+	return client.Get(ctx, entity, id)
+}
+
+// Entities implements flow.Describer.
+func (c Connectors) Entities(ctx context.Context, tenantID string, system connector.System) ([]connector.Entity, error) {
+	client, err := c.Registry.Client(ctx, tenantID, system)
+	if err != nil {
+		return nil, err
+	}
+	return client.Entities(ctx)
+}
+
+// Fields implements flow.Describer.
+func (c Connectors) Fields(ctx context.Context, tenantID string, system connector.System, entity string) ([]connector.Field, error) {
+	client, err := c.Registry.Client(ctx, tenantID, system)
+	if err != nil {
+		return nil, err
+	}
+	return client.Fields(ctx, entity)
 }
 
 // SourceAuth verifies each source system's change events with its own secrets.
@@ -104,6 +137,9 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 		blueprint.FuncFlowRunDetail: {Handler: s.RunHandler()},
 		blueprint.FuncFlowStatus:    {Handler: s.StatusHandler()},
 		blueprint.FuncFlowXRefs:     {Handler: s.XRefsHandler()},
+		blueprint.FuncFlowXRefFix:   {Handler: s.XRefFixHandler()},
+		blueprint.FuncFlowDryRun:    {Handler: s.DryRunHandler()},
+		blueprint.FuncFlowMetadata:  {Handler: s.MetadataHandler()},
 		blueprint.FuncFlowsList:     {Handler: s.FlowsHandler()},
 		blueprint.FuncFlowDetail:    {Handler: s.FlowHandler()},
 		blueprint.FuncFlowPut:       {Handler: s.PutFlowHandler()},

@@ -1,0 +1,10 @@
+// Command flow-settings-dry-run is the Lambda behind POST /api/settings/flows/{id}/dry-run.
+package main
+
+import (
+	"github.com/syncassist/syncassist/shared/blueprint"
+	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
+	"github.com/syncassist/syncassist/shared/platform"
+)
+
+func main() { platform.StartHTTP(blueprint.FuncFlowDryRun, flowwire.Routes) }

@@ -1,0 +1,10 @@
+// Command flow-settings-metadata is the Lambda behind GET /api/settings/flows/metadata/{system}.
+package main
+
+import (
+	"github.com/syncassist/syncassist/shared/blueprint"
+	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
+	"github.com/syncassist/syncassist/shared/platform"
+)
+
+func main() { platform.StartHTTP(blueprint.FuncFlowMetadata, flowwire.Routes) }

@@ -1,0 +1,10 @@
+// Command flow-xref-fix is the Lambda behind PUT /api/flows/xrefs.
+package main
+
+import (
+	"github.com/syncassist/syncassist/shared/blueprint"
+	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
+	"github.com/syncassist/syncassist/shared/platform"
+)
+
+func main() { platform.StartHTTP(blueprint.FuncFlowXRefFix, flowwire.Routes) }

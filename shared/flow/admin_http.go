@@ -1,0 +1,109 @@
+package flow
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
+)
+
+// The admins' checks and fixes of flows: the dry run (dryrun.go) and the cross-reference
+// fix-up (xref_fix.go).
+
+// decodeStrict reads one JSON object of at most limit bytes, numbers kept as sent and
+// unknown fields refused; false after answering 400.
+func decodeStrict(w http.ResponseWriter, r *http.Request, limit int64, v any, what string) bool {
+	dec := json.NewDecoder(io.LimitReader(r.Body, limit))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		httpapi.WriteProblem(w, r, problem(http.StatusBadRequest, "malformed_json",
+			"The body is not "+what+" (unknown fields are refused)."))
+		return false
+	}
+	return true
+}
+
+// DryRunHandler is POST /api/settings/flows/{id}/dry-run: what the flow would do with
+// one record, writing nothing.
+func (s *Service) DryRunHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := flowID(w, r)
+		if !ok {
+			return
+		}
+		var in DryRunRequest
+		if !decodeStrict(w, r, MaxEventBytes, &in, "a dry-run request ({recordId, fields})") {
+			return
+		}
+		if !validRecordID(in.RecordID) {
+			writeFieldErrors(w, r, "The record is not named correctly; see errors.",
+				[]httpapi.FieldError{{Field: "recordId", Message: "must be 1 to 256 characters without control characters"}})
+			return
+		}
+		ctx, tenantID := r.Context(), caller(r).TenantID
+		f, err := s.Store.Flow(ctx, tenantID, id)
+		if err != nil {
+			writeFlowError(w, r, err)
+			return
+		}
+		out, err := s.DryRun(ctx, tenantID, f, in)
+		switch {
+		case errors.Is(err, errDryRunInput):
+			writeConnectorProblem(w, r, err, "The source record cannot be read from "+Vendors[f.Source.System]+"; nothing was evaluated.")
+		case err != nil:
+			writeConnectorProblem(w, r, err, "The dry run could not be evaluated; nothing was written.")
+		default:
+			httpapi.WriteJSON(w, http.StatusOK, out)
+		}
+	})
+}
+
+// XRefFixHandler is PUT /api/flows/xrefs: an admin links, re-links or unlinks a record's
+// counterpart (xref_fix.go), audited.
+func (s *Service) XRefFixHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var fx XRefFix
+		if !decodeStrict(w, r, 16<<10, &fx, "a cross-reference fix ({source, target, expect})") {
+			return
+		}
+		if errs := fx.validate(); len(errs) > 0 {
+			fe := make([]httpapi.FieldError, len(errs))
+			for i, e := range errs {
+				field, msg, _ := strings.Cut(e, ": ")
+				fe[i] = httpapi.FieldError{Field: field, Message: msg}
+			}
+			writeFieldErrors(w, r, "The fix is invalid; nothing was changed. See errors.", fe)
+			return
+		}
+		who := caller(r)
+		after, err := s.FixXRef(r.Context(), who.TenantID, who.Actor, fx)
+		switch {
+		case errors.Is(err, ErrXRefChanged):
+			httpapi.WriteProblem(w, r, problem(http.StatusConflict, "xref_changed",
+				"The link is not what you saw ("+err.Error()+"); nothing was changed. Read it again and retry."))
+		case errors.Is(err, ErrTargetLinked):
+			httpapi.WriteProblem(w, r, problem(http.StatusConflict, "target_linked_elsewhere",
+				"The target record is the counterpart of another record ("+err.Error()+"); unlink that one first. Nothing was changed."))
+		case err != nil:
+			httpapi.WriteUnavailable(w, r, err, "The cross-reference cannot be changed right now; nothing was changed. Retry shortly.")
+		default:
+			action := "settings.xref.link"
+			if fx.Target.ID == "" {
+				action = "settings.xref.unlink"
+			} else if fx.Expect != "" {
+				action = "settings.xref.relink"
+			}
+			s.auditAs(r, action, "xref/"+string(fx.Source.System)+"/"+fx.Source.Entity+"/"+fx.Source.ID,
+				map[string]any{"source": fx.Source, "target": fx.Target, "before": fx.Expect})
+			items, err := s.Exec.XRefs.XRefsOf(r.Context(), who.TenantID, fx.Source)
+			if err != nil {
+				items = []XRef{after}
+			}
+			httpapi.WriteJSON(w, http.StatusOK, XRefList{Items: items})
+		}
+	})
+}
