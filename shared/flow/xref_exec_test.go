@@ -28,6 +28,7 @@ type matchEnv struct {
 	x     *flow.Executor
 	crm   *fakesystem.Server
 	reg   *connector.Registry
+	guard *governance.Guard
 	rep   *reporter
 	mu    sync.Mutex
 	now   time.Time
@@ -102,6 +103,7 @@ func newMatchEnv(t testing.TB, m flow.Match) *matchEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.guard = g
 	e.x = &flow.Executor{Store: e.store, Guard: g, SyncErrors: e.rep, Now: e.clock, XRefs: e.store, Finder: registryFinder{e.reg}}
 	f := flow.Flow{ID: "erp-customer-to-crm", Enabled: true, Source: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"},
 		Target: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"}, Mapping: map[string]string{"Name": "companyName", "Phone": "phone"},

@@ -166,6 +166,44 @@ func XRefContract(t *testing.T, newStore func(t *testing.T) flow.XRefStore) {
 			t.Fatalf("%d claims won, want 1", won)
 		}
 	})
+
+	t.Run("swap is conditional on the entry as read", func(t *testing.T) {
+		s := newStore(t)
+		linked := pending("")
+		linked.State, linked.Target.ID, linked.Action, linked.LinkedBy = flow.XRefLinked, "001A", flow.ActionLinkedByAdmin, "admin:ann"
+		if err := s.SwapXRef(ctx, "t1", nil, &linked); err != nil {
+			t.Fatalf("swap in where none is: %v", err)
+		}
+		if err := s.SwapXRef(ctx, "t1", nil, &linked); !errors.Is(err, flow.ErrTaken) {
+			t.Fatalf("swap in again = %v, want ErrTaken", err)
+		}
+		read, err := s.XRef(ctx, "t1", src, account)
+		if err != nil || !same(read, linked) {
+			t.Fatalf("read %+v, %v", read, err)
+		}
+		relinked := read
+		relinked.Target.ID, relinked.UpdatedAt = "001B", t0.Add(time.Minute)
+		stale := read
+		stale.Target.ID = "001Z"
+		if err := s.SwapXRef(ctx, "t1", &stale, &relinked); !errors.Is(err, flow.ErrTaken) {
+			t.Fatalf("swap from a stale entry = %v, want ErrTaken", err)
+		}
+		if err := s.SwapXRef(ctx, "t1", &read, &relinked); err != nil {
+			t.Fatalf("swap from the entry as read: %v", err)
+		}
+		if err := s.SwapXRef(ctx, "t1", &read, nil); !errors.Is(err, flow.ErrTaken) {
+			t.Fatalf("delete of an entry that changed = %v, want ErrTaken", err)
+		}
+		if _, err := s.ClaimXRef(ctx, "t1", pending("run-9")); !errors.Is(err, flow.ErrTaken) {
+			t.Fatalf("a run's claim over a swapped-in link = %v, want ErrTaken", err)
+		}
+		if err := s.SwapXRef(ctx, "t1", &relinked, nil); err != nil {
+			t.Fatalf("delete: %v", err)
+		}
+		if _, err := s.XRef(ctx, "t1", src, account); !errors.Is(err, flow.ErrNotFound) {
+			t.Fatalf("after delete: %v", err)
+		}
+	})
 }
 
 func mustClaim(t *testing.T, s flow.XRefStore, e flow.XRef) {
