@@ -30,7 +30,6 @@ func newFixEnv(t *testing.T, xrefs flow.XRefStore) *fixEnv {
 		Audit: &audit.Log{Store: a, Redactor: plainRedactor{}}}}
 }
 
-
 func (e *fixEnv) put(body string) (int, string) {
 	e.t.Helper()
 	r := httptest.NewRequest(http.MethodPut, "/api/flows/xrefs", bytes.NewBufferString(body))
