@@ -1,4 +1,4 @@
-// Command flow-settings-metadata is the Lambda behind GET /api/settings/flows/metadata/{system}.
+// Command flow-settings-metadata is the Lambda behind GET /api/settings/connectors/{system}/metadata.
 package main
 
 import (

@@ -493,7 +493,7 @@ func init() {
 		connectorReader(withGrant(withGrant(route(FuncFlowDryRun, "Runs a flow on one record without writing: target, field diff, the guard's verdicts (admins)",
 			"POST", settings+"/{id}/dry-run", AuthAdmin, Read), TableGrant{Governance, Read}), TableGrant{Tenants, Read})),
 		connectorReader(withGrant(route(FuncFlowMetadata, "Lists a vendor's entities or an entity's fields for the flow editor, cached (admins)",
-			"GET", settings+"/metadata/{system}", AuthAdmin, ReadWrite), TableGrant{Tenants, Read})),
+			"GET", "/api/settings/connectors/{system}/metadata", AuthAdmin, ReadWrite), TableGrant{Tenants, Read})),
 	)
 }
 

@@ -86,7 +86,7 @@ func (s *Service) Metadata(ctx context.Context, tenantID string, system connecto
 	return m, nil
 }
 
-// MetadataHandler is GET /api/settings/flows/metadata/{system}?entity=&refresh=: the
+// MetadataHandler is GET /api/settings/connectors/{system}/metadata?entity=&refresh=: the
 // vendor's entities, or an entity's fields.
 func (s *Service) MetadataHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -15,7 +15,7 @@ import (
 
 func getMetadata(t *testing.T, s *flow.Service, system, query string) (int, flow.Metadata, string) {
 	t.Helper()
-	r := httptest.NewRequest(http.MethodGet, "/api/settings/flows/metadata/"+system+"?"+query, nil)
+	r := httptest.NewRequest(http.MethodGet, "/api/settings/connectors/"+system+"/metadata?"+query, nil)
 	r.SetPathValue("system", system)
 	r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{TenantID: "t1", Subject: "admin", Roles: []string{identity.RoleAdmin}}))
 	w := httptest.NewRecorder()

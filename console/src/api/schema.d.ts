@@ -596,7 +596,11 @@ export interface paths {
          * @description The flows' cross-reference of one record: one entry per target entity, linked when a flow created or first matched the counterpart, pending while a run finds or creates it.
          */
         get: operations["flowXRefs"];
-        put?: never;
+        /**
+         * Link, re-link or unlink a record's counterpart (admins)
+         * @description An empty `target.id` unlinks. The change is conditional on the entry being what `expect` says, so it cannot race a running flow into two links: a pending entry (a run is finding the counterpart) or a changed one answers 409 `xref_changed`; a target record linked to another record answers 409 `target_linked_elsewhere`. Audited (`settings.xref.link`, `.relink`, `.unlink`). Answers the source record's entries after the change.
+         */
+        put: operations["flowXRefFix"];
         post?: never;
         delete?: never;
         options?: never;
@@ -869,6 +873,66 @@ export interface paths {
          * @description Closes an open row (pending, retrying or escalated) as resolved with the reason: fixed at the source, not an error, or a duplicate. Nothing is written to any system; the decision is audited (syncerror.resolve). 409 `not_pending` for a closed row, `lease_held` while an approve writes.
          */
         post: operations["proposalResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/flows/{id}/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a flow on one record without writing (admins)
+         * @description Applies the flow's filter and mapping, finds the target as a run would (cross-reference, the vendor's upsert, a lookup or a create) with reads only, reads the target's current values, and asks the guard for its verdict per field without writing or recording anything. With `fields` the record is that sample; without, it is read from the source system. A source or target the connector cannot read answers 409 `connector_not_configured` or 502 `connector_failed` with the vendor's status and code in `target`.
+         */
+        post: operations["flowSettingsDryRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/connectors/{system}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a connector (admins)
+         * @description Makes one harmless authenticated read of the system with the connector's current configuration, through the same client and SSRF guard as every connector call, within 8 seconds, and answers what worked and what failed in the vendor's words (status and error code; never the answer's body or the credential). A failed check is still a 200 with `ok: false`. Audited (`settings.connector.test`).
+         */
+        post: operations["settingsConnectorTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/connectors/{system}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A vendor's entities or an entity's fields, for the flow editor (admins)
+         * @description Read through the tenant's connector from the vendor's own metadata and cached per tenant for an hour; `refresh=true` reads the vendor again.
+         */
+        get: operations["flowSettingsMetadata"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1694,7 +1758,7 @@ export interface components {
             /** @description The holder sent a create whose outcome it has not seen yet. */
             creating?: boolean;
             /** @enum {string} */
-            action?: "created" | "matched";
+            action?: "created" | "matched" | "linked_by_admin";
             /** @description The run that linked it. */
             linkedBy?: string;
             flowId?: string;
@@ -1888,6 +1952,111 @@ export interface components {
             /** @enum {string} */
             status: "retrying";
             message: string;
+        };
+        /** @description A connector's failure in the vendor's words: its HTTP status and error code, never the answer's body, a field value or a credential. */
+        ConnectorFailure: {
+            /** @enum {string} */
+            kind: "unauthorized" | "not_found" | "validation" | "conflict" | "rate_limited" | "unavailable" | "unsupported" | "invalid_config" | "timeout" | "canceled" | "not_configured";
+            /** @description The vendor's HTTP status, when it answered. */
+            status?: number;
+            /** @description The vendor's own error code (INVALID_LOGIN, INVALID_SESSION_ID, Authentication_InvalidCredentials, …). */
+            code?: string;
+            message: string;
+        };
+        /** @description The result of a connector check: one harmless authenticated read of the system through the SSRF guard. */
+        ConnectorCheck: {
+            system: components["schemas"]["FlowSystem"];
+            /** @example Salesforce */
+            vendor: string;
+            ok: boolean;
+            /**
+             * @description Where the check stopped: `configuration` (no connector, or one the client cannot use), `read` (the address, the credential or the vendor's answer), or `done`.
+             * @enum {string}
+             */
+            stage: "done" | "configuration" | "read";
+            /** @description The request made, e.g. `GET /3.0/ping`. */
+            read?: string;
+            failure?: components["schemas"]["ConnectorFailure"];
+            durationMs: number;
+            /** Format: date-time */
+            checkedAt: string;
+        };
+        VendorEntity: {
+            name: string;
+            label?: string;
+        };
+        VendorField: {
+            name: string;
+            label?: string;
+            /** @description The vendor's own type name. */
+            type?: string;
+            required?: boolean;
+            readOnly?: boolean;
+            /** @description A field the vendor upserts by. */
+            externalId?: boolean;
+        };
+        /** @description A vendor's entities, or one entity's fields, from its own metadata (NetSuite metadata catalogue, Business Central `$metadata`, Salesforce describe, Mailchimp merge fields, ShipStation's published models), cached per tenant for an hour. */
+        VendorMetadata: {
+            system: components["schemas"]["FlowSystem"];
+            vendor: string;
+            entity?: string;
+            entities?: components["schemas"]["VendorEntity"][];
+            fields?: components["schemas"]["VendorField"][];
+            /** Format: date-time */
+            fetchedAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            cached: boolean;
+        };
+        FlowDryRunRequest: {
+            recordId: string;
+            /** @description The sample record's fields. Left out, the record is read from the source system as it is now. */
+            fields?: {
+                [key: string]: unknown;
+            };
+        };
+        FlowDryRunField: {
+            field: string;
+            sourceField?: string;
+            value: unknown;
+            current?: unknown;
+            changed: boolean;
+            /** @enum {string} */
+            verdict: "written" | "owned_elsewhere" | "rejected" | "held" | "loop" | "dlp_blocked";
+            owner?: components["schemas"]["FlowSystem"];
+            policy?: string;
+            reason?: string;
+        };
+        /** @description What a flow would do with one record; nothing was written and nothing recorded. */
+        FlowDryRun: {
+            flowId: string;
+            source: components["schemas"]["FlowRecordRef"];
+            /** @enum {string} */
+            sampleFrom: "request" | "source";
+            target: {
+                system: components["schemas"]["FlowSystem"];
+                entity: string;
+                id?: string;
+                /** @enum {string} */
+                action: "update" | "create" | "upsert" | "none";
+                how: string;
+            };
+            /** @enum {string} */
+            decision: "written" | "held" | "rejected" | "loop" | "dlp_blocked" | "owned_elsewhere" | "skipped" | "no_counterpart" | "ambiguous" | "waiting";
+            reason?: string;
+            /** @description The fields the write would send. */
+            payload: {
+                [key: string]: unknown;
+            };
+            fields: components["schemas"]["FlowDryRunField"][];
+            /** @description Checks a dry run cannot make without side effects (the flapping cap counts as it reads). */
+            notEvaluated: string[];
+        };
+        FlowXRefFix: {
+            source: components["schemas"]["FlowRecordRef"];
+            target: components["schemas"]["FlowRecordRef"];
+            /** @description What you saw: empty for no link, else the linked target id. A link that changed since answers 409 `xref_changed`. */
+            expect?: string;
         };
     };
     responses: {
@@ -3220,6 +3389,40 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    flowXRefFix: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FlowXRefFix"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowXRefList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     flowSettingsList: {
         parameters: {
             query?: never;
@@ -3810,6 +4013,110 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    flowSettingsDryRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FlowDryRunRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowDryRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    settingsConnectorTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                system: components["schemas"]["FlowSystem"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorCheck"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    flowSettingsMetadata: {
+        parameters: {
+            query?: {
+                /** @description Left out: the entities. Given: that entity's fields. */
+                entity?: string;
+                refresh?: "true" | "false";
+            };
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
+            path: {
+                system: components["schemas"]["FlowSystem"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorMetadata"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            502: components["responses"]["BadGateway"];
             503: components["responses"]["Unavailable"];
         };
     };

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { write } from "../api/client";
 import type { FieldError, Flow, FlowInput, FlowSaved, FlowSystem } from "../api/types";
 import { change, FieldMessage, invalid, OtherErrors, type Reload, SYSTEMS } from "../forms";
+import { DryRun, Names, useNames, VENDORS } from "./flow-tools";
 
 interface Pair {
   target: string;
@@ -72,6 +73,12 @@ export function FlowEditor(props: { flow?: Flow; onSaved: (f: FlowSaved) => void
   const set = (p: Partial<Draft>) => setD({ ...d, ...p });
   const pair = (i: number, p: Partial<Pair>) => set({ mapping: d.mapping.map((x, j) => (j === i ? { ...x, ...p } : x)) });
   const isNew = !props.flow;
+  // The vendors' names: entities of each side's system, and the fields of an entity the
+  // vendor lists (a typed entity it does not list is asked for nothing).
+  const entities = { source: useNames(d.sourceSystem), target: useNames(d.targetSystem) };
+  const known = (side: "source" | "target", entity: string) => (entities[side].includes(entity.trim()) ? entity.trim() : "");
+  const sourceFields = useNames(d.sourceSystem, known("source", d.sourceEntity));
+  const targetFields = useNames(d.targetSystem, known("target", d.targetEntity));
   const save = async (e: Event) => {
     e.preventDefault();
     const b = body(d);
@@ -92,11 +99,12 @@ export function FlowEditor(props: { flow?: Flow; onSaved: (f: FlowSaved) => void
       <label for={side + "-system"}>System</label>
       <select id={side + "-system"} value={sys} {...invalid(errors, side + ".system")}
         onChange={(e) => set({ [side + "System"]: (e.target as HTMLSelectElement).value as FlowSystem })}>
-        {SYSTEMS.map((x) => <option value={x}>{x}</option>)}
+        {SYSTEMS.map((x) => <option value={x}>{VENDORS[x]}</option>)}
       </select>
       <label for={side + "-entity"}>Entity</label>
-      <input id={side + "-entity"} type="text" required value={entity} spellcheck={false} {...invalid(errors, side + ".entity")}
+      <input id={side + "-entity"} type="text" required value={entity} spellcheck={false} list={side + "-entities"} {...invalid(errors, side + ".entity")}
         onInput={(e) => set({ [side + "Entity"]: (e.target as HTMLInputElement).value })} />
+      <Names id={side + "-entities"} names={entities[side]} />
       <FieldMessage errors={errors} field={side + ".system"} />
       <FieldMessage errors={errors} field={side + ".entity"} />
       <FieldMessage errors={errors} field={side} />
@@ -130,16 +138,18 @@ export function FlowEditor(props: { flow?: Flow; onSaved: (f: FlowSaved) => void
         <tbody>
           {d.mapping.map((p, i) => (
             <tr>
-              <td><input type="text" aria-label={`Target field, row ${i + 1}`} value={p.target} spellcheck={false}
+              <td><input type="text" aria-label={`Target field, row ${i + 1}`} value={p.target} spellcheck={false} list="target-fields"
                 {...invalid(errors, "mapping." + p.target.trim())} onInput={(e) => pair(i, { target: (e.target as HTMLInputElement).value })} />
                 <FieldMessage errors={errors} field={"mapping." + p.target.trim()} /></td>
-              <td><input type="text" aria-label={`Source field, row ${i + 1}`} value={p.source} spellcheck={false}
+              <td><input type="text" aria-label={`Source field, row ${i + 1}`} value={p.source} spellcheck={false} list="source-fields"
                 onInput={(e) => pair(i, { source: (e.target as HTMLInputElement).value })} /></td>
               <td><button type="button" onClick={() => set({ mapping: d.mapping.filter((_, j) => j !== i) })}>Remove<span class="sr-live"> mapping row {i + 1}</span></button></td>
             </tr>
           ))}
         </tbody>
       </table>
+      <Names id="target-fields" names={targetFields} />
+      <Names id="source-fields" names={sourceFields} />
       <FieldMessage errors={errors} field="mapping" />
       <div class="actions"><button type="button" onClick={() => set({ mapping: [...d.mapping, { target: "", source: "" }] })}>Add field</button></div>
       <div class="field">
@@ -159,6 +169,7 @@ export function FlowEditor(props: { flow?: Flow; onSaved: (f: FlowSaved) => void
       </div>
       <label><input type="checkbox" checked={d.enabled} onChange={(e) => set({ enabled: (e.target as HTMLInputElement).checked })} /> Enabled</label>
       <OtherErrors errors={errors} shown={shown} />
+      {props.flow && <DryRun flowId={props.flow.id} />}
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>{busy ? "Saving…" : "Save flow"}</button>
         <button type="button" onClick={props.onCancel}>Cancel</button>

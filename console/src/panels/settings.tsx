@@ -12,6 +12,7 @@ import { change, FieldMessage, invalid, OtherErrors, type Reload, SYSTEMS } from
 import { Ago, announce, Chip, ConfirmDialog, PanelError, showError } from "../ui";
 import { KnowledgeList } from "./settings-knowledge";
 import { ApprovalPolicyEditor } from "./settings-policy";
+import { TestConnection, VENDORS } from "./flow-tools";
 
 const POLICIES: ManifestOverride["policy"][] = ["reject_with_alert", "source_wins", "require_approval"];
 const PURPOSES: { purpose: SecretPurpose; use: string }[] = [
@@ -189,13 +190,14 @@ function Connectors({ s, demo, saved, reload }: SectionProps) {
             const c = s.connectors[sys];
             return [
               <tr key={sys}>
-                <th scope="row">{sys}</th>
+                <th scope="row">{VENDORS[sys]} <span class="note mono">{sys}</span></th>
                 <td>{c ? <span class="mono">{c.baseUrl}</span> : <span class="note">not configured</span>}</td>
                 <td>{c && <Chip kind={c.hasToken ? "written" : "skipped"}>{c.hasToken ? "credential set" : "no credential"}</Chip>}</td>
                 <td class="row-actions">
                   <button type="button" disabled={demo} aria-expanded={editing === sys} aria-controls={editing === sys ? "edit-" + sys : undefined}
                     onClick={() => { setErrors([]); setEditing(editing === sys ? null : sys); }}>{c ? "Edit" : "Configure"}<span class="sr-live"> {sys}</span></button>
                   {c && <button type="button" disabled={demo} onClick={() => setRemoving(sys)}>Remove<span class="sr-live"> {sys}</span></button>}
+                  {c && <TestConnection system={sys} disabled={demo} />}
                 </td>
               </tr>,
               editing === sys && (
