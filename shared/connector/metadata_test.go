@@ -2,6 +2,7 @@ package connector_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -112,5 +113,22 @@ func TestMailchimpMergeFieldsNest(t *testing.T) {
 	res, err := c.Write(context.Background(), req)
 	if err != nil || !res.Replayed || fake.WriteCount() != 1 {
 		t.Fatalf("repeat: replayed %v, %v, %d writes", res.Replayed, err, fake.WriteCount())
+	}
+}
+
+// A describe larger than a record read may be (MaxResponseBytes) is still read: real orgs'
+// metadata runs to megabytes.
+func TestMetadataReadsLargeDocuments(t *testing.T) {
+	t.Parallel()
+	fake, c := startFake(t, connector.SystemCRM, nil)
+	fields := map[string]any{}
+	pad := strings.Repeat("x", 2000)
+	for i := range 700 {
+		fields[fmt.Sprintf("F%03d_%s__c", i, pad)] = "v"
+	}
+	fake.Seed("Big__c", "a01000000000001AAA", fields)
+	got, err := c.Fields(context.Background(), "Big__c")
+	if err != nil || len(got) != 701 {
+		t.Fatalf("Fields of a %d KiB describe = %d fields, %v", 700*2000/1024, len(got), err)
 	}
 }

@@ -12,6 +12,22 @@ import (
 
 // The vendors' metadata, read as metadata.go's table says.
 
+// MaxMetadataBytes bounds a metadata document: Business Central's $metadata and a large
+// org's describeGlobal run to megabytes, beyond what a record read may be.
+const MaxMetadataBytes = 16 << 20
+
+// getJSONUpTo is getJSON reading up to MaxMetadataBytes.
+func (c *Client) getJSONUpTo(ctx context.Context, op, target string, hdr http.Header, out any) (answer, error) {
+	ans, err := c.send(ctx, call{op: op, method: http.MethodGet, target: target, header: hdr, maxBytes: MaxMetadataBytes}, nil)
+	if err != nil {
+		return ans, err
+	}
+	if json.Unmarshal(ans.body, out) != nil {
+		return ans, c.malformed(op, ans)
+	}
+	return ans, nil
+}
+
 // NetSuite: the REST metadata catalogue.
 
 const netsuiteCatalogPath = netsuiteRecordPrefix + "/metadata-catalog"
@@ -30,7 +46,7 @@ func (netsuite) entities(ctx context.Context, c *Client) ([]Entity, error) {
 			Name string `json:"name"`
 		} `json:"items"`
 	}
-	if _, err := c.getJSON(ctx, OpMetadata, c.base+netsuiteCatalogPath, nil, &res); err != nil {
+	if _, err := c.getJSONUpTo(ctx, OpMetadata, c.base+netsuiteCatalogPath, nil, &res); err != nil {
 		return nil, err
 	}
 	out := make([]Entity, 0, len(res.Items))
@@ -52,7 +68,7 @@ func (netsuite) fields(ctx context.Context, c *Client, recordType string) ([]Fie
 		Required []string `json:"required"`
 	}
 	h := http.Header{"Accept": {"application/schema+json"}}
-	if _, err := c.getJSON(ctx, OpMetadata, c.base+netsuiteCatalogPath+"/"+url.PathEscape(recordType), h, &res); err != nil {
+	if _, err := c.getJSONUpTo(ctx, OpMetadata, c.base+netsuiteCatalogPath+"/"+url.PathEscape(recordType), h, &res); err != nil {
 		return nil, err
 	}
 	out := make([]Field, 0, len(res.Properties))
@@ -99,7 +115,8 @@ type edmx struct {
 // metadata reads the API's CSDL document, beside the companies: {root}/api/v2.0/$metadata.
 func (businessCentral) metadata(ctx context.Context, c *Client) (edmx, error) {
 	root := c.base[:strings.LastIndex(c.base, "/companies(")]
-	ans, err := c.do(ctx, OpMetadata, http.MethodGet, root+"/$metadata", nil, http.Header{"Accept": {"application/xml"}})
+	ans, err := c.send(ctx, call{op: OpMetadata, method: http.MethodGet, target: root + "/$metadata",
+		header: http.Header{"Accept": {"application/xml"}}, maxBytes: MaxMetadataBytes}, nil)
 	if err != nil {
 		return edmx{}, err
 	}
@@ -178,7 +195,7 @@ func (s salesforce) entities(ctx context.Context, c *Client) ([]Entity, error) {
 			Createable  bool `json:"createable"`
 		} `json:"sobjects"`
 	}
-	if _, err := c.getJSON(ctx, OpMetadata, s.sobjectsURL(c), nil, &res); err != nil {
+	if _, err := c.getJSONUpTo(ctx, OpMetadata, s.sobjectsURL(c), nil, &res); err != nil {
 		return nil, err
 	}
 	var out []Entity
@@ -202,7 +219,7 @@ func (s salesforce) fields(ctx context.Context, c *Client, sobject string) ([]Fi
 			ExternalID        bool `json:"externalId"`
 		} `json:"fields"`
 	}
-	if _, err := c.getJSON(ctx, OpMetadata, s.sobjectsURL(c)+"/"+url.PathEscape(sobject)+"/describe", nil, &res); err != nil {
+	if _, err := c.getJSONUpTo(ctx, OpMetadata, s.sobjectsURL(c)+"/"+url.PathEscape(sobject)+"/describe", nil, &res); err != nil {
 		return nil, err
 	}
 	out := make([]Field, 0, len(res.Fields))

@@ -36,6 +36,9 @@ type call struct {
 	// once forbids net/http's own resend on a reused connection that failed, which it
 	// makes for any request carrying an Idempotency-Key header (a create must not be).
 	once bool
+	// maxBytes, when set, replaces MaxResponseBytes: the vendors' metadata documents
+	// (Business Central's $metadata, Salesforce's describeGlobal) run to megabytes.
+	maxBytes int
 }
 
 // do sends the request, retrying transient failures, and returns the first 2xx answer. A
@@ -120,22 +123,27 @@ func (c *Client) attempt(ctx context.Context, in call) (answer, *Error) {
 	if authz != "" {
 		req.Header.Set("Authorization", authz)
 	}
-	return c.exchange(ctx, in.op, req)
+	return c.exchangeUpTo(ctx, in.op, req, orDefault(in.maxBytes, MaxResponseBytes))
 }
 
 // exchange sends a built request and reads its answer; non-2xx becomes an *Error through
 // the profile's reading of the vendor's error body.
 func (c *Client) exchange(ctx context.Context, op string, req *http.Request) (answer, *Error) {
+	return c.exchangeUpTo(ctx, op, req, MaxResponseBytes)
+}
+
+// exchangeUpTo is exchange reading at most limit bytes of the answer.
+func (c *Client) exchangeUpTo(ctx context.Context, op string, req *http.Request, limit int) (answer, *Error) {
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return answer{}, c.transportFailure(ctx, op, 0, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 	if err != nil {
 		return answer{}, c.transportFailure(ctx, op, resp.StatusCode, err)
 	}
-	if len(data) > MaxResponseBytes {
+	if len(data) > limit {
 		return answer{}, &Error{System: c.sys, Op: op, Status: resp.StatusCode, Err: ErrUnavailable, Cause: errResponseTooLarge}
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
