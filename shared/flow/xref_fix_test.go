@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/audit"
@@ -130,5 +133,50 @@ func TestXRefFixUp(t *testing.T) {
 				t.Fatalf("fix without a target = %s", body)
 			}
 		})
+	}
+}
+
+// TestXRefFixUpRacesARun: an admin's link and a flow's first run of the same record, at
+// once, end in one link both ways, whichever came first: the run either writes the
+// Account the admin linked, or the admin's fix-up is refused and the run's link stands.
+func TestXRefFixUpRacesARun(t *testing.T) {
+	for i := range 4 {
+		e := newMatchEnv(t, matches["lookup"])
+		e.crm.Seed("Account", "001X", map[string]any{"Name": "Chosen by hand"})
+		s := e.service()
+		record := fmt.Sprintf("C-77%d", i)
+		src := flow.Ref{System: connector.SystemHostERP, Entity: "customer", ID: record}
+		var wg sync.WaitGroup
+		var fixErr error
+		var run flow.Run
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_, fixErr = s.FixXRef(context.Background(), "t1", "ann", flow.XRefFix{Source: src,
+				Target: flow.Ref{System: connector.SystemCRM, Entity: "Account", ID: "001X"}})
+		}()
+		go func() {
+			defer wg.Done()
+			run = e.change(record, "+49 40 7")
+		}()
+		wg.Wait()
+		e.redriveAll()
+		x, err := e.store.XRef(context.Background(), "t1", src, flow.Endpoint{System: connector.SystemCRM, Entity: "Account"})
+		if err != nil || x.State != flow.XRefLinked {
+			t.Fatalf("round %d: entry %+v, %v", i, x, err)
+		}
+		if fixErr == nil && x.Target.ID != "001X" || fixErr != nil && !errors.Is(fixErr, flow.ErrXRefChanged) {
+			t.Fatalf("round %d: fix-up %v, link to %s", i, fixErr, x.Target.ID)
+		}
+		back, err := e.store.XRef(context.Background(), "t1", x.Target, flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"})
+		if err != nil || back.Target.ID != record {
+			t.Fatalf("round %d: reverse %+v, %v", i, back, err)
+		}
+		if final := e.run(run.ID); final.Outcome == flow.OutcomeWritten && final.TargetID != x.Target.ID {
+			t.Fatalf("round %d: the run wrote %s, the link is to %s", i, final.TargetID, x.Target.ID)
+		}
+		if fixErr == nil && len(e.accounts(record)) > 0 {
+			t.Fatalf("round %d: the run created an Account although the admin linked one", i)
+		}
 	}
 }
