@@ -490,16 +490,22 @@ func init() {
 		// The dry run and the metadata read the systems through the tenant's connectors
 		// (their credentials) and write nothing there; the dry run reads the manifest and
 		// the ledger for the guard's verdict, the metadata caches in the flows table.
-		connectorReader(withGrant(withGrant(route(FuncFlowDryRun, "Runs a flow on one record without writing: target, field diff, the guard's verdicts (admins)",
-			"POST", settings+"/{id}/dry-run", AuthAdmin, Read), TableGrant{Governance, Read}), TableGrant{Tenants, Read})),
-		connectorReader(withGrant(route(FuncFlowMetadata, "Lists a vendor's entities or an entity's fields for the flow editor, cached (admins)",
-			"GET", "/api/settings/connectors/{system}/metadata", AuthAdmin, ReadWrite), TableGrant{Tenants, Read})),
+		connectorReader(withGrant(route(FuncFlowDryRun, "Runs a flow on one record without writing: target, field diff, the guard's verdicts (admins)",
+			"POST", settings+"/{id}/dry-run", AuthAdmin, Read), TableGrant{Governance, Read})),
+		connectorReader(route(FuncFlowMetadata, "Lists a vendor's entities or an entity's fields for the flow editor, cached (admins)",
+			"GET", "/api/settings/connectors/{system}/metadata", AuthAdmin, ReadWrite)),
 	)
 }
 
-// connectorReader marks a route that reads the systems through the tenants' connectors.
+// connectorReader marks a route that reads the systems through the tenants' connectors:
+// it opens their credentials, and reads the tenant's connectors (beyond whether it exists).
 func connectorReader(f Function) Function {
 	f.OpensSecrets, f.Timeout = true, 30*time.Second
+	for i, g := range f.Tables {
+		if g.Table.Name == TableTenants {
+			f.Tables[i].Access = Read
+		}
+	}
 	return f
 }
 
