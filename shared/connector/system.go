@@ -43,6 +43,20 @@ func (s System) ListsSyncErrors() bool {
 
 func (s System) String() string { return string(s) }
 
+// vendors are the products the systems are, by the names their admins know them.
+var vendors = map[System]string{
+	SystemHostERP: "NetSuite", SystemERP2: "Business Central", SystemCRM: "Salesforce",
+	SystemMarketing: "Mailchimp", SystemShipping: "ShipStation",
+}
+
+// Vendor is the product the system is ("Salesforce" for crm); the key for an unknown one.
+func (s System) Vendor() string {
+	if v, ok := vendors[s]; ok {
+		return v
+	}
+	return string(s)
+}
+
 // validSegment refuses what would change the path's meaning once a proxy or the system
 // normalises it: empty segments and dot segments. Everything else is escaped.
 func validSegment(s string) bool {

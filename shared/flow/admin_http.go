@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 )
@@ -53,7 +52,7 @@ func (s *Service) DryRunHandler() http.Handler {
 		out, err := s.DryRun(ctx, tenantID, f, in)
 		switch {
 		case errors.Is(err, errDryRunInput):
-			writeConnectorProblem(w, r, err, "The source record cannot be read from "+Vendors[f.Source.System]+"; nothing was evaluated.")
+			writeConnectorProblem(w, r, err, "The source record cannot be read from "+f.Source.System.Vendor()+"; nothing was evaluated.")
 		case err != nil:
 			writeConnectorProblem(w, r, err, "The dry run could not be evaluated; nothing was written.")
 		default:
@@ -71,12 +70,7 @@ func (s *Service) XRefFixHandler() http.Handler {
 			return
 		}
 		if errs := fx.validate(); len(errs) > 0 {
-			fe := make([]httpapi.FieldError, len(errs))
-			for i, e := range errs {
-				field, msg, _ := strings.Cut(e, ": ")
-				fe[i] = httpapi.FieldError{Field: field, Message: msg}
-			}
-			writeFieldErrors(w, r, "The fix is invalid; nothing was changed. See errors.", fe)
+			writeFieldErrors(w, r, "The fix is invalid; nothing was changed. See errors.", errs)
 			return
 		}
 		who := caller(r)

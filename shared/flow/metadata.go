@@ -21,15 +21,6 @@ import (
 // the item later; the read checks the expiry itself, as TTL may lag by days.
 const MetadataTTL = time.Hour
 
-// Vendors are the vendors' names of the systems, as the console shows them.
-var Vendors = map[connector.System]string{
-	connector.SystemHostERP:   "NetSuite",
-	connector.SystemERP2:      "Business Central",
-	connector.SystemCRM:       "Salesforce",
-	connector.SystemMarketing: "Mailchimp",
-	connector.SystemShipping:  "ShipStation",
-}
-
 // Metadata is a system's entities, or one entity's fields, as its vendor describes them.
 type Metadata struct {
 	System connector.System `json:"system"`
@@ -70,7 +61,7 @@ func (s *Service) Metadata(ctx context.Context, tenantID string, system connecto
 			httpapi.Logger(ctx).Warn("metadata cache unreadable; reading the vendor", "system", system, "error", err)
 		}
 	}
-	m := Metadata{System: system, Vendor: Vendors[system], Entity: entity, FetchedAt: now, ExpiresAt: now.Add(MetadataTTL)}
+	m := Metadata{System: system, Vendor: system.Vendor(), Entity: entity, FetchedAt: now, ExpiresAt: now.Add(MetadataTTL)}
 	var err error
 	if entity == "" {
 		m.Entities, err = s.Describer.Entities(ctx, tenantID, system)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
 // An admin's fix-up of the cross-reference: link a source record to a target record the
@@ -134,24 +136,28 @@ func (s *Service) dropReverse(ctx context.Context, tenantID string, e XRef) {
 }
 
 // validate lists the problems of a fix-up by JSON field path.
-func (fx XRefFix) validate() []string {
-	var errs []string
-	for name, r := range map[string]Ref{"source": fx.Source, "target": fx.Target} {
-		if !r.System.Known() {
-			errs = append(errs, name+".system: must be one of "+systemNames())
+func (fx XRefFix) validate() []httpapi.FieldError {
+	var errs []httpapi.FieldError
+	add := func(field, msg string) { errs = append(errs, httpapi.FieldError{Field: field, Message: msg}) }
+	for _, side := range []struct {
+		name string
+		r    Ref
+	}{{"source", fx.Source}, {"target", fx.Target}} {
+		if !side.r.System.Known() {
+			add(side.name+".system", "must be one of "+systemNames())
 		}
-		if !validName(r.Entity) {
-			errs = append(errs, name+".entity: must be 1 to 128 visible characters")
+		if !validName(side.r.Entity) {
+			add(side.name+".entity", "must be 1 to 128 visible characters")
 		}
-		if (r.ID != "" || name == "source") && !validRecordID(r.ID) {
-			errs = append(errs, name+".id: must be 1 to 256 characters without control characters")
+		if (side.r.ID != "" || side.name == "source") && !validRecordID(side.r.ID) {
+			add(side.name+".id", "must be 1 to 256 characters without control characters")
 		}
 	}
 	if fx.Source.endpoint() == fx.Target.endpoint() {
-		errs = append(errs, "target: must be another system or entity than the source")
+		add("target", "must be another system or entity than the source")
 	}
 	if fx.Expect != "" && !validRecordID(fx.Expect) {
-		errs = append(errs, "expect: must be empty or a record id")
+		add("expect", "must be empty or a record id")
 	}
 	return errs
 }

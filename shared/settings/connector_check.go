@@ -25,12 +25,6 @@ type Checker interface {
 // well inside the function's timeout.
 const ConnectorCheckTimeout = 8 * time.Second
 
-// vendors are the systems' vendor names, as an admin knows them.
-var vendors = map[connector.System]string{
-	connector.SystemHostERP: "NetSuite", connector.SystemERP2: "Business Central", connector.SystemCRM: "Salesforce",
-	connector.SystemMarketing: "Mailchimp", connector.SystemShipping: "ShipStation",
-}
-
 // ConnectorCheck is the answer of a check.
 type ConnectorCheck struct {
 	System connector.System `json:"system"`
@@ -59,7 +53,7 @@ func (s *Service) CheckConnector(ctx context.Context, r *http.Request, system co
 	if err != nil && !errors.As(err, &ce) && !errors.Is(err, connector.ErrNotConfigured) && !errors.Is(err, connector.ErrInvalidConfig) {
 		return ConnectorCheck{}, err
 	}
-	out := ConnectorCheck{System: system, Vendor: vendors[system], OK: err == nil, Stage: "done", Read: read,
+	out := ConnectorCheck{System: system, Vendor: system.Vendor(), OK: err == nil, Stage: "done", Read: read,
 		DurationMS: time.Since(start).Milliseconds(), CheckedAt: s.now()}
 	result := audit.ResultSuccess
 	details := map[string]any{"system": string(system), "ok": out.OK}
