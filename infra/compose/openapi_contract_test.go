@@ -237,6 +237,18 @@ func TestOpenAPIContract(t *testing.T) {
 	want(t, c.call(operator, "GET", "/api/flows/runs/run_unknown", ""), 404, "flow run unknown")
 	want(t, c.call(operator, "GET", "/api/flows/xrefs?system=hosterp&entity=customer&id=C-1", ""), 200, "flow cross-reference")
 	want(t, c.call(operator, "GET", "/api/flows/xrefs?system=sap", ""), 400, "flow cross-reference bad record")
+	dry := `{"recordId":"SO-10042","fields":{"BillingPostalCode":"10117"}}`
+	want(t, c.call(admin, "POST", settings+"crm-to-erp/dry-run", dry), 200, "flow dry run")
+	want(t, c.call(admin, "POST", settings+"crm-to-erp/dry-run", `{"fields":{}}`), 400, "flow dry run without a record")
+	want(t, c.call(admin, "POST", settings+"nope/dry-run", dry), 404, "flow dry run unknown")
+	want(t, c.call(admin, "POST", "/api/settings/connectors/hosterp/test", ""), 200, "connector test")
+	want(t, c.call(admin, "POST", "/api/settings/connectors/sap/test", ""), 404, "connector test unknown system")
+	want(t, c.call(admin, "GET", "/api/settings/connectors/sap/metadata", ""), 404, "connector metadata unknown system")
+	want(t, c.call(admin, "GET", "/api/settings/connectors/crm/metadata?refresh=maybe", ""), 400, "connector metadata bad refresh")
+	link := `{"source":{"system":"crm","entity":"Account","id":"ACC-1"},"target":{"system":"hosterp","entity":"customer","id":"C-77"},"expect":""}`
+	want(t, c.call(operator, "PUT", "/api/flows/xrefs", link), 403, "cross-reference fix as operator")
+	want(t, c.call(admin, "PUT", "/api/flows/xrefs", link), 200, "cross-reference fix")
+	want(t, c.call(admin, "PUT", "/api/flows/xrefs", link), 409, "cross-reference fix stale")
 	want(t, c.call(operator, "GET", "/api/flows/status?hours=48", ""), 200, "flow status")
 	want(t, c.call(operator, "GET", "/api/flows/status?hours=0", ""), 400, "flow status bad window")
 	want(t, c.call(admin, "DELETE", settings+"crm-to-erp", ""), 204, "flow delete")
