@@ -1,6 +1,8 @@
 package templatetests
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
@@ -65,5 +67,26 @@ func TestNoCORSByDefault(t *testing.T) {
 	for _, l := range []*lazyStack{devStack, prodStack} {
 		s := l.get(t)
 		s.has(t, "AWS::ApiGatewayV2::Api", obj{"CorsConfiguration": assertions.Match_Absent()})
+	}
+}
+
+// The console reads which origins may frame it for a tenant from the tenant's settings:
+// GetItem of the key and the settings attribute, nothing else (no secret, no connector).
+func TestConsoleReadsTenantSettingsOnly(t *testing.T) {
+	s := devStack.get(t)
+	found := false
+	for _, st := range s.statements(t, blueprint.FuncConsole) {
+		for _, a := range values(st["Action"]) {
+			if a, _ := a.(string); strings.HasPrefix(a, "dynamodb:") {
+				attrs := st["Condition"].(obj)["ForAllValues:StringEquals"].(obj)["dynamodb:Attributes"]
+				if a != "dynamodb:GetItem" || fmt.Sprint(attrs) != "[tenant_id settings]" {
+					t.Fatalf("console: %s on %v", a, attrs)
+				}
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatal("the console has no read of the tenants' settings")
 	}
 }

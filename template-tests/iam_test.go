@@ -138,7 +138,7 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 									if access[name] == blueprint.Append && a != "dynamodb:PutItem" && a != "dynamodb:DescribeTable" {
 										t.Errorf("%s on append-only table %s", a, name)
 									}
-									if access[name] == blueprint.KeysOnly && (a != "dynamodb:GetItem" || !keysOnly(st)) {
+									if (access[name] == blueprint.KeysOnly || access[name] == blueprint.SettingsOnly) && (a != "dynamodb:GetItem" || !keysOnly(st)) {
 										t.Errorf("%s on table %s, which %s may only probe for keys", a, name, f.Name)
 									}
 								}
@@ -205,7 +205,7 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 						want = append(slices.Clone(dynamoReads), dynamoWrites...)
 					case blueprint.Append:
 						want = []string{"dynamodb:PutItem"}
-					case blueprint.KeysOnly:
+					case blueprint.KeysOnly, blueprint.SettingsOnly:
 						want = []string{"dynamodb:GetItem"}
 					}
 					for _, a := range want {

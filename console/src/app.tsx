@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { dataEpoch, demoReason, embeddedExpired, onUnauthorized, readQuiet, retryAPI } from "./api/client";
 import type { List } from "./api/types";
-import { type ConsoleConfig, hasRole, session, signIn, signOut } from "./auth";
+import { type ConsoleConfig, embedRefusal, hasRole, session, signIn, signOut } from "./auth";
 import { lazy } from "./lazy";
 import { FinancePanel } from "./panels/finance";
 import { QueuePanel } from "./panels/queue";
@@ -34,11 +34,13 @@ export function App({ config }: { config: ConsoleConfig }) {
   onUnauthorized.handle = () => void signIn(config, here());
   const help = useGoKeys(!!s?.module);
   const counts = usePendingCounts(path.value);
+  const refusal = embedRefusal.value && <p class="panel-error" role="alert">{embedRefusal.value}</p>;
 
   if (!s) {
     return (
       <main class="signed-out">
         <h1>SyncAssist</h1>
+        {refusal}
         <p>Sync-error triage and governance for your ERP integrations.</p>
         <button type="button" class="primary" onClick={() => void signIn(config, path.value === "/" ? "/queue" : here())}>Sign in</button>
         {config.devSignIn && <p class="note">Local stack: the development issuer lets you choose tenant and role.</p>}
@@ -88,9 +90,10 @@ export function App({ config }: { config: ConsoleConfig }) {
           </nav>
         )}
         <main key={dataEpoch.value}>
+          {refusal}
           {embeddedExpired.value && (
-            <div class="panel-error" role="alert"><strong>This panel's session has ended.</strong> Its embedded context expired or was
-              closed in the ERP. Close this panel and open it again from the ERP record to continue; nothing you decided was lost.</div>
+            <div class="panel-error" role="alert"><strong>This panel's session has ended</strong> (expired or closed in the ERP).
+              Open the panel again from the ERP record; nothing you decided was lost.</div>
           )}
           {help && <Shortcuts approver={approver} />}
           <Status />
@@ -114,8 +117,7 @@ export function App({ config }: { config: ConsoleConfig }) {
 /** NeedsAdmin is an embedded admin module opened by a session the host gave no admin role. */
 function NeedsAdmin({ module }: { module?: string }) {
   return (
-    <p>The “{module}” module needs the admin role. The host ERP grants it to this session, and only if an admin of
-      SyncAssist allows it in the embedded allowed roles.</p>
+    <p>The “{module}” module needs the admin role, which the ERP may grant only where SyncAssist's embedded allowed roles allow it.</p>
   );
 }
 

@@ -1,13 +1,16 @@
 // Sign-in: the OpenID Connect authorization code flow with PKCE (S256), the same code
 // against the local development issuer and a real provider. Tokens live in sessionStorage
 // (gone with the tab), never localStorage. Embedded sessions arrive in the URL fragment
-// from the host ERP and replace sign-in.
+// from the host ERP, inside its frame, and stand in for sign-in (adoptEmbedded).
 import { signal } from "@preact/signals";
 import type { Role } from "./api/types";
+import { embed } from "./router";
 
 export interface ConsoleConfig {
   stage: string;
   devSignIn: boolean;
+  /** With ?embed=<tenant>: the origins that tenant allows to frame the console. */
+  embedOrigins?: string[];
   oidc: {
     issuer: string;
     clientId: string;
@@ -128,16 +131,33 @@ export async function completeSignIn(cfg: ConsoleConfig): Promise<string> {
   return pending.returnTo || "/queue";
 }
 
-/** adoptEmbedded moves an embedded session from the URL fragment into sessionStorage. */
-export function adoptEmbedded(): void {
+/** embedRefusal is why an embedded session in the URL fragment was not adopted, if so. */
+export const embedRefusal = signal("");
+
+/** adoptEmbedded moves an embedded session from the URL fragment into sessionStorage, but
+ *  only inside a frame whose parent is one of the origins the token's tenant allows (the
+ *  console was loaded with ?embed=<tenant>, so config.json names them), and never over a
+ *  signed-in session: a link must not switch an operator into another tenant unnoticed.
+ *  Where the browser does not tell the parent's origin, it refuses. */
+export function adoptEmbedded(cfg: ConsoleConfig): void {
   const h = new URLSearchParams(location.hash.slice(1));
-  const token = h.get("serviceToken");
+  const token = h.get("serviceToken") ?? "";
   const ctx = h.get("embeddedContextId");
   if (!token || !ctx) return;
-  const roles = (h.get("roles") ?? "operator").split(",").filter(Boolean) as Role[];
-  save({ token, user: "embedded", tenant: token.split("_")[1] ?? "", roles, embeddedContextId: ctx,
-    module: h.get("module") ?? "sync-errors", expiresAt: Date.now() + 8 * 3600 * 1000 });
-  history.replaceState(null, "", location.pathname + location.search);
+  history.replaceState(null, "", location.pathname + location.search); // the token leaves the URL either way
+  const tenant = token.slice(4, -44); // sat_<tenant>_<43-character secret>
+  const ref = document.referrer;
+  const parent = top === self ? "" : location.ancestorOrigins?.[0] ?? (ref && new URL(ref).origin);
+  const cur = session.value;
+  if (!parent || !cfg.embedOrigins?.includes(parent) || embed !== tenant) {
+    embedRefusal.value = "Not opened: embedded panels open only inside your ERP. Open it from there.";
+  } else if (cur && !(cur.embeddedContextId && cur.tenant === tenant)) {
+    embedRefusal.value = `A link tried to switch you to tenant ${tenant}; you stay signed in to tenant ${cur.tenant}.`;
+  } else {
+    const roles = (h.get("roles") ?? "operator").split(",").filter(Boolean) as Role[];
+    save({ token, user: "embedded", tenant, roles, embeddedContextId: ctx,
+      module: h.get("module") ?? "sync-errors", expiresAt: Date.now() + 8 * 3600 * 1000 });
+  }
 }
 
 export function signOut(cfg: ConsoleConfig | null): void {

@@ -16,3 +16,17 @@ addEventListener("popstate", () => (path.value = location.pathname));
 export function segments(): string[] {
   return path.value.split("/").filter(Boolean);
 }
+
+// A console framed by a host ERP was loaded with ?embed=<tenant>, which its frame-ancestors
+// and embedded session depend on: every URL it shows keeps it, so a reload stays framed.
+export const embed = new URLSearchParams(location.search).get("embed");
+if (embed) {
+  for (const m of ["pushState", "replaceState"] as const) {
+    const f = history[m].bind(history);
+    history[m] = (data, unused, url) => {
+      const u = new URL(url ?? location.href, location.href);
+      u.searchParams.set("embed", embed);
+      f(data, unused, u);
+    };
+  }
+}

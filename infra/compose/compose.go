@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"os"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -60,7 +59,6 @@ func New(ctx context.Context, b *platform.Base) (*Stack, error) {
 		return nil, err
 	}
 	s := &Stack{Base: b, Queue: q, Claims: q.Claims, AIRecords: aiclient.Records{Store: b.AIRecords()}, Routes: platform.Routes{
-		blueprint.FuncConsole: {Handler: console.Handler(console.ConfigFromEnv(os.Getenv))},
 		blueprint.FuncOpenAPI: {Handler: apidoc.Handler()},
 	}}
 	if s.Finance, err = finance.New(b); err != nil {
@@ -73,7 +71,7 @@ func New(ctx context.Context, b *platform.Base) (*Stack, error) {
 		return nil, err
 	}
 	maps.Copy(s.Routes, toolcatalog.RoutesOn(b, s.AI))
-	for _, build := range []platform.RoutesFunc{platform.PlatformRoutes, guarded.Routes, syncerrorwire.Routes, finance.Routes, flowwire.Routes, settings.Routes} {
+	for _, build := range []platform.RoutesFunc{console.Routes, platform.PlatformRoutes, guarded.Routes, syncerrorwire.Routes, finance.Routes, flowwire.Routes, settings.Routes} {
 		routes, err := build(ctx, b)
 		if err != nil {
 			return nil, err

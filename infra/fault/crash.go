@@ -166,7 +166,7 @@ func (st *Stage) crashFinanceApproves(ctx context.Context, n int) ([]crashItem, 
 		}
 		svc.Store, svc.LeaseTTL = crashedApprovals{svc.Store}, crashLease
 		who, _ := identity.FromContext(identity.WithAuth(ctx, approverPrincipal()))
-		_, err = svc.Approve(ctx, who, a.ID)
+		_, err = svc.Approve(ctx, who, a.ID, nil)
 		var ae *finance.ApproveError
 		if !errors.As(err, &ae) || !ae.Applied || ae.Cause != finance.CauseCompletionPending {
 			return nil, fmt.Errorf("crashed finance approve of %s: %v, want completion pending after the ERP update", a.ID, err)

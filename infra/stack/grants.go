@@ -85,8 +85,8 @@ func tableStatement(t awsdynamodb.ITable, g blueprint.TableGrant) awsiam.PolicyS
 			Actions:   jsii.Strings("dynamodb:PutItem", "dynamodb:DescribeTable"),
 			Resources: &[]*string{t.TableArn()},
 		})
-	case blueprint.KeysOnly:
-		return keysOnlyStatement(t, g.Table)
+	case blueprint.KeysOnly, blueprint.SettingsOnly:
+		return keysOnlyStatement(t, g)
 	default:
 		return nil
 	}
@@ -99,11 +99,14 @@ func tableStatement(t awsdynamodb.ITable, g blueprint.TableGrant) awsiam.PolicyS
 
 // keysOnlyStatement lets a function read the key attributes of table's items and nothing
 // else (fine-grained access control): it can tell that a tenant exists, not read its
-// settings or secrets.
-func keysOnlyStatement(t awsdynamodb.ITable, table blueprint.Table) awsiam.PolicyStatement {
-	keys := []*string{jsii.String(table.PartitionKey.Name)}
-	if table.SortKey != nil {
-		keys = append(keys, jsii.String(table.SortKey.Name))
+// settings or secrets. SettingsOnly adds the settings attribute, still no secret.
+func keysOnlyStatement(t awsdynamodb.ITable, g blueprint.TableGrant) awsiam.PolicyStatement {
+	keys := []*string{jsii.String(g.Table.PartitionKey.Name)}
+	if g.Table.SortKey != nil {
+		keys = append(keys, jsii.String(g.Table.SortKey.Name))
+	}
+	if g.Access == blueprint.SettingsOnly {
+		keys = append(keys, jsii.String(blueprint.TenantSettingsAttribute))
 	}
 	return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("dynamodb:GetItem"),

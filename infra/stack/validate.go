@@ -142,8 +142,11 @@ func validate(scope constructs.Construct, stage string, tables []blueprint.Table
 			if !tableNames[g.Table.Name] {
 				fail("function %q is granted undeclared table %q", f.Name, g.Table.Name)
 			}
-			if !slices.Contains([]blueprint.Access{blueprint.Read, blueprint.ReadWrite, blueprint.Append, blueprint.KeysOnly}, g.Access) {
+			if !slices.Contains([]blueprint.Access{blueprint.Read, blueprint.ReadWrite, blueprint.Append, blueprint.KeysOnly, blueprint.SettingsOnly}, g.Access) {
 				fail("function %q: unknown access %d on table %q", f.Name, g.Access, g.Table.Name)
+			}
+			if g.Access == blueprint.SettingsOnly && g.Table.Name != blueprint.TableTenants {
+				fail("function %q: settings-only access on table %q, which has no settings", f.Name, g.Table.Name)
 			}
 			claim(g.Table.EnvVar, "table "+g.Table.Name)
 		}

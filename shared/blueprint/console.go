@@ -36,8 +36,9 @@ func init() {
 			TableGrant{Governance, ReadWrite}),
 		SendsTo: []Queue{Diagnosis}, OpensSecrets: true, PublishesAlerts: true, Timeout: 30 * time.Second, MemoryMB: 512}
 	Functions = append(Functions,
-		Function{Name: FuncConsole, Description: "Serves the operator console (static, embedded assets)",
-			Route: &ConsoleRoute, Timeout: 5 * time.Second, MemoryMB: 128},
+		Function{Name: FuncConsole, Description: "Serves the operator console (static, embedded assets; each tenant's frame-ancestors)",
+			Route: &ConsoleRoute, Tables: []TableGrant{{Tenants, SettingsOnly}},
+			Timeout: 5 * time.Second, MemoryMB: 128},
 		Function{Name: FuncOpenAPI, Description: "Serves the API's OpenAPI 3.1 document",
 			Route: &OpenAPIRoute, Timeout: 5 * time.Second, MemoryMB: 128},
 		Function{Name: FuncAITraces, Description: "Lists the reasoning traces of a sync error's inferences (approvers)",

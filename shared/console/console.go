@@ -3,20 +3,33 @@
 // /config.json it reads at start to learn how to sign in. Nothing is loaded from another
 // origin: the Content-Security-Policy allows only this origin (and the identity
 // provider's token endpoint, which the sign-in must reach).
+//
+// Framing is per tenant: a host ERP frames the console at a URL carrying ?embed=<tenant>,
+// and the page's frame-ancestors are that tenant's embedded.allowed_origins (plus the
+// stage's own list); without it, or for a tenant that allows none, nobody may frame it.
+// /config.json?embed=<tenant> publishes the same origins (embedOrigins), so the console
+// can refuse an embedded session from any other parent where the browser tells it the
+// parent's origin.
 package console
 
 import (
+	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"io/fs"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/version"
 )
 
@@ -33,10 +46,23 @@ type Config struct {
 	// DevSignIn is true on a local stack, whose development issuer offers a page where
 	// one chooses tenant and role.
 	DevSignIn bool `json:"devSignIn"`
-	// FrameAncestors are the origins allowed to embed the console in a frame (the host
-	// ERP's, for embedded panels); none by default.
+	// FrameAncestors are origins allowed to frame the console for every tenant of the
+	// stage; none by default (each tenant lists its own, FrameOrigins).
 	FrameAncestors []string `json:"-"`
+	// EmbedOrigins, in the answer to /config.json?embed=<tenant> only, are the origins
+	// allowed to frame the console for that tenant: the console adopts an embedded
+	// session only inside a frame whose parent is one of them.
+	EmbedOrigins []string `json:"embedOrigins,omitempty"`
 }
+
+// FrameOrigins answers the origins a tenant allows to frame the console (none for a
+// tenant that does not exist).
+type FrameOrigins interface {
+	FrameOrigins(ctx context.Context, tenantID string) ([]string, error)
+}
+
+// EmbedParam is the query parameter naming the tenant a framed console is embedded for.
+const EmbedParam = "embed"
 
 // OIDC names the identity provider's endpoints and this console's client.
 type OIDC struct {
@@ -108,12 +134,12 @@ func Assets() fs.FS {
 // and cached for a year; index.html and config.json are never cached, so a deploy is seen
 // at the next load. Any other path that is not an asset answers index.html, so shareable
 // URLs such as /queue/se_… open the app; /api/version answers the build's stamp; other
-// paths under /api/ answer problem+json 404.
-func Handler(cfg Config) http.Handler {
+// paths under /api/ answer problem+json 404. origins (nil: none) gives each tenant's
+// frame-ancestors; a lookup that fails allows none beyond the stage's, so an outage
+// refuses framing rather than widening it.
+func Handler(cfg Config, origins FrameOrigins) http.Handler {
 	files := Assets()
 	index, _ := fs.ReadFile(files, "index.html")
-	configJSON, _ := json.Marshal(cfg)
-	csp := contentSecurityPolicy(cfg)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := path.Clean("/" + r.URL.Path)
 		if p == blueprint.VersionPath {
@@ -126,13 +152,16 @@ func Handler(cfg Config) http.Handler {
 				"No route "+r.Method+" "+p+"."))
 			return
 		}
+		c := cfg
+		c.EmbedOrigins = embedOrigins(r, cfg.FrameAncestors, origins)
 		h := w.Header()
-		h.Set("Content-Security-Policy", csp)
+		h.Set("Content-Security-Policy", contentSecurityPolicy(c))
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		switch {
 		case p == "/config.json":
-			write(w, r, "application/json", "no-cache", configJSON)
+			body, _ := json.Marshal(c)
+			write(w, r, "application/json", "no-cache", body)
 		case strings.HasPrefix(p, "/assets/"):
 			b, err := fs.ReadFile(files, strings.TrimPrefix(p, "/"))
 			if err != nil {
@@ -144,6 +173,27 @@ func Handler(cfg Config) http.Handler {
 			write(w, r, "text/html; charset=utf-8", "no-cache", index)
 		}
 	})
+}
+
+// embedOrigins are the origins allowed to frame the console for the tenant the request
+// names in ?embed= (the stage's alone without one): the stage's list and the tenant's.
+func embedOrigins(r *http.Request, stage []string, origins FrameOrigins) []string {
+	out := slices.Clone(stage)
+	id := r.URL.Query().Get(EmbedParam)
+	if origins == nil || !tenant.ValidID(id) {
+		return out
+	}
+	list, err := origins.FrameOrigins(r.Context(), id)
+	if err != nil {
+		slog.WarnContext(r.Context(), "console: the tenant's frame origins could not be read; framing refused", "tenant", id, "error", err)
+		return out
+	}
+	for _, o := range list {
+		if !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 func write(w http.ResponseWriter, r *http.Request, ctype, cache string, body []byte) {
@@ -171,9 +221,31 @@ func contentSecurityPolicy(cfg Config) string {
 		connect += " https://" + u.Host
 	}
 	ancestors := "'none'"
-	if len(cfg.FrameAncestors) > 0 {
-		ancestors = strings.Join(cfg.FrameAncestors, " ")
+	if len(cfg.EmbedOrigins) > 0 {
+		ancestors = strings.Join(cfg.EmbedOrigins, " ")
 	}
 	return "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src " + connect +
 		"; font-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors " + ancestors + "; form-action 'self'"
+}
+
+// TenantOrigins answers each tenant's embedded.allowed_origins from its settings.
+type TenantOrigins struct{ Tenants tenant.Reader }
+
+// FrameOrigins implements FrameOrigins.
+func (o TenantOrigins) FrameOrigins(ctx context.Context, tenantID string) ([]string, error) {
+	c, err := o.Tenants.Get(ctx, tenantID)
+	if errors.Is(err, tenant.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.EmbeddedOrigins(), nil
+}
+
+// Routes serves the console on b, reading each tenant's frame origins from its settings
+// alone (through the tenant cache, so a change reaches framing within its TTL).
+func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
+	h := Handler(ConfigFromEnv(b.Getenv), TenantOrigins{Tenants: b.TenantSettings()})
+	return platform.Routes{blueprint.FuncConsole: {Handler: h}}, nil
 }

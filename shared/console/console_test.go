@@ -1,7 +1,9 @@
 package console_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/console"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
 	"github.com/syncassist/syncassist/shared/version"
 )
 
@@ -24,7 +28,7 @@ func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
 var assetRef = regexp.MustCompile(`(?:src|href)="(/assets/[^"]+)"`)
 
 func TestServesTheAppWithStrictHeaders(t *testing.T) {
-	h := console.Handler(console.ConfigFromEnv(func(string) string { return "" }))
+	h := console.Handler(console.ConfigFromEnv(func(string) string { return "" }), nil)
 	for _, path := range []string{"/", "/queue", "/queue/se_0123", "/finance/fa_1"} {
 		w := get(t, h, path)
 		if w.Code != http.StatusOK || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") {
@@ -63,7 +67,7 @@ func TestServesTheAppWithStrictHeaders(t *testing.T) {
 // Unknown API paths are the API's 404, never the app's HTML (a client must not parse
 // HTML as JSON).
 func TestAPIPathsAreNotTheApp(t *testing.T) {
-	h := console.Handler(console.Config{})
+	h := console.Handler(console.Config{}, nil)
 	for _, path := range []string{"/api", "/api/nope", "/api/../api/x"} {
 		w := get(t, h, path)
 		if w.Code != http.StatusNotFound || w.Header().Get("Content-Type") != "application/problem+json" {
@@ -78,7 +82,7 @@ func TestConfigJSON(t *testing.T) {
 		console.EnvToken: "https://auth.example.com/oauth2/token", console.EnvFrameAncestors: "https://a.example.com https://b.example.com",
 	}
 	cfg := console.ConfigFromEnv(func(k string) string { return env[k] })
-	h := console.Handler(cfg)
+	h := console.Handler(cfg, nil)
 	w := get(t, h, "/config.json")
 	if w.Code != http.StatusOK || w.Header().Get("Cache-Control") != "no-cache" {
 		t.Fatalf("config.json: %d %q", w.Code, w.Header().Get("Cache-Control"))
@@ -167,10 +171,76 @@ func TestBundleBudget(t *testing.T) {
 func TestVersion(t *testing.T) {
 	version.Version, version.BuildTime = "v1.2.3-4-gabc", "2026-11-25T04:00:00Z"
 	t.Cleanup(func() { version.Version, version.BuildTime = "dev", "" })
-	w := get(t, console.Handler(console.Config{}), "/api/version")
+	w := get(t, console.Handler(console.Config{}, nil), "/api/version")
 	var got version.Info
 	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != http.StatusOK ||
 		got.Version != "v1.2.3-4-gabc" || got.BuildTime != "2026-11-25T04:00:00Z" || got.Go == "" {
 		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+}
+
+// origins is a tenant directory for framing: tenant → its allowed origins; "down" fails.
+type origins map[string][]string
+
+func (o origins) FrameOrigins(_ context.Context, id string) ([]string, error) {
+	if id == "down" {
+		return nil, errors.New("tenant table unavailable")
+	}
+	return o[id], nil
+}
+
+// Each tenant's page may be framed by that tenant's origins alone (and the stage's); the
+// page without ?embed=, an unknown tenant, a tenant that allows none, a malformed id and a
+// failed lookup may be framed by nobody beyond the stage's list. /config.json publishes the
+// same list.
+func TestFrameAncestorsPerTenant(t *testing.T) {
+	h := console.Handler(console.Config{FrameAncestors: []string{"https://all.example.com"}}, origins{
+		"acme":   {"https://1234567.app.erp.example.com"},
+		"globex": {"https://globex.erp.example.net", "http://localhost:5173"},
+	})
+	for _, c := range []struct{ path, want string }{
+		{"/queue?embed=acme", "https://all.example.com https://1234567.app.erp.example.com"},
+		{"/?embed=globex", "https://all.example.com https://globex.erp.example.net http://localhost:5173"},
+		{"/queue", "https://all.example.com"},
+		{"/queue?embed=initech", "https://all.example.com"},
+		{"/queue?embed=ACME%20x", "https://all.example.com"},
+		{"/queue?embed=down", "https://all.example.com"},
+	} {
+		csp := get(t, h, c.path).Header().Get("Content-Security-Policy")
+		if !strings.Contains(csp, "frame-ancestors "+c.want+";") {
+			t.Errorf("%s: CSP %q, want frame-ancestors %s", c.path, csp, c.want)
+		}
+		query := ""
+		if i := strings.Index(c.path, "?"); i >= 0 {
+			query = c.path[i:]
+		}
+		var cfg console.Config
+		if err := json.Unmarshal(get(t, h, "/config.json"+query).Body.Bytes(), &cfg); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(cfg.EmbedOrigins, " ") != c.want {
+			t.Errorf("%s: config.json embedOrigins %v, want %s", c.path, cfg.EmbedOrigins, c.want)
+		}
+	}
+	if csp := get(t, console.Handler(console.Config{}, origins{}), "/?embed=acme").Header().Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none';") {
+		t.Errorf("a tenant that allows none: CSP %q", csp)
+	}
+}
+
+// The origins come from the tenant's embedded.allowed_origins setting; a value that does
+// not parse allows none.
+func TestTenantOriginsReadTheSetting(t *testing.T) {
+	store := tenanttest.NewStore()
+	for id, v := range map[string]string{"acme": "https://a.example.com, https://B.example.com:8443", "broken": "https://a.example.com *"} {
+		if err := store.Create(context.Background(), tenant.Config{ID: id, Settings: map[string]string{tenant.KeyEmbeddedAllowedOrigins: v}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := console.TenantOrigins{Tenants: store}
+	for id, want := range map[string]string{"acme": "https://a.example.com https://b.example.com:8443", "broken": "", "nobody": ""} {
+		got, err := o.FrameOrigins(context.Background(), id)
+		if err != nil || strings.Join(got, " ") != want {
+			t.Errorf("%s: %v %v, want %q", id, got, err, want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -51,12 +52,12 @@ func tenantItem(c tenant.Config) Item {
 		conns[sys] = &types.AttributeValueMemberM{Value: m}
 	}
 	it := Item{
-		"connectors": &types.AttributeValueMemberM{Value: conns},
-		"tenant_id":  Str(c.ID),
-		"settings":   &types.AttributeValueMemberM{Value: settings},
-		"created_at": Str(FormatTime(c.CreatedAt)),
-		"updated_at": Str(FormatTime(c.UpdatedAt)),
-		"version":    Num(c.Version),
+		"connectors":                      &types.AttributeValueMemberM{Value: conns},
+		"tenant_id":                       Str(c.ID),
+		blueprint.TenantSettingsAttribute: &types.AttributeValueMemberM{Value: settings},
+		"created_at":                      Str(FormatTime(c.CreatedAt)),
+		"updated_at":                      Str(FormatTime(c.UpdatedAt)),
+		"version":                         Num(c.Version),
 	}
 	for _, p := range tenant.Purposes {
 		it[secretsAttr[p]] = secretList(*c.Secrets(p))
@@ -110,14 +111,7 @@ func secretsFrom(it Item, attr string) ([]tenant.Secret, error) {
 }
 
 func tenantFrom(it Item) (tenant.Config, error) {
-	c := tenant.Config{ID: GetString(it, "tenant_id"), Settings: map[string]string{}}
-	if m, ok := it["settings"].(*types.AttributeValueMemberM); ok {
-		for k, v := range m.Value {
-			if s, ok := v.(*types.AttributeValueMemberS); ok {
-				c.Settings[k] = s.Value
-			}
-		}
-	}
+	c := settingsFrom(it)
 	for _, p := range tenant.Purposes {
 		secrets, err := secretsFrom(it, secretsAttr[p])
 		if err != nil {
@@ -161,6 +155,42 @@ func (s *Tenants) Get(ctx context.Context, id string) (tenant.Config, error) {
 		return tenant.Config{}, tenant.ErrNotFound
 	}
 	return tenantFrom(out.Item)
+}
+
+// settingsFrom is the tenant of it with its settings alone.
+func settingsFrom(it Item) tenant.Config {
+	c := tenant.Config{ID: GetString(it, "tenant_id"), Settings: map[string]string{}}
+	if m, ok := it[blueprint.TenantSettingsAttribute].(*types.AttributeValueMemberM); ok {
+		for k, v := range m.Value {
+			if s, ok := v.(*types.AttributeValueMemberS); ok {
+				c.Settings[k] = s.Value
+			}
+		}
+	}
+	return c
+}
+
+// TenantSettings reads a tenant's settings and nothing else (a tenant.Reader whose
+// configurations hold ID and Settings only): a function granted the key and the settings
+// attribute alone (blueprint.SettingsOnly) can use it and never sees secrets or
+// connectors.
+type TenantSettings struct{ *Tenants }
+
+// Get implements tenant.Reader.
+func (s TenantSettings) Get(ctx context.Context, id string) (tenant.Config, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                aws.String(s.table),
+		Key:                      Item{"tenant_id": Str(id)},
+		ProjectionExpression:     aws.String("#k, #s"),
+		ExpressionAttributeNames: map[string]string{"#k": "tenant_id", "#s": blueprint.TenantSettingsAttribute},
+	})
+	if err != nil {
+		return tenant.Config{}, fmt.Errorf("get tenant %s settings: %w", id, err)
+	}
+	if out.Item == nil {
+		return tenant.Config{}, tenant.ErrNotFound
+	}
+	return settingsFrom(out.Item), nil
 }
 
 // Exists reports whether tenant id exists, reading its key alone: a function granted

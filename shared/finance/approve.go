@@ -3,6 +3,7 @@ package finance
 import (
 	"context"
 	"errors"
+	"math/big"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/audit"
@@ -10,6 +11,7 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/retry"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // Cause is why an approve failed after it took the lease: the audit record's "cause".
@@ -64,19 +66,36 @@ func (e *ApproveError) Error() string {
 
 func (e *ApproveError) Unwrap() error { return e.Err }
 
+// ErrConfirmationRequired: the approval's amount is above the tenant's confirmation
+// threshold and the approver did not confirm it; nothing was changed.
+var ErrConfirmationRequired = errors.New("finance: approving this amount must be confirmed")
+
+// Above reports whether the magnitude of amount (a credit counts as much as a debit) is
+// greater than limit. An amount that does not parse counts as above: it is confirmed.
+func Above(amount string, limit *big.Rat) bool {
+	a, ok := tenant.ParseAmount(amount)
+	return !ok || new(big.Rat).Abs(a).Cmp(limit) > 0
+}
+
 // errReturnedNothing stands for a nil error with an unconfirmed result.
 var errReturnedNothing = errors.New("the connector returned no confirmation of the record")
 
 // Approve runs the two-stage lease around the ERP update for the tenant's approval id,
 // attributed to who. It returns the accepted row; on ErrNotPending or ErrLeaseHeld it
 // returns the row as it stands; after the lease was taken every failure is an
-// *ApproveError.
-func (s *Service) Approve(ctx context.Context, who identity.Identity, id string) (Approval, error) {
+// *ApproveError. unconfirmedLimit, when not nil, is the amount the caller has not
+// confirmed approving above (the tenant's finance_ops.confirm_above): a row for more
+// answers ErrConfirmationRequired before anything changes; nil approves any amount.
+func (s *Service) Approve(ctx context.Context, who identity.Identity, id string, unconfirmedLimit *big.Rat) (Approval, error) {
 	if !ValidID(id) {
 		return Approval{}, ErrInvalidID
 	}
-	if cur, err := s.fourEyes(ctx, who, id); err != nil {
+	cur, err := s.fourEyes(ctx, who, id)
+	if err != nil {
 		return cur, err
+	}
+	if unconfirmedLimit != nil && cur.Status == StatusPending && Above(cur.Amount, unconfirmedLimit) {
+		return cur, ErrConfirmationRequired
 	}
 	now := s.now()
 	ttl := s.leaseTTL()

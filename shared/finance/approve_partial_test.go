@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -179,7 +180,7 @@ func TestApproveBoundsTheERPCallByTheDeadline(t *testing.T) {
 	a := f.mustCreate("FA-1", "VB-1")
 	ctx, cancel := context.WithTimeout(identity.WithAuth(context.Background(), *approverAlice), 30*time.Second)
 	defer cancel()
-	r := httptest.NewRequest(http.MethodPost, base+"/"+a.ID+"/approve", nil).WithContext(ctx)
+	r := httptest.NewRequest(http.MethodPost, base+"/"+a.ID+"/approve", strings.NewReader(confirmed)).WithContext(ctx)
 	f.mux.ServeHTTP(httptest.NewRecorder(), r)
 	if got <= 0 || got > 30*time.Second-finance.ERPReserve {
 		t.Fatalf("the ERP call had %v of a 30 s request, want at most %v", got, 30*time.Second-finance.ERPReserve)

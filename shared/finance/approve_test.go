@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -444,7 +445,7 @@ func TestApproveRefusals(t *testing.T) {
 		t.Fatalf("refusals changed the pending row: %+v", got)
 	}
 	alice, _ := identity.Derive(approverAlice, nil)
-	if _, err := f.svc.Approve(context.Background(), alice, "FA-404"); !errors.Is(err, finance.ErrNotFound) {
+	if _, err := f.svc.Approve(context.Background(), alice, "FA-404", nil); !errors.Is(err, finance.ErrNotFound) {
 		t.Fatalf("service: err=%v", err)
 	}
 }
@@ -458,7 +459,7 @@ func TestApproveCompletesWhenTheCallerLeavesAfterTheERPUpdate(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f.svc.Hooks.AfterERPUpdate = func(context.Context, finance.Approval) { cancel() }
-	r := httptest.NewRequest(http.MethodPost, base+"/FA-1/approve", nil)
+	r := httptest.NewRequest(http.MethodPost, base+"/FA-1/approve", strings.NewReader(confirmed))
 	r = r.WithContext(identity.WithAuth(ctx, *approverAlice))
 	w := httptest.NewRecorder()
 	f.mux.ServeHTTP(w, r)

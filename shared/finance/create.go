@@ -46,7 +46,6 @@ type CreateResponse struct {
 }
 
 var (
-	amountPattern   = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,4})?$`)
 	currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
 	entityPattern   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
 	erpIDPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
@@ -136,7 +135,8 @@ func amountText(raw json.RawMessage) (string, bool) {
 			return "", false
 		}
 	}
-	return s, amountPattern.MatchString(s)
+	_, ok := tenant.ParseAmount(s)
+	return s, ok
 }
 
 // canonicalFields validates a fields object and returns its compact form with sorted

@@ -178,8 +178,12 @@ func (f *fixture) call(p *identity.Principal, method, path, body string) *httpte
 	return w
 }
 
+// confirmed is the body of an approve that confirms any amount: the sample rows are above
+// the default confirmation threshold, which confirm_test.go covers.
+const confirmed = `{"confirm": true}`
+
 func (f *fixture) approve(p *identity.Principal, id string) *httptest.ResponseRecorder {
-	return f.call(p, http.MethodPost, base+"/"+id+"/approve", "")
+	return f.call(p, http.MethodPost, base+"/"+id+"/approve", confirmed)
 }
 
 // mustCreate stores a pending row of the fixture's tenant created at the clock's time.

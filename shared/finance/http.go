@@ -77,25 +77,36 @@ const (
 // the same code governance answers a self-release with.
 const CodeOwnRequest = "four_eyes"
 
+// CodeConfirmationRequired is the problem code of an unconfirmed approve above the
+// tenant's finance_ops.confirm_above.
+const CodeConfirmationRequired = "confirmation_required"
+
 // maxDecisionBody bounds the body of approve and reject.
 const maxDecisionBody = 16 << 10
 
 // featureOn answers 403 feature_disabled (503 when the settings cannot be read) and
 // returns false when finance approvals are switched off for the tenant.
 func (s *Service) featureOn(w http.ResponseWriter, r *http.Request, tenantID string) bool {
+	_, ok := s.settings(w, r, tenantID)
+	return ok
+}
+
+// settings is featureOn that also returns the tenant's configuration (the zero Config,
+// with every default, when s.Tenants is nil).
+func (s *Service) settings(w http.ResponseWriter, r *http.Request, tenantID string) (tenant.Config, bool) {
 	if s.Tenants == nil {
-		return true
+		return tenant.Config{}, true
 	}
 	cfg, err := s.Tenants.Get(r.Context(), tenantID)
 	switch {
 	case err != nil && !errors.Is(err, tenant.ErrNotFound):
 		httpapi.WriteUnavailable(w, r, err, "The tenant's settings could not be read; nothing was changed. Retry shortly.")
-		return false
+		return cfg, false
 	case err != nil || !cfg.FinanceEnabled():
 		writeFeatureDisabled(w, r)
-		return false
+		return cfg, false
 	}
-	return true
+	return cfg, true
 }
 
 func writeFeatureDisabled(w http.ResponseWriter, r *http.Request) {
@@ -171,16 +182,40 @@ type WrittenView struct {
 	Message string `json:"message"`
 }
 
-// ApproveHandler serves POST /api/finance-ops/approvals/{id}/approve (approver). It takes
-// no body; 200 with the accepted row, 202 when the ERP was updated but the approval could
-// not yet be recorded, or a problem (see the package documentation).
+// ApproveHandler serves POST /api/finance-ops/approvals/{id}/approve (approver). An
+// optional body {"confirm": true} confirms an amount above the tenant's
+// finance_ops.confirm_above, which is otherwise refused with 428 confirmation_required
+// (naming amount, currency and threshold) before anything changes. 200 with the accepted
+// row, 202 when the ERP was updated but the approval could not yet be recorded, or a
+// problem (see the package documentation).
 func (s *Service) ApproveHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := who(w, r)
-		if !ok || !s.featureOn(w, r, actor.TenantID) {
+		if !ok {
 			return
 		}
-		a, err := s.Approve(r.Context(), actor, r.PathValue("id"))
+		var body struct {
+			Confirm bool `json:"confirm"`
+		}
+		if !readDecision(w, r, &body, `The body must be {"confirm": true} or empty.`) {
+			return
+		}
+		cfg, ok := s.settings(w, r, actor.TenantID)
+		if !ok {
+			return
+		}
+		limit := cfg.FinanceConfirmAbove()
+		if body.Confirm {
+			limit = nil
+		}
+		a, err := s.Approve(r.Context(), actor, r.PathValue("id"), limit)
+		if errors.Is(err, ErrConfirmationRequired) {
+			p := httpapi.NewProblem(http.StatusPreconditionRequired, CodeConfirmationRequired, "Approving "+a.Amount+" "+a.Currency+
+				" is above this tenant's confirmation threshold of "+cfg.FinanceConfirmAbove().FloatString(2)+
+				`; send {"confirm": true} to approve it. Nothing was changed.`)
+			httpapi.WriteProblem(w, r, p)
+			return
+		}
 		var f *ApproveError
 		if errors.As(err, &f) && f.Cause == CauseCompletionPending {
 			// The ERP was updated; the approval is completed by the next approve or the sweep.
@@ -207,13 +242,7 @@ func (s *Service) RejectHandler() http.Handler {
 		var body struct {
 			Reason string `json:"reason"`
 		}
-		raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxDecisionBody))
-		if err != nil {
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusRequestEntityTooLarge, "payload_too_large", "The body exceeds 16 KiB."))
-			return
-		}
-		if strings.TrimSpace(string(raw)) != "" && json.Unmarshal(raw, &body) != nil {
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json", `The body must be {"reason": "..."} or empty.`))
+		if !readDecision(w, r, &body, `The body must be {"reason": "..."} or empty.`) {
 			return
 		}
 		reason := strings.TrimSpace(body.Reason)
@@ -228,6 +257,21 @@ func (s *Service) RejectHandler() http.Handler {
 		}
 		httpapi.WriteJSON(w, http.StatusOK, ViewOf(a))
 	})
+}
+
+// readDecision reads the optional JSON body of approve or reject into body; false when it
+// answered a problem (too large, or not the shape want describes).
+func readDecision(w http.ResponseWriter, r *http.Request, body any, want string) bool {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxDecisionBody))
+	if err != nil {
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusRequestEntityTooLarge, "payload_too_large", "The body exceeds 16 KiB."))
+		return false
+	}
+	if strings.TrimSpace(string(raw)) != "" && json.Unmarshal(raw, body) != nil {
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json", want))
+		return false
+	}
+	return true
 }
 
 // writeError is the one place the package's errors become problems.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -137,7 +138,7 @@ func TestFinanceFiftyConcurrentApprovesOnDynamo(t *testing.T) {
 	start := make(chan struct{})
 	for range n {
 		wg.Go(func() {
-			r := httptest.NewRequest(http.MethodPost, "/api/finance-ops/approvals/"+id+"/approve", nil)
+			r := httptest.NewRequest(http.MethodPost, "/api/finance-ops/approvals/"+id+"/approve", strings.NewReader(`{"confirm": true}`))
 			r.SetPathValue("id", id)
 			r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{Subject: "alice", TenantID: "acme", Roles: []string{identity.RoleApprover}}))
 			w := httptest.NewRecorder()
@@ -177,7 +178,7 @@ func TestFinanceApproveLatencyBreakdown(t *testing.T) {
 	var total []time.Duration
 	for _, id := range ids {
 		start := time.Now()
-		if _, err := e.svc.Approve(context.Background(), e.who, id); err != nil {
+		if _, err := e.svc.Approve(context.Background(), e.who, id, nil); err != nil {
 			t.Fatal(err)
 		}
 		total = append(total, time.Since(start))
@@ -214,7 +215,7 @@ func BenchmarkFinanceApprove(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := e.svc.Approve(ctx, e.who, ids[i]); err != nil {
+		if _, err := e.svc.Approve(ctx, e.who, ids[i], nil); err != nil {
 			b.Fatal(err)
 		}
 	}

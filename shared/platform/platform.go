@@ -121,6 +121,20 @@ func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
 	return b
 }
 
+// TenantSettings reads tenants' settings alone (the settings-only read where the store
+// offers one: blueprint.SettingsOnly grants nothing more), through a tenant cache when
+// the stage has one.
+func (b *Base) TenantSettings() tenant.Reader {
+	var r tenant.Reader = b.Tenants
+	if t, ok := b.Tenants.(*dynamostore.Tenants); ok {
+		r = dynamostore.TenantSettings{Tenants: t}
+	}
+	if b.Config.TenantCacheTTL > 0 {
+		return &tenant.Cache{Store: r, TTL: b.Config.TenantCacheTTL, Now: b.now}
+	}
+	return r
+}
+
 // newKeeper is the tenant secrets' key keeper: the KMS key in AWS, the local key in make
 // run, none otherwise.
 func (b *Base) newKeeper() tenant.Keeper {

@@ -254,6 +254,8 @@ func (s *Service) validate(ctx context.Context, p Patch) error {
 			errs = append(errs, FieldError{"settings." + k, "is not a known setting"})
 		} else if len(v) > 4096 {
 			errs = append(errs, FieldError{"settings." + k, "must be at most 4096 characters"})
+		} else if err := tenant.CheckSetting(k, v, s.LocalConnectors); err != nil {
+			errs = append(errs, FieldError{"settings." + k, err.Error()})
 		}
 	}
 	for sys, cp := range p.Connectors {

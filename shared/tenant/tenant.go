@@ -36,7 +36,7 @@ const KeyFinanceEnabled = "finance_ops.enabled"
 
 // KnownSettings are the keys the onboarding command accepts.
 var KnownSettings = []string{KeyEnabled, KeyWebhookEnabled, KeyFinanceEnabled, KeyEmbeddedAllowedRoles, KeyMCPExternalTools,
-	KeyAutoApply, KeyAutoRetry}
+	KeyAutoApply, KeyAutoRetry, KeyEmbeddedAllowedOrigins, KeyFinanceConfirmAbove}
 
 // KeyAutoApply lets the approval policy's enforced auto rules apply fixes; only "true"
 // does, and switching it off stops them at once (shadow rules keep recording).

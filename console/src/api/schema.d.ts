@@ -243,7 +243,7 @@ export interface paths {
         put?: never;
         /**
          * Approve: two-stage lease around the ERP update (approver)
-         * @description Four eyes: the person who requested the approval (its `requestedBy`, compared case-insensitively with the approver's subject, e-mail and preferred username) cannot approve it: 403 `four_eyes`, audited as `denied`, nothing changed.
+         * @description Four eyes: the person who requested the approval (its `requestedBy`, compared case-insensitively with the approver's subject, e-mail and preferred username) cannot approve it: 403 `four_eyes`, audited as `denied`, nothing changed. Confirmation: approving an amount whose magnitude is above the tenant's `finance_ops.confirm_above` (10000 by default; one plain decimal compared with the amount in its own currency) needs the body `{"confirm": true}`; without it the answer is 428 `confirmation_required` naming amount, currency and threshold, and nothing changes (no lease, no ERP call).
          */
         post: operations["financeApprovalApprove"];
         delete?: never;
@@ -1612,7 +1612,7 @@ export interface components {
         };
         Settings: {
             tenantId: string;
-            /** @description Known settings: sync_error_assist.enabled, sync_error_assist.webhook_enabled, finance_ops.enabled, embedded.allowed_roles, mcp.external_tools, sync_error_assist.auto_retry ("false" stops the automatic retry of connection, intermittent and rate-limit errors; on unless set). */
+            /** @description Known settings: sync_error_assist.enabled, sync_error_assist.webhook_enabled, finance_ops.enabled, embedded.allowed_roles, mcp.external_tools, sync_error_assist.auto_retry ("false" stops the automatic retry of connection, intermittent and rate-limit errors; on unless set), embedded.allowed_origins (space- or comma-separated exact https origins allowed to frame the console for this tenant; anything else answers 400 with a field error), finance_ops.confirm_above (the amount above which a finance approve must be confirmed; a decimal of 0 or more, 10000 when unset). */
             settings: {
                 [key: string]: string;
             };
@@ -2162,6 +2162,16 @@ export interface components {
         };
         /** @description `internal_error`: a bug; quote the correlation id. */
         Internal: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["CorrelationId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `confirmation_required`: the amount is above the tenant's `finance_ops.confirm_above` and the body did not confirm it; nothing was changed. */
+        ConfirmationRequired: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
                 [name: string]: unknown;
@@ -2721,7 +2731,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Confirms approving an amount above the tenant's `finance_ops.confirm_above`. */
+                    confirm?: boolean;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -2748,6 +2765,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            428: components["responses"]["ConfirmationRequired"];
             500: components["responses"]["Internal"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["Unavailable"];

@@ -1,11 +1,11 @@
 // Finance approvals: approve runs the two-stage lease on the server (applying, then
 // accepted or back to pending with the reason); the panel shows each stage as it happens.
 import { useEffect, useState } from "preact/hooks";
-import { read, write } from "../api/client";
+import { type ApiError, read, write } from "../api/client";
 import { demoFinance } from "../api/demo";
 import type { FinanceApproval, List } from "../api/types";
 import { navigate, segments } from "../router";
-import { Ago, announce, AskDialog, Chip, Money, PanelError, showError } from "../ui";
+import { Ago, announce, AskDialog, Chip, ConfirmDialog, Money, PanelError, showError } from "../ui";
 
 export function FinancePanel({ canApprove }: { canApprove: boolean }) {
   const [status, setStatus] = useState("pending");
@@ -79,16 +79,20 @@ function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove:
   const [stage, setStage] = useState<string | null>(null);
   const [asking, setAsking] = useState(false);
 
-  const approve = async () => {
+  // Above the tenant's confirmation threshold the API answers 428 confirmation_required
+  // and changes nothing; the approver is asked with amount and currency, and confirms.
+  const [confirming, setConfirming] = useState(false);
+  const approve = async (confirm?: boolean) => {
     setStage("Applying: lease taken, updating the ERP…");
     try {
-      const done = await write<FinanceApproval & { message?: string }>("POST", `/api/finance-ops/approvals/${row.id}/approve`);
+      const done = await write<FinanceApproval & { message?: string }>("POST", `/api/finance-ops/approvals/${row.id}/approve`, confirm && { confirm });
       setStage(null);
       // 202: the ERP was updated and the approval is completed by the sweep.
       announce(done.message ? `${row.id}: ${done.message}` : `Approved ${row.id}: ${done.status}`);
       props.onChange(done);
     } catch (e) {
       setStage(null);
+      if ((e as ApiError).code === "confirmation_required") return setConfirming(true);
       showError(e);
       try {
         const r = await read<FinanceApproval>(`/api/finance-ops/approvals/${row.id}`, () => row);
@@ -129,6 +133,9 @@ function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove:
           <button type="button" disabled={demo || !!stage} onClick={() => setAsking(true)}>Reject</button>
         </div>
       )}
+      {confirming && <ConfirmDialog title={`Approve ${row.id}?`} confirm="Approve" onClose={() => setConfirming(false)}
+        onConfirm={() => { setConfirming(false); void approve(true); }}>
+        <p><Money amount={row.amount} currency={row.currency} /> for {row.vendor} is above your tenant's amount to confirm.</p></ConfirmDialog>}
       {asking && <AskDialog title="Reject finance approval" label="Reason" confirm="Reject" onClose={() => setAsking(false)} onConfirm={(t) => { setAsking(false); void reject(t); }} />}
     </section>
   );

@@ -1,1 +1,0 @@
-import{f as a}from"./chunk-OCFWNWGB.js";var e=a(location.pathname);function i(t,n=!1){t!==location.pathname+location.search&&(n?history.replaceState(null,"",t):history.pushState(null,"",t),e.value=location.pathname)}addEventListener("popstate",()=>e.value=location.pathname);function l(){return e.value.split("/").filter(Boolean)}export{e as a,i as b,l as c};

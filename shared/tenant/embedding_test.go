@@ -1,0 +1,61 @@
+package tenant_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/tenant"
+)
+
+// Frame origins are exact https origins; http only on loopback and only where the stage
+// allows it (local); anything else is refused when saved, naming the bad entry.
+func TestCheckSettingOrigins(t *testing.T) {
+	for _, c := range []struct {
+		value    string
+		loopback bool
+		ok       bool
+	}{
+		{"https://1234567.app.erp.example.com", false, true},
+		{"https://a.example.com, https://b.example.com:8443 ", false, true},
+		{"", false, true},
+		{"http://localhost:5173", true, true},
+		{"http://127.0.0.1:8080", true, true},
+		{"http://localhost:5173", false, false},
+		{"http://erp.example.com", true, false},
+		{"https://*.example.com", false, false},
+		{"https://a.example.com/path", false, false},
+		{"https://a.example.com?x=1", false, false},
+		{"https://user@a.example.com", false, false},
+		{"'self'", false, false},
+		{"https://a.example.com;script-src", false, false},
+		{"a.example.com", false, false},
+		{"javascript:alert(1)", false, false},
+	} {
+		err := tenant.CheckSetting(tenant.KeyEmbeddedAllowedOrigins, c.value, c.loopback)
+		if (err == nil) != c.ok {
+			t.Errorf("%q (loopback %v): %v, want ok=%v", c.value, c.loopback, err, c.ok)
+		}
+	}
+	got, _ := tenant.ParseFrameOrigins("HTTPS://A.Example.com/", false)
+	if strings.Join(got, " ") != "https://a.example.com" {
+		t.Fatalf("normalised %v", got)
+	}
+}
+
+// The finance confirmation threshold is an amount of 0 or more; unset means the default.
+func TestCheckSettingConfirmAbove(t *testing.T) {
+	for v, ok := range map[string]bool{"": true, "0": true, "25000": true, "9999.99": true, "-1": false, "1e6": false,
+		"0x10": false, "10,000": false, "1/2": false, "abc": false} {
+		if err := tenant.CheckSetting(tenant.KeyFinanceConfirmAbove, v, false); (err == nil) != ok {
+			t.Errorf("%q: %v, want ok=%v", v, err, ok)
+		}
+	}
+	cfg := tenant.Config{Settings: map[string]string{}}
+	if cfg.FinanceConfirmAbove().FloatString(0) != tenant.DefaultFinanceConfirmAbove {
+		t.Fatalf("default %v", cfg.FinanceConfirmAbove())
+	}
+	cfg.Settings[tenant.KeyFinanceConfirmAbove] = "25000"
+	if cfg.FinanceConfirmAbove().FloatString(0) != "25000" {
+		t.Fatalf("set %v", cfg.FinanceConfirmAbove())
+	}
+}
