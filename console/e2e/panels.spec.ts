@@ -10,6 +10,12 @@ test("finance: approve ends accepted, a row without an ERP id goes back with the
   await page.getByRole("cell", { name: "FA-2026-0141" }).click();
   const d = page.getByRole("region", { name: "FA-2026-0141" });
   await d.getByRole("button", { name: "Approve" }).click();
+  // €12,480 is above the tenant's confirmation amount (finance_ops.confirm_above, 10000 by
+  // default): the API changed nothing, and the approver is asked with amount and currency.
+  const ask = page.getByRole("dialog", { name: "Approve FA-2026-0141?" });
+  await expect(ask).toContainText("€12,480.00 for Nordwind Logistik GmbH");
+  await accessible(page, "finance confirm");
+  await ask.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Approved FA-2026-0141: accepted" })).toBeAttached();
   await expect(d.getByText("accepted", { exact: true })).toBeVisible();
   await expect(page.getByRole("cell", { name: "FA-2026-0141" })).toHaveCount(0); // no longer pending

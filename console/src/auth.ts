@@ -49,8 +49,13 @@ function load(): Session | null {
 }
 
 function save(s: Session | null) {
-  if (s) sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
-  else sessionStorage.removeItem(SESSION_KEY);
+  try {
+    if (s) sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
+    else sessionStorage.removeItem(SESSION_KEY);
+  } catch {
+    // A frame on another site may get no storage (third-party data blocked): the embedded
+    // session then lives as long as the frame's page, and the ERP opens it again.
+  }
   session.value = s;
 }
 
@@ -149,10 +154,10 @@ export function adoptEmbedded(cfg: ConsoleConfig): void {
   const ref = document.referrer;
   const parent = top === self ? "" : location.ancestorOrigins?.[0] ?? (ref && new URL(ref).origin);
   const cur = session.value;
-  if (!parent || !cfg.embedOrigins?.includes(parent) || embed !== tenant) {
-    embedRefusal.value = "Not opened: embedded panels open only inside your ERP. Open it from there.";
-  } else if (cur && !(cur.embeddedContextId && cur.tenant === tenant)) {
+  if (cur && !(cur.embeddedContextId && cur.tenant === tenant)) {
     embedRefusal.value = `A link tried to switch you to tenant ${tenant}; you stay signed in to tenant ${cur.tenant}.`;
+  } else if (!parent || !cfg.embedOrigins?.includes(parent) || embed !== tenant) {
+    embedRefusal.value = "Not opened: embedded panels open only inside your ERP. Open it from there.";
   } else {
     const roles = (h.get("roles") ?? "operator").split(",").filter(Boolean) as Role[];
     save({ token, user: "embedded", tenant, roles, embeddedContextId: ctx,
