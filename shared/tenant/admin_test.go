@@ -176,6 +176,11 @@ func TestAdminSet(t *testing.T) {
 		{"empty key", "acme", "", "true", nil, true},
 		{"key differs in case", "acme", strings.ToUpper(tenant.KeyEnabled), "true", nil, true},
 		{"unknown tenant", "nobody", tenant.KeyEnabled, "true", tenant.ErrNotFound, false},
+		{"frame origins", "acme", tenant.KeyEmbeddedAllowedOrigins, "https://erp.example.com http://localhost:5173", nil, false},
+		{"a frame origin with a path", "acme", tenant.KeyEmbeddedAllowedOrigins, "https://erp.example.com/app", nil, true},
+		{"a wildcard frame origin", "acme", tenant.KeyEmbeddedAllowedOrigins, "https://*.example.com", nil, true},
+		{"confirmation amount", "acme", tenant.KeyFinanceConfirmAbove, "25000.50", nil, false},
+		{"a negative confirmation amount", "acme", tenant.KeyFinanceConfirmAbove, "-5", nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

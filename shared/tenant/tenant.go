@@ -284,6 +284,10 @@ func (a Admin) Set(ctx context.Context, id, key, value string) error {
 	if !known {
 		return fmt.Errorf("unknown setting %q (known: %v)", key, KnownSettings)
 	}
+	// The operator's command may name loopback origins: it also sets up local stacks.
+	if err := CheckSetting(key, value, true); err != nil {
+		return fmt.Errorf("setting %s: %w", key, err)
+	}
 	return a.update(ctx, id, func(c *Config) error {
 		c.Settings[key] = value
 		return nil
