@@ -36,8 +36,8 @@ async function allowFraming(origin: string): Promise<void> {
 /** session opens a host session with roles and a context for module; the fragment the
  *  host puts on the console's URL. Host-signed routes read the tenant through a cache, so
  *  a change of the allowed roles reaches the bootstrap within its TTL. */
-async function session(module: string, roles: string[]): Promise<{ serviceToken: string; fragment: string }> {
-  const boot = JSON.stringify({ userId: "erp-user-7", hostAccountId: "1234567", roles });
+async function session(module: string, roles: string[], modules?: string[]): Promise<{ serviceToken: string; fragment: string }> {
+  const boot = JSON.stringify({ userId: "erp-user-7", hostAccountId: "1234567", roles, modules });
   let serviceToken = "";
   await expect.poll(async () => {
     const s = await fetch(base() + "/api/embedded/host/bootstrap", { method: "POST", headers: signedHeaders(boot, DEMO_EMBEDDED_SECRET), body: boot });
@@ -128,6 +128,31 @@ test("embedded: a link with a service token neither signs in outside the ERP's f
   expect(page.url()).not.toContain("serviceToken");
   const kept = JSON.parse((await page.evaluate(() => sessionStorage.getItem("syncassist.session")))!) as { embeddedContextId?: string };
   expect(kept.embeddedContextId).toBeUndefined();
+});
+
+// The host embeds several modules: the shell's navigation offers them, each opens a
+// context of its own with the service token (and every call then carries that one), and
+// a module the ERP did not grant the session says so.
+test("embedded: routing inside the shell opens each granted module and names one not granted", async ({ page }) => {
+  const { fragment } = await session("sync-errors", ["operator", "approver"], ["sync-errors", "finance-approvals"]);
+  const ctxs = new Set<string>();
+  page.on("request", (r) => {
+    const c = r.headers()["x-embedded-context-id"];
+    if (r.url().includes("/api/finance-ops/")) ctxs.add(c ?? "none");
+  });
+  await page.goto(erp.frame(base() + "/queue?embed=demo" + fragment + "&modules=sync-errors,finance-approvals,audit"));
+  const f = page.frameLocator('iframe[title="SyncAssist"]');
+  const nav = f.getByRole("navigation", { name: "Panels" });
+  await expect(nav.getByRole("link")).toHaveText(["Queue", "Finance", "Audit"]);
+  await nav.getByRole("link", { name: "Finance" }).click();
+  await expect(f.getByRole("cell", { name: "FA-2026-0142" })).toBeVisible();
+  expect([...ctxs]).toHaveLength(1);
+  expect([...ctxs][0]).not.toBe(embeddedContextId(fragment)); // a finance-approvals context, not the queue's
+  await nav.getByRole("link", { name: "Audit" }).click();
+  await expect(f.getByRole("alert").filter({ hasText: "The ERP did not grant this panel the “audit” module" })).toBeVisible();
+  await nav.getByRole("link", { name: "Queue" }).click();
+  await expect(f.getByRole("heading", { name: "Sync-error queue" })).toBeVisible();
+  await accessible(page, "embedded shell");
 });
 
 // A context the ERP closed answers 401: the panel says what happened and how to reopen it.

@@ -1,8 +1,8 @@
 // The console's frame: top bar, demo banner, navigation and the panel for the URL.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { dataEpoch, demoReason, embeddedExpired, onUnauthorized, readQuiet, retryAPI } from "./api/client";
+import { type ApiError, dataEpoch, demoReason, embeddedExpired, onUnauthorized, readQuiet, retryAPI, write } from "./api/client";
 import type { List } from "./api/types";
-import { type ConsoleConfig, embedRefusal, hasRole, session, signIn, signOut } from "./auth";
+import { type ConsoleConfig, embedRefusal, hasRole, save, session, signIn, signOut } from "./auth";
 import { lazy } from "./lazy";
 import { FinancePanel } from "./panels/finance";
 import { QueuePanel } from "./panels/queue";
@@ -49,9 +49,12 @@ export function App({ config }: { config: ConsoleConfig }) {
   }
   const approver = hasRole(s, "approver");
   const admin = hasRole(s, "admin");
-  const embeddedPanel = s.module ? MODULE_PANEL[s.module] ?? "none" : null;
+  // Embedded, the URL picks one of the modules the host embedded (the context's own
+  // otherwise); another module than the context's needs a context of its own first.
+  const mods = s.modules ?? [s.module];
+  const want = s.module && (mods.find((m) => m && MODULE_PANEL[m] === segments()[0]) ?? s.module);
+  const embeddedPanel = want ? MODULE_PANEL[want] ?? "none" : null;
   const panel = embeddedPanel ?? (segments()[0] || "queue");
-  path.value; // re-render on navigation
   const nav = [
     { id: "queue", label: "Queue", show: true },
     { id: "auto-resolved", label: "Auto-resolved", show: true },
@@ -59,9 +62,10 @@ export function App({ config }: { config: ConsoleConfig }) {
     { id: "finance", label: "Finance", show: true },
     { id: "governance", label: "Governance", show: approver },
     { id: "flows", label: "Flows", show: true },
+    { id: "field-mapping", label: "Field mapping", show: !!want },
     { id: "audit", label: "Audit", show: approver },
     { id: "settings", label: "Settings", show: admin },
-  ].filter((n) => n.show && !embeddedPanel);
+  ].filter((n) => (want ? mods.length > 1 && mods.some((m) => m && MODULE_PANEL[m] === n.id) : n.show && n.id !== "field-mapping"));
 
   return (
     <>
@@ -97,6 +101,7 @@ export function App({ config }: { config: ConsoleConfig }) {
           )}
           {help && <Shortcuts approver={approver} />}
           <Status />
+          {want && want !== s.module ? <OpenModule module={want} /> : <>
           {panel === "queue" && <QueuePanel canApprove={approver} />}
           {panel === "auto-resolved" && <AutomationPanel canRevert={approver} />}
           {panel === "insights" && <InsightsPanel />}
@@ -108,10 +113,23 @@ export function App({ config }: { config: ConsoleConfig }) {
           {panel === "settings" && (embeddedPanel ? (admin ? <SettingsPanel embedded /> : <NeedsAdmin module={s.module} />)
             : admin ? <SettingsPanel /> : <p>Settings are for admins: ask an admin of tenant {s.tenant} to change flags, connectors, overrides or secrets.</p>)}
           {panel === "none" && <p>The module “{s.module}” is not available in the console.</p>}
+          </>}
         </main>
       </div>
     </>
   );
+}
+
+/** OpenModule opens a context for another module the host embedded, with the session's
+ *  service token, and makes it current; a module the ERP did not grant says so. */
+function OpenModule({ module }: { module: string }) {
+  const [err, setErr] = useState("");
+  useEffect(() => {
+    write<{ embeddedContextId: string }>("POST", "/api/embedded/context/bootstrap", { module }).then(
+      (c) => save({ ...session.value!, module, embeddedContextId: c.embeddedContextId }),
+      (e: ApiError) => setErr(e.code === "module_not_granted" ? `The ERP did not grant this panel the “${module}” module; open it from the ERP where it is offered.` : e.message));
+  }, [module]);
+  return err ? <p class="panel-error" role="alert">{err}</p> : <p class="progress">Opening {module}…</p>;
 }
 
 /** NeedsAdmin is an embedded admin module opened by a session the host gave no admin role. */

@@ -29,9 +29,11 @@ export interface Session {
   tenant: string;
   roles: Role[];
   expiresAt: number;
-  // Set in embedded mode: the context id every call carries, and the one module shown.
+  // Set in embedded mode: the context id every call carries, its module, and the modules
+  // the host embedded (fragment "modules"; the context's alone when absent).
   embeddedContextId?: string;
   module?: string;
+  modules?: string[];
 }
 
 const SESSION_KEY = "syncassist.session";
@@ -48,7 +50,7 @@ function load(): Session | null {
   }
 }
 
-function save(s: Session | null) {
+export function save(s: Session | null) {
   try {
     if (s) sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
     else sessionStorage.removeItem(SESSION_KEY);
@@ -161,7 +163,7 @@ export function adoptEmbedded(cfg: ConsoleConfig): void {
   } else {
     const roles = (h.get("roles") ?? "operator").split(",").filter(Boolean) as Role[];
     save({ token, user: "embedded", tenant, roles, embeddedContextId: ctx,
-      module: h.get("module") ?? "sync-errors", expiresAt: Date.now() + 8 * 3600 * 1000 });
+      module: h.get("module") ?? "sync-errors", modules: h.get("modules")?.split(","), expiresAt: Date.now() + 8 * 3600 * 1000 });
   }
 }
 

@@ -216,3 +216,22 @@ func TestHostBootstrapRefusesTheIngestSecret(t *testing.T) {
 		http.StatusUnauthorized, "invalid_signature")
 	e.nothingStored(t)
 }
+
+// The host bootstrap's optional "modules" (documented in the API description) grants the
+// session those modules alone over HTTP: a context for another is 403 module_not_granted.
+// The handler refused the member as unknown before, so no host could grant modules.
+func TestHostBootstrapGrantsTheModulesItNames(t *testing.T) {
+	e := newEnv(t)
+	rec := e.host(t, hostReq{body: `{"userId": "u1", "hostAccountId": "a1", "roles": ["operator"], "modules": ["sync-errors", "finance-approvals"]}`})
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("bootstrap: %d %s", rec.Code, rec.Body)
+	}
+	var issued session.Issued
+	if err := json.Unmarshal(rec.Body.Bytes(), &issued); err != nil {
+		t.Fatal(err)
+	}
+	e.openContext(t, issued.ServiceToken, session.ModuleFinanceApprovals)
+	wantProblem(t, e.call(http.MethodPost, contextPath, "Bearer "+issued.ServiceToken, `{"module":"audit"}`), http.StatusForbidden, "module_not_granted")
+	wantProblem(t, e.host(t, hostReq{body: `{"userId": "u1", "hostAccountId": "a1", "roles": ["operator"], "modules": "audit"}`}),
+		http.StatusBadRequest, "validation_failed")
+}

@@ -36,7 +36,7 @@ var errMalformed = errors.New("session: body is not a single JSON object")
 
 // HostBootstrapHandler serves POST /api/embedded/host/bootstrap: signed by the host with
 // the tenant's webhook secret (X-Tenant-Id, Standard Webhooks headers), body
-// {"userId", "hostAccountId", "roles"}; 201 {"sessionId", "serviceToken", "expiresAt"}.
+// {"userId", "hostAccountId", "roles", "modules"?}; 201 {"sessionId", "serviceToken", "expiresAt"}.
 // Signature failures answer as the webhook does (401, nothing about the tenant); 400
 // validation_failed or malformed_json; 403 role_not_allowed; 409 request_replayed for a
 // webhook-id already used. Nothing is stored on any error.
@@ -53,6 +53,7 @@ func (s *Service) HostBootstrapHandler() http.Handler {
 			"userId":        {&req.UserID, "a string"},
 			"hostAccountId": {&req.HostAccountID, "a string"},
 			"roles":         {&req.Roles, "an array of strings"},
+			"modules":       {&req.Modules, "an array of strings"},
 		}); err != nil {
 			writeError(w, r, err)
 			return
