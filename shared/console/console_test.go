@@ -118,7 +118,7 @@ var (
 // static or loaded on demand, is served as JavaScript from this origin, immutable (its
 // name carries its hash), and every JS file built is reachable from the entry.
 func TestBundleBudget(t *testing.T) {
-	h := console.Handler(console.Config{})
+	h := console.Handler(console.Config{}, nil)
 	var entry string
 	for _, m := range assetRef.FindAllStringSubmatch(get(t, h, "/").Body.String(), -1) {
 		if strings.HasSuffix(m[1], ".js") {
