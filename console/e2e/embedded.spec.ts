@@ -166,6 +166,24 @@ test("embedded: an ended session says so and how to reopen the panel from the ER
   await expect(f.getByText("showing demo data")).toHaveCount(0);
 });
 
+// An admin sets the origins in Settings; one that is not an exact https origin is refused
+// beside the field, and nothing is saved.
+test("embedded: an admin sets the allowed origins, and a wildcard is refused beside the field", async ({ page }) => {
+  await signIn(page, "admin");
+  await page.getByRole("link", { name: "Settings" }).click();
+  const origins = page.getByLabel("Embedded allowed origins");
+  await expect(origins).toHaveValue(erp.origin);
+  await origins.fill("https://*.erp.example.com");
+  await page.getByRole("button", { name: "Save flags" }).click();
+  await expect(page.getByText("is not an exact https origin")).toBeVisible();
+  await expect(origins).toHaveAttribute("aria-invalid", "true");
+  await accessible(page, "settings origins refused");
+  await origins.fill(erp.origin + " https://1234567.app.erp.example.com");
+  await page.getByRole("button", { name: "Save flags" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved embedded.allowed_origins" })).toBeAttached();
+  await allowFraming(erp.origin);
+});
+
 // Settings and field mapping are admin modules: the host must be allowed to grant admin.
 test.describe("embedded admin modules", () => {
   test.beforeEach(() => setting("embedded.allowed_roles", "operator,approver,admin"));

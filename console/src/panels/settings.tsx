@@ -39,7 +39,15 @@ const FLAGS: Flag[] = [
   { key: "sync_error_assist.webhook_enabled", label: "Sync-error webhook", on: (v) => v === "true", unset: "not set: off" },
   { key: "finance_ops.enabled", label: "Finance approvals", on: (v) => v !== "false", unset: "not set: on by default" },
 ];
-const ROLES_KEY = "embedded.allowed_roles";
+// Settings typed as text (admins only; an embedded session changes the switches alone).
+const TEXTS = [
+  { key: "embedded.allowed_roles", label: "Embedded allowed roles",
+    hint: "comma-separated roles a host may give embedded sessions (operator, approver); empty allows none" },
+  { key: "embedded.allowed_origins", label: "Embedded allowed origins",
+    hint: "exact https origins of the ERP pages that may frame the console (https://1234567.app.erp.example.com); empty allows none" },
+  { key: "finance_ops.confirm_above", label: "Confirm finance approvals above",
+    hint: "approving a larger amount (in the approval's currency) asks for confirmation; empty means 10000" },
+];
 
 
 /** SettingsPanel is the admins' whole settings page; embedded (the host's settings module)
@@ -106,7 +114,7 @@ function Flags({ s, demo, saved, reload, embedded }: SectionProps & { embedded: 
   const [draft, setDraft] = useState<Record<string, string | undefined>>(s.settings);
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [busy, setBusy] = useState(false);
-  const keys = embedded ? FLAGS.map((f) => f.key) : [...FLAGS.map((f) => f.key), ROLES_KEY];
+  const keys = [...FLAGS, ...(embedded ? [] : TEXTS)].map((f) => f.key);
   const changed = keys.filter((k) => (draft[k] ?? "") !== (s.settings[k] ?? ""));
   const save = async (e: Event) => {
     e.preventDefault();
@@ -147,14 +155,19 @@ function Flags({ s, demo, saved, reload, embedded }: SectionProps & { embedded: 
             </div>
           );
         })}
-        {!embedded && <div class="flag">
-          <label for="allowed-roles">Embedded allowed roles</label>
-          <input id="allowed-roles" type="text" value={draft[ROLES_KEY] ?? ""} disabled={demo} size={32}
-            onInput={(e) => setDraft({ ...draft, [ROLES_KEY]: (e.target as HTMLInputElement).value })}
-            {...invalid(errors, "settings." + ROLES_KEY, "roles-hint")} />
-          <span id="roles-hint" class="note">comma-separated roles a host may give embedded sessions (operator, approver); empty allows none</span>
-          <FieldMessage errors={errors} field={"settings." + ROLES_KEY} />
-        </div>}
+        {!embedded && TEXTS.map((t) => {
+          const id = t.key.replace(/\W/g, "-");
+          return (
+            <div class="flag">
+              <label for={id}>{t.label}</label>
+              <input id={id} type="text" value={draft[t.key] ?? ""} disabled={demo} size={32}
+                onInput={(e) => setDraft({ ...draft, [t.key]: (e.target as HTMLInputElement).value })}
+                {...invalid(errors, "settings." + t.key, id + "-hint")} />
+              <span id={id + "-hint"} class="note">{t.hint}</span>
+              <FieldMessage errors={errors} field={"settings." + t.key} />
+            </div>
+          );
+        })}
         <OtherErrors errors={errors} shown={keys.map((k) => "settings." + k)} />
         <div class="actions">
           <button type="submit" class="primary" disabled={demo || busy || changed.length === 0}>{busy ? "Saving…" : "Save flags"}</button>
