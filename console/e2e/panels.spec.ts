@@ -7,6 +7,9 @@ test("finance: approve ends accepted, a row without an ERP id goes back with the
   await page.getByRole("link", { name: "Finance" }).click();
   await accessible(page, "finance");
 
+  const badge = page.getByRole("listitem").filter({ has: page.getByRole("link", { name: "Finance" }) }).locator(".count");
+  await expect(badge).toHaveAttribute("title", /^\d+ pending$/);
+  const pending = Number((await badge.getAttribute("title"))!.split(" ")[0]);
   await page.getByRole("cell", { name: "FA-2026-0141" }).click();
   const d = page.getByRole("region", { name: "FA-2026-0141" });
   await d.getByRole("button", { name: "Approve" }).click();
@@ -19,6 +22,7 @@ test("finance: approve ends accepted, a row without an ERP id goes back with the
   await expect(page.getByRole("status").filter({ hasText: "Approved FA-2026-0141: accepted" })).toBeAttached();
   await expect(d.getByText("accepted", { exact: true })).toBeVisible();
   await expect(page.getByRole("cell", { name: "FA-2026-0141" })).toHaveCount(0); // no longer pending
+  await expect(badge).toHaveAttribute("title", `${pending - 1} pending`); // the nav count follows at once
 
   // Without an ERP id there is nothing to update: no Approve, and the reason is said.
   await page.getByRole("cell", { name: "FA-2026-0144" }).click();

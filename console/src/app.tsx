@@ -7,7 +7,7 @@ import { lazy } from "./lazy";
 import { FinancePanel } from "./panels/finance";
 import { QueuePanel } from "./panels/queue";
 import { navigate, path, segments } from "./router";
-import { Status } from "./ui";
+import { announcement, Status } from "./ui";
 
 // The queue and finance are where people work; the rest load when first opened.
 const AutomationPanel = lazy(() => import("./panels/automation").then((m) => m.AutomationPanel));
@@ -33,7 +33,7 @@ export function App({ config }: { config: ConsoleConfig }) {
   const here = () => location.pathname + location.search;
   onUnauthorized.handle = () => void signIn(config, here());
   const help = useGoKeys(!!s?.module);
-  const counts = usePendingCounts(path.value);
+  const counts = usePendingCounts(path.value + announcement.value); // and again after each action
   const refusal = embedRefusal.value && <p class="panel-error" role="alert">{embedRefusal.value}</p>;
 
   if (!s) {
