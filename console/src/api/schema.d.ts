@@ -3182,7 +3182,10 @@ export interface operations {
     };
     console: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The tenant whose host ERP frames the console. The page's CSP `frame-ancestors` are that tenant's `embedded.allowed_origins` (plus the stage's `consoleFrameAncestors`; without it, only the stage's, `'none'` by default), and /config.json?embed= lists them as `embedOrigins`: the console adopts an embedded session from the URL fragment only inside a frame whose parent is one of them. */
+                embed?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3208,7 +3211,10 @@ export interface operations {
     };
     consoleAsset: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The tenant whose host ERP frames the console. The page's CSP `frame-ancestors` are that tenant's `embedded.allowed_origins` (plus the stage's `consoleFrameAncestors`; without it, only the stage's, `'none'` by default), and /config.json?embed= lists them as `embedOrigins`: the console adopts an embedded session from the URL fragment only inside a frame whose parent is one of them. */
+                embed?: string;
+            };
             header?: never;
             path: {
                 /** @description Any path not routed elsewhere; may span segments. */
