@@ -195,12 +195,13 @@ func (st *Stage) recover(ctx context.Context, items []crashItem) ([]time.Duratio
 		if !it.byApprove {
 			continue
 		}
-		path := "/api/sync-error-assist/proposals/" + it.id + "/approve"
+		path, req := "/api/sync-error-assist/proposals/"+it.id+"/approve", "{}"
 		if it.feature == "finance" {
-			path = "/api/finance-ops/approvals/" + it.id + "/approve"
+			// An approver who has confirmed the amount, whatever the tenant's threshold.
+			path, req = "/api/finance-ops/approvals/"+it.id+"/approve", `{"confirm": true}`
 		}
 		t0 := time.Now()
-		status, body, err := st.call(ctx, http.MethodPost, path, "{}")
+		status, body, err := st.call(ctx, http.MethodPost, path, req)
 		lat = append(lat, time.Since(t0))
 		if err != nil || status != http.StatusOK {
 			return lat, fmt.Errorf("second approve of %s: %d %s %v", it.id, status, body, err)

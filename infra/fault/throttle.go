@@ -90,7 +90,7 @@ func (st *Stage) approveUntilAccepted(ctx context.Context, id string, timeout ti
 	deadline := time.Now().Add(timeout)
 	for refused := 0; ; refused++ {
 		t0 := time.Now()
-		status, body, err := st.call(ctx, http.MethodPost, "/api/finance-ops/approvals/"+id+"/approve", "{}")
+		status, body, err := st.call(ctx, http.MethodPost, "/api/finance-ops/approvals/"+id+"/approve", `{"confirm": true}`)
 		lat = append(lat, time.Since(t0))
 		if err == nil && status == http.StatusOK {
 			return lat, refused, nil
