@@ -1,6 +1,8 @@
 package templatetests
 
 import (
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
@@ -68,5 +70,53 @@ func TestAPIURLOutput(t *testing.T) {
 				"Value": obj{"Fn::Join": arr{"", assertions.Match_ArrayWith(&arr{ref(api)})}},
 			})
 		})
+	})
+}
+
+// The API invokes its functions with a role of its own, passed as every integration's
+// credentials, which may invoke exactly the routed functions; no function carries a
+// resource policy for API Gateway (that would be one resource per route against the
+// 500-resource cap, and a second way in to keep in step).
+func TestAPIInvokesOnlyItsRoutedFunctions(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *synthesized) {
+		invoker := s.resourceID(t, "AWS::IAM::Role", obj{"Properties": obj{
+			"AssumeRolePolicyDocument": obj{"Statement": arr{obj{
+				"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": obj{"Service": "apigateway.amazonaws.com"}}}},
+		}})
+		for id, integ := range s.resources(t, "AWS::ApiGatewayV2::Integration", nil) {
+			if got := integ["Properties"].(obj)["CredentialsArn"]; !reflect.DeepEqual(got, getAtt(invoker, "Arn")) {
+				t.Errorf("integration %s has credentials %v, want the invoker role", id, got)
+			}
+		}
+		var want, got []string
+		for _, f := range s.httpFunctions() {
+			want = append(want, s.functionID(t, f.Name))
+		}
+		for _, p := range s.resources(t, "AWS::IAM::Policy", obj{"Properties": obj{"Roles": arr{ref(invoker)}}}) {
+			for _, st := range p["Properties"].(obj)["PolicyDocument"].(obj)["Statement"].(arr) {
+				st := st.(obj)
+				if st["Action"] != "lambda:InvokeFunction" {
+					t.Errorf("the invoker may %v", st["Action"])
+				}
+				for _, r := range values(st["Resource"]) {
+					att, _ := r.(obj)["Fn::GetAtt"].(arr)
+					if len(att) != 2 || att[1] != "Arn" {
+						t.Errorf("the invoker may invoke %v, not a function's ARN", r)
+						continue
+					}
+					got = append(got, att[0].(string))
+				}
+			}
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("the invoker may invoke %v, want the routed functions %v", got, want)
+		}
+		for id, p := range s.resources(t, "AWS::Lambda::Permission", nil) {
+			if p["Properties"].(obj)["Principal"] == "apigateway.amazonaws.com" {
+				t.Errorf("permission %s lets API Gateway invoke a function by resource policy", id)
+			}
+		}
 	})
 }
