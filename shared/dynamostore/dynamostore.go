@@ -67,6 +67,30 @@ func GetString(it Item, name string) string {
 	return ""
 }
 
+// StrList is a list of string attributes.
+func StrList(ss []string) types.AttributeValue {
+	l := make([]types.AttributeValue, len(ss))
+	for i, s := range ss {
+		l[i] = Str(s)
+	}
+	return &types.AttributeValueMemberL{Value: l}
+}
+
+// GetStrList reads a list attribute's strings; absent reads nil, other elements are skipped.
+func GetStrList(it Item, name string) []string {
+	l, ok := it[name].(*types.AttributeValueMemberL)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(l.Value))
+	for _, v := range l.Value {
+		if s, ok := v.(*types.AttributeValueMemberS); ok {
+			out = append(out, s.Value)
+		}
+	}
+	return out
+}
+
 // GetInt reads a number attribute; absent reads 0.
 func GetInt(it Item, name string) (int64, error) {
 	v, ok := it[name].(*types.AttributeValueMemberN)

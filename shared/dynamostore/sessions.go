@@ -122,9 +122,9 @@ func (s *Sessions) CreateSession(ctx context.Context, sess session.Session) erro
 	it["session_id"] = Str(sess.ID)
 	it["user_id"] = Str(sess.UserID)
 	it["host_account_id"] = Str(sess.HostAccountID)
-	it["roles"] = strList(sess.Roles)
+	it["roles"] = StrList(sess.Roles)
 	if sess.Modules != nil {
-		it["modules"] = strList(sess.Modules)
+		it["modules"] = StrList(sess.Modules)
 	}
 	it["issued_at"] = Str(FormatTime(sess.IssuedAt))
 	it["expires_at"] = epoch(sess.ExpiresAt)
@@ -141,8 +141,8 @@ func (s *Sessions) SessionByTokenHash(ctx context.Context, tenantID, tokenHash s
 		TenantID: GetString(it, "tenant_id"), ID: GetString(it, "session_id"), TokenHash: GetString(it, "token_hash"),
 		UserID: GetString(it, "user_id"), HostAccountID: GetString(it, "host_account_id"),
 	}
-	sess.Roles = getStrList(it, "roles")
-	sess.Modules = getStrList(it, "modules")
+	sess.Roles = GetStrList(it, "roles")
+	sess.Modules = GetStrList(it, "modules")
 	if sess.IssuedAt, err = ParseTime(GetString(it, "issued_at")); err != nil {
 		return session.Session{}, fmt.Errorf("session %s: issued_at: %w", sess.ID, err)
 	}

@@ -79,7 +79,7 @@ func newFinanceEnv(t testing.TB) *financeEnv {
 	t.Cleanup(srv.Close)
 	scanner := dlp.NewScanner()
 	log := &audit.Log{Store: dynamostore.NewAudit(db, blueprint.PhysicalName(stage, blueprint.TableAudit)), Redactor: dlpRedactor{scanner}}
-	gov := dynamostore.NewGovernance(db, blueprint.PhysicalName(stage, blueprint.TableGovernance))
+	gov := governance.NewDynamoStore(db, blueprint.PhysicalName(stage, blueprint.TableGovernance))
 	guard, err := governance.NewGuard(governance.Deps{
 		Manifests: &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: gov},
 		Ledger:    gov, Records: gov, Scanner: scanner, Audit: log,

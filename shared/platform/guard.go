@@ -2,7 +2,6 @@ package platform
 
 import (
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/governance"
 )
 
@@ -11,7 +10,7 @@ import (
 // reads these (the tool catalogue's governance check, the audit) links none of them.
 type govStores struct {
 	manifests governance.ManifestSource
-	store     *dynamostore.Governance
+	store     *governance.DynamoStore
 }
 
 // Manifests are the ownership manifests (default and tenant overrides), for the guard and
@@ -20,14 +19,14 @@ func (b *Base) Manifests() governance.ManifestSource { return b.govStores().mani
 
 // GovernanceStore is the governance table: the guard's ledger, held approvals,
 // rejections and loop detections, and the tenants' manifest overrides.
-func (b *Base) GovernanceStore() *dynamostore.Governance { return b.govStores().store }
+func (b *Base) GovernanceStore() *governance.DynamoStore { return b.govStores().store }
 
 // Ledger is the guard's write ledger.
 func (b *Base) Ledger() governance.Ledger { return b.govStores().store }
 
 func (b *Base) govStores() govStores {
 	b.storesOnce.Do(func() {
-		store := dynamostore.NewGovernance(b.DB, b.Config.Table(blueprint.Governance))
+		store := governance.NewDynamoStore(b.DB, b.Config.Table(blueprint.Governance))
 		b.stores = govStores{
 			manifests: &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: store},
 			store:     store,

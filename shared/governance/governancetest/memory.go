@@ -7,39 +7,26 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/governance"
 )
 
-// timeLayout is fixed-width so that keys built from it sort as strings, as the DynamoDB
-// store's sort keys do.
-const timeLayout = "2006-01-02T15:04:05.000000000Z"
+// sortKey sorts as the DynamoDB store's sort keys do (fixed-width times).
+func sortKey(t time.Time, id string) string { return dynamostore.FormatTime(t) + "#" + id }
 
-func sortKey(t time.Time, id string) string { return t.UTC().Format(timeLayout) + "#" + id }
-
-func encodeCursor(kind, key string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(kind + "#" + key))
-}
+func encodeCursor(kind, key string) string { return dynamostore.EncodeCursor(kind + "#" + key) }
 
 func decodeCursor(kind, cursor string) (string, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil {
+	key, _, ok := dynamostore.DecodeTimedCursor(cursor, kind+"#")
+	if !ok {
 		return "", governance.ErrBadCursor
 	}
-	key, ok := strings.CutPrefix(string(raw), kind+"#")
-	if !ok || len(key) <= len(timeLayout) {
-		return "", governance.ErrBadCursor
-	}
-	if _, err := time.Parse(timeLayout, key[:len(timeLayout)]); err != nil {
-		return "", governance.ErrBadCursor
-	}
-	return key, nil
+	return key[len(kind)+1:], nil
 }
 
 // page returns the items below the cursor, newest first, and the next cursor.

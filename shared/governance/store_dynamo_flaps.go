@@ -1,4 +1,4 @@
-package dynamostore
+package governance
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/dynamostore"
 )
 
 // The flapping counters: one item per record and window (flap#<record>#<window>), with a
@@ -19,7 +19,7 @@ import (
 // attribute). Counting the fields of one write is one conditional update of that item;
 // only when a field is at the limit does it take a read and another update.
 
-var _ governance.FlapCounter = (*Governance)(nil)
+var _ FlapCounter = (*DynamoStore)(nil)
 
 const prefixFlap = "flap#"
 
@@ -27,11 +27,11 @@ const prefixFlap = "flap#"
 // DynamoDB's 4 KB.
 const flapChunk = 40
 
-// CountWrites implements governance.FlapCounter.
-func (s *Governance) CountWrites(ctx context.Context, tenant, key string, window time.Time, fields []string, limit int) ([]string, error) {
-	k := Item{"tenant_id": Str(tenant), "record": Str(prefixFlap + keyEscaper.Replace(key) + "#" + FormatTime(window))}
+// CountWrites implements FlapCounter.
+func (s *DynamoStore) CountWrites(ctx context.Context, tenant, key string, window time.Time, fields []string, limit int) ([]string, error) {
+	k := dynamostore.Item{"tenant_id": dynamostore.Str(tenant), "record": dynamostore.Str(prefixFlap + keyEscaper.Replace(key) + "#" + dynamostore.FormatTime(window))}
 	// The counters outlive their window by a day, like the ledger, for an investigation.
-	exp := expiresAt(window, governance.LedgerRetention)
+	exp := expiresAt(window, LedgerRetention)
 	var over []string
 	for start := 0; start < len(fields); start += flapChunk {
 		o, err := s.countChunk(ctx, k, exp, fields[start:min(start+flapChunk, len(fields))], limit)
@@ -47,7 +47,7 @@ func (s *Governance) CountWrites(ctx context.Context, tenant, key string, window
 // fields are at the limit and counts the others. The counters only grow, so a field found
 // at the limit stays there and each failed round takes at least one field out; the bound
 // on rounds is for a store that answers otherwise.
-func (s *Governance) countChunk(ctx context.Context, k Item, exp types.AttributeValue, fields []string, limit int) ([]string, error) {
+func (s *DynamoStore) countChunk(ctx context.Context, k dynamostore.Item, exp types.AttributeValue, fields []string, limit int) ([]string, error) {
 	var over []string
 	for round := 0; len(fields) > 0; round++ {
 		if round > flapChunk {
@@ -66,12 +66,12 @@ func (s *Governance) countChunk(ctx context.Context, k Item, exp types.Attribute
 			UpdateExpression:          aws.String("SET #x = :exp ADD " + strings.Join(adds, ", ")),
 			ConditionExpression:       aws.String(strings.Join(conds, " AND ")),
 			ExpressionAttributeNames:  names,
-			ExpressionAttributeValues: Item{":one": Num(1), ":limit": Num(int64(limit)), ":exp": exp},
+			ExpressionAttributeValues: dynamostore.Item{":one": dynamostore.Num(1), ":limit": dynamostore.Num(int64(limit)), ":exp": exp},
 		})
 		if err == nil {
 			return over, nil
 		}
-		if !IsConditionFailed(err) {
+		if !dynamostore.IsConditionFailed(err) {
 			return nil, fmt.Errorf("count writes: %w", err)
 		}
 		out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: k, ConsistentRead: aws.Bool(true)})
@@ -80,7 +80,7 @@ func (s *Governance) countChunk(ctx context.Context, k Item, exp types.Attribute
 		}
 		var below []string
 		for _, f := range fields {
-			if n, err := GetInt(out.Item, "c:"+f); err != nil || n >= int64(limit) {
+			if n, err := dynamostore.GetInt(out.Item, "c:"+f); err != nil || n >= int64(limit) {
 				over = append(over, f)
 			} else {
 				below = append(below, f)
