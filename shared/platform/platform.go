@@ -108,7 +108,7 @@ func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
 	tenants.Keeper = b.Keeper
 	b.Tenants = tenants
 	b.AuditStore = dynamostore.NewAudit(b.DB, cfg.Table(blueprint.Audit))
-	b.SessionStore = dynamostore.NewSessions(b.DB, cfg.Table(blueprint.EmbeddedSessions))
+	b.SessionStore = session.NewDynamoStore(b.DB, cfg.Table(blueprint.EmbeddedSessions))
 	if cfg.JWT.Issuer != "" {
 		b.Tokens = identity.NewJWTVerifier(cfg.JWT)
 	}

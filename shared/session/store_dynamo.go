@@ -1,4 +1,4 @@
-package dynamostore
+package session
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/syncassist/syncassist/shared/session"
+	"github.com/syncassist/syncassist/shared/dynamostore"
 )
 
-// Sessions is the session.Store on the embedded sessions table. One partition per tenant
+// DynamoStore is the Store on the embedded sessions table. One partition per tenant
 // holds three kinds of item, told apart by the sort key "sk":
 //
 //	tok#<token sha256 hex>          a session (the service token's hash, never the token)
@@ -27,16 +27,16 @@ import (
 // Each carries "expires_at" in epoch seconds, the table's TTL attribute and the reaper's
 // condition. Reads that decide on access are strongly consistent, so a teardown takes
 // effect at once.
-type Sessions struct {
+type DynamoStore struct {
 	client *dynamodb.Client
 	table  string
 }
 
-var _ session.Store = (*Sessions)(nil)
+var _ Store = (*DynamoStore)(nil)
 
-// NewSessions returns the store for the physical table name.
-func NewSessions(client *dynamodb.Client, table string) *Sessions {
-	return &Sessions{client: client, table: table}
+// NewDynamoStore returns the store for the physical table name.
+func NewDynamoStore(client *dynamodb.Client, table string) *DynamoStore {
+	return &DynamoStore{client: client, table: table}
 }
 
 const (
@@ -54,25 +54,25 @@ func requestSK(requestID string) string {
 	return skRequest + hex.EncodeToString(sum[:])
 }
 
-func sessionKey(tenantID, sk string) Item {
-	return Item{"tenant_id": Str(tenantID), "sk": Str(sk)}
+func sessionKey(tenantID, sk string) dynamostore.Item {
+	return dynamostore.Item{"tenant_id": dynamostore.Str(tenantID), "sk": dynamostore.Str(sk)}
 }
 
-func (s *Sessions) putNew(ctx context.Context, it Item, what string) error {
+func (s *DynamoStore) putNew(ctx context.Context, it dynamostore.Item, what string) error {
 	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table), Item: it,
 		ConditionExpression: aws.String("attribute_not_exists(sk)"),
 	})
 	switch {
-	case IsConditionFailed(err):
-		return session.ErrExists
+	case dynamostore.IsConditionFailed(err):
+		return ErrExists
 	case err != nil:
 		return fmt.Errorf("put %s: %w", what, err)
 	}
 	return nil
 }
 
-func (s *Sessions) get(ctx context.Context, tenantID, sk, what string) (Item, error) {
+func (s *DynamoStore) get(ctx context.Context, tenantID, sk, what string) (dynamostore.Item, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: sessionKey(tenantID, sk), ConsistentRead: aws.Bool(true),
 	})
@@ -80,14 +80,14 @@ func (s *Sessions) get(ctx context.Context, tenantID, sk, what string) (Item, er
 		return nil, fmt.Errorf("get %s: %w", what, err)
 	}
 	if out.Item == nil {
-		return nil, session.ErrNotFound
+		return nil, ErrNotFound
 	}
 	return out.Item, nil
 }
 
 // deleteIf deletes one item if cond holds; ok is false when it did not (someone else
 // deleted it first, or it no longer qualifies).
-func (s *Sessions) deleteIf(ctx context.Context, tenantID, sk, cond string, values Item) (ok bool, err error) {
+func (s *DynamoStore) deleteIf(ctx context.Context, tenantID, sk, cond string, values dynamostore.Item) (ok bool, err error) {
 	in := &dynamodb.DeleteItemInput{
 		TableName: aws.String(s.table), Key: sessionKey(tenantID, sk), ConditionExpression: aws.String(cond),
 	}
@@ -96,7 +96,7 @@ func (s *Sessions) deleteIf(ctx context.Context, tenantID, sk, cond string, valu
 	}
 	_, err = s.client.DeleteItem(ctx, in)
 	switch {
-	case IsConditionFailed(err):
+	case dynamostore.IsConditionFailed(err):
 		return false, nil
 	case err != nil:
 		return false, fmt.Errorf("delete session item: %w", err)
@@ -104,95 +104,95 @@ func (s *Sessions) deleteIf(ctx context.Context, tenantID, sk, cond string, valu
 	return true, nil
 }
 
-func epoch(t time.Time) types.AttributeValue { return Num(t.Unix()) }
+func epoch(t time.Time) types.AttributeValue { return dynamostore.Num(t.Unix()) }
 
-func getEpoch(it Item, name string) (time.Time, error) {
-	n, err := GetInt(it, name)
+func getEpoch(it dynamostore.Item, name string) (time.Time, error) {
+	n, err := dynamostore.GetInt(it, name)
 	if err != nil {
 		return time.Time{}, err
 	}
 	return time.Unix(n, 0).UTC(), nil
 }
 
-// CreateSession implements session.Store.
-func (s *Sessions) CreateSession(ctx context.Context, sess session.Session) error {
+// CreateSession implements Store.
+func (s *DynamoStore) CreateSession(ctx context.Context, sess Session) error {
 	it := sessionKey(sess.TenantID, skToken+sess.TokenHash)
-	it["kind"] = Str("token")
-	it["token_hash"] = Str(sess.TokenHash)
-	it["session_id"] = Str(sess.ID)
-	it["user_id"] = Str(sess.UserID)
-	it["host_account_id"] = Str(sess.HostAccountID)
-	it["roles"] = StrList(sess.Roles)
+	it["kind"] = dynamostore.Str("token")
+	it["token_hash"] = dynamostore.Str(sess.TokenHash)
+	it["session_id"] = dynamostore.Str(sess.ID)
+	it["user_id"] = dynamostore.Str(sess.UserID)
+	it["host_account_id"] = dynamostore.Str(sess.HostAccountID)
+	it["roles"] = dynamostore.StrList(sess.Roles)
 	if sess.Modules != nil {
-		it["modules"] = StrList(sess.Modules)
+		it["modules"] = dynamostore.StrList(sess.Modules)
 	}
-	it["issued_at"] = Str(FormatTime(sess.IssuedAt))
+	it["issued_at"] = dynamostore.Str(dynamostore.FormatTime(sess.IssuedAt))
 	it["expires_at"] = epoch(sess.ExpiresAt)
 	return s.putNew(ctx, it, "session")
 }
 
-// SessionByTokenHash implements session.Store.
-func (s *Sessions) SessionByTokenHash(ctx context.Context, tenantID, tokenHash string) (session.Session, error) {
+// SessionByTokenHash implements Store.
+func (s *DynamoStore) SessionByTokenHash(ctx context.Context, tenantID, tokenHash string) (Session, error) {
 	it, err := s.get(ctx, tenantID, skToken+tokenHash, "session")
 	if err != nil {
-		return session.Session{}, err
+		return Session{}, err
 	}
-	sess := session.Session{
-		TenantID: GetString(it, "tenant_id"), ID: GetString(it, "session_id"), TokenHash: GetString(it, "token_hash"),
-		UserID: GetString(it, "user_id"), HostAccountID: GetString(it, "host_account_id"),
+	sess := Session{
+		TenantID: dynamostore.GetString(it, "tenant_id"), ID: dynamostore.GetString(it, "session_id"), TokenHash: dynamostore.GetString(it, "token_hash"),
+		UserID: dynamostore.GetString(it, "user_id"), HostAccountID: dynamostore.GetString(it, "host_account_id"),
 	}
-	sess.Roles = GetStrList(it, "roles")
-	sess.Modules = GetStrList(it, "modules")
-	if sess.IssuedAt, err = ParseTime(GetString(it, "issued_at")); err != nil {
-		return session.Session{}, fmt.Errorf("session %s: issued_at: %w", sess.ID, err)
+	sess.Roles = dynamostore.GetStrList(it, "roles")
+	sess.Modules = dynamostore.GetStrList(it, "modules")
+	if sess.IssuedAt, err = dynamostore.ParseTime(dynamostore.GetString(it, "issued_at")); err != nil {
+		return Session{}, fmt.Errorf("session %s: issued_at: %w", sess.ID, err)
 	}
 	if sess.ExpiresAt, err = getEpoch(it, "expires_at"); err != nil {
-		return session.Session{}, fmt.Errorf("session %s: expires_at: %w", sess.ID, err)
+		return Session{}, fmt.Errorf("session %s: expires_at: %w", sess.ID, err)
 	}
 	return sess, nil
 }
 
-// DeleteSession implements session.Store.
-func (s *Sessions) DeleteSession(ctx context.Context, tenantID, tokenHash string) error {
+// DeleteSession implements Store.
+func (s *DynamoStore) DeleteSession(ctx context.Context, tenantID, tokenHash string) error {
 	ok, err := s.deleteIf(ctx, tenantID, skToken+tokenHash, "attribute_exists(sk)", nil)
 	if err == nil && !ok {
-		return session.ErrNotFound
+		return ErrNotFound
 	}
 	return err
 }
 
-// CreateContext implements session.Store.
-func (s *Sessions) CreateContext(ctx context.Context, c session.EmbeddedContext) error {
+// CreateContext implements Store.
+func (s *DynamoStore) CreateContext(ctx context.Context, c EmbeddedContext) error {
 	it := sessionKey(c.TenantID, contextSK(c.SessionID, c.ID))
-	it["kind"] = Str("context")
-	it["session_id"] = Str(c.SessionID)
-	it["context_id"] = Str(c.ID)
-	it["module"] = Str(c.Module)
-	it["issued_at"] = Str(FormatTime(c.IssuedAt))
+	it["kind"] = dynamostore.Str("context")
+	it["session_id"] = dynamostore.Str(c.SessionID)
+	it["context_id"] = dynamostore.Str(c.ID)
+	it["module"] = dynamostore.Str(c.Module)
+	it["issued_at"] = dynamostore.Str(dynamostore.FormatTime(c.IssuedAt))
 	it["expires_at"] = epoch(c.ExpiresAt)
 	return s.putNew(ctx, it, "context")
 }
 
-// Context implements session.Store.
-func (s *Sessions) Context(ctx context.Context, tenantID, sessionID, contextID string) (session.EmbeddedContext, error) {
+// Context implements Store.
+func (s *DynamoStore) Context(ctx context.Context, tenantID, sessionID, contextID string) (EmbeddedContext, error) {
 	it, err := s.get(ctx, tenantID, contextSK(sessionID, contextID), "context")
 	if err != nil {
-		return session.EmbeddedContext{}, err
+		return EmbeddedContext{}, err
 	}
-	c := session.EmbeddedContext{TenantID: GetString(it, "tenant_id"), SessionID: GetString(it, "session_id"),
-		ID: GetString(it, "context_id"), Module: GetString(it, "module")}
-	if c.IssuedAt, err = ParseTime(GetString(it, "issued_at")); err != nil {
-		return session.EmbeddedContext{}, fmt.Errorf("context %s: issued_at: %w", c.ID, err)
+	c := EmbeddedContext{TenantID: dynamostore.GetString(it, "tenant_id"), SessionID: dynamostore.GetString(it, "session_id"),
+		ID: dynamostore.GetString(it, "context_id"), Module: dynamostore.GetString(it, "module")}
+	if c.IssuedAt, err = dynamostore.ParseTime(dynamostore.GetString(it, "issued_at")); err != nil {
+		return EmbeddedContext{}, fmt.Errorf("context %s: issued_at: %w", c.ID, err)
 	}
 	if c.ExpiresAt, err = getEpoch(it, "expires_at"); err != nil {
-		return session.EmbeddedContext{}, fmt.Errorf("context %s: expires_at: %w", c.ID, err)
+		return EmbeddedContext{}, fmt.Errorf("context %s: expires_at: %w", c.ID, err)
 	}
 	return c, nil
 }
 
 // eachKey calls fn with the sort key of every item of the tenant's partition that in
 // selects, page by page.
-func (s *Sessions) eachKey(ctx context.Context, in *dynamodb.QueryInput, fn func(sk string) error) error {
+func (s *DynamoStore) eachKey(ctx context.Context, in *dynamodb.QueryInput, fn func(sk string) error) error {
 	in.TableName = aws.String(s.table)
 	in.ProjectionExpression = aws.String("sk")
 	in.ConsistentRead = aws.Bool(true)
@@ -202,7 +202,7 @@ func (s *Sessions) eachKey(ctx context.Context, in *dynamodb.QueryInput, fn func
 			return fmt.Errorf("query sessions: %w", err)
 		}
 		for _, it := range out.Items {
-			if err := fn(GetString(it, "sk")); err != nil {
+			if err := fn(dynamostore.GetString(it, "sk")); err != nil {
 				return err
 			}
 		}
@@ -213,13 +213,13 @@ func (s *Sessions) eachKey(ctx context.Context, in *dynamodb.QueryInput, fn func
 	}
 }
 
-// DeleteContexts implements session.Store.
-func (s *Sessions) DeleteContexts(ctx context.Context, tenantID, sessionID string) (int, error) {
+// DeleteContexts implements Store.
+func (s *DynamoStore) DeleteContexts(ctx context.Context, tenantID, sessionID string) (int, error) {
 	n := 0
 	err := s.eachKey(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression: aws.String("tenant_id = :t AND begins_with(sk, :p)"),
-		ExpressionAttributeValues: Item{
-			":t": Str(tenantID), ":p": Str(contextSK(sessionID, "")),
+		ExpressionAttributeValues: dynamostore.Item{
+			":t": dynamostore.Str(tenantID), ":p": dynamostore.Str(contextSK(sessionID, "")),
 		},
 	}, func(sk string) error {
 		ok, err := s.deleteIf(ctx, tenantID, sk, "attribute_exists(sk)", nil)
@@ -231,16 +231,16 @@ func (s *Sessions) DeleteContexts(ctx context.Context, tenantID, sessionID strin
 	return n, err
 }
 
-// ClaimRequest implements session.Store.
-func (s *Sessions) ClaimRequest(ctx context.Context, tenantID, requestID string, expiresAt time.Time) error {
+// ClaimRequest implements Store.
+func (s *DynamoStore) ClaimRequest(ctx context.Context, tenantID, requestID string, expiresAt time.Time) error {
 	it := sessionKey(tenantID, requestSK(requestID))
-	it["kind"] = Str("request")
+	it["kind"] = dynamostore.Str("request")
 	it["expires_at"] = epoch(expiresAt)
 	return s.putNew(ctx, it, "bootstrap request")
 }
 
-// ReleaseRequest implements session.Store.
-func (s *Sessions) ReleaseRequest(ctx context.Context, tenantID, requestID string) error {
+// ReleaseRequest implements Store.
+func (s *DynamoStore) ReleaseRequest(ctx context.Context, tenantID, requestID string) error {
 	_, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName: aws.String(s.table), Key: sessionKey(tenantID, requestSK(requestID)),
 	})
@@ -250,15 +250,15 @@ func (s *Sessions) ReleaseRequest(ctx context.Context, tenantID, requestID strin
 	return nil
 }
 
-// DeleteExpired implements session.Store. The query's filter only saves deletes that would
+// DeleteExpired implements Store. The query's filter only saves deletes that would
 // fail; the delete's own condition is what makes overlapping runs count each item once.
-func (s *Sessions) DeleteExpired(ctx context.Context, tenantID string, now time.Time) (session.Reaped, error) {
-	var r session.Reaped
-	cut := Item{":now": epoch(now)}
+func (s *DynamoStore) DeleteExpired(ctx context.Context, tenantID string, now time.Time) (Reaped, error) {
+	var r Reaped
+	cut := dynamostore.Item{":now": epoch(now)}
 	err := s.eachKey(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("tenant_id = :t"),
 		FilterExpression:          aws.String("expires_at < :now"),
-		ExpressionAttributeValues: Item{":t": Str(tenantID), ":now": cut[":now"]},
+		ExpressionAttributeValues: dynamostore.Item{":t": dynamostore.Str(tenantID), ":now": cut[":now"]},
 	}, func(sk string) error {
 		ok, err := s.deleteIf(ctx, tenantID, sk, "expires_at < :now", cut)
 		if !ok {

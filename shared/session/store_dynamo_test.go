@@ -1,4 +1,4 @@
-package dynamostore_test
+package session_test
 
 import (
 	"context"
@@ -13,10 +13,13 @@ import (
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/session"
 	"github.com/syncassist/syncassist/shared/session/sessiontest"
 )
 
-func TestSessionsContract(t *testing.T) {
+func TestMain(m *testing.M) { emutest.Main(m) }
+
+func TestDynamoStoreContract(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		sessiontest.RunStoreContract(t, func(t *testing.T) sessiontest.Backend {
 			db, _ := e.Clients(t)
@@ -26,7 +29,7 @@ func TestSessionsContract(t *testing.T) {
 			}
 			table := blueprint.PhysicalName(stage, blueprint.TableEmbeddedSessions)
 			return sessiontest.Backend{
-				Store: dynamostore.NewSessions(db, table),
+				Store: session.NewDynamoStore(db, table),
 				Dump:  func(t *testing.T) []string { return scanAll(t, db, table) },
 			}
 		})
