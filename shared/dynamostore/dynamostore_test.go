@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
-	"github.com/syncassist/syncassist/shared/audit"
-	"github.com/syncassist/syncassist/shared/audit/audittest"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -57,18 +55,5 @@ func TestCreateTablesIsIdempotent(t *testing.T) {
 				t.Fatalf("round %d: %v", i, err)
 			}
 		}
-	})
-}
-
-func TestAuditContract(t *testing.T) {
-	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
-		audittest.RunStoreContract(t, func(t *testing.T) audit.Store {
-			db, _ := e.Clients(t)
-			stage := emutest.Stage(t)
-			if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
-				t.Fatal(err)
-			}
-			return dynamostore.NewAudit(db, blueprint.PhysicalName(stage, blueprint.TableAudit))
-		})
 	})
 }

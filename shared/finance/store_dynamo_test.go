@@ -78,7 +78,7 @@ func newFinanceEnv(t testing.TB) *financeEnv {
 	srv := httptest.NewServer(e.erp.Handler())
 	t.Cleanup(srv.Close)
 	scanner := dlp.NewScanner()
-	log := &audit.Log{Store: dynamostore.NewAudit(db, blueprint.PhysicalName(stage, blueprint.TableAudit)), Redactor: dlpRedactor{scanner}}
+	log := &audit.Log{Store: audit.NewDynamoStore(db, blueprint.PhysicalName(stage, blueprint.TableAudit)), Redactor: dlpRedactor{scanner}}
 	gov := governance.NewDynamoStore(db, blueprint.PhysicalName(stage, blueprint.TableGovernance))
 	guard, err := governance.NewGuard(governance.Deps{
 		Manifests: &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: gov},

@@ -107,7 +107,7 @@ func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
 	tenants := dynamostore.NewTenants(b.DB, cfg.Table(blueprint.Tenants))
 	tenants.Keeper = b.Keeper
 	b.Tenants = tenants
-	b.AuditStore = dynamostore.NewAudit(b.DB, cfg.Table(blueprint.Audit))
+	b.AuditStore = audit.NewDynamoStore(b.DB, cfg.Table(blueprint.Audit))
 	b.SessionStore = session.NewDynamoStore(b.DB, cfg.Table(blueprint.EmbeddedSessions))
 	if cfg.JWT.Issuer != "" {
 		b.Tokens = identity.NewJWTVerifier(cfg.JWT)
@@ -193,8 +193,8 @@ func (p RecordRedactor) RedactText(_ context.Context, text string) (string, erro
 }
 
 // AIRecords is the store of AI reasoning traces and cost records.
-func (b *Base) AIRecords() *dynamostore.AIRecords {
-	return dynamostore.NewAIRecords(b.DB, b.Config.Table(blueprint.AIRecords))
+func (b *Base) AIRecords() *audit.AIRecords {
+	return audit.NewAIRecords(b.DB, b.Config.Table(blueprint.AIRecords))
 }
 
 // EachTenant runs fn for every tenant, for the scheduled jobs that sweep all of them

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 
 	"github.com/syncassist/syncassist/shared/ai"
-	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/audit"
 )
 
 // Records is ai.TraceStore and ai.CostStore on the AI records table.
-type Records struct{ Store *dynamostore.AIRecords }
+type Records struct{ Store *audit.AIRecords }
 
 var (
 	_ ai.TraceStore = Records{}
@@ -22,7 +22,7 @@ func (r Records) PutTrace(ctx context.Context, t ai.Trace) error {
 	if err != nil {
 		return err
 	}
-	return r.Store.PutTraceDoc(ctx, dynamostore.AIDoc{TenantID: t.TenantID, InferenceID: t.InferenceID,
+	return r.Store.PutTraceDoc(ctx, audit.AIDoc{TenantID: t.TenantID, InferenceID: t.InferenceID,
 		Operation: t.Operation, ClaimID: t.ClaimID, At: t.StartedAt}, data)
 }
 
@@ -32,7 +32,7 @@ func (r Records) PutCost(ctx context.Context, c ai.CostRecord) error {
 	if err != nil {
 		return err
 	}
-	return r.Store.PutCostDoc(ctx, dynamostore.AIDoc{TenantID: c.TenantID, InferenceID: c.InferenceID,
+	return r.Store.PutCostDoc(ctx, audit.AIDoc{TenantID: c.TenantID, InferenceID: c.InferenceID,
 		Operation: c.Operation, At: c.At}, c.CostUSD, data)
 }
 

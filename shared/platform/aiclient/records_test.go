@@ -9,6 +9,7 @@ import (
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/ai"
+	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/identity"
@@ -28,7 +29,7 @@ func testAIRecordsAreIdempotentPerInference(t *testing.T, e emutest.Emulator) {
 	if err := dynamostore.CreateTables(ctx, db, stage); err != nil {
 		t.Fatal(err)
 	}
-	s := aiclient.Records{Store: dynamostore.NewAIRecords(db, blueprint.PhysicalName(stage, blueprint.TableAIRecords))}
+	s := aiclient.Records{Store: audit.NewAIRecords(db, blueprint.PhysicalName(stage, blueprint.TableAIRecords))}
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	id := identity.ForTenant("t1", "webhook:msg_1")
 	for i, errText := range []string{"first", "second"} {

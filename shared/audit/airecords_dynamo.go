@@ -1,19 +1,17 @@
-package dynamostore
+package audit
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/dynamostore"
 )
 
 // TraceRetention is how long reasoning traces are kept before DynamoDB expires them.
@@ -21,9 +19,9 @@ const TraceRetention = 90 * 24 * time.Hour
 
 // AIRecords stores the governed AI client's reasoning traces and cost records, as JSON
 // documents, in one table: "trace#<inference>#<operation>" and
-// "cost#<inference>#<operation>" under the tenant. aiclient.Records maps them to the AI
-// client's types, so this package (and every function that reads the audit) does not link
-// the AI providers.
+// "cost#<inference>#<operation>" under the tenant. The audit owns them because its AI
+// activity routes read them; aiclient.Records maps them to the AI client's types, so this
+// package (and every function that reads the audit) does not link the AI providers.
 type AIRecords struct {
 	client *dynamodb.Client
 	table  string
@@ -48,14 +46,14 @@ func costKey(inferenceID, op string) string  { return "cost#" + inferenceID + "#
 
 // PutTraceDoc stores a trace. A replayed inference overwrites its own trace.
 func (s *AIRecords) PutTraceDoc(ctx context.Context, d AIDoc, data []byte) error {
-	it := Item{
-		"tenant_id":  Str(d.TenantID),
-		"record":     Str(traceKey(d.InferenceID, d.Operation)),
-		"data":       Str(string(data)),
-		"at":         Str(FormatTime(d.At)),
-		"expires_at": Num(s.now().Add(TraceRetention).Unix()),
+	it := dynamostore.Item{
+		"tenant_id":  dynamostore.Str(d.TenantID),
+		"record":     dynamostore.Str(traceKey(d.InferenceID, d.Operation)),
+		"data":       dynamostore.Str(string(data)),
+		"at":         dynamostore.Str(dynamostore.FormatTime(d.At)),
+		"expires_at": dynamostore.Num(s.now().Add(TraceRetention).Unix()),
 	}
-	PutOptional(it, "claim_id", d.ClaimID)
+	dynamostore.PutOptional(it, "claim_id", d.ClaimID)
 	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it}); err != nil {
 		return fmt.Errorf("put trace %s: %w", d.InferenceID, err)
 	}
@@ -67,16 +65,16 @@ func (s *AIRecords) PutTraceDoc(ctx context.Context, d AIDoc, data []byte) error
 func (s *AIRecords) PutCostDoc(ctx context.Context, d AIDoc, costUSD float64, data []byte) error {
 	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table),
-		Item: Item{
-			"tenant_id": Str(d.TenantID),
-			"record":    Str(costKey(d.InferenceID, d.Operation)),
-			"data":      Str(string(data)),
-			"at":        Str(FormatTime(d.At)),
+		Item: dynamostore.Item{
+			"tenant_id": dynamostore.Str(d.TenantID),
+			"record":    dynamostore.Str(costKey(d.InferenceID, d.Operation)),
+			"data":      dynamostore.Str(string(data)),
+			"at":        dynamostore.Str(dynamostore.FormatTime(d.At)),
 			"cost_usd":  &types.AttributeValueMemberN{Value: strconv.FormatFloat(costUSD, 'f', -1, 64)},
 		},
 		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
 	})
-	if IsConditionFailed(err) {
+	if dynamostore.IsConditionFailed(err) {
 		return nil
 	}
 	if err != nil {
@@ -101,7 +99,7 @@ func (s *AIRecords) query(ctx context.Context, tenantID, prefix string, each fun
 		TableName:                 aws.String(s.table),
 		KeyConditionExpression:    aws.String("tenant_id = :t AND begins_with(#r, :p)"),
 		ExpressionAttributeNames:  map[string]string{"#r": "record"},
-		ExpressionAttributeValues: Item{":t": Str(tenantID), ":p": Str(prefix)},
+		ExpressionAttributeValues: dynamostore.Item{":t": dynamostore.Str(tenantID), ":p": dynamostore.Str(prefix)},
 	})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
@@ -109,7 +107,7 @@ func (s *AIRecords) query(ctx context.Context, tenantID, prefix string, each fun
 			return fmt.Errorf("query ai records of %s: %w", tenantID, err)
 		}
 		for _, it := range page.Items {
-			if err := each([]byte(GetString(it, "data"))); err != nil {
+			if err := each([]byte(dynamostore.GetString(it, "data"))); err != nil {
 				return err
 			}
 		}
@@ -117,9 +115,9 @@ func (s *AIRecords) query(ctx context.Context, tenantID, prefix string, each fun
 	return nil
 }
 
-var _ audit.AIRecordReader = (*AIRecords)(nil)
+var _ AIRecordReader = (*AIRecords)(nil)
 
-// AIRecords implements audit.AIRecordReader: one page of the claim's trace or cost
+// AIRecords implements AIRecordReader: one page of the claim's trace or cost
 // documents, by record key. It reads one item more than limit to know whether a next page
 // exists; the cursor is the last returned record key, accepted only under the same prefix.
 func (s *AIRecords) AIRecords(ctx context.Context, tenantID, kind, claimID string, limit int, cursor string) ([]json.RawMessage, string, error) {
@@ -128,15 +126,15 @@ func (s *AIRecords) AIRecords(ctx context.Context, tenantID, kind, claimID strin
 		TableName:                 aws.String(s.table),
 		KeyConditionExpression:    aws.String("tenant_id = :t AND begins_with(#r, :p)"),
 		ExpressionAttributeNames:  map[string]string{"#r": "record"},
-		ExpressionAttributeValues: Item{":t": Str(tenantID), ":p": Str(prefix)},
+		ExpressionAttributeValues: dynamostore.Item{":t": dynamostore.Str(tenantID), ":p": dynamostore.Str(prefix)},
 		Limit:                     aws.Int32(int32(limit + 1)),
 	}
 	if cursor != "" {
-		raw, err := base64.RawURLEncoding.DecodeString(cursor)
-		if err != nil || !strings.HasPrefix(string(raw), prefix) {
-			return nil, "", audit.ErrBadCursor
+		last, ok := dynamostore.DecodeCursor(cursor, prefix)
+		if !ok {
+			return nil, "", ErrBadCursor
 		}
-		in.ExclusiveStartKey = Item{"tenant_id": Str(tenantID), "record": Str(string(raw))}
+		in.ExclusiveStartKey = dynamostore.Item{"tenant_id": dynamostore.Str(tenantID), "record": dynamostore.Str(last)}
 	}
 	out, err := s.client.Query(ctx, in)
 	if err != nil {
@@ -146,10 +144,10 @@ func (s *AIRecords) AIRecords(ctx context.Context, tenantID, kind, claimID strin
 	next := ""
 	for i, it := range out.Items {
 		if i == limit {
-			next = base64.RawURLEncoding.EncodeToString([]byte(GetString(out.Items[i-1], "record")))
+			next = dynamostore.EncodeCursor(dynamostore.GetString(out.Items[i-1], "record"))
 			break
 		}
-		docs = append(docs, json.RawMessage(GetString(it, "data")))
+		docs = append(docs, json.RawMessage(dynamostore.GetString(it, "data")))
 	}
 	return docs, next, nil
 }

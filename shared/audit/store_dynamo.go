@@ -1,0 +1,137 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// DynamoStore is the Store on the audit table. The sort key is "<time>#<id>" so a tenant's
+// records sort by time; the by_action_type index does the same per action type.
+type DynamoStore struct {
+	client *dynamodb.Client
+	table  string
+}
+
+var _ Store = (*DynamoStore)(nil)
+
+// NewDynamoStore returns the store for the physical table name.
+func NewDynamoStore(client *dynamodb.Client, table string) *DynamoStore {
+	return &DynamoStore{client: client, table: table}
+}
+
+func auditSort(r Record) string { return dynamostore.FormatTime(r.At) + "#" + r.ID }
+
+// Put implements Store. Records are immutable: a put never overwrites.
+func (s *DynamoStore) Put(ctx context.Context, r Record) error {
+	actor, err := json.Marshal(r.Actor)
+	if err != nil {
+		return err
+	}
+	it := dynamostore.Item{
+		"tenant_id":     dynamostore.Str(r.TenantID),
+		"sort":          dynamostore.Str(auditSort(r)),
+		"tenant_action": dynamostore.Str(r.TenantID + "#" + r.ActionType),
+		"id":            dynamostore.Str(r.ID),
+		"at":            dynamostore.Str(dynamostore.FormatTime(r.At)),
+		"actor":         dynamostore.Str(string(actor)),
+		"action_type":   dynamostore.Str(r.ActionType),
+		"action_key":    dynamostore.Str(r.ActionKey),
+		"result":        dynamostore.Str(r.Result),
+	}
+	dynamostore.PutOptional(it, "resource", r.Resource)
+	dynamostore.PutOptional(it, "correlation_id", r.CorrelationID)
+	dynamostore.PutOptional(it, "details", string(r.Details))
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: it,
+		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
+	})
+	if err != nil {
+		return fmt.Errorf("put audit record: %w", err)
+	}
+	return nil
+}
+
+// Query implements Store. It reads one item more than the limit to know whether a
+// next page exists; the cursor is the last returned record's sort key.
+func (s *DynamoStore) Query(ctx context.Context, q Query) (Page, error) {
+	in := &dynamodb.QueryInput{
+		TableName:        aws.String(s.table),
+		ScanIndexForward: aws.Bool(false),
+		Limit:            aws.Int32(int32(q.Limit + 1)),
+		ExpressionAttributeValues: dynamostore.Item{
+			":from": dynamostore.Str(dynamostore.FormatTime(q.From)),
+			// "<to>" sorts before "<to>#id", so records at exactly To are excluded.
+			":to": dynamostore.Str(dynamostore.FormatTime(q.To)),
+		},
+	}
+	pk, pkValue := "tenant_id", q.TenantID
+	if q.ActionType != "" {
+		in.IndexName = aws.String(blueprint.IndexByActionType)
+		pk, pkValue = "tenant_action", q.TenantID+"#"+q.ActionType
+	}
+	in.KeyConditionExpression = aws.String(pk + " = :pk AND #sort BETWEEN :from AND :to")
+	in.ExpressionAttributeNames = map[string]string{"#sort": "sort"}
+	in.ExpressionAttributeValues[":pk"] = dynamostore.Str(pkValue)
+	if q.Cursor != "" {
+		sortKey, _, ok := dynamostore.DecodeTimedCursor(q.Cursor, "")
+		if !ok {
+			return Page{}, ErrBadCursor
+		}
+		start := dynamostore.Item{"tenant_id": dynamostore.Str(q.TenantID), "sort": dynamostore.Str(sortKey)}
+		if q.ActionType != "" {
+			start["tenant_action"] = dynamostore.Str(pkValue)
+		}
+		in.ExclusiveStartKey = start
+	}
+	out, err := s.client.Query(ctx, in)
+	if err != nil {
+		return Page{}, fmt.Errorf("query audit: %w", err)
+	}
+	var p Page
+	for _, it := range out.Items {
+		if len(p.Records) == q.Limit {
+			last := p.Records[len(p.Records)-1]
+			p.NextCursor = dynamostore.EncodeCursor(auditSort(last))
+			break
+		}
+		r, err := auditFrom(it)
+		if err != nil {
+			return Page{}, err
+		}
+		p.Records = append(p.Records, r)
+	}
+	return p, nil
+}
+
+func auditFrom(it dynamostore.Item) (Record, error) {
+	r := Record{
+		TenantID:      dynamostore.GetString(it, "tenant_id"),
+		ID:            dynamostore.GetString(it, "id"),
+		ActionType:    dynamostore.GetString(it, "action_type"),
+		ActionKey:     dynamostore.GetString(it, "action_key"),
+		Result:        dynamostore.GetString(it, "result"),
+		Resource:      dynamostore.GetString(it, "resource"),
+		CorrelationID: dynamostore.GetString(it, "correlation_id"),
+	}
+	if d := dynamostore.GetString(it, "details"); d != "" {
+		r.Details = json.RawMessage(d)
+	}
+	var err error
+	if r.At, err = dynamostore.ParseTime(dynamostore.GetString(it, "at")); err != nil {
+		return Record{}, fmt.Errorf("audit record %s: at: %w", r.ID, err)
+	}
+	var actor identity.Identity
+	if err := json.Unmarshal([]byte(dynamostore.GetString(it, "actor")), &actor); err != nil {
+		return Record{}, fmt.Errorf("audit record %s: actor: %w", r.ID, err)
+	}
+	r.Actor = actor
+	return r, nil
+}
