@@ -1,9 +1,9 @@
-// Package dynamostore is the platform's DynamoDB adapter: the stores of the platform
-// tables (tenants, audit, AI records, governance, embedded sessions), the attribute
-// helpers every feature's own store uses, and the creation of the blueprint's tables.
-// Writes are single-item and conditional (the local emulator has no transactions). A
-// feature's table (the processed table, finance approvals) is mapped by the feature
-// itself, next to the rules it serves.
+// Package dynamostore is the platform's DynamoDB adapter, the plumbing every feature's
+// store uses: the attribute helpers, the stored time layout, the conditional-write check,
+// paged reads, list cursors, and the creation of the blueprint's tables. It holds no
+// feature's storage: each feature maps its own table in its package's store_dynamo.go,
+// next to the rules it serves (functions/architecture_test.go enforces it). Writes are
+// single-item and conditional (the local emulator has no transactions).
 package dynamostore
 
 import (

@@ -98,7 +98,7 @@ type knownTenant struct {
 	seen    bounded.Map[string, time.Time] // tenant id → when it was last found
 }
 
-// tenantProber is the keys-only read of dynamostore.Tenants.
+// tenantProber is the keys-only read of tenant.DynamoStore.
 type tenantProber interface {
 	Exists(ctx context.Context, id string) (bool, error)
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dlp"
-	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
@@ -104,7 +103,7 @@ func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
 	}
 	b.DB = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.BaseEndpoint = b.Endpoint("DynamoDB") })
 	b.Keeper = b.newKeeper()
-	tenants := dynamostore.NewTenants(b.DB, cfg.Table(blueprint.Tenants))
+	tenants := tenant.NewDynamoStore(b.DB, cfg.Table(blueprint.Tenants))
 	tenants.Keeper = b.Keeper
 	b.Tenants = tenants
 	b.AuditStore = audit.NewDynamoStore(b.DB, cfg.Table(blueprint.Audit))
@@ -126,8 +125,8 @@ func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
 // the stage has one.
 func (b *Base) TenantSettings() tenant.Reader {
 	var r tenant.Reader = b.Tenants
-	if t, ok := b.Tenants.(*dynamostore.Tenants); ok {
-		r = dynamostore.TenantSettings{Tenants: t}
+	if t, ok := b.Tenants.(*tenant.DynamoStore); ok {
+		r = tenant.SettingsReader{DynamoStore: t}
 	}
 	if b.Config.TenantCacheTTL > 0 {
 		return &tenant.Cache{Store: r, TTL: b.Config.TenantCacheTTL, Now: b.now}

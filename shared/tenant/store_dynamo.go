@@ -1,4 +1,4 @@
-package dynamostore
+package tenant
 
 import (
 	"context"
@@ -10,56 +10,56 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/dynamostore"
 )
 
-// Tenants is the tenant.Store on the tenant configuration table: one item per tenant, so
+// DynamoStore is the Store on the tenant configuration table: one item per tenant, so
 // the ingest reads a tenant's flags and secrets with one GetItem.
-type Tenants struct {
+type DynamoStore struct {
 	client *dynamodb.Client
 	table  string
 	// Keeper seals secret values and connector tokens before they are written (nil: they
-	// are written as given). Reads return them sealed; tenant.Config.Opened opens them.
-	Keeper tenant.Keeper
+	// are written as given). Reads return them sealed; Config.Opened opens them.
+	Keeper Keeper
 }
 
 // seal seals c's secrets with the store's keeper.
-func (s *Tenants) seal(ctx context.Context, c tenant.Config) (tenant.Config, error) {
+func (s *DynamoStore) seal(ctx context.Context, c Config) (Config, error) {
 	if s.Keeper == nil {
 		return c, nil
 	}
 	return c.Sealed(ctx, s.Keeper)
 }
 
-var _ tenant.Store = (*Tenants)(nil)
+var _ Store = (*DynamoStore)(nil)
 
-// NewTenants returns the store for the physical table name.
-func NewTenants(client *dynamodb.Client, table string) *Tenants {
-	return &Tenants{client: client, table: table}
+// NewDynamoStore returns the store for the physical table name.
+func NewDynamoStore(client *dynamodb.Client, table string) *DynamoStore {
+	return &DynamoStore{client: client, table: table}
 }
 
-func tenantItem(c tenant.Config) Item {
-	settings := Item{}
+func tenantItem(c Config) dynamostore.Item {
+	settings := dynamostore.Item{}
 	for k, v := range c.Settings {
-		settings[k] = Str(v)
+		settings[k] = dynamostore.Str(v)
 	}
-	conns := Item{}
+	conns := dynamostore.Item{}
 	for sys, cc := range c.Connectors {
-		m := Item{"base_url": Str(cc.BaseURL)}
-		PutOptional(m, "token", cc.Token)
-		PutOptional(m, "token_url", cc.TokenURL)
-		PutOptional(m, "scope", cc.Scope)
+		m := dynamostore.Item{"base_url": dynamostore.Str(cc.BaseURL)}
+		dynamostore.PutOptional(m, "token", cc.Token)
+		dynamostore.PutOptional(m, "token_url", cc.TokenURL)
+		dynamostore.PutOptional(m, "scope", cc.Scope)
 		conns[sys] = &types.AttributeValueMemberM{Value: m}
 	}
-	it := Item{
+	it := dynamostore.Item{
 		"connectors":                      &types.AttributeValueMemberM{Value: conns},
-		"tenant_id":                       Str(c.ID),
+		"tenant_id":                       dynamostore.Str(c.ID),
 		blueprint.TenantSettingsAttribute: &types.AttributeValueMemberM{Value: settings},
-		"created_at":                      Str(FormatTime(c.CreatedAt)),
-		"updated_at":                      Str(FormatTime(c.UpdatedAt)),
-		"version":                         Num(c.Version),
+		"created_at":                      dynamostore.Str(dynamostore.FormatTime(c.CreatedAt)),
+		"updated_at":                      dynamostore.Str(dynamostore.FormatTime(c.UpdatedAt)),
+		"version":                         dynamostore.Num(c.Version),
 	}
-	for _, p := range tenant.Purposes {
+	for _, p := range Purposes {
 		it[secretsAttr[p]] = secretList(*c.Secrets(p))
 	}
 	return it
@@ -67,99 +67,99 @@ func tenantItem(c tenant.Config) Item {
 
 // secretsAttr names the attribute holding each purpose's secrets. The webhook's keeps its
 // name from before purposes existed; a flow source's is "flow_<system>_secrets".
-var secretsAttr = func() map[tenant.Purpose]string {
-	m := map[tenant.Purpose]string{
-		tenant.PurposeIngest: "webhook_secrets", tenant.PurposeFinance: "finance_secrets", tenant.PurposeEmbedded: "embedded_secrets",
+var secretsAttr = func() map[Purpose]string {
+	m := map[Purpose]string{
+		PurposeIngest: "webhook_secrets", PurposeFinance: "finance_secrets", PurposeEmbedded: "embedded_secrets",
 	}
-	for _, sys := range tenant.FlowSources {
-		m[tenant.FlowPurpose(sys)] = "flow_" + sys + "_secrets"
+	for _, sys := range FlowSources {
+		m[FlowPurpose(sys)] = "flow_" + sys + "_secrets"
 	}
 	return m
 }()
 
-func secretList(secrets []tenant.Secret) *types.AttributeValueMemberL {
+func secretList(secrets []Secret) *types.AttributeValueMemberL {
 	l := make([]types.AttributeValue, 0, len(secrets))
 	for _, s := range secrets {
-		m := Item{"value": Str(s.Value), "created_at": Str(FormatTime(s.CreatedAt))}
+		m := dynamostore.Item{"value": dynamostore.Str(s.Value), "created_at": dynamostore.Str(dynamostore.FormatTime(s.CreatedAt))}
 		if !s.RetireAt.IsZero() {
-			m["retire_at"] = Str(FormatTime(s.RetireAt))
+			m["retire_at"] = dynamostore.Str(dynamostore.FormatTime(s.RetireAt))
 		}
 		l = append(l, &types.AttributeValueMemberM{Value: m})
 	}
 	return &types.AttributeValueMemberL{Value: l}
 }
 
-func secretsFrom(it Item, attr string) ([]tenant.Secret, error) {
+func secretsFrom(it dynamostore.Item, attr string) ([]Secret, error) {
 	l, ok := it[attr].(*types.AttributeValueMemberL)
 	if !ok {
 		return nil, nil
 	}
-	var out []tenant.Secret
+	var out []Secret
 	for _, v := range l.Value {
 		m, ok := v.(*types.AttributeValueMemberM)
 		if !ok {
 			continue
 		}
-		created, err1 := ParseTime(GetString(m.Value, "created_at"))
-		retire, err2 := ParseTime(GetString(m.Value, "retire_at"))
+		created, err1 := dynamostore.ParseTime(dynamostore.GetString(m.Value, "created_at"))
+		retire, err2 := dynamostore.ParseTime(dynamostore.GetString(m.Value, "retire_at"))
 		if err1 != nil || err2 != nil {
 			return nil, fmt.Errorf("malformed %s times", attr)
 		}
-		out = append(out, tenant.Secret{Value: GetString(m.Value, "value"), CreatedAt: created, RetireAt: retire})
+		out = append(out, Secret{Value: dynamostore.GetString(m.Value, "value"), CreatedAt: created, RetireAt: retire})
 	}
 	return out, nil
 }
 
-func tenantFrom(it Item) (tenant.Config, error) {
+func tenantFrom(it dynamostore.Item) (Config, error) {
 	c := settingsFrom(it)
-	for _, p := range tenant.Purposes {
+	for _, p := range Purposes {
 		secrets, err := secretsFrom(it, secretsAttr[p])
 		if err != nil {
-			return tenant.Config{}, fmt.Errorf("tenant %s: %w", c.ID, err)
+			return Config{}, fmt.Errorf("tenant %s: %w", c.ID, err)
 		}
 		*c.Secrets(p) = secrets
 	}
 	if m, ok := it["connectors"].(*types.AttributeValueMemberM); ok && len(m.Value) > 0 {
-		c.Connectors = map[string]tenant.Connector{}
+		c.Connectors = map[string]Connector{}
 		for sys, v := range m.Value {
 			if cm, ok := v.(*types.AttributeValueMemberM); ok {
-				c.Connectors[sys] = tenant.Connector{BaseURL: GetString(cm.Value, "base_url"), Token: GetString(cm.Value, "token"),
-					TokenURL: GetString(cm.Value, "token_url"), Scope: GetString(cm.Value, "scope")}
+				c.Connectors[sys] = Connector{BaseURL: dynamostore.GetString(cm.Value, "base_url"), Token: dynamostore.GetString(cm.Value, "token"),
+					TokenURL: dynamostore.GetString(cm.Value, "token_url"), Scope: dynamostore.GetString(cm.Value, "scope")}
 			}
 		}
 	}
 	var err error
-	if c.CreatedAt, err = ParseTime(GetString(it, "created_at")); err != nil {
-		return tenant.Config{}, fmt.Errorf("tenant %s: created_at: %w", c.ID, err)
+	if c.CreatedAt, err = dynamostore.ParseTime(dynamostore.GetString(it, "created_at")); err != nil {
+		return Config{}, fmt.Errorf("tenant %s: created_at: %w", c.ID, err)
 	}
-	if c.UpdatedAt, err = ParseTime(GetString(it, "updated_at")); err != nil {
-		return tenant.Config{}, fmt.Errorf("tenant %s: updated_at: %w", c.ID, err)
+	if c.UpdatedAt, err = dynamostore.ParseTime(dynamostore.GetString(it, "updated_at")); err != nil {
+		return Config{}, fmt.Errorf("tenant %s: updated_at: %w", c.ID, err)
 	}
-	if c.Version, err = GetInt(it, "version"); err != nil {
-		return tenant.Config{}, fmt.Errorf("tenant %s: version: %w", c.ID, err)
+	if c.Version, err = dynamostore.GetInt(it, "version"); err != nil {
+		return Config{}, fmt.Errorf("tenant %s: version: %w", c.ID, err)
 	}
 	return c, nil
 }
 
-// Get implements tenant.Store.
-func (s *Tenants) Get(ctx context.Context, id string) (tenant.Config, error) {
+// Get implements Store.
+func (s *DynamoStore) Get(ctx context.Context, id string) (Config, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
-		Key:            Item{"tenant_id": Str(id)},
+		Key:            dynamostore.Item{"tenant_id": dynamostore.Str(id)},
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return tenant.Config{}, fmt.Errorf("get tenant %s: %w", id, err)
+		return Config{}, fmt.Errorf("get tenant %s: %w", id, err)
 	}
 	if out.Item == nil {
-		return tenant.Config{}, tenant.ErrNotFound
+		return Config{}, ErrNotFound
 	}
 	return tenantFrom(out.Item)
 }
 
 // settingsFrom is the tenant of it with its settings alone.
-func settingsFrom(it Item) tenant.Config {
-	c := tenant.Config{ID: GetString(it, "tenant_id"), Settings: map[string]string{}}
+func settingsFrom(it dynamostore.Item) Config {
+	c := Config{ID: dynamostore.GetString(it, "tenant_id"), Settings: map[string]string{}}
 	if m, ok := it[blueprint.TenantSettingsAttribute].(*types.AttributeValueMemberM); ok {
 		for k, v := range m.Value {
 			if s, ok := v.(*types.AttributeValueMemberS); ok {
@@ -170,35 +170,35 @@ func settingsFrom(it Item) tenant.Config {
 	return c
 }
 
-// TenantSettings reads a tenant's settings and nothing else (a tenant.Reader whose
+// SettingsReader reads a tenant's settings and nothing else (a Reader whose
 // configurations hold ID and Settings only): a function granted the key and the settings
 // attribute alone (blueprint.SettingsOnly) can use it and never sees secrets or
 // connectors.
-type TenantSettings struct{ *Tenants }
+type SettingsReader struct{ *DynamoStore }
 
-// Get implements tenant.Reader.
-func (s TenantSettings) Get(ctx context.Context, id string) (tenant.Config, error) {
+// Get implements Reader.
+func (s SettingsReader) Get(ctx context.Context, id string) (Config, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(s.table),
-		Key:                      Item{"tenant_id": Str(id)},
+		Key:                      dynamostore.Item{"tenant_id": dynamostore.Str(id)},
 		ProjectionExpression:     aws.String("#k, #s"),
 		ExpressionAttributeNames: map[string]string{"#k": "tenant_id", "#s": blueprint.TenantSettingsAttribute},
 	})
 	if err != nil {
-		return tenant.Config{}, fmt.Errorf("get tenant %s settings: %w", id, err)
+		return Config{}, fmt.Errorf("get tenant %s settings: %w", id, err)
 	}
 	if out.Item == nil {
-		return tenant.Config{}, tenant.ErrNotFound
+		return Config{}, ErrNotFound
 	}
 	return settingsFrom(out.Item), nil
 }
 
 // Exists reports whether tenant id exists, reading its key alone: a function granted
 // keys-only access (blueprint.KeysOnly) can call it and never sees settings or secrets.
-func (s *Tenants) Exists(ctx context.Context, id string) (bool, error) {
+func (s *DynamoStore) Exists(ctx context.Context, id string) (bool, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:            aws.String(s.table),
-		Key:                  Item{"tenant_id": Str(id)},
+		Key:                  dynamostore.Item{"tenant_id": dynamostore.Str(id)},
 		ProjectionExpression: aws.String("tenant_id"),
 	})
 	if err != nil {
@@ -207,8 +207,8 @@ func (s *Tenants) Exists(ctx context.Context, id string) (bool, error) {
 	return out.Item != nil, nil
 }
 
-// Create implements tenant.Store.
-func (s *Tenants) Create(ctx context.Context, c tenant.Config) error {
+// Create implements Store.
+func (s *DynamoStore) Create(ctx context.Context, c Config) error {
 	c, err := s.seal(ctx, c)
 	if err != nil {
 		return err
@@ -219,8 +219,8 @@ func (s *Tenants) Create(ctx context.Context, c tenant.Config) error {
 		Item:                tenantItem(c),
 		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
 	})
-	if IsConditionFailed(err) {
-		return tenant.ErrExists
+	if dynamostore.IsConditionFailed(err) {
+		return ErrExists
 	}
 	if err != nil {
 		return fmt.Errorf("create tenant %s: %w", c.ID, err)
@@ -228,8 +228,8 @@ func (s *Tenants) Create(ctx context.Context, c tenant.Config) error {
 	return nil
 }
 
-// Update implements tenant.Store with a put conditional on the version read.
-func (s *Tenants) Update(ctx context.Context, c tenant.Config) error {
+// Update implements Store with a put conditional on the version read.
+func (s *DynamoStore) Update(ctx context.Context, c Config) error {
 	c, err := s.seal(ctx, c)
 	if err != nil {
 		return err
@@ -240,13 +240,13 @@ func (s *Tenants) Update(ctx context.Context, c tenant.Config) error {
 		TableName:                 aws.String(s.table),
 		Item:                      tenantItem(c),
 		ConditionExpression:       aws.String("version = :seen"),
-		ExpressionAttributeValues: Item{":seen": Num(seen)},
+		ExpressionAttributeValues: dynamostore.Item{":seen": dynamostore.Num(seen)},
 	})
-	if IsConditionFailed(err) {
+	if dynamostore.IsConditionFailed(err) {
 		if _, gerr := s.Get(ctx, c.ID); gerr != nil {
 			return gerr
 		}
-		return tenant.ErrConflict
+		return ErrConflict
 	}
 	if err != nil {
 		return fmt.Errorf("update tenant %s: %w", c.ID, err)
@@ -254,10 +254,10 @@ func (s *Tenants) Update(ctx context.Context, c tenant.Config) error {
 	return nil
 }
 
-// List implements tenant.Store. The table holds one small item per tenant, so a scan is
+// List implements Store. The table holds one small item per tenant, so a scan is
 // the right tool.
-func (s *Tenants) List(ctx context.Context) ([]tenant.Config, error) {
-	var out []tenant.Config
+func (s *DynamoStore) List(ctx context.Context) ([]Config, error) {
+	var out []Config
 	p := dynamodb.NewScanPaginator(s.client, &dynamodb.ScanInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
