@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/dynamostore"
 )
 
 // Status is the state of a finance approval row.
@@ -181,36 +180,23 @@ func Confirmed(a Approval, r connector.WriteResult) bool {
 	return rec.ID != "" && rec.ID == a.ERPID && (len(rec.Fields) > 0 || rec.Version != "")
 }
 
-// listTimeLayout is fixed-width so that list keys sort as strings.
-const listTimeLayout = "2006-01-02T15:04:05.000000000Z"
-
-// ListKey is a row's position in listings: creation time, then id. Stores sort by it
-// (descending) and cursors carry it.
+// ListKey is a row's position in listings: creation time (fixed-width, so keys sort as
+// strings), then id. Stores sort by it (descending) and cursors carry it.
 func ListKey(createdAt time.Time, id string) string {
-	return createdAt.UTC().Format(listTimeLayout) + "#" + id
+	return dynamostore.FormatTime(createdAt) + "#" + id
 }
 
 // EncodeCursor returns the cursor that continues a listing after the row with listKey.
-func EncodeCursor(listKey string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(listKey))
-}
+func EncodeCursor(listKey string) string { return dynamostore.EncodeCursor(listKey) }
 
 // DecodeCursor returns the list key and the row id a cursor continues after, or
-// ErrBadCursor.
+// ErrBadCursor. Only the strict spelling decodes, so each cursor has exactly one.
 func DecodeCursor(cursor string) (listKey, id string, err error) {
-	// Strict refuses non-zero padding bits, so each cursor has exactly one spelling.
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(cursor)
-	if err != nil {
-		return "", "", ErrBadCursor
-	}
-	at, id, ok := strings.Cut(string(raw), "#")
+	listKey, id, ok := dynamostore.DecodeTimedCursor(cursor, "")
 	if !ok || !ValidID(id) {
 		return "", "", ErrBadCursor
 	}
-	if _, err := time.Parse(listTimeLayout, at); err != nil {
-		return "", "", ErrBadCursor
-	}
-	return string(raw), id, nil
+	return listKey, id, nil
 }
 
 // sameRequest reports whether b carries the same approval request as a: a redelivery,

@@ -2,7 +2,6 @@ package flow
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -287,21 +286,17 @@ func (s *DynamoStore) Runs(ctx context.Context, tenantID string, q RunQuery) ([]
 	}
 	// Filters matched little: answer what was found and go on where the reading stopped.
 	last := in.ExclusiveStartKey
-	return runs, base64.RawURLEncoding.EncodeToString([]byte(dynamostore.GetString(last, "created_sort"))), nil
+	return runs, dynamostore.EncodeCursor(dynamostore.GetString(last, "created_sort")), nil
 }
 
-func encodeRunCursor(r Run) string { return base64.RawURLEncoding.EncodeToString([]byte(runSort(r))) }
+func encodeRunCursor(r Run) string { return dynamostore.EncodeCursor(runSort(r)) }
 
 func decodeRunCursor(cursor string) (sortKey, id string, err error) {
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil {
+	sortKey, id, ok := dynamostore.DecodeTimedCursor(cursor, "")
+	if !ok || !ValidRunID(id) {
 		return "", "", ErrBadCursor
 	}
-	at, id, ok := strings.Cut(string(raw), "#")
-	if _, terr := dynamostore.ParseTime(at); !ok || terr != nil || !ValidRunID(id) {
-		return "", "", ErrBadCursor
-	}
-	return string(raw), id, nil
+	return sortKey, id, nil
 }
 
 // DueRuns implements Store through the sparse due index, oldest due first.

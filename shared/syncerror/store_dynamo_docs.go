@@ -2,9 +2,7 @@ package syncerror
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -104,11 +102,11 @@ func (s *DynamoClaims) ListDocs(ctx context.Context, tenantID, prefix string, li
 		Limit:                     aws.Int32(int32(limit)),
 	}
 	if cursor != "" {
-		last, err := base64.RawURLEncoding.DecodeString(cursor)
-		if err != nil || !strings.HasPrefix(string(last), prefix) {
+		last, ok := dynamostore.DecodeCursor(cursor, prefix)
+		if !ok {
 			return nil, "", ErrBadCursor
 		}
-		in.ExclusiveStartKey = s.key(tenantID, string(last))
+		in.ExclusiveStartKey = s.key(tenantID, last)
 	}
 	out, err := s.client.Query(ctx, in)
 	if err != nil {
@@ -124,7 +122,7 @@ func (s *DynamoClaims) ListDocs(ctx context.Context, tenantID, prefix string, li
 	}
 	next := ""
 	if len(out.LastEvaluatedKey) > 0 && len(docs) > 0 {
-		next = base64.RawURLEncoding.EncodeToString([]byte(docs[len(docs)-1].Key))
+		next = dynamostore.EncodeCursor(docs[len(docs)-1].Key)
 	}
 	return docs, next, nil
 }

@@ -2,10 +2,8 @@ package syncerror
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -42,20 +40,15 @@ func (s *DynamoClaims) List(ctx context.Context, tenantID string, q ListQuery) (
 		in.ExpressionAttributeValues[":class"] = dynamostore.Str(`{"class":` + strconv.Quote(q.Class) + `,`)
 	}
 	if q.Cursor != "" {
-		raw, err := base64.RawURLEncoding.DecodeString(q.Cursor)
-		sortKey := string(raw)
-		at, id, ok := strings.Cut(sortKey, "#")
-		if err != nil || !ok || !ValidClaimID(id) {
-			return Page{}, ErrBadCursor
-		}
-		if _, err := dynamostore.ParseTime(at); err != nil || at == "" {
+		sortKey, id, ok := dynamostore.DecodeTimedCursor(q.Cursor, "")
+		if !ok || !ValidClaimID(id) {
 			return Page{}, ErrBadCursor
 		}
 		in.ExclusiveStartKey = dynamostore.Item{"tenant_id": dynamostore.Str(tenantID), "id": dynamostore.Str(id), "status_key": dynamostore.Str(key), "claimed_sort": dynamostore.Str(sortKey)}
 	}
 	var p Page
 	cursorOf := func(c Claim) string {
-		return base64.RawURLEncoding.EncodeToString([]byte(dynamostore.FormatTime(c.ClaimedAt) + "#" + c.ID))
+		return dynamostore.EncodeCursor(dynamostore.FormatTime(c.ClaimedAt) + "#" + c.ID)
 	}
 	for reads := 0; ; reads++ {
 		out, err := s.client.Query(ctx, in)
@@ -80,7 +73,7 @@ func (s *DynamoClaims) List(ctx context.Context, tenantID string, q ListQuery) (
 			if n := len(p.Claims); n > 0 {
 				p.NextCursor = cursorOf(p.Claims[n-1])
 			} else {
-				p.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(dynamostore.GetString(out.LastEvaluatedKey, "claimed_sort")))
+				p.NextCursor = dynamostore.EncodeCursor(dynamostore.GetString(out.LastEvaluatedKey, "claimed_sort"))
 			}
 			return p, nil
 		}
