@@ -14,6 +14,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/identity/devissuer"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 func TestTokenCommandRefusesBadArguments(t *testing.T) {
@@ -46,7 +47,7 @@ func verifyDevToken(t *testing.T, root, issuerURL, tok string) identity.Principa
 	srv := httptest.NewServer(iss.Handler())
 	t.Cleanup(srv.Close)
 	v := identity.NewJWTVerifier(identity.JWTConfig{
-		Issuer: issuerURL, Audience: devissuer.DefaultAudience, JWKSURL: srv.URL + devissuer.JWKSPath,
+		Issuer: issuerURL, Audience: devissuer.DefaultAudience, JWKSURL: srv.URL + devissuer.JWKSPath, ValidTenant: tenant.ValidID,
 	})
 	p, err := v.Verify(context.Background(), tok)
 	if err != nil {
@@ -129,7 +130,7 @@ func TestMintDevTokenTTL(t *testing.T) {
 	defer srv.Close()
 	later := func() time.Time { return time.Now().Add(2 * time.Minute) }
 	v := identity.NewJWTVerifier(identity.JWTConfig{Issuer: devissuer.DefaultURL, Audience: devissuer.DefaultAudience,
-		JWKSURL: srv.URL + devissuer.JWKSPath, Now: later})
+		JWKSURL: srv.URL + devissuer.JWKSPath, Now: later, ValidTenant: tenant.ValidID})
 	if _, err := v.Verify(context.Background(), strings.TrimSpace(out.String())); !errors.Is(err, identity.ErrTokenExpired) {
 		t.Fatalf("a 1s token two minutes later: err = %v, want ErrTokenExpired", err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 const (
@@ -188,6 +189,6 @@ func (s *jwksServer) setDelay(d time.Duration) {
 
 func newVerifier(url string, clock *fakeClock) *identity.JWTVerifier {
 	return identity.NewJWTVerifier(identity.JWTConfig{
-		Issuer: testIssuer, Audience: testAudience, JWKSURL: url, Now: clock.Now,
+		Issuer: testIssuer, Audience: testAudience, JWKSURL: url, Now: clock.Now, ValidTenant: tenant.ValidID,
 	})
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // Claim names the verifier reads besides the registered ones (iss, aud, exp, nbf, iat, sub).
@@ -44,9 +43,9 @@ const (
 // are decoded before the signature can be checked.
 const maxTokenBytes = 16 << 10
 
-// JWTConfig configures a JWTVerifier. Issuer, Audience and JWKSURL are required; a verifier
-// missing any of them refuses every token with ErrJWKSUnavailable (a deployment error, not
-// the caller's).
+// JWTConfig configures a JWTVerifier. Issuer, Audience, JWKSURL and ValidTenant are
+// required; a verifier missing any of them refuses every token with ErrJWKSUnavailable (a
+// deployment error, not the caller's).
 type JWTConfig struct {
 	// Issuer must equal the token's iss exactly.
 	Issuer string
@@ -69,7 +68,14 @@ type JWTConfig struct {
 	// DefaultTokenTypes. A token without typ is accepted unless its claims mark it an ID
 	// token (nonce, or token_use other than "access"), as Cognito's access tokens carry none.
 	TokenTypes []string
+	// ValidTenant says whether a token's tenant claim is a well-formed tenant id. The
+	// tenant package owns that rule (tenant.ValidID); the composition root passes it in, so
+	// identity, a platform package, knows no feature.
+	ValidTenant TenantIDRule
 }
+
+// TenantIDRule reports whether id is a well-formed tenant id.
+type TenantIDRule func(id string) bool
 
 // DefaultTokenTypes are the access-token types of RFC 9068. An OIDC ID token of the same
 // audience (typ "JWT") is refused: it proves a sign-in to the client, not a grant to call
@@ -137,8 +143,8 @@ func invalid(reason string) error { return &tokenError{kind: ErrTokenInvalid, re
 // returns the principal it names. Errors wrap ErrTokenInvalid, ErrTokenExpired or
 // ErrJWKSUnavailable.
 func (v *JWTVerifier) Verify(ctx context.Context, token string) (Principal, error) {
-	if v.cfg.Issuer == "" || v.cfg.Audience == "" || v.cfg.JWKSURL == "" {
-		return Principal{}, fmt.Errorf("%w: the verifier needs an issuer, an audience and a JWKS URL", ErrJWKSUnavailable)
+	if v.cfg.Issuer == "" || v.cfg.Audience == "" || v.cfg.JWKSURL == "" || v.cfg.ValidTenant == nil {
+		return Principal{}, fmt.Errorf("%w: the verifier needs an issuer, an audience, a JWKS URL and the tenant id rule", ErrJWKSUnavailable)
 	}
 	if token == "" {
 		return Principal{}, invalid("empty token")
@@ -161,7 +167,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (Principal, erro
 		}
 		return Principal{}, classify(err)
 	}
-	return principalFrom(claims)
+	return principalFrom(claims, v.cfg.ValidTenant)
 }
 
 // key returns the public key for t, refusing a key whose type does not match the token's
@@ -224,7 +230,7 @@ func classify(err error) error {
 // rather than refused, so an issuer may carry roles for other applications in the same
 // claim; a roles claim of the wrong shape is refused, since it means the issuer and the
 // service disagree about the token format.
-func principalFrom(c jwt.MapClaims) (Principal, error) {
+func principalFrom(c jwt.MapClaims, validTenant TenantIDRule) (Principal, error) {
 	sub, err := c.GetSubject()
 	if err != nil || sub == "" {
 		return Principal{}, invalid("missing sub")
@@ -236,7 +242,7 @@ func principalFrom(c jwt.MapClaims) (Principal, error) {
 		return Principal{}, invalid("an ID token (token_use), not an access token")
 	}
 	tenantID, _ := c[ClaimTenantID].(string)
-	if !tenant.ValidID(tenantID) {
+	if !validTenant(tenantID) {
 		return Principal{}, invalid(ClaimTenantID + " missing or not a tenant id")
 	}
 	p := Principal{Subject: sub, TenantID: tenantID}

@@ -16,6 +16,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 func TestVerify(t *testing.T) {
@@ -204,10 +205,12 @@ func TestVerifyMisconfigured(t *testing.T) {
 	clock := newClock()
 	srv := newJWKSServer(t, ecKey)
 	tok := sign(t, ecKey, baseClaims(clock.Now()))
+	rule := identity.TenantIDRule(tenant.ValidID)
 	for _, cfg := range []identity.JWTConfig{
-		{Audience: testAudience, JWKSURL: srv.URL},
-		{Issuer: testIssuer, JWKSURL: srv.URL},
-		{Issuer: testIssuer, Audience: testAudience},
+		{Audience: testAudience, JWKSURL: srv.URL, ValidTenant: rule},
+		{Issuer: testIssuer, JWKSURL: srv.URL, ValidTenant: rule},
+		{Issuer: testIssuer, Audience: testAudience, ValidTenant: rule},
+		{Issuer: testIssuer, Audience: testAudience, JWKSURL: srv.URL}, // no tenant id rule
 	} {
 		cfg.Now = clock.Now
 		if _, err := identity.NewJWTVerifier(cfg).Verify(context.Background(), tok); !errors.Is(err, identity.ErrJWKSUnavailable) {
@@ -230,7 +233,7 @@ func TestVerifyLeewayConfig(t *testing.T) {
 		leeway time.Duration
 		ok     bool
 	}{{0, true}, {time.Minute, true}, {-1, false}, {5 * time.Second, false}} {
-		v := identity.NewJWTVerifier(identity.JWTConfig{Issuer: testIssuer, Audience: testAudience, JWKSURL: srv.URL, Now: clock.Now, Leeway: tc.leeway})
+		v := identity.NewJWTVerifier(identity.JWTConfig{Issuer: testIssuer, Audience: testAudience, JWKSURL: srv.URL, Now: clock.Now, Leeway: tc.leeway, ValidTenant: tenant.ValidID})
 		_, err := v.Verify(context.Background(), tok)
 		if (err == nil) != tc.ok {
 			t.Errorf("leeway %v: err = %v, want ok = %v", tc.leeway, err, tc.ok)
@@ -525,7 +528,7 @@ func TestVerifyRefusesIDTokensAndBadTenants(t *testing.T) {
 	}
 	// An issuer that types its access tokens "JWT" is configured so.
 	lax := identity.NewJWTVerifier(identity.JWTConfig{Issuer: testIssuer, Audience: testAudience, JWKSURL: srv.URL,
-		Now: clock.Now, TokenTypes: []string{"at+jwt", "JWT"}})
+		Now: clock.Now, TokenTypes: []string{"at+jwt", "JWT"}, ValidTenant: tenant.ValidID})
 	if _, err := lax.Verify(context.Background(), signTyped(t, rsaKey, with(keep), "JWT")); err != nil {
 		t.Errorf("typ JWT with JWT_TOKEN_TYPES=at+jwt,JWT: %v", err)
 	}

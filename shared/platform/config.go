@@ -15,6 +15,7 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/sealed"
 	"github.com/syncassist/syncassist/shared/session"
+	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
@@ -125,7 +126,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return Config{}, err
 		}
 	}
-	c.JWT = identity.JWTConfig{Issuer: getenv("JWT_ISSUER"), Audience: getenv("JWT_AUDIENCE"), JWKSURL: getenv("JWT_JWKS_URL")}
+	c.JWT = identity.JWTConfig{Issuer: getenv("JWT_ISSUER"), Audience: getenv("JWT_AUDIENCE"), JWKSURL: getenv("JWT_JWKS_URL"),
+		ValidTenant: tenant.ValidID}
 	if v := getenv("JWT_TOKEN_TYPES"); v != "" {
 		c.JWT.TokenTypes = strings.Split(v, ",")
 	}

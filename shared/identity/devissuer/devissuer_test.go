@@ -23,6 +23,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/identity/devissuer"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // serve mounts iss under /dev-issuer the way the local stack does and points iss.URL at it.
@@ -38,7 +39,7 @@ func serve(t *testing.T, iss *devissuer.Issuer) *httptest.Server {
 
 func verifierFor(iss *devissuer.Issuer) *identity.JWTVerifier {
 	return identity.NewJWTVerifier(identity.JWTConfig{
-		Issuer: iss.URL, Audience: iss.Audience, JWKSURL: iss.URL + devissuer.JWKSPath,
+		Issuer: iss.URL, Audience: iss.Audience, JWKSURL: iss.URL + devissuer.JWKSPath, ValidTenant: tenant.ValidID,
 	})
 }
 
@@ -90,8 +91,8 @@ func TestMintedTokenFailsForAnotherAudienceOrIssuer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cfg := range []identity.JWTConfig{
-		{Issuer: iss.URL, Audience: "someone-else", JWKSURL: iss.URL + devissuer.JWKSPath},
-		{Issuer: devissuer.DefaultURL, Audience: iss.Audience, JWKSURL: iss.URL + devissuer.JWKSPath},
+		{Issuer: iss.URL, Audience: "someone-else", JWKSURL: iss.URL + devissuer.JWKSPath, ValidTenant: tenant.ValidID},
+		{Issuer: devissuer.DefaultURL, Audience: iss.Audience, JWKSURL: iss.URL + devissuer.JWKSPath, ValidTenant: tenant.ValidID},
 	} {
 		if _, err := identity.NewJWTVerifier(cfg).Verify(context.Background(), tok); err == nil {
 			t.Errorf("config %+v accepted the token", cfg)
