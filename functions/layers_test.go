@@ -1,0 +1,79 @@
+package functions_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// owners are the packages that own a slice of the product's data and rules: the features,
+// and the packages that own the platform tables (governance records and the ledger,
+// embedded sessions, tenants, the audit log with the AI records it serves). Each keeps its
+// DynamoDB store in its own package (store_dynamo*.go).
+var owners = append([]string{"shared/governance", "shared/session", "shared/tenant", "shared/audit"}, features...)
+
+// platform are the packages beneath every owner: they know no feature and own no data, so
+// they link no owner. dynamostore is the DynamoDB plumbing every owner's store uses;
+// identity verifies tokens and takes the tenant id rule from the composition root.
+var platformPkgs = []string{
+	"shared/identity", "shared/dynamostore", "shared/httpapi", "shared/dlp", "shared/ai", "shared/webhook",
+	"shared/hostauth", "shared/connector", "shared/sqsqueue", "shared/sealed", "shared/bounded", "shared/emf",
+	"shared/netguard", "shared/retry", "shared/tenantrun", "shared/blueprint", "shared/version",
+}
+
+func under(pkg string, roots []string) string {
+	rel := strings.TrimPrefix(pkg, module)
+	for _, r := range roots {
+		if rel == r || strings.HasPrefix(rel, r+"/") {
+			return r
+		}
+	}
+	return ""
+}
+
+// A platform package (or one of its sub-packages, test helpers included) links no owner.
+func TestPlatformLinksNoOwner(t *testing.T) {
+	all := deps(t, "../shared/...")
+	seen := map[string]bool{}
+	for pkg, ds := range all {
+		root := under(pkg, platformPkgs)
+		if root == "" {
+			continue
+		}
+		seen[root] = true
+		var linked []string
+		for _, d := range ds {
+			if o := under(d, owners); o != "" && !slices.Contains(linked, o) {
+				linked = append(linked, o)
+			}
+		}
+		if len(linked) > 0 {
+			slices.Sort(linked)
+			t.Errorf("platform package %s links %v: a platform package knows no feature (pass what it needs in from the composition root)",
+				strings.TrimPrefix(pkg, module), linked)
+		}
+	}
+	for _, p := range platformPkgs {
+		if !seen[p] {
+			t.Errorf("platform package %s not found: update the list", p)
+		}
+	}
+}
+
+// shared/dynamostore is the DynamoDB adapter only: from this module it imports the
+// blueprint (for the tables it creates) and nothing else, so no feature's storage (which
+// would name the feature's types) can live there.
+func TestDynamostoreHoldsNoFeatureStorage(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "../shared/dynamostore").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for imp := range strings.Lines(string(out)) {
+		imp = strings.TrimSpace(imp)
+		if strings.HasPrefix(imp, module) && imp != module+"shared/blueprint" {
+			t.Errorf("shared/dynamostore imports %s: a feature's store lives in the feature's package (store_dynamo.go)",
+				strings.TrimPrefix(imp, module))
+		}
+	}
+}
