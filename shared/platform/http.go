@@ -192,6 +192,9 @@ func StartHTTP(name string, build RoutesFunc) {
 func Start[H any](name string, build func(context.Context, *Base) (H, error)) {
 	ctx := context.Background()
 	b, err := Load(ctx)
+	if err == nil {
+		err = b.ServeOnly(name)
+	}
 	if err != nil {
 		slog.Error(name+": configuration", "error", err)
 		os.Exit(1)

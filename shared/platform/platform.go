@@ -44,8 +44,9 @@ type Base struct {
 	// Now is the clock of everything built from Base; tests move it.
 	Now     func() time.Time
 	Tenants tenant.Store
-	// HostTenants is what host-signed routes read tenants through: a tenant.Cache over
-	// Tenants, or Tenants itself when the cache is off.
+	// HostTenants is what host-signed routes (and the features' settings reads) read
+	// tenants through: a tenant.Cache over Tenants, or Tenants itself when the cache is off.
+	// In a deployed function it fetches only the secrets the function serves (ServeOnly).
 	HostTenants  tenant.Reader
 	AuditStore   audit.Store
 	Audit        *audit.Log
@@ -113,10 +114,7 @@ func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
 	}
 	b.Audit = &audit.Log{Store: b.AuditStore, Redactor: lazyRedactor{b}, Now: b.now}
 	b.Audit.PseudonymKey = b.pseudonymKey()
-	b.HostTenants = b.Tenants
-	if cfg.TenantCacheTTL > 0 {
-		b.HostTenants = &tenant.Cache{Store: b.Tenants, TTL: cfg.TenantCacheTTL}
-	}
+	b.HostTenants = b.hostTenants(b.Tenants)
 	return b
 }
 
@@ -132,6 +130,39 @@ func (b *Base) TenantSettings() tenant.Reader {
 		return &tenant.Cache{Store: r, TTL: b.Config.TenantCacheTTL, Now: b.now}
 	}
 	return r
+}
+
+func (b *Base) hostTenants(r tenant.Reader) tenant.Reader {
+	if b.Config.TenantCacheTTL > 0 {
+		return &tenant.Cache{Store: r, TTL: b.Config.TenantCacheTTL}
+	}
+	return r
+}
+
+// TenantsFor reads the tenant table fetching the plain attributes and the secrets of
+// purposes only (a projection), so a reader never receives another purpose's sealed
+// secrets. Over a store other than the table's it is that store.
+func (b *Base) TenantsFor(purposes ...tenant.Purpose) tenant.Reader {
+	if s, ok := b.Tenants.(*tenant.DynamoStore); ok {
+		return s.ReaderFor(purposes...)
+	}
+	return b.Tenants
+}
+
+// ServeOnly narrows HostTenants to what the function called name serves: the secret
+// purposes it opens (blueprint Opens, the purposes its key grant is conditioned on). A
+// Lambda serves one function; the local stack, serving all, does not narrow.
+func (b *Base) ServeOnly(name string) error {
+	f, err := blueprint.FunctionNamed(name)
+	if err != nil {
+		return err
+	}
+	var purposes []tenant.Purpose
+	for _, p := range f.Opens() {
+		purposes = append(purposes, tenant.Purpose(p))
+	}
+	b.HostTenants = b.hostTenants(b.TenantsFor(purposes...))
+	return nil
 }
 
 // newKeeper is the tenant secrets' key keeper: the KMS key in AWS, the local key in make

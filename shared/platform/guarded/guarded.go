@@ -54,7 +54,7 @@ func Guard(b *platform.Base) (*governance.Guard, error) {
 // Connectors are the tenants' connector clients, built from the tenant table and cached.
 func Connectors(b *platform.Base) *connector.Registry {
 	return platform.Memo(b, connectorsKey{}, func() *connector.Registry {
-		return connector.NewRegistry(connectorConfigs{b.Tenants, b.Keeper, b.Config.ConnectorTimeout, b.Config.ConnectorsAllowLocal}, connector.DefaultRegistryTTL)
+		return connector.NewRegistry(connectorConfigs{b.TenantsFor(tenant.PurposeConnectors), b.Keeper, b.Config.ConnectorTimeout, b.Config.ConnectorsAllowLocal}, connector.DefaultRegistryTTL)
 	})
 }
 
