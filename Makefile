@@ -19,7 +19,7 @@ FUZZTIME ?= 60s
 CI_FUZZTIME ?= 3s
 FUZZ_TARGETS := shared/webhook:FuzzVerify shared/dlp:FuzzScanJSON shared/dlp:FuzzScanText \
 	shared/syncerror:FuzzParseRecord shared/governance:FuzzCanonicalJSON shared/governance:FuzzManifestValidate \
-	shared/finance:FuzzDecodeCursor shared/connector:FuzzOffsetCursor shared/connector:FuzzQueryBuilders \
+	shared/finance:FuzzDecodeCursor shared/dynamostore:FuzzDecodeTimedCursor shared/connector:FuzzOffsetCursor shared/connector:FuzzQueryBuilders \
 	shared/flow:FuzzFlowFilter shared/settings:FuzzCheckBaseURL shared/toolcatalog:FuzzMCPRequest
 # AWS's own tools, from PyPI (Python 3.10+): cfn-lint lints the synthesized templates and
 # moto_server is the second emulator of the store contract suites and the deploy rehearsal.
