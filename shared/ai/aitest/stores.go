@@ -84,7 +84,8 @@ func copyTrace(t ai.Trace) ai.Trace {
 	return t
 }
 
-// CostStore is an in-memory ai.CostStore, idempotent on (tenant, inference, operation).
+// CostStore is an in-memory ai.CostStore: the first record of a (tenant, inference,
+// operation) stands, as in the DynamoDB store.
 type CostStore struct {
 	mu    sync.Mutex
 	order []key
@@ -105,9 +106,10 @@ func (s *CostStore) PutCost(_ context.Context, c ai.CostRecord) error {
 		return s.err
 	}
 	k := key{c.TenantID, c.InferenceID, c.Operation}
-	if _, ok := s.costs[k]; !ok {
-		s.order = append(s.order, k)
+	if _, ok := s.costs[k]; ok {
+		return nil // the first record stands, as in the real store: a replay never counts twice
 	}
+	s.order = append(s.order, k)
 	c.Identity = copyIdentityRoles(c.Identity)
 	s.costs[k] = c
 	return nil
