@@ -139,10 +139,16 @@ func (b *Base) hostTenants(r tenant.Reader) tenant.Reader {
 	return r
 }
 
+// TenantView is a read-only view of the tenants.
+type TenantView interface {
+	Get(ctx context.Context, id string) (tenant.Config, error)
+	List(ctx context.Context) ([]tenant.Config, error)
+}
+
 // TenantsFor reads the tenant table fetching the plain attributes and the secrets of
-// purposes only (a projection), so a reader never receives another purpose's sealed
-// secrets. Over a store other than the table's it is that store.
-func (b *Base) TenantsFor(purposes ...tenant.Purpose) tenant.Reader {
+// purposes only (a projection; none: settings alone), so a reader never receives another
+// purpose's sealed secrets. Over a store other than the table's it is that store.
+func (b *Base) TenantsFor(purposes ...tenant.Purpose) TenantView {
 	if s, ok := b.Tenants.(*tenant.DynamoStore); ok {
 		return s.ReaderFor(purposes...)
 	}
@@ -234,7 +240,7 @@ func (b *Base) AIRecords() *audit.AIRecords {
 // logged under job and counted, and the others still run; only failing to list the
 // tenants is an error. Timeouts and tenants left over are logged and emitted as metrics.
 func (b *Base) EachTenant(ctx context.Context, job string, fn func(ctx context.Context, tenantID string) error) (failed int, err error) {
-	tenants, err := b.Tenants.List(ctx)
+	tenants, err := b.TenantsFor().List(ctx) // the ids alone are needed: no secret is fetched
 	if err != nil {
 		return 0, fmt.Errorf("list tenants: %w", err)
 	}

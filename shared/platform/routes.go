@@ -15,7 +15,7 @@ import (
 // through the same tenant cache), context bootstrap, teardown, resolution and the reaper.
 // Embedded sessions are how an embedded caller proves who it is, so they are platform.
 func (b *Base) Sessions() *session.Service {
-	return &session.Service{Store: b.SessionStore, Tenants: b.Tenants, Audit: b.Audit, Auth: b.HostAuth(tenant.PurposeEmbedded),
+	return &session.Service{Store: b.SessionStore, Tenants: b.TenantsFor(), Audit: b.Audit, Auth: b.HostAuth(tenant.PurposeEmbedded),
 		Now: b.now, TokenTTL: b.Config.EmbeddedTokenTTL, ContextTTL: b.Config.EmbeddedContextTTL, Log: b.Log}
 }
 

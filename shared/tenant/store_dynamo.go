@@ -257,8 +257,12 @@ func (s *DynamoStore) Update(ctx context.Context, c Config) error {
 // List implements Store. The table holds one small item per tenant, so a scan is
 // the right tool.
 func (s *DynamoStore) List(ctx context.Context) ([]Config, error) {
+	return s.scan(ctx, &dynamodb.ScanInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)})
+}
+
+func (s *DynamoStore) scan(ctx context.Context, in *dynamodb.ScanInput) ([]Config, error) {
 	var out []Config
-	p := dynamodb.NewScanPaginator(s.client, &dynamodb.ScanInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)})
+	p := dynamodb.NewScanPaginator(s.client, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {

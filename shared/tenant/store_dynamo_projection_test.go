@@ -52,6 +52,16 @@ func TestReaderForFetchesOnlyItsPurposes(t *testing.T) {
 				t.Errorf("%s (serves %v): connectors read = %v", f.Name, serves, got.Connectors)
 			}
 		}
+		// The all-tenant jobs list settings alone: no purpose's secret, no connector.
+		all, err := s.ReaderFor().List(ctx)
+		if err != nil || len(all) != 1 || all[0].ID != "acme" || all[0].Settings["flag"] != "true" || all[0].Connectors != nil {
+			t.Fatalf("list: %+v, %v", all, err)
+		}
+		for _, p := range tenant.Purposes {
+			if secrets := *all[0].Secrets(p); len(secrets) != 0 {
+				t.Errorf("list read %s secrets %v", p, secrets)
+			}
+		}
 		if _, err := s.ReaderFor(tenant.PurposeIngest).Get(ctx, "globex"); err != tenant.ErrNotFound {
 			t.Errorf("unknown tenant: %v, want ErrNotFound", err)
 		}

@@ -118,7 +118,7 @@ func (f *Feature) Worker(d syncerror.Diagnoser) *syncerror.Worker {
 
 // Reconcile is the 30-minute backstop.
 func (f *Feature) Reconcile() *syncerror.Reconcile {
-	return &syncerror.Reconcile{Tenants: f.Base.Tenants, Claims: f.Claims, Queue: f.Queue, Log: f.Base.Log, Now: f.Base.Clock(),
+	return &syncerror.Reconcile{Tenants: f.Base.TenantsFor(), Claims: f.Claims, Queue: f.Queue, Log: f.Base.Log, Now: f.Base.Clock(),
 		StuckAfter: f.StuckAfter, Host: hostErrors{guarded.Connectors(f.Base)}, Watermarks: f.Claims, Audit: f.Base.Audit,
 		Writes: ledgerWrites{f.Base.Ledger()}, Mask: f.mask()}
 }
