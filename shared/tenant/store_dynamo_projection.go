@@ -10,11 +10,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 )
 
 // plainAttrs are a tenant item's attributes that hold no secret: every reader gets them.
-var plainAttrs = []string{"tenant_id", "settings", "created_at", "updated_at", "version"}
+var plainAttrs = []string{"tenant_id", blueprint.TenantSettingsAttribute, "created_at", "updated_at", "version"}
 
 // projectedAttrs are the attributes a reader serving purposes fetches: the plain ones, each
 // purpose's secret list, and the connector map (base URLs beside sealed tokens) only for
