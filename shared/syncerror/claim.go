@@ -79,7 +79,9 @@ type Claim struct {
 	// ApplyError is the last write-back failure, for operators.
 	ApplyError string
 	// Retry holds the delivery retries, the resolution and the occurrences.
-	Retry     RetryState
+	Retry RetryState
+	// Triage is the row's assignee, tags and notes.
+	Triage    Triage
 	History   []HistoryEntry
 	Source    Source
 	WebhookID string
@@ -174,6 +176,7 @@ type ClaimStore interface {
 	DecisionStore
 	RetryStore
 	FoldStore
+	TriageStore
 	Watermarks
 }
 

@@ -45,16 +45,32 @@ type Page struct {
 	NextCursor string
 }
 
-// ListQuery selects a page of a tenant's rows in one status, newest first. Class and
-// Since narrow it on the server, so a filtered list pages like an unfiltered one.
+// ListQuery selects a page of a tenant's rows in one status, newest (or oldest) first. The
+// filters narrow it on the server, so a filtered list pages like an unfiltered one; how a
+// store pays for each is in store_dynamo_list.go.
 type ListQuery struct {
 	Status Status
 	// Class keeps rows whose proposal has this error class ("" keeps all).
 	Class string
 	// Since keeps rows claimed at or after it (zero keeps all).
-	Since  time.Time
+	Since time.Time
+	// Search keeps rows whose error id, record id or message contains it, ignoring case.
+	Search string
+	// Assignee keeps rows assigned to this actor; Unassigned keeps rows assigned to nobody.
+	Assignee   string
+	Unassigned bool
+	// Tag keeps rows carrying this tag.
+	Tag string
+	// Oldest lists oldest first instead of newest first.
+	Oldest bool
 	Limit  int
 	Cursor string
+}
+
+// Filtered reports whether q narrows the status by anything but time: then a store reads
+// rows the answer leaves out, and bounds how many (ListScanCap).
+func (q ListQuery) Filtered() bool {
+	return q.Class != "" || q.Search != "" || q.Assignee != "" || q.Unassigned || q.Tag != ""
 }
 
 // DecisionStore holds the operator side of the row's life: listing, the approve lease and

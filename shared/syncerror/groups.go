@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"sort"
 
@@ -129,28 +128,14 @@ func (o *Operator) GroupsHandler() http.Handler {
 			httpapi.WriteInvalidQuery(w, r, []httpapi.FieldError{{Field: "status", Message: "only pending proposals are grouped"}})
 			return
 		}
-		q, ok := listFilters(w, r, ListQuery{Status: StatusPending, Limit: MaxListLimit})
+		q, _, ok := listFilters(w, r, id, ListQuery{Status: StatusPending})
 		if !ok {
 			return
 		}
-		var claims []Claim
-		cursor, truncated := "", false
-		for {
-			q.Cursor = cursor
-			page, err := o.Claims.List(r.Context(), id.TenantID, q)
-			if errors.Is(err, ErrBadCursor) || err != nil {
-				httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
-				return
-			}
-			claims = append(claims, page.Claims...)
-			cursor = page.NextCursor
-			if cursor == "" {
-				break
-			}
-			if len(claims) >= MaxGroupScan {
-				truncated = true
-				break
-			}
+		claims, truncated, err := o.collect(r.Context(), id.TenantID, q, MaxGroupScan)
+		if err != nil {
+			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
+			return
 		}
 		groups, needs := o.GroupPending(claims)
 		httpapi.WriteJSON(w, http.StatusOK, GroupList{Items: groups, NeedsPerson: needs, Scanned: len(claims), Truncated: truncated})

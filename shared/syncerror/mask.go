@@ -3,6 +3,7 @@ package syncerror
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/syncassist/syncassist/shared/dlp"
 )
@@ -94,4 +95,23 @@ func (m *Masker) showDoc(doc json.RawMessage, fix []FieldChange) json.RawMessage
 // summaryMessage is the message as a listing shows it.
 func (m *Masker) summaryMessage(msg string) string {
 	return m.Show(Record{Message: msg}, nil).Message
+}
+
+// note returns a note's text as it may be stored: every finding masked as dlp.Display
+// masks it (a note is free text an operator typed, so nothing in it is kept readable), and
+// the kinds masked, for the answer and the audit record.
+func (m *Masker) note(text string) (string, []string, error) {
+	if m == nil || m.Scanner == nil {
+		return text, nil, nil
+	}
+	res, err := m.Scanner.ScanText(dlp.Display, text)
+	if err != nil {
+		return "", nil, fmt.Errorf("mask note: %w", err)
+	}
+	kinds := []string{}
+	for k := range res.Counts() {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	return string(res.Output), kinds, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -105,6 +106,7 @@ type Summary struct {
 	// Source is "learned" when the proposal comes from the tenant's knowledge.
 	Source string `json:"source,omitempty"`
 	RetryView
+	TriageView
 }
 
 // Detail is one row as the operator sees it.
@@ -117,6 +119,7 @@ type Detail struct {
 	Applied        *AppliedWrite  `json:"applied,omitempty"`
 	ApplyError     string         `json:"applyError,omitempty"`
 	History        []HistoryEntry `json:"history"`
+	Notes          []Note         `json:"notes"`
 	UpdatedAt      time.Time      `json:"updatedAt"`
 }
 
@@ -129,7 +132,7 @@ type ProposalView struct {
 func (o *Operator) summarize(c Claim) Summary {
 	s := Summary{ID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
 		ErrorCode: c.Record.ErrorCode, Message: o.Mask.summaryMessage(c.Record.Message), Status: c.Status, Diagnosis: c.Diagnosis, ClaimedAt: c.ClaimedAt,
-		ExternalSystem: c.Record.ExternalSystem, ApplyError: c.ApplyError, RetryView: retryView(c)}
+		ExternalSystem: c.Record.ExternalSystem, ApplyError: c.ApplyError, RetryView: retryView(c), TriageView: triageView(c.Triage)}
 	if !c.Record.OccurredAt.IsZero() {
 		at := c.Record.OccurredAt.UTC()
 		s.OccurredAt = &at
@@ -148,6 +151,9 @@ func (o *Operator) detail(c Claim) Detail {
 		Applied: c.Applied, ApplyError: c.ApplyError, History: c.History, UpdatedAt: c.UpdatedAt}
 	if d.History == nil {
 		d.History = []HistoryEntry{}
+	}
+	if d.Notes = c.Triage.Notes; d.Notes == nil {
+		d.Notes = []Note{}
 	}
 	if c.Proposal != nil {
 		d.Proposal = &ProposalView{Proposal: *c.Proposal, TraceID: c.Proposal.InferenceID}
@@ -175,7 +181,8 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "not_found", "No such sync error."))
 }
 
-// ListHandler serves GET /api/sync-error-assist/proposals?status=&limit=&cursor=.
+// ListHandler serves GET /api/sync-error-assist/proposals?status=&limit=&cursor= with the
+// filters, search and sort of listFilters; format=csv exports the same rows (export.go).
 func (o *Operator) ListHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := who(w, r)
@@ -187,11 +194,15 @@ func (o *Operator) ListHandler() http.Handler {
 		if !ok {
 			return
 		}
-		lq, ok := listFilters(w, r, ListQuery{Status: Status(q.Status), Limit: q.Limit, Cursor: q.Cursor})
+		lq, sort, ok := listFilters(w, r, id, ListQuery{Status: Status(q.Status), Limit: q.Limit, Cursor: q.Cursor})
 		if !ok {
 			return
 		}
-		page, err := o.Claims.List(r.Context(), id.TenantID, lq)
+		if r.URL.Query().Get("format") == "csv" {
+			o.exportCSV(w, r, id.TenantID, lq, sort)
+			return
+		}
+		page, partial, err := o.sortedPage(r.Context(), id.TenantID, lq, sort)
 		if errors.Is(err, ErrBadCursor) {
 			httpapi.WriteBadCursor(w, r)
 			return
@@ -199,6 +210,9 @@ func (o *Operator) ListHandler() http.Handler {
 		if err != nil {
 			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
 			return
+		}
+		if partial {
+			w.Header().Set(SortWindowHeader, strconv.Itoa(SortWindow))
 		}
 		items := make([]Summary, len(page.Claims))
 		rows := make([]*Summary, len(page.Claims))

@@ -46,6 +46,7 @@ func claimItem(c Claim) dynamostore.Item {
 		"record_id":          dynamostore.Str(r.RecordID),
 		"error_code":         dynamostore.Str(r.ErrorCode),
 		"message":            dynamostore.Str(r.Message),
+		"search_text":        dynamostore.Str(searchText(r)),
 		"occurred_at":        dynamostore.Str(dynamostore.FormatTime(r.OccurredAt)),
 		"status":             dynamostore.Str(string(c.Status)),
 		"status_key":         dynamostore.Str(statusKey(c.TenantID, c.Status)),
@@ -82,6 +83,7 @@ func claimItem(c Claim) dynamostore.Item {
 		it["history"] = historyList(c.History)
 	}
 	putRetry(it, c.Retry)
+	putTriage(it, c.Triage)
 	if c.Proposal != nil {
 		b, _ := json.Marshal(c.Proposal) // a Proposal always marshals
 		it["proposal"] = dynamostore.Str(string(b))
@@ -113,6 +115,9 @@ func claimFrom(it dynamostore.Item) (Claim, error) {
 	c.ApplyError = dynamostore.GetString(it, "apply_error")
 	var err error
 	if c.Retry, err = readRetry(it); err != nil {
+		return Claim{}, fmt.Errorf("claim %s: %w", c.ID, err)
+	}
+	if c.Triage, err = readTriage(it); err != nil {
 		return Claim{}, fmt.Errorf("claim %s: %w", c.ID, err)
 	}
 	if e := dynamostore.GetString(it, "edited_fix"); e != "" {

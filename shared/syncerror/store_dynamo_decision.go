@@ -50,7 +50,7 @@ func (s *DynamoClaims) updateRow(ctx context.Context, op, tenantID, id, cond, up
 		Key:                       s.key(tenantID, id),
 		ConditionExpression:       aws.String(cond),
 		UpdateExpression:          aws.String(update),
-		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeNames:  statusName(cond + update),
 		ExpressionAttributeValues: values,
 		ReturnValues:              types.ReturnValueAllNew,
 	})
@@ -174,4 +174,13 @@ func (s *DynamoClaims) ExpiredLeases(ctx context.Context, tenantID string, now t
 		return nil, fmt.Errorf("expired leases of %s: %w", tenantID, err)
 	}
 	return out, nil
+}
+
+// statusName names #status for an expression that uses it (DynamoDB refuses names an
+// expression does not use; status is a reserved word).
+func statusName(expr string) map[string]string {
+	if strings.Contains(expr, "#status") {
+		return map[string]string{"#status": "status"}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -12,13 +13,61 @@ import (
 	"github.com/syncassist/syncassist/shared/dynamostore"
 )
 
-// listMaxReads bounds the queries one filtered page may take; a page that hits it ends
-// early with a cursor, so a rare class never turns one request into a table scan.
-const listMaxReads = 10
+// What a listing costs in DynamoDB. Every listing is a Query of one partition of the
+// by_status index (a tenant's rows in one status), newest or oldest first, with Since a
+// range on its sort key: reads are proportional to the rows answered. Every other filter
+// (class, search, assignee, tag) is a FilterExpression on that Query: DynamoDB reads the
+// rows and drops the ones that fail, so a filtered page pays for the rows it examined. To
+// keep one request from reading a whole status, a filtered page examines at most
+// ListScanCap rows (listMaxReads queries of listFilteredReads) and then ends with a cursor
+// at the last row examined, even with fewer rows than asked for (or none); the next page
+// goes on from there. Search is case-insensitive on rows that carry search_text (written at
+// claim time: error id, record id and message, lower-cased) and exact on older rows.
+const (
+	listMaxReads      = 10
+	listFilteredReads = 100
+	// ListScanCap bounds the rows one filtered page examines.
+	ListScanCap = listMaxReads * listFilteredReads
+)
 
-// List implements DecisionStore through the by_status index: Since is a range on
-// the index sort key, Class a filter on the stored proposal. The cursor is the last
-// returned row's index sort key, which also names its id.
+// searchText is what search looks in: the error id, record id and (at-rest masked) message.
+func searchText(r Record) string {
+	return strings.ToLower(r.ErrorID + "\n" + r.RecordID + "\n" + r.Message)
+}
+
+// listFilter is the FilterExpression of q and its values (nil when q has no filter).
+func listFilter(q ListQuery, values dynamostore.Item) *string {
+	var parts []string
+	if q.Class != "" {
+		// The proposal is stored as the JSON of Proposal, whose first field is
+		// the class, so a prefix test is exact (the contract suite holds it to that).
+		parts = append(parts, "begins_with(proposal, :class)")
+		values[":class"] = dynamostore.Str(`{"class":` + strconv.Quote(q.Class) + `,`)
+	}
+	if q.Search != "" {
+		parts = append(parts, "(contains(search_text, :lq) OR contains(error_id, :q) OR contains(record_id, :q) OR contains(message, :q))")
+		values[":q"], values[":lq"] = dynamostore.Str(q.Search), dynamostore.Str(strings.ToLower(q.Search))
+	}
+	switch {
+	case q.Unassigned:
+		parts = append(parts, "attribute_not_exists(assignee)")
+	case q.Assignee != "":
+		parts = append(parts, "assignee = :assignee")
+		values[":assignee"] = dynamostore.Str(q.Assignee)
+	}
+	if q.Tag != "" {
+		parts = append(parts, "contains(tags, :tag)")
+		values[":tag"] = dynamostore.Str(q.Tag)
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return aws.String(strings.Join(parts, " AND "))
+}
+
+// List implements DecisionStore through the by_status index (see above for what each
+// filter costs). The cursor is the last returned (or examined) row's index sort key, which
+// also names its id.
 func (s *DynamoClaims) List(ctx context.Context, tenantID string, q ListQuery) (Page, error) {
 	key := statusKey(tenantID, q.Status)
 	in := &dynamodb.QueryInput{
@@ -26,18 +75,15 @@ func (s *DynamoClaims) List(ctx context.Context, tenantID string, q ListQuery) (
 		IndexName:                 aws.String(blueprint.IndexByStatus),
 		KeyConditionExpression:    aws.String("status_key = :k"),
 		ExpressionAttributeValues: dynamostore.Item{":k": dynamostore.Str(key)},
-		ScanIndexForward:          aws.Bool(false),
+		ScanIndexForward:          aws.Bool(q.Oldest),
 		Limit:                     aws.Int32(int32(q.Limit + 1)),
 	}
 	if !q.Since.IsZero() {
 		in.KeyConditionExpression = aws.String("status_key = :k AND claimed_sort >= :since")
 		in.ExpressionAttributeValues[":since"] = dynamostore.Str(dynamostore.FormatTime(q.Since))
 	}
-	if q.Class != "" {
-		// The proposal is stored as the JSON of Proposal, whose first field is
-		// the class, so a prefix test is exact (the contract suite holds it to that).
-		in.FilterExpression = aws.String("begins_with(proposal, :class)")
-		in.ExpressionAttributeValues[":class"] = dynamostore.Str(`{"class":` + strconv.Quote(q.Class) + `,`)
+	if in.FilterExpression = listFilter(q, in.ExpressionAttributeValues); in.FilterExpression != nil {
+		in.Limit = aws.Int32(listFilteredReads)
 	}
 	if q.Cursor != "" {
 		sortKey, id, ok := dynamostore.DecodeTimedCursor(q.Cursor, "")
@@ -70,11 +116,9 @@ func (s *DynamoClaims) List(ctx context.Context, tenantID string, q ListQuery) (
 			return p, nil
 		}
 		if reads+1 == listMaxReads {
-			if n := len(p.Claims); n > 0 {
-				p.NextCursor = cursorOf(p.Claims[n-1])
-			} else {
-				p.NextCursor = dynamostore.EncodeCursor(dynamostore.GetString(out.LastEvaluatedKey, "claimed_sort"))
-			}
+			// The cap: go on from the last row examined, which may be past the last
+			// row answered.
+			p.NextCursor = dynamostore.EncodeCursor(dynamostore.GetString(out.LastEvaluatedKey, "claimed_sort"))
 			return p, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey

@@ -4,6 +4,7 @@ package syncerrortest
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -63,6 +64,8 @@ func clone(c syncerror.Claim) syncerror.Claim {
 	if len(c.Retry.ErrorKeys) == 0 {
 		c.Retry.ErrorKeys = nil
 	}
+	c.Triage.Tags = slices.Clone(c.Triage.Tags)
+	c.Triage.Notes = slices.Clone(c.Triage.Notes)
 	return c
 }
 
@@ -195,16 +198,15 @@ func (s *ClaimStore) List(_ context.Context, tenantID string, q syncerror.ListQu
 	limit, cursor := q.Limit, q.Cursor
 	var match []syncerror.Claim
 	for _, c := range s.rows {
-		if c.TenantID == tenantID && c.Status == q.Status && !c.ClaimedAt.Before(q.Since) &&
-			(q.Class == "" || (c.Proposal != nil && c.Proposal.Class == q.Class)) {
+		if c.TenantID == tenantID && c.Status == q.Status && !c.ClaimedAt.Before(q.Since) && listed(c, q) {
 			match = append(match, c)
 		}
 	}
 	sort.Slice(match, func(i, j int) bool {
 		if !match[i].ClaimedAt.Equal(match[j].ClaimedAt) {
-			return match[i].ClaimedAt.After(match[j].ClaimedAt)
+			return match[i].ClaimedAt.After(match[j].ClaimedAt) != q.Oldest
 		}
-		return match[i].ID > match[j].ID
+		return (match[i].ID > match[j].ID) != q.Oldest
 	})
 	start := 0
 	if cursor != "" {

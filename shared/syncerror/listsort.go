@@ -1,0 +1,91 @@
+package syncerror
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// SortWindow is how many rows a class or confidence sort orders. DynamoDB keeps a status's
+// rows in claim order only (the by_status index); a sort on anything else must read the
+// rows and order them itself, so it orders the newest SortWindow rows that pass the
+// filters (at most SortWindow/MaxListLimit store pages, each bounded by ListScanCap) and
+// says when the status held more (Page.Partial). Paging through the sorted window re-reads
+// it; its cursor is a position in it.
+const SortWindow = 500
+
+// SortWindowHeader is set on a sorted page when the status held more rows than the sorted
+// window: its value is the window's size, and the console says the sort is of those rows.
+const SortWindowHeader = "X-Sort-Window"
+
+// sortedPage answers one page of the listing in the order sort names.
+func (o *Operator) sortedPage(ctx context.Context, tenantID string, q ListQuery, sort string) (Page, bool, error) {
+	if sort != SortClass && sort != SortConfidence {
+		p, err := o.Claims.List(ctx, tenantID, q)
+		return p, false, err
+	}
+	off := 0
+	if q.Cursor != "" {
+		n, err := strconv.Atoi(strings.TrimPrefix(q.Cursor, "w"))
+		if err != nil || !strings.HasPrefix(q.Cursor, "w") || n < 0 || n > SortWindow {
+			return Page{}, false, ErrBadCursor
+		}
+		off = n
+	}
+	all, partial, err := o.collect(ctx, tenantID, q, SortWindow)
+	if err != nil {
+		return Page{}, false, err
+	}
+	// Stable on the newest-first read: among equals the newest row comes first.
+	slices.SortStableFunc(all, func(a, b Claim) int {
+		if sort == SortClass {
+			return cmp.Compare(classOf(a), classOf(b))
+		}
+		return -cmp.Compare(confidenceOf(a), confidenceOf(b))
+	})
+	off = min(off, len(all))
+	end := min(off+q.Limit, len(all))
+	p := Page{Claims: all[off:end]}
+	if end < len(all) {
+		p.NextCursor = "w" + strconv.Itoa(end)
+	}
+	return p, partial, nil
+}
+
+// collect reads up to max rows of q from the first page on, newest first, and reports
+// whether more were left. It reads at most 2·max/MaxListLimit store pages, each bounded by
+// ListScanCap, so a filter that matches little cannot make it read the whole status.
+func (o *Operator) collect(ctx context.Context, tenantID string, q ListQuery, max int) ([]Claim, bool, error) {
+	var claims []Claim
+	q.Cursor, q.Limit, q.Oldest = "", MaxListLimit, false
+	for pages := 1; ; pages++ {
+		page, err := o.Claims.List(ctx, tenantID, q)
+		if err != nil {
+			return nil, false, err
+		}
+		claims = append(claims, page.Claims...)
+		if q.Cursor = page.NextCursor; q.Cursor == "" {
+			return claims, false, nil
+		}
+		if len(claims) >= max || pages >= 2*max/MaxListLimit {
+			return claims[:min(max, len(claims))], true, nil
+		}
+	}
+}
+
+// classOf sorts undiagnosed rows last.
+func classOf(c Claim) string {
+	if c.Proposal == nil {
+		return "~"
+	}
+	return c.Proposal.Class
+}
+
+func confidenceOf(c Claim) float64 {
+	if c.Proposal == nil {
+		return -1
+	}
+	return c.Proposal.Confidence
+}

@@ -1,0 +1,106 @@
+package syncerror
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/syncassist/syncassist/shared/dynamostore"
+)
+
+// A row's triage is kept as assignee (S), tags (a string set, so adding and removing are
+// commutative and need no read first) and notes (a list of JSON strings, like history).
+
+func putTriage(it dynamostore.Item, t Triage) {
+	dynamostore.PutOptional(it, "assignee", t.Assignee)
+	if len(t.Tags) > 0 {
+		it["tags"] = &types.AttributeValueMemberSS{Value: slices.Clone(t.Tags)}
+	}
+	if len(t.Notes) > 0 {
+		it["notes"] = noteList(t.Notes)
+	}
+}
+
+func readTriage(it dynamostore.Item) (Triage, error) {
+	t := Triage{Assignee: dynamostore.GetString(it, "assignee")}
+	if ss, ok := it["tags"].(*types.AttributeValueMemberSS); ok {
+		t.Tags = slices.Sorted(slices.Values(ss.Value))
+	}
+	if l, ok := it["notes"].(*types.AttributeValueMemberL); ok {
+		for _, v := range l.Value {
+			var n Note
+			sv, ok := v.(*types.AttributeValueMemberS)
+			if !ok || json.Unmarshal([]byte(sv.Value), &n) != nil {
+				return Triage{}, fmt.Errorf("notes: an entry is not a note")
+			}
+			t.Notes = append(t.Notes, n)
+		}
+	}
+	return t, nil
+}
+
+func noteList(ns []Note) *types.AttributeValueMemberL {
+	l := &types.AttributeValueMemberL{}
+	for _, n := range ns {
+		b, _ := json.Marshal(n) // a Note always marshals
+		l.Value = append(l.Value, dynamostore.Str(string(b)))
+	}
+	return l
+}
+
+// triageUpdate is the part of every triage write that records it: the history entry and
+// the row's update time.
+const triageUpdate = "updated_at = :now, history = list_append(if_not_exists(history, :empty), :entry)"
+
+func triageValues(entry HistoryEntry, now time.Time) dynamostore.Item {
+	return dynamostore.Item{":now": dynamostore.Str(dynamostore.FormatTime(now)), ":empty": &types.AttributeValueMemberL{},
+		":entry": historyList([]HistoryEntry{entry})}
+}
+
+// Assign implements TriageStore: the condition is the assignee the caller saw.
+func (s *DynamoClaims) Assign(ctx context.Context, tenantID, id, from, to string, entry HistoryEntry, now time.Time) (Claim, error) {
+	v := triageValues(entry, now)
+	cond := "attribute_exists(id) AND attribute_not_exists(assignee)"
+	if from != "" {
+		cond, v[":from"] = "attribute_exists(id) AND assignee = :from", dynamostore.Str(from)
+	}
+	update := "SET " + triageUpdate + " REMOVE assignee"
+	if to != "" {
+		update, v[":to"] = "SET assignee = :to, "+triageUpdate, dynamostore.Str(to)
+	}
+	return s.updateRow(ctx, "assign", tenantID, id, cond, update, v)
+}
+
+// Tag implements TriageStore with ADD or DELETE on the tag set; a full set refuses a new
+// tag in the same condition.
+func (s *DynamoClaims) Tag(ctx context.Context, tenantID, id, tag string, on bool, entry HistoryEntry, now time.Time) (Claim, error) {
+	v := triageValues(entry, now)
+	v[":tag"] = &types.AttributeValueMemberSS{Value: []string{tag}}
+	cond, update := "attribute_exists(id)", "SET "+triageUpdate+" DELETE tags :tag"
+	if on {
+		v[":one"], v[":max"] = dynamostore.Str(tag), dynamostore.Num(MaxTags)
+		cond = "attribute_exists(id) AND (attribute_not_exists(tags) OR size(tags) < :max OR contains(tags, :one))"
+		update = "SET " + triageUpdate + " ADD tags :tag"
+	}
+	c, err := s.updateRow(ctx, "tag", tenantID, id, cond, update, v)
+	if err == ErrStateChanged {
+		return Claim{}, ErrTriageFull
+	}
+	return c, err
+}
+
+// AddNote implements TriageStore.
+func (s *DynamoClaims) AddNote(ctx context.Context, tenantID, id string, n Note, entry HistoryEntry, now time.Time) (Claim, error) {
+	v := triageValues(entry, now)
+	v[":note"], v[":max"] = noteList([]Note{n}), dynamostore.Num(MaxNotes)
+	c, err := s.updateRow(ctx, "note", tenantID, id, "attribute_exists(id) AND (attribute_not_exists(notes) OR size(notes) < :max)",
+		"SET notes = list_append(if_not_exists(notes, :empty), :note), "+triageUpdate, v)
+	if err == ErrStateChanged {
+		return Claim{}, ErrTriageFull
+	}
+	return c, err
+}
