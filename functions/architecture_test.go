@@ -20,6 +20,7 @@ import (
 	"github.com/syncassist/syncassist/shared/console"
 	"github.com/syncassist/syncassist/shared/finance"
 	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
+	"github.com/syncassist/syncassist/shared/navcounts"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/settings"
@@ -31,12 +32,14 @@ const module = "github.com/syncassist/syncassist/"
 
 // features are the feature packages (each with its sub-packages). Everything else under
 // shared/ is platform and may import no feature.
-var features = []string{"shared/syncerror", "shared/finance", "shared/toolcatalog", "shared/flow", "shared/settings"}
+var features = []string{"shared/syncerror", "shared/finance", "shared/toolcatalog", "shared/flow", "shared/settings", "shared/navcounts"}
 
 // reads are the only feature-to-feature imports: the tool catalogue's integration_status
 // tool lists the sync-error queue's processed rows, and a flow run that fails for good is
-// claimed as a sync error through the queue's claim path.
-var reads = map[string][]string{"shared/toolcatalog": {"shared/syncerror"}, "shared/flow": {"shared/syncerror"}}
+// claimed as a sync error through the queue's claim path; the console's nav badges count
+// the queue's and finance's pending rows through their stores.
+var reads = map[string][]string{"shared/toolcatalog": {"shared/syncerror"}, "shared/flow": {"shared/syncerror"},
+	"shared/navcounts": {"shared/finance", "shared/syncerror"}}
 
 func featureOf(pkg string) string {
 	rel := strings.TrimPrefix(pkg, module)
@@ -131,6 +134,7 @@ var routeBuilders = map[string]platform.RoutesFunc{
 	"toolcatalog.Routes":      toolcatalog.Routes,
 	"toolcatalog.ListRoutes":  toolcatalog.ListRoutes,
 	"flowwire.Routes":         flowwire.Routes,
+	"navcounts.Routes":        navcounts.Routes,
 	"settings.Routes":         settings.Routes,
 }
 

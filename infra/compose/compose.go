@@ -18,6 +18,7 @@ import (
 	"github.com/syncassist/syncassist/shared/finance"
 	"github.com/syncassist/syncassist/shared/flow"
 	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
+	"github.com/syncassist/syncassist/shared/navcounts"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/aiclient"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
@@ -71,7 +72,7 @@ func New(ctx context.Context, b *platform.Base) (*Stack, error) {
 		return nil, err
 	}
 	maps.Copy(s.Routes, toolcatalog.RoutesOn(b, s.AI))
-	for _, build := range []platform.RoutesFunc{console.Routes, platform.PlatformRoutes, guarded.Routes, syncerrorwire.Routes, finance.Routes, flowwire.Routes, settings.Routes} {
+	for _, build := range []platform.RoutesFunc{console.Routes, platform.PlatformRoutes, guarded.Routes, syncerrorwire.Routes, finance.Routes, flowwire.Routes, settings.Routes, navcounts.Routes} {
 		routes, err := build(ctx, b)
 		if err != nil {
 			return nil, err

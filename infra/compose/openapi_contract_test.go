@@ -42,7 +42,7 @@ func text(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter
 
 func newContract(t *testing.T, api http.Handler) *contract {
 	t.Helper()
-	for _, ct := range []string{"text/html", "text/css", "text/javascript"} {
+	for _, ct := range []string{"text/html", "text/css", "text/javascript", "text/csv"} {
 		openapi3filter.RegisterBodyDecoder(ct, text)
 	}
 	loader := openapi3.NewLoader()
@@ -141,6 +141,18 @@ func TestOpenAPIContract(t *testing.T) {
 	want(t, c.call(operator, "GET", proposals+"?status=nope", ""), 400, "list bad status")
 	want(t, c.call(operator, "GET", proposals+"?class=value&since=2026-01-01T00:00:00Z", ""), 200, "list filtered")
 	want(t, c.call(operator, "GET", proposals+"?class=Not-A-Class", ""), 400, "list bad class")
+	want(t, c.call(operator, "GET", proposals+"?q=err-c&assignee=none&sort=confidence", ""), 200, "list searched and sorted")
+	want(t, c.call(operator, "GET", proposals+"?sort=size", ""), 400, "list bad sort")
+	want(t, c.call(operator, "GET", proposals+"?format=csv&sort=oldest", ""), 200, "export")
+	want(t, c.call(operator, "POST", proposals+"/"+id+"/triage", `{"assign":{"to":"`+operator+`","from":""}}`), 200, "assign")
+	want(t, c.call(operator, "POST", proposals+"/"+id+"/triage", `{"assign":{"to":"someone","from":""}}`), 409, "assign stale")
+	want(t, c.call(operator, "POST", proposals+"/"+id+"/triage", `{"tag":{"add":"vip"}}`), 200, "tag")
+	want(t, c.call(operator, "POST", proposals+"/"+id+"/triage", `{"note":"asked jane@example.com"}`), 200, "note")
+	want(t, c.call(operator, "POST", proposals+"/"+id+"/triage", `{"tag":{"add":"Not A Tag"}}`), 400, "tag invalid")
+	want(t, c.call(operator, "POST", proposals+"/se_unknownunknown/triage", `{"tag":{"add":"vip"}}`), 404, "triage unknown")
+	want(t, c.call(operator, "GET", proposals+"?assignee=me&tag=vip", ""), 200, "list mine")
+	want(t, c.call(approver, "GET", "/api/console/counts", ""), 200, "counts")
+	want(t, c.call("", "GET", "/api/console/counts", ""), 401, "counts anonymous")
 	want(t, c.call("", "GET", proposals, ""), 401, "list anonymous")
 	want(t, c.call(operator, "GET", proposals+"/"+id, ""), 200, "detail")
 	want(t, c.call(operator, "GET", proposals+"/se_unknownunknown", ""), 404, "detail unknown")

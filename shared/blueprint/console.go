@@ -14,6 +14,8 @@ const (
 	FuncAICosts        = "ai-costs-list"
 	FuncProposalGroups = "proposal-groups"
 	FuncProposalsBulk  = "proposals-bulk"
+	FuncProposalTriage = "proposal-triage"
+	FuncConsoleCounts  = "console-counts"
 )
 
 // ConsoleRoute serves the single-page console and its assets. ServeMux's "{path...}" also
@@ -51,5 +53,15 @@ func init() {
 			Route:  &Route{Method: "GET", Path: "/api/sync-error-assist/proposal-groups", Auth: AuthOperator, Module: "sync-errors"},
 			Tables: authenticatedTables(TableGrant{Processed, Read}), Timeout: 10 * time.Second, MemoryMB: 256},
 		bulk,
+		Function{Name: FuncProposalTriage, Description: "Assigns, tags or notes a sync error (audited; notes are DLP-masked)",
+			Route:   &Route{Method: "POST", Path: proposals + "/{id}/triage", Auth: AuthOperator, Module: "sync-errors"},
+			Tables:  authenticatedTables(TableGrant{Processed, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),
+			Timeout: 10 * time.Second, MemoryMB: 256},
+		// The nav's badges in one request instead of three listings. Embedded sessions show
+		// one module and no navigation, so the route has no module.
+		Function{Name: FuncConsoleCounts, Description: "Counts what waits in the queue, finance and governance for the console's navigation",
+			Route:   &Route{Method: "GET", Path: "/api/console/counts", Auth: AuthOperator},
+			Tables:  authenticatedTables(TableGrant{Processed, Read}, TableGrant{FinanceApprovals, Read}, TableGrant{Governance, Read}),
+			Timeout: 10 * time.Second, MemoryMB: 256},
 	)
 }

@@ -81,6 +81,7 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 		blueprint.FuncProposalsBulk:    {Handler: op.BulkHandler()},
 		blueprint.FuncProposalRetry:    {Handler: op.RetryHandler()},
 		blueprint.FuncProposalResolve:  {Handler: op.ResolveHandler()},
+		blueprint.FuncProposalTriage:   {Handler: op.TriageHandler()},
 	}, op), nil
 }
 

@@ -1,0 +1,61 @@
+package navcounts_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/navcounts"
+)
+
+func counter(n int, more bool, err error) navcounts.Counter {
+	return func(_ context.Context, tenantID string) (navcounts.Count, error) {
+		if tenantID != "acme" {
+			return navcounts.Count{}, errors.New("wrong tenant " + tenantID)
+		}
+		return navcounts.Count{Pending: n, More: more}, err
+	}
+}
+
+func get(c *navcounts.Counts, roles ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest("GET", "/api/console/counts", nil)
+	if roles != nil {
+		r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{Subject: "alice", TenantID: "acme", Roles: roles}))
+	}
+	w := httptest.NewRecorder()
+	c.ServeHTTP(w, r)
+	return w
+}
+
+func TestCountsFollowTheRole(t *testing.T) {
+	c := &navcounts.Counts{Queue: counter(7, false, nil), Finance: counter(100, true, nil), Governance: counter(2, false, nil)}
+	for role, wantGov := range map[string]bool{"operator": false, "approver": true} {
+		w := get(c, role)
+		var a navcounts.Answer
+		if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &a) != nil {
+			t.Fatalf("%s: %d %s", role, w.Code, w.Body)
+		}
+		if a.Queue == nil || a.Queue.Pending != 7 || a.Finance == nil || !a.Finance.More || (a.Governance != nil) != wantGov {
+			t.Fatalf("%s: %s", role, w.Body)
+		}
+	}
+	if w := get(c); w.Code != 401 {
+		t.Fatalf("anonymous: %d", w.Code)
+	}
+	c.Finance = counter(0, false, errors.New("throttled"))
+	if w := get(c, "operator"); w.Code != 503 {
+		t.Fatalf("a count that cannot be read: %d %s", w.Code, w.Body)
+	}
+}
+
+func TestOfSaysMoreWhenThereIsANextPage(t *testing.T) {
+	if got := navcounts.Of(100, "c"); got != (navcounts.Count{Pending: 100, More: true}) {
+		t.Fatal(got)
+	}
+	if got := navcounts.Of(3, ""); got != (navcounts.Count{Pending: 3}) {
+		t.Fatal(got)
+	}
+}

@@ -1,0 +1,163 @@
+package syncerror_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+)
+
+type listPage struct {
+	Items      []syncerror.Summary
+	NextCursor *string
+}
+
+// listAll follows a listing's cursors and returns the error ids in order.
+func (f *opFixture) listAll(t *testing.T, query string) []string {
+	t.Helper()
+	var ids []string
+	cursor := ""
+	for range 50 {
+		q := query
+		if cursor != "" {
+			q += "&cursor=" + url.QueryEscape(cursor)
+		}
+		w := f.call(t, "acme", "GET", "/m?"+q, "")
+		var p listPage
+		if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &p) != nil {
+			t.Fatalf("%s: %d %s", q, w.Code, w.Body)
+		}
+		for _, s := range p.Items {
+			ids = append(ids, s.ErrorID)
+		}
+		if p.NextCursor == nil {
+			return ids
+		}
+		cursor = *p.NextCursor
+	}
+	t.Fatal("listing did not end")
+	return nil
+}
+
+// seedSorted claims rows whose class and confidence differ from their age order.
+func seedSorted(t *testing.T, f *opFixture) {
+	ctx := context.Background()
+	for i, p := range []struct {
+		class string
+		conf  float64
+	}{{"value", 0.5}, {"missing", 0.9}, {"value", 0.7}, {"duplicate", 0.6}} {
+		at := clock.Add(time.Duration(i) * time.Minute)
+		r := syncerrortest.SampleRecord("acme", fmt.Sprintf("E-%d", i))
+		r.RecordID, r.Message = fmt.Sprintf("SO-%d", i), fmt.Sprintf("=HYPERLINK(\"x\") row %d", i)
+		c := syncerror.NewClaim(r, syncerror.SourceWebhook, "", at)
+		if _, err := f.claims.Claim(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := f.claims.BeginDiagnosis(ctx, "acme", c.ID, at, at)
+		prop := syncerrortest.SampleProposal(syncerror.InferenceID(c.ID, 1), at)
+		prop.Class, prop.Confidence = p.class, p.conf
+		if err := f.claims.CompleteDiagnosis(ctx, "acme", c.ID, got.DiagnosisAttempts, prop, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claimed(t, f.claims, "acme", "E-undiagnosed", clock.Add(time.Hour))
+}
+
+func TestListSortsSearchesAndFilters(t *testing.T) {
+	f := maskedFixture(t)
+	seedSorted(t, f)
+	c, _ := f.claims.Get(context.Background(), "acme", syncerror.ClaimID("acme", "E-2"))
+	f.call(t, "acme", "POST", "/p/"+c.ID+"/triage", `{"assign":{"to":"alice","from":""}}`)
+	f.call(t, "acme", "POST", "/p/"+c.ID+"/triage", `{"tag":{"add":"vip"}}`)
+	for q, want := range map[string][]string{
+		"limit=2":                             {"E-undiagnosed", "E-3", "E-2", "E-1", "E-0"},
+		"limit=2&sort=oldest":                 {"E-0", "E-1", "E-2", "E-3", "E-undiagnosed"},
+		"limit=2&sort=class":                  {"E-3", "E-1", "E-2", "E-0", "E-undiagnosed"},
+		"limit=2&sort=confidence":             {"E-1", "E-2", "E-3", "E-0", "E-undiagnosed"},
+		"limit=2&q=so-3":                      {"E-3"},
+		"limit=2&q=e-1":                       {"E-1"},
+		"limit=2&assignee=me":                 {"E-2"},
+		"limit=2&assignee=none&sort=oldest":   {"E-0", "E-1", "E-3", "E-undiagnosed"},
+		"limit=2&tag=vip":                     {"E-2"},
+		"limit=2&class=value&sort=confidence": {"E-2", "E-0"},
+	} {
+		if got := f.listAll(t, q); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s = %v, want %v", q, got, want)
+		}
+	}
+	for _, q := range []string{"sort=size", "assignee=a%20b", "tag=A", "q=" + strings.Repeat("x", 201), "q=%00", "sort=class&cursor=12"} {
+		if w := f.call(t, "acme", "GET", "/m?"+q, ""); w.Code != 400 {
+			t.Errorf("%s: %d", q, w.Code)
+		}
+	}
+}
+
+func TestListSortWindowSaysWhenPartial(t *testing.T) {
+	f := maskedFixture(t)
+	for i := range syncerror.SortWindow + 1 {
+		claimed(t, f.claims, "acme", fmt.Sprintf("W-%d", i), clock.Add(time.Duration(i)*time.Second))
+	}
+	w := f.call(t, "acme", "GET", "/m?sort=class&limit=100", "")
+	if w.Code != 200 || w.Header().Get(syncerror.SortWindowHeader) != fmt.Sprint(syncerror.SortWindow) {
+		t.Fatalf("%d window=%q", w.Code, w.Header().Get(syncerror.SortWindowHeader))
+	}
+	if w := f.call(t, "acme", "GET", "/m?sort=newest", ""); w.Header().Get(syncerror.SortWindowHeader) != "" {
+		t.Fatal("an index order is never partial")
+	}
+}
+
+// The export holds every row of the filter across chunks, one header line, and no cell a
+// spreadsheet would run as a formula.
+func TestExportCSV(t *testing.T) {
+	f := maskedFixture(t)
+	seedSorted(t, f)
+	for i := range syncerror.ExportChunkRows {
+		claimed(t, f.claims, "acme", fmt.Sprintf("X-%d", i), clock.Add(-time.Duration(i+1)*time.Second))
+	}
+	var all bytes.Buffer
+	chunks, cursor := 0, ""
+	for ; chunks < 5; chunks++ {
+		q := "/m?format=csv&sort=oldest"
+		if cursor != "" {
+			q += "&cursor=" + url.QueryEscape(cursor)
+		}
+		w := f.call(t, "acme", "GET", q, "")
+		if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/csv") || w.Header().Get("Cache-Control") != "no-store" {
+			t.Fatalf("%d %v", w.Code, w.Header())
+		}
+		all.Write(w.Body.Bytes())
+		if cursor = w.Header().Get(syncerror.ExportCursorHeader); cursor == "" {
+			break
+		}
+	}
+	rows, err := csv.NewReader(&all).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chunks != 1 || len(rows) != 1+syncerror.ExportChunkRows+5 || !reflect.DeepEqual(rows[0], syncerror.ExportColumns) {
+		t.Fatalf("%d chunks, %d lines, header %v", chunks+1, len(rows), rows[0])
+	}
+	last := rows[len(rows)-1]
+	if last[1] != "E-undiagnosed" || rows[1][1] != fmt.Sprintf("X-%d", syncerror.ExportChunkRows-1) {
+		t.Fatalf("order: first %v last %v", rows[1], last)
+	}
+	for _, r := range rows[1:] {
+		for _, cell := range r {
+			if cell != "" && strings.ContainsRune("=+-@", rune(cell[0])) {
+				t.Fatalf("formula cell %q in %v", cell, r)
+			}
+		}
+	}
+	if msg := rows[len(rows)-2][8]; !strings.HasPrefix(msg, "'=HYPERLINK") {
+		t.Fatalf("message cell %q", msg)
+	}
+}
