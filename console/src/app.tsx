@@ -1,7 +1,7 @@
 // The console's frame: top bar, demo banner, navigation and the panel for the URL.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type ApiError, dataEpoch, demoReason, embeddedExpired, onUnauthorized, readQuiet, retryAPI, write } from "./api/client";
-import type { List } from "./api/types";
+import type { NavCounts } from "./api/types";
 import { type ConsoleConfig, embedRefusal, hasRole, save, session, signIn, signOut } from "./auth";
 import { lazy } from "./lazy";
 import { FinancePanel } from "./panels/finance";
@@ -178,10 +178,11 @@ function Shortcuts({ approver }: { approver: boolean }) {
   );
 }
 
-/** usePendingCounts reads what waits in each panel (quietly: no banner for counts). */
+/** usePendingCounts reads what waits in each panel: one request for every badge, polled;
+ *  the browser revalidates it with its ETag, so an unchanged answer is a 304 with no body.
+ *  Quietly: no banner for counts. */
 function usePendingCounts(at: string): Record<string, string> {
   const [counts, setCounts] = useState<Record<string, string>>({});
-  const approver = hasRole(session.value, "approver");
   const embedded = !!session.value?.module;
   const signedIn = !!session.value;
   const [tick, setTick] = useState(0);
@@ -193,16 +194,11 @@ function usePendingCounts(at: string): Record<string, string> {
     // Signed out there is nothing to read (a 401 would start a sign-in); embedded there
     // is one module and no navigation to count for.
     if (embedded || !signedIn) return;
-    const count = (l: List<unknown> | null) => (l ? (l.nextCursor ? "100+" : String(l.items.length)) : undefined);
-    void Promise.all([
-      readQuiet<List<unknown>>("/api/sync-error-assist/proposals?status=pending&limit=100"),
-      readQuiet<List<unknown>>("/api/finance-ops/approvals?status=pending&limit=100"),
-      approver ? readQuiet<List<unknown>>("/api/governance/approvals?reason=ownership&status=pending&limit=100") : Promise.resolve(null),
-    ]).then(([q, f, g]) => {
+    void readQuiet<NavCounts>("/api/console/counts").then((n) => {
       const c: Record<string, string> = {};
-      for (const [k, v] of [["queue", count(q)], ["finance", count(f)], ["governance", count(g)]] as const) if (v) c[k] = v;
+      for (const [k, v] of Object.entries(n ?? {})) if (v) c[k] = v.more ? v.pending + "+" : String(v.pending);
       setCounts(c);
     });
-  }, [at, approver, embedded, signedIn, tick]);
+  }, [at, embedded, signedIn, tick]);
   return counts;
 }

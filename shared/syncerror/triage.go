@@ -167,6 +167,9 @@ func (o *Operator) triage(ctx context.Context, tenantID, actor, id string, b tri
 	switch {
 	case b.Assign != nil:
 		to, from := *b.Assign.To, *b.Assign.From
+		if to == "me" {
+			to = actor
+		}
 		entry.Action, entry.Note = "assigned", to
 		if to == "" {
 			entry.Action, entry.Note = "unassigned", from

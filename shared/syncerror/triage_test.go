@@ -38,7 +38,7 @@ func TestTriageAssignTagAndNote(t *testing.T) {
 	c := readyClaim(t, f.claims, "acme", "E-1", clock)
 	path := "/p/" + c.ID + "/triage"
 
-	d := detailOf(t, f.call(t, "acme", "POST", path, `{"assign":{"to":"alice","from":""}}`))
+	d := detailOf(t, f.call(t, "acme", "POST", path, `{"assign":{"to":"me","from":""}}`))
 	if d.Assignee != "alice" || d.History[len(d.History)-1].Action != "assigned" {
 		t.Fatalf("assigned: %+v", d.Summary)
 	}

@@ -63,15 +63,22 @@ function correlationId(): string {
   return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
+/** authHeaders are every request's: the caller's credentials and a correlation id. */
+export function authHeaders(accept = "application/json"): Record<string, string> {
+  const s = session.value;
+  const h: Record<string, string> = { Accept: accept, "X-Correlation-Id": correlationId() };
+  if (s) h.Authorization = "Bearer " + s.token;
+  if (s?.embeddedContextId) h["X-Embedded-Context-Id"] = s.embeddedContextId;
+  return h;
+}
+
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const s = session.value;
-  const headers: Record<string, string> = { Accept: "application/json", "X-Correlation-Id": correlationId() };
-  if (s) headers.Authorization = "Bearer " + s.token;
-  if (s?.embeddedContextId) headers["X-Embedded-Context-Id"] = s.embeddedContextId;
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const h = authHeaders();
+  if (body !== undefined) h["Content-Type"] = "application/json";
   let resp: Response;
   try {
-    resp = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    resp = await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch {
     throw new ApiError({ title: "API unreachable", status: 0, detail: "The network request failed.", code: "network" });
   }

@@ -28,6 +28,7 @@ export function demoProposals(): Proposal[] {
       fix: [{ path: "shipcountry", before, after }],
     },
     history: [{ at: ago(Number(min)), actor: "webhook:demo", action: "claimed" }],
+    notes: [],
     updatedAt: ago(Number(min)),
   }));
 }

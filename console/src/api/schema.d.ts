@@ -31,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the operator queue */
+        /**
+         * List the operator queue
+         * @description Each listing is one Query of the status's partition of the by_status index, newest or oldest first; `since` is a range on its sort key. `class`, `q`, `assignee` and `tag` are filters DynamoDB applies to the rows it reads: a filtered page examines at most 1,000 rows and then ends with a `nextCursor` at the last row examined, possibly with fewer items than `limit` (even none); follow `nextCursor` until it is null. `format=csv` answers `text/csv` (columns id, errorId, status, class, confidence, recordType, recordId, errorCode, message, externalSystem, occurredAt, claimedAt, assignee, tags, applyError; masked as this listing masks messages; a cell starting with = + - @ is prefixed with ') in chunks of up to 2,000 rows and 3 MiB, the header line in the first only; `X-Next-Cursor` names the next chunk (pass it as `cursor`).
+         */
         get: operations["proposalsList"];
         put?: never;
         post?: never;
@@ -939,6 +942,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sync-error-assist/proposals/{id}/triage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign, tag or note a sync error (operator)
+         * @description One change per request, each one conditional write with a history entry, audited (`syncerror.assign`, `syncerror.tag`, `syncerror.note`; a note's length and masked kinds, never its text). Any status. 400 `validation_failed` with field errors; 409 `assignee_changed` when the row's assignee is no longer `assign.from`, `triage_full` at 10 tags or 50 notes.
+         */
+        post: operations["proposalTriage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count what waits in the queue, finance and governance (the console's navigation badges)
+         * @description One page (100) of each panel's pending listing; `more` says there were more. Governance is counted for approvers only. Not for embedded sessions, which show one module and no navigation.
+         */
+        get: operations["consoleCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1050,6 +1093,10 @@ export interface components {
             lastSeen: string;
             /** @description The closed row this one recurs: the same signature arrived again after it was closed. */
             recurrenceOf?: string;
+            /** @description Who has the row (the actor who was assigned it); absent when nobody has. */
+            assignee?: string;
+            /** @description The row's labels, sorted. */
+            tags?: string[];
         };
         ProposalList: {
             items: components["schemas"]["ProposalSummary"][];
@@ -1117,6 +1164,8 @@ export interface components {
             history: components["schemas"]["HistoryEntry"][];
             /** Format: date-time */
             updatedAt: string;
+            /** @description Notes left on the row, oldest first. */
+            notes: components["schemas"]["Note"][];
         };
         ApproveProposalRequest: {
             fix?: components["schemas"]["FixEdit"][];
@@ -2058,6 +2107,40 @@ export interface components {
             /** @description What you saw: empty for no link, else the linked target id. A link that changed since answers 409 `xref_changed`. */
             expect?: string;
         };
+        Note: {
+            /** Format: date-time */
+            at: string;
+            actor: string;
+            /** @description As stored: every secret, card number, national id, e-mail address, phone number or IBAN in it was masked before it was kept. */
+            text: string;
+        };
+        /** @description Exactly one of assign, tag or note. */
+        TriageRequest: {
+            assign?: {
+                /** @description The user to assign, `me` for the caller; "" unassigns. */
+                to: string;
+                /** @description The assignee the caller saw ("" for nobody): the change is made only if it still holds, else 409 `assignee_changed`. */
+                from: string;
+            };
+            /** @description Exactly one of add or remove. */
+            tag?: {
+                add?: string;
+                remove?: string;
+            };
+            /** @description Masked under the DLP display policy before it is stored. */
+            note?: string;
+        };
+        NavCount: {
+            pending: number;
+            /** @description More than `pending` wait (the badge reads 100+). */
+            more: boolean;
+        };
+        /** @description A panel the caller cannot open (governance, for non-approvers) is left out. */
+        NavCounts: {
+            queue?: components["schemas"]["NavCount"];
+            finance?: components["schemas"]["NavCount"];
+            governance?: components["schemas"]["NavCount"];
+        };
     };
     responses: {
         /** @description Invalid input: `validation_failed` (with `errors`), `malformed_json`, `invalid_query`, `invalid_cursor`, `invalid_id`, `missing_erp_id`, `tenant_header_missing`, `body_unreadable`, `unknown_module`. */
@@ -2100,7 +2183,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The state changed or a guard refused: `not_pending`, `not_retryable`, `no_proposal`, `lease_held`, `erp_applied`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `not_revertible`, `revert_window_closed`. */
+        /** @description The state changed or a guard refused: `not_pending`, `not_retryable`, `no_proposal`, `lease_held`, `erp_applied`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `not_revertible`, `revert_window_closed`, `assignee_changed`, `triage_full`. */
         Conflict: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -2249,6 +2332,16 @@ export interface operations {
                 class?: string;
                 /** @description Only sync errors claimed at or after this time (the console's age filter). */
                 since?: string;
+                /** @description Search: rows whose error id, record id or message contains it, ignoring case. A filter on the status's rows, not an index lookup (see the operation's description). */
+                q?: string;
+                /** @description `me` (the caller), `none` (unassigned) or a user id. */
+                assignee?: string;
+                /** @description Only rows carrying this tag. */
+                tag?: string;
+                /** @description newest and oldest (by claim time) follow the status index; class (A–Z, undiagnosed last) and confidence (highest first) order the newest 500 matching rows (the answer then carries X-Sort-Window). */
+                sort?: "newest" | "oldest" | "class" | "confidence";
+                /** @description csv exports the same rows as CSV in chunks (see the 200 answer). */
+                format?: "json" | "csv";
                 limit?: components["parameters"]["Limit"];
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -2266,10 +2359,15 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    /** @description Set on a class or confidence sort when the status held more rows than were sorted: how many (the newest) were. */
+                    "X-Sort-Window"?: number;
+                    /** @description format=csv: the cursor of the next chunk; absent on the last. */
+                    "X-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ProposalList"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4141,6 +4239,68 @@ export interface operations {
             409: components["responses"]["Conflict"];
             500: components["responses"]["Internal"];
             502: components["responses"]["BadGateway"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    proposalTriage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a service token: the embedded context (one module). */
+                "X-Embedded-Context-Id"?: components["parameters"]["EmbeddedContext"];
+            };
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TriageRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    consoleCounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NavCounts"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
     };

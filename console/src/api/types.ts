@@ -33,6 +33,7 @@ export type FlowCycle = S["FlowCycle"];
 export type FlowCycleField = S["FlowCycleField"];
 export type FlowSystem = S["FlowSystem"];
 export type FieldError = S["FieldError"];
+export type NavCounts = S["NavCounts"];
 export type Settings = S["Settings"];
 export type SettingsPatch = S["SettingsPatch"];
 export type ManifestOverride = S["ManifestOverride"];

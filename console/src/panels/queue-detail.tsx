@@ -27,6 +27,8 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const [edits, setEdits] = useState<Record<string, string>>({});
   const [asking, setAsking] = useState<"reject" | "escalate" | "resolve" | null>(null);
   const [busy, setBusy] = useState(false);
+  const [triage, setTriage] = useState<typeof import("./queue-triage") | null>(null);
+  useEffect(() => void import("./queue-triage").then(setTriage), []);
 
   // A demo row stands in only when the API cannot be reached at all (read's rule): an
   // error answer for this row is shown as that, never as someone else's record.
@@ -183,6 +185,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       <h3>Why</h3>
       <p>{row.proposal?.rationale ?? "—"}</p>
       {!demo && <AIActivity id={row.id} />}
+      {triage && !demo && <triage.Triage row={row} locked={locked} onChanged={(p) => { setRow(p); onChanged(p); }} />}
       <h3>History</h3>
       <ol class="history">
         {row.history.map((h) => <li><time dateTime={h.at}>{new Date(h.at).toLocaleString()}</time> {actorName(h.actor)} {h.action}{h.note ? ` — ${h.note}` : ""}</li>)}

@@ -5,7 +5,7 @@ import { read, readQuiet } from "../api/client";
 import { demoGroups, demoProposalList } from "../api/demo";
 import type { List, Proposal, ProposalGroupList, ProposalSummary } from "../api/types";
 import { navigate, segments } from "../router";
-import { announce, Ago, Chip, PanelError } from "../ui";
+import { actorName, announce, Ago, Chip, PanelError, showError } from "../ui";
 import { BulkBar } from "./queue-bulk";
 import { Detail } from "./queue-detail";
 import { Groups, plural } from "./queue-groups";
@@ -16,6 +16,8 @@ const REFRESH_MS = 20_000;
 const STATUSES = ["pending", "retrying", "applying", "approved", "rejected", "escalated", "resolved", "reverted"] as const;
 const CLASSES = ["value", "missing", "reference", "duplicate", "permission", "connection", "intermittent", "rate_limit", "too_large", "parse"];
 const AGES: Record<string, number> = { "last hour": 3600_000, "last 24 hours": 86400_000, "last 7 days": 7 * 86400_000 };
+const SORTS = ["newest", "oldest", "class", "confidence"] as const;
+const WHOSE: Record<string, string> = { "": "anyone", me: "me", none: "nobody" };
 
 /** The filters live in the URL's query, so a reload or a shared link keeps them. */
 function filterParam(name: string, fallback: string, allowed: readonly string[]): string {
@@ -27,6 +29,9 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
   const [status, setStatus] = useState<string>(() => filterParam("status", "pending", STATUSES));
   const [cls, setCls] = useState(() => filterParam("class", "", CLASSES));
   const [age, setAge] = useState(() => filterParam("age", "", Object.keys(AGES)));
+  const [sort, setSort] = useState(() => filterParam("sort", "newest", SORTS));
+  const [whose, setWhose] = useState(() => filterParam("assignee", "", Object.keys(WHOSE)));
+  const [search, setSearch] = useState(() => new URLSearchParams(location.search).get("q") ?? "");
   const [failed, setFailed] = useState<unknown>(null);
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const anchor = useRef<string | null>(null);
@@ -43,6 +48,9 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     const q = new URLSearchParams({ status, limit: "25" });
     if (cls) q.set("class", cls);
     if (age) q.set("since", new Date(Date.now() - AGES[age]).toISOString());
+    if (search) q.set("q", search);
+    if (whose) q.set("assignee", whose);
+    if (sort !== "newest") q.set("sort", sort);
     if (cursor) q.set("cursor", cursor);
     return q;
   };
@@ -74,10 +82,13 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     if (status !== "pending") q.set("status", status);
     if (cls) q.set("class", cls);
     if (age) q.set("age", age);
-    const search = q.size ? "?" + q : "";
-    if (search !== location.search) history.replaceState(null, "", location.pathname + search);
+    if (search) q.set("q", search);
+    if (whose) q.set("assignee", whose);
+    if (sort !== "newest") q.set("sort", sort);
+    const qs = q.size ? "?" + q : "";
+    if (qs !== location.search) history.replaceState(null, "", location.pathname + qs);
     void load(null);
-  }, [status, cls, age, version]);
+  }, [status, cls, age, search, whose, sort, version]);
 
   // Live refresh: new rows are added at the top and announced; nothing else moves, so the
   // row under the cursor stays where it is. A failed poll is simply tried again later.
@@ -96,7 +107,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
       });
     }, REFRESH_MS);
     return () => clearInterval(t);
-  }, [status, cls, age, demo, grouped]);
+  }, [status, cls, age, search, whose, sort, demo, grouped]);
 
   // Groups honour the class and age filters, as the list does.
   useEffect(() => {
@@ -150,6 +161,14 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     setPicked(next);
   };
   const allPicked = rows.length > 0 && rows.every((r) => picked.has(r.id));
+  const exportRows = async () => {
+    try {
+      await (await import("./queue-triage")).exportCSV(query(null), `sync-errors-${status}.csv`);
+      announce("Export downloaded: every row of this filter");
+    } catch (e) {
+      showError(e);
+    }
+  };
 
   return (
     <div class={selected ? "split has-detail" : "split"}>
@@ -176,8 +195,25 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
               {Object.keys(AGES).map((a) => <option value={a}>{a}</option>)}
             </select>
           </label>
+          <label>
+            Assigned to{" "}
+            <select value={whose} onChange={(e) => setWhose((e.target as HTMLSelectElement).value)}>
+              {Object.entries(WHOSE).map(([v, l]) => <option value={v}>{l}</option>)}
+            </select>
+          </label>
+          <label>
+            Sort{" "}
+            <select value={sort} onChange={(e) => setSort((e.target as HTMLSelectElement).value as typeof sort)}>
+              {SORTS.map((s) => <option value={s}>{s}</option>)}
+            </select>
+          </label>
+          <form role="search" onSubmit={(e) => { e.preventDefault(); setSearch(((e.target as HTMLFormElement).q as HTMLInputElement).value.trim()); }}>
+            <input type="search" name="q" aria-label="Search by error id, record id or text" placeholder="Error, record or text" defaultValue={search} />
+          </form>
           <button type="button" aria-pressed={grouped} onClick={() => setGrouped(!grouped)}>Group by diagnosis</button>
+          {!demo && <button type="button" onClick={() => void exportRows()}>Export CSV</button>}
         </div>
+        {(sort === "class" || sort === "confidence") && <p class="note">Sorted by {sort} among the newest 500 matching errors.</p>}
         {grouped ? (
           failed !== null ? <PanelError what="The groups" error={failed} onRetry={() => setVersion(version + 1)} />
             : <Groups groups={groups} demo={demo} canApprove={canApprove} onDone={() => setVersion(version + 1)} />
@@ -201,7 +237,8 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
                       <input type="checkbox" aria-label="Select row" aria-describedby={"err-" + r.id} checked={picked.has(r.id)}
                         onClick={(e) => pick(r.id, e.shiftKey)} /></td>}
                     <td class="mono" id={"err-" + r.id}>{r.errorId}{r.applyError && <> <Chip kind="failed">write failed</Chip></>}</td>
-                    <td>{r.recordType} / {r.recordId}</td>
+                    <td>{r.recordType} / {r.recordId}{r.assignee && <> <Chip kind="assignee">{actorName(r.assignee)}</Chip></>}
+                      {r.tags?.map((t) => <> <Chip kind="tag">{t}</Chip></>)}</td>
                     <td>{r.class ? <Chip kind="class">{r.class}</Chip> : <Chip>{r.diagnosis}</Chip>}</td>
                     <td class="num wide">{r.confidence === undefined ? "—" : Math.round(r.confidence * 100) + "%"}</td>
                     <td><Ago at={r.occurredAt ?? r.claimedAt} /></td>
