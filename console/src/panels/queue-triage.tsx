@@ -76,7 +76,7 @@ export function Triage({ row, locked, onChanged }: { row: Proposal; locked: bool
           announce(kept === text ? "Note added" : "Note added; customer data and secrets in it were masked");
         });
       }}>
-        <label for="note-add">Note</label>
+        <label for="note-add">New note</label>
         <textarea id="note-add" value={note} maxLength={2000} aria-invalid={!!err("note")} aria-describedby="note-help"
           onInput={(e) => setNote((e.target as HTMLTextAreaElement).value)} />
         <p id="note-help" class={err("note") ? "field-error" : "note"}>{err("note") ?? "Customer data and secrets are masked before a note is kept."}</p>
