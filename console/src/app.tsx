@@ -2,12 +2,13 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type ApiError, dataEpoch, demoReason, embeddedExpired, onUnauthorized, readQuiet, retryAPI, write } from "./api/client";
 import type { NavCounts } from "./api/types";
+import type { Role } from "./api/types";
 import { type ConsoleConfig, embedRefusal, hasRole, save, session, signIn, signOut } from "./auth";
 import { lazy } from "./lazy";
 import { FinancePanel } from "./panels/finance";
 import { QueuePanel } from "./panels/queue";
 import { navigate, path, segments } from "./router";
-import { announcement, Status } from "./ui";
+import { announce, announcement, Status } from "./ui";
 
 // The queue and finance are where people work; the rest load when first opened.
 const AutomationPanel = lazy(() => import("./panels/automation").then((m) => m.AutomationPanel));
@@ -32,7 +33,7 @@ export function App({ config }: { config: ConsoleConfig }) {
   const s = session.value;
   const here = () => location.pathname + location.search;
   onUnauthorized.handle = () => void signIn(config, here());
-  const help = useGoKeys(!!s?.module);
+  const help = useGoKeys(!!s?.module, s?.roles ?? []);
   const counts = usePendingCounts(path.value + announcement.value); // and again after each action
   const refusal = embedRefusal.value && <p class="panel-error" role="alert">{embedRefusal.value}</p>;
 
@@ -99,7 +100,7 @@ export function App({ config }: { config: ConsoleConfig }) {
             <div class="panel-error" role="alert"><strong>This panel's session has ended</strong> (expired or closed in the ERP).
               Open the panel again from the ERP record; nothing you decided was lost.</div>
           )}
-          {help && <Shortcuts approver={approver} />}
+          {help && <Shortcuts roles={s.roles} embedded={!!embeddedPanel} />}
           <Status />
           {want && want !== s.module ? <OpenModule module={want} /> : <>
           {panel === "queue" && <QueuePanel canApprove={approver} />}
@@ -139,10 +140,20 @@ function NeedsAdmin({ module }: { module?: string }) {
   );
 }
 
+/** GO are the panels g then a letter opens, and the role each needs (null: every role). */
+const GO: [key: string, path: string, label: string, needs: Role | null][] = [
+  ["q", "/queue", "Queue", null], ["u", "/auto-resolved", "Auto-resolved", null], ["i", "/insights", "Insights", null],
+  ["f", "/finance", "Finance", null], ["g", "/governance", "Governance", "approver"],
+  ["l", "/flows", "Flows", null], ["a", "/audit", "Audit", "approver"], ["s", "/settings", "Settings", "admin"]];
+
+/** allows says whether roles open a panel that needs a role (an admin opens every panel). */
+const allows = (roles: Role[], needs: Role | null) => !needs || roles.includes("admin") || roles.includes(needs);
+
 /** g then a letter jumps between panels; ? shows the shortcuts. "armed" is a ref, not
  *  state: a letter typed right after g must not wait for a re-render to be understood.
- *  An embedded session shows one module, so there is nowhere to jump to. */
-function useGoKeys(embedded: boolean): boolean {
+ *  An embedded session shows one module, so there is nowhere to jump to; a panel the role
+ *  cannot open is not opened: the keys say why, as the navigation leaves it out. */
+function useGoKeys(embedded: boolean, roles: Role[]): boolean {
   const armed = useRef(false);
   const [help, setHelp] = useState(false);
   useEffect(() => {
@@ -156,24 +167,34 @@ function useGoKeys(embedded: boolean): boolean {
         return;
       }
       armed.current = false;
-      const to = { q: "/queue", u: "/auto-resolved", i: "/insights", f: "/finance", g: "/governance", l: "/flows", a: "/audit", s: "/settings" }[e.key];
-      if (to) navigate(to);
+      const to = GO.find(([k]) => k === e.key);
+      if (!to) return;
+      if (!allows(roles, to[3])) announce(`${to[2]} needs the ${to[3]} role`);
+      else navigate(to[1]);
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
-  }, [help, embedded]);
+  }, [help, embedded, roles]);
   return help;
 }
 
-function Shortcuts({ approver }: { approver: boolean }) {
-  const rows: [string, string][] = [["g q / g u / g i", "Queue, Auto-resolved, Insights"],
-    ["g f / g g / g l / g a / g s", "Finance, Governance, Flows, Audit, Settings (admin)"], ["j / k", "next / previous sync error"],
-    ["a", approver ? "approve" : "approve — where the approval policy lets operators"], ["r", "reject (asks a reason)"], ["e", "escalate (asks a note)"],
+/** Shortcuts lists the keys that work for this role, and says which do not and why. */
+function Shortcuts({ roles, embedded }: { roles: Role[]; embedded: boolean }) {
+  const approver = allows(roles, "approver");
+  const open = GO.filter(([, , , needs]) => allows(roles, needs));
+  const closed = GO.filter((g) => !open.includes(g));
+  const rows: [string, string][] = [
+    ...(embedded ? [] : [[open.map(([k]) => "g " + k).join(" / "), open.map(([, , l]) => l).join(", ")] as [string, string]]),
+    ["j / k", "next / previous sync error"],
+    ["a", approver ? "approve" : "approve — only fixes the approval policy gives operators; the others need an approver"],
+    ["r", "reject (asks a reason)"], ["e", "escalate (asks a note)"],
     ["t", "retry the delivery"], ["s", "resolve without a write (asks why)"], ["?", "show or hide this list"]];
   return (
     <section class="shortcuts" aria-label="Keyboard shortcuts">
       <h2>Keyboard shortcuts</h2>
       <table class="grid"><tbody>{rows.map(([k, v]) => <tr><th scope="row"><kbd>{k}</kbd></th><td>{v}</td></tr>)}</tbody></table>
+      {!embedded && closed.length > 0 && <p class="note">Not for your role: {closed.map(([k, , l, needs]) => `g ${k} (${l}, needs ${needs})`).join(", ")}.</p>}
+      {embedded && <p class="note">This embedded panel shows one module, so the g keys that switch panels do not apply.</p>}
     </section>
   );
 }

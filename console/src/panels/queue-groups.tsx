@@ -63,12 +63,13 @@ function GroupCard({ g, demo, canApprove }: { g: ProposalGroup; demo: boolean; c
       <details><summary>Members</summary>
         <ul class="members">{g.ids.map((_, i) => <li><span class="mono">{g.errorIds[i]}</span> — {g.recordIds[i]}</li>)}</ul>
       </details>
-      {canApprove && !result && (
+      {!result && (
         <div class="actions">
-          <button type="button" class="primary" disabled={busy || demo} onClick={() => setAsking("approve")}>Approve group…</button>
+          {canApprove && <button type="button" class="primary" disabled={busy || demo} onClick={() => setAsking("approve")}>Approve group…</button>}
           <button type="button" disabled={busy || demo} onClick={() => setAsking("reject")}>Reject group…</button>
         </div>
       )}
+      {!canApprove && !result && <p class="note">Approving a whole group needs an approver; open a member to approve what the approval policy gives operators.</p>}
       {asking === "approve" && (
         <ConfirmDialog title={`Approve ${plural(g.count, "sync error")}?`} confirm={`Write ${plural(g.count, "record")}`}
           onClose={() => setAsking(null)} onConfirm={() => { setAsking(null); void decide("approve"); }}>
