@@ -21,19 +21,15 @@ import (
 // keep one request from reading a whole status, a filtered page examines at most
 // ListScanCap rows (listMaxReads queries of listFilteredReads) and then ends with a cursor
 // at the last row examined, even with fewer rows than asked for (or none); the next page
-// goes on from there. Search is case-insensitive on rows that carry search_text (written at
-// claim time: error id, record id and message, lower-cased) and exact on older rows.
+// goes on from there. Search is case-insensitive on rows that carry search_ids and
+// search_msg (lower-cased error id and record id, and message, written with the row and
+// with a new message) and exact-case on rows claimed before they existed.
 const (
 	listMaxReads      = 10
 	listFilteredReads = 100
 	// ListScanCap bounds the rows one filtered page examines.
 	ListScanCap = listMaxReads * listFilteredReads
 )
-
-// searchText is what search looks in: the error id, record id and (at-rest masked) message.
-func searchText(r Record) string {
-	return strings.ToLower(r.ErrorID + "\n" + r.RecordID + "\n" + r.Message)
-}
 
 // listFilter is the FilterExpression of q and its values (nil when q has no filter).
 func listFilter(q ListQuery, values dynamostore.Item) *string {
@@ -45,7 +41,8 @@ func listFilter(q ListQuery, values dynamostore.Item) *string {
 		values[":class"] = dynamostore.Str(`{"class":` + strconv.Quote(q.Class) + `,`)
 	}
 	if q.Search != "" {
-		parts = append(parts, "(contains(search_text, :lq) OR contains(error_id, :q) OR contains(record_id, :q) OR contains(message, :q))")
+		parts = append(parts, "(contains(search_ids, :lq) OR contains(search_msg, :lq) OR "+
+			"contains(error_id, :q) OR contains(record_id, :q) OR contains(message, :q))")
 		values[":q"], values[":lq"] = dynamostore.Str(q.Search), dynamostore.Str(strings.ToLower(q.Search))
 	}
 	switch {

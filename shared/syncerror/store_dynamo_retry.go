@@ -128,8 +128,8 @@ func (s *DynamoClaims) ChangeRetry(ctx context.Context, tenantID, id string, ch 
 			set = append(set, "error_code = :code")
 		}
 		if ch.Message != "" {
-			values[":msg"] = dynamostore.Str(ch.Message)
-			set = append(set, "message = :msg")
+			values[":msg"], values[":smsg"] = dynamostore.Str(ch.Message), dynamostore.Str(strings.ToLower(ch.Message))
+			set = append(set, "message = :msg", "search_msg = :smsg")
 		}
 	}
 	update := "SET " + strings.Join(set, ", ")

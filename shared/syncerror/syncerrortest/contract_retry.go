@@ -81,6 +81,10 @@ func runRetryContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimS
 			row.Record.ErrorCode != "INSUFFICIENT_PERMISSION" || row.Record.Message != "the target refused the write" || row.Retry.LastError != "forbidden" {
 			t.Fatalf("pending again: %s %s %+v err=%v", row.Status, row.Diagnosis, row.Record, err)
 		}
+		// Search finds the row by the error it has now, in any case.
+		if p, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusPending, Search: "Target REFUSED", Limit: 5}); err != nil || len(p.Claims) != 1 {
+			t.Fatalf("search by the new message: %v err=%v", claimIDs(p.Claims), err)
+		}
 		if stuck, _ := s.Stuck(ctx, "t1", syncerror.DiagnosisQueued, later.Add(time.Second), 10); len(stuck) != 1 {
 			t.Fatalf("the re-diagnosis is not queued: %v", claimIDs(stuck))
 		}
