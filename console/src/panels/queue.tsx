@@ -203,7 +203,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
           </label>
           <label>
             Sort{" "}
-            <select value={sort} onChange={(e) => setSort((e.target as HTMLSelectElement).value as typeof sort)}>
+            <select aria-label="Sort" value={sort} onChange={(e) => setSort((e.target as HTMLSelectElement).value as typeof sort)}>
               {SORTS.map((s) => <option value={s}>{s}</option>)}
             </select>
           </label>
