@@ -28,7 +28,8 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const [asking, setAsking] = useState<"reject" | "escalate" | "resolve" | null>(null);
   const [busy, setBusy] = useState(false);
   const [triage, setTriage] = useState<typeof import("./queue-triage") | null>(null);
-  useEffect(() => void import("./queue-triage").then(setTriage), []);
+  // A chunk that cannot load (offline, or replaced by a deploy) leaves the section out.
+  useEffect(() => void import("./queue-triage").then(setTriage, () => setTriage(null)), []);
 
   // A demo row stands in only when the API cannot be reached at all (read's rule): an
   // error answer for this row is shown as that, never as someone else's record.
