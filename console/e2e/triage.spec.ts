@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { accessible, signIn } from "./support/browser";
-import { postSyncError, waitDiagnosed } from "./support/stack";
+import { base, postSyncError, token, waitDiagnosed } from "./support/stack";
 
 const unique = (p: string) => `${p}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
 const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -95,4 +95,21 @@ test("the nav badges cost one request, and none of the three listings", async ({
   await expect(page).toHaveURL(/\/finance/);
   await expect.poll(() => reads.length).toBe(1);
   expect(reads).toEqual(["/api/console/counts"]);
+});
+
+test("taking an error someone else took meanwhile says so and keeps their assignment", async ({ page }) => {
+  const errorId = unique("E2E-TAKEN");
+  const id = await postSyncError(errorId);
+  await waitDiagnosed(id);
+  await signIn(page, "operator", "/queue/" + id);
+  const triage = page.getByRole("region", { name: errorId }).getByRole("region", { name: "Assignee, tags and notes" });
+  await expect(triage.getByText("Nobody has taken it.")).toBeVisible();
+  const r = await fetch(`${base()}/api/sync-error-assist/proposals/${id}/triage`, { method: "POST",
+    headers: { Authorization: "Bearer " + (await token("approver")), "Content-Type": "application/json" },
+    body: JSON.stringify({ assign: { to: "me", from: "" } }) });
+  expect(r.status).toBe(200);
+  await triage.getByRole("button", { name: "Take it" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Someone else changed who has this sync error" })).toBeVisible();
+  await page.reload();
+  await expect(triage.getByText("Assigned to")).toContainText("dev-approver");
 });
