@@ -7,11 +7,18 @@ moto_server's own.
 2. Ref of an AWS::Events::EventBus resolves to moto's object instead of the bus name
    (CloudFormation documents the name), so a function whose environment holds it cannot be
    read back (GetFunctionConfiguration answers 500).
+3. moto's CloudFormation does not implement AWS::SecretsManager::Secret, so a policy that
+   grants reading the stage's audit pseudonym key (Resource: Ref of the secret) is left
+   without resources and IAM refuses it (MalformedPolicyDocument). The secret is created
+   here as CloudFormation would: a generated string, Ref answering its ARN.
 """
+import json
 import sys
 
+from moto.core.common_models import CloudFormationModel
 from moto.events import models as events
 from moto.kms import models as kms
+from moto.secretsmanager import models as secretsmanager
 
 _tag_resource = kms.KmsBackend.tag_resource
 
@@ -23,6 +30,38 @@ def tag_resource(self, key_id, tags):
 
 kms.KmsBackend.tag_resource = tag_resource
 events.EventBus.physical_resource_id = property(lambda self: self.name)
+
+
+class CfnSecret(CloudFormationModel):
+    __module__ = "moto.secretsmanager.models"  # moto's model registry names a model's service by its module
+
+    @staticmethod
+    def cloudformation_type():
+        return "AWS::SecretsManager::Secret"
+
+    @staticmethod
+    def cloudformation_name_type():
+        return "Name"
+
+    @classmethod
+    def create_from_cloudformation_json(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs):
+        props = cloudformation_json.get("Properties", {})
+        backend = secretsmanager.secretsmanager_backends[account_id][region_name]
+        value = props.get("SecretString")
+        gen = props.get("GenerateSecretString")
+        if value is None and gen is not None:
+            value = backend.get_random_password(
+                password_length=int(gen.get("PasswordLength", 32)), exclude_characters=gen.get("ExcludeCharacters", ""),
+                exclude_numbers=False, exclude_punctuation=bool(gen.get("ExcludePunctuation", False)),
+                exclude_uppercase=False, exclude_lowercase=False, include_space=False, require_each_included_type=False)
+            value = json.loads(value)["RandomPassword"] if value.startswith("{") else value
+        backend.create_secret(name=resource_name, secret_string=value, secret_binary=None,
+                              description=props.get("Description"), tags=None, kms_key_id=None,
+                              client_request_token=None, replica_regions=[], force_overwrite=False)
+        return backend.secrets[resource_name]
+
+
+secretsmanager.FakeSecret.physical_resource_id = property(lambda self: self.arn)
 
 from moto.server import main  # noqa: E402
 
