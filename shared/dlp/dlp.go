@@ -132,13 +132,16 @@ func newKeyInfo(key string) keyInfo {
 		return keyInfo{fc: classifyKey(key), clean: true}
 	}
 	// A name is read without its findings, as it reads once they are placeholders:
-	// "secret=000" names a secret either way.
-	b := []byte(key)
+	// "secret=000" names a secret either way. Each finding becomes one space, as short as
+	// its placeholder reads, so a long one cannot push the name's words out of the part
+	// classifyKey reads (a rescan of the output must see the name the same way).
+	b := make([]byte, 0, len(key))
+	at := 0
 	for _, sp := range spans {
-		for i := sp.start; i < sp.end; i++ {
-			b[i] = ' '
-		}
+		b = append(append(b, key[at:sp.start]...), ' ')
+		at = sp.end
 	}
+	b = append(b, key[at:]...)
 	return keyInfo{fc: classifyKey(string(b))}
 }
 
