@@ -70,7 +70,7 @@ func TestFakeVendorShapes(t *testing.T) {
 			for k, v := range tc.header {
 				req.Header.Set(k, v)
 			}
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := ownClient().Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func TestFakeAuthSchemes(t *testing.T) {
 		srv := httptest.NewServer(fake.Handler())
 		req, _ := http.NewRequest("GET", srv.URL+"/no/such/path", nil)
 		req.Header.Set("Authorization", tc.header)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := ownClient().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,3 +151,8 @@ func TestNewPanicsOnUnknownSystem(t *testing.T) {
 	}()
 	fakesystem.New("ledger")
 }
+
+// ownClient has a transport of its own: closing a parallel test's httptest server closes
+// http.DefaultTransport's idle connections, which broke a request of another test in
+// flight ("CloseIdleConnections called").
+func ownClient() *http.Client { return &http.Client{Transport: &http.Transport{}} }
