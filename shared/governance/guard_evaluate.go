@@ -3,7 +3,6 @@ package governance
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/dlp"
@@ -124,9 +123,6 @@ func (op *writeOp) evaluatedFields(vs []FieldVerdict) map[string]any {
 
 // evaluateLoop is checkLoop without its records.
 func (op *writeOp) evaluateLoop(fields map[string]any) (string, bool, error) {
-	if op.req.Source == op.req.Target || op.newRecord() {
-		return "", false, nil
-	}
 	hash, err := PayloadHash(fields)
 	if l := op.req.Link; l != nil && l.Key != "" {
 		hash, err = PayloadHash(l.Fields)
@@ -134,35 +130,19 @@ func (op *writeOp) evaluateLoop(fields map[string]any) (string, bool, error) {
 	if err != nil {
 		return "", false, fmt.Errorf("%w: fields are not JSON-encodable", ErrInvalidRequest)
 	}
-	since := op.now.Add(-op.g.window)
-	entity, record, names := op.loopSubject()
-	entries, err := op.g.ledger.Recent(op.ctx, op.tenant, entity, record, since)
-	if err != nil {
-		return "", false, fmt.Errorf("%w: reading the write ledger: %w", ErrUnavailable, err)
-	}
-	cond, loop := reciprocal(entries, op.req.Source, op.req.Target, hash, names, since)
-	return cond, loop, nil
+	return op.reciprocalLoop(hash)
 }
 
 // evaluateHops marks the fields whose trace returns to the target, as checkHops breaks them.
 func (op *writeOp) evaluateHops(byField map[string]*FieldVerdict) {
-	l := op.req.Link
-	if l == nil {
-		return
-	}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range l.Traces {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		t, fv := l.Traces[name], byField[name]
-		back := t.Visits(op.req.Target, op.req.Entity)
-		if fv == nil || fv.Verdict != VerdictWritten || !back && len(t.Hops) < MaxHops {
+	for _, name := range op.names {
+		fv := byField[name]
+		if fv == nil || fv.Verdict != VerdictWritten {
 			continue
 		}
-		fv.Verdict, fv.Reason = VerdictLoop, op.chainText(name, t, back)
+		if chain, ok := op.hopLoop(name); ok {
+			fv.Verdict, fv.Reason = VerdictLoop, chain
+		}
 	}
 }
 

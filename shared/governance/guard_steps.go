@@ -18,23 +18,33 @@ import (
 // checkLoop blocks the write when the ledger shows it is the return leg of a loop, and
 // records the detection.
 func (op *writeOp) checkLoop(hash string) error {
-	if op.req.Source == op.req.Target || op.newRecord() {
-		return nil
-	}
-	since := op.now.Add(-op.g.window)
-	entity, record, names := op.loopSubject()
-	entries, err := op.g.ledger.Recent(op.ctx, op.tenant, entity, record, since)
+	cond, loop, err := op.reciprocalLoop(hash)
 	if err != nil {
 		op.auditWrite(audit.ResultFailure, "check_unavailable", nil)
-		return fmt.Errorf("%w: reading the write ledger: %w", ErrUnavailable, err)
+		return err
 	}
-	cond, loop := reciprocal(entries, op.req.Source, op.req.Target, hash, names, since)
 	if !loop {
 		return nil
 	}
 	op.recordLoop(cond, op.names)
 	op.auditWrite(audit.ResultDenied, "loop_detected", nil)
 	return fmt.Errorf("%w: %s", ErrLoopDetected, cond)
+}
+
+// reciprocalLoop reads the write ledger for a reciprocal write of the payload hashed as
+// hash: the one loop test Write and Evaluate share.
+func (op *writeOp) reciprocalLoop(hash string) (cond string, loop bool, err error) {
+	if op.req.Source == op.req.Target || op.newRecord() {
+		return "", false, nil
+	}
+	since := op.now.Add(-op.g.window)
+	entity, record, names := op.loopSubject()
+	entries, err := op.g.ledger.Recent(op.ctx, op.tenant, entity, record, since)
+	if err != nil {
+		return "", false, fmt.Errorf("%w: reading the write ledger: %w", ErrUnavailable, err)
+	}
+	cond, loop = reciprocal(entries, op.req.Source, op.req.Target, hash, names, since)
+	return cond, loop, nil
 }
 
 // recordLoop stores the loop detection of fields of this write, logs and audits it. A

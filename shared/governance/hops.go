@@ -134,21 +134,33 @@ func (op *writeOp) checkHops(fields map[string]any) (map[string]any, error) {
 	}
 	var looped, chains []string
 	for _, name := range op.names {
-		t, ok := l.Traces[name]
-		if !ok {
-			continue
+		if chain, ok := op.hopLoop(name); ok {
+			looped = append(looped, name)
+			chains = append(chains, chain)
 		}
-		back := t.Visits(op.req.Target, op.req.Entity)
-		if !back && len(t.Hops) < MaxHops {
-			continue
-		}
-		looped = append(looped, name)
-		chains = append(chains, op.chainText(name, t, back))
 	}
 	if len(looped) == 0 {
 		return fields, nil
 	}
 	return op.breakFields(fields, looped, "returns to "+string(op.req.Target)+"/"+op.req.Entity+": "+strings.Join(chains, "; "))
+}
+
+// hopLoop reports whether field's trace returns to the write's target or has reached
+// MaxHops, with its chain: the hop test Write and Evaluate share.
+func (op *writeOp) hopLoop(field string) (chain string, loop bool) {
+	l := op.req.Link
+	if l == nil {
+		return "", false
+	}
+	t, ok := l.Traces[field]
+	if !ok {
+		return "", false
+	}
+	back := t.Visits(op.req.Target, op.req.Entity)
+	if !back && len(t.Hops) < MaxHops {
+		return "", false
+	}
+	return op.chainText(field, t, back), true
 }
 
 // chainText is one field's hop chain ending in the write that would close it.
