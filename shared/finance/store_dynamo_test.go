@@ -26,12 +26,8 @@ import (
 
 func newFinance(t testing.TB, e emutest.Emulator) *finance.DynamoStore {
 	t.Helper()
-	db, _ := e.Clients(t)
-	stage := emutest.Stage(t)
-	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
-		t.Fatal(err)
-	}
-	return finance.NewDynamoStore(db, blueprint.PhysicalName(stage, blueprint.TableFinanceApprovals))
+	db, table := e.Tables(t)
+	return finance.NewDynamoStore(db, table(blueprint.TableFinanceApprovals))
 }
 
 func TestFinanceContract(t *testing.T) {

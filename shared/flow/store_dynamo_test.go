@@ -11,7 +11,6 @@ import (
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
-	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/governance"
 )
@@ -22,12 +21,8 @@ func newStore(t testing.TB) *flow.DynamoStore { return newStoreOn(t, emutest.Pai
 
 func newStoreOn(t testing.TB, e emutest.Emulator) *flow.DynamoStore {
 	t.Helper()
-	db, _ := e.Clients(t)
-	stage := emutest.Stage(t)
-	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
-		t.Fatal(err)
-	}
-	return flow.NewDynamoStore(db, blueprint.PhysicalName(stage, blueprint.TableFlows))
+	db, table := e.Tables(t)
+	return flow.NewDynamoStore(db, table(blueprint.TableFlows))
 }
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)

@@ -1,12 +1,10 @@
 package governance_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/governance/governancetest"
 )
@@ -15,12 +13,8 @@ func TestMain(m *testing.M) { emutest.Main(m) }
 
 func newDynamoStore(t *testing.T, e emutest.Emulator) *governance.DynamoStore {
 	t.Helper()
-	db, _ := e.Clients(t)
-	stage := emutest.Stage(t)
-	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
-		t.Fatal(err)
-	}
-	return governance.NewDynamoStore(db, blueprint.PhysicalName(stage, blueprint.TableGovernance))
+	db, table := e.Tables(t)
+	return governance.NewDynamoStore(db, table(blueprint.TableGovernance))
 }
 
 func TestDynamoRecordStoreContract(t *testing.T) {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/session"
 	"github.com/syncassist/syncassist/shared/session/sessiontest"
 )
@@ -22,12 +21,8 @@ func TestMain(m *testing.M) { emutest.Main(m) }
 func TestDynamoStoreContract(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		sessiontest.RunStoreContract(t, func(t *testing.T) sessiontest.Backend {
-			db, _ := e.Clients(t)
-			stage := emutest.Stage(t)
-			if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
-				t.Fatal(err)
-			}
-			table := blueprint.PhysicalName(stage, blueprint.TableEmbeddedSessions)
+			db, tables := e.Tables(t)
+			table := tables(blueprint.TableEmbeddedSessions)
 			return sessiontest.Backend{
 				Store: session.NewDynamoStore(db, table),
 				Dump:  func(t *testing.T) []string { return scanAll(t, db, table) },

@@ -9,7 +9,6 @@ import (
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
@@ -18,12 +17,8 @@ import (
 func TestMain(m *testing.M) { emutest.Main(m) }
 
 func newDynamoClaims(t *testing.T, e emutest.Emulator) *syncerror.DynamoClaims {
-	db, _ := e.Clients(t)
-	stage := emutest.Stage(t)
-	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
-		t.Fatal(err)
-	}
-	return syncerror.NewDynamoClaims(db, blueprint.PhysicalName(stage, blueprint.TableProcessed))
+	db, table := e.Tables(t)
+	return syncerror.NewDynamoClaims(db, table(blueprint.TableProcessed))
 }
 
 func TestDynamoClaimsContract(t *testing.T) {

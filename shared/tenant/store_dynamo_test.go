@@ -6,7 +6,6 @@ import (
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
 )
@@ -15,12 +14,8 @@ func TestMain(m *testing.M) { emutest.Main(m) }
 
 func newDynamoStore(t *testing.T, e emutest.Emulator) *tenant.DynamoStore {
 	t.Helper()
-	db, _ := e.Clients(t)
-	stage := emutest.Stage(t)
-	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
-		t.Fatal(err)
-	}
-	return tenant.NewDynamoStore(db, blueprint.PhysicalName(stage, blueprint.TableTenants))
+	db, table := e.Tables(t)
+	return tenant.NewDynamoStore(db, table(blueprint.TableTenants))
 }
 
 func TestDynamoStoreContract(t *testing.T) {

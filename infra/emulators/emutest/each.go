@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/syncassist/syncassist/infra/emulators"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/dynamostore"
 )
 
 // Emulator is one place a store's tests run: the pair Main set up (dynalite and fauxqs,
@@ -79,4 +81,17 @@ func stopMoto() {
 	if moto.srv != nil {
 		moto.srv.Stop()
 	}
+}
+
+// Tables creates every blueprint table under a fresh stage on this emulator and returns a
+// DynamoDB client with the physical name of each table by its blueprint name: the set-up
+// of every store's tests.
+func (e Emulator) Tables(t testing.TB) (*dynamodb.Client, func(table string) string) {
+	t.Helper()
+	db, _ := e.Clients(t)
+	stage := Stage(t)
+	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
+		t.Fatal(err)
+	}
+	return db, func(table string) string { return blueprint.PhysicalName(stage, table) }
 }
