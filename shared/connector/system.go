@@ -28,6 +28,16 @@ var profiles = map[System]profile{
 	SystemShipping:  shipstation{},
 }
 
+// SystemNames is Systems as a sentence's list ("hosterp, erp2, …"), for answers that name
+// the systems there are.
+func SystemNames() string {
+	names := make([]string, len(Systems))
+	for i, s := range Systems {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
+
 // Known reports whether s is one of Systems.
 func (s System) Known() bool {
 	_, ok := profiles[s]

@@ -183,7 +183,7 @@ func (s *Service) CreateHandler() http.Handler {
 			return
 		}
 		if len(errs) > 0 {
-			writeFieldErrors(w, r, errs)
+			httpapi.WriteInvalidBody(w, r, "", errs)
 			return
 		}
 		now := s.now()

@@ -247,7 +247,7 @@ func (s *Service) RejectHandler() http.Handler {
 		}
 		reason := strings.TrimSpace(body.Reason)
 		if utf8.RuneCountInString(reason) > 1000 || hasControl(reason) {
-			writeFieldErrors(w, r, []httpapi.FieldError{{Field: "reason", Message: "must be at most 1000 characters without control characters"}})
+			httpapi.WriteInvalidBody(w, r, "", []httpapi.FieldError{{Field: "reason", Message: "must be at most 1000 characters without control characters"}})
 			return
 		}
 		a, err := s.Reject(r.Context(), actor, r.PathValue("id"), reason)
@@ -336,12 +336,6 @@ func failureProblem(f *ApproveError) *httpapi.Problem {
 		p.Detail = strings.TrimSuffix(p.Detail, again) + " The approval returns to pending when its lease expires."
 	}
 	return p
-}
-
-func writeFieldErrors(w http.ResponseWriter, r *http.Request, errs []httpapi.FieldError) {
-	p := httpapi.NewProblem(http.StatusBadRequest, "validation_failed", "The body has invalid fields; see errors.")
-	p.Errors = errs
-	httpapi.WriteProblem(w, r, p)
 }
 
 func hasControl(s string) bool {

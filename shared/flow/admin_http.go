@@ -39,7 +39,7 @@ func (s *Service) DryRunHandler() http.Handler {
 			return
 		}
 		if !validRecordID(in.RecordID) {
-			writeFieldErrors(w, r, "The record is not named correctly; see errors.",
+			httpapi.WriteInvalidBody(w, r, "The record is not named correctly; see errors.",
 				[]httpapi.FieldError{{Field: "recordId", Message: "must be 1 to 256 characters without control characters"}})
 			return
 		}
@@ -70,7 +70,7 @@ func (s *Service) XRefFixHandler() http.Handler {
 			return
 		}
 		if errs := fx.validate(); len(errs) > 0 {
-			writeFieldErrors(w, r, "The fix is invalid; nothing was changed. See errors.", errs)
+			httpapi.WriteInvalidBody(w, r, "The fix is invalid; nothing was changed. See errors.", errs)
 			return
 		}
 		who := caller(r)

@@ -76,7 +76,7 @@ func (f Flow) Validate() []httpapi.FieldError {
 	}
 	for name, e := range map[string]Endpoint{"source": f.Source, "target": f.Target} {
 		if !e.System.Known() {
-			add(name+".system", "must be one of "+systemNames())
+			add(name+".system", "must be one of "+connector.SystemNames())
 		}
 		if !validName(e.Entity) {
 			add(name+".entity", "must be 1 to 128 visible characters")
@@ -107,14 +107,6 @@ func (f Flow) Validate() []httpapi.FieldError {
 	errs = append(errs, f.validateMatch()...)
 	slices.SortFunc(errs, func(a, b httpapi.FieldError) int { return strings.Compare(a.Field, b.Field) })
 	return errs
-}
-
-func systemNames() string {
-	names := make([]string, len(connector.Systems))
-	for i, s := range connector.Systems {
-		names[i] = string(s)
-	}
-	return strings.Join(names, ", ")
 }
 
 func validName(s string) bool { return s != "" && len(s) <= maxNameLen && visible(s) }

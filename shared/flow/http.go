@@ -70,7 +70,7 @@ func (s *Service) EventHandler() http.Handler {
 		auth := s.SourceAuth[system]
 		if !system.Known() || auth == nil {
 			httpapi.WriteProblem(w, r, problem(http.StatusNotFound, "unknown_system",
-				"No system "+strconv.Quote(string(system))+"; systems are "+systemNames()+"."))
+				"No system "+strconv.Quote(string(system))+"; systems are "+connector.SystemNames()+"."))
 			return
 		}
 		cfg, body, ok := auth.ReadSigned(w, r, MaxEventBytes, tenant.Config.FeatureEnabled)
@@ -88,7 +88,7 @@ func (s *Service) EventHandler() http.Handler {
 			return
 		}
 		if len(errs) > 0 {
-			writeFieldErrors(w, r, "The change event has invalid fields; see errors.", errs)
+			httpapi.WriteInvalidBody(w, r, "The change event has invalid fields; see errors.", errs)
 			return
 		}
 		err := s.Claims.ClaimWebhook(r.Context(), cfg.ID, r.Header.Get(webhook.HeaderID), system, ev.EventID, s.now())
@@ -111,12 +111,6 @@ func (s *Service) EventHandler() http.Handler {
 		}
 		httpapi.WriteJSON(w, http.StatusAccepted, EventResponse{RunIDs: ids, Duplicate: !started})
 	})
-}
-
-func writeFieldErrors(w http.ResponseWriter, r *http.Request, detail string, errs []httpapi.FieldError) {
-	p := problem(http.StatusBadRequest, "validation_failed", detail)
-	p.Errors = errs
-	httpapi.WriteProblem(w, r, p)
 }
 
 // RunsHandler is GET /api/flows/runs?flowId=&outcome=&limit=&cursor=.
@@ -257,7 +251,7 @@ func (s *Service) PutFlowHandler() http.Handler {
 			errs = append(errs, httpapi.FieldError{Field: "id", Message: "must equal the id in the path"})
 		}
 		if len(errs) > 0 {
-			writeFieldErrors(w, r, "The flow is invalid; see errors.", errs)
+			httpapi.WriteInvalidBody(w, r, "The flow is invalid; see errors.", errs)
 			return
 		}
 		who := caller(r)

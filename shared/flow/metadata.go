@@ -83,7 +83,7 @@ func (s *Service) MetadataHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		system := connector.System(r.PathValue("system"))
 		if !system.Known() {
-			httpapi.WriteProblem(w, r, problem(http.StatusNotFound, "unknown_system", "No such system; systems are "+systemNames()+"."))
+			httpapi.WriteProblem(w, r, problem(http.StatusNotFound, "unknown_system", "No such system; systems are "+connector.SystemNames()+"."))
 			return
 		}
 		q := r.URL.Query()

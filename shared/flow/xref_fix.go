@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
@@ -144,7 +145,7 @@ func (fx XRefFix) validate() []httpapi.FieldError {
 		r    Ref
 	}{{"source", fx.Source}, {"target", fx.Target}} {
 		if !side.r.System.Known() {
-			add(side.name+".system", "must be one of "+systemNames())
+			add(side.name+".system", "must be one of "+connector.SystemNames())
 		}
 		if !validName(side.r.Entity) {
 			add(side.name+".entity", "must be 1 to 128 visible characters")

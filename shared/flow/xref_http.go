@@ -21,7 +21,7 @@ func (s *Service) XRefsHandler() http.Handler {
 		src := Ref{System: connector.System(q.Get("system")), Entity: q.Get("entity"), ID: q.Get("id")}
 		var errs []httpapi.FieldError
 		if !src.System.Known() {
-			errs = append(errs, httpapi.FieldError{Field: "system", Message: "must be one of " + systemNames()})
+			errs = append(errs, httpapi.FieldError{Field: "system", Message: "must be one of " + connector.SystemNames()})
 		}
 		if !validName(src.Entity) {
 			errs = append(errs, httpapi.FieldError{Field: "entity", Message: "must be 1 to 128 visible characters"})
@@ -30,7 +30,7 @@ func (s *Service) XRefsHandler() http.Handler {
 			errs = append(errs, httpapi.FieldError{Field: "id", Message: "must be 1 to 256 characters without control characters"})
 		}
 		if len(errs) > 0 {
-			writeFieldErrors(w, r, "The record is not named correctly; see errors.", errs)
+			httpapi.WriteInvalidBody(w, r, "The record is not named correctly; see errors.", errs)
 			return
 		}
 		if s.Exec == nil || s.Exec.XRefs == nil {

@@ -179,12 +179,6 @@ func caller(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
 	return id, true
 }
 
-func writeInvalidQuery(w http.ResponseWriter, r *http.Request, errs []httpapi.FieldError) {
-	p := httpapi.NewProblem(http.StatusBadRequest, CodeInvalidQuery, "The query parameters are invalid; see errors.")
-	p.Errors = errs
-	httpapi.WriteProblem(w, r, p)
-}
-
 func writeListError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, ErrBadCursor) {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, CodeInvalidCursor,
@@ -261,7 +255,7 @@ func windowed[R, T any](s *Service, list func(context.Context, RecordQuery) (Pag
 		}
 		q, errs := s.parseRecordQuery(r, id.TenantID)
 		if len(errs) > 0 {
-			writeInvalidQuery(w, r, errs)
+			httpapi.WriteInvalidQuery(w, r, errs)
 			return
 		}
 		page, err := list(r.Context(), q)
@@ -299,7 +293,7 @@ func (s *Service) ApprovalsHandler() http.Handler {
 		}
 		q.Limit, q.Cursor = parseLimit(r, &errs)
 		if len(errs) > 0 {
-			writeInvalidQuery(w, r, errs)
+			httpapi.WriteInvalidQuery(w, r, errs)
 			return
 		}
 		page, err := s.Records.ListApprovals(r.Context(), q)

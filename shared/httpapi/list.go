@@ -72,6 +72,17 @@ func WriteInvalidQuery(w http.ResponseWriter, r *http.Request, errs []FieldError
 	WriteProblem(w, r, p)
 }
 
+// WriteInvalidBody answers 400 validation_failed with the field errors; detail says what
+// was invalid ("" for the general sentence).
+func WriteInvalidBody(w http.ResponseWriter, r *http.Request, detail string, errs []FieldError) {
+	if detail == "" {
+		detail = "The body has invalid fields; see errors."
+	}
+	p := NewProblem(http.StatusBadRequest, "validation_failed", detail)
+	p.Errors = errs
+	WriteProblem(w, r, p)
+}
+
 // WriteBadCursor answers 400 invalid_cursor.
 func WriteBadCursor(w http.ResponseWriter, r *http.Request) {
 	WriteProblem(w, r, NewProblem(http.StatusBadRequest, "invalid_cursor", "The cursor is not from a previous page of this listing."))

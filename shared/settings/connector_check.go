@@ -81,7 +81,7 @@ func (s *Service) ConnectorCheckHandler() http.Handler {
 		system := connector.System(r.PathValue("system"))
 		if !system.Known() {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "unknown_system",
-				"No such system; systems are hosterp, erp2, crm, marketing, shipping."))
+				"No such system; systems are "+connector.SystemNames()+"."))
 			return
 		}
 		out, err := s.CheckConnector(r.Context(), r, system)

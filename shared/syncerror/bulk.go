@@ -91,9 +91,7 @@ func (o *Operator) BulkHandler() http.Handler {
 			return
 		}
 		if errs := body.validate(); len(errs) > 0 {
-			p := httpapi.NewProblem(http.StatusBadRequest, "validation_failed", "The bulk decision is invalid.")
-			p.Errors = errs
-			httpapi.WriteProblem(w, r, p)
+			httpapi.WriteInvalidBody(w, r, "The bulk decision is invalid.", errs)
 			return
 		}
 		// Approve is not the approver's alone: each item goes through the single-item route,

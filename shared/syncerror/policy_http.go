@@ -36,11 +36,11 @@ func (o *Operator) assistReady(w http.ResponseWriter, r *http.Request) (identity
 }
 
 func writeFieldErrors(w http.ResponseWriter, r *http.Request, fe []FieldError) {
-	p := httpapi.NewProblem(http.StatusBadRequest, "validation_failed", "The body has invalid fields; see errors.")
-	for _, e := range fe {
-		p.Errors = append(p.Errors, httpapi.FieldError{Field: e.Field, Message: e.Message})
+	errs := make([]httpapi.FieldError, len(fe))
+	for i, e := range fe {
+		errs[i] = httpapi.FieldError{Field: e.Field, Message: e.Message}
 	}
-	httpapi.WriteProblem(w, r, p)
+	httpapi.WriteInvalidBody(w, r, "", errs)
 }
 
 // PolicyGetHandler serves GET /api/settings/approval-policy: the tenant's policy, or the

@@ -128,9 +128,7 @@ func (o *Operator) TriageHandler() http.Handler {
 			return
 		}
 		if errs := body.validate(); len(errs) > 0 {
-			p := httpapi.NewProblem(http.StatusBadRequest, "validation_failed", "The body has invalid fields; see errors.")
-			p.Errors = errs
-			httpapi.WriteProblem(w, r, p)
+			httpapi.WriteInvalidBody(w, r, "", errs)
 			return
 		}
 		id := r.PathValue("id")
