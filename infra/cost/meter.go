@@ -142,36 +142,34 @@ func opName(in any) string {
 	return strings.TrimSuffix(t, "Input")
 }
 
+// read sends a read and counts the units the emulator says it consumed.
+func (m *Meter) read(ctx context.Context, op, table string, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+	out, md, err := next.HandleInitialize(ctx, in)
+	var cc *types.ConsumedCapacity
+	switch o := out.Result.(type) {
+	case *dynamodb.GetItemOutput:
+		cc = o.ConsumedCapacity
+	case *dynamodb.QueryOutput:
+		cc = o.ConsumedCapacity
+	case *dynamodb.ScanOutput:
+		cc = o.ConsumedCapacity
+	}
+	m.add(op, m.readUnits(table, cc), 0)
+	return out, md, err
+}
+
 func (m *Meter) handle(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 	op := opName(in.Parameters)
 	switch p := in.Parameters.(type) {
 	case *dynamodb.GetItemInput:
 		p.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
-		out, md, err := next.HandleInitialize(ctx, in)
-		var cc *types.ConsumedCapacity
-		if o, ok := out.Result.(*dynamodb.GetItemOutput); ok {
-			cc = o.ConsumedCapacity
-		}
-		m.add(op, m.readUnits(*p.TableName, cc), 0)
-		return out, md, err
+		return m.read(ctx, op, *p.TableName, in, next)
 	case *dynamodb.QueryInput:
 		p.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
-		out, md, err := next.HandleInitialize(ctx, in)
-		var cc *types.ConsumedCapacity
-		if o, ok := out.Result.(*dynamodb.QueryOutput); ok {
-			cc = o.ConsumedCapacity
-		}
-		m.add(op, m.readUnits(*p.TableName, cc), 0)
-		return out, md, err
+		return m.read(ctx, op, *p.TableName, in, next)
 	case *dynamodb.ScanInput:
 		p.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
-		out, md, err := next.HandleInitialize(ctx, in)
-		var cc *types.ConsumedCapacity
-		if o, ok := out.Result.(*dynamodb.ScanOutput); ok {
-			cc = o.ConsumedCapacity
-		}
-		m.add(op, m.readUnits(*p.TableName, cc), 0)
-		return out, md, err
+		return m.read(ctx, op, *p.TableName, in, next)
 	case *dynamodb.PutItemInput:
 		return m.write(ctx, op, *p.TableName, keyOf(p.Item, *p.TableName, m), in, next)
 	case *dynamodb.UpdateItemInput:
