@@ -99,14 +99,14 @@ func tableStatement(t awsdynamodb.ITable, g blueprint.TableGrant) awsiam.PolicyS
 
 // keysOnlyStatement lets a function read the key attributes of table's items and nothing
 // else (fine-grained access control): it can tell that a tenant exists, not read its
-// settings or secrets. SettingsOnly adds the settings attribute, still no secret.
+// settings or secrets. SettingsOnly reads the attributes that hold no secret.
 func keysOnlyStatement(t awsdynamodb.ITable, g blueprint.TableGrant) awsiam.PolicyStatement {
 	keys := []*string{jsii.String(g.Table.PartitionKey.Name)}
 	if g.Table.SortKey != nil {
 		keys = append(keys, jsii.String(g.Table.SortKey.Name))
 	}
 	if g.Access == blueprint.SettingsOnly {
-		keys = append(keys, jsii.String(blueprint.TenantSettingsAttribute))
+		keys = *jsii.Strings(blueprint.TenantPlainAttributes...)
 	}
 	return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("dynamodb:GetItem"),

@@ -20,13 +20,18 @@ const (
 	// KeysOnly is GetItem of the key attributes alone: whether a row exists, nothing of
 	// what it holds (the tenant a token names exists; its secrets stay out of reach).
 	KeysOnly
-	// SettingsOnly is KeysOnly plus a tenant's settings attribute (the tenants table
-	// only): the console reads which origins may frame it, never a secret or connector.
+	// SettingsOnly is GetItem of a tenant's attributes that hold no secret
+	// (TenantPlainAttributes; the tenants table only): the console reads which origins may
+	// frame it, never a secret or connector.
 	SettingsOnly
 )
 
 // TenantSettingsAttribute is the tenants table's attribute holding the settings map.
 const TenantSettingsAttribute = "settings"
+
+// TenantPlainAttributes are a tenant item's attributes that hold no secret: what every
+// tenant reader fetches, and all a SettingsOnly grant may read.
+var TenantPlainAttributes = []string{"tenant_id", TenantSettingsAttribute, "created_at", "updated_at", "version"}
 
 // authenticatedTables are the grants of a route that authenticates its callers (operator
 // or approver): tables plus the embedded-session table (a call may come from an embedded

@@ -118,13 +118,13 @@ func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
 	return b
 }
 
-// TenantSettings reads tenants' settings alone (the settings-only read where the store
+// TenantSettings reads tenants without their secrets (the projected read where the store
 // offers one: blueprint.SettingsOnly grants nothing more), through a tenant cache when
 // the stage has one.
 func (b *Base) TenantSettings() tenant.Reader {
 	var r tenant.Reader = b.Tenants
 	if t, ok := b.Tenants.(*tenant.DynamoStore); ok {
-		r = tenant.SettingsReader{DynamoStore: t}
+		r = t.ReaderFor()
 	}
 	if b.Config.TenantCacheTTL > 0 {
 		return &tenant.Cache{Store: r, TTL: b.Config.TenantCacheTTL, Now: b.now}

@@ -170,29 +170,6 @@ func settingsFrom(it dynamostore.Item) Config {
 	return c
 }
 
-// SettingsReader reads a tenant's settings and nothing else (a Reader whose
-// configurations hold ID and Settings only): a function granted the key and the settings
-// attribute alone (blueprint.SettingsOnly) can use it and never sees secrets or
-// connectors.
-type SettingsReader struct{ *DynamoStore }
-
-// Get implements Reader.
-func (s SettingsReader) Get(ctx context.Context, id string) (Config, error) {
-	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:                aws.String(s.table),
-		Key:                      dynamostore.Item{"tenant_id": dynamostore.Str(id)},
-		ProjectionExpression:     aws.String("#k, #s"),
-		ExpressionAttributeNames: map[string]string{"#k": "tenant_id", "#s": blueprint.TenantSettingsAttribute},
-	})
-	if err != nil {
-		return Config{}, fmt.Errorf("get tenant %s settings: %w", id, err)
-	}
-	if out.Item == nil {
-		return Config{}, ErrNotFound
-	}
-	return settingsFrom(out.Item), nil
-}
-
 // Exists reports whether tenant id exists, reading its key alone: a function granted
 // keys-only access (blueprint.KeysOnly) can call it and never sees settings or secrets.
 func (s *DynamoStore) Exists(ctx context.Context, id string) (bool, error) {

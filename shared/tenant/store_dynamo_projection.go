@@ -14,14 +14,11 @@ import (
 	"github.com/syncassist/syncassist/shared/dynamostore"
 )
 
-// plainAttrs are a tenant item's attributes that hold no secret: every reader gets them.
-var plainAttrs = []string{"tenant_id", blueprint.TenantSettingsAttribute, "created_at", "updated_at", "version"}
-
 // projectedAttrs are the attributes a reader serving purposes fetches: the plain ones, each
 // purpose's secret list, and the connector map (base URLs beside sealed tokens) only for
 // PurposeConnectors.
 func projectedAttrs(purposes []Purpose) []string {
-	attrs := slices.Clone(plainAttrs)
+	attrs := slices.Clone(blueprint.TenantPlainAttributes)
 	for _, p := range Purposes {
 		if slices.Contains(purposes, p) {
 			attrs = append(attrs, secretsAttr[p])
