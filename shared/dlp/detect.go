@@ -194,8 +194,9 @@ type scope struct {
 // +49 30 901820 0301234567" must not turn the id into a phone once the phone is gone).
 func (sc *scope) keywordBefore(v string, i, window int, words []string) bool {
 	budget := window
+	k := len(sc.prior) - 1
 	for p := i - 1; p >= 0 && budget > 0; p-- {
-		if s := sc.regionEndingAt(v, p); s >= 0 {
+		if s := sc.regionEndingAt(v, p, &k); s >= 0 {
 			p = s
 			continue
 		}
@@ -213,11 +214,14 @@ func (sc *scope) keywordBefore(v string, i, window int, words []string) bool {
 }
 
 // regionEndingAt returns the start of the earlier finding or placeholder whose last byte is
-// v[p], or -1.
-func (sc *scope) regionEndingAt(v string, p int) int {
-	// Findings are appended in scan order, so the ones just before p are the last few.
-	for k := len(sc.prior) - 1; k >= 0 && k >= len(sc.prior)-4; k-- {
-		if s := sc.prior[k]; s.end == p+1 && s.start <= p {
+// v[p], or -1. Findings are appended in scan order, so their ends ascend: *k walks down
+// them as p does, and a text with thousands of findings costs no more than one with four.
+func (sc *scope) regionEndingAt(v string, p int, k *int) int {
+	for *k >= 0 && sc.prior[*k].end > p+1 {
+		*k--
+	}
+	if *k >= 0 {
+		if s := sc.prior[*k]; s.end == p+1 && s.start <= p {
 			return s.start
 		}
 	}

@@ -31,9 +31,12 @@ func digitsAt(v string, i int, sc *scope) (span, bool, int) {
 		return span{}, false, end
 	}
 	// A group glued to letters belongs to an identifier (a hex digest, a SKU); one followed
-	// by ".5" or ",00" belongs to an amount.
+	// by ".5" or ",00" belongs to an amount; one that runs on into an '@' is the start of an
+	// e-mail address ("001 01 0001 0@x.io": a second scan sees "[EMAIL_1]" there, not a
+	// fourth group).
 	if end < n && (isLetter(v[end]) || v[end] == '_' ||
-		end+1 < n && (v[end] == '.' || v[end] == ',') && isDigit(v[end+1])) {
+		end+1 < n && (v[end] == '.' || v[end] == ',') && isDigit(v[end+1]) ||
+		emailLocalUpTo(v, end)) {
 		m--
 	}
 	if m == 0 {
@@ -65,6 +68,20 @@ func digitsAt(v string, i int, sc *scope) (span, bool, int) {
 		}
 	}
 	return span{}, false, end
+}
+
+// emailLocalUpTo reports whether v[i:] continues an e-mail address's local part up to its
+// '@'.
+func emailLocalUpTo(v string, i int) bool {
+	for k := i; k < len(v) && k-i <= 64; k++ {
+		if v[k] == '@' {
+			return true
+		}
+		if !isEmailLocal(v[k]) {
+			return false
+		}
+	}
+	return false
 }
 
 func cardIn(v string, g [][2]int, sep byte, sc *scope) (span, bool) {
@@ -219,7 +236,13 @@ func phoneUpTo(v string, i, limit int, sc *scope) (span, bool, int) {
 		return span{}, false, i + 1
 	}
 	if end < n && (isLetter(v[end]) || v[end] == '_') {
-		return span{}, false, end
+		// "+1 415 555 2671 0A@example.com": the last group is glued to a word, so it is
+		// part of that word and the phone ends before it. A second scan, where the word
+		// has become "[EMAIL_1]", must find the same phone.
+		if sepEnd < 0 {
+			return span{}, false, end
+		}
+		digits, end = sepDigits, sepEnd
 	}
 	minDigits := 7
 	if plus {

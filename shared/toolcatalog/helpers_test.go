@@ -110,12 +110,17 @@ func (c caller) set(h http.Header) {
 	h.Set("X-Test-Roles", strings.Join(c.roles, ","))
 }
 
+// testTransport is this package's own: an httptest server's Close closes
+// http.DefaultTransport's idle connections, which can break a request in flight elsewhere
+// (the MCP session's stream among them).
+var testTransport = http.DefaultTransport.(*http.Transport).Clone()
+
 type headerTransport struct{ c caller }
 
 func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	h.c.set(r.Header)
-	return http.DefaultTransport.RoundTrip(r)
+	return testTransport.RoundTrip(r)
 }
 
 // connect opens an MCP client session of the official SDK as c; version "" lets the SDK
@@ -202,7 +207,7 @@ func (e *env) get(t *testing.T, c caller, path string) httpResult {
 
 func do(t *testing.T, req *http.Request) httpResult {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Transport: testTransport}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
