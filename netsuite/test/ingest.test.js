@@ -38,9 +38,9 @@ after(async () => {
 });
 
 /** account is one NetSuite account as the script sees it: deployment parameters, API secrets. */
-function account({ parameters, secrets } = {}) {
+function account({ parameters, secrets, https: httpsModule } = {}) {
   const log = createLog();
-  const https = createHttps({ timeoutMs: 10000 });
+  const https = httpsModule || createHttps({ timeoutMs: 10000 });
   const record = createRecordModule({ [RECORD_TYPE]: recordFields });
   const runtime = createRuntime({
     parameters: parameters || {
@@ -194,6 +194,25 @@ describe('the user-event script against the local stack', () => {
     assert.ok(ns.https.exchanges[0].error, 'the post was attempted and failed');
     assert.deepEqual(levels(ns.log), ['ERROR']);
     assert.match(ns.log.entries[0].details, /SSS_REQUEST_TIME_EXCEEDED/);
+  });
+
+  test('a throttled post (429) is logged as transient, not as a rejection', () => {
+    // API Gateway's throttle answers before the service does; N/https returns its answer
+    // as it would any other.
+    const exchanges = [];
+    const throttled = {
+      post(options) {
+        const response = { code: 429, headers: {}, body: JSON.stringify({ message: 'Too Many Requests' }) };
+        exchanges.push({ headers: options.headers, response });
+        return response;
+      },
+    };
+    const ns = account({ https: throttled });
+    assert.doesNotThrow(() => ns.createSyncError(sampleFields('NS-ERR-1005')));
+    assert.equal(exchanges.length, 1);
+    assert.deepEqual(levels(ns.log), ['ERROR']);
+    assert.equal(ns.log.entries[0].title, 'Sync error not delivered; the reconcile will retry');
+    assert.match(ns.log.entries[0].details, /"httpStatus":429/);
   });
 
   test('an API secret the script cannot use: nothing is posted, the save goes on', () => {

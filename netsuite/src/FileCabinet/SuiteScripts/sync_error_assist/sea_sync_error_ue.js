@@ -141,10 +141,12 @@ define(['N/crypto', 'N/encode', 'N/https', 'N/log', 'N/runtime'], (crypto, encod
       });
       return;
     }
-    // 4xx will not pass on a retry (wrong secret, tenant or fields); 5xx is transient. Either
-    // way the reconcile polls this record later, so nothing is retried inside the user's save.
+    // 4xx will not pass on a retry (wrong secret, tenant or fields); 5xx and 429 (the API's
+    // throttle) are transient. Either way the reconcile polls this record later, so nothing
+    // is retried inside the user's save.
+    const transient = status >= 500 || status === 429;
     log.error({
-      title: status >= 500 ? 'Sync error not delivered; the reconcile will retry' : 'Sync error rejected by the service',
+      title: transient ? 'Sync error not delivered; the reconcile will retry' : 'Sync error rejected by the service',
       details: { errorId, webhookId: id, httpStatus: status, code: answer.code, detail: answer.detail, errors: answer.errors, correlationId: answer.correlationId },
     });
   }
