@@ -52,7 +52,7 @@ func extendedSpec() synthesized {
 		blueprint.Function{
 			Name: "widget-index", Queue: &widgetsQ,
 			Tables:  []blueprint.TableGrant{{Table: widgets, Access: blueprint.ReadWrite}, {Table: counters, Access: blueprint.ReadWrite}},
-			Timeout: 20 * time.Second, MemoryMB: 256, BatchSize: 5,
+			Timeout: 20 * time.Second, MemoryMB: 256, BatchSize: 5, MaxConcurrency: 4,
 		},
 		blueprint.Function{
 			Name: "widget-reaper", Schedule: 2 * time.Hour,

@@ -106,6 +106,8 @@ func TestQueueEventSources(t *testing.T) {
 					"BatchSize":      batch,
 					// One failed message must not send its whole batch back to the queue.
 					"FunctionResponseTypes": arr{"ReportBatchItemFailures"},
+					// A backlog drains at a bounded rate instead of scaling to the account's limit.
+					"ScalingConfig": obj{"MaximumConcurrency": num(f.MaxConcurrency)},
 				})
 			})
 		}

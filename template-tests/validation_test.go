@@ -31,6 +31,10 @@ func TestBlueprintMistakesAreReported(t *testing.T) {
 		Schedule: 90 * time.Second,
 		Tables:   []blueprint.TableGrant{{Table: blueprint.Table{Name: "nowhere", EnvVar: "TABLE_NOWHERE"}, Access: blueprint.Read}},
 		Timeout:  time.Second, MemoryMB: 128,
+	}, {
+		Name:    "unbounded",
+		Queue:   &blueprint.Diagnosis,
+		Timeout: time.Second, MemoryMB: 128,
 	}}
 	spec := synthesized{name: "invalid", stage: "Bad-Stage", tables: blueprint.Tables, queues: blueprint.Queues, functions: bad}
 	s, err := synth(spec)
@@ -45,6 +49,7 @@ func TestBlueprintMistakesAreReported(t *testing.T) {
 		`schedule 1m30s is not a whole number of minutes`,
 		`undeclared table "nowhere"`,
 		`uses {$}, which API Gateway cannot express`,
+		`function "unbounded": maximum concurrency 0`,
 	} {
 		t.Run(want, func(t *testing.T) {
 			check(t, func() {

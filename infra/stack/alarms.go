@@ -1,12 +1,15 @@
 package stack
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
@@ -99,21 +102,8 @@ func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarm
 	}
 	if props.Tables != nil {
 		for _, name := range props.Tables.Names() {
-			t := props.Tables.Table(name)
-			metric := func(m string) awscloudwatch.IMetric {
-				return t.Metric(jsii.String(m), &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")})
-			}
-			// FILL keeps the sum defined when only reads or only writes were throttled.
-			c.alarm("Throttles"+constructID(name), "Requests to table "+name+" were throttled",
-				awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-					Expression: jsii.String("FILL(reads, 0) + FILL(writes, 0)"),
-					UsingMetrics: &map[string]awscloudwatch.IMetric{
-						"reads":  metric("ReadThrottleEvents"),
-						"writes": metric("WriteThrottleEvents"),
-					},
-					Period: period,
-					Label:  jsii.String("Throttled requests"),
-				}))
+			c.alarm("Throttles"+constructID(name), "Requests to table "+name+" or one of its indexes were throttled",
+				tableThrottles(props.Tables.Table(name), props.Tables.Indexes(name), period))
 		}
 	}
 	if props.Queues != nil {
@@ -207,4 +197,33 @@ func (c *Alarms) alarmAt(id, description string, metric awscloudwatch.IMetric, t
 	// The all-clear goes to the same people who were paged.
 	a.AddOkAction(c.action)
 	return a
+}
+
+// tableThrottles sums a table's read and write throttle events with its indexes'. An index
+// key is where a tenant's burst saturates first (README, Scale), and its throttles are
+// reported under the index's own dimension, not the table's. FILL keeps the sum defined
+// when only some of them were throttled.
+func tableThrottles(t awsdynamodb.Table, indexes []string, period awscdk.Duration) awscloudwatch.IMetric {
+	metrics := map[string]awscloudwatch.IMetric{}
+	var terms []string
+	add := func(id, name string, dims map[string]*string) {
+		metrics[id] = awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+			Namespace: jsii.String("AWS/DynamoDB"), MetricName: jsii.String(name),
+			DimensionsMap: &dims, Period: period, Statistic: jsii.String("Sum"),
+		})
+		terms = append(terms, "FILL("+id+", 0)")
+	}
+	add("reads", "ReadThrottleEvents", map[string]*string{"TableName": t.TableName()})
+	add("writes", "WriteThrottleEvents", map[string]*string{"TableName": t.TableName()})
+	for k, ix := range indexes {
+		dims := map[string]*string{"TableName": t.TableName(), "GlobalSecondaryIndexName": jsii.String(ix)}
+		add(fmt.Sprintf("ireads%d", k), "ReadThrottleEvents", dims)
+		add(fmt.Sprintf("iwrites%d", k), "WriteThrottleEvents", dims)
+	}
+	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression:   jsii.String(strings.Join(terms, " + ")),
+		UsingMetrics: &metrics,
+		Period:       period,
+		Label:        jsii.String("Throttled requests"),
+	})
 }

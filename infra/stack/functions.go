@@ -218,6 +218,9 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 				if f.BatchSize > 0 {
 					es.BatchSize = jsii.Number(float64(f.BatchSize))
 				}
+				if f.MaxConcurrency > 0 {
+					es.MaxConcurrency = jsii.Number(float64(f.MaxConcurrency))
+				}
 				fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(queue, es))
 			}
 		}

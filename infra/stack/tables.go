@@ -21,14 +21,15 @@ type TablesProps struct {
 // Tables holds one DynamoDB table per blueprint table.
 type Tables struct {
 	constructs.Construct
-	byName map[string]awsdynamodb.Table
-	order  []string
+	byName  map[string]awsdynamodb.Table
+	order   []string
+	indexes map[string][]string
 }
 
 // NewTables creates the tables on demand billing with point-in-time recovery and
 // AWS-managed encryption.
 func NewTables(scope constructs.Construct, id string, props *TablesProps) *Tables {
-	c := &Tables{Construct: constructs.NewConstruct(scope, jsii.String(id)), byName: map[string]awsdynamodb.Table{}}
+	c := &Tables{Construct: constructs.NewConstruct(scope, jsii.String(id)), byName: map[string]awsdynamodb.Table{}, indexes: map[string][]string{}}
 	removal := awscdk.RemovalPolicy_DESTROY
 	if props.Retain {
 		removal = awscdk.RemovalPolicy_RETAIN
@@ -67,6 +68,7 @@ func NewTables(scope constructs.Construct, id string, props *TablesProps) *Table
 				gsi.SortKey = attribute(*ix.SortKey)
 			}
 			table.AddGlobalSecondaryIndex(gsi)
+			c.indexes[t.Name] = append(c.indexes[t.Name], ix.Name)
 		}
 		c.byName[t.Name] = table
 		c.order = append(c.order, t.Name)
@@ -76,6 +78,9 @@ func NewTables(scope constructs.Construct, id string, props *TablesProps) *Table
 
 // Table returns the table for a blueprint table name, or nil when none was declared.
 func (c *Tables) Table(name string) awsdynamodb.Table { return c.byName[name] }
+
+// Indexes names a table's global secondary indexes in blueprint order.
+func (c *Tables) Indexes(name string) []string { return append([]string(nil), c.indexes[name]...) }
 
 // Names lists the created tables' blueprint names in blueprint order.
 func (c *Tables) Names() []string { return append([]string(nil), c.order...) }

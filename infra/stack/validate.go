@@ -50,6 +50,11 @@ func validate(scope constructs.Construct, stage string, tables []blueprint.Table
 		if t.EnvVar == "" {
 			fail("table %q has no EnvVar to pass its name to functions", t.Name)
 		}
+		// Its throttle alarm sums two metrics for the table and two per index, and
+		// CloudWatch takes at most 10 metrics in one alarm.
+		if len(t.Indexes) > 4 {
+			fail("table %q has %d indexes: its throttle alarm can watch at most 4", t.Name, len(t.Indexes))
+		}
 	}
 
 	queueNames := map[string]bool{}
@@ -101,6 +106,11 @@ func validate(scope constructs.Construct, stage string, tables []blueprint.Table
 			if f.Queue.VisibilityTimeout > 0 && f.Queue.VisibilityTimeout < f.Timeout {
 				fail("function %q: queue %q visibility timeout %s is shorter than the function timeout %s",
 					f.Name, f.Queue.Name, f.Queue.VisibilityTimeout, f.Timeout)
+			}
+			// Without a cap a backlog scales the function towards the account's concurrency
+			// limit, retrying into the tenant's partitions; SQS takes 2 to 1,000.
+			if f.MaxConcurrency < 2 || f.MaxConcurrency > 1000 {
+				fail("function %q: maximum concurrency %d: a queue function needs one from 2 to 1000", f.Name, f.MaxConcurrency)
 			}
 		}
 		if f.Schedule != 0 {

@@ -213,6 +213,10 @@ var Tables = []Table{Processed, Tenants, Audit, AIRecords, EmbeddedSessions, Gov
 // times this, as AWS recommends for SQS event sources.
 const DiagnosisWorkerTimeout = 60 * time.Second
 
+// DiagnosisMaxConcurrency caps the diagnosis worker's concurrent batches (see the
+// worker's blueprint entry).
+const DiagnosisMaxConcurrency = 20
+
 // DiagnosisDLQ receives diagnosis messages that failed MaxReceiveCount times.
 var DiagnosisDLQ = Queue{
 	Name:      "diagnosis-dlq",

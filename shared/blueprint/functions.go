@@ -148,6 +148,10 @@ type Function struct {
 	MemoryMB    int
 	// BatchSize is the SQS event source batch size (queue functions only).
 	BatchSize int
+	// MaxConcurrency caps the concurrent executions the SQS event source starts (queue
+	// functions only; 2 to 1,000). Without it a backlog scales the function towards the
+	// account's limit and retries into the tenant's partitions and the AI quota.
+	MaxConcurrency int
 	// InvokesAI marks functions that call the configured AI provider; on Bedrock they may
 	// invoke only the configured model.
 	InvokesAI bool
@@ -230,6 +234,10 @@ var Functions = []Function{
 		Timeout:         DiagnosisWorkerTimeout,
 		MemoryMB:        512,
 		BatchSize:       10,
+		// 12 concurrent batches drain the 167-a-second burst README's Scale section models;
+		// 20 leaves room for slower AI answers and keeps a backlog from scaling past the
+		// rate one tenant's partitions take (about 200 sync errors a second).
+		MaxConcurrency: DiagnosisMaxConcurrency,
 	},
 	{
 		Name:        FuncReconcile,
