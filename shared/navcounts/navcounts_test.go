@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/navcounts"
@@ -48,6 +50,35 @@ func TestCountsFollowTheRole(t *testing.T) {
 	c.Finance = counter(0, false, errors.New("throttled"))
 	if w := get(c, "operator"); w.Code != 503 {
 		t.Fatalf("a count that cannot be read: %d %s", w.Code, w.Body)
+	}
+}
+
+// The three counts are read at once: each counter here waits until all three have started,
+// which a sequential read never reaches (the guard turns that hang into a failure).
+func TestCountsAreReadConcurrently(t *testing.T) {
+	var started sync.WaitGroup
+	started.Add(3)
+	all := make(chan struct{})
+	go func() { started.Wait(); close(all) }()
+	barrier := func(n int) navcounts.Counter {
+		return func(ctx context.Context, _ string) (navcounts.Count, error) {
+			started.Done()
+			select {
+			case <-all:
+				return navcounts.Count{Pending: n}, nil
+			case <-time.After(10 * time.Second):
+				return navcounts.Count{}, errors.New("the other counts never started")
+			}
+		}
+	}
+	c := &navcounts.Counts{Queue: barrier(1), Finance: barrier(2), Governance: barrier(3)}
+	w := get(c, "approver")
+	var a navcounts.Answer
+	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &a) != nil {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	if a.Queue.Pending != 1 || a.Finance.Pending != 2 || a.Governance.Pending != 3 {
+		t.Fatalf("%s", w.Body)
 	}
 }
 
