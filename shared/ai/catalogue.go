@@ -172,42 +172,6 @@ func vendorOf(system string) *catalogue {
 	return nil
 }
 
-// codeEvidence finds the codes an error carries: its error code field, and code-shaped
-// tokens of its message (SALESFORCE_STYLE codes, SOAP faults, exception names), since
-// connectors often put a vendor's body, with its code, into the message. The vendor's own
-// catalogue is searched first, then the others and the runtime's.
-func codeEvidence(system, code, msg string) []vendorCode {
-	var out []vendorCode
-	seen := map[string]bool{}
-	find := func(token string) {
-		n := normCode(token)
-		if n == "" || seen[n] {
-			return
-		}
-		seen[n] = true
-		own := vendorOf(system)
-		order := append([]*catalogue{own}, catalogues()...)
-		order = append(order, runtimeCatalogue)
-		for _, c := range order {
-			if c == nil {
-				continue
-			}
-			if v, ok := c.lookup(token); ok {
-				v.code = strings.TrimSpace(token) // as the error spells it, not its family
-				out = append(out, v)
-				return
-			}
-		}
-	}
-	if code != "" {
-		find(code)
-	}
-	for _, tok := range codeTokens(msg) {
-		find(tok)
-	}
-	return out
-}
-
 // codeTokens are the message's words shaped like codes: upper-case with underscores
 // (REQUEST_LIMIT_EXCEEDED), SOAP faults and exception names (InvalidSessionFault,
 // java.net.SocketTimeoutException), errno names (ECONNRESET).

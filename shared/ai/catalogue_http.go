@@ -165,9 +165,10 @@ var httpStatuses = map[int]statusMeaning{
 	526: {ClassConnection, 4, "the origin's TLS certificate is invalid", srcCloudflare},
 }
 
-// statusEvidence is the meaning of status as the vendor of system uses it.
-func statusEvidence(system string, status int) (statusMeaning, bool) {
-	if c := vendorOf(system); c != nil {
+// statusEvidence is the meaning of status as the vendor of catalogue c (nil: none known)
+// uses it.
+func statusEvidence(c *catalogue, status int) (statusMeaning, bool) {
+	if c != nil {
 		if m, ok := c.statuses[status]; ok {
 			return m, m.class != ""
 		}

@@ -124,7 +124,7 @@ func TestOneFieldTooLongIsValue(t *testing.T) {
 		"Name: data value too large (max length 80)",
 		"STRING_TOO_LONG: Account Name: data value too large: 300 characters",
 	} {
-		if c := classify("", "", m); c.class != ClassValue {
+		if c := classify(scope{}, "", m); c.class != ClassValue {
 			t.Errorf("%q: %s", m, c.class)
 		}
 	}

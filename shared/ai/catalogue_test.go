@@ -41,11 +41,11 @@ func TestCodesAreFoundHoweverSpelled(t *testing.T) {
 		{"", "java.net.SocketTimeoutException", "Read timed out"},
 		{"", "", "System.Net.Sockets.SocketException (10054): reset"},
 	} {
-		if len(codeEvidence(c.system, c.code, c.msg)) == 0 {
+		if len(scopeOf(DiagnosisRequest{ExternalSystem: c.system}).codeEvidence(c.code, c.msg)) == 0 {
 			t.Errorf("no code found in %+v", c)
 		}
 	}
-	if ev := codeEvidence("", "", "Please enter value(s) for: Subsidiary"); len(ev) != 0 {
+	if ev := (scope{}).codeEvidence("", "Please enter value(s) for: Subsidiary"); len(ev) != 0 {
 		t.Errorf("ordinary words taken for codes: %+v", ev)
 	}
 }
@@ -100,13 +100,13 @@ func TestRationaleNamesEvidenceAndSource(t *testing.T) {
 // TestEvidenceOrder: a vendor's decisive code outweighs contrary wording; a quota named in
 // words outweighs the status that carried it; refusals propose no format correction.
 func TestEvidenceOrder(t *testing.T) {
-	if c := classify("salesforce", "REQUIRED_FIELD_MISSING", "Invalid value for field Name"); c.class != ClassMissing || c.certainty < 0.85 {
+	if c := classify(scopeOf(DiagnosisRequest{ExternalSystem: "salesforce"}), "REQUIRED_FIELD_MISSING", "Invalid value for field Name"); c.class != ClassMissing || c.certainty < 0.85 {
 		t.Errorf("decisive code lost to wording: %s %.2f", c.class, c.certainty)
 	}
-	if c := classify("", "503", "Service Unavailable: concurrent request limit exceeded, retry later"); c.class != ClassRateLimit {
+	if c := classify(scope{}, "503", "Service Unavailable: concurrent request limit exceeded, retry later"); c.class != ClassRateLimit {
 		t.Errorf("quota behind a 503: %s", c.class)
 	}
-	if c := classify("netsuite", "USER_ERROR", "The accounting period is closed."); c.class != ClassValue || !c.refusal {
+	if c := classify(scopeOf(DiagnosisRequest{ExternalSystem: "netsuite"}), "USER_ERROR", "The accounting period is closed."); c.class != ClassValue || !c.refusal {
 		t.Errorf("closed period: %s, refusal %v", c.class, c.refusal)
 	}
 }

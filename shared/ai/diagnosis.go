@@ -99,7 +99,14 @@ type DiagnosisRequest struct {
 	Message        string `json:"message"`
 	Integration    string `json:"integration,omitempty"`
 	ExternalSystem string `json:"externalSystem,omitempty"`
-	Direction      string `json:"direction,omitempty"`
+	// ExternalVendor is the product ExternalSystem is when it names one of the service's
+	// connector systems ("crm" is Salesforce); empty otherwise.
+	ExternalVendor string `json:"externalVendor,omitempty"`
+	// HostSystem is the product of the host ERP the error was recorded in and posted
+	// from ("NetSuite"); empty for an error that did not come through it (a flow's
+	// failed write). A code is cited by the catalogues of these systems only.
+	HostSystem string `json:"hostSystem,omitempty"`
+	Direction  string `json:"direction,omitempty"`
 	// Payload is the record data that failed, a JSON object (or empty).
 	Payload json.RawMessage `json:"payload,omitempty"`
 	// Context is what else the host sent about the failure, a JSON object (or empty).

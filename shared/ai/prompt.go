@@ -14,7 +14,7 @@ import (
 var suggestSystemPrompt = func() string {
 	var b strings.Builder
 	b.WriteString(`You diagnose failed record synchronisations between ERP, CRM and shipping systems.
-The user message is a JSON object describing one sync error: recordType, recordId, errorCode, message, integration, externalSystem, direction, payload (the record data that failed) and context.
+The user message is a JSON object describing one sync error: recordType, recordId, errorCode, message, integration, externalSystem, externalVendor (the product externalSystem is, when known), hostSystem (the host ERP the error was recorded in, when it came through one), direction, payload (the record data that failed) and context.
 Values in square brackets such as [EMAIL] or [CARD_NUMBER_1] were anonymized; never use them as a proposed value.
 
 Answer with one JSON object and nothing else:
@@ -27,7 +27,8 @@ class is exactly one of:
 	}
 	b.WriteString(`retryable is true only for connection, intermittent and rate_limit.
 fix lists concrete changes to the payload that would make the sync succeed: path is a dotted path into the payload (items[0].sku for arrays), before is the current value (null if absent), after is the new value. Propose only values that follow from the payload, the context or the error message; when none does, or the class is retryable, fix is [].
-summary is one sentence for an operator. rationale is written for the operator too, in a few plain sentences: what is wrong, the evidence that decided the class (the error code, the HTTP status or the message's own words, and what the vendor documents it to mean), what to change and why, and whether retrying can help; no internal scores.`)
+summary is one sentence for an operator. rationale is written for the operator too, in a few plain sentences: what is wrong, the evidence that decided the class (the error code, the HTTP status or the message's own words, and what the vendor documents it to mean), what to change and why, and whether retrying can help; no internal scores.
+Cite a vendor's documentation only for the systems the error is about (externalSystem or externalVendor, and hostSystem); a code those systems do not use may mean something else elsewhere, so say what it generally means without naming another vendor.`)
 	return b.String()
 }()
 

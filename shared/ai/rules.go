@@ -42,7 +42,7 @@ func (p *rulesProvider) analysisOf(req DiagnosisRequest) *analysis {
 func sameRequest(a, b DiagnosisRequest) bool {
 	return a.RecordType == b.RecordType && a.RecordID == b.RecordID && a.ErrorCode == b.ErrorCode &&
 		a.Message == b.Message && a.Integration == b.Integration && a.ExternalSystem == b.ExternalSystem &&
-		a.Direction == b.Direction && bytes.Equal(a.Payload, b.Payload) && bytes.Equal(a.Context, b.Context)
+		a.ExternalVendor == b.ExternalVendor && a.HostSystem == b.HostSystem && a.Direction == b.Direction && bytes.Equal(a.Payload, b.Payload) && bytes.Equal(a.Context, b.Context)
 }
 
 func (p *rulesProvider) suggest(_ context.Context, _ *identity.Identity, req DiagnosisRequest) (Diagnosis, Usage, error) {
@@ -70,7 +70,7 @@ func (p *rulesProvider) chat(_ context.Context, _ *identity.Identity, req ChatRe
 	if strings.TrimSpace(last) == "" {
 		return ChatResponse{Content: "Rule-based assistant: send an error message to classify."}, Usage{Model: RulesModel}, nil
 	}
-	c := classify("", "", last)
+	c := classify(scope{}, "", last)
 	kind := "not transient: it needs a data or configuration change"
 	if c.class.Retryable() {
 		kind = "transient: retrying later should succeed"
@@ -88,6 +88,7 @@ type proposal struct {
 
 type analysis struct {
 	req       DiagnosisRequest
+	scope     scope
 	cls       classification
 	msg       message
 	doc       map[string]any
@@ -99,7 +100,8 @@ type analysis struct {
 }
 
 func analyze(req DiagnosisRequest) *analysis {
-	a := &analysis{req: req, cls: classify(req.ExternalSystem, req.ErrorCode, req.Message), msg: readMessage(req.Message)}
+	a := &analysis{req: req, scope: scopeOf(req), msg: readMessage(req.Message)}
+	a.cls = classify(a.scope, req.ErrorCode, req.Message)
 	var err error
 	if a.doc, err = decodeObject(req.Payload); err != nil {
 		a.doc = map[string]any{}
@@ -147,7 +149,7 @@ var classPhrase = map[ErrorClass]string{
 }
 
 func (a *analysis) diagnosis() Diagnosis {
-	system := vendorName(a.req.ExternalSystem)
+	system := a.system()
 	subject := strings.TrimSpace(a.req.RecordType + " " + a.req.RecordID)
 	if subject == "" {
 		subject = "The record"

@@ -21,6 +21,10 @@ type evidence struct {
 	refusal bool
 	// inCode: the words were matched in the error code, not in the message.
 	inCode bool
+	// own is, for a code, the catalogue of the error's own system that lists it; others
+	// how many other vendors list a code the error's own systems do not (see scope).
+	own    *catalogue
+	others int
 }
 
 // classPriority breaks ties: transport and throttling explain everything else in the
@@ -66,19 +70,20 @@ type classification struct {
 }
 
 // gather collects every piece of evidence the error carries, strongest kind first.
-func gather(system, code, msg string) (found, generic []evidence) {
-	for _, v := range codeEvidence(system, code, msg) {
-		e := evidence{kind: "code", class: v.class, weight: v.weight, rule: "code " + v.code, said: v.code, meaning: v.meaning, src: v.src}
+func gather(s scope, code, msg string) (found, generic []evidence) {
+	for _, v := range s.codeEvidence(code, msg) {
+		e := evidence{kind: "code", class: v.class, weight: v.weight, rule: "code " + v.code, said: v.code, meaning: v.meaning, src: v.src,
+			own: v.own, others: v.others}
 		if v.class == "" {
 			generic = append(generic, e)
 			continue
 		}
 		found = append(found, e)
 	}
-	if s := httpStatus(code, msg); s != 0 {
-		if m, ok := statusEvidence(system, s); ok {
-			found = append(found, evidence{kind: "status", class: m.class, weight: m.weight, rule: "status " + strconv.Itoa(s),
-				said: strconv.Itoa(s), meaning: m.meaning, src: m.src})
+	if st := httpStatus(code, msg); st != 0 {
+		if m, ok := statusEvidence(s.external, st); ok {
+			found = append(found, evidence{kind: "status", class: m.class, weight: m.weight, rule: "status " + strconv.Itoa(st),
+				said: strconv.Itoa(st), meaning: m.meaning, src: m.src})
 		}
 	}
 	text := strings.ToLower(code + " " + msg)
@@ -98,8 +103,8 @@ func gather(system, code, msg string) (found, generic []evidence) {
 // classify weighs the evidence: the class with the most wins, ties going by
 // classPriority. Certainty rests on what decided: a vendor's code whose meaning is the
 // class, uncontested, is the firmest; wording alone, with a narrow lead, the weakest.
-func classify(system, code, msg string) classification {
-	found, generic := gather(system, code, msg)
+func classify(s scope, code, msg string) classification {
+	found, generic := gather(s, code, msg)
 	score := map[ErrorClass]int{}
 	for _, e := range found {
 		score[e.class] += e.weight

@@ -58,16 +58,22 @@ var classNoun = map[ErrorClass]string{
 	ClassParse: "an unreadable request",
 }
 
-// vendorName is how the rationale names the system: the vendor's own spelling when a
-// catalogue knows it ("netsuite" is NetSuite), else as the host named it.
-func vendorName(system string) string {
-	if c := vendorOf(system); c != nil {
-		return c.vendor
+// system names the system that refused the record: the one whose code decided the
+// class, else the one the record's direction says (see scopeOf).
+func (a *analysis) system() string {
+	if d := a.cls.decidedBy; d != nil && d.own != nil {
+		return d.own.vendor
 	}
-	if strings.TrimSpace(system) == "" {
-		return "the target system"
+	return a.scope.name
+}
+
+// systemCatalogue is the catalogue of the system that refused the record, nil when the
+// diagnoser has none.
+func (a *analysis) systemCatalogue() *catalogue {
+	if d := a.cls.decidedBy; d != nil && d.own != nil {
+		return d.own
 	}
-	return system
+	return a.scope.refusing
 }
 
 func wrongFor(c classification, system string) string {
@@ -102,12 +108,17 @@ func quoted(original, lower string, loc []int) string {
 	return s
 }
 
-// plain says one piece of evidence in a sentence's words, with where its meaning comes from.
-func (e evidence) plain() string {
-	switch e.kind {
-	case "code":
+// plain says one piece of evidence in a sentence's words, with where its meaning comes
+// from: a code only other vendors list is read by its class, citing none of them (s says
+// why).
+func (e evidence) plain(s scope) string {
+	switch {
+	case e.foreign():
+		return fmt.Sprintf("the error code %s, which %s for %s (%s, so no vendor's page is cited)",
+			e.said, e.usedBy(), classNoun[e.class], s.notListed())
+	case e.kind == "code":
 		return fmt.Sprintf("the error code %s, which means %q according to %s", e.said, e.meaning, e.src)
-	case "status":
+	case e.kind == "status":
 		return fmt.Sprintf("HTTP status %s, which means %q according to %s", e.said, e.meaning, e.src)
 	}
 	words := fmt.Sprintf("the message's words %q", e.said)
@@ -118,6 +129,17 @@ func (e evidence) plain() string {
 		return fmt.Sprintf("%s, which the diagnoser's class definitions count as %s", words, classNoun[e.class])
 	}
 	return fmt.Sprintf("%s, which mean %s according to %s", words, classNoun[e.class], e.src)
+}
+
+// foreign: a code the error's own systems' catalogues do not list, but another vendor's do.
+func (e evidence) foreign() bool { return e.kind == "code" && e.others > 0 }
+
+// usedBy says who uses a foreign code, naming no vendor.
+func (e evidence) usedBy() string {
+	if e.others > 1 {
+		return "several vendors use"
+	}
+	return "another vendor uses"
 }
 
 // short says a piece of supporting evidence in a few words.
@@ -136,7 +158,7 @@ func (e evidence) short() string {
 
 // rationale is the operator's explanation of the diagnosis.
 func (a *analysis) rationale(fix []FieldChange) string {
-	system := vendorName(a.req.ExternalSystem)
+	system := a.system()
 	c := a.cls
 	var b strings.Builder
 	if c.decidedBy == nil {
@@ -146,17 +168,25 @@ func (a *analysis) rationale(fix []FieldChange) string {
 		if a.field != "" && !c.class.Retryable() {
 			wrong += fmt.Sprintf(" (field %s)", a.field)
 		}
-		fmt.Fprintf(&b, "%s. Decided by %s.", upperFirst(wrong), c.decidedBy.plain())
+		fmt.Fprintf(&b, "%s. Decided by %s.", upperFirst(wrong), c.decidedBy.plain(a.scope))
 		if agree := a.agreeing(); len(agree) > 0 {
 			fmt.Fprintf(&b, " Also pointing there: %s.", strings.Join(agree, ", "))
 		}
 		for _, e := range c.against {
-			if e.kind == "code" && e.weight >= codeDecisive {
+			switch {
+			case e.kind != "code" || e.weight < codeDecisive:
+			case e.foreign():
+				fmt.Fprintf(&b, " The code %s is one %s for %s, but the message's words outweigh it here: check before acting.", e.said, e.usedBy(), classNoun[e.class])
+			default:
 				fmt.Fprintf(&b, " The code %s usually means %q (%s), but the message's words outweigh it here: check before acting.", e.said, e.meaning, e.src)
 			}
 		}
 	}
 	for _, g := range c.generic {
+		if g.foreign() {
+			fmt.Fprintf(&b, " The code %s names no kind of failure by itself.", g.said)
+			continue
+		}
 		fmt.Fprintf(&b, " The code %s alone says only %q (%s).", g.said, g.meaning, g.src)
 	}
 	for _, n := range a.notes {

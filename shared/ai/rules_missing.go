@@ -229,11 +229,10 @@ func (a *analysis) fixDuplicate() {
 		}
 	}
 	if path == "" {
-		sys := strings.ToLower(a.req.ExternalSystem)
-		switch {
-		case strings.Contains(sys, "netsuite"):
+		switch a.systemCatalogue() {
+		case netsuiteCatalogue:
 			path = "internalId"
-		case strings.Contains(sys, "salesforce"):
+		case salesforceCatalogue:
 			path = "Id"
 		default:
 			path = "id"

@@ -226,7 +226,7 @@ func TestSizeWordsSplitFieldFromRequest(t *testing.T) {
 	})
 	for _, m := range []string{"The size of field 'memo' exceeds the maximum of 4000 characters", "Field 'description' is too large (max 255 bytes)",
 		"String or binary data would be truncated.", "Name: ensure this field has no more than 80 characters."} {
-		if c := classify("", "", m); c.decidedBy == nil {
+		if c := classify(scope{}, "", m); c.decidedBy == nil {
 			t.Errorf("%q: %s without evidence", m, c.class)
 		}
 	}

@@ -312,11 +312,11 @@ func TestClassifyUsesHTTPStatusOnlyWhereNamed(t *testing.T) {
 		{"INVALID_FLD_VALUE", "Invalid Field Value 401 Main St for the following field: addr1", ClassValue},
 		{"", "", ClassValue},
 	} {
-		if got := classify("", c.code, c.msg).class; got != c.want {
+		if got := classify(scope{}, c.code, c.msg).class; got != c.want {
 			t.Errorf("classify(%q, %q) = %s, want %s", c.code, c.msg, got, c.want)
 		}
 	}
-	if c := classify("", "", "something odd happened"); c.certainty > 0.3 {
+	if c := classify(scope{}, "", "something odd happened"); c.certainty > 0.3 {
 		t.Errorf("unrecognised error classified with certainty %v", c.certainty)
 	}
 }

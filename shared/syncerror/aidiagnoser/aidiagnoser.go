@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/syncassist/syncassist/shared/ai"
+	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/aiclient"
@@ -48,13 +49,7 @@ func (d governedDiagnoser) Diagnose(ctx context.Context, c syncerror.Claim, infe
 	if c.WebhookID != "" {
 		trigger = "webhook:" + c.WebhookID
 	}
-	r := c.Record
-	req := ai.DiagnosisRequest{
-		RecordType: r.RecordType, RecordID: r.RecordID, ErrorCode: r.ErrorCode, Message: r.Message,
-		Integration: r.Integration, ExternalSystem: r.ExternalSystem, Direction: r.Direction,
-		Payload: r.Payload, Context: r.Context,
-	}
-	diag, err := d.c.Diagnose(ctx, identity.ForTenant(c.TenantID, trigger), inferenceID, c.ID, req)
+	diag, err := d.c.Diagnose(ctx, identity.ForTenant(c.TenantID, trigger), inferenceID, c.ID, requestOf(c))
 	switch {
 	case errors.Is(err, ai.ErrPermanent):
 		return syncerror.Proposal{}, &syncerror.PermanentError{Reason: "the AI provider refused or answered unusably; see the reasoning trace " + inferenceID}
@@ -73,4 +68,25 @@ func (d governedDiagnoser) Diagnose(ctx context.Context, c syncerror.Claim, infe
 		p.Fix = append(p.Fix, syncerror.FieldChange{Path: f.Path, Before: f.Before, After: f.After})
 	}
 	return p, nil
+}
+
+// requestOf is what the provider reads about claim c. It names the products of the
+// error's systems, so that a code is explained by the catalogue of the system the error
+// is about: the host ERP (NetSuite) a webhook or reconcile claim was recorded in (a
+// flow's failed write did not come through it), and the vendor of an externalSystem that
+// names one of the service's systems ("shipping" is ShipStation).
+func requestOf(c syncerror.Claim) ai.DiagnosisRequest {
+	r := c.Record
+	req := ai.DiagnosisRequest{
+		RecordType: r.RecordType, RecordID: r.RecordID, ErrorCode: r.ErrorCode, Message: r.Message,
+		Integration: r.Integration, ExternalSystem: r.ExternalSystem, Direction: r.Direction,
+		Payload: r.Payload, Context: r.Context,
+	}
+	if ext := connector.System(r.ExternalSystem); ext.Known() {
+		req.ExternalVendor = ext.Vendor()
+	}
+	if c.Source != syncerror.SourceFlow {
+		req.HostSystem = connector.SystemHostERP.Vendor()
+	}
+	return req
 }

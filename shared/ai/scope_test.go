@@ -1,0 +1,168 @@
+package ai_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/ai"
+	"github.com/syncassist/syncassist/shared/ai/aitest"
+)
+
+// vendorMarks are what citing a vendor's catalogue puts in a rationale: its name or its
+// documentation's host.
+var vendorMarks = map[string][]string{
+	"NetSuite":         {"NetSuite", "docs.oracle.com"},
+	"Salesforce":       {"Salesforce", "developer.salesforce.com"},
+	"Business Central": {"Business Central", "learn.microsoft.com"},
+	"Mailchimp":        {"Mailchimp", "mailchimp.com"},
+	"ShipStation":      {"ShipStation", "shipstation.com"},
+	"HubSpot":          {"HubSpot", "hubspot.com"},
+}
+
+func diagnoseWithRules(t *testing.T, req ai.DiagnosisRequest) ai.Diagnosis {
+	t.Helper()
+	d, err := aitest.NewHarness(nil).Governed.Diagnose(context.Background(), operatorID(), "inf-scope", "claim-scope", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// webshopError is the README's example: a webshop order recorded in the host ERP, whose
+// code INVALID_FIELD_VALUE is in ShipStation's catalogue (and named alike by others).
+func webshopError() ai.DiagnosisRequest {
+	return ai.DiagnosisRequest{
+		RecordType: "salesOrder", RecordID: "SO-10042", ErrorCode: "INVALID_FIELD_VALUE",
+		Message:     "Invalid value for field shipcountry: 'Deutschland' is not a valid ISO 3166 country code",
+		Integration: "webshop-orders", ExternalSystem: "webshop", HostSystem: "NetSuite", Direction: "inbound",
+		Payload: json.RawMessage(`{"shipcountry":"Deutschland","shipzip":"10115","total":129.5}`),
+	}
+}
+
+func assertCitesNone(t *testing.T, rationale string, vendors ...string) {
+	t.Helper()
+	for _, v := range vendors {
+		for _, m := range vendorMarks[v] {
+			if strings.Contains(rationale, m) {
+				t.Errorf("rationale cites %s (%q): %s", v, m, rationale)
+			}
+		}
+	}
+}
+
+func assertContains(t *testing.T, rationale string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(rationale, w) {
+			t.Errorf("rationale lacks %q: %s", w, rationale)
+		}
+	}
+}
+
+// TestSharedCodeCitesOnlyTheErrorsSystems: a code the error's own systems do not list is
+// still read for its class, but no other vendor's meaning or page is cited for it.
+func TestSharedCodeCitesOnlyTheErrorsSystems(t *testing.T) {
+	inbound := webshopError()
+	noHost := webshopError()
+	noHost.HostSystem, noHost.Direction = "", ""
+	sfOnNetSuite := ai.DiagnosisRequest{RecordType: "salesOrder", RecordID: "SO-7", ErrorCode: "REQUIRED_FIELD_MISSING",
+		Message: "Required fields are missing: [shipcountry]", ExternalSystem: "netsuite", Payload: json.RawMessage(`{"total":1}`)}
+	for _, c := range []struct {
+		name    string
+		req     ai.DiagnosisRequest
+		class   ai.ErrorClass
+		foreign []string
+		want    []string
+	}{
+		{"webshop order in NetSuite", inbound, ai.ClassValue, []string{"ShipStation", "Salesforce"},
+			[]string{"NetSuite refused a value", "INVALID_FIELD_VALUE", "for an invalid value (", "the codes the diagnoser knows for NetSuite", "no vendor's page is cited", "Set shipcountry to \"DE\""}},
+		{"webshop with no host named", noHost, ai.ClassValue, []string{"ShipStation", "Salesforce", "NetSuite"},
+			[]string{"Webshop refused a value", "INVALID_FIELD_VALUE", "no catalogue of webshop's codes", "no vendor's page is cited"}},
+		{"a Salesforce code on a NetSuite error", sfOnNetSuite, ai.ClassMissing, []string{"Salesforce"},
+			[]string{"NetSuite needs a value", "REQUIRED_FIELD_MISSING", "another vendor uses for a missing value"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := diagnoseWithRules(t, c.req)
+			if d.Class != c.class {
+				t.Fatalf("class %s, want %s: %s", d.Class, c.class, d.Rationale)
+			}
+			assertCitesNone(t, d.Rationale+" "+d.Summary, c.foreign...)
+			assertContains(t, d.Rationale, c.want...)
+		})
+	}
+}
+
+// TestOwnSystemsCodeIsCited: a code in the catalogue of the error's own system (named by
+// externalSystem, by the product the worker says it is, or the host ERP for an inbound
+// error) is explained by that vendor's page, and that vendor is the one named.
+func TestOwnSystemsCodeIsCited(t *testing.T) {
+	shipstation := webshopError()
+	shipstation.ExternalSystem, shipstation.HostSystem, shipstation.Direction = "shipstation", "NetSuite", "outbound"
+	flowToShipping := webshopError()
+	flowToShipping.ExternalSystem, flowToShipping.ExternalVendor, flowToShipping.HostSystem = "shipping", "ShipStation", ""
+	flowToShipping.Direction = "outbound"
+	netsuite := webshopError()
+	netsuite.ErrorCode = "INVALID_FLD_VALUE"
+	for _, c := range []struct {
+		name   string
+		req    ai.DiagnosisRequest
+		vendor string
+		want   []string
+	}{
+		{"ShipStation's own error", shipstation, "ShipStation", []string{"ShipStation refused a value", "ShipStation API, error codes", "docs.shipstation.com"}},
+		{"a flow's write to the shipping system", flowToShipping, "ShipStation", []string{"ShipStation refused a value", "docs.shipstation.com"}},
+		{"NetSuite's code on a webshop order", netsuite, "NetSuite", []string{"NetSuite refused a value", "INVALID_FLD_VALUE, which means", "docs.oracle.com"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := diagnoseWithRules(t, c.req)
+			if d.Class != ai.ClassValue {
+				t.Fatalf("class %s: %s", d.Class, d.Rationale)
+			}
+			assertContains(t, d.Rationale, c.want...)
+			var others []string
+			for v := range vendorMarks {
+				if v != c.vendor {
+					others = append(others, v)
+				}
+			}
+			assertCitesNone(t, d.Rationale, others...)
+		})
+	}
+}
+
+// TestUnknownSystemGetsGenericWording: an error from a system no catalogue covers, or
+// naming no system at all, is explained by the class, with no vendor named or linked,
+// and still says what decided it and what to do.
+func TestUnknownSystemGetsGenericWording(t *testing.T) {
+	zendesk := webshopError()
+	zendesk.ExternalSystem, zendesk.Integration, zendesk.HostSystem, zendesk.Direction = "zendesk", "", "", ""
+	nothing := zendesk
+	nothing.ExternalSystem = ""
+	for _, c := range []struct {
+		name string
+		req  ai.DiagnosisRequest
+		want []string
+	}{
+		{"unmapped system", zendesk, []string{"Zendesk refused a value", "no catalogue of zendesk's codes"}},
+		{"no system named", nothing, []string{"The target system refused a value", "the error does not say which system's code it is"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := diagnoseWithRules(t, c.req)
+			if d.Class != ai.ClassValue || len(d.Fix) != 1 || d.Fix[0].After != "DE" {
+				t.Fatalf("class %s fix %+v: %s", d.Class, d.Fix, d.Rationale)
+			}
+			var all []string
+			for v := range vendorMarks {
+				all = append(all, v)
+			}
+			assertCitesNone(t, d.Rationale+" "+d.Summary, all...)
+			assertContains(t, d.Rationale, append(c.want, "Decided by the error code INVALID_FIELD_VALUE, which", "for an invalid value (",
+				"no vendor's page is cited", "What to do: Set shipcountry to \"DE\"")...)
+			if strings.Contains(d.Rationale, "https://") {
+				t.Errorf("rationale links a page: %s", d.Rationale)
+			}
+		})
+	}
+}
