@@ -115,8 +115,11 @@ func (c *catalogue) lookup(code string) (vendorCode, bool) {
 	if v, ok := c.index[n]; ok {
 		return v, true
 	}
+	// A family is matched with its separator: DUP_ENTITY is NetSuite's DUP_ family, the
+	// generic DUPLICATE is not.
+	raw := strings.ToLower(strings.TrimSpace(code))
 	for _, p := range c.prefixes {
-		if strings.HasPrefix(n, normCode(p.code)) {
+		if strings.HasPrefix(raw, strings.ToLower(p.code)) {
 			return p, true
 		}
 	}

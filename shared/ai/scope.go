@@ -138,15 +138,19 @@ func (s scope) lookup(token string) (codeMatch, bool) {
 
 // notListed says, for a code only other vendors list, why no vendor's page is cited.
 func (s scope) notListed() string {
-	switch {
-	case len(s.own) > 0:
+	var parts []string
+	if len(s.own) > 0 {
 		names := make([]string, len(s.own))
 		for i, c := range s.own {
 			names[i] = c.vendor
 		}
-		return "it is not among the codes the diagnoser knows for " + strings.Join(names, " or ")
-	case s.unknown != "":
-		return "the diagnoser knows no catalogue of " + s.unknown + "'s codes"
+		parts = append(parts, "not a code the diagnoser knows for "+strings.Join(names, " or "))
 	}
-	return "the error does not say which system's code it is"
+	if s.unknown != "" {
+		parts = append(parts, "the diagnoser knows no codes of "+s.unknown)
+	}
+	if len(parts) == 0 {
+		return "the error does not say which system's code it is"
+	}
+	return strings.Join(parts, ", and ")
 }

@@ -77,9 +77,9 @@ func TestSharedCodeCitesOnlyTheErrorsSystems(t *testing.T) {
 		want    []string
 	}{
 		{"webshop order in NetSuite", inbound, ai.ClassValue, []string{"ShipStation", "Salesforce"},
-			[]string{"NetSuite refused a value", "INVALID_FIELD_VALUE", "for an invalid value (", "the codes the diagnoser knows for NetSuite", "no vendor's page is cited", "Set shipcountry to \"DE\""}},
+			[]string{"NetSuite refused a value", "INVALID_FIELD_VALUE", "for an invalid value (", "not a code the diagnoser knows for NetSuite, and the diagnoser knows no codes of webshop", "no vendor's page is cited", "Set shipcountry to \"DE\""}},
 		{"webshop with no host named", noHost, ai.ClassValue, []string{"ShipStation", "Salesforce", "NetSuite"},
-			[]string{"Webshop refused a value", "INVALID_FIELD_VALUE", "no catalogue of webshop's codes", "no vendor's page is cited"}},
+			[]string{"Webshop refused a value", "INVALID_FIELD_VALUE", "(the diagnoser knows no codes of webshop, so", "no vendor's page is cited"}},
 		{"a Salesforce code on a NetSuite error", sfOnNetSuite, ai.ClassMissing, []string{"Salesforce"},
 			[]string{"NetSuite needs a value", "REQUIRED_FIELD_MISSING", "another vendor uses for a missing value"}},
 	} {
@@ -145,7 +145,7 @@ func TestUnknownSystemGetsGenericWording(t *testing.T) {
 		req  ai.DiagnosisRequest
 		want []string
 	}{
-		{"unmapped system", zendesk, []string{"Zendesk refused a value", "no catalogue of zendesk's codes"}},
+		{"unmapped system", zendesk, []string{"Zendesk refused a value", "(the diagnoser knows no codes of zendesk, so"}},
 		{"no system named", nothing, []string{"The target system refused a value", "the error does not say which system's code it is"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -162,6 +162,29 @@ func TestUnknownSystemGetsGenericWording(t *testing.T) {
 				"no vendor's page is cited", "What to do: Set shipcountry to \"DE\"")...)
 			if strings.Contains(d.Rationale, "https://") {
 				t.Errorf("rationale links a page: %s", d.Rationale)
+			}
+		})
+	}
+}
+
+// TestDuplicateLinksInTheRefusingSystem: the existing record's id goes to the id field of
+// the system that refused the record: NetSuite's internalId for a webshop order the host
+// ERP refused, the plain id where the webshop refused it.
+func TestDuplicateLinksInTheRefusingSystem(t *testing.T) {
+	dup := webshopError()
+	dup.ErrorCode, dup.Message = "DUP_RCRD", "A record already exists with this external id (internal id 4711)."
+	dup.Payload = json.RawMessage(`{"externalId":"WS-1001","total":129.5}`)
+	outbound := dup
+	outbound.Direction, outbound.ErrorCode = "outbound", "DUPLICATE"
+	for _, c := range []struct {
+		name string
+		req  ai.DiagnosisRequest
+		path string
+	}{{"refused by NetSuite", dup, "internalId"}, {"refused by the webshop", outbound, "id"}} {
+		t.Run(c.name, func(t *testing.T) {
+			d := diagnoseWithRules(t, c.req)
+			if d.Class != ai.ClassDuplicate || len(d.Fix) != 1 || d.Fix[0].Path != c.path || d.Fix[0].After != "4711" {
+				t.Errorf("class %s fix %+v, want %s = 4711: %s", d.Class, d.Fix, c.path, d.Rationale)
 			}
 		})
 	}
