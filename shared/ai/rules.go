@@ -42,7 +42,8 @@ func (p *rulesProvider) analysisOf(req DiagnosisRequest) *analysis {
 func sameRequest(a, b DiagnosisRequest) bool {
 	return a.RecordType == b.RecordType && a.RecordID == b.RecordID && a.ErrorCode == b.ErrorCode &&
 		a.Message == b.Message && a.Integration == b.Integration && a.ExternalSystem == b.ExternalSystem &&
-		a.ExternalVendor == b.ExternalVendor && a.HostSystem == b.HostSystem && a.Direction == b.Direction && bytes.Equal(a.Payload, b.Payload) && bytes.Equal(a.Context, b.Context)
+		a.ExternalVendor == b.ExternalVendor && a.HostSystem == b.HostSystem && a.Direction == b.Direction &&
+		bytes.Equal(a.Payload, b.Payload) && bytes.Equal(a.Context, b.Context)
 }
 
 func (p *rulesProvider) suggest(_ context.Context, _ *identity.Identity, req DiagnosisRequest) (Diagnosis, Usage, error) {
@@ -149,7 +150,7 @@ var classPhrase = map[ErrorClass]string{
 }
 
 func (a *analysis) diagnosis() Diagnosis {
-	system := a.system()
+	_, system := a.refuser()
 	subject := strings.TrimSpace(a.req.RecordType + " " + a.req.RecordID)
 	if subject == "" {
 		subject = "The record"

@@ -58,22 +58,14 @@ var classNoun = map[ErrorClass]string{
 	ClassParse: "an unreadable request",
 }
 
-// system names the system that refused the record: the one whose code decided the
-// class, else the one the record's direction says (see scopeOf).
-func (a *analysis) system() string {
+// refuser is the system that refused the record: the one whose code decided the class,
+// else the one the record's direction says (see scopeOf); c is nil when the diagnoser
+// has no catalogue of it.
+func (a *analysis) refuser() (c *catalogue, name string) {
 	if d := a.cls.decidedBy; d != nil && d.own != nil {
-		return d.own.vendor
+		return d.own, d.own.vendor
 	}
-	return a.scope.name
-}
-
-// systemCatalogue is the catalogue of the system that refused the record, nil when the
-// diagnoser has none.
-func (a *analysis) systemCatalogue() *catalogue {
-	if d := a.cls.decidedBy; d != nil && d.own != nil {
-		return d.own
-	}
-	return a.scope.refusing
+	return a.scope.refusing, a.scope.name
 }
 
 func wrongFor(c classification, system string) string {
@@ -158,7 +150,7 @@ func (e evidence) short() string {
 
 // rationale is the operator's explanation of the diagnosis.
 func (a *analysis) rationale(fix []FieldChange) string {
-	system := a.system()
+	_, system := a.refuser()
 	c := a.cls
 	var b strings.Builder
 	if c.decidedBy == nil {

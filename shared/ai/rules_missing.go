@@ -229,7 +229,7 @@ func (a *analysis) fixDuplicate() {
 		}
 	}
 	if path == "" {
-		switch a.systemCatalogue() {
+		switch c, _ := a.refuser(); c {
 		case netsuiteCatalogue:
 			path = "internalId"
 		case salesforceCatalogue:
