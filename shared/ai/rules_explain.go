@@ -257,12 +257,16 @@ type traceEvidence struct {
 	Rule   string     `json:"rule"`
 	Said   string     `json:"said"`
 	Source string     `json:"source"`
+	// OtherVendors: a code the error's own systems do not list, found in this many other
+	// vendors' catalogues (Source is the first's); the rationale cites none of them.
+	OtherVendors int `json:"otherVendors,omitempty"`
 }
 
 func traced(es []evidence) []traceEvidence {
 	out := make([]traceEvidence, len(es))
 	for i, e := range es {
-		out[i] = traceEvidence{Kind: e.kind, Class: e.class, Weight: e.weight, Rule: e.rule, Said: e.said, Source: e.src.String()}
+		out[i] = traceEvidence{Kind: e.kind, Class: e.class, Weight: e.weight, Rule: e.rule, Said: e.said, Source: e.src.String(),
+			OtherVendors: e.others}
 	}
 	return out
 }

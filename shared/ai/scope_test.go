@@ -189,3 +189,31 @@ func TestDuplicateLinksInTheRefusingSystem(t *testing.T) {
 		})
 	}
 }
+
+// TestTraceKeepsTheOtherVendorsSource: the engineer's trace still says whose catalogue a
+// shared code was found in, marked as another vendor's.
+func TestTraceKeepsTheOtherVendorsSource(t *testing.T) {
+	h := aitest.NewHarness(nil)
+	if _, err := h.Governed.Diagnose(context.Background(), operatorID(), "inf-trace", "claim-trace", webshopError()); err != nil {
+		t.Fatal(err)
+	}
+	traces := h.Traces.Traces()
+	if len(traces) != 1 || len(traces[0].Steps) != 2 {
+		t.Fatalf("traces %+v", traces)
+	}
+	var step struct {
+		Reasoning struct {
+			DecidedBy []struct {
+				Rule, Source string
+				OtherVendors int
+			} `json:"decidedBy"`
+		} `json:"reasoning"`
+	}
+	if err := json.Unmarshal(traces[0].Steps[1].Response, &step); err != nil {
+		t.Fatal(err)
+	}
+	d := step.Reasoning.DecidedBy
+	if len(d) != 1 || d[0].Rule != "code INVALID_FIELD_VALUE" || d[0].OtherVendors < 1 || !strings.Contains(d[0].Source, "shipstation.com") {
+		t.Errorf("decidedBy %+v", d)
+	}
+}
