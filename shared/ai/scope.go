@@ -30,7 +30,7 @@ type scope struct {
 }
 
 // scopeOf reads the error's systems from its record. The system that refused the record
-// is the one a retry goes to (README, "Sync-error states"): the host ERP for an inbound
+// is the one a retry goes to (README, "Operator queue API"): the host ERP for an inbound
 // error, the external system for an outbound one, and the external system when the
 // direction is not said.
 func scopeOf(req DiagnosisRequest) scope {
