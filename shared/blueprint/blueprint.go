@@ -74,6 +74,9 @@ const (
 	// IndexByDiagnosis finds a tenant's claims in one diagnosis state by how long they
 	// have been in it; the reconcile uses it to find stuck claims.
 	IndexByDiagnosis = "by_diagnosis"
+	// IndexDocsByTime lists a tenant's documents of one kind by time, newest first:
+	// sparse, only documents with a time (the automation records) carry its keys.
+	IndexDocsByTime = "docs_by_time"
 	// IndexByActionType lists a tenant's audit records of one action type by time.
 	IndexByActionType = "by_action_type"
 )
@@ -81,10 +84,10 @@ const (
 var sk = func(name string) *Key { return &Key{Name: name, Type: String} }
 
 // Processed holds one row per claimed sync error: the claim, the diagnosis and the
-// operator's outcome; and, under keys starting with "~" (never indexed), each tenant's poll
-// watermark and the queue's documents: the approval policy, what was learned from
-// decisions ("~kn#…"), the automation records ("~auto#<row>"), co-approvals and the
-// auto-apply counter.
+// operator's outcome; and, under keys starting with "~" (in no index of rows), each
+// tenant's poll watermark and the queue's documents: the approval policy, what was learned
+// from decisions ("~kn#…"), the automation records ("~auto#<row>", also in
+// IndexDocsByTime), co-approvals and the auto-apply counter.
 var Processed = Table{
 	Name:         TableProcessed,
 	PartitionKey: Key{Name: "tenant_id", Type: String},
@@ -92,6 +95,7 @@ var Processed = Table{
 	Indexes: []Index{
 		{Name: IndexByStatus, PartitionKey: Key{Name: "status_key", Type: String}, SortKey: sk("claimed_sort")},
 		{Name: IndexByDiagnosis, PartitionKey: Key{Name: "diagnosis_key", Type: String}, SortKey: sk("diagnosis_since")},
+		{Name: IndexDocsByTime, PartitionKey: Key{Name: "doc_list", Type: String}, SortKey: sk("doc_sort")},
 	},
 	EnvVar: "TABLE_PROCESSED",
 }

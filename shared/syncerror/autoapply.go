@@ -43,6 +43,9 @@ type Automation struct {
 	DecidedAt *time.Time    `json:"decidedAt,omitempty"`
 }
 
+// docSort lists automation records by when the rule acted, newest first (docSorter).
+func (a Automation) docSort() time.Time { return a.At }
+
 var errSkip = errors.New("skip")
 
 // propose is the worker's diagnosis with the tenant's knowledge first: a learned fix needs

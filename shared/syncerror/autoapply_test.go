@@ -3,7 +3,9 @@ package syncerror_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -179,5 +181,42 @@ func TestAutoApplyCap(t *testing.T) {
 	if in.Total.AutoApplied != 3 || in.Total.ResolvedByPeople != 1 || *in.Total.AutoResolutionRate != 0.75 ||
 		in.Total.MedianSecondsToResolve == nil || *in.Total.MedianSecondsToResolve != 0 || in.Rules[0].Applied != 3 {
 		t.Fatalf("insights %+v %+v", in.Total, in.Rules)
+	}
+}
+
+// The Auto-resolved list is newest first, by when the rule acted, and its cursor pages on
+// in that order; claim ids (hashes) say nothing about time. A later outcome (a decision
+// on a shadow record) leaves a record where it was.
+func TestAutomationListNewestFirst(t *testing.T) {
+	f := newAssistFixture(t)
+	f.putPolicy(t, `{"version":0,"rules":[{"id":"subsidiaries","match":{"fields":["subsidiary"]},"apply":"auto"}]}`)
+	f.ai.fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
+	var want []string
+	for i, id := range []string{"E-1", "E-2", "E-3", "E-4", "E-5"} {
+		f.now = clock.Add(time.Duration(i) * time.Minute)
+		want = append([]string{f.arrive(t, id, "SO-"+id, `{"subsidiary":"Acme UK"}`).ID}, want...)
+	}
+	f.as(t, "olga", "operator", "POST", "/p/"+want[4]+"/approve", "")
+	var got []string
+	path := "/automation?mode=shadow&limit=2"
+	for range 5 {
+		w := f.as(t, "olga", "operator", "GET", path, "")
+		var page struct {
+			Items      []syncerror.Automation
+			NextCursor string
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil || w.Code != http.StatusOK {
+			t.Fatalf("%d %s", w.Code, w.Body)
+		}
+		for _, a := range page.Items {
+			got = append(got, a.ClaimID)
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		path = "/automation?mode=shadow&limit=2&cursor=" + url.QueryEscape(page.NextCursor)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("listed %v, want newest first %v", got, want)
 	}
 }

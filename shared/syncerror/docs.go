@@ -16,6 +16,9 @@ type Doc struct {
 	Version   int
 	Body      json.RawMessage
 	UpdatedAt time.Time
+	// Sort places the document in ListDocsNewest (newest first); zero leaves it out. Keys
+	// are no use for that order: an automation record's key holds a claim id, a hash.
+	Sort time.Time
 }
 
 // Document keys start with "~", which no claim id does (ClaimID is "se_…"), so a document
@@ -44,7 +47,22 @@ type DocStore interface {
 	// ListDocs pages the documents whose key starts with prefix, in key order.
 	// ErrBadCursor for a cursor this listing did not issue.
 	ListDocs(ctx context.Context, tenantID, prefix string, limit int, cursor string) ([]Doc, string, error)
+	// ListDocsNewest pages the documents under prefix (which ends in "#") that have a
+	// Sort, the newest Sort first (equal ones by key, descending); its cursor is a
+	// position, so documents added meanwhile never shift a page. ErrBadCursor as ListDocs.
+	ListDocsNewest(ctx context.Context, tenantID, prefix string, limit int, cursor string) ([]Doc, string, error)
 }
+
+// DocPrefix is the listing prefix a document's key belongs to: up to its first '#'.
+func DocPrefix(key string) string {
+	if i := strings.IndexByte(key, '#'); i >= 0 {
+		return key[:i+1]
+	}
+	return key
+}
+
+// docSorter is a document body that says where ListDocsNewest places it.
+type docSorter interface{ docSort() time.Time }
 
 // AssistStore is what the approval policy, the learning and the automation keep: the
 // documents, and the one row transition they add (an approved row reverted).
@@ -81,7 +99,11 @@ func updateDoc[T any](ctx context.Context, s DocStore, tenantID, key string, now
 		if err != nil {
 			return zero, err
 		}
-		_, err = s.PutDoc(ctx, tenantID, Doc{Key: key, Version: d.Version, Body: body}, now)
+		put := Doc{Key: key, Version: d.Version, Body: body}
+		if ds, ok := any(v).(docSorter); ok {
+			put.Sort = ds.docSort()
+		}
+		_, err = s.PutDoc(ctx, tenantID, put, now)
 		if errors.Is(err, ErrStateChanged) && attempt < 8 {
 			continue
 		}

@@ -18,7 +18,7 @@ const (
 // KnowledgeListHandler serves GET /api/settings/knowledge?limit=&cursor= (admins): what
 // the tenant learned, paged.
 func (o *Operator) KnowledgeListHandler() http.Handler {
-	return o.docList(docKnowledge, DefaultKnowledgeLimit, MaxKnowledgeLimit, func(d Doc) (any, bool, error) {
+	return o.docList(docKnowledge, DefaultKnowledgeLimit, MaxKnowledgeLimit, false, func(d Doc) (any, bool, error) {
 		k, err := knowledgeOf(d)
 		return k, true, err
 	})
@@ -26,8 +26,8 @@ func (o *Operator) KnowledgeListHandler() http.Handler {
 
 // AutomationListHandler serves GET /api/sync-error-assist/automation?mode=&limit=&cursor=
 // (operators): what the auto rules applied (enforce) or would have applied (shadow), each
-// with how it came out; the console's Auto-resolved view. A mode filter may leave a page
-// short of limit; follow nextCursor.
+// with how it came out, newest first (by when the rule acted); the console's Auto-resolved
+// view. A mode filter may leave a page short of limit; follow nextCursor.
 func (o *Operator) AutomationListHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mode := r.URL.Query().Get("mode")
@@ -37,7 +37,7 @@ func (o *Operator) AutomationListHandler() http.Handler {
 			httpapi.WriteProblem(w, r, p)
 			return
 		}
-		o.docList(docAutomation, DefaultListLimit, MaxListLimit, func(d Doc) (any, bool, error) {
+		o.docList(docAutomation, DefaultListLimit, MaxListLimit, true, func(d Doc) (any, bool, error) {
 			var a Automation
 			err := json.Unmarshal(d.Body, &a)
 			return a, err == nil && (mode == "" || a.Mode == mode), err
@@ -45,7 +45,8 @@ func (o *Operator) AutomationListHandler() http.Handler {
 	})
 }
 
-func (o *Operator) docList(prefix string, def, maxLimit int, decode func(Doc) (any, bool, error)) http.Handler {
+// docList pages the documents under prefix, in key order or, newest, by their Sort.
+func (o *Operator) docList(prefix string, def, maxLimit int, newest bool, decode func(Doc) (any, bool, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := o.assistReady(w, r)
 		if !ok {
@@ -55,7 +56,11 @@ func (o *Operator) docList(prefix string, def, maxLimit int, decode func(Doc) (a
 		if !ok {
 			return
 		}
-		docs, next, err := o.Assist.Store.ListDocs(r.Context(), actor.TenantID, prefix, q.Limit, q.Cursor)
+		list := o.Assist.Store.ListDocs
+		if newest {
+			list = o.Assist.Store.ListDocsNewest
+		}
+		docs, next, err := list(r.Context(), actor.TenantID, prefix, q.Limit, q.Cursor)
 		if errors.Is(err, ErrBadCursor) {
 			httpapi.WriteBadCursor(w, r)
 			return

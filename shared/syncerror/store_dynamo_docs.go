@@ -3,16 +3,19 @@ package syncerror
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 )
 
-// Documents live in the processed table under "~" keys. They carry none of the index
-// attributes, so no listing of rows sees them.
+// Documents live in the processed table under "~" keys. They carry none of the rows'
+// index attributes, so no listing of rows sees them; a document with a Sort carries the
+// docs_by_time index's own (doc_list: tenant#prefix, doc_sort: time#key).
 
 var _ AssistStore = (*DynamoClaims)(nil)
 
@@ -22,8 +25,15 @@ func docFrom(it dynamostore.Item) (Doc, error) {
 		return Doc{}, fmt.Errorf("document %s: %w", dynamostore.GetString(it, "id"), err)
 	}
 	at, _ := dynamostore.ParseTime(dynamostore.GetString(it, "updated_at"))
-	return Doc{Key: dynamostore.GetString(it, "id"), Version: int(v), Body: []byte(dynamostore.GetString(it, "body")), UpdatedAt: at}, nil
+	d := Doc{Key: dynamostore.GetString(it, "id"), Version: int(v), Body: []byte(dynamostore.GetString(it, "body")), UpdatedAt: at}
+	if sortAt, _, ok := strings.Cut(dynamostore.GetString(it, "doc_sort"), "#"); ok {
+		d.Sort, _ = dynamostore.ParseTime(sortAt)
+	}
+	return d, nil
 }
+
+// docSortKey is a document's doc_sort: its Sort, then its key, so that equal times differ.
+func docSortKey(d Doc) string { return dynamostore.FormatTime(d.Sort) + "#" + d.Key }
 
 // GetDoc implements DocStore.
 func (s *DynamoClaims) GetDoc(ctx context.Context, tenantID, key string) (Doc, error) {
@@ -54,6 +64,11 @@ func (s *DynamoClaims) PutDoc(ctx context.Context, tenantID string, d Doc, now t
 	it["doc_version"] = dynamostore.Num(int64(out.Version))
 	it["body"] = dynamostore.Str(string(d.Body))
 	it["updated_at"] = dynamostore.Str(dynamostore.FormatTime(out.UpdatedAt))
+	if !d.Sort.IsZero() {
+		out.Sort = d.Sort.UTC()
+		it["doc_list"] = dynamostore.Str(tenantID + "#" + DocPrefix(d.Key))
+		it["doc_sort"] = dynamostore.Str(docSortKey(out))
+	}
 	in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it, ConditionExpression: aws.String(cond)}
 	if len(values) > 0 {
 		in.ExpressionAttributeValues = values
@@ -123,6 +138,48 @@ func (s *DynamoClaims) ListDocs(ctx context.Context, tenantID, prefix string, li
 	next := ""
 	if len(out.LastEvaluatedKey) > 0 && len(docs) > 0 {
 		next = dynamostore.EncodeCursor(docs[len(docs)-1].Key)
+	}
+	return docs, next, nil
+}
+
+// ListDocsNewest implements DocStore over the sparse docs_by_time index. The cursor is
+// the last doc_sort served; it names the key, so the table key of the start is known.
+func (s *DynamoClaims) ListDocsNewest(ctx context.Context, tenantID, prefix string, limit int, cursor string) ([]Doc, string, error) {
+	if !ValidDocKey(prefix) || DocPrefix(prefix) != prefix {
+		return nil, "", fmt.Errorf("document prefix %q is not a listing's", prefix)
+	}
+	list := tenantID + "#" + prefix
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String(blueprint.IndexDocsByTime),
+		KeyConditionExpression:    aws.String("doc_list = :l"),
+		ExpressionAttributeValues: dynamostore.Item{":l": dynamostore.Str(list)},
+		ScanIndexForward:          aws.Bool(false),
+		Limit:                     aws.Int32(int32(limit)),
+	}
+	if cursor != "" {
+		last, key, ok := dynamostore.DecodeTimedCursor(cursor, "")
+		if !ok || !strings.HasPrefix(key, prefix) {
+			return nil, "", ErrBadCursor
+		}
+		in.ExclusiveStartKey = s.key(tenantID, key)
+		in.ExclusiveStartKey["doc_list"], in.ExclusiveStartKey["doc_sort"] = dynamostore.Str(list), dynamostore.Str(last)
+	}
+	out, err := s.client.Query(ctx, in)
+	if err != nil {
+		return nil, "", fmt.Errorf("list documents newest first %s/%s: %w", tenantID, prefix, err)
+	}
+	docs := make([]Doc, 0, len(out.Items))
+	for _, it := range out.Items {
+		d, err := docFrom(it)
+		if err != nil {
+			return nil, "", err
+		}
+		docs = append(docs, d)
+	}
+	next := ""
+	if len(out.LastEvaluatedKey) > 0 && len(docs) > 0 {
+		next = dynamostore.EncodeCursor(docSortKey(docs[len(docs)-1]))
 	}
 	return docs, next, nil
 }

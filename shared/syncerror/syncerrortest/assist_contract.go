@@ -106,6 +106,10 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 		}
 	})
 
+	t.Run("list newest first by Sort, with a cursor that holds its place", func(t *testing.T) {
+		testListDocsNewest(t, newStore(t), now)
+	})
+
 	t.Run("approval policy: default, then versioned puts", func(t *testing.T) {
 		s := newStore(t)
 		p := syncerror.Policies{Docs: s}
@@ -239,6 +243,63 @@ func readyRow(t *testing.T, s syncerror.ClaimStore, tenantID, errorID string, at
 	out, err := s.Get(ctx, tenantID, c.ID)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// testListDocsNewest: documents with a Sort under the prefix, newest first (equal times by
+// key, descending); one without a Sort, another prefix's and another tenant's are left
+// out; a document added or moved meanwhile does not shift the next page; a cursor of
+// another prefix or none of ours is refused.
+func testListDocsNewest(t *testing.T, s AssistStore, now time.Time) {
+	ctx := context.Background()
+	put := func(tenantID, key string, version int, at time.Time) {
+		t.Helper()
+		if _, err := s.PutDoc(ctx, tenantID, syncerror.Doc{Key: key, Version: version, Body: json.RawMessage(`{}`), Sort: at}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, key := range []string{"~n#c", "~n#a", "~n#e", "~n#b", "~n#d"} {
+		put("t1", key, 0, now.Add(time.Duration(i%3)*time.Minute)) // c, b: +0; a, d: +1; e: +2
+	}
+	put("t1", "~n#unsorted", 0, time.Time{})
+	put("t1", "~m#z", 0, now.Add(time.Hour))
+	put("t2", "~n#other", 0, now.Add(time.Hour))
+	if d, err := s.GetDoc(ctx, "t1", "~n#e"); err != nil || !d.Sort.Equal(now.Add(2*time.Minute)) {
+		t.Fatalf("sort not kept: %v %v", d.Sort, err)
+	}
+	docs, next, err := s.ListDocsNewest(ctx, "t1", "~n#", 2, "")
+	if err != nil || fmt.Sprint(docKeys(docs)) != "[~n#e ~n#d]" || next == "" {
+		t.Fatalf("first page %v %q %v", docKeys(docs), next, err)
+	}
+	put("t1", "~n#f", 0, now.Add(time.Hour))  // newer than the cursor: not on a later page
+	put("t1", "~n#e", 1, now.Add(-time.Hour)) // served already; moved past the cursor: listed again, last
+	keys := docKeys(docs)
+	for cursor := next; cursor != ""; {
+		docs, cursor, err = s.ListDocsNewest(ctx, "t1", "~n#", 2, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, docKeys(docs)...)
+	}
+	if fmt.Sprint(keys) != "[~n#e ~n#d ~n#a ~n#c ~n#b ~n#e]" {
+		t.Fatalf("listed %v", keys)
+	}
+	if _, _, err := s.ListDocsNewest(ctx, "t1", "~m#", 2, next); !errors.Is(err, syncerror.ErrBadCursor) {
+		t.Fatalf("another prefix's cursor: %v", err)
+	}
+	if _, _, err := s.ListDocsNewest(ctx, "t1", "~n#", 2, "not-a-cursor!"); !errors.Is(err, syncerror.ErrBadCursor) {
+		t.Fatalf("bad cursor: %v", err)
+	}
+	if docs, _, err := s.ListDocsNewest(ctx, "t2", "~n#", 10, ""); err != nil || fmt.Sprint(docKeys(docs)) != "[~n#other]" {
+		t.Fatalf("t2 %v %v", docKeys(docs), err)
+	}
+}
+
+func docKeys(ds []syncerror.Doc) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Key
 	}
 	return out
 }

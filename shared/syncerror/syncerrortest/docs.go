@@ -52,7 +52,7 @@ func (s *ClaimStore) PutDoc(_ context.Context, tenantID string, d syncerror.Doc,
 	if docs[d.Key].Version != d.Version {
 		return syncerror.Doc{}, syncerror.ErrStateChanged
 	}
-	out := syncerror.Doc{Key: d.Key, Version: d.Version + 1, Body: append([]byte(nil), d.Body...), UpdatedAt: now.UTC()}
+	out := syncerror.Doc{Key: d.Key, Version: d.Version + 1, Body: append([]byte(nil), d.Body...), UpdatedAt: now.UTC(), Sort: d.Sort.UTC()}
 	docs[d.Key] = out
 	return cloneDoc(out), nil
 }
@@ -103,6 +103,47 @@ func (s *ClaimStore) ListDocs(_ context.Context, tenantID, prefix string, limit 
 	}
 	return out, next, nil
 }
+
+// ListDocsNewest implements syncerror.DocStore; its cursor is the last position served,
+// "<sort time>#<key>", as the DynamoDB store's is.
+func (s *ClaimStore) ListDocsNewest(_ context.Context, tenantID, prefix string, limit int, cursor string) ([]syncerror.Doc, string, error) {
+	if syncerror.DocPrefix(prefix) != prefix {
+		return nil, "", fmt.Errorf("document prefix %q is not a listing's", prefix)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pos := func(d syncerror.Doc) string { return d.Sort.UTC().Format(sortLayout) + "#" + d.Key }
+	var docs []syncerror.Doc
+	for k, d := range s.docsOf(tenantID) {
+		if strings.HasPrefix(k, prefix) && !d.Sort.IsZero() {
+			docs = append(docs, d)
+		}
+	}
+	sort.Slice(docs, func(i, j int) bool { return pos(docs[i]) > pos(docs[j]) })
+	if cursor != "" {
+		at, key, ok := strings.Cut(cursor, "#")
+		if _, err := time.Parse(sortLayout, at); !ok || err != nil || len(at) != len(sortLayout) || !strings.HasPrefix(key, prefix) {
+			return nil, "", syncerror.ErrBadCursor
+		}
+		i := 0
+		for i < len(docs) && pos(docs[i]) >= cursor {
+			i++
+		}
+		docs = docs[i:]
+	}
+	next := ""
+	if len(docs) > limit {
+		docs, next = docs[:limit], pos(docs[limit-1])
+	}
+	out := make([]syncerror.Doc, len(docs))
+	for i, d := range docs {
+		out[i] = cloneDoc(d)
+	}
+	return out, next, nil
+}
+
+// sortLayout is a fixed-width time, so that positions compare as strings.
+const sortLayout = "2006-01-02T15:04:05.000000000Z"
 
 // MarkReverted implements syncerror.AssistStore.
 func (s *ClaimStore) MarkReverted(_ context.Context, tenantID, id string, entry syncerror.HistoryEntry, now time.Time) error {
