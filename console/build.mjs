@@ -37,7 +37,8 @@ const result = await build({
 const outputs = result.metafile.outputs;
 const base = (p) => p.split("/").pop();
 const files = Object.keys(outputs).map(base);
-const entry = Object.keys(outputs).find((p) => outputs[p].entryPoint && p.endsWith(".js"));
+// The app's own output: a chunk split at an import() has an entryPoint too.
+const entry = Object.keys(outputs).find((p) => outputs[p].entryPoint?.endsWith("src/main.tsx") && p.endsWith(".js"));
 const js = base(entry);
 const css = base(outputs[entry].cssBundle ?? "") || files.find((f) => f.endsWith(".css"));
 // First-load JS is the entry and every chunk it imports statically; the rest waits for a

@@ -33,6 +33,23 @@ export function demoProposals(): Proposal[] {
   }));
 }
 
+/** demoAutoApplied are the rows behind the Auto-resolved demo records (demo-assist.ts): the
+ *  queue's detail shows them when one is opened from there. */
+export function demoAutoApplied(): Proposal[] {
+  const [base] = demoProposals();
+  const row = (n: string, before: string, after: string, min: number, reverted: boolean): Proposal => {
+    const fix = [{ path: "shipcountry", before, after }];
+    return { ...base, id: "se_demo" + n, errorId: "DEMO-" + n, recordId: "SO-" + n, status: reverted ? "reverted" : "approved",
+      message: `Invalid shipcountry reference key ${before}`, claimedAt: ago(min + 1),
+      error: { ...base.error, errorId: "DEMO-" + n, message: `Invalid shipcountry reference key ${before}`, occurredAt: ago(min + 1) },
+      proposal: { ...base.proposal!, fix }, applied: { key: "demo", at: ago(min) },
+      history: [{ at: ago(min + 1), actor: "webhook:demo", action: "claimed" },
+        { at: ago(min), actor: "policy:auto-country-codes", action: "approved" },
+        ...(reverted ? [{ at: ago(60), actor: "dev-approver", action: "reverted" }] : [])] };
+  };
+  return [row("1060", "Deutschland", "DE", 12, false), row("1061", "Schweiz", "CH", 95, true)];
+}
+
 export const demoProposalList = (): List<Proposal> => ({ items: demoProposals(), nextCursor: null });
 
 export function demoGroups(): ProposalGroupList {

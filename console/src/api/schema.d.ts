@@ -814,7 +814,7 @@ export interface paths {
         };
         /**
          * List what auto rules applied or would have applied
-         * @description The Auto-resolved view (mode=enforce) and the shadow record (mode=shadow). A mode filter may leave a page short; follow `nextCursor`.
+         * @description The Auto-resolved view (mode=enforce) and the shadow record (mode=shadow), newest first: by `at`, when the rule acted (equal times by claim id, descending). The cursor is a position in that order, so records added meanwhile never shift the next page; they appear on the first. A mode filter may leave a page short; follow `nextCursor`.
          */
         get: operations["automationList"];
         put?: never;

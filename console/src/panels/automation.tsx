@@ -3,13 +3,12 @@
 // wrote, and Revert for approvers within 24 hours. The Shadow tab shows what shadow rules
 // would have applied and how that compared with what people then decided.
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, read, write } from "../api/client";
+import { read } from "../api/client";
 import { demoAutomation } from "../api/demo-assist";
 import type { Automation, List } from "../api/types";
 import { navigate } from "../router";
-import { actorName, Ago, Chip, ConfirmDialog, PanelError, show, announce } from "../ui";
-
-const REVERT_MS = 24 * 3600_000;
+import { actorName, Ago, Chip, PanelError, show } from "../ui";
+import { RevertAction } from "./revert";
 type Mode = "enforce" | "shadow";
 
 const OUTCOME_WORDS: Record<string, string> = {
@@ -24,8 +23,6 @@ export function AutomationPanel({ canRevert }: { canRevert: boolean }) {
   const [next, setNext] = useState<string | null>(null);
   const [demo, setDemo] = useState(false);
   const [failed, setFailed] = useState<unknown>(null);
-  const [reverting, setReverting] = useState<Automation | null>(null);
-  const [results, setResults] = useState<Record<string, { ok: boolean; text: string }>>({});
 
   const load = async (cursor: string | null) => {
     const q = new URLSearchParams({ mode, limit: "50" });
@@ -49,20 +46,7 @@ export function AutomationPanel({ canRevert }: { canRevert: boolean }) {
     navigate("/auto-resolved" + (m === "shadow" ? "?mode=shadow" : ""), true);
   };
 
-  const revert = async (a: Automation, reason: string) => {
-    setReverting(null);
-    try {
-      await write("POST", `/api/sync-error-assist/proposals/${a.claimId}/revert`, reason ? { reason } : {});
-      setRows((rs) => rs && rs.map((x) => (x.claimId === a.claimId ? { ...x, outcome: "reverted" } : x)));
-      setResults((m) => ({ ...m, [a.claimId]: { ok: true, text: "Reverted: the record holds its values from before the fix again." } }));
-      announce(`Reverted ${a.claimId}: the record is restored`);
-    } catch (e) {
-      const p = e instanceof ApiError ? e.problem : null;
-      const text = p ? `Not reverted — ${p.title}${p.detail ? ": " + p.detail : ""}` : "Not reverted — " + String(e);
-      setResults((m) => ({ ...m, [a.claimId]: { ok: false, text } }));
-      announce(`${a.claimId} was not reverted`);
-    }
-  };
+  const reverted = (id: string) => setRows((rs) => rs && rs.map((x) => (x.claimId === id ? { ...x, outcome: "reverted" } : x)));
 
   return (
     <section aria-labelledby="auto-h">
@@ -94,8 +78,7 @@ export function AutomationPanel({ canRevert }: { canRevert: boolean }) {
                   <div class="note">{OUTCOME_WORDS[a.outcome] ?? a.outcome}{a.detail ? ` (${a.detail})` : ""}
                     {a.decidedBy ? <> — {actorName(a.decidedBy)}{a.decidedAt ? <> <Ago at={a.decidedAt} /></> : null}</> : null}</div></td>
                 {mode === "enforce" && <td class="row-actions">
-                  <RevertCell a={a} canRevert={canRevert} demo={demo} onRevert={() => setReverting(a)} />
-                  {results[a.claimId] && <p class={results[a.claimId].ok ? "note" : "warn"} role="status">{results[a.claimId].text}</p>}
+                  <RevertAction item={a} canRevert={canRevert} demo={demo} onReverted={() => reverted(a.claimId)} />
                 </td>}
               </tr>
             ))}
@@ -103,27 +86,6 @@ export function AutomationPanel({ canRevert }: { canRevert: boolean }) {
         </table>
       )}
       {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
-      {reverting && <RevertDialog a={reverting} onClose={() => setReverting(null)} onConfirm={(reason) => void revert(reverting, reason)} />}
     </section>
-  );
-}
-
-function RevertCell({ a, canRevert, demo, onRevert }: { a: Automation; canRevert: boolean; demo: boolean; onRevert: () => void }) {
-  if (a.outcome !== "applied") return null;
-  if (Date.now() - new Date(a.at).getTime() > REVERT_MS) return <span class="note">Revert window (24 h) closed</span>;
-  if (!canRevert) return <span class="note">Revert needs an approver</span>;
-  return <button type="button" disabled={demo} onClick={onRevert}>Revert<span class="sr-live"> {a.claimId}</span></button>;
-}
-
-function RevertDialog({ a, onConfirm, onClose }: { a: Automation; onConfirm: (reason: string) => void; onClose: () => void }) {
-  const [reason, setReason] = useState("");
-  return (
-    <ConfirmDialog title={`Revert the fix on ${a.claimId}?`} confirm="Revert" onClose={onClose} onConfirm={() => onConfirm(reason.trim())}>
-      <p>The values before the fix are written back through the guarded write, only if the record still holds what rule{" "}
-        <code>{a.ruleId}</code> wrote; the row is marked reverted and the fix is learned as rejected, so it is not proposed again.</p>
-      <ul class="fix-list">{a.fix.map((f) => <li><code>{f.path}</code>: {show(f.after)} → {show(f.before)}</li>)}</ul>
-      <label for="revert-reason">Reason (optional)</label>
-      <textarea id="revert-reason" maxLength={1000} value={reason} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} />
-    </ConfirmDialog>
   );
 }

@@ -2,7 +2,7 @@
 // history, and the three decisions.
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, read, readOptional, write } from "../api/client";
-import { demoProposals } from "../api/demo";
+import { demoAutoApplied, demoProposals } from "../api/demo";
 import type { ApproveWritten, CostList, List, Proposal, Trace } from "../api/types";
 import { Facts, mayApprove, ResolveDialog } from "./queue-more";
 import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, show, showError } from "../ui";
@@ -28,15 +28,17 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const [asking, setAsking] = useState<"reject" | "escalate" | "resolve" | null>(null);
   const [busy, setBusy] = useState(false);
   const [triage, setTriage] = useState<typeof import("./queue-triage") | null>(null);
+  const [revert, setRevert] = useState<typeof import("./revert") | null>(null);
   // A chunk that cannot load (offline, or replaced by a deploy) leaves the section out.
   useEffect(() => void import("./queue-triage").then(setTriage, () => setTriage(null)), []);
+  useEffect(() => void import("./revert").then(setRevert, () => setRevert(null)), []);
 
   // A demo row stands in only when the API cannot be reached at all (read's rule): an
   // error answer for this row is shown as that, never as someone else's record.
   const load = async (): Promise<Proposal | null> => {
     try {
       const r = await read<Proposal>("/api/sync-error-assist/proposals/" + encodeURIComponent(id),
-        () => demoProposals().find((p) => p.id === id) ?? demoProposals()[0]);
+        () => [...demoProposals(), ...demoAutoApplied()].find((p) => p.id === id) ?? demoProposals()[0]);
       setRow(r.data);
       setDemo(r.demo || listDemo);
       setFailed(null);
@@ -182,6 +184,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
           </tbody>
         </table>
       )}
+      {revert && <revert.AutoApplied row={row} canRevert={isApprover} demo={demo} onReverted={() => void load().then((now) => now && onChanged(now))} />}
       {row.editedFix && row.editedFix.length > 0 && <p class="note">Approved with an operator's edit: {row.editedFix.map((c) => `${c.path} → ${show(c.after)}`).join(", ")}</p>}
       <h3>Why</h3>
       <p>{row.proposal?.rationale ?? "—"}</p>

@@ -1,0 +1,124 @@
+// Revert of a fix an auto rule applied: one action for the Auto-resolved list and the
+// queue's detail. It shows why it is not offered (outcome, the 24 h window, the role),
+// asks first, and reports the API's answer in words beside itself (and to screen readers).
+import { useState } from "preact/hooks";
+import { ApiError, write } from "../api/client";
+import type { FieldChange, Proposal } from "../api/types";
+import { actorName, Ago, announce, Chip, ConfirmDialog, show } from "../ui";
+
+/** REVERT_MS is the API's revert window (RevertWindow): 24 hours after the write. */
+export const REVERT_MS = 24 * 3600_000;
+
+/** Revertible is what a revert needs to know of a fix, from either an automation record or
+ *  a sync error's detail. */
+export interface Revertible {
+  claimId: string;
+  ruleId: string;
+  fix: FieldChange[];
+  /** at is when the fix was written; the window runs from it. */
+  at: string;
+  /** outcome is the automation outcome: only "applied" can be reverted. */
+  outcome: string;
+}
+
+interface Props {
+  item: Revertible;
+  canRevert: boolean;
+  /** demo data never takes a write. */
+  demo: boolean;
+  onReverted: () => void;
+}
+
+export function RevertAction({ item, canRevert, demo, onReverted }: Props) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+
+  const revert = async (reason: string) => {
+    setAsking(false);
+    setBusy(true);
+    try {
+      await write("POST", `/api/sync-error-assist/proposals/${item.claimId}/revert`, reason ? { reason } : {});
+      setResult({ ok: true, text: "Reverted: the record holds its values from before the fix again." });
+      announce(`Reverted ${item.claimId}: the record is restored`);
+      onReverted();
+    } catch (e) {
+      setResult({ ok: false, text: refusal(e) });
+      announce(`${item.claimId} was not reverted`);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <RevertOffer item={item} canRevert={canRevert} demo={demo || busy || result?.ok === true} onRevert={() => setAsking(true)} />
+      {result && <p class={result.ok ? "note" : "warn"} role="status">{result.text}</p>}
+      {asking && <RevertDialog item={item} onClose={() => setAsking(false)} onConfirm={(reason) => void revert(reason)} />}
+    </>
+  );
+}
+
+/** RevertOffer is the button, or in words why there is none. */
+function RevertOffer({ item, canRevert, demo, onRevert }: { item: Revertible; canRevert: boolean; demo: boolean; onRevert: () => void }) {
+  if (item.outcome !== "applied") return null;
+  if (Date.now() - new Date(item.at).getTime() > REVERT_MS) return <span class="note">Revert window (24 h) closed</span>;
+  if (!canRevert) return <span class="note">Revert needs an approver</span>;
+  return <button type="button" disabled={demo} onClick={onRevert}>Revert<span class="sr-live"> {item.claimId}</span></button>;
+}
+
+function RevertDialog({ item, onConfirm, onClose }: { item: Revertible; onConfirm: (reason: string) => void; onClose: () => void }) {
+  const [reason, setReason] = useState("");
+  return (
+    <ConfirmDialog title={`Revert the fix on ${item.claimId}?`} confirm="Revert" onClose={onClose} onConfirm={() => onConfirm(reason.trim())}>
+      <p>The values before the fix are written back through the guarded write, only if the record still holds what rule{" "}
+        <code>{item.ruleId}</code> wrote; the row is marked reverted and the fix is learned as rejected, so it is not proposed again.</p>
+      <ul class="fix-list">{item.fix.map((f) => <li><code>{f.path}</code>: {show(f.after)} → {show(f.before)}</li>)}</ul>
+      <label for="revert-reason">Reason (optional)</label>
+      <textarea id="revert-reason" maxLength={1000} value={reason} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} />
+    </ConfirmDialog>
+  );
+}
+
+/** refusal says why a revert was not made: the API's own words (changed since, window
+ *  closed, not revertible, the ERP refused), and for a 403 which role it takes. */
+function refusal(e: unknown): string {
+  if (!(e instanceof ApiError)) return "Not reverted — " + String(e);
+  const p = e.problem;
+  const why = `${p.title}${p.detail ? ": " + p.detail : ""}`;
+  if (e.status === 403) return `Not reverted — ${why}. Reverting needs the approver role; ask an approver.`;
+  return `Not reverted — ${why}`;
+}
+
+/** ruleApplied finds, in a sync error's history, the fix an auto rule applied: the rule
+ *  (actor policy:<rule>), when it was written and how it stands now. Null when no rule did. */
+export function ruleApplied(row: Proposal): Revertible | null {
+  const by = row.history.find((h) => h.actor.startsWith("policy:") && (h.action === "approved" || h.action === "approve"));
+  if (!by) return null;
+  const fix = row.editedFix?.length ? row.editedFix : row.proposal?.fix ?? [];
+  const outcome = row.status === "reverted" ? "reverted" : row.status === "approved" && row.applied ? "applied" : row.status;
+  return { claimId: row.id, ruleId: by.actor.slice("policy:".length), fix, at: row.applied?.at ?? by.at, outcome };
+}
+
+const STATE_WORDS: Record<string, string> = {
+  applied: "applied: the fix is in the record",
+  reverted: "reverted: the record holds its values from before the fix",
+  applying: "being written: the reconcile completes it",
+};
+
+/** AutoApplied is the queue detail's account of a rule's fix, with the same Revert. */
+export function AutoApplied({ row, canRevert, demo, onReverted }: { row: Proposal; canRevert: boolean; demo: boolean; onReverted: () => void }) {
+  const item = ruleApplied(row);
+  if (!item) return null;
+  const undone = row.status === "reverted" ? [...row.history].reverse().find((h) => h.action === "reverted") : undefined;
+  return (
+    <section class="auto-applied" aria-labelledby="auto-applied-h">
+      <h3 id="auto-applied-h">Applied by a rule</h3>
+      <p>Rule <code>{item.ruleId}</code> of the approval policy ({actorName("policy:" + item.ruleId)}) wrote this fix{" "}
+        <Ago at={item.at} />, without a person. <Chip kind={item.outcome}>{item.outcome}</Chip>{" "}
+        <span class="note">{STATE_WORDS[item.outcome] ?? item.outcome}
+          {undone ? <> — {actorName(undone.actor)} <Ago at={undone.at} />{undone.note ? `: ${undone.note}` : ""}</> : null}</span></p>
+      <div class="actions"><RevertAction item={item} canRevert={canRevert} demo={demo} onReverted={onReverted} /></div>
+    </section>
+  );
+}
