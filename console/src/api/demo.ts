@@ -1,5 +1,5 @@
 // Demo data shown when a read fails, typed by the API's own types so it cannot drift.
-import type { AuditRecord, FinanceApproval, Flow, FlowRun, GovernanceApproval, List, LoopDetection, OwnershipRejection, Proposal, ProposalGroupList, Settings } from "./types";
+import type { AuditRecord, FinanceApproval, Flow, FlowRun, FlowXRef, FlowXRefList, GovernanceApproval, List, LoopDetection, OwnershipRejection, Proposal, ProposalGroupList, Settings } from "./types";
 
 const ago = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
 
@@ -124,6 +124,13 @@ export function demoFlowRuns(): List<FlowRun> {
     run("2", "loop_broken", "same payload hash as hosterp→crm write", 12, { fields: ["phone"] }),
     run("3", "written", "written", 30, { flowId: "erp-customer-to-crm", source: customerFlow.source, target: customerFlow.target, fields: ["Phone"] }),
   ] };
+}
+
+/** demoXRefs links the demo customer both ways, whatever record was asked for. */
+export function demoXRefs(src: FlowXRef["source"]): FlowXRefList {
+  const other = src.system === "crm" ? customerFlow.source : customerFlow.target;
+  return { items: [{ source: src, target: { ...other, id: src.system === "crm" ? "C-2001" : "001DEMO0000000001" }, state: "linked",
+    anchor: src.id, action: "created", flowId: "erp-customer-to-crm", createdAt: ago(600), updatedAt: ago(600) }] };
 }
 
 export function demoSettings(): Settings {

@@ -9,6 +9,7 @@ import { navigate, segments } from "../router";
 import { Ago, announce, Chip, ConfirmDialog, PanelError, showError } from "../ui";
 import { CycleNotice } from "./flow-cycles";
 import { FlowEditor } from "./flow-editor";
+import { XRefs } from "./flow-xrefs";
 
 const OUTCOMES = ["", "failed", "retrying", "rejected", "loop_broken", "held", "written", "skipped"] as const;
 
@@ -68,6 +69,7 @@ export function FlowsPanel({ admin }: { admin: boolean }) {
         {rows.length === 0 && failed === null && <p class="empty">No {outcome ? outcome.replace("_", " ") + " " : ""}runs.</p>}
         {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
         {admin && <FlowDefinitions />}
+        <XRefs admin={admin} />
       </section>
       {run && <RunDetail key={run.id} run={run} />}
     </div>
