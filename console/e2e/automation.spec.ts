@@ -3,20 +3,12 @@
 // a desktop's and a phone's width, axe-clean in light and dark. Tests that change the
 // tenant's policy or flags restore them, and each uses an error code and a source system
 // of its own, so what the service learns here touches no other test.
-import { expect, test, type Page } from "@playwright/test";
-import { accessible, signIn } from "./support/browser";
-import { base, erpRecord, signedHeaders, token, waitDiagnosed } from "./support/stack";
+import { expect, test } from "@playwright/test";
+import { axeBoth, signIn } from "./support/browser";
+import { base, call, erpRecord, signedHeaders, waitDiagnosed } from "./support/stack";
 
 const widths = [1440, 390];
 const stamp = () => Date.now().toString(36).toUpperCase();
-
-/** axeBoth checks the page as shown in light and in dark mode, and leaves it light. */
-async function axeBoth(page: Page, what: string) {
-  for (const scheme of ["dark", "light"] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await accessible(page, `${what} (${scheme})`);
-  }
-}
 
 /** caseTag spells an errorId's digits as letters: the signature that folds recurrences
  *  ignores numbers, and each error here must stay a row of its own. */
@@ -33,14 +25,6 @@ async function post(errorId: string, recordId: string, errorCode: string, system
   const r = await fetch(base() + "/api/sync-error-assist/ingest", { method: "POST", headers: signedHeaders(body), body });
   expect(r.status).toBe(202);
   return ((await r.json()) as { id: string }).id;
-}
-
-async function call<T>(role: "operator" | "approver" | "admin", method: string, path: string, body?: unknown): Promise<T> {
-  const r = await fetch(base() + path, { method, headers: { Authorization: "Bearer " + (await token(role)), "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
 }
 
 /** outcomeOf reads the enforce record of a row, following the list's cursors. */
@@ -169,6 +153,67 @@ for (const width of widths) {
       await expect(page.getByRole("row").filter({ hasText: id })).toContainText("reverted");
       const detail = await call<{ status: string }>("operator", "GET", "/api/sync-error-assist/proposals/" + id);
       expect(detail.status).toBe("reverted");
+    });
+  });
+
+  test(`queue detail: a rule's fix says which rule wrote it and when, and reverts there; the role and a 409 are said plainly; Auto-resolved lists newest first, at ${width} px`, async ({ page, browser }) => {
+    const tag = stamp();
+    const system = `e2e-detail-${width}-${tag.toLowerCase()}`;
+    const rule = `e2e-detail-${width}-${tag.toLowerCase()}`;
+    const record = width === 1440 ? "SO-10043" : "SO-10044";
+    await withPolicy([{ id: rule, match: { systems: [system] }, apply: "auto", mode: "enforce" }], async () => {
+      // Each error has a code of its own: a revert teaches the service to reject that fix.
+      const first = await post(`E2E-DET1-${width}-${tag}`, record, `E2E_DET1_${width}_${tag}`, system);
+      await expect.poll(() => outcomeOf(first), { timeout: 30_000 }).toBe("applied");
+
+      // An operator sees which rule wrote the fix, and that reverting it needs an approver.
+      const other = await browser.newContext({ viewport: { width, height: 900 } });
+      const op = await other.newPage();
+      await signIn(op, "operator", "/queue/" + first);
+      const seen = op.getByRole("region", { name: "Applied by a rule" });
+      await expect(seen).toContainText(rule);
+      await expect(seen).toContainText("Revert needs an approver");
+      await expect(seen.getByRole("button", { name: "Revert" })).toHaveCount(0);
+      await other.close();
+
+      await page.setViewportSize({ width, height: 900 });
+      await signIn(page, "approver", "/queue/" + first);
+      const section = page.getByRole("region", { name: "Applied by a rule" });
+      await expect(section).toContainText(`Rule ${rule} of the approval policy`);
+      await expect(section.locator("time").first()).toBeVisible();
+      await expect(section).toContainText("applied the fix is in the record");
+      await axeBoth(page, `queue detail, rule's fix ${width}`);
+      await section.getByRole("button", { name: "Revert" }).click();
+      const dialog = page.getByRole("dialog", { name: `Revert the fix on ${first}?` });
+      await expect(dialog).toContainText("only if the record still holds what rule");
+      await dialog.getByLabel("Reason (optional)").fill("ships to Deutschland after all");
+      await dialog.getByRole("button", { name: "Revert" }).click();
+      await expect(section.getByRole("status")).toContainText("Reverted: the record holds its values from before the fix again.");
+      await expect(section).toContainText("reverted the record holds its values from before the fix again");
+      await expect(section).toContainText("ships to Deutschland after all");
+      await expect(section.getByRole("button", { name: "Revert" })).toHaveCount(0);
+      expect((await erpRecord("salesOrder", record)).shipcountry).toBe("Deutschland");
+      await axeBoth(page, `queue detail, reverted ${width}`);
+
+      // A second fix of the rule is the newest: Auto-resolved lists it first.
+      const second = await post(`E2E-DET2-${width}-${tag}`, record, `E2E_DET2_${width}_${tag}`, system);
+      await expect.poll(() => outcomeOf(second), { timeout: 30_000 }).toBe("applied");
+      await page.getByRole("link", { name: "Auto-resolved" }).click();
+      const rows = page.locator("table.auto-list tbody tr");
+      await expect(rows.nth(0)).toContainText(second);
+      await expect(rows.nth(1)).toContainText(first);
+
+      // Someone reverts it while this page still shows it applied: the 409 is said in words.
+      await page.goto("/queue/" + second);
+      const again = page.getByRole("region", { name: "Applied by a rule" });
+      await expect(again.getByRole("button", { name: "Revert" })).toBeVisible();
+      await call("approver", "POST", `/api/sync-error-assist/proposals/${second}/revert`, { reason: "reverted elsewhere" });
+      await again.getByRole("button", { name: "Revert" }).click();
+      await page.getByRole("dialog", { name: `Revert the fix on ${second}?` }).getByRole("button", { name: "Revert" }).click();
+      await expect(again.getByRole("status")).toContainText("Not reverted — ");
+      await expect(again.getByRole("status")).toContainText("this one is reverted");
+      await expect(again).toContainText("reverted elsewhere"); // read again: who acted first, and why
+      await axeBoth(page, `queue detail, revert refused ${width}`);
     });
   });
 

@@ -17,3 +17,11 @@ export async function accessible(page: Page, what: string) {
   const bad = r.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   expect(bad.map((v) => `${what}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
 }
+
+/** axeBoth checks the page as shown in light and in dark mode, and leaves it light. */
+export async function axeBoth(page: Page, what: string) {
+  for (const scheme of ["dark", "light"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await accessible(page, `${what} (${scheme})`);
+  }
+}

@@ -58,6 +58,15 @@ export async function token(role: "operator" | "approver" | "admin"): Promise<st
   return ((await t.json()) as { access_token: string }).access_token;
 }
 
+/** call sends one API request as role and answers its JSON; a non-OK answer throws with it. */
+export async function call<T>(role: "operator" | "approver" | "admin", method: string, path: string, body?: unknown): Promise<T> {
+  const r = await fetch(base() + path, { method, headers: { Authorization: "Bearer " + (await token(role)), "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
 export async function api<T>(role: "operator" | "approver", path: string): Promise<T> {
   const r = await fetch(base() + path, { headers: { Authorization: "Bearer " + (await token(role)) } });
   return (await r.json()) as T;

@@ -153,7 +153,7 @@ function XRefTable({ source, items, admin, locked, onChange }: { source: Ref; it
   if (items.length === 0) return <p class="empty">{source.system}/{source.entity} {source.id} is linked to no record in another system.</p>;
   return (
     <>
-      <table class="grid plain">
+      <table class="grid plain xref-list">
         <caption>Links of {source.system}/{source.entity} <span class="mono">{source.id}</span></caption>
         <thead><tr><th scope="col">Counterpart in</th><th scope="col">Record</th><th scope="col">State</th><th scope="col">How</th><th scope="col">Since</th>
           {admin && <th scope="col"><span class="sr-live">Actions</span></th>}</tr></thead>
@@ -178,7 +178,7 @@ function XRefTable({ source, items, admin, locked, onChange }: { source: Ref; it
       {relinking && (
         <form class="xref-relink" aria-label={`Re-link to another ${relinking.target.system}/${relinking.target.entity} record`}
           onSubmit={(e) => { e.preventDefault(); setRelinking(null); onChange({ target: { ...relinking.target, id: to.trim() }, expect: relinking.target.id }); }}>
-          <label>New {relinking.target.system}/{relinking.target.entity} record id (now <code>{relinking.target.id}</code>){" "}
+          <label><span>New {relinking.target.system}/{relinking.target.entity} record id (now <code>{relinking.target.id}</code>)</span>
             <input value={to} required onInput={(e) => setTo((e.target as HTMLInputElement).value)} /></label>
           <button type="submit" class="primary" disabled={!to.trim() || to.trim() === relinking.target.id}>Re-link</button>
           <button type="button" onClick={() => setRelinking(null)}>Cancel</button>

@@ -27,9 +27,11 @@ interface Props {
   /** demo data never takes a write. */
   demo: boolean;
   onReverted: () => void;
+  /** onRefused reads the row again: a refusal often means someone acted first. */
+  onRefused?: () => void;
 }
 
-export function RevertAction({ item, canRevert, demo, onReverted }: Props) {
+export function RevertAction({ item, canRevert, demo, onReverted, onRefused }: Props) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
@@ -45,6 +47,7 @@ export function RevertAction({ item, canRevert, demo, onReverted }: Props) {
     } catch (e) {
       setResult({ ok: false, text: refusal(e) });
       announce(`${item.claimId} was not reverted`);
+      onRefused?.();
     } finally {
       setBusy(false);
     }
@@ -101,12 +104,13 @@ export function ruleApplied(row: Proposal): Revertible | null {
 }
 
 const STATE_WORDS: Record<string, string> = {
-  applied: "applied: the fix is in the record",
-  reverted: "reverted: the record holds its values from before the fix",
-  applying: "being written: the reconcile completes it",
+  applied: "the fix is in the record",
+  reverted: "the record holds its values from before the fix again",
+  applying: "being written; the reconcile completes it",
 };
 
-/** AutoApplied is the queue detail's account of a rule's fix, with the same Revert. */
+/** AutoApplied is the queue detail's account of a rule's fix, with the same Revert;
+ *  onReverted reads the row again (after a revert, or a refusal: someone may have acted). */
 export function AutoApplied({ row, canRevert, demo, onReverted }: { row: Proposal; canRevert: boolean; demo: boolean; onReverted: () => void }) {
   const item = ruleApplied(row);
   if (!item) return null;
@@ -114,11 +118,11 @@ export function AutoApplied({ row, canRevert, demo, onReverted }: { row: Proposa
   return (
     <section class="auto-applied" aria-labelledby="auto-applied-h">
       <h3 id="auto-applied-h">Applied by a rule</h3>
-      <p>Rule <code>{item.ruleId}</code> of the approval policy ({actorName("policy:" + item.ruleId)}) wrote this fix{" "}
+      <p>Rule <code>{item.ruleId}</code> of the approval policy wrote this fix{" "}
         <Ago at={item.at} />, without a person. <Chip kind={item.outcome}>{item.outcome}</Chip>{" "}
         <span class="note">{STATE_WORDS[item.outcome] ?? item.outcome}
           {undone ? <> — {actorName(undone.actor)} <Ago at={undone.at} />{undone.note ? `: ${undone.note}` : ""}</> : null}</span></p>
-      <div class="actions"><RevertAction item={item} canRevert={canRevert} demo={demo} onReverted={onReverted} /></div>
+      <div class="actions"><RevertAction item={item} canRevert={canRevert} demo={demo} onReverted={onReverted} onRefused={onReverted} /></div>
     </section>
   );
 }
