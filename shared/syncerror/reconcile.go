@@ -71,6 +71,9 @@ type Reconcile struct {
 	// Writes tells whether an expired approve's write-back reached the host ERP when the
 	// approve stopped before marking its row; nil trusts the marker alone.
 	Writes AppliedWrites
+	// Docs, when set, lets the run give older automation records their place in the
+	// newest-first list (OrderAutomation).
+	Docs DocStore
 	// Budget is the longest a run may take on the Now clock (zero: until the context's
 	// deadline, the Lambda's). Each tenant gets a bounded share of it (tenantrun).
 	Budget time.Duration
@@ -95,7 +98,10 @@ type Report struct {
 	// LeasesCompleted are expired leases whose write had reached the host ERP: completed
 	// approved instead of returned to pending.
 	LeasesCompleted int `json:"leasesCompleted"`
-	Errors          int `json:"errors"`
+	// AutomationOrdered are automation records from before they carried their time, given
+	// it (once per record, a bounded number per run).
+	AutomationOrdered int `json:"automationOrdered"`
+	Errors            int `json:"errors"`
 	// TenantsTimedOut are tenant steps stopped at the end of their share of the run;
 	// TenantsSkipped the tenant steps left for the next run because its deadline was near.
 	TenantsTimedOut int `json:"tenantsTimedOut"`
@@ -130,7 +136,8 @@ func (rc *Reconcile) Run(ctx context.Context) (Report, error) {
 	// another tenant's sweep.
 	plan.Memory = &rc.sweepOrder
 	rc.phase(ctx, plan, all, &rep, func(ctx context.Context, id string) error {
-		return rc.step(ctx, id, "sweep expired leases", rc.sweepLeases, &rep)
+		return errors.Join(rc.step(ctx, id, "sweep expired leases", rc.sweepLeases, &rep),
+			rc.step(ctx, id, "order automation records", rc.orderAutomation, &rep))
 	})
 	plan.Memory = &rc.pollOrder
 	rep.Tenants = len(enabled)
@@ -140,7 +147,7 @@ func (rc *Reconcile) Run(ctx context.Context) (Report, error) {
 	})
 	rc.log().Info("reconcile finished", "tenants", rep.Tenants, "requeued", rep.Requeued, "contended", rep.Contended,
 		"sendFailed", rep.SendFailed, "polled", rep.Polled, "claimed", rep.Claimed, "invalid", rep.Invalid,
-		"leasesExpired", rep.LeasesExpired, "leasesCompleted", rep.LeasesCompleted, "errors", rep.Errors,
+		"leasesExpired", rep.LeasesExpired, "leasesCompleted", rep.LeasesCompleted, "automationOrdered", rep.AutomationOrdered, "errors", rep.Errors,
 		"tenantsTimedOut", rep.TenantsTimedOut, "tenantsSkipped", rep.TenantsSkipped)
 	rc.metrics(rep)
 	return rep, nil

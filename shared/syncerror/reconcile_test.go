@@ -317,3 +317,25 @@ func TestReconcileMetricsIgnoreTheLogLevel(t *testing.T) {
 		t.Fatalf("metrics %q", metrics.String())
 	}
 }
+
+// The reconcile gives automation records from before records carried their time their
+// place in the newest-first list, for every tenant, whatever its flags; then it is done.
+func TestReconcileOrdersOlderAutomationRecords(t *testing.T) {
+	tenants, claims, queue := reconcileFixture(t)
+	for _, tenantID := range []string{"on", "half"} {
+		body := json.RawMessage(`{"claimId":"se_1","ruleId":"r","mode":"enforce","at":"2026-11-20T09:00:00Z","outcome":"applied"}`)
+		if _, err := claims.PutDoc(context.Background(), tenantID, syncerror.Doc{Key: "~auto#se_1", Body: body}, clock); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Docs: claims, Log: discardLogger(), Now: func() time.Time { return clock }}
+	for i, want := range []int{2, 0} {
+		rep, err := rc.Run(context.Background())
+		if err != nil || rep.AutomationOrdered != want || rep.Errors != 0 {
+			t.Fatalf("run %d: %+v %v", i, rep, err)
+		}
+	}
+	if docs, _, _ := claims.ListDocsNewest(context.Background(), "half", "~auto#", 10, ""); len(docs) != 1 {
+		t.Fatalf("listed %d", len(docs))
+	}
+}

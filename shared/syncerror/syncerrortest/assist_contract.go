@@ -110,6 +110,10 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 		testListDocsNewest(t, newStore(t), now)
 	})
 
+	t.Run("older automation records are given their time, a bounded number per run, once", func(t *testing.T) {
+		testOrderAutomation(t, newStore(t), now)
+	})
+
 	t.Run("approval policy: default, then versioned puts", func(t *testing.T) {
 		s := newStore(t)
 		p := syncerror.Policies{Docs: s}
@@ -302,4 +306,42 @@ func docKeys(ds []syncerror.Doc) []string {
 		out[i] = d.Key
 	}
 	return out
+}
+
+// testOrderAutomation: seven automation records from before records carried their time
+// (no Sort) and one that has it; runs of three give them their time in turns, leave the
+// sorted one alone, and once all are done read nothing more.
+func testOrderAutomation(t *testing.T, s AssistStore, now time.Time) {
+	ctx := context.Background()
+	for i := range 7 {
+		body := fmt.Sprintf(`{"claimId":"se_%d","ruleId":"r","mode":"enforce","at":%q,"outcome":"applied"}`, i, now.Add(time.Duration(i)*time.Minute).Format(time.RFC3339))
+		if _, err := s.PutDoc(ctx, "t1", syncerror.Doc{Key: fmt.Sprintf("~auto#se_%d", i), Body: json.RawMessage(body)}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sorted := syncerror.Doc{Key: "~auto#se_9", Body: json.RawMessage(`{"claimId":"se_9","at":"2026-11-25T10:00:00Z"}`), Sort: now.Add(time.Hour)}
+	if _, err := s.PutDoc(ctx, "t1", sorted, now); err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for range 4 {
+		n, err := syncerror.OrderAutomation(ctx, s, "t1", 3, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, n)
+	}
+	if fmt.Sprint(got) != "[3 3 1 0]" {
+		t.Fatalf("ordered per run %v", got)
+	}
+	docs, _, err := s.ListDocsNewest(ctx, "t1", "~auto#", 20, "")
+	if err != nil || fmt.Sprint(docKeys(docs)) != "[~auto#se_9 ~auto#se_6 ~auto#se_5 ~auto#se_4 ~auto#se_3 ~auto#se_2 ~auto#se_1 ~auto#se_0]" {
+		t.Fatalf("newest first after ordering: %v %v", docKeys(docs), err)
+	}
+	if d, _ := s.GetDoc(ctx, "t1", "~auto#se_9"); d.Version != 1 {
+		t.Fatalf("a record with its time was written again: version %d", d.Version)
+	}
+	if d, _ := s.GetDoc(ctx, "t1", "~auto#se_3"); !d.Sort.Equal(now.Add(3*time.Minute)) || d.Version != 2 {
+		t.Fatalf("se_3: sort %v version %d", d.Sort, d.Version)
+	}
 }

@@ -37,6 +37,14 @@ func (f *Feature) assist() *syncerror.Assist {
 		Flags: f.Base.Tenants}
 }
 
+// docs is the processed table's documents, for the reconcile's upkeep of them.
+func (f *Feature) docs() syncerror.DocStore {
+	if s, ok := f.Claims.(syncerror.DocStore); ok {
+		return s
+	}
+	return nil
+}
+
 // automate gives the worker the tenant's knowledge and its auto rules, which apply through
 // the approve route's own path (the guard). Without the guard the worker still learns and
 // shadows; an enforced rule then records that it could not apply.

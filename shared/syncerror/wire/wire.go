@@ -121,7 +121,7 @@ func (f *Feature) Worker(d syncerror.Diagnoser) *syncerror.Worker {
 func (f *Feature) Reconcile() *syncerror.Reconcile {
 	return &syncerror.Reconcile{Tenants: f.Base.TenantsFor(), Claims: f.Claims, Queue: f.Queue, Log: f.Base.Log, Now: f.Base.Clock(),
 		StuckAfter: f.StuckAfter, Host: hostErrors{guarded.Connectors(f.Base)}, Watermarks: f.Claims, Audit: f.Base.Audit,
-		Writes: ledgerWrites{f.Base.Ledger()}, Mask: f.mask()}
+		Writes: ledgerWrites{f.Base.Ledger()}, Mask: f.mask(), Docs: f.docs()}
 }
 
 // ReconcileLambda is the reconcile function's entry point.
