@@ -123,9 +123,19 @@ func (s *DynamoClaims) ListDocs(ctx context.Context, tenantID, prefix string, li
 		}
 		in.ExclusiveStartKey = s.key(tenantID, last)
 	}
-	out, err := s.client.Query(ctx, in)
+	docs, next, err := s.queryDocs(ctx, in, func(d Doc) string { return d.Key })
 	if err != nil {
 		return nil, "", fmt.Errorf("list documents %s/%s: %w", tenantID, prefix, err)
+	}
+	return docs, next, nil
+}
+
+// queryDocs runs a listing's query and answers its page, with a cursor made by cursorOf
+// from the last document served when there is more.
+func (s *DynamoClaims) queryDocs(ctx context.Context, in *dynamodb.QueryInput, cursorOf func(Doc) string) ([]Doc, string, error) {
+	out, err := s.client.Query(ctx, in)
+	if err != nil {
+		return nil, "", err
 	}
 	docs := make([]Doc, 0, len(out.Items))
 	for _, it := range out.Items {
@@ -137,7 +147,7 @@ func (s *DynamoClaims) ListDocs(ctx context.Context, tenantID, prefix string, li
 	}
 	next := ""
 	if len(out.LastEvaluatedKey) > 0 && len(docs) > 0 {
-		next = dynamostore.EncodeCursor(docs[len(docs)-1].Key)
+		next = dynamostore.EncodeCursor(cursorOf(docs[len(docs)-1]))
 	}
 	return docs, next, nil
 }
@@ -165,21 +175,9 @@ func (s *DynamoClaims) ListDocsNewest(ctx context.Context, tenantID, prefix stri
 		in.ExclusiveStartKey = s.key(tenantID, key)
 		in.ExclusiveStartKey["doc_list"], in.ExclusiveStartKey["doc_sort"] = dynamostore.Str(list), dynamostore.Str(last)
 	}
-	out, err := s.client.Query(ctx, in)
+	docs, next, err := s.queryDocs(ctx, in, docSortKey)
 	if err != nil {
 		return nil, "", fmt.Errorf("list documents newest first %s/%s: %w", tenantID, prefix, err)
-	}
-	docs := make([]Doc, 0, len(out.Items))
-	for _, it := range out.Items {
-		d, err := docFrom(it)
-		if err != nil {
-			return nil, "", err
-		}
-		docs = append(docs, d)
-	}
-	next := ""
-	if len(out.LastEvaluatedKey) > 0 && len(docs) > 0 {
-		next = dynamostore.EncodeCursor(docSortKey(docs[len(docs)-1]))
 	}
 	return docs, next, nil
 }
