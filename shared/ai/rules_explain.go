@@ -102,12 +102,11 @@ func quoted(original, lower string, loc []int) string {
 
 // plain says one piece of evidence in a sentence's words, with where its meaning comes
 // from: a code only other vendors list is read by its class, citing none of them (s says
-// why).
+// whose documentation does not list it).
 func (e evidence) plain(s scope) string {
 	switch {
 	case e.foreign():
-		return fmt.Sprintf("the error code %s, which %s for %s (%s, so no vendor's page is cited)",
-			e.said, e.usedBy(), classNoun[e.class], s.notListed())
+		return fmt.Sprintf("the error code %s, which %s for %s%s", e.said, e.usedBy(), classNoun[e.class], s.notListed())
 	case e.kind == "code":
 		return fmt.Sprintf("the error code %s, which means %q according to %s", e.said, e.meaning, e.src)
 	case e.kind == "status":
@@ -129,9 +128,9 @@ func (e evidence) foreign() bool { return e.kind == "code" && e.others > 0 }
 // usedBy says who uses a foreign code, naming no vendor.
 func (e evidence) usedBy() string {
 	if e.others > 1 {
-		return "several vendors use"
+		return "other systems use"
 	}
-	return "another vendor uses"
+	return "another system uses"
 }
 
 // short says a piece of supporting evidence in a few words.

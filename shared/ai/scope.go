@@ -136,21 +136,19 @@ func (s scope) lookup(token string) (codeMatch, bool) {
 	return codeMatch{vendorCode: v}, ok
 }
 
-// notListed says, for a code only other vendors list, why no vendor's page is cited.
+// notListed says, for a code only other vendors list, in a few words for the operator,
+// that the error's own systems' documentation does not list it: " (not among NetSuite's
+// documented codes)". The trace keeps which catalogue matched (otherVendors).
 func (s scope) notListed() string {
-	var parts []string
 	if len(s.own) > 0 {
 		names := make([]string, len(s.own))
 		for i, c := range s.own {
-			names[i] = c.vendor
+			names[i] = c.vendor + "'s"
 		}
-		parts = append(parts, "not a code the diagnoser knows for "+strings.Join(names, " or "))
+		return " (not among " + strings.Join(names, " or ") + " documented codes)"
 	}
 	if s.unknown != "" {
-		parts = append(parts, "the diagnoser knows no codes of "+s.unknown)
+		return " (" + s.unknown + "'s own codes are not known here)"
 	}
-	if len(parts) == 0 {
-		return "the error does not say which system's code it is"
-	}
-	return strings.Join(parts, ", and ")
+	return ""
 }
