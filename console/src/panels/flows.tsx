@@ -149,7 +149,7 @@ export function FlowDefinitions() {
   if (failed !== null) return <PanelError what="Flows" error={failed} onRetry={() => void load()} />;
   if (!flows) return <p aria-busy="true">Loading flows…</p>;
   return (
-    <section aria-labelledby="defs-h">
+    <section aria-labelledby="defs-h" class="flow-defs">
       <div class="toolbar">
         <h2 id="defs-h">Flows</h2>
         <button type="button" disabled={demo || editing !== null} onClick={() => setEditing("new")}>New flow</button>
