@@ -31,11 +31,11 @@ func digitsAt(v string, i int, sc *scope) (span, bool, int) {
 		return span{}, false, end
 	}
 	// A group glued to letters belongs to an identifier (a hex digest, a SKU); one followed
-	// by ".5" or ",00" belongs to an amount; one that runs on into an '@' is the start of an
-	// e-mail address ("001 01 0001 0@x.io": a second scan sees "[EMAIL_1]" there, not a
-	// fourth group).
+	// by ".5" or ",00" belongs to an amount, unless those digits start an e-mail address
+	// ("0001,0@x.io" is no amount); one that runs on into an '@' is the start of an address
+	// ("001 01 0001 0@x.io": a second scan sees "[EMAIL_1]" there, not a fourth group).
 	if end < n && (isLetter(v[end]) || v[end] == '_' ||
-		end+1 < n && (v[end] == '.' || v[end] == ',') && isDigit(v[end+1]) ||
+		end+1 < n && (v[end] == '.' || v[end] == ',') && isDigit(v[end+1]) && !emailLocalUpTo(v, end+1) ||
 		emailLocalUpTo(v, end)) {
 		m--
 	}

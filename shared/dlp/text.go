@@ -89,11 +89,12 @@ func urlPasswordAt(v string, i int) (span, bool, int) {
 		if c == '/' || c == '?' || c == '#' || c <= ' ' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '\\' {
 			break
 		}
-		if c == '[' {
-			if l := placeholderLen(v[q:]); l > 0 { // "[REDACTED:API_KEY]" holds no user:password
-				q += l - 1
-				continue
-			}
+		// A placeholder stands for text an earlier scan found, which may have held a
+		// character that ends the userinfo ("A://key:#00&@" masks to
+		// "A://key:[PASSWORD_FIELD_1]&@"): the userinfo ends there too, so a second scan
+		// reads it as the first did. (Its ':' is no user:password separator either.)
+		if c == '[' && placeholderLen(v[q:]) > 0 {
+			break
 		}
 		if c == '@' {
 			at = q // the last '@' ends the userinfo, as in browsers: passwords may hold '@'
