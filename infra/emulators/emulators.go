@@ -87,7 +87,11 @@ func Start(ctx context.Context, opt Options) (*Emulators, error) {
 	if out == nil {
 		out = io.Discard
 	}
-	dargs := []string{dynalite, "--host", "127.0.0.1", "--port", strconv.Itoa(dport), "--createTableMs", "0",
+	guard := filepath.Join(root, "infra", "emulators", "dynalite-guard.cjs")
+	if _, err := os.Stat(guard); err != nil {
+		return nil, fmt.Errorf("dynalite's guard: %w", err)
+	}
+	dargs := []string{"--require", guard, dynalite, "--host", "127.0.0.1", "--port", strconv.Itoa(dport), "--createTableMs", "0",
 		"--deleteTableMs", "0", "--updateTableMs", "0"}
 	if opt.DynamoDBPath != "" {
 		dargs = append(dargs, "--path", opt.DynamoDBPath)
