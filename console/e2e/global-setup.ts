@@ -61,7 +61,7 @@ export default async function globalSetup() {
   };
   process.on("exit", stop);
   try {
-    await waitFor(base + "/config.json", 90_000);
+    await waitFor(base + "/local/ready", 90_000);
   } catch (e) {
     stop();
     console.error(readFileSync(logPath, "utf8").slice(-4000));

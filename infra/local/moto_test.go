@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -106,17 +105,28 @@ func restoreEnv(t *testing.T) {
 // serves), or fails when serve ends first.
 func waitServing(t *testing.T, stateFile string, served <-chan error) {
 	t.Helper()
+	ready := "http://127.0.0.1:" + os.Getenv("PORT") + "/local/ready"
 	for deadline := time.Now().Add(2 * time.Minute); ; {
 		select {
 		case err := <-served:
 			t.Fatalf("serve ended before serving: %v", err)
 		case <-time.After(100 * time.Millisecond):
 		}
-		if _, err := os.Stat(stateFile); err == nil {
-			return
-		} else if !errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
-			t.Fatalf("the stack did not start serving: %v", err)
+		resp, err := http.Get(ready)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusNoContent {
+				break
+			}
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stack did not become ready: %v", err)
+		}
+	}
+	// Ready promises what `make token` and the scripts read: a token minted before
+	// local.env is written carries the wrong issuer.
+	if _, err := os.Stat(stateFile); err != nil {
+		t.Fatalf("ready before its state was written: %v", err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -187,6 +188,17 @@ func serve(ctx context.Context) error {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(rep)
 	})
+	// Local only: 200 once local.env is written and the demo queue seeded. Tests and
+	// scripts wait for this, not for the first answer: a token minted before local.env
+	// exists carries the default issuer and is refused (a busy machine showed it).
+	var ready atomic.Bool
+	mux.HandleFunc("GET /local/ready", func(w http.ResponseWriter, r *http.Request) {
+		if !ready.Load() {
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	mux.Handle("/", api)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -234,6 +246,7 @@ func serve(ctx context.Context) error {
 	if err := writeState(stateDir, baseURL, secrets); err != nil {
 		return err
 	}
+	ready.Store(true)
 	printBanner(baseURL, secrets, every, stateDir)
 
 	<-ctx.Done()

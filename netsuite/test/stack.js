@@ -91,7 +91,7 @@ async function start({ webhookSecret }) {
 
   const base = `http://127.0.0.1:${port}`;
   try {
-    await waitFor(`${base}/config.json`, 60000, () => exited);
+    await waitFor(`${base}/local/ready`, 60000, () => exited);
   } catch (e) {
     const tail = fs.existsSync(logPath) ? fs.readFileSync(logPath, 'utf8').slice(-4000) : '';
     await stop();
