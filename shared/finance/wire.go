@@ -49,7 +49,7 @@ type SweepReport struct {
 // tenant's failure is logged and the others are still swept.
 func SweepAllLeases(ctx context.Context, b *platform.Base, s *Service) (SweepReport, error) {
 	var rep SweepReport
-	failed, err := b.EachTenant(ctx, "finance lease sweep", func(ctx context.Context, tenantID string) error {
+	failed, err := b.EachTenant(ctx, "finance lease sweep", blueprint.FinanceApprovals, func(ctx context.Context, tenantID string) error {
 		n, err := s.SweepExpiredLeases(ctx, tenantID, b.Now())
 		rep.LeasesExpired += n
 		return err

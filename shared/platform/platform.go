@@ -239,7 +239,10 @@ func (b *Base) AIRecords() *audit.AIRecords {
 // and a run near its deadline leaves the rest to the next one. One tenant's failure is
 // logged under job and counted, and the others still run; only failing to list the
 // tenants is an error. Timeouts and tenants left over are logged and emitted as metrics.
-func (b *Base) EachTenant(ctx context.Context, job string, fn func(ctx context.Context, tenantID string) error) (failed int, err error) {
+//
+// Which tenants ran out of time is kept in table (one the job writes already), so a cold
+// start remembers it.
+func (b *Base) EachTenant(ctx context.Context, job string, table blueprint.Table, fn func(ctx context.Context, tenantID string) error) (failed int, err error) {
 	tenants, err := b.TenantsFor().List(ctx) // the ids alone are needed: no secret is fetched
 	if err != nil {
 		return 0, fmt.Errorf("list tenants: %w", err)
@@ -248,10 +251,12 @@ func (b *Base) EachTenant(ctx context.Context, job string, fn func(ctx context.C
 	for _, t := range tenants {
 		ids = append(ids, t.ID)
 	}
-	memory := Memo(b, tenantRunKey{job}, func() *tenantrun.Memory { return &tenantrun.Memory{} })
-	res := tenantrun.Run(ctx, ids, tenantrun.Plan{Now: b.now, Memory: memory}, fn)
+	res := tenantrun.Run(ctx, ids, tenantrun.Plan{Now: b.now, Memory: b.JobMemory(table, job)}, fn)
 	for id, err := range res.Errors {
 		b.Log.Error(job+" failed", "tenant", id, "error", err)
+	}
+	if res.MemoryErr != nil {
+		b.Log.Warn(job+": which tenants ran out of time is not remembered", "error", res.MemoryErr)
 	}
 	if res.Skipped > 0 || res.TimedOut > 0 {
 		b.Log.Warn(job+" ran out of time", "tenantsTimedOut", res.TimedOut, "tenantsSkipped", res.Skipped)
@@ -262,4 +267,14 @@ func (b *Base) EachTenant(ctx context.Context, job string, fn func(ctx context.C
 	return res.Failed, nil
 }
 
-type tenantRunKey struct{ job string }
+// JobMemory is where job keeps which tenants ran out of time (tenantrun): an item of
+// table, which the job writes already. A Base without DynamoDB (unit tests) keeps it in
+// the process.
+func (b *Base) JobMemory(table blueprint.Table, job string) tenantrun.Memory {
+	if b.DB == nil {
+		return Memo(b, jobMemoryKey{job}, func() *tenantrun.InProcess { return &tenantrun.InProcess{} })
+	}
+	return tenantrun.Dynamo{DB: b.DB, Table: b.Config.Table(table), Keys: table, Job: job}
+}
+
+type jobMemoryKey struct{ job string }

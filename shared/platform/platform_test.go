@@ -108,7 +108,7 @@ func TestEachTenantRunsAllAndTurnsTheStart(t *testing.T) {
 	for minute := range 3 {
 		b.Now = func() time.Time { return time.Unix(int64(minute)*60, 0) }
 		var seen []string
-		failed, err := b.EachTenant(context.Background(), "job", func(_ context.Context, id string) error {
+		failed, err := b.EachTenant(context.Background(), "job", blueprint.Processed, func(_ context.Context, id string) error {
 			seen = append(seen, id)
 			if id == "b" {
 				return errors.New("down")

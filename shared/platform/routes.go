@@ -16,7 +16,8 @@ import (
 // Embedded sessions are how an embedded caller proves who it is, so they are platform.
 func (b *Base) Sessions() *session.Service {
 	return &session.Service{Store: b.SessionStore, Tenants: b.TenantsFor(), Audit: b.Audit, Auth: b.HostAuth(tenant.PurposeEmbedded),
-		Now: b.now, TokenTTL: b.Config.EmbeddedTokenTTL, ContextTTL: b.Config.EmbeddedContextTTL, Log: b.Log}
+		Now: b.now, TokenTTL: b.Config.EmbeddedTokenTTL, ContextTTL: b.Config.EmbeddedContextTTL, Log: b.Log,
+		ReapOrder: b.JobMemory(blueprint.EmbeddedSessions, "session reap")}
 }
 
 // PlatformRoutes are the routes the platform serves itself: embedded sessions, the audit

@@ -45,13 +45,23 @@ func (s *Service) Reap(ctx context.Context) (ReapReport, error) {
 		ids = append(ids, t.ID)
 	}
 	// Each tenant a bounded share of the run, another one first each time (tenantrun).
-	res := tenantrun.Run(ctx, ids, tenantrun.Plan{Now: s.now, Memory: &s.reapOrder}, func(ctx context.Context, id string) error {
+	res := tenantrun.Run(ctx, ids, tenantrun.Plan{Now: s.now, Memory: s.reapMemory()}, func(ctx context.Context, id string) error {
 		return s.reapTenant(ctx, id, now, &rep)
 	})
 	rep.TenantsTimedOut, rep.TenantsSkipped = res.TimedOut, res.Skipped
+	if res.MemoryErr != nil {
+		s.log().Warn("session reap: which tenants ran out of time is not remembered", "error", res.MemoryErr)
+	}
 	s.log().Info("session reap finished", "tenants", rep.Tenants, "tokens", rep.Tokens, "contexts", rep.Contexts,
 		"requests", rep.Requests, "errors", rep.Errors, "tenantsTimedOut", res.TimedOut, "tenantsSkipped", res.Skipped)
 	return rep, nil
+}
+
+func (s *Service) reapMemory() tenantrun.Memory {
+	if s.ReapOrder != nil {
+		return s.ReapOrder
+	}
+	return &s.reapOrder
 }
 
 // reapTenant reaps one tenant's expired records and audits what it removed.

@@ -62,7 +62,11 @@ type Service struct {
 	// the request's logger.
 	Log *slog.Logger
 
-	reapOrder tenantrun.Memory // the tenants whose reap ran out of time, tried last next run
+	// ReapOrder keeps the tenants whose reap ran out of time, to try them last next run
+	// (nil: this value's own, in the process).
+	ReapOrder tenantrun.Memory
+
+	reapOrder tenantrun.InProcess
 }
 
 // BootstrapRequest is the host bootstrap body.

@@ -78,8 +78,11 @@ type Reconcile struct {
 	// deadline, the Lambda's). Each tenant gets a bounded share of it (tenantrun).
 	Budget time.Duration
 
-	// Which tenants ran out of their share, per phase, to try them last next run.
-	sweepOrder, pollOrder tenantrun.Memory
+	// SweepOrder and PollOrder keep which tenants ran out of their share in each phase, to
+	// try them last next run (nil: this value's own, in the process).
+	SweepOrder, PollOrder tenantrun.Memory
+
+	sweepOrder, pollOrder tenantrun.InProcess
 }
 
 // Report says what a reconcile run did.
@@ -134,12 +137,12 @@ func (rc *Reconcile) Run(ctx context.Context) (Report, error) {
 	// is polled: an approve that stopped mid-write is finished or released even for a
 	// tenant switched off since, and no tenant's slow ERP can use up the run before
 	// another tenant's sweep.
-	plan.Memory = &rc.sweepOrder
+	plan.Memory = orOwn(rc.SweepOrder, &rc.sweepOrder)
 	rc.phase(ctx, plan, all, &rep, func(ctx context.Context, id string) error {
 		return errors.Join(rc.step(ctx, id, "sweep expired leases", rc.sweepLeases, &rep),
 			rc.step(ctx, id, "order automation records", rc.orderAutomation, &rep))
 	})
-	plan.Memory = &rc.pollOrder
+	plan.Memory = orOwn(rc.PollOrder, &rc.pollOrder)
 	rep.Tenants = len(enabled)
 	rc.phase(ctx, plan, enabled, &rep, func(ctx context.Context, id string) error {
 		return errors.Join(rc.step(ctx, id, "requeue stuck claims", rc.requeueStuck, &rep),
@@ -161,6 +164,16 @@ func (rc *Reconcile) phase(ctx context.Context, plan tenantrun.Plan, ids []strin
 	if res.Skipped > 0 {
 		rc.log().Warn("reconcile stopped before its deadline; the next run goes on", "tenantsLeft", res.Skipped)
 	}
+	if res.MemoryErr != nil {
+		rc.log().Warn("reconcile: which tenants ran out of time is not remembered", "error", res.MemoryErr)
+	}
+}
+
+func orOwn(m tenantrun.Memory, own *tenantrun.InProcess) tenantrun.Memory {
+	if m != nil {
+		return m
+	}
+	return own
 }
 
 // step runs one step for one tenant; a failure is logged and counted, and the run goes on.

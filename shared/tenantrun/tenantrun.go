@@ -10,8 +10,6 @@ import (
 	"errors"
 	"slices"
 	"time"
-
-	"github.com/syncassist/syncassist/shared/bounded"
 )
 
 // DefaultReserve is the time a run keeps before its deadline for what follows the last
@@ -27,15 +25,14 @@ type Plan struct {
 	Deadline time.Time
 	// Reserve overrides DefaultReserve.
 	Reserve time.Duration
-	// Memory carries which tenants timed out from one run to the next (nil: none). Keep one
-	// per job for the life of the process.
-	Memory *Memory
+	// Memory carries which tenants timed out from one run to the next (nil: none): one per
+	// job, read once at the start of a run and written once at its end if it changed.
+	Memory Memory
 }
 
-// Memory remembers the tenants whose share ran out, to try them last next time. It lives
-// in the process (a warm function), bounded; a cold start forgets it, which costs only the
-// order of one run.
-type Memory struct{ timedOut bounded.Map[string, bool] }
+// memorySaveTime bounds the write of a run's memory, which is made even when the run's
+// context has ended (the run's reserve leaves time for it).
+const memorySaveTime = 2 * time.Second
 
 // Result says what a run did.
 type Result struct {
@@ -46,12 +43,17 @@ type Result struct {
 	Skipped int
 	// Errors are the failures by tenant id, for the caller's log.
 	Errors map[string]error
+	// MemoryErr is a failure to read or write the plan's memory, for the caller's log: the
+	// run itself went on (in the turned order, with nobody tried last).
+	MemoryErr error
 }
 
 // Run calls fn for each of ids in the plan's order, each under its share of the time.
 func Run(ctx context.Context, ids []string, p Plan, fn func(ctx context.Context, id string) error) Result {
 	res := Result{Errors: map[string]error{}}
-	order := p.order(ids)
+	late, err := load(ctx, p.Memory, ids)
+	res.MemoryErr = err
+	order := p.order(ids, late.now)
 	for i, id := range order {
 		share, ok := p.share(ctx, len(order)-i)
 		if !ok {
@@ -67,12 +69,10 @@ func Run(ctx context.Context, ids []string, p Plan, fn func(ctx context.Context,
 		timedOut := ctx.Err() == nil && (errors.Is(tctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded))
 		cancel()
 		res.Ran++
-		if p.Memory != nil {
-			if timedOut {
-				p.Memory.timedOut.Store(id, true)
-			} else {
-				p.Memory.timedOut.Delete(id)
-			}
+		if timedOut {
+			late.now[id] = true
+		} else {
+			delete(late.now, id)
 		}
 		if timedOut {
 			res.TimedOut++
@@ -82,23 +82,25 @@ func Run(ctx context.Context, ids []string, p Plan, fn func(ctx context.Context,
 			res.Errors[id] = err
 		}
 	}
+	if store, changed := late.changed(); p.Memory != nil && res.MemoryErr == nil && changed {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), memorySaveTime)
+		res.MemoryErr = p.Memory.SetLate(sctx, store)
+		cancel()
+	}
 	return res
 }
 
 // order turns ids by the minute, so each run starts at another tenant, then moves the
 // ones that timed out last time to the end (keeping their turned order).
-func (p Plan) order(ids []string) []string {
+func (p Plan) order(ids []string, late map[string]bool) []string {
 	ids = slices.Clone(ids)
 	if n := len(ids); n > 1 {
 		k := int(p.now().Unix()/60) % n
 		ids = slices.Concat(ids[k:], ids[:k])
 	}
-	if p.Memory == nil {
-		return ids
-	}
 	var first, last []string
 	for _, id := range ids {
-		if late, _ := p.Memory.timedOut.Load(id); late {
+		if late[id] {
 			last = append(last, id)
 		} else {
 			first = append(first, id)

@@ -17,7 +17,7 @@ var t0 = time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 func TestSharesOrderAndDeadline(t *testing.T) {
 	now := t0
 	clock := func() time.Time { return now }
-	mem := &tenantrun.Memory{}
+	mem := &tenantrun.InProcess{}
 	ids := []string{"a", "b", "c", "d"}
 	var order []string
 	var shares []time.Duration

@@ -171,7 +171,7 @@ func switchedOff(ctx context.Context, b *platform.Base, tenantID string) (bool, 
 // others still run.
 func RedriveAll(ctx context.Context, b *platform.Base, x *flow.Executor) (RedriveReport, error) {
 	var rep RedriveReport
-	failed, err := b.EachTenant(ctx, "flow redrive", func(ctx context.Context, tenantID string) error {
+	failed, err := b.EachTenant(ctx, "flow redrive", blueprint.Flows, func(ctx context.Context, tenantID string) error {
 		if off, err := switchedOff(ctx, b, tenantID); err != nil || off {
 			rep.TenantsOff += btoi(off)
 			return err
@@ -215,7 +215,7 @@ func btoi(b bool) int {
 // still run.
 func PollAll(ctx context.Context, b *platform.Base, p *flow.Poller) (PollReport, error) {
 	var rep PollReport
-	failed, err := b.EachTenant(ctx, "flow poll", func(ctx context.Context, tenantID string) error {
+	failed, err := b.EachTenant(ctx, "flow poll", blueprint.Flows, func(ctx context.Context, tenantID string) error {
 		if off, err := switchedOff(ctx, b, tenantID); err != nil || off {
 			rep.TenantsOff += btoi(off)
 			return err

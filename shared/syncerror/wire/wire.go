@@ -121,7 +121,9 @@ func (f *Feature) Worker(d syncerror.Diagnoser) *syncerror.Worker {
 func (f *Feature) Reconcile() *syncerror.Reconcile {
 	return &syncerror.Reconcile{Tenants: f.Base.TenantsFor(), Claims: f.Claims, Queue: f.Queue, Log: f.Base.Log, Now: f.Base.Clock(),
 		StuckAfter: f.StuckAfter, Host: hostErrors{guarded.Connectors(f.Base)}, Watermarks: f.Claims, Audit: f.Base.Audit,
-		Writes: ledgerWrites{f.Base.Ledger()}, Mask: f.mask(), Docs: f.docs()}
+		Writes: ledgerWrites{f.Base.Ledger()}, Mask: f.mask(), Docs: f.docs(),
+		SweepOrder: f.Base.JobMemory(blueprint.Processed, "reconcile sweep"),
+		PollOrder:  f.Base.JobMemory(blueprint.Processed, "reconcile poll")}
 }
 
 // ReconcileLambda is the reconcile function's entry point.
