@@ -214,6 +214,19 @@ for (const width of widths) {
       await expect(again.getByRole("status")).toContainText("this one is reverted");
       await expect(again).toContainText("reverted elsewhere"); // read again: who acted first, and why
       await axeBoth(page, `queue detail, revert refused ${width}`);
+
+      // The same refusal in the Auto-resolved list: the row then shows how the fix stands.
+      const third = await post(`E2E-DET3-${width}-${tag}`, record, `E2E_DET3_${width}_${tag}`, system);
+      await expect.poll(() => outcomeOf(third), { timeout: 30_000 }).toBe("applied");
+      await page.getByRole("link", { name: "Auto-resolved" }).click();
+      const listed = page.getByRole("row").filter({ hasText: third });
+      await expect(listed.getByRole("button", { name: "Revert" })).toBeVisible();
+      await call("approver", "POST", `/api/sync-error-assist/proposals/${third}/revert`, { reason: "reverted elsewhere too" });
+      await listed.getByRole("button", { name: "Revert" }).click();
+      await page.getByRole("dialog", { name: `Revert the fix on ${third}?` }).getByRole("button", { name: "Revert" }).click();
+      await expect(listed.getByRole("status")).toContainText("Not reverted — ");
+      await expect(listed.locator("td").nth(4)).toContainText("reverted");
+      await expect(listed.getByRole("button", { name: "Revert" })).toHaveCount(0);
     });
   });
 

@@ -3,12 +3,12 @@
 // wrote, and Revert for approvers within 24 hours. The Shadow tab shows what shadow rules
 // would have applied and how that compared with what people then decided.
 import { useEffect, useState } from "preact/hooks";
-import { read } from "../api/client";
+import { read, readQuiet } from "../api/client";
 import { demoAutomation } from "../api/demo-assist";
-import type { Automation, List } from "../api/types";
+import type { Automation, List, Proposal } from "../api/types";
 import { navigate } from "../router";
 import { actorName, Ago, Chip, PanelError, show } from "../ui";
-import { RevertAction } from "./revert";
+import { revertEntry, RevertAction, ruleApplied } from "./revert";
 type Mode = "enforce" | "shadow";
 
 const OUTCOME_WORDS: Record<string, string> = {
@@ -47,6 +47,16 @@ export function AutomationPanel({ canRevert }: { canRevert: boolean }) {
   };
 
   const reverted = (id: string) => setRows((rs) => rs && rs.map((x) => (x.claimId === id ? { ...x, outcome: "reverted" } : x)));
+  // A refused revert often means someone acted first: the row shows how the fix stands now,
+  // read from the sync error (the list keeps its place; nothing else is read again).
+  const refused = async (id: string) => {
+    const row = await readQuiet<Proposal>("/api/sync-error-assist/proposals/" + encodeURIComponent(id));
+    const outcome = row && ruleApplied(row)?.outcome;
+    const undone = row ? revertEntry(row) : undefined;
+    if (outcome !== "applied" && outcome !== "reverted") return;
+    setRows((rs) => rs && rs.map((x) => (x.claimId !== id ? x
+      : { ...x, outcome, ...(undone ? { decidedBy: undone.actor, decidedAt: undone.at } : {}) })));
+  };
 
   return (
     <section aria-labelledby="auto-h">
@@ -78,7 +88,8 @@ export function AutomationPanel({ canRevert }: { canRevert: boolean }) {
                   <div class="note">{OUTCOME_WORDS[a.outcome] ?? a.outcome}{a.detail ? ` (${a.detail})` : ""}
                     {a.decidedBy ? <> — {actorName(a.decidedBy)}{a.decidedAt ? <> <Ago at={a.decidedAt} /></> : null}</> : null}</div></td>
                 {mode === "enforce" && <td class="row-actions">
-                  <RevertAction item={a} canRevert={canRevert} demo={demo} onReverted={() => reverted(a.claimId)} />
+                  <RevertAction item={a} canRevert={canRevert} demo={demo} onReverted={() => reverted(a.claimId)}
+                    onRefused={() => void refused(a.claimId)} />
                 </td>}
               </tr>
             ))}

@@ -103,6 +103,11 @@ export function ruleApplied(row: Proposal): Revertible | null {
   return { claimId: row.id, ruleId: by.actor.slice("policy:".length), fix, at: row.applied?.at ?? by.at, outcome };
 }
 
+/** revertEntry is the history entry of a reverted row's revert (who, when). */
+export function revertEntry(row: Proposal) {
+  return row.status === "reverted" ? [...row.history].reverse().find((h) => h.action === "reverted") : undefined;
+}
+
 const STATE_WORDS: Record<string, string> = {
   applied: "the fix is in the record",
   reverted: "the record holds its values from before the fix again",
@@ -114,7 +119,7 @@ const STATE_WORDS: Record<string, string> = {
 export function AutoApplied({ row, canRevert, demo, onReverted }: { row: Proposal; canRevert: boolean; demo: boolean; onReverted: () => void }) {
   const item = ruleApplied(row);
   if (!item) return null;
-  const undone = row.status === "reverted" ? [...row.history].reverse().find((h) => h.action === "reverted") : undefined;
+  const undone = revertEntry(row);
   return (
     <section class="auto-applied" aria-labelledby="auto-applied-h">
       <h3 id="auto-applied-h">Applied by a rule</h3>
