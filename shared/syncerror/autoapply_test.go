@@ -220,3 +220,34 @@ func TestAutomationListNewestFirst(t *testing.T) {
 		t.Fatalf("listed %v, want newest first %v", got, want)
 	}
 }
+
+// Insights read the window's automation records newest first: records older than the
+// window end the read (however many there are), and only a window holding more than the
+// bound is reported cut, with the newest counted.
+func TestRuleInsightsReadTheWindowNewestFirst(t *testing.T) {
+	f := newAssistFixture(t)
+	put := func(n int, ruleID string, at time.Time) {
+		for i := range n {
+			body, _ := json.Marshal(syncerror.Automation{ClaimID: fmt.Sprintf("se_%s_%05d", ruleID, i), RuleID: ruleID,
+				Mode: syncerror.ModeShadow, At: at.Add(-time.Duration(i) * time.Second)})
+			d := syncerror.Doc{Key: fmt.Sprintf("~auto#se_%s_%05d", ruleID, i), Body: body, Sort: at.Add(-time.Duration(i) * time.Second)}
+			if _, err := f.claims.PutDoc(context.Background(), "acme", d, f.now); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// 4,990 records in the window, and 1,000 older ones whose keys sort before theirs.
+	put(4990, "recent", f.now.Add(-time.Hour))
+	put(1000, "old", f.now.Add(-8*24*time.Hour))
+	in := f.insights(t)
+	if in.Truncated || len(in.Rules) != 1 || in.Rules[0].RuleID != "recent" || in.Rules[0].WouldHaveApplied != 4990 {
+		t.Fatalf("truncated %v, rules %+v: want the 4,990 in the window, uncut", in.Truncated, in.Rules)
+	}
+	// 20 more in the window pass the bound: cut, and what was counted is the newest.
+	put(20, "newest", f.now.Add(-time.Minute))
+	in = f.insights(t)
+	if !in.Truncated || len(in.Rules) != 2 || in.Rules[0].RuleID != "newest" || in.Rules[0].WouldHaveApplied != 20 ||
+		in.Rules[1].WouldHaveApplied != 4980 {
+		t.Fatalf("truncated %v, rules %+v: want cut, the 20 newest and 4,980 of the rest", in.Truncated, in.Rules)
+	}
+}

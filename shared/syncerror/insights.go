@@ -221,18 +221,27 @@ func (t *Counts) finish() {
 	}
 }
 
+// ruleInsights reads the window's automation records newest first, so it stops at the
+// first one older than since, and only a window with more than maxInsightAutomations is cut.
 func (o *Operator) ruleInsights(ctx context.Context, tenantID string, since time.Time) ([]RuleInsight, bool, error) {
 	byRule := map[string]*RuleInsight{}
 	var order []string
 	n, cursor := 0, ""
 	for {
-		docs, next, err := o.Assist.Store.ListDocs(ctx, tenantID, docAutomation, 200, cursor)
+		docs, next, err := o.Assist.Store.ListDocsNewest(ctx, tenantID, docAutomation, 200, cursor)
 		if err != nil {
 			return nil, false, err
 		}
 		for _, d := range docs {
+			if d.Sort.Before(since) {
+				return collect(byRule, order), false, nil
+			}
+			if n == maxInsightAutomations {
+				return collect(byRule, order), true, nil
+			}
+			n++
 			var a Automation
-			if json.Unmarshal(d.Body, &a) != nil || a.At.Before(since) {
+			if json.Unmarshal(d.Body, &a) != nil {
 				continue
 			}
 			ri := byRule[a.RuleID]
@@ -242,15 +251,10 @@ func (o *Operator) ruleInsights(ctx context.Context, tenantID string, since time
 			}
 			ri.add(a)
 		}
-		n += len(docs)
 		if cursor = next; cursor == "" {
-			break
-		}
-		if n >= maxInsightAutomations {
-			return collect(byRule, order), true, nil
+			return collect(byRule, order), false, nil
 		}
 	}
-	return collect(byRule, order), false, nil
 }
 
 func (ri *RuleInsight) add(a Automation) {

@@ -112,32 +112,36 @@ func (s *ClaimStore) ListDocsNewest(_ context.Context, tenantID, prefix string, 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pos := func(d syncerror.Doc) string { return d.Sort.UTC().Format(sortLayout) + "#" + d.Key }
-	var docs []syncerror.Doc
+	// Each document's position once: a listing of thousands sorts without formatting times.
+	type placed struct {
+		pos string
+		doc syncerror.Doc
+	}
+	var docs []placed
 	for k, d := range s.docsOf(tenantID) {
 		if strings.HasPrefix(k, prefix) && !d.Sort.IsZero() {
-			docs = append(docs, d)
+			docs = append(docs, placed{d.Sort.UTC().Format(sortLayout) + "#" + d.Key, d})
 		}
 	}
-	sort.Slice(docs, func(i, j int) bool { return pos(docs[i]) > pos(docs[j]) })
+	sort.Slice(docs, func(i, j int) bool { return docs[i].pos > docs[j].pos })
 	if cursor != "" {
 		at, key, ok := strings.Cut(cursor, "#")
 		if _, err := time.Parse(sortLayout, at); !ok || err != nil || len(at) != len(sortLayout) || !strings.HasPrefix(key, prefix) {
 			return nil, "", syncerror.ErrBadCursor
 		}
 		i := 0
-		for i < len(docs) && pos(docs[i]) >= cursor {
+		for i < len(docs) && docs[i].pos >= cursor {
 			i++
 		}
 		docs = docs[i:]
 	}
 	next := ""
 	if len(docs) > limit {
-		docs, next = docs[:limit], pos(docs[limit-1])
+		docs, next = docs[:limit], docs[limit-1].pos
 	}
 	out := make([]syncerror.Doc, len(docs))
 	for i, d := range docs {
-		out[i] = cloneDoc(d)
+		out[i] = cloneDoc(d.doc)
 	}
 	return out, next, nil
 }
