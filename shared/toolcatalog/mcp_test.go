@@ -213,7 +213,7 @@ func TestMCPCallsEveryTool(t *testing.T) {
 			"sourceFields[2].name: repeats"},
 		{"status", toolcatalog.ToolIntegrationStatus, map[string]any{"status": "pending", "limit": 5}, ""},
 		{"status with nulls", toolcatalog.ToolIntegrationStatus, map[string]any{"status": nil, "limit": nil}, ""},
-		{"status unknown", toolcatalog.ToolIntegrationStatus, map[string]any{"status": "done"}, "status: must be one of: pending, applying, approved, rejected, escalated"},
+		{"status unknown", toolcatalog.ToolIntegrationStatus, map[string]any{"status": "done"}, "status: must be one of: pending, retrying, applying, approved, rejected, escalated, resolved, reverted"},
 		{"status limit fraction", toolcatalog.ToolIntegrationStatus, map[string]any{"limit": 2.5}, "limit: must be a whole number"},
 		{"status limit too big", toolcatalog.ToolIntegrationStatus, map[string]any{"limit": 101}, "limit: must be between 1 and 100"},
 		{"status unknown argument", toolcatalog.ToolIntegrationStatus, map[string]any{"tenantId": "globex"},

@@ -62,12 +62,14 @@ type StatusSummary struct {
 
 // StatusHealth condenses the counts into what needs a person.
 type StatusHealth struct {
-	// State is "ok", or "attention" when a diagnosis or a write-back failed.
+	// State is "attention" when a diagnosis or a write-back failed (a person is needed),
+	// else "degraded" when deliveries are retrying (a system refuses them for now), else "ok".
 	State            string `json:"state"`
 	AwaitingDecision int    `json:"awaitingDecision"` // pending with a ready proposal
 	DiagnosisFailed  int    `json:"diagnosisFailed"`
 	WriteBackFailed  int    `json:"writeBackFailed"` // pending again after a failed write-back
 	InFlight         int    `json:"inFlight"`        // queued, diagnosing or applying
+	Retrying         int    `json:"retrying"`        // deliveries waiting for their next retry
 }
 
 type statusArgs struct {
@@ -162,9 +164,13 @@ func (c *Catalog) integrationStatus(call *toolCall, raw json.RawMessage) (any, e
 	for _, cl := range newest[:min(limit, len(newest))] {
 		out.Items = append(out.Items, itemOf(cl))
 	}
-	out.Health.State = "ok"
-	if out.Health.DiagnosisFailed > 0 || out.Health.WriteBackFailed > 0 {
-		out.Health.State = "attention"
+	switch h := &out.Health; {
+	case h.DiagnosisFailed > 0 || h.WriteBackFailed > 0:
+		h.State = "attention"
+	case h.Retrying > 0:
+		h.State = "degraded"
+	default:
+		h.State = "ok"
 	}
 	call.details["rows"] = out.Total
 	call.details["truncated"] = out.Truncated
@@ -189,6 +195,8 @@ func (s *StatusSummary) count(cl syncerror.Claim) {
 	switch {
 	case cl.Status == syncerror.StatusApplying:
 		s.Health.InFlight++
+	case cl.Status == syncerror.StatusRetrying:
+		s.Health.Retrying++
 	case cl.Status == syncerror.StatusPending && cl.ApplyError != "":
 		s.Health.WriteBackFailed++
 	case cl.Status == syncerror.StatusPending && cl.Diagnosis == syncerror.DiagnosisReady:

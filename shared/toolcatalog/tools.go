@@ -33,11 +33,9 @@ const (
 	MaxStatusLimit     = 100
 )
 
-// Statuses integration_status accepts, the operator states of a processed row.
-var Statuses = []syncerror.Status{
-	syncerror.StatusPending, syncerror.StatusApplying, syncerror.StatusApproved,
-	syncerror.StatusRejected, syncerror.StatusEscalated,
-}
+// Statuses integration_status accepts: every status of a processed row (the queue's own
+// list, so a status added there is counted here too).
+var Statuses = syncerror.Statuses
 
 // Tools returns the catalogue: the four tools in the spec's order. Each call builds a fresh
 // copy, so a caller may change what it gets without changing the service.

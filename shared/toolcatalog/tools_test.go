@@ -67,7 +67,7 @@ func (s seed) claim() syncerror.Claim {
 	return c
 }
 
-// seedClaims gives tenant acme six rows in every state and tenant globex one row whose
+// seedClaims gives tenant acme eight rows in most states and tenant globex one row whose
 // ids say whose they are.
 func seedClaims(t *testing.T, e *env) {
 	t.Helper()
@@ -84,6 +84,10 @@ func seedClaims(t *testing.T, e *env) {
 			confidence: 0.7, claimedAgo: 10 * time.Minute},
 		{tenant: "acme", id: "se6", status: syncerror.StatusPending, diagnosis: syncerror.DiagnosisReady, class: "value",
 			confidence: 0.9, applyError: "hosterp answered 502", claimedAgo: 5 * time.Hour},
+		{tenant: "acme", id: "se7", status: syncerror.StatusRetrying, diagnosis: syncerror.DiagnosisReady, class: "connection",
+			confidence: 0.9, extSystem: "crm", claimedAgo: 6 * time.Hour},
+		{tenant: "acme", id: "se8", status: syncerror.StatusResolved, diagnosis: syncerror.DiagnosisReady, class: "duplicate",
+			confidence: 0.8, claimedAgo: 7 * time.Hour},
 		{tenant: "globex", id: "g1", status: syncerror.StatusPending, diagnosis: syncerror.DiagnosisReady, class: "permission",
 			extSystem: "webshop", context: `{"customerId":"C-1"}`, recordID: "GLOBEX-RECORD", errorIDInRow: "GLOBEX-ERROR",
 			claimedAgo: time.Minute},
@@ -111,14 +115,16 @@ func TestIntegrationStatus(t *testing.T) {
 		wantIDs   []string
 		wantTotal int
 	}{
-		{"everything, newest first", map[string]any{}, []string{"se5", "se4", "se1", "se2", "se3", "se6"}, 6},
+		{"everything, newest first", map[string]any{}, []string{"se5", "se4", "se1", "se2", "se3", "se6", "se7", "se8"}, 8},
+		{"retrying", map[string]any{"status": "retrying"}, []string{"se7"}, 1},
+		{"resolved", map[string]any{"status": "resolved"}, []string{"se8"}, 1},
 		{"one status", map[string]any{"status": "pending"}, []string{"se1", "se2", "se6"}, 3},
 		{"external system, any case", map[string]any{"sourceSystem": "WEBSHOP"}, []string{"se1", "se3"}, 2},
 		{"integration", map[string]any{"sourceSystem": "crm-sync"}, []string{"se2"}, 1},
 		{"customer in context", map[string]any{"customerId": "C-1"}, []string{"se1"}, 1},
 		{"customer as a number, nested", map[string]any{"customerId": "77"}, []string{"se4"}, 1},
 		{"customer object in payload", map[string]any{"customerId": "C-2"}, []string{"se2"}, 1},
-		{"limit lists fewer, counts all", map[string]any{"limit": 2}, []string{"se5", "se4"}, 6},
+		{"limit lists fewer, counts all", map[string]any{"limit": 2}, []string{"se5", "se4"}, 8},
 		{"nothing matches", map[string]any{"status": "rejected"}, nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,16 +143,24 @@ func TestIntegrationStatus(t *testing.T) {
 	}
 	t.Run("counts and health", func(t *testing.T) {
 		s := decode[toolcatalog.StatusSummary](t, e.rawCall(t, operatorA, toolcatalog.ToolIntegrationStatus, map[string]any{}, nil).Result.StructuredContent)
-		wantStatus := map[string]int{"pending": 3, "applying": 1, "approved": 1, "rejected": 0, "escalated": 1}
-		wantClass := map[string]int{"value": 3, "undiagnosed": 1, "missing": 1, "reference": 1}
-		wantDiag := map[string]int{"queued": 0, "diagnosing": 0, "ready": 5, "failed": 1}
+		wantStatus := map[string]int{"pending": 3, "retrying": 1, "applying": 1, "approved": 1, "rejected": 0, "escalated": 1,
+			"resolved": 1, "reverted": 0}
+		wantClass := map[string]int{"value": 3, "undiagnosed": 1, "missing": 1, "reference": 1, "connection": 1, "duplicate": 1}
+		wantDiag := map[string]int{"queued": 0, "diagnosing": 0, "ready": 7, "failed": 1}
 		if fmt.Sprint(s.ByStatus) != fmt.Sprint(wantStatus) || fmt.Sprint(s.ByClass) != fmt.Sprint(wantClass) ||
 			fmt.Sprint(s.ByDiagnosis) != fmt.Sprint(wantDiag) {
 			t.Errorf("byStatus %v byClass %v byDiagnosis %v", s.ByStatus, s.ByClass, s.ByDiagnosis)
 		}
 		h := s.Health
-		if h.State != "attention" || h.AwaitingDecision != 1 || h.DiagnosisFailed != 1 || h.WriteBackFailed != 1 || h.InFlight != 1 {
+		if h.State != "attention" || h.AwaitingDecision != 1 || h.DiagnosisFailed != 1 || h.WriteBackFailed != 1 || h.InFlight != 1 ||
+			h.Retrying != 1 {
 			t.Errorf("health %+v", h)
+		}
+		// A system refusing deliveries for now is not healthy, though no person is needed yet.
+		crm := decode[toolcatalog.StatusSummary](t, e.rawCall(t, operatorA, toolcatalog.ToolIntegrationStatus,
+			map[string]any{"sourceSystem": "crm"}, nil).Result.StructuredContent).Health
+		if crm.State != "degraded" || crm.Retrying != 1 {
+			t.Errorf("crm's health %+v, want degraded with one retrying", crm)
 		}
 		it := s.Items[1]
 		if it.ID != "se4" || it.ErrorID != "err-se4" || it.RecordType != "salesOrder" || it.RecordID != "SO-se4" ||
