@@ -245,7 +245,7 @@ func TestFlowReconcileRepairsWhatTheWebhookMissed(t *testing.T) {
 	}
 	// A claim whose lease expired mid-approve.
 	id := f.diagnosed(t)
-	if _, err := f.deps.Claims.BeginApply(context.Background(), "demo", id, syncerror.Lease{Token: "dead", ExpiresAt: fixtureTime.Add(time.Minute)},
+	if _, err := f.deps.Claims.BeginApply(context.Background(), "demo", id, syncerror.StatusPending, syncerror.Lease{Token: "dead", ExpiresAt: fixtureTime.Add(time.Minute)},
 		nil, syncerror.HistoryEntry{Action: "approve"}, fixtureTime); err != nil {
 		t.Fatal(err)
 	}

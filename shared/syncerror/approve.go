@@ -94,8 +94,11 @@ func (o *Operator) ApproveHandler() http.Handler {
 			a.complete(true)
 			return
 		}
-		if c.Status != StatusPending || c.Diagnosis != DiagnosisReady || c.Proposal == nil {
+		if !decidable(c.Status) || c.Diagnosis != DiagnosisReady || c.Proposal == nil {
 			conflict(w, r, c)
+			return
+		}
+		if !mayDecideEscalated(w, r, actor, c.Status) {
 			return
 		}
 		edited, fe := editedFix(body, c)
@@ -132,7 +135,7 @@ func (a *approval) begin(c Claim, edited []FieldChange, note string) bool {
 		ttl = DefaultLeaseTTL
 	}
 	a.lease = NewLease(now, ttl)
-	held, err := o.Claims.BeginApply(ctx, a.actor.TenantID, c.ID, a.lease, edited,
+	held, err := o.Claims.BeginApply(ctx, a.actor.TenantID, c.ID, c.Status, a.lease, edited,
 		HistoryEntry{At: now, Actor: a.actor.Actor, Action: "approve", Note: note}, now)
 	switch {
 	case errors.Is(err, ErrStateChanged):

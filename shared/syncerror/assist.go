@@ -176,7 +176,7 @@ func (o *Operator) annotate(ctx context.Context, tenantID string, rows []*Summar
 		return
 	}
 	for i, c := range claims {
-		if c.Status == StatusPending && c.Proposal != nil {
+		if decidable(c.Status) && c.Proposal != nil {
 			d := pol.Decide(FactsOf(c, fixOf(c)))
 			rows[i].Approval = &d
 		}

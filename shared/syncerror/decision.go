@@ -79,11 +79,12 @@ type DecisionStore interface {
 	// List returns a tenant's rows in status, newest first. ErrBadCursor for a cursor this
 	// store did not issue.
 	List(ctx context.Context, tenantID string, q ListQuery) (Page, error)
-	// BeginApply takes the lease: pending with a ready diagnosis → applying, or takes over
-	// an applying row whose lease expired before now and that is not marked applied (a
-	// write that happened is completed, never made again). edited, when not nil, is stored as
-	// the operator's fix beside the AI's. ErrStateChanged (or ErrNotFound) otherwise.
-	BeginApply(ctx context.Context, tenantID, id string, lease Lease, edited []FieldChange, entry HistoryEntry, now time.Time) (Claim, error)
+	// BeginApply takes the lease: from (pending or escalated, the status the approver
+	// decided on) with a ready diagnosis → applying, or takes over an applying row whose
+	// lease expired before now and that is not marked applied (a write that happened is
+	// completed, never made again). edited, when not nil, is stored as the operator's fix
+	// beside the AI's. ErrStateChanged (or ErrNotFound) otherwise.
+	BeginApply(ctx context.Context, tenantID, id string, from Status, lease Lease, edited []FieldChange, entry HistoryEntry, now time.Time) (Claim, error)
 	// MarkApplied records on the applying row held with token that its write-back reached
 	// the host ERP. ErrStateChanged when the token no longer holds the row.
 	MarkApplied(ctx context.Context, tenantID, id, token string, w AppliedWrite, now time.Time) error
@@ -91,8 +92,9 @@ type DecisionStore interface {
 	// with applyErr recorded. A row marked applied only ends approved: ErrStateChanged for
 	// any other status, and when the token no longer holds the row.
 	FinishApply(ctx context.Context, tenantID, id, token string, to Status, applyErr string, entry HistoryEntry, now time.Time) error
-	// Decide moves a pending row to rejected or escalated with the entry's reason.
-	Decide(ctx context.Context, tenantID, id string, to Status, entry HistoryEntry, now time.Time) error
+	// Decide moves a row still in from (the status the decision was made on) to rejected or
+	// escalated with the entry's reason. ErrStateChanged when it is in another status.
+	Decide(ctx context.Context, tenantID, id string, from, to Status, entry HistoryEntry, now time.Time) error
 	// ExpiredLeases lists up to limit rows applying with a lease that expired before now.
 	ExpiredLeases(ctx context.Context, tenantID string, now time.Time, limit int) ([]Claim, error)
 }

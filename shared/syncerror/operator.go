@@ -293,6 +293,21 @@ func readLimited(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
+// decidable reports whether a person may approve or reject a row in status s: pending, or
+// escalated (handed on to an approver, who decides it).
+func decidable(s Status) bool { return s == StatusPending || s == StatusEscalated }
+
+// mayDecideEscalated refuses (403) a decision on an escalated row by someone without the
+// approver role: escalating hands a row on to an approver.
+func mayDecideEscalated(w http.ResponseWriter, r *http.Request, actor identity.Identity, s Status) bool {
+	if s != StatusEscalated || actor.HasRole(identity.RoleApprover) {
+		return true
+	}
+	httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, "escalated_needs_approver",
+		"This sync error was escalated: an approver approves or rejects it. You can still retry or resolve it."))
+	return false
+}
+
 // conflict explains why a row is not in a state the operation needs.
 func conflict(w http.ResponseWriter, r *http.Request, c Claim) {
 	var p *httpapi.Problem
@@ -302,8 +317,8 @@ func conflict(w http.ResponseWriter, r *http.Request, c Claim) {
 			c.Applied.At.Format(time.RFC3339)+"; its approval is being completed and it can no longer be rejected or changed.")
 	case c.Status == StatusApplying:
 		p = httpapi.NewProblem(http.StatusConflict, "lease_held", "Another approve is writing this fix back right now.")
-	case c.Status != StatusPending:
-		p = httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is "+string(c.Status)+", not pending.")
+	case !decidable(c.Status):
+		p = httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is "+string(c.Status)+", not pending or escalated.")
 	default:
 		p = httpapi.NewProblem(http.StatusConflict, "no_proposal", "The diagnosis is "+string(c.Diagnosis)+"; there is no proposal to approve yet.")
 	}
@@ -349,8 +364,25 @@ func (o *Operator) decide(to Status, action, key string) http.Handler {
 			notFound(w, r)
 			return
 		}
+		row, err := o.Claims.Get(ctx, actor.TenantID, id)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			notFound(w, r)
+			return
+		case err != nil:
+			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
+			return
+		case row.Status == StatusEscalated && to == StatusEscalated:
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is escalated already."))
+			return
+		case !decidable(row.Status):
+			conflict(w, r, row)
+			return
+		case !mayDecideEscalated(w, r, actor, row.Status):
+			return
+		}
 		now := o.now()
-		err := o.Claims.Decide(ctx, actor.TenantID, id, to, HistoryEntry{At: now, Actor: actor.Actor, Action: action, Note: body.Reason}, now)
+		err = o.Claims.Decide(ctx, actor.TenantID, id, row.Status, to, HistoryEntry{At: now, Actor: actor.Actor, Action: action, Note: body.Reason}, now)
 		switch {
 		case errors.Is(err, ErrNotFound):
 			notFound(w, r)

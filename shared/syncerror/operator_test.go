@@ -342,3 +342,48 @@ func TestOperatorRefusesIDsThatAreNoClaimID(t *testing.T) {
 		}
 	}
 }
+
+func (f *opFixture) callAs(t *testing.T, role, method, path, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{Subject: "olga", TenantID: "acme", Roles: []string{role}}))
+	w := httptest.NewRecorder()
+	f.mux.ServeHTTP(w, r)
+	return w
+}
+
+// Escalating hands a row on to an approver, who approves its fix (written as from
+// pending) or rejects it; an operator cannot decide it, and it is not escalated twice.
+func TestEscalatedRowIsDecidedByAnApprover(t *testing.T) {
+	f := newOpFixture(t)
+	a := readyClaim(t, f.claims, "acme", "E-1", clock)
+	b := readyClaim(t, f.claims, "acme", "E-2", clock)
+	for _, c := range []syncerror.Claim{a, b} {
+		if w := f.callAs(t, "operator", "POST", "/p/"+c.ID+"/escalate", `{"reason":"is DE right for this customer?"}`); w.Code != 200 {
+			t.Fatalf("escalate: %d %s", w.Code, w.Body)
+		}
+	}
+	if w := f.callAs(t, "approver", "POST", "/p/"+a.ID+"/escalate", `{"reason":"again"}`); w.Code != 409 || problemCode(t, w) != "not_pending" {
+		t.Fatalf("escalate an escalated row: %d %s", w.Code, w.Body)
+	}
+	for _, action := range []string{"approve", "reject"} {
+		if w := f.callAs(t, "operator", "POST", "/p/"+a.ID+"/"+action, `{"reason":"x"}`); w.Code != 403 || problemCode(t, w) != "escalated_needs_approver" {
+			t.Fatalf("operator %s of an escalated row: %d %s", action, w.Code, w.Body)
+		}
+	}
+	if f.writer.count() != 0 {
+		t.Fatal("a refused approve wrote")
+	}
+	if w := f.callAs(t, "approver", "POST", "/p/"+a.ID+"/approve", `{"note":"yes, DE"}`); w.Code != 200 {
+		t.Fatalf("approver approves an escalated row: %d %s", w.Code, w.Body)
+	}
+	if row, _ := f.claims.Get(context.Background(), "acme", a.ID); row.Status != syncerror.StatusApproved || f.writer.count() != 1 {
+		t.Fatalf("after approve: status %s, %d writes", row.Status, f.writer.count())
+	}
+	if w := f.callAs(t, "approver", "POST", "/p/"+b.ID+"/reject", `{"reason":"the customer ships to AT"}`); w.Code != 200 {
+		t.Fatalf("approver rejects an escalated row: %d %s", w.Code, w.Body)
+	}
+	if row, _ := f.claims.Get(context.Background(), "acme", b.ID); row.Status != syncerror.StatusRejected {
+		t.Fatalf("after reject: %s", row.Status)
+	}
+}

@@ -145,7 +145,7 @@ func TestSweepsRunBeforeAnyPoll(t *testing.T) {
 	var ids []string
 	for _, id := range []string{"aaa", "zzz"} {
 		c := readyClaim(t, claims, id, "E-1", clock)
-		if _, err := claims.BeginApply(context.Background(), id, c.ID, syncerror.Lease{Token: "dead", ExpiresAt: clock.Add(time.Minute)},
+		if _, err := claims.BeginApply(context.Background(), id, c.ID, syncerror.StatusPending, syncerror.Lease{Token: "dead", ExpiresAt: clock.Add(time.Minute)},
 			nil, syncerror.HistoryEntry{Action: "approve"}, clock); err != nil {
 			t.Fatal(err)
 		}

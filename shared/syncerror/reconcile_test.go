@@ -271,11 +271,11 @@ func TestReconcileSweepsExpiredLeases(t *testing.T) {
 	audits := &audittest.Store{}
 	c := readyClaim(t, claims, "on", "E-1", clock)
 	held := readyClaim(t, claims, "on", "E-2", clock)
-	if _, err := claims.BeginApply(context.Background(), "on", c.ID, syncerror.Lease{Token: "dead", ExpiresAt: clock.Add(time.Minute)}, nil,
+	if _, err := claims.BeginApply(context.Background(), "on", c.ID, syncerror.StatusPending, syncerror.Lease{Token: "dead", ExpiresAt: clock.Add(time.Minute)}, nil,
 		syncerror.HistoryEntry{Action: "approve"}, clock); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := claims.BeginApply(context.Background(), "on", held.ID, syncerror.Lease{Token: "live", ExpiresAt: clock.Add(time.Hour)}, nil,
+	if _, err := claims.BeginApply(context.Background(), "on", held.ID, syncerror.StatusPending, syncerror.Lease{Token: "live", ExpiresAt: clock.Add(time.Hour)}, nil,
 		syncerror.HistoryEntry{Action: "approve"}, clock); err != nil {
 		t.Fatal(err)
 	}

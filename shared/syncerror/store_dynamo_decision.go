@@ -16,12 +16,12 @@ import (
 )
 
 // BeginApply implements DecisionStore.
-func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, lease Lease, edited []FieldChange, entry HistoryEntry, now time.Time) (Claim, error) {
+func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, from Status, lease Lease, edited []FieldChange, entry HistoryEntry, now time.Time) (Claim, error) {
 	update := "SET #status = :applying, status_key = :skey, lease_token = :tok, lease_expires_at = :exp, updated_at = :now, " +
 		"history = list_append(if_not_exists(history, :empty), :entry)"
 	values := dynamostore.Item{
 		":applying": dynamostore.Str(string(StatusApplying)),
-		":pending":  dynamostore.Str(string(StatusPending)),
+		":from":     dynamostore.Str(string(from)),
 		":ready":    dynamostore.Str(string(DiagnosisReady)),
 		":skey":     dynamostore.Str(statusKey(tenantID, StatusApplying)),
 		":tok":      dynamostore.Str(lease.Token),
@@ -38,7 +38,7 @@ func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, leas
 		update += ", edited_fix = :edited"
 		values[":edited"] = dynamostore.Str(string(b))
 	}
-	return s.updateRow(ctx, "begin apply", tenantID, id, "(#status = :pending AND diagnosis = :ready) OR "+
+	return s.updateRow(ctx, "begin apply", tenantID, id, "(#status = :from AND diagnosis = :ready) OR "+
 		"(#status = :applying AND lease_expires_at < :now AND attribute_not_exists(applied_key))", update, values)
 }
 
@@ -129,8 +129,8 @@ func (s *DynamoClaims) MarkApplied(ctx context.Context, tenantID, id, token stri
 }
 
 // Decide implements DecisionStore.
-func (s *DynamoClaims) Decide(ctx context.Context, tenantID, id string, to Status, entry HistoryEntry, now time.Time) error {
-	return s.transition(ctx, "decide", tenantID, id, StatusPending, to, entry, now)
+func (s *DynamoClaims) Decide(ctx context.Context, tenantID, id string, from, to Status, entry HistoryEntry, now time.Time) error {
+	return s.transition(ctx, "decide", tenantID, id, from, to, entry, now)
 }
 
 // transition moves a row from one status to another with a history entry, in one

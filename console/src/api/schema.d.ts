@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Approve: write the fix back to the host ERP through the guard (as the approval policy allows)
-         * @description Takes the approve lease, writes the fix (or the operator's edit) through the guarded write path and ends approved. A refused or failed write returns the row to pending (422, 409, 502, 503). A write that reached the host ERP is never reported as failed: if recording it fails the answer is 202 and the reconcile completes it. A proposal without a fix is refused (422 `empty_fix`); a row whose fix was already written cannot be rejected or approved with another fix (409 `erp_applied`). Operators reach the route; the tenant's approval policy decides who may approve the fix (403 `approval_not_allowed` with the rule in `approval`). Under a `two_approvers` rule the first approval, or an edit, answers 202 with `CoApprovalPending`; the second approver, who did not edit the fix, writes it. A proposal without a fix can be approved by entering one (`fix`); the decision is learned.
+         * @description Takes the approve lease, writes the fix (or the operator's edit) through the guarded write path and ends approved. The row is pending, or escalated: an escalated row is approved (or rejected) by an approver only (403 `escalated_needs_approver`). A refused or failed write returns the row to pending (422, 409, 502, 503). A write that reached the host ERP is never reported as failed: if recording it fails the answer is 202 and the reconcile completes it. A proposal without a fix is refused (422 `empty_fix`); a row whose fix was already written cannot be rejected or approved with another fix (409 `erp_applied`). Operators reach the route; the tenant's approval policy decides who may approve the fix (403 `approval_not_allowed` with the rule in `approval`). Under a `two_approvers` rule the first approval, or an edit, answers 202 with `CoApprovalPending`; the second approver, who did not edit the fix, writes it. A proposal without a fix can be approved by entering one (`fix`); the decision is learned.
          */
         post: operations["proposalApprove"];
         delete?: never;
@@ -90,7 +90,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject a proposal */
+        /**
+         * Reject a proposal
+         * @description Moves a pending row, or an escalated one (approvers only: 403 `escalated_needs_approver` for others), to rejected with the reason; nothing is written to any system. The decision is audited (syncerror.reject) and learned: the fix is not proposed again for this error.
+         */
         post: operations["proposalReject"];
         delete?: never;
         options?: never;
@@ -107,7 +110,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Escalate a proposal */
+        /**
+         * Escalate a proposal
+         * @description Hands a pending row on to an approver with the note; the approver then approves or rejects it. An escalated row is not escalated again (409 `not_pending`). Audited (syncerror.escalate).
+         */
         post: operations["proposalEscalate"];
         delete?: never;
         options?: never;

@@ -59,6 +59,9 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
     setEdits(value === ai ? rest : { ...rest, [path]: value });
   };
   const pending = row?.status === "pending";
+  // Escalating hands a row on to an approver, who approves or rejects it from there.
+  const escalated = row?.status === "escalated";
+  const decidable = pending || (escalated && isApprover);
   const canApprove = !!row && mayApprove(row, isApprover);
   // Retry sends the delivery again; resolve closes the row with no write (issue 24).
   const retryable = !!row && ["pending", "retrying", "escalated", "approved"].includes(row.status);
@@ -116,12 +119,12 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       if (locked || asking || e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
       if (e.key === "t" && retryable) return void act("retry");
       if (e.key === "s" && resolvable) return setAsking("resolve");
-      if (!pending) return;
+      if (!decidable) return;
       if (e.key === "a" && canApprove && ready) void act("approve");
       if (e.key === "a" && !canApprove) showError(new ApiError({ status: 403, title: "Needs an approver",
         detail: (row?.approval?.reason ? row.approval.reason + ". " : "") + "Reject, escalate or resolve it, or ask an approver." }));
       if (e.key === "r") setAsking("reject");
-      if (e.key === "e") setAsking("escalate");
+      if (e.key === "e" && pending) setAsking("escalate");
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
@@ -169,7 +172,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
                   <th scope="row" class="mono">{c.path}</th>
                   <td><del>{show(c.before)}</del></td>
                   <td class={edited ? "edited" : ""}>
-                    {!pending || !canApprove || demo ? <ins class="proposed">{show(c.after)}</ins> : (
+                    {!decidable || !canApprove || demo ? <ins class="proposed">{show(c.after)}</ins> : (
                     <input aria-label={"Proposed value for " + c.path}
                       value={edited ? edits[c.path] : show(c.after)}
                       onInput={(e) => edit(c.path, (e.target as HTMLInputElement).value, show(c.after))} />)}
@@ -196,10 +199,11 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       </ol>
       <Facts row={row} />
       {pending && !canApprove && ready && fix.length > 0 && <p class="note">Approving this fix needs an approver. You can reject, escalate or resolve it.</p>}
-      {(pending || retryable || resolvable) && (
+      {escalated && !isApprover && <p class="note">Escalated: an approver approves or rejects it. You can still retry or resolve it.</p>}
+      {(decidable || retryable || resolvable) && (
         <div class="actions">
-          {pending && canApprove && <button type="button" class="primary" disabled={locked || !ready} aria-keyshortcuts="a" onClick={() => void act("approve")}>Approve <Key k="a" /></button>}
-          {pending && <button type="button" disabled={locked} aria-keyshortcuts="r" onClick={() => setAsking("reject")}>Reject <Key k="r" /></button>}
+          {decidable && canApprove && <button type="button" class="primary" disabled={locked || !ready} aria-keyshortcuts="a" onClick={() => void act("approve")}>Approve <Key k="a" /></button>}
+          {decidable && <button type="button" disabled={locked} aria-keyshortcuts="r" onClick={() => setAsking("reject")}>Reject <Key k="r" /></button>}
           {pending && <button type="button" disabled={locked} aria-keyshortcuts="e" onClick={() => setAsking("escalate")}>Escalate <Key k="e" /></button>}
           {retryable && <button type="button" disabled={locked} aria-keyshortcuts="t" onClick={() => void act("retry")}>Retry <Key k="t" /></button>}
           {resolvable && <button type="button" disabled={locked} aria-keyshortcuts="s" onClick={() => setAsking("resolve")}>Resolve <Key k="s" /></button>}

@@ -25,7 +25,7 @@ export function Facts({ row }: { row: Proposal }) {
   const learned = row.proposal?.source === "learned" ? row.proposal.learned : undefined;
   return (
     <>
-      {row.status === "pending" && row.approval && (
+      {(row.status === "pending" || row.status === "escalated") && row.approval && (
         <p class="note">Approved by {APPLY_WORDS[row.approval.apply] ?? row.approval.apply}
           {row.approval.ruleId ? <> (rule <code>{row.approval.ruleId}</code>)</> : null}: {row.approval.reason}</p>
       )}

@@ -207,7 +207,7 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 			t.Fatalf("pending reverted: %v", err)
 		}
 		lease := syncerror.NewLease(now, time.Minute)
-		if _, err := s.BeginApply(ctx, "t1", row.ID, lease, nil, syncerror.HistoryEntry{At: now, Actor: "op", Action: "approve"}, now); err != nil {
+		if _, err := s.BeginApply(ctx, "t1", row.ID, syncerror.StatusPending, lease, nil, syncerror.HistoryEntry{At: now, Actor: "op", Action: "approve"}, now); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.FinishApply(ctx, "t1", row.ID, lease.Token, syncerror.StatusApproved, "", syncerror.HistoryEntry{At: now, Actor: "op", Action: "approved"}, now); err != nil {

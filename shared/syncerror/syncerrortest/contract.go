@@ -268,7 +268,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		}
 		mustClaim(t, s, syncerror.NewClaim(SampleRecord("t2", "e-0"), syncerror.SourceWebhook, "", base))
 		rej := ready(t, s, "t1", "e-rej", base.Add(time.Hour))
-		if err := s.Decide(ctx, "t1", rej.ID, syncerror.StatusRejected, entry("rejected"), base); err != nil {
+		if err := s.Decide(ctx, "t1", rej.ID, syncerror.StatusPending, syncerror.StatusRejected, entry("rejected"), base); err != nil {
 			t.Fatal(err)
 		}
 		var got []string
@@ -355,15 +355,15 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		queued := syncerror.NewClaim(SampleRecord("t1", "e-q"), syncerror.SourceWebhook, "", base)
 		mustClaim(t, s, queued)
 		l1 := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
-		if _, err := s.BeginApply(ctx, "t1", queued.ID, l1, nil, entry("approve"), base); !errors.Is(err, syncerror.ErrStateChanged) {
+		if _, err := s.BeginApply(ctx, "t1", queued.ID, syncerror.StatusPending, l1, nil, entry("approve"), base); !errors.Is(err, syncerror.ErrStateChanged) {
 			t.Fatalf("approve without a ready proposal: err=%v", err)
 		}
-		if _, err := s.BeginApply(ctx, "t1", "se_missing", l1, nil, entry("approve"), base); !errors.Is(err, syncerror.ErrNotFound) {
+		if _, err := s.BeginApply(ctx, "t1", "se_missing", syncerror.StatusPending, l1, nil, entry("approve"), base); !errors.Is(err, syncerror.ErrNotFound) {
 			t.Fatalf("missing row: err=%v", err)
 		}
 		c := ready(t, s, "t1", "e-1", base)
 		edited := []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DE"}, {Path: "shipzip", Before: "1O115", After: "10115"}}
-		got, err := s.BeginApply(ctx, "t1", c.ID, l1, edited, entry("approve"), base)
+		got, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l1, edited, entry("approve"), base)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,7 +372,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 			t.Fatalf("after begin: %+v", got)
 		}
 		l2 := syncerror.Lease{Token: "tok-2", ExpiresAt: base.Add(3 * time.Minute)}
-		if _, err := s.BeginApply(ctx, "t1", c.ID, l2, nil, entry("approve"), base.Add(30*time.Second)); !errors.Is(err, syncerror.ErrStateChanged) {
+		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l2, nil, entry("approve"), base.Add(30*time.Second)); !errors.Is(err, syncerror.ErrStateChanged) {
 			t.Fatalf("lease taken while held: err=%v", err)
 		}
 		if exp, err := s.ExpiredLeases(ctx, "t1", base.Add(30*time.Second), 10); err != nil || len(exp) != 0 {
@@ -381,7 +381,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		if exp, err := s.ExpiredLeases(ctx, "t1", base.Add(2*time.Minute), 10); err != nil || len(exp) != 1 || exp[0].ID != c.ID {
 			t.Fatalf("expired leases: %v err=%v", claimIDs(exp), err)
 		}
-		if _, err := s.BeginApply(ctx, "t1", c.ID, l2, nil, entry("approve"), base.Add(2*time.Minute)); err != nil {
+		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l2, nil, entry("approve"), base.Add(2*time.Minute)); err != nil {
 			t.Fatalf("takeover of an expired lease: %v", err)
 		}
 		if err := s.FinishApply(ctx, "t1", c.ID, "tok-1", syncerror.StatusApproved, "", entry("approved"), base); !errors.Is(err, syncerror.ErrStateChanged) {
@@ -395,7 +395,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 			t.Fatalf("after failed apply: %+v", row)
 		}
 		l3 := syncerror.Lease{Token: "tok-3", ExpiresAt: base.Add(time.Hour)}
-		if _, err := s.BeginApply(ctx, "t1", c.ID, l3, nil, entry("approve"), base); err != nil {
+		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l3, nil, entry("approve"), base); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.FinishApply(ctx, "t1", c.ID, "tok-3", syncerror.StatusApproved, "", entry("approved"), base); err != nil {
@@ -406,7 +406,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 			!reflect.DeepEqual(row.EditedFix, edited) {
 			t.Fatalf("after approve: status %s lease %v err %q history %d edited %v", row.Status, row.Lease, row.ApplyError, len(row.History), row.EditedFix)
 		}
-		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusRejected, entry("rejected"), base); !errors.Is(err, syncerror.ErrStateChanged) {
+		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusPending, syncerror.StatusRejected, entry("rejected"), base); !errors.Is(err, syncerror.ErrStateChanged) {
 			t.Fatalf("reject an approved row: err=%v", err)
 		}
 	})
@@ -415,7 +415,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		s := newStore(t)
 		c := ready(t, s, "t1", "e-1", base)
 		l1 := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
-		if _, err := s.BeginApply(ctx, "t1", c.ID, l1, nil, entry("approve"), base); err != nil {
+		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l1, nil, entry("approve"), base); err != nil {
 			t.Fatal(err)
 		}
 		w := syncerror.AppliedWrite{Key: c.ID + "-k", At: base.Add(time.Second)}
@@ -436,7 +436,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 			t.Fatalf("an applied row returned to pending: err=%v", err)
 		}
 		l2 := syncerror.Lease{Token: "tok-2", ExpiresAt: base.Add(time.Hour)}
-		if _, err := s.BeginApply(ctx, "t1", c.ID, l2, nil, entry("approve"), base.Add(2*time.Minute)); !errors.Is(err, syncerror.ErrStateChanged) {
+		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l2, nil, entry("approve"), base.Add(2*time.Minute)); !errors.Is(err, syncerror.ErrStateChanged) {
 			t.Fatalf("an applied row taken over for another write: err=%v", err)
 		}
 		if exp, err := s.ExpiredLeases(ctx, "t1", base.Add(2*time.Minute), 10); err != nil || len(exp) != 1 || exp[0].Applied == nil {
@@ -455,7 +455,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		c := ready(t, s, "t1", "e-1", base)
 		n := winners(t, 20, func(i int) (bool, error) {
 			l := syncerror.Lease{Token: fmt.Sprintf("tok-%d", i), ExpiresAt: base.Add(time.Minute)}
-			_, err := s.BeginApply(ctx, "t1", c.ID, l, nil, entry("approve"), base)
+			_, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l, nil, entry("approve"), base)
 			return won(err)
 		})
 		if n != 1 {
@@ -463,20 +463,53 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		}
 	})
 
+	// An escalated row is decided by whoever it was handed to: approve or reject it from
+	// escalated. Each change holds only while the row is in the status it was decided on.
+	t.Run("approve and reject an escalated row, only while it is escalated", func(t *testing.T) {
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		d := ready(t, s, "t1", "e-2", base)
+		for _, id := range []string{c.ID, d.ID} {
+			if err := s.Decide(ctx, "t1", id, syncerror.StatusPending, syncerror.StatusEscalated, entry("escalated"), base); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l := syncerror.NewLease(base, time.Minute)
+		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l, nil, entry("approve"), base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("an approve decided on pending took an escalated row: err=%v", err)
+		}
+		got, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusEscalated, l, nil, entry("approve"), base)
+		if err != nil || got.Status != syncerror.StatusApplying || got.Lease == nil || got.Lease.Token != l.Token {
+			t.Fatalf("approve an escalated row: %+v %v", got, err)
+		}
+		if err := s.Decide(ctx, "t1", d.ID, syncerror.StatusPending, syncerror.StatusRejected, entry("rejected"), base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("a reject decided on pending moved an escalated row: err=%v", err)
+		}
+		if err := s.Decide(ctx, "t1", d.ID, syncerror.StatusEscalated, syncerror.StatusRejected, entry("rejected"), base); err != nil {
+			t.Fatal(err)
+		}
+		if row, _ := s.Get(ctx, "t1", d.ID); row.Status != syncerror.StatusRejected {
+			t.Fatalf("rejected from escalated: %+v", row)
+		}
+		if page, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusEscalated, Limit: 10}); err != nil || len(page.Claims) != 0 {
+			t.Fatalf("escalated list after both were decided: %+v %v", page.Claims, err)
+		}
+	})
+
 	t.Run("decide reject and escalate from pending only", func(t *testing.T) {
 		s := newStore(t)
 		c := ready(t, s, "t1", "e-1", base)
 		d := ready(t, s, "t1", "e-2", base)
-		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusRejected, entry("rejected"), base); err != nil {
+		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusPending, syncerror.StatusRejected, entry("rejected"), base); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusEscalated, entry("escalated"), base); !errors.Is(err, syncerror.ErrStateChanged) {
+		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusPending, syncerror.StatusEscalated, entry("escalated"), base); !errors.Is(err, syncerror.ErrStateChanged) {
 			t.Fatalf("escalate a rejected row: err=%v", err)
 		}
-		if err := s.Decide(ctx, "t1", d.ID, syncerror.StatusEscalated, entry("escalated"), base); err != nil {
+		if err := s.Decide(ctx, "t1", d.ID, syncerror.StatusPending, syncerror.StatusEscalated, entry("escalated"), base); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Decide(ctx, "t2", d.ID, syncerror.StatusRejected, entry("rejected"), base); !errors.Is(err, syncerror.ErrNotFound) {
+		if err := s.Decide(ctx, "t2", d.ID, syncerror.StatusPending, syncerror.StatusRejected, entry("rejected"), base); !errors.Is(err, syncerror.ErrNotFound) {
 			t.Fatalf("other tenant: err=%v", err)
 		}
 		row, _ := s.Get(ctx, "t1", d.ID)

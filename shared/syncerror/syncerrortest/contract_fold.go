@@ -43,7 +43,7 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 		if got.Retry.Occurrences != 2 || len(got.Retry.ErrorKeys) != 2 || !got.Retry.LastSeen.Equal(later) {
 			t.Fatalf("stored %+v", got.Retry)
 		}
-		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusRejected, syncerror.HistoryEntry{At: base, Actor: "a", Action: "rejected"}, base); err != nil {
+		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusPending, syncerror.StatusRejected, syncerror.HistoryEntry{At: base, Actor: "a", Action: "rejected"}, base); err != nil {
 			t.Fatal(err)
 		}
 		e, k3 := post("e-3", 0, later)

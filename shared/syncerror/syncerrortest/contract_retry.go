@@ -115,10 +115,10 @@ func runRetryContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimS
 				Resolution: reason, Entry: entry("resolved")}, base)
 		}
 		a, b, c := ready(t, s, "t1", "e-1", base), ready(t, s, "t1", "e-2", base), ready(t, s, "t1", "e-3", base)
-		if err := s.Decide(ctx, "t1", b.ID, syncerror.StatusEscalated, entry("escalated"), base); err != nil {
+		if err := s.Decide(ctx, "t1", b.ID, syncerror.StatusPending, syncerror.StatusEscalated, entry("escalated"), base); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusRejected, entry("rejected"), base); err != nil {
+		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusPending, syncerror.StatusRejected, entry("rejected"), base); err != nil {
 			t.Fatal(err)
 		}
 		for _, id := range []string{a.ID, b.ID} {

@@ -228,7 +228,7 @@ func (s *ClaimStore) List(_ context.Context, tenantID string, q syncerror.ListQu
 }
 
 // BeginApply implements syncerror.DecisionStore.
-func (s *ClaimStore) BeginApply(_ context.Context, tenantID, id string, lease syncerror.Lease, edited []syncerror.FieldChange, entry syncerror.HistoryEntry, now time.Time) (syncerror.Claim, error) {
+func (s *ClaimStore) BeginApply(_ context.Context, tenantID, id string, from syncerror.Status, lease syncerror.Lease, edited []syncerror.FieldChange, entry syncerror.HistoryEntry, now time.Time) (syncerror.Claim, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := key(tenantID, id)
@@ -236,7 +236,7 @@ func (s *ClaimStore) BeginApply(_ context.Context, tenantID, id string, lease sy
 	if !ok {
 		return syncerror.Claim{}, syncerror.ErrNotFound
 	}
-	fresh := c.Status == syncerror.StatusPending && c.Diagnosis == syncerror.DiagnosisReady
+	fresh := c.Status == from && c.Diagnosis == syncerror.DiagnosisReady
 	takeover := c.Status == syncerror.StatusApplying && c.Lease != nil && c.Lease.ExpiresAt.Before(now) && c.Applied == nil
 	if !fresh && !takeover {
 		return syncerror.Claim{}, syncerror.ErrStateChanged
@@ -292,7 +292,7 @@ func (s *ClaimStore) MarkApplied(_ context.Context, tenantID, id, token string, 
 }
 
 // Decide implements syncerror.DecisionStore.
-func (s *ClaimStore) Decide(_ context.Context, tenantID, id string, to syncerror.Status, entry syncerror.HistoryEntry, now time.Time) error {
+func (s *ClaimStore) Decide(_ context.Context, tenantID, id string, from, to syncerror.Status, entry syncerror.HistoryEntry, now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := key(tenantID, id)
@@ -300,7 +300,7 @@ func (s *ClaimStore) Decide(_ context.Context, tenantID, id string, to syncerror
 	if !ok {
 		return syncerror.ErrNotFound
 	}
-	if c.Status != syncerror.StatusPending {
+	if c.Status != from {
 		return syncerror.ErrStateChanged
 	}
 	c.Status = to

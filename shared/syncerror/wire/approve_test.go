@@ -282,7 +282,7 @@ func TestReconcileReadsTheLedgerWhenTheMarkerIsMissing(t *testing.T) {
 	}
 	// An approve that stopped before its write: lease taken, nothing written.
 	lease := syncerror.NewLease(f.now, syncerror.DefaultLeaseTTL)
-	if _, err := f.claims.BeginApply(context.Background(), "acme", failed.ID, lease, nil, syncerror.HistoryEntry{At: f.now, Actor: "bob", Action: "approve"}, f.now); err != nil {
+	if _, err := f.claims.BeginApply(context.Background(), "acme", failed.ID, syncerror.StatusPending, lease, nil, syncerror.HistoryEntry{At: f.now, Actor: "bob", Action: "approve"}, f.now); err != nil {
 		t.Fatal(err)
 	}
 	f.now = f.now.Add(syncerror.DefaultLeaseTTL + time.Minute)
