@@ -1,5 +1,5 @@
 // The console's frame: top bar, demo banner, navigation and the panel for the URL.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { type ApiError, dataEpoch, demoReason, embeddedExpired, onUnauthorized, readQuiet, retryAPI, write } from "./api/client";
 import type { NavCounts } from "./api/types";
 import type { Role } from "./api/types";
@@ -8,7 +8,7 @@ import { lazy } from "./lazy";
 import { FinancePanel } from "./panels/finance";
 import { QueuePanel } from "./panels/queue";
 import { navigate, path, segments } from "./router";
-import { announce, announcement, Status } from "./ui";
+import { announce, announcement, goKey, shortcutKey, Status } from "./ui";
 
 // The queue and finance are where people work; the rest load when first opened.
 const AutomationPanel = lazy(() => import("./panels/automation").then((m) => m.AutomationPanel));
@@ -149,25 +149,23 @@ const GO: [key: string, path: string, label: string, needs: Role | null][] = [
 /** allows says whether roles open a panel that needs a role (an admin opens every panel). */
 const allows = (roles: Role[], needs: Role | null) => !needs || roles.includes("admin") || roles.includes(needs);
 
-/** g then a letter jumps between panels; ? shows the shortcuts. "armed" is a ref, not
- *  state: a letter typed right after g must not wait for a re-render to be understood.
- *  An embedded session shows one module, so there is nowhere to jump to; a panel the role
+/** g then a letter jumps between panels (ui's goKey: the letter is never also taken as
+ *  an action on the open row); ? shows the shortcuts. An embedded session shows one module, so there is nowhere to jump to; a panel the role
  *  cannot open is not opened: the keys say why, as the navigation leaves it out. */
 function useGoKeys(embedded: boolean, roles: Role[]): boolean {
-  const armed = useRef(false);
   const [help, setHelp] = useState(false);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
-      if (e.key === "?") return setHelp(!help);
-      if (e.key === "Escape") return setHelp(false);
-      if (embedded) return;
-      if (!armed.current) {
-        if (e.key === "g") armed.current = true;
+      if (goKey()) {
+        if (!embedded) jump(e.key);
         return;
       }
-      armed.current = false;
-      const to = GO.find(([k]) => k === e.key);
+      if (!shortcutKey(e)) return;
+      if (e.key === "?") return setHelp(!help);
+      if (e.key === "Escape") return setHelp(false);
+    };
+    const jump = (key: string) => {
+      const to = GO.find(([k]) => k === key);
       if (!to) return;
       if (!allows(roles, to[3])) announce(`${to[2]} needs the ${to[3]} role`);
       else navigate(to[1]);

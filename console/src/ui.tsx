@@ -52,6 +52,34 @@ export function announce(msg: string) {
   }, 5000);
 }
 
+/** typedKey is a key that goes to a field (text, list box, editable), or is taken with Ctrl,
+ *  Cmd or Alt: the browser's and the system's own (Ctrl+A selects, it never approves). */
+function typedKey(e: KeyboardEvent): boolean {
+  const t = e.target;
+  return e.ctrlKey || e.metaKey || e.altKey || t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement ||
+    t instanceof HTMLSelectElement || (t instanceof HTMLElement && t.isContentEditable);
+}
+
+// Whether this key follows a lone g: then it is a panel jump (g a is Audit), never an
+// action on the open row. Seen on capture, before every panel's own listener.
+let previousKey = "";
+let thisFollowsG = false;
+addEventListener("keydown", (e) => {
+  thisFollowsG = previousKey === "g" && !typedKey(e);
+  previousKey = typedKey(e) || thisFollowsG ? "" : e.key; // a jump uses its g up
+}, true);
+
+/** goKey says whether the key being handled is the letter of a g jump (after a lone g). */
+export function goKey(): boolean {
+  return thisFollowsG;
+}
+
+/** shortcutKey says whether e may act as a one-key shortcut: not typed, not part of a g
+ *  jump, and no dialog open (an open dialog owns the keys; the row behind it waits). */
+export function shortcutKey(e: KeyboardEvent): boolean {
+  return !typedKey(e) && !thisFollowsG && !document.querySelector("dialog[open]");
+}
+
 /** clearError drops a write error that belonged to a row the user has left. */
 export function clearError() {
   writeError.value = null;

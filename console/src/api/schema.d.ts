@@ -2169,7 +2169,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The identity lacks the role or module: `forbidden`, `wrong_module`, `feature_disabled`, `role_not_allowed`, `module_not_granted`, `four_eyes`, `approval_not_allowed`. */
+        /** @description The identity lacks the role or module: `forbidden`, `wrong_module`, `feature_disabled`, `role_not_allowed`, `module_not_granted`, `four_eyes`, `approval_not_allowed`, `escalated_needs_approver`. */
         Forbidden: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];

@@ -5,7 +5,7 @@ import { ApiError, read, readOptional, write } from "../api/client";
 import { demoAutoApplied, demoProposals } from "../api/demo";
 import type { ApproveWritten, CostList, List, Proposal, Trace } from "../api/types";
 import { Facts, mayApprove, ResolveDialog } from "./queue-more";
-import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, show, showError } from "../ui";
+import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, shortcutKey, show, showError } from "../ui";
 
 interface Props {
   id: string;
@@ -116,7 +116,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (locked || asking || e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
+      if (locked || asking || !shortcutKey(e)) return;
       if (e.key === "t" && retryable) return void act("retry");
       if (e.key === "s" && resolvable) return setAsking("resolve");
       if (!decidable) return;
