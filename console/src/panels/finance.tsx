@@ -1,51 +1,73 @@
 // Finance approvals: approve runs the two-stage lease on the server (applying, then
 // accepted or back to pending with the reason); the panel shows each stage as it happens.
+// It follows the queue's pattern: the status filter in the URL, a shared link opens its
+// approval even when it is not on the first page, a and r act on the open approval, and
+// below 1024 px list and detail are two views with a way back.
 import { useEffect, useState } from "preact/hooks";
 import { type ApiError, read, write } from "../api/client";
 import { demoFinance } from "../api/demo";
 import type { FinanceApproval, List } from "../api/types";
 import { navigate, segments } from "../router";
-import { Ago, announce, AskDialog, Chip, ConfirmDialog, Money, PanelError, showError } from "../ui";
+import { Ago, announce, AskDialog, Chip, ConfirmDialog, Key, Money, PanelError, shortcutKey, showError } from "../ui";
+
+const STATUSES = ["pending", "applying", "accepted", "rejected"];
 
 export function FinancePanel({ canApprove }: { canApprove: boolean }) {
-  const [status, setStatus] = useState("pending");
+  const [status, setStatus] = useState(() => {
+    const s = new URLSearchParams(location.search).get("status") ?? "pending";
+    return STATUSES.includes(s) ? s : "pending";
+  });
   const [rows, setRows] = useState<FinanceApproval[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [demo, setDemo] = useState(false);
   const [failed, setFailed] = useState<unknown>(null);
+  const [loading, setLoading] = useState(true);
   const selected = segments()[1];
 
   const load = async (cursor: string | null) => {
     const q = new URLSearchParams({ status, limit: "25" });
     if (cursor) q.set("cursor", cursor);
+    setLoading(true);
     let r;
     try {
       r = await read<List<FinanceApproval>>("/api/finance-ops/approvals?" + q, demoFinance);
     } catch (e) {
       setFailed(e);
+      setLoading(false);
       return;
     }
     setFailed(null);
     setDemo(r.demo);
     setRows((prev) => (cursor ? [...prev, ...r.data.items] : r.data.items));
     setNext(r.data.nextCursor);
+    setLoading(false);
   };
   useEffect(() => {
+    const qs = status === "pending" ? "" : "?status=" + status;
+    if (qs !== location.search) history.replaceState(null, "", location.pathname + qs);
     void load(null);
   }, [status]);
 
   // A decided approval leaves the list it no longer matches, but its detail stays on screen
-  // until the approver moves on, so the outcome can be read.
+  // until the approver moves on, so the outcome can be read. A linked approval that is not
+  // in the list (another page or status) is read on its own.
   const [last, setLast] = useState<FinanceApproval | null>(null);
-  const row = rows.find((r) => r.id === selected) ?? (last?.id === selected ? last : undefined);
+  const listed = rows.find((r) => r.id === selected);
+  useEffect(() => {
+    if (!selected || listed || last?.id === selected || loading || demo) return;
+    read<FinanceApproval>(`/api/finance-ops/approvals/${encodeURIComponent(selected)}`, () => { throw new Error("not in demo data"); })
+      .then((r) => setLast(r.data), setFailed);
+  }, [selected, listed, loading, demo]);
+  const row = listed ?? (last?.id === selected ? last : undefined);
+  const back = () => navigate("/finance" + location.search);
   return (
-    <div class="split">
+    <div class={row ? "split has-detail" : "split"}>
       <section class="list" aria-labelledby="fin-h">
         <div class="toolbar">
           <h1 id="fin-h">Finance approvals</h1>
           <label>Status{" "}
             <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-              {["pending", "applying", "accepted", "rejected"].map((s) => <option value={s}>{s}</option>)}
+              {STATUSES.map((s) => <option value={s}>{s}</option>)}
             </select>
           </label>
         </div>
@@ -55,29 +77,35 @@ export function FinancePanel({ canApprove }: { canApprove: boolean }) {
           <tbody>
             {rows.map((r) => (
               <tr key={r.id} tabIndex={0} class={r.id === selected ? "selected" : ""} aria-selected={r.id === selected}
-                onClick={() => navigate("/finance/" + r.id)} onKeyDown={(e) => e.key === "Enter" && navigate("/finance/" + r.id)}>
+                onClick={() => navigate("/finance/" + r.id + location.search)} onKeyDown={(e) => e.key === "Enter" && navigate("/finance/" + r.id + location.search)}>
                 <td class="mono">{r.id}</td><td>{r.vendor}</td><td><Money amount={r.amount} currency={r.currency} /></td>
                 <td><Ago at={r.createdAt} /></td><td><Chip kind={r.status}>{r.status}</Chip></td>
               </tr>
             ))}
           </tbody>
         </table>
-        {rows.length === 0 && failed === null && <p class="empty">No {status} approvals.</p>}
+        {loading && rows.length === 0 && failed === null && <p class="note" aria-busy="true">Loading finance approvals…</p>}
+        {!loading && rows.length === 0 && failed === null && <p class="empty">No {status} approvals.</p>}
         {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
       </section>
-      {row && <FinanceDetail key={row.id} row={row} demo={demo} canApprove={canApprove}
+      {row && <FinanceDetail key={row.id} row={row} demo={demo} canApprove={canApprove} onBack={back}
         onChange={(r) => {
           setLast(r);
-          setRows((all) => all.flatMap((x) => (x.id !== r.id ? [x] : r.status === status || r.status === "applying" ? [r] : [])));
+          // Kept where it still matches the filter; an approval opened by link that now matches it joins the list.
+          setRows((all) => {
+            const kept = all.flatMap((x) => (x.id !== r.id ? [x] : r.status === status || r.status === "applying" ? [r] : []));
+            return r.status === status && !all.some((x) => x.id === r.id) ? [r, ...kept] : kept;
+          });
         }} />}
     </div>
   );
 }
 
-function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove: boolean; onChange: (r: FinanceApproval) => void }) {
+function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove: boolean; onChange: (r: FinanceApproval) => void; onBack: () => void }) {
   const { row, demo, canApprove } = props;
   const [stage, setStage] = useState<string | null>(null);
   const [asking, setAsking] = useState(false);
+  const decidable = canApprove && row.status === "pending" && !demo && !stage;
 
   // Above the tenant's confirmation threshold the API answers 428 confirmation_required
   // and changes nothing; the approver is asked with amount and currency, and confirms.
@@ -102,6 +130,15 @@ function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove:
       }
     }
   };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!decidable || asking || confirming || !shortcutKey(e)) return;
+      if (e.key === "a" && row.erpId) void approve();
+      if (e.key === "r") setAsking(true);
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  });
   const reject = async (reason: string) => {
     try {
       const done = await write<FinanceApproval>("POST", `/api/finance-ops/approvals/${row.id}/reject`, { reason });
@@ -113,6 +150,7 @@ function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove:
   };
   return (
     <section class="detail" aria-labelledby="fin-d">
+      <button type="button" class="link back" onClick={props.onBack}>← Back to finance approvals</button>
       <h2 id="fin-d" class="mono">{row.id}</h2>
       <p><Chip kind={row.status}>{row.status}</Chip> {row.entity} {row.erpId ?? "(no ERP id)"}</p>
       <dl>
@@ -127,10 +165,11 @@ function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove:
       {canApprove && row.status === "pending" && !row.erpId && (
         <p class="note">Approve is not offered: this approval names no ERP record to update. Ask the ERP to send it again with its record id, or reject it.</p>
       )}
+      {!canApprove && row.status === "pending" && <p class="note">An approver approves or rejects finance approvals.</p>}
       {canApprove && row.status === "pending" && (
         <div class="actions">
-          {row.erpId && <button type="button" class="primary" disabled={demo || !!stage} onClick={() => void approve()}>Approve</button>}
-          <button type="button" disabled={demo || !!stage} onClick={() => setAsking(true)}>Reject</button>
+          {row.erpId && <button type="button" class="primary" disabled={demo || !!stage} aria-keyshortcuts="a" onClick={() => void approve()}>Approve <Key k="a" /></button>}
+          <button type="button" disabled={demo || !!stage} aria-keyshortcuts="r" onClick={() => setAsking(true)}>Reject <Key k="r" /></button>
         </div>
       )}
       {confirming && <ConfirmDialog title={`Approve ${row.id}?`} confirm="Approve" onClose={() => setConfirming(false)}
