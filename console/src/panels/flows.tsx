@@ -1,6 +1,9 @@
 // Flows: the runs of the tenant's flows, newest first, filtered by outcome; a run reads
 // source event → mapped fields → guard decision → target result, and a failed one links
-// to the sync error it became. Admins also see the flow definitions.
+// to the sync error it became. Above the runs, each target system's health; admins also see
+// the flow definitions with each flow's last run and failures. Like the queue: the outcome
+// filter is in the URL, a shared link opens its run from any page, and below 1024 px list
+// and detail are two views with a way back.
 import { useEffect, useState } from "preact/hooks";
 import { read, readQuiet, write } from "../api/client";
 import { demoFlowRuns, demoFlows } from "../api/demo";
@@ -14,34 +17,56 @@ import { XRefs } from "./flow-xrefs";
 const OUTCOMES = ["", "failed", "retrying", "rejected", "loop_broken", "held", "written", "skipped"] as const;
 
 export function FlowsPanel({ admin }: { admin: boolean }) {
-  const [outcome, setOutcome] = useState<string>("");
+  const [outcome, setOutcome] = useState<string>(() => {
+    const o = new URLSearchParams(location.search).get("outcome") ?? "";
+    return (OUTCOMES as readonly string[]).includes(o) ? o : "";
+  });
   const [rows, setRows] = useState<FlowRun[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [failed, setFailed] = useState<unknown>(null);
+  const [loading, setLoading] = useState(true);
+  const [demo, setDemo] = useState(false);
+  const [status, setStatus] = useState<FlowStatus | null>(null);
   const selected = segments()[1];
 
   const load = async (cursor: string | null) => {
     const q = new URLSearchParams({ limit: "50" });
     if (outcome) q.set("outcome", outcome);
     if (cursor) q.set("cursor", cursor);
+    setLoading(true);
     let r;
     try {
       r = await read<List<FlowRun>>("/api/flows/runs?" + q, demoFlowRuns);
     } catch (e) {
       setFailed(e);
+      setLoading(false);
       return;
     }
     setFailed(null);
+    setDemo(r.demo);
     setRows((prev) => (cursor ? [...prev, ...r.data.items] : r.data.items));
     setNext(r.data.nextCursor);
+    setLoading(false);
   };
   useEffect(() => {
+    const qs = outcome ? "?outcome=" + outcome : "";
+    if (qs !== location.search) history.replaceState(null, "", location.pathname + qs);
     void load(null);
   }, [outcome]);
+  useEffect(() => void readQuiet<FlowStatus>("/api/flows/status").then(setStatus), []);
 
-  const run = rows.find((r) => r.id === selected);
+  // A linked run that is not in the list (another page or outcome) is read on its own.
+  const listed = rows.find((r) => r.id === selected);
+  const [linked, setLinked] = useState<FlowRun | null>(null);
+  useEffect(() => {
+    if (!selected || listed || linked?.id === selected || loading || demo) return;
+    read<FlowRun>("/api/flows/runs/" + encodeURIComponent(selected), () => { throw new Error("not in demo data"); })
+      .then((r) => setLinked(r.data), setFailed);
+  }, [selected, listed, loading, demo]);
+  const run = listed ?? (linked?.id === selected ? linked : undefined);
+  const open = (id: string) => navigate("/flows/" + id + location.search);
   return (
-    <div class="split">
+    <div class={run ? "split has-detail" : "split"}>
       <section class="list" aria-labelledby="flows-h">
         <div class="toolbar">
           <h1 id="flows-h">Flow runs</h1>
@@ -51,13 +76,14 @@ export function FlowsPanel({ admin }: { admin: boolean }) {
             </select>
           </label>
         </div>
+        {status && <SystemHealth systems={status.systems} />}
         {failed !== null && <PanelError what="Flow runs" error={failed} onRetry={() => void load(null)} />}
         <table class="grid">
           <thead><tr><th scope="col">Run</th><th scope="col">Flow</th><th scope="col">Record</th><th scope="col">Fields</th><th scope="col">When</th><th scope="col">Outcome</th></tr></thead>
           <tbody>
             {rows.map((r) => (
               <tr key={r.id} tabIndex={0} class={r.id === selected ? "selected" : ""} aria-selected={r.id === selected}
-                onClick={() => navigate("/flows/" + r.id)} onKeyDown={(e) => e.key === "Enter" && navigate("/flows/" + r.id)}>
+                onClick={() => open(r.id)} onKeyDown={(e) => e.key === "Enter" && open(r.id)}>
                 <td class="mono">{r.id.slice(0, 12)}…</td><td>{r.flowId}</td>
                 <td>{r.target.system}/{r.target.entity} <span class="mono">{r.recordId}</span></td>
                 <td>{(r.fields ?? []).join(", ")}</td><td><Ago at={r.createdAt} /></td>
@@ -66,19 +92,41 @@ export function FlowsPanel({ admin }: { admin: boolean }) {
             ))}
           </tbody>
         </table>
-        {rows.length === 0 && failed === null && <p class="empty">No {outcome ? outcome.replace("_", " ") + " " : ""}runs.</p>}
+        {loading && rows.length === 0 && failed === null && <p class="note" aria-busy="true">Loading flow runs…</p>}
+        {!loading && rows.length === 0 && failed === null && <p class="empty">No {outcome ? outcome.replace("_", " ") + " " : ""}runs.</p>}
         {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
-        {admin && <FlowDefinitions />}
+        {admin && <FlowDefinitions status={status} />}
         <XRefs admin={admin} />
       </section>
-      {run && <RunDetail key={run.id} run={run} />}
+      {run && <RunDetail key={run.id} run={run} onBack={() => navigate("/flows" + location.search)} />}
     </div>
   );
 }
 
-function RunDetail({ run }: { run: FlowRun }) {
+const HEALTH_WORDS: Record<string, string> = {
+  ok: "every write landed", degraded: "some writes failed", failing: "the newest writes failed", idle: "no writes",
+};
+
+/** SystemHealth is each target system's health over the status window, judged from its
+ *  write attempts, with the newest failure: where an operator looks first. */
+function SystemHealth({ systems }: { systems: FlowStatus["systems"] }) {
+  if (systems.length === 0) return null;
+  return (
+    <ul class="health" aria-label="Target systems">
+      {systems.map((s) => (
+        <li key={s.system}>
+          <strong>{s.system}</strong> <Chip kind={s.health === "ok" ? "written" : s.health === "idle" ? "skipped" : "failed"}>{s.health}</Chip>
+          <span class="note"> {HEALTH_WORDS[s.health] ?? ""}{s.lastFailureAt && <>; last failure <Ago at={s.lastFailureAt} />{s.lastFailure ? `: ${s.lastFailure}` : ""}</>}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function RunDetail({ run, onBack }: { run: FlowRun; onBack: () => void }) {
   return (
     <section class="detail" aria-labelledby="run-h">
+      <button type="button" class="link back" onClick={onBack}>← Back to flow runs</button>
       <h2 id="run-h">Run <span class="mono">{run.id}</span></h2>
       <dl class="steps">
         <dt>Source event</dt>
@@ -106,20 +154,23 @@ function RunDetail({ run }: { run: FlowRun }) {
  *  under the runs, and alone as the embedded field-mapping module. The poll status is a
  *  decoration read quietly: an embedded field-mapping context may not read the
  *  integration status, and then shows none. */
-export function FlowDefinitions() {
+export function FlowDefinitions({ status: given }: { status?: FlowStatus | null }) {
   const [flows, setFlows] = useState<Flow[] | null>(null);
   const [demo, setDemo] = useState(false);
-  const [polls, setPolls] = useState<FlowStatus["polls"]>([]);
+  const [own, setStatus] = useState<FlowStatus | null>(null);
+  const status = given ?? own;
+  const polls = status?.polls ?? [];
   const [editing, setEditing] = useState<Flow | "new" | null>(null);
   const [deleting, setDeleting] = useState<Flow | null>(null);
   // The flows and the poll status are read at once: neither waits on the other.
   const [failed, setFailed] = useState<unknown>(null);
   const load = async () => {
     try {
-      const [r, st] = await Promise.all([read<{ items: Flow[] }>("/api/settings/flows", demoFlows), readQuiet<FlowStatus>("/api/flows/status")]);
+      const [r, st] = await Promise.all([read<{ items: Flow[] }>("/api/settings/flows", demoFlows),
+        given === undefined ? readQuiet<FlowStatus>("/api/flows/status") : Promise.resolve(null)]);
       setFlows(r.data.items);
       setDemo(r.demo);
-      setPolls(st?.polls ?? []);
+      setStatus(st);
       setFailed(null);
     } catch (e) {
       setFailed(e);
@@ -157,7 +208,7 @@ export function FlowDefinitions() {
       {closed && <CycleNotice flowId={closed.id} cycles={closed.cycles} onClose={() => setClosed(null)} />}
       {editing === "new" && <FlowEditor onSaved={saved} onCancel={() => setEditing(null)} reload={load} />}
       <table class="grid">
-        <thead><tr><th scope="col">Flow</th><th scope="col">Source → target</th><th scope="col">Trigger</th><th scope="col">Mapping (target ← source)</th><th scope="col">Filter</th><th scope="col">State</th><th scope="col"><span class="sr-live">Actions</span></th></tr></thead>
+        <thead><tr><th scope="col">Flow</th><th scope="col">Source → target</th><th scope="col">Trigger</th><th scope="col">Mapping (target ← source)</th><th scope="col">Filter</th><th scope="col">Last run</th><th scope="col">State</th><th scope="col"><span class="sr-live">Actions</span></th></tr></thead>
         <tbody>
           {flows.map((f) => (
             <>
@@ -167,6 +218,7 @@ export function FlowDefinitions() {
                 <td><Trigger flow={f} polls={polls} /></td>
                 <td>{Object.entries(f.mapping).map(([t, s]) => `${t} ← ${s}`).join(", ")}</td>
                 <td>{f.filter ? Object.entries(f.filter).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ") : "—"}</td>
+                <td><LastRun flow={f} status={status} /></td>
                 <td><Chip kind={f.enabled ? "written" : "skipped"}>{f.enabled ? "enabled" : "disabled"}</Chip></td>
                 <td class="row-actions">
                   <button type="button" disabled={demo || editing !== null} onClick={() => setEditing(f)}>Edit<span class="sr-live"> {f.id}</span></button>
@@ -174,7 +226,7 @@ export function FlowDefinitions() {
                 </td>
               </tr>
               {editing !== "new" && editing?.id === f.id && (
-                <tr><td colSpan={7}><FlowEditor flow={f} onSaved={saved} onCancel={() => setEditing(null)} reload={load} /></td></tr>
+                <tr><td colSpan={8}><FlowEditor flow={f} onSaved={saved} onCancel={() => setEditing(null)} reload={load} /></td></tr>
               )}
             </>
           ))}
@@ -188,6 +240,14 @@ export function FlowDefinitions() {
       )}
     </section>
   );
+}
+
+// LastRun is a flow's newest run in the status window and how many of its runs failed.
+function LastRun({ flow, status }: { flow: Flow; status: FlowStatus | null }) {
+  const s = status?.flows.find((x) => x.flowId === flow.id);
+  if (!s) return <>—</>;
+  const failed = (s.counts.failed ?? 0) + (s.counts.rejected ?? 0);
+  return <><Ago at={s.lastRunAt} />{failed > 0 && <> <Chip kind="failed">{failed} failed</Chip></>}</>;
 }
 
 // Trigger says how a flow hears of changes; a polled one says when its source was last
