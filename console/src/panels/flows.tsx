@@ -49,7 +49,11 @@ export function FlowsPanel({ admin }: { admin: boolean }) {
     setLoading(false);
   };
   useEffect(() => {
-    const qs = outcome ? "?outcome=" + outcome : "";
+    // Only the outcome is this list's: the cross-reference lookup keeps its own parameters.
+    const q = new URLSearchParams(location.search);
+    if (outcome) q.set("outcome", outcome);
+    else q.delete("outcome");
+    const qs = q.size ? "?" + q : "";
     if (qs !== location.search) history.replaceState(null, "", location.pathname + qs);
     void load(null);
   }, [outcome]);
