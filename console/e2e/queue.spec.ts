@@ -280,6 +280,53 @@ test("filters live in the URL and survive a reload", async ({ page }) => {
   await expect(page.getByLabel("Class")).toHaveValue("value");
 });
 
+test("the System filter keeps one integration's errors, shows it in a column and survives a reload", async ({ page }) => {
+  const shop = unique("E2E-SYS-SHOP");
+  const ship = unique("E2E-SYS-SHIP");
+  await waitDiagnosed(await postSyncError(shop));
+  await waitDiagnosed(await postSyncError(ship, "SO-10042", "INVALID_FIELD_VALUE", "shipstation"));
+  await signIn(page, "operator");
+  await expect(page.getByRole("row").filter({ hasText: ship })).toContainText("shipstation");
+  await expect(page.getByRole("row").filter({ hasText: shop })).toContainText("webshop");
+  await expect(page.locator("#queue-systems option[value=shipstation]")).toHaveCount(1); // suggested from the rows seen
+
+  const system = page.getByRole("combobox", { name: "System", exact: true });
+  await system.fill("shipstation");
+  await system.press("Enter");
+  await expect(page).toHaveURL(/system=shipstation/);
+  await expect(page.getByRole("cell", { name: shop })).toHaveCount(0);
+  await expect(page.getByRole("cell", { name: ship })).toBeVisible();
+  const systemsShown = async () => {
+    const i = (await page.getByRole("columnheader").allTextContents()).indexOf("System");
+    return page.locator("table.grid tbody tr").evaluateAll((trs, i) => [...new Set(trs.map((tr) => tr.children[i].textContent))], i);
+  };
+  expect(await systemsShown()).toEqual(["shipstation"]);
+  await accessible(page, "queue filtered by system");
+
+  await page.reload();
+  await expect(system).toHaveValue("shipstation");
+  await expect(page.getByRole("cell", { name: ship })).toBeVisible();
+  await expect(page.getByRole("cell", { name: shop })).toHaveCount(0);
+  expect(await systemsShown()).toEqual(["shipstation"]);
+
+  await system.fill("");
+  await system.press("Enter");
+  await expect(page).not.toHaveURL(/system=/);
+  await expect(page.getByRole("cell", { name: shop })).toBeVisible();
+});
+
+test("a filtered page that read its bound of rows without a match says there is more, not that the queue is clear", async ({ page }) => {
+  await signIn(page, "operator");
+  await page.route("**/api/sync-error-assist/proposals?*system=elsewhere*", (r) => r.fulfill({ status: 200, contentType: "application/json",
+    body: JSON.stringify({ items: [], nextCursor: "more" }) }));
+  const system = page.getByRole("combobox", { name: "System", exact: true });
+  await system.fill("elsewhere");
+  await system.press("Enter");
+  await expect(page.getByText("No match among the errors read so far. Load more looks further.")).toBeVisible();
+  await expect(page.getByText("the queue is clear")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Load more" })).toBeVisible();
+});
+
 test("at 390 px the queue and the detail are two views with no sideways scrolling", async ({ page }) => {
   const errorId = unique("E2E-PHONE");
   const id = await postSyncError(errorId);
@@ -288,6 +335,7 @@ test("at 390 px the queue and the detail are two views with no sideways scrollin
   await signIn(page, "approver");
   const width = () => page.evaluate(() => document.documentElement.scrollWidth);
   await expect(page.getByRole("cell", { name: errorId })).toBeVisible();
+  await expect(page.getByRole("columnheader", { name: "System" })).toBeHidden(); // a wide column
   expect(await width()).toBeLessThanOrEqual(390);
   await page.getByRole("cell", { name: errorId }).click();
   const detail = page.getByRole("region", { name: errorId });

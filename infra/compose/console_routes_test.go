@@ -48,10 +48,15 @@ func TestProposalGroupsAndBulkDecisions(t *testing.T) {
 	if len(groups.Items[0].RecordIDs) != 3 || groups.NeedsPerson.Count != 0 {
 		t.Fatalf("groups %+v", groups)
 	}
-	// The listing's filters apply: another class groups nothing, a bad since is refused.
+	// The listing's filters apply: another class or system groups nothing, a bad since is
+	// refused.
 	w = f.call(t, operator, "GET", "/api/sync-error-assist/proposal-groups?status=pending&class=missing", "")
 	if !strings.Contains(w.Body.String(), `"items":[]`) || !strings.Contains(w.Body.String(), `"scanned":0`) {
 		t.Fatalf("class filter ignored: %d %s", w.Code, w.Body)
+	}
+	w = f.call(t, operator, "GET", "/api/sync-error-assist/proposal-groups?status=pending&system=webshop", "")
+	if !strings.Contains(w.Body.String(), `"items":[]`) || !strings.Contains(w.Body.String(), `"scanned":0`) {
+		t.Fatalf("system filter ignored: %d %s", w.Code, w.Body)
 	}
 	if w := f.call(t, operator, "GET", "/api/sync-error-assist/proposal-groups?since=yesterday", ""); w.Code != 400 {
 		t.Fatalf("bad since: %d %s", w.Code, w.Body)

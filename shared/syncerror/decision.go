@@ -61,6 +61,9 @@ type ListQuery struct {
 	Unassigned bool
 	// Tag keeps rows carrying this tag.
 	Tag string
+	// System keeps rows whose external system (Record.ExternalSystem, as the host sent
+	// it) is exactly this ("" keeps all).
+	System string
 	// Oldest lists oldest first instead of newest first.
 	Oldest bool
 	Limit  int
@@ -70,7 +73,7 @@ type ListQuery struct {
 // Filtered reports whether q narrows the status by anything but time: then a store reads
 // rows the answer leaves out, and bounds how many (ListScanCap).
 func (q ListQuery) Filtered() bool {
-	return q.Class != "" || q.Search != "" || q.Assignee != "" || q.Unassigned || q.Tag != ""
+	return q.Class != "" || q.Search != "" || q.Assignee != "" || q.Unassigned || q.Tag != "" || q.System != ""
 }
 
 // DecisionStore holds the operator side of the row's life: listing, the approve lease and

@@ -117,7 +117,7 @@ func (o *Operator) GroupPending(claims []Claim) ([]Group, Members) {
 }
 
 // GroupsHandler serves GET /api/sync-error-assist/proposal-groups?status=pending, with the
-// listing's class and since filters.
+// listing's filters (listFilters: the console sends class, since and system).
 func (o *Operator) GroupsHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := who(w, r)

@@ -94,7 +94,7 @@ func TestListSortsSearchesAndFilters(t *testing.T) {
 			t.Errorf("%s = %v, want %v", q, got, want)
 		}
 	}
-	for _, q := range []string{"sort=size", "assignee=a%20b", "tag=A", "q=" + strings.Repeat("x", 201), "q=%00", "sort=class&cursor=12"} {
+	for _, q := range []string{"sort=size", "assignee=a%20b", "tag=A", "q=" + strings.Repeat("x", 201), "q=%00", "q=%FF", "sort=class&cursor=12"} {
 		if w := f.call(t, "acme", "GET", "/m?"+q, ""); w.Code != 400 {
 			t.Errorf("%s: %d", q, w.Code)
 		}
@@ -159,5 +159,71 @@ func TestExportCSV(t *testing.T) {
 	}
 	if msg := rows[len(rows)-2][8]; !strings.HasPrefix(msg, "'=HYPERLINK") {
 		t.Fatalf("message cell %q", msg)
+	}
+}
+
+// seedSystems claims rows of three external systems (and one without), E-0 oldest.
+func seedSystems(t *testing.T, f *opFixture) {
+	t.Helper()
+	for i, sys := range []string{"webshop", "shipstation", "", "webshop", "Webshop", "webshop"} {
+		r := syncerrortest.SampleRecord("acme", fmt.Sprintf("E-%d", i))
+		r.ExternalSystem = sys
+		c := syncerror.NewClaim(r, syncerror.SourceWebhook, "", clock.Add(time.Duration(i)*time.Minute))
+		if _, err := f.claims.Claim(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// system= keeps one integration's rows, exactly as the host named it, with every other
+// filter and sort, in the listing, the CSV export and the grouped view.
+func TestListFiltersBySystem(t *testing.T) {
+	f := maskedFixture(t)
+	seedSystems(t, f)
+	c, _ := f.claims.Get(context.Background(), "acme", syncerror.ClaimID("acme", "E-3"))
+	f.call(t, "acme", "POST", "/p/"+c.ID+"/triage", `{"assign":{"to":"alice","from":""}}`)
+	for q, want := range map[string][]string{
+		"limit=1&system=webshop":                     {"E-5", "E-3", "E-0"},
+		"limit=1&system=webshop&sort=oldest":         {"E-0", "E-3", "E-5"},
+		"limit=1&system=webshop&sort=class":          {"E-5", "E-3", "E-0"},
+		"limit=1&system=webshop&assignee=me":         {"E-3"},
+		"limit=1&system=webshop&assignee=none":       {"E-5", "E-0"},
+		"limit=1&system=webshop&q=e-0":               {"E-0"},
+		"limit=1&system=Webshop":                     {"E-4"},
+		"limit=1&system=shipstation":                 {"E-1"},
+		"limit=1&system=web":                         nil,
+		"limit=1&system=webshop&class=value":         nil, // undiagnosed rows have no class
+		"limit=1&system=":                            {"E-5", "E-4", "E-3", "E-2", "E-1", "E-0"},
+		"limit=1&system=webshop&since=" + sinceParam: {"E-5", "E-3"},
+	} {
+		if got := f.listAll(t, q); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s = %v, want %v", q, got, want)
+		}
+	}
+	w := f.call(t, "acme", "GET", "/m?format=csv&system=shipstation", "")
+	rows, err := csv.NewReader(w.Body).ReadAll()
+	if w.Code != 200 || err != nil || len(rows) != 2 || rows[1][1] != "E-1" || rows[1][9] != "shipstation" {
+		t.Fatalf("export of shipstation: %d %v %v", w.Code, rows, err)
+	}
+}
+
+var sinceParam = url.QueryEscape(clock.Add(2 * time.Minute).Format(time.RFC3339))
+
+// A system no row could carry is a 400 naming the field, as the other filters are.
+func TestListRefusesAMalformedSystem(t *testing.T) {
+	f := maskedFixture(t)
+	for _, v := range []string{strings.Repeat("x", syncerror.MaxSystemLen+1), "web%0Ashop", "%FF", "web%00"} {
+		w := f.call(t, "acme", "GET", "/m?system="+v, "")
+		var p struct {
+			Code   string
+			Errors []struct{ Field string }
+		}
+		if w.Code != 400 || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/problem+json") ||
+			json.Unmarshal(w.Body.Bytes(), &p) != nil || p.Code != "invalid_query" || len(p.Errors) != 1 || p.Errors[0].Field != "system" {
+			t.Errorf("system=%.20s: %d %s", v, w.Code, w.Body)
+		}
+	}
+	if w := f.call(t, "acme", "GET", "/m?system="+strings.Repeat("ü", syncerror.MaxSystemLen), ""); w.Code != 200 {
+		t.Errorf("128 characters (256 bytes): %d %s", w.Code, w.Body)
 	}
 }

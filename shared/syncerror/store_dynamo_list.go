@@ -16,7 +16,7 @@ import (
 // What a listing costs in DynamoDB. Every listing is a Query of one partition of the
 // by_status index (a tenant's rows in one status), newest or oldest first, with Since a
 // range on its sort key: reads are proportional to the rows answered. Every other filter
-// (class, search, assignee, tag) is a FilterExpression on that Query: DynamoDB reads the
+// (class, search, assignee, tag, system) is a FilterExpression on that Query: DynamoDB reads the
 // rows and drops the ones that fail, so a filtered page pays for the rows it examined. To
 // keep one request from reading a whole status, a filtered page examines at most
 // ListScanCap rows (listMaxReads queries of listFilteredReads) and then ends with a cursor
@@ -55,6 +55,10 @@ func listFilter(q ListQuery, values dynamostore.Item) *string {
 	if q.Tag != "" {
 		parts = append(parts, "contains(tags, :tag)")
 		values[":tag"] = dynamostore.Str(q.Tag)
+	}
+	if q.System != "" {
+		parts = append(parts, "external_system = :system")
+		values[":system"] = dynamostore.Str(q.System)
 	}
 	if len(parts) == 0 {
 		return nil

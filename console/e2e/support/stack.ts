@@ -31,12 +31,13 @@ const caseTag = (errorId: string) => errorId.replace(/[^0-9]/g, "").replace(/[0-
 /** postSyncError posts a signed sync error about recordId. A test that rejects or resolves
  *  passes an errorCode of its own: the service learns from rejections (a fix people rejected
  *  is not proposed again for the same code, field and value), which must not take the
- *  proposal away from the other tests sharing the stack. */
-export async function postSyncError(errorId: string, recordId = "SO-10042", errorCode = "INVALID_FIELD_VALUE"): Promise<string> {
+ *  proposal away from the other tests sharing the stack. externalSystem is the system on
+ *  the other side of the sync, as the host names it. */
+export async function postSyncError(errorId: string, recordId = "SO-10042", errorCode = "INVALID_FIELD_VALUE", externalSystem = "webshop"): Promise<string> {
   const body = JSON.stringify({
     tenantId: "demo", errorId, recordType: "salesOrder", recordId, errorCode,
     message: `Invalid value for field shipcountry: 'Deutschland' is not a valid ISO 3166 country code (case ${caseTag(errorId)})`,
-    occurredAt: new Date().toISOString(), integration: "webshop-orders", externalSystem: "webshop", direction: "inbound",
+    occurredAt: new Date().toISOString(), integration: externalSystem + "-orders", externalSystem, direction: "inbound",
     payload: { shipcountry: "Deutschland", shipzip: "10115", total: 129.5, currency: "EUR" },
   });
   const r = await fetch(base() + "/api/sync-error-assist/ingest", { method: "POST", headers: signedHeaders(body), body });

@@ -20,6 +20,7 @@ export function demoProposals(): Proposal[] {
     class: "value",
     confidence: 0.92,
     claimedAt: ago(Number(min)),
+    externalSystem: "webshop",
     retryAttempts: 0, occurrences: 1, firstSeen: ago(Number(min)), lastSeen: ago(Number(min)),
     error: { errorId: String(errorId), errorCode: "INVALID_FLD_VALUE", message: `Invalid shipcountry reference key ${before}`, occurredAt: ago(Number(min)) },
     proposal: {

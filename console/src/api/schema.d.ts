@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * List the operator queue
-         * @description Each listing is one Query of the status's partition of the by_status index, newest or oldest first; `since` is a range on its sort key. `class`, `q`, `assignee` and `tag` are filters DynamoDB applies to the rows it reads: a filtered page examines at most 1,000 rows and then ends with a `nextCursor` at the last row examined, possibly with fewer items than `limit` (even none); follow `nextCursor` until it is null. `format=csv` answers `text/csv` (columns id, errorId, status, class, confidence, recordType, recordId, errorCode, message, externalSystem, occurredAt, claimedAt, assignee, tags, applyError; masked as this listing masks messages; a cell starting with = + - @ is prefixed with ') in chunks of up to 2,000 rows and 3 MiB, the header line in the first only; `X-Next-Cursor` names the next chunk (pass it as `cursor`).
+         * @description Each listing is one Query of the status's partition of the by_status index, newest or oldest first; `since` is a range on its sort key. `class`, `q`, `assignee`, `tag` and `system` are filters DynamoDB applies to the rows it reads: a filtered page examines at most 1,000 rows and then ends with a `nextCursor` at the last row examined, possibly with fewer items than `limit` (even none); follow `nextCursor` until it is null. `format=csv` answers `text/csv` (columns id, errorId, status, class, confidence, recordType, recordId, errorCode, message, externalSystem, occurredAt, claimedAt, assignee, tags, applyError; masked as this listing masks messages; a cell starting with = + - @ is prefixed with ') in chunks of up to 2,000 rows and 3 MiB, the header line in the first only; `X-Next-Cursor` names the next chunk (pass it as `cursor`).
          */
         get: operations["proposalsList"];
         put?: never;
@@ -2277,6 +2277,8 @@ export interface components {
         Cursor: string;
         ClaimId: string;
         ProposalStatus: "pending" | "applying" | "approved" | "rejected" | "escalated" | "reverted" | "retrying" | "resolved";
+        /** @description Only sync errors of this external system (the record's `externalSystem`, as the host sent it, e.g. `webshop`): an exact, case-sensitive match, so a prefix or another case matches nothing; empty keeps all. At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
+        ExternalSystem: string;
         /** @description Required with a service token: the embedded context (one module). */
         EmbeddedContext: string;
         TenantHeader: string;
@@ -2344,6 +2346,8 @@ export interface operations {
                 assignee?: string;
                 /** @description Only rows carrying this tag. */
                 tag?: string;
+                /** @description Only sync errors of this external system (the record's `externalSystem`, as the host sent it, e.g. `webshop`): an exact, case-sensitive match, so a prefix or another case matches nothing; empty keeps all. At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
+                system?: components["parameters"]["ExternalSystem"];
                 /** @description newest and oldest (by claim time) follow the status index; class (A–Z, undiagnosed last) and confidence (highest first) order the newest 500 matching rows (the answer then carries X-Sort-Window). */
                 sort?: "newest" | "oldest" | "class" | "confidence";
                 /** @description csv exports the same rows as CSV in chunks (see the 200 answer). */
@@ -2545,6 +2549,8 @@ export interface operations {
                 class?: string;
                 /** @description Only sync errors claimed at or after this time (the console's age filter). */
                 since?: string;
+                /** @description Only sync errors of this external system (the record's `externalSystem`, as the host sent it, e.g. `webshop`): an exact, case-sensitive match, so a prefix or another case matches nothing; empty keeps all. At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
+                system?: components["parameters"]["ExternalSystem"];
             };
             header?: {
                 /** @description Required with a service token: the embedded context (one module). */

@@ -18,6 +18,8 @@ const CLASSES = ["value", "missing", "reference", "duplicate", "permission", "co
 const AGES: Record<string, number> = { "last hour": 3600_000, "last 24 hours": 86400_000, "last 7 days": 7 * 86400_000 };
 const SORTS = ["newest", "oldest", "class", "confidence"] as const;
 const WHOSE: Record<string, string> = { "": "anyone", me: "me", none: "nobody" };
+/** MAX_SYSTEM is the API's bound on the system filter (as on a record's externalSystem). */
+const MAX_SYSTEM = 128;
 
 /** The filters live in the URL's query, so a reload or a shared link keeps them. */
 function filterParam(name: string, fallback: string, allowed: readonly string[]): string {
@@ -32,6 +34,12 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
   const [sort, setSort] = useState(() => filterParam("sort", "newest", SORTS));
   const [whose, setWhose] = useState(() => filterParam("assignee", "", Object.keys(WHOSE)));
   const [search, setSearch] = useState(() => new URLSearchParams(location.search).get("q") ?? "");
+  // The external system as the host names it: free text, matched exactly by the API. No
+  // list of a tenant's systems is readable by operators (connectors are admins' settings,
+  // and the host names systems in its own words), so the input suggests the systems of
+  // the rows this panel has loaded.
+  const [system, setSystem] = useState(() => (new URLSearchParams(location.search).get("system") ?? "").trim());
+  const [seenSystems, setSeenSystems] = useState<string[]>([]);
   const [failed, setFailed] = useState<unknown>(null);
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const anchor = useRef<string | null>(null);
@@ -50,6 +58,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     if (age) q.set("since", new Date(Date.now() - AGES[age]).toISOString());
     if (search) q.set("q", search);
     if (whose) q.set("assignee", whose);
+    if (system) q.set("system", system);
     if (sort !== "newest") q.set("sort", sort);
     if (cursor) q.set("cursor", cursor);
     return q;
@@ -61,7 +70,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     try {
       r = await read<List<ProposalSummary>>("/api/sync-error-assist/proposals?" + q, () => {
         const d = demoProposalList();
-        return { items: d.items.filter((p) => p.status === status), nextCursor: null };
+        return { items: d.items.filter((p) => p.status === status && (!system || p.externalSystem === system)), nextCursor: null };
       });
     } catch (e) {
       setFailed(e);
@@ -72,6 +81,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     setDemo(r.demo);
     if (!cursor) setPicked(new Set());
     setRows((prev) => (cursor ? [...prev, ...r.data.items] : r.data.items));
+    setSeenSystems((prev) => withSystems(prev, r.data.items));
     setNext(r.data.nextCursor);
     setLoading(false);
     return r.data.items;
@@ -84,11 +94,12 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     if (age) q.set("age", age);
     if (search) q.set("q", search);
     if (whose) q.set("assignee", whose);
+    if (system) q.set("system", system);
     if (sort !== "newest") q.set("sort", sort);
     const qs = q.size ? "?" + q : "";
     if (qs !== location.search) history.replaceState(null, "", location.pathname + qs);
     void load(null);
-  }, [status, cls, age, search, whose, sort, version]);
+  }, [status, cls, age, search, whose, system, sort, version]);
 
   // Live refresh: new rows are added at the top and announced; nothing else moves, so the
   // row under the cursor stays where it is. A failed poll is simply tried again later.
@@ -107,21 +118,22 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
       });
     }, REFRESH_MS);
     return () => clearInterval(t);
-  }, [status, cls, age, search, whose, sort, demo, grouped]);
+  }, [status, cls, age, search, whose, system, sort, demo, grouped]);
 
-  // Groups honour the class and age filters, as the list does.
+  // Groups honour the class, age and system filters, as the list does.
   useEffect(() => {
     if (!grouped) return;
     const q = new URLSearchParams({ status: "pending" });
     if (cls) q.set("class", cls);
     if (age) q.set("since", new Date(Date.now() - AGES[age]).toISOString());
+    if (system) q.set("system", system);
     setGroups(null);
     read<ProposalGroupList>("/api/sync-error-assist/proposal-groups?" + q, demoGroups).then((r) => {
       setGroups(r.data);
       setDemo(r.demo);
       setFailed(null);
     }, setFailed);
-  }, [grouped, version, cls, age]);
+  }, [grouped, version, cls, age, system]);
 
   // j/k move through the list; j on the last loaded row reads the next page first.
   useEffect(() => {
@@ -201,6 +213,15 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
               {Object.entries(WHOSE).map(([v, l]) => <option value={v}>{l}</option>)}
             </select>
           </label>
+          <form class="system" onSubmit={(e) => { e.preventDefault(); setSystem(((e.target as HTMLFormElement).system as HTMLInputElement).value.trim()); }}>
+            <label>
+              System{" "}
+              <input type="text" name="system" list="queue-systems" maxLength={MAX_SYSTEM} placeholder="any" spellcheck={false} autoComplete="off"
+                title="The external system exactly as the host names it, such as webshop; Enter applies it"
+                defaultValue={system} onChange={(e) => setSystem((e.target as HTMLInputElement).value.trim())} />
+            </label>
+            <datalist id="queue-systems">{seenSystems.map((s) => <option value={s} />)}</datalist>
+          </form>
           <label>
             Sort{" "}
             <select aria-label="Sort" value={sort} onChange={(e) => setSort((e.target as HTMLSelectElement).value as typeof sort)}>
@@ -227,7 +248,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
               <thead>
                 <tr>{status === "pending" && <th scope="col" class="pick"><input type="checkbox" aria-label="Select every row shown" checked={allPicked}
                   onChange={() => setPicked(allPicked ? new Set() : new Set(rows.map((r) => r.id)))} /></th>}
-                  <th scope="col">Error</th><th scope="col">Record</th><th scope="col">Class</th><th scope="col" class="wide">Confidence</th><th scope="col">Age</th><th scope="col" class="wide">Status</th></tr>
+                  <th scope="col">Error</th><th scope="col">Record</th><th scope="col">Class</th><th scope="col" class="wide">Confidence</th><th scope="col">Age</th><th scope="col" class="wide">System</th><th scope="col" class="wide">Status</th></tr>
               </thead>
               <tbody>
                 {rows.map((r) => (
@@ -242,12 +263,13 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
                     <td>{r.class ? <Chip kind="class">{r.class}</Chip> : <Chip>{r.diagnosis}</Chip>}</td>
                     <td class="num wide">{r.confidence === undefined ? "—" : Math.round(r.confidence * 100) + "%"}</td>
                     <td><Ago at={r.occurredAt ?? r.claimedAt} /></td>
+                    <td class="wide">{r.externalSystem || "—"}</td>
                     <td class="wide"><Chip kind={r.status}>{r.status}</Chip></td>
                   </tr>
                 ))}
               </tbody>
             </table>
-            {!loading && failed === null && rows.length === 0 && <p class="empty">Nothing {status} — the queue is clear.</p>}
+            {!loading && failed === null && rows.length === 0 && <p class="empty">{emptyText(status, next !== null, !!(cls || age || search || whose || system))}</p>}
             {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
           </>
         )}
@@ -265,4 +287,18 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
 function open(id: string, replace = false) {
   navigate("/queue/" + id + location.search, replace);
   requestAnimationFrame(() => document.querySelector<HTMLElement>(`tr[data-id="${CSS.escape(id)}"]`)?.focus({ preventScroll: false }));
+}
+
+/** withSystems adds the external systems of rows to the ones already suggested, sorted. */
+function withSystems(seen: string[], rows: ProposalSummary[]): string[] {
+  const all = new Set(seen);
+  for (const r of rows) if (r.externalSystem) all.add(r.externalSystem);
+  return all.size === seen.length ? seen : [...all].sort((a, b) => a.localeCompare(b));
+}
+
+/** emptyText says why no row is shown: a filtered page reads a bounded number of rows, so
+ *  it can come back empty with more to read; that is not a clear queue. */
+function emptyText(status: string, more: boolean, filtered: boolean): string {
+  if (more) return "No match among the errors read so far. Load more looks further.";
+  return filtered ? `No ${status} sync errors match these filters.` : `Nothing ${status} — the queue is clear.`;
 }

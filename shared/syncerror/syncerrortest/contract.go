@@ -521,6 +521,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	runRetryContract(t, newStore, ready, base)
 	runFoldContract(t, newStore, base)
 	runTriageContract(t, newStore, base)
+	runSystemListContract(t, newStore, base)
 
 	t.Run("watermark advances conditionally", func(t *testing.T) {
 		s := newStore(t)

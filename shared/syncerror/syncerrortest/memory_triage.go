@@ -27,6 +27,9 @@ func listed(c syncerror.Claim, q syncerror.ListQuery) bool {
 	case q.Assignee != "" && c.Triage.Assignee != q.Assignee:
 		return false
 	}
+	if q.System != "" && c.Record.ExternalSystem != q.System {
+		return false
+	}
 	return q.Tag == "" || slices.Contains(c.Triage.Tags, q.Tag)
 }
 
