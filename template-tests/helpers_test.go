@@ -257,7 +257,7 @@ func (s *synthesized) configEnv(f blueprint.Function) obj {
 		out[stack.SecretsKeyEnv] = assertions.Match_ObjectLike(&map[string]any{"Fn::GetAtt": assertions.Match_ArrayWith(
 			&[]any{assertions.Match_StringLikeRegexp(jsii.String("^TenantSecretsKey")), "Arn"})})
 	}
-	if appendsAudit(f) {
+	if pseudonymisesActors(f) {
 		// Ref of a secret is its ARN.
 		out[stack.AuditPseudonymSecretEnv] = assertions.Match_ObjectLike(&map[string]any{"Ref": assertions.Match_StringLikeRegexp(jsii.String("^AuditPseudonymKey"))})
 	}

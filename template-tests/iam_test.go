@@ -178,7 +178,7 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 									}
 								}
 								granted["logs"] = append(granted["logs"], actions...)
-							case strings.HasPrefix(id, "AuditPseudonymKey") && appendsAudit(f):
+							case strings.HasPrefix(id, "AuditPseudonymKey") && pseudonymisesActors(f):
 								for _, a := range actions {
 									if a != "secretsmanager:GetSecretValue" && a != "secretsmanager:DescribeSecret" {
 										t.Errorf("%s on the audit pseudonym key", a)

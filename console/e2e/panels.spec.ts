@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { accessible, signIn } from "./support/browser";
-import { api, base, DEMO_FINANCE_SECRET, postSyncError, signedHeaders, token, waitDiagnosed } from "./support/stack";
+import { api, base, DEMO_EMBEDDED_SECRET, DEMO_FINANCE_SECRET, postSyncError, signedHeaders, token, waitDiagnosed } from "./support/stack";
 
 test("finance: approve ends accepted, a row without an ERP id goes back with the reason, reject asks a reason", async ({ page }) => {
   await signIn(page, "approver");
@@ -47,11 +47,48 @@ test("governance: the three tabs, as the spec's dashboard asks", async ({ page }
   await expect(page.getByRole("tab", { name: "Pending approvals" })).toHaveAttribute("aria-selected", "true");
   await expect.poll(() => asked.some((u) => u.includes("/api/governance/approvals?reason=ownership&status=pending"))).toBe(true);
   await accessible(page, "governance pending");
-  for (const tab of ["Ownership rejections", "Loop detections"]) {
+  for (const [tab, path] of [["Ownership rejections", "ownership-rejections"], ["Loop detections", "loop-detections"]]) {
     await page.getByRole("tab", { name: tab }).click();
     await expect(page.getByRole("tab", { name: tab })).toHaveAttribute("aria-selected", "true");
+    // Every tab reads a page of its own size and follows the cursor, never the default first page.
+    await expect.poll(() => asked.some((u) => u.includes(`/api/governance/${path}?limit=50`))).toBe(true);
     await accessible(page, "governance " + tab);
   }
+});
+
+test("governance: held writes page with the API's cursors and say how many are shown", async ({ page }) => {
+  await heldApproval("P1");
+  await heldApproval("P2");
+  // The real API answers, one row a page, so two held writes already take two pages.
+  await page.route("**/api/governance/approvals?*", (r) => {
+    const u = new URL(r.request().url());
+    u.searchParams.set("limit", "1");
+    return r.continue({ url: u.toString() });
+  });
+  await signIn(page, "approver");
+  await page.getByRole("link", { name: "Governance" }).click();
+  const rows = page.getByRole("row").filter({ has: page.getByRole("button", { name: "Approve" }) });
+  await expect(rows).toHaveCount(1);
+  await expect(page.getByText("Showing 1 held write; more to load.")).toBeVisible();
+  await accessible(page, "governance paged");
+  const more = page.getByRole("button", { name: "Load more" });
+  for (let n = 2; await more.isVisible(); n++) {
+    await more.click();
+    await expect(rows).toHaveCount(n);
+  }
+  const total = await rows.count();
+  expect(total).toBeGreaterThanOrEqual(2);
+  await expect(page.getByText(`Showing ${total} held writes, all there are.`)).toBeVisible();
+  // Deciding one keeps the pages loaded: only that row leaves.
+  await rows.first().getByRole("button", { name: "Deny" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Denied the held write" })).toBeAttached();
+  await expect(rows).toHaveCount(total - 1);
+  // and leaves no held write behind for the next test
+  for (let n = total - 1; n > 0; n--) {
+    await rows.first().getByRole("button", { name: "Deny" }).click();
+    await expect(rows).toHaveCount(n - 1);
+  }
+  await expect(page.getByText("No held writes wait for an approver.")).toBeVisible();
 });
 
 test("audit: filter by action type", async ({ page }) => {
@@ -62,6 +99,55 @@ test("audit: filter by action type", async ({ page }) => {
   await expect(page.getByRole("cell", { name: "ai.inference" }).first()).toBeVisible();
   await expect(page.getByRole("cell", { name: "syncerror.approve" })).toHaveCount(0);
   await accessible(page, "audit");
+});
+
+test("audit: filter by actor, typed as an e-mail or clicked in a row, kept in the URL without the address", async ({ page }) => {
+  // A host session for a user whose id is an e-mail address: the log stores the mask and a pseudonym.
+  const email = `auditee.${Date.now()}@example.com`;
+  const boot = JSON.stringify({ userId: email, hostAccountId: "1234567", roles: ["operator"] });
+  await expect.poll(async () => (await fetch(base() + "/api/embedded/host/bootstrap", { method: "POST",
+    headers: signedHeaders(boot, DEMO_EMBEDDED_SECRET), body: boot })).status, { timeout: 15_000 }).toBe(201);
+  await waitDiagnosed(await postSyncError(`E2E-ACTOR-${Date.now()}`)); // records of other actors
+
+  await signIn(page, "approver");
+  await page.getByRole("link", { name: "Audit" }).click();
+  await expect(page.getByRole("cell", { name: "ai.inference" }).first()).toBeVisible();
+  const filter = page.getByRole("search", { name: "Filter by actor" });
+  await filter.getByLabel("Actor").fill(email.toUpperCase());
+  await filter.getByRole("button", { name: "Filter" }).click();
+  // The address is answered as the log stores it: the field, the rows and the URL show the pseudonym.
+  await expect(filter.getByLabel("Actor")).toHaveValue(/^\[REDACTED:EMAIL\] ~p:[0-9a-f]{16}$/);
+  const stored = await filter.getByLabel("Actor").inputValue();
+  await expect(page.getByRole("cell", { name: "session.bootstrap" })).toHaveCount(1);
+  await expect(page.getByRole("cell", { name: "ai.inference" })).toHaveCount(0);
+  await expect(page.getByRole("row").filter({ hasText: stored })).toHaveCount(1);
+  await expect.poll(() => new URL(page.url()).searchParams.get("actor")).toBe(stored);
+  expect(page.url().toLowerCase()).not.toContain("example.com");
+  await expect(page.locator("body")).not.toContainText("example.com");
+  await accessible(page, "audit by actor");
+
+  // A reload keeps the filter; combined with the action type it still holds.
+  await page.reload();
+  await expect(page.getByRole("search", { name: "Filter by actor" }).getByLabel("Actor")).toHaveValue(stored);
+  await page.getByLabel("Action type").selectOption("ai");
+  await expect(page.getByText("No records of")).toBeVisible();
+  await page.getByLabel("Action type").selectOption("");
+
+  // Everyone again, then a click on an actor in a row filters by that actor.
+  await page.getByRole("button", { name: "Everyone" }).click();
+  await expect(page.getByRole("cell", { name: "ai.inference" }).first()).toBeVisible();
+  const someone = page.getByRole("row").filter({ has: page.getByRole("cell", { name: "ai.inference" }) }).first().getByRole("button");
+  const who = (await someone.getAttribute("title"))!.replace(/^Show only (.*)'s records$/, "$1");
+  await someone.click();
+  await expect.poll(() => new URL(page.url()).searchParams.get("actor")).toBe(who);
+  await expect(page.getByRole("row").filter({ hasText: stored })).toHaveCount(0);
+  await expect(page.getByRole("search", { name: "Filter by actor" }).getByLabel("Actor")).toHaveValue(who);
+
+  // A refused filter (here a shared link with an over-long actor) says which field and why.
+  await page.goto("/audit?actor=" + "x".repeat(300));
+  await expect(page.getByRole("alert").filter({ hasText: "The audit log could not be read." }))
+    .toContainText("actor must be at most 256 characters, without control characters");
+  await accessible(page, "audit refused filter");
 });
 
 // A host-ERP update of a contact's marketingOptIn, which the manifest gives to the

@@ -179,6 +179,7 @@ export function PanelError({ what, error, onRetry }: { what: string; error: unkn
       <strong>{what} could not be read.</strong> {e ? e.problem.title : "Unexpected error"}
       {e?.problem.detail && <span> — {e.problem.detail}</span>}
       {e?.problem.correlationId && <span class="note"> (reference {e.problem.correlationId})</span>}{" "}
+      {e?.problem.errors?.length ? <ul>{e.problem.errors.map((f) => <li><code>{f.field}</code> {f.message}</li>)}</ul> : null}
       <button type="button" onClick={onRetry}>Try again</button>
     </div>
   );

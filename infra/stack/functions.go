@@ -56,7 +56,7 @@ type FunctionsProps struct {
 	// (and learn its ARN as SecretsKeyEnv), no other may.
 	SecretsKey awskms.IKey
 	// AuditPseudonymSecret keys the pseudonyms of masked audit actors; every function that
-	// appends to the audit log may read it (and learns its ARN), no other may.
+	// appends to or lists the audit log may read it (and learns its ARN), no other may.
 	AuditPseudonymSecret awssecretsmanager.ISecret
 	// AI configures the functions marked InvokesAI: their provider environment and, on
 	// Bedrock, the one model they may invoke.
@@ -132,7 +132,7 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 		if f.NeedsSecrets() && props.SecretsKey != nil {
 			env[SecretsKeyEnv] = props.SecretsKey.KeyArn()
 		}
-		if appendsAudit(f) && props.AuditPseudonymSecret != nil {
+		if pseudonymisesActors(f) && props.AuditPseudonymSecret != nil {
 			env[AuditPseudonymSecretEnv] = props.AuditPseudonymSecret.SecretArn()
 		}
 		if f.PublishesAlerts && props.AlertBus != nil {
@@ -194,7 +194,7 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 				fn.AddToRolePolicy(st)
 			}
 		}
-		if appendsAudit(f) && props.AuditPseudonymSecret != nil {
+		if pseudonymisesActors(f) && props.AuditPseudonymSecret != nil {
 			props.AuditPseudonymSecret.GrantRead(fn, nil)
 		}
 		if f.PublishesAlerts && props.AlertBus != nil {
@@ -254,11 +254,12 @@ func CheckFunctionsDir(dir string, fns []blueprint.Function) error {
 	return errors.Join(errs...)
 }
 
-// appendsAudit reports whether f writes the audit log, and so may have to pseudonymise an
-// actor.
-func appendsAudit(f blueprint.Function) bool {
+// pseudonymisesActors reports whether f writes the audit log, and so may have to
+// pseudonymise an actor, or lists it, and so may have to pseudonymise the actor an auditor
+// filters by.
+func pseudonymisesActors(f blueprint.Function) bool {
 	for _, g := range f.Tables {
-		if g.Table.Name == blueprint.Audit.Name && g.Access != blueprint.Read {
+		if g.Table.Name == blueprint.Audit.Name {
 			return true
 		}
 	}

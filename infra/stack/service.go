@@ -187,6 +187,6 @@ func newAuditPseudonymSecret(scope constructs.Construct, retain bool) awssecrets
 		RemovalPolicy: removal,
 	})
 	suppress(secret, "SMG4", "A new key gives everyone a new pseudonym, so rotating it would cut each person's trail "+
-		"through the audit log in two; the key never leaves Secrets Manager and the functions that append to the log")
+		"through the audit log in two; the key never leaves Secrets Manager and the functions that append to or list the log")
 	return secret
 }

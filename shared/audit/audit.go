@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -48,6 +49,13 @@ var (
 	ErrNoTenant = errors.New("audit: record without a tenant")
 	// ErrBadCursor means a query cursor was not one this store issued for this query.
 	ErrBadCursor = errors.New("audit: invalid cursor")
+	// ErrActorNotTraceable means an actor filter names a person the record policy masks
+	// while no pseudonym key is configured: their records carry the mask alone, the same
+	// for everyone, so no filter can single them out.
+	ErrActorNotTraceable = errors.New("audit: a masked actor without a pseudonym cannot be filtered")
+	// ErrActorFilterUnavailable means the record policy or the pseudonym key could not be
+	// applied to an actor filter just now.
+	ErrActorFilterUnavailable = errors.New("audit: the actor filter cannot be applied now")
 )
 
 // Record is one audit log entry.
@@ -66,11 +74,14 @@ type Record struct {
 }
 
 // Query selects a tenant's records in [From, To), newest first, optionally of one action
-// type. Cursor continues a previous page.
+// type and of one actor. Actor is matched exactly against the stored actor
+// (Record.Actor.Actor, after the record policy: see Log.ActorFilter). Cursor continues a
+// previous page.
 type Query struct {
 	TenantID   string
 	From, To   time.Time
 	ActionType string
+	Actor      string
 	Limit      int
 	Cursor     string
 }
@@ -189,29 +200,74 @@ func (l *Log) actor(ctx context.Context, id identity.Identity) identity.Identity
 	if !ok {
 		clean = "[actor dropped: redaction failed]"
 	}
-	if p := l.pseudonym(ctx, id.TenantID, id.Actor); p != "" {
+	p, err := l.pseudonym(ctx, id.TenantID, id.Actor)
+	if err != nil {
+		httpapi.Logger(ctx).Error("audit actor stored without a pseudonym: no key", "error", err)
+	}
+	if p != "" {
 		clean = strings.TrimSpace(clean) + " " + p
 	}
 	id.Actor = clean
 	return id
 }
 
+// storedPseudonym is how a stored actor ends when it carries a pseudonym.
+var storedPseudonym = regexp.MustCompile(` ~p:[0-9a-f]{16}$`)
+
+// ActorFilter is the stored actor a query for name must match (Query.Actor), so an auditor
+// can ask for an actor either as the log shows it or by the identity a masked actor was
+// written for. A name the record policy leaves as it is, or one that already ends in a
+// pseudonym, is the stored actor itself; any other name is masked and pseudonymised as
+// Write does, so it matches that person's records and never reaches a store or a response
+// unmasked. A masked name without a pseudonym key is ErrActorNotTraceable (its records
+// carry the mask alone); a policy or key that cannot be had now is
+// ErrActorFilterUnavailable.
+func (l *Log) ActorFilter(ctx context.Context, tenantID, name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if loc := storedPseudonym.FindStringIndex(name); loc != nil {
+		// Already a stored actor; its mask part passes the policy too, so not even a name
+		// typed before a pseudonym is answered back unmasked.
+		clean, ok := l.redactText(ctx, name[:loc[0]])
+		if !ok {
+			return "", ErrActorFilterUnavailable
+		}
+		return strings.TrimSpace(clean) + name[loc[0]:], nil
+	}
+	clean, ok := l.redactText(ctx, name)
+	if !ok {
+		return "", ErrActorFilterUnavailable
+	}
+	if clean == name {
+		return name, nil
+	}
+	p, err := l.pseudonym(ctx, tenantID, name)
+	if err != nil {
+		httpapi.Logger(ctx).Error("audit actor filter: no pseudonym key", "error", err)
+		return "", ErrActorFilterUnavailable
+	}
+	if p == "" {
+		return "", ErrActorNotTraceable
+	}
+	return strings.TrimSpace(clean) + " " + p, nil
+}
+
 // pseudonym is "~p:" and 16 hex digits of the keyed HMAC of the tenant and the actor
-// (case and surrounding space folded, as four eyes compares names), "" without a key.
-func (l *Log) pseudonym(ctx context.Context, tenantID, actor string) string {
+// (case and surrounding space folded, as four eyes compares names); "" without a key, and
+// an error when the configured key cannot be had.
+func (l *Log) pseudonym(ctx context.Context, tenantID, actor string) (string, error) {
 	if l.PseudonymKey == nil {
-		return ""
+		return "", nil
 	}
 	key, err := l.PseudonymKey(ctx)
-	if err != nil || len(key) == 0 {
-		if err != nil {
-			httpapi.Logger(ctx).Error("audit actor stored without a pseudonym: no key", "error", err)
-		}
-		return ""
+	if err != nil {
+		return "", err
+	}
+	if len(key) == 0 {
+		return "", nil
 	}
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte(tenantID + "\x00" + strings.ToLower(strings.TrimSpace(actor))))
-	return "~p:" + hex.EncodeToString(mac.Sum(nil)[:8])
+	return "~p:" + hex.EncodeToString(mac.Sum(nil)[:8]), nil
 }
 
 // redactText applies the record policy to a short text; ok is false when it could not be.

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
@@ -18,13 +20,19 @@ const (
 	MaxWindow     = 31 * 24 * time.Hour
 	DefaultLimit  = 50
 	MaxLimit      = 200
+	// MaxActorLen bounds the actor filter, in characters: far above any actor stored.
+	MaxActorLen = 256
 )
 
-// Handler serves GET /api/audit?from=&to=&actionType=&limit=&cursor= for the caller's
-// tenant. Authentication and the approver role are checked by the middleware in front.
+// Handler serves GET /api/audit?from=&to=&actionType=&actor=&limit=&cursor= for the
+// caller's tenant. Authentication and the approver role are checked by the middleware in
+// front.
 type Handler struct {
 	Store Store
-	Now   func() time.Time
+	// Log turns an actor filter into the stored actor it must match (Log.ActorFilter);
+	// without it the filter is matched as given.
+	Log *Log
+	Now func() time.Time
 }
 
 // Window is the time range a response covers.
@@ -35,9 +43,12 @@ type Window struct {
 
 // ListResponse is the envelope of GET /api/audit.
 type ListResponse struct {
-	Items      []Record `json:"items"`
-	Window     Window   `json:"window"`
-	NextCursor *string  `json:"nextCursor"`
+	Items  []Record `json:"items"`
+	Window Window   `json:"window"`
+	// Actor is the stored actor the actor filter matched, as records show it: masked and
+	// pseudonymised when the filter named a masked person.
+	Actor      string  `json:"actor,omitempty"`
+	NextCursor *string `json:"nextCursor"`
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -54,6 +65,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q.TenantID = id.TenantID
+	if !h.resolveActor(w, r, &q) {
+		return
+	}
 	page, err := h.Store.Query(r.Context(), q)
 	if errors.Is(err, ErrBadCursor) {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "invalid_cursor", "The cursor is not from a previous page of this query."))
@@ -63,7 +77,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteUnavailable(w, r, err, "The audit log is unavailable; retry shortly.")
 		return
 	}
-	resp := ListResponse{Items: page.Records, Window: Window{From: q.From, To: q.To}}
+	resp := ListResponse{Items: page.Records, Window: Window{From: q.From, To: q.To}, Actor: q.Actor}
 	if resp.Items == nil {
 		resp.Items = []Record{}
 	}
@@ -103,6 +117,10 @@ func (h *Handler) parse(r *http.Request) (Query, []httpapi.FieldError) {
 	if q.ActionType != "" && !slices.Contains(ActionTypes, q.ActionType) {
 		bad("actionType", "must be one of "+strings.Join(ActionTypes, ", "))
 	}
+	q.Actor = strings.TrimSpace(v.Get("actor"))
+	if utf8.RuneCountInString(q.Actor) > MaxActorLen || strings.IndexFunc(q.Actor, unicode.IsControl) >= 0 {
+		bad("actor", "must be at most 256 characters, without control characters")
+	}
 	if s := v.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > MaxLimit {
@@ -112,4 +130,24 @@ func (h *Handler) parse(r *http.Request) (Query, []httpapi.FieldError) {
 		}
 	}
 	return q, errs
+}
+
+// resolveActor replaces q's actor filter by the stored actor it matches, answering the
+// request itself when it cannot. No answer repeats the filter: it may name a person.
+func (h *Handler) resolveActor(w http.ResponseWriter, r *http.Request, q *Query) bool {
+	if q.Actor == "" || h.Log == nil {
+		return true
+	}
+	stored, err := h.Log.ActorFilter(r.Context(), q.TenantID, q.Actor)
+	switch {
+	case errors.Is(err, ErrActorNotTraceable):
+		httpapi.WriteInvalidQuery(w, r, []httpapi.FieldError{{Field: "actor", Message: "names a person the log stores " +
+			"masked without a pseudonym, so their records cannot be told apart; filter by the actor as the log shows it"}})
+		return false
+	case err != nil:
+		httpapi.WriteUnavailable(w, r, err, "The actor filter cannot be applied just now; retry shortly.")
+		return false
+	}
+	q.Actor = stored
+	return true
 }

@@ -29,7 +29,7 @@ func PlatformRoutes(_ context.Context, b *Base) (Routes, error) {
 		blueprint.FuncEmbeddedHostBootstrap:    {Handler: s.HostBootstrapHandler()},
 		blueprint.FuncEmbeddedContextBootstrap: {Handler: s.ContextBootstrapHandler()},
 		blueprint.FuncEmbeddedSessionDelete:    {Handler: s.TeardownHandler()},
-		blueprint.FuncAuditList:                {Handler: &audit.Handler{Store: b.AuditStore, Now: b.now}},
+		blueprint.FuncAuditList:                {Handler: &audit.Handler{Store: b.AuditStore, Log: b.Audit, Now: b.now}},
 		blueprint.FuncAITraces:                 {Handler: &audit.AIActivity{Records: b.AIRecords(), Redactor: lazyRedactor{b}, Kind: audit.KindTrace}},
 		blueprint.FuncAICosts:                  {Handler: &audit.AIActivity{Records: b.AIRecords(), Redactor: lazyRedactor{b}, Kind: audit.KindCost}},
 	}, nil

@@ -1386,6 +1386,8 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
             window?: components["schemas"]["Window"];
+            /** @description With an `actor` filter: the stored actor it matched, as records show it (masked and pseudonymised when the filter named a masked person). */
+            actor?: string;
         };
         /** @description A reasoning trace, DLP-redacted on the way out. */
         Trace: {
@@ -2685,6 +2687,8 @@ export interface operations {
                 from?: string;
                 to?: string;
                 actionType?: "finance" | "syncerror" | "dlp" | "ai" | "connector" | "governance" | "session" | "mcp" | "settings";
+                /** @description Keep one actor's records: the actor as records show it (exact, e.g. `schedule:reconcile` or `[REDACTED:EMAIL] ~p:0123456789abcdef`), or the identity a masked actor was written for (e.g. an e-mail address, any case), which is masked and pseudonymised as the log stores it before it is matched; it is never stored or answered unmasked. 400 on `actor` when the log has no pseudonym key to tell such a person apart. A filtered page examines at most 1,000 records, so it may end short (even empty) with a `nextCursor`. */
+                actor?: string;
                 limit?: number;
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["Cursor"];

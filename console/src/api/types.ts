@@ -21,6 +21,7 @@ export type GovernanceApproval = S["GovernanceApproval"];
 export type OwnershipRejection = S["OwnershipRejection"];
 export type LoopDetection = S["LoopDetection"];
 export type AuditRecord = S["AuditRecord"];
+export type AuditList = S["AuditList"];
 export type Trace = S["Trace"];
 export type CostRecord = S["CostRecord"];
 export type CostList = S["CostList"];

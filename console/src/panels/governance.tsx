@@ -1,10 +1,12 @@
 // Governance: held writes waiting for an approver, and what the guard refused or broke
-// in the last hour.
-import { useEffect, useState } from "preact/hooks";
-import { read, write } from "../api/client";
+// in the last hour, each paged with the API's cursors.
+import { useState } from "preact/hooks";
+import { write } from "../api/client";
 import { demoApprovals, demoLoops, demoRejections } from "../api/demo";
 import type { GovernanceApproval, List, LoopDetection, OwnershipRejection } from "../api/types";
+import { MoreRows, usePaged } from "../paging";
 import { Ago, announce, Chip, PanelError, showError } from "../ui";
+import { plural } from "./queue-groups";
 
 const TABS = ["Pending approvals", "Ownership rejections", "Loop detections"] as const;
 
@@ -32,67 +34,58 @@ export function GovernancePanel() {
 }
 
 function Approvals() {
-  const [rows, setRows] = useState<GovernanceApproval[]>([]);
-  const [demo, setDemo] = useState(false);
-  const [failed, setFailed] = useState<unknown>(null);
-  const load = async () => {
-    try {
-      const r = await read<List<GovernanceApproval>>("/api/governance/approvals?reason=ownership&status=pending", demoApprovals);
-      setRows(r.data.items);
-      setDemo(r.demo);
-      setFailed(null);
-    } catch (e) {
-      setFailed(e);
-    }
-  };
-  useEffect(() => {
-    void load();
-  }, []);
+  const paged = usePaged<GovernanceApproval>("/api/governance/approvals?reason=ownership&status=pending", demoApprovals);
   const decide = async (a: GovernanceApproval, action: "approve" | "deny") => {
     try {
       await write("POST", `/api/governance/approvals/${a.id}/${action}`);
       announce(`${action === "approve" ? "Approved" : "Denied"} the held write to ${a.resource}`);
     } catch (e) {
       showError(e);
+      paged.reload(); // someone may have acted first: show the list as it stands
+      return;
     }
-    await load();
+    // Decided: it is no longer pending, and the pages loaded so far keep their place.
+    paged.setRows((rs) => rs.filter((x) => x.id !== a.id));
   };
-  if (failed !== null) return <PanelError what="Held writes" error={failed} onRetry={() => void load()} />;
-  if (rows.length === 0) return <p class="empty">No held writes wait for an approver.</p>;
+  const rows = paged.rows;
+  if (paged.failed !== null) return <PanelError what="Held writes" error={paged.failed} onRetry={paged.reload} />;
+  if (!rows) return <p aria-busy="true">Loading…</p>;
+  if (rows.length === 0 && !paged.page?.nextCursor) return <p class="empty">No held writes wait for an approver.</p>;
   return (
-    <table class="grid">
-      <thead><tr><th scope="col">Time</th><th scope="col">Tenant</th><th scope="col">Entity</th><th scope="col">Declared owner</th><th scope="col">Caller</th><th scope="col">Resource</th><th scope="col">Decision</th></tr></thead>
-      <tbody>
-        {rows.map((a) => (
-          <tr key={a.id}>
-            <td><Ago at={a.time} /></td><td>{a.tenant}</td><td>{a.entity} <span class="note">{(a.fields ?? []).join(", ")}</span></td>
-            <td>{a.declaredOwner}</td><td>{a.caller}</td><td class="mono">{a.resource}</td>
-            <td class="actions">
-              <button type="button" class="primary" disabled={demo} onClick={() => void decide(a, "approve")}>Approve</button>
-              <button type="button" disabled={demo} onClick={() => void decide(a, "deny")}>Deny</button>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <>
+      <table class="grid">
+        <thead><tr><th scope="col">Time</th><th scope="col">Tenant</th><th scope="col">Entity</th><th scope="col">Declared owner</th><th scope="col">Caller</th><th scope="col">Resource</th><th scope="col">Decision</th></tr></thead>
+        <tbody>
+          {rows.map((a) => (
+            <tr key={a.id}>
+              <td><Ago at={a.time} /></td><td>{a.tenant}</td><td>{a.entity} <span class="note">{(a.fields ?? []).join(", ")}</span></td>
+              <td>{a.declaredOwner}</td><td>{a.caller}</td><td class="mono">{a.resource}</td>
+              <td class="actions">
+                <button type="button" class="primary" disabled={paged.demo} onClick={() => void decide(a, "approve")}>Approve</button>
+                <button type="button" disabled={paged.demo} onClick={() => void decide(a, "deny")}>Deny</button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <MoreRows paged={paged} noun={(n) => plural(n, "held write")} />
+    </>
   );
 }
 
 function Window<T extends { id: string }>(props: { path: string; demo: () => List<T>; cols: string[]; cells: (r: T) => unknown[] }) {
-  const [rows, setRows] = useState<T[] | null>(null);
-  const [failed, setFailed] = useState<unknown>(null);
-  const load = () => {
-    setFailed(null);
-    read<List<T>>(props.path, props.demo).then((r) => setRows(r.data.items), setFailed);
-  };
-  useEffect(load, [props.path]);
-  if (failed !== null) return <PanelError what="These records" error={failed} onRetry={load} />;
+  const paged = usePaged<T>(props.path, props.demo);
+  const rows = paged.rows;
+  if (paged.failed !== null) return <PanelError what="These records" error={paged.failed} onRetry={paged.reload} />;
   if (!rows) return <p aria-busy="true">Loading…</p>;
   if (rows.length === 0) return <p class="empty">None in the last hour.</p>;
   return (
-    <table class="grid">
-      <thead><tr>{props.cols.map((c) => <th scope="col">{c}</th>)}</tr></thead>
-      <tbody>{rows.map((r) => <tr key={r.id}>{props.cells(r).map((c) => <td>{c as string}</td>)}</tr>)}</tbody>
-    </table>
+    <>
+      <table class="grid">
+        <thead><tr>{props.cols.map((c) => <th scope="col">{c}</th>)}</tr></thead>
+        <tbody>{rows.map((r) => <tr key={r.id}>{props.cells(r).map((c) => <td>{c as string}</td>)}</tr>)}</tbody>
+      </table>
+      <MoreRows paged={paged} noun={(n) => plural(n, "record")} />
+    </>
   );
 }

@@ -38,7 +38,7 @@ func (s *Store) Query(_ context.Context, q audit.Query) (audit.Page, error) {
 	var match []audit.Record
 	for _, r := range s.records {
 		if r.TenantID == q.TenantID && !r.At.Before(q.From) && r.At.Before(q.To) &&
-			(q.ActionType == "" || r.ActionType == q.ActionType) {
+			(q.ActionType == "" || r.ActionType == q.ActionType) && (q.Actor == "" || r.Actor.Actor == q.Actor) {
 			match = append(match, r)
 		}
 	}
