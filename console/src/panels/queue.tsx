@@ -101,20 +101,28 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     void load(null);
   }, [status, cls, age, search, whose, system, sort, version]);
 
-  // Live refresh: new rows are added at the top and announced; nothing else moves, so the
-  // row under the cursor stays where it is. A failed poll is simply tried again later.
+  // Live refresh reads the first page again. Rows on it take its news (class, assignee…);
+  // rows of its span that it no longer holds were decided elsewhere and are marked, not
+  // removed; new rows join at the top when the list is newest first (elsewhere they wait
+  // for the next read, and are announced). Nothing moves under the cursor. A failed poll
+  // is simply tried again later.
+  const [left, setLeft] = useState<Set<string>>(new Set());
   const known = useRef<ProposalSummary[]>([]);
   known.current = rows;
+  useEffect(() => setLeft(new Set()), [status, cls, age, search, whose, system, sort, version]);
   useEffect(() => {
     if (demo || grouped) return;
     const t = setInterval(() => {
       if (document.hidden) return;
       void readQuiet<List<ProposalSummary>>("/api/sync-error-assist/proposals?" + query(null)).then((page) => {
-        const have = new Set(known.current.map((r) => r.id));
-        const fresh = (page?.items ?? []).filter((r) => !have.has(r.id));
-        if (fresh.length === 0) return;
-        setRows((prev) => [...fresh.filter((f) => !prev.some((p) => p.id === f.id)), ...prev]);
-        announce(`${plural(fresh.length, "new sync error")} in the queue`);
+        if (!page) return;
+        const { added, gone } = compare(known.current, page, sort);
+        const byId = new Map(page.items.map((r) => [r.id, r]));
+        setRows((prev) => [...(sort === "newest" ? added : []), ...prev.map((r) => byId.get(r.id) ?? r)]);
+        if (gone.length) setLeft((was) => new Set([...was, ...gone]));
+        const news = [added.length ? `${plural(added.length, "new sync error")} in the queue` + (sort === "newest" ? "" : " (reload the list to see them)") : "",
+          gone.length ? `${plural(gone.length, "sync error")} decided elsewhere` : ""].filter(Boolean);
+        if (news.length) announce(news.join("; "));
       });
     }, REFRESH_MS);
     return () => clearInterval(t);
@@ -252,12 +260,13 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
               </thead>
               <tbody>
                 {rows.map((r) => (
-                  <tr key={r.id} data-id={r.id} class={r.id === selected ? "selected" : ""} tabIndex={0} aria-selected={r.id === selected}
+                  <tr key={r.id} data-id={r.id} class={[r.id === selected ? "selected" : "", left.has(r.id) ? "left" : ""].join(" ").trim()} tabIndex={0} aria-selected={r.id === selected}
                     onClick={() => open(r.id)} onKeyDown={(e) => e.key === "Enter" && open(r.id)}>
                     {status === "pending" && <td class="pick" onClick={(e) => e.stopPropagation()}>
                       <input type="checkbox" aria-label="Select row" aria-describedby={"err-" + r.id} checked={picked.has(r.id)}
                         onClick={(e) => pick(r.id, e.shiftKey)} /></td>}
-                    <td class="mono" id={"err-" + r.id}>{r.errorId}{r.applyError && <> <Chip kind="failed">write failed</Chip></>}</td>
+                    <td class="mono" id={"err-" + r.id}>{r.errorId}{r.applyError && <> <Chip kind="failed">write failed</Chip></>}
+                      {left.has(r.id) && <> <Chip kind="left">no longer {status}</Chip></>}</td>
                     <td>{r.recordType} / {r.recordId}{r.assignee && <> <Chip kind="assignee">{actorName(r.assignee)}</Chip></>}
                       {r.tags?.map((t) => <> <Chip kind="tag">{t}</Chip></>)}</td>
                     <td>{r.class ? <Chip kind="class">{r.class}</Chip> : <Chip>{r.diagnosis}</Chip>}</td>
@@ -301,4 +310,19 @@ function withSystems(seen: string[], rows: ProposalSummary[]): string[] {
 function emptyText(status: string, more: boolean, filtered: boolean): string {
   if (more) return "No match among the errors read so far. Load more looks further.";
   return filtered ? `No ${status} sync errors match these filters.` : `Nothing ${status} — the queue is clear.`;
+}
+
+/** compare says what a fresh first page tells of the rows loaded: which are new, and which
+ *  left the list (decided elsewhere). A loaded row has left when the page covers its place
+ *  and does not hold it: the page is the whole list, or (newest or oldest first) the row
+ *  sorts before the page's last row. */
+export function compare(loaded: ProposalSummary[], page: List<ProposalSummary>, sort: string) {
+  const have = new Set(loaded.map((r) => r.id));
+  const fresh = new Set(page.items.map((r) => r.id));
+  const added = page.items.filter((r) => !have.has(r.id));
+  const last = page.items[page.items.length - 1]?.claimedAt;
+  const covered = (r: ProposalSummary) => page.nextCursor === null ||
+    (!!last && ((sort === "newest" && r.claimedAt > last) || (sort === "oldest" && r.claimedAt < last)));
+  const gone = loaded.filter((r) => !fresh.has(r.id) && covered(r)).map((r) => r.id);
+  return { added, gone };
 }

@@ -1,0 +1,31 @@
+import { expect, test } from "@playwright/test";
+import { signIn, accessible } from "./support/browser";
+import { call, postSyncError, waitDiagnosed } from "./support/stack";
+
+const unique = (p: string) => `${p}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+
+// The refresh also tells what left: a row another operator decided stays where it is,
+// marked, so nothing moves under the cursor, and the news is announced once.
+test("the list refresh marks a row decided elsewhere without moving the rows", async ({ page }) => {
+  const a = unique("E2E-LEFT-A");
+  const b = unique("E2E-LEFT-B");
+  const ida = await postSyncError(a);
+  const idb = await postSyncError(b);
+  await waitDiagnosed(ida);
+  await waitDiagnosed(idb);
+  await page.clock.install();
+  await signIn(page, "operator", "/queue/" + ida);
+  await expect(page.getByRole("row", { selected: true })).toContainText(a);
+  const order = () => page.locator("table.grid tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-id")));
+  const before = await order();
+  expect(before).toContain(idb);
+
+  await call("operator", "POST", `/api/sync-error-assist/proposals/${idb}/reject`, { reason: "decided in another tab" });
+  await page.clock.runFor(21_000);
+  const row = page.getByRole("row").filter({ hasText: b });
+  await expect(row).toContainText("no longer pending");
+  await expect(page.getByRole("status").filter({ hasText: "1 sync error decided elsewhere" })).toBeAttached();
+  expect(await order()).toEqual(before);
+  await expect(page.getByRole("row", { selected: true })).toContainText(a);
+  await accessible(page, "queue with a row decided elsewhere");
+});
