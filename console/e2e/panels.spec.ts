@@ -174,6 +174,10 @@ test("governance: an approver releases one held write and denies another", async
   await page.getByRole("link", { name: "Governance" }).click();
   const rows = page.getByRole("row").filter({ hasText: "hosterp/contact/CT-3001" });
   await expect(rows).toHaveCount(2);
+  // Which system tried to write which field, who asked for it, and which rule held it.
+  await expect(rows.first()).toContainText("→ hosterp: contact marketingOptIn");
+  await expect(rows.first()).toContainText("finance.approve");
+  await expect(rows.first()).toContainText("dev-admin");
   await rows.first().getByRole("button", { name: "Approve" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Approved the held write" })).toBeAttached();
   await expect(rows).toHaveCount(1);

@@ -1,11 +1,12 @@
 // Governance: held writes waiting for an approver, and what the guard refused or broke
-// in the last hour, each paged with the API's cursors.
+// in the last hour, each paged with the API's cursors. Each row says which system tried to
+// write which fields of which record, and which rule decided.
 import { useState } from "preact/hooks";
 import { write } from "../api/client";
 import { demoApprovals, demoLoops, demoRejections } from "../api/demo";
 import type { GovernanceApproval, List, LoopDetection, OwnershipRejection } from "../api/types";
 import { MoreRows, usePaged } from "../paging";
-import { Ago, announce, Chip, PanelError, showError } from "../ui";
+import { actorName, Ago, announce, Chip, PanelError, showError } from "../ui";
 import { plural } from "./queue-groups";
 
 const TABS = ["Pending approvals", "Ownership rejections", "Loop detections"] as const;
@@ -23,14 +24,19 @@ export function GovernancePanel() {
       <div role="tabpanel" id={"tabpanel-" + TABS.indexOf(tab)} aria-labelledby={"tab-" + TABS.indexOf(tab)}>
         {tab === TABS[0] && <Approvals />}
         {tab === TABS[1] && <Window<OwnershipRejection> path="/api/governance/ownership-rejections" demo={demoRejections}
-          cols={["Time", "Entity", "Declared owner", "Caller", "Policy", "Correlation"]}
-          cells={(r) => [<Ago at={r.time} />, r.entity, r.declaredOwner, r.caller, <Chip>{r.policy}</Chip>, <code>{r.correlationId}</code>]} />}
+          cols={["Time", "Write", "Record", "Declared owner", "Policy", "Correlation"]}
+          cells={(r) => [<Ago at={r.time} />, <Attempt w={r} />, <span class="mono">{r.resource}</span>, r.declaredOwner, <Chip>{r.policy}</Chip>, <code>{r.correlationId}</code>]} />}
         {tab === TABS[2] && <Window<LoopDetection> path="/api/governance/loop-detections" demo={demoLoops}
-          cols={["Time", "Entity", "Caller → target", "Breaking condition", "Correlation"]}
-          cells={(r) => [<Ago at={r.time} />, r.entity, `${r.caller} → ${r.target}`, r.breakingCondition, <code>{r.correlationId}</code>]} />}
+          cols={["Time", "Write", "Record", "Breaking condition", "Correlation"]}
+          cells={(r) => [<Ago at={r.time} />, <Attempt w={r} />, <span class="mono">{r.resource}</span>, r.breakingCondition, <code>{r.correlationId}</code>]} />}
       </div>
     </section>
   );
+}
+
+/** Attempt is the write the guard judged: which system wrote to which, and which fields. */
+function Attempt({ w }: { w: { caller?: string; target?: string; entity: string; fields?: string[] } }) {
+  return <>{w.caller ?? "?"} → {w.target ?? "?"}: {w.entity}{w.fields?.length ? <span class="note"> {w.fields.join(", ")}</span> : null}</>;
 }
 
 function Approvals() {
@@ -54,12 +60,12 @@ function Approvals() {
   return (
     <>
       <table class="grid">
-        <thead><tr><th scope="col">Time</th><th scope="col">Tenant</th><th scope="col">Entity</th><th scope="col">Declared owner</th><th scope="col">Caller</th><th scope="col">Resource</th><th scope="col">Decision</th></tr></thead>
+        <thead><tr><th scope="col">Time</th><th scope="col">Write</th><th scope="col">Record</th><th scope="col">Declared owner</th><th scope="col">Asked by</th><th scope="col">Why</th><th scope="col">Decision</th></tr></thead>
         <tbody>
           {rows.map((a) => (
             <tr key={a.id}>
-              <td><Ago at={a.time} /></td><td>{a.tenant}</td><td>{a.entity} <span class="note">{(a.fields ?? []).join(", ")}</span></td>
-              <td>{a.declaredOwner}</td><td>{a.caller}</td><td class="mono">{a.resource}</td>
+              <td><Ago at={a.time} /></td><td><Attempt w={a} /></td><td class="mono">{a.resource}</td>
+              <td>{a.declaredOwner}<div class="note">{a.reason}</div></td><td>{a.requestedBy ? actorName(a.requestedBy) : "—"}</td><td>{a.writeReason || "—"}</td>
               <td class="actions">
                 <button type="button" class="primary" disabled={paged.demo} onClick={() => void decide(a, "approve")}>Approve</button>
                 <button type="button" disabled={paged.demo} onClick={() => void decide(a, "deny")}>Deny</button>
