@@ -195,7 +195,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       {triage && !demo && <triage.Triage row={row} locked={locked} onChanged={(p) => { setRow(p); onChanged(p); }} />}
       <h3>History</h3>
       <ol class="history">
-        {row.history.map((h) => <li><time dateTime={h.at}>{new Date(h.at).toLocaleString()}</time> {actorName(h.actor)} {h.action}{h.note ? ` — ${h.note}` : ""}</li>)}
+        {row.history.map((h) => <li><Ago at={h.at} /> {actorName(h.actor)} {h.action}{h.note ? ` — ${h.note}` : ""}</li>)}
       </ol>
       <Facts row={row} />
       {pending && !canApprove && ready && fix.length > 0 && <p class="note">Approving this fix needs an approver. You can reject, escalate or resolve it.</p>}

@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import { ApiError, authHeaders, write } from "../api/client";
 import type { FieldError, Proposal } from "../api/types";
-import { actorName, announce, Chip, showError } from "../ui";
+import { actorName, Ago, announce, Chip, showError } from "../ui";
 
 const TAG = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
@@ -65,7 +65,7 @@ export function Triage({ row, locked, onChanged }: { row: Proposal; locked: bool
         {tagErr && <span id="tag-err" class="field-error">{tagErr}</span>}
       </form>
       <ol class="notes" aria-label="Notes">
-        {row.notes.map((n) => <li><time dateTime={n.at}>{new Date(n.at).toLocaleString()}</time> {actorName(n.actor)}: {n.text}</li>)}
+        {row.notes.map((n) => <li><Ago at={n.at} /> {actorName(n.actor)}: {n.text}</li>)}
       </ol>
       <form onSubmit={(e) => {
         e.preventDefault();
