@@ -52,6 +52,11 @@ export function announce(msg: string) {
   }, 5000);
 }
 
+/** Progress says what a slow write is doing while it runs (and to screen readers). */
+export function Progress({ text }: { text: string | null }) {
+  return text ? <p class="progress" aria-live="polite">{text}</p> : null;
+}
+
 /** typedKey is a key that goes to a field (text, list box, editable), or is taken with Ctrl,
  *  Cmd or Alt: the browser's and the system's own (Ctrl+A selects, it never approves). */
 function typedKey(e: KeyboardEvent): boolean {

@@ -4,22 +4,23 @@
 import { useState } from "preact/hooks";
 import { write } from "../api/client";
 import type { BulkDecisionResult, BulkItemResult, ProposalSummary } from "../api/types";
-import { announce, AskDialog, Chip, ConfirmDialog, showError } from "../ui";
+import { announce, AskDialog, Chip, ConfirmDialog, Progress, showError } from "../ui";
 import { plural } from "./queue-groups";
 import { ResolveDialog } from "./queue-more";
 
 type Action = "approve" | "reject" | "retry" | "resolve";
 const DONE: Record<Action, string> = { approve: "Approved", reject: "Rejected", retry: "Retried", resolve: "Resolved" };
+const WORKING: Record<Action, string> = { approve: "Approving", reject: "Rejecting", retry: "Retrying", resolve: "Resolving" };
 
 export function BulkBar(props: { picked: ProposalSummary[]; canApprove: boolean; demo: boolean; onClear: () => void; onDone: () => void }) {
   const [asking, setAsking] = useState<Action | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState<string | null>(null);
   // The rows' error ids are kept with the result: the decided rows leave the list (and the
   // selection) when it refreshes, and the outcomes must still name them.
   const [result, setResult] = useState<{ action: Action; r: BulkDecisionResult; names: Record<string, string> } | null>(null);
   const rows = props.picked;
   const decide = async (action: Action, reason?: string, note?: string) => {
-    setBusy(true);
+    setBusy(`${WORKING[action]} ${plural(rows.length, "sync error")}, one at a time…`);
     try {
       const r = await write<BulkDecisionResult>("POST", "/api/sync-error-assist/proposals/bulk",
         { action, ids: rows.map((p) => p.id), reason, ...(note ? { note } : {}) });
@@ -30,12 +31,12 @@ export function BulkBar(props: { picked: ProposalSummary[]; canApprove: boolean;
     } catch (e) {
       showError(e);
     } finally {
-      setBusy(false);
+      setBusy(null);
     }
   };
   const close = () => setAsking(null);
   const members = <ul class="members">{rows.map((p) => <li><span class="mono">{p.errorId}</span> — {p.recordType} / {p.recordId}</li>)}</ul>;
-  const off = busy || props.demo;
+  const off = !!busy || props.demo;
   return (
     <div class="bulk" role="region" aria-label="Selected sync errors">
       {rows.length > 0 && (
@@ -48,6 +49,7 @@ export function BulkBar(props: { picked: ProposalSummary[]; canApprove: boolean;
           <button type="button" class="link" onClick={props.onClear}>Clear selection</button>
         </div>
       )}
+      <Progress text={busy} />
       {asking === "approve" && (
         <ConfirmDialog title={`Approve ${plural(rows.length, "sync error")}?`} confirm={`Approve ${rows.length}`}
           onClose={close} onConfirm={() => { close(); void decide("approve"); }}>

@@ -5,7 +5,7 @@ import { ApiError, read, readOptional, write } from "../api/client";
 import { demoAutoApplied, demoProposals } from "../api/demo";
 import type { ApproveWritten, CostList, List, Proposal, Trace } from "../api/types";
 import { Facts, mayApprove, ResolveDialog } from "./queue-more";
-import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, shortcutKey, show, showError } from "../ui";
+import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, Progress, shortcutKey, show, showError } from "../ui";
 
 interface Props {
   id: string;
@@ -20,6 +20,12 @@ interface Props {
   onBack: () => void;
 }
 
+/** STAGES say what a write that may take seconds is doing while it runs. */
+const STAGES: Record<string, string> = {
+  approve: "Approving: lease taken, writing the fix through the guard…",
+  retry: "Retrying: sending the delivery again…",
+};
+
 export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, onUndone, onChanged, onBack }: Props) {
   const [row, setRow] = useState<Proposal | null>(null);
   const [demo, setDemo] = useState(false);
@@ -27,6 +33,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const [edits, setEdits] = useState<Record<string, string>>({});
   const [asking, setAsking] = useState<"reject" | "escalate" | "resolve" | null>(null);
   const [busy, setBusy] = useState(false);
+  const [stage, setStage] = useState<string | null>(null);
   const [triage, setTriage] = useState<typeof import("./queue-triage") | null>(null);
   const [revert, setRevert] = useState<typeof import("./revert") | null>(null);
   // A chunk that cannot load (offline, or replaced by a deploy) leaves the section out.
@@ -72,6 +79,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const act = async (what: "approve" | "reject" | "escalate" | "retry" | "resolve", text?: string, note?: string) => {
     if (!row) return;
     setBusy(true);
+    setStage(STAGES[what] ?? null);
     try {
       let body: unknown = what === "retry" ? {} : what === "resolve" ? { reason: text, ...(note ? { note } : {}) } : { reason: text };
       if (what === "approve") {
@@ -102,6 +110,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       showError(now ? explainConflict(e, now) : e);
     } finally {
       setBusy(false);
+      setStage(null);
     }
   };
 
@@ -200,6 +209,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       <Facts row={row} />
       {pending && !canApprove && ready && fix.length > 0 && <p class="note">Approving this fix needs an approver. You can reject, escalate or resolve it.</p>}
       {escalated && !isApprover && <p class="note">Escalated: an approver approves or rejects it. You can still retry or resolve it.</p>}
+      <Progress text={stage} />
       {(decidable || retryable || resolvable) && (
         <div class="actions">
           {decidable && canApprove && <button type="button" class="primary" disabled={locked || !ready} aria-keyshortcuts="a" onClick={() => void act("approve")}>Approve <Key k="a" /></button>}

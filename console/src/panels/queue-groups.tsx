@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { write } from "../api/client";
 import type { BulkDecisionResult, ProposalGroup, ProposalGroupList } from "../api/types";
 import { navigate } from "../router";
-import { announce, AskDialog, Chip, ConfirmDialog, show, showError } from "../ui";
+import { announce, AskDialog, Chip, ConfirmDialog, Progress, show, showError } from "../ui";
 
 /** plural says "1 sync error" and "3 sync errors". */
 export function plural(n: number, one: string, many = one + "s"): string {
@@ -41,9 +41,9 @@ export function Groups(props: { groups: ProposalGroupList | null; demo: boolean;
 function GroupCard({ g, demo, canApprove }: { g: ProposalGroup; demo: boolean; canApprove: boolean }) {
   const [result, setResult] = useState<BulkDecisionResult | null>(null);
   const [asking, setAsking] = useState<"approve" | "reject" | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState<string | null>(null);
   const decide = async (action: "approve" | "reject", reason?: string) => {
-    setBusy(true);
+    setBusy(`${action === "approve" ? "Approving" : "Rejecting"} ${plural(g.count, "sync error")}, one at a time…`);
     try {
       const r = await write<BulkDecisionResult>("POST", "/api/sync-error-assist/proposals/bulk", { action, ids: g.ids, reason });
       setResult(r);
@@ -51,7 +51,7 @@ function GroupCard({ g, demo, canApprove }: { g: ProposalGroup; demo: boolean; c
     } catch (e) {
       showError(e);
     } finally {
-      setBusy(false);
+      setBusy(null);
     }
   };
   const changes = g.changes.map((c) => `${c.path} → ${show(c.after)}`).join(", ");
@@ -65,10 +65,11 @@ function GroupCard({ g, demo, canApprove }: { g: ProposalGroup; demo: boolean; c
       </details>
       {!result && (
         <div class="actions">
-          {canApprove && <button type="button" class="primary" disabled={busy || demo} onClick={() => setAsking("approve")}>Approve group…</button>}
-          <button type="button" disabled={busy || demo} onClick={() => setAsking("reject")}>Reject group…</button>
+          {canApprove && <button type="button" class="primary" disabled={!!busy || demo} onClick={() => setAsking("approve")}>Approve group…</button>}
+          <button type="button" disabled={!!busy || demo} onClick={() => setAsking("reject")}>Reject group…</button>
         </div>
       )}
+      <Progress text={busy} />
       {!canApprove && !result && <p class="note">Approving a whole group needs an approver; open a member to approve what the approval policy gives operators.</p>}
       {asking === "approve" && (
         <ConfirmDialog title={`Approve ${plural(g.count, "sync error")}?`} confirm={`Write ${plural(g.count, "record")}`}
