@@ -1,6 +1,6 @@
 // The console's frame: top bar, demo banner, navigation and the panel for the URL.
 import { useEffect, useState } from "preact/hooks";
-import { type ApiError, dataEpoch, demoReason, embeddedExpired, onUnauthorized, readQuiet, retryAPI, write } from "./api/client";
+import { type ApiError, dataEpoch, demoReason, embeddedExpired, onUnauthorized, readQuiet, retryAPI, serviceFailures, write } from "./api/client";
 import type { NavCounts } from "./api/types";
 import type { Role } from "./api/types";
 import { type ConsoleConfig, embedRefusal, hasRole, save, session, signIn, signOut } from "./auth";
@@ -78,6 +78,11 @@ export function App({ config }: { config: ConsoleConfig }) {
       </header>
       {demoReason.value && (
         <div class="banner" role="status">{demoReason.value}. Actions are disabled.{" "}
+          <button type="button" onClick={retryAPI}>Try again</button></div>
+      )}
+      {!demoReason.value && serviceFailures.value >= 2 && (
+        <div class="banner" role="status">The service is answering with errors: what you see may be out of date,
+          and a decision may fail (each one says whether it went through).{" "}
           <button type="button" onClick={retryAPI}>Try again</button></div>
       )}
       <div class="body">

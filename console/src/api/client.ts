@@ -53,6 +53,11 @@ export const demoReason = signal<string | null>(null);
 /** Bumped when the console switches between demo and real data, and by Try again: the
  *  panels are keyed on it, so every panel reads again and none keeps the other kind. */
 export const dataEpoch = signal(0);
+/** How many answers in a row were the service's own failures (500, 503, or a 502/504 that
+ *  is not the API's problem+json, i.e. the gateway's): two or more raise the degraded
+ *  banner; any good answer lowers it. A target system's refusal (502 with a code) is the
+ *  panel's error, not the service's health. */
+export const serviceFailures = signal(0);
 /** Set when an embedded session's context is refused (expired or torn down). */
 export const embeddedExpired = signal(false);
 /** Called on a 401: the app signs in again and returns here. */
@@ -83,13 +88,19 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
     throw new ApiError({ title: "API unreachable", status: 0, detail: "The network request failed.", code: "network" });
   }
   // 204 (a delete) has no body to read.
-  if (resp.ok) return (resp.status === 204 ? undefined : await resp.json()) as T;
+  if (resp.ok) {
+    if (serviceFailures.value) serviceFailures.value = 0;
+    return (resp.status === 204 ? undefined : await resp.json()) as T;
+  }
   let problem: Problem = { title: resp.statusText || "Error", status: resp.status };
   try {
     const p = (await resp.json()) as Partial<Problem>;
     if (p && typeof p.title === "string") problem = { ...p, title: p.title, status: resp.status };
   } catch {
     // not problem+json: keep the status line
+  }
+  if (resp.status === 500 || resp.status === 503 || ((resp.status === 502 || resp.status === 504) && !problem.code)) {
+    serviceFailures.value++;
   }
   if (resp.status === 401) {
     if (s?.embeddedContextId) embeddedExpired.value = true;

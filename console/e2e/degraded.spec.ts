@@ -1,0 +1,31 @@
+import { expect, test } from "@playwright/test";
+import { accessible, signIn } from "./support/browser";
+
+const failing = (status: number, code?: string) => ({ status, contentType: "application/problem+json",
+  body: JSON.stringify({ title: "Internal Server Error", status, ...(code ? { code } : {}) }) });
+
+// When the service itself keeps failing, one banner says so for every panel (and lifts at
+// the next good answer); a target system's refusal stays the asking panel's own error.
+test("the service failing raises one banner; a good answer lowers it; a target's refusal does not raise it", async ({ page }) => {
+  await signIn(page, "operator");
+  await expect(page.getByRole("heading", { name: "Sync-error queue" })).toBeVisible();
+  const banner = page.getByRole("status").filter({ hasText: "The service is answering with errors" });
+
+  await page.route("**/api/sync-error-assist/**", (r) => r.fulfill(failing(502, "target_unavailable")));
+  await page.getByLabel("Status").selectOption("rejected");
+  await page.getByLabel("Status").selectOption("escalated");
+  await expect(page.getByRole("alert").first()).toBeVisible();
+  await expect(banner).toHaveCount(0);
+
+  await page.unroute("**/api/sync-error-assist/**");
+  await page.route("**/api/sync-error-assist/**", (r) => r.fulfill(failing(500)));
+  await page.getByLabel("Status").selectOption("rejected");
+  await page.getByLabel("Status").selectOption("pending");
+  await expect(banner).toBeVisible();
+  await accessible(page, "degraded banner");
+
+  await page.unroute("**/api/sync-error-assist/**");
+  await banner.getByRole("button", { name: "Try again" }).click();
+  await expect(banner).toHaveCount(0);
+  await expect(page.getByRole("heading", { name: "Sync-error queue" })).toBeVisible();
+});
