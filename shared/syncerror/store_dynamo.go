@@ -199,18 +199,27 @@ func (s *DynamoClaims) Claim(ctx context.Context, c Claim) (bool, error) {
 
 // Get implements ClaimStore.
 func (s *DynamoClaims) Get(ctx context.Context, tenantID, id string) (Claim, error) {
+	it, err := s.getItem(ctx, tenantID, id)
+	if err != nil {
+		return Claim{}, err
+	}
+	return claimFrom(it)
+}
+
+// getItem reads a row as stored (strongly consistent); ErrNotFound when there is none.
+func (s *DynamoClaims) getItem(ctx context.Context, tenantID, id string) (dynamostore.Item, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
 		Key:            s.key(tenantID, id),
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return Claim{}, fmt.Errorf("get claim %s/%s: %w", tenantID, id, err)
+		return nil, fmt.Errorf("get claim %s/%s: %w", tenantID, id, err)
 	}
 	if out.Item == nil {
-		return Claim{}, ErrNotFound
+		return nil, ErrNotFound
 	}
-	return claimFrom(out.Item)
+	return out.Item, nil
 }
 
 // BeginDiagnosis implements ClaimStore.
