@@ -1,14 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { accessible, signIn } from "./support/browser";
-import { base, DEMO_FLOW_SECRETS, signedHeaders } from "./support/stack";
-
-async function postChange(system: string, entity: string, recordId: string, fields: Record<string, unknown>): Promise<string[]> {
-  const body = JSON.stringify({ eventId: "EV-E2E-RUNS-" + Date.now() + "-" + Math.random().toString(36).slice(2, 8),
-    entity, recordId, changedAt: new Date().toISOString(), fields });
-  const r = await fetch(base() + "/api/flows/events/" + system, { method: "POST", headers: signedHeaders(body, DEMO_FLOW_SECRETS[system]), body });
-  if (r.status !== 202) throw new Error(`flow event answered ${r.status}: ${await r.text()}`);
-  return ((await r.json()) as { runIds: string[] }).runIds;
-}
+import { postChange } from "./support/stack";
 
 // The runs follow the queue's pattern: a shared link opens its run whatever the list shows,
 // the outcome filter is in the URL, and at 390 px list and detail are two views with Back.

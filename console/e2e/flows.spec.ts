@@ -1,15 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { accessible, signIn } from "./support/browser";
-import { base, DEMO_FLOW_SECRETS, signedHeaders } from "./support/stack";
-
-/** postChange posts a signed change event from a source system and returns its run ids. */
-async function postChange(system: string, entity: string, recordId: string, fields: Record<string, unknown>): Promise<string[]> {
-  const body = JSON.stringify({ eventId: "EV-E2E-" + Date.now() + "-" + Math.random().toString(36).slice(2, 8),
-    entity, recordId, changedAt: new Date().toISOString(), fields });
-  const r = await fetch(base() + "/api/flows/events/" + system, { method: "POST", headers: signedHeaders(body, DEMO_FLOW_SECRETS[system]), body });
-  if (r.status !== 202) throw new Error(`flow event answered ${r.status}: ${await r.text()}`);
-  return ((await r.json()) as { runIds: string[] }).runIds;
-}
+import { postChange } from "./support/stack";
 
 test("flows: a failed run reads event → fields → decision → result and links to its sync error", async ({ page }) => {
   const [failed] = await postChange("crm", "Account", "C-2001", { Type: "Customer", Email: "no-at-sign" });

@@ -99,3 +99,12 @@ export async function erpRecord(type: string, id: string): Promise<Record<string
   const r = await fetch(`${base()}/fake/hosterp/services/rest/record/v1/${type}/${id}`);
   return (await r.json()) as Record<string, unknown>;
 }
+
+/** postChange posts a signed change event from a source system and returns its run ids. */
+export async function postChange(system: string, entity: string, recordId: string, fields: Record<string, unknown>): Promise<string[]> {
+  const body = JSON.stringify({ eventId: "EV-E2E-" + Date.now() + "-" + Math.random().toString(36).slice(2, 8),
+    entity, recordId, changedAt: new Date().toISOString(), fields });
+  const r = await fetch(base() + "/api/flows/events/" + system, { method: "POST", headers: signedHeaders(body, DEMO_FLOW_SECRETS[system]), body });
+  if (r.status !== 202) throw new Error(`flow event answered ${r.status}: ${await r.text()}`);
+  return ((await r.json()) as { runIds: string[] }).runIds;
+}
