@@ -19,6 +19,9 @@ import (
 type DynamoClaims struct {
 	client *dynamodb.Client
 	table  string
+	// token makes each conditional update's write token (nil: random); tests fix it to
+	// send one update twice, as the SDK does after a lost answer.
+	token func() string
 }
 
 var _ ClaimStore = (*DynamoClaims)(nil)

@@ -42,9 +42,21 @@ func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, from
 		"(#status = :applying AND lease_expires_at < :now AND attribute_not_exists(applied_key))", update, values)
 }
 
-// updateRow is one conditional update of a row that answers the row as written; a row the
-// condition refuses answers why (whyNot).
+// updateRow is one conditional update of a row (update starts with SET) that answers the
+// row as written; a row the condition refuses answers why (ErrNotFound, ErrStateChanged).
+//
+// The SDK sends an update again when its answer was lost (a dropped connection, a body
+// that failed its checksum), although DynamoDB may have applied it. So each update writes
+// a fresh write_token and is refused where the row holds it already: an update applied
+// twice is never applied again (a note appended twice, a history entry doubled), and its
+// refused retry finds its own token and answers the success it was, never a conflict.
+// (Were another update to land between the lost answer and the retry, the retry would be
+// told of a conflict: the one case left, and it reports no write that did not happen.)
 func (s *DynamoClaims) updateRow(ctx context.Context, op, tenantID, id, cond, update string, values dynamostore.Item) (Claim, error) {
+	tok := s.writeToken()
+	values[":wtok"] = dynamostore.Str(tok)
+	cond = "(" + cond + ") AND (attribute_not_exists(write_token) OR write_token <> :wtok)"
+	update = "SET write_token = :wtok, " + strings.TrimPrefix(update, "SET ")
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.key(tenantID, id),
@@ -55,12 +67,26 @@ func (s *DynamoClaims) updateRow(ctx context.Context, op, tenantID, id, cond, up
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if dynamostore.IsConditionFailed(err) {
-		return Claim{}, s.whyNot(ctx, tenantID, id)
+		it, gerr := s.getItem(ctx, tenantID, id)
+		switch {
+		case gerr != nil:
+			return Claim{}, gerr
+		case dynamostore.GetString(it, "write_token") == tok:
+			return claimFrom(it) // this update, applied before its answer was lost
+		}
+		return Claim{}, ErrStateChanged
 	}
 	if err != nil {
 		return Claim{}, fmt.Errorf("%s %s/%s: %w", op, tenantID, id, err)
 	}
 	return claimFrom(out.Attributes)
+}
+
+func (s *DynamoClaims) writeToken() string {
+	if s.token != nil {
+		return s.token()
+	}
+	return NewLease(time.Time{}, 0).Token
 }
 
 // FinishApply implements DecisionStore.
@@ -86,46 +112,21 @@ func (s *DynamoClaims) FinishApply(ctx context.Context, tenantID, id, token stri
 	if to != StatusApproved {
 		cond += " AND attribute_not_exists(applied_key)"
 	}
-	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.table),
-		Key:                       s.key(tenantID, id),
-		ConditionExpression:       aws.String(cond),
-		UpdateExpression:          aws.String(update),
-		ExpressionAttributeNames:  map[string]string{"#status": "status"},
-		ExpressionAttributeValues: values,
-	})
-	if dynamostore.IsConditionFailed(err) {
-		return s.whyNot(ctx, tenantID, id)
-	}
-	if err != nil {
-		return fmt.Errorf("finish apply %s/%s: %w", tenantID, id, err)
-	}
-	return nil
+	_, err := s.updateRow(ctx, "finish apply", tenantID, id, cond, update, values)
+	return err
 }
 
 // MarkApplied implements DecisionStore.
 func (s *DynamoClaims) MarkApplied(ctx context.Context, tenantID, id, token string, w AppliedWrite, now time.Time) error {
-	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                aws.String(s.table),
-		Key:                      s.key(tenantID, id),
-		ConditionExpression:      aws.String("#status = :applying AND lease_token = :tok"),
-		UpdateExpression:         aws.String("SET applied_key = :key, applied_at = :at, updated_at = :now"),
-		ExpressionAttributeNames: map[string]string{"#status": "status"},
-		ExpressionAttributeValues: dynamostore.Item{
+	_, err := s.updateRow(ctx, "mark applied", tenantID, id, "#status = :applying AND lease_token = :tok",
+		"SET applied_key = :key, applied_at = :at, updated_at = :now", dynamostore.Item{
 			":applying": dynamostore.Str(string(StatusApplying)),
 			":tok":      dynamostore.Str(token),
 			":key":      dynamostore.Str(w.Key),
 			":at":       dynamostore.Str(dynamostore.FormatTime(w.At)),
 			":now":      dynamostore.Str(dynamostore.FormatTime(now)),
-		},
-	})
-	if dynamostore.IsConditionFailed(err) {
-		return s.whyNot(ctx, tenantID, id)
-	}
-	if err != nil {
-		return fmt.Errorf("mark applied %s/%s: %w", tenantID, id, err)
-	}
-	return nil
+		})
+	return err
 }
 
 // Decide implements DecisionStore.
@@ -134,31 +135,19 @@ func (s *DynamoClaims) Decide(ctx context.Context, tenantID, id string, from, to
 }
 
 // transition moves a row from one status to another with a history entry, in one
-// conditional write; a row not in from answers why (whyNot).
+// conditional write; a row not in from answers why.
 func (s *DynamoClaims) transition(ctx context.Context, op, tenantID, id string, from, to Status, entry HistoryEntry, now time.Time) error {
-	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(s.table),
-		Key:                 s.key(tenantID, id),
-		ConditionExpression: aws.String("#status = :from"),
-		UpdateExpression: aws.String("SET #status = :to, status_key = :skey, updated_at = :now, " +
-			"history = list_append(if_not_exists(history, :empty), :entry)"),
-		ExpressionAttributeNames: map[string]string{"#status": "status"},
-		ExpressionAttributeValues: dynamostore.Item{
+	_, err := s.updateRow(ctx, op, tenantID, id, "#status = :from",
+		"SET #status = :to, status_key = :skey, updated_at = :now, history = list_append(if_not_exists(history, :empty), :entry)",
+		dynamostore.Item{
 			":from":  dynamostore.Str(string(from)),
 			":to":    dynamostore.Str(string(to)),
 			":skey":  dynamostore.Str(statusKey(tenantID, to)),
 			":now":   dynamostore.Str(dynamostore.FormatTime(now)),
 			":empty": &types.AttributeValueMemberL{},
 			":entry": historyList([]HistoryEntry{entry}),
-		},
-	})
-	if dynamostore.IsConditionFailed(err) {
-		return s.whyNot(ctx, tenantID, id)
-	}
-	if err != nil {
-		return fmt.Errorf("%s %s/%s: %w", op, tenantID, id, err)
-	}
-	return nil
+		})
+	return err
 }
 
 // ExpiredLeases implements DecisionStore.

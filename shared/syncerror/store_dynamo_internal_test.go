@@ -3,7 +3,6 @@ package syncerror
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -11,39 +10,47 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 )
 
-// The SDK sends a request again when its answer was lost (a dropped connection, a
-// response that failed its checksum: CI once saw it), although DynamoDB may have applied
-// it. A note sent again with its token is answered as the success it was, never appended
-// twice; a new note is still refused at the limit.
-func TestAddNoteSentTwiceIsAppendedOnce(t *testing.T) {
+// The SDK sends an update again when its answer was lost (a dropped connection, a body
+// that failed its checksum: CI once saw dynalite's do so), although DynamoDB may have
+// applied it. Sent again, an update is neither applied twice nor reported as a conflict:
+// here each one is sent twice with its write token, as the SDK's retry would be.
+func TestUpdateSentTwiceIsAppliedOnceAndAnsweredAsDone(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		ctx := context.Background()
 		db, tables := e.Tables(t)
 		s := NewDynamoClaims(db, tables(blueprint.TableProcessed))
+		tok := "first"
+		s.token = func() string { return tok }
 		now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 		c := NewClaim(Record{TenantID: "t1", ErrorID: "E-1", RecordType: "salesOrder", RecordID: "SO-1", ErrorCode: "X",
 			Message: "m", OccurredAt: now}, SourceWebhook, "", now)
 		if _, err := s.Claim(ctx, c); err != nil {
 			t.Fatal(err)
 		}
+		twice := func(name string, op func() error) {
+			t.Helper()
+			for i := range 2 {
+				if err := op(); err != nil {
+					t.Fatalf("%s, sent %d times: %v", name, i+1, err)
+				}
+			}
+			tok += "+" // the next update is another one
+		}
 		n := Note{At: now, Actor: "alice", Text: "called the customer"}
-		entry := HistoryEntry{At: now, Actor: "alice", Action: "noted"}
-		for range 2 {
-			got, err := s.addNote(ctx, "t1", c.ID, n, entry, now, "token-1")
-			if err != nil || len(got.Triage.Notes) != 1 {
-				t.Fatalf("the same note sent again: %d notes, err=%v", len(got.Triage.Notes), err)
-			}
+		twice("note", func() error { _, err := s.AddNote(ctx, "t1", c.ID, n, HistoryEntry{At: now, Actor: "alice", Action: "noted"}, now); return err })
+		twice("assign", func() error { _, err := s.Assign(ctx, "t1", c.ID, "", "alice", HistoryEntry{At: now, Actor: "alice", Action: "assigned"}, now); return err })
+		twice("escalate", func() error {
+			return s.Decide(ctx, "t1", c.ID, StatusPending, StatusEscalated, HistoryEntry{At: now, Actor: "alice", Action: "escalated"}, now)
+		})
+		got, err := s.Get(ctx, "t1", c.ID)
+		if err != nil || len(got.Triage.Notes) != 1 || got.Triage.Assignee != "alice" || got.Status != StatusEscalated ||
+			len(got.History) != len(c.History)+3 {
+			t.Fatalf("after three updates sent twice: %d notes, assignee %q, %s, %d history entries (want 1, alice, escalated, %d)",
+				len(got.Triage.Notes), got.Triage.Assignee, got.Status, len(got.History), len(c.History)+3)
 		}
-		for i := 2; i <= MaxNotes; i++ {
-			if _, err := s.addNote(ctx, "t1", c.ID, n, entry, now, fmt.Sprintf("token-%d", i)); err != nil {
-				t.Fatalf("note %d: %v", i, err)
-			}
-		}
-		if _, err := s.addNote(ctx, "t1", c.ID, n, entry, now, "token-new"); !errors.Is(err, ErrTriageFull) {
-			t.Fatalf("a new note past the limit: %v", err)
-		}
-		if got, err := s.addNote(ctx, "t1", c.ID, n, entry, now, fmt.Sprintf("token-%d", MaxNotes)); err != nil || len(got.Triage.Notes) != MaxNotes {
-			t.Fatalf("the last note sent again at the limit: %d notes, err=%v", len(got.Triage.Notes), err)
+		// Another update with the same expectations is a real conflict.
+		if err := s.Decide(ctx, "t1", c.ID, StatusPending, StatusRejected, HistoryEntry{At: now, Actor: "bob", Action: "rejected"}, now); !errors.Is(err, ErrStateChanged) {
+			t.Fatalf("a decision on a row escalated meanwhile: %v", err)
 		}
 	})
 }

@@ -93,30 +93,15 @@ func (s *DynamoClaims) Tag(ctx context.Context, tenantID, id, tag string, on boo
 	return c, err
 }
 
-// AddNote implements TriageStore.
+// AddNote implements TriageStore. A note the SDK sends again after a lost answer is
+// appended once (updateRow's write token).
 func (s *DynamoClaims) AddNote(ctx context.Context, tenantID, id string, n Note, entry HistoryEntry, now time.Time) (Claim, error) {
-	return s.addNote(ctx, tenantID, id, n, entry, now, NewLease(now, 0).Token)
-}
-
-// addNote appends n once, however often the SDK sends the request: a retry after an
-// answer that was lost (a dropped connection, a response that failed its checksum) finds
-// its own token on the row and is answered as the success it was, not appended again.
-func (s *DynamoClaims) addNote(ctx context.Context, tenantID, id string, n Note, entry HistoryEntry, now time.Time, token string) (Claim, error) {
 	v := triageValues(entry, now)
-	v[":note"], v[":max"], v[":tok"] = noteList([]Note{n}), dynamostore.Num(MaxNotes), dynamostore.Str(token)
-	c, err := s.updateRow(ctx, "note", tenantID, id,
-		"attribute_exists(id) AND (attribute_not_exists(notes) OR size(notes) < :max) AND "+
-			"(attribute_not_exists(note_token) OR note_token <> :tok)",
-		"SET notes = list_append(if_not_exists(notes, :empty), :note), note_token = :tok, "+triageUpdate, v)
-	if err != ErrStateChanged {
-		return c, err
+	v[":note"], v[":max"] = noteList([]Note{n}), dynamostore.Num(MaxNotes)
+	c, err := s.updateRow(ctx, "note", tenantID, id, "attribute_exists(id) AND (attribute_not_exists(notes) OR size(notes) < :max)",
+		"SET notes = list_append(if_not_exists(notes, :empty), :note), "+triageUpdate, v)
+	if err == ErrStateChanged {
+		return Claim{}, ErrTriageFull
 	}
-	it, gerr := s.getItem(ctx, tenantID, id)
-	switch {
-	case gerr != nil:
-		return Claim{}, gerr
-	case dynamostore.GetString(it, "note_token") == token:
-		return claimFrom(it)
-	}
-	return Claim{}, ErrTriageFull
+	return c, err
 }
