@@ -37,8 +37,14 @@ func TestUpdateSentTwiceIsAppliedOnceAndAnsweredAsDone(t *testing.T) {
 			tok += "+" // the next update is another one
 		}
 		n := Note{At: now, Actor: "alice", Text: "called the customer"}
-		twice("note", func() error { _, err := s.AddNote(ctx, "t1", c.ID, n, HistoryEntry{At: now, Actor: "alice", Action: "noted"}, now); return err })
-		twice("assign", func() error { _, err := s.Assign(ctx, "t1", c.ID, "", "alice", HistoryEntry{At: now, Actor: "alice", Action: "assigned"}, now); return err })
+		twice("note", func() error {
+			_, err := s.AddNote(ctx, "t1", c.ID, n, HistoryEntry{At: now, Actor: "alice", Action: "noted"}, now)
+			return err
+		})
+		twice("assign", func() error {
+			_, err := s.Assign(ctx, "t1", c.ID, "", "alice", HistoryEntry{At: now, Actor: "alice", Action: "assigned"}, now)
+			return err
+		})
 		twice("escalate", func() error {
 			return s.Decide(ctx, "t1", c.ID, StatusPending, StatusEscalated, HistoryEntry{At: now, Actor: "alice", Action: "escalated"}, now)
 		})
