@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { signIn } from "./support/browser";
-import { postSyncError, waitDiagnosed } from "./support/stack";
+import { newSalesOrder, postSyncError, waitDiagnosed } from "./support/stack";
 
 const unique = (p: string) => `${p}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
 
@@ -9,7 +9,8 @@ const unique = (p: string) => `${p}-${Date.now()}-${Math.floor(Math.random() * 1
 test("slow approves say what they are doing, one row or a selection", async ({ page }) => {
   const one = unique("E2E-SLOW1");
   const two = unique("E2E-SLOW2");
-  const ids = [await postSyncError(one, "SO-10042", "INVALID_FIELD_VALUE_SLOW"), await postSyncError(two, "SO-10042", "INVALID_FIELD_VALUE_SLOW")];
+  const ids = [await postSyncError(one, await newSalesOrder(), "INVALID_FIELD_VALUE_SLOW"),
+    await postSyncError(two, await newSalesOrder(), "INVALID_FIELD_VALUE_SLOW")];
   for (const id of ids) await waitDiagnosed(id);
   let release = () => {};
   const held = new Promise<void>((r) => (release = r));

@@ -9,8 +9,9 @@ const unique = (p: string) => `${p}-${Date.now()}-${Math.floor(Math.random() * 1
 test("the list refresh marks a row decided elsewhere without moving the rows", async ({ page }) => {
   const a = unique("E2E-LEFT-A");
   const b = unique("E2E-LEFT-B");
-  const ida = await postSyncError(a);
-  const idb = await postSyncError(b);
+  // A code of their own: the rejection below teaches the service to reject that fix.
+  const ida = await postSyncError(a, "SO-10042", "INVALID_FIELD_VALUE_LEFT");
+  const idb = await postSyncError(b, "SO-10042", "INVALID_FIELD_VALUE_LEFT");
   await waitDiagnosed(ida);
   await waitDiagnosed(idb);
   await page.clock.install();

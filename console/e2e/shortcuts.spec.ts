@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { signIn } from "./support/browser";
-import { postSyncError, waitDiagnosed } from "./support/stack";
+import { newSalesOrder, postSyncError, waitDiagnosed } from "./support/stack";
 
 const unique = (p: string) => `${p}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
 
@@ -10,7 +10,7 @@ const unique = (p: string) => `${p}-${Date.now()}-${Math.floor(Math.random() * 1
 // requests are stopped at the network and counted.
 test("stray keys never approve the open sync error", async ({ page }) => {
   const errorId = unique("E2E-KEYS");
-  const id = await postSyncError(errorId);
+  const id = await postSyncError(errorId, await newSalesOrder(), "INVALID_FIELD_VALUE_KEYS");
   await waitDiagnosed(id);
   let approves = 0;
   await page.route("**/approve", (route) => {

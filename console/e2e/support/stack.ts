@@ -108,3 +108,16 @@ export async function postChange(system: string, entity: string, recordId: strin
   if (r.status !== 202) throw new Error(`flow event answered ${r.status}: ${await r.text()}`);
   return ((await r.json()) as { runIds: string[] }).runIds;
 }
+
+/** newSalesOrder creates a sales order in the fake host ERP like the sample error's and
+ *  returns its id: a test that writes a fix gets a record of its own, since a fix written
+ *  to a shared order changes what every later test reads there. */
+export async function newSalesOrder(): Promise<string> {
+  const r = await fetch(base() + "/fake/hosterp/services/rest/record/v1/salesOrder", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ shipcountry: "Deutschland", shipzip: "10115", shipcity: "Berlin", total: 129.5, currency: "EUR", status: "pendingFulfillment" }),
+  });
+  const at = r.headers.get("Location");
+  if (r.status !== 204 || !at) throw new Error(`the fake host ERP answered ${r.status} to a new sales order`);
+  return decodeURIComponent(at.slice(at.lastIndexOf("/") + 1));
+}
