@@ -193,7 +193,8 @@ test("grouped view: the group lists its members and asks before it writes, then 
   await signIn(page, "approver");
   await page.getByRole("button", { name: "Group by diagnosis" }).click();
   await accessible(page, "grouped queue");
-  const group = page.getByRole("listitem").filter({ hasText: "shipcountry → DE" }).first();
+  // This test's group, whichever is largest: other specs leave errors with the same fix.
+  const group = page.locator("li.group").filter({ hasText: ids[0] });
   await expect(group).toContainText(/\d+ sync errors/);
   const before = (await erpWrites("SO-10042")).length;
   await group.getByRole("button", { name: "Approve group…" }).click();
