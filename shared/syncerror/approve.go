@@ -135,6 +135,7 @@ func (a *approval) begin(c Claim, edited []FieldChange, note string) bool {
 		ttl = DefaultLeaseTTL
 	}
 	a.lease = NewLease(now, ttl)
+	a.lease.From = c.Status
 	held, err := o.Claims.BeginApply(ctx, a.actor.TenantID, c.ID, c.Status, a.lease, edited,
 		HistoryEntry{At: now, Actor: a.actor.Actor, Action: "approve", Note: note}, now)
 	switch {
@@ -195,7 +196,7 @@ func writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
 func (a *approval) failed(werr error) {
 	ctx := a.r.Context()
 	finish := func(applyErr, action string) {
-		if err := a.o.Claims.FinishApply(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, StatusPending, applyErr,
+		if err := a.o.Claims.FinishApply(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, a.lease.Origin(), applyErr,
 			HistoryEntry{At: a.o.now(), Actor: a.actor.Actor, Action: action, Note: applyErr}, a.o.now()); err != nil {
 			// The lease expires and the reconcile returns the row to pending.
 			httpapi.Logger(ctx).Error("finish apply failed; the lease will expire", "id", a.row.ID, "error", err)
@@ -217,14 +218,14 @@ func (a *approval) failed(werr error) {
 		a.o.audit(ctx, a.actor, "syncerror.approve", audit.ResultFailure, resource, a.details)
 		a.outcome("failed")
 		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
-			"The tenant has no host ERP connector; nothing was written and the proposal is pending again."))
+			"The tenant has no host ERP connector; nothing was written and the proposal is "+string(a.lease.Origin())+" again."))
 	case errors.As(werr, &target):
 		httpapi.Logger(ctx).Error("write-back failed", "id", a.row.ID, "error", werr)
 		finish(target.Reason, "apply_failed")
 		a.details["error"], a.details["targetCode"], a.details["targetStatus"] = "write_back_failed", target.Target.Code, target.Target.Status
 		a.o.audit(ctx, a.actor, "syncerror.approve", audit.ResultFailure, resource, a.details)
 		a.outcome("failed")
-		p := httpapi.NewProblem(http.StatusBadGateway, "write_back_failed", "The target system did not accept the fix: "+target.Reason+". The proposal is pending again.")
+		p := httpapi.NewProblem(http.StatusBadGateway, "write_back_failed", "The target system did not accept the fix: "+target.Reason+". The proposal is "+string(a.lease.Origin())+" again.")
 		t := target.Target
 		p.Target = &t
 		httpapi.WriteProblem(a.w, a.r, p)
@@ -235,7 +236,7 @@ func (a *approval) failed(werr error) {
 		a.o.audit(ctx, a.actor, "syncerror.approve", audit.ResultFailure, resource, a.details)
 		a.outcome("failed")
 		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(http.StatusBadGateway, "write_back_failed",
-			"The host ERP did not accept the fix; the proposal is pending again with the error recorded."))
+			"The host ERP did not accept the fix; the proposal is "+string(a.lease.Origin())+" again with the error recorded."))
 	}
 }
 

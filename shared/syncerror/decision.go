@@ -20,6 +20,17 @@ type HistoryEntry struct {
 type Lease struct {
 	Token     string
 	ExpiresAt time.Time
+	// From is the status the row was approved from (empty: pending). A write that does not
+	// happen returns the row there, so an escalated row stays for an approver.
+	From Status
+}
+
+// Origin is the status a row returns to when the write under this lease does not happen.
+func (l Lease) Origin() Status {
+	if l.From == "" {
+		return StatusPending
+	}
+	return l.From
 }
 
 // DefaultLeaseTTL bounds an approve's write-back; it exceeds the connector's retries.

@@ -374,6 +374,18 @@ func TestEscalatedRowIsDecidedByAnApprover(t *testing.T) {
 	if f.writer.count() != 0 {
 		t.Fatal("a refused approve wrote")
 	}
+	// The ERP refuses the approver's write: the row stays escalated, still an approver's.
+	f.writer.err = errors.New("ERP down")
+	if w := f.callAs(t, "approver", "POST", "/p/"+a.ID+"/approve", `{}`); w.Code < 500 {
+		t.Fatalf("approve with the ERP down: %d %s", w.Code, w.Body)
+	}
+	if row, _ := f.claims.Get(context.Background(), "acme", a.ID); row.Status != syncerror.StatusEscalated {
+		t.Fatalf("after a failed write from escalated: %s", row.Status)
+	}
+	if w := f.callAs(t, "operator", "POST", "/p/"+a.ID+"/reject", `{"reason":"x"}`); w.Code != 403 {
+		t.Fatalf("operator reject after the failed write: %d", w.Code)
+	}
+	f.writer.err = nil
 	if w := f.callAs(t, "approver", "POST", "/p/"+a.ID+"/approve", `{"note":"yes, DE"}`); w.Code != 200 {
 		t.Fatalf("approver approves an escalated row: %d %s", w.Code, w.Body)
 	}

@@ -82,6 +82,7 @@ func claimItem(c Claim) dynamostore.Item {
 	if c.Lease != nil {
 		it["lease_token"] = dynamostore.Str(c.Lease.Token)
 		it["lease_expires_at"] = dynamostore.Str(dynamostore.FormatTime(c.Lease.ExpiresAt))
+		dynamostore.PutOptional(it, "lease_from", string(c.Lease.From))
 	}
 	if len(c.History) > 0 {
 		it["history"] = historyList(c.History)
@@ -141,7 +142,7 @@ func claimFrom(it dynamostore.Item) (Claim, error) {
 		if err != nil {
 			return Claim{}, fmt.Errorf("claim %s: lease_expires_at: %w", c.ID, err)
 		}
-		c.Lease = &Lease{Token: tok, ExpiresAt: exp}
+		c.Lease = &Lease{Token: tok, ExpiresAt: exp, From: Status(dynamostore.GetString(it, "lease_from"))}
 	}
 	if l, ok := it["history"].(*types.AttributeValueMemberL); ok {
 		for _, v := range l.Value {

@@ -17,7 +17,7 @@ import (
 
 // BeginApply implements DecisionStore.
 func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, from Status, lease Lease, edited []FieldChange, entry HistoryEntry, now time.Time) (Claim, error) {
-	update := "SET #status = :applying, status_key = :skey, lease_token = :tok, lease_expires_at = :exp, updated_at = :now, " +
+	update := "SET #status = :applying, status_key = :skey, lease_token = :tok, lease_expires_at = :exp, lease_from = :from, updated_at = :now, " +
 		"history = list_append(if_not_exists(history, :empty), :entry)"
 	values := dynamostore.Item{
 		":applying": dynamostore.Str(string(StatusApplying)),
@@ -92,7 +92,7 @@ func (s *DynamoClaims) writeToken() string {
 // FinishApply implements DecisionStore.
 func (s *DynamoClaims) FinishApply(ctx context.Context, tenantID, id, token string, to Status, applyErr string, entry HistoryEntry, now time.Time) error {
 	update := "SET #status = :to, status_key = :skey, updated_at = :now, " +
-		"history = list_append(if_not_exists(history, :empty), :entry) REMOVE lease_token, lease_expires_at"
+		"history = list_append(if_not_exists(history, :empty), :entry) REMOVE lease_token, lease_expires_at, lease_from"
 	values := dynamostore.Item{
 		":to":       dynamostore.Str(string(to)),
 		":skey":     dynamostore.Str(statusKey(tenantID, to)),

@@ -52,7 +52,7 @@ func (rc *Reconcile) sweepLeases(ctx context.Context, tenantID string, rep *Repo
 				continue
 			}
 		}
-		to, action, note, key, result := StatusPending, "lease_expired", "", "syncerror.lease_expired", audit.ResultFailure
+		to, action, note, key, result := c.Lease.Origin(), "lease_expired", "", "syncerror.lease_expired", audit.ResultFailure
 		reason := "the approve did not finish before its lease expired; approve again"
 		if applied {
 			to, action, reason, key, result = StatusApproved, "approved", "", "syncerror.approve_completed", audit.ResultSuccess

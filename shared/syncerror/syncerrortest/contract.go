@@ -367,7 +367,9 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Status != syncerror.StatusApplying || got.Lease == nil || *got.Lease != l1 || !reflect.DeepEqual(got.EditedFix, edited) ||
+		want := l1
+		want.From = syncerror.StatusPending
+		if got.Status != syncerror.StatusApplying || got.Lease == nil || *got.Lease != want || !reflect.DeepEqual(got.EditedFix, edited) ||
 			got.Proposal == nil || len(got.Proposal.Fix) != 1 {
 			t.Fatalf("after begin: %+v", got)
 		}
@@ -479,8 +481,16 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 			t.Fatalf("an approve decided on pending took an escalated row: err=%v", err)
 		}
 		got, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusEscalated, l, nil, entry("approve"), base)
-		if err != nil || got.Status != syncerror.StatusApplying || got.Lease == nil || got.Lease.Token != l.Token {
+		if err != nil || got.Status != syncerror.StatusApplying || got.Lease == nil || got.Lease.Token != l.Token ||
+			got.Lease.Origin() != syncerror.StatusEscalated {
 			t.Fatalf("approve an escalated row: %+v %v", got, err)
+		}
+		// A write that did not happen returns it where it came from: still for an approver.
+		if err := s.FinishApply(ctx, "t1", c.ID, l.Token, got.Lease.Origin(), "ERP down", entry("apply_failed"), base); err != nil {
+			t.Fatal(err)
+		}
+		if row, _ := s.Get(ctx, "t1", c.ID); row.Status != syncerror.StatusEscalated || row.Lease != nil || row.ApplyError != "ERP down" {
+			t.Fatalf("after a failed write from escalated: %s, lease %+v, error %q", row.Status, row.Lease, row.ApplyError)
 		}
 		if err := s.Decide(ctx, "t1", d.ID, syncerror.StatusPending, syncerror.StatusRejected, entry("rejected"), base); !errors.Is(err, syncerror.ErrStateChanged) {
 			t.Fatalf("a reject decided on pending moved an escalated row: err=%v", err)
@@ -491,8 +501,9 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		if row, _ := s.Get(ctx, "t1", d.ID); row.Status != syncerror.StatusRejected {
 			t.Fatalf("rejected from escalated: %+v", row)
 		}
-		if page, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusEscalated, Limit: 10}); err != nil || len(page.Claims) != 0 {
-			t.Fatalf("escalated list after both were decided: %+v %v", page.Claims, err)
+		if page, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusEscalated, Limit: 10}); err != nil ||
+			len(page.Claims) != 1 || page.Claims[0].ID != c.ID {
+			t.Fatalf("escalated list: %d rows, err %v; want the one whose write failed", len(page.Claims), err)
 		}
 	})
 

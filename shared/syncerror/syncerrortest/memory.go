@@ -242,6 +242,7 @@ func (s *ClaimStore) BeginApply(_ context.Context, tenantID, id string, from syn
 		return syncerror.Claim{}, syncerror.ErrStateChanged
 	}
 	c.Status = syncerror.StatusApplying
+	lease.From = from
 	c.Lease = &lease
 	if edited != nil {
 		c.EditedFix = append([]syncerror.FieldChange(nil), edited...)
