@@ -24,7 +24,7 @@ test("the list refresh marks a row decided elsewhere without moving the rows", a
   await call("operator", "POST", `/api/sync-error-assist/proposals/${idb}/reject`, { reason: "decided in another tab" });
   await page.clock.runFor(21_000);
   const row = page.getByRole("row").filter({ hasText: b });
-  await expect(row).toContainText("no longer pending");
+  await expect(row).toContainText("no longer pending (now rejected)");
   await expect(page.getByRole("status").filter({ hasText: "1 sync error decided elsewhere" })).toBeAttached();
   expect(await order()).toEqual(before);
   await expect(page.getByRole("row", { selected: true })).toContainText(a);

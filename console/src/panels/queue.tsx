@@ -102,24 +102,32 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
   }, [status, cls, age, search, whose, system, sort, version]);
 
   // Live refresh reads the first page again. Rows on it take its news (class, assignee…);
-  // rows of its span that it no longer holds were decided elsewhere and are marked, not
-  // removed; new rows join at the top when the list is newest first (elsewhere they wait
+  // a row of its span that it no longer holds is read on its own, and marked (not removed)
+  // when its status changed: a row that only left another filter (age, assignee) is not
+  // "decided". New rows join at the top when the list is newest first (elsewhere they wait
   // for the next read, and are announced). Nothing moves under the cursor. A failed poll
   // is simply tried again later.
-  const [left, setLeft] = useState<Set<string>>(new Set());
+  const [left, setLeft] = useState<Map<string, string>>(new Map());
   const known = useRef<ProposalSummary[]>([]);
   known.current = rows;
-  useEffect(() => setLeft(new Set()), [status, cls, age, search, whose, system, sort, version]);
+  useEffect(() => setLeft(new Map()), [status, cls, age, search, whose, system, sort, version]);
   useEffect(() => {
     if (demo || grouped) return;
     const t = setInterval(() => {
       if (document.hidden) return;
-      void readQuiet<List<ProposalSummary>>("/api/sync-error-assist/proposals?" + query(null)).then((page) => {
+      void readQuiet<List<ProposalSummary>>("/api/sync-error-assist/proposals?" + query(null)).then(async (page) => {
         if (!page) return;
-        const { added, gone } = compare(known.current, page, sort);
+        const { added, gone: candidates } = compare(known.current, page, sort);
         const byId = new Map(page.items.map((r) => [r.id, r]));
         setRows((prev) => [...(sort === "newest" ? added : []), ...prev.map((r) => byId.get(r.id) ?? r)]);
-        if (gone.length) setLeft((was) => new Set([...was, ...gone]));
+        const now = await Promise.all(candidates.slice(0, 10).map((id) =>
+          readQuiet<ProposalSummary>("/api/sync-error-assist/proposals/" + encodeURIComponent(id))));
+        const gone = now.flatMap((r) => (r && r.status !== status ? [r] : []));
+        setLeft((was) => {
+          const next = new Map([...was].filter(([id]) => !byId.has(id))); // back in the list: not gone
+          for (const r of gone) next.set(r.id, r.status);
+          return next;
+        });
         const news = [added.length ? `${plural(added.length, "new sync error")} in the queue` + (sort === "newest" ? "" : " (reload the list to see them)") : "",
           gone.length ? `${plural(gone.length, "sync error")} decided elsewhere` : ""].filter(Boolean);
         if (news.length) announce(news.join("; "));
@@ -266,7 +274,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
                       <input type="checkbox" aria-label="Select row" aria-describedby={"err-" + r.id} checked={picked.has(r.id)}
                         onClick={(e) => pick(r.id, e.shiftKey)} /></td>}
                     <td class="mono" id={"err-" + r.id}>{r.errorId}{r.applyError && <> <Chip kind="failed">write failed</Chip></>}
-                      {left.has(r.id) && <> <Chip kind="left">no longer {status}</Chip></>}</td>
+                      {left.has(r.id) && <> <Chip kind="left">no longer {status} (now {left.get(r.id)})</Chip></>}</td>
                     <td>{r.recordType} / {r.recordId}{r.assignee && <> <Chip kind="assignee">{actorName(r.assignee)}</Chip></>}
                       {r.tags?.map((t) => <> <Chip kind="tag">{t}</Chip></>)}</td>
                     <td>{r.class ? <Chip kind="class">{r.class}</Chip> : <Chip>{r.diagnosis}</Chip>}</td>
