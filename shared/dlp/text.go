@@ -110,6 +110,12 @@ func urlPasswordAt(v string, i int) (span, bool, int) {
 	if pw == "" || !secretValue(pw) {
 		return span{}, false, at + 1
 	}
+	// A user part that holds an '@' ("A://ops@x.example:pw@host") is read on by the other
+	// detectors from there: a second scan, whose userinfo ends at the password's
+	// placeholder, reads it so, and must find what the first scan masked.
+	if k := strings.IndexByte(v[p:colon], '@'); k >= 0 {
+		return span{colon + 1, at, kindURLPassword, 0.95}, true, p + k
+	}
 	return span{colon + 1, at, kindURLPassword, 0.95}, true, at + 1
 }
 
