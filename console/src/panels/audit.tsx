@@ -45,9 +45,11 @@ export function AuditPanel() {
   // as the log stores it: the filter, its field and the URL take that form, so the address
   // stays in neither the page nor the URL.
   const matched = paged.page?.actor;
+  // Keyed on each answer, not its value: the same address typed again over its own stored
+  // form answers the same actor, and must be replaced again.
   useEffect(() => {
     if (actor && matched && matched !== actor) setActor(matched);
-  }, [matched]);
+  }, [paged.page]);
 
   useEffect(() => {
     const u = new URLSearchParams();
