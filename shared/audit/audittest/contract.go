@@ -108,11 +108,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		for _, typ := range []string{"", audit.TypeAI} {
 			seen := map[string]bool{}
 			q := audit.Query{TenantID: "t1", ActionType: typ, From: base, To: base.Add(time.Hour), Limit: 3}
-			for page := 0; ; page++ {
-				p, err := s.Query(ctx, q)
-				if err != nil {
-					t.Fatal(err)
-				}
+			eachPage(t, s, q, func(p audit.Page) {
 				if len(p.Records) > 3 {
 					t.Fatalf("page of %d records with limit 3", len(p.Records))
 				}
@@ -122,14 +118,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
 					}
 					seen[r.ID] = true
 				}
-				if p.NextCursor == "" {
-					break
-				}
-				if page > 10 {
-					t.Fatal("pagination does not end")
-				}
-				q.Cursor = p.NextCursor
-			}
+			})
 			want := 20
 			if typ != "" {
 				want = 10
@@ -189,25 +178,14 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
 		}
 		seen := map[string]bool{}
 		q := audit.Query{TenantID: "t1", Actor: "bob", From: base, To: base.Add(time.Hour), Limit: 4}
-		for page := 0; ; page++ {
-			p, err := s.Query(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
+		eachPage(t, s, q, func(p audit.Page) {
 			for _, r := range p.Records {
 				if seen[r.ID] || r.Actor.Actor != "bob" {
 					t.Fatalf("record %+v twice or not bob's", r)
 				}
 				seen[r.ID] = true
 			}
-			if p.NextCursor == "" {
-				break
-			}
-			if page > 10 {
-				t.Fatal("pagination does not end")
-			}
-			q.Cursor = p.NextCursor
-		}
+		})
 		if len(seen) != 10 {
 			t.Fatalf("%d of bob's 10 records over all pages", len(seen))
 		}
@@ -228,4 +206,24 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
 			t.Fatalf("err=%v, want ErrBadCursor", err)
 		}
 	})
+}
+
+// eachPage follows q's cursors to the end, handing each page to check; more than a dozen
+// pages means the cursors do not end.
+func eachPage(t *testing.T, s audit.Store, q audit.Query, check func(audit.Page)) {
+	t.Helper()
+	for page := 0; ; page++ {
+		p, err := s.Query(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(p)
+		if p.NextCursor == "" {
+			return
+		}
+		if page > 10 {
+			t.Fatal("pagination does not end")
+		}
+		q.Cursor = p.NextCursor
+	}
 }

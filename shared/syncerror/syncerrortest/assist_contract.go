@@ -234,17 +234,8 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 // readyRow claims a sample error and completes its diagnosis with the sample proposal.
 func readyRow(t *testing.T, s syncerror.ClaimStore, tenantID, errorID string, at time.Time) syncerror.Claim {
 	t.Helper()
-	ctx := context.Background()
-	c := syncerror.NewClaim(SampleRecord(tenantID, errorID), syncerror.SourceWebhook, "m", at)
-	mustClaim(t, s, c)
-	got, err := s.BeginDiagnosis(ctx, tenantID, c.ID, at, at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.CompleteDiagnosis(ctx, tenantID, c.ID, got.DiagnosisAttempts, SampleProposal("inf", at), at); err != nil {
-		t.Fatal(err)
-	}
-	out, err := s.Get(ctx, tenantID, c.ID)
+	c := ready(t, s, tenantID, errorID, at)
+	out, err := s.Get(context.Background(), tenantID, c.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -240,20 +240,6 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		}
 	})
 
-	// ready claims a row and completes its diagnosis, so it can be approved.
-	ready := func(t *testing.T, s syncerror.ClaimStore, tenant, errorID string, at time.Time) syncerror.Claim {
-		t.Helper()
-		c := syncerror.NewClaim(SampleRecord(tenant, errorID), syncerror.SourceWebhook, "msg", at)
-		mustClaim(t, s, c)
-		got, err := s.BeginDiagnosis(ctx, tenant, c.ID, at, at)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.CompleteDiagnosis(ctx, tenant, c.ID, got.DiagnosisAttempts, SampleProposal(syncerror.InferenceID(c.ID, 1), at), at); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
 	entry := func(action string) syncerror.HistoryEntry {
 		return syncerror.HistoryEntry{At: base, Actor: "alice", Action: action, Note: "n"}
 	}
@@ -350,185 +336,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		}
 	})
 
-	t.Run("approve lease", func(t *testing.T) {
-		s := newStore(t)
-		queued := syncerror.NewClaim(SampleRecord("t1", "e-q"), syncerror.SourceWebhook, "", base)
-		mustClaim(t, s, queued)
-		l1 := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
-		if _, err := s.BeginApply(ctx, "t1", queued.ID, syncerror.StatusPending, l1, nil, entry("approve"), base); !errors.Is(err, syncerror.ErrStateChanged) {
-			t.Fatalf("approve without a ready proposal: err=%v", err)
-		}
-		if _, err := s.BeginApply(ctx, "t1", "se_missing", syncerror.StatusPending, l1, nil, entry("approve"), base); !errors.Is(err, syncerror.ErrNotFound) {
-			t.Fatalf("missing row: err=%v", err)
-		}
-		c := ready(t, s, "t1", "e-1", base)
-		edited := []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DE"}, {Path: "shipzip", Before: "1O115", After: "10115"}}
-		got, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l1, edited, entry("approve"), base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := l1
-		want.From = syncerror.StatusPending
-		if got.Status != syncerror.StatusApplying || got.Lease == nil || *got.Lease != want || !reflect.DeepEqual(got.EditedFix, edited) ||
-			got.Proposal == nil || len(got.Proposal.Fix) != 1 {
-			t.Fatalf("after begin: %+v", got)
-		}
-		l2 := syncerror.Lease{Token: "tok-2", ExpiresAt: base.Add(3 * time.Minute)}
-		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l2, nil, entry("approve"), base.Add(30*time.Second)); !errors.Is(err, syncerror.ErrStateChanged) {
-			t.Fatalf("lease taken while held: err=%v", err)
-		}
-		if exp, err := s.ExpiredLeases(ctx, "t1", base.Add(30*time.Second), 10); err != nil || len(exp) != 0 {
-			t.Fatalf("expired leases before expiry: %v err=%v", claimIDs(exp), err)
-		}
-		if exp, err := s.ExpiredLeases(ctx, "t1", base.Add(2*time.Minute), 10); err != nil || len(exp) != 1 || exp[0].ID != c.ID {
-			t.Fatalf("expired leases: %v err=%v", claimIDs(exp), err)
-		}
-		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l2, nil, entry("approve"), base.Add(2*time.Minute)); err != nil {
-			t.Fatalf("takeover of an expired lease: %v", err)
-		}
-		if err := s.FinishApply(ctx, "t1", c.ID, "tok-1", syncerror.StatusApproved, "", entry("approved"), base); !errors.Is(err, syncerror.ErrStateChanged) {
-			t.Fatalf("finish with the overtaken token: err=%v", err)
-		}
-		if err := s.FinishApply(ctx, "t1", c.ID, "tok-2", syncerror.StatusPending, "host ERP answered 503", entry("apply_failed"), base); err != nil {
-			t.Fatal(err)
-		}
-		row, _ := s.Get(ctx, "t1", c.ID)
-		if row.Status != syncerror.StatusPending || row.Lease != nil || row.ApplyError != "host ERP answered 503" {
-			t.Fatalf("after failed apply: %+v", row)
-		}
-		l3 := syncerror.Lease{Token: "tok-3", ExpiresAt: base.Add(time.Hour)}
-		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l3, nil, entry("approve"), base); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.FinishApply(ctx, "t1", c.ID, "tok-3", syncerror.StatusApproved, "", entry("approved"), base); err != nil {
-			t.Fatal(err)
-		}
-		row, _ = s.Get(ctx, "t1", c.ID)
-		if row.Status != syncerror.StatusApproved || row.Lease != nil || row.ApplyError != "" || len(row.History) != 6 ||
-			!reflect.DeepEqual(row.EditedFix, edited) {
-			t.Fatalf("after approve: status %s lease %v err %q history %d edited %v", row.Status, row.Lease, row.ApplyError, len(row.History), row.EditedFix)
-		}
-		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusPending, syncerror.StatusRejected, entry("rejected"), base); !errors.Is(err, syncerror.ErrStateChanged) {
-			t.Fatalf("reject an approved row: err=%v", err)
-		}
-	})
-
-	t.Run("a row marked applied only ends approved", func(t *testing.T) {
-		s := newStore(t)
-		c := ready(t, s, "t1", "e-1", base)
-		l1 := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
-		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l1, nil, entry("approve"), base); err != nil {
-			t.Fatal(err)
-		}
-		w := syncerror.AppliedWrite{Key: c.ID + "-k", At: base.Add(time.Second)}
-		if err := s.MarkApplied(ctx, "t1", c.ID, "tok-other", w, base); !errors.Is(err, syncerror.ErrStateChanged) {
-			t.Fatalf("mark with another token: err=%v", err)
-		}
-		if err := s.MarkApplied(ctx, "t1", "se_missing", "tok-1", w, base); !errors.Is(err, syncerror.ErrNotFound) {
-			t.Fatalf("mark a missing row: err=%v", err)
-		}
-		if err := s.MarkApplied(ctx, "t1", c.ID, "tok-1", w, base); err != nil {
-			t.Fatal(err)
-		}
-		row, _ := s.Get(ctx, "t1", c.ID)
-		if row.Status != syncerror.StatusApplying || row.Applied == nil || row.Applied.Key != w.Key || !row.Applied.At.Equal(w.At) {
-			t.Fatalf("marked row %+v", row)
-		}
-		if err := s.FinishApply(ctx, "t1", c.ID, "tok-1", syncerror.StatusPending, "late failure", entry("apply_failed"), base); !errors.Is(err, syncerror.ErrStateChanged) {
-			t.Fatalf("an applied row returned to pending: err=%v", err)
-		}
-		l2 := syncerror.Lease{Token: "tok-2", ExpiresAt: base.Add(time.Hour)}
-		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l2, nil, entry("approve"), base.Add(2*time.Minute)); !errors.Is(err, syncerror.ErrStateChanged) {
-			t.Fatalf("an applied row taken over for another write: err=%v", err)
-		}
-		if exp, err := s.ExpiredLeases(ctx, "t1", base.Add(2*time.Minute), 10); err != nil || len(exp) != 1 || exp[0].Applied == nil {
-			t.Fatalf("the sweep must see the marker: %+v err=%v", exp, err)
-		}
-		if err := s.FinishApply(ctx, "t1", c.ID, "tok-1", syncerror.StatusApproved, "", entry("approved"), base); err != nil {
-			t.Fatal(err)
-		}
-		if row, _ := s.Get(ctx, "t1", c.ID); row.Status != syncerror.StatusApproved || row.Applied == nil {
-			t.Fatalf("completed row %+v", row)
-		}
-	})
-
-	t.Run("concurrent approves take one lease", func(t *testing.T) {
-		s := newStore(t)
-		c := ready(t, s, "t1", "e-1", base)
-		n := winners(t, 20, func(i int) (bool, error) {
-			l := syncerror.Lease{Token: fmt.Sprintf("tok-%d", i), ExpiresAt: base.Add(time.Minute)}
-			_, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l, nil, entry("approve"), base)
-			return won(err)
-		})
-		if n != 1 {
-			t.Fatalf("%d approves took the lease, want 1", n)
-		}
-	})
-
-	// An escalated row is decided by whoever it was handed to: approve or reject it from
-	// escalated. Each change holds only while the row is in the status it was decided on.
-	t.Run("approve and reject an escalated row, only while it is escalated", func(t *testing.T) {
-		s := newStore(t)
-		c := ready(t, s, "t1", "e-1", base)
-		d := ready(t, s, "t1", "e-2", base)
-		for _, id := range []string{c.ID, d.ID} {
-			if err := s.Decide(ctx, "t1", id, syncerror.StatusPending, syncerror.StatusEscalated, entry("escalated"), base); err != nil {
-				t.Fatal(err)
-			}
-		}
-		l := syncerror.NewLease(base, time.Minute)
-		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l, nil, entry("approve"), base); !errors.Is(err, syncerror.ErrStateChanged) {
-			t.Fatalf("an approve decided on pending took an escalated row: err=%v", err)
-		}
-		got, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusEscalated, l, nil, entry("approve"), base)
-		if err != nil || got.Status != syncerror.StatusApplying || got.Lease == nil || got.Lease.Token != l.Token ||
-			got.Lease.Origin() != syncerror.StatusEscalated {
-			t.Fatalf("approve an escalated row: %+v %v", got, err)
-		}
-		// A write that did not happen returns it where it came from: still for an approver.
-		if err := s.FinishApply(ctx, "t1", c.ID, l.Token, got.Lease.Origin(), "ERP down", entry("apply_failed"), base); err != nil {
-			t.Fatal(err)
-		}
-		if row, _ := s.Get(ctx, "t1", c.ID); row.Status != syncerror.StatusEscalated || row.Lease != nil || row.ApplyError != "ERP down" {
-			t.Fatalf("after a failed write from escalated: %s, lease %+v, error %q", row.Status, row.Lease, row.ApplyError)
-		}
-		if err := s.Decide(ctx, "t1", d.ID, syncerror.StatusPending, syncerror.StatusRejected, entry("rejected"), base); !errors.Is(err, syncerror.ErrStateChanged) {
-			t.Fatalf("a reject decided on pending moved an escalated row: err=%v", err)
-		}
-		if err := s.Decide(ctx, "t1", d.ID, syncerror.StatusEscalated, syncerror.StatusRejected, entry("rejected"), base); err != nil {
-			t.Fatal(err)
-		}
-		if row, _ := s.Get(ctx, "t1", d.ID); row.Status != syncerror.StatusRejected {
-			t.Fatalf("rejected from escalated: %+v", row)
-		}
-		if page, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusEscalated, Limit: 10}); err != nil ||
-			len(page.Claims) != 1 || page.Claims[0].ID != c.ID {
-			t.Fatalf("escalated list: %d rows, err %v; want the one whose write failed", len(page.Claims), err)
-		}
-	})
-
-	t.Run("decide reject and escalate from pending only", func(t *testing.T) {
-		s := newStore(t)
-		c := ready(t, s, "t1", "e-1", base)
-		d := ready(t, s, "t1", "e-2", base)
-		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusPending, syncerror.StatusRejected, entry("rejected"), base); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusPending, syncerror.StatusEscalated, entry("escalated"), base); !errors.Is(err, syncerror.ErrStateChanged) {
-			t.Fatalf("escalate a rejected row: err=%v", err)
-		}
-		if err := s.Decide(ctx, "t1", d.ID, syncerror.StatusPending, syncerror.StatusEscalated, entry("escalated"), base); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Decide(ctx, "t2", d.ID, syncerror.StatusPending, syncerror.StatusRejected, entry("rejected"), base); !errors.Is(err, syncerror.ErrNotFound) {
-			t.Fatalf("other tenant: err=%v", err)
-		}
-		row, _ := s.Get(ctx, "t1", d.ID)
-		if row.Status != syncerror.StatusEscalated || row.History[len(row.History)-1] != entry("escalated") {
-			t.Fatalf("escalated row %+v", row)
-		}
-	})
-
+	runDecisionContract(t, newStore, ready, base)
 	runRetryContract(t, newStore, ready, base)
 	runFoldContract(t, newStore, base)
 	runTriageContract(t, newStore, base)
@@ -626,4 +434,20 @@ func won(err error) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// ready claims a row and completes its diagnosis, so it can be approved.
+func ready(t *testing.T, s syncerror.ClaimStore, tenant, errorID string, at time.Time) syncerror.Claim {
+	t.Helper()
+	ctx := context.Background()
+	c := syncerror.NewClaim(SampleRecord(tenant, errorID), syncerror.SourceWebhook, "msg", at)
+	mustClaim(t, s, c)
+	got, err := s.BeginDiagnosis(ctx, tenant, c.ID, at, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CompleteDiagnosis(ctx, tenant, c.ID, got.DiagnosisAttempts, SampleProposal(syncerror.InferenceID(c.ID, 1), at), at); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
