@@ -110,18 +110,26 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
   const [left, setLeft] = useState<Map<string, string>>(new Map());
   const known = useRef<ProposalSummary[]>([]);
   known.current = rows;
-  useEffect(() => setLeft(new Map()), [status, cls, age, search, whose, system, sort, version]);
+  // Bumped when the filters change: a poll answered for the filters before is dropped,
+  // or its rows would join a list they do not match.
+  const filters = useRef(0);
+  useEffect(() => {
+    filters.current++;
+    setLeft(new Map());
+  }, [status, cls, age, search, whose, system, sort, version]);
   useEffect(() => {
     if (demo || grouped) return;
     const t = setInterval(() => {
       if (document.hidden) return;
+      const asked = filters.current;
       void readQuiet<List<ProposalSummary>>("/api/sync-error-assist/proposals?" + query(null)).then(async (page) => {
-        if (!page) return;
+        if (!page || asked !== filters.current) return;
         const { added, gone: candidates } = compare(known.current, page, sort);
         const byId = new Map(page.items.map((r) => [r.id, r]));
         setRows((prev) => [...(sort === "newest" ? added : []), ...prev.map((r) => byId.get(r.id) ?? r)]);
         const now = await Promise.all(candidates.slice(0, 10).map((id) =>
           readQuiet<ProposalSummary>("/api/sync-error-assist/proposals/" + encodeURIComponent(id))));
+        if (asked !== filters.current) return;
         const gone = now.flatMap((r) => (r && r.status !== status ? [r] : []));
         setLeft((was) => {
           const next = new Map([...was].filter(([id]) => !byId.has(id))); // back in the list: not gone
