@@ -66,7 +66,8 @@ test("code splitting: the queue loads without the other panels' code, which arri
   await expect(page.getByRole("heading", { name: "Queue" }).first()).toBeVisible();
   const first = new Set(scripts);
   // A panel's code that cannot be fetched (offline, or replaced by a deploy) says so, and
-  // Try again fetches it once it can.
+  // Try again reloads the page, which fetches it once it can (the browser keeps a failed
+  // module import as failed for the life of the page).
   await page.route("**/assets/*.js", (r) => (first.has(r.request().url()) ? r.continue() : r.abort()));
   await page.getByRole("link", { name: "Insights" }).click();
   await expect(page.getByRole("alert")).toContainText("This panel could not be loaded.");

@@ -5,30 +5,34 @@ import { useEffect, useState } from "preact/hooks";
 
 /** lazy wraps a panel module's import: the panel renders once its chunk has arrived, a
  *  loading line until then, and an alert with Try again when the chunk cannot be fetched
- *  (offline, or a deploy replaced the console since this page was loaded). */
+ *  (offline, or a deploy replaced the console since this page was loaded).
+ *
+ *  Try again reloads the page (the URL keeps the panel, sessionStorage the sign-in): a
+ *  browser keeps a module that failed to fetch as failed in the document's module map
+ *  (HTML, "fetch a single module script"), so importing the same chunk again in the same
+ *  page is answered with the cached failure and could never load it. */
 export function lazy<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> {
   let loaded: ComponentType<P> | null = null;
   let pending: Promise<ComponentType<P>> | null = null;
   return function Lazy(props: P) {
     const [, setReady] = useState(false);
     const [failed, setFailed] = useState(false);
-    const [attempt, setAttempt] = useState(0);
     useEffect(() => {
       if (loaded) return;
       let live = true;
       pending ??= load();
       pending.then(
         (c) => { loaded = c; if (live) setReady(true); },
-        () => { pending = null; if (live) setFailed(true); },
+        () => { if (live) setFailed(true); },
       );
       return () => { live = false; };
-    }, [attempt]);
+    }, []);
     if (loaded) { const C = loaded; return <C {...props} />; }
     if (failed) {
       return (
         <div class="panel-error" role="alert"><strong>This panel could not be loaded.</strong> The connection may be down, or the
-          console was updated since this page was opened (then reload the page).{" "}
-          <button type="button" onClick={() => { setFailed(false); setAttempt((n) => n + 1); }}>Try again</button></div>
+          console was updated since this page was opened.{" "}
+          <button type="button" onClick={() => location.reload()}>Try again</button></div>
       );
     }
     return <p aria-busy="true">Loading…</p>;
