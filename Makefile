@@ -28,7 +28,7 @@ CFN_LINT_VERSION := 1.51.0
 MOTO_VERSION     := 5.2.1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: aws-tools deploy-rehearsal fuzz help run sample demo demo-flows demo-retry embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench cost fault clean deps
+.PHONY: test-go-race test-templates test-go-extra aws-tools deploy-rehearsal fuzz help run sample demo demo-flows demo-retry embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench cost fault clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -67,7 +67,17 @@ token: ## print a development token: make token ROLE=operator|approver|admin [TE
 tenantctl: ## onboarding command against the running local stack: make tenantctl ARGS="create acme"
 	@set -a; [ -f .local/local.env ] && . .local/local.env; set +a; $(GO) run ./infra/tenantctl $(ARGS)
 
-test: deps test-go test-console openapi-lint test-browser test-suitescript ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
+# make test runs its stages one after another and prints how long each took (also in
+# build/test-stages.txt), so a slow or failing stage is named in CI's log.
+TEST_STAGES := test-go-race test-templates test-go-extra test-console openapi-lint test-browser test-suitescript
+test: deps ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
+	@mkdir -p build; : > build/test-stages.txt; rc=0; all=$$(date +%s); \
+	for s in $(TEST_STAGES); do t0=$$(date +%s); \
+		if $(MAKE) --no-print-directory $$s; then r=ok; else r=FAILED; rc=1; fi; \
+		printf '  %-18s %5ss  %s\n' $$s $$(( $$(date +%s) - t0 )) $$r >> build/test-stages.txt; \
+		[ $$rc = 0 ] || break; done; \
+	printf '  %-18s %5ss\n' total $$(( $$(date +%s) - all )) >> build/test-stages.txt; \
+	echo "make test stages:"; cat build/test-stages.txt; exit $$rc
 
 # The machine image ships both at these versions; anywhere else pip installs the pins.
 aws-tools: ## check (or pip install) the pinned cfn-lint and moto_server
@@ -75,12 +85,18 @@ aws-tools: ## check (or pip install) the pinned cfn-lint and moto_server
 	@{ command -v moto_server >/dev/null && python3 -c 'import moto, sys; sys.exit(moto.__version__ != "$(MOTO_VERSION)")'; } 2>/dev/null \
 		|| python3 -m pip install -q 'moto[server]==$(MOTO_VERSION)'
 
+test-go: test-go-race test-templates test-go-extra ## Go unit and integration tests (DynamoDB + SQS emulators), the short fault suite, and CDK template tests
+
+test-go-race: deps aws-tools ## the Go packages under the race detector (unit, emulators, local stack, short fault suite)
+	$(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/... ./infra/fault/... ./infra/cost/...
+
 # The template tests synthesize each stack once and lint three templates with cfn-lint; on a
 # loaded machine that outlives go test's default 10-minute timeout (measured: 10 min+ at a
 # load of 28 on 2 cores).
-test-go: deps aws-tools ## Go unit and integration tests (DynamoDB + SQS emulators), the short fault suite, and CDK template tests
-	$(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/... ./infra/fault/... ./infra/cost/...
+test-templates: deps aws-tools ## the CDK template tests (synth, cdk-nag, cfn-lint)
 	$(GO) test $(GOTEST_FLAGS) -timeout 30m ./template-tests/... ./infra/stack/...
+
+test-go-extra: deps ## the forgery flood, the gitleaks comparison, and (under CI) a brief search of each fuzz target
 	$(GO) test $(GOTEST_FLAGS) -run 'TestForgeryFlood' ./shared/hostauth/
 	cd $(GITLEAKS_CMP) && $(GO) test $(GOTEST_FLAGS) ./...
 	@# go test above runs every fuzz target on its committed corpus. CI also searches each
