@@ -71,8 +71,8 @@ func TestNoCORSByDefault(t *testing.T) {
 }
 
 // The console reads which origins may frame it for a tenant from the tenant's settings:
-// GetItem of the attributes that hold no secret (key, settings, times, version), nothing
-// else (no secret, no connector).
+// GetItem of the attributes that hold no secret (key, settings, times, version, system
+// aliases), nothing else (no secret, no connector).
 func TestConsoleReadsTenantSettingsOnly(t *testing.T) {
 	s := devStack.get(t)
 	found := false
@@ -80,7 +80,7 @@ func TestConsoleReadsTenantSettingsOnly(t *testing.T) {
 		for _, a := range values(st["Action"]) {
 			if a, _ := a.(string); strings.HasPrefix(a, "dynamodb:") {
 				attrs := st["Condition"].(obj)["ForAllValues:StringEquals"].(obj)["dynamodb:Attributes"]
-				if a != "dynamodb:GetItem" || fmt.Sprint(attrs) != "[tenant_id settings created_at updated_at version]" {
+				if a != "dynamodb:GetItem" || fmt.Sprint(attrs) != "[tenant_id settings created_at updated_at version system_aliases]" {
 					t.Fatalf("console: %s on %v", a, attrs)
 				}
 				found = true

@@ -31,7 +31,7 @@ const TenantSettingsAttribute = "settings"
 
 // TenantPlainAttributes are a tenant item's attributes that hold no secret: what every
 // tenant reader fetches, and all a SettingsOnly grant may read.
-var TenantPlainAttributes = []string{"tenant_id", TenantSettingsAttribute, "created_at", "updated_at", "version"}
+var TenantPlainAttributes = []string{"tenant_id", TenantSettingsAttribute, "created_at", "updated_at", "version", "system_aliases"}
 
 // authenticatedTables are the grants of a route that authenticates its callers (operator
 // or approver): tables plus the embedded-session table (a call may come from an embedded

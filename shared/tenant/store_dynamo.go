@@ -62,8 +62,19 @@ func tenantItem(c Config) dynamostore.Item {
 	for _, p := range Purposes {
 		it[secretsAttr[p]] = secretList(*c.Secrets(p))
 	}
+	if len(c.SystemAliases) > 0 {
+		aliases := dynamostore.Item{}
+		for name, sys := range c.SystemAliases {
+			aliases[name] = dynamostore.Str(sys)
+		}
+		it[systemAliasesAttr] = &types.AttributeValueMemberM{Value: aliases}
+	}
 	return it
 }
+
+// systemAliasesAttr holds the tenant's system aliases: plain (blueprint.TenantPlainAttributes),
+// so every reader of settings reads them.
+const systemAliasesAttr = "system_aliases"
 
 // secretsAttr names the attribute holding each purpose's secrets. The webhook's keeps its
 // name from before purposes existed; a flow source's is "flow_<system>_secrets".
@@ -164,6 +175,14 @@ func settingsFrom(it dynamostore.Item) Config {
 		for k, v := range m.Value {
 			if s, ok := v.(*types.AttributeValueMemberS); ok {
 				c.Settings[k] = s.Value
+			}
+		}
+	}
+	if m, ok := it[systemAliasesAttr].(*types.AttributeValueMemberM); ok && len(m.Value) > 0 {
+		c.SystemAliases = map[string]string{}
+		for name, v := range m.Value {
+			if s, ok := v.(*types.AttributeValueMemberS); ok {
+				c.SystemAliases[name] = s.Value
 			}
 		}
 	}

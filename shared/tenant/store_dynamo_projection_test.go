@@ -14,7 +14,8 @@ import (
 func withEverySecret() tenant.Config {
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	c := tenant.Config{ID: "acme", CreatedAt: at, UpdatedAt: at, Settings: map[string]string{"flag": "true"},
-		Connectors: map[string]tenant.Connector{"erp2": {BaseURL: "https://erp.example", Token: "tok"}}}
+		Connectors:    map[string]tenant.Connector{"erp2": {BaseURL: "https://erp.example", Token: "tok"}},
+		SystemAliases: map[string]string{"BC Cloud": "erp2"}}
 	for _, p := range tenant.Purposes {
 		*c.Secrets(p) = []tenant.Secret{{Value: "secret-of-" + string(p), CreatedAt: at}}
 	}
@@ -41,6 +42,10 @@ func TestReaderForFetchesOnlyItsPurposes(t *testing.T) {
 			}
 			if got.Settings["flag"] != "true" || got.Version != 1 || got.CreatedAt.IsZero() {
 				t.Errorf("%s: plain attributes not read: %+v", f.Name, got)
+			}
+			// The system aliases are plain: every function resolving system names reads them.
+			if got.SystemAliases["BC Cloud"] != "erp2" {
+				t.Errorf("%s: system aliases not read: %v", f.Name, got.SystemAliases)
 			}
 			for _, p := range tenant.Purposes {
 				secrets := *got.Secrets(p)

@@ -137,8 +137,11 @@ type Config struct {
 	FlowSecrets [len(FlowSources)][]Secret
 	// Connectors by system name (hosterp, erp2, crm, marketing, shipping).
 	Connectors map[string]Connector
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// SystemAliases are the tenant's own names for its systems, as its hosts send them
+	// ("Business Central" → "erp2"), over the defaults (aliases.go).
+	SystemAliases map[string]string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 	// Version increases with every write; stores use it for optimistic concurrency.
 	Version int64
 }

@@ -28,8 +28,10 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) tenant.Store) {
 			FlowSecrets: [len(tenant.FlowSources)][]tenant.Secret{2: {{Value: "whsec_Y3JtLWZsb3ctc2VjcmV0LWZvci10ZXN0cw==", CreatedAt: now}}},
 			Connectors: map[string]tenant.Connector{"hosterp": {BaseURL: "https://erp.example.com/api", Token: "client:tok",
 				TokenURL: "https://erp.example.com/services/rest/auth/oauth2/v1/token", Scope: "rest_webservices"}},
-			CreatedAt: now,
-			UpdatedAt: now,
+			// The tenant's own system names round-trip as written.
+			SystemAliases: map[string]string{"Business Central EU": "erp2", "Our Webshop": "marketing"},
+			CreatedAt:     now,
+			UpdatedAt:     now,
 		}
 	}
 

@@ -32,6 +32,7 @@ func clone(c tenant.Config) tenant.Config {
 		*c.Secrets(p) = slices.Clone(*c.Secrets(p))
 	}
 	c.Connectors = maps.Clone(c.Connectors)
+	c.SystemAliases = maps.Clone(c.SystemAliases)
 	return c
 }
 
