@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,10 @@ const (
 	// authBasicOrBearer: Basic when Token has a colon ("anystring:apikey"), else Bearer
 	// (Mailchimp takes both).
 	authBasicOrBearer
+	// authBearerAssertion: Bearer, and with a token URL the client-credentials grant
+	// authenticates with a signed JWT client assertion, not a secret (NetSuite M2M,
+	// netsuite_m2m.go); Token is then a NetSuiteCredential.
+	authBearerAssertion
 )
 
 // tokenExpiryMargin is taken off an access token's lifetime so a token is not sent in its
@@ -36,6 +41,8 @@ type credentials struct {
 	secret   string
 	tokenURL string
 	scope    string
+	// m2m signs the client assertion when the scheme is authBearerAssertion.
+	m2m *m2mKey
 
 	mu      sync.Mutex
 	access  string
@@ -43,7 +50,14 @@ type credentials struct {
 }
 
 func newCredentials(cfg Config, scheme authScheme) *credentials {
-	return &credentials{scheme: scheme, secret: cfg.Token, tokenURL: cfg.TokenURL, scope: cfg.Scope}
+	a := &credentials{scheme: scheme, secret: cfg.Token, tokenURL: cfg.TokenURL, scope: cfg.Scope}
+	if scheme == authBearerAssertion && cfg.TokenURL != "" && cfg.Token != "" {
+		// The profile's check refused a credential that does not parse.
+		if k, err := parseNetSuiteCredential(cfg.Token); err == nil {
+			a.m2m = &k
+		}
+	}
+	return a
 }
 
 func (a *credentials) refreshable() bool { return a.tokenURL != "" && a.secret != "" }
@@ -93,14 +107,9 @@ func (a *credentials) accessToken(ctx context.Context, c *Client, op string) (st
 // form body (client_secret_post), which NetSuite's and Microsoft Entra's token endpoints
 // both accept. A refused grant is ErrUnauthorized; the endpoint's answer is never quoted.
 func (a *credentials) fetch(ctx context.Context, c *Client, op string) (string, time.Duration, *Error) {
-	id, secret, ok := strings.Cut(a.secret, ":")
-	if !ok {
-		return "", 0, &Error{System: c.sys, Op: op, Err: ErrUnauthorized,
-			Cause: errors.New("client credentials must be clientId:clientSecret")}
-	}
-	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}}
-	if a.scope != "" {
-		form.Set("scope", a.scope)
+	form, failure := a.grant(c, op)
+	if failure != nil {
+		return "", 0, failure
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.tokenURL, strings.NewReader(form.Encode()))
 	if err != nil {
@@ -119,16 +128,43 @@ func (a *credentials) fetch(ctx context.Context, c *Client, op string) (string, 
 	var tok struct {
 		AccessToken string `json:"access_token"`
 		TokenType   string `json:"token_type"`
-		ExpiresIn   int64  `json:"expires_in"`
+		// NetSuite documents expires_in as the string "3600", Entra as a number.
+		ExpiresIn json.Number `json:"expires_in"`
 	}
 	if json.Unmarshal(ans.body, &tok) != nil || !visibleASCII(tok.AccessToken, 8192) || tok.AccessToken == "" ||
 		(tok.TokenType != "" && !strings.EqualFold(tok.TokenType, "bearer")) {
 		return "", 0, c.malformed(op, ans)
 	}
-	ttl := time.Duration(tok.ExpiresIn) * time.Second
+	ttl := time.Duration(0)
+	if n, err := strconv.ParseInt(string(tok.ExpiresIn), 10, 64); err == nil {
+		ttl = time.Duration(n) * time.Second
+	}
 	if ttl <= 0 {
 		// RFC 6749 leaves expires_in optional; an hour is what both vendors issue.
 		ttl = time.Hour
 	}
 	return tok.AccessToken, ttl, nil
+}
+
+// grant is the token request's form: a signed client assertion for NetSuite M2M, the
+// client ID and secret in the body (client_secret_post) for the others.
+func (a *credentials) grant(c *Client, op string) (url.Values, *Error) {
+	if a.m2m != nil {
+		jwt, err := a.m2m.assertion(a.tokenURL, a.scope, time.Now())
+		if err != nil {
+			return nil, &Error{System: c.sys, Op: op, Err: ErrUnauthorized, Cause: errors.New("client assertion could not be signed")}
+		}
+		return url.Values{"grant_type": {"client_credentials"}, "client_assertion_type": {ClientAssertionType},
+			"client_assertion": {jwt}}, nil
+	}
+	id, secret, ok := strings.Cut(a.secret, ":")
+	if !ok {
+		return nil, &Error{System: c.sys, Op: op, Err: ErrUnauthorized,
+			Cause: errors.New("client credentials must be clientId:clientSecret")}
+	}
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}}
+	if a.scope != "" {
+		form.Set("scope", a.scope)
+	}
+	return form, nil
 }

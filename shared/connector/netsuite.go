@@ -12,7 +12,8 @@ package connector
 //   - Paging: https://docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/section_156414087576.html
 //     (limit 1..1000, offset a multiple of limit, hasMore)
 //   - Auth: OAuth 2.0 bearer tokens; the machine-to-machine (client credentials) flow gets
-//     them from /services/rest/auth/oauth2/v1/token.
+//     them from /services/rest/auth/oauth2/v1/token with a signed JWT client assertion
+//     (netsuite_m2m.go).
 
 import (
 	"context"
@@ -33,8 +34,19 @@ const (
 	netsuiteMaxLimit = 1000
 )
 
-func (netsuite) auth() authScheme              { return authBearer }
-func (netsuite) check(Config, *url.URL) string { return "" }
+func (netsuite) auth() authScheme { return authBearerAssertion }
+
+// check refuses a client secret where the M2M login needs a signing key: NetSuite would
+// answer every token request with invalid_client.
+func (netsuite) check(cfg Config, _ *url.URL) string {
+	if cfg.TokenURL == "" || cfg.Token == "" {
+		return ""
+	}
+	if _, err := parseNetSuiteCredential(cfg.Token); err != nil {
+		return err.Error()
+	}
+	return ""
+}
 
 func (netsuite) recordURL(c *Client, recordType, id string) string {
 	return c.base + netsuiteRecordPrefix + "/" + url.PathEscape(recordType) + "/" + url.PathEscape(id)

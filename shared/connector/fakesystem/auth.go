@@ -20,6 +20,9 @@ type tokenIssuer struct {
 	ttl              time.Duration
 	issued           map[string]time.Time
 	count            int
+	// m2m, set for NetSuite, makes the endpoint take signed client assertions only
+	// (netsuite_auth.go).
+	m2m *m2mClient
 }
 
 // IssueTokens makes the fake accept only bearer tokens it issued itself at TokenPath, to
@@ -56,6 +59,9 @@ func (t *tokenIssuer) issue(r *http.Request, body []byte) reply {
 	form, err := url.ParseQuery(string(body))
 	if r.Method != http.MethodPost || err != nil || form.Get("grant_type") != "client_credentials" {
 		return jsonReply(http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
+	}
+	if t.m2m != nil {
+		return t.issueAssertion(r, form)
 	}
 	if !equal(form.Get("client_id"), t.clientID) || !equal(form.Get("client_secret"), t.secret) {
 		return jsonReply(http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
