@@ -421,7 +421,7 @@ func (s *Server) route(r *http.Request, body []byte) reply {
 		return limited
 	}
 	path := r.URL.EscapedPath()
-	if path == TokenPath && s.tokens != nil {
+	if path == s.tokenPath() && s.tokens != nil {
 		return s.tokens.issue(r, body)
 	}
 	if !s.authorized(r.Header.Get("Authorization")) {
