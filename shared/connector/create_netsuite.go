@@ -60,7 +60,7 @@ func (n netsuite) upsert(ctx context.Context, c *Client, req writeOp) (WriteResu
 
 // getWithID reads a record by any address and keeps its internal id as the Record's ID.
 func (n netsuite) getWithID(ctx context.Context, c *Client, recordType, address string) (Record, error) {
-	ans, err := c.do(ctx, OpWrite, http.MethodGet, n.recordURL(c, recordType, address), nil, nil)
+	ans, err := c.do(ctx, OpWrite, http.MethodGet, n.recordURL(c, recordType, address)+netsuiteExpand, nil, nil)
 	if err != nil {
 		return Record{}, err
 	}

@@ -53,9 +53,10 @@ func (netsuite) recordURL(c *Client, recordType, id string) string {
 }
 
 // get reads a record. NetSuite's body is the record's fields beside "links" and "id";
-// lastModifiedDate is the only concurrency token the record service offers.
+// lastModifiedDate is the only concurrency token the record service offers. Sublists come
+// inline (expandSubResources), so a write's lines can be compared with the record's.
 func (n netsuite) get(ctx context.Context, c *Client, op, recordType, id string) (Record, error) {
-	ans, err := c.do(ctx, op, http.MethodGet, n.recordURL(c, recordType, id), nil, nil)
+	ans, err := c.do(ctx, op, http.MethodGet, n.recordURL(c, recordType, id)+netsuiteExpand, nil, nil)
 	if err != nil {
 		return Record{}, err
 	}
@@ -73,7 +74,7 @@ func (n netsuite) write(ctx context.Context, c *Client, req writeOp) (WriteResul
 	if err != nil || done {
 		return WriteResult{Record: cur, Replayed: done}, err
 	}
-	return patchThenRead(ctx, c, n, req, n.recordURL(c, req.Entity, req.RecordID))
+	return patchThenRead(ctx, c, n, req, n.recordURL(c, req.Entity, req.RecordID)+netsuiteReplace(req.Fields))
 }
 
 // patchThenRead sends the fields as a PATCH whose answer has no body (204) and reads the

@@ -79,7 +79,7 @@ func (n netsuiteFake) byExternalID(s *Server, r *http.Request, recordType, eid s
 		if len(matches) == 0 {
 			return n.errorReply(http.StatusNotFound, "NONEXISTENT_ID", "Record "+recordType+" eid:"+eid+" was not found.")
 		}
-		return n.render(s.lookup(recordType, matches[0].id, true), recordType)
+		return n.render(s.lookup(recordType, matches[0].id, true), recordType, expandSubResources(r))
 	case http.MethodPut:
 		fields, ok := decodeBody(body)
 		if !ok || len(fields) == 0 {
@@ -96,12 +96,8 @@ func (n netsuiteFake) byExternalID(s *Server, r *http.Request, recordType, eid s
 	}
 }
 
-func (n netsuiteFake) render(rec *record, recordType string) reply {
-	out := cloneMap(rec.fields)
-	out["links"] = []map[string]string{{"rel": "self", "href": nsRecordPrefix + recordType + "/" + rec.id}}
-	out["id"] = rec.id
-	out["lastModifiedDate"] = n.version(rec)
-	return jsonReply(http.StatusOK, out)
+func (n netsuiteFake) render(rec *record, recordType string, expand bool) reply {
+	return jsonReply(http.StatusOK, n.renderRecord(rec, nsRecordPrefix+recordType+"/"+rec.id, expand))
 }
 
 // netsuiteFindRows answers connector.NetSuiteFindQuery, or ok false for another query.

@@ -68,11 +68,7 @@ func (n netsuiteFake) route(s *Server, r *http.Request, body []byte) reply {
 			// keeps details out of its errors.
 			return n.errorReply(http.StatusNotFound, "NONEXISTENT_ID", fmt.Sprintf("Record %s %s was not found.", segs[0], segs[1]))
 		}
-		out := cloneMap(rec.fields)
-		out["links"] = []map[string]string{{"rel": "self", "href": path}}
-		out["id"] = rec.id
-		out["lastModifiedDate"] = n.version(rec)
-		return jsonReply(http.StatusOK, out)
+		return jsonReply(http.StatusOK, n.renderRecord(rec, path, expandSubResources(r)))
 	case http.MethodPatch:
 		fields, ok := decodeBody(body)
 		if !ok || len(fields) == 0 {
@@ -82,7 +78,7 @@ func (n netsuiteFake) route(s *Server, r *http.Request, body []byte) reply {
 		if rec == nil {
 			return n.errorReply(http.StatusNotFound, "NONEXISTENT_ID", fmt.Sprintf("Record %s %s was not found.", segs[0], segs[1]))
 		}
-		s.apply(r, segs[0], rec, fields)
+		s.apply(r, segs[0], rec, patchSublists(r, rec, fields))
 		rep := reply{status: http.StatusNoContent, header: http.Header{}}
 		rep.header.Set("Location", path)
 		return rep
