@@ -14,20 +14,23 @@ const (
 	ctxNotCard                      // gtin, ean, tracking...: Luhn-valid digits there are not cards
 )
 
-// classifyKey reads a field name as words ("clientSecret", "client_secret", "X-Client-Secret"
-// are all [client secret]) and judges it by its last words, the noun of an English compound
-// name. That is what separates "apiKey" from "idempotencyKey", "primaryKey", "keyCode" and
-// "tokenCount": a rule on substrings such as "key" or "token" cannot.
-func classifyKey(key string) fieldCtx {
+// keyWords is a field name read as words: its letters and digits, lower-cased, separators
+// dropped, and where each of its last 16 words starts.
+type keyWords struct {
+	buf      [64]byte
+	starts   [16]int
+	n, words int
+}
+
+// read reads key's last 64 bytes as words ("clientSecret", "client_secret",
+// "X-Client-Secret" are all [client secret]).
+func (kw *keyWords) read(key string) {
 	if strings.IndexByte(key, '[') >= 0 {
 		key = withoutPlaceholders(key) // "[REDACTED:API_KEY]" names no field
 	}
 	if len(key) > 64 {
 		key = key[len(key)-64:]
 	}
-	var buf [64]byte // the key's letters and digits, lower-cased, separators dropped
-	var starts [16]int
-	n, words := 0, 0
 	var prev byte // class of the previous byte: 0 other, 'l' lower, 'u' upper, 'd' digit
 	for i := 0; i < len(key); i++ {
 		c := key[i]
@@ -51,24 +54,34 @@ func classifyKey(key string) fieldCtx {
 			(cls == 'u' && (prev == 'l' || prev == 'd')) ||
 			(cls == 'u' && prev == 'u' && i+1 < len(key) && key[i+1] >= 'a' && key[i+1] <= 'z')
 		if newWord {
-			if words == len(starts) {
-				copy(starts[:], starts[1:])
-				words--
+			if kw.words == len(kw.starts) {
+				copy(kw.starts[:], kw.starts[1:])
+				kw.words--
 			}
-			starts[words] = n
-			words++
+			kw.starts[kw.words] = kw.n
+			kw.words++
 		}
 		if cls == 'u' {
 			c += 'a' - 'A'
 		}
-		buf[n] = c
-		n++
+		kw.buf[kw.n] = c
+		kw.n++
 		prev = cls
 	}
-	if words == 0 {
+}
+
+// classifyKey reads a field name as words ("clientSecret", "client_secret", "X-Client-Secret"
+// are all [client secret]) and judges it by its last words, the noun of an English compound
+// name. That is what separates "apiKey" from "idempotencyKey", "primaryKey", "keyCode" and
+// "tokenCount": a rule on substrings such as "key" or "token" cannot.
+func classifyKey(key string) fieldCtx {
+	var kw keyWords
+	kw.read(key)
+	if kw.words == 0 {
 		return 0
 	}
-	name := buf[:n]
+	n, words, starts := kw.n, kw.words, &kw.starts
+	name := kw.buf[:n]
 	end := func(w int) int { // the end of word w in name
 		if w+1 < words {
 			return starts[w+1]
@@ -200,6 +213,46 @@ func classifyKey(key string) fieldCtx {
 		}
 	}
 	return fc
+}
+
+// financialField reports whether a field name ends with a financial identifier: its last
+// one to four words, joined, are one of financialNames. It is SensitiveField's alone, off
+// the scan's path.
+func financialField(name string) bool {
+	var kw keyWords
+	kw.read(name)
+	for k := 1; k <= kw.words && k <= 4; k++ {
+		if _, ok := financialNames[string(kw.buf[kw.starts[kw.words-k]:kw.n])]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// financialNames are the financial identifiers a field name may end with, as its last one
+// to four words joined: bank account, routing and sort codes, SWIFT/BIC, IBAN, tax and VAT
+// ids. A bare "accountNumber" is not one of them: on a customer or Account it is the
+// customer's number with the vendor, which operators fix routinely; a bank's is named so
+// (bankAccountNumber, bank_account_no). "vat" and "tax" alone are amounts or rates, and a
+// "taxCode" a tax schedule: none of them is an identifier.
+var financialNames = map[string]struct{}{
+	"iban": {}, "ibannumber": {}, "ibanno": {}, "ibancode": {},
+	"bic": {}, "biccode": {}, "swift": {}, "swiftcode": {}, "swiftbic": {}, "swiftbiccode": {}, "bicswift": {},
+	"bicswiftcode": {}, "swiftnumber": {},
+	"bankaccount": {}, "bankaccountnumber": {}, "bankaccountno": {}, "bankaccountnum": {}, "bankaccountnr": {},
+	"bankaccountnbr": {}, "bankacct": {}, "bankacctnumber": {}, "bankacctno": {}, "bankacctnum": {},
+	"routingnumber": {}, "routingno": {}, "routingnum": {}, "routingnr": {}, "routingnbr": {},
+	"routingtransitnumber": {}, "aba": {}, "abanumber": {}, "abano": {}, "abanum": {}, "abarouting": {},
+	"sortcode": {}, "bsb": {}, "bsbnumber": {}, "bsbno": {},
+	"taxid": {}, "taxidnumber": {}, "taxidnum": {}, "taxidno": {}, "taxnumber": {}, "taxno": {}, "taxnum": {},
+	"taxnr": {}, "taxregnumber": {}, "taxregno": {}, "taxregnum": {}, "taxregistration": {},
+	"taxregistrationnumber": {}, "taxregistrationno": {}, "taxregistrationid": {}, "taxpayerid": {},
+	"taxpayernumber": {}, "taxpayeridnumber": {}, "taxidentificationnumber": {}, "taxidentifier": {},
+	"taxidentifiers": {},
+	"vatid":          {}, "vatidnumber": {}, "vatnumber": {}, "vatno": {}, "vatnum": {}, "vatnr": {}, "vatregnumber": {},
+	"vatregno": {}, "vatregnum": {}, "vatregistration": {}, "vatregistrationnumber": {}, "vatregistrationno": {},
+	"vatregistrationid": {}, "vatin": {}, "ustid": {}, "ustidnr": {},
+	"ein": {}, "einnumber": {}, "fein": {}, "tin": {}, "tinnumber": {}, "employeridentificationnumber": {},
 }
 
 // secretValue reports whether the value of a secret-named field is worth reporting: not

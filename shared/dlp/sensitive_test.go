@@ -18,3 +18,29 @@ func TestSensitiveField(t *testing.T) {
 		}
 	}
 }
+
+// Financial identifiers are sensitive in the spellings ERP, CRM and banking records use;
+// names that only share a word with one (a customer's accountNumber, a VAT amount, a tax
+// code, a sort order) are not.
+func TestSensitiveFieldFinancialIdentifiers(t *testing.T) {
+	for _, name := range []string{
+		"iban", "IBAN", "payeeIban", "bankAccount.iban", "bankAccountNumber", "bank_account", "BankAccountNo",
+		"bank_account_number", "bankacctno", "routingNumber", "routing_no", "abaNumber", "ABARoutingNumber",
+		"sortCode", "sort_code", "taxId", "tax_id", "TaxID", "taxIdNum", "taxidnum", "taxNumber",
+		"taxRegistrationNumber", "vatNumber", "vatId", "VATRegistrationNo", "vatRegNumber", "vatregnumber",
+		"ein", "EIN", "tin", "swift", "swiftCode", "SWIFT_CODE", "bic", "BIC", "vendor.bic",
+	} {
+		if !dlp.SensitiveField(name) {
+			t.Errorf("SensitiveField(%q) = false, want true", name)
+		}
+	}
+	for _, name := range []string{
+		"accountNumber", "account_number", "AccountNumber", "customerNumber", "vat", "vatAmount", "vatRate", "tax",
+		"taxCode", "taxAmount", "taxable", "sortOrder", "sort", "routing", "routingCode", "bankName", "bankAccountName",
+		"bankAccountId", "protein", "tinted", "swiftness", "basic", "einvoice", "country", "shipcountry",
+	} {
+		if dlp.SensitiveField(name) {
+			t.Errorf("SensitiveField(%q) = true, want false", name)
+		}
+	}
+}
