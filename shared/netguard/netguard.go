@@ -19,33 +19,61 @@ import (
 // ErrBlocked is wrapped by every refusal of an address.
 var ErrBlocked = errors.New("a loopback, link-local, private or reserved address")
 
-// blocked are the ranges a connector may never reach outside local stages.
+// blocked are the ranges a connector may never reach outside local stages: every block of
+// the IANA special-purpose registries that is not globally reachable, the deprecated ones,
+// and every form that embeds an IPv4 address (a gateway may turn it into that address).
+// Registries: https://www.iana.org/assignments/iana-ipv4-special-registry/ and
+// https://www.iana.org/assignments/iana-ipv6-special-registry/ (RFC 6890 and updates).
 var blocked = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("10.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT, used inside some VPCs
-	netip.MustParsePrefix("127.0.0.0/8"),
-	netip.MustParsePrefix("169.254.0.0/16"),
-	netip.MustParsePrefix("172.16.0.0/12"),
+	netip.MustParsePrefix("0.0.0.0/8"),      // "this network"
+	netip.MustParsePrefix("10.0.0.0/8"),     // private-use
+	netip.MustParsePrefix("100.64.0.0/10"),  // shared address space (carrier-grade NAT, inside some VPCs)
+	netip.MustParsePrefix("127.0.0.0/8"),    // loopback
+	netip.MustParsePrefix("169.254.0.0/16"), // link-local: the instance metadata address
+	netip.MustParsePrefix("172.16.0.0/12"),  // private-use
+	// IETF protocol assignments, whole: its few globally reachable entries (PCP and TURN
+	// anycast) are never a connector's address.
 	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("192.168.0.0/16"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("224.0.0.0/4"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("::/128"),
-	netip.MustParsePrefix("::1/128"),
+	netip.MustParsePrefix("192.0.2.0/24"),    // documentation (TEST-NET-1)
+	netip.MustParsePrefix("192.88.99.0/24"),  // 6to4 relay anycast, deprecated (RFC 7526)
+	netip.MustParsePrefix("192.168.0.0/16"),  // private-use
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"), // documentation (TEST-NET-2)
+	netip.MustParsePrefix("203.0.113.0/24"),  // documentation (TEST-NET-3)
+	netip.MustParsePrefix("224.0.0.0/4"),     // multicast (its own registry)
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and 255.255.255.255 limited broadcast
+	// IPv6. ::/96 holds the unspecified and loopback addresses and the deprecated
+	// IPv4-compatible form (::a9fe:a9fe is the metadata address). IPv4-mapped addresses are
+	// unmapped before the check; ::ffff:0:0:0/96 is SIIT's IPv4-translated form.
+	netip.MustParsePrefix("::/96"),
+	netip.MustParsePrefix("::ffff:0:0:0/96"),
 	// NAT64 (RFC 6052, RFC 8215): a gateway turns 64:ff9b::a.b.c.d into IPv4 a.b.c.d, so
 	// 64:ff9b::a9fe:a9fe is the metadata address and 64:ff9b::7f00:1 loopback.
 	netip.MustParsePrefix("64:ff9b::/96"),
 	netip.MustParsePrefix("64:ff9b:1::/48"),
-	netip.MustParsePrefix("fc00::/7"),
-	netip.MustParsePrefix("fe80::/10"),
-	netip.MustParsePrefix("ff00::/8"),
+	netip.MustParsePrefix("100::/64"),       // discard-only
+	netip.MustParsePrefix("100:0:0:1::/64"), // dummy prefix (RFC 9780)
+	// IETF protocol assignments, whole: Teredo (2001::/32, an obfuscated IPv4 inside),
+	// benchmarking, ORCHID, and anycast entries that are never a connector's address.
+	netip.MustParsePrefix("2001::/23"),
+	netip.MustParsePrefix("2001:db8::/32"), // documentation
+	netip.MustParsePrefix("2002::/16"),     // 6to4: a relay turns 2002:a.b.c.d:: into IPv4 a.b.c.d
+	netip.MustParsePrefix("3fff::/20"),     // documentation (RFC 9637)
+	netip.MustParsePrefix("5f00::/16"),     // segment routing SIDs (RFC 9602)
+	netip.MustParsePrefix("fc00::/7"),      // unique-local (fd00:ec2::254 is the EC2 metadata address)
+	netip.MustParsePrefix("fe80::/10"),     // link-local
+	netip.MustParsePrefix("fec0::/10"),     // site-local, deprecated (RFC 3879)
+	netip.MustParsePrefix("ff00::/8"),      // multicast
 }
 
 // Blocked reports whether a is in a range the service must not reach. An IPv4 address
-// mapped into IPv6 is judged as the IPv4 address it is.
+// mapped into IPv6 is judged as the IPv4 address it is. A zoned address (fe80::1%eth0) is
+// refused whatever it names: netip.Prefix.Contains is false for every zoned address, so a
+// range check would let ::1%x through, and no connector is reached by an interface zone.
 func Blocked(a netip.Addr) bool {
+	if a.Zone() != "" || !a.IsValid() {
+		return true
+	}
 	a = a.Unmap()
 	for _, p := range blocked {
 		if p.Contains(a) {
@@ -67,7 +95,7 @@ var Local = Policy{AllowLoopback: true}
 
 // Blocked reports whether the policy refuses a.
 func (p Policy) Blocked(a netip.Addr) bool {
-	if p.AllowLoopback && a.Unmap().IsLoopback() {
+	if p.AllowLoopback && a.Zone() == "" && a.Unmap().IsLoopback() {
 		return false
 	}
 	return Blocked(a)

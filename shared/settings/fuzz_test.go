@@ -16,11 +16,12 @@ import (
 func FuzzCheckBaseURL(f *testing.F) {
 	for _, s := range []string{"https://acme.my.salesforce.com", "https://169.254.169.254/", "https://[::ffff:127.0.0.1]/",
 		"https://[64:ff9b::a9fe:a9fe]/", "http://127.0.0.1:3000/fake", "https://user@erp.example.com", "https://erp.example.com/?a",
-		"https://0x7f.1/", "https://2130706433/", "https://erp.example.com.", "https:erp.example.com", "//erp.example.com"} {
+		"https://0x7f.1/", "https://2130706433/", "https://erp.example.com.", "https:erp.example.com", "//erp.example.com",
+		"http://[::1%25x]:3000/", "https://[fe80::1%25eth0]/", "https://[::a9fe:a9fe]/", "https://[2002:a9fe:a9fe::1]/"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
-	r := dns{"acme.my.salesforce.com": {"104.109.10.129"}, "erp.example.com": {"203.0.113.7"}, "localhost": {"127.0.0.1"}}
+	r := dns{"acme.my.salesforce.com": {"104.109.10.129"}, "erp.example.com": {"93.184.216.34"}, "localhost": {"127.0.0.1"}}
 	f.Fuzz(func(t *testing.T, raw string, local bool) {
 		if CheckBaseURL(context.Background(), raw, local, r) != nil {
 			return

@@ -41,6 +41,11 @@ func CheckBaseURL(ctx context.Context, raw string, local bool, r Resolver) error
 	}
 	policy := netguard.Policy{AllowLoopback: local}
 	host := strings.TrimSuffix(u.Hostname(), ".")
+	if strings.Contains(host, "%") {
+		// [fe80::1%25eth0]: a zone names an interface of this host, never a connector, and a
+		// zoned address escapes every range check (netguard.Blocked refuses it too).
+		return fmt.Errorf("%w: an IPv6 zone (%%) names an interface of this host, not a connector", ErrBaseURL)
+	}
 	addrs, err := lookup(ctx, r, host)
 	if err != nil {
 		return fmt.Errorf("%w: %s does not resolve", ErrBaseURL, host)

@@ -24,8 +24,9 @@ func (d dns) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error
 func TestCheckBaseURL(t *testing.T) {
 	r := dns{
 		"acme.my.salesforce.com": {"104.109.10.129"},
-		"erp.example.com":        {"203.0.113.7", "2001:db8::7"},
-		"rebind.example.com":     {"203.0.113.8", "10.0.0.5"},
+		"erp.example.com":        {"93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"},
+		"rebind.example.com":     {"93.184.216.35", "10.0.0.5"},
+		"docs.example.com":       {"93.184.216.36", "2001:db8::7"},
 		"metadata.example.com":   {"169.254.169.254"},
 		"v6local.example.com":    {"fd00::1"},
 		"mapped.example.com":     {"::ffff:127.0.0.1"},
@@ -68,6 +69,23 @@ func TestCheckBaseURL(t *testing.T) {
 		{"http://rebind.example.com", true, false},
 		{"http://[64:ff9b::7f00:1]/", true, false},
 		{"http://[fd00::1]/", true, false},
+		// A zoned literal is outside every range (netip.Prefix.Contains), so it is refused
+		// outright, loopback included, in every stage.
+		{"http://[::1%25x]:3000/", true, false},
+		{"https://[::1%25x]/", false, false},
+		{"https://[fe80::1%25eth0]/", false, false},
+		{"https://[64:ff9b::a9fe:a9fe%25x]/", false, false},
+		{"https://[fd00:ec2::254%25x]/", false, false},
+		{"https://[2606:4700:4700::1111%25x]/", false, false},
+		// The special-purpose ranges the review found accepted.
+		{"https://[::a9fe:a9fe]/", false, false},
+		{"https://[fec0::1]/", false, false},
+		{"https://[2002:a9fe:a9fe::1]/", false, false},
+		{"https://[2001::a9fe:a9fe]/", false, false},
+		{"https://[::ffff:0:a9fe:a9fe]/", false, false},
+		{"https://[100::1]/", false, false},
+		{"https://docs.example.com", false, false}, // one documentation address is enough
+		{"https://[2606:4700:4700::1111]/", false, true},
 	}
 	for _, c := range cases {
 		err := CheckBaseURL(context.Background(), c.url, c.local, r)
