@@ -5,8 +5,17 @@ package connector
 //   - Update: https://learn.microsoft.com/en-us/dynamics365/business-central/dev-itpro/api-reference/v2.0/api/dynamics_customer_update
 //     (PATCH {prefix}/api/v2.0/companies({id})/{entitySet}({id}) with the required If-Match,
 //     answering 200 with the updated entity)
-//   - Entities carry their ETag as "@odata.etag"; a stale one is answered 412.
-//   - Errors are OData's {"error":{"code","message"}}; throttling is 429 with Retry-After.
+//   - Entities carry their ETag as "@odata.etag". A stale If-Match is 409 with the code
+//     Request_EntityChanged ("Another user has already changed the record.", an
+//     ODataConflictException) and a missing one BadRequest_InvalidToken ("Could not
+//     validate the client concurrency token required by the service"), both from
+//     Microsoft's list of OData/API error codes,
+//     https://learn.microsoft.com/en-us/dynamics365/business-central/dev-itpro/webservices/dynamics-error-codes
+//     412, HTTP's own answer to a failed If-Match (RFC 9110 §13.1.1), is read the same way.
+//   - Errors are OData's {"error":{"code","message"}}. Throttling is 429
+//     (https://learn.microsoft.com/en-us/dynamics365/business-central/dev-itpro/api-reference/v2.0/dynamics-rate-limits:
+//     "adopt a retry logic while providing a cool off period"); the gateway's 502 and 503
+//     carry Retry-After, honoured like 429's (the pages name no wait; RFC 9110 §10.2.3).
 //   - Auth: OAuth 2.0 bearer tokens from Microsoft Entra ID (client credentials with scope
 //     https://api.businesscentral.dynamics.com/.default).
 //   - Changed since: the entity set with OData query options,
@@ -74,10 +83,10 @@ func (businessCentral) decode(c *Client, op string, ans answer, entitySet, id st
 	return rec, err
 }
 
-// write reads the entity for its ETag, and sends the PATCH with it. A 412 means someone
-// changed the entity between the read and the write: it is read again and, unless the
-// caller pinned a version or the fields now hold, written once more. A second 412 goes to
-// the caller as ErrConflict.
+// write reads the entity for its ETag, and sends the PATCH with it. A 409
+// Request_EntityChanged (or a 412) means someone changed the entity between the read and
+// the write: it is read again and, unless the caller pinned a version or the fields now
+// hold, written once more. A second one goes to the caller as ErrConflict.
 func (b businessCentral) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
 	if req.UpsertKey != "" {
 		return WriteResult{}, c.refuse(OpWrite, "upsert by external id is not supported by this system")
@@ -95,16 +104,30 @@ func (b businessCentral) write(ctx context.Context, c *Client, req writeOp) (Wri
 			rec, err := b.decode(c, OpWrite, ans, req.Entity, req.RecordID)
 			return WriteResult{Record: rec}, err
 		}
-		var ce *Error
-		if try == 1 && req.IfVersion == "" && errors.As(err, &ce) && ce.Status == http.StatusPreconditionFailed {
+		if try == 1 && req.IfVersion == "" && bcEntityChanged(err) {
 			continue
 		}
 		return WriteResult{}, err
 	}
 }
 
+// bcEntityChanged says a PATCH failed on a stale ETag: 409 with Request_EntityChanged
+// (409 with another code, such as Internal_EntityWithSameKeyExists, is not a stale read),
+// or 412.
+func bcEntityChanged(err error) bool {
+	var ce *Error
+	if !errors.As(err, &ce) {
+		return false
+	}
+	return ce.Status == http.StatusConflict && ce.Code == bcCodeEntityChanged || ce.Status == http.StatusPreconditionFailed
+}
+
+// bcCodeEntityChanged is Business Central's code for a stale ETag.
+const bcCodeEntityChanged = "Request_EntityChanged"
+
 // failure reads OData's error body; Business Central's codes (Request_EntityChanged,
-// Internal_RecordNotFound, Application_TooManyRequests) pass, messages do not.
+// Internal_RecordNotFound, Authentication_InvalidCredentials) pass, messages do not. A
+// 502's Retry-After is honoured as 429's and 503's are.
 func (businessCentral) failure(status int, h http.Header, body []byte, now time.Time) failureInfo {
 	var e struct {
 		Error struct {
@@ -112,7 +135,11 @@ func (businessCentral) failure(status int, h http.Header, body []byte, now time.
 		} `json:"error"`
 	}
 	_ = json.Unmarshal(body, &e)
-	return standardFailure(status, h, e.Error.Code, now)
+	f := standardFailure(status, h, e.Error.Code, now)
+	if status == http.StatusBadGateway {
+		f.retryAfter = parseRetryAfter(h.Get("Retry-After"), now)
+	}
+	return f
 }
 
 // changes reads one page of the entity set filtered on lastModifiedDateTime. The cursor

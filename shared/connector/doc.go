@@ -93,9 +93,10 @@
 // value (objects compared as subsets, numbers by value) it reports Replayed and sends
 // nothing. A write whose answer was lost is therefore not applied twice when retried, by
 // the client or by the caller. IfVersion is checked against that read, and by Business
-// Central itself through If-Match; Business Central answers a stale ETag with 412, which
-// Write answers by reading again and writing once more (unless IfVersion pinned the
-// version). Upserts are keyed by what the vendor keys them by: Salesforce's external id,
+// Central itself through If-Match and by Salesforce through If-Unmodified-Since; Business
+// Central answers a stale ETag with 409 Request_EntityChanged and Salesforce a record
+// changed since with 412, which Write answers by reading again and writing once more
+// (unless IfVersion pinned the version). Upserts are keyed by what the vendor keys them by: Salesforce's external id,
 // Mailchimp's subscriber hash, ShipStation's orderKey.
 //
 // # Errors and retries

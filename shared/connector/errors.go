@@ -67,8 +67,11 @@ type Error struct {
 	Attempts int
 	// Err is the sentinel.
 	Err error
-	// Cause is the transport or context error behind an ErrUnavailable, if any.
+	// Cause is the transport or context error behind an ErrUnavailable, if any, or what the
+	// system's answer said beyond its code (never a value from it).
 	Cause error
+	// deferred: the system's wait is the caller's to schedule, not this call's to sleep.
+	deferred bool
 }
 
 func (e *Error) Error() string {

@@ -22,8 +22,9 @@ func profileOf(sys connector.System) profileCase {
 	panic("no profile case for " + sys)
 }
 
-// Business Central: a stale ETag (someone edited between our read and our PATCH) is read
-// again and written once more; a second 412 is the caller's conflict.
+// Business Central: a stale ETag (someone edited between our read and our PATCH) is 409
+// Request_EntityChanged; it is read again and written once more, and a second one is the
+// caller's conflict.
 func TestBusinessCentralStaleETagIsRetriedOnce(t *testing.T) {
 	t.Parallel()
 	pc := profileOf(connector.SystemERP2)
@@ -31,14 +32,14 @@ func TestBusinessCentralStaleETagIsRetriedOnce(t *testing.T) {
 	fake.EditAfterNextReads(1)
 	res, err := c.Write(context.Background(), pc.write("k-1"))
 	if err != nil || res.Replayed || fake.WriteCount() != 1 {
-		t.Fatalf("Write = %#v, %v; want applied after one 412", res, err)
+		t.Fatalf("Write = %#v, %v; want applied after one 409", res, err)
 	}
 	fake.EditAfterNextReads(2)
 	req := pc.write("k-2")
 	req.Fields = map[string]any{"displayName": "Coho Winery II"}
 	_, err = c.Write(context.Background(), req)
-	if ce := asError(t, err, connector.ErrConflict); ce.Status != http.StatusPreconditionFailed || ce.Code != "Request_EntityChanged" {
-		t.Fatalf("error = %#v, want 412 Request_EntityChanged", ce)
+	if ce := asError(t, err, connector.ErrConflict); ce.Status != http.StatusConflict || ce.Code != "Request_EntityChanged" {
+		t.Fatalf("error = %#v, want 409 Request_EntityChanged", ce)
 	}
 	if fake.WriteCount() != 1 {
 		t.Fatal("a write with a stale ETag was applied")

@@ -4,9 +4,17 @@ package connector
 //
 //   - sObject Rows: GET and PATCH /services/data/vNN.N/sobjects/{SObject}/{id}; PATCH
 //     answers 204 without a body.
+//   - Conditional requests: https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/intro_rest_conditional_requests.htm
+//     (If-Unmodified-Since "compare[s] the precondition to the last modified date of the
+//     record"; a record modified after it is 412 Precondition Failed and not written, an
+//     invalid value 400). The PATCH carries the read's LastModifiedDate as an HTTP date, so
+//     an edit made between the read and the write is not overwritten.
 //   - Upsert by external id: https://developer.salesforce.com/docs/platform/api-rest/guide/dome-upsert.html
 //     (PATCH /services/data/vNN.N/sobjects/{SObject}/{ExternalIdField}/{value}: 201 when it
-//     created the record, 200/204 when it updated one, 300 when the value matches several)
+//     created the record, 200/204 when it updated one, 300 when the value matches several;
+//     https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/errorcodes.htm:
+//     "The response body contains the list of matching records", a JSON array of their
+//     sObject Rows URLs, not an error array)
 //   - Errors are an array [{"message","errorCode","fields"}]; the org's API request limit
 //     is 403 REQUEST_LIMIT_EXCEEDED.
 //   - Auth: Authorization: Bearer <access token> (a session id or OAuth access token).
@@ -22,6 +30,7 @@ package connector
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -52,31 +61,65 @@ func (s salesforce) get(ctx context.Context, c *Client, op, sobject, id string) 
 // getBy reads a record; its body is the fields beside "attributes" and "Id", and
 // SystemModstamp is its version.
 func (s salesforce) getBy(ctx context.Context, c *Client, op, sobject, byField, id string) (Record, error) {
-	ans, err := c.do(ctx, op, http.MethodGet, s.rowURL(c, sobject, byField, id), nil, nil)
-	if err != nil {
-		return Record{}, err
-	}
-	return c.recordOf(op, ans, sobject, id, "SystemModstamp", "attributes", "Id")
+	rec, _, err := s.read(ctx, c, op, sobject, byField, id)
+	return rec, err
 }
 
-// write is read-compare-write; with UpsertKey it is an upsert (create_salesforce.go).
+// salesforceEnvelope are the keys of a record's body that are not fields a flow maps:
+// LastModifiedDate, like SystemModstamp (the version), is the system's own stamp.
+var salesforceEnvelope = []string{"attributes", "Id", "LastModifiedDate"}
+
+// read is getBy that also returns the record's LastModifiedDate (zero when the body has
+// none that parses), what If-Unmodified-Since is compared with.
+func (s salesforce) read(ctx context.Context, c *Client, op, sobject, byField, id string) (Record, time.Time, error) {
+	ans, err := c.do(ctx, op, http.MethodGet, s.rowURL(c, sobject, byField, id), nil, nil)
+	if err != nil {
+		return Record{}, time.Time{}, err
+	}
+	obj, ok := decodeObject(ans.body)
+	if !ok {
+		return Record{}, time.Time{}, c.malformed(op, ans)
+	}
+	modified, _ := time.Parse(salesforceStamp, scalarText(obj["LastModifiedDate"]))
+	fields, version := splitRecord(obj, "SystemModstamp", salesforceEnvelope...)
+	return Record{Entity: sobject, ID: id, Fields: fields, Version: version}, modified, nil
+}
+
+// write is read-compare-write; with UpsertKey it is an upsert (create_salesforce.go). The
+// PATCH is conditional on the record being unmodified since the read: a 412 means
+// someone changed it in between, so it is read again and judged again (the fields may now
+// hold), and written once more unless the caller pinned a version. A second 412 goes to
+// the caller as ErrConflict.
 func (s salesforce) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
 	if req.UpsertKey != "" {
 		return s.upsert(ctx, c, req)
 	}
-	cur, _, done, err := c.readForWrite(ctx, s, req, false)
-	if err != nil || done {
-		return WriteResult{Record: cur, Replayed: done}, err
-	}
 	body, _ := json.Marshal(req.Fields)
-	if _, err := c.do(ctx, OpWrite, http.MethodPatch, s.rowURL(c, req.Entity, "", req.RecordID), body, writeHeaders(req)); err != nil {
+	for try := 1; ; try++ {
+		rec, modified, err := s.read(ctx, c, OpWrite, req.Entity, "", req.RecordID)
+		cur, _, done, err := c.compareRead(req, false)(rec, err)
+		if err != nil || done {
+			return WriteResult{Record: cur, Replayed: done}, err
+		}
+		hdr := writeHeaders(req)
+		if !modified.IsZero() {
+			// HTTP dates have whole seconds; the record's stamp has milliseconds. Rounded
+			// down, a record modified later in the same second would be refused though it
+			// is the one read: an assumption is that Salesforce compares to the second, as
+			// RFC 9110 §13.1.4 has a server compare its own HTTP-date form of the time.
+			hdr.Set("If-Unmodified-Since", modified.UTC().Format(http.TimeFormat))
+		}
+		_, err = c.do(ctx, OpWrite, http.MethodPatch, s.rowURL(c, req.Entity, "", req.RecordID), body, hdr)
+		if err == nil {
+			rec, err := s.get(ctx, c, OpWrite, req.Entity, req.RecordID)
+			return WriteResult{Record: rec}, err
+		}
+		var ce *Error
+		if try == 1 && req.IfVersion == "" && errors.As(err, &ce) && ce.Status == http.StatusPreconditionFailed {
+			continue
+		}
 		return WriteResult{}, err
 	}
-	rec, err := s.get(ctx, c, OpWrite, req.Entity, req.RecordID)
-	if err != nil {
-		return WriteResult{}, err
-	}
-	return WriteResult{Record: rec}, nil
 }
 
 // SalesforceChangesQuery is the SOQL of the changed-since read: the sObject, the since
@@ -117,7 +160,7 @@ func (s salesforce) changes(ctx context.Context, c *Client, q changeQuery) (Chan
 	}
 	page.Changes, err = c.changesIn(ans, res.Records, q.since, listing{idKey: "Id", stampKey: "SystemModstamp", zone: time.UTC,
 		layouts: []string{salesforceStamp, time.RFC3339Nano}, decode: func(body []byte, id string) (Record, error) {
-			return c.recordOf(OpChanges, answer{body: body}, q.entity, id, "SystemModstamp", "attributes", "Id")
+			return c.recordOf(OpChanges, answer{body: body}, q.entity, id, "SystemModstamp", salesforceEnvelope...)
 		}})
 	if err != nil {
 		return ChangePage{}, err
@@ -128,8 +171,18 @@ func (s salesforce) changes(ctx context.Context, c *Client, q changeQuery) (Chan
 // failure reads Salesforce's error array. REQUEST_LIMIT_EXCEEDED is the org's rolling
 // 24-hour API limit (sent as 403): rate limited, and not retried within the call, since
 // seconds of backoff do not lift it. 300 on an upsert is an external id matching several
-// records: a conflict in the data, not an outage.
+// records: a conflict in the data, not an outage; its body is the list of those records'
+// URLs, whose count the error names.
 func (salesforce) failure(status int, h http.Header, body []byte, now time.Time) failureInfo {
+	if status == http.StatusMultipleChoices {
+		f := standardFailure(status, h, "", now)
+		f.sentinel = ErrConflict
+		var matches []string
+		if json.Unmarshal(body, &matches) == nil && len(matches) > 0 {
+			f.cause = fmt.Errorf("the external id matches %d records", len(matches))
+		}
+		return f
+	}
 	var errs []struct {
 		ErrorCode string `json:"errorCode"`
 	}
@@ -138,11 +191,8 @@ func (salesforce) failure(status int, h http.Header, body []byte, now time.Time)
 		code = errs[0].ErrorCode
 	}
 	f := standardFailure(status, h, code, now)
-	switch {
-	case code == "REQUEST_LIMIT_EXCEEDED":
+	if code == "REQUEST_LIMIT_EXCEEDED" {
 		f.sentinel, f.retryable = ErrRateLimited, false
-	case status == http.StatusMultipleChoices:
-		f.sentinel = ErrConflict
 	}
 	return f
 }

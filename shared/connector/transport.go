@@ -63,7 +63,7 @@ func (c *Client) send(ctx context.Context, req call, resend func(*Error) bool) (
 			c.auth.invalidate()
 			continue
 		}
-		if !failure.Retryable || attempt >= c.maxAttempts || ctx.Err() != nil || resend != nil && !resend(failure) {
+		if !failure.Retryable || failure.deferred || attempt >= c.maxAttempts || ctx.Err() != nil || resend != nil && !resend(failure) {
 			return answer{}, failure
 		}
 		wait := c.jitter(c.backoffCeiling(attempt))
@@ -151,7 +151,7 @@ func (c *Client) exchangeUpTo(ctx context.Context, op string, req *http.Request,
 	}
 	f := c.prof.failure(resp.StatusCode, resp.Header, data, time.Now())
 	return answer{}, &Error{System: c.sys, Op: op, Status: resp.StatusCode, Code: safeCode(f.code),
-		Retryable: f.retryable, RetryAfter: f.retryAfter, Err: f.sentinel}
+		Retryable: f.retryable, RetryAfter: f.retryAfter, Err: f.sentinel, Cause: f.cause, deferred: f.deferred}
 }
 
 // failureInfo is a profile's reading of an error answer.
@@ -160,6 +160,11 @@ type failureInfo struct {
 	sentinel   error
 	retryable  bool
 	retryAfter time.Duration
+	// cause, when set, says what the body told beyond its code; it must hold no values.
+	cause error
+	// deferred hands a retryable failure to the caller at once, without waiting out its
+	// RetryAfter here (ShipStation's rate window: see shipstation.go).
+	deferred bool
 }
 
 // standardFailure is the HTTP reading of an error answer: the status decides, and 429 and

@@ -21,11 +21,14 @@ func (bcFake) version(rec *record) string {
 func (bcFake) authorized(h, cred string) bool { return bearer(h, cred) }
 func (bcFake) key(id string) string           { return id }
 
-// errorReply is OData's error body.
+// errorReply is OData's error body. The codes are those of Microsoft's list
+// (https://learn.microsoft.com/en-us/dynamics365/business-central/dev-itpro/webservices/dynamics-error-codes),
+// except 429's Application_TooManyRequests, which the list does not name but the service
+// answers throttling with ("Too many requests reached. Actual (101). Maximum (100).").
 func (bcFake) errorReply(status int, code, message string) reply {
 	if code == "" || code == "unauthorized" {
-		code = map[int]string{401: "Authentication_InvalidCredentials", 404: "BadRequest_NotFound",
-			412: "Request_EntityChanged", 429: "Application_TooManyRequests"}[status]
+		code = map[int]string{400: "BadRequest", 401: "Authentication_InvalidCredentials", 404: "BadRequest_NotFound",
+			409: "Request_EntityChanged", 429: "Application_TooManyRequests", 500: "Internal_ServerError"}[status]
 	}
 	return jsonReply(status, map[string]any{"error": map[string]string{"code": code, "message": message}})
 }
@@ -58,7 +61,9 @@ func (b bcFake) route(s *Server, r *http.Request, body []byte) reply {
 	}
 }
 
-// patch applies a partial update; If-Match is required, a stale one is 412.
+// patch applies a partial update. If-Match is required: without one the answer is
+// BadRequest_InvalidToken (the list gives no status; 400, its BadRequest_ family's, is
+// assumed), a stale one 409 Request_EntityChanged (an ODataConflictException).
 func (b bcFake) patch(s *Server, r *http.Request, entitySet, id string, body []byte) reply {
 	fields, ok := decodeBody(body)
 	if !ok || len(fields) == 0 {
@@ -71,9 +76,10 @@ func (b bcFake) patch(s *Server, r *http.Request, entitySet, id string, body []b
 	match := r.Header.Get("If-Match")
 	switch {
 	case match == "":
-		return b.errorReply(http.StatusPreconditionRequired, "Request_PreconditionRequired", "If-Match is required")
+		return b.errorReply(http.StatusBadRequest, "BadRequest_InvalidToken",
+			"Could not validate the client concurrency token required by the service. Please provide a valid token in the client request.")
 	case match != "*" && match != `W/"`+b.version(rec)+`"`:
-		return b.errorReply(http.StatusPreconditionFailed, "Request_EntityChanged", "Another user has already changed the record.")
+		return b.errorReply(http.StatusConflict, "Request_EntityChanged", "Another user has already changed the record.")
 	}
 	s.apply(r, entitySet, rec, fields)
 	return b.entity(rec, entitySet)

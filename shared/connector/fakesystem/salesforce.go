@@ -3,8 +3,10 @@ package fakesystem
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
 )
@@ -68,11 +70,34 @@ func (f salesforceFake) row(s *Server, r *http.Request, sobject, id string, body
 		if rec == nil {
 			return f.errorReply(http.StatusNotFound, "NOT_FOUND", "The requested resource does not exist")
 		}
+		if rep, failed := f.unmodifiedSince(r, rec); failed {
+			return rep
+		}
 		s.apply(r, sobject, rec, fields)
 		return reply{status: http.StatusNoContent, header: http.Header{}}
 	default:
 		return f.errorReply(http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "method not allowed")
 	}
+}
+
+// unmodifiedSince plays the REST API's conditional PATCH
+// (https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/intro_rest_conditional_requests.htm):
+// a record modified after If-Unmodified-Since is 412 and not written, a value that is no
+// HTTP date 400. The page documents the statuses only; the error array with an empty
+// errorCode is assumed. The comparison is to the second, an HTTP date's resolution.
+func (f salesforceFake) unmodifiedSince(r *http.Request, rec *record) (reply, bool) {
+	v := r.Header.Get("If-Unmodified-Since")
+	if v == "" {
+		return reply{}, false
+	}
+	since, err := http.ParseTime(v)
+	if err != nil {
+		return f.errorReply(http.StatusBadRequest, "", "If-Unmodified-Since is not an HTTP date"), true
+	}
+	if rec.modified.Truncate(time.Second).After(since) {
+		return f.errorReply(http.StatusPreconditionFailed, "", "The record was modified after "+v), true
+	}
+	return reply{}, false
 }
 
 // byExternalID reads or upserts the record whose field holds value: 201 when created, 200
@@ -85,7 +110,14 @@ func (f salesforceFake) byExternalID(s *Server, r *http.Request, sobject, field,
 		}
 	}
 	if len(matches) > 1 {
-		return f.errorReply(http.StatusMultipleChoices, "MULTIPLE_CHOICES", "several records match")
+		// "The response body contains the list of matching records" (errorcodes.htm): their
+		// sObject Rows URLs.
+		urls := make([]string, 0, len(matches))
+		for _, m := range matches {
+			urls = append(urls, sfPrefix+sobject+"/"+m.id)
+		}
+		slices.Sort(urls)
+		return jsonReply(http.StatusMultipleChoices, urls)
 	}
 	switch r.Method {
 	case http.MethodGet:
@@ -124,6 +156,7 @@ func (f salesforceFake) body(rec *record, sobject string) map[string]any {
 	out["attributes"] = map[string]string{"type": sobject, "url": sfPrefix + sobject + "/" + rec.id}
 	out["Id"] = rec.id
 	out["SystemModstamp"] = f.version(rec)
+	out["LastModifiedDate"] = f.version(rec)
 	return out
 }
 
