@@ -535,6 +535,9 @@ const (
 	FuncSettingsOverrides = "settings-manifest-overrides"
 	FuncSettingsRotate    = "settings-secret-rotate"
 	FuncConnectorTest     = "settings-connector-test"
+	// The tenant's system names: the names its hosts send for its systems (issue 33 §4).
+	FuncSystemAliasesGet = "settings-system-aliases-get"
+	FuncSystemAliasesPut = "settings-system-aliases-put"
 )
 
 // Settings routes, admins only. A change seals connector tokens and a rotation secrets
@@ -563,5 +566,10 @@ func init() {
 		// The check opens the connector's credential and makes one read with it.
 		withOpens(route(FuncConnectorTest, "Checks a connector: one harmless authenticated read through the SSRF guard, audited (admins)",
 			"POST", "/api/settings/connectors/{system}/test", TableGrant{Tenants, Read}, TableGrant{Audit, Append})),
+		// The names are plain attributes: reading them needs no secret-bearing read.
+		route(FuncSystemAliasesGet, "Shows the tenant's system names: its own and the defaults (admins)", "GET",
+			"/api/settings/system-aliases", TableGrant{Tenants, SettingsOnly}),
+		route(FuncSystemAliasesPut, "Replaces the tenant's own system names, validated and audited (admins)", "PUT",
+			"/api/settings/system-aliases", TableGrant{Tenants, ReadWrite}, TableGrant{Audit, Append}),
 	)
 }

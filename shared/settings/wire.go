@@ -42,11 +42,14 @@ func (c RegistryChecker) Check(ctx context.Context, tenantID string, system conn
 // Routes are the settings' HTTP functions.
 func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 	s := New(b)
+	aliases := Aliases{Service: s, Reader: b.TenantsFor()}
 	return platform.Routes{
 		blueprint.FuncSettingsGet:       {Handler: s.GetHandler()},
 		blueprint.FuncSettingsPatch:     {Handler: s.PatchHandler()},
 		blueprint.FuncSettingsOverrides: {Handler: s.OverridesHandler()},
 		blueprint.FuncSettingsRotate:    {Handler: s.RotateHandler()},
 		blueprint.FuncConnectorTest:     {Handler: s.ConnectorCheckHandler()},
+		blueprint.FuncSystemAliasesGet:  {Handler: aliases.GetHandler()},
+		blueprint.FuncSystemAliasesPut:  {Handler: aliases.PutHandler()},
 	}, nil
 }
