@@ -29,8 +29,10 @@ var netsuiteCatalogue = (&catalogue{
 		nsCode("ABORT_SEARCH_EXCEEDED_MAX_TIME", ClassIntermittent, "a search ran out of the server's time"),
 		nsCode("ACCESS_DENIED", ClassPermission, "access to the configuration is denied"),
 		nsCode("ACCT_DISABLED", ClassPermission, "the account is disabled"),
-		nsCode("CONCURRENCY_LIMIT_EXCEEDED", ClassRateLimit, "the account's concurrent request limit is reached"),
-		nsCode("EXCEEDED_MAX_RECORDS", ClassTooLarge, "more records than one request may carry"),
+		// REST web services' answer past the account's concurrency limit: Oracle's
+		// concurrency page says requests over the limit are rejected; the code and its 429
+		// are what clients report (an assumption, see VENDOR-APIS.md).
+		nsConcur("CONCURRENCY_LIMIT_EXCEEDED", ClassRateLimit, "the account's concurrent request limit is reached"),
 		nsCode("MAX_RCRDS_EXCEEDED", ClassTooLarge, "more records than one list request (addList, updateList, upsertList) may carry"),
 		nsCode("MAX_200_LINES_ALLWD_ON_TRANS", ClassTooLarge, "more lines than a transaction may have"),
 		nsCode("MAX_16_LINES_ALLWD_PER_BILLPAY", ClassTooLarge, "more lines than one bill payment may have"),
