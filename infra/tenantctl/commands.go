@@ -47,6 +47,8 @@ var forms = map[string]struct {
 	"reseal":        {"reseal TENANT", 1},
 	"connector":     {"connector TENANT SYSTEM [BASEURL] [-token-file PATH | -token-stdin] [-token-url URL [-scope SCOPE]]", 2},
 	"manifest":      {"manifest TENANT FILE", 2},
+	"alias":         {"alias TENANT NAME [SYSTEM]", 2},
+	"aliases":       {"aliases TENANT", 1},
 	"show":          {"show TENANT", 1},
 	"list":          {"list", 0},
 }
@@ -76,6 +78,10 @@ func (c cli) command(ctx context.Context, args []string) error {
 		err = c.connector(ctx, args[1], args[2:])
 	case "manifest":
 		err = c.manifest(ctx, args[1], args[2])
+	case "alias":
+		err = c.alias(ctx, args[1], args[2:])
+	case "aliases":
+		err = c.aliases(ctx, args[1])
 	case "show":
 		err = c.show(ctx, args[1])
 	case "reseal":

@@ -52,6 +52,12 @@ commands:
   manifest TENANT FILE           replace the tenant's manifest overrides with the JSON in FILE
                                  ('-' reads standard input): {"entries": [{"entity", "field",
                                  "owner", "policy"}]}, as PUT /api/settings/manifest-overrides
+  alias TENANT NAME [SYSTEM]     make NAME, as the tenant's hosts send it (an error's
+                                 externalSystem, e.g. "Business Central"), resolve to SYSTEM
+                                 (hosterp, erp2, crm, marketing, shipping); without SYSTEM
+                                 remove the tenant's own NAME. Names compare without case;
+                                 the tenant's own override the defaults
+  aliases TENANT                 print the system names in force, the defaults marked
   reseal TENANT                  seal values stored before each secret purpose had its own
                                  encryption context again under their purpose (once per
                                  tenant after upgrading; needs the key's Decrypt for every

@@ -92,17 +92,18 @@ func (c Config) ResolveSystem(name string) (connector.System, bool) {
 	return "", false
 }
 
-// NamesOf lists every name that resolves to s for c, case-folded (AliasKey): the system
-// key and each alias in force. The listing filters rows by the names their hosts sent.
+// NamesOf lists every name that resolves to s for c, as written: the system key, then
+// each alias in force by name. The listing filters rows by the names their hosts sent
+// (compared as AliasKey).
 func (c Config) NamesOf(s connector.System) []string {
-	out := []string{string(s)}
+	var names []string
 	for name, sys := range c.SystemAliasMap() {
-		if k := AliasKey(name); sys == string(s) && !slices.Contains(out, k) {
-			out = append(out, k)
+		if sys == string(s) {
+			names = append(names, name)
 		}
 	}
-	slices.Sort(out[1:])
-	return out
+	slices.Sort(names)
+	return append([]string{string(s)}, names...)
 }
 
 // CheckSystemAliases validates a tenant's whole alias set, returning one message per

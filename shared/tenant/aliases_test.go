@@ -55,8 +55,8 @@ func TestResolveSystemTenantAliases(t *testing.T) {
 	if m["bc"] != "crm" || m["BC"] != "" || m["Our Shop"] != "marketing" || m["ShipStation"] != "shipping" {
 		t.Errorf("alias map = %v", m)
 	}
-	if got := c.NamesOf(connector.SystemERP2); !slices.Equal(got, []string{"erp2", "business central",
-		"dynamics 365 business central", "microsoft dynamics 365 business central"}) {
+	if got := c.NamesOf(connector.SystemERP2); !slices.Equal(got, []string{"erp2", "Business Central",
+		"Dynamics 365 Business Central", "Microsoft Dynamics 365 Business Central"}) {
 		t.Errorf("NamesOf(erp2) = %v", got)
 	}
 }
