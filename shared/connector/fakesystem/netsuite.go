@@ -29,17 +29,38 @@ func (netsuiteFake) version(rec *record) string {
 func (netsuiteFake) authorized(h, cred string) bool { return bearer(h, cred) }
 func (netsuiteFake) key(id string) string           { return id }
 
-// errorReply is NetSuite's error body: RFC 9110 type and title, and o:errorDetails.
+// errorReply is NetSuite's error body, as "Error Handling in REST Web Services"
+// (https://docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/section_156570709583.html)
+// shows it: {"type","title","status","o:errorDetails":[{"detail","o:errorCode"}]}, type
+// the status's section of RFC 2616 (netsuiteErrorType).
 func (netsuiteFake) errorReply(status int, code, message string) reply {
 	if code == "" || code == "unauthorized" {
 		code = map[int]string{401: "INVALID_LOGIN", 404: "NONEXISTENT_ID", 429: "CONCURRENCY_LIMIT_EXCEEDED"}[status]
 	}
 	rep := jsonReply(status, map[string]any{
-		"type": "https://www.rfc-editor.org/rfc/rfc9110.html#section-15", "title": http.StatusText(status), "status": status,
+		"type": netsuiteErrorType(status), "title": http.StatusText(status), "status": status,
 		"o:errorDetails": []map[string]string{{"detail": message, "o:errorCode": code}},
 	})
 	rep.header.Set("Content-Type", "application/vnd.oracle.resource+json; type=error")
 	return rep
+}
+
+// netsuiteErrorType is the type URL of an error answer. Oracle's examples: 400 is
+// https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html#sec10.4.1 and 401 the page
+// without a section. That other statuses name their section of RFC 2616 §10 the same way
+// (404 #sec10.4.5, 500 #sec10.5.1) is an assumption; 429 is not in RFC 2616 and gets the
+// page alone.
+func netsuiteErrorType(status int) string {
+	const page = "https://www.w3.org/Protocols/rfc2616/rfc2616-sec10.html"
+	switch {
+	case status == http.StatusUnauthorized, status == http.StatusTooManyRequests:
+		return page
+	case status >= 400 && status <= 417:
+		return page + "#sec10.4." + strconv.Itoa(status-399)
+	case status >= 500 && status <= 505:
+		return page + "#sec10.5." + strconv.Itoa(status-499)
+	}
+	return page
 }
 
 func (n netsuiteFake) route(s *Server, r *http.Request, body []byte) reply {
