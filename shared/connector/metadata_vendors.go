@@ -325,7 +325,8 @@ func (shipstation) probe(ctx context.Context, c *Client) (string, error) {
 }
 
 // shipstationModels are the resources a flow can write and their fields, from the
-// ShipStation API v1 models (Order, Customer, Product).
+// ShipStation API v1 models (Order, Product): what v1 writes (shipstationWritable).
+// Customers are left out: v1 reads them (GET /customers/{customerId}) but has no write.
 var shipstationModels = map[string][]Field{
 	shipstationOrders: {
 		{Name: "orderId", Type: "number", ReadOnly: true}, {Name: "orderNumber", Type: "string", Required: true},
@@ -341,12 +342,6 @@ var shipstationModels = map[string][]Field{
 		{Name: "confirmation", Type: "string"}, {Name: "shipDate", Type: "string"}, {Name: "weight", Type: "Weight"},
 		{Name: "dimensions", Type: "Dimensions"}, {Name: "advancedOptions", Type: "AdvancedOptions"},
 		{Name: "tagIds", Type: "number[]"}, {Name: "modifyDate", Type: "string", ReadOnly: true},
-	},
-	"customers": {
-		{Name: "customerId", Type: "number", ReadOnly: true}, {Name: "name", Type: "string"}, {Name: "company", Type: "string"},
-		{Name: "street1", Type: "string"}, {Name: "street2", Type: "string"}, {Name: "city", Type: "string"},
-		{Name: "state", Type: "string"}, {Name: "postalCode", Type: "string"}, {Name: "countryCode", Type: "string"},
-		{Name: "phone", Type: "string"}, {Name: "email", Type: "string"}, {Name: "modifyDate", Type: "string", ReadOnly: true},
 	},
 	"products": {
 		{Name: "productId", Type: "number", ReadOnly: true}, {Name: "sku", Type: "string"}, {Name: "name", Type: "string"},

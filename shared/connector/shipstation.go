@@ -1,18 +1,27 @@
 package connector
 
-// The shipping profile follows the ShipStation API v1 (https://ssapi.shipstation.com):
+// The shipping profile follows the ShipStation API v1 (https://ssapi.shipstation.com), as
+// its OpenAPI document describes it (shared/connector/vendors/shipstation, from
+// ballerina-platform/openapi-connectors; the conformance test validates every request
+// this profile sends against it):
 //
 //   - Order model: https://docs.shipstation.com/apis/shipstation-v1/docs/models/order
 //     (orderId is read-only; orderKey is the caller's unique key, set at creation)
 //   - Create/update order: POST /orders/createorder; with an orderKey that exists it
 //     updates that order, so it is an upsert keyed by orderKey. The body is the whole
 //     order: fields left out are cleared, hence the read-merge-write below.
-//   - Other resources (products, customers) are read at GET /{resource}/{id} and updated
-//     with PUT /{resource}/{id} and the whole resource.
+//   - Products: GET and PUT /products/{productId}, the PUT with the whole product. These
+//     two are all v1 writes of what a flow maps: customers are read only (GET
+//     /customers/{customerId}; there is no PUT), and so is everything else it names.
 //   - Auth: HTTP Basic, API key as user name and API secret as password.
-//   - Rate limits: every answer carries X-Rate-Limit-Limit, X-Rate-Limit-Remaining and
-//     X-Rate-Limit-Reset (seconds until the window resets); over the limit is 429.
-//   - Errors are ASP.NET's {"Message","ExceptionMessage","ExceptionType"}.
+//   - Rate limits: https://www.shipstation.com/docs/api/requirements/#api-rate-limits
+//     (40 requests a minute per API key pair; every answer carries X-Rate-Limit-Limit,
+//     X-Rate-Limit-Remaining and X-Rate-Limit-Reset, the seconds until the window
+//     resets; over the limit is 429). A 429 goes back to the caller at once with the
+//     reset as RetryAfter: a write that finds no budget is deferred by whoever schedules
+//     it, never waited out in a Lambda for up to a minute.
+//   - Errors: ASP.NET Web API's {"Message"}, with "ModelState" (field -> messages) when a
+//     400 is a body that failed validation. v1 sends no error codes.
 //   - Changed since: list orders, https://docs.shipstation.com/apis/shipstation-v1/docs/orders/list-orders
 //     (GET /orders?modifyDateStart=…&sortBy=ModifyDate&sortDir=ASC&pageSize=N&page=P,
 //     answering {"orders","total","page","pages"}; pageSize at most 500). Dates are
@@ -26,6 +35,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -52,7 +62,14 @@ var ShipStationZone = sync.OnceValue(func() *time.Location {
 	return loc
 })
 
-const shipstationOrders = "orders"
+const (
+	shipstationOrders   = "orders"
+	shipstationProducts = "products"
+)
+
+// shipstationWritable are the resources v1 writes: orders through createorder, products
+// with PUT /products/{productId}.
+var shipstationWritable = map[string]bool{shipstationOrders: true, shipstationProducts: true}
 
 func (shipstation) auth() authScheme { return authBasic }
 
@@ -87,10 +104,14 @@ func (shipstation) decode(c *Client, op string, ans answer, resource, id string)
 
 // write reads the whole resource, and unless it already holds the fields, sends it back
 // whole with the fields merged in: orders through createorder (the read order's orderKey
-// makes it an update), anything else with PUT.
+// makes it an update), products with PUT.
 func (s shipstation) write(ctx context.Context, c *Client, req writeOp) (WriteResult, error) {
 	if req.UpsertKey != "" {
 		return s.upsert(ctx, c, req)
+	}
+	if !shipstationWritable[req.Entity] {
+		return WriteResult{}, &Error{System: c.sys, Op: OpWrite, Err: ErrUnsupported,
+			Cause: errors.New("ShipStation v1 writes orders and products only")}
 	}
 	cur, _, done, err := c.readForWrite(ctx, s, req, false)
 	if err != nil || done {
@@ -114,7 +135,7 @@ func (s shipstation) write(ctx context.Context, c *Client, req writeOp) (WriteRe
 		// createorder answers with the order as stored.
 		rec, err = s.decode(c, OpWrite, ans, req.Entity, req.RecordID)
 	} else {
-		// PUT answers {"success","message"}; the resource is read back.
+		// PUT answers {"success","message"}; the product is read back.
 		rec, err = s.get(ctx, c, OpWrite, req.Entity, req.RecordID)
 	}
 	if err != nil {
@@ -199,18 +220,24 @@ func merge(have, want map[string]any) map[string]any {
 	return out
 }
 
-// failure reads ShipStation's error body (its ExceptionType is the only code-like part)
-// and its rate-limit headers: on 429 the wait is X-Rate-Limit-Reset, in seconds.
+// failure reads ShipStation's error body and its rate-limit headers. v1's bodies carry a
+// Message and, for a body that failed validation, a ModelState naming the fields; there
+// is no code, so none is passed on, and how many fields were refused is the cause. On 429
+// the wait is X-Rate-Limit-Reset, in seconds, handed to the caller without waiting.
 func (shipstation) failure(status int, h http.Header, body []byte, now time.Time) failureInfo {
 	var e struct {
-		ExceptionType string `json:"ExceptionType"`
+		ModelState map[string]json.RawMessage `json:"ModelState"`
 	}
 	_ = json.Unmarshal(body, &e)
-	f := standardFailure(status, h, e.ExceptionType, now)
-	if status == http.StatusTooManyRequests && f.retryAfter == 0 {
+	f := standardFailure(status, h, "", now)
+	if len(e.ModelState) > 0 {
+		f.cause = fmt.Errorf("%d fields failed validation", len(e.ModelState))
+	}
+	if status == http.StatusTooManyRequests {
 		if secs, err := strconv.Atoi(strings.TrimSpace(h.Get("X-Rate-Limit-Reset"))); err == nil && secs > 0 {
 			f.retryAfter = time.Duration(secs) * time.Second
 		}
+		f.deferred = f.retryAfter > 0
 	}
 	return f
 }

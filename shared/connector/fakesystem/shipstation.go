@@ -10,9 +10,10 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 )
 
-// shipstationFake plays ShipStation API v1: GET /{resource}/{id}, POST
-// /orders/createorder (an upsert keyed by orderKey, replacing the whole order) and PUT
-// /{resource}/{id} (replacing the whole resource).
+// shipstationFake plays ShipStation API v1 as its OpenAPI document has it
+// (shared/connector/vendors/shipstation): GET /{resource}/{id}, POST /orders/createorder
+// (an upsert keyed by orderKey, replacing the whole order) and PUT /products/{productId}
+// (replacing the whole product). Nothing else is written: customers have no PUT.
 type shipstationFake struct{}
 
 // shipstationDate is a time as ShipStation writes dates: Pacific time, without a zone.
@@ -26,13 +27,22 @@ func (shipstationFake) version(rec *record) string {
 func (shipstationFake) authorized(h, cred string) bool { return basic(h, cred) }
 func (shipstationFake) key(id string) string           { return id }
 
-// errorReply is ASP.NET's error body, which ShipStation v1 answers with.
-func (shipstationFake) errorReply(status int, code, message string) reply {
-	if code == "unauthorized" {
-		code = ""
-	}
-	return jsonReply(status, map[string]any{"Message": message, "ExceptionMessage": message, "ExceptionType": code})
+// errorReply is ASP.NET Web API's error body, which ShipStation v1 answers with: a
+// Message, and no code (v1 has none; the code is dropped).
+func (shipstationFake) errorReply(status int, _, message string) reply {
+	return jsonReply(status, map[string]any{"Message": message})
 }
+
+// invalid is v1's 400 for a body that failed validation: "The request is invalid." and
+// the refused fields in ModelState, each with its messages.
+func (shipstationFake) invalid(field, why string) reply {
+	return jsonReply(http.StatusBadRequest, map[string]any{"Message": "The request is invalid.",
+		"ModelState": map[string][]string{field: {why}}})
+}
+
+// shipstationPut are the resources v1 replaces with PUT /{resource}/{id}, of those the fake
+// holds.
+var shipstationPut = map[string]bool{"products": true}
 
 // readOnly are the fields ShipStation sets itself and ignores in a body.
 var readOnly = []string{"orderId", "createDate", "modifyDate"}
@@ -63,9 +73,12 @@ func (f shipstationFake) route(s *Server, r *http.Request, body []byte) reply {
 	case http.MethodGet:
 		return f.render(rec, segs[0])
 	case http.MethodPut:
+		if !shipstationPut[segs[0]] {
+			return f.errorReply(http.StatusMethodNotAllowed, "", "The requested resource does not support http method 'PUT'.")
+		}
 		fields, ok := decodeBody(body)
 		if !ok {
-			return f.errorReply(http.StatusBadRequest, "", "The request is invalid.")
+			return f.invalid("apiProduct", "Unexpected character encountered while parsing value. Path '', line 0, position 0.")
 		}
 		f.replace(s, r, segs[0], rec, fields)
 		return jsonReply(http.StatusOK, map[string]any{"success": true, "message": "The requested resource has been updated"})
@@ -79,7 +92,7 @@ func (f shipstationFake) route(s *Server, r *http.Request, body []byte) reply {
 func (f shipstationFake) createOrder(s *Server, r *http.Request, body []byte) reply {
 	fields, ok := decodeBody(body)
 	if !ok {
-		return f.errorReply(http.StatusBadRequest, "", "The request is invalid.")
+		return f.invalid("apiOrder", "Unexpected character encountered while parsing value. Path '', line 0, position 0.")
 	}
 	key, _ := fields["orderKey"].(string)
 	var rec *record
