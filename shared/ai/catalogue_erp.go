@@ -98,8 +98,10 @@ var (
 )
 
 // businessCentralCatalogue: the OData error codes of Business Central's API and web
-// services; the code's prefix is a family (BadRequest_, Authentication_, Authorization_,
-// Internal_, Application_).
+// services, as Microsoft lists them (srcBCCodes) and no others; the code's prefix is a
+// family (BadRequest_, Authentication_, Authorization_, Internal_, Application_).
+// Authentication_InvalidCredentials, the list's code for refused credentials, is the
+// Authentication_ family's.
 var businessCentralCatalogue = (&catalogue{
 	vendor: "Business Central",
 	names:  []string{"businesscentral", "business central", "dynamics", "navision", "d365bc"},
@@ -118,9 +120,11 @@ var businessCentralCatalogue = (&catalogue{
 		bcCode("Application_FieldValidationException", "", "a field test of the application failed; the message says which"),
 		bcCode("Application_StringExceededLength", ClassValue, "a value is longer than the field allows"),
 		bcHint("Internal_ServerError", ClassIntermittent, "the server failed"),
-		bcCode("Unauthorized", ClassPermission, "the caller is not authenticated"),
+		bcCode("Internal_CompanyNotFound", ClassReference, "the company the request names cannot be found"),
+		bcHint("Internal_TenantUnavailable", ClassIntermittent, "the tenant is not accessible right now"),
+		bcCode("Application_FilterErrorException", ClassValue, "a filter's value is not valid for the field"),
+		bcCode("BadRequest_InvalidOperation", "", "the operation is not allowed on the field or record; the message says why"),
 		bcCode("Application_DialogException", "", "the application's validation refused the record; the message says why"),
-		bcCode("Internal_ErrorMessage", "", "the application refused the record; the message says why"),
 		bcCode("BadRequest", "", "the request was refused; the message says why"),
 	},
 	prefixes: []vendorCode{

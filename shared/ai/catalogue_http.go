@@ -5,7 +5,10 @@ var (
 	ssHint = hint(srcShipStation)
 )
 
-// shipstationCatalogue: the error_code values of ShipStation's API (formerly ShipEngine).
+// shipstationCatalogue: the error_code values of ShipStation API v2 (formerly ShipEngine),
+// what integrations on v2 report. ShipStation v1 (ssapi.shipstation.com, the API the
+// shipping connector speaks) sends no codes: its errors are ASP.NET's {"Message",
+// "ModelState"} and are read by status and wording (shared/connector/vendors/shipstation).
 var shipstationCatalogue = (&catalogue{
 	vendor: "ShipStation",
 	names:  []string{"shipstation", "shipengine"},
