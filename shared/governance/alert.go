@@ -13,10 +13,12 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
-// Alerter raises an alert for an ownership rejection under reject_with_alert. The guard
-// logs an alert that fails and refuses the write all the same.
+// Alerter raises an alert for an ownership rejection under reject_with_alert, and for a
+// write refused because it carries a DLP mask (which only a defect or an attack sends).
+// The guard logs an alert that fails and refuses the write all the same.
 type Alerter interface {
 	Alert(ctx context.Context, r OwnershipRejection) error
+	AlertMaskedValue(ctx context.Context, r MaskedValueRefusal) error
 }
 
 // Event is one alert event for an event bus.
@@ -42,6 +44,9 @@ const (
 	EventDetailType        = "OwnershipRejection"
 	MetricNamespace        = emf.Namespace
 	MetricOwnershipRejects = "OwnershipRejections"
+	// EventDetailTypeMasked and MetricMaskedValues are those of masked-value refusals.
+	EventDetailTypeMasked = "MaskedValueRefusal"
+	MetricMaskedValues    = "MaskedValueRefusals"
 )
 
 // EventAlerter raises an alert three ways: an error log line, a CloudWatch embedded
@@ -116,4 +121,50 @@ func (a *EventAlerter) putEvent(ctx context.Context, r OwnershipRejection) error
 		return err
 	}
 	return a.Events.Publish(ctx, Event{Source: EventSource, DetailType: EventDetailType, Detail: detail, Time: r.Time})
+}
+
+// AlertMaskedValue implements Alerter: the same three channels, under the metric
+// SyncAssist/MaskedValueRefusals and the detail type MaskedValueRefusal.
+func (a *EventAlerter) AlertMaskedValue(ctx context.Context, r MaskedValueRefusal) error {
+	httpapi.Logger(ctx).Error("masked value refused",
+		slog.String("refusalId", r.ID), slog.String("tenant", r.Tenant), slog.String("entity", r.Entity),
+		slog.String("caller", string(r.Caller)), slog.String("target", string(r.Target)),
+		slog.String("resource", r.Resource), slog.Any("fields", r.Fields), slog.String("reason", r.Reason))
+	now := time.Now
+	if a.Now != nil {
+		now = a.Now
+	}
+	var errs []error
+	if err := emf.Write(a.Metrics, emf.Metric{Time: now(), Counts: map[string]float64{MetricMaskedValues: 1},
+		Dimensions: []string{"tenant"},
+		Fields:     map[string]any{"tenant": r.Tenant, "entity": r.Entity, "target": r.Target, "refusalId": r.ID}}); err != nil {
+		errs = append(errs, fmt.Errorf("alert metric: %w", err))
+	}
+	if a.Events != nil {
+		detail, err := json.Marshal(maskedDetail{ID: r.ID, Time: r.Time, Tenant: r.Tenant, Entity: r.Entity,
+			Caller: string(r.Caller), Target: string(r.Target), CorrelationID: r.CorrelationID, Resource: r.Resource,
+			Fields: r.Fields, Reason: r.Reason})
+		if err == nil {
+			err = a.Events.Publish(ctx, Event{Source: EventSource, DetailType: EventDetailTypeMasked, Detail: detail, Time: r.Time})
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("alert event: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// maskedDetail is a masked-value refusal's event detail; like a rejection's, it names
+// fields, never values.
+type maskedDetail struct {
+	ID            string    `json:"id"`
+	Time          time.Time `json:"time"`
+	Tenant        string    `json:"tenant"`
+	Entity        string    `json:"entity"`
+	Caller        string    `json:"caller"`
+	Target        string    `json:"target"`
+	CorrelationID string    `json:"correlationId"`
+	Resource      string    `json:"resource"`
+	Fields        []string  `json:"fields"`
+	Reason        string    `json:"reason,omitempty"`
 }

@@ -13,7 +13,10 @@
 //     tenant's overrides);
 //  2. loop checks: against the ledger of recent writes to the same record, then, for a
 //     flow write, each value's hop chain (hops.go);
-//  3. DLP scan of the fields with the connector-write policy, failing closed;
+//  3. DLP: a field holding a mask or placeholder the DLP writes (dlp.MaskedValue:
+//     [REDACTED:…], *****6789, a PCI mask, [EMAIL_1]) refuses the whole write
+//     (ErrMaskedValue, recorded as governance.masked_value and alerted: guard_masked.go);
+//     then the scan of the fields with the connector-write policy, failing closed;
 //  4. the connector write itself (or, under require_approval, holding it instead),
 //     preceded for a flow write by the flapping cap (flapping.go);
 //  5. one ledger entry: origin tag (the Source system) and the SHA-256 of the canonical

@@ -33,6 +33,10 @@ var (
 	ErrLoopDetected = errors.New("governance: looping write blocked")
 	// ErrDLPBlocked: the fields carry secrets or card data, or the scan failed.
 	ErrDLPBlocked = errors.New("governance: write blocked by the DLP scan")
+	// ErrMaskedValue: a field carries a DLP mask or placeholder ([REDACTED:…], *****6789, a
+	// PCI mask, [EMAIL_1]); nothing was written. It wraps ErrDLPBlocked, so a caller that
+	// only knows that one still treats it as a refusal for good.
+	ErrMaskedValue = fmt.Errorf("governance: a value is a DLP mask or placeholder: %w", ErrDLPBlocked)
 	// ErrNotConfigured: the tenant has no connector for the target system. It wraps
 	// connector.ErrNotConfigured.
 	ErrNotConfigured = fmt.Errorf("governance: %w", connector.ErrNotConfigured)
@@ -334,6 +338,9 @@ func (op *writeOp) checkAndWrite(fields map[string]any, hold *PendingApproval) (
 				hash = hashJSON(canonical)
 			}
 		}
+	}
+	if err == nil {
+		err = op.checkMasked(fields)
 	}
 	if err == nil {
 		err = op.scan(canonical)

@@ -24,6 +24,7 @@ const (
 	VerdictHeld           = "held"
 	VerdictLoop           = "loop"
 	VerdictDLPBlocked     = "dlp_blocked"
+	VerdictDLPMaskedValue = "dlp_masked_value"
 )
 
 // FieldVerdict is what the guard would do with one field of a write.
@@ -99,6 +100,9 @@ func (g *Guard) Evaluate(ctx context.Context, id identity.Identity, req WriteReq
 	canonical, err := canonicalJSON(nil, fields, sortedKeys(fields))
 	if err != nil {
 		return Verdict{}, fmt.Errorf("%w: fields are not JSON-encodable", ErrInvalidRequest)
+	}
+	if masked := maskedFields(fields, sortedKeys(fields)); len(masked) > 0 {
+		return v.stop(VerdictDLPMaskedValue, fmt.Sprintf("%v carry a DLP mask or placeholder, not a value", masked)), nil
 	}
 	res, err := g.scanner.ScanJSON(dlp.ConnectorWrite, canonical)
 	if err != nil || res.Blocked {

@@ -27,6 +27,7 @@ const (
 	DecisionApprovalDenied    Decision = "approval_denied"    // its held approval was denied
 	DecisionLoopBlocked       Decision = "loop_blocked"       // the return leg of a loop, blocked
 	DecisionDLPBlocked        Decision = "dlp_blocked"        // the DLP scan blocked it or failed
+	DecisionDLPMaskedValue    Decision = "dlp_masked_value"   // a value is a DLP mask or placeholder
 	DecisionInvalid           Decision = "invalid"            // not a write (ErrInvalidRequest)
 	DecisionUnavailable       Decision = "unavailable"        // a check could not run
 	DecisionNotConfigured     Decision = "not_configured"     // the tenant has no connector for the target
@@ -42,7 +43,7 @@ func decisionOf(req WriteRequest, res Result, err error) Decision {
 	}{
 		{ErrOwnershipRejected, DecisionOwnershipRejected}, {ErrPendingApproval, DecisionHeld},
 		{ErrApprovalDenied, DecisionApprovalDenied}, {ErrLoopDetected, DecisionLoopBlocked},
-		{ErrDLPBlocked, DecisionDLPBlocked}, {ErrInvalidRequest, DecisionInvalid},
+		{ErrMaskedValue, DecisionDLPMaskedValue}, {ErrDLPBlocked, DecisionDLPBlocked}, {ErrInvalidRequest, DecisionInvalid},
 		{ErrUnavailable, DecisionUnavailable}, {ErrNotConfigured, DecisionNotConfigured},
 		{ErrNotRecorded, DecisionNotRecorded},
 	} {

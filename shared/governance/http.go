@@ -38,12 +38,14 @@ const (
 
 // Problem codes of the governance API (documented in the README's API reference).
 const (
-	CodeInvalidQuery           = "invalid_query"
-	CodeInvalidCursor          = "invalid_cursor"
-	CodeNotFound               = "not_found"
-	CodeNotPending             = "not_pending"
-	CodeLoopDetected           = "loop_detected"
-	CodeDLPBlocked             = "dlp_blocked"
+	CodeInvalidQuery  = "invalid_query"
+	CodeInvalidCursor = "invalid_cursor"
+	CodeNotFound      = "not_found"
+	CodeNotPending    = "not_pending"
+	CodeLoopDetected  = "loop_detected"
+	CodeDLPBlocked    = "dlp_blocked"
+	// CodeDLPMaskedValue: a value of the write is a DLP mask or placeholder.
+	CodeDLPMaskedValue         = "dlp_masked_value"
 	CodeRecordChanged          = "record_changed"
 	CodeConnectorNotConfigured = "connector_not_configured"
 	CodeWriteFailed            = "write_failed"
@@ -341,6 +343,9 @@ func releaseProblem(err error) *httpapi.Problem {
 	case errors.Is(err, ErrLoopDetected):
 		return httpapi.NewProblem(http.StatusConflict, CodeLoopDetected,
 			"The held write would return a recent write of the other system (a loop); it stays pending. Approve it again later, or deny it.")
+	case errors.Is(err, ErrMaskedValue):
+		return httpapi.NewProblem(http.StatusConflict, CodeDLPMaskedValue,
+			"The held write carries a masked value (a DLP mask or placeholder), which would overwrite the record's data; it stays pending. Deny it.")
 	case errors.Is(err, ErrDLPBlocked):
 		return httpapi.NewProblem(http.StatusConflict, CodeDLPBlocked,
 			"The held write carries data the connector policy blocks; it stays pending. Deny it.")

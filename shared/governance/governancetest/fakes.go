@@ -91,6 +91,7 @@ type Alerts struct {
 
 	mu     sync.Mutex
 	alerts []governance.OwnershipRejection
+	masked []governance.MaskedValueRefusal
 }
 
 var _ governance.Alerter = (*Alerts)(nil)
@@ -103,7 +104,22 @@ func (a *Alerts) Alert(_ context.Context, r governance.OwnershipRejection) error
 	return a.Err
 }
 
-// All returns the alerts raised, in order.
+// AlertMaskedValue implements governance.Alerter.
+func (a *Alerts) AlertMaskedValue(_ context.Context, r governance.MaskedValueRefusal) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.masked = append(a.masked, r)
+	return a.Err
+}
+
+// Masked returns the masked-value alerts raised, in order.
+func (a *Alerts) Masked() []governance.MaskedValueRefusal {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]governance.MaskedValueRefusal(nil), a.masked...)
+}
+
+// All returns the ownership alerts raised, in order.
 func (a *Alerts) All() []governance.OwnershipRejection {
 	a.mu.Lock()
 	defer a.mu.Unlock()
