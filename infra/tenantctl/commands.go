@@ -194,6 +194,7 @@ func (c cli) connector(ctx context.Context, id string, rest []string) error {
 	var tokenURL, scope optional
 	fs.Var(&tokenURL, "token-url", "exchange the credential, as clientId:clientSecret, at this OAuth 2.0 token endpoint ('' to stop)")
 	fs.Var(&scope, "scope", "the scope of the client-credentials grant")
+	m2m := netsuiteM2MFlags(fs)
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
 		return err
@@ -209,6 +210,9 @@ func (c cli) connector(ctx context.Context, id string, rest []string) error {
 	if len(pos) == 2 {
 		cp = &settings.ConnectorPatch{BaseURL: pos[1]}
 		if cp.Token, err = c.token(*tokenFile, *tokenStdin); err != nil {
+			return err
+		}
+		if cp.Token, err = m2m.credential(cp.Token); err != nil {
 			return err
 		}
 		cp.TokenURL, cp.Scope = tokenURL.v, scope.v

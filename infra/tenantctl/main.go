@@ -41,14 +41,18 @@ commands:
                                  period, then stops. A tenant created before flow sources had
                                  secrets gets its first one this way
   connector TENANT SYSTEM [BASEURL] [-token-file PATH | -token-stdin] [-token-url URL [-scope S]]
+            [-client-id ID -certificate-id ID -private-key-file PEM]
                                  configure one of the tenant's systems (hosterp, erp2, crm,
                                  marketing, shipping); without BASEURL it is removed. The
                                  credential is read from a file or standard input, never from
                                  the command line; without either the stored one is kept,
                                  unless the base or token URL changes: then it is deleted.
                                  With -token-url the credential is "clientId:clientSecret" for
-                                 the OAuth 2.0 client-credentials grant there (NetSuite,
-                                 Business Central; -token-url '' sends the credential as is)
+                                 the OAuth 2.0 client-credentials grant there (Business
+                                 Central; -token-url '' sends the credential as is). NetSuite's
+                                 machine-to-machine login signs with a certificate's key
+                                 instead: -client-id ID -certificate-id ID -private-key-file
+                                 PEM (the certificate ID of the integration's M2M mapping)
   manifest TENANT FILE           replace the tenant's manifest overrides with the JSON in FILE
                                  ('-' reads standard input): {"entries": [{"entity", "field",
                                  "owner", "policy"}]}, as PUT /api/settings/manifest-overrides

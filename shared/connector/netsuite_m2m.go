@@ -137,3 +137,10 @@ func (k m2mKey) assertion(tokenURL, scope string, now time.Time) (string, error)
 	tok.Header["kid"] = k.certificateID
 	return tok.SignedString(k.key)
 }
+
+// CheckNetSuiteCredential says why cred is no NetSuiteCredential, nil when it is one. The
+// reason never quotes the credential.
+func CheckNetSuiteCredential(cred string) error {
+	_, err := parseNetSuiteCredential(cred)
+	return err
+}

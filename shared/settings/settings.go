@@ -275,6 +275,7 @@ func (s *Service) validate(ctx context.Context, p Patch) error {
 			}
 		}
 	}
+	errs = append(errs, netsuiteCredentials(p)...)
 	if len(errs) > 0 {
 		slices.SortFunc(errs, func(a, b FieldError) int { return strings.Compare(a.Field, b.Field) })
 		return &InvalidError{Fields: errs}
