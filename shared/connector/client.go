@@ -44,7 +44,8 @@ type Config struct {
 	BaseURL string
 	// Token is the one secret credential: a bearer token, "user:password" for HTTP Basic
 	// (ShipStation "apiKey:apiSecret", Mailchimp "anystring:apikey"), or, with TokenURL set,
-	// "clientId:clientSecret" for the OAuth 2.0 client-credentials grant. Empty sends no
+	// "clientId:clientSecret" for the OAuth 2.0 client-credentials grant (NetSuite: a
+	// NetSuiteCredential, whose key signs the grant's client assertion). Empty sends no
 	// Authorization header.
 	Token string
 	// TokenURL, when set, makes Token client credentials exchanged at this OAuth 2.0 token

@@ -77,8 +77,10 @@ type Secret struct {
 type Connector struct {
 	BaseURL string
 	// Token is the connection's one secret: a bearer token, "user:password" for HTTP Basic,
-	// or "clientId:clientSecret" when TokenURL is set (see connector.Config). It is stored
-	// sealed; moving it to a secrets manager is future work.
+	// or "clientId:clientSecret" when TokenURL is set (see connector.Config); for NetSuite
+	// with a TokenURL, the M2M login's client ID, certificate ID and private key
+	// (connector.NetSuiteCredential). It is stored sealed; moving it to a secrets manager
+	// is future work.
 	Token string
 	// TokenURL, when set, is the OAuth 2.0 token endpoint the client credentials in Token
 	// are exchanged at (NetSuite, Business Central). Not secret.
