@@ -32,11 +32,13 @@ const caseTag = (errorId: string) => errorId.replace(/[^0-9]/g, "").replace(/[0-
  *  passes an errorCode of its own: the service learns from rejections (a fix people rejected
  *  is not proposed again for the same code, field and value), which must not take the
  *  proposal away from the other tests sharing the stack. externalSystem is the system on
- *  the other side of the sync, as the host names it. */
-export async function postSyncError(errorId: string, recordId = "SO-10042", errorCode = "INVALID_FIELD_VALUE", externalSystem = "webshop"): Promise<string> {
+ *  the other side of the sync, as the host names it; message is the host's words (the
+ *  sample's invalid country unless given). */
+export async function postSyncError(errorId: string, recordId = "SO-10042", errorCode = "INVALID_FIELD_VALUE", externalSystem = "webshop",
+  message = "Invalid value for field shipcountry: 'Deutschland' is not a valid ISO 3166 country code"): Promise<string> {
   const body = JSON.stringify({
     tenantId: "demo", errorId, recordType: "salesOrder", recordId, errorCode,
-    message: `Invalid value for field shipcountry: 'Deutschland' is not a valid ISO 3166 country code (case ${caseTag(errorId)})`,
+    message: `${message} (case ${caseTag(errorId)})`,
     occurredAt: new Date().toISOString(), integration: externalSystem + "-orders", externalSystem, direction: "inbound",
     payload: { shipcountry: "Deutschland", shipzip: "10115", total: 129.5, currency: "EUR" },
   });

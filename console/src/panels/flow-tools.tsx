@@ -7,16 +7,15 @@ import { ApiError, readQuiet, write } from "../api/client";
 import type { components } from "../api/schema";
 import type { FlowSystem } from "../api/types";
 import { Chip, show } from "../ui";
+import { VENDORS } from "./fix-values";
 
 type S = components["schemas"];
 type Metadata = S["VendorMetadata"];
 type DryRunAnswer = S["FlowDryRun"];
 type Check = S["ConnectorCheck"];
 
-/** The vendors' names of the systems, as admins know them. */
-export const VENDORS: Record<FlowSystem, string> = {
-  hosterp: "NetSuite", erp2: "Business Central", crm: "Salesforce", marketing: "Mailchimp", shipping: "ShipStation",
-};
+// The vendors' names of the systems live with the queue's fix values, which say them too.
+export { VENDORS };
 
 const problemText = (e: unknown) => (e instanceof ApiError ? e.message : String(e));
 

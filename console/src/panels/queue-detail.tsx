@@ -4,8 +4,10 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, read, readOptional, write } from "../api/client";
 import { demoAutoApplied, demoProposals } from "../api/demo";
 import type { ApproveWritten, CostList, List, Proposal, Trace } from "../api/types";
+import { AddChanges, DiffTable, planWrite, useFields, WritesLine, type Added } from "./fix-editor";
+import { VENDORS, writeTarget } from "./fix-values";
 import { Facts, mayApprove, ResolveDialog } from "./queue-more";
-import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, Progress, shortcutKey, show, showError } from "../ui";
+import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, Progress, shortcutKey, showError } from "../ui";
 
 interface Props {
   id: string;
@@ -31,6 +33,8 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const [demo, setDemo] = useState(false);
   const [failed, setFailed] = useState<unknown>(null);
   const [edits, setEdits] = useState<Record<string, string>>({});
+  const [added, setAdded] = useState<Added[]>([]);
+  const [refused, setRefused] = useState<Record<string, string>>({}); // the server's field errors, by change
   const [asking, setAsking] = useState<"reject" | "escalate" | "resolve" | null>(null);
   const [busy, setBusy] = useState(false);
   const [stage, setStage] = useState<string | null>(null);
@@ -64,6 +68,11 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const edit = (path: string, value: string, ai: string) => {
     const { [path]: _, ...rest } = edits;
     setEdits(value === ai ? rest : { ...rest, [path]: value });
+    setRefused({});
+  };
+  const addChanges = (a: Added[]) => {
+    setAdded(a);
+    setRefused({});
   };
   const pending = row?.status === "pending";
   // Escalating hands a row on to an approver, who approves or rejects it from there.
@@ -75,6 +84,13 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const resolvable = !!row && ["pending", "retrying", "escalated"].includes(row.status);
   const locked = busy || demo; // demo data never takes a write
   const ready = !!row?.proposal && row.diagnosis === "ready";
+  // Values are typed by the field they are written to, from the target's metadata.
+  const target = row ? writeTarget(row) : "hosterp";
+  const fields = useFields(target, row?.recordType, !!row && !demo);
+  const plan = row ? planWrite(row, edits, added, fields) : null;
+  const errors = { ...plan?.errors, ...refused };
+  const writable = !!plan && plan.changes.length > 0 && Object.keys(errors).length === 0;
+  const editable = decidable && canApprove && !demo;
 
   const act = async (what: "approve" | "reject" | "escalate" | "retry" | "resolve", text?: string, note?: string) => {
     if (!row) return;
@@ -82,10 +98,8 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
     setStage(STAGES[what] ?? null);
     try {
       let body: unknown = what === "retry" ? {} : what === "resolve" ? { reason: text, ...(note ? { note } : {}) } : { reason: text };
-      if (what === "approve") {
-        const fix = Object.entries(edits).map(([path, after]) => ({ path, after: parseValue(after) }));
-        body = fix.length ? { fix } : {};
-      }
+      // An edited fix is sent whole: what is sent is what the sentence above Approve said.
+      if (what === "approve" && plan?.edited) body = { fix: plan.changes.map(({ path, after }) => ({ path, after })) };
       const done = await write<Proposal | ApproveWritten>("POST", `/api/sync-error-assist/proposals/${row.id}/${what}`, body);
       if (isWritten(done)) {
         // 202: the fix is in the ERP and the approval is completed by the reconcile.
@@ -107,6 +121,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
     } catch (e) {
       const now = await load(); // someone else may have acted: show the row as it is now
       if (now) onChanged(now);
+      if (what === "approve" && plan) setRefused(refusedFields(e, plan));
       showError(now ? explainConflict(e, now) : e);
     } finally {
       setBusy(false);
@@ -129,7 +144,9 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       if (e.key === "t" && retryable) return void act("retry");
       if (e.key === "s" && resolvable) return setAsking("resolve");
       if (!decidable) return;
-      if (e.key === "a" && canApprove && ready) void act("approve");
+      if (e.key === "a" && canApprove && ready && writable) void act("approve");
+      if (e.key === "a" && canApprove && ready && !writable) showError(new ApiError({ status: 422, title: "Nothing to approve yet",
+        detail: Object.values(errors).join("; ") || "Add a field change, or reject, escalate or resolve it." }));
       if (e.key === "a" && !canApprove) showError(new ApiError({ status: 403, title: "Needs an approver",
         detail: (row?.approval?.reason ? row.approval.reason + ". " : "") + "Reject, escalate or resolve it, or ask an approver." }));
       if (e.key === "r") setAsking("reject");
@@ -170,34 +187,14 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       {row.diagnosisError && <p class="warn">Diagnosis failed: {row.diagnosisError}</p>}
       {row.applyError && <p class="warn" role="note">Last write-back failed: {row.applyError}</p>}
       <h3>Proposed fix</h3>
-      {fix.length === 0 ? <p class="empty">{ready ? "No field change proposed." : "Diagnosis " + row.diagnosis + "."}</p> : (
-        <table class="diff">
-          <thead><tr><th scope="col">Field</th><th scope="col">Current</th><th scope="col">Proposed</th></tr></thead>
-          <tbody>
-            {fix.map((c) => {
-              const edited = edits[c.path] !== undefined;
-              return (
-                <tr key={c.path}>
-                  <th scope="row" class="mono">{c.path}</th>
-                  <td><del>{show(c.before)}</del></td>
-                  <td class={edited ? "edited" : ""}>
-                    {!decidable || !canApprove || demo ? <ins class="proposed">{show(c.after)}</ins> : (
-                    <input aria-label={"Proposed value for " + c.path}
-                      value={edited ? edits[c.path] : show(c.after)}
-                      onInput={(e) => edit(c.path, (e.target as HTMLInputElement).value, show(c.after))} />)}
-                    {edited && <>
-                      <span class="chip edited">edited</span>
-                      <button type="button" class="link" onClick={() => edit(c.path, show(c.after), show(c.after))}>Reset to AI value</button>
-                    </>}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+      {fix.length === 0 && <p class="empty">{ready ? "No field change proposed." : "Diagnosis " + row.diagnosis + "."}</p>}
+      {fix.length > 0 && <DiffTable row={row} fields={fields} editable={editable} edits={edits} errors={errors} onEdit={edit} />}
+      {fix.length === 0 && ready && editable && (
+        <AddChanges row={row} fields={fields} vendor={VENDORS[target]} added={added} errors={errors} onChange={addChanges} />
       )}
+      {decidable && plan && <WritesLine id="writes-line" plan={{ ...plan, errors }} system={target} row={row} />}
       {revert && <revert.AutoApplied row={row} canRevert={isApprover} demo={demo} onReverted={() => void load().then((now) => now && onChanged(now))} />}
-      {row.editedFix && row.editedFix.length > 0 && <p class="note">Approved with an operator's edit: {row.editedFix.map((c) => `${c.path} → ${show(c.after)}`).join(", ")}</p>}
+      {row.editedFix && row.editedFix.length > 0 && <p class="note">Approved with an operator's edit: {row.editedFix.map((c) => `${c.path} = ${JSON.stringify(c.after)}`).join(", ")}</p>}
       <h3>Why</h3>
       <p>{row.proposal?.rationale ?? "—"}</p>
       {!demo && <AIActivity id={row.id} />}
@@ -212,7 +209,9 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       <Progress text={stage} />
       {(decidable || retryable || resolvable) && (
         <div class="actions">
-          {decidable && canApprove && <button type="button" class="primary" disabled={locked || !ready} aria-keyshortcuts="a" onClick={() => void act("approve")}>Approve <Key k="a" /></button>}
+          {decidable && canApprove && <button type="button" class="primary" disabled={locked || !ready || !writable} aria-keyshortcuts="a"
+            aria-describedby={plan && (plan.changes.length > 0 || Object.keys(errors).length > 0) ? "writes-line" : undefined}
+            onClick={() => void act("approve")}>Approve <Key k="a" /></button>}
           {decidable && <button type="button" disabled={locked} aria-keyshortcuts="r" onClick={() => setAsking("reject")}>Reject <Key k="r" /></button>}
           {pending && <button type="button" disabled={locked} aria-keyshortcuts="e" onClick={() => setAsking("escalate")}>Escalate <Key k="e" /></button>}
           {retryable && <button type="button" disabled={locked} aria-keyshortcuts="t" onClick={() => void act("retry")}>Retry <Key k="t" /></button>}
@@ -238,11 +237,17 @@ async function send(row: Proposal, what: "reject" | "escalate", reason: string) 
   }
 }
 
-/** parseValue keeps numbers and booleans typed; anything else is the string typed. */
-function parseValue(s: string): unknown {
-  if (/^-?\d+(\.\d+)?$/.test(s)) return Number(s);
-  if (s === "true" || s === "false") return s === "true";
-  return s;
+/** refusedFields puts the server's field errors of an approve (fix[i].path, fix[i].after)
+ *  beside the inputs of the changes they name. */
+function refusedFields(e: unknown, plan: { changes: { key: string; path: string }[] }): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!(e instanceof ApiError)) return out;
+  for (const fe of e.problem.errors ?? []) {
+    const m = /^fix\[(\d+)\]/.exec(fe.field);
+    const c = m ? plan.changes[Number(m[1])] : undefined;
+    if (c) out[c.key] = `${c.path}: ${fe.message}`;
+  }
+  return out;
 }
 
 /** explainConflict says who won a 409, from the row's newest history entry. */
