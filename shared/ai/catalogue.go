@@ -32,6 +32,7 @@ var (
 	srcSalesforceBulk  = source{"Salesforce Bulk API, errors", "https://developer.salesforce.com/docs/atlas.en-us.api_asynch.meta/api_asynch/asynch_api_reference_errors.htm"}
 	srcBCCodes         = source{"Business Central, troubleshooting REST API/OData calls: OData error codes", "https://learn.microsoft.com/en-us/dynamics365/business-central/dev-itpro/webservices/dynamics-error-codes"}
 	srcMailchimp       = source{"Mailchimp Marketing API, errors (error glossary)", "https://mailchimp.com/developer/marketing/docs/errors/"}
+	srcMailchimpList   = source{"Mailchimp Marketing API, list members: add member (400 Member Exists and the audience's compliance refusals)", "https://mailchimp.com/developer/marketing/api/list-members/add-member-to-list/"}
 	srcShipStation     = source{"ShipStation API, error codes (error_source, error_type, error_code)", "https://docs.shipstation.com/apis/shipengine/docs/reference/errors-codes"}
 	srcShipStationRate = source{"ShipStation API, usage and rate limits", "https://docs.shipstation.com/rate-limits"}
 	srcHubSpot         = source{"HubSpot API, error handling (categories)", "https://developers.hubspot.com/docs/api-reference/error-handling"}

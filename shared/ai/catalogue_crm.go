@@ -109,10 +109,14 @@ var hubspotCatalogue = (&catalogue{
 	},
 }).build()
 
-var mcCode = decisive(srcMailchimp)
+var (
+	mcCode    = decisive(srcMailchimp)
+	mcMembers = decisive(srcMailchimpList)
+)
 
 // mailchimpCatalogue: the titles of the Marketing API's error glossary (its "type"
-// documents them), as Mailchimp and its client libraries spell them.
+// documents them), as Mailchimp and its client libraries spell them; the list members
+// endpoints' own 400 titles cite those endpoints.
 var mailchimpCatalogue = (&catalogue{
 	vendor: "Mailchimp",
 	names:  []string{"mailchimp"},
@@ -123,16 +127,19 @@ var mailchimpCatalogue = (&catalogue{
 		mcCode("UserDisabled", ClassPermission, "the account is disabled"),
 		mcCode("WrongDatacenter", ClassPermission, "the key belongs to another datacenter"),
 		mcCode("ResourceNotFound", ClassReference, "the resource does not exist"),
-		mcCode("TooManyRequests", ClassRateLimit, "too many requests or simultaneous connections"),
+		mcCode("TooManyRequests", ClassRateLimit, "more than the account's 10 simultaneous connections"),
 		mcCode("InternalServerError", ClassIntermittent, "an unexpected error on Mailchimp's side"),
-		mcCode("Member Exists", ClassDuplicate, "the address is a list member already"),
-		mcCode("Forgotten Email Not Subscribed", ClassValue, "the address was permanently deleted and may not be re-added"),
-		mcCode("Member In Compliance State", ClassValue, "the address is in a compliance state and may not be subscribed"),
+		mcMembers("Member Exists", ClassDuplicate, "the address is a list member already"),
+		mcMembers("Forgotten Email Not Subscribed", ClassValue, "the address was permanently deleted and may not be re-added"),
+		mcMembers("Member In Compliance State", ClassValue, "the address is in a compliance state and may not be subscribed"),
 		mcCode("ComplianceRelated", ClassPermission, "the account is suspended for a compliance review"),
 		mcCode("JSONParseError", ClassParse, "the request body is not valid JSON"),
 		mcCode("RequestedFieldsInvalid", ClassValue, "the fields asked for are not valid"),
 		mcCode("Invalid Resource", "", "the resource failed validation; the detail says why"),
 		mcCode("BadRequest", "", "the request was refused; the detail says why"),
 		mcCode("InvalidAction", "", "the action is not valid for the resource"),
+		mcCode("MethodNotAllowed", "", "the method and the resource are not compatible"),
+		mcCode("ResourceNestingTooDeep", ClassTooLarge, "the request nests sub-resources too deeply"),
+		mcCode("InvalidMethodOverride", "", "the X-HTTP-Method-Override header names no method"),
 	},
 }).build()

@@ -6,7 +6,12 @@ package connector
 //     (PUT /3.0/lists/{list_id}/members/{subscriber_hash}, an upsert answering 200 with the
 //     member; subscriber_hash is the MD5 of the lower-cased e-mail address)
 //   - Errors: https://mailchimp.com/developer/marketing/docs/errors/ (problem+json:
-//     "type", "title", "status", "detail", "instance"; 429 when too many connections)
+//     "type", "title", "status", "detail", "instance"; 429 TooManyRequests when too many
+//     connections)
+//   - Limits: https://mailchimp.com/developer/marketing/docs/fundamentals/ (each user
+//     account may hold up to 10 simultaneous connections; the 429 beyond carries no
+//     Retry-After, so the client's backoff applies). Ten is the account's, not a client's:
+//     every function writing to one account shares it.
 //   - Auth: HTTP Basic with any user name and the API key as password, or a bearer token.
 //   - Changed since: list members, https://mailchimp.com/developer/marketing/api/list-members/list-members-info/
 //     (GET /3.0/lists/{list_id}/members?since_last_changed=…&sort_field=last_changed
