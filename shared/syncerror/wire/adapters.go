@@ -98,6 +98,9 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 			"the write is held for an ownership approval ("+id+"); approve it under /api/governance/approvals, then approve this fix again")
 	case errors.Is(err, governance.ErrLoopDetected):
 		return refuse(http.StatusConflict, "loop_detected", "the write would echo a write the host ERP just made; it was blocked as a loop")
+	case errors.Is(err, governance.ErrMaskedValue):
+		return refuse(http.StatusUnprocessableEntity, governance.CodeDLPMaskedValue,
+			"the fix carries a masked value (a DLP mask or placeholder such as [REDACTED:…] or *****6789), which would overwrite the record's data; nothing was written: enter the real value")
 	case errors.Is(err, governance.ErrDLPBlocked):
 		return refuse(http.StatusUnprocessableEntity, "dlp_blocked", "the fix carries a secret or card data and may not be written")
 	case errors.Is(err, governance.ErrNotConfigured):
