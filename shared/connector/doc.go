@@ -106,12 +106,14 @@
 // transport failures, to the underlying cause, so errors.Is(err, context.DeadlineExceeded)
 // also works. The HTTP status decides the sentinel, and the profile reads the vendor's
 // error body for its code only: NetSuite's o:errorDetails[0].o:errorCode, OData's
-// error.code, Salesforce's [0].errorCode, Mailchimp's problem title, ShipStation's
-// ExceptionType. Messages and details are dropped, since they quote customer data; error
-// strings hold the system, operation, status, code and transport text only. Vendor
-// meanings: Salesforce's 403 REQUEST_LIMIT_EXCEEDED (the org's rolling daily limit) is
-// ErrRateLimited and not retried within the call; its 300 (an external id matching several
-// records) is ErrConflict.
+// error.code, Salesforce's [0].errorCode, Mailchimp's problem title; ShipStation v1 sends
+// none ({"Message","ModelState"}). Messages and details are dropped, since they quote
+// customer data; error strings hold the system, operation, status, code and transport text
+// only. Vendor meanings: Salesforce's 403 REQUEST_LIMIT_EXCEEDED (the org's rolling daily
+// limit) is ErrRateLimited and not retried within the call; its 300 (an external id
+// matching several records, the body their list) is ErrConflict naming how many;
+// ShipStation's 429 is ErrRateLimited handed back at once with X-Rate-Limit-Reset as
+// RetryAfter. What each vendor documents is kept in shared/connector/vendors.
 //
 // Transient failures are retried with exponential backoff and full jitter: 429 and 503
 // honouring Retry-After (ShipStation: X-Rate-Limit-Reset) up to Config.MaxRetryAfter (a

@@ -1,7 +1,7 @@
 // Package fakesystem owns an in-memory fake of the production systems package connector
 // talks to, served over real HTTP, for the local stack and for tests. One Server fakes one
 // system and speaks that vendor's published REST API only (NetSuite, Business Central,
-// Salesforce, Mailchimp, ShipStation: paths, status codes, error bodies, ETags and 412,
+// Salesforce, Mailchimp, ShipStation: paths, status codes, error bodies, conditional writes,
 // rate-limit headers, Bearer or Basic auth), so a client configured with the wrong system
 // fails against it as it would in production. The local stack mounts one Server per system
 // under a prefix:
