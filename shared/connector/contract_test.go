@@ -50,7 +50,7 @@ func startProfile(t *testing.T, pc profileCase, mod func(*connector.Config)) (*f
 	fake := fakesystem.New(pc.sys)
 	fake.Seed(pc.entity, pc.id, pc.seed)
 	fake.RequireToken(pc.cred)
-	srv := httptest.NewServer(fake.Handler())
+	srv := httptest.NewServer(conformant(t, pc.sys, fake.Handler()))
 	t.Cleanup(srv.Close)
 	cfg := connector.Config{AllowLoopback: true, System: pc.sys, BaseURL: srv.URL + fakesystem.BasePath(pc.sys), Token: pc.cred,
 		BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}
@@ -143,8 +143,12 @@ func TestContractNotFoundKeepsCustomerDataOut(t *testing.T) {
 	eachProfile(t, func(t *testing.T, pc profileCase) {
 		_, c, _ := startProfile(t, pc, nil)
 		missing := "9d115c9c-44e3-ea11-bb43-000d3a2feca9"
-		if pc.sys == connector.SystemMarketing {
+		switch pc.sys {
+		case connector.SystemMarketing:
 			missing = "secret.person@example.com"
+		case connector.SystemShipping:
+			// ShipStation's orderId is a number (its OpenAPI document).
+			missing = "9999999"
 		}
 		_, err := c.Get(context.Background(), pc.entity, missing)
 		ce := asError(t, err, connector.ErrNotFound)

@@ -63,6 +63,22 @@ func validateShipStation(t *testing.T, r recorded) {
 	}
 }
 
+// conformant puts a recorder in front of a ShipStation fake whose requests are validated
+// against the OpenAPI document when the test ends, so every ShipStation test's requests
+// are held to v1; other systems' handlers are returned as they are.
+func conformant(t *testing.T, sys connector.System, h http.Handler) http.Handler {
+	if sys != connector.SystemShipping {
+		return h
+	}
+	rc := &recorder{next: h}
+	t.Cleanup(func() {
+		for _, r := range rc.requests() {
+			validateShipStation(t, r)
+		}
+	})
+	return rc
+}
+
 var errNoBasic = &connector.Error{System: connector.SystemShipping, Err: connector.ErrUnauthorized}
 
 func TestShipStationRequestsConformToTheOpenAPIDocument(t *testing.T) {
