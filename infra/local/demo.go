@@ -25,7 +25,7 @@ func demo(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	noAuth := http.Header{} // the fake ERP takes no token
+	noAuth := http.Header{} // an inspection: the stack logs it in as the demo integration (netsuite_m2m.go)
 	record := "/fake/hosterp/services/rest/record/v1/salesOrder/SO-10042"
 	step := func(n int, what string) { fmt.Printf("\n%d. %s\n", n, what) }
 

@@ -27,6 +27,7 @@ func newFakeSystems(now time.Time) fakeSystems {
 		f[s] = fakesystem.New(s)
 	}
 	host := f[connector.SystemHostERP]
+	demoNetSuite().register(host)
 	host.Seed("salesOrder", "SO-10042", map[string]any{
 		"shipcountry": "Deutschland", "shipzip": "10115", "shipcity": "Berlin", "total": 129.5, "currency": "EUR", "status": "pendingFulfillment",
 	})
@@ -55,15 +56,22 @@ func (f fakeSystems) mount(mux *http.ServeMux) {
 		prefix := "/fake/" + string(s)
 		h := srv.Handler()
 		if s == connector.SystemHostERP {
-			h = hostOutage.wrap(refuseInvalidEmail(h))
+			h = hostOutage.wrap(refuseInvalidEmail(demoNetSuite().inspect(h)))
 		}
 		mux.Handle(prefix+"/", http.StripPrefix(prefix, h))
 	}
 }
 
-// configure points the demo tenant's connectors at the fakes.
+// configure points the demo tenant's connectors at the fakes; the host ERP's logs in with
+// NetSuite's M2M client assertion (netsuite_m2m.go).
 func (f fakeSystems) configure(ctx context.Context, admin tenant.Admin, baseURL string) error {
 	for s := range f {
+		if s == connector.SystemHostERP {
+			if err := configureNetSuiteM2M(ctx, admin, baseURL+"/fake/"+string(s)); err != nil {
+				return err
+			}
+			continue
+		}
 		// Business Central's base URL names the company (fakesystem.BasePath).
 		if err := admin.SetConnector(ctx, demoTenant, string(s), baseURL+"/fake/"+string(s)+fakesystem.BasePath(s), ""); err != nil {
 			return err
