@@ -72,19 +72,22 @@
 // redacted by Config's String, GoString and LogValue; error texts never hold it. How it is
 // sent is the profile's:
 //
-//	NetSuite, Business Central  Authorization: Bearer <Token>, or with Config.TokenURL set,
+//	NetSuite                    Authorization: Bearer <Token>, or with Config.TokenURL set,
+//	                            Token is a NetSuiteCredential (client ID, certificate ID,
+//	                            private key) whose key signs the M2M grant's JWT client
+//	                            assertion (netsuite_m2m.go; Config.Scope, default
+//	                            rest_webservices, goes into the assertion)
+//	Business Central            Authorization: Bearer <Token>, or with Config.TokenURL set,
 //	                            Token is "clientId:clientSecret" for the OAuth 2.0
 //	                            client-credentials grant (client_secret_post, Config.Scope
-//	                            sent when set); the access token is cached until a minute
-//	                            before it expires, and a 401 fetches a new one once
+//	                            sent when set); for both, the access token is cached until a
+//	                            minute before it expires, and a 401 fetches a new one once
 //	Salesforce                  Authorization: Bearer <Token>
 //	Mailchimp                   HTTP Basic when Token is "anystring:apikey", else Bearer
 //	ShipStation                 HTTP Basic; Token is "apiKey:apiSecret"
 //
 // TokenURL and Scope are not secret and sit beside the base URL in the tenant's connector
-// configuration (tenantctl connector -token-url, or tokenUrl in PATCH /api/settings). NetSuite's own M2M flow signs a JWT client
-// assertion with a certificate; that is not implemented: use a pre-issued token or a token
-// service speaking the plain grant.
+// configuration (tenantctl connector -token-url, or tokenUrl in PATCH /api/settings).
 //
 // # Idempotency
 //
