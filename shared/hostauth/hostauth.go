@@ -76,6 +76,8 @@ var (
 		"Send the webhook-id, webhook-timestamp and webhook-signature headers (Standard Webhooks v1).")
 	errTimestamp = problem(http.StatusUnauthorized, "timestamp_out_of_tolerance",
 		"webhook-timestamp is more than 5 minutes from the service's clock; sign with the current unix time.")
+	errTimestampFormat = problem(http.StatusUnauthorized, "timestamp_out_of_tolerance",
+		"webhook-timestamp is not a Unix timestamp in seconds (digits only, such as 1764410400); sign with the current unix time.")
 	errSignature = problem(http.StatusUnauthorized, "invalid_signature",
 		"No webhook-signature matches this tenant's secrets and the exact body.")
 )
@@ -120,7 +122,9 @@ func (a *Authenticator[T]) ReadSigned(w http.ResponseWriter, r *http.Request, ma
 	}
 	sig := webhook.HeadersFrom(r.Header)
 	if _, err := a.Verifier.CheckHeaders(sig); err != nil {
-		if errors.Is(err, webhook.ErrTimestamp) {
+		if errors.Is(err, webhook.ErrTimestampFormat) {
+			fail(w, r, errTimestampFormat)
+		} else if errors.Is(err, webhook.ErrTimestamp) {
 			fail(w, r, errTimestamp)
 		} else {
 			fail(w, r, errSignatureMissing)

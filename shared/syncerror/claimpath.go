@@ -24,11 +24,11 @@ type claimPath struct {
 // enqueues its diagnosis if the row is new. A failed send is returned as sendErr, not
 // err: the row stays queued and the reconcile re-enqueues it, so the caller reports the
 // claim as made.
-func (p claimPath) claim(ctx context.Context, rec Record, src Source, deliveryID string, now time.Time) (c Claim, res FoldResult, sendErr, err error) {
+func (p claimPath) claim(ctx context.Context, rec Record, src Source, d Arrival, now time.Time) (c Claim, res FoldResult, sendErr, err error) {
 	if rec, err = p.Mask.Store(rec); err != nil {
 		return Claim{}, 0, nil, err
 	}
-	if res, c, err = fold(ctx, p.Claims, NewClaim(rec, src, deliveryID, now)); err != nil || res != FoldCreated {
+	if res, c, err = fold(ctx, p.Claims, NewClaim(rec, src, d.WebhookID, now), d); err != nil || res != FoldCreated {
 		return c, res, nil, err
 	}
 	return c, res, p.Queue.Send(ctx, Message{TenantID: c.TenantID, ID: c.ID}), nil
@@ -58,7 +58,7 @@ func (r *Reporter) Report(ctx context.Context, rec Record, src Source, ref strin
 	if r.Now != nil {
 		now = r.Now()
 	}
-	c, _, sendErr, err := claimPath{r.Claims, r.Queue, r.Mask}.claim(ctx, rec, src, ref, now)
+	c, _, sendErr, err := claimPath{r.Claims, r.Queue, r.Mask}.claim(ctx, rec, src, Arrival{WebhookID: ref}, now)
 	if err != nil {
 		return "", fmt.Errorf("claim sync error: %w", err)
 	}

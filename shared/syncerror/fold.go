@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"regexp"
 	"strconv"
 	"strings"
@@ -67,11 +68,36 @@ type FoldStore interface {
 	// AdvanceSignature moves the signature from generation gen to gen+1, keeping keys as
 	// the closed row's error keys. ErrStateChanged when it is no longer at gen.
 	AdvanceSignature(ctx context.Context, tenantID, signature string, gen int, keys []string) error
-	// ErrorRow returns the row an errorId (its ErrorKey) was recorded on, "" when none.
-	ErrorRow(ctx context.Context, tenantID, errorKey string) (string, error)
-	// PutErrorRow records that errorKey's error is on row id (idempotent).
-	PutErrorRow(ctx context.Context, tenantID, errorKey, id string) error
+	// ErrorRow returns the row an errorId (its ErrorKey) was recorded on, "" when none,
+	// and, for a checked delivery, the body sum its webhook-id was recorded with, "" when
+	// none: one read either way (the replay check costs the hot path no round trip).
+	ErrorRow(ctx context.Context, tenantID, errorKey string, d Arrival) (rowID, bodySum string, err error)
+	// PutErrorRow records that errorKey's error is on row id and, for a checked delivery,
+	// its webhook-id's body sum (idempotent; one write).
+	PutErrorRow(ctx context.Context, tenantID, errorKey, id string, d Arrival) error
 }
+
+// Arrival is how a sync error arrived: the webhook-id (or flow run) it came with and,
+// for a signed webhook, the SHA-256 of the exact body, hex. Standard Webhooks makes a
+// webhook-id one message's: the same id with the same body is a redelivery (answered as
+// the duplicate it is), with another body a replay (ErrReplayed). An Arrival without a
+// body sum (reconcile, flows) is not checked.
+type Arrival struct{ WebhookID, BodySum string }
+
+// Checked reports whether the replay check applies to d.
+func (d Arrival) Checked() bool { return d.WebhookID != "" && d.BodySum != "" }
+
+// BodySum is the body sum of an Arrival.
+func BodySum(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
+}
+
+// ErrReplayed is a webhook-id recorded before with another body. Nothing was stored.
+// Two concurrent first uses of one id with different bodies may both pass: the check
+// reads before the fold and records after it. That is no gap a third party can use: the
+// signature binds the body to the id, so only the secret's holder can make either.
+var ErrReplayed = errors.New("syncerror: webhook-id already used with another body")
 
 var (
 	uuidPattern   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
@@ -126,13 +152,18 @@ func ErrorKey(errorID string) string {
 const maxFoldRounds = 4
 
 // fold stores c as its signature's open row or an occurrence of it.
-func fold(ctx context.Context, s ClaimStore, c Claim) (FoldResult, Claim, error) {
+func fold(ctx context.Context, s ClaimStore, c Claim, d Arrival) (FoldResult, Claim, error) {
 	sig, key := Signature(c.Record), ErrorKey(c.Record.ErrorID)
 	c.Retry.Signature, c.Retry.Occurrences = sig, 1
 	c.Retry.FirstSeen, c.Retry.LastSeen = c.ClaimedAt, c.ClaimedAt
 	c.Retry.ErrorKeys = []string{key}
-	if id, err := s.ErrorRow(ctx, c.TenantID, key); err != nil {
+	if !d.Checked() {
+		d = Arrival{}
+	}
+	if id, sum, err := s.ErrorRow(ctx, c.TenantID, key, d); err != nil {
 		return 0, Claim{}, err
+	} else if sum != "" && sum != d.BodySum {
+		return 0, Claim{}, ErrReplayed
 	} else if id != "" {
 		row, err := s.Get(ctx, c.TenantID, id)
 		return FoldDuplicate, row, err
@@ -153,7 +184,7 @@ func fold(ctx context.Context, s ClaimStore, c Claim) (FoldResult, Claim, error)
 		}
 		res, row, err := s.Fold(ctx, c, key)
 		if err == nil && (res == FoldCreated || res == FoldOccurrence) {
-			if perr := s.PutErrorRow(ctx, c.TenantID, key, row.ID); perr != nil {
+			if perr := s.PutErrorRow(ctx, c.TenantID, key, row.ID, d); perr != nil {
 				httpapi.Logger(ctx).Warn("errorId not recorded for redeliveries; the row is stored", "id", row.ID, "error", perr)
 			}
 		}

@@ -39,9 +39,14 @@ func problem(status int, code, detail string) *httpapi.Problem {
 
 var errMalformed = problem(http.StatusBadRequest, "malformed_json", "The body is not a single JSON object.")
 
+// errReplayed answers a webhook-id this tenant used before with another body, as the
+// other signed routes do. The same id with the same body is a redelivery: 202 duplicate.
+var errReplayed = problem(http.StatusConflict, "request_replayed",
+	"This webhook-id was used by another message of this tenant (another body); nothing was stored. Each message has its own webhook-id; a redelivery sends the same body.")
+
 // ServeHTTP handles POST /api/sync-error-assist/ingest. The order is fixed: size and type,
-// signature, tenant flags, validation, claim, enqueue. Nothing is stored or enqueued unless
-// every check before the claim passed.
+// signature, tenant flags, validation, replay check, claim, enqueue. Nothing is stored or
+// enqueued unless every check before the claim passed.
 func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fail := func(p *httpapi.Problem) {
 		cp := *p
@@ -73,7 +78,12 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	claim, res, sendErr, err := claimPath{h.Claims, h.Queue, h.Mask}.claim(ctx, rec, SourceWebhook, r.Header.Get(webhook.HeaderID), h.now())
+	arrival := Arrival{WebhookID: r.Header.Get(webhook.HeaderID), BodySum: BodySum(body)}
+	claim, res, sendErr, err := claimPath{h.Claims, h.Queue, h.Mask}.claim(ctx, rec, SourceWebhook, arrival, h.now())
+	if errors.Is(err, ErrReplayed) {
+		fail(errReplayed)
+		return
+	}
 	if err != nil {
 		httpapi.WriteUnavailable(w, r, err, "The sync error could not be recorded; nothing was stored. Retry shortly.")
 		return

@@ -26,7 +26,7 @@ func BenchmarkIngest(b *testing.B) {
 	headers := make([]webhook.Headers, len(bodies))
 	for i := range bodies {
 		bodies[i] = body("acme", fmt.Sprintf("E-%d", i))
-		headers[i] = webhook.Sign(key, "msg_bench", clock, bodies[i])
+		headers[i] = webhook.Sign(key, fmt.Sprintf("msg_bench_%d", i), clock, bodies[i]) // one message, one id
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -104,7 +104,14 @@ type req struct {
 	at          time.Time
 	contentType string
 	noSig       bool
+	// id is the webhook-id; "" means one per signed body, as a sender makes them (one
+	// message, one id; a redelivery sends the same id and body).
+	id string
+	// timestamp, when set, replaces the signed webhook-timestamp header's text.
+	timestamp string
 }
+
+func msgID(signed []byte) string { return "msg_" + syncerror.BodySum(signed)[:20] }
 
 func (f *fixture) do(t testing.TB, r req) *httptest.ResponseRecorder {
 	t.Helper()
@@ -130,7 +137,13 @@ func (f *fixture) do(t testing.TB, r req) *httptest.ResponseRecorder {
 		if err != nil {
 			t.Fatal(err)
 		}
-		webhook.Sign(key, "msg_test", r.at, r.signedBody).Set(hr.Header)
+		if r.id == "" {
+			r.id = msgID(r.signedBody)
+		}
+		webhook.Sign(key, r.id, r.at, r.signedBody).Set(hr.Header)
+		if r.timestamp != "" {
+			hr.Header.Set(webhook.HeaderTimestamp, r.timestamp)
+		}
 	}
 	rec := httptest.NewRecorder()
 	f.handler.ServeHTTP(rec, hr)
@@ -174,7 +187,7 @@ func TestIngestAcceptsSignedError(t *testing.T) {
 		t.Fatal(err)
 	}
 	if row.Diagnosis != syncerror.DiagnosisQueued || row.Status != syncerror.StatusPending || row.Record.ErrorID != "E-1" ||
-		row.WebhookID != "msg_test" || row.Source != syncerror.SourceWebhook || string(row.Record.Payload) != `{"shipcountry":"Deutschland"}` {
+		row.WebhookID != msgID(body("acme", "E-1")) || row.Source != syncerror.SourceWebhook || string(row.Record.Payload) != `{"shipcountry":"Deutschland"}` {
 		t.Fatalf("row %+v", row)
 	}
 	if sent := f.queue.Sent(); len(sent) != 1 || sent[0] != (syncerror.Message{TenantID: "acme", ID: want.ID}) {
@@ -243,6 +256,16 @@ func TestIngestRejectsBadInput(t *testing.T) {
 		{"tampered body", req{tenant: "acme", body: body("acme", "E-2"), signedBody: good}, 401, "invalid_signature", nil},
 		{"stale timestamp", req{tenant: "acme", body: good, at: clock.Add(-5*time.Minute - time.Second)}, 401, "timestamp_out_of_tolerance", nil},
 		{"future timestamp", req{tenant: "acme", body: good, at: clock.Add(5*time.Minute + time.Second)}, 401, "timestamp_out_of_tolerance", nil},
+		{"timestamp not a number", req{tenant: "acme", body: good, timestamp: "2026-11-22T10:00:00Z"}, 401, "timestamp_out_of_tolerance", func(t *testing.T, p httpapi.Problem) {
+			if !strings.Contains(p.Detail, "not a Unix timestamp in seconds") || strings.Contains(p.Detail, "minutes") {
+				t.Fatalf("detail %q does not say what is wrong", p.Detail)
+			}
+		}},
+		{"timestamp in milliseconds", req{tenant: "acme", body: good, timestamp: fmt.Sprint(clock.UnixMilli())}, 401, "timestamp_out_of_tolerance", func(t *testing.T, p httpapi.Problem) {
+			if !strings.Contains(p.Detail, "more than 5 minutes") {
+				t.Fatalf("detail %q", p.Detail)
+			}
+		}},
 		{"tenant header missing", req{tenant: "-", body: good}, 400, "tenant_header_missing", nil},
 		{"tenant header not matching body", req{tenant: "acme", body: body("other", "E-1")}, 400, "validation_failed", func(t *testing.T, p httpapi.Problem) {
 			if len(p.Errors) != 1 || p.Errors[0].Field != "tenantId" {
@@ -381,4 +404,43 @@ type failingClaims struct{ syncerror.ClaimStore }
 
 func (failingClaims) Fold(context.Context, syncerror.Claim, string) (syncerror.FoldResult, syncerror.Claim, error) {
 	return 0, syncerror.Claim{}, errors.New("boom: internal dynamo detail")
+}
+
+// A webhook-id is one message's (Standard Webhooks): sent again with the same body it is
+// the redelivery it was (202 duplicate); with another body it is refused as the other
+// signed routes refuse it, 409 request_replayed, and nothing is stored or enqueued.
+func TestIngestRefusesAReusedWebhookIDWithAnotherBody(t *testing.T) {
+	for name, newStore := range foldStores() {
+		t.Run(name, func(t *testing.T) {
+			f := foldFixture(t, newStore(t))
+			first := body("acme", "E-1")
+			if rec := f.do(t, req{tenant: "acme", body: first, id: "msg_once"}); rec.Code != http.StatusAccepted {
+				t.Fatalf("first: %d %s", rec.Code, rec.Body)
+			}
+			rec := f.do(t, req{tenant: "acme", body: first, id: "msg_once"})
+			var got syncerror.IngestResponse
+			if rec.Code != http.StatusAccepted || json.Unmarshal(rec.Body.Bytes(), &got) != nil || !got.Duplicate {
+				t.Fatalf("same id, same body: %d %s, want 202 duplicate", rec.Code, rec.Body)
+			}
+			for _, other := range [][]byte{body("acme", "E-2"), changed(first)} {
+				rec := f.do(t, req{tenant: "acme", body: other, id: "msg_once"})
+				if p := decodeProblem(t, rec); rec.Code != http.StatusConflict || p.Code != "request_replayed" {
+					t.Fatalf("same id, another body: %d %s, want 409 request_replayed", rec.Code, rec.Body)
+				}
+			}
+			if n := len(f.queue.Sent()); n != 1 {
+				t.Fatalf("%d diagnoses enqueued, want the first post's only", n)
+			}
+			// The refused body was not stored: sent with an id of its own, it is new.
+			rec = f.do(t, req{tenant: "acme", body: body("acme", "E-2"), id: "msg_twice"})
+			if rec.Code != http.StatusAccepted || json.Unmarshal(rec.Body.Bytes(), &got) != nil || got.Duplicate {
+				t.Fatalf("E-2 under its own id: %d %s", rec.Code, rec.Body)
+			}
+		})
+	}
+}
+
+// changed is b with one more space: the same record, another body (another signature).
+func changed(b []byte) []byte {
+	return append(bytes.TrimSuffix(append([]byte(nil), b...), []byte("}")), []byte(" }")...)
 }

@@ -143,7 +143,7 @@ func (p *poll) claim(ctx context.Context, items []json.RawMessage) error {
 		if at.After(p.newest) {
 			p.newest = at
 		}
-		c, res, sendErr, err := claimPath{rc.Claims, rc.Queue, rc.Mask}.claim(ctx, rec, SourceReconcile, "", now)
+		c, res, sendErr, err := claimPath{rc.Claims, rc.Queue, rc.Mask}.claim(ctx, rec, SourceReconcile, Arrival{}, now)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,8 @@ package syncerror
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -144,22 +146,74 @@ func (s *DynamoClaims) errorKeyItem(tenantID, errorKey string) dynamostore.Item 
 	return s.key(tenantID, "~eid#"+errorKey)
 }
 
-// ErrorRow implements FoldStore.
-func (s *DynamoClaims) ErrorRow(ctx context.Context, tenantID, errorKey string) (string, error) {
-	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
-		Key: s.errorKeyItem(tenantID, errorKey), ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		return "", fmt.Errorf("error key of %s: %w", tenantID, err)
-	}
-	return dynamostore.GetString(out.Item, "row_id"), nil
+// webhookItem is the item holding the body sum a webhook-id first carried. The id is the
+// sender's text (up to 256 bytes of anything), so it is hashed out of key syntax.
+func (s *DynamoClaims) webhookItem(tenantID, webhookID string) dynamostore.Item {
+	sum := sha256.Sum256([]byte(webhookID))
+	return s.key(tenantID, "~whid#"+hex.EncodeToString(sum[:]))
 }
 
-// PutErrorRow implements FoldStore.
-func (s *DynamoClaims) PutErrorRow(ctx context.Context, tenantID, errorKey, id string) error {
+// ErrorRow implements FoldStore: one GetItem, or for a checked delivery one BatchGetItem
+// of the error key's item and the webhook-id's, so the replay check adds no round trip.
+func (s *DynamoClaims) ErrorRow(ctx context.Context, tenantID, errorKey string, d Arrival) (string, string, error) {
+	if !d.Checked() {
+		out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
+			Key: s.errorKeyItem(tenantID, errorKey), ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			return "", "", fmt.Errorf("error key of %s: %w", tenantID, err)
+		}
+		return dynamostore.GetString(out.Item, "row_id"), "", nil
+	}
+	keys := &types.KeysAndAttributes{ConsistentRead: aws.Bool(true),
+		Keys: []map[string]types.AttributeValue{s.errorKeyItem(tenantID, errorKey), s.webhookItem(tenantID, d.WebhookID)}}
+	var rowID, sum string
+	for range maxBatchRounds {
+		out, err := s.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{s.table: *keys}})
+		if err != nil {
+			return "", "", fmt.Errorf("error key and webhook-id of %s: %w", tenantID, err)
+		}
+		for _, it := range out.Responses[s.table] {
+			if v := dynamostore.GetString(it, "row_id"); v != "" {
+				rowID = v
+			}
+			if v := dynamostore.GetString(it, "body_sum"); v != "" {
+				sum = v
+			}
+		}
+		left, ok := out.UnprocessedKeys[s.table]
+		if !ok || len(left.Keys) == 0 {
+			return rowID, sum, nil
+		}
+		keys = &left
+	}
+	return "", "", fmt.Errorf("error key and webhook-id of %s: still unprocessed after %d rounds", tenantID, maxBatchRounds)
+}
+
+// maxBatchRounds bounds the retries of a batch's unprocessed part (throttling).
+const maxBatchRounds = 5
+
+// PutErrorRow implements FoldStore: one PutItem, or for a checked delivery one
+// BatchWriteItem of the error key's item and the webhook-id's body sum.
+func (s *DynamoClaims) PutErrorRow(ctx context.Context, tenantID, errorKey, id string, d Arrival) error {
 	it := s.errorKeyItem(tenantID, errorKey)
 	it["row_id"] = dynamostore.Str(id)
-	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it}); err != nil {
-		return fmt.Errorf("record error key of %s: %w", tenantID, err)
+	if !d.Checked() {
+		if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it}); err != nil {
+			return fmt.Errorf("record error key of %s: %w", tenantID, err)
+		}
+		return nil
 	}
-	return nil
+	wh := s.webhookItem(tenantID, d.WebhookID)
+	wh["body_sum"] = dynamostore.Str(d.BodySum)
+	writes := []types.WriteRequest{{PutRequest: &types.PutRequest{Item: it}}, {PutRequest: &types.PutRequest{Item: wh}}}
+	for range maxBatchRounds {
+		out, err := s.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{s.table: writes}})
+		if err != nil {
+			return fmt.Errorf("record error key and webhook-id of %s: %w", tenantID, err)
+		}
+		if writes = out.UnprocessedItems[s.table]; len(writes) == 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("record error key and webhook-id of %s: still unprocessed after %d rounds", tenantID, maxBatchRounds)
 }

@@ -39,8 +39,12 @@ const (
 
 // Errors a caller branches on. Verification never says which key or signature was wrong.
 var (
-	ErrMissingHeaders   = errors.New("webhook: missing webhook-id, webhook-timestamp or webhook-signature")
-	ErrTimestamp        = errors.New("webhook: timestamp outside the tolerance")
+	ErrMissingHeaders = errors.New("webhook: missing webhook-id, webhook-timestamp or webhook-signature")
+	ErrTimestamp      = errors.New("webhook: timestamp outside the tolerance")
+	// ErrTimestampFormat is a webhook-timestamp that is no integer count of seconds
+	// (milliseconds are a number, so they are outside the tolerance instead). It wraps
+	// ErrTimestamp: the same refusal, told apart so the caller can say what was wrong.
+	ErrTimestampFormat  = fmt.Errorf("%w: webhook-timestamp is not a Unix timestamp in seconds", ErrTimestamp)
 	ErrInvalidSignature = errors.New("webhook: no matching signature")
 	ErrInvalidSecret    = errors.New("webhook: secret is not whsec_<base64>")
 )
@@ -80,8 +84,11 @@ func (v Verifier) CheckHeaders(h Headers) (time.Time, error) {
 		return time.Time{}, ErrMissingHeaders
 	}
 	secs, err := strconv.ParseInt(h.Timestamp, 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return time.Time{}, ErrTimestampFormat
+	}
 	if err != nil {
-		return time.Time{}, ErrTimestamp
+		return time.Time{}, ErrTimestamp // digits, but centuries away
 	}
 	now := time.Now
 	if v.Now != nil {

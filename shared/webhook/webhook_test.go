@@ -221,9 +221,9 @@ func TestCheckHeaders(t *testing.T) {
 		{"negative tolerance means default", -time.Second, webhook.Headers{msgID, at(-webhook.DefaultTolerance), "v1,x"}, nil},
 		{"negative tolerance means default: outside", -time.Second, webhook.Headers{msgID, at(-webhook.DefaultTolerance - time.Second), "v1,x"}, webhook.ErrTimestamp},
 		{"milliseconds", 0, webhook.Headers{msgID, strconv.FormatInt(clock.UnixMilli(), 10), "v1,x"}, webhook.ErrTimestamp},
-		{"non-numeric", 0, webhook.Headers{msgID, "abc", "v1,x"}, webhook.ErrTimestamp},
-		{"fractional", 0, webhook.Headers{msgID, at(0) + ".5", "v1,x"}, webhook.ErrTimestamp},
-		{"RFC 3339", 0, webhook.Headers{msgID, clock.Format(time.RFC3339), "v1,x"}, webhook.ErrTimestamp},
+		{"non-numeric", 0, webhook.Headers{msgID, "abc", "v1,x"}, webhook.ErrTimestampFormat},
+		{"fractional", 0, webhook.Headers{msgID, at(0) + ".5", "v1,x"}, webhook.ErrTimestampFormat},
+		{"RFC 3339", 0, webhook.Headers{msgID, clock.Format(time.RFC3339), "v1,x"}, webhook.ErrTimestampFormat},
 		{"overflowing int64", 0, webhook.Headers{msgID, "99999999999999999999", "v1,x"}, webhook.ErrTimestamp},
 		{"most negative int64", 0, webhook.Headers{msgID, "-9223372036854775808", "v1,x"}, webhook.ErrTimestamp},
 		{"missing id", 0, webhook.Headers{"", at(0), "v1,x"}, webhook.ErrMissingHeaders},
@@ -243,6 +243,10 @@ func TestCheckHeaders(t *testing.T) {
 			got, err := v.CheckHeaders(tt.headers)
 			if !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
 				t.Fatalf("CheckHeaders(%+v) = %v, want %v", tt.headers, err, tt.want)
+			}
+			// A number outside the tolerance is not told it is no number.
+			if tt.want != webhook.ErrTimestampFormat && errors.Is(err, webhook.ErrTimestampFormat) {
+				t.Fatalf("CheckHeaders(%+v) = %v, a format error for a number", tt.headers, err)
 			}
 			if err != nil {
 				if !got.IsZero() {

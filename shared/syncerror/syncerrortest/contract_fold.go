@@ -78,19 +78,45 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 
 	t.Run("error rows are recorded per tenant", func(t *testing.T) {
 		s := newStore(t)
-		if id, err := s.ErrorRow(ctx, "t1", "k1"); err != nil || id != "" {
+		if id, _, err := s.ErrorRow(ctx, "t1", "k1", syncerror.Arrival{}); err != nil || id != "" {
 			t.Fatalf("fresh %q err=%v", id, err)
 		}
 		for range 2 {
-			if err := s.PutErrorRow(ctx, "t1", "k1", "se_a"); err != nil {
+			if err := s.PutErrorRow(ctx, "t1", "k1", "se_a", syncerror.Arrival{}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if id, _ := s.ErrorRow(ctx, "t1", "k1"); id != "se_a" {
+		if id, _, _ := s.ErrorRow(ctx, "t1", "k1", syncerror.Arrival{}); id != "se_a" {
 			t.Fatalf("recorded %q", id)
 		}
-		if id, _ := s.ErrorRow(ctx, "t2", "k1"); id != "" {
+		if id, _, _ := s.ErrorRow(ctx, "t2", "k1", syncerror.Arrival{}); id != "" {
 			t.Fatalf("other tenant's %q", id)
+		}
+	})
+
+	// A checked delivery's webhook-id keeps the body sum it was first recorded with, per
+	// tenant, read in the same call as the error key; an unchecked one records none.
+	t.Run("webhook-ids keep their body sum", func(t *testing.T) {
+		s := newStore(t)
+		d := syncerror.Arrival{WebhookID: "msg_1", BodySum: syncerror.BodySum([]byte("a"))}
+		if id, sum, err := s.ErrorRow(ctx, "t1", "k1", d); err != nil || id != "" || sum != "" {
+			t.Fatalf("fresh %q %q err=%v", id, sum, err)
+		}
+		if err := s.PutErrorRow(ctx, "t1", "k1", "se_a", d); err != nil {
+			t.Fatal(err)
+		}
+		other := syncerror.Arrival{WebhookID: "msg_1", BodySum: syncerror.BodySum([]byte("b"))}
+		if id, sum, err := s.ErrorRow(ctx, "t1", "k2", other); err != nil || id != "" || sum != d.BodySum {
+			t.Fatalf("reused id: row %q sum %q err=%v, want no row and the first body's sum", id, sum, err)
+		}
+		if _, sum, _ := s.ErrorRow(ctx, "t2", "k1", d); sum != "" {
+			t.Fatalf("other tenant's sum %q", sum)
+		}
+		if err := s.PutErrorRow(ctx, "t1", "k3", "se_b", syncerror.Arrival{WebhookID: "msg_2"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, sum, _ := s.ErrorRow(ctx, "t1", "k3", syncerror.Arrival{WebhookID: "msg_2", BodySum: d.BodySum}); sum != "" {
+			t.Fatalf("an unchecked delivery recorded sum %q", sum)
 		}
 	})
 

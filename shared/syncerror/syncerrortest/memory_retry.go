@@ -33,14 +33,8 @@ func (s *ClaimStore) ChangeRetry(_ context.Context, tenantID, id string, ch sync
 	if ch.Resolution != "" {
 		c.Retry.Resolution = ch.Resolution
 	}
-	if ch.Rediagnose {
-		c.Diagnosis, c.DiagnosisSince = syncerror.DiagnosisQueued, now.UTC()
-		if ch.ErrorCode != "" {
-			c.Record.ErrorCode = ch.ErrorCode
-		}
-		if ch.Message != "" {
-			c.Record.Message = ch.Message
-		}
+	if ch.Log != nil {
+		c.Retry.Log = slices.Clone(ch.Log)
 	}
 	c.History = append(append([]syncerror.HistoryEntry(nil), c.History...), ch.Entry)
 	c.UpdatedAt = now.UTC()
@@ -116,16 +110,26 @@ func (s *ClaimStore) Fold(_ context.Context, c syncerror.Claim, errorKey string)
 }
 
 // ErrorRow implements syncerror.FoldStore.
-func (s *ClaimStore) ErrorRow(_ context.Context, tenantID, errorKey string) (string, error) {
+func (s *ClaimStore) ErrorRow(_ context.Context, tenantID, errorKey string, d syncerror.Arrival) (string, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.errorRows[key(tenantID, errorKey)], nil
+	sum := ""
+	if d.Checked() {
+		sum = s.errorRows[key(tenantID, webhookKey+d.WebhookID)]
+	}
+	return s.errorRows[key(tenantID, errorKey)], sum, nil
 }
 
+// webhookKey keeps the webhook-ids' body sums apart from the error keys.
+const webhookKey = "~whid#"
+
 // PutErrorRow implements syncerror.FoldStore.
-func (s *ClaimStore) PutErrorRow(_ context.Context, tenantID, errorKey, id string) error {
+func (s *ClaimStore) PutErrorRow(_ context.Context, tenantID, errorKey, id string, d syncerror.Arrival) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.errorRows[key(tenantID, errorKey)] = id
+	if d.Checked() {
+		s.errorRows[key(tenantID, webhookKey+d.WebhookID)] = d.BodySum
+	}
 	return nil
 }
