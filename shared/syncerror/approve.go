@@ -62,6 +62,8 @@ type approval struct {
 	fix     []FieldChange
 	key     string
 	details map[string]any
+	// prior is what the record held in the fix's fields just before the write.
+	prior []PriorValue
 }
 
 // ApproveHandler serves POST /api/sync-error-assist/proposals/{id}/approve. It takes the
@@ -115,6 +117,12 @@ func (o *Operator) ApproveHandler() http.Handler {
 				"The proposal has no fix to write: send an edited fix, or reject or escalate the sync error."))
 			return
 		}
+		if fix, ok = o.typedFix(w, r, c, fix); !ok {
+			return
+		}
+		if edited != nil {
+			edited = fix
+		}
 		if edited, fix, ok = o.mayApprove(w, r, actor, c, edited, fix); !ok {
 			return
 		}
@@ -162,6 +170,7 @@ func (a *approval) begin(c Claim, edited []FieldChange, note string) bool {
 func (a *approval) write() {
 	ctx := a.r.Context()
 	wctx, cancel := writeContext(ctx)
+	a.prior = a.o.priorValues(wctx, a.row, a.fix)
 	werr := a.o.Fixes.WriteFix(wctx, a.actor, a.row, a.fix, a.key)
 	cancel()
 	var partial *PartialFixError
@@ -169,6 +178,7 @@ func (a *approval) write() {
 	case errors.As(werr, &partial):
 		a.details["partial"], a.details["dropped"] = true, partial.Dropped
 		a.note = "partial: " + partial.Error()
+		a.prior = withoutPaths(a.prior, partial.Dropped)
 		a.applied()
 		return
 	case werr == nil || errors.Is(werr, ErrFixUnrecorded):
@@ -250,7 +260,7 @@ func (a *approval) outcome(o string) {
 
 func (a *approval) applied() {
 	ctx := a.r.Context()
-	mark := AppliedWrite{Key: a.key, At: a.o.now()}
+	mark := AppliedWrite{Key: a.key, At: a.o.now(), Prior: a.prior}
 	if err := retryStore(ctx, func() error {
 		return a.o.Claims.MarkApplied(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, mark, a.o.now())
 	}); err != nil {

@@ -81,6 +81,8 @@ func TestEnforcedRuleAppliesAndRevertRestores(t *testing.T) {
 		t.Fatalf("applied with auto_apply off: %s", off.Status)
 	}
 	f.autoApply(t, "true")
+	// What the record holds when the fix is written is what a revert restores.
+	f.records.fields = map[string]any{"subsidiary": "Acme UK"}
 	row := f.arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
 	if row.Status != syncerror.StatusApproved || f.writer.count() != 1 || f.writer.writes[0].who.Actor != "policy:subsidiaries" {
 		t.Fatalf("not auto-applied: %s, writes %+v", row.Status, f.writer.writes)

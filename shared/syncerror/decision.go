@@ -48,6 +48,24 @@ func NewLease(now time.Time, ttl time.Duration) Lease {
 type AppliedWrite struct {
 	Key string    `json:"key"`
 	At  time.Time `json:"at"`
+	// Prior is what the record held in each field the fix wrote, read from it just before
+	// the write: what a revert restores. Empty when the record could not be read then (or
+	// the reconcile completed the write); a revert then refuses rather than write a "before"
+	// nobody read.
+	Prior []PriorValue `json:"prior,omitempty"`
+}
+
+// PriorValue is one field of the record before a fix wrote it: its value, or Absent when
+// the record had no such field (a revert clears it). Withheld marks a value the stored-data
+// policy does not keep at rest (a secret, card number or national id): a revert cannot
+// restore it and refuses. Wrote is the value the fix wrote, typed as written: a revert
+// restores only where the record still holds it.
+type PriorValue struct {
+	Path     string `json:"path"`
+	Value    any    `json:"value"`
+	Absent   bool   `json:"absent,omitempty"`
+	Withheld bool   `json:"withheld,omitempty"`
+	Wrote    any    `json:"wrote"`
 }
 
 // Page is one page of a listing, newest first.

@@ -73,6 +73,8 @@ type Operator struct {
 	Assist *Assist
 	// Retries runs the retry route (nil: the route answers 503).
 	Retries *Retrier
+	// Fields types an approved fix by its target's metadata (nil: written as sent).
+	Fields FieldCatalog
 }
 
 // Queue listing limits.

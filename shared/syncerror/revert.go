@@ -1,8 +1,11 @@
 package syncerror
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,9 +19,12 @@ import (
 const RevertWindow = 24 * time.Hour
 
 // RevertHandler serves POST /api/sync-error-assist/proposals/{id}/revert (approver). It
-// writes the values before the fix back through the guarded write, only where the record
-// still holds the fix's values (409 changed_since otherwise), and marks the row reverted;
-// the revert is learned as a rejection of the fix.
+// writes back what the record held before the fix, as read from it at apply time
+// (AppliedWrite.Prior; a field it did not have is cleared), through the guarded write,
+// only where the record still holds the fix's values (409 changed_since otherwise), and
+// marks the row reverted; the revert is learned as a rejection of the fix. It never
+// writes the "before" a webhook payload or a proposal claimed: without the values read
+// at apply time it refuses (409 prior_unknown).
 func (o *Operator) RevertHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := who(w, r)
@@ -40,18 +46,7 @@ func (o *Operator) RevertHandler() http.Handler {
 			return
 		}
 		c, ok := o.load(w, r, actor.TenantID)
-		if !ok {
-			return
-		}
-		fix := fixOf(c)
-		switch {
-		case c.Status != StatusApproved || c.Applied == nil || len(fix) == 0:
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "not_revertible",
-				"Only an approved sync error whose fix was written can be reverted; this one is "+string(c.Status)+"."))
-			return
-		case o.now().Sub(c.Applied.At) > RevertWindow:
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "revert_window_closed",
-				"The fix was written at "+c.Applied.At.Format(time.RFC3339)+"; it can be reverted for 24 hours only."))
+		if !ok || !revertible(w, r, c, o.now()) {
 			return
 		}
 		ctx := r.Context()
@@ -63,22 +58,28 @@ func (o *Operator) RevertHandler() http.Handler {
 			return
 		}
 		var changed []string
-		back := make([]FieldChange, 0, len(fix))
-		for _, ch := range fix {
-			if !sameValue(current[ch.Path], ch.After) {
-				changed = append(changed, ch.Path)
+		back := make([]FieldChange, 0, len(c.Applied.Prior))
+		for _, p := range c.Applied.Prior {
+			if now, _ := fieldAt(current, p.Path); !sameHeld(now, p.Wrote) {
+				changed = append(changed, p.Path)
 			}
-			back = append(back, FieldChange{Path: ch.Path, Before: ch.After, After: ch.Before})
+			// An absent field is cleared with JSON null: NetSuite deletes a body field set
+			// to null (https://docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/section_1545142173.html,
+			// "Deleting Body Fields from a Record"); Salesforce, Business Central, Mailchimp
+			// and ShipStation take null on a nillable field too (an assumption per vendor:
+			// one that refuses it answers a validation error, and the row stays approved).
+			back = append(back, FieldChange{Path: p.Path, Before: p.Wrote, After: p.Value})
 		}
 		if len(changed) > 0 {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "changed_since",
 				"The record changed since the fix was written ("+strings.Join(changed, ", ")+"); nothing was reverted."))
 			return
 		}
+		fix := fixOf(c)
 		wctx, cancel := writeContext(ctx)
 		werr := o.Fixes.WriteFix(wctx, actor, c, back, FixKey(c.ID+"-revert", back))
 		cancel()
-		details := map[string]any{"fields": fixPaths(fix), "before": fix, "after": back, "reason": body.Reason}
+		details := map[string]any{"fields": fixPaths(back), "before": fix, "after": back, "reason": body.Reason}
 		var refused *RefusedError
 		switch {
 		case errors.As(werr, &refused):
@@ -95,6 +96,118 @@ func (o *Operator) RevertHandler() http.Handler {
 		}
 		o.reverted(w, r, actor, c, fix, body.Reason, details)
 	})
+}
+
+// revertible answers 409 unless c is an approved row whose fix was written within the
+// window with the record's values before it read and kept.
+func revertible(w http.ResponseWriter, r *http.Request, c Claim, now time.Time) bool {
+	var withheld []string
+	if c.Applied != nil {
+		for _, p := range c.Applied.Prior {
+			if p.Withheld {
+				withheld = append(withheld, p.Path)
+			}
+		}
+	}
+	switch {
+	case c.Status != StatusApproved || c.Applied == nil || len(fixOf(c)) == 0:
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "not_revertible",
+			"Only an approved sync error whose fix was written can be reverted; this one is "+string(c.Status)+"."))
+	case now.Sub(c.Applied.At) > RevertWindow:
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "revert_window_closed",
+			"The fix was written at "+c.Applied.At.Format(time.RFC3339)+"; it can be reverted for 24 hours only."))
+	case len(c.Applied.Prior) == 0:
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "prior_unknown",
+			"The record's values before the fix were not read when it was written, so there is nothing true to restore; "+
+				"nothing was reverted. Correct the record in its system."))
+	case len(withheld) > 0:
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "prior_unknown",
+			"The record's values before the fix in "+strings.Join(withheld, ", ")+" are secrets, card numbers or national "+
+				"ids, which are not kept; nothing was reverted. Correct the record in its system."))
+	default:
+		return true
+	}
+	return false
+}
+
+// priorValues reads what the record holds in the fix's fields just before the fix is
+// written, from the system the fix is written to. nil when it cannot be read: the write
+// goes ahead (it reads the record itself, and fails if the system is down), and a revert
+// of it later refuses rather than guess.
+func (o *Operator) priorValues(ctx context.Context, c Claim, fix []FieldChange) []PriorValue {
+	if o.Assist == nil || o.Assist.Reader == nil {
+		return nil
+	}
+	current, err := o.Assist.Reader.ReadFields(ctx, c)
+	if err != nil {
+		httpapi.Logger(ctx).Warn("the record's values before the fix not read; it cannot be reverted", "id", c.ID, "error", err)
+		return nil
+	}
+	out := make([]PriorValue, 0, len(fix))
+	for _, ch := range fix {
+		p := PriorValue{Path: ch.Path, Wrote: ch.After}
+		v, present := fieldAt(current, ch.Path)
+		switch {
+		case !present:
+			p.Absent = true
+		case learnable(ch.Path, v) != nil:
+			// Kept at rest under the stored-data policy, like everything of a row.
+			p.Withheld = true
+		default:
+			p.Value = v
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// fieldAt finds path in a record's fields: a top-level field, or one nested under an
+// object ("merge_fields.FNAME" is Mailchimp's merge_fields object's FNAME).
+func fieldAt(fields map[string]any, path string) (any, bool) {
+	if v, ok := fields[path]; ok {
+		return v, true
+	}
+	head, rest, ok := strings.Cut(path, ".")
+	if !ok {
+		return nil, false
+	}
+	inner, isObj := fields[head].(map[string]any)
+	if !isObj {
+		return nil, false
+	}
+	return fieldAt(inner, rest)
+}
+
+// sameHeld reports whether a record's value equals the value a fix wrote: numbers by
+// value (the record reads 1500.00 where the fix wrote 1500), everything else as JSON.
+func sameHeld(have, wrote any) bool {
+	h, hok := numeric(have)
+	w, wok := numeric(wrote)
+	if hok && wok {
+		return h == w
+	}
+	return sameValue(have, wrote)
+}
+
+func numeric(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func withoutPaths(prior []PriorValue, drop []string) []PriorValue {
+	out := prior[:0:0]
+	for _, p := range prior {
+		if !slices.Contains(drop, p.Path) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // reverted records a revert that was written: the row, the audit, the knowledge.

@@ -78,6 +78,10 @@ func claimItem(c Claim) dynamostore.Item {
 	if c.Applied != nil {
 		it["applied_key"] = dynamostore.Str(c.Applied.Key)
 		it["applied_at"] = dynamostore.Str(dynamostore.FormatTime(c.Applied.At))
+		if len(c.Applied.Prior) > 0 {
+			b, _ := json.Marshal(c.Applied.Prior) // decoded from JSON or read as JSON: it marshals
+			it["applied_prior"] = dynamostore.Str(string(b))
+		}
 	}
 	if c.Lease != nil {
 		it["lease_token"] = dynamostore.Str(c.Lease.Token)
@@ -136,6 +140,11 @@ func claimFrom(it dynamostore.Item) (Claim, error) {
 			return Claim{}, fmt.Errorf("claim %s: applied_at: %w", c.ID, err)
 		}
 		c.Applied = &AppliedWrite{Key: key, At: at}
+		if p := dynamostore.GetString(it, "applied_prior"); p != "" {
+			if err := json.Unmarshal([]byte(p), &c.Applied.Prior); err != nil {
+				return Claim{}, fmt.Errorf("claim %s: applied_prior: %w", c.ID, err)
+			}
+		}
 	}
 	if tok := dynamostore.GetString(it, "lease_token"); tok != "" {
 		exp, err := dynamostore.ParseTime(dynamostore.GetString(it, "lease_expires_at"))

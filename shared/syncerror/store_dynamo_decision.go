@@ -118,14 +118,26 @@ func (s *DynamoClaims) FinishApply(ctx context.Context, tenantID, id, token stri
 
 // MarkApplied implements DecisionStore.
 func (s *DynamoClaims) MarkApplied(ctx context.Context, tenantID, id, token string, w AppliedWrite, now time.Time) error {
-	_, err := s.updateRow(ctx, "mark applied", tenantID, id, "#status = :applying AND lease_token = :tok",
-		"SET applied_key = :key, applied_at = :at, updated_at = :now", dynamostore.Item{
-			":applying": dynamostore.Str(string(StatusApplying)),
-			":tok":      dynamostore.Str(token),
-			":key":      dynamostore.Str(w.Key),
-			":at":       dynamostore.Str(dynamostore.FormatTime(w.At)),
-			":now":      dynamostore.Str(dynamostore.FormatTime(now)),
-		})
+	values := dynamostore.Item{
+		":applying": dynamostore.Str(string(StatusApplying)),
+		":tok":      dynamostore.Str(token),
+		":key":      dynamostore.Str(w.Key),
+		":at":       dynamostore.Str(dynamostore.FormatTime(w.At)),
+		":now":      dynamostore.Str(dynamostore.FormatTime(now)),
+	}
+	update := "SET applied_key = :key, applied_at = :at, updated_at = :now"
+	if len(w.Prior) > 0 {
+		// JSON keeps each value's type: "01067" stays text, absent stays absent.
+		b, err := json.Marshal(w.Prior)
+		if err != nil {
+			return fmt.Errorf("mark applied %s: prior values: %w", id, err)
+		}
+		update += ", applied_prior = :prior"
+		values[":prior"] = dynamostore.Str(string(b))
+	} else {
+		update += " REMOVE applied_prior"
+	}
+	_, err := s.updateRow(ctx, "mark applied", tenantID, id, "#status = :applying AND lease_token = :tok", update, values)
 	return err
 }
 

@@ -122,6 +122,44 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 		}
 	})
 
+	t.Run("the values before a fix are kept with its mark, each with its type", func(t *testing.T) {
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		l1 := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
+		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l1, nil, entry("approve"), base); err != nil {
+			t.Fatal(err)
+		}
+		prior := []syncerror.PriorValue{
+			{Path: "shipzip", Value: "01067", Wrote: "01069"},
+			{Path: "creditLimit", Absent: true, Wrote: 2500.0},
+			{Path: "memo", Value: nil, Wrote: "paid"},
+			{Path: "apiPassword", Withheld: true, Wrote: "x"},
+			{Path: "total", Value: 129.5, Wrote: true},
+		}
+		w := syncerror.AppliedWrite{Key: c.ID + "-k", At: base.Add(time.Second), Prior: prior}
+		if err := s.MarkApplied(ctx, "t1", c.ID, "tok-1", w, base); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.FinishApply(ctx, "t1", c.ID, "tok-1", syncerror.StatusApproved, "", entry("approved"), base); err != nil {
+			t.Fatal(err)
+		}
+		row, err := s.Get(ctx, "t1", c.ID)
+		if err != nil || row.Applied == nil || !reflect.DeepEqual(row.Applied.Prior, prior) {
+			t.Fatalf("prior values %#v, want %#v (err=%v)", row.Applied, prior, err)
+		}
+		// A mark without them (the record could not be read) keeps none.
+		d := ready(t, s, "t1", "e-2", base)
+		if _, err := s.BeginApply(ctx, "t1", d.ID, syncerror.StatusPending, l1, nil, entry("approve"), base); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MarkApplied(ctx, "t1", d.ID, "tok-1", syncerror.AppliedWrite{Key: d.ID + "-k", At: base}, base); err != nil {
+			t.Fatal(err)
+		}
+		if row, _ := s.Get(ctx, "t1", d.ID); row.Applied == nil || row.Applied.Prior != nil {
+			t.Fatalf("prior values of a mark without them %#v", row.Applied)
+		}
+	})
+
 	t.Run("concurrent approves take one lease", func(t *testing.T) {
 		s := newStore(t)
 		c := ready(t, s, "t1", "e-1", base)

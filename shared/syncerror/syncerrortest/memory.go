@@ -4,6 +4,7 @@ package syncerrortest
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sort"
 	"strconv"
@@ -50,6 +51,10 @@ func clone(c syncerror.Claim) syncerror.Claim {
 	}
 	if c.Applied != nil {
 		a := *c.Applied
+		a.Prior = append([]syncerror.PriorValue(nil), a.Prior...)
+		if len(a.Prior) == 0 {
+			a.Prior = nil
+		}
 		c.Applied = &a
 	}
 	if c.Lease != nil {
@@ -286,6 +291,15 @@ func (s *ClaimStore) MarkApplied(_ context.Context, tenantID, id, token string, 
 		return syncerror.ErrStateChanged
 	}
 	w.At = w.At.UTC()
+	if len(w.Prior) > 0 {
+		// Kept as JSON, as the DynamoDB store keeps it: numbers come back as float64.
+		b, err := json.Marshal(w.Prior)
+		if err != nil {
+			return err
+		}
+		w.Prior = nil
+		_ = json.Unmarshal(b, &w.Prior)
+	}
 	c.Applied = &w
 	c.UpdatedAt = now.UTC()
 	s.rows[k] = c

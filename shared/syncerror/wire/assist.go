@@ -60,7 +60,7 @@ func (f *Feature) automate(w *syncerror.Worker) {
 
 // recordReader reads the record a row's fix was written to, from the system it was
 // written to.
-type recordReader struct{ registry *connector.Registry }
+type recordReader struct{ registry clients }
 
 func (r recordReader) ReadFields(ctx context.Context, c syncerror.Claim) (map[string]any, error) {
 	target, _ := writeBack(c)

@@ -104,7 +104,7 @@ func (f *Feature) Operator() (*syncerror.Operator, error) {
 		return nil, err
 	}
 	return &syncerror.Operator{Claims: f.Claims, Mask: f.mask(), Tenants: f.Base.HostTenants, Fixes: fixWriter{g}, Audit: f.Base.Audit,
-		Now: f.Base.Clock(), Assist: f.assist(), Retries: rt}, nil
+		Now: f.Base.Clock(), Assist: f.assist(), Retries: rt, Fields: newFieldCatalog(guarded.Connectors(f.Base), f.Base.Clock())}, nil
 }
 
 // Worker is the diagnosis worker with d (aidiagnoser gives the governed AI client's).

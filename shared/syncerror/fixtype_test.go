@@ -1,0 +1,141 @@
+package syncerror_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+// fakeCatalog is the target record type's metadata: field → value type; err when it
+// cannot be read.
+type fakeCatalog struct {
+	types map[string]string
+	err   error
+}
+
+func (f fakeCatalog) TargetFields(context.Context, syncerror.Claim) (syncerror.TargetFields, error) {
+	return syncerror.TargetFields{Target: "NetSuite salesOrder", Types: f.types}, f.err
+}
+
+var salesOrderFields = fakeCatalog{types: map[string]string{"shipzip": "string", "shipcountry": "string",
+	"creditlimit": "decimal", "quantity": "integer", "taxable": "boolean", "shipdate": "date", "subsidiary": "reference"}}
+
+func problemOf(t *testing.T, body []byte) (code string, fields map[string]string) {
+	t.Helper()
+	var p struct {
+		Code   string
+		Detail string
+		Errors []struct{ Field, Message string }
+	}
+	if err := json.Unmarshal(body, &p); err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	fields = map[string]string{}
+	for _, e := range p.Errors {
+		fields[e.Field] = e.Message
+	}
+	return p.Code, fields
+}
+
+// A fix value is typed by its target field: "01067" stays text on a text field (and a
+// number sent for one becomes its text), a number typed as text on a number field becomes
+// the number, the learned value keeps the type written.
+func TestApprovedFixIsTypedByItsTargetField(t *testing.T) {
+	f := newAssistFixture(t)
+	f.op.Fields = salesOrderFields
+	cases := []struct {
+		body string
+		want any
+	}{
+		{`{"fix":[{"path":"shipzip","after":"01067"}]}`, "01067"},
+		{`{"fix":[{"path":"shipzip","after":1067}]}`, "1067"},
+		{`{"fix":[{"path":"creditlimit","after":"2500.50"}]}`, 2500.5},
+		{`{"fix":[{"path":"quantity","after":"12"}]}`, 12.0},
+		{`{"fix":[{"path":"taxable","after":"true"}]}`, true},
+		{`{"fix":[{"path":"shipdate","after":"2026-11-29"}]}`, "2026-11-29"},
+		{`{"fix":[{"path":"shipzip","after":null}]}`, nil},
+	}
+	for i, tc := range cases {
+		row := f.arrive(t, "E-"+string(rune('a'+i)), "SO-1", `{"shipzip":"1067"}`)
+		if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", tc.body); w.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", tc.body, w.Code, w.Body)
+		}
+		got := f.writer.writes[len(f.writer.writes)-1].fix[0].After
+		if got != tc.want {
+			t.Fatalf("%s wrote %#v (%T), want %#v (%T)", tc.body, got, got, tc.want, tc.want)
+		}
+		if i > 0 {
+			continue
+		}
+		if w := f.as(t, "olga", "operator", "GET", "/knowledge", ""); !strings.Contains(w.Body.String(), `"value":"01067"`) {
+			t.Fatalf("the learned value lost its type: %s", w.Body)
+		}
+	}
+}
+
+// A value its field cannot hold is refused with the field named, and nothing is written.
+func TestApproveRefusesAValueItsFieldCannotHold(t *testing.T) {
+	f := newAssistFixture(t)
+	f.op.Fields = salesOrderFields
+	for _, tc := range []struct{ path, after string }{
+		{"creditlimit", `"ten"`}, {"quantity", `2.5`}, {"taxable", `"yes"`}, {"shipdate", `"29/11/2026"`},
+		{"creditlimit", `"0x10"`}, {"shipzip", `{"a":1}`}, {"subsidiary", `true`},
+	} {
+		row := f.arrive(t, "E-"+tc.path+tc.after, "SO-1", `{}`)
+		w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"`+tc.path+`","after":`+tc.after+`}]}`)
+		code, fields := problemOf(t, w.Body.Bytes())
+		if w.Code != http.StatusBadRequest || code != "validation_failed" || !strings.Contains(fields["fix[0].after"], tc.path) ||
+			!strings.Contains(w.Body.String(), `\"`+tc.path+`\" is a`) {
+			t.Fatalf("%s=%s: %d %s", tc.path, tc.after, w.Code, w.Body)
+		}
+		if got, _ := f.claims.Get(context.Background(), "acme", row.ID); got.Status != syncerror.StatusPending {
+			t.Fatalf("%s=%s left the row %s", tc.path, tc.after, got.Status)
+		}
+	}
+	if f.writer.count() != 0 {
+		t.Fatalf("a refused value was written: %+v", f.writer.writes)
+	}
+}
+
+// A fix path that is no field of the target record type is refused as unknown_field,
+// whether the person typed it or the proposal named it; nothing is written.
+func TestApproveRefusesAFieldTheRecordTypeDoesNotHave(t *testing.T) {
+	f := newAssistFixture(t)
+	f.op.Fields = salesOrderFields
+	row := f.arrive(t, "E-1", "SO-1", `{}`)
+	w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"shipcountry","after":"DE"},{"path":"Id","after":"001x"}]}`)
+	code, fields := problemOf(t, w.Body.Bytes())
+	if w.Code != http.StatusBadRequest || code != "unknown_field" || fields["fix[1].path"] == "" || !strings.Contains(w.Body.String(), `\"Id\"`) {
+		t.Fatalf("unknown field: %d %s", w.Code, w.Body)
+	}
+	w = f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"ShipZip","after":"01067"}]}`)
+	if _, fields = problemOf(t, w.Body.Bytes()); !strings.Contains(fields["fix[0].path"], `did you mean "shipzip"`) {
+		t.Fatalf("no hint for a field in another case: %s", w.Body)
+	}
+	f.ai.fix = []syncerror.FieldChange{{Path: "iban", Before: nil, After: "DE89370400440532013000"}}
+	proposed := f.arrive(t, "E-2", "SO-2", `{}`)
+	if w := f.as(t, "anna", "approver", "POST", "/p/"+proposed.ID+"/approve", ""); w.Code != http.StatusBadRequest || problemCode(t, w) != "unknown_field" {
+		t.Fatalf("a proposal's unknown field: %d %s", w.Code, w.Body)
+	}
+	if f.writer.count() != 0 {
+		t.Fatalf("written: %+v", f.writer.writes)
+	}
+}
+
+// Where the metadata cannot be read the fix is written exactly as sent: no type guessed.
+func TestApproveWithoutMetadataWritesTheValueAsSent(t *testing.T) {
+	f := newAssistFixture(t)
+	f.op.Fields = fakeCatalog{err: errors.New("connector_not_configured")}
+	row := f.arrive(t, "E-1", "SO-1", `{}`)
+	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"anything","after":"01067"}]}`); w.Code != http.StatusOK {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	if got := f.writer.writes[0].fix[0].After; got != "01067" {
+		t.Fatalf("wrote %#v", got)
+	}
+}
