@@ -147,7 +147,7 @@ func TestEnforcedRuleAppliesAndRevertRestores(t *testing.T) {
 func TestRevertWindow(t *testing.T) {
 	f := newAssistFixture(t)
 	row := f.arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
-	f.as(t, "olga", "operator", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"subsidiary","after":"Acme Ltd (UK)"}]}`)
+	f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"subsidiary","after":"Acme Ltd (UK)"}]}`)
 	f.records.fields = map[string]any{"subsidiary": "Acme Ltd (UK)"}
 	f.now = f.now.Add(25 * time.Hour)
 	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusConflict || problemCode(t, w) != "revert_window_closed" {

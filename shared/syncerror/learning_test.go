@@ -18,9 +18,10 @@ func TestLearnedFixNeedsNoAICallAndRejectionsStick(t *testing.T) {
 	if f.ai.count() != 1 || len(first.Proposal.Fix) != 0 {
 		t.Fatalf("first diagnosis: %d calls, %+v", f.ai.count(), first.Proposal)
 	}
-	// The AI proposed nothing; the operator enters the fix (the edit path).
+	// The AI proposed nothing; an approver enters the fix (the edit path: under the default
+	// policy a field the proposal does not change is the approvers').
 	edit := `{"fix":[{"path":"subsidiary","after":"Acme Ltd (UK)"}]}`
-	if w := f.as(t, "olga", "operator", "POST", "/p/"+first.ID+"/approve", edit); w.Code != http.StatusOK {
+	if w := f.as(t, "anna", "approver", "POST", "/p/"+first.ID+"/approve", edit); w.Code != http.StatusOK {
 		t.Fatalf("approve: %d %s", w.Code, w.Body)
 	}
 
@@ -30,7 +31,7 @@ func TestLearnedFixNeedsNoAICallAndRejectionsStick(t *testing.T) {
 		t.Fatalf("the AI was asked again: %d calls", f.ai.count())
 	}
 	if p.Source != "learned" || len(p.Fix) != 1 || p.Fix[0].Path != "subsidiary" || p.Fix[0].After != "Acme Ltd (UK)" ||
-		p.Learned == nil || p.Learned.Approvals != 1 || p.Learned.LastApprovedBy != "olga" || p.Learned.LastApprovedAt == nil {
+		p.Learned == nil || p.Learned.Approvals != 1 || p.Learned.LastApprovedBy != "anna" || p.Learned.LastApprovedAt == nil {
 		t.Fatalf("learned proposal %+v %+v", p, p.Learned)
 	}
 	if p.Confidence <= 0.5 || p.Confidence >= 1 {
@@ -69,7 +70,7 @@ func TestLearnedFixNeedsNoAICallAndRejectionsStick(t *testing.T) {
 func TestKnowledgeAdmin(t *testing.T) {
 	f := newAssistFixture(t)
 	first := f.arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
-	f.as(t, "olga", "operator", "POST", "/p/"+first.ID+"/approve", `{"fix":[{"path":"subsidiary","after":"Acme UK Ltd"}]}`)
+	f.as(t, "anna", "approver", "POST", "/p/"+first.ID+"/approve", `{"fix":[{"path":"subsidiary","after":"Acme UK Ltd"}]}`)
 	var page struct{ Items []syncerror.Knowledge }
 	_ = json.Unmarshal(f.as(t, "ada", "admin", "GET", "/knowledge", "").Body.Bytes(), &page)
 	k := page.Items[0]

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,14 +30,19 @@ const (
 type PolicyMatch struct {
 	Classes []string `json:"classes,omitempty"`
 	// Fields are globs over the fix's field paths ("*", "ship*", "address.*"); a glob that
-	// starts with "!" excludes. "@sensitive" stands for every field the DLP field-name
-	// rules take for a secret, credential, card, national id or phone. Every field of the
-	// fix must be included (when any glob includes) and none excluded.
+	// starts with "!" excludes. "@sensitive" stands for every field the DLP's
+	// SensitiveField takes for a secret, credential, card, national id, phone or financial
+	// identifier (IBAN, bank account, routing number, SWIFT/BIC, tax or VAT id);
+	// "@proposed" for the fields the proposal itself changes, so that an edit adding a
+	// field falls through to a later rule. Every field of the fix must be included (when
+	// any glob includes) and none excluded.
 	Fields        []string `json:"fields,omitempty"`
 	Systems       []string `json:"systems,omitempty"`
 	MinConfidence *float64 `json:"minConfidence,omitempty"`
 	MinApprovals  *int     `json:"minApprovals,omitempty"`
-	MaxAmount     *float64 `json:"maxAmount,omitempty"`
+	// MaxAmount bounds every number the fix holds, before and after, whatever its JSON
+	// type: 99999999 and "99999999" are the same amount (see FactsOf).
+	MaxAmount *float64 `json:"maxAmount,omitempty"`
 }
 
 // PolicyRule names who may apply the fixes it matches.
@@ -55,15 +62,27 @@ type Policy struct {
 // SensitiveFields is the field glob that stands for the DLP's sensitive field names.
 const SensitiveFields = "@sensitive"
 
+// ProposedFields is the field glob that stands for the fields the proposal itself
+// changes: an edit is judged as what it writes, and a field it adds is none of them.
+const ProposedFields = "@proposed"
+
 // DefaultPolicy is what onboarding writes and what a tenant without a policy gets: value
-// and missing fixes on fields not marked sensitive are for operators, everything else for
-// approvers, nothing automatic.
+// and missing fixes on fields the proposal changes and that are not sensitive are for
+// operators, everything else (an edit that adds a field among it) for approvers, nothing
+// automatic.
 func DefaultPolicy() Policy {
 	return Policy{Rules: []PolicyRule{
-		{ID: "operator-value-fixes", Match: PolicyMatch{Classes: []string{"value", "missing"}, Fields: []string{"!" + SensitiveFields}}, Apply: ApplyOperator},
+		{ID: "operator-value-fixes", Match: PolicyMatch{Classes: []string{"value", "missing"},
+			Fields: []string{ProposedFields, "!" + SensitiveFields}}, Apply: ApplyOperator},
 		{ID: "approver-everything-else", Apply: ApplyApprover},
 	}}
 }
+
+// previousDefaultRules are the rules DefaultPolicy had before the operator's rule took only
+// the proposal's fields. A tenant still holding them never changed its default, and gets
+// the default as it is now (see Policies.Get): otherwise an operator of every tenant
+// onboarded before could still turn a proposal into a write of other fields.
+const previousDefaultRules = `[{"id":"operator-value-fixes","match":{"classes":["value","missing"],"fields":["!@sensitive"]},"apply":"operator"},{"id":"approver-everything-else","match":{},"apply":"approver"}]`
 
 // Decision is who may apply a row's fix and why, shown before anyone clicks.
 type Decision struct {
@@ -75,8 +94,10 @@ type Decision struct {
 
 // FixFacts is what a rule is matched against.
 type FixFacts struct {
-	Class      string
-	Fields     []string
+	Class  string
+	Fields []string
+	// Proposed are the paths the proposal itself changes (ProposedFields).
+	Proposed   []string
 	System     string
 	Confidence float64
 	Approvals  int
@@ -84,6 +105,9 @@ type FixFacts struct {
 }
 
 // FactsOf reads the facts of a row's fix: the edited fix when given, else the proposal's.
+// Its amount is the largest magnitude of any number the fix holds, before or after, nested
+// or not, as a JSON number (float64, json.Number, any Go number) or as a numeric string:
+// "99999999" is held to maxAmount as 99999999 is, since a target may take either.
 func FactsOf(c Claim, fix []FieldChange) FixFacts {
 	f := FixFacts{System: systemOf(c)}
 	if c.Proposal != nil {
@@ -91,18 +115,18 @@ func FactsOf(c Claim, fix []FieldChange) FixFacts {
 		if c.Proposal.Learned != nil {
 			f.Approvals = c.Proposal.Learned.Approvals
 		}
+		for _, ch := range c.Proposal.Fix {
+			f.Proposed = append(f.Proposed, ch.Path)
+		}
 	}
 	for _, ch := range fix {
 		f.Fields = append(f.Fields, ch.Path)
 		for _, v := range []any{ch.Before, ch.After} {
-			if n, ok := v.(float64); ok {
-				if n < 0 {
-					n = -n
-				}
+			eachAmount(v, func(n float64) {
 				if f.Amount == nil || n > *f.Amount {
 					f.Amount = &n
 				}
-			}
+			})
 		}
 	}
 	return f
@@ -135,9 +159,13 @@ func (m PolicyMatch) matches(f FixFacts) (string, bool) {
 		why = append(why, "class "+f.Class)
 	}
 	// A fix with no field yet (the AI proposed none; a person will enter it) matches any
-	// globs: the approve judges the fields entered.
+	// globs, and the approve judges the fields entered; but none of them can be one the
+	// proposal changes.
+	if len(m.Fields) > 0 && len(f.Fields) == 0 && onlyProposedIncluded(m.Fields) {
+		return "", false
+	}
 	if len(m.Fields) > 0 && len(f.Fields) > 0 {
-		if !fieldsMatch(m.Fields, f.Fields) {
+		if !fieldsMatch(m.Fields, f) {
 			return "", false
 		}
 		why = append(why, "fields "+strings.Join(f.Fields, ", "))
@@ -172,18 +200,32 @@ func (m PolicyMatch) matches(f FixFacts) (string, bool) {
 	return ": " + strings.Join(why, "; "), true
 }
 
-// fieldsMatch: every field included by some glob (or by default when every glob
+// onlyProposedIncluded reports whether globs include fields by ProposedFields alone.
+func onlyProposedIncluded(globs []string) bool {
+	proposed := false
+	for _, g := range globs {
+		switch {
+		case g == ProposedFields:
+			proposed = true
+		case !strings.HasPrefix(g, "!"):
+			return false
+		}
+	}
+	return proposed
+}
+
+// fieldsMatch: every field of f included by some glob (or by default when every glob
 // excludes), none excluded.
-func fieldsMatch(globs, fields []string) bool {
+func fieldsMatch(globs []string, f FixFacts) bool {
 	includes := false
 	for _, g := range globs {
 		includes = includes || !strings.HasPrefix(g, "!")
 	}
-	for _, field := range fields {
+	for _, field := range f.Fields {
 		in := !includes
 		for _, g := range globs {
 			neg := strings.HasPrefix(g, "!")
-			if globMatch(strings.TrimPrefix(g, "!"), field) {
+			if globMatch(strings.TrimPrefix(g, "!"), field, f.Proposed) {
 				if neg {
 					return false
 				}
@@ -197,9 +239,12 @@ func fieldsMatch(globs, fields []string) bool {
 	return true
 }
 
-func globMatch(glob, field string) bool {
-	if glob == SensitiveFields {
+func globMatch(glob, field string, proposed []string) bool {
+	switch glob {
+	case SensitiveFields:
 		return dlp.SensitiveField(field)
+	case ProposedFields:
+		return slices.Contains(proposed, field)
 	}
 	ok, err := path.Match(strings.ToLower(glob), strings.ToLower(field))
 	return err == nil && ok
@@ -262,7 +307,7 @@ func (m PolicyMatch) validate(at string) []FieldError {
 	for i, g := range m.Fields {
 		bare := strings.TrimPrefix(g, "!")
 		if _, err := path.Match(bare, ""); err != nil || bare == "" || len(g) > 256 || hasControl(g) {
-			add(fmt.Sprintf("fields[%d]", i), "must be a field glob ('*', '?', '[...]'), '!' to exclude, or @sensitive")
+			add(fmt.Sprintf("fields[%d]", i), "must be a field glob ('*', '?', '[...]'), '!' to exclude, @sensitive or @proposed")
 		}
 	}
 	for i, s := range m.Systems {
@@ -298,6 +343,9 @@ func (p Policies) Get(ctx context.Context, tenantID string) (Policy, error) {
 	if err := json.Unmarshal(d.Body, &out); err != nil {
 		return Policy{}, fmt.Errorf("approval policy of %s: %w", tenantID, err)
 	}
+	if rules, err := json.Marshal(out.Rules); err == nil && string(rules) == previousDefaultRules {
+		out.Rules = DefaultPolicy().Rules
+	}
 	out.Version = d.Version
 	return out, nil
 }
@@ -324,4 +372,74 @@ func (p Policies) Onboard(ctx context.Context, tenantID string, now time.Time) e
 		return nil
 	}
 	return err
+}
+
+// eachAmount calls visit with the magnitude of every number v holds: JSON numbers of any Go
+// type, numeric strings, and those nested in objects and lists. A number too large for a
+// float64 is +Inf, above every bound.
+func eachAmount(v any, visit func(float64)) {
+	var n float64
+	switch v := v.(type) {
+	case float64:
+		n = v
+	case float32:
+		n = float64(v)
+	case int:
+		n = float64(v)
+	case int64:
+		n = float64(v)
+	case int32:
+		n = float64(v)
+	case uint64:
+		n = float64(v)
+	case json.Number:
+		f, ok := numericString(v.String())
+		if !ok {
+			return
+		}
+		n = f
+	case string:
+		f, ok := numericString(v)
+		if !ok {
+			return
+		}
+		n = f
+	case map[string]any:
+		for _, e := range v {
+			eachAmount(e, visit)
+		}
+		return
+	case []any:
+		for _, e := range v {
+			eachAmount(e, visit)
+		}
+		return
+	default:
+		return
+	}
+	if math.IsNaN(n) {
+		return
+	}
+	visit(math.Abs(n))
+}
+
+// numericPattern is a decimal number as a person or a system writes it in a string: a
+// sign, digits (grouped by commas or not), a fraction, an exponent; "01067" too, which a
+// numeric field would read as 1067.
+var numericPattern = regexp.MustCompile(`^[+-]?(?:\d+|\d{1,3}(?:,\d{3})+)?(?:\.\d+)?(?:[eE][+-]?\d+)?$`)
+
+// numericString reads s as a number when it is one; hex, "Inf", "NaN" and words are not.
+func numericString(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if !numericPattern.MatchString(s) || !strings.ContainsAny(s, "0123456789") {
+		return 0, false
+	}
+	if i := strings.IndexAny(s, "eE"); i >= 0 && !strings.ContainsAny(s[:i], "0123456789") {
+		return 0, false // "e5", ".e5": an exponent of nothing
+	}
+	f, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return f, true
 }
