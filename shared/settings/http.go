@@ -1,10 +1,13 @@
 package settings
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
@@ -30,7 +33,18 @@ func (s *Service) GetHandler() http.Handler {
 func (s *Service) PatchHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var p Patch
-		if !decode(w, r, &p) {
+		raw, ok := readBody(w, r)
+		if !ok || !decode(w, r, &p) {
+			return
+		}
+		if len(p.Settings) == 0 && len(p.Connectors) == 0 {
+			// null, {} or empty maps change nothing: refused, so no default is taken for one.
+			writeError(w, r, &InvalidError{Fields: []FieldError{{"settings", "name at least one setting or connector to change; nothing was changed"}}})
+			return
+		}
+		// A null setting would decode as "" and clear it; a null connector removes it, as documented.
+		if nulls := nullSettings(raw); len(nulls) > 0 {
+			writeError(w, r, &InvalidError{Fields: nulls})
 			return
 		}
 		v, err := s.Apply(r.Context(), caller(r), p)
@@ -48,11 +62,10 @@ func (s *Service) OverridesHandler() http.Handler {
 		var body struct {
 			Entries []OverrideView `json:"entries"`
 		}
-		if !decode(w, r, &body) {
+		// The list replaces every override, so it is stated: an empty list clears them, and
+		// a missing or null one is refused, never read as empty.
+		if !decodeRequired(w, r, &body, "entries") {
 			return
-		}
-		if body.Entries == nil {
-			body.Entries = []OverrideView{}
 		}
 		v, err := s.PutOverrides(r.Context(), caller(r), body.Entries)
 		if err != nil {
@@ -63,14 +76,16 @@ func (s *Service) OverridesHandler() http.Handler {
 	})
 }
 
-// RotateHandler is POST /api/settings/webhook-secret/rotate: {"purpose": "ingest"}
-// (default ingest). The answer holds the new secret: the only time it is shown.
+// RotateHandler is POST /api/settings/webhook-secret/rotate: {"purpose": "ingest"}. The
+// purpose is required: a rotation retires a live secret, so no body, null or a missing
+// purpose never rotates one by default. The answer holds the new secret: the only time it
+// is shown.
 func (s *Service) RotateHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body := struct {
+		var body struct {
 			Purpose tenant.Purpose `json:"purpose"`
-		}{Purpose: tenant.PurposeIngest}
-		if r.ContentLength != 0 && !decode(w, r, &body) {
+		}
+		if !decodeRequired(w, r, &body, "purpose") {
 			return
 		}
 		rot, err := s.Rotate(r.Context(), caller(r), body.Purpose, tenant.DefaultRotationGrace)
@@ -99,6 +114,61 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	return true
+}
+
+// decodeRequired is decode for a body whose members are all required: no body, null, or
+// a required member missing or null is 400 validation_failed naming each such member, and
+// a body that is no JSON object (an array, a string) is malformed_json.
+func decodeRequired(w http.ResponseWriter, r *http.Request, v any, required ...string) bool {
+	raw, ok := readBody(w, r)
+	if !ok {
+		return false
+	}
+	var members map[string]json.RawMessage
+	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		if json.Unmarshal(t, &members) != nil {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json",
+				"The body is not the expected JSON object (unknown fields are refused)."))
+			return false
+		}
+	}
+	var inv InvalidError
+	for _, f := range required {
+		if m, ok := members[f]; !ok || bytes.Equal(bytes.TrimSpace(m), []byte("null")) {
+			inv.Fields = append(inv.Fields, FieldError{f, "is required (null is no value); nothing was changed"})
+		}
+	}
+	if len(inv.Fields) > 0 {
+		writeError(w, r, &inv)
+		return false
+	}
+	return decode(w, r, v)
+}
+
+// readBody reads the body (up to maxBody) and puts it back for decode.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "body_unreadable", "The request body could not be read."))
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	return raw, true
+}
+
+// nullSettings names the settings a patch sets to null.
+func nullSettings(raw []byte) []FieldError {
+	var p struct {
+		Settings map[string]json.RawMessage `json:"settings"`
+	}
+	_ = json.Unmarshal(raw, &p)
+	var out []FieldError
+	for _, k := range slices.Sorted(maps.Keys(p.Settings)) {
+		if bytes.Equal(bytes.TrimSpace(p.Settings[k]), []byte("null")) {
+			out = append(out, FieldError{"settings." + k, "is null: give the value (a string)"})
+		}
+	}
+	return out
 }
 
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
