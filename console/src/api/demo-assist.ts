@@ -40,7 +40,7 @@ export const demoInsights = (): Insights => ({
 export const demoPolicy = (): ApprovalPolicy => ({
   version: 0,
   rules: [
-    { id: "operator-value-fixes", match: { classes: ["value", "missing"], fields: ["!@sensitive"] }, apply: "operator" },
+    { id: "operator-value-fixes", match: { classes: ["value", "missing"], fields: ["@proposed", "!@sensitive"] }, apply: "operator" },
     { id: "approver-everything-else", match: {}, apply: "approver" },
   ],
 });
