@@ -246,6 +246,24 @@ func TestApprovalPolicyPut(t *testing.T) {
 	if w := f.as(t, "ada", "admin", "PUT", "/policy", `{"rules":[]}`); w.Code != http.StatusBadRequest {
 		t.Fatalf("no version: %d", w.Code)
 	}
+	// null is no value: a null mode or match is refused, not read as the default.
+	for field, body := range map[string]string{
+		"rules[0].mode":  `{"version":0,"rules":[{"id":"a","match":{},"apply":"auto","mode":null}]}`,
+		"rules[0].match": `{"version":0,"rules":[{"id":"a","match":null,"apply":"approver"}]}`,
+		"rules[0]":       `{"version":0,"rules":[null]}`,
+		"rules":          `{"version":0,"rules":null}`,
+		"version":        `null`,
+	} {
+		w := f.as(t, "ada", "admin", "PUT", "/policy", body)
+		var prob struct{ Errors []struct{ Field string } }
+		_ = json.Unmarshal(w.Body.Bytes(), &prob)
+		if w.Code != http.StatusBadRequest || problemCode(t, w) != "validation_failed" || len(prob.Errors) == 0 || prob.Errors[0].Field != field {
+			t.Errorf("%s: %d %s, want validation_failed naming %s", body, w.Code, w.Body, field)
+		}
+	}
+	if got := f.as(t, "ada", "admin", "GET", "/policy", ""); !strings.Contains(got.Body.String(), `"version":0`) {
+		t.Fatalf("a refused policy was stored: %s", got.Body)
+	}
 	good := `{"version":0,"rules":[{"id":"auto-countries","match":{"classes":["value"],"fields":["ship*"],"minConfidence":0.8},"apply":"auto"}]}`
 	w = f.as(t, "ada", "admin", "PUT", "/policy", good)
 	_ = json.Unmarshal(w.Body.Bytes(), &p)

@@ -43,6 +43,30 @@ func writeFieldErrors(w http.ResponseWriter, r *http.Request, fe []FieldError) {
 	httpapi.WriteInvalidBody(w, r, "", errs)
 }
 
+// nullRuleMembers refuses a rule, or a rule's mode or match, given as null: decoded, null
+// is the same as absent (a shadow mode, a match of anything), so a default would be taken
+// for a value the caller did send.
+func nullRuleMembers(raw []byte) []FieldError {
+	var body struct {
+		Rules []map[string]json.RawMessage `json:"rules"`
+	}
+	_ = json.Unmarshal(raw, &body)
+	var fe []FieldError
+	for i, rule := range body.Rules {
+		at := "rules[" + strconv.Itoa(i) + "]"
+		if rule == nil {
+			fe = append(fe, FieldError{at, "is null: a rule is an object"})
+			continue
+		}
+		for _, k := range []string{"match", "mode"} {
+			if v, ok := rule[k]; ok && bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+				fe = append(fe, FieldError{at + "." + k, "is null: leave it out or give a value ({} matches every fix)"})
+			}
+		}
+	}
+	return fe
+}
+
 // PolicyGetHandler serves GET /api/settings/approval-policy: the tenant's policy, or the
 // default (version 0) when it has none.
 func (o *Operator) PolicyGetHandler() http.Handler {
@@ -85,7 +109,7 @@ func (o *Operator) PolicyPutHandler() http.Handler {
 			return
 		}
 		p := Policy{Rules: next.Rules}
-		fe := p.Validate()
+		fe := append(nullRuleMembers(raw), p.Validate()...)
 		if next.Version == nil || *next.Version < 0 {
 			fe = append([]FieldError{{"version", "is required: the version the policy's GET returned (0 for the default)"}}, fe...)
 		} else {
