@@ -103,11 +103,7 @@ func (s salesforce) write(ctx context.Context, c *Client, req writeOp) (WriteRes
 		}
 		hdr := writeHeaders(req)
 		if !modified.IsZero() {
-			// HTTP dates have whole seconds; the record's stamp has milliseconds. Rounded
-			// down, a record modified later in the same second would be refused though it
-			// is the one read: an assumption is that Salesforce compares to the second, as
-			// RFC 9110 §13.1.4 has a server compare its own HTTP-date form of the time.
-			hdr.Set("If-Unmodified-Since", modified.UTC().Format(http.TimeFormat))
+			hdr.Set("If-Unmodified-Since", httpDateAtOrAfter(modified))
 		}
 		_, err = c.do(ctx, OpWrite, http.MethodPatch, s.rowURL(c, req.Entity, "", req.RecordID), body, hdr)
 		if err == nil {
@@ -120,6 +116,20 @@ func (s salesforce) write(ctx context.Context, c *Client, req writeOp) (WriteRes
 		}
 		return WriteResult{}, err
 	}
+}
+
+// httpDateAtOrAfter is t as an HTTP date, rounded up to the second. HTTP dates have whole
+// seconds and LastModifiedDate has milliseconds: rounded down, the record just read would
+// be "modified after" the date if Salesforce compares to the millisecond (the pages do not
+// say), and every write would be refused. Rounded up, an edit made in the rest of the
+// read's second is not caught: the smaller risk, and none where the comparison is to the
+// second (RFC 9110 §13.1.4).
+func httpDateAtOrAfter(t time.Time) string {
+	up := t.Truncate(time.Second)
+	if up.Before(t) {
+		up = up.Add(time.Second)
+	}
+	return up.UTC().Format(http.TimeFormat)
 }
 
 // SalesforceChangesQuery is the SOQL of the changed-since read: the sObject, the since

@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -129,7 +130,7 @@ func checkErrorReadings(t *testing.T, pc profileCase, all map[string]fixture) {
 			defer c.CloseIdleConnections()
 			_, err = c.Get(context.Background(), pc.entity, pc.id)
 			var ce *connector.Error
-			if !errorAs(err, &ce) {
+			if !errors.As(err, &ce) {
 				t.Fatalf("Get = %v, want a *connector.Error", err)
 			}
 			want := f.Expect
@@ -140,14 +141,6 @@ func checkErrorReadings(t *testing.T, pc profileCase, all map[string]fixture) {
 			}
 		})
 	}
-}
-
-func errorAs(err error, target **connector.Error) bool {
-	ce, ok := err.(*connector.Error)
-	if ok {
-		*target = ce
-	}
-	return ok
 }
 
 // checkAnswerShape holds an answer of the fake to a fixture's: the same status, the
@@ -354,10 +347,10 @@ func pathTemplate(tpl string) *regexp.Regexp {
 			b.WriteString(regexp.QuoteMeta(rest))
 			break
 		}
-		close := strings.IndexByte(rest[open:], '}')
+		end := strings.IndexByte(rest[open:], '}')
 		b.WriteString(regexp.QuoteMeta(rest[:open]))
 		b.WriteString(`[^/]+`)
-		rest = rest[open+close+1:]
+		rest = rest[open+end+1:]
 	}
 	b.WriteString("$")
 	return regexp.MustCompile(b.String())
