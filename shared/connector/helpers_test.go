@@ -15,7 +15,11 @@ import (
 func startFake(t testing.TB, sys connector.System, mod func(*connector.Config)) (*fakesystem.Server, *connector.Client) {
 	t.Helper()
 	fake := fakesystem.New(sys)
-	srv := httptest.NewServer(fake.Handler())
+	h := fake.Handler()
+	if sys == connector.SystemHostERP {
+		h = netsuiteConformant(t, h)
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	cfg := connector.Config{AllowLoopback: true,
 		System:      sys,
