@@ -35,10 +35,23 @@ type TargetFields struct {
 	Types map[string]string
 }
 
-// FieldCatalog reads the target record type's fields from its system's metadata. An
-// error means they could not be read (the vendor is down, the tenant has no connector,
-// the vendor has no metadata for the type).
+// WriteTarget is where an approve writes a row's fix: the system (its connector key and
+// vendor), the record type and the record.
+type WriteTarget struct {
+	System     string `json:"system"`
+	Vendor     string `json:"vendor"`
+	RecordType string `json:"recordType"`
+	RecordID   string `json:"recordId"`
+}
+
+// FieldCatalog knows where a row's fix is written and reads the target record type's
+// fields from its system's metadata.
 type FieldCatalog interface {
+	// WriteTarget names the record the fix is written to; it reads nothing.
+	WriteTarget(c Claim) WriteTarget
+	// TargetFields reads the target record type's fields. An error means they could not
+	// be read (the vendor is down, the tenant has no connector, the vendor has no metadata
+	// for the type).
 	TargetFields(ctx context.Context, c Claim) (TargetFields, error)
 }
 

@@ -18,6 +18,10 @@ type fakeCatalog struct {
 	err   error
 }
 
+func (f fakeCatalog) WriteTarget(c syncerror.Claim) syncerror.WriteTarget {
+	return syncerror.WriteTarget{System: "hosterp", Vendor: "NetSuite", RecordType: c.Record.RecordType, RecordID: c.Record.RecordID}
+}
+
 func (f fakeCatalog) TargetFields(context.Context, syncerror.Claim) (syncerror.TargetFields, error) {
 	return syncerror.TargetFields{Target: "NetSuite salesOrder", Types: f.types}, f.err
 }

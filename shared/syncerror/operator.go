@@ -117,6 +117,7 @@ type Detail struct {
 	Error          Record         `json:"error"`
 	Proposal       *ProposalView  `json:"proposal"`
 	EditedFix      []FieldChange  `json:"editedFix,omitempty"`
+	WritesTo       *WriteTarget   `json:"writesTo,omitempty"` // where an approve writes the fix ("Approve writes … to …")
 	DiagnosisError string         `json:"diagnosisError,omitempty"`
 	Applied        *AppliedWrite  `json:"applied,omitempty"`
 	ApplyError     string         `json:"applyError,omitempty"`
@@ -153,6 +154,10 @@ func (o *Operator) detail(c Claim) Detail {
 		Applied: c.Applied, ApplyError: c.ApplyError, History: c.History, UpdatedAt: c.UpdatedAt}
 	if d.History == nil {
 		d.History = []HistoryEntry{}
+	}
+	if o.Fields != nil {
+		t := o.Fields.WriteTarget(c)
+		d.WritesTo = &t
 	}
 	if d.Notes = c.Triage.Notes; d.Notes == nil {
 		d.Notes = []Note{}

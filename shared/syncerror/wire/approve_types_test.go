@@ -19,6 +19,20 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
+// typedHostClients is every tenant's host ERP connector: one NetSuite fake.
+type typedHostClients struct{ c *connector.Client }
+
+func (h typedHostClients) Client(context.Context, string, connector.System) (*connector.Client, error) {
+	return h.c, nil
+}
+
+// typedGuardClients gives the guard the same client to write with.
+type typedGuardClients struct{ c *connector.Client }
+
+func (h typedGuardClients) Client(context.Context, string, connector.System) (governance.Writer, error) {
+	return h.c, nil
+}
+
 // hostFixture is the approve and revert against a NetSuite fake, through the real
 // guard, connector, metadata read and record read.
 type hostFixture struct {
@@ -43,15 +57,15 @@ func newHostFixture(t *testing.T) *hostFixture {
 	f := newFixture(t)
 	g, err := governance.NewGuard(governance.Deps{
 		Manifests: &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: &governancetest.Overrides{}},
-		Ledger:    f.ledger, Records: &governancetest.Store{}, Connectors: guardHost{client}, Scanner: dlp.NewScanner(),
+		Ledger:    f.ledger, Records: &governancetest.Store{}, Connectors: typedGuardClients{client}, Scanner: dlp.NewScanner(),
 		Audit: f.op.Audit.(*audit.Log), Now: func() time.Time { return f.now },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.op.Fixes = fixWriter{g}
-	f.op.Assist = &syncerror.Assist{Store: f.claims, Reader: recordReader{oneHost{client}}}
-	f.op.Fields = newFieldCatalog(oneHost{client}, func() time.Time { return f.now })
+	f.op.Assist = &syncerror.Assist{Store: f.claims, Reader: recordReader{typedHostClients{client}}}
+	f.op.Fields = newFieldCatalog(typedHostClients{client}, func() time.Time { return f.now })
 	return &hostFixture{fixture: f, fake: fake}
 }
 
@@ -156,7 +170,7 @@ func TestRevertWithoutPriorValuesRefuses(t *testing.T) {
 	if w := f.call(t, f.op.ApproveHandler(), c.ID, ""); w.Code != http.StatusOK {
 		t.Fatalf("approve: %d %s", w.Code, w.Body)
 	}
-	f.op.Assist.Reader = recordReader{oneHost{mustClient(t, f)}}
+	f.op.Assist.Reader = recordReader{typedHostClients{mustClient(t, f)}}
 	writes := f.fake.WriteCount()
 	if w := f.call(t, f.op.RevertHandler(), c.ID, ""); w.Code != http.StatusConflict || code(w) != "prior_unknown" {
 		t.Fatalf("revert without prior values: %d %s", w.Code, w.Body)
@@ -168,11 +182,30 @@ func TestRevertWithoutPriorValuesRefuses(t *testing.T) {
 
 func mustClient(t *testing.T, f *hostFixture) *connector.Client {
 	t.Helper()
-	r := f.op.Fields.(*fieldCatalog).conns.(oneHost)
+	r := f.op.Fields.(*fieldCatalog).conns.(typedHostClients)
 	return r.c
 }
 
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// The row says where Approve writes: the host ERP's record for an error it reported, the
+// flow's target for a flow's failed write.
+func TestDetailSaysWhereApproveWrites(t *testing.T) {
+	f := newHostFixture(t)
+	c := f.readyWith(t, "E-where", `{}`, nil)
+	w := f.call(t, f.op.DetailHandler(), c.ID, "")
+	var d struct{ WritesTo *syncerror.WriteTarget }
+	if err := json.Unmarshal(w.Body.Bytes(), &d); err != nil || d.WritesTo == nil ||
+		*d.WritesTo != (syncerror.WriteTarget{System: "hosterp", Vendor: "NetSuite", RecordType: "salesOrder", RecordID: "SO-10042"}) {
+		t.Fatalf("writesTo %+v (%s)", d.WritesTo, w.Body)
+	}
+	flow := c
+	flow.Source = syncerror.SourceFlow
+	flow.Record.RecordType, flow.Record.Context = "Account", json.RawMessage(`{"flow":{"source":"hosterp","target":"crm"}}`)
+	if got := f.op.Fields.WriteTarget(flow); got.System != "crm" || got.Vendor != "Salesforce" || got.RecordType != "Account" {
+		t.Fatalf("a flow's fix writes to %+v", got)
+	}
 }

@@ -44,6 +44,13 @@ func newFieldCatalog(conns clients, now func() time.Time) *fieldCatalog {
 	return &fieldCatalog{conns: conns, now: now, cache: map[[3]string]cachedFields{}}
 }
 
+// WriteTarget implements syncerror.FieldCatalog: the system the fix writer writes to.
+func (f *fieldCatalog) WriteTarget(c syncerror.Claim) syncerror.WriteTarget {
+	target, _ := writeBack(c)
+	return syncerror.WriteTarget{System: string(target), Vendor: target.Vendor(), RecordType: c.Record.RecordType,
+		RecordID: c.Record.RecordID}
+}
+
 // TargetFields implements syncerror.FieldCatalog.
 func (f *fieldCatalog) TargetFields(ctx context.Context, c syncerror.Claim) (syncerror.TargetFields, error) {
 	target, _ := writeBack(c)
