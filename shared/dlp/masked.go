@@ -10,19 +10,21 @@ import "strings"
 //
 //   - a placeholder with one of this package's labels: [REDACTED:EMAIL] (Record, and
 //     Stored for credentials) and [EMAIL_1] (AIPrompt), also inside text;
-//   - a run of three or more '*' glued to another character on at least one side: the
+//   - a run of three or more '*' glued to a letter or digit on at least one side: the
 //     masks keep edges of the value they hide (a PCI mask 411111******1111, an SSN
 //     *****6789, a phone ********0000, samples such as DE89************3000 and
-//     j***@e***.com, a URL password :********@);
+//     j***@e***.com); or standing between a URL's ':' and '@' (a URL password
+//     :********@);
 //   - a value that is nothing but three or more '*' (a password's sample, a short
 //     value's).
 //
 // The package never writes fewer than three stars (the shortest is a 13-digit card's PCI
 // mask), nor a bare "[REDACTED]" or a placeholder with a label of its own, so "*", "**",
-// "a*b", "**bold**", "2 * 3", "*** NOTE ***" (stars standing alone in text), "[REDACTED]"
-// and "[SECTION_1]" are not masks: they may be what someone means to write. A password
-// sample standing alone inside prose ("pw ******** here") is read as prose; only the
-// Display form puts one there, and Display is never stored.
+// "a*b", "**bold**", "2 * 3", "*** NOTE ***", "rated *****!" (stars beside spaces or
+// punctuation), "[REDACTED]" and "[SECTION_1]" are not masks: they may be what someone
+// means to write. A password sample standing alone inside prose ("pw ******** here") is
+// read as prose, as is a key's sample whose kept edges end in punctuation on both sides;
+// only the Display form writes those, and Display is never stored.
 func MaskedValue(v string) bool {
 	if strings.IndexByte(v, '[') >= 0 && hasDLPPlaceholder(v) {
 		return true
@@ -63,8 +65,8 @@ func knownLabel(label string) bool {
 	return false
 }
 
-// hasStarMask reports whether v has a run of three or more '*' glued to another
-// character, or is nothing else.
+// hasStarMask reports whether v has a run of three or more '*' glued to a letter or digit
+// or between ':' and '@', or is nothing else.
 func hasStarMask(v string) bool {
 	t := strings.TrimSpace(v)
 	if len(t) >= 3 && strings.Trim(t, "*") == "" {
@@ -79,18 +81,11 @@ func hasStarMask(v string) bool {
 		for j < len(v) && v[j] == '*' {
 			j++
 		}
-		if j-i >= 3 && (i > 0 && !isSpace(v[i-1]) || j < len(v) && !isSpace(v[j])) {
+		if j-i >= 3 && (i > 0 && isAlnum(v[i-1]) || j < len(v) && isAlnum(v[j]) ||
+			i > 0 && v[i-1] == ':' && j < len(v) && v[j] == '@') {
 			return true
 		}
 		i = j
-	}
-	return false
-}
-
-func isSpace(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\r', '\v', '\f':
-		return true
 	}
 	return false
 }

@@ -47,6 +47,10 @@ func TestMaskedValue(t *testing.T) {
 		"2 * 3 = 6":                false,
 		"*** NOTE ***":             false,
 		"rating: ***":              false,
+		"rated us *****!":          false,
+		"(***)":                    false,
+		"-*****-":                  false,
+		"***bold***":               true, // glued to letters: read as a mask
 		"C*":                       false,
 		"DE89370400440532013000":   false,
 		"jane@example.com":         false,
