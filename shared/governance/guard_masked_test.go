@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -171,6 +172,30 @@ func TestEventAlerterMaskedValue(t *testing.T) {
 	pub.err = errors.New("bus down")
 	if err := a.AlertMaskedValue(ctx, r); err == nil {
 		t.Fatal("a failed publish was not reported")
+	}
+}
+
+// A masked write is never held; one held before the guard refused masks is not released:
+// 409 dlp_masked_value, still pending, nothing written.
+func TestReleaseOfAHeldMaskedWriteIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	masked := req(crm, crm, "contact", "C-1", map[string]any{"marketingOptIn": true, "Email": "[REDACTED:EMAIL]"})
+	if _, err := e.write(operator("t1"), masked); !errors.Is(err, governance.ErrMaskedValue) || len(e.records.Approvals()) != 0 {
+		t.Fatalf("a masked write was held: %v", err)
+	}
+	a := e.holdOptIn("t1", "C-2")
+	a.ID, a.Request.IdempotencyKey = "ap_masked", newKey()
+	a.Request.Fields = map[string]any{"marketingOptIn": true, "Email": "[REDACTED:EMAIL]"}
+	if err := e.records.PutApproval(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	w := serve(e.api(), http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", approverT1)
+	if code, _ := problemCode(t, w); w.Code != http.StatusConflict || code != governance.CodeDLPMaskedValue {
+		t.Fatalf("release: %d %s", w.Code, w.Body)
+	}
+	if got := approvalStatus(t, e, "t1", a.ID); got.Status != governance.StatusPending || e.fakes[crm].WriteCount() != 0 {
+		t.Fatalf("after the refused release: %+v, %d writes", got, e.fakes[crm].WriteCount())
 	}
 }
 
