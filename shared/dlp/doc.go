@@ -62,6 +62,10 @@
 // string placeholder. Placeholders are never reported again: scanning an output finds
 // nothing, which the fuzz tests check.
 //
+// [MaskedValue] recognises every mask and placeholder these policies write ([REDACTED:…],
+// [EMAIL_1], PCI and star masks), so that a connector write can refuse to carry one back
+// over the value it hides.
+//
 // # Cost
 //
 // NewScanner compiles nothing (the tables are Go code) and costs a few microseconds; build
