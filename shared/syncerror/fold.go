@@ -69,35 +69,32 @@ type FoldStore interface {
 	// the closed row's error keys. ErrStateChanged when it is no longer at gen.
 	AdvanceSignature(ctx context.Context, tenantID, signature string, gen int, keys []string) error
 	// ErrorRow returns the row an errorId (its ErrorKey) was recorded on, "" when none,
-	// and, for a checked delivery, the body sum its webhook-id was recorded with, "" when
+	// and, for a checked arrival, the message its webhook-id was recorded with, "" when
 	// none: one read either way (the replay check costs the hot path no round trip).
-	ErrorRow(ctx context.Context, tenantID, errorKey string, d Arrival) (rowID, bodySum string, err error)
-	// PutErrorRow records that errorKey's error is on row id and, for a checked delivery,
-	// its webhook-id's body sum (idempotent; one write).
+	ErrorRow(ctx context.Context, tenantID, errorKey string, d Arrival) (rowID, message string, err error)
+	// PutErrorRow records that errorKey's error is on row id and, for a checked arrival,
+	// its webhook-id's message (idempotent; one write).
 	PutErrorRow(ctx context.Context, tenantID, errorKey, id string, d Arrival) error
 }
 
-// Arrival is how a sync error arrived: the webhook-id (or flow run) it came with and,
-// for a signed webhook, the SHA-256 of the exact body, hex. Standard Webhooks makes a
-// webhook-id one message's: the same id with the same body is a redelivery (answered as
-// the duplicate it is), with another body a replay (ErrReplayed). An Arrival without a
-// body sum (reconcile, flows) is not checked.
-type Arrival struct{ WebhookID, BodySum string }
+// Arrival is how a sync error arrived: the webhook-id (or flow run) it came with and, for
+// a signed webhook, the message that id names: the sync error's ErrorKey. Standard
+// Webhooks makes a webhook-id one message's: the same id for the same sync error is a
+// redelivery, its body edited or not (the host ERP's script derives the id from tenant and
+// errorId, so a second save of a record re-sends it), answered as the duplicate it is;
+// the same id for another sync error is a replay (ErrReplayed), as the flow route refuses
+// an id used for another event. An Arrival without a message (reconcile, flows) is not
+// checked.
+type Arrival struct{ WebhookID, Message string }
 
 // Checked reports whether the replay check applies to d.
-func (d Arrival) Checked() bool { return d.WebhookID != "" && d.BodySum != "" }
+func (d Arrival) Checked() bool { return d.WebhookID != "" && d.Message != "" }
 
-// BodySum is the body sum of an Arrival.
-func BodySum(body []byte) string {
-	sum := sha256.Sum256(body)
-	return hex.EncodeToString(sum[:])
-}
-
-// ErrReplayed is a webhook-id recorded before with another body. Nothing was stored.
-// Two concurrent first uses of one id with different bodies may both pass: the check
-// reads before the fold and records after it. That is no gap a third party can use: the
+// ErrReplayed is a webhook-id recorded before for another sync error. Nothing was stored.
+// Two concurrent first uses of one id for different errors may both pass: the check reads
+// before the fold and records after it. That is no gap a third party can use: the
 // signature binds the body to the id, so only the secret's holder can make either.
-var ErrReplayed = errors.New("syncerror: webhook-id already used with another body")
+var ErrReplayed = errors.New("syncerror: webhook-id already used for another sync error")
 
 var (
 	uuidPattern   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
@@ -160,9 +157,9 @@ func fold(ctx context.Context, s ClaimStore, c Claim, d Arrival) (FoldResult, Cl
 	if !d.Checked() {
 		d = Arrival{}
 	}
-	if id, sum, err := s.ErrorRow(ctx, c.TenantID, key, d); err != nil {
+	if id, msg, err := s.ErrorRow(ctx, c.TenantID, key, d); err != nil {
 		return 0, Claim{}, err
-	} else if sum != "" && sum != d.BodySum {
+	} else if msg != "" && msg != d.Message {
 		return 0, Claim{}, ErrReplayed
 	} else if id != "" {
 		row, err := s.Get(ctx, c.TenantID, id)

@@ -39,10 +39,11 @@ func problem(status int, code, detail string) *httpapi.Problem {
 
 var errMalformed = problem(http.StatusBadRequest, "malformed_json", "The body is not a single JSON object.")
 
-// errReplayed answers a webhook-id this tenant used before with another body, as the
-// other signed routes do. The same id with the same body is a redelivery: 202 duplicate.
+// errReplayed answers a webhook-id this tenant used before for another sync error, as the
+// other signed routes answer one used for another message. The same id for the same
+// errorId is a redelivery: 202 duplicate.
 var errReplayed = problem(http.StatusConflict, "request_replayed",
-	"This webhook-id was used by another message of this tenant (another body); nothing was stored. Each message has its own webhook-id; a redelivery sends the same body.")
+	"This webhook-id was used by another message of this tenant (another errorId); nothing was stored. Each sync error has its own webhook-id; a redelivery keeps it.")
 
 // ServeHTTP handles POST /api/sync-error-assist/ingest. The order is fixed: size and type,
 // signature, tenant flags, validation, replay check, claim, enqueue. Nothing is stored or
@@ -78,7 +79,7 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	arrival := Arrival{WebhookID: r.Header.Get(webhook.HeaderID), BodySum: BodySum(body)}
+	arrival := Arrival{WebhookID: r.Header.Get(webhook.HeaderID), Message: ErrorKey(rec.ErrorID)}
 	claim, res, sendErr, err := claimPath{h.Claims, h.Queue, h.Mask}.claim(ctx, rec, SourceWebhook, arrival, h.now())
 	if errors.Is(err, ErrReplayed) {
 		fail(errReplayed)

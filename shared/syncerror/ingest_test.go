@@ -3,6 +3,8 @@ package syncerror_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -111,7 +113,10 @@ type req struct {
 	timestamp string
 }
 
-func msgID(signed []byte) string { return "msg_" + syncerror.BodySum(signed)[:20] }
+func msgID(signed []byte) string {
+	sum := sha256.Sum256(signed)
+	return "msg_" + hex.EncodeToString(sum[:10])
+}
 
 func (f *fixture) do(t testing.TB, r req) *httptest.ResponseRecorder {
 	t.Helper()
@@ -406,9 +411,11 @@ func (failingClaims) Fold(context.Context, syncerror.Claim, string) (syncerror.F
 	return 0, syncerror.Claim{}, errors.New("boom: internal dynamo detail")
 }
 
-// A webhook-id is one message's (Standard Webhooks): sent again with the same body it is
-// the redelivery it was (202 duplicate); with another body it is refused as the other
-// signed routes refuse it, 409 request_replayed, and nothing is stored or enqueued.
+// A webhook-id is one message's (Standard Webhooks): sent again for the same sync error,
+// its body the same or edited (the host ERP's script re-sends a saved record under its
+// id), it is the redelivery it was (202 duplicate); for another sync error it is refused
+// as the other signed routes refuse an id used for another message, 409
+// request_replayed, and nothing is stored or enqueued.
 func TestIngestRefusesAReusedWebhookIDWithAnotherBody(t *testing.T) {
 	for name, newStore := range foldStores() {
 		t.Run(name, func(t *testing.T) {
@@ -422,10 +429,14 @@ func TestIngestRefusesAReusedWebhookIDWithAnotherBody(t *testing.T) {
 			if rec.Code != http.StatusAccepted || json.Unmarshal(rec.Body.Bytes(), &got) != nil || !got.Duplicate {
 				t.Fatalf("same id, same body: %d %s, want 202 duplicate", rec.Code, rec.Body)
 			}
-			for _, other := range [][]byte{body("acme", "E-2"), changed(first)} {
+			rec = f.do(t, req{tenant: "acme", body: changed(first), id: "msg_once"})
+			if rec.Code != http.StatusAccepted || json.Unmarshal(rec.Body.Bytes(), &got) != nil || !got.Duplicate {
+				t.Fatalf("same id, the same error edited: %d %s, want 202 duplicate", rec.Code, rec.Body)
+			}
+			for _, other := range [][]byte{body("acme", "E-2"), recurring("E-3", 3)} {
 				rec := f.do(t, req{tenant: "acme", body: other, id: "msg_once"})
 				if p := decodeProblem(t, rec); rec.Code != http.StatusConflict || p.Code != "request_replayed" {
-					t.Fatalf("same id, another body: %d %s, want 409 request_replayed", rec.Code, rec.Body)
+					t.Fatalf("same id, another error: %d %s, want 409 request_replayed", rec.Code, rec.Body)
 				}
 			}
 			if n := len(f.queue.Sent()); n != 1 {
@@ -440,7 +451,7 @@ func TestIngestRefusesAReusedWebhookIDWithAnotherBody(t *testing.T) {
 	}
 }
 
-// changed is b with one more space: the same record, another body (another signature).
+// changed is b edited: the same errorId, another message (so another body and signature).
 func changed(b []byte) []byte {
-	return append(bytes.TrimSuffix(append([]byte(nil), b...), []byte("}")), []byte(" }")...)
+	return bytes.Replace(b, []byte("Invalid value for field shipcountry"), []byte("Invalid value for field shipcountry (edited)"), 1)
 }

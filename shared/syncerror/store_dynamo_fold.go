@@ -146,14 +146,14 @@ func (s *DynamoClaims) errorKeyItem(tenantID, errorKey string) dynamostore.Item 
 	return s.key(tenantID, "~eid#"+errorKey)
 }
 
-// webhookItem is the item holding the body sum a webhook-id first carried. The id is the
+// webhookItem is the item holding the message (ErrorKey) a webhook-id first carried. The id is the
 // sender's text (up to 256 bytes of anything), so it is hashed out of key syntax.
 func (s *DynamoClaims) webhookItem(tenantID, webhookID string) dynamostore.Item {
 	sum := sha256.Sum256([]byte(webhookID))
 	return s.key(tenantID, "~whid#"+hex.EncodeToString(sum[:]))
 }
 
-// ErrorRow implements FoldStore: one GetItem, or for a checked delivery one BatchGetItem
+// ErrorRow implements FoldStore: one GetItem, or for a checked arrival one BatchGetItem
 // of the error key's item and the webhook-id's, so the replay check adds no round trip.
 func (s *DynamoClaims) ErrorRow(ctx context.Context, tenantID, errorKey string, d Arrival) (string, string, error) {
 	if !d.Checked() {
@@ -176,7 +176,7 @@ func (s *DynamoClaims) ErrorRow(ctx context.Context, tenantID, errorKey string, 
 			if v := dynamostore.GetString(it, "row_id"); v != "" {
 				rowID = v
 			}
-			if v := dynamostore.GetString(it, "body_sum"); v != "" {
+			if v := dynamostore.GetString(it, "message_key"); v != "" {
 				sum = v
 			}
 		}
@@ -192,8 +192,8 @@ func (s *DynamoClaims) ErrorRow(ctx context.Context, tenantID, errorKey string, 
 // maxBatchRounds bounds the retries of a batch's unprocessed part (throttling).
 const maxBatchRounds = 5
 
-// PutErrorRow implements FoldStore: one PutItem, or for a checked delivery one
-// BatchWriteItem of the error key's item and the webhook-id's body sum.
+// PutErrorRow implements FoldStore: one PutItem, or for a checked arrival one
+// BatchWriteItem of the error key's item and the webhook-id's message.
 func (s *DynamoClaims) PutErrorRow(ctx context.Context, tenantID, errorKey, id string, d Arrival) error {
 	it := s.errorKeyItem(tenantID, errorKey)
 	it["row_id"] = dynamostore.Str(id)
@@ -204,7 +204,7 @@ func (s *DynamoClaims) PutErrorRow(ctx context.Context, tenantID, errorKey, id s
 		return nil
 	}
 	wh := s.webhookItem(tenantID, d.WebhookID)
-	wh["body_sum"] = dynamostore.Str(d.BodySum)
+	wh["message_key"] = dynamostore.Str(d.Message)
 	writes := []types.WriteRequest{{PutRequest: &types.PutRequest{Item: it}}, {PutRequest: &types.PutRequest{Item: wh}}}
 	for range maxBatchRounds {
 		out, err := s.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{s.table: writes}})

@@ -94,20 +94,20 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 		}
 	})
 
-	// A checked delivery's webhook-id keeps the body sum it was first recorded with, per
+	// A checked arrival's webhook-id keeps the message it was first recorded with, per
 	// tenant, read in the same call as the error key; an unchecked one records none.
-	t.Run("webhook-ids keep their body sum", func(t *testing.T) {
+	t.Run("webhook-ids keep their message", func(t *testing.T) {
 		s := newStore(t)
-		d := syncerror.Arrival{WebhookID: "msg_1", BodySum: syncerror.BodySum([]byte("a"))}
+		d := syncerror.Arrival{WebhookID: "msg_1", Message: "k1"}
 		if id, sum, err := s.ErrorRow(ctx, "t1", "k1", d); err != nil || id != "" || sum != "" {
 			t.Fatalf("fresh %q %q err=%v", id, sum, err)
 		}
 		if err := s.PutErrorRow(ctx, "t1", "k1", "se_a", d); err != nil {
 			t.Fatal(err)
 		}
-		other := syncerror.Arrival{WebhookID: "msg_1", BodySum: syncerror.BodySum([]byte("b"))}
-		if id, sum, err := s.ErrorRow(ctx, "t1", "k2", other); err != nil || id != "" || sum != d.BodySum {
-			t.Fatalf("reused id: row %q sum %q err=%v, want no row and the first body's sum", id, sum, err)
+		other := syncerror.Arrival{WebhookID: "msg_1", Message: "k2"}
+		if id, sum, err := s.ErrorRow(ctx, "t1", "k2", other); err != nil || id != "" || sum != d.Message {
+			t.Fatalf("reused id: row %q sum %q err=%v, want no row and the first message", id, sum, err)
 		}
 		if _, sum, _ := s.ErrorRow(ctx, "t2", "k1", d); sum != "" {
 			t.Fatalf("other tenant's sum %q", sum)
@@ -115,7 +115,7 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 		if err := s.PutErrorRow(ctx, "t1", "k3", "se_b", syncerror.Arrival{WebhookID: "msg_2"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, sum, _ := s.ErrorRow(ctx, "t1", "k3", syncerror.Arrival{WebhookID: "msg_2", BodySum: d.BodySum}); sum != "" {
+		if _, sum, _ := s.ErrorRow(ctx, "t1", "k3", syncerror.Arrival{WebhookID: "msg_2", Message: d.Message}); sum != "" {
 			t.Fatalf("an unchecked delivery recorded sum %q", sum)
 		}
 	})

@@ -120,7 +120,7 @@ func (s *ClaimStore) ErrorRow(_ context.Context, tenantID, errorKey string, d sy
 	return s.errorRows[key(tenantID, errorKey)], sum, nil
 }
 
-// webhookKey keeps the webhook-ids' body sums apart from the error keys.
+// webhookKey keeps the webhook-ids' messages apart from the error keys.
 const webhookKey = "~whid#"
 
 // PutErrorRow implements syncerror.FoldStore.
@@ -129,7 +129,7 @@ func (s *ClaimStore) PutErrorRow(_ context.Context, tenantID, errorKey, id strin
 	defer s.mu.Unlock()
 	s.errorRows[key(tenantID, errorKey)] = id
 	if d.Checked() {
-		s.errorRows[key(tenantID, webhookKey+d.WebhookID)] = d.BodySum
+		s.errorRows[key(tenantID, webhookKey+d.WebhookID)] = d.Message
 	}
 	return nil
 }
