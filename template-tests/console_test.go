@@ -48,13 +48,14 @@ func TestConsoleSignInEnvironment(t *testing.T) {
 	}}})
 }
 
-// Allowed origins get the API's own CORS answers: the methods and headers browsers use,
-// no webhook headers, no credentials.
+// Allowed origins get the API's own CORS answers: every method a route is served with
+// (PUT and PATCH too: the settings and policy routes), the headers browsers use, no
+// webhook headers, no credentials.
 func TestCORSPreflightForAllowedOrigins(t *testing.T) {
 	s := corsStack.get(t)
 	s.has(t, "AWS::ApiGatewayV2::Api", obj{"CorsConfiguration": obj{
 		"AllowOrigins":     arr{"https://erp.example.com", "http://127.0.0.1:5173"},
-		"AllowMethods":     arr{"OPTIONS", "GET", "POST", "DELETE"},
+		"AllowMethods":     arr{"OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"},
 		"AllowHeaders":     arr{"authorization", "content-type", "x-embedded-context-id", "x-correlation-id"},
 		"ExposeHeaders":    arr{"x-correlation-id", "retry-after", "location"},
 		"AllowCredentials": false,

@@ -9,9 +9,11 @@ import (
 
 // What a browser on another allowed origin may send and read. Bearer tokens only: no
 // cookies, so no Access-Control-Allow-Credentials. The webhook headers are absent on
-// purpose: browsers never sign webhooks.
+// purpose: browsers never sign webhooks. CORSAllowMethods are every method a route
+// serves: the deployed HTTP API answers preflights itself with one list for every route
+// (API Gateway has no per-route CORS), while CORS here answers each path's own methods.
 var (
-	CORSAllowMethods  = []string{"GET", "POST", "DELETE"}
+	CORSAllowMethods  = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
 	CORSAllowHeaders  = []string{"authorization", "content-type", "x-embedded-context-id", "x-correlation-id"}
 	CORSExposeHeaders = []string{"x-correlation-id", "retry-after", "location"}
 )
@@ -35,11 +37,32 @@ func ParseOrigins(list string) ([]string, error) {
 	return out, nil
 }
 
-// CORS lets the listed origins call next from a browser: it answers their preflights and
-// marks their responses. Same-origin requests carry no Origin worth answering and pass
-// untouched; other origins get no Access-Control-Allow-Origin, so their browsers refuse
-// to read the answer. With no origins it returns next itself.
-func CORS(origins []string, next http.Handler) http.Handler {
+// Methods reports the methods a request's path is served with (none: no route).
+type Methods func(r *http.Request) []string
+
+// MuxMethods are the methods mux serves r's path with, found by asking mux which pattern
+// each method would reach: one other than catchAll (the pattern answering unknown routes)
+// is a route of the path.
+func MuxMethods(mux *http.ServeMux, catchAll string) Methods {
+	return func(r *http.Request) []string {
+		var out []string
+		for _, m := range CORSAllowMethods {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "" && pattern != catchAll {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+}
+
+// CORS lets the listed origins call next from a browser: it answers their preflights with
+// the methods the path is served with (methods; nil: CORSAllowMethods) and marks their
+// responses. Same-origin requests carry no Origin worth answering and pass untouched;
+// other origins get no Access-Control-Allow-Origin, so their browsers refuse to read the
+// answer. With no origins it returns next itself.
+func CORS(origins []string, methods Methods, next http.Handler) http.Handler {
 	if len(origins) == 0 {
 		return next
 	}
@@ -47,7 +70,10 @@ func CORS(origins []string, next http.Handler) http.Handler {
 	for _, o := range origins {
 		allowed[o] = true
 	}
-	methods, headers := strings.Join(CORSAllowMethods, ", "), strings.Join(CORSAllowHeaders, ", ")
+	if methods == nil {
+		methods = func(*http.Request) []string { return CORSAllowMethods }
+	}
+	headers := strings.Join(CORSAllowHeaders, ", ")
 	expose := strings.Join(CORSExposeHeaders, ", ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
@@ -65,7 +91,12 @@ func CORS(origins []string, next http.Handler) http.Handler {
 		}
 		h.Set("Access-Control-Allow-Origin", origin)
 		if preflight {
-			h.Set("Access-Control-Allow-Methods", methods)
+			served := methods(r)
+			if len(served) == 0 {
+				next.ServeHTTP(w, r) // no route: its 404
+				return
+			}
+			h.Set("Access-Control-Allow-Methods", strings.Join(served, ", "))
 			h.Set("Access-Control-Allow-Headers", headers)
 			h.Set("Access-Control-Max-Age", fmt.Sprint(CORSMaxAgeSeconds))
 			w.WriteHeader(http.StatusNoContent)

@@ -27,7 +27,7 @@ func TestCORS(t *testing.T) {
 		reached++
 		w.WriteHeader(http.StatusOK)
 	})
-	h := httpapi.CORS([]string{"https://erp.example.com"}, next)
+	h := httpapi.CORS([]string{"https://erp.example.com"}, nil, next)
 	do := func(method, origin string, preflight bool) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, "/api/audit", nil)
 		if origin != "" {
@@ -45,7 +45,7 @@ func TestCORS(t *testing.T) {
 	w := do(http.MethodOptions, "https://erp.example.com", true)
 	if w.Code != http.StatusNoContent || w.Header().Get("Access-Control-Allow-Origin") != "https://erp.example.com" ||
 		w.Header().Get("Access-Control-Allow-Headers") != "authorization, content-type, x-embedded-context-id, x-correlation-id" ||
-		w.Header().Get("Access-Control-Allow-Methods") != "GET, POST, DELETE" || reached != 0 {
+		w.Header().Get("Access-Control-Allow-Methods") != "GET, POST, PUT, PATCH, DELETE" || reached != 0 {
 		t.Fatalf("allowed preflight: %d %v (handler reached %d times)", w.Code, w.Header(), reached)
 	}
 	if w.Header().Get("Access-Control-Allow-Credentials") != "" {
@@ -75,8 +75,46 @@ func TestCORS(t *testing.T) {
 	r.Header.Set("Origin", "https://erp.example.com")
 	r.Header.Set("Access-Control-Request-Method", "GET")
 	w = httptest.NewRecorder()
-	httpapi.CORS(nil, next).ServeHTTP(w, r)
+	httpapi.CORS(nil, nil, next).ServeHTTP(w, r)
 	if w.Header().Get("Access-Control-Allow-Origin") != "" || w.Header().Get("Vary") != "" {
 		t.Fatalf("CORS(nil) answered %v", w.Header())
+	}
+}
+
+// A preflight is answered with the methods its path is served with, PUT and PATCH among
+// them, found on the mux itself; a path without routes gets the mux's 404.
+func TestCORSAnswersEachPathsMethods(t *testing.T) {
+	mux := http.NewServeMux()
+	ok := func(w http.ResponseWriter, r *http.Request) {}
+	mux.HandleFunc("GET /api/settings", ok)
+	mux.HandleFunc("PATCH /api/settings", ok)
+	mux.HandleFunc("PUT /api/settings/manifest-overrides", ok)
+	mux.HandleFunc("POST /api/items/{id}/approve", ok)
+	mux.HandleFunc("DELETE /api/items/{id}", ok)
+	mux.HandleFunc("GET /api/items/{id}", ok)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotFound) })
+	h := httpapi.CORS([]string{"https://erp.example.com"}, httpapi.MuxMethods(mux, "/"), mux)
+	for path, want := range map[string]string{
+		"/api/settings":                    "GET, PATCH",
+		"/api/settings/manifest-overrides": "PUT",
+		"/api/items/se_1/approve":          "POST",
+		"/api/items/se_1":                  "GET, DELETE",
+	} {
+		r := httptest.NewRequest(http.MethodOptions, path, nil)
+		r.Header.Set("Origin", "https://erp.example.com")
+		r.Header.Set("Access-Control-Request-Method", "PATCH")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusNoContent || w.Header().Get("Access-Control-Allow-Methods") != want {
+			t.Errorf("preflight %s = %d, methods %q, want %q", path, w.Code, w.Header().Get("Access-Control-Allow-Methods"), want)
+		}
+	}
+	r := httptest.NewRequest(http.MethodOptions, "/api/nowhere", nil)
+	r.Header.Set("Origin", "https://erp.example.com")
+	r.Header.Set("Access-Control-Request-Method", "GET")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusNotFound || w.Header().Get("Access-Control-Allow-Methods") != "" {
+		t.Errorf("preflight of no route = %d %v", w.Code, w.Header())
 	}
 }

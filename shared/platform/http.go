@@ -57,11 +57,20 @@ func (b *Base) Mux(fns []blueprint.Function, routes Routes) (http.Handler, error
 		}
 		mux.Handle(f.Route.Pattern(), h)
 	}
+	methods := httpapi.MuxMethods(mux, "/")
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		// A known path asked with a method it is not served with is 405 with Allow (RFC 9110
+		// §15.5.6), not 404: the route exists.
+		if allow := methods(r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusMethodNotAllowed, "method_not_allowed",
+				r.Method+" is not served on "+strings.TrimSpace(r.URL.Path)+"; it is served with "+strings.Join(allow, ", ")+"."))
+			return
+		}
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "route_not_found",
 			"No route "+r.Method+" "+strings.TrimSpace(r.URL.Path)+"."))
 	})
-	return httpapi.Instrument(b.Log, httpapi.CORS(b.Config.CORSOrigins, httpapi.Revalidate(mux))), nil
+	return httpapi.Instrument(b.Log, httpapi.CORS(b.Config.CORSOrigins, methods, httpapi.Revalidate(mux))), nil
 }
 
 // Authenticated puts a route behind its authentication: signed and service-token routes
