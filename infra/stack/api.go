@@ -147,9 +147,10 @@ func (c *API) guardDefaultStage(props *APIProps) {
 	})
 }
 
-// corsPreflight is the HTTP API's CORS configuration: the same methods and headers the
-// local stack's httpapi.CORS answers, no credentials (bearer tokens only). Same-origin
-// needs none, so no origins means no configuration.
+// corsPreflight is the HTTP API's CORS configuration: every method a route is served
+// with (httpapi.CORSAllowMethods: API Gateway keeps one list for all routes, where the
+// local stack's httpapi.CORS answers each path's own), the same headers, no credentials
+// (bearer tokens only). Same-origin needs none, so no origins means no configuration.
 func corsPreflight(origins []string) *awsapigatewayv2.CorsPreflightOptions {
 	if len(origins) == 0 {
 		return nil
