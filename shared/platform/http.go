@@ -55,7 +55,7 @@ func (b *Base) Mux(fns []blueprint.Function, routes Routes) (http.Handler, error
 		if rt.Wrap != nil {
 			h = rt.Wrap(h)
 		}
-		mux.Handle(f.Route.Pattern(), h)
+		mux.Handle(f.Route.Pattern(), countRequests(Journey(f), h))
 	}
 	methods := httpapi.MuxMethods(mux, "/")
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
