@@ -158,7 +158,7 @@ func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, err
 	entity, record, names := op.loopSubject()
 	if op.req.Link == nil && (op.req.Create || op.req.UpsertKey != "") {
 		// The record's own entries are keyed by its id, which a create learns only now.
-		record = out.Record.ID
+		record = op.writtenID(out)
 	}
 	entry := LedgerEntry{
 		ID: op.g.newID(), Time: op.now, Tenant: op.tenant, Source: op.req.Source, Target: op.req.Target,
@@ -169,7 +169,7 @@ func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, err
 		httpapi.Logger(op.ctx).Error("write ledger entry not stored", "resource", op.resource, "error", err)
 		recordErrs = append(recordErrs, fmt.Errorf("ledger: %w", err))
 	}
-	if err := op.appendTrails(fields); err != nil {
+	if err := op.appendTrails(fields, out); err != nil {
 		httpapi.Logger(op.ctx).Error("trail entry not stored", "resource", op.resource, "error", err)
 		recordErrs = append(recordErrs, fmt.Errorf("trail: %w", err))
 	}

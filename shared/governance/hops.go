@@ -208,7 +208,9 @@ func containsString(ss []string, s string) bool {
 // trailEntries are what a flow write leaves on the trails: on the target record, each
 // written field's value hash and trace extended by the target; on the source record, the
 // local values that replaced a flow's (Trace.Replaced). Writes without traces leave none.
-func (op *writeOp) trailEntries(fields map[string]any) ([]LedgerEntry, error) {
+// record is the id the target holds the written record under (writtenID): the id its
+// change reports name, where the executor looks for the trail.
+func (op *writeOp) trailEntries(fields map[string]any, record string) ([]LedgerEntry, error) {
 	l := op.req.Link
 	if l == nil || len(l.Traces) == 0 {
 		return nil, nil
@@ -224,8 +226,10 @@ func (op *writeOp) trailEntries(fields map[string]any) ([]LedgerEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		hops := append(append(make([]Hop, 0, len(t.Hops)+1), t.Hops...), Hop{op.req.Target, op.req.Entity, op.req.RecordID, name})
-		target.Trail[name] = FieldTrail{Hash: h, Hops: hops}
+		if record != "" {
+			hops := append(append(make([]Hop, 0, len(t.Hops)+1), t.Hops...), Hop{op.req.Target, op.req.Entity, record, name})
+			target.Trail[name] = FieldTrail{Hash: h, Hops: hops}
+		}
 		if o := t.Hops[0]; t.Replaced && len(t.Hops) == 1 {
 			if local.Trail == nil {
 				local = LedgerEntry{Entity: trailEntity, RecordID: trailKey(o.System, o.Entity, o.Record), Trail: map[string]FieldTrail{}}
@@ -235,7 +239,7 @@ func (op *writeOp) trailEntries(fields map[string]any) ([]LedgerEntry, error) {
 	}
 	var out []LedgerEntry
 	if len(target.Trail) > 0 {
-		target.Entity, target.RecordID = trailEntity, trailKey(op.req.Target, op.req.Entity, op.req.RecordID)
+		target.Entity, target.RecordID = trailEntity, trailKey(op.req.Target, op.req.Entity, record)
 		out = append(out, target)
 	}
 	if local.Trail != nil {
@@ -249,9 +253,23 @@ func (op *writeOp) trailEntries(fields map[string]any) ([]LedgerEntry, error) {
 	return out, nil
 }
 
-// appendTrails stores the trail entries of a write that went through.
-func (op *writeOp) appendTrails(fields map[string]any) error {
-	entries, err := op.trailEntries(fields)
+// writtenID is the id of the record a write went to, as the target returned it. An update
+// names its record; a create learns its id only from the answer, and an upsert is
+// addressed by an external id (RecordID is the key's value), not by the id the target
+// keeps it under and reports its changes with. A trail under the key or an empty id
+// would never be found, and a value that went round through such a write would start
+// afresh at its next hop: the loop would pass once. Empty when the answer named no id.
+func (op *writeOp) writtenID(out connector.WriteResult) string {
+	if op.req.Create || op.req.UpsertKey != "" {
+		return out.Record.ID
+	}
+	return op.req.RecordID
+}
+
+// appendTrails stores the trail entries of a write that went through to the record
+// the target returned (writtenID); with no such id the target's trail is not kept.
+func (op *writeOp) appendTrails(fields map[string]any, out connector.WriteResult) error {
+	entries, err := op.trailEntries(fields, op.writtenID(out))
 	if err != nil {
 		return err
 	}
