@@ -55,6 +55,10 @@ type FieldCatalog interface {
 	TargetFields(ctx context.Context, c Claim) (TargetFields, error)
 }
 
+// MetadataWait bounds the read of the target's fields, so that a slow vendor leaves the
+// approve its time for the write (it then writes the values as sent).
+const MetadataWait = 5 * time.Second
+
 // typedFix types fix by the target's fields, or answers 400 and returns false. Where the
 // metadata cannot be read the fix is kept exactly as the JSON the person sent: refusing
 // every approve while a vendor's metadata endpoint is down would block the fixes people
@@ -64,7 +68,9 @@ func (o *Operator) typedFix(w http.ResponseWriter, r *http.Request, c Claim, fix
 	if o.Fields == nil {
 		return fix, true
 	}
-	tf, err := o.Fields.TargetFields(r.Context(), c)
+	ctx, cancel := context.WithTimeout(r.Context(), MetadataWait)
+	tf, err := o.Fields.TargetFields(ctx, c)
+	cancel()
 	if err != nil || len(tf.Types) == 0 {
 		httpapi.Logger(r.Context()).Warn("target metadata unreadable; the fix is written as sent", "id", c.ID, "error", err)
 		return fix, true

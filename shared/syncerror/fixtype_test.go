@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -138,6 +139,38 @@ func TestApproveWithoutMetadataWritesTheValueAsSent(t *testing.T) {
 	row := f.arrive(t, "E-1", "SO-1", `{}`)
 	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"anything","after":"01067"}]}`); w.Code != http.StatusOK {
 		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	if got := f.writer.writes[0].fix[0].After; got != "01067" {
+		t.Fatalf("wrote %#v", got)
+	}
+}
+
+// deadlineCatalog records the deadline its read was given and fails it, as a vendor
+// that does not answer in time.
+type deadlineCatalog struct {
+	fakeCatalog
+	deadline *time.Time
+}
+
+func (d deadlineCatalog) TargetFields(ctx context.Context, _ syncerror.Claim) (syncerror.TargetFields, error) {
+	dl, _ := ctx.Deadline()
+	*d.deadline = dl
+	return syncerror.TargetFields{}, context.DeadlineExceeded
+}
+
+// A slow vendor's metadata does not eat the approve's time: the read is bounded, and the
+// fix is then written as sent.
+func TestApproveBoundsTheMetadataRead(t *testing.T) {
+	f := newAssistFixture(t)
+	var dl time.Time
+	f.op.Fields = deadlineCatalog{deadline: &dl}
+	row := f.arrive(t, "E-1", "SO-1", `{}`)
+	start := time.Now()
+	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"shipzip","after":"01067"}]}`); w.Code != http.StatusOK {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	if dl.IsZero() || dl.Sub(start) > syncerror.MetadataWait+time.Second {
+		t.Fatalf("metadata read deadline %v after start, want at most %v", dl.Sub(start), syncerror.MetadataWait)
 	}
 	if got := f.writer.writes[0].fix[0].After; got != "01067" {
 		t.Fatalf("wrote %#v", got)

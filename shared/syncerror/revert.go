@@ -131,14 +131,17 @@ func revertible(w http.ResponseWriter, r *http.Request, c Claim, now time.Time) 
 }
 
 // priorValues reads what the record holds in the fix's fields just before the fix is
-// written, from the system the fix is written to. nil when it cannot be read: the write
+// written, from the system the fix is written to, within MetadataWait (the write keeps
+// the rest of its time). nil when it cannot be read: the write
 // goes ahead (it reads the record itself, and fails if the system is down), and a revert
 // of it later refuses rather than guess.
 func (o *Operator) priorValues(ctx context.Context, c Claim, fix []FieldChange) []PriorValue {
 	if o.Assist == nil || o.Assist.Reader == nil {
 		return nil
 	}
-	current, err := o.Assist.Reader.ReadFields(ctx, c)
+	rctx, cancel := context.WithTimeout(ctx, MetadataWait)
+	current, err := o.Assist.Reader.ReadFields(rctx, c)
+	cancel()
 	if err != nil {
 		httpapi.Logger(ctx).Warn("the record's values before the fix not read; it cannot be reverted", "id", c.ID, "error", err)
 		return nil
