@@ -44,7 +44,7 @@ var forms = map[string]struct {
 	"set":           {"set TENANT KEY VALUE", 3},
 	"enable":        {"enable TENANT", 1},
 	"rotate-secret": {"rotate-secret TENANT [-purpose ingest|finance|embedded|flow.<system>] [-grace 24h]", 1},
-	"reseal":        {"reseal TENANT", 1},
+	"reseal":        {"reseal TENANT | reseal -all [-after TENANT] | reseal -check [TENANT]", 0},
 	"connector":     {"connector TENANT SYSTEM [BASEURL] [-token-file PATH | -token-stdin] [-token-url URL [-scope SCOPE]]", 2},
 	"manifest":      {"manifest TENANT FILE", 2},
 	"alias":         {"alias TENANT NAME [SYSTEM]", 2},
@@ -85,7 +85,7 @@ func (c cli) command(ctx context.Context, args []string) error {
 	case "show":
 		err = c.show(ctx, args[1])
 	case "reseal":
-		err = c.reseal(ctx, args[1])
+		err = c.reseal(ctx, args[1:])
 	case "list":
 		err = c.list(ctx)
 	}
@@ -123,20 +123,6 @@ func (c cli) create(ctx context.Context, id string) error {
 		}
 		fmt.Fprintf(c.out, "wrote the default approval policy: value and missing fixes on fields not marked sensitive → operator; everything else → approver\n")
 	}
-	return nil
-}
-
-// reseal seals the tenant's values sealed before each purpose had its own encryption
-// context again under their purposes'. It needs every purpose's key grant (an operator's).
-func (c cli) reseal(ctx context.Context, id string) error {
-	if c.svc.Admin.Keeper == nil {
-		return errors.New("reseal needs the sealing key: set TENANT_SECRETS_KEY_ARN (or LOCAL_SEALING_KEY)")
-	}
-	n, err := c.svc.Admin.Reseal(ctx, id)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(c.out, "%s: %d value(s) sealed again under their purposes\n", id, n)
 	return nil
 }
 

@@ -62,10 +62,15 @@ commands:
                                  remove the tenant's own NAME. Names compare without case;
                                  the tenant's own override the defaults
   aliases TENANT                 print the system names in force, the defaults marked
-  reseal TENANT                  seal values stored before each secret purpose had its own
-                                 encryption context again under their purpose (once per
-                                 tenant after upgrading; needs the key's Decrypt for every
-                                 purpose)
+  reseal TENANT | reseal -all [-after TENANT] | reseal -check [TENANT]
+                                 seal values stored before each secret purpose had its own
+                                 encryption context again under their purpose, one audit
+                                 entry per tenant and kind of value (once after upgrading;
+                                 needs the key's Decrypt for every purpose). -all does every
+                                 tenant in id order and prints the cursor to resume a stopped
+                                 run from (-after); a second run changes nothing. -check
+                                 changes nothing: it counts the values left and fails while
+                                 any are, so run it before deploying with kmsRequirePurpose
   show TENANT                    print settings, connectors, overrides and secret metadata
                                  (never a secret or credential)
   list                           list tenants

@@ -64,6 +64,9 @@ type RerunResult struct {
 	// Code is the target's error code, RetryAfter its Retry-After, when it sent them.
 	Code       string
 	RetryAfter time.Duration
+	// Err is the write's error, for a caller that branches on it (nil when written, and
+	// for a re-run answered from its stored run).
+	Err error
 }
 
 // Rerun runs flow q.FlowID once for source record q.RecordID, read fresh through read.
@@ -139,7 +142,7 @@ func (x *Executor) rerunAttempt(ctx context.Context, r Run) RerunResult {
 	res, err := x.write(ctx, &r)
 	r.UpdatedAt = x.now()
 	r.Dropped, r.Looped = res.Dropped, res.Looped
-	out := RerunResult{}
+	out := RerunResult{Err: err}
 	out.Outcome, out.Decision = rerunOutcome(len(r.Pending.Fields), res, err)
 	var ce *connector.Error
 	if errors.As(err, &ce) {

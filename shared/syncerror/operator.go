@@ -122,8 +122,10 @@ type Detail struct {
 	Applied        *AppliedWrite  `json:"applied,omitempty"`
 	ApplyError     string         `json:"applyError,omitempty"`
 	History        []HistoryEntry `json:"history"`
-	Notes          []Note         `json:"notes"`
-	UpdatedAt      time.Time      `json:"updatedAt"`
+	// Attempts are the row's last retry attempts, oldest first, under its error as received.
+	Attempts  []RetryAttempt `json:"attempts"`
+	Notes     []Note         `json:"notes"`
+	UpdatedAt time.Time      `json:"updatedAt"`
 }
 
 // ProposalView is the AI's proposal with its trace id.
@@ -151,7 +153,10 @@ func (o *Operator) summarize(c Claim) Summary {
 
 func (o *Operator) detail(c Claim) Detail {
 	d := Detail{Summary: o.summarize(c), Error: o.Mask.Show(c.Record, fixOf(c)), EditedFix: c.EditedFix, DiagnosisError: c.DiagnosisError,
-		Applied: c.Applied, ApplyError: c.ApplyError, History: c.History, UpdatedAt: c.UpdatedAt}
+		Applied: c.Applied, ApplyError: c.ApplyError, History: c.History, Attempts: c.Retry.Log, UpdatedAt: c.UpdatedAt}
+	if d.Attempts == nil {
+		d.Attempts = []RetryAttempt{}
+	}
 	if d.History == nil {
 		d.History = []HistoryEntry{}
 	}

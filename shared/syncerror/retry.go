@@ -20,11 +20,15 @@ import (
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
-// Retry: a row's failed delivery is sent again, with the fix applied if one was approved,
-// to the system that refused it. The write itself is the flow executor's (see the wire's
-// Deliverer); the row is its own retry state: one conditional write takes the row for an
-// attempt (retrying, a lease ahead, so an attempt that dies is taken over by the
-// schedule), one more records what came of it.
+// Retry: the integration that failed runs again, from the source of truth. An error the
+// host ERP reported is re-run by the host ERP (the service asks it to, with the approved
+// fix written to the record first); a flow run of the service's own is re-run by the flow
+// (a fresh read of its source, the mapping, the guard). A stored payload is never sent
+// again: it is masked at rest, and its only source is the webhook body. How each origin is
+// re-run is the wire's Deliverer; the row is its own retry state: one conditional write
+// takes the row for an attempt (retrying, a lease ahead, so an attempt that dies is taken
+// over by the schedule), one more records what came of it, listed under the row's error,
+// which no attempt changes.
 
 // RetryableClasses are the error classes retried on schedule without a person.
 var RetryableClasses = []string{"connection", "intermittent", "rate_limit"}
@@ -59,35 +63,53 @@ const (
 	Delivered         DeliveryResult = "delivered"
 	DeliveryTransient DeliveryResult = "transient"
 	DeliveryPermanent DeliveryResult = "permanent"
-	// DeliveryRequested: the tenant has no connector for the system, so the host ERP was
-	// asked to re-run the sync itself; its answer is read at the next attempt.
+	// DeliveryRequested: the host ERP was asked to re-run the sync itself; its answer is
+	// read at the next attempt.
 	DeliveryRequested DeliveryResult = "requested"
+)
+
+// Classes of an attempt's own failure (RetryAttempt.Class). The row's error keeps its
+// diagnosis: an attempt that fails is judged as what it is.
+const (
+	// AttemptConfiguration: nothing can re-run the sync as the tenant is set up (no
+	// connector, no host record named, no flow); an admin or the integration must act.
+	AttemptConfiguration = "configuration"
+	AttemptConnection    = "connection"
+	AttemptRateLimit     = "rate_limit"
+	AttemptPermission    = "permission"
+	// AttemptValue: the system refused the values as they stand.
+	AttemptValue    = "value"
+	AttemptNotFound = "not_found"
+	// AttemptGovernance: the guard refused or held the write (ownership, loop, DLP).
+	AttemptGovernance = "governance"
 )
 
 // Delivery is one attempt's outcome, fit for operators (no values).
 type Delivery struct {
-	Result     DeliveryResult
-	System     string
-	Reason     string
+	Result DeliveryResult
+	System string
+	// Reason says what happened and, for a failure, what to do.
+	Reason string
+	// Code is the vendor's code, or the service's (RETRY_…) where no vendor answered.
 	Code       string
+	Class      string
 	RetryAfter time.Duration
 }
 
-// Deliverer sends a row's record again to the system that refused it.
+// Deliverer re-runs the integration a row's error came from.
 type Deliverer interface {
-	// Target names the system a row's delivery goes to.
+	// Target names the system a row's re-run writes to.
 	Target(c Claim) string
-	// Redeliver writes fields as c's record to its target, with key as the idempotency
-	// key of every attempt of the same content.
-	Redeliver(ctx context.Context, actor string, c Claim, fields map[string]any, key string) Delivery
+	// Rerun re-runs the sync c failed, from its source of truth, with the fix approved
+	// for c (ApprovedFix). key names the attempt (RetryKey): the same attempt carries the
+	// same key, so one that wrote and died is replayed, never applied twice.
+	Rerun(ctx context.Context, actor string, c Claim, key string) Delivery
 }
 
 // Retrier runs retries: on request, on schedule, and sooner when a system is back.
 type Retrier struct {
 	Claims  ClaimStore
 	Deliver Deliverer
-	// Queue takes the re-diagnosis of a row whose retry failed for good.
-	Queue   Queue
 	Tenants tenant.Reader
 	Audit   Auditor
 	// Schedule overrides DefaultRetrySchedule; Jitter spreads each wait (default ±10%).
@@ -125,8 +147,7 @@ func (rt *Retrier) Attempt(ctx context.Context, actor identity.Identity, c Claim
 	if err != nil {
 		return c, err
 	}
-	fields := retryFields(held)
-	d := rt.Deliver.Redeliver(ctx, actor.Actor, held, fields, RetryKey(held.ID, fields))
+	d := rt.Deliver.Rerun(ctx, actor.Actor, held, RetryKey(held))
 	end, err := rt.end(ctx, actor, held, d)
 	rt.audit(ctx, actor, held, d)
 	if d.Result == Delivered {
@@ -138,19 +159,24 @@ func (rt *Retrier) Attempt(ctx context.Context, actor identity.Identity, c Claim
 	return end, err
 }
 
-// end records the attempt's outcome on the row it holds.
+// end records the attempt's outcome on the row it holds: the row's status, and the
+// attempt listed under its error. A failed attempt changes neither the error nor its
+// diagnosis: the error is the evidence of what failed, and the attempt's own failure is
+// judged apart (Delivery.Class) with what to do. Re-diagnosing would only read the same
+// original error again.
 func (rt *Retrier) end(ctx context.Context, actor identity.Identity, held Claim, d Delivery) (Claim, error) {
 	now := rt.now()
 	ch := RetryChange{From: []Status{StatusRetrying}, Attempts: held.Retry.Attempts,
-		Entry: HistoryEntry{At: now, Actor: actor.Actor}}
+		Entry: HistoryEntry{At: now, Actor: actor.Actor},
+		Log: appendAttempt(held.Retry.Log, RetryAttempt{At: now, Actor: actor.Actor, Result: d.Result, System: d.System,
+			Code: d.Code, Class: d.Class, Reason: d.Reason})}
 	switch d.Result {
 	case Delivered:
 		ch.To, ch.Resolution = StatusResolved, ResolutionRetried
-		ch.Entry.Action, ch.Entry.Note = "retried", "delivered to "+d.System
+		ch.Entry.Action, ch.Entry.Note = "retried", d.Reason
 	case DeliveryPermanent:
-		ch.To, ch.LastError, ch.Rediagnose = StatusPending, d.Reason, true
-		ch.ErrorCode, ch.Message = d.Code, d.Reason
-		ch.Entry.Action, ch.Entry.Note = "retry_failed", d.Reason+"; diagnosed again"
+		ch.To, ch.LastError = StatusPending, d.Reason
+		ch.Entry.Action, ch.Entry.Note = "retry_failed", attemptNote(d)
 	default:
 		ch.LastError = d.Reason
 		next, ok := rt.next(ctx, held, d.RetryAfter)
@@ -172,12 +198,19 @@ func (rt *Retrier) end(ctx context.Context, actor identity.Identity, held Claim,
 		// same idempotency key makes a delivery that landed a replay.
 		return held, fmt.Errorf("record retry outcome of %s: %w", held.ID, err)
 	}
-	if ch.Rediagnose && rt.Queue != nil {
-		if err := rt.Queue.Send(ctx, Message{TenantID: row.TenantID, ID: row.ID}); err != nil {
-			rt.log().Warn("re-diagnosis enqueue failed; the reconcile re-enqueues it", "id", row.ID, "error", err)
-		}
-	}
 	return row, nil
+}
+
+// attemptNote is a failed attempt in the row's history: its class and code, and why.
+func attemptNote(d Delivery) string {
+	note := d.Reason
+	if d.Code != "" {
+		note = d.Code + ": " + note
+	}
+	if d.Class != "" {
+		note = d.Class + " (" + note + ")"
+	}
+	return note
 }
 
 // next is when the row's next automatic attempt is due, if it gets one: the tenant has
@@ -191,8 +224,7 @@ func (rt *Retrier) next(ctx context.Context, c Claim, retryAfter time.Duration) 
 }
 
 // Plan puts a freshly diagnosed row of a retryable class on the schedule instead of in
-// front of people. A row that was retried already (re-diagnosed after a retry failed for
-// good) is not planned again.
+// front of people. A row that was retried already is not planned again.
 func (rt *Retrier) Plan(ctx context.Context, c Claim, p Proposal) error {
 	if rt == nil || !slices.Contains(RetryableClasses, p.Class) || c.Retry.Attempts > 0 || !rt.autoRetry(ctx, c.TenantID) {
 		return nil
@@ -286,25 +318,32 @@ func inFlight(c Claim, now time.Time) bool {
 	return c.Status == StatusRetrying && n > 0 && c.History[n-1].Action == "retry" && c.Retry.NextAt.After(now)
 }
 
-// retryFields are the record's fields as the retry sends them: the payload, with the
-// row's fix applied when one was approved (written to the record already).
-func retryFields(c Claim) map[string]any {
-	fields := map[string]any{}
-	_ = json.Unmarshal(c.Record.Payload, &fields)
-	if c.Applied != nil {
-		for _, f := range fixOf(c) {
-			fields[f.Path] = f.After
-		}
+// ApprovedFix is the fix a retry of c writes with it: the fields and values a person
+// approved (or a policy rule applied), once the approve wrote them; nil otherwise. It is
+// the only value a retry carries that is not read fresh from a system of record.
+func ApprovedFix(c Claim) map[string]any {
+	if c.Applied == nil {
+		return nil
+	}
+	fix := fixOf(c)
+	if len(fix) == 0 {
+		return nil
+	}
+	fields := make(map[string]any, len(fix))
+	for _, f := range fix {
+		fields[f.Path] = f.After
 	}
 	return fields
 }
 
-// RetryKey is the idempotency key of a retry: the same content always carries the same
-// key, so an attempt that wrote and died is replayed by the target, never applied twice.
-func RetryKey(claimID string, fields map[string]any) string {
-	b, _ := json.Marshal(fields) // maps marshal with sorted keys
+// RetryKey names one retry attempt of c (held for it: c.Retry.Attempts counts it) and
+// what it carries, the approved fix: the same attempt always carries the same key, so an
+// attempt that wrote and died is replayed by its target, never applied twice. The next
+// attempt carries another: the re-run it asks for is a new one.
+func RetryKey(c Claim) string {
+	b, _ := json.Marshal(ApprovedFix(c)) // maps marshal with sorted keys
 	sum := sha256.Sum256(b)
-	return claimID + "-r" + hex.EncodeToString(sum[:8])
+	return c.ID + "-r" + hex.EncodeToString(sum[:8]) + "-a" + strconv.Itoa(c.Retry.Attempts)
 }
 
 func (rt *Retrier) audit(ctx context.Context, actor identity.Identity, c Claim, d Delivery) {
@@ -315,9 +354,11 @@ func (rt *Retrier) audit(ctx context.Context, actor identity.Identity, c Claim, 
 	if d.Result == Delivered {
 		result = audit.ResultSuccess
 	}
-	details := map[string]any{"result": string(d.Result), "system": d.System, "attempt": c.Retry.Attempts}
-	if d.Reason != "" {
-		details["reason"] = d.Reason
+	details := map[string]any{"result": string(d.Result), "system": d.System, "attempt": c.Retry.Attempts, "source": string(c.Source)}
+	for k, v := range map[string]string{"reason": d.Reason, "code": d.Code, "class": d.Class} {
+		if v != "" {
+			details[k] = v
+		}
 	}
 	if err := rt.Audit.Write(ctx, audit.Entry{Actor: actor, ActionType: audit.TypeSyncError, ActionKey: "syncerror.retry",
 		Result: result, Resource: "syncerror/" + c.ID, Details: details}); err != nil {

@@ -48,7 +48,11 @@ type RetryState struct {
 	// runs it is the attempt's lease, after which the schedule takes the row over.
 	NextAt time.Time
 	// LastError is the last attempt's failure, for operators.
-	LastError  string
+	LastError string
+	// Log lists the last MaxAttemptLog attempts, oldest first, each with its own
+	// outcome. The row's error (Record) is never changed by an attempt: it stays the
+	// error as received, and the attempts are listed under it.
+	Log        []RetryAttempt
 	Resolution string
 	// Signature, Occurrences, FirstSeen and LastSeen fold recurring errors into the open
 	// row (see Fold); RecurrenceOf names the closed row a new one recurs.
@@ -76,11 +80,40 @@ type RetryChange struct {
 	NextAt     time.Time
 	LastError  string
 	Resolution string
-	// Rediagnose queues the row's diagnosis again, with the error the retry met as its
-	// error code and message (when not empty).
-	Rediagnose         bool
-	ErrorCode, Message string
-	Entry              HistoryEntry
+	// Log, when not nil, is the row's attempt list as it is to be stored (the holder of
+	// an attempt appends to the list of the row it holds; From and Attempts make sure
+	// nobody changed it meanwhile). Nil keeps the stored list.
+	Log   []RetryAttempt
+	Entry HistoryEntry
+}
+
+// MaxAttemptLog bounds the attempts a row lists; the count (Attempts) goes on.
+const MaxAttemptLog = 20
+
+// RetryAttempt is one retry attempt's outcome as listed under the row's error.
+type RetryAttempt struct {
+	At    time.Time `json:"at"`
+	Actor string    `json:"actor"`
+	// Result is delivered, requested (the host ERP was asked to re-run the sync),
+	// transient or permanent.
+	Result DeliveryResult `json:"result"`
+	// System is where the attempt went; Code the vendor's (or the service's) code.
+	System string `json:"system,omitempty"`
+	Code   string `json:"code,omitempty"`
+	// Class judges the attempt's own failure (configuration, connection, rate_limit,
+	// permission, value, not_found, governance); the original error keeps its diagnosis.
+	Class string `json:"class,omitempty"`
+	// Reason says what happened and, for a failure, what to do; never values.
+	Reason string `json:"reason,omitempty"`
+}
+
+// appendAttempt is log with a at its end, keeping the last MaxAttemptLog.
+func appendAttempt(log []RetryAttempt, a RetryAttempt) []RetryAttempt {
+	out := append(slices.Clone(log), a)
+	if len(out) > MaxAttemptLog {
+		out = out[len(out)-MaxAttemptLog:]
+	}
+	return out
 }
 
 // RetryStore holds the retry and resolve side of the row's life; every change is one
@@ -110,10 +143,12 @@ type RetryView struct {
 	RetryAttempts int        `json:"retryAttempts"`
 	NextRetryAt   *time.Time `json:"nextRetryAt,omitempty"`
 	RetryError    string     `json:"retryError,omitempty"`
-	Occurrences   int        `json:"occurrences"`
-	FirstSeen     time.Time  `json:"firstSeen"`
-	LastSeen      time.Time  `json:"lastSeen"`
-	RecurrenceOf  string     `json:"recurrenceOf,omitempty"`
+	// Attempts are the last attempts, oldest first, under the error as received.
+	Attempts     []RetryAttempt `json:"attempts,omitempty"`
+	Occurrences  int            `json:"occurrences"`
+	FirstSeen    time.Time      `json:"firstSeen"`
+	LastSeen     time.Time      `json:"lastSeen"`
+	RecurrenceOf string         `json:"recurrenceOf,omitempty"`
 }
 
 func retryView(c Claim) RetryView {

@@ -2,6 +2,7 @@ package syncerror
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -35,6 +36,16 @@ func putRetry(it dynamostore.Item, r RetryState) {
 	if len(r.ErrorKeys) > 0 {
 		it["error_keys"] = &types.AttributeValueMemberSS{Value: append([]string(nil), r.ErrorKeys...)}
 	}
+	if len(r.Log) > 0 {
+		it["retry_log"] = attemptLog(r.Log)
+	}
+}
+
+// attemptLog is a row's attempt list as stored: one JSON document, bounded by
+// MaxAttemptLog, replaced whole by the holder of an attempt.
+func attemptLog(log []RetryAttempt) types.AttributeValue {
+	b, _ := json.Marshal(log) // plain fields: it marshals
+	return dynamostore.Str(string(b))
 }
 
 // readRetry reads what putRetry stored.
@@ -67,6 +78,11 @@ func readRetry(it dynamostore.Item) (RetryState, error) {
 	}
 	if ss, ok := it["error_keys"].(*types.AttributeValueMemberSS); ok {
 		r.ErrorKeys = ss.Value
+	}
+	if doc := dynamostore.GetString(it, "retry_log"); doc != "" {
+		if err := json.Unmarshal([]byte(doc), &r.Log); err != nil {
+			return r, fmt.Errorf("retry_log: %w", err)
+		}
 	}
 	return r, nil
 }
@@ -119,18 +135,9 @@ func (s *DynamoClaims) ChangeRetry(ctx context.Context, tenantID, id string, ch 
 		values[":one"] = dynamostore.Num(1)
 		add = append(add, "retry_attempts :one")
 	}
-	if ch.Rediagnose {
-		values[":queued"] = dynamostore.Str(string(DiagnosisQueued))
-		values[":dkey"] = dynamostore.Str(diagnosisKey(tenantID, DiagnosisQueued))
-		set = append(set, "diagnosis = :queued", "diagnosis_key = :dkey", "diagnosis_since = :now")
-		if ch.ErrorCode != "" {
-			values[":code"] = dynamostore.Str(ch.ErrorCode)
-			set = append(set, "error_code = :code")
-		}
-		if ch.Message != "" {
-			values[":msg"], values[":smsg"] = dynamostore.Str(ch.Message), dynamostore.Str(strings.ToLower(ch.Message))
-			set = append(set, "message = :msg", "search_msg = :smsg")
-		}
+	if ch.Log != nil {
+		values[":log"] = attemptLog(ch.Log)
+		set = append(set, "retry_log = :log")
 	}
 	update := "SET " + strings.Join(set, ", ")
 	if len(add) > 0 {

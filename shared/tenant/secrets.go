@@ -104,34 +104,8 @@ func (c Config) mapSecrets(purposes []Purpose, f func(string, Purpose) (string, 
 var errNothingToReseal = errors.New("tenant: nothing to reseal")
 
 // Reseal seals again, each under its purpose's context, the tenant's values sealed before
-// purposes had contexts of their own, and returns how many there were. Opening them needs
-// every purpose's grant (an operator's, through tenantctl); the store seals what it is
-// given, so the opened values are handed back to it in the clear and never leave.
+// purposes had contexts of their own, and returns how many there were (ResealKinds).
 func (a Admin) Reseal(ctx context.Context, id string) (int, error) {
-	n := 0
-	err := a.update(ctx, id, func(c *Config) error {
-		n = 0
-		out, err := c.mapSecrets(nil, func(v string, p Purpose) (string, error) {
-			if _, err := a.Keeper.Open(ctx, v, c.EncryptionContext(p)); err == nil {
-				return v, nil // under its purpose already, or not sealed at all
-			}
-			plain, err := a.Keeper.Open(ctx, v, c.legacyContext())
-			if err == nil {
-				n++
-			}
-			return plain, err
-		})
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return errNothingToReseal
-		}
-		*c = out
-		return nil
-	})
-	if errors.Is(err, errNothingToReseal) {
-		return 0, nil
-	}
-	return n, err
+	n, err := a.ResealKinds(ctx, id)
+	return n.Total(), err
 }

@@ -67,31 +67,52 @@ func runRetryContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimS
 		}
 	})
 
-	t.Run("retry: a permanent failure returns to pending and queues the diagnosis", func(t *testing.T) {
+	t.Run("retry: failed attempts are listed under the error, which stays as received", func(t *testing.T) {
 		s := newStore(t)
-		c := ready(t, s, "t1", "e-1", base)
-		if _, err := s.ChangeRetry(ctx, "t1", c.ID, begin(syncerror.StatusPending, 0, base.Add(time.Minute)), base); err != nil {
+		c, err := s.Get(ctx, "t1", ready(t, s, "t1", "e-1", base).ID)
+		if err != nil || c.Proposal == nil {
+			t.Fatalf("the diagnosed row %+v err=%v", c, err)
+		}
+		var log []syncerror.RetryAttempt
+		at := base
+		for i := range 3 {
+			if _, err := s.ChangeRetry(ctx, "t1", c.ID, begin(syncerror.StatusPending, i, at.Add(time.Minute)), at); err != nil {
+				t.Fatal(err)
+			}
+			at = at.Add(time.Minute)
+			log = append(log, syncerror.RetryAttempt{At: at, Actor: "alice", Result: syncerror.DeliveryPermanent, System: "hosterp",
+				Code: fmt.Sprintf("INSUFFICIENT_PERMISSION_%d", i), Class: "permission", Reason: "the role may not write"})
+			row, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying}, Attempts: i + 1,
+				To: syncerror.StatusPending, LastError: "forbidden", Log: append([]syncerror.RetryAttempt(nil), log...),
+				Entry: entry("retry_failed")}, at)
+			if err != nil || row.Status != syncerror.StatusPending || len(row.Retry.Log) != i+1 {
+				t.Fatalf("attempt %d: %s %+v err=%v", i, row.Status, row.Retry.Log, err)
+			}
+		}
+		// A change that carries no list (the schedule pulling forward, a resolve) keeps it.
+		if _, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusPending}, AnyAttempts: true,
+			To: syncerror.StatusRetrying, NextAt: at.Add(time.Hour), Entry: entry("retry_scheduled")}, at); err != nil {
 			t.Fatal(err)
 		}
-		later := base.Add(time.Minute)
-		row, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying}, Attempts: 1,
-			To: syncerror.StatusPending, LastError: "forbidden", Rediagnose: true, ErrorCode: "INSUFFICIENT_PERMISSION",
-			Message: "the target refused the write", Entry: entry("retry_failed")}, later)
-		if err != nil || row.Status != syncerror.StatusPending || row.Diagnosis != syncerror.DiagnosisQueued ||
-			row.Record.ErrorCode != "INSUFFICIENT_PERMISSION" || row.Record.Message != "the target refused the write" || row.Retry.LastError != "forbidden" {
-			t.Fatalf("pending again: %s %s %+v err=%v", row.Status, row.Diagnosis, row.Record, err)
+		got, err := s.Get(ctx, "t1", c.ID)
+		if err != nil {
+			t.Fatal(err)
 		}
-		// Search finds the row by the error it has now, in any case.
-		if p, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusPending, Search: "Target REFUSED", Limit: 5}); err != nil || len(p.Claims) != 1 {
-			t.Fatalf("search by the new message: %v err=%v", claimIDs(p.Claims), err)
+		if got.Record.ErrorCode != c.Record.ErrorCode || got.Record.Message != c.Record.Message || string(got.Record.Payload) != string(c.Record.Payload) ||
+			got.Diagnosis != syncerror.DiagnosisReady || got.Proposal == nil || got.Proposal.Class != c.Proposal.Class {
+			t.Fatalf("the error or its diagnosis changed: %+v diagnosis %s", got.Record, got.Diagnosis)
 		}
-		if stuck, _ := s.Stuck(ctx, "t1", syncerror.DiagnosisQueued, later.Add(time.Second), 10); len(stuck) != 1 {
-			t.Fatalf("the re-diagnosis is not queued: %v", claimIDs(stuck))
+		if len(got.Retry.Log) != 3 {
+			t.Fatalf("attempts %+v", got.Retry.Log)
 		}
-		// The next diagnosis attempt takes it and completes it like the first.
-		got, err := s.BeginDiagnosis(ctx, "t1", c.ID, later, later)
-		if err != nil || got.DiagnosisAttempts != 2 {
-			t.Fatalf("re-diagnosis: %d err=%v", got.DiagnosisAttempts, err)
+		for i, a := range got.Retry.Log {
+			if !a.At.Equal(log[i].At) || a.Code != log[i].Code || a.Result != log[i].Result || a.Class != "permission" ||
+				a.System != "hosterp" || a.Actor != "alice" || a.Reason != log[i].Reason {
+				t.Fatalf("attempt %d stored as %+v, want %+v", i, a, log[i])
+			}
+		}
+		if p, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusRetrying, Search: "shipcountry", Limit: 5}); err != nil || len(p.Claims) != 1 {
+			t.Fatalf("search by the error as received: %v err=%v", claimIDs(p.Claims), err)
 		}
 	})
 

@@ -3,93 +3,160 @@ package wire
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/syncassist/syncassist/shared/audit"
-	"github.com/syncassist/syncassist/shared/dlp"
-	"github.com/syncassist/syncassist/shared/governance"
-	"github.com/syncassist/syncassist/shared/governance/governancetest"
-
-	"github.com/syncassist/syncassist/shared/connector"
-	"github.com/syncassist/syncassist/shared/connector/fakesystem"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
-// oneHost is the host ERP connector of every tenant: a NetSuite fake.
-type oneHost struct{ c *connector.Client }
-
-func (h oneHost) Client(context.Context, string, connector.System) (*connector.Client, error) {
-	return h.c, nil
-}
-
-// guardHost gives the guard the same client to write with.
-type guardHost struct{ c *connector.Client }
-
-func (h guardHost) Client(context.Context, string, connector.System) (governance.Writer, error) {
-	return h.c, nil
-}
-
-// An outbound error to a system the service has no connector for is retried by the host
-// ERP: the first attempt ticks the request on the sync error's NetSuite record, the next
-// reads the retry script's answer from it.
-func TestRetryOfAnUnconnectedSystemIsAskedOfTheHostERP(t *testing.T) {
-	fake := fakesystem.New(connector.SystemHostERP)
-	srv := httptest.NewServer(fake.Handler())
-	t.Cleanup(srv.Close)
-	client, err := connector.New(connector.Config{AllowLoopback: true, System: connector.SystemHostERP,
-		BaseURL: srv.URL + fakesystem.BasePath(connector.SystemHostERP)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const entity = "customrecord_sea_sync_error"
-	fake.Seed(entity, "7", map[string]any{"custrecord_sea_error_id": "WS-1"})
-	f := newFixture(t)
-	g, err := governance.NewGuard(governance.Deps{
-		Manifests: &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: &governancetest.Overrides{}},
-		Ledger:    f.ledger, Records: &governancetest.Store{}, Connectors: guardHost{client}, Scanner: dlp.NewScanner(),
-		Audit: f.op.Audit.(*audit.Log), Now: time.Now,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := deliverer{guard: g, hosts: oneHost{client}}
-	rec := syncerrortest.SampleRecord("acme", "WS-1")
-	rec.Direction, rec.ExternalSystem = "outbound", "webshop"
-	rec.Context = json.RawMessage(`{"source":"netsuite","hostRecord":{"type":"` + entity + `","id":"7"}}`)
-	c := syncerror.NewClaim(rec, syncerror.SourceWebhook, "wh", t0)
-	if d.Target(c) != "webshop" {
+// A host-reported error is retried by the host ERP: the first attempt ticks the request
+// on the sync error's NetSuite record, the next reads the retry script's answer from it.
+// The service writes nothing else; an error that names no host record writes nothing.
+func TestRetryOfAHostErrorAsksTheHostERPToReRunIt(t *testing.T) {
+	e := newHostEnv(t)
+	ctx := context.Background()
+	c := e.hostError(t, "WS-1", "permission", nil)
+	d := e.rt.Deliver
+	if d.Target(c) != "hosterp" {
 		t.Fatalf("target %q", d.Target(c))
 	}
-	ctx := context.Background()
-	got := d.Redeliver(ctx, "alice", c, map[string]any{"shipcountry": "DE"}, "k1")
-	if got.Result != syncerror.DeliveryRequested {
+	if got := d.Rerun(ctx, "alice", c, "k1"); got.Result != syncerror.DeliveryRequested {
 		t.Fatalf("first attempt %+v", got)
 	}
-	stored, err := client.Get(ctx, entity, "7")
-	if err != nil || stored.Fields[HostRetryRequested] != true || stored.Fields[HostRetryStatus] != "requested" {
-		t.Fatalf("the request on the host record %+v err=%v", stored.Fields, err)
+	stored, _ := e.host.Get(hostSyncErrors, hostSyncError(c))
+	if stored.Fields[HostRetryRequested] != true || stored.Fields[HostRetryStatus] != "requested" {
+		t.Fatalf("the request on the host record %+v", stored.Fields)
 	}
-	if got := d.Redeliver(ctx, "alice", c, nil, "k1"); got.Result != syncerror.DeliveryRequested {
+	if got := d.Rerun(ctx, "alice", c, "k1"); got.Result != syncerror.DeliveryRequested {
 		t.Fatalf("before the script ran %+v", got)
 	}
-	// The retry script ran and failed; then (a later request) succeeded.
-	fake.Seed(entity, "7", map[string]any{HostRetryRequested: false, HostRetryStatus: "failed", HostRetryResult: "RCRD_DSNT_EXIST: no salesorder"})
-	if got := d.Redeliver(ctx, "alice", c, nil, "k1"); got.Result != syncerror.DeliveryPermanent || got.Code != "RETRY_FAILED_AT_HOST" {
+	e.script(c, "failed", "RCRD_DSNT_EXIST: no salesorder")
+	if got := d.Rerun(ctx, "alice", c, "k1"); got.Result != syncerror.DeliveryPermanent || got.Code != "RETRY_FAILED_AT_HOST" ||
+		got.Class != syncerror.AttemptValue {
 		t.Fatalf("after a failed re-run %+v", got)
 	}
-	if got := d.Redeliver(ctx, "alice", c, nil, "k2"); got.Result != syncerror.DeliveryRequested {
+	if got := d.Rerun(ctx, "alice", c, "k2"); got.Result != syncerror.DeliveryRequested {
 		t.Fatalf("a retry after a failed re-run asks again: %+v", got)
 	}
-	fake.Seed(entity, "7", map[string]any{HostRetryRequested: false, HostRetryStatus: "succeeded"})
-	if got := d.Redeliver(ctx, "alice", c, nil, "k1"); got.Result != syncerror.Delivered {
+	e.script(c, "succeeded", "")
+	if got := d.Rerun(ctx, "alice", c, "k3"); got.Result != syncerror.Delivered {
 		t.Fatalf("after a re-run %+v", got)
 	}
-	// An error that names no host record cannot be asked for.
+	if n := len(e.host.Writes()); n != len(writesTo(e.host, hostSyncErrors)) || e.crm.WriteCount() != 0 {
+		t.Fatalf("writes beyond the host's sync-error record: %+v", e.host.Writes())
+	}
 	c.Record.Context = nil
-	if got := d.Redeliver(ctx, "alice", c, nil, "k1"); got.Result != syncerror.DeliveryPermanent || got.Code != "RETRY_NO_ROUTE" {
+	got := d.Rerun(ctx, "alice", c, "k4")
+	if got.Result != syncerror.DeliveryPermanent || got.Code != "RETRY_NO_HOST_RECORD" || got.Class != syncerror.AttemptConfiguration {
 		t.Fatalf("no host record %+v", got)
+	}
+}
+
+// The stored payload is masked at rest; a retry never sends it. With an approved fix the
+// fix alone is written to the record (the approve's write, replayed under its key) before
+// the host is asked to re-run the sync.
+func TestRetryNeverSendsTheStoredPayload(t *testing.T) {
+	e := newHostEnv(t)
+	ctx := context.Background()
+	e.host.Seed("salesOrder", "SO-10042", map[string]any{"shipcountry": "Deutschland", "apiPassword": "s3cret", "ssn": "123-45-6789"})
+	masked := json.RawMessage(`{"apiPassword":"[REDACTED:PASSWORD_FIELD]","ssn":"*****6789","shipcountry":"Deutschland"}`)
+	c := e.hostError(t, "SO-1", "connection", func(r *syncerror.Record) { r.Payload = masked })
+	if row := e.due(t, c.ID); row.Status != syncerror.StatusRetrying || row.Retry.Log[0].Result != syncerror.DeliveryRequested {
+		t.Fatalf("after the first attempt %s %+v", row.Status, row.Retry.Log)
+	}
+	if w := writesTo(e.host, "salesOrder"); len(w) != 0 {
+		t.Fatalf("the stored payload was written: %+v", w)
+	}
+	// Approved: the fix is the only value a retry carries.
+	approved := e.row(t, c.ID)
+	approved.Applied = &syncerror.AppliedWrite{Key: syncerror.FixKey(c.ID, approved.Proposal.Fix), At: e.now}
+	e.script(c, "failed", "INVALID_FLD_VALUE")
+	if got := e.rt.Deliver.Rerun(ctx, "alice", approved, "k-read"); got.Code != "RETRY_FAILED_AT_HOST" {
+		t.Fatalf("reading the failed re-run: %+v", got)
+	}
+	if got := e.rt.Deliver.Rerun(ctx, "alice", approved, "k-fix"); got.Result != syncerror.DeliveryRequested {
+		t.Fatalf("retry with the approved fix: %+v", got)
+	}
+	so, _ := e.host.Get("salesOrder", "SO-10042")
+	w := writesTo(e.host, "salesOrder")
+	if len(w) != 1 || len(w[0].Fields) != 1 || w[0].Fields["shipcountry"] != "DE" || so.Fields["apiPassword"] != "s3cret" || so.Fields["ssn"] != "123-45-6789" {
+		t.Fatalf("writes %+v; record now %+v", w, so.Fields)
+	}
+}
+
+// The ingest secret authenticates the host ERP only. A signed body that names the CRM as
+// the other side of the failed sync, or says "outbound", does not make the service write
+// as the CRM or to it: the retry asks the host ERP to re-run its own sync, and neither
+// system's record is written. The attempt is audited.
+func TestASignedBodyCannotChooseWhoWrites(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*syncerror.Record)
+	}{
+		{"externalSystem crm writes a CRM-owned field", func(r *syncerror.Record) {
+			r.ExternalSystem, r.RecordType, r.RecordID = "crm", "customer", "C-7"
+			r.Payload = json.RawMessage(`{"email":"evil@attacker.example"}`)
+		}},
+		{"outbound to the crm", func(r *syncerror.Record) {
+			r.ExternalSystem, r.Direction, r.RecordType, r.RecordID = "crm", "outbound", "Account", "001A"
+			r.Payload = json.RawMessage(`{"CreditLimit":9999999}`)
+		}},
+	} {
+		for _, named := range []bool{true, false} {
+			name := c.name
+			if !named {
+				name += ", no host record"
+			}
+			t.Run(name, func(t *testing.T) {
+				e := newHostEnv(t)
+				e.host.Seed("customer", "C-7", map[string]any{"email": "anna@customer.example"})
+				e.crm.Seed("Account", "001A", map[string]any{"Name": "Acme", "CreditLimit": 5000})
+				edit := c.edit
+				if !named {
+					edit = func(r *syncerror.Record) { c.edit(r); r.Context = nil }
+				}
+				row := e.hostError(t, "ATTACK-1", "connection", edit)
+				row = e.due(t, row.ID)
+				if named {
+					e.script(row, "succeeded", "") // the host re-ran its own sync
+					row = e.due(t, row.ID)
+				}
+				cust, _ := e.host.Get("customer", "C-7")
+				acct, _ := e.crm.Get("Account", "001A")
+				if cust.Fields["email"] != "anna@customer.example" || acct.Fields["CreditLimit"] != json.Number("5000") ||
+					len(writesTo(e.host, "customer")) != 0 || e.crm.WriteCount() != 0 {
+					t.Fatalf("written: host %+v crm %+v (customer %+v, account %+v)", e.host.Writes(), e.crm.Writes(), cust.Fields, acct.Fields)
+				}
+				if len(e.host.Writes()) != len(writesTo(e.host, hostSyncErrors)) {
+					t.Fatalf("host writes beyond its sync-error record: %+v", e.host.Writes())
+				}
+				if !named && (row.Status != syncerror.StatusPending || row.Retry.Log[0].Class != syncerror.AttemptConfiguration) {
+					t.Fatalf("without a host record: %s %+v", row.Status, row.Retry.Log)
+				}
+				var retries int
+				for _, r := range e.audits.All() {
+					if r.ActionKey == "syncerror.retry" && r.Resource == "syncerror/"+row.ID && strings.Contains(string(r.Details), `"source":"webhook"`) {
+						retries++
+					}
+				}
+				if retries == 0 {
+					t.Fatalf("no audit record of the attempt: %+v", e.audits.All())
+				}
+			})
+		}
+	}
+}
+
+// The audit record of an attempt names its result and class.
+func TestRetryAuditNamesTheAttempt(t *testing.T) {
+	e := newHostEnv(t)
+	row := e.hostError(t, "E-1", "connection", func(r *syncerror.Record) { r.Context = nil })
+	e.due(t, row.ID)
+	recs := e.audits.All()
+	last := recs[len(recs)-1]
+	if last.ActionKey != "syncerror.retry" || last.Result != audit.ResultFailure || !strings.Contains(string(last.Details), `"class":"configuration"`) ||
+		!strings.Contains(string(last.Details), "RETRY_NO_HOST_RECORD") {
+		t.Fatalf("audit %+v %s", last, last.Details)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
@@ -14,12 +13,19 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
-// The retry's Deliverer. A row's delivery is written exactly as a flow run writes: one
-// guarded write judged by package delivery, the flow executor's own rules, to the system
-// that refused it. Where the tenant has no connector for that system, the host ERP is asked to
-// re-run the sync itself: the service marks the sync-error custom record (the fields
-// below; netsuite/ holds the scheduled script that picks them up) and reads the script's
-// answer from the same record at the next attempt.
+// The retry's Deliverer: the integration that failed runs again, from its source of
+// truth, and the service never sends a stored payload (masked at rest; its only source is
+// the webhook body).
+//
+//   - An error the host ERP reported (the webhook, the reconcile's poll): the host ERP
+//     re-runs the record's sync. The service writes the approved fix, if the row has one,
+//     to the record first, then marks the host's sync-error record (the fields below;
+//     netsuite/ holds the scheduled script that picks them up) and reads the script's
+//     answer from the same record at the next attempt. Every write is the host ERP's own,
+//     judged as the host ERP's: the ingest secret authenticates the host ERP only, and
+//     the body's direction and externalSystem describe the failed sync, never who writes.
+//   - A flow run of the service's own: the flow runs again (flow.Executor.Rerun), from a
+//     fresh read of its source record, through its mapping and the guard.
 
 // Fields of the host ERP's sync-error record (netsuite/src/Objects/customrecord_sea_sync_error.xml).
 const (
@@ -44,63 +50,24 @@ type hostClients interface {
 type deliverer struct {
 	guard delivery.Guard
 	hosts hostClients
-}
-
-// route is where a row's delivery goes and in whose name: a flow's failed write to the
-// flow's target; an outbound error to the external system; an inbound one to the host ERP.
-// ok is false when the external system is not one the service connects to.
-func route(c syncerror.Claim) (target, source connector.System, ok bool) {
-	if c.Source == syncerror.SourceFlow {
-		target, source = writeBack(c)
-		return target, source, true
-	}
-	ext := connector.System(c.Record.ExternalSystem)
-	if c.Record.Direction == "outbound" {
-		return ext, connector.SystemHostERP, ext.Known()
-	}
-	if !ext.Known() {
-		ext = connector.SystemHostERP
-	}
-	return connector.SystemHostERP, ext, true
+	// flows re-runs a failed flow run; nil where the flows are not wired (a flow row's
+	// retry then ends as a configuration problem).
+	flows flowRerunner
 }
 
 func (d deliverer) Target(c syncerror.Claim) string {
-	target, _, ok := route(c)
-	if !ok {
-		return c.Record.ExternalSystem
+	if c.Source == syncerror.SourceFlow {
+		target, _ := writeBack(c)
+		return string(target)
 	}
-	return string(target)
+	return string(connector.SystemHostERP)
 }
 
-func (d deliverer) Redeliver(ctx context.Context, actor string, c syncerror.Claim, fields map[string]any, key string) syncerror.Delivery {
-	target, source, ok := route(c)
-	if !ok {
-		return d.viaHost(ctx, actor, c, key)
+func (d deliverer) Rerun(ctx context.Context, actor string, c syncerror.Claim, key string) syncerror.Delivery {
+	if c.Source == syncerror.SourceFlow {
+		return d.rerunFlow(ctx, c, key)
 	}
-	res := delivery.Deliver(ctx, d.guard, delivery.Delivery{TenantID: c.TenantID, Actor: actor, Target: target, Source: source,
-		Entity: c.Record.RecordType, RecordID: c.Record.RecordID, Fields: fields, IdempotencyKey: key, Reason: "syncerror.retry"})
-	out := syncerror.Delivery{System: string(target), Reason: res.Decision, Code: res.Code, RetryAfter: res.RetryAfter}
-	switch {
-	case errors.Is(res.Err, governance.ErrNotConfigured) && target != connector.SystemHostERP:
-		return d.viaHost(ctx, actor, c, key)
-	case res.Outcome == delivery.Written:
-		out.Result = syncerror.Delivered
-	case res.Outcome == delivery.Retrying:
-		out.Result = syncerror.DeliveryTransient
-	case res.Outcome == delivery.Skipped:
-		out.Result, out.Reason = syncerror.DeliveryPermanent, "nothing was written: "+res.Decision
-	default:
-		// Refused by the target or by governance: sending it again unchanged cannot help.
-		out.Result = syncerror.DeliveryPermanent
-	}
-	if out.Code == "" && out.Result == syncerror.DeliveryPermanent {
-		out.Code = "RETRY_" + map[delivery.Outcome]string{delivery.Rejected: "REJECTED", delivery.Held: "HELD",
-			delivery.LoopBroken: "LOOP", delivery.Skipped: "SKIPPED"}[res.Outcome]
-		if out.Code == "RETRY_" {
-			out.Code = "RETRY_REFUSED"
-		}
-	}
-	return out
+	return d.viaHost(ctx, actor, c, key)
 }
 
 // hostRecord is the host ERP's own sync-error record the error came from.
@@ -112,52 +79,68 @@ func hostRecord(c syncerror.Claim) (entity, id string) {
 	return ctx.HostRecord.Type, ctx.HostRecord.ID
 }
 
+// configuration is an attempt that cannot run as the tenant is set up: nothing was
+// written, and reason says who must do what.
+func configuration(system, code, reason string) syncerror.Delivery {
+	return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: system, Code: code,
+		Class: syncerror.AttemptConfiguration, Reason: reason}
+}
+
 // viaHost asks the host ERP to re-run the sync, or reads how the run it asked for went.
 func (d deliverer) viaHost(ctx context.Context, actor string, c syncerror.Claim, key string) syncerror.Delivery {
-	out := syncerror.Delivery{System: string(connector.SystemHostERP)}
+	host := string(connector.SystemHostERP)
 	entity, id := hostRecord(c)
 	if entity == "" || id == "" {
-		out.Result, out.Code = syncerror.DeliveryPermanent, "RETRY_NO_ROUTE"
-		out.Reason = fmt.Sprintf("the tenant has no connector for %q and the error names no host ERP record to re-run it from", c.Record.ExternalSystem)
-		return out
+		return configuration(host, "RETRY_NO_HOST_RECORD", "the error names no host ERP sync-error record to re-run the sync from "+
+			"(its context has no hostRecord); nothing was written. Re-run the integration in the host ERP and resolve the row, "+
+			"or deploy the host ERP's sync-error script, which names the record")
+	}
+	if d.hosts == nil {
+		return configuration(host, "RETRY_NO_CONNECTOR", "the service has no host ERP connector to ask for the re-run; nothing was written")
 	}
 	client, err := d.hosts.Client(ctx, c.TenantID, connector.SystemHostERP)
 	if err != nil {
-		out.Result, out.Code = syncerror.DeliveryPermanent, "RETRY_NO_ROUTE"
-		out.Reason = "the tenant has no connector for " + c.Record.ExternalSystem + " nor for the host ERP: " + connector.ErrorKind(err)
-		return out
+		return configuration(host, "RETRY_NO_CONNECTOR", "the tenant's host ERP connector cannot be used ("+connector.ErrorKind(err)+
+			"); an admin must set it up under Settings, then retry. Nothing was written")
 	}
 	rec, err := client.Get(ctx, entity, id)
 	if err != nil {
-		return hostFailure(out, err)
+		return hostFailure(err, "the host ERP's sync-error record could not be read")
 	}
 	if asked, _ := rec.Fields[HostRetryRequested].(bool); asked {
-		out.Result, out.Reason = syncerror.DeliveryRequested, "the host ERP has not re-run the sync yet"
-		return out
+		return syncerror.Delivery{Result: syncerror.DeliveryRequested, System: host, Reason: "the host ERP has not re-run the sync yet"}
 	}
 	switch st, _ := rec.Fields[HostRetryStatus].(string); st {
 	case hostRetrySucceeded:
-		out.Result, out.Reason = syncerror.Delivered, "the host ERP re-ran the sync"
-		return out
+		return syncerror.Delivery{Result: syncerror.Delivered, System: host, Reason: "the host ERP re-ran the sync"}
 	case hostRetryFailed:
 		res, _ := rec.Fields[HostRetryResult].(string)
-		out.Result, out.Code, out.Reason = syncerror.DeliveryPermanent, "RETRY_FAILED_AT_HOST", "the host ERP re-ran the sync and it failed: "+res
+		out := syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_FAILED_AT_HOST", Class: syncerror.AttemptValue,
+			Reason: "the host ERP re-ran the sync and it failed: " + res + "; correct the record (approve a fix) and retry"}
 		// The answer is read; the next retry of the row asks again.
 		if err := d.hostWrite(ctx, actor, c, entity, id, key+"-read", map[string]any{HostRetryStatus: ""}); err != nil {
 			out.Reason += " (its answer could not be cleared: " + connector.ErrorKind(err) + ")"
 		}
 		return out
 	}
+	if fix := syncerror.ApprovedFix(c); fix != nil {
+		// The approve wrote it under its own key, so this write is replayed unless the
+		// record lost it; the re-run then runs on the corrected record.
+		if err := d.hostWrite(ctx, actor, c, c.Record.RecordType, c.Record.RecordID, c.Applied.Key, fix); err != nil {
+			return refusal(host, err, "the approved fix could not be written to "+c.Record.RecordType+" "+c.Record.RecordID)
+		}
+	}
 	if err := d.hostWrite(ctx, actor, c, entity, id, key, map[string]any{HostRetryRequested: true,
 		HostRetryRequestedAt: time.Now().UTC().Format(time.RFC3339), HostRetryStatus: hostRetryPending}); err != nil {
-		return hostFailure(out, err)
+		return refusal(host, err, "the host ERP could not be asked to re-run the sync")
 	}
-	out.Result, out.Reason = syncerror.DeliveryRequested, "asked the host ERP to re-run the sync (no connector for "+c.Record.ExternalSystem+")"
-	return out
+	return syncerror.Delivery{Result: syncerror.DeliveryRequested, System: host,
+		Reason: "asked the host ERP to re-run the sync of " + c.Record.RecordType + " " + c.Record.RecordID}
 }
 
-// hostWrite marks the host ERP's sync-error record through the guard, in the host ERP's
-// own name: the record is the host's, and the guard's ledger and audit see the request.
+// hostWrite writes to a host ERP record through the guard, in the host ERP's own name: a
+// host-reported error's every write is the host's, judged by its ownership, and the
+// guard's ledger and audit see it.
 func (d deliverer) hostWrite(ctx context.Context, actor string, c syncerror.Claim, entity, id, key string, fields map[string]any) error {
 	_, err := d.guard.Write(ctx, identity.ForTenant(c.TenantID, actor), governance.WriteRequest{Target: connector.SystemHostERP,
 		Source: connector.SystemHostERP, Entity: entity, RecordID: id, Fields: fields, IdempotencyKey: key,
@@ -168,14 +151,66 @@ func (d deliverer) hostWrite(ctx context.Context, actor string, c syncerror.Clai
 	return err
 }
 
-func hostFailure(out syncerror.Delivery, err error) syncerror.Delivery {
+// refusal is an attempt that one of its writes ended: the guard's refusal, or the
+// system's answer.
+func refusal(system string, err error, what string) syncerror.Delivery {
+	if isGovernance(err) {
+		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: system, Code: "RETRY_REFUSED",
+			Class: syncerror.AttemptGovernance, Reason: what + ": the guard refused it (" + err.Error() + "); nothing was written"}
+	}
+	return hostFailure(err, what)
+}
+
+func isGovernance(err error) bool {
+	for _, e := range []error{governance.ErrOwnershipRejected, governance.ErrApprovalDenied, governance.ErrPendingApproval,
+		governance.ErrLoopDetected, governance.ErrDLPBlocked, governance.ErrInvalidRequest} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostFailure is an attempt the host ERP answered with an error.
+func hostFailure(err error, what string) syncerror.Delivery {
+	out := syncerror.Delivery{Result: syncerror.DeliveryTransient, System: string(connector.SystemHostERP),
+		Class: attemptClass(err), Reason: what + ": " + connector.ErrorKind(err)}
 	var ce *connector.Error
 	if errors.As(err, &ce) {
 		out.Code, out.RetryAfter = ce.Code, ce.RetryAfter
-	}
-	out.Result, out.Reason = syncerror.DeliveryTransient, "the host ERP could not be asked: "+connector.ErrorKind(err)
-	if ce != nil && !ce.Retryable {
+		if !ce.Retryable {
+			out.Result = syncerror.DeliveryPermanent
+		}
+	} else if delivery.Permanent(err) {
 		out.Result = syncerror.DeliveryPermanent
 	}
 	return out
 }
+
+// attemptClass judges a connector's failure as an attempt's class.
+func attemptClass(err error) string {
+	for _, c := range []struct {
+		err   error
+		class string
+	}{
+		{connector.ErrRateLimited, syncerror.AttemptRateLimit},
+		{connector.ErrUnauthorized, syncerror.AttemptPermission},
+		{connector.ErrValidation, syncerror.AttemptValue},
+		{connector.ErrConflict, syncerror.AttemptValue},
+		{connector.ErrNotFound, syncerror.AttemptNotFound},
+		{connector.ErrInvalidConfig, syncerror.AttemptConfiguration},
+		{connector.ErrUnsupported, syncerror.AttemptConfiguration},
+		{governance.ErrNotConfigured, syncerror.AttemptConfiguration},
+	} {
+		if errors.Is(err, c.err) {
+			return c.class
+		}
+	}
+	if isGovernance(err) {
+		return syncerror.AttemptGovernance
+	}
+	return syncerror.AttemptConnection
+}
+
+// Compile-time check: the retry's deliverer is the queue's.
+var _ syncerror.Deliverer = deliverer{}

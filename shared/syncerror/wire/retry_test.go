@@ -10,61 +10,13 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/audit"
-	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
-// retryFixture adds the retrier to the approve fixture: the real guard, the fake systems
-// of governancetest, a two-step schedule and no jitter.
-type retryFixture struct {
-	*fixture
-	rt    *syncerror.Retrier
-	queue *syncerrortest.Queue
-}
-
-func newRetryFixture(t *testing.T) *retryFixture {
-	f := newFixture(t)
-	g := f.op.Fixes.(fixWriter).guard
-	rf := &retryFixture{fixture: f, queue: &syncerrortest.Queue{}}
-	rf.rt = &syncerror.Retrier{Claims: f.claims, Deliver: deliverer{guard: g}, Queue: rf.queue, Audit: f.op.Audit,
-		Schedule: []time.Duration{5 * time.Minute, 30 * time.Minute}, Jitter: func(d time.Duration) time.Duration { return d },
-		Now: func() time.Time { return f.now }}
-	f.op.Retries = rf.rt
-	return rf
-}
-
-// diagnosed claims a row and completes its diagnosis with class, then lets the retrier
-// plan it as the worker does.
-func (f *retryFixture) diagnosed(t *testing.T, errorID, class string) syncerror.Claim {
-	t.Helper()
-	ctx := context.Background()
-	c := syncerror.NewClaim(syncerrortest.SampleRecord("acme", errorID), syncerror.SourceWebhook, "wh-1", f.now)
-	if _, err := f.claims.Claim(ctx, c); err != nil {
-		t.Fatal(err)
-	}
-	held, err := f.claims.BeginDiagnosis(ctx, "acme", c.ID, f.now, f.now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := syncerrortest.SampleProposal("inf-1", f.now)
-	p.Class, p.Fix = class, nil
-	if err := f.claims.CompleteDiagnosis(ctx, "acme", c.ID, held.DiagnosisAttempts, p, f.now); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.rt.Plan(ctx, held, p); err != nil {
-		t.Fatal(err)
-	}
-	return f.row(t, c.ID)
-}
-
-func unavailable() error {
-	return &connector.Error{System: connector.SystemHostERP, Op: connector.OpWrite, Status: 503, Retryable: true, Err: connector.ErrUnavailable}
-}
-
 // A connection error is retried on schedule without a person: hidden from the queue while
-// the host ERP refuses, resolved by the first attempt after it accepts writes again.
+// the host ERP refuses, then the host ERP is asked to re-run the sync, and the row
+// resolves once its script answers that the re-run landed.
 func TestAutomaticRetryResolvesOnceTheSystemIsBack(t *testing.T) {
 	for _, class := range syncerror.RetryableClasses {
 		t.Run(class, func(t *testing.T) { automaticRetryResolves(t, class) })
@@ -72,49 +24,41 @@ func TestAutomaticRetryResolvesOnceTheSystemIsBack(t *testing.T) {
 }
 
 func automaticRetryResolves(t *testing.T, class string) {
-	f := newRetryFixture(t)
+	e := newHostEnv(t)
 	ctx := context.Background()
-	c := f.diagnosed(t, "E-1", class)
+	c := e.hostError(t, "E-1", class, nil)
 	if c.Status != syncerror.StatusRetrying || !c.Retry.NextAt.Equal(t0.Add(5*time.Minute)) {
 		t.Fatalf("planned %s next %v", c.Status, c.Retry.NextAt)
 	}
-	if page, _ := f.claims.List(ctx, "acme", syncerror.ListQuery{Status: syncerror.StatusPending, Limit: 10}); len(page.Claims) != 0 {
+	if page, _ := e.claims.List(ctx, "acme", syncerror.ListQuery{Status: syncerror.StatusPending, Limit: 10}); len(page.Claims) != 0 {
 		t.Fatal("a retrying row is shown as pending")
 	}
-	if n, err := f.rt.RunDue(ctx, "acme"); n != 0 || err != nil {
+	if n, err := e.rt.RunDue(ctx, "acme"); n != 0 || err != nil {
 		t.Fatalf("ran %d before its time (err %v)", n, err)
 	}
-	f.conns.Err = unavailable()
-	f.now = t0.Add(5 * time.Minute)
-	if n, err := f.rt.RunDue(ctx, "acme"); n != 1 || err != nil {
-		t.Fatalf("ran %d err %v", n, err)
-	}
-	row := f.row(t, c.ID)
-	if row.Status != syncerror.StatusRetrying || row.Retry.Attempts != 1 || !row.Retry.NextAt.Equal(f.now.Add(30*time.Minute)) ||
-		!strings.Contains(row.Retry.LastError, "unavailable") {
+	e.down.Store(503)
+	row := e.due(t, c.ID)
+	if row.Status != syncerror.StatusRetrying || row.Retry.Attempts != 1 || !row.Retry.NextAt.Equal(e.now.Add(30*time.Minute)) ||
+		!strings.Contains(row.Retry.LastError, "unavailable") || row.Retry.Log[0].Class != syncerror.AttemptConnection {
 		t.Fatalf("after a transient failure %s %+v", row.Status, row.Retry)
 	}
-	f.conns.Err = nil
-	f.now = f.now.Add(30 * time.Minute)
-	if n, _ := f.rt.RunDue(ctx, "acme"); n != 1 {
-		t.Fatalf("ran %d", n)
+	e.down.Store(0)
+	if row = e.due(t, c.ID); row.Status != syncerror.StatusRetrying || row.Retry.Log[1].Result != syncerror.DeliveryRequested {
+		t.Fatalf("once back, the host ERP is asked: %s %+v", row.Status, row.Retry.Log)
 	}
-	row = f.row(t, c.ID)
-	if row.Status != syncerror.StatusResolved || row.Retry.Resolution != syncerror.ResolutionRetried || f.conns.Count() != 1 {
-		t.Fatalf("after the system is back %s %+v, %d writes", row.Status, row.Retry, f.conns.Count())
+	e.script(c, "succeeded", "re-ran the sync of salesorder SO-10042")
+	row = e.due(t, c.ID)
+	if row.Status != syncerror.StatusResolved || row.Retry.Resolution != syncerror.ResolutionRetried {
+		t.Fatalf("after the re-run %s %+v", row.Status, row.Retry)
 	}
-	w := f.conns.Writes()[0]
-	if w.System != connector.SystemHostERP || w.Req.Entity != "salesOrder" || w.Req.RecordID != "SO-10042" || w.Req.Fields["shipcountry"] != "Deutschland" {
-		t.Fatalf("write %+v", w)
+	if row.Record.ErrorCode != c.Record.ErrorCode || row.Record.Message != c.Record.Message || len(row.Retry.Log) != 3 {
+		t.Fatalf("the error as received %+v, attempts %+v", row.Record, row.Retry.Log)
 	}
-	var actions []string
-	for _, h := range row.History {
-		actions = append(actions, h.Action)
-	}
-	if got := strings.Join(actions, ","); got != "claimed,retry_scheduled,retry,retry_failed,retry,retried" || !strings.HasPrefix(row.History[1].Note, class) {
+	if got := strings.Join(actions(row), ","); got != "claimed,retry_scheduled,retry,retry_failed,retry,retry_requested,retry,retried" ||
+		!strings.HasPrefix(row.History[1].Note, class) {
 		t.Fatalf("history %s", got)
 	}
-	recs := f.audits.All()
+	recs := e.audits.All()
 	if last := recs[len(recs)-1]; last.ActionKey != "syncerror.retry" || last.Result != audit.ResultSuccess || last.Actor.Actor != "schedule:retry" {
 		t.Fatalf("audit %+v", last)
 	}
@@ -122,92 +66,103 @@ func automaticRetryResolves(t *testing.T, class string) {
 
 // Retry-After is honoured, and when the schedule runs out the row goes to people.
 func TestAutomaticRetryHonoursRetryAfterThenGivesUp(t *testing.T) {
-	f := newRetryFixture(t)
-	ctx := context.Background()
-	c := f.diagnosed(t, "E-1", "rate_limit")
-	f.conns.Err = &connector.Error{System: connector.SystemHostERP, Op: connector.OpWrite, Status: 429, Retryable: true,
-		RetryAfter: 2 * time.Hour, Err: connector.ErrRateLimited}
-	f.now = t0.Add(5 * time.Minute)
-	f.rt.RunDue(ctx, "acme")
-	if row := f.row(t, c.ID); !row.Retry.NextAt.Equal(f.now.Add(2 * time.Hour)) {
-		t.Fatalf("next %v, want Retry-After's 2h", row.Retry.NextAt)
+	e := newHostEnv(t)
+	e.rt.Schedule = e.rt.Schedule[:2]
+	c := e.hostError(t, "E-1", "rate_limit", nil)
+	e.down.Store(429)
+	row := e.due(t, c.ID)
+	if !row.Retry.NextAt.Equal(e.now.Add(2*time.Hour)) || row.Retry.Log[0].Code != "CONCURRENCY_LIMIT_EXCEEDED" {
+		t.Fatalf("next %v, want Retry-After's 2h; attempts %+v", row.Retry.NextAt, row.Retry.Log)
 	}
-	f.now = f.now.Add(2 * time.Hour)
-	f.rt.RunDue(ctx, "acme")
-	row := f.row(t, c.ID)
+	row = e.due(t, c.ID)
 	if row.Status != syncerror.StatusPending || row.Retry.Attempts != 2 || row.History[len(row.History)-1].Action != "retries_exhausted" {
 		t.Fatalf("exhausted %s %+v", row.Status, row.Retry)
 	}
 }
 
-// A permission error retried on request while the system still refuses returns to
-// pending, re-diagnosed from the new error, with the attempt in its history.
-func TestRetryOnRequestOfAPermissionErrorReturnsToPending(t *testing.T) {
-	f := newRetryFixture(t)
-	c := f.diagnosed(t, "E-1", "permission")
+// A permission error retried on request while the host still refuses returns to pending
+// with the attempt listed, the vendor's code on it; the error as received and its
+// diagnosis stay, three failed attempts later too.
+func TestFailedRetriesKeepTheErrorAsReceived(t *testing.T) {
+	e := newHostEnv(t)
+	c := e.hostError(t, "E-1", "permission", nil)
 	if c.Status != syncerror.StatusPending {
 		t.Fatalf("a permission error was planned for automatic retry: %s", c.Status)
 	}
-	f.conns.Err = &connector.Error{System: connector.SystemHostERP, Op: connector.OpWrite, Status: 403, Code: "INSUFFICIENT_PERMISSION",
-		Err: connector.ErrUnauthorized}
-	w := f.call(t, f.op.RetryHandler(), c.ID, "")
-	if w.Code != http.StatusOK {
-		t.Fatalf("%d %s", w.Code, w.Body)
-	}
 	var d syncerror.Detail
-	if err := json.Unmarshal(w.Body.Bytes(), &d); err != nil {
-		t.Fatal(err)
+	for i := range 3 {
+		e.down.Store(403)
+		if i == 1 {
+			// The host answers; its re-run failed.
+			e.down.Store(0)
+			e.script(c, "failed", "SSS_CONNECTION_TIME_OUT")
+		}
+		w := e.call(t, e.op.RetryHandler(), c.ID, "")
+		if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &d) != nil {
+			t.Fatalf("retry %d: %d %s", i, w.Code, w.Body)
+		}
+		if d.Status != syncerror.StatusPending {
+			t.Fatalf("retry %d ended %s", i, d.Status)
+		}
 	}
-	if d.Status != syncerror.StatusPending || d.Diagnosis != syncerror.DiagnosisQueued || d.RetryAttempts != 1 ||
-		d.ErrorCode != "INSUFFICIENT_PERMISSION" || !strings.Contains(d.RetryError, "unauthorized") {
-		t.Fatalf("answer %+v", d)
+	if d.ErrorCode != c.Record.ErrorCode || d.Error.Message != c.Record.Message || d.Diagnosis != syncerror.DiagnosisReady ||
+		d.Class != "permission" || d.RetryAttempts != 3 {
+		t.Fatalf("the error or its diagnosis changed: %+v", d.Summary)
 	}
-	if sent := f.queue.Sent(); len(sent) != 1 || sent[0].ID != c.ID {
-		t.Fatalf("re-diagnosis not queued: %+v", sent)
+	if len(d.Attempts) != 3 || d.Attempts[0].Code != "INSUFFICIENT_PERMISSION" || d.Attempts[0].Class != syncerror.AttemptPermission ||
+		d.Attempts[1].Code != "RETRY_FAILED_AT_HOST" || !strings.Contains(d.Attempts[1].Reason, "SSS_CONNECTION_TIME_OUT") ||
+		d.Attempts[2].Code != "INSUFFICIENT_PERMISSION" || d.Attempts[0].Actor != "alice" {
+		t.Fatalf("attempts %+v", d.Attempts)
 	}
-	if n := len(d.History); d.History[n-2].Action != "retry" || d.History[n-2].Actor != "alice" || d.History[n-1].Action != "retry_failed" {
+	if n := len(d.History); d.History[n-2].Action != "retry" || d.History[n-1].Action != "retry_failed" {
 		t.Fatalf("history %+v", d.History)
 	}
-	// Again, now that the system accepts it: resolved.
-	f.conns.Err = nil
-	if w := f.call(t, f.op.RetryHandler(), c.ID, ""); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"resolution":"retried"`) {
+	// Again, now that the host re-runs it: asked, then resolved.
+	e.down.Store(0)
+	e.call(t, e.op.RetryHandler(), c.ID, "")
+	e.script(c, "succeeded", "")
+	if w := e.call(t, e.op.RetryHandler(), c.ID, ""); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"resolution":"retried"`) {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
-	if w := f.call(t, f.op.RetryHandler(), c.ID, ""); w.Code != http.StatusConflict {
+	if w := e.call(t, e.op.RetryHandler(), c.ID, ""); w.Code != http.StatusConflict {
 		t.Fatalf("retry of a resolved row: %d %s", w.Code, w.Body)
 	}
 }
 
-// A write that lands on a system pulls its waiting retries forward: here a person's
-// retry of one row; the row waiting on the same system is due at once.
-func TestAWriteThatLandsPullsRetriesForward(t *testing.T) {
-	f := newRetryFixture(t)
+// A re-run that lands pulls the host's waiting retries forward: here a person's retry of
+// one row; the row waiting on the same system is due at once.
+func TestAReRunThatLandsPullsRetriesForward(t *testing.T) {
+	e := newHostEnv(t)
 	ctx := context.Background()
-	waiting := f.diagnosed(t, "E-1", "connection")
-	asked := f.diagnosed(t, "E-2", "permission")
-	f.now = t0.Add(time.Minute)
-	if w := f.call(t, f.op.RetryHandler(), asked.ID, ""); w.Code != http.StatusOK || f.row(t, asked.ID).Status != syncerror.StatusResolved {
+	waiting := e.hostError(t, "E-1", "connection", nil)
+	asked := e.hostError(t, "E-2", "permission", nil)
+	e.script(asked, "succeeded", "")
+	e.now = t0.Add(time.Minute)
+	if w := e.call(t, e.op.RetryHandler(), asked.ID, ""); w.Code != http.StatusOK || e.row(t, asked.ID).Status != syncerror.StatusResolved {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
-	row := f.row(t, waiting.ID)
-	if !row.Retry.NextAt.Equal(f.now) || row.History[len(row.History)-1].Action != "retry_pulled_forward" {
+	row := e.row(t, waiting.ID)
+	if !row.Retry.NextAt.Equal(e.now) || row.History[len(row.History)-1].Action != "retry_pulled_forward" {
 		t.Fatalf("not pulled forward: %v %+v", row.Retry.NextAt, row.History)
 	}
-	if n, _ := f.rt.RunDue(ctx, "acme"); n != 1 || f.row(t, waiting.ID).Status != syncerror.StatusResolved {
-		t.Fatalf("the pulled retry did not run: %d %s", n, f.row(t, waiting.ID).Status)
+	e.script(waiting, "succeeded", "")
+	if n, _ := e.rt.RunDue(ctx, "acme"); n != 1 || e.row(t, waiting.ID).Status != syncerror.StatusResolved {
+		t.Fatalf("the pulled retry did not run: %d %s", n, e.row(t, waiting.ID).Status)
 	}
 }
 
 // Resolve closes a row with a reason and no write, audited; bulk retries and resolves
 // run each item's own route, and bulk approve stays the approver's.
 func TestResolveAndBulk(t *testing.T) {
-	f := newRetryFixture(t)
-	a, b, c := f.diagnosed(t, "E-1", "permission"), f.diagnosed(t, "E-2", "permission"), f.diagnosed(t, "E-3", "permission")
+	e := newHostEnv(t)
+	f := e.fixture
+	a, b, c := e.hostError(t, "E-1", "permission", nil), e.hostError(t, "E-2", "permission", nil), e.hostError(t, "E-3", "permission", nil)
+	e.script(b, "succeeded", "")
 	if w := f.call(t, f.op.ResolveHandler(), a.ID, `{"reason":"fixed"}`); w.Code != http.StatusBadRequest {
 		t.Fatalf("unknown reason: %d %s", w.Code, w.Body)
 	}
 	w := f.call(t, f.op.ResolveHandler(), a.ID, `{"reason":"not_an_error","note":"test order"}`)
-	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"resolution":"not_an_error"`) || f.conns.Count() != 0 {
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"resolution":"not_an_error"`) || len(e.host.Writes()) != 0 {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 	recs := f.audits.All()
