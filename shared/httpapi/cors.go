@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -41,15 +42,15 @@ func ParseOrigins(list string) ([]string, error) {
 type Methods func(r *http.Request) []string
 
 // MuxMethods are the methods mux serves r's path with, found by asking mux which pattern
-// each method would reach: one other than catchAll (the pattern answering unknown routes)
-// is a route of the path.
-func MuxMethods(mux *http.ServeMux, catchAll string) Methods {
+// each method would reach: one other than the catch-alls (the pattern answering unknown
+// routes, the console's greedy GET of every other path) is a route of the path.
+func MuxMethods(mux *http.ServeMux, catchAll ...string) Methods {
 	return func(r *http.Request) []string {
 		var out []string
 		for _, m := range CORSAllowMethods {
 			probe := r.Clone(r.Context())
 			probe.Method = m
-			if _, pattern := mux.Handler(probe); pattern != "" && pattern != catchAll {
+			if _, pattern := mux.Handler(probe); pattern != "" && !slices.Contains(catchAll, pattern) {
 				out = append(out, m)
 			}
 		}

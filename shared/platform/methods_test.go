@@ -21,9 +21,10 @@ func TestMuxAnswersUnknownMethodsWith405(t *testing.T) {
 		{Name: "get-thing", Route: &blueprint.Route{Method: "GET", Path: "/api/things/{id}", Auth: blueprint.AuthPublic}},
 		{Name: "patch-thing", Route: &blueprint.Route{Method: "PATCH", Path: "/api/things/{id}", Auth: blueprint.AuthPublic}},
 		{Name: "put-list", Route: &blueprint.Route{Method: "PUT", Path: "/api/things", Auth: blueprint.AuthPublic}},
+		{Name: "console", Route: &blueprint.ConsoleRoute},
 	}
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
-	routes := platform.Routes{"get-thing": {Handler: ok}, "patch-thing": {Handler: ok}, "put-list": {Handler: ok}}
+	routes := platform.Routes{"get-thing": {Handler: ok}, "patch-thing": {Handler: ok}, "put-list": {Handler: ok}, "console": {Handler: ok}}
 	b := &platform.Base{Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Config: platform.Config{CORSOrigins: []string{"https://erp.example.com"}}}
 	h, err := b.Mux(fns, routes)
@@ -55,7 +56,8 @@ func TestMuxAnswersUnknownMethodsWith405(t *testing.T) {
 	if w := do("PATCH", "/api/things/t1", false); w.Code != http.StatusOK {
 		t.Errorf("PATCH a served route = %d", w.Code)
 	}
-	if w := do("GET", "/api/nothing", false); w.Code != http.StatusNotFound || w.Header().Get("Allow") != "" {
+	// The console's greedy GET makes no path a route: another method there is 404.
+	if w := do("POST", "/api/nothing", false); w.Code != http.StatusNotFound || w.Header().Get("Allow") != "" {
 		t.Errorf("unknown path = %d %v", w.Code, w.Header())
 	}
 	if w := do("OPTIONS", "/api/things/t1", true); w.Code != http.StatusNoContent || w.Header().Get("Access-Control-Allow-Methods") != "GET, PATCH" {
