@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/infra/bench/loadgen"
+	"github.com/syncassist/syncassist/infra/oncall"
 )
 
 // Row is one scenario's figures. Rates and latencies are printed, never checked; the
@@ -27,6 +28,8 @@ type Row struct {
 	Note                  string
 	// Err is the first failed check; nil means every check passed.
 	Err error
+	// Drill is what the scenario's EMF lines burned and would alarm (package oncall).
+	Drill string
 }
 
 // Pass says every check of the row held.
@@ -76,6 +79,9 @@ func Print(w io.Writer, rows []Row) {
 	fmt.Fprintln(w)
 	for _, r := range rows {
 		fmt.Fprintf(w, "%s: %s\n", r.Scenario, r.Note)
+		if r.Drill != "" {
+			fmt.Fprintf(w, "%s: on call: %s\n", r.Scenario, r.Drill)
+		}
 		if r.Err != nil {
 			fmt.Fprintf(w, "%s: FAILED: %v\n", r.Scenario, r.Err)
 		}
@@ -126,18 +132,21 @@ func Short() Config {
 type Scenario struct {
 	Name string
 	Run  func(ctx context.Context, h *Harness, cfg Config) Row
+	// Trips are the objectives (fast burn) and the alarm kinds the scenario's fault must
+	// set off, judged from its EMF lines: the drill of each (drill.go).
+	Trips []string
 }
 
 // Scenarios are every scenario of the suite, in the order.
 func Scenarios() []Scenario {
 	return []Scenario{
-		{"burst", runBurst},
-		{"dynamodb-restart", runDynamoRestart},
-		{"sqs-kill", runSQSKill},
-		{"sqs-redelivery", runRedelivery},
-		{"crash-after-erp-write", runCrash},
-		{"erp-429-5xx", runThrottle},
-		{"partition-throttle", runPartitionThrottle},
+		{Name: "burst", Run: runBurst},
+		{Name: "dynamodb-restart", Run: runDynamoRestart, Trips: []string{oncall.IngestAccepted.Name}},
+		{Name: "sqs-kill", Run: runSQSKill},
+		{Name: "sqs-redelivery", Run: runRedelivery},
+		{Name: "crash-after-erp-write", Run: runCrash},
+		{Name: "erp-429-5xx", Run: runThrottle, Trips: []string{oncall.ApproveWriteBack.Name, oncall.ApproveFailures.Name}},
+		{Name: "partition-throttle", Run: runPartitionThrottle, Trips: []string{oncall.IngestAccepted.Name}},
 	}
 }
 
@@ -157,6 +166,7 @@ func RunAll(ctx context.Context, h *Harness, cfg Config, only string, progress i
 		row := s.Run(ctx, h, cfg)
 		row.Scenario = s.Name
 		row.Note += fmt.Sprintf(" Leak scan: %d KB of logs and EMF lines.", (h.Logs.Len()-logStart)/1024)
+		drill(&row, s, h.Logs.From(logStart))
 		fmt.Fprintf(progress, "fault: %s %s in %s\n", s.Name, map[bool]string{true: "passed", false: "FAILED"}[row.Pass()],
 			time.Since(start).Round(100*time.Millisecond))
 		rows = append(rows, row)
