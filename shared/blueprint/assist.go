@@ -42,6 +42,6 @@ func init() {
 		fn(FuncAutomationList, "Lists what auto rules applied or, in shadow, would have applied", "GET",
 			"/api/sync-error-assist/automation", AuthOperator, "sync-errors", TableGrant{Processed, Read}),
 		fn(FuncInsights, "Counts the window's sync errors by class and outcome, and each auto rule's agreement with people", "GET",
-			"/api/sync-error-assist/insights", AuthOperator, "sync-errors", TableGrant{Processed, Read}),
+			"/api/sync-error-assist/insights", AuthOperator, "sync-errors", TableGrant{Processed, Read}, TableGrant{Tenants, SettingsOnly}),
 	)
 }

@@ -50,8 +50,9 @@ func init() {
 			Route:  &Route{Method: "GET", Path: "/api/ai/costs", Auth: AuthApprover, Module: "audit"},
 			Tables: authenticatedTables(TableGrant{AIRecords, Read}), Timeout: 10 * time.Second, MemoryMB: 256},
 		Function{Name: FuncProposalGroups, Description: "Groups pending proposals that share a diagnosis (class, field, proposed value)",
-			Route:  &Route{Method: "GET", Path: "/api/sync-error-assist/proposal-groups", Auth: AuthOperator, Module: "sync-errors"},
-			Tables: authenticatedTables(TableGrant{Processed, Read}), Timeout: 10 * time.Second, MemoryMB: 256},
+			Route: &Route{Method: "GET", Path: "/api/sync-error-assist/proposal-groups", Auth: AuthOperator, Module: "sync-errors"},
+			// The system filter reads the tenant's system names (plain attributes only).
+			Tables: authenticatedTables(TableGrant{Processed, Read}, TableGrant{Tenants, SettingsOnly}), Timeout: 10 * time.Second, MemoryMB: 256},
 		bulk,
 		Function{Name: FuncProposalTriage, Description: "Assigns, tags or notes a sync error (audited; notes are DLP-masked)",
 			Route:   &Route{Method: "POST", Path: proposals + "/{id}/triage", Auth: AuthOperator, Module: "sync-errors"},

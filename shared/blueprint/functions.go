@@ -318,8 +318,11 @@ func init() {
 		TableGrant{Governance, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append})
 	release.Timeout, release.PublishesAlerts = 30*time.Second, true
 	Functions = append(Functions,
-		op(FuncProposalsList, "Lists the operator queue", "GET", proposals, AuthOperator, "sync-errors", TableGrant{Processed, Read}),
-		op(FuncProposalDetail, "Shows one proposal with its history", "GET", proposals+"/{id}", AuthOperator, "sync-errors", TableGrant{Processed, Read}),
+		// The listing and the detail read the tenant's system names (plain attributes only).
+		op(FuncProposalsList, "Lists the operator queue", "GET", proposals, AuthOperator, "sync-errors", TableGrant{Processed, Read},
+			TableGrant{Tenants, SettingsOnly}),
+		op(FuncProposalDetail, "Shows one proposal with its history", "GET", proposals+"/{id}", AuthOperator, "sync-errors", TableGrant{Processed, Read},
+			TableGrant{Tenants, SettingsOnly}),
 		approve,
 		op(FuncProposalReject, "Rejects a proposal", "POST", proposals+"/{id}/reject", AuthOperator, "sync-errors",
 			TableGrant{Processed, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),

@@ -93,6 +93,10 @@ type ListQuery struct {
 	// System keeps rows whose external system (Record.ExternalSystem, as the host sent
 	// it) is exactly this ("" keeps all).
 	System string
+	// Systems, when set, widens System to every name that resolves to the same connector
+	// system (tenant.Config.NamesOf): rows whose external system is one of them, compared
+	// trimmed and without case (systems.go).
+	Systems []string
 	// Oldest lists oldest first instead of newest first.
 	Oldest bool
 	Limit  int

@@ -132,6 +132,7 @@ func (o *Operator) GroupsHandler() http.Handler {
 		if !ok {
 			return
 		}
+		q = withSystemNames(o.systemNames(r.Context(), id.TenantID), q)
 		claims, truncated, err := o.collect(r.Context(), id.TenantID, q, MaxGroupScan)
 		if err != nil {
 			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")

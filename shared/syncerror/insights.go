@@ -66,7 +66,10 @@ type Insights struct {
 	Since   time.Time         `json:"since"`
 	Total   Counts            `json:"total"`
 	ByClass map[string]Counts `json:"byClass"`
-	Rules   []RuleInsight     `json:"rules"`
+	// BySystem counts by the connector system each row's external system resolves to
+	// (the name as sent when it resolves to none; "unspecified" when none was sent).
+	BySystem map[string]Counts `json:"bySystem"`
+	Rules    []RuleInsight     `json:"rules"`
 	// Truncated is true when the window held more rows than one answer reads.
 	Truncated bool `json:"truncated"`
 }
@@ -114,7 +117,8 @@ func (o *Operator) InsightsHandler() http.Handler {
 
 // Insights computes the figures of rows claimed since.
 func (o *Operator) Insights(ctx context.Context, tenantID, window string, since time.Time) (Insights, error) {
-	in := Insights{Window: window, Since: since, ByClass: map[string]Counts{}, Rules: []RuleInsight{}}
+	in := Insights{Window: window, Since: since, ByClass: map[string]Counts{}, BySystem: map[string]Counts{}, Rules: []RuleInsight{}}
+	names := o.systemNames(ctx, tenantID)
 	for _, st := range insightStatuses {
 		n, cursor := 0, ""
 		for {
@@ -124,6 +128,7 @@ func (o *Operator) Insights(ctx context.Context, tenantID, window string, since 
 			}
 			for _, c := range page.Claims {
 				in.count(c)
+				in.countSystem(c, names)
 			}
 			n += len(page.Claims)
 			if cursor = page.NextCursor; cursor == "" {
@@ -140,6 +145,7 @@ func (o *Operator) Insights(ctx context.Context, tenantID, window string, since 
 		c.finish()
 		in.ByClass[k] = c
 	}
+	in.finishBySystem()
 	if o.Assist != nil {
 		rules, truncated, err := o.ruleInsights(ctx, tenantID, since)
 		if err != nil {

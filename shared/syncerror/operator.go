@@ -100,6 +100,9 @@ type Summary struct {
 	// from); ExternalSystem is the system on the other side of the failed sync.
 	OccurredAt     *time.Time `json:"occurredAt,omitempty"`
 	ExternalSystem string     `json:"externalSystem,omitempty"`
+	// System is the connector system ExternalSystem resolves to by the tenant's system
+	// names ("erp2" for "Business Central"), else ExternalSystem itself (systems.go).
+	System string `json:"system,omitempty"`
 	// ApplyError is why the last write-back failed, on a row that is pending again: the
 	// queue marks such rows apart from fresh ones.
 	ApplyError string `json:"applyError,omitempty"`
@@ -210,6 +213,8 @@ func (o *Operator) ListHandler() http.Handler {
 		if !ok {
 			return
 		}
+		names := o.systemNames(r.Context(), id.TenantID)
+		lq = withSystemNames(names, lq)
 		if r.URL.Query().Get("format") == "csv" {
 			o.exportCSV(w, r, id.TenantID, lq, sort)
 			return
@@ -231,6 +236,7 @@ func (o *Operator) ListHandler() http.Handler {
 		for i, c := range page.Claims {
 			items[i], rows[i] = o.summarize(c), &items[i]
 		}
+		nameSystems(names, rows)
 		o.annotate(r.Context(), id.TenantID, rows, page.Claims)
 		httpapi.WriteList(w, items, page.NextCursor)
 	})
@@ -246,6 +252,7 @@ func (o *Operator) DetailHandler() http.Handler {
 		c, ok := o.load(w, r, id.TenantID)
 		if ok {
 			d := o.detail(c)
+			nameSystems(o.systemNames(r.Context(), id.TenantID), []*Summary{&d.Summary})
 			o.annotate(r.Context(), id.TenantID, []*Summary{&d.Summary}, []Claim{c})
 			httpapi.WriteJSON(w, http.StatusOK, d)
 		}

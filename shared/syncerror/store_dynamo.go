@@ -65,6 +65,8 @@ func claimItem(c Claim) dynamostore.Item {
 	}
 	dynamostore.PutOptional(it, "integration", r.Integration)
 	dynamostore.PutOptional(it, "external_system", r.ExternalSystem)
+	// The name compared trimmed and without case, as the system filter compares it.
+	dynamostore.PutOptional(it, "system_name", strings.ToLower(strings.TrimSpace(r.ExternalSystem)))
 	dynamostore.PutOptional(it, "direction", r.Direction)
 	dynamostore.PutOptional(it, "payload", string(r.Payload))
 	dynamostore.PutOptional(it, "context", string(r.Context))

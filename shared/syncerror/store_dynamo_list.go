@@ -56,7 +56,10 @@ func listFilter(q ListQuery, values dynamostore.Item) *string {
 		parts = append(parts, "contains(tags, :tag)")
 		values[":tag"] = dynamostore.Str(q.Tag)
 	}
-	if q.System != "" {
+	switch {
+	case len(q.Systems) > 0:
+		parts = append(parts, systemNamesFilter(q.Systems, values))
+	case q.System != "":
 		parts = append(parts, "external_system = :system")
 		values[":system"] = dynamostore.Str(q.System)
 	}
@@ -124,4 +127,25 @@ func (s *DynamoClaims) List(ctx context.Context, tenantID string, q ListQuery) (
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+}
+
+// systemNamesFilter keeps rows whose external system is one of names: compared trimmed and
+// without case on rows that carry system_name (written with the row), and exactly as
+// written on rows claimed before it existed. Names are at most tenant.MaxSystemAliases
+// plus the defaults, within an IN's 100 operands.
+func systemNamesFilter(names []string, values dynamostore.Item) string {
+	var folded, exact []string
+	seen := map[string]bool{}
+	for i, n := range names {
+		ref := ":sx" + strconv.Itoa(i)
+		values[ref] = dynamostore.Str(n)
+		exact = append(exact, ref)
+		if k := strings.ToLower(strings.TrimSpace(n)); !seen[k] {
+			seen[k] = true
+			ref = ":sn" + strconv.Itoa(len(folded))
+			values[ref] = dynamostore.Str(k)
+			folded = append(folded, ref)
+		}
+	}
+	return "(system_name IN (" + strings.Join(folded, ", ") + ") OR external_system IN (" + strings.Join(exact, ", ") + "))"
 }

@@ -80,6 +80,26 @@ func runSystemListContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 			}
 		}
 	})
+
+	// Systems (the names resolving to one system, tenant.Config.NamesOf) matches each
+	// name trimmed and without case, and nothing that only starts like one.
+	t.Run("list filters by every name of one system", func(t *testing.T) {
+		s := newStore(t)
+		systems := []string{"Business Central", "ShipStation", " business central ", "erp2", "BC", "Business Centrals", "", "ERP2"}
+		var ids []string
+		for i, sys := range systems {
+			r := SampleRecord("t1", fmt.Sprintf("names-%d", i))
+			r.ExternalSystem = sys
+			c := syncerror.NewClaim(r, syncerror.SourceWebhook, "", base.Add(time.Duration(i)*time.Minute))
+			mustClaim(t, s, c)
+			ids = append(ids, c.ID)
+		}
+		q := syncerror.ListQuery{Status: syncerror.StatusPending, Limit: 1, System: "erp2",
+			Systems: []string{"erp2", "BC", "Business Central", "Dynamics 365 Business Central"}}
+		if got, want := listEvery(t, s, "t1", q), []string{ids[7], ids[4], ids[3], ids[2], ids[0]}; !reflect.DeepEqual(got, want) {
+			t.Errorf("erp2 by its names = %v, want %v", got, want)
+		}
+	})
 }
 
 // listEvery follows q's cursors to the end and returns the ids listed, in order.

@@ -27,7 +27,12 @@ func listed(c syncerror.Claim, q syncerror.ListQuery) bool {
 	case q.Assignee != "" && c.Triage.Assignee != q.Assignee:
 		return false
 	}
-	if q.System != "" && c.Record.ExternalSystem != q.System {
+	if len(q.Systems) > 0 {
+		name := strings.ToLower(strings.TrimSpace(c.Record.ExternalSystem))
+		if !slices.ContainsFunc(q.Systems, func(n string) bool { return strings.ToLower(strings.TrimSpace(n)) == name }) {
+			return false
+		}
+	} else if q.System != "" && c.Record.ExternalSystem != q.System {
 		return false
 	}
 	return q.Tag == "" || slices.Contains(c.Triage.Tags, q.Tag)

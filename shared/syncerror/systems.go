@@ -1,0 +1,83 @@
+package syncerror
+
+import (
+	"context"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/tenant"
+)
+
+// System names (issue 33 §4). A host names the system on the other side of a failed sync
+// as its scripts do ("Business Central"); the row keeps that name exactly as sent
+// (Record.ExternalSystem, never rewritten) and the listing, its filter and the insights
+// read it as the connector system it resolves to by the tenant's aliases at read time
+// (tenant.Config.ResolveSystem): an alias added later applies to rows already received,
+// and the ingest stays one conditional write.
+
+// unspecifiedSystem keys, in the insights, rows whose host named no external system.
+const unspecifiedSystem = "unspecified"
+
+// systemNames is the tenant's configuration the names resolve by, read through the
+// operator's tenant reader (the cached plain-attribute read). Without a reader, or when the
+// read fails, the defaults alone: a listing is never refused for its system names.
+func (o *Operator) systemNames(ctx context.Context, tenantID string) tenant.Config {
+	if o.Tenants == nil {
+		return tenant.Config{}
+	}
+	c, err := o.Tenants.Get(ctx, tenantID)
+	if err != nil {
+		httpapi.Logger(ctx).Warn("tenant unreadable; system names resolve by the defaults", "error", err)
+		return tenant.Config{}
+	}
+	return c
+}
+
+// ResolvedSystem is the system a row's external system names for the tenant c: the
+// connector system it resolves to, else the name as sent ("" when none was).
+func ResolvedSystem(c tenant.Config, name string) string {
+	if sys, ok := c.ResolveSystem(name); ok {
+		return string(sys)
+	}
+	return name
+}
+
+// withSystemNames widens the listing's system filter from one name to every name that
+// resolves to the same system ("erp2" or "business central" lists the rows sent as
+// "Business Central", "BC" and "erp2" alike). A name that resolves to no system keeps the
+// exact filter.
+func withSystemNames(c tenant.Config, q ListQuery) ListQuery {
+	if q.System == "" {
+		return q
+	}
+	if sys, ok := c.ResolveSystem(q.System); ok {
+		q.Systems = c.NamesOf(sys)
+	}
+	return q
+}
+
+// nameSystems sets each row's resolved system beside the name as sent.
+func nameSystems(c tenant.Config, rows []*Summary) {
+	for _, s := range rows {
+		if s.ExternalSystem != "" {
+			s.System = ResolvedSystem(c, s.ExternalSystem)
+		}
+	}
+}
+
+// countSystem counts the row under the system its host's name resolves to.
+func (in *Insights) countSystem(c Claim, names tenant.Config) {
+	sys := ResolvedSystem(names, c.Record.ExternalSystem)
+	if sys == "" {
+		sys = unspecifiedSystem
+	}
+	cc := in.BySystem[sys]
+	cc.add(c)
+	in.BySystem[sys] = cc
+}
+
+func (in *Insights) finishBySystem() {
+	for k, c := range in.BySystem {
+		c.finish()
+		in.BySystem[k] = c
+	}
+}
