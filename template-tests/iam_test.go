@@ -156,10 +156,11 @@ func TestFunctionPoliciesFollowBlueprintGrants(t *testing.T) {
 								}
 								granted[name] = append(granted[name], actions...)
 							case id == secretsKey && f.NeedsSecrets():
-								// Opening is Decrypt of the function's own purposes; only the
-								// settings API seals (GenerateDataKey, any purpose).
+								// Opening is Decrypt of the function's own purposes, which it
+								// requires (kmsRequirePurpose is on unless cdk.json turns it
+								// off); only the settings API seals (GenerateDataKey, any purpose).
 								for _, act := range actions {
-									test, want := "StringEqualsIfExists", f.Opens()
+									test, want := "StringEquals", f.Opens()
 									if act == "kms:GenerateDataKey" && f.SealsSecrets {
 										test, want = "StringEquals", blueprint.SecretPurposes
 									} else if act != "kms:Decrypt" || len(want) == 0 {

@@ -190,7 +190,7 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 			}
 		}
 		if props.SecretsKey != nil {
-			for _, st := range secretsKeyStatements(props.SecretsKey, f) {
+			for _, st := range secretsKeyStatements(props.SecretsKey, f, requirePurpose(scope)) {
 				fn.AddToRolePolicy(st)
 			}
 		}

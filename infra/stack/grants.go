@@ -122,14 +122,38 @@ func keysOnlyStatement(t awsdynamodb.ITable, g blueprint.TableGrant) awsiam.Poli
 // encryption context's "purpose", which tenant.Config.EncryptionContext sets).
 const PurposeCondition = "kms:EncryptionContext:purpose"
 
+// RequirePurposeContext is the context key that makes the Decrypt grants require the
+// purpose (StringEquals). On unless set to false: a new deployment seals every value
+// under its purpose. A deployment that sealed values before purposes had contexts of
+// their own keeps it false until "tenantctl reseal -all" has moved them and "tenantctl
+// reseal -check" finds none left; with it on, such a value no longer opens.
+const RequirePurposeContext = "kmsRequirePurpose"
+
+// requirePurpose reads RequirePurposeContext from scope's context; a value that is not a
+// boolean is a synthesis error (and the grant stays strict).
+func requirePurpose(scope constructs.Construct) bool {
+	v := scope.Node().TryGetContext(jsii.String(RequirePurposeContext))
+	if v == nil {
+		return true
+	}
+	on, err := ParseFlag(v)
+	if err != nil {
+		awscdk.Annotations_Of(scope).AddError(jsii.String("context " + RequirePurposeContext + ": " + err.Error()))
+		return true
+	}
+	return on || v == ""
+}
+
 // secretsKeyStatements are f's grants on the tenant secrets key. Opening is Decrypt of the
-// purposes f serves only, so the flow poll cannot open the embedded bootstrap secret.
-// IfExists lets a value sealed before purposes had contexts of their own (no "purpose" in
-// its context) open until "tenantctl reseal" seals it again; a value sealed under a
-// purpose opens only under that exact context, which the condition holds to f's purposes.
-// Sealing is GenerateDataKey (envelope encryption), of any purpose: a data key made opens
-// nothing stored. Nothing more (GrantEncryptDecrypt's wildcards would add ReEncrypt).
-func secretsKeyStatements(key awskms.IKey, f blueprint.Function) []awsiam.PolicyStatement {
+// purposes f serves only, so the flow poll cannot open the embedded bootstrap secret: a
+// value opens only under its exact context, which the condition holds to f's purposes.
+// With requirePurpose false the test is StringEqualsIfExists, which also opens a value
+// sealed before purposes had contexts of their own (no "purpose" in its context) until
+// "tenantctl reseal" seals it again; with it true (RequirePurposeContext) the purpose is
+// required. Sealing is GenerateDataKey (envelope encryption), of any purpose: a data key
+// made opens nothing stored. Nothing more (GrantEncryptDecrypt's wildcards would add
+// ReEncrypt).
+func secretsKeyStatements(key awskms.IKey, f blueprint.Function, requirePurpose bool) []awsiam.PolicyStatement {
 	statement := func(action, test string, purposes []string) awsiam.PolicyStatement {
 		return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Effect:     awsiam.Effect_ALLOW,
@@ -140,7 +164,11 @@ func secretsKeyStatements(key awskms.IKey, f blueprint.Function) []awsiam.Policy
 	}
 	var out []awsiam.PolicyStatement
 	if opens := f.Opens(); len(opens) > 0 {
-		out = append(out, statement("kms:Decrypt", "StringEqualsIfExists", opens))
+		test := "StringEqualsIfExists"
+		if requirePurpose {
+			test = "StringEquals"
+		}
+		out = append(out, statement("kms:Decrypt", test, opens))
 	}
 	if f.SealsSecrets {
 		out = append(out, statement("kms:GenerateDataKey", "StringEquals", blueprint.SecretPurposes))
