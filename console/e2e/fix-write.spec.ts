@@ -114,6 +114,14 @@ test("390 px, dark: without metadata a field change is named by hand and typed b
   await expect(detail.getByText("total takes a number, such as 12.50").first()).toBeVisible();
   await detail.getByLabel("New value for total").fill("99.5");
   await expect(detail.getByText(`Approve writes total = 99.5 to NetSuite salesOrder ${order}`)).toBeVisible();
+  // A name the record type does not have is refused by the service beside the field, nothing written.
+  await detail.getByLabel("Field to change").fill("shipZip");
+  await detail.getByLabel("New value for shipZip").fill("01067");
+  await detail.getByRole("button", { name: "Approve" }).click();
+  await expect(detail.getByText(/shipZip: is not a field of NetSuite salesOrder; did you mean "shipzip"\?/).first()).toBeVisible();
+  await expect(detail.getByLabel("Field to change")).toHaveAttribute("aria-invalid", "true");
+  await expect(detail.getByRole("button", { name: "Approve" })).toBeDisabled();
+  expect((await erpWrites(order)).length).toBe(before);
   await detail.getByLabel("Field to change").fill("shipzip");
   await detail.getByLabel("New value for shipzip").fill("01067");
   await expect(detail.getByText(`Approve writes shipzip = "01067" to NetSuite salesOrder ${order}`)).toBeVisible();

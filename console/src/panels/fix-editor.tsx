@@ -7,12 +7,12 @@ import { session } from "../auth";
 import type { components } from "../api/schema";
 import type { FlowSystem, Proposal } from "../api/types";
 import { show } from "../ui";
-import { kindOf, typed, writesSentence, type FieldKind } from "./fix-values";
+import { effectiveKind, kindOf, typed, writesSentence, type FieldKind, type Target } from "./fix-values";
 
 type VendorField = components["schemas"]["VendorField"];
 type Metadata = components["schemas"]["VendorMetadata"];
-/** Fields are a record type's fields by name, from its vendor's metadata. */
-export type Fields = Map<string, VendorField>;
+/** Fields are a record type's fields by name, from its vendor's metadata, and its system. */
+export interface Fields { system: FlowSystem; byName: Map<string, VendorField> }
 
 // One read per tenant, system and record type for the page's life (the service caches an
 // hour): opening row after row reads nothing again. A role that may not read metadata (an
@@ -23,7 +23,7 @@ const cache = new Map<string, Promise<Fields | null>>();
 async function readFields(key: string, system: FlowSystem, entity: string): Promise<Fields | null> {
   try {
     const m = await readOptional<Metadata>(`/api/settings/connectors/${system}/metadata?entity=${encodeURIComponent(entity)}`);
-    return m ? new Map((m.fields ?? []).map((f) => [f.name, f])) : null;
+    return m ? { system, byName: new Map((m.fields ?? []).map((f) => [f.name, f])) } : null;
   } catch {
     cache.delete(key); // the vendor or the way to it failed: a later row asks again
     return null;
@@ -55,7 +55,7 @@ export interface Plan {
   edited: boolean;
 }
 
-const kindFor = (fields: Fields | null, path: string) => kindOf(fields?.get(path)?.type);
+const kindFor = (fields: Fields | null, path: string) => (fields ? kindOf(fields.system, fields.byName.get(path)?.type) : null);
 
 /** planWrite types every value by its field: edited proposal values and added changes. */
 export function planWrite(row: Proposal, edits: Record<string, string>, added: Added[], fields: Fields | null): Plan {
@@ -94,7 +94,7 @@ export function planWrite(row: Proposal, edits: Record<string, string>, added: A
 
 const KIND_WORDS: Record<FieldKind, string> = {
   string: "text", integer: "whole number", decimal: "number", boolean: "true or false", date: "date",
-  datetime: "date and time", structured: "JSON",
+  datetime: "date and time", reference: "record id", structured: "JSON",
 };
 
 const errId = (key: string) => "fix-err-" + key.replace(/[^a-zA-Z0-9_-]/g, "-");
@@ -103,7 +103,7 @@ const errId = (key: string) => "fix-err-" + key.replace(/[^a-zA-Z0-9_-]/g, "-");
  *  (numeric keyboard for numbers) for the rest, tied to its error. */
 function ValueInput(props: { id?: string; label: string; kind: FieldKind | null; proposed?: unknown; value: string; error?: string;
   errKey: string; onInput: (v: string) => void }) {
-  const k = props.kind ?? (typeof props.proposed === "number" ? "decimal" : typeof props.proposed === "boolean" ? "boolean" : "string");
+  const k = effectiveKind(props.kind, props.proposed);
   const common = { id: props.id, "aria-label": props.label, "aria-invalid": props.error ? true : undefined,
     "aria-describedby": props.error ? errId(props.errKey) : undefined };
   if (k === "boolean") {
@@ -144,6 +144,7 @@ export function DiffTable(props: { row: Proposal; fields: Fields | null; editabl
                   <ValueInput label={"Proposed value for " + c.path} kind={kind} proposed={c.after} value={edited ? edits[c.path] : ai}
                     error={errors["p:" + c.path]} errKey={"p:" + c.path} onInput={(v) => props.onEdit(c.path, v, ai)} />)}
                 <FieldError errors={errors} k={"p:" + c.path} />
+                <FieldError errors={errors} k={"p:" + c.path + "/path"} />
                 {edited && <>
                   <span class="chip edited">edited</span>
                   <button type="button" class="link" onClick={() => props.onEdit(c.path, ai, ai)}>Reset to AI value</button>
@@ -169,7 +170,7 @@ export function AddChanges(props: { row: Proposal; fields: Fields | null; vendor
   useEffect(() => {
     if (focusKey !== null) pickRef.current?.focus();
   }, [focusKey]);
-  const writable = fields ? [...fields.values()].filter((f) => !f.readOnly).sort((a, b) => a.name.localeCompare(b.name)) : null;
+  const writable = fields ? [...fields.byName.values()].filter((f) => !f.readOnly).sort((a, b) => a.name.localeCompare(b.name)) : null;
   const set = (key: number, change: Partial<Added>) => props.onChange(added.map((a) => (a.key === key ? { ...a, ...change } : a)));
   const add = () => {
     props.onChange([...added, { key: next, path: "", text: "" }]);
@@ -186,20 +187,23 @@ export function AddChanges(props: { row: Proposal; fields: Fields | null; vendor
       {added.map((a, i) => {
         const kind = a.path ? kindFor(fields, a.path) : null;
         const k = "a:" + a.key;
+        // The field's own error: none chosen, or a name the service does not know.
+        const nameErr = props.errors[k + "/path"] ? k + "/path" : props.errors[k] && !a.path ? k : "";
         return (
           <fieldset key={a.key} class="add-change">
             <legend>Field change {i + 1}</legend>
             <label for={"add-field-" + a.key}>Field to change</label>
             {writable ? (
               <select id={"add-field-" + a.key} value={a.path} ref={a.key === focusKey ? pickRef : undefined}
-                aria-invalid={props.errors[k] && !a.path ? true : undefined} aria-describedby={props.errors[k] && !a.path ? errId(k) : undefined}
+                aria-invalid={nameErr ? true : undefined} aria-describedby={nameErr ? errId(nameErr) : undefined}
                 onChange={(e) => set(a.key, { path: (e.target as HTMLSelectElement).value })}>
                 <option value="">Choose a field…</option>
                 {writable.map((f) => <option value={f.name}>{f.label && f.label !== f.name ? `${f.name} (${f.label})` : f.name}</option>)}
               </select>
             ) : (
               <input id={"add-field-" + a.key} class="mono" value={a.path} ref={a.key === focusKey ? pickRef : undefined}
-                aria-describedby={"add-field-hint-" + a.key} autoComplete="off" spellcheck={false}
+                aria-invalid={nameErr ? true : undefined} aria-describedby={["add-field-hint-" + a.key, nameErr && errId(nameErr)].filter(Boolean).join(" ")}
+                autoComplete="off" spellcheck={false}
                 onInput={(e) => set(a.key, { path: (e.target as HTMLInputElement).value.trim() })} />
             )}
             {!writable && <span id={"add-field-hint-" + a.key} class="note">{props.vendor}'s field names could not be read here (its metadata needs an admin);
@@ -207,8 +211,9 @@ export function AddChanges(props: { row: Proposal; fields: Fields | null; vendor
             {a.path && <span class="note">Now: <span class="mono">{show(payload[a.path])}</span>{kind && <> · {KIND_WORDS[kind]}</>}</span>}
             <label for={"add-value-" + a.key}>New value</label>
             <ValueInput id={"add-value-" + a.key} label={a.path ? "New value for " + a.path : "New value"} kind={kind} proposed={payload[a.path]}
-              value={a.text} error={props.errors[k]} errKey={k} onInput={(v) => set(a.key, { text: v })} />
+              value={a.text} error={a.path ? props.errors[k] : undefined} errKey={k} onInput={(v) => set(a.key, { text: v })} />
             <FieldError errors={props.errors} k={k} />
+            <FieldError errors={props.errors} k={k + "/path"} />
             <button type="button" class="link" onClick={() => remove(a.key)}>Remove field change {i + 1}</button>
           </fieldset>
         );
@@ -219,9 +224,9 @@ export function AddChanges(props: { row: Proposal; fields: Fields | null; vendor
 }
 
 /** WritesLine says what Approve writes and where, or why it cannot yet. */
-export function WritesLine({ id, plan, system, row }: { id: string; plan: Plan; system: FlowSystem; row: Proposal }) {
+export function WritesLine({ id, plan, to }: { id: string; plan: Plan; to: Target }) {
   const bad = Object.values(plan.errors);
   if (bad.length > 0) return <p id={id} class="writes warn">Approve writes nothing until the fix is corrected: {bad.join("; ")}.</p>;
   if (plan.changes.length === 0) return null;
-  return <p id={id} class="writes">{writesSentence(plan.changes, system, row.recordType, row.recordId)}</p>;
+  return <p id={id} class="writes">{writesSentence(plan.changes, to)}</p>;
 }

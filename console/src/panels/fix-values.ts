@@ -10,22 +10,40 @@ export const VENDORS: Record<FlowSystem, string> = {
   hosterp: "NetSuite", erp2: "Business Central", crm: "Salesforce", marketing: "Mailchimp", shipping: "ShipStation",
 };
 
-/** FieldKind is how a value is typed; null when nothing says (no metadata). */
-export type FieldKind = "string" | "integer" | "decimal" | "boolean" | "date" | "datetime" | "structured";
+/** FieldKind is how a value is typed; null when nothing says (no metadata, or a vendor type
+ *  the service writes as given: an address, a sublist, a NetSuite reference object). */
+export type FieldKind = "string" | "integer" | "decimal" | "boolean" | "date" | "datetime" | "reference" | "structured";
 
-/** kindOf reads a vendor's own type name: JSON schema (NetSuite's metadata catalogue,
- *  ShipStation's models), OData EDM (Business Central), Salesforce describe and Mailchimp
- *  merge-field types. A type it does not know is text, which every vendor accepts. */
-export function kindOf(vendorType: string | undefined): FieldKind | null {
-  if (!vendorType) return null;
-  const t = vendorType.toLowerCase();
-  if (t.endsWith("[]") || t === "array" || t === "object" || t === "address") return "structured";
-  if (["boolean", "edm.boolean", "checkbox"].includes(t)) return "boolean";
-  if (["integer", "int", "long", "edm.int16", "edm.int32", "edm.int64", "edm.byte", "edm.sbyte"].includes(t)) return "integer";
-  if (["number", "double", "decimal", "float", "currency", "percent", "edm.decimal", "edm.double", "edm.single"].includes(t)) return "decimal";
-  if (t === "date" || t === "edm.date") return "date";
-  if (t === "datetime" || t === "edm.datetimeoffset") return "datetime";
-  return "string";
+// The vendors' own type names, as the service reads them (connector.ValueType, whose
+// comment cites each vendor's documentation); kept in step with it so that the console
+// refuses what the approve would refuse. Two differences, both of input only: a date and
+// time gets its own kind (typed as text in RFC 3339, not picked as a day), and an untyped
+// field is typed by the value it holds.
+const KINDS: Record<FlowSystem, Record<string, FieldKind>> = {
+  hosterp: { string: "string", integer: "integer", number: "decimal", boolean: "boolean" },
+  erp2: { "edm.string": "string", "edm.int16": "integer", "edm.int32": "integer", "edm.int64": "integer", "edm.byte": "integer",
+    "edm.decimal": "decimal", "edm.double": "decimal", "edm.single": "decimal", "edm.boolean": "boolean", "edm.date": "date",
+    "edm.datetimeoffset": "datetime", "edm.guid": "reference" },
+  crm: { string: "string", textarea: "string", picklist: "string", multipicklist: "string", combobox: "string", email: "string",
+    phone: "string", url: "string", encryptedstring: "string", int: "integer", long: "integer", double: "decimal",
+    currency: "decimal", percent: "decimal", boolean: "boolean", date: "date", datetime: "datetime", reference: "reference", id: "reference" },
+  // A merge field's date is written in the audience's own date_format: text, not ISO.
+  marketing: { string: "string", text: "string", phone: "string", url: "string", imageurl: "string", dropdown: "string",
+    radio: "string", zip: "string", birthday: "string", date: "string", number: "decimal", boolean: "boolean" },
+  shipping: { string: "string", number: "decimal", boolean: "boolean" },
+};
+
+/** kindOf is the kind of a field of system whose vendor type is vendorType; null if untyped. */
+export function kindOf(system: FlowSystem, vendorType: string | undefined): FieldKind | null {
+  return vendorType ? KINDS[system]?.[vendorType.toLowerCase()] ?? null : null;
+}
+
+/** effectiveKind is the field's kind, or without one the kind of the value it holds now. */
+export function effectiveKind(kind: FieldKind | null, held?: unknown): FieldKind {
+  if (kind) return kind;
+  if (typeof held === "number") return "decimal";
+  if (typeof held === "boolean") return "boolean";
+  return held !== null && typeof held === "object" ? "structured" : "string";
 }
 
 /** Typed is a value ready to send, or why the text cannot be one. */
@@ -34,13 +52,13 @@ export type Typed = { ok: true; value: unknown } | { ok: false; error: string };
 const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** typed turns the text typed for a field into the value sent. kind is the field's (null
- *  without metadata); proposed is the proposal's own value for the field, if any. */
-export function typed(text: string, kind: FieldKind | null, proposed?: unknown): Typed {
-  const k = kind ?? (typeof proposed === "number" ? "decimal" : typeof proposed === "boolean" ? "boolean" : "string");
+ *  without metadata); held is the value the field holds in the proposal or the record. */
+export function typed(text: string, kind: FieldKind | null, held?: unknown): Typed {
   const s = text.trim();
-  switch (k) {
+  switch (effectiveKind(kind, held)) {
     case "boolean":
       return s === "true" || s === "false" ? { ok: true, value: s === "true" } : { ok: false, error: "takes true or false" };
     case "integer":
@@ -50,7 +68,9 @@ export function typed(text: string, kind: FieldKind | null, proposed?: unknown):
     case "date":
       return DATE.test(s) && !Number.isNaN(Date.parse(s)) ? { ok: true, value: s } : { ok: false, error: "takes a date, such as 2026-03-31" };
     case "datetime":
-      return s && !Number.isNaN(Date.parse(s)) ? { ok: true, value: s } : { ok: false, error: "takes a date and time, such as 2026-03-31T09:30:00Z" };
+      return DATETIME.test(s) && !Number.isNaN(Date.parse(s)) ? { ok: true, value: s } : { ok: false, error: "takes a date and time, such as 2026-03-31T09:30:00Z" };
+    case "reference":
+      return s ? { ok: true, value: s } : { ok: false, error: "takes a record id" };
     case "structured":
       try {
         const v: unknown = JSON.parse(s);
@@ -63,17 +83,23 @@ export function typed(text: string, kind: FieldKind | null, proposed?: unknown):
   return { ok: true, value: text }; // text as typed: leading zeros and spaces are the value
 }
 
-/** writeTarget is the system an approve writes to: a flow's failed write is fixed where the
- *  flow wrote; everything else is the host ERP's record (the service's fix writer). */
-export function writeTarget(row: Proposal): FlowSystem {
-  const flow = (row.error.context as { flow?: { target?: unknown } } | undefined)?.flow;
-  const t = flow?.target;
-  return typeof t === "string" && t in VENDORS ? (t as FlowSystem) : "hosterp";
+/** Target is the record an approve writes to. */
+export interface Target { system: FlowSystem; vendor: string; recordType: string; recordId: string }
+
+/** writeTarget is where an approve writes: the row's writesTo, as the service says it; from
+ *  a service that does not say, the same rule read here (a flow's failed write is fixed
+ *  where the flow wrote, anything else on the host ERP's record). */
+export function writeTarget(row: Proposal): Target {
+  const w = row.writesTo;
+  if (w && w.system in VENDORS) return { ...w, system: w.system as FlowSystem };
+  const t = (row.error.context as { flow?: { target?: unknown } } | undefined)?.flow?.target;
+  const system = typeof t === "string" && t in VENDORS ? (t as FlowSystem) : "hosterp";
+  return { system, vendor: VENDORS[system], recordType: row.recordType, recordId: row.recordId };
 }
 
 /** writesSentence says what an approve writes and where, values JSON-quoted so that "01067"
  *  and 01067 read differently: Approve writes shipzip = "01067" to NetSuite salesOrder SO-10042. */
-export function writesSentence(changes: { path: string; after: unknown }[], system: FlowSystem, recordType: string, recordId: string): string {
+export function writesSentence(changes: { path: string; after: unknown }[], to: Target): string {
   const what = changes.map((c) => `${c.path} = ${JSON.stringify(c.after) ?? "null"}`).join(", ");
-  return `Approve writes ${what} to ${VENDORS[system]} ${recordType} ${recordId}`;
+  return `Approve writes ${what} to ${to.vendor} ${to.recordType} ${to.recordId}`;
 }

@@ -5,7 +5,7 @@ import { ApiError, read, readOptional, write } from "../api/client";
 import { demoAutoApplied, demoProposals } from "../api/demo";
 import type { ApproveWritten, CostList, List, Proposal, Trace } from "../api/types";
 import { AddChanges, DiffTable, planWrite, useFields, WritesLine, type Added } from "./fix-editor";
-import { VENDORS, writeTarget } from "./fix-values";
+import { writeTarget } from "./fix-values";
 import { Facts, mayApprove, ResolveDialog } from "./queue-more";
 import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, Progress, shortcutKey, showError } from "../ui";
 
@@ -85,8 +85,8 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const locked = busy || demo; // demo data never takes a write
   const ready = !!row?.proposal && row.diagnosis === "ready";
   // Values are typed by the field they are written to, from the target's metadata.
-  const target = row ? writeTarget(row) : "hosterp";
-  const fields = useFields(target, row?.recordType, !!row && !demo);
+  const target = row ? writeTarget(row) : undefined;
+  const fields = useFields(target?.system ?? "hosterp", target?.recordType, !!row && !demo);
   const plan = row ? planWrite(row, edits, added, fields) : null;
   const errors = { ...plan?.errors, ...refused };
   const writable = !!plan && plan.changes.length > 0 && Object.keys(errors).length === 0;
@@ -163,6 +163,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   if (!row) return <section class="detail" aria-busy="true" aria-label="Loading sync error"><p class="note">Loading…</p></section>;
   const fix = row.proposal?.fix ?? [];
   const err = row.error;
+  const to = target ?? writeTarget(row);
   return (
     <section class="detail" aria-labelledby="detail-h">
       {back}
@@ -190,9 +191,8 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       {fix.length === 0 && <p class="empty">{ready ? "No field change proposed." : "Diagnosis " + row.diagnosis + "."}</p>}
       {fix.length > 0 && <DiffTable row={row} fields={fields} editable={editable} edits={edits} errors={errors} onEdit={edit} />}
       {fix.length === 0 && ready && editable && (
-        <AddChanges row={row} fields={fields} vendor={VENDORS[target]} added={added} errors={errors} onChange={addChanges} />
+        <AddChanges row={row} fields={fields} vendor={to.vendor} added={added} errors={errors} onChange={addChanges} />
       )}
-      {decidable && plan && <WritesLine id="writes-line" plan={{ ...plan, errors }} system={target} row={row} />}
       {revert && <revert.AutoApplied row={row} canRevert={isApprover} demo={demo} onReverted={() => void load().then((now) => now && onChanged(now))} />}
       {row.editedFix && row.editedFix.length > 0 && <p class="note">Approved with an operator's edit: {row.editedFix.map((c) => `${c.path} = ${JSON.stringify(c.after)}`).join(", ")}</p>}
       <h3>Why</h3>
@@ -207,6 +207,8 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       {pending && !canApprove && ready && fix.length > 0 && <p class="note">Approving this fix needs an approver. You can reject, escalate or resolve it.</p>}
       {escalated && !isApprover && <p class="note">Escalated: an approver approves or rejects it. You can still retry or resolve it.</p>}
       <Progress text={stage} />
+      {/* Where Approve writes, said where it is clicked (and as the button's description). */}
+      {decidable && plan && <WritesLine id="writes-line" plan={{ ...plan, errors }} to={to} />}
       {(decidable || retryable || resolvable) && (
         <div class="actions">
           {decidable && canApprove && <button type="button" class="primary" disabled={locked || !ready || !writable} aria-keyshortcuts="a"
@@ -245,7 +247,8 @@ function refusedFields(e: unknown, plan: { changes: { key: string; path: string 
   for (const fe of e.problem.errors ?? []) {
     const m = /^fix\[(\d+)\]/.exec(fe.field);
     const c = m ? plan.changes[Number(m[1])] : undefined;
-    if (c) out[c.key] = `${c.path}: ${fe.message}`;
+    // A refused name is said at the field's name, a refused value at the value.
+    if (c) out[c.key + (fe.field.endsWith(".path") ? "/path" : "")] = fe.message.startsWith(c.path + " ") ? fe.message : `${c.path}: ${fe.message}`;
   }
   return out;
 }
