@@ -1,22 +1,53 @@
 package tenant_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"maps"
+	"net/http"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
+	"github.com/syncassist/syncassist/shared/sealed"
+	"github.com/syncassist/syncassist/shared/sealed/kmskey"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
+// motoKMS is a sealer on a fresh KMS key of the moto at cfg's endpoint. moto checks no
+// signature, so the key is made with a bare request (as kmskey's moto test does).
+func motoKMS(t *testing.T, cfg aws.Config) *sealed.Sealer {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, *cfg.BaseEndpoint, bytes.NewReader([]byte(`{"Description":"reseal test"}`)))
+	req.Header.Set("X-Amz-Target", "TrentService.CreateKey")
+	req.Header.Set("Content-Type", "application/x-amz-json-1.1")
+	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=local/20261126/us-east-1/kms/aws4_request")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var created struct{ KeyMetadata struct{ Arn string } }
+	if err := json.NewDecoder(resp.Body).Decode(&created); err != nil || created.KeyMetadata.Arn == "" {
+		t.Fatalf("CreateKey: %d %v", resp.StatusCode, err)
+	}
+	return &sealed.Sealer{Wrapper: kmskey.New(cfg, cfg.BaseEndpoint, created.KeyMetadata.Arn)}
+}
+
 // The resealing job on the tenant table in the emulators, sealing with the local key as
-// the local stack does: it moves every value sealed without a purpose to its purpose's
+// the local stack does (LOCAL_SEALING_KEY) next to dynalite, and with a KMS key on moto,
+// which holds data keys to their encryption context as KMS does: it moves every value sealed without a purpose to its purpose's
 // context and leaves the rest alone, resumes from its cursor, writes nothing when run
 // again, and Pending counts what is left.
 func TestResealAllMovesLegacyValuesToTheirPurposes(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		ctx, k := context.Background(), newSealer(t)
+		if e.Name == emutest.Moto.Name {
+			k = motoKMS(t, e.Config(t))
+		}
 		store := newDynamoStore(t, e)
 		store.Keeper = k
 		admin := tenant.Admin{Store: store, Keeper: k}
