@@ -35,7 +35,7 @@ func init() {
 		Description: "Approves (as the approval policy allows), rejects, retries or resolves a group of proposals, each through its own route",
 		Route:       &Route{Method: "POST", Path: proposals + "/bulk", Auth: AuthOperator, Module: "sync-errors"},
 		Tables: authenticatedTables(TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append},
-			TableGrant{Governance, ReadWrite}),
+			TableGrant{Governance, ReadWrite}, TableGrant{Flows, ReadWrite}),
 		SendsTo: []Queue{Diagnosis}, OpensSecrets: true, PublishesAlerts: true, Timeout: 30 * time.Second, MemoryMB: 512}
 	Functions = append(Functions,
 		Function{Name: FuncConsole, Description: "Serves the operator console (static, embedded assets; each tenant's frame-ancestors)",

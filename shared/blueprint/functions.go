@@ -306,12 +306,13 @@ func init() {
 		"POST", proposals+"/{id}/approve", AuthOperator, "sync-errors",
 		TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append}, TableGrant{Governance, ReadWrite})
 	approve.Timeout, approve.PublishesAlerts = 30*time.Second, true
-	// A retry writes through the guard, or asks the host ERP through its connector (for a
-	// system the tenant has no connector for), and a retry that fails for good queues the
-	// row's diagnosis again.
-	retry := op(FuncProposalRetry, "Retries a sync error's failed delivery to the system that refused it",
+	// A retry re-runs the integration that failed: it asks the host ERP through its
+	// connector (the approved fix written first through the guard), or re-runs a failed
+	// flow run (the flows table: the flow, its cross-reference and the re-run's own run).
+	retry := op(FuncProposalRetry, "Retries a sync error: the host ERP re-runs the sync, or the flow runs again from its source",
 		"POST", proposals+"/{id}/retry", AuthOperator, "sync-errors",
-		TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append}, TableGrant{Governance, ReadWrite})
+		TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append}, TableGrant{Governance, ReadWrite},
+		TableGrant{Flows, ReadWrite})
 	retry.Timeout, retry.PublishesAlerts, retry.OpensSecrets, retry.SendsTo = 30*time.Second, true, true, []Queue{Diagnosis}
 	release := op(FuncGovernanceApprove, "Approves a held ownership approval and releases its write through the guard",
 		"POST", "/api/governance/approvals/{id}/approve", AuthApprover, "governance",

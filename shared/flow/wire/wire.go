@@ -41,6 +41,10 @@ func New(b *platform.Base) (*flow.Service, error) {
 		Trails: governance.Trails{Ledger: b.GovernanceStore()}, XRefs: store, Finder: Finders{guarded.Connectors(b)}}
 	// The sync-error retries run with this executor's redrive, and every run's write that
 	// lands pulls forward the retries waiting on its system ("connection back online").
+	// The retries of failed runs re-run the flow with an executor of their own: its
+	// failures are the retry's attempts, never new sync errors.
+	se.Flows = FlowReruns{X: &flow.Executor{Store: store, Guard: g, Now: b.Clock(), Trails: x.Trails, XRefs: store, Finder: x.Finder},
+		Read: Connectors{guarded.Connectors(b)}}
 	rt, err := se.Retrier()
 	if err != nil {
 		return nil, err

@@ -3,52 +3,21 @@ package wire
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
-	"github.com/syncassist/syncassist/shared/connector"
-	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
-// A flow row's retry is the flow run again (flow.Executor.Rerun): a fresh read of the
-// source record through its connector, the flow's mapping, the guard; the approved fix,
-// if any, in place of its fields. What the failed run meant to write (the row's masked
-// payload) is never sent.
+// A flow row's retry is the flow run again: a fresh read of the source record through its
+// connector, the flow's mapping, the guard; the approved fix, if any, in place of its
+// fields. What the failed run meant to write (the row's masked payload) is never sent.
+// The flows feature gives the re-run (shared/flow/wire FlowReruns): the queue's functions
+// link no flow, so where it is not given (the operator's routes) the re-run is left to
+// the flow redrive, which runs the row's retries within its five minutes.
 
-// flowRerunner re-runs one flow for one source record.
-type flowRerunner interface {
-	Rerun(ctx context.Context, tenantID string, q flow.RerunRequest) (flow.RerunResult, error)
-}
-
-// flowRuns re-runs flows with an executor over the flows table, reading sources through
-// the tenants' connectors.
-type flowRuns struct {
-	x    *flow.Executor
-	read flow.Reader
-}
-
-func (f flowRuns) Rerun(ctx context.Context, tenantID string, q flow.RerunRequest) (flow.RerunResult, error) {
-	return f.x.Rerun(ctx, f.read, tenantID, q)
-}
-
-// connectorReads reads and finds records through the tenants' connectors: reads, which
-// need no guard (flow.Reader and flow.Finder).
-type connectorReads struct{ hosts hostClients }
-
-func (r connectorReads) Get(ctx context.Context, tenantID string, system connector.System, entity, id string) (connector.Record, error) {
-	c, err := r.hosts.Client(ctx, tenantID, system)
-	if err != nil {
-		return connector.Record{}, err
-	}
-	return c.Get(ctx, entity, id)
-}
-
-func (r connectorReads) Find(ctx context.Context, tenantID string, system connector.System, entity, field, value string) ([]string, error) {
-	c, err := r.hosts.Client(ctx, tenantID, system)
-	if err != nil {
-		return nil, err
-	}
-	return c.Find(ctx, entity, field, value)
+// FlowRerunner re-runs the flow run a flow row failed in (flowID, for source record
+// sourceRecordID), key naming the attempt, and judges its outcome as the retry's.
+type FlowRerunner interface {
+	Rerun(ctx context.Context, c syncerror.Claim, flowID, sourceRecordID, key string) syncerror.Delivery
 }
 
 // flowOf is the failed run a flow row names (flow/wire's Reporter writes the context).
@@ -72,57 +41,25 @@ func (d deliverer) rerunFlow(ctx context.Context, c syncerror.Claim, key string)
 	case id == "" || rec == "":
 		return configuration(sys, "RETRY_NO_FLOW", "the error names no flow run to re-run (its context has no flow or source record); nothing was written")
 	case d.flows == nil:
-		return configuration(sys, "RETRY_NO_FLOW", "no flow executor is wired to re-run flow "+id+"; nothing was written")
+		return syncerror.Delivery{Result: syncerror.DeliveryRequested, System: sys,
+			Reason: "flow " + id + " is re-run by the flow redrive at its next run (every 5 minutes)"}
 	}
-	res, err := d.flows.Rerun(ctx, c.TenantID, flow.RerunRequest{FlowID: id, RecordID: rec, Attempt: key, SyncErrorID: c.ID,
-		Fix: syncerror.ApprovedFix(c)})
-	switch {
-	case errors.Is(err, flow.ErrSourceRead):
-		out := hostFailure(err, "the source record "+rec+" of flow "+id+" could not be read")
-		out.System = sys
-		if errors.Is(err, connector.ErrNotFound) {
-			out.Reason += "; it no longer exists there, so there is nothing to sync: resolve the row"
-		}
-		return out
-	case errors.Is(err, flow.ErrFlowDisabled):
-		return configuration(sys, "RETRY_FLOW_DISABLED", "flow "+id+" is disabled; enable it under Settings › Flows and retry. Nothing was written")
-	case errors.Is(err, flow.ErrNotFound):
-		return configuration(sys, "RETRY_NO_FLOW", "flow "+id+" no longer exists; nothing was written. Resolve the row, or create the flow again and retry")
-	case err != nil:
-		return syncerror.Delivery{Result: syncerror.DeliveryTransient, System: sys, Class: syncerror.AttemptConnection,
-			Reason: "flow " + id + " could not be re-run now (" + connector.ErrorKind(err) + "); the schedule tries again"}
-	}
-	return flowDelivery(sys, id, res)
+	return d.flows.Rerun(ctx, c, id, rec, key)
 }
 
-// flowDelivery judges a re-run's outcome as the retry's.
-func flowDelivery(sys, flowID string, res flow.RerunResult) syncerror.Delivery {
-	out := syncerror.Delivery{System: sys, Code: res.Code, RetryAfter: res.RetryAfter,
-		Reason: "re-ran flow " + flowID + " (run " + res.Run.ID + "): " + res.Decision}
-	switch res.Outcome {
-	case flow.OutcomeWritten:
-		out.Result = syncerror.Delivered
-		return out
-	case flow.OutcomeRetrying:
-		out.Result, out.Class = syncerror.DeliveryTransient, attemptClass(res.Err)
-		return out
-	case flow.OutcomeSkipped:
-		out.Code, out.Class = "RETRY_SKIPPED", syncerror.AttemptConfiguration
-		out.Reason += "; the flow writes nothing for the record as it is now: resolve the row if nothing is left to sync"
-	case flow.OutcomeHeld:
-		out.Code, out.Class = "RETRY_HELD", syncerror.AttemptGovernance
-		out.Reason += " (approval " + res.Run.ApprovalID + "); an approver releases the write under Governance"
-	case flow.OutcomeRejected, flow.OutcomeLoopBroken:
-		out.Code, out.Class = "RETRY_REFUSED", syncerror.AttemptGovernance
-	default:
-		out.Class = syncerror.AttemptValue
-		if res.Err != nil {
-			out.Class = attemptClass(res.Err)
-		}
-		if out.Code == "" {
-			out.Code = "RETRY_FAILED"
-		}
-	}
-	out.Result = syncerror.DeliveryPermanent
+// ConfigurationAttempt is an attempt that cannot run as the tenant is set up: nothing was
+// written, and reason says who must do what.
+func ConfigurationAttempt(system, code, reason string) syncerror.Delivery {
+	return configuration(system, code, reason)
+}
+
+// FailedAttempt is an attempt a system's (or the guard's) error ended; what says what
+// was being done.
+func FailedAttempt(system string, err error, what string) syncerror.Delivery {
+	out := refusal(system, err, what)
+	out.System = system
 	return out
 }
+
+// AttemptClass judges a connector's or the guard's error as an attempt's class.
+func AttemptClass(err error) string { return attemptClass(err) }

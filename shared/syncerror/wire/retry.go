@@ -50,9 +50,9 @@ type hostClients interface {
 type deliverer struct {
 	guard delivery.Guard
 	hosts hostClients
-	// flows re-runs a failed flow run; nil where the flows are not wired (a flow row's
-	// retry then ends as a configuration problem).
-	flows flowRerunner
+	// flows re-runs a failed flow run; nil where the flows feature is not wired (the
+	// operator's routes): the flow redrive runs the row's retry then.
+	flows FlowRerunner
 }
 
 func (d deliverer) Target(c syncerror.Claim) string {

@@ -14,8 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/flow"
-	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
@@ -35,6 +33,9 @@ type Feature struct {
 	AutoApplyPerMinute int
 	// RetrySchedule is the automatic retry's schedule (RETRY_SCHEDULE).
 	RetrySchedule []time.Duration
+	// Flows re-runs failed flow runs for the retry; the flows feature sets it (the
+	// queue's own functions link no flow, and leave those re-runs to the flow redrive).
+	Flows FlowRerunner
 }
 
 // New builds the feature: claims on the processed table, the diagnosis queue, and the
@@ -164,19 +165,13 @@ func (f *Feature) Reporter() *syncerror.Reporter {
 
 // Retrier runs the queue's retries: each re-runs the integration that failed (retry.go):
 // the host ERP's re-run, asked through its connector, for the errors it reported; the
-// flow's, with an executor over the flows table, for a failed flow run. The flows feature
+// flow's (Flows) for a failed flow run. The flows feature
 // runs the due retries with the flow redrive and pulls them forward when its writes land.
 func (f *Feature) Retrier() (*syncerror.Retrier, error) {
 	g, err := guarded.Guard(f.Base)
 	if err != nil {
 		return nil, err
 	}
-	conns := connectorReads{guarded.Connectors(f.Base)}
-	store := flow.NewDynamoStore(f.Base.DB, f.Base.Config.Table(blueprint.Flows))
-	// The re-run's executor reports no sync errors: a re-run's failure is the retry's
-	// attempt, recorded on the row it retries.
-	x := &flow.Executor{Store: store, Guard: g, Now: f.Base.Clock(), Trails: governance.Trails{Ledger: f.Base.GovernanceStore()},
-		XRefs: store, Finder: conns}
-	return &syncerror.Retrier{Claims: f.Claims, Deliver: deliverer{guard: g, hosts: conns.hosts, flows: flowRuns{x: x, read: conns}},
+	return &syncerror.Retrier{Claims: f.Claims, Deliver: deliverer{guard: g, hosts: guarded.Connectors(f.Base), flows: f.Flows},
 		Tenants: f.Base.HostTenants, Audit: f.Base.Audit, Schedule: f.RetrySchedule, Now: f.Base.Clock(), Log: f.Base.Log}, nil
 }
