@@ -71,13 +71,25 @@ const trailEntity = "~trail"
 // case, as the hop check compares it, and escaped, so that a '/' in it cannot shift the
 // parts) and the record id.
 func trailKey(system connector.System, entity, record string) string {
-	return string(system) + "/" + url.PathEscape(strings.ToLower(entity)) + "/" + record
+	return string(system) + "/" + url.PathEscape(strings.ToLower(entity)) + "/" + recordKey(system, record)
+}
+
+// recordKey is a record id as trails compare it. A Mailchimp member has two: the
+// subscriber hash a create or upsert answers (writtenID) and the address its change
+// listing names it by (connector's Mailchimp changes list members by email_address);
+// both are one member under connector.SubscriberHash, which keeps a hash as it is.
+func recordKey(system connector.System, record string) string {
+	if system == connector.SystemMarketing && record != "" {
+		return connector.SubscriberHash(record)
+	}
+	return record
 }
 
 // Same reports whether h and o are the same field of the same record; entities compare
-// without case.
+// without case, records as recordKey does.
 func (h Hop) Same(o Hop) bool {
-	return h.System == o.System && strings.EqualFold(h.Entity, o.Entity) && h.Record == o.Record && h.Field == o.Field
+	return h.System == o.System && strings.EqualFold(h.Entity, o.Entity) &&
+		recordKey(h.System, h.Record) == recordKey(o.System, o.Record) && h.Field == o.Field
 }
 
 // Trails reads records' trails from the guard's ledger.
