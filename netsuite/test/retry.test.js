@@ -75,6 +75,37 @@ describe('the retry script', () => {
     assert.equal(ns.saves(), before);
   });
 
+  test('the approved fix the service sent wins over the stored payload, and the request is cleared', () => {
+    const ns = account();
+    // The service wrote the fix to the order before it asked for the re-run.
+    const order = ns.create('salesorder', { shipcity: 'Köln', memo: '', shipcountry: 'DE' });
+    const asked = ns.create(RECORD_TYPE, syncError({
+      custrecord_sea_record_id: String(order),
+      custrecord_sea_payload: JSON.stringify({ memo: 'from the webshop', shipcity: 'Koeln', shipcountry: 'Deutschland' }),
+      custrecord_sea_retry_fix: JSON.stringify({ shipcountry: 'DE', shipcity: 'Köln' }),
+    }));
+    ns.script.execute({ type: 'SCHEDULED' });
+
+    assert.equal(get(ns, 'salesorder', order, 'shipcountry'), 'DE', 'the payload did not undo the fix');
+    assert.equal(get(ns, 'salesorder', order, 'shipcity'), 'Köln');
+    assert.equal(get(ns, 'salesorder', order, 'memo'), 'from the webshop', 'the rest of the payload still arrives');
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_status'), 'succeeded');
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_requested'), false);
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_fix'), '', 'the fix is cleared with the request');
+  });
+
+  test('a fix the script cannot read fails the re-run and writes nothing to the record', () => {
+    const ns = account();
+    const order = ns.create('salesorder', { shipcity: 'Berlin', memo: '' });
+    const asked = ns.create(RECORD_TYPE, syncError({ custrecord_sea_record_id: String(order), custrecord_sea_retry_fix: '["shipcity"]' }));
+    ns.script.execute({ type: 'SCHEDULED' });
+    assert.equal(get(ns, 'salesorder', order, 'shipcity'), 'Berlin', 'the payload was not applied without the fix');
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_status'), 'failed');
+    assert.match(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_result'), /^SEA_INVALID_FIX: /);
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_requested'), false);
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_fix'), '');
+  });
+
   test('an outbound sync is re-run by saving the record unchanged', () => {
     const ns = account();
     const order = ns.create('salesorder', { shipcity: 'Berlin', memo: 'kept' });

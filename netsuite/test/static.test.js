@@ -76,7 +76,7 @@ test('the scripts read exactly the custom record fields the SDF object defines',
   // The service writes custrecord_sea_retry_requested_at; no script needs to read it.
   assert.deepEqual([...new Set([...posted, ...retried, 'custrecord_sea_retry_requested_at'])].sort(), defined);
   assert.deepEqual(retried.filter((f) => f.startsWith('custrecord_sea_retry_')), [
-    'custrecord_sea_retry_requested', 'custrecord_sea_retry_result', 'custrecord_sea_retry_status',
+    'custrecord_sea_retry_fix', 'custrecord_sea_retry_requested', 'custrecord_sea_retry_result', 'custrecord_sea_retry_status',
   ]);
   assert.deepEqual(posted, [
     'custrecord_sea_direction', 'custrecord_sea_error_code', 'custrecord_sea_error_id',

@@ -33,6 +33,10 @@ const (
 	HostRetryRequestedAt = "custrecord_sea_retry_requested_at"
 	HostRetryStatus      = "custrecord_sea_retry_status"
 	HostRetryResult      = "custrecord_sea_retry_result"
+	// HostRetryFix carries the approved fix to the script as JSON {path: value} ("" for
+	// none): the script re-applies the host's own stored payload of an inbound error, and
+	// applies the fix after it, so the payload cannot undo the fix written just before.
+	HostRetryFix = "custrecord_sea_retry_fix"
 )
 
 // Host retry statuses the scheduled script writes.
@@ -123,15 +127,18 @@ func (d deliverer) viaHost(ctx context.Context, actor string, c syncerror.Claim,
 		}
 		return out
 	}
+	fixJSON := ""
 	if fix := syncerror.ApprovedFix(c); fix != nil {
 		// The approve wrote it under its own key, so this write is replayed unless the
 		// record lost it; the re-run then runs on the corrected record.
 		if err := d.hostWrite(ctx, actor, c, c.Record.RecordType, c.Record.RecordID, c.Applied.Key, fix); err != nil {
 			return refusal(host, err, "the approved fix could not be written to "+c.Record.RecordType+" "+c.Record.RecordID)
 		}
+		b, _ := json.Marshal(fix)
+		fixJSON = string(b)
 	}
 	if err := d.hostWrite(ctx, actor, c, entity, id, key, map[string]any{HostRetryRequested: true,
-		HostRetryRequestedAt: time.Now().UTC().Format(time.RFC3339), HostRetryStatus: hostRetryPending}); err != nil {
+		HostRetryRequestedAt: time.Now().UTC().Format(time.RFC3339), HostRetryStatus: hostRetryPending, HostRetryFix: fixJSON}); err != nil {
 		return refusal(host, err, "the host ERP could not be asked to re-run the sync")
 	}
 	return syncerror.Delivery{Result: syncerror.DeliveryRequested, System: host,

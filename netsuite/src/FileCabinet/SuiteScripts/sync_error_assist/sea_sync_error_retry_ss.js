@@ -9,9 +9,11 @@
  * script finds those records, re-runs each one's sync the way NetSuite integrations pick a
  * record up (a save of the record, which runs the integration's own user-event scripts
  * again; an inbound error's payload is applied first, being the values that failed to
- * arrive), and writes the outcome back to the sync error's record, where the service reads
- * it at its next attempt: custrecord_sea_retry_status "succeeded" or "failed" with
- * custrecord_sea_retry_result saying what happened.
+ * arrive, then the fix the service's approver approved, custrecord_sea_retry_fix, which the
+ * service wrote to the record already and which the stored payload must not undo), and
+ * writes the outcome back to the sync error's record, where the service reads it at its
+ * next attempt: custrecord_sea_retry_status "succeeded" or "failed" with
+ * custrecord_sea_retry_result saying what happened. The request and its fix are cleared.
  */
 define(['N/log', 'N/record', 'N/runtime', 'N/search'], (log, record, runtime, search) => {
   const RECORD_TYPE = 'customrecord_sea_sync_error';
@@ -24,6 +26,7 @@ define(['N/log', 'N/record', 'N/runtime', 'N/search'], (log, record, runtime, se
     requested: 'custrecord_sea_retry_requested',
     status: 'custrecord_sea_retry_status',
     result: 'custrecord_sea_retry_result',
+    fix: 'custrecord_sea_retry_fix',
   });
 
   // A retry loads and saves two records (about 40 units for transactions); a run stops
@@ -49,15 +52,38 @@ define(['N/log', 'N/record', 'N/runtime', 'N/search'], (log, record, runtime, se
     return ids;
   }
 
+  function objectOf(raw) {
+    const parsed = JSON.parse(raw);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : null;
+  }
+
   function payloadOf(syncError) {
     const raw = text(syncError.getValue({ fieldId: FIELD.payload })).trim();
     if (raw === '') return {};
     try {
-      const parsed = JSON.parse(raw);
-      return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
+      return objectOf(raw) || {};
     } catch (e) {
       return {};
     }
+  }
+
+  // fixOf is the approved fix the service sent with the request. One it cannot read fails
+  // the re-run: saved without it, the stored payload would stand where the fix should.
+  function fixOf(syncError) {
+    const raw = text(syncError.getValue({ fieldId: FIELD.fix })).trim();
+    if (raw === '') return {};
+    let fix = null;
+    try {
+      fix = objectOf(raw);
+    } catch (e) {
+      fix = null;
+    }
+    if (fix === null) throw { name: 'SEA_INVALID_FIX', message: 'the retry fix is not a JSON object of field ids and values' };
+    return fix;
+  }
+
+  function apply(target, values) {
+    Object.keys(values).forEach((fieldId) => target.setValue({ fieldId, value: values[fieldId] }));
   }
 
   // rerun saves the record the sync error is about, which runs its integration again.
@@ -67,17 +93,20 @@ define(['N/log', 'N/record', 'N/runtime', 'N/search'], (log, record, runtime, se
     if (type === '' || id === '') {
       throw { name: 'SEA_NO_RECORD', message: 'the sync error names no record to re-run' };
     }
+    const fix = fixOf(syncError);
     const target = record.load({ type, id });
     if (text(syncError.getValue({ fieldId: FIELD.direction })).trim().toLowerCase() === 'inbound') {
-      const payload = payloadOf(syncError);
-      Object.keys(payload).forEach((fieldId) => target.setValue({ fieldId, value: payload[fieldId] }));
+      apply(target, payloadOf(syncError));
     }
+    // After the payload: the approved fix wins over the values that failed.
+    apply(target, fix);
     target.save();
     return `${type} ${id}`;
   }
 
   function finish(syncError, status, result) {
     syncError.setValue({ fieldId: FIELD.requested, value: false });
+    syncError.setValue({ fieldId: FIELD.fix, value: '' });
     syncError.setValue({ fieldId: FIELD.status, value: status });
     syncError.setValue({ fieldId: FIELD.result, value: result.slice(0, 4000) });
     syncError.save();
