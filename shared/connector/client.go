@@ -73,6 +73,9 @@ type Config struct {
 	// rebinding), and no proxy from the environment is used, since the check cannot see
 	// past one.
 	AllowLoopback bool
+	// Budget, when set, is the account's shared rate budget: every write takes from it
+	// before it sends, and every answer's rate headers are fed back to it (budget.go).
+	Budget Budget
 }
 
 // String keeps the token out of logs and fmt output.
@@ -174,6 +177,7 @@ type Client struct {
 	baseBackoff   time.Duration
 	maxBackoff    time.Duration
 	maxRetryAfter time.Duration
+	budget        Budget
 	// jitter picks the wait in [0, ceiling]; tests replace it to make backoff predictable.
 	jitter func(ceiling time.Duration) time.Duration
 }
@@ -219,6 +223,7 @@ func New(cfg Config) (*Client, error) {
 		maxBackoff:    orDefault(cfg.MaxBackoff, DefaultMaxBackoff),
 		maxRetryAfter: orDefault(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
 		jitter:        fullJitter,
+		budget:        cfg.Budget,
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	// The default of 2 idle connections per host makes concurrent writes to one system
@@ -308,6 +313,11 @@ func (c *Client) Write(ctx context.Context, req WriteRequest) (WriteResult, erro
 		// The encoder's message can quote the offending value.
 		return WriteResult{}, c.refuse(OpWrite, "fields are not JSON-encodable")
 	}
+	release, failure := c.takeBudget(ctx, OpWrite, c.writeCalls(writeOp(req)))
+	if failure != nil {
+		return WriteResult{}, failure
+	}
+	defer release()
 	if req.Create {
 		return c.create(ctx, writeOp(req))
 	}

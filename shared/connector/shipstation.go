@@ -144,6 +144,15 @@ func (s shipstation) write(ctx context.Context, c *Client, req writeOp) (WriteRe
 	return WriteResult{Record: rec}, nil
 }
 
+// writeCalls is what a write sends against the account's 40 a minute: a product's read,
+// PUT and read back; an order's read (or its lookup by orderKey) and createorder.
+func (shipstation) writeCalls(req writeOp) int {
+	if req.Entity == shipstationProducts && !req.Create {
+		return 3
+	}
+	return 2
+}
+
 // shipstationMaxPage is list orders' largest page.
 const shipstationMaxPage = 500
 

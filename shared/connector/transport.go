@@ -139,6 +139,7 @@ func (c *Client) exchangeUpTo(ctx context.Context, op string, req *http.Request,
 		return answer{}, c.transportFailure(ctx, op, 0, err)
 	}
 	defer resp.Body.Close()
+	c.observe(ctx, resp.StatusCode, resp.Header)
 	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 	if err != nil {
 		return answer{}, c.transportFailure(ctx, op, resp.StatusCode, err)

@@ -104,13 +104,14 @@ type rateWindow struct {
 
 // RateLimit makes the fake count requests in fixed windows of the given length and refuse
 // those over limit with 429, sending X-Rate-Limit-Limit, -Remaining and -Reset on every
-// answer as ShipStation does (40 a minute there). limit <= 0 turns it off.
+// answer as ShipStation does (40 a minute there). limit <= 0 turns it off. Windows follow
+// the server's clock (SetClock), so a test can run minutes of them in milliseconds.
 func (s *Server) RateLimit(limit int, window time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rate = nil
 	if limit > 0 {
-		s.rate = &rateWindow{limit: limit, window: window, start: time.Now()}
+		s.rate = &rateWindow{limit: limit, window: window, start: s.now()}
 	}
 }
 
@@ -120,7 +121,7 @@ func (s *Server) overRateLimit() (reply, bool) {
 	if w == nil {
 		return reply{}, false
 	}
-	if now := time.Now(); now.Sub(w.start) >= w.window {
+	if now := s.now(); now.Sub(w.start) >= w.window {
 		w.start, w.used = now, 0
 	}
 	w.used++
@@ -135,7 +136,7 @@ func (s *Server) rateHeaders(rep reply) {
 	if w == nil {
 		return
 	}
-	reset := max(int((w.window-time.Since(w.start)+time.Second-1)/time.Second), 1)
+	reset := max(int((w.window-s.now().Sub(w.start)+time.Second-1)/time.Second), 1)
 	rep.header.Set("X-Rate-Limit-Limit", strconv.Itoa(w.limit))
 	rep.header.Set("X-Rate-Limit-Remaining", strconv.Itoa(max(w.limit-w.used, 0)))
 	rep.header.Set("X-Rate-Limit-Reset", strconv.Itoa(reset))
