@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/delivery"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/identity"
 )
@@ -95,6 +96,10 @@ func (g GuardUpdater) Update(ctx context.Context, who identity.Identity, a Appro
 	case errors.Is(err, governance.ErrNotConfigured):
 		return res.Written, fmt.Errorf("%w: %w", ErrERPNotConfigured, err)
 	case errors.Is(err, governance.ErrUnavailable):
+		return res.Written, fmt.Errorf("%w: %w", ErrERPUnavailable, err)
+	case delivery.Deferred(err) > 0 && errors.As(err, &cerr) && cerr.Attempts == 0:
+		// The account's shared rate budget had no room: nothing was sent, and the approve
+		// can be asked again once it has (the answer's Retry-After says when).
 		return res.Written, fmt.Errorf("%w: %w", ErrERPUnavailable, err)
 	case errors.As(err, &cerr) && cerr.Op == connector.OpWrite, errors.Is(err, governance.ErrInvalidRequest):
 		return res.Written, err

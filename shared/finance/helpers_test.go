@@ -291,13 +291,14 @@ type hostConfigs struct {
 	url           string
 	notConfigured bool
 	handler       http.Handler
+	budget        connector.Budget
 }
 
 func (c *hostConfigs) ConnectorConfig(_ context.Context, tenant string, sys connector.System) (connector.Config, error) {
 	if c.notConfigured || sys != connector.SystemHostERP {
 		return connector.Config{AllowLoopback: true}, fmt.Errorf("tenant %s has no %s connector: %w", tenant, sys, connector.ErrNotConfigured)
 	}
-	return connector.Config{AllowLoopback: true, System: sys, BaseURL: c.url, MaxAttempts: 1}, nil
+	return connector.Config{AllowLoopback: true, System: sys, BaseURL: c.url, MaxAttempts: 1, Budget: c.budget}, nil
 }
 
 func newHostERP(t testing.TB, now func() time.Time, log *audit.Log, opts ...hostOption) *hostERP {

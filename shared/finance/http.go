@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/syncassist/syncassist/shared/delivery"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -320,7 +321,8 @@ func failureProblem(f *ApproveError) *httpapi.Problem {
 	case CauseUnavailable:
 		p = httpapi.NewProblem(http.StatusServiceUnavailable, "connector_unavailable",
 			"A governance check or the host ERP connector is unavailable; nothing was written. Retry shortly.")
-		p.RetryAfter = 5 * time.Second
+		// A write the account's rate budget had no room for may ask again when it has.
+		p.RetryAfter = max(5*time.Second, (delivery.Deferred(f.Err) + time.Second - 1).Truncate(time.Second))
 	case CauseRefused:
 		p = httpapi.NewProblem(http.StatusConflict, f.Refusal.Code, "Governance refused the ERP update: "+f.Refusal.Reason+"."+again)
 	case CauseReturnedNothing:

@@ -213,6 +213,13 @@ func (x *Executor) settle(ctx context.Context, r *Run, res governance.Result, er
 	switch {
 	case o == OutcomeFailed:
 		x.fail(ctx, r, decision)
+	case o == OutcomeRetrying && delivery.Deferred(err) > 0:
+		// The account's rate budget (or the vendor) had no room and said when it will:
+		// the run waits exactly that long, however many attempts it made, as nothing was
+		// written and only the allowance was short.
+		next := x.now().Add(delivery.Deferred(err))
+		r.Outcome, r.NextAttemptAt = OutcomeRetrying, &next
+		r.Decision = "rate limited, retried at " + next.UTC().Format(time.RFC3339) + ": " + decision
 	case o == OutcomeRetrying && r.Attempts > len(x.backoff()):
 		x.fail(ctx, r, fmt.Sprintf("still failing after %d attempts: %s", r.Attempts, decision))
 	case o == OutcomeRetrying:

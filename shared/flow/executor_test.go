@@ -184,3 +184,35 @@ func TestExecutorReportsWritesAndRunsOtherRedrives(t *testing.T) {
 		})
 	}
 }
+
+// A write the account's rate budget has no room for waits exactly as long as the budget
+// says, and is never failed for waiting, whatever its attempts (issue 34).
+func TestExecutorDefersARateLimitedRunUntilItsBudget(t *testing.T) {
+	s, ctx := newStore(t), context.Background()
+	f := flow.Flow{ID: "f", Enabled: true, Source: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"},
+		Target: flow.Endpoint{System: connector.SystemShipping, Entity: "orders"}, Mapping: map[string]string{"phone": "Phone"}}
+	if err := s.PutFlow(ctx, "t1", f); err != nil {
+		t.Fatal(err)
+	}
+	now := t0
+	noBudget := &connector.Error{System: connector.SystemShipping, Op: connector.OpWrite, Err: connector.ErrRateLimited,
+		Retryable: true, RetryAfter: 37 * time.Second}
+	g, rep := &scriptedGuard{results: []guardResult{{err: fmt.Errorf("governance: write x: %w", noBudget)}}}, &reporter{}
+	x := &flow.Executor{Store: s, Guard: g, SyncErrors: rep, Now: func() time.Time { return now },
+		Backoff: []time.Duration{time.Minute}}
+	ids, _, _ := x.Handle(ctx, "t1", connector.SystemCRM, flow.Event{EventID: "e", Entity: "Account", RecordID: "C-1",
+		ChangedAt: t0, Fields: map[string]any{"Phone": "+1"}})
+	for i := range 4 {
+		r, _ := s.Run(ctx, "t1", ids[0])
+		if r.Outcome != flow.OutcomeRetrying || r.NextAttemptAt == nil || !r.NextAttemptAt.Equal(now.Add(37*time.Second)) {
+			t.Fatalf("after attempt %d: %+v, want retrying at +37s", i+1, r)
+		}
+		now = now.Add(37 * time.Second)
+		if n, err := x.Redrive(ctx, "t1"); n != 1 || err != nil {
+			t.Fatalf("redrive %d: %d %v", i, n, err)
+		}
+	}
+	if rep.reports != 0 {
+		t.Fatal("a run waiting for its rate budget was failed as a sync error")
+	}
+}

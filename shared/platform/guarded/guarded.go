@@ -18,6 +18,7 @@ import (
 	"github.com/syncassist/syncassist/shared/eventbus"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/ratebudget"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -52,9 +53,13 @@ func Guard(b *platform.Base) (*governance.Guard, error) {
 }
 
 // Connectors are the tenants' connector clients, built from the tenant table and cached.
+// Every client takes from its account's rate budget, which every function shares through
+// the governance table (shared/ratebudget).
 func Connectors(b *platform.Base) *connector.Registry {
 	return platform.Memo(b, connectorsKey{}, func() *connector.Registry {
-		return connector.NewRegistry(connectorConfigs{b.TenantsFor(tenant.PurposeConnectors), b.Keeper, b.Config.ConnectorTimeout, b.Config.ConnectorsAllowLocal}, connector.DefaultRegistryTTL)
+		budget := ratebudget.New(ratebudget.NewDynamoStore(b.DB, b.Config.Table(blueprint.Governance)), b.Clock())
+		return connector.NewRegistry(connectorConfigs{b.TenantsFor(tenant.PurposeConnectors), b.Keeper, b.Config.ConnectorTimeout,
+			b.Config.ConnectorsAllowLocal, budget}, connector.DefaultRegistryTTL)
 	})
 }
 
@@ -90,6 +95,7 @@ type connectorConfigs struct {
 	keeper     tenant.Keeper
 	timeout    time.Duration
 	allowLocal bool
+	budget     connector.Budget
 }
 
 func (c connectorConfigs) ConnectorConfig(ctx context.Context, tenantID string, system connector.System) (connector.Config, error) {
@@ -111,7 +117,7 @@ func (c connectorConfigs) ConnectorConfig(ctx context.Context, tenantID string, 
 		}
 	}
 	return connector.Config{System: system, BaseURL: cc.BaseURL, Token: token, TokenURL: cc.TokenURL, Scope: cc.Scope,
-		TenantID: tenantID, Timeout: c.timeout, AllowLoopback: c.allowLocal}, nil
+		TenantID: tenantID, Timeout: c.timeout, AllowLoopback: c.allowLocal, Budget: c.budget}, nil
 }
 
 // metricsOut is where alert metrics go: stdout, which CloudWatch reads as embedded metrics.
