@@ -50,6 +50,7 @@ export type ApprovalPolicy = S["ApprovalPolicy"];
 export type PolicyRule = S["PolicyRule"];
 export type PolicyMatch = S["PolicyMatch"];
 export type Knowledge = S["Knowledge"];
+export type SystemAliases = S["SystemAliases"];
 
 /** List is the envelope every paged listing shares. */
 export interface List<T> {

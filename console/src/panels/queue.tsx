@@ -34,7 +34,8 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
   const [sort, setSort] = useState(() => filterParam("sort", "newest", SORTS));
   const [whose, setWhose] = useState(() => filterParam("assignee", "", Object.keys(WHOSE)));
   const [search, setSearch] = useState(() => new URLSearchParams(location.search).get("q") ?? "");
-  // The external system as the host names it: free text, matched exactly by the API. No
+  // The external system as the host names it, or the system it resolves to ("erp2" lists
+  // rows sent as "Business Central" too; Settings › System names): free text. No
   // list of a tenant's systems is readable by operators (connectors are admins' settings,
   // and the host names systems in its own words), so the input suggests the systems of
   // the rows this panel has loaded.
@@ -241,7 +242,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
             <label>
               System{" "}
               <input type="text" name="system" list="queue-systems" maxLength={MAX_SYSTEM} placeholder="any" spellcheck={false} autoComplete="off"
-                title="The external system exactly as the host names it, such as webshop; Enter applies it"
+                title="The external system as the host names it, such as webshop, or the system it resolves to: erp2 also lists rows sent as Business Central; Enter applies it"
                 defaultValue={system} onChange={(e) => setSystem((e.target as HTMLInputElement).value.trim())} />
             </label>
             <datalist id="queue-systems">{seenSystems.map((s) => <option value={s} />)}</datalist>
@@ -288,7 +289,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
                     <td>{r.class ? <Chip kind="class">{r.class}</Chip> : <Chip>{r.diagnosis}</Chip>}</td>
                     <td class="num wide">{r.confidence === undefined ? "—" : Math.round(r.confidence * 100) + "%"}</td>
                     <td><Ago at={r.occurredAt ?? r.claimedAt} /></td>
-                    <td class="wide">{r.externalSystem || "—"}</td>
+                    <td class="wide">{r.externalSystem || "—"}{r.system && r.system !== r.externalSystem && <span class="note"> → {r.system}</span>}</td>
                     <td class="wide"><Chip kind={r.status}>{r.status}</Chip></td>
                   </tr>
                 ))}

@@ -11,6 +11,7 @@ import type { FieldError, FlowSystem, ManifestOverride, SecretPurpose, SecretRot
 import { change, FieldMessage, invalid, OtherErrors, type Reload, SYSTEMS } from "../forms";
 import { Ago, announce, Chip, ConfirmDialog, PanelError, showError } from "../ui";
 import { KnowledgeList } from "./settings-knowledge";
+import { SystemNames } from "./settings-aliases";
 import { ApprovalPolicyEditor } from "./settings-policy";
 import { TestConnection, VENDORS } from "./flow-tools";
 
@@ -91,6 +92,7 @@ export function SettingsPanel({ embedded = false }: { embedded?: boolean }) {
         <>
           <Connectors key={"c" + version} {...ctx} />
           <Overrides key={"o" + version + JSON.stringify(s.manifestOverrides)} {...ctx} />
+          <SystemNames key={"a" + version} demo={demo} />
           <Secrets {...ctx} />
           <ApprovalPolicyEditor key={"p" + version} demo={demo} />
           <KnowledgeList key={"k" + version} demo={demo} />
