@@ -17,9 +17,9 @@ import (
 
 // demo walks the whole sync-error flow against the running local stack, printing each
 // step: the host ERP record before, a signed sync error, its diagnosis, the approve, and
-// the record after the write-back; then the retries (retryStory): a connection error
-// resolved by the schedule once the fake ERP takes writes again, and a permission error
-// retried on request, back to pending.
+// the record after the write-back; then the retries (retryStory): a host-reported
+// connection error re-run by the host ERP's own re-sync once the fake ERP is back, and a
+// failed flow run re-run by the flow from a fresh read, both resolved with their error kept.
 func demo(ctx context.Context) error {
 	api, err := newLocalAPI(ctx, "approver")
 	if err != nil {
@@ -90,7 +90,7 @@ func demo(ctx context.Context) error {
 
 	// Issue 24's "make demo shows both": the retries, bounded so that a stack run with a
 	// deployed-length RETRY_SCHEDULE does not keep make demo waiting for minutes.
-	fmt.Println("\nRetries: errors without a field fix have a way out too (make demo-retry runs this part alone).")
+	fmt.Println("\nRetries re-run the integration that failed, from its source of truth (make demo-retry runs this part alone).")
 	err = retryStory(ctx, demoRetryWait)
 	if errors.Is(err, errLongSchedule) {
 		fmt.Printf("   skipped the rest: %v; make demo-retry waits for it\n", err)

@@ -37,6 +37,8 @@ func newFakeSystems(now time.Time) fakeSystems {
 			"total": 64.9, "currency": "EUR", "status": "pendingFulfillment"})
 	}
 	host.Seed("customer", "C-2001", map[string]any{"companyName": "Nordwind Handel GmbH", "email": "einkauf@nordwind.example", "country": "DE"})
+	// make demo-retry's customer: the CRM account C-2002 flows to it (retrydemo_flow.go).
+	host.Seed("customer", retryAccount, map[string]any{"companyName": "Südwind Handel GmbH", "email": "info@suedwind.example", "country": "DE"})
 	// A contact whose marketingOptIn the manifest gives to the marketing platform
 	// (require_approval): a host ERP write to it is held for an approver.
 	host.Seed("contact", "CT-3001", map[string]any{"firstName": "Jana", "lastName": "Vogel", "marketingOptIn": false})

@@ -84,11 +84,14 @@ var demoFlowRecord = map[string]string{"customer": "C-2001", "Account": "C-2001"
 // seedFakeFlowTargets puts the records the demo flows write to into the fakes, where the
 // vendor profiles address them: the CRM's Account C-2001 as a Salesforce sObject row, and
 // ShipStation's order SO-10042 in the orders resource, whose orderKey makes the
-// connector's createorder update it rather than create another. (The host ERP's customer
-// C-2001 is newFakeSystems' own.)
+// connector's createorder update it rather than create another. (The host ERP's customers
+// C-2001 and C-2002 are newFakeSystems' own.)
 func seedFakeFlowTargets(fakes fakeSystems) {
 	fakes[connector.SystemCRM].Seed("Account", "C-2001", map[string]any{"Name": "Nordwind Handel GmbH", "Type": "Customer",
 		"Phone": "+49 40 555 0100", "CreditLimit": 25000, erpIDField: "C-2001"})
+	// make demo-retry's account (retryAccount): no field of it is another system's.
+	fakes[connector.SystemCRM].Seed("Account", retryAccount, map[string]any{"Name": "Südwind Handel GmbH", "Type": "Customer",
+		"Email": "info@suedwind.example", erpIDField: retryAccount})
 	fakes[connector.SystemShipping].Seed("orders", "SO-10042", map[string]any{
 		"orderNumber": "SO-10042", "orderKey": "SO-10042", "orderDate": "2026-11-20T09:00:00.0000000", "orderStatus": "awaiting_shipment",
 		"customerEmail": "einkauf@nordwind.example",

@@ -29,20 +29,26 @@ var demoMatches = map[string]*flow.Match{
 	"crm-account-to-erp":  {By: flow.MatchNone},
 }
 
-// seedDemoXRef links the seeded customer C-2001 with its seeded CRM Account, as a first
-// match by the forward flow would have (the Account's id stays C-2001, which the browser
-// tests and the loop story use). A link already there is kept.
+// seedDemoXRef links the seeded customers C-2001 and C-2002 (make demo-retry's) with their
+// seeded CRM Accounts, as a first match by the forward flow would have (the Accounts' ids
+// stay the customers', which the browser tests and the loop story use). A link already
+// there is kept.
 func seedDemoXRef(ctx context.Context, xrefs flow.XRefStore, now time.Time) error {
-	e := flow.XRef{Source: flow.Ref{System: connector.SystemHostERP, Entity: "customer", ID: "C-2001"},
-		Target: flow.Ref{System: connector.SystemCRM, Entity: "Account"}, State: flow.XRefPending, Anchor: "C-2001",
-		ClaimedBy: "make-run", FlowID: "erp-customer-to-crm", CreatedAt: now, UpdatedAt: now}
-	if _, err := xrefs.ClaimXRef(ctx, demoTenant, e); errors.Is(err, flow.ErrTaken) {
-		return nil
-	} else if err != nil {
-		return fmt.Errorf("seed cross-reference: %w", err)
+	for _, id := range []string{"C-2001", retryAccount} {
+		e := flow.XRef{Source: flow.Ref{System: connector.SystemHostERP, Entity: "customer", ID: id},
+			Target: flow.Ref{System: connector.SystemCRM, Entity: "Account"}, State: flow.XRefPending, Anchor: id,
+			ClaimedBy: "make-run", FlowID: "erp-customer-to-crm", CreatedAt: now, UpdatedAt: now}
+		if _, err := xrefs.ClaimXRef(ctx, demoTenant, e); errors.Is(err, flow.ErrTaken) {
+			continue
+		} else if err != nil {
+			return fmt.Errorf("seed cross-reference: %w", err)
+		}
+		e.State, e.Target.ID, e.Action, e.LinkedBy = flow.XRefLinked, id, flow.ActionMatched, "make-run"
+		if err := xrefs.LinkXRef(ctx, demoTenant, e); err != nil {
+			return err
+		}
 	}
-	e.State, e.Target.ID, e.Action, e.LinkedBy = flow.XRefLinked, "C-2001", flow.ActionMatched, "make-run"
-	return xrefs.LinkXRef(ctx, demoTenant, e)
+	return nil
 }
 
 // xrefDemo is the story's new-customer part: a customer the CRM has never seen gets an

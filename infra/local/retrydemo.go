@@ -66,91 +66,125 @@ var errLongSchedule = errors.New("the next scheduled attempt is due later than m
 // retryDemo is make demo-retry: the retry story, waiting as long as the schedule says.
 func retryDemo(ctx context.Context) error { return retryStory(ctx, 0) }
 
-// retryStory shows the two ways out the retry gives: a connection error retried by the
-// schedule until the host ERP takes the write again, with nobody involved; and a
-// permission error retried on request that returns to pending while the ERP still refuses.
+// retryStory shows how a retry re-runs the integration that failed, from its source of
+// truth, never re-sending the stored payload: (a) a host-reported connection error, retried
+// by the schedule through the host ERP's own re-sync (the service ticks the request on the
+// host's sync-error record; the host's scheduled script re-runs the sync and answers on the
+// same record), and (b) a failed flow run, retried by re-running the flow from a fresh read
+// of its source record. Both rows end resolved with the error as received still on them.
 // maxWait > 0 bounds each wait for a scheduled attempt (errLongSchedule beyond it).
 func retryStory(ctx context.Context, maxWait time.Duration) error {
 	api, err := newLocalAPI(ctx, "operator")
 	if err != nil {
 		return err
 	}
-	step := func(n int, what string) { fmt.Printf("\n%d. %s\n", n, what) }
-	setOutage := func(status int) error {
-		code, out, err := api.do("POST", "/fake/hosterp/_outage", []byte(`{"status":`+strconv.Itoa(status)+`}`), http.Header{})
-		if err != nil || code != http.StatusNoContent {
-			return fmt.Errorf("the fake host ERP's outage switch answered %d %s (%v)", code, firstLine(out), err)
-		}
-		return nil
-	}
-	defer func() { _ = setOutage(0) }()
+	defer func() { _ = setOutage(api, 0) }()
 	tag := strings.TrimPrefix(webhook.NewMessageID(), "msg_")[:8]
-
-	step(1, "The host ERP is down (the fake answers 503) and an integration reports a connection error:")
-	if err := setOutage(http.StatusServiceUnavailable); err != nil {
+	if err := hostRetryStory(api, tag, maxWait); err != nil {
 		return err
 	}
-	conn, err := postError(api, "ERR-CONN-"+tag, "ECONNRESET", "Connection reset by peer while saving salesOrder SO-10042")
-	if err != nil {
+	if err := flowRetryStory(api, tag, maxWait); err != nil {
 		return err
-	}
-	d, err := waitRow(api, conn, func(d syncerror.Detail) bool { return d.Status == syncerror.StatusRetrying })
-	if err != nil {
-		return err
-	}
-	fmt.Printf("   diagnosed %s: status %s (not in the pending queue), next attempt at %s\n", d.Class, d.Status, d.NextRetryAt.Format(time.TimeOnly))
-
-	step(2, "The first scheduled attempt meets the outage and is rescheduled:")
-	if d, err = runDueRetry(api, conn, d, maxWait); err != nil {
-		return err
-	}
-	fmt.Printf("   status %s after %d attempt(s): %s\n", d.Status, d.RetryAttempts, d.RetryError)
-
-	step(3, "The host ERP is back; the next scheduled attempt lands and resolves the row, nobody involved:")
-	if err := setOutage(0); err != nil {
-		return err
-	}
-	if d, err = runDueRetry(api, conn, d, maxWait); err != nil {
-		return err
-	}
-	printHistory(d)
-	if d.Status != syncerror.StatusResolved || d.Resolution != syncerror.ResolutionRetried {
-		return fmt.Errorf("the connection error ended %s/%s, want resolved/retried", d.Status, d.Resolution)
-	}
-
-	step(4, "A permission error waits for people (the fake host ERP now answers 403):")
-	if err := setOutage(http.StatusForbidden); err != nil {
-		return err
-	}
-	perm, err := postError(api, "ERR-PERM-"+tag, "INSUFFICIENT_PERMISSION",
-		"Permission Violation: the integration role lacks the permission to edit salesOrder SO-10042")
-	if err != nil {
-		return err
-	}
-	if d, err = waitRow(api, perm, func(d syncerror.Detail) bool { return d.Diagnosis == syncerror.DiagnosisReady }); err != nil {
-		return err
-	}
-	fmt.Printf("   diagnosed %s: status %s\n", d.Class, d.Status)
-
-	step(5, "An operator retries it while the ERP still refuses: back to pending, diagnosed again, attempt shown:")
-	code, out, err := api.do("POST", "/api/sync-error-assist/proposals/"+perm+"/retry", nil, nil)
-	if err != nil || code != http.StatusOK || json.Unmarshal(out, &d) != nil {
-		return fmt.Errorf("retry answered %d %s (%v)", code, firstLine(out), err)
-	}
-	fmt.Printf("   %d: status %s, %d attempt(s): %s\n", code, d.Status, d.RetryAttempts, d.RetryError)
-	printHistory(d)
-	if d.Status != syncerror.StatusPending {
-		return fmt.Errorf("the permission error's retry ended %s, want pending", d.Status)
 	}
 	fmt.Printf("\nThe audit trail: curl -s '%s/api/audit?actionType=syncerror' -H 'Authorization: %s'\n", api.base, api.auth)
 	return nil
 }
 
-// postError posts a signed sync error about the demo's sales order and returns its row id.
-func postError(api *localAPI, errorID, code, message string) (string, error) {
+func step(n int, what string) { fmt.Printf("\n%d. %s\n", n, what) }
+
+// setOutage switches the fake host ERP's outage (0 ends it).
+func setOutage(api *localAPI, status int) error {
+	code, out, err := api.do("POST", "/fake/hosterp/_outage", []byte(`{"status":`+strconv.Itoa(status)+`}`), http.Header{})
+	if err != nil || code != http.StatusNoContent {
+		return fmt.Errorf("the fake host ERP's outage switch answered %d %s (%v)", code, firstLine(out), err)
+	}
+	return nil
+}
+
+// hostRetryStory is (a): the host ERP's connection error, re-run by the host ERP.
+func hostRetryStory(api *localAPI, tag string, maxWait time.Duration) error {
+	errorID, code, message := "ERR-CONN-"+tag, "ECONNRESET", "Connection reset by peer while saving salesOrder SO-10042"
+	step(1, "An integration fails to save sales order SO-10042 and records it on the host ERP's own sync-error record:")
+	hostRec, err := createHostSyncError(api, errorID, code, message)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   %s %s (the record the host's user-event script posts from)\n", syncErrorRecord, hostRec)
+
+	step(2, "The host ERP goes down (the fake answers 503); the error is posted, naming that record (context.hostRecord):")
+	if err := setOutage(api, http.StatusServiceUnavailable); err != nil {
+		return err
+	}
+	id, err := postError(api, errorID, code, message, hostRec)
+	if err != nil {
+		return err
+	}
+	d, err := waitRow(api, id, func(d syncerror.Detail) bool { return d.Status == syncerror.StatusRetrying })
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   diagnosed %s: status %s (not in the pending queue), next attempt at %s\n", d.Class, d.Status, d.NextRetryAt.Format(time.TimeOnly))
+
+	step(3, "The first scheduled attempt cannot reach the host ERP and is rescheduled:")
+	if d, err = runDueRetry(api, id, d, maxWait); err != nil {
+		return err
+	}
+	fmt.Printf("   status %s after %d attempt(s): %s\n", d.Status, d.RetryAttempts, d.RetryError)
+
+	step(4, "The host ERP is back; the next attempt asks it to re-run the sync (the service never re-sends the payload):")
+	if err := setOutage(api, 0); err != nil {
+		return err
+	}
+	if d, err = runDueRetry(api, id, d, maxWait); err != nil {
+		return err
+	}
+	marker, err := api.fakeRecord(hostRecordPath(hostRec))
+	if err != nil {
+		return err
+	}
+	if marker[hostRequested] != true {
+		return fmt.Errorf("attempt %d did not tick %s on %s %s (status %s: %s)", d.RetryAttempts, hostRequested, syncErrorRecord, hostRec, d.Status, d.RetryError)
+	}
+	fmt.Printf("   status %s; %s %s now has %s=true, %s=%v\n", d.Status, syncErrorRecord, hostRec, hostRequested, hostStatus, marker[hostStatus])
+
+	step(5, "The host's scheduled script (sea_sync_error_retry_ss.js, played here) re-runs the sync and answers on the record:")
+	if err := playRetryScript(api, hostRec, marker); err != nil {
+		return err
+	}
+
+	step(6, "The next scheduled attempt reads the answer and resolves the row, nobody involved:")
+	if d, err = runDueRetry(api, id, d, maxWait); err != nil {
+		return err
+	}
+	return endedResolved(d, "the host-reported connection error", code, message)
+}
+
+// endedResolved prints the row's error and attempts, and checks it ended resolved by the
+// retry with its error as received.
+func endedResolved(d syncerror.Detail, what, code, message string) error {
+	fmt.Printf("   status %s (%s); the error as received: %s %q\n", d.Status, d.Resolution, d.Error.ErrorCode, d.Error.Message)
+	for i, a := range d.Attempts {
+		fmt.Printf("   attempt %d  %s  %-9s %-8s %s %s\n", i+1, a.At.Format(time.TimeOnly), a.Result, a.System, a.Code, a.Reason)
+	}
+	printHistory(d)
+	switch {
+	case d.Status != syncerror.StatusResolved || d.Resolution != syncerror.ResolutionRetried:
+		return fmt.Errorf("%s ended %s/%s, want resolved/retried", what, d.Status, d.Resolution)
+	case d.Error.ErrorCode != code || d.Error.Message != message:
+		return fmt.Errorf("%s: the row's error is %s %q, want the error as received, %s %q", what, d.Error.ErrorCode, d.Error.Message, code, message)
+	case len(d.Attempts) == 0 || d.Attempts[len(d.Attempts)-1].Result != syncerror.Delivered:
+		return fmt.Errorf("%s: the row lists attempts %+v, want the last delivered", what, d.Attempts)
+	}
+	return nil
+}
+
+// postError posts a signed sync error about the demo's sales order, naming the host ERP's
+// sync-error record it came from, and returns its row id.
+func postError(api *localAPI, errorID, code, message, hostRec string) (string, error) {
 	body, _ := json.Marshal(map[string]any{"tenantId": api.tenant, "errorId": errorID, "recordType": "salesOrder",
 		"recordId": "SO-10042", "errorCode": code, "message": message, "occurredAt": time.Now().UTC().Format(time.RFC3339),
-		"externalSystem": "webshop", "direction": "inbound", "payload": map[string]any{"shipcity": "Berlin", "memo": "webshop order " + errorID}})
+		"externalSystem": "webshop", "direction": "inbound", "payload": demoPayload(errorID),
+		"context": map[string]any{"source": "netsuite", "hostRecord": map[string]any{"type": syncErrorRecord, "id": hostRec}}})
 	status, out, err := api.signed(tenant.PurposeIngest, blueprint.IngestRoute.Path, body)
 	var res syncerror.IngestResponse
 	if err != nil || status != http.StatusAccepted || json.Unmarshal(out, &res) != nil {
