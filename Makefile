@@ -52,7 +52,7 @@ demo: ## walk the whole flow against the running local stack: sync error -> diag
 demo-flows: ## the cross-system story against the running local stack: ERP -> CRM and shipping, an ownership rejection, a loop broken, a failed write triaged and fixed
 	$(GO) run ./infra/local flows
 
-demo-retry: ## retries against the running local stack: a connection error resolved by the schedule once the fake ERP is back; a permission error retried on request, back to pending
+demo-retry: ## retries against the running local stack: a host-reported connection error re-run by the host ERP once the fake ERP is back; a failed flow run re-run by the flow; both resolved, the error kept
 	$(GO) run ./infra/local retry
 
 embedded: ## open a demo embedded session and a sync-errors context on the running local stack
