@@ -147,6 +147,7 @@ func Scenarios() []Scenario {
 		{Name: "crash-after-erp-write", Run: runCrash},
 		{Name: "erp-429-5xx", Run: runThrottle, Trips: []string{oncall.ApproveWriteBack.Name, oncall.ApproveFailures.Name}},
 		{Name: "partition-throttle", Run: runPartitionThrottle, Trips: []string{oncall.IngestAccepted.Name}},
+		{Name: "rate-budget", Run: runRateBudget},
 	}
 }
 

@@ -1,0 +1,256 @@
+package fault
+
+// "rate-budget" (issue 34 §4): 200 writes at once to one ShipStation account and 200 to
+// one NetSuite account, each write its own connector client and its own ratebudget.Budget
+// (as sixty Lambdas would have), all sharing the DynamoDB budget on dynalite. The fake
+// ShipStation enforces 40 requests a minute in fixed windows with X-Rate-Limit-* headers,
+// as ShipStation documents; a gate in front of the fake NetSuite counts the requests in
+// flight. Decisions:
+//
+//   - Time is a fake clock the budget and the fake ShipStation share, so ten minutes of
+//     ShipStation windows run in seconds, at the documented 60 s, unscaled. The clock
+//     starts 17 s into a minute, so the fake's windows are out of phase with the budget's
+//     (which start on the minute) and the budget must follow the vendor's reset headers.
+//   - A write the budget refuses is deferred as its scheduler would defer it (the flow
+//     run's NextAttemptAt, the retry schedule): it is tried again when the clock reaches
+//     its RetryAfter. The writes due at one instant all run at once (real goroutines, real
+//     HTTP, real DynamoDB); then the clock moves to the next instant a write is due.
+//   - NetSuite holds each answer 5 ms (real time) so that writes overlap; the lease bounds
+//     the account's writes in flight to 5, Oracle's floor for an account.
+//   - lost: a write that ended in a refusal other than a deferral, or a record that does
+//     not hold its write's value at the end; doubled: a record the fake applied more than
+//     one write to.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/connector/fakesystem"
+	"github.com/syncassist/syncassist/shared/delivery"
+	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/ratebudget"
+)
+
+// budgetWrites is how many writes each account takes at once (the issue's 200).
+const budgetWrites = 200
+
+// fakeClock is the scenario's time, moved only by the scheduler.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *fakeClock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+
+// budgetFigures are one account's figures.
+type budgetFigures struct {
+	written, deferrals, retried, lost, doubled int
+	limited                                    int           // vendor 429 answers
+	peakMinute, peakInFlight                   int           // most requests in any 60 s; most in flight
+	span                                       time.Duration // fake time from first to last write
+}
+
+// budgetGate counts what reaches a fake: each request's fake time, its status, and how
+// many are in flight.
+type budgetGate struct {
+	next     http.Handler
+	clock    *fakeClock
+	mu       sync.Mutex
+	at       []time.Time
+	limited  int
+	inFlight atomic.Int64
+	peak     atomic.Int64
+}
+
+func (g *budgetGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := g.inFlight.Add(1)
+	defer g.inFlight.Add(-1)
+	for p := g.peak.Load(); n > p && !g.peak.CompareAndSwap(p, n); p = g.peak.Load() {
+	}
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	g.next.ServeHTTP(rec, r)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.at = append(g.at, g.clock.Now())
+	if rec.status == http.StatusTooManyRequests {
+		g.limited++
+	}
+}
+
+// peakMinute is the most requests sent in any 60 s of fake time.
+func (g *budgetGate) peakMinute() int {
+	g.mu.Lock()
+	at := slices.Clone(g.at)
+	g.mu.Unlock()
+	slices.SortFunc(at, func(a, b time.Time) int { return a.Compare(b) })
+	peak, lo := 0, 0
+	for hi := range at {
+		for at[hi].Sub(at[lo]) >= time.Minute {
+			lo++
+		}
+		peak = max(peak, hi-lo+1)
+	}
+	return peak
+}
+
+// runRateBudget is the scenario, at the issue's sizes in both runs. The full run keeps the
+// budget in DynamoDB (dynalite); the short one, which `go test` runs, in the memory store,
+// which keeps the same contract (ratebudgettest, which also races takes on dynalite and
+// moto): on dynalite the ~6,000 conditional updates take half a minute here.
+func runRateBudget(ctx context.Context, h *Harness, cfg Config) (row Row) {
+	var store ratebudget.Store = ratebudget.NewMemoryStore()
+	where := "the memory store"
+	if cfg.Posts >= Full().Posts {
+		db := dynamodb.NewFromConfig(h.AWS)
+		stage := stageName("ratebudget")
+		if err := dynamostore.CreateTables(ctx, db, stage); err != nil {
+			row.failf("tables: %v", err)
+			return row
+		}
+		store, where = ratebudget.NewDynamoStore(db, blueprint.PhysicalName(stage, blueprint.TableGovernance)), "DynamoDB (dynalite)"
+	}
+	start := time.Now()
+	ship, err := budgetAccount(ctx, store, connector.SystemShipping)
+	shipTook := time.Since(start)
+	if err != nil {
+		row.failf("shipstation: %v", err)
+		return row
+	}
+	ns, err := budgetAccount(ctx, store, connector.SystemHostERP)
+	if err != nil {
+		row.failf("netsuite: %v", err)
+		return row
+	}
+	row.Ops = ship.written + ns.written
+	row.Rate = float64(row.Ops) / time.Since(start).Seconds()
+	row.Lost, row.Doubled = ship.lost+ns.lost, ship.doubled+ns.doubled
+	row.Retried = ship.retried + ns.retried
+	row.Note = fmt.Sprintf("Budget in "+where+". ShipStation: %d writes in %s of fake time, at most %d requests in any minute (limit 40), "+
+		"%d answered 429, %d deferrals (%s real). NetSuite: %d writes, at most %d in flight (limit 5), %d deferred (%s real).",
+		ship.written, ship.span.Round(time.Second), ship.peakMinute, ship.limited, ship.deferrals, shipTook.Round(100*time.Millisecond),
+		ns.written, ns.peakInFlight, ns.deferrals, (time.Since(start) - shipTook).Round(100*time.Millisecond))
+	switch {
+	case ship.peakMinute > 40:
+		row.failf("ShipStation received %d requests in one minute, over its 40", ship.peakMinute)
+	case ship.limited > 0:
+		row.failf("ShipStation refused %d requests with 429", ship.limited)
+	case ns.peakInFlight > 5:
+		row.failf("NetSuite had %d requests in flight, over its 5", ns.peakInFlight)
+	case ship.written != budgetWrites || ns.written != budgetWrites:
+		row.failf("written %d and %d of %d each", ship.written, ns.written, budgetWrites)
+	}
+	return row
+}
+
+// budgetAccount sends budgetWrites writes at once to one account of sys and defers each
+// refused one until its RetryAfter.
+func budgetAccount(ctx context.Context, store ratebudget.Store, sys connector.System) (budgetFigures, error) {
+	var fig budgetFigures
+	clock := &fakeClock{t: time.Date(2026, 11, 29, 10, 0, 17, 0, time.UTC)}
+	fake := fakesystem.New(sys)
+	fake.SetClock(clock.Now)
+	entity, writeField := "customer", "comments"
+	if sys == connector.SystemShipping {
+		fake.RateLimit(40, time.Minute)
+		entity, writeField = "orders", "customerNotes"
+	} else {
+		fake.Delay(5 * time.Millisecond)
+	}
+	gate := &budgetGate{next: fake.Handler(), clock: clock}
+	srv := httptest.NewServer(gate)
+	defer srv.Close()
+	ids := make([]string, budgetWrites)
+	clients := make([]*connector.Client, budgetWrites)
+	for i := range ids {
+		ids[i] = strconv.Itoa(9000 + i)
+		fake.Seed(entity, ids[i], map[string]any{"orderNumber": "SO-" + ids[i], "orderKey": "K-" + ids[i], "companyName": "C" + ids[i]})
+		c, err := connector.New(connector.Config{System: sys, BaseURL: srv.URL + fakesystem.BasePath(sys), TenantID: "t-budget",
+			AllowLoopback: true, Budget: ratebudget.New(store, clock.Now)})
+		if err != nil {
+			return fig, err
+		}
+		defer c.CloseIdleConnections()
+		clients[i] = c
+	}
+	due := map[int]time.Time{}
+	for i := range ids {
+		due[i] = clock.Now()
+	}
+	first := clock.Now()
+	for round := 0; len(due) > 0; round++ {
+		if round > 2000 {
+			return fig, errors.New("the writes did not finish in 2000 rounds")
+		}
+		now := clock.Now()
+		var (
+			wg sync.WaitGroup
+			mu sync.Mutex
+		)
+		for i, at := range due {
+			if at.After(now) {
+				continue
+			}
+			wg.Go(func() {
+				_, err := clients[i].Write(ctx, connector.WriteRequest{Entity: entity, RecordID: ids[i],
+					Fields: map[string]any{writeField: "budget-" + ids[i]}, IdempotencyKey: "budget-" + ids[i], Origin: "syncassist"})
+				mu.Lock()
+				defer mu.Unlock()
+				var ce *connector.Error
+				switch wait := delivery.Deferred(err); {
+				case err == nil:
+					fig.written++
+					fig.span = clock.Now().Sub(first)
+					delete(due, i)
+				case wait > 0:
+					fig.deferrals++
+					due[i] = now.Add(wait)
+				case errors.As(err, &ce) && ce.Retryable:
+					fig.retried++
+					due[i] = now.Add(time.Second)
+				default:
+					fig.lost++
+					delete(due, i)
+				}
+			})
+		}
+		wg.Wait()
+		next := time.Time{}
+		for _, at := range due {
+			if next.IsZero() || at.Before(next) {
+				next = at
+			}
+		}
+		if next.After(now) {
+			clock.Set(next)
+		}
+	}
+	perRecord := map[string]int{}
+	for _, w := range fake.Writes() {
+		perRecord[w.ID]++
+	}
+	for _, id := range ids {
+		rec, ok := fake.Get(entity, id)
+		if !ok || rec.Fields[writeField] != "budget-"+id {
+			fig.lost++
+		}
+		if perRecord[id] > 1 {
+			fig.doubled++
+		}
+	}
+	fig.limited, fig.peakMinute, fig.peakInFlight = gate.limited, gate.peakMinute(), int(gate.peak.Load())
+	return fig, nil
+}
