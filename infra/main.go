@@ -2,7 +2,9 @@
 // "SyncAssist-<stage>" from package stack.
 //
 // Context keys: stage (default "dev"), functionsDir (default "build/functions", the output
-// of the function build) and alarmEmail (optional); for the functions that invoke AI,
+// of the function build), alarmEmail (optional) and runbookBaseUrl (the URL runbook paths
+// in alarm descriptions start with; default the repository's main branch); for the
+// functions that invoke AI,
 // aiProvider ("rules", the default, "bedrock" or "openai"), aiModel (required for bedrock,
 // and the only model they may invoke) and openaiBaseUrl (required for openai); for the
 // operator and approver routes, jwtIssuer, jwtAudience (default "syncassist") and
@@ -73,6 +75,7 @@ func run(args []string) error {
 		Stage:        stage,
 		FunctionsDir: functionsDir,
 		AlarmEmail:   contextString(app, "alarmEmail", ""),
+		RunbookBase:  contextString(app, "runbookBaseUrl", ""),
 		AI: stack.AIProps{
 			Provider:      contextString(app, "aiProvider", ""),
 			Model:         contextString(app, "aiModel", ""),

@@ -97,6 +97,8 @@ func TestTableThrottleAlarms(t *testing.T) {
 	})
 }
 
+// Every cause alarm tickets (the topic), never pages: an incident pages once, through the
+// objective it burns (TestBurnRateAlarms, in the nested stack OnCall).
 func TestEveryAlarmNotifiesTheTopic(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
 		// One per DLQ, table and function (errors or throttles), plus the API's, the

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 )
 
 // cfnLintVersion is the cfn-lint the findings were reviewed with; `make aws-tools` installs
@@ -31,16 +33,19 @@ func TestCloudFormationLint(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
 	for _, l := range []*lazyStack{devStack, prodStack, configuredStack} {
-		// Indented, so that a finding's line number points somewhere.
-		raw, err := json.MarshalIndent(*l.get(t).template.ToJSON(), "", " ")
-		if err != nil {
-			t.Fatal(err)
+		// The stack and its nested OnCall stack (the burn-rate alarms).
+		for name, tpl := range map[string]assertions.Template{l.spec.name: l.get(t).template, l.spec.name + "-oncall": l.get(t).oncall} {
+			// Indented, so that a finding's line number points somewhere.
+			raw, err := json.MarshalIndent(*tpl.ToJSON(), "", " ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := filepath.Join(dir, name+".template.json")
+			if err := os.WriteFile(f, raw, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
 		}
-		f := filepath.Join(dir, l.spec.name+".template.json")
-		if err := os.WriteFile(f, raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
 	}
 	// One run for every template: cfn-lint's start (loading its schemas) is most of its time.
 	cmd := exec.Command(bin, append([]string{"--config-file", "../.cfnlintrc.yaml", "--format", "parseable", "--"}, files...)...)

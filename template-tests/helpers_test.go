@@ -64,6 +64,7 @@ type synthesized struct {
 
 	stack    awscdk.Stack
 	template assertions.Template
+	oncall   assertions.Template
 }
 
 // lazyStack synthesizes on first use: a synthesis costs seconds, an assertion milliseconds.
@@ -148,6 +149,9 @@ func synth(spec synthesized) (s *synthesized, err error) {
 		Tracing:      spec.tracing,
 	})
 	out.template = assertions.Template_FromStack(out.stack, nil)
+	// The burn-rate alarms, the page topic and the saved queries: a nested stack.
+	oncall := out.stack.Node().FindChild(jsii.String("Alarms")).Node().FindChild(jsii.String("OnCall"))
+	out.oncall = assertions.Template_FromStack(awscdk.Stack_Of(oncall), nil)
 	return &out, nil
 }
 
@@ -229,9 +233,22 @@ func (s *synthesized) secretsKeyID(t *testing.T) string {
 	}})
 }
 
+// topicID is the ticket topic: every cause alarm and the slow burns notify it.
 func (s *synthesized) topicID(t *testing.T) string {
 	t.Helper()
-	return s.resourceID(t, "AWS::SNS::Topic", obj{})
+	return s.resourceID(t, "AWS::SNS::Topic", obj{"Properties": obj{"DisplayName": "SyncAssist alarms (tickets)"}})
+}
+
+// oncallResources are the nested OnCall stack's resources of a type, by logical id.
+func (s *synthesized) oncallResources(t *testing.T, typ string) map[string]obj {
+	t.Helper()
+	out := map[string]obj{}
+	check(t, func() {
+		for id, r := range *s.oncall.FindResources(jsii.String(typ), obj{}) {
+			out[id] = *r
+		}
+	})
+	return out
 }
 
 // configEnv is what the stack's AI and identity settings add to a function's environment:

@@ -12,11 +12,13 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/syncassist/syncassist/infra/oncall"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/governance"
@@ -41,13 +43,24 @@ type AlarmsProps struct {
 	// Functions supplies descriptions for the function alarms.
 	Functions []blueprint.Function
 	API       awsapigatewayv2.HttpApi
+	// RunbookBase prefixes a runbook's repository path in every alarm description
+	// (default oncall.DefaultRunbookBase).
+	RunbookBase string
+	// Stage names the saved queries; Logs is the functions' log group they read.
+	Stage string
+	Logs  awslogs.ILogGroup
 }
 
-// Alarms holds the alarm topic and the alarms that notify it.
+// Alarms holds the topics and the alarms that notify them. Topic is the ticket topic:
+// every cause alarm and the slow burns notify it; Page gets the fast burns only.
 type Alarms struct {
 	constructs.Construct
-	Topic  awssns.Topic
-	action awscloudwatch.IAlarmAction
+	Topic awssns.Topic
+	// Page and the burn-rate alarms live in the nested stack OnCall (slo.go).
+	Page        awssns.Topic
+	OnCall      awscdk.NestedStack
+	action      awscloudwatch.IAlarmAction
+	runbookBase string
 }
 
 // NewAlarms creates the topic and one alarm per DLQ (not empty), per function (errors or
@@ -56,10 +69,14 @@ type Alarms struct {
 // (5xx), for the reconcile (stopped), per approving feature (failures) and for spikes of
 // ownership rejections and of loops blocked.
 func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarms {
-	c := &Alarms{Construct: constructs.NewConstruct(scope, jsii.String(id))}
+	c := &Alarms{Construct: constructs.NewConstruct(scope, jsii.String(id)), runbookBase: props.RunbookBase}
+	if c.runbookBase == "" {
+		c.runbookBase = oncall.DefaultRunbookBase
+	}
+	key := newTopicKey(c.Construct)
 	c.Topic = awssns.NewTopic(c.Construct, jsii.String("Topic"), &awssns.TopicProps{
-		DisplayName: jsii.String("SyncAssist alarms"),
-		MasterKey:   newTopicKey(c.Construct),
+		DisplayName: jsii.String("SyncAssist alarms (tickets)"),
+		MasterKey:   key,
 		EnforceSSL:  jsii.Bool(true),
 	})
 	c.action = awscloudwatchactions.NewSnsAction(c.Topic)
@@ -67,11 +84,12 @@ func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarm
 		c.Topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(props.Email), nil))
 	}
 
+	c.objectives(props, key)
 	period := seconds(alarmPeriod)
 	if props.Queues != nil {
 		for _, name := range props.Queues.DeadLetterNames() {
 			q := props.Queues.Queue(name)
-			c.alarm("DeadLetter"+constructID(name), "Messages are waiting in dead-letter queue "+name+
+			c.alarm("DeadLetter"+constructID(name), oncall.DeadLetter, "Messages are waiting in dead-letter queue "+name+
 				"; they failed every retry and need an operator",
 				q.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
 					Period: period, Statistic: jsii.String("Maximum"),
@@ -90,7 +108,7 @@ func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarm
 			}
 			fn := props.Lambdas.Function(name)
 			opts := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}
-			c.alarm("Failures"+constructID(name), desc+" or was throttled (invocations refused for lack of concurrency); "+
+			c.alarm("Failures"+constructID(name), oncall.FunctionFailures, desc+" or was throttled (invocations refused for lack of concurrency); "+
 				"the Errors and Throttles metrics of the function tell which",
 				awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
 					Expression:   jsii.String("FILL(errors, 0) + FILL(throttles, 0)"),
@@ -102,35 +120,33 @@ func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarm
 	}
 	if props.Tables != nil {
 		for _, name := range props.Tables.Names() {
-			c.alarm("Throttles"+constructID(name), "Requests to table "+name+" or one of its indexes were throttled",
+			c.alarm("Throttles"+constructID(name), oncall.TableThrottles, "Requests to table "+name+" or one of its indexes were throttled",
 				tableThrottles(props.Tables.Table(name), props.Tables.Indexes(name), period))
 		}
 	}
 	if props.Queues != nil {
 		if q := props.Queues.Queue(blueprint.Diagnosis.Name); q != nil {
-			// Diagnoses normally start within seconds; a quarter hour means the worker is down
-			// or failing every message before the DLQ takes it.
-			c.alarmAt("DiagnosisQueueAge", "The oldest diagnosis message has waited 15 minutes: the worker is not keeping up",
-				q.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}),
-				DiagnosisAgeAlarm.Seconds())
+			c.alarm("DiagnosisQueueAge", oncall.DiagnosisQueueAge, "The oldest diagnosis message has waited 15 minutes: the worker is not keeping up",
+				q.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Maximum")}))
 		}
 	}
 	c.reconcileStopped()
 	// An approve that failed left an operator's decision undone; a burst of ownership
 	// rejections means a system is writing where it must not.
 	for _, feature := range []string{"syncerror", "finance"} {
-		c.alarm("ApproveFailures"+constructID(feature), "A "+feature+" approve failed: the decision was not written",
-			ownMetric("Approves", "Sum", period, map[string]*string{"feature": jsii.String(feature), "outcome": jsii.String("failed")}))
+		c.alarm("ApproveFailures"+constructID(feature), oncall.ApproveFailures, "A "+feature+" approve failed: the decision was not written",
+			ownMetric(oncall.ApproveFailures.Metric, "Sum", period, map[string]*string{"feature": jsii.String(feature),
+				"outcome": jsii.String(oncall.ApproveFailures.Dims["outcome"])}))
 	}
-	c.alarmAt("OwnershipRejectionSpike", "10 or more writes were refused by the ownership manifest in 5 minutes",
-		ownMetric(governance.MetricOwnershipRejects, "Sum", period, nil), 10)
+	c.alarm("OwnershipRejectionSpike", oncall.OwnershipRejectionSpike, "10 or more writes were refused by the ownership manifest in 5 minutes",
+		ownMetric(oncall.OwnershipRejectionSpike.Metric, "Sum", period, nil))
 	// A blocked echo is the guard doing its job; a burst of them means two flows or
 	// integrations keep writing the same record back and forth.
-	c.alarmAt("LoopDetectionSpike", "10 or more writes were blocked as the return leg of a loop in 5 minutes: "+
+	c.alarm("LoopDetectionSpike", oncall.LoopDetectionSpike, "10 or more writes were blocked as the return leg of a loop in 5 minutes: "+
 		"two flows or integrations are echoing each other's writes",
-		ownMetric(governance.MetricGuardDecisions, "Sum", period, loopsBlocked), 10)
+		ownMetric(oncall.LoopDetectionSpike.Metric, "Sum", period, loopsBlocked))
 	if props.API != nil {
-		c.alarm("Api5xx", "The HTTP API answered with 5xx errors",
+		c.alarm("Api5xx", oncall.Api5xx, "The HTTP API answered with 5xx errors",
 			props.API.MetricServerError(&awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}))
 	}
 	return c
@@ -159,14 +175,16 @@ func newTopicKey(scope constructs.Construct) awskms.IKey {
 // The runs are counted by the reconcile's own EMF line (ReconcileRuns), written whatever
 // the log level; missing data is the alarm, not its absence.
 func (c *Alarms) reconcileStopped() {
+	k := oncall.ReconcileStopped
 	runs := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
-		Namespace: jsii.String(emf.Namespace), MetricName: jsii.String("ReconcileRuns"),
-		Period: seconds(15 * time.Minute), Statistic: jsii.String("Sum"),
+		Namespace: jsii.String(emf.Namespace), MetricName: jsii.String(k.Metric),
+		Period: seconds(k.Window), Statistic: jsii.String("Sum"),
 	})
 	a := awscloudwatch.NewAlarm(c.Construct, jsii.String("ReconcileStopped"), &awscloudwatch.AlarmProps{
-		Metric:             runs,
-		AlarmDescription:   jsii.String("The reconcile has not run for 45 minutes (every 30 expected): missed webhooks and stopped approves are not being caught"),
-		Threshold:          jsii.Number(1),
+		Metric: runs,
+		AlarmDescription: jsii.String("The reconcile has not run for 45 minutes (every 30 expected): missed webhooks and stopped approves are not being caught. " +
+			c.runbook(k.Runbook())),
+		Threshold:          jsii.Number(k.Threshold),
 		EvaluationPeriods:  jsii.Number(3),
 		ComparisonOperator: awscloudwatch.ComparisonOperator_LESS_THAN_THRESHOLD,
 		TreatMissingData:   awscloudwatch.TreatMissingData_BREACHING,
@@ -175,26 +193,20 @@ func (c *Alarms) reconcileStopped() {
 	a.AddOkAction(c.action)
 }
 
-// DiagnosisAgeAlarm is the age of the oldest diagnosis message that pages.
-const DiagnosisAgeAlarm = 15 * time.Minute
-
-func (c *Alarms) alarm(id, description string, metric awscloudwatch.IMetric) awscloudwatch.Alarm {
-	return c.alarmAt(id, description, metric, 1)
-}
-
-// alarmAt pages on the first datapoint at or above threshold.
-func (c *Alarms) alarmAt(id, description string, metric awscloudwatch.IMetric, threshold float64) awscloudwatch.Alarm {
+// alarm is a cause alarm of its kind: it tickets on the first datapoint at or above
+// the kind's threshold, and its description links the kind's runbook.
+func (c *Alarms) alarm(id string, kind oncall.Kind, description string, metric awscloudwatch.IMetric) awscloudwatch.Alarm {
 	a := awscloudwatch.NewAlarm(c.Construct, jsii.String(id), &awscloudwatch.AlarmProps{
 		Metric:             metric,
-		AlarmDescription:   jsii.String(description),
-		Threshold:          jsii.Number(threshold),
+		AlarmDescription:   jsii.String(description + ". " + c.runbook(kind.Runbook())),
+		Threshold:          jsii.Number(kind.Threshold),
 		EvaluationPeriods:  jsii.Number(1),
 		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
 		// No traffic means nothing failed.
 		TreatMissingData: awscloudwatch.TreatMissingData_NOT_BREACHING,
 	})
 	a.AddAlarmAction(c.action)
-	// The all-clear goes to the same people who were paged.
+	// The all-clear goes to the same people who were told.
 	a.AddOkAction(c.action)
 	return a
 }

@@ -21,7 +21,8 @@ type DashboardProps struct {
 	API     awsapigatewayv2.HttpApi
 }
 
-// NewDashboard is the stage's CloudWatch dashboard, one screen for the ops engineer: what
+// NewDashboard is the stage's CloudWatch dashboard, one screen for the ops engineer: the
+// service levels (budget left, burn rates; docs/operations.md), then the causes: what
 // arrives (ingest outcomes, API traffic and 5xx), what waits (diagnosis queue depth, age,
 // dead letters), what the AI does (diagnoses, latency, class mix) and costs (per tenant per
 // day), what people decide (approves by feature and outcome), what the guard decides (by
@@ -91,6 +92,9 @@ func NewDashboard(scope constructs.Construct, id string, props *DashboardProps) 
 	failures := awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{Title: jsii.String("Errors per function"), Left: &errs,
 		Width: jsii.Number(24), Height: jsii.Number(6), Stacked: jsii.Bool(true)})
 
+	// The objectives first: are users hurt, and how fast is the budget going; the causes
+	// below.
+	d.AddWidgets(objectiveWidgets()...)
 	rows := [][]awscloudwatch.IWidget{{ingest, api, queue}, {diagnoses, classes, aiCost}, {approves, decisions, gov}, {failures}}
 	for _, row := range rows {
 		var ws []awscloudwatch.IWidget

@@ -74,6 +74,7 @@ type Functions struct {
 	constructs.Construct
 	byName map[string]awslambda.Function
 	order  []string
+	logs   awslogs.ILogGroup
 }
 
 // NewFunctions creates each function (arm64, provided.al2023) logging to the one log group
@@ -103,6 +104,7 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 		Retention:     retention,
 		RemovalPolicy: logRemoval,
 	})
+	c.logs = logs
 	for _, f := range props.Functions {
 		if _, dup := c.byName[f.Name]; dup {
 			continue // reported by validate
@@ -233,6 +235,9 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 
 // Function returns the Lambda for a blueprint function name, or nil when none was declared.
 func (c *Functions) Function(name string) awslambda.Function { return c.byName[name] }
+
+// LogGroup is the one log group every function writes to (the saved queries read it).
+func (c *Functions) LogGroup() awslogs.ILogGroup { return c.logs }
 
 // Names lists the created functions' blueprint names in blueprint order.
 func (c *Functions) Names() []string { return append([]string(nil), c.order...) }

@@ -35,8 +35,11 @@ type ServiceProps struct {
 	// FunctionsDir holds "<function name>/bootstrap" for every function (DefaultFunctionsDir
 	// when empty). Relative paths are taken from the working directory.
 	FunctionsDir string
-	// AlarmEmail, when set, is subscribed to the alarm topic.
+	// AlarmEmail, when set, is subscribed to the alarm topics (page and ticket).
 	AlarmEmail string
+	// RunbookBase is the URL alarm descriptions prefix runbook paths with (default
+	// oncall.DefaultRunbookBase; context key runbookBaseUrl).
+	RunbookBase string
 	// AI configures the functions marked InvokesAI (provider AIProviderRules when empty).
 	AI AIProps
 	// Identity configures how operator and approver routes verify JWTs. Without an Issuer
@@ -105,12 +108,15 @@ func NewService(scope constructs.Construct, id string, props *ServiceProps) awsc
 	NewSchedules(st, "Schedules", &SchedulesProps{Functions: p.Functions, Lambdas: fns})
 	NewDashboard(st, "Dashboard", &DashboardProps{Stage: p.Stage, Queues: queues, Lambdas: fns, API: api.HttpApi})
 	alarms := NewAlarms(st, "Alarms", &AlarmsProps{
-		Email:     p.AlarmEmail,
-		Tables:    tables,
-		Queues:    queues,
-		Lambdas:   fns,
-		Functions: p.Functions,
-		API:       api.HttpApi,
+		Email:       p.AlarmEmail,
+		RunbookBase: p.RunbookBase,
+		Stage:       p.Stage,
+		Logs:        fns.LogGroup(),
+		Tables:      tables,
+		Queues:      queues,
+		Lambdas:     fns,
+		Functions:   p.Functions,
+		API:         api.HttpApi,
 	})
 
 	// Outputs live at stack level so their names are stable contracts for scripts.
@@ -119,8 +125,12 @@ func NewService(scope constructs.Construct, id string, props *ServiceProps) awsc
 		Value:       api.HttpApi.Url(),
 	})
 	awscdk.NewCfnOutput(st, jsii.String("AlarmTopicArn"), &awscdk.CfnOutputProps{
-		Description: jsii.String("SNS topic every alarm notifies"),
+		Description: jsii.String("SNS topic of tickets: every cause alarm and the slow error-budget burns (docs/operations.md)"),
 		Value:       alarms.Topic.TopicArn(),
+	})
+	awscdk.NewCfnOutput(st, jsii.String("PageTopicArn"), &awscdk.CfnOutputProps{
+		Description: jsii.String("SNS topic of pages: the fast error-budget burns only (docs/operations.md)"),
+		Value:       alarms.Page.TopicArn(),
 	})
 	return st
 }
