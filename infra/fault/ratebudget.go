@@ -17,6 +17,8 @@ package fault
 //     HTTP, real DynamoDB); then the clock moves to the next instant a write is due.
 //   - NetSuite holds each answer 5 ms (real time) so that writes overlap; the lease bounds
 //     the account's writes in flight to 5, Oracle's floor for an account.
+//   - Each write goes through its own governance guard (as each Lambda has one), the only
+//     way to write through a connector; the guard's stores are in memory, the budget's not.
 //   - lost: a write that ended in a refusal other than a deferral, or a record that does
 //     not hold its write's value at the end; doubled: a record the fake applied more than
 //     one write to.
@@ -25,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -35,11 +38,18 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/audit/audittest"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/connector/fakesystem"
 	"github.com/syncassist/syncassist/shared/delivery"
+	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/governance/governancetest"
+	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/ratebudget"
 )
 
@@ -175,6 +185,8 @@ func budgetAccount(ctx context.Context, store ratebudget.Store, sys connector.Sy
 	defer srv.Close()
 	ids := make([]string, budgetWrites)
 	clients := make([]*connector.Client, budgetWrites)
+	guards := make([]*governance.Guard, budgetWrites)
+	scanner := dlp.NewScanner()
 	for i := range ids {
 		ids[i] = strconv.Itoa(9000 + i)
 		fake.Seed(entity, ids[i], map[string]any{"orderNumber": "SO-" + ids[i], "orderKey": "K-" + ids[i], "companyName": "C" + ids[i]})
@@ -185,6 +197,9 @@ func budgetAccount(ctx context.Context, store ratebudget.Store, sys connector.Sy
 		}
 		defer c.CloseIdleConnections()
 		clients[i] = c
+		if guards[i], err = budgetGuard(c, scanner, clock.Now); err != nil {
+			return fig, err
+		}
 	}
 	due := map[int]time.Time{}
 	for i := range ids {
@@ -200,13 +215,17 @@ func budgetAccount(ctx context.Context, store ratebudget.Store, sys connector.Sy
 			wg sync.WaitGroup
 			mu sync.Mutex
 		)
+		var ready []int // taken before any write starts: the writes change due
 		for i, at := range due {
-			if at.After(now) {
-				continue
+			if !at.After(now) {
+				ready = append(ready, i)
 			}
+		}
+		for _, i := range ready {
 			wg.Go(func() {
-				_, err := clients[i].Write(ctx, connector.WriteRequest{Entity: entity, RecordID: ids[i],
-					Fields: map[string]any{writeField: "budget-" + ids[i]}, IdempotencyKey: "budget-" + ids[i], Origin: "syncassist"})
+				_, err := guards[i].Write(ctx, identity.ForTenant("t-budget", "fault:rate-budget"), governance.WriteRequest{
+					Target: sys, Source: sys, Entity: entity, RecordID: ids[i], Fields: map[string]any{writeField: "budget-" + ids[i]},
+					IdempotencyKey: "budget-" + ids[i], Reason: "fault.rate_budget"})
 				mu.Lock()
 				defer mu.Unlock()
 				var ce *connector.Error
@@ -253,4 +272,21 @@ func budgetAccount(ctx context.Context, store ratebudget.Store, sys connector.Sy
 	}
 	fig.limited, fig.peakMinute, fig.peakInFlight = gate.limited, gate.peakMinute(), int(gate.peak.Load())
 	return fig, nil
+}
+
+// oneWriter gives a guard the one client of its write.
+type oneWriter struct{ c *connector.Client }
+
+func (w oneWriter) Client(context.Context, string, connector.System) (governance.Writer, error) {
+	return w.c, nil
+}
+
+// budgetGuard is one Lambda's guard over its own client.
+func budgetGuard(c *connector.Client, scanner *dlp.Scanner, now func() time.Time) (*governance.Guard, error) {
+	return governance.NewGuard(governance.Deps{
+		Manifests: &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: &governancetest.Overrides{}},
+		Ledger:    &governancetest.Ledger{}, Records: &governancetest.Store{}, Connectors: oneWriter{c}, Scanner: scanner,
+		Audit: &audit.Log{Store: &audittest.Store{}, Redactor: platform.RecordRedactor{Scanner: scanner}, Now: now},
+		Now:   now, Metrics: io.Discard,
+	})
 }
