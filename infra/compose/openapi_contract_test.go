@@ -274,6 +274,10 @@ func TestOpenAPIContract(t *testing.T) {
 	want(t, c.call(admin, "PUT", "/api/settings/manifest-overrides", `{"entries":[{"entity":"","owner":"crm","policy":"source_wins"}]}`), 400, "overrides invalid")
 	want(t, c.call(admin, "POST", "/api/settings/webhook-secret/rotate", `{"purpose":"embedded"}`), 200, "rotate")
 	want(t, c.call(admin, "POST", "/api/settings/webhook-secret/rotate", `{"purpose":"x"}`), 400, "rotate invalid")
+	want(t, c.call(admin, "PUT", "/api/settings/system-aliases", `{"aliases":{"BC Prod":"erp2"}}`), 200, "system aliases")
+	want(t, c.call(admin, "PUT", "/api/settings/system-aliases", `{"aliases":{"BC Prod":"nowhere"}}`), 400, "system aliases invalid")
+	want(t, c.call(admin, "GET", "/api/settings/system-aliases", ""), 200, "system aliases read")
+	want(t, c.call(operator, "GET", "/api/settings/system-aliases", ""), 403, "system aliases read by an operator")
 
 	want(t, c.call(operator, "GET", "/api/settings/approval-policy", ""), 403, "policy as operator")
 	want(t, c.call(admin, "GET", "/api/settings/approval-policy", ""), 200, "policy")

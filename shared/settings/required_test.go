@@ -30,7 +30,9 @@ func (o *overrides) SetOverrides(_ context.Context, _ string, e []governance.Ent
 	return nil
 }
 
-func (o *overrides) Overrides(context.Context, string) ([]governance.Entry, error) { return o.entries, nil }
+func (o *overrides) Overrides(context.Context, string) ([]governance.Entry, error) {
+	return o.entries, nil
+}
 
 // No default acts on bad input: a body that is null, empty or missing what the change
 // needs is 400 validation_failed naming the field, and nothing changed (the overrides,
