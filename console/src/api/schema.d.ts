@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest a signed sync error
-         * @description Standard Webhooks v1: `webhook-signature` is `v1,<base64(HMAC-SHA256(key, id.timestamp.body))>`, any one of several space-separated signatures may match.
+         * @description Standard Webhooks v1: `webhook-signature` is `v1,<base64(HMAC-SHA256(key, id.timestamp.body))>`, any one of several space-separated signatures may match. A `webhook-id` is one sync error's: sent again for the same `errorId` (the same body or an edited one) it is the duplicate it was (202, `duplicate: true`); used for another `errorId` it answers 409 `request_replayed` and stores nothing. A `webhook-timestamp` that is not a Unix timestamp in seconds answers 401 `timestamp_out_of_tolerance` saying so.
          */
         post: operations["ingest"];
         delete?: never;
@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Approve: write the fix back to the host ERP through the guard (as the approval policy allows)
-         * @description Takes the approve lease, writes the fix (or the operator's edit) through the guarded write path and ends approved. The row is pending, or escalated: an escalated row is approved (or rejected) by an approver only (403 `escalated_needs_approver`). A refused or failed write returns the row to where it was, pending or escalated (422, 409, 502, 503). A write that reached the host ERP is never reported as failed: if recording it fails the answer is 202 and the reconcile completes it. A proposal without a fix is refused (422 `empty_fix`); a row whose fix was already written cannot be rejected or approved with another fix (409 `erp_applied`). Operators reach the route; the tenant's approval policy decides who may approve the fix (403 `approval_not_allowed` with the rule in `approval`). Under a `two_approvers` rule the first approval, or an edit, answers 202 with `CoApprovalPending`; the second approver, who did not edit the fix, writes it. A proposal without a fix can be approved by entering one (`fix`); the decision is learned.
+         * @description Takes the approve lease, writes the fix (or the operator's edit) through the guarded write path and ends approved. The row is pending, or escalated: an escalated row is approved (or rejected) by an approver only (403 `escalated_needs_approver`). A refused or failed write returns the row to where it was, pending or escalated (422, 409, 502, 503). A write that reached the host ERP is never reported as failed: if recording it fails the answer is 202 and the reconcile completes it. A proposal without a fix is refused (422 `empty_fix`); a row whose fix was already written cannot be rejected or approved with another fix (409 `erp_applied`). Operators reach the route; the tenant's approval policy decides who may approve the fix (403 `approval_not_allowed` with the rule in `approval`); under the default policy an operator approves only the fields the proposal changes, and an edit that adds a field (or a fix entered on a proposal without one) is an approver's. Under a `two_approvers` rule the first approval, or an edit, answers 202 with `CoApprovalPending`; the second approver, who did not edit the fix, writes it. A proposal without a fix can be approved by entering one (`fix`); the decision is learned. Each value is typed by its target field, read from the target system's metadata (the field pickers' read): a text field keeps `"01067"` as the text `"01067"` (a number sent for it becomes its text), a number field takes a number or a number written as text and refuses anything else (400 `validation_failed`, the error on `fix[i].after` naming the field), a boolean `true`/`false`, a date `2026-11-29` or an RFC 3339 date-time; `null` clears a field. A path that is no field of the target record type answers 400 `unknown_field` (on `fix[i].path`); either way nothing is written. Where the metadata cannot be read the values are written exactly as sent. Just before the write the record's current values of the fix's fields are read and kept with the row (`applied.prior`), for a revert.
          */
         post: operations["proposalApprove"];
         delete?: never;
@@ -686,6 +686,30 @@ export interface paths {
         patch: operations["settingsPatch"];
         trace?: never;
     };
+    "/api/settings/system-aliases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show the tenant's system names (admins)
+         * @description The names the tenant's hosts send for its systems (an error's `externalSystem`, e.g. `Business Central`) and the connector system each resolves to: the tenant's own (`aliases`), the built-in defaults (`defaults`: vendor names and common spellings) and every name in force (`entries`, the tenant's own over a default of the same name). Names compare trimmed and without case; a system key (`erp2`) always resolves to itself.
+         */
+        get: operations["settingsSystemAliasesGet"];
+        /**
+         * Replace the tenant's own system names (admins)
+         * @description Replaces the tenant's own names whole (`{}` removes them; the defaults stay). The set is validated whole: a missing or null `aliases`, an empty name, a name that is a system key or repeats another in another case, a target that is not a system, or more than 50 names is 400 `validation_failed` naming `aliases` or `aliases.<name>`, and nothing changes. Audited (`settings.system_aliases`) with the before and after. The listing, its `system` filter and the insights resolve names at read time, so a change applies to rows already received.
+         */
+        put: operations["settingsSystemAliasesPut"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/manifest-overrides": {
         parameters: {
             query?: never;
@@ -696,7 +720,7 @@ export interface paths {
         get?: never;
         /**
          * Replace the ownership manifest overrides (admins)
-         * @description Each entry replaces the default manifest's entry for the same entity and field, or adds one; the merged manifest must be valid (known owners and policies, no duplicate). Audited with the before and after.
+         * @description Each entry replaces the default manifest's entry for the same entity and field, or adds one; the merged manifest must be valid (known owners and policies, no duplicate). The list replaces every override, so it is stated: `{"entries": []}` clears them, while no body, `null`, `{}` or `"entries": null` is 400 `validation_failed` naming `entries` and changes nothing. Audited with the before and after.
          */
         put: operations["settingsManifestOverrides"];
         post?: never;
@@ -717,7 +741,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a host secret (admins)
-         * @description Makes a fresh secret of the purpose (default `ingest`, the webhook; `finance`, `embedded`, or `flow.<system>` for a source's flow change events) current and returns it: the only time it is shown (`Cache-Control: no-store`). The previous one keeps verifying for 24 hours, as Standard Webhooks rotation does; older ones stop. Audited without the secret.
+         * @description Makes a fresh secret of the purpose it names (`ingest`, the webhook; `finance`, `embedded`, or `flow.<system>` for a source's flow change events) current and returns it; no body, `null` or a missing or null `purpose` is 400 `validation_failed` naming `purpose`, and nothing is rotated. It returns the secret: the only time it is shown (`Cache-Control: no-store`). The previous one keeps verifying for 24 hours, as Standard Webhooks rotation does; older ones stop. Audited without the secret.
          */
         post: operations["settingsSecretRotate"];
         delete?: never;
@@ -802,7 +826,7 @@ export interface paths {
         put?: never;
         /**
          * Revert an approved fix within 24 hours (approver)
-         * @description Writes the values before the fix back through the guarded write, only where the record still holds the fix's values (409 `changed_since` otherwise); marks the row `reverted` and learns the revert as a rejection of the fix. 409 `not_revertible` unless the row is approved with its fix written, `revert_window_closed` after 24 hours.
+         * @description Writes back what the record held before the fix, as read from it when the fix was written (`applied.prior`; a field it did not have is cleared with `null`), through the guarded write, only where the record still holds the fix's values (409 `changed_since` otherwise); marks the row `reverted` and learns the revert as a rejection of the fix. It never writes the "before" a webhook payload or proposal claimed: 409 `prior_unknown` when the values before were not read at apply time, or held a secret, card number or national id (never kept). 409 `not_revertible` unless the row is approved with its fix written, `revert_window_closed` after 24 hours.
          */
         post: operations["proposalRevert"];
         delete?: never;
@@ -1068,6 +1092,8 @@ export interface components {
             occurredAt?: string;
             /** @description The system on the other side of the failed sync, as reported. */
             externalSystem?: string;
+            /** @description The connector system `externalSystem` resolves to by the tenant's system names (`erp2` for `Business Central`; GET /api/settings/system-aliases), else `externalSystem` as sent. Absent when no system was sent. */
+            system?: string;
             /** @description Why the last write-back failed, on a row that is pending again. */
             applyError?: string;
             /** @description On a pending row: who may approve its fix and why. */
@@ -1125,6 +1151,27 @@ export interface components {
             action: string;
             note?: string;
         };
+        /** @description One retry attempt and its own outcome. A host-reported error is retried by asking the host ERP to re-run the record's sync; a failed flow run by re-running the flow from a fresh read of its source. A stored payload is never sent again. */
+        RetryAttempt: {
+            /** Format: date-time */
+            at: string;
+            actor: string;
+            /**
+             * @description delivered: the sync ran again and landed; requested: the host ERP was asked to re-run it and its answer is read at the next attempt; transient: worth another attempt; permanent: another attempt as things stand cannot help (reason says what to do).
+             * @enum {string}
+             */
+            result: "delivered" | "requested" | "transient" | "permanent";
+            system?: string;
+            /** @description The vendor's error code, or the service's (RETRY_NO_HOST_RECORD, RETRY_NO_CONNECTOR, RETRY_NO_FLOW, RETRY_FAILED_AT_HOST, RETRY_REFUSED, ...). */
+            code?: string;
+            /**
+             * @description What the attempt's own failure is; the row's error keeps its diagnosis.
+             * @enum {string}
+             */
+            class?: "configuration" | "connection" | "rate_limit" | "permission" | "value" | "not_found" | "governance";
+            /** @description What happened and, for a failure, what to do; never values. */
+            reason?: string;
+        };
         Proposal: components["schemas"]["ProposalSummary"] & {
             /** @description The sync error as stored (DLP-masked). */
             error: {
@@ -1164,10 +1211,19 @@ export interface components {
                 learned?: components["schemas"]["Provenance"];
             };
             editedFix?: components["schemas"]["FieldChange"][];
+            /** @description Where an approve writes the fix: the host ERP's record for an error it reported, the flow's target for a flow's failed write (for the console's "Approve writes … to NetSuite salesOrder SO-10042"). */
+            writesTo?: {
+                system: string;
+                vendor: string;
+                recordType: string;
+                recordId: string;
+            };
             diagnosisError?: string;
             applied?: components["schemas"]["AppliedWrite"];
             applyError?: string;
             history: components["schemas"]["HistoryEntry"][];
+            /** @description The row's last retry attempts, oldest first, each with its own outcome. The row's error (error) is never changed by an attempt: it stays the error as received. */
+            attempts?: components["schemas"]["RetryAttempt"][];
             /** Format: date-time */
             updatedAt: string;
             /** @description Notes left on the row, oldest first. */
@@ -1496,6 +1552,16 @@ export interface components {
             key: string;
             /** Format: date-time */
             at: string;
+            /** @description What the record held in each field the fix wrote, read from it just before the write: what a revert restores. Absent when the record could not be read then (a revert answers `prior_unknown`). */
+            prior?: components["schemas"]["PriorValue"][];
+        };
+        /** @description One field of the record before a fix wrote it. `value` keeps its JSON type; `absent`: the record had no such field (a revert clears it); `withheld`: a secret, card number or national id, not kept (a revert refuses); `wrote`: the value the fix wrote, typed as written. */
+        PriorValue: {
+            path: string;
+            value: unknown;
+            absent?: boolean;
+            withheld?: boolean;
+            wrote: unknown;
         };
         /** @description The fix was written to the host ERP, but recording the approval failed; the row stays applying (marked applied) and the reconcile, or the next approve, completes it. Never retry with a different fix. */
         ApproveWritten: {
@@ -1664,6 +1730,31 @@ export interface components {
             /** @enum {string} */
             policy: "reject_with_alert" | "source_wins" | "require_approval";
         };
+        SystemAliasesInput: {
+            /** @description Name as the hosts send it → system key. */
+            aliases: {
+                [key: string]: components["schemas"]["FlowSystem"];
+            };
+        };
+        SystemAliases: {
+            /** @description The tenant's own names, as an admin set them. */
+            aliases: {
+                [key: string]: components["schemas"]["FlowSystem"];
+            };
+            /** @description The built-in names: Business Central, Dynamics 365 Business Central, Microsoft Dynamics 365 Business Central and BC → erp2; ShipStation → shipping; Salesforce and SFDC → crm; Mailchimp → marketing; NetSuite and Oracle NetSuite → hosterp (the host ERP). */
+            defaults: {
+                [key: string]: components["schemas"]["FlowSystem"];
+            };
+            /** @description Every name in force, sorted by name without case. */
+            entries: components["schemas"]["SystemAliasEntry"][];
+            systems: components["schemas"]["FlowSystem"][];
+        };
+        SystemAliasEntry: {
+            name: string;
+            system: components["schemas"]["FlowSystem"];
+            /** @description A built-in name, not one the tenant set. */
+            default: boolean;
+        };
         ManifestOverridesInput: {
             entries: components["schemas"]["ManifestOverride"][];
         };
@@ -1677,7 +1768,7 @@ export interface components {
                 [key: string]: {
                     baseUrl: string;
                     hasToken: boolean;
-                    /** @description The OAuth 2.0 token endpoint the credential (clientId:clientSecret) is exchanged at, when set (NetSuite, Business Central). */
+                    /** @description The OAuth 2.0 token endpoint the credential is exchanged at, when set (NetSuite: a signed client assertion; Business Central: clientId:clientSecret). */
                     tokenUrl?: string;
                     /** @description The client-credentials grant's scope. */
                     scope?: string;
@@ -1704,7 +1795,7 @@ export interface components {
             connectors?: {
                 [key: string]: null | {
                     baseUrl: string;
-                    /** @description The connection's one secret: a bearer token, user:password for HTTP Basic (ShipStation), or clientId:clientSecret with tokenUrl. Write-only; left out, the stored one is kept. */
+                    /** @description The connection's one secret: a bearer token, user:password for HTTP Basic (ShipStation), or clientId:clientSecret with tokenUrl; for NetSuite (hosterp) with tokenUrl, the M2M login's clientId:certificateId: followed by the certificate's PEM private key (no client secret). Write-only; left out, the stored one is kept. */
                     token?: string;
                     /** @description Exchange the credential at this OAuth 2.0 token endpoint (checked like baseUrl); an empty string sends the credential as it is again; left out, kept. */
                     tokenUrl?: string;
@@ -1718,7 +1809,7 @@ export interface components {
              * @description `ingest` signs the sync-error webhook, `finance` the finance approval create, `embedded` the embedded host bootstrap, and `flow.<system>` that source system's flow change events. A tenant created before flow sources had secrets gets its first one this way.
              * @enum {string}
              */
-            purpose?: "ingest" | "finance" | "embedded" | "flow.hosterp" | "flow.erp2" | "flow.crm" | "flow.marketing" | "flow.shipping";
+            purpose: "ingest" | "finance" | "embedded" | "flow.hosterp" | "flow.erp2" | "flow.crm" | "flow.marketing" | "flow.shipping";
         };
         SecretRotation: {
             /** @enum {string} */
@@ -1840,14 +1931,14 @@ export interface components {
         /** @description What a rule matches; a list left out or empty, or a bound left out, matches anything. */
         PolicyMatch: {
             classes?: ("value" | "missing" | "reference" | "duplicate" | "permission" | "connection" | "intermittent" | "rate_limit" | "too_large" | "parse" | "unknown")[];
-            /** @description Globs over the fix's field paths (`*`, `?`, `[...]`, case-insensitive). A glob starting with `!` excludes; `@sensitive` stands for every field the DLP field-name rules take for a secret, credential, card number, national id or phone. Every field of the fix must be included (by default when every glob excludes) and none excluded; a row whose proposal has no fix yet matches, and the approve judges the fields entered. */
+            /** @description Globs over the fix's field paths (`*`, `?`, `[...]`, case-insensitive). A glob starting with `!` excludes; `@sensitive` stands for every field the DLP field-name rules take for a secret, credential, card number, national id, phone or financial identifier (IBAN, bank account, routing or sort code, SWIFT/BIC, tax or VAT id; a bare `accountNumber` is a customer number, not one); `@proposed` for the fields the proposal itself changes, so that an edit adding a field falls through to a later rule (the default policy's operator rule has it). Every field of the fix must be included (by default when every glob excludes) and none excluded; a row whose proposal has no fix yet matches (unless its globs include by `@proposed` alone), and the approve judges the fields entered. */
             fields?: string[];
             /** @description The error's `externalSystem`, or `host_erp` when it names none. */
             systems?: string[];
             minConfidence?: number;
             /** @description Approvals the learned fix has (0 for the AI's). */
             minApprovals?: number;
-            /** @description Largest absolute number the fix writes or replaces. */
+            /** @description Largest absolute number the fix writes or replaces, whatever its JSON type: a numeric string (`"99999999"`, `"99,999,999.00"`) counts as the number it spells, and numbers nested in objects or lists count. */
             maxAmount?: number;
         };
         PolicyRule: {
@@ -1980,6 +2071,10 @@ export interface components {
             byClass: {
                 [key: string]: components["schemas"]["InsightCounts"];
             };
+            /** @description By the connector system each row's `externalSystem` resolves to (the tenant's system names), else the name as sent; `unspecified` when none was sent. */
+            bySystem?: {
+                [key: string]: components["schemas"]["InsightCounts"];
+            };
             rules: components["schemas"]["RuleInsight"][];
             /** @description The window held more rows than one answer reads (5000 per status). */
             truncated: boolean;
@@ -2079,7 +2174,7 @@ export interface components {
             current?: unknown;
             changed: boolean;
             /** @enum {string} */
-            verdict: "written" | "owned_elsewhere" | "rejected" | "held" | "loop" | "dlp_blocked";
+            verdict: "written" | "owned_elsewhere" | "rejected" | "held" | "loop" | "dlp_blocked" | "dlp_masked_value";
             owner?: components["schemas"]["FlowSystem"];
             policy?: string;
             reason?: string;
@@ -2099,7 +2194,7 @@ export interface components {
                 how: string;
             };
             /** @enum {string} */
-            decision: "written" | "held" | "rejected" | "loop" | "dlp_blocked" | "owned_elsewhere" | "skipped" | "no_counterpart" | "ambiguous" | "waiting";
+            decision: "written" | "held" | "rejected" | "loop" | "dlp_blocked" | "dlp_masked_value" | "owned_elsewhere" | "skipped" | "no_counterpart" | "ambiguous" | "waiting";
             reason?: string;
             /** @description The fields the write would send. */
             payload: {
@@ -2151,7 +2246,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid input: `validation_failed` (with `errors`), `malformed_json`, `invalid_query`, `invalid_cursor`, `invalid_id`, `missing_erp_id`, `tenant_header_missing`, `body_unreadable`, `unknown_module`. */
+        /** @description Invalid input: `validation_failed` (with `errors`), `malformed_json`, `invalid_query`, `invalid_cursor`, `invalid_id`, `missing_erp_id`, `tenant_header_missing`, `body_unreadable`, `unknown_module`, `unknown_field`. */
         BadRequest: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -2191,7 +2286,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The state changed or a guard refused: `not_pending`, `not_retryable`, `no_proposal`, `lease_held`, `erp_applied`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `not_revertible`, `revert_window_closed`, `assignee_changed`, `triage_full`. */
+        /** @description The state changed or a guard refused: `not_pending`, `not_retryable`, `no_proposal`, `lease_held`, `erp_applied`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `dlp_masked_value`, `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `prior_unknown`, `not_revertible`, `revert_window_closed`, `assignee_changed`, `triage_full`. */
         Conflict: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -2221,7 +2316,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `ownership_rejected`, `dlp_blocked`, `empty_fix`. */
+        /** @description `ownership_rejected`, `dlp_blocked`, `dlp_masked_value` (a value of the fix is a DLP mask or placeholder such as `[REDACTED:…]`, `*****6789` or `[EMAIL_1]`; nothing was written), `empty_fix`. */
         Unprocessable: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -2279,7 +2374,7 @@ export interface components {
         Cursor: string;
         ClaimId: string;
         ProposalStatus: "pending" | "applying" | "approved" | "rejected" | "escalated" | "reverted" | "retrying" | "resolved";
-        /** @description Only sync errors of this external system (the record's `externalSystem`, as the host sent it, e.g. `webshop`): an exact, case-sensitive match, so a prefix or another case matches nothing; empty keeps all. At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
+        /** @description Only sync errors of this external system. A name that resolves to a connector system by the tenant's system names (a system key such as `erp2`, or an alias such as `Business Central`, any case) keeps every row whose `externalSystem` resolves to that system, whichever name its host sent (compared trimmed and without case). Any other name (`webshop`) is an exact, case-sensitive match on `externalSystem` as the host sent it, so a prefix or another case matches nothing; empty keeps all. At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
         ExternalSystem: string;
         /** @description Required with a service token: the embedded context (one module). */
         EmbeddedContext: string;
@@ -2328,6 +2423,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMedia"];
             500: components["responses"]["Internal"];
@@ -2348,7 +2444,7 @@ export interface operations {
                 assignee?: string;
                 /** @description Only rows carrying this tag. */
                 tag?: string;
-                /** @description Only sync errors of this external system (the record's `externalSystem`, as the host sent it, e.g. `webshop`): an exact, case-sensitive match, so a prefix or another case matches nothing; empty keeps all. At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
+                /** @description Only sync errors of this external system. A name that resolves to a connector system by the tenant's system names (a system key such as `erp2`, or an alias such as `Business Central`, any case) keeps every row whose `externalSystem` resolves to that system, whichever name its host sent (compared trimmed and without case). Any other name (`webshop`) is an exact, case-sensitive match on `externalSystem` as the host sent it, so a prefix or another case matches nothing; empty keeps all. At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
                 system?: components["parameters"]["ExternalSystem"];
                 /** @description newest and oldest (by claim time) follow the status index; class (A–Z, undiagnosed last) and confidence (highest first) order the newest 500 matching rows (the answer then carries X-Sort-Window). */
                 sort?: "newest" | "oldest" | "class" | "confidence";
@@ -2551,7 +2647,7 @@ export interface operations {
                 class?: string;
                 /** @description Only sync errors claimed at or after this time (the console's age filter). */
                 since?: string;
-                /** @description Only sync errors of this external system (the record's `externalSystem`, as the host sent it, e.g. `webshop`): an exact, case-sensitive match, so a prefix or another case matches nothing; empty keeps all. At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
+                /** @description Only sync errors of this external system. A name that resolves to a connector system by the tenant's system names (a system key such as `erp2`, or an alias such as `Business Central`, any case) keeps every row whose `externalSystem` resolves to that system, whichever name its host sent (compared trimmed and without case). Any other name (`webshop`) is an exact, case-sensitive match on `externalSystem` as the host sent it, so a prefix or another case matches nothing; empty keeps all. At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
                 system?: components["parameters"]["ExternalSystem"];
             };
             header?: {
@@ -3759,6 +3855,61 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    settingsSystemAliasesGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemAliases"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    settingsSystemAliasesPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SystemAliasesInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemAliases"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     settingsManifestOverrides: {
         parameters: {
             query?: never;
@@ -3796,7 +3947,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["SecretRotateInput"];
             };
