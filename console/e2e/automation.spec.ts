@@ -92,7 +92,7 @@ for (const width of widths) {
     for (const e of ids.slice(0, 2)) await box(e).click();
     await bar.getByRole("button", { name: "Retry selected…" }).click();
     const retry = page.getByRole("dialog", { name: "Retry 2 sync errors?" });
-    await expect(retry).toContainText("Each delivery is sent again to the system that refused it");
+    await expect(retry).toContainText("Each sync runs again from its source: the host ERP re-runs its record's sync (with an approved fix written first), a flow reads its source again. Nothing stored is sent again.");
     await expect(retry).toContainText(ids[0]);
     await axeBoth(page, `bulk retry dialog ${width}`);
     await retry.getByRole("button", { name: "Retry 2" }).click();

@@ -191,7 +191,7 @@ function Shortcuts({ roles, embedded }: { roles: Role[]; embedded: boolean }) {
     ["j / k", "next / previous sync error"],
     ["a", approver ? "approve" : "approve — only fixes the approval policy gives operators; the others need an approver"],
     ["r", "reject (asks a reason)"], ["e", "escalate (asks a note)"],
-    ["t", "retry the delivery"], ["s", "resolve without a write (asks why)"], ["?", "show or hide this list"]];
+    ["t", "retry: run the sync again from its source"], ["s", "resolve without a write (asks why)"], ["?", "show or hide this list"]];
   return (
     <section class="shortcuts" aria-label="Keyboard shortcuts">
       <h2>Keyboard shortcuts</h2>

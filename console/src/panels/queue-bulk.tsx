@@ -62,8 +62,10 @@ export function BulkBar(props: { picked: ProposalSummary[]; canApprove: boolean;
       {asking === "retry" && (
         <ConfirmDialog title={`Retry ${plural(rows.length, "sync error")}?`} confirm={`Retry ${rows.length}`}
           onClose={close} onConfirm={() => { close(); void decide("retry"); }}>
-          <p>Each delivery is sent again to the system that refused it, with any approved fix applied. One that lands is resolved;
-            one that fails for now stays retrying on the schedule; one that is refused again returns to pending with the new error.</p>
+          <p>Each sync runs again from its source: the host ERP re-runs its record's sync (with an approved fix written first),
+            a flow reads its source again. Nothing stored is sent again. One that lands is resolved; one that fails for now stays
+            retrying on the schedule; one that cannot succeed as things stand returns to pending, its error as received, with the
+            attempt listed under it.</p>
           {members}
         </ConfirmDialog>
       )}
@@ -98,8 +100,8 @@ function Outcomes({ action, r, errorId }: { action: Action; r: BulkDecisionResul
 /** retryWords says where a retried row ended, from the row the retry route answered. */
 function retryWords(i: BulkItemResult): string {
   const status = (i.row as { status?: string } | undefined)?.status;
-  if (status === "resolved") return "delivered: resolved";
-  if (status === "retrying") return "not delivered yet: retrying on the schedule";
-  if (status === "pending") return "refused again: pending, re-diagnosed";
+  if (status === "resolved") return "landed: resolved";
+  if (status === "retrying") return "not landed yet: retrying on the schedule";
+  if (status === "pending") return "did not land: pending, the attempt listed under its error";
   return status ? "now " + status : "";
 }

@@ -6,6 +6,7 @@ import { demoAutoApplied, demoProposals } from "../api/demo";
 import type { ApproveWritten, CostList, List, Proposal, Trace } from "../api/types";
 import { AddChanges, DiffTable, planWrite, useFields, WritesLine, type Added } from "./fix-editor";
 import { writeTarget } from "./fix-values";
+import { Attempts, retryOutcome } from "./queue-attempts";
 import { Facts, mayApprove, ResolveDialog } from "./queue-more";
 import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, Progress, shortcutKey, showError } from "../ui";
 
@@ -25,7 +26,7 @@ interface Props {
 /** STAGES say what a write that may take seconds is doing while it runs. */
 const STAGES: Record<string, string> = {
   approve: "Approving: lease taken, writing the fix through the guard…",
-  retry: "Retrying: sending the delivery again…",
+  retry: "Retrying: running the sync again from its source…",
 };
 
 export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, onUndone, onChanged, onBack }: Props) {
@@ -79,7 +80,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const escalated = row?.status === "escalated";
   const decidable = pending || (escalated && isApprover);
   const canApprove = !!row && mayApprove(row, isApprover);
-  // Retry sends the delivery again; resolve closes the row with no write (issue 24).
+  // Retry re-runs the sync from its source (issue 33); resolve closes with no write (issue 24).
   const retryable = !!row && ["pending", "retrying", "escalated", "approved"].includes(row.status);
   const resolvable = !!row && ["pending", "retrying", "escalated"].includes(row.status);
   const locked = busy || demo; // demo data never takes a write
@@ -109,7 +110,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       }
       if (what === "retry") {
         const now = done as Proposal;
-        announce(`Retried ${row.errorId}: ${now.status === "resolved" ? "delivered, resolved" : now.status === "retrying" ? "not yet, retrying on schedule" : "refused, pending again"}`);
+        announce(`Retried ${row.errorId}: ${retryOutcome(now)}`);
         setRow(now);
         if (now.status === "resolved") onDecided(now);
         else onChanged(now);
@@ -172,19 +173,20 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
         <p>{row.recordType} / {row.recordId} {row.proposal && <Chip kind="class">{row.proposal.class}</Chip>}{" "}
           {row.proposal && <span>{Math.round(row.proposal.confidence * 100)}% confident</span>} <Chip kind={row.status}>{row.status}</Chip></p>
       </header>
-      <h3>What failed</h3>
-      <p><code>{err.errorCode}</code> {err.message}</p>
+      <h3 id="error-h">Error as received</h3>
+      <p aria-labelledby="error-h" role="group"><code>{err.errorCode}</code> {err.message}</p>
       {row.proposal?.summary && <p>{row.proposal.summary}</p>}
       <dl class="record">
         {err.occurredAt && <><dt>Occurred</dt><dd><Ago at={err.occurredAt} /></dd></>}
         <dt>Received</dt><dd><Ago at={row.claimedAt} /></dd>
         {err.integration && <><dt>Integration</dt><dd>{err.integration}</dd></>}
         {(err.externalSystem || err.direction) && <><dt>Systems</dt><dd>{syncDirection(err.direction, err.externalSystem)}</dd></>}
-        {row.proposal?.retryable !== undefined && <><dt>Retryable</dt><dd>{row.proposal.retryable ? "yes — sending it again can succeed" : "no — something must change first"}</dd></>}
+        {row.proposal?.retryable !== undefined && <><dt>Retryable</dt><dd>{row.proposal.retryable ? "yes — running the sync again can succeed" : "no — something must change first"}</dd></>}
       </dl>
       {err.payload && Object.keys(err.payload).length > 0 && (
         <details class="payload"><summary>Payload that was sent (masked)</summary><pre>{JSON.stringify(err.payload, null, 2)}</pre></details>
       )}
+      <Attempts row={row} />
       {row.diagnosisError && <p class="warn">Diagnosis failed: {row.diagnosisError}</p>}
       {row.applyError && <p class="warn" role="note">Last write-back failed: {row.applyError}</p>}
       <h3>Proposed fix</h3>
