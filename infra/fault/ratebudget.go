@@ -1,11 +1,13 @@
 package fault
 
-// "rate-budget" (issue 34 §4): 200 writes at once to one ShipStation account and 200 to
-// one NetSuite account, each write its own connector client and its own ratebudget.Budget
+// "rate-budget" (issue 34 §4): 200 writes at once to one account of each vendor
+// (budgetVendors in ratebudget_vendors.go: ShipStation, NetSuite, Business Central,
+// Mailchimp, Salesforce), each write its own connector client and its own ratebudget.Budget
 // (as sixty Lambdas would have), all sharing the DynamoDB budget on dynalite. The fake
 // ShipStation enforces 40 requests a minute in fixed windows with X-Rate-Limit-* headers,
 // as ShipStation documents; a gate in front of the fake NetSuite counts the requests in
-// flight. Decisions:
+// flight, as it does for Business Central and Mailchimp; Salesforce's gate keeps a scaled
+// daily allowance (ratebudget_vendors.go). Decisions:
 //
 //   - Time is a fake clock the budget and the fake ShipStation share, so ten minutes of
 //     ShipStation windows run in seconds, at the documented 60 s, unscaled. The clock
