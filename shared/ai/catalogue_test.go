@@ -64,7 +64,7 @@ func TestRationaleNamesEvidenceAndSource(t *testing.T) {
 			[]string{"NetSuite already has this record", "Decided by the error code DUP_ENTITY", "docs.oracle.com", `the words "already exists"`, "What to do: Link the record"},
 			[]string{"Classified as", "weight"}},
 		{"shipstation", "504", "", ClassConnection,
-			[]string{"No usable answer came from ShipStation", "Decided by HTTP status 504", "rfc9110", "the queue sends it again"},
+			[]string{"No usable answer came from ShipStation", "Decided by HTTP status 504", "rfc9110", "the queue runs the sync again from its source"},
 			[]string{"Retrying it unchanged"}},
 		{"salesforce", "403", "API limit reached for this organization", ClassRateLimit,
 			[]string{`Decided by the message's words "API limit reached"`, "class definitions count as throttling", "raise its quota in Salesforce"},

@@ -38,9 +38,9 @@ var classTodo = map[ErrorClass]string{
 	ClassReference:    "Create or sync the referenced record in %s first, or point the field at a record that exists.",
 	ClassDuplicate:    "Link the record to the existing one instead of creating it again.",
 	ClassPermission:   "Ask the %s administrator to grant the integration's role the permission or scope the message names, or renew its credentials; no change to the record will help.",
-	ClassConnection:   "Nothing to change in the record: the queue sends it again. If it keeps failing, check that %s is reachable (network, DNS, certificates).",
-	ClassIntermittent: "Nothing to change in the record: the queue sends it again.",
-	ClassRateLimit:    "Nothing to change in the record: the queue sends it again after a pause. If it keeps happening, spread the integration's load or raise its quota in %s.",
+	ClassConnection:   "Nothing to change in the record: the queue runs the sync again from its source. If it keeps failing, check that %s is reachable (network, DNS, certificates).",
+	ClassIntermittent: "Nothing to change in the record: the queue runs the sync again from its source.",
+	ClassRateLimit:    "Nothing to change in the record: the queue runs the sync again from its source after a pause. If it keeps happening, spread the integration's load or raise its quota in %s.",
 	ClassTooLarge:     "Send less in one request: split the batch or list, send fewer lines or ids per call, or shrink the file.",
 	ClassParse:        "Check the mapping or connector that builds the request: it sent a value of the wrong type or a malformed document.",
 }
