@@ -54,15 +54,16 @@ func TestBusinessCentralBaseURLNamesTheCompany(t *testing.T) {
 	}
 }
 
-// Salesforce: the org's daily API limit is a 403 REQUEST_LIMIT_EXCEEDED, rate limited and
-// not retried within the call.
+// Salesforce: the org's daily API limit is a 403 REQUEST_LIMIT_EXCEEDED, rate limited, not
+// retried within the call, and handed back with a wait for the caller to defer the write.
 func TestSalesforceRequestLimitExceeded(t *testing.T) {
 	t.Parallel()
 	pc := profileOf(connector.SystemCRM)
 	fake, c, _ := startProfile(t, pc, nil)
 	fake.FailNextWithCode(1, http.StatusForbidden, "REQUEST_LIMIT_EXCEEDED")
 	_, err := c.Get(context.Background(), pc.entity, pc.id)
-	if ce := asError(t, err, connector.ErrRateLimited); ce.Attempts != 1 || ce.Code != "REQUEST_LIMIT_EXCEEDED" {
+	if ce := asError(t, err, connector.ErrRateLimited); ce.Attempts != 1 || ce.Code != "REQUEST_LIMIT_EXCEEDED" ||
+		ce.RetryAfter != connector.SalesforceLimitWait || !ce.Retryable {
 		t.Fatalf("error = %#v", ce)
 	}
 }

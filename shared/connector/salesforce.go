@@ -179,8 +179,8 @@ func (s salesforce) changes(ctx context.Context, c *Client, q changeQuery) (Chan
 }
 
 // failure reads Salesforce's error array. REQUEST_LIMIT_EXCEEDED is the org's rolling
-// 24-hour API limit (sent as 403): rate limited, and not retried within the call, since
-// seconds of backoff do not lift it. 300 on an upsert is an external id matching several
+// 24-hour API limit (sent as 403): rate limited, not retried within the call (seconds of
+// backoff do not lift it), and handed back with SalesforceLimitWait for the caller to defer. 300 on an upsert is an external id matching several
 // records: a conflict in the data, not an outage; its body is the list of those records'
 // URLs, whose count the error names.
 func (salesforce) failure(status int, h http.Header, body []byte, now time.Time) failureInfo {
@@ -202,7 +202,15 @@ func (salesforce) failure(status int, h http.Header, body []byte, now time.Time)
 	}
 	f := standardFailure(status, h, code, now)
 	if code == "REQUEST_LIMIT_EXCEEDED" {
-		f.sentinel, f.retryable = ErrRateLimited, false
+		// Handed back at once with a wait, so the caller defers the write (a flow run's next
+		// attempt, the retry schedule) instead of failing it for good.
+		f.sentinel, f.retryable, f.deferred, f.retryAfter = ErrRateLimited, true, true, SalesforceLimitWait
 	}
 	return f
 }
+
+// SalesforceLimitWait is how long a write waits once the org's daily API requests are
+// spent. Salesforce gives no reset for the rolling 24-hour allowance (the Limit Info header
+// says only used/limit: https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/headers_api_usage.htm);
+// the quarter hour is an assumption.
+const SalesforceLimitWait = 15 * time.Minute

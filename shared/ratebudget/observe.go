@@ -21,9 +21,8 @@ type signal struct {
 func (s signal) none() bool { return s.until.IsZero() && s.remaining < 0 }
 
 // salesforceHold is how long an org whose daily API requests are spent is left alone
-// before a write tries again. Salesforce gives no reset for the allowance (the Limit Info
-// Header only says used/limit); the quarter hour is an assumption.
-const salesforceHold = 15 * time.Minute
+// before a write tries again: the connector's own wait for REQUEST_LIMIT_EXCEEDED.
+const salesforceHold = connector.SalesforceLimitWait
 
 // readSignal reads the vendors' rate headers:
 //   - ShipStation: X-Rate-Limit-Remaining and X-Rate-Limit-Reset (seconds until the window
