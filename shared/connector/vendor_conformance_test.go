@@ -64,7 +64,7 @@ type fixture struct {
 }
 
 // loadFixtures reads every fixture of a vendor's folder; each must cite its source.
-func loadFixtures(t *testing.T, vendor string) map[string]fixture {
+func loadFixtures(t testing.TB, vendor string) map[string]fixture {
 	t.Helper()
 	dir := filepath.Join("vendors", vendor, "fixtures")
 	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))

@@ -16,8 +16,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -30,57 +28,16 @@ import (
 	"github.com/syncassist/syncassist/shared/connector/fakesystem"
 )
 
-// nsFixture is one documented request or answer (the layout of vendors/*/fixtures).
-type nsFixture struct {
-	name       string
-	Source     string `json:"source"`
-	Retrieved  string `json:"retrieved"`
-	Documented string `json:"documented"`
-	Assumed    string `json:"assumed,omitempty"`
-	Request    *struct {
-		Method  string            `json:"method"`
-		Path    string            `json:"path"`
-		Headers map[string]string `json:"headers,omitempty"`
-		Body    json.RawMessage   `json:"body,omitempty"`
-	} `json:"request,omitempty"`
-	Response *struct {
-		Status  int               `json:"status"`
-		Headers map[string]string `json:"headers,omitempty"`
-		Body    json.RawMessage   `json:"body,omitempty"`
-	} `json:"response,omitempty"`
-	Expect *struct {
-		Kind              string `json:"kind"`
-		Code              string `json:"code"`
-		Retryable         bool   `json:"retryable"`
-		RetryAfterSeconds int    `json:"retryAfterSeconds"`
-	} `json:"expect,omitempty"`
-}
-
-func nsFixtures(t testing.TB) map[string]nsFixture {
+// nsFixtures are NetSuite's fixtures; each cites Oracle's own page.
+func nsFixtures(t testing.TB) map[string]fixture {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join("vendors", "netsuite", "fixtures", "*.json"))
-	if len(paths) == 0 {
-		t.Fatal("no NetSuite fixtures")
+	all := loadFixtures(t, "netsuite")
+	for name, f := range all {
+		if !strings.HasPrefix(f.Source, "https://docs.oracle.com/") {
+			t.Fatalf("%s: a NetSuite fixture cites Oracle's page, not %s", name, f.Source)
+		}
 	}
-	out := map[string]nsFixture{}
-	for _, p := range paths {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f nsFixture
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&f); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		if !strings.HasPrefix(f.Source, "https://docs.oracle.com/") || f.Retrieved == "" || f.Documented == "" {
-			t.Fatalf("%s: a fixture cites Oracle's page, the day it was read and what the page says", p)
-		}
-		f.name = strings.TrimSuffix(filepath.Base(p), ".json")
-		out[f.name] = f
-	}
-	return out
+	return all
 }
 
 // nsExchange is one request that reached the fake.
@@ -118,7 +75,7 @@ func nsTemplate(tpl string) *regexp.Regexp {
 }
 
 // documented finds the request fixture a request is an instance of.
-func (e nsExchange) documented(all map[string]nsFixture) (nsFixture, bool) {
+func (e nsExchange) documented(all map[string]fixture) (fixture, bool) {
 	target := e.path
 	if e.query != "" {
 		target += "?" + e.query
@@ -136,7 +93,7 @@ func (e nsExchange) documented(all map[string]nsFixture) (nsFixture, bool) {
 			return f, true
 		}
 	}
-	return nsFixture{}, false
+	return fixture{}, false
 }
 
 var nsHeaderForms = map[string]*regexp.Regexp{
@@ -147,7 +104,7 @@ var nsHeaderForms = map[string]*regexp.Regexp{
 // checkNetSuiteRequest holds one request to its fixture: the headers in their documented
 // form, a JSON object body where the fixture has one, a sublist sent only with replace=,
 // and the token request's form and client assertion as Oracle describes them.
-func checkNetSuiteRequest(t testing.TB, e nsExchange, f nsFixture, tokenURL string) {
+func checkNetSuiteRequest(t testing.TB, e nsExchange, f fixture, tokenURL string) {
 	t.Helper()
 	for k, v := range f.Request.Headers {
 		got := e.header.Get(k)
@@ -405,7 +362,7 @@ func TestNetSuiteFakeAnswersInTheDocumentedShapes(t *testing.T) {
 // Every documented error body, replayed verbatim, is read as Oracle describes it.
 func TestNetSuiteReadsEveryDocumentedError(t *testing.T) {
 	t.Parallel()
-	var errs []nsFixture
+	var errs []fixture
 	for _, f := range nsFixtures(t) {
 		if f.Expect != nil {
 			errs = append(errs, f)

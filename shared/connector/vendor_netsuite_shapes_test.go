@@ -11,7 +11,7 @@ import (
 
 // checkNetSuiteAnswer holds an answer to a fixture's: its status, headers and body shape;
 // an error's type URL and o:errorCode must be the documented values.
-func checkNetSuiteAnswer(t *testing.T, f nsFixture, resp *http.Response) {
+func checkNetSuiteAnswer(t *testing.T, f fixture, resp *http.Response) {
 	t.Helper()
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
