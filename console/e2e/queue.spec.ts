@@ -262,7 +262,7 @@ test("the detail shows the whole record, ages from when the error occurred, and 
   await signIn(page, "approver", "/queue/" + id);
   const detail = page.getByRole("region", { name: errorId });
   await expect(detail.getByText("Occurred")).toBeVisible();
-  await expect(detail.getByText("Received")).toBeVisible();
+  await expect(detail.getByText("Received", { exact: true })).toBeVisible();
   await expect(detail.getByText("host ERP webhook claimed")).toBeVisible();
   await expect(detail.getByText(/webhook:msg_/)).toHaveCount(0);
   await expect(detail.getByText("from webshop into the host ERP")).toBeVisible();
@@ -301,14 +301,14 @@ test("the System filter keeps one integration's errors, shows it in a column and
     const i = (await page.getByRole("columnheader").allTextContents()).indexOf("System");
     return page.locator("table.grid tbody tr").evaluateAll((trs, i) => [...new Set(trs.map((tr) => tr.children[i].textContent))], i);
   };
-  expect(await systemsShown()).toEqual(["shipstation"]);
+  expect(await systemsShown()).toEqual(["shipstation → shipping"]); // the name as sent, and the system it resolves to
   await accessible(page, "queue filtered by system");
 
   await page.reload();
   await expect(system).toHaveValue("shipstation");
   await expect(page.getByRole("cell", { name: ship })).toBeVisible();
   await expect(page.getByRole("cell", { name: shop })).toHaveCount(0);
-  expect(await systemsShown()).toEqual(["shipstation"]);
+  expect(await systemsShown()).toEqual(["shipstation → shipping"]); // the name as sent, and the system it resolves to
 
   await system.fill("");
   await system.press("Enter");
