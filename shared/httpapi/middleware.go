@@ -56,24 +56,29 @@ func validCorrelationID(id string) bool {
 	return true
 }
 
-type statusRecorder struct {
+// StatusRecorder keeps the status a handler answered with (200 when it wrote a body without
+// one); Unwrap lets http.ResponseController reach the writer's Flush and deadlines.
+type StatusRecorder struct {
 	http.ResponseWriter
-	status int
+	Status int
 }
 
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
+func (s *StatusRecorder) WriteHeader(code int) {
+	if s.Status == 0 {
+		s.Status = code
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
 
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
+func (s *StatusRecorder) Write(b []byte) (int, error) {
+	if s.Status == 0 {
+		s.Status = http.StatusOK
 	}
 	return s.ResponseWriter.Write(b)
 }
+
+// Unwrap is the writer the recorder wraps.
+func (s *StatusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // Instrument gives every request a correlation id (the caller's if it sent a valid one),
 // echoes it in the response, recovers panics into a 500 and logs one line per request.
@@ -90,17 +95,17 @@ func Instrument(log *slog.Logger, next http.Handler) http.Handler {
 		ctx := WithCorrelation(r.Context(), LambdaLogger(r.Context(), log), id)
 		r = r.WithContext(ctx)
 		w.Header().Set(HeaderCorrelationID, id)
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &StatusRecorder{ResponseWriter: w}
 		start := time.Now()
 		defer func() {
 			if v := recover(); v != nil {
 				Logger(ctx).Error("panic", "panic", v)
-				if rec.status == 0 {
+				if rec.Status == 0 {
 					WriteProblem(rec, r, NewProblem(http.StatusInternalServerError, "internal_error",
 						"The service failed to handle the request; quote the correlation id when reporting it."))
 				}
 			}
-			Logger(ctx).Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+			Logger(ctx).Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.Status,
 				"durationMs", float64(time.Since(start).Microseconds())/1000)
 		}()
 		next.ServeHTTP(rec, r)

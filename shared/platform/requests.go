@@ -6,6 +6,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/emf"
+	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
 // MetricRequests counts answered requests by user journey and status class: the service
@@ -57,10 +58,10 @@ func StatusClass(status int) string {
 // alone as a rollup (the objective's denominator).
 func countRequests(journey string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &classRecorder{ResponseWriter: w}
+		rec := &httpapi.StatusRecorder{ResponseWriter: w}
 		defer func() {
 			// A panic is answered 500 by httpapi.Instrument around the mux: count it so.
-			status := rec.status
+			status := rec.Status
 			if v := recover(); v != nil {
 				emitRequest(journey, http.StatusInternalServerError)
 				panic(v)
@@ -79,26 +80,3 @@ func emitRequest(journey string, status int) {
 		Counts: map[string]float64{MetricRequests: 1},
 		Fields: map[string]any{"journey": journey, "class": StatusClass(status)}})
 }
-
-// classRecorder keeps the status written; Unwrap lets http.ResponseController reach the
-// writer's Flush and deadlines.
-type classRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (c *classRecorder) WriteHeader(status int) {
-	if c.status == 0 {
-		c.status = status
-	}
-	c.ResponseWriter.WriteHeader(status)
-}
-
-func (c *classRecorder) Write(b []byte) (int, error) {
-	if c.status == 0 {
-		c.status = http.StatusOK
-	}
-	return c.ResponseWriter.Write(b)
-}
-
-func (c *classRecorder) Unwrap() http.ResponseWriter { return c.ResponseWriter }
