@@ -102,6 +102,9 @@ func TestASignedBodyCannotChooseWhoWrites(t *testing.T) {
 			r.ExternalSystem, r.Direction, r.RecordType, r.RecordID = "crm", "outbound", "Account", "001A"
 			r.Payload = json.RawMessage(`{"CreditLimit":9999999}`)
 		}},
+		{"a customer named as the host record takes the marker", func(r *syncerror.Record) {
+			r.Context = json.RawMessage(`{"hostRecord":{"type":"customer","id":"C-7"}}`)
+		}},
 	} {
 		for _, named := range []bool{true, false} {
 			name := c.name

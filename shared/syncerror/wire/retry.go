@@ -27,6 +27,10 @@ import (
 //   - A flow run of the service's own: the flow runs again (flow.Executor.Rerun), from a
 //     fresh read of its source record, through its mapping and the guard.
 
+// HostSyncErrorRecord is the host ERP's sync-error record type, the only record the retry
+// marks: the body's context names which one (hostRecord), never which type of record.
+const HostSyncErrorRecord = "customrecord_sea_sync_error"
+
 // Fields of the host ERP's sync-error record (netsuite/src/Objects/customrecord_sea_sync_error.xml).
 const (
 	HostRetryRequested   = "custrecord_sea_retry_requested"
@@ -74,13 +78,18 @@ func (d deliverer) Rerun(ctx context.Context, actor string, c syncerror.Claim, k
 	return d.viaHost(ctx, actor, c, key)
 }
 
-// hostRecord is the host ERP's own sync-error record the error came from.
+// hostRecord is the host ERP's own sync-error record the error came from ("" when the
+// body names none, or names a record of another type: a body never chooses which record
+// the marker's fields are written to).
 func hostRecord(c syncerror.Claim) (entity, id string) {
 	var ctx struct {
 		HostRecord struct{ Type, ID string } `json:"hostRecord"`
 	}
 	_ = json.Unmarshal(c.Record.Context, &ctx)
-	return ctx.HostRecord.Type, ctx.HostRecord.ID
+	if ctx.HostRecord.Type != HostSyncErrorRecord {
+		return "", ""
+	}
+	return HostSyncErrorRecord, ctx.HostRecord.ID
 }
 
 // configuration is an attempt that cannot run as the tenant is set up: nothing was
@@ -96,7 +105,7 @@ func (d deliverer) viaHost(ctx context.Context, actor string, c syncerror.Claim,
 	entity, id := hostRecord(c)
 	if entity == "" || id == "" {
 		return configuration(host, "RETRY_NO_HOST_RECORD", "the error names no host ERP sync-error record to re-run the sync from "+
-			"(its context has no hostRecord); nothing was written. Re-run the integration in the host ERP and resolve the row, "+
+			"(its context has no hostRecord of type "+HostSyncErrorRecord+"); nothing was written. Re-run the integration in the host ERP and resolve the row, "+
 			"or deploy the host ERP's sync-error script, which names the record")
 	}
 	if d.hosts == nil {
