@@ -329,6 +329,11 @@ func ApprovedFix(c Claim) map[string]any {
 	if len(fix) == 0 {
 		return nil
 	}
+	return FixFields(fix)
+}
+
+// FixFields are the fields a fix writes: each path with its value after.
+func FixFields(fix []FieldChange) map[string]any {
 	fields := make(map[string]any, len(fix))
 	for _, f := range fix {
 		fields[f.Path] = f.After

@@ -59,10 +59,7 @@ func writeBack(c syncerror.Claim) (target, source connector.System) {
 }
 
 func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key string) error {
-	fields := make(map[string]any, len(fix))
-	for _, ch := range fix {
-		fields[ch.Path] = ch.After
-	}
+	fields := syncerror.FixFields(fix)
 	target, source := writeBack(c)
 	res, err := f.guard.Write(ctx, who, governance.WriteRequest{
 		Target: target, Source: source,
