@@ -35,7 +35,7 @@ func (s *Service) DryRunHandler() http.Handler {
 			return
 		}
 		var in DryRunRequest
-		if !decodeStrict(w, r, MaxEventBytes, &in, "a dry-run request ({recordId, fields})") {
+		if !decodeStrict(w, r, MaxEventBytes, &in, "a dry-run request ({recordId, fields, flow})") {
 			return
 		}
 		if !validRecordID(in.RecordID) {
@@ -44,9 +44,8 @@ func (s *Service) DryRunHandler() http.Handler {
 			return
 		}
 		ctx, tenantID := r.Context(), caller(r).TenantID
-		f, err := s.Store.Flow(ctx, tenantID, id)
-		if err != nil {
-			writeFlowError(w, r, err)
+		f, ok := s.dryRunFlow(w, r, id, in.Flow)
+		if !ok {
 			return
 		}
 		out, err := s.DryRun(ctx, tenantID, f, in)
@@ -59,6 +58,36 @@ func (s *Service) DryRunHandler() http.Handler {
 			httpapi.WriteJSON(w, http.StatusOK, out)
 		}
 	})
+}
+
+// dryRunFlow is the flow a dry run runs: the unsaved definition in the body, checked as a
+// save would check it (the answer is 400 with the same field errors, nothing run), or the
+// stored flow when the body has none. False after answering.
+func (s *Service) dryRunFlow(w http.ResponseWriter, r *http.Request, id string, edited *Flow) (Flow, bool) {
+	if edited == nil {
+		f, err := s.Store.Flow(r.Context(), caller(r).TenantID, id)
+		if err != nil {
+			writeFlowError(w, r, err)
+			return Flow{}, false
+		}
+		return f, true
+	}
+	f := *edited
+	if f.ID == "" {
+		f.ID = id
+	}
+	errs := f.Validate()
+	if f.ID != id {
+		errs = append(errs, httpapi.FieldError{Field: "id", Message: "must equal the id in the path"})
+	}
+	for i := range errs {
+		errs[i].Field = "flow." + errs[i].Field
+	}
+	if len(errs) > 0 {
+		httpapi.WriteInvalidBody(w, r, "The flow as edited is invalid; nothing was run. See errors.", errs)
+		return Flow{}, false
+	}
+	return f, true
 }
 
 // XRefFixHandler is PUT /api/flows/xrefs: an admin links, re-links or unlinks a record's

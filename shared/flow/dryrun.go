@@ -38,6 +38,9 @@ type DryRunRequest struct {
 	RecordID string `json:"recordId"`
 	// Fields are the sample record's fields; absent, the record is read from the source.
 	Fields map[string]any `json:"fields,omitempty"`
+	// Flow is the definition as the admin is editing it, unsaved: the dry run runs it
+	// instead of the stored one (which need not exist yet). Its id is the path's.
+	Flow *Flow `json:"flow,omitempty"`
 }
 
 // Target actions of a dry run beyond the runs' own.
@@ -93,6 +96,26 @@ type DryRun struct {
 	Payload      map[string]any `json:"payload"`
 	Fields       []DryRunField  `json:"fields"`
 	NotEvaluated []string       `json:"notEvaluated"`
+	// Missing are the mapped fields the source record does not carry: the flow would
+	// leave their target fields alone, which an admin should see rather than guess.
+	Missing []MissingField `json:"missingFields"`
+}
+
+// MissingField is a mapping whose source field the record lacks.
+type MissingField struct {
+	Field       string `json:"field"`
+	SourceField string `json:"sourceField"`
+}
+
+// missingFields lists f's mappings whose source field fields lacks, by target field.
+func missingFields(f Flow, fields map[string]any) []MissingField {
+	out := []MissingField{}
+	for _, target := range slices.Sorted(maps.Keys(f.Mapping)) {
+		if _, ok := fields[f.Mapping[target]]; !ok {
+			out = append(out, MissingField{Field: target, SourceField: f.Mapping[target]})
+		}
+	}
+	return out
 }
 
 // errDryRunInput is a dry run whose record cannot be had (the source read failed).
@@ -102,7 +125,7 @@ var errDryRunInput = errors.New("the source record cannot be read")
 func (s *Service) DryRun(ctx context.Context, tenantID string, f Flow, in DryRunRequest) (DryRun, error) {
 	out := DryRun{FlowID: f.ID, Source: Ref{System: f.Source.System, Entity: f.Source.Entity, ID: in.RecordID},
 		SampleFrom: "request", Target: DryRunTarget{System: f.Target.System, Entity: f.Target.Entity, Action: DryNone},
-		Payload: map[string]any{}, Fields: []DryRunField{}, NotEvaluated: []string{}}
+		Payload: map[string]any{}, Fields: []DryRunField{}, NotEvaluated: []string{}, Missing: []MissingField{}}
 	fields := in.Fields
 	if fields == nil {
 		rec, err := s.Reader.Get(ctx, tenantID, f.Source.System, f.Source.Entity, in.RecordID)
@@ -111,6 +134,7 @@ func (s *Service) DryRun(ctx context.Context, tenantID string, f Flow, in DryRun
 		}
 		fields, out.SampleFrom = rec.Fields, "source"
 	}
+	out.Missing = missingFields(f, fields)
 	x := s.Exec
 	f.Enabled = true // a disabled flow is dry-run as it would run once enabled
 	ev := Event{EventID: "dry-run", Entity: f.Source.Entity, RecordID: in.RecordID, ChangedAt: s.now(), Fields: fields}

@@ -141,3 +141,44 @@ func TestDryRunRefusals(t *testing.T) {
 		t.Fatalf("a source record that cannot be read = %d %s", code, body)
 	}
 }
+
+// TestDryRunOfTheEditedFlow: a body carrying the flow as edited runs that definition, not
+// the stored one (issue 35 §5): the stored flow maps Phone, the edited one maps Name and
+// Description instead, so the answer writes Name alone and names Description's source
+// field, which the record lacks, as missing. The stored flow is left as it was, and an
+// edited flow that would not save is refused with the save's field errors under "flow.".
+func TestDryRunOfTheEditedFlow(t *testing.T) {
+	e := newMatchEnv(t, matches["externalId"])
+	s := e.service()
+	edited := `{"source":{"system":"hosterp","entity":"customer"},"target":{"system":"crm","entity":"Account"},` +
+		`"mapping":{"Name":"companyName","Description":"notes"},"match":{"by":"externalId","field":"ERP_Customer_Id__c","create":true}}`
+	code, out, body := dryRun(t, s, `{"recordId":"C-9002","fields":{"companyName":"Nordwind","phone":"+49 40 9"},"flow":`+edited+`}`)
+	if code != http.StatusOK || out.Decision != governance.VerdictWritten {
+		t.Fatalf("dry run of the edited flow = %d %s", code, body)
+	}
+	if _, ok := out.Payload["Phone"]; ok || out.Payload["Name"] != "Nordwind" {
+		t.Fatalf("payload = %v, want the edited mapping's Name and not the stored Phone", out.Payload)
+	}
+	if len(out.Missing) != 1 || out.Missing[0] != (flow.MissingField{Field: "Description", SourceField: "notes"}) {
+		t.Fatalf("missing = %+v, want Description ← notes", out.Missing)
+	}
+	stored, err := e.store.Flow(context.Background(), "t1", "erp-customer-to-crm")
+	if err != nil || stored.Mapping["Phone"] != "phone" {
+		t.Fatalf("the stored flow changed: %+v %v", stored, err)
+	}
+
+	code, _, body = dryRun(t, s, `{"recordId":"C-9002","fields":{},"flow":{"source":{"system":"hosterp","entity":"customer"},`+
+		`"target":{"system":"crm","entity":"Account"},"mapping":{}}}`)
+	if code != http.StatusBadRequest || !strings.Contains(body, `"flow.mapping"`) {
+		t.Fatalf("an edited flow that would not save = %d %s", code, body)
+	}
+}
+
+// The stored flow's dry run names the mapped fields the sample lacks too.
+func TestDryRunNamesMissingFields(t *testing.T) {
+	e := newMatchEnv(t, matches["externalId"])
+	code, out, body := dryRun(t, e.service(), `{"recordId":"C-9003","fields":{"companyName":"Nordwind"}}`)
+	if code != http.StatusOK || len(out.Missing) != 1 || out.Missing[0].Field != "Phone" || out.Missing[0].SourceField != "phone" {
+		t.Fatalf("dry run = %d %s", code, body)
+	}
+}
