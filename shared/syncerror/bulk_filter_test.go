@@ -1,0 +1,138 @@
+package syncerror_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+func bulkAs(t *testing.T, f *assistFixture, role, body string) (int, syncerror.BulkResult, string) {
+	t.Helper()
+	w := f.as(t, "alice", role, "POST", "/p/bulk", body)
+	var res syncerror.BulkResult
+	_ = json.Unmarshal(w.Body.Bytes(), &res)
+	return w.Code, res, w.Body.String()
+}
+
+func tagsOf(t *testing.T, f *assistFixture, id string) []string {
+	t.Helper()
+	w := f.as(t, "alice", "operator", "GET", "/p/"+id, "")
+	var d struct{ Tags []string }
+	if err := json.Unmarshal(w.Body.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d.Tags
+}
+
+// A filter acts on every matching row, never more than MaxBulkItems per request: the
+// answer's cursor resumes it, each item goes through the triage route, a row of another
+// tenant or one that arrived after the first request is left alone.
+func TestBulkByFilterIsBoundedAndResumable(t *testing.T) {
+	f := newAssistFixture(t)
+	n := syncerror.MaxBulkItems + 20
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = readyClaim(t, f.claims, "acme", fmt.Sprintf("bf-%03d", i), clock.Add(-time.Duration(i)*time.Minute)).ID
+	}
+	other := readyClaim(t, f.claims, "globex", "bf-other", clock)
+	body := `{"action":"tag","tag":{"add":"urgent"},"filter":"status=pending&class=value"}`
+	code, first, raw := bulkAs(t, f, "operator", body)
+	if code != 200 || len(first.Results) != syncerror.MaxBulkItems || first.Succeeded != syncerror.MaxBulkItems || first.NextCursor == nil {
+		t.Fatalf("first batch: %d %s", code, raw)
+	}
+	if first.Results[0].ErrorID != "bf-000" || first.Results[0].Outcome != "tagged" {
+		t.Fatalf("rows by filter are named and newest first: %+v", first.Results[0])
+	}
+	late := readyClaim(t, f.claims, "acme", "bf-late", clock.Add(time.Hour))
+	cur, _ := json.Marshal(*first.NextCursor)
+	code, second, raw := bulkAs(t, f, "operator", `{"action":"tag","tag":{"add":"urgent"},"filter":"status=pending&class=value","cursor":`+string(cur)+`}`)
+	if code != 200 || len(second.Results) != 20 || second.NextCursor != nil {
+		t.Fatalf("second batch: %d %s", code, raw)
+	}
+	for _, id := range []string{ids[0], ids[n-1]} {
+		if got := tagsOf(t, f, id); len(got) != 1 || got[0] != "urgent" {
+			t.Fatalf("%s tags %v", id, got)
+		}
+	}
+	for _, c := range []syncerror.Claim{other, late} {
+		if got, _ := f.claims.Get(t.Context(), c.TenantID, c.ID); len(got.Triage.Tags) != 0 {
+			t.Fatalf("%s was tagged: %v", c.Record.ErrorID, got.Triage.Tags)
+		}
+	}
+	// The cursor belongs to its filter and action.
+	code, _, raw = bulkAs(t, f, "operator", `{"action":"tag","tag":{"add":"urgent"},"filter":"status=pending&class=missing","cursor":`+string(cur)+`}`)
+	if code != 400 || !strings.Contains(raw, "invalid_cursor") {
+		t.Fatalf("a cursor of another filter: %d %s", code, raw)
+	}
+}
+
+// A dry run acts on nothing and says what would be written, how many the approval
+// policy lets the caller approve, and the cursor that pins the rows it counted.
+func TestBulkDryRunPreviewsTheFixes(t *testing.T) {
+	f := newAssistFixture(t)
+	for i := range 3 {
+		readyClaim(t, f.claims, "acme", fmt.Sprintf("dr-%d", i), clock.Add(-time.Duration(i)*time.Minute))
+	}
+	code, res, raw := bulkAs(t, f, "operator", `{"action":"approve","filter":"status=pending","dryRun":true}`)
+	p := res.Preview
+	if code != 200 || p == nil || p.Total != 3 || p.Truncated || len(p.Fixes) != 1 || p.Fixes[0].Count != 3 || p.Cursor == "" {
+		t.Fatalf("preview: %d %s", code, raw)
+	}
+	if c := p.Fixes[0].Changes; len(c) != 1 || c[0].Path != "shipcountry" || c[0].After != "DE" {
+		t.Fatalf("fix: %+v", c)
+	}
+	// The default policy gives value fixes on the proposal's fields to operators.
+	if p.Allowed == nil || *p.Allowed != 3 {
+		t.Fatalf("allowed: %v", p.Allowed)
+	}
+	if f.writer.count() != 0 || len(res.Results) != 0 {
+		t.Fatalf("a dry run wrote %d", f.writer.count())
+	}
+	// The acting request with the preview's cursor approves what was counted.
+	cur, _ := json.Marshal(p.Cursor)
+	code, done, raw := bulkAs(t, f, "operator", `{"action":"approve","filter":"status=pending","cursor":`+string(cur)+`}`)
+	if code != 200 || done.Succeeded != 3 || f.writer.count() != 3 {
+		t.Fatalf("approve by filter: %d %s (writes %d)", code, raw, f.writer.count())
+	}
+}
+
+// Failures are grouped by cause: nineteen alike are one line with a count and their ids.
+func TestBulkGroupsFailuresByCause(t *testing.T) {
+	f := newAssistFixture(t)
+	ok := readyClaim(t, f.claims, "acme", "gc-ok", clock)
+	gone := []string{"se_missing1", "se_missing2", "se_missing3"}
+	_, res, raw := bulkAs(t, f, "approver", `{"action":"approve","ids":["`+ok.ID+`","`+strings.Join(gone, `","`)+`"]}`)
+	if res.Succeeded != 1 || res.Failed != 3 || len(res.Causes) != 1 {
+		t.Fatalf("causes: %s", raw)
+	}
+	c := res.Causes[0]
+	if c.Code != "not_found" || c.Count != 3 || strings.Join(c.IDs, ",") != strings.Join(gone, ",") {
+		t.Fatalf("cause %+v", c)
+	}
+}
+
+// Bulk assign takes rows from whoever had them when read, through the triage route.
+func TestBulkAssign(t *testing.T) {
+	f := newAssistFixture(t)
+	a := readyClaim(t, f.claims, "acme", "as-1", clock)
+	b := readyClaim(t, f.claims, "acme", "as-2", clock)
+	if _, err := f.claims.Assign(t.Context(), "acme", b.ID, "", "carol", syncerror.HistoryEntry{At: clock, Actor: "carol", Action: "assigned"}, clock); err != nil {
+		t.Fatal(err)
+	}
+	_, res, raw := bulkAs(t, f, "operator", `{"action":"assign","assign":{"to":"bob"},"ids":["`+a.ID+`","`+b.ID+`"]}`)
+	if res.Succeeded != 2 {
+		t.Fatalf("assign: %s", raw)
+	}
+	for _, c := range []syncerror.Claim{a, b} {
+		if got, _ := f.claims.Get(t.Context(), "acme", c.ID); got.Triage.Assignee != "bob" {
+			t.Fatalf("%s assignee %q", c.Record.ErrorID, got.Triage.Assignee)
+		}
+	}
+	if code, _, raw := bulkAs(t, f, "operator", `{"action":"assign","ids":["`+a.ID+`"]}`); code != 400 || !strings.Contains(raw, `"assign"`) {
+		t.Fatalf("assign without to: %d %s", code, raw)
+	}
+}
