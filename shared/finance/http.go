@@ -36,6 +36,16 @@ type View struct {
 	Note           *string         `json:"note"`
 	CreatedAt      time.Time       `json:"createdAt"`
 	UpdatedAt      time.Time       `json:"updatedAt"`
+	// OwnRequest says the viewer requested this approval (four eyes: another approver
+	// approves it), so the console says so instead of offering Approve.
+	OwnRequest bool `json:"ownRequest,omitempty"`
+}
+
+// viewFor is a's view for the viewer who.
+func viewFor(who identity.Identity, a Approval) View {
+	v := ViewOf(a)
+	v.OwnRequest = who.Is(a.RequestedBy)
+	return v
 }
 
 // ViewOf returns the view of a.
@@ -149,7 +159,7 @@ func (s *Service) ListHandler() http.Handler {
 		}
 		items := make([]View, 0, len(page.Approvals))
 		for _, a := range page.Approvals {
-			items = append(items, ViewOf(a))
+			items = append(items, viewFor(id, a))
 		}
 		httpapi.WriteList(w, items, page.NextCursor)
 	})
@@ -172,7 +182,7 @@ func (s *Service) DetailHandler() http.Handler {
 			writeError(w, r, err, Approval{})
 			return
 		}
-		httpapi.WriteJSON(w, http.StatusOK, ViewOf(a))
+		httpapi.WriteJSON(w, http.StatusOK, viewFor(id, a))
 	})
 }
 
@@ -211,10 +221,11 @@ func (s *Service) ApproveHandler() http.Handler {
 		}
 		a, err := s.Approve(r.Context(), actor, r.PathValue("id"), limit)
 		if errors.Is(err, ErrConfirmationRequired) {
+			threshold := cfg.FinanceConfirmAbove().FloatString(2)
 			p := httpapi.NewProblem(http.StatusPreconditionRequired, CodeConfirmationRequired, "Approving "+a.Amount+" "+a.Currency+
-				" is above this tenant's confirmation threshold of "+cfg.FinanceConfirmAbove().FloatString(2)+
+				" is above this tenant's confirmation threshold of "+threshold+
 				`; send {"confirm": true} to approve it. Nothing was changed.`)
-			httpapi.WriteProblem(w, r, p)
+			writeConfirmation(w, r, p, threshold, a)
 			return
 		}
 		var f *ApproveError
@@ -347,4 +358,25 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
+}
+
+// confirmationProblem is 428 confirmation_required with what the confirmation names: the
+// threshold, the record and the values an approve writes to it.
+type confirmationProblem struct {
+	*httpapi.Problem
+	Threshold string          `json:"threshold"`
+	Amount    string          `json:"amount"`
+	Currency  string          `json:"currency"`
+	ERPID     string          `json:"erpId"`
+	Entity    string          `json:"entity"`
+	Fields    json.RawMessage `json:"fields"`
+}
+
+func writeConfirmation(w http.ResponseWriter, r *http.Request, p *httpapi.Problem, threshold string, a Approval) {
+	p.CorrelationID = httpapi.CorrelationID(r.Context())
+	v := ViewOf(a)
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(p.Status)
+	_ = json.NewEncoder(w).Encode(confirmationProblem{Problem: p, Threshold: threshold, Amount: a.Amount, Currency: a.Currency,
+		ERPID: a.ERPID, Entity: a.Entity, Fields: v.Fields})
 }

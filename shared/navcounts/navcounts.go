@@ -30,8 +30,9 @@ type Counter func(ctx context.Context, tenantID string) (Count, error)
 // Counts serves GET /api/console/counts.
 type Counts struct {
 	Queue, Finance Counter
-	// Governance is counted for approvers only, who alone may open the panel.
-	Governance Counter
+	// Governance is counted for approvers only, who alone may open the panel; so is
+	// Escalated, the sync errors escalated to an approver (the Escalated inbox).
+	Governance, Escalated Counter
 }
 
 // Answer is the route's body; a panel the caller cannot open is left out.
@@ -39,6 +40,7 @@ type Answer struct {
 	Queue      *Count `json:"queue,omitempty"`
 	Finance    *Count `json:"finance,omitempty"`
 	Governance *Count `json:"governance,omitempty"`
+	Escalated  *Count `json:"escalated,omitempty"`
 }
 
 // ServeHTTP answers every count or, when one cannot be read, 503: a badge that silently
@@ -58,6 +60,7 @@ func (c *Counts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		{c.Queue, &a.Queue, true},
 		{c.Finance, &a.Finance, true},
 		{c.Governance, &a.Governance, id.HasRole(identity.RoleApprover)},
+		{c.Escalated, &a.Escalated, id.HasRole(identity.RoleApprover)},
 	}
 	// The counts read three tables: at once, so the nav waits for the slowest, not the sum.
 	errs := make([]error, len(panels))

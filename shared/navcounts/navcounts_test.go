@@ -90,3 +90,17 @@ func TestOfSaysMoreWhenThereIsANextPage(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// The Escalated inbox's badge comes with the others, for approvers only (issue 35 §1).
+func TestEscalatedIsCountedForApprovers(t *testing.T) {
+	c := &navcounts.Counts{Queue: counter(1, false, nil), Escalated: counter(4, false, nil)}
+	for role, want := range map[string]bool{"operator": false, "approver": true} {
+		var a navcounts.Answer
+		if w := get(c, role); w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &a) != nil {
+			t.Fatalf("%s: %d %s", role, w.Code, w.Body)
+		}
+		if (a.Escalated != nil) != want || want && a.Escalated.Pending != 4 {
+			t.Fatalf("%s: escalated %+v", role, a.Escalated)
+		}
+	}
+}

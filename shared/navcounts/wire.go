@@ -10,8 +10,8 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
-// Routes serve the counts from each feature's table: pending sync errors, pending finance
-// approvals and pending ownership approvals, one page of Cap each.
+// Routes serve the counts from each feature's table: pending and escalated sync errors,
+// pending finance approvals and pending ownership approvals, one page of Cap each.
 func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 	claims := syncerror.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed))
 	fin := finance.NewDynamoStore(b.DB, b.Config.Table(blueprint.FinanceApprovals))
@@ -19,6 +19,10 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 	c := &Counts{
 		Queue: func(ctx context.Context, tenantID string) (Count, error) {
 			p, err := claims.List(ctx, tenantID, syncerror.ListQuery{Status: syncerror.StatusPending, Limit: Cap})
+			return Of(len(p.Claims), p.NextCursor), err
+		},
+		Escalated: func(ctx context.Context, tenantID string) (Count, error) {
+			p, err := claims.List(ctx, tenantID, syncerror.ListQuery{Status: syncerror.StatusEscalated, Limit: Cap})
 			return Of(len(p.Claims), p.NextCursor), err
 		},
 		Finance: func(ctx context.Context, tenantID string) (Count, error) {
