@@ -31,16 +31,21 @@ const (
 
 // Automation is what an auto rule did (enforce) or would have done (shadow) for a row.
 type Automation struct {
-	ClaimID   string        `json:"claimId"`
-	RuleID    string        `json:"ruleId"`
-	Mode      string        `json:"mode"`
-	Class     string        `json:"class"`
-	Fix       []FieldChange `json:"fix"`
-	At        time.Time     `json:"at"`
-	Outcome   string        `json:"outcome"`
-	Detail    string        `json:"detail,omitempty"`
-	DecidedBy string        `json:"decidedBy,omitempty"`
-	DecidedAt *time.Time    `json:"decidedAt,omitempty"`
+	ClaimID string `json:"claimId"`
+	// ErrorID, RecordType and RecordID name the row as people know it (the listing fills
+	// them in for records stored before they were kept here).
+	ErrorID    string        `json:"errorId,omitempty"`
+	RecordType string        `json:"recordType,omitempty"`
+	RecordID   string        `json:"recordId,omitempty"`
+	RuleID     string        `json:"ruleId"`
+	Mode       string        `json:"mode"`
+	Class      string        `json:"class"`
+	Fix        []FieldChange `json:"fix"`
+	At         time.Time     `json:"at"`
+	Outcome    string        `json:"outcome"`
+	Detail     string        `json:"detail,omitempty"`
+	DecidedBy  string        `json:"decidedBy,omitempty"`
+	DecidedAt  *time.Time    `json:"decidedAt,omitempty"`
 }
 
 // docSort lists automation records by when the rule acted, newest first (docSorter).
@@ -85,7 +90,8 @@ func (w *Worker) automate(ctx context.Context, c Claim, p Proposal) {
 	if d.Apply != ApplyAuto {
 		return
 	}
-	rec := Automation{ClaimID: c.ID, RuleID: d.RuleID, Mode: d.Mode, Class: p.Class, Fix: p.Fix, At: w.now()}
+	rec := Automation{ClaimID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
+		RuleID: d.RuleID, Mode: d.Mode, Class: p.Class, Fix: p.Fix, At: w.now()}
 	if d.Mode == ModeEnforce {
 		rec.Outcome, rec.Detail = w.enforce(ctx, c, d)
 	}

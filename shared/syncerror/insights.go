@@ -32,17 +32,26 @@ type Counts struct {
 	ResolvedByRetry   int `json:"resolvedByRetry"`
 	ResolvedByPeople  int `json:"resolvedByPeople"`
 	Rejected          int `json:"rejected"`
-	AutoApplied       int `json:"autoApplied"`
-	Reverted          int `json:"reverted"`
-	Open              int `json:"open"`
-	// AutoResolutionRate is the share of resolved rows that no person resolved (auto-applied
-	// and not reverted, or resolved by a retry); nil when nothing was resolved.
+	// AutoApplied is what auto rules applied and people kept; a fix a rule applied and a
+	// person then reverted counts under Reverted only, so every row counts in one of
+	// resolvedByRetry, autoApplied, resolvedByPeople, rejected, reverted or open.
+	AutoApplied int `json:"autoApplied"`
+	Reverted    int `json:"reverted"`
+	Open        int `json:"open"`
+	// Resolved is resolvedByRetry + autoApplied + resolvedByPeople, AutoResolved is
+	// resolvedByRetry + autoApplied: the two figures the rate divides (RateDefinition).
+	Resolved     int `json:"resolved"`
+	AutoResolved int `json:"autoResolved"`
+	// AutoResolutionRate is autoResolved / resolved; nil when nothing was resolved.
 	AutoResolutionRate *float64 `json:"autoResolutionRate"`
 	// MedianSecondsToResolve is from the claim to the resolution; nil when none.
 	MedianSecondsToResolve *float64 `json:"medianSecondsToResolve"`
 	durations              []float64
-	autoReverted           int
 }
+
+// RateDefinition says what the auto-resolution rate divides, beside the figures.
+const RateDefinition = "auto-resolved ÷ resolved: the sync errors a retry or an auto rule resolved (and no one reverted), " +
+	"out of every resolved one (by a retry, an auto rule or a person); rejected, reverted and open ones are not resolved"
 
 // RuleInsight is an auto rule's record in the window: what it applied or would have, and
 // how that compares with what people decided.
@@ -70,6 +79,11 @@ type Insights struct {
 	// (the name as sent when it resolves to none; "unspecified" when none was sent).
 	BySystem map[string]Counts `json:"bySystem"`
 	Rules    []RuleInsight     `json:"rules"`
+	// Daily counts the window's rows by the UTC day they arrived, oldest first, one entry
+	// for every day of the window (a quiet day counts zeros).
+	Daily []DayCounts `json:"daily"`
+	// RateDefinition says how autoResolutionRate is computed from the counts.
+	RateDefinition string `json:"rateDefinition"`
 	// Truncated is true when the window held more rows than one answer reads.
 	Truncated bool `json:"truncated"`
 }
@@ -117,7 +131,9 @@ func (o *Operator) InsightsHandler() http.Handler {
 
 // Insights computes the figures of rows claimed since.
 func (o *Operator) Insights(ctx context.Context, tenantID, window string, since time.Time) (Insights, error) {
-	in := Insights{Window: window, Since: since, ByClass: map[string]Counts{}, BySystem: map[string]Counts{}, Rules: []RuleInsight{}}
+	in := Insights{Window: window, Since: since, ByClass: map[string]Counts{}, BySystem: map[string]Counts{}, Rules: []RuleInsight{},
+		RateDefinition: RateDefinition}
+	days := newDaily(since, o.now())
 	names := o.systemNames(ctx, tenantID)
 	for _, st := range insightStatuses {
 		n, cursor := 0, ""
@@ -129,6 +145,7 @@ func (o *Operator) Insights(ctx context.Context, tenantID, window string, since 
 			for _, c := range page.Claims {
 				in.count(c)
 				in.countSystem(c, names)
+				days.add(c)
 			}
 			n += len(page.Claims)
 			if cursor = page.NextCursor; cursor == "" {
@@ -146,6 +163,7 @@ func (o *Operator) Insights(ctx context.Context, tenantID, window string, since 
 		in.ByClass[k] = c
 	}
 	in.finishBySystem()
+	in.Daily = days.finish()
 	if o.Assist != nil {
 		rules, truncated, err := o.ruleInsights(ctx, tenantID, since)
 		if err != nil {
@@ -185,10 +203,6 @@ func (t *Counts) add(c Claim) {
 		t.ResolvedByPeople, resolved = t.ResolvedByPeople+1, true
 	case c.Status == StatusReverted:
 		t.Reverted++
-		if approvedByPolicy(c) {
-			t.AutoApplied++
-			t.autoReverted++
-		}
 	case c.Status == StatusRejected:
 		t.Rejected++
 	case c.Status == StatusResolved:
@@ -212,9 +226,10 @@ func approvedByPolicy(c Claim) bool {
 }
 
 func (t *Counts) finish() {
-	auto := t.ResolvedByRetry + t.AutoApplied - t.autoReverted
-	if all := t.ResolvedByRetry + t.AutoApplied + t.ResolvedByPeople; all > 0 {
-		rate := float64(auto) / float64(all)
+	t.AutoResolved = t.ResolvedByRetry + t.AutoApplied
+	t.Resolved = t.AutoResolved + t.ResolvedByPeople
+	if t.Resolved > 0 {
+		rate := float64(t.AutoResolved) / float64(t.Resolved)
 		t.AutoResolutionRate = &rate
 	}
 	if n := len(t.durations); n > 0 {

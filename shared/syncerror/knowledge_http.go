@@ -1,12 +1,14 @@
 package syncerror
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
 )
 
 // Knowledge listing limits.
@@ -24,25 +26,58 @@ func (o *Operator) KnowledgeListHandler() http.Handler {
 	})
 }
 
-// AutomationListHandler serves GET /api/sync-error-assist/automation?mode=&limit=&cursor=
-// (operators): what the auto rules applied (enforce) or would have applied (shadow), each
-// with how it came out, newest first (by when the rule acted); the console's Auto-resolved
-// view. A mode filter may leave a page short of limit; follow nextCursor.
+// AutomationListHandler serves GET /api/sync-error-assist/automation?mode=&outcome=&rule=
+// &limit=&cursor= (operators): what the auto rules applied (enforce) or would have applied
+// (shadow), each with how it came out, newest first (by when the rule acted); the
+// console's Auto-resolved view. outcome=applied keeps what a rule did write (applied, or
+// applied and reverted since), not what it was stopped from writing (auto_apply off, the
+// cap, a failure); outcome=disagreed keeps shadow records people edited or rejected. A
+// filter may leave a page short of limit; follow nextCursor.
 func (o *Operator) AutomationListHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mode := r.URL.Query().Get("mode")
+		v := r.URL.Query()
+		mode, outcome, rule := v.Get("mode"), v.Get("outcome"), v.Get("rule")
+		var errs []httpapi.FieldError
 		if mode != "" && mode != ModeShadow && mode != ModeEnforce {
-			p := httpapi.NewProblem(http.StatusBadRequest, "invalid_query", "The query is invalid; see errors.")
-			p.Errors = []httpapi.FieldError{{Field: "mode", Message: "must be shadow or enforce"}}
-			httpapi.WriteProblem(w, r, p)
+			errs = append(errs, httpapi.FieldError{Field: "mode", Message: "must be shadow or enforce"})
+		}
+		if _, ok := automationOutcomes[outcome]; !ok {
+			errs = append(errs, httpapi.FieldError{Field: "outcome", Message: "must be applied or disagreed"})
+		}
+		if len(rule) > 128 {
+			errs = append(errs, httpapi.FieldError{Field: "rule", Message: "must be a rule id of at most 128 characters"})
+		}
+		if len(errs) > 0 {
+			httpapi.WriteInvalidQuery(w, r, errs)
 			return
 		}
+		keep := automationOutcomes[outcome]
 		o.docList(docAutomation, DefaultListLimit, MaxListLimit, true, func(d Doc) (any, bool, error) {
 			var a Automation
 			err := json.Unmarshal(d.Body, &a)
-			return a, err == nil && (mode == "" || a.Mode == mode), err
+			ok := err == nil && (mode == "" || a.Mode == mode) && (rule == "" || a.RuleID == rule) && (keep == nil || keep[a.Outcome])
+			if ok && a.ErrorID == "" {
+				o.nameAutomation(r.Context(), &a)
+			}
+			return a, ok, err
 		}).ServeHTTP(w, r)
 	})
+}
+
+// automationOutcomes are the outcome filters of the automation listing (nil keeps all).
+var automationOutcomes = map[string]map[string]bool{
+	"":          nil,
+	"applied":   {OutcomeApplied: true, OutcomeReverted: true},
+	"disagreed": {OutcomeEdited: true, OutcomeRejected: true},
+}
+
+// nameAutomation reads the row of a record stored without its names; a row that cannot
+// be read leaves them empty (the console then shows the claim id).
+func (o *Operator) nameAutomation(ctx context.Context, a *Automation) {
+	id, _ := identity.FromContext(ctx)
+	if c, err := o.Claims.Get(ctx, id.TenantID, a.ClaimID); err == nil {
+		a.ErrorID, a.RecordType, a.RecordID = c.Record.ErrorID, c.Record.RecordType, c.Record.RecordID
+	}
 }
 
 // docList pages the documents under prefix, in key order or, newest, by their Sort.
