@@ -52,6 +52,8 @@ func (s *Server) shapes() map[string]map[string]any {
 }
 
 // metadata answers the metadata and check reads; false when r is none of them. s.mu is held.
+// Every GET passes here, so each vendor's function matches the path before it builds the
+// shapes (a walk over every record): a record read must not cost the fake a describe.
 func (s *Server) metadata(r *http.Request) (reply, bool) {
 	if r.Method != http.MethodGet {
 		return reply{}, false
@@ -84,8 +86,8 @@ func (s *Server) metadata(r *http.Request) (reply, bool) {
 // schema when asked with Accept: application/schema+json.
 func (s *Server) netsuiteCatalog(r *http.Request, path string) (reply, bool) {
 	const catalog = nsRecordPrefix + "metadata-catalog"
-	shapes := s.shapes()
 	if path == catalog || path == catalog+"/" {
+		shapes := s.shapes()
 		items := []map[string]any{}
 		for _, e := range slices.Sorted(maps.Keys(shapes)) {
 			items = append(items, map[string]any{"name": e, "links": []map[string]string{
@@ -98,7 +100,7 @@ func (s *Server) netsuiteCatalog(r *http.Request, path string) (reply, bool) {
 	if !ok {
 		return reply{}, false
 	}
-	fields, ok := shapes[segs[0]]
+	fields, ok := s.shapes()[segs[0]]
 	if !ok {
 		return netsuiteFake{}.errorReply(http.StatusNotFound, "INVALID_RCRD_TYPE", "Record type "+segs[0]+" does not exist."), true
 	}
@@ -197,8 +199,8 @@ func edmType(v any) string {
 // salesforceDescribe is describeGlobal and an sObject's describe.
 func (s *Server) salesforceDescribe(path string) (reply, bool) {
 	const sobjects = "/services/data/v" + connector.SalesforceAPIVersion + "/sobjects"
-	shapes := s.shapes()
 	if path == sobjects || path == sobjects+"/" {
+		shapes := s.shapes()
 		list := []map[string]any{}
 		for _, e := range slices.Sorted(maps.Keys(shapes)) {
 			list = append(list, map[string]any{"name": e, "label": e, "createable": true, "updateable": true, "queryable": true,
@@ -210,7 +212,7 @@ func (s *Server) salesforceDescribe(path string) (reply, bool) {
 	if !ok || segs[1] != "describe" {
 		return reply{}, false
 	}
-	fields, ok := shapes[segs[0]]
+	fields, ok := s.shapes()[segs[0]]
 	if !ok {
 		return salesforceFake{}.errorReply(http.StatusNotFound, "NOT_FOUND", "The requested resource does not exist"), true
 	}
@@ -236,13 +238,12 @@ func sfType(v any) string {
 // mailchimpMetadata is ping, the audiences and an audience's merge fields (the keys of its
 // members' merge_fields).
 func (s *Server) mailchimpMetadata(path string) (reply, bool) {
-	shapes := s.shapes()
 	switch path {
 	case "/3.0/ping":
 		return jsonReply(http.StatusOK, map[string]string{"health_status": "Everything's Chimpy!"}), true
 	case "/3.0/lists":
 		lists := []map[string]any{}
-		for _, id := range slices.Sorted(maps.Keys(shapes)) {
+		for _, id := range slices.Sorted(maps.Keys(s.shapes())) {
 			lists = append(lists, map[string]any{"id": id, "name": "Audience " + id})
 		}
 		return jsonReply(http.StatusOK, map[string]any{"lists": lists, "total_items": len(lists)}), true
@@ -251,7 +252,7 @@ func (s *Server) mailchimpMetadata(path string) (reply, bool) {
 	if !ok || segs[1] != "merge-fields" {
 		return reply{}, false
 	}
-	if _, ok := shapes[segs[0]]; !ok {
+	if _, ok := s.shapes()[segs[0]]; !ok {
 		return mailchimpFake{}.errorReply(http.StatusNotFound, "", "The requested resource could not be found."), true
 	}
 	tags := map[string]bool{}
