@@ -39,8 +39,9 @@ for (const [width, scheme] of [[1440, "light"], [390, "dark"]] as const) {
     const detail = page.getByRole("region", { name: errorId });
     const triage = detail.getByRole("region", { name: "Assignee, tags and notes" });
     await triage.getByRole("button", { name: "Take it" }).click();
-    await expect(triage.getByText("Assigned to")).toBeVisible();
-    await expect(page.getByRole("status").filter({ hasText: `${errorId} assigned to` })).toBeAttached();
+    // The viewer's own assignment and note say "you" (issue 36 §6).
+    await expect(triage.getByText("Assigned to")).toContainText("Assigned to you");
+    await expect(page.getByRole("status").filter({ hasText: `${errorId} assigned to you` })).toBeAttached();
 
     await triage.getByLabel("Add tag").fill("Not OK");
     await expect(triage.getByText("1 to 32 lower-case letters")).toBeVisible();
@@ -55,6 +56,7 @@ for (const [width, scheme] of [[1440, "light"], [390, "dark"]] as const) {
     const notes = triage.getByRole("list", { name: "Notes" });
     await expect(notes).toContainText("about the country code");
     await expect(notes).not.toContainText("jane.doe@example.com");
+    await expect(notes).toContainText("you: Called");
     expect(await sideways(page), `detail at ${width} px`).toBeLessThanOrEqual(0);
     await accessible(page, `triage ${width} ${scheme}`);
 

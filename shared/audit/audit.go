@@ -188,27 +188,35 @@ func (l *Log) redactResource(ctx context.Context, resource string) string {
 }
 
 // actor applies the record policy to the actor, which an embedded session takes from the
-// host (its userId may be an e-mail address) and a token from its issuer. A masked actor
-// keeps the mask ("[REDACTED:EMAIL]", as in details) followed by its pseudonym; the
+// host (its userId may be an e-mail address) and a token from its issuer (ShownActor); the
 // identity's aliases never reach the record.
 func (l *Log) actor(ctx context.Context, id identity.Identity) identity.Identity {
 	id.Aliases = nil
-	clean, ok := l.redactText(ctx, id.Actor)
-	if ok && clean == id.Actor {
-		return id
+	id.Actor = l.ShownActor(ctx, id.TenantID, id.Actor)
+	return id
+}
+
+// ShownActor is name as the log records an actor: as it is when the record policy leaves it
+// (a service actor such as "webhook:…"), else the mask ("[REDACTED:EMAIL]", as in details)
+// followed by its pseudonym. Every other answer that names a person (the queue's history,
+// notes and assignee) shows them through this one function, so nobody can tie a pseudonym
+// to an address by reading the log beside it.
+func (l *Log) ShownActor(ctx context.Context, tenantID, name string) string {
+	clean, ok := l.redactText(ctx, name)
+	if ok && clean == name {
+		return name
 	}
 	if !ok {
 		clean = "[actor dropped: redaction failed]"
 	}
-	p, err := l.pseudonym(ctx, id.TenantID, id.Actor)
+	p, err := l.pseudonym(ctx, tenantID, name)
 	if err != nil {
-		httpapi.Logger(ctx).Error("audit actor stored without a pseudonym: no key", "error", err)
+		httpapi.Logger(ctx).Error("audit actor shown without a pseudonym: no key", "error", err)
 	}
 	if p != "" {
 		clean = strings.TrimSpace(clean) + " " + p
 	}
-	id.Actor = clean
-	return id
+	return clean
 }
 
 // storedPseudonym is how a stored actor ends when it carries a pseudonym.

@@ -300,7 +300,7 @@ func (a *approval) complete(takeover bool) {
 			httpapi.WriteJSON(a.w, http.StatusOK, map[string]any{"id": a.row.ID, "status": StatusApproved})
 			return
 		}
-		httpapi.WriteJSON(a.w, http.StatusOK, o.detail(cur))
+		httpapi.WriteJSON(a.w, http.StatusOK, o.detail(ctx, cur))
 	case errors.Is(err, ErrStateChanged) && gerr == nil:
 		httpapi.Logger(ctx).Error("the row changed after its fix was written", "id", a.row.ID, "status", cur.Status)
 		p := httpapi.NewProblem(http.StatusConflict, "state_changed", "The fix was written to the host ERP, but the "+

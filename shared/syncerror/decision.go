@@ -13,6 +13,8 @@ type HistoryEntry struct {
 	Actor  string    `json:"actor"`
 	Action string    `json:"action"` // claimed, approve, approved, apply_failed, rejected, escalated, lease_expired
 	Note   string    `json:"note,omitempty"`
+	// You marks, in an answer only, the viewer's own entry (people.go); never stored.
+	You bool `json:"you,omitempty"`
 }
 
 // Lease is an approve in progress: the row is applying until the token's holder finishes

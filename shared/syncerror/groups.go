@@ -1,6 +1,7 @@
 package syncerror
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -70,7 +71,7 @@ func groupKey(class string, changes []Change) (string, bool) {
 // GroupPending groups claims (newest first) that are pending with a ready proposal that
 // changes something; rows with nothing to write are never grouped: they are counted in
 // needsPerson when their diagnosis is done (ready without a fix, or failed).
-func (o *Operator) GroupPending(claims []Claim) ([]Group, Members) {
+func (o *Operator) GroupPending(ctx context.Context, claims []Claim) ([]Group, Members) {
 	byKey := map[string]*Group{}
 	var order []string
 	needs := Members{IDs: []string{}, ErrorIDs: []string{}}
@@ -98,7 +99,7 @@ func (o *Operator) GroupPending(claims []Claim) ([]Group, Members) {
 		}
 		g := byKey[key]
 		if g == nil {
-			g = &Group{Key: key, Class: c.Proposal.Class, Changes: changes, Sample: o.summarize(c)}
+			g = &Group{Key: key, Class: c.Proposal.Class, Changes: changes, Sample: o.summarize(ctx, c)}
 			byKey[key] = g
 			order = append(order, key)
 		}
@@ -138,7 +139,7 @@ func (o *Operator) GroupsHandler() http.Handler {
 			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
 			return
 		}
-		groups, needs := o.GroupPending(claims)
+		groups, needs := o.GroupPending(r.Context(), claims)
 		httpapi.WriteJSON(w, http.StatusOK, GroupList{Items: groups, NeedsPerson: needs, Scanned: len(claims), Truncated: truncated})
 	})
 }

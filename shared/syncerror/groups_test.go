@@ -1,6 +1,7 @@
 package syncerror_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -23,7 +24,7 @@ func TestGroupPending(t *testing.T) {
 	failed.Diagnosis, failed.Proposal = syncerror.DiagnosisFailed, nil
 	queued := claim("e-9", "value")
 	queued.Diagnosis, queued.Proposal = syncerror.DiagnosisQueued, nil
-	groups, needs := (&syncerror.Operator{}).GroupPending([]syncerror.Claim{
+	groups, needs := (&syncerror.Operator{}).GroupPending(context.Background(), []syncerror.Claim{
 		claim("e-1", "value", zip, de),
 		claim("e-2", "value", de),
 		claim("e-3", "value", deOtherBefore), // the before value differs per record: same group

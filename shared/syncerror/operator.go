@@ -137,10 +137,11 @@ type ProposalView struct {
 	TraceID string `json:"traceId"`
 }
 
-func (o *Operator) summarize(c Claim) Summary {
+// summarize is c as a listing shows it to the viewer of ctx (people.go names its people).
+func (o *Operator) summarize(ctx context.Context, c Claim) Summary {
 	s := Summary{ID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
 		ErrorCode: c.Record.ErrorCode, Message: o.Mask.summaryMessage(c.Record.Message), Status: c.Status, Diagnosis: c.Diagnosis, ClaimedAt: c.ClaimedAt,
-		ExternalSystem: c.Record.ExternalSystem, ApplyError: c.ApplyError, RetryView: retryView(c), TriageView: triageView(c.Triage)}
+		ExternalSystem: c.Record.ExternalSystem, ApplyError: c.ApplyError, RetryView: retryView(c), TriageView: o.peopleFor(ctx).triage(c.Triage)}
 	if !c.Record.OccurredAt.IsZero() {
 		at := c.Record.OccurredAt.UTC()
 		s.OccurredAt = &at
@@ -154,9 +155,11 @@ func (o *Operator) summarize(c Claim) Summary {
 	return s
 }
 
-func (o *Operator) detail(c Claim) Detail {
-	d := Detail{Summary: o.summarize(c), Error: o.Mask.Show(c.Record, fixOf(c)), EditedFix: c.EditedFix, DiagnosisError: c.DiagnosisError,
-		Applied: c.Applied, ApplyError: c.ApplyError, History: c.History, Attempts: c.Retry.Log, UpdatedAt: c.UpdatedAt}
+// detail is c as its detail shows it to the viewer of ctx (people.go names its people).
+func (o *Operator) detail(ctx context.Context, c Claim) Detail {
+	p := o.peopleFor(ctx)
+	d := Detail{Summary: o.summarize(ctx, c), Error: o.Mask.Show(c.Record, fixOf(c)), EditedFix: c.EditedFix, DiagnosisError: c.DiagnosisError,
+		Applied: c.Applied, ApplyError: c.ApplyError, History: p.history(c.History), Attempts: p.attempts(c.Retry.Log), UpdatedAt: c.UpdatedAt}
 	if d.Attempts == nil {
 		d.Attempts = []RetryAttempt{}
 	}
@@ -167,7 +170,7 @@ func (o *Operator) detail(c Claim) Detail {
 		t := o.Fields.WriteTarget(c)
 		d.WritesTo = &t
 	}
-	if d.Notes = c.Triage.Notes; d.Notes == nil {
+	if d.Notes = p.notes(c.Triage.Notes); d.Notes == nil {
 		d.Notes = []Note{}
 	}
 	if c.Proposal != nil {
@@ -234,7 +237,7 @@ func (o *Operator) ListHandler() http.Handler {
 		items := make([]Summary, len(page.Claims))
 		rows := make([]*Summary, len(page.Claims))
 		for i, c := range page.Claims {
-			items[i], rows[i] = o.summarize(c), &items[i]
+			items[i], rows[i] = o.summarize(r.Context(), c), &items[i]
 		}
 		nameSystems(names, rows)
 		o.annotate(r.Context(), id.TenantID, rows, page.Claims)
@@ -251,7 +254,7 @@ func (o *Operator) DetailHandler() http.Handler {
 		}
 		c, ok := o.load(w, r, id.TenantID)
 		if ok {
-			d := o.detail(c)
+			d := o.detail(r.Context(), c)
 			nameSystems(o.systemNames(r.Context(), id.TenantID), []*Summary{&d.Summary})
 			o.annotate(r.Context(), id.TenantID, []*Summary{&d.Summary}, []Claim{c})
 			httpapi.WriteJSON(w, http.StatusOK, d)
@@ -426,7 +429,7 @@ func (o *Operator) decide(to Status, action, key string) http.Handler {
 			httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": to})
 			return
 		}
-		httpapi.WriteJSON(w, http.StatusOK, o.detail(cur))
+		httpapi.WriteJSON(w, http.StatusOK, o.detail(ctx, cur))
 	})
 }
 

@@ -59,7 +59,7 @@ func (o *Operator) ResolveHandler() http.Handler {
 			details["note"] = body.Note
 		}
 		o.audit(ctx, actor, "syncerror.resolve", audit.ResultSuccess, "syncerror/"+c.ID, details)
-		httpapi.WriteJSON(w, http.StatusOK, o.detail(row))
+		httpapi.WriteJSON(w, http.StatusOK, o.detail(ctx, row))
 	})
 }
 
@@ -103,7 +103,7 @@ func (o *Operator) RetryHandler() http.Handler {
 				"message": "The retry ran but its outcome could not be recorded; the schedule completes it."})
 			return
 		}
-		httpapi.WriteJSON(w, http.StatusOK, o.detail(row))
+		httpapi.WriteJSON(w, http.StatusOK, o.detail(ctx, row))
 	})
 }
 

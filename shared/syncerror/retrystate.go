@@ -94,6 +94,8 @@ const MaxAttemptLog = 20
 type RetryAttempt struct {
 	At    time.Time `json:"at"`
 	Actor string    `json:"actor"`
+	// You marks, in an answer only, the viewer's own attempt (people.go); never stored.
+	You bool `json:"you,omitempty"`
 	// Result is delivered, requested (the host ERP was asked to re-run the sync),
 	// transient or permanent.
 	Result DeliveryResult `json:"result"`

@@ -246,5 +246,5 @@ func (o *Operator) reverted(w http.ResponseWriter, r *http.Request, id identity.
 		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": c.ID, "status": StatusReverted})
 		return
 	}
-	httpapi.WriteJSON(w, http.StatusOK, o.detail(cur))
+	httpapi.WriteJSON(w, http.StatusOK, o.detail(ctx, cur))
 }

@@ -30,6 +30,8 @@ type Note struct {
 	At    time.Time `json:"at"`
 	Actor string    `json:"actor"`
 	Text  string    `json:"text"`
+	// You marks, in an answer only, the viewer's own note (people.go); never stored.
+	You bool `json:"you,omitempty"`
 }
 
 // Triage limits: a row's item stays far under DynamoDB's 400 KB with every note full.
@@ -38,6 +40,9 @@ const (
 	MaxNotes       = 50
 	MaxNoteLen     = 2000
 	MaxAssigneeLen = 128
+	// MaxShownAssigneeLen bounds assign.from, the assignee as a row shows it (people.go):
+	// a masked name and its pseudonym.
+	MaxShownAssigneeLen = 256
 )
 
 var (
@@ -92,10 +97,11 @@ func (b triageBody) validate() []httpapi.FieldError {
 		if b.Assign.To == nil || b.Assign.From == nil {
 			add("assign", "needs to (\"\" unassigns) and from (the assignee you saw, \"\" for nobody)")
 		}
-		for f, v := range map[string]*string{"assign.to": b.Assign.To, "assign.from": b.Assign.From} {
-			if v != nil && *v != "" && !assigneePattern.MatchString(*v) {
-				add(f, "must be a user id of 1 to 128 letters, digits or . _ @ : + | -")
-			}
+		if v := b.Assign.To; v != nil && *v != "" && !assigneePattern.MatchString(*v) {
+			add("assign.to", "must be a user id of 1 to 128 letters, digits or . _ @ : + | -")
+		}
+		if v := b.Assign.From; v != nil && *v != "" && !assigneePattern.MatchString(*v) && !plainText(*v, MaxShownAssigneeLen) {
+			add("assign.from", "must be the assignee as the row shows it: at most 256 characters, without control characters")
 		}
 	case b.Tag != nil:
 		t := b.Tag.Add + b.Tag.Remove
@@ -150,7 +156,7 @@ func (o *Operator) TriageHandler() http.Handler {
 			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
 		default:
 			o.audit(r.Context(), actor, key, audit.ResultSuccess, "syncerror/"+id, details)
-			d := o.detail(c)
+			d := o.detail(r.Context(), c)
 			o.annotate(r.Context(), actor.TenantID, []*Summary{&d.Summary}, []Claim{c})
 			httpapi.WriteJSON(w, http.StatusOK, d)
 		}
@@ -164,7 +170,7 @@ func (o *Operator) triage(ctx context.Context, tenantID, actor, id string, b tri
 	entry := HistoryEntry{At: now, Actor: actor}
 	switch {
 	case b.Assign != nil:
-		to, from := *b.Assign.To, *b.Assign.From
+		to, from := *b.Assign.To, o.assignedFrom(ctx, tenantID, id, *b.Assign.From)
 		if to == "me" {
 			to = actor
 		}
@@ -193,10 +199,32 @@ func (o *Operator) triage(ctx context.Context, tenantID, actor, id string, b tri
 	}
 }
 
+// assignedFrom is the stored assignee that from (the assignee as the caller saw the row,
+// people.go) names: the row's assignee when from is it or how the row shows it, else from
+// itself, which the conditional write then finds changed. Without a pseudonym key two
+// people masked alike show alike, so from names either: the assignment still cannot
+// overwrite a change made after the row was read here.
+func (o *Operator) assignedFrom(ctx context.Context, tenantID, id, from string) string {
+	if from == "" {
+		return ""
+	}
+	c, err := o.Claims.Get(ctx, tenantID, id)
+	if err != nil || c.Triage.Assignee == "" {
+		return from
+	}
+	if cur := c.Triage.Assignee; from == cur || from == o.peopleFor(ctx).name(cur) {
+		return cur
+	}
+	return from
+}
+
 // TriageView is a row's triage as the API shows it.
 type TriageView struct {
-	Assignee string   `json:"assignee,omitempty"`
-	Tags     []string `json:"tags,omitempty"`
+	// Assignee is shown as the audit log shows people (people.go); AssignedToYou says the
+	// viewer has the row.
+	Assignee      string   `json:"assignee,omitempty"`
+	AssignedToYou bool     `json:"assignedToYou,omitempty"`
+	Tags          []string `json:"tags,omitempty"`
 }
 
 func triageView(t Triage) TriageView {

@@ -203,7 +203,8 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       {triage && !demo && <triage.Triage row={row} locked={locked} onChanged={(p) => { setRow(p); onChanged(p); }} />}
       <h3>History</h3>
       <ol class="history">
-        {row.history.map((h) => <li><Ago at={h.at} /> {actorName(h.actor)} {h.action}{h.note ? ` — ${h.note}` : ""}</li>)}
+        {/* People are named as the audit panel names them (masked, pseudonymised); the viewer's own entries say "you". */}
+        {row.history.map((h) => <li><Ago at={h.at} /> {h.you ? "you" : actorName(h.actor)} {h.action}{h.note ? ` — ${h.note}` : ""}</li>)}
       </ol>
       <Facts row={row} />
       {pending && !canApprove && ready && fix.length > 0 && <p class="note">Approving this fix needs an approver. You can reject, escalate or resolve it.</p>}
@@ -259,7 +260,7 @@ function refusedFields(e: unknown, plan: { changes: { key: string; path: string 
 function explainConflict(e: unknown, now: Proposal): unknown {
   if (e instanceof ApiError && e.status === 409) {
     const last = now.history[now.history.length - 1];
-    const who = last ? ` ${last.actor} ${last.action} it at ${new Date(last.at).toLocaleTimeString()}.` : "";
+    const who = last ? ` ${last.you ? "you" : actorName(last.actor)} ${last.action} it at ${new Date(last.at).toLocaleTimeString()}.` : "";
     return new ApiError({ ...e.problem, title: "Someone else acted first", detail: (e.problem.detail ?? e.problem.title) + who });
   }
   return e;

@@ -34,7 +34,7 @@ export function Triage({ row, locked, onChanged }: { row: Proposal; locked: bool
   };
   const assign = (to: string) => send({ assign: { to, from: row.assignee ?? "" } }, (p) => {
     setSomeone("");
-    announce(p.assignee ? `${row.errorId} assigned to ${actorName(p.assignee)}` : `${row.errorId} unassigned`);
+    announce(p.assignee ? `${row.errorId} assigned to ${p.assignedToYou ? "you" : actorName(p.assignee)}` : `${row.errorId} unassigned`);
   });
   const err = (f: string) => errors.find((e) => e.field === f || e.field.startsWith(f + "."))?.message;
   const tagErr = err("tag") ?? (tag && !TAG.test(tag) ? "1 to 32 lower-case letters, digits, - or _" : undefined);
@@ -42,7 +42,7 @@ export function Triage({ row, locked, onChanged }: { row: Proposal; locked: bool
   return (
     <section class="triage" aria-labelledby="triage-h">
       <h3 id="triage-h">Assignee, tags and notes</h3>
-      <p>{row.assignee ? <>Assigned to <strong>{actorName(row.assignee)}</strong></> : "Nobody has taken it."}{" "}
+      <p>{row.assignee ? <>Assigned to <strong>{row.assignedToYou ? "you" : actorName(row.assignee)}</strong></> : "Nobody has taken it."}{" "}
         <button type="button" disabled={off} onClick={() => void assign("me")}>Take it</button>{" "}
         {row.assignee && <button type="button" disabled={off} onClick={() => void assign("")}>Unassign</button>}</p>
       <form class="inline" onSubmit={(e) => { e.preventDefault(); if (someone.trim()) void assign(someone.trim()); }}>
@@ -65,7 +65,7 @@ export function Triage({ row, locked, onChanged }: { row: Proposal; locked: bool
         {tagErr && <span id="tag-err" class="field-error">{tagErr}</span>}
       </form>
       <ol class="notes" aria-label="Notes">
-        {row.notes.map((n) => <li><Ago at={n.at} /> {actorName(n.actor)}: {n.text}</li>)}
+        {row.notes.map((n) => <li><Ago at={n.at} /> {n.you ? "you" : actorName(n.actor)}: {n.text}</li>)}
       </ol>
       <form onSubmit={(e) => {
         e.preventDefault();

@@ -1,0 +1,92 @@
+package syncerror
+
+import (
+	"context"
+	"slices"
+
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// Who sees whom on a row (issue 36 §6). The audit log records a person as the record policy
+// masks them, followed by a keyed pseudonym, and no role reads it otherwise: approvers and
+// admins read the log, nobody reads an address in it. The queue shows the people on a row
+// (history actors, note authors, retry attempts' actors, the assignee, and the person an
+// assignment names) the same way to every role that reads the queue — operators,
+// approvers, admins and embedded sessions alike — so the two surfaces name one person with
+// one name and reading both ties no pseudonym to an address. Service actors the policy
+// leaves as they are ("webhook:…", "policy:…", "reconcile") stay readable. The viewer's own
+// entries carry you: true instead, so an operator still finds their own work.
+
+// ActorNamer shows an actor as the audit log records it (audit.Log.ShownActor).
+type ActorNamer interface {
+	ShownActor(ctx context.Context, tenantID, name string) string
+}
+
+// people names the people on rows for one viewer. Without an ActorNamer (an Auditor that
+// is not the audit log, in tests of other behaviour) names are shown as stored.
+type people struct {
+	ctx    context.Context
+	viewer identity.Identity
+	namer  ActorNamer
+}
+
+// peopleFor is the naming of the request ctx's viewer, through o.Audit when it is the log.
+func (o *Operator) peopleFor(ctx context.Context) people {
+	viewer, _ := identity.FromContext(ctx)
+	namer, _ := o.Audit.(ActorNamer)
+	return people{ctx: ctx, viewer: viewer, namer: namer}
+}
+
+// name is raw as the audit log shows it.
+func (p people) name(raw string) string {
+	if raw == "" || p.namer == nil {
+		return raw
+	}
+	return p.namer.ShownActor(p.ctx, p.viewer.TenantID, raw)
+}
+
+// you reports whether raw names the viewer (their subject or one of its aliases).
+func (p people) you(raw string) bool { return p.viewer.Is(raw) }
+
+// triage is the row's assignee as the viewer may see it.
+func (p people) triage(t Triage) TriageView {
+	v := triageView(t)
+	v.AssignedToYou = p.you(t.Assignee)
+	v.Assignee = p.name(t.Assignee)
+	return v
+}
+
+// history returns a copy of h with every person shown; an assignment's note names the
+// person assigned, so it is shown too.
+func (p people) history(h []HistoryEntry) []HistoryEntry {
+	out := slices.Clone(h)
+	for i := range out {
+		e := &out[i]
+		if e.Action == "assigned" || e.Action == "unassigned" {
+			e.Note = p.name(e.Note)
+		}
+		e.You = p.you(e.Actor)
+		e.Actor = p.name(e.Actor)
+	}
+	return out
+}
+
+// notes returns a copy of ns with their authors shown.
+func (p people) notes(ns []Note) []Note {
+	out := slices.Clone(ns)
+	for i := range out {
+		out[i].You = p.you(out[i].Actor)
+		out[i].Actor = p.name(out[i].Actor)
+	}
+	return out
+}
+
+// attempts returns a copy of as with their actors shown.
+func (p people) attempts(as []RetryAttempt) []RetryAttempt {
+	out := slices.Clone(as)
+	for i := range out {
+		out[i].You = p.you(out[i].Actor)
+		out[i].Actor = p.name(out[i].Actor)
+	}
+	return out
+}
