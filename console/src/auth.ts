@@ -164,7 +164,19 @@ export function adoptEmbedded(cfg: ConsoleConfig): void {
     const roles = (h.get("roles") ?? "operator").split(",").filter(Boolean) as Role[];
     save({ token, user: "embedded", tenant, roles, embeddedContextId: ctx,
       module: h.get("module") ?? "sync-errors", modules: h.get("modules")?.split(","), expiresAt: Date.now() + 8 * 3600 * 1000 });
+    scopeToRecord(h.get("record")?.trim() ?? "");
   }
+}
+
+/** scopeToRecord opens the queue on the host's record (fragment "record", the record page
+ *  the panel sits on): the search is the record id, over the open rows, as a user would
+ *  type it, so clearing the search shows the whole queue. */
+function scopeToRecord(record: string): void {
+  if (!record || record.length > 256) return;
+  const q = new URLSearchParams(location.search);
+  q.set("q", record);
+  q.set("status", "open");
+  history.replaceState(null, "", location.pathname + "?" + q);
 }
 
 export function signOut(cfg: ConsoleConfig | null): void {

@@ -2,6 +2,8 @@
 // import() into a chunk of its own), which keeps the first load within its budget.
 import type { ComponentType } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { session } from "./auth";
+import { REOPEN } from "./ui";
 
 /** lazy wraps a panel module's import: the panel renders once its chunk has arrived, a
  *  loading line until then, and an alert with Try again when the chunk cannot be fetched
@@ -32,9 +34,21 @@ export function lazy<P extends object>(load: () => Promise<ComponentType<P>>): C
       return (
         <div class="panel-error" role="alert"><strong>This panel could not be loaded.</strong> The connection may be down, or the
           console was updated since this page was opened.{" "}
-          <button type="button" onClick={() => location.reload()}>Try again</button></div>
+          {reloadKeepsSession() ? <button type="button" onClick={() => location.reload()}>Try again</button> : REOPEN}</div>
       );
     }
     return <p aria-busy="true">Loading…</p>;
   };
+}
+
+/** reloadKeepsSession says whether a reload finds the session again: an embedded panel's
+ *  lives in the page alone where the browser gives a framed site no storage, and then only
+ *  the ERP can open the panel again. */
+function reloadKeepsSession(): boolean {
+  if (!session.value?.embeddedContextId) return true;
+  try {
+    return sessionStorage.getItem("syncassist.session") !== null;
+  } catch {
+    return false;
+  }
 }

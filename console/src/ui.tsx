@@ -1,13 +1,27 @@
 // Small shared pieces: chips that carry text, relative times with the exact time on
 // hover (past or future), the toast (also announced) for action results, the alert for
 // write errors, a panel's read error, and the dialogs that ask for a reason or a confirmation.
-import { signal } from "@preact/signals";
+import { effect, signal } from "@preact/signals";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ComponentChildren } from "preact";
-import { ApiError } from "./api/client";
+import { ApiError, embeddedExpired, retryAPI, staleSince } from "./api/client";
+import { session } from "./auth";
+import { path } from "./router";
 
 export const announcement = signal("");
-export const writeError = signal<{ title: string; detail?: string } | null>(null);
+/** The last write's error: where it was raised (the element acted on), shown next to it
+ *  by the ActionError inside the same action bar, or at the top of the panel otherwise. */
+export const writeError = signal<{ title: string; detail?: string; at?: Element | null } | null>(null);
+/** How many ActionErrors show writeError now: then the top of the panel does not. */
+const shownBeside = signal(0);
+
+// An error belongs to the panel it was raised in: another panel does not show it.
+let panelOf = path.peek().split("/")[1];
+effect(() => {
+  const panel = path.value.split("/")[1];
+  if (panel !== panelOf) writeError.value = null;
+  panelOf = panel;
+});
 /** The visible toast: what was just done, shown for a few seconds; with undo set, the
  *  action has not been sent yet and Undo stops it. */
 const toast = signal<{ msg: string; n: number; undo?: () => void } | null>(null);
@@ -90,9 +104,36 @@ export function clearError() {
   writeError.value = null;
 }
 
+// The element the user last pressed or typed on: where an action's error is shown. (The
+// focused element may be gone by then: a busy button is disabled while its write runs.)
+let acted: EventTarget | null = null;
+for (const type of ["pointerdown", "keydown"]) addEventListener(type, (e) => (acted = e.target), true);
+
 export function showError(e: unknown) {
+  const at = acted instanceof Element && acted.isConnected ? acted : document.activeElement;
   writeError.value =
-    e instanceof ApiError ? { title: e.problem.title, detail: e.problem.detail } : { title: "Unexpected error", detail: String(e) };
+    e instanceof ApiError ? { title: e.problem.title, detail: e.problem.detail, at } : { title: "Unexpected error", detail: String(e), at };
+}
+
+/** ActionError shows the write error raised by an action of its bar (the element acted on
+ *  is inside the bar's parent), next to the action instead of at the top of the panel,
+ *  which may be scrolled out of sight. */
+export function ActionError() {
+  const ref = useRef<HTMLDivElement>(null);
+  const e = writeError.value;
+  const scope = ref.current?.parentElement?.parentElement;
+  const mine = !!e?.at && !!scope?.contains(e.at);
+  useEffect(() => {
+    if (!mine) return;
+    shownBeside.value++;
+    ref.current?.scrollIntoView?.({ block: "nearest" });
+    return () => void shownBeside.value--;
+  }, [mine, e]);
+  return (
+    <div ref={ref} class="action-error">
+      {mine && e && <div role="alert" class="alert"><strong>{e.title}</strong>{e.detail && <span> — {e.detail}</span>}</div>}
+    </div>
+  );
 }
 
 export function Chip({ kind, children }: { kind?: string; children: ComponentChildren }) {
@@ -176,9 +217,16 @@ export function ConfirmDialog(props: {
   );
 }
 
-/** PanelError is a read that failed with an answer: said in words, with Try again. */
+/** REOPEN is what an ERP user does where trying again cannot work: the panel's session
+ *  comes from the record page it sits on. */
+export const REOPEN = "Close this panel and reopen the record in NetSuite: that opens it with a new session.";
+
+/** PanelError is a read that failed with an answer: said in words, with Try again, except
+ *  in an embedded panel whose session has ended, where it says what to do instead. */
 export function PanelError({ what, error, onRetry }: { what: string; error: unknown; onRetry: () => void }) {
   const e = error instanceof ApiError ? error : null;
+  const ended = embeddedExpired.value || (e?.status === 401 && !!session.value?.embeddedContextId);
+  if (ended) return <div class="panel-error" role="alert"><strong>{what} could not be read:</strong> this panel's session has ended. {REOPEN}</div>;
   return (
     <div class="panel-error" role="alert">
       <strong>{what} could not be read.</strong> {e ? e.problem.title : "Unexpected error"}
@@ -190,17 +238,35 @@ export function PanelError({ what, error, onRetry }: { what: string; error: unkn
   );
 }
 
+/** Stale says that what is shown was read before the API became unreachable, as of when,
+ *  and greys it (the main area's class) until a read answers again. */
+function Stale() {
+  const at = staleSince.value;
+  useEffect(() => {
+    document.body.classList.toggle("stale", at !== null);
+  }, [at]);
+  if (at === null) return null;
+  const time = new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return (
+    <div class="banner stale-banner" role="status">The service cannot be reached: showing what was read as of{" "}
+      <time dateTime={new Date(at).toISOString()}>{time}</time>. Actions may fail until it answers again.{" "}
+      <button type="button" onClick={retryAPI}>Retry</button></div>
+  );
+}
+
 export function Status() {
+  const e = writeError.value;
   return (
     <>
+      <Stale />
       <div role="status" class="sr-live">{announcement.value}</div>
       {toast.value && (toast.value.undo
         ? <div class="toast" role="group" aria-label="Pending action">{toast.value.msg} <button type="button" onClick={toast.value.undo}>Undo</button></div>
         : <div class="toast" aria-hidden="true">{toast.value.msg}</div>)}
-      {writeError.value && (
-        <div role="alert" class="alert">
-          <strong>{writeError.value.title}</strong>
-          {writeError.value.detail && <span> — {writeError.value.detail}</span>}
+      {e && shownBeside.value === 0 && (
+        <div role="alert" class="alert top-alert">
+          <strong>{e.title}</strong>
+          {e.detail && <span> — {e.detail}</span>}
         </div>
       )}
     </>

@@ -1,10 +1,14 @@
 // The one way the console talks to the API: bearer token, X-Embedded-Context-Id in
 // embedded mode, a correlation id per request, and problem+json turned into an ApiError
-// the panels show. Demo data is all or nothing: reads fall back to it only when the API
-// cannot be reached at all (with the banner and Try again); an error answer is an error of
-// the panel that asked, and writes never fall back.
+// the panels show. When the API cannot be reached, a read answers what it last read for
+// the same request (the banner says as of when); demo data only where this page never
+// had an answer at all (with the banner and Try again); an error answer is an error of
+// the panel that asked, and writes never fall back. A read superseded by a newer one of
+// the same resource with another query is dropped, so an old filter's answer never lands
+// after the new filter's. An embedded context that has expired is renewed with the
+// session's service token, silently, while that token lives.
 import { signal } from "@preact/signals";
-import { session } from "../auth";
+import { save, session } from "../auth";
 import type { Problem } from "./types";
 
 /** Titles in an operator's words for the HTTP reason phrases the API puts in `title`. */
@@ -58,8 +62,12 @@ export const dataEpoch = signal(0);
  *  banner; any good answer lowers it. A target system's refusal (502 with a code) is the
  *  panel's error, not the service's health. */
 export const serviceFailures = signal(0);
-/** Set when an embedded session's context is refused (expired or torn down). */
+/** Set when an embedded session has ended: its context was refused and the service token
+ *  could not open another (expired or torn down in the ERP). */
 export const embeddedExpired = signal(false);
+/** When reads answer rows read earlier because the API cannot be reached now: the time the
+ *  oldest of them was read (the banner's "as of"); null while the API answers. */
+export const staleSince = signal<number | null>(null);
 /** Called on a 401: the app signs in again and returns here. */
 export const onUnauthorized = { handle: (): void => {} };
 
@@ -77,20 +85,32 @@ export function authHeaders(accept = "application/json"): Record<string, string>
   return h;
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** Superseded is a read a newer read of the same resource replaced: nobody waits for it. */
+class Superseded extends Error {}
+
+/** answered is set by the first answer of the API this page had: from then on an
+ *  unreachable API never brings demo data (the user has seen real rows). */
+let answered = false;
+
+async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal, renewed = false): Promise<T> {
   const s = session.value;
   const h = authHeaders();
   if (body !== undefined) h["Content-Type"] = "application/json";
   let resp: Response;
+  let data: T;
   try {
-    resp = await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
-    throw new ApiError({ title: "API unreachable", status: 0, detail: "The network request failed.", code: "network" });
+    resp = await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), signal });
+    // 204 (a delete) has no body to read.
+    data = (resp.ok && resp.status !== 204 ? await resp.json() : undefined) as T;
+  } catch (e) {
+    if (signal?.aborted) throw new Superseded();
+    if (e instanceof SyntaxError) throw new ApiError({ title: "Unexpected answer", status: 502, detail: "The answer was not JSON." });
+    throw new ApiError({ title: "The service cannot be reached", status: 0, detail: "Check the connection, then try again.", code: "network" });
   }
-  // 204 (a delete) has no body to read.
+  answered = true;
   if (resp.ok) {
     if (serviceFailures.value) serviceFailures.value = 0;
-    return (resp.status === 204 ? undefined : await resp.json()) as T;
+    return data;
   }
   let problem: Problem = { title: resp.statusText || "Error", status: resp.status };
   try {
@@ -103,10 +123,42 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
     serviceFailures.value++;
   }
   if (resp.status === 401) {
-    if (s?.embeddedContextId) embeddedExpired.value = true;
-    else onUnauthorized.handle();
+    // An embedded context lives 15 minutes, the service token hours: a refused context is
+    // renewed once and the request sent again (a 401 is decided before anything is done).
+    if (s?.embeddedContextId && !renewed && path !== CONTEXT_PATH && (await renewContext(s.embeddedContextId))) {
+      return request<T>(method, path, body, signal, true);
+    }
+    if (s?.embeddedContextId) {
+      embeddedExpired.value = true;
+      // The API's words are for the ERP's developers ("bootstrap a new session"); an ERP
+      // user is told what they can do.
+      problem = { ...problem, detail: "This panel's session has ended. Close it and reopen the record in NetSuite." };
+    } else onUnauthorized.handle();
   }
   throw new ApiError(problem);
+}
+
+const CONTEXT_PATH = "/api/embedded/context/bootstrap";
+let renewing: Promise<boolean> | null = null;
+
+/** renewContext opens a new context for the session's module with its service token, in
+ *  place of the refused one; every request refused at once shares the one renewal. False
+ *  when the token itself is refused: the session has ended. */
+function renewContext(refused: string): Promise<boolean> {
+  if (session.value?.embeddedContextId !== refused) return Promise.resolve(true); // renewed meanwhile
+  renewing ??= (async () => {
+    const s = session.value!;
+    try {
+      const c = await request<{ embeddedContextId: string }>("POST", CONTEXT_PATH, { module: s.module ?? "sync-errors" });
+      if (session.value?.token === s.token) save({ ...session.value, embeddedContextId: c.embeddedContextId });
+      return true;
+    } catch {
+      return false;
+    } finally {
+      renewing = null;
+    }
+  })();
+  return renewing;
 }
 
 export interface Read<T> {
@@ -114,11 +166,29 @@ export interface Read<T> {
   demo: boolean;
 }
 
-/** read GETs path. When the API cannot be reached at all it returns demo() and says so in
- *  the banner; an answer with an error status throws ApiError for the panel to show. */
+/** The last answer of each read, kept for when the API cannot be reached (a few dozen at most). */
+const lastRead = new Map<string, { data: unknown; at: number }>();
+const LAST_READS = 64;
+/** The read in flight per resource (path without query) and its query. */
+const inFlight = new Map<string, { query: string; ctl: AbortController }>();
+
+/** read GETs path. An answer with an error status throws ApiError for the panel to show.
+ *  When the API cannot be reached it answers what it read last for path (staleSince says
+ *  since when), else demo() where this page never had an answer (the banner says so),
+ *  else throws, so the panel says it cannot be reached. A read of the same resource with
+ *  another query started meanwhile aborts this one, which then never settles. */
 export async function read<T>(path: string, demo: () => T): Promise<Read<T>> {
+  const [resource, query = ""] = path.split("?", 2);
+  const prev = inFlight.get(resource);
+  if (prev && prev.query !== query) prev.ctl.abort();
+  const ctl = new AbortController();
+  inFlight.set(resource, { query, ctl });
   try {
-    const data = await request<T>("GET", path);
+    const data = await request<T>("GET", path, undefined, ctl.signal);
+    lastRead.delete(path);
+    lastRead.set(path, { data, at: Date.now() });
+    if (lastRead.size > LAST_READS) lastRead.delete(lastRead.keys().next().value!);
+    staleSince.value = null;
     if (demoReason.value) {
       // Back from demo data: every panel reads again, so no demo row stays beside real ones.
       demoReason.value = null;
@@ -126,17 +196,26 @@ export async function read<T>(path: string, demo: () => T): Promise<Read<T>> {
     }
     return { data, demo: false };
   } catch (e) {
+    if (e instanceof Superseded) return new Promise<never>(() => {});
     const err = e as ApiError;
+    const last = lastRead.get(path);
     if (err.status !== 0) throw err;
+    if (last) {
+      staleSince.value = Math.min(staleSince.value ?? last.at, last.at);
+      return { data: last.data as T, demo: false };
+    }
+    if (answered) throw err;
     if (!demoReason.value) {
       demoReason.value = "The API cannot be reached — showing demo data";
       dataEpoch.value++;
     }
     return { data: demo(), demo: true };
+  } finally {
+    if (inFlight.get(resource)?.ctl === ctl) inFlight.delete(resource);
   }
 }
 
-/** retryAPI is the banner's Try again: every panel reads again. */
+/** retryAPI is the banners' Try again: every panel reads again. */
 export function retryAPI(): void {
   dataEpoch.value++;
 }

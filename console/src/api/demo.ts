@@ -1,13 +1,14 @@
-// Demo data shown when a read fails, typed by the API's own types so it cannot drift.
+// Demo data shown when a read fails, typed by the API's own types so it cannot drift. Every
+// record id starts DEMO-, so none can be taken for (or looked up as) a real record.
 import type { AuditRecord, FinanceApproval, Flow, FlowRun, FlowXRef, FlowXRefList, GovernanceApproval, List, LoopDetection, OwnershipRejection, Proposal, ProposalGroupList, Settings } from "./types";
 
 const ago = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
 
 export function demoProposals(): Proposal[] {
   return [
-    ["DEMO-1042", "SO-10042", "Deutschland", "DE", 4],
-    ["DEMO-1043", "SO-10043", "Deutschland", "DE", 9],
-    ["DEMO-1051", "SO-10051", "Österreich", "AT", 26],
+    ["DEMO-1042", "DEMO-SO-1042", "Deutschland", "DE", 4],
+    ["DEMO-1043", "DEMO-SO-1043", "Deutschland", "DE", 9],
+    ["DEMO-1051", "DEMO-SO-1051", "Österreich", "AT", 26],
   ].map(([errorId, recordId, before, after, min]) => ({
     id: "se_demo" + String(errorId).slice(5),
     errorId: String(errorId),
@@ -40,7 +41,7 @@ export function demoAutoApplied(): Proposal[] {
   const [base] = demoProposals();
   const row = (n: string, before: string, after: string, min: number, reverted: boolean): Proposal => {
     const fix = [{ path: "shipcountry", before, after }];
-    return { ...base, id: "se_demo" + n, errorId: "DEMO-" + n, recordId: "SO-" + n, status: reverted ? "reverted" : "approved",
+    return { ...base, id: "se_demo" + n, errorId: "DEMO-" + n, recordId: "DEMO-SO-" + n, status: reverted ? "reverted" : "approved",
       message: `Invalid shipcountry reference key ${before}`, claimedAt: ago(min + 1),
       error: { ...base.error, errorId: "DEMO-" + n, message: `Invalid shipcountry reference key ${before}`, occurredAt: ago(min + 1) },
       proposal: { ...base.proposal!, fix }, applied: { key: "demo", at: ago(min) },
@@ -58,7 +59,7 @@ export function demoGroups(): ProposalGroupList {
   return {
     items: [{ key: "g_demo", class: "value", changes: [{ path: "shipcountry", after: "DE" }], count: 2,
       ids: items.map((p) => p.id), errorIds: items.map((p) => p.errorId), recordIds: items.map((p) => p.recordId),
-      sample: { id: items[0].id, errorId: items[0].errorId, recordType: "salesOrder", recordId: "SO-10042",
+      sample: { id: items[0].id, errorId: items[0].errorId, recordType: "salesOrder", recordId: items[0].recordId,
         errorCode: "INVALID_FLD_VALUE", message: items[0].message } }],
     needsPerson: { count: 0, ids: [], errorIds: [] },
     scanned: 3, truncated: false,
@@ -67,7 +68,7 @@ export function demoGroups(): ProposalGroupList {
 
 export function demoFinance(): List<FinanceApproval> {
   return { nextCursor: null, items: [
-    { id: "fa_demo1", erpId: "VB-2201", status: "pending", entity: "vendorBill", amount: "12500.00", currency: "EUR",
+    { id: "fa_demo1", erpId: "DEMO-VB-2201", status: "pending", entity: "vendorBill", amount: "12500.00", currency: "EUR",
       vendor: "Acme Logistics GmbH", description: "Q4 freight", requestedBy: "ap.clerk", leaseExpiresAt: null,
       lastError: null, decidedBy: null, decidedAt: null, createdAt: ago(40) },
   ] };
@@ -76,18 +77,18 @@ export function demoFinance(): List<FinanceApproval> {
 export function demoApprovals(): List<GovernanceApproval> {
   return { nextCursor: null, items: [
     { id: "ga_demo1", time: ago(12), tenant: "demo", entity: "customer", declaredOwner: "crm", caller: "hosterp",
-      target: "crm", resource: "crm/customer/C-77", reason: "ownership", status: "pending", fields: ["email"],
+      target: "crm", resource: "crm/customer/DEMO-C-77", reason: "ownership", status: "pending", fields: ["email"],
       correlationId: "demo", requestedBy: "dev-operator", writeReason: "syncerror.approve" },
   ] };
 }
 
 export const demoRejections = (): List<OwnershipRejection> => ({ nextCursor: null, items: [
   { id: "or_demo1", time: ago(18), entity: "item", declaredOwner: "hosterp", caller: "shipping", target: "hosterp",
-    resource: "hosterp/item/IT-9", policy: "reject_with_alert", correlationId: "demo", fields: ["weight"] },
+    resource: "hosterp/item/DEMO-IT-9", policy: "reject_with_alert", correlationId: "demo", fields: ["weight"] },
 ] });
 
 export const demoLoops = (): List<LoopDetection> => ({ nextCursor: null, items: [
-  { id: "ld_demo1", time: ago(33), entity: "customer", caller: "crm", target: "hosterp", resource: "hosterp/customer/C-77",
+  { id: "ld_demo1", time: ago(33), entity: "customer", caller: "crm", target: "hosterp", resource: "hosterp/customer/DEMO-C-77",
     breakingCondition: "same payload hash within 5m", correlationId: "demo" },
 ] });
 
@@ -116,7 +117,7 @@ const shippingOrders = { system: "shipping", entity: "orders" } as const;
 
 export function demoFlowRuns(): List<FlowRun> {
   const run = (id: string, outcome: FlowRun["outcome"], decision: string, min: number, extra: Partial<FlowRun> = {}): FlowRun => ({
-    id: "run_DEMO" + id.padEnd(22, "A"), flowId: "crm-account-to-erp", eventId: "EV-DEMO-" + id, recordId: "C-2001",
+    id: "run_DEMO" + id.padEnd(22, "A"), flowId: "crm-account-to-erp", eventId: "EV-DEMO-" + id, recordId: "DEMO-C-2001",
     source: customerFlow.target, target: customerFlow.source, fields: ["email"], outcome, decision, attempts: 1,
     changedAt: ago(min), createdAt: ago(min), updatedAt: ago(min), ...extra,
   });
@@ -130,7 +131,7 @@ export function demoFlowRuns(): List<FlowRun> {
 /** demoXRefs links the demo customer both ways, whatever record was asked for. */
 export function demoXRefs(src: FlowXRef["source"]): FlowXRefList {
   const other = src.system === "crm" ? customerFlow.source : customerFlow.target;
-  return { items: [{ source: src, target: { ...other, id: src.system === "crm" ? "C-2001" : "001DEMO0000000001" }, state: "linked",
+  return { items: [{ source: src, target: { ...other, id: src.system === "crm" ? "DEMO-C-2001" : "DEMO-001000000001" }, state: "linked",
     anchor: src.id, action: "created", flowId: "erp-customer-to-crm", createdAt: ago(600), updatedAt: ago(600) }] };
 }
 

@@ -1,7 +1,7 @@
 // The flow editor (admins): a flow's source and target, trigger, field mapping, filter and
-// match (how the target record is found when the systems' ids differ).
-// One PUT saves the whole flow; a 400 puts each refused field's message beside its input
-// and saves nothing.
+// match (how the target record is found when the systems' ids differ), the filter and the
+// match as fields, not JSON. One PUT saves the whole flow; a 400 puts each refused field's
+// message beside its input and saves nothing. The dry run runs the flow as edited.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { write } from "../api/client";
 import type { FieldError, Flow, FlowInput, FlowSaved, FlowSystem } from "../api/types";
@@ -13,6 +13,15 @@ interface Pair {
   source: string;
 }
 
+/** A filter row: a source field that must equal a value (the API's filter is equality). */
+interface Condition {
+  field: string;
+  /** value as typed: a number, true, false or null is taken as such, anything else as text */
+  value: string;
+}
+
+type MatchBy = "" | "externalId" | "lookup" | "none";
+
 interface Draft {
   id: string;
   enabled: boolean;
@@ -22,10 +31,30 @@ interface Draft {
   targetSystem: FlowSystem;
   targetEntity: string;
   mapping: Pair[];
-  /** filter is JSON text of an object, edited as text: values may be any JSON. */
-  filter: string;
-  /** match is JSON text of the flow's match, edited as text; empty: none. */
-  match: string;
+  filter: Condition[];
+  /** by "" is no match: the target record has the source record's id */
+  match: { by: MatchBy; field: string; sourceField: string; create: boolean };
+}
+
+/** valueText shows a filter value as typed: text as it is, unless it would read as another
+ *  type (then quoted); numbers, booleans, null and anything else as JSON. */
+export function valueText(v: unknown): string {
+  if (typeof v !== "string") return JSON.stringify(v);
+  try {
+    return typeof JSON.parse(v) === "string" ? v : JSON.stringify(v);
+  } catch {
+    return v;
+  }
+}
+
+/** valueOf reads a typed filter value back: JSON where it is JSON ("42", "true", "\"42\""), text otherwise. */
+export function valueOf(text: string): unknown {
+  const t = text.trim();
+  try {
+    return JSON.parse(t);
+  } catch {
+    return t;
+  }
 }
 
 const draftOf = (f?: Flow): Draft => ({
@@ -33,33 +62,21 @@ const draftOf = (f?: Flow): Draft => ({
   sourceSystem: f?.source.system ?? "hosterp", sourceEntity: f?.source.entity ?? "",
   targetSystem: f?.target.system ?? "crm", targetEntity: f?.target.entity ?? "",
   mapping: f ? Object.entries(f.mapping).map(([target, source]) => ({ target, source })) : [{ target: "", source: "" }],
-  filter: f?.filter && Object.keys(f.filter).length ? JSON.stringify(f.filter) : "",
-  match: f?.match ? JSON.stringify(f.match) : "",
+  filter: Object.entries(f?.filter ?? {}).map(([field, v]) => ({ field, value: valueText(v) })),
+  match: { by: f?.match?.by ?? "", field: f?.match?.field ?? "", sourceField: f?.match?.sourceField ?? "", create: f?.match?.create ?? false },
 });
 
-/** objectOf parses JSON text of an object; undefined for empty text, null when it is not one. */
-function objectOf(text: string): Record<string, unknown> | undefined | null {
-  if (!text.trim()) return undefined;
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** body is the draft as the API takes it, or the filter's or match's parse error. */
-function body(d: Draft): FlowInput | FieldError {
-  const filter = objectOf(d.filter);
-  if (filter === null) return { field: "filter", message: "must be a JSON object, such as {\"Type\": \"Customer\"}" };
-  const match = objectOf(d.match);
-  if (match === null) return { field: "match", message: "must be a JSON object, such as {\"by\": \"lookup\", \"field\": \"Email\"}" };
+/** body is the draft as the API takes it. */
+function body(d: Draft): FlowInput {
+  const filter = d.filter.filter((c) => c.field.trim());
+  const m = d.match;
   return {
     id: d.id.trim(), enabled: d.enabled, trigger: d.trigger,
     source: { system: d.sourceSystem, entity: d.sourceEntity.trim() }, target: { system: d.targetSystem, entity: d.targetEntity.trim() },
     mapping: Object.fromEntries(d.mapping.filter((p) => p.target.trim() || p.source.trim()).map((p) => [p.target.trim(), p.source.trim()])),
-    ...(filter ? { filter } : {}),
-    ...(match ? { match: match as FlowInput["match"] } : {}),
+    ...(filter.length ? { filter: Object.fromEntries(filter.map((c) => [c.field.trim(), valueOf(c.value)])) } : {}),
+    ...(m.by ? { match: { by: m.by, create: m.create, ...(m.by !== "none" ? { field: m.field.trim() } : {}),
+      ...(m.by !== "none" && m.sourceField.trim() ? { sourceField: m.sourceField.trim() } : {}) } } : {}),
   };
 }
 
@@ -82,17 +99,16 @@ export function FlowEditor(props: { flow?: Flow; onSaved: (f: FlowSaved) => void
   const save = async (e: Event) => {
     e.preventDefault();
     const b = body(d);
-    if ("field" in b) {
-      setErrors([b]);
-      return;
-    }
     setBusy(true);
     const saved = await change(() => write<FlowSaved>("PUT", "/api/settings/flows/" + encodeURIComponent(b.id ?? ""), b), setErrors, props.reload);
     setBusy(false);
     if (saved) props.onSaved(saved);
   };
   const shown = ["id", "trigger", "source", "source.system", "source.entity", "target", "target.system", "target.entity", "mapping", "filter", "match",
-    ...d.mapping.map((p) => "mapping." + p.target.trim())];
+    "match.by", "match.field", "match.sourceField", "match.create",
+    ...d.mapping.map((p) => "mapping." + p.target.trim()), ...d.filter.map((c) => "filter." + c.field.trim())];
+  const cond = (i: number, c: Partial<Condition>) => set({ filter: d.filter.map((x, j) => (j === i ? { ...x, ...c } : x)) });
+  const match = (m: Partial<Draft["match"]>) => set({ match: { ...d.match, ...m } });
   const endpoint = (side: "source" | "target", sys: FlowSystem, entity: string) => (
     <fieldset class="endpoint">
       <legend>{side === "source" ? "Source" : "Target"}</legend>
@@ -152,24 +168,55 @@ export function FlowEditor(props: { flow?: Flow; onSaved: (f: FlowSaved) => void
       <Names id="source-fields" names={sourceFields} />
       <FieldMessage errors={errors} field="mapping" />
       <div class="actions"><button type="button" onClick={() => set({ mapping: [...d.mapping, { target: "", source: "" }] })}>Add field</button></div>
-      <div class="field">
-        <label for="flow-filter">Filter</label>
-        <input id="flow-filter" type="text" value={d.filter} size={48} spellcheck={false} placeholder='{"Type": "Customer"}'
-          {...invalid(errors, "filter", "flow-filter-hint")} onInput={(e) => set({ filter: (e.target as HTMLInputElement).value })} />
-        <span id="flow-filter-hint" class="note">source fields and the JSON values they must have for the flow to run; empty runs for every change</span>
-        <FieldMessage errors={errors} field="filter" />
-      </div>
-      <div class="field">
-        <label for="flow-match">Match</label>
-        <input id="flow-match" type="text" value={d.match} size={48} spellcheck={false}
-          placeholder='{"by": "externalId", "field": "ERP_Customer_Id__c", "create": true}'
-          {...invalid(errors, "match", "flow-match-hint")} onInput={(e) => set({ match: (e.target as HTMLInputElement).value })} />
-        <span id="flow-match-hint" class="note">how the target record is found when the systems' ids differ: by externalId, lookup or none, and whether to create it; empty writes the record with the source record's id</span>
+      <table class="grid plain filter-rows" aria-label="Filter" aria-describedby="flow-filter-hint">
+        <thead><tr><th scope="col">Source field</th><th scope="col">Operator</th><th scope="col">Value</th><th scope="col"><span class="sr-live">Actions</span></th></tr></thead>
+        <tbody>
+          {d.filter.map((c, i) => (
+            <tr>
+              <td><input type="text" aria-label={`Filter field, row ${i + 1}`} value={c.field} spellcheck={false} list="source-fields"
+                {...invalid(errors, "filter." + c.field.trim())} onInput={(e) => cond(i, { field: (e.target as HTMLInputElement).value })} />
+                <FieldMessage errors={errors} field={"filter." + c.field.trim()} /></td>
+              <td class="op">equals</td>
+              <td><input type="text" aria-label={`Filter value, row ${i + 1}`} value={c.value} spellcheck={false}
+                onInput={(e) => cond(i, { value: (e.target as HTMLInputElement).value })} /></td>
+              <td><button type="button" onClick={() => set({ filter: d.filter.filter((_, j) => j !== i) })}>Remove<span class="sr-live"> filter row {i + 1}</span></button></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p id="flow-filter-hint" class="note">{d.filter.length ? "The flow runs only for changes where every row holds. " : "No filter: the flow runs for every change. "}
+        A value of 42, true, false or null is taken as that; quote it ("42") to mean the text.</p>
+      <FieldMessage errors={errors} field="filter" />
+      <div class="actions"><button type="button" onClick={() => set({ filter: [...d.filter, { field: "", value: "" }] })}>Add condition</button></div>
+      <fieldset class="match-fields" aria-describedby="flow-match-hint">
+        <legend>Match</legend>
+        <label>Find the target record by
+          <select value={d.match.by} {...invalid(errors, "match.by")} onChange={(e) => match({ by: (e.target as HTMLSelectElement).value as MatchBy })}>
+            <option value="">the source record's id (no match)</option>
+            <option value="externalId">an external-id field</option>
+            <option value="lookup">a lookup on a unique field</option>
+            <option value="none">the cross-reference only</option>
+          </select></label>
+        {(d.match.by === "externalId" || d.match.by === "lookup") && <>
+          <label>Target field
+            <input type="text" value={d.match.field} spellcheck={false} list="target-fields" {...invalid(errors, "match.field")}
+              onInput={(e) => match({ field: (e.target as HTMLInputElement).value })} /></label>
+          <label>Holds the source's
+            <input type="text" value={d.match.sourceField} spellcheck={false} list="source-fields" placeholder="record id" {...invalid(errors, "match.sourceField")}
+              onInput={(e) => match({ sourceField: (e.target as HTMLInputElement).value })} /></label>
+        </>}
+        {d.match.by && <label class="inline"><input type="checkbox" checked={d.match.create} {...invalid(errors, "match.create")}
+          onChange={(e) => match({ create: (e.target as HTMLInputElement).checked })} /> Create the target record when none is found</label>}
+        <FieldMessage errors={errors} field="match.by" />
+        <FieldMessage errors={errors} field="match.field" />
+        <FieldMessage errors={errors} field="match.sourceField" />
+        <FieldMessage errors={errors} field="match.create" />
         <FieldMessage errors={errors} field="match" />
-      </div>
+      </fieldset>
+      <p id="flow-match-hint" class="note">How the target record is found when the systems' ids differ; without a match the target record has the source record's id.</p>
       <label><input type="checkbox" checked={d.enabled} onChange={(e) => set({ enabled: (e.target as HTMLInputElement).checked })} /> Enabled</label>
       <OtherErrors errors={errors} shown={shown} />
-      {props.flow && <DryRun flowId={props.flow.id} />}
+      <DryRun flow={() => body(d)} onFieldErrors={setErrors} />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>{busy ? "Saving…" : "Save flow"}</button>
         <button type="button" onClick={props.onCancel}>Cancel</button>

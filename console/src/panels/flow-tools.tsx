@@ -5,7 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, readQuiet, write } from "../api/client";
 import type { components } from "../api/schema";
-import type { FlowSystem } from "../api/types";
+import type { FieldError, FlowInput, FlowSystem } from "../api/types";
 import { Chip, show } from "../ui";
 import { VENDORS } from "./fix-values";
 
@@ -67,8 +67,10 @@ export function TestConnection({ system, disabled }: { system: FlowSystem; disab
   );
 }
 
-/** DryRun runs a saved flow on one record, writing nothing, and shows what it would do. */
-export function DryRun({ flowId }: { flowId: string }) {
+/** DryRun runs the flow as edited (saved or not) on one record, writing nothing, and shows
+ *  what it would do: outcomes as "would …", never as done. A definition the API refuses
+ *  puts its field errors on the editor's inputs. */
+export function DryRun({ flow, onFieldErrors }: { flow: () => FlowInput; onFieldErrors: (e: FieldError[]) => void }) {
   const [recordId, setRecordId] = useState("");
   const [sample, setSample] = useState("");
   const [out, setOut] = useState<DryRunAnswer | string | null>(null);
@@ -82,17 +84,24 @@ export function DryRun({ flowId }: { flowId: string }) {
         return setOut("The sample fields must be a JSON object.");
       }
     }
+    const f = flow();
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(f.id ?? "")) return setOut("Give the flow an id first: the dry run names the flow by it.");
     setBusy(true);
     try {
-      setOut(await write<DryRunAnswer>("POST", `/api/settings/flows/${encodeURIComponent(flowId)}/dry-run`, { recordId: recordId.trim(), ...(fields ? { fields } : {}) }));
+      setOut(await write<DryRunAnswer>("POST", `/api/settings/flows/${encodeURIComponent(f.id ?? "")}/dry-run`,
+        { recordId: recordId.trim(), ...(fields ? { fields } : {}), flow: f }));
+      onFieldErrors([]);
     } catch (e) {
-      setOut(problemText(e));
+      const refused = e instanceof ApiError && e.status === 400 ? (e.problem.errors ?? []).filter((x) => x.field.startsWith("flow.")) : [];
+      onFieldErrors(refused.map((x) => ({ ...x, field: x.field.slice(5) })));
+      setOut(refused.length ? "The flow as edited is not valid; see the fields marked above. Nothing was run." : problemText(e));
     }
     setBusy(false);
   };
   return (
     <fieldset class="dry-run">
       <legend>Dry run</legend>
+      <p class="note">Runs the flow as edited above, saved or not, on one record; nothing is written.</p>
       <label for="dry-record">Source record id</label>
       <input id="dry-record" type="text" value={recordId} spellcheck={false} onInput={(e) => setRecordId((e.target as HTMLInputElement).value)} />
       <label for="dry-sample">Sample fields (JSON; empty reads the record from the source)</label>
@@ -104,11 +113,21 @@ export function DryRun({ flowId }: { flowId: string }) {
   );
 }
 
+/** WOULD says each decision of a dry run as what would happen: nothing happened. */
+const WOULD: Record<string, string> = {
+  written: "would write", skipped: "would skip", held: "would be held for approval", rejected: "would be refused",
+  loop: "would stop: it would loop", dlp_blocked: "would be blocked by data-loss prevention", dlp_masked_value: "would write masked",
+  owned_elsewhere: "would skip: owned by another system", no_counterpart: "would skip: no counterpart", ambiguous: "would stop: several matches",
+  waiting: "would wait for the counterpart",
+};
+export const would = (decision: string) => WOULD[decision] ?? "would " + decision.replace(/_/g, " ");
+
 function DryRunResult({ r }: { r: DryRunAnswer }) {
   const t = r.target;
+  const missing = r.missingFields ?? [];
   return (
     <div class="dry-result">
-      <p><Chip kind={r.decision === "written" ? "written" : r.decision}>{r.decision.replace("_", " ")}</Chip>{" "}
+      <p><Chip kind={r.decision === "written" ? "written" : "skipped"}>{would(r.decision)}</Chip>{" "}
         {t.action === "none" ? "nothing would be written" : `would ${t.action} ${VENDORS[t.system]} ${t.entity}${t.id ? " " + t.id : ""}`}: {t.how}
         {r.reason && <> — {r.reason}</>}. Nothing was written.</p>
       {r.fields.length > 0 && (
@@ -119,11 +138,14 @@ function DryRunResult({ r }: { r: DryRunAnswer }) {
               <tr>
                 <td>{f.field}</td><td>{f.sourceField}</td><td class="mono">{show(f.value)}</td>
                 <td class="mono">{f.current === undefined ? "—" : show(f.current)}{f.changed ? "" : " (unchanged)"}</td>
-                <td><Chip kind={f.verdict === "written" ? "written" : "skipped"}>{f.verdict.replace("_", " ")}</Chip> {f.reason}</td>
+                <td><Chip kind={f.verdict === "written" ? "written" : "skipped"}>{would(f.verdict)}</Chip> {f.reason}</td>
               </tr>
             ))}
           </tbody>
         </table>
+      )}
+      {missing.length > 0 && (
+        <p class="missing" role="note">Not in the record, so left as they are: {missing.map((m) => `${m.field} ← ${m.sourceField}`).join(", ")}.</p>
       )}
       {r.notEvaluated.length > 0 && <p class="note">Not evaluated in a dry run: {r.notEvaluated.join(", ")}.</p>}
     </div>

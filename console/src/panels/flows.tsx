@@ -82,16 +82,17 @@ export function FlowsPanel({ admin }: { admin: boolean }) {
         </div>
         {status && <SystemHealth systems={status.systems} />}
         {failed !== null && <PanelError what="Flow runs" error={failed} onRetry={() => void load(null)} />}
-        <table class="grid">
+        {/* Below 760 px each run is a card of labelled values (style.css: .grid.runs). */}
+        <table class="grid runs">
           <thead><tr><th scope="col">Run</th><th scope="col">Flow</th><th scope="col">Record</th><th scope="col">Fields</th><th scope="col">When</th><th scope="col">Outcome</th></tr></thead>
           <tbody>
             {rows.map((r) => (
               <tr key={r.id} tabIndex={0} class={r.id === selected ? "selected" : ""} aria-selected={r.id === selected}
                 onClick={() => open(r.id)} onKeyDown={(e) => e.key === "Enter" && open(r.id)}>
-                <td class="mono">{r.id.slice(0, 12)}…</td><td>{r.flowId}</td>
-                <td>{r.target.system}/{r.target.entity} <span class="mono">{r.recordId}</span></td>
-                <td>{(r.fields ?? []).join(", ")}</td><td><Ago at={r.createdAt} /></td>
-                <td><Chip kind={r.outcome}>{r.outcome.replace("_", " ")}</Chip></td>
+                <td class="mono" data-label="Run">{r.id.slice(0, 12)}…</td><td data-label="Flow">{r.flowId}</td>
+                <td data-label="Record">{r.target.system}/{r.target.entity} <span class="mono">{r.recordId}</span></td>
+                <td data-label="Fields">{(r.fields ?? []).join(", ")}</td><td data-label="When"><Ago at={r.createdAt} /></td>
+                <td data-label="Outcome"><Chip kind={r.outcome}>{r.outcome.replace("_", " ")}</Chip></td>
               </tr>
             ))}
           </tbody>

@@ -8,7 +8,7 @@ import { AddChanges, DiffTable, planWrite, useFields, WritesLine, type Added } f
 import { writeTarget } from "./fix-values";
 import { Attempts, retryOutcome } from "./queue-attempts";
 import { Facts, mayApprove, ResolveDialog } from "./queue-more";
-import { actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, Progress, shortcutKey, showError } from "../ui";
+import { ActionError, actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, Progress, shortcutKey, showError } from "../ui";
 
 interface Props {
   id: string;
@@ -173,6 +173,22 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
         <p>{row.recordType} / {row.recordId} {row.proposal && <Chip kind="class">{row.proposal.class}</Chip>}{" "}
           {row.proposal && <span>{Math.round(row.proposal.confidence * 100)}% confident</span>} <Chip kind={row.status}>{row.status}</Chip></p>
       </header>
+      {/* The actions at the top, in one bar that stays in sight (sticky) with its error
+          beside it (issue 35 §6, §8); where Approve writes is said where it is clicked. */}
+      {decidable && plan && <WritesLine id="writes-line" plan={{ ...plan, errors }} to={to} />}
+      {(decidable || retryable || resolvable) && (
+        <div class="actions action-bar" role="group" aria-label="Actions">
+          {decidable && canApprove && <button type="button" class="primary" disabled={locked || !ready || !writable} aria-keyshortcuts="a"
+            aria-describedby={plan && (plan.changes.length > 0 || Object.keys(errors).length > 0) ? "writes-line" : undefined}
+            onClick={() => void act("approve")}>Approve <Key k="a" /></button>}
+          {decidable && <button type="button" disabled={locked} aria-keyshortcuts="r" onClick={() => setAsking("reject")}>Reject <Key k="r" /></button>}
+          {pending && <button type="button" disabled={locked} aria-keyshortcuts="e" onClick={() => setAsking("escalate")}>Escalate <Key k="e" /></button>}
+          {retryable && <button type="button" disabled={locked} aria-keyshortcuts="t" onClick={() => void act("retry")}>Retry <Key k="t" /></button>}
+          {resolvable && <button type="button" disabled={locked} aria-keyshortcuts="s" onClick={() => setAsking("resolve")}>Resolve <Key k="s" /></button>}
+          <ActionError />
+        </div>
+      )}
+      <Progress text={stage} />
       <h3 id="error-h">Error as received</h3>
       <p aria-labelledby="error-h" role="group"><code>{err.errorCode}</code> {err.message}</p>
       {row.proposal?.summary && <p>{row.proposal.summary}</p>}
@@ -209,20 +225,6 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       <Facts row={row} />
       {pending && !canApprove && ready && fix.length > 0 && <p class="note">Approving this fix needs an approver. You can reject, escalate or resolve it.</p>}
       {escalated && !isApprover && <p class="note">Escalated: an approver approves or rejects it. You can still retry or resolve it.</p>}
-      <Progress text={stage} />
-      {/* Where Approve writes, said where it is clicked (and as the button's description). */}
-      {decidable && plan && <WritesLine id="writes-line" plan={{ ...plan, errors }} to={to} />}
-      {(decidable || retryable || resolvable) && (
-        <div class="actions">
-          {decidable && canApprove && <button type="button" class="primary" disabled={locked || !ready || !writable} aria-keyshortcuts="a"
-            aria-describedby={plan && (plan.changes.length > 0 || Object.keys(errors).length > 0) ? "writes-line" : undefined}
-            onClick={() => void act("approve")}>Approve <Key k="a" /></button>}
-          {decidable && <button type="button" disabled={locked} aria-keyshortcuts="r" onClick={() => setAsking("reject")}>Reject <Key k="r" /></button>}
-          {pending && <button type="button" disabled={locked} aria-keyshortcuts="e" onClick={() => setAsking("escalate")}>Escalate <Key k="e" /></button>}
-          {retryable && <button type="button" disabled={locked} aria-keyshortcuts="t" onClick={() => void act("retry")}>Retry <Key k="t" /></button>}
-          {resolvable && <button type="button" disabled={locked} aria-keyshortcuts="s" onClick={() => setAsking("resolve")}>Resolve <Key k="s" /></button>}
-        </div>
-      )}
       {asking === "resolve" && <ResolveDialog title="Resolve sync error" onClose={() => setAsking(null)}
         onConfirm={(reason, note) => { setAsking(null); void act("resolve", reason, note); }} />}
       {asking === "reject" && <AskDialog title="Reject sync error" label="Reason" confirm="Reject" onClose={() => setAsking(null)} onConfirm={(t) => { setAsking(null); deferred("reject", t); }} />}
