@@ -94,6 +94,7 @@ func (s *DynamoStore) PutFlow(ctx context.Context, tenantID string, f Flow) erro
 	it := s.key(tenantID, prefixFlow+f.ID)
 	it["doc"] = dynamostore.Str(string(doc))
 	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it})
+	flowsGen.Add(1) // after the put: a read that cached the old flow before it is dropped
 	return err
 }
 
@@ -101,6 +102,7 @@ func (s *DynamoStore) PutFlow(ctx context.Context, tenantID string, f Flow) erro
 func (s *DynamoStore) DeleteFlow(ctx context.Context, tenantID, id string) error {
 	_, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table),
 		Key: s.key(tenantID, prefixFlow+id), ConditionExpression: aws.String("attribute_exists(sk)")})
+	flowsGen.Add(1)
 	if dynamostore.IsConditionFailed(err) {
 		return ErrNotFound
 	}

@@ -165,14 +165,7 @@ func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, err
 		Entity: entity, RecordID: record, Fields: names, PayloadHash: hash,
 		IdempotencyKey: op.req.IdempotencyKey, CorrelationID: op.corr,
 	}
-	if err := op.g.ledger.Append(op.ctx, entry); err != nil {
-		httpapi.Logger(op.ctx).Error("write ledger entry not stored", "resource", op.resource, "error", err)
-		recordErrs = append(recordErrs, fmt.Errorf("ledger: %w", err))
-	}
-	if err := op.appendTrails(fields, out); err != nil {
-		httpapi.Logger(op.ctx).Error("trail entry not stored", "resource", op.resource, "error", err)
-		recordErrs = append(recordErrs, fmt.Errorf("trail: %w", err))
-	}
+	recordErrs = append(recordErrs, op.appendLedger(entry, fields, out)...)
 	// A write that left fields out under source_wins is partial, and its record says so.
 	outcome := "written"
 	if len(op.dropped) > 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
 // Hop chains: the loop check that follows a value through any number of flows.
@@ -276,6 +277,37 @@ func (op *writeOp) writtenID(out connector.WriteResult) string {
 		return out.Record.ID
 	}
 	return op.req.RecordID
+}
+
+// appendLedger stores a write's ledger entry and its trail entries: in one call when the
+// ledger batches, else one by one. It returns what could not be stored, each logged.
+func (op *writeOp) appendLedger(entry LedgerEntry, fields map[string]any, out connector.WriteResult) []error {
+	if bl, ok := op.g.ledger.(BatchLedger); ok {
+		trails, err := op.trailEntries(fields, op.writtenID(out))
+		if err != nil {
+			// The trail cannot be built; the ledger entry is still stored.
+			trails = nil
+		}
+		if aerr := bl.AppendAll(op.ctx, append([]LedgerEntry{entry}, trails...)); aerr != nil {
+			httpapi.Logger(op.ctx).Error("write ledger and trail entries not stored", "resource", op.resource, "error", aerr)
+			return []error{fmt.Errorf("ledger: %w", aerr)}
+		}
+		if err != nil {
+			httpapi.Logger(op.ctx).Error("trail entry not stored", "resource", op.resource, "error", err)
+			return []error{fmt.Errorf("trail: %w", err)}
+		}
+		return nil
+	}
+	var errs []error
+	if err := op.g.ledger.Append(op.ctx, entry); err != nil {
+		httpapi.Logger(op.ctx).Error("write ledger entry not stored", "resource", op.resource, "error", err)
+		errs = append(errs, fmt.Errorf("ledger: %w", err))
+	}
+	if err := op.appendTrails(fields, out); err != nil {
+		httpapi.Logger(op.ctx).Error("trail entry not stored", "resource", op.resource, "error", err)
+		errs = append(errs, fmt.Errorf("trail: %w", err))
+	}
+	return errs
 }
 
 // appendTrails stores the trail entries of a write that went through to the record

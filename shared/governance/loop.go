@@ -50,6 +50,12 @@ type Ledger interface {
 	Recent(ctx context.Context, tenantID, entity, recordID string, since time.Time) ([]LedgerEntry, error)
 }
 
+// BatchLedger is a Ledger that appends several entries in one call: a write's entry and
+// its trail entries are stored together (issue 37 §3: a flow event's calls).
+type BatchLedger interface {
+	AppendAll(ctx context.Context, entries []LedgerEntry) error
+}
+
 // Wrote reports whether the ledger holds a write to the tenant's record, at or after
 // since, that carried one of keys: whether a guarded write reached its target. Sweeps ask
 // it before undoing an approve whose marker is missing, since the guard appends the entry

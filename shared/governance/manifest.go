@@ -210,5 +210,10 @@ func (s *TenantManifests) SetOverrides(ctx context.Context, tenantID string, ent
 	if err := Merge(s.Default, entries).Validate(); err != nil {
 		return err
 	}
-	return s.Overrides.PutOverrides(ctx, tenantID, slices.Clone(entries))
+	if err := s.Overrides.PutOverrides(ctx, tenantID, slices.Clone(entries)); err != nil {
+		return err
+	}
+	// What this process cached of any tenant's manifest is read again (CachedManifests).
+	overridesGen.Add(1)
+	return nil
 }

@@ -228,6 +228,54 @@ func decodeTimedCursor(prefix, cursor string) (string, error) {
 
 // Append implements Ledger.
 func (s *DynamoStore) Append(ctx context.Context, e LedgerEntry) error {
+	it, err := ledgerItem(e)
+	if err != nil {
+		return err
+	}
+	return s.put(ctx, it, "ledger entry")
+}
+
+// AppendAll implements BatchLedger: the entries in one BatchWriteItem (of at most 25),
+// its unprocessed items sent again. A batch put has no condition; an entry's id is 96
+// random bits, and putting the same entry twice (a resend) writes the same item.
+func (s *DynamoStore) AppendAll(ctx context.Context, entries []LedgerEntry) error {
+	if len(entries) > maxBatchWrite {
+		return fmt.Errorf("ledger: %d entries in one batch, at most %d", len(entries), maxBatchWrite)
+	}
+	reqs := make([]types.WriteRequest, 0, len(entries))
+	for _, e := range entries {
+		it, err := ledgerItem(e)
+		if err != nil {
+			return err
+		}
+		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+	}
+	pending := map[string][]types.WriteRequest{s.table: reqs}
+	for try := 0; len(pending[s.table]) > 0; try++ {
+		if try == maxBatchTries {
+			return fmt.Errorf("put ledger entries: %d unprocessed after %d tries", len(pending[s.table]), try)
+		}
+		if try > 0 {
+			time.Sleep(time.Duration(try*try) * 10 * time.Millisecond)
+		}
+		out, err := s.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+		if err != nil {
+			return fmt.Errorf("put ledger entries: %w", err)
+		}
+		pending = out.UnprocessedItems
+	}
+	return nil
+}
+
+// BatchWriteItem's limits: 25 requests a call; unprocessed items are sent again a few
+// times, with a short growing wait, as the developer guide advises.
+const (
+	maxBatchWrite = 25
+	maxBatchTries = 5
+)
+
+// ledgerItem is a ledger entry's item.
+func ledgerItem(e LedgerEntry) (dynamostore.Item, error) {
 	it := dynamostore.Item{
 		"tenant_id":    dynamostore.Str(e.Tenant),
 		"record":       dynamostore.Str(ledgerPrefix(e.Entity, e.RecordID) + dynamostore.FormatTime(e.Time) + "#" + e.ID),
@@ -246,11 +294,11 @@ func (s *DynamoStore) Append(ctx context.Context, e LedgerEntry) error {
 	if len(e.Trail) > 0 {
 		trail, err := json.Marshal(e.Trail)
 		if err != nil {
-			return fmt.Errorf("ledger entry trail: %w", err)
+			return nil, fmt.Errorf("ledger entry trail: %w", err)
 		}
 		it["trail"] = dynamostore.Str(string(trail))
 	}
-	return s.put(ctx, it, "ledger entry")
+	return it, nil
 }
 
 // Recent implements Ledger with a consistent read, so a write just made is

@@ -37,13 +37,16 @@ func New(b *platform.Base) (*flow.Service, error) {
 		return nil, err
 	}
 	store := flow.NewDynamoStore(b.DB, b.Config.Table(blueprint.Flows))
-	x := &flow.Executor{Store: store, Guard: g, SyncErrors: Reporter{se.Reporter()}, Now: b.Clock(),
+	// The executors read the tenant's flows through a per-process cache (issue 37 §3);
+	// the settings routes (Service.Store) read the table.
+	runs := &flow.CachedFlows{Store: store, TTL: b.Config.TenantCacheTTL}
+	x := &flow.Executor{Store: runs, Guard: g, SyncErrors: Reporter{se.Reporter()}, Now: b.Clock(),
 		Trails: governance.Trails{Ledger: b.GovernanceStore()}, XRefs: store, Finder: Finders{guarded.Connectors(b)}}
 	// The sync-error retries run with this executor's redrive, and every run's write that
 	// lands pulls forward the retries waiting on its system ("connection back online").
 	// The retries of failed runs re-run the flow with an executor of their own: its
 	// failures are the retry's attempts, never new sync errors.
-	se.Flows = FlowReruns{X: &flow.Executor{Store: store, Guard: g, Now: b.Clock(), Trails: x.Trails, XRefs: store, Finder: x.Finder},
+	se.Flows = FlowReruns{X: &flow.Executor{Store: runs, Guard: g, Now: b.Clock(), Trails: x.Trails, XRefs: store, Finder: x.Finder},
 		Read: Connectors{guarded.Connectors(b)}}
 	rt, err := se.Retrier()
 	if err != nil {

@@ -39,8 +39,11 @@ func Guard(b *platform.Base) (*governance.Guard, error) {
 			alerter.Events = eventbus.New(b.AWS, b.Endpoint("EventBridge"), bus)
 		}
 		store := b.GovernanceStore()
+		// The manifest is kept for the tenant cache's TTL: a flow event's write reads no
+		// overrides from the table while they are fresh (issue 37 §3).
+		manifests := &governance.CachedManifests{Source: b.Manifests(), TTL: b.Config.TenantCacheTTL}
 		g, err := governance.NewGuard(governance.Deps{
-			Manifests: b.Manifests(), Ledger: store, Records: store,
+			Manifests: manifests, Ledger: store, Records: store,
 			Connectors: governance.RegistryConnectors(Connectors(b)), Scanner: b.DLP(), Audit: b.Audit,
 			Alerter: alerter, Now: b.Clock(), LoopWindow: b.Config.LoopWindow, Flaps: store,
 		})

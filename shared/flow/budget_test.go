@@ -1,0 +1,260 @@
+package flow_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	lambdaevents "github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/syncassist/syncassist/infra/compose"
+	"github.com/syncassist/syncassist/infra/emulators/emutest"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/connector/fakesystem"
+	"github.com/syncassist/syncassist/shared/flow"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/sqsqueue"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+// MaxDynamoCallsPerFlowEvent holds the DynamoDB calls of one flow event on the flow-event
+// function's warm path, so a change that adds one fails here (issue 37 §6). It is the count
+// measured on 2026-11-29 (15 before: the flows and the manifest are now cached per process,
+// the ledger and trail entries one BatchWriteItem). Issue 37 §3's goal is 5; what is left:
+// the webhook-id claim, the event's read and put and the run's put (StartRuns), the trail
+// and ledger queries, the flapping counter, the rate budget, two audit records and the
+// run's save — folding those needs TransactWriteItems, which dynalite lacks (LOCAL-AWS.md).
+const MaxDynamoCallsPerFlowEvent = 12
+
+// callCounter counts the DynamoDB calls the service's clients make, by operation and
+// table, with an SDK middleware in the Initialize step as make cost's meter does
+// (infra/cost/meter.go), so the service's requests are unchanged.
+type callCounter struct {
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (c *callCounter) install(cfg *aws.Config) {
+	cfg.APIOptions = append(cfg.APIOptions, func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("budgetCounter", c.handle), middleware.After)
+	})
+}
+
+func (c *callCounter) handle(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+	op := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", in.Parameters), "*dynamodb."), "Input")
+	if strings.HasPrefix(fmt.Sprintf("%T", in.Parameters), "*dynamodb.") {
+		c.mu.Lock()
+		c.calls[op+" "+tableOf(in.Parameters)]++
+		c.mu.Unlock()
+	}
+	return next.HandleInitialize(ctx, in)
+}
+
+// tableOf names the tables a call touches, for the failure message.
+func tableOf(p any) string {
+	switch p := p.(type) {
+	case *dynamodb.GetItemInput:
+		return aws.ToString(p.TableName)
+	case *dynamodb.PutItemInput:
+		return aws.ToString(p.TableName)
+	case *dynamodb.UpdateItemInput:
+		return aws.ToString(p.TableName)
+	case *dynamodb.DeleteItemInput:
+		return aws.ToString(p.TableName)
+	case *dynamodb.QueryInput:
+		return aws.ToString(p.TableName) + "/" + aws.ToString(p.IndexName)
+	case *dynamodb.BatchGetItemInput:
+		return strings.Join(slices.Sorted(maps.Keys(p.RequestItems)), "+")
+	case *dynamodb.BatchWriteItemInput:
+		return strings.Join(slices.Sorted(maps.Keys(p.RequestItems)), "+")
+	case *dynamodb.TransactWriteItemsInput:
+		var tables []string
+		for _, it := range p.TransactItems {
+			switch {
+			case it.Put != nil:
+				tables = append(tables, aws.ToString(it.Put.TableName))
+			case it.Update != nil:
+				tables = append(tables, aws.ToString(it.Update.TableName))
+			case it.ConditionCheck != nil:
+				tables = append(tables, aws.ToString(it.ConditionCheck.TableName))
+			case it.Delete != nil:
+				tables = append(tables, aws.ToString(it.Delete.TableName))
+			}
+		}
+		return strings.Join(tables, "+")
+	}
+	return ""
+}
+
+// take returns the counts so far, their total, and starts again.
+func (c *callCounter) take() (map[string]int, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out, n := c.calls, 0
+	for _, v := range out {
+		n += v
+	}
+	c.calls = map[string]int{}
+	return out, n
+}
+
+// budgetStack is the flow-event function's wiring on a private stage, its DynamoDB calls
+// counted, with a tenant whose host ERP customer phone flows to a fake Salesforce's
+// Account.
+type budgetStack struct {
+	fn    platform.HTTPHandler
+	calls *callCounter
+	crm   *fakesystem.Server
+	key   []byte
+	// vendor are the requests the fake CRM received ("GET /services/…").
+	mu     sync.Mutex
+	vendor []string
+}
+
+func newBudgetStack(t *testing.T) *budgetStack {
+	t.Helper()
+	ctx := context.Background()
+	stage := emutest.Stage(t)
+	prov, err := compose.Provision(ctx, emutest.Config(t), stage, sqsqueue.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("STAGE", stage)
+	t.Setenv("LOG_LEVEL", "error")
+	t.Setenv(platform.EnvConnectorsAllowLocal, "true")
+	for k, v := range prov.Env() {
+		t.Setenv(k, v)
+	}
+	cfg, err := platform.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	awsCfg, err := platform.AWSConfigFromEnv(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &budgetStack{calls: &callCounter{calls: map[string]int{}}, crm: fakesystem.New(connector.SystemCRM)}
+	s.calls.install(&awsCfg)
+	deps, err := compose.New(ctx, platform.New(cfg, awsCfg, os.Getenv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.vendor = append(s.vendor, r.Method+" "+r.URL.Path)
+		s.mu.Unlock()
+		s.crm.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	admin := tenant.Admin{Store: deps.Tenants, Keeper: deps.Keeper}
+	secrets, err := admin.Create(ctx, "budget", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.key, err = webhook.ParseSecret(secrets[tenant.FlowPurpose(string(connector.SystemHostERP))]); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range tenant.FeatureFlags {
+		if err := admin.Set(ctx, "budget", k, "true"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := admin.SetConnector(ctx, "budget", string(connector.SystemCRM), srv.URL, ""); err != nil {
+		t.Fatal(err)
+	}
+	overrides := []governance.Entry{{Entity: "account", Field: "Phone", Owner: connector.SystemHostERP, Policy: governance.PolicySourceWins}}
+	if err := deps.Manifests().(*governance.TenantManifests).SetOverrides(ctx, "budget", overrides); err != nil {
+		t.Fatal(err)
+	}
+	f := flow.Flow{ID: "erp-customer-to-crm", Enabled: true,
+		Source:  flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"},
+		Target:  flow.Endpoint{System: connector.SystemCRM, Entity: "Account"},
+		Mapping: map[string]string{"Phone": "phone"}}
+	if err := flow.NewDynamoStore(deps.DB, deps.Config.Table(blueprint.Flows)).PutFlow(ctx, "budget", f); err != nil {
+		t.Fatal(err)
+	}
+	if s.fn, err = deps.HTTPLambda(blueprint.FuncFlowEvent); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// post sends customer i's phone change as the host ERP's signed event and wants one run
+// written.
+func (s *budgetStack) post(t *testing.T, i int) {
+	t.Helper()
+	s.crm.Seed("Account", fmt.Sprintf("C-%d", i), map[string]any{"Phone": "+49 40 0", "Name": "Budget"})
+	body, _ := json.Marshal(map[string]any{"eventId": fmt.Sprintf("ev-%d", i), "entity": "customer",
+		"recordId": fmt.Sprintf("C-%d", i), "changedAt": time.Now().UTC().Format(time.RFC3339),
+		"fields": map[string]any{"phone": fmt.Sprintf("+49 40 %d", 1000+i)}})
+	h := http.Header{}
+	webhook.Sign(s.key, webhook.NewMessageID(), time.Now(), body).Set(h)
+	ev := lambdaevents.APIGatewayV2HTTPRequest{RawPath: "/api/flows/events/hosterp", Body: string(body),
+		Headers: map[string]string{"content-type": "application/json", "x-tenant-id": "budget"},
+		RequestContext: lambdaevents.APIGatewayV2HTTPRequestContext{HTTP: lambdaevents.APIGatewayV2HTTPRequestContextHTTPDescription{
+			Method: http.MethodPost, Path: "/api/flows/events/hosterp"}}}
+	for k := range h {
+		ev.Headers[strings.ToLower(k)] = h.Get(k)
+	}
+	resp, err := s.fn(context.Background(), ev)
+	if err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("event %d: %v %d %s", i, err, resp.StatusCode, resp.Body)
+	}
+	var out struct{ RunIDs []string }
+	if json.Unmarshal([]byte(resp.Body), &out) != nil || len(out.RunIDs) != 1 {
+		t.Fatalf("event %d started %s", i, resp.Body)
+	}
+}
+
+// takeVendor returns the CRM's requests so far and starts again.
+func (s *budgetStack) takeVendor() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.vendor
+	s.vendor = nil
+	return out
+}
+
+// TestFlowEventStaysWithinItsDynamoDBBudget holds a warm flow event (one run, one guarded
+// write through) to MaxDynamoCallsPerFlowEvent DynamoDB calls, and to no vendor call beyond
+// the write's own: no metadata (describe) read of the vendor per event.
+func TestFlowEventStaysWithinItsDynamoDBBudget(t *testing.T) {
+	s := newBudgetStack(t)
+	s.post(t, 0) // the first event fills the per-process caches (tenant, manifest, connector)
+	s.calls.take()
+	s.takeVendor()
+	const events = 3
+	for i := 1; i <= events; i++ {
+		s.post(t, i)
+		calls, n := s.calls.take()
+		if n > MaxDynamoCallsPerFlowEvent {
+			t.Errorf("event %d made %d DynamoDB calls, budget %d: %v", i, n, MaxDynamoCallsPerFlowEvent, calls)
+		} else {
+			t.Logf("event %d: %d DynamoDB calls: %v", i, n, calls)
+		}
+		account := fmt.Sprintf("/services/data/v%s/sobjects/Account/C-%d", connector.SalesforceAPIVersion, i)
+		// The read of read-compare-write, the PATCH, and the read back of the record the
+		// connector answers (Salesforce's PATCH answers 204 without a body): no describe.
+		if got, want := s.takeVendor(), []string{"GET " + account, "PATCH " + account, "GET " + account}; !slices.Equal(got, want) {
+			t.Errorf("event %d: the CRM was asked %q, want only %q", i, got, want)
+		}
+	}
+	if got := len(s.crm.Writes()); got != events+1 {
+		t.Fatalf("the fake CRM applied %d writes for %d events", got, events+1)
+	}
+}
