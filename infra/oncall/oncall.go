@@ -9,6 +9,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/platform"
 )
@@ -92,7 +93,11 @@ var (
 		Journey: platform.JourneyFlowEvent}
 	ConsoleReads = Objective{Name: "console-reads", Title: "Console reads answered without 5xx", Target: 0.999,
 		Journey: platform.JourneyConsoleRead}
-	Objectives = []Objective{IngestAccepted, DiagnosisOnTime, ApproveWriteBack, FlowEventAccepted, ConsoleReads}
+	// A flow run's decision (written, skipped, refused, held, a loop broken, failed into a
+	// sync error) from the event's receipt; a run waiting on a retry counts when decided.
+	FlowEventDecided = Objective{Name: "flow-event-decided", Title: "Flow event written or decided within 5 minutes", Target: 0.99,
+		LatencyMetric: flow.MetricFlowDecisionLatency, LatencyBound: 5 * time.Minute}
+	Objectives = []Objective{IngestAccepted, DiagnosisOnTime, ApproveWriteBack, FlowEventAccepted, FlowEventDecided, ConsoleReads}
 )
 
 // Kind is a kind of cause alarm: one per resource (a DLQ, a function, a table) or one

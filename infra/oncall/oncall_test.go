@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/emf"
+	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/platform"
 )
@@ -141,5 +142,27 @@ func TestAlarmNames(t *testing.T) {
 	}
 	if IngestAccepted.Budget() != 0.001 || Human(6*time.Hour) != "6 h" || Human(30*time.Minute) != "30 min" {
 		t.Errorf("budget %g", IngestAccepted.Budget())
+	}
+}
+
+// The flow objective reads the executor's decision latency: a run decided after 5
+// minutes is bad, one at 5 minutes is not.
+func TestMeasureFlowDecisions(t *testing.T) {
+	var ms []emf.Metric
+	for _, latency := range []time.Duration{time.Second, 5 * time.Minute, 6 * time.Minute} {
+		ms = append(ms, emf.Metric{Time: time.Now(), Dimensions: []string{"outcome"}, Fields: map[string]any{"outcome": "written"},
+			Counts: map[string]float64{flow.MetricFlowRuns: 1, flow.MetricFlowDecisionLatency: float64(latency.Milliseconds())}})
+	}
+	found := false
+	for _, s := range Measure(ParseEMF(logOf(t, ms...))) {
+		if s.Objective.Name == FlowEventDecided.Name {
+			found = true
+			if s.Total != 3 || s.Bad != 1 || !s.Burns(Fast) {
+				t.Errorf("flow decisions %+v", s)
+			}
+		}
+	}
+	if !found {
+		t.Error("no objective reads the flow decisions")
 	}
 }

@@ -41,7 +41,11 @@ var (
 | filter ispresent(OwnershipRejections) or decision = "loop_blocked"
 | stats count(*) as refusals by tenant, system, decision
 | sort refusals desc`}
-	Queries = []Query{QueryRequests5xx, QueryErrors, QueryDiagnosis, QueryThrottles, QueryGovernance}
+	QueryFlowDecisions = Query{Name: "flow-decision-latency", Text: `fields @timestamp, tenant, flow, outcome, run, FlowDecisionLatency
+| filter ispresent(FlowDecisionLatency)
+| stats count(*) as runs, pct(FlowDecisionLatency, 50) as p50, pct(FlowDecisionLatency, 99) as p99, max(FlowDecisionLatency) as slowest by outcome, bin(5m)
+| sort @timestamp desc`}
+	Queries = []Query{QueryRequests5xx, QueryErrors, QueryDiagnosis, QueryThrottles, QueryGovernance, QueryFlowDecisions}
 )
 
 // FullName is the query definition's name.

@@ -31,7 +31,7 @@ const maxAlarmMetrics = 10
 // notify the ticket topic only, so one incident pages once: through its objective.
 //
 // They live in a nested stack, OnCall, with the page topic and the saved queries: the
-// service's stack is within a few dozen resources of CloudFormation's 500, and these 37
+// service's stack is within a few dozen resources of CloudFormation's 500, and these 44
 // cost it one.
 func (c *Alarms) objectives(props *AlarmsProps, key awskms.IKey) {
 	c.OnCall = awscdk.NewNestedStack(c.Construct, jsii.String("OnCall"), &awscdk.NestedStackProps{

@@ -102,6 +102,8 @@ func (x *Executor) start(ctx context.Context, tenantID string, system connector.
 	for _, r := range runs {
 		if r.Outcome == OutcomeRetrying {
 			x.attempt(ctx, r)
+		} else {
+			emitDecided(r, now) // skipped at once
 		}
 	}
 	return ids, true, nil
@@ -176,7 +178,9 @@ func (x *Executor) attempt(ctx context.Context, r Run) Run {
 	if err := x.Store.SaveRun(ctx, r, attempts); err != nil {
 		httpapi.Logger(ctx).Error("flow run outcome not stored; the redrive retries it",
 			"tenant", r.TenantID, "run", r.ID, "outcome", r.Outcome, "error", err)
+		return r
 	}
+	emitDecided(r, r.UpdatedAt)
 	return r
 }
 
