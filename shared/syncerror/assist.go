@@ -165,22 +165,68 @@ func (o *Operator) coApprove(w http.ResponseWriter, r *http.Request, actor ident
 
 var errRefused = errors.New("refused")
 
-// annotate says on each pending row who may approve it and why.
+// annotate says on each pending or escalated row who may approve it, by which rule, and
+// who can for the viewer of ctx; on an escalated row, why it was escalated.
 func (o *Operator) annotate(ctx context.Context, tenantID string, rows []*Summary, claims []Claim) {
-	if o.Assist == nil || len(rows) == 0 {
+	if len(rows) == 0 {
 		return
+	}
+	viewer, _ := identity.FromContext(ctx)
+	approver := viewer.HasRole(identity.RoleApprover)
+	pol, err := o.policy(ctx, tenantID)
+	if err != nil {
+		httpapi.Logger(ctx).Error("approval policy unreadable; rows shown without it", "error", err)
+	}
+	for i, c := range claims {
+		rows[i].Escalation = escalationOf(c)
+		if err != nil {
+			continue
+		}
+		if d, ok := decisionOf(pol, c); ok {
+			rows[i].Decider = d.Decider(c.Status, approver)
+			if pol != nil {
+				rows[i].Approval = &d
+			}
+		}
+	}
+}
+
+// policy is the tenant's approval policy; nil without one (approvers approve).
+func (o *Operator) policy(ctx context.Context, tenantID string) (*Policy, error) {
+	if o.Assist == nil {
+		return nil, nil
 	}
 	pol, err := o.Assist.policies().Get(ctx, tenantID)
 	if err != nil {
-		httpapi.Logger(ctx).Error("approval policy unreadable; rows shown without it", "error", err)
-		return
+		return nil, err
 	}
-	for i, c := range claims {
-		if decidable(c.Status) && c.Proposal != nil {
-			d := pol.Decide(FactsOf(c, fixOf(c)))
-			rows[i].Approval = &d
+	return &pol, nil
+}
+
+// decisionOf is who may approve c's fix by pol (approvers without a policy); false for a
+// row nobody decides now or with no fix proposed yet.
+func decisionOf(pol *Policy, c Claim) (Decision, bool) {
+	if !decidable(c.Status) || c.Proposal == nil {
+		return Decision{}, false
+	}
+	if pol == nil {
+		return Decision{Apply: ApplyApprover}, true
+	}
+	return pol.Decide(FactsOf(c, fixOf(c))), true
+}
+
+// escalationOf is the escalate that made c escalated: its newest "escalated" entry.
+func escalationOf(c Claim) *HistoryEntry {
+	if c.Status != StatusEscalated {
+		return nil
+	}
+	for i := len(c.History) - 1; i >= 0; i-- {
+		if c.History[i].Action == "escalated" {
+			h := c.History[i]
+			return &h
 		}
 	}
+	return nil
 }
 
 // learnDecision keeps a human decision on c's fix as knowledge, and compares it with what

@@ -103,6 +103,17 @@ type ListQuery struct {
 	Oldest bool
 	Limit  int
 	Cursor string
+	// Statuses, when set, lists these statuses as one listing (status "open" or "any"):
+	// Operator.list merges a store page of each (listmerge.go). A store lists Status.
+	Statuses []Status
+	// Share is how many statuses one merged page reads: a store divides its scan bound by
+	// it, so a merged page examines about as many rows as one status's page.
+	Share int
+	// Decider keeps rows whose fix the viewer can approve ("you") or that need an approver
+	// or two: Operator applies it to a bounded window (listsort.go); a store ignores it.
+	// Approver says whether the viewer holds the approver role.
+	Decider  string
+	Approver bool
 }
 
 // Filtered reports whether q narrows the status by anything but time: then a store reads

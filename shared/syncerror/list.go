@@ -10,20 +10,37 @@ import (
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 var classPattern = regexp.MustCompile(`^[a-z_]{1,32}$`)
 
-// Sorts of the queue: newest and oldest follow the by_status index; class and confidence
-// have no index and are sorted in a bounded window (listsort.go).
+// Sorts of the queue: newest and oldest follow the by_status index; class, confidence and
+// escalated (newest escalation first) have no index and are sorted in a bounded window
+// (listsort.go).
 const (
 	SortNewest     = "newest"
 	SortOldest     = "oldest"
 	SortClass      = "class"
 	SortConfidence = "confidence"
+	SortEscalated  = "escalated"
 )
 
-var sorts = []string{SortNewest, SortOldest, SortClass, SortConfidence}
+var sorts = []string{SortNewest, SortOldest, SortClass, SortConfidence, SortEscalated}
+
+// Statuses the listing takes beside one row status: open (what still waits on someone:
+// pending, retrying, escalated) and any (every status). Each is a merge of one store
+// listing per status (listmerge.go).
+const (
+	StatusOpen = "open"
+	StatusAny  = "any"
+)
+
+// OpenStatuses are the statuses of status=open.
+var OpenStatuses = []Status{StatusPending, StatusRetrying, StatusEscalated}
+
+// listStatuses are the listing's status values: each row status, then open and any.
+func listStatuses() []string { return append(statusNames(), StatusOpen, StatusAny) }
 
 // MaxSearchLen bounds the search text.
 const MaxSearchLen = 200
@@ -34,9 +51,11 @@ const MaxSystemLen = 128
 
 // listFilters reads the queue's own filters: class (an error class), since (RFC 3339:
 // rows claimed at or after it, which is how the console's age filter asks), q (search),
-// assignee ("me", "none" or a user id), tag, system (the external system exactly as the
-// host sent it: not trimmed, case-sensitive), and sort. It answers 400 with every field
-// error and returns false on bad input.
+// assignee ("me", "none" or a user id), tag, system (an external system as the host sent
+// it, compared without case, or the system it resolves to: systems.go), decider (who can
+// approve, for the caller: you, approver, two_approvers) and sort; status open and any
+// become the statuses they merge. It answers 400 with every field error and returns false
+// on bad input.
 func listFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, q ListQuery) (ListQuery, string, bool) {
 	var errs []httpapi.FieldError
 	bad := func(f, m string) { errs = append(errs, httpapi.FieldError{Field: f, Message: m}) }
@@ -71,6 +90,16 @@ func listFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, 
 	if q.System = v.Get("system"); !plainText(q.System, MaxSystemLen) {
 		bad("system", "must be an external system such as webshop: at most 128 characters, without control characters")
 	}
+	switch q.Status {
+	case StatusOpen:
+		q.Statuses = OpenStatuses
+	case StatusAny:
+		q.Statuses = Statuses
+	}
+	if q.Decider = v.Get("decider"); q.Decider != "" && !slices.Contains(Deciders, q.Decider) {
+		bad("decider", "must be one of "+strings.Join(Deciders, ", "))
+	}
+	q.Approver = who.HasRole(identity.RoleApprover)
 	sort := v.Get("sort")
 	if sort == "" {
 		sort = SortNewest
@@ -91,4 +120,23 @@ func listFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, 
 // mistake it is instead of answering an empty queue.
 func plainText(s string, max int) bool {
 	return utf8.ValidString(s) && utf8.RuneCountInString(s) <= max && !hasControl(s)
+}
+
+// listing is the queue listing's answer: the page, and on the first page the systems the
+// System filter offers (systemChoices), so the console needs no read of its own for them.
+type listing struct {
+	Items      []Summary      `json:"items"`
+	NextCursor *string        `json:"nextCursor"`
+	Systems    []SystemChoice `json:"systems,omitempty"`
+}
+
+func writeListing(w http.ResponseWriter, items []Summary, next string, first bool, names tenant.Config) {
+	l := listing{Items: items}
+	if next != "" {
+		l.NextCursor = &next
+	}
+	if first {
+		l.Systems = systemChoices(names)
+	}
+	httpapi.WriteJSON(w, http.StatusOK, l)
 }

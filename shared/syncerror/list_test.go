@@ -175,26 +175,27 @@ func seedSystems(t *testing.T, f *opFixture) {
 	}
 }
 
-// system= keeps one integration's rows, exactly as the host named it, with every other
-// filter and sort, in the listing, the CSV export and the grouped view.
+// system= keeps one integration's rows, named as the host named it in any case (issue 35
+// §2: "Webshop" and "webshop" are one system), with every other filter and sort, in the
+// listing, the CSV export and the grouped view.
 func TestListFiltersBySystem(t *testing.T) {
 	f := maskedFixture(t)
 	seedSystems(t, f)
 	c, _ := f.claims.Get(context.Background(), "acme", syncerror.ClaimID("acme", "E-3"))
 	f.call(t, "acme", "POST", "/p/"+c.ID+"/triage", `{"assign":{"to":"alice","from":""}}`)
 	for q, want := range map[string][]string{
-		"limit=1&system=webshop":                     {"E-5", "E-3", "E-0"},
-		"limit=1&system=webshop&sort=oldest":         {"E-0", "E-3", "E-5"},
-		"limit=1&system=webshop&sort=class":          {"E-5", "E-3", "E-0"},
+		"limit=1&system=webshop":                     {"E-5", "E-4", "E-3", "E-0"},
+		"limit=1&system=webshop&sort=oldest":         {"E-0", "E-3", "E-4", "E-5"},
+		"limit=1&system=webshop&sort=class":          {"E-5", "E-4", "E-3", "E-0"},
 		"limit=1&system=webshop&assignee=me":         {"E-3"},
-		"limit=1&system=webshop&assignee=none":       {"E-5", "E-0"},
+		"limit=1&system=webshop&assignee=none":       {"E-5", "E-4", "E-0"},
 		"limit=1&system=webshop&q=e-0":               {"E-0"},
-		"limit=1&system=Webshop":                     {"E-4"},
+		"limit=1&system=WEBSHOP":                     {"E-5", "E-4", "E-3", "E-0"},
 		"limit=1&system=shipstation":                 {"E-1"},
 		"limit=1&system=web":                         nil,
 		"limit=1&system=webshop&class=value":         nil, // undiagnosed rows have no class
 		"limit=1&system=":                            {"E-5", "E-4", "E-3", "E-2", "E-1", "E-0"},
-		"limit=1&system=webshop&since=" + sinceParam: {"E-5", "E-3"},
+		"limit=1&system=webshop&since=" + sinceParam: {"E-5", "E-4", "E-3"},
 	} {
 		if got := f.listAll(t, q); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s = %v, want %v", q, got, want)

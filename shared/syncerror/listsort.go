@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // SortWindow is how many rows a class or confidence sort orders. DynamoDB keeps a status's
@@ -20,10 +21,16 @@ const SortWindow = 500
 // window: its value is the window's size, and the console says the sort is of those rows.
 const SortWindowHeader = "X-Sort-Window"
 
+// windowed reports whether q in sort order is answered from a bounded window: a sort
+// with no index, or the decider filter (the approval policy is not in the table).
+func windowed(q ListQuery, sort string) bool {
+	return sort == SortClass || sort == SortConfidence || sort == SortEscalated || q.Decider != ""
+}
+
 // sortedPage answers one page of the listing in the order sort names.
 func (o *Operator) sortedPage(ctx context.Context, tenantID string, q ListQuery, sort string) (Page, bool, error) {
-	if sort != SortClass && sort != SortConfidence {
-		p, err := o.Claims.List(ctx, tenantID, q)
+	if !windowed(q, sort) {
+		p, err := o.list(ctx, tenantID, q)
 		return p, false, err
 	}
 	off := 0
@@ -39,12 +46,20 @@ func (o *Operator) sortedPage(ctx context.Context, tenantID string, q ListQuery,
 		return Page{}, false, err
 	}
 	// Stable on the newest-first read: among equals the newest row comes first.
-	slices.SortStableFunc(all, func(a, b Claim) int {
-		if sort == SortClass {
-			return cmp.Compare(classOf(a), classOf(b))
-		}
-		return -cmp.Compare(confidenceOf(a), confidenceOf(b))
-	})
+	switch sort {
+	case SortOldest:
+		slices.Reverse(all)
+	case SortClass, SortConfidence, SortEscalated:
+		slices.SortStableFunc(all, func(a, b Claim) int {
+			switch sort {
+			case SortClass:
+				return cmp.Compare(classOf(a), classOf(b))
+			case SortEscalated:
+				return escalatedAt(b).Compare(escalatedAt(a))
+			}
+			return -cmp.Compare(confidenceOf(a), confidenceOf(b))
+		})
+	}
 	off = min(off, len(all))
 	end := min(off+q.Limit, len(all))
 	p := Page{Claims: all[off:end]}
@@ -56,16 +71,21 @@ func (o *Operator) sortedPage(ctx context.Context, tenantID string, q ListQuery,
 
 // collect reads up to max rows of q from the first page on, newest first, and reports
 // whether more were left. It reads at most 2·max/MaxListLimit store pages, each bounded by
-// ListScanCap, so a filter that matches little cannot make it read the whole status.
+// ListScanCap, so a filter that matches little cannot make it read the whole status. The
+// decider filter keeps the rows it names among those read.
 func (o *Operator) collect(ctx context.Context, tenantID string, q ListQuery, max int) ([]Claim, bool, error) {
+	keep, err := o.deciderFilter(ctx, tenantID, q)
+	if err != nil {
+		return nil, false, err
+	}
 	var claims []Claim
 	q.Cursor, q.Limit, q.Oldest = "", MaxListLimit, false
 	for pages := 1; ; pages++ {
-		page, err := o.Claims.List(ctx, tenantID, q)
+		page, err := o.list(ctx, tenantID, q)
 		if err != nil {
 			return nil, false, err
 		}
-		claims = append(claims, page.Claims...)
+		claims = append(claims, slices.DeleteFunc(page.Claims, func(c Claim) bool { return !keep(c) })...)
 		if q.Cursor = page.NextCursor; q.Cursor == "" {
 			return claims, false, nil
 		}
@@ -73,6 +93,32 @@ func (o *Operator) collect(ctx context.Context, tenantID string, q ListQuery, ma
 			return claims[:min(max, len(claims))], true, nil
 		}
 	}
+}
+
+// deciderFilter keeps the rows whose decider (for the viewer q names) is q.Decider; every
+// row when q has none. It reads the tenant's policy once.
+func (o *Operator) deciderFilter(ctx context.Context, tenantID string, q ListQuery) (func(Claim) bool, error) {
+	if q.Decider == "" {
+		return func(Claim) bool { return true }, nil
+	}
+	pol, err := o.policy(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	return func(c Claim) bool {
+		d, ok := decisionOf(pol, c)
+		return ok && d.Decider(c.Status, q.Approver) == q.Decider
+	}, nil
+}
+
+// escalatedAt is when c was escalated (its newest escalate), else when it was claimed.
+func escalatedAt(c Claim) time.Time {
+	for i := len(c.History) - 1; i >= 0; i-- {
+		if c.History[i].Action == "escalated" {
+			return c.History[i].At
+		}
+	}
+	return c.ClaimedAt
 }
 
 // classOf sorts undiagnosed rows last.

@@ -108,6 +108,11 @@ type Summary struct {
 	ApplyError string `json:"applyError,omitempty"`
 	// Approval says, on a pending row, who may approve its fix and by which rule.
 	Approval *Decision `json:"approval,omitempty"`
+	// Decider says who can approve the fix, for the viewer (Decision.Decider): you,
+	// approver or two_approvers; absent where nobody decides now.
+	Decider string `json:"decider,omitempty"`
+	// Escalation is, on an escalated row, the escalate that made it so: who, when, why.
+	Escalation *HistoryEntry `json:"escalation,omitempty"`
 	// Source is "learned" when the proposal comes from the tenant's knowledge.
 	Source string `json:"source,omitempty"`
 	RetryView
@@ -208,7 +213,7 @@ func (o *Operator) ListHandler() http.Handler {
 			return
 		}
 		q, ok := httpapi.ParseList(w, r, httpapi.ListSpec{DefaultLimit: DefaultListLimit, MaxLimit: MaxListLimit,
-			Statuses: statusNames()})
+			Statuses: listStatuses()})
 		if !ok {
 			return
 		}
@@ -241,7 +246,7 @@ func (o *Operator) ListHandler() http.Handler {
 		}
 		nameSystems(names, rows)
 		o.annotate(r.Context(), id.TenantID, rows, page.Claims)
-		httpapi.WriteList(w, items, page.NextCursor)
+		writeListing(w, items, page.NextCursor, q.Cursor == "", names)
 	})
 }
 

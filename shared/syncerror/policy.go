@@ -92,6 +92,36 @@ type Decision struct {
 	Mode   string `json:"mode,omitempty"`
 }
 
+// Who can approve a row, as the queue's chip and filter say it to the viewer.
+const (
+	DeciderYou          = "you"
+	DeciderApprover     = "approver"
+	DeciderTwoApprovers = "two_approvers"
+)
+
+// Deciders lists the values of the queue's decider filter.
+var Deciders = []string{DeciderYou, DeciderApprover, DeciderTwoApprovers}
+
+// Decider says who can approve, for a viewer who is an approver or not, the fix of a row in
+// status s that d decides: DeciderTwoApprovers for a two-approver rule (whoever looks),
+// DeciderYou when the viewer may approve it alone, else DeciderApprover (an escalated row
+// waits for an approver whatever its rule). "" for a row nobody decides now.
+func (d Decision) Decider(s Status, approver bool) string {
+	switch {
+	case s != StatusPending && s != StatusEscalated:
+		return ""
+	case d.Apply == ApplyTwoApprovers:
+		return DeciderTwoApprovers
+	case approver:
+		return DeciderYou
+	case s == StatusEscalated:
+		return DeciderApprover
+	case d.Apply == ApplyOperator || d.Apply == ApplyAuto:
+		return DeciderYou
+	}
+	return DeciderApprover
+}
+
 // FixFacts is what a rule is matched against.
 type FixFacts struct {
 	Class  string

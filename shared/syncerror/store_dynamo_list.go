@@ -21,7 +21,8 @@ import (
 // keep one request from reading a whole status, a filtered page examines at most
 // ListScanCap rows (listMaxReads queries of listFilteredReads) and then ends with a cursor
 // at the last row examined, even with fewer rows than asked for (or none); the next page
-// goes on from there. Search is case-insensitive on rows that carry search_ids and
+// goes on from there. A listing of several statuses (status open or any) is one such Query
+// per status, merged by the operator (listmerge.go), each with its share of the bound. Search is case-insensitive on rows that carry search_ids and
 // search_msg (lower-cased error id and record id, and message, written with the row and
 // with a new message) and exact-case on rows claimed before they existed.
 const (
@@ -100,6 +101,11 @@ func (s *DynamoClaims) List(ctx context.Context, tenantID string, q ListQuery) (
 	cursorOf := func(c Claim) string {
 		return dynamostore.EncodeCursor(dynamostore.FormatTime(c.ClaimedAt) + "#" + c.ID)
 	}
+	// A merged listing's statuses share one page's bound (listmerge.go).
+	maxReads := listMaxReads
+	if q.Share > 1 {
+		maxReads = max(1, listMaxReads/q.Share)
+	}
 	for reads := 0; ; reads++ {
 		out, err := s.client.Query(ctx, in)
 		if err != nil {
@@ -119,7 +125,7 @@ func (s *DynamoClaims) List(ctx context.Context, tenantID string, q ListQuery) (
 		if out.LastEvaluatedKey == nil {
 			return p, nil
 		}
-		if reads+1 == listMaxReads {
+		if reads+1 == maxReads {
 			// The cap: go on from the last row examined, which may be past the last
 			// row answered.
 			p.NextCursor = dynamostore.EncodeCursor(dynamostore.GetString(out.LastEvaluatedKey, "claimed_sort"))

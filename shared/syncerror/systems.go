@@ -3,6 +3,7 @@ package syncerror
 import (
 	"context"
 
+	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -43,16 +44,36 @@ func ResolvedSystem(c tenant.Config, name string) string {
 
 // withSystemNames widens the listing's system filter from one name to every name that
 // resolves to the same system ("erp2" or "business central" lists the rows sent as
-// "Business Central", "BC" and "erp2" alike). A name that resolves to no system keeps the
-// exact filter.
+// "Business Central", "BC" and "erp2" alike). A name that resolves to no system is
+// compared trimmed and without case too ("WebShop" lists the rows sent as "webshop").
 func withSystemNames(c tenant.Config, q ListQuery) ListQuery {
 	if q.System == "" {
 		return q
 	}
 	if sys, ok := c.ResolveSystem(q.System); ok {
 		q.Systems = c.NamesOf(sys)
+	} else {
+		q.Systems = []string{q.System}
 	}
 	return q
+}
+
+// SystemChoice is a system the queue's System filter offers: a connector system, its
+// vendor's product name, and every name that resolves to it for the tenant.
+type SystemChoice struct {
+	System string   `json:"system"`
+	Vendor string   `json:"vendor"`
+	Names  []string `json:"names"`
+}
+
+// systemChoices lists every connector system with the names the tenant's aliases (and the
+// defaults) give it, host ERP first: what the System filter offers to pick.
+func systemChoices(c tenant.Config) []SystemChoice {
+	out := make([]SystemChoice, 0, len(connector.Systems))
+	for _, s := range connector.Systems {
+		out = append(out, SystemChoice{System: string(s), Vendor: s.Vendor(), Names: c.NamesOf(s)})
+	}
+	return out
 }
 
 // nameSystems sets each row's resolved system beside the name as sent.
