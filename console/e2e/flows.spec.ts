@@ -51,25 +51,33 @@ test("flows: an admin creates a poll flow, sees a refused field beside its input
   await expect(form.getByRole("group", { name: "Target" })).toContainText("must differ from the source");
   await form.getByRole("group", { name: "Target" }).getByLabel("System").selectOption("hosterp");
   await form.getByRole("group", { name: "Target" }).getByLabel("Entity").fill("salesOrder");
-  await form.getByLabel("Filter").fill("{not json");
+  // The filter and the match are fields, not JSON (issue 35 §5): one condition row, and a
+  // match field the server refuses beside its input, then one it takes.
+  await expect(form.getByRole("textbox", { name: "Filter", exact: true })).toHaveCount(0);
+  await form.getByRole("button", { name: "Add condition" }).click();
+  await form.getByLabel("Filter field, row 1").fill("orderStatus");
+  await form.getByLabel("Filter value, row 1").fill("shipped");
+  const match = form.getByRole("group", { name: "Match" });
+  await match.getByLabel("Find the target record by").selectOption("lookup");
+  await match.getByLabel("Target field", { exact: true }).fill("tran-id");
+  await match.getByLabel("Holds the source's").fill("orderNumber");
   await form.getByRole("button", { name: "Save flow" }).click();
-  await expect(form).toContainText("must be a JSON object");
-  await form.getByLabel("Filter").fill('{"orderStatus": "shipped"}');
-  // A match the server cannot use is refused with its reason; one it can is saved.
-  await form.getByLabel("Match").fill('{"by": "guess"}');
-  await form.getByRole("button", { name: "Save flow" }).click();
-  await expect(form).toContainText("must be externalId, lookup or none");
-  await form.getByLabel("Match").fill('{"by": "lookup", "field": "tranId", "sourceField": "orderNumber"}');
+  await expect(match).toContainText("must name a unique field of the target");
+  await expect(match.getByLabel("Target field", { exact: true })).toHaveAttribute("aria-invalid", "true");
+  await match.getByLabel("Target field", { exact: true }).fill("tranId");
   await form.getByRole("button", { name: "Save flow" }).click();
   await expect(page.getByRole("status").filter({ hasText: `Saved flow ${id}` })).toBeAttached();
   const row = defs.getByRole("row").filter({ has: page.getByRole("cell", { name: id, exact: true }) });
   await expect(row).toContainText("shipping/orders → hosterp/salesOrder");
+  await expect(row).toContainText('orderStatus = "shipped"');
   await expect(row.getByRole("cell", { name: /^poll/ })).toBeVisible();
 
   await row.getByRole("button", { name: `Edit ${id}` }).click();
   const edit = page.getByRole("form", { name: `Edit flow ${id}` });
   await expect(edit.getByLabel("Flow id")).toBeDisabled();
-  await expect(edit.getByLabel("Match")).toHaveValue(/"field":"tranId"/);
+  await expect(edit.getByRole("group", { name: "Match" }).getByLabel("Find the target record by")).toHaveValue("lookup");
+  await expect(edit.getByRole("group", { name: "Match" }).getByLabel("Target field", { exact: true })).toHaveValue("tranId");
+  await expect(edit.getByLabel("Filter value, row 1")).toHaveValue("shipped");
   await edit.getByLabel("Enabled").uncheck();
   await edit.getByRole("button", { name: "Save flow" }).click();
   await expect(row.getByText("disabled")).toBeVisible();
