@@ -52,6 +52,8 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
   const [groups, setGroups] = useState<ProposalGroupList | null>(null);
   const [version, setVersion] = useState(0);
   const selected = segments()[1];
+  const [filtersOpen, setFiltersOpen] = useState(false);
+  const filtersOn = [cls, age, whose, system, sort !== "newest" && sort].filter(Boolean).length;
 
   const query = (cursor: string | null) => {
     const q = new URLSearchParams({ status, limit: "25" });
@@ -75,6 +77,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
       });
     } catch (e) {
       setFailed(e);
+      if (!cursor) setRows([]); // the rows of the filters before are not this filter's
       setLoading(false);
       return [];
     }
@@ -212,6 +215,10 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
       <section class="list" aria-labelledby="queue-h">
         <div class="toolbar">
           <h1 id="queue-h">Sync-error queue</h1>
+          {/* On a phone the filters wait behind one button (style.css), so the rows start on the first screen. */}
+          <button type="button" class="filters-toggle" aria-expanded={filtersOpen} aria-controls="queue-filters"
+            onClick={() => setFiltersOpen(!filtersOpen)}>Filters{filtersOn ? ` (${filtersOn})` : ""}</button>
+          <div id="queue-filters" class={filtersOpen ? "filters open" : "filters"}>
           <label>
             Status{" "}
             <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
@@ -253,6 +260,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
               {SORTS.map((s) => <option value={s}>{s}</option>)}
             </select>
           </label>
+          </div>
           <form role="search" onSubmit={(e) => { e.preventDefault(); setSearch(((e.target as HTMLFormElement).q as HTMLInputElement).value.trim()); }}>
             <input type="search" name="q" aria-label="Search by error id, record id or text" placeholder="Error, record or text" defaultValue={search} />
           </form>
