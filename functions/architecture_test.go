@@ -24,6 +24,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/settings"
+	"github.com/syncassist/syncassist/shared/syncerror/ingestwire"
 	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
 	"github.com/syncassist/syncassist/shared/toolcatalog"
 )
@@ -130,6 +131,7 @@ var routeBuilders = map[string]platform.RoutesFunc{
 	"console.Routes":          console.Routes,
 	"guarded.Routes":          guarded.Routes,
 	"syncerrorwire.Routes":    syncerrorwire.Routes,
+	"ingestwire.Routes":       ingestwire.Routes,
 	"finance.Routes":          finance.Routes,
 	"toolcatalog.Routes":      toolcatalog.Routes,
 	"toolcatalog.ListRoutes":  toolcatalog.ListRoutes,

@@ -1,10 +1,12 @@
-// Command ingest is the Lambda behind POST /api/sync-error-assist/ingest.
+// Command ingest is the Lambda behind POST /api/sync-error-assist/ingest. It builds the
+// webhook alone (ingestwire), not the queue's operator routes, so it links no guard,
+// connector or EventBridge client.
 package main
 
 import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
-	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
+	"github.com/syncassist/syncassist/shared/syncerror/ingestwire"
 )
 
-func main() { platform.StartHTTP(blueprint.FuncIngest, syncerrorwire.Routes) }
+func main() { platform.StartHTTP(blueprint.FuncIngest, ingestwire.Routes) }

@@ -7,18 +7,15 @@ package wire
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
-	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/syncerror/ingestwire"
 )
 
 // Feature is the sync-error queue built on the platform: what its Lambdas and the local
@@ -41,7 +38,7 @@ type Feature struct {
 // New builds the feature: claims on the processed table, the diagnosis queue, and the
 // feature's settings (RECONCILE_STUCK_AFTER, DIAGNOSIS_STALE_AFTER).
 func New(b *platform.Base) (*Feature, error) {
-	f := &Feature{Base: b, Claims: syncerror.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed)), Queue: missingQueue{}}
+	f := &Feature{Base: b, Claims: syncerror.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed)), Queue: ingestwire.Queue(b)}
 	var err error
 	if f.StuckAfter, err = platform.EnvDuration(b.Getenv, "RECONCILE_STUCK_AFTER", syncerror.DefaultStuckAfter); err != nil {
 		return nil, err
@@ -56,9 +53,6 @@ func New(b *platform.Base) (*Feature, error) {
 		if f.RetrySchedule, err = syncerror.ParseRetrySchedule(v); err != nil {
 			return nil, err
 		}
-	}
-	if url := b.Getenv(blueprint.Diagnosis.EnvVar); url != "" {
-		f.Queue = sqsQueue{sqsqueue.NewSender(sqs.NewFromConfig(b.AWS, func(o *sqs.Options) { o.BaseEndpoint = b.Endpoint("SQS") }), url)}
 	}
 	return f, nil
 }
@@ -89,12 +83,10 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 }
 
 // mask is the data-class policy of stored sync errors (syncerror.Masker).
-func (f *Feature) mask() *syncerror.Masker { return &syncerror.Masker{Scanner: f.Base.DLP()} }
+func (f *Feature) mask() *syncerror.Masker { return ingestwire.Mask(f.Base) }
 
-// Ingest is the webhook handler.
-func (f *Feature) Ingest() *syncerror.Ingest {
-	return &syncerror.Ingest{Auth: f.Base.HostAuth(tenant.PurposeIngest), Claims: f.Claims, Queue: f.Queue, Mask: f.mask(), Now: f.Base.Clock()}
-}
+// Ingest is the webhook handler (the ingest function builds it with ingestwire.Routes).
+func (f *Feature) Ingest() *syncerror.Ingest { return ingestwire.Ingest(f.Base, f.Claims, f.Queue) }
 
 // Operator is the operator queue's service; approved fixes go through the guard.
 func (f *Feature) Operator() (*syncerror.Operator, error) {
@@ -137,24 +129,6 @@ func ReconcileLambda(_ context.Context, b *platform.Base) (func(context.Context,
 	}
 	r := f.Reconcile()
 	return func(ctx context.Context, _ events.EventBridgeEvent) (syncerror.Report, error) { return r.Run(ctx) }, nil
-}
-
-// sqsQueue is the Queue on an SQS queue.
-type sqsQueue struct{ s *sqsqueue.Sender }
-
-func (q sqsQueue) Send(ctx context.Context, m syncerror.Message) error {
-	if err := q.s.SendJSON(ctx, m); err != nil {
-		return fmt.Errorf("send %s/%s: %w", m.TenantID, m.ID, err)
-	}
-	return nil
-}
-
-// missingQueue fails every send with a clear error; a function that sends without
-// DIAGNOSIS_QUEUE_URL still claims (the reconcile re-enqueues later) and says why.
-type missingQueue struct{}
-
-func (missingQueue) Send(context.Context, syncerror.Message) error {
-	return fmt.Errorf("%s is not set", blueprint.Diagnosis.EnvVar)
 }
 
 // Reporter claims sync errors other features find (a flow's failed write) through the
