@@ -224,15 +224,18 @@ func runBurst(ctx context.Context, h *Harness, cfg Config) Row {
 func runDynamoRestart(ctx context.Context, h *Harness, cfg Config) Row {
 	return ingestRun{name: "dynamodb-restart", opt: StageOptions{StuckAfter: 3 * time.Second}, reconcile: true,
 		inject: func(ctx context.Context, st *Stage) (string, error) {
+			logStart := h.Logs.Len()
 			h.Emu.KillDynamoDB()
 			if err := refuses(h.Emu.DynamoDBEndpoint); err != nil {
 				return "", err
 			}
-			time.Sleep(cfg.Outage)
+			need := ingest5xxNeeded(cfg.Posts)
+			held := holdOutage(h, logStart, cfg.Outage, need)
 			if err := h.Emu.RestartDynamoDB(ctx); err != nil {
 				return "", err
 			}
-			return fmt.Sprintf("dynalite killed (SIGKILL) and restarted on the same port with its LevelDB data after %s.", cfg.Outage), nil
+			return fmt.Sprintf("dynalite killed (SIGKILL) and restarted on the same port with its LevelDB data after %.1f s "+
+				"(at least %s, and until %d ingest answers were 5xx).", held.Seconds(), cfg.Outage, need), nil
 		}}.run(ctx, h, cfg)
 }
 
