@@ -134,7 +134,9 @@ for (const width of widths) {
       await page.setViewportSize({ width, height: 900 });
       await signIn(page, "approver");
       await page.getByRole("link", { name: "Auto-resolved" }).click();
-      const row = page.getByRole("row").filter({ hasText: id });
+      // Issue 35: listed by its error id and record, not the internal se_ id.
+      const row = page.getByRole("row").filter({ hasText: `E2E-AUTO-${width}-${tag}` });
+      await expect(row).toContainText(`salesOrder / ${record}`);
       await expect(row).toContainText(rule);
       await expect(row).toContainText("shipcountry");
       await expect(row).toContainText("applied");
@@ -151,7 +153,7 @@ for (const width of widths) {
       expect((await erpRecord("salesOrder", record)).shipcountry).toBe("Deutschland");
       // Read again, the list says reverted too, and the queue row is reverted.
       await page.reload();
-      await expect(page.getByRole("row").filter({ hasText: id })).toContainText("reverted");
+      await expect(page.getByRole("row").filter({ hasText: `E2E-AUTO-${width}-${tag}` })).toContainText("reverted");
       const detail = await call<{ status: string }>("operator", "GET", "/api/sync-error-assist/proposals/" + id);
       expect(detail.status).toBe("reverted");
     });
@@ -201,8 +203,8 @@ for (const width of widths) {
       await expect.poll(() => outcomeOf(second), { timeout: 30_000 }).toBe("applied");
       await page.getByRole("link", { name: "Auto-resolved" }).click();
       const rows = page.locator("table.auto-list tbody tr");
-      await expect(rows.nth(0)).toContainText(second);
-      await expect(rows.nth(1)).toContainText(first);
+      await expect(rows.nth(0)).toContainText(`E2E-DET2-${width}-${tag}`);
+      await expect(rows.nth(1)).toContainText(`E2E-DET1-${width}-${tag}`);
 
       // Someone reverts it while this page still shows it applied: the 409 is said in words.
       await page.goto("/queue/" + second);
@@ -220,7 +222,7 @@ for (const width of widths) {
       const third = await post(`E2E-DET3-${width}-${tag}`, record, `E2E_DET3_${width}_${tag}`, system);
       await expect.poll(() => outcomeOf(third), { timeout: 30_000 }).toBe("applied");
       await page.getByRole("link", { name: "Auto-resolved" }).click();
-      const listed = page.getByRole("row").filter({ hasText: third });
+      const listed = page.getByRole("row").filter({ hasText: `E2E-DET3-${width}-${tag}` });
       await expect(listed.getByRole("button", { name: "Revert" })).toBeVisible();
       await call("approver", "POST", `/api/sync-error-assist/proposals/${third}/revert`, { reason: "reverted elsewhere too" });
       await listed.getByRole("button", { name: "Revert" }).click();
@@ -242,7 +244,7 @@ for (const width of widths) {
       await signIn(page, "admin");
       await page.goto("/settings");
       const section = page.getByRole("region", { name: "Approval policy" });
-      const first = section.getByRole("group").first();
+      const first = section.getByRole("group", { name: /^Rule \d+:/ }).first();
       // A refused id: the message sits beside the input, nothing is stored.
       await first.getByLabel("Id", { exact: true }).fill("Not An Id");
       await section.getByRole("button", { name: "Save policy" }).click();
@@ -253,15 +255,15 @@ for (const width of widths) {
 
       // A shadow rule first in the order, for this test's own system.
       await section.getByRole("button", { name: "Add rule" }).click();
-      const added = section.getByRole("group").last();
+      const added = section.getByRole("group", { name: /^Rule \d+:/ }).last();
       await added.getByLabel("Id", { exact: true }).fill(rule);
       await added.getByLabel("Who applies").selectOption("auto");
       await expect(added.getByLabel("Mode")).toHaveValue("shadow");
       await added.getByLabel("Systems").fill(system);
       await expect(added).toContainText(`Fixes with from ${system} → recorded in shadow (people still decide).`);
-      const count = await section.getByRole("group").count();
-      for (let i = 1; i < count; i++) await section.getByRole("group").filter({ hasText: `Rule ${count - i + 1}: ${rule}` }).getByRole("button", { name: /Move up/ }).click();
-      await expect(section.getByRole("group").first()).toContainText(`Rule 1: ${rule}`);
+      const count = await section.getByRole("group", { name: /^Rule \d+:/ }).count();
+      for (let i = 1; i < count; i++) await section.getByRole("group", { name: /^Rule \d+:/ }).filter({ hasText: `Rule ${count - i + 1}: ${rule}` }).getByRole("button", { name: /Move up/ }).click();
+      await expect(section.getByRole("group", { name: /^Rule \d+:/ }).first()).toContainText(`Rule 1: ${rule}`);
       await section.getByRole("button", { name: "Save policy" }).click();
       await expect(page.getByRole("status").filter({ hasText: "Saved the approval policy" })).toBeAttached();
 
@@ -270,7 +272,7 @@ for (const width of widths) {
       await waitDiagnosed(shadowed);
       await call("approver", "POST", `/api/sync-error-assist/proposals/${shadowed}/approve`, {});
       await page.reload();
-      const mine = page.getByRole("region", { name: "Approval policy" }).getByRole("group").filter({ hasText: `Rule 1: ${rule}` });
+      const mine = page.getByRole("region", { name: "Approval policy" }).getByRole("group", { name: /^Rule \d+:/ }).filter({ hasText: `Rule 1: ${rule}` });
       await expect(mine).toContainText("would have applied 1");
       await expect(mine).toContainText("agreement 100 %");
       await axeBoth(page, `policy with agreement ${width}`);

@@ -1,6 +1,7 @@
 // Auto-resolved: the fixes enforced approval-policy rules applied (actor policy:<rule>),
-// listed apart from people's decisions as the issue asks, each with the rule and what it
-// wrote, and Revert for approvers within 24 hours. The Shadow tab shows what shadow rules
+// listed apart from people's decisions as the issue asks, each named by its error and
+// record with the rule and what it wrote, and Revert for approvers within 24 hours. What a
+// rule was kept from writing (auto_apply off, the cap, a failure) is not listed there. The Shadow tab shows what shadow rules
 // would have applied and how that compared with what people then decided.
 import { useEffect, useState } from "preact/hooks";
 import { read, readQuiet } from "../api/client";
@@ -25,7 +26,7 @@ export function AutomationPanel({ canRevert }: { canRevert: boolean }) {
   const [failed, setFailed] = useState<unknown>(null);
 
   const load = async (cursor: string | null) => {
-    const q = new URLSearchParams({ mode, limit: "50" });
+    const q = new URLSearchParams({ mode, limit: "50", ...(mode === "enforce" ? { outcome: "applied" } : {}) });
     if (cursor) q.set("cursor", cursor);
     try {
       const r = await read<List<Automation>>("/api/sync-error-assist/automation?" + q, demoAutomation);
@@ -79,8 +80,9 @@ export function AutomationPanel({ canRevert }: { canRevert: boolean }) {
           <tbody>
             {rows.map((a) => (
               <tr key={a.claimId}>
-                <td><a class="mono" href={"/queue/" + a.claimId} onClick={(e) => { e.preventDefault(); navigate("/queue/" + a.claimId); }}>{a.claimId}</a>
-                  {" "}<Chip kind="class">{a.class}</Chip></td>
+                <td><a class="mono" href={"/queue/" + a.claimId} onClick={(e) => { e.preventDefault(); navigate("/queue/" + a.claimId); }}>{a.errorId || a.claimId}</a>
+                  {" "}<Chip kind="class">{a.class}</Chip>
+                  {a.recordId && <div class="note">{a.recordType} / {a.recordId}</div>}</td>
                 <td><code>{a.ruleId}</code><div class="note">{actorName("policy:" + a.ruleId)}</div></td>
                 <td><ul class="fix-list">{a.fix.map((f) => <li><code>{f.path}</code>: <del>{show(f.before)}</del> → <ins>{show(f.after)}</ins></li>)}</ul></td>
                 <td><Ago at={a.at} /></td>

@@ -1,5 +1,6 @@
-// Insights: how the window's sync errors came out, by class, and how each auto rule of the
-// approval policy agrees with people. The charts are a few SVG rectangles drawn here (no
+// Insights: how the window's sync errors came out, day by day, by class and by system, and
+// how each auto rule of the approval policy agrees with people. The auto-resolution rate
+// is shown with its definition and the two counts it divides. The charts are a few SVG rectangles drawn here (no
 // chart library); each is an image with a one-line summary for assistive technology and
 // has its figures as a table beside it, so nothing is said by colour or shape alone.
 import { useEffect, useState } from "preact/hooks";
@@ -20,12 +21,17 @@ const AGREEMENT: Series[] = [
   { key: "same", label: "same fix" }, { key: "edited", label: "edited" }, { key: "rejected", label: "rejected" }, { key: "open", label: "undecided" },
 ];
 
-/** outcomes splits received into parts that add up: the auto-applied part is what rules
- *  applied and people kept (auto-applied then reverted counts as reverted). */
+/** outcomes splits received into parts that add up (the service counts each row in one:
+ *  auto-applied is what rules applied and people kept; a reverted one counts as reverted). */
 function outcomes(c: InsightCounts): number[] {
-  const known = c.resolvedByRetry + c.resolvedByPeople + c.rejected + c.reverted + c.open;
-  return [c.resolvedByRetry, Math.max(c.received - known, 0), c.resolvedByPeople, c.rejected, c.reverted, c.open];
+  return [c.resolvedByRetry, c.autoApplied, c.resolvedByPeople, c.rejected, c.reverted, c.open];
 }
+
+/** rateNote is a row's auto-resolution rate with the counts it divides. */
+const rateNote = (c: InsightCounts) => (c.autoResolutionRate === null ? undefined : `${pct(c.autoResolutionRate)} auto-resolved (${c.autoResolved} of ${c.resolved})`);
+
+/** day names a UTC date ("2026-11-23") as the reader's short date. */
+const day = (d: string) => new Date(d + "T00:00:00Z").toLocaleDateString(undefined, { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" });
 
 export const pct = (r: number | null | undefined) => (r === null || r === undefined ? "—" : Math.round(r * 100) + " %");
 
@@ -57,6 +63,7 @@ export function InsightsPanel() {
     navigate("/insights" + (w === "30d" ? "?window=30d" : ""), true);
   };
   const classes = data ? Object.entries(data.byClass).sort((a, b) => b[1].received - a[1].received) : [];
+  const systems = data ? Object.entries(data.bySystem ?? {}).sort((a, b) => b[1].received - a[1].received) : [];
   return (
     <section aria-labelledby="insights-h" class="insights">
       <div class="toolbar">
@@ -73,9 +80,13 @@ export function InsightsPanel() {
       {data && (
         <>
           {data.truncated && <p class="warn">The window holds more sync errors than one answer reads; the figures cover the first 5000 of each status.</p>}
-          <Headline t={data.total} />
+          <Headline t={data.total} definition={data.rateDefinition} />
+          <Chart id="daily" title="Daily trend: sync errors received each day, by how they came out" series={OUTCOMES} head="Day (UTC)"
+            rows={data.daily.map((d) => ({ label: day(d.date), values: outcomes(d), note: rateNote(d) }))} />
           <Chart id="by-class" title="How sync errors came out, by class" series={OUTCOMES}
-            rows={classes.map(([k, c]) => ({ label: k, values: outcomes(c), note: c.autoResolutionRate === null ? undefined : pct(c.autoResolutionRate) + " auto-resolved" }))} />
+            rows={classes.map(([k, c]) => ({ label: k, values: outcomes(c), note: rateNote(c) }))} />
+          <Chart id="by-system" title="How sync errors came out, by system" series={OUTCOMES} head="System"
+            rows={systems.map(([k, c]) => ({ label: k, values: outcomes(c), note: rateNote(c) }))} />
           <Chart id="time" title="Median time to resolve, by class" series={[{ key: "time", label: "median time to resolve" }]} format={duration} rows={classes.filter(([, c]) => c.medianSecondsToResolve !== null)
               .map(([k, c]) => ({ label: k, values: [c.medianSecondsToResolve ?? 0] }))} />
           <Rules rules={data.rules} />
@@ -85,14 +96,23 @@ export function InsightsPanel() {
   );
 }
 
-function Headline({ t }: { t: InsightCounts }) {
+function Headline({ t, definition }: { t: InsightCounts; definition: string }) {
   const items: [string, string][] = [
     ["Received", String(t.received)], ["Folded occurrences", String(t.foldedOccurrences)], ["Auto-retried", String(t.autoRetried)],
     ["Resolved by retry", String(t.resolvedByRetry)], ["Auto-applied", String(t.autoApplied)], ["Resolved by people", String(t.resolvedByPeople)],
-    ["Reverted", String(t.reverted)], ["Open", String(t.open)],
+    ["Rejected", String(t.rejected)], ["Reverted", String(t.reverted)], ["Open", String(t.open)],
+    ["Resolved", String(t.resolved)], ["Auto-resolved", String(t.autoResolved)],
     ["Auto-resolution rate", pct(t.autoResolutionRate)], ["Median time to resolve", duration(t.medianSecondsToResolve)],
   ];
-  return <dl class="figures">{items.map(([k, v]) => <div><dt>{k}</dt><dd class="num">{v}</dd></div>)}</dl>;
+  return (
+    <>
+      <dl class="figures">{items.map(([k, v]) => <div><dt>{k}</dt><dd class="num">{v}</dd></div>)}</dl>
+      <p class="note" id="rate-definition">
+        <strong>Auto-resolution rate</strong> = auto-resolved ÷ resolved = ({t.resolvedByRetry} by retry + {t.autoApplied} auto-applied)
+        ÷ ({t.resolvedByRetry} + {t.autoApplied} + {t.resolvedByPeople} by people) = {t.autoResolved} ÷ {t.resolved} = {pct(t.autoResolutionRate)}: {definition}.
+      </p>
+    </>
+  );
 }
 
 function Rules({ rules }: { rules: RuleInsight[] }) {
@@ -113,7 +133,7 @@ function Rules({ rules }: { rules: RuleInsight[] }) {
 
 /** Chart draws one horizontal (stacked) bar per row, on one scale, with a legend and its
  *  figures as a table. */
-function Chart(props: { id: string; title: string; series: Series[]; rows: Row[]; format?: (n: number) => string }) {
+function Chart(props: { id: string; title: string; series: Series[]; rows: Row[]; format?: (n: number) => string; head?: string }) {
   const { id, title, series, rows } = props;
   const fmt = props.format ?? String;
   const max = Math.max(1, ...rows.map((r) => r.values.reduce((a, b) => a + b, 0)));
@@ -148,7 +168,7 @@ function Chart(props: { id: string; title: string; series: Series[]; rows: Row[]
             <summary>{title}: the figures as a table</summary>
             <div class="table-scroll">
               <table class="grid plain">
-                <thead><tr><th scope="col">{id === "by-class" || id === "time" ? "Class" : "Rule"}</th>
+                <thead><tr><th scope="col">{props.head ?? (id === "by-class" || id === "time" ? "Class" : "Rule")}</th>
                   {series.map((s) => <th scope="col" class="num">{s.label}</th>)}{rows.some((r) => r.note) && <th scope="col">Note</th>}</tr></thead>
                 <tbody>{rows.map((r) => (
                   <tr><th scope="row">{r.label}</th>{r.values.map((v) => <td class="num">{fmt(v)}</td>)}{rows.some((x) => x.note) && <td>{r.note}</td>}</tr>

@@ -1,18 +1,21 @@
 // The grouped view: sync errors that share a diagnosis, decided together. Each item still
-// takes its own lease and guarded write on the server; the result shows per item. A group
-// decision lists its members and what it writes, and asks before it writes anything.
+// takes its own lease and guarded write on the server, and the approval policy judges each
+// (an operator approves the members it gives operators). A group decision lists its
+// members and what it writes, and asks before it writes anything; the outcome stays on the
+// card, failures grouped by cause, with a way to select the failed rows in the list.
 import { useState } from "preact/hooks";
 import { write } from "../api/client";
 import type { BulkDecisionResult, ProposalGroup, ProposalGroupList } from "../api/types";
 import { navigate } from "../router";
-import { announce, AskDialog, Chip, ConfirmDialog, Progress, show, showError } from "../ui";
+import { AskDialog, Chip, ConfirmDialog, Progress, show, showError } from "../ui";
+import { BulkSummary } from "./bulk-summary";
 
 /** plural says "1 sync error" and "3 sync errors". */
 export function plural(n: number, one: string, many = one + "s"): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-export function Groups(props: { groups: ProposalGroupList | null; demo: boolean; canApprove: boolean; onDone: () => void }) {
+export function Groups(props: { groups: ProposalGroupList | null; demo: boolean; canApprove: boolean; onDone: () => void; onSelect?: (ids: string[]) => void }) {
   if (!props.groups) return <p aria-busy="true">Loading groups…</p>;
   // A group of one is no group: it is decided in the list like any single error.
   const groups = props.groups.items.filter((g) => g.count > 1);
@@ -22,7 +25,7 @@ export function Groups(props: { groups: ProposalGroupList | null; demo: boolean;
   return (
     <ul class="groups">
       <li><button type="button" onClick={props.onDone}>Refresh groups</button></li>
-      {groups.map((g) => <GroupCard key={g.key} g={g} demo={props.demo} canApprove={props.canApprove} />)}
+      {groups.map((g) => <GroupCard key={g.key} g={g} demo={props.demo} canApprove={props.canApprove} onSelect={props.onSelect} />)}
       {needs.count > 0 && (
         <li class="group">
           <p><strong>{plural(needs.count, "sync error")}</strong> need a person: no field change was proposed or the diagnosis failed.</p>
@@ -38,16 +41,15 @@ export function Groups(props: { groups: ProposalGroupList | null; demo: boolean;
 }
 
 // The card keeps its per-item results on screen until the operator refreshes the groups.
-function GroupCard({ g, demo, canApprove }: { g: ProposalGroup; demo: boolean; canApprove: boolean }) {
-  const [result, setResult] = useState<BulkDecisionResult | null>(null);
+function GroupCard({ g, demo, canApprove, onSelect }: { g: ProposalGroup; demo: boolean; canApprove: boolean; onSelect?: (ids: string[]) => void }) {
+  const [result, setResult] = useState<(BulkDecisionResult & { action: "approve" | "reject" }) | null>(null);
   const [asking, setAsking] = useState<"approve" | "reject" | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const decide = async (action: "approve" | "reject", reason?: string) => {
     setBusy(`${action === "approve" ? "Approving" : "Rejecting"} ${plural(g.count, "sync error")}, one at a time…`);
     try {
       const r = await write<BulkDecisionResult>("POST", "/api/sync-error-assist/proposals/bulk", { action, ids: g.ids, reason });
-      setResult(r);
-      announce(`${action === "approve" ? "Approved" : "Rejected"} ${r.succeeded} of ${plural(g.count, "sync error")}; ${r.failed} failed`);
+      setResult({ ...r, action });
     } catch (e) {
       showError(e);
     } finally {
@@ -65,12 +67,12 @@ function GroupCard({ g, demo, canApprove }: { g: ProposalGroup; demo: boolean; c
       </details>
       {!result && (
         <div class="actions">
-          {canApprove && <button type="button" class="primary" disabled={!!busy || demo} onClick={() => setAsking("approve")}>Approve group…</button>}
+          <button type="button" class="primary" disabled={!!busy || demo} onClick={() => setAsking("approve")}>Approve group…</button>
           <button type="button" disabled={!!busy || demo} onClick={() => setAsking("reject")}>Reject group…</button>
         </div>
       )}
       <Progress text={busy} />
-      {!canApprove && !result && <p class="note">Approving a whole group needs an approver; open a member to approve what the approval policy gives operators.</p>}
+      {!canApprove && !result && <p class="note">The approval policy judges each member: you approve the ones it gives operators; the others are refused and listed.</p>}
       {asking === "approve" && (
         <ConfirmDialog title={`Approve ${plural(g.count, "sync error")}?`} confirm={`Write ${plural(g.count, "record")}`}
           onClose={() => setAsking(null)} onConfirm={() => { setAsking(null); void decide("approve"); }}>
@@ -79,11 +81,11 @@ function GroupCard({ g, demo, canApprove }: { g: ProposalGroup; demo: boolean; c
         </ConfirmDialog>
       )}
       {asking === "reject" && <AskDialog title={`Reject ${plural(g.count, "sync error")}`} label="Reason" confirm="Reject" onClose={() => setAsking(null)} onConfirm={(t) => { setAsking(null); void decide("reject", t); }} />}
-      {result && (
+      {result && <BulkSummary done={result.action === "approve" ? "Approved" : "Rejected"} total={g.count} r={result} onSelectFailed={onSelect} />}
+      {result && result.succeeded > 0 && (
         <ul class="results" aria-label="Results per item">
-          {result.results.map((r, i) => (
-            <li><span class="mono">{g.errorIds[g.ids.indexOf(r.id)] ?? r.id ?? i}</span> <Chip kind={r.outcome}>{r.outcome}</Chip>
-              {r.problem && <span> {r.problem.title}{r.problem.detail ? ` — ${r.problem.detail}` : ""}</span>}</li>
+          {result.results.filter((r) => !r.problem).map((r) => (
+            <li><span class="mono">{g.errorIds[g.ids.indexOf(r.id)] ?? r.id}</span> <Chip kind={r.outcome}>{r.outcome}</Chip></li>
           ))}
         </ul>
       )}

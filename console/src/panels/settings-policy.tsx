@@ -2,21 +2,32 @@
 // first match wins; auto rules in shadow or enforce with their measured agreement) and
 // what the tenant learned from people's decisions. The policy is saved whole with the
 // version it was read at: a 400 puts each message beside its rule's input, a 409 reloads.
+// Issue 35: the tenant's automation switches are shown here; a rule an earlier rule covers
+// is marked as never matching; switching a rule to enforce first shows what it did in
+// shadow over 30 days; classes are checkboxes of the known classes.
 import { useEffect, useState } from "preact/hooks";
 import { read, readOptional, write } from "../api/client";
 import { demoPolicy } from "../api/demo-assist";
-import type { ApprovalPolicy, FieldError, Insights, PolicyMatch, PolicyRule, RuleInsight } from "../api/types";
+import type { ApprovalPolicy, Automation, FieldError, Insights, List, PolicyMatch, PolicyRule, RuleInsight } from "../api/types";
 import { change, FieldMessage, invalid, OtherErrors } from "../forms";
-import { announce, PanelError } from "../ui";
+import { navigate } from "../router";
+import { announce, Chip, ConfirmDialog, PanelError } from "../ui";
 import { pct } from "./insights";
+import { shadowedBy, type Shape } from "./policy-shadow";
 import { APPLY_WORDS } from "./queue-more";
 
 type Apply = PolicyRule["apply"];
 const APPLIES: Apply[] = ["operator", "approver", "two_approvers", "auto"];
-// The classes the OpenAPI document lists (the diagnosis never answers business_rule, which the
-// service also accepts).
-const CLASSES = ["value", "missing", "reference", "duplicate", "permission", "connection", "intermittent", "rate_limit",
-  "too_large", "parse", "unknown"];
+type ClassName = NonNullable<PolicyMatch["classes"]>[number];
+// Every class the API document lists (shared/syncerror.Classes, which holds the diagnosis's
+// classes: a Go test keeps them one list); the record makes a class added there fail the
+// type-check until it is named here.
+const CLASS_WORDS: Record<ClassName, string> = {
+  value: "value", missing: "missing", reference: "reference", duplicate: "duplicate", permission: "permission",
+  connection: "connection", intermittent: "intermittent", rate_limit: "rate limit", too_large: "too large", parse: "parse",
+  business_rule: "business rule", unknown: "unknown",
+};
+const CLASSES = Object.keys(CLASS_WORDS) as ClassName[];
 const LISTS = ["classes", "fields", "systems"] as const;
 const BOUNDS = ["minConfidence", "minApprovals", "maxAmount"] as const;
 const LABELS: Record<string, string> = { id: "Id", classes: "Classes", fields: "Field globs", systems: "Systems", minConfidence: "Min. confidence (0–1)",
@@ -69,13 +80,41 @@ function says(d: Draft): string {
   return `${parts.length ? "Fixes with " + parts.join("; ") : "Every fix"} → ${who}.`;
 }
 
-export function ApprovalPolicyEditor({ demo }: { demo: boolean }) {
+/** shape reads a draft's matching as policy-shadow compares it. */
+function shape(d: Draft): Shape {
+  const list = (k: string) => d.lists[k].split(",").map((x) => x.trim()).filter(Boolean);
+  const bound = (k: string) => (d.bounds[k].trim() === "" ? null : Number(d.bounds[k]));
+  return { classes: list("classes"), fields: list("fields"), systems: list("systems"), minConfidence: bound("minConfidence"),
+    minApprovals: bound("minApprovals"), maxAmount: bound("maxAmount") };
+}
+
+const AUTO_APPLY = "sync_error_assist.auto_apply";
+const AUTO_RETRY = "sync_error_assist.auto_retry";
+
+/** Switches says how the tenant's automation switches stand (changed under Flags). */
+function Switches({ settings }: { settings: Record<string, string | undefined> }) {
+  const apply = settings[AUTO_APPLY] === "true";
+  const retry = settings[AUTO_RETRY] !== "false";
+  return (
+    <ul class="switches" aria-label="Automation switches">
+      <li><Chip kind={apply ? "written" : "skipped"}>auto-apply {apply ? "on" : "off"}</Chip>{" "}
+        {apply ? "Enforce rules apply their fixes." : "Enforce rules apply nothing: they only record, as in shadow (“not applied: auto-apply is off”)."}</li>
+      <li><Chip kind={retry ? "written" : "skipped"}>auto-retry {retry ? "on" : "off"}</Chip>{" "}
+        {retry ? "Connection, intermittent and rate-limit errors are retried on the schedule." : "Nothing is retried on the schedule; people retry."}</li>
+      <li class="note">Both are switched under Flags, above.</li>
+    </ul>
+  );
+}
+
+export function ApprovalPolicyEditor({ demo, settings }: { demo: boolean; settings?: Record<string, string | undefined> }) {
   const [policy, setPolicy] = useState<ApprovalPolicy | null>(null);
   const [drafts, setDrafts] = useState<Draft[]>([]);
   const [figures, setFigures] = useState<Record<string, RuleInsight>>({});
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [failed, setFailed] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  // The rule being switched to enforce, waiting for the confirmation.
+  const [enforcing, setEnforcing] = useState<number | null>(null);
   const load = async () => {
     try {
       const p = (await read<ApprovalPolicy>("/api/settings/approval-policy", demoPolicy)).data;
@@ -116,6 +155,7 @@ export function ApprovalPolicyEditor({ demo }: { demo: boolean }) {
       announce(`Saved the approval policy (version ${r.version})`);
     }
   };
+  const covered = shadowedBy(drafts.map(shape));
   const shown = drafts.flatMap((_, i) => [`rules[${i}].id`, `rules[${i}].apply`, `rules[${i}].mode`,
     ...[...LISTS, ...BOUNDS].map((k) => `rules[${i}].match.${k}`)]);
   return (
@@ -124,9 +164,12 @@ export function ApprovalPolicyEditor({ demo }: { demo: boolean }) {
       <p class="note">Who may apply which fix. Rules are tried in order and the first that matches decides; a fix no rule matches is for
         approvers. An “auto” rule in shadow only records what it would apply, and its agreement with what people then decided is shown
         beside it; switch it to enforce once that agreement is earned. {policy.version === 0 ? "This tenant has the default policy." : `Version ${policy.version}.`}</p>
+      {settings && <Switches settings={settings} />}
       <form onSubmit={save}>
         {drafts.map((d, i) => <RuleFields key={i} d={d} i={i} last={i === drafts.length - 1} errors={errors} demo={demo}
           fig={figures[d.id]} set={(x) => set(i, x)} move={(by) => move(i, by)}
+          shadow={covered[i] >= 0 ? { n: covered[i] + 1, id: drafts[covered[i]].id } : null}
+          enforce={() => setEnforcing(i)}
           remove={() => setDrafts(drafts.filter((_, j) => j !== i))} />)}
         <OtherErrors errors={errors} shown={shown} />
         <div class="actions">
@@ -135,11 +178,55 @@ export function ApprovalPolicyEditor({ demo }: { demo: boolean }) {
           {dirty && <button type="button" onClick={() => { setDrafts(policy.rules.map(toDraft)); setErrors([]); }}>Discard changes</button>}
         </div>
       </form>
+      {enforcing !== null && drafts[enforcing] && (
+        <EnforceDialog rule={drafts[enforcing].id} fig={figures[drafts[enforcing].id]} autoApply={settings?.[AUTO_APPLY] === "true"}
+          onClose={() => setEnforcing(null)} onConfirm={() => { set(enforcing, { mode: "enforce" }); setEnforcing(null); }} />
+      )}
     </section>
   );
 }
 
+/** EnforceDialog asks before a rule applies fixes by itself, with what it did in shadow over
+ *  the last 30 days and the decisions people disagreed with, to open. */
+function EnforceDialog(props: { rule: string; fig?: RuleInsight; autoApply: boolean; onConfirm: () => void; onClose: () => void }) {
+  const { rule, fig } = props;
+  const [odd, setOdd] = useState<Automation[] | null>(null);
+  useEffect(() => {
+    const q = new URLSearchParams({ mode: "shadow", rule, outcome: "disagreed", limit: "20" });
+    void readOptional<List<Automation>>("/api/sync-error-assist/automation?" + q).then((l) => setOdd(l?.items ?? []), () => setOdd([]));
+  }, [rule]);
+  const shadow = fig?.mode === "shadow" ? fig : undefined;
+  return (
+    <ConfirmDialog title={`Enforce rule ${rule}?`} confirm="Switch to enforce" onClose={props.onClose} onConfirm={props.onConfirm}>
+      <p>Enforced, the rule applies the fixes it matches with no person deciding{props.autoApply ? "" : " — once auto-apply is switched on (it is off: until then it records only)"}. It takes effect when the policy is saved.</p>
+      {shadow ? (
+        <dl class="figures" aria-label="In shadow, the last 30 days">
+          <div><dt>Would have applied</dt><dd class="num">{shadow.wouldHaveApplied}</dd></div>
+          <div><dt>Same fix as people</dt><dd class="num">{shadow.same}</dd></div>
+          <div><dt>People edited it</dt><dd class="num">{shadow.edited}</dd></div>
+          <div><dt>People rejected it</dt><dd class="num">{shadow.rejected}</dd></div>
+          <div><dt>Undecided</dt><dd class="num">{shadow.undecided}</dd></div>
+          <div><dt>Agreement</dt><dd class="num">{pct(shadow.agreement)}</dd></div>
+        </dl>
+      ) : <p class="warn">This rule has no shadow record in the last 30 days: nothing shows how it would have done.</p>}
+      {odd === null ? <p class="note" aria-busy="true">Reading the disagreements…</p> : odd.length === 0 ? <p class="note">No disagreement to look at.</p> : (
+        <>
+          <p>Where people disagreed (open each before enforcing):</p>
+          <ul class="members" aria-label="Disagreements">
+            {odd.map((a) => (
+              <li><a class="mono" href={"/queue/" + a.claimId} target="_blank" rel="noopener"
+                onClick={(e) => { if (!e.ctrlKey && !e.metaKey) { e.preventDefault(); props.onClose(); navigate("/queue/" + a.claimId); } }}>{a.errorId || a.claimId}</a>
+                {a.recordId && <> — {a.recordType} / {a.recordId}</>} <Chip kind={a.outcome}>{a.outcome}</Chip></li>
+            ))}
+          </ul>
+        </>
+      )}
+    </ConfirmDialog>
+  );
+}
+
 function RuleFields(props: { d: Draft; i: number; last: boolean; errors: FieldError[]; demo: boolean; fig?: RuleInsight;
+  shadow: { n: number; id: string } | null; enforce: () => void;
   set: (d: Partial<Draft>) => void; move: (by: number) => void; remove: () => void }) {
   const { d, i, errors, demo, fig, set } = props;
   const at = `rules[${i}]`;
@@ -169,18 +256,30 @@ function RuleFields(props: { d: Draft; i: number; last: boolean; errors: FieldEr
         {d.apply === "auto" && (
           <div class="field">
             <label for={id("mode")}>Mode</label>
-            <select id={id("mode")} value={d.mode} disabled={demo} onChange={(e) => set({ mode: (e.target as HTMLSelectElement).value as Draft["mode"] })}
+            <select id={id("mode")} value={d.mode} disabled={demo} onChange={(e) => {
+              const el = e.target as HTMLSelectElement;
+              // Enforcing asks first (with the shadow record); the select shows the draft until then.
+              if (el.value === "enforce") {
+                el.value = d.mode;
+                props.enforce();
+              } else set({ mode: el.value as Draft["mode"] });
+            }}
               {...invalid(errors, `${at}.mode`)}>
               <option value="shadow">shadow: record only</option><option value="enforce">enforce: apply</option>
             </select>
             <FieldMessage errors={errors} field={`${at}.mode`} />
           </div>
         )}
-        {LISTS.map((k) => input(k, `${at}.match.${k}`, d.lists[k], (v) => set({ lists: { ...d.lists, [k]: v } }),
-          k === "classes" ? "comma-separated: " + CLASSES.join(", ") : k === "fields" ? "globs; !glob excludes; @sensitive" : "host_erp or the error's system"))}
+        <Classes at={at} i={i} d={d} demo={demo} errors={errors} set={set} />
+        {LISTS.filter((k) => k !== "classes").map((k) => input(k, `${at}.match.${k}`, d.lists[k], (v) => set({ lists: { ...d.lists, [k]: v } }),
+          k === "fields" ? "globs; !glob excludes; @sensitive" : "host_erp or the error's system"))}
         {BOUNDS.map((k) => input(k, `${at}.match.${k}`, d.bounds[k], (v) => set({ bounds: { ...d.bounds, [k]: v } })))}
       </div>
       <p class="says note">{says(d)}</p>
+      {props.shadow && (
+        <p class="warn" id={id("shadowed")}>Never matches: rule {props.shadow.n} ({props.shadow.id || "no id"}) comes first and matches every fix
+          this rule would. Move this rule above it, or narrow rule {props.shadow.n}.</p>
+      )}
       {d.apply === "auto" && <Agreement fig={fig} />}
       <div class="actions">
         <button type="button" disabled={demo || i === 0} onClick={() => props.move(-1)}>Move up<span class="sr-live"> rule {i + 1}</span></button>
@@ -198,5 +297,27 @@ function Agreement({ fig }: { fig?: RuleInsight }) {
   return (
     <p class="note">Shadow, last 30 days: would have applied {fig.wouldHaveApplied}; people then approved the same fix {fig.same} times, edited
       it {fig.edited}, rejected it {fig.rejected}, {fig.undecided} undecided — agreement <strong>{pct(fig.agreement)}</strong>.</p>
+  );
+}
+
+/** Classes is a rule's class list as checkboxes of the known classes (none checked matches
+ *  every class); a stored class the list does not know stays, checked, until unticked. */
+function Classes(props: { at: string; i: number; d: Draft; demo: boolean; errors: FieldError[]; set: (d: Partial<Draft>) => void }) {
+  const { at, i, d, demo, errors, set } = props;
+  const picked = d.lists.classes.split(",").map((x) => x.trim()).filter(Boolean);
+  const all = [...CLASSES, ...picked.filter((c) => !(CLASSES as string[]).includes(c))];
+  const toggle = (c: string, on: boolean) => {
+    const next = on ? [...picked, c] : picked.filter((x) => x !== c);
+    set({ lists: { ...d.lists, classes: all.filter((x) => next.includes(x)).join(", ") } });
+  };
+  return (
+    <fieldset class="field classes" {...invalid(errors, `${at}.match.classes`)}>
+      <legend>Classes <span class="note">(none ticked: every class)</span></legend>
+      {all.map((c) => (
+        <label class="check"><input type="checkbox" checked={picked.includes(c)} disabled={demo} name={`rule-${i}-class`} value={c}
+          onChange={(e) => toggle(c, (e.target as HTMLInputElement).checked)} /> {CLASS_WORDS[c as ClassName] ?? c}</label>
+      ))}
+      <FieldMessage errors={errors} field={`${at}.match.classes`} />
+    </fieldset>
   );
 }

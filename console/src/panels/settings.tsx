@@ -40,6 +40,13 @@ const FLAGS: Flag[] = [
   { key: "sync_error_assist.webhook_enabled", label: "Sync-error webhook", on: (v) => v === "true", unset: "not set: off" },
   { key: "finance_ops.enabled", label: "Finance approvals", on: (v) => v !== "false", unset: "not set: on by default" },
 ];
+// The automation switches (admins only: an embedded session may not change them). auto_apply
+// lets enforced auto rules of the approval policy write, only on "true"; auto_retry retries
+// connection, intermittent and rate-limit errors on the schedule unless "false".
+const AUTOMATION: Flag[] = [
+  { key: "sync_error_assist.auto_apply", label: "Auto-apply: enforced policy rules write their fixes", on: (v) => v === "true", unset: "not set: off" },
+  { key: "sync_error_assist.auto_retry", label: "Auto-retry: connection, intermittent and rate-limit errors retried on the schedule", on: (v) => v !== "false", unset: "not set: on by default" },
+];
 // Settings typed as text (admins only; an embedded session changes the switches alone).
 const TEXTS = [
   { key: "embedded.allowed_roles", label: "Embedded allowed roles",
@@ -94,7 +101,7 @@ export function SettingsPanel({ embedded = false }: { embedded?: boolean }) {
           <Overrides key={"o" + version + JSON.stringify(s.manifestOverrides)} {...ctx} />
           <SystemNames key={"a" + version} demo={demo} />
           <Secrets {...ctx} />
-          <ApprovalPolicyEditor key={"p" + version} demo={demo} />
+          <ApprovalPolicyEditor key={"p" + version} demo={demo} settings={s.settings} />
           <KnowledgeList key={"k" + version} demo={demo} />
         </>
       )}
@@ -116,7 +123,8 @@ function Flags({ s, demo, saved, reload, embedded }: SectionProps & { embedded: 
   const [draft, setDraft] = useState<Record<string, string | undefined>>(s.settings);
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [busy, setBusy] = useState(false);
-  const keys = [...FLAGS, ...(embedded ? [] : TEXTS)].map((f) => f.key);
+  const flags = embedded ? FLAGS : [...FLAGS, ...AUTOMATION];
+  const keys = [...flags, ...(embedded ? [] : TEXTS)].map((f) => f.key);
   const changed = keys.filter((k) => (draft[k] ?? "") !== (s.settings[k] ?? ""));
   const save = async (e: Event) => {
     e.preventDefault();
@@ -134,7 +142,7 @@ function Flags({ s, demo, saved, reload, embedded }: SectionProps & { embedded: 
     <section aria-labelledby="flags-h">
       <h2 id="flags-h">Flags</h2>
       <form onSubmit={save} class="flags">
-        {FLAGS.map((f) => {
+        {flags.map((f) => {
           const stored = s.settings[f.key];
           const on = f.on(draft[f.key]);
           const field = "settings." + f.key;
