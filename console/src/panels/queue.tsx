@@ -270,13 +270,15 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
         {(sort === "class" || sort === "confidence") && <p class="note">Sorted by {sort} among the newest 500 matching errors.</p>}
         {grouped ? (
           failed !== null ? <PanelError what="The groups" error={failed} onRetry={() => setVersion(version + 1)} />
-            : <Groups groups={groups} demo={demo} canApprove={canApprove} onDone={() => setVersion(version + 1)} />
+            : <Groups groups={groups} demo={demo} canApprove={canApprove} onDone={() => setVersion(version + 1)}
+              onSelect={(ids) => { setPicked(new Set(ids)); setGrouped(false); }} />
         ) : (
           <>
             {failed !== null && <PanelError what="The queue" error={failed} onRetry={() => void load(null)} />}
             {loading && rows.length === 0 && failed === null && <p class="note" aria-busy="true">Loading the queue…</p>}
             {status === "pending" && <BulkBar picked={rows.filter((r) => picked.has(r.id))} canApprove={canApprove} demo={demo}
-              onClear={() => setPicked(new Set())} onDone={() => setVersion((v) => v + 1)} />}
+              onClear={() => setPicked(new Set())} onDone={() => setVersion((v) => v + 1)}
+              filter={String(query(null))} allShown={allPicked && next !== null} onSelect={(ids) => setPicked(new Set(ids))} />}
             <table class="grid">
               <thead>
                 <tr>{status === "pending" && <th scope="col" class="pick"><input type="checkbox" aria-label="Select every row shown" checked={allPicked}
