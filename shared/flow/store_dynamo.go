@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -109,13 +110,21 @@ func (s *DynamoStore) DeleteFlow(ctx context.Context, tenantID, id string) error
 	return err
 }
 
-// StartRuns implements Store: a redelivery is answered from the event's item; a new
-// event's runs are each put conditionally, then the event the same way. Runs go first so
-// that an event on record always has its runs; a crash between the two leaves runs that
-// the redelivery finds and the redrive finishes.
+// StartRuns implements Store. A new event's runs are each put conditionally, then its
+// event item the same way. Runs go first so that an event on record always has its runs;
+// a crash between the two leaves runs that the redelivery finds and the redrive finishes.
+//
+// An event of one run (the common case) stores no event item: the run's id is derived
+// from the event, so the run on record is the event's (issue 37 §3: a call less per
+// event). Each path first reads what an earlier delivery may have stored: the event item,
+// or for several runs the event item and the runs at once (an earlier delivery may have
+// started one run only). A redelivery is answered with the first delivery's runs: the
+// event item's, else the runs on record. (A redelivery after every flow of a one-run event
+// was switched off finds neither and starts nothing.)
 func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system connector.System, eventID string, runs []Run) ([]string, bool, error) {
 	eventKey := prefixEvent + string(system) + "#" + eventID
-	if first, err := s.eventRuns(ctx, tenantID, eventKey); !errors.Is(err, ErrNotFound) {
+	first, err := s.startedBefore(ctx, tenantID, eventKey, runs)
+	if err != nil || first != nil {
 		return first, false, err
 	}
 	ids := make([]string, len(runs))
@@ -127,15 +136,22 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 		}
 		_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
 			ConditionExpression: aws.String("attribute_not_exists(sk)")})
-		if err != nil && !dynamostore.IsConditionFailed(err) {
+		switch {
+		case len(runs) == 1 && dynamostore.IsConditionFailed(err):
+			// A concurrent delivery stored the run first: it is the answer.
+			return ids, false, nil
+		case err != nil && !dynamostore.IsConditionFailed(err):
 			return nil, false, fmt.Errorf("store run %s: %w", r.ID, err)
 		}
+	}
+	if len(runs) == 1 {
+		return ids, true, nil
 	}
 	doc, _ := json.Marshal(ids)
 	ev := s.key(tenantID, eventKey)
 	ev["run_ids"] = dynamostore.Str(string(doc))
 	ev["expires_at"] = dynamostore.Num(time.Now().Add(Retention).Unix())
-	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: ev,
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: ev,
 		ConditionExpression: aws.String("attribute_not_exists(sk)")})
 	switch {
 	case err == nil:
@@ -148,13 +164,60 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 	return nil, false, fmt.Errorf("store event: %w", err)
 }
 
+// startedBefore is the run ids an earlier delivery of the event started (non-nil, maybe
+// empty) or nil for an event not seen: the event item, or for several runs also the runs
+// on record, in one BatchGetItem.
+func (s *DynamoStore) startedBefore(ctx context.Context, tenantID, eventKey string, runs []Run) ([]string, error) {
+	if len(runs) < 2 || len(runs) >= maxBatchGet {
+		first, err := s.eventRuns(ctx, tenantID, eventKey)
+		if errors.Is(err, ErrNotFound) {
+			return nil, nil
+		}
+		return first, err
+	}
+	keys := []dynamostore.Item{s.key(tenantID, eventKey)}
+	for _, r := range runs {
+		keys = append(keys, s.key(tenantID, prefixRun+r.ID))
+	}
+	items, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("read event: %w", err)
+	}
+	var found []string
+	for _, it := range items {
+		if sk := dynamostore.GetString(it, "sk"); sk == eventKey {
+			return decodeRunIDs(eventKey, it)
+		} else if id, ok := strings.CutPrefix(sk, prefixRun); ok {
+			found = append(found, id)
+		}
+	}
+	if len(found) == 0 {
+		return nil, nil
+	}
+	// In the order of this delivery's runs, as the first answered them.
+	var first []string
+	for _, r := range runs {
+		if slices.Contains(found, r.ID) {
+			first = append(first, r.ID)
+		}
+	}
+	return first, nil
+}
+
+// maxBatchGet is BatchGetItem's limit of keys per call.
+const maxBatchGet = 100
+
 // eventRuns reads the run ids an event started; ErrNotFound for an event not seen.
 func (s *DynamoStore) eventRuns(ctx context.Context, tenantID, eventKey string) ([]string, error) {
 	it, err := s.get(ctx, tenantID, eventKey)
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
+	return decodeRunIDs(eventKey, it)
+}
+
+func decodeRunIDs(eventKey string, it dynamostore.Item) ([]string, error) {
+	ids := []string{}
 	if err := json.Unmarshal([]byte(dynamostore.GetString(it, "run_ids")), &ids); err != nil {
 		return nil, fmt.Errorf("event %s: %w", eventKey, err)
 	}
