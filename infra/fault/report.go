@@ -144,6 +144,7 @@ func Scenarios() []Scenario {
 		// The kill lasts until the posts saw enough 5xx to burn (drill_outage.go).
 		{Name: "dynamodb-restart", Run: runDynamoRestart, Trips: []string{oncall.IngestAccepted.Name}},
 		{Name: "sqs-kill", Run: runSQSKill},
+		{Name: "diagnosis-backlog", Run: runDiagnosisBacklog, Trips: []string{oncall.DiagnosisOnTime.Name}},
 		{Name: "sqs-redelivery", Run: runRedelivery},
 		{Name: "crash-after-erp-write", Run: runCrash},
 		{Name: "erp-429-5xx", Run: runThrottle, Trips: []string{oncall.ApproveWriteBack.Name, oncall.ApproveFailures.Name}},
