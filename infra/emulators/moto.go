@@ -83,15 +83,40 @@ func StartMoto(ctx context.Context, opt MotoOptions) (*Moto, error) {
 		m.Stop()
 		return nil, fmt.Errorf("moto_server did not become ready: %w", err)
 	}
+	if err := m.openGate(port); err != nil {
+		m.Stop()
+		return nil, err
+	}
+	return m, nil
+}
+
+// AttachMoto puts a gate in this process in front of a moto_server another process runs
+// (server is its address): one server for many test binaries, which keep apart by stage as
+// they do on one. The gate is this process's own, so its DynamoDB requests still go one at
+// a time; two binaries' requests meet only on different tables. Stop closes the gate and
+// leaves the server running.
+func AttachMoto(ctx context.Context, server string) (*Moto, error) {
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := waitReady(wctx, server, motoProbe); err != nil {
+		return nil, fmt.Errorf("the shared moto_server at %s does not answer: %w", server, err)
+	}
+	m := &Moto{Server: server}
+	if err := m.openGate(0); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Moto) openGate(port int) error {
 	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil {
-		m.Stop()
-		return nil, fmt.Errorf("moto gate: %w", err)
+		return fmt.Errorf("moto gate: %w", err)
 	}
 	m.Endpoint = "http://" + l.Addr().String()
 	m.gate = &http.Server{Handler: dynamoGate(m.Server), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = m.gate.Serve(l) }()
-	return m, nil
+	return nil
 }
 
 // dynamoGate proxies to moto_server, one DynamoDB request at a time.
@@ -108,8 +133,8 @@ func dynamoGate(server string) http.Handler {
 	})
 }
 
-// Stop closes the gate, kills moto_server and waits for it to exit. It is safe to call
-// twice.
+// Stop closes the gate, kills moto_server (unless attached to another process's) and
+// waits for it to exit. It is safe to call twice.
 func (m *Moto) Stop() {
 	if m.gate != nil {
 		_ = m.gate.Close()

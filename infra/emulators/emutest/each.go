@@ -38,6 +38,13 @@ var Pair = Emulator{Name: "dynalite", config: Config}
 // Moto is moto_server, started for this test binary on first use.
 var Moto = Emulator{Name: "moto", config: motoConfig}
 
+// MotoServer is the environment variable naming a moto_server already running (its
+// address) for the moto half of Each, in place of one started per test binary: `make
+// test-go-race` starts one for all the packages (scripts/with-moto), which saves a Python
+// start-up (about 2 s of CPU) per package. Each test keeps to stages of its own, as on
+// dynalite.
+const MotoServer = "EMUTEST_MOTO_SERVER"
+
 // MotoOff is the environment variable that, set to "off", skips the moto half of Each
 // (for a machine without Python); `make test` never sets it.
 const MotoOff = "EMUTEST_MOTO"
@@ -65,7 +72,13 @@ func motoConfig(t testing.TB) aws.Config {
 	if os.Getenv(MotoOff) == "off" {
 		t.Skip(MotoOff + "=off: the moto half of this test is skipped")
 	}
-	moto.once.Do(func() { moto.srv, moto.err = emulators.StartMoto(context.Background(), emulators.MotoOptions{}) })
+	moto.once.Do(func() {
+		if server := os.Getenv(MotoServer); server != "" {
+			moto.srv, moto.err = emulators.AttachMoto(context.Background(), server)
+			return
+		}
+		moto.srv, moto.err = emulators.StartMoto(context.Background(), emulators.MotoOptions{})
+	})
 	if moto.err != nil {
 		t.Fatalf("moto: %v (set %s=off to skip moto on a machine without it)", moto.err, MotoOff)
 	}
