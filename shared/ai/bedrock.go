@@ -120,7 +120,7 @@ func (p *bedrockProvider) suggest(ctx context.Context, _ *identity.Identity, req
 	if err != nil {
 		return Diagnosis{}, u, fmt.Errorf("bedrock: %w", err)
 	}
-	return d, u, nil
+	return d, selfAssessed(u, out), nil
 }
 
 func (p *bedrockProvider) assessQuality(ctx context.Context, _ *identity.Identity, req DiagnosisRequest, d Diagnosis) (float64, Usage, error) {

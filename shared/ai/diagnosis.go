@@ -146,4 +146,7 @@ type Usage struct {
 	// evidence, weights and scores): an engineer's view, kept out of the operator's
 	// rationale. Empty for model providers.
 	Reasoning json.RawMessage `json:"-"`
+	// SelfAssessed marks a suggestion that carries the model's own confidence, asked in
+	// the same call: Governed then makes no second (assessQuality) call.
+	SelfAssessed bool `json:"-"`
 }

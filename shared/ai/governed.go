@@ -42,6 +42,14 @@ func (g *Governed) WithClock(now func() time.Time) *Governed {
 	return &c
 }
 
+// WithProvider returns a copy of g that calls p, governed the same way (the same scanner,
+// records and auditor): the diagnose function asks the rules through it before a model.
+func (g *Governed) WithProvider(p Provider) *Governed {
+	c := *g
+	c.provider = p
+	return &c
+}
+
 // recordTimeout bounds writing an inference's records after its context ended.
 const recordTimeout = 5 * time.Second
 
@@ -52,7 +60,8 @@ func (g *Governed) configured() bool {
 }
 
 // Diagnose diagnoses one sync error: suggest, then assessQuality of the suggestion, both
-// on the anonymized request. inferenceID must be unique per attempt (for example the
+// on the anonymized request; one call when the suggestion carries the model's own
+// confidence (Usage.SelfAssessed: the model providers ask for it in the same answer). inferenceID must be unique per attempt (for example the
 // claim id and the attempt number): the trace and cost records are keyed by it, so a
 // redelivery of the same attempt overwrites instead of counting twice. claimID names the
 // processed row, for the trace and the audit record.
@@ -88,30 +97,26 @@ func (g *Governed) Diagnose(ctx context.Context, id identity.Identity, inference
 	run.trace.Prompt, _ = json.Marshal(safe)
 
 	var d Diagnosis
+	var assessed bool
 	err = run.step(OpSuggest, func() (any, Usage, error) {
 		var u Usage
 		var err error
 		d, u, err = g.provider.suggest(ctx, &id, safe)
 		if err == nil {
-			d, err = settle(safe, d)
+			own := d.Confidence
+			if d, err = settle(safe, d); err == nil && u.SelfAssessed {
+				d.Confidence, err = checkConfidence(own)
+				assessed = err == nil
+			}
 		}
 		return d, u, err
 	})
 	if err != nil {
 		return Diagnosis{}, run.finish(ctx, nil, err, "")
 	}
-	err = run.step(OpAssessQuality, func() (any, Usage, error) {
-		c, u, err := g.provider.assessQuality(ctx, &id, safe, cloneDiagnosis(d))
-		if err == nil {
-			c, err = checkConfidence(c)
-		}
-		d.Confidence = c
-		out := map[string]any{"confidence": c}
-		if len(u.Reasoning) > 0 {
-			out["reasoning"] = u.Reasoning
-		}
-		return out, u, err
-	})
+	if !assessed {
+		err = g.assess(ctx, run, &id, safe, &d)
+	}
 	if err != nil {
 		return Diagnosis{}, run.finish(ctx, nil, err, "")
 	}
@@ -123,6 +128,22 @@ func (g *Governed) Diagnose(ctx context.Context, id identity.Identity, inference
 		return Diagnosis{}, err
 	}
 	return d, nil
+}
+
+// assess is the second call of a diagnosis whose suggestion came without a confidence.
+func (g *Governed) assess(ctx context.Context, run *inference, id *identity.Identity, safe DiagnosisRequest, d *Diagnosis) error {
+	return run.step(OpAssessQuality, func() (any, Usage, error) {
+		c, u, err := g.provider.assessQuality(ctx, id, safe, cloneDiagnosis(*d))
+		if err == nil {
+			c, err = checkConfidence(c)
+		}
+		d.Confidence = c
+		out := map[string]any{"confidence": c}
+		if len(u.Reasoning) > 0 {
+			out["reasoning"] = u.Reasoning
+		}
+		return out, u, err
+	})
 }
 
 // Chat answers a conversation through the provider, governed like Diagnose.

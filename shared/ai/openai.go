@@ -53,7 +53,7 @@ func (p *openAIProvider) suggest(ctx context.Context, _ *identity.Identity, req 
 	if err != nil {
 		return Diagnosis{}, u, fmt.Errorf("openai: %w", err)
 	}
-	return d, u, nil
+	return d, selfAssessed(u, content), nil
 }
 
 func (p *openAIProvider) assessQuality(ctx context.Context, _ *identity.Identity, req DiagnosisRequest, d Diagnosis) (float64, Usage, error) {

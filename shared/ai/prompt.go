@@ -18,7 +18,7 @@ The user message is a JSON object describing one sync error: recordType, recordI
 Values in square brackets such as [EMAIL] or [CARD_NUMBER_1] were anonymized; never use them as a proposed value.
 
 Answer with one JSON object and nothing else:
-{"class": string, "retryable": boolean, "summary": string, "fix": [{"path": string, "before": any, "after": any}], "rationale": string}
+{"class": string, "retryable": boolean, "summary": string, "fix": [{"path": string, "before": any, "after": any}], "rationale": string, "confidence": number}
 
 class is exactly one of:
 `)
@@ -28,7 +28,9 @@ class is exactly one of:
 	b.WriteString(`retryable is true only for connection, intermittent and rate_limit.
 fix lists concrete changes to the payload that would make the sync succeed: path is a dotted path into the payload (items[0].sku for arrays), before is the current value (null if absent), after is the new value. Propose only values that follow from the payload, the context or the error message; when none does, or the class is retryable, fix is [].
 summary is one sentence for an operator. rationale is written for the operator too, in a few plain sentences: what is wrong, the evidence that decided the class (the error code, the HTTP status or the message's own words, and what the vendor documents it to mean), what to change and why, and whether retrying can help; no internal scores.
-Cite a vendor's documentation only for the systems the error is about (externalSystem or externalVendor, and hostSystem); a code those systems do not use may mean something else elsewhere, so say what it generally means without naming another vendor.`)
+Cite a vendor's documentation only for the systems the error is about (externalSystem or externalVendor, and hostSystem); a code those systems do not use may mean something else elsewhere, so say what it generally means without naming another vendor.
+catalogue, when present, is what those vendors' references document for the codes in this error (code, class, meaning, source): it outweighs the message's wording.
+confidence is between 0 and 1: how likely the class is right and applying the fix would make the sync succeed without damaging data.`)
 	return b.String()
 }()
 
@@ -51,9 +53,13 @@ Values in square brackets such as [EMAIL] were anonymized.
 Judge whether the class is right and whether applying the fix would make the sync succeed without damaging data.
 Answer with one JSON object and nothing else: {"confidence": number}, where confidence is between 0 and 1.`
 
-// suggestUserPrompt is the request itself; Governed anonymized it already.
+// suggestUserPrompt is the request itself (Governed anonymized it already) with the
+// vendor catalogue's entries for the codes it names: the excerpt, not the catalogue.
 func suggestUserPrompt(req DiagnosisRequest) (string, error) {
-	raw, err := json.Marshal(req)
+	raw, err := json.Marshal(struct {
+		DiagnosisRequest
+		Catalogue []CatalogueEntry `json:"catalogue,omitempty"`
+	}{req, CatalogueExcerpt(req)})
 	return string(raw), err
 }
 
@@ -94,11 +100,12 @@ func parseSuggestion(content string) (Diagnosis, error) {
 		return Diagnosis{}, fmt.Errorf("model output is not a JSON object: %w", ErrPermanent)
 	}
 	var out struct {
-		Class     string          `json:"class"`
-		Retryable *bool           `json:"retryable"`
-		Summary   string          `json:"summary"`
-		Fix       json.RawMessage `json:"fix"`
-		Rationale string          `json:"rationale"`
+		Class      string          `json:"class"`
+		Retryable  *bool           `json:"retryable"`
+		Summary    string          `json:"summary"`
+		Fix        json.RawMessage `json:"fix"`
+		Rationale  string          `json:"rationale"`
+		Confidence json.RawMessage `json:"confidence"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return Diagnosis{}, fmt.Errorf("model output does not match the diagnosis shape: %v: %w", err, ErrPermanent)
@@ -122,7 +129,25 @@ func parseSuggestion(content string) (Diagnosis, error) {
 		}
 		d.Fix = fix
 	}
+	if len(out.Confidence) > 0 && string(out.Confidence) != "null" {
+		c, err := parseConfidence(`{"confidence":` + string(out.Confidence) + `}`)
+		if err != nil {
+			return Diagnosis{}, err
+		}
+		d.Confidence = c
+	}
 	return d, nil
+}
+
+// selfAssessed is the usage of a suggestion call, marked when its answer carried the
+// model's confidence (parseSuggestion read one).
+func selfAssessed(u Usage, content string) Usage {
+	raw, _ := jsonObjectIn(content)
+	var out struct {
+		Confidence *float64 `json:"confidence"`
+	}
+	u.SelfAssessed = json.Unmarshal(raw, &out) == nil && out.Confidence != nil
+	return u
 }
 
 // parseConfidence reads {"confidence": x}. A percentage (1 < x <= 100) is read as one,
