@@ -164,7 +164,46 @@ test("embedded: an ended session says so and how to reopen the panel from the ER
   const f = page.frameLocator('iframe[title="SyncAssist"]');
   await expect(f.getByRole("alert").filter({ hasText: "This panel's session has ended" })).toContainText("Open the panel again from the ERP record");
   await expect(f.getByText("showing demo data")).toHaveCount(0);
+  // Issue 35 §7: an ERP user is told what to do, in their words: no "Try again" that cannot
+  // work (the service token is gone), no "bootstrap".
+  await expect(f.getByRole("alert").filter({ hasText: "The queue could not be read" })).toContainText("reopen the record in NetSuite");
+  await expect(f.getByRole("button", { name: "Try again" })).toHaveCount(0);
+  await expect(f.getByText(/bootstrap/i)).toHaveCount(0);
 });
+
+// Issue 35 §7: the 15-minute context expires while the service token lives: the console
+// opens a new context with the token, silently, and sends the refused read again; and the
+// host's record (fragment "record") opens the queue scoped to it.
+for (const { width, scheme } of [{ width: 1440, scheme: "light" }, { width: 390, scheme: "dark" }] as const) {
+  test(`embedded: an expired context renews silently and the panel opens on the host's record (${width} px, ${scheme})`, async ({ page }) => {
+    const stamp = Date.now();
+    const [mine, other] = [`E2E-EMBREC-${stamp}`, `E2E-EMBOTHER-${stamp}`];
+    await waitDiagnosed(await postSyncError(mine, `SO-E2E${stamp}`));
+    await waitDiagnosed(await postSyncError(other, `SO-E2F${stamp}`));
+    await page.setViewportSize({ width, height: 900 });
+    await page.emulateMedia({ colorScheme: scheme });
+    const { fragment } = await session("sync-errors", ["operator"]);
+    const first = embeddedContextId(fragment);
+    // The first context has expired, as the API says of one past its 15 minutes.
+    await page.route("**/api/**", (r) => r.request().headers()["x-embedded-context-id"] === first && !r.request().url().includes("/api/embedded/")
+      ? r.fulfill({ status: 401, contentType: "application/problem+json", headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' },
+        body: JSON.stringify({ title: "Unauthorized", status: 401, code: "invalid_token", detail: "The embedded context has expired; bootstrap a new one." }) })
+      : r.fallback());
+    const renewed = new Set<string>();
+    page.on("request", (r) => {
+      const c = r.headers()["x-embedded-context-id"];
+      if (r.url().includes("/api/sync-error-assist/") && c && c !== first) renewed.add(c);
+    });
+    await page.goto(erp.frame(base() + "/queue?embed=demo" + fragment + "&record=" + encodeURIComponent(`SO-E2E${stamp}`)));
+    const f = page.frameLocator('iframe[title="SyncAssist"]');
+    await expect(f.getByRole("cell", { name: mine })).toBeVisible();
+    await expect(f.getByRole("cell", { name: other })).toHaveCount(0);
+    await expect(f.getByRole("searchbox")).toHaveValue(`SO-E2E${stamp}`);
+    await expect(f.getByText("session has ended")).toHaveCount(0);
+    expect(renewed.size).toBe(1);
+    await accessible(page, `embedded renewed ${width} ${scheme}`);
+  });
+}
 
 // An admin sets the origins in Settings; one that is not an exact https origin is refused
 // beside the field, and nothing is saved.

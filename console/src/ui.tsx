@@ -226,7 +226,7 @@ export const REOPEN = "Close this panel and reopen the record in NetSuite: that 
 export function PanelError({ what, error, onRetry }: { what: string; error: unknown; onRetry: () => void }) {
   const e = error instanceof ApiError ? error : null;
   const ended = embeddedExpired.value || (e?.status === 401 && !!session.value?.embeddedContextId);
-  if (ended) return <div class="panel-error" role="alert"><strong>{what} could not be read:</strong> this panel's session has ended. {REOPEN}</div>;
+  if (ended) return <div class="panel-error" role="alert"><strong>{what} could not be read:</strong> the panel's session has ended. {REOPEN}</div>;
   return (
     <div class="panel-error" role="alert">
       <strong>{what} could not be read.</strong> {e ? e.problem.title : "Unexpected error"}
