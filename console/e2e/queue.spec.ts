@@ -151,7 +151,7 @@ test("under the default approval policy an operator approves a value fix, and th
   await signIn(page, "operator");
   await page.goto("/queue/" + id);
   const detail = page.getByRole("region", { name: errorId });
-  await expect(detail.getByText(/Approved by an operator or approver \(rule/)).toBeVisible();
+  await expect(detail.getByText(/Who can approve: an operator or approver \(rule/)).toBeVisible();
   await expect(detail.getByRole("button", { name: "Approve" })).toBeVisible();
   await expect(detail.getByLabel("Proposed value for shipcountry")).toBeEditable();
 

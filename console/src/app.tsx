@@ -5,12 +5,13 @@ import type { NavCounts } from "./api/types";
 import type { Role } from "./api/types";
 import { type ConsoleConfig, embedRefusal, hasRole, save, session, signIn, signOut } from "./auth";
 import { lazy } from "./lazy";
-import { FinancePanel } from "./panels/finance";
 import { QueuePanel } from "./panels/queue";
 import { navigate, path, segments } from "./router";
 import { announce, announcement, goKey, shortcutKey, Status } from "./ui";
 
-// The queue and finance are where people work; the rest load when first opened.
+// The queue is where people land and work; the rest load when first opened (finance too:
+// the first load stays within its 100 KiB budget).
+const FinancePanel = lazy(() => import("./panels/finance").then((m) => m.FinancePanel));
 const AutomationPanel = lazy(() => import("./panels/automation").then((m) => m.AutomationPanel));
 const InsightsPanel = lazy(() => import("./panels/insights").then((m) => m.InsightsPanel));
 const AuditPanel = lazy(() => import("./panels/audit").then((m) => m.AuditPanel));
@@ -58,6 +59,7 @@ export function App({ config }: { config: ConsoleConfig }) {
   const panel = embeddedPanel ?? (segments()[0] || "queue");
   const nav = [
     { id: "queue", label: "Queue", show: true },
+    { id: "escalated", label: "Escalated", show: approver },
     { id: "auto-resolved", label: "Auto-resolved", show: true },
     { id: "insights", label: "Insights", show: true },
     { id: "finance", label: "Finance", show: true },
@@ -108,7 +110,9 @@ export function App({ config }: { config: ConsoleConfig }) {
           {help && <Shortcuts roles={s.roles} embedded={!!embeddedPanel} />}
           <Status />
           {want && want !== s.module ? <OpenModule module={want} /> : <>
-          {panel === "queue" && <QueuePanel canApprove={approver} />}
+          {panel === "queue" && <QueuePanel key="queue" canApprove={approver} />}
+          {panel === "escalated" && (approver ? <QueuePanel key="escalated" canApprove inbox />
+            : <p>The Escalated inbox is for approvers: an escalated sync error waits for one.</p>)}
           {panel === "auto-resolved" && <AutomationPanel canRevert={approver} />}
           {panel === "insights" && <InsightsPanel />}
           {panel === "finance" && <FinancePanel canApprove={approver} />}
@@ -147,7 +151,7 @@ function NeedsAdmin({ module }: { module?: string }) {
 
 /** GO are the panels g then a letter opens, and the role each needs (null: every role). */
 const GO: [key: string, path: string, label: string, needs: Role | null][] = [
-  ["q", "/queue", "Queue", null], ["u", "/auto-resolved", "Auto-resolved", null], ["i", "/insights", "Insights", null],
+  ["q", "/queue", "Queue", null], ["e", "/escalated", "Escalated", "approver"], ["u", "/auto-resolved", "Auto-resolved", null], ["i", "/insights", "Insights", null],
   ["f", "/finance", "Finance", null], ["g", "/governance", "Governance", "approver"],
   ["l", "/flows", "Flows", null], ["a", "/audit", "Audit", "approver"], ["s", "/settings", "Settings", "admin"]];
 
@@ -189,9 +193,12 @@ function Shortcuts({ roles, embedded }: { roles: Role[]; embedded: boolean }) {
   const rows: [string, string][] = [
     ...(embedded ? [] : [[open.map(([k]) => "g " + k).join(" / "), open.map(([, , l]) => l).join(", ")] as [string, string]]),
     ["j / k", "next / previous sync error"],
+    ["/", "search the queue"], ["x", "select or unselect the focused row, for a bulk decision"],
     ["a", approver ? "approve" : "approve — only fixes the approval policy gives operators; the others need an approver"],
     ["r", "reject (asks a reason)"], ["e", "escalate (asks a note)"],
-    ["t", "retry: run the sync again from its source"], ["s", "resolve without a write (asks why)"], ["?", "show or hide this list"]];
+    ["t", "retry: run the sync again from its source"], ["s", "resolve without a write (asks why)"],
+    ["Enter", "in a one-line box: apply it (search, tag, system, assign)"], ["Ctrl+Enter / ⌘+Enter", "in a reason or note box: send it"],
+    ["?", "show or hide this list"]];
   return (
     <section class="shortcuts" aria-label="Keyboard shortcuts">
       <h2>Keyboard shortcuts</h2>

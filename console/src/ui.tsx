@@ -7,6 +7,7 @@ import type { ComponentChildren } from "preact";
 import { ApiError, embeddedExpired, retryAPI, staleSince } from "./api/client";
 import { session } from "./auth";
 import { path } from "./router";
+import { submitOnCtrlEnter } from "./keys";
 
 export const announcement = signal("");
 /** The last write's error: where it was raised (the element acted on), shown next to it
@@ -181,7 +182,8 @@ export function AskDialog(props: {
       <form onSubmit={submit}>
         <h2>{props.title}</h2>
         <label for="ask-text">{props.label}</label>
-        <textarea id="ask-text" required value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
+        <textarea id="ask-text" required value={text} aria-keyshortcuts="Control+Enter Meta+Enter" onKeyDown={submitOnCtrlEnter}
+          onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
         <div class="actions">
           <button type="submit" class="primary" disabled={!text.trim()}>{props.confirm}</button>
           <button type="button" onClick={() => ref.current?.close()}>Cancel</button>
@@ -226,7 +228,7 @@ export const REOPEN = "Close this panel and reopen the record in NetSuite: that 
 export function PanelError({ what, error, onRetry }: { what: string; error: unknown; onRetry: () => void }) {
   const e = error instanceof ApiError ? error : null;
   const ended = embeddedExpired.value || (e?.status === 401 && !!session.value?.embeddedContextId);
-  if (ended) return <div class="panel-error" role="alert"><strong>{what} could not be read:</strong> the panel's session has ended. {REOPEN}</div>;
+  if (ended) return <div class="panel-error" role="alert"><strong>{what} could not be read:</strong> this panel's session has ended. {REOPEN}</div>;
   return (
     <div class="panel-error" role="alert">
       <strong>{what} could not be read.</strong> {e ? e.problem.title : "Unexpected error"}

@@ -108,8 +108,11 @@ function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove:
   const decidable = canApprove && row.status === "pending" && !demo && !stage;
 
   // Above the tenant's confirmation threshold the API answers 428 confirmation_required
-  // and changes nothing; the approver is asked with amount and currency, and confirms.
-  const [confirming, setConfirming] = useState(false);
+  // and changes nothing; the approver is asked with the threshold, the record and the
+  // values the approve writes (the problem names them), and confirms.
+  const [confirming, setConfirming] = useState<Confirmation | null>(null);
+  // Four eyes: the requester may not approve their own request; the API says so per viewer.
+  const own = !!row.ownRequest;
   const approve = async (confirm?: boolean) => {
     setStage("Applying: lease taken, updating the ERP…");
     try {
@@ -120,7 +123,7 @@ function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove:
       props.onChange(done);
     } catch (e) {
       setStage(null);
-      if ((e as ApiError).code === "confirmation_required") return setConfirming(true);
+      if ((e as ApiError).code === "confirmation_required") return setConfirming(confirmationOf(e as ApiError, row));
       showError(e);
       try {
         const r = await read<FinanceApproval>(`/api/finance-ops/approvals/${row.id}`, () => row);
@@ -133,7 +136,7 @@ function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove:
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!decidable || asking || confirming || !shortcutKey(e)) return;
-      if (e.key === "a" && row.erpId) void approve();
+      if (e.key === "a" && row.erpId && !own) void approve();
       if (e.key === "r") setAsking(true);
     };
     addEventListener("keydown", onKey);
@@ -166,16 +169,42 @@ function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove:
         <p class="note">Approve is not offered: this approval names no ERP record to update. Ask the ERP to send it again with its record id, or reject it.</p>
       )}
       {!canApprove && row.status === "pending" && <p class="note">An approver approves or rejects finance approvals.</p>}
+      {canApprove && row.status === "pending" && own && (
+        <p class="note">Approve is not offered: you requested this approval, and another approver must approve it (four eyes). You can reject it.</p>
+      )}
       {canApprove && row.status === "pending" && (
         <div class="actions">
-          {row.erpId && <button type="button" class="primary" disabled={demo || !!stage} aria-keyshortcuts="a" onClick={() => void approve()}>Approve <Key k="a" /></button>}
+          {row.erpId && !own && <button type="button" class="primary" disabled={demo || !!stage} aria-keyshortcuts="a" onClick={() => void approve()}>Approve <Key k="a" /></button>}
           <button type="button" disabled={demo || !!stage} aria-keyshortcuts="r" onClick={() => setAsking(true)}>Reject <Key k="r" /></button>
         </div>
       )}
-      {confirming && <ConfirmDialog title={`Approve ${row.id}?`} confirm="Approve" onClose={() => setConfirming(false)}
-        onConfirm={() => { setConfirming(false); void approve(true); }}>
-        <p><Money amount={row.amount} currency={row.currency} /> for {row.vendor} is above your tenant's amount to confirm.</p></ConfirmDialog>}
+      {confirming && <ConfirmDialog title={`Approve ${row.id}?`} confirm="Approve" onClose={() => setConfirming(null)}
+        onConfirm={() => { setConfirming(null); void approve(true); }}>
+        <p><Money amount={confirming.amount} currency={confirming.currency} /> for {row.vendor} is above your tenant's
+          confirmation threshold of <Money amount={confirming.threshold} currency={confirming.currency} />.</p>
+        <p>Approving writes to {confirming.entity} <code>{confirming.erpId}</code> in the ERP:</p>
+        <ul class="fix-list">{Object.entries(confirming.fields).map(([k, v]) => <li><code>{k}</code> = {JSON.stringify(v)}</li>)}</ul>
+      </ConfirmDialog>}
       {asking && <AskDialog title="Reject finance approval" label="Reason" confirm="Reject" onClose={() => setAsking(false)} onConfirm={(t) => { setAsking(false); void reject(t); }} />}
     </section>
   );
+}
+
+/** Confirmation is what a 428 confirmation_required names: the tenant's threshold, the
+ *  amount, and the record and values the approve writes. */
+interface Confirmation {
+  threshold: string;
+  amount: string;
+  currency: string;
+  erpId: string;
+  entity: string;
+  fields: Record<string, unknown>;
+}
+
+/** confirmationOf reads the 428's members, falling back to the row for any it lacks. */
+function confirmationOf(e: ApiError, row: FinanceApproval): Confirmation {
+  const p = e.problem as Partial<Confirmation>;
+  const fields = (p.fields ?? row.fields) as Record<string, unknown> | undefined;
+  return { threshold: p.threshold ?? "?", amount: p.amount ?? row.amount ?? "", currency: p.currency ?? row.currency ?? "",
+    erpId: p.erpId ?? row.erpId ?? "", entity: p.entity ?? row.entity ?? "", fields: fields && typeof fields === "object" ? fields : {} };
 }

@@ -4,6 +4,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Proposal } from "../api/types";
+import { submitOnCtrlEnter } from "../keys";
 import { Ago } from "../ui";
 
 export const APPLY_WORDS: Record<string, string> = {
@@ -20,14 +21,23 @@ export function mayApprove(row: Proposal, isApprover: boolean): boolean {
   return isApprover;
 }
 
+/** whoCan says who may approve the row's fix now: its rule's people, but only an approver
+ *  once it is escalated. */
+function whoCan(row: Proposal): string {
+  const apply = row.approval?.apply ?? "approver";
+  if (row.status === "escalated" && (apply === "operator" || apply === "auto")) return "an approver (it was escalated)";
+  return APPLY_WORDS[apply] ?? apply;
+}
+
 /** Facts shows the approval rule, the learned fix's provenance and the recurrence. */
 export function Facts({ row }: { row: Proposal }) {
   const learned = row.proposal?.source === "learned" ? row.proposal.learned : undefined;
   return (
     <>
       {(row.status === "pending" || row.status === "escalated") && row.approval && (
-        <p class="note">Approved by {APPLY_WORDS[row.approval.apply] ?? row.approval.apply}
-          {row.approval.ruleId ? <> (rule <code>{row.approval.ruleId}</code>)</> : null}: {row.approval.reason}</p>
+        <p class="note">Who can approve: {whoCan(row)}
+          {row.approval.ruleId ? <> (rule <code>{row.approval.ruleId}</code>)</> : null}: {row.approval.reason}
+          {row.decider === "you" ? " You can." : ""}</p>
       )}
       {learned && (
         <p class="note">Learned fix: from {learned.approvals} approval{learned.approvals === 1 ? "" : "s"} by {learned.people} {learned.people === 1 ? "person" : "people"}
@@ -73,7 +83,8 @@ export function ResolveDialog(props: { title: string; onConfirm: (reason: string
           {REASONS.map(([v, label]) => <option value={v}>{label}</option>)}
         </select>
         <label for="resolve-note">Note (optional)</label>
-        <textarea id="resolve-note" value={note} onInput={(e) => setNote((e.target as HTMLTextAreaElement).value)} />
+        <textarea id="resolve-note" value={note} aria-keyshortcuts="Control+Enter Meta+Enter" onKeyDown={submitOnCtrlEnter}
+          onInput={(e) => setNote((e.target as HTMLTextAreaElement).value)} />
         <div class="actions">
           <button type="submit" class="primary">Resolve</button>
           <button type="button" onClick={() => ref.current?.close()}>Cancel</button>
@@ -82,3 +93,4 @@ export function ResolveDialog(props: { title: string; onConfirm: (reason: string
     </dialog>
   );
 }
+

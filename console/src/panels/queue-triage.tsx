@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { ApiError, authHeaders, write } from "../api/client";
 import type { FieldError, Proposal } from "../api/types";
 import { actorName, Ago, announce, Chip, showError } from "../ui";
+import { submitOnCtrlEnter } from "../keys";
 
 const TAG = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
@@ -78,7 +79,7 @@ export function Triage({ row, locked, onChanged }: { row: Proposal; locked: bool
       }}>
         <label for="note-add">New note</label>
         <textarea id="note-add" value={note} maxLength={2000} aria-invalid={!!err("note")} aria-describedby="note-help"
-          onInput={(e) => setNote((e.target as HTMLTextAreaElement).value)} />
+          aria-keyshortcuts="Control+Enter Meta+Enter" onKeyDown={submitOnCtrlEnter} onInput={(e) => setNote((e.target as HTMLTextAreaElement).value)} />
         <p id="note-help" class={err("note") ? "field-error" : "note"}>{err("note") ?? "Customer data and secrets are masked before a note is kept."}</p>
         <button type="submit" disabled={off || !note.trim()}>Add note</button>
       </form>

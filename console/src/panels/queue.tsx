@@ -3,9 +3,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { read, readQuiet } from "../api/client";
 import { demoGroups, demoProposalList } from "../api/demo";
-import type { List, Proposal, ProposalGroupList, ProposalSummary } from "../api/types";
+import type { List, Proposal, ProposalGroupList, ProposalList, ProposalSummary, SystemChoice } from "../api/types";
 import { navigate, segments } from "../router";
-import { actorName, announce, Ago, Chip, PanelError, showError } from "../ui";
+import { actorName, announce, Ago, Chip, PanelError, shortcutKey, showError } from "../ui";
 import { BulkBar } from "./queue-bulk";
 import { Detail } from "./queue-detail";
 import { Groups, plural } from "./queue-groups";
@@ -13,11 +13,19 @@ import { Groups, plural } from "./queue-groups";
 /** REFRESH_MS is how often the list looks for new errors (a 304 when nothing changed). */
 const REFRESH_MS = 20_000;
 
-const STATUSES = ["pending", "retrying", "applying", "approved", "rejected", "escalated", "resolved", "reverted"] as const;
+/** open is what still waits on someone (pending, retrying, escalated); any is every status. */
+const STATUSES = ["pending", "open", "any", "retrying", "applying", "approved", "rejected", "escalated", "resolved", "reverted"] as const;
 const CLASSES = ["value", "missing", "reference", "duplicate", "permission", "connection", "intermittent", "rate_limit", "too_large", "parse"];
 const AGES: Record<string, number> = { "last hour": 3600_000, "last 24 hours": 86400_000, "last 7 days": 7 * 86400_000 };
-const SORTS = ["newest", "oldest", "class", "confidence"] as const;
+const SORTS = ["newest", "oldest", "class", "confidence", "escalated"] as const;
 const WHOSE: Record<string, string> = { "": "anyone", me: "me", none: "nobody" };
+/** DECIDERS say who can approve a row's fix for the signed-in person (the server's
+ *  `decider`, from the tenant's approval policy): the chip on each row and its filter. */
+export const DECIDERS: Record<string, string> = { you: "You can approve", approver: "Needs an approver", two_approvers: "Needs two approvers" };
+/** SEARCH_DEBOUNCE_MS is how long typing pauses before the search runs; a newer search
+ *  aborts the one in flight (the client aborts a read superseded by another query). */
+export const SEARCH_DEBOUNCE_MS = 300;
+const TAG = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 /** MAX_SYSTEM is the API's bound on the system filter (as on a record's externalSystem). */
 const MAX_SYSTEM = 128;
 
@@ -27,20 +35,29 @@ function filterParam(name: string, fallback: string, allowed: readonly string[])
   return allowed.includes(v) ? v : fallback;
 }
 
-export function QueuePanel({ canApprove }: { canApprove: boolean }) {
-  const [status, setStatus] = useState<string>(() => filterParam("status", "pending", STATUSES));
+/** QueuePanel is the queue; as the Escalated inbox (inbox) it lists what waits for an
+ *  approver, newest escalation first, under its own address. */
+export function QueuePanel({ canApprove, inbox = false }: { canApprove: boolean; inbox?: boolean }) {
+  const base = inbox ? "/escalated" : "/queue";
+  const [status, setStatus] = useState<string>(() => (inbox ? "escalated" : filterParam("status", "pending", STATUSES)));
   const [cls, setCls] = useState(() => filterParam("class", "", CLASSES));
   const [age, setAge] = useState(() => filterParam("age", "", Object.keys(AGES)));
-  const [sort, setSort] = useState(() => filterParam("sort", "newest", SORTS));
+  const defaultSort = inbox ? "escalated" : "newest";
+  const [sort, setSort] = useState(() => filterParam("sort", defaultSort, SORTS));
   const [whose, setWhose] = useState(() => filterParam("assignee", "", Object.keys(WHOSE)));
+  const [decider, setDecider] = useState(() => filterParam("decider", "", Object.keys(DECIDERS)));
   const [search, setSearch] = useState(() => new URLSearchParams(location.search).get("q") ?? "");
+  const [typed, setTyped] = useState(search); // the search box as typed; search follows it, debounced
+  const [tag, setTag] = useState(() => filterParam("tag", "", [new URLSearchParams(location.search).get("tag") ?? ""].filter((t) => TAG.test(t))));
+  const [tagTyped, setTagTyped] = useState(tag);
+  const searchBox = useRef<HTMLInputElement>(null);
   // The external system as the host names it, or the system it resolves to ("erp2" lists
-  // rows sent as "Business Central" too; Settings › System names): free text. No
-  // list of a tenant's systems is readable by operators (connectors are admins' settings,
-  // and the host names systems in its own words), so the input suggests the systems of
-  // the rows this panel has loaded.
+  // rows sent as "Business Central" too; Settings › System names), compared without case.
+  // The input offers every connector system of the tenant with its names (the listing's
+  // first page brings them) and the other systems of the rows this panel has loaded.
   const [system, setSystem] = useState(() => (new URLSearchParams(location.search).get("system") ?? "").trim());
   const [seenSystems, setSeenSystems] = useState<string[]>([]);
+  const [systems, setSystems] = useState<SystemChoice[]>([]);
   const [failed, setFailed] = useState<unknown>(null);
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const anchor = useRef<string | null>(null);
@@ -53,7 +70,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
   const [version, setVersion] = useState(0);
   const selected = segments()[1];
   const [filtersOpen, setFiltersOpen] = useState(false);
-  const filtersOn = [cls, age, whose, system, sort !== "newest" && sort].filter(Boolean).length;
+  const filtersOn = [cls, age, whose, decider, tag, system, sort !== defaultSort && sort].filter(Boolean).length;
 
   const query = (cursor: string | null) => {
     const q = new URLSearchParams({ status, limit: "25" });
@@ -61,6 +78,8 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     if (age) q.set("since", new Date(Date.now() - AGES[age]).toISOString());
     if (search) q.set("q", search);
     if (whose) q.set("assignee", whose);
+    if (decider) q.set("decider", decider);
+    if (tag) q.set("tag", tag);
     if (system) q.set("system", system);
     if (sort !== "newest") q.set("sort", sort);
     if (cursor) q.set("cursor", cursor);
@@ -71,9 +90,9 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     const q = query(cursor);
     let r;
     try {
-      r = await read<List<ProposalSummary>>("/api/sync-error-assist/proposals?" + q, () => {
+      r = await read<ProposalList>("/api/sync-error-assist/proposals?" + q, () => {
         const d = demoProposalList();
-        return { items: d.items.filter((p) => p.status === status && (!system || p.externalSystem === system)), nextCursor: null };
+        return { items: d.items.filter((p) => inStatus(p.status, status) && (!system || p.externalSystem === system)), nextCursor: null };
       });
     } catch (e) {
       setFailed(e);
@@ -86,6 +105,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     if (!cursor) setPicked(new Set());
     setRows((prev) => (cursor ? [...prev, ...r.data.items] : r.data.items));
     setSeenSystems((prev) => withSystems(prev, r.data.items));
+    if (r.data.systems) setSystems(r.data.systems);
     setNext(r.data.nextCursor);
     setLoading(false);
     return r.data.items;
@@ -93,17 +113,31 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
 
   useEffect(() => {
     const q = new URLSearchParams();
-    if (status !== "pending") q.set("status", status);
+    if (status !== "pending" && !inbox) q.set("status", status);
     if (cls) q.set("class", cls);
     if (age) q.set("age", age);
     if (search) q.set("q", search);
     if (whose) q.set("assignee", whose);
+    if (decider) q.set("decider", decider);
+    if (tag) q.set("tag", tag);
     if (system) q.set("system", system);
-    if (sort !== "newest") q.set("sort", sort);
+    if (sort !== defaultSort) q.set("sort", sort);
     const qs = q.size ? "?" + q : "";
     if (qs !== location.search) history.replaceState(null, "", location.pathname + qs);
     void load(null);
-  }, [status, cls, age, search, whose, system, sort, version]);
+  }, [status, cls, age, search, whose, decider, tag, system, sort, version]);
+
+  // Search as you type: the search runs once typing pauses (Enter runs it at once).
+  useEffect(() => {
+    if (typed.trim() === search) return;
+    const t = setTimeout(() => setSearch(typed.trim()), SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(t);
+  }, [typed]);
+  useEffect(() => {
+    if (tagTyped.trim() === tag || (tagTyped.trim() && !TAG.test(tagTyped.trim()))) return;
+    const t = setTimeout(() => setTag(tagTyped.trim()), SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(t);
+  }, [tagTyped]);
 
   // Live refresh reads the first page again. Rows on it take its news (class, assignee…);
   // a row of its span that it no longer holds is read on its own, and marked (not removed)
@@ -120,7 +154,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
   useEffect(() => {
     filters.current++;
     setLeft(new Map());
-  }, [status, cls, age, search, whose, system, sort, version]);
+  }, [status, cls, age, search, whose, decider, tag, system, sort, version]);
   useEffect(() => {
     if (demo || grouped) return;
     const t = setInterval(() => {
@@ -134,7 +168,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
         const now = await Promise.all(candidates.slice(0, 10).map((id) =>
           readQuiet<ProposalSummary>("/api/sync-error-assist/proposals/" + encodeURIComponent(id))));
         if (asked !== filters.current) return;
-        const gone = now.flatMap((r) => (r && r.status !== status ? [r] : []));
+        const gone = now.flatMap((r) => (r && !inStatus(r.status, status) ? [r] : []));
         setLeft((was) => {
           const next = new Map([...was].filter(([id]) => !byId.has(id))); // back in the list: not gone
           for (const r of gone) next.set(r.id, r.status);
@@ -146,7 +180,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
       });
     }, REFRESH_MS);
     return () => clearInterval(t);
-  }, [status, cls, age, search, whose, system, sort, demo, grouped]);
+  }, [status, cls, age, search, whose, decider, tag, system, sort, demo, grouped]);
 
   // Groups honour the class, age and system filters, as the list does.
   useEffect(() => {
@@ -163,31 +197,43 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     }, setFailed);
   }, [grouped, version, cls, age, system]);
 
-  // j/k move through the list; j on the last loaded row reads the next page first.
+  // j/k move through the list; j on the last loaded row reads the next page first. / goes
+  // to the search box; x selects the focused row (else the open one) for a bulk decision.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
+      if (e.key === "/" && shortcutKey(e)) {
+        e.preventDefault();
+        searchBox.current?.focus();
+        return;
+      }
+      if (e.key === "x" && shortcutKey(e) && status === "pending") {
+        const focused = document.activeElement instanceof HTMLElement ? document.activeElement.closest<HTMLElement>("tr[data-id]")?.dataset.id : undefined;
+        const id = focused ?? selected;
+        if (id && rows.some((r) => r.id === id)) pick(id, false);
+        return;
+      }
       if (e.key !== "j" && e.key !== "k") return;
       const i = rows.findIndex((r) => r.id === selected);
       if (e.key === "j" && i === rows.length - 1 && next && !loading) {
-        void load(next).then((more) => more[0] && open(more[0].id));
+        void load(next).then((more) => more[0] && open(more[0].id, false, base));
         return;
       }
       const to = rows[Math.max(0, Math.min(rows.length - 1, i + (e.key === "j" ? 1 : -1)))];
-      if (to) open(to.id);
+      if (to) open(to.id, false, base);
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
-  }, [rows, selected, next, loading]);
+  }, [rows, selected, next, loading, picked, status]);
 
   /** After a decision: refresh, and open the next pending item ("resolve and next"). */
   const decided = (row: Proposal) => {
     const i = rows.findIndex((r) => r.id === row.id);
-    const rest = rows.filter((r) => r.id !== row.id && r.status === "pending");
+    const rest = rows.filter((r) => r.id !== row.id && r.status === (inbox ? "escalated" : "pending"));
     const nextRow = rest[Math.min(Math.max(i, 0), rest.length - 1)];
-    setRows(status === "pending" ? rows.filter((r) => r.id !== row.id) : rows.map((r) => (r.id === row.id ? row : r)));
-    if (nextRow) open(nextRow.id, true);
-    else navigate("/queue" + location.search, true);
+    setRows(status === "pending" || status === "escalated" ? rows.filter((r) => r.id !== row.id) : rows.map((r) => (r.id === row.id ? row : r)));
+    if (nextRow) open(nextRow.id, true, base);
+    else navigate(base + location.search, true);
   };
 
   /** pick toggles a row; with shift it sets the whole range from the last row picked. */
@@ -214,17 +260,17 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
     <div class={selected ? "split has-detail" : "split"}>
       <section class="list" aria-labelledby="queue-h">
         <div class="toolbar">
-          <h1 id="queue-h">Sync-error queue</h1>
+          <h1 id="queue-h">{inbox ? "Escalated to an approver" : "Sync-error queue"}</h1>
           {/* On a phone the filters wait behind one button (style.css), so the rows start on the first screen. */}
           <button type="button" class="filters-toggle" aria-expanded={filtersOpen} aria-controls="queue-filters"
             onClick={() => setFiltersOpen(!filtersOpen)}>Filters{filtersOn ? ` (${filtersOn})` : ""}</button>
           <div id="queue-filters" class={filtersOpen ? "filters open" : "filters"}>
-          <label>
+          {!inbox && <label>
             Status{" "}
             <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-              {STATUSES.map((s) => <option value={s}>{s}</option>)}
+              {STATUSES.map((s) => <option value={s}>{STATUS_WORDS[s] ?? s}</option>)}
             </select>
-          </label>
+          </label>}
           <label>
             Class{" "}
             <select value={cls} onChange={(e) => setCls((e.target as HTMLSelectElement).value)}>
@@ -240,6 +286,13 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
             </select>
           </label>
           <label>
+            Who approves{" "}
+            <select value={decider} onChange={(e) => setDecider((e.target as HTMLSelectElement).value)}>
+              <option value="">anyone</option>
+              {Object.entries(DECIDERS).map(([v, l]) => <option value={v}>{l.toLowerCase()}</option>)}
+            </select>
+          </label>
+          <label>
             Assigned to{" "}
             <select value={whose} onChange={(e) => setWhose((e.target as HTMLSelectElement).value)}>
               {Object.entries(WHOSE).map(([v, l]) => <option value={v}>{l}</option>)}
@@ -249,10 +302,10 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
             <label>
               System{" "}
               <input type="text" name="system" list="queue-systems" maxLength={MAX_SYSTEM} placeholder="any" spellcheck={false} autoComplete="off"
-                title="The external system as the host names it, such as webshop, or the system it resolves to: erp2 also lists rows sent as Business Central; Enter applies it"
+                title="The external system as the host names it, such as webshop (any case), or the system it resolves to: erp2 also lists rows sent as Business Central; Enter applies it"
                 defaultValue={system} onChange={(e) => setSystem((e.target as HTMLInputElement).value.trim())} />
             </label>
-            <datalist id="queue-systems">{seenSystems.map((s) => <option value={s} />)}</datalist>
+            <datalist id="queue-systems">{systemOptions(systems, seenSystems)}</datalist>
           </form>
           <label>
             Sort{" "}
@@ -260,14 +313,25 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
               {SORTS.map((s) => <option value={s}>{s}</option>)}
             </select>
           </label>
+          <form class="tag" onSubmit={(e) => { e.preventDefault(); if (!tagTyped.trim() || TAG.test(tagTyped.trim())) setTag(tagTyped.trim()); }}>
+            <label>
+              Tag{" "}
+              <input type="text" name="tag" value={tagTyped} maxLength={32} placeholder="any" spellcheck={false} autoComplete="off"
+                aria-invalid={!!tagTyped.trim() && !TAG.test(tagTyped.trim())} title="Rows carrying this tag: lower-case letters, digits, - or _"
+                onInput={(e) => setTagTyped((e.target as HTMLInputElement).value)} />
+            </label>
+          </form>
           </div>
-          <form role="search" onSubmit={(e) => { e.preventDefault(); setSearch(((e.target as HTMLFormElement).q as HTMLInputElement).value.trim()); }}>
-            <input type="search" name="q" aria-label="Search by error id, record id or text" placeholder="Error, record or text" defaultValue={search} />
+          <form role="search" onSubmit={(e) => { e.preventDefault(); setSearch(typed.trim()); }}>
+            <input ref={searchBox} type="search" name="q" aria-label="Search by error id, record id or text" aria-keyshortcuts="/"
+              placeholder="Error, record or text  /" value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} />
           </form>
           <button type="button" aria-pressed={grouped} onClick={() => setGrouped(!grouped)}>Group by diagnosis</button>
           {!demo && <button type="button" onClick={() => void exportRows()}>Export CSV</button>}
         </div>
-        {(sort === "class" || sort === "confidence") && <p class="note">Sorted by {sort} among the newest 500 matching errors.</p>}
+        {(sort === "class" || sort === "confidence" || (sort === "escalated" && !inbox)) && <p class="note">Sorted by {sort} among the newest 500 matching errors.</p>}
+        {decider && <p class="note">“{DECIDERS[decider]}” is looked for among the newest 500 errors the other filters match.</p>}
+        {inbox && <p class="note">Sync errors an operator escalated: the newest escalation first, with why. Approve or reject each from its detail.</p>}
         {grouped ? (
           failed !== null ? <PanelError what="The groups" error={failed} onRetry={() => setVersion(version + 1)} />
             : <Groups groups={groups} demo={demo} canApprove={canApprove} onDone={() => setVersion(version + 1)}
@@ -283,19 +347,25 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
               <thead>
                 <tr>{status === "pending" && <th scope="col" class="pick"><input type="checkbox" aria-label="Select every row shown" checked={allPicked}
                   onChange={() => setPicked(allPicked ? new Set() : new Set(rows.map((r) => r.id)))} /></th>}
-                  <th scope="col">Error</th><th scope="col">Record</th><th scope="col">Class</th><th scope="col" class="wide">Confidence</th><th scope="col">Age</th><th scope="col" class="wide">System</th><th scope="col" class="wide">Status</th></tr>
+                  <th scope="col">Error</th><th scope="col">Record</th><th scope="col" class="wide">Message</th>
+                  {status === "escalated" && <th scope="col">Escalated</th>}
+                  <th scope="col">Class</th><th scope="col" class="wide">Confidence</th><th scope="col">Age</th><th scope="col" class="wide">System</th><th scope="col" class="wide">Status</th></tr>
               </thead>
               <tbody>
                 {rows.map((r) => (
                   <tr key={r.id} data-id={r.id} class={[r.id === selected ? "selected" : "", left.has(r.id) ? "left" : ""].join(" ").trim()} tabIndex={0} aria-selected={r.id === selected}
-                    onClick={() => open(r.id)} onKeyDown={(e) => e.key === "Enter" && open(r.id)}>
+                    onClick={() => open(r.id, false, base)} onKeyDown={(e) => e.key === "Enter" && open(r.id, false, base)}>
                     {status === "pending" && <td class="pick" onClick={(e) => e.stopPropagation()}>
                       <input type="checkbox" aria-label="Select row" aria-describedby={"err-" + r.id} checked={picked.has(r.id)}
                         onClick={(e) => pick(r.id, e.shiftKey)} /></td>}
                     <td class="mono" id={"err-" + r.id}>{r.errorId}{r.applyError && <> <Chip kind="failed">write failed</Chip></>}
+                      {r.decider && <> <Chip kind={"decider " + r.decider}>{DECIDERS[r.decider]}</Chip></>}
                       {left.has(r.id) && <> <Chip kind="left">no longer {status} (now {left.get(r.id)})</Chip></>}</td>
                     <td>{r.recordType} / {r.recordId}{r.assignee && <> <Chip kind="assignee">{actorName(r.assignee)}</Chip></>}
                       {r.tags?.map((t) => <> <Chip kind="tag">{t}</Chip></>)}</td>
+                    <td class="wide msg" title={r.message}>{r.message}</td>
+                    {status === "escalated" && <td class="escalation">{r.escalation ? <>{r.escalation.note}{" "}
+                      <span class="note">— {actorName(r.escalation.actor)}, <Ago at={r.escalation.at} /></span></> : "—"}</td>}
                     <td>{r.class ? <Chip kind="class">{r.class}</Chip> : <Chip>{r.diagnosis}</Chip>}</td>
                     <td class="num wide">{r.confidence === undefined ? "—" : Math.round(r.confidence * 100) + "%"}</td>
                     <td><Ago at={r.occurredAt ?? r.claimedAt} /></td>
@@ -305,7 +375,7 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
                 ))}
               </tbody>
             </table>
-            {!loading && failed === null && rows.length === 0 && <p class="empty">{emptyText(status, next !== null, !!(cls || age || search || whose || system))}</p>}
+            {!loading && failed === null && rows.length === 0 && <p class="empty">{emptyText(STATUS_WORDS[status] ?? status, next !== null, !!(cls || age || search || whose || decider || tag || system))}</p>}
             {next && <button type="button" onClick={() => void load(next)}>Load more</button>}
           </>
         )}
@@ -313,16 +383,34 @@ export function QueuePanel({ canApprove }: { canApprove: boolean }) {
       {selected && <Detail key={selected} id={selected} demo={demo} canApprove={canApprove} onDecided={decided}
         onUndone={() => setVersion((v) => v + 1)}
         onChanged={(p) => setRows((all) => all.map((r) => (r.id === p.id ? p : r)))}
-        onBack={() => navigate("/queue" + location.search)} />}
+        onBack={() => navigate(base + location.search)} />}
     </div>
   );
 }
 
 /** open shows a row's detail, keeping the filters, and moves focus to its row so the
  *  keyboard goes on from there (after a decision, focus would otherwise fall to the page). */
-function open(id: string, replace = false) {
-  navigate("/queue/" + id + location.search, replace);
+function open(id: string, replace = false, base = "/queue") {
+  navigate(base + "/" + id + location.search, replace);
   requestAnimationFrame(() => document.querySelector<HTMLElement>(`tr[data-id="${CSS.escape(id)}"]`)?.focus({ preventScroll: false }));
+}
+
+/** STATUS_WORDS name the statuses that merge several. */
+const STATUS_WORDS: Record<string, string> = { open: "open (pending, retrying, escalated)", any: "any status" };
+
+/** inStatus says whether a row in status s belongs to a list of status filter f. */
+function inStatus(s: string, f: string): boolean {
+  return f === "any" || s === f || (f === "open" && ["pending", "retrying", "escalated"].includes(s));
+}
+
+/** systemOptions offers every system of the tenant (by key, labelled with its vendor, and
+ *  each name that resolves to it), then the other systems of the rows seen. */
+function systemOptions(systems: SystemChoice[], seen: string[]) {
+  const named = new Set(systems.flatMap((s) => s.names.map((n) => n.toLowerCase())));
+  return [
+    ...systems.flatMap((s) => s.names.map((n) => <option value={n}>{n === s.system ? s.vendor : `${s.vendor} (${s.system})`}</option>)),
+    ...seen.filter((n) => !named.has(n.toLowerCase())).map((n) => <option value={n} />),
+  ];
 }
 
 /** withSystems adds the external systems of rows to the ones already suggested, sorted. */

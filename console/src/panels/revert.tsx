@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { ApiError, write } from "../api/client";
 import type { FieldChange, Proposal } from "../api/types";
 import { actorName, Ago, announce, Chip, ConfirmDialog, show } from "../ui";
+import { submitOnCtrlEnter } from "../keys";
 
 /** REVERT_MS is the API's revert window (RevertWindow): 24 hours after the write. */
 export const REVERT_MS = 24 * 3600_000;
@@ -78,7 +79,7 @@ function RevertDialog({ item, onConfirm, onClose }: { item: Revertible; onConfir
         <code>{item.ruleId}</code> wrote; the row is marked reverted and the fix is learned as rejected, so it is not proposed again.</p>
       <ul class="fix-list">{item.fix.map((f) => <li><code>{f.path}</code>: {show(f.after)} → {show(f.before)}</li>)}</ul>
       <label for="revert-reason">Reason (optional)</label>
-      <textarea id="revert-reason" maxLength={1000} value={reason} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} />
+      <textarea id="revert-reason" maxLength={1000} value={reason} aria-keyshortcuts="Control+Enter Meta+Enter" onKeyDown={submitOnCtrlEnter} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} />
     </ConfirmDialog>
   );
 }
