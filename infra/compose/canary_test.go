@@ -82,6 +82,7 @@ func TestCanariesNeverLeaveTheService(t *testing.T) {
 				t.Setenv("AI_MODEL", "anthropic.claude-3-5-haiku-20241022-v1:0")
 			}
 			e := newEnv(t, sqsqueue.CreateOptions{})
+			askTheModel(t, e)
 			logs := &syncBuffer{}
 			e.deps.Log = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			prev := slog.Default()

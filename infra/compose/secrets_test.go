@@ -13,7 +13,17 @@ import (
 
 	"github.com/syncassist/syncassist/shared/ai/aitest"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
+
+// askTheModel has the demo tenant ask the model whatever the rules' confidence: a test of
+// the model's path must not depend on the rules being unsure of its fixture.
+func askTheModel(t *testing.T, e *env) {
+	t.Helper()
+	if err := (tenant.Admin{Store: e.deps.Tenants}).Set(context.Background(), "demo", tenant.KeyModelBelow, "1"); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // In AWS the OpenAI-compatible provider's key comes from Secrets Manager (an httptest server
 // speaking its JSON protocol stands in), read once at start, and reaches the provider as the
@@ -47,6 +57,7 @@ func TestOpenAIKeyFromSecretsManager(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", model.URL+"/v1")
 	t.Setenv("OPENAI_API_KEY_SECRET_ARN", arn)
 	e := newEnv(t, sqsqueue.CreateOptions{})
+	askTheModel(t, e)
 	if reads.Load() != 1 {
 		t.Fatalf("secret read %d times at start, want once", reads.Load())
 	}

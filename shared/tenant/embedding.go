@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -86,6 +87,10 @@ func CheckSetting(key, value string, loopbackHTTP bool) error {
 	case KeyEmbeddedAllowedOrigins:
 		_, err := ParseFrameOrigins(value, loopbackHTTP)
 		return err
+	case KeyModelBelow:
+		if v, err := strconv.ParseFloat(value, 64); value != "" && (err != nil || v < 0 || v > 1) {
+			return fmt.Errorf("must be a number from 0 to 1, such as 0.9 (empty for the default)")
+		}
 	case KeyFinanceConfirmAbove:
 		if r, ok := ParseAmount(value); value != "" && (!ok || r.Sign() < 0) {
 			return fmt.Errorf("must be an amount of 0 or more, such as %s (empty for the default)", DefaultFinanceConfirmAbove)

@@ -36,7 +36,12 @@ const KeyFinanceEnabled = "finance_ops.enabled"
 
 // KnownSettings are the keys the onboarding command accepts.
 var KnownSettings = []string{KeyEnabled, KeyWebhookEnabled, KeyFinanceEnabled, KeyEmbeddedAllowedRoles, KeyMCPExternalTools,
-	KeyAutoApply, KeyAutoRetry, KeyEmbeddedAllowedOrigins, KeyFinanceConfirmAbove}
+	KeyAutoApply, KeyAutoRetry, KeyEmbeddedAllowedOrigins, KeyFinanceConfirmAbove, KeyModelBelow}
+
+// KeyModelBelow is the rules' confidence under which the diagnosis asks the configured
+// model, a number in [0, 1] (0: never; 1: unless the rules are certain); empty: the
+// default from the held-out calibration (ai.DefaultModelBelow).
+const KeyModelBelow = "sync_error_assist.model_below_confidence"
 
 // KeyAutoApply lets the approval policy's enforced auto rules apply fixes; only "true"
 // does, and switching it off stops them at once (shadow rules keep recording).

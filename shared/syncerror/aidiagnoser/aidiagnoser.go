@@ -1,11 +1,18 @@
 // Package aidiagnoser is the diagnose function's wiring: the sync-error worker diagnosing
 // through the governed AI client. It is apart from the queue's other wiring so that only
 // the diagnose function links the AI providers.
+//
+// A model is asked only when it adds something: the worker tries the tenant's learned
+// fixes first (syncerror.Assist), then the rules (free, local); a configured model is
+// called, once, only for an error the rules score below the tenant's threshold
+// (ai.DefaultModelBelow unless the tenant sets tenant.KeyModelBelow).
 package aidiagnoser
 
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -17,11 +24,22 @@ import (
 	"github.com/syncassist/syncassist/shared/platform/aiclient"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // Worker is the diagnosis worker of f, diagnosing through the governed AI client c.
 func Worker(f *syncerrorwire.Feature, c *aiclient.Client) *syncerror.Worker {
-	return f.Worker(governedDiagnoser{c: c, now: f.Base.Clock()})
+	return f.Worker(newDiagnoser(c, f.Base.HostTenants, f.Base.Clock()))
+}
+
+// newDiagnoser asks the rules before c's model; over the rules provider there is nothing
+// to ask first.
+func newDiagnoser(c *aiclient.Client, tenants tenant.Reader, now func() time.Time) governedDiagnoser {
+	d := governedDiagnoser{c: c, tenants: tenants, now: now}
+	if c.Provider != ai.ProviderRules {
+		d.rules = c.WithProvider(ai.NewRulesProvider())
+	}
+	return d
 }
 
 // Lambda is the diagnose function's entry point.
@@ -40,8 +58,12 @@ func Lambda(ctx context.Context, b *platform.Base) (func(context.Context, events
 // governedDiagnoser is the worker's syncerror.Diagnoser: the governed AI client, acting for the
 // claim's tenant and naming what triggered the work.
 type governedDiagnoser struct {
-	c   *aiclient.Client
-	now func() time.Time
+	c *aiclient.Client
+	// rules is the rules provider under the same governance, asked before c's model (nil
+	// when c is the rules).
+	rules   *ai.Governed
+	tenants tenant.Reader
+	now     func() time.Time
 }
 
 func (d governedDiagnoser) Diagnose(ctx context.Context, c syncerror.Claim, inferenceID string) (syncerror.Proposal, error) {
@@ -49,7 +71,16 @@ func (d governedDiagnoser) Diagnose(ctx context.Context, c syncerror.Claim, infe
 	if c.WebhookID != "" {
 		trigger = "webhook:" + c.WebhookID
 	}
-	diag, err := d.c.Diagnose(ctx, identity.ForTenant(c.TenantID, trigger), inferenceID, c.ID, requestOf(c))
+	id, req := identity.ForTenant(c.TenantID, trigger), requestOf(c)
+	if d.rules != nil {
+		diag, err := d.rules.Diagnose(ctx, id, inferenceID, c.ID, req)
+		// A rules failure (a refused scan) is the model's failure too: the model call
+		// below meets it again and reports it.
+		if err == nil && diag.Confidence >= d.modelBelow(ctx, c.TenantID) {
+			return d.proposal(diag, inferenceID, ai.ProviderRules, ai.RulesModel), nil
+		}
+	}
+	diag, err := d.c.Diagnose(ctx, id, inferenceID, c.ID, req)
 	switch {
 	case errors.Is(err, ai.ErrPermanent):
 		return syncerror.Proposal{}, &syncerror.PermanentError{Reason: "the AI provider refused or answered unusably; see the reasoning trace " + inferenceID}
@@ -58,16 +89,37 @@ func (d governedDiagnoser) Diagnose(ctx context.Context, c syncerror.Claim, infe
 	case err != nil:
 		return syncerror.Proposal{}, err
 	}
+	return d.proposal(diag, inferenceID, d.c.Provider, d.c.Model), nil
+}
+
+// modelBelow is the tenant's threshold: its setting when it is a number in [0, 1], else
+// the default (also when the tenant cannot be read: the rules' answer is still checked).
+func (d governedDiagnoser) modelBelow(ctx context.Context, tenantID string) float64 {
+	if d.tenants == nil {
+		return ai.DefaultModelBelow
+	}
+	t, err := d.tenants.Get(ctx, tenantID)
+	if err != nil {
+		return ai.DefaultModelBelow
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(t.Settings[tenant.KeyModelBelow]), 64)
+	if err != nil || v < 0 || v > 1 {
+		return ai.DefaultModelBelow
+	}
+	return v
+}
+
+func (d governedDiagnoser) proposal(diag ai.Diagnosis, inferenceID, provider, model string) syncerror.Proposal {
 	p := syncerror.Proposal{
 		Class: string(diag.Class), Retryable: diag.Retryable, Summary: diag.Summary, Rationale: diag.Rationale,
-		Confidence: diag.Confidence, InferenceID: inferenceID, Provider: d.c.Provider, Model: d.c.Model,
+		Confidence: diag.Confidence, InferenceID: inferenceID, Provider: provider, Model: model,
 		DiagnosedAt: d.now().UTC(),
 	}
 	p.Fix = make([]syncerror.FieldChange, 0, len(diag.Fix))
 	for _, f := range diag.Fix {
 		p.Fix = append(p.Fix, syncerror.FieldChange{Path: f.Path, Before: f.Before, After: f.After})
 	}
-	return p, nil
+	return p
 }
 
 // requestOf is what the provider reads about claim c. It names the products of the
