@@ -138,9 +138,11 @@ func costs(ctx context.Context, n int, callMS float64, out io.Writer) error {
 		after, before, cut)
 	fe.Write(out, ListPrices, callMS)
 	sc.Write(out, ListPrices, callMS)
-	fmt.Fprintf(out, "\nAI tokens: the rules provider (the default) costs none. With a model, add the model's price "+
-		"(shared/ai/price.go) times the tokens in the cost records: e.g. amazon.nova-micro at 1,500 input and 300 output "+
-		"tokens per call, two calls per diagnosis, is $%.2f per million sync errors.\n", aiWhatIf("amazon.nova-micro-v1:0", 1500, 300, 2))
+	ms, err := measureModelShare("shared/ai/testdata/diagnoser_*.json")
+	if err != nil {
+		return err
+	}
+	ms.write(out, Total(se.Lines(ListPrices, callMS)))
 	return nil
 }
 
