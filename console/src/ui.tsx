@@ -13,8 +13,10 @@ export const announcement = signal("");
 /** The last write's error: where it was raised (the element acted on), shown next to it
  *  by the ActionError inside the same action bar, or at the top of the panel otherwise. */
 export const writeError = signal<{ title: string; detail?: string; at?: Element | null } | null>(null);
-/** How many ActionErrors show writeError now: then the top of the panel does not. */
-const shownBeside = signal(0);
+/** The mounted ActionErrors: the top of the panel leaves an error to one that claims it. */
+const slots = new Set<HTMLElement>();
+/** claims says whether the slot shows an error raised at `at`: inside its bar's parent. */
+const claims = (slot: HTMLElement, at?: Element | null) => !!at && !!slot.parentElement?.parentElement?.contains(at);
 
 // An error belongs to the panel it was raised in: another panel does not show it.
 let panelOf = path.peek().split("/")[1];
@@ -121,14 +123,15 @@ export function showError(e: unknown) {
  *  which may be scrolled out of sight. */
 export function ActionError() {
   const ref = useRef<HTMLDivElement>(null);
-  const e = writeError.value;
-  const scope = ref.current?.parentElement?.parentElement;
-  const mine = !!e?.at && !!scope?.contains(e.at);
   useEffect(() => {
-    if (!mine) return;
-    shownBeside.value++;
-    ref.current?.scrollIntoView?.({ block: "nearest" });
-    return () => void shownBeside.value--;
+    const slot = ref.current!;
+    slots.add(slot);
+    return () => void slots.delete(slot);
+  }, []);
+  const e = writeError.value;
+  const mine = !!e && !!ref.current && claims(ref.current, e.at);
+  useEffect(() => {
+    if (mine) ref.current?.scrollIntoView?.({ block: "nearest" });
   }, [mine, e]);
   return (
     <div ref={ref} class="action-error">
@@ -228,7 +231,7 @@ export const REOPEN = "Close this panel and reopen the record in NetSuite: that 
 export function PanelError({ what, error, onRetry }: { what: string; error: unknown; onRetry: () => void }) {
   const e = error instanceof ApiError ? error : null;
   const ended = embeddedExpired.value || (e?.status === 401 && !!session.value?.embeddedContextId);
-  if (ended) return <div class="panel-error" role="alert"><strong>{what} could not be read:</strong> this panel's session has ended. {REOPEN}</div>;
+  if (ended) return <div class="panel-error" role="alert"><strong>{what} could not be read:</strong> the panel's session has ended. {REOPEN}</div>;
   return (
     <div class="panel-error" role="alert">
       <strong>{what} could not be read.</strong> {e ? e.problem.title : "Unexpected error"}
@@ -265,7 +268,7 @@ export function Status() {
       {toast.value && (toast.value.undo
         ? <div class="toast" role="group" aria-label="Pending action">{toast.value.msg} <button type="button" onClick={toast.value.undo}>Undo</button></div>
         : <div class="toast" aria-hidden="true">{toast.value.msg}</div>)}
-      {e && shownBeside.value === 0 && (
+      {e && ![...slots].some((slot) => claims(slot, e.at)) && (
         <div role="alert" class="alert top-alert">
           <strong>{e.title}</strong>
           {e.detail && <span> — {e.detail}</span>}
