@@ -38,7 +38,17 @@ type emulator struct {
 	probe    probe
 	log      io.Writer
 	cmd      *exec.Cmd
+	// exited is closed when cmd has exited (waitErr is then its error): a readiness wait
+	// ends at once on an emulator that died instead of running out its deadline.
+	exited  chan struct{}
+	waitErr error
 }
+
+// readyTimeout bounds the wait for an emulator to answer after its start. The wait ends as
+// soon as it answers or exits, so the bound costs nothing when all is well; it is generous
+// because on a loaded machine (make test runs its lanes side by side on two cores, beside
+// whatever else runs) moto_server's Python start-up alone was measured at 27 s.
+const readyTimeout = 2 * time.Minute
 
 // Options configure Start.
 type Options struct {
@@ -55,7 +65,7 @@ type Options struct {
 	DynamoDBPath string
 }
 
-// Start launches both emulators and waits (up to 30 s) until they answer.
+// Start launches both emulators and waits (up to readyTimeout) until they answer.
 func Start(ctx context.Context, opt Options) (*Emulators, error) {
 	root := opt.Root
 	if root == "" {
@@ -109,10 +119,10 @@ func Start(ctx context.Context, opt Options) (*Emulators, error) {
 			return nil, err
 		}
 	}
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	for _, em := range []*emulator{e.dynamo, e.sqs} {
-		if err := waitReady(wctx, em.endpoint, em.probe); err != nil {
+		if err := em.waitReady(wctx); err != nil {
 			e.Stop()
 			return nil, fmt.Errorf("%s did not become ready: %w", em.name, err)
 		}
@@ -129,7 +139,28 @@ func (em *emulator) start() error {
 		return fmt.Errorf("start %s: %w", em.name, err)
 	}
 	em.cmd = cmd
+	em.exited = make(chan struct{})
+	go func(done chan struct{}) { em.waitErr = cmd.Wait(); close(done) }(em.exited)
 	return nil
+}
+
+// waitReady waits until the emulator answers its probe, or fails when it exits first or
+// ctx ends.
+func (em *emulator) waitReady(ctx context.Context) error {
+	err := waitReady(ctx, em.endpoint, em.probe, em.exited)
+	if err != nil && isClosed(em.exited) {
+		return fmt.Errorf("%s exited before it answered (%v): %w", em.name, em.waitErr, err)
+	}
+	return err
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // kill ends the process with SIGKILL, as a crash would, and waits for it.
@@ -138,20 +169,20 @@ func (em *emulator) kill() {
 		return
 	}
 	_ = em.cmd.Process.Kill()
-	_ = em.cmd.Wait()
+	<-em.exited
 	em.cmd = nil
 }
 
-// restart starts a killed emulator again on its port and waits (up to 30 s) until it
-// answers.
+// restart starts a killed emulator again on its port and waits (up to readyTimeout) until
+// it answers.
 func (em *emulator) restart(ctx context.Context) error {
 	em.kill()
 	if err := em.start(); err != nil {
 		return err
 	}
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	if err := waitReady(wctx, em.endpoint, em.probe); err != nil {
+	if err := em.waitReady(wctx); err != nil {
 		em.kill()
 		return fmt.Errorf("%s did not become ready again: %w", em.name, err)
 	}
@@ -247,7 +278,8 @@ func roundTrip(req *http.Request) error {
 	return resp.Body.Close()
 }
 
-func waitReady(ctx context.Context, endpoint string, p probe) error {
+// waitReady probes endpoint until it answers, ctx ends, or exited (when not nil) is closed.
+func waitReady(ctx context.Context, endpoint string, p probe, exited <-chan struct{}) error {
 	for {
 		err := p(ctx, endpoint)
 		if err == nil {
@@ -256,6 +288,8 @@ func waitReady(ctx context.Context, endpoint string, p probe) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%s: %w (last error: %v)", endpoint, ctx.Err(), err)
+		case <-exited:
+			return fmt.Errorf("%s: the process exited (last error: %v)", endpoint, err)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

@@ -48,7 +48,7 @@ type MotoOptions struct {
 // MotoAccount is the account id moto answers for every caller.
 const MotoAccount = "123456789012"
 
-// StartMoto launches moto_server from PATH and waits (up to 30 s) until it answers.
+// StartMoto launches moto_server from PATH and waits (up to readyTimeout) until it answers.
 func StartMoto(ctx context.Context, opt MotoOptions) (*Moto, error) {
 	bin, err := exec.LookPath("moto_server")
 	var args []string
@@ -77,9 +77,9 @@ func StartMoto(ctx context.Context, opt MotoOptions) (*Moto, error) {
 	if err := m.em.start(); err != nil {
 		return nil, err
 	}
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	if err := waitReady(wctx, m.Server, motoProbe); err != nil {
+	if err := m.em.waitReady(wctx); err != nil {
 		m.Stop()
 		return nil, fmt.Errorf("moto_server did not become ready: %w", err)
 	}
@@ -96,9 +96,9 @@ func StartMoto(ctx context.Context, opt MotoOptions) (*Moto, error) {
 // a time; two binaries' requests meet only on different tables. Stop closes the gate and
 // leaves the server running.
 func AttachMoto(ctx context.Context, server string) (*Moto, error) {
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	if err := waitReady(wctx, server, motoProbe); err != nil {
+	if err := waitReady(wctx, server, motoProbe, nil); err != nil {
 		return nil, fmt.Errorf("the shared moto_server at %s does not answer: %w", server, err)
 	}
 	m := &Moto{Server: server}
