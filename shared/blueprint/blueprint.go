@@ -87,7 +87,8 @@ var sk = func(name string) *Key { return &Key{Name: name, Type: String} }
 // operator's outcome; and, under keys starting with "~" (in no index of rows), each
 // tenant's poll watermark and the queue's documents: the approval policy, what was learned
 // from decisions ("~kn#…"), the automation records ("~auto#<row>", also in
-// IndexDocsByTime), co-approvals and the auto-apply counter.
+// IndexDocsByTime), co-approvals and the auto-apply counter. Only the webhook-ids of the
+// ingest's replay check ("~whid#…") carry the TTL attribute: they expire after a week.
 var Processed = Table{
 	Name:         TableProcessed,
 	PartitionKey: Key{Name: "tenant_id", Type: String},
@@ -97,7 +98,8 @@ var Processed = Table{
 		{Name: IndexByDiagnosis, PartitionKey: Key{Name: "diagnosis_key", Type: String}, SortKey: sk("diagnosis_since")},
 		{Name: IndexDocsByTime, PartitionKey: Key{Name: "doc_list", Type: String}, SortKey: sk("doc_sort")},
 	},
-	EnvVar: "TABLE_PROCESSED",
+	TTLAttribute: "expires_at",
+	EnvVar:       "TABLE_PROCESSED",
 }
 
 // Tenants holds one item per tenant: its settings and its webhook secrets.

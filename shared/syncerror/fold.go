@@ -8,8 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/syncassist/syncassist/shared/httpapi"
+	"sync"
+	"time"
 )
 
 // Recurring errors fold. A sync error whose signature (tenant, system, record type,
@@ -17,22 +17,33 @@ import (
 // is still open is an occurrence of that row, not a new row. Once the row is closed, the
 // same signature opens a new row flagged as a recurrence of the closed one.
 //
-// How, in one conditional write per post. A signature's open row is keyed by the
-// signature and a generation: ClaimID(tenant, "sig:"+signature+"#"+generation). The post
-// reads the signature's generation (a read, no write) and makes one conditional update of
-// that row: create it if absent; else, if it is still open and has not seen this errorId,
-// count one more occurrence. DynamoDB applies one item's update atomically, so concurrent
-// posts serialise on that row: each adds exactly one occurrence, and the first creates it.
-// A redelivered errorId finds its key in the row's error keys and changes nothing (the
-// duplicate rule). Only a post that finds the row closed writes more: it advances the
-// signature's generation (conditional on the one it read, so concurrent posts advance it
-// once) and keeps the closed row's error keys there, so a late redelivery of an errorId
-// of the closed row is still a duplicate, then creates the next generation's row.
+// How (issue 37 §0: the webhook's path makes no read and one write per item it must
+// change). A signature's open row is keyed by the signature and a generation:
+// ClaimID(tenant, "sig:"+signature+"#"+generation), so the fold is the row's own
+// conditional update: create it if absent; else, if it is still open and has not seen
+// this errorId, ADD one occurrence. DynamoDB applies one item's update atomically, so
+// concurrent posts serialise on that row: each adds exactly one occurrence, and the first
+// creates it. The generation is not read first: a signature's rows are never deleted, so
+// generation 0 is right for every signature not seen closed, and the generation last
+// folded into is remembered per store in this process (genHints); a guess that finds its
+// row closed is the slow path below, which reads the signature's state. Only a post that
+// finds the row closed writes more: it advances the signature's generation (conditional
+// on the one it read, so concurrent posts advance it once) and keeps the closed row's
+// error keys there, so a late redelivery of an errorId of the closed row is still a
+// duplicate, then creates the next generation's row.
 //
-// The duplicate rule also holds when a redelivery's content changed (the host edited the
-// error: another message is another signature). After the conditional write, an
-// unconditional, idempotent put records errorId → row; a post first reads it. That put
-// decides nothing: if it is lost, only a redelivery whose content changed counts again.
+// Before the fold, one conditional put per guard, both in one round trip as they are
+// independent items: the errorId's record (ClaimErrorKey: the first post of an errorId
+// records the signature it came with; a later one is a redelivery, looked up on that
+// signature's rows, so it is a duplicate even when its content, and so its signature,
+// changed) and, for a signed webhook, the webhook-id's (RecordWebhookID: another message
+// under a known id is a replay, refused before anything of it is folded). A new errorId
+// cannot be a late copy of a closed row's error, which is why the fold may guess its
+// generation. So the webhook's ingest is three single-item conditional writes in two
+// round trips, no read, and one send for a new row. Fewer writes would drop a guarantee:
+// the replay check is keyed by the webhook-id, the duplicate rule by the errorId and the
+// fold by the signature, three items, and the local emulator (dynalite) has no
+// TransactWriteItems to change them in one call (LOCAL-AWS.md).
 
 // FoldResult is what a post did to its signature's row.
 type FoldResult int
@@ -68,14 +79,26 @@ type FoldStore interface {
 	// AdvanceSignature moves the signature from generation gen to gen+1, keeping keys as
 	// the closed row's error keys. ErrStateChanged when it is no longer at gen.
 	AdvanceSignature(ctx context.Context, tenantID, signature string, gen int, keys []string) error
-	// ErrorRow returns the row an errorId (its ErrorKey) was recorded on, "" when none,
-	// and, for a checked arrival, the message its webhook-id was recorded with, "" when
-	// none: one read either way (the replay check costs the hot path no round trip).
-	ErrorRow(ctx context.Context, tenantID, errorKey string, d Arrival) (rowID, message string, err error)
-	// PutErrorRow records that errorKey's error is on row id and, for a checked arrival,
-	// its webhook-id's message (idempotent; one write).
-	PutErrorRow(ctx context.Context, tenantID, errorKey, id string, d Arrival) error
+	// ClaimErrorKey records that errorKey first arrived with signature, unless it is
+	// recorded: one conditional write. It returns the record as it stood when it was.
+	ClaimErrorKey(ctx context.Context, tenantID, errorKey, signature string) (prior ErrorRecord, claimed bool, err error)
+	// RecordWebhookID records a checked arrival's webhook-id with its message, expiring at
+	// now+WebhookIDTTL, unless the id is recorded and not expired: one conditional write.
+	// It returns the message the id was first recorded with, and whether this call did.
+	RecordWebhookID(ctx context.Context, tenantID string, d Arrival, now time.Time) (firstMessage string, recorded bool, err error)
 }
+
+// ErrorRecord is what an errorId was first recorded with: the signature of its first
+// post, or (records written before signatures were) the row it was folded into.
+type ErrorRecord struct{ Signature, RowID string }
+
+// WebhookIDTTL is how long a webhook-id is remembered. The replay check needs only the
+// signature's timestamp tolerance (5 minutes: an older request fails its signature check
+// before it gets here); the redelivery rule wants the id as long as a host re-sends a
+// saved record under it. Seven days covers both with a margin; that hosts re-send within
+// a week is an assumption. Past it the item is deleted by the table's TTL (expires_at),
+// and treated as absent before that, so nothing depends on when DynamoDB deletes it.
+const WebhookIDTTL = 7 * 24 * time.Hour
 
 // Arrival is how a sync error arrived: the webhook-id (or flow run) it came with and, for
 // a signed webhook, the message that id names: the sync error's ErrorKey. Standard
@@ -91,9 +114,8 @@ type Arrival struct{ WebhookID, Message string }
 func (d Arrival) Checked() bool { return d.WebhookID != "" && d.Message != "" }
 
 // ErrReplayed is a webhook-id recorded before for another sync error. Nothing was stored.
-// Two concurrent first uses of one id for different errors may both pass: the check reads
-// before the fold and records after it. That is no gap a third party can use: the
-// signature binds the body to the id, so only the secret's holder can make either.
+// The check and the record are one conditional write, so of two concurrent first uses of
+// one id for different errors exactly one passes.
 var ErrReplayed = errors.New("syncerror: webhook-id already used for another sync error")
 
 var (
@@ -154,46 +176,144 @@ func fold(ctx context.Context, s ClaimStore, c Claim, d Arrival) (FoldResult, Cl
 	c.Retry.Signature, c.Retry.Occurrences = sig, 1
 	c.Retry.FirstSeen, c.Retry.LastSeen = c.ClaimedAt, c.ClaimedAt
 	c.Retry.ErrorKeys = []string{key}
-	if !d.Checked() {
-		d = Arrival{}
-	}
-	if id, msg, err := s.ErrorRow(ctx, c.TenantID, key, d); err != nil {
+	prior, claimed, err := guard(ctx, s, c, sig, key, d)
+	if err != nil {
 		return 0, Claim{}, err
-	} else if msg != "" && msg != d.Message {
-		return 0, Claim{}, ErrReplayed
-	} else if id != "" {
-		row, err := s.Get(ctx, c.TenantID, id)
-		return FoldDuplicate, row, err
 	}
-	for range maxFoldRounds {
-		st, err := s.SignatureState(ctx, c.TenantID, sig)
-		if err != nil {
-			return 0, Claim{}, err
+	if !claimed {
+		// A redelivery: its error is on a row of the signature it first came with, unless
+		// that first post never reached its row (then this one folds it).
+		row, ok, err := priorRow(ctx, s, c.TenantID, prior, key)
+		if err != nil || ok {
+			return FoldDuplicate, row, err
 		}
-		if contains(st.ClosedKeys, key) && st.Generation > 0 {
-			prev, err := s.Get(ctx, c.TenantID, SignatureRowID(c.TenantID, sig, st.Generation-1))
-			return FoldDuplicate, prev, err
+	}
+	return foldRounds(ctx, s, c, sig, key, genHints.get(s, c.TenantID, sig))
+}
+
+// guard makes the two guards' conditional puts, side by side: the errorId's record and,
+// for a checked arrival, the webhook-id's. ErrReplayed when the id carried another
+// message. A replay may leave its errorId recorded: the record decides nothing without
+// the row it points to (priorRow), so that errorId's own first post still folds.
+func guard(ctx context.Context, s ClaimStore, c Claim, sig, key string, d Arrival) (ErrorRecord, bool, error) {
+	var (
+		wg        sync.WaitGroup
+		first     string
+		whErr     error
+		whChecked = d.Checked()
+	)
+	if whChecked {
+		wg.Go(func() { first, _, whErr = s.RecordWebhookID(ctx, c.TenantID, d, c.ClaimedAt) })
+	}
+	prior, claimed, err := s.ClaimErrorKey(ctx, c.TenantID, key, sig)
+	wg.Wait()
+	switch {
+	case whErr != nil:
+		return prior, false, whErr
+	case whChecked && first != d.Message:
+		return prior, false, ErrReplayed
+	}
+	return prior, claimed, err
+}
+
+// priorRow is the row holding errorKey that its record points to, ok false when there is
+// none (the post that recorded it stored no row).
+func priorRow(ctx context.Context, s ClaimStore, tenantID string, prior ErrorRecord, key string) (Claim, bool, error) {
+	if prior.RowID != "" {
+		row, err := s.Get(ctx, tenantID, prior.RowID)
+		if errors.Is(err, ErrNotFound) {
+			return Claim{}, false, nil
 		}
-		c.ID = SignatureRowID(c.TenantID, sig, st.Generation)
+		return row, err == nil, err
+	}
+	return rowWithKey(ctx, s, tenantID, prior.Signature, key)
+}
+
+// foldRounds folds c at generation gen (a guess: no read), then, while it finds its row
+// closed, at the one the signature's state says.
+func foldRounds(ctx context.Context, s ClaimStore, c Claim, sig, key string, gen int) (FoldResult, Claim, error) {
+	for round := range maxFoldRounds {
+		if round > 0 {
+			st, err := s.SignatureState(ctx, c.TenantID, sig)
+			if err != nil {
+				return 0, Claim{}, err
+			}
+			if contains(st.ClosedKeys, key) && st.Generation > 0 {
+				prev, err := s.Get(ctx, c.TenantID, SignatureRowID(c.TenantID, sig, st.Generation-1))
+				return FoldDuplicate, prev, err
+			}
+			gen = st.Generation
+		}
+		c.ID = SignatureRowID(c.TenantID, sig, gen)
 		c.Retry.RecurrenceOf = ""
-		if st.Generation > 0 {
-			c.Retry.RecurrenceOf = SignatureRowID(c.TenantID, sig, st.Generation-1)
+		if gen > 0 {
+			c.Retry.RecurrenceOf = SignatureRowID(c.TenantID, sig, gen-1)
 		}
 		res, row, err := s.Fold(ctx, c, key)
 		if err == nil && (res == FoldCreated || res == FoldOccurrence) {
-			if perr := s.PutErrorRow(ctx, c.TenantID, key, row.ID, d); perr != nil {
-				httpapi.Logger(ctx).Warn("errorId not recorded for redeliveries; the row is stored", "id", row.ID, "error", perr)
-			}
+			genHints.set(s, c.TenantID, sig, gen)
 		}
 		if err != nil || res != FoldClosed {
 			return res, row, err
 		}
-		keys := row.Retry.ErrorKeys
-		if err := s.AdvanceSignature(ctx, c.TenantID, sig, st.Generation, keys); err != nil && err != ErrStateChanged {
+		if err := s.AdvanceSignature(ctx, c.TenantID, sig, gen, row.Retry.ErrorKeys); err != nil && err != ErrStateChanged {
 			return 0, Claim{}, err
 		}
 	}
 	return 0, Claim{}, ErrStateChanged
+}
+
+// rowWithKey finds the row of signature sig that holds errorKey: the current
+// generation's or, by the signature's closed keys, the one before (reads; only a
+// redelivery takes this path).
+func rowWithKey(ctx context.Context, s ClaimStore, tenantID, sig, key string) (Claim, bool, error) {
+	st, err := s.SignatureState(ctx, tenantID, sig)
+	if err != nil {
+		return Claim{}, false, err
+	}
+	gen := st.Generation
+	if contains(st.ClosedKeys, key) && gen > 0 {
+		gen--
+	}
+	row, err := s.Get(ctx, tenantID, SignatureRowID(tenantID, sig, gen))
+	if errors.Is(err, ErrNotFound) || err == nil && !contains(row.Retry.ErrorKeys, key) {
+		return Claim{}, false, nil
+	}
+	return row, err == nil, err
+}
+
+// genHints remembers, per store, tenant and signature, the generation a post last folded
+// into, so the next post of a recurring signature folds without reading its state. A hint
+// is never ahead of the store (generations only grow, rows are never deleted); a stale
+// one finds its row closed and takes the slow path. Bounded: emptied when full.
+var genHints = &hintCache{m: map[hintKey]int{}}
+
+const maxGenHints = 10000
+
+type hintKey struct {
+	store       ClaimStore
+	tenant, sig string
+}
+
+type hintCache struct {
+	mu sync.Mutex
+	m  map[hintKey]int
+}
+
+// get is the hint, 0 for a signature not seen (right until its row is found closed).
+func (h *hintCache) get(s ClaimStore, tenantID, sig string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.m[hintKey{s, tenantID, sig}]
+}
+
+func (h *hintCache) set(s ClaimStore, tenantID, sig string, gen int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.m) >= maxGenHints {
+		clear(h.m)
+	}
+	h.m[hintKey{s, tenantID, sig}] = gen
 }
 
 func contains(keys []string, k string) bool {

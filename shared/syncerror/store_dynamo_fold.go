@@ -4,16 +4,19 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 )
 
@@ -92,6 +95,7 @@ func (s *DynamoClaims) foldWrite(ctx context.Context, c Claim, errorKey string, 
 		":approved": dynamostore.Str(string(StatusApproved)),
 		":rejected": dynamostore.Str(string(StatusRejected)),
 		":resolved": dynamostore.Str(string(StatusResolved)),
+		":reverted": dynamostore.Str(string(StatusReverted)),
 	}
 	set := []string{"last_seen = :seen"}
 	for _, name := range slices.Sorted(maps.Keys(it)) {
@@ -103,7 +107,7 @@ func (s *DynamoClaims) foldWrite(ctx context.Context, c Claim, errorKey string, 
 		set = append(set, n+" = if_not_exists("+n+", :"+n[1:]+")")
 	}
 	update := "SET " + strings.Join(set, ", ") + " ADD occurrences :one"
-	cond := "attribute_not_exists(id) OR (NOT #status IN (:approved, :rejected, :resolved)"
+	cond := "attribute_not_exists(id) OR (NOT #status IN (:approved, :rejected, :resolved, :reverted)"
 	if keep {
 		values[":key"] = dynamostore.Str(errorKey)
 		values[":keys"] = &types.AttributeValueMemberSS{Value: []string{errorKey}}
@@ -146,74 +150,69 @@ func (s *DynamoClaims) errorKeyItem(tenantID, errorKey string) dynamostore.Item 
 	return s.key(tenantID, "~eid#"+errorKey)
 }
 
-// webhookItem is the item holding the message (ErrorKey) a webhook-id first carried. The id is the
-// sender's text (up to 256 bytes of anything), so it is hashed out of key syntax.
+// webhookItem is the item holding what a webhook-id first carried. The id is the sender's
+// text (up to 256 bytes of anything), so it is hashed out of key syntax.
 func (s *DynamoClaims) webhookItem(tenantID, webhookID string) dynamostore.Item {
 	sum := sha256.Sum256([]byte(webhookID))
 	return s.key(tenantID, "~whid#"+hex.EncodeToString(sum[:]))
 }
 
-// ErrorRow implements FoldStore: one GetItem, or for a checked arrival one BatchGetItem
-// of the error key's item and the webhook-id's, so the replay check adds no round trip.
-func (s *DynamoClaims) ErrorRow(ctx context.Context, tenantID, errorKey string, d Arrival) (string, string, error) {
-	if !d.Checked() {
-		out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
-			Key: s.errorKeyItem(tenantID, errorKey), ConsistentRead: aws.Bool(true)})
-		if err != nil {
-			return "", "", fmt.Errorf("error key of %s: %w", tenantID, err)
-		}
-		return dynamostore.GetString(out.Item, "row_id"), "", nil
-	}
-	keys := &types.KeysAndAttributes{ConsistentRead: aws.Bool(true),
-		Keys: []map[string]types.AttributeValue{s.errorKeyItem(tenantID, errorKey), s.webhookItem(tenantID, d.WebhookID)}}
-	var rowID, sum string
-	for range maxBatchRounds {
-		out, err := s.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{s.table: *keys}})
-		if err != nil {
-			return "", "", fmt.Errorf("error key and webhook-id of %s: %w", tenantID, err)
-		}
-		for _, it := range out.Responses[s.table] {
-			if v := dynamostore.GetString(it, "row_id"); v != "" {
-				rowID = v
-			}
-			if v := dynamostore.GetString(it, "message_key"); v != "" {
-				sum = v
-			}
-		}
-		left, ok := out.UnprocessedKeys[s.table]
-		if !ok || len(left.Keys) == 0 {
-			return rowID, sum, nil
-		}
-		keys = &left
-	}
-	return "", "", fmt.Errorf("error key and webhook-id of %s: still unprocessed after %d rounds", tenantID, maxBatchRounds)
-}
-
-// maxBatchRounds bounds the retries of a batch's unprocessed part (throttling).
-const maxBatchRounds = 5
-
-// PutErrorRow implements FoldStore: one PutItem, or for a checked arrival one
-// BatchWriteItem of the error key's item and the webhook-id's message.
-func (s *DynamoClaims) PutErrorRow(ctx context.Context, tenantID, errorKey, id string, d Arrival) error {
+// ClaimErrorKey implements FoldStore: one conditional PutItem. A refused put returns the
+// item with the refusal on DynamoDB; an emulator without
+// ReturnValuesOnConditionCheckFailure (dynalite) does not, so it is read then.
+func (s *DynamoClaims) ClaimErrorKey(ctx context.Context, tenantID, errorKey, signature string) (ErrorRecord, bool, error) {
 	it := s.errorKeyItem(tenantID, errorKey)
-	it["row_id"] = dynamostore.Str(id)
-	if !d.Checked() {
-		if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it}); err != nil {
-			return fmt.Errorf("record error key of %s: %w", tenantID, err)
-		}
-		return nil
+	it["signature"] = dynamostore.Str(signature)
+	old, ok, err := s.putIfAbsent(ctx, it, "attribute_not_exists(id)", nil, nil)
+	if err != nil || ok {
+		return ErrorRecord{Signature: signature}, ok, err
 	}
-	wh := s.webhookItem(tenantID, d.WebhookID)
-	wh["message_key"] = dynamostore.Str(d.Message)
-	writes := []types.WriteRequest{{PutRequest: &types.PutRequest{Item: it}}, {PutRequest: &types.PutRequest{Item: wh}}}
-	for range maxBatchRounds {
-		out, err := s.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{s.table: writes}})
-		if err != nil {
-			return fmt.Errorf("record error key and webhook-id of %s: %w", tenantID, err)
-		}
-		if writes = out.UnprocessedItems[s.table]; len(writes) == 0 {
-			return nil
-		}
-	}
-	return fmt.Errorf("record error key and webhook-id of %s: still unprocessed after %d rounds", tenantID, maxBatchRounds)
+	// row_id: a record written before records kept the signature.
+	return ErrorRecord{Signature: dynamostore.GetString(old, "signature"), RowID: dynamostore.GetString(old, "row_id")}, false, nil
 }
+
+// RecordWebhookID implements FoldStore: one conditional PutItem. The item carries the
+// table's TTL attribute (expires_at, epoch seconds) so DynamoDB deletes it after
+// WebhookIDTTL (before, every id ever posted stayed forever); an expired item not yet
+// deleted counts as absent.
+func (s *DynamoClaims) RecordWebhookID(ctx context.Context, tenantID string, d Arrival, now time.Time) (string, bool, error) {
+	it := s.webhookItem(tenantID, d.WebhookID)
+	it["message_key"] = dynamostore.Str(d.Message)
+	it[ttlAttribute] = dynamostore.Num(now.Add(WebhookIDTTL).Unix())
+	old, ok, err := s.putIfAbsent(ctx, it, "attribute_not_exists(id) OR #exp < :now",
+		map[string]string{"#exp": ttlAttribute}, dynamostore.Item{":now": dynamostore.Num(now.Unix())})
+	if err != nil || ok {
+		return d.Message, ok, err
+	}
+	return dynamostore.GetString(old, "message_key"), false, nil
+}
+
+// putIfAbsent puts it on cond; refused, it returns the item that stood there, read when
+// the refusal does not carry it (dynalite does not return it).
+func (s *DynamoClaims) putIfAbsent(ctx context.Context, it dynamostore.Item, cond string, names map[string]string,
+	values dynamostore.Item) (dynamostore.Item, bool, error) {
+	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
+		ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if err == nil {
+		return nil, true, nil
+	}
+	tenantID, id := dynamostore.GetString(it, "tenant_id"), dynamostore.GetString(it, "id")
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) {
+		return nil, false, fmt.Errorf("record %s of %s: %w", id[:6], tenantID, err)
+	}
+	if ccf.Item != nil {
+		return ccf.Item, false, nil
+	}
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
+		Key: s.key(tenantID, id), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s of %s: %w", id[:6], tenantID, err)
+	}
+	return out.Item, false, nil
+}
+
+// ttlAttribute is the processed table's TTL attribute: only the webhook-id items carry it.
+var ttlAttribute = blueprint.Processed.TTLAttribute

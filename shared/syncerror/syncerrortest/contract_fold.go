@@ -76,47 +76,51 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 		}
 	})
 
-	t.Run("error rows are recorded per tenant", func(t *testing.T) {
+	// An errorId keeps the signature it was first recorded with, per tenant; of concurrent
+	// first posts exactly one records it.
+	t.Run("error keys keep their first signature", func(t *testing.T) {
 		s := newStore(t)
-		if id, _, err := s.ErrorRow(ctx, "t1", "k1", syncerror.Arrival{}); err != nil || id != "" {
-			t.Fatalf("fresh %q err=%v", id, err)
+		if prior, ok, err := s.ClaimErrorKey(ctx, "t1", "k1", "sig-a"); err != nil || !ok || prior.Signature != "sig-a" {
+			t.Fatalf("fresh %+v claimed=%v err=%v", prior, ok, err)
 		}
-		for range 2 {
-			if err := s.PutErrorRow(ctx, "t1", "k1", "se_a", syncerror.Arrival{}); err != nil {
-				t.Fatal(err)
-			}
+		if prior, ok, err := s.ClaimErrorKey(ctx, "t1", "k1", "sig-b"); err != nil || ok || prior.Signature != "sig-a" || prior.RowID != "" {
+			t.Fatalf("again %+v claimed=%v err=%v, want the first signature", prior, ok, err)
 		}
-		if id, _, _ := s.ErrorRow(ctx, "t1", "k1", syncerror.Arrival{}); id != "se_a" {
-			t.Fatalf("recorded %q", id)
+		if _, ok, _ := s.ClaimErrorKey(ctx, "t2", "k1", "sig-b"); !ok {
+			t.Fatal("another tenant's error key was taken")
 		}
-		if id, _, _ := s.ErrorRow(ctx, "t2", "k1", syncerror.Arrival{}); id != "" {
-			t.Fatalf("other tenant's %q", id)
+		if n := winners(t, 5, func(i int) (bool, error) {
+			_, ok, err := s.ClaimErrorKey(ctx, "t1", "k-race", fmt.Sprintf("sig-%d", i))
+			return ok, err
+		}); n != 1 {
+			t.Fatalf("%d concurrent first posts recorded the key, want 1", n)
 		}
 	})
 
-	// A checked arrival's webhook-id keeps the message it was first recorded with, per
-	// tenant, read in the same call as the error key; an unchecked one records none.
-	t.Run("webhook-ids keep their message", func(t *testing.T) {
+	// A webhook-id keeps the message it was first recorded with, per tenant, until it
+	// expires; of concurrent first uses exactly one records it.
+	t.Run("webhook-ids keep their first message until they expire", func(t *testing.T) {
 		s := newStore(t)
 		d := syncerror.Arrival{WebhookID: "msg_1", Message: "k1"}
-		if id, sum, err := s.ErrorRow(ctx, "t1", "k1", d); err != nil || id != "" || sum != "" {
-			t.Fatalf("fresh %q %q err=%v", id, sum, err)
-		}
-		if err := s.PutErrorRow(ctx, "t1", "k1", "se_a", d); err != nil {
-			t.Fatal(err)
+		if first, rec, err := s.RecordWebhookID(ctx, "t1", d, base); err != nil || !rec || first != "k1" {
+			t.Fatalf("fresh %q recorded=%v err=%v", first, rec, err)
 		}
 		other := syncerror.Arrival{WebhookID: "msg_1", Message: "k2"}
-		if id, sum, err := s.ErrorRow(ctx, "t1", "k2", other); err != nil || id != "" || sum != d.Message {
-			t.Fatalf("reused id: row %q sum %q err=%v, want no row and the first message", id, sum, err)
+		if first, rec, err := s.RecordWebhookID(ctx, "t1", other, base.Add(time.Hour)); err != nil || rec || first != "k1" {
+			t.Fatalf("reused id: %q recorded=%v err=%v, want the first message", first, rec, err)
 		}
-		if _, sum, _ := s.ErrorRow(ctx, "t2", "k1", d); sum != "" {
-			t.Fatalf("other tenant's sum %q", sum)
+		if _, rec, _ := s.RecordWebhookID(ctx, "t2", other, base); !rec {
+			t.Fatal("another tenant's id was taken")
 		}
-		if err := s.PutErrorRow(ctx, "t1", "k3", "se_b", syncerror.Arrival{WebhookID: "msg_2"}); err != nil {
-			t.Fatal(err)
+		late := base.Add(syncerror.WebhookIDTTL + time.Second)
+		if first, rec, err := s.RecordWebhookID(ctx, "t1", other, late); err != nil || !rec || first != "k2" {
+			t.Fatalf("after its TTL: %q recorded=%v err=%v, want the id recorded again", first, rec, err)
 		}
-		if _, sum, _ := s.ErrorRow(ctx, "t1", "k3", syncerror.Arrival{WebhookID: "msg_2", Message: d.Message}); sum != "" {
-			t.Fatalf("an unchecked delivery recorded sum %q", sum)
+		if n := winners(t, 5, func(i int) (bool, error) {
+			_, rec, err := s.RecordWebhookID(ctx, "t1", syncerror.Arrival{WebhookID: "msg_race", Message: fmt.Sprintf("k%d", i)}, base)
+			return rec, err
+		}); n != 1 {
+			t.Fatalf("%d concurrent first uses recorded the id, want 1", n)
 		}
 	})
 

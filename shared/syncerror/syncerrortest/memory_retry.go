@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -109,27 +111,33 @@ func (s *ClaimStore) Fold(_ context.Context, c syncerror.Claim, errorKey string)
 	return syncerror.FoldOccurrence, clone(row), nil
 }
 
-// ErrorRow implements syncerror.FoldStore.
-func (s *ClaimStore) ErrorRow(_ context.Context, tenantID, errorKey string, d syncerror.Arrival) (string, string, error) {
+// ClaimErrorKey implements syncerror.FoldStore.
+func (s *ClaimStore) ClaimErrorKey(_ context.Context, tenantID, errorKey, signature string) (syncerror.ErrorRecord, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sum := ""
-	if d.Checked() {
-		sum = s.errorRows[key(tenantID, webhookKey+d.WebhookID)]
+	k := key(tenantID, errorKey)
+	if sig, ok := s.errorRows[k]; ok {
+		return syncerror.ErrorRecord{Signature: sig}, false, nil
 	}
-	return s.errorRows[key(tenantID, errorKey)], sum, nil
+	s.errorRows[k] = signature
+	return syncerror.ErrorRecord{Signature: signature}, true, nil
 }
 
-// webhookKey keeps the webhook-ids' messages apart from the error keys.
+// webhookKey keeps the webhook-ids apart from the error keys in errorRows, where each is
+// kept as "message\x00expiry (unix seconds)".
 const webhookKey = "~whid#"
 
-// PutErrorRow implements syncerror.FoldStore.
-func (s *ClaimStore) PutErrorRow(_ context.Context, tenantID, errorKey, id string, d syncerror.Arrival) error {
+// RecordWebhookID implements syncerror.FoldStore.
+func (s *ClaimStore) RecordWebhookID(_ context.Context, tenantID string, d syncerror.Arrival, now time.Time) (string, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.errorRows[key(tenantID, errorKey)] = id
-	if d.Checked() {
-		s.errorRows[key(tenantID, webhookKey+d.WebhookID)] = d.Message
+	k := key(tenantID, webhookKey+d.WebhookID)
+	if v, ok := s.errorRows[k]; ok {
+		msg, exp, _ := strings.Cut(v, "\x00")
+		if t, _ := strconv.ParseInt(exp, 10, 64); t >= now.Unix() {
+			return msg, false, nil
+		}
 	}
-	return nil
+	s.errorRows[k] = d.Message + "\x00" + strconv.FormatInt(now.Add(syncerror.WebhookIDTTL).Unix(), 10)
+	return d.Message, true, nil
 }
