@@ -406,10 +406,10 @@ function inStatus(s: string, f: string): boolean {
 /** systemOptions offers every system of the tenant (by key, labelled with its vendor, and
  *  each name that resolves to it), then the other systems of the rows seen. */
 function systemOptions(systems: SystemChoice[], seen: string[]) {
-  const named = new Set(systems.flatMap((s) => s.names.map((n) => n.toLowerCase())));
+  const named = new Set(systems.flatMap((s) => s.names));
   return [
     ...systems.flatMap((s) => s.names.map((n) => <option value={n}>{n === s.system ? s.vendor : `${s.vendor} (${s.system})`}</option>)),
-    ...seen.filter((n) => !named.has(n.toLowerCase())).map((n) => <option value={n} />),
+    ...seen.filter((n) => !named.has(n)).map((n) => <option value={n} />),
   ];
 }
 
