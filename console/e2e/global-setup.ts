@@ -1,12 +1,13 @@
-// Builds and starts the local stack (emulators, demo tenant, fakes, dev issuer, API and
-// console) on a free port in its own process group and state dir; the returned teardown
-// kills the whole group, emulators included, whatever the tests did.
+// Builds and starts a local stack per worker (emulators, demo tenant, fakes, dev issuer, API
+// and console), each on a free port in its own process group and state dir; the returned
+// teardown kills every group, emulators included, whatever the tests did.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, openSync, readFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { DEMO_EMBEDDED_SECRET, DEMO_FINANCE_SECRET, DEMO_FLOW_SECRETS, DEMO_SECRET } from "./support/stack";
+import type { FullConfig } from "@playwright/test";
+import { DEMO_EMBEDDED_SECRET, DEMO_FINANCE_SECRET, DEMO_FLOW_SECRETS, DEMO_SECRET, stackEnv } from "./support/stack";
 
 const root = resolve(__dirname, "..", "..");
 
@@ -34,8 +35,17 @@ async function waitFor(url: string, ms: number): Promise<void> {
   throw new Error("the local stack did not answer " + url);
 }
 
-export default async function globalSetup() {
-  execFileSync("go", ["build", "-o", "build/local-stack", "./infra/local"], { cwd: root, stdio: "inherit" });
+/** stack is one running local stack and how to stop it. */
+interface Stack {
+  base: string;
+  state: string;
+  logPath: string;
+  stop: () => void;
+  kill: () => void;
+}
+
+/** startStack starts one local stack on a free port, in its own process group and state dir. */
+async function startStack(): Promise<Stack> {
   const port = await freePort();
   const state = mkdtempSync(join(tmpdir(), "syncassist-e2e-"));
   const logPath = join(state, "stack.log");
@@ -49,31 +59,53 @@ export default async function globalSetup() {
       ...Object.fromEntries(Object.entries(DEMO_FLOW_SECRETS).map(([sys, secret]) => ["DEMO_FLOW_SECRET_" + sys.toUpperCase(), secret])),
       RECONCILE_INTERVAL: "1h", LOCAL_VISIBILITY_TIMEOUT_SECONDS: "5" },
   });
-  const base = `http://127.0.0.1:${port}`;
-  process.env.CONSOLE_BASE_URL = base;
-  process.env.LOCAL_STATE_DIR = state;
-  const stop = () => {
+  closeSync(log);
+  const signal = (sig: NodeJS.Signals) => () => {
     try {
-      process.kill(-stack.pid!, "SIGTERM");
+      process.kill(-stack.pid!, sig);
     } catch {
       // already gone
     }
   };
-  process.on("exit", stop);
+  const s = { base: `http://127.0.0.1:${port}`, state, logPath, stop: signal("SIGTERM"), kill: signal("SIGKILL") };
+  process.on("exit", s.kill);
+  return s;
+}
+
+/**
+ * Each Playwright worker gets a stack of its own (stackEnv in support/stack picks it by the
+ * worker's parallel index): the specs of one tenant change its settings, policies and
+ * learned fixes, so two workers on one stack would change what the other's specs read.
+ * The stacks start side by side; a stack that does not answer fails the run with its log.
+ */
+export default async function globalSetup(config: FullConfig) {
+  execFileSync("go", ["build", "-o", "build/local-stack", "./infra/local"], { cwd: root, stdio: "inherit" });
+  const stacks: Stack[] = [];
+  const stopAll = async () => {
+    for (const s of stacks) s.stop();
+    await new Promise((r) => setTimeout(r, 500));
+    for (const s of stacks) s.kill();
+  };
   try {
-    await waitFor(base + "/local/ready", 90_000);
+    for (let i = 0; i < Math.max(1, config.workers); i++) stacks.push(await startStack());
+    await Promise.all(stacks.map(async (s) => {
+      try {
+        await waitFor(s.base + "/local/ready", 90_000);
+      } catch (e) {
+        console.error(`${(e as Error).message}; the stack's log (${s.logPath}) ends:\n` + readFileSync(s.logPath, "utf8").slice(-4000));
+        throw e;
+      }
+    }));
   } catch (e) {
-    stop();
-    console.error(readFileSync(logPath, "utf8").slice(-4000));
+    await stopAll();
     throw e;
   }
-  return async () => {
-    stop();
-    await new Promise((r) => setTimeout(r, 500));
-    try {
-      process.kill(-stack.pid!, "SIGKILL");
-    } catch {
-      // stopped cleanly
-    }
-  };
+  stacks.forEach((s, i) => {
+    process.env[stackEnv("CONSOLE_BASE_URL", i)] = s.base;
+    process.env[stackEnv("LOCAL_STATE_DIR", i)] = s.state;
+  });
+  // The first stack is also the default, for tools that read the plain names.
+  process.env.CONSOLE_BASE_URL = stacks[0].base;
+  process.env.LOCAL_STATE_DIR = stacks[0].state;
+  return stopAll;
 }

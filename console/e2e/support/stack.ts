@@ -12,7 +12,12 @@ export const DEMO_EMBEDDED_SECRET = testSecret("syncassist-e2e-embedded-secret!!
 export const DEMO_FLOW_SECRETS: Record<string, string> = Object.fromEntries(
   ["hosterp", "erp2", "crm", "marketing", "shipping"].map((sys) => [sys, testSecret(("syncassist-e2e-flow-" + sys + "-secret!!!!!!").slice(0, 32))]));
 
-export const base = () => process.env.CONSOLE_BASE_URL!;
+/** stackEnv names the variable global-setup sets for the stack of worker i (its parallel
+ *  index): each worker runs against a stack of its own. */
+export const stackEnv = (name: string, i: number) => `${name}_${i}`;
+
+/** base is the URL of this worker's stack. */
+export const base = () => process.env[stackEnv("CONSOLE_BASE_URL", Number(process.env.TEST_PARALLEL_INDEX ?? 0))] ?? process.env.CONSOLE_BASE_URL!;
 
 export function signedHeaders(body: string, secret = DEMO_SECRET): Record<string, string> {
   const key = Buffer.from(secret.slice("whsec_".length), "base64");
