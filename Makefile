@@ -21,7 +21,7 @@ CI_FUZZTIME ?= $(if $(CI),3s,)
 FUZZ_TARGETS := shared/webhook:FuzzVerify shared/dlp:FuzzScanJSON shared/dlp:FuzzScanText \
 	shared/syncerror:FuzzParseRecord shared/governance:FuzzCanonicalJSON shared/governance:FuzzManifestValidate \
 	shared/finance:FuzzDecodeCursor shared/dynamostore:FuzzDecodeTimedCursor shared/connector:FuzzOffsetCursor shared/connector:FuzzQueryBuilders \
-	shared/flow:FuzzFlowFilter shared/settings:FuzzCheckBaseURL shared/toolcatalog:FuzzMCPRequest
+	shared/flow:FuzzFlowFilter shared/settings:FuzzCheckBaseURL shared/toolcatalog:FuzzMCPRequest infra/compose:FuzzOpenAPI
 # AWS's own tools, from PyPI (Python 3.10+): cfn-lint lints the synthesized templates and
 # moto_server is the second emulator of the store contract suites and the deploy rehearsal.
 CFN_LINT_VERSION := 1.51.0
@@ -140,7 +140,7 @@ chromium: ## install Debian's Chromium for the browser tests when it is missing 
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; fi
 
 test-browser: deps console chromium ## Playwright + axe in headless Chromium against a real local stack on a free port
-	CHROMIUM=$(CHROMIUM) npm run --silent browser-test
+	SYNCASSIST_API_CHECK=1 CHROMIUM=$(CHROMIUM) npm run --silent browser-test
 
 screenshots: deps console chromium ## write a PNG of each console panel to docs/screenshots/
 	SCREENSHOTS=1 CHROMIUM=$(CHROMIUM) npm run --silent browser-test -- screenshots

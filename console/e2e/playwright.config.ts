@@ -5,7 +5,8 @@ import { defineConfig } from "@playwright/test";
 export default defineConfig({
   testDir: ".",
   testMatch: /.*\.spec\.ts$/,
-  globalSetup: "./global-setup.ts",
+  // api-contract tears down first, while the stacks still answer (issue 36 §2).
+  globalSetup: ["./global-setup.ts", "./api-contract.ts"],
   workers: 1,
   retries: 0,
   timeout: 60_000,

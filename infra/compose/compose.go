@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/syncassist/syncassist/shared/apidoc"
+	"github.com/syncassist/syncassist/shared/apidoc/apicheck"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/console"
 	"github.com/syncassist/syncassist/shared/finance"
@@ -42,6 +43,10 @@ type Stack struct {
 	// Routes are every HTTP function's handler, the console and the OpenAPI document
 	// included.
 	Routes platform.Routes
+	// APICheck, when set, validates every request and response through Mux against the
+	// OpenAPI document (issue 36 §2): the handler tests set it, and the local server when
+	// SYNCASSIST_API_CHECK is set.
+	APICheck *apicheck.Checker
 }
 
 // Load builds the Stack from the environment.
@@ -82,8 +87,15 @@ func New(ctx context.Context, b *platform.Base) (*Stack, error) {
 	return s, nil
 }
 
-// Mux mounts fns' routes, as their Lambdas do; every HTTP function for the local stack.
-func (s *Stack) Mux(fns []blueprint.Function) (http.Handler, error) { return s.Base.Mux(fns, s.Routes) }
+// Mux mounts fns' routes, as their Lambdas do; every HTTP function for the local stack,
+// behind APICheck when it is set.
+func (s *Stack) Mux(fns []blueprint.Function) (http.Handler, error) {
+	h, err := s.Base.Mux(fns, s.Routes)
+	if err != nil || s.APICheck == nil {
+		return h, err
+	}
+	return s.APICheck.Wrap(h), nil
+}
 
 // HTTPLambda is the Lambda entry point of the HTTP function called name.
 func (s *Stack) HTTPLambda(name string) (platform.HTTPHandler, error) {

@@ -10,7 +10,7 @@ import (
 )
 
 // readyClaim stores a pending claim whose diagnosis proposes shipcountry -> DE for record.
-func (f *flow) readyClaim(t *testing.T, errorID, recordID string) string {
+func (f *flow) readyClaim(t testing.TB, errorID, recordID string) string {
 	t.Helper()
 	ctx := context.Background()
 	c := syncerror.NewClaim(syncerror.Record{TenantID: "demo", ErrorID: errorID, RecordType: "salesOrder", RecordID: recordID,

@@ -45,7 +45,7 @@ type env struct {
 
 // newEnv provisions a private stage on the emulators and loads the wiring the Lambdas use,
 // with the demo tenant on and the clock at fixture time.
-func newEnv(t *testing.T, opt sqsqueue.CreateOptions) *env {
+func newEnv(t testing.TB, opt sqsqueue.CreateOptions) *env {
 	t.Helper()
 	ctx := context.Background()
 	cfg := emutest.Config(t)
@@ -68,6 +68,7 @@ func newEnv(t *testing.T, opt sqsqueue.CreateOptions) *env {
 		t.Fatal(err)
 	}
 	deps.Now = func() time.Time { return fixtureTime }
+	checkAPI(t, deps)
 	admin := tenant.Admin{Store: deps.Tenants}
 	// The sample events are signed with one fixture secret, so every purpose gets it here;
 	// TestSecretsArePerPurpose proves that the purposes are kept apart.

@@ -32,7 +32,7 @@ type flow struct {
 
 // newFlow is the whole service on the emulators with a fake host ERP over real HTTP,
 // holding the sales order the fixture sync error is about.
-func newFlow(t *testing.T) *flow {
+func newFlow(t testing.TB) *flow {
 	t.Helper()
 	t.Setenv("CONNECTOR_TIMEOUT", "300ms")
 	e := newEnv(t, sqsqueue.CreateOptions{})

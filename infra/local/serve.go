@@ -22,6 +22,7 @@ import (
 
 	"github.com/syncassist/syncassist/infra/compose"
 	"github.com/syncassist/syncassist/infra/emulators"
+	"github.com/syncassist/syncassist/shared/apidoc/apicheck"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/console"
@@ -154,6 +155,10 @@ func serve(ctx context.Context) error {
 	}
 	secret := secrets[tenant.PurposeIngest]
 
+	findings, err := checkAPI(deps)
+	if err != nil {
+		return err
+	}
 	api, err := deps.Mux(blueprint.HTTPFunctions())
 	if err != nil {
 		return err
@@ -199,6 +204,9 @@ func serve(ctx context.Context) error {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
+	if findings != nil {
+		mux.Handle("GET /local/api-findings", findings)
+	}
 	mux.Handle("/", api)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -424,4 +432,19 @@ func exportCredentials(ctx context.Context, cfg aws.Config) error {
 		os.Setenv("AWS_SESSION_TOKEN", creds.SessionToken)
 	}
 	return nil
+}
+
+// checkAPI puts the API behind the OpenAPI document when SYNCASSIST_API_CHECK is set (the
+// browser tests set it): every request and answer is validated, and the findings so far are
+// served at GET /local/api-findings for the run's teardown to fail on. Nil when unset.
+func checkAPI(deps *compose.Stack) (http.Handler, error) {
+	if os.Getenv(apicheck.EnvCheck) == "" {
+		return nil, nil
+	}
+	c, err := apicheck.New()
+	if err != nil {
+		return nil, err
+	}
+	deps.APICheck = c
+	return c.Handler(), nil
 }

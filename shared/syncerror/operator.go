@@ -223,8 +223,14 @@ func (o *Operator) ListHandler() http.Handler {
 		}
 		names := o.systemNames(r.Context(), id.TenantID)
 		lq = withSystemNames(names, lq)
-		if r.URL.Query().Get("format") == "csv" {
+		switch r.URL.Query().Get("format") {
+		case "", "json":
+		case "csv":
 			o.exportCSV(w, r, id.TenantID, lq, sort)
+			return
+		default:
+			// Refused like every other filter's bad value, never answered as JSON (issue 36 §2).
+			httpapi.WriteInvalidQuery(w, r, []httpapi.FieldError{{Field: "format", Message: "must be json or csv"}})
 			return
 		}
 		page, partial, err := o.sortedPage(r.Context(), id.TenantID, lq, sort)

@@ -1,0 +1,103 @@
+package compose_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/apidoc/apicheck"
+)
+
+// FuzzOpenAPI is the document's property-based fuzz (issue 36 §2): each input names an
+// operation of /api/openapi.json, a seed and whether to break the request; the request is
+// generated from the operation's schemas (apicheck.Generate) and sent to the whole service
+// on the emulators with a role's token. It fails on any 5xx, any answer that breaks the
+// document, any request the document calls invalid that the server accepted, and any
+// request the document allows that the server refused as malformed (400).
+//
+// go test runs the seed corpus (every operation once valid, once broken: the brief run of
+// make test); make fuzz searches for FUZZTIME.
+func FuzzOpenAPI(f *testing.F) {
+	doc, err := apicheck.Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	ops := doc.Operations()
+	for i := range ops {
+		f.Add(uint16(i), uint64(2*i+1), false)
+		f.Add(uint16(i), uint64(2*i+2), true)
+	}
+	fl := newFlow(f)
+	rows := []string{fl.readyClaim(f, "ERR-FZ-1", "SO-10042"), fl.readyClaim(f, "ERR-FZ-2", "SO-10042")}
+	fixed := func(op apicheck.Operation, param string) (string, bool) {
+		switch {
+		case strings.HasPrefix(op.Path, "/api/sync-error-assist/proposals/") && param == "id":
+			return rows[len(op.Path)%len(rows)], true
+		case param == "system":
+			return "hosterp", true
+		}
+		return "", false
+	}
+	tokens := []string{"admin@demo", approver, operator}
+	f.Fuzz(func(t *testing.T, opIndex uint16, seed uint64, invalid bool) {
+		op := ops[int(opIndex)%len(ops)]
+		g := apicheck.Generate(op, seed, invalid, fixed)
+		g.Request.Header.Set("Authorization", "Bearer "+tokens[seed%uint64(len(tokens))])
+		g.Request.Header.Set("Accept", "application/json, text/event-stream")
+		w := httptest.NewRecorder()
+		fl.api.ServeHTTP(w, g.Request)
+		x := apicheck.Exchange{Request: g.Request, Body: g.Body, Status: w.Code, Header: w.Header(), Answer: w.Body.Bytes()}
+		v := doc.Judge(x)
+		for _, problem := range judge(op, v, x) {
+			t.Errorf("%s (mutation %q, body %.300s): %s\nanswer: %.600s", op, g.Mutation, g.Body, problem, w.Body)
+		}
+	})
+}
+
+// judge is what FuzzOpenAPI holds against one exchange; unlike a handler test's check it
+// knows whether the request was valid, so a refused valid request counts too, unless the
+// refusal is one the document names for the operation (excused).
+func judge(op apicheck.Operation, v apicheck.Verdict, x apicheck.Exchange) []string {
+	var out []string
+	if x.Status >= 500 {
+		out = append(out, fmt.Sprintf("answered %d", x.Status))
+	}
+	for _, f := range v.Findings(x) {
+		out = append(out, f.Kind+": "+f.Detail)
+	}
+	if v.Operation != "" && v.RequestErr == nil && x.Status == http.StatusBadRequest && !excused(op, x) {
+		out = append(out, "refused a request the document allows")
+	}
+	return out
+}
+
+// excused reports whether a 400 to a schema-valid request is one the document names: every
+// field it refuses is under the operation's x-cross-field-rules, or the request carried a
+// cursor the server never issued (a cursor is opaque: no schema can make a valid one).
+func excused(op apicheck.Operation, x apicheck.Exchange) bool {
+	var p struct {
+		Code   string `json:"code"`
+		Errors []struct {
+			Field string `json:"field"`
+		} `json:"errors"`
+	}
+	if json.Unmarshal(x.Answer, &p) != nil {
+		return false
+	}
+	if p.Code == "invalid_cursor" && x.Request.URL.Query().Has("cursor") {
+		return true
+	}
+	rules := op.CrossFieldRules()
+	if len(p.Errors) == 0 || rules == nil {
+		return false
+	}
+	for _, e := range p.Errors {
+		if !apicheck.Covers(rules, e.Field) {
+			return false
+		}
+	}
+	return true
+}

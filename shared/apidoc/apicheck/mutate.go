@@ -1,0 +1,138 @@
+package apicheck
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// mutate breaks one thing the document asks of the request and says what; "" when op has
+// nothing to break. The caller still asks the validator whether the result is invalid.
+func (g *gen) mutate(op Operation, body *any, hasBody *bool, ctype string,
+	param func(name, in string) (*openapi3.Parameter, *string), params []*openapi3.Parameter) string {
+	var options []func() string
+	if rb := op.Op.RequestBody; rb != nil && rb.Value != nil && ctype == "application/json" {
+		schema := rb.Value.Content[ctype].Schema
+		options = append(options, g.bodyMutations(body, hasBody, rb.Value.Required, schema)...)
+	}
+	for _, p := range params {
+		if p.In == openapi3.ParameterInPath || p.Schema == nil || p.Schema.Value == nil {
+			continue
+		}
+		for _, m := range g.valueMutations(p.Schema.Value) {
+			_, v := param(p.Name, p.In)
+			options = append(options, func() string {
+				nv, what := m()
+				*v = g.scalar(nv)
+				return p.In + " " + p.Name + " " + what
+			})
+		}
+	}
+	if len(options) == 0 {
+		return ""
+	}
+	return options[g.r.IntN(len(options))]()
+}
+
+func (g *gen) bodyMutations(body *any, hasBody *bool, required bool, ref *openapi3.SchemaRef) []func() string {
+	set := func(raw string, what string) func() string {
+		return func() string { *body, *hasBody = rawBody(raw), true; return what }
+	}
+	out := []func() string{set("null", "body null"), set("{", "body not JSON")}
+	if ref == nil || ref.Value == nil {
+		return out
+	}
+	s := ref.Value
+	if typeOf(s) == "object" {
+		out = append(out, set("[]", "body an array"))
+		if required {
+			out = append(out, func() string { *hasBody = false; *body = nil; return "body missing" })
+		}
+	}
+	m, ok := (*body).(map[string]any)
+	if !ok {
+		return out
+	}
+	if s.AdditionalProperties.Has != nil && !*s.AdditionalProperties.Has {
+		out = append(out, func() string { m["zzUnknown"] = 1; *hasBody = true; return "unknown member zzUnknown" })
+	}
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := s.Properties[n].Value
+		if p == nil || p.ReadOnly {
+			continue
+		}
+		if slices.Contains(s.Required, n) {
+			out = append(out, func() string { delete(m, n); *hasBody = true; return "without required " + n })
+			if p.Type == nil || !p.Type.Includes("null") {
+				out = append(out, func() string { m[n] = nil; *hasBody = true; return n + " null" })
+			}
+		}
+		for _, vm := range g.valueMutations(p) {
+			out = append(out, func() string { v, what := vm(); m[n] = v; *hasBody = true; return n + " " + what })
+		}
+	}
+	return out
+}
+
+// valueMutations are the ways of giving s a value it refuses.
+func (g *gen) valueMutations(s *openapi3.Schema) []func() (any, string) {
+	var out []func() (any, string)
+	t := typeOf(s)
+	if len(s.Enum) > 0 {
+		out = append(out, func() (any, string) { return "not-in-enum", "not in its enum" })
+	}
+	switch t {
+	case "string":
+		if s.MaxLength != nil {
+			out = append(out, func() (any, string) {
+				return strings.Repeat("a", int(*s.MaxLength)+1), "over maxLength " + strconv.FormatUint(*s.MaxLength, 10)
+			})
+		}
+		if s.MinLength > 0 {
+			out = append(out, func() (any, string) { return "", "empty (minLength " + strconv.FormatUint(s.MinLength, 10) + ")" })
+		}
+		if s.Pattern != "" {
+			out = append(out, func() (any, string) { return "~ not\tmatching ~", "not matching its pattern" })
+		}
+		if s.Format == "date-time" {
+			out = append(out, func() (any, string) { return "yesterday", "not a date-time" })
+		}
+	case "integer", "number":
+		if s.Max != nil {
+			out = append(out, func() (any, string) { return *s.Max + 1, "above its maximum" })
+		}
+		if s.Min != nil {
+			out = append(out, func() (any, string) { return *s.Min - 1, "below its minimum" })
+		}
+		out = append(out, func() (any, string) { return "abc", "not a number" })
+	case "array":
+		if s.MaxItems != nil && *s.MaxItems < 50 {
+			out = append(out, func() (any, string) {
+				items := make([]any, *s.MaxItems+1)
+				for i := range items {
+					if s.Items != nil {
+						items[i] = g.value(s.Items.Value, maxDepth)
+					}
+				}
+				return items, "over maxItems"
+			})
+		}
+		if s.MinItems > 0 {
+			out = append(out, func() (any, string) { return []any{}, "fewer than minItems" })
+		}
+	case "boolean":
+		out = append(out, func() (any, string) { return "yes", "not a boolean" })
+	}
+	if t == "object" || t == "array" {
+		out = append(out, func() (any, string) { return 7, "a number where a " + t + " belongs" })
+	}
+	return out
+}
