@@ -94,7 +94,8 @@ export function App({ config }: { config: ConsoleConfig }) {
               {nav.map((n) => (
                 <li><a href={"/" + n.id} aria-current={panel === n.id ? "page" : undefined}
                   onClick={(e) => { e.preventDefault(); navigate("/" + n.id); }}>{n.label}</a>
-                  {counts[n.id] !== undefined && <span class="count" title={`${counts[n.id]} pending`}>{counts[n.id]}<span class="sr-live"> pending</span></span>}
+                  {counts[n.id] !== undefined && <span class="count" title={`${counts[n.id]} ${n.id === "escalated" ? "waiting" : "pending"}`}>{counts[n.id]}
+                    <span class="sr-live"> {n.id === "escalated" ? "waiting" : "pending"}</span></span>}
                 </li>
               ))}
             </ul>
