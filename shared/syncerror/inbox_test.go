@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -242,5 +243,71 @@ func TestListingOffersEverySystemAndMatchesWithoutCase(t *testing.T) {
 	upper := strings.ToUpper(sent)
 	if got, _ := listAs(t, op, "operator", "status=any&system="+url.QueryEscape(upper)); len(got) != 6 {
 		t.Fatalf("system=%s: %v", upper, got)
+	}
+}
+
+// cappedStore lists as a filtered DynamoDB page does: it examines at most two rows a call,
+// drops the "junk" ones (the filter's misses), and ends at the last row examined, even with
+// no row to answer; with limit rows found it ends after the last one answered.
+type cappedStore struct{ *syncerrortest.ClaimStore }
+
+func (s cappedStore) List(ctx context.Context, tenantID string, q syncerror.ListQuery) (syncerror.Page, error) {
+	all, err := s.ClaimStore.List(ctx, tenantID, syncerror.ListQuery{Status: q.Status, Oldest: q.Oldest, Limit: 1000})
+	if err != nil {
+		return syncerror.Page{}, err
+	}
+	at := 0
+	if q.Cursor != "" {
+		if at, err = strconv.Atoi(q.Cursor); err != nil {
+			return syncerror.Page{}, syncerror.ErrBadCursor
+		}
+	}
+	var p syncerror.Page
+	for examined := 0; at < len(all.Claims); at++ {
+		c := all.Claims[at]
+		if len(p.Claims) == q.Limit || examined == 2 {
+			p.NextCursor = strconv.Itoa(at)
+			return p, nil
+		}
+		examined++
+		if !strings.Contains(c.Record.ErrorID, "junk") {
+			p.Claims = append(p.Claims, c)
+		}
+	}
+	return p, nil
+}
+
+// A merged page over statuses whose filtered pages end at their scan bound, some with no
+// row, still lists every matching row once and in order.
+func TestMergedListingOverCappedPages(t *testing.T) {
+	mem := syncerrortest.NewClaimStore()
+	ctx := context.Background()
+	var want []string
+	for i := range 14 {
+		at := clock.Add(time.Duration(i) * time.Minute)
+		id := fmt.Sprintf("E-%02d", i)
+		junk := i >= 4 && i <= 9 // three in a row of each status: a page of two misses and no row
+		if junk {
+			id = fmt.Sprintf("junk-%02d", i)
+		}
+		c := readyClaim(t, mem, "acme", id, at)
+		if i%2 == 1 {
+			if err := mem.Decide(ctx, "acme", c.ID, syncerror.StatusPending, syncerror.StatusEscalated, syncerror.HistoryEntry{At: at, Actor: "olga", Action: "escalated", Note: "?"}, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !junk {
+			want = append([]string{id}, want...)
+		}
+	}
+	op := &syncerror.Operator{Claims: cappedStore{mem}, Now: clockFunc}
+	for _, limit := range []string{"1", "2", "5"} {
+		if got, _ := listAs(t, op, "operator", "status=open&limit="+limit); !reflect.DeepEqual(got, want) {
+			t.Errorf("limit %s: %v, want %v", limit, got, want)
+		}
+	}
+	slices.Reverse(want)
+	if got, _ := listAs(t, op, "operator", "status=open&limit=2&sort=oldest"); !reflect.DeepEqual(got, want) {
+		t.Errorf("oldest: %v, want %v", got, want)
 	}
 }
