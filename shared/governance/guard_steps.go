@@ -165,14 +165,20 @@ func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, err
 		Entity: entity, RecordID: record, Fields: names, PayloadHash: hash,
 		IdempotencyKey: op.req.IdempotencyKey, CorrelationID: op.corr,
 	}
-	recordErrs = append(recordErrs, op.appendLedger(entry, fields, out)...)
+	// The ledger (and trail) entries and the audit record are independent writes: made
+	// side by side, the caller waits one round trip for both (issue 37 §3). Neither touches
+	// op; each only reads it.
+	ledgerDone := make(chan []error, 1)
+	go func() { ledgerDone <- op.appendLedger(entry, fields, out) }()
 	// A write that left fields out under source_wins is partial, and its record says so.
 	outcome := "written"
 	if len(op.dropped) > 0 {
 		outcome = "partial"
 	}
-	if err := op.auditWrite(audit.ResultSuccess, outcome, map[string]any{"replayed": out.Replayed}); err != nil {
-		recordErrs = append(recordErrs, fmt.Errorf("audit: %w", err))
+	auditErr := op.auditWrite(audit.ResultSuccess, outcome, map[string]any{"replayed": out.Replayed})
+	recordErrs = append(recordErrs, <-ledgerDone...)
+	if auditErr != nil {
+		recordErrs = append(recordErrs, fmt.Errorf("audit: %w", auditErr))
 	}
 	if len(recordErrs) > 0 {
 		return res, fmt.Errorf("%w: %w", ErrNotRecorded, errors.Join(recordErrs...))
