@@ -67,17 +67,17 @@ token: ## print a development token: make token ROLE=operator|approver|admin [TE
 tenantctl: ## onboarding command against the running local stack: make tenantctl ARGS="create acme"
 	@set -a; [ -f .local/local.env ] && . .local/local.env; set +a; $(GO) run ./infra/tenantctl $(ARGS)
 
-# make test runs its stages one after another and prints how long each took (also in
-# build/test-stages.txt), so a slow or failing stage is named in CI's log.
-TEST_STAGES := test-go-race test-templates test-go-extra test-console openapi-lint test-browser test-suitescript
-test: deps ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
-	@mkdir -p build; : > build/test-stages.txt; rc=0; all=$$(date +%s); \
-	for s in $(TEST_STAGES); do t0=$$(date +%s); \
-		if $(MAKE) --no-print-directory $$s; then r=ok; else r=FAILED; rc=1; fi; \
-		printf '  %-18s %5ss  %s\n' $$s $$(( $$(date +%s) - t0 )) $$r >> build/test-stages.txt; \
-		[ $$rc = 0 ] || break; done; \
-	printf '  %-18s %5ss\n' total $$(( $$(date +%s) - all )) >> build/test-stages.txt; \
-	echo "make test stages:"; cat build/test-stages.txt; exit $$rc
+# make test runs its stages in three lanes side by side (scripts/test-run): the stages of a
+# lane one after another, each with its log in build/test-logs/ (printed whole when it
+# fails), and ends with a table of each stage's wall and CPU time (also in
+# build/test-stages.txt). The lanes share nothing but the machine: the race-detector run
+# and the fuzz search; the template tests, the OpenAPI lint and the NetSuite script; the
+# console (its bundle, which the browser tests serve) and the browser tests. The CPU-bound
+# lanes run at a lower priority (TEST_NICE), so the browser tests' stacks answer in time.
+TEST_LANES := "nice test-go-race test-go-extra" "nice test-templates openapi-lint test-suitescript" "test-console test-browser"
+TEST_NICE ?= 5
+test: deps aws-tools chromium ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
+	@TEST_NICE=$(TEST_NICE) MAKE=$(MAKE) scripts/test-run $(TEST_LANES)
 
 # The machine image ships both at these versions; anywhere else pip installs the pins.
 aws-tools: ## check (or pip install) the pinned cfn-lint and moto_server
@@ -87,8 +87,9 @@ aws-tools: ## check (or pip install) the pinned cfn-lint and moto_server
 
 test-go: test-go-race test-templates test-go-extra ## Go unit and integration tests (DynamoDB + SQS emulators), the short fault suite, and CDK template tests
 
+# One moto_server for every package's contract suites (scripts/with-moto), not one each.
 test-go-race: deps aws-tools ## the Go packages under the race detector (unit, emulators, local stack, short fault suite)
-	$(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/... ./infra/fault/... ./infra/cost/...
+	scripts/with-moto $(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/... ./infra/fault/... ./infra/cost/...
 
 # The template tests synthesize each stack once and lint three templates with cfn-lint; on a
 # loaded machine that outlives go test's default 10-minute timeout (measured: 10 min+ at a

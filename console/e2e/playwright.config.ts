@@ -1,19 +1,25 @@
 // Browser tests: Debian's Chromium (Playwright cannot download its own browsers here)
-// against a real local stack on a free port, started once by global-setup.
+// against real local stacks on free ports, one per worker, started once by global-setup.
+// Two workers by default (BROWSER_WORKERS): the specs mostly wait on the stack (a diagnosis,
+// a queue's visibility timeout, a poll), so two at a time finish in about half the time on
+// two cores.
 import { defineConfig } from "@playwright/test";
+import { base } from "./support/stack";
 
 export default defineConfig({
   testDir: ".",
   testMatch: /.*\.spec\.ts$/,
   // api-contract tears down first, while the stacks still answer (issue 36 §2).
   globalSetup: ["./global-setup.ts", "./api-contract.ts"],
-  workers: 1,
+  workers: Number(process.env.BROWSER_WORKERS || 2),
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  reporter: [["list"]],
+  // ci-context prints the page and the stacks' logs of a failure into the log (CI keeps no files).
+  reporter: [["list"], ["./support/ci-context.ts"]],
   use: {
-    baseURL: process.env.CONSOLE_BASE_URL,
+    // Read in each worker, after Playwright set its TEST_PARALLEL_INDEX.
+    baseURL: base(),
     headless: true,
     viewport: { width: 1400, height: 900 },
     launchOptions: {
