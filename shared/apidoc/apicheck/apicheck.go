@@ -9,7 +9,7 @@
 //   - a response that breaks its operation's schema, or a status the operation does not
 //     document;
 //   - a request the document calls invalid that the server accepted (answered below 400);
-//   - a served route (answered below 400) the document does not have.
+//   - a served route under /api (answered below 400) the document does not have.
 //
 // Requests the document calls invalid and the server refuses are what error cases send on
 // purpose, and a request the server refuses though the document allows it is judged by
@@ -135,7 +135,9 @@ func (v Verdict) Findings(x Exchange) []Finding {
 	}
 	var out []Finding
 	switch {
-	case v.Operation == "" && x.Status < 400:
+	case v.Operation == "" && x.Status < 400 && strings.HasPrefix(x.Request.URL.Path, "/api/"):
+		// Outside /api the console's catch-all serves its files and routes (the document's
+		// GET /{path}, whose one segment cannot name /assets/… or /auth/callback).
 		out = append(out, at("route", v.RequestErr))
 	case v.Operation == "":
 	default:

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"regexp/syntax"
 	"slices"
 	"sort"
@@ -228,6 +229,8 @@ func (g *gen) value(s *openapi3.Schema, depth int) any {
 		return s.Const
 	case len(s.Enum) > 0:
 		return s.Enum[g.r.IntN(len(s.Enum))]
+	case typeOf(s) == "object" && len(s.OneOf)+len(s.AnyOf) > 0:
+		return g.value(g.branch(s), depth)
 	case len(s.OneOf) > 0:
 		return g.value(s.OneOf[g.r.IntN(len(s.OneOf))].Value, depth+1)
 	case len(s.AnyOf) > 0:
@@ -270,8 +273,70 @@ func (g *gen) value(s *openapi3.Schema, depth int) any {
 	return "x"
 }
 
+// branch is an object schema s with its anyOf (or oneOf) resolved to one branch whose
+// constraints (required members, their least sizes) are merged in: the document states
+// "at least one of" that way (SettingsPatch, JSONRPCMessage).
+func (g *gen) branch(s *openapi3.Schema) *openapi3.Schema {
+	alts := s.AnyOf
+	if len(alts) == 0 {
+		alts = s.OneOf
+	}
+	b := alts[g.r.IntN(len(alts))].Value
+	m := *s
+	m.AnyOf, m.OneOf = nil, nil
+	if b == nil {
+		return &m
+	}
+	m.Required = append(slices.Clone(s.Required), b.Required...)
+	m.Properties = openapi3.Schemas{}
+	for n, p := range s.Properties {
+		m.Properties[n] = p
+	}
+	for n, bp := range b.Properties {
+		p, ok := m.Properties[n]
+		if !ok || p.Value == nil || bp.Value == nil {
+			continue
+		}
+		c := *p.Value
+		c.MinProps = max(c.MinProps, bp.Value.MinProps)
+		c.MinItems = max(c.MinItems, bp.Value.MinItems)
+		c.MinLength = max(c.MinLength, bp.Value.MinLength)
+		m.Properties[n] = &openapi3.SchemaRef{Value: &c}
+	}
+	return &m
+}
+
+// conditional applies s's if/then/else to the object v: the branch that holds adds its
+// required members or drops those it forbids (not required).
+func (g *gen) conditional(s *openapi3.Schema, v map[string]any, depth int) {
+	if s.If == nil || s.If.Value == nil {
+		return
+	}
+	b := s.Else
+	if s.If.Value.VisitJSON(v, openapi3.EnableJSONSchema2020()) == nil {
+		b = s.Then
+	}
+	if b == nil || b.Value == nil {
+		return
+	}
+	if b.Value.Not != nil && b.Value.Not.Value != nil {
+		for _, n := range b.Value.Not.Value.Required {
+			delete(v, n)
+		}
+	}
+	for _, n := range b.Value.Required {
+		if _, ok := v[n]; !ok && s.Properties[n] != nil {
+			v[n] = g.value(s.Properties[n].Value, depth+1)
+		}
+	}
+}
+
 func (g *gen) object(s *openapi3.Schema, depth int) any {
 	out := map[string]any{}
+	defer g.conditional(s, out, depth)
+	if len(s.Properties) == 0 && (s.AdditionalProperties.Schema != nil || s.MinProps > 0) {
+		return g.mapOf(s, depth)
+	}
 	names := make([]string, 0, len(s.Properties))
 	for n := range s.Properties {
 		names = append(names, n)
@@ -314,6 +379,30 @@ func (g *gen) object(s *openapi3.Schema, depth int) any {
 	}
 	return out
 }
+
+// mapOf fills a map-shaped object (no properties, an additionalProperties schema) with its
+// least number of entries or a few more, keys drawn from propertyNames.
+func (g *gen) mapOf(s *openapi3.Schema, depth int) map[string]any {
+	out := map[string]any{}
+	n := int(s.MinProps) + g.r.IntN(3)
+	if s.MaxProps != nil && n > int(*s.MaxProps) {
+		n = int(*s.MaxProps)
+	}
+	key := &openapi3.Schema{Type: &openapi3.Types{"string"}, MinLength: 1, MaxLength: ptr(uint64(16))}
+	if s.PropertyNames != nil && s.PropertyNames.Value != nil {
+		key = s.PropertyNames.Value
+	}
+	var value *openapi3.Schema // any value: a short string
+	if s.AdditionalProperties.Schema != nil {
+		value = s.AdditionalProperties.Schema.Value
+	}
+	for tries := 0; len(out) < n && tries < 4*n+4; tries++ {
+		out[g.scalar(g.value(key, depth+1))] = g.value(value, depth+1)
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
 
 func (g *gen) array(s *openapi3.Schema, depth int) any {
 	n := int(s.MinItems)
@@ -498,10 +587,15 @@ func (o Operation) CrossFieldRules() map[string]string {
 	return rules
 }
 
-// Covers reports whether rules name field.
+// Covers reports whether rules name field: a key is the field, or a pattern in which "*"
+// stands for any run of characters ("rules[*].id", "match.*").
 func Covers(rules map[string]string, field string) bool {
 	for k := range rules {
-		if k == field || strings.HasSuffix(k, "*") && strings.HasPrefix(field, strings.TrimSuffix(k, "*")) {
+		parts := strings.Split(k, "*")
+		for i := range parts {
+			parts[i] = regexp.QuoteMeta(parts[i])
+		}
+		if regexp.MustCompile("^" + strings.Join(parts, ".*") + "$").MatchString(field) {
 			return true
 		}
 	}

@@ -1,0 +1,92 @@
+package apicheck_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/apidoc/apicheck"
+)
+
+// serve answers every request with status and body, whatever it was asked.
+func serve(status int, body string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if status >= 400 {
+			w.Header().Set("Content-Type", "application/problem+json")
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	})
+}
+
+func through(t *testing.T, h http.Handler, method, target, body string) []apicheck.Finding {
+	t.Helper()
+	c, err := apicheck.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest(method, target, strings.NewReader(body))
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	w := httptest.NewRecorder()
+	c.Wrap(h).ServeHTTP(w, r)
+	return c.Findings()
+}
+
+// The checker finds an answer that breaks its schema, a status the operation does not
+// document, an invalid request the server accepted and an undocumented route it served;
+// a refused invalid request and a conforming exchange are no findings.
+func TestCheckerFindsWhatLeavesTheDocument(t *testing.T) {
+	const list = "/api/sync-error-assist/proposals"
+	for _, c := range []struct {
+		name, method, target, body string
+		h                          http.Handler
+		kind                       string
+	}{
+		{"answer breaks its schema", "GET", list, "", serve(200, `{"items":"not a list","nextCursor":null}`), "response"},
+		{"undocumented status", "GET", list, "", serve(418, `{}`), "response"},
+		{"invalid request accepted", "GET", list + "?limit=100000", "", serve(200, `{"items":[],"nextCursor":null}`), "request"},
+		{"undocumented route served", "GET", "/api/no-such-route", "", serve(200, `{}`), "route"},
+		{"invalid request refused", "GET", list + "?limit=100000", "", serve(400, `{"type":"about:blank","title":"Bad Request","status":400,"code":"invalid_query"}`), ""},
+		{"conforms", "GET", list, "", serve(200, `{"items":[],"nextCursor":null}`), ""},
+		{"the console's file", "GET", "/assets/app-X.js", "", serve(200, `{}`), ""},
+	} {
+		found := through(t, c.h, c.method, c.target, c.body)
+		switch {
+		case c.kind == "" && len(found) > 0:
+			t.Errorf("%s: %v", c.name, found)
+		case c.kind != "" && (len(found) != 1 || found[0].Kind != c.kind):
+			t.Errorf("%s: want one %s finding, got %v", c.name, c.kind, found)
+		}
+	}
+}
+
+// Generated requests are valid for every operation unless broken on purpose, and a broken
+// one is invalid whenever the generator found something to break.
+func TestGeneratedRequestsAreWhatTheySayTheyAre(t *testing.T) {
+	doc, err := apicheck.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range doc.Operations() {
+		for seed := uint64(1); seed <= 5; seed++ {
+			g := apicheck.Generate(op, seed, false, nil)
+			v := doc.Judge(apicheck.Exchange{Request: g.Request, Body: g.Body, Status: 200, Header: http.Header{}})
+			if v.Operation == "" {
+				t.Errorf("%s seed %d: %s %s routes nowhere", op, seed, g.Request.Method, g.Request.URL)
+			} else if v.RequestErr != nil {
+				t.Errorf("%s seed %d: a valid request is invalid: %v\n%s", op, seed, v.RequestErr, g.Body)
+			}
+			b := apicheck.Generate(op, seed, true, nil)
+			if b.Mutation == "" {
+				continue
+			}
+			if v := doc.Judge(apicheck.Exchange{Request: b.Request, Body: b.Body, Status: 200, Header: http.Header{}}); v.RequestErr == nil {
+				t.Errorf("%s seed %d: %q left the request valid: %s %s", op, seed, b.Mutation, b.Request.URL, b.Body)
+			}
+		}
+	}
+}
