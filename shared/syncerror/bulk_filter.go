@@ -148,7 +148,7 @@ func (o *Operator) bulkTargets(w http.ResponseWriter, r *http.Request, actor ide
 	}
 	req := r.Clone(r.Context())
 	req.URL = &url.URL{Path: r.URL.Path, RawQuery: v.Encode()}
-	p, ok := httpapi.ParseList(w, req, httpapi.ListSpec{DefaultLimit: DefaultListLimit, MaxLimit: MaxListLimit, Statuses: statusNames()})
+	p, ok := httpapi.ParseList(w, req, httpapi.ListSpec{DefaultLimit: DefaultListLimit, MaxLimit: MaxListLimit, Statuses: listStatuses()})
 	if !ok {
 		return bulkSelection{}, false
 	}

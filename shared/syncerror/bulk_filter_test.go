@@ -136,3 +136,13 @@ func TestBulkAssign(t *testing.T) {
 		t.Fatalf("assign without to: %d %s", code, raw)
 	}
 }
+
+// A filter takes the listing's merged statuses too: open is pending, retrying and escalated.
+func TestBulkByFilterTakesTheOpenStatus(t *testing.T) {
+	f := newAssistFixture(t)
+	a := readyClaim(t, f.claims, "acme", "op-1", clock)
+	code, res, raw := bulkAs(t, f, "operator", `{"action":"tag","tag":{"add":"open"},"filter":"status=open"}`)
+	if code != 200 || res.Succeeded != 1 || res.Results[0].ID != a.ID {
+		t.Fatalf("open: %d %s", code, raw)
+	}
+}
