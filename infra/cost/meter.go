@@ -34,8 +34,11 @@ import (
 //     TOTAL is set on GetItem, Query and Scan): 4 KB units, halved when eventually consistent.
 type Meter struct {
 	mu    sync.Mutex
-	calls map[string]int     // "dynamodb.PutItem", "sqs.SendMessage", ...
-	units map[string]float64 // "WRU processed", "WRU processed/by_status", "RRU tenant_config"
+	calls map[string]int // "dynamodb.PutItem", "sqs.SendMessage", ...
+	// tableCalls are the DynamoDB single-table calls by operation and logical table
+	// ("dynamodb.GetItem tenant_config"), for the call budgets (budget_test.go).
+	tableCalls map[string]int
+	units      map[string]float64 // "WRU processed", "WRU processed/by_status", "RRU tenant_config"
 	// keysOnly is what each index's writes would cost if it projected its keys only.
 	keysOnly map[string]float64
 	events   int // EventBridge entries
@@ -74,6 +77,8 @@ type Usage struct {
 	Events int
 	// KeysOnly are the index WRU the same writes would cost with KEYS_ONLY indexes.
 	KeysOnly map[string]float64
+	// TableCalls are the DynamoDB calls that name one table, by operation and table.
+	TableCalls map[string]int
 }
 
 // Calls is the calls counted since the last Take, every service.
@@ -102,10 +107,14 @@ func (m *Meter) DynamoCalls() int {
 
 // Add sums usages.
 func (u Usage) Add(o Usage) Usage {
-	out := Usage{Calls: map[string]int{}, Units: map[string]float64{}, KeysOnly: map[string]float64{}, Events: u.Events + o.Events}
+	out := Usage{Calls: map[string]int{}, Units: map[string]float64{}, KeysOnly: map[string]float64{}, Events: u.Events + o.Events,
+		TableCalls: map[string]int{}}
 	for _, x := range []Usage{u, o} {
 		for k, v := range x.Calls {
 			out.Calls[k] += v
+		}
+		for k, v := range x.TableCalls {
+			out.TableCalls[k] += v
 		}
 		for k, v := range x.Units {
 			out.Units[k] += v
@@ -121,8 +130,9 @@ func (u Usage) Add(o Usage) Usage {
 func (m *Meter) Take() Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	u := Usage{Calls: m.calls, Units: m.units, Events: m.events, KeysOnly: m.keysOnly}
+	u := Usage{Calls: m.calls, Units: m.units, Events: m.events, KeysOnly: m.keysOnly, TableCalls: m.tableCalls}
 	m.calls, m.units, m.events, m.keysOnly = map[string]int{}, map[string]float64{}, 0, map[string]float64{}
+	m.tableCalls = map[string]int{}
 	return u
 }
 
@@ -160,6 +170,11 @@ func (m *Meter) read(ctx context.Context, op, table string, in middleware.Initia
 
 func (m *Meter) handle(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 	op := opName(in.Parameters)
+	if table := tableOf(in.Parameters); table != "" {
+		m.mu.Lock()
+		m.tableCalls[op+" "+m.logical(table)]++
+		m.mu.Unlock()
+	}
 	switch p := in.Parameters.(type) {
 	case *dynamodb.GetItemInput:
 		p.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
@@ -182,6 +197,26 @@ func (m *Meter) handle(ctx context.Context, in middleware.InitializeInput, next 
 		m.add(op, nil, 0)
 	}
 	return next.HandleInitialize(ctx, in)
+}
+
+// tableOf is the table a single-table DynamoDB call names, "" for any other call.
+func tableOf(in any) string {
+	var t *string
+	switch p := in.(type) {
+	case *dynamodb.GetItemInput:
+		t = p.TableName
+	case *dynamodb.QueryInput:
+		t = p.TableName
+	case *dynamodb.ScanInput:
+		t = p.TableName
+	case *dynamodb.PutItemInput:
+		t = p.TableName
+	case *dynamodb.UpdateItemInput:
+		t = p.TableName
+	case *dynamodb.DeleteItemInput:
+		t = p.TableName
+	}
+	return aws.ToString(t)
 }
 
 // readUnits books a read's consumed capacity on its table (a query on an index is billed

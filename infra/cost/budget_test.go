@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/infra/emulators"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/webhook"
+)
+
+// The call budgets of the hot paths (issue 37 §6), counted by the meter make cost uses, so
+// a change that adds a call on them fails here, not in a benchmark weeks later. The tenant's
+// settings read (cached per warm function) is not counted against them.
+const (
+	// ingestWrites are the DynamoDB calls of one signed ingest: three single-item
+	// conditional writes on the processed table (the errorId's record and the webhook-id's,
+	// side by side in one round trip, then the fold of the signature's row) and no read.
+	// Not one: the three guarantees live on three items (shared/syncerror/fold.go says why)
+	// and dynalite has no TransactWriteItems to write them in one call.
+	ingestWrites = 3
+	// ingestSends is the diagnosis message of a new row; an occurrence sends none.
+	ingestSends = 1
+	// approveCalls are the DynamoDB calls of one approve with its write-back, as measured
+	// on 2026-11-29 (15 per approve): the number to lower with issue 37 §1's cuts.
+	approveCalls = 15
+)
+
+func TestHotPathCallBudgets(t *testing.T) {
+	r := startRun(t)
+	ingest, err := r.deps.HTTPLambda(blueprint.FuncIngest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(errorID, recordID string) {
+		t.Helper()
+		body, _ := json.Marshal(map[string]any{"tenantId": costTenant, "errorId": errorID, "recordType": "salesOrder",
+			"recordId": recordID, "errorCode": "INVALID_FIELD_VALUE", "message": costMessage,
+			"occurredAt": time.Now().UTC().Add(-time.Minute).Format(time.RFC3339), "payload": map[string]any{"shipcountry": "Deutschland"}})
+		h := http.Header{}
+		webhook.Sign(r.keys[tenant.PurposeIngest], webhook.NewMessageID(), time.Now(), body).Set(h)
+		h.Set(syncerror.HeaderTenantID, costTenant)
+		if err := r.invoke(newTimer(r.meter, blueprint.FuncIngest), ingest,
+			apiEvent(http.MethodPost, blueprint.IngestRoute.Path, h, string(body)), http.StatusAccepted); err != nil {
+			t.Fatal(err)
+		}
+	}
+	post("BUDGET-WARM", "SO-BUDGET-WARM") // the tenant's settings, read once per warm function
+	r.meter.Take()
+	const n = 5
+	for i := range n {
+		post(fmt.Sprintf("BUDGET-%d", i), fmt.Sprintf("SO-BUDGET-%d", i))
+	}
+	checkIngest(t, "new rows", r.meter.Take(), n, n)
+	for i := range n { // the same record and message: an occurrence of each row
+		post(fmt.Sprintf("BUDGET-%d-again", i), fmt.Sprintf("SO-BUDGET-%d", i))
+	}
+	checkIngest(t, "occurrences", r.meter.Take(), n, 0)
+
+	const approves = 3
+	se, err := r.syncErrors(approves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range se.Stages {
+		if st.Name != "approve" {
+			continue
+		}
+		w, rd, other := dynamoCalls(st.Usage)
+		if got := w + rd + other; got > approveCalls*approves {
+			t.Errorf("approve: %d DynamoDB calls for %d approves (%v), budget %d each", got, approves, st.Usage.TableCalls, approveCalls)
+		}
+	}
+}
+
+// checkIngest holds n posts' usage to the ingest's budget, wantSends being the diagnosis
+// messages they should send.
+func checkIngest(t *testing.T, what string, u Usage, n, wantSends int) {
+	t.Helper()
+	w, rd, other := dynamoCalls(u)
+	if w != ingestWrites*n || rd != 0 || other != 0 {
+		t.Errorf("ingest, %s: %d DynamoDB writes, %d reads, %d other calls for %d posts (%v %v); budget %d writes and no read each",
+			what, w, rd, other, n, u.TableCalls, u.Calls, ingestWrites)
+	}
+	sends := u.Calls["sqs.SendMessage"] + u.Calls["sqs.SendMessageBatch"]
+	if sends != wantSends || wantSends > ingestSends*n {
+		t.Errorf("ingest, %s: %d sends for %d posts, want %d", what, sends, n, wantSends)
+	}
+}
+
+// dynamoCalls splits u's DynamoDB calls into writes, reads and any other call, leaving
+// out the reads of the tenants' settings.
+func dynamoCalls(u Usage) (writes, reads, other int) {
+	for k, v := range u.TableCalls {
+		op, table, _ := strings.Cut(strings.TrimPrefix(k, "dynamodb."), " ")
+		switch {
+		case table == blueprint.TableTenants:
+		case op == "PutItem" || op == "UpdateItem" || op == "DeleteItem":
+			writes += v
+		default:
+			reads += v
+		}
+	}
+	for k, v := range u.Calls {
+		switch strings.TrimPrefix(k, "dynamodb.") {
+		case "BatchWriteItem", "TransactWriteItems":
+			writes += v
+		case "BatchGetItem", "TransactGetItems":
+			reads += v
+		}
+	}
+	total := 0
+	for k, v := range u.Calls {
+		if strings.HasPrefix(k, "dynamodb.") {
+			total += v
+		}
+	}
+	tenantReads := 0
+	for k, v := range u.TableCalls {
+		if strings.HasSuffix(k, " "+blueprint.TableTenants) {
+			tenantReads += v
+		}
+	}
+	return writes, reads, total - writes - reads - tenantReads
+}
+
+// startRun starts the emulators and a costing run on them for one test.
+func startRun(t *testing.T) *run {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the emulators; -short skips it")
+	}
+	ctx := context.Background()
+	emu, err := emulators.Start(ctx, emulators.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emu.Stop)
+	for _, kv := range emu.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	for _, k := range []string{"STAGE", "LOG_LEVEL", "LOCAL_SEALING_KEY"} {
+		t.Setenv(k, os.Getenv(k)) // restored after the test; newRun sets them
+	}
+	r, stop, err := newRun(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return r
+}
