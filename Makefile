@@ -153,6 +153,11 @@ build: ## one linux/arm64 bootstrap per function in build/functions/<name>/
 			-o $(BUILD_DIR)/$$f/bootstrap ./functions/$$f || exit 1; \
 	done
 
+# The size test cross-builds one bootstrap per distinct main with build's flags (a minute of
+# CPU), so go test ./... skips it; FUNCTION_BINARIES=build/functions reads build's instead.
+test-sizes: ## every function's linux/arm64 bootstrap within its size limit (functions/size_test.go: 10 MiB, the ingest 8 MiB)
+	FUNCTION_SIZES=1 $(GO) test -count=1 -run TestFunctionBinariesWithinTheirLimits -v ./functions/
+
 synth: deps build ## synthesize the CloudFormation template offline with the pinned CDK CLI (STAGE=dev|prod)
 	npx --no-install cdk synth -q -a 'go run ./infra' -c stage=$(STAGE) -c functionsDir=$(BUILD_DIR)
 	@echo "template: cdk.out/SyncAssist-$(STAGE).template.json"

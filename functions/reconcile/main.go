@@ -4,7 +4,7 @@ package main
 import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
-	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
+	"github.com/syncassist/syncassist/shared/syncerror/queuewire"
 )
 
-func main() { platform.Start(blueprint.FuncReconcile, syncerrorwire.ReconcileLambda) }
+func main() { platform.Start(blueprint.FuncReconcile, queuewire.ReconcileLambda) }

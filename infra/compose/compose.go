@@ -27,6 +27,8 @@ import (
 	"github.com/syncassist/syncassist/shared/settings"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/aidiagnoser"
+	"github.com/syncassist/syncassist/shared/syncerror/ingestwire"
+	"github.com/syncassist/syncassist/shared/syncerror/queuewire"
 	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
 	"github.com/syncassist/syncassist/shared/toolcatalog"
 )
@@ -60,7 +62,7 @@ func Load(ctx context.Context) (*Stack, error) {
 
 // New builds every feature on b.
 func New(ctx context.Context, b *platform.Base) (*Stack, error) {
-	q, err := syncerrorwire.New(b)
+	q, err := queuewire.New(b)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +79,7 @@ func New(ctx context.Context, b *platform.Base) (*Stack, error) {
 		return nil, err
 	}
 	maps.Copy(s.Routes, toolcatalog.RoutesOn(b, s.AI))
-	for _, build := range []platform.RoutesFunc{console.Routes, platform.PlatformRoutes, guarded.Routes, syncerrorwire.Routes, finance.Routes, flowwire.Routes, settings.Routes, navcounts.Routes} {
+	for _, build := range []platform.RoutesFunc{console.Routes, platform.PlatformRoutes, guarded.Routes, ingestwire.Routes, syncerrorwire.Routes, finance.Routes, flowwire.Routes, settings.Routes, navcounts.Routes} {
 		routes, err := build(ctx, b)
 		if err != nil {
 			return nil, err

@@ -21,7 +21,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
+	"github.com/syncassist/syncassist/shared/syncerror/queuewire"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -32,7 +32,7 @@ func New(b *platform.Base) (*flow.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	se, err := syncerrorwire.New(b)
+	se, err := queuewire.New(b)
 	if err != nil {
 		return nil, err
 	}

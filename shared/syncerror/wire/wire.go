@@ -7,15 +7,14 @@ package wire
 
 import (
 	"context"
+	"fmt"
 	"time"
-
-	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/ingestwire"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // Feature is the sync-error queue built on the platform: what its Lambdas and the local
@@ -35,10 +34,11 @@ type Feature struct {
 	Flows FlowRerunner
 }
 
-// New builds the feature: claims on the processed table, the diagnosis queue, and the
-// feature's settings (RECONCILE_STUCK_AFTER, DIAGNOSIS_STALE_AFTER).
+// New builds the feature: claims on the processed table and the feature's settings
+// (RECONCILE_STUCK_AFTER, DIAGNOSIS_STALE_AFTER). Its Queue sends nothing: the functions
+// that send build it with queuewire.New, so the others link no SQS client.
 func New(b *platform.Base) (*Feature, error) {
-	f := &Feature{Base: b, Claims: syncerror.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed)), Queue: ingestwire.Queue(b)}
+	f := &Feature{Base: b, Claims: syncerror.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed)), Queue: missingQueue{}}
 	var err error
 	if f.StuckAfter, err = platform.EnvDuration(b.Getenv, "RECONCILE_STUCK_AFTER", syncerror.DefaultStuckAfter); err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func New(b *platform.Base) (*Feature, error) {
 	return f, nil
 }
 
-// Routes are the queue's HTTP functions: the webhook and the operator's routes.
+// Routes are the queue's operator routes (the webhook is ingestwire.Routes).
 func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 	f, err := New(b)
 	if err != nil {
@@ -68,7 +68,6 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 		return nil, err
 	}
 	return withAssist(platform.Routes{
-		blueprint.FuncIngest:           {Handler: f.Ingest()},
 		blueprint.FuncProposalsList:    {Handler: op.ListHandler()},
 		blueprint.FuncProposalDetail:   {Handler: op.DetailHandler()},
 		blueprint.FuncProposalApprove:  {Handler: op.ApproveHandler()},
@@ -83,10 +82,13 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 }
 
 // mask is the data-class policy of stored sync errors (syncerror.Masker).
-func (f *Feature) mask() *syncerror.Masker { return ingestwire.Mask(f.Base) }
+func (f *Feature) mask() *syncerror.Masker { return &syncerror.Masker{Scanner: f.Base.DLP()} }
 
-// Ingest is the webhook handler (the ingest function builds it with ingestwire.Routes).
-func (f *Feature) Ingest() *syncerror.Ingest { return ingestwire.Ingest(f.Base, f.Claims, f.Queue) }
+// Ingest is the webhook handler on f's claims and queue, as ingestwire.Routes builds it
+// for the ingest function.
+func (f *Feature) Ingest() *syncerror.Ingest {
+	return &syncerror.Ingest{Auth: f.Base.HostAuth(tenant.PurposeIngest), Claims: f.Claims, Queue: f.Queue, Mask: f.mask(), Now: f.Base.Clock()}
+}
 
 // Operator is the operator queue's service; approved fixes go through the guard.
 func (f *Feature) Operator() (*syncerror.Operator, error) {
@@ -121,14 +123,12 @@ func (f *Feature) Reconcile() *syncerror.Reconcile {
 		PollOrder:  f.Base.JobMemory(blueprint.Processed, "reconcile poll")}
 }
 
-// ReconcileLambda is the reconcile function's entry point.
-func ReconcileLambda(_ context.Context, b *platform.Base) (func(context.Context, events.EventBridgeEvent) (syncerror.Report, error), error) {
-	f, err := New(b)
-	if err != nil {
-		return nil, err
-	}
-	r := f.Reconcile()
-	return func(ctx context.Context, _ events.EventBridgeEvent) (syncerror.Report, error) { return r.Run(ctx) }, nil
+// missingQueue fails every send with a clear error; a function that sends without the
+// diagnosis queue still claims (the reconcile re-enqueues later) and says why.
+type missingQueue struct{}
+
+func (missingQueue) Send(context.Context, syncerror.Message) error {
+	return fmt.Errorf("%s is not set (build the feature with queuewire.New)", blueprint.Diagnosis.EnvVar)
 }
 
 // Reporter claims sync errors other features find (a flow's failed write) through the

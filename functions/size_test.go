@@ -1,0 +1,180 @@
+package functions_test
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+)
+
+// The size limits of the functions' linux/arm64 bootstraps (issue 37 §4). A binary's size
+// is what its main links: a main that starts one feature's whole wiring links every
+// route's dependencies (the guard, the connectors, each SDK client's model, and any
+// imported package's initialisers whether called or not), and a larger binary is a longer
+// cold start, for the ingest one every host ERP waits on.
+const (
+	maxFunctionBytes = 10 << 20
+	maxIngestBytes   = 8 << 20
+)
+
+// overLimit are the functions still over their limit on 2026-11-29, each allowed no more
+// than it was then (a ratchet: one that grows fails, one that gets within its limit fails
+// until it is taken off the list). What they link that they do not serve:
+//   - the flow functions (flow/wire.Routes): every flow route's wiring, the writers' SQS
+//     sender and the executor included, in the readers and settings routes too;
+//   - diagnose: the rules engine and its catalogues (shared/ai, 0.3 MiB of code) beside the
+//     guard it auto-applies through: 0.06 MiB over;
+//   - ingest: the DynamoDB and SQS clients are what it serves (a Lambda with those alone is
+//     7.5 MiB); over them it links the platform: tenants, audit, DLP, the blueprint's
+//     tables, the JWT verifier (whose package registers every signing method at init).
+var overLimit = map[string]float64{
+	blueprint.FuncIngest: 8.65,
+	"diagnose":           10.15,
+}
+
+// overLimitGroups are the functions over their limit by the routes their main builds.
+var overLimitGroups = map[string]float64{
+	"flowwire.Routes": 10.3,
+}
+
+// allowance is what the function called name may weigh: its limit, or its entry in the
+// ratchet.
+func allowance(t *testing.T, name string) (limit, allowed int64) {
+	limit = maxFunctionBytes
+	if name == blueprint.FuncIngest {
+		limit = maxIngestBytes
+	}
+	if a, ok := overLimit[name]; ok {
+		return limit, int64(a * (1 << 20))
+	}
+	if call, _ := mainCall(t, filepath.Join(name, "main.go")); call != nil && len(call.Args) == 2 {
+		if a, ok := overLimitGroups[selector(call.Args[1])]; ok {
+			return limit, int64(a * (1 << 20))
+		}
+	}
+	return limit, limit
+}
+
+// Every function's bootstrap is within its limit. With FUNCTION_BINARIES set (make
+// build's output, build/functions) the test reads the binaries there; with FUNCTION_SIZES
+// set (make test-sizes) it builds them with make build's flags, one per distinct main:
+// mains that differ only in the blueprint entry they name link the same code, so one of
+// them stands for the others. Otherwise it is skipped: the cross-build of every distinct
+// main takes a minute of CPU that go test ./... need not spend on every run.
+func TestFunctionBinariesWithinTheirLimits(t *testing.T) {
+	if os.Getenv("FUNCTION_BINARIES") == "" && os.Getenv("FUNCTION_SIZES") == "" {
+		t.Skip("set FUNCTION_SIZES=1 (make test-sizes) or FUNCTION_BINARIES=build/functions")
+	}
+	sizes := builtSizes(t)
+	var rows []string
+	for _, f := range blueprint.Functions {
+		size, ok := sizes[f.Name]
+		if !ok {
+			t.Errorf("%s: no binary", f.Name)
+			continue
+		}
+		limit, allowed := allowance(t, f.Name)
+		rows = append(rows, fmt.Sprintf("%-34s %6.2f MiB (limit %.0f)", f.Name, mib(size), mib(limit)))
+		switch {
+		case size > allowed:
+			t.Errorf("%s is %.2f MiB, over its %.2f MiB limit: see what it links that it does not serve (go version -m, go tool nm -size -sort size on an unstripped build, go list -deps ./functions/%s)",
+				f.Name, mib(size), mib(allowed), f.Name)
+		case allowed > limit && size <= limit:
+			t.Errorf("%s is %.2f MiB, within its %.0f MiB limit: take it off the ratchet (overLimit)", f.Name, mib(size), mib(limit))
+		}
+	}
+	slices.SortFunc(rows, func(a, b string) int { return cmp.Compare(b[35:], a[35:]) })
+	t.Logf("largest bootstraps:\n%s", strings.Join(rows[:min(8, len(rows))], "\n"))
+}
+
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
+
+// builtSizes are the bootstraps' sizes by function name.
+func builtSizes(t *testing.T) map[string]int64 {
+	t.Helper()
+	if dir := os.Getenv("FUNCTION_BINARIES"); dir != "" {
+		out := map[string]int64{}
+		for _, f := range blueprint.Functions {
+			if st, err := os.Stat(filepath.Join(dir, f.Name, "bootstrap")); err == nil {
+				out[f.Name] = st.Size()
+			}
+		}
+		return out
+	}
+	stands := representatives(t)
+	dir := t.TempDir()
+	args := []string{"build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", dir + "/"}
+	for _, rep := range stands {
+		args = append(args, "./"+rep)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64", fmt.Sprintf("GOMAXPROCS=%d", runtime.GOMAXPROCS(0)))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	sizes := map[string]int64{}
+	for name, rep := range stands {
+		st, err := os.Stat(filepath.Join(dir, rep))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes[name] = st.Size()
+	}
+	return sizes
+}
+
+var blueprintEntry = regexp.MustCompile(`blueprint\.Func\w+`)
+
+// representatives maps each function to the function whose main stands for its own: the
+// first with the same main once the blueprint entry and comments are left out.
+func representatives(t *testing.T) map[string]string {
+	t.Helper()
+	byCode := map[string]string{}
+	out := map[string]string{}
+	for _, f := range blueprint.Functions {
+		src, err := os.ReadFile(filepath.Join(f.Name, "main.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var code []string
+		for line := range strings.Lines(string(src)) {
+			if !strings.HasPrefix(strings.TrimSpace(line), "//") {
+				code = append(code, blueprintEntry.ReplaceAllString(line, "blueprint.Func"))
+			}
+		}
+		key := strings.Join(code, "")
+		if _, ok := byCode[key]; !ok {
+			byCode[key] = f.Name
+		}
+		out[f.Name] = byCode[key]
+	}
+	return out
+}
+
+// A function links the SQS client (0.37 MiB) only when the blueprint says it sends to a
+// queue: the queue's operator functions and diagnose send nothing, so they build the
+// queue's wiring without the diagnosis queue's sender (syncerror/wire; the senders use
+// queuewire or ingestwire). The flow functions all build every flow route's wiring, the
+// writers' sender included (overLimitGroups).
+func TestOnlySendersLinkTheSQSClient(t *testing.T) {
+	all := deps(t, "../functions/...")
+	for _, f := range blueprint.Functions {
+		if len(f.SendsTo) > 0 {
+			continue
+		}
+		if call, _ := mainCall(t, filepath.Join(f.Name, "main.go")); call != nil && selector(call.Args[1]) == "flowwire.Routes" {
+			continue
+		}
+		if slices.Contains(all[module+"functions/"+f.Name], "github.com/aws/aws-sdk-go-v2/service/sqs") {
+			t.Errorf("%s sends to no queue but links the SQS client", f.Name)
+		}
+	}
+}
