@@ -64,7 +64,7 @@ type Generated struct {
 // fixed, when it answers ok, gives a path parameter's value instead (a row that exists),
 // so valid requests reach past the lookup.
 func Generate(op Operation, seed uint64, invalid bool, fixed func(op Operation, param string) (string, bool)) Generated {
-	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), extra: !invalid}
 	path := op.Path
 	q := url.Values{}
 	header := http.Header{}
@@ -157,7 +157,13 @@ func fixedParam(fixed func(Operation, string) (string, bool), op Operation, p *o
 // rawBody is a body sent as it is (not JSON-encoded): a mutation's malformed document.
 type rawBody []byte
 
-type gen struct{ r *rand.Rand }
+type gen struct {
+	r *rand.Rand
+	// extra adds, now and then, a member the schema does not name to an object whose
+	// additionalProperties is unstated, which JSON Schema allows: a server that refuses it
+	// owes the document additionalProperties: false.
+	extra bool
+}
 
 func (g *gen) body(rb *openapi3.RequestBody) (string, any, bool) {
 	types := make([]string, 0, len(rb.Content))
@@ -356,6 +362,10 @@ func (g *gen) object(s *openapi3.Schema, depth int) any {
 			continue
 		}
 		out[n] = g.value(p.Value, depth+1)
+	}
+	if g.extra && len(s.Properties) > 0 && s.AdditionalProperties.Has == nil && s.AdditionalProperties.Schema == nil &&
+		(max < 0 || len(out) < max) && g.r.IntN(5) == 0 {
+		out["zzExtra"] = "x"
 	}
 	if max >= 0 {
 		for len(out) > max {
@@ -574,8 +584,8 @@ func (g *gen) fromClass(ranges []rune) rune {
 
 // CrossFieldRules are the operation's x-cross-field-rules: the refusals of a schema-valid
 // request the document names but a schema cannot state (a target that must differ from the
-// source, an id that must equal the path's), as problem field → the rule. A key ending in
-// "*" covers every field it prefixes.
+// source, an id that must equal the path's), as problem field → the rule, or
+// "code:<problem code>" → the rule for a refusal that names no field (a header's).
 func (o Operation) CrossFieldRules() map[string]string {
 	raw, ok := o.Op.Extensions["x-cross-field-rules"]
 	if !ok {
