@@ -301,7 +301,7 @@ for (const width of widths) {
     await page.setViewportSize({ width, height: 900 });
     await signIn(page, "operator");
     await page.getByRole("link", { name: "Insights" }).click();
-    await expect(page.getByText("Auto-resolution rate")).toBeVisible();
+    await expect(page.getByRole("term").filter({ hasText: "Auto-resolution rate" })).toBeVisible();
     const chart = page.getByRole("figure", { name: "How sync errors came out, by class" });
     await expect(chart.getByRole("img")).toHaveAttribute("aria-label", /value: \d+ resolved by retry/);
     await chart.getByText("the figures as a table").click();
