@@ -52,6 +52,33 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 		}
 	})
 
+	// A reverted row (an approved fix written back out again) is closed like the others:
+	// the signature's next post opens a new row, it does not reopen that one.
+	t.Run("fold: a reverted row is closed", func(t *testing.T) {
+		s := newStore(t)
+		rv, ok := s.(interface {
+			MarkReverted(ctx context.Context, tenantID, id string, entry syncerror.HistoryEntry, now time.Time) error
+		})
+		if !ok {
+			t.Skip("the store does not revert")
+		}
+		c, k := post("r-1", 0, base)
+		if res, _, err := s.Fold(ctx, c, k); err != nil || res != syncerror.FoldCreated {
+			t.Fatalf("create: %v err=%v", res, err)
+		}
+		entry := syncerror.HistoryEntry{At: base, Actor: "a", Action: "approved"}
+		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusPending, syncerror.StatusApproved, entry, base); err != nil {
+			t.Fatal(err)
+		}
+		if err := rv.MarkReverted(ctx, "t1", c.ID, syncerror.HistoryEntry{At: base, Actor: "a", Action: "reverted"}, base); err != nil {
+			t.Fatal(err)
+		}
+		d, k2 := post("r-2", 0, base.Add(time.Minute))
+		if res, row, err := s.Fold(ctx, d, k2); err != nil || res != syncerror.FoldClosed || row.Retry.Occurrences != 1 {
+			t.Fatalf("after revert: %v %+v err=%v, want FoldClosed", res, row.Retry, err)
+		}
+	})
+
 	t.Run("fold: concurrent posts lose no occurrence", func(t *testing.T) {
 		s := newStore(t)
 		const n = 10
