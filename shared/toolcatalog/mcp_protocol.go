@@ -116,6 +116,10 @@ func (c *Catalog) serveRPC(w http.ResponseWriter, r *http.Request, id identity.I
 		return
 	}
 	method := *msg.Method
+	if msg.Result != nil || msg.Error != nil {
+		writeRPC(w, http.StatusBadRequest, validID(msg.ID), nil, &rpcError{rpcInvalidRequest, `a request carries no "result" or "error"`})
+		return
+	}
 	if p := bytes.TrimSpace(msg.Params); len(p) > 0 && p[0] != '{' && p[0] != '[' {
 		// JSON-RPC 2.0's params is structured (an object, or an array by position), as the
 		// document says; a notification's is refused too, not ignored (issue 36 §2).

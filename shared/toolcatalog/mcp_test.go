@@ -338,6 +338,7 @@ func TestMCPProtocolEdges(t *testing.T) {
 		{"initialize params not an object", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":[1]}`, nil, http.StatusOK, -32602},
 		// A scalar params is not JSON-RPC, a notification's neither (issue 36 §2, the fuzz's finding).
 		{"params a number", `{"jsonrpc":"2.0","id":1,"method":"ping","params":7}`, nil, http.StatusBadRequest, -32600},
+		{"request with an error", `{"jsonrpc":"2.0","id":1,"method":"ping","error":7}`, nil, http.StatusBadRequest, -32600},
 		{"notification params a string", `{"jsonrpc":"2.0","method":"notifications/initialized","params":"x"}`, nil, http.StatusBadRequest, -32600},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
