@@ -178,7 +178,10 @@ func (o *Operator) annotate(ctx context.Context, tenantID string, rows []*Summar
 		httpapi.Logger(ctx).Error("approval policy unreadable; rows shown without it", "error", err)
 	}
 	for i, c := range claims {
-		rows[i].Escalation = escalationOf(c)
+		if e := escalationOf(c); e != nil {
+			shown := o.peopleFor(ctx).history([]HistoryEntry{*e})[0] // who escalated, named as the audit log names them
+			rows[i].Escalation = &shown
+		}
 		if err != nil {
 			continue
 		}

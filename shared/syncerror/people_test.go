@@ -37,6 +37,7 @@ func peopleFixture(t *testing.T) *opFixture {
 	f.mux.Handle("POST /t/{id}/triage", op.TriageHandler())
 	f.mux.Handle("GET /t/{id}", op.DetailHandler())
 	f.mux.Handle("GET /t", op.ListHandler())
+	f.mux.Handle("POST /t/{id}/escalate", op.EscalateHandler())
 	return f
 }
 
@@ -100,5 +101,12 @@ func TestQueueNamesPeopleAsTheAuditLogDoes(t *testing.T) {
 	b, _ := json.Marshal(d)
 	if strings.Contains(string(b), "jane.doe") {
 		t.Fatalf("the answer names jane: %s", b)
+	}
+
+	// The escalation a row shows names who escalated it the same way.
+	callAsPerson(t, f, jane, "operator", "POST", path+"/escalate", `{"reason":"needs finance"}`)
+	w := callAsPerson(t, f, bob, "operator", "GET", path, "")
+	if d := detailOf(t, w); d.Escalation == nil || d.Escalation.Actor != shown || strings.Contains(w.Body.String(), "jane.doe") {
+		t.Fatalf("escalation %+v: %s", d.Escalation, w.Body)
 	}
 }

@@ -107,6 +107,12 @@ func (c *Catalog) serveRPC(w http.ResponseWriter, r *http.Request, id identity.I
 		writeRPC(w, http.StatusBadRequest, validID(msg.ID), nil, &rpcError{rpcInvalidRequest, `"jsonrpc" must be "2.0"`})
 		return
 	}
+	if p := bytes.TrimSpace(msg.Params); len(p) > 0 && p[0] != '{' && p[0] != '[' {
+		// JSON-RPC 2.0's params is structured (an object, or an array by position), as the
+		// document says; any message's is refused, not ignored (issue 36 §2).
+		writeRPC(w, http.StatusBadRequest, validID(msg.ID), nil, &rpcError{rpcInvalidRequest, `"params" must be an object or an array`})
+		return
+	}
 	if msg.Method == nil {
 		if msg.Result != nil || msg.Error != nil {
 			w.WriteHeader(http.StatusAccepted) // a response to a request this server never sends
@@ -118,12 +124,6 @@ func (c *Catalog) serveRPC(w http.ResponseWriter, r *http.Request, id identity.I
 	method := *msg.Method
 	if msg.Result != nil || msg.Error != nil {
 		writeRPC(w, http.StatusBadRequest, validID(msg.ID), nil, &rpcError{rpcInvalidRequest, `a request carries no "result" or "error"`})
-		return
-	}
-	if p := bytes.TrimSpace(msg.Params); len(p) > 0 && p[0] != '{' && p[0] != '[' {
-		// JSON-RPC 2.0's params is structured (an object, or an array by position), as the
-		// document says; a notification's is refused too, not ignored (issue 36 §2).
-		writeRPC(w, http.StatusBadRequest, validID(msg.ID), nil, &rpcError{rpcInvalidRequest, `"params" must be an object or an array`})
 		return
 	}
 	if msg.ID == nil {

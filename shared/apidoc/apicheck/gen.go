@@ -298,6 +298,18 @@ func (g *gen) branch(s *openapi3.Schema) *openapi3.Schema {
 	for n, p := range s.Properties {
 		m.Properties[n] = p
 	}
+	if not := b.Not; not != nil && not.Value != nil {
+		// The branch forbids members (a request carries no result): leave them out.
+		forbid := slices.Clone(not.Value.Required)
+		for _, a := range not.Value.AnyOf {
+			if a.Value != nil {
+				forbid = append(forbid, a.Value.Required...)
+			}
+		}
+		for _, n := range forbid {
+			delete(m.Properties, n)
+		}
+	}
 	for n, bp := range b.Properties {
 		p, ok := m.Properties[n]
 		if !ok || p.Value == nil || bp.Value == nil {
