@@ -1,7 +1,5 @@
 package ai
 
-import "context"
-
 // DefaultModelBelow is the rules' confidence under which the diagnose function asks a
 // model (when one is configured): at or above it the rules' diagnosis stands and no model
 // is called. From the held-out calibration (make eval-diagnoser, 2026-11-29): on the set
@@ -15,16 +13,15 @@ const DefaultModelBelow = 0.9
 // function's gate reads it, but offline: no governance, for measuring the gate (make cost
 // counts the errors of a mix a model would be asked about).
 func RulesDiagnosis(req DiagnosisRequest) (Diagnosis, error) {
-	p := &rulesProvider{}
-	d, _, err := p.suggest(context.Background(), nil, req)
-	if err == nil {
-		d, err = settle(req, d)
-	}
+	// The rules' analysis itself, not the provider's operations: those are reached only
+	// through Governed (enforce_test.go), and this offline measure sends nothing anywhere.
+	a := analyze(req)
+	d, err := settle(req, a.diagnosis())
 	if err != nil {
 		return Diagnosis{}, err
 	}
-	d.Confidence, _, err = p.assessQuality(context.Background(), nil, req, d)
-	return d, err
+	d.Confidence = a.score(d)
+	return d, nil
 }
 
 // ModelPrompt is what a model reads to diagnose req: the system prompt and the user
