@@ -14,7 +14,7 @@ for (const width of [1440, 390]) {
     await page.locator("body").press("?");
     const keys = page.getByRole("region", { name: "Keyboard shortcuts" });
     await expect(keys.getByRole("row").filter({ hasText: "g q / g u / g i / g f / g l" })).toBeVisible();
-    await expect(keys).toContainText("Not for your role: g g (Governance, needs approver), g a (Audit, needs approver), g s (Settings, needs admin)");
+    await expect(keys).toContainText("Not for your role: g e (Escalated, needs approver), g g (Governance, needs approver), g a (Audit, needs approver), g s (Settings, needs admin)");
     await expect(keys.getByRole("row").filter({ hasText: "the others need an approver" })).toBeVisible();
     await accessible(page, `shortcuts ${width}`);
     await page.locator("body").press("Escape");
@@ -37,7 +37,7 @@ test("an approver's shortcut list has every panel it can open and nothing it can
   await signIn(page, "approver", "/queue");
   await page.locator("body").press("?");
   const keys = page.getByRole("region", { name: "Keyboard shortcuts" });
-  await expect(keys.getByRole("row").filter({ hasText: "g q / g u / g i / g f / g g / g l / g a" })).toBeVisible();
+  await expect(keys.getByRole("row").filter({ hasText: "g q / g e / g u / g i / g f / g g / g l / g a" })).toBeVisible();
   await expect(keys).toContainText("g s (Settings, needs admin)");
   await expect(keys.getByRole("row").filter({ hasText: /^a\s*approve$/ })).toBeVisible();
 });

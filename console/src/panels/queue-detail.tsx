@@ -262,7 +262,12 @@ function refusedFields(e: unknown, plan: { changes: { key: string; path: string 
 function explainConflict(e: unknown, now: Proposal): unknown {
   if (e instanceof ApiError && e.status === 409) {
     const last = now.history[now.history.length - 1];
-    const who = last ? ` ${last.you ? "you" : actorName(last.actor)} ${last.action} it at ${new Date(last.at).toLocaleTimeString()}.` : "";
+    const at = last ? new Date(last.at).toLocaleTimeString() : "";
+    // The winner may be the viewer in another tab: say so rather than blame "someone else".
+    if (last?.you) {
+      return new ApiError({ ...e.problem, title: "Already done", detail: `${e.problem.detail ?? e.problem.title} You ${last.action} it at ${at}, in another tab or window.` });
+    }
+    const who = last ? ` ${actorName(last.actor)} ${last.action} it at ${at}.` : "";
     return new ApiError({ ...e.problem, title: "Someone else acted first", detail: (e.problem.detail ?? e.problem.title) + who });
   }
   return e;
