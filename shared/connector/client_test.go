@@ -218,6 +218,11 @@ func TestTimeout(t *testing.T) {
 	fake.Delay(time.Second)
 	_, err := c.Get(context.Background(), "customer", "C-1")
 	ce := asError(t, err, connector.ErrUnavailable)
+	// The client gives up after 50 ms; on a loaded machine the fake's handler may not have
+	// counted the second request yet, so wait for it to arrive rather than read at once.
+	for deadline := time.Now().Add(5 * time.Second); fake.Requests() < 2 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if !ce.Retryable || ce.Status != 0 || ce.Attempts != 2 || fake.Requests() != 2 {
 		t.Fatalf("error = %#v, requests = %d", ce, fake.Requests())
 	}
