@@ -72,9 +72,10 @@ tenantctl: ## onboarding command against the running local stack: make tenantctl
 # fails), and ends with a table of each stage's wall and CPU time (also in
 # build/test-stages.txt). The lanes share nothing but the machine: the race-detector run
 # and the fuzz search; the template tests, the OpenAPI lint and the NetSuite script; the
-# console (its bundle, which the browser tests serve) and the browser tests. The CPU-bound
+# console (its bundle, which the browser tests serve) and the browser tests; the function
+# binaries' sizes ride the template lane. The CPU-bound
 # lanes run at a lower priority (TEST_NICE), so the browser tests' stacks answer in time.
-TEST_LANES := "nice test-go-race test-go-extra" "nice test-templates openapi-lint test-suitescript" "test-console test-browser"
+TEST_LANES := "nice test-go-race test-go-extra" "nice test-templates openapi-lint test-suitescript test-sizes" "test-console test-browser"
 TEST_NICE ?= 5
 test: deps aws-tools chromium ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
 	@TEST_NICE=$(TEST_NICE) MAKE=$(MAKE) scripts/test-run $(TEST_LANES)

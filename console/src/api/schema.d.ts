@@ -147,7 +147,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve (approver), reject, retry or resolve many proposals, each through its own route */
+        /** Approve (as the approval policy allows each item), reject, retry, resolve, assign or tag many proposals, by ids or by the listing's filter, each through its own route */
         post: operations["proposalsBulk"];
         delete?: never;
         options?: never;
@@ -252,7 +252,7 @@ export interface paths {
         put?: never;
         /**
          * Approve: two-stage lease around the ERP update (approver)
-         * @description Four eyes: the person who requested the approval (its `requestedBy`, compared case-insensitively with the approver's subject, e-mail and preferred username) cannot approve it: 403 `four_eyes`, audited as `denied`, nothing changed. Confirmation: approving an amount whose magnitude is above the tenant's `finance_ops.confirm_above` (10000 by default; one plain decimal compared with the amount in its own currency) needs the body `{"confirm": true}`; without it the answer is 428 `confirmation_required` naming amount, currency and threshold, and nothing changes (no lease, no ERP call).
+         * @description Four eyes: the person who requested the approval (its `requestedBy`, compared case-insensitively with the approver's subject, e-mail and preferred username) cannot approve it: 403 `four_eyes`, audited as `denied`, nothing changed. Confirmation: approving an amount whose magnitude is above the tenant's `finance_ops.confirm_above` (10000 by default; one plain decimal compared with the amount in its own currency) needs the body `{"confirm": true}`; without it the answer is 428 `confirmation_required` naming amount, currency and threshold in its detail and as members `threshold`, `amount`, `currency`, `erpId`, `entity` and `fields` (the values the approve writes), and nothing changes (no lease, no ERP call).
          */
         post: operations["financeApprovalApprove"];
         delete?: never;
@@ -1099,6 +1099,13 @@ export interface components {
             /** @description On a pending row: who may approve its fix and why. */
             approval?: components["schemas"]["ApprovalDecision"];
             /**
+             * @description On a pending or escalated row with a proposed fix: whether the caller can approve it (`you`), or it needs an approver (`approver`: an escalated row always does, for an operator) or two (`two_approvers`, whoever asks), by the tenant's approval policy.
+             * @enum {string}
+             */
+            decider?: "you" | "approver" | "two_approvers";
+            /** @description On an escalated row: the escalate that made it so (who, when, and the note). */
+            escalation?: components["schemas"]["HistoryEntry"];
+            /**
              * @description `learned` when the fix comes from the tenant's knowledge.
              * @enum {string}
              */
@@ -1125,8 +1132,10 @@ export interface components {
             lastSeen: string;
             /** @description The closed row this one recurs: the same signature arrived again after it was closed. */
             recurrenceOf?: string;
-            /** @description Who has the row (the actor who was assigned it); absent when nobody has. */
+            /** @description Who has the row, named as the audit log names actors: a person the record policy masks shows as the mask and their pseudonym (`[REDACTED:EMAIL] ~p:…`), to every role; absent when nobody has. */
             assignee?: string;
+            /** @description True when the caller has the row. */
+            assignedToYou?: boolean;
             /** @description The row's labels, sorted. */
             tags?: string[];
         };
@@ -1134,6 +1143,12 @@ export interface components {
             items: components["schemas"]["ProposalSummary"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
+            /** @description On the first page only: every connector system the System filter offers, with its vendor's product name and every name that resolves to it for the tenant (its key, its aliases and the default names). */
+            systems?: {
+                system: string;
+                vendor: string;
+                names: string[];
+            }[];
         };
         FieldChange: {
             path: string;
@@ -1147,15 +1162,22 @@ export interface components {
         HistoryEntry: {
             /** Format: date-time */
             at: string;
+            /** @description Named as the audit log names actors: a person the record policy masks shows as the mask and their pseudonym (`[REDACTED:EMAIL] ~p:…`), to every role; service actors (`webhook:…`, `policy:…`) as they are. */
             actor: string;
             action: string;
+            /** @description On assigned and unassigned, the person, named as actor is. */
             note?: string;
+            /** @description True on the caller's own entry. */
+            you?: boolean;
         };
         /** @description One retry attempt and its own outcome. A host-reported error is retried by asking the host ERP to re-run the record's sync; a failed flow run by re-running the flow from a fresh read of its source. A stored payload is never sent again. */
         RetryAttempt: {
             /** Format: date-time */
             at: string;
+            /** @description Named as the audit log names actors: a person the record policy masks shows as the mask and their pseudonym (`[REDACTED:EMAIL] ~p:…`), to every role; service actors (`webhook:…`, `policy:…`) as they are. */
             actor: string;
+            /** @description True on the caller's own entry. */
+            you?: boolean;
             /**
              * @description delivered: the sync ran again and landed; requested: the host ERP was asked to re-run it and its answer is read at the next attempt; transient: worth another attempt; permanent: another attempt as things stand cannot help (reason says what to do).
              * @enum {string}
@@ -1268,14 +1290,31 @@ export interface components {
             scanned: number;
             truncated: boolean;
         };
-        /** @description approve needs the approver role; reject, retry and resolve the operator role. */
+        /** @description Give ids or filter. Each item runs its own route with its lease, guard and audit: approve is judged item by item by the approval policy (an operator approves what it gives operators; the others answer 403 approval_not_allowed); reject, retry, resolve, assign and tag need the operator role. */
         BulkDecisionRequest: {
             /** @enum {string} */
-            action: "approve" | "reject" | "retry" | "resolve";
-            ids: string[];
+            action: "approve" | "reject" | "retry" | "resolve" | "assign" | "tag";
+            /** @description The proposals to act on; or give filter instead. */
+            ids?: string[];
             /** @description Required to reject (free text) and to resolve (fixed_at_source, not_an_error or duplicate). */
             reason?: string;
             note?: string;
+            /** @description The queue listing's query string (status, class, since, q, assignee, tag, system; status defaults to pending) acted on instead of ids: "select all N matching". At most 100 rows a request and 1000 in all, newest first, as they stood at the first request (or the dry run); nextCursor resumes. */
+            filter?: string;
+            /** @description The nextCursor of the previous answer, or a dry run's preview.cursor, for the same filter and action. */
+            cursor?: string;
+            /** @description Act on nothing; answer preview: how many rows, the fixes they would write, how many the approval policy lets the caller approve. */
+            dryRun?: boolean;
+            /** @description Required to assign: each row is taken from whoever has it when read, through the triage route (409 assignee_changed when it changed since). */
+            assign?: {
+                /** @description A user id; empty unassigns. */
+                to: string;
+            };
+            /** @description Required to tag: exactly one of add or remove. */
+            tag?: {
+                add?: string;
+                remove?: string;
+            };
         };
         BulkItemResult: {
             id: string;
@@ -1285,14 +1324,23 @@ export interface components {
              * @description written: the fix reached the host ERP and the approval is completed by the reconcile (the item answered 202). recorded: under a two_approvers rule the approval is recorded and waits for a second approver (202). retried: the retry ran and the row is as it left it (resolved, retrying or pending again).
              * @enum {string}
              */
-            outcome: "approved" | "written" | "rejected" | "failed" | "skipped" | "recorded" | "retried" | "resolved";
+            outcome: "approved" | "written" | "rejected" | "failed" | "skipped" | "recorded" | "retried" | "resolved" | "assigned" | "tagged" | "untagged";
             row?: components["schemas"]["Proposal"] | components["schemas"]["ApproveWritten"] | components["schemas"]["RetryRecorded"];
             problem?: components["schemas"]["Problem"];
+            /** @description By filter: the row's error id. */
+            errorId?: string;
+            /** @description By filter: the row's record id. */
+            recordId?: string;
         };
         BulkDecisionResult: {
             results: components["schemas"]["BulkItemResult"][];
             succeeded: number;
             failed: number;
+            /** @description The failed items grouped by problem code and title, largest first. */
+            causes: components["schemas"]["BulkCause"][];
+            /** @description By filter: resumes it after these rows; null when done (always null for ids). */
+            nextCursor: string | null;
+            preview?: components["schemas"]["BulkPreview"];
         };
         FinanceApproval: {
             id: string;
@@ -1323,6 +1371,8 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt?: string;
+            /** @description True when the caller requested this approval (matched as four eyes matches it): another approver must approve it. */
+            ownRequest?: boolean;
         };
         FinanceApprovalList: {
             items: components["schemas"]["FinanceApproval"][];
@@ -1542,11 +1592,20 @@ export interface components {
             /** Format: date-time */
             timestamp: string;
         };
-        /** @description A JSON-RPC 2.0 message of the MCP Streamable HTTP transport (initialize, tools/list, tools/call). */
+        /** @description A JSON-RPC 2.0 message of the MCP Streamable HTTP transport (initialize, tools/list, tools/call): a request (method and id), a notification (method, no id) or a response (result or error). Batches are not accepted. */
         JSONRPCMessage: {
             /** @constant */
-            jsonrpc?: "2.0";
-        };
+            jsonrpc: "2.0";
+            method?: string;
+            /** @description A string or a number on a request; null only on an error answering a message whose id could not be read. */
+            id?: string | number | null;
+            params?: Record<string, never> | unknown[];
+            result?: unknown;
+            error?: {
+                code: number;
+                message: string;
+            };
+        } | unknown | unknown | unknown;
         /** @description The write-back reached the host ERP: its idempotency key and when. A row with it only ends approved. */
         AppliedWrite: {
             key: string;
@@ -1558,10 +1617,12 @@ export interface components {
         /** @description One field of the record before a fix wrote it. `value` keeps its JSON type; `absent`: the record had no such field (a revert clears it); `withheld`: a secret, card number or national id, not kept (a revert refuses); `wrote`: the value the fix wrote, typed as written. */
         PriorValue: {
             path: string;
-            value: unknown;
+            /** @description Any JSON value, null included. */
+            value: string | number | boolean | Record<string, never> | unknown[] | null;
             absent?: boolean;
             withheld?: boolean;
-            wrote: unknown;
+            /** @description Any JSON value, null included. */
+            wrote: string | number | boolean | Record<string, never> | unknown[] | null;
         };
         /** @description The fix was written to the host ERP, but recording the approval failed; the row stays applying (marked applied) and the reconcile, or the next approve, completes it. Never retry with a different fix. */
         ApproveWritten: {
@@ -1595,6 +1656,7 @@ export interface components {
         FlowOutcome: "written" | "skipped" | "rejected" | "held" | "loop_broken" | "failed" | "retrying";
         FlowEndpoint: {
             system: components["schemas"]["FlowSystem"];
+            /** @description 1 to 128 visible characters (no spaces). */
             entity: string;
         };
         /**
@@ -1788,6 +1850,7 @@ export interface components {
             /** @description In the answer to a change only: the connectors whose stored credential the change deleted, because it moved their `baseUrl` or `tokenUrl` without giving a credential. A credential is only ever sent to the address it was given for; give it again. */
             credentialsCleared?: string[];
         };
+        /** @description Names at least one setting or connector to change: null, {} and empty maps are 400 `validation_failed` and change nothing. */
         SettingsPatch: {
             settings?: {
                 [key: string]: string;
@@ -1803,6 +1866,10 @@ export interface components {
                     scope?: string;
                 };
             };
+        } | {
+            settings: unknown;
+        } | {
+            connectors: unknown;
         };
         SecretRotateInput: {
             /**
@@ -1930,7 +1997,7 @@ export interface components {
         };
         /** @description What a rule matches; a list left out or empty, or a bound left out, matches anything. */
         PolicyMatch: {
-            classes?: ("value" | "missing" | "reference" | "duplicate" | "permission" | "connection" | "intermittent" | "rate_limit" | "too_large" | "parse" | "unknown")[];
+            classes?: ("value" | "missing" | "reference" | "duplicate" | "permission" | "connection" | "intermittent" | "rate_limit" | "too_large" | "parse" | "business_rule" | "unknown")[];
             /** @description Globs over the fix's field paths (`*`, `?`, `[...]`, case-insensitive). A glob starting with `!` excludes; `@sensitive` stands for every field the DLP field-name rules take for a secret, credential, card number, national id, phone or financial identifier (IBAN, bank account, routing or sort code, SWIFT/BIC, tax or VAT id; a bare `accountNumber` is a customer number, not one); `@proposed` for the fields the proposal itself changes, so that an edit adding a field falls through to a later rule (the default policy's operator rule has it). Every field of the fix must be included (by default when every glob excludes) and none excluded; a row whose proposal has no fix yet matches (unless its globs include by `@proposed` alone), and the approve judges the fields entered. */
             fields?: string[];
             /** @description The error's `externalSystem`, or `host_erp` when it names none. */
@@ -2029,6 +2096,9 @@ export interface components {
             decidedBy?: string;
             /** Format: date-time */
             decidedAt?: string;
+            errorId?: string;
+            recordType?: string;
+            recordId?: string;
         };
         AutomationList: {
             items: components["schemas"]["Automation"][];
@@ -2041,12 +2111,17 @@ export interface components {
             resolvedByRetry: number;
             resolvedByPeople: number;
             rejected: number;
+            /** @description Applied by auto rules and kept; a reverted one counts under reverted only. */
             autoApplied: number;
             reverted: number;
             open: number;
-            /** @description Resolved with no person (auto-applied and not reverted, or by a retry) over all resolved; null when none. */
+            /** @description autoResolved / resolved; null when nothing was resolved. */
             autoResolutionRate: number | null;
             medianSecondsToResolve: number | null;
+            /** @description resolvedByRetry + autoApplied + resolvedByPeople. */
+            resolved: number;
+            /** @description resolvedByRetry + autoApplied. */
+            autoResolved: number;
         };
         RuleInsight: {
             ruleId: string;
@@ -2078,6 +2153,10 @@ export interface components {
             rules: components["schemas"]["RuleInsight"][];
             /** @description The window held more rows than one answer reads (5000 per status). */
             truncated: boolean;
+            /** @description Each UTC day of the window, oldest first, by the day rows arrived. */
+            daily: components["schemas"]["DayCounts"][];
+            /** @description How autoResolutionRate is computed from the counts. */
+            rateDefinition: string;
         };
         /** @description Under a `two_approvers` rule: the approval (or the edit) is recorded and the fix waits for a second approver who did not edit it. */
         CoApprovalPending: {
@@ -2166,6 +2245,8 @@ export interface components {
             fields?: {
                 [key: string]: unknown;
             };
+            /** @description The flow as the admin is editing it, unsaved: the dry run runs this definition instead of the stored one (which need not exist). Its id, when given, must be the path's. Checked as a save checks it: a 400 names the refused fields under `flow.` and nothing is run. */
+            flow?: components["schemas"]["FlowInput"];
         };
         FlowDryRunField: {
             field: string;
@@ -2203,6 +2284,13 @@ export interface components {
             fields: components["schemas"]["FlowDryRunField"][];
             /** @description Checks a dry run cannot make without side effects (the flapping cap counts as it reads). */
             notEvaluated: string[];
+            /** @description The mappings whose source field the record does not carry: the flow would leave these target fields alone. */
+            missingFields: {
+                /** @description The target field. */
+                field: string;
+                /** @description The source field the record lacks. */
+                sourceField: string;
+            }[];
         };
         FlowXRefFix: {
             source: components["schemas"]["FlowRecordRef"];
@@ -2213,16 +2301,19 @@ export interface components {
         Note: {
             /** Format: date-time */
             at: string;
+            /** @description Named as the audit log names actors: a person the record policy masks shows as the mask and their pseudonym (`[REDACTED:EMAIL] ~p:…`), to every role; service actors (`webhook:…`, `policy:…`) as they are. */
             actor: string;
             /** @description As stored: every secret, card number, national id, e-mail address, phone number or IBAN in it was masked before it was kept. */
             text: string;
+            /** @description True on the caller's own entry. */
+            you?: boolean;
         };
         /** @description Exactly one of assign, tag or note. */
         TriageRequest: {
             assign?: {
                 /** @description The user to assign, `me` for the caller; "" unassigns. */
                 to: string;
-                /** @description The assignee the caller saw ("" for nobody): the change is made only if it still holds, else 409 `assignee_changed`. */
+                /** @description The assignee the caller saw, as the row shows it ("" for nobody): the change is made only if it still holds, else 409 `assignee_changed`. */
                 from: string;
             };
             /** @description Exactly one of add or remove. */
@@ -2243,9 +2334,65 @@ export interface components {
             queue?: components["schemas"]["NavCount"];
             finance?: components["schemas"]["NavCount"];
             governance?: components["schemas"]["NavCount"];
+            /** @description Approvers only: sync errors escalated to an approver (the Escalated inbox). */
+            escalated?: components["schemas"]["NavCount"];
+        };
+        BulkCause: {
+            code: string;
+            title: string;
+            /** @description The first item's detail. */
+            detail?: string;
+            count: number;
+            ids: string[];
+        };
+        /** @description What a dryRun would act on; nothing was done. */
+        BulkPreview: {
+            total: number;
+            /** @description More rows match than one filter acts on (1000). */
+            truncated: boolean;
+            fixes: components["schemas"]["BulkFix"][];
+            withoutFix: number;
+            /** @description approve only: how many the approval policy lets the caller approve. */
+            allowed?: number;
+            /** @description By filter: send it with the acting requests; it pins the rows counted here. */
+            cursor?: string;
+        };
+        BulkFix: {
+            class: string;
+            changes: {
+                path: string;
+                after?: unknown;
+            }[];
+            count: number;
+            errorIds: string[];
+        };
+        DayCounts: components["schemas"]["InsightCounts"] & {
+            /** Format: date */
+            date: string;
         };
     };
     responses: {
+        /** @description A message the transport refuses, answered as MCP Streamable HTTP says: a JSON-RPC error without an id (not JSON, a batch, `jsonrpc` not "2.0", no method, an id that is neither a string nor a number); or problem+json `unsupported_protocol_version` for an MCP-Protocol-Version this server does not speak, and `unreadable_body`. */
+        MCPBadRequest: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["CorrelationId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["JSONRPCMessage"];
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `not_acceptable`: the Accept header does not name both application/json and text/event-stream, as MCP Streamable HTTP requires (answers are JSON). */
+        NotAcceptable: {
+            headers: {
+                "X-Correlation-Id": components["headers"]["CorrelationId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Invalid input: `validation_failed` (with `errors`), `malformed_json`, `invalid_query`, `invalid_cursor`, `invalid_id`, `missing_erp_id`, `tenant_header_missing`, `body_unreadable`, `unknown_module`, `unknown_field`. */
         BadRequest: {
             headers: {
@@ -2373,8 +2520,9 @@ export interface components {
         /** @description The `nextCursor` of the previous page. */
         Cursor: string;
         ClaimId: string;
-        ProposalStatus: "pending" | "applying" | "approved" | "rejected" | "escalated" | "reverted" | "retrying" | "resolved";
-        /** @description Only sync errors of this external system. A name that resolves to a connector system by the tenant's system names (a system key such as `erp2`, or an alias such as `Business Central`, any case) keeps every row whose `externalSystem` resolves to that system, whichever name its host sent (compared trimmed and without case). Any other name (`webshop`) is an exact, case-sensitive match on `externalSystem` as the host sent it, so a prefix or another case matches nothing; empty keeps all. At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
+        /** @description One row status (default pending), or `open` (pending, retrying and escalated) or `any` (every status) as one listing: one Query per status, each with its share of the scan bound, merged newest (or oldest) first, and at most one more Query per status to place its cursor. */
+        ProposalStatus: "pending" | "applying" | "approved" | "rejected" | "escalated" | "reverted" | "retrying" | "resolved" | "open" | "any";
+        /** @description Only sync errors of this external system. A name that resolves to a connector system by the tenant's system names (a system key such as `erp2`, or an alias such as `Business Central`, any case) keeps every row whose `externalSystem` resolves to that system, whichever name its host sent (compared trimmed and without case). Any other name (`webshop`) matches `externalSystem` as the host sent it, trimmed and without case (`WebShop` too), but not a prefix; empty keeps all. The first page of the listing names the systems to pick (`systems`). At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
         ExternalSystem: string;
         /** @description Required with a service token: the embedded context (one module). */
         EmbeddedContext: string;
@@ -2433,6 +2581,7 @@ export interface operations {
     proposalsList: {
         parameters: {
             query?: {
+                /** @description One row status (default pending), or `open` (pending, retrying and escalated) or `any` (every status) as one listing: one Query per status, each with its share of the scan bound, merged newest (or oldest) first, and at most one more Query per status to place its cursor. */
                 status?: components["parameters"]["ProposalStatus"];
                 /** @description Only proposals of this error class. */
                 class?: string;
@@ -2444,10 +2593,12 @@ export interface operations {
                 assignee?: string;
                 /** @description Only rows carrying this tag. */
                 tag?: string;
-                /** @description Only sync errors of this external system. A name that resolves to a connector system by the tenant's system names (a system key such as `erp2`, or an alias such as `Business Central`, any case) keeps every row whose `externalSystem` resolves to that system, whichever name its host sent (compared trimmed and without case). Any other name (`webshop`) is an exact, case-sensitive match on `externalSystem` as the host sent it, so a prefix or another case matches nothing; empty keeps all. At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
+                /** @description Only sync errors of this external system. A name that resolves to a connector system by the tenant's system names (a system key such as `erp2`, or an alias such as `Business Central`, any case) keeps every row whose `externalSystem` resolves to that system, whichever name its host sent (compared trimmed and without case). Any other name (`webshop`) matches `externalSystem` as the host sent it, trimmed and without case (`WebShop` too), but not a prefix; empty keeps all. The first page of the listing names the systems to pick (`systems`). At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
                 system?: components["parameters"]["ExternalSystem"];
-                /** @description newest and oldest (by claim time) follow the status index; class (A–Z, undiagnosed last) and confidence (highest first) order the newest 500 matching rows (the answer then carries X-Sort-Window). */
-                sort?: "newest" | "oldest" | "class" | "confidence";
+                /** @description newest and oldest (by claim time) follow the status index; class (A–Z, undiagnosed last), confidence (highest first) and escalated (newest escalation first: the Escalated inbox) order the newest 500 matching rows (the answer then carries X-Sort-Window). */
+                sort?: "newest" | "oldest" | "class" | "confidence" | "escalated";
+                /** @description Only rows whose fix, by the tenant's approval policy, the caller can approve (`you`), that need an approver (`approver`) or two (`two_approvers`): each row's `decider`. The policy is not in the table, so this keeps the matching rows among the newest 500 the other filters match (X-Sort-Window when there were more). */
+                decider?: "you" | "approver" | "two_approvers";
                 /** @description csv exports the same rows as CSV in chunks (see the 200 answer). */
                 format?: "json" | "csv";
                 limit?: components["parameters"]["Limit"];
@@ -2647,7 +2798,7 @@ export interface operations {
                 class?: string;
                 /** @description Only sync errors claimed at or after this time (the console's age filter). */
                 since?: string;
-                /** @description Only sync errors of this external system. A name that resolves to a connector system by the tenant's system names (a system key such as `erp2`, or an alias such as `Business Central`, any case) keeps every row whose `externalSystem` resolves to that system, whichever name its host sent (compared trimmed and without case). Any other name (`webshop`) is an exact, case-sensitive match on `externalSystem` as the host sent it, so a prefix or another case matches nothing; empty keeps all. At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
+                /** @description Only sync errors of this external system. A name that resolves to a connector system by the tenant's system names (a system key such as `erp2`, or an alias such as `Business Central`, any case) keeps every row whose `externalSystem` resolves to that system, whichever name its host sent (compared trimmed and without case). Any other name (`webshop`) matches `externalSystem` as the host sent it, trimmed and without case (`WebShop` too), but not a prefix; empty keeps all. The first page of the listing names the systems to pick (`systems`). At most 128 characters, valid UTF-8, no control characters, else 400 `invalid_query` naming `system`. A filter on the status's rows like `class`, not an index lookup. */
                 system?: components["parameters"]["ExternalSystem"];
             };
             header?: {
@@ -3337,9 +3488,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["MCPBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMedia"];
             500: components["responses"]["Internal"];
@@ -4165,6 +4317,10 @@ export interface operations {
         parameters: {
             query?: {
                 mode?: "shadow" | "enforce";
+                /** @description applied: what a rule wrote (applied, or reverted since), not what it was kept from writing; disagreed: shadow records people edited or rejected. */
+                outcome?: "applied" | "disagreed";
+                /** @description One rule's records. */
+                rule?: string;
                 limit?: components["parameters"]["Limit"];
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
