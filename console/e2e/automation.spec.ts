@@ -234,6 +234,9 @@ for (const width of widths) {
   });
 
   test(`settings: the approval policy editor refuses by field, saves a shadow rule and shows its agreement; learned fixes are corrected and forgotten, at ${width} px`, async ({ page }) => {
+    // Six axe scans, an ingest and its diagnosis, an approve: make test runs this beside the
+    // race-detector and template lanes, where 60 s was measured to run out (CI, 2026-11-29).
+    test.setTimeout(150_000);
     const tag = stamp();
     const system = `e2e-shadow-${width}-${tag.toLowerCase()}`;
     const rule = `e2e-shadow-${width}-${tag.toLowerCase()}`;

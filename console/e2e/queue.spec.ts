@@ -189,6 +189,7 @@ test("every error has a way out: Retry sends it again, Resolve closes it without
 });
 
 test("grouped view: the group lists its members and asks before it writes, then results per item", async ({ page }) => {
+  test.setTimeout(150_000);
   const ids = [unique("E2E-G1"), unique("E2E-G2")];
   for (const e of ids) await waitDiagnosed(await postSyncError(e));
   await signIn(page, "approver");
@@ -207,7 +208,10 @@ test("grouped view: the group lists its members and asks before it writes, then 
   expect((await erpWrites("SO-10042")).length).toBe(before); // nothing written without the confirmation
   await group.getByRole("button", { name: "Approve group…" }).click();
   await page.getByRole("dialog").getByRole("button", { name: /^Write \d+ records$/ }).click();
+  // The group holds every row with this fix that earlier specs left on this worker's stack,
+  // one guarded write each: wait for the run to end (its list of results appears), then read it.
   const results = page.getByRole("list", { name: "Results per item" });
+  await expect(results).toBeVisible({ timeout: 90_000 });
   for (const e of ids) await expect(results.getByRole("listitem").filter({ hasText: e })).toContainText("approved");
 });
 
