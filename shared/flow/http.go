@@ -119,7 +119,7 @@ func (s *Service) RunsHandler() http.Handler {
 	for i, o := range Outcomes {
 		outcomes[i] = string(o)
 	}
-	spec := httpapi.ListSpec{Statuses: outcomes, DefaultLimit: 50, MaxLimit: 200, StatusOptional: true}
+	spec := httpapi.ListSpec{Statuses: outcomes, DefaultLimit: 50, MaxLimit: 100, StatusOptional: true}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		if o := q.Get("outcome"); o != "" {

@@ -30,7 +30,7 @@ const (
 	// last hour); since may narrow it, never widen it.
 	ReadWindow       = time.Hour
 	DefaultListLimit = 50
-	MaxListLimit     = 200
+	MaxListLimit     = 100
 	// DefaultReleaseTimeout is how long an approval may sit in releasing before another
 	// approve takes the release over.
 	DefaultReleaseTimeout = 2 * time.Minute
@@ -197,7 +197,7 @@ func parseLimit(r *http.Request, errs *[]httpapi.FieldError) (int, string) {
 	if s := v.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > MaxListLimit {
-			*errs = append(*errs, httpapi.FieldError{Field: "limit", Message: "must be a whole number from 1 to 200"})
+			*errs = append(*errs, httpapi.FieldError{Field: "limit", Message: "must be a whole number from 1 to " + strconv.Itoa(MaxListLimit)})
 		} else {
 			limit = n
 		}

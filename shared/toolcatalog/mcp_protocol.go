@@ -115,6 +115,10 @@ func (c *Catalog) serveRPC(w http.ResponseWriter, r *http.Request, id identity.I
 	}
 	if msg.Method == nil {
 		if msg.Result != nil || msg.Error != nil {
+			if reason := badResponse(msg); reason != "" {
+				writeRPC(w, http.StatusBadRequest, validID(msg.ID), nil, &rpcError{rpcInvalidRequest, reason})
+				return
+			}
 			w.WriteHeader(http.StatusAccepted) // a response to a request this server never sends
 			return
 		}
@@ -229,4 +233,20 @@ func writeRPC(w http.ResponseWriter, status int, id json.RawMessage, result any,
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = jsonEncode(w, resp)
+}
+
+// badResponse says what makes msg no JSON-RPC 2.0 response (§5.1: an error is an object with
+// an integer code and a string message, as the document's JSONRPCMessage says), or "".
+func badResponse(msg rpcMessage) string {
+	if msg.Error == nil {
+		return ""
+	}
+	var e struct {
+		Code    *int    `json:"code"`
+		Message *string `json:"message"`
+	}
+	if p := bytes.TrimSpace(msg.Error); len(p) == 0 || p[0] != '{' || json.Unmarshal(p, &e) != nil || e.Code == nil || e.Message == nil {
+		return `"error" must be an object with an integer "code" and a string "message"`
+	}
+	return ""
 }
