@@ -19,7 +19,7 @@ var owners = append([]string{"shared/governance", "shared/session", "shared/tena
 var platformPkgs = []string{
 	"shared/identity", "shared/dynamostore", "shared/httpapi", "shared/dlp", "shared/ai", "shared/webhook",
 	"shared/hostauth", "shared/connector", "shared/sqsqueue", "shared/sealed", "shared/bounded", "shared/emf",
-	"shared/netguard", "shared/retry", "shared/tenantrun", "shared/blueprint", "shared/version",
+	"shared/netguard", "shared/retry", "shared/tenantrun", "shared/blueprint", "shared/version", "shared/awsjson",
 }
 
 func under(pkg string, roots []string) string {
