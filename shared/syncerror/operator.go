@@ -1,6 +1,7 @@
 package syncerror
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -306,6 +307,27 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) bool
 		return true
 	}
 	if err := json.Unmarshal(body, v); err != nil {
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json", "The body is not valid JSON for this operation."))
+		return false
+	}
+	return true
+}
+
+// readStrictJSON is readJSON for a body whose members are all named by its schema
+// (additionalProperties: false): an unknown member is refused, never ignored.
+func readStrictJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	body, err := readLimited(w, r)
+	if err != nil {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "unknown_field",
+				"The body has a member this operation does not take: "+name+"."))
+			return false
+		}
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json", "The body is not valid JSON for this operation."))
 		return false
 	}

@@ -130,7 +130,7 @@ func (o *Operator) TriageHandler() http.Handler {
 			return
 		}
 		var body triageBody
-		if !readJSON(w, r, &body, false) {
+		if !readStrictJSON(w, r, &body) {
 			return
 		}
 		if errs := body.validate(); len(errs) > 0 {
