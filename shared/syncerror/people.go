@@ -73,20 +73,21 @@ func (p people) history(h []HistoryEntry) []HistoryEntry {
 
 // notes returns a copy of ns with their authors shown.
 func (p people) notes(ns []Note) []Note {
-	out := slices.Clone(ns)
-	for i := range out {
-		out[i].You = p.you(out[i].Actor)
-		out[i].Actor = p.name(out[i].Actor)
-	}
-	return out
+	return showActors(p, ns, func(n *Note) (*string, *bool) { return &n.Actor, &n.You })
 }
 
 // attempts returns a copy of as with their actors shown.
 func (p people) attempts(as []RetryAttempt) []RetryAttempt {
-	out := slices.Clone(as)
+	return showActors(p, as, func(a *RetryAttempt) (*string, *bool) { return &a.Actor, &a.You })
+}
+
+// showActors returns a copy of xs with each one's actor shown and marked when it is the viewer.
+func showActors[T any](p people, xs []T, actor func(*T) (*string, *bool)) []T {
+	out := slices.Clone(xs)
 	for i := range out {
-		out[i].You = p.you(out[i].Actor)
-		out[i].Actor = p.name(out[i].Actor)
+		name, you := actor(&out[i])
+		*you = p.you(*name)
+		*name = p.name(*name)
 	}
 	return out
 }
