@@ -160,6 +160,9 @@ for (const width of widths) {
   });
 
   test(`queue detail: a rule's fix says which rule wrote it and when, and reverts there; the role and a 409 are said plainly; Auto-resolved lists newest first, at ${width} px`, async ({ page, browser }) => {
+    // Two sessions, an enforced rule's write, a revert and axe: 60 s ran out beside make
+    // test's race and template lanes (2026-11-29), as for the policy editor's test below.
+    test.setTimeout(150_000);
     const tag = stamp();
     const system = `e2e-detail-${width}-${tag.toLowerCase()}`;
     const rule = `e2e-detail-${width}-${tag.toLowerCase()}`;
