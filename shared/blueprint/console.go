@@ -29,6 +29,11 @@ const VersionPath = "/api/version"
 // OpenAPIRoute serves the API's OpenAPI 3.1 document.
 var OpenAPIRoute = Route{Method: "GET", Path: "/api/openapi.json", Auth: AuthPublic}
 
+// UnroutedFunction is behind the deployed API's $default route: it answers what no route
+// matches as the local stack answers it (405 with Allow on a routed path, 404 elsewhere;
+// platform.Unrouted). The OpenAPI function does: public, small, and it holds no data.
+const UnroutedFunction = FuncOpenAPI
+
 func init() {
 	const proposals = "/api/sync-error-assist/proposals"
 	bulk := Function{Name: FuncProposalsBulk,

@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -19,6 +17,7 @@ import (
 	"github.com/syncassist/syncassist/shared/bounded"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/platform/unrouted"
 	"github.com/syncassist/syncassist/shared/session"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/version"
@@ -58,39 +57,8 @@ func (b *Base) Mux(fns []blueprint.Function, routes Routes) (http.Handler, error
 		}
 		mux.Handle(f.Route.Pattern(), countRequests(Journey(f), h))
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "route_not_found",
-			"No route "+r.Method+" "+strings.TrimSpace(r.URL.Path)+"."))
-	})
-	return httpapi.Instrument(b.Log, httpapi.CORS(b.Config.CORSOrigins, catchAlls.methods(mux), catchAlls.allow(mux))), nil
-}
-
-// catchAllPatterns answer what no route does: the 404 of unknown routes, and the console's
-// greedy GET of every other path (its 404 for unknown API paths included). Neither makes
-// a path a route.
-type catchAllPatterns []string
-
-var catchAlls = catchAllPatterns{"/", blueprint.ConsoleRoute.Pattern()}
-
-func (c catchAllPatterns) methods(mux *http.ServeMux) httpapi.Methods {
-	return httpapi.MuxMethods(mux, c...)
-}
-
-// allow serves mux, except that a request only a catch-all would answer, on a path routes
-// serve with other methods, is 405 with Allow (RFC 9110 §15.5.6), not 404: the route exists.
-func (c catchAllPatterns) allow(mux *http.ServeMux) http.Handler {
-	methods, next := c.methods(mux), httpapi.Revalidate(mux)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, p := mux.Handler(r); slices.Contains(c, p) {
-			if allow := methods(r); len(allow) > 0 {
-				w.Header().Set("Allow", strings.Join(allow, ", "))
-				httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusMethodNotAllowed, "method_not_allowed",
-					r.Method+" is not served on "+strings.TrimSpace(r.URL.Path)+"; it is served with "+strings.Join(allow, ", ")+"."))
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
+	mux.HandleFunc("/", unrouted.NotFound)
+	return httpapi.Instrument(b.Log, httpapi.CORS(b.Config.CORSOrigins, unrouted.Methods(mux), unrouted.Allow(mux, httpapi.Revalidate(mux)))), nil
 }
 
 // Authenticated puts a route behind its authentication: signed and service-token routes
