@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -234,7 +235,8 @@ func writeFlowError(w http.ResponseWriter, r *http.Request, err error) {
 func (s *Service) PutFlowHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var f Flow
-		dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.UseNumber()
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&f); err != nil {
@@ -247,6 +249,14 @@ func (s *Service) PutFlowHandler() http.Handler {
 			f.ID = id
 		}
 		errs := f.Validate()
+		// A missing or null enabled decodes as false: stated, not implied (issue 36 §1; the
+		// document requires it). Found by the OpenAPI fuzz search, seed kept.
+		var stated struct {
+			Enabled *bool `json:"enabled"`
+		}
+		if json.Unmarshal(body, &stated) != nil || stated.Enabled == nil {
+			errs = append(errs, httpapi.FieldError{Field: "enabled", Message: "is required: true or false"})
+		}
 		if f.ID != id {
 			errs = append(errs, httpapi.FieldError{Field: "id", Message: "must equal the id in the path"})
 		}

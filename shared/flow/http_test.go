@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/audit/audittest"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/hostauth"
@@ -276,5 +278,35 @@ func TestFlowRoutesRefuseIDsNoneCanHave(t *testing.T) {
 		if w.Code != c.status || p.Code != c.code {
 			t.Errorf("%s %.60s: %d %s, want %d %s", c.method, c.path, w.Code, w.Body, c.status, c.code)
 		}
+	}
+}
+
+// A flow's enabled is stated, never implied: missing or null it is 400 naming the field,
+// and nothing is stored (it decoded as false and saved a disabled flow; found by the
+// OpenAPI fuzz search, issue 36).
+func TestPutFlowRequiresEnabled(t *testing.T) {
+	s := newStore(t)
+	svc := &flow.Service{Store: s, Audit: &audit.Log{Store: &audittest.Store{}, Redactor: plainRedactor{}}}
+	mux := http.NewServeMux()
+	mux.Handle("PUT /api/settings/flows/{id}", svc.PutFlowHandler())
+	const rest = `"source":{"system":"crm","entity":"contact"},"target":{"system":"marketing","entity":"member"},"mapping":{"email":"email"}`
+	for _, body := range []string{`{` + rest + `}`, `{"enabled":null,` + rest + `}`} {
+		r := httptest.NewRequest("PUT", "/api/settings/flows/f1", strings.NewReader(body))
+		r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{TenantID: "t1", Subject: "admin", Roles: []string{"admin"}}))
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, r)
+		var p struct {
+			Code   string `json:"code"`
+			Errors []struct {
+				Field string `json:"field"`
+			} `json:"errors"`
+		}
+		_ = json.Unmarshal(w.Body.Bytes(), &p)
+		if w.Code != 400 || p.Code != "validation_failed" || len(p.Errors) != 1 || p.Errors[0].Field != "enabled" {
+			t.Errorf("%s: %d %s, want 400 validation_failed naming enabled", body, w.Code, w.Body)
+		}
+	}
+	if flows, err := s.Flows(context.Background(), "t1"); err != nil || len(flows) != 0 {
+		t.Errorf("stored %v (%v), want nothing", flows, err)
 	}
 }
