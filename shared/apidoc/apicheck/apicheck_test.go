@@ -90,3 +90,42 @@ func TestGeneratedRequestsAreWhatTheySayTheyAre(t *testing.T) {
 		}
 	}
 }
+
+// Where a nested object says additionalProperties: false, a broken request is now and
+// then one with an unknown member there (the generator only broke the top level), and the
+// document calls it invalid: the fuzz then holds the server to refusing it.
+func TestNestedUnknownMembersAreGenerated(t *testing.T) {
+	doc, err := apicheck.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{ // the operations whose bodies nest a closed object
+		"PUT /api/flows/xrefs": true, "PUT /api/settings/flows/{id}": true, "PATCH /api/settings": true,
+		"PUT /api/settings/manifest-overrides": true, "PUT /api/settings/approval-policy": true,
+		"POST /api/settings/flows/{id}/dry-run": true, "POST /api/sync-error-assist/proposals/{id}/triage": true,
+	}
+	for _, op := range doc.Operations() {
+		if !want[op.String()] {
+			continue
+		}
+		found := ""
+		for seed := uint64(1); seed <= 2000 && found == ""; seed++ {
+			g := apicheck.Generate(op, seed, true, nil)
+			if !strings.HasPrefix(g.Mutation, "unknown member ") || g.Mutation == "unknown member zzUnknown" {
+				continue
+			}
+			found = g.Mutation
+			if v := doc.Judge(apicheck.Exchange{Request: g.Request, Body: g.Body, Status: 200, Header: http.Header{}}); v.RequestErr == nil {
+				t.Errorf("%s seed %d: %q left the request valid: %s", op, seed, g.Mutation, g.Body)
+			}
+		}
+		if found == "" {
+			t.Errorf("%s: no nested unknown member in 2000 seeds", op)
+		}
+		t.Logf("%s: %s", op, found)
+		delete(want, op.String())
+	}
+	for op := range want {
+		t.Errorf("%s is not an operation of the document", op)
+	}
+}

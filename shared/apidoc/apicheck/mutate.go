@@ -56,8 +56,15 @@ func (g *gen) bodyMutations(body *any, hasBody *bool, required bool, ref *openap
 	if !ok {
 		return out
 	}
-	if s.AdditionalProperties.Has != nil && !*s.AdditionalProperties.Has {
+	if closed(s) {
 		out = append(out, func() string { m["zzUnknown"] = 1; *hasBody = true; return "unknown member zzUnknown" })
+	}
+	for _, site := range closedWithin(s, m, "") {
+		out = append(out, func() string {
+			site.m["zzUnknown"] = 1
+			*hasBody = true
+			return "unknown member " + site.at + ".zzUnknown"
+		})
 	}
 	names := make([]string, 0, len(s.Properties))
 	for n := range s.Properties {
@@ -135,4 +142,83 @@ func (g *gen) valueMutations(s *openapi3.Schema) []func() (any, string) {
 		out = append(out, func() (any, string) { return 7, "a number where a " + t + " belongs" })
 	}
 	return out
+}
+
+// closed reports whether s refuses members it does not name (additionalProperties: false).
+func closed(s *openapi3.Schema) bool {
+	return s.AdditionalProperties.Has != nil && !*s.AdditionalProperties.Has
+}
+
+// site is an object inside a generated body, at its path ("rules[0].match").
+type site struct {
+	at string
+	m  map[string]any
+}
+
+// closedWithin are the objects nested in v (not v itself: at is "" there) whose schema is
+// closed: an unknown member there makes the request invalid as surely as one at the top
+// (the document's rule for nested objects, issue 36 §2). It follows v's members, items
+// and map values, and of a oneOf or anyOf the one branch v matches.
+func closedWithin(s *openapi3.Schema, v any, at string) []site {
+	var out []site
+	seen := map[string]bool{}
+	var walk func(s *openapi3.Schema, v any, at string)
+	walk = func(s *openapi3.Schema, v any, at string) {
+		if s == nil {
+			return
+		}
+		if m, ok := v.(map[string]any); ok && at != "" && closed(s) && len(s.Properties) > 0 && !seen[at] {
+			seen[at] = true
+			out = append(out, site{at, m})
+		}
+		for _, alts := range [][]*openapi3.SchemaRef{s.OneOf, s.AnyOf} {
+			walk(matching(alts, v), v, at)
+		}
+		for _, sub := range s.AllOf {
+			walk(sub.Value, v, at)
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for _, n := range sortedKeys(x) {
+				child := strings.TrimPrefix(at+"."+n, ".")
+				if p, named := s.Properties[n]; named {
+					walk(p.Value, x[n], child)
+				} else if s.AdditionalProperties.Schema != nil {
+					walk(s.AdditionalProperties.Schema.Value, x[n], child)
+				}
+			}
+		case []any:
+			if s.Items != nil {
+				for i, e := range x {
+					walk(s.Items.Value, e, at+"["+strconv.Itoa(i)+"]")
+				}
+			}
+		}
+	}
+	walk(s, v, at)
+	return out
+}
+
+// matching is the one branch of alts that v is valid against (nil: none, or several).
+func matching(alts []*openapi3.SchemaRef, v any) *openapi3.Schema {
+	var found *openapi3.Schema
+	for _, a := range alts {
+		if a.Value == nil || a.Value.VisitJSON(v, openapi3.EnableJSONSchema2020()) != nil {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = a.Value
+	}
+	return found
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
