@@ -144,8 +144,22 @@ func StaticKey(key []byte) func(context.Context) ([]byte, error) {
 // the record is still written, with its details replaced by a marker, because losing the
 // fact of the action would be worse than losing its details.
 func (l *Log) Write(ctx context.Context, e Entry) error {
+	r, err := l.Prepare(ctx, e)
+	if err != nil {
+		return err
+	}
+	if err := l.Store.Put(ctx, r); err != nil {
+		return fmt.Errorf("audit %s: %w", e.ActionKey, err)
+	}
+	return nil
+}
+
+// Prepare is the record Write stores for e, made now (its time, id, correlation id and
+// redacted details) but not stored: a caller that stores it with other items in one call
+// (Batched) records the action at the time it happened.
+func (l *Log) Prepare(ctx context.Context, e Entry) (Record, error) {
 	if !e.Actor.Attributable() {
-		return ErrNoTenant
+		return Record{}, ErrNoTenant
 	}
 	r := Record{
 		TenantID:      e.Actor.TenantID,
@@ -170,10 +184,7 @@ func (l *Log) Write(ctx context.Context, e Entry) error {
 		}
 		r.Details = raw
 	}
-	if err := l.Store.Put(ctx, r); err != nil {
-		return fmt.Errorf("audit %s: %w", e.ActionKey, err)
-	}
-	return nil
+	return r, nil
 }
 
 // redactResource applies the record policy to a resource name: record ids come from other

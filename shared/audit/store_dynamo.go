@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
@@ -31,9 +32,47 @@ func auditSort(r Record) string { return dynamostore.FormatTime(r.At) + "#" + r.
 
 // Put implements Store. Records are immutable: a put never overwrites.
 func (s *DynamoStore) Put(ctx context.Context, r Record) error {
-	actor, err := json.Marshal(r.Actor)
+	it, err := recordItem(r)
 	if err != nil {
 		return err
+	}
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: it,
+		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
+	})
+	if err != nil {
+		return fmt.Errorf("put audit record: %w", err)
+	}
+	return nil
+}
+
+// Batched is a Store whose records can be written in another store's BatchWriteItem: the
+// guard stores a write's audit records with its ledger entries in one call (issue 37 §3).
+// Each record is still one item of the audit table, read as any other.
+type Batched interface {
+	Store
+	// WriteRequest is r as a put request of a BatchWriteItem on table. A batch put has no
+	// condition: a record's sort key is its time and 64 random bits, so overwriting
+	// another is as unlikely as Put's condition failing.
+	WriteRequest(r Record) (table string, req types.WriteRequest, err error)
+}
+
+var _ Batched = (*DynamoStore)(nil)
+
+// WriteRequest implements Batched.
+func (s *DynamoStore) WriteRequest(r Record) (string, types.WriteRequest, error) {
+	it, err := recordItem(r)
+	if err != nil {
+		return "", types.WriteRequest{}, err
+	}
+	return s.table, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}}, nil
+}
+
+// recordItem is a record's item.
+func recordItem(r Record) (dynamostore.Item, error) {
+	actor, err := json.Marshal(r.Actor)
+	if err != nil {
+		return nil, err
 	}
 	it := dynamostore.Item{
 		"tenant_id":     dynamostore.Str(r.TenantID),
@@ -49,14 +88,7 @@ func (s *DynamoStore) Put(ctx context.Context, r Record) error {
 	dynamostore.PutOptional(it, "resource", r.Resource)
 	dynamostore.PutOptional(it, "correlation_id", r.CorrelationID)
 	dynamostore.PutOptional(it, "details", string(r.Details))
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table), Item: it,
-		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
-	})
-	if err != nil {
-		return fmt.Errorf("put audit record: %w", err)
-	}
-	return nil
+	return it, nil
 }
 
 // What a query costs. Every query reads one partition, the tenant's or (with an action

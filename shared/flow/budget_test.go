@@ -34,13 +34,14 @@ import (
 
 // MaxDynamoCallsPerFlowEvent holds the DynamoDB calls of one flow event on the flow-event
 // function's warm path, so a change that adds one fails here (issue 37 §6). It is the count
-// measured on 2026-11-29 (15 before: the flows and the manifest are now cached per process,
-// the ledger and trail entries one BatchWriteItem, an event of one run stores no event
-// item). Issue 37 §3's goal is 5; what is left: the webhook-id claim, the event's read and
-// the run's put, the trail and ledger queries, the flapping counter, the rate budget, two
-// audit records, the ledger batch and the run's save — single-item conditional writes that
-// only TransactWriteItems could fold, which dynalite lacks (LOCAL-AWS.md).
-const MaxDynamoCallsPerFlowEvent = 11
+// measured on 2026-11-29 (15, then 11: the flows and the manifest cached per process, the
+// ledger and trail entries one BatchWriteItem, an event of one run stores no event item;
+// then 9: the write's two audit records ride in that BatchWriteItem). Issue 37 §3's goal
+// is 5; what is left: the webhook-id claim, the event's read and the run's put, the trail
+// and ledger queries, the flapping counter, the rate budget, the ledger batch and the
+// run's save — single-item conditional writes that only TransactWriteItems could fold,
+// which dynalite lacks (LOCAL-AWS.md).
+const MaxDynamoCallsPerFlowEvent = 9
 
 // callCounter counts the DynamoDB calls the service's clients make, by operation and
 // table, with an SDK middleware in the Initialize step as make cost's meter does

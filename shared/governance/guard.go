@@ -256,6 +256,10 @@ type writeOp struct {
 	dropped  []string
 	looped   []string
 	findings []findingCount
+	// batchAudit says the write's audit records go with its ledger entries in one call
+	// (guard_record.go); held are the records made so far that wait for it.
+	batchAudit bool
+	held       []audit.Record
 }
 
 // write decides and counts one write: every write, whatever became of it, is one
@@ -281,6 +285,8 @@ func (g *Guard) decide(ctx context.Context, id identity.Identity, req WriteReque
 		resource: resourceOf(req),
 		approval: approval,
 	}
+	op.batchAudit = g.batchesAudit()
+	defer op.flushAudit()
 	fields := req.Fields
 	op.names = sortedKeys(fields)
 	var hold *PendingApproval

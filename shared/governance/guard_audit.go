@@ -18,6 +18,11 @@ import (
 // came of it, with field names and counts, never values. Its error matters only after a
 // write (ErrNotRecorded); on a refusal the refusal stands and the failure is logged.
 func (op *writeOp) auditWrite(result, outcome string, extra map[string]any) error {
+	return op.auditAs(audit.TypeConnector, ActionConnectorWrite, result, op.writeDetails(outcome, extra))
+}
+
+// writeDetails are the details of the connector.write record.
+func (op *writeOp) writeDetails(outcome string, extra map[string]any) map[string]any {
 	names := op.names
 	if names == nil {
 		names = sortedKeys(op.req.Fields)
@@ -44,17 +49,45 @@ func (op *writeOp) auditWrite(result, outcome string, extra map[string]any) erro
 		d["approvalId"] = op.approval.ID
 	}
 	maps.Copy(d, extra)
-	return op.auditAs(audit.TypeConnector, ActionConnectorWrite, result, d)
+	return d
 }
 
 func (op *writeOp) auditGovernance(key, result string, details map[string]any) {
 	_ = op.auditAs(audit.TypeGovernance, key, result, details)
 }
 
+// auditLater makes the record now and keeps it to be stored with the write's ledger
+// entries in one call (op.batchAudit), or at the end of the write when nothing is written
+// (flushAudit); without a batching store it is written at once.
+func (op *writeOp) auditLater(typ, key, result string, details map[string]any) {
+	if !op.batchAudit {
+		_ = op.auditAs(typ, key, result, details)
+		return
+	}
+	r, err := op.g.audit.Prepare(op.ctx, op.entry(typ, key, result, details))
+	if err != nil {
+		httpapi.Logger(op.ctx).Error("audit record not written", "actionKey", key, "resource", op.resource, "error", err)
+		return
+	}
+	op.held = append(op.held, r)
+}
+
+// flushAudit stores the records auditLater kept that no batch took, one by one.
+func (op *writeOp) flushAudit() {
+	for _, r := range op.held {
+		if err := op.g.audit.Store.Put(op.ctx, r); err != nil {
+			httpapi.Logger(op.ctx).Error("audit record not written", "actionKey", r.ActionKey, "resource", op.resource, "error", err)
+		}
+	}
+	op.held = nil
+}
+
+func (op *writeOp) entry(typ, key, result string, details map[string]any) audit.Entry {
+	return audit.Entry{Actor: op.id, ActionType: typ, ActionKey: key, Result: result, Resource: op.resource, Details: details}
+}
+
 func (op *writeOp) auditAs(typ, key, result string, details map[string]any) error {
-	err := op.g.audit.Write(op.ctx, audit.Entry{
-		Actor: op.id, ActionType: typ, ActionKey: key, Result: result, Resource: op.resource, Details: details,
-	})
+	err := op.g.audit.Write(op.ctx, op.entry(typ, key, result, details))
 	if err != nil {
 		httpapi.Logger(op.ctx).Error("audit record not written", "actionKey", key, "resource", op.resource, "error", err)
 	}

@@ -86,7 +86,9 @@ func (op *writeOp) scan(canonical []byte) error {
 		if res.Blocked {
 			result = audit.ResultDenied
 		}
-		_ = op.auditAs(audit.TypeDLP, ActionDLPScan, result, map[string]any{
+		// Kept for the write's batch: a scan with findings is the common flow write (a
+		// phone number), and its record costs no call of its own then.
+		op.auditLater(audit.TypeDLP, ActionDLPScan, result, map[string]any{
 			"destination": string(dlp.ConnectorWrite), "findings": op.findings, "total": len(res.Findings),
 			"blocked": res.Blocked,
 		})
@@ -154,32 +156,7 @@ func (op *writeOp) writeThrough(fields map[string]any, hash string) (Result, err
 		return res, fmt.Errorf("governance: write %s: %w", op.resource, err)
 	}
 	res.Written = out
-	var recordErrs []error
-	entity, record, names := op.loopSubject()
-	if op.req.Link == nil && (op.req.Create || op.req.UpsertKey != "") {
-		// The record's own entries are keyed by its id, which a create learns only now.
-		record = op.writtenID(out)
-	}
-	entry := LedgerEntry{
-		ID: op.g.newID(), Time: op.now, Tenant: op.tenant, Source: op.req.Source, Target: op.req.Target,
-		Entity: entity, RecordID: record, Fields: names, PayloadHash: hash,
-		IdempotencyKey: op.req.IdempotencyKey, CorrelationID: op.corr,
-	}
-	// The ledger (and trail) entries and the audit record are independent writes: made
-	// side by side, the caller waits one round trip for both (issue 37 §3). Neither touches
-	// op; each only reads it.
-	ledgerDone := make(chan []error, 1)
-	go func() { ledgerDone <- op.appendLedger(entry, fields, out) }()
-	// A write that left fields out under source_wins is partial, and its record says so.
-	outcome := "written"
-	if len(op.dropped) > 0 {
-		outcome = "partial"
-	}
-	auditErr := op.auditWrite(audit.ResultSuccess, outcome, map[string]any{"replayed": out.Replayed})
-	recordErrs = append(recordErrs, <-ledgerDone...)
-	if auditErr != nil {
-		recordErrs = append(recordErrs, fmt.Errorf("audit: %w", auditErr))
-	}
+	recordErrs := op.record(fields, hash, out)
 	if len(recordErrs) > 0 {
 		return res, fmt.Errorf("%w: %w", ErrNotRecorded, errors.Join(recordErrs...))
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/httpapi"
@@ -280,15 +282,16 @@ func (op *writeOp) writtenID(out connector.WriteResult) string {
 }
 
 // appendLedger stores a write's ledger entry and its trail entries: in one call when the
-// ledger batches, else one by one. It returns what could not be stored, each logged.
-func (op *writeOp) appendLedger(entry LedgerEntry, fields map[string]any, out connector.WriteResult) []error {
+// ledger batches, with others (other tables' put requests, the write's audit records),
+// else one by one (others is then empty). It returns what could not be stored, each logged.
+func (op *writeOp) appendLedger(entry LedgerEntry, fields map[string]any, out connector.WriteResult, others map[string][]types.WriteRequest) []error {
 	if bl, ok := op.g.ledger.(BatchLedger); ok {
 		trails, err := op.trailEntries(fields, op.writtenID(out))
 		if err != nil {
 			// The trail cannot be built; the ledger entry is still stored.
 			trails = nil
 		}
-		if aerr := bl.AppendAll(op.ctx, append([]LedgerEntry{entry}, trails...)); aerr != nil {
+		if aerr := bl.AppendAll(op.ctx, append([]LedgerEntry{entry}, trails...), others); aerr != nil {
 			httpapi.Logger(op.ctx).Error("write ledger and trail entries not stored", "resource", op.resource, "error", aerr)
 			return []error{fmt.Errorf("ledger: %w", aerr)}
 		}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/syncassist/syncassist/shared/connector"
 )
 
@@ -51,9 +53,11 @@ type Ledger interface {
 }
 
 // BatchLedger is a Ledger that appends several entries in one call: a write's entry and
-// its trail entries are stored together (issue 37 §3: a flow event's calls).
+// its trail entries are stored together, and with them other tables' put requests by
+// table (the write's audit records, audit.Batched), in one BatchWriteItem (issue 37 §3:
+// a flow event's calls).
 type BatchLedger interface {
-	AppendAll(ctx context.Context, entries []LedgerEntry) error
+	AppendAll(ctx context.Context, entries []LedgerEntry, others map[string][]types.WriteRequest) error
 }
 
 // Wrote reports whether the ledger holds a write to the tenant's record, at or after

@@ -235,25 +235,32 @@ func (s *DynamoStore) Append(ctx context.Context, e LedgerEntry) error {
 	return s.put(ctx, it, "ledger entry")
 }
 
-// AppendAll implements BatchLedger: the entries in one BatchWriteItem (of at most 25),
-// its unprocessed items sent again. A batch put has no condition; an entry's id is 96
-// random bits, and putting the same entry twice (a resend) writes the same item.
-func (s *DynamoStore) AppendAll(ctx context.Context, entries []LedgerEntry) error {
-	if len(entries) > maxBatchWrite {
-		return fmt.Errorf("ledger: %d entries in one batch, at most %d", len(entries), maxBatchWrite)
+// AppendAll implements BatchLedger: the entries and others in one BatchWriteItem (of at
+// most 25 requests), its unprocessed items sent again. A batch put has no condition; an
+// entry's id is 96 random bits, and putting the same entry twice (a resend) writes the
+// same item.
+func (s *DynamoStore) AppendAll(ctx context.Context, entries []LedgerEntry, others map[string][]types.WriteRequest) error {
+	n := len(entries)
+	for _, reqs := range others {
+		n += len(reqs)
 	}
-	reqs := make([]types.WriteRequest, 0, len(entries))
+	if n > maxBatchWrite {
+		return fmt.Errorf("ledger: %d requests in one batch, at most %d", n, maxBatchWrite)
+	}
+	pending := make(map[string][]types.WriteRequest, len(others)+1)
+	for table, reqs := range others {
+		pending[table] = append(pending[table], reqs...)
+	}
 	for _, e := range entries {
 		it, err := ledgerItem(e)
 		if err != nil {
 			return err
 		}
-		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+		pending[s.table] = append(pending[s.table], types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
 	}
-	pending := map[string][]types.WriteRequest{s.table: reqs}
-	for try := 0; len(pending[s.table]) > 0; try++ {
+	for try := 0; len(pending) > 0; try++ {
 		if try == maxBatchTries {
-			return fmt.Errorf("put ledger entries: %d unprocessed after %d tries", len(pending[s.table]), try)
+			return fmt.Errorf("put ledger entries: %d tables' requests unprocessed after %d tries", len(pending), try)
 		}
 		if try > 0 {
 			time.Sleep(time.Duration(try*try) * 10 * time.Millisecond)
