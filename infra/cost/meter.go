@@ -30,6 +30,10 @@ import (
 //   - each GSI (projection ALL here) whose key the item has, before or after, costs: a put of
 //     the new item's size when the key appears, a delete of the old one's when it goes, both
 //     when a key attribute changes, one write of the new size when it stays;
+//   - a BatchWriteItem is billed per item it put or deleted, each as the PutItem or
+//     DeleteItem of that item (API reference, BatchWriteItem: "The individual PutItem and
+//     DeleteItem operations specified in BatchWriteItem are atomic"); the items it left
+//     unprocessed were not written and cost nothing until they are sent again;
 //   - reads are counted from the ConsumedCapacity the emulator answers (ReturnConsumedCapacity
 //     TOTAL is set on GetItem, Query and Scan): 4 KB units, halved when eventually consistent.
 type Meter struct {
@@ -191,6 +195,8 @@ func (m *Meter) handle(ctx context.Context, in middleware.InitializeInput, next 
 		return m.write(ctx, op, *p.TableName, p.Key, in, next)
 	case *dynamodb.DeleteItemInput:
 		return m.write(ctx, op, *p.TableName, p.Key, in, next)
+	case *dynamodb.BatchWriteItemInput:
+		return m.batchWrite(ctx, op, p, in, next)
 	case *eventbridge.PutEventsInput:
 		m.add(op, nil, len(p.Entries))
 	default:
