@@ -235,11 +235,15 @@ func writeRPC(w http.ResponseWriter, status int, id json.RawMessage, result any,
 	_ = jsonEncode(w, resp)
 }
 
-// badResponse says what makes msg no JSON-RPC 2.0 response (§5.1: an error is an object with
-// an integer code and a string message, as the document's JSONRPCMessage says), or "".
+// badResponse says what makes msg no JSON-RPC 2.0 response (§5: exactly one of result and
+// error; §5.1: an error is an object with an integer code and a string message, as the
+// document's JSONRPCMessage says), or "".
 func badResponse(msg rpcMessage) string {
 	if msg.Error == nil {
 		return ""
+	}
+	if msg.Result != nil {
+		return `a response carries "result" or "error", not both`
 	}
 	var e struct {
 		Code    *int    `json:"code"`

@@ -327,6 +327,9 @@ func TestMCPProtocolEdges(t *testing.T) {
 		{"ping", `{"jsonrpc":"2.0","id":"p1","method":"ping"}`, nil, http.StatusOK, 0},
 		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil, http.StatusAccepted, 0},
 		{"client response", `{"jsonrpc":"2.0","id":7,"result":{}}`, nil, http.StatusAccepted, 0},
+		{"client error response", `{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}`, nil, http.StatusAccepted, 0},
+		// JSON-RPC 2.0 §5: a response has exactly one of them (it answered 202).
+		{"response with result and error", `{"jsonrpc":"2.0","id":7,"result":{},"error":{"code":-32601,"message":"no"}}`, nil, http.StatusBadRequest, -32600},
 		{"not JSON", `{"jsonrpc":`, nil, http.StatusBadRequest, -32700},
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, http.StatusBadRequest, -32600},
 		{"wrong version", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, nil, http.StatusBadRequest, -32600},

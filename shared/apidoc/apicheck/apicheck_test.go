@@ -129,3 +129,28 @@ func TestNestedUnknownMembersAreGenerated(t *testing.T) {
 		t.Errorf("%s is not an operation of the document", op)
 	}
 }
+
+// The document holds an MCP message to JSON-RPC 2.0 §5: a response carries exactly one of
+// result and error (it allowed both), and a request neither.
+func TestJSONRPCMessageHasExactlyOneOfResultAndError(t *testing.T) {
+	doc, err := apicheck.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for body, valid := range map[string]bool{
+		`{"jsonrpc":"2.0","id":7,"result":{}}`:                                          true,
+		`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}`:               true,
+		`{"jsonrpc":"2.0","id":7,"method":"ping"}`:                                      true,
+		`{"jsonrpc":"2.0","id":7,"result":{},"error":{"code":-32601,"message":"no"}}`:   false,
+		`{"jsonrpc":"2.0","id":7,"method":"ping","result":{}}`:                          false,
+		`{"jsonrpc":"2.0","id":7,"result":null,"error":{"code":-32601,"message":"no"}}`: false,
+	} {
+		r := httptest.NewRequest("POST", "/api/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		v := doc.Judge(apicheck.Exchange{Request: r, Body: []byte(body), Status: 202, Header: http.Header{}})
+		if v.Operation == "" || (v.RequestErr == nil) != valid {
+			t.Errorf("%s: operation %q, request error %v, want valid %v", body, v.Operation, v.RequestErr, valid)
+		}
+	}
+}
