@@ -17,11 +17,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/console"
 	"github.com/syncassist/syncassist/shared/finance"
 	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
 	"github.com/syncassist/syncassist/shared/navcounts"
 	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/platform/consolesite"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/settings"
 	"github.com/syncassist/syncassist/shared/syncerror/ingestwire"
@@ -128,7 +128,7 @@ func TestPlatformImportsNoFeature(t *testing.T) {
 // routeBuilders are what an HTTP function's main may pass to platform.StartHTTP.
 var routeBuilders = map[string]platform.RoutesFunc{
 	"platform.PlatformRoutes": platform.PlatformRoutes,
-	"console.Routes":          console.Routes,
+	"consolesite.Routes":      consolesite.Routes,
 	"guarded.Routes":          guarded.Routes,
 	"syncerrorwire.Routes":    syncerrorwire.Routes,
 	"ingestwire.Routes":       ingestwire.Routes,

@@ -15,11 +15,15 @@ var owners = append([]string{"shared/governance", "shared/session", "shared/tena
 
 // platform are the packages beneath every owner: they know no feature and own no data, so
 // they link no owner. dynamostore is the DynamoDB plumbing every owner's store uses;
-// identity verifies tokens and takes the tenant id rule from the composition root.
+// identity verifies tokens and takes the tenant id rule from the composition root; eventbus
+// puts neutral events on EventBridge (the guard's alerts are adapted in
+// shared/platform/guarded); console serves the SPA and takes each tenant's frame origins
+// through an interface (filled in shared/platform/consolesite).
 var platformPkgs = []string{
 	"shared/identity", "shared/dynamostore", "shared/httpapi", "shared/dlp", "shared/ai", "shared/webhook",
 	"shared/hostauth", "shared/connector", "shared/sqsqueue", "shared/sealed", "shared/bounded", "shared/emf",
 	"shared/netguard", "shared/retry", "shared/tenantrun", "shared/blueprint", "shared/version", "shared/awsjson",
+	"shared/eventbus", "shared/console",
 }
 
 func under(pkg string, roots []string) string {

@@ -5,8 +5,8 @@ package main
 
 import (
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/console"
 	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/platform/consolesite"
 )
 
-func main() { platform.StartHTTP(blueprint.FuncConsole, console.Routes) }
+func main() { platform.StartHTTP(blueprint.FuncConsole, consolesite.Routes) }

@@ -15,13 +15,13 @@ import (
 	"github.com/syncassist/syncassist/shared/apidoc"
 	"github.com/syncassist/syncassist/shared/apidoc/apicheck"
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/console"
 	"github.com/syncassist/syncassist/shared/finance"
 	"github.com/syncassist/syncassist/shared/flow"
 	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
 	"github.com/syncassist/syncassist/shared/navcounts"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/aiclient"
+	"github.com/syncassist/syncassist/shared/platform/consolesite"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/session"
 	"github.com/syncassist/syncassist/shared/settings"
@@ -79,7 +79,7 @@ func New(ctx context.Context, b *platform.Base) (*Stack, error) {
 		return nil, err
 	}
 	maps.Copy(s.Routes, toolcatalog.RoutesOn(b, s.AI))
-	for _, build := range []platform.RoutesFunc{console.Routes, platform.PlatformRoutes, guarded.Routes, ingestwire.Routes, syncerrorwire.Routes, finance.Routes, flowwire.Routes, settings.Routes, navcounts.Routes} {
+	for _, build := range []platform.RoutesFunc{consolesite.Routes, platform.PlatformRoutes, guarded.Routes, ingestwire.Routes, syncerrorwire.Routes, finance.Routes, flowwire.Routes, settings.Routes, navcounts.Routes} {
 		routes, err := build(ctx, b)
 		if err != nil {
 			return nil, err

@@ -16,7 +16,6 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
-	"errors"
 	"io/fs"
 	"log/slog"
 	"mime"
@@ -28,8 +27,6 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/httpapi"
-	"github.com/syncassist/syncassist/shared/platform"
-	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/version"
 )
 
@@ -56,7 +53,9 @@ type Config struct {
 }
 
 // FrameOrigins answers the origins a tenant allows to frame the console (none for a
-// tenant that does not exist).
+// tenant that does not exist or an id that is not one). The composition root fills it
+// from the tenants' settings (tenant.FrameOriginsReader), so the console, which serves
+// files, knows no feature or owner of data.
 type FrameOrigins interface {
 	FrameOrigins(ctx context.Context, tenantID string) ([]string, error)
 }
@@ -180,7 +179,7 @@ func Handler(cfg Config, origins FrameOrigins) http.Handler {
 func embedOrigins(r *http.Request, stage []string, origins FrameOrigins) []string {
 	out := slices.Clone(stage)
 	id := r.URL.Query().Get(EmbedParam)
-	if origins == nil || !tenant.ValidID(id) {
+	if origins == nil || id == "" {
 		return out
 	}
 	list, err := origins.FrameOrigins(r.Context(), id)
@@ -226,26 +225,4 @@ func contentSecurityPolicy(cfg Config) string {
 	}
 	return "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src " + connect +
 		"; font-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors " + ancestors + "; form-action 'self'"
-}
-
-// TenantOrigins answers each tenant's embedded.allowed_origins from its settings.
-type TenantOrigins struct{ Tenants tenant.Reader }
-
-// FrameOrigins implements FrameOrigins.
-func (o TenantOrigins) FrameOrigins(ctx context.Context, tenantID string) ([]string, error) {
-	c, err := o.Tenants.Get(ctx, tenantID)
-	if errors.Is(err, tenant.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return c.EmbeddedOrigins(), nil
-}
-
-// Routes serves the console on b, reading each tenant's frame origins from its settings
-// alone (through the tenant cache, so a change reaches framing within its TTL).
-func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
-	h := Handler(ConfigFromEnv(b.Getenv), TenantOrigins{Tenants: b.TenantSettings()})
-	return platform.Routes{blueprint.FuncConsole: {Handler: h}}, nil
 }

@@ -13,8 +13,6 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/console"
-	"github.com/syncassist/syncassist/shared/tenant"
-	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
 	"github.com/syncassist/syncassist/shared/version"
 )
 
@@ -224,23 +222,5 @@ func TestFrameAncestorsPerTenant(t *testing.T) {
 	}
 	if csp := get(t, console.Handler(console.Config{}, origins{}), "/?embed=acme").Header().Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none';") {
 		t.Errorf("a tenant that allows none: CSP %q", csp)
-	}
-}
-
-// The origins come from the tenant's embedded.allowed_origins setting; a value that does
-// not parse allows none.
-func TestTenantOriginsReadTheSetting(t *testing.T) {
-	store := tenanttest.NewStore()
-	for id, v := range map[string]string{"acme": "https://a.example.com, https://B.example.com:8443", "broken": "https://a.example.com *"} {
-		if err := store.Create(context.Background(), tenant.Config{ID: id, Settings: map[string]string{tenant.KeyEmbeddedAllowedOrigins: v}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	o := console.TenantOrigins{Tenants: store}
-	for id, want := range map[string]string{"acme": "https://a.example.com https://b.example.com:8443", "broken": "", "nobody": ""} {
-		got, err := o.FrameOrigins(context.Background(), id)
-		if err != nil || strings.Join(got, " ") != want {
-			t.Errorf("%s: %v %v, want %q", id, got, err, want)
-		}
 	}
 }

@@ -1,17 +1,18 @@
-// Package eventbus puts the guard's alert events on Amazon EventBridge. It is an adapter:
-// governance owns the EventPublisher interface it implements, and only the functions that
-// write through the guard link it (and the EventBridge client with it).
+// Package eventbus puts events on Amazon EventBridge. It is plumbing: its Event is neutral
+// (source, detail type, JSON detail, time), so it knows no feature; the composition root
+// adapts the guard's alert events to it (shared/platform/guarded), and only the functions
+// that write through the guard link it (and the EventBridge client with it).
 package eventbus
 
 import (
 	"context"
 	"fmt"
 
+	"time"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
-
-	"github.com/syncassist/syncassist/shared/governance"
 )
 
 // PutEventsAPI is the part of the EventBridge client the publisher uses;
@@ -29,7 +30,15 @@ type Publisher struct {
 	BusName string
 }
 
-var _ governance.EventPublisher = (*Publisher)(nil)
+// Event is one event for the bus.
+type Event struct {
+	Source     string
+	DetailType string
+	// Detail is the event's JSON document.
+	Detail []byte
+	// Time is when it happened; zero lets the bus stamp it.
+	Time time.Time
+}
 
 // New is a Publisher on bus with an EventBridge client of cfg at endpoint (nil: the
 // service's own).
@@ -38,8 +47,8 @@ func New(cfg aws.Config, endpoint *string, bus string) *Publisher {
 	return &Publisher{Client: client, BusName: bus}
 }
 
-// Publish implements governance.EventPublisher.
-func (p *Publisher) Publish(ctx context.Context, e governance.Event) error {
+// Publish puts e on the bus; it fails when the bus did not take it.
+func (p *Publisher) Publish(ctx context.Context, e Event) error {
 	entry := ebtypes.PutEventsRequestEntry{
 		Source:     aws.String(e.Source),
 		DetailType: aws.String(e.DetailType),

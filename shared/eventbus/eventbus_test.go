@@ -13,7 +13,6 @@ import (
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 
 	"github.com/syncassist/syncassist/shared/eventbus"
-	"github.com/syncassist/syncassist/shared/governance"
 )
 
 type client struct {
@@ -43,8 +42,8 @@ func TestPublishPutsOneEntryOnTheBus(t *testing.T) {
 	t.Parallel()
 	c := &client{}
 	p := &eventbus.Publisher{Client: c, BusName: "ops-bus"}
-	err := p.Publish(context.Background(), governance.Event{Source: governance.EventSource,
-		DetailType: governance.EventDetailType, Detail: []byte(`{"tenant":"acme"}`), Time: t0})
+	err := p.Publish(context.Background(), eventbus.Event{Source: "syncassist.governance",
+		DetailType: "OwnershipRejection", Detail: []byte(`{"tenant":"acme"}`), Time: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +64,7 @@ func TestPublishPutsOneEntryOnTheBus(t *testing.T) {
 func TestPublishDefaultBusAndTime(t *testing.T) {
 	t.Parallel()
 	c := &client{}
-	if err := (&eventbus.Publisher{Client: c}).Publish(context.Background(), governance.Event{Detail: []byte(`{}`)}); err != nil {
+	if err := (&eventbus.Publisher{Client: c}).Publish(context.Background(), eventbus.Event{Detail: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if ev := c.inputs[0].Entries[0]; ev.EventBusName != nil || ev.Time != nil {
@@ -80,7 +79,7 @@ func TestPublishReportsFailures(t *testing.T) {
 		"call fails":   {err: errors.New("throttled")},
 		"entry failed": {failed: 1},
 	} {
-		if err := (&eventbus.Publisher{Client: c}).Publish(context.Background(), governance.Event{Detail: []byte(`{}`)}); err == nil {
+		if err := (&eventbus.Publisher{Client: c}).Publish(context.Background(), eventbus.Event{Detail: []byte(`{}`)}); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/syncassist/syncassist/infra/emulators"
 	"github.com/syncassist/syncassist/shared/eventbus"
-	"github.com/syncassist/syncassist/shared/governance"
 )
 
 // On moto's EventBridge, a published alert reaches a subscriber: a rule on the bus that
@@ -38,7 +37,7 @@ func TestPublishReachesASubscriberOnMoto(t *testing.T) {
 		t.Fatal(err)
 	}
 	const arn = "arn:aws:sqs:us-east-1:" + emulators.MotoAccount + ":alerts-subscriber"
-	pattern, _ := json.Marshal(map[string]any{"source": []string{governance.EventSource}})
+	pattern, _ := json.Marshal(map[string]any{"source": []string{"syncassist.governance"}})
 	if _, err := eb.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String("to-queue"), EventBusName: aws.String(bus),
 		EventPattern: aws.String(string(pattern))}); err != nil {
 		t.Fatal(err)
@@ -48,7 +47,7 @@ func TestPublishReachesASubscriberOnMoto(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := eventbus.New(cfg, aws.String(moto.Endpoint), bus)
-	e := governance.Event{Source: governance.EventSource, DetailType: governance.EventDetailType,
+	e := eventbus.Event{Source: "syncassist.governance", DetailType: "OwnershipRejection",
 		Detail: json.RawMessage(`{"tenantId":"acme","field":"creditLimit"}`), Time: time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)}
 	if err := p.Publish(ctx, e); err != nil {
 		t.Fatal(err)

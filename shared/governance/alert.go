@@ -31,8 +31,8 @@ type Event struct {
 	Time time.Time
 }
 
-// EventPublisher puts alert events on a bus; the eventbus package's Publisher is the
-// EventBridge one. Publish fails when the bus did not take the event.
+// EventPublisher puts alert events on a bus; the composition root adapts the eventbus
+// package's EventBridge publisher to it. Publish fails when the bus did not take the event.
 type EventPublisher interface {
 	Publish(ctx context.Context, e Event) error
 }

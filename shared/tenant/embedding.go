@@ -1,6 +1,8 @@
 package tenant
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -57,6 +59,25 @@ func (c Config) EmbeddedOrigins() []string {
 		return nil
 	}
 	return out
+}
+
+// FrameOriginsReader answers each tenant's embedded.allowed_origins from its settings: the
+// console's frame origins. An id that is not a tenant id, or no such tenant, allows none.
+type FrameOriginsReader struct{ Tenants Reader }
+
+// FrameOrigins are the origins allowed to frame the console for tenantID.
+func (o FrameOriginsReader) FrameOrigins(ctx context.Context, tenantID string) ([]string, error) {
+	if !ValidID(tenantID) {
+		return nil, nil
+	}
+	c, err := o.Tenants.Get(ctx, tenantID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.EmbeddedOrigins(), nil
 }
 
 // amountPattern is a plain decimal: the finance approvals' amounts have this shape.

@@ -1,10 +1,12 @@
 package tenant_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
 )
 
 // Frame origins are exact https origins; http only on loopback and only where the stage
@@ -57,5 +59,23 @@ func TestCheckSettingConfirmAbove(t *testing.T) {
 	cfg.Settings[tenant.KeyFinanceConfirmAbove] = "25000"
 	if cfg.FinanceConfirmAbove().FloatString(0) != "25000" {
 		t.Fatalf("set %v", cfg.FinanceConfirmAbove())
+	}
+}
+
+// The console's frame origins come from the tenant's embedded.allowed_origins setting; a
+// value that does not parse, an unknown tenant and an id that is not one allow none.
+func TestTenantOriginsReadTheSetting(t *testing.T) {
+	store := tenanttest.NewStore()
+	for id, v := range map[string]string{"acme": "https://a.example.com, https://B.example.com:8443", "broken": "https://a.example.com *"} {
+		if err := store.Create(context.Background(), tenant.Config{ID: id, Settings: map[string]string{tenant.KeyEmbeddedAllowedOrigins: v}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := tenant.FrameOriginsReader{Tenants: store}
+	for id, want := range map[string]string{"acme": "https://a.example.com https://b.example.com:8443", "broken": "", "nobody": "", "ACME x": "", "": ""} {
+		got, err := o.FrameOrigins(context.Background(), id)
+		if err != nil || strings.Join(got, " ") != want {
+			t.Errorf("%s: %v %v, want %q", id, got, err, want)
+		}
 	}
 }

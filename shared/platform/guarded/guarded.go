@@ -36,7 +36,7 @@ func Guard(b *platform.Base) (*governance.Guard, error) {
 	g := platform.Memo(b, guardKey{}, func() built {
 		alerter := &governance.EventAlerter{Metrics: metricsOut, Now: b.Clock()}
 		if bus := b.Getenv("ALERT_BUS_NAME"); bus != "" {
-			alerter.Events = eventbus.New(b.AWS, b.Endpoint("EventBridge"), bus)
+			alerter.Events = alertBus{eventbus.New(b.AWS, b.Endpoint("EventBridge"), bus)}
 		}
 		store := b.GovernanceStore()
 		// The manifest is kept for the tenant cache's TTL: a flow event's write reads no
@@ -125,3 +125,11 @@ func (c connectorConfigs) ConnectorConfig(ctx context.Context, tenantID string, 
 
 // metricsOut is where alert metrics go: stdout, which CloudWatch reads as embedded metrics.
 var metricsOut = os.Stdout
+
+// alertBus puts the guard's alert events on EventBridge: governance owns the event, the
+// bus's adapter knows none, so the two meet here.
+type alertBus struct{ bus *eventbus.Publisher }
+
+func (a alertBus) Publish(ctx context.Context, e governance.Event) error {
+	return a.bus.Publish(ctx, eventbus.Event(e))
+}

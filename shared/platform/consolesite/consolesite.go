@@ -1,0 +1,20 @@
+// Package consolesite wires the console's function: the single-page app of shared/console
+// with each tenant's frame origins read from its settings. The console serves files and
+// knows no owner of data; this composition root hands it the tenants' settings.
+package consolesite
+
+import (
+	"context"
+
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/console"
+	"github.com/syncassist/syncassist/shared/platform"
+	"github.com/syncassist/syncassist/shared/tenant"
+)
+
+// Routes serves the console on b, reading each tenant's frame origins from its settings
+// alone (through the tenant cache, so a change reaches framing within its TTL).
+func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
+	h := console.Handler(console.ConfigFromEnv(b.Getenv), tenant.FrameOriginsReader{Tenants: b.TenantSettings()})
+	return platform.Routes{blueprint.FuncConsole: {Handler: h}}, nil
+}
