@@ -28,7 +28,7 @@ func TestRoutePerHTTPFunction(t *testing.T) {
 		for _, f := range s.httpFunctions() {
 			routes += len(f.Route.GatewayPaths())
 		}
-		s.countIs(t, "AWS::ApiGatewayV2::Route", routes)
+		s.countIs(t, "AWS::ApiGatewayV2::Route", routes+1) // and $default (TestUnroutedRequestsReachTheFallback)
 		s.countIs(t, "AWS::ApiGatewayV2::Integration", len(s.httpFunctions()))
 		for _, f := range s.httpFunctions() {
 			for _, path := range f.Route.GatewayPaths() {

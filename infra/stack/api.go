@@ -76,6 +76,9 @@ func NewAPI(scope constructs.Construct, id string, props *APIProps) *API {
 				suppress(route, "APIG4", reason)
 			}
 		}
+		if f.Name == blueprint.UnroutedFunction {
+			c.defaultRoute(f.Name, integration)
+		}
 	}
 	if len(invoked) > 0 {
 		invoker.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
@@ -84,6 +87,26 @@ func NewAPI(scope constructs.Construct, id string, props *APIProps) *API {
 		}))
 	}
 	return c
+}
+
+// defaultRoute sends what no route matches to the integration: without it API Gateway
+// answers an unknown method on a known path 404 {"message":"Not Found"}, where the local
+// stack answers 405 with Allow (issue 36 §3). Specific routes win over $default, and every
+// GET has its route (the console's greedy one), so only other methods and unknown paths
+// arrive. It takes no authorizer: API Gateway answers CORS preflights itself, and a
+// $default route with an authorizer would catch them ("The $default route catches
+// requests for all methods and routes that you haven't explicitly defined, including
+// OPTIONS requests", https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html).
+func (c *API) defaultRoute(name string, integration awsapigatewayv2.CfnIntegration) {
+	route := awsapigatewayv2.NewCfnRoute(c.Construct, jsii.String(constructID(name)+"RouteDefault"),
+		&awsapigatewayv2.CfnRouteProps{
+			ApiId:             c.HttpApi.ApiId(),
+			RouteKey:          jsii.String("$default"),
+			AuthorizationType: jsii.String("NONE"),
+			Target:            jsii.String("integrations/" + *integration.Ref()),
+		})
+	suppress(route, "APIG4", "Answers only what no route serves: 405 with Allow or 404 as problem+json "+
+		"(and the public OpenAPI document), holding no tenant data; every route that does authenticates in its function")
 }
 
 // routeAuthReason says, per kind of route, why API Gateway does not authorize it (cdk-nag
