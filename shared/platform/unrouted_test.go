@@ -1,6 +1,7 @@
 package platform_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -10,6 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/syncassist/syncassist/shared/apidoc"
 	"github.com/syncassist/syncassist/shared/blueprint"
@@ -138,5 +142,29 @@ func TestDeployedFallbackKeepsItsRouteAndPreflights(t *testing.T) {
 	if w := answer(h, "OPTIONS", "/api/settings/approval-policy", false); w.Code != http.StatusMethodNotAllowed ||
 		w.Header().Get("Allow") != "GET, PUT" {
 		t.Errorf("OPTIONS (not a preflight) = %d Allow %q", w.Code, w.Header().Get("Allow"))
+	}
+}
+
+// As the OpenAPI function's main serves it, through API Gateway's payload 2.0 adapter: an
+// event of the $default route (its routeKey, the request's own raw path) answers 405 with
+// Allow, and its own route's event still gets the document.
+func TestDeployedFallbackThroughTheLambdaAdapter(t *testing.T) {
+	h := unrouted.Handler(blueprint.HTTPFunctions(), map[string]http.Handler{blueprint.UnroutedFunction: apidoc.Handler()})
+	proxy := httpadapter.NewV2(h).ProxyWithContext
+	event := func(routeKey, method, path string) events.APIGatewayV2HTTPRequest {
+		var ev events.APIGatewayV2HTTPRequest
+		ev.Version, ev.RouteKey, ev.RawPath = "2.0", routeKey, path
+		ev.RequestContext.HTTP.Method, ev.RequestContext.HTTP.Path = method, path
+		ev.Headers = map[string]string{"host": "api.example.com"}
+		return ev
+	}
+	resp, err := proxy(context.Background(), event("$default", "DELETE", "/api/settings/approval-policy"))
+	if err != nil || resp.StatusCode != http.StatusMethodNotAllowed || resp.Headers["Allow"] != "GET, PUT" ||
+		resp.Headers["Content-Type"] != "application/problem+json" {
+		t.Errorf("$default DELETE = %d %v %s (%v)", resp.StatusCode, resp.Headers, resp.Body, err)
+	}
+	resp, err = proxy(context.Background(), event(blueprint.OpenAPIRoute.Pattern(), "GET", blueprint.OpenAPIRoute.Path))
+	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(resp.Body, `"openapi"`) {
+		t.Errorf("GET the document = %d (%v)", resp.StatusCode, err)
 	}
 }
