@@ -11,7 +11,6 @@ const sideways = (page: Page) => page.evaluate(() => document.documentElement.sc
 
 for (const [width, scheme] of [[1440, "light"], [390, "dark"]] as const) {
   test(`a failed retry is listed under the error as received at ${width} px (${scheme})`, async ({ page }) => {
-    test.setTimeout(90_000);
     const errorId = unique(`E2E-ATTEMPTS-${width}`);
     const code = "E2E_ATTEMPTS_CARRIER_DOWN";
     const message = "Carrier gateway refused the shipment: upstream timeout";
