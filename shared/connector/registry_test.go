@@ -24,12 +24,18 @@ type countingSource struct {
 	configs map[sourceKey]connector.Config
 	reads   atomic.Int64
 	delay   time.Duration
+	// holdFirst makes the first read last until its caller's ctx ends, whatever the
+	// scheduler does (a 10 ms deadline against a 50 ms delay raced under load).
+	holdFirst bool
 }
 
 var _ connector.ConfigSource = (*countingSource)(nil)
 
 func (s *countingSource) ConnectorConfig(ctx context.Context, tenantID string, system connector.System) (connector.Config, error) {
-	s.reads.Add(1)
+	if s.reads.Add(1) == 1 && s.holdFirst {
+		<-ctx.Done()
+		return connector.Config{AllowLoopback: true}, ctx.Err()
+	}
 	if s.delay > 0 {
 		select {
 		case <-time.After(s.delay):
@@ -191,7 +197,7 @@ func TestRegistry(t *testing.T) {
 	t.Run("a waiter whose loader gave up loads itself", func(t *testing.T) {
 		t.Parallel()
 		src := newSource()
-		src.delay = 50 * time.Millisecond
+		src.holdFirst = true
 		reg := connector.NewRegistry(src, time.Hour)
 		// The loader's ctx ends while it reads; its error must not reach the waiter.
 		short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
