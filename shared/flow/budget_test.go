@@ -33,14 +33,26 @@ import (
 )
 
 // MaxDynamoCallsPerFlowEvent holds the DynamoDB calls of one flow event on the flow-event
-// function's warm path, so a change that adds one fails here (issue 37 §6). It is the count
-// measured on 2026-11-29 (15, then 11: the flows and the manifest cached per process, the
-// ledger and trail entries one BatchWriteItem, an event of one run stores no event item;
-// then 9: the write's two audit records ride in that BatchWriteItem). Issue 37 §3's goal
-// is 5; what is left: the webhook-id claim, the event's read and the run's put, the trail
-// and ledger queries, the flapping counter, the rate budget, the ledger batch and the
-// run's save — single-item conditional writes that only TransactWriteItems could fold,
-// which dynalite lacks (LOCAL-AWS.md).
+// function's warm path, so a change that adds one fails here (issue 37 §6). Measured on
+// 2026-11-29: 15, then 11 (the flows and the manifest cached per process, the ledger and
+// trail entries one BatchWriteItem, an event of one run stores no event item), then 9 (the
+// write's audit records ride in that BatchWriteItem). Issue 37 §3's goal is 5; each of the
+// 9 keeps a guarantee, and dynalite has no TransactWriteItems to join writes (LOCAL-AWS.md):
+//
+//   - PutItem flows, the webhook-id's claim: a webhook-id is used by one message only, so
+//     the item must be keyed by it;
+//   - GetItem flows, the event's item: a redelivery of an event whose first delivery
+//     started no run or several finds it and starts nothing (a one-run event has none);
+//   - PutItem flows, the run, conditional: one delivery of the event takes the run, and a
+//     run dying mid-write is on record for the redrive;
+//   - Query governance, the event record's trail: an echo of a flow's write is told from a
+//     change (hop chains);
+//   - Query governance, the ledger: the reciprocal loop check, on another key range;
+//   - UpdateItem governance, the flapping counter of the target record, atomic;
+//   - UpdateItem governance, the vendor account's rate budget, shared by every function;
+//   - BatchWriteItem governance and audit_logs: the ledger and trail entries, the
+//     connector.write and dlp.scan records;
+//   - PutItem flows, the run's outcome, conditional on the attempt still owning the run.
 const MaxDynamoCallsPerFlowEvent = 9
 
 // callCounter counts the DynamoDB calls the service's clients make, by operation and
