@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -118,14 +120,15 @@ func (ir ingestRun) burstWithFault(ctx context.Context, st *Stage, posts []Post,
 // the answers. An errorId counts once in doubled however many checks flag it.
 func (ir ingestRun) check(ctx context.Context, st *Stage, row *Row, posts []Post, unique []string, b *Burst, s Settled, enq *enqueued) {
 	answered, rejected := createdTwice(posts, b)
-	doubled := map[string]bool{}
-	flag := func(ids []string) {
+	// doubled names, per errorId, the checks that flagged it, so CI's log says which.
+	doubled := map[string][]string{}
+	flag := func(why string, ids []string) {
 		for _, id := range ids {
-			doubled[id] = true
+			doubled[id] = append(doubled[id], why)
 		}
 	}
 	defer func() { row.Doubled = len(doubled) }()
-	flag(answered)
+	flag("answered created twice", answered)
 	row.Lost = len(s.Missing) + len(s.Undiagnosed)
 	row.Leaked = int(b.Leaked)
 	if rejected > 0 {
@@ -140,11 +143,11 @@ func (ir ingestRun) check(ctx context.Context, st *Stage, row *Row, posts []Post
 		row.failf("claims: %v", err)
 		return
 	}
-	flag(storedTwice(posts, b, stored))
+	flag("stored twice", storedTwice(posts, b, stored))
 	// Without a fault every claim is enqueued once; under one, the reconcile (and an SDK
 	// retry of a SendMessage whose answer was lost) may enqueue a claim again.
 	if multi := enq.multiple(unique); ir.faultFree {
-		flag(multi)
+		flag("enqueued twice", multi)
 	} else if len(multi) > 0 {
 		row.Note += fmt.Sprintf(" %d claims were handed more than one diagnosis message (re-enqueued).", len(multi))
 	}
@@ -162,17 +165,19 @@ func (ir ingestRun) check(ctx context.Context, st *Stage, row *Row, posts []Post
 	}
 	for i, r := range recs {
 		if r.Doubled() && ir.faultFree {
-			doubled[unique[i]] = true
+			flag(fmt.Sprintf("diagnosed twice (%d traces, %d inferences, %d repeated cost records)", r.Traces, r.Inferences, r.Repeated),
+				[]string{unique[i]})
 		} else if r.Doubled() {
 			rediagnosed++
 		}
 	}
 	if len(doubled) > 0 {
-		ids := make([]string, 0, len(doubled))
-		for id := range doubled {
-			ids = append(ids, id)
+		ids := slices.Sorted(maps.Keys(doubled))
+		named := make([]string, 0, 3)
+		for _, id := range first(ids) {
+			named = append(named, id+": "+strings.Join(doubled[id], ", "))
 		}
-		row.failf("%d errorIds claimed, enqueued or diagnosed more than once (%v)", len(ids), first(ids))
+		row.failf("%d errorIds claimed, enqueued or diagnosed more than once (%s)", len(ids), strings.Join(named, "; "))
 	}
 	dlq, err := st.QueueDepth(ctx, blueprint.DiagnosisDLQ.Name)
 	if err != nil {
