@@ -8,12 +8,13 @@ import (
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 )
 
 // Routes serve the counts from each feature's table: pending and escalated sync errors,
 // pending finance approvals and pending ownership approvals, one page of Cap each.
 func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
-	claims := syncerror.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed))
+	claims := dynamo.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed))
 	fin := finance.NewDynamoStore(b.DB, b.Config.Table(blueprint.FinanceApprovals))
 	gov := b.GovernanceStore()
 	c := &Counts{

@@ -325,8 +325,8 @@ func contains(keys []string, k string) bool {
 	return false
 }
 
-// occurred is row after the occurrence c counted on it.
-func occurred(row, c Claim, errorKey string, keep bool) Claim {
+// Occurred is row after the occurrence c counted on it.
+func Occurred(row, c Claim, errorKey string, keep bool) Claim {
 	row.Retry.Occurrences++
 	row.Retry.LastSeen = c.ClaimedAt
 	if keep {

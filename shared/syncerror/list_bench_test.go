@@ -13,6 +13,7 @@ import (
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -56,7 +57,7 @@ func systemOf(i int) string {
 func BenchmarkListBySystem(b *testing.B) {
 	db, table := emutest.Pair.Tables(b)
 	var m queryMeter
-	claims := syncerror.NewDynamoClaims(dynamodb.New(db.Options(), m.install), table(blueprint.TableProcessed))
+	claims := dynamo.NewDynamoClaims(dynamodb.New(db.Options(), m.install), table(blueprint.TableProcessed))
 	ctx := context.Background()
 	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 2000 {

@@ -129,8 +129,8 @@ type RetryStore interface {
 	DueRetries(ctx context.Context, tenantID string, before time.Time, limit int) ([]Claim, error)
 }
 
-// sortByNextAt orders rows by their next attempt, soonest first.
-func sortByNextAt(cs []Claim) {
+// SortByNextAt orders rows by their next attempt, soonest first.
+func SortByNextAt(cs []Claim) {
 	slices.SortFunc(cs, func(a, b Claim) int {
 		if c := a.Retry.NextAt.Compare(b.Retry.NextAt); c != 0 {
 			return c

@@ -6,7 +6,7 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/aiclient"
-	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 )
 
 // New builds the catalogue on the platform, refining mappings with the AI client c (nil:
@@ -14,7 +14,7 @@ import (
 // integration_status reads the sync-error queue's processed table, the one thing the
 // catalogue reads from another feature.
 func New(b *platform.Base, c *aiclient.Client) *Catalog {
-	cat := &Catalog{Claims: syncerror.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed)),
+	cat := &Catalog{Claims: dynamo.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed)),
 		Manifests: b.Manifests(), Ledger: b.Ledger(), Scanner: b.DLP(), Audit: b.Audit,
 		External: TenantExternalTools{Tenants: b.Tenants}, Now: b.Clock(), LoopWindow: b.Config.LoopWindow}
 	if c != nil {

@@ -16,12 +16,13 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // Routes serves the webhook alone.
 func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
-	claims := syncerror.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed))
+	claims := dynamo.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed))
 	return platform.Routes{blueprint.FuncIngest: {Handler: Ingest(b, claims, Queue(b))}}, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -38,7 +39,7 @@ type Feature struct {
 // (RECONCILE_STUCK_AFTER, DIAGNOSIS_STALE_AFTER). Its Queue sends nothing: the functions
 // that send build it with queuewire.New, so the others link no SQS client.
 func New(b *platform.Base) (*Feature, error) {
-	f := &Feature{Base: b, Claims: syncerror.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed)), Queue: missingQueue{}}
+	f := &Feature{Base: b, Claims: dynamo.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed)), Queue: missingQueue{}}
 	var err error
 	if f.StuckAfter, err = platform.EnvDuration(b.Getenv, "RECONCILE_STUCK_AFTER", syncerror.DefaultStuckAfter); err != nil {
 		return nil, err

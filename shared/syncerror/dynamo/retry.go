@@ -1,9 +1,10 @@
-package syncerror
+package dynamo
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ import (
 )
 
 // putRetry stores a row's retry state and occurrences (claimItem's part for them).
-func putRetry(it dynamostore.Item, r RetryState) {
+func putRetry(it dynamostore.Item, r syncerror.RetryState) {
 	if r.Attempts > 0 {
 		it["retry_attempts"] = dynamostore.Num(int64(r.Attempts))
 	}
@@ -43,14 +44,14 @@ func putRetry(it dynamostore.Item, r RetryState) {
 
 // attemptLog is a row's attempt list as stored: one JSON document, bounded by
 // MaxAttemptLog, replaced whole by the holder of an attempt.
-func attemptLog(log []RetryAttempt) types.AttributeValue {
+func attemptLog(log []syncerror.RetryAttempt) types.AttributeValue {
 	b, _ := json.Marshal(log) // plain fields: it marshals
 	return dynamostore.Str(string(b))
 }
 
 // readRetry reads what putRetry stored.
-func readRetry(it dynamostore.Item) (RetryState, error) {
-	r := RetryState{LastError: dynamostore.GetString(it, "retry_error"), Resolution: dynamostore.GetString(it, "resolution"),
+func readRetry(it dynamostore.Item) (syncerror.RetryState, error) {
+	r := syncerror.RetryState{LastError: dynamostore.GetString(it, "retry_error"), Resolution: dynamostore.GetString(it, "resolution"),
 		Signature: dynamostore.GetString(it, "signature"), RecurrenceOf: dynamostore.GetString(it, "recurrence_of")}
 	var err error
 	for _, f := range []struct {
@@ -88,13 +89,13 @@ func readRetry(it dynamostore.Item) (RetryState, error) {
 }
 
 // ChangeRetry implements RetryStore with one conditional update.
-func (s *DynamoClaims) ChangeRetry(ctx context.Context, tenantID, id string, ch RetryChange, now time.Time) (Claim, error) {
+func (s *DynamoClaims) ChangeRetry(ctx context.Context, tenantID, id string, ch syncerror.RetryChange, now time.Time) (syncerror.Claim, error) {
 	values := dynamostore.Item{
 		":to":    dynamostore.Str(string(ch.To)),
 		":skey":  dynamostore.Str(statusKey(tenantID, ch.To)),
 		":now":   dynamostore.Str(dynamostore.FormatTime(now)),
 		":empty": &types.AttributeValueMemberL{},
-		":entry": historyList([]HistoryEntry{ch.Entry}),
+		":entry": historyList([]syncerror.HistoryEntry{ch.Entry}),
 	}
 	var from []string
 	for i, st := range ch.From {
@@ -151,18 +152,18 @@ func (s *DynamoClaims) ChangeRetry(ctx context.Context, tenantID, id string, ch 
 
 // DueRetries implements RetryStore through the by_status index: retrying rows are few
 // (they resolve or return to pending within hours), so the time is a filter.
-func (s *DynamoClaims) DueRetries(ctx context.Context, tenantID string, before time.Time, limit int) ([]Claim, error) {
+func (s *DynamoClaims) DueRetries(ctx context.Context, tenantID string, before time.Time, limit int) ([]syncerror.Claim, error) {
 	out, err := dynamostore.QueryUpTo(ctx, s.client, &dynamodb.QueryInput{
 		TableName:              aws.String(s.table),
 		IndexName:              aws.String(blueprint.IndexByStatus),
 		KeyConditionExpression: aws.String("status_key = :k"),
 		FilterExpression:       aws.String("retry_next_at <= :before"),
-		ExpressionAttributeValues: dynamostore.Item{":k": dynamostore.Str(statusKey(tenantID, StatusRetrying)),
+		ExpressionAttributeValues: dynamostore.Item{":k": dynamostore.Str(statusKey(tenantID, syncerror.StatusRetrying)),
 			":before": dynamostore.Str(dynamostore.FormatTime(before))},
 	}, limit, claimFrom)
 	if err != nil {
 		return nil, fmt.Errorf("due retries of %s: %w", tenantID, err)
 	}
-	sortByNextAt(out)
+	syncerror.SortByNextAt(out)
 	return out, nil
 }

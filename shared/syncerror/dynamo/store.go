@@ -1,9 +1,10 @@
-package syncerror
+package dynamo
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"strings"
 	"time"
 
@@ -24,22 +25,22 @@ type DynamoClaims struct {
 	token func() string
 }
 
-var _ ClaimStore = (*DynamoClaims)(nil)
+var _ syncerror.ClaimStore = (*DynamoClaims)(nil)
 
 // NewDynamoClaims returns the store for the physical table name.
 func NewDynamoClaims(client *dynamodb.Client, table string) *DynamoClaims {
 	return &DynamoClaims{client: client, table: table}
 }
 
-func statusKey(tenantID string, s Status) string { return tenantID + "#" + string(s) }
+func statusKey(tenantID string, s syncerror.Status) string { return tenantID + "#" + string(s) }
 
-func diagnosisKey(tenantID string, d Diagnosis) string { return tenantID + "#" + string(d) }
+func diagnosisKey(tenantID string, d syncerror.Diagnosis) string { return tenantID + "#" + string(d) }
 
 func (s *DynamoClaims) key(tenantID, id string) dynamostore.Item {
 	return dynamostore.Item{"tenant_id": dynamostore.Str(tenantID), "id": dynamostore.Str(id)}
 }
 
-func claimItem(c Claim) dynamostore.Item {
+func claimItem(c syncerror.Claim) dynamostore.Item {
 	r := c.Record
 	it := dynamostore.Item{
 		"tenant_id":          dynamostore.Str(c.TenantID),
@@ -102,11 +103,11 @@ func claimItem(c Claim) dynamostore.Item {
 	return it
 }
 
-func claimFrom(it dynamostore.Item) (Claim, error) {
-	c := Claim{
+func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
+	c := syncerror.Claim{
 		TenantID: dynamostore.GetString(it, "tenant_id"),
 		ID:       dynamostore.GetString(it, "id"),
-		Record: Record{
+		Record: syncerror.Record{
 			TenantID:       dynamostore.GetString(it, "tenant_id"),
 			ErrorID:        dynamostore.GetString(it, "error_id"),
 			RecordType:     dynamostore.GetString(it, "record_type"),
@@ -117,56 +118,56 @@ func claimFrom(it dynamostore.Item) (Claim, error) {
 			ExternalSystem: dynamostore.GetString(it, "external_system"),
 			Direction:      dynamostore.GetString(it, "direction"),
 		},
-		Status:         Status(dynamostore.GetString(it, "status")),
-		Diagnosis:      Diagnosis(dynamostore.GetString(it, "diagnosis")),
-		Source:         Source(dynamostore.GetString(it, "source")),
+		Status:         syncerror.Status(dynamostore.GetString(it, "status")),
+		Diagnosis:      syncerror.Diagnosis(dynamostore.GetString(it, "diagnosis")),
+		Source:         syncerror.Source(dynamostore.GetString(it, "source")),
 		WebhookID:      dynamostore.GetString(it, "webhook_id"),
 		DiagnosisError: dynamostore.GetString(it, "diagnosis_error"),
 	}
 	c.ApplyError = dynamostore.GetString(it, "apply_error")
 	var err error
 	if c.Retry, err = readRetry(it); err != nil {
-		return Claim{}, fmt.Errorf("claim %s: %w", c.ID, err)
+		return syncerror.Claim{}, fmt.Errorf("claim %s: %w", c.ID, err)
 	}
 	if c.Triage, err = readTriage(it); err != nil {
-		return Claim{}, fmt.Errorf("claim %s: %w", c.ID, err)
+		return syncerror.Claim{}, fmt.Errorf("claim %s: %w", c.ID, err)
 	}
 	if e := dynamostore.GetString(it, "edited_fix"); e != "" {
 		if err := json.Unmarshal([]byte(e), &c.EditedFix); err != nil {
-			return Claim{}, fmt.Errorf("claim %s: edited_fix: %w", c.ID, err)
+			return syncerror.Claim{}, fmt.Errorf("claim %s: edited_fix: %w", c.ID, err)
 		}
 	}
 	if key := dynamostore.GetString(it, "applied_key"); key != "" {
 		at, err := dynamostore.ParseTime(dynamostore.GetString(it, "applied_at"))
 		if err != nil {
-			return Claim{}, fmt.Errorf("claim %s: applied_at: %w", c.ID, err)
+			return syncerror.Claim{}, fmt.Errorf("claim %s: applied_at: %w", c.ID, err)
 		}
-		c.Applied = &AppliedWrite{Key: key, At: at}
+		c.Applied = &syncerror.AppliedWrite{Key: key, At: at}
 		if p := dynamostore.GetString(it, "applied_prior"); p != "" {
 			if err := json.Unmarshal([]byte(p), &c.Applied.Prior); err != nil {
-				return Claim{}, fmt.Errorf("claim %s: applied_prior: %w", c.ID, err)
+				return syncerror.Claim{}, fmt.Errorf("claim %s: applied_prior: %w", c.ID, err)
 			}
 		}
 	}
 	if tok := dynamostore.GetString(it, "lease_token"); tok != "" {
 		exp, err := dynamostore.ParseTime(dynamostore.GetString(it, "lease_expires_at"))
 		if err != nil {
-			return Claim{}, fmt.Errorf("claim %s: lease_expires_at: %w", c.ID, err)
+			return syncerror.Claim{}, fmt.Errorf("claim %s: lease_expires_at: %w", c.ID, err)
 		}
-		c.Lease = &Lease{Token: tok, ExpiresAt: exp, From: Status(dynamostore.GetString(it, "lease_from"))}
+		c.Lease = &syncerror.Lease{Token: tok, ExpiresAt: exp, From: syncerror.Status(dynamostore.GetString(it, "lease_from"))}
 	}
 	if l, ok := it["history"].(*types.AttributeValueMemberL); ok {
 		for _, v := range l.Value {
-			var h HistoryEntry
+			var h syncerror.HistoryEntry
 			if sv, ok := v.(*types.AttributeValueMemberS); ok && json.Unmarshal([]byte(sv.Value), &h) == nil {
 				c.History = append(c.History, h)
 			}
 		}
 	}
 	if p := dynamostore.GetString(it, "proposal"); p != "" {
-		c.Proposal = &Proposal{}
+		c.Proposal = &syncerror.Proposal{}
 		if err := json.Unmarshal([]byte(p), c.Proposal); err != nil {
-			return Claim{}, fmt.Errorf("claim %s: proposal: %w", c.ID, err)
+			return syncerror.Claim{}, fmt.Errorf("claim %s: proposal: %w", c.ID, err)
 		}
 	}
 	if p := dynamostore.GetString(it, "payload"); p != "" {
@@ -185,19 +186,19 @@ func claimFrom(it dynamostore.Item) (Claim, error) {
 		{"updated_at", &c.UpdatedAt},
 	} {
 		if *f.dst, err = dynamostore.ParseTime(dynamostore.GetString(it, f.name)); err != nil {
-			return Claim{}, fmt.Errorf("claim %s: %s: %w", c.ID, f.name, err)
+			return syncerror.Claim{}, fmt.Errorf("claim %s: %s: %w", c.ID, f.name, err)
 		}
 	}
 	attempts, err := dynamostore.GetInt(it, "diagnosis_attempts")
 	if err != nil {
-		return Claim{}, fmt.Errorf("claim %s: diagnosis_attempts: %w", c.ID, err)
+		return syncerror.Claim{}, fmt.Errorf("claim %s: diagnosis_attempts: %w", c.ID, err)
 	}
 	c.DiagnosisAttempts = int(attempts)
 	return c, nil
 }
 
 // Claim implements ClaimStore with one conditional put.
-func (s *DynamoClaims) Claim(ctx context.Context, c Claim) (bool, error) {
+func (s *DynamoClaims) Claim(ctx context.Context, c syncerror.Claim) (bool, error) {
 	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:           aws.String(s.table),
 		Item:                claimItem(c),
@@ -213,10 +214,10 @@ func (s *DynamoClaims) Claim(ctx context.Context, c Claim) (bool, error) {
 }
 
 // Get implements ClaimStore.
-func (s *DynamoClaims) Get(ctx context.Context, tenantID, id string) (Claim, error) {
+func (s *DynamoClaims) Get(ctx context.Context, tenantID, id string) (syncerror.Claim, error) {
 	it, err := s.getItem(ctx, tenantID, id)
 	if err != nil {
-		return Claim{}, err
+		return syncerror.Claim{}, err
 	}
 	return claimFrom(it)
 }
@@ -232,13 +233,13 @@ func (s *DynamoClaims) getItem(ctx context.Context, tenantID, id string) (dynamo
 		return nil, fmt.Errorf("get claim %s/%s: %w", tenantID, id, err)
 	}
 	if out.Item == nil {
-		return nil, ErrNotFound
+		return nil, syncerror.ErrNotFound
 	}
 	return out.Item, nil
 }
 
 // BeginDiagnosis implements ClaimStore.
-func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, now, staleBefore time.Time) (Claim, error) {
+func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, now, staleBefore time.Time) (syncerror.Claim, error) {
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table),
 		Key:       s.key(tenantID, id),
@@ -247,20 +248,20 @@ func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, 
 		UpdateExpression: aws.String("SET diagnosis = :diagnosing, diagnosis_key = :dkey, " +
 			"diagnosis_since = :now, updated_at = :now ADD diagnosis_attempts :one"),
 		ExpressionAttributeValues: dynamostore.Item{
-			":queued":     dynamostore.Str(string(DiagnosisQueued)),
-			":diagnosing": dynamostore.Str(string(DiagnosisDiagnosing)),
+			":queued":     dynamostore.Str(string(syncerror.DiagnosisQueued)),
+			":diagnosing": dynamostore.Str(string(syncerror.DiagnosisDiagnosing)),
 			":stale":      dynamostore.Str(dynamostore.FormatTime(staleBefore)),
-			":dkey":       dynamostore.Str(diagnosisKey(tenantID, DiagnosisDiagnosing)),
+			":dkey":       dynamostore.Str(diagnosisKey(tenantID, syncerror.DiagnosisDiagnosing)),
 			":now":        dynamostore.Str(dynamostore.FormatTime(now)),
 			":one":        dynamostore.Num(1),
 		},
 		ReturnValues: types.ReturnValueAllNew,
 	})
 	if dynamostore.IsConditionFailed(err) {
-		return Claim{}, s.whyNot(ctx, tenantID, id)
+		return syncerror.Claim{}, s.whyNot(ctx, tenantID, id)
 	}
 	if err != nil {
-		return Claim{}, fmt.Errorf("begin diagnosis %s/%s: %w", tenantID, id, err)
+		return syncerror.Claim{}, fmt.Errorf("begin diagnosis %s/%s: %w", tenantID, id, err)
 	}
 	return claimFrom(out.Attributes)
 }
@@ -271,12 +272,12 @@ func (s *DynamoClaims) whyNot(ctx context.Context, tenantID, id string) error {
 	if _, err := s.Get(ctx, tenantID, id); err != nil {
 		return err
 	}
-	return ErrStateChanged
+	return syncerror.ErrStateChanged
 }
 
 // Stuck implements ClaimStore through the by_diagnosis index.
-func (s *DynamoClaims) Stuck(ctx context.Context, tenantID string, d Diagnosis, cutoff time.Time, limit int) ([]Claim, error) {
-	var out []Claim
+func (s *DynamoClaims) Stuck(ctx context.Context, tenantID string, d syncerror.Diagnosis, cutoff time.Time, limit int) ([]syncerror.Claim, error) {
+	var out []syncerror.Claim
 	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
 		TableName:              aws.String(s.table),
 		IndexName:              aws.String(blueprint.IndexByDiagnosis),
@@ -308,7 +309,7 @@ func (s *DynamoClaims) Stuck(ctx context.Context, tenantID string, d Diagnosis, 
 }
 
 // Requeue implements ClaimStore.
-func (s *DynamoClaims) Requeue(ctx context.Context, tenantID, id string, seen Diagnosis, seenSince, now time.Time) error {
+func (s *DynamoClaims) Requeue(ctx context.Context, tenantID, id string, seen syncerror.Diagnosis, seenSince, now time.Time) error {
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.table),
 		Key:                 s.key(tenantID, id),
@@ -318,8 +319,8 @@ func (s *DynamoClaims) Requeue(ctx context.Context, tenantID, id string, seen Di
 			":seen":   dynamostore.Str(string(seen)),
 			":since":  dynamostore.Str(dynamostore.FormatTime(seenSince)),
 			":now":    dynamostore.Str(dynamostore.FormatTime(now)),
-			":queued": dynamostore.Str(string(DiagnosisQueued)),
-			":qkey":   dynamostore.Str(diagnosisKey(tenantID, DiagnosisQueued)),
+			":queued": dynamostore.Str(string(syncerror.DiagnosisQueued)),
+			":qkey":   dynamostore.Str(diagnosisKey(tenantID, syncerror.DiagnosisQueued)),
 		},
 	})
 	if dynamostore.IsConditionFailed(err) {
@@ -332,24 +333,24 @@ func (s *DynamoClaims) Requeue(ctx context.Context, tenantID, id string, seen Di
 }
 
 // CompleteDiagnosis implements ClaimStore.
-func (s *DynamoClaims) CompleteDiagnosis(ctx context.Context, tenantID, id string, attempt int, p Proposal, now time.Time) error {
+func (s *DynamoClaims) CompleteDiagnosis(ctx context.Context, tenantID, id string, attempt int, p syncerror.Proposal, now time.Time) error {
 	b, err := json.Marshal(p)
 	if err != nil {
 		return err
 	}
-	return s.endAttempt(ctx, tenantID, id, attempt, DiagnosisReady, now,
+	return s.endAttempt(ctx, tenantID, id, attempt, syncerror.DiagnosisReady, now,
 		"SET proposal = :extra REMOVE diagnosis_error", dynamostore.Str(string(b)))
 }
 
 // EndDiagnosis implements ClaimStore.
-func (s *DynamoClaims) EndDiagnosis(ctx context.Context, tenantID, id string, attempt int, d Diagnosis, reason string, now time.Time) error {
+func (s *DynamoClaims) EndDiagnosis(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, reason string, now time.Time) error {
 	return s.endAttempt(ctx, tenantID, id, attempt, d, now, "SET diagnosis_error = :extra", dynamostore.Str(reason))
 }
 
 // endAttempt moves a row out of diagnosing, conditional on the attempt that holds it. clause
 // is the rest of the update ("SET x = :extra", optionally followed by "REMOVE y"); it is
 // appended after the state change's own SET list.
-func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, attempt int, d Diagnosis, now time.Time, clause string, extra types.AttributeValue) error {
+func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, now time.Time, clause string, extra types.AttributeValue) error {
 	update := "SET diagnosis = :d, diagnosis_key = :dkey, diagnosis_since = :now, updated_at = :now, " +
 		strings.TrimPrefix(clause, "SET ")
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -361,7 +362,7 @@ func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, atte
 			":d":          dynamostore.Str(string(d)),
 			":dkey":       dynamostore.Str(diagnosisKey(tenantID, d)),
 			":now":        dynamostore.Str(dynamostore.FormatTime(now)),
-			":diagnosing": dynamostore.Str(string(DiagnosisDiagnosing)),
+			":diagnosing": dynamostore.Str(string(syncerror.DiagnosisDiagnosing)),
 			":attempt":    dynamostore.Num(int64(attempt)),
 			":extra":      extra,
 		},
@@ -375,7 +376,7 @@ func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, atte
 	return nil
 }
 
-func historyList(h []HistoryEntry) *types.AttributeValueMemberL {
+func historyList(h []syncerror.HistoryEntry) *types.AttributeValueMemberL {
 	l := &types.AttributeValueMemberL{}
 	for _, e := range h {
 		b, _ := json.Marshal(e)
@@ -415,7 +416,7 @@ func (s *DynamoClaims) AdvanceWatermark(ctx context.Context, tenantID string, pr
 		ExpressionAttributeValues: values,
 	})
 	if dynamostore.IsConditionFailed(err) {
-		return ErrStateChanged
+		return syncerror.ErrStateChanged
 	}
 	if err != nil {
 		return fmt.Errorf("advance watermark of %s: %w", tenantID, err)

@@ -1,8 +1,9 @@
-package syncerror
+package dynamo
 
 import (
 	"context"
 	"errors"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"testing"
 	"time"
 
@@ -22,8 +23,8 @@ func TestUpdateSentTwiceIsAppliedOnceAndAnsweredAsDone(t *testing.T) {
 		tok := "first"
 		s.token = func() string { return tok }
 		now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-		c := NewClaim(Record{TenantID: "t1", ErrorID: "E-1", RecordType: "salesOrder", RecordID: "SO-1", ErrorCode: "X",
-			Message: "m", OccurredAt: now}, SourceWebhook, "", now)
+		c := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: "E-1", RecordType: "salesOrder", RecordID: "SO-1", ErrorCode: "X",
+			Message: "m", OccurredAt: now}, syncerror.SourceWebhook, "", now)
 		if _, err := s.Claim(ctx, c); err != nil {
 			t.Fatal(err)
 		}
@@ -36,26 +37,26 @@ func TestUpdateSentTwiceIsAppliedOnceAndAnsweredAsDone(t *testing.T) {
 			}
 			tok += "+" // the next update is another one
 		}
-		n := Note{At: now, Actor: "alice", Text: "called the customer"}
+		n := syncerror.Note{At: now, Actor: "alice", Text: "called the customer"}
 		twice("note", func() error {
-			_, err := s.AddNote(ctx, "t1", c.ID, n, HistoryEntry{At: now, Actor: "alice", Action: "noted"}, now)
+			_, err := s.AddNote(ctx, "t1", c.ID, n, syncerror.HistoryEntry{At: now, Actor: "alice", Action: "noted"}, now)
 			return err
 		})
 		twice("assign", func() error {
-			_, err := s.Assign(ctx, "t1", c.ID, "", "alice", HistoryEntry{At: now, Actor: "alice", Action: "assigned"}, now)
+			_, err := s.Assign(ctx, "t1", c.ID, "", "alice", syncerror.HistoryEntry{At: now, Actor: "alice", Action: "assigned"}, now)
 			return err
 		})
 		twice("escalate", func() error {
-			return s.Decide(ctx, "t1", c.ID, StatusPending, StatusEscalated, HistoryEntry{At: now, Actor: "alice", Action: "escalated"}, now)
+			return s.Decide(ctx, "t1", c.ID, syncerror.StatusPending, syncerror.StatusEscalated, syncerror.HistoryEntry{At: now, Actor: "alice", Action: "escalated"}, now)
 		})
 		got, err := s.Get(ctx, "t1", c.ID)
-		if err != nil || len(got.Triage.Notes) != 1 || got.Triage.Assignee != "alice" || got.Status != StatusEscalated ||
+		if err != nil || len(got.Triage.Notes) != 1 || got.Triage.Assignee != "alice" || got.Status != syncerror.StatusEscalated ||
 			len(got.History) != len(c.History)+3 {
 			t.Fatalf("after three updates sent twice: %d notes, assignee %q, %s, %d history entries (want 1, alice, escalated, %d)",
 				len(got.Triage.Notes), got.Triage.Assignee, got.Status, len(got.History), len(c.History)+3)
 		}
 		// Another update with the same expectations is a real conflict.
-		if err := s.Decide(ctx, "t1", c.ID, StatusPending, StatusRejected, HistoryEntry{At: now, Actor: "bob", Action: "rejected"}, now); !errors.Is(err, ErrStateChanged) {
+		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusPending, syncerror.StatusRejected, syncerror.HistoryEntry{At: now, Actor: "bob", Action: "rejected"}, now); !errors.Is(err, syncerror.ErrStateChanged) {
 			t.Fatalf("a decision on a row escalated meanwhile: %v", err)
 		}
 	})

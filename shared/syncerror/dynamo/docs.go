@@ -1,8 +1,9 @@
-package syncerror
+package dynamo
 
 import (
 	"context"
 	"fmt"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"strings"
 	"time"
 
@@ -17,15 +18,15 @@ import (
 // index attributes, so no listing of rows sees them; a document with a Sort carries the
 // docs_by_time index's own (doc_list: tenant#prefix, doc_sort: time#key).
 
-var _ AssistStore = (*DynamoClaims)(nil)
+var _ syncerror.AssistStore = (*DynamoClaims)(nil)
 
-func docFrom(it dynamostore.Item) (Doc, error) {
+func docFrom(it dynamostore.Item) (syncerror.Doc, error) {
 	v, err := dynamostore.GetInt(it, "doc_version")
 	if err != nil {
-		return Doc{}, fmt.Errorf("document %s: %w", dynamostore.GetString(it, "id"), err)
+		return syncerror.Doc{}, fmt.Errorf("document %s: %w", dynamostore.GetString(it, "id"), err)
 	}
 	at, _ := dynamostore.ParseTime(dynamostore.GetString(it, "updated_at"))
-	d := Doc{Key: dynamostore.GetString(it, "id"), Version: int(v), Body: []byte(dynamostore.GetString(it, "body")), UpdatedAt: at}
+	d := syncerror.Doc{Key: dynamostore.GetString(it, "id"), Version: int(v), Body: []byte(dynamostore.GetString(it, "body")), UpdatedAt: at}
 	if sortAt, _, ok := strings.Cut(dynamostore.GetString(it, "doc_sort"), "#"); ok {
 		d.Sort, _ = dynamostore.ParseTime(sortAt)
 	}
@@ -33,40 +34,40 @@ func docFrom(it dynamostore.Item) (Doc, error) {
 }
 
 // docSortKey is a document's doc_sort: its Sort, then its key, so that equal times differ.
-func docSortKey(d Doc) string { return dynamostore.FormatTime(d.Sort) + "#" + d.Key }
+func docSortKey(d syncerror.Doc) string { return dynamostore.FormatTime(d.Sort) + "#" + d.Key }
 
 // GetDoc implements DocStore.
-func (s *DynamoClaims) GetDoc(ctx context.Context, tenantID, key string) (Doc, error) {
-	if !ValidDocKey(key) {
-		return Doc{}, ErrNotFound
+func (s *DynamoClaims) GetDoc(ctx context.Context, tenantID, key string) (syncerror.Doc, error) {
+	if !syncerror.ValidDocKey(key) {
+		return syncerror.Doc{}, syncerror.ErrNotFound
 	}
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: s.key(tenantID, key), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return Doc{}, fmt.Errorf("document %s/%s: %w", tenantID, key, err)
+		return syncerror.Doc{}, fmt.Errorf("document %s/%s: %w", tenantID, key, err)
 	}
 	if out.Item == nil {
-		return Doc{}, ErrNotFound
+		return syncerror.Doc{}, syncerror.ErrNotFound
 	}
 	return docFrom(out.Item)
 }
 
 // PutDoc implements DocStore.
-func (s *DynamoClaims) PutDoc(ctx context.Context, tenantID string, d Doc, now time.Time) (Doc, error) {
-	if !ValidDocKey(d.Key) {
-		return Doc{}, fmt.Errorf("document key %q is not a document's", d.Key)
+func (s *DynamoClaims) PutDoc(ctx context.Context, tenantID string, d syncerror.Doc, now time.Time) (syncerror.Doc, error) {
+	if !syncerror.ValidDocKey(d.Key) {
+		return syncerror.Doc{}, fmt.Errorf("document key %q is not a document's", d.Key)
 	}
 	cond, values := "attribute_not_exists(id)", dynamostore.Item{}
 	if d.Version > 0 {
 		cond, values[":v"] = "doc_version = :v", dynamostore.Num(int64(d.Version))
 	}
-	out := Doc{Key: d.Key, Version: d.Version + 1, Body: d.Body, UpdatedAt: now.UTC()}
+	out := syncerror.Doc{Key: d.Key, Version: d.Version + 1, Body: d.Body, UpdatedAt: now.UTC()}
 	it := s.key(tenantID, d.Key)
 	it["doc_version"] = dynamostore.Num(int64(out.Version))
 	it["body"] = dynamostore.Str(string(d.Body))
 	it["updated_at"] = dynamostore.Str(dynamostore.FormatTime(out.UpdatedAt))
 	if !d.Sort.IsZero() {
 		out.Sort = d.Sort.UTC()
-		it["doc_list"] = dynamostore.Str(tenantID + "#" + DocPrefix(d.Key))
+		it["doc_list"] = dynamostore.Str(tenantID + "#" + syncerror.DocPrefix(d.Key))
 		it["doc_sort"] = dynamostore.Str(docSortKey(out))
 	}
 	in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it, ConditionExpression: aws.String(cond)}
@@ -75,27 +76,27 @@ func (s *DynamoClaims) PutDoc(ctx context.Context, tenantID string, d Doc, now t
 	}
 	_, err := s.client.PutItem(ctx, in)
 	if dynamostore.IsConditionFailed(err) {
-		return Doc{}, ErrStateChanged
+		return syncerror.Doc{}, syncerror.ErrStateChanged
 	}
 	if err != nil {
-		return Doc{}, fmt.Errorf("put document %s/%s: %w", tenantID, d.Key, err)
+		return syncerror.Doc{}, fmt.Errorf("put document %s/%s: %w", tenantID, d.Key, err)
 	}
 	return out, nil
 }
 
 // DeleteDoc implements DocStore.
 func (s *DynamoClaims) DeleteDoc(ctx context.Context, tenantID, key string, version int) error {
-	if !ValidDocKey(key) {
-		return ErrNotFound
+	if !syncerror.ValidDocKey(key) {
+		return syncerror.ErrNotFound
 	}
 	_, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: s.key(tenantID, key),
 		ConditionExpression:       aws.String("doc_version = :v"),
 		ExpressionAttributeValues: dynamostore.Item{":v": dynamostore.Num(int64(version))}})
 	if dynamostore.IsConditionFailed(err) {
-		if _, gerr := s.GetDoc(ctx, tenantID, key); gerr == ErrNotFound {
-			return ErrNotFound
+		if _, gerr := s.GetDoc(ctx, tenantID, key); gerr == syncerror.ErrNotFound {
+			return syncerror.ErrNotFound
 		}
-		return ErrStateChanged
+		return syncerror.ErrStateChanged
 	}
 	if err != nil {
 		return fmt.Errorf("delete document %s/%s: %w", tenantID, key, err)
@@ -105,8 +106,8 @@ func (s *DynamoClaims) DeleteDoc(ctx context.Context, tenantID, key string, vers
 
 // ListDocs implements DocStore. The cursor is the last key served, base64url-encoded; it
 // must lie under prefix.
-func (s *DynamoClaims) ListDocs(ctx context.Context, tenantID, prefix string, limit int, cursor string) ([]Doc, string, error) {
-	if !ValidDocKey(prefix) {
+func (s *DynamoClaims) ListDocs(ctx context.Context, tenantID, prefix string, limit int, cursor string) ([]syncerror.Doc, string, error) {
+	if !syncerror.ValidDocKey(prefix) {
 		return nil, "", fmt.Errorf("document prefix %q is not a document's", prefix)
 	}
 	in := &dynamodb.QueryInput{
@@ -119,11 +120,11 @@ func (s *DynamoClaims) ListDocs(ctx context.Context, tenantID, prefix string, li
 	if cursor != "" {
 		last, ok := dynamostore.DecodeCursor(cursor, prefix)
 		if !ok {
-			return nil, "", ErrBadCursor
+			return nil, "", syncerror.ErrBadCursor
 		}
 		in.ExclusiveStartKey = s.key(tenantID, last)
 	}
-	docs, next, err := s.queryDocs(ctx, in, func(d Doc) string { return d.Key })
+	docs, next, err := s.queryDocs(ctx, in, func(d syncerror.Doc) string { return d.Key })
 	if err != nil {
 		return nil, "", fmt.Errorf("list documents %s/%s: %w", tenantID, prefix, err)
 	}
@@ -132,12 +133,12 @@ func (s *DynamoClaims) ListDocs(ctx context.Context, tenantID, prefix string, li
 
 // queryDocs runs a listing's query and answers its page, with a cursor made by cursorOf
 // from the last document served when there is more.
-func (s *DynamoClaims) queryDocs(ctx context.Context, in *dynamodb.QueryInput, cursorOf func(Doc) string) ([]Doc, string, error) {
+func (s *DynamoClaims) queryDocs(ctx context.Context, in *dynamodb.QueryInput, cursorOf func(syncerror.Doc) string) ([]syncerror.Doc, string, error) {
 	out, err := s.client.Query(ctx, in)
 	if err != nil {
 		return nil, "", err
 	}
-	docs := make([]Doc, 0, len(out.Items))
+	docs := make([]syncerror.Doc, 0, len(out.Items))
 	for _, it := range out.Items {
 		d, err := docFrom(it)
 		if err != nil {
@@ -154,8 +155,8 @@ func (s *DynamoClaims) queryDocs(ctx context.Context, in *dynamodb.QueryInput, c
 
 // ListDocsNewest implements DocStore over the sparse docs_by_time index. The cursor is
 // the last doc_sort served; it names the key, so the table key of the start is known.
-func (s *DynamoClaims) ListDocsNewest(ctx context.Context, tenantID, prefix string, limit int, cursor string) ([]Doc, string, error) {
-	if !ValidDocKey(prefix) || DocPrefix(prefix) != prefix {
+func (s *DynamoClaims) ListDocsNewest(ctx context.Context, tenantID, prefix string, limit int, cursor string) ([]syncerror.Doc, string, error) {
+	if !syncerror.ValidDocKey(prefix) || syncerror.DocPrefix(prefix) != prefix {
 		return nil, "", fmt.Errorf("document prefix %q is not a listing's", prefix)
 	}
 	list := tenantID + "#" + prefix
@@ -170,7 +171,7 @@ func (s *DynamoClaims) ListDocsNewest(ctx context.Context, tenantID, prefix stri
 	if cursor != "" {
 		last, key, ok := dynamostore.DecodeTimedCursor(cursor, "")
 		if !ok || !strings.HasPrefix(key, prefix) {
-			return nil, "", ErrBadCursor
+			return nil, "", syncerror.ErrBadCursor
 		}
 		in.ExclusiveStartKey = s.key(tenantID, key)
 		in.ExclusiveStartKey["doc_list"], in.ExclusiveStartKey["doc_sort"] = dynamostore.Str(list), dynamostore.Str(last)
@@ -183,6 +184,6 @@ func (s *DynamoClaims) ListDocsNewest(ctx context.Context, tenantID, prefix stri
 }
 
 // MarkReverted implements AssistStore.
-func (s *DynamoClaims) MarkReverted(ctx context.Context, tenantID, id string, entry HistoryEntry, now time.Time) error {
-	return s.transition(ctx, "revert", tenantID, id, StatusApproved, StatusReverted, entry, now)
+func (s *DynamoClaims) MarkReverted(ctx context.Context, tenantID, id string, entry syncerror.HistoryEntry, now time.Time) error {
+	return s.transition(ctx, "revert", tenantID, id, syncerror.StatusApproved, syncerror.StatusReverted, entry, now)
 }

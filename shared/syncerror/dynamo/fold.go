@@ -1,4 +1,4 @@
-package syncerror
+package dynamo
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"maps"
 	"slices"
 	"strconv"
@@ -27,13 +28,13 @@ func (s *DynamoClaims) signatureKey(tenantID, signature string) dynamostore.Item
 }
 
 // SignatureState implements FoldStore.
-func (s *DynamoClaims) SignatureState(ctx context.Context, tenantID, signature string) (SignatureState, error) {
+func (s *DynamoClaims) SignatureState(ctx context.Context, tenantID, signature string) (syncerror.SignatureState, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
 		Key: s.signatureKey(tenantID, signature), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return SignatureState{}, fmt.Errorf("signature of %s: %w", tenantID, err)
+		return syncerror.SignatureState{}, fmt.Errorf("signature of %s: %w", tenantID, err)
 	}
-	var st SignatureState
+	var st syncerror.SignatureState
 	if _, ok := out.Item["generation"]; ok {
 		n, err := dynamostore.GetInt(out.Item, "generation")
 		if err != nil {
@@ -64,7 +65,7 @@ func (s *DynamoClaims) AdvanceSignature(ctx context.Context, tenantID, signature
 		Key: s.signatureKey(tenantID, signature), ConditionExpression: aws.String(cond),
 		UpdateExpression: aws.String(update), ExpressionAttributeValues: values})
 	if dynamostore.IsConditionFailed(err) {
-		return ErrStateChanged
+		return syncerror.ErrStateChanged
 	}
 	if err != nil {
 		return fmt.Errorf("advance signature of %s: %w", tenantID, err)
@@ -77,25 +78,25 @@ func (s *DynamoClaims) AdvanceSignature(ctx context.Context, tenantID, signature
 var foldCounted = []string{"tenant_id", "id", "occurrences", "last_seen", "error_keys"}
 
 // Fold implements FoldStore with one conditional update: create, or count an occurrence.
-func (s *DynamoClaims) Fold(ctx context.Context, c Claim, errorKey string) (FoldResult, Claim, error) {
+func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
 	res, row, err := s.foldWrite(ctx, c, errorKey, true)
-	if err != nil || res != FoldClosed || row.Status.Closed() || row.Retry.Occurrences < MaxErrorKeys {
+	if err != nil || res != syncerror.FoldClosed || row.Status.Closed() || row.Retry.Occurrences < syncerror.MaxErrorKeys {
 		return res, row, err
 	}
 	// The row keeps MaxErrorKeys keys already: count the occurrence without its key.
 	return s.foldWrite(ctx, c, errorKey, false)
 }
 
-func (s *DynamoClaims) foldWrite(ctx context.Context, c Claim, errorKey string, keep bool) (FoldResult, Claim, error) {
+func (s *DynamoClaims) foldWrite(ctx context.Context, c syncerror.Claim, errorKey string, keep bool) (syncerror.FoldResult, syncerror.Claim, error) {
 	it := claimItem(c)
 	names := map[string]string{"#status": "status"}
 	values := dynamostore.Item{
 		":one":      dynamostore.Num(1),
 		":seen":     dynamostore.Str(dynamostore.FormatTime(c.ClaimedAt)),
-		":approved": dynamostore.Str(string(StatusApproved)),
-		":rejected": dynamostore.Str(string(StatusRejected)),
-		":resolved": dynamostore.Str(string(StatusResolved)),
-		":reverted": dynamostore.Str(string(StatusReverted)),
+		":approved": dynamostore.Str(string(syncerror.StatusApproved)),
+		":rejected": dynamostore.Str(string(syncerror.StatusRejected)),
+		":resolved": dynamostore.Str(string(syncerror.StatusResolved)),
+		":reverted": dynamostore.Str(string(syncerror.StatusReverted)),
 	}
 	set := []string{"last_seen = :seen"}
 	for _, name := range slices.Sorted(maps.Keys(it)) {
@@ -111,7 +112,7 @@ func (s *DynamoClaims) foldWrite(ctx context.Context, c Claim, errorKey string, 
 	if keep {
 		values[":key"] = dynamostore.Str(errorKey)
 		values[":keys"] = &types.AttributeValueMemberSS{Value: []string{errorKey}}
-		values[":max"] = dynamostore.Num(MaxErrorKeys)
+		values[":max"] = dynamostore.Num(syncerror.MaxErrorKeys)
 		update += ", error_keys :keys"
 		cond += " AND NOT contains(error_keys, :key) AND (attribute_not_exists(occurrences) OR occurrences < :max))"
 	} else {
@@ -126,24 +127,24 @@ func (s *DynamoClaims) foldWrite(ctx context.Context, c Claim, errorKey string, 
 	if dynamostore.IsConditionFailed(err) {
 		row, gerr := s.Get(ctx, c.TenantID, c.ID)
 		if gerr != nil {
-			return 0, Claim{}, gerr
+			return 0, syncerror.Claim{}, gerr
 		}
 		if slices.Contains(row.Retry.ErrorKeys, errorKey) {
-			return FoldDuplicate, row, nil
+			return syncerror.FoldDuplicate, row, nil
 		}
-		return FoldClosed, row, nil
+		return syncerror.FoldClosed, row, nil
 	}
 	if err != nil {
-		return 0, Claim{}, fmt.Errorf("fold %s/%s: %w", c.TenantID, c.ID, err)
+		return 0, syncerror.Claim{}, fmt.Errorf("fold %s/%s: %w", c.TenantID, c.ID, err)
 	}
 	if len(out.Attributes) == 0 {
-		return FoldCreated, c, nil
+		return syncerror.FoldCreated, c, nil
 	}
 	row, err := claimFrom(out.Attributes)
 	if err != nil {
-		return 0, Claim{}, err
+		return 0, syncerror.Claim{}, err
 	}
-	return FoldOccurrence, occurred(row, c, errorKey, keep), nil
+	return syncerror.FoldOccurrence, syncerror.Occurred(row, c, errorKey, keep), nil
 }
 
 func (s *DynamoClaims) errorKeyItem(tenantID, errorKey string) dynamostore.Item {
@@ -160,25 +161,25 @@ func (s *DynamoClaims) webhookItem(tenantID, webhookID string) dynamostore.Item 
 // ClaimErrorKey implements FoldStore: one conditional PutItem. A refused put returns the
 // item with the refusal on DynamoDB; an emulator without
 // ReturnValuesOnConditionCheckFailure (dynalite) does not, so it is read then.
-func (s *DynamoClaims) ClaimErrorKey(ctx context.Context, tenantID, errorKey, signature string) (ErrorRecord, bool, error) {
+func (s *DynamoClaims) ClaimErrorKey(ctx context.Context, tenantID, errorKey, signature string) (syncerror.ErrorRecord, bool, error) {
 	it := s.errorKeyItem(tenantID, errorKey)
 	it["signature"] = dynamostore.Str(signature)
 	old, ok, err := s.putIfAbsent(ctx, it, "attribute_not_exists(id)", nil, nil)
 	if err != nil || ok {
-		return ErrorRecord{Signature: signature}, ok, err
+		return syncerror.ErrorRecord{Signature: signature}, ok, err
 	}
 	// row_id: a record written before records kept the signature.
-	return ErrorRecord{Signature: dynamostore.GetString(old, "signature"), RowID: dynamostore.GetString(old, "row_id")}, false, nil
+	return syncerror.ErrorRecord{Signature: dynamostore.GetString(old, "signature"), RowID: dynamostore.GetString(old, "row_id")}, false, nil
 }
 
 // RecordWebhookID implements FoldStore: one conditional PutItem. The item carries the
 // table's TTL attribute (expires_at, epoch seconds) so DynamoDB deletes it after
 // WebhookIDTTL (before, every id ever posted stayed forever); an expired item not yet
 // deleted counts as absent.
-func (s *DynamoClaims) RecordWebhookID(ctx context.Context, tenantID string, d Arrival, now time.Time) (string, bool, error) {
+func (s *DynamoClaims) RecordWebhookID(ctx context.Context, tenantID string, d syncerror.Arrival, now time.Time) (string, bool, error) {
 	it := s.webhookItem(tenantID, d.WebhookID)
 	it["message_key"] = dynamostore.Str(d.Message)
-	it[ttlAttribute] = dynamostore.Num(now.Add(WebhookIDTTL).Unix())
+	it[ttlAttribute] = dynamostore.Num(now.Add(syncerror.WebhookIDTTL).Unix())
 	old, ok, err := s.putIfAbsent(ctx, it, "attribute_not_exists(id) OR #exp < :now",
 		map[string]string{"#exp": ttlAttribute}, dynamostore.Item{":now": dynamostore.Num(now.Unix())})
 	if err != nil || ok {

@@ -11,20 +11,14 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 )
 
 func TestMain(m *testing.M) { emutest.Main(m) }
 
-func newDynamoClaims(t *testing.T, e emutest.Emulator) *syncerror.DynamoClaims {
+func newDynamoClaims(t *testing.T, e emutest.Emulator) *dynamo.DynamoClaims {
 	db, table := e.Tables(t)
-	return syncerror.NewDynamoClaims(db, table(blueprint.TableProcessed))
-}
-
-func TestDynamoClaimsContract(t *testing.T) {
-	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
-		syncerrortest.RunClaimStoreContract(t, func(t *testing.T) syncerror.ClaimStore { return newDynamoClaims(t, e) })
-	})
+	return dynamo.NewDynamoClaims(db, table(blueprint.TableProcessed))
 }
 
 // The processed table also holds each tenant's poll watermark; its key is no claim id,
@@ -47,10 +41,4 @@ func testOperatorDoesNotServeTheWatermarkRow(t *testing.T, e emutest.Emulator) {
 	if w.Code != http.StatusNotFound {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
-}
-
-func TestDynamoAssistStoreContract(t *testing.T) {
-	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
-		syncerrortest.RunAssistStoreContract(t, func(t *testing.T) syncerrortest.AssistStore { return newDynamoClaims(t, e) })
-	})
 }

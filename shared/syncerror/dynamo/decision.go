@@ -1,9 +1,10 @@
-package syncerror
+package dynamo
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"strings"
 	"time"
 
@@ -16,24 +17,24 @@ import (
 )
 
 // BeginApply implements DecisionStore.
-func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, from Status, lease Lease, edited []FieldChange, entry HistoryEntry, now time.Time) (Claim, error) {
+func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, from syncerror.Status, lease syncerror.Lease, edited []syncerror.FieldChange, entry syncerror.HistoryEntry, now time.Time) (syncerror.Claim, error) {
 	update := "SET #status = :applying, status_key = :skey, lease_token = :tok, lease_expires_at = :exp, lease_from = :from, updated_at = :now, " +
 		"history = list_append(if_not_exists(history, :empty), :entry)"
 	values := dynamostore.Item{
-		":applying": dynamostore.Str(string(StatusApplying)),
+		":applying": dynamostore.Str(string(syncerror.StatusApplying)),
 		":from":     dynamostore.Str(string(from)),
-		":ready":    dynamostore.Str(string(DiagnosisReady)),
-		":skey":     dynamostore.Str(statusKey(tenantID, StatusApplying)),
+		":ready":    dynamostore.Str(string(syncerror.DiagnosisReady)),
+		":skey":     dynamostore.Str(statusKey(tenantID, syncerror.StatusApplying)),
 		":tok":      dynamostore.Str(lease.Token),
 		":exp":      dynamostore.Str(dynamostore.FormatTime(lease.ExpiresAt)),
 		":now":      dynamostore.Str(dynamostore.FormatTime(now)),
 		":empty":    &types.AttributeValueMemberL{},
-		":entry":    historyList([]HistoryEntry{entry}),
+		":entry":    historyList([]syncerror.HistoryEntry{entry}),
 	}
 	if edited != nil {
 		b, err := json.Marshal(edited)
 		if err != nil {
-			return Claim{}, err
+			return syncerror.Claim{}, err
 		}
 		update += ", edited_fix = :edited"
 		values[":edited"] = dynamostore.Str(string(b))
@@ -52,7 +53,7 @@ func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, from
 // refused retry finds its own token and answers the success it was, never a conflict.
 // (Were another update to land between the lost answer and the retry, the retry would be
 // told of a conflict: the one case left, and it reports no write that did not happen.)
-func (s *DynamoClaims) updateRow(ctx context.Context, op, tenantID, id, cond, update string, values dynamostore.Item) (Claim, error) {
+func (s *DynamoClaims) updateRow(ctx context.Context, op, tenantID, id, cond, update string, values dynamostore.Item) (syncerror.Claim, error) {
 	tok := s.writeToken()
 	values[":wtok"] = dynamostore.Str(tok)
 	cond = "(" + cond + ") AND (attribute_not_exists(write_token) OR write_token <> :wtok)"
@@ -70,14 +71,14 @@ func (s *DynamoClaims) updateRow(ctx context.Context, op, tenantID, id, cond, up
 		it, gerr := s.getItem(ctx, tenantID, id)
 		switch {
 		case gerr != nil:
-			return Claim{}, gerr
+			return syncerror.Claim{}, gerr
 		case dynamostore.GetString(it, "write_token") == tok:
 			return claimFrom(it) // this update, applied before its answer was lost
 		}
-		return Claim{}, ErrStateChanged
+		return syncerror.Claim{}, syncerror.ErrStateChanged
 	}
 	if err != nil {
-		return Claim{}, fmt.Errorf("%s %s/%s: %w", op, tenantID, id, err)
+		return syncerror.Claim{}, fmt.Errorf("%s %s/%s: %w", op, tenantID, id, err)
 	}
 	return claimFrom(out.Attributes)
 }
@@ -86,21 +87,21 @@ func (s *DynamoClaims) writeToken() string {
 	if s.token != nil {
 		return s.token()
 	}
-	return NewLease(time.Time{}, 0).Token
+	return syncerror.NewLease(time.Time{}, 0).Token
 }
 
 // FinishApply implements DecisionStore.
-func (s *DynamoClaims) FinishApply(ctx context.Context, tenantID, id, token string, to Status, applyErr string, entry HistoryEntry, now time.Time) error {
+func (s *DynamoClaims) FinishApply(ctx context.Context, tenantID, id, token string, to syncerror.Status, applyErr string, entry syncerror.HistoryEntry, now time.Time) error {
 	update := "SET #status = :to, status_key = :skey, updated_at = :now, " +
 		"history = list_append(if_not_exists(history, :empty), :entry) REMOVE lease_token, lease_expires_at, lease_from"
 	values := dynamostore.Item{
 		":to":       dynamostore.Str(string(to)),
 		":skey":     dynamostore.Str(statusKey(tenantID, to)),
 		":now":      dynamostore.Str(dynamostore.FormatTime(now)),
-		":applying": dynamostore.Str(string(StatusApplying)),
+		":applying": dynamostore.Str(string(syncerror.StatusApplying)),
 		":tok":      dynamostore.Str(token),
 		":empty":    &types.AttributeValueMemberL{},
-		":entry":    historyList([]HistoryEntry{entry}),
+		":entry":    historyList([]syncerror.HistoryEntry{entry}),
 	}
 	if applyErr != "" {
 		update = strings.Replace(update, "updated_at = :now, ", "updated_at = :now, apply_error = :err, ", 1)
@@ -109,7 +110,7 @@ func (s *DynamoClaims) FinishApply(ctx context.Context, tenantID, id, token stri
 		update += ", apply_error"
 	}
 	cond := "#status = :applying AND lease_token = :tok"
-	if to != StatusApproved {
+	if to != syncerror.StatusApproved {
 		cond += " AND attribute_not_exists(applied_key)"
 	}
 	_, err := s.updateRow(ctx, "finish apply", tenantID, id, cond, update, values)
@@ -117,9 +118,9 @@ func (s *DynamoClaims) FinishApply(ctx context.Context, tenantID, id, token stri
 }
 
 // MarkApplied implements DecisionStore.
-func (s *DynamoClaims) MarkApplied(ctx context.Context, tenantID, id, token string, w AppliedWrite, now time.Time) error {
+func (s *DynamoClaims) MarkApplied(ctx context.Context, tenantID, id, token string, w syncerror.AppliedWrite, now time.Time) error {
 	values := dynamostore.Item{
-		":applying": dynamostore.Str(string(StatusApplying)),
+		":applying": dynamostore.Str(string(syncerror.StatusApplying)),
 		":tok":      dynamostore.Str(token),
 		":key":      dynamostore.Str(w.Key),
 		":at":       dynamostore.Str(dynamostore.FormatTime(w.At)),
@@ -142,13 +143,13 @@ func (s *DynamoClaims) MarkApplied(ctx context.Context, tenantID, id, token stri
 }
 
 // Decide implements DecisionStore.
-func (s *DynamoClaims) Decide(ctx context.Context, tenantID, id string, from, to Status, entry HistoryEntry, now time.Time) error {
+func (s *DynamoClaims) Decide(ctx context.Context, tenantID, id string, from, to syncerror.Status, entry syncerror.HistoryEntry, now time.Time) error {
 	return s.transition(ctx, "decide", tenantID, id, from, to, entry, now)
 }
 
 // transition moves a row from one status to another with a history entry, in one
 // conditional write; a row not in from answers why.
-func (s *DynamoClaims) transition(ctx context.Context, op, tenantID, id string, from, to Status, entry HistoryEntry, now time.Time) error {
+func (s *DynamoClaims) transition(ctx context.Context, op, tenantID, id string, from, to syncerror.Status, entry syncerror.HistoryEntry, now time.Time) error {
 	_, err := s.updateRow(ctx, op, tenantID, id, "#status = :from",
 		"SET #status = :to, status_key = :skey, updated_at = :now, history = list_append(if_not_exists(history, :empty), :entry)",
 		dynamostore.Item{
@@ -157,19 +158,19 @@ func (s *DynamoClaims) transition(ctx context.Context, op, tenantID, id string, 
 			":skey":  dynamostore.Str(statusKey(tenantID, to)),
 			":now":   dynamostore.Str(dynamostore.FormatTime(now)),
 			":empty": &types.AttributeValueMemberL{},
-			":entry": historyList([]HistoryEntry{entry}),
+			":entry": historyList([]syncerror.HistoryEntry{entry}),
 		})
 	return err
 }
 
 // ExpiredLeases implements DecisionStore.
-func (s *DynamoClaims) ExpiredLeases(ctx context.Context, tenantID string, now time.Time, limit int) ([]Claim, error) {
+func (s *DynamoClaims) ExpiredLeases(ctx context.Context, tenantID string, now time.Time, limit int) ([]syncerror.Claim, error) {
 	out, err := dynamostore.QueryUpTo(ctx, s.client, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		IndexName:                 aws.String(blueprint.IndexByStatus),
 		KeyConditionExpression:    aws.String("status_key = :k"),
 		FilterExpression:          aws.String("lease_expires_at < :now"),
-		ExpressionAttributeValues: dynamostore.Item{":k": dynamostore.Str(statusKey(tenantID, StatusApplying)), ":now": dynamostore.Str(dynamostore.FormatTime(now))},
+		ExpressionAttributeValues: dynamostore.Item{":k": dynamostore.Str(statusKey(tenantID, syncerror.StatusApplying)), ":now": dynamostore.Str(dynamostore.FormatTime(now))},
 	}, limit, claimFrom)
 	if err != nil {
 		return nil, fmt.Errorf("expired leases of %s: %w", tenantID, err)

@@ -1,8 +1,9 @@
-package syncerror
+package dynamo
 
 import (
 	"context"
 	"fmt"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"strconv"
 	"strings"
 
@@ -33,7 +34,7 @@ const (
 )
 
 // listFilter is the FilterExpression of q and its values (nil when q has no filter).
-func listFilter(q ListQuery, values dynamostore.Item) *string {
+func listFilter(q syncerror.ListQuery, values dynamostore.Item) *string {
 	var parts []string
 	if q.Class != "" {
 		// The proposal is stored as the JSON of Proposal, whose first field is
@@ -73,7 +74,7 @@ func listFilter(q ListQuery, values dynamostore.Item) *string {
 // List implements DecisionStore through the by_status index (see above for what each
 // filter costs). The cursor is the last returned (or examined) row's index sort key, which
 // also names its id.
-func (s *DynamoClaims) List(ctx context.Context, tenantID string, q ListQuery) (Page, error) {
+func (s *DynamoClaims) List(ctx context.Context, tenantID string, q syncerror.ListQuery) (syncerror.Page, error) {
 	key := statusKey(tenantID, q.Status)
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
@@ -92,13 +93,13 @@ func (s *DynamoClaims) List(ctx context.Context, tenantID string, q ListQuery) (
 	}
 	if q.Cursor != "" {
 		sortKey, id, ok := dynamostore.DecodeTimedCursor(q.Cursor, "")
-		if !ok || !ValidClaimID(id) {
-			return Page{}, ErrBadCursor
+		if !ok || !syncerror.ValidClaimID(id) {
+			return syncerror.Page{}, syncerror.ErrBadCursor
 		}
 		in.ExclusiveStartKey = dynamostore.Item{"tenant_id": dynamostore.Str(tenantID), "id": dynamostore.Str(id), "status_key": dynamostore.Str(key), "claimed_sort": dynamostore.Str(sortKey)}
 	}
-	var p Page
-	cursorOf := func(c Claim) string {
+	var p syncerror.Page
+	cursorOf := func(c syncerror.Claim) string {
 		return dynamostore.EncodeCursor(dynamostore.FormatTime(c.ClaimedAt) + "#" + c.ID)
 	}
 	// A merged listing's statuses share one page's bound (listmerge.go).
@@ -109,7 +110,7 @@ func (s *DynamoClaims) List(ctx context.Context, tenantID string, q ListQuery) (
 	for reads := 0; ; reads++ {
 		out, err := s.client.Query(ctx, in)
 		if err != nil {
-			return Page{}, fmt.Errorf("list %s claims of %s: %w", q.Status, tenantID, err)
+			return syncerror.Page{}, fmt.Errorf("list %s claims of %s: %w", q.Status, tenantID, err)
 		}
 		for _, it := range out.Items {
 			if len(p.Claims) == q.Limit {
@@ -118,7 +119,7 @@ func (s *DynamoClaims) List(ctx context.Context, tenantID string, q ListQuery) (
 			}
 			c, err := claimFrom(it)
 			if err != nil {
-				return Page{}, err
+				return syncerror.Page{}, err
 			}
 			p.Claims = append(p.Claims, c)
 		}

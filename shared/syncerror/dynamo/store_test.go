@@ -1,0 +1,30 @@
+package dynamo_test
+
+import (
+	"testing"
+
+	"github.com/syncassist/syncassist/infra/emulators/emutest"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+)
+
+func TestMain(m *testing.M) { emutest.Main(m) }
+
+func newDynamoClaims(t *testing.T, e emutest.Emulator) *dynamo.DynamoClaims {
+	db, table := e.Tables(t)
+	return dynamo.NewDynamoClaims(db, table(blueprint.TableProcessed))
+}
+
+func TestDynamoClaimsContract(t *testing.T) {
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		syncerrortest.RunClaimStoreContract(t, func(t *testing.T) syncerror.ClaimStore { return newDynamoClaims(t, e) })
+	})
+}
+
+func TestDynamoAssistStoreContract(t *testing.T) {
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		syncerrortest.RunAssistStoreContract(t, func(t *testing.T) syncerrortest.AssistStore { return newDynamoClaims(t, e) })
+	})
+}
