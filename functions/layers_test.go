@@ -10,7 +10,7 @@ import (
 // owners are the packages that own a slice of the product's data and rules: the features,
 // and the packages that own the platform tables (governance records and the ledger,
 // embedded sessions, tenants, the audit log with the AI records it serves). Each keeps its
-// DynamoDB store in its own package (store_dynamo*.go).
+// DynamoDB store in its own package (store_dynamo*.go, or a dynamo sub-package).
 var owners = append([]string{"shared/governance", "shared/session", "shared/tenant", "shared/audit"}, features...)
 
 // platform are the packages beneath every owner: they know no feature and own no data, so
@@ -79,5 +79,51 @@ func TestDynamostoreHoldsNoFeatureStorage(t *testing.T) {
 			t.Errorf("shared/dynamostore imports %s: a feature's store lives in the feature's package (store_dynamo.go)",
 				strings.TrimPrefix(imp, module))
 		}
+	}
+}
+
+// syncErrorRooms are the rooms of the sync-error feature, lowest first, one line a floor:
+// a room imports only rooms on the floors below its own (never a sibling on its floor, never
+// one above), so the core (the first floor) imports none of them. A new sub-package of the
+// feature gets its floor here.
+var syncErrorRooms = [][]string{
+	{"shared/syncerror"}, // the core: the claim row, its states, fixes, the store interfaces
+	{"shared/syncerror/dynamo", "shared/syncerror/syncerrortest"},  // the DynamoDB store; the contract suites and fake
+	{"shared/syncerror/ingestwire"},                                // the ingest Lambda's wiring
+	{"shared/syncerror/wire"},                                      // the composition of the rooms for the API
+	{"shared/syncerror/aidiagnoser", "shared/syncerror/queuewire"}, // the AI adapter; the worker Lambda's wiring
+}
+
+// Inside the sync-error feature each room imports only downward (test files aside: a
+// room's tests may use the contract suites and the fake).
+func TestSyncErrorRoomsImportOnlyDownward(t *testing.T) {
+	floor := map[string]int{}
+	for i, rooms := range syncErrorRooms {
+		for _, r := range rooms {
+			floor[module+r] = i
+		}
+	}
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../shared/syncerror/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := 0
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		own, ok := floor[f[0]]
+		if !ok {
+			t.Errorf("%s is no room in syncErrorRooms: give it its floor", strings.TrimPrefix(f[0], module))
+			continue
+		}
+		seen++
+		for _, imp := range f[1:] {
+			if to, ok := floor[imp]; ok && to >= own {
+				t.Errorf("%s imports %s, on floor %d (its own is %d): a room imports only the floors below it",
+					strings.TrimPrefix(f[0], module), strings.TrimPrefix(imp, module), to, own)
+			}
+		}
+	}
+	if want := len(floor); seen != want {
+		t.Errorf("found %d of the %d rooms in syncErrorRooms: update the list", seen, want)
 	}
 }
