@@ -1,11 +1,8 @@
 package syncerror
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -192,19 +189,6 @@ func (o *Operator) now() time.Time {
 	return time.Now().UTC()
 }
 
-func who(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
-	id, ok := identity.FromContext(r.Context())
-	if !ok || !id.Attributable() {
-		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusUnauthorized, "unauthenticated", "Sign in to use the operator queue."))
-		return identity.Identity{}, false
-	}
-	return id, true
-}
-
-func notFound(w http.ResponseWriter, r *http.Request) {
-	httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "not_found", "No such sync error."))
-}
-
 // ListHandler serves GET /api/sync-error-assist/proposals?status=&limit=&cursor= with the
 // filters, search and sort of listFilters; format=csv exports the same rows (export.go).
 func (o *Operator) ListHandler() http.Handler {
@@ -296,58 +280,6 @@ type reasonBody struct {
 	Reason string `json:"reason"`
 }
 
-const maxDecisionBody = 64 << 10
-
-func readJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
-	body, err := readLimited(w, r)
-	if err != nil {
-		return false
-	}
-	if optional && len(strings.TrimSpace(string(body))) == 0 {
-		return true
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json", "The body is not valid JSON for this operation."))
-		return false
-	}
-	return true
-}
-
-// readStrictJSON is readJSON for a body whose members are all named by its schema
-// (additionalProperties: false): an unknown member is refused, never ignored.
-func readStrictJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := readLimited(w, r)
-	if err != nil {
-		return false
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "unknown_field",
-				"The body has a member this operation does not take: "+name+"."))
-			return false
-		}
-		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json", "The body is not valid JSON for this operation."))
-		return false
-	}
-	return true
-}
-
-func readLimited(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxDecisionBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusRequestEntityTooLarge, "payload_too_large", "The body exceeds 64 KiB."))
-		} else {
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "body_unreadable", "The request body could not be read."))
-		}
-		return nil, err
-	}
-	return body, nil
-}
-
 // decidable reports whether a person may approve or reject a row in status s: pending, or
 // escalated (handed on to an approver, who decides it).
 func decidable(s Status) bool { return s == StatusPending || s == StatusEscalated }
@@ -377,12 +309,6 @@ func conflict(w http.ResponseWriter, r *http.Request, c Claim) {
 	default:
 		p = httpapi.NewProblem(http.StatusConflict, "no_proposal", "The diagnosis is "+string(c.Diagnosis)+"; there is no proposal to approve yet.")
 	}
-	httpapi.WriteProblem(w, r, p)
-}
-
-func writeFieldError(w http.ResponseWriter, r *http.Request, field, msg string) {
-	p := httpapi.NewProblem(http.StatusBadRequest, "validation_failed", "The body has invalid fields; see errors.")
-	p.Errors = []httpapi.FieldError{{Field: field, Message: msg}}
 	httpapi.WriteProblem(w, r, p)
 }
 

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -384,70 +383,4 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 			t.Fatalf("requeued row still stuck before its new time: %v err=%v", claimIDs(stuck), err)
 		}
 	})
-}
-
-func mustClaim(t *testing.T, s syncerror.ClaimStore, c syncerror.Claim) {
-	t.Helper()
-	if created, err := s.Claim(context.Background(), c); err != nil || !created {
-		t.Fatalf("claim %s: created=%v err=%v", c.ID, created, err)
-	}
-}
-
-func claimIDs(cs []syncerror.Claim) []string {
-	ids := make([]string, 0, len(cs))
-	for _, c := range cs {
-		ids = append(ids, c.ID)
-	}
-	return ids
-}
-
-// winners runs try n times at once and counts the calls that report true; an error fails
-// the test. It is how the contract checks that a conditional write has exactly one winner.
-func winners(t *testing.T, n int, try func(i int) (bool, error)) int {
-	t.Helper()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	count := 0
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ok, err := try(i)
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				mu.Lock()
-				count++
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return count
-}
-
-// won reads a conditional write's outcome: success wins, ErrStateChanged loses, anything
-// else is an error.
-func won(err error) (bool, error) {
-	if errors.Is(err, syncerror.ErrStateChanged) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
-// ready claims a row and completes its diagnosis, so it can be approved.
-func ready(t *testing.T, s syncerror.ClaimStore, tenant, errorID string, at time.Time) syncerror.Claim {
-	t.Helper()
-	ctx := context.Background()
-	c := syncerror.NewClaim(SampleRecord(tenant, errorID), syncerror.SourceWebhook, "msg", at)
-	mustClaim(t, s, c)
-	got, err := s.BeginDiagnosis(ctx, tenant, c.ID, at, at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.CompleteDiagnosis(ctx, tenant, c.ID, got.DiagnosisAttempts, SampleProposal(syncerror.InferenceID(c.ID, 1), at), at); err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
