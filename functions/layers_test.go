@@ -89,6 +89,7 @@ func TestDynamostoreHoldsNoFeatureStorage(t *testing.T) {
 var syncErrorRooms = [][]string{
 	{"shared/syncerror"}, // the core: the claim row, its states, fixes, the store interfaces
 	{"shared/syncerror/dynamo", "shared/syncerror/syncerrortest"},  // the DynamoDB store; the contract suites and fake
+	{"shared/syncerror/intake"},                                    // ingest, the reconcile and its host poll
 	{"shared/syncerror/ingestwire"},                                // the ingest Lambda's wiring
 	{"shared/syncerror/wire"},                                      // the composition of the rooms for the API
 	{"shared/syncerror/aidiagnoser", "shared/syncerror/queuewire"}, // the AI adapter; the worker Lambda's wiring

@@ -32,6 +32,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -300,7 +301,7 @@ func diagnoseBench(ctx context.Context, awsCfg aws.Config, n int) error {
 		body := []byte(fmt.Sprintf(`{"tenantId":"bench","errorId":"D-%d","recordType":"salesOrder","recordId":"SO-%d","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry: Deutschland is not a valid ISO 3166 country code","occurredAt":"2026-11-22T09:58:41Z","payload":{"shipcountry":"Deutschland","email":"buyer%d@example.com","total":129.5}}`, i, i, i))
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, blueprint.IngestRoute.Path, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(syncerror.HeaderTenantID, "bench")
+		req.Header.Set(intake.HeaderTenantID, "bench")
 		webhook.Sign(key, webhook.NewMessageID(), time.Now(), body).Set(req.Header)
 		w := &discardWriter{header: http.Header{}}
 		h.ServeHTTP(w, req)

@@ -20,6 +20,7 @@ import (
 	"github.com/syncassist/syncassist/shared/identity/identitytest"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -182,7 +183,7 @@ func ingestCanaries(t *testing.T, e *env) string {
 	key, _ := webhook.ParseSecret(secret)
 	r := httptest.NewRequest(http.MethodPost, blueprint.IngestRoute.Path, bytes.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set(syncerror.HeaderTenantID, "demo")
+	r.Header.Set(intake.HeaderTenantID, "demo")
 	webhook.Sign(key, "msg_canary", fixtureTime, body).Set(r.Header)
 	mux, err := e.deps.Mux(blueprint.HTTPFunctions())
 	if err != nil {
@@ -193,7 +194,7 @@ func ingestCanaries(t *testing.T, e *env) string {
 	if w.Code != http.StatusAccepted {
 		t.Fatalf("ingest: %d %s", w.Code, w.Body)
 	}
-	var res syncerror.IngestResponse
+	var res intake.IngestResponse
 	if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil {
 		t.Fatal(err)
 	}

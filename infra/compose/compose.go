@@ -28,6 +28,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/aidiagnoser"
 	"github.com/syncassist/syncassist/shared/syncerror/ingestwire"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/syncerror/queuewire"
 	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
 	"github.com/syncassist/syncassist/shared/toolcatalog"
@@ -108,7 +109,7 @@ func (s *Stack) HTTPLambda(name string) (platform.HTTPHandler, error) {
 func (s *Stack) Worker() *syncerror.Worker { return aidiagnoser.Worker(s.Queue, s.AI) }
 
 // ReconcileLambda is the reconcile function's entry point.
-func (s *Stack) ReconcileLambda(ctx context.Context, _ events.EventBridgeEvent) (syncerror.Report, error) {
+func (s *Stack) ReconcileLambda(ctx context.Context, _ events.EventBridgeEvent) (intake.Report, error) {
 	return s.Queue.Reconcile().Run(ctx)
 }
 
@@ -119,7 +120,7 @@ func (s *Stack) ReapSessionsLambda(ctx context.Context, _ events.EventBridgeEven
 
 // RunBackstops runs the scheduled backstops once: the sync-error reconcile, the finance
 // lease sweep, the flow redrive and the flow poll. Each is idempotent and safe to run twice at once.
-func (s *Stack) RunBackstops(ctx context.Context) (syncerror.Report, error) {
+func (s *Stack) RunBackstops(ctx context.Context) (intake.Report, error) {
 	rep, err := s.Queue.Reconcile().Run(ctx)
 	if _, ferr := finance.SweepAllLeases(ctx, s.Base, s.Finance); ferr != nil {
 		err = errors.Join(err, fmt.Errorf("finance lease sweep: %w", ferr))

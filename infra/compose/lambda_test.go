@@ -24,6 +24,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -166,11 +167,11 @@ func TestIngestEventThroughLambdaEntryPoint(t *testing.T) {
 		if resp.StatusCode != http.StatusAccepted {
 			t.Fatalf("delivery %d: status %d %s", i, resp.StatusCode, resp.Body)
 		}
-		var got syncerror.IngestResponse
+		var got intake.IngestResponse
 		if err := json.Unmarshal([]byte(resp.Body), &got); err != nil {
 			t.Fatal(err)
 		}
-		if got != (syncerror.IngestResponse{ID: wantID, Status: syncerror.StatusPending, Duplicate: wantDup}) {
+		if got != (intake.IngestResponse{ID: wantID, Status: syncerror.StatusPending, Duplicate: wantDup}) {
 			t.Fatalf("delivery %d: %+v", i, got)
 		}
 		if resp.Headers["Content-Type"] != "application/json" || resp.Headers["X-Correlation-Id"] == "" {
@@ -314,7 +315,7 @@ func TestConcurrentDeliveriesOneRowOneMessage(t *testing.T) {
 			if err != nil {
 				t.Error(err)
 			}
-			var got syncerror.IngestResponse
+			var got intake.IngestResponse
 			_ = json.Unmarshal([]byte(resp.Body), &got)
 			results <- result{resp.StatusCode, got.Duplicate}
 		}()

@@ -20,6 +20,7 @@ import (
 	"github.com/syncassist/syncassist/shared/apidoc"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -110,7 +111,7 @@ func (c *contract) signed(path string, body []byte) *httptest.ResponseRecorder {
 	key, _ := webhook.ParseSecret(fixtureSecret)
 	r := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set(syncerror.HeaderTenantID, "demo")
+	r.Header.Set(intake.HeaderTenantID, "demo")
 	webhook.Sign(key, webhook.NewMessageID(), fixtureTime, body).Set(r.Header)
 	return c.do(r)
 }

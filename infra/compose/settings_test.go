@@ -19,7 +19,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/settings"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
-	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -126,7 +126,7 @@ func TestSettingsSecretRotationKeepsTheOldSecretVerifying(t *testing.T) {
 		key, _ := webhook.ParseSecret(secret)
 		r := httptest.NewRequest("POST", blueprint.IngestRoute.Path, strings.NewReader(string(body)))
 		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set(syncerror.HeaderTenantID, "demo")
+		r.Header.Set(intake.HeaderTenantID, "demo")
 		webhook.Sign(key, webhook.NewMessageID(), fixtureTime, body).Set(r.Header)
 		rec := httptest.NewRecorder()
 		api.ServeHTTP(rec, r)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/syncassist/syncassist/infra/emulators"
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -47,7 +47,7 @@ func TestHotPathCallBudgets(t *testing.T) {
 			"occurredAt": time.Now().UTC().Add(-time.Minute).Format(time.RFC3339), "payload": map[string]any{"shipcountry": "Deutschland"}})
 		h := http.Header{}
 		webhook.Sign(r.keys[tenant.PurposeIngest], webhook.NewMessageID(), time.Now(), body).Set(h)
-		h.Set(syncerror.HeaderTenantID, costTenant)
+		h.Set(intake.HeaderTenantID, costTenant)
 		if err := r.invoke(newTimer(r.meter, blueprint.FuncIngest), ingest,
 			apiEvent(http.MethodPost, blueprint.IngestRoute.Path, h, string(body)), http.StatusAccepted); err != nil {
 			t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -121,7 +122,7 @@ func (r *run) syncErrors(n int) (Path, error) {
 			"payload":    map[string]any{"shipcountry": "Deutschland", "shipzip": "10115", "total": 129.5, "email": fmt.Sprintf("buyer%d@example.com", i)}})
 		h := http.Header{}
 		webhook.Sign(r.keys[tenant.PurposeIngest], webhook.NewMessageID(), time.Now(), body).Set(h)
-		h.Set(syncerror.HeaderTenantID, costTenant)
+		h.Set(intake.HeaderTenantID, costTenant)
 		if err := r.invoke(ti, ingest, apiEvent(http.MethodPost, blueprint.IngestRoute.Path, h, string(body)), http.StatusAccepted); err != nil {
 			return pa, err
 		}
@@ -206,7 +207,7 @@ func (r *run) flowEvents(n int) (Path, error) {
 			"fields": map[string]any{"phone": fmt.Sprintf("+49 40 %d", 1000+i)}})
 		h := http.Header{}
 		webhook.Sign(r.keys[tenant.FlowPurpose("hosterp")], webhook.NewMessageID(), time.Now(), body).Set(h)
-		h.Set(syncerror.HeaderTenantID, costTenant)
+		h.Set(intake.HeaderTenantID, costTenant)
 		if err := r.invoke(t, fn, apiEvent(http.MethodPost, path, h, string(body)), http.StatusAccepted); err != nil {
 			return pa, err
 		}

@@ -29,7 +29,7 @@ import (
 	"github.com/syncassist/syncassist/shared/identity/identitytest"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
-	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -253,7 +253,7 @@ func (st *Stage) QueueDepth(ctx context.Context, name string) (int, error) {
 
 // Reconcile runs both backstops once: the sync-error reconcile and the finance lease
 // sweep, as the scheduled functions do.
-func (st *Stage) Reconcile(ctx context.Context) (syncerror.Report, error) {
+func (st *Stage) Reconcile(ctx context.Context) (intake.Report, error) {
 	return st.Deps.RunBackstops(ctx)
 }
 

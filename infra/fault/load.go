@@ -17,6 +17,7 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
@@ -138,7 +139,7 @@ func (st *Stage) deliver(ctx context.Context, url string, p Post, canaries []str
 			d.Status = ans.Status
 			atomic.AddInt64(leaked, int64(countLeaks(string(ans.Body), canaries)))
 			if ans.Status < 500 {
-				var out syncerror.IngestResponse
+				var out intake.IngestResponse
 				_ = json.Unmarshal(ans.Body, &out)
 				d.Duplicate = out.Duplicate
 				if ans.Status != http.StatusAccepted {

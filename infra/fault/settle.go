@@ -9,6 +9,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/ai/aitest"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 )
 
 // Settled is where the claims of a scenario ended up once the pipeline went quiet.
@@ -16,7 +17,7 @@ type Settled struct {
 	Missing     []string // errorIds without a claim: lost at ingest
 	Undiagnosed []string // claimed but not diagnosed ready by the deadline: lost downstream
 	Reconciles  int
-	Report      syncerror.Report // the reconcile runs' figures, summed
+	Report      intake.Report // the reconcile runs' figures, summed
 }
 
 // settle waits until every errorId's claim is diagnosed ready. When reconcile is set, it
@@ -84,7 +85,7 @@ func (st *Stage) notReady(ctx context.Context, errorIDs []string) (pending, miss
 	return pending, missing, err
 }
 
-func addReport(sum *syncerror.Report, r syncerror.Report) {
+func addReport(sum *intake.Report, r intake.Report) {
 	sum.Requeued += r.Requeued
 	sum.SendFailed += r.SendFailed
 	sum.LeasesCompleted += r.LeasesCompleted

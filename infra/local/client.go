@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/infra/emulators"
-	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -77,6 +77,6 @@ func (a *localAPI) signed(p tenant.Purpose, path string, body []byte) (int, []by
 	}
 	h := http.Header{}
 	webhook.Sign(key, webhook.NewMessageID(), time.Now(), body).Set(h)
-	h.Set(syncerror.HeaderTenantID, a.tenant)
+	h.Set(intake.HeaderTenantID, a.tenant)
 	return a.do("POST", path, body, h)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -43,7 +44,7 @@ func demo(ctx context.Context) error {
 		return err
 	}
 	fmt.Printf("   %d %s", code, out)
-	var claimed syncerror.IngestResponse
+	var claimed intake.IngestResponse
 	if code != http.StatusAccepted || json.Unmarshal(out, &claimed) != nil {
 		return fmt.Errorf("ingest answered %d", code)
 	}

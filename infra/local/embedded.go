@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
@@ -44,7 +44,7 @@ func embedded(ctx context.Context) error {
 
 	body := []byte(`{"userId":"erp-user-17","hostAccountId":"acct-0042","roles":["operator"]}`)
 	h := http.Header{}
-	h.Set(syncerror.HeaderTenantID, tenantID)
+	h.Set(intake.HeaderTenantID, tenantID)
 	webhook.Sign(key, webhook.NewMessageID(), time.Now(), body).Set(h)
 	code, out, err := post("/api/embedded/host/bootstrap", body, h)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -186,7 +187,7 @@ func postError(api *localAPI, errorID, code, message, hostRec string) (string, e
 		"externalSystem": "webshop", "direction": "inbound", "payload": demoPayload(errorID),
 		"context": map[string]any{"source": "netsuite", "hostRecord": map[string]any{"type": syncErrorRecord, "id": hostRec}}})
 	status, out, err := api.signed(tenant.PurposeIngest, blueprint.IngestRoute.Path, body)
-	var res syncerror.IngestResponse
+	var res intake.IngestResponse
 	if err != nil || status != http.StatusAccepted || json.Unmarshal(out, &res) != nil {
 		return "", fmt.Errorf("ingest answered %d %s (%v)", status, firstLine(out), err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/syncassist/syncassist/infra/emulators"
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
@@ -49,7 +49,7 @@ func curlCommand(url, tenantID, secret string, body []byte, now time.Time) strin
 	}
 	h := webhook.Sign(key, webhook.NewMessageID(), now, body)
 	return fmt.Sprintf("curl -i -X POST %s \\\n  -H 'Content-Type: application/json' \\\n  -H '%s: %s' \\\n  -H 'webhook-id: %s' \\\n  -H 'webhook-timestamp: %s' \\\n  -H 'webhook-signature: %s' \\\n  --data-binary %s",
-		url, syncerror.HeaderTenantID, tenantID, h.ID, h.Timestamp, h.Signature, shellQuote(string(body)))
+		url, intake.HeaderTenantID, tenantID, h.ID, h.Timestamp, h.Signature, shellQuote(string(body)))
 }
 
 // shellQuote wraps s in single quotes for a POSIX shell.
@@ -110,7 +110,7 @@ func postSigned(ctx context.Context, url, tenantID, secret string, body []byte) 
 		return "", nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(syncerror.HeaderTenantID, tenantID)
+	req.Header.Set(intake.HeaderTenantID, tenantID)
 	webhook.Sign(key, webhook.NewMessageID(), time.Now(), body).Set(req.Header)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

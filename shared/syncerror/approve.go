@@ -319,6 +319,19 @@ func retryStore(ctx context.Context, op func() error) error {
 	return retry.Store(ctx, op, func(err error) bool { return errors.Is(err, ErrStateChanged) || errors.Is(err, ErrNotFound) })
 }
 
+// FixKeys are the idempotency keys a write-back of c may have carried: its operator's
+// edit, and the AI's fix (an approve without an edit writes that one).
+func FixKeys(c Claim) []string {
+	var keys []string
+	if len(c.EditedFix) > 0 {
+		keys = append(keys, FixKey(c.ID, c.EditedFix))
+	}
+	if c.Proposal != nil && len(c.Proposal.Fix) > 0 {
+		keys = append(keys, FixKey(c.ID, c.Proposal.Fix))
+	}
+	return keys
+}
+
 // FixKey is the idempotency key of writing fix for a claim: the same fix always carries
 // the same key, so a retried or taken-over approve is replayed by the ERP, never applied
 // twice; an edited fix is a different write with a different key.

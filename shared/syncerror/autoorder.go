@@ -83,12 +83,3 @@ func orderOne(ctx context.Context, s DocStore, tenantID string, d Doc, now time.
 	}
 	return 1, nil
 }
-
-func (rc *Reconcile) orderAutomation(ctx context.Context, tenantID string, rep *Report) error {
-	if rc.Docs == nil {
-		return nil
-	}
-	n, err := OrderAutomation(ctx, rc.Docs, tenantID, AutoOrderPerRun, rc.now())
-	rep.AutomationOrdered += n
-	return err
-}

@@ -42,6 +42,9 @@ type Source string
 const (
 	SourceWebhook   Source = "webhook"
 	SourceReconcile Source = "reconcile"
+	// SourceFlow marks a claim made for a flow run whose target write failed for good: the
+	// platform's own failed syncs are triaged like the host ERP's.
+	SourceFlow Source = "flow"
 )
 
 // Errors a caller branches on.
@@ -178,6 +181,15 @@ type ClaimStore interface {
 	FoldStore
 	TriageStore
 	Watermarks
+}
+
+// Watermarks remember, per tenant, up to when the host ERP's sync errors were polled.
+type Watermarks interface {
+	// Watermark returns the zero time when the tenant was never polled.
+	Watermark(ctx context.Context, tenantID string) (time.Time, error)
+	// AdvanceWatermark sets the watermark to next if it is still prev; ErrStateChanged if
+	// an overlapping run moved it first.
+	AdvanceWatermark(ctx context.Context, tenantID string, prev, next time.Time) error
 }
 
 // Message is the body of a diagnosis queue message.

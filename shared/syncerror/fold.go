@@ -170,8 +170,8 @@ func ErrorKey(errorID string) string {
 // row closed under it); two suffice unless rows are closed as fast as posts arrive.
 const maxFoldRounds = 4
 
-// fold stores c as its signature's open row or an occurrence of it.
-func fold(ctx context.Context, s ClaimStore, c Claim, d Arrival) (FoldResult, Claim, error) {
+// Fold stores c as its signature's open row or an occurrence of it.
+func Fold(ctx context.Context, s ClaimStore, c Claim, d Arrival) (FoldResult, Claim, error) {
 	sig, key := Signature(c.Record), ErrorKey(c.Record.ErrorID)
 	c.Retry.Signature, c.Retry.Occurrences = sig, 1
 	c.Retry.FirstSeen, c.Retry.LastSeen = c.ClaimedAt, c.ClaimedAt

@@ -75,16 +75,7 @@ func newOpFixture(t *testing.T) *opFixture {
 // readyClaim claims a sample error and completes its diagnosis.
 func readyClaim(t *testing.T, s syncerror.ClaimStore, tenant, errorID string, at time.Time) syncerror.Claim {
 	t.Helper()
-	c := claimed(t, s, tenant, errorID, at)
-	got, err := s.BeginDiagnosis(context.Background(), tenant, c.ID, at, at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := syncerrortest.SampleProposal(syncerror.InferenceID(c.ID, 1), at)
-	if err := s.CompleteDiagnosis(context.Background(), tenant, c.ID, got.DiagnosisAttempts, p, at); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return syncerrortest.Ready(t, s, tenant, errorID, at)
 }
 
 func (f *opFixture) call(t *testing.T, tenant, method, path, body string) *httptest.ResponseRecorder {

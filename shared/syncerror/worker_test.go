@@ -16,11 +16,7 @@ import (
 
 func claimed(t *testing.T, s syncerror.ClaimStore, tenantID, errorID string, at time.Time) syncerror.Claim {
 	t.Helper()
-	c := syncerror.NewClaim(syncerrortest.SampleRecord(tenantID, errorID), syncerror.SourceWebhook, "", at)
-	if _, err := s.Claim(context.Background(), c); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return syncerrortest.Claimed(t, s, tenantID, errorID, at)
 }
 
 func sqsMsg(id, body string) events.SQSMessage {

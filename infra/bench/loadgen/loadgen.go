@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
 
@@ -94,7 +94,7 @@ func PostSigned(ctx context.Context, client *http.Client, url, tenantID string, 
 		return Answer{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(syncerror.HeaderTenantID, tenantID)
+	req.Header.Set(intake.HeaderTenantID, tenantID)
 	webhook.Sign(key, msgID, time.Now(), body).Set(req.Header)
 	resp, err := client.Do(req)
 	if err != nil {

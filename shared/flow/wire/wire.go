@@ -21,6 +21,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/syncerror/queuewire"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -251,7 +252,7 @@ func PollLambda(_ context.Context, b *platform.Base) (func(context.Context, even
 
 // Reporter files a run that failed for good as a sync error of the target's record: the
 // run id is its errorId, so reporting a run twice claims it once.
-type Reporter struct{ R *syncerror.Reporter }
+type Reporter struct{ R *intake.Reporter }
 
 // Report implements flow.SyncErrors. The context names the flow's systems: an approved
 // fix of this sync error is the run's write corrected, written to the run's target in

@@ -17,6 +17,7 @@ import (
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -27,8 +28,8 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 }
 
 // Ingest is the webhook handler on claims and q.
-func Ingest(b *platform.Base, claims syncerror.ClaimStore, q syncerror.Queue) *syncerror.Ingest {
-	return &syncerror.Ingest{Auth: b.HostAuth(tenant.PurposeIngest), Claims: claims, Queue: q, Mask: Mask(b), Now: b.Clock()}
+func Ingest(b *platform.Base, claims syncerror.ClaimStore, q syncerror.Queue) *intake.Ingest {
+	return &intake.Ingest{Auth: b.HostAuth(tenant.PurposeIngest), Claims: claims, Queue: q, Mask: Mask(b), Now: b.Clock()}
 }
 
 // Mask is the data-class policy of stored sync errors (syncerror.Masker).

@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/syncassist/syncassist/shared/platform"
-	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/ingestwire"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
 )
 
@@ -28,11 +28,11 @@ func New(b *platform.Base) (*syncerrorwire.Feature, error) {
 }
 
 // ReconcileLambda is the reconcile function's entry point.
-func ReconcileLambda(_ context.Context, b *platform.Base) (func(context.Context, events.EventBridgeEvent) (syncerror.Report, error), error) {
+func ReconcileLambda(_ context.Context, b *platform.Base) (func(context.Context, events.EventBridgeEvent) (intake.Report, error), error) {
 	f, err := New(b)
 	if err != nil {
 		return nil, err
 	}
 	r := f.Reconcile()
-	return func(ctx context.Context, _ events.EventBridgeEvent) (syncerror.Report, error) { return r.Run(ctx) }, nil
+	return func(ctx context.Context, _ events.EventBridgeEvent) (intake.Report, error) { return r.Run(ctx) }, nil
 }

@@ -77,3 +77,29 @@ func ready(t *testing.T, s syncerror.ClaimStore, tenant, errorID string, at time
 	}
 	return c
 }
+
+// Claimed claims a sample record of tenantID as a webhook would, and returns its row.
+func Claimed(t *testing.T, s syncerror.ClaimStore, tenantID, errorID string, at time.Time) syncerror.Claim {
+	t.Helper()
+	c := syncerror.NewClaim(SampleRecord(tenantID, errorID), syncerror.SourceWebhook, "", at)
+	if _, err := s.Claim(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Ready is Claimed with its diagnosis done: a pending row with the sample proposal, ready
+// for a decision.
+func Ready(t *testing.T, s syncerror.ClaimStore, tenant, errorID string, at time.Time) syncerror.Claim {
+	t.Helper()
+	c := Claimed(t, s, tenant, errorID, at)
+	got, err := s.BeginDiagnosis(context.Background(), tenant, c.ID, at, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := SampleProposal(syncerror.InferenceID(c.ID, 1), at)
+	if err := s.CompleteDiagnosis(context.Background(), tenant, c.ID, got.DiagnosisAttempts, p, at); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/syncassist/syncassist/shared/governance/governancetest"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -100,7 +101,7 @@ type fixture struct {
 	audits *flakyAudit
 	conns  *governancetest.Connectors
 	op     *syncerror.Operator
-	rc     *syncerror.Reconcile
+	rc     *intake.Reconcile
 	now    time.Time
 }
 
@@ -119,7 +120,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f.op = &syncerror.Operator{Claims: f.claims, Fixes: fixWriter{g}, Audit: log, Now: clock}
-	f.rc = &syncerror.Reconcile{Tenants: tenants{}, Claims: f.claims, Audit: log, Now: clock, Writes: ledgerWrites{f.ledger},
+	f.rc = &intake.Reconcile{Tenants: tenants{}, Claims: f.claims, Audit: log, Now: clock, Writes: ledgerWrites{f.ledger},
 		Log: discard()}
 	return f
 }

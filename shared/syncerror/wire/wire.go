@@ -15,6 +15,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -41,7 +42,7 @@ type Feature struct {
 func New(b *platform.Base) (*Feature, error) {
 	f := &Feature{Base: b, Claims: dynamo.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed)), Queue: missingQueue{}}
 	var err error
-	if f.StuckAfter, err = platform.EnvDuration(b.Getenv, "RECONCILE_STUCK_AFTER", syncerror.DefaultStuckAfter); err != nil {
+	if f.StuckAfter, err = platform.EnvDuration(b.Getenv, "RECONCILE_STUCK_AFTER", intake.DefaultStuckAfter); err != nil {
 		return nil, err
 	}
 	if f.DiagnosisStale, err = platform.EnvDuration(b.Getenv, "DIAGNOSIS_STALE_AFTER", syncerror.DefaultDiagnosisStale); err != nil {
@@ -87,8 +88,8 @@ func (f *Feature) mask() *syncerror.Masker { return &syncerror.Masker{Scanner: f
 
 // Ingest is the webhook handler on f's claims and queue, as ingestwire.Routes builds it
 // for the ingest function.
-func (f *Feature) Ingest() *syncerror.Ingest {
-	return &syncerror.Ingest{Auth: f.Base.HostAuth(tenant.PurposeIngest), Claims: f.Claims, Queue: f.Queue, Mask: f.mask(), Now: f.Base.Clock()}
+func (f *Feature) Ingest() *intake.Ingest {
+	return &intake.Ingest{Auth: f.Base.HostAuth(tenant.PurposeIngest), Claims: f.Claims, Queue: f.Queue, Mask: f.mask(), Now: f.Base.Clock()}
 }
 
 // Operator is the operator queue's service; approved fixes go through the guard.
@@ -116,8 +117,8 @@ func (f *Feature) Worker(d syncerror.Diagnoser) *syncerror.Worker {
 }
 
 // Reconcile is the 30-minute backstop.
-func (f *Feature) Reconcile() *syncerror.Reconcile {
-	return &syncerror.Reconcile{Tenants: f.Base.TenantsFor(), Claims: f.Claims, Queue: f.Queue, Log: f.Base.Log, Now: f.Base.Clock(),
+func (f *Feature) Reconcile() *intake.Reconcile {
+	return &intake.Reconcile{Tenants: f.Base.TenantsFor(), Claims: f.Claims, Queue: f.Queue, Log: f.Base.Log, Now: f.Base.Clock(),
 		StuckAfter: f.StuckAfter, Host: hostErrors{guarded.Connectors(f.Base)}, Watermarks: f.Claims, Audit: f.Base.Audit,
 		Writes: ledgerWrites{f.Base.Ledger()}, Mask: f.mask(), Docs: f.docs(),
 		SweepOrder: f.Base.JobMemory(blueprint.Processed, "reconcile sweep"),
@@ -134,8 +135,8 @@ func (missingQueue) Send(context.Context, syncerror.Message) error {
 
 // Reporter claims sync errors other features find (a flow's failed write) through the
 // webhook's claim path: the same store, queue and at-rest mask.
-func (f *Feature) Reporter() *syncerror.Reporter {
-	return &syncerror.Reporter{Claims: f.Claims, Queue: f.Queue, Mask: f.mask(), Now: f.Base.Clock()}
+func (f *Feature) Reporter() *intake.Reporter {
+	return &intake.Reporter{Claims: f.Claims, Queue: f.Queue, Mask: f.mask(), Now: f.Base.Clock()}
 }
 
 // Retrier runs the queue's retries: each re-runs the integration that failed (retry.go):

@@ -1,10 +1,11 @@
-package syncerror
+package intake
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"io"
 	"log/slog"
 	"time"
@@ -31,15 +32,6 @@ type HostErrors interface {
 	ListSyncErrors(ctx context.Context, tenantID string, since time.Time, cursor string, limit int) (items []json.RawMessage, next string, err error)
 }
 
-// Watermarks remember, per tenant, up to when the host ERP's sync errors were polled.
-type Watermarks interface {
-	// Watermark returns the zero time when the tenant was never polled.
-	Watermark(ctx context.Context, tenantID string) (time.Time, error)
-	// AdvanceWatermark sets the watermark to next if it is still prev; ErrStateChanged if
-	// an overlapping run moved it first.
-	AdvanceWatermark(ctx context.Context, tenantID string, prev, next time.Time) error
-}
-
 // Reconcile is the 30-minute backstop. Per enabled tenant it
 //   - re-enqueues claims stuck in queued or diagnosing (a lost SendMessage, a dead worker);
 //   - polls the host ERP for sync errors since the tenant's watermark and claims the unseen
@@ -51,11 +43,11 @@ type Watermarks interface {
 // nothing is enqueued, claimed or reverted twice.
 type Reconcile struct {
 	Tenants    TenantLister
-	Claims     ClaimStore
-	Queue      Queue
+	Claims     syncerror.ClaimStore
+	Queue      syncerror.Queue
 	Host       HostErrors
-	Watermarks Watermarks
-	Audit      Auditor
+	Watermarks syncerror.Watermarks
+	Audit      syncerror.Auditor
 	Log        *slog.Logger
 	Now        func() time.Time
 	// StuckAfter overrides DefaultStuckAfter.
@@ -67,13 +59,13 @@ type Reconcile struct {
 	// Metrics receives the run's EMF line (nil: emf.Out, stdout).
 	Metrics io.Writer
 	// Mask applies the at-rest policy to what the poll claims (nil: none).
-	Mask *Masker
+	Mask *syncerror.Masker
 	// Writes tells whether an expired approve's write-back reached the host ERP when the
 	// approve stopped before marking its row; nil trusts the marker alone.
 	Writes AppliedWrites
 	// Docs, when set, lets the run give older automation records their place in the
 	// newest-first list (OrderAutomation).
-	Docs DocStore
+	Docs syncerror.DocStore
 	// Budget is the longest a run may take on the Now clock (zero: until the context's
 	// deadline, the Lambda's). Each tenant gets a bounded share of it (tenantrun).
 	Budget time.Duration
@@ -206,7 +198,7 @@ func (rc *Reconcile) requeueStuck(ctx context.Context, tenantID string, rep *Rep
 		after = DefaultStuckAfter
 	}
 	cutoff := now.Add(-after)
-	for _, d := range []Diagnosis{DiagnosisQueued, DiagnosisDiagnosing} {
+	for _, d := range []syncerror.Diagnosis{syncerror.DiagnosisQueued, syncerror.DiagnosisDiagnosing} {
 		// Each pass moves what it handles out of the query's range; stop when a page
 		// comes back short or nothing in it could be taken.
 		for {
@@ -217,7 +209,7 @@ func (rc *Reconcile) requeueStuck(ctx context.Context, tenantID string, rep *Rep
 			progressed := false
 			for _, c := range stuck {
 				err := rc.Claims.Requeue(ctx, tenantID, c.ID, c.Diagnosis, c.DiagnosisSince, now)
-				if errors.Is(err, ErrStateChanged) {
+				if errors.Is(err, syncerror.ErrStateChanged) {
 					rep.Contended++
 					continue
 				}
@@ -225,7 +217,7 @@ func (rc *Reconcile) requeueStuck(ctx context.Context, tenantID string, rep *Rep
 					return err
 				}
 				progressed = true
-				if err := rc.Queue.Send(ctx, Message{TenantID: tenantID, ID: c.ID}); err != nil {
+				if err := rc.Queue.Send(ctx, syncerror.Message{TenantID: tenantID, ID: c.ID}); err != nil {
 					// The row is re-stamped; the next run finds it again after StuckAfter.
 					rep.SendFailed++
 					rc.log().Warn("re-enqueue failed", "tenant", tenantID, "id", c.ID, "error", err)
@@ -253,4 +245,12 @@ func (rc *Reconcile) log() *slog.Logger {
 		return rc.Log
 	}
 	return slog.Default()
+}
+func (rc *Reconcile) orderAutomation(ctx context.Context, tenantID string, rep *Report) error {
+	if rc.Docs == nil {
+		return nil
+	}
+	n, err := syncerror.OrderAutomation(ctx, rc.Docs, tenantID, syncerror.AutoOrderPerRun, rc.now())
+	rep.AutomationOrdered += n
+	return err
 }

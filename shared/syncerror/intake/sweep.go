@@ -1,8 +1,9 @@
-package syncerror
+package intake
 
 import (
 	"context"
 	"errors"
+	"github.com/syncassist/syncassist/shared/syncerror"
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/identity"
@@ -12,20 +13,7 @@ import (
 // carry, reached the host ERP: the guard's write ledger, which the guard stores right
 // after the write, before the approve could mark its row.
 type AppliedWrites interface {
-	Applied(ctx context.Context, c Claim, keys []string) (bool, error)
-}
-
-// FixKeys are the idempotency keys a write-back of c may have carried: its operator's
-// edit, and the AI's fix (an approve without an edit writes that one).
-func FixKeys(c Claim) []string {
-	var keys []string
-	if len(c.EditedFix) > 0 {
-		keys = append(keys, FixKey(c.ID, c.EditedFix))
-	}
-	if c.Proposal != nil && len(c.Proposal.Fix) > 0 {
-		keys = append(keys, FixKey(c.ID, c.Proposal.Fix))
-	}
-	return keys
+	Applied(ctx context.Context, c syncerror.Claim, keys []string) (bool, error)
 }
 
 // sweepLeases finishes approves that stopped mid-write (their lease expired in applying).
@@ -47,7 +35,7 @@ func (rc *Reconcile) sweepLeases(ctx context.Context, tenantID string, rep *Repo
 		}
 		applied := c.Applied != nil
 		if !applied && rc.Writes != nil {
-			if applied, err = rc.Writes.Applied(ctx, c, FixKeys(c)); err != nil {
+			if applied, err = rc.Writes.Applied(ctx, c, syncerror.FixKeys(c)); err != nil {
 				errs = append(errs, err)
 				continue
 			}
@@ -55,12 +43,12 @@ func (rc *Reconcile) sweepLeases(ctx context.Context, tenantID string, rep *Repo
 		to, action, note, key, result := c.Lease.Origin(), "lease_expired", "", "syncerror.lease_expired", audit.ResultFailure
 		reason := "the approve did not finish before its lease expired; approve again"
 		if applied {
-			to, action, reason, key, result = StatusApproved, "approved", "", "syncerror.approve_completed", audit.ResultSuccess
+			to, action, reason, key, result = syncerror.StatusApproved, "approved", "", "syncerror.approve_completed", audit.ResultSuccess
 			note = "completed by the reconcile: the fix had been written to the host ERP"
 		}
 		err := rc.Claims.FinishApply(ctx, tenantID, c.ID, c.Lease.Token, to, reason,
-			HistoryEntry{At: now, Actor: "reconcile", Action: action, Note: note}, now)
-		if errors.Is(err, ErrStateChanged) {
+			syncerror.HistoryEntry{At: now, Actor: "reconcile", Action: action, Note: note}, now)
+		if errors.Is(err, syncerror.ErrStateChanged) {
 			rep.Contended++
 			continue
 		}
@@ -77,7 +65,7 @@ func (rc *Reconcile) sweepLeases(ctx context.Context, tenantID string, rep *Repo
 	return errors.Join(errs...)
 }
 
-func (rc *Reconcile) auditSweep(ctx context.Context, tenantID string, c Claim, key, result string) {
+func (rc *Reconcile) auditSweep(ctx context.Context, tenantID string, c syncerror.Claim, key, result string) {
 	if rc.Audit == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package syncerror_test
+package intake_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -19,7 +20,7 @@ import (
 // emulators.
 func BenchmarkIngest(b *testing.B) {
 	f := newFixture(b)
-	ing := &syncerror.Ingest{Auth: fixedAuth(f.tenants, func() time.Time { return clock }), Claims: f.claims, Queue: f.queue,
+	ing := &intake.Ingest{Auth: fixedAuth(f.tenants, func() time.Time { return clock }), Claims: f.claims, Queue: f.queue,
 		Mask: &syncerror.Masker{Scanner: dlp.NewScanner()}, Now: func() time.Time { return clock }}
 	key, _ := webhook.ParseSecret(secretCurrent)
 	bodies := make([][]byte, 1024)
@@ -40,7 +41,7 @@ func BenchmarkIngest(b *testing.B) {
 		}
 		r := httptest.NewRequest(http.MethodPost, "/api/sync-error-assist/ingest", bytes.NewReader(bodies[j]))
 		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set(syncerror.HeaderTenantID, "acme")
+		r.Header.Set(intake.HeaderTenantID, "acme")
 		headers[j].Set(r.Header)
 		w := httptest.NewRecorder()
 		ing.ServeHTTP(w, r)

@@ -1,4 +1,4 @@
-package syncerror_test
+package intake_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -23,11 +24,11 @@ func TestIngestAcceptsSignedError(t *testing.T) {
 	if rec.Code != http.StatusAccepted {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
-	var got syncerror.IngestResponse
+	var got intake.IngestResponse
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := syncerror.IngestResponse{ID: rowID("acme", "E-1"), Status: syncerror.StatusPending}
+	want := intake.IngestResponse{ID: rowID("acme", "E-1"), Status: syncerror.StatusPending}
 	if got != want {
 		t.Fatalf("body %+v, want %+v", got, want)
 	}
@@ -51,7 +52,7 @@ func TestIngestRedeliveryIsDuplicate(t *testing.T) {
 	f := newFixture(t)
 	for i, wantDup := range []bool{false, true, true} {
 		rec := f.do(t, req{tenant: "acme", body: body("acme", "E-1")})
-		var got syncerror.IngestResponse
+		var got intake.IngestResponse
 		_ = json.Unmarshal(rec.Body.Bytes(), &got)
 		if rec.Code != http.StatusAccepted || got.Duplicate != wantDup || got.Status != syncerror.StatusPending {
 			t.Fatalf("delivery %d: %d %s", i, rec.Code, rec.Body)
@@ -72,7 +73,7 @@ func TestIngestConcurrentDeliveriesClaimOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			rec := f.do(t, req{tenant: "acme", body: body("acme", "E-race")})
-			var got syncerror.IngestResponse
+			var got intake.IngestResponse
 			_ = json.Unmarshal(rec.Body.Bytes(), &got)
 			if rec.Code != http.StatusAccepted {
 				t.Errorf("status %d", rec.Code)
@@ -221,8 +222,8 @@ func TestIngestQueueFailureStillAcceptsAndReconcileRequeues(t *testing.T) {
 		t.Fatalf("row %+v err=%v, want diagnosis queued", row, err)
 	}
 	f.queue.SetFail(nil)
-	rc := &syncerror.Reconcile{Tenants: f.tenants, Claims: f.claims, Queue: f.queue, Log: discardLogger(),
-		Now: func() time.Time { return clock.Add(syncerror.DefaultStuckAfter + time.Second) }}
+	rc := &intake.Reconcile{Tenants: f.tenants, Claims: f.claims, Queue: f.queue, Log: discardLogger(),
+		Now: func() time.Time { return clock.Add(intake.DefaultStuckAfter + time.Second) }}
 	rep, err := rc.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +238,7 @@ func TestIngestQueueFailureStillAcceptsAndReconcileRequeues(t *testing.T) {
 
 func TestIngestStoreFailureIs503AndSendsNothing(t *testing.T) {
 	f := newFixture(t)
-	ing := &syncerror.Ingest{Auth: fixedAuth(f.tenants, func() time.Time { return clock }), Claims: failingClaims{f.claims}, Queue: f.queue,
+	ing := &intake.Ingest{Auth: fixedAuth(f.tenants, func() time.Time { return clock }), Claims: failingClaims{f.claims}, Queue: f.queue,
 		Now: func() time.Time { return clock }}
 	f.handler = httpapi.Instrument(discardLogger(), ing)
 	rec := f.do(t, req{tenant: "acme", body: body("acme", "E-1")})
@@ -272,7 +273,7 @@ func TestIngestRefusesAReusedWebhookIDWithAnotherBody(t *testing.T) {
 				t.Fatalf("first: %d %s", rec.Code, rec.Body)
 			}
 			rec := f.do(t, req{tenant: "acme", body: first, id: "msg_once"})
-			var got syncerror.IngestResponse
+			var got intake.IngestResponse
 			if rec.Code != http.StatusAccepted || json.Unmarshal(rec.Body.Bytes(), &got) != nil || !got.Duplicate {
 				t.Fatalf("same id, same body: %d %s, want 202 duplicate", rec.Code, rec.Body)
 			}

@@ -1,4 +1,4 @@
-package syncerror_test
+package intake_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/syncassist/syncassist/shared/audit/audittest"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
@@ -45,8 +46,8 @@ func TestReconcileRequeuesOnlyStuckClaimsOfEnabledTenants(t *testing.T) {
 	if _, err := claims.BeginDiagnosis(context.Background(), "on", diag.ID, clock, clock); err != nil {
 		t.Fatal(err)
 	}
-	now := clock.Add(syncerror.DefaultStuckAfter + time.Minute)
-	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: discardLogger(), Now: func() time.Time { return now }}
+	now := clock.Add(intake.DefaultStuckAfter + time.Minute)
+	rc := &intake.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: discardLogger(), Now: func() time.Time { return now }}
 	rep, err := rc.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func TestReconcileOverlappingRunsEnqueueOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: discardLogger(), Now: func() time.Time { return now }}
+			rc := &intake.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: discardLogger(), Now: func() time.Time { return now }}
 			if _, err := rc.Run(context.Background()); err != nil {
 				t.Error(err)
 			}
@@ -110,13 +111,13 @@ func TestReconcileSendFailureLeavesClaimForNextRun(t *testing.T) {
 	c := claimed(t, claims, "on", "E-1", clock)
 	queue.SetFail(errors.New("sqs down"))
 	now := clock.Add(time.Hour)
-	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: discardLogger(), Now: func() time.Time { return now }}
+	rc := &intake.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: discardLogger(), Now: func() time.Time { return now }}
 	rep, err := rc.Run(context.Background())
 	if err != nil || rep.SendFailed != 1 || rep.Requeued != 0 {
 		t.Fatalf("report %+v err=%v", rep, err)
 	}
 	queue.SetFail(nil)
-	now = now.Add(syncerror.DefaultStuckAfter + time.Second)
+	now = now.Add(intake.DefaultStuckAfter + time.Second)
 	rep, _ = rc.Run(context.Background())
 	if rep.Requeued != 1 || len(queue.Sent()) != 1 || queue.Sent()[0].ID != c.ID {
 		t.Fatalf("report %+v sent %+v", rep, queue.Sent())
@@ -190,14 +191,14 @@ func TestReconcilePollsTheHostERP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whID, err := (&syncerror.Reporter{Claims: claims, Queue: &syncerrortest.Queue{}, Now: func() time.Time { return clock }}).
+	whID, err := (&intake.Reporter{Claims: claims, Queue: &syncerrortest.Queue{}, Now: func() time.Time { return clock }}).
 		Report(context.Background(), whRec, syncerror.SourceWebhook, "wh-1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	webhookClaim := syncerror.Claim{ID: whID}
 	now := clock.Add(time.Hour)
-	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Host: host, Watermarks: claims,
+	rc := &intake.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Host: host, Watermarks: claims,
 		Log: discardLogger(), Now: func() time.Time { return now }, StuckAfter: 2 * time.Hour}
 	rep, err := rc.Run(context.Background())
 	if err != nil {
@@ -244,7 +245,7 @@ func TestReconcileOverlappingPollsClaimOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Host: host, Watermarks: claims,
+			rc := &intake.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Host: host, Watermarks: claims,
 				Log: discardLogger(), Now: func() time.Time { return now }, StuckAfter: 2 * time.Hour}
 			if _, err := rc.Run(context.Background()); err != nil {
 				t.Error(err)
@@ -280,7 +281,7 @@ func TestReconcileSweepsExpiredLeases(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := clock.Add(10 * time.Minute)
-	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: discardLogger(), Now: func() time.Time { return now },
+	rc := &intake.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: discardLogger(), Now: func() time.Time { return now },
 		StuckAfter: 2 * time.Hour, Audit: &audit.Log{Store: audits, Redactor: noRedact{}}}
 	rep, err := rc.Run(context.Background())
 	if err != nil || rep.LeasesExpired != 1 {
@@ -308,7 +309,7 @@ func TestReconcileMetricsIgnoreTheLogLevel(t *testing.T) {
 	tenants, claims, queue := reconcileFixture(t)
 	var metrics bytes.Buffer
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: quiet, Metrics: &metrics,
+	rc := &intake.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: quiet, Metrics: &metrics,
 		Now: func() time.Time { return clock }, StuckAfter: 2 * time.Hour}
 	if _, err := rc.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -328,7 +329,7 @@ func TestReconcileOrdersOlderAutomationRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Docs: claims, Log: discardLogger(), Now: func() time.Time { return clock }}
+	rc := &intake.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Docs: claims, Log: discardLogger(), Now: func() time.Time { return clock }}
 	for i, want := range []int{2, 0} {
 		rep, err := rc.Run(context.Background())
 		if err != nil || rep.AutomationOrdered != want || rep.Errors != 0 {

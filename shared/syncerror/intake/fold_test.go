@@ -1,4 +1,4 @@
-package syncerror_test
+package intake_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -38,14 +39,14 @@ func foldStores() map[string]func(t *testing.T) syncerror.ClaimStore {
 
 func foldFixture(t *testing.T, claims syncerror.ClaimStore) *fixture {
 	f := newFixture(t)
-	f.handler = httpapi.Instrument(discardLogger(), &syncerror.Ingest{Auth: fixedAuth(f.tenants, clockFunc), Claims: claims,
+	f.handler = httpapi.Instrument(discardLogger(), &intake.Ingest{Auth: fixedAuth(f.tenants, clockFunc), Claims: claims,
 		Queue: f.queue, Now: clockFunc})
 	return f
 }
 
-func post(t *testing.T, f *fixture, b []byte) syncerror.IngestResponse {
+func post(t *testing.T, f *fixture, b []byte) intake.IngestResponse {
 	rec := f.do(t, req{tenant: "acme", body: b})
-	var got syncerror.IngestResponse
+	var got intake.IngestResponse
 	if rec.Code != http.StatusAccepted || json.Unmarshal(rec.Body.Bytes(), &got) != nil {
 		t.Errorf("status %d: %s", rec.Code, rec.Body)
 	}

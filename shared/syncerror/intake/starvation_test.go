@@ -1,4 +1,4 @@
-package syncerror_test
+package intake_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
@@ -73,7 +73,7 @@ func TestSlowTenantsDoNotStarveAnother(t *testing.T) {
 	hosts := &slowHosts{clock: clk, slow: slow, polls: map[string][]time.Time{}}
 	claims := syncerrortest.NewClaimStore()
 	const budget = 15 * time.Minute
-	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: &syncerrortest.Queue{}, Host: hosts, Watermarks: claims,
+	rc := &intake.Reconcile{Tenants: tenants, Claims: claims, Queue: &syncerrortest.Queue{}, Host: hosts, Watermarks: claims,
 		Log: discardLogger(), Now: clk.Now, PollTime: time.Hour, Budget: budget, Metrics: discardWriter{}}
 	for run := range 4 {
 		start := clk.Now()
@@ -100,7 +100,7 @@ func TestSlowTenantsDoNotStarveAnother(t *testing.T) {
 func TestRunNearItsDeadlineLeavesTheRest(t *testing.T) {
 	tenants, claims, queue := reconcileFixture(t)
 	clk := &fakeTime{now: clock}
-	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: discardLogger(), Now: clk.Now,
+	rc := &intake.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Log: discardLogger(), Now: clk.Now,
 		Budget: time.Second, Metrics: discardWriter{}}
 	rep, err := rc.Run(context.Background())
 	if err != nil {

@@ -1,4 +1,4 @@
-package syncerror_test
+package intake_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
-	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -21,7 +21,7 @@ func TestIngestWithTenantCache(t *testing.T) {
 	f := newFixture(t)
 	now := clock
 	cache := &tenant.Cache{Store: f.tenants, TTL: time.Minute, Now: func() time.Time { return now }}
-	f.handler = httpapi.Instrument(discardLogger(), &syncerror.Ingest{Auth: fixedAuth(cache, func() time.Time { return now }), Claims: f.claims, Queue: f.queue,
+	f.handler = httpapi.Instrument(discardLogger(), &intake.Ingest{Auth: fixedAuth(cache, func() time.Time { return now }), Claims: f.claims, Queue: f.queue,
 		Now: func() time.Time { return now }})
 	admin := tenant.Admin{Store: f.tenants, Now: func() time.Time { return now }}
 	post := func(tenantID, secret, errorID string) int {
@@ -74,7 +74,7 @@ func TestBadSignatureFloodReadsTheTenantOncePerInterval(t *testing.T) {
 	now := clock
 	store := &countingTenants{Reader: f.tenants}
 	cache := &tenant.Cache{Store: store, TTL: time.Minute, Now: func() time.Time { return now }}
-	f.handler = httpapi.Instrument(discardLogger(), &syncerror.Ingest{Auth: fixedAuth(cache, func() time.Time { return now }),
+	f.handler = httpapi.Instrument(discardLogger(), &intake.Ingest{Auth: fixedAuth(cache, func() time.Time { return now }),
 		Claims: f.claims, Queue: f.queue, Now: func() time.Time { return now }})
 	forged := "whsec_" + base64.StdEncoding.EncodeToString([]byte("not-the-tenant-secret-0123456789"))
 	for i := range 100 {

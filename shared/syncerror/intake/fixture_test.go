@@ -1,4 +1,4 @@
-package syncerror_test
+package intake_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
@@ -20,7 +21,6 @@ import (
 )
 
 var (
-	clock = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	// Two active secrets (rotation in progress) and one retired.
 	secretCurrent  = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	secretPrevious = "whsec_cHJldmlvdXMtc2VjcmV0LWZvci10ZXN0cw=="
@@ -67,7 +67,7 @@ func newFixture(t testing.TB) *fixture {
 			t.Fatal(err)
 		}
 	}
-	ing := &syncerror.Ingest{
+	ing := &intake.Ingest{
 		Auth:   fixedAuth(f.tenants, func() time.Time { return clock }),
 		Claims: f.claims,
 		Queue:  f.queue,
@@ -133,7 +133,7 @@ func (f *fixture) do(t testing.TB, r req) *httptest.ResponseRecorder {
 	hr := httptest.NewRequest(http.MethodPost, "/api/sync-error-assist/ingest", bytes.NewReader(r.body))
 	hr.Header.Set("Content-Type", r.contentType)
 	if r.tenant != "-" {
-		hr.Header.Set(syncerror.HeaderTenantID, r.tenant)
+		hr.Header.Set(intake.HeaderTenantID, r.tenant)
 	}
 	if !r.noSig {
 		key, err := webhook.ParseSecret(r.secret)

@@ -1,7 +1,8 @@
-package syncerror
+package intake
 
 import (
 	"errors"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"net/http"
 	"time"
 
@@ -19,18 +20,18 @@ const HeaderTenantID = hostauth.HeaderTenantID
 // one conditional write and enqueues its diagnosis.
 type Ingest struct {
 	Auth   *hostauth.Authenticator[tenant.Config]
-	Claims ClaimStore
-	Queue  Queue
+	Claims syncerror.ClaimStore
+	Queue  syncerror.Queue
 	// Mask applies the at-rest policy before the claim is written (nil: none).
-	Mask *Masker
+	Mask *syncerror.Masker
 	Now  func() time.Time
 }
 
 // IngestResponse is the 202 body.
 type IngestResponse struct {
-	ID        string `json:"id"`
-	Status    Status `json:"status"`
-	Duplicate bool   `json:"duplicate"`
+	ID        string           `json:"id"`
+	Status    syncerror.Status `json:"status"`
+	Duplicate bool             `json:"duplicate"`
 }
 
 func problem(status int, code, detail string) *httpapi.Problem {
@@ -53,7 +54,7 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		cp := *p
 		httpapi.WriteProblem(w, r, &cp)
 	}
-	cfg, body, ok := h.Auth.ReadSigned(w, r, MaxBodyBytes, tenant.Config.FeatureEnabled)
+	cfg, body, ok := h.Auth.ReadSigned(w, r, syncerror.MaxBodyBytes, tenant.Config.FeatureEnabled)
 	if !ok {
 		return
 	}
@@ -64,9 +65,9 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 
-	rec, err := ParseRecord(body, cfg.ID)
+	rec, err := syncerror.ParseRecord(body, cfg.ID)
 	if err != nil {
-		var ve *ValidationError
+		var ve *syncerror.ValidationError
 		if !errors.As(err, &ve) {
 			fail(errMalformed)
 			return
@@ -79,9 +80,9 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	arrival := Arrival{WebhookID: r.Header.Get(webhook.HeaderID), Message: ErrorKey(rec.ErrorID)}
-	claim, res, sendErr, err := claimPath{h.Claims, h.Queue, h.Mask}.claim(ctx, rec, SourceWebhook, arrival, h.now())
-	if errors.Is(err, ErrReplayed) {
+	arrival := syncerror.Arrival{WebhookID: r.Header.Get(webhook.HeaderID), Message: syncerror.ErrorKey(rec.ErrorID)}
+	claim, res, sendErr, err := claimPath{h.Claims, h.Queue, h.Mask}.claim(ctx, rec, syncerror.SourceWebhook, arrival, h.now())
+	if errors.Is(err, syncerror.ErrReplayed) {
 		fail(errReplayed)
 		return
 	}
@@ -95,12 +96,12 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpapi.Logger(ctx).Warn("diagnosis enqueue failed; the reconcile will re-enqueue",
 			"tenant", claim.TenantID, "id", claim.ID, "error", sendErr)
 	}
-	outcome := map[FoldResult]string{FoldCreated: "accepted", FoldOccurrence: "folded", FoldDuplicate: "duplicate"}[res]
+	outcome := map[syncerror.FoldResult]string{syncerror.FoldCreated: "accepted", syncerror.FoldOccurrence: "folded", syncerror.FoldDuplicate: "duplicate"}[res]
 	emf.Emit(emf.Metric{Time: h.now(), Dimensions: []string{"outcome"}, Counts: map[string]float64{"SyncErrorsIngested": 1},
 		Fields: map[string]any{"outcome": outcome, "tenant": claim.TenantID}})
 	// The row as the fold left it: a folded occurrence or a redelivery reports the open
 	// row's id and status.
-	httpapi.WriteJSON(w, http.StatusAccepted, IngestResponse{ID: claim.ID, Status: claim.Status, Duplicate: res == FoldDuplicate})
+	httpapi.WriteJSON(w, http.StatusAccepted, IngestResponse{ID: claim.ID, Status: claim.Status, Duplicate: res == syncerror.FoldDuplicate})
 }
 
 func (h *Ingest) now() time.Time {

@@ -1,10 +1,11 @@
-package syncerror
+package intake
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"time"
 )
 
@@ -67,7 +68,7 @@ func (rc *Reconcile) pollHost(ctx context.Context, tenantID string, rep *Report)
 		rc.log().Warn("host ERP poll cut short; the next run goes on", "tenant", tenantID, "pages", p.pages, "error", err)
 	}
 	if p.newest.After(prev) && (complete || p.ordered) {
-		if err := rc.Watermarks.AdvanceWatermark(ctx, tenantID, prev, p.newest); err != nil && !errors.Is(err, ErrStateChanged) {
+		if err := rc.Watermarks.AdvanceWatermark(ctx, tenantID, prev, p.newest); err != nil && !errors.Is(err, syncerror.ErrStateChanged) {
 			return err
 		}
 	}
@@ -100,7 +101,7 @@ func (p *poll) run(ctx context.Context, since time.Time) (complete bool, err err
 			return false, err
 		}
 		items, next, err := p.rc.Host.ListSyncErrors(ctx, p.tenantID, since, cursor, reconcilePage)
-		if errors.Is(err, ErrWriterNotConfigured) {
+		if errors.Is(err, syncerror.ErrWriterNotConfigured) {
 			return true, nil
 		}
 		if err != nil {
@@ -126,7 +127,7 @@ func (p *poll) claim(ctx context.Context, items []json.RawMessage) error {
 	now := rc.now()
 	for _, raw := range items {
 		p.rep.Polled++
-		rec, err := ParseRecord(raw, p.tenantID)
+		rec, err := syncerror.ParseRecord(raw, p.tenantID)
 		if err != nil {
 			p.rep.Invalid++
 			rc.log().Warn("host ERP listed an invalid sync error", "tenant", p.tenantID, "error", err)
@@ -143,11 +144,11 @@ func (p *poll) claim(ctx context.Context, items []json.RawMessage) error {
 		if at.After(p.newest) {
 			p.newest = at
 		}
-		c, res, sendErr, err := claimPath{rc.Claims, rc.Queue, rc.Mask}.claim(ctx, rec, SourceReconcile, Arrival{}, now)
+		c, res, sendErr, err := claimPath{rc.Claims, rc.Queue, rc.Mask}.claim(ctx, rec, syncerror.SourceReconcile, syncerror.Arrival{}, now)
 		if err != nil {
 			return err
 		}
-		if res != FoldCreated {
+		if res != syncerror.FoldCreated {
 			continue
 		}
 		p.rep.Claimed++

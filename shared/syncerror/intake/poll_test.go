@@ -1,4 +1,4 @@
-package syncerror_test
+package intake_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -38,11 +39,11 @@ func (h *slowHost) ListSyncErrors(ctx context.Context, tenantID string, since ti
 	return items, fmt.Sprint(h.pages), err
 }
 
-func pollRun(t *testing.T, host syncerror.HostErrors, budget time.Duration) (syncerror.Report, time.Time, error) {
+func pollRun(t *testing.T, host intake.HostErrors, budget time.Duration) (intake.Report, time.Time, error) {
 	t.Helper()
 	tenants, claims, queue := reconcileFixture(t)
 	now := clock.Add(time.Hour)
-	rc := &syncerror.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Host: host, Watermarks: claims,
+	rc := &intake.Reconcile{Tenants: tenants, Claims: claims, Queue: queue, Host: host, Watermarks: claims,
 		Log: discardLogger(), Now: func() time.Time { return now }, StuckAfter: 2 * time.Hour, PollTime: budget}
 	rep, err := rc.Run(context.Background())
 	w, _ := claims.Watermark(context.Background(), "on")
@@ -69,7 +70,7 @@ func TestPollReadsAtMostMaxPollPages(t *testing.T) {
 	host := &slowHost{}
 	host.add(t, "on", "H-1", clock)
 	rep, _, err := pollRun(t, host, 0)
-	if err != nil || host.pages != syncerror.MaxPollPages || rep.PollsCut != 1 || rep.Errors != 0 {
+	if err != nil || host.pages != intake.MaxPollPages || rep.PollsCut != 1 || rep.Errors != 0 {
 		t.Fatalf("report %+v err %v after %d pages", rep, err, host.pages)
 	}
 }
@@ -79,7 +80,7 @@ func TestPollStopsWhenItsTimeIsSpent(t *testing.T) {
 	host := &slowHost{delay: 20 * time.Millisecond}
 	host.add(t, "on", "H-1", clock)
 	rep, _, err := pollRun(t, host, 50*time.Millisecond)
-	if err != nil || host.pages >= syncerror.MaxPollPages || rep.PollsCut != 1 || rep.Claimed != 1 {
+	if err != nil || host.pages >= intake.MaxPollPages || rep.PollsCut != 1 || rep.Claimed != 1 {
 		t.Fatalf("report %+v err %v after %d pages", rep, err, host.pages)
 	}
 }
@@ -99,7 +100,7 @@ func TestPollClampsAFutureOccurredAt(t *testing.T) {
 // A poll cut by the page limit advances the watermark to the newest error seen only when
 // the pages came oldest first: otherwise an unseen page may hold older errors.
 func TestPollCutAdvancesOnlyInOrder(t *testing.T) {
-	const n = 2*syncerror.MaxPollPages + 10 // more than the limit reads, two per page
+	const n = 2*intake.MaxPollPages + 10 // more than the limit reads, two per page
 	for _, ascending := range []bool{true, false} {
 		host := &fakeHost{}
 		for i := range n {
@@ -110,12 +111,12 @@ func TestPollCutAdvancesOnlyInOrder(t *testing.T) {
 			host.add(t, "on", fmt.Sprintf("H-%d", i), at)
 		}
 		rep, w, err := pollRun(t, host, 0)
-		if err != nil || rep.Claimed != 2*syncerror.MaxPollPages || rep.PollsCut != 1 {
+		if err != nil || rep.Claimed != 2*intake.MaxPollPages || rep.PollsCut != 1 {
 			t.Fatalf("ascending %v: report %+v err %v", ascending, rep, err)
 		}
 		want := time.Time{}
 		if ascending {
-			want = clock.Add(time.Duration(2*syncerror.MaxPollPages-1) * time.Minute)
+			want = clock.Add(time.Duration(2*intake.MaxPollPages-1) * time.Minute)
 		}
 		if !w.Equal(want) {
 			t.Errorf("ascending %v: watermark %v, want %v", ascending, w, want)
@@ -154,7 +155,7 @@ func TestSweepsRunBeforeAnyPoll(t *testing.T) {
 	// Every host takes all the time it is given (on the run's clock: nothing sleeps).
 	clk := &fakeTime{now: clock.Add(time.Hour)}
 	hosts := &slowHosts{clock: clk, slow: map[string]bool{"aaa": true, "on": true, "zzz": true}, polls: map[string][]time.Time{}}
-	rc := &syncerror.Reconcile{Tenants: tenants, Claims: ctxClaims{claims}, Queue: queue, Host: hosts, Watermarks: claims,
+	rc := &intake.Reconcile{Tenants: tenants, Claims: ctxClaims{claims}, Queue: queue, Host: hosts, Watermarks: claims,
 		Log: discardLogger(), Now: clk.Now, StuckAfter: 2 * time.Hour, PollTime: time.Hour, Budget: 15 * time.Minute,
 		Metrics: discardWriter{}}
 	if _, err := rc.Run(context.Background()); err != nil {
