@@ -88,8 +88,9 @@ func TestDynamostoreHoldsNoFeatureStorage(t *testing.T) {
 // feature gets its floor here.
 var syncErrorRooms = [][]string{
 	{"shared/syncerror"}, // the core: the claim row, its states, fixes, the store interfaces
-	{"shared/syncerror/dynamo", "shared/syncerror/syncerrortest"},  // the DynamoDB store; the contract suites and fake
-	{"shared/syncerror/intake"},                                    // ingest, the reconcile and its host poll
+	{"shared/syncerror/dynamo", "shared/syncerror/syncerrortest"}, // the DynamoDB store; the contract suites and fake
+	// ingest, the reconcile and its host poll; the worker; the store on an emulator for tests
+	{"shared/syncerror/intake", "shared/syncerror/diagnosis", "shared/syncerror/dynamo/dynamotest"},
 	{"shared/syncerror/ingestwire"},                                // the ingest Lambda's wiring
 	{"shared/syncerror/wire"},                                      // the composition of the rooms for the API
 	{"shared/syncerror/aidiagnoser", "shared/syncerror/queuewire"}, // the AI adapter; the worker Lambda's wiring

@@ -27,6 +27,7 @@ import (
 	"github.com/syncassist/syncassist/shared/settings"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/aidiagnoser"
+	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/ingestwire"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/syncerror/queuewire"
@@ -106,7 +107,7 @@ func (s *Stack) HTTPLambda(name string) (platform.HTTPHandler, error) {
 }
 
 // Worker is the diagnosis worker, built now (with the Stack's current logger).
-func (s *Stack) Worker() *syncerror.Worker { return aidiagnoser.Worker(s.Queue, s.AI) }
+func (s *Stack) Worker() *diagnosis.Worker { return aidiagnoser.Worker(s.Queue, s.AI) }
 
 // ReconcileLambda is the reconcile function's entry point.
 func (s *Stack) ReconcileLambda(ctx context.Context, _ events.EventBridgeEvent) (intake.Report, error) {

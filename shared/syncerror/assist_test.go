@@ -15,6 +15,7 @@ import (
 	"github.com/syncassist/syncassist/shared/audit/audittest"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
 )
@@ -65,7 +66,7 @@ type assistFixture struct {
 	records *fakeRecords
 	tenants *tenanttest.Store
 	op      *syncerror.Operator
-	worker  *syncerror.Worker
+	worker  *diagnosis.Worker
 	mux     *http.ServeMux
 	now     time.Time
 }
@@ -77,7 +78,7 @@ func newAssistFixture(t *testing.T) *assistFixture {
 	assist := &syncerror.Assist{Store: f.claims, Reader: f.records}
 	f.op = &syncerror.Operator{Claims: f.claims, Fixes: f.writer, Tenants: f.tenants, Now: clk, Assist: assist,
 		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: clk}}
-	f.worker = &syncerror.Worker{Claims: f.claims, Tenants: f.tenants, Diagnoser: f.ai, Log: discardLogger(), Now: clk, Assist: assist, Apply: f.op}
+	f.worker = &diagnosis.Worker{Claims: f.claims, Tenants: f.tenants, Diagnoser: f.ai, Log: discardLogger(), Now: clk, Assist: assist, Apply: f.op}
 	f.mux = http.NewServeMux()
 	f.mux.Handle("GET /p", f.op.ListHandler())
 	f.mux.Handle("GET /p/{id}", f.op.DetailHandler())

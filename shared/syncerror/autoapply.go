@@ -53,35 +53,53 @@ func (a Automation) docSort() time.Time { return a.At }
 
 var errSkip = errors.New("skip")
 
-// propose is the worker's diagnosis with the tenant's knowledge first: a learned fix needs
-// no AI call; otherwise the diagnoser's proposal, less any fix people rejected.
-func (w *Worker) propose(ctx context.Context, c Claim, inferenceID string) (Proposal, error) {
-	if w.Assist == nil {
-		return w.Diagnoser.Diagnose(ctx, c, inferenceID)
+// AutoApply is what the diagnosis worker asks of the tenant's knowledge and approval
+// policy around a diagnosis: a learned fix before the AI is asked, and the auto rule applied
+// to the proposal once the diagnosis is stored.
+type AutoApply struct {
+	Assist    *Assist
+	Apply     *Operator // the approve path an enforced rule applies through
+	Tenants   tenant.Reader
+	Diagnoser Diagnoser
+	Now       func() time.Time
+}
+
+func (ap *AutoApply) now() time.Time {
+	if ap.Now != nil {
+		return ap.Now().UTC()
 	}
-	l := w.Assist.learning()
-	p, ok, err := l.Propose(ctx, c, inferenceID, w.now())
+	return time.Now().UTC()
+}
+
+// Propose is the worker's diagnosis with the tenant's knowledge first: a learned fix needs
+// no AI call; otherwise the diagnoser's proposal, less any fix people rejected.
+func (ap *AutoApply) Propose(ctx context.Context, c Claim, inferenceID string) (Proposal, error) {
+	if ap.Assist == nil {
+		return ap.Diagnoser.Diagnose(ctx, c, inferenceID)
+	}
+	l := ap.Assist.learning()
+	p, ok, err := l.Propose(ctx, c, inferenceID, ap.now())
 	if err != nil {
 		return Proposal{}, err
 	}
 	if ok {
 		return p, nil
 	}
-	if p, err = w.Diagnoser.Diagnose(ctx, c, inferenceID); err != nil {
+	if p, err = ap.Diagnoser.Diagnose(ctx, c, inferenceID); err != nil {
 		return p, err
 	}
 	return l.WithoutRejected(ctx, c, p)
 }
 
-// automate applies the tenant's auto rule to a row whose diagnosis just completed: shadow
+// Automate applies the tenant's auto rule to a row whose diagnosis just completed: shadow
 // records what it would apply; enforce applies it through the approve route's own path.
 // Nothing here fails the diagnosis: a row the rule cannot apply waits for people.
-func (w *Worker) automate(ctx context.Context, c Claim, p Proposal) {
-	if w.Assist == nil || len(p.Fix) == 0 {
+func (ap *AutoApply) Automate(ctx context.Context, c Claim, p Proposal) {
+	if ap.Assist == nil || len(p.Fix) == 0 {
 		return
 	}
 	c.Proposal, c.Status, c.Diagnosis = &p, StatusPending, DiagnosisReady
-	pol, err := w.Assist.policies().Get(ctx, c.TenantID)
+	pol, err := ap.Assist.policies().Get(ctx, c.TenantID)
 	if err != nil {
 		httpapi.Logger(ctx).Error("approval policy unreadable; no automation", "id", c.ID, "error", err)
 		return
@@ -91,11 +109,11 @@ func (w *Worker) automate(ctx context.Context, c Claim, p Proposal) {
 		return
 	}
 	rec := Automation{ClaimID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
-		RuleID: d.RuleID, Mode: d.Mode, Class: p.Class, Fix: p.Fix, At: w.now()}
+		RuleID: d.RuleID, Mode: d.Mode, Class: p.Class, Fix: p.Fix, At: ap.now()}
 	if d.Mode == ModeEnforce {
-		rec.Outcome, rec.Detail = w.enforce(ctx, c, d)
+		rec.Outcome, rec.Detail = ap.enforce(ctx, c, d)
 	}
-	if _, err := updateDoc(ctx, w.Assist.Store, c.TenantID, docAutomation+c.ID, w.now(), func(a *Automation, exists bool) error {
+	if _, err := updateDoc(ctx, ap.Assist.Store, c.TenantID, docAutomation+c.ID, ap.now(), func(a *Automation, exists bool) error {
 		if exists {
 			return errSkip // a redelivery: the first record stands
 		}
@@ -111,16 +129,16 @@ func (w *Worker) automate(ctx context.Context, c Claim, p Proposal) {
 			metric["AutoApplied"] = 1
 		}
 	}
-	emf.Emit(emf.Metric{Time: w.now(), Dimensions: []string{"feature", "class"}, Counts: metric,
+	emf.Emit(emf.Metric{Time: ap.now(), Dimensions: []string{"feature", "class"}, Counts: metric,
 		Fields: map[string]any{"feature": "syncerror", "class": p.Class, "rule": d.RuleID, "tenant": c.TenantID, "outcome": rec.Outcome}})
 }
 
 // enforce applies the rule's fix unless the tenant's auto_apply flag is off or its cap
 // for the minute is spent.
-func (w *Worker) enforce(ctx context.Context, c Claim, d Decision) (string, string) {
-	flags := w.Assist.Flags
+func (ap *AutoApply) enforce(ctx context.Context, c Claim, d Decision) (string, string) {
+	flags := ap.Assist.Flags
 	if flags == nil {
-		flags = w.Tenants
+		flags = ap.Tenants
 	}
 	if flags != nil {
 		cfg, err := flags.Get(ctx, c.TenantID)
@@ -131,10 +149,10 @@ func (w *Worker) enforce(ctx context.Context, c Claim, d Decision) (string, stri
 			return OutcomeOff, tenant.KeyAutoApply + " is not 'true'"
 		}
 	}
-	if w.Apply == nil {
+	if ap.Apply == nil {
 		return OutcomeFailed, "no approve path configured"
 	}
-	if err := w.Assist.TakeAutoApply(ctx, c.TenantID, w.now()); err != nil {
+	if err := ap.Assist.TakeAutoApply(ctx, c.TenantID, ap.now()); err != nil {
 		if errors.Is(err, ErrAutoApplyCapped) {
 			return OutcomeCapped, "the tenant's auto-apply cap for this minute is spent"
 		}
@@ -145,7 +163,7 @@ func (w *Worker) enforce(ctx context.Context, c Claim, d Decision) (string, stri
 	req, _ := http.NewRequestWithContext(actx, http.MethodPost, "/api/sync-error-assist/proposals/"+c.ID+"/approve", bytes.NewReader(nil))
 	req.SetPathValue("id", c.ID)
 	rec := &recorder{header: http.Header{}, Code: http.StatusOK}
-	w.Apply.ApproveHandler().ServeHTTP(rec, req)
+	ap.Apply.ApproveHandler().ServeHTTP(rec, req)
 	if rec.Code == http.StatusOK || rec.Code == http.StatusAccepted {
 		return OutcomeApplied, ""
 	}

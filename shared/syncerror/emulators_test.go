@@ -8,17 +8,16 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
-	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 )
 
 func TestMain(m *testing.M) { emutest.Main(m) }
 
 func newDynamoClaims(t *testing.T, e emutest.Emulator) *dynamo.DynamoClaims {
-	db, table := e.Tables(t)
-	return dynamo.NewDynamoClaims(db, table(blueprint.TableProcessed))
+	return dynamotest.Claims(t, e)
 }
 
 // The processed table also holds each tenant's poll watermark; its key is no claim id,

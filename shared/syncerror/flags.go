@@ -14,9 +14,9 @@ import (
 // queue, a row's detail, the groups) stay open: they change nothing, and an operator of a
 // switched-off tenant still needs to see what is there.
 
-// disabledFlag names the tenant's first flag that is off ("" when the feature is on, or
+// DisabledFlag names the tenant's first flag that is off ("" when the feature is on, or
 // when tenants is nil). An unknown tenant counts as off.
-func disabledFlag(ctx context.Context, tenants tenant.Reader, tenantID string) (string, error) {
+func DisabledFlag(ctx context.Context, tenants tenant.Reader, tenantID string) (string, error) {
 	if tenants == nil {
 		return "", nil
 	}
@@ -33,7 +33,7 @@ func disabledFlag(ctx context.Context, tenants tenant.Reader, tenantID string) (
 // featureOn answers 403 feature_disabled (or 503 when the flags cannot be read) and
 // returns false unless the tenant's feature is on.
 func featureOn(w http.ResponseWriter, r *http.Request, tenants tenant.Reader, tenantID string) bool {
-	flag, err := disabledFlag(r.Context(), tenants, tenantID)
+	flag, err := DisabledFlag(r.Context(), tenants, tenantID)
 	if err != nil {
 		httpapi.WriteUnavailable(w, r, err, "The tenant's settings could not be read; nothing was changed. Retry shortly.")
 		return false

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
@@ -59,7 +60,7 @@ func TestSwitchedOffTenantIsNotDiagnosed(t *testing.T) {
 	store := syncerrortest.NewClaimStore()
 	c := claimed(t, store, "acme", "E-1", clock)
 	d := &fakeDiagnoser{}
-	w := &syncerror.Worker{Claims: store, Diagnoser: d, Tenants: tenantsWith(t, "false"), Log: discardLogger(),
+	w := &diagnosis.Worker{Claims: store, Diagnoser: d, Tenants: tenantsWith(t, "false"), Log: discardLogger(),
 		Now: func() time.Time { return clock }}
 	resp, err := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
 		sqsMsg("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})

@@ -243,7 +243,7 @@ func (rt *Retrier) Plan(ctx context.Context, c Claim, p Proposal) error {
 // RunDue attempts the tenant's due retries and returns how many it attempted. With
 // auto-retry switched off, due rows go to people instead.
 func (rt *Retrier) RunDue(ctx context.Context, tenantID string) (int, error) {
-	if flag, err := disabledFlag(ctx, rt.Tenants, tenantID); err != nil || flag != "" {
+	if flag, err := DisabledFlag(ctx, rt.Tenants, tenantID); err != nil || flag != "" {
 		return 0, err
 	}
 	due, err := rt.Claims.DueRetries(ctx, tenantID, rt.now(), retryPage)

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
@@ -45,7 +46,7 @@ func TestWorkerPlansRetriesOfRetryableClasses(t *testing.T) {
 			row := claimed(t, store, c.tenant, "E-1", clock)
 			rt := &syncerror.Retrier{Claims: store, Tenants: tenants, Schedule: []time.Duration{time.Minute},
 				Jitter: func(d time.Duration) time.Duration { return d }, Now: clockFunc}
-			w := &syncerror.Worker{Claims: store, Tenants: tenants, Diagnoser: classDiagnoser{c.class}, Log: discardLogger(),
+			w := &diagnosis.Worker{Claims: store, Tenants: tenants, Diagnoser: classDiagnoser{c.class}, Log: discardLogger(),
 				Now: clockFunc, Retries: rt}
 			resp, err := w.HandleBatch(ctx, events.SQSEvent{Records: []events.SQSMessage{
 				sqsMsg("m", `{"tenantId":"`+c.tenant+`","id":"`+row.ID+`"}`)}})

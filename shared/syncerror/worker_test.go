@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -27,7 +28,7 @@ func TestWorkerReportsOnlyFailedMessages(t *testing.T) {
 	store := syncerrortest.NewClaimStore()
 	ok := claimed(t, store, "acme", "E-1", clock)
 	done := claimed(t, store, "acme", "E-2", clock)
-	w := &syncerror.Worker{Claims: store, Diagnoser: &fakeDiagnoser{}, Log: discardLogger(), Now: func() time.Time { return clock.Add(time.Second) }}
+	w := &diagnosis.Worker{Claims: store, Diagnoser: &fakeDiagnoser{}, Log: discardLogger(), Now: func() time.Time { return clock.Add(time.Second) }}
 	// E-2 is already being diagnosed by another delivery: its copy is redundant, not a failure.
 	if _, err := store.BeginDiagnosis(context.Background(), "acme", done.ID, clock, clock); err != nil {
 		t.Fatal(err)
@@ -63,7 +64,7 @@ func TestWorkerReportsOnlyFailedMessages(t *testing.T) {
 }
 
 func TestWorkerStoreErrorFailsTheMessage(t *testing.T) {
-	w := &syncerror.Worker{Claims: brokenClaims{}, Diagnoser: &fakeDiagnoser{}, Log: discardLogger()}
+	w := &diagnosis.Worker{Claims: brokenClaims{}, Diagnoser: &fakeDiagnoser{}, Log: discardLogger()}
 	resp, err := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{sqsMsg("m1", `{"tenantId":"acme","id":"se_x"}`)}})
 	if err != nil || len(resp.BatchItemFailures) != 1 {
 		t.Fatalf("resp %+v err=%v", resp, err)
@@ -76,7 +77,7 @@ func TestWorkerTakesOverStaleDiagnosis(t *testing.T) {
 	if _, err := store.BeginDiagnosis(context.Background(), "acme", c.ID, clock, clock); err != nil {
 		t.Fatal(err)
 	}
-	w := &syncerror.Worker{Claims: store, Diagnoser: &fakeDiagnoser{}, Log: discardLogger(), StaleAfter: time.Minute,
+	w := &diagnosis.Worker{Claims: store, Diagnoser: &fakeDiagnoser{}, Log: discardLogger(), StaleAfter: time.Minute,
 		Now: func() time.Time { return clock.Add(2 * time.Minute) }}
 	resp, _ := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{sqsMsg("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})
 	row, _ := store.Get(context.Background(), "acme", c.ID)
@@ -112,7 +113,7 @@ func (f *fakeDiagnoser) Diagnose(_ context.Context, c syncerror.Claim, inference
 	return syncerrortest.SampleProposal(inferenceID, clock), nil
 }
 
-func runOne(t *testing.T, w *syncerror.Worker, c syncerror.Claim) events.SQSEventResponse {
+func runOne(t *testing.T, w *diagnosis.Worker, c syncerror.Claim) events.SQSEventResponse {
 	t.Helper()
 	resp, err := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
 		sqsMsg("m1", `{"tenantId":"`+c.TenantID+`","id":"`+c.ID+`"}`)}})
@@ -136,15 +137,15 @@ func TestWorkerDiagnosisOutcomes(t *testing.T) {
 		{"success", nil, 1, syncerror.DiagnosisReady, 0, ""},
 		{"permanent failure ends it", []error{permanent}, 1, syncerror.DiagnosisFailed, 0, permanent.Reason},
 		{"transient failure is retried, then succeeds", []error{transient}, 2, syncerror.DiagnosisReady, 1, ""},
-		{"transient failures give up after the cap", []error{transient, transient, transient, transient, transient}, syncerror.MaxDiagnosisAttempts,
-			syncerror.DiagnosisFailed, syncerror.MaxDiagnosisAttempts - 1, "gave up after 5 attempts; last: temporary failure"},
+		{"transient failures give up after the cap", []error{transient, transient, transient, transient, transient}, diagnosis.MaxDiagnosisAttempts,
+			syncerror.DiagnosisFailed, diagnosis.MaxDiagnosisAttempts - 1, "gave up after 5 attempts; last: temporary failure"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			store := syncerrortest.NewClaimStore()
 			c := claimed(t, store, "acme", "E-1", clock)
 			d := &fakeDiagnoser{errs: tc.errs}
-			w := &syncerror.Worker{Claims: store, Diagnoser: d, Log: discardLogger(), Now: func() time.Time { return clock }}
+			w := &diagnosis.Worker{Claims: store, Diagnoser: d, Log: discardLogger(), Now: func() time.Time { return clock }}
 			failures := 0
 			for i := 0; i < tc.runs; i++ {
 				failures += len(runOne(t, w, c).BatchItemFailures)
@@ -168,7 +169,7 @@ func TestWorkerRedeliveryIsIdempotent(t *testing.T) {
 	store := syncerrortest.NewClaimStore()
 	c := claimed(t, store, "acme", "E-1", clock)
 	d := &fakeDiagnoser{}
-	w := &syncerror.Worker{Claims: store, Diagnoser: d, Log: discardLogger(), Now: func() time.Time { return clock }}
+	w := &diagnosis.Worker{Claims: store, Diagnoser: d, Log: discardLogger(), Now: func() time.Time { return clock }}
 	for i := 0; i < 3; i++ {
 		if resp := runOne(t, w, c); len(resp.BatchItemFailures) != 0 {
 			t.Fatalf("delivery %d failed", i)
@@ -207,7 +208,7 @@ func TestWorkerDiagnosesABatchInParallel(t *testing.T) {
 		records = append(records, sqsMsg("m"+strconv.Itoa(i), `{"tenantId":"acme","id":"`+c.ID+`"}`))
 	}
 	g := &gatedDiagnoser{release: make(chan struct{})}
-	w := &syncerror.Worker{Claims: store, Diagnoser: g, Log: discardLogger(), Now: func() time.Time { return clock }, Parallel: 3}
+	w := &diagnosis.Worker{Claims: store, Diagnoser: g, Log: discardLogger(), Now: func() time.Time { return clock }, Parallel: 3}
 	done := make(chan events.SQSEventResponse)
 	go func() {
 		resp, _ := w.HandleBatch(context.Background(), events.SQSEvent{Records: records})
@@ -241,7 +242,7 @@ func TestWorkerHandsBackWhatItCannotStartBeforeTheDeadline(t *testing.T) {
 	store := syncerrortest.NewClaimStore()
 	c := claimed(t, store, "acme", "E-1", clock)
 	d := &fakeDiagnoser{}
-	w := &syncerror.Worker{Claims: store, Diagnoser: d, Log: discardLogger(), Now: func() time.Time { return clock }, MinTimeLeft: time.Minute}
+	w := &diagnosis.Worker{Claims: store, Diagnoser: d, Log: discardLogger(), Now: func() time.Time { return clock }, MinTimeLeft: time.Minute}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	resp, err := w.HandleBatch(ctx, events.SQSEvent{Records: []events.SQSMessage{sqsMsg("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})

@@ -23,12 +23,13 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/aiclient"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	syncerrorwire "github.com/syncassist/syncassist/shared/syncerror/wire"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // Worker is the diagnosis worker of f, diagnosing through the governed AI client c.
-func Worker(f *syncerrorwire.Feature, c *aiclient.Client) *syncerror.Worker {
+func Worker(f *syncerrorwire.Feature, c *aiclient.Client) *diagnosis.Worker {
 	return f.Worker(newDiagnoser(c, f.Base.HostTenants, f.Base.Clock()))
 }
 

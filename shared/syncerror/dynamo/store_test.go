@@ -4,17 +4,16 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
-	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 func TestMain(m *testing.M) { emutest.Main(m) }
 
 func newDynamoClaims(t *testing.T, e emutest.Emulator) *dynamo.DynamoClaims {
-	db, table := e.Tables(t)
-	return dynamo.NewDynamoClaims(db, table(blueprint.TableProcessed))
+	return dynamotest.Claims(t, e)
 }
 
 func TestDynamoClaimsContract(t *testing.T) {

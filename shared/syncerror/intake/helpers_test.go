@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
-	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
@@ -24,8 +24,7 @@ import (
 func TestMain(m *testing.M) { emutest.Main(m) }
 
 func newDynamoClaims(t *testing.T, e emutest.Emulator) *dynamo.DynamoClaims {
-	db, table := e.Tables(t)
-	return dynamo.NewDynamoClaims(db, table(blueprint.TableProcessed))
+	return dynamotest.Claims(t, e)
 }
 
 var clock = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)

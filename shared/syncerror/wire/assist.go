@@ -11,6 +11,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 )
 
 // withAssist adds the approval policy's, the knowledge's and the automation's routes.
@@ -48,7 +49,7 @@ func (f *Feature) docs() syncerror.DocStore {
 // automate gives the worker the tenant's knowledge and its auto rules, which apply through
 // the approve route's own path (the guard). Without the guard the worker still learns and
 // shadows; an enforced rule then records that it could not apply.
-func (f *Feature) automate(w *syncerror.Worker) {
+func (f *Feature) automate(w *diagnosis.Worker) {
 	w.Assist = f.assist()
 	op, err := f.Operator()
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -45,7 +46,7 @@ func New(b *platform.Base) (*Feature, error) {
 	if f.StuckAfter, err = platform.EnvDuration(b.Getenv, "RECONCILE_STUCK_AFTER", intake.DefaultStuckAfter); err != nil {
 		return nil, err
 	}
-	if f.DiagnosisStale, err = platform.EnvDuration(b.Getenv, "DIAGNOSIS_STALE_AFTER", syncerror.DefaultDiagnosisStale); err != nil {
+	if f.DiagnosisStale, err = platform.EnvDuration(b.Getenv, "DIAGNOSIS_STALE_AFTER", diagnosis.DefaultDiagnosisStale); err != nil {
 		return nil, err
 	}
 	if f.AutoApplyPerMinute, err = autoApplyCap(b.Getenv); err != nil {
@@ -107,10 +108,10 @@ func (f *Feature) Operator() (*syncerror.Operator, error) {
 }
 
 // Worker is the diagnosis worker with d (aidiagnoser gives the governed AI client's).
-func (f *Feature) Worker(d syncerror.Diagnoser) *syncerror.Worker {
+func (f *Feature) Worker(d syncerror.Diagnoser) *diagnosis.Worker {
 	// The worker plans retries; it does not run them, so it needs no guard.
 	rt := &syncerror.Retrier{Claims: f.Claims, Tenants: f.Base.HostTenants, Schedule: f.RetrySchedule, Now: f.Base.Clock(), Log: f.Base.Log}
-	w := &syncerror.Worker{Claims: f.Claims, Tenants: f.Base.HostTenants, Log: f.Base.Log, Now: f.Base.Clock(), StaleAfter: f.DiagnosisStale, Diagnoser: d,
+	w := &diagnosis.Worker{Claims: f.Claims, Tenants: f.Base.HostTenants, Log: f.Base.Log, Now: f.Base.Clock(), StaleAfter: f.DiagnosisStale, Diagnoser: d,
 		Retries: rt}
 	f.automate(w)
 	return w

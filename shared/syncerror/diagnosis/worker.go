@@ -1,8 +1,9 @@
-package syncerror
+package diagnosis
 
 import (
 	"context"
 	"errors"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -26,12 +27,12 @@ const MaxDiagnosisAttempts = 5
 // Worker takes diagnosis messages in batches, as the SQS event source delivers them, and
 // runs the diagnosis pipeline for each claim.
 type Worker struct {
-	Claims ClaimStore
+	Claims syncerror.ClaimStore
 	// Tenants holds the feature flags: a switched-off tenant's messages are acknowledged
 	// without a diagnosis (the rows stay queued, and the reconcile enqueues them again once
 	// the tenant is back on). nil checks none.
 	Tenants   tenant.Reader
-	Diagnoser Diagnoser
+	Diagnoser syncerror.Diagnoser
 	Log       *slog.Logger
 	Now       func() time.Time
 	// StaleAfter overrides DefaultDiagnosisStale.
@@ -43,11 +44,11 @@ type Worker struct {
 	MinTimeLeft time.Duration
 	// Assist consults the tenant's knowledge before the diagnoser and runs its auto rules
 	// (nil: neither); Apply is the approve path an enforced rule applies through.
-	Assist *Assist
-	Apply  *Operator
+	Assist *syncerror.Assist
+	Apply  *syncerror.Operator
 	// Retries puts rows of a retryable class on the retry schedule once diagnosed (nil:
 	// every row waits for people).
-	Retries *Retrier
+	Retries *syncerror.Retrier
 }
 
 // Worker defaults.
@@ -119,13 +120,13 @@ func (w *Worker) handle(ctx context.Context, msg events.SQSMessage) error {
 		id = *a.StringValue
 	}
 	ctx = httpapi.WithCorrelation(ctx, httpapi.LambdaLogger(ctx, w.log()), id)
-	m, err := ParseMessage(msg.Body)
+	m, err := syncerror.ParseMessage(msg.Body)
 	if err != nil {
 		// A malformed message never gets better; failing it sends it to the DLQ for a
 		// person to read instead of dropping it.
 		return err
 	}
-	flag, err := disabledFlag(ctx, w.Tenants, m.TenantID)
+	flag, err := syncerror.DisabledFlag(ctx, w.Tenants, m.TenantID)
 	if err != nil {
 		return err
 	}
@@ -140,7 +141,7 @@ func (w *Worker) handle(ctx context.Context, msg events.SQSMessage) error {
 	}
 	c, err := w.Claims.BeginDiagnosis(ctx, m.TenantID, m.ID, now, now.Add(-stale))
 	switch {
-	case errors.Is(err, ErrStateChanged):
+	case errors.Is(err, syncerror.ErrStateChanged):
 		// Another delivery has it, or it is done: this copy is redundant.
 		httpapi.Logger(ctx).Info("diagnosis already taken", "tenant", m.TenantID, "id", m.ID)
 		return nil
@@ -155,12 +156,12 @@ func (w *Worker) handle(ctx context.Context, msg events.SQSMessage) error {
 // Success stores the proposal (ready). A permanent failure ends the diagnosis (failed). A
 // transient one hands the claim back (queued) and fails the message, so SQS redelivers it
 // and the next delivery can take the claim at once; after MaxDiagnosisAttempts it is final.
-func (w *Worker) diagnose(ctx context.Context, c Claim) error {
+func (w *Worker) diagnose(ctx context.Context, c syncerror.Claim) error {
 	attempt := c.DiagnosisAttempts
-	p, err := w.propose(ctx, c, InferenceID(c.ID, attempt))
+	p, err := w.autoApply().Propose(ctx, c, syncerror.InferenceID(c.ID, attempt))
 	if err == nil {
 		err := w.Claims.CompleteDiagnosis(ctx, c.TenantID, c.ID, attempt, p, w.now())
-		if errors.Is(err, ErrStateChanged) {
+		if errors.Is(err, syncerror.ErrStateChanged) {
 			// Overtaken by a later attempt; its result stands.
 			return nil
 		}
@@ -171,7 +172,7 @@ func (w *Worker) diagnose(ctx context.Context, c Claim) error {
 				Counts: map[string]float64{"Diagnoses": 1, "DiagnosisLatency": float64(w.now().Sub(c.ClaimedAt).Milliseconds())},
 				Units:  map[string]string{"DiagnosisLatency": "Milliseconds"},
 				Fields: map[string]any{"class": p.Class, "tenant": c.TenantID}})
-			w.automate(ctx, c, p)
+			w.autoApply().Automate(ctx, c, p)
 			if err := w.Retries.Plan(ctx, c, p); err != nil {
 				// The row stays pending, in front of people: nothing is lost.
 				w.log().Warn("automatic retry not planned", "tenant", c.TenantID, "id", c.ID, "error", err)
@@ -179,23 +180,23 @@ func (w *Worker) diagnose(ctx context.Context, c Claim) error {
 		}
 		return err
 	}
-	var perm *PermanentError
+	var perm *syncerror.PermanentError
 	reason := "diagnosis failed"
 	if errors.As(err, &perm) {
 		reason = perm.Reason
 	}
-	if errors.Is(err, ErrPermanent) || attempt >= MaxDiagnosisAttempts {
-		if attempt >= MaxDiagnosisAttempts && !errors.Is(err, ErrPermanent) {
+	if errors.Is(err, syncerror.ErrPermanent) || attempt >= MaxDiagnosisAttempts {
+		if attempt >= MaxDiagnosisAttempts && !errors.Is(err, syncerror.ErrPermanent) {
 			reason = "gave up after " + strconv.Itoa(attempt) + " attempts; last: temporary failure"
 		}
 		w.log().Warn("diagnosis failed", "tenant", c.TenantID, "id", c.ID, "attempt", attempt, "error", err)
-		if err := w.Claims.EndDiagnosis(ctx, c.TenantID, c.ID, attempt, DiagnosisFailed, reason, w.now()); err != nil && !errors.Is(err, ErrStateChanged) {
+		if err := w.Claims.EndDiagnosis(ctx, c.TenantID, c.ID, attempt, syncerror.DiagnosisFailed, reason, w.now()); err != nil && !errors.Is(err, syncerror.ErrStateChanged) {
 			return err
 		}
 		return nil
 	}
 	w.log().Warn("diagnosis will be retried", "tenant", c.TenantID, "id", c.ID, "attempt", attempt, "error", err)
-	if rerr := w.Claims.EndDiagnosis(ctx, c.TenantID, c.ID, attempt, DiagnosisQueued, "temporary failure; retrying", w.now()); rerr != nil && !errors.Is(rerr, ErrStateChanged) {
+	if rerr := w.Claims.EndDiagnosis(ctx, c.TenantID, c.ID, attempt, syncerror.DiagnosisQueued, "temporary failure; retrying", w.now()); rerr != nil && !errors.Is(rerr, syncerror.ErrStateChanged) {
 		return rerr
 	}
 	return err
@@ -213,4 +214,10 @@ func (w *Worker) log() *slog.Logger {
 		return w.Log
 	}
 	return slog.Default()
+}
+
+// autoApply is the tenant's knowledge and auto rules around a diagnosis, on this worker's
+// store, clock and approve path.
+func (w *Worker) autoApply() *syncerror.AutoApply {
+	return &syncerror.AutoApply{Assist: w.Assist, Apply: w.Apply, Tenants: w.Tenants, Diagnoser: w.Diagnoser, Now: w.Now}
 }
