@@ -78,7 +78,7 @@ type Page struct {
 
 // ListQuery selects a page of a tenant's rows in one status, newest (or oldest) first. The
 // filters narrow it on the server, so a filtered list pages like an unfiltered one; how a
-// store pays for each is in store_dynamo_list.go.
+// store pays for each is in dynamo/list.go.
 type ListQuery struct {
 	Status Status
 	// Class keeps rows whose proposal has this error class ("" keeps all).

@@ -17,7 +17,7 @@ type claimPath struct {
 	Mask   *syncerror.Masker
 }
 
-// claim stores rec as a claim, folded into its signature's open row (fold.go), and
+// claim stores rec as a claim, folded into its signature's open row (syncerror.Fold), and
 // enqueues its diagnosis if the row is new. A failed send is returned as sendErr, not
 // err: the row stays queued and the reconcile re-enqueues it, so the caller reports the
 // claim as made.
