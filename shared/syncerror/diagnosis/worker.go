@@ -3,7 +3,6 @@ package diagnosis
 import (
 	"context"
 	"errors"
-	"github.com/syncassist/syncassist/shared/syncerror"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 

@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"github.com/syncassist/syncassist/shared/syncerror"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // Documents live in the processed table under "~" keys. They carry none of the rows'

@@ -3,12 +3,12 @@ package dynamo
 import (
 	"context"
 	"errors"
-	"github.com/syncassist/syncassist/shared/syncerror"
 	"testing"
 	"time"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // The SDK sends an update again when its answer was lost (a dropped connection, a body

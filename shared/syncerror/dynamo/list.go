@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"github.com/syncassist/syncassist/shared/syncerror"
 	"strconv"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // What a listing costs in DynamoDB. Every listing is a Query of one partition of the

@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/syncassist/syncassist/shared/syncerror"
 	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // claimPath is the one way a sync error becomes a claim, whichever way it arrived (the

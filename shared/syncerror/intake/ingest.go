@@ -2,13 +2,13 @@ package intake
 
 import (
 	"errors"
-	"github.com/syncassist/syncassist/shared/syncerror"
 	"net/http"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )

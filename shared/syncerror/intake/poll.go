@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/syncassist/syncassist/shared/syncerror"
 	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // Limits of one tenant's host ERP poll in one reconcile run, so that one tenant's ERP (slow,

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/syncassist/syncassist/shared/syncerror"
 	"io"
 	"log/slog"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/emf"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenantrun"
 )

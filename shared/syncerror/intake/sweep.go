@@ -3,10 +3,10 @@ package intake
 import (
 	"context"
 	"errors"
-	"github.com/syncassist/syncassist/shared/syncerror"
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // AppliedWrites tells whether one of keys, the idempotency keys a row's write-back would
