@@ -87,13 +87,17 @@ func TestDynamostoreHoldsNoFeatureStorage(t *testing.T) {
 // one above), so the core (the first floor) imports none of them. A new sub-package of the
 // feature gets its floor here.
 var syncErrorRooms = [][]string{
-	{"shared/syncerror"}, // the core: the claim row, its states, fixes, the store interfaces
-	{"shared/syncerror/dynamo", "shared/syncerror/syncerrortest"}, // the DynamoDB store; the contract suites and fake
-	// ingest, the reconcile and its host poll; the worker; the store on an emulator for tests
+	// the core: the claim row, its states, fixes, the store interfaces; the rooms not yet
+	// split from it (queue, decisions, policy, automation)
+	{"shared/syncerror"},
+	// the DynamoDB store; the contract suites and the fake; the retries
+	{"shared/syncerror/dynamo", "shared/syncerror/syncerrortest", "shared/syncerror/retries"},
+	// ingest, the reconcile and its host poll; the diagnosis worker; the store on an emulator for tests
 	{"shared/syncerror/intake", "shared/syncerror/diagnosis", "shared/syncerror/dynamo/dynamotest"},
-	{"shared/syncerror/ingestwire"},                                // the ingest Lambda's wiring
-	{"shared/syncerror/wire"},                                      // the composition of the rooms for the API
-	{"shared/syncerror/aidiagnoser", "shared/syncerror/queuewire"}, // the AI adapter; the worker Lambda's wiring
+	// the wiring: the ingest Lambda's, the API's, then the worker Lambda's and the AI adapter
+	{"shared/syncerror/ingestwire"},
+	{"shared/syncerror/wire"},
+	{"shared/syncerror/aidiagnoser", "shared/syncerror/queuewire"},
 }
 
 // Inside the sync-error feature each room imports only downward (test files aside: a

@@ -5,7 +5,8 @@
 // here too until they get rooms of their own.
 //
 // The feature's rooms sit on it, each importing only rooms below it (functions/layers_test.go):
-// dynamo (the DynamoDB store), intake (ingest, reconcile, host poll), diagnosis (the worker),
+// dynamo (the DynamoDB store), retries (the Retrier), intake (ingest, reconcile, host poll),
+// diagnosis (the worker),
 // then the wiring (ingestwire, wire, queuewire, aidiagnoser). The core imports none of them.
 package syncerror
 

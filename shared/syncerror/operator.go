@@ -70,7 +70,7 @@ type Operator struct {
 	// Assist is the approval policy, learning and automation (nil: approvers approve).
 	Assist *Assist
 	// Retries runs the retry route (nil: the route answers 503).
-	Retries *Retrier
+	Retries RetryRunner
 	// Fields types an approved fix by its target's metadata (nil: written as sent).
 	Fields FieldCatalog
 }

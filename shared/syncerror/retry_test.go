@@ -9,6 +9,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
+	"github.com/syncassist/syncassist/shared/syncerror/retries"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
@@ -44,7 +45,7 @@ func TestWorkerPlansRetriesOfRetryableClasses(t *testing.T) {
 		t.Run(c.tenant+"/"+c.class, func(t *testing.T) {
 			store := syncerrortest.NewClaimStore()
 			row := claimed(t, store, c.tenant, "E-1", clock)
-			rt := &syncerror.Retrier{Claims: store, Tenants: tenants, Schedule: []time.Duration{time.Minute},
+			rt := &retries.Retrier{Claims: store, Tenants: tenants, Schedule: []time.Duration{time.Minute},
 				Jitter: func(d time.Duration) time.Duration { return d }, Now: clockFunc}
 			w := &diagnosis.Worker{Claims: store, Tenants: tenants, Diagnoser: classDiagnoser{c.class}, Log: discardLogger(),
 				Now: clockFunc, Retries: rt}
@@ -61,18 +62,6 @@ func TestWorkerPlansRetriesOfRetryableClasses(t *testing.T) {
 				t.Fatalf("next attempt %v", got.Retry.NextAt)
 			}
 		})
-	}
-}
-
-func TestParseRetrySchedule(t *testing.T) {
-	got, err := syncerror.ParseRetrySchedule("5s, 10s,1m")
-	if err != nil || len(got) != 3 || got[0] != 5*time.Second || got[2] != time.Minute {
-		t.Fatalf("%v %v", got, err)
-	}
-	for _, bad := range []string{"", "5s,", "0s", "-1m", "soon"} {
-		if _, err := syncerror.ParseRetrySchedule(bad); err == nil {
-			t.Errorf("%q parsed", bad)
-		}
 	}
 }
 

@@ -109,8 +109,8 @@ type RetryAttempt struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// appendAttempt is log with a at its end, keeping the last MaxAttemptLog.
-func appendAttempt(log []RetryAttempt, a RetryAttempt) []RetryAttempt {
+// AppendAttempt is log with a at its end, keeping the last MaxAttemptLog.
+func AppendAttempt(log []RetryAttempt, a RetryAttempt) []RetryAttempt {
 	out := append(slices.Clone(log), a)
 	if len(out) > MaxAttemptLog {
 		out = out[len(out)-MaxAttemptLog:]

@@ -12,6 +12,7 @@ import (
 	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/retries"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -48,7 +49,7 @@ type Worker struct {
 	Apply  *syncerror.Operator
 	// Retries puts rows of a retryable class on the retry schedule once diagnosed (nil:
 	// every row waits for people).
-	Retries *syncerror.Retrier
+	Retries *retries.Retrier
 }
 
 // Worker defaults.

@@ -17,6 +17,7 @@ import (
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/governance/governancetest"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/retries"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -30,7 +31,7 @@ type hostEnv struct {
 	// down makes the host ERP answer every request with this status while it is set.
 	down  atomic.Int32
 	guard *governance.Guard
-	rt    *syncerror.Retrier
+	rt    *retries.Retrier
 	syncN int
 }
 
@@ -85,7 +86,7 @@ func newHostEnv(t *testing.T) *hostEnv {
 		t.Fatal(err)
 	}
 	e.guard = g
-	e.rt = &syncerror.Retrier{Claims: e.claims, Deliver: deliverer{guard: g, hosts: e.clients}, Audit: e.op.Audit,
+	e.rt = &retries.Retrier{Claims: e.claims, Deliver: deliverer{guard: g, hosts: e.clients}, Audit: e.op.Audit,
 		Schedule: []time.Duration{5 * time.Minute, 30 * time.Minute, time.Hour}, Jitter: func(d time.Duration) time.Duration { return d },
 		Now: func() time.Time { return e.now }}
 	e.op.Retries = e.rt

@@ -12,13 +12,14 @@ import (
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/retries"
 )
 
 // A connection error is retried on schedule without a person: hidden from the queue while
 // the host ERP refuses, then the host ERP is asked to re-run the sync, and the row
 // resolves once its script answers that the re-run landed.
 func TestAutomaticRetryResolvesOnceTheSystemIsBack(t *testing.T) {
-	for _, class := range syncerror.RetryableClasses {
+	for _, class := range retries.RetryableClasses {
 		t.Run(class, func(t *testing.T) { automaticRetryResolves(t, class) })
 	}
 }

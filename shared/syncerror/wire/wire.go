@@ -17,6 +17,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
+	"github.com/syncassist/syncassist/shared/syncerror/retries"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -53,7 +54,7 @@ func New(b *platform.Base) (*Feature, error) {
 		return nil, err
 	}
 	if v := b.Getenv("RETRY_SCHEDULE"); v != "" {
-		if f.RetrySchedule, err = syncerror.ParseRetrySchedule(v); err != nil {
+		if f.RetrySchedule, err = retries.ParseRetrySchedule(v); err != nil {
 			return nil, err
 		}
 	}
@@ -110,7 +111,7 @@ func (f *Feature) Operator() (*syncerror.Operator, error) {
 // Worker is the diagnosis worker with d (aidiagnoser gives the governed AI client's).
 func (f *Feature) Worker(d syncerror.Diagnoser) *diagnosis.Worker {
 	// The worker plans retries; it does not run them, so it needs no guard.
-	rt := &syncerror.Retrier{Claims: f.Claims, Tenants: f.Base.HostTenants, Schedule: f.RetrySchedule, Now: f.Base.Clock(), Log: f.Base.Log}
+	rt := &retries.Retrier{Claims: f.Claims, Tenants: f.Base.HostTenants, Schedule: f.RetrySchedule, Now: f.Base.Clock(), Log: f.Base.Log}
 	w := &diagnosis.Worker{Claims: f.Claims, Tenants: f.Base.HostTenants, Log: f.Base.Log, Now: f.Base.Clock(), StaleAfter: f.DiagnosisStale, Diagnoser: d,
 		Retries: rt}
 	f.automate(w)
@@ -144,11 +145,11 @@ func (f *Feature) Reporter() *intake.Reporter {
 // the host ERP's re-run, asked through its connector, for the errors it reported; the
 // flow's (Flows) for a failed flow run. The flows feature
 // runs the due retries with the flow redrive and pulls them forward when its writes land.
-func (f *Feature) Retrier() (*syncerror.Retrier, error) {
+func (f *Feature) Retrier() (*retries.Retrier, error) {
 	g, err := guarded.Guard(f.Base)
 	if err != nil {
 		return nil, err
 	}
-	return &syncerror.Retrier{Claims: f.Claims, Deliver: deliverer{guard: g, hosts: guarded.Connectors(f.Base), flows: f.Flows},
+	return &retries.Retrier{Claims: f.Claims, Deliver: deliverer{guard: g, hosts: guarded.Connectors(f.Base), flows: f.Flows},
 		Tenants: f.Base.HostTenants, Audit: f.Base.Audit, Schedule: f.RetrySchedule, Now: f.Base.Clock(), Log: f.Base.Log}, nil
 }

@@ -1,10 +1,7 @@
-package syncerror
+package retries
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +14,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -55,63 +53,12 @@ func ParseRetrySchedule(s string) ([]time.Duration, error) {
 	return out, nil
 }
 
-// DeliveryResult is what came of sending a delivery again.
-type DeliveryResult string
-
-// Delivery results.
-const (
-	Delivered         DeliveryResult = "delivered"
-	DeliveryTransient DeliveryResult = "transient"
-	DeliveryPermanent DeliveryResult = "permanent"
-	// DeliveryRequested: the host ERP was asked to re-run the sync itself; its answer is
-	// read at the next attempt.
-	DeliveryRequested DeliveryResult = "requested"
-)
-
-// Classes of an attempt's own failure (RetryAttempt.Class). The row's error keeps its
-// diagnosis: an attempt that fails is judged as what it is.
-const (
-	// AttemptConfiguration: nothing can re-run the sync as the tenant is set up (no
-	// connector, no host record named, no flow); an admin or the integration must act.
-	AttemptConfiguration = "configuration"
-	AttemptConnection    = "connection"
-	AttemptRateLimit     = "rate_limit"
-	AttemptPermission    = "permission"
-	// AttemptValue: the system refused the values as they stand.
-	AttemptValue    = "value"
-	AttemptNotFound = "not_found"
-	// AttemptGovernance: the guard refused or held the write (ownership, loop, DLP).
-	AttemptGovernance = "governance"
-)
-
-// Delivery is one attempt's outcome, fit for operators (no values).
-type Delivery struct {
-	Result DeliveryResult
-	System string
-	// Reason says what happened and, for a failure, what to do.
-	Reason string
-	// Code is the vendor's code, or the service's (RETRY_…) where no vendor answered.
-	Code       string
-	Class      string
-	RetryAfter time.Duration
-}
-
-// Deliverer re-runs the integration a row's error came from.
-type Deliverer interface {
-	// Target names the system a row's re-run writes to.
-	Target(c Claim) string
-	// Rerun re-runs the sync c failed, from its source of truth, with the fix approved
-	// for c (ApprovedFix). key names the attempt (RetryKey): the same attempt carries the
-	// same key, so one that wrote and died is replayed, never applied twice.
-	Rerun(ctx context.Context, actor string, c Claim, key string) Delivery
-}
-
 // Retrier runs retries: on request, on schedule, and sooner when a system is back.
 type Retrier struct {
-	Claims  ClaimStore
-	Deliver Deliverer
+	Claims  syncerror.ClaimStore
+	Deliver syncerror.Deliverer
 	Tenants tenant.Reader
-	Audit   Auditor
+	Audit   syncerror.Auditor
 	// Schedule overrides DefaultRetrySchedule; Jitter spreads each wait (default ±10%).
 	Schedule []time.Duration
 	Jitter   func(time.Duration) time.Duration
@@ -128,29 +75,26 @@ type Retrier struct {
 // pullEvery bounds how often one tenant's system pulls its retries forward.
 const pullEvery = time.Minute
 
-// ErrNotRetryable means the row is in a state no retry starts from.
-var ErrNotRetryable = errors.New("the sync error cannot be retried in its state")
-
 // retryFrom are the statuses a person's retry starts from: an open row, or one approved
 // (its fix is in the record; the delivery is what is left).
-var retryFrom = []Status{StatusPending, StatusRetrying, StatusEscalated, StatusApproved}
+var retryFrom = []syncerror.Status{syncerror.StatusPending, syncerror.StatusRetrying, syncerror.StatusEscalated, syncerror.StatusApproved}
 
 // Attempt runs one retry of c for actor and returns the row as it ended.
-func (rt *Retrier) Attempt(ctx context.Context, actor identity.Identity, c Claim) (Claim, error) {
+func (rt *Retrier) Attempt(ctx context.Context, actor identity.Identity, c syncerror.Claim) (syncerror.Claim, error) {
 	now := rt.now()
 	if !slices.Contains(retryFrom, c.Status) || inFlight(c, now) {
-		return c, ErrNotRetryable
+		return c, syncerror.ErrNotRetryable
 	}
-	held, err := rt.Claims.ChangeRetry(ctx, c.TenantID, c.ID, RetryChange{From: []Status{c.Status}, Attempts: c.Retry.Attempts,
-		To: StatusRetrying, Begin: true, NextAt: now.Add(rt.lease()), LastError: c.Retry.LastError,
-		Entry: HistoryEntry{At: now, Actor: actor.Actor, Action: "retry", Note: "attempt " + strconv.Itoa(c.Retry.Attempts+1)}}, now)
+	held, err := rt.Claims.ChangeRetry(ctx, c.TenantID, c.ID, syncerror.RetryChange{From: []syncerror.Status{c.Status}, Attempts: c.Retry.Attempts,
+		To: syncerror.StatusRetrying, Begin: true, NextAt: now.Add(rt.lease()), LastError: c.Retry.LastError,
+		Entry: syncerror.HistoryEntry{At: now, Actor: actor.Actor, Action: "retry", Note: "attempt " + strconv.Itoa(c.Retry.Attempts+1)}}, now)
 	if err != nil {
 		return c, err
 	}
-	d := rt.Deliver.Rerun(ctx, actor.Actor, held, RetryKey(held))
+	d := rt.Deliver.Rerun(ctx, actor.Actor, held, syncerror.RetryKey(held))
 	end, err := rt.end(ctx, actor, held, d)
 	rt.audit(ctx, actor, held, d)
-	if d.Result == Delivered {
+	if d.Result == syncerror.Delivered {
 		// The system took a write: the other retries waiting on it may go now.
 		if _, perr := rt.PullForward(ctx, held.TenantID, d.System); perr != nil {
 			rt.log().Warn("retries not pulled forward; they run on schedule", "system", d.System, "error", perr)
@@ -164,31 +108,31 @@ func (rt *Retrier) Attempt(ctx context.Context, actor identity.Identity, c Claim
 // diagnosis: the error is the evidence of what failed, and the attempt's own failure is
 // judged apart (Delivery.Class) with what to do. Re-diagnosing would only read the same
 // original error again.
-func (rt *Retrier) end(ctx context.Context, actor identity.Identity, held Claim, d Delivery) (Claim, error) {
+func (rt *Retrier) end(ctx context.Context, actor identity.Identity, held syncerror.Claim, d syncerror.Delivery) (syncerror.Claim, error) {
 	now := rt.now()
-	ch := RetryChange{From: []Status{StatusRetrying}, Attempts: held.Retry.Attempts,
-		Entry: HistoryEntry{At: now, Actor: actor.Actor},
-		Log: appendAttempt(held.Retry.Log, RetryAttempt{At: now, Actor: actor.Actor, Result: d.Result, System: d.System,
+	ch := syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying}, Attempts: held.Retry.Attempts,
+		Entry: syncerror.HistoryEntry{At: now, Actor: actor.Actor},
+		Log: syncerror.AppendAttempt(held.Retry.Log, syncerror.RetryAttempt{At: now, Actor: actor.Actor, Result: d.Result, System: d.System,
 			Code: d.Code, Class: d.Class, Reason: d.Reason})}
 	switch d.Result {
-	case Delivered:
-		ch.To, ch.Resolution = StatusResolved, ResolutionRetried
+	case syncerror.Delivered:
+		ch.To, ch.Resolution = syncerror.StatusResolved, syncerror.ResolutionRetried
 		ch.Entry.Action, ch.Entry.Note = "retried", d.Reason
-	case DeliveryPermanent:
-		ch.To, ch.LastError = StatusPending, d.Reason
+	case syncerror.DeliveryPermanent:
+		ch.To, ch.LastError = syncerror.StatusPending, d.Reason
 		ch.Entry.Action, ch.Entry.Note = "retry_failed", attemptNote(d)
 	default:
 		ch.LastError = d.Reason
 		next, ok := rt.next(ctx, held, d.RetryAfter)
 		if ok {
-			ch.To, ch.NextAt = StatusRetrying, next
+			ch.To, ch.NextAt = syncerror.StatusRetrying, next
 			ch.Entry.Action = "retry_failed"
-			if d.Result == DeliveryRequested {
+			if d.Result == syncerror.DeliveryRequested {
 				ch.Entry.Action = "retry_requested"
 			}
 			ch.Entry.Note = d.Reason + "; next attempt at " + next.Format(time.RFC3339)
 		} else {
-			ch.To = StatusPending
+			ch.To = syncerror.StatusPending
 			ch.Entry.Action, ch.Entry.Note = "retries_exhausted", d.Reason+" (after "+strconv.Itoa(held.Retry.Attempts)+" attempts)"
 		}
 	}
@@ -202,7 +146,7 @@ func (rt *Retrier) end(ctx context.Context, actor identity.Identity, held Claim,
 }
 
 // attemptNote is a failed attempt in the row's history: its class and code, and why.
-func attemptNote(d Delivery) string {
+func attemptNote(d syncerror.Delivery) string {
 	note := d.Reason
 	if d.Code != "" {
 		note = d.Code + ": " + note
@@ -215,7 +159,7 @@ func attemptNote(d Delivery) string {
 
 // next is when the row's next automatic attempt is due, if it gets one: the tenant has
 // auto-retry on and the schedule has attempts left. Retry-After is honoured.
-func (rt *Retrier) next(ctx context.Context, c Claim, retryAfter time.Duration) (time.Time, bool) {
+func (rt *Retrier) next(ctx context.Context, c syncerror.Claim, retryAfter time.Duration) (time.Time, bool) {
 	sched := rt.schedule()
 	if c.Retry.Attempts >= len(sched) || !rt.autoRetry(ctx, c.TenantID) {
 		return time.Time{}, false
@@ -225,16 +169,16 @@ func (rt *Retrier) next(ctx context.Context, c Claim, retryAfter time.Duration) 
 
 // Plan puts a freshly diagnosed row of a retryable class on the schedule instead of in
 // front of people. A row that was retried already is not planned again.
-func (rt *Retrier) Plan(ctx context.Context, c Claim, p Proposal) error {
+func (rt *Retrier) Plan(ctx context.Context, c syncerror.Claim, p syncerror.Proposal) error {
 	if rt == nil || !slices.Contains(RetryableClasses, p.Class) || c.Retry.Attempts > 0 || !rt.autoRetry(ctx, c.TenantID) {
 		return nil
 	}
 	now := rt.now()
 	next := now.Add(rt.jitter(rt.schedule()[0]))
-	_, err := rt.Claims.ChangeRetry(ctx, c.TenantID, c.ID, RetryChange{From: []Status{StatusPending}, To: StatusRetrying, NextAt: next,
-		Entry: HistoryEntry{At: now, Actor: "schedule:retry", Action: "retry_scheduled",
+	_, err := rt.Claims.ChangeRetry(ctx, c.TenantID, c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusPending}, To: syncerror.StatusRetrying, NextAt: next,
+		Entry: syncerror.HistoryEntry{At: now, Actor: "schedule:retry", Action: "retry_scheduled",
 			Note: p.Class + " error: retried automatically, first at " + next.Format(time.RFC3339)}}, now)
-	if errors.Is(err, ErrStateChanged) {
+	if errors.Is(err, syncerror.ErrStateChanged) {
 		return nil // a person acted first
 	}
 	return err
@@ -243,7 +187,7 @@ func (rt *Retrier) Plan(ctx context.Context, c Claim, p Proposal) error {
 // RunDue attempts the tenant's due retries and returns how many it attempted. With
 // auto-retry switched off, due rows go to people instead.
 func (rt *Retrier) RunDue(ctx context.Context, tenantID string) (int, error) {
-	if flag, err := DisabledFlag(ctx, rt.Tenants, tenantID); err != nil || flag != "" {
+	if flag, err := syncerror.DisabledFlag(ctx, rt.Tenants, tenantID); err != nil || flag != "" {
 		return 0, err
 	}
 	due, err := rt.Claims.DueRetries(ctx, tenantID, rt.now(), retryPage)
@@ -257,14 +201,14 @@ func (rt *Retrier) RunDue(ctx context.Context, tenantID string) (int, error) {
 	for _, c := range due {
 		if !on {
 			now := rt.now()
-			_, err = rt.Claims.ChangeRetry(ctx, tenantID, c.ID, RetryChange{From: []Status{StatusRetrying}, Attempts: c.Retry.Attempts,
-				To: StatusPending, LastError: c.Retry.LastError,
-				Entry: HistoryEntry{At: now, Actor: actor.Actor, Action: "retries_stopped", Note: "automatic retry is off for the tenant"}}, now)
+			_, err = rt.Claims.ChangeRetry(ctx, tenantID, c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying}, Attempts: c.Retry.Attempts,
+				To: syncerror.StatusPending, LastError: c.Retry.LastError,
+				Entry: syncerror.HistoryEntry{At: now, Actor: actor.Actor, Action: "retries_stopped", Note: "automatic retry is off for the tenant"}}, now)
 		} else {
 			_, err = rt.Attempt(ctx, actor, c)
 			n++
 		}
-		if err != nil && !errors.Is(err, ErrStateChanged) {
+		if err != nil && !errors.Is(err, syncerror.ErrStateChanged) {
 			errs = append(errs, err)
 		}
 	}
@@ -287,12 +231,12 @@ func (rt *Retrier) PullForward(ctx context.Context, tenantID, system string) (in
 		if !c.Retry.NextAt.After(now) || inFlight(c, now) || rt.Deliver.Target(c) != system {
 			continue
 		}
-		_, err := rt.Claims.ChangeRetry(ctx, tenantID, c.ID, RetryChange{From: []Status{StatusRetrying}, Attempts: c.Retry.Attempts,
-			To: StatusRetrying, NextAt: now, LastError: c.Retry.LastError,
-			Entry: HistoryEntry{At: now, Actor: "schedule:retry", Action: "retry_pulled_forward", Note: system + " accepted a write again"}}, now)
+		_, err := rt.Claims.ChangeRetry(ctx, tenantID, c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying}, Attempts: c.Retry.Attempts,
+			To: syncerror.StatusRetrying, NextAt: now, LastError: c.Retry.LastError,
+			Entry: syncerror.HistoryEntry{At: now, Actor: "schedule:retry", Action: "retry_pulled_forward", Note: system + " accepted a write again"}}, now)
 		if err == nil {
 			n++
-		} else if !errors.Is(err, ErrStateChanged) {
+		} else if !errors.Is(err, syncerror.ErrStateChanged) {
 			return n, err
 		}
 	}
@@ -313,50 +257,17 @@ func (rt *Retrier) mayPull(key string, now time.Time) bool {
 }
 
 // inFlight reports whether an attempt holds the row (its lease has not ended).
-func inFlight(c Claim, now time.Time) bool {
+func inFlight(c syncerror.Claim, now time.Time) bool {
 	n := len(c.History)
-	return c.Status == StatusRetrying && n > 0 && c.History[n-1].Action == "retry" && c.Retry.NextAt.After(now)
+	return c.Status == syncerror.StatusRetrying && n > 0 && c.History[n-1].Action == "retry" && c.Retry.NextAt.After(now)
 }
 
-// ApprovedFix is the fix a retry of c writes with it: the fields and values a person
-// approved (or a policy rule applied), once the approve wrote them; nil otherwise. It is
-// the only value a retry carries that is not read fresh from a system of record.
-func ApprovedFix(c Claim) map[string]any {
-	if c.Applied == nil {
-		return nil
-	}
-	fix := fixOf(c)
-	if len(fix) == 0 {
-		return nil
-	}
-	return FixFields(fix)
-}
-
-// FixFields are the fields a fix writes: each path with its value after.
-func FixFields(fix []FieldChange) map[string]any {
-	fields := make(map[string]any, len(fix))
-	for _, f := range fix {
-		fields[f.Path] = f.After
-	}
-	return fields
-}
-
-// RetryKey names one retry attempt of c (held for it: c.Retry.Attempts counts it) and
-// what it carries, the approved fix: the same attempt always carries the same key, so an
-// attempt that wrote and died is replayed by its target, never applied twice. The next
-// attempt carries another: the re-run it asks for is a new one.
-func RetryKey(c Claim) string {
-	b, _ := json.Marshal(ApprovedFix(c)) // maps marshal with sorted keys
-	sum := sha256.Sum256(b)
-	return c.ID + "-r" + hex.EncodeToString(sum[:8]) + "-a" + strconv.Itoa(c.Retry.Attempts)
-}
-
-func (rt *Retrier) audit(ctx context.Context, actor identity.Identity, c Claim, d Delivery) {
+func (rt *Retrier) audit(ctx context.Context, actor identity.Identity, c syncerror.Claim, d syncerror.Delivery) {
 	if rt.Audit == nil {
 		return
 	}
 	result := audit.ResultFailure
-	if d.Result == Delivered {
+	if d.Result == syncerror.Delivered {
 		result = audit.ResultSuccess
 	}
 	details := map[string]any{"result": string(d.Result), "system": d.System, "attempt": c.Retry.Attempts, "source": string(c.Source)}
