@@ -6,8 +6,8 @@
 //
 // The feature's rooms sit on it, each importing only rooms below it (functions/layers_test.go):
 // dynamo (the DynamoDB store), retries (the Retrier), intake (ingest, reconcile, host poll),
-// diagnosis (the worker),
-// then the wiring (ingestwire, wire, queuewire, aidiagnoser). The core imports none of them.
+// diagnosis (the worker), then the wiring (ingestwire, wire, queuewire, aidiagnoser). The
+// core imports none of them.
 package syncerror
 
 import (
