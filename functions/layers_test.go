@@ -90,10 +90,12 @@ var syncErrorRooms = [][]string{
 	// the core: the claim row, its states, fixes, the store interfaces; the rooms not yet
 	// split from it (queue, decisions, policy, automation)
 	{"shared/syncerror"},
-	// the DynamoDB store; the contract suites and the fake; the retries
+	// the DynamoDB store; the in-memory fake and sample rows; the retries
 	{"shared/syncerror/dynamo", "shared/syncerror/syncerrortest", "shared/syncerror/retries"},
-	// ingest, the reconcile and its host poll; the diagnosis worker; the store on an emulator for tests
-	{"shared/syncerror/intake", "shared/syncerror/diagnosis", "shared/syncerror/dynamo/dynamotest"},
+	// ingest, the reconcile and its host poll; the diagnosis worker; the store on an emulator
+	// and the stores' contract suites, for tests
+	{"shared/syncerror/intake", "shared/syncerror/diagnosis", "shared/syncerror/dynamo/dynamotest",
+		"shared/syncerror/syncerrortest/storecontract"},
 	// the wiring: the ingest Lambda's, the API's, then the worker Lambda's and the AI adapter
 	{"shared/syncerror/ingestwire"},
 	{"shared/syncerror/wire"},

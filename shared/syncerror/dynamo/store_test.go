@@ -7,7 +7,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
-	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest/storecontract"
 )
 
 func TestMain(m *testing.M) { emutest.Main(m) }
@@ -18,12 +18,12 @@ func newDynamoClaims(t *testing.T, e emutest.Emulator) *dynamo.DynamoClaims {
 
 func TestDynamoClaimsContract(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
-		syncerrortest.RunClaimStoreContract(t, func(t *testing.T) syncerror.ClaimStore { return newDynamoClaims(t, e) })
+		storecontract.RunClaimStoreContract(t, func(t *testing.T) syncerror.ClaimStore { return newDynamoClaims(t, e) })
 	})
 }
 
 func TestDynamoAssistStoreContract(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
-		syncerrortest.RunAssistStoreContract(t, func(t *testing.T) syncerrortest.AssistStore { return newDynamoClaims(t, e) })
+		storecontract.RunAssistStoreContract(t, func(t *testing.T) storecontract.AssistStore { return newDynamoClaims(t, e) })
 	})
 }

@@ -1,5 +1,5 @@
 // Package syncerrortest provides an in-memory ClaimStore and Queue for unit tests, and the
-// contract suite every ClaimStore must pass.
+// sample rows the tests start from; the contract suites are in storecontract.
 package syncerrortest
 
 import (

@@ -5,16 +5,17 @@ import (
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest/storecontract"
 )
 
 func TestMemoryClaimStoreContract(t *testing.T) {
-	syncerrortest.RunClaimStoreContract(t, func(*testing.T) syncerror.ClaimStore {
+	storecontract.RunClaimStoreContract(t, func(*testing.T) syncerror.ClaimStore {
 		return syncerrortest.NewClaimStore()
 	})
 }
 
 func TestMemoryAssistStoreContract(t *testing.T) {
-	syncerrortest.RunAssistStoreContract(t, func(*testing.T) syncerrortest.AssistStore {
+	storecontract.RunAssistStoreContract(t, func(*testing.T) storecontract.AssistStore {
 		return syncerrortest.NewClaimStore()
 	})
 }

@@ -1,4 +1,4 @@
-package syncerrortest
+package storecontract
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package syncerrortest
+package storecontract
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 // runSystemListContract covers the listing's system filter: the external system matched
@@ -21,7 +22,7 @@ func runSystemListContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		var rows []syncerror.Claim
 		for i, sys := range systems {
 			at := base.Add(time.Duration(i) * time.Minute)
-			r := SampleRecord("t1", fmt.Sprintf("sys-%d", i))
+			r := syncerrortest.SampleRecord("t1", fmt.Sprintf("sys-%d", i))
 			r.ExternalSystem, r.RecordID = sys, fmt.Sprintf("SO-%d", i)
 			c := syncerror.NewClaim(r, syncerror.SourceWebhook, "", at)
 			mustClaim(t, s, c)
@@ -29,7 +30,7 @@ func runSystemListContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := SampleProposal(syncerror.InferenceID(c.ID, 1), at)
+			p := syncerrortest.SampleProposal(syncerror.InferenceID(c.ID, 1), at)
 			if i == 6 {
 				p.Class = "missing"
 			}
@@ -39,7 +40,7 @@ func runSystemListContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 			rows = append(rows, c)
 		}
 		// The same system in another tenant and in another status is never listed.
-		other := SampleRecord("t2", "sys-0")
+		other := syncerrortest.SampleRecord("t2", "sys-0")
 		other.ExternalSystem = "webshop"
 		mustClaim(t, s, syncerror.NewClaim(other, syncerror.SourceWebhook, "", base))
 		if err := s.Decide(ctx, "t1", rows[8].ID, syncerror.StatusPending, syncerror.StatusRejected,
@@ -88,7 +89,7 @@ func runSystemListContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		systems := []string{"Business Central", "ShipStation", " business central ", "erp2", "BC", "Business Centrals", "", "ERP2"}
 		var ids []string
 		for i, sys := range systems {
-			r := SampleRecord("t1", fmt.Sprintf("names-%d", i))
+			r := syncerrortest.SampleRecord("t1", fmt.Sprintf("names-%d", i))
 			r.ExternalSystem = sys
 			c := syncerror.NewClaim(r, syncerror.SourceWebhook, "", base.Add(time.Duration(i)*time.Minute))
 			mustClaim(t, s, c)

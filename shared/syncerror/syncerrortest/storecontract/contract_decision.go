@@ -1,4 +1,4 @@
-package syncerrortest
+package storecontract
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 // runDecisionContract covers the operator's decisions: the approve lease (taken once,
@@ -22,7 +23,7 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 
 	t.Run("approve lease", func(t *testing.T) {
 		s := newStore(t)
-		queued := syncerror.NewClaim(SampleRecord("t1", "e-q"), syncerror.SourceWebhook, "", base)
+		queued := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-q"), syncerror.SourceWebhook, "", base)
 		mustClaim(t, s, queued)
 		l1 := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
 		if _, err := s.BeginApply(ctx, "t1", queued.ID, syncerror.StatusPending, l1, nil, entry("approve"), base); !errors.Is(err, syncerror.ErrStateChanged) {

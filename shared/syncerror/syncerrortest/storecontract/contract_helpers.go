@@ -1,4 +1,4 @@
-package syncerrortest
+package storecontract
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 // The contract suites' own helpers: claims made for a test, and races counted.
@@ -66,39 +67,13 @@ func won(err error) (bool, error) {
 func ready(t *testing.T, s syncerror.ClaimStore, tenant, errorID string, at time.Time) syncerror.Claim {
 	t.Helper()
 	ctx := context.Background()
-	c := syncerror.NewClaim(SampleRecord(tenant, errorID), syncerror.SourceWebhook, "msg", at)
+	c := syncerror.NewClaim(syncerrortest.SampleRecord(tenant, errorID), syncerror.SourceWebhook, "msg", at)
 	mustClaim(t, s, c)
 	got, err := s.BeginDiagnosis(ctx, tenant, c.ID, at, at)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CompleteDiagnosis(ctx, tenant, c.ID, got.DiagnosisAttempts, SampleProposal(syncerror.InferenceID(c.ID, 1), at), at); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// Claimed claims a sample record of tenantID as a webhook would, and returns its row.
-func Claimed(t *testing.T, s syncerror.ClaimStore, tenantID, errorID string, at time.Time) syncerror.Claim {
-	t.Helper()
-	c := syncerror.NewClaim(SampleRecord(tenantID, errorID), syncerror.SourceWebhook, "", at)
-	if _, err := s.Claim(context.Background(), c); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// Ready is Claimed with its diagnosis done: a pending row with the sample proposal, ready
-// for a decision.
-func Ready(t *testing.T, s syncerror.ClaimStore, tenant, errorID string, at time.Time) syncerror.Claim {
-	t.Helper()
-	c := Claimed(t, s, tenant, errorID, at)
-	got, err := s.BeginDiagnosis(context.Background(), tenant, c.ID, at, at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := SampleProposal(syncerror.InferenceID(c.ID, 1), at)
-	if err := s.CompleteDiagnosis(context.Background(), tenant, c.ID, got.DiagnosisAttempts, p, at); err != nil {
+	if err := s.CompleteDiagnosis(ctx, tenant, c.ID, got.DiagnosisAttempts, syncerrortest.SampleProposal(syncerror.InferenceID(c.ID, 1), at), at); err != nil {
 		t.Fatal(err)
 	}
 	return c

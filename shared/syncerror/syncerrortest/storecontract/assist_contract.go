@@ -1,4 +1,4 @@
-package syncerrortest
+package storecontract
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 // AssistStore is a store of rows and the documents of the approval policy, the learning and
@@ -64,7 +65,7 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 
 	t.Run("a document key never reaches a row", func(t *testing.T) {
 		s := newStore(t)
-		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "m", now)
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "m", now)
 		mustClaim(t, s, c)
 		if _, err := s.PutDoc(ctx, "t1", syncerror.Doc{Key: c.ID, Body: json.RawMessage(`{}`)}, now); err == nil {
 			t.Fatal("a claim id was written as a document")

@@ -1,4 +1,4 @@
-package syncerrortest
+package storecontract
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 // runTriageContract covers assign, tag and note (each conditional, each with a history
@@ -20,7 +21,7 @@ func runTriageContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 	}
 	claim := func(t *testing.T, s syncerror.ClaimStore, errorID, recordID, msg string, at time.Time) syncerror.Claim {
 		t.Helper()
-		r := SampleRecord("t1", errorID)
+		r := syncerrortest.SampleRecord("t1", errorID)
 		r.RecordID, r.Message = recordID, msg
 		c := syncerror.NewClaim(r, syncerror.SourceWebhook, "", at)
 		mustClaim(t, s, c)

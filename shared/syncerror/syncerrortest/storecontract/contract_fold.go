@@ -1,4 +1,4 @@
-package syncerrortest
+package storecontract
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 // runFoldContract covers the fold's writes: create, occurrence, duplicate, closed, and
@@ -14,7 +15,7 @@ import (
 func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore, base time.Time) {
 	ctx := context.Background()
 	post := func(errorID string, gen int, at time.Time) (syncerror.Claim, string) {
-		rec := SampleRecord("t1", errorID)
+		rec := syncerrortest.SampleRecord("t1", errorID)
 		c := syncerror.NewClaim(rec, syncerror.SourceWebhook, "msg", at)
 		sig := syncerror.Signature(rec)
 		c.ID = syncerror.SignatureRowID("t1", sig, gen)

@@ -1,9 +1,8 @@
-package syncerrortest
+package storecontract
 
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -12,40 +11,8 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
-
-// SampleRecord returns a valid record for tenantID with the given errorId.
-func SampleRecord(tenantID, errorID string) syncerror.Record {
-	return syncerror.Record{
-		TenantID:       tenantID,
-		ErrorID:        errorID,
-		RecordType:     "salesOrder",
-		RecordID:       "SO-10042",
-		ErrorCode:      "INVALID_FIELD_VALUE",
-		Message:        "Invalid value for field shipcountry: 'Deutschland'",
-		OccurredAt:     time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC),
-		Integration:    "shopify-orders",
-		ExternalSystem: "shopify",
-		Direction:      "inbound",
-		Payload:        json.RawMessage(`{"shipcountry":"Deutschland","total":129.5}`),
-		Context:        json.RawMessage(`{"script":"ue_sync_error"}`),
-	}
-}
-
-// SampleProposal returns a realistic proposal for tests.
-func SampleProposal(inferenceID string, at time.Time) syncerror.Proposal {
-	return syncerror.Proposal{
-		Class:       "value",
-		Summary:     "shipcountry holds a country name where an ISO code is expected",
-		Fix:         []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DE"}},
-		Rationale:   "The target expects ISO 3166-1 alpha-2 codes; Deutschland is Germany, DE.",
-		Confidence:  0.92,
-		InferenceID: inferenceID,
-		Provider:    "rules",
-		Model:       "rules-v1",
-		DiagnosedAt: at.UTC(),
-	}
-}
 
 // RunClaimStoreContract runs the cases every ClaimStore must pass. newStore returns an
 // empty store for each case.
@@ -55,7 +22,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 
 	t.Run("claim once then duplicate", func(t *testing.T) {
 		s := newStore(t)
-		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "msg_1", base)
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "msg_1", base)
 		created, err := s.Claim(ctx, c)
 		if err != nil || !created {
 			t.Fatalf("first claim: created=%v err=%v", created, err)
@@ -77,7 +44,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 
 	t.Run("get is tenant scoped", func(t *testing.T) {
 		s := newStore(t)
-		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "msg_1", base)
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "msg_1", base)
 		mustClaim(t, s, c)
 		if _, err := s.Get(ctx, "t2", c.ID); !errors.Is(err, syncerror.ErrNotFound) {
 			t.Fatalf("other tenant: err=%v, want ErrNotFound", err)
@@ -89,7 +56,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 
 	t.Run("minimal record round-trips", func(t *testing.T) {
 		s := newStore(t)
-		r := SampleRecord("t1", "e-min")
+		r := syncerrortest.SampleRecord("t1", "e-min")
 		r.Integration, r.ExternalSystem, r.Direction, r.Payload, r.Context = "", "", "", nil, nil
 		c := syncerror.NewClaim(r, syncerror.SourceReconcile, "", base)
 		mustClaim(t, s, c)
@@ -101,7 +68,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 
 	t.Run("concurrent claims create one row", func(t *testing.T) {
 		s := newStore(t)
-		c := syncerror.NewClaim(SampleRecord("t1", "e-race"), syncerror.SourceWebhook, "msg_1", base)
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-race"), syncerror.SourceWebhook, "msg_1", base)
 		n := winners(t, 20, func(int) (bool, error) { return s.Claim(ctx, c) })
 		if n != 1 {
 			t.Fatalf("%d claims reported created, want 1", n)
@@ -110,7 +77,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 
 	t.Run("begin diagnosis takes queued and stale rows only", func(t *testing.T) {
 		s := newStore(t)
-		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "msg_1", base)
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "msg_1", base)
 		mustClaim(t, s, c)
 		t1 := base.Add(time.Second)
 		got, err := s.BeginDiagnosis(ctx, "t1", c.ID, t1, t1.Add(-time.Minute))
@@ -143,11 +110,11 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		s := newStore(t)
 		var ids []string
 		for i := 0; i < 5; i++ {
-			c := syncerror.NewClaim(SampleRecord("t1", fmt.Sprintf("e-%d", i)), syncerror.SourceWebhook, "", base.Add(time.Duration(i)*time.Minute))
+			c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", fmt.Sprintf("e-%d", i)), syncerror.SourceWebhook, "", base.Add(time.Duration(i)*time.Minute))
 			mustClaim(t, s, c)
 			ids = append(ids, c.ID)
 		}
-		mustClaim(t, s, syncerror.NewClaim(SampleRecord("t2", "e-0"), syncerror.SourceWebhook, "", base))
+		mustClaim(t, s, syncerror.NewClaim(syncerrortest.SampleRecord("t2", "e-0"), syncerror.SourceWebhook, "", base))
 		// e-4 is diagnosing, so not queued.
 		if _, err := s.BeginDiagnosis(ctx, "t1", ids[4], base.Add(time.Minute), base); err != nil {
 			t.Fatal(err)
@@ -174,13 +141,13 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 
 	t.Run("complete diagnosis only from the same attempt", func(t *testing.T) {
 		s := newStore(t)
-		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)
 		mustClaim(t, s, c)
 		got, err := s.BeginDiagnosis(ctx, "t1", c.ID, base, base)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := SampleProposal(syncerror.InferenceID(c.ID, got.DiagnosisAttempts), base.Add(time.Second))
+		p := syncerrortest.SampleProposal(syncerror.InferenceID(c.ID, got.DiagnosisAttempts), base.Add(time.Second))
 		if err := s.CompleteDiagnosis(ctx, "t1", c.ID, got.DiagnosisAttempts+1, p, base); !errors.Is(err, syncerror.ErrStateChanged) {
 			t.Fatalf("other attempt completed: err=%v", err)
 		}
@@ -207,7 +174,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 
 	t.Run("end diagnosis requeues or fails", func(t *testing.T) {
 		s := newStore(t)
-		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)
 		mustClaim(t, s, c)
 		if _, err := s.BeginDiagnosis(ctx, "t1", c.ID, base, base); err != nil {
 			t.Fatal(err)
@@ -247,11 +214,11 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		s := newStore(t)
 		var ids []string
 		for i := 0; i < 5; i++ {
-			c := syncerror.NewClaim(SampleRecord("t1", fmt.Sprintf("e-%d", i)), syncerror.SourceWebhook, "", base.Add(time.Duration(i)*time.Minute))
+			c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", fmt.Sprintf("e-%d", i)), syncerror.SourceWebhook, "", base.Add(time.Duration(i)*time.Minute))
 			mustClaim(t, s, c)
 			ids = append([]string{c.ID}, ids...)
 		}
-		mustClaim(t, s, syncerror.NewClaim(SampleRecord("t2", "e-0"), syncerror.SourceWebhook, "", base))
+		mustClaim(t, s, syncerror.NewClaim(syncerrortest.SampleRecord("t2", "e-0"), syncerror.SourceWebhook, "", base))
 		rej := ready(t, s, "t1", "e-rej", base.Add(time.Hour))
 		if err := s.Decide(ctx, "t1", rej.ID, syncerror.StatusPending, syncerror.StatusRejected, entry("rejected"), base); err != nil {
 			t.Fatal(err)
@@ -295,13 +262,13 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		var missing []string
 		for i := 0; i < 7; i++ {
 			at := base.Add(time.Duration(i) * time.Minute)
-			c := syncerror.NewClaim(SampleRecord("t1", fmt.Sprintf("f-%d", i)), syncerror.SourceWebhook, "msg", at)
+			c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", fmt.Sprintf("f-%d", i)), syncerror.SourceWebhook, "msg", at)
 			mustClaim(t, s, c)
 			got, err := s.BeginDiagnosis(ctx, "t1", c.ID, at, at)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := SampleProposal(syncerror.InferenceID(c.ID, 1), at)
+			p := syncerrortest.SampleProposal(syncerror.InferenceID(c.ID, 1), at)
 			if i%3 == 0 { // spread among rows of another class, so pages must read past them
 				p.Class = "missing"
 				missing = append([]string{c.ID}, missing...)
@@ -310,7 +277,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 				t.Fatal(err)
 			}
 		}
-		mustClaim(t, s, syncerror.NewClaim(SampleRecord("t1", "undiagnosed"), syncerror.SourceWebhook, "", base.Add(time.Hour)))
+		mustClaim(t, s, syncerror.NewClaim(syncerrortest.SampleRecord("t1", "undiagnosed"), syncerror.SourceWebhook, "", base.Add(time.Hour)))
 		var got []string
 		cursor := ""
 		for page := 0; page < 10; page++ {
@@ -365,7 +332,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 
 	t.Run("requeue is conditional on what was seen", func(t *testing.T) {
 		s := newStore(t)
-		c := syncerror.NewClaim(SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)
 		mustClaim(t, s, c)
 		now := base.Add(time.Hour)
 		n := winners(t, 10, func(int) (bool, error) {
