@@ -10,15 +10,10 @@ import (
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 )
 
 func TestMain(m *testing.M) { emutest.Main(m) }
-
-func newDynamoClaims(t *testing.T, e emutest.Emulator) *dynamo.DynamoClaims {
-	return dynamotest.Claims(t, e)
-}
 
 // The processed table also holds each tenant's poll watermark; its key is no claim id,
 // so the operator's routes never show it (they answered it 200 before ids were checked).
@@ -27,7 +22,7 @@ func TestOperatorDoesNotServeTheWatermarkRow(t *testing.T) {
 }
 
 func testOperatorDoesNotServeTheWatermarkRow(t *testing.T, e emutest.Emulator) {
-	claims := newDynamoClaims(t, e)
+	claims := dynamotest.Claims(t, e)
 	if err := claims.AdvanceWatermark(context.Background(), "acme", time.Time{}, clock); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -80,7 +81,7 @@ func seedStatuses(t *testing.T, s syncerror.ClaimStore) {
 // order, in the memory store and in DynamoDB (issue 35 §2).
 func TestListOpenAndAnyMergeStatuses(t *testing.T) {
 	t.Run("memory", func(t *testing.T) { testMergedListing(t, syncerrortest.NewClaimStore()) })
-	emutest.Each(t, func(t *testing.T, e emutest.Emulator) { testMergedListing(t, newDynamoClaims(t, e)) })
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) { testMergedListing(t, dynamotest.Claims(t, e)) })
 }
 
 func testMergedListing(t *testing.T, s syncerror.ClaimStore) {

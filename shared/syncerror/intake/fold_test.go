@@ -13,6 +13,7 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
@@ -32,8 +33,8 @@ func recurring(errorID string, n int) []byte {
 func foldStores() map[string]func(t *testing.T) syncerror.ClaimStore {
 	return map[string]func(t *testing.T) syncerror.ClaimStore{
 		"memory":   func(*testing.T) syncerror.ClaimStore { return syncerrortest.NewClaimStore() },
-		"dynalite": func(t *testing.T) syncerror.ClaimStore { return newDynamoClaims(t, emutest.Pair) },
-		"moto":     func(t *testing.T) syncerror.ClaimStore { return newDynamoClaims(t, emutest.Moto) },
+		"dynalite": func(t *testing.T) syncerror.ClaimStore { return dynamotest.Claims(t, emutest.Pair) },
+		"moto":     func(t *testing.T) syncerror.ClaimStore { return dynamotest.Claims(t, emutest.Moto) },
 	}
 }
 

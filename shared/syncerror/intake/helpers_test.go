@@ -13,8 +13,6 @@ import (
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
-	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
@@ -22,10 +20,6 @@ import (
 
 // The fold's tests run on the emulators too (fold_test.go).
 func TestMain(m *testing.M) { emutest.Main(m) }
-
-func newDynamoClaims(t *testing.T, e emutest.Emulator) *dynamo.DynamoClaims {
-	return dynamotest.Claims(t, e)
-}
 
 var clock = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
