@@ -90,6 +90,9 @@ func (b bulkBody) validate() []httpapi.FieldError {
 		seen[id] = true
 	}
 	switch {
+	case b.IDs != nil && (len(b.IDs) == 0 || len(b.IDs) > MaxBulkItems):
+		// Given, ids hold 1 to 100, beside a filter too (the document's minItems).
+		errs = append(errs, httpapi.FieldError{Field: "ids", Message: "must hold 1 to 100 proposal ids"})
 	case b.Filter != nil && len(b.IDs) > 0:
 		errs = append(errs, httpapi.FieldError{Field: "filter", Message: "give ids or a filter, not both"})
 	case b.Filter != nil && len(*b.Filter) > maxBulkFilterLen:
