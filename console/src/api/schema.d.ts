@@ -1592,7 +1592,7 @@ export interface components {
             /** Format: date-time */
             timestamp: string;
         };
-        /** @description A JSON-RPC 2.0 message of the MCP Streamable HTTP transport (initialize, tools/list, tools/call): a request (method and id), a notification (method, no id) or a response (result or error). Batches are not accepted. */
+        /** @description A JSON-RPC 2.0 message of the MCP Streamable HTTP transport (initialize, tools/list, tools/call): a request (method and id), a notification (method, no id) or a response (exactly one of result and error: JSON-RPC 2.0 §5). Batches are not accepted. */
         JSONRPCMessage: {
             /** @constant */
             jsonrpc: "2.0";
@@ -1605,7 +1605,7 @@ export interface components {
                 code: number;
                 message: string;
             };
-        } | unknown | unknown | unknown;
+        } & (unknown | unknown | unknown);
         /** @description The write-back reached the host ERP: its idempotency key and when. A row with it only ends approved. */
         AppliedWrite: {
             key: string;
