@@ -22,9 +22,14 @@ var bulkActions = []string{"approve", "reject", "retry", "resolve", "assign", "t
 
 // Bulk decisions: limits and the time kept in reserve before the request's deadline (API
 // Gateway gives an integration 30 s): an item is not started unless it can still finish.
+// Two items at a time: a vendor account's concurrency is shared by everything that calls
+// it (NetSuite's floor is 5 requests in flight for the whole account, shared/ratebudget),
+// and a bulk approve that took 4 of them, with releases lagging under load, met the
+// shared budget's refusal on a write of its own (the browser suite) and would leave the
+// host ERP's own integrations one slot.
 const (
 	MaxBulkItems        = 100
-	bulkConcurrency     = 4
+	bulkConcurrency     = 2
 	BulkDeadlineReserve = 10 * time.Second
 )
 

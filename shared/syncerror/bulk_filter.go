@@ -274,7 +274,7 @@ func mayApply(actor identity.Identity, d Decision) bool {
 	return actor.HasRole(identity.RoleApprover)
 }
 
-// causesOf groups the failed items by their problem's code and title, largest first.
+// causesOf groups the failed items by their problem (code, title and detail), largest first.
 func causesOf(items []BulkItem) []BulkCause {
 	out := []BulkCause{}
 	at := map[string]int{}
@@ -286,7 +286,9 @@ func causesOf(items []BulkItem) []BulkCause {
 		if it.Problem != nil {
 			code, title, detail = it.Problem.Code, it.Problem.Title, it.Problem.Detail
 		}
-		k := code + "\x00" + title
+		// The detail too: one code (write_back_failed) covers a missing record and a busy
+		// system, and each needs its own words and its own next step.
+		k := code + "\x00" + title + "\x00" + detail
 		i, ok := at[k]
 		if !ok {
 			i, at[k] = len(out), len(out)
