@@ -9,13 +9,16 @@ const unique = (p: string) => `${p}-${Date.now()}-${Math.floor(Math.random() * 1
 test("the list refresh marks a row decided elsewhere without moving the rows", async ({ page }) => {
   const a = unique("E2E-LEFT-A");
   const b = unique("E2E-LEFT-B");
-  // A code of their own: the rejection below teaches the service to reject that fix.
-  const ida = await postSyncError(a, "SO-10042", "INVALID_FIELD_VALUE_LEFT");
-  const idb = await postSyncError(b, "SO-10042", "INVALID_FIELD_VALUE_LEFT");
+  // A code of their own: the rejection below teaches the service to reject that fix. A
+  // system of their own: the list shows these rows alone, so a row of an earlier test that
+  // comes back to pending meanwhile (a failed approve, a retry) is not "new" in it.
+  const system = unique("e2e-left").toLowerCase();
+  const ida = await postSyncError(a, "SO-10042", "INVALID_FIELD_VALUE_LEFT", system);
+  const idb = await postSyncError(b, "SO-10042", "INVALID_FIELD_VALUE_LEFT", system);
   await waitDiagnosed(ida);
   await waitDiagnosed(idb);
   await page.clock.install();
-  await signIn(page, "operator", "/queue/" + ida);
+  await signIn(page, "operator", `/queue/${ida}?system=${system}`);
   await expect(page.getByRole("row", { selected: true })).toContainText(a);
   const order = () => page.locator("table.grid tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-id")));
   const before = await order();
