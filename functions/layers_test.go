@@ -88,10 +88,12 @@ func TestDynamostoreHoldsNoFeatureStorage(t *testing.T) {
 // feature gets its floor here.
 var syncErrorRooms = [][]string{
 	// the core: the claim row, its states, fixes, the store interfaces; the rooms not yet
-	// split from it (queue, decisions, policy, automation)
+	// split from it (queue, decisions, policy)
 	{"shared/syncerror"},
-	// the DynamoDB store; the in-memory fake and sample rows; the retries
-	{"shared/syncerror/dynamo", "shared/syncerror/syncerrortest", "shared/syncerror/retries"},
+	// the DynamoDB store; the in-memory fake and sample rows; the retries; the automation
+	// (auto-apply, the automation records' order, insights)
+	{"shared/syncerror/dynamo", "shared/syncerror/syncerrortest", "shared/syncerror/retries",
+		"shared/syncerror/automation"},
 	// ingest, the reconcile and its host poll; the diagnosis worker; the store on an emulator
 	// and the stores' contract suites, for tests
 	{"shared/syncerror/intake", "shared/syncerror/diagnosis", "shared/syncerror/dynamo/dynamotest",

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -60,7 +61,7 @@ func TestEnforcedRuleAppliesAndRevertRestoresTheERPRecord(t *testing.T) {
 		t.Fatalf("after revert: ERP %+v, row %s", rec.Fields, f.row(t, id).Status)
 	}
 	w = f.call(t, operator, "GET", "/api/sync-error-assist/insights?window=7d", "")
-	var in syncerror.Insights
+	var in automation.Insights
 	// A rule's fix that was reverted counts as reverted only (issue 35: the rate is the
 	// quotient of the counts shown); the rule's own record still says it applied it.
 	if _ = json.Unmarshal(w.Body.Bytes(), &in); in.Total.AutoApplied != 0 || in.Total.Reverted != 1 || len(in.Rules) != 1 ||

@@ -74,7 +74,7 @@ type approval struct {
 // and the reconcile completes the row.
 func (o *Operator) ApproveHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := who(w, r)
+		actor, ok := Who(w, r)
 		if !ok || !featureOn(w, r, o.Tenants, actor.TenantID) {
 			return
 		}

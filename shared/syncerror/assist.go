@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/emf"
@@ -35,12 +34,21 @@ type RecordReader interface {
 	ReadFields(ctx context.Context, c Claim) (map[string]any, error)
 }
 
-func (a *Assist) policies() Policies { return Policies{Docs: a.Store} }
-func (a *Assist) learning() Learning { return Learning{Docs: a.Store} }
+// Policies is the tenant's approval policy, as the decisions and the auto rules read it.
+func (a *Assist) Policies() Policies { return Policies{Docs: a.Store} }
+
+// Learning is the tenant's knowledge learned from decisions.
+func (a *Assist) Learning() Learning { return Learning{Docs: a.Store} }
 
 // autoRuleKey marks a request the policy makes itself (an enforced auto rule applying a
 // fix); only code in this process can set it, never a caller.
 type autoRuleKey struct{}
+
+// WithAutoRule marks ctx as the enforced auto rule rule applying a fix (the approve path
+// lets the rule's own principal approve only what the rule still applies automatically).
+func WithAutoRule(ctx context.Context, rule string) context.Context {
+	return context.WithValue(ctx, autoRuleKey{}, rule)
+}
 
 // problemWithApproval is a problem that names the rule that decided it.
 type problemWithApproval struct {
@@ -58,7 +66,7 @@ func writeApprovalProblem(w http.ResponseWriter, r *http.Request, status int, co
 
 // decision applies the tenant's policy to fix on row c.
 func (o *Operator) decision(ctx context.Context, c Claim, fix []FieldChange) (Decision, error) {
-	pol, err := o.Assist.policies().Get(ctx, c.TenantID)
+	pol, err := o.Assist.Policies().Get(ctx, c.TenantID)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -199,7 +207,7 @@ func (o *Operator) policy(ctx context.Context, tenantID string) (*Policy, error)
 	if o.Assist == nil {
 		return nil, nil
 	}
-	pol, err := o.Assist.policies().Get(ctx, tenantID)
+	pol, err := o.Assist.Policies().Get(ctx, tenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +246,7 @@ func (o *Operator) learnDecision(ctx context.Context, c Claim, fix []FieldChange
 	if o.Assist == nil || strings.HasPrefix(v.Actor, "policy:") {
 		return
 	}
-	skipped, err := o.Assist.learning().Learn(ctx, c, fix, v)
+	skipped, err := o.Assist.Learning().Learn(ctx, c, fix, v)
 	if err != nil || skipped > 0 {
 		httpapi.Logger(ctx).Warn("decision not fully learned", "id", c.ID, "skippedByDLP", skipped, "error", err)
 	}
@@ -267,12 +275,4 @@ func (o *Operator) countResolved(c Claim, actor string) {
 		Counts: map[string]float64{"Resolved": 1, "TimeToResolve": float64(o.now().Sub(c.ClaimedAt).Milliseconds())},
 		Units:  map[string]string{"TimeToResolve": "Milliseconds"},
 		Fields: map[string]any{"feature": "syncerror", "class": class, "by": by, "tenant": c.TenantID}})
-}
-
-// appliedAt is when c's fix was written, else when the row last changed.
-func appliedAt(c Claim) time.Time {
-	if c.Applied != nil {
-		return c.Applied.At
-	}
-	return c.UpdatedAt
 }

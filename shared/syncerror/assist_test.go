@@ -15,6 +15,7 @@ import (
 	"github.com/syncassist/syncassist/shared/audit/audittest"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
@@ -92,7 +93,7 @@ func newAssistFixture(t *testing.T) *assistFixture {
 	f.mux.Handle("PUT /knowledge/{id}", f.op.KnowledgePutHandler())
 	f.mux.Handle("DELETE /knowledge/{id}", f.op.KnowledgeDeleteHandler())
 	f.mux.Handle("GET /automation", f.op.AutomationListHandler())
-	f.mux.Handle("GET /insights", f.op.InsightsHandler())
+	f.mux.Handle("GET /insights", (&automation.InsightsReader{Claims: f.claims, Tenants: f.tenants, Assist: assist, Now: clk}).Handler())
 	return f
 }
 

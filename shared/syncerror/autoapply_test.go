@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
-func (f *assistFixture) insights(t *testing.T) syncerror.Insights {
+func (f *assistFixture) insights(t *testing.T) automation.Insights {
 	t.Helper()
 	w := f.as(t, "olga", "operator", "GET", "/insights?window=7d", "")
-	var in syncerror.Insights
+	var in automation.Insights
 	if err := json.Unmarshal(w.Body.Bytes(), &in); err != nil || w.Code != http.StatusOK {
 		t.Fatalf("insights %d %s", w.Code, w.Body)
 	}

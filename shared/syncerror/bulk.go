@@ -128,7 +128,7 @@ func (o *Operator) BulkHandler() http.Handler {
 	routes := map[string]http.Handler{"approve": o.ApproveHandler(), "reject": o.RejectHandler(), "retry": o.RetryHandler(),
 		"resolve": o.ResolveHandler(), "assign": o.TriageHandler(), "tag": o.TriageHandler()}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := who(w, r)
+		actor, ok := Who(w, r)
 		if !ok || !featureOn(w, r, o.Tenants, actor.TenantID) {
 			return
 		}
@@ -252,7 +252,7 @@ func bulkItem(r *http.Request, single http.Handler, id string, body []byte, outc
 	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.SetPathValue("id", id)
-	rec := &recorder{header: http.Header{}, Code: http.StatusOK}
+	rec := NewRecorder()
 	single.ServeHTTP(rec, req)
 	item := BulkItem{ID: id, Status: rec.Code}
 	switch rec.Code {
@@ -276,24 +276,31 @@ func bulkItem(r *http.Request, single http.Handler, id string, body []byte, outc
 	return item
 }
 
-// recorder keeps what the single-item handler answered. (httptest's recorder would link a
-// test package, and its flag, into the Lambda.)
-type recorder struct {
+// Recorder keeps what a handler called in-process answered (a bulk's single item, an auto
+// rule's approve). (httptest's recorder would link a test package, and its flag, into the
+// Lambda.)
+type Recorder struct {
 	header http.Header
 	Code   int
 	Body   bytes.Buffer
 	wrote  bool
 }
 
-func (r *recorder) Header() http.Header { return r.header }
+// NewRecorder is a Recorder that answers 200 until the handler says otherwise.
+func NewRecorder() *Recorder { return &Recorder{header: http.Header{}, Code: http.StatusOK} }
 
-func (r *recorder) WriteHeader(code int) {
+// Header is the answer's header.
+func (r *Recorder) Header() http.Header { return r.header }
+
+// WriteHeader keeps the first status written.
+func (r *Recorder) WriteHeader(code int) {
 	if !r.wrote {
 		r.Code, r.wrote = code, true
 	}
 }
 
-func (r *recorder) Write(b []byte) (int, error) {
+// Write keeps the body.
+func (r *Recorder) Write(b []byte) (int, error) {
 	r.WriteHeader(http.StatusOK)
 	return r.Body.Write(b)
 }

@@ -207,7 +207,7 @@ func (o *Operator) bulkPreview(ctx context.Context, actor identity.Identity, act
 	}
 	var pol *Policy
 	if action == "approve" && o.Assist != nil {
-		got, err := o.Assist.policies().Get(ctx, actor.TenantID)
+		got, err := o.Assist.Policies().Get(ctx, actor.TenantID)
 		if err != nil {
 			return BulkPreview{}, err
 		}

@@ -24,9 +24,10 @@ type Doc struct {
 // Document keys start with "~", which no claim id does (ClaimID is "se_…"), so a document
 // is never served as a row nor a row changed as a document.
 const (
-	docPolicy      = "~policy#approval"
-	docKnowledge   = "~kn#"
-	docAutomation  = "~auto#"
+	docPolicy    = "~policy#approval"
+	docKnowledge = "~kn#"
+	// DocAutomation keys an automation record by its row's claim id.
+	DocAutomation  = "~auto#"
 	docCoApproval  = "~coappr#"
 	docAutoCounter = "~autocap"
 )

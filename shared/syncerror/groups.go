@@ -121,7 +121,7 @@ func (o *Operator) GroupPending(ctx context.Context, claims []Claim) ([]Group, M
 // listing's filters (listFilters: the console sends class, since and system).
 func (o *Operator) GroupsHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, ok := who(w, r)
+		id, ok := Who(w, r)
 		if !ok {
 			return
 		}

@@ -15,7 +15,9 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 )
 
-func who(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
+// Who is the caller of r, or false when it answered 401: a route serves only a signed-in,
+// attributable caller.
+func Who(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
 	id, ok := identity.FromContext(r.Context())
 	if !ok || !id.Attributable() {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusUnauthorized, "unauthenticated", "Sign in to use the operator queue."))

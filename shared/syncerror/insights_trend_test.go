@@ -5,11 +5,12 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/automation"
 )
 
 // partition checks that the outcome counts add up to what was received, and that the
 // rate is the quotient of the two counts shown beside it.
-func partition(t *testing.T, what string, c syncerror.Counts) {
+func partition(t *testing.T, what string, c automation.Counts) {
 	t.Helper()
 	if sum := c.ResolvedByRetry + c.AutoApplied + c.ResolvedByPeople + c.Rejected + c.Reverted + c.Open; sum != c.Received {
 		t.Fatalf("%s: outcomes add to %d, received %d: %+v", what, sum, c.Received, c)
@@ -69,7 +70,7 @@ func TestInsightsTrendBySystemAndRateArithmetic(t *testing.T) {
 		in.Daily[7].Date != clock.UTC().Format(time.DateOnly) {
 		t.Fatalf("days %d: %+v", len(in.Daily), in.Daily)
 	}
-	var sum syncerror.Counts
+	var sum automation.Counts
 	for _, d := range in.Daily {
 		partition(t, d.Date, d.Counts)
 		sum.Received += d.Received

@@ -52,7 +52,7 @@ func (o *Operator) AutomationListHandler() http.Handler {
 			return
 		}
 		keep := automationOutcomes[outcome]
-		o.docList(docAutomation, DefaultListLimit, MaxListLimit, true, func(d Doc) (any, bool, error) {
+		o.docList(DocAutomation, DefaultListLimit, MaxListLimit, true, func(d Doc) (any, bool, error) {
 			var a Automation
 			err := json.Unmarshal(d.Body, &a)
 			ok := err == nil && (mode == "" || a.Mode == mode) && (rule == "" || a.RuleID == rule) && (keep == nil || keep[a.Outcome])

@@ -193,7 +193,7 @@ func (o *Operator) now() time.Time {
 // filters, search and sort of listFilters; format=csv exports the same rows (export.go).
 func (o *Operator) ListHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, ok := who(w, r)
+		id, ok := Who(w, r)
 		if !ok {
 			return
 		}
@@ -244,7 +244,7 @@ func (o *Operator) ListHandler() http.Handler {
 // DetailHandler serves GET /api/sync-error-assist/proposals/{id}.
 func (o *Operator) DetailHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, ok := who(w, r)
+		id, ok := Who(w, r)
 		if !ok {
 			return
 		}
@@ -324,7 +324,7 @@ func (o *Operator) EscalateHandler() http.Handler {
 
 func (o *Operator) decide(to Status, action, key string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := who(w, r)
+		actor, ok := Who(w, r)
 		if !ok {
 			return
 		}

@@ -27,7 +27,7 @@ func (o *Operator) settingsAudit(ctx context.Context, who identity.Identity, key
 }
 
 func (o *Operator) assistReady(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
-	actor, ok := who(w, r)
+	actor, ok := Who(w, r)
 	if ok && o.Assist == nil {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "not_configured", "The approval policy is not configured."))
 		return actor, false
@@ -75,7 +75,7 @@ func (o *Operator) PolicyGetHandler() http.Handler {
 		if !ok {
 			return
 		}
-		p, err := o.Assist.policies().Get(r.Context(), actor.TenantID)
+		p, err := o.Assist.Policies().Get(r.Context(), actor.TenantID)
 		if err != nil {
 			httpapi.WriteUnavailable(w, r, err, "The approval policy could not be read; retry shortly.")
 			return
@@ -120,7 +120,7 @@ func (o *Operator) PolicyPutHandler() http.Handler {
 			return
 		}
 		ctx := r.Context()
-		before, err := o.Assist.policies().Get(ctx, actor.TenantID)
+		before, err := o.Assist.Policies().Get(ctx, actor.TenantID)
 		if err != nil {
 			httpapi.WriteUnavailable(w, r, err, "The approval policy could not be read; nothing was changed.")
 			return
@@ -129,7 +129,7 @@ func (o *Operator) PolicyPutHandler() http.Handler {
 		// between fails the conditional put).
 		stored, err := Policy{}, error(ErrStateChanged)
 		if before.Version == p.Version {
-			stored, err = o.Assist.policies().Put(ctx, actor.TenantID, p, o.now())
+			stored, err = o.Assist.Policies().Put(ctx, actor.TenantID, p, o.now())
 		}
 		if errors.Is(err, ErrStateChanged) {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "stale_version",

@@ -23,7 +23,7 @@ type resolveBody struct {
 // with a reason and no ERP write, audited like a reject.
 func (o *Operator) ResolveHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := who(w, r)
+		actor, ok := Who(w, r)
 		if !ok || !featureOn(w, r, o.Tenants, actor.TenantID) {
 			return
 		}
@@ -68,7 +68,7 @@ func (o *Operator) ResolveHandler() http.Handler {
 // pending again).
 func (o *Operator) RetryHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := who(w, r)
+		actor, ok := Who(w, r)
 		if !ok || !featureOn(w, r, o.Tenants, actor.TenantID) {
 			return
 		}

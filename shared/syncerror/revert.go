@@ -27,7 +27,7 @@ const RevertWindow = 24 * time.Hour
 // at apply time it refuses (409 prior_unknown).
 func (o *Operator) RevertHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := who(w, r)
+		actor, ok := Who(w, r)
 		if !ok || !featureOn(w, r, o.Tenants, actor.TenantID) {
 			return
 		}

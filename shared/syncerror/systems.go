@@ -15,17 +15,19 @@ import (
 // (tenant.Config.ResolveSystem): an alias added later applies to rows already received,
 // and the ingest stays one conditional write.
 
-// unspecifiedSystem keys, in the insights, rows whose host named no external system.
-const unspecifiedSystem = "unspecified"
-
-// systemNames is the tenant's configuration the names resolve by, read through the
-// operator's tenant reader (the cached plain-attribute read). Without a reader, or when the
-// read fails, the defaults alone: a listing is never refused for its system names.
+// systemNames is the tenant's configuration the names resolve by (SystemNames).
 func (o *Operator) systemNames(ctx context.Context, tenantID string) tenant.Config {
-	if o.Tenants == nil {
+	return SystemNames(ctx, o.Tenants, tenantID)
+}
+
+// SystemNames is the tenant's configuration the names resolve by, read through the
+// tenant reader (the cached plain-attribute read). Without a reader, or when the read
+// fails, the defaults alone: a listing is never refused for its system names.
+func SystemNames(ctx context.Context, tenants tenant.Reader, tenantID string) tenant.Config {
+	if tenants == nil {
 		return tenant.Config{}
 	}
-	c, err := o.Tenants.Get(ctx, tenantID)
+	c, err := tenants.Get(ctx, tenantID)
 	if err != nil {
 		httpapi.Logger(ctx).Warn("tenant unreadable; system names resolve by the defaults", "error", err)
 		return tenant.Config{}
@@ -82,23 +84,5 @@ func nameSystems(c tenant.Config, rows []*Summary) {
 		if s.ExternalSystem != "" {
 			s.System = ResolvedSystem(c, s.ExternalSystem)
 		}
-	}
-}
-
-// countSystem counts the row under the system its host's name resolves to.
-func (in *Insights) countSystem(c Claim, names tenant.Config) {
-	sys := ResolvedSystem(names, c.Record.ExternalSystem)
-	if sys == "" {
-		sys = unspecifiedSystem
-	}
-	cc := in.BySystem[sys]
-	cc.add(c)
-	in.BySystem[sys] = cc
-}
-
-func (in *Insights) finishBySystem() {
-	for k, c := range in.BySystem {
-		c.finish()
-		in.BySystem[k] = c
 	}
 }

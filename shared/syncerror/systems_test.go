@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
@@ -79,7 +80,8 @@ func TestListFiltersByResolvedSystem(t *testing.T) {
 // The insights count by the resolved system.
 func TestInsightsBySystem(t *testing.T) {
 	_, op := systemsFixture(t)
-	in, err := op.Insights(context.Background(), "acme", "7d", clock.Add(-time.Hour))
+	ins := &automation.InsightsReader{Claims: op.Claims, Tenants: op.Tenants, Now: op.Now}
+	in, err := ins.Insights(context.Background(), "acme", "7d", clock.Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

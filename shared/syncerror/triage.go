@@ -125,7 +125,7 @@ func (b triageBody) validate() []httpapi.FieldError {
 // and the answer says which kinds were masked.
 func (o *Operator) TriageHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := who(w, r)
+		actor, ok := Who(w, r)
 		if !ok {
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/syncerror/retries"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -219,6 +220,6 @@ func (w *Worker) log() *slog.Logger {
 
 // autoApply is the tenant's knowledge and auto rules around a diagnosis, on this worker's
 // store, clock and approve path.
-func (w *Worker) autoApply() *syncerror.AutoApply {
-	return &syncerror.AutoApply{Assist: w.Assist, Apply: w.Apply, Tenants: w.Tenants, Diagnoser: w.Diagnoser, Now: w.Now}
+func (w *Worker) autoApply() *automation.AutoApply {
+	return &automation.AutoApply{Assist: w.Assist, Apply: w.Apply, Tenants: w.Tenants, Diagnoser: w.Diagnoser, Now: w.Now}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenantrun"
 )
@@ -250,7 +251,7 @@ func (rc *Reconcile) orderAutomation(ctx context.Context, tenantID string, rep *
 	if rc.Docs == nil {
 		return nil
 	}
-	n, err := syncerror.OrderAutomation(ctx, rc.Docs, tenantID, syncerror.AutoOrderPerRun, rc.now())
+	n, err := automation.OrderAutomation(ctx, rc.Docs, tenantID, automation.AutoOrderPerRun, rc.now())
 	rep.AutomationOrdered += n
 	return err
 }

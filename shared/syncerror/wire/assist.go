@@ -11,6 +11,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 )
 
@@ -23,7 +24,8 @@ func withAssist(r platform.Routes, op *syncerror.Operator) platform.Routes {
 	r[blueprint.FuncKnowledgeDelete] = platform.Route{Handler: op.KnowledgeDeleteHandler()}
 	r[blueprint.FuncProposalRevert] = platform.Route{Handler: op.RevertHandler()}
 	r[blueprint.FuncAutomationList] = platform.Route{Handler: op.AutomationListHandler()}
-	r[blueprint.FuncInsights] = platform.Route{Handler: op.InsightsHandler()}
+	ins := &automation.InsightsReader{Claims: op.Claims, Tenants: op.Tenants, Assist: op.Assist, Now: op.Now}
+	r[blueprint.FuncInsights] = platform.Route{Handler: ins.Handler()}
 	return r
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -317,7 +318,7 @@ func testOrderAutomation(t *testing.T, s AssistStore, now time.Time) {
 	}
 	var got []int
 	for range 4 {
-		n, err := syncerror.OrderAutomation(ctx, s, "t1", 3, now)
+		n, err := automation.OrderAutomation(ctx, s, "t1", 3, now)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package syncerror
+package automation
 
 import (
 	"context"
@@ -9,14 +9,16 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // Insights windows.
 var insightWindows = map[string]time.Duration{"7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour}
 
 // insightStatuses are the row statuses insights read. Retry and resolve add theirs here.
-var insightStatuses = []Status{StatusPending, StatusRetrying, StatusApplying, StatusApproved, StatusRejected, StatusEscalated,
-	StatusResolved, StatusReverted}
+var insightStatuses = []syncerror.Status{syncerror.StatusPending, syncerror.StatusRetrying, syncerror.StatusApplying, syncerror.StatusApproved, syncerror.StatusRejected, syncerror.StatusEscalated,
+	syncerror.StatusResolved, syncerror.StatusReverted}
 
 // Bounds of what one insights answer reads (rows per status, automation records).
 const (
@@ -91,7 +93,7 @@ type Insights struct {
 // retryFacts reads what retry and recurrence folding record on a row: occurrences beyond
 // the first, whether the schedule retried it (an attempt by "schedule:retry" in its
 // history) and whether a retry resolved it.
-func retryFacts(c Claim) (folded int, autoRetried, resolvedByRetry bool) {
+func retryFacts(c syncerror.Claim) (folded int, autoRetried, resolvedByRetry bool) {
 	folded = max(c.Retry.Occurrences-1, 0)
 	for _, h := range c.History {
 		if h.Action == "retry" && h.Actor == "schedule:retry" {
@@ -99,13 +101,30 @@ func retryFacts(c Claim) (folded int, autoRetried, resolvedByRetry bool) {
 			break
 		}
 	}
-	return folded, autoRetried, c.Status == StatusResolved && c.Retry.Resolution == ResolutionRetried
+	return folded, autoRetried, c.Status == syncerror.StatusResolved && c.Retry.Resolution == syncerror.ResolutionRetried
 }
 
-// InsightsHandler serves GET /api/sync-error-assist/insights?window=7d|30d (operators).
-func (o *Operator) InsightsHandler() http.Handler {
+// InsightsReader computes the insights of the tenant's rows and automation records.
+type InsightsReader struct {
+	Claims syncerror.ClaimStore
+	// Tenants names the systems the rows count under (nil: the defaults alone).
+	Tenants tenant.Reader
+	// Assist holds the automation records the rules' figures read (nil: no rules).
+	Assist *syncerror.Assist
+	Now    func() time.Time
+}
+
+func (o *InsightsReader) now() time.Time {
+	if o.Now != nil {
+		return o.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Handler serves GET /api/sync-error-assist/insights?window=7d|30d (operators).
+func (o *InsightsReader) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := who(w, r)
+		actor, ok := syncerror.Who(w, r)
 		if !ok {
 			return
 		}
@@ -130,15 +149,15 @@ func (o *Operator) InsightsHandler() http.Handler {
 }
 
 // Insights computes the figures of rows claimed since.
-func (o *Operator) Insights(ctx context.Context, tenantID, window string, since time.Time) (Insights, error) {
+func (o *InsightsReader) Insights(ctx context.Context, tenantID, window string, since time.Time) (Insights, error) {
 	in := Insights{Window: window, Since: since, ByClass: map[string]Counts{}, BySystem: map[string]Counts{}, Rules: []RuleInsight{},
 		RateDefinition: RateDefinition}
 	days := newDaily(since, o.now())
-	names := o.systemNames(ctx, tenantID)
+	names := syncerror.SystemNames(ctx, o.Tenants, tenantID)
 	for _, st := range insightStatuses {
 		n, cursor := 0, ""
 		for {
-			page, err := o.Claims.List(ctx, tenantID, ListQuery{Status: st, Since: since, Limit: MaxListLimit, Cursor: cursor})
+			page, err := o.Claims.List(ctx, tenantID, syncerror.ListQuery{Status: st, Since: since, Limit: syncerror.MaxListLimit, Cursor: cursor})
 			if err != nil {
 				return Insights{}, err
 			}
@@ -174,7 +193,7 @@ func (o *Operator) Insights(ctx context.Context, tenantID, window string, since 
 	return in, nil
 }
 
-func (in *Insights) count(c Claim) {
+func (in *Insights) count(c syncerror.Claim) {
 	class := "unclassified"
 	if c.Proposal != nil && c.Proposal.Class != "" {
 		class = c.Proposal.Class
@@ -186,7 +205,7 @@ func (in *Insights) count(c Claim) {
 	in.ByClass[class] = cc
 }
 
-func (t *Counts) add(c Claim) {
+func (t *Counts) add(c syncerror.Claim) {
 	t.Received++
 	folded, retried, byRetry := retryFacts(c)
 	t.FoldedOccurrences += folded
@@ -197,15 +216,15 @@ func (t *Counts) add(c Claim) {
 	switch {
 	case byRetry:
 		t.ResolvedByRetry, resolved = t.ResolvedByRetry+1, true
-	case c.Status == StatusApproved && approvedByPolicy(c):
+	case c.Status == syncerror.StatusApproved && approvedByPolicy(c):
 		t.AutoApplied, resolved = t.AutoApplied+1, true
-	case c.Status == StatusApproved:
+	case c.Status == syncerror.StatusApproved:
 		t.ResolvedByPeople, resolved = t.ResolvedByPeople+1, true
-	case c.Status == StatusReverted:
+	case c.Status == syncerror.StatusReverted:
 		t.Reverted++
-	case c.Status == StatusRejected:
+	case c.Status == syncerror.StatusRejected:
 		t.Rejected++
-	case c.Status == StatusResolved:
+	case c.Status == syncerror.StatusResolved:
 		t.ResolvedByPeople, resolved = t.ResolvedByPeople+1, true
 	default:
 		t.Open++
@@ -216,7 +235,7 @@ func (t *Counts) add(c Claim) {
 }
 
 // approvedByPolicy reports whether an auto rule approved the row.
-func approvedByPolicy(c Claim) bool {
+func approvedByPolicy(c syncerror.Claim) bool {
 	for _, h := range slices.Backward(c.History) {
 		if h.Action == "approved" || h.Action == "approve" {
 			return strings.HasPrefix(h.Actor, "policy:")
@@ -244,12 +263,12 @@ func (t *Counts) finish() {
 
 // ruleInsights reads the window's automation records newest first, so it stops at the
 // first one older than since, and only a window with more than maxInsightAutomations is cut.
-func (o *Operator) ruleInsights(ctx context.Context, tenantID string, since time.Time) ([]RuleInsight, bool, error) {
+func (o *InsightsReader) ruleInsights(ctx context.Context, tenantID string, since time.Time) ([]RuleInsight, bool, error) {
 	byRule := map[string]*RuleInsight{}
 	var order []string
 	n, cursor := 0, ""
 	for {
-		docs, next, err := o.Assist.Store.ListDocsNewest(ctx, tenantID, docAutomation, 200, cursor)
+		docs, next, err := o.Assist.Store.ListDocsNewest(ctx, tenantID, syncerror.DocAutomation, 200, cursor)
 		if err != nil {
 			return nil, false, err
 		}
@@ -261,7 +280,7 @@ func (o *Operator) ruleInsights(ctx context.Context, tenantID string, since time
 				return collect(byRule, order), true, nil
 			}
 			n++
-			var a Automation
+			var a syncerror.Automation
 			if json.Unmarshal(d.Body, &a) != nil {
 				continue
 			}
@@ -278,25 +297,25 @@ func (o *Operator) ruleInsights(ctx context.Context, tenantID string, since time
 	}
 }
 
-func (ri *RuleInsight) add(a Automation) {
-	if a.Mode == ModeShadow {
+func (ri *RuleInsight) add(a syncerror.Automation) {
+	if a.Mode == syncerror.ModeShadow {
 		ri.WouldHaveApplied++
 	}
 	switch a.Outcome {
-	case OutcomeApplied:
+	case syncerror.OutcomeApplied:
 		ri.Applied++
-	case OutcomeReverted:
+	case syncerror.OutcomeReverted:
 		ri.Reverted++
-		if a.Mode == ModeEnforce {
+		if a.Mode == syncerror.ModeEnforce {
 			ri.Applied++
 		} else {
 			ri.Rejected++
 		}
-	case OutcomeSame:
+	case syncerror.OutcomeSame:
 		ri.Same++
-	case OutcomeEdited:
+	case syncerror.OutcomeEdited:
 		ri.Edited++
-	case OutcomeRejected:
+	case syncerror.OutcomeRejected:
 		ri.Rejected++
 	case "":
 		ri.Undecided++
@@ -315,4 +334,33 @@ func collect(m map[string]*RuleInsight, order []string) []RuleInsight {
 		out = append(out, ri)
 	}
 	return out
+}
+
+// unspecifiedSystem keys, in the insights, rows whose host named no external system.
+const unspecifiedSystem = "unspecified"
+
+// countSystem counts the row under the system its host's name resolves to.
+func (in *Insights) countSystem(c syncerror.Claim, names tenant.Config) {
+	sys := syncerror.ResolvedSystem(names, c.Record.ExternalSystem)
+	if sys == "" {
+		sys = unspecifiedSystem
+	}
+	cc := in.BySystem[sys]
+	cc.add(c)
+	in.BySystem[sys] = cc
+}
+
+func (in *Insights) finishBySystem() {
+	for k, c := range in.BySystem {
+		c.finish()
+		in.BySystem[k] = c
+	}
+}
+
+// appliedAt is when c's fix was written, else when the row last changed.
+func appliedAt(c syncerror.Claim) time.Time {
+	if c.Applied != nil {
+		return c.Applied.At
+	}
+	return c.UpdatedAt
 }

@@ -1,6 +1,10 @@
-package syncerror
+package automation
 
-import "time"
+import (
+	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
 
 // DayCounts are the figures of the rows that arrived on one UTC day.
 type DayCounts struct {
@@ -27,7 +31,7 @@ func newDaily(since, now time.Time) *daily {
 }
 
 // add counts c on the day it was claimed (a row outside the days is left out).
-func (d *daily) add(c Claim) {
+func (d *daily) add(c syncerror.Claim) {
 	i := int(c.ClaimedAt.UTC().Sub(d.first) / (24 * time.Hour))
 	if c.ClaimedAt.Before(d.first) || i >= len(d.days) {
 		return

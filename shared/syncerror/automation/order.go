@@ -1,13 +1,15 @@
-package syncerror
+package automation
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
-// Automation records written before records carried their time (Doc.Sort) are not in the
+// syncerror.Automation records written before records carried their time (syncerror.Doc.Sort) are not in the
 // newest-first list. The reconcile gives them one: a bounded number per run, resuming where
 // the last run stopped, and, once a tenant's are all done, never walks them again.
 
@@ -25,11 +27,11 @@ type autoOrder struct {
 // OrderAutomation reads up to limit more of the tenant's automation records, gives those
 // without a Sort their time, and says how many it gave one. A record changed meanwhile is
 // left to its writer, which sets the Sort itself (updateDoc).
-func OrderAutomation(ctx context.Context, s DocStore, tenantID string, limit int, now time.Time) (int, error) {
+func OrderAutomation(ctx context.Context, s syncerror.DocStore, tenantID string, limit int, now time.Time) (int, error) {
 	marker, err := s.GetDoc(ctx, tenantID, docAutoOrder)
 	var at autoOrder
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, syncerror.ErrNotFound):
 	case err != nil:
 		return 0, err
 	default:
@@ -42,7 +44,7 @@ func OrderAutomation(ctx context.Context, s DocStore, tenantID string, limit int
 	}
 	ordered, read := 0, 0
 	for read < limit {
-		docs, next, err := s.ListDocs(ctx, tenantID, docAutomation, min(100, limit-read), at.Cursor)
+		docs, next, err := s.ListDocs(ctx, tenantID, syncerror.DocAutomation, min(100, limit-read), at.Cursor)
 		if err != nil {
 			return ordered, err
 		}
@@ -60,22 +62,22 @@ func OrderAutomation(ctx context.Context, s DocStore, tenantID string, limit int
 		}
 	}
 	body, _ := json.Marshal(at)
-	_, err = s.PutDoc(ctx, tenantID, Doc{Key: docAutoOrder, Version: marker.Version, Body: body}, now)
-	if errors.Is(err, ErrStateChanged) {
+	_, err = s.PutDoc(ctx, tenantID, syncerror.Doc{Key: docAutoOrder, Version: marker.Version, Body: body}, now)
+	if errors.Is(err, syncerror.ErrStateChanged) {
 		err = nil // another run went on at the same time; the next run resumes from its mark
 	}
 	return ordered, err
 }
 
 // orderOne writes d again with its record's time as Sort, if it has none.
-func orderOne(ctx context.Context, s DocStore, tenantID string, d Doc, now time.Time) (int, error) {
-	var a Automation
+func orderOne(ctx context.Context, s syncerror.DocStore, tenantID string, d syncerror.Doc, now time.Time) (int, error) {
+	var a syncerror.Automation
 	if !d.Sort.IsZero() || json.Unmarshal(d.Body, &a) != nil || a.At.IsZero() {
 		return 0, nil
 	}
-	d.Sort = a.docSort()
+	d.Sort = a.At // as Automation.docSort sorts it
 	_, err := s.PutDoc(ctx, tenantID, d, now)
-	if errors.Is(err, ErrStateChanged) {
+	if errors.Is(err, syncerror.ErrStateChanged) {
 		return 0, nil
 	}
 	if err != nil {

@@ -1,0 +1,126 @@
+package automation
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/emf"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/tenant"
+)
+
+// AutoApply is what the diagnosis worker asks of the tenant's knowledge and approval
+// policy around a diagnosis: a learned fix before the AI is asked, and the auto rule applied
+// to the proposal once the diagnosis is stored.
+type AutoApply struct {
+	Assist    *syncerror.Assist
+	Apply     *syncerror.Operator // the approve path an enforced rule applies through
+	Tenants   tenant.Reader
+	Diagnoser syncerror.Diagnoser
+	Now       func() time.Time
+}
+
+func (ap *AutoApply) now() time.Time {
+	if ap.Now != nil {
+		return ap.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Propose is the worker's diagnosis with the tenant's knowledge first: a learned fix needs
+// no AI call; otherwise the diagnoser's proposal, less any fix people rejected.
+func (ap *AutoApply) Propose(ctx context.Context, c syncerror.Claim, inferenceID string) (syncerror.Proposal, error) {
+	if ap.Assist == nil {
+		return ap.Diagnoser.Diagnose(ctx, c, inferenceID)
+	}
+	l := ap.Assist.Learning()
+	p, ok, err := l.Propose(ctx, c, inferenceID, ap.now())
+	if err != nil {
+		return syncerror.Proposal{}, err
+	}
+	if ok {
+		return p, nil
+	}
+	if p, err = ap.Diagnoser.Diagnose(ctx, c, inferenceID); err != nil {
+		return p, err
+	}
+	return l.WithoutRejected(ctx, c, p)
+}
+
+// Automate applies the tenant's auto rule to a row whose diagnosis just completed: shadow
+// records what it would apply; enforce applies it through the approve route's own path.
+// Nothing here fails the diagnosis: a row the rule cannot apply waits for people.
+func (ap *AutoApply) Automate(ctx context.Context, c syncerror.Claim, p syncerror.Proposal) {
+	if ap.Assist == nil || len(p.Fix) == 0 {
+		return
+	}
+	c.Proposal, c.Status, c.Diagnosis = &p, syncerror.StatusPending, syncerror.DiagnosisReady
+	pol, err := ap.Assist.Policies().Get(ctx, c.TenantID)
+	if err != nil {
+		httpapi.Logger(ctx).Error("approval policy unreadable; no automation", "id", c.ID, "error", err)
+		return
+	}
+	d := pol.Decide(syncerror.FactsOf(c, p.Fix))
+	if d.Apply != syncerror.ApplyAuto {
+		return
+	}
+	rec := syncerror.Automation{ClaimID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
+		RuleID: d.RuleID, Mode: d.Mode, Class: p.Class, Fix: p.Fix, At: ap.now()}
+	if d.Mode == syncerror.ModeEnforce {
+		rec.Outcome, rec.Detail = ap.enforce(ctx, c, d)
+	}
+	if err := ap.Assist.StoreAutomation(ctx, c.TenantID, rec, ap.now()); err != nil {
+		httpapi.Logger(ctx).Error("automation record not stored", "id", c.ID, "rule", d.RuleID, "error", err)
+	}
+	metric := map[string]float64{"AutoShadowed": 1}
+	if d.Mode == syncerror.ModeEnforce {
+		metric = map[string]float64{"AutoApplyAttempts": 1}
+		if rec.Outcome == syncerror.OutcomeApplied {
+			metric["AutoApplied"] = 1
+		}
+	}
+	emf.Emit(emf.Metric{Time: ap.now(), Dimensions: []string{"feature", "class"}, Counts: metric,
+		Fields: map[string]any{"feature": "syncerror", "class": p.Class, "rule": d.RuleID, "tenant": c.TenantID, "outcome": rec.Outcome}})
+}
+
+// enforce applies the rule's fix unless the tenant's auto_apply flag is off or its cap
+// for the minute is spent.
+func (ap *AutoApply) enforce(ctx context.Context, c syncerror.Claim, d syncerror.Decision) (string, string) {
+	flags := ap.Assist.Flags
+	if flags == nil {
+		flags = ap.Tenants
+	}
+	if flags != nil {
+		cfg, err := flags.Get(ctx, c.TenantID)
+		if err != nil {
+			return syncerror.OutcomeFailed, "tenant settings unreadable"
+		}
+		if !cfg.Flag(tenant.KeyAutoApply) {
+			return syncerror.OutcomeOff, tenant.KeyAutoApply + " is not 'true'"
+		}
+	}
+	if ap.Apply == nil {
+		return syncerror.OutcomeFailed, "no approve path configured"
+	}
+	if err := ap.Assist.TakeAutoApply(ctx, c.TenantID, ap.now()); err != nil {
+		if errors.Is(err, syncerror.ErrAutoApplyCapped) {
+			return syncerror.OutcomeCapped, "the tenant's auto-apply cap for this minute is spent"
+		}
+		return syncerror.OutcomeFailed, "auto-apply counter unavailable"
+	}
+	actx := identity.WithAuth(syncerror.WithAutoRule(ctx, d.RuleID),
+		identity.Principal{Subject: "policy:" + d.RuleID, TenantID: c.TenantID, Roles: []string{identity.RoleApprover}})
+	req, _ := http.NewRequestWithContext(actx, http.MethodPost, "/api/sync-error-assist/proposals/"+c.ID+"/approve", bytes.NewReader(nil))
+	req.SetPathValue("id", c.ID)
+	rec := syncerror.NewRecorder()
+	ap.Apply.ApproveHandler().ServeHTTP(rec, req)
+	if rec.Code == http.StatusOK || rec.Code == http.StatusAccepted {
+		return syncerror.OutcomeApplied, ""
+	}
+	return syncerror.OutcomeFailed, rec.Body.String()
+}
