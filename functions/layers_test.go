@@ -88,12 +88,14 @@ func TestDynamostoreHoldsNoFeatureStorage(t *testing.T) {
 // feature gets its floor here.
 var syncErrorRooms = [][]string{
 	// the core: the claim row, its states, fixes, the store interfaces; the rooms not yet
-	// split from it (queue, decisions, policy)
+	// split from it (the queue's reads, the approval policy and learning)
 	{"shared/syncerror"},
-	// the DynamoDB store; the in-memory fake and sample rows; the retries; the automation
-	// (auto-apply, the automation records' order, insights)
+	// the DynamoDB store; the in-memory fake and sample rows; the retries; the decisions
 	{"shared/syncerror/dynamo", "shared/syncerror/syncerrortest", "shared/syncerror/retries",
-		"shared/syncerror/automation"},
+		"shared/syncerror/decisions"},
+	// the automation (auto-apply through the decisions' approve, the automation records'
+	// order, insights)
+	{"shared/syncerror/automation"},
 	// ingest, the reconcile and its host poll; the diagnosis worker; the store on an emulator
 	// and the stores' contract suites, for tests
 	{"shared/syncerror/intake", "shared/syncerror/diagnosis", "shared/syncerror/dynamo/dynamotest",

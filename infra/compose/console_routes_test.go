@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 )
 
 // readyClaim stores a pending claim whose diagnosis proposes shipcountry -> DE for record.
@@ -38,7 +39,7 @@ func TestProposalGroupsAndBulkDecisions(t *testing.T) {
 	c := f.readyClaim(t, "ERR-G-3", "SO-3")
 
 	w := f.call(t, operator, "GET", "/api/sync-error-assist/proposal-groups?status=pending", "")
-	var groups syncerror.GroupList
+	var groups decisions.GroupList
 	if err := json.Unmarshal(w.Body.Bytes(), &groups); w.Code != 200 || err != nil {
 		t.Fatalf("groups: %d %s", w.Code, w.Body)
 	}
@@ -70,7 +71,7 @@ func TestProposalGroupsAndBulkDecisions(t *testing.T) {
 	if w := f.call(t, "admin@demo", "PUT", "/api/settings/approval-policy", `{"version":0,"rules":[{"id":"approvers","match":{},"apply":"approver"}]}`); w.Code != 200 {
 		t.Fatalf("policy: %d %s", w.Code, w.Body)
 	}
-	var res syncerror.BulkResult
+	var res decisions.BulkResult
 	w = f.call(t, operator, "POST", "/api/sync-error-assist/proposals/bulk", body)
 	if err := json.Unmarshal(w.Body.Bytes(), &res); w.Code != 200 || err != nil || res.Failed != 4 || res.Results[0].Status != 403 ||
 		res.Results[0].Problem.Code != "approval_not_allowed" {

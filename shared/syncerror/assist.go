@@ -77,7 +77,7 @@ func (o *Operator) decision(ctx context.Context, c Claim, fix []FieldChange) (De
 // and edit to write (a two-approver approve writes the edit the first approval recorded),
 // or false when it answered: 403 with the rule when the caller may not approve, 202 when
 // the approval is recorded and waits for a second approver.
-func (o *Operator) mayApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c Claim, edited, fix []FieldChange) ([]FieldChange, []FieldChange, bool) {
+func (o *Operator) MayApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c Claim, edited, fix []FieldChange) ([]FieldChange, []FieldChange, bool) {
 	if o.Assist == nil {
 		if !actor.HasRole(identity.RoleApprover) {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, "forbidden", "Approvers approve fixes."))
@@ -129,7 +129,7 @@ type CoApproval struct {
 func (o *Operator) coApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c Claim, edited, fix []FieldChange, d Decision) ([]FieldChange, []FieldChange, bool) {
 	var refusal string
 	ready := false
-	st, err := updateDoc(r.Context(), o.Assist.Store, c.TenantID, docCoApproval+c.ID, o.now(), func(ca *CoApproval, _ bool) error {
+	st, err := updateDoc(r.Context(), o.Assist.Store, c.TenantID, docCoApproval+c.ID, o.NowUTC(), func(ca *CoApproval, _ bool) error {
 		refusal, ready = "", false
 		switch {
 		case edited != nil:
@@ -158,7 +158,7 @@ func (o *Operator) coApprove(w http.ResponseWriter, r *http.Request, actor ident
 		httpapi.WriteUnavailable(w, r, err, "The approval could not be recorded; nothing was written. Retry shortly.")
 		return nil, nil, false
 	case !ready:
-		o.audit(r.Context(), actor, "syncerror.co_approve", audit.ResultSuccess, "syncerror/"+c.ID,
+		o.WriteAudit(r.Context(), actor, "syncerror.co_approve", audit.ResultSuccess, "syncerror/"+c.ID,
 			map[string]any{"rule": d.RuleID, "approvers": st.Approvers, "editor": st.Editor, "edited": edited != nil})
 		httpapi.WriteJSON(w, http.StatusAccepted, map[string]any{"id": c.ID, "status": StatusPending, "approval": d,
 			"approvers": st.Approvers, "editor": st.Editor, "needed": 2,
@@ -175,7 +175,7 @@ var errRefused = errors.New("refused")
 
 // annotate says on each pending or escalated row who may approve it, by which rule, and
 // who can for the viewer of ctx; on an escalated row, why it was escalated.
-func (o *Operator) annotate(ctx context.Context, tenantID string, rows []*Summary, claims []Claim) {
+func (o *Operator) Annotate(ctx context.Context, tenantID string, rows []*Summary, claims []Claim) {
 	if len(rows) == 0 {
 		return
 	}
@@ -217,13 +217,13 @@ func (o *Operator) policy(ctx context.Context, tenantID string) (*Policy, error)
 // decisionOf is who may approve c's fix by pol (approvers without a policy); false for a
 // row nobody decides now or with no fix proposed yet.
 func decisionOf(pol *Policy, c Claim) (Decision, bool) {
-	if !decidable(c.Status) || c.Proposal == nil {
+	if !Decidable(c.Status) || c.Proposal == nil {
 		return Decision{}, false
 	}
 	if pol == nil {
 		return Decision{Apply: ApplyApprover}, true
 	}
-	return pol.Decide(FactsOf(c, fixOf(c))), true
+	return pol.Decide(FactsOf(c, FixOf(c))), true
 }
 
 // escalationOf is the escalate that made c escalated: its newest "escalated" entry.
@@ -242,7 +242,7 @@ func escalationOf(c Claim) *HistoryEntry {
 
 // learnDecision keeps a human decision on c's fix as knowledge, and compares it with what
 // an automation rule would have done. Failures are logged: the decision stands.
-func (o *Operator) learnDecision(ctx context.Context, c Claim, fix []FieldChange, v Verdict) {
+func (o *Operator) LearnDecision(ctx context.Context, c Claim, fix []FieldChange, v Verdict) {
 	if o.Assist == nil || strings.HasPrefix(v.Actor, "policy:") {
 		return
 	}
@@ -258,12 +258,12 @@ func (o *Operator) learnDecision(ctx context.Context, c Claim, fix []FieldChange
 		emf.Emit(emf.Metric{Time: v.At, Dimensions: []string{"feature", "verdict"}, Counts: map[string]float64{"Learned": float64(learned)},
 			Fields: map[string]any{"feature": "syncerror", "verdict": verdict, "tenant": c.TenantID}})
 	}
-	o.Assist.recordOutcome(ctx, c, fix, v, o.now())
+	o.Assist.recordOutcome(ctx, c, fix, v, o.NowUTC())
 }
 
 // countResolved emits, as the insights count it, a row resolved by a fix: by a person or
 // by an auto rule, with the time from the claim.
-func (o *Operator) countResolved(c Claim, actor string) {
+func (o *Operator) CountResolved(c Claim, actor string) {
 	by, class := "person", ""
 	if strings.HasPrefix(actor, "policy:") {
 		by = "policy"
@@ -271,8 +271,8 @@ func (o *Operator) countResolved(c Claim, actor string) {
 	if c.Proposal != nil {
 		class = c.Proposal.Class
 	}
-	emf.Emit(emf.Metric{Time: o.now(), Dimensions: []string{"feature", "class", "by"},
-		Counts: map[string]float64{"Resolved": 1, "TimeToResolve": float64(o.now().Sub(c.ClaimedAt).Milliseconds())},
+	emf.Emit(emf.Metric{Time: o.NowUTC(), Dimensions: []string{"feature", "class", "by"},
+		Counts: map[string]float64{"Resolved": 1, "TimeToResolve": float64(o.NowUTC().Sub(c.ClaimedAt).Milliseconds())},
 		Units:  map[string]string{"TimeToResolve": "Milliseconds"},
 		Fields: map[string]any{"feature": "syncerror", "class": class, "by": by, "tenant": c.TenantID}})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/automation"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
@@ -66,7 +67,7 @@ type assistFixture struct {
 	ai      *scriptedAI
 	records *fakeRecords
 	tenants *tenanttest.Store
-	op      *syncerror.Operator
+	op      *decisions.Service
 	worker  *diagnosis.Worker
 	mux     *http.ServeMux
 	now     time.Time
@@ -77,8 +78,8 @@ func newAssistFixture(t *testing.T) *assistFixture {
 		records: &fakeRecords{fields: map[string]any{}}, tenants: tenantsWith(t, "true"), now: clock}
 	clk := func() time.Time { return f.now }
 	assist := &syncerror.Assist{Store: f.claims, Reader: f.records}
-	f.op = &syncerror.Operator{Claims: f.claims, Fixes: f.writer, Tenants: f.tenants, Now: clk, Assist: assist,
-		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: clk}}
+	f.op = &decisions.Service{Operator: &syncerror.Operator{Claims: f.claims, Tenants: f.tenants, Now: clk, Assist: assist,
+		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: clk}}, Fixes: f.writer}
 	f.worker = &diagnosis.Worker{Claims: f.claims, Tenants: f.tenants, Diagnoser: f.ai, Log: discardLogger(), Now: clk, Assist: assist, Apply: f.op}
 	f.mux = http.NewServeMux()
 	f.mux.Handle("GET /p", f.op.ListHandler())
@@ -289,7 +290,7 @@ func TestBulkTwoApproversRecords(t *testing.T) {
 	f.putPolicy(t, `{"version":0,"rules":[{"id":"four-eyes","match":{},"apply":"two_approvers"}]}`)
 	c := readyClaim(t, f.claims, "acme", "E-1", clock)
 	w := f.as(t, "anna", "approver", "POST", "/p/bulk", `{"action":"approve","ids":["`+c.ID+`"]}`)
-	var res syncerror.BulkResult
+	var res decisions.BulkResult
 	if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil || res.Results[0].Outcome != "recorded" || f.writer.count() != 0 {
 		t.Fatalf("bulk: %s", w.Body)
 	}

@@ -95,14 +95,14 @@ func (a *Assist) StoreAutomation(ctx context.Context, tenantID string, rec Autom
 
 // recordOutcome compares a human decision with the shadow record of the row, if any.
 func (a *Assist) recordOutcome(ctx context.Context, c Claim, fix []FieldChange, v Verdict, now time.Time) {
-	a.setOutcome(ctx, c, now, func(rec *Automation) bool {
+	a.SetOutcome(ctx, c, now, func(rec *Automation) bool {
 		if rec.Mode != ModeShadow || rec.Outcome != "" {
 			return false
 		}
 		switch {
 		case !v.Approved:
 			rec.Outcome = OutcomeRejected
-		case canon(fix) == canon(rec.Fix):
+		case Canon(fix) == Canon(rec.Fix):
 			rec.Outcome = OutcomeSame
 		default:
 			rec.Outcome = OutcomeEdited
@@ -116,7 +116,7 @@ func (a *Assist) recordOutcome(ctx context.Context, c Claim, fix []FieldChange, 
 }
 
 // setOutcome changes the row's automation record, when it has one and change says so.
-func (a *Assist) setOutcome(ctx context.Context, c Claim, now time.Time, change func(*Automation) bool) {
+func (a *Assist) SetOutcome(ctx context.Context, c Claim, now time.Time, change func(*Automation) bool) {
 	_, err := updateDoc(ctx, a.Store, c.TenantID, DocAutomation+c.ID, now, func(rec *Automation, exists bool) error {
 		if !exists || !change(rec) {
 			return errSkip

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 )
 
-func bulkAs(t *testing.T, f *assistFixture, role, body string) (int, syncerror.BulkResult, string) {
+func bulkAs(t *testing.T, f *assistFixture, role, body string) (int, decisions.BulkResult, string) {
 	t.Helper()
 	w := f.as(t, "alice", role, "POST", "/p/bulk", body)
-	var res syncerror.BulkResult
+	var res decisions.BulkResult
 	_ = json.Unmarshal(w.Body.Bytes(), &res)
 	return w.Code, res, w.Body.String()
 }
@@ -33,7 +34,7 @@ func tagsOf(t *testing.T, f *assistFixture, id string) []string {
 // tenant or one that arrived after the first request is left alone.
 func TestBulkByFilterIsBoundedAndResumable(t *testing.T) {
 	f := newAssistFixture(t)
-	n := syncerror.MaxBulkItems + 20
+	n := decisions.MaxBulkItems + 20
 	ids := make([]string, n)
 	for i := range n {
 		ids[i] = readyClaim(t, f.claims, "acme", fmt.Sprintf("bf-%03d", i), clock.Add(-time.Duration(i)*time.Minute)).ID
@@ -41,7 +42,7 @@ func TestBulkByFilterIsBoundedAndResumable(t *testing.T) {
 	other := readyClaim(t, f.claims, "globex", "bf-other", clock)
 	body := `{"action":"tag","tag":{"add":"urgent"},"filter":"status=pending&class=value"}`
 	code, first, raw := bulkAs(t, f, "operator", body)
-	if code != 200 || len(first.Results) != syncerror.MaxBulkItems || first.Succeeded != syncerror.MaxBulkItems || first.NextCursor == nil {
+	if code != 200 || len(first.Results) != decisions.MaxBulkItems || first.Succeeded != decisions.MaxBulkItems || first.NextCursor == nil {
 		t.Fatalf("first batch: %d %s", code, raw)
 	}
 	if first.Results[0].ErrorID != "bf-000" || first.Results[0].Outcome != "tagged" {

@@ -12,15 +12,16 @@ import (
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 )
 
-func bulkCall(t *testing.T, h http.Handler, ctx context.Context, body string) syncerror.BulkResult {
+func bulkCall(t *testing.T, h http.Handler, ctx context.Context, body string) decisions.BulkResult {
 	t.Helper()
 	r := httptest.NewRequest("POST", "/bulk", strings.NewReader(body)).WithContext(
 		identity.WithAuth(ctx, identity.Principal{Subject: "alice", TenantID: "t1", Roles: []string{"approver"}}))
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
-	var res syncerror.BulkResult
+	var res decisions.BulkResult
 	if err := json.Unmarshal(w.Body.Bytes(), &res); w.Code != 200 || err != nil {
 		t.Fatalf("bulk: %d %s", w.Code, w.Body)
 	}
@@ -31,8 +32,8 @@ func bulkCall(t *testing.T, h http.Handler, ctx context.Context, body string) sy
 // results say per item what happened, in request order.
 func TestBulkApproveItemByItem(t *testing.T) {
 	f := newOpFixture(t)
-	op := &syncerror.Operator{Claims: f.claims, Fixes: f.writer, Now: func() time.Time { return clock },
-		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}
+	op := &decisions.Service{Operator: &syncerror.Operator{Claims: f.claims, Now: func() time.Time { return clock },
+		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}, Fixes: f.writer}
 	a := readyClaim(t, f.claims, "t1", "b-1", clock)
 	b := readyClaim(t, f.claims, "t1", "b-2", clock)
 	other := readyClaim(t, f.claims, "t2", "b-3", clock)
@@ -58,9 +59,9 @@ func TestBulkApproveItemByItem(t *testing.T) {
 // skipped for a retry, and nothing is written for them.
 func TestBulkSkipsWhatTheDeadlineCannotHold(t *testing.T) {
 	f := newOpFixture(t)
-	op := &syncerror.Operator{Claims: f.claims, Fixes: f.writer, Now: func() time.Time { return clock }}
+	op := &decisions.Service{Operator: &syncerror.Operator{Claims: f.claims, Now: func() time.Time { return clock }}, Fixes: f.writer}
 	a := readyClaim(t, f.claims, "t1", "d-1", clock)
-	ctx, cancel := context.WithTimeout(context.Background(), syncerror.BulkDeadlineReserve/2)
+	ctx, cancel := context.WithTimeout(context.Background(), decisions.BulkDeadlineReserve/2)
 	defer cancel()
 	res := bulkCall(t, op.BulkHandler(), ctx, `{"action":"approve","ids":["`+a.ID+`"]}`)
 	it := res.Results[0]
@@ -73,7 +74,7 @@ func TestBulkSkipsWhatTheDeadlineCannotHold(t *testing.T) {
 }
 
 func TestBulkValidation(t *testing.T) {
-	op := &syncerror.Operator{Claims: newOpFixture(t).claims}
+	op := &decisions.Service{Operator: &syncerror.Operator{Claims: newOpFixture(t).claims}}
 	for _, body := range []string{`{"action":"approve","ids":[]}`, `{"action":"delete","ids":["se_a"]}`,
 		`{"action":"reject","ids":["se_a"]}`, `{"action":"approve","ids":["se_a","se_a"]}`} {
 		r := httptest.NewRequest("POST", "/bulk", strings.NewReader(body)).WithContext(

@@ -1,13 +1,14 @@
 // Package syncerror is the core of the sync-error feature: the inbound record and its
 // validation, the claim row and its states, the fix and proposal types, folding, the store
 // interfaces (their contract suites and fake are in syncerrortest) and the write-back
-// contract, and the automation record. The operator's queue, decisions, approval policy and
+// contract, and the automation record. The operator queue's reads, the approval policy and
 // learning live here too until they get rooms of their own.
 //
 // The feature's rooms sit on it, each importing only rooms below it (functions/layers_test.go):
-// dynamo (the DynamoDB store), retries (the Retrier), automation (auto-apply, insights),
-// intake (ingest, reconcile, host poll), diagnosis (the worker), then the wiring
-// (ingestwire, wire, queuewire, aidiagnoser). The core imports none of them.
+// dynamo (the DynamoDB store), retries (the Retrier), decisions (approve, reject, resolve,
+// retry, revert, bulk, groups, triage), automation (auto-apply, insights), intake (ingest,
+// reconcile, host poll), diagnosis (the worker), then the wiring (ingestwire, wire,
+// queuewire, aidiagnoser). The core imports none of them.
 package syncerror
 
 import (

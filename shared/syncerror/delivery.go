@@ -83,7 +83,7 @@ func ApprovedFix(c Claim) map[string]any {
 	if c.Applied == nil {
 		return nil
 	}
-	fix := fixOf(c)
+	fix := FixOf(c)
 	if len(fix) == 0 {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 )
 
@@ -26,7 +27,7 @@ func testOperatorDoesNotServeTheWatermarkRow(t *testing.T, e emutest.Emulator) {
 	if err := claims.AdvanceWatermark(context.Background(), "acme", time.Time{}, clock); err != nil {
 		t.Fatal(err)
 	}
-	op := &syncerror.Operator{Claims: claims}
+	op := &decisions.Service{Operator: &syncerror.Operator{Claims: claims}}
 	r := httptest.NewRequest(http.MethodGet, "/p/~watermark%23hosterp", nil)
 	r.SetPathValue("id", "~watermark#hosterp")
 	r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{Subject: "alice", TenantID: "acme", Roles: []string{"operator"}}))

@@ -95,7 +95,7 @@ func (o *Operator) exportRows(ctx context.Context, tenantID string, q ListQuery,
 		}
 		items := make([]Summary, len(page.Claims))
 		for i, c := range page.Claims {
-			items[i] = o.summarize(ctx, c)
+			items[i] = o.Summarize(ctx, c)
 			_ = cw.Write(exportRow(items[i]))
 		}
 		cw.Flush()

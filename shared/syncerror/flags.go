@@ -32,7 +32,7 @@ func DisabledFlag(ctx context.Context, tenants tenant.Reader, tenantID string) (
 
 // featureOn answers 403 feature_disabled (or 503 when the flags cannot be read) and
 // returns false unless the tenant's feature is on.
-func featureOn(w http.ResponseWriter, r *http.Request, tenants tenant.Reader, tenantID string) bool {
+func FeatureOn(w http.ResponseWriter, r *http.Request, tenants tenant.Reader, tenantID string) bool {
 	flag, err := DisabledFlag(r.Context(), tenants, tenantID)
 	if err != nil {
 		httpapi.WriteUnavailable(w, r, err, "The tenant's settings could not be read; nothing was changed. Retry shortly.")

@@ -26,13 +26,13 @@ func Who(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
 	return id, true
 }
 
-func notFound(w http.ResponseWriter, r *http.Request) {
+func NotFound(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "not_found", "No such sync error."))
 }
 
 const maxDecisionBody = 64 << 10
 
-func readJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
+func ReadJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
 	body, err := readLimited(w, r)
 	if err != nil {
 		return false
@@ -49,7 +49,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) bool
 
 // readStrictJSON is readJSON for a body whose members are all named by its schema
 // (additionalProperties: false): an unknown member is refused, never ignored.
-func readStrictJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+func ReadStrictJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, err := readLimited(w, r)
 	if err != nil {
 		return false
@@ -82,7 +82,7 @@ func readLimited(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-func writeFieldError(w http.ResponseWriter, r *http.Request, field, msg string) {
+func WriteFieldError(w http.ResponseWriter, r *http.Request, field, msg string) {
 	p := httpapi.NewProblem(http.StatusBadRequest, "validation_failed", "The body has invalid fields; see errors.")
 	p.Errors = []httpapi.FieldError{{Field: field, Message: msg}}
 	httpapi.WriteProblem(w, r, p)

@@ -17,13 +17,14 @@ import (
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 // listAs lists query as role through op's listing, following cursors, and returns the
 // error ids in order and the pages' rows.
-func listAs(t *testing.T, op *syncerror.Operator, role, query string) ([]string, []syncerror.Summary) {
+func listAs(t *testing.T, op *decisions.Service, role, query string) ([]string, []syncerror.Summary) {
 	t.Helper()
 	var ids []string
 	var rows []syncerror.Summary
@@ -86,7 +87,7 @@ func TestListOpenAndAnyMergeStatuses(t *testing.T) {
 
 func testMergedListing(t *testing.T, s syncerror.ClaimStore) {
 	seedStatuses(t, s)
-	op := &syncerror.Operator{Claims: s, Now: clockFunc}
+	op := &decisions.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}}
 	for _, tc := range []struct {
 		query string
 		want  []string
@@ -117,7 +118,7 @@ func testMergedListing(t *testing.T, s syncerror.ClaimStore) {
 func TestRowsSayWhoCanApprove(t *testing.T) {
 	s := syncerrortest.NewClaimStore()
 	seedStatuses(t, s)
-	op := &syncerror.Operator{Claims: s, Now: clockFunc} // no policy: approvers approve
+	op := &decisions.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}} // no policy: approvers approve
 	deciders := func(role, query string) map[string]string {
 		_, rows := listAs(t, op, role, query)
 		out := map[string]string{}
@@ -213,7 +214,7 @@ func TestDeciderOfEachRule(t *testing.T) {
 func TestListingOffersEverySystemAndMatchesWithoutCase(t *testing.T) {
 	s := syncerrortest.NewClaimStore()
 	seedStatuses(t, s)
-	op := &syncerror.Operator{Claims: s, Now: clockFunc}
+	op := &decisions.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}}
 	r := httptest.NewRequest(http.MethodGet, "/p?limit=1", nil)
 	r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{Subject: "olga", TenantID: "acme", Roles: []string{"operator"}}))
 	w := httptest.NewRecorder()
@@ -301,7 +302,7 @@ func TestMergedListingOverCappedPages(t *testing.T) {
 			want = append([]string{id}, want...)
 		}
 	}
-	op := &syncerror.Operator{Claims: cappedStore{mem}, Now: clockFunc}
+	op := &decisions.Service{Operator: &syncerror.Operator{Claims: cappedStore{mem}, Now: clockFunc}}
 	for _, limit := range []string{"1", "2", "5"} {
 		if got, _ := listAs(t, op, "operator", "status=open&limit="+limit); !reflect.DeepEqual(got, want) {
 			t.Errorf("limit %s: %v, want %v", limit, got, want)

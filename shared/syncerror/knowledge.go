@@ -84,12 +84,12 @@ func digest(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
-func canon(v any) string {
+func Canon(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
 
-func sameValue(a, b any) bool { return canon(a) == canon(b) }
+func SameValue(a, b any) bool { return Canon(a) == Canon(b) }
 
 // knowledgeScope is the key prefix of every case of one error code on one record type.
 func knowledgeScope(errorCode, recordType string) string {
@@ -97,7 +97,7 @@ func knowledgeScope(errorCode, recordType string) string {
 }
 
 func knowledgeKey(k Knowledge) string {
-	return knowledgeScope(k.ErrorCode, k.RecordType) + digest(k.Class, k.Field, canon(k.Before))
+	return knowledgeScope(k.ErrorCode, k.RecordType) + digest(k.Class, k.Field, Canon(k.Before))
 }
 
 // KnowledgeID is the public id of a knowledge key ("kn_<scope>_<case>").
@@ -129,7 +129,7 @@ var ErrNotLearnable = errors.New("the value holds a secret, card number or natio
 
 // learnable applies the stored-data policy: contact data and IBANs may be kept (a fix may
 // need them), secrets, card numbers and national ids never.
-func learnable(field string, values ...any) error {
+func Learnable(field string, values ...any) error {
 	for _, v := range values {
 		doc, err := json.Marshal(map[string]any{field: v})
 		if err != nil {
@@ -166,7 +166,7 @@ func (l Learning) Learn(ctx context.Context, c Claim, fix []FieldChange, v Verdi
 	}
 	var errs []error
 	for _, ch := range fix {
-		if learnable(ch.Path, ch.Before, ch.After) != nil {
+		if Learnable(ch.Path, ch.Before, ch.After) != nil {
 			skipped++
 			continue
 		}
@@ -191,7 +191,7 @@ func (k *Knowledge) apply(value any, v Verdict) {
 	at := v.At.UTC()
 	k.UpdatedAt = at
 	if v.Approved {
-		if !k.HasValue || !sameValue(k.Value, value) {
+		if !k.HasValue || !SameValue(k.Value, value) {
 			k.Value, k.HasValue, k.Approvals, k.Rejections, k.Approvers, k.CorrectedBy = value, true, 0, 0, []string{}, ""
 		}
 		k.Approvals++
@@ -199,14 +199,14 @@ func (k *Knowledge) apply(value any, v Verdict) {
 			k.Approvers = append(k.Approvers, v.Actor)
 		}
 		k.LastApprovedBy, k.LastApprovedAt = v.Actor, &at
-		k.Rejected = slices.DeleteFunc(k.Rejected, func(r RejectedValue) bool { return sameValue(r.Value, value) })
+		k.Rejected = slices.DeleteFunc(k.Rejected, func(r RejectedValue) bool { return SameValue(r.Value, value) })
 		return
 	}
-	if k.HasValue && sameValue(k.Value, value) {
+	if k.HasValue && SameValue(k.Value, value) {
 		k.Rejections++
 	}
 	for i := range k.Rejected {
-		if sameValue(k.Rejected[i].Value, value) {
+		if SameValue(k.Rejected[i].Value, value) {
 			r := &k.Rejected[i]
 			r.Reason, r.By, r.At, r.Count = v.Reason, v.Actor, at, r.Count+1
 			return
@@ -226,7 +226,7 @@ func (k Knowledge) proposable() bool {
 
 func (k Knowledge) rejects(value any) bool {
 	for _, r := range k.Rejected {
-		if sameValue(r.Value, value) {
+		if SameValue(r.Value, value) {
 			return true
 		}
 	}
@@ -297,7 +297,7 @@ func (l Learning) Propose(ctx context.Context, c Claim, inferenceID string, now 
 	payload := payloadFields(c)
 	var hits []Knowledge
 	for _, k := range known {
-		if v, ok := payload[k.Field]; ok && k.proposable() && sameValue(v, k.Before) {
+		if v, ok := payload[k.Field]; ok && k.proposable() && SameValue(v, k.Before) {
 			hits = append(hits, k)
 		}
 	}
@@ -317,7 +317,7 @@ func (l Learning) Propose(ctx context.Context, c Claim, inferenceID string, now 
 		}
 		p.Fix = append(p.Fix, FieldChange{Path: k.Field, Before: k.Before, After: k.Value})
 		p.Confidence = min(p.Confidence, k.confidence())
-		fields = append(fields, fmt.Sprintf("%s %s → %s", k.Field, canon(k.Before), canon(k.Value)))
+		fields = append(fields, fmt.Sprintf("%s %s → %s", k.Field, Canon(k.Before), Canon(k.Value)))
 		prov.KnowledgeIDs = append(prov.KnowledgeIDs, k.ID)
 		if prov.Approvals < 0 || k.Approvals < prov.Approvals {
 			prov.Approvals = k.Approvals
@@ -353,7 +353,7 @@ func (l Learning) WithoutRejected(ctx context.Context, c Claim, p Proposal) (Pro
 	for _, ch := range p.Fix {
 		rejected := false
 		for _, k := range known {
-			if k.Class == p.Class && k.Field == ch.Path && sameValue(k.Before, ch.Before) && k.rejects(ch.After) {
+			if k.Class == p.Class && k.Field == ch.Path && SameValue(k.Before, ch.Before) && k.rejects(ch.After) {
 				rejected = true
 			}
 		}

@@ -161,7 +161,7 @@ func (o *Operator) KnowledgePutHandler() http.Handler {
 			Value   json.RawMessage `json:"value"`
 			Version *int            `json:"version"`
 		}
-		if !readJSON(w, r, &body, false) {
+		if !ReadJSON(w, r, &body, false) {
 			return
 		}
 		var value any
@@ -180,7 +180,7 @@ func (o *Operator) KnowledgePutHandler() http.Handler {
 		if !ok {
 			return
 		}
-		if err := learnable(before.Field, value); err != nil {
+		if err := Learnable(before.Field, value); err != nil {
 			writeFieldErrors(w, r, []FieldError{{"value", err.Error()}})
 			return
 		}
@@ -188,7 +188,7 @@ func (o *Operator) KnowledgePutHandler() http.Handler {
 			staleKnowledge(w, r)
 			return
 		}
-		now := o.now()
+		now := o.NowUTC()
 		after := before
 		after.Value, after.HasValue, after.Approvals, after.Rejections = value, true, 1, 0
 		after.Approvers, after.LastApprovedBy, after.LastApprovedAt, after.CorrectedBy = []string{actor.Actor}, actor.Actor, &now, actor.Actor
@@ -212,7 +212,7 @@ func (o *Operator) KnowledgePutHandler() http.Handler {
 func without(rs []RejectedValue, value any) []RejectedValue {
 	out := []RejectedValue{}
 	for _, r := range rs {
-		if !sameValue(r.Value, value) {
+		if !SameValue(r.Value, value) {
 			out = append(out, r)
 		}
 	}

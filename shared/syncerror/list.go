@@ -40,7 +40,7 @@ const (
 var OpenStatuses = []Status{StatusPending, StatusRetrying, StatusEscalated}
 
 // listStatuses are the listing's status values: each row status, then open and any.
-func listStatuses() []string { return append(statusNames(), StatusOpen, StatusAny) }
+func ListStatuses() []string { return append(statusNames(), StatusOpen, StatusAny) }
 
 // MaxSearchLen bounds the search text.
 const MaxSearchLen = 200
@@ -56,7 +56,7 @@ const MaxSystemLen = 128
 // approve, for the caller: you, approver, two_approvers) and sort; status open and any
 // become the statuses they merge. It answers 400 with every field error and returns false
 // on bad input.
-func listFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, q ListQuery) (ListQuery, string, bool) {
+func ListFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, q ListQuery) (ListQuery, string, bool) {
 	var errs []httpapi.FieldError
 	bad := func(f, m string) { errs = append(errs, httpapi.FieldError{Field: f, Message: m}) }
 	v := r.URL.Query()
@@ -71,7 +71,7 @@ func listFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, 
 		q.Since = t
 	}
 	q.Search = strings.TrimSpace(v.Get("q"))
-	if !plainText(q.Search, MaxSearchLen) {
+	if !PlainText(q.Search, MaxSearchLen) {
 		bad("q", "must be at most 200 characters, without control characters")
 	}
 	switch a := v.Get("assignee"); {
@@ -79,15 +79,15 @@ func listFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, 
 		q.Assignee = who.Actor
 	case a == "none":
 		q.Unassigned = true
-	case a != "" && !assigneePattern.MatchString(a):
+	case a != "" && !AssigneePattern.MatchString(a):
 		bad("assignee", "must be me, none or a user id")
 	default:
 		q.Assignee = a
 	}
-	if q.Tag = v.Get("tag"); q.Tag != "" && !tagPattern.MatchString(q.Tag) {
+	if q.Tag = v.Get("tag"); q.Tag != "" && !TagPattern.MatchString(q.Tag) {
 		bad("tag", "must be a tag: lower-case letters, digits, - or _")
 	}
-	if q.System = v.Get("system"); !plainText(q.System, MaxSystemLen) {
+	if q.System = v.Get("system"); !PlainText(q.System, MaxSystemLen) {
 		bad("system", "must be an external system such as webshop: at most 128 characters, without control characters")
 	}
 	switch q.Status {
@@ -118,8 +118,8 @@ func listFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, 
 // without control characters: the shape of what a row's text fields can hold (records are
 // decoded from JSON, so always valid UTF-8), so a value no row could match is named as the
 // mistake it is instead of answering an empty queue.
-func plainText(s string, max int) bool {
-	return utf8.ValidString(s) && utf8.RuneCountInString(s) <= max && !hasControl(s)
+func PlainText(s string, max int) bool {
+	return utf8.ValidString(s) && utf8.RuneCountInString(s) <= max && !HasControl(s)
 }
 
 // listing is the queue listing's answer: the page, and on the first page the systems the

@@ -41,7 +41,7 @@ func (o *Operator) sortedPage(ctx context.Context, tenantID string, q ListQuery,
 		}
 		off = n
 	}
-	all, partial, err := o.collect(ctx, tenantID, q, SortWindow)
+	all, partial, err := o.Collect(ctx, tenantID, q, SortWindow)
 	if err != nil {
 		return Page{}, false, err
 	}
@@ -73,7 +73,7 @@ func (o *Operator) sortedPage(ctx context.Context, tenantID string, q ListQuery,
 // whether more were left. It reads at most 2·max/MaxListLimit store pages, each bounded by
 // ListScanCap, so a filter that matches little cannot make it read the whole status. The
 // decider filter keeps the rows it names among those read.
-func (o *Operator) collect(ctx context.Context, tenantID string, q ListQuery, max int) ([]Claim, bool, error) {
+func (o *Operator) Collect(ctx context.Context, tenantID string, q ListQuery, max int) ([]Claim, bool, error) {
 	keep, err := o.deciderFilter(ctx, tenantID, q)
 	if err != nil {
 		return nil, false, err

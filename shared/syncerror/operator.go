@@ -5,9 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/httpapi"
@@ -45,6 +43,7 @@ type TargetError struct {
 }
 
 func (e *TargetError) Error() string { return "write-back failed: " + e.Reason + ": " + e.Err.Error() }
+
 func (e *TargetError) Unwrap() error { return e.Err }
 
 // Auditor writes audit records.
@@ -52,25 +51,21 @@ type Auditor interface {
 	Write(ctx context.Context, e audit.Entry) error
 }
 
-// Operator serves the operator queue: list, detail, approve (approver), reject and
-// escalate (operator). Authentication and roles are checked by middleware in front; the
-// tenant always comes from the caller's identity, so another tenant's row is simply not
-// found.
+// Operator serves the operator queue's reads (list, detail) and the approval policy's
+// and knowledge's routes; the decisions on a row are decisions.Service, built on it.
+// Authentication and roles are checked by middleware in front; the tenant always comes
+// from the caller's identity, so another tenant's row is simply not found.
 type Operator struct {
 	Claims ClaimStore
 	// Mask shows stored rows with their contact data masked (nil: as stored).
 	Mask *Masker
 	// Tenants holds the feature flags that approve, reject, escalate and bulk decisions
 	// check; nil checks none.
-	Tenants  tenant.Reader
-	Fixes    FixWriter
-	Audit    Auditor
-	Now      func() time.Time
-	LeaseTTL time.Duration
+	Tenants tenant.Reader
+	Audit   Auditor
+	Now     func() time.Time
 	// Assist is the approval policy, learning and automation (nil: approvers approve).
 	Assist *Assist
-	// Retries runs the retry route (nil: the route answers 503).
-	Retries RetryRunner
 	// Fields types an approved fix by its target's metadata (nil: written as sent).
 	Fields FieldCatalog
 }
@@ -141,7 +136,7 @@ type ProposalView struct {
 }
 
 // summarize is c as a listing shows it to the viewer of ctx (people.go names its people).
-func (o *Operator) summarize(ctx context.Context, c Claim) Summary {
+func (o *Operator) Summarize(ctx context.Context, c Claim) Summary {
 	s := Summary{ID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
 		ErrorCode: c.Record.ErrorCode, Message: o.Mask.summaryMessage(c.Record.Message), Status: c.Status, Diagnosis: c.Diagnosis, ClaimedAt: c.ClaimedAt,
 		ExternalSystem: c.Record.ExternalSystem, ApplyError: c.ApplyError, RetryView: retryView(c), TriageView: o.peopleFor(ctx).triage(c.Triage)}
@@ -159,9 +154,9 @@ func (o *Operator) summarize(ctx context.Context, c Claim) Summary {
 }
 
 // detail is c as its detail shows it to the viewer of ctx (people.go names its people).
-func (o *Operator) detail(ctx context.Context, c Claim) Detail {
+func (o *Operator) Detail(ctx context.Context, c Claim) Detail {
 	p := o.peopleFor(ctx)
-	d := Detail{Summary: o.summarize(ctx, c), Error: o.Mask.Show(c.Record, fixOf(c)), EditedFix: c.EditedFix, DiagnosisError: c.DiagnosisError,
+	d := Detail{Summary: o.Summarize(ctx, c), Error: o.Mask.Show(c.Record, FixOf(c)), EditedFix: c.EditedFix, DiagnosisError: c.DiagnosisError,
 		Applied: c.Applied, ApplyError: c.ApplyError, History: p.history(c.History), Attempts: p.attempts(c.Retry.Log), UpdatedAt: c.UpdatedAt}
 	if d.Attempts == nil {
 		d.Attempts = []RetryAttempt{}
@@ -182,7 +177,7 @@ func (o *Operator) detail(ctx context.Context, c Claim) Detail {
 	return d
 }
 
-func (o *Operator) now() time.Time {
+func (o *Operator) NowUTC() time.Time {
 	if o.Now != nil {
 		return o.Now().UTC()
 	}
@@ -198,16 +193,16 @@ func (o *Operator) ListHandler() http.Handler {
 			return
 		}
 		q, ok := httpapi.ParseList(w, r, httpapi.ListSpec{DefaultLimit: DefaultListLimit, MaxLimit: MaxListLimit,
-			Statuses: listStatuses()})
+			Statuses: ListStatuses()})
 		if !ok {
 			return
 		}
-		lq, sort, ok := listFilters(w, r, id, ListQuery{Status: Status(q.Status), Limit: q.Limit, Cursor: q.Cursor})
+		lq, sort, ok := ListFilters(w, r, id, ListQuery{Status: Status(q.Status), Limit: q.Limit, Cursor: q.Cursor})
 		if !ok {
 			return
 		}
-		names := o.systemNames(r.Context(), id.TenantID)
-		lq = withSystemNames(names, lq)
+		names := o.SystemNames(r.Context(), id.TenantID)
+		lq = WithSystemNames(names, lq)
 		switch r.URL.Query().Get("format") {
 		case "", "json":
 		case "csv":
@@ -233,10 +228,10 @@ func (o *Operator) ListHandler() http.Handler {
 		items := make([]Summary, len(page.Claims))
 		rows := make([]*Summary, len(page.Claims))
 		for i, c := range page.Claims {
-			items[i], rows[i] = o.summarize(r.Context(), c), &items[i]
+			items[i], rows[i] = o.Summarize(r.Context(), c), &items[i]
 		}
 		nameSystems(names, rows)
-		o.annotate(r.Context(), id.TenantID, rows, page.Claims)
+		o.Annotate(r.Context(), id.TenantID, rows, page.Claims)
 		writeListing(w, items, page.NextCursor, q.Cursor == "", names)
 	})
 }
@@ -248,25 +243,25 @@ func (o *Operator) DetailHandler() http.Handler {
 		if !ok {
 			return
 		}
-		c, ok := o.load(w, r, id.TenantID)
+		c, ok := o.Load(w, r, id.TenantID)
 		if ok {
-			d := o.detail(r.Context(), c)
-			nameSystems(o.systemNames(r.Context(), id.TenantID), []*Summary{&d.Summary})
-			o.annotate(r.Context(), id.TenantID, []*Summary{&d.Summary}, []Claim{c})
+			d := o.Detail(r.Context(), c)
+			nameSystems(o.SystemNames(r.Context(), id.TenantID), []*Summary{&d.Summary})
+			o.Annotate(r.Context(), id.TenantID, []*Summary{&d.Summary}, []Claim{c})
 			httpapi.WriteJSON(w, http.StatusOK, d)
 		}
 	})
 }
 
-func (o *Operator) load(w http.ResponseWriter, r *http.Request, tenantID string) (Claim, bool) {
+func (o *Operator) Load(w http.ResponseWriter, r *http.Request, tenantID string) (Claim, bool) {
 	id := r.PathValue("id")
 	if !ValidClaimID(id) {
-		notFound(w, r)
+		NotFound(w, r)
 		return Claim{}, false
 	}
 	c, err := o.Claims.Get(r.Context(), tenantID, id)
 	if errors.Is(err, ErrNotFound) {
-		notFound(w, r)
+		NotFound(w, r)
 		return Claim{}, false
 	}
 	if err != nil {
@@ -276,123 +271,11 @@ func (o *Operator) load(w http.ResponseWriter, r *http.Request, tenantID string)
 	return c, true
 }
 
-type reasonBody struct {
-	Reason string `json:"reason"`
-}
-
 // decidable reports whether a person may approve or reject a row in status s: pending, or
 // escalated (handed on to an approver, who decides it).
-func decidable(s Status) bool { return s == StatusPending || s == StatusEscalated }
+func Decidable(s Status) bool { return s == StatusPending || s == StatusEscalated }
 
-// mayDecideEscalated refuses (403) a decision on an escalated row by someone without the
-// approver role: escalating hands a row on to an approver.
-func mayDecideEscalated(w http.ResponseWriter, r *http.Request, actor identity.Identity, s Status) bool {
-	if s != StatusEscalated || actor.HasRole(identity.RoleApprover) {
-		return true
-	}
-	httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, "escalated_needs_approver",
-		"This sync error was escalated: an approver approves or rejects it. You can still retry or resolve it."))
-	return false
-}
-
-// conflict explains why a row is not in a state the operation needs.
-func conflict(w http.ResponseWriter, r *http.Request, c Claim) {
-	var p *httpapi.Problem
-	switch {
-	case c.Status == StatusApplying && c.Applied != nil:
-		p = httpapi.NewProblem(http.StatusConflict, "erp_applied", "The fix was written to the host ERP at "+
-			c.Applied.At.Format(time.RFC3339)+"; its approval is being completed and it can no longer be rejected or changed.")
-	case c.Status == StatusApplying:
-		p = httpapi.NewProblem(http.StatusConflict, "lease_held", "Another approve is writing this fix back right now.")
-	case !decidable(c.Status):
-		p = httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is "+string(c.Status)+", not pending or escalated.")
-	default:
-		p = httpapi.NewProblem(http.StatusConflict, "no_proposal", "The diagnosis is "+string(c.Diagnosis)+"; there is no proposal to approve yet.")
-	}
-	httpapi.WriteProblem(w, r, p)
-}
-
-// RejectHandler serves POST /api/sync-error-assist/proposals/{id}/reject.
-func (o *Operator) RejectHandler() http.Handler {
-	return o.decide(StatusRejected, "rejected", "syncerror.reject")
-}
-
-// EscalateHandler serves POST /api/sync-error-assist/proposals/{id}/escalate.
-func (o *Operator) EscalateHandler() http.Handler {
-	return o.decide(StatusEscalated, "escalated", "syncerror.escalate")
-}
-
-func (o *Operator) decide(to Status, action, key string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := Who(w, r)
-		if !ok {
-			return
-		}
-		if !featureOn(w, r, o.Tenants, actor.TenantID) {
-			return
-		}
-		var body reasonBody
-		if !readJSON(w, r, &body, false) {
-			return
-		}
-		if n := utf8.RuneCountInString(strings.TrimSpace(body.Reason)); n == 0 || n > 1000 {
-			writeFieldError(w, r, "reason", "is required, at most 1000 characters")
-			return
-		}
-		ctx := r.Context()
-		id := r.PathValue("id")
-		if !ValidClaimID(id) {
-			notFound(w, r)
-			return
-		}
-		row, err := o.Claims.Get(ctx, actor.TenantID, id)
-		switch {
-		case errors.Is(err, ErrNotFound):
-			notFound(w, r)
-			return
-		case err != nil:
-			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
-			return
-		case row.Status == StatusEscalated && to == StatusEscalated:
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is escalated already."))
-			return
-		case !decidable(row.Status):
-			conflict(w, r, row)
-			return
-		case !mayDecideEscalated(w, r, actor, row.Status):
-			return
-		}
-		now := o.now()
-		err = o.Claims.Decide(ctx, actor.TenantID, id, row.Status, to, HistoryEntry{At: now, Actor: actor.Actor, Action: action, Note: body.Reason}, now)
-		switch {
-		case errors.Is(err, ErrNotFound):
-			notFound(w, r)
-			return
-		case errors.Is(err, ErrStateChanged):
-			if cur, gerr := o.Claims.Get(ctx, actor.TenantID, id); gerr == nil {
-				conflict(w, r, cur)
-				return
-			}
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is not pending."))
-			return
-		case err != nil:
-			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
-			return
-		}
-		o.audit(ctx, actor, key, audit.ResultSuccess, "syncerror/"+id, map[string]any{"reason": body.Reason})
-		cur, err := o.Claims.Get(ctx, actor.TenantID, id)
-		if err == nil && to == StatusRejected {
-			o.learnDecision(ctx, cur, fixOf(cur), Verdict{Actor: actor.Actor, Reason: body.Reason, At: now})
-		}
-		if err != nil {
-			httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": to})
-			return
-		}
-		httpapi.WriteJSON(w, http.StatusOK, o.detail(ctx, cur))
-	})
-}
-
-func (o *Operator) audit(ctx context.Context, actor identity.Identity, key, result, resource string, details map[string]any) {
+func (o *Operator) WriteAudit(ctx context.Context, actor identity.Identity, key, result, resource string, details map[string]any) {
 	if o.Audit == nil {
 		return
 	}
@@ -403,7 +286,7 @@ func (o *Operator) audit(ctx context.Context, actor identity.Identity, key, resu
 }
 
 // fixOf is the fix the row would write: the operator's edit, else the AI's.
-func fixOf(c Claim) []FieldChange {
+func FixOf(c Claim) []FieldChange {
 	if len(c.EditedFix) > 0 {
 		return c.EditedFix
 	}

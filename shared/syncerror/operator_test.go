@@ -15,6 +15,7 @@ import (
 	"github.com/syncassist/syncassist/shared/audit/audittest"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -61,8 +62,8 @@ type opFixture struct {
 
 func newOpFixture(t *testing.T) *opFixture {
 	f := &opFixture{claims: syncerrortest.NewClaimStore(), writer: &fakeWriter{}, audits: &audittest.Store{}}
-	op := &syncerror.Operator{Claims: f.claims, Fixes: f.writer, Now: func() time.Time { return clock },
-		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}
+	op := &decisions.Service{Operator: &syncerror.Operator{Claims: f.claims, Now: func() time.Time { return clock },
+		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}, Fixes: f.writer}
 	f.mux = http.NewServeMux()
 	f.mux.Handle("GET /p", op.ListHandler())
 	f.mux.Handle("GET /p/{id}", op.DetailHandler())

@@ -37,6 +37,11 @@ func (o *Operator) peopleFor(ctx context.Context) people {
 	return people{ctx: ctx, viewer: viewer, namer: namer}
 }
 
+// ShownActor is raw as the audit log shows it to the viewer of ctx.
+func (o *Operator) ShownActor(ctx context.Context, raw string) string {
+	return o.peopleFor(ctx).name(raw)
+}
+
 // name is raw as the audit log shows it.
 func (p people) name(raw string) string {
 	if raw == "" || p.namer == nil {

@@ -129,7 +129,7 @@ func (o *Operator) PolicyPutHandler() http.Handler {
 		// between fails the conditional put).
 		stored, err := Policy{}, error(ErrStateChanged)
 		if before.Version == p.Version {
-			stored, err = o.Assist.Policies().Put(ctx, actor.TenantID, p, o.now())
+			stored, err = o.Assist.Policies().Put(ctx, actor.TenantID, p, o.NowUTC())
 		}
 		if errors.Is(err, ErrStateChanged) {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "stale_version",

@@ -66,12 +66,12 @@ func (m PolicyMatch) validate(at string) []FieldError {
 	}
 	for i, g := range m.Fields {
 		bare := strings.TrimPrefix(g, "!")
-		if _, err := path.Match(bare, ""); err != nil || bare == "" || len(g) > 256 || hasControl(g) {
+		if _, err := path.Match(bare, ""); err != nil || bare == "" || len(g) > 256 || HasControl(g) {
 			add(fmt.Sprintf("fields[%d]", i), "must be a field glob ('*', '?', '[...]'), '!' to exclude, @sensitive or @proposed")
 		}
 	}
 	for i, s := range m.Systems {
-		if s == "" || len(s) > 128 || hasControl(s) {
+		if s == "" || len(s) > 128 || HasControl(s) {
 			add(fmt.Sprintf("systems[%d]", i), "must be a system name")
 		}
 	}

@@ -105,7 +105,7 @@ func ParseRecord(body []byte, tenantHeader string) (Record, error) {
 			add(rule.name, "must not be empty")
 		case utf8.RuneCountInString(s) > rule.max:
 			add(rule.name, fmt.Sprintf("must be at most %d characters", rule.max))
-		case rule.name != "message" && hasControl(s):
+		case rule.name != "message" && HasControl(s):
 			add(rule.name, "must not contain control characters")
 		default:
 			*rule.dst(&r) = s
@@ -157,7 +157,7 @@ func ParseRecord(body []byte, tenantHeader string) (Record, error) {
 
 func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
 
-func hasControl(s string) bool {
+func HasControl(s string) bool {
 	for _, c := range s {
 		if unicode.IsControl(c) {
 			return true

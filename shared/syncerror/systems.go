@@ -16,7 +16,7 @@ import (
 // and the ingest stays one conditional write.
 
 // systemNames is the tenant's configuration the names resolve by (SystemNames).
-func (o *Operator) systemNames(ctx context.Context, tenantID string) tenant.Config {
+func (o *Operator) SystemNames(ctx context.Context, tenantID string) tenant.Config {
 	return SystemNames(ctx, o.Tenants, tenantID)
 }
 
@@ -48,7 +48,7 @@ func ResolvedSystem(c tenant.Config, name string) string {
 // resolves to the same system ("erp2" or "business central" lists the rows sent as
 // "Business Central", "BC" and "erp2" alike). A name that resolves to no system is
 // compared trimmed and without case too ("WebShop" lists the rows sent as "webshop").
-func withSystemNames(c tenant.Config, q ListQuery) ListQuery {
+func WithSystemNames(c tenant.Config, q ListQuery) ListQuery {
 	if q.System == "" {
 		return q
 	}

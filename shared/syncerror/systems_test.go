@@ -11,6 +11,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/automation"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
@@ -18,7 +19,7 @@ import (
 
 // systemsFixture is a queue whose tenant names its own system "Lager Nord" (→ shipping),
 // with rows sent under vendor names, system keys and a name resolving to nothing.
-func systemsFixture(t *testing.T) (*opFixture, *syncerror.Operator) {
+func systemsFixture(t *testing.T) (*opFixture, *decisions.Service) {
 	t.Helper()
 	f := newOpFixture(t)
 	tenants := tenanttest.NewStore()
@@ -26,7 +27,7 @@ func systemsFixture(t *testing.T) (*opFixture, *syncerror.Operator) {
 		SystemAliases: map[string]string{"Lager Nord": "shipping"}}); err != nil {
 		t.Fatal(err)
 	}
-	op := &syncerror.Operator{Claims: f.claims, Tenants: tenants, Now: func() time.Time { return clock }}
+	op := &decisions.Service{Operator: &syncerror.Operator{Claims: f.claims, Tenants: tenants, Now: func() time.Time { return clock }}}
 	f.mux.Handle("GET /m", op.ListHandler())
 	f.mux.Handle("GET /m/{id}", op.DetailHandler())
 	for i, sys := range []string{"Business Central", "ShipStation", "erp2", "business central ", "Lager Nord", "webshop", "", "BC"} {

@@ -12,13 +12,14 @@ import (
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 )
 
 // maskedFixture is the operator fixture with the production DLP policy and the triage route.
 func maskedFixture(t *testing.T) *opFixture {
 	f := newOpFixture(t)
-	op := &syncerror.Operator{Claims: f.claims, Mask: &syncerror.Masker{Scanner: dlp.NewScanner()}, Now: func() time.Time { return clock },
-		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}
+	op := &decisions.Service{Operator: &syncerror.Operator{Claims: f.claims, Mask: &syncerror.Masker{Scanner: dlp.NewScanner()}, Now: func() time.Time { return clock },
+		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}}
 	f.mux.Handle("POST /p/{id}/triage", op.TriageHandler())
 	f.mux.Handle("GET /m", op.ListHandler())
 	return f

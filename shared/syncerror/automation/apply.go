@@ -11,6 +11,7 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -19,7 +20,7 @@ import (
 // to the proposal once the diagnosis is stored.
 type AutoApply struct {
 	Assist    *syncerror.Assist
-	Apply     *syncerror.Operator // the approve path an enforced rule applies through
+	Apply     *decisions.Service // the approve path an enforced rule applies through
 	Tenants   tenant.Reader
 	Diagnoser syncerror.Diagnoser
 	Now       func() time.Time

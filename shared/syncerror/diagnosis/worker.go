@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/automation"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/retries"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -47,7 +49,7 @@ type Worker struct {
 	// Assist consults the tenant's knowledge before the diagnoser and runs its auto rules
 	// (nil: neither); Apply is the approve path an enforced rule applies through.
 	Assist *syncerror.Assist
-	Apply  *syncerror.Operator
+	Apply  *decisions.Service
 	// Retries puts rows of a retryable class on the retry schedule once diagnosed (nil:
 	// every row waits for people).
 	Retries *retries.Retrier

@@ -13,6 +13,7 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
@@ -142,7 +143,7 @@ func TestIngestFoldsConcurrentPosts(t *testing.T) {
 // closeRow resolves a row as an operator would.
 func closeRow(t *testing.T, claims syncerror.ClaimStore, id string) {
 	t.Helper()
-	op := &syncerror.Operator{Claims: claims, Now: clockFunc}
+	op := &decisions.Service{Operator: &syncerror.Operator{Claims: claims, Now: clockFunc}}
 	r := operatorRequest(t, id, `{"reason":"fixed_at_source","note":"corrected in Shopify"}`)
 	r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{Subject: "olga", TenantID: "acme", Roles: []string{"operator"}}))
 	w := recorder()

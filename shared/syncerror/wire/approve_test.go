@@ -20,6 +20,7 @@ import (
 	"github.com/syncassist/syncassist/shared/governance/governancetest"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -100,7 +101,7 @@ type fixture struct {
 	ledger *flakyLedger
 	audits *flakyAudit
 	conns  *governancetest.Connectors
-	op     *syncerror.Operator
+	op     *decisions.Service
 	rc     *intake.Reconcile
 	now    time.Time
 }
@@ -119,7 +120,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.op = &syncerror.Operator{Claims: f.claims, Fixes: fixWriter{g}, Audit: log, Now: clock}
+	f.op = &decisions.Service{Operator: &syncerror.Operator{Claims: f.claims, Audit: log, Now: clock}, Fixes: fixWriter{g}}
 	f.rc = &intake.Reconcile{Tenants: tenants{}, Claims: f.claims, Audit: log, Now: clock, Writes: ledgerWrites{f.ledger},
 		Log: discard()}
 	return f
@@ -322,7 +323,7 @@ func TestApproveBoundsTheWriteByTheDeadline(t *testing.T) {
 	r := httptest.NewRequest(http.MethodPost, "/p/"+c.ID+"/approve", nil)
 	r.SetPathValue("id", c.ID)
 	ctx, cancel := context.WithTimeout(identity.WithAuth(r.Context(), identity.Principal{Subject: "alice", TenantID: "acme", Roles: []string{"approver"}}),
-		syncerror.WriteReserve-time.Second)
+		decisions.WriteReserve-time.Second)
 	defer cancel()
 	f.conns.Err = nil
 	w := httptest.NewRecorder()
@@ -359,7 +360,7 @@ func TestBulkCountsAWrittenItemAsWritten(t *testing.T) {
 	c := f.ready(t, "E-1")
 	f.claims.finishFails = 3
 	w := f.call(t, f.op.BulkHandler(), "", `{"action":"approve","ids":["`+c.ID+`"]}`)
-	var res syncerror.BulkResult
+	var res decisions.BulkResult
 	if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil || w.Code != http.StatusOK {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}

@@ -12,11 +12,12 @@ import (
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/automation"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 )
 
 // withAssist adds the approval policy's, the knowledge's and the automation's routes.
-func withAssist(r platform.Routes, op *syncerror.Operator) platform.Routes {
+func withAssist(r platform.Routes, op *decisions.Service) platform.Routes {
 	r[blueprint.FuncApprovalPolicyGet] = platform.Route{Handler: op.PolicyGetHandler()}
 	r[blueprint.FuncApprovalPolicyPut] = platform.Route{Handler: op.PolicyPutHandler()}
 	r[blueprint.FuncKnowledgeList] = platform.Route{Handler: op.KnowledgeListHandler()}

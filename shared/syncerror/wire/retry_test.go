@@ -12,6 +12,7 @@ import (
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/retries"
 )
 
@@ -173,12 +174,12 @@ func TestResolveAndBulk(t *testing.T) {
 	if w := f.call(t, f.op.ResolveHandler(), a.ID, `{"reason":"duplicate"}`); w.Code != http.StatusConflict {
 		t.Fatalf("resolve twice: %d", w.Code)
 	}
-	bulk := func(body string, roles ...string) (int, syncerror.BulkResult) {
+	bulk := func(body string, roles ...string) (int, decisions.BulkResult) {
 		r := f.call(t, f.op.BulkHandler(), "", body)
 		if len(roles) > 0 {
 			r = f.callAs(t, f.op.BulkHandler(), body, roles...)
 		}
-		var res syncerror.BulkResult
+		var res decisions.BulkResult
 		_ = json.Unmarshal(r.Body.Bytes(), &res)
 		return r.Code, res
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
@@ -94,8 +95,9 @@ func (f *Feature) Ingest() *intake.Ingest {
 	return &intake.Ingest{Auth: f.Base.HostAuth(tenant.PurposeIngest), Claims: f.Claims, Queue: f.Queue, Mask: f.mask(), Now: f.Base.Clock()}
 }
 
-// Operator is the operator queue's service; approved fixes go through the guard.
-func (f *Feature) Operator() (*syncerror.Operator, error) {
+// Operator is the operator queue's services: the decisions over the queue's reads (and
+// the approval policy they consult); approved fixes go through the guard.
+func (f *Feature) Operator() (*decisions.Service, error) {
 	g, err := guarded.Guard(f.Base)
 	if err != nil {
 		return nil, err
@@ -104,8 +106,9 @@ func (f *Feature) Operator() (*syncerror.Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &syncerror.Operator{Claims: f.Claims, Mask: f.mask(), Tenants: f.Base.HostTenants, Fixes: fixWriter{g}, Audit: f.Base.Audit,
-		Now: f.Base.Clock(), Assist: f.assist(), Retries: rt, Fields: newFieldCatalog(guarded.Connectors(f.Base), f.Base.Clock())}, nil
+	q := &syncerror.Operator{Claims: f.Claims, Mask: f.mask(), Tenants: f.Base.HostTenants, Audit: f.Base.Audit,
+		Now: f.Base.Clock(), Assist: f.assist(), Fields: newFieldCatalog(guarded.Connectors(f.Base), f.Base.Clock())}
+	return &decisions.Service{Operator: q, Fixes: fixWriter{g}, Retries: rt}, nil
 }
 
 // Worker is the diagnosis worker with d (aidiagnoser gives the governed AI client's).

@@ -1,6 +1,8 @@
-package syncerror
+package decisions
 
 import (
+	"github.com/syncassist/syncassist/shared/syncerror"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,28 +27,28 @@ const RevertWindow = 24 * time.Hour
 // marks the row reverted; the revert is learned as a rejection of the fix. It never
 // writes the "before" a webhook payload or a proposal claimed: without the values read
 // at apply time it refuses (409 prior_unknown).
-func (o *Operator) RevertHandler() http.Handler {
+func (o *Service) RevertHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := Who(w, r)
-		if !ok || !featureOn(w, r, o.Tenants, actor.TenantID) {
+		actor, ok := syncerror.Who(w, r)
+		if !ok || !syncerror.FeatureOn(w, r, o.Tenants, actor.TenantID) {
 			return
 		}
 		var body struct {
 			Reason string `json:"reason"`
 		}
-		if !readJSON(w, r, &body, true) {
+		if !syncerror.ReadJSON(w, r, &body, true) {
 			return
 		}
 		if len(body.Reason) > 1000 {
-			writeFieldError(w, r, "reason", "must be at most 1000 characters")
+			syncerror.WriteFieldError(w, r, "reason", "must be at most 1000 characters")
 			return
 		}
 		if o.Assist == nil || o.Assist.Reader == nil {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "revert_unavailable", "Revert is not configured."))
 			return
 		}
-		c, ok := o.load(w, r, actor.TenantID)
-		if !ok || !revertible(w, r, c, o.now()) {
+		c, ok := o.Load(w, r, actor.TenantID)
+		if !ok || !revertible(w, r, c, o.NowUTC()) {
 			return
 		}
 		ctx := r.Context()
@@ -58,7 +60,7 @@ func (o *Operator) RevertHandler() http.Handler {
 			return
 		}
 		var changed []string
-		back := make([]FieldChange, 0, len(c.Applied.Prior))
+		back := make([]syncerror.FieldChange, 0, len(c.Applied.Prior))
 		for _, p := range c.Applied.Prior {
 			if now, _ := fieldAt(current, p.Path); !sameHeld(now, p.Wrote) {
 				changed = append(changed, p.Path)
@@ -68,28 +70,28 @@ func (o *Operator) RevertHandler() http.Handler {
 			// "Deleting Body Fields from a Record"); Salesforce, Business Central, Mailchimp
 			// and ShipStation take null on a nillable field too (an assumption per vendor:
 			// one that refuses it answers a validation error, and the row stays approved).
-			back = append(back, FieldChange{Path: p.Path, Before: p.Wrote, After: p.Value})
+			back = append(back, syncerror.FieldChange{Path: p.Path, Before: p.Wrote, After: p.Value})
 		}
 		if len(changed) > 0 {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "changed_since",
 				"The record changed since the fix was written ("+strings.Join(changed, ", ")+"); nothing was reverted."))
 			return
 		}
-		fix := fixOf(c)
+		fix := syncerror.FixOf(c)
 		wctx, cancel := writeContext(ctx)
-		werr := o.Fixes.WriteFix(wctx, actor, c, back, FixKey(c.ID+"-revert", back))
+		werr := o.Fixes.WriteFix(wctx, actor, c, back, syncerror.FixKey(c.ID+"-revert", back))
 		cancel()
 		details := map[string]any{"fields": fixPaths(back), "before": fix, "after": back, "reason": body.Reason}
-		var refused *RefusedError
+		var refused *syncerror.RefusedError
 		switch {
 		case errors.As(werr, &refused):
 			details["refusal"] = refused.Code
-			o.audit(ctx, actor, "syncerror.revert", audit.ResultDenied, "syncerror/"+c.ID, details)
+			o.WriteAudit(ctx, actor, "syncerror.revert", audit.ResultDenied, "syncerror/"+c.ID, details)
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(refused.Status, refused.Code, refused.Reason))
 			return
-		case werr != nil && !errors.Is(werr, ErrFixUnrecorded):
+		case werr != nil && !errors.Is(werr, syncerror.ErrFixUnrecorded):
 			httpapi.Logger(ctx).Error("revert write failed", "id", c.ID, "error", werr)
-			o.audit(ctx, actor, "syncerror.revert", audit.ResultFailure, "syncerror/"+c.ID, details)
+			o.WriteAudit(ctx, actor, "syncerror.revert", audit.ResultFailure, "syncerror/"+c.ID, details)
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadGateway, "write_back_failed",
 				"The host ERP did not accept the revert; the row stays approved."))
 			return
@@ -100,7 +102,7 @@ func (o *Operator) RevertHandler() http.Handler {
 
 // revertible answers 409 unless c is an approved row whose fix was written within the
 // window with the record's values before it read and kept.
-func revertible(w http.ResponseWriter, r *http.Request, c Claim, now time.Time) bool {
+func revertible(w http.ResponseWriter, r *http.Request, c syncerror.Claim, now time.Time) bool {
 	var withheld []string
 	if c.Applied != nil {
 		for _, p := range c.Applied.Prior {
@@ -110,7 +112,7 @@ func revertible(w http.ResponseWriter, r *http.Request, c Claim, now time.Time) 
 		}
 	}
 	switch {
-	case c.Status != StatusApproved || c.Applied == nil || len(fixOf(c)) == 0:
+	case c.Status != syncerror.StatusApproved || c.Applied == nil || len(syncerror.FixOf(c)) == 0:
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "not_revertible",
 			"Only an approved sync error whose fix was written can be reverted; this one is "+string(c.Status)+"."))
 	case now.Sub(c.Applied.At) > RevertWindow:
@@ -135,25 +137,25 @@ func revertible(w http.ResponseWriter, r *http.Request, c Claim, now time.Time) 
 // the rest of its time). nil when it cannot be read: the write
 // goes ahead (it reads the record itself, and fails if the system is down), and a revert
 // of it later refuses rather than guess.
-func (o *Operator) priorValues(ctx context.Context, c Claim, fix []FieldChange) []PriorValue {
+func (o *Service) priorValues(ctx context.Context, c syncerror.Claim, fix []syncerror.FieldChange) []syncerror.PriorValue {
 	if o.Assist == nil || o.Assist.Reader == nil {
 		return nil
 	}
-	rctx, cancel := context.WithTimeout(ctx, MetadataWait)
+	rctx, cancel := context.WithTimeout(ctx, syncerror.MetadataWait)
 	current, err := o.Assist.Reader.ReadFields(rctx, c)
 	cancel()
 	if err != nil {
 		httpapi.Logger(ctx).Warn("the record's values before the fix not read; it cannot be reverted", "id", c.ID, "error", err)
 		return nil
 	}
-	out := make([]PriorValue, 0, len(fix))
+	out := make([]syncerror.PriorValue, 0, len(fix))
 	for _, ch := range fix {
-		p := PriorValue{Path: ch.Path, Wrote: ch.After}
+		p := syncerror.PriorValue{Path: ch.Path, Wrote: ch.After}
 		v, present := fieldAt(current, ch.Path)
 		switch {
 		case !present:
 			p.Absent = true
-		case learnable(ch.Path, v) != nil:
+		case syncerror.Learnable(ch.Path, v) != nil:
 			// Kept at rest under the stored-data policy, like everything of a row.
 			p.Withheld = true
 		default:
@@ -189,7 +191,7 @@ func sameHeld(have, wrote any) bool {
 	if hok && wok {
 		return h == w
 	}
-	return sameValue(have, wrote)
+	return syncerror.SameValue(have, wrote)
 }
 
 func numeric(v any) (float64, bool) {
@@ -203,7 +205,7 @@ func numeric(v any) (float64, bool) {
 	return 0, false
 }
 
-func withoutPaths(prior []PriorValue, drop []string) []PriorValue {
+func withoutPaths(prior []syncerror.PriorValue, drop []string) []syncerror.PriorValue {
 	out := prior[:0:0]
 	for _, p := range prior {
 		if !slices.Contains(drop, p.Path) {
@@ -214,19 +216,19 @@ func withoutPaths(prior []PriorValue, drop []string) []PriorValue {
 }
 
 // reverted records a revert that was written: the row, the audit, the knowledge.
-func (o *Operator) reverted(w http.ResponseWriter, r *http.Request, id identity.Identity, c Claim, fix []FieldChange, reason string, details map[string]any) {
-	ctx, now, actor := r.Context(), o.now(), id.Actor
+func (o *Service) reverted(w http.ResponseWriter, r *http.Request, id identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, reason string, details map[string]any) {
+	ctx, now, actor := r.Context(), o.NowUTC(), id.Actor
 	note := "reverted"
 	if reason != "" {
 		note = reason
 	}
 	err := retryStore(ctx, func() error {
-		return o.Assist.Store.MarkReverted(ctx, c.TenantID, c.ID, HistoryEntry{At: now, Actor: actor, Action: "reverted", Note: reason}, now)
+		return o.Assist.Store.MarkReverted(ctx, c.TenantID, c.ID, syncerror.HistoryEntry{At: now, Actor: actor, Action: "reverted", Note: reason}, now)
 	})
-	o.audit(ctx, id, "syncerror.revert", audit.ResultSuccess, "syncerror/"+c.ID, details)
-	o.learnDecision(ctx, c, fix, Verdict{Actor: actor, Reason: "reverted: " + note, At: now})
-	o.Assist.setOutcome(ctx, c, now, func(a *Automation) bool {
-		a.Outcome, a.DecidedBy, a.DecidedAt = OutcomeReverted, actor, &now
+	o.WriteAudit(ctx, id, "syncerror.revert", audit.ResultSuccess, "syncerror/"+c.ID, details)
+	o.LearnDecision(ctx, c, fix, syncerror.Verdict{Actor: actor, Reason: "reverted: " + note, At: now})
+	o.Assist.SetOutcome(ctx, c, now, func(a *syncerror.Automation) bool {
+		a.Outcome, a.DecidedBy, a.DecidedAt = syncerror.OutcomeReverted, actor, &now
 		return true
 	})
 	class := ""
@@ -243,8 +245,8 @@ func (o *Operator) reverted(w http.ResponseWriter, r *http.Request, id identity.
 	}
 	cur, gerr := o.Claims.Get(ctx, c.TenantID, c.ID)
 	if gerr != nil {
-		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": c.ID, "status": StatusReverted})
+		httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": c.ID, "status": syncerror.StatusReverted})
 		return
 	}
-	httpapi.WriteJSON(w, http.StatusOK, o.detail(ctx, cur))
+	httpapi.WriteJSON(w, http.StatusOK, o.Detail(ctx, cur))
 }

@@ -1,6 +1,8 @@
-package syncerror
+package decisions
 
 import (
+	"github.com/syncassist/syncassist/shared/syncerror"
+
 	"errors"
 	"net/http"
 	"slices"
@@ -12,7 +14,7 @@ import (
 )
 
 // resolveFrom are the statuses a person may resolve: every open row no write holds.
-var resolveFrom = []Status{StatusPending, StatusRetrying, StatusEscalated}
+var resolveFrom = []syncerror.Status{syncerror.StatusPending, syncerror.StatusRetrying, syncerror.StatusEscalated}
 
 type resolveBody struct {
 	Reason string `json:"reason"`
@@ -21,36 +23,36 @@ type resolveBody struct {
 
 // ResolveHandler serves POST /api/sync-error-assist/proposals/{id}/resolve: closes the row
 // with a reason and no ERP write, audited like a reject.
-func (o *Operator) ResolveHandler() http.Handler {
+func (o *Service) ResolveHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := Who(w, r)
-		if !ok || !featureOn(w, r, o.Tenants, actor.TenantID) {
+		actor, ok := syncerror.Who(w, r)
+		if !ok || !syncerror.FeatureOn(w, r, o.Tenants, actor.TenantID) {
 			return
 		}
 		var body resolveBody
-		if !readJSON(w, r, &body, false) {
+		if !syncerror.ReadJSON(w, r, &body, false) {
 			return
 		}
-		if !slices.Contains(ResolveReasons, body.Reason) {
-			writeFieldError(w, r, "reason", "must be one of "+strings.Join(ResolveReasons, ", "))
+		if !slices.Contains(syncerror.ResolveReasons, body.Reason) {
+			syncerror.WriteFieldError(w, r, "reason", "must be one of "+strings.Join(syncerror.ResolveReasons, ", "))
 			return
 		}
 		if utf8.RuneCountInString(body.Note) > 1000 {
-			writeFieldError(w, r, "note", "must be at most 1000 characters")
+			syncerror.WriteFieldError(w, r, "note", "must be at most 1000 characters")
 			return
 		}
-		c, ok := o.load(w, r, actor.TenantID)
+		c, ok := o.Load(w, r, actor.TenantID)
 		if !ok {
 			return
 		}
-		ctx, now := r.Context(), o.now()
+		ctx, now := r.Context(), o.NowUTC()
 		note := body.Reason
 		if body.Note != "" {
 			note += ": " + body.Note
 		}
-		row, err := o.Claims.ChangeRetry(ctx, actor.TenantID, c.ID, RetryChange{From: resolveFrom, AnyAttempts: true,
-			To: StatusResolved, Resolution: body.Reason, LastError: c.Retry.LastError,
-			Entry: HistoryEntry{At: now, Actor: actor.Actor, Action: "resolved", Note: note}}, now)
+		row, err := o.Claims.ChangeRetry(ctx, actor.TenantID, c.ID, syncerror.RetryChange{From: resolveFrom, AnyAttempts: true,
+			To: syncerror.StatusResolved, Resolution: body.Reason, LastError: c.Retry.LastError,
+			Entry: syncerror.HistoryEntry{At: now, Actor: actor.Actor, Action: "resolved", Note: note}}, now)
 		if !o.changed(w, r, c, err) {
 			return
 		}
@@ -58,18 +60,18 @@ func (o *Operator) ResolveHandler() http.Handler {
 		if body.Note != "" {
 			details["note"] = body.Note
 		}
-		o.audit(ctx, actor, "syncerror.resolve", audit.ResultSuccess, "syncerror/"+c.ID, details)
-		httpapi.WriteJSON(w, http.StatusOK, o.detail(ctx, row))
+		o.WriteAudit(ctx, actor, "syncerror.resolve", audit.ResultSuccess, "syncerror/"+c.ID, details)
+		httpapi.WriteJSON(w, http.StatusOK, o.Detail(ctx, row))
 	})
 }
 
 // RetryHandler serves POST /api/sync-error-assist/proposals/{id}/retry: sends the failed
 // delivery again now and answers the row as the attempt left it (resolved, retrying or
 // pending again).
-func (o *Operator) RetryHandler() http.Handler {
+func (o *Service) RetryHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor, ok := Who(w, r)
-		if !ok || !featureOn(w, r, o.Tenants, actor.TenantID) {
+		actor, ok := syncerror.Who(w, r)
+		if !ok || !syncerror.FeatureOn(w, r, o.Tenants, actor.TenantID) {
 			return
 		}
 		if o.Retries == nil {
@@ -77,7 +79,7 @@ func (o *Operator) RetryHandler() http.Handler {
 				"Retries are not configured for this service; nothing was sent."))
 			return
 		}
-		c, ok := o.load(w, r, actor.TenantID)
+		c, ok := o.Load(w, r, actor.TenantID)
 		if !ok {
 			return
 		}
@@ -85,13 +87,13 @@ func (o *Operator) RetryHandler() http.Handler {
 		wctx, cancel := writeContext(ctx)
 		row, err := o.Retries.Attempt(wctx, actor, c)
 		cancel()
-		if errors.Is(err, ErrNotRetryable) {
+		if errors.Is(err, syncerror.ErrNotRetryable) {
 			p := httpapi.NewProblem(http.StatusConflict, "not_retryable", "The sync error is "+string(c.Status)+
 				" and cannot be retried now (a retry may be running).")
 			httpapi.WriteProblem(w, r, p)
 			return
 		}
-		if err != nil && row.ID == "" || errors.Is(err, ErrStateChanged) || errors.Is(err, ErrNotFound) {
+		if err != nil && row.ID == "" || errors.Is(err, syncerror.ErrStateChanged) || errors.Is(err, syncerror.ErrNotFound) {
 			o.changed(w, r, c, err)
 			return
 		}
@@ -99,22 +101,22 @@ func (o *Operator) RetryHandler() http.Handler {
 			// The attempt ran; only its outcome is not recorded yet. The schedule takes the
 			// row again once the attempt's lease ends.
 			httpapi.Logger(ctx).Error("retry outcome not recorded", "id", c.ID, "error", err)
-			httpapi.WriteJSON(w, http.StatusAccepted, map[string]any{"id": c.ID, "status": StatusRetrying,
+			httpapi.WriteJSON(w, http.StatusAccepted, map[string]any{"id": c.ID, "status": syncerror.StatusRetrying,
 				"message": "The retry ran but its outcome could not be recorded; the schedule completes it."})
 			return
 		}
-		httpapi.WriteJSON(w, http.StatusOK, o.detail(ctx, row))
+		httpapi.WriteJSON(w, http.StatusOK, o.Detail(ctx, row))
 	})
 }
 
 // changed answers a failed conditional change (false) or lets the caller go on (true).
-func (o *Operator) changed(w http.ResponseWriter, r *http.Request, c Claim, err error) bool {
+func (o *Service) changed(w http.ResponseWriter, r *http.Request, c syncerror.Claim, err error) bool {
 	switch {
 	case err == nil:
 		return true
-	case errors.Is(err, ErrNotFound):
-		notFound(w, r)
-	case errors.Is(err, ErrStateChanged):
+	case errors.Is(err, syncerror.ErrNotFound):
+		syncerror.NotFound(w, r)
+	case errors.Is(err, syncerror.ErrStateChanged):
 		if cur, gerr := o.Claims.Get(r.Context(), c.TenantID, c.ID); gerr == nil {
 			conflict(w, r, cur)
 		} else {

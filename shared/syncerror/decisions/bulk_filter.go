@@ -1,6 +1,8 @@
-package syncerror
+package decisions
 
 import (
+	"github.com/syncassist/syncassist/shared/syncerror"
+
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -66,7 +68,7 @@ type BulkCause struct {
 
 type bulkTarget struct {
 	id    string
-	claim *Claim
+	claim *syncerror.Claim
 }
 
 type bulkSelection struct {
@@ -106,18 +108,18 @@ func (b bulkBody) validateTriage() []httpapi.FieldError {
 	switch {
 	case b.Action == "assign" && b.Assign == nil:
 		errs = append(errs, httpapi.FieldError{Field: "assign", Message: "is required to assign: {\"to\": a user id, or \"\" to unassign}"})
-	case b.Action == "assign" && b.Assign.To != "" && !assigneePattern.MatchString(b.Assign.To):
+	case b.Action == "assign" && b.Assign.To != "" && !syncerror.AssigneePattern.MatchString(b.Assign.To):
 		errs = append(errs, httpapi.FieldError{Field: "assign.to", Message: "must be a user id of 1 to 128 letters, digits or . _ @ : + | -"})
 	case b.Action == "tag" && (b.Tag == nil || (b.Tag.Add == "") == (b.Tag.Remove == "")):
 		errs = append(errs, httpapi.FieldError{Field: "tag", Message: "needs exactly one of add or remove"})
-	case b.Action == "tag" && !tagPattern.MatchString(b.Tag.Add+b.Tag.Remove):
+	case b.Action == "tag" && !syncerror.TagPattern.MatchString(b.Tag.Add+b.Tag.Remove):
 		errs = append(errs, httpapi.FieldError{Field: "tag", Message: "must be 1 to 32 lower-case letters, digits, - or _, starting with a letter or digit"})
 	}
 	return errs
 }
 
 // bulkTargets are the rows a bulk request names: its ids, or its filter's next rows.
-func (o *Operator) bulkTargets(w http.ResponseWriter, r *http.Request, actor identity.Identity, body bulkBody) (bulkSelection, bool) {
+func (o *Service) bulkTargets(w http.ResponseWriter, r *http.Request, actor identity.Identity, body bulkBody) (bulkSelection, bool) {
 	if body.Filter == nil {
 		sel := bulkSelection{total: len(body.IDs)}
 		for _, id := range body.IDs {
@@ -134,11 +136,11 @@ func (o *Operator) bulkTargets(w http.ResponseWriter, r *http.Request, actor ide
 		v.Del(k)
 	}
 	if v.Get("status") == "" {
-		v.Set("status", string(StatusPending))
+		v.Set("status", string(syncerror.StatusPending))
 	}
 	sum := sha256.Sum256([]byte(body.Action + "\n" + v.Encode()))
 	key := base64.RawURLEncoding.EncodeToString(sum[:12])
-	cur := bulkCursor{Key: key, AsOf: o.now().UTC()}
+	cur := bulkCursor{Key: key, AsOf: o.NowUTC().UTC()}
 	if body.Cursor != "" {
 		var ok bool
 		if cur, ok = decodeBulkCursor(body.Cursor, key); !ok {
@@ -148,16 +150,16 @@ func (o *Operator) bulkTargets(w http.ResponseWriter, r *http.Request, actor ide
 	}
 	req := r.Clone(r.Context())
 	req.URL = &url.URL{Path: r.URL.Path, RawQuery: v.Encode()}
-	p, ok := httpapi.ParseList(w, req, httpapi.ListSpec{DefaultLimit: DefaultListLimit, MaxLimit: MaxListLimit, Statuses: listStatuses()})
+	p, ok := httpapi.ParseList(w, req, httpapi.ListSpec{DefaultLimit: syncerror.DefaultListLimit, MaxLimit: syncerror.MaxListLimit, Statuses: syncerror.ListStatuses()})
 	if !ok {
 		return bulkSelection{}, false
 	}
-	q, _, ok := listFilters(w, req, actor, ListQuery{Status: Status(p.Status)})
+	q, _, ok := syncerror.ListFilters(w, req, actor, syncerror.ListQuery{Status: syncerror.Status(p.Status)})
 	if !ok {
 		return bulkSelection{}, false
 	}
-	q = withSystemNames(o.systemNames(r.Context(), actor.TenantID), q)
-	claims, truncated, err := o.collect(r.Context(), actor.TenantID, q, MaxBulkFilter)
+	q = syncerror.WithSystemNames(o.SystemNames(r.Context(), actor.TenantID), q)
+	claims, truncated, err := o.Collect(r.Context(), actor.TenantID, q, MaxBulkFilter)
 	if err != nil {
 		httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; nothing was done. Retry shortly.")
 		return bulkSelection{}, false
@@ -167,11 +169,11 @@ func (o *Operator) bulkTargets(w http.ResponseWriter, r *http.Request, actor ide
 
 // selectAfter takes, newest first, the claims the cursor has not passed: claimed by its
 // time, and after its last row.
-func selectAfter(claims []Claim, truncated bool, cur bulkCursor, dryRun bool) bulkSelection {
-	slices.SortFunc(claims, func(a, b Claim) int {
+func selectAfter(claims []syncerror.Claim, truncated bool, cur bulkCursor, dryRun bool) bulkSelection {
+	slices.SortFunc(claims, func(a, b syncerror.Claim) int {
 		return cmp.Or(b.ClaimedAt.Compare(a.ClaimedAt), cmp.Compare(b.ID, a.ID))
 	})
-	var rest []Claim
+	var rest []syncerror.Claim
 	for _, c := range claims {
 		if c.ClaimedAt.After(cur.AsOf) {
 			continue
@@ -200,12 +202,12 @@ func selectAfter(claims []Claim, truncated bool, cur bulkCursor, dryRun bool) bu
 
 // bulkPreview says what the selection would act on, without acting. Rows named by id are
 // read here (those of another tenant, or unknown, are left out).
-func (o *Operator) bulkPreview(ctx context.Context, actor identity.Identity, action string, sel bulkSelection) (BulkPreview, error) {
+func (o *Service) bulkPreview(ctx context.Context, actor identity.Identity, action string, sel bulkSelection) (BulkPreview, error) {
 	p := BulkPreview{Fixes: []BulkFix{}, Truncated: sel.more}
 	if sel.byFilter {
 		p.Cursor = sel.cursor
 	}
-	var pol *Policy
+	var pol *syncerror.Policy
 	if action == "approve" && o.Assist != nil {
 		got, err := o.Assist.Policies().Get(ctx, actor.TenantID)
 		if err != nil {
@@ -218,7 +220,7 @@ func (o *Operator) bulkPreview(ctx context.Context, actor identity.Identity, act
 		c := t.claim
 		if c == nil {
 			got, err := o.Claims.Get(ctx, actor.TenantID, t.id)
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, syncerror.ErrNotFound) {
 				continue
 			}
 			if err != nil {
@@ -227,8 +229,8 @@ func (o *Operator) bulkPreview(ctx context.Context, actor identity.Identity, act
 			c = &got
 		}
 		p.Total++
-		fix := fixOf(*c)
-		if pol != nil && mayApply(actor, pol.Decide(FactsOf(*c, fix))) {
+		fix := syncerror.FixOf(*c)
+		if pol != nil && mayApply(actor, pol.Decide(syncerror.FactsOf(*c, fix))) {
 			*p.Allowed++
 		}
 		if len(fix) == 0 || c.Proposal == nil {
@@ -244,7 +246,7 @@ func (o *Operator) bulkPreview(ctx context.Context, actor identity.Identity, act
 	return p, nil
 }
 
-func (p *BulkPreview) addFix(byKey map[string]int, class string, fix []FieldChange, errorID string) {
+func (p *BulkPreview) addFix(byKey map[string]int, class string, fix []syncerror.FieldChange, errorID string) {
 	changes := make([]Change, 0, len(fix))
 	for _, f := range fix {
 		changes = append(changes, Change{Path: f.Path, After: f.After})
@@ -267,8 +269,8 @@ func (p *BulkPreview) addFix(byKey map[string]int, class string, fix []FieldChan
 
 // mayApply reports whether the approval policy's decision lets actor approve alone (a
 // two-approver fix counts: the caller's approval is one of the two).
-func mayApply(actor identity.Identity, d Decision) bool {
-	if d.Apply == ApplyAuto || d.Apply == ApplyOperator {
+func mayApply(actor identity.Identity, d syncerror.Decision) bool {
+	if d.Apply == syncerror.ApplyAuto || d.Apply == syncerror.ApplyOperator {
 		return actor.HasRole(identity.RoleOperator)
 	}
 	return actor.HasRole(identity.RoleApprover)

@@ -1,6 +1,8 @@
-package syncerror
+package decisions
 
 import (
+	"github.com/syncassist/syncassist/shared/syncerror"
+
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -35,7 +37,7 @@ type Group struct {
 	// list what a group decision will write before anyone confirms it.
 	RecordIDs []string `json:"recordIds"`
 	// Sample is the newest member, to show what the group is about.
-	Sample Summary `json:"sample"`
+	Sample syncerror.Summary `json:"sample"`
 }
 
 // Members are pending rows decided one by one: those whose diagnosis proposes no field
@@ -71,21 +73,21 @@ func groupKey(class string, changes []Change) (string, bool) {
 // GroupPending groups claims (newest first) that are pending with a ready proposal that
 // changes something; rows with nothing to write are never grouped: they are counted in
 // needsPerson when their diagnosis is done (ready without a fix, or failed).
-func (o *Operator) GroupPending(ctx context.Context, claims []Claim) ([]Group, Members) {
+func (o *Service) GroupPending(ctx context.Context, claims []syncerror.Claim) ([]Group, Members) {
 	byKey := map[string]*Group{}
 	var order []string
 	needs := Members{IDs: []string{}, ErrorIDs: []string{}}
 	for _, c := range claims {
-		if c.Status != StatusPending {
+		if c.Status != syncerror.StatusPending {
 			continue
 		}
-		if c.Diagnosis == DiagnosisFailed || c.Diagnosis == DiagnosisReady && (c.Proposal == nil || len(c.Proposal.Fix) == 0) {
+		if c.Diagnosis == syncerror.DiagnosisFailed || c.Diagnosis == syncerror.DiagnosisReady && (c.Proposal == nil || len(c.Proposal.Fix) == 0) {
 			needs.Count++
 			needs.IDs = append(needs.IDs, c.ID)
 			needs.ErrorIDs = append(needs.ErrorIDs, c.Record.ErrorID)
 			continue
 		}
-		if c.Diagnosis != DiagnosisReady {
+		if c.Diagnosis != syncerror.DiagnosisReady {
 			continue
 		}
 		changes := make([]Change, 0, len(c.Proposal.Fix))
@@ -99,7 +101,7 @@ func (o *Operator) GroupPending(ctx context.Context, claims []Claim) ([]Group, M
 		}
 		g := byKey[key]
 		if g == nil {
-			g = &Group{Key: key, Class: c.Proposal.Class, Changes: changes, Sample: o.summarize(ctx, c)}
+			g = &Group{Key: key, Class: c.Proposal.Class, Changes: changes, Sample: o.Summarize(ctx, c)}
 			byKey[key] = g
 			order = append(order, key)
 		}
@@ -119,22 +121,22 @@ func (o *Operator) GroupPending(ctx context.Context, claims []Claim) ([]Group, M
 
 // GroupsHandler serves GET /api/sync-error-assist/proposal-groups?status=pending, with the
 // listing's filters (listFilters: the console sends class, since and system).
-func (o *Operator) GroupsHandler() http.Handler {
+func (o *Service) GroupsHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, ok := Who(w, r)
+		id, ok := syncerror.Who(w, r)
 		if !ok {
 			return
 		}
-		if s := r.URL.Query().Get("status"); s != "" && s != string(StatusPending) {
+		if s := r.URL.Query().Get("status"); s != "" && s != string(syncerror.StatusPending) {
 			httpapi.WriteInvalidQuery(w, r, []httpapi.FieldError{{Field: "status", Message: "only pending proposals are grouped"}})
 			return
 		}
-		q, _, ok := listFilters(w, r, id, ListQuery{Status: StatusPending})
+		q, _, ok := syncerror.ListFilters(w, r, id, syncerror.ListQuery{Status: syncerror.StatusPending})
 		if !ok {
 			return
 		}
-		q = withSystemNames(o.systemNames(r.Context(), id.TenantID), q)
-		claims, truncated, err := o.collect(r.Context(), id.TenantID, q, MaxGroupScan)
+		q = syncerror.WithSystemNames(o.SystemNames(r.Context(), id.TenantID), q)
+		claims, truncated, err := o.Collect(r.Context(), id.TenantID, q, MaxGroupScan)
 		if err != nil {
 			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")
 			return

@@ -1,0 +1,352 @@
+package decisions
+
+import (
+	"github.com/syncassist/syncassist/shared/syncerror"
+
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/emf"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/retry"
+)
+
+// WriteReserve is the time an approve keeps, of the request's deadline (the Lambda's),
+// for what follows the host ERP write: marking the row, completing it and the audit.
+const WriteReserve = 5 * time.Second
+
+// DefaultWriteTimeout bounds the host ERP write of an approve whose request has no
+// deadline (the local stack).
+const DefaultWriteTimeout = 25 * time.Second
+
+// approveBody is the optional body of an approve: an edited fix and a note.
+type approveBody struct {
+	Fix []struct {
+		Path  string          `json:"path"`
+		After json.RawMessage `json:"after"`
+	} `json:"fix"`
+	Note string `json:"note"`
+}
+
+// approval is one approve in progress: the lease it holds and what it writes.
+type approval struct {
+	note    string // the approved entry's note (a partial write names what it left out)
+	o       *Service
+	w       http.ResponseWriter
+	r       *http.Request
+	actor   identity.Identity
+	row     syncerror.Claim
+	lease   syncerror.Lease
+	fix     []syncerror.FieldChange
+	key     string
+	details map[string]any
+	// prior is what the record held in the fix's fields just before the write.
+	prior []syncerror.PriorValue
+}
+
+// ApproveHandler serves POST /api/sync-error-assist/proposals/{id}/approve. It takes the
+// lease (pending → applying), writes the fix (the operator's edit if given) back through
+// the governed path, marks the row applied and ends it approved. A write that was refused
+// or failed returns the row to pending with the error recorded; a write that happened is
+// never reported as failed: if a later step fails, the answer says the fix was written
+// and the reconcile completes the row.
+func (o *Service) ApproveHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, ok := syncerror.Who(w, r)
+		if !ok || !syncerror.FeatureOn(w, r, o.Tenants, actor.TenantID) {
+			return
+		}
+		var body approveBody
+		if !syncerror.ReadJSON(w, r, &body, true) {
+			return
+		}
+		if utf8.RuneCountInString(body.Note) > 1000 {
+			syncerror.WriteFieldError(w, r, "note", "must be at most 1000 characters")
+			return
+		}
+		c, ok := o.Load(w, r, actor.TenantID)
+		if !ok {
+			return
+		}
+		if c.Status == syncerror.StatusApplying && c.Applied != nil && c.Lease != nil && c.Lease.ExpiresAt.Before(o.NowUTC()) {
+			// The approve that wrote it died before completing: complete it now.
+			a := &approval{o: o, w: w, r: r, actor: actor, row: c, lease: *c.Lease, key: c.Applied.Key}
+			a.complete(true)
+			return
+		}
+		if !syncerror.Decidable(c.Status) || c.Diagnosis != syncerror.DiagnosisReady || c.Proposal == nil {
+			conflict(w, r, c)
+			return
+		}
+		if !mayDecideEscalated(w, r, actor, c.Status) {
+			return
+		}
+		edited, fe := editedFix(body, c)
+		if fe != nil {
+			syncerror.WriteFieldError(w, r, fe.Field, fe.Message)
+			return
+		}
+		fix := c.Proposal.Fix
+		if edited != nil {
+			fix = edited
+		}
+		if len(fix) == 0 {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusUnprocessableEntity, "empty_fix",
+				"The proposal has no fix to write: send an edited fix, or reject or escalate the sync error."))
+			return
+		}
+		if fix, ok = o.typedFix(w, r, c, fix); !ok {
+			return
+		}
+		if edited != nil {
+			edited = fix
+		}
+		if edited, fix, ok = o.MayApprove(w, r, actor, c, edited, fix); !ok {
+			return
+		}
+		a := &approval{o: o, w: w, r: r, actor: actor, fix: fix, key: syncerror.FixKey(c.ID, fix),
+			details: map[string]any{"fields": fixPaths(fix), "edited": edited != nil}}
+		if a.begin(c, edited, body.Note) {
+			a.write()
+		}
+	})
+}
+
+// begin takes the lease; false when it answered already.
+func (a *approval) begin(c syncerror.Claim, edited []syncerror.FieldChange, note string) bool {
+	ctx, o := a.r.Context(), a.o
+	now := o.NowUTC()
+	ttl := o.LeaseTTL
+	if ttl <= 0 {
+		ttl = syncerror.DefaultLeaseTTL
+	}
+	a.lease = syncerror.NewLease(now, ttl)
+	a.lease.From = c.Status
+	held, err := o.Claims.BeginApply(ctx, a.actor.TenantID, c.ID, c.Status, a.lease, edited,
+		syncerror.HistoryEntry{At: now, Actor: a.actor.Actor, Action: "approve", Note: note}, now)
+	switch {
+	case errors.Is(err, syncerror.ErrStateChanged):
+		if cur, gerr := o.Claims.Get(ctx, a.actor.TenantID, c.ID); gerr == nil {
+			conflict(a.w, a.r, cur)
+			return false
+		}
+		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is not pending."))
+		return false
+	case errors.Is(err, syncerror.ErrNotFound):
+		syncerror.NotFound(a.w, a.r)
+		return false
+	case err != nil:
+		httpapi.WriteUnavailable(a.w, a.r, err, "The queue is unavailable; nothing was written. Retry shortly.")
+		return false
+	}
+	a.row = held
+	return true
+}
+
+// write writes the fix through the governed path within the request's deadline less
+// WriteReserve, and answers by what came of it.
+func (a *approval) write() {
+	ctx := a.r.Context()
+	wctx, cancel := writeContext(ctx)
+	a.prior = a.o.priorValues(wctx, a.row, a.fix)
+	werr := a.o.Fixes.WriteFix(wctx, a.actor, a.row, a.fix, a.key)
+	cancel()
+	var partial *syncerror.PartialFixError
+	switch {
+	case errors.As(werr, &partial):
+		a.details["partial"], a.details["dropped"] = true, partial.Dropped
+		a.note = "partial: " + partial.Error()
+		a.prior = withoutPaths(a.prior, partial.Dropped)
+		a.applied()
+		return
+	case werr == nil || errors.Is(werr, syncerror.ErrFixUnrecorded):
+		if werr != nil {
+			httpapi.Logger(ctx).Error("fix written but not fully recorded", "id", a.row.ID, "error", werr)
+			a.details["recorded"] = false
+		}
+		a.applied()
+		return
+	}
+	a.failed(werr)
+}
+
+// writeContext bounds the host ERP write so that marking, completing and auditing still
+// fit in the request's deadline after it.
+func writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(ctx, d.Add(-WriteReserve))
+	}
+	return context.WithTimeout(ctx, DefaultWriteTimeout)
+}
+
+// failed returns the row to pending with why the write did not happen, audits it and
+// answers with the reason.
+func (a *approval) failed(werr error) {
+	ctx := a.r.Context()
+	finish := func(applyErr, action string) {
+		if err := a.o.Claims.FinishApply(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, a.lease.Origin(), applyErr,
+			syncerror.HistoryEntry{At: a.o.NowUTC(), Actor: a.actor.Actor, Action: action, Note: applyErr}, a.o.NowUTC()); err != nil {
+			// The lease expires and the reconcile returns the row to pending.
+			httpapi.Logger(ctx).Error("finish apply failed; the lease will expire", "id", a.row.ID, "error", err)
+		}
+	}
+	resource := "syncerror/" + a.row.ID
+	var refused *syncerror.RefusedError
+	var target *syncerror.TargetError
+	switch {
+	case errors.As(werr, &refused):
+		finish(refused.Reason, "apply_refused")
+		a.details["refusal"] = refused.Code
+		a.o.WriteAudit(ctx, a.actor, "syncerror.approve", audit.ResultDenied, resource, a.details)
+		a.outcome("refused")
+		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(refused.Status, refused.Code, refused.Reason))
+	case errors.Is(werr, syncerror.ErrWriterNotConfigured):
+		finish("the host ERP connector is not configured", "apply_failed")
+		a.details["error"] = "connector_not_configured"
+		a.o.WriteAudit(ctx, a.actor, "syncerror.approve", audit.ResultFailure, resource, a.details)
+		a.outcome("failed")
+		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
+			"The tenant has no host ERP connector; nothing was written and the proposal is "+string(a.lease.Origin())+" again."))
+	case errors.As(werr, &target):
+		httpapi.Logger(ctx).Error("write-back failed", "id", a.row.ID, "error", werr)
+		finish(target.Reason, "apply_failed")
+		a.details["error"], a.details["targetCode"], a.details["targetStatus"] = "write_back_failed", target.Target.Code, target.Target.Status
+		a.o.WriteAudit(ctx, a.actor, "syncerror.approve", audit.ResultFailure, resource, a.details)
+		a.outcome("failed")
+		p := httpapi.NewProblem(http.StatusBadGateway, "write_back_failed", "The target system did not accept the fix: "+target.Reason+". The proposal is "+string(a.lease.Origin())+" again.")
+		t := target.Target
+		p.Target = &t
+		httpapi.WriteProblem(a.w, a.r, p)
+	default:
+		httpapi.Logger(ctx).Error("write-back failed", "id", a.row.ID, "error", werr)
+		finish("the host ERP write failed; retry the approve", "apply_failed")
+		a.details["error"] = "write_back_failed"
+		a.o.WriteAudit(ctx, a.actor, "syncerror.approve", audit.ResultFailure, resource, a.details)
+		a.outcome("failed")
+		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(http.StatusBadGateway, "write_back_failed",
+			"The host ERP did not accept the fix; the proposal is "+string(a.lease.Origin())+" again with the error recorded."))
+	}
+}
+
+// applied follows a write that reached the host ERP: mark the row, audit the approve as
+// a success (it is one, whatever follows), then complete.
+// outcome counts the approve's outcome for the dashboard (Approves by feature and outcome).
+func (a *approval) outcome(o string) {
+	emf.Emit(emf.Metric{Time: a.o.NowUTC(), Dimensions: []string{"feature", "outcome"}, Counts: map[string]float64{"Approves": 1},
+		Fields: map[string]any{"feature": "syncerror", "outcome": o, "tenant": a.actor.TenantID}})
+}
+
+func (a *approval) applied() {
+	ctx := a.r.Context()
+	mark := syncerror.AppliedWrite{Key: a.key, At: a.o.NowUTC(), Prior: a.prior}
+	if err := retryStore(ctx, func() error {
+		return a.o.Claims.MarkApplied(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, mark, a.o.NowUTC())
+	}); err != nil {
+		// Completing is still tried; the write's ledger entry tells the reconcile otherwise.
+		httpapi.Logger(ctx).Error("applied marker not stored", "id", a.row.ID, "error", err)
+	}
+	a.o.WriteAudit(ctx, a.actor, "syncerror.approve", audit.ResultSuccess, "syncerror/"+a.row.ID, a.details)
+	a.outcome("written")
+	a.complete(false)
+}
+
+// complete ends the applying row approved and answers the truth: the approved row; the
+// winner's state when the row changed meanwhile; or, when the queue could not record it,
+// 202 saying that the fix was written and the reconcile completes the approval.
+func (a *approval) complete(takeover bool) {
+	ctx, o := a.r.Context(), a.o
+	note := a.note
+	if takeover {
+		note = "completed after the approve that wrote the fix stopped"
+	}
+	err := retryStore(ctx, func() error {
+		return o.Claims.FinishApply(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, syncerror.StatusApproved, "",
+			syncerror.HistoryEntry{At: o.NowUTC(), Actor: a.actor.Actor, Action: "approved", Note: note}, o.NowUTC())
+	})
+	if takeover && err == nil {
+		o.WriteAudit(ctx, a.actor, "syncerror.approve_completed", audit.ResultSuccess, "syncerror/"+a.row.ID,
+			map[string]any{"idempotencyKey": a.key})
+	}
+	cur, gerr := o.Claims.Get(ctx, a.actor.TenantID, a.row.ID)
+	switch {
+	case err == nil || errors.Is(err, syncerror.ErrStateChanged) && gerr == nil && cur.Status == syncerror.StatusApproved:
+		if err == nil && !takeover {
+			o.LearnDecision(ctx, a.row, a.fix, syncerror.Verdict{Approved: true, Actor: a.actor.Actor, At: o.NowUTC()})
+			o.CountResolved(a.row, a.actor.Actor)
+		}
+		if gerr != nil {
+			httpapi.WriteJSON(a.w, http.StatusOK, map[string]any{"id": a.row.ID, "status": syncerror.StatusApproved})
+			return
+		}
+		httpapi.WriteJSON(a.w, http.StatusOK, o.Detail(ctx, cur))
+	case errors.Is(err, syncerror.ErrStateChanged) && gerr == nil:
+		httpapi.Logger(ctx).Error("the row changed after its fix was written", "id", a.row.ID, "status", cur.Status)
+		p := httpapi.NewProblem(http.StatusConflict, "state_changed", "The fix was written to the host ERP, but the "+
+			"sync error changed meanwhile and is now "+string(cur.Status)+".")
+		httpapi.WriteProblem(a.w, a.r, p)
+	default:
+		httpapi.Logger(ctx).Error("approval written but not completed", "id", a.row.ID, "error", err)
+		httpapi.WriteJSON(a.w, http.StatusAccepted, map[string]any{"id": a.row.ID, "status": syncerror.StatusApplying, "applied": true,
+			"message": "The fix was written to the host ERP; recording the approval failed and the reconcile completes it."})
+	}
+}
+
+// retryStore retries a conditional write of the queue while it fails for a reason other
+// than the row's state.
+func retryStore(ctx context.Context, op func() error) error {
+	return retry.Store(ctx, op, func(err error) bool {
+		return errors.Is(err, syncerror.ErrStateChanged) || errors.Is(err, syncerror.ErrNotFound)
+	})
+}
+
+func fixPaths(fix []syncerror.FieldChange) []string {
+	out := make([]string, 0, len(fix))
+	for _, f := range fix {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+// editedFix validates an operator's edit. Before values come from the AI's proposal for
+// the same path, else from the record's payload.
+func editedFix(body approveBody, c syncerror.Claim) ([]syncerror.FieldChange, *httpapi.FieldError) {
+	if body.Fix == nil {
+		return nil, nil
+	}
+	if len(body.Fix) == 0 || len(body.Fix) > 100 {
+		return nil, &httpapi.FieldError{Field: "fix", Message: "must list 1 to 100 field changes"}
+	}
+	var payload map[string]any
+	_ = json.Unmarshal(c.Record.Payload, &payload)
+	out := make([]syncerror.FieldChange, 0, len(body.Fix))
+	seen := map[string]bool{}
+	for i, f := range body.Fix {
+		field := "fix[" + strconv.Itoa(i) + "]"
+		if f.Path == "" || len(f.Path) > 256 || syncerror.HasControl(f.Path) {
+			return nil, &httpapi.FieldError{Field: field + ".path", Message: "must be a field path of 1 to 256 characters"}
+		}
+		if seen[f.Path] {
+			return nil, &httpapi.FieldError{Field: field + ".path", Message: "names a field twice"}
+		}
+		seen[f.Path] = true
+		var after any
+		if len(f.After) == 0 || json.Unmarshal(f.After, &after) != nil {
+			return nil, &httpapi.FieldError{Field: field + ".after", Message: "is required"}
+		}
+		change := syncerror.FieldChange{Path: f.Path, Before: payload[f.Path], After: after}
+		for _, p := range c.Proposal.Fix {
+			if p.Path == f.Path {
+				change.Before = p.Before
+			}
+		}
+		out = append(out, change)
+	}
+	return out, nil
+}
