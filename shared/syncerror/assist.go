@@ -73,7 +73,7 @@ func (o *Operator) decision(ctx context.Context, c Claim, fix []FieldChange) (De
 	return pol.Decide(FactsOf(c, fix)), nil
 }
 
-// mayApprove authorises an approve of fix on c by the tenant's policy. It returns the fix
+// MayApprove authorises an approve of fix on c by the tenant's policy. It returns the fix
 // and edit to write (a two-approver approve writes the edit the first approval recorded),
 // or false when it answered: 403 with the rule when the caller may not approve, 202 when
 // the approval is recorded and waits for a second approver.
@@ -173,7 +173,7 @@ func (o *Operator) coApprove(w http.ResponseWriter, r *http.Request, actor ident
 
 var errRefused = errors.New("refused")
 
-// annotate says on each pending or escalated row who may approve it, by which rule, and
+// Annotate says on each pending or escalated row who may approve it, by which rule, and
 // who can for the viewer of ctx; on an escalated row, why it was escalated.
 func (o *Operator) Annotate(ctx context.Context, tenantID string, rows []*Summary, claims []Claim) {
 	if len(rows) == 0 {
@@ -240,7 +240,7 @@ func escalationOf(c Claim) *HistoryEntry {
 	return nil
 }
 
-// learnDecision keeps a human decision on c's fix as knowledge, and compares it with what
+// LearnDecision keeps a human decision on c's fix as knowledge, and compares it with what
 // an automation rule would have done. Failures are logged: the decision stands.
 func (o *Operator) LearnDecision(ctx context.Context, c Claim, fix []FieldChange, v Verdict) {
 	if o.Assist == nil || strings.HasPrefix(v.Actor, "policy:") {
@@ -261,7 +261,7 @@ func (o *Operator) LearnDecision(ctx context.Context, c Claim, fix []FieldChange
 	o.Assist.recordOutcome(ctx, c, fix, v, o.NowUTC())
 }
 
-// countResolved emits, as the insights count it, a row resolved by a fix: by a person or
+// CountResolved emits, as the insights count it, a row resolved by a fix: by a person or
 // by an auto rule, with the time from the claim.
 func (o *Operator) CountResolved(c Claim, actor string) {
 	by, class := "person", ""

@@ -115,7 +115,7 @@ func (a *Assist) recordOutcome(ctx context.Context, c Claim, fix []FieldChange, 
 	})
 }
 
-// setOutcome changes the row's automation record, when it has one and change says so.
+// SetOutcome changes the row's automation record, when it has one and change says so.
 func (a *Assist) SetOutcome(ctx context.Context, c Claim, now time.Time, change func(*Automation) bool) {
 	_, err := updateDoc(ctx, a.Store, c.TenantID, DocAutomation+c.ID, now, func(rec *Automation, exists bool) error {
 		if !exists || !change(rec) {

@@ -30,7 +30,7 @@ func DisabledFlag(ctx context.Context, tenants tenant.Reader, tenantID string) (
 	return cfg.DisabledFlag(), nil
 }
 
-// featureOn answers 403 feature_disabled (or 503 when the flags cannot be read) and
+// FeatureOn answers 403 feature_disabled (or 503 when the flags cannot be read) and
 // returns false unless the tenant's feature is on.
 func FeatureOn(w http.ResponseWriter, r *http.Request, tenants tenant.Reader, tenantID string) bool {
 	flag, err := DisabledFlag(r.Context(), tenants, tenantID)

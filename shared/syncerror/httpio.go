@@ -26,12 +26,15 @@ func Who(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
 	return id, true
 }
 
+// NotFound answers 404 for a row that is not there (or is another tenant's).
 func NotFound(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "not_found", "No such sync error."))
 }
 
 const maxDecisionBody = 64 << 10
 
+// ReadJSON decodes the body into v, or answers 400 malformed_json and returns false; an
+// optional body may be empty.
 func ReadJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
 	body, err := readLimited(w, r)
 	if err != nil {
@@ -47,7 +50,7 @@ func ReadJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) bool
 	return true
 }
 
-// readStrictJSON is readJSON for a body whose members are all named by its schema
+// ReadStrictJSON is ReadJSON for a body whose members are all named by its schema
 // (additionalProperties: false): an unknown member is refused, never ignored.
 func ReadStrictJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, err := readLimited(w, r)
@@ -82,6 +85,7 @@ func readLimited(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
+// WriteFieldError answers 400 validation_failed naming field and what is wrong with it.
 func WriteFieldError(w http.ResponseWriter, r *http.Request, field, msg string) {
 	p := httpapi.NewProblem(http.StatusBadRequest, "validation_failed", "The body has invalid fields; see errors.")
 	p.Errors = []httpapi.FieldError{{Field: field, Message: msg}}

@@ -84,11 +84,13 @@ func digest(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
+// Canon is v as JSON, the form two values are compared in.
 func Canon(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
 
+// SameValue reports whether a and b are the same JSON value.
 func SameValue(a, b any) bool { return Canon(a) == Canon(b) }
 
 // knowledgeScope is the key prefix of every case of one error code on one record type.
@@ -127,7 +129,7 @@ func isHex(s string) bool {
 // ErrNotLearnable means the stored-data DLP policy refuses to keep a value as knowledge.
 var ErrNotLearnable = errors.New("the value holds a secret, card number or national id and is not learned")
 
-// learnable applies the stored-data policy: contact data and IBANs may be kept (a fix may
+// Learnable applies the stored-data policy: contact data and IBANs may be kept (a fix may
 // need them), secrets, card numbers and national ids never.
 func Learnable(field string, values ...any) error {
 	for _, v := range values {

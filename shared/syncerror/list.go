@@ -39,7 +39,7 @@ const (
 // OpenStatuses are the statuses of status=open.
 var OpenStatuses = []Status{StatusPending, StatusRetrying, StatusEscalated}
 
-// listStatuses are the listing's status values: each row status, then open and any.
+// ListStatuses are the listing's status values: each row status, then open and any.
 func ListStatuses() []string { return append(statusNames(), StatusOpen, StatusAny) }
 
 // MaxSearchLen bounds the search text.
@@ -49,7 +49,7 @@ const MaxSearchLen = 200
 // system a row can carry can be asked for and nothing longer reaches the store.
 const MaxSystemLen = 128
 
-// listFilters reads the queue's own filters: class (an error class), since (RFC 3339:
+// ListFilters reads the queue's own filters: class (an error class), since (RFC 3339:
 // rows claimed at or after it, which is how the console's age filter asks), q (search),
 // assignee ("me", "none" or a user id), tag, system (an external system as the host sent
 // it, compared without case, or the system it resolves to: systems.go), decider (who can
@@ -114,7 +114,7 @@ func ListFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, 
 	return q, sort, true
 }
 
-// plainText reports whether a free-text parameter is valid UTF-8 of at most max characters
+// PlainText reports whether a free-text parameter is valid UTF-8 of at most max characters
 // without control characters: the shape of what a row's text fields can hold (records are
 // decoded from JSON, so always valid UTF-8), so a value no row could match is named as the
 // mistake it is instead of answering an empty queue.

@@ -69,7 +69,7 @@ func (o *Operator) sortedPage(ctx context.Context, tenantID string, q ListQuery,
 	return p, partial, nil
 }
 
-// collect reads up to max rows of q from the first page on, newest first, and reports
+// Collect reads up to max rows of q from the first page on, newest first, and reports
 // whether more were left. It reads at most 2·max/MaxListLimit store pages, each bounded by
 // ListScanCap, so a filter that matches little cannot make it read the whole status. The
 // decider filter keeps the rows it names among those read.

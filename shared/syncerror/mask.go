@@ -97,7 +97,7 @@ func (m *Masker) summaryMessage(msg string) string {
 	return m.Show(Record{Message: msg}, nil).Message
 }
 
-// note returns a note's text as it may be stored: every finding masked as dlp.Display
+// MaskNote returns a note's text as it may be stored: every finding masked as dlp.Display
 // masks it (a note is free text an operator typed, so nothing in it is kept readable), and
 // the kinds masked, for the answer and the audit record.
 func (m *Masker) MaskNote(text string) (string, []string, error) {

@@ -135,7 +135,7 @@ type ProposalView struct {
 	TraceID string `json:"traceId"`
 }
 
-// summarize is c as a listing shows it to the viewer of ctx (people.go names its people).
+// Summarize is c as a listing shows it to the viewer of ctx (people.go names its people).
 func (o *Operator) Summarize(ctx context.Context, c Claim) Summary {
 	s := Summary{ID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
 		ErrorCode: c.Record.ErrorCode, Message: o.Mask.summaryMessage(c.Record.Message), Status: c.Status, Diagnosis: c.Diagnosis, ClaimedAt: c.ClaimedAt,
@@ -153,7 +153,7 @@ func (o *Operator) Summarize(ctx context.Context, c Claim) Summary {
 	return s
 }
 
-// detail is c as its detail shows it to the viewer of ctx (people.go names its people).
+// Detail is c as its detail shows it to the viewer of ctx (people.go names its people).
 func (o *Operator) Detail(ctx context.Context, c Claim) Detail {
 	p := o.peopleFor(ctx)
 	d := Detail{Summary: o.Summarize(ctx, c), Error: o.Mask.Show(c.Record, FixOf(c)), EditedFix: c.EditedFix, DiagnosisError: c.DiagnosisError,
@@ -177,6 +177,7 @@ func (o *Operator) Detail(ctx context.Context, c Claim) Detail {
 	return d
 }
 
+// NowUTC is the operator's clock, in UTC.
 func (o *Operator) NowUTC() time.Time {
 	if o.Now != nil {
 		return o.Now().UTC()
@@ -253,6 +254,8 @@ func (o *Operator) DetailHandler() http.Handler {
 	})
 }
 
+// Load reads the row the path's id names for tenantID, or answers 404 or 503 and returns
+// false.
 func (o *Operator) Load(w http.ResponseWriter, r *http.Request, tenantID string) (Claim, bool) {
 	id := r.PathValue("id")
 	if !ValidClaimID(id) {
@@ -271,10 +274,12 @@ func (o *Operator) Load(w http.ResponseWriter, r *http.Request, tenantID string)
 	return c, true
 }
 
-// decidable reports whether a person may approve or reject a row in status s: pending, or
+// Decidable reports whether a person may approve or reject a row in status s: pending, or
 // escalated (handed on to an approver, who decides it).
 func Decidable(s Status) bool { return s == StatusPending || s == StatusEscalated }
 
+// WriteAudit writes an audit record of the caller's action; a failed write is logged, and
+// the action stands.
 func (o *Operator) WriteAudit(ctx context.Context, actor identity.Identity, key, result, resource string, details map[string]any) {
 	if o.Audit == nil {
 		return
@@ -285,7 +290,7 @@ func (o *Operator) WriteAudit(ctx context.Context, actor identity.Identity, key,
 	}
 }
 
-// fixOf is the fix the row would write: the operator's edit, else the AI's.
+// FixOf is the fix the row would write: the operator's edit, else the AI's.
 func FixOf(c Claim) []FieldChange {
 	if len(c.EditedFix) > 0 {
 		return c.EditedFix

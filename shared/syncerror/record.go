@@ -157,6 +157,7 @@ func ParseRecord(body []byte, tenantHeader string) (Record, error) {
 
 func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
 
+// HasControl reports whether s holds a control character.
 func HasControl(s string) bool {
 	for _, c := range s {
 		if unicode.IsControl(c) {

@@ -15,7 +15,7 @@ import (
 // (tenant.Config.ResolveSystem): an alias added later applies to rows already received,
 // and the ingest stays one conditional write.
 
-// systemNames is the tenant's configuration the names resolve by (SystemNames).
+// SystemNames is the tenant's configuration the names resolve by (the function SystemNames).
 func (o *Operator) SystemNames(ctx context.Context, tenantID string) tenant.Config {
 	return SystemNames(ctx, o.Tenants, tenantID)
 }
@@ -44,7 +44,7 @@ func ResolvedSystem(c tenant.Config, name string) string {
 	return name
 }
 
-// withSystemNames widens the listing's system filter from one name to every name that
+// WithSystemNames widens the listing's system filter from one name to every name that
 // resolves to the same system ("erp2" or "business central" lists the rows sent as
 // "Business Central", "BC" and "erp2" alike). A name that resolves to no system is
 // compared trimmed and without case too ("WebShop" lists the rows sent as "webshop").

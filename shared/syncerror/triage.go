@@ -19,6 +19,7 @@ const (
 	MaxShownAssigneeLen = 256
 )
 
+// TagPattern and AssigneePattern are what a tag and an assignee may be.
 var (
 	TagPattern      = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 	AssigneePattern = regexp.MustCompile(`^[A-Za-z0-9._@:+|-]{1,128}$`)
