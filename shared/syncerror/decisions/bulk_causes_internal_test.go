@@ -1,4 +1,4 @@
-package syncerror
+package decisions
 
 import (
 	"net/http"
