@@ -132,14 +132,14 @@ func dynamoCalls(u Usage) (writes, reads, other int) {
 	return writes, reads, total - writes - reads - tenantReads
 }
 
-// startRun starts the emulators and a costing run on them for one test.
-func startRun(t *testing.T) *run {
+// startEmulators starts the emulators for one test (stopped when it ends) and points the
+// AWS environment at them; -short skips the test.
+func startEmulators(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs the emulators; -short skips it")
 	}
-	ctx := context.Background()
-	emu, err := emulators.Start(ctx, emulators.Options{})
+	emu, err := emulators.Start(context.Background(), emulators.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,6 +148,13 @@ func startRun(t *testing.T) *run {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
+}
+
+// startRun starts the emulators and a costing run on them for one test.
+func startRun(t *testing.T) *run {
+	t.Helper()
+	startEmulators(t)
+	ctx := context.Background()
 	for _, k := range []string{"STAGE", "LOG_LEVEL", "LOCAL_SEALING_KEY"} {
 		t.Setenv(k, os.Getenv(k)) // restored after the test; newRun sets them
 	}

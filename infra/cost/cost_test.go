@@ -3,29 +3,15 @@ package main
 import (
 	"context"
 	"os"
-	"strings"
 	"testing"
-
-	"github.com/syncassist/syncassist/infra/emulators"
 )
 
 // The paths run end to end on the emulators (each write-back and CRM write applied once,
 // checked inside the paths), and the meter sees every DynamoDB request that went out on
 // the wire: a client built without the meter would make the bill short.
 func TestPathsCountEveryCall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the emulators; -short skips it")
-	}
+	startEmulators(t)
 	ctx := context.Background()
-	emu, err := emulators.Start(ctx, emulators.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer emu.Stop()
-	for _, kv := range emu.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
 	for _, k := range []string{"STAGE", "LOG_LEVEL", "LOCAL_SEALING_KEY"} {
 		t.Setenv(k, os.Getenv(k)) // restored after the test; newRun sets them
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/syncassist/syncassist/infra/emulators"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 )
@@ -21,19 +20,8 @@ import (
 // units. The meter booked none for a batch before (make cost's flow event was short by the
 // ledger and trail entries' WRU).
 func TestMeterPricesABatchWriteAsItsPuts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the emulators; -short skips it")
-	}
+	startEmulators(t)
 	ctx := context.Background()
-	emu, err := emulators.Start(ctx, emulators.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(emu.Stop)
-	for _, kv := range emu.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
 	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_REGION": "us-east-1"} {
 		t.Setenv(k, v)
 	}
