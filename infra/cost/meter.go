@@ -258,13 +258,19 @@ func (m *Meter) write(ctx context.Context, op, table string, key map[string]type
 	}
 	m.add(op, WriteUnits(m.logical(table), m.indexes[table], before, after, failed), 0)
 	if !failed {
-		m.mu.Lock()
-		for k, v := range KeysOnlyIndexUnits(m.logical(table), m.indexes[table], before, after) {
-			m.keysOnly[k] += v
-		}
-		m.mu.Unlock()
+		m.bookKeysOnly(table, before, after)
 	}
 	return out, md, err
+}
+
+// bookKeysOnly adds what a write from before to after would cost on the table's indexes
+// projected KEYS_ONLY (the what-if make cost prints beside the bill).
+func (m *Meter) bookKeysOnly(table string, before, after map[string]types.AttributeValue) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, v := range KeysOnlyIndexUnits(m.logical(table), m.indexes[table], before, after) {
+		m.keysOnly[k] += v
+	}
 }
 
 // item reads key's item as it is now (strongly consistent), nil when absent or unreadable.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -51,11 +52,7 @@ func (m *Meter) batchWrite(ctx context.Context, op string, p *dynamodb.BatchWrit
 		for k, v := range WriteUnits(m.logical(it.table), m.indexes[it.table], it.before, after, false) {
 			units[k] += v
 		}
-		m.mu.Lock()
-		for k, v := range KeysOnlyIndexUnits(m.logical(it.table), m.indexes[it.table], it.before, after) {
-			m.keysOnly[k] += v
-		}
-		m.mu.Unlock()
+		m.bookKeysOnly(it.table, it.before, after)
 	}
 	m.add(op, units, 0)
 	return out, md, err
@@ -76,17 +73,8 @@ func (m *Meter) requestKey(table string, r types.WriteRequest) map[string]types.
 // the request sent.
 func keyString(key map[string]types.AttributeValue) string {
 	s := ""
-	for _, name := range sortedNames(key) {
+	for _, name := range slices.Sorted(maps.Keys(key)) {
 		s += name + "=" + attrString(key[name]) + "\x00"
 	}
 	return s
-}
-
-func sortedNames(m map[string]types.AttributeValue) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
 }
