@@ -44,8 +44,9 @@ type Automation struct {
 	DecidedAt  *time.Time    `json:"decidedAt,omitempty"`
 }
 
-// docSort lists automation records by when the rule acted, newest first (docSorter).
-func (a Automation) docSort() time.Time { return a.At }
+// DocSort lists automation records by when the rule acted, newest first (docSorter; the
+// automation room orders records stored before it with it too).
+func (a Automation) DocSort() time.Time { return a.At }
 
 var errSkip = errors.New("skip")
 

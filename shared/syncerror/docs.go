@@ -63,7 +63,7 @@ func DocPrefix(key string) string {
 }
 
 // docSorter is a document body that says where ListDocsNewest places it.
-type docSorter interface{ docSort() time.Time }
+type docSorter interface{ DocSort() time.Time }
 
 // AssistStore is what the approval policy, the learning and the automation keep: the
 // documents, and the one row transition they add (an approved row reverted).
@@ -102,7 +102,7 @@ func updateDoc[T any](ctx context.Context, s DocStore, tenantID, key string, now
 		}
 		put := Doc{Key: key, Version: d.Version, Body: body}
 		if ds, ok := any(v).(docSorter); ok {
-			put.Sort = ds.docSort()
+			put.Sort = ds.DocSort()
 		}
 		_, err = s.PutDoc(ctx, tenantID, put, now)
 		if errors.Is(err, ErrStateChanged) && attempt < 8 {

@@ -75,7 +75,7 @@ func orderOne(ctx context.Context, s syncerror.DocStore, tenantID string, d sync
 	if !d.Sort.IsZero() || json.Unmarshal(d.Body, &a) != nil || a.At.IsZero() {
 		return 0, nil
 	}
-	d.Sort = a.At // as Automation.docSort sorts it
+	d.Sort = a.DocSort()
 	_, err := s.PutDoc(ctx, tenantID, d, now)
 	if errors.Is(err, syncerror.ErrStateChanged) {
 		return 0, nil
