@@ -24,6 +24,22 @@ async function outcomeOf(id: string): Promise<string> {
   return l.items.find((a) => a.claimId === id)?.outcome ?? "";
 }
 
+/** holdListing holds the queue's list reads until the returned release: the refresh after a
+ *  bulk action then lands after the operator's next picks, as on a busy machine (CI's run
+ *  of 2026-11-29 lost its selection that way and waited on a button that never came). */
+async function holdListing(page: Page): Promise<() => Promise<void>> {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const listing = (u: URL) => u.pathname === "/api/sync-error-assist/proposals";
+  await page.route(listing, async (route) => { await gate; await route.continue(); });
+  return async () => {
+    const answered = page.waitForResponse((r) => listing(new URL(r.url())));
+    open();
+    await answered;
+    await page.unroute(listing);
+  };
+}
+
 for (const v of views) {
   test(`bulk at the scale of the filter: select all matching across pages, tag, approve as an operator with the fixes shown, failures by cause, at ${v.width} px ${v.scheme}`, async ({ page }) => {
     test.setTimeout(300_000);
@@ -60,15 +76,21 @@ for (const v of views) {
     await bar.getByRole("button", { name: "Tag…" }).click();
     const tagDialog = page.getByRole("dialog", { name: "Tag 27 sync errors" });
     await tagDialog.getByLabel("Tag to add").fill("b35");
+    let release = await holdListing(page);
     await tagDialog.getByRole("button", { name: "Tag" }).click();
     await expect(bar.getByRole("status")).toContainText("Tagged 27 of 27 sync errors");
     const tagged = await call<{ items: unknown[] }>("operator", "GET", `/api/sync-error-assist/proposals?system=${system}&tag=b35&limit=100`);
     expect(tagged.items.length).toBe(27);
 
     // An operator approves what the approval policy gives operators; the confirmation shows
-    // the fix to be written before anything is.
+    // the fix to be written before anything is. The selection made before the list's refresh
+    // lands survives it.
     await page.getByRole("checkbox", { name: "Select every row shown" }).check();
     await bar.getByRole("button", { name: "Select all 27 matching" }).click();
+    await release();
+    // The refresh has landed when the rows show their new tag.
+    await expect(page.getByRole("row").filter({ hasText: `E2E-B35-${v.width}-${tag}-26` })).toContainText("b35");
+    await expect(bar).toContainText("All 27 matching selected");
     await bar.getByRole("button", { name: "Approve selected…" }).click();
     const approve = page.getByRole("dialog", { name: "Approve 27 sync errors?" });
     const fixes = approve.getByRole("list", { name: "Fixes to be written" });
@@ -76,6 +98,7 @@ for (const v of views) {
     await expect(fixes).toContainText("×27");
     await expect(approve).toContainText("The approval policy lets you approve 27 of 27");
     await axeBoth(page, `bulk approve confirmation ${v.width}`);
+    release = await holdListing(page);
     await approve.getByRole("button", { name: "Approve 27" }).click();
     // The summary stays in the panel; the three alike failures are one line with a count.
     const summary = bar.getByRole("status");
@@ -84,7 +107,11 @@ for (const v of views) {
     await expect(causes.getByRole("listitem")).toHaveCount(1);
     await expect(causes).toContainText("×3");
     await axeBoth(page, `bulk outcome by cause ${v.width}`);
+    // Picked before the refresh lands (two of the three are on the second page until then),
+    // they are all picked once it has.
     await summary.getByRole("button", { name: "Select the failed ones (3)" }).click();
+    await release();
+    await expect(boxes).toHaveCount(3); // the refresh has landed: the approved rows left
     await expect(bar.getByText("3 selected", { exact: true })).toBeVisible();
     for (const id of ids.slice(0, 3)) {
       const row = await call<{ status: string }>("operator", "GET", "/api/sync-error-assist/proposals/" + id);

@@ -22,6 +22,9 @@ export default defineConfig({
   // ci-context prints the page and the stacks' logs of a failure into the log (CI keeps no files).
   reporter: [["list"], ["./support/ci-context.ts"]],
   use: {
+    // An action waits about as long as an expectation, not the whole test: a click on a button
+    // that never comes fails naming the button (CI's log said only "Test timeout of 300000ms").
+    actionTimeout: 30_000,
     // Read in each worker, after Playwright set its TEST_PARALLEL_INDEX.
     baseURL: base(),
     headless: true,

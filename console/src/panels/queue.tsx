@@ -61,6 +61,10 @@ export function QueuePanel({ canApprove, inbox = false }: { canApprove: boolean;
   const [failed, setFailed] = useState<unknown>(null);
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const anchor = useRef<string | null>(null);
+  // The filter the listed rows were read by: a refresh of the same filter (after a bulk
+  // action, or the outcome's "select the failed ones") keeps the picks still listed, so a
+  // refresh that lands late never empties a selection the operator just made.
+  const listedBy = useRef("");
   const [grouped, setGrouped] = useState(false);
   const [rows, setRows] = useState<ProposalSummary[]>([]);
   const [next, setNext] = useState<string | null>(null);
@@ -97,12 +101,20 @@ export function QueuePanel({ canApprove, inbox = false }: { canApprove: boolean;
     } catch (e) {
       setFailed(e);
       if (!cursor) setRows([]); // the rows of the filters before are not this filter's
+      if (!cursor) listedBy.current = "";
       setLoading(false);
       return [];
     }
     setFailed(null);
     setDemo(r.demo);
-    if (!cursor) setPicked(new Set());
+    if (!cursor) {
+      const by = new URLSearchParams(q);
+      by.delete("since");
+      const same = by.toString() === listedBy.current;
+      listedBy.current = by.toString();
+      const listed = new Set(r.data.items.map((i) => i.id));
+      setPicked((prev) => (same ? new Set([...prev].filter((id) => listed.has(id))) : new Set()));
+    }
     setRows((prev) => (cursor ? [...prev, ...r.data.items] : r.data.items));
     setSeenSystems((prev) => withSystems(prev, r.data.items));
     if (r.data.systems) setSystems(r.data.systems);
