@@ -76,7 +76,7 @@ func TestTableIndexes(t *testing.T) {
 						indexes = append(indexes, obj{
 							"IndexName":  ix.Name,
 							"KeySchema":  keySchema(ix.PartitionKey, ix.SortKey),
-							"Projection": obj{"ProjectionType": "ALL"},
+							"Projection": indexProjection(ix.Projection),
 						})
 					}
 					want = indexes
@@ -88,6 +88,15 @@ func TestTableIndexes(t *testing.T) {
 			})
 		}
 	})
+}
+
+// indexProjection is an index's Projection as the template should carry it.
+func indexProjection(p blueprint.Projection) obj {
+	out := obj{"ProjectionType": p.Type()}
+	if p.Type() == "INCLUDE" {
+		out["NonKeyAttributes"] = p.Include
+	}
+	return out
 }
 
 func TestTablesAreOnDemandRecoverableAndEncrypted(t *testing.T) {

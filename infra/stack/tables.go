@@ -62,7 +62,10 @@ func NewTables(scope constructs.Construct, id string, props *TablesProps) *Table
 			gsi := &awsdynamodb.GlobalSecondaryIndexProps{
 				IndexName:      jsii.String(ix.Name),
 				PartitionKey:   attribute(ix.PartitionKey),
-				ProjectionType: awsdynamodb.ProjectionType_ALL,
+				ProjectionType: awsdynamodb.ProjectionType(ix.Projection.Type()),
+			}
+			if len(ix.Projection.Include) > 0 && !ix.Projection.KeysOnly {
+				gsi.NonKeyAttributes = jsii.Strings(ix.Projection.Include...)
 			}
 			if ix.SortKey != nil {
 				gsi.SortKey = attribute(*ix.SortKey)

@@ -25,11 +25,35 @@ type Key struct {
 	Type AttrType
 }
 
-// Index is a global secondary index projecting all attributes.
+// Projection is what a global secondary index copies of an item besides the table's and
+// the index's keys. The zero value projects every attribute (ALL); an index whose readers
+// need less projects less, since every write of an item rewrites each index entry whose
+// projected attributes it changes, billed by the entry's size.
+type Projection struct {
+	// KeysOnly projects the keys alone; a reader that needs more reads the rows.
+	KeysOnly bool
+	// Include names the non-key attributes projected (INCLUDE); empty with KeysOnly false
+	// is ALL.
+	Include []string
+}
+
+// Type is the projection's DynamoDB name: ALL, KEYS_ONLY or INCLUDE.
+func (p Projection) Type() string {
+	switch {
+	case p.KeysOnly:
+		return "KEYS_ONLY"
+	case len(p.Include) > 0:
+		return "INCLUDE"
+	}
+	return "ALL"
+}
+
+// Index is a global secondary index.
 type Index struct {
 	Name         string
 	PartitionKey Key
 	SortKey      *Key
+	Projection   Projection
 }
 
 // Table is a DynamoDB table. Name is the logical name; PhysicalName adds the stage.
@@ -81,6 +105,26 @@ const (
 	IndexByActionType = "by_action_type"
 )
 
+// ByStatusAttributes are the claim row's attributes the by_status index projects: what
+// its readers read of a listed row (issue 37 §1). The queue's listing and its summary
+// (record fields, status, diagnosis, proposal, escalation from history, the retry and
+// recurrence view, triage), its filters (search_ids, search_msg, assignee, tags,
+// system_name, external_system, proposal's class), the approval rule of a row (proposal,
+// edited_fix), insights (applied_at, updated_at), the assistant's status tool (payload
+// and context for its customer filter, integration), and the filters of the lease and
+// retry sweeps (lease_expires_at, retry_next_at), which then read their rows whole. Left
+// out: what only a row's detail or a worker reads (diagnosis_since, diagnosis_attempts,
+// diagnosis_error, webhook_id, lease and write tokens, applied_prior, retry_log,
+// signature, error_keys): a write that changes only those writes nothing to the index.
+var ByStatusAttributes = []string{
+	"error_id", "record_type", "record_id", "error_code", "message", "integration", "external_system", "system_name",
+	"direction", "payload", "context", "occurred_at", "search_ids", "search_msg",
+	"status", "diagnosis", "source", "claimed_at", "updated_at", "proposal", "edited_fix", "history", "apply_error",
+	"applied_key", "applied_at", "lease_expires_at",
+	"assignee", "tags", "notes",
+	"resolution", "retry_attempts", "retry_error", "retry_next_at", "occurrences", "first_seen", "last_seen", "recurrence_of",
+}
+
 var sk = func(name string) *Key { return &Key{Name: name, Type: String} }
 
 // Processed holds one row per claimed sync error: the claim, the diagnosis and the
@@ -94,8 +138,12 @@ var Processed = Table{
 	PartitionKey: Key{Name: "tenant_id", Type: String},
 	SortKey:      sk("id"),
 	Indexes: []Index{
-		{Name: IndexByStatus, PartitionKey: Key{Name: "status_key", Type: String}, SortKey: sk("claimed_sort")},
-		{Name: IndexByDiagnosis, PartitionKey: Key{Name: "diagnosis_key", Type: String}, SortKey: sk("diagnosis_since")},
+		{Name: IndexByStatus, PartitionKey: Key{Name: "status_key", Type: String}, SortKey: sk("claimed_sort"),
+			Projection: Projection{Include: ByStatusAttributes}},
+		// The reconcile reads a stuck row's id and diagnosis_since only (both keys here),
+		// and the diagnosis it asked for.
+		{Name: IndexByDiagnosis, PartitionKey: Key{Name: "diagnosis_key", Type: String}, SortKey: sk("diagnosis_since"),
+			Projection: Projection{KeysOnly: true}},
 		{Name: IndexDocsByTime, PartitionKey: Key{Name: "doc_list", Type: String}, SortKey: sk("doc_sort")},
 	},
 	TTLAttribute: "expires_at",

@@ -139,7 +139,7 @@ func createTable(ctx context.Context, c *dynamodb.Client, name string, t bluepri
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName:  aws.String(ix.Name),
 			KeySchema:  keySchema(ix.PartitionKey, ix.SortKey),
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			Projection: projection(ix.Projection),
 		})
 	}
 	for n, typ := range attrs {
@@ -198,4 +198,13 @@ func QueryUpTo[T any](ctx context.Context, client *dynamodb.Client, in *dynamodb
 		}
 	}
 	return out, nil
+}
+
+// projection is the blueprint's projection of an index as CreateTable takes it.
+func projection(p blueprint.Projection) *types.Projection {
+	out := &types.Projection{ProjectionType: types.ProjectionType(p.Type())}
+	if out.ProjectionType == types.ProjectionTypeInclude {
+		out.NonKeyAttributes = append([]string(nil), p.Include...)
+	}
+	return out
 }

@@ -163,7 +163,8 @@ func (s *DynamoClaims) transition(ctx context.Context, op, tenantID, id string, 
 	return err
 }
 
-// ExpiredLeases implements DecisionStore.
+// ExpiredLeases implements DecisionStore: the by_status index finds them, then one
+// BatchGetItem per 100 reads them whole.
 func (s *DynamoClaims) ExpiredLeases(ctx context.Context, tenantID string, now time.Time, limit int) ([]syncerror.Claim, error) {
 	out, err := dynamostore.QueryUpTo(ctx, s.client, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
@@ -175,7 +176,8 @@ func (s *DynamoClaims) ExpiredLeases(ctx context.Context, tenantID string, now t
 	if err != nil {
 		return nil, fmt.Errorf("expired leases of %s: %w", tenantID, err)
 	}
-	return out, nil
+	// The index projects the lease's expiry, not the lease nor what it writes.
+	return s.wholeRows(ctx, tenantID, out)
 }
 
 // statusName names #status for an expression that uses it (DynamoDB refuses names an

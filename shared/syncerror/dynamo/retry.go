@@ -151,7 +151,8 @@ func (s *DynamoClaims) ChangeRetry(ctx context.Context, tenantID, id string, ch 
 }
 
 // DueRetries implements RetryStore through the by_status index: retrying rows are few
-// (they resolve or return to pending within hours), so the time is a filter.
+// (they resolve or return to pending within hours), so the time is a filter; the rows
+// found are then read whole (wholeRows).
 func (s *DynamoClaims) DueRetries(ctx context.Context, tenantID string, before time.Time, limit int) ([]syncerror.Claim, error) {
 	out, err := dynamostore.QueryUpTo(ctx, s.client, &dynamodb.QueryInput{
 		TableName:              aws.String(s.table),
@@ -163,6 +164,10 @@ func (s *DynamoClaims) DueRetries(ctx context.Context, tenantID string, before t
 	}, limit, claimFrom)
 	if err != nil {
 		return nil, fmt.Errorf("due retries of %s: %w", tenantID, err)
+	}
+	// The index projects when a retry is due, not the attempt log a retry appends to.
+	if out, err = s.wholeRows(ctx, tenantID, out); err != nil {
+		return nil, err
 	}
 	syncerror.SortByNextAt(out)
 	return out, nil

@@ -275,7 +275,8 @@ func (s *DynamoClaims) whyNot(ctx context.Context, tenantID, id string) error {
 	return syncerror.ErrStateChanged
 }
 
-// Stuck implements ClaimStore through the by_diagnosis index.
+// Stuck implements ClaimStore through the by_diagnosis index, which projects keys only:
+// the claims it answers carry their id, diagnosis and diagnosis_since, no more.
 func (s *DynamoClaims) Stuck(ctx context.Context, tenantID string, d syncerror.Diagnosis, cutoff time.Time, limit int) ([]syncerror.Claim, error) {
 	var out []syncerror.Claim
 	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
@@ -299,6 +300,9 @@ func (s *DynamoClaims) Stuck(ctx context.Context, tenantID string, d syncerror.D
 			if err != nil {
 				return nil, err
 			}
+			// The index projects its keys only: the id and diagnosis_since the reconcile
+			// requeues by, and the diagnosis is the one asked for.
+			c.Diagnosis = d
 			out = append(out, c)
 			if len(out) == limit {
 				break

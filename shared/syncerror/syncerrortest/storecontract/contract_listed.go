@@ -1,0 +1,163 @@
+package storecontract
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+)
+
+// runListedContract holds what the readers of a store's listings read of a row (issue 37
+// §1): a store may list from an index that projects part of a row (the DynamoDB store's
+// by_status and by_diagnosis, shared/blueprint), so each reader's need is a case here.
+func runListedContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore, ready readyFunc, base time.Time) {
+	ctx := context.Background()
+	entry := func(action string) syncerror.HistoryEntry {
+		return syncerror.HistoryEntry{At: base, Actor: "alice", Action: action, Note: "n"}
+	}
+
+	t.Run("a listed row carries what the queue, insights and the status tool read of it", func(t *testing.T) {
+		s := newStore(t)
+		// Escalated with its triage: the summary's escalation, assignee, tags, notes.
+		esc := ready(t, s, "t1", "e-esc", base)
+		for _, err := range []error{
+			s.Decide(ctx, "t1", esc.ID, syncerror.StatusPending, syncerror.StatusEscalated, entry("escalated"), base),
+			errOf(s.Assign(ctx, "t1", esc.ID, "", "bob", entry("assigned"), base)),
+			errOf(s.Tag(ctx, "t1", esc.ID, "vip", true, entry("tagged"), base)),
+			errOf(s.AddNote(ctx, "t1", esc.ID, syncerror.Note{At: base, Actor: "bob", Text: "call them"}, entry("noted"), base)),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Approved with an edited fix and its write marked: insights' time to fix.
+		done := ready(t, s, "t1", "e-done", base)
+		edited := []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DE"}}
+		lease := syncerror.Lease{Token: "tok", ExpiresAt: base.Add(time.Minute)}
+		if _, err := s.BeginApply(ctx, "t1", done.ID, syncerror.StatusPending, lease, edited, entry("approve"), base); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MarkApplied(ctx, "t1", done.ID, "tok", syncerror.AppliedWrite{Key: "k", At: base.Add(time.Second)}, base); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.FinishApply(ctx, "t1", done.ID, "tok", syncerror.StatusApproved, "", entry("approved"), base.Add(2*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		// Pending again after a failed write: the queue marks it by its apply error.
+		failed := ready(t, s, "t1", "e-failed", base)
+		if _, err := s.BeginApply(ctx, "t1", failed.ID, syncerror.StatusPending, lease, nil, entry("approve"), base); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.FinishApply(ctx, "t1", failed.ID, "tok", syncerror.StatusPending, "ERP down", entry("apply_failed"), base); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			id     string
+			status syncerror.Status
+		}{{esc.ID, syncerror.StatusEscalated}, {done.ID, syncerror.StatusApproved}, {failed.ID, syncerror.StatusPending}} {
+			p, err := s.List(ctx, "t1", syncerror.ListQuery{Status: c.status, Limit: 10})
+			if err != nil || len(p.Claims) != 1 {
+				t.Fatalf("list %s: %v err=%v", c.status, claimIDs(p.Claims), err)
+			}
+			row, err := s.Get(ctx, "t1", c.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := listedDiff(p.Claims[0], row); diff != "" {
+				t.Errorf("%s row as listed differs from the row in %s", c.status, diff)
+			}
+		}
+	})
+
+	t.Run("stuck rows carry what the reconcile requeues them by", func(t *testing.T) {
+		s := newStore(t)
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-stuck"), syncerror.SourceWebhook, "", base)
+		mustClaim(t, s, c)
+		stuck, err := s.Stuck(ctx, "t1", syncerror.DiagnosisQueued, base.Add(time.Hour), 10)
+		if err != nil || len(stuck) != 1 {
+			t.Fatalf("stuck: %v err=%v", claimIDs(stuck), err)
+		}
+		got := stuck[0]
+		if got.Diagnosis != syncerror.DiagnosisQueued || !got.DiagnosisSince.Equal(c.DiagnosisSince) {
+			t.Fatalf("stuck row diagnosis %q since %v, want %q since %v", got.Diagnosis, got.DiagnosisSince, syncerror.DiagnosisQueued, c.DiagnosisSince)
+		}
+		if err := s.Requeue(ctx, "t1", got.ID, got.Diagnosis, got.DiagnosisSince, base.Add(time.Hour)); err != nil {
+			t.Fatalf("requeue by what stuck answered: %v", err)
+		}
+	})
+
+	t.Run("the lease and retry sweeps answer whole rows", func(t *testing.T) {
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-lease", base)
+		edited := []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DE"}}
+		lease := syncerror.Lease{Token: "tok", ExpiresAt: base.Add(time.Minute)}
+		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, lease, edited, entry("approve"), base); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MarkApplied(ctx, "t1", c.ID, "tok", syncerror.AppliedWrite{Key: "k", At: base, Prior: []syncerror.PriorValue{{Path: "shipcountry", Value: "Deutschland", Wrote: "DE"}}}, base); err != nil {
+			t.Fatal(err)
+		}
+		exp, err := s.ExpiredLeases(ctx, "t1", base.Add(2*time.Minute), 10)
+		row, _ := s.Get(ctx, "t1", c.ID)
+		if err != nil || len(exp) != 1 || !reflect.DeepEqual(exp[0], row) {
+			t.Fatalf("expired lease %+v err=%v, want the whole row %+v", exp, err, row)
+		}
+		r := ready(t, s, "t1", "e-retry", base)
+		log := []syncerror.RetryAttempt{{At: base, Actor: "alice", Result: syncerror.DeliveryTransient}}
+		if _, err := s.ChangeRetry(ctx, "t1", r.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusPending}, To: syncerror.StatusRetrying,
+			Begin: true, NextAt: base.Add(time.Minute), LastError: "unavailable", Log: log, Entry: entry("retry")}, base); err != nil {
+			t.Fatal(err)
+		}
+		due, err := s.DueRetries(ctx, "t1", base.Add(time.Hour), 10)
+		row, _ = s.Get(ctx, "t1", r.ID)
+		if err != nil || len(due) != 1 || !reflect.DeepEqual(due[0], row) || len(row.Retry.Log) != 1 {
+			t.Fatalf("due retry %+v err=%v, want the whole row %+v", due, err, row)
+		}
+	})
+}
+
+func errOf(_ syncerror.Claim, err error) error { return err }
+
+// listedDiff names the first field a listing's readers read that listed lacks of row: the
+// summary's (record, status, diagnosis, proposal, escalation, retry and recurrence view,
+// triage, apply error), the approval rule's (proposal, edited fix), insights' (updated_at,
+// the applied write's time) and the status tool's (payload and context).
+func listedDiff(listed, row syncerror.Claim) string {
+	view := func(r syncerror.RetryState) syncerror.RetryState {
+		r.Log, r.Signature, r.ErrorKeys = nil, "", nil
+		return r
+	}
+	appliedAt := func(c syncerror.Claim) time.Time {
+		if c.Applied == nil {
+			return time.Time{}
+		}
+		return c.Applied.At
+	}
+	for _, f := range []struct {
+		name      string
+		got, want any
+	}{
+		{"record", listed.Record, row.Record},
+		{"status", listed.Status, row.Status},
+		{"diagnosis", listed.Diagnosis, row.Diagnosis},
+		{"source", listed.Source, row.Source},
+		{"claimed at", listed.ClaimedAt.UTC(), row.ClaimedAt.UTC()},
+		{"updated at", listed.UpdatedAt.UTC(), row.UpdatedAt.UTC()},
+		{"proposal", listed.Proposal, row.Proposal},
+		{"edited fix", listed.EditedFix, row.EditedFix},
+		{"history", listed.History, row.History},
+		{"triage", listed.Triage, row.Triage},
+		{"retry view", view(listed.Retry), view(row.Retry)},
+		{"apply error", listed.ApplyError, row.ApplyError},
+		{"applied at", appliedAt(listed).UTC(), appliedAt(row).UTC()},
+	} {
+		if !reflect.DeepEqual(f.got, f.want) {
+			return fmt.Sprintf("%s: listed %+v, stored %+v", f.name, f.got, f.want)
+		}
+	}
+	return ""
+}
