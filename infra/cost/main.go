@@ -132,10 +132,10 @@ func costs(ctx context.Context, n int, callMS float64, out io.Writer) error {
 		PricesDate, callMS)
 	se.Write(out, ListPrices, callMS)
 	cut, before, after := se.KeysOnlySaving(ListPrices, blueprint.TableProcessed)
-	fmt.Fprintf(out, "Largest lines: the claim row's two indexes project ALL, so every update of the row (about 3 KB once "+
-		"diagnosed) rewrites both entries, twice when their key changes. Projected KEYS_ONLY they would take %.1f WRU per "+
-		"sync error instead of %.1f: $%.2f less per million (the queue's listing would then read each row: not counted here).\n",
-		after, before, cut)
+	fmt.Fprintf(out, "Claim row's indexes: %s, so an update rewrites an entry only when it changes the index's key or "+
+		"what it projects: %.1f WRU per sync error. Every index KEYS_ONLY would take %.1f: $%.2f less per million, and "+
+		"the queue's listing would then read each page's rows in a second call (not counted here).\n",
+		describeProjections(blueprint.Processed), before, after, cut)
 	fe.Write(out, ListPrices, callMS)
 	sc.Write(out, ListPrices, callMS)
 	ms, err := measureModelShare("shared/ai/testdata/diagnoser_*.json")
@@ -318,4 +318,18 @@ func aiWhatIf(model string, in, out, calls float64) float64 {
 		return 0
 	}
 	return 1e6 * calls * (in/1000*pin + out/1000*pout)
+}
+
+// describeProjections names what each of t's indexes projects ("by_status INCLUDE (37
+// attributes), by_diagnosis KEYS_ONLY").
+func describeProjections(t blueprint.Table) string {
+	var parts []string
+	for _, ix := range t.Indexes {
+		d := ix.Name + " " + ix.Projection.Type()
+		if n := len(ix.Projection.Include); n > 0 && !ix.Projection.KeysOnly {
+			d += fmt.Sprintf(" (%d attributes)", n)
+		}
+		parts = append(parts, d)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -27,9 +27,11 @@ import (
 // "Global secondary indexes: provisioned throughput considerations"):
 //   - a write costs ceil(max(old, new item size) / 1 KB) WRU; a conditional write whose
 //     condition fails still costs ceil(existing item size / 1 KB), at least 1;
-//   - each GSI (projection ALL here) whose key the item has, before or after, costs: a put of
-//     the new item's size when the key appears, a delete of the old one's when it goes, both
-//     when a key attribute changes, one write of the new size when it stays;
+//   - each GSI whose key the item has, before or after, costs by its entry, the item's keys
+//     and the attributes the index projects (blueprint.Projection): a put of the new entry's
+//     size when the key appears, a delete of the old one's when it goes, both when a key
+//     attribute changes, one write of the new size when it stays and a projected attribute
+//     changed, nothing when none did (meter_projection.go);
 //   - a BatchWriteItem is billed per item it put or deleted, each as the PutItem or
 //     DeleteItem of that item (API reference, BatchWriteItem: "The individual PutItem and
 //     DeleteItem operations specified in BatchWriteItem are atomic"); the items it left
@@ -48,8 +50,8 @@ type Meter struct {
 	events   int // EventBridge entries
 	// raw reads the items around a write; it has no meter.
 	raw *dynamodb.Client
-	// indexes are the blueprint's indexes by physical table name.
-	indexes map[string][]blueprint.Index
+	// tables are the blueprint's tables by physical name.
+	tables map[string]blueprint.Table
 	// physical maps a physical table name to its logical one, for the breakdown.
 	physical map[string]string
 }
@@ -57,10 +59,10 @@ type Meter struct {
 // NewMeter meters stage's tables. Set raw, a client without the meter, before the first
 // write.
 func NewMeter(stage string) *Meter {
-	m := &Meter{indexes: map[string][]blueprint.Index{}, physical: map[string]string{}}
+	m := &Meter{tables: map[string]blueprint.Table{}, physical: map[string]string{}}
 	for _, t := range blueprint.Tables {
 		name := blueprint.PhysicalName(stage, t.Name)
-		m.indexes[name] = t.Indexes
+		m.tables[name] = t
 		m.physical[name] = t.Name
 	}
 	m.Take()
@@ -234,6 +236,15 @@ func (m *Meter) readUnits(table string, cc *types.ConsumedCapacity) map[string]f
 	return map[string]float64{"RRU " + m.logical(table): *cc.CapacityUnits}
 }
 
+// table is the blueprint's table of a physical name; a table the blueprint does not
+// declare is priced with no index.
+func (m *Meter) table(physical string) blueprint.Table {
+	if t, ok := m.tables[physical]; ok {
+		return t
+	}
+	return blueprint.Table{Name: physical}
+}
+
 func (m *Meter) logical(table string) string {
 	if l, ok := m.physical[table]; ok {
 		return l
@@ -256,7 +267,7 @@ func (m *Meter) write(ctx context.Context, op, table string, key map[string]type
 	if !failed {
 		after = m.item(ctx, table, key)
 	}
-	m.add(op, WriteUnits(m.logical(table), m.indexes[table], before, after, failed), 0)
+	m.add(op, WriteUnits(m.table(table), before, after, failed), 0)
 	if !failed {
 		m.bookKeysOnly(table, before, after)
 	}
@@ -268,7 +279,7 @@ func (m *Meter) write(ctx context.Context, op, table string, key map[string]type
 func (m *Meter) bookKeysOnly(table string, before, after map[string]types.AttributeValue) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for k, v := range KeysOnlyIndexUnits(m.logical(table), m.indexes[table], before, after) {
+	for k, v := range KeysOnlyIndexUnits(m.table(table), before, after) {
 		m.keysOnly[k] += v
 	}
 }
@@ -303,7 +314,8 @@ func keyOf(item map[string]types.AttributeValue, table string, m *Meter) map[str
 // WriteUnits is what one write costs in WRU, on the table and on each index, by the rules
 // in Meter's comment: before and after are the item around the write (nil when absent);
 // failed is a conditional write whose condition failed.
-func WriteUnits(table string, indexes []blueprint.Index, before, after map[string]types.AttributeValue, failed bool) map[string]float64 {
+func WriteUnits(t blueprint.Table, before, after map[string]types.AttributeValue, failed bool) map[string]float64 {
+	table, indexes := t.Name, t.Indexes
 	kb := func(item map[string]types.AttributeValue) float64 {
 		return math.Ceil(float64(ItemSize(item)) / 1024)
 	}
@@ -314,41 +326,24 @@ func WriteUnits(table string, indexes []blueprint.Index, before, after map[strin
 	}
 	out["WRU "+table] = math.Max(1, math.Max(kb(before), kb(after)))
 	for _, ix := range indexes {
-		ob, oa := indexKey(ix, before), indexKey(ix, after)
-		n := 0.0
-		switch {
-		case ob == "" && oa == "":
-			continue
-		case ob == "":
-			n = kb(after)
-		case oa == "":
-			n = kb(before)
-		case ob != oa:
-			n = kb(before) + kb(after)
-		default:
-			n = kb(after)
+		if n, ok := indexWriteUnits(t, ix, before, after); ok {
+			out["WRU "+table+"/"+ix.Name] = n
 		}
-		out["WRU "+table+"/"+ix.Name] = n
 	}
 	return out
 }
 
-// KeysOnlyIndexUnits is what the write would cost on each index projected KEYS_ONLY: an
-// entry (keys only, under 1 KB) is written when the item enters or leaves the index, both
-// when its key changes, and not at all when only other attributes change.
-func KeysOnlyIndexUnits(table string, indexes []blueprint.Index, before, after map[string]types.AttributeValue) map[string]float64 {
+// KeysOnlyIndexUnits is what the write would cost on each of t's indexes were it projected
+// KEYS_ONLY (the what-if make cost prints): an entry (keys only, under 1 KB) is written
+// when the item enters or leaves the index, both when its key changes, and not at all when
+// only other attributes change.
+func KeysOnlyIndexUnits(t blueprint.Table, before, after map[string]types.AttributeValue) map[string]float64 {
 	out := map[string]float64{}
-	for _, ix := range indexes {
-		ob, oa := indexKey(ix, before), indexKey(ix, after)
-		n := 0.0
-		switch {
-		case ob == oa:
-		case ob == "" || oa == "":
-			n = 1
-		default:
-			n = 2
+	for _, ix := range t.Indexes {
+		ix.Projection = blueprint.Projection{KeysOnly: true}
+		if n, ok := indexWriteUnits(t, ix, before, after); ok {
+			out["WRU "+t.Name+"/"+ix.Name] = n
 		}
-		out["WRU "+table+"/"+ix.Name] = n
 	}
 	return out
 }

@@ -49,7 +49,7 @@ func (m *Meter) batchWrite(ctx context.Context, op string, p *dynamodb.BatchWrit
 			continue
 		}
 		after := m.item(ctx, it.table, it.key)
-		for k, v := range WriteUnits(m.logical(it.table), m.indexes[it.table], it.before, after, false) {
+		for k, v := range WriteUnits(m.table(it.table), it.before, after, false) {
 			units[k] += v
 		}
 		m.bookKeysOnly(it.table, it.before, after)

@@ -76,8 +76,11 @@ func TestWriteUnits(t *testing.T) {
 	if kb := math.Ceil(float64(ItemSize(after)) / 1024); kb != 3 {
 		t.Fatalf("after is %d bytes, want 3 KB units", ItemSize(after))
 	}
-	indexes := append(blueprint.Processed.Indexes, blueprint.Index{Name: "absent", PartitionKey: blueprint.Key{Name: "nope"}})
-	got := WriteUnits("p", indexes, before, after, false)
+	// The claim row's indexes as they were, projecting ALL (meter_projection_test.go has
+	// the projections).
+	indexes := append(allProjected(blueprint.Processed.Indexes), blueprint.Index{Name: "absent", PartitionKey: blueprint.Key{Name: "nope"}})
+	p := blueprint.Table{Name: "p", Indexes: indexes}
+	got := WriteUnits(p, before, after, false)
 	want := map[string]float64{"WRU p": 3, "WRU p/by_status": 2 + 3, "WRU p/by_diagnosis": 3}
 	if len(got) != len(want) {
 		t.Errorf("units %v, want %v", got, want)
@@ -88,25 +91,25 @@ func TestWriteUnits(t *testing.T) {
 		}
 	}
 	// A new item is one put per index it enters; a deleted one a delete per index it leaves.
-	if got := WriteUnits("p", indexes, nil, after, false); got["WRU p/by_status"] != 3 || got["WRU p"] != 3 {
+	if got := WriteUnits(p, nil, after, false); got["WRU p/by_status"] != 3 || got["WRU p"] != 3 {
 		t.Errorf("put: %v", got)
 	}
-	if got := WriteUnits("p", indexes, before, nil, false); got["WRU p/by_status"] != 2 || got["WRU p"] != 2 {
+	if got := WriteUnits(p, before, nil, false); got["WRU p/by_status"] != 2 || got["WRU p"] != 2 {
 		t.Errorf("delete: %v", got)
 	}
 	// Projected KEYS_ONLY, an index is written only when the item's entry appears, goes or
 	// changes its key.
-	if got := KeysOnlyIndexUnits("p", indexes, before, after); got["WRU p/by_status"] != 2 || got["WRU p/by_diagnosis"] != 0 || got["WRU p/absent"] != 0 {
+	if got := KeysOnlyIndexUnits(p, before, after); got["WRU p/by_status"] != 2 || got["WRU p/by_diagnosis"] != 0 || got["WRU p/absent"] != 0 {
 		t.Errorf("keys only, an update: %v", got)
 	}
-	if got := KeysOnlyIndexUnits("p", indexes, nil, after); got["WRU p/by_status"] != 1 || got["WRU p/by_diagnosis"] != 1 {
+	if got := KeysOnlyIndexUnits(p, nil, after); got["WRU p/by_status"] != 1 || got["WRU p/by_diagnosis"] != 1 {
 		t.Errorf("keys only, a put: %v", got)
 	}
 	// A failed condition is billed on the table only, at the existing item's size, at least 1.
-	if got := WriteUnits("p", indexes, before, before, true); len(got) != 1 || got["WRU p"] != 2 {
+	if got := WriteUnits(p, before, before, true); len(got) != 1 || got["WRU p"] != 2 {
 		t.Errorf("failed condition on an existing item: %v", got)
 	}
-	if got := WriteUnits("p", indexes, nil, nil, true); got["WRU p"] != 1 {
+	if got := WriteUnits(p, nil, nil, true); got["WRU p"] != 1 {
 		t.Errorf("failed condition on no item: %v", got)
 	}
 }
