@@ -86,7 +86,10 @@ export function BulkBar(props: {
       setBusy(null);
       if (acc.results.length) {
         setResult({ action, r: acc, total: Math.max(total, acc.results.length), names });
+        // Done with, the selection goes now, not when the list's refresh lands: a late
+        // refresh would take the picks the operator made meanwhile (the failed ones).
         setAll(false);
+        props.onClear();
         props.onDone();
       }
     }
