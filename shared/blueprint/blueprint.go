@@ -28,7 +28,11 @@ type Key struct {
 // Projection is what a global secondary index copies of an item besides the table's and
 // the index's keys. The zero value projects every attribute (ALL); an index whose readers
 // need less projects less, since every write of an item rewrites each index entry whose
-// projected attributes it changes, billed by the entry's size.
+// projected attributes it changes, billed by the entry's size. An existing index's
+// projection cannot be changed in place: DynamoDB's UpdateTable changes an index's
+// throughput only and creates or deletes one index per call (API reference,
+// GlobalSecondaryIndexUpdate, https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_GlobalSecondaryIndexUpdate.html),
+// so a deployed stage takes a new projection as a delete and a create of the index.
 type Projection struct {
 	// KeysOnly projects the keys alone; a reader that needs more reads the rows.
 	KeysOnly bool
