@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 )
 
 // cfnLintVersion is the cfn-lint the findings were reviewed with; `make aws-tools` installs
@@ -20,7 +18,8 @@ const cfnLintVersion = "1.51.0"
 
 // TestCloudFormationLint runs AWS's own template linter, cfn-lint, against the
 // CloudFormation resource schemas it bundles, over the template of each stage (dev, prod)
-// and of prod with Bedrock and every identity setting: any error or warning fails, except
+// and of prod with every option set (Bedrock, every identity setting, CORS, the console's
+// sign-in, tracing): any error or warning fails, except
 // what .cfnlintrc.yaml suppresses with a reason. The other configurations the tests build
 // differ from these in a few properties; linting them too would cost about 9 s of CPU each.
 func TestCloudFormationLint(t *testing.T) {
@@ -35,9 +34,9 @@ func TestCloudFormationLint(t *testing.T) {
 	var files []string
 	for _, l := range []*lazyStack{devStack, prodStack, configuredStack} {
 		// The stack and its nested OnCall stack (the burn-rate alarms).
-		for name, tpl := range map[string]assertions.Template{l.spec.name: l.get(t).template, l.spec.name + "-oncall": l.get(t).oncall} {
+		for name, tpl := range map[string]obj{l.spec.name: l.get(t).templateDoc, l.spec.name + "-oncall": l.get(t).oncallDoc} {
 			// Indented, so that a finding's line number points somewhere.
-			raw, err := json.MarshalIndent(*tpl.ToJSON(), "", " ")
+			raw, err := json.MarshalIndent(tpl, "", " ")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,18 +7,8 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 
-	"github.com/syncassist/syncassist/infra/stack"
 	"github.com/syncassist/syncassist/shared/blueprint"
 )
-
-var corsStack = &lazyStack{spec: synthesized{
-	name: "cors", stage: "prod",
-	tables: blueprint.Tables, queues: blueprint.Queues, functions: blueprint.Functions,
-	identity: stack.IdentityProps{Issuer: testIssuer},
-	cors:     []string{"https://erp.example.com", "http://127.0.0.1:5173"},
-	console: stack.ConsoleProps{ClientID: "console-client", TokenEndpoint: "https://login.example.com/oauth2/token",
-		FrameAncestors: []string{"https://1234567.app.erp.example.com"}},
-}}
 
 // The console answers "/" and every other path not routed elsewhere (its assets and its
 // shareable URLs), same origin as the API; the OpenAPI document is public.
@@ -34,7 +24,7 @@ func TestConsoleAndOpenAPIRoutes(t *testing.T) {
 
 // The console learns where to sign in, and nothing secret: a public client uses PKCE.
 func TestConsoleSignInEnvironment(t *testing.T) {
-	s := corsStack.get(t)
+	s := configuredStack.get(t)
 	s.hasFunction(t, blueprint.FuncConsole, obj{"Environment": obj{"Variables": obj{
 		"CONSOLE_OIDC_ISSUER":               testIssuer,
 		"CONSOLE_OIDC_CLIENT_ID":            "console-client",
@@ -52,7 +42,7 @@ func TestConsoleSignInEnvironment(t *testing.T) {
 // (PUT and PATCH too: the settings and policy routes), the headers browsers use, no
 // webhook headers, no credentials.
 func TestCORSPreflightForAllowedOrigins(t *testing.T) {
-	s := corsStack.get(t)
+	s := configuredStack.get(t)
 	s.has(t, "AWS::ApiGatewayV2::Api", obj{"CorsConfiguration": obj{
 		"AllowOrigins":     arr{"https://erp.example.com", "http://127.0.0.1:5173"},
 		"AllowMethods":     arr{"OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"},

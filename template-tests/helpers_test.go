@@ -2,9 +2,11 @@ package templatetests
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -65,6 +67,13 @@ type synthesized struct {
 	stack    awscdk.Stack
 	template assertions.Template
 	oncall   assertions.Template
+	// The templates as Go values and the synthesis messages, read once from the cloud
+	// assembly: a ToJSON crosses jsii with the whole template, and assertions'
+	// Annotations_FromStack synthesizes the whole app again (force) on every call.
+	templateDoc obj
+	oncallDoc   obj
+	rawTemplate string
+	messages    []synthMessage
 }
 
 // lazyStack synthesizes on first use: a synthesis costs seconds, an assertion milliseconds.
@@ -148,11 +157,38 @@ func synth(spec synthesized) (s *synthesized, err error) {
 		CORSOrigins:  spec.cors,
 		Tracing:      spec.tracing,
 	})
+	// Synthesized once: Template_FromStack reuses the app's assembly, and the templates and
+	// messages are read from that same assembly.
+	asmDir := *app.Synth(nil).Directory()
 	out.template = assertions.Template_FromStack(out.stack, nil)
 	// The burn-rate alarms, the page topic and the saved queries: a nested stack.
-	oncall := out.stack.Node().FindChild(jsii.String("Alarms")).Node().FindChild(jsii.String("OnCall"))
-	out.oncall = assertions.Template_FromStack(awscdk.Stack_Of(oncall), nil)
-	return &out, nil
+	oncall := awscdk.Stack_Of(out.stack.Node().FindChild(jsii.String("Alarms")).Node().FindChild(jsii.String("OnCall")))
+	out.oncall = assertions.Template_FromStack(oncall, nil)
+	if out.templateDoc, err = readTemplate(asmDir, out.stack); err != nil {
+		return nil, err
+	}
+	if out.oncallDoc, err = readTemplate(asmDir, oncall); err != nil {
+		return nil, err
+	}
+	// Compact, as json.Marshal of ToJSON was, for the tests that search the text.
+	raw, err := json.Marshal(out.templateDoc)
+	if err != nil {
+		return nil, err
+	}
+	out.rawTemplate = string(raw)
+	out.messages, err = stackMessages(out.stack)
+	return &out, err
+}
+
+// readTemplate reads a stack's template from the cloud assembly in dir, as
+// Template_FromStack does for a nested stack.
+func readTemplate(dir string, st awscdk.Stack) (obj, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, *st.TemplateFile()))
+	if err != nil {
+		return nil, err
+	}
+	var doc obj
+	return doc, json.Unmarshal(raw, &doc)
 }
 
 // check runs CDK assertions, which panic on mismatch, and turns a panic into a test failure
@@ -182,12 +218,20 @@ func (s *synthesized) resourceID(t *testing.T, typ string, props obj) string {
 }
 
 // resources returns the resources of a type matching props (nil props: all), by logical id.
+// All of a type are read from the template held in Go: through jsii, each call would carry
+// them across to Node and back, which the tests do per function and cost seconds of CPU.
 func (s *synthesized) resources(t *testing.T, typ string, props any) map[string]obj {
 	t.Helper()
-	if props == nil {
-		props = obj{}
-	}
 	out := map[string]obj{}
+	if props == nil {
+		all, _ := s.templateDoc["Resources"].(obj)
+		for id, r := range all {
+			if r, _ := r.(obj); r["Type"] == typ {
+				out[id] = r
+			}
+		}
+		return out
+	}
 	check(t, func() {
 		for id, r := range *s.template.FindResources(jsii.String(typ), props) {
 			out[id] = *r
@@ -198,24 +242,49 @@ func (s *synthesized) resources(t *testing.T, typ string, props any) map[string]
 
 func (s *synthesized) tableID(t *testing.T, name string) string {
 	t.Helper()
-	return s.resourceID(t, "AWS::DynamoDB::Table", obj{"Properties": obj{
-		"TableName": blueprint.PhysicalName(s.stage, name),
-	}})
+	return s.namedID(t, "AWS::DynamoDB::Table", "TableName", blueprint.PhysicalName(s.stage, name))
 }
 
 func (s *synthesized) queueID(t *testing.T, name string) string {
 	t.Helper()
-	return s.resourceID(t, "AWS::SQS::Queue", obj{"Properties": obj{
-		"QueueName": blueprint.PhysicalName(s.stage, name),
-	}})
+	return s.namedID(t, "AWS::SQS::Queue", "QueueName", blueprint.PhysicalName(s.stage, name))
 }
 
-// functionID finds a function by the tag the stack puts on each function's resources.
+// namedID finds the one resource of a type whose property prop is name (in Go, as
+// resources does).
+func (s *synthesized) namedID(t *testing.T, typ, prop, name string) string {
+	t.Helper()
+	var ids []string
+	for id, r := range s.resources(t, typ, nil) {
+		if props, _ := r["Properties"].(obj); props[prop] == name {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("%d resources %s with %s %q, want 1: %v", len(ids), typ, prop, name, ids)
+	}
+	return ids[0]
+}
+
+// functionID finds the one function with the tag the stack puts on each function's
+// resources (in Go, as resources does, for the tests call it per function).
 func (s *synthesized) functionID(t *testing.T, name string) string {
 	t.Helper()
-	return s.resourceID(t, "AWS::Lambda::Function", obj{"Properties": obj{
-		"Tags": assertions.Match_ArrayWith(&arr{obj{"Key": stack.FunctionTag, "Value": name}}),
-	}})
+	var ids []string
+	for id, fn := range s.resources(t, "AWS::Lambda::Function", nil) {
+		props, _ := fn["Properties"].(obj)
+		tags, _ := props["Tags"].(arr)
+		if slices.ContainsFunc(tags, func(v any) bool {
+			tag, _ := v.(obj)
+			return tag["Key"] == stack.FunctionTag && tag["Value"] == name
+		}) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("%d functions tagged %s=%s, want 1: %v", len(ids), stack.FunctionTag, name, ids)
+	}
+	return ids[0]
 }
 
 // logGroupID is the log group a function logs to.

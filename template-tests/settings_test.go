@@ -1,7 +1,6 @@
 package templatetests
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -12,11 +11,7 @@ import (
 // tests only: no deployed stage may allow them, whatever its context.
 func TestNoStageAllowsLocalConnectors(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
-		b, err := json.Marshal(s.template.ToJSON())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(b), settings.EnvLocalConnectors) {
+		if strings.Contains(s.templateJSON(t), settings.EnvLocalConnectors) {
 			t.Fatalf("the %s stack sets %s", s.stage, settings.EnvLocalConnectors)
 		}
 	})

@@ -7,15 +7,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
-
-	"github.com/syncassist/syncassist/shared/blueprint"
 )
-
-// tracingStack is a stage that turns X-Ray tracing on.
-var tracingStack = &lazyStack{spec: synthesized{
-	name: "tracing", stage: "dev", tracing: true,
-	tables: blueprint.Tables, queues: blueprint.Queues, functions: blueprint.Functions,
-}}
 
 // Tracing is off unless a stage asks for it: no function traces, no role may write traces.
 func TestTracingOffByDefault(t *testing.T) {
@@ -32,9 +24,9 @@ func TestTracingOffByDefault(t *testing.T) {
 	}
 }
 
-// With tracing on, every function traces actively and may write its traces.
+// With tracing on (the configured stack), every function traces actively and may write its traces.
 func TestTracingOnWhenSet(t *testing.T) {
-	s := tracingStack.get(t)
+	s := configuredStack.get(t)
 	for _, f := range s.functions {
 		t.Run(f.Name, func(t *testing.T) {
 			s.hasFunction(t, f.Name, obj{"TracingConfig": obj{"Mode": "Active"}})

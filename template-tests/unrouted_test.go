@@ -18,7 +18,7 @@ import (
 // no authorizer (one would catch CORS preflights), and the API's CORS configuration, which
 // answers preflights, is as before (TestCORSPreflightForAllowedOrigins).
 func TestUnroutedRequestsReachTheFallback(t *testing.T) {
-	for _, l := range append(allStacks(), corsStack) {
+	for _, l := range append(allStacks(), configuredStack) {
 		t.Run(l.spec.name, func(t *testing.T) {
 			s := l.get(t)
 			integration := assertions.NewCapture(nil)
