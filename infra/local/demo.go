@@ -12,6 +12,7 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -51,7 +52,7 @@ func demo(ctx context.Context) error {
 
 	step(3, "The worker diagnoses it in the background; the operator queue shows the proposal:")
 	detailPath := "/api/sync-error-assist/proposals/" + claimed.ID
-	var d syncerror.Detail
+	var d queue.Detail
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		code, out, err = api.do("GET", detailPath, nil, nil)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -272,7 +273,7 @@ func waitDiagnosed(api *localAPI, path string) error {
 		if err != nil {
 			return err
 		}
-		var d syncerror.Detail
+		var d queue.Detail
 		// Ready with its proposal: once, on moto under -race, a read beside the diagnosis's
 		// completing UpdateItem (one update setting both) saw ready with no proposal. Our
 		// assumption: moto applies an update's SETs in turn; DynamoDB applies it whole.

@@ -14,6 +14,7 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -120,7 +121,7 @@ func hostRetryStory(api *localAPI, tag string, maxWait time.Duration) error {
 	if err != nil {
 		return err
 	}
-	d, err := waitRow(api, id, func(d syncerror.Detail) bool { return d.Status == syncerror.StatusRetrying })
+	d, err := waitRow(api, id, func(d queue.Detail) bool { return d.Status == syncerror.StatusRetrying })
 	if err != nil {
 		return err
 	}
@@ -162,7 +163,7 @@ func hostRetryStory(api *localAPI, tag string, maxWait time.Duration) error {
 
 // endedResolved prints the row's error and attempts, and checks it ended resolved by the
 // retry with its error as received.
-func endedResolved(d syncerror.Detail, what, code, message string) error {
+func endedResolved(d queue.Detail, what, code, message string) error {
 	fmt.Printf("   status %s (%s); the error as received: %s %q\n", d.Status, d.Resolution, d.Error.ErrorCode, d.Error.Message)
 	for i, a := range d.Attempts {
 		fmt.Printf("   attempt %d  %s  %-9s %-8s %s %s\n", i+1, a.At.Format(time.TimeOnly), a.Result, a.System, a.Code, a.Reason)
@@ -196,8 +197,8 @@ func postError(api *localAPI, errorID, code, message, hostRec string) (string, e
 }
 
 // waitRow polls the row until done holds (the diagnosis runs in the background).
-func waitRow(api *localAPI, id string, done func(syncerror.Detail) bool) (syncerror.Detail, error) {
-	var d syncerror.Detail
+func waitRow(api *localAPI, id string, done func(queue.Detail) bool) (queue.Detail, error) {
+	var d queue.Detail
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		code, out, err := api.do("GET", "/api/sync-error-assist/proposals/"+id, nil, nil)
 		if err != nil {
@@ -215,7 +216,7 @@ func waitRow(api *localAPI, id string, done func(syncerror.Detail) bool) (syncer
 
 // runDueRetry waits until the row's next attempt is due, runs the backstops (the flow
 // redrive runs the due retries) and returns the row after the attempt.
-func runDueRetry(api *localAPI, id string, d syncerror.Detail, maxWait time.Duration) (syncerror.Detail, error) {
+func runDueRetry(api *localAPI, id string, d queue.Detail, maxWait time.Duration) (queue.Detail, error) {
 	if d.NextRetryAt != nil && maxWait > 0 && time.Until(*d.NextRetryAt) > maxWait {
 		return d, fmt.Errorf("%w (%s)", errLongSchedule, d.NextRetryAt.Format(time.TimeOnly))
 	}
@@ -226,10 +227,10 @@ func runDueRetry(api *localAPI, id string, d syncerror.Detail, maxWait time.Dura
 		return d, fmt.Errorf("the backstops answered %d %s (%v)", code, firstLine(out), err)
 	}
 	attempts := d.RetryAttempts
-	return waitRow(api, id, func(n syncerror.Detail) bool { return n.RetryAttempts > attempts })
+	return waitRow(api, id, func(n queue.Detail) bool { return n.RetryAttempts > attempts })
 }
 
-func printHistory(d syncerror.Detail) {
+func printHistory(d queue.Detail) {
 	for _, h := range d.History {
 		fmt.Printf("   %s  %-22s %-16s %s\n", h.At.Format(time.TimeOnly), h.Action, h.Actor, h.Note)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -39,7 +40,7 @@ func flowRetryStory(api *localAPI, tag string, maxWait time.Duration) error {
 	if err != nil {
 		return err
 	}
-	d, err := waitRow(api, run.SyncErrorID, func(d syncerror.Detail) bool { return d.Diagnosis == syncerror.DiagnosisReady })
+	d, err := waitRow(api, run.SyncErrorID, func(d queue.Detail) bool { return d.Diagnosis == syncerror.DiagnosisReady })
 	if err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func postAccountChange(api *localAPI, tag, email string) (flow.Run, error) {
 }
 
 // lastReason is what the row's last attempt said.
-func lastReason(d syncerror.Detail) string {
+func lastReason(d queue.Detail) string {
 	if n := len(d.Attempts); n > 0 {
 		return d.Attempts[n-1].Reason
 	}

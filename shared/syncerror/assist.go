@@ -173,37 +173,8 @@ func (o *Operator) coApprove(w http.ResponseWriter, r *http.Request, actor ident
 
 var errRefused = errors.New("refused")
 
-// Annotate says on each pending or escalated row who may approve it, by which rule, and
-// who can for the viewer of ctx; on an escalated row, why it was escalated.
-func (o *Operator) Annotate(ctx context.Context, tenantID string, rows []*Summary, claims []Claim) {
-	if len(rows) == 0 {
-		return
-	}
-	viewer, _ := identity.FromContext(ctx)
-	approver := viewer.HasRole(identity.RoleApprover)
-	pol, err := o.policy(ctx, tenantID)
-	if err != nil {
-		httpapi.Logger(ctx).Error("approval policy unreadable; rows shown without it", "error", err)
-	}
-	for i, c := range claims {
-		if e := escalationOf(c); e != nil {
-			shown := o.peopleFor(ctx).history([]HistoryEntry{*e})[0] // who escalated, named as the audit log names them
-			rows[i].Escalation = &shown
-		}
-		if err != nil {
-			continue
-		}
-		if d, ok := decisionOf(pol, c); ok {
-			rows[i].Decider = d.Decider(c.Status, approver)
-			if pol != nil {
-				rows[i].Approval = &d
-			}
-		}
-	}
-}
-
-// policy is the tenant's approval policy; nil without one (approvers approve).
-func (o *Operator) policy(ctx context.Context, tenantID string) (*Policy, error) {
+// TenantPolicy is the tenant's approval policy; nil without one (approvers approve).
+func (o *Operator) TenantPolicy(ctx context.Context, tenantID string) (*Policy, error) {
 	if o.Assist == nil {
 		return nil, nil
 	}
@@ -214,9 +185,9 @@ func (o *Operator) policy(ctx context.Context, tenantID string) (*Policy, error)
 	return &pol, nil
 }
 
-// decisionOf is who may approve c's fix by pol (approvers without a policy); false for a
+// DecisionOf is who may approve c's fix by pol (approvers without a policy); false for a
 // row nobody decides now or with no fix proposed yet.
-func decisionOf(pol *Policy, c Claim) (Decision, bool) {
+func DecisionOf(pol *Policy, c Claim) (Decision, bool) {
 	if !Decidable(c.Status) || c.Proposal == nil {
 		return Decision{}, false
 	}
@@ -224,20 +195,6 @@ func decisionOf(pol *Policy, c Claim) (Decision, bool) {
 		return Decision{Apply: ApplyApprover}, true
 	}
 	return pol.Decide(FactsOf(c, FixOf(c))), true
-}
-
-// escalationOf is the escalate that made c escalated: its newest "escalated" entry.
-func escalationOf(c Claim) *HistoryEntry {
-	if c.Status != StatusEscalated {
-		return nil
-	}
-	for i := len(c.History) - 1; i >= 0; i-- {
-		if c.History[i].Action == "escalated" {
-			h := c.History[i]
-			return &h
-		}
-	}
-	return nil
 }
 
 // LearnDecision keeps a human decision on c's fix as knowledge, and compares it with what

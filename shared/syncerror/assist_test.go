@@ -18,6 +18,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
 )
@@ -78,8 +79,8 @@ func newAssistFixture(t *testing.T) *assistFixture {
 		records: &fakeRecords{fields: map[string]any{}}, tenants: tenantsWith(t, "true"), now: clock}
 	clk := func() time.Time { return f.now }
 	assist := &syncerror.Assist{Store: f.claims, Reader: f.records}
-	f.op = &decisions.Service{Operator: &syncerror.Operator{Claims: f.claims, Tenants: f.tenants, Now: clk, Assist: assist,
-		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: clk}}, Fixes: f.writer}
+	f.op = &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: f.claims, Tenants: f.tenants, Now: clk, Assist: assist,
+		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: clk}}}, Fixes: f.writer}
 	f.worker = &diagnosis.Worker{Claims: f.claims, Tenants: f.tenants, Diagnoser: f.ai, Log: discardLogger(), Now: clk, Assist: assist, Apply: f.op}
 	f.mux = http.NewServeMux()
 	f.mux.Handle("GET /p", f.op.ListHandler())
@@ -148,7 +149,7 @@ func TestDefaultPolicyLetsAnOperatorApproveAValueFix(t *testing.T) {
 	f := newAssistFixture(t)
 	c := readyClaim(t, f.claims, "acme", "E-1", clock)
 	w := f.as(t, "olga", "operator", "GET", "/p", "")
-	var page struct{ Items []syncerror.Summary }
+	var page struct{ Items []queue.Summary }
 	_ = json.Unmarshal(w.Body.Bytes(), &page)
 	if len(page.Items) != 1 || page.Items[0].Approval == nil || page.Items[0].Approval.Apply != "operator" ||
 		page.Items[0].Approval.RuleID != "operator-value-fixes" || !strings.Contains(page.Items[0].Approval.Reason, "class value") {

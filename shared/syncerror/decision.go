@@ -13,7 +13,7 @@ type HistoryEntry struct {
 	Actor  string    `json:"actor"`
 	Action string    `json:"action"` // claimed, approve, approved, apply_failed, rejected, escalated, lease_expired
 	Note   string    `json:"note,omitempty"`
-	// You marks, in an answer only, the viewer's own entry (people.go); never stored.
+	// You marks, in an answer only, the viewer's own entry (queue/people.go); never stored.
 	You bool `json:"you,omitempty"`
 }
 
@@ -97,20 +97,20 @@ type ListQuery struct {
 	System string
 	// Systems, when set, widens System to every name that resolves to the same connector
 	// system (tenant.Config.NamesOf): rows whose external system is one of them, compared
-	// trimmed and without case (systems.go).
+	// trimmed and without case (queue/systems.go).
 	Systems []string
 	// Oldest lists oldest first instead of newest first.
 	Oldest bool
 	Limit  int
 	Cursor string
 	// Statuses, when set, lists these statuses as one listing (status "open" or "any"):
-	// Operator.list merges a store page of each (listmerge.go). A store lists Status.
+	// the queue merges a store page of each (queue/listmerge.go). A store lists Status.
 	Statuses []Status
 	// Share is how many statuses one merged page reads: a store divides its scan bound by
 	// it, so a merged page examines about as many rows as one status's page.
 	Share int
 	// Decider keeps rows whose fix the viewer can approve ("you") or that need an approver
-	// or two: Operator applies it to a bounded window (listsort.go); a store ignores it.
+	// or two: the queue applies it to a bounded window (queue/listsort.go); a store ignores it.
 	// Approver says whether the viewer holds the approver role.
 	Decider  string
 	Approver bool

@@ -19,15 +19,16 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 // listAs lists query as role through op's listing, following cursors, and returns the
 // error ids in order and the pages' rows.
-func listAs(t *testing.T, op *decisions.Service, role, query string) ([]string, []syncerror.Summary) {
+func listAs(t *testing.T, op *decisions.Service, role, query string) ([]string, []queue.Summary) {
 	t.Helper()
 	var ids []string
-	var rows []syncerror.Summary
+	var rows []queue.Summary
 	cursor := ""
 	for range 40 {
 		q := query
@@ -87,7 +88,7 @@ func TestListOpenAndAnyMergeStatuses(t *testing.T) {
 
 func testMergedListing(t *testing.T, s syncerror.ClaimStore) {
 	seedStatuses(t, s)
-	op := &decisions.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}}
+	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}}}
 	for _, tc := range []struct {
 		query string
 		want  []string
@@ -118,7 +119,7 @@ func testMergedListing(t *testing.T, s syncerror.ClaimStore) {
 func TestRowsSayWhoCanApprove(t *testing.T) {
 	s := syncerrortest.NewClaimStore()
 	seedStatuses(t, s)
-	op := &decisions.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}} // no policy: approvers approve
+	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}}} // no policy: approvers approve
 	deciders := func(role, query string) map[string]string {
 		_, rows := listAs(t, op, role, query)
 		out := map[string]string{}
@@ -146,7 +147,7 @@ func TestRowsSayWhoCanApprove(t *testing.T) {
 	if e := rows[0].Escalation; e == nil || e.Note != "why E-1" || e.Actor != "olga" {
 		t.Errorf("the escalation is not on the row: %+v", rows[0].Escalation)
 	}
-	if _, rows := listAs(t, op, "approver", "status=pending"); slices.ContainsFunc(rows, func(r syncerror.Summary) bool { return r.Escalation != nil }) {
+	if _, rows := listAs(t, op, "approver", "status=pending"); slices.ContainsFunc(rows, func(r queue.Summary) bool { return r.Escalation != nil }) {
 		t.Error("a pending row carries an escalation")
 	}
 	r := httptest.NewRequest(http.MethodGet, "/p?decider=someone", nil)
@@ -163,7 +164,7 @@ func TestRowsSayWhoCanApprove(t *testing.T) {
 func TestDeciderFollowsThePolicy(t *testing.T) {
 	f := newAssistFixture(t)
 	row := f.arrive(t, "E-TWO", "SO-1", `{"subsidiary":"7"}`)
-	rows := func(role, query string) []syncerror.Summary { _, r := listAs(t, f.op, role, query); return r }
+	rows := func(role, query string) []queue.Summary { _, r := listAs(t, f.op, role, query); return r }
 	first := rows("operator", "status=pending")
 	if len(first) != 1 || first[0].Approval == nil {
 		t.Fatalf("%+v", first)
@@ -214,19 +215,19 @@ func TestDeciderOfEachRule(t *testing.T) {
 func TestListingOffersEverySystemAndMatchesWithoutCase(t *testing.T) {
 	s := syncerrortest.NewClaimStore()
 	seedStatuses(t, s)
-	op := &decisions.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}}
+	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}}}
 	r := httptest.NewRequest(http.MethodGet, "/p?limit=1", nil)
 	r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{Subject: "olga", TenantID: "acme", Roles: []string{"operator"}}))
 	w := httptest.NewRecorder()
 	op.ListHandler().ServeHTTP(w, r)
 	var first struct {
 		NextCursor string
-		Systems    []syncerror.SystemChoice
+		Systems    []queue.SystemChoice
 	}
 	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &first) != nil {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
-	i := slices.IndexFunc(first.Systems, func(c syncerror.SystemChoice) bool { return c.System == "erp2" })
+	i := slices.IndexFunc(first.Systems, func(c queue.SystemChoice) bool { return c.System == "erp2" })
 	if len(first.Systems) != 5 || i < 0 || first.Systems[i].Vendor != "Business Central" || !slices.Contains(first.Systems[i].Names, "Business Central") {
 		t.Fatalf("systems: %+v", first.Systems)
 	}
@@ -302,7 +303,7 @@ func TestMergedListingOverCappedPages(t *testing.T) {
 			want = append([]string{id}, want...)
 		}
 	}
-	op := &decisions.Service{Operator: &syncerror.Operator{Claims: cappedStore{mem}, Now: clockFunc}}
+	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: cappedStore{mem}, Now: clockFunc}}}
 	for _, limit := range []string{"1", "2", "5"} {
 		if got, _ := listAs(t, op, "operator", "status=open&limit="+limit); !reflect.DeepEqual(got, want) {
 			t.Errorf("limit %s: %v, want %v", limit, got, want)

@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 type listPage struct {
-	Items      []syncerror.Summary
+	Items      []queue.Summary
 	NextCursor *string
 }
 
@@ -103,14 +104,14 @@ func TestListSortsSearchesAndFilters(t *testing.T) {
 
 func TestListSortWindowSaysWhenPartial(t *testing.T) {
 	f := maskedFixture(t)
-	for i := range syncerror.SortWindow + 1 {
+	for i := range queue.SortWindow + 1 {
 		claimed(t, f.claims, "acme", fmt.Sprintf("W-%d", i), clock.Add(time.Duration(i)*time.Second))
 	}
 	w := f.call(t, "acme", "GET", "/m?sort=class&limit=100", "")
-	if w.Code != 200 || w.Header().Get(syncerror.SortWindowHeader) != fmt.Sprint(syncerror.SortWindow) {
-		t.Fatalf("%d window=%q", w.Code, w.Header().Get(syncerror.SortWindowHeader))
+	if w.Code != 200 || w.Header().Get(queue.SortWindowHeader) != fmt.Sprint(queue.SortWindow) {
+		t.Fatalf("%d window=%q", w.Code, w.Header().Get(queue.SortWindowHeader))
 	}
-	if w := f.call(t, "acme", "GET", "/m?sort=newest", ""); w.Header().Get(syncerror.SortWindowHeader) != "" {
+	if w := f.call(t, "acme", "GET", "/m?sort=newest", ""); w.Header().Get(queue.SortWindowHeader) != "" {
 		t.Fatal("an index order is never partial")
 	}
 }
@@ -120,7 +121,7 @@ func TestListSortWindowSaysWhenPartial(t *testing.T) {
 func TestExportCSV(t *testing.T) {
 	f := maskedFixture(t)
 	seedSorted(t, f)
-	for i := range syncerror.ExportChunkRows {
+	for i := range queue.ExportChunkRows {
 		claimed(t, f.claims, "acme", fmt.Sprintf("X-%d", i), clock.Add(-time.Duration(i+1)*time.Second))
 	}
 	var all bytes.Buffer
@@ -135,7 +136,7 @@ func TestExportCSV(t *testing.T) {
 			t.Fatalf("%d %v", w.Code, w.Header())
 		}
 		all.Write(w.Body.Bytes())
-		if cursor = w.Header().Get(syncerror.ExportCursorHeader); cursor == "" {
+		if cursor = w.Header().Get(queue.ExportCursorHeader); cursor == "" {
 			break
 		}
 	}
@@ -143,11 +144,11 @@ func TestExportCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if chunks != 1 || len(rows) != 1+syncerror.ExportChunkRows+5 || !reflect.DeepEqual(rows[0], syncerror.ExportColumns) {
+	if chunks != 1 || len(rows) != 1+queue.ExportChunkRows+5 || !reflect.DeepEqual(rows[0], queue.ExportColumns) {
 		t.Fatalf("%d chunks, %d lines, header %v", chunks+1, len(rows), rows[0])
 	}
 	last := rows[len(rows)-1]
-	if last[1] != "E-undiagnosed" || rows[1][1] != fmt.Sprintf("X-%d", syncerror.ExportChunkRows-1) {
+	if last[1] != "E-undiagnosed" || rows[1][1] != fmt.Sprintf("X-%d", queue.ExportChunkRows-1) {
 		t.Fatalf("order: first %v last %v", rows[1], last)
 	}
 	for _, r := range rows[1:] {
@@ -213,7 +214,7 @@ var sinceParam = url.QueryEscape(clock.Add(2 * time.Minute).Format(time.RFC3339)
 // A system no row could carry is a 400 naming the field, as the other filters are.
 func TestListRefusesAMalformedSystem(t *testing.T) {
 	f := maskedFixture(t)
-	for _, v := range []string{strings.Repeat("x", syncerror.MaxSystemLen+1), "web%0Ashop", "%FF", "web%00"} {
+	for _, v := range []string{strings.Repeat("x", queue.MaxSystemLen+1), "web%0Ashop", "%FF", "web%00"} {
 		w := f.call(t, "acme", "GET", "/m?system="+v, "")
 		var p struct {
 			Code   string
@@ -224,7 +225,7 @@ func TestListRefusesAMalformedSystem(t *testing.T) {
 			t.Errorf("system=%.20s: %d %s", v, w.Code, w.Body)
 		}
 	}
-	if w := f.call(t, "acme", "GET", "/m?system="+strings.Repeat("ü", syncerror.MaxSystemLen), ""); w.Code != 200 {
+	if w := f.call(t, "acme", "GET", "/m?system="+strings.Repeat("ü", queue.MaxSystemLen), ""); w.Code != 200 {
 		t.Errorf("128 characters (256 bytes): %d %s", w.Code, w.Body)
 	}
 }

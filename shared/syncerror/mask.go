@@ -92,8 +92,8 @@ func (m *Masker) showDoc(doc json.RawMessage, fix []FieldChange) json.RawMessage
 	return out
 }
 
-// summaryMessage is the message as a listing shows it.
-func (m *Masker) summaryMessage(msg string) string {
+// SummaryMessage is the message as a listing shows it.
+func (m *Masker) SummaryMessage(msg string) string {
 	return m.Show(Record{Message: msg}, nil).Message
 }
 

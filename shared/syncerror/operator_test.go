@@ -16,6 +16,7 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -62,8 +63,8 @@ type opFixture struct {
 
 func newOpFixture(t *testing.T) *opFixture {
 	f := &opFixture{claims: syncerrortest.NewClaimStore(), writer: &fakeWriter{}, audits: &audittest.Store{}}
-	op := &decisions.Service{Operator: &syncerror.Operator{Claims: f.claims, Now: func() time.Time { return clock },
-		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}, Fixes: f.writer}
+	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: f.claims, Now: func() time.Time { return clock },
+		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}}, Fixes: f.writer}
 	f.mux = http.NewServeMux()
 	f.mux.Handle("GET /p", op.ListHandler())
 	f.mux.Handle("GET /p/{id}", op.DetailHandler())
@@ -104,7 +105,7 @@ func TestOperatorListAndDetail(t *testing.T) {
 	readyClaim(t, f.claims, "other", "E-1", clock)
 	w := f.call(t, "acme", "GET", "/p?limit=1", "")
 	var page struct {
-		Items      []syncerror.Summary
+		Items      []queue.Summary
 		NextCursor *string
 	}
 	if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil || w.Code != 200 {
@@ -124,7 +125,7 @@ func TestOperatorListAndDetail(t *testing.T) {
 		}
 	}
 	w = f.call(t, "acme", "GET", "/p/"+a.ID, "")
-	var d syncerror.Detail
+	var d queue.Detail
 	if err := json.Unmarshal(w.Body.Bytes(), &d); err != nil || w.Code != 200 {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}

@@ -94,7 +94,7 @@ const MaxAttemptLog = 20
 type RetryAttempt struct {
 	At    time.Time `json:"at"`
 	Actor string    `json:"actor"`
-	// You marks, in an answer only, the viewer's own attempt (people.go); never stored.
+	// You marks, in an answer only, the viewer's own attempt (queue/people.go); never stored.
 	You bool `json:"you,omitempty"`
 	// Result is delivered, requested (the host ERP was asked to re-run the sync),
 	// transient or permanent.
@@ -153,7 +153,7 @@ type RetryView struct {
 	RecurrenceOf string         `json:"recurrenceOf,omitempty"`
 }
 
-func retryView(c Claim) RetryView {
+func RetryViewOf(c Claim) RetryView {
 	v := RetryView{Resolution: c.Retry.Resolution, RetryAttempts: c.Retry.Attempts, RetryError: c.Retry.LastError,
 		Occurrences: max(c.Retry.Occurrences, 1), FirstSeen: c.Retry.FirstSeen, LastSeen: c.Retry.LastSeen,
 		RecurrenceOf: c.Retry.RecurrenceOf}
@@ -168,7 +168,7 @@ func retryView(c Claim) RetryView {
 	return v
 }
 
-func statusNames() []string {
+func StatusNames() []string {
 	out := make([]string, len(Statuses))
 	for i, s := range Statuses {
 		out[i] = string(s)

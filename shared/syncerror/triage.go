@@ -14,7 +14,7 @@ const (
 	MaxNotes       = 50
 	MaxNoteLen     = 2000
 	MaxAssigneeLen = 128
-	// MaxShownAssigneeLen bounds assign.from, the assignee as a row shows it (people.go):
+	// MaxShownAssigneeLen bounds assign.from, the assignee as a row shows it (queue/queue/people.go):
 	// a masked name and its pseudonym.
 	MaxShownAssigneeLen = 256
 )
@@ -41,7 +41,7 @@ type Note struct {
 	At    time.Time `json:"at"`
 	Actor string    `json:"actor"`
 	Text  string    `json:"text"`
-	// You marks, in an answer only, the viewer's own note (people.go); never stored.
+	// You marks, in an answer only, the viewer's own note (queue/people.go); never stored.
 	You bool `json:"you,omitempty"`
 }
 
@@ -63,13 +63,13 @@ type TriageStore interface {
 
 // TriageView is a row's triage as the API shows it.
 type TriageView struct {
-	// Assignee is shown as the audit log shows people (people.go); AssignedToYou says the
+	// Assignee is shown as the audit log shows people (queue/people.go); AssignedToYou says the
 	// viewer has the row.
 	Assignee      string   `json:"assignee,omitempty"`
 	AssignedToYou bool     `json:"assignedToYou,omitempty"`
 	Tags          []string `json:"tags,omitempty"`
 }
 
-func triageView(t Triage) TriageView {
+func TriageViewOf(t Triage) TriageView {
 	return TriageView{Assignee: t.Assignee, Tags: slices.Clone(t.Tags)}
 }

@@ -13,21 +13,22 @@ import (
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 )
 
 // maskedFixture is the operator fixture with the production DLP policy and the triage route.
 func maskedFixture(t *testing.T) *opFixture {
 	f := newOpFixture(t)
-	op := &decisions.Service{Operator: &syncerror.Operator{Claims: f.claims, Mask: &syncerror.Masker{Scanner: dlp.NewScanner()}, Now: func() time.Time { return clock },
-		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}}
+	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: f.claims, Mask: &syncerror.Masker{Scanner: dlp.NewScanner()}, Now: func() time.Time { return clock },
+		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}}}
 	f.mux.Handle("POST /p/{id}/triage", op.TriageHandler())
 	f.mux.Handle("GET /m", op.ListHandler())
 	return f
 }
 
-func detailOf(t *testing.T, w *httptest.ResponseRecorder) syncerror.Detail {
+func detailOf(t *testing.T, w *httptest.ResponseRecorder) queue.Detail {
 	t.Helper()
-	var d syncerror.Detail
+	var d queue.Detail
 	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &d) != nil {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}

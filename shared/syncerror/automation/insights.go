@@ -10,6 +10,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -153,7 +154,7 @@ func (o *InsightsReader) Insights(ctx context.Context, tenantID, window string, 
 	in := Insights{Window: window, Since: since, ByClass: map[string]Counts{}, BySystem: map[string]Counts{}, Rules: []RuleInsight{},
 		RateDefinition: RateDefinition}
 	days := newDaily(since, o.now())
-	names := syncerror.SystemNames(ctx, o.Tenants, tenantID)
+	names := queue.SystemNames(ctx, o.Tenants, tenantID)
 	for _, st := range insightStatuses {
 		n, cursor := 0, ""
 		for {
@@ -341,7 +342,7 @@ const unspecifiedSystem = "unspecified"
 
 // countSystem counts the row under the system its host's name resolves to.
 func (in *Insights) countSystem(c syncerror.Claim, names tenant.Config) {
-	sys := syncerror.ResolvedSystem(names, c.Record.ExternalSystem)
+	sys := queue.ResolvedSystem(names, c.Record.ExternalSystem)
 	if sys == "" {
 		sys = unspecifiedSystem
 	}

@@ -2,6 +2,7 @@ package decisions
 
 import (
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 
 	"cmp"
 	"context"
@@ -150,15 +151,15 @@ func (o *Service) bulkTargets(w http.ResponseWriter, r *http.Request, actor iden
 	}
 	req := r.Clone(r.Context())
 	req.URL = &url.URL{Path: r.URL.Path, RawQuery: v.Encode()}
-	p, ok := httpapi.ParseList(w, req, httpapi.ListSpec{DefaultLimit: syncerror.DefaultListLimit, MaxLimit: syncerror.MaxListLimit, Statuses: syncerror.ListStatuses()})
+	p, ok := httpapi.ParseList(w, req, httpapi.ListSpec{DefaultLimit: syncerror.DefaultListLimit, MaxLimit: syncerror.MaxListLimit, Statuses: queue.ListStatuses()})
 	if !ok {
 		return bulkSelection{}, false
 	}
-	q, _, ok := syncerror.ListFilters(w, req, actor, syncerror.ListQuery{Status: syncerror.Status(p.Status)})
+	q, _, ok := queue.ListFilters(w, req, actor, syncerror.ListQuery{Status: syncerror.Status(p.Status)})
 	if !ok {
 		return bulkSelection{}, false
 	}
-	q = syncerror.WithSystemNames(o.SystemNames(r.Context(), actor.TenantID), q)
+	q = queue.WithSystemNames(o.SystemNames(r.Context(), actor.TenantID), q)
 	claims, truncated, err := o.Collect(r.Context(), actor.TenantID, q, MaxBulkFilter)
 	if err != nil {
 		httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; nothing was done. Retry shortly.")

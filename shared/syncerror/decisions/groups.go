@@ -2,6 +2,7 @@ package decisions
 
 import (
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 
 	"context"
 	"crypto/sha256"
@@ -37,7 +38,7 @@ type Group struct {
 	// list what a group decision will write before anyone confirms it.
 	RecordIDs []string `json:"recordIds"`
 	// Sample is the newest member, to show what the group is about.
-	Sample syncerror.Summary `json:"sample"`
+	Sample queue.Summary `json:"sample"`
 }
 
 // Members are pending rows decided one by one: those whose diagnosis proposes no field
@@ -131,11 +132,11 @@ func (o *Service) GroupsHandler() http.Handler {
 			httpapi.WriteInvalidQuery(w, r, []httpapi.FieldError{{Field: "status", Message: "only pending proposals are grouped"}})
 			return
 		}
-		q, _, ok := syncerror.ListFilters(w, r, id, syncerror.ListQuery{Status: syncerror.StatusPending})
+		q, _, ok := queue.ListFilters(w, r, id, syncerror.ListQuery{Status: syncerror.StatusPending})
 		if !ok {
 			return
 		}
-		q = syncerror.WithSystemNames(o.SystemNames(r.Context(), id.TenantID), q)
+		q = queue.WithSystemNames(o.SystemNames(r.Context(), id.TenantID), q)
 		claims, truncated, err := o.Collect(r.Context(), id.TenantID, q, MaxGroupScan)
 		if err != nil {
 			httpapi.WriteUnavailable(w, r, err, "The queue is unavailable; retry shortly.")

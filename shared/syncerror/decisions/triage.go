@@ -2,6 +2,7 @@ package decisions
 
 import (
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 
 	"context"
 	"errors"
@@ -47,7 +48,7 @@ func (b triageBody) validate() []httpapi.FieldError {
 		if v := b.Assign.To; v != nil && *v != "" && !syncerror.AssigneePattern.MatchString(*v) {
 			add("assign.to", "must be a user id of 1 to 128 letters, digits or . _ @ : + | -")
 		}
-		if v := b.Assign.From; v != nil && *v != "" && !syncerror.AssigneePattern.MatchString(*v) && !syncerror.PlainText(*v, syncerror.MaxShownAssigneeLen) {
+		if v := b.Assign.From; v != nil && *v != "" && !syncerror.AssigneePattern.MatchString(*v) && !queue.PlainText(*v, syncerror.MaxShownAssigneeLen) {
 			add("assign.from", "must be the assignee as the row shows it: at most 256 characters, without control characters")
 		}
 	case b.Tag != nil:
@@ -104,7 +105,7 @@ func (o *Service) TriageHandler() http.Handler {
 		default:
 			o.WriteAudit(r.Context(), actor, key, audit.ResultSuccess, "syncerror/"+id, details)
 			d := o.Detail(r.Context(), c)
-			o.Annotate(r.Context(), actor.TenantID, []*syncerror.Summary{&d.Summary}, []syncerror.Claim{c})
+			o.Annotate(r.Context(), actor.TenantID, []*queue.Summary{&d.Summary}, []syncerror.Claim{c})
 			httpapi.WriteJSON(w, http.StatusOK, d)
 		}
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/retries"
 )
 
@@ -91,7 +92,7 @@ func TestFailedRetriesKeepTheErrorAsReceived(t *testing.T) {
 	if c.Status != syncerror.StatusPending {
 		t.Fatalf("a permission error was planned for automatic retry: %s", c.Status)
 	}
-	var d syncerror.Detail
+	var d queue.Detail
 	for i := range 3 {
 		e.down.Store(403)
 		if i == 1 {

@@ -18,6 +18,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
+	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/retries"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -108,7 +109,7 @@ func (f *Feature) Operator() (*decisions.Service, error) {
 	}
 	q := &syncerror.Operator{Claims: f.Claims, Mask: f.mask(), Tenants: f.Base.HostTenants, Audit: f.Base.Audit,
 		Now: f.Base.Clock(), Assist: f.assist(), Fields: newFieldCatalog(guarded.Connectors(f.Base), f.Base.Clock())}
-	return &decisions.Service{Operator: q, Fixes: fixWriter{g}, Retries: rt}, nil
+	return &decisions.Service{Service: &queue.Service{Operator: q}, Fixes: fixWriter{g}, Retries: rt}, nil
 }
 
 // Worker is the diagnosis worker with d (aidiagnoser gives the governed AI client's).

@@ -1,4 +1,4 @@
-package syncerror
+package queue
 
 import (
 	"net/http"
@@ -11,6 +11,8 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/tenant"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 var classPattern = regexp.MustCompile(`^[a-z_]{1,32}$`)
@@ -37,10 +39,10 @@ const (
 )
 
 // OpenStatuses are the statuses of status=open.
-var OpenStatuses = []Status{StatusPending, StatusRetrying, StatusEscalated}
+var OpenStatuses = []syncerror.Status{syncerror.StatusPending, syncerror.StatusRetrying, syncerror.StatusEscalated}
 
 // ListStatuses are the listing's status values: each row status, then open and any.
-func ListStatuses() []string { return append(statusNames(), StatusOpen, StatusAny) }
+func ListStatuses() []string { return append(syncerror.StatusNames(), StatusOpen, StatusAny) }
 
 // MaxSearchLen bounds the search text.
 const MaxSearchLen = 200
@@ -56,7 +58,7 @@ const MaxSystemLen = 128
 // approve, for the caller: you, approver, two_approvers) and sort; status open and any
 // become the statuses they merge. It answers 400 with every field error and returns false
 // on bad input.
-func ListFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, q ListQuery) (ListQuery, string, bool) {
+func ListFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, q syncerror.ListQuery) (syncerror.ListQuery, string, bool) {
 	var errs []httpapi.FieldError
 	bad := func(f, m string) { errs = append(errs, httpapi.FieldError{Field: f, Message: m}) }
 	v := r.URL.Query()
@@ -79,12 +81,12 @@ func ListFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, 
 		q.Assignee = who.Actor
 	case a == "none":
 		q.Unassigned = true
-	case a != "" && !AssigneePattern.MatchString(a):
+	case a != "" && !syncerror.AssigneePattern.MatchString(a):
 		bad("assignee", "must be me, none or a user id")
 	default:
 		q.Assignee = a
 	}
-	if q.Tag = v.Get("tag"); q.Tag != "" && !TagPattern.MatchString(q.Tag) {
+	if q.Tag = v.Get("tag"); q.Tag != "" && !syncerror.TagPattern.MatchString(q.Tag) {
 		bad("tag", "must be a tag: lower-case letters, digits, - or _")
 	}
 	if q.System = v.Get("system"); !PlainText(q.System, MaxSystemLen) {
@@ -94,10 +96,10 @@ func ListFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, 
 	case StatusOpen:
 		q.Statuses = OpenStatuses
 	case StatusAny:
-		q.Statuses = Statuses
+		q.Statuses = syncerror.Statuses
 	}
-	if q.Decider = v.Get("decider"); q.Decider != "" && !slices.Contains(Deciders, q.Decider) {
-		bad("decider", "must be one of "+strings.Join(Deciders, ", "))
+	if q.Decider = v.Get("decider"); q.Decider != "" && !slices.Contains(syncerror.Deciders, q.Decider) {
+		bad("decider", "must be one of "+strings.Join(syncerror.Deciders, ", "))
 	}
 	q.Approver = who.HasRole(identity.RoleApprover)
 	sort := v.Get("sort")
@@ -119,7 +121,7 @@ func ListFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, 
 // decoded from JSON, so always valid UTF-8), so a value no row could match is named as the
 // mistake it is instead of answering an empty queue.
 func PlainText(s string, max int) bool {
-	return utf8.ValidString(s) && utf8.RuneCountInString(s) <= max && !HasControl(s)
+	return utf8.ValidString(s) && utf8.RuneCountInString(s) <= max && !syncerror.HasControl(s)
 }
 
 // listing is the queue listing's answer: the page, and on the first page the systems the

@@ -1,4 +1,4 @@
-package syncerror
+package queue
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/tenant"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // System names (issue 33 §4). A host names the system on the other side of a failed sync
@@ -16,7 +18,7 @@ import (
 // and the ingest stays one conditional write.
 
 // SystemNames is the tenant's configuration the names resolve by (the function SystemNames).
-func (o *Operator) SystemNames(ctx context.Context, tenantID string) tenant.Config {
+func (o *Service) SystemNames(ctx context.Context, tenantID string) tenant.Config {
 	return SystemNames(ctx, o.Tenants, tenantID)
 }
 
@@ -48,7 +50,7 @@ func ResolvedSystem(c tenant.Config, name string) string {
 // resolves to the same system ("erp2" or "business central" lists the rows sent as
 // "Business Central", "BC" and "erp2" alike). A name that resolves to no system is
 // compared trimmed and without case too ("WebShop" lists the rows sent as "webshop").
-func WithSystemNames(c tenant.Config, q ListQuery) ListQuery {
+func WithSystemNames(c tenant.Config, q syncerror.ListQuery) syncerror.ListQuery {
 	if q.System == "" {
 		return q
 	}

@@ -1,10 +1,12 @@
-package syncerror
+package queue
 
 import (
 	"context"
 	"slices"
 
 	"github.com/syncassist/syncassist/shared/identity"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // Who sees whom on a row (issue 36 §6). The audit log records a person as the record policy
@@ -31,14 +33,14 @@ type people struct {
 }
 
 // peopleFor is the naming of the request ctx's viewer, through o.Audit when it is the log.
-func (o *Operator) peopleFor(ctx context.Context) people {
+func (o *Service) peopleFor(ctx context.Context) people {
 	viewer, _ := identity.FromContext(ctx)
 	namer, _ := o.Audit.(ActorNamer)
 	return people{ctx: ctx, viewer: viewer, namer: namer}
 }
 
 // ShownActor is raw as the audit log shows it to the viewer of ctx.
-func (o *Operator) ShownActor(ctx context.Context, raw string) string {
+func (o *Service) ShownActor(ctx context.Context, raw string) string {
 	return o.peopleFor(ctx).name(raw)
 }
 
@@ -54,8 +56,8 @@ func (p people) name(raw string) string {
 func (p people) you(raw string) bool { return p.viewer.Is(raw) }
 
 // triage is the row's assignee as the viewer may see it.
-func (p people) triage(t Triage) TriageView {
-	v := triageView(t)
+func (p people) triage(t syncerror.Triage) syncerror.TriageView {
+	v := syncerror.TriageViewOf(t)
 	v.AssignedToYou = p.you(t.Assignee)
 	v.Assignee = p.name(t.Assignee)
 	return v
@@ -63,7 +65,7 @@ func (p people) triage(t Triage) TriageView {
 
 // history returns a copy of h with every person shown; an assignment's note names the
 // person assigned, so it is shown too.
-func (p people) history(h []HistoryEntry) []HistoryEntry {
+func (p people) history(h []syncerror.HistoryEntry) []syncerror.HistoryEntry {
 	out := slices.Clone(h)
 	for i := range out {
 		e := &out[i]
@@ -77,13 +79,13 @@ func (p people) history(h []HistoryEntry) []HistoryEntry {
 }
 
 // notes returns a copy of ns with their authors shown.
-func (p people) notes(ns []Note) []Note {
-	return showActors(p, ns, func(n *Note) (*string, *bool) { return &n.Actor, &n.You })
+func (p people) notes(ns []syncerror.Note) []syncerror.Note {
+	return showActors(p, ns, func(n *syncerror.Note) (*string, *bool) { return &n.Actor, &n.You })
 }
 
 // attempts returns a copy of as with their actors shown.
-func (p people) attempts(as []RetryAttempt) []RetryAttempt {
-	return showActors(p, as, func(a *RetryAttempt) (*string, *bool) { return &a.Actor, &a.You })
+func (p people) attempts(as []syncerror.RetryAttempt) []syncerror.RetryAttempt {
+	return showActors(p, as, func(a *syncerror.RetryAttempt) (*string, *bool) { return &a.Actor, &a.You })
 }
 
 // showActors returns a copy of xs with each one's actor shown and marked when it is the viewer.

@@ -1,4 +1,4 @@
-package syncerror
+package queue
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // Export: GET …/proposals?format=csv answers the listing's rows (same filters, search and
@@ -57,7 +59,7 @@ func cellSafe(v string) string {
 }
 
 // exportCSV answers one chunk of the export, its rows masked as the listing masks them.
-func (o *Operator) exportCSV(w http.ResponseWriter, r *http.Request, tenantID string, q ListQuery, sort string) {
+func (o *Service) exportCSV(w http.ResponseWriter, r *http.Request, tenantID string, q syncerror.ListQuery, sort string) {
 	first := q.Cursor == ""
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
@@ -65,7 +67,7 @@ func (o *Operator) exportCSV(w http.ResponseWriter, r *http.Request, tenantID st
 		_ = cw.Write(ExportColumns)
 	}
 	next, err := o.exportRows(r.Context(), tenantID, q, sort, cw, &buf)
-	if errors.Is(err, ErrBadCursor) {
+	if errors.Is(err, syncerror.ErrBadCursor) {
 		httpapi.WriteBadCursor(w, r)
 		return
 	}
@@ -86,8 +88,8 @@ func (o *Operator) exportCSV(w http.ResponseWriter, r *http.Request, tenantID st
 
 // exportRows writes rows page by page until the chunk is full or the listing ends, and
 // returns the cursor of the rest.
-func (o *Operator) exportRows(ctx context.Context, tenantID string, q ListQuery, sort string, cw *csv.Writer, buf *bytes.Buffer) (string, error) {
-	q.Limit = MaxListLimit
+func (o *Service) exportRows(ctx context.Context, tenantID string, q syncerror.ListQuery, sort string, cw *csv.Writer, buf *bytes.Buffer) (string, error) {
+	q.Limit = syncerror.MaxListLimit
 	for rows := 0; rows < ExportChunkRows && buf.Len() < ExportChunkBytes; {
 		page, _, err := o.sortedPage(ctx, tenantID, q, sort)
 		if err != nil {

@@ -1,4 +1,4 @@
-package syncerror
+package queue
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // SortWindow is how many rows a class or confidence sort orders. DynamoDB keeps a status's
@@ -23,12 +25,12 @@ const SortWindowHeader = "X-Sort-Window"
 
 // windowed reports whether q in sort order is answered from a bounded window: a sort
 // with no index, or the decider filter (the approval policy is not in the table).
-func windowed(q ListQuery, sort string) bool {
+func windowed(q syncerror.ListQuery, sort string) bool {
 	return sort == SortClass || sort == SortConfidence || sort == SortEscalated || q.Decider != ""
 }
 
 // sortedPage answers one page of the listing in the order sort names.
-func (o *Operator) sortedPage(ctx context.Context, tenantID string, q ListQuery, sort string) (Page, bool, error) {
+func (o *Service) sortedPage(ctx context.Context, tenantID string, q syncerror.ListQuery, sort string) (syncerror.Page, bool, error) {
 	if !windowed(q, sort) {
 		p, err := o.list(ctx, tenantID, q)
 		return p, false, err
@@ -37,20 +39,20 @@ func (o *Operator) sortedPage(ctx context.Context, tenantID string, q ListQuery,
 	if q.Cursor != "" {
 		n, err := strconv.Atoi(strings.TrimPrefix(q.Cursor, "w"))
 		if err != nil || !strings.HasPrefix(q.Cursor, "w") || n < 0 || n > SortWindow {
-			return Page{}, false, ErrBadCursor
+			return syncerror.Page{}, false, syncerror.ErrBadCursor
 		}
 		off = n
 	}
 	all, partial, err := o.Collect(ctx, tenantID, q, SortWindow)
 	if err != nil {
-		return Page{}, false, err
+		return syncerror.Page{}, false, err
 	}
 	// Stable on the newest-first read: among equals the newest row comes first.
 	switch sort {
 	case SortOldest:
 		slices.Reverse(all)
 	case SortClass, SortConfidence, SortEscalated:
-		slices.SortStableFunc(all, func(a, b Claim) int {
+		slices.SortStableFunc(all, func(a, b syncerror.Claim) int {
 			switch sort {
 			case SortClass:
 				return cmp.Compare(classOf(a), classOf(b))
@@ -62,7 +64,7 @@ func (o *Operator) sortedPage(ctx context.Context, tenantID string, q ListQuery,
 	}
 	off = min(off, len(all))
 	end := min(off+q.Limit, len(all))
-	p := Page{Claims: all[off:end]}
+	p := syncerror.Page{Claims: all[off:end]}
 	if end < len(all) {
 		p.NextCursor = "w" + strconv.Itoa(end)
 	}
@@ -73,23 +75,23 @@ func (o *Operator) sortedPage(ctx context.Context, tenantID string, q ListQuery,
 // whether more were left. It reads at most 2·max/MaxListLimit store pages, each bounded by
 // ListScanCap, so a filter that matches little cannot make it read the whole status. The
 // decider filter keeps the rows it names among those read.
-func (o *Operator) Collect(ctx context.Context, tenantID string, q ListQuery, max int) ([]Claim, bool, error) {
+func (o *Service) Collect(ctx context.Context, tenantID string, q syncerror.ListQuery, max int) ([]syncerror.Claim, bool, error) {
 	keep, err := o.deciderFilter(ctx, tenantID, q)
 	if err != nil {
 		return nil, false, err
 	}
-	var claims []Claim
-	q.Cursor, q.Limit, q.Oldest = "", MaxListLimit, false
+	var claims []syncerror.Claim
+	q.Cursor, q.Limit, q.Oldest = "", syncerror.MaxListLimit, false
 	for pages := 1; ; pages++ {
 		page, err := o.list(ctx, tenantID, q)
 		if err != nil {
 			return nil, false, err
 		}
-		claims = append(claims, slices.DeleteFunc(page.Claims, func(c Claim) bool { return !keep(c) })...)
+		claims = append(claims, slices.DeleteFunc(page.Claims, func(c syncerror.Claim) bool { return !keep(c) })...)
 		if q.Cursor = page.NextCursor; q.Cursor == "" {
 			return claims, false, nil
 		}
-		if len(claims) >= max || pages >= 2*max/MaxListLimit {
+		if len(claims) >= max || pages >= 2*max/syncerror.MaxListLimit {
 			return claims[:min(max, len(claims))], true, nil
 		}
 	}
@@ -97,22 +99,22 @@ func (o *Operator) Collect(ctx context.Context, tenantID string, q ListQuery, ma
 
 // deciderFilter keeps the rows whose decider (for the viewer q names) is q.Decider; every
 // row when q has none. It reads the tenant's policy once.
-func (o *Operator) deciderFilter(ctx context.Context, tenantID string, q ListQuery) (func(Claim) bool, error) {
+func (o *Service) deciderFilter(ctx context.Context, tenantID string, q syncerror.ListQuery) (func(syncerror.Claim) bool, error) {
 	if q.Decider == "" {
-		return func(Claim) bool { return true }, nil
+		return func(syncerror.Claim) bool { return true }, nil
 	}
-	pol, err := o.policy(ctx, tenantID)
+	pol, err := o.TenantPolicy(ctx, tenantID)
 	if err != nil {
 		return nil, err
 	}
-	return func(c Claim) bool {
-		d, ok := decisionOf(pol, c)
+	return func(c syncerror.Claim) bool {
+		d, ok := syncerror.DecisionOf(pol, c)
 		return ok && d.Decider(c.Status, q.Approver) == q.Decider
 	}, nil
 }
 
 // escalatedAt is when c was escalated (its newest escalate), else when it was claimed.
-func escalatedAt(c Claim) time.Time {
+func escalatedAt(c syncerror.Claim) time.Time {
 	for i := len(c.History) - 1; i >= 0; i-- {
 		if c.History[i].Action == "escalated" {
 			return c.History[i].At
@@ -122,14 +124,14 @@ func escalatedAt(c Claim) time.Time {
 }
 
 // classOf sorts undiagnosed rows last.
-func classOf(c Claim) string {
+func classOf(c syncerror.Claim) string {
 	if c.Proposal == nil {
 		return "~"
 	}
 	return c.Proposal.Class
 }
 
-func confidenceOf(c Claim) float64 {
+func confidenceOf(c syncerror.Claim) float64 {
 	if c.Proposal == nil {
 		return -1
 	}

@@ -1,4 +1,4 @@
-package syncerror
+package queue
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // Status "open" and "any" (issue 35 §2). The by_status index keeps one partition per
@@ -29,21 +31,21 @@ const mergeCursorPrefix = "m"
 const statusDone = "-"
 
 // list answers one page of q: the store's listing of q.Status, or the merge of q.Statuses.
-func (o *Operator) list(ctx context.Context, tenantID string, q ListQuery) (Page, error) {
+func (o *Service) list(ctx context.Context, tenantID string, q syncerror.ListQuery) (syncerror.Page, error) {
 	if len(q.Statuses) == 0 {
 		return o.Claims.List(ctx, tenantID, q)
 	}
 	at, ok := decodeMergeCursor(q.Cursor, q.Statuses)
 	if !ok {
-		return Page{}, ErrBadCursor
+		return syncerror.Page{}, syncerror.ErrBadCursor
 	}
 	type part struct {
-		status Status
-		page   Page
+		status syncerror.Status
+		page   syncerror.Page
 		taken  int
 	}
 	var parts []*part
-	var frontier *Claim // the latest-sorting frontier of the statuses with more to read
+	var frontier *syncerror.Claim // the latest-sorting frontier of the statuses with more to read
 	blocked := false
 	for _, st := range q.Statuses {
 		if at[st] == statusDone {
@@ -53,7 +55,7 @@ func (o *Operator) list(ctx context.Context, tenantID string, q ListQuery) (Page
 		sq.Status, sq.Statuses, sq.Cursor, sq.Share = st, nil, at[st], len(q.Statuses)
 		p, err := o.Claims.List(ctx, tenantID, sq)
 		if err != nil {
-			return Page{}, err
+			return syncerror.Page{}, err
 		}
 		parts = append(parts, &part{status: st, page: p})
 		if p.NextCursor == "" {
@@ -68,7 +70,7 @@ func (o *Operator) list(ctx context.Context, tenantID string, q ListQuery) (Page
 		}
 	}
 	type row struct {
-		c    Claim
+		c    syncerror.Claim
 		part *part
 	}
 	var rows []row
@@ -89,7 +91,7 @@ func (o *Operator) list(ctx context.Context, tenantID string, q ListQuery) (Page
 		return 0
 	})
 	rows = rows[:min(len(rows), q.Limit)]
-	var out Page
+	var out syncerror.Page
 	for _, r := range rows {
 		out.Claims = append(out.Claims, r.c)
 		r.part.taken++
@@ -97,7 +99,7 @@ func (o *Operator) list(ctx context.Context, tenantID string, q ListQuery) (Page
 	for _, p := range parts {
 		next, err := o.placeAfter(ctx, tenantID, q, p.status, at[p.status], p.page, p.taken)
 		if err != nil {
-			return Page{}, err
+			return syncerror.Page{}, err
 		}
 		at[p.status] = next
 	}
@@ -113,7 +115,7 @@ func (o *Operator) list(ctx context.Context, tenantID string, q ListQuery) (Page
 // placeAfter is where status st goes on after a merged page took the first taken rows of
 // page (read from cursor from): its next cursor when it took them all, else a store cursor
 // after the last row taken (one more read of those rows), else where it was.
-func (o *Operator) placeAfter(ctx context.Context, tenantID string, q ListQuery, st Status, from string, page Page, taken int) (string, error) {
+func (o *Service) placeAfter(ctx context.Context, tenantID string, q syncerror.ListQuery, st syncerror.Status, from string, page syncerror.Page, taken int) (string, error) {
 	switch {
 	case taken == len(page.Claims) && page.NextCursor == "":
 		return statusDone, nil
@@ -136,22 +138,22 @@ func (o *Operator) placeAfter(ctx context.Context, tenantID string, q ListQuery,
 
 // before reports whether a sorts before b: newest (or oldest) claim first, then by id as
 // the stores order equal times.
-func before(a, b Claim, oldest bool) bool {
+func before(a, b syncerror.Claim, oldest bool) bool {
 	if !a.ClaimedAt.Equal(b.ClaimedAt) {
 		return a.ClaimedAt.After(b.ClaimedAt) != oldest
 	}
 	return a.ID != b.ID && (a.ID > b.ID) != oldest
 }
 
-func encodeMergeCursor(at map[Status]string) string {
+func encodeMergeCursor(at map[syncerror.Status]string) string {
 	b, _ := json.Marshal(at)
 	return mergeCursorPrefix + base64.RawURLEncoding.EncodeToString(b)
 }
 
 // decodeMergeCursor reads a merged cursor for statuses ("" is the first page); false for a
 // cursor this listing did not issue.
-func decodeMergeCursor(cursor string, statuses []Status) (map[Status]string, bool) {
-	at := map[Status]string{}
+func decodeMergeCursor(cursor string, statuses []syncerror.Status) (map[syncerror.Status]string, bool) {
+	at := map[syncerror.Status]string{}
 	if cursor == "" {
 		return at, true
 	}
