@@ -87,12 +87,14 @@ func TestDynamostoreHoldsNoFeatureStorage(t *testing.T) {
 // one above), so the core (the first floor) imports none of them. A new sub-package of the
 // feature gets its floor here.
 var syncErrorRooms = [][]string{
-	// the core: the claim row, its states, fixes, the store interfaces; the room not yet
-	// split from it (the approval policy and learning)
+	// the core: the claim row, its states, fixes, the store interfaces, the automation record
 	{"shared/syncerror"},
-	// the DynamoDB store; the in-memory fake and sample rows; the retries; the queue's reads
+	// the DynamoDB store; the in-memory fake and sample rows; the retries; the approval
+	// policy and learning
 	{"shared/syncerror/dynamo", "shared/syncerror/syncerrortest", "shared/syncerror/retries",
-		"shared/syncerror/queue"},
+		"shared/syncerror/policy"},
+	// the queue's reads (each row says who may approve it by the policy)
+	{"shared/syncerror/queue"},
 	// the decisions (they answer with the row as the queue shows it)
 	{"shared/syncerror/decisions"},
 	// the automation (auto-apply through the decisions' approve, the automation records'

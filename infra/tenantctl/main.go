@@ -20,8 +20,8 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/settings"
-	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 )
 
 const usage = `usage: tenantctl [-stage STAGE] [-table NAME] COMMAND ...
@@ -124,7 +124,7 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 	// LOCAL_SEALING_KEY (from .local/local.env) locally, as the functions do.
 	b := platform.New(cfg, awsCfg, env)
 	svc := settings.New(b)
-	policies := syncerror.Policies{Docs: dynamo.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed))}
+	policies := policy.Policies{Docs: dynamo.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed))}
 	onboard := func(ctx context.Context, id string) error { return policies.Onboard(ctx, id, time.Now()) }
 	return cli{svc: svc, actor: "tenantctl:" + operator(), in: in, out: out, onboard: onboard}.command(ctx, fs.Args())
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
@@ -78,9 +79,9 @@ func newAssistFixture(t *testing.T) *assistFixture {
 	f := &assistFixture{claims: syncerrortest.NewClaimStore(), writer: &fakeWriter{}, audits: &audittest.Store{}, ai: &scriptedAI{},
 		records: &fakeRecords{fields: map[string]any{}}, tenants: tenantsWith(t, "true"), now: clock}
 	clk := func() time.Time { return f.now }
-	assist := &syncerror.Assist{Store: f.claims, Reader: f.records}
-	f.op = &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: f.claims, Tenants: f.tenants, Now: clk, Assist: assist,
-		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: clk}}}, Fixes: f.writer}
+	assist := &policy.Assist{Store: f.claims, Reader: f.records}
+	f.op = &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.claims, Tenants: f.tenants, Now: clk,
+		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: clk}}, Assist: assist}}, Fixes: f.writer}
 	f.worker = &diagnosis.Worker{Claims: f.claims, Tenants: f.tenants, Diagnoser: f.ai, Log: discardLogger(), Now: clk, Assist: assist, Apply: f.op}
 	f.mux = http.NewServeMux()
 	f.mux.Handle("GET /p", f.op.ListHandler())
@@ -135,9 +136,9 @@ func (f *assistFixture) putPolicy(t *testing.T, body string) {
 	}
 }
 
-func approvalOf(t *testing.T, w *httptest.ResponseRecorder) syncerror.Decision {
+func approvalOf(t *testing.T, w *httptest.ResponseRecorder) policy.Decision {
 	t.Helper()
-	var body struct{ Approval syncerror.Decision }
+	var body struct{ Approval policy.Decision }
 	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
 		t.Fatalf("%s: %v", w.Body, err)
 	}
@@ -225,7 +226,7 @@ func TestTwoApproversRefusesTheEditor(t *testing.T) {
 func TestApprovalPolicyPut(t *testing.T) {
 	f := newAssistFixture(t)
 	w := f.as(t, "ada", "admin", "GET", "/policy", "")
-	var p syncerror.Policy
+	var p policy.Policy
 	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || p.Version != 0 || len(p.Rules) != 2 {
 		t.Fatalf("default: %s", w.Body)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/automation"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -234,7 +235,7 @@ func TestRuleInsightsReadTheWindowNewestFirst(t *testing.T) {
 	put := func(n int, ruleID string, at time.Time) {
 		for i := range n {
 			body, _ := json.Marshal(syncerror.Automation{ClaimID: fmt.Sprintf("se_%s_%05d", ruleID, i), RuleID: ruleID,
-				Mode: syncerror.ModeShadow, At: at.Add(-time.Duration(i) * time.Second)})
+				Mode: policy.ModeShadow, At: at.Add(-time.Duration(i) * time.Second)})
 			d := syncerror.Doc{Key: fmt.Sprintf("~auto#se_%s_%05d", ruleID, i), Body: body, Sort: at.Add(-time.Duration(i) * time.Second)}
 			if _, err := f.claims.PutDoc(context.Background(), "acme", d, f.now); err != nil {
 				t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 )
 
@@ -33,8 +34,8 @@ func bulkCall(t *testing.T, h http.Handler, ctx context.Context, body string) de
 // results say per item what happened, in request order.
 func TestBulkApproveItemByItem(t *testing.T) {
 	f := newOpFixture(t)
-	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: f.claims, Now: func() time.Time { return clock },
-		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}}, Fixes: f.writer}
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.claims, Now: func() time.Time { return clock },
+		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}}}, Fixes: f.writer}
 	a := readyClaim(t, f.claims, "t1", "b-1", clock)
 	b := readyClaim(t, f.claims, "t1", "b-2", clock)
 	other := readyClaim(t, f.claims, "t2", "b-3", clock)
@@ -60,7 +61,7 @@ func TestBulkApproveItemByItem(t *testing.T) {
 // skipped for a retry, and nothing is written for them.
 func TestBulkSkipsWhatTheDeadlineCannotHold(t *testing.T) {
 	f := newOpFixture(t)
-	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: f.claims, Now: func() time.Time { return clock }}}, Fixes: f.writer}
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.claims, Now: func() time.Time { return clock }}}}, Fixes: f.writer}
 	a := readyClaim(t, f.claims, "t1", "d-1", clock)
 	ctx, cancel := context.WithTimeout(context.Background(), decisions.BulkDeadlineReserve/2)
 	defer cancel()
@@ -75,7 +76,7 @@ func TestBulkSkipsWhatTheDeadlineCannotHold(t *testing.T) {
 }
 
 func TestBulkValidation(t *testing.T) {
-	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: newOpFixture(t).claims}}}
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: newOpFixture(t).claims}}}}
 	for _, body := range []string{`{"action":"approve","ids":[]}`, `{"action":"delete","ids":["se_a"]}`,
 		`{"action":"reject","ids":["se_a"]}`, `{"action":"approve","ids":["se_a","se_a"]}`} {
 		r := httptest.NewRequest("POST", "/bulk", strings.NewReader(body)).WithContext(

@@ -1,12 +1,12 @@
 // Package syncerror is the core of the sync-error feature: the inbound record and its
 // validation, the claim row and its states, the fix and proposal types, folding, the store
 // interfaces (their contract suites and fake are in syncerrortest) and the write-back
-// contract, and the automation record. The approval policy and learning live here too
-// until they get a room of their own.
+// contract, the automation record, and Operator, the small base the rooms' services share.
 //
 // The feature's rooms sit on it, each importing only rooms below it (functions/layers_test.go):
-// dynamo (the DynamoDB store), retries (the Retrier), queue (the queue's reads: listing,
-// search, sort, export, detail), decisions (approve, reject, resolve,
+// dynamo (the DynamoDB store), retries (the Retrier), policy (the approval policy and the
+// learned fixes), queue (the queue's reads: listing, search, sort, export, detail),
+// decisions (approve, reject, resolve,
 // retry, revert, bulk, groups, triage), automation (auto-apply, insights), intake (ingest,
 // reconcile, host poll), diagnosis (the worker), then the wiring (ingestwire, wire,
 // queuewire, aidiagnoser). The core imports none of them.

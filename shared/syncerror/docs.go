@@ -24,12 +24,15 @@ type Doc struct {
 // Document keys start with "~", which no claim id does (ClaimID is "se_…"), so a document
 // is never served as a row nor a row changed as a document.
 const (
-	docPolicy    = "~policy#approval"
-	docKnowledge = "~kn#"
+	// DocPolicy keys the tenant's approval policy; DocKnowledge prefixes what it learned.
+	DocPolicy    = "~policy#approval"
+	DocKnowledge = "~kn#"
 	// DocAutomation keys an automation record by its row's claim id.
-	DocAutomation  = "~auto#"
-	docCoApproval  = "~coappr#"
-	docAutoCounter = "~autocap"
+	DocAutomation = "~auto#"
+	// DocCoApproval keys a two-approver fix's approvals by its row's claim id;
+	// DocAutoCounter keys the tenant's auto-applies of the minute.
+	DocCoApproval  = "~coappr#"
+	DocAutoCounter = "~autocap"
 )
 
 // ValidDocKey reports whether key names a document rather than a claim.
@@ -77,9 +80,9 @@ type AssistStore interface {
 // StatusReverted is an approved row whose fix was written back out again (§ revert).
 const StatusReverted Status = "reverted"
 
-// updateDoc reads the document at key, lets change edit its body (nil body: none yet) and
+// UpdateDoc reads the document at key, lets change edit its body (nil body: none yet) and
 // writes it back on the version read, again while another change comes first.
-func updateDoc[T any](ctx context.Context, s DocStore, tenantID, key string, now time.Time, change func(v *T, exists bool) error) (T, error) {
+func UpdateDoc[T any](ctx context.Context, s DocStore, tenantID, key string, now time.Time, change func(v *T, exists bool) error) (T, error) {
 	var zero T
 	for attempt := 0; ; attempt++ {
 		d, err := s.GetDoc(ctx, tenantID, key)

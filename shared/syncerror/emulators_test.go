@@ -12,6 +12,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 )
 
@@ -28,7 +29,7 @@ func testOperatorDoesNotServeTheWatermarkRow(t *testing.T, e emutest.Emulator) {
 	if err := claims.AdvanceWatermark(context.Background(), "acme", time.Time{}, clock); err != nil {
 		t.Fatal(err)
 	}
-	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: claims}}}
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: claims}}}}
 	r := httptest.NewRequest(http.MethodGet, "/p/~watermark%23hosterp", nil)
 	r.SetPathValue("id", "~watermark#hosterp")
 	r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{Subject: "alice", TenantID: "acme", Roles: []string{"operator"}}))

@@ -11,6 +11,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -33,7 +34,7 @@ func tenantsWith(t *testing.T, on string) *tenanttest.Store {
 func TestSwitchedOffTenantDecidesNothing(t *testing.T) {
 	f := newOpFixture(t)
 	c := readyClaim(t, f.claims, "acme", "E-1", clock)
-	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: f.claims, Tenants: tenantsWith(t, "false"), Now: func() time.Time { return clock }}}, Fixes: f.writer}
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.claims, Tenants: tenantsWith(t, "false"), Now: func() time.Time { return clock }}}}, Fixes: f.writer}
 	f.mux = http.NewServeMux()
 	f.mux.Handle("GET /p/{id}", op.DetailHandler())
 	f.mux.Handle("POST /p/{id}/approve", op.ApproveHandler())

@@ -6,6 +6,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
@@ -26,7 +27,7 @@ func TestGroupPending(t *testing.T) {
 	failed.Diagnosis, failed.Proposal = syncerror.DiagnosisFailed, nil
 	queued := claim("e-9", "value")
 	queued.Diagnosis, queued.Proposal = syncerror.DiagnosisQueued, nil
-	groups, needs := (&decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{}}}).GroupPending(context.Background(), []syncerror.Claim{
+	groups, needs := (&decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{}}}}).GroupPending(context.Background(), []syncerror.Claim{
 		claim("e-1", "value", zip, de),
 		claim("e-2", "value", de),
 		claim("e-3", "value", deOtherBefore), // the before value differs per record: same group

@@ -36,7 +36,7 @@ const maxDecisionBody = 64 << 10
 // ReadJSON decodes the body into v, or answers 400 malformed_json and returns false; an
 // optional body may be empty.
 func ReadJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
-	body, err := readLimited(w, r)
+	body, err := ReadLimited(w, r)
 	if err != nil {
 		return false
 	}
@@ -53,7 +53,7 @@ func ReadJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) bool
 // ReadStrictJSON is ReadJSON for a body whose members are all named by its schema
 // (additionalProperties: false): an unknown member is refused, never ignored.
 func ReadStrictJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := readLimited(w, r)
+	body, err := ReadLimited(w, r)
 	if err != nil {
 		return false
 	}
@@ -71,7 +71,8 @@ func ReadStrictJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-func readLimited(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// ReadLimited reads the body up to the decisions' bound, or answers 413 or 400 and fails.
+func ReadLimited(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxDecisionBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError

@@ -19,6 +19,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
@@ -88,7 +89,7 @@ func TestListOpenAndAnyMergeStatuses(t *testing.T) {
 
 func testMergedListing(t *testing.T, s syncerror.ClaimStore) {
 	seedStatuses(t, s)
-	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}}}
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}}}}
 	for _, tc := range []struct {
 		query string
 		want  []string
@@ -119,7 +120,7 @@ func testMergedListing(t *testing.T, s syncerror.ClaimStore) {
 func TestRowsSayWhoCanApprove(t *testing.T) {
 	s := syncerrortest.NewClaimStore()
 	seedStatuses(t, s)
-	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}}} // no policy: approvers approve
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}}}} // no policy: approvers approve
 	deciders := func(role, query string) map[string]string {
 		_, rows := listAs(t, op, role, query)
 		out := map[string]string{}
@@ -169,7 +170,7 @@ func TestDeciderFollowsThePolicy(t *testing.T) {
 	if len(first) != 1 || first[0].Approval == nil {
 		t.Fatalf("%+v", first)
 	}
-	want := syncerror.Decision{Apply: first[0].Approval.Apply}.Decider(syncerror.StatusPending, false)
+	want := policy.Decision{Apply: first[0].Approval.Apply}.Decider(syncerror.StatusPending, false)
 	if first[0].Decider != want {
 		t.Fatalf("operator sees %q for a %s rule", first[0].Decider, first[0].Approval.Apply)
 	}
@@ -195,16 +196,16 @@ func TestDeciderOfEachRule(t *testing.T) {
 		approver bool
 		want     string
 	}{
-		{syncerror.ApplyOperator, syncerror.StatusPending, false, "you"},
-		{syncerror.ApplyAuto, syncerror.StatusPending, false, "you"},
-		{syncerror.ApplyApprover, syncerror.StatusPending, false, "approver"},
-		{syncerror.ApplyApprover, syncerror.StatusPending, true, "you"},
-		{syncerror.ApplyOperator, syncerror.StatusEscalated, false, "approver"},
-		{syncerror.ApplyOperator, syncerror.StatusEscalated, true, "you"},
-		{syncerror.ApplyTwoApprovers, syncerror.StatusPending, true, "two_approvers"},
-		{syncerror.ApplyOperator, syncerror.StatusRejected, true, ""},
+		{policy.ApplyOperator, syncerror.StatusPending, false, "you"},
+		{policy.ApplyAuto, syncerror.StatusPending, false, "you"},
+		{policy.ApplyApprover, syncerror.StatusPending, false, "approver"},
+		{policy.ApplyApprover, syncerror.StatusPending, true, "you"},
+		{policy.ApplyOperator, syncerror.StatusEscalated, false, "approver"},
+		{policy.ApplyOperator, syncerror.StatusEscalated, true, "you"},
+		{policy.ApplyTwoApprovers, syncerror.StatusPending, true, "two_approvers"},
+		{policy.ApplyOperator, syncerror.StatusRejected, true, ""},
 	} {
-		if got := (syncerror.Decision{Apply: tc.apply}).Decider(tc.status, tc.approver); got != tc.want {
+		if got := (policy.Decision{Apply: tc.apply}).Decider(tc.status, tc.approver); got != tc.want {
 			t.Errorf("%s %s approver=%v: %q, want %q", tc.apply, tc.status, tc.approver, got, tc.want)
 		}
 	}
@@ -215,7 +216,7 @@ func TestDeciderOfEachRule(t *testing.T) {
 func TestListingOffersEverySystemAndMatchesWithoutCase(t *testing.T) {
 	s := syncerrortest.NewClaimStore()
 	seedStatuses(t, s)
-	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}}}
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: s, Now: clockFunc}}}}
 	r := httptest.NewRequest(http.MethodGet, "/p?limit=1", nil)
 	r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{Subject: "olga", TenantID: "acme", Roles: []string{"operator"}}))
 	w := httptest.NewRecorder()
@@ -303,7 +304,7 @@ func TestMergedListingOverCappedPages(t *testing.T) {
 			want = append([]string{id}, want...)
 		}
 	}
-	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: cappedStore{mem}, Now: clockFunc}}}
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: cappedStore{mem}, Now: clockFunc}}}}
 	for _, limit := range []string{"1", "2", "5"} {
 		if got, _ := listAs(t, op, "operator", "status=open&limit="+limit); !reflect.DeepEqual(got, want) {
 			t.Errorf("limit %s: %v, want %v", limit, got, want)

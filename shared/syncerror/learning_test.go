@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 )
 
 // After an operator approves an edited value once, the next error about another record
@@ -54,7 +55,7 @@ func TestLearnedFixNeedsNoAICallAndRejectionsStick(t *testing.T) {
 
 	// The admin sees what was learned, with the rejection and its reason.
 	w := f.as(t, "ada", "admin", "GET", "/knowledge", "")
-	var page struct{ Items []syncerror.Knowledge }
+	var page struct{ Items []policy.Knowledge }
 	if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil || len(page.Items) != 1 {
 		t.Fatalf("knowledge %d %s", w.Code, w.Body)
 	}
@@ -71,7 +72,7 @@ func TestKnowledgeAdmin(t *testing.T) {
 	f := newAssistFixture(t)
 	first := f.arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
 	f.as(t, "anna", "approver", "POST", "/p/"+first.ID+"/approve", `{"fix":[{"path":"subsidiary","after":"Acme UK Ltd"}]}`)
-	var page struct{ Items []syncerror.Knowledge }
+	var page struct{ Items []policy.Knowledge }
 	_ = json.Unmarshal(f.as(t, "ada", "admin", "GET", "/knowledge", "").Body.Bytes(), &page)
 	k := page.Items[0]
 	path := "/knowledge/" + k.ID
@@ -82,7 +83,7 @@ func TestKnowledgeAdmin(t *testing.T) {
 		t.Fatalf("card number learned: %d %s", w.Code, w.Body)
 	}
 	w := f.as(t, "ada", "admin", "PUT", path, `{"value":"Acme Ltd (UK)","version":1}`)
-	var got syncerror.Knowledge
+	var got policy.Knowledge
 	_ = json.Unmarshal(w.Body.Bytes(), &got)
 	if w.Code != http.StatusOK || got.Value != "Acme Ltd (UK)" || got.CorrectedBy != "ada" || got.Version != 2 {
 		t.Fatalf("correct: %d %s", w.Code, w.Body)

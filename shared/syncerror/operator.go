@@ -52,7 +52,7 @@ type Auditor interface {
 
 // Operator is what the queue's reads (queue.Service), the decisions on a row
 // (decisions.Service, built on them) and the approval policy's and knowledge's routes
-// share: the store, masking, tenants, audit, clock and policy. Authentication and roles are checked by middleware in front; the tenant always comes
+// share: the store, masking, tenants, audit and clock. Authentication and roles are checked by middleware in front; the tenant always comes
 // from the caller's identity, so another tenant's row is simply not found.
 type Operator struct {
 	Claims ClaimStore
@@ -63,8 +63,6 @@ type Operator struct {
 	Tenants tenant.Reader
 	Audit   Auditor
 	Now     func() time.Time
-	// Assist is the approval policy, learning and automation (nil: approvers approve).
-	Assist *Assist
 	// Fields types an approved fix by its target's metadata (nil: written as sent).
 	Fields FieldCatalog
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 )
 
@@ -35,7 +36,7 @@ func peopleFixture(t *testing.T) *opFixture {
 	f := newOpFixture(t)
 	log := &audit.Log{Store: f.audits, Redactor: recordRedactor{dlp.NewScanner()}, Now: func() time.Time { return clock },
 		PseudonymKey: audit.StaticKey([]byte("0123456789abcdef0123456789abcdef"))}
-	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: f.claims, Now: func() time.Time { return clock }, Audit: log}}}
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.claims, Now: func() time.Time { return clock }, Audit: log}}}}
 	f.mux.Handle("POST /t/{id}/triage", op.TriageHandler())
 	f.mux.Handle("GET /t/{id}", op.DetailHandler())
 	f.mux.Handle("GET /t", op.ListHandler())

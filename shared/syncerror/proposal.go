@@ -57,3 +57,16 @@ func (e *PermanentError) Unwrap() error { return ErrPermanent }
 func InferenceID(claimID string, attempt int) string {
 	return claimID + "-a" + strconv.Itoa(attempt)
 }
+
+// Provenance tells where a learned proposal came from.
+type Provenance struct {
+	KnowledgeIDs   []string   `json:"knowledgeIds"`
+	Approvals      int        `json:"approvals"`
+	Rejections     int        `json:"rejections"`
+	People         int        `json:"people"`
+	LastApprovedBy string     `json:"lastApprovedBy,omitempty"`
+	LastApprovedAt *time.Time `json:"lastApprovedAt,omitempty"`
+}
+
+// SourceLearned marks a proposal built from the tenant's knowledge, with no AI call.
+const SourceLearned = "learned"

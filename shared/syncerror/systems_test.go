@@ -12,6 +12,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -28,7 +29,7 @@ func systemsFixture(t *testing.T) (*opFixture, *decisions.Service) {
 		SystemAliases: map[string]string{"Lager Nord": "shipping"}}); err != nil {
 		t.Fatal(err)
 	}
-	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: f.claims, Tenants: tenants, Now: func() time.Time { return clock }}}}
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.claims, Tenants: tenants, Now: func() time.Time { return clock }}}}}
 	f.mux.Handle("GET /m", op.ListHandler())
 	f.mux.Handle("GET /m/{id}", op.DetailHandler())
 	for i, sys := range []string{"Business Central", "ShipStation", "erp2", "business central ", "Lager Nord", "webshop", "", "BC"} {

@@ -13,14 +13,15 @@ import (
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 )
 
 // maskedFixture is the operator fixture with the production DLP policy and the triage route.
 func maskedFixture(t *testing.T) *opFixture {
 	f := newOpFixture(t)
-	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: f.claims, Mask: &syncerror.Masker{Scanner: dlp.NewScanner()}, Now: func() time.Time { return clock },
-		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}}}
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.claims, Mask: &syncerror.Masker{Scanner: dlp.NewScanner()}, Now: func() time.Time { return clock },
+		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}}}}
 	f.mux.Handle("POST /p/{id}/triage", op.TriageHandler())
 	f.mux.Handle("GET /m", op.ListHandler())
 	return f

@@ -3,7 +3,7 @@
 // the diagnose function links the AI providers.
 //
 // A model is asked only when it adds something: the worker tries the tenant's learned
-// fixes first (syncerror.Assist), then the rules (free, local); a configured model is
+// fixes first (policy.Assist), then the rules (free, local); a configured model is
 // called, once, only for an error the rules score below the tenant's threshold
 // (ai.DefaultModelBelow unless the tenant sets tenant.KeyModelBelow).
 package aidiagnoser

@@ -12,6 +12,7 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -19,7 +20,7 @@ import (
 // policy around a diagnosis: a learned fix before the AI is asked, and the auto rule applied
 // to the proposal once the diagnosis is stored.
 type AutoApply struct {
-	Assist    *syncerror.Assist
+	Assist    *policy.Assist
 	Apply     *decisions.Service // the approve path an enforced rule applies through
 	Tenants   tenant.Reader
 	Diagnoser syncerror.Diagnoser
@@ -66,20 +67,20 @@ func (ap *AutoApply) Automate(ctx context.Context, c syncerror.Claim, p syncerro
 		httpapi.Logger(ctx).Error("approval policy unreadable; no automation", "id", c.ID, "error", err)
 		return
 	}
-	d := pol.Decide(syncerror.FactsOf(c, p.Fix))
-	if d.Apply != syncerror.ApplyAuto {
+	d := pol.Decide(policy.FactsOf(c, p.Fix))
+	if d.Apply != policy.ApplyAuto {
 		return
 	}
 	rec := syncerror.Automation{ClaimID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
 		RuleID: d.RuleID, Mode: d.Mode, Class: p.Class, Fix: p.Fix, At: ap.now()}
-	if d.Mode == syncerror.ModeEnforce {
+	if d.Mode == policy.ModeEnforce {
 		rec.Outcome, rec.Detail = ap.enforce(ctx, c, d)
 	}
 	if err := ap.Assist.StoreAutomation(ctx, c.TenantID, rec, ap.now()); err != nil {
 		httpapi.Logger(ctx).Error("automation record not stored", "id", c.ID, "rule", d.RuleID, "error", err)
 	}
 	metric := map[string]float64{"AutoShadowed": 1}
-	if d.Mode == syncerror.ModeEnforce {
+	if d.Mode == policy.ModeEnforce {
 		metric = map[string]float64{"AutoApplyAttempts": 1}
 		if rec.Outcome == syncerror.OutcomeApplied {
 			metric["AutoApplied"] = 1
@@ -91,7 +92,7 @@ func (ap *AutoApply) Automate(ctx context.Context, c syncerror.Claim, p syncerro
 
 // enforce applies the rule's fix unless the tenant's auto_apply flag is off or its cap
 // for the minute is spent.
-func (ap *AutoApply) enforce(ctx context.Context, c syncerror.Claim, d syncerror.Decision) (string, string) {
+func (ap *AutoApply) enforce(ctx context.Context, c syncerror.Claim, d policy.Decision) (string, string) {
 	flags := ap.Assist.Flags
 	if flags == nil {
 		flags = ap.Tenants
@@ -109,12 +110,12 @@ func (ap *AutoApply) enforce(ctx context.Context, c syncerror.Claim, d syncerror
 		return syncerror.OutcomeFailed, "no approve path configured"
 	}
 	if err := ap.Assist.TakeAutoApply(ctx, c.TenantID, ap.now()); err != nil {
-		if errors.Is(err, syncerror.ErrAutoApplyCapped) {
+		if errors.Is(err, policy.ErrAutoApplyCapped) {
 			return syncerror.OutcomeCapped, "the tenant's auto-apply cap for this minute is spent"
 		}
 		return syncerror.OutcomeFailed, "auto-apply counter unavailable"
 	}
-	actx := identity.WithAuth(syncerror.WithAutoRule(ctx, d.RuleID),
+	actx := identity.WithAuth(policy.WithAutoRule(ctx, d.RuleID),
 		identity.Principal{Subject: "policy:" + d.RuleID, TenantID: c.TenantID, Roles: []string{identity.RoleApprover}})
 	req, _ := http.NewRequestWithContext(actx, http.MethodPost, "/api/sync-error-assist/proposals/"+c.ID+"/approve", bytes.NewReader(nil))
 	req.SetPathValue("id", c.ID)

@@ -7,7 +7,7 @@
 // The automation record itself (syncerror.Automation, its outcomes) is a document of the
 // core, which the decisions update and the knowledge routes list.
 //
-// It may import the core (shared/syncerror), queue (the tenant's system names) and
-// decisions (the approve an enforced rule applies through) only: no other room of the
-// feature.
+// It may import the core (shared/syncerror), policy (the rules, the cap, the records'
+// store), queue (the tenant's system names) and decisions (the approve an enforced rule
+// applies through) only: no other room of the feature.
 package automation

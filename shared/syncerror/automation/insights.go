@@ -10,6 +10,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -111,7 +112,7 @@ type InsightsReader struct {
 	// Tenants names the systems the rows count under (nil: the defaults alone).
 	Tenants tenant.Reader
 	// Assist holds the automation records the rules' figures read (nil: no rules).
-	Assist *syncerror.Assist
+	Assist *policy.Assist
 	Now    func() time.Time
 }
 
@@ -299,7 +300,7 @@ func (o *InsightsReader) ruleInsights(ctx context.Context, tenantID string, sinc
 }
 
 func (ri *RuleInsight) add(a syncerror.Automation) {
-	if a.Mode == syncerror.ModeShadow {
+	if a.Mode == policy.ModeShadow {
 		ri.WouldHaveApplied++
 	}
 	switch a.Outcome {
@@ -307,7 +308,7 @@ func (ri *RuleInsight) add(a syncerror.Automation) {
 		ri.Applied++
 	case syncerror.OutcomeReverted:
 		ri.Reverted++
-		if a.Mode == syncerror.ModeEnforce {
+		if a.Mode == policy.ModeEnforce {
 			ri.Applied++
 		} else {
 			ri.Rejected++

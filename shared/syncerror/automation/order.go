@@ -26,7 +26,7 @@ type autoOrder struct {
 
 // OrderAutomation reads up to limit more of the tenant's automation records, gives those
 // without a Sort their time, and says how many it gave one. A record changed meanwhile is
-// left to its writer, which sets the Sort itself (updateDoc).
+// left to its writer, which sets the Sort itself (UpdateDoc).
 func OrderAutomation(ctx context.Context, s syncerror.DocStore, tenantID string, limit int, now time.Time) (int, error) {
 	marker, err := s.GetDoc(ctx, tenantID, docAutoOrder)
 	var at autoOrder

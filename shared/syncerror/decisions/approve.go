@@ -2,6 +2,7 @@ package decisions
 
 import (
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 
 	"context"
 	"encoding/json"
@@ -278,7 +279,7 @@ func (a *approval) complete(takeover bool) {
 	switch {
 	case err == nil || errors.Is(err, syncerror.ErrStateChanged) && gerr == nil && cur.Status == syncerror.StatusApproved:
 		if err == nil && !takeover {
-			o.LearnDecision(ctx, a.row, a.fix, syncerror.Verdict{Approved: true, Actor: a.actor.Actor, At: o.NowUTC()})
+			o.LearnDecision(ctx, a.row, a.fix, policy.Verdict{Approved: true, Actor: a.actor.Actor, At: o.NowUTC()})
 			o.CountResolved(a.row, a.actor.Actor)
 		}
 		if gerr != nil {

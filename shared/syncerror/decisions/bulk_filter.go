@@ -2,6 +2,7 @@ package decisions
 
 import (
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 
 	"cmp"
@@ -208,7 +209,7 @@ func (o *Service) bulkPreview(ctx context.Context, actor identity.Identity, acti
 	if sel.byFilter {
 		p.Cursor = sel.cursor
 	}
-	var pol *syncerror.Policy
+	var pol *policy.Policy
 	if action == "approve" && o.Assist != nil {
 		got, err := o.Assist.Policies().Get(ctx, actor.TenantID)
 		if err != nil {
@@ -231,7 +232,7 @@ func (o *Service) bulkPreview(ctx context.Context, actor identity.Identity, acti
 		}
 		p.Total++
 		fix := syncerror.FixOf(*c)
-		if pol != nil && mayApply(actor, pol.Decide(syncerror.FactsOf(*c, fix))) {
+		if pol != nil && mayApply(actor, pol.Decide(policy.FactsOf(*c, fix))) {
 			*p.Allowed++
 		}
 		if len(fix) == 0 || c.Proposal == nil {
@@ -270,8 +271,8 @@ func (p *BulkPreview) addFix(byKey map[string]int, class string, fix []syncerror
 
 // mayApply reports whether the approval policy's decision lets actor approve alone (a
 // two-approver fix counts: the caller's approval is one of the two).
-func mayApply(actor identity.Identity, d syncerror.Decision) bool {
-	if d.Apply == syncerror.ApplyAuto || d.Apply == syncerror.ApplyOperator {
+func mayApply(actor identity.Identity, d policy.Decision) bool {
+	if d.Apply == policy.ApplyAuto || d.Apply == policy.ApplyOperator {
 		return actor.HasRole(identity.RoleOperator)
 	}
 	return actor.HasRole(identity.RoleApprover)

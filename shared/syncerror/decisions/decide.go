@@ -2,6 +2,7 @@ package decisions
 
 import (
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 
 	"errors"
 	"net/http"
@@ -116,7 +117,7 @@ func (o *Service) decide(to syncerror.Status, action, key string) http.Handler {
 		o.WriteAudit(ctx, actor, key, audit.ResultSuccess, "syncerror/"+id, map[string]any{"reason": body.Reason})
 		cur, err := o.Claims.Get(ctx, actor.TenantID, id)
 		if err == nil && to == syncerror.StatusRejected {
-			o.LearnDecision(ctx, cur, syncerror.FixOf(cur), syncerror.Verdict{Actor: actor.Actor, Reason: body.Reason, At: now})
+			o.LearnDecision(ctx, cur, syncerror.FixOf(cur), policy.Verdict{Actor: actor.Actor, Reason: body.Reason, At: now})
 		}
 		if err != nil {
 			httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": to})

@@ -2,6 +2,7 @@ package decisions
 
 import (
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 
 	"context"
 	"encoding/json"
@@ -167,7 +168,7 @@ func isDate(s string) bool {
 func shown(v any) string {
 	s, ok := v.(string)
 	if !ok {
-		s = syncerror.Canon(v)
+		s = policy.Canon(v)
 	} else {
 		s = strconv.Quote(s)
 	}

@@ -2,6 +2,7 @@ package decisions
 
 import (
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 
 	"context"
 	"encoding/json"
@@ -155,7 +156,7 @@ func (o *Service) priorValues(ctx context.Context, c syncerror.Claim, fix []sync
 		switch {
 		case !present:
 			p.Absent = true
-		case syncerror.Learnable(ch.Path, v) != nil:
+		case policy.Learnable(ch.Path, v) != nil:
 			// Kept at rest under the stored-data policy, like everything of a row.
 			p.Withheld = true
 		default:
@@ -191,7 +192,7 @@ func sameHeld(have, wrote any) bool {
 	if hok && wok {
 		return h == w
 	}
-	return syncerror.SameValue(have, wrote)
+	return policy.SameValue(have, wrote)
 }
 
 func numeric(v any) (float64, bool) {
@@ -226,7 +227,7 @@ func (o *Service) reverted(w http.ResponseWriter, r *http.Request, id identity.I
 		return o.Assist.Store.MarkReverted(ctx, c.TenantID, c.ID, syncerror.HistoryEntry{At: now, Actor: actor, Action: "reverted", Note: reason}, now)
 	})
 	o.WriteAudit(ctx, id, "syncerror.revert", audit.ResultSuccess, "syncerror/"+c.ID, details)
-	o.LearnDecision(ctx, c, fix, syncerror.Verdict{Actor: actor, Reason: "reverted: " + note, At: now})
+	o.LearnDecision(ctx, c, fix, policy.Verdict{Actor: actor, Reason: "reverted: " + note, At: now})
 	o.Assist.SetOutcome(ctx, c, now, func(a *syncerror.Automation) bool {
 		a.Outcome, a.DecidedBy, a.DecidedAt = syncerror.OutcomeReverted, actor, &now
 		return true

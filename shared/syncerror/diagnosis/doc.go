@@ -4,6 +4,6 @@
 // retry schedule for a retryable class. Transient failures hand the claim back to the
 // queue; permanent ones end its diagnosis.
 //
-// It may import the core (shared/syncerror), decisions and automation only: no other
-// room of the feature.
+// It may import the core (shared/syncerror), retries, policy (the tenant's knowledge),
+// decisions and automation only: no other room of the feature.
 package diagnosis

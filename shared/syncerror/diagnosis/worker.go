@@ -15,6 +15,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/retries"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
@@ -48,7 +49,7 @@ type Worker struct {
 	MinTimeLeft time.Duration
 	// Assist consults the tenant's knowledge before the diagnoser and runs its auto rules
 	// (nil: neither); Apply is the approve path an enforced rule applies through.
-	Assist *syncerror.Assist
+	Assist *policy.Assist
 	Apply  *decisions.Service
 	// Retries puts rows of a retryable class on the retry schedule once diagnosed (nil:
 	// every row waits for people).

@@ -16,6 +16,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
@@ -144,7 +145,7 @@ func TestIngestFoldsConcurrentPosts(t *testing.T) {
 // closeRow resolves a row as an operator would.
 func closeRow(t *testing.T, claims syncerror.ClaimStore, id string) {
 	t.Helper()
-	op := &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: claims, Now: clockFunc}}}
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: claims, Now: clockFunc}}}}
 	r := operatorRequest(t, id, `{"reason":"fixed_at_source","note":"corrected in Shopify"}`)
 	r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{Subject: "olga", TenantID: "acme", Roles: []string{"operator"}}))
 	w := recorder()

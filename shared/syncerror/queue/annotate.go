@@ -6,6 +6,7 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 )
 
 // Annotate says on each pending or escalated row who may approve it, by which rule, and
@@ -28,7 +29,7 @@ func (o *Service) Annotate(ctx context.Context, tenantID string, rows []*Summary
 		if err != nil {
 			continue
 		}
-		if d, ok := syncerror.DecisionOf(pol, c); ok {
+		if d, ok := policy.DecisionOf(pol, c); ok {
 			rows[i].Decider = d.Decider(c.Status, approver)
 			if pol != nil {
 				rows[i].Approval = &d

@@ -4,5 +4,6 @@
 // says who may approve it by the tenant's approval policy (Annotate). Summarize and Detail
 // are the row as the queue shows it, which the decisions answer with.
 //
-// It may import the core (shared/syncerror) only: no other room of the feature.
+// It may import the core (shared/syncerror) and policy (who may approve a row) only: no
+// other room of the feature.
 package queue

@@ -13,6 +13,7 @@ import (
 	"github.com/syncassist/syncassist/shared/tenant"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 )
 
 var classPattern = regexp.MustCompile(`^[a-z_]{1,32}$`)
@@ -98,8 +99,8 @@ func ListFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, 
 	case StatusAny:
 		q.Statuses = syncerror.Statuses
 	}
-	if q.Decider = v.Get("decider"); q.Decider != "" && !slices.Contains(syncerror.Deciders, q.Decider) {
-		bad("decider", "must be one of "+strings.Join(syncerror.Deciders, ", "))
+	if q.Decider = v.Get("decider"); q.Decider != "" && !slices.Contains(policy.Deciders, q.Decider) {
+		bad("decider", "must be one of "+strings.Join(policy.Deciders, ", "))
 	}
 	q.Approver = who.HasRole(identity.RoleApprover)
 	sort := v.Get("sort")

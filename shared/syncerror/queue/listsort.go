@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 )
 
 // SortWindow is how many rows a class or confidence sort orders. DynamoDB keeps a status's
@@ -108,7 +109,7 @@ func (o *Service) deciderFilter(ctx context.Context, tenantID string, q syncerro
 		return nil, err
 	}
 	return func(c syncerror.Claim) bool {
-		d, ok := syncerror.DecisionOf(pol, c)
+		d, ok := policy.DecisionOf(pol, c)
 		return ok && d.Decider(c.Status, q.Approver) == q.Decider
 	}, nil
 }

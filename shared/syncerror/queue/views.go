@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 )
 
 // Summary is a row in the queue listing.
@@ -31,7 +32,7 @@ type Summary struct {
 	// queue marks such rows apart from fresh ones.
 	ApplyError string `json:"applyError,omitempty"`
 	// Approval says, on a pending row, who may approve its fix and by which rule.
-	Approval *syncerror.Decision `json:"approval,omitempty"`
+	Approval *policy.Decision `json:"approval,omitempty"`
 	// Decider says who can approve the fix, for the viewer (Decision.Decider): you,
 	// approver or two_approvers; absent where nobody decides now.
 	Decider string `json:"decider,omitempty"`

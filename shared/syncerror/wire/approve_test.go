@@ -22,6 +22,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -121,7 +122,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.op = &decisions.Service{Service: &queue.Service{Operator: &syncerror.Operator{Claims: f.claims, Audit: log, Now: clock}}, Fixes: fixWriter{g}}
+	f.op = &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.claims, Audit: log, Now: clock}}}, Fixes: fixWriter{g}}
 	f.rc = &intake.Reconcile{Tenants: tenants{}, Claims: f.claims, Audit: log, Now: clock, Writes: ledgerWrites{f.ledger},
 		Log: discard()}
 	return f

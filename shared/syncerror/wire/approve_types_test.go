@@ -16,6 +16,7 @@ import (
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/governance/governancetest"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -64,7 +65,7 @@ func newHostFixture(t *testing.T) *hostFixture {
 		t.Fatal(err)
 	}
 	f.op.Fixes = fixWriter{g}
-	f.op.Assist = &syncerror.Assist{Store: f.claims, Reader: recordReader{typedHostClients{client}}}
+	f.op.Assist = &policy.Assist{Store: f.claims, Reader: recordReader{typedHostClients{client}}}
 	f.op.Fields = newFieldCatalog(typedHostClients{client}, func() time.Time { return f.now })
 	return &hostFixture{fixture: f, fake: fake}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 )
 
 // withAssist adds the approval policy's, the knowledge's and the automation's routes.
@@ -32,12 +33,12 @@ func withAssist(r platform.Routes, op *decisions.Service) platform.Routes {
 
 // assist is the policy, learning and automation on the processed table; revert reads
 // records through the tenant's connectors.
-func (f *Feature) assist() *syncerror.Assist {
+func (f *Feature) assist() *policy.Assist {
 	store, ok := f.Claims.(syncerror.AssistStore)
 	if !ok {
 		return nil
 	}
-	return &syncerror.Assist{Store: store, Reader: recordReader{guarded.Connectors(f.Base)}, AutoApplyPerMinute: f.AutoApplyPerMinute,
+	return &policy.Assist{Store: store, Reader: recordReader{guarded.Connectors(f.Base)}, AutoApplyPerMinute: f.AutoApplyPerMinute,
 		Flags: f.Base.Tenants}
 }
 
@@ -86,7 +87,7 @@ func (r recordReader) ReadFields(ctx context.Context, c syncerror.Claim) (map[st
 func autoApplyCap(getenv func(string) string) (int, error) {
 	v := getenv("AUTO_APPLY_PER_MINUTE")
 	if v == "" {
-		return syncerror.DefaultAutoApplyPerMinute, nil
+		return policy.DefaultAutoApplyPerMinute, nil
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n <= 0 {

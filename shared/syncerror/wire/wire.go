@@ -18,6 +18,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/retries"
 	"github.com/syncassist/syncassist/shared/tenant"
@@ -108,8 +109,9 @@ func (f *Feature) Operator() (*decisions.Service, error) {
 		return nil, err
 	}
 	q := &syncerror.Operator{Claims: f.Claims, Mask: f.mask(), Tenants: f.Base.HostTenants, Audit: f.Base.Audit,
-		Now: f.Base.Clock(), Assist: f.assist(), Fields: newFieldCatalog(guarded.Connectors(f.Base), f.Base.Clock())}
-	return &decisions.Service{Service: &queue.Service{Operator: q}, Fixes: fixWriter{g}, Retries: rt}, nil
+		Now: f.Base.Clock(), Fields: newFieldCatalog(guarded.Connectors(f.Base), f.Base.Clock())}
+	p := &policy.Service{Operator: q, Assist: f.assist()}
+	return &decisions.Service{Service: &queue.Service{Service: p}, Fixes: fixWriter{g}, Retries: rt}, nil
 }
 
 // Worker is the diagnosis worker with d (aidiagnoser gives the governed AI client's).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/automation"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -118,7 +119,7 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 
 	t.Run("approval policy: default, then versioned puts", func(t *testing.T) {
 		s := newStore(t)
-		p := syncerror.Policies{Docs: s}
+		p := policy.Policies{Docs: s}
 		got, err := p.Get(ctx, "t1")
 		if err != nil || got.Version != 0 || len(got.Rules) != 2 {
 			t.Fatalf("default: %+v %v", got, err)
@@ -130,7 +131,7 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 		if got.Version != 1 {
 			t.Fatalf("onboarded version %d", got.Version)
 		}
-		next := syncerror.Policy{Version: 1, Rules: []syncerror.PolicyRule{{ID: "all", Apply: syncerror.ApplyApprover}}}
+		next := policy.Policy{Version: 1, Rules: []policy.PolicyRule{{ID: "all", Apply: policy.ApplyApprover}}}
 		if _, err := p.Put(ctx, "t1", next, now); err != nil {
 			t.Fatal(err)
 		}
@@ -148,11 +149,11 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 
 	t.Run("learning: approve, edit, reject and concurrent decisions", func(t *testing.T) {
 		s := newStore(t)
-		l := syncerror.Learning{Docs: s}
+		l := policy.Learning{Docs: s}
 		row := readyRow(t, s, "t1", "e-1", now)
 		fix := []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DE"}}
 		n := winners(t, 5, func(i int) (bool, error) {
-			_, err := l.Learn(ctx, row, fix, syncerror.Verdict{Approved: true, Actor: fmt.Sprintf("op%d", i%3), At: now})
+			_, err := l.Learn(ctx, row, fix, policy.Verdict{Approved: true, Actor: fmt.Sprintf("op%d", i%3), At: now})
 			return err == nil, err
 		})
 		if n != 5 {
@@ -164,14 +165,14 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 			len(p.Fix) != 1 || p.Fix[0].After != "DE" {
 			t.Fatalf("proposal %+v ok=%v err=%v", p, ok, err)
 		}
-		if _, err := l.Learn(ctx, row, fix, syncerror.Verdict{Actor: "ap", Reason: "DE is wrong here", At: now}); err != nil {
+		if _, err := l.Learn(ctx, row, fix, policy.Verdict{Actor: "ap", Reason: "DE is wrong here", At: now}); err != nil {
 			t.Fatal(err)
 		}
 		if _, ok, _ := l.Propose(ctx, other, "inf", now); ok {
 			t.Fatal("a rejected value is still proposed")
 		}
 		edit := []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DEU"}}
-		if _, err := l.Learn(ctx, row, edit, syncerror.Verdict{Approved: true, Actor: "op1", At: now}); err != nil {
+		if _, err := l.Learn(ctx, row, edit, policy.Verdict{Approved: true, Actor: "op1", At: now}); err != nil {
 			t.Fatal(err)
 		}
 		p, ok, _ = l.Propose(ctx, other, "inf", now)
@@ -185,10 +186,10 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 
 	t.Run("auto-apply cap: exactly the limit per minute, also at once", func(t *testing.T) {
 		s := newStore(t)
-		a := &syncerror.Assist{Store: s, AutoApplyPerMinute: 3}
+		a := &policy.Assist{Store: s, AutoApplyPerMinute: 3}
 		n := winners(t, 6, func(int) (bool, error) {
 			err := a.TakeAutoApply(ctx, "t1", now)
-			if errors.Is(err, syncerror.ErrAutoApplyCapped) {
+			if errors.Is(err, policy.ErrAutoApplyCapped) {
 				return false, nil
 			}
 			return err == nil, err

@@ -1,4 +1,4 @@
-package syncerror
+package policy
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/dlp"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // Knowledge is what a tenant's people decided about one case, a fix's field in one kind of
@@ -48,19 +50,6 @@ type RejectedValue struct {
 	Count  int       `json:"count"`
 }
 
-// Provenance tells where a learned proposal came from.
-type Provenance struct {
-	KnowledgeIDs   []string   `json:"knowledgeIds"`
-	Approvals      int        `json:"approvals"`
-	Rejections     int        `json:"rejections"`
-	People         int        `json:"people"`
-	LastApprovedBy string     `json:"lastApprovedBy,omitempty"`
-	LastApprovedAt *time.Time `json:"lastApprovedAt,omitempty"`
-}
-
-// SourceLearned marks a proposal built from the tenant's knowledge, with no AI call.
-const SourceLearned = "learned"
-
 // Knowledge bounds.
 const (
 	maxApprovers      = 50
@@ -70,7 +59,7 @@ const (
 
 // Learning records decisions as knowledge and answers from it.
 type Learning struct {
-	Docs DocStore
+	Docs syncerror.DocStore
 }
 
 var learnScanner = dlp.NewScanner()
@@ -95,7 +84,7 @@ func SameValue(a, b any) bool { return Canon(a) == Canon(b) }
 
 // knowledgeScope is the key prefix of every case of one error code on one record type.
 func knowledgeScope(errorCode, recordType string) string {
-	return docKnowledge + digest(errorCode, recordType) + "#"
+	return syncerror.DocKnowledge + digest(errorCode, recordType) + "#"
 }
 
 func knowledgeKey(k Knowledge) string {
@@ -104,7 +93,7 @@ func knowledgeKey(k Knowledge) string {
 
 // KnowledgeID is the public id of a knowledge key ("kn_<scope>_<case>").
 func KnowledgeID(key string) string {
-	return "kn_" + strings.ReplaceAll(strings.TrimPrefix(key, docKnowledge), "#", "_")
+	return "kn_" + strings.ReplaceAll(strings.TrimPrefix(key, syncerror.DocKnowledge), "#", "_")
 }
 
 // knowledgeKeyOf turns a public id back into its key; false when id is not one.
@@ -114,7 +103,7 @@ func knowledgeKeyOf(id string) (string, bool) {
 	if !ok || !ok2 || len(a) != 16 || len(b) != 16 || !isHex(a) || !isHex(b) {
 		return "", false
 	}
-	return docKnowledge + a + "#" + b, true
+	return syncerror.DocKnowledge + a + "#" + b, true
 }
 
 func isHex(s string) bool {
@@ -162,7 +151,7 @@ type Verdict struct {
 
 // Learn records v for every field change of fix on row c. A change the DLP policy refuses
 // is skipped (and counted in skipped); other failures are returned after trying all.
-func (l Learning) Learn(ctx context.Context, c Claim, fix []FieldChange, v Verdict) (skipped int, err error) {
+func (l Learning) Learn(ctx context.Context, c syncerror.Claim, fix []syncerror.FieldChange, v Verdict) (skipped int, err error) {
 	if c.Proposal == nil {
 		return 0, nil
 	}
@@ -174,7 +163,7 @@ func (l Learning) Learn(ctx context.Context, c Claim, fix []FieldChange, v Verdi
 		}
 		k := Knowledge{Class: c.Proposal.Class, ErrorCode: c.Record.ErrorCode, RecordType: c.Record.RecordType, Field: ch.Path, Before: ch.Before}
 		key := knowledgeKey(k)
-		_, uerr := updateDoc(ctx, l.Docs, c.TenantID, key, v.At, func(cur *Knowledge, exists bool) error {
+		_, uerr := syncerror.UpdateDoc(ctx, l.Docs, c.TenantID, key, v.At, func(cur *Knowledge, exists bool) error {
 			if !exists {
 				*cur = k
 				cur.Approvers, cur.Rejected = []string{}, []RejectedValue{}
@@ -242,7 +231,7 @@ func (k Knowledge) confidence() float64 {
 }
 
 // cases reads what the tenant learned about c's error code and record type.
-func (l Learning) cases(ctx context.Context, c Claim) ([]Knowledge, error) {
+func (l Learning) cases(ctx context.Context, c syncerror.Claim) ([]Knowledge, error) {
 	var out []Knowledge
 	cursor, prefix := "", knowledgeScope(c.Record.ErrorCode, c.Record.RecordType)
 	for len(out) < maxKnowledgeScan {
@@ -265,7 +254,7 @@ func (l Learning) cases(ctx context.Context, c Claim) ([]Knowledge, error) {
 	return out, nil
 }
 
-func knowledgeOf(d Doc) (Knowledge, error) {
+func knowledgeOf(d syncerror.Doc) (Knowledge, error) {
 	var k Knowledge
 	dec := json.NewDecoder(bytes.NewReader(d.Body))
 	if err := dec.Decode(&k); err != nil {
@@ -282,7 +271,7 @@ func knowledgeOf(d Doc) (Knowledge, error) {
 }
 
 // payloadFields reads the row's payload's top-level fields (fix paths name them).
-func payloadFields(c Claim) map[string]any {
+func payloadFields(c syncerror.Claim) map[string]any {
 	var payload map[string]any
 	_ = json.Unmarshal(c.Record.Payload, &payload)
 	return payload
@@ -291,10 +280,10 @@ func payloadFields(c Claim) map[string]any {
 // Propose builds a proposal from what people approved for c's cases: for each payload
 // field whose value before matches a learned case, the learned value. It reports false
 // when nothing learned applies. No AI is called.
-func (l Learning) Propose(ctx context.Context, c Claim, inferenceID string, now time.Time) (Proposal, bool, error) {
+func (l Learning) Propose(ctx context.Context, c syncerror.Claim, inferenceID string, now time.Time) (syncerror.Proposal, bool, error) {
 	known, err := l.cases(ctx, c)
 	if err != nil || len(known) == 0 {
-		return Proposal{}, false, err
+		return syncerror.Proposal{}, false, err
 	}
 	payload := payloadFields(c)
 	var hits []Knowledge
@@ -304,20 +293,20 @@ func (l Learning) Propose(ctx context.Context, c Claim, inferenceID string, now 
 		}
 	}
 	if len(hits) == 0 {
-		return Proposal{}, false, nil
+		return syncerror.Proposal{}, false, nil
 	}
 	// One class per proposal: the best-supported case's, with every case of that class.
 	slices.SortFunc(hits, func(a, b Knowledge) int { return b.Approvals - a.Approvals })
 	class := hits[0].Class
-	p := Proposal{Class: class, Source: SourceLearned, Confidence: 1, InferenceID: inferenceID, Provider: "knowledge", DiagnosedAt: now.UTC()}
-	prov := &Provenance{Approvals: -1}
+	p := syncerror.Proposal{Class: class, Source: syncerror.SourceLearned, Confidence: 1, InferenceID: inferenceID, Provider: "knowledge", DiagnosedAt: now.UTC()}
+	prov := &syncerror.Provenance{Approvals: -1}
 	people := map[string]bool{}
 	var fields []string
 	for _, k := range hits {
 		if k.Class != class {
 			continue
 		}
-		p.Fix = append(p.Fix, FieldChange{Path: k.Field, Before: k.Before, After: k.Value})
+		p.Fix = append(p.Fix, syncerror.FieldChange{Path: k.Field, Before: k.Before, After: k.Value})
 		p.Confidence = min(p.Confidence, k.confidence())
 		fields = append(fields, fmt.Sprintf("%s %s → %s", k.Field, Canon(k.Before), Canon(k.Value)))
 		prov.KnowledgeIDs = append(prov.KnowledgeIDs, k.ID)
@@ -342,7 +331,7 @@ func (l Learning) Propose(ctx context.Context, c Claim, inferenceID string, now 
 
 // WithoutRejected drops from p's fix every change people rejected for the same case, and
 // says so in the rationale.
-func (l Learning) WithoutRejected(ctx context.Context, c Claim, p Proposal) (Proposal, error) {
+func (l Learning) WithoutRejected(ctx context.Context, c syncerror.Claim, p syncerror.Proposal) (syncerror.Proposal, error) {
 	if len(p.Fix) == 0 {
 		return p, nil
 	}
@@ -350,7 +339,7 @@ func (l Learning) WithoutRejected(ctx context.Context, c Claim, p Proposal) (Pro
 	if err != nil || len(known) == 0 {
 		return p, err
 	}
-	var kept []FieldChange
+	var kept []syncerror.FieldChange
 	var dropped []string
 	for _, ch := range p.Fix {
 		rejected := false
@@ -366,7 +355,7 @@ func (l Learning) WithoutRejected(ctx context.Context, c Claim, p Proposal) (Pro
 		kept = append(kept, ch)
 	}
 	if len(dropped) > 0 {
-		p.Fix = append([]FieldChange{}, kept...)
+		p.Fix = append([]syncerror.FieldChange{}, kept...)
 		p.Rationale += " A fix people rejected for the same case is not proposed again: " + strings.Join(dropped, ", ") + "."
 	}
 	return p, nil

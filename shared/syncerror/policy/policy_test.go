@@ -1,4 +1,4 @@
-package syncerror_test
+package policy_test
 
 import (
 	"context"
@@ -7,32 +7,33 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 func TestPolicyDecide(t *testing.T) {
 	f64 := func(v float64) *float64 { return &v }
 	n := func(v int) *int { return &v }
-	p := syncerror.Policy{Rules: []syncerror.PolicyRule{
-		{ID: "big", Match: syncerror.PolicyMatch{Fields: []string{"amount"}, MaxAmount: f64(1000)}, Apply: syncerror.ApplyOperator},
-		{ID: "learned", Match: syncerror.PolicyMatch{Classes: []string{"value"}, Fields: []string{"ship*", "!shipzip"}, MinApprovals: n(3), MinConfidence: f64(0.8)},
-			Apply: syncerror.ApplyAuto, Mode: syncerror.ModeEnforce},
-		{ID: "crm", Match: syncerror.PolicyMatch{Systems: []string{"salesforce"}}, Apply: syncerror.ApplyTwoApprovers},
+	p := policy.Policy{Rules: []policy.PolicyRule{
+		{ID: "big", Match: policy.PolicyMatch{Fields: []string{"amount"}, MaxAmount: f64(1000)}, Apply: policy.ApplyOperator},
+		{ID: "learned", Match: policy.PolicyMatch{Classes: []string{"value"}, Fields: []string{"ship*", "!shipzip"}, MinApprovals: n(3), MinConfidence: f64(0.8)},
+			Apply: policy.ApplyAuto, Mode: policy.ModeEnforce},
+		{ID: "crm", Match: policy.PolicyMatch{Systems: []string{"salesforce"}}, Apply: policy.ApplyTwoApprovers},
 	}}
 	for _, c := range []struct {
 		name  string
-		facts syncerror.FixFacts
+		facts policy.FixFacts
 		rule  string
 		apply string
 	}{
-		{"small amount", syncerror.FixFacts{Fields: []string{"amount"}, Amount: f64(999)}, "big", "operator"},
-		{"large amount falls through", syncerror.FixFacts{Fields: []string{"amount"}, Amount: f64(1001)}, "", "approver"},
-		{"learned enough", syncerror.FixFacts{Class: "value", Fields: []string{"shipCountry"}, Approvals: 3, Confidence: 0.86}, "learned", "auto"},
-		{"too few approvals", syncerror.FixFacts{Class: "value", Fields: []string{"shipcountry"}, Approvals: 2, Confidence: 0.9}, "", "approver"},
-		{"an excluded field", syncerror.FixFacts{Class: "value", Fields: []string{"shipcountry", "shipzip"}, Approvals: 5, Confidence: 0.9}, "", "approver"},
-		{"a field not included", syncerror.FixFacts{Class: "value", Fields: []string{"shipcountry", "memo"}, Approvals: 5, Confidence: 0.9}, "", "approver"},
-		{"system", syncerror.FixFacts{Class: "reference", Fields: []string{"owner"}, System: "salesforce"}, "crm", "two_approvers"},
-		{"no fix yet: fields judged at approve", syncerror.FixFacts{Fields: nil, Amount: nil}, "big", "operator"},
+		{"small amount", policy.FixFacts{Fields: []string{"amount"}, Amount: f64(999)}, "big", "operator"},
+		{"large amount falls through", policy.FixFacts{Fields: []string{"amount"}, Amount: f64(1001)}, "", "approver"},
+		{"learned enough", policy.FixFacts{Class: "value", Fields: []string{"shipCountry"}, Approvals: 3, Confidence: 0.86}, "learned", "auto"},
+		{"too few approvals", policy.FixFacts{Class: "value", Fields: []string{"shipcountry"}, Approvals: 2, Confidence: 0.9}, "", "approver"},
+		{"an excluded field", policy.FixFacts{Class: "value", Fields: []string{"shipcountry", "shipzip"}, Approvals: 5, Confidence: 0.9}, "", "approver"},
+		{"a field not included", policy.FixFacts{Class: "value", Fields: []string{"shipcountry", "memo"}, Approvals: 5, Confidence: 0.9}, "", "approver"},
+		{"system", policy.FixFacts{Class: "reference", Fields: []string{"owner"}, System: "salesforce"}, "crm", "two_approvers"},
+		{"no fix yet: fields judged at approve", policy.FixFacts{Fields: nil, Amount: nil}, "big", "operator"},
 	} {
 		d := p.Decide(c.facts)
 		if d.RuleID != c.rule || d.Apply != c.apply || d.Reason == "" {
@@ -42,7 +43,7 @@ func TestPolicyDecide(t *testing.T) {
 }
 
 func TestDefaultPolicy(t *testing.T) {
-	p := syncerror.DefaultPolicy()
+	p := policy.DefaultPolicy()
 	if errs := p.Validate(); len(errs) > 0 {
 		t.Fatalf("the default policy is invalid: %v", errs)
 	}
@@ -64,13 +65,13 @@ func TestDefaultPolicy(t *testing.T) {
 		{"permission", "role", "approver"},
 	} {
 		// The fix is the proposal's own (TestDefaultPolicyJudgesAnEditAsWhatItWrites edits it).
-		facts := syncerror.FixFacts{Class: c.class, Fields: []string{c.field}, Proposed: []string{c.field}}
+		facts := policy.FixFacts{Class: c.class, Fields: []string{c.field}, Proposed: []string{c.field}}
 		if d := p.Decide(facts); d.Apply != c.apply {
 			t.Errorf("%s on %s: %+v, want %s", c.class, c.field, d, c.apply)
 		}
 	}
 	for _, r := range p.Rules {
-		if r.Apply == syncerror.ApplyAuto {
+		if r.Apply == policy.ApplyAuto {
 			t.Fatalf("the default automates %s", r.ID)
 		}
 	}
@@ -80,8 +81,8 @@ func TestDefaultPolicy(t *testing.T) {
 // the amount it spells, nested ones count, words do not.
 func TestPolicyAmountsWhateverTheJSONType(t *testing.T) {
 	limit := 1000.0
-	p := syncerror.Policy{Rules: []syncerror.PolicyRule{
-		{ID: "small", Match: syncerror.PolicyMatch{MaxAmount: &limit}, Apply: syncerror.ApplyOperator},
+	p := policy.Policy{Rules: []policy.PolicyRule{
+		{ID: "small", Match: policy.PolicyMatch{MaxAmount: &limit}, Apply: policy.ApplyOperator},
 	}}
 	claim := syncerror.Claim{Proposal: &syncerror.Proposal{Class: "value"}}
 	for _, c := range []struct {
@@ -111,7 +112,7 @@ func TestPolicyAmountsWhateverTheJSONType(t *testing.T) {
 		{true, "operator"},
 	} {
 		fix := []syncerror.FieldChange{{Path: "creditlimit", After: c.after}}
-		if d := p.Decide(syncerror.FactsOf(claim, fix)); d.Apply != c.apply {
+		if d := p.Decide(policy.FactsOf(claim, fix)); d.Apply != c.apply {
 			t.Errorf("after %#v: %+v, want %s", c.after, d, c.apply)
 		}
 	}
@@ -121,7 +122,7 @@ func TestPolicyAmountsWhateverTheJSONType(t *testing.T) {
 // edit that adds a field, sensitive or not, is the approvers'; a proposal without a fix
 // is too, since every field entered is one it does not change.
 func TestDefaultPolicyJudgesAnEditAsWhatItWrites(t *testing.T) {
-	p := syncerror.DefaultPolicy()
+	p := policy.DefaultPolicy()
 	proposal := &syncerror.Proposal{Class: "value", Fix: []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DE"}}}
 	claim := syncerror.Claim{Proposal: proposal}
 	for _, c := range []struct {
@@ -144,22 +145,22 @@ func TestDefaultPolicyJudgesAnEditAsWhatItWrites(t *testing.T) {
 		if fix == nil {
 			fix = proposal.Fix
 		}
-		if d := p.Decide(syncerror.FactsOf(claim, fix)); d.Apply != c.apply {
+		if d := p.Decide(policy.FactsOf(claim, fix)); d.Apply != c.apply {
 			t.Errorf("%s: %+v, want %s", c.name, d, c.apply)
 		}
 	}
 	empty := syncerror.Claim{Proposal: &syncerror.Proposal{Class: "value"}}
-	if d := p.Decide(syncerror.FactsOf(empty, nil)); d.Apply != "approver" {
+	if d := p.Decide(policy.FactsOf(empty, nil)); d.Apply != "approver" {
 		t.Errorf("a proposal without a fix: %+v, want approver (any field entered is added)", d)
 	}
-	if d := p.Decide(syncerror.FactsOf(empty, []syncerror.FieldChange{{Path: "subsidiary", After: "x"}})); d.Apply != "approver" {
+	if d := p.Decide(policy.FactsOf(empty, []syncerror.FieldChange{{Path: "subsidiary", After: "x"}})); d.Apply != "approver" {
 		t.Errorf("a fix entered on a proposal without one: %+v, want approver", d)
 	}
 	// A rule without @proposed still takes fields the proposal did not change.
-	wide := syncerror.Policy{Rules: []syncerror.PolicyRule{
-		{ID: "ship", Match: syncerror.PolicyMatch{Fields: []string{"ship*"}}, Apply: syncerror.ApplyOperator}}}
+	wide := policy.Policy{Rules: []policy.PolicyRule{
+		{ID: "ship", Match: policy.PolicyMatch{Fields: []string{"ship*"}}, Apply: policy.ApplyOperator}}}
 	fix := []syncerror.FieldChange{{Path: "shipcountry"}, {Path: "shipzip"}}
-	if d := wide.Decide(syncerror.FactsOf(claim, fix)); d.Apply != "operator" {
+	if d := wide.Decide(policy.FactsOf(claim, fix)); d.Apply != "operator" {
 		t.Errorf("ship* rule: %+v", d)
 	}
 }
@@ -169,20 +170,20 @@ func TestDefaultPolicyJudgesAnEditAsWhatItWrites(t *testing.T) {
 func TestPoliciesGetUpgradesAnUnchangedEarlierDefault(t *testing.T) {
 	ctx := context.Background()
 	store := syncerrortest.NewClaimStore()
-	pols := syncerror.Policies{Docs: store}
-	var earlier []syncerror.PolicyRule
+	pols := policy.Policies{Docs: store}
+	var earlier []policy.PolicyRule
 	if err := json.Unmarshal([]byte(`[{"id":"operator-value-fixes","match":{"classes":["value","missing"],"fields":["!@sensitive"]},"apply":"operator"},{"id":"approver-everything-else","match":{},"apply":"approver"}]`), &earlier); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pols.Put(ctx, "old", syncerror.Policy{Rules: earlier}, clock); err != nil {
+	if _, err := pols.Put(ctx, "old", policy.Policy{Rules: earlier}, clock); err != nil {
 		t.Fatal(err)
 	}
 	got, err := pols.Get(ctx, "old")
-	if err != nil || got.Version != 1 || !reflect.DeepEqual(got.Rules, syncerror.DefaultPolicy().Rules) {
+	if err != nil || got.Version != 1 || !reflect.DeepEqual(got.Rules, policy.DefaultPolicy().Rules) {
 		t.Fatalf("earlier default: %+v, %v", got, err)
 	}
-	own := []syncerror.PolicyRule{earlier[0], {ID: "approvers", Apply: syncerror.ApplyApprover}}
-	if _, err := pols.Put(ctx, "own", syncerror.Policy{Rules: own}, clock); err != nil {
+	own := []policy.PolicyRule{earlier[0], {ID: "approvers", Apply: policy.ApplyApprover}}
+	if _, err := pols.Put(ctx, "own", policy.Policy{Rules: own}, clock); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := pols.Get(ctx, "own"); err != nil || !reflect.DeepEqual(got.Rules, own) {

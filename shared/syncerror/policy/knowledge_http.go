@@ -1,4 +1,4 @@
-package syncerror
+package policy
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // Knowledge listing limits.
@@ -19,8 +21,8 @@ const (
 
 // KnowledgeListHandler serves GET /api/settings/knowledge?limit=&cursor= (admins): what
 // the tenant learned, paged.
-func (o *Operator) KnowledgeListHandler() http.Handler {
-	return o.docList(docKnowledge, DefaultKnowledgeLimit, MaxKnowledgeLimit, false, func(d Doc) (any, bool, error) {
+func (o *Service) KnowledgeListHandler() http.Handler {
+	return o.docList(syncerror.DocKnowledge, DefaultKnowledgeLimit, MaxKnowledgeLimit, false, func(d syncerror.Doc) (any, bool, error) {
 		k, err := knowledgeOf(d)
 		return k, true, err
 	})
@@ -33,7 +35,7 @@ func (o *Operator) KnowledgeListHandler() http.Handler {
 // applied and reverted since), not what it was stopped from writing (auto_apply off, the
 // cap, a failure); outcome=disagreed keeps shadow records people edited or rejected. A
 // filter may leave a page short of limit; follow nextCursor.
-func (o *Operator) AutomationListHandler() http.Handler {
+func (o *Service) AutomationListHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v := r.URL.Query()
 		mode, outcome, rule := v.Get("mode"), v.Get("outcome"), v.Get("rule")
@@ -52,8 +54,8 @@ func (o *Operator) AutomationListHandler() http.Handler {
 			return
 		}
 		keep := automationOutcomes[outcome]
-		o.docList(DocAutomation, DefaultListLimit, MaxListLimit, true, func(d Doc) (any, bool, error) {
-			var a Automation
+		o.docList(syncerror.DocAutomation, syncerror.DefaultListLimit, syncerror.MaxListLimit, true, func(d syncerror.Doc) (any, bool, error) {
+			var a syncerror.Automation
 			err := json.Unmarshal(d.Body, &a)
 			ok := err == nil && (mode == "" || a.Mode == mode) && (rule == "" || a.RuleID == rule) && (keep == nil || keep[a.Outcome])
 			if ok && a.ErrorID == "" {
@@ -67,13 +69,13 @@ func (o *Operator) AutomationListHandler() http.Handler {
 // automationOutcomes are the outcome filters of the automation listing (nil keeps all).
 var automationOutcomes = map[string]map[string]bool{
 	"":          nil,
-	"applied":   {OutcomeApplied: true, OutcomeReverted: true},
-	"disagreed": {OutcomeEdited: true, OutcomeRejected: true},
+	"applied":   {syncerror.OutcomeApplied: true, syncerror.OutcomeReverted: true},
+	"disagreed": {syncerror.OutcomeEdited: true, syncerror.OutcomeRejected: true},
 }
 
 // nameAutomation reads the row of a record stored without its names; a row that cannot
 // be read leaves them empty (the console then shows the claim id).
-func (o *Operator) nameAutomation(ctx context.Context, a *Automation) {
+func (o *Service) nameAutomation(ctx context.Context, a *syncerror.Automation) {
 	id, _ := identity.FromContext(ctx)
 	if c, err := o.Claims.Get(ctx, id.TenantID, a.ClaimID); err == nil {
 		a.ErrorID, a.RecordType, a.RecordID = c.Record.ErrorID, c.Record.RecordType, c.Record.RecordID
@@ -81,7 +83,7 @@ func (o *Operator) nameAutomation(ctx context.Context, a *Automation) {
 }
 
 // docList pages the documents under prefix, in key order or, newest, by their Sort.
-func (o *Operator) docList(prefix string, def, maxLimit int, newest bool, decode func(Doc) (any, bool, error)) http.Handler {
+func (o *Service) docList(prefix string, def, maxLimit int, newest bool, decode func(syncerror.Doc) (any, bool, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := o.assistReady(w, r)
 		if !ok {
@@ -96,7 +98,7 @@ func (o *Operator) docList(prefix string, def, maxLimit int, newest bool, decode
 			list = o.Assist.Store.ListDocsNewest
 		}
 		docs, next, err := list(r.Context(), actor.TenantID, prefix, q.Limit, q.Cursor)
-		if errors.Is(err, ErrBadCursor) {
+		if errors.Is(err, syncerror.ErrBadCursor) {
 			httpapi.WriteBadCursor(w, r)
 			return
 		}
@@ -120,14 +122,14 @@ func (o *Operator) docList(prefix string, def, maxLimit int, newest bool, decode
 }
 
 // loadKnowledge reads the knowledge the path's id names; false when it answered.
-func (o *Operator) loadKnowledge(w http.ResponseWriter, r *http.Request, tenantID string) (Knowledge, string, bool) {
+func (o *Service) loadKnowledge(w http.ResponseWriter, r *http.Request, tenantID string) (Knowledge, string, bool) {
 	key, ok := knowledgeKeyOf(r.PathValue("id"))
-	var d Doc
-	err := ErrNotFound
+	var d syncerror.Doc
+	err := syncerror.ErrNotFound
 	if ok {
 		d, err = o.Assist.Store.GetDoc(r.Context(), tenantID, key)
 	}
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, syncerror.ErrNotFound) {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, "not_found", "No such knowledge."))
 		return Knowledge{}, "", false
 	}
@@ -151,7 +153,7 @@ func staleKnowledge(w http.ResponseWriter, r *http.Request) {
 // KnowledgePutHandler serves PUT /api/settings/knowledge/{id} (admins), {"value", "version"}:
 // corrects the learned value. The correction counts as the admin's approval of it (the
 // earlier approvals were of another value); a value people rejected is proposed again.
-func (o *Operator) KnowledgePutHandler() http.Handler {
+func (o *Service) KnowledgePutHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := o.assistReady(w, r)
 		if !ok {
@@ -161,16 +163,16 @@ func (o *Operator) KnowledgePutHandler() http.Handler {
 			Value   json.RawMessage `json:"value"`
 			Version *int            `json:"version"`
 		}
-		if !ReadJSON(w, r, &body, false) {
+		if !syncerror.ReadJSON(w, r, &body, false) {
 			return
 		}
 		var value any
-		var fe []FieldError
+		var fe []syncerror.FieldError
 		if len(body.Value) == 0 || json.Unmarshal(body.Value, &value) != nil {
-			fe = append(fe, FieldError{"value", "is required: the value to propose"})
+			fe = append(fe, syncerror.FieldError{Field: "value", Message: "is required: the value to propose"})
 		}
 		if body.Version == nil {
-			fe = append(fe, FieldError{"version", "is required: the version the listing returned"})
+			fe = append(fe, syncerror.FieldError{Field: "version", Message: "is required: the version the listing returned"})
 		}
 		if len(fe) > 0 {
 			writeFieldErrors(w, r, fe)
@@ -181,7 +183,7 @@ func (o *Operator) KnowledgePutHandler() http.Handler {
 			return
 		}
 		if err := Learnable(before.Field, value); err != nil {
-			writeFieldErrors(w, r, []FieldError{{"value", err.Error()}})
+			writeFieldErrors(w, r, []syncerror.FieldError{{Field: "value", Message: err.Error()}})
 			return
 		}
 		if before.Version != *body.Version {
@@ -194,8 +196,8 @@ func (o *Operator) KnowledgePutHandler() http.Handler {
 		after.Approvers, after.LastApprovedBy, after.LastApprovedAt, after.CorrectedBy = []string{actor.Actor}, actor.Actor, &now, actor.Actor
 		after.Rejected = without(after.Rejected, value)
 		b, _ := json.Marshal(after)
-		d, err := o.Assist.Store.PutDoc(r.Context(), actor.TenantID, Doc{Key: key, Version: before.Version, Body: b}, now)
-		if errors.Is(err, ErrStateChanged) {
+		d, err := o.Assist.Store.PutDoc(r.Context(), actor.TenantID, syncerror.Doc{Key: key, Version: before.Version, Body: b}, now)
+		if errors.Is(err, syncerror.ErrStateChanged) {
 			staleKnowledge(w, r)
 			return
 		}
@@ -221,7 +223,7 @@ func without(rs []RejectedValue, value any) []RejectedValue {
 
 // KnowledgeDeleteHandler serves DELETE /api/settings/knowledge/{id}?version= (admins):
 // forgets a case; the next such error is diagnosed afresh.
-func (o *Operator) KnowledgeDeleteHandler() http.Handler {
+func (o *Service) KnowledgeDeleteHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := o.assistReady(w, r)
 		if !ok {
@@ -244,10 +246,10 @@ func (o *Operator) KnowledgeDeleteHandler() http.Handler {
 		}
 		err := o.Assist.Store.DeleteDoc(r.Context(), actor.TenantID, key, version)
 		switch {
-		case errors.Is(err, ErrStateChanged):
+		case errors.Is(err, syncerror.ErrStateChanged):
 			staleKnowledge(w, r)
 			return
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, syncerror.ErrNotFound):
 			w.WriteHeader(http.StatusNoContent)
 			return
 		case err != nil:

@@ -1,4 +1,4 @@
-package syncerror
+package policy
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // A policy is checked whole before it is stored (Policy.Validate): every bad field is
@@ -20,9 +22,9 @@ var Classes = []string{"value", "missing", "reference", "duplicate", "permission
 const MaxPolicyRules = 50
 
 // Validate checks p whole and fills defaults (an auto rule without a mode is shadow).
-func (p *Policy) Validate() []FieldError {
-	var errs []FieldError
-	add := func(f, m string) { errs = append(errs, FieldError{f, m}) }
+func (p *Policy) Validate() []syncerror.FieldError {
+	var errs []syncerror.FieldError
+	add := func(f, m string) { errs = append(errs, syncerror.FieldError{Field: f, Message: m}) }
 	if p.Rules == nil || len(p.Rules) > MaxPolicyRules {
 		add("rules", fmt.Sprintf("must list 0 to %d rules", MaxPolicyRules))
 	}
@@ -56,9 +58,9 @@ func (p *Policy) Validate() []FieldError {
 	return errs
 }
 
-func (m PolicyMatch) validate(at string) []FieldError {
-	var errs []FieldError
-	add := func(f, msg string) { errs = append(errs, FieldError{at + "." + f, msg}) }
+func (m PolicyMatch) validate(at string) []syncerror.FieldError {
+	var errs []syncerror.FieldError
+	add := func(f, msg string) { errs = append(errs, syncerror.FieldError{Field: at + "." + f, Message: msg}) }
 	for i, c := range m.Classes {
 		if !slices.Contains(Classes, c) {
 			add(fmt.Sprintf("classes[%d]", i), "must be one of "+strings.Join(Classes, ", "))
@@ -66,12 +68,12 @@ func (m PolicyMatch) validate(at string) []FieldError {
 	}
 	for i, g := range m.Fields {
 		bare := strings.TrimPrefix(g, "!")
-		if _, err := path.Match(bare, ""); err != nil || bare == "" || len(g) > 256 || HasControl(g) {
+		if _, err := path.Match(bare, ""); err != nil || bare == "" || len(g) > 256 || syncerror.HasControl(g) {
 			add(fmt.Sprintf("fields[%d]", i), "must be a field glob ('*', '?', '[...]'), '!' to exclude, @sensitive or @proposed")
 		}
 	}
 	for i, s := range m.Systems {
-		if s == "" || len(s) > 128 || HasControl(s) {
+		if s == "" || len(s) > 128 || syncerror.HasControl(s) {
 			add(fmt.Sprintf("systems[%d]", i), "must be a system name")
 		}
 	}

@@ -1,4 +1,4 @@
-package syncerror
+package policy
 
 import (
 	"bytes"
@@ -11,12 +11,14 @@ import (
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // The settings of the approval policy and the knowledge are the queue's own: their routes
 // sit under /api/settings beside the tenant's other settings, for admins.
 
-func (o *Operator) settingsAudit(ctx context.Context, who identity.Identity, key, resource string, details map[string]any) {
+func (o *Service) settingsAudit(ctx context.Context, who identity.Identity, key, resource string, details map[string]any) {
 	if o.Audit == nil {
 		return
 	}
@@ -26,8 +28,8 @@ func (o *Operator) settingsAudit(ctx context.Context, who identity.Identity, key
 	}
 }
 
-func (o *Operator) assistReady(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
-	actor, ok := Who(w, r)
+func (o *Service) assistReady(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
+	actor, ok := syncerror.Who(w, r)
 	if ok && o.Assist == nil {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "not_configured", "The approval policy is not configured."))
 		return actor, false
@@ -35,7 +37,7 @@ func (o *Operator) assistReady(w http.ResponseWriter, r *http.Request) (identity
 	return actor, ok
 }
 
-func writeFieldErrors(w http.ResponseWriter, r *http.Request, fe []FieldError) {
+func writeFieldErrors(w http.ResponseWriter, r *http.Request, fe []syncerror.FieldError) {
 	errs := make([]httpapi.FieldError, len(fe))
 	for i, e := range fe {
 		errs[i] = httpapi.FieldError{Field: e.Field, Message: e.Message}
@@ -46,21 +48,21 @@ func writeFieldErrors(w http.ResponseWriter, r *http.Request, fe []FieldError) {
 // nullRuleMembers refuses a rule, or a rule's mode or match, given as null: decoded, null
 // is the same as absent (a shadow mode, a match of anything), so a default would be taken
 // for a value the caller did send.
-func nullRuleMembers(raw []byte) []FieldError {
+func nullRuleMembers(raw []byte) []syncerror.FieldError {
 	var body struct {
 		Rules []map[string]json.RawMessage `json:"rules"`
 	}
 	_ = json.Unmarshal(raw, &body)
-	var fe []FieldError
+	var fe []syncerror.FieldError
 	for i, rule := range body.Rules {
 		at := "rules[" + strconv.Itoa(i) + "]"
 		if rule == nil {
-			fe = append(fe, FieldError{at, "is null: a rule is an object"})
+			fe = append(fe, syncerror.FieldError{Field: at, Message: "is null: a rule is an object"})
 			continue
 		}
 		for _, k := range []string{"match", "mode"} {
 			if v, ok := rule[k]; ok && bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-				fe = append(fe, FieldError{at + "." + k, "is null: leave it out or give a value ({} matches every fix)"})
+				fe = append(fe, syncerror.FieldError{Field: at + "." + k, Message: "is null: leave it out or give a value ({} matches every fix)"})
 			}
 		}
 	}
@@ -69,7 +71,7 @@ func nullRuleMembers(raw []byte) []FieldError {
 
 // PolicyGetHandler serves GET /api/settings/approval-policy: the tenant's policy, or the
 // default (version 0) when it has none.
-func (o *Operator) PolicyGetHandler() http.Handler {
+func (o *Service) PolicyGetHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := o.assistReady(w, r)
 		if !ok {
@@ -87,13 +89,13 @@ func (o *Operator) PolicyGetHandler() http.Handler {
 // PolicyPutHandler serves PUT /api/settings/approval-policy: the whole policy, validated
 // whole, stored if version is the one stored (409 stale_version otherwise), audited with
 // before and after.
-func (o *Operator) PolicyPutHandler() http.Handler {
+func (o *Service) PolicyPutHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := o.assistReady(w, r)
 		if !ok {
 			return
 		}
-		raw, err := readLimited(w, r)
+		raw, err := syncerror.ReadLimited(w, r)
 		if err != nil {
 			return
 		}
@@ -111,7 +113,7 @@ func (o *Operator) PolicyPutHandler() http.Handler {
 		p := Policy{Rules: next.Rules}
 		fe := append(nullRuleMembers(raw), p.Validate()...)
 		if next.Version == nil || *next.Version < 0 {
-			fe = append([]FieldError{{"version", "is required: the version the policy's GET returned (0 for the default)"}}, fe...)
+			fe = append([]syncerror.FieldError{{Field: "version", Message: "is required: the version the policy's GET returned (0 for the default)"}}, fe...)
 		} else {
 			p.Version = *next.Version
 		}
@@ -127,11 +129,11 @@ func (o *Operator) PolicyPutHandler() http.Handler {
 		}
 		// The version read is the one replaced, so the audit's before is exact (a change in
 		// between fails the conditional put).
-		stored, err := Policy{}, error(ErrStateChanged)
+		stored, err := Policy{}, error(syncerror.ErrStateChanged)
 		if before.Version == p.Version {
 			stored, err = o.Assist.Policies().Put(ctx, actor.TenantID, p, o.NowUTC())
 		}
-		if errors.Is(err, ErrStateChanged) {
+		if errors.Is(err, syncerror.ErrStateChanged) {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "stale_version",
 				"The policy changed since version "+strconv.Itoa(p.Version)+" was read; read it again and reapply your change."))
 			return

@@ -1,4 +1,4 @@
-package syncerror
+package policy
 
 import (
 	"context"
@@ -13,13 +13,15 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/tenant"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // Assist is the approval policy, the learning from decisions and the automation, shared by
 // the operator's routes and the worker. An Operator or Worker without one behaves as
 // before the policy existed: approvers approve, nothing is learned or automated.
 type Assist struct {
-	Store AssistStore
+	Store syncerror.AssistStore
 	// Reader reads the record a fix was written to (revert checks it still holds the fix).
 	Reader RecordReader
 	// AutoApplyPerMinute caps a tenant's enforced auto-applies (DefaultAutoApplyPerMinute).
@@ -31,7 +33,7 @@ type Assist struct {
 
 // RecordReader reads the current values of the record a row's fix is written to.
 type RecordReader interface {
-	ReadFields(ctx context.Context, c Claim) (map[string]any, error)
+	ReadFields(ctx context.Context, c syncerror.Claim) (map[string]any, error)
 }
 
 // Policies is the tenant's approval policy, as the decisions and the auto rules read it.
@@ -65,7 +67,7 @@ func writeApprovalProblem(w http.ResponseWriter, r *http.Request, status int, co
 }
 
 // decision applies the tenant's policy to fix on row c.
-func (o *Operator) decision(ctx context.Context, c Claim, fix []FieldChange) (Decision, error) {
+func (o *Service) decision(ctx context.Context, c syncerror.Claim, fix []syncerror.FieldChange) (Decision, error) {
 	pol, err := o.Assist.Policies().Get(ctx, c.TenantID)
 	if err != nil {
 		return Decision{}, err
@@ -77,7 +79,7 @@ func (o *Operator) decision(ctx context.Context, c Claim, fix []FieldChange) (De
 // and edit to write (a two-approver approve writes the edit the first approval recorded),
 // or false when it answered: 403 with the rule when the caller may not approve, 202 when
 // the approval is recorded and waits for a second approver.
-func (o *Operator) MayApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c Claim, edited, fix []FieldChange) ([]FieldChange, []FieldChange, bool) {
+func (o *Service) MayApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, edited, fix []syncerror.FieldChange) ([]syncerror.FieldChange, []syncerror.FieldChange, bool) {
 	if o.Assist == nil {
 		if !actor.HasRole(identity.RoleApprover) {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, "forbidden", "Approvers approve fixes."))
@@ -118,18 +120,18 @@ func (o *Operator) MayApprove(w http.ResponseWriter, r *http.Request, actor iden
 // CoApproval is the state of a fix that needs two approvers: who edited it (and may not
 // approve it) and who approved it so far.
 type CoApproval struct {
-	Editor    string        `json:"editor,omitempty"`
-	Fix       []FieldChange `json:"fix,omitempty"`
-	Approvers []string      `json:"approvers"`
+	Editor    string                  `json:"editor,omitempty"`
+	Fix       []syncerror.FieldChange `json:"fix,omitempty"`
+	Approvers []string                `json:"approvers"`
 }
 
 // coApprove records the caller's approval of a two_approvers fix. An edit makes the
 // caller the fix's editor and restarts the approvals; the editor may not approve, nor may
 // anyone twice; the second distinct approval proceeds to the write.
-func (o *Operator) coApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c Claim, edited, fix []FieldChange, d Decision) ([]FieldChange, []FieldChange, bool) {
+func (o *Service) coApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, edited, fix []syncerror.FieldChange, d Decision) ([]syncerror.FieldChange, []syncerror.FieldChange, bool) {
 	var refusal string
 	ready := false
-	st, err := updateDoc(r.Context(), o.Assist.Store, c.TenantID, docCoApproval+c.ID, o.NowUTC(), func(ca *CoApproval, _ bool) error {
+	st, err := syncerror.UpdateDoc(r.Context(), o.Assist.Store, c.TenantID, syncerror.DocCoApproval+c.ID, o.NowUTC(), func(ca *CoApproval, _ bool) error {
 		refusal, ready = "", false
 		switch {
 		case edited != nil:
@@ -160,7 +162,7 @@ func (o *Operator) coApprove(w http.ResponseWriter, r *http.Request, actor ident
 	case !ready:
 		o.WriteAudit(r.Context(), actor, "syncerror.co_approve", audit.ResultSuccess, "syncerror/"+c.ID,
 			map[string]any{"rule": d.RuleID, "approvers": st.Approvers, "editor": st.Editor, "edited": edited != nil})
-		httpapi.WriteJSON(w, http.StatusAccepted, map[string]any{"id": c.ID, "status": StatusPending, "approval": d,
+		httpapi.WriteJSON(w, http.StatusAccepted, map[string]any{"id": c.ID, "status": syncerror.StatusPending, "approval": d,
 			"approvers": st.Approvers, "editor": st.Editor, "needed": 2,
 			"message": "Your approval is recorded; the fix is written when a second approver approves it."})
 		return nil, nil, false
@@ -174,7 +176,7 @@ func (o *Operator) coApprove(w http.ResponseWriter, r *http.Request, actor ident
 var errRefused = errors.New("refused")
 
 // TenantPolicy is the tenant's approval policy; nil without one (approvers approve).
-func (o *Operator) TenantPolicy(ctx context.Context, tenantID string) (*Policy, error) {
+func (o *Service) TenantPolicy(ctx context.Context, tenantID string) (*Policy, error) {
 	if o.Assist == nil {
 		return nil, nil
 	}
@@ -187,19 +189,19 @@ func (o *Operator) TenantPolicy(ctx context.Context, tenantID string) (*Policy, 
 
 // DecisionOf is who may approve c's fix by pol (approvers without a policy); false for a
 // row nobody decides now or with no fix proposed yet.
-func DecisionOf(pol *Policy, c Claim) (Decision, bool) {
-	if !Decidable(c.Status) || c.Proposal == nil {
+func DecisionOf(pol *Policy, c syncerror.Claim) (Decision, bool) {
+	if !syncerror.Decidable(c.Status) || c.Proposal == nil {
 		return Decision{}, false
 	}
 	if pol == nil {
 		return Decision{Apply: ApplyApprover}, true
 	}
-	return pol.Decide(FactsOf(c, FixOf(c))), true
+	return pol.Decide(FactsOf(c, syncerror.FixOf(c))), true
 }
 
 // LearnDecision keeps a human decision on c's fix as knowledge, and compares it with what
 // an automation rule would have done. Failures are logged: the decision stands.
-func (o *Operator) LearnDecision(ctx context.Context, c Claim, fix []FieldChange, v Verdict) {
+func (o *Service) LearnDecision(ctx context.Context, c syncerror.Claim, fix []syncerror.FieldChange, v Verdict) {
 	if o.Assist == nil || strings.HasPrefix(v.Actor, "policy:") {
 		return
 	}
@@ -220,7 +222,7 @@ func (o *Operator) LearnDecision(ctx context.Context, c Claim, fix []FieldChange
 
 // CountResolved emits, as the insights count it, a row resolved by a fix: by a person or
 // by an auto rule, with the time from the claim.
-func (o *Operator) CountResolved(c Claim, actor string) {
+func (o *Service) CountResolved(c syncerror.Claim, actor string) {
 	by, class := "person", ""
 	if strings.HasPrefix(actor, "policy:") {
 		by = "policy"

@@ -1,4 +1,4 @@
-package syncerror_test
+package policy_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/ai"
 	"github.com/syncassist/syncassist/shared/apidoc"
-	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 )
 
 // The classes a policy rule may name are one list: every class the diagnosis gives is
@@ -15,7 +15,7 @@ import (
 // an exhaustive record there) is exactly that list.
 func TestPolicyClassesAreTheKnownClasses(t *testing.T) {
 	for _, c := range ai.Classes() {
-		if !slices.Contains(syncerror.Classes, string(c)) {
+		if !slices.Contains(policy.Classes, string(c)) {
 			t.Errorf("the diagnosis class %q cannot be named by a policy rule", c)
 		}
 	}
@@ -37,7 +37,7 @@ func TestPolicyClassesAreTheKnownClasses(t *testing.T) {
 	if err := json.Unmarshal(apidoc.Document(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if got := doc.Components.Schemas.PolicyMatch.Properties.Classes.Items.Enum; !slices.Equal(got, syncerror.Classes) {
-		t.Fatalf("the API document's classes %v, the policy's %v", got, syncerror.Classes)
+	if got := doc.Components.Schemas.PolicyMatch.Properties.Classes.Items.Enum; !slices.Equal(got, policy.Classes) {
+		t.Fatalf("the API document's classes %v, the policy's %v", got, policy.Classes)
 	}
 }

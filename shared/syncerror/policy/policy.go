@@ -1,4 +1,4 @@
-package syncerror
+package policy
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/dlp"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // Who may apply a fix, by the rule that matches it (ARCHITECTURE.md "Approval policy").
@@ -106,15 +108,15 @@ var Deciders = []string{DeciderYou, DeciderApprover, DeciderTwoApprovers}
 // status s that d decides: DeciderTwoApprovers for a two-approver rule (whoever looks),
 // DeciderYou when the viewer may approve it alone, else DeciderApprover (an escalated row
 // waits for an approver whatever its rule). "" for a row nobody decides now.
-func (d Decision) Decider(s Status, approver bool) string {
+func (d Decision) Decider(s syncerror.Status, approver bool) string {
 	switch {
-	case s != StatusPending && s != StatusEscalated:
+	case s != syncerror.StatusPending && s != syncerror.StatusEscalated:
 		return ""
 	case d.Apply == ApplyTwoApprovers:
 		return DeciderTwoApprovers
 	case approver:
 		return DeciderYou
-	case s == StatusEscalated:
+	case s == syncerror.StatusEscalated:
 		return DeciderApprover
 	case d.Apply == ApplyOperator || d.Apply == ApplyAuto:
 		return DeciderYou
@@ -138,7 +140,7 @@ type FixFacts struct {
 // Its amount is the largest magnitude of any number the fix holds, before or after, nested
 // or not, as a JSON number (float64, json.Number, any Go number) or as a numeric string:
 // "99999999" is held to maxAmount as 99999999 is, since a target may take either.
-func FactsOf(c Claim, fix []FieldChange) FixFacts {
+func FactsOf(c syncerror.Claim, fix []syncerror.FieldChange) FixFacts {
 	f := FixFacts{System: systemOf(c)}
 	if c.Proposal != nil {
 		f.Class, f.Confidence = c.Proposal.Class, c.Proposal.Confidence
@@ -163,7 +165,7 @@ func FactsOf(c Claim, fix []FieldChange) FixFacts {
 }
 
 // systemOf is the system a row's error came from: its externalSystem, else the host ERP.
-func systemOf(c Claim) string {
+func systemOf(c syncerror.Claim) string {
 	if c.Record.ExternalSystem != "" {
 		return c.Record.ExternalSystem
 	}
@@ -281,12 +283,12 @@ func globMatch(glob, field string, proposed []string) bool {
 }
 
 // Policies reads and changes tenants' approval policies.
-type Policies struct{ Docs DocStore }
+type Policies struct{ Docs syncerror.DocStore }
 
 // Get returns the tenant's policy, the default (version 0) when it has none.
 func (p Policies) Get(ctx context.Context, tenantID string) (Policy, error) {
-	d, err := p.Docs.GetDoc(ctx, tenantID, docPolicy)
-	if errors.Is(err, ErrNotFound) {
+	d, err := p.Docs.GetDoc(ctx, tenantID, syncerror.DocPolicy)
+	if errors.Is(err, syncerror.ErrNotFound) {
 		return DefaultPolicy(), nil
 	}
 	if err != nil {
@@ -310,7 +312,7 @@ func (p Policies) Put(ctx context.Context, tenantID string, next Policy, now tim
 	if err != nil {
 		return Policy{}, err
 	}
-	d, err := p.Docs.PutDoc(ctx, tenantID, Doc{Key: docPolicy, Version: next.Version, Body: body}, now)
+	d, err := p.Docs.PutDoc(ctx, tenantID, syncerror.Doc{Key: syncerror.DocPolicy, Version: next.Version, Body: body}, now)
 	if err != nil {
 		return Policy{}, err
 	}
@@ -321,7 +323,7 @@ func (p Policies) Put(ctx context.Context, tenantID string, next Policy, now tim
 // Onboard writes the default policy for a new tenant; a tenant that has one keeps it.
 func (p Policies) Onboard(ctx context.Context, tenantID string, now time.Time) error {
 	_, err := p.Put(ctx, tenantID, DefaultPolicy(), now)
-	if errors.Is(err, ErrStateChanged) {
+	if errors.Is(err, syncerror.ErrStateChanged) {
 		return nil
 	}
 	return err

@@ -1,0 +1,5 @@
+package policy_test
+
+import "time"
+
+var clock = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
