@@ -6,27 +6,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
-	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
-	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
 )
 
 // tenantsWith holds tenant "acme" with the sync-error flags set to on.
 func tenantsWith(t *testing.T, on string) *tenanttest.Store {
 	t.Helper()
-	s := tenanttest.NewStore()
-	if err := s.Create(context.Background(), tenant.Config{ID: "acme", Settings: map[string]string{
-		tenant.KeyEnabled: on, tenant.KeyWebhookEnabled: "true"}}); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return syncerrortest.TenantsWith(t, on)
 }
 
 // A switched-off tenant's decisions are refused with 403 feature_disabled and write
@@ -54,23 +45,5 @@ func TestSwitchedOffTenantDecidesNothing(t *testing.T) {
 	}
 	if w := f.call(t, "acme", "GET", "/p/"+c.ID, ""); w.Code != http.StatusOK {
 		t.Fatalf("detail: %d", w.Code)
-	}
-}
-
-// The worker acknowledges a switched-off tenant's message without diagnosing: the row
-// stays queued for when the tenant is back on.
-func TestSwitchedOffTenantIsNotDiagnosed(t *testing.T) {
-	store := syncerrortest.NewClaimStore()
-	c := claimed(t, store, "acme", "E-1", clock)
-	d := &fakeDiagnoser{}
-	w := &diagnosis.Worker{Claims: store, Diagnoser: d, Tenants: tenantsWith(t, "false"), Log: discardLogger(),
-		Now: func() time.Time { return clock }}
-	resp, err := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
-		sqsMsg("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})
-	if err != nil || len(resp.BatchItemFailures) != 0 {
-		t.Fatalf("resp %+v err %v", resp, err)
-	}
-	if row, _ := store.Get(context.Background(), "acme", c.ID); row.Diagnosis != syncerror.DiagnosisQueued || len(d.calls) != 0 {
-		t.Fatalf("diagnosis %s after %d calls", row.Diagnosis, len(d.calls))
 	}
 }

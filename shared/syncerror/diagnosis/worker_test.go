@@ -1,4 +1,4 @@
-package syncerror_test
+package diagnosis_test
 
 import (
 	"context"
@@ -14,15 +14,6 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
-
-func claimed(t *testing.T, s syncerror.ClaimStore, tenantID, errorID string, at time.Time) syncerror.Claim {
-	t.Helper()
-	return syncerrortest.Claimed(t, s, tenantID, errorID, at)
-}
-
-func sqsMsg(id, body string) events.SQSMessage {
-	return events.SQSMessage{MessageId: id, Body: body, Attributes: map[string]string{"ApproximateReceiveCount": "1"}}
-}
 
 func TestWorkerReportsOnlyFailedMessages(t *testing.T) {
 	store := syncerrortest.NewClaimStore()
@@ -111,16 +102,6 @@ func (f *fakeDiagnoser) Diagnose(_ context.Context, c syncerror.Claim, inference
 		}
 	}
 	return syncerrortest.SampleProposal(inferenceID, clock), nil
-}
-
-func runOne(t *testing.T, w *diagnosis.Worker, c syncerror.Claim) events.SQSEventResponse {
-	t.Helper()
-	resp, err := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
-		sqsMsg("m1", `{"tenantId":"`+c.TenantID+`","id":"`+c.ID+`"}`)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
 }
 
 func TestWorkerDiagnosisOutcomes(t *testing.T) {
@@ -251,5 +232,23 @@ func TestWorkerHandsBackWhatItCannotStartBeforeTheDeadline(t *testing.T) {
 	}
 	if row, _ := store.Get(context.Background(), "acme", c.ID); row.Diagnosis != syncerror.DiagnosisQueued {
 		t.Fatalf("row %s, want still queued", row.Diagnosis)
+	}
+}
+
+// The worker acknowledges a switched-off tenant's message without diagnosing: the row
+// stays queued for when the tenant is back on.
+func TestSwitchedOffTenantIsNotDiagnosed(t *testing.T) {
+	store := syncerrortest.NewClaimStore()
+	c := claimed(t, store, "acme", "E-1", clock)
+	d := &fakeDiagnoser{}
+	w := &diagnosis.Worker{Claims: store, Diagnoser: d, Tenants: tenantsWith(t, "false"), Log: discardLogger(),
+		Now: func() time.Time { return clock }}
+	resp, err := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
+		sqsMsg("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("resp %+v err %v", resp, err)
+	}
+	if row, _ := store.Get(context.Background(), "acme", c.ID); row.Diagnosis != syncerror.DiagnosisQueued || len(d.calls) != 0 {
+		t.Fatalf("diagnosis %s after %d calls", row.Diagnosis, len(d.calls))
 	}
 }
