@@ -50,10 +50,12 @@ type Auditor interface {
 	Write(ctx context.Context, e audit.Entry) error
 }
 
-// Operator is what the queue's reads (queue.Service), the decisions on a row
-// (decisions.Service, built on them) and the approval policy's and knowledge's routes
-// share: the store, masking, tenants, audit and clock. Authentication and roles are checked by middleware in front; the tenant always comes
-// from the caller's identity, so another tenant's row is simply not found.
+// Operator is the small base the rooms' services share: the approval policy's and
+// knowledge's routes (policy.Service), the queue's reads (queue.Service, on the policy)
+// and the decisions on a row (decisions.Service, on the queue) each embed it for the
+// store, masking, tenants, audit and clock. Authentication and roles are checked by
+// middleware in front; the tenant always comes from the caller's identity, so another
+// tenant's row is simply not found.
 type Operator struct {
 	Claims ClaimStore
 	// Mask shows stored rows with their contact data masked (nil: as stored).

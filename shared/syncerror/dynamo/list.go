@@ -23,7 +23,7 @@ import (
 // ListScanCap rows (listMaxReads queries of listFilteredReads) and then ends with a cursor
 // at the last row examined, even with fewer rows than asked for (or none); the next page
 // goes on from there. A listing of several statuses (status open or any) is one such Query
-// per status, merged by the operator (listmerge.go), each with its share of the bound. Search is case-insensitive on rows that carry search_ids and
+// per status, merged by the queue (queue/listmerge.go), each with its share of the bound. Search is case-insensitive on rows that carry search_ids and
 // search_msg (lower-cased error id and record id, and message, written with the row and
 // with a new message) and exact-case on rows claimed before they existed.
 const (
@@ -102,7 +102,7 @@ func (s *DynamoClaims) List(ctx context.Context, tenantID string, q syncerror.Li
 	cursorOf := func(c syncerror.Claim) string {
 		return dynamostore.EncodeCursor(dynamostore.FormatTime(c.ClaimedAt) + "#" + c.ID)
 	}
-	// A merged listing's statuses share one page's bound (listmerge.go).
+	// A merged listing's statuses share one page's bound (queue/listmerge.go).
 	maxReads := listMaxReads
 	if q.Share > 1 {
 		maxReads = max(1, listMaxReads/q.Share)

@@ -18,7 +18,7 @@ import (
 )
 
 // Assist is the approval policy, the learning from decisions and the automation, shared by
-// the operator's routes and the worker. An Operator or Worker without one behaves as
+// the operator's routes and the worker. A Service or Worker without one behaves as
 // before the policy existed: approvers approve, nothing is learned or automated.
 type Assist struct {
 	Store syncerror.AssistStore
