@@ -1,11 +1,15 @@
 package templatetests
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/syncassist/syncassist/infra/stack"
 	"github.com/syncassist/syncassist/shared/blueprint"
 )
 
@@ -97,6 +101,60 @@ func indexProjection(p blueprint.Projection) obj {
 		out["NonKeyAttributes"] = p.Include
 	}
 	return out
+}
+
+// tablesWithContext synthesizes the tables alone (a whole stack costs a minute) under
+// cdk.json's context plus one value, with its synthesis messages.
+func tablesWithContext(t *testing.T, key, value string) (assertions.Template, string) {
+	t.Helper()
+	ctx, err := stack.ContextFromFile("../cdk.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx[key] = value
+	app := awscdk.NewApp(&awscdk.AppProps{Context: &ctx})
+	st := awscdk.NewStack(app, jsii.String("S"), nil)
+	stack.NewTables(st, "Tables", &stack.TablesProps{Stage: "prod", Tables: blueprint.Tables, Retain: true})
+	msgs := app.Synth(nil).GetStackArtifact(jsii.String("S")).Messages()
+	all, _ := json.Marshal(*msgs) // the message's own fields are deprecated for direct reading
+	return assertions.Template_FromStack(st, nil), string(all)
+}
+
+// A stage deployed before 2026-11-29 has the claim indexes projecting ALL, and DynamoDB
+// cannot change an index's projection in place, so claimIndexProjections=all keeps them
+// (its other indexes stay as the blueprint declares); lean is the blueprint's own, which
+// TestTableIndexes holds for the default.
+func TestClaimIndexProjectionsContext(t *testing.T) {
+	for _, value := range []string{stack.ClaimIndexProjectionsAll, stack.ClaimIndexProjectionsLean} {
+		t.Run(value, func(t *testing.T) {
+			tmpl, msgs := tablesWithContext(t, stack.ClaimIndexProjectionsContext, value)
+			if strings.Contains(msgs, "claimIndexProjections") {
+				t.Fatalf("synthesis messages: %s", msgs)
+			}
+			indexes := arr{}
+			for _, ix := range blueprint.Processed.Indexes {
+				p := indexProjection(ix.Projection)
+				if value == stack.ClaimIndexProjectionsAll && (ix.Name == blueprint.IndexByStatus || ix.Name == blueprint.IndexByDiagnosis) {
+					p = obj{"ProjectionType": "ALL"}
+				}
+				indexes = append(indexes, obj{"IndexName": ix.Name, "KeySchema": keySchema(ix.PartitionKey, ix.SortKey), "Projection": p})
+			}
+			check(t, func() {
+				tmpl.HasResourceProperties(jsii.String("AWS::DynamoDB::Table"), obj{
+					"TableName":              blueprint.PhysicalName("prod", blueprint.Processed.Name),
+					"GlobalSecondaryIndexes": indexes,
+				})
+			})
+		})
+	}
+	// A misspelt value would deploy the lean indexes onto an old stage, which CloudFormation
+	// refuses and rolls back: synthesis stops first, naming the key and its values.
+	t.Run("unknown", func(t *testing.T) {
+		_, msgs := tablesWithContext(t, stack.ClaimIndexProjectionsContext, "ALL ")
+		if !strings.Contains(msgs, "aws:cdk:error") || !strings.Contains(msgs, `claimIndexProjections \"ALL \": want \"lean\" or \"all\"`) {
+			t.Fatalf("no synthesis error for an unknown claimIndexProjections: %s", msgs)
+		}
+	})
 }
 
 func TestTablesAreOnDemandRecoverableAndEncrypted(t *testing.T) {

@@ -1,12 +1,31 @@
 package stack
 
 import (
+	"fmt"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
+)
+
+// ClaimIndexProjectionsContext is the context key choosing what the claim table's
+// by_status and by_diagnosis indexes project: ClaimIndexProjectionsLean (the default) is
+// the blueprint's own (INCLUDE and KEYS_ONLY), ClaimIndexProjectionsAll keeps both on ALL
+// for a stage deployed before 2026-11-29. CloudFormation cannot move such a stage to the
+// lean ones in one update: DynamoDB's UpdateTable changes an existing index's throughput
+// only and creates or deletes one index per call (API reference,
+// GlobalSecondaryIndexUpdate,
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_GlobalSecondaryIndexUpdate.html).
+// The functions read either: ALL projects more than the lean ones.
+const ClaimIndexProjectionsContext = "claimIndexProjections"
+
+// Values of ClaimIndexProjectionsContext.
+const (
+	ClaimIndexProjectionsLean = "lean"
+	ClaimIndexProjectionsAll  = "all"
 )
 
 // TablesProps configures NewTables.
@@ -30,6 +49,7 @@ type Tables struct {
 // AWS-managed encryption.
 func NewTables(scope constructs.Construct, id string, props *TablesProps) *Tables {
 	c := &Tables{Construct: constructs.NewConstruct(scope, jsii.String(id)), byName: map[string]awsdynamodb.Table{}, indexes: map[string][]string{}}
+	keepClaimIndexesAll := claimIndexesProjectAll(scope)
 	removal := awscdk.RemovalPolicy_DESTROY
 	if props.Retain {
 		removal = awscdk.RemovalPolicy_RETAIN
@@ -59,13 +79,17 @@ func NewTables(scope constructs.Construct, id string, props *TablesProps) *Table
 		}
 		table := awsdynamodb.NewTable(c.Construct, jsii.String(constructID(t.Name)), tp)
 		for _, ix := range t.Indexes {
+			projection := ix.Projection
+			if keepClaimIndexesAll && isClaimIndex(t, ix) {
+				projection = blueprint.Projection{}
+			}
 			gsi := &awsdynamodb.GlobalSecondaryIndexProps{
 				IndexName:      jsii.String(ix.Name),
 				PartitionKey:   attribute(ix.PartitionKey),
-				ProjectionType: awsdynamodb.ProjectionType(ix.Projection.Type()),
+				ProjectionType: awsdynamodb.ProjectionType(projection.Type()),
 			}
-			if len(ix.Projection.Include) > 0 && !ix.Projection.KeysOnly {
-				gsi.NonKeyAttributes = jsii.Strings(ix.Projection.Include...)
+			if len(projection.Include) > 0 && !projection.KeysOnly {
+				gsi.NonKeyAttributes = jsii.Strings(projection.Include...)
 			}
 			if ix.SortKey != nil {
 				gsi.SortKey = attribute(*ix.SortKey)
@@ -77,6 +101,30 @@ func NewTables(scope constructs.Construct, id string, props *TablesProps) *Table
 		c.order = append(c.order, t.Name)
 	}
 	return c
+}
+
+// claimIndexesProjectAll reads ClaimIndexProjectionsContext from scope's context; an
+// unknown value is a synthesis error (and the blueprint's projections stay).
+func claimIndexesProjectAll(scope constructs.Construct) bool {
+	v := scope.Node().TryGetContext(jsii.String(ClaimIndexProjectionsContext))
+	if v == nil {
+		return false
+	}
+	switch s, _ := v.(string); s {
+	case ClaimIndexProjectionsAll:
+		return true
+	case ClaimIndexProjectionsLean, "":
+		return false
+	}
+	awscdk.Annotations_Of(scope).AddError(jsii.String(fmt.Sprintf("context %s %q: want %q or %q (%q for a stage deployed before 2026-11-29)",
+		ClaimIndexProjectionsContext, fmt.Sprint(v), ClaimIndexProjectionsLean, ClaimIndexProjectionsAll, ClaimIndexProjectionsAll)))
+	return false
+}
+
+// isClaimIndex reports whether ix is one of the claim table's indexes that
+// ClaimIndexProjectionsAll keeps on ALL.
+func isClaimIndex(t blueprint.Table, ix blueprint.Index) bool {
+	return t.Name == blueprint.Processed.Name && (ix.Name == blueprint.IndexByStatus || ix.Name == blueprint.IndexByDiagnosis)
 }
 
 // Table returns the table for a blueprint table name, or nil when none was declared.
