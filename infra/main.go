@@ -14,7 +14,9 @@
 // consoleAuthorizationEndpoint, consoleTokenEndpoint, consoleEndSessionEndpoint,
 // consoleScope, consoleTokenType and consoleFrameAncestors; corsAllowedOrigins, the exact
 // origins besides the API's own that browsers may call it from; tracing ("true" turns on
-// X-Ray active tracing of every function, off by default). The CDK CLI passes them with -c;
+// X-Ray active tracing of every function, off by default); claimIndexProjections ("lean", the
+// default, or "all" for a stage deployed before 2026-11-29, whose claim indexes DynamoDB
+// cannot re-project in place). The CDK CLI passes them with -c;
 // when run directly (`CDK_OUTDIR=cdk.out go run ./infra -c stage=prod`) the app reads
 // cdk.json's context itself and accepts the same -c key=value flags, so both ways build
 // one template.
