@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -250,12 +251,11 @@ func bulkItem(r *http.Request, single http.Handler, id string, body []byte, outc
 			"Not started: the request ran out of time. Retry this item.")
 		return BulkItem{ID: id, Status: p.Status, Outcome: "skipped", Problem: p}
 	}
-	req := r.Clone(r.Context())
-	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.SetPathValue("id", id)
-	rec := syncerror.NewRecorder()
-	single.ServeHTTP(rec, req)
+	rec := serveItem(r, single, id, body)
+	if wait, ok := busyFor(rec); ok && enoughTime(r, wait) {
+		time.Sleep(wait)
+		rec = serveItem(r, single, id, body)
+	}
 	item := BulkItem{ID: id, Status: rec.Code}
 	switch rec.Code {
 	case http.StatusOK:
@@ -276,4 +276,45 @@ func bulkItem(r *http.Request, single http.Handler, id string, body []byte, outc
 		item.Problem = &p
 	}
 	return item
+}
+
+// bulkRetryWait is how long an item whose target was busy waits before its one more try,
+// and maxBulkRetryWait the longest wait a target may ask for and still be tried again
+// within the request.
+var bulkRetryWait = time.Second
+
+const maxBulkRetryWait = 2 * time.Second
+
+// serveItem runs one item through the single-item handler.
+func serveItem(r *http.Request, single http.Handler, id string, body []byte) *syncerror.Recorder {
+	req := r.Clone(r.Context())
+	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.SetPathValue("id", id)
+	rec := syncerror.NewRecorder()
+	single.ServeHTTP(rec, req)
+	return rec
+}
+
+// busyFor says whether an item's answer is a target's passing refusal (busy, rate limited:
+// the target marks it retryable) and how long to wait before trying it once more. Trying
+// again is what the approver would do, and safe: the single-item route writes under the
+// approve's idempotency key. A target that asks for longer than maxBulkRetryWait is left
+// to the approver.
+func busyFor(rec *syncerror.Recorder) (time.Duration, bool) {
+	var p httpapi.Problem
+	if rec.Code < 500 || json.Unmarshal(rec.Body.Bytes(), &p) != nil || p.Target == nil || !p.Target.Retryable {
+		return 0, false
+	}
+	wait := bulkRetryWait
+	if s, err := strconv.Atoi(rec.Header().Get("Retry-After")); err == nil {
+		wait = time.Duration(s) * time.Second
+	}
+	return wait, wait <= maxBulkRetryWait
+}
+
+// enoughTime says whether the request can wait and still finish the item before its deadline.
+func enoughTime(r *http.Request, wait time.Duration) bool {
+	d, ok := r.Context().Deadline()
+	return !ok || time.Until(d) > BulkDeadlineReserve+wait
 }
