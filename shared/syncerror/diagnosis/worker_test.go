@@ -3,6 +3,7 @@ package diagnosis_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strconv"
 	"sync"
 	"testing"
@@ -17,19 +18,19 @@ import (
 
 func TestWorkerReportsOnlyFailedMessages(t *testing.T) {
 	store := syncerrortest.NewClaimStore()
-	ok := claimed(t, store, "acme", "E-1", clock)
-	done := claimed(t, store, "acme", "E-2", clock)
-	w := &diagnosis.Worker{Claims: store, Diagnoser: &fakeDiagnoser{}, Log: discardLogger(), Now: func() time.Time { return clock.Add(time.Second) }}
+	ok := syncerrortest.Claimed(t, store, "acme", "E-1", clock)
+	done := syncerrortest.Claimed(t, store, "acme", "E-2", clock)
+	w := &diagnosis.Worker{Claims: store, Diagnoser: &fakeDiagnoser{}, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return clock.Add(time.Second) }}
 	// E-2 is already being diagnosed by another delivery: its copy is redundant, not a failure.
 	if _, err := store.BeginDiagnosis(context.Background(), "acme", done.ID, clock, clock); err != nil {
 		t.Fatal(err)
 	}
 	ev := events.SQSEvent{Records: []events.SQSMessage{
-		sqsMsg("m-ok", `{"tenantId":"acme","id":"`+ok.ID+`"}`),
-		sqsMsg("m-garbage", `not json`),
-		sqsMsg("m-no-id", `{"tenantId":"acme"}`),
-		sqsMsg("m-missing-row", `{"tenantId":"acme","id":"se_nothere"}`),
-		sqsMsg("m-redundant", `{"tenantId":"acme","id":"`+done.ID+`"}`),
+		syncerrortest.SQSMessage("m-ok", `{"tenantId":"acme","id":"`+ok.ID+`"}`),
+		syncerrortest.SQSMessage("m-garbage", `not json`),
+		syncerrortest.SQSMessage("m-no-id", `{"tenantId":"acme"}`),
+		syncerrortest.SQSMessage("m-missing-row", `{"tenantId":"acme","id":"se_nothere"}`),
+		syncerrortest.SQSMessage("m-redundant", `{"tenantId":"acme","id":"`+done.ID+`"}`),
 	}}
 	resp, err := w.HandleBatch(context.Background(), ev)
 	if err != nil {
@@ -55,8 +56,8 @@ func TestWorkerReportsOnlyFailedMessages(t *testing.T) {
 }
 
 func TestWorkerStoreErrorFailsTheMessage(t *testing.T) {
-	w := &diagnosis.Worker{Claims: brokenClaims{}, Diagnoser: &fakeDiagnoser{}, Log: discardLogger()}
-	resp, err := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{sqsMsg("m1", `{"tenantId":"acme","id":"se_x"}`)}})
+	w := &diagnosis.Worker{Claims: brokenClaims{}, Diagnoser: &fakeDiagnoser{}, Log: slog.New(slog.DiscardHandler)}
+	resp, err := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{syncerrortest.SQSMessage("m1", `{"tenantId":"acme","id":"se_x"}`)}})
 	if err != nil || len(resp.BatchItemFailures) != 1 {
 		t.Fatalf("resp %+v err=%v", resp, err)
 	}
@@ -64,13 +65,13 @@ func TestWorkerStoreErrorFailsTheMessage(t *testing.T) {
 
 func TestWorkerTakesOverStaleDiagnosis(t *testing.T) {
 	store := syncerrortest.NewClaimStore()
-	c := claimed(t, store, "acme", "E-1", clock)
+	c := syncerrortest.Claimed(t, store, "acme", "E-1", clock)
 	if _, err := store.BeginDiagnosis(context.Background(), "acme", c.ID, clock, clock); err != nil {
 		t.Fatal(err)
 	}
-	w := &diagnosis.Worker{Claims: store, Diagnoser: &fakeDiagnoser{}, Log: discardLogger(), StaleAfter: time.Minute,
+	w := &diagnosis.Worker{Claims: store, Diagnoser: &fakeDiagnoser{}, Log: slog.New(slog.DiscardHandler), StaleAfter: time.Minute,
 		Now: func() time.Time { return clock.Add(2 * time.Minute) }}
-	resp, _ := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{sqsMsg("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})
+	resp, _ := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{syncerrortest.SQSMessage("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})
 	row, _ := store.Get(context.Background(), "acme", c.ID)
 	if len(resp.BatchItemFailures) != 0 || row.DiagnosisAttempts != 2 {
 		t.Fatalf("resp %+v row %+v, want takeover as attempt 2", resp, row)
@@ -124,12 +125,12 @@ func TestWorkerDiagnosisOutcomes(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			store := syncerrortest.NewClaimStore()
-			c := claimed(t, store, "acme", "E-1", clock)
+			c := syncerrortest.Claimed(t, store, "acme", "E-1", clock)
 			d := &fakeDiagnoser{errs: tc.errs}
-			w := &diagnosis.Worker{Claims: store, Diagnoser: d, Log: discardLogger(), Now: func() time.Time { return clock }}
+			w := &diagnosis.Worker{Claims: store, Diagnoser: d, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return clock }}
 			failures := 0
 			for i := 0; i < tc.runs; i++ {
-				failures += len(runOne(t, w, c).BatchItemFailures)
+				failures += len(syncerrortest.RunOne(t, w, c).BatchItemFailures)
 			}
 			row, _ := store.Get(context.Background(), "acme", c.ID)
 			if row.Diagnosis != tc.diagnosis || failures != tc.failures || row.DiagnosisError != tc.reason {
@@ -148,11 +149,11 @@ func TestWorkerDiagnosisOutcomes(t *testing.T) {
 
 func TestWorkerRedeliveryIsIdempotent(t *testing.T) {
 	store := syncerrortest.NewClaimStore()
-	c := claimed(t, store, "acme", "E-1", clock)
+	c := syncerrortest.Claimed(t, store, "acme", "E-1", clock)
 	d := &fakeDiagnoser{}
-	w := &diagnosis.Worker{Claims: store, Diagnoser: d, Log: discardLogger(), Now: func() time.Time { return clock }}
+	w := &diagnosis.Worker{Claims: store, Diagnoser: d, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return clock }}
 	for i := 0; i < 3; i++ {
-		if resp := runOne(t, w, c); len(resp.BatchItemFailures) != 0 {
+		if resp := syncerrortest.RunOne(t, w, c); len(resp.BatchItemFailures) != 0 {
 			t.Fatalf("delivery %d failed", i)
 		}
 	}
@@ -185,11 +186,11 @@ func TestWorkerDiagnosesABatchInParallel(t *testing.T) {
 	store := syncerrortest.NewClaimStore()
 	var records []events.SQSMessage
 	for i := 0; i < 8; i++ {
-		c := claimed(t, store, "acme", "E-"+strconv.Itoa(i), clock)
-		records = append(records, sqsMsg("m"+strconv.Itoa(i), `{"tenantId":"acme","id":"`+c.ID+`"}`))
+		c := syncerrortest.Claimed(t, store, "acme", "E-"+strconv.Itoa(i), clock)
+		records = append(records, syncerrortest.SQSMessage("m"+strconv.Itoa(i), `{"tenantId":"acme","id":"`+c.ID+`"}`))
 	}
 	g := &gatedDiagnoser{release: make(chan struct{})}
-	w := &diagnosis.Worker{Claims: store, Diagnoser: g, Log: discardLogger(), Now: func() time.Time { return clock }, Parallel: 3}
+	w := &diagnosis.Worker{Claims: store, Diagnoser: g, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return clock }, Parallel: 3}
 	done := make(chan events.SQSEventResponse)
 	go func() {
 		resp, _ := w.HandleBatch(context.Background(), events.SQSEvent{Records: records})
@@ -221,12 +222,12 @@ func TestWorkerDiagnosesABatchInParallel(t *testing.T) {
 
 func TestWorkerHandsBackWhatItCannotStartBeforeTheDeadline(t *testing.T) {
 	store := syncerrortest.NewClaimStore()
-	c := claimed(t, store, "acme", "E-1", clock)
+	c := syncerrortest.Claimed(t, store, "acme", "E-1", clock)
 	d := &fakeDiagnoser{}
-	w := &diagnosis.Worker{Claims: store, Diagnoser: d, Log: discardLogger(), Now: func() time.Time { return clock }, MinTimeLeft: time.Minute}
+	w := &diagnosis.Worker{Claims: store, Diagnoser: d, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return clock }, MinTimeLeft: time.Minute}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	resp, err := w.HandleBatch(ctx, events.SQSEvent{Records: []events.SQSMessage{sqsMsg("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})
+	resp, err := w.HandleBatch(ctx, events.SQSEvent{Records: []events.SQSMessage{syncerrortest.SQSMessage("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})
 	if err != nil || len(resp.BatchItemFailures) != 1 || len(d.calls) != 0 {
 		t.Fatalf("resp %+v err=%v calls %d: want the message handed back untouched", resp, err, len(d.calls))
 	}
@@ -239,12 +240,12 @@ func TestWorkerHandsBackWhatItCannotStartBeforeTheDeadline(t *testing.T) {
 // stays queued for when the tenant is back on.
 func TestSwitchedOffTenantIsNotDiagnosed(t *testing.T) {
 	store := syncerrortest.NewClaimStore()
-	c := claimed(t, store, "acme", "E-1", clock)
+	c := syncerrortest.Claimed(t, store, "acme", "E-1", clock)
 	d := &fakeDiagnoser{}
-	w := &diagnosis.Worker{Claims: store, Diagnoser: d, Tenants: tenantsWith(t, "false"), Log: discardLogger(),
+	w := &diagnosis.Worker{Claims: store, Diagnoser: d, Tenants: syncerrortest.TenantsWith(t, "false"), Log: slog.New(slog.DiscardHandler),
 		Now: func() time.Time { return clock }}
 	resp, err := w.HandleBatch(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
-		sqsMsg("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})
+		syncerrortest.SQSMessage("m1", `{"tenantId":"acme","id":"`+c.ID+`"}`)}})
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("resp %+v err %v", resp, err)
 	}
