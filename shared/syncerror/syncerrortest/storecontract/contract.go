@@ -206,9 +206,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		}
 	})
 
-	entry := func(action string) syncerror.HistoryEntry {
-		return syncerror.HistoryEntry{At: base, Actor: "alice", Action: action, Note: "n"}
-	}
+	entry := historyAt(base)
 
 	t.Run("list by status newest first, paged", func(t *testing.T) {
 		s := newStore(t)

@@ -17,9 +17,7 @@ import (
 // holding only while the row is in the status it was decided on.
 func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore, ready readyFunc, base time.Time) {
 	ctx := context.Background()
-	entry := func(action string) syncerror.HistoryEntry {
-		return syncerror.HistoryEntry{At: base, Actor: "alice", Action: action, Note: "n"}
-	}
+	entry := historyAt(base)
 
 	t.Run("approve lease", func(t *testing.T) {
 		s := newStore(t)

@@ -78,3 +78,10 @@ func ready(t *testing.T, s syncerror.ClaimStore, tenant, errorID string, at time
 	}
 	return c
 }
+
+// historyAt makes the history entries the contracts append: alice's, at base, with a note.
+func historyAt(base time.Time) func(action string) syncerror.HistoryEntry {
+	return func(action string) syncerror.HistoryEntry {
+		return syncerror.HistoryEntry{At: base, Actor: "alice", Action: action, Note: "n"}
+	}
+}

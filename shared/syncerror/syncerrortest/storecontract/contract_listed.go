@@ -16,9 +16,7 @@ import (
 // by_status and by_diagnosis, shared/blueprint), so each reader's need is a case here.
 func runListedContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore, ready readyFunc, base time.Time) {
 	ctx := context.Background()
-	entry := func(action string) syncerror.HistoryEntry {
-		return syncerror.HistoryEntry{At: base, Actor: "alice", Action: action, Note: "n"}
-	}
+	entry := historyAt(base)
 
 	t.Run("a listed row carries what the queue, insights and the status tool read of it", func(t *testing.T) {
 		s := newStore(t)

@@ -16,9 +16,7 @@ type readyFunc func(t *testing.T, s syncerror.ClaimStore, tenant, errorID string
 // each outcome, the schedule's listing and the resolve.
 func runRetryContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore, ready readyFunc, base time.Time) {
 	ctx := context.Background()
-	entry := func(action string) syncerror.HistoryEntry {
-		return syncerror.HistoryEntry{At: base, Actor: "alice", Action: action, Note: "n"}
-	}
+	entry := historyAt(base)
 	begin := func(from syncerror.Status, attempts int, lease time.Time) syncerror.RetryChange {
 		return syncerror.RetryChange{From: []syncerror.Status{from}, Attempts: attempts, To: syncerror.StatusRetrying,
 			Begin: true, NextAt: lease, Entry: entry("retry")}

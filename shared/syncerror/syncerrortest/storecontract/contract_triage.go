@@ -16,9 +16,7 @@ import (
 // entry) and the listing's search, assignee, tag filters and oldest-first order.
 func runTriageContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore, base time.Time) {
 	ctx := context.Background()
-	entry := func(action string) syncerror.HistoryEntry {
-		return syncerror.HistoryEntry{At: base, Actor: "alice", Action: action, Note: "n"}
-	}
+	entry := historyAt(base)
 	claim := func(t *testing.T, s syncerror.ClaimStore, errorID, recordID, msg string, at time.Time) syncerror.Claim {
 		t.Helper()
 		r := syncerrortest.SampleRecord("t1", errorID)
