@@ -168,7 +168,7 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 // empty) or nil for an event not seen: the event item, or for several runs also the runs
 // on record, in one BatchGetItem.
 func (s *DynamoStore) startedBefore(ctx context.Context, tenantID, eventKey string, runs []Run) ([]string, error) {
-	if len(runs) < 2 || len(runs) >= maxBatchGet {
+	if len(runs) < 2 || len(runs) >= dynamostore.MaxBatchGet {
 		first, err := s.eventRuns(ctx, tenantID, eventKey)
 		if errors.Is(err, ErrNotFound) {
 			return nil, nil
@@ -179,7 +179,7 @@ func (s *DynamoStore) startedBefore(ctx context.Context, tenantID, eventKey stri
 	for _, r := range runs {
 		keys = append(keys, s.key(tenantID, prefixRun+r.ID))
 	}
-	items, err := s.batchGet(ctx, keys)
+	items, err := dynamostore.BatchGet(ctx, s.client, s.table, keys)
 	if err != nil {
 		return nil, fmt.Errorf("read event: %w", err)
 	}
@@ -203,9 +203,6 @@ func (s *DynamoStore) startedBefore(ctx context.Context, tenantID, eventKey stri
 	}
 	return first, nil
 }
-
-// maxBatchGet is BatchGetItem's limit of keys per call.
-const maxBatchGet = 100
 
 // eventRuns reads the run ids an event started; ErrNotFound for an event not seen.
 func (s *DynamoStore) eventRuns(ctx context.Context, tenantID, eventKey string) ([]string, error) {
