@@ -21,7 +21,10 @@ test("the service failing raises one banner; a good answer lowers it; a target's
   // (the counts' poll) between two failures would rightly lower the count again.
   await page.unroute("**/api/sync-error-assist/**");
   await page.route("**/api/**", (r) => r.fulfill(failing(500)));
+  // Each read is answered before the next change: a change aborts the read before it, and
+  // an aborted read says nothing of the service (the banner counts answers, not requests).
   await page.getByLabel("Status").selectOption("rejected");
+  await expect(page.getByRole("alert").first()).toContainText("Something went wrong in the service");
   await page.getByLabel("Status").selectOption("pending");
   await expect(banner).toBeVisible();
   await accessible(page, "degraded banner");
