@@ -113,11 +113,13 @@ const (
 // its readers read of a listed row (issue 37 §1). The queue's listing and its summary
 // (record fields, status, diagnosis, proposal, escalation from history, the retry and
 // recurrence view, triage), its filters (search_ids, search_msg, assignee, tags,
-// system_name, external_system, proposal's class), the approval rule of a row (proposal,
-// edited_fix), insights (applied_at, updated_at), the assistant's status tool (payload
-// and context for its customer filter, integration), and the filters of the lease and
+// system_name, external_system, proposal's class), the approval rule of a row (proposal:
+// the proposal's listed part, its class, fix, confidence and source; edited_fix), insights
+// (applied_at, updated_at), the assistant's status tool (payload and context for its
+// customer filter, integration), and the filters of the lease and
 // retry sweeps (lease_expires_at, retry_next_at), which then read their rows whole. Left
-// out: what only a row's detail or a worker reads (diagnosis_since, diagnosis_attempts,
+// out: what only a row's detail or a worker reads (proposal_more: the proposal's summary,
+// rationale and inference, most of its size; diagnosis_since, diagnosis_attempts,
 // diagnosis_error, webhook_id, lease and write tokens, applied_prior, retry_log,
 // signature, error_keys): a write that changes only those writes nothing to the index.
 var ByStatusAttributes = []string{

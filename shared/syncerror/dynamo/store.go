@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -97,8 +98,8 @@ func claimItem(c syncerror.Claim) dynamostore.Item {
 	putRetry(it, c.Retry)
 	putTriage(it, c.Triage)
 	if c.Proposal != nil {
-		b, _ := json.Marshal(c.Proposal) // a Proposal always marshals
-		it["proposal"] = dynamostore.Str(string(b))
+		listed, more := proposalAttrs(*c.Proposal)
+		it["proposal"], it["proposal_more"] = listed, more
 	}
 	return it
 }
@@ -164,11 +165,8 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 			}
 		}
 	}
-	if p := dynamostore.GetString(it, "proposal"); p != "" {
-		c.Proposal = &syncerror.Proposal{}
-		if err := json.Unmarshal([]byte(p), c.Proposal); err != nil {
-			return syncerror.Claim{}, fmt.Errorf("claim %s: proposal: %w", c.ID, err)
-		}
+	if c.Proposal, err = proposalFrom(it); err != nil {
+		return syncerror.Claim{}, fmt.Errorf("claim %s: %w", c.ID, err)
 	}
 	if p := dynamostore.GetString(it, "payload"); p != "" {
 		c.Record.Payload = json.RawMessage(p)
@@ -338,38 +336,38 @@ func (s *DynamoClaims) Requeue(ctx context.Context, tenantID, id string, seen sy
 
 // CompleteDiagnosis implements ClaimStore.
 func (s *DynamoClaims) CompleteDiagnosis(ctx context.Context, tenantID, id string, attempt int, p syncerror.Proposal, now time.Time) error {
-	b, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
+	listed, more := proposalAttrs(p)
 	return s.endAttempt(ctx, tenantID, id, attempt, syncerror.DiagnosisReady, now,
-		"SET proposal = :extra REMOVE diagnosis_error", dynamostore.Str(string(b)))
+		"SET proposal = :extra, proposal_more = :more REMOVE diagnosis_error", listed, dynamostore.Item{":more": more})
 }
 
 // EndDiagnosis implements ClaimStore.
 func (s *DynamoClaims) EndDiagnosis(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, reason string, now time.Time) error {
-	return s.endAttempt(ctx, tenantID, id, attempt, d, now, "SET diagnosis_error = :extra", dynamostore.Str(reason))
+	return s.endAttempt(ctx, tenantID, id, attempt, d, now, "SET diagnosis_error = :extra", dynamostore.Str(reason), nil)
 }
 
 // endAttempt moves a row out of diagnosing, conditional on the attempt that holds it. clause
 // is the rest of the update ("SET x = :extra", optionally followed by "REMOVE y"); it is
-// appended after the state change's own SET list.
-func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, now time.Time, clause string, extra types.AttributeValue) error {
+// appended after the state change's own SET list; values are any further values it names.
+func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, now time.Time, clause string,
+	extra types.AttributeValue, values dynamostore.Item) error {
 	update := "SET diagnosis = :d, diagnosis_key = :dkey, diagnosis_since = :now, updated_at = :now, " +
 		strings.TrimPrefix(clause, "SET ")
+	all := dynamostore.Item{
+		":d":          dynamostore.Str(string(d)),
+		":dkey":       dynamostore.Str(diagnosisKey(tenantID, d)),
+		":now":        dynamostore.Str(dynamostore.FormatTime(now)),
+		":diagnosing": dynamostore.Str(string(syncerror.DiagnosisDiagnosing)),
+		":attempt":    dynamostore.Num(int64(attempt)),
+		":extra":      extra,
+	}
+	maps.Copy(all, values)
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(s.table),
-		Key:                 s.key(tenantID, id),
-		ConditionExpression: aws.String("diagnosis = :diagnosing AND diagnosis_attempts = :attempt"),
-		UpdateExpression:    aws.String(update),
-		ExpressionAttributeValues: dynamostore.Item{
-			":d":          dynamostore.Str(string(d)),
-			":dkey":       dynamostore.Str(diagnosisKey(tenantID, d)),
-			":now":        dynamostore.Str(dynamostore.FormatTime(now)),
-			":diagnosing": dynamostore.Str(string(syncerror.DiagnosisDiagnosing)),
-			":attempt":    dynamostore.Num(int64(attempt)),
-			":extra":      extra,
-		},
+		TableName:                 aws.String(s.table),
+		Key:                       s.key(tenantID, id),
+		ConditionExpression:       aws.String("diagnosis = :diagnosing AND diagnosis_attempts = :attempt"),
+		UpdateExpression:          aws.String(update),
+		ExpressionAttributeValues: all,
 	})
 	if dynamostore.IsConditionFailed(err) {
 		return s.whyNot(ctx, tenantID, id)

@@ -71,6 +71,34 @@ func runListedContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 		}
 	})
 
+	t.Run("a proposal reads back whole from its row and by its listed part from a listing", func(t *testing.T) {
+		s := newStore(t)
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-learned"), syncerror.SourceWebhook, "", base)
+		mustClaim(t, s, c)
+		got, err := s.BeginDiagnosis(ctx, "t1", c.ID, base, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := base.Add(time.Minute)
+		p := syncerrortest.SampleProposal(syncerror.InferenceID(c.ID, 1), base)
+		p.Retryable, p.Source = true, syncerror.SourceLearned
+		p.Learned = &syncerror.Provenance{KnowledgeIDs: []string{"kn1"}, Approvals: 4, People: 2, LastApprovedBy: "alice", LastApprovedAt: &at}
+		if err := s.CompleteDiagnosis(ctx, "t1", c.ID, got.DiagnosisAttempts, p, base); err != nil {
+			t.Fatal(err)
+		}
+		row, err := s.Get(ctx, "t1", c.ID)
+		if err != nil || !reflect.DeepEqual(row.Proposal, &p) {
+			t.Fatalf("stored proposal %+v err=%v, want %+v", row.Proposal, err, p)
+		}
+		page, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusPending, Class: p.Class, Limit: 10})
+		if err != nil || len(page.Claims) != 1 {
+			t.Fatalf("list by class %q: %v err=%v", p.Class, claimIDs(page.Claims), err)
+		}
+		if got, want := listedProposal(page.Claims[0].Proposal), listedProposal(&p); !reflect.DeepEqual(got, want) {
+			t.Fatalf("listed proposal %+v, want %+v", got, want)
+		}
+	})
+
 	t.Run("stuck rows carry what the reconcile requeues them by", func(t *testing.T) {
 		s := newStore(t)
 		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-stuck"), syncerror.SourceWebhook, "", base)
@@ -120,6 +148,21 @@ func runListedContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 
 func errOf(_ syncerror.Claim, err error) error { return err }
 
+// listedProposal is what the listing's readers read of a proposal: the class, the fix, the
+// confidence, the source and the learned approvals (the summary, the approval rule, groups
+// and bulk previews). The rest (summary, rationale, the inference) only a row's detail
+// reads, from the whole row: a store may leave it out of a listed row.
+func listedProposal(p *syncerror.Proposal) *syncerror.Proposal {
+	if p == nil {
+		return nil
+	}
+	out := syncerror.Proposal{Class: p.Class, Fix: p.Fix, Confidence: p.Confidence, Source: p.Source}
+	if p.Learned != nil {
+		out.Learned = &syncerror.Provenance{Approvals: p.Learned.Approvals}
+	}
+	return &out
+}
+
 // listedDiff names the first field a listing's readers read that listed lacks of row: the
 // summary's (record, status, diagnosis, proposal, escalation, retry and recurrence view,
 // triage, apply error), the approval rule's (proposal, edited fix), insights' (updated_at,
@@ -145,7 +188,7 @@ func listedDiff(listed, row syncerror.Claim) string {
 		{"source", listed.Source, row.Source},
 		{"claimed at", listed.ClaimedAt.UTC(), row.ClaimedAt.UTC()},
 		{"updated at", listed.UpdatedAt.UTC(), row.UpdatedAt.UTC()},
-		{"proposal", listed.Proposal, row.Proposal},
+		{"proposal", listedProposal(listed.Proposal), listedProposal(row.Proposal)},
 		{"edited fix", listed.EditedFix, row.EditedFix},
 		{"history", listed.History, row.History},
 		{"triage", listed.Triage, row.Triage},
