@@ -36,8 +36,10 @@ import (
 // function's warm path, so a change that adds one fails here (issue 37 §6). Measured on
 // 2026-11-29: 15, then 11 (the flows and the manifest cached per process, the ledger and
 // trail entries one BatchWriteItem, an event of one run stores no event item), then 9 (the
-// write's audit records ride in that BatchWriteItem). Issue 37 §3's goal is 5; each of the
-// 9 keeps a guarantee, and dynalite has no TransactWriteItems to join writes (LOCAL-AWS.md):
+// write's audit records ride in that BatchWriteItem), then 8 (the reciprocal loop check
+// reads the trail the executor read: governance/trail_read.go). Issue 37 §3's goal is 5;
+// each of the 8 keeps a guarantee, and dynalite has no TransactWriteItems to join writes
+// (LOCAL-AWS.md):
 //
 //   - PutItem flows, the webhook-id's claim: a webhook-id is used by one message only, so
 //     the item must be keyed by it;
@@ -45,15 +47,15 @@ import (
 //     started no run or several finds it and starts nothing (a one-run event has none);
 //   - PutItem flows, the run, conditional: one delivery of the event takes the run, and a
 //     run dying mid-write is on record for the redrive;
-//   - Query governance, the event record's trail: an echo of a flow's write is told from a
-//     change (hop chains);
-//   - Query governance, the ledger: the reciprocal loop check, on another key range;
+//   - Query governance, the source record's trail: an echo of a flow's write is told from
+//     a change (hop chains), and the writes that made this one a return leg (the
+//     reciprocal loop check) are found among its entries;
 //   - UpdateItem governance, the flapping counter of the target record, atomic;
 //   - UpdateItem governance, the vendor account's rate budget, shared by every function;
 //   - BatchWriteItem governance and audit_logs: the ledger and trail entries, the
 //     connector.write and dlp.scan records;
 //   - PutItem flows, the run's outcome, conditional on the attempt still owning the run.
-const MaxDynamoCallsPerFlowEvent = 9
+const MaxDynamoCallsPerFlowEvent = 8
 
 // callCounter counts the DynamoDB calls the service's clients make, by operation and
 // table, with an SDK middleware in the Initialize step as make cost's meter does

@@ -138,7 +138,7 @@ func (s *Service) DryRun(ctx context.Context, tenantID string, f Flow, in DryRun
 	x := s.Exec
 	f.Enabled = true // a disabled flow is dry-run as it would run once enabled
 	ev := Event{EventID: "dry-run", Entity: f.Source.Entity, RecordID: in.RecordID, ChangedAt: s.now(), Fields: fields}
-	trail, err := x.trailFor(ctx, tenantID, f.Source.System, ev, []Flow{f}, f.TriggerOrDefault())
+	trail, _, err := x.trailFor(ctx, tenantID, f.Source.System, ev, []Flow{f}, f.TriggerOrDefault())
 	if err != nil {
 		return out, err
 	}

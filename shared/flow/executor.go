@@ -86,13 +86,14 @@ func (x *Executor) Handle(ctx context.Context, tenantID string, system connector
 // start is Handle for an event delivered by trigger, with the tenant's flows read.
 func (x *Executor) start(ctx context.Context, tenantID string, system connector.System, ev Event, flows []Flow, trigger Trigger) (ids []string, started bool, err error) {
 	now := x.now()
-	trail, err := x.trailFor(ctx, tenantID, system, ev, flows, trigger)
+	trail, read, err := x.trailFor(ctx, tenantID, system, ev, flows, trigger)
 	if err != nil {
 		return nil, false, err
 	}
 	var runs []Run
 	for _, f := range flows {
 		if r, ok := x.newRun(tenantID, system, f, flows, ev, trail, trigger, now); ok {
+			r.trailRead = read
 			runs = append(runs, r)
 		}
 	}

@@ -122,11 +122,12 @@ func (x *Executor) Rerun(ctx context.Context, read Reader, tenantID string, q Re
 // the mapped values of its fields.
 func (x *Executor) rerunOf(ctx context.Context, tenantID string, f Flow, flows []Flow, ev Event, q RerunRequest) (Run, error) {
 	trigger := f.TriggerOrDefault()
-	trail, err := x.trailFor(ctx, tenantID, f.Source.System, ev, flows, trigger)
+	trail, read, err := x.trailFor(ctx, tenantID, f.Source.System, ev, flows, trigger)
 	if err != nil {
 		return Run{}, err
 	}
 	r, _ := x.newRun(tenantID, f.Source.System, f, flows, ev, trail, trigger, x.now())
+	r.trailRead = read
 	r.SyncErrorID = q.SyncErrorID
 	if r.Pending != nil && len(q.Fix) > 0 {
 		fields := maps.Clone(r.Pending.Fields)

@@ -69,6 +69,9 @@ type Run struct {
 	TargetAction string `json:"targetAction,omitempty"`
 	// claimed says this attempt holds the cross-reference claim of its source record.
 	claimed bool
+	// trailRead is the trail of the source record read when the run started, for the
+	// loop check of its first attempt; a run the redrive takes has none (trace.go).
+	trailRead *governance.TrailRead
 }
 
 // Pending is the write a retrying run has still to make.

@@ -35,10 +35,12 @@ const DefaultTrailWindow = 2 * time.Hour
 // trailFor reads the trail of the event's record when some flow will write for it; nil
 // when none will, or no trail is kept (Executor.Trails nil). A failed read fails the
 // event: without the trail the executor cannot tell an echo from a change, and writing
-// blindly could start the loop it exists to stop.
-func (x *Executor) trailFor(ctx context.Context, tenantID string, system connector.System, ev Event, flows []Flow, trigger Trigger) (map[string]governance.FieldTrail, error) {
+// blindly could start the loop it exists to stop. When the reader gives the read itself
+// (governance.Trails), it is returned too: the guard's reciprocal check of the runs'
+// first writes reuses it rather than reading the ledger again (issue 37 §3).
+func (x *Executor) trailFor(ctx context.Context, tenantID string, system connector.System, ev Event, flows []Flow, trigger Trigger) (map[string]governance.FieldTrail, *governance.TrailRead, error) {
 	if x.Trails == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	for _, f := range flows {
 		if ok, skip := f.runsFor(system, ev, trigger); ok && skip == "" {
@@ -46,14 +48,27 @@ func (x *Executor) trailFor(ctx context.Context, tenantID string, system connect
 			if window <= 0 {
 				window = DefaultTrailWindow
 			}
-			trail, err := x.Trails.Trail(ctx, tenantID, system, ev.Entity, ev.RecordID, x.now().Add(-window))
-			if err != nil {
-				return nil, fmt.Errorf("read the trail of %s/%s %s: %w", system, ev.Entity, ev.RecordID, err)
+			since := x.now().Add(-window)
+			if rs, ok := x.Trails.(trailReads); ok {
+				read, err := rs.Read(ctx, tenantID, system, ev.Entity, ev.RecordID, since)
+				if err != nil {
+					return nil, nil, fmt.Errorf("read the trail of %s/%s %s: %w", system, ev.Entity, ev.RecordID, err)
+				}
+				return read.Fields(), read, nil
 			}
-			return trail, nil
+			trail, err := x.Trails.Trail(ctx, tenantID, system, ev.Entity, ev.RecordID, since)
+			if err != nil {
+				return nil, nil, fmt.Errorf("read the trail of %s/%s %s: %w", system, ev.Entity, ev.RecordID, err)
+			}
+			return trail, nil, nil
 		}
 	}
-	return nil, nil
+	return nil, nil, nil
+}
+
+// trailReads is a TrailReader that also answers the read itself; governance.Trails is one.
+type trailReads interface {
+	Read(ctx context.Context, tenant string, system connector.System, entity, record string, since time.Time) (*governance.TrailRead, error)
 }
 
 // traces are the traces of the values f writes for ev, by target field.
@@ -85,7 +100,7 @@ func (f Flow) traces(ev Event, trail map[string]governance.FieldTrail) map[strin
 // records back (see Flow.echoable), keyed by anchor (the source record id, or for a
 // matched flow the id its cross-reference was first made from), and the traces of its values.
 func linkFor(r Run, anchor string) *governance.Link {
-	l := &governance.Link{Traces: r.Pending.Traces}
+	l := &governance.Link{Traces: r.Pending.Traces, Read: r.trailRead}
 	if len(r.Pending.Link) > 0 {
 		l.Key, l.Fields = linkKey(r.Source, r.Target, anchor), r.Pending.Link
 	}

@@ -107,6 +107,10 @@ type Link struct {
 	// each written field's trace, extended by the target, is kept on the target record's
 	// trail. Writes with traces are also counted by the flapping cap (flapping.go).
 	Traces map[string]Trace
+	// Read, when set, is the trail of the record the traces end in as the caller read it
+	// just before: the reciprocal check takes the link's earlier writes from it instead of
+	// reading the ledger again, when it reaches back over the loop window (trail_read.go).
+	Read *TrailRead
 }
 
 // linkEntity is the ledger entity of linked writes; "~" starts no entity name a system

@@ -39,7 +39,7 @@ func (op *writeOp) reciprocalLoop(hash string) (cond string, loop bool, err erro
 	}
 	since := op.now.Add(-op.g.window)
 	entity, record, names := op.loopSubject()
-	entries, err := op.g.ledger.Recent(op.ctx, op.tenant, entity, record, since)
+	entries, err := op.reciprocalEntries(entity, record, since)
 	if err != nil {
 		return "", false, fmt.Errorf("%w: reading the write ledger: %w", ErrUnavailable, err)
 	}

@@ -100,19 +100,11 @@ type Trails struct{ Ledger Ledger }
 
 // Trail returns, per field, the newest trail of the record since since.
 func (t Trails) Trail(ctx context.Context, tenant string, system connector.System, entity, record string, since time.Time) (map[string]FieldTrail, error) {
-	entries, err := t.Ledger.Recent(ctx, tenant, trailEntity, trailKey(system, entity, record), since)
+	r, err := t.Read(ctx, tenant, system, entity, record, since)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]FieldTrail{}
-	// Oldest first: a later entry replaces an earlier one.
-	for _, e := range entries {
-		for field, ft := range e.Trail {
-			ft.Time = e.Time
-			out[field] = ft
-		}
-	}
-	return out, nil
+	return r.Fields(), nil
 }
 
 // Visits reports whether the trace visited endpoint (system, entity): a write of its
@@ -281,49 +273,38 @@ func (op *writeOp) writtenID(out connector.WriteResult) string {
 	return op.req.RecordID
 }
 
-// appendLedger stores a write's ledger entry and its trail entries: in one call when the
+// appendLedger stores a write's ledger entries (ledgerEntries): in one call when the
 // ledger batches, with others (other tables' put requests, the write's audit records),
 // else one by one (others is then empty). It returns what could not be stored, each logged.
 func (op *writeOp) appendLedger(entry LedgerEntry, fields map[string]any, out connector.WriteResult, others map[string][]types.WriteRequest) []error {
+	// Without its trail (it cannot be built) the write's own entry is still stored.
+	entries, terr := op.ledgerEntries(entry, fields, out)
+	var errs []error
 	if bl, ok := op.g.ledger.(BatchLedger); ok {
-		trails, err := op.trailEntries(fields, op.writtenID(out))
-		if err != nil {
-			// The trail cannot be built; the ledger entry is still stored.
-			trails = nil
-		}
-		if aerr := bl.AppendAll(op.ctx, append([]LedgerEntry{entry}, trails...), others); aerr != nil {
+		if aerr := bl.AppendAll(op.ctx, entries, others); aerr != nil {
 			httpapi.Logger(op.ctx).Error("write ledger and trail entries not stored", "resource", op.resource, "error", aerr)
 			return []error{fmt.Errorf("ledger: %w", aerr)}
 		}
-		if err != nil {
+	} else {
+		for i, e := range entries {
+			err := op.g.ledger.Append(op.ctx, e)
+			if err == nil {
+				continue
+			}
+			// The first entry is the write's own (alone, or folded into its trail entry).
+			if i == 0 && (e.Trail == nil || e.Subject != "") {
+				httpapi.Logger(op.ctx).Error("write ledger entry not stored", "resource", op.resource, "error", err)
+				errs = append(errs, fmt.Errorf("ledger: %w", err))
+				continue
+			}
 			httpapi.Logger(op.ctx).Error("trail entry not stored", "resource", op.resource, "error", err)
-			return []error{fmt.Errorf("trail: %w", err)}
+			errs = append(errs, fmt.Errorf("trail: %w", err))
+			break
 		}
-		return nil
 	}
-	var errs []error
-	if err := op.g.ledger.Append(op.ctx, entry); err != nil {
-		httpapi.Logger(op.ctx).Error("write ledger entry not stored", "resource", op.resource, "error", err)
-		errs = append(errs, fmt.Errorf("ledger: %w", err))
-	}
-	if err := op.appendTrails(fields, out); err != nil {
-		httpapi.Logger(op.ctx).Error("trail entry not stored", "resource", op.resource, "error", err)
-		errs = append(errs, fmt.Errorf("trail: %w", err))
+	if terr != nil {
+		httpapi.Logger(op.ctx).Error("trail entry not stored", "resource", op.resource, "error", terr)
+		errs = append(errs, fmt.Errorf("trail: %w", terr))
 	}
 	return errs
-}
-
-// appendTrails stores the trail entries of a write that went through to the record
-// the target returned (writtenID); with no such id the target's trail is not kept.
-func (op *writeOp) appendTrails(fields map[string]any, out connector.WriteResult) error {
-	entries, err := op.trailEntries(fields, op.writtenID(out))
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if err := op.g.ledger.Append(op.ctx, e); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -41,6 +41,12 @@ type LedgerEntry struct {
 	// Trail is set on trail entries only (hops.go): per field, the value's hash and how
 	// it got there.
 	Trail map[string]FieldTrail
+	// Subject is set on an entry of a record's trail that stands for a write to the record
+	// (trail_read.go): the write's own ledger subject (subjectKey), SubjectFields the
+	// field names its own entry has and PayloadHash its hash, so that the reciprocal check
+	// of the return leg finds it in the trail it reads anyway.
+	Subject       string
+	SubjectFields []string
 }
 
 // Ledger records the guard's writes for loop detection. Each entry is stored on its own,

@@ -298,6 +298,10 @@ func ledgerItem(e LedgerEntry) (dynamostore.Item, error) {
 	}
 	dynamostore.PutOptional(it, "idempotency_key", e.IdempotencyKey)
 	dynamostore.PutOptional(it, "correlation_id", e.CorrelationID)
+	dynamostore.PutOptional(it, "subject", e.Subject)
+	if e.Subject != "" {
+		it["subject_fields"] = dynamostore.StrList(e.SubjectFields)
+	}
 	if len(e.Trail) > 0 {
 		trail, err := json.Marshal(e.Trail)
 		if err != nil {
@@ -336,7 +340,8 @@ func (s *DynamoStore) Recent(ctx context.Context, tenantID, entity, recordID str
 				Source: connector.System(dynamostore.GetString(it, "source")), Target: connector.System(dynamostore.GetString(it, "target")),
 				Entity: dynamostore.GetString(it, "entity"), RecordID: dynamostore.GetString(it, "record_id"), Fields: dynamostore.GetStrList(it, "fields"),
 				PayloadHash: dynamostore.GetString(it, "payload_hash"), IdempotencyKey: dynamostore.GetString(it, "idempotency_key"),
-				CorrelationID: dynamostore.GetString(it, "correlation_id"),
+				CorrelationID: dynamostore.GetString(it, "correlation_id"), Subject: dynamostore.GetString(it, "subject"),
+				SubjectFields: dynamostore.GetStrList(it, "subject_fields"),
 			}
 			if e.Time, err = dynamostore.ParseTime(dynamostore.GetString(it, "at")); err != nil {
 				return nil, fmt.Errorf("ledger entry %s: at: %w", e.ID, err)

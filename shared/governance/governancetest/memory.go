@@ -269,7 +269,7 @@ var _ governance.Ledger = (*Ledger)(nil)
 // Append implements governance.Ledger.
 func (l *Ledger) Append(_ context.Context, e governance.LedgerEntry) error {
 	e.Time = e.Time.UTC()
-	e.Fields = slices.Clone(e.Fields)
+	e.Fields, e.SubjectFields = slices.Clone(e.Fields), slices.Clone(e.SubjectFields)
 	e.Trail = cloneTrail(e.Trail)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -289,7 +289,7 @@ func (l *Ledger) Recent(_ context.Context, tenant, entity, recordID string, sinc
 	var out []governance.LedgerEntry
 	for _, e := range l.entries[ledgerKey{tenant, entity, recordID}] {
 		if !e.Time.Before(since) {
-			e.Fields = slices.Clone(e.Fields)
+			e.Fields, e.SubjectFields = slices.Clone(e.Fields), slices.Clone(e.SubjectFields)
 			e.Trail = cloneTrail(e.Trail)
 			out = append(out, e)
 		}
