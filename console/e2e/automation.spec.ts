@@ -142,7 +142,10 @@ for (const width of widths) {
       await expect(row).toContainText("applied");
       await axeBoth(page, `auto-resolved ${width}`);
       await row.getByRole("button", { name: "Revert" }).click();
-      const dialog = page.getByRole("dialog", { name: `Revert the fix on ${id}?` });
+      // Named by the record and the host's error id, as the approver knows them (not se_…).
+      const dialog = page.getByRole("dialog", { name: `Revert the fix on salesOrder ${record}?` });
+      await expect(dialog).toContainText(`Sync error E2E-AUTO-${width}-${tag}`);
+      await expect(dialog).not.toContainText(id);
       await expect(dialog).toContainText("only if the record still holds what rule");
       await dialog.getByLabel("Reason (optional)").fill("the customer really ships to Deutschland");
       await axeBoth(page, `revert dialog ${width}`);
@@ -190,7 +193,8 @@ for (const width of widths) {
       await expect(section).toContainText("applied the fix is in the record");
       await axeBoth(page, `queue detail, rule's fix ${width}`);
       await section.getByRole("button", { name: "Revert" }).click();
-      const dialog = page.getByRole("dialog", { name: `Revert the fix on ${first}?` });
+      const dialog = page.getByRole("dialog", { name: `Revert the fix on salesOrder ${record}?` });
+      await expect(dialog).toContainText(`Sync error E2E-DET1-${width}-${tag}`);
       await expect(dialog).toContainText("only if the record still holds what rule");
       await dialog.getByLabel("Reason (optional)").fill("ships to Deutschland after all");
       await dialog.getByRole("button", { name: "Revert" }).click();
@@ -215,7 +219,7 @@ for (const width of widths) {
       await expect(again.getByRole("button", { name: "Revert" })).toBeVisible();
       await call("approver", "POST", `/api/sync-error-assist/proposals/${second}/revert`, { reason: "reverted elsewhere" });
       await again.getByRole("button", { name: "Revert" }).click();
-      await page.getByRole("dialog", { name: `Revert the fix on ${second}?` }).getByRole("button", { name: "Revert" }).click();
+      await page.getByRole("dialog", { name: `Revert the fix on salesOrder ${record}?` }).getByRole("button", { name: "Revert" }).click();
       await expect(again.getByRole("status")).toContainText("Not reverted — ");
       await expect(again.getByRole("status")).toContainText("this one is reverted");
       await expect(again).toContainText("reverted elsewhere"); // read again: who acted first, and why
@@ -229,7 +233,7 @@ for (const width of widths) {
       await expect(listed.getByRole("button", { name: "Revert" })).toBeVisible();
       await call("approver", "POST", `/api/sync-error-assist/proposals/${third}/revert`, { reason: "reverted elsewhere too" });
       await listed.getByRole("button", { name: "Revert" }).click();
-      await page.getByRole("dialog", { name: `Revert the fix on ${third}?` }).getByRole("button", { name: "Revert" }).click();
+      await page.getByRole("dialog", { name: `Revert the fix on salesOrder ${record}?` }).getByRole("button", { name: "Revert" }).click();
       await expect(listed.getByRole("status")).toContainText("Not reverted — ");
       await expect(listed.locator("td").nth(4)).toContainText("reverted");
       await expect(listed.getByRole("button", { name: "Revert" })).toHaveCount(0);

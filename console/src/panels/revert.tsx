@@ -14,6 +14,10 @@ export const REVERT_MS = 24 * 3600_000;
  *  a sync error's detail. */
 export interface Revertible {
   claimId: string;
+  /** errorId, recordType and recordId name the fix to a person; the claim id is the API's. */
+  errorId?: string;
+  recordType?: string;
+  recordId?: string;
   ruleId: string;
   fix: FieldChange[];
   /** at is when the fix was written; the window runs from it. */
@@ -43,11 +47,11 @@ export function RevertAction({ item, canRevert, demo, onReverted, onRefused }: P
     try {
       await write("POST", `/api/sync-error-assist/proposals/${item.claimId}/revert`, reason ? { reason } : {});
       setResult({ ok: true, text: "Reverted: the record holds its values from before the fix again." });
-      announce(`Reverted ${item.claimId}: the record is restored`);
+      announce(`Reverted ${errorName(item)}: the record is restored`);
       onReverted();
     } catch (e) {
       setResult({ ok: false, text: refusal(e) });
-      announce(`${item.claimId} was not reverted`);
+      announce(`${errorName(item)} was not reverted`);
       onRefused?.();
     } finally {
       setBusy(false);
@@ -68,13 +72,14 @@ function RevertOffer({ item, canRevert, demo, onRevert }: { item: Revertible; ca
   if (item.outcome !== "applied") return null;
   if (Date.now() - new Date(item.at).getTime() > REVERT_MS) return <span class="note">Revert window (24 h) closed</span>;
   if (!canRevert) return <span class="note">Revert needs an approver</span>;
-  return <button type="button" disabled={demo} onClick={onRevert}>Revert<span class="sr-live"> {item.claimId}</span></button>;
+  return <button type="button" disabled={demo} onClick={onRevert}>Revert<span class="sr-live"> {errorName(item)}</span></button>;
 }
 
 function RevertDialog({ item, onConfirm, onClose }: { item: Revertible; onConfirm: (reason: string) => void; onClose: () => void }) {
   const [reason, setReason] = useState("");
   return (
-    <ConfirmDialog title={`Revert the fix on ${item.claimId}?`} confirm="Revert" onClose={onClose} onConfirm={() => onConfirm(reason.trim())}>
+    <ConfirmDialog title={`Revert the fix on ${recordName(item)}?`} confirm="Revert" onClose={onClose} onConfirm={() => onConfirm(reason.trim())}>
+      {item.errorId && <p class="note">Sync error <span class="mono">{item.errorId}</span></p>}
       <p>The values before the fix are written back through the guarded write, only if the record still holds what rule{" "}
         <code>{item.ruleId}</code> wrote; the row is marked reverted and the fix is learned as rejected, so it is not proposed again.</p>
       <ul class="fix-list">{item.fix.map((f) => <li><code>{f.path}</code>: {show(f.after)} → {show(f.before)}</li>)}</ul>
@@ -82,6 +87,17 @@ function RevertDialog({ item, onConfirm, onClose }: { item: Revertible; onConfir
       <textarea id="revert-reason" maxLength={1000} value={reason} aria-keyshortcuts="Control+Enter Meta+Enter" onKeyDown={submitOnCtrlEnter} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} />
     </ConfirmDialog>
   );
+}
+
+/** recordName names the record the fix was written to ("salesOrder SO-10043"), as the
+ *  approver knows it; the sync error's id where the record is unknown. */
+export function recordName(item: Revertible): string {
+  return item.recordId ? `${item.recordType ?? "record"} ${item.recordId}` : errorName(item);
+}
+
+/** errorName is the host's id of the sync error, the internal id only when there is none. */
+function errorName(item: Revertible): string {
+  return item.errorId || item.claimId;
 }
 
 /** refusal says why a revert was not made: the API's own words (changed since, window
@@ -101,7 +117,7 @@ export function ruleApplied(row: Proposal): Revertible | null {
   if (!by) return null;
   const fix = row.editedFix?.length ? row.editedFix : row.proposal?.fix ?? [];
   const outcome = row.status === "reverted" ? "reverted" : row.status === "approved" && row.applied ? "applied" : row.status;
-  return { claimId: row.id, ruleId: by.actor.slice("policy:".length), fix, at: row.applied?.at ?? by.at, outcome };
+  return { claimId: row.id, errorId: row.errorId, recordType: row.recordType, recordId: row.recordId, ruleId: by.actor.slice("policy:".length), fix, at: row.applied?.at ?? by.at, outcome };
 }
 
 /** revertEntry is the history entry of a reverted row's revert (who, when). */
