@@ -125,7 +125,8 @@ func TestPlatformImportsNoFeature(t *testing.T) {
 	}
 }
 
-// routeBuilders are what an HTTP function's main may pass to platform.StartHTTP.
+// routeBuilders are what an HTTP function's main may pass to platform.StartHTTP or
+// platform.StartSigned.
 var routeBuilders = map[string]platform.RoutesFunc{
 	"platform.PlatformRoutes": platform.PlatformRoutes,
 	"consolesite.Routes":      consolesite.Routes,
@@ -157,13 +158,13 @@ func TestEachMainServesItsOwnRoute(t *testing.T) {
 			}
 			call, _ := mainCall(t, filepath.Join(f.Name, "main.go"))
 			if call == nil {
-				t.Fatal("main does not call platform.StartHTTP or platform.Start")
+				t.Fatal("main does not call platform.StartHTTP, platform.StartSigned or platform.Start")
 			}
 			if name := consts[selector(call.Args[0])]; name != f.Name {
 				t.Fatalf("main starts %q (%s), want %q", name, selector(call.Args[0]), f.Name)
 			}
-			if (f.Route != nil) != (selector(call.Fun) == "platform.StartHTTP") {
-				t.Fatalf("%s started with %s", f.Name, selector(call.Fun))
+			if want := startFor(f); selector(call.Fun) != want {
+				t.Fatalf("%s started with %s, want %s", f.Name, selector(call.Fun), want)
 			}
 			if f.Route == nil {
 				return
@@ -183,7 +184,21 @@ func TestEachMainServesItsOwnRoute(t *testing.T) {
 	}
 }
 
-// mainCall finds the platform.Start or platform.StartHTTP call in a main, and the main's
+// startFor is how f's main starts: a route that verifies its caller itself (host-signed,
+// service token, public) with platform.StartSigned, whose binary links no operator
+// authentication; another route with platform.StartHTTP; a queue or schedule with
+// platform.Start.
+func startFor(f blueprint.Function) string {
+	switch {
+	case f.Route == nil:
+		return "platform.Start"
+	case platform.CallerVerified(f.Route.Auth):
+		return "platform.StartSigned"
+	}
+	return "platform.StartHTTP"
+}
+
+// mainCall finds the platform.Start, StartHTTP or StartSigned call in a main, and the main's
 // imports by package name.
 func mainCall(t *testing.T, file string) (*ast.CallExpr, map[string]string) {
 	t.Helper()

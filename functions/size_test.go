@@ -34,9 +34,10 @@ const (
 //     guard it auto-applies through: 0.06 MiB over;
 //   - ingest: the DynamoDB and SQS clients are what it serves (a Lambda with those alone is
 //     7.5 MiB); over them it links the platform: tenants, audit, DLP, the blueprint's
-//     tables, the JWT verifier (whose package registers every signing method at init).
+//     tables. It starts signed (platform.StartSigned), so no operator authentication
+//     (8.56 → 8.38 MiB).
 var overLimit = map[string]float64{
-	blueprint.FuncIngest: 8.65,
+	blueprint.FuncIngest: 8.4,
 	"diagnose":           10.15,
 }
 

@@ -9,4 +9,4 @@ import (
 	"github.com/syncassist/syncassist/shared/platform/consolesite"
 )
 
-func main() { platform.StartHTTP(blueprint.FuncConsole, consolesite.Routes) }
+func main() { platform.StartSigned(blueprint.FuncConsole, consolesite.Routes) }

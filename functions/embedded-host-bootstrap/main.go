@@ -6,4 +6,4 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 )
 
-func main() { platform.StartHTTP(blueprint.FuncEmbeddedHostBootstrap, platform.PlatformRoutes) }
+func main() { platform.StartSigned(blueprint.FuncEmbeddedHostBootstrap, platform.PlatformRoutes) }

@@ -7,4 +7,4 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 )
 
-func main() { platform.StartHTTP(blueprint.FuncFinanceApprovalCreate, finance.Routes) }
+func main() { platform.StartSigned(blueprint.FuncFinanceApprovalCreate, finance.Routes) }

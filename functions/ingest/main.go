@@ -1,5 +1,6 @@
 // Command ingest is the Lambda behind POST /api/sync-error-assist/ingest. It builds the
-// webhook alone (ingestwire), not the queue's operator routes, so it links no guard,
+// webhook alone (ingestwire), not the queue's operator routes, and starts signed (the
+// webhook verifies its caller), so it links no guard, operator authentication,
 // connector or EventBridge client.
 package main
 
@@ -9,4 +10,4 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/ingestwire"
 )
 
-func main() { platform.StartHTTP(blueprint.FuncIngest, ingestwire.Routes) }
+func main() { platform.StartSigned(blueprint.FuncIngest, ingestwire.Routes) }

@@ -42,6 +42,12 @@ type RoutesFunc func(context.Context, *Base) (Routes, error)
 // function's route for its Lambda, every HTTP function for the local stack. Unknown paths
 // answer problem+json 404.
 func (b *Base) Mux(fns []blueprint.Function, routes Routes) (http.Handler, error) {
+	return b.mount(fns, routes, b.Authenticated)
+}
+
+// mount is Mux with the routes' authentication given: Authenticated, or callerVerified
+// in a function that mounts no operator route.
+func (b *Base) mount(fns []blueprint.Function, routes Routes, authenticate func(blueprint.Route, http.Handler) http.Handler) (http.Handler, error) {
 	mux := http.NewServeMux()
 	for _, f := range fns {
 		if f.Route == nil {
@@ -51,7 +57,7 @@ func (b *Base) Mux(fns []blueprint.Function, routes Routes) (http.Handler, error
 		if !ok || rt.Handler == nil {
 			return nil, fmt.Errorf("no HTTP handler for function %q", f.Name)
 		}
-		h := b.Authenticated(*f.Route, rt.Handler)
+		h := authenticate(*f.Route, rt.Handler)
 		if rt.Wrap != nil {
 			h = rt.Wrap(h)
 		}
@@ -158,14 +164,52 @@ type HTTPHandler func(context.Context, events.APIGatewayV2HTTPRequest) (events.A
 // HTTPLambda returns the Lambda entry point of the HTTP function called name: its route
 // from routes on a mux, behind the API Gateway v2 adapter.
 func (b *Base) HTTPLambda(name string, routes Routes) (HTTPHandler, error) {
-	f, err := blueprint.FunctionNamed(name)
+	f, err := httpFunction(name)
 	if err != nil {
 		return nil, err
 	}
-	if f.Route == nil {
-		return nil, fmt.Errorf("function %q has no HTTP route", name)
+	return lambdaOn(b.Mux([]blueprint.Function{f}, routes))
+}
+
+// SignedLambda is HTTPLambda for a function whose route verifies its caller itself
+// (CallerVerified): it links none of the operators' authentication (the JWT verifier,
+// embedded sessions' resolution, the role checks), which HTTPLambda's mux does for any
+// route it might mount. A function whose route needs that authentication is refused.
+func (b *Base) SignedLambda(name string, routes Routes) (HTTPHandler, error) {
+	f, err := httpFunction(name)
+	if err != nil {
+		return nil, err
 	}
-	h, err := b.Mux([]blueprint.Function{f}, routes)
+	if !CallerVerified(f.Route.Auth) {
+		return nil, fmt.Errorf("function %q authenticates its callers as %q: start it with StartHTTP", name, f.Route.Auth)
+	}
+	return lambdaOn(b.mount([]blueprint.Function{f}, routes, callerVerified))
+}
+
+// CallerVerified reports whether routes authenticated as auth take no authentication
+// from the platform's mux: a host signature or a service token is verified by the
+// route's own handler, and a public route takes none. It names the three, so an Auth
+// added later is not taken for one.
+func CallerVerified(auth blueprint.Auth) bool {
+	return auth == blueprint.AuthSigned || auth == blueprint.AuthServiceToken || auth == blueprint.AuthPublic
+}
+
+// callerVerified is the authentication of routes that verify their callers themselves:
+// none in front of the handler (SignedLambda mounts no other route).
+func callerVerified(_ blueprint.Route, h http.Handler) http.Handler { return h }
+
+func httpFunction(name string) (blueprint.Function, error) {
+	f, err := blueprint.FunctionNamed(name)
+	if err != nil {
+		return f, err
+	}
+	if f.Route == nil {
+		return f, fmt.Errorf("function %q has no HTTP route", name)
+	}
+	return f, nil
+}
+
+func lambdaOn(h http.Handler, err error) (HTTPHandler, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +220,7 @@ func (b *Base) HTTPLambda(name string, routes Routes) (HTTPHandler, error) {
 // routes, serve the one called name.
 func StartHTTP(name string, build RoutesFunc) {
 	Start(name, func(ctx context.Context, b *Base) (any, error) {
+		b.verifyOperators()
 		routes, err := build(ctx, b)
 		if err != nil {
 			return nil, err
@@ -184,11 +229,24 @@ func StartHTTP(name string, build RoutesFunc) {
 	})
 }
 
-// Start is any function's main: load the platform, build the handler, start the Lambda
-// runtime. A failure at start is logged and exits, so the runtime reports an init error.
+// StartSigned is StartHTTP for a function whose route verifies its caller itself (the
+// host-signed webhooks): its binary links no operator authentication (SignedLambda).
+func StartSigned(name string, build RoutesFunc) {
+	Start(name, func(ctx context.Context, b *Base) (any, error) {
+		routes, err := build(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		return b.SignedLambda(name, routes)
+	})
+}
+
+// Start is any function's main: load the platform (without the operator token verifier,
+// which only StartHTTP's routes use), build the handler, start the Lambda runtime. A
+// failure at start is logged and exits, so the runtime reports an init error.
 func Start[H any](name string, build func(context.Context, *Base) (H, error)) {
 	ctx := context.Background()
-	b, err := Load(ctx)
+	b, err := loadBase()
 	if err == nil {
 		err = b.ServeOnly(name)
 	}

@@ -47,11 +47,14 @@ type Base struct {
 	// HostTenants is what host-signed routes (and the features' settings reads) read
 	// tenants through: a tenant.Cache over Tenants, or Tenants itself when the cache is off.
 	// In a deployed function it fetches only the secrets the function serves (ServeOnly).
-	HostTenants  tenant.Reader
-	AuditStore   audit.Store
-	Audit        *audit.Log
+	HostTenants tenant.Reader
+	AuditStore  audit.Store
+	Audit       *audit.Log
+	// SessionStore holds embedded sessions; nil until Sessions builds the table's store,
+	// so a function that serves no operator or embedded route does not link it.
 	SessionStore session.Store
-	// Tokens verifies operator JWTs; nil when no issuer is configured.
+	// Tokens verifies operator JWTs; nil when no issuer is configured, and in functions
+	// that mount no operator route (Start, StartSigned), which link no JWT verifier.
 	Tokens identity.TokenVerifier
 	// Keeper seals tenants' secrets at rest and opens them where they are used (nil:
 	// stored as given). Only functions granted the key may open one.
@@ -79,8 +82,19 @@ func Memo[T any](b *Base, key any, build func() T) T {
 }
 
 // Load builds the Base from the environment (AWSConfigFromEnv), honouring AWS_ENDPOINT_URL
-// and AWS_ENDPOINT_URL_<SERVICE> (the emulators).
+// and AWS_ENDPOINT_URL_<SERVICE> (the emulators), ready to mount any route (New).
 func Load(_ context.Context) (*Base, error) {
+	b, err := loadBase()
+	if err != nil {
+		return nil, err
+	}
+	b.verifyOperators()
+	return b, nil
+}
+
+// loadBase is Load without the operator token verifier: what a function that mounts no
+// operator route starts from.
+func loadBase() (*Base, error) {
 	cfg, err := ConfigFromEnv(os.Getenv)
 	if err != nil {
 		return nil, err
@@ -89,11 +103,28 @@ func Load(_ context.Context) (*Base, error) {
 	if err != nil {
 		return nil, fmt.Errorf("aws config: %w", err)
 	}
-	return New(cfg, awsCfg, os.Getenv), nil
+	return newBase(cfg, awsCfg, os.Getenv), nil
 }
 
-// New builds the Base from a read Config.
+// New builds the Base from a read Config, with the operator token verifier when an issuer
+// is configured: it can mount every route (the local stack, tests).
 func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
+	b := newBase(cfg, awsCfg, getenv)
+	b.verifyOperators()
+	return b
+}
+
+// verifyOperators sets Tokens, the operator JWT verifier, when an issuer is configured.
+// It is apart from newBase so that only the functions that mount operator routes
+// (StartHTTP) link the verifier: the JWT library, the JWKS client and their keys' parsers.
+func (b *Base) verifyOperators() {
+	if b.Config.JWT.Issuer != "" {
+		b.Tokens = identity.NewJWTVerifier(b.Config.JWT)
+	}
+}
+
+// newBase builds the Base every function shares.
+func newBase(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
 	b := &Base{
 		Config: cfg,
 		AWS:    awsCfg,
@@ -108,10 +139,6 @@ func New(cfg Config, awsCfg aws.Config, getenv func(string) string) *Base {
 	tenants.Keeper = b.Keeper
 	b.Tenants = tenants
 	b.AuditStore = audit.NewDynamoStore(b.DB, cfg.Table(blueprint.Audit))
-	b.SessionStore = session.NewDynamoStore(b.DB, cfg.Table(blueprint.EmbeddedSessions))
-	if cfg.JWT.Issuer != "" {
-		b.Tokens = identity.NewJWTVerifier(cfg.JWT)
-	}
 	b.Audit = &audit.Log{Store: b.AuditStore, Redactor: lazyRedactor{b}, Now: b.now}
 	b.Audit.PseudonymKey = b.pseudonymKey()
 	b.HostTenants = b.hostTenants(b.Tenants)

@@ -15,10 +15,18 @@ import (
 // through the same tenant cache), context bootstrap, teardown, resolution and the reaper.
 // Embedded sessions are how an embedded caller proves who it is, so they are platform.
 func (b *Base) Sessions() *session.Service {
-	return &session.Service{Store: b.SessionStore, Tenants: b.TenantsFor(), Audit: b.Audit, Auth: b.HostAuth(tenant.PurposeEmbedded),
+	store := b.SessionStore
+	if store == nil {
+		store = Memo(b, sessionStoreKey{}, func() session.Store {
+			return session.NewDynamoStore(b.DB, b.Config.Table(blueprint.EmbeddedSessions))
+		})
+	}
+	return &session.Service{Store: store, Tenants: b.TenantsFor(), Audit: b.Audit, Auth: b.HostAuth(tenant.PurposeEmbedded),
 		Now: b.now, TokenTTL: b.Config.EmbeddedTokenTTL, ContextTTL: b.Config.EmbeddedContextTTL, Log: b.Log,
 		ReapOrder: b.JobMemory(blueprint.EmbeddedSessions, "session reap")}
 }
+
+type sessionStoreKey struct{}
 
 // PlatformRoutes are the routes the platform serves itself: embedded sessions, the audit
 // trail and AI activity (the governance review is guarded.Routes). Build them only in a
