@@ -30,15 +30,12 @@ const (
 // until it is taken off the list). What they link that they do not serve:
 //   - the flow functions (flow/wire.Routes): every flow route's wiring, the writers' SQS
 //     sender and the executor included, in the readers and settings routes too;
-//   - diagnose: the rules engine and its catalogues (shared/ai, 0.3 MiB of code) beside the
-//     guard it auto-applies through: 0.06 MiB over;
 //   - ingest: the DynamoDB and SQS clients are what it serves (a Lambda with those alone is
 //     7.5 MiB); over them it links the platform: tenants, audit, DLP, the blueprint's
 //     tables. It starts signed (platform.StartSigned), so no operator authentication
 //     (8.56 → 8.38 MiB).
 var overLimit = map[string]float64{
 	blueprint.FuncIngest: 8.4,
-	"diagnose":           10.15,
 }
 
 // overLimitGroups are the functions over their limit by the routes their main builds.

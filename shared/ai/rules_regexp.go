@@ -14,6 +14,11 @@ import (
 // and always runs.
 type fastRE struct{ *compiledFast }
 
+// mustFast is not inlined, nor are lazyRegexp and rule (rules_wording.go): the rules'
+// tables call them at about 300 places, all run by the package's initialiser, and inlined
+// there they made it 136 KB of code (37 KB less without; issue 37 §4: diagnose ≤ 10 MiB).
+//
+//go:noinline
 func mustFast(pattern string) fastRE {
 	f := fastRE{&compiledFast{pattern: pattern}}
 	patterns = append(patterns, f.compile)
@@ -38,7 +43,9 @@ func (c *compiledFast) compile() {
 // fails the tests rather than a diagnosis.
 var patterns []func()
 
-// lazyRegexp is regexp.MustCompile on first use.
+// lazyRegexp is regexp.MustCompile on first use. Not inlined, as mustFast.
+//
+//go:noinline
 func lazyRegexp(pattern string) func() *regexp.Regexp {
 	f := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 	patterns = append(patterns, func() { f() })

@@ -17,6 +17,10 @@ type classRule struct {
 	src source
 }
 
+// rule is not inlined: classRules calls it (and the wrappers below) at every entry, in
+// the package's initialiser (see mustFast).
+//
+//go:noinline
 func rule(c ErrorClass, w int, cue, pattern string) classRule {
 	return classRule{class: c, weight: w, cue: cue, re: mustFast(pattern), src: srcWording}
 }
