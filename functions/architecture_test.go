@@ -18,6 +18,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/finance"
+	"github.com/syncassist/syncassist/shared/flow/adminwire"
 	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
 	"github.com/syncassist/syncassist/shared/navcounts"
 	"github.com/syncassist/syncassist/shared/platform"
@@ -136,7 +137,8 @@ var routeBuilders = map[string]platform.RoutesFunc{
 	"finance.Routes":          finance.Routes,
 	"toolcatalog.Routes":      toolcatalog.Routes,
 	"toolcatalog.ListRoutes":  toolcatalog.ListRoutes,
-	"flowwire.Routes":         flowwire.Routes,
+	"flowwire.EventRoutes":    flowwire.EventRoutes,
+	"adminwire.Routes":        adminwire.Routes,
 	"navcounts.Routes":        navcounts.Routes,
 	"settings.Routes":         settings.Routes,
 }

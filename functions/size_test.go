@@ -28,8 +28,6 @@ const (
 // overLimit are the functions still over their limit on 2026-11-29, each allowed no more
 // than it was then (a ratchet: one that grows fails, one that gets within its limit fails
 // until it is taken off the list). What they link that they do not serve:
-//   - the flow functions (flow/wire.Routes): every flow route's wiring, the writers' SQS
-//     sender and the executor included, in the readers and settings routes too;
 //   - ingest: the DynamoDB and SQS clients are what it serves (a Lambda with those alone is
 //     7.5 MiB); over them it links the platform: tenants, audit, DLP, the blueprint's
 //     tables. It starts signed (platform.StartSigned), so no operator authentication
@@ -38,25 +36,15 @@ var overLimit = map[string]float64{
 	blueprint.FuncIngest: 8.4,
 }
 
-// overLimitGroups are the functions over their limit by the routes their main builds.
-var overLimitGroups = map[string]float64{
-	"flowwire.Routes": 10.3,
-}
-
 // allowance is what the function called name may weigh: its limit, or its entry in the
 // ratchet.
-func allowance(t *testing.T, name string) (limit, allowed int64) {
+func allowance(name string) (limit, allowed int64) {
 	limit = maxFunctionBytes
 	if name == blueprint.FuncIngest {
 		limit = maxIngestBytes
 	}
 	if a, ok := overLimit[name]; ok {
 		return limit, int64(a * (1 << 20))
-	}
-	if call, _ := mainCall(t, filepath.Join(name, "main.go")); call != nil && len(call.Args) == 2 {
-		if a, ok := overLimitGroups[selector(call.Args[1])]; ok {
-			return limit, int64(a * (1 << 20))
-		}
 	}
 	return limit, limit
 }
@@ -79,7 +67,7 @@ func TestFunctionBinariesWithinTheirLimits(t *testing.T) {
 			t.Errorf("%s: no binary", f.Name)
 			continue
 		}
-		limit, allowed := allowance(t, f.Name)
+		limit, allowed := allowance(f.Name)
 		rows = append(rows, fmt.Sprintf("%-34s %6.2f MiB (limit %.0f)", f.Name, mib(size), mib(limit)))
 		switch {
 		case size > allowed:
@@ -160,15 +148,12 @@ func representatives(t *testing.T) map[string]string {
 // A function links the SQS client (0.37 MiB) only when the blueprint says it sends to a
 // queue: the queue's operator functions and diagnose send nothing, so they build the
 // queue's wiring without the diagnosis queue's sender (syncerror/wire; the senders use
-// queuewire or ingestwire). The flow functions all build every flow route's wiring, the
-// writers' sender included (overLimitGroups).
+// queuewire or ingestwire); the flows' admin routes build theirs without a run's delivery
+// (flow/adminwire; the change event, the poll and the redrive use flow/wire).
 func TestOnlySendersLinkTheSQSClient(t *testing.T) {
 	all := deps(t, "../functions/...")
 	for _, f := range blueprint.Functions {
 		if len(f.SendsTo) > 0 {
-			continue
-		}
-		if call, _ := mainCall(t, filepath.Join(f.Name, "main.go")); call != nil && selector(call.Args[1]) == "flowwire.Routes" {
 			continue
 		}
 		if slices.Contains(all[module+"functions/"+f.Name], "github.com/aws/aws-sdk-go-v2/service/sqs") {

@@ -7,4 +7,4 @@ import (
 	"github.com/syncassist/syncassist/shared/platform"
 )
 
-func main() { platform.StartSigned(blueprint.FuncFlowEvent, flowwire.Routes) }
+func main() { platform.StartSigned(blueprint.FuncFlowEvent, flowwire.EventRoutes) }

@@ -3,8 +3,8 @@ package main
 
 import (
 	"github.com/syncassist/syncassist/shared/blueprint"
-	flowwire "github.com/syncassist/syncassist/shared/flow/wire"
+	"github.com/syncassist/syncassist/shared/flow/adminwire"
 	"github.com/syncassist/syncassist/shared/platform"
 )
 
-func main() { platform.StartHTTP(blueprint.FuncFlowDryRun, flowwire.Routes) }
+func main() { platform.StartHTTP(blueprint.FuncFlowDryRun, adminwire.Routes) }

@@ -16,6 +16,7 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
+	"github.com/syncassist/syncassist/shared/flow/adminwire"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/hostauth"
 	"github.com/syncassist/syncassist/shared/platform"
@@ -42,13 +43,13 @@ func New(b *platform.Base) (*flow.Service, error) {
 	// the settings routes (Service.Store) read the table.
 	runs := &flow.CachedFlows{Store: store, TTL: b.Config.TenantCacheTTL}
 	x := &flow.Executor{Store: runs, Guard: g, SyncErrors: Reporter{se.Reporter()}, Now: b.Clock(),
-		Trails: governance.Trails{Ledger: b.GovernanceStore()}, XRefs: store, Finder: Finders{guarded.Connectors(b)}}
+		Trails: governance.Trails{Ledger: b.GovernanceStore()}, XRefs: store, Finder: adminwire.Finders{Connectors: guarded.Connectors(b)}}
 	// The sync-error retries run with this executor's redrive, and every run's write that
 	// lands pulls forward the retries waiting on its system ("connection back online").
 	// The retries of failed runs re-run the flow with an executor of their own: its
 	// failures are the retry's attempts, never new sync errors.
 	se.Flows = FlowReruns{X: &flow.Executor{Store: runs, Guard: g, Now: b.Clock(), Trails: x.Trails, XRefs: store, Finder: x.Finder},
-		Read: Connectors{guarded.Connectors(b)}}
+		Read: adminwire.Connectors{Registry: guarded.Connectors(b)}}
 	rt, err := se.Retrier()
 	if err != nil {
 		return nil, err
@@ -59,41 +60,10 @@ func New(b *platform.Base) (*flow.Service, error) {
 			b.Log.Warn("retries not pulled forward; they run on schedule", "tenant", tenantID, "system", s, "error", err)
 		}
 	}
-	conns := Connectors{guarded.Connectors(b)}
+	conns := adminwire.Connectors{Registry: guarded.Connectors(b)}
 	return &flow.Service{Store: store, Exec: x, Claims: store, Poller: &flow.Poller{Exec: x, Source: Sources{guarded.Connectors(b)}},
 		SourceAuth: SourceAuth(b), Audit: b.Audit, Now: b.Clock(), Manifests: b.Manifests(),
 		Evaluator: g, Reader: conns, Describer: conns, MetaCache: store}, nil
-}
-
-// Connectors reads records and metadata through the tenants' connectors: reads, which
-// need no guard.
-type Connectors struct{ Registry *connector.Registry }
-
-// Get implements flow.Reader.
-func (c Connectors) Get(ctx context.Context, tenantID string, system connector.System, entity, id string) (connector.Record, error) {
-	client, err := c.Registry.Client(ctx, tenantID, system)
-	if err != nil {
-		return connector.Record{}, err
-	}
-	return client.Get(ctx, entity, id)
-}
-
-// Entities implements flow.Describer.
-func (c Connectors) Entities(ctx context.Context, tenantID string, system connector.System) ([]connector.Entity, error) {
-	client, err := c.Registry.Client(ctx, tenantID, system)
-	if err != nil {
-		return nil, err
-	}
-	return client.Entities(ctx)
-}
-
-// Fields implements flow.Describer.
-func (c Connectors) Fields(ctx context.Context, tenantID string, system connector.System, entity string) ([]connector.Field, error) {
-	client, err := c.Registry.Client(ctx, tenantID, system)
-	if err != nil {
-		return nil, err
-	}
-	return client.Fields(ctx, entity)
 }
 
 // SourceAuth verifies each source system's change events with its own secrets.
@@ -120,39 +90,26 @@ func (s Sources) Changes(ctx context.Context, tenantID string, system connector.
 	return c.Changes(ctx, entity, since, cursor, limit)
 }
 
-// Finders finds target records through the tenants' connectors: a read, which needs no
-// guard.
-type Finders struct{ Connectors *connector.Registry }
-
-// Find implements flow.Finder.
-func (f Finders) Find(ctx context.Context, tenantID string, system connector.System, entity, field, value string) ([]string, error) {
-	c, err := f.Connectors.Client(ctx, tenantID, system)
-	if err != nil {
-		return nil, err
-	}
-	return c.Find(ctx, entity, field, value)
-}
-
-// Routes are the flows' HTTP functions.
+// Routes are the flows' HTTP functions, on one service (the local stack). A function
+// builds its own: EventRoutes, or adminwire.Routes for the routes that run no flow.
 func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 	s, err := New(b)
 	if err != nil {
 		return nil, err
 	}
-	return platform.Routes{
-		blueprint.FuncFlowEvent:     {Handler: s.EventHandler()},
-		blueprint.FuncFlowRunsList:  {Handler: s.RunsHandler()},
-		blueprint.FuncFlowRunDetail: {Handler: s.RunHandler()},
-		blueprint.FuncFlowStatus:    {Handler: s.StatusHandler()},
-		blueprint.FuncFlowXRefs:     {Handler: s.XRefsHandler()},
-		blueprint.FuncFlowXRefFix:   {Handler: s.XRefFixHandler()},
-		blueprint.FuncFlowDryRun:    {Handler: s.DryRunHandler()},
-		blueprint.FuncFlowMetadata:  {Handler: s.MetadataHandler()},
-		blueprint.FuncFlowsList:     {Handler: s.FlowsHandler()},
-		blueprint.FuncFlowDetail:    {Handler: s.FlowHandler()},
-		blueprint.FuncFlowPut:       {Handler: s.PutFlowHandler()},
-		blueprint.FuncFlowDelete:    {Handler: s.DeleteFlowHandler()},
-	}, nil
+	routes := adminwire.Handlers(s)
+	routes[blueprint.FuncFlowEvent] = platform.Route{Handler: s.EventHandler()}
+	return routes, nil
+}
+
+// EventRoutes is the change event's function alone: the whole service (New), and none of
+// the admin routes' handlers.
+func EventRoutes(_ context.Context, b *platform.Base) (platform.Routes, error) {
+	s, err := New(b)
+	if err != nil {
+		return nil, err
+	}
+	return platform.Routes{blueprint.FuncFlowEvent: {Handler: s.EventHandler()}}, nil
 }
 
 // RedriveReport is what one redrive run did.
