@@ -36,6 +36,12 @@ var (
 	DefaultBackoff = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour}
 )
 
+// TrailReuse is how old the trail read at an event may be for the loop check of a run's
+// first write to use it rather than read the ledger again (governance.Link.Read): the
+// event's writes follow its read within milliseconds, unless an earlier run's write was
+// slow.
+const TrailReuse = 2 * time.Second
+
 // redrivePage bounds the runs one tenant's redrive takes per call.
 const redrivePage = 50
 
@@ -102,6 +108,9 @@ func (x *Executor) start(ctx context.Context, tenantID string, system connector.
 	}
 	for _, r := range runs {
 		if r.Outcome == OutcomeRetrying {
+			if x.now().Sub(now) > TrailReuse {
+				r.trailRead = nil // an earlier run's attempt was slow: the guard reads afresh
+			}
 			x.attempt(ctx, r)
 		} else {
 			emitDecided(r, now) // skipped at once

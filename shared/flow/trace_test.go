@@ -9,6 +9,8 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/governance/governancetest"
+	"github.com/syncassist/syncassist/shared/identity"
 )
 
 // trails answers one record's trail, or fails.
@@ -95,5 +97,53 @@ func TestExecutorStartsNothingWhenTheTrailCannotBeRead(t *testing.T) {
 	if _, _, err := x.Handle(ctx, "t1", connector.SystemCRM, flow.Event{EventID: "e2", Entity: "Lead", RecordID: "C-1",
 		ChangedAt: t0, Fields: map[string]any{"Phone": "+1"}}); err != nil || tr.reads != 0 {
 		t.Fatalf("err %v, %d trail reads", err, tr.reads)
+	}
+}
+
+// clockGuard is a guard whose writes take a while: each moves the clock on by took.
+type clockGuard struct {
+	scriptedGuard
+	now  *time.Time
+	took time.Duration
+}
+
+func (g *clockGuard) Write(ctx context.Context, id identity.Identity, req governance.WriteRequest) (governance.Result, error) {
+	*g.now = g.now.Add(g.took)
+	return g.scriptedGuard.Write(ctx, id, req)
+}
+
+// The loop check of an event's first writes reuses the executor's read of the source
+// record's trail (governance.Link.Read), but not after an earlier run's slow write: then
+// the guard reads the ledger as it stands.
+func TestFirstWritesReuseTheTrailReadWhileItIsFresh(t *testing.T) {
+	s, ctx := newStore(t), context.Background()
+	for _, id := range []string{"a", "b"} {
+		f := flow.Flow{ID: id, Enabled: true, Source: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"},
+			Target:  flow.Endpoint{System: connector.SystemCRM, Entity: "Account"},
+			Mapping: map[string]string{"Phone": "phone"}}
+		if err := s.PutFlow(ctx, "t-reuse", f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		took  time.Duration
+		reads []bool
+	}{{time.Millisecond, []bool{true, true}}, {flow.TrailReuse + time.Second, []bool{true, false}}} {
+		now := t0
+		g := &clockGuard{scriptedGuard: scriptedGuard{results: []guardResult{{}}}, now: &now, took: c.took}
+		x := &flow.Executor{Store: s, Guard: g, SyncErrors: &reporter{}, Now: func() time.Time { return now },
+			Trails: governance.Trails{Ledger: &governancetest.Ledger{}}}
+		ev := flow.Event{EventID: "e-" + c.took.String(), Entity: "customer", RecordID: "C-1", ChangedAt: t0, Fields: map[string]any{"phone": "+1"}}
+		if _, _, err := x.Handle(ctx, "t-reuse", connector.SystemHostERP, ev); err != nil {
+			t.Fatal(err)
+		}
+		if len(g.writes) != len(c.reads) {
+			t.Fatalf("writes took %s: %d writes, want %d", c.took, len(g.writes), len(c.reads))
+		}
+		for i, w := range g.writes {
+			if got := w.Link != nil && w.Link.Read != nil; got != c.reads[i] {
+				t.Errorf("writes took %s: write %d carries the trail read: %v, want %v", c.took, i, got, c.reads[i])
+			}
+		}
 	}
 }

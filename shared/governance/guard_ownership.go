@@ -120,6 +120,12 @@ func (op *writeOp) approvalFor(cs []conflict) *PendingApproval {
 	sum := sha256.Sum256([]byte(string(op.req.Target) + "\x00" + op.req.IdempotencyKey))
 	req := op.req
 	req.Fields = maps.Clone(op.req.Fields)
+	if l := req.Link; l != nil && l.Read != nil {
+		// The trail read is of this attempt; the release is checked as the ledger then stands.
+		held := *l
+		held.Read = nil
+		req.Link = &held
+	}
 	return &PendingApproval{
 		ID: "ap_" + hex.EncodeToString(sum[:16]), Time: op.now, Tenant: op.tenant, Entity: op.req.Entity,
 		DeclaredOwner: owner, Caller: op.req.Source, Target: op.req.Target, Resource: op.resource,

@@ -3,6 +3,7 @@ package governance_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -82,5 +83,41 @@ func TestFlowReturnLegIsFoundOnTheTrailItsExecutorRead(t *testing.T) {
 	// The first leg's entry is its trail entry: nothing is kept under the link key.
 	if got, _ := e.ledger.Recent(context.Background(), "t1", "~link", key, t0); len(got) != 0 {
 		t.Fatalf("%d entries under the link key, want the write's entry on its trail only", len(got))
+	}
+}
+
+// A held flow write is released later, against the ledger as it then stands: the trail
+// read of its attempt does not travel with the approval.
+func TestAHeldFlowWriteIsReleasedAgainstTheTrailAsItThenStands(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const key = "crm/contact|hosterp/ticket|C-1"
+	ctx := context.Background()
+	read, err := governance.Trails{Ledger: e.ledger}.Read(ctx, "t1", hosterp, "ticket", "C-1", t0.Add(-2*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := req(hosterp, crm, "contact", "C-1", map[string]any{"marketingOptIn": true})
+	held.Link = &governance.Link{Key: key, Fields: map[string]any{"optin|marketingOptIn": true}, Read: read,
+		Traces: map[string]governance.Trace{"marketingOptIn": {Hops: []governance.Hop{{System: hosterp, Entity: "ticket", Record: "C-1", Field: "optin"}}}}}
+	res, err := e.write(operator("t1"), held)
+	if !errors.Is(err, governance.ErrPendingApproval) {
+		t.Fatalf("hold: %v", err)
+	}
+	e.clock.Advance(time.Minute)
+	// Meanwhile the CRM's value reaches the host ERP: the held write is now its return leg.
+	back := req(crm, hosterp, "ticket", "C-1", map[string]any{"optin": true})
+	back.Link = &governance.Link{Key: key, Fields: map[string]any{"optin|marketingOptIn": true},
+		Traces: map[string]governance.Trace{"optin": {Replaced: true, Hops: []governance.Hop{{System: crm, Entity: "contact", Record: "C-1", Field: "marketingOptIn"}}}}}
+	if _, err := e.write(operator("t1"), back); err != nil {
+		t.Fatalf("CRM→ERP: %v", err)
+	}
+	e.clock.Advance(time.Minute)
+	w := serve(e.api(), http.MethodPost, "/api/governance/approvals/"+res.Held.ID+"/approve", approverT1)
+	if w.Code == http.StatusOK || e.fakes[crm].WriteCount() != 0 {
+		t.Fatalf("approve: %d %s, %d CRM writes; want the release blocked as the return leg", w.Code, w.Body, e.fakes[crm].WriteCount())
+	}
+	if got := e.records.Loops(); len(got) != 1 || !strings.Contains(got[0].BreakingCondition, "same payload hash") {
+		t.Fatalf("loop detections %+v, want the release's", got)
 	}
 }
