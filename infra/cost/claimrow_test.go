@@ -18,8 +18,10 @@ var claimRowUnits = map[string]map[string]float64{
 		blueprint.TableProcessed + "/" + blueprint.IndexByStatus: 2,
 	},
 	"approve": {
-		blueprint.TableProcessed:                                 10,
-		blueprint.TableProcessed + "/" + blueprint.IndexByStatus: 9,
+		// BeginApply, then CompleteApply (the applied marker and the approval in one
+		// write, decisions/approve.go), each of a 3 KB row, and the learned fix's item.
+		blueprint.TableProcessed:                                 7,
+		blueprint.TableProcessed + "/" + blueprint.IndexByStatus: 7,
 	},
 }
 

@@ -47,6 +47,13 @@ func (c crashedClaims) MarkApplied(ctx context.Context, tenantID, id, token stri
 	return errCrashed
 }
 
+// CompleteApply is the approve's one write after the ERP's (marker and completion): it
+// dies; the approve then stores the marker alone, which MarkApplied above lets through
+// when keepMarker.
+func (c crashedClaims) CompleteApply(context.Context, string, string, string, syncerror.AppliedWrite, syncerror.HistoryEntry, time.Time) error {
+	return errCrashed
+}
+
 func (c crashedClaims) FinishApply(ctx context.Context, tenantID, id, token string, to syncerror.Status, applyErr string,
 	entry syncerror.HistoryEntry, now time.Time) error {
 	return errCrashed

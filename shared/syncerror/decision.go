@@ -141,6 +141,10 @@ type DecisionStore interface {
 	// with applyErr recorded. A row marked applied only ends approved: ErrStateChanged for
 	// any other status, and when the token no longer holds the row.
 	FinishApply(ctx context.Context, tenantID, id, token string, to Status, applyErr string, entry HistoryEntry, now time.Time) error
+	// CompleteApply is MarkApplied and FinishApply to approved in one conditional write:
+	// the applying row held with token records its write-back and ends approved, so no
+	// state lies between the two. ErrStateChanged when the token no longer holds the row.
+	CompleteApply(ctx context.Context, tenantID, id, token string, w AppliedWrite, entry HistoryEntry, now time.Time) error
 	// Decide moves a row still in from (the status the decision was made on) to rejected or
 	// escalated with the entry's reason. ErrStateChanged when it is in another status.
 	Decide(ctx context.Context, tenantID, id string, from, to Status, entry HistoryEntry, now time.Time) error

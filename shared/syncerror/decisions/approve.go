@@ -236,41 +236,50 @@ func (a *approval) failed(werr error) {
 	}
 }
 
-// applied follows a write that reached the host ERP: mark the row, audit the approve as
-// a success (it is one, whatever follows), then complete.
 // outcome counts the approve's outcome for the dashboard (Approves by feature and outcome).
 func (a *approval) outcome(o string) {
 	emf.Emit(emf.Metric{Time: a.o.NowUTC(), Dimensions: []string{"feature", "outcome"}, Counts: map[string]float64{"Approves": 1},
 		Fields: map[string]any{"feature": "syncerror", "outcome": o, "tenant": a.actor.TenantID}})
 }
 
+// applied follows a write that reached the host ERP: audit the approve as a success (it
+// is one, whatever follows), then mark the row applied and complete it.
+//
+// Marking and completing are one write (CompleteApply) when it lands: two, the second
+// rewrote the row and its by_status entry once more (issue 37 §1). When it does not land
+// (the table throttled through its retries), complete stores the marker alone, with
+// retries of its own, as before: a row left applying is then marked, so no later approve
+// writes it again (a takeover with an edit would carry another idempotency key) and the
+// reconcile completes it; and a row the marker missed too is completed by the reconcile
+// from the guard's write ledger, as before.
 func (a *approval) applied() {
 	ctx := a.r.Context()
-	mark := syncerror.AppliedWrite{Key: a.key, At: a.o.NowUTC(), Prior: a.prior}
-	if err := retryStore(ctx, func() error {
-		return a.o.Claims.MarkApplied(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, mark, a.o.NowUTC())
-	}); err != nil {
-		// Completing is still tried; the write's ledger entry tells the reconcile otherwise.
-		httpapi.Logger(ctx).Error("applied marker not stored", "id", a.row.ID, "error", err)
-	}
 	a.o.WriteAudit(ctx, a.actor, "syncerror.approve", audit.ResultSuccess, "syncerror/"+a.row.ID, a.details)
 	a.outcome("written")
 	a.complete(false)
 }
 
-// complete ends the applying row approved and answers the truth: the approved row; the
-// winner's state when the row changed meanwhile; or, when the queue could not record it,
-// 202 saying that the fix was written and the reconcile completes the approval.
+// complete ends the applying row approved (a fresh approve's also marked applied, a
+// takeover's marked already) and answers the truth: the approved row; the winner's state
+// when the row changed meanwhile; or, when the queue could not record it, 202 saying that
+// the fix was written and the reconcile completes the approval.
 func (a *approval) complete(takeover bool) {
 	ctx, o := a.r.Context(), a.o
 	note := a.note
 	if takeover {
 		note = "completed after the approve that wrote the fix stopped"
 	}
+	mark := syncerror.AppliedWrite{Key: a.key, At: o.NowUTC(), Prior: a.prior}
 	err := retryStore(ctx, func() error {
-		return o.Claims.FinishApply(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, syncerror.StatusApproved, "",
-			syncerror.HistoryEntry{At: o.NowUTC(), Actor: a.actor.Actor, Action: "approved", Note: note}, o.NowUTC())
+		entry := syncerror.HistoryEntry{At: o.NowUTC(), Actor: a.actor.Actor, Action: "approved", Note: note}
+		if takeover {
+			return o.Claims.FinishApply(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, syncerror.StatusApproved, "", entry, o.NowUTC())
+		}
+		return o.Claims.CompleteApply(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, mark, entry, o.NowUTC())
 	})
+	if !takeover && err != nil && !errors.Is(err, syncerror.ErrStateChanged) {
+		a.markOnly(mark)
+	}
 	if takeover && err == nil {
 		o.WriteAudit(ctx, a.actor, "syncerror.approve_completed", audit.ResultSuccess, "syncerror/"+a.row.ID,
 			map[string]any{"idempotencyKey": a.key})
@@ -296,6 +305,18 @@ func (a *approval) complete(takeover bool) {
 		httpapi.Logger(ctx).Error("approval written but not completed", "id", a.row.ID, "error", err)
 		httpapi.WriteJSON(a.w, http.StatusAccepted, map[string]any{"id": a.row.ID, "status": syncerror.StatusApplying, "applied": true,
 			"message": "The fix was written to the host ERP; recording the approval failed and the reconcile completes it."})
+	}
+}
+
+// markOnly stores the applied marker on the row whose completion did not land, so that
+// the row left applying says its fix was written (see applied).
+func (a *approval) markOnly(mark syncerror.AppliedWrite) {
+	ctx := a.r.Context()
+	if err := retryStore(ctx, func() error {
+		return a.o.Claims.MarkApplied(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, mark, a.o.NowUTC())
+	}); err != nil {
+		// The write's ledger entry tells the reconcile.
+		httpapi.Logger(ctx).Error("applied marker not stored", "id", a.row.ID, "error", err)
 	}
 }
 

@@ -262,6 +262,10 @@ func (s *ClaimStore) BeginApply(_ context.Context, tenantID, id string, from syn
 func (s *ClaimStore) FinishApply(_ context.Context, tenantID, id, token string, to syncerror.Status, applyErr string, entry syncerror.HistoryEntry, now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.finishApply(tenantID, id, token, to, applyErr, entry, now)
+}
+
+func (s *ClaimStore) finishApply(tenantID, id, token string, to syncerror.Status, applyErr string, entry syncerror.HistoryEntry, now time.Time) error {
 	k := key(tenantID, id)
 	c, ok := s.rows[k]
 	if !ok {
@@ -282,6 +286,10 @@ func (s *ClaimStore) FinishApply(_ context.Context, tenantID, id, token string, 
 func (s *ClaimStore) MarkApplied(_ context.Context, tenantID, id, token string, w syncerror.AppliedWrite, now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.markApplied(tenantID, id, token, w, now)
+}
+
+func (s *ClaimStore) markApplied(tenantID, id, token string, w syncerror.AppliedWrite, now time.Time) error {
 	k := key(tenantID, id)
 	c, ok := s.rows[k]
 	if !ok {
@@ -304,6 +312,19 @@ func (s *ClaimStore) MarkApplied(_ context.Context, tenantID, id, token string, 
 	c.UpdatedAt = now.UTC()
 	s.rows[k] = c
 	return nil
+}
+
+// CompleteApply implements syncerror.DecisionStore.
+func (s *ClaimStore) CompleteApply(_ context.Context, tenantID, id, token string, w syncerror.AppliedWrite, entry syncerror.HistoryEntry, now time.Time) error {
+	// The two under one hold of the lock, as the DynamoDB store's one write: no reader sees
+	// the row marked and still applying. Both hold the row to the same condition (applying
+	// under token), so the second cannot refuse what the first took.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.markApplied(tenantID, id, token, w, now); err != nil {
+		return err
+	}
+	return s.finishApply(tenantID, id, token, syncerror.StatusApproved, "", entry, now)
 }
 
 // Decide implements syncerror.DecisionStore.

@@ -91,6 +91,19 @@ func (c *flakyClaims) FinishApply(ctx context.Context, tenantID, id, token strin
 	return c.ClaimStore.FinishApply(ctx, tenantID, id, token, to, applyErr, e, now)
 }
 
+// CompleteApply is the completion write that also marks the row (the approve's one write
+// after the ERP's): it fails as FinishApply(approved) does, and leaves no marker when it does.
+func (c *flakyClaims) CompleteApply(ctx context.Context, tenantID, id, token string, w syncerror.AppliedWrite, e syncerror.HistoryEntry, now time.Time) error {
+	if c.finishChanged {
+		return syncerror.ErrStateChanged
+	}
+	if c.finishFails > 0 {
+		c.finishFails--
+		return errors.New("ThrottlingException")
+	}
+	return c.ClaimStore.CompleteApply(ctx, tenantID, id, token, w, e, now)
+}
+
 type redactor struct{ s *dlp.Scanner }
 
 func (r redactor) RedactJSON(_ context.Context, doc []byte) ([]byte, error) {

@@ -306,6 +306,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	runTriageContract(t, newStore, base)
 	runSystemListContract(t, newStore, base)
 	runListedContract(t, newStore, ready, base)
+	runCompleteApplyContract(t, newStore, ready, base)
 
 	t.Run("watermark advances conditionally", func(t *testing.T) {
 		s := newStore(t)
