@@ -29,9 +29,13 @@ const (
 // than it was then (a ratchet: one that grows fails, one that gets within its limit fails
 // until it is taken off the list). What they link that they do not serve:
 //   - ingest: the DynamoDB and SQS clients are what it serves (a Lambda with those alone is
-//     7.5 MiB); over them it links the platform: tenants, audit, DLP, the blueprint's
-//     tables. It starts signed (platform.StartSigned), so no operator authentication
-//     (8.56 → 8.38 MiB).
+//     7.5 MiB). It starts signed (platform.StartSigned), so it links no operator
+//     authentication (8.56 → 8.38 MiB). Of the 0.4 MiB of code over that Lambda's, most
+//     is what the webhook serves (the DLP mask 54 KiB, the claim store 33, the JSON log
+//     33, the mux 36, tenants and host auth 30); what it does not serve is the
+//     blueprint's whole function table, built by its initialiser (69 KiB of code: each
+//     TableGrant copies its Table; a *Table measured 30 KiB less), and the initialisers
+//     of the packages the platform imports for their types (connector, governance, jwt).
 var overLimit = map[string]float64{
 	blueprint.FuncIngest: 8.4,
 }
@@ -60,7 +64,7 @@ func TestFunctionBinariesWithinTheirLimits(t *testing.T) {
 		t.Skip("set FUNCTION_SIZES=1 (make test-sizes) or FUNCTION_BINARIES=build/functions")
 	}
 	sizes := builtSizes(t)
-	var rows []string
+	var rows, ratcheted []string
 	for _, f := range blueprint.Functions {
 		size, ok := sizes[f.Name]
 		if !ok {
@@ -68,17 +72,24 @@ func TestFunctionBinariesWithinTheirLimits(t *testing.T) {
 			continue
 		}
 		limit, allowed := allowance(f.Name)
-		rows = append(rows, fmt.Sprintf("%-34s %6.2f MiB (limit %.0f)", f.Name, mib(size), mib(limit)))
+		row := fmt.Sprintf("%-34s %6.2f MiB (limit %.0f)", f.Name, mib(size), mib(limit))
+		rows = append(rows, row)
+		if allowed > limit {
+			ratcheted = append(ratcheted, fmt.Sprintf("%s, allowed %.2f on the ratchet", row, mib(allowed)))
+		}
 		switch {
+		case size > allowed && allowed > limit:
+			t.Errorf("%s is %.2f MiB, over the %.2f MiB the ratchet allows it (its limit is %.0f MiB): see what it links that it does not serve (go version -m, go tool nm -size -sort size on an unstripped build, go list -deps ./functions/%s)",
+				f.Name, mib(size), mib(allowed), mib(limit), f.Name)
 		case size > allowed:
-			t.Errorf("%s is %.2f MiB, over its %.2f MiB limit: see what it links that it does not serve (go version -m, go tool nm -size -sort size on an unstripped build, go list -deps ./functions/%s)",
-				f.Name, mib(size), mib(allowed), f.Name)
+			t.Errorf("%s is %.2f MiB, over its %.0f MiB limit: see what it links that it does not serve (go version -m, go tool nm -size -sort size on an unstripped build, go list -deps ./functions/%s)",
+				f.Name, mib(size), mib(limit), f.Name)
 		case allowed > limit && size <= limit:
 			t.Errorf("%s is %.2f MiB, within its %.0f MiB limit: take it off the ratchet (overLimit)", f.Name, mib(size), mib(limit))
 		}
 	}
 	slices.SortFunc(rows, func(a, b string) int { return cmp.Compare(b[35:], a[35:]) })
-	t.Logf("largest bootstraps:\n%s", strings.Join(rows[:min(8, len(rows))], "\n"))
+	t.Logf("largest bootstraps:\n%s\non the ratchet:\n%s", strings.Join(rows[:min(8, len(rows))], "\n"), strings.Join(ratcheted, "\n"))
 }
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
