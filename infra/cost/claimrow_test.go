@@ -1,7 +1,10 @@
 package main
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
 )
@@ -38,5 +41,23 @@ func TestClaimRowWriteUnits(t *testing.T) {
 				t.Errorf("%s: %.2f WRU on %s per sync error, budget %v (%v)", st.Name, got, item, want, st.Usage.Units)
 			}
 		}
+	}
+}
+
+// The record's payload and context, as large as the host sends them, stay out of the
+// by_status entry (issue 37 §1; the status tool reads the customer ids kept beside them):
+// an approve's status change of a row with a 3 KB payload is a delete and a put of two
+// small entries, 2 WRU, not two 4 KB ones.
+func TestLargePayloadStaysOutOfTheStatusIndex(t *testing.T) {
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	row := func(status string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"tenant_id": s("t"), "id": s("se_1"), "status": s(status),
+			"status_key": s("t#" + status), "claimed_sort": s("2026-11-29#se_1"),
+			"payload": s(strings.Repeat("p", 3000)), "context": s(strings.Repeat("c", 500)),
+			"customer_ids": &types.AttributeValueMemberL{Value: []types.AttributeValue{s("C-1")}}}
+	}
+	got := WriteUnits(blueprint.Processed, row("pending"), row("applying"), false)
+	if ix := "WRU " + blueprint.TableProcessed + "/" + blueprint.IndexByStatus; got[ix] != 2 {
+		t.Errorf("pending → applying of a row with a 3 KB payload: %v WRU on by_status, want 2 (%v)", got[ix], got)
 	}
 }

@@ -115,16 +115,17 @@ const (
 // recurrence view, triage), its filters (search_ids, search_msg, assignee, tags,
 // system_name, external_system, proposal's class), the approval rule of a row (proposal:
 // the proposal's listed part, its class, fix, confidence and source; edited_fix), insights
-// (applied_at, updated_at), the assistant's status tool (payload and context for its
-// customer filter, integration), and the filters of the lease and
-// retry sweeps (lease_expires_at, retry_next_at), which then read their rows whole. Left
-// out: what only a row's detail or a worker reads (proposal_more: the proposal's summary,
-// rationale and inference, most of its size; diagnosis_since, diagnosis_attempts,
-// diagnosis_error, webhook_id, lease and write tokens, applied_prior, retry_log,
-// signature, error_keys): a write that changes only those writes nothing to the index.
+// (applied_at, updated_at), the assistant's status tool (customer_ids for its customer
+// filter, the ids its context and payload hold; integration), and the filters of the
+// lease and retry sweeps (lease_expires_at, retry_next_at), which then read their rows
+// whole. Left out: what only a row's detail or a worker reads (proposal_more: the
+// proposal's summary, rationale and inference, most of its size; payload and context, as
+// large as the host sends them; diagnosis_since, diagnosis_attempts, diagnosis_error,
+// webhook_id, lease and write tokens, applied_prior, retry_log, signature, error_keys): a
+// write that changes only those writes nothing to the index.
 var ByStatusAttributes = []string{
 	"error_id", "record_type", "record_id", "error_code", "message", "integration", "external_system", "system_name",
-	"direction", "payload", "context", "occurred_at", "search_ids", "search_msg",
+	"direction", "customer_ids", "occurred_at", "search_ids", "search_msg",
 	"status", "diagnosis", "source", "claimed_at", "updated_at", "proposal", "edited_fix", "history", "apply_error",
 	"applied_key", "applied_at", "lease_expires_at",
 	"assignee", "tags", "notes",

@@ -22,7 +22,7 @@ func TestClaimIndexesProjectWhatTheirReadersRead(t *testing.T) {
 	// What only a row's detail or a worker reads, each changed by writes the queue never
 	// shows: projected, each such write would rewrite the entry.
 	for _, a := range []string{"retry_log", "diagnosis_attempts", "diagnosis_since", "diagnosis_error", "write_token",
-		"lease_token", "applied_prior", "webhook_id", "error_keys", "proposal_more"} {
+		"lease_token", "applied_prior", "webhook_id", "error_keys", "proposal_more", "payload", "context"} {
 		if slices.Contains(st.Include, a) {
 			t.Errorf("by_status projects %s, which no reader of the index reads", a)
 		}

@@ -70,7 +70,11 @@ type Claim struct {
 	TenantID string
 	ID       string
 	Record   Record
-	Status   Status
+	// CustomerIDs are Record.CustomerIDs as a store kept them beside the record, for a
+	// listing that leaves the record's payload and context out (the DynamoDB store's
+	// by_status index); nil where a store keeps none (read them with CustomersOf).
+	CustomerIDs []string
+	Status      Status
 	// Diagnosis and DiagnosisSince track the pipeline; DiagnosisSince is when the row
 	// entered its diagnosis state or was last enqueued.
 	Diagnosis         Diagnosis

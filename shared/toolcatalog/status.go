@@ -1,7 +1,6 @@
 package toolcatalog
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -134,7 +133,7 @@ func (c *Catalog) integrationStatus(call *toolCall, raw json.RawMessage) (any, e
 					httpapi.Logger(call.ctx).Error("claim store returned a foreign row", "status", string(st))
 					continue
 				}
-				if !matchesSource(cl.Record, args.SourceSystem) || !matchesCustomer(cl.Record, args.CustomerID) {
+				if !matchesSource(cl.Record, args.SourceSystem) || !matchesCustomer(cl, args.CustomerID) {
 					continue
 				}
 				out.count(cl)
@@ -221,63 +220,10 @@ func matchesSource(r syncerror.Record, want string) bool {
 	return want == "" || strings.EqualFold(r.ExternalSystem, want) || strings.EqualFold(r.Integration, want)
 }
 
-func matchesCustomer(r syncerror.Record, want string) bool {
+// matchesCustomer reports whether cl's context or payload holds the customer id want
+// (syncerror.Record.CustomerIDs), read from what its store kept beside the record: a
+// listing may leave the payload and context out (issue 37 §1).
+func matchesCustomer(cl syncerror.Claim, want string) bool {
 	want = strings.TrimSpace(want)
-	if want == "" {
-		return true
-	}
-	for _, doc := range []json.RawMessage{r.Context, r.Payload} {
-		if len(doc) == 0 {
-			continue
-		}
-		dec := json.NewDecoder(bytes.NewReader(doc))
-		dec.UseNumber()
-		var v any
-		if dec.Decode(&v) == nil && holdsCustomer(v, want, 0) {
-			return true
-		}
-	}
-	return false
-}
-
-const maxCustomerDepth = 4
-
-func holdsCustomer(v any, want string, depth int) bool {
-	if depth >= maxCustomerDepth {
-		return false
-	}
-	switch val := v.(type) {
-	case map[string]any:
-		for k, member := range val {
-			key := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k))
-			if key == "customerid" && scalarEquals(member, want) {
-				return true
-			}
-			if key == "customer" {
-				if obj, ok := member.(map[string]any); ok && scalarEquals(obj["id"], want) {
-					return true
-				}
-			}
-			if holdsCustomer(member, want, depth+1) {
-				return true
-			}
-		}
-	case []any:
-		for _, item := range val {
-			if holdsCustomer(item, want, depth+1) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func scalarEquals(v any, want string) bool {
-	switch val := v.(type) {
-	case string:
-		return strings.TrimSpace(val) == want
-	case json.Number:
-		return val.String() == want
-	}
-	return false
+	return want == "" || slices.Contains(syncerror.CustomersOf(cl), want)
 }

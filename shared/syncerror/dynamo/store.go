@@ -72,6 +72,10 @@ func claimItem(c syncerror.Claim) dynamostore.Item {
 	dynamostore.PutOptional(it, "direction", r.Direction)
 	dynamostore.PutOptional(it, "payload", string(r.Payload))
 	dynamostore.PutOptional(it, "context", string(r.Context))
+	// by_status projects the customer ids, not the payload and context they come from.
+	if ids := r.CustomerIDs(); len(ids) > 0 {
+		it["customer_ids"] = dynamostore.StrList(ids)
+	}
 	dynamostore.PutOptional(it, "webhook_id", c.WebhookID)
 	dynamostore.PutOptional(it, "diagnosis_error", c.DiagnosisError)
 	dynamostore.PutOptional(it, "apply_error", c.ApplyError)
@@ -119,6 +123,7 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 			ExternalSystem: dynamostore.GetString(it, "external_system"),
 			Direction:      dynamostore.GetString(it, "direction"),
 		},
+		CustomerIDs:    dynamostore.GetStrList(it, "customer_ids"),
 		Status:         syncerror.Status(dynamostore.GetString(it, "status")),
 		Diagnosis:      syncerror.Diagnosis(dynamostore.GetString(it, "diagnosis")),
 		Source:         syncerror.Source(dynamostore.GetString(it, "source")),

@@ -2,6 +2,7 @@ package storecontract
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
@@ -99,6 +100,21 @@ func runListedContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 		}
 	})
 
+	t.Run("a listed row carries the customer ids of its context and payload", func(t *testing.T) {
+		s := newStore(t)
+		r := syncerrortest.SampleRecord("t1", "e-customer")
+		r.Context = json.RawMessage(`{"customerId":" C-1 ","order":{"customer":{"id":77}}}`)
+		r.Payload = json.RawMessage(`{"lines":[{"customer_id":"C-2"}],"customerId":"C-1"}`)
+		mustClaim(t, s, syncerror.NewClaim(r, syncerror.SourceWebhook, "", base))
+		p, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusPending, Limit: 10})
+		if err != nil || len(p.Claims) != 1 {
+			t.Fatalf("list: %v err=%v", claimIDs(p.Claims), err)
+		}
+		if got, want := syncerror.CustomersOf(p.Claims[0]), []string{"C-1", "77", "C-2"}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("listed customer ids %q, want %q", got, want)
+		}
+	})
+
 	t.Run("stuck rows carry what the reconcile requeues them by", func(t *testing.T) {
 		s := newStore(t)
 		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-stuck"), syncerror.SourceWebhook, "", base)
@@ -148,6 +164,12 @@ func runListedContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 
 func errOf(_ syncerror.Claim, err error) error { return err }
 
+// withoutDocs is r without its payload and context.
+func withoutDocs(r syncerror.Record) syncerror.Record {
+	r.Payload, r.Context = nil, nil
+	return r
+}
+
 // listedProposal is what the listing's readers read of a proposal: the class, the fix, the
 // confidence, the source and the learned approvals (the summary, the approval rule, groups
 // and bulk previews). The rest (summary, rationale, the inference) only a row's detail
@@ -166,7 +188,8 @@ func listedProposal(p *syncerror.Proposal) *syncerror.Proposal {
 // listedDiff names the first field a listing's readers read that listed lacks of row: the
 // summary's (record, status, diagnosis, proposal, escalation, retry and recurrence view,
 // triage, apply error), the approval rule's (proposal, edited fix), insights' (updated_at,
-// the applied write's time) and the status tool's (payload and context).
+// the applied write's time) and the status tool's (the customer ids of the record's
+// context and payload, which a store may list without the two documents).
 func listedDiff(listed, row syncerror.Claim) string {
 	view := func(r syncerror.RetryState) syncerror.RetryState {
 		r.Log, r.Signature, r.ErrorKeys = nil, "", nil
@@ -182,7 +205,8 @@ func listedDiff(listed, row syncerror.Claim) string {
 		name      string
 		got, want any
 	}{
-		{"record", listed.Record, row.Record},
+		{"record", withoutDocs(listed.Record), withoutDocs(row.Record)},
+		{"customer ids", syncerror.CustomersOf(listed), syncerror.CustomersOf(row)},
 		{"status", listed.Status, row.Status},
 		{"diagnosis", listed.Diagnosis, row.Diagnosis},
 		{"source", listed.Source, row.Source},
