@@ -104,11 +104,16 @@ var syncErrorRooms = [][]string{
 	// and the stores' contract suites, for tests
 	{"shared/syncerror/intake", "shared/syncerror/diagnosis", "shared/syncerror/dynamo/dynamotest",
 		"shared/syncerror/syncerrortest/storecontract"},
-	// the wiring: the ingest Lambda's, the API's, then the worker Lambda's and the AI adapter
+	// the wiring: the ingest Lambda's, the API's, then the worker Lambda's and the AI adapter;
+	// beside them the rooms' shared test fixture, which builds the decisions stack
 	{"shared/syncerror/ingestwire"},
 	{"shared/syncerror/wire"},
-	{"shared/syncerror/aidiagnoser", "shared/syncerror/queuewire"},
+	{"shared/syncerror/aidiagnoser", "shared/syncerror/queuewire", roomTest},
 }
+
+// roomTest is the fixture the rooms' tests share (the decisions over the queue over the
+// policy, the diagnosis worker, insights): test files import it, no product file does.
+const roomTest = "shared/syncerror/roomtest"
 
 // Inside the sync-error feature each room imports only downward (test files aside: a
 // room's tests may use the contract suites and the fake).
@@ -141,5 +146,19 @@ func TestSyncErrorRoomsImportOnlyDownward(t *testing.T) {
 	}
 	if want := len(floor); seen != want {
 		t.Errorf("found %d of the %d rooms in syncErrorRooms: update the list", seen, want)
+	}
+}
+
+// The rooms' shared test fixture stays out of the product: only test files import it.
+func TestRoomTestIsImportedOnlyByTests(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if slices.Contains(f[1:], module+roomTest) {
+			t.Errorf("%s imports %s outside its tests", strings.TrimPrefix(f[0], module), roomTest)
+		}
 	}
 }

@@ -10,47 +10,27 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/automation"
 	"github.com/syncassist/syncassist/shared/syncerror/policy"
-	"github.com/syncassist/syncassist/shared/tenant"
+	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
 )
-
-func (f *assistFixture) insights(t *testing.T) automation.Insights {
-	t.Helper()
-	w := f.as(t, "olga", "operator", "GET", "/insights?window=7d", "")
-	var in automation.Insights
-	if err := json.Unmarshal(w.Body.Bytes(), &in); err != nil || w.Code != http.StatusOK {
-		t.Fatalf("insights %d %s", w.Code, w.Body)
-	}
-	return in
-}
-
-func (f *assistFixture) autoApply(t *testing.T, on string) {
-	t.Helper()
-	cfg, _ := f.tenants.Get(context.Background(), "acme")
-	cfg.Settings[tenant.KeyAutoApply] = on
-	if err := f.tenants.Update(context.Background(), cfg); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // A shadow rule records what it would have applied and reports how people's decisions
 // compare: same fix, edited, rejected.
 func TestShadowRuleReportsAgreement(t *testing.T) {
-	f := newAssistFixture(t)
-	f.putPolicy(t, `{"version":0,"rules":[{"id":"subsidiaries","match":{"classes":["value"],"fields":["subsidiary"]},"apply":"auto"}]}`)
-	f.ai.fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
+	f := roomtest.NewAssistFixture(t)
+	f.PutPolicy(t, `{"version":0,"rules":[{"id":"subsidiaries","match":{"classes":["value"],"fields":["subsidiary"]},"apply":"auto"}]}`)
+	f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
 	var rows []syncerror.Claim
 	for i, id := range []string{"E-1", "E-2", "E-3", "E-4"} {
-		rows = append(rows, f.arrive(t, id, "SO-"+id, `{"subsidiary":"Acme UK","n":`+string(rune('0'+i))+`}`))
+		rows = append(rows, f.Arrive(t, id, "SO-"+id, `{"subsidiary":"Acme UK","n":`+string(rune('0'+i))+`}`))
 	}
-	if f.writer.count() != 0 {
+	if f.Writer.Count() != 0 {
 		t.Fatal("a shadow rule wrote")
 	}
-	f.as(t, "olga", "operator", "POST", "/p/"+rows[0].ID+"/approve", "")
-	f.as(t, "olga", "operator", "POST", "/p/"+rows[1].ID+"/approve", `{"fix":[{"path":"subsidiary","after":"Acme Holdings"}]}`)
-	f.as(t, "olga", "operator", "POST", "/p/"+rows[2].ID+"/reject", `{"reason":"wrong entity"}`)
-	in := f.insights(t)
+	f.As(t, "olga", "operator", "POST", "/p/"+rows[0].ID+"/approve", "")
+	f.As(t, "olga", "operator", "POST", "/p/"+rows[1].ID+"/approve", `{"fix":[{"path":"subsidiary","after":"Acme Holdings"}]}`)
+	f.As(t, "olga", "operator", "POST", "/p/"+rows[2].ID+"/reject", `{"reason":"wrong entity"}`)
+	in := f.Insights(t)
 	if len(in.Rules) != 1 {
 		t.Fatalf("rules %+v", in.Rules)
 	}
@@ -63,7 +43,7 @@ func TestShadowRuleReportsAgreement(t *testing.T) {
 		in.Total.AutoApplied != 0 || in.ByClass["value"].Received != 4 {
 		t.Fatalf("totals %+v", in.Total)
 	}
-	w := f.as(t, "olga", "operator", "GET", "/automation?mode=shadow", "")
+	w := f.As(t, "olga", "operator", "GET", "/automation?mode=shadow", "")
 	var page struct{ Items []syncerror.Automation }
 	if _ = json.Unmarshal(w.Body.Bytes(), &page); len(page.Items) != 4 {
 		t.Fatalf("automation list %s", w.Body)
@@ -74,29 +54,29 @@ func TestShadowRuleReportsAgreement(t *testing.T) {
 // policy:<rule>, while the tenant's auto_apply flag is on; Revert writes the values
 // before back and counts as a rejection; a record changed since is not reverted.
 func TestEnforcedRuleAppliesAndRevertRestores(t *testing.T) {
-	f := newAssistFixture(t)
-	f.putPolicy(t, `{"version":0,"rules":[{"id":"subsidiaries","match":{"fields":["subsidiary"]},"apply":"auto","mode":"enforce"}]}`)
-	f.ai.fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
+	f := roomtest.NewAssistFixture(t)
+	f.PutPolicy(t, `{"version":0,"rules":[{"id":"subsidiaries","match":{"fields":["subsidiary"]},"apply":"auto","mode":"enforce"}]}`)
+	f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
 
-	off := f.arrive(t, "E-0", "SO-0", `{"subsidiary":"Acme UK"}`)
-	if off.Status != syncerror.StatusPending || f.writer.count() != 0 {
+	off := f.Arrive(t, "E-0", "SO-0", `{"subsidiary":"Acme UK"}`)
+	if off.Status != syncerror.StatusPending || f.Writer.Count() != 0 {
 		t.Fatalf("applied with auto_apply off: %s", off.Status)
 	}
-	f.autoApply(t, "true")
+	f.AutoApply(t, "true")
 	// What the record holds when the fix is written is what a revert restores.
-	f.records.fields = map[string]any{"subsidiary": "Acme UK"}
-	row := f.arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
-	if row.Status != syncerror.StatusApproved || f.writer.count() != 1 || f.writer.writes[0].who.Actor != "policy:subsidiaries" {
-		t.Fatalf("not auto-applied: %s, writes %+v", row.Status, f.writer.writes)
+	f.Records.Fields = map[string]any{"subsidiary": "Acme UK"}
+	row := f.Arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
+	if row.Status != syncerror.StatusApproved || f.Writer.Count() != 1 || f.Writer.Writes[0].Who.Actor != "policy:subsidiaries" {
+		t.Fatalf("not auto-applied: %s, writes %+v", row.Status, f.Writer.Writes)
 	}
 	audited := false
-	for _, r := range f.audits.All() {
+	for _, r := range f.Audits.All() {
 		audited = audited || r.ActionKey == "syncerror.approve" && r.Actor.Actor == "policy:subsidiaries" && r.Result == "success"
 	}
 	if !audited {
-		t.Fatalf("auto-apply not audited: %+v", f.audits.All())
+		t.Fatalf("auto-apply not audited: %+v", f.Audits.All())
 	}
-	w := f.as(t, "olga", "operator", "GET", "/automation?mode=enforce", "")
+	w := f.As(t, "olga", "operator", "GET", "/automation?mode=enforce", "")
 	var page struct{ Items []syncerror.Automation }
 	_ = json.Unmarshal(w.Body.Bytes(), &page)
 	outcomes := map[string]string{}
@@ -108,25 +88,25 @@ func TestEnforcedRuleAppliesAndRevertRestores(t *testing.T) {
 	}
 
 	// The record was changed by someone since: nothing is reverted.
-	f.records.fields = map[string]any{"subsidiary": "Acme Ltd"}
-	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusConflict || problemCode(t, w) != "changed_since" {
+	f.Records.Fields = map[string]any{"subsidiary": "Acme Ltd"}
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusConflict || roomtest.ProblemCode(t, w) != "changed_since" {
 		t.Fatalf("changed since: %d %s", w.Code, w.Body)
 	}
-	f.records.fields = map[string]any{"subsidiary": "Acme Ltd (UK)"}
-	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", `{"reason":"wrong entity"}`); w.Code != http.StatusOK {
+	f.Records.Fields = map[string]any{"subsidiary": "Acme Ltd (UK)"}
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", `{"reason":"wrong entity"}`); w.Code != http.StatusOK {
 		t.Fatalf("revert: %d %s", w.Code, w.Body)
 	}
-	back := f.writer.writes[1]
-	if f.writer.count() != 2 || back.fix[0].After != "Acme UK" || back.who.Actor != "anna" {
+	back := f.Writer.Writes[1]
+	if f.Writer.Count() != 2 || back.Fix[0].After != "Acme UK" || back.Who.Actor != "anna" {
 		t.Fatalf("revert write %+v", back)
 	}
-	if got, _ := f.claims.Get(context.Background(), "acme", row.ID); got.Status != syncerror.StatusReverted {
+	if got, _ := f.Claims.Get(context.Background(), "acme", row.ID); got.Status != syncerror.StatusReverted {
 		t.Fatalf("row %s", got.Status)
 	}
-	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusConflict {
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusConflict {
 		t.Fatalf("reverted twice: %d", w.Code)
 	}
-	in := f.insights(t)
+	in := f.Insights(t)
 	// A reverted fix counts as reverted only, not also as auto-applied (issue 35: the rate
 	// must be the quotient of the counts shown): nothing is resolved, so there is no rate.
 	if in.Total.AutoApplied != 0 || in.Total.Reverted != 1 || in.Rules[0].Applied != 1 || in.Rules[0].Reverted != 1 ||
@@ -134,27 +114,27 @@ func TestEnforcedRuleAppliesAndRevertRestores(t *testing.T) {
 		t.Fatalf("insights %+v %+v", in.Total, in.Rules)
 	}
 	// The revert is a rejection: the next such error is not auto-applied with that value.
-	next := f.arrive(t, "E-2", "SO-2", `{"subsidiary":"Acme UK"}`)
-	if next.Status != syncerror.StatusPending || len(next.Proposal.Fix) != 0 || f.writer.count() != 2 {
+	next := f.Arrive(t, "E-2", "SO-2", `{"subsidiary":"Acme UK"}`)
+	if next.Status != syncerror.StatusPending || len(next.Proposal.Fix) != 0 || f.Writer.Count() != 2 {
 		t.Fatalf("re-applied a reverted fix: %s %+v", next.Status, next.Proposal)
 	}
 
 	// Switching the flag off stops enforcement at once.
-	f.ai.fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme US", After: "Acme Inc"}}
-	f.autoApply(t, "false")
-	if r := f.arrive(t, "E-3", "SO-3", `{"subsidiary":"Acme US"}`); r.Status != syncerror.StatusPending || f.writer.count() != 2 {
+	f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme US", After: "Acme Inc"}}
+	f.AutoApply(t, "false")
+	if r := f.Arrive(t, "E-3", "SO-3", `{"subsidiary":"Acme US"}`); r.Status != syncerror.StatusPending || f.Writer.Count() != 2 {
 		t.Fatalf("applied with the flag off: %s", r.Status)
 	}
 }
 
 // Revert is for 24 hours after the write.
 func TestRevertWindow(t *testing.T) {
-	f := newAssistFixture(t)
-	row := f.arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
-	f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"subsidiary","after":"Acme Ltd (UK)"}]}`)
-	f.records.fields = map[string]any{"subsidiary": "Acme Ltd (UK)"}
-	f.now = f.now.Add(25 * time.Hour)
-	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusConflict || problemCode(t, w) != "revert_window_closed" {
+	f := roomtest.NewAssistFixture(t)
+	row := f.Arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
+	f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"subsidiary","after":"Acme Ltd (UK)"}]}`)
+	f.Records.Fields = map[string]any{"subsidiary": "Acme Ltd (UK)"}
+	f.Now = f.Now.Add(25 * time.Hour)
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusConflict || roomtest.ProblemCode(t, w) != "revert_window_closed" {
 		t.Fatalf("late revert: %d %s", w.Code, w.Body)
 	}
 }
@@ -162,28 +142,28 @@ func TestRevertWindow(t *testing.T) {
 // The cap stops auto-applies past the tenant's limit for the minute; the rows wait for
 // people.
 func TestAutoApplyCap(t *testing.T) {
-	f := newAssistFixture(t)
-	f.worker.Assist.AutoApplyPerMinute = 2
-	f.putPolicy(t, `{"version":0,"rules":[{"id":"subsidiaries","match":{"fields":["subsidiary"]},"apply":"auto","mode":"enforce"}]}`)
-	f.autoApply(t, "true")
-	f.ai.fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
+	f := roomtest.NewAssistFixture(t)
+	f.Worker.Assist.AutoApplyPerMinute = 2
+	f.PutPolicy(t, `{"version":0,"rules":[{"id":"subsidiaries","match":{"fields":["subsidiary"]},"apply":"auto","mode":"enforce"}]}`)
+	f.AutoApply(t, "true")
+	f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
 	statuses := []syncerror.Status{}
 	for _, id := range []string{"E-1", "E-2", "E-3"} {
-		statuses = append(statuses, f.arrive(t, id, "SO-"+id, `{"subsidiary":"Acme UK"}`).Status)
+		statuses = append(statuses, f.Arrive(t, id, "SO-"+id, `{"subsidiary":"Acme UK"}`).Status)
 	}
 	if statuses[0] != syncerror.StatusApproved || statuses[1] != syncerror.StatusApproved || statuses[2] != syncerror.StatusPending {
 		t.Fatalf("statuses %v", statuses)
 	}
-	f.now = f.now.Add(time.Minute)
-	if s := f.arrive(t, "E-4", "SO-4", `{"subsidiary":"Acme UK"}`).Status; s != syncerror.StatusApproved {
+	f.Now = f.Now.Add(time.Minute)
+	if s := f.Arrive(t, "E-4", "SO-4", `{"subsidiary":"Acme UK"}`).Status; s != syncerror.StatusApproved {
 		t.Fatalf("next minute: %s", s)
 	}
 	// A person approves the capped row two minutes after it arrived.
-	f.now = f.now.Add(time.Minute)
-	if w := f.as(t, "olga", "operator", "POST", "/p/"+syncerror.ClaimID("acme", "E-3")+"/approve", ""); w.Code != http.StatusOK {
+	f.Now = f.Now.Add(time.Minute)
+	if w := f.As(t, "olga", "operator", "POST", "/p/"+syncerror.ClaimID("acme", "E-3")+"/approve", ""); w.Code != http.StatusOK {
 		t.Fatalf("approve: %d %s", w.Code, w.Body)
 	}
-	in := f.insights(t)
+	in := f.Insights(t)
 	if in.Total.AutoApplied != 3 || in.Total.ResolvedByPeople != 1 || *in.Total.AutoResolutionRate != 0.75 ||
 		in.Total.MedianSecondsToResolve == nil || *in.Total.MedianSecondsToResolve != 0 || in.Rules[0].Applied != 3 {
 		t.Fatalf("insights %+v %+v", in.Total, in.Rules)
@@ -194,19 +174,19 @@ func TestAutoApplyCap(t *testing.T) {
 // in that order; claim ids (hashes) say nothing about time. A later outcome (a decision
 // on a shadow record) leaves a record where it was.
 func TestAutomationListNewestFirst(t *testing.T) {
-	f := newAssistFixture(t)
-	f.putPolicy(t, `{"version":0,"rules":[{"id":"subsidiaries","match":{"fields":["subsidiary"]},"apply":"auto"}]}`)
-	f.ai.fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
+	f := roomtest.NewAssistFixture(t)
+	f.PutPolicy(t, `{"version":0,"rules":[{"id":"subsidiaries","match":{"fields":["subsidiary"]},"apply":"auto"}]}`)
+	f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
 	var want []string
 	for i, id := range []string{"E-1", "E-2", "E-3", "E-4", "E-5"} {
-		f.now = clock.Add(time.Duration(i) * time.Minute)
-		want = append([]string{f.arrive(t, id, "SO-"+id, `{"subsidiary":"Acme UK"}`).ID}, want...)
+		f.Now = clock.Add(time.Duration(i) * time.Minute)
+		want = append([]string{f.Arrive(t, id, "SO-"+id, `{"subsidiary":"Acme UK"}`).ID}, want...)
 	}
-	f.as(t, "olga", "operator", "POST", "/p/"+want[4]+"/approve", "")
+	f.As(t, "olga", "operator", "POST", "/p/"+want[4]+"/approve", "")
 	var got []string
 	path := "/automation?mode=shadow&limit=2"
 	for range 5 {
-		w := f.as(t, "olga", "operator", "GET", path, "")
+		w := f.As(t, "olga", "operator", "GET", path, "")
 		var page struct {
 			Items      []syncerror.Automation
 			NextCursor string
@@ -231,27 +211,27 @@ func TestAutomationListNewestFirst(t *testing.T) {
 // window end the read (however many there are), and only a window holding more than the
 // bound is reported cut, with the newest counted.
 func TestRuleInsightsReadTheWindowNewestFirst(t *testing.T) {
-	f := newAssistFixture(t)
+	f := roomtest.NewAssistFixture(t)
 	put := func(n int, ruleID string, at time.Time) {
 		for i := range n {
 			body, _ := json.Marshal(syncerror.Automation{ClaimID: fmt.Sprintf("se_%s_%05d", ruleID, i), RuleID: ruleID,
 				Mode: policy.ModeShadow, At: at.Add(-time.Duration(i) * time.Second)})
 			d := syncerror.Doc{Key: fmt.Sprintf("~auto#se_%s_%05d", ruleID, i), Body: body, Sort: at.Add(-time.Duration(i) * time.Second)}
-			if _, err := f.claims.PutDoc(context.Background(), "acme", d, f.now); err != nil {
+			if _, err := f.Claims.PutDoc(context.Background(), "acme", d, f.Now); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	// 4,990 records in the window, and 1,000 older ones whose keys sort before theirs.
-	put(4990, "recent", f.now.Add(-time.Hour))
-	put(1000, "old", f.now.Add(-8*24*time.Hour))
-	in := f.insights(t)
+	put(4990, "recent", f.Now.Add(-time.Hour))
+	put(1000, "old", f.Now.Add(-8*24*time.Hour))
+	in := f.Insights(t)
 	if in.Truncated || len(in.Rules) != 1 || in.Rules[0].RuleID != "recent" || in.Rules[0].WouldHaveApplied != 4990 {
 		t.Fatalf("truncated %v, rules %+v: want the 4,990 in the window, uncut", in.Truncated, in.Rules)
 	}
 	// 20 more in the window pass the bound: cut, and what was counted is the newest.
-	put(20, "newest", f.now.Add(-time.Minute))
-	in = f.insights(t)
+	put(20, "newest", f.Now.Add(-time.Minute))
+	in = f.Insights(t)
 	if !in.Truncated || len(in.Rules) != 2 || in.Rules[0].RuleID != "newest" || in.Rules[0].WouldHaveApplied != 20 ||
 		in.Rules[1].WouldHaveApplied != 4980 {
 		t.Fatalf("truncated %v, rules %+v: want cut, the 20 newest and 4,980 of the rest", in.Truncated, in.Rules)

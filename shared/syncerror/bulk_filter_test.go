@@ -9,19 +9,20 @@ import (
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
+	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
 )
 
-func bulkAs(t *testing.T, f *assistFixture, role, body string) (int, decisions.BulkResult, string) {
+func bulkAs(t *testing.T, f *roomtest.AssistFixture, role, body string) (int, decisions.BulkResult, string) {
 	t.Helper()
-	w := f.as(t, "alice", role, "POST", "/p/bulk", body)
+	w := f.As(t, "alice", role, "POST", "/p/bulk", body)
 	var res decisions.BulkResult
 	_ = json.Unmarshal(w.Body.Bytes(), &res)
 	return w.Code, res, w.Body.String()
 }
 
-func tagsOf(t *testing.T, f *assistFixture, id string) []string {
+func tagsOf(t *testing.T, f *roomtest.AssistFixture, id string) []string {
 	t.Helper()
-	w := f.as(t, "alice", "operator", "GET", "/p/"+id, "")
+	w := f.As(t, "alice", "operator", "GET", "/p/"+id, "")
 	var d struct{ Tags []string }
 	if err := json.Unmarshal(w.Body.Bytes(), &d); err != nil {
 		t.Fatal(err)
@@ -33,13 +34,13 @@ func tagsOf(t *testing.T, f *assistFixture, id string) []string {
 // answer's cursor resumes it, each item goes through the triage route, a row of another
 // tenant or one that arrived after the first request is left alone.
 func TestBulkByFilterIsBoundedAndResumable(t *testing.T) {
-	f := newAssistFixture(t)
+	f := roomtest.NewAssistFixture(t)
 	n := decisions.MaxBulkItems + 20
 	ids := make([]string, n)
 	for i := range n {
-		ids[i] = readyClaim(t, f.claims, "acme", fmt.Sprintf("bf-%03d", i), clock.Add(-time.Duration(i)*time.Minute)).ID
+		ids[i] = roomtest.ReadyClaim(t, f.Claims, "acme", fmt.Sprintf("bf-%03d", i), clock.Add(-time.Duration(i)*time.Minute)).ID
 	}
-	other := readyClaim(t, f.claims, "globex", "bf-other", clock)
+	other := roomtest.ReadyClaim(t, f.Claims, "globex", "bf-other", clock)
 	body := `{"action":"tag","tag":{"add":"urgent"},"filter":"status=pending&class=value"}`
 	code, first, raw := bulkAs(t, f, "operator", body)
 	if code != 200 || len(first.Results) != decisions.MaxBulkItems || first.Succeeded != decisions.MaxBulkItems || first.NextCursor == nil {
@@ -48,7 +49,7 @@ func TestBulkByFilterIsBoundedAndResumable(t *testing.T) {
 	if first.Results[0].ErrorID != "bf-000" || first.Results[0].Outcome != "tagged" {
 		t.Fatalf("rows by filter are named and newest first: %+v", first.Results[0])
 	}
-	late := readyClaim(t, f.claims, "acme", "bf-late", clock.Add(time.Hour))
+	late := roomtest.ReadyClaim(t, f.Claims, "acme", "bf-late", clock.Add(time.Hour))
 	cur, _ := json.Marshal(*first.NextCursor)
 	code, second, raw := bulkAs(t, f, "operator", `{"action":"tag","tag":{"add":"urgent"},"filter":"status=pending&class=value","cursor":`+string(cur)+`}`)
 	if code != 200 || len(second.Results) != 20 || second.NextCursor != nil {
@@ -60,7 +61,7 @@ func TestBulkByFilterIsBoundedAndResumable(t *testing.T) {
 		}
 	}
 	for _, c := range []syncerror.Claim{other, late} {
-		if got, _ := f.claims.Get(t.Context(), c.TenantID, c.ID); len(got.Triage.Tags) != 0 {
+		if got, _ := f.Claims.Get(t.Context(), c.TenantID, c.ID); len(got.Triage.Tags) != 0 {
 			t.Fatalf("%s was tagged: %v", c.Record.ErrorID, got.Triage.Tags)
 		}
 	}
@@ -74,9 +75,9 @@ func TestBulkByFilterIsBoundedAndResumable(t *testing.T) {
 // A dry run acts on nothing and says what would be written, how many the approval
 // policy lets the caller approve, and the cursor that pins the rows it counted.
 func TestBulkDryRunPreviewsTheFixes(t *testing.T) {
-	f := newAssistFixture(t)
+	f := roomtest.NewAssistFixture(t)
 	for i := range 3 {
-		readyClaim(t, f.claims, "acme", fmt.Sprintf("dr-%d", i), clock.Add(-time.Duration(i)*time.Minute))
+		roomtest.ReadyClaim(t, f.Claims, "acme", fmt.Sprintf("dr-%d", i), clock.Add(-time.Duration(i)*time.Minute))
 	}
 	code, res, raw := bulkAs(t, f, "operator", `{"action":"approve","filter":"status=pending","dryRun":true}`)
 	p := res.Preview
@@ -90,21 +91,21 @@ func TestBulkDryRunPreviewsTheFixes(t *testing.T) {
 	if p.Allowed == nil || *p.Allowed != 3 {
 		t.Fatalf("allowed: %v", p.Allowed)
 	}
-	if f.writer.count() != 0 || len(res.Results) != 0 {
-		t.Fatalf("a dry run wrote %d", f.writer.count())
+	if f.Writer.Count() != 0 || len(res.Results) != 0 {
+		t.Fatalf("a dry run wrote %d", f.Writer.Count())
 	}
 	// The acting request with the preview's cursor approves what was counted.
 	cur, _ := json.Marshal(p.Cursor)
 	code, done, raw := bulkAs(t, f, "operator", `{"action":"approve","filter":"status=pending","cursor":`+string(cur)+`}`)
-	if code != 200 || done.Succeeded != 3 || f.writer.count() != 3 {
-		t.Fatalf("approve by filter: %d %s (writes %d)", code, raw, f.writer.count())
+	if code != 200 || done.Succeeded != 3 || f.Writer.Count() != 3 {
+		t.Fatalf("approve by filter: %d %s (writes %d)", code, raw, f.Writer.Count())
 	}
 }
 
 // Failures are grouped by cause: nineteen alike are one line with a count and their ids.
 func TestBulkGroupsFailuresByCause(t *testing.T) {
-	f := newAssistFixture(t)
-	ok := readyClaim(t, f.claims, "acme", "gc-ok", clock)
+	f := roomtest.NewAssistFixture(t)
+	ok := roomtest.ReadyClaim(t, f.Claims, "acme", "gc-ok", clock)
 	gone := []string{"se_missing1", "se_missing2", "se_missing3"}
 	_, res, raw := bulkAs(t, f, "approver", `{"action":"approve","ids":["`+ok.ID+`","`+strings.Join(gone, `","`)+`"]}`)
 	if res.Succeeded != 1 || res.Failed != 3 || len(res.Causes) != 1 {
@@ -118,10 +119,10 @@ func TestBulkGroupsFailuresByCause(t *testing.T) {
 
 // Bulk assign takes rows from whoever had them when read, through the triage route.
 func TestBulkAssign(t *testing.T) {
-	f := newAssistFixture(t)
-	a := readyClaim(t, f.claims, "acme", "as-1", clock)
-	b := readyClaim(t, f.claims, "acme", "as-2", clock)
-	if _, err := f.claims.Assign(t.Context(), "acme", b.ID, "", "carol", syncerror.HistoryEntry{At: clock, Actor: "carol", Action: "assigned"}, clock); err != nil {
+	f := roomtest.NewAssistFixture(t)
+	a := roomtest.ReadyClaim(t, f.Claims, "acme", "as-1", clock)
+	b := roomtest.ReadyClaim(t, f.Claims, "acme", "as-2", clock)
+	if _, err := f.Claims.Assign(t.Context(), "acme", b.ID, "", "carol", syncerror.HistoryEntry{At: clock, Actor: "carol", Action: "assigned"}, clock); err != nil {
 		t.Fatal(err)
 	}
 	_, res, raw := bulkAs(t, f, "operator", `{"action":"assign","assign":{"to":"bob"},"ids":["`+a.ID+`","`+b.ID+`"]}`)
@@ -129,7 +130,7 @@ func TestBulkAssign(t *testing.T) {
 		t.Fatalf("assign: %s", raw)
 	}
 	for _, c := range []syncerror.Claim{a, b} {
-		if got, _ := f.claims.Get(t.Context(), "acme", c.ID); got.Triage.Assignee != "bob" {
+		if got, _ := f.Claims.Get(t.Context(), "acme", c.ID); got.Triage.Assignee != "bob" {
 			t.Fatalf("%s assignee %q", c.Record.ErrorID, got.Triage.Assignee)
 		}
 	}
@@ -141,7 +142,7 @@ func TestBulkAssign(t *testing.T) {
 // ids, when given, hold 1 to 100 ids, beside a filter too: an empty list with a filter
 // answered 200 having acted on nothing (found by FuzzOpenAPI, seed 14a4d7322be073b9).
 func TestBulkRefusesEmptyIDs(t *testing.T) {
-	f := newAssistFixture(t)
+	f := roomtest.NewAssistFixture(t)
 	for _, body := range []string{`{"action":"approve","filter":"status=pending","ids":[]}`, `{"action":"approve","ids":[]}`} {
 		if code, _, raw := bulkAs(t, f, "approver", body); code != 400 || !strings.Contains(raw, `"ids"`) {
 			t.Errorf("%s: %d %s, want 400 naming ids", body, code, raw)
@@ -151,8 +152,8 @@ func TestBulkRefusesEmptyIDs(t *testing.T) {
 
 // A filter takes the listing's merged statuses too: open is pending, retrying and escalated.
 func TestBulkByFilterTakesTheOpenStatus(t *testing.T) {
-	f := newAssistFixture(t)
-	a := readyClaim(t, f.claims, "acme", "op-1", clock)
+	f := roomtest.NewAssistFixture(t)
+	a := roomtest.ReadyClaim(t, f.Claims, "acme", "op-1", clock)
 	code, res, raw := bulkAs(t, f, "operator", `{"action":"tag","tag":{"add":"open"},"filter":"status=open"}`)
 	if code != 200 || res.Succeeded != 1 || res.Results[0].ID != a.ID {
 		t.Fatalf("open: %d %s", code, raw)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
 )
 
 // fakeCatalog is the target record type's metadata: field → value type; err when it
@@ -51,8 +52,8 @@ func problemOf(t *testing.T, body []byte) (code string, fields map[string]string
 // number sent for one becomes its text), a number typed as text on a number field becomes
 // the number, the learned value keeps the type written.
 func TestApprovedFixIsTypedByItsTargetField(t *testing.T) {
-	f := newAssistFixture(t)
-	f.op.Fields = salesOrderFields
+	f := roomtest.NewAssistFixture(t)
+	f.Op.Fields = salesOrderFields
 	cases := []struct {
 		body string
 		want any
@@ -66,18 +67,18 @@ func TestApprovedFixIsTypedByItsTargetField(t *testing.T) {
 		{`{"fix":[{"path":"shipzip","after":null}]}`, nil},
 	}
 	for i, tc := range cases {
-		row := f.arrive(t, "E-"+string(rune('a'+i)), "SO-1", `{"shipzip":"1067"}`)
-		if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", tc.body); w.Code != http.StatusOK {
+		row := f.Arrive(t, "E-"+string(rune('a'+i)), "SO-1", `{"shipzip":"1067"}`)
+		if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", tc.body); w.Code != http.StatusOK {
 			t.Fatalf("%s: %d %s", tc.body, w.Code, w.Body)
 		}
-		got := f.writer.writes[len(f.writer.writes)-1].fix[0].After
+		got := f.Writer.Writes[len(f.Writer.Writes)-1].Fix[0].After
 		if got != tc.want {
 			t.Fatalf("%s wrote %#v (%T), want %#v (%T)", tc.body, got, got, tc.want, tc.want)
 		}
 		if i > 0 {
 			continue
 		}
-		if w := f.as(t, "olga", "operator", "GET", "/knowledge", ""); !strings.Contains(w.Body.String(), `"value":"01067"`) {
+		if w := f.As(t, "olga", "operator", "GET", "/knowledge", ""); !strings.Contains(w.Body.String(), `"value":"01067"`) {
 			t.Fatalf("the learned value lost its type: %s", w.Body)
 		}
 	}
@@ -85,62 +86,62 @@ func TestApprovedFixIsTypedByItsTargetField(t *testing.T) {
 
 // A value its field cannot hold is refused with the field named, and nothing is written.
 func TestApproveRefusesAValueItsFieldCannotHold(t *testing.T) {
-	f := newAssistFixture(t)
-	f.op.Fields = salesOrderFields
+	f := roomtest.NewAssistFixture(t)
+	f.Op.Fields = salesOrderFields
 	for _, tc := range []struct{ path, after string }{
 		{"creditlimit", `"ten"`}, {"quantity", `2.5`}, {"taxable", `"yes"`}, {"shipdate", `"29/11/2026"`},
 		{"creditlimit", `"0x10"`}, {"shipzip", `{"a":1}`}, {"subsidiary", `true`},
 	} {
-		row := f.arrive(t, "E-"+tc.path+tc.after, "SO-1", `{}`)
-		w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"`+tc.path+`","after":`+tc.after+`}]}`)
+		row := f.Arrive(t, "E-"+tc.path+tc.after, "SO-1", `{}`)
+		w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"`+tc.path+`","after":`+tc.after+`}]}`)
 		code, fields := problemOf(t, w.Body.Bytes())
 		if w.Code != http.StatusBadRequest || code != "validation_failed" || !strings.Contains(fields["fix[0].after"], tc.path) ||
 			!strings.Contains(w.Body.String(), `\"`+tc.path+`\" is a`) {
 			t.Fatalf("%s=%s: %d %s", tc.path, tc.after, w.Code, w.Body)
 		}
-		if got, _ := f.claims.Get(context.Background(), "acme", row.ID); got.Status != syncerror.StatusPending {
+		if got, _ := f.Claims.Get(context.Background(), "acme", row.ID); got.Status != syncerror.StatusPending {
 			t.Fatalf("%s=%s left the row %s", tc.path, tc.after, got.Status)
 		}
 	}
-	if f.writer.count() != 0 {
-		t.Fatalf("a refused value was written: %+v", f.writer.writes)
+	if f.Writer.Count() != 0 {
+		t.Fatalf("a refused value was written: %+v", f.Writer.Writes)
 	}
 }
 
 // A fix path that is no field of the target record type is refused as unknown_field,
 // whether the person typed it or the proposal named it; nothing is written.
 func TestApproveRefusesAFieldTheRecordTypeDoesNotHave(t *testing.T) {
-	f := newAssistFixture(t)
-	f.op.Fields = salesOrderFields
-	row := f.arrive(t, "E-1", "SO-1", `{}`)
-	w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"shipcountry","after":"DE"},{"path":"Id","after":"001x"}]}`)
+	f := roomtest.NewAssistFixture(t)
+	f.Op.Fields = salesOrderFields
+	row := f.Arrive(t, "E-1", "SO-1", `{}`)
+	w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"shipcountry","after":"DE"},{"path":"Id","after":"001x"}]}`)
 	code, fields := problemOf(t, w.Body.Bytes())
 	if w.Code != http.StatusBadRequest || code != "unknown_field" || fields["fix[1].path"] == "" || !strings.Contains(w.Body.String(), `\"Id\"`) {
 		t.Fatalf("unknown field: %d %s", w.Code, w.Body)
 	}
-	w = f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"ShipZip","after":"01067"}]}`)
+	w = f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"ShipZip","after":"01067"}]}`)
 	if _, fields = problemOf(t, w.Body.Bytes()); !strings.Contains(fields["fix[0].path"], `did you mean "shipzip"`) {
 		t.Fatalf("no hint for a field in another case: %s", w.Body)
 	}
-	f.ai.fix = []syncerror.FieldChange{{Path: "iban", Before: nil, After: "DE89370400440532013000"}}
-	proposed := f.arrive(t, "E-2", "SO-2", `{}`)
-	if w := f.as(t, "anna", "approver", "POST", "/p/"+proposed.ID+"/approve", ""); w.Code != http.StatusBadRequest || problemCode(t, w) != "unknown_field" {
+	f.AI.Fix = []syncerror.FieldChange{{Path: "iban", Before: nil, After: "DE89370400440532013000"}}
+	proposed := f.Arrive(t, "E-2", "SO-2", `{}`)
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+proposed.ID+"/approve", ""); w.Code != http.StatusBadRequest || roomtest.ProblemCode(t, w) != "unknown_field" {
 		t.Fatalf("a proposal's unknown field: %d %s", w.Code, w.Body)
 	}
-	if f.writer.count() != 0 {
-		t.Fatalf("written: %+v", f.writer.writes)
+	if f.Writer.Count() != 0 {
+		t.Fatalf("written: %+v", f.Writer.Writes)
 	}
 }
 
 // Where the metadata cannot be read the fix is written exactly as sent: no type guessed.
 func TestApproveWithoutMetadataWritesTheValueAsSent(t *testing.T) {
-	f := newAssistFixture(t)
-	f.op.Fields = fakeCatalog{err: errors.New("connector_not_configured")}
-	row := f.arrive(t, "E-1", "SO-1", `{}`)
-	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"anything","after":"01067"}]}`); w.Code != http.StatusOK {
+	f := roomtest.NewAssistFixture(t)
+	f.Op.Fields = fakeCatalog{err: errors.New("connector_not_configured")}
+	row := f.Arrive(t, "E-1", "SO-1", `{}`)
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"anything","after":"01067"}]}`); w.Code != http.StatusOK {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
-	if got := f.writer.writes[0].fix[0].After; got != "01067" {
+	if got := f.Writer.Writes[0].Fix[0].After; got != "01067" {
 		t.Fatalf("wrote %#v", got)
 	}
 }
@@ -161,18 +162,18 @@ func (d deadlineCatalog) TargetFields(ctx context.Context, _ syncerror.Claim) (s
 // A slow vendor's metadata does not eat the approve's time: the read is bounded, and the
 // fix is then written as sent.
 func TestApproveBoundsTheMetadataRead(t *testing.T) {
-	f := newAssistFixture(t)
+	f := roomtest.NewAssistFixture(t)
 	var dl time.Time
-	f.op.Fields = deadlineCatalog{deadline: &dl}
-	row := f.arrive(t, "E-1", "SO-1", `{}`)
+	f.Op.Fields = deadlineCatalog{deadline: &dl}
+	row := f.Arrive(t, "E-1", "SO-1", `{}`)
 	start := time.Now()
-	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"shipzip","after":"01067"}]}`); w.Code != http.StatusOK {
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"shipzip","after":"01067"}]}`); w.Code != http.StatusOK {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 	if dl.IsZero() || dl.Sub(start) > syncerror.MetadataWait+time.Second {
 		t.Fatalf("metadata read deadline %v after start, want at most %v", dl.Sub(start), syncerror.MetadataWait)
 	}
-	if got := f.writer.writes[0].fix[0].After; got != "01067" {
+	if got := f.Writer.Writes[0].Fix[0].After; got != "01067" {
 		t.Fatalf("wrote %#v", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
+	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
 )
@@ -23,27 +24,27 @@ func tenantsWith(t *testing.T, on string) *tenanttest.Store {
 // A switched-off tenant's decisions are refused with 403 feature_disabled and write
 // nothing; reads still answer.
 func TestSwitchedOffTenantDecidesNothing(t *testing.T) {
-	f := newOpFixture(t)
-	c := readyClaim(t, f.claims, "acme", "E-1", clock)
-	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.claims, Tenants: tenantsWith(t, "false"), Now: func() time.Time { return clock }}}}, Fixes: f.writer}
-	f.mux = http.NewServeMux()
-	f.mux.Handle("GET /p/{id}", op.DetailHandler())
-	f.mux.Handle("POST /p/{id}/approve", op.ApproveHandler())
-	f.mux.Handle("POST /p/{id}/reject", op.RejectHandler())
-	f.mux.Handle("POST /p/bulk", op.BulkHandler())
+	f := roomtest.NewOpFixture(t)
+	c := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.Claims, Tenants: tenantsWith(t, "false"), Now: func() time.Time { return clock }}}}, Fixes: f.Writer}
+	f.Mux = http.NewServeMux()
+	f.Mux.Handle("GET /p/{id}", op.DetailHandler())
+	f.Mux.Handle("POST /p/{id}/approve", op.ApproveHandler())
+	f.Mux.Handle("POST /p/{id}/reject", op.RejectHandler())
+	f.Mux.Handle("POST /p/bulk", op.BulkHandler())
 	for _, call := range []struct{ path, body string }{
 		{"/p/" + c.ID + "/approve", ""},
 		{"/p/" + c.ID + "/reject", `{"reason":"no"}`},
 		{"/p/bulk", `{"action":"approve","ids":["` + c.ID + `"]}`},
 	} {
-		if w := f.call(t, "acme", "POST", call.path, call.body); w.Code != http.StatusForbidden || problemCode(t, w) != "feature_disabled" {
+		if w := f.Call(t, "acme", "POST", call.path, call.body); w.Code != http.StatusForbidden || roomtest.ProblemCode(t, w) != "feature_disabled" {
 			t.Errorf("%s: %d %s", call.path, w.Code, w.Body)
 		}
 	}
-	if row, _ := f.claims.Get(context.Background(), "acme", c.ID); row.Status != syncerror.StatusPending || f.writer.count() != 0 {
-		t.Fatalf("row %s, %d writes", row.Status, f.writer.count())
+	if row, _ := f.Claims.Get(context.Background(), "acme", c.ID); row.Status != syncerror.StatusPending || f.Writer.Count() != 0 {
+		t.Fatalf("row %s, %d writes", row.Status, f.Writer.Count())
 	}
-	if w := f.call(t, "acme", "GET", "/p/"+c.ID, ""); w.Code != http.StatusOK {
+	if w := f.Call(t, "acme", "GET", "/p/"+c.ID, ""); w.Code != http.StatusOK {
 		t.Fatalf("detail: %d", w.Code)
 	}
 }

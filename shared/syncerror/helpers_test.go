@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/diagnosis"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -25,8 +24,3 @@ func claimed(t *testing.T, s syncerror.ClaimStore, tenantID, errorID string, at 
 }
 
 func sqsMsg(id, body string) events.SQSMessage { return syncerrortest.SQSMessage(id, body) }
-
-func runOne(t *testing.T, w *diagnosis.Worker, c syncerror.Claim) events.SQSEventResponse {
-	t.Helper()
-	return syncerrortest.RunOne(t, w, c)
-}

@@ -21,6 +21,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
+	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -64,7 +65,7 @@ func seedStatuses(t *testing.T, s syncerror.ClaimStore) {
 	ctx := context.Background()
 	for i := range 6 {
 		at := clock.Add(time.Duration(i) * time.Minute)
-		c := readyClaim(t, s, "acme", fmt.Sprintf("E-%d", i), at)
+		c := roomtest.ReadyClaim(t, s, "acme", fmt.Sprintf("E-%d", i), at)
 		to := map[int]syncerror.Status{1: syncerror.StatusEscalated, 4: syncerror.StatusEscalated, 2: syncerror.StatusRejected}[i]
 		if to == "" {
 			continue
@@ -163,9 +164,9 @@ func TestRowsSayWhoCanApprove(t *testing.T) {
 // Under the policy, an operator's fix says "you" to an operator, and a two-approver rule's
 // fix says two_approvers to anyone.
 func TestDeciderFollowsThePolicy(t *testing.T) {
-	f := newAssistFixture(t)
-	row := f.arrive(t, "E-TWO", "SO-1", `{"subsidiary":"7"}`)
-	rows := func(role, query string) []queue.Summary { _, r := listAs(t, f.op, role, query); return r }
+	f := roomtest.NewAssistFixture(t)
+	row := f.Arrive(t, "E-TWO", "SO-1", `{"subsidiary":"7"}`)
+	rows := func(role, query string) []queue.Summary { _, r := listAs(t, f.Op, role, query); return r }
 	first := rows("operator", "status=pending")
 	if len(first) != 1 || first[0].Approval == nil {
 		t.Fatalf("%+v", first)
@@ -175,7 +176,7 @@ func TestDeciderFollowsThePolicy(t *testing.T) {
 		t.Fatalf("operator sees %q for a %s rule", first[0].Decider, first[0].Approval.Apply)
 	}
 	policy := `{"version":0,"rules":[{"id":"four-eyes","match":{},"apply":"two_approvers"}]}`
-	if w := f.as(t, "ada", "admin", "PUT", "/policy", policy); w.Code != 200 {
+	if w := f.As(t, "ada", "admin", "PUT", "/policy", policy); w.Code != 200 {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 	for _, role := range []string{"operator", "approver"} {
@@ -294,7 +295,7 @@ func TestMergedListingOverCappedPages(t *testing.T) {
 		if junk {
 			id = fmt.Sprintf("junk-%02d", i)
 		}
-		c := readyClaim(t, mem, "acme", id, at)
+		c := roomtest.ReadyClaim(t, mem, "acme", id, at)
 		if i%2 == 1 {
 			if err := mem.Decide(ctx, "acme", c.ID, syncerror.StatusPending, syncerror.StatusEscalated, syncerror.HistoryEntry{At: at, Actor: "olga", Action: "escalated", Note: "?"}, at); err != nil {
 				t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/automation"
+	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
 )
 
 // partition checks that the outcome counts add up to what was received, and that the
@@ -30,32 +31,32 @@ func partition(t *testing.T, what string, c automation.Counts) {
 // the auto-resolved count over the resolved count shown beside it: a rule's fix that was
 // reverted is neither (it counted as auto-applied before, so the rate did not match).
 func TestInsightsTrendBySystemAndRateArithmetic(t *testing.T) {
-	f := newAssistFixture(t)
-	f.ai.fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
-	f.now = clock.Add(-72 * time.Hour)
-	people := f.arrive(t, "T-1", "SO-1", `{"subsidiary":"Acme UK","n":1}`)
-	if w := f.as(t, "anna", "approver", "POST", "/p/"+people.ID+"/approve", ""); w.Code != 200 {
+	f := roomtest.NewAssistFixture(t)
+	f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd (UK)"}}
+	f.Now = clock.Add(-72 * time.Hour)
+	people := f.Arrive(t, "T-1", "SO-1", `{"subsidiary":"Acme UK","n":1}`)
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+people.ID+"/approve", ""); w.Code != 200 {
 		t.Fatalf("approve %d %s", w.Code, w.Body)
 	}
-	f.now = clock.Add(-24 * time.Hour)
-	f.putPolicy(t, `{"version":0,"rules":[{"id":"subs","match":{"fields":["subsidiary"]},"apply":"auto","mode":"enforce"}]}`)
-	f.autoApply(t, "true")
-	f.records.fields = map[string]any{"subsidiary": "Acme UK"}
-	kept := f.arrive(t, "T-2", "SO-2", `{"subsidiary":"Acme UK","n":2}`)
-	f.records.fields = map[string]any{"subsidiary": "Acme UK"}
-	undone := f.arrive(t, "T-3", "SO-3", `{"subsidiary":"Acme UK","n":3}`)
+	f.Now = clock.Add(-24 * time.Hour)
+	f.PutPolicy(t, `{"version":0,"rules":[{"id":"subs","match":{"fields":["subsidiary"]},"apply":"auto","mode":"enforce"}]}`)
+	f.AutoApply(t, "true")
+	f.Records.Fields = map[string]any{"subsidiary": "Acme UK"}
+	kept := f.Arrive(t, "T-2", "SO-2", `{"subsidiary":"Acme UK","n":2}`)
+	f.Records.Fields = map[string]any{"subsidiary": "Acme UK"}
+	undone := f.Arrive(t, "T-3", "SO-3", `{"subsidiary":"Acme UK","n":3}`)
 	if kept.Status != syncerror.StatusApproved || undone.Status != syncerror.StatusApproved {
 		t.Fatalf("not auto-applied: %s %s", kept.Status, undone.Status)
 	}
-	f.records.fields = map[string]any{"subsidiary": "Acme Ltd (UK)"}
-	if w := f.as(t, "anna", "approver", "POST", "/p/"+undone.ID+"/revert", ""); w.Code != 200 {
+	f.Records.Fields = map[string]any{"subsidiary": "Acme Ltd (UK)"}
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+undone.ID+"/revert", ""); w.Code != 200 {
 		t.Fatalf("revert %d %s", w.Code, w.Body)
 	}
-	f.now = clock
-	f.autoApply(t, "false")
-	f.arrive(t, "T-4", "SO-4", `{"subsidiary":"Acme UK","n":4}`)
+	f.Now = clock
+	f.AutoApply(t, "false")
+	f.Arrive(t, "T-4", "SO-4", `{"subsidiary":"Acme UK","n":4}`)
 
-	in := f.insights(t)
+	in := f.Insights(t)
 	tot := in.Total
 	if tot.Received != 4 || tot.ResolvedByPeople != 1 || tot.AutoApplied != 1 || tot.Reverted != 1 || tot.Open != 1 ||
 		tot.Resolved != 2 || tot.AutoResolved != 1 || *tot.AutoResolutionRate != 0.5 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
+	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -23,7 +24,7 @@ type listPage struct {
 }
 
 // listAll follows a listing's cursors and returns the error ids in order.
-func (f *opFixture) listAll(t *testing.T, query string) []string {
+func listAll(t *testing.T, f *roomtest.OpFixture, query string) []string {
 	t.Helper()
 	var ids []string
 	cursor := ""
@@ -32,7 +33,7 @@ func (f *opFixture) listAll(t *testing.T, query string) []string {
 		if cursor != "" {
 			q += "&cursor=" + url.QueryEscape(cursor)
 		}
-		w := f.call(t, "acme", "GET", "/m?"+q, "")
+		w := f.Call(t, "acme", "GET", "/m?"+q, "")
 		var p listPage
 		if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &p) != nil {
 			t.Fatalf("%s: %d %s", q, w.Code, w.Body)
@@ -50,7 +51,7 @@ func (f *opFixture) listAll(t *testing.T, query string) []string {
 }
 
 // seedSorted claims rows whose class and confidence differ from their age order.
-func seedSorted(t *testing.T, f *opFixture) {
+func seedSorted(t *testing.T, f *roomtest.OpFixture) {
 	ctx := context.Background()
 	for i, p := range []struct {
 		class string
@@ -60,25 +61,25 @@ func seedSorted(t *testing.T, f *opFixture) {
 		r := syncerrortest.SampleRecord("acme", fmt.Sprintf("E-%d", i))
 		r.RecordID, r.Message = fmt.Sprintf("SO-%d", i), fmt.Sprintf("=HYPERLINK(\"x\") row %d", i)
 		c := syncerror.NewClaim(r, syncerror.SourceWebhook, "", at)
-		if _, err := f.claims.Claim(ctx, c); err != nil {
+		if _, err := f.Claims.Claim(ctx, c); err != nil {
 			t.Fatal(err)
 		}
-		got, _ := f.claims.BeginDiagnosis(ctx, "acme", c.ID, at, at)
+		got, _ := f.Claims.BeginDiagnosis(ctx, "acme", c.ID, at, at)
 		prop := syncerrortest.SampleProposal(syncerror.InferenceID(c.ID, 1), at)
 		prop.Class, prop.Confidence = p.class, p.conf
-		if err := f.claims.CompleteDiagnosis(ctx, "acme", c.ID, got.DiagnosisAttempts, prop, at); err != nil {
+		if err := f.Claims.CompleteDiagnosis(ctx, "acme", c.ID, got.DiagnosisAttempts, prop, at); err != nil {
 			t.Fatal(err)
 		}
 	}
-	claimed(t, f.claims, "acme", "E-undiagnosed", clock.Add(time.Hour))
+	claimed(t, f.Claims, "acme", "E-undiagnosed", clock.Add(time.Hour))
 }
 
 func TestListSortsSearchesAndFilters(t *testing.T) {
-	f := maskedFixture(t)
+	f := roomtest.MaskedFixture(t)
 	seedSorted(t, f)
-	c, _ := f.claims.Get(context.Background(), "acme", syncerror.ClaimID("acme", "E-2"))
-	f.call(t, "acme", "POST", "/p/"+c.ID+"/triage", `{"assign":{"to":"alice","from":""}}`)
-	f.call(t, "acme", "POST", "/p/"+c.ID+"/triage", `{"tag":{"add":"vip"}}`)
+	c, _ := f.Claims.Get(context.Background(), "acme", syncerror.ClaimID("acme", "E-2"))
+	f.Call(t, "acme", "POST", "/p/"+c.ID+"/triage", `{"assign":{"to":"alice","from":""}}`)
+	f.Call(t, "acme", "POST", "/p/"+c.ID+"/triage", `{"tag":{"add":"vip"}}`)
 	for q, want := range map[string][]string{
 		"limit=2":                             {"E-undiagnosed", "E-3", "E-2", "E-1", "E-0"},
 		"limit=2&sort=oldest":                 {"E-0", "E-1", "E-2", "E-3", "E-undiagnosed"},
@@ -91,27 +92,27 @@ func TestListSortsSearchesAndFilters(t *testing.T) {
 		"limit=2&tag=vip":                     {"E-2"},
 		"limit=2&class=value&sort=confidence": {"E-2", "E-0"},
 	} {
-		if got := f.listAll(t, q); !reflect.DeepEqual(got, want) {
+		if got := listAll(t, f, q); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s = %v, want %v", q, got, want)
 		}
 	}
 	for _, q := range []string{"sort=size", "assignee=a%20b", "tag=A", "q=" + strings.Repeat("x", 201), "q=%00", "q=%FF", "sort=class&cursor=12"} {
-		if w := f.call(t, "acme", "GET", "/m?"+q, ""); w.Code != 400 {
+		if w := f.Call(t, "acme", "GET", "/m?"+q, ""); w.Code != 400 {
 			t.Errorf("%s: %d", q, w.Code)
 		}
 	}
 }
 
 func TestListSortWindowSaysWhenPartial(t *testing.T) {
-	f := maskedFixture(t)
+	f := roomtest.MaskedFixture(t)
 	for i := range queue.SortWindow + 1 {
-		claimed(t, f.claims, "acme", fmt.Sprintf("W-%d", i), clock.Add(time.Duration(i)*time.Second))
+		claimed(t, f.Claims, "acme", fmt.Sprintf("W-%d", i), clock.Add(time.Duration(i)*time.Second))
 	}
-	w := f.call(t, "acme", "GET", "/m?sort=class&limit=100", "")
+	w := f.Call(t, "acme", "GET", "/m?sort=class&limit=100", "")
 	if w.Code != 200 || w.Header().Get(queue.SortWindowHeader) != fmt.Sprint(queue.SortWindow) {
 		t.Fatalf("%d window=%q", w.Code, w.Header().Get(queue.SortWindowHeader))
 	}
-	if w := f.call(t, "acme", "GET", "/m?sort=newest", ""); w.Header().Get(queue.SortWindowHeader) != "" {
+	if w := f.Call(t, "acme", "GET", "/m?sort=newest", ""); w.Header().Get(queue.SortWindowHeader) != "" {
 		t.Fatal("an index order is never partial")
 	}
 }
@@ -119,10 +120,10 @@ func TestListSortWindowSaysWhenPartial(t *testing.T) {
 // The export holds every row of the filter across chunks, one header line, and no cell a
 // spreadsheet would run as a formula.
 func TestExportCSV(t *testing.T) {
-	f := maskedFixture(t)
+	f := roomtest.MaskedFixture(t)
 	seedSorted(t, f)
 	for i := range queue.ExportChunkRows {
-		claimed(t, f.claims, "acme", fmt.Sprintf("X-%d", i), clock.Add(-time.Duration(i+1)*time.Second))
+		claimed(t, f.Claims, "acme", fmt.Sprintf("X-%d", i), clock.Add(-time.Duration(i+1)*time.Second))
 	}
 	var all bytes.Buffer
 	chunks, cursor := 0, ""
@@ -131,7 +132,7 @@ func TestExportCSV(t *testing.T) {
 		if cursor != "" {
 			q += "&cursor=" + url.QueryEscape(cursor)
 		}
-		w := f.call(t, "acme", "GET", q, "")
+		w := f.Call(t, "acme", "GET", q, "")
 		if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/csv") || w.Header().Get("Cache-Control") != "no-store" {
 			t.Fatalf("%d %v", w.Code, w.Header())
 		}
@@ -164,13 +165,13 @@ func TestExportCSV(t *testing.T) {
 }
 
 // seedSystems claims rows of three external systems (and one without), E-0 oldest.
-func seedSystems(t *testing.T, f *opFixture) {
+func seedSystems(t *testing.T, f *roomtest.OpFixture) {
 	t.Helper()
 	for i, sys := range []string{"webshop", "shipstation", "", "webshop", "Webshop", "webshop"} {
 		r := syncerrortest.SampleRecord("acme", fmt.Sprintf("E-%d", i))
 		r.ExternalSystem = sys
 		c := syncerror.NewClaim(r, syncerror.SourceWebhook, "", clock.Add(time.Duration(i)*time.Minute))
-		if _, err := f.claims.Claim(context.Background(), c); err != nil {
+		if _, err := f.Claims.Claim(context.Background(), c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -180,10 +181,10 @@ func seedSystems(t *testing.T, f *opFixture) {
 // §2: "Webshop" and "webshop" are one system), with every other filter and sort, in the
 // listing, the CSV export and the grouped view.
 func TestListFiltersBySystem(t *testing.T) {
-	f := maskedFixture(t)
+	f := roomtest.MaskedFixture(t)
 	seedSystems(t, f)
-	c, _ := f.claims.Get(context.Background(), "acme", syncerror.ClaimID("acme", "E-3"))
-	f.call(t, "acme", "POST", "/p/"+c.ID+"/triage", `{"assign":{"to":"alice","from":""}}`)
+	c, _ := f.Claims.Get(context.Background(), "acme", syncerror.ClaimID("acme", "E-3"))
+	f.Call(t, "acme", "POST", "/p/"+c.ID+"/triage", `{"assign":{"to":"alice","from":""}}`)
 	for q, want := range map[string][]string{
 		"limit=1&system=webshop":                     {"E-5", "E-4", "E-3", "E-0"},
 		"limit=1&system=webshop&sort=oldest":         {"E-0", "E-3", "E-4", "E-5"},
@@ -198,11 +199,11 @@ func TestListFiltersBySystem(t *testing.T) {
 		"limit=1&system=":                            {"E-5", "E-4", "E-3", "E-2", "E-1", "E-0"},
 		"limit=1&system=webshop&since=" + sinceParam: {"E-5", "E-4", "E-3"},
 	} {
-		if got := f.listAll(t, q); !reflect.DeepEqual(got, want) {
+		if got := listAll(t, f, q); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s = %v, want %v", q, got, want)
 		}
 	}
-	w := f.call(t, "acme", "GET", "/m?format=csv&system=shipstation", "")
+	w := f.Call(t, "acme", "GET", "/m?format=csv&system=shipstation", "")
 	rows, err := csv.NewReader(w.Body).ReadAll()
 	if w.Code != 200 || err != nil || len(rows) != 2 || rows[1][1] != "E-1" || rows[1][9] != "shipstation" {
 		t.Fatalf("export of shipstation: %d %v %v", w.Code, rows, err)
@@ -213,9 +214,9 @@ var sinceParam = url.QueryEscape(clock.Add(2 * time.Minute).Format(time.RFC3339)
 
 // A system no row could carry is a 400 naming the field, as the other filters are.
 func TestListRefusesAMalformedSystem(t *testing.T) {
-	f := maskedFixture(t)
+	f := roomtest.MaskedFixture(t)
 	for _, v := range []string{strings.Repeat("x", queue.MaxSystemLen+1), "web%0Ashop", "%FF", "web%00"} {
-		w := f.call(t, "acme", "GET", "/m?system="+v, "")
+		w := f.Call(t, "acme", "GET", "/m?system="+v, "")
 		var p struct {
 			Code   string
 			Errors []struct{ Field string }
@@ -225,7 +226,7 @@ func TestListRefusesAMalformedSystem(t *testing.T) {
 			t.Errorf("system=%.20s: %d %s", v, w.Code, w.Body)
 		}
 	}
-	if w := f.call(t, "acme", "GET", "/m?system="+strings.Repeat("ü", queue.MaxSystemLen), ""); w.Code != 200 {
+	if w := f.Call(t, "acme", "GET", "/m?system="+strings.Repeat("ü", queue.MaxSystemLen), ""); w.Code != 200 {
 		t.Errorf("128 characters (256 bytes): %d %s", w.Code, w.Body)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
+	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
 )
 
 // recordRedactor applies DLP's record policy, as the deployed audit log does.
@@ -32,24 +33,24 @@ func (r recordRedactor) RedactText(_ context.Context, text string) (string, erro
 
 // peopleFixture is the operator with the audit log as deployed: the record policy and a
 // pseudonym key.
-func peopleFixture(t *testing.T) *opFixture {
-	f := newOpFixture(t)
-	log := &audit.Log{Store: f.audits, Redactor: recordRedactor{dlp.NewScanner()}, Now: func() time.Time { return clock },
+func peopleFixture(t *testing.T) *roomtest.OpFixture {
+	f := roomtest.NewOpFixture(t)
+	log := &audit.Log{Store: f.Audits, Redactor: recordRedactor{dlp.NewScanner()}, Now: func() time.Time { return clock },
 		PseudonymKey: audit.StaticKey([]byte("0123456789abcdef0123456789abcdef"))}
-	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.claims, Now: func() time.Time { return clock }, Audit: log}}}}
-	f.mux.Handle("POST /t/{id}/triage", op.TriageHandler())
-	f.mux.Handle("GET /t/{id}", op.DetailHandler())
-	f.mux.Handle("GET /t", op.ListHandler())
-	f.mux.Handle("POST /t/{id}/escalate", op.EscalateHandler())
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.Claims, Now: func() time.Time { return clock }, Audit: log}}}}
+	f.Mux.Handle("POST /t/{id}/triage", op.TriageHandler())
+	f.Mux.Handle("GET /t/{id}", op.DetailHandler())
+	f.Mux.Handle("GET /t", op.ListHandler())
+	f.Mux.Handle("POST /t/{id}/escalate", op.EscalateHandler())
 	return f
 }
 
-func callAsPerson(t *testing.T, f *opFixture, subject, role, method, path, body string) *httptest.ResponseRecorder {
+func callAsPerson(t *testing.T, f *roomtest.OpFixture, subject, role, method, path, body string) *httptest.ResponseRecorder {
 	t.Helper()
 	r := httptest.NewRequest(method, path, strings.NewReader(body))
 	r = r.WithContext(identity.WithAuth(r.Context(), identity.Principal{Subject: subject, TenantID: "acme", Roles: []string{role}}))
 	w := httptest.NewRecorder()
-	f.mux.ServeHTTP(w, r)
+	f.Mux.ServeHTTP(w, r)
 	if w.Code != http.StatusOK {
 		t.Fatalf("%s %s as %s: %d %s", method, path, subject, w.Code, w.Body)
 	}
@@ -62,12 +63,12 @@ func callAsPerson(t *testing.T, f *opFixture, subject, role, method, path, body 
 func TestQueueNamesPeopleAsTheAuditLogDoes(t *testing.T) {
 	const jane, bob = "jane.doe@example.com", "bob@example.com"
 	f := peopleFixture(t)
-	c := readyClaim(t, f.claims, "acme", "E-1", clock)
+	c := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
 	path := "/t/" + c.ID
 	callAsPerson(t, f, jane, "operator", "POST", path+"/triage", `{"assign":{"to":"me","from":""}}`)
 	callAsPerson(t, f, jane, "operator", "POST", path+"/triage", `{"note":"looked at it"}`)
 	var shown string
-	for _, r := range f.audits.All() {
+	for _, r := range f.Audits.All() {
 		shown = r.Actor.Actor
 	}
 	if !strings.HasPrefix(shown, "[REDACTED:EMAIL] ~p:") {
@@ -80,25 +81,25 @@ func TestQueueNamesPeopleAsTheAuditLogDoes(t *testing.T) {
 				t.Fatalf("%s reads the address: %s", role, w.Body)
 			}
 		}
-		d := detailOf(t, callAsPerson(t, f, bob, role, "GET", path, ""))
+		d := roomtest.DetailOf(t, callAsPerson(t, f, bob, role, "GET", path, ""))
 		last := d.History[len(d.History)-1]
 		if d.Assignee != shown || d.AssignedToYou || d.Notes[0].Actor != shown || d.Notes[0].You || last.Actor != shown || last.You {
 			t.Fatalf("%s sees %+v, notes %+v, history %+v; the log shows %q", role, d.TriageView, d.Notes, d.History, shown)
 		}
 	}
 
-	d := detailOf(t, callAsPerson(t, f, jane, "operator", "GET", path, ""))
+	d := roomtest.DetailOf(t, callAsPerson(t, f, jane, "operator", "GET", path, ""))
 	if !d.AssignedToYou || !d.Notes[0].You || !d.History[len(d.History)-1].You || d.History[0].You {
 		t.Fatalf("jane's own entries are not hers: %+v %+v %+v", d.TriageView, d.Notes, d.History)
 	}
 
 	// Bob unassigns the row by the assignee he saw; the assignment's entry names jane as the
 	// log does.
-	d = detailOf(t, callAsPerson(t, f, bob, "operator", "POST", path+"/triage", `{"assign":{"to":"","from":"`+shown+`"}}`))
+	d = roomtest.DetailOf(t, callAsPerson(t, f, bob, "operator", "POST", path+"/triage", `{"assign":{"to":"","from":"`+shown+`"}}`))
 	if last := d.History[len(d.History)-1]; d.Assignee != "" || last.Action != "unassigned" || last.Note != shown {
 		t.Fatalf("unassign by the shown assignee: %+v %+v", d.TriageView, last)
 	}
-	if stored, _ := f.claims.Get(context.Background(), "acme", c.ID); stored.Triage.Assignee != "" {
+	if stored, _ := f.Claims.Get(context.Background(), "acme", c.ID); stored.Triage.Assignee != "" {
 		t.Fatalf("still assigned to %q", stored.Triage.Assignee)
 	}
 	b, _ := json.Marshal(d)
@@ -109,7 +110,7 @@ func TestQueueNamesPeopleAsTheAuditLogDoes(t *testing.T) {
 	// The escalation a row shows names who escalated it the same way.
 	callAsPerson(t, f, jane, "operator", "POST", path+"/escalate", `{"reason":"needs finance"}`)
 	w := callAsPerson(t, f, bob, "operator", "GET", path, "")
-	if d := detailOf(t, w); d.Escalation == nil || d.Escalation.Actor != shown || strings.Contains(w.Body.String(), "jane.doe") {
+	if d := roomtest.DetailOf(t, w); d.Escalation == nil || d.Escalation.Actor != shown || strings.Contains(w.Body.String(), "jane.doe") {
 		t.Fatalf("escalation %+v: %s", d.Escalation, w.Body)
 	}
 }

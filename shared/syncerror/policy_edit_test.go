@@ -3,6 +3,8 @@ package syncerror_test
 import (
 	"net/http"
 	"testing"
+
+	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
 )
 
 // An edit is judged as what it writes: under the default policy an operator who turns the
@@ -16,19 +18,19 @@ func TestDefaultPolicyRefusesAnOperatorsEditThatAddsFields(t *testing.T) {
 		`{"fix":[{"path":"shipcountry","after":"DE"},{"path":"taxId","after":"DE123456789"}]}`,
 		`{"fix":[{"path":"shipcountry","after":"DE"},{"path":"email","after":"evil@example.com"}]}`,
 	} {
-		f := newAssistFixture(t)
-		c := readyClaim(t, f.claims, "acme", "E-1", clock)
-		w := f.as(t, "olga", "operator", "POST", "/p/"+c.ID+"/approve", edit)
-		if w.Code != http.StatusForbidden || problemCode(t, w) != "approval_not_allowed" {
+		f := roomtest.NewAssistFixture(t)
+		c := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
+		w := f.As(t, "olga", "operator", "POST", "/p/"+c.ID+"/approve", edit)
+		if w.Code != http.StatusForbidden || roomtest.ProblemCode(t, w) != "approval_not_allowed" {
 			t.Fatalf("operator's edit %s: %d %s", edit, w.Code, w.Body)
 		}
 		if d := approvalOf(t, w); d.Apply != "approver" {
 			t.Fatalf("rule %+v", d)
 		}
-		if f.writer.count() != 0 {
-			t.Fatalf("the refused edit was written: %+v", f.writer.writes)
+		if f.Writer.Count() != 0 {
+			t.Fatalf("the refused edit was written: %+v", f.Writer.Writes)
 		}
-		if w := f.as(t, "anna", "approver", "POST", "/p/"+c.ID+"/approve", edit); w.Code != http.StatusOK || f.writer.count() != 1 {
+		if w := f.As(t, "anna", "approver", "POST", "/p/"+c.ID+"/approve", edit); w.Code != http.StatusOK || f.Writer.Count() != 1 {
 			t.Fatalf("approver's edit %s: %d %s", edit, w.Code, w.Body)
 		}
 	}
@@ -36,13 +38,13 @@ func TestDefaultPolicyRefusesAnOperatorsEditThatAddsFields(t *testing.T) {
 
 // The operator may still correct the value of the field the proposal changes.
 func TestDefaultPolicyLetsAnOperatorEditTheProposedField(t *testing.T) {
-	f := newAssistFixture(t)
-	c := readyClaim(t, f.claims, "acme", "E-1", clock)
-	if w := f.as(t, "olga", "operator", "POST", "/p/"+c.ID+"/approve", `{"fix":[{"path":"shipcountry","after":"AT"}]}`); w.Code != http.StatusOK {
+	f := roomtest.NewAssistFixture(t)
+	c := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
+	if w := f.As(t, "olga", "operator", "POST", "/p/"+c.ID+"/approve", `{"fix":[{"path":"shipcountry","after":"AT"}]}`); w.Code != http.StatusOK {
 		t.Fatalf("operator: %d %s", w.Code, w.Body)
 	}
-	if f.writer.count() != 1 || f.writer.writes[0].fix[0].After != "AT" {
-		t.Fatalf("writes %+v", f.writer.writes)
+	if f.Writer.Count() != 1 || f.Writer.Writes[0].Fix[0].After != "AT" {
+		t.Fatalf("writes %+v", f.Writer.Writes)
 	}
 }
 
@@ -59,21 +61,21 @@ func TestMaxAmountHoldsNumericStrings(t *testing.T) {
 		{`999`, http.StatusOK},
 		{`"999"`, http.StatusOK},
 	} {
-		f := newAssistFixture(t)
-		f.putPolicy(t, `{"version":0,"rules":[{"id":"small-amounts","match":{"maxAmount":1000},"apply":"operator"}]}`)
-		row := readyClaim(t, f.claims, "acme", "E-1", clock)
-		w := f.as(t, "olga", "operator", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"shipcountry","after":`+c.after+`}]}`)
+		f := roomtest.NewAssistFixture(t)
+		f.PutPolicy(t, `{"version":0,"rules":[{"id":"small-amounts","match":{"maxAmount":1000},"apply":"operator"}]}`)
+		row := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
+		w := f.As(t, "olga", "operator", "POST", "/p/"+row.ID+"/approve", `{"fix":[{"path":"shipcountry","after":`+c.after+`}]}`)
 		if w.Code != c.code {
 			t.Fatalf("operator writing %s: %d %s", c.after, w.Code, w.Body)
 		}
 		want := 0
 		if c.code == http.StatusOK {
 			want = 1
-		} else if problemCode(t, w) != "approval_not_allowed" {
+		} else if roomtest.ProblemCode(t, w) != "approval_not_allowed" {
 			t.Fatalf("operator writing %s: %s", c.after, w.Body)
 		}
-		if f.writer.count() != want {
-			t.Fatalf("operator writing %s: %d writes, want %d", c.after, f.writer.count(), want)
+		if f.Writer.Count() != want {
+			t.Fatalf("operator writing %s: %d writes, want %d", c.after, f.Writer.Count(), want)
 		}
 	}
 }

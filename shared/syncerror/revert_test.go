@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
 )
 
 // downRecords is a record store that cannot be read.
@@ -18,28 +19,28 @@ func (downRecords) ReadFields(context.Context, syncerror.Claim) (map[string]any,
 
 // approveThenRevert approves row's proposal while the record holds before, then reverts
 // it once the record holds after; it returns the revert's answer.
-func (f *assistFixture) approveThenRevert(t *testing.T, row syncerror.Claim, before, after map[string]any) int {
+func approveThenRevert(t *testing.T, f *roomtest.AssistFixture, row syncerror.Claim, before, after map[string]any) int {
 	t.Helper()
-	f.records.fields = before
-	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", ""); w.Code != http.StatusOK {
+	f.Records.Fields = before
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", ""); w.Code != http.StatusOK {
 		t.Fatalf("approve: %d %s", w.Code, w.Body)
 	}
-	f.records.fields = after
-	return f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", "").Code
+	f.Records.Fields = after
+	return f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", "").Code
 }
 
 // The payload claims creditLimit was 500; the record had no creditLimit. Revert clears it
 // and never writes 500.
 func TestRevertClearsAFieldTheRecordDidNotHave(t *testing.T) {
-	f := newAssistFixture(t)
-	f.ai.fix = []syncerror.FieldChange{{Path: "creditLimit", Before: 500.0, After: 2500.0}, {Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd"}}
-	row := f.arrive(t, "E-1", "SO-1", `{"creditLimit":500,"subsidiary":"Acme UK"}`)
-	code := f.approveThenRevert(t, row, map[string]any{"subsidiary": "Acme GmbH"},
+	f := roomtest.NewAssistFixture(t)
+	f.AI.Fix = []syncerror.FieldChange{{Path: "creditLimit", Before: 500.0, After: 2500.0}, {Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd"}}
+	row := f.Arrive(t, "E-1", "SO-1", `{"creditLimit":500,"subsidiary":"Acme UK"}`)
+	code := approveThenRevert(t, f, row, map[string]any{"subsidiary": "Acme GmbH"},
 		map[string]any{"creditLimit": 2500.0, "subsidiary": "Acme Ltd"})
 	if code != http.StatusOK {
 		t.Fatalf("revert: %d", code)
 	}
-	back := f.writer.writes[len(f.writer.writes)-1].fix
+	back := f.Writer.Writes[len(f.Writer.Writes)-1].Fix
 	got := map[string]any{}
 	for _, ch := range back {
 		got[ch.Path] = ch.After
@@ -50,7 +51,7 @@ func TestRevertClearsAFieldTheRecordDidNotHave(t *testing.T) {
 	if got["subsidiary"] != "Acme GmbH" {
 		t.Fatalf("subsidiary reverted to %#v, want what the record held (Acme GmbH), not the payload's Acme UK", got["subsidiary"])
 	}
-	stored, _ := f.claims.Get(context.Background(), "acme", row.ID)
+	stored, _ := f.Claims.Get(context.Background(), "acme", row.ID)
 	if stored.Status != syncerror.StatusReverted || len(stored.Applied.Prior) != 2 || !stored.Applied.Prior[0].Absent {
 		t.Fatalf("row %s prior %+v", stored.Status, stored.Applied.Prior)
 	}
@@ -59,36 +60,36 @@ func TestRevertClearsAFieldTheRecordDidNotHave(t *testing.T) {
 // A record that could not be read before the write leaves no values to restore: revert
 // refuses and writes nothing.
 func TestRevertRefusesWhenTheValuesBeforeWereNotRead(t *testing.T) {
-	f := newAssistFixture(t)
-	f.ai.fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd"}}
-	row := f.arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
-	assist := *f.op.Assist
-	f.op.Assist.Reader = downRecords{}
-	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", ""); w.Code != http.StatusOK {
+	f := roomtest.NewAssistFixture(t)
+	f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd"}}
+	row := f.Arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
+	assist := *f.Op.Assist
+	f.Op.Assist.Reader = downRecords{}
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", ""); w.Code != http.StatusOK {
 		t.Fatalf("approve: %d %s", w.Code, w.Body)
 	}
-	f.op.Assist.Reader = assist.Reader
-	f.records.fields = map[string]any{"subsidiary": "Acme Ltd"}
-	if w := f.as(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusConflict || problemCode(t, w) != "prior_unknown" {
+	f.Op.Assist.Reader = assist.Reader
+	f.Records.Fields = map[string]any{"subsidiary": "Acme Ltd"}
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusConflict || roomtest.ProblemCode(t, w) != "prior_unknown" {
 		t.Fatalf("revert: %d %s", w.Code, w.Body)
 	}
-	if f.writer.count() != 1 {
-		t.Fatalf("the payload's before was written: %+v", f.writer.writes)
+	if f.Writer.Count() != 1 {
+		t.Fatalf("the payload's before was written: %+v", f.Writer.Writes)
 	}
 }
 
 // A value before the fix that the stored-data policy does not keep (a password) is not
 // stored with the row, so the revert refuses rather than write a placeholder.
 func TestRevertRefusesWhenAValueBeforeWasWithheld(t *testing.T) {
-	f := newAssistFixture(t)
-	f.ai.fix = []syncerror.FieldChange{{Path: "apiPassword", Before: "[REDACTED:PASSWORD_FIELD]", After: "n3w-Secret!x"}}
-	row := f.arrive(t, "E-1", "SO-1", `{}`)
-	code := f.approveThenRevert(t, row, map[string]any{"apiPassword": "Tr0ub4dor&3-horse"}, map[string]any{"apiPassword": "n3w-Secret!x"})
-	stored, _ := f.claims.Get(context.Background(), "acme", row.ID)
+	f := roomtest.NewAssistFixture(t)
+	f.AI.Fix = []syncerror.FieldChange{{Path: "apiPassword", Before: "[REDACTED:PASSWORD_FIELD]", After: "n3w-Secret!x"}}
+	row := f.Arrive(t, "E-1", "SO-1", `{}`)
+	code := approveThenRevert(t, f, row, map[string]any{"apiPassword": "Tr0ub4dor&3-horse"}, map[string]any{"apiPassword": "n3w-Secret!x"})
+	stored, _ := f.Claims.Get(context.Background(), "acme", row.ID)
 	if code != http.StatusConflict || len(stored.Applied.Prior) != 1 || !stored.Applied.Prior[0].Withheld || stored.Applied.Prior[0].Value != nil {
 		t.Fatalf("revert %d, prior kept %+v", code, stored.Applied.Prior)
 	}
-	if f.writer.count() != 1 {
-		t.Fatalf("written: %+v", f.writer.writes)
+	if f.Writer.Count() != 1 {
+		t.Fatalf("written: %+v", f.Writer.Writes)
 	}
 }

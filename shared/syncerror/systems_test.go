@@ -14,6 +14,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
+	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
@@ -21,21 +22,21 @@ import (
 
 // systemsFixture is a queue whose tenant names its own system "Lager Nord" (→ shipping),
 // with rows sent under vendor names, system keys and a name resolving to nothing.
-func systemsFixture(t *testing.T) (*opFixture, *decisions.Service) {
+func systemsFixture(t *testing.T) (*roomtest.OpFixture, *decisions.Service) {
 	t.Helper()
-	f := newOpFixture(t)
+	f := roomtest.NewOpFixture(t)
 	tenants := tenanttest.NewStore()
 	if err := tenants.Create(context.Background(), tenant.Config{ID: "acme",
 		SystemAliases: map[string]string{"Lager Nord": "shipping"}}); err != nil {
 		t.Fatal(err)
 	}
-	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.claims, Tenants: tenants, Now: func() time.Time { return clock }}}}}
-	f.mux.Handle("GET /m", op.ListHandler())
-	f.mux.Handle("GET /m/{id}", op.DetailHandler())
+	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.Claims, Tenants: tenants, Now: func() time.Time { return clock }}}}}
+	f.Mux.Handle("GET /m", op.ListHandler())
+	f.Mux.Handle("GET /m/{id}", op.DetailHandler())
 	for i, sys := range []string{"Business Central", "ShipStation", "erp2", "business central ", "Lager Nord", "webshop", "", "BC"} {
 		r := syncerrortest.SampleRecord("acme", fmt.Sprintf("E-%d", i))
 		r.ExternalSystem = sys
-		if _, err := f.claims.Claim(context.Background(), syncerror.NewClaim(r, syncerror.SourceWebhook, "", clock.Add(time.Duration(i)*time.Minute))); err != nil {
+		if _, err := f.Claims.Claim(context.Background(), syncerror.NewClaim(r, syncerror.SourceWebhook, "", clock.Add(time.Duration(i)*time.Minute))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,11 +57,11 @@ func TestListFiltersByResolvedSystem(t *testing.T) {
 		"limit=1&system=webshop":                                {"E-5"},
 		"limit=1&system=crm":                                    nil,
 	} {
-		if got := f.listAll(t, q); !reflect.DeepEqual(got, want) {
+		if got := listAll(t, f, q); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s = %v, want %v", q, got, want)
 		}
 	}
-	w := f.call(t, "acme", "GET", "/m?limit=100", "")
+	w := f.Call(t, "acme", "GET", "/m?limit=100", "")
 	var p listPage
 	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &p) != nil {
 		t.Fatalf("%d %s", w.Code, w.Body)
@@ -74,7 +75,7 @@ func TestListFiltersByResolvedSystem(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("systems = %v, want %v", got, want)
 	}
-	d := detailOf(t, f.call(t, "acme", "GET", "/m/"+syncerror.ClaimID("acme", "E-0"), ""))
+	d := roomtest.DetailOf(t, f.Call(t, "acme", "GET", "/m/"+syncerror.ClaimID("acme", "E-0"), ""))
 	if d.System != "erp2" || d.ExternalSystem != "Business Central" || d.Error.ExternalSystem != "Business Central" {
 		t.Fatalf("detail: system %q, as sent %q / %q", d.System, d.ExternalSystem, d.Error.ExternalSystem)
 	}

@@ -4,68 +4,43 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/syncassist/syncassist/shared/audit"
-	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/decisions"
-	"github.com/syncassist/syncassist/shared/syncerror/policy"
-	"github.com/syncassist/syncassist/shared/syncerror/queue"
+	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
 )
 
-// maskedFixture is the operator fixture with the production DLP policy and the triage route.
-func maskedFixture(t *testing.T) *opFixture {
-	f := newOpFixture(t)
-	op := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.claims, Mask: &syncerror.Masker{Scanner: dlp.NewScanner()}, Now: func() time.Time { return clock },
-		Audit: &audit.Log{Store: f.audits, Redactor: noRedact{}, Now: func() time.Time { return clock }}}}}}
-	f.mux.Handle("POST /p/{id}/triage", op.TriageHandler())
-	f.mux.Handle("GET /m", op.ListHandler())
-	return f
-}
-
-func detailOf(t *testing.T, w *httptest.ResponseRecorder) queue.Detail {
-	t.Helper()
-	var d queue.Detail
-	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &d) != nil {
-		t.Fatalf("%d %s", w.Code, w.Body)
-	}
-	return d
-}
-
 func TestTriageAssignTagAndNote(t *testing.T) {
-	f := maskedFixture(t)
-	c := readyClaim(t, f.claims, "acme", "E-1", clock)
+	f := roomtest.MaskedFixture(t)
+	c := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
 	path := "/p/" + c.ID + "/triage"
 
-	d := detailOf(t, f.call(t, "acme", "POST", path, `{"assign":{"to":"me","from":""}}`))
+	d := roomtest.DetailOf(t, f.Call(t, "acme", "POST", path, `{"assign":{"to":"me","from":""}}`))
 	if d.Assignee != "alice" || d.History[len(d.History)-1].Action != "assigned" {
 		t.Fatalf("assigned: %+v", d.Summary)
 	}
 	// Bob saw the row unassigned and takes it: alice keeps it, and bob learns why.
-	if w := f.call(t, "acme", "POST", path, `{"assign":{"to":"bob","from":""}}`); w.Code != 409 || problemCode(t, w) != "assignee_changed" {
+	if w := f.Call(t, "acme", "POST", path, `{"assign":{"to":"bob","from":""}}`); w.Code != 409 || roomtest.ProblemCode(t, w) != "assignee_changed" {
 		t.Fatalf("stale assign: %d %s", w.Code, w.Body)
 	}
-	d = detailOf(t, f.call(t, "acme", "POST", path, `{"tag":{"add":"vip"}}`))
+	d = roomtest.DetailOf(t, f.Call(t, "acme", "POST", path, `{"tag":{"add":"vip"}}`))
 	if len(d.Tags) != 1 || d.Tags[0] != "vip" {
 		t.Fatalf("tags %v", d.Tags)
 	}
-	d = detailOf(t, f.call(t, "acme", "POST", path, `{"note":"Called jane.doe@example.com, card 4111 1111 1111 1111; token AKIAIOSFODNN7EXAMPLE"}`))
+	d = roomtest.DetailOf(t, f.Call(t, "acme", "POST", path, `{"note":"Called jane.doe@example.com, card 4111 1111 1111 1111; token AKIAIOSFODNN7EXAMPLE"}`))
 	note := d.Notes[0].Text
 	for _, secret := range []string{"jane.doe@example.com", "4111 1111 1111 1111", "AKIAIOSFODNN7EXAMPLE"} {
 		if strings.Contains(note, secret) {
 			t.Fatalf("note kept %q: %q", secret, note)
 		}
 	}
-	stored, _ := f.claims.Get(context.Background(), "acme", c.ID)
+	stored, _ := f.Claims.Get(context.Background(), "acme", c.ID)
 	if stored.Triage.Notes[0].Text != note || stored.Triage.Notes[0].Actor != "alice" || !strings.HasPrefix(note, "Called ") {
 		t.Fatalf("stored note %+v", stored.Triage.Notes)
 	}
 	keys := map[string]bool{}
-	for _, r := range f.audits.All() {
+	for _, r := range f.Audits.All() {
 		keys[r.ActionKey] = true
 		if b, _ := json.Marshal(r.Details); strings.Contains(string(b), "Called") {
 			t.Fatalf("the audit record holds the note's text: %s", b)
@@ -76,14 +51,14 @@ func TestTriageAssignTagAndNote(t *testing.T) {
 			t.Fatalf("no %s audit record in %v", k, keys)
 		}
 	}
-	if w := f.call(t, "other", "POST", path, `{"tag":{"add":"vip"}}`); w.Code != 404 {
+	if w := f.Call(t, "other", "POST", path, `{"tag":{"add":"vip"}}`); w.Code != 404 {
 		t.Fatalf("another tenant's row: %d", w.Code)
 	}
 }
 
 func TestTriageValidation(t *testing.T) {
-	f := maskedFixture(t)
-	c := readyClaim(t, f.claims, "acme", "E-1", clock)
+	f := roomtest.MaskedFixture(t)
+	c := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
 	for body, field := range map[string]string{
 		`{}`:                                                "body",
 		`{"note":"x","tag":{"add":"a"}}`:                    "body",
@@ -96,7 +71,7 @@ func TestTriageValidation(t *testing.T) {
 		`{"assign":{"to":"alice"}}`:                         "assign",
 		`{"assign":{"to":"a b","from":""}}`:                 "assign.to",
 	} {
-		w := f.call(t, "acme", "POST", "/p/"+c.ID+"/triage", body)
+		w := f.Call(t, "acme", "POST", "/p/"+c.ID+"/triage", body)
 		var p struct {
 			Code   string
 			Errors []struct{ Field string }
@@ -107,9 +82,9 @@ func TestTriageValidation(t *testing.T) {
 		}
 	}
 	for i := 0; i < syncerror.MaxTags; i++ {
-		f.call(t, "acme", "POST", "/p/"+c.ID+"/triage", fmt.Sprintf(`{"tag":{"add":"t%d"}}`, i))
+		f.Call(t, "acme", "POST", "/p/"+c.ID+"/triage", fmt.Sprintf(`{"tag":{"add":"t%d"}}`, i))
 	}
-	if w := f.call(t, "acme", "POST", "/p/"+c.ID+"/triage", `{"tag":{"add":"more"}}`); w.Code != 409 || problemCode(t, w) != "triage_full" {
+	if w := f.Call(t, "acme", "POST", "/p/"+c.ID+"/triage", `{"tag":{"add":"more"}}`); w.Code != 409 || roomtest.ProblemCode(t, w) != "triage_full" {
 		t.Fatalf("eleventh tag: %d %s", w.Code, w.Body)
 	}
 }
