@@ -1,4 +1,4 @@
-package syncerror_test
+package queue_test
 
 import (
 	"testing"

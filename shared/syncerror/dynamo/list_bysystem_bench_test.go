@@ -1,4 +1,4 @@
-package syncerror_test
+package dynamo_test
 
 import (
 	"context"

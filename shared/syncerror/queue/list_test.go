@@ -1,4 +1,4 @@
-package syncerror_test
+package queue_test
 
 import (
 	"bytes"
@@ -71,7 +71,7 @@ func seedSorted(t *testing.T, f *roomtest.OpFixture) {
 			t.Fatal(err)
 		}
 	}
-	claimed(t, f.Claims, "acme", "E-undiagnosed", clock.Add(time.Hour))
+	syncerrortest.Claimed(t, f.Claims, "acme", "E-undiagnosed", clock.Add(time.Hour))
 }
 
 func TestListSortsSearchesAndFilters(t *testing.T) {
@@ -106,7 +106,7 @@ func TestListSortsSearchesAndFilters(t *testing.T) {
 func TestListSortWindowSaysWhenPartial(t *testing.T) {
 	f := roomtest.MaskedFixture(t)
 	for i := range queue.SortWindow + 1 {
-		claimed(t, f.Claims, "acme", fmt.Sprintf("W-%d", i), clock.Add(time.Duration(i)*time.Second))
+		syncerrortest.Claimed(t, f.Claims, "acme", fmt.Sprintf("W-%d", i), clock.Add(time.Duration(i)*time.Second))
 	}
 	w := f.Call(t, "acme", "GET", "/m?sort=class&limit=100", "")
 	if w.Code != 200 || w.Header().Get(queue.SortWindowHeader) != fmt.Sprint(queue.SortWindow) {
@@ -123,7 +123,7 @@ func TestExportCSV(t *testing.T) {
 	f := roomtest.MaskedFixture(t)
 	seedSorted(t, f)
 	for i := range queue.ExportChunkRows {
-		claimed(t, f.Claims, "acme", fmt.Sprintf("X-%d", i), clock.Add(-time.Duration(i+1)*time.Second))
+		syncerrortest.Claimed(t, f.Claims, "acme", fmt.Sprintf("X-%d", i), clock.Add(-time.Duration(i+1)*time.Second))
 	}
 	var all bytes.Buffer
 	chunks, cursor := 0, ""
