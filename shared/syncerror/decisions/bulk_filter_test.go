@@ -1,4 +1,4 @@
-package syncerror_test
+package decisions_test
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package syncerror_test
+package decisions_test
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 func TestOperatorListAndDetail(t *testing.T) {
 	f := roomtest.NewOpFixture(t)
 	a := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
-	b := claimed(t, f.Claims, "acme", "E-2", clock.Add(time.Minute))
+	b := syncerrortest.Claimed(t, f.Claims, "acme", "E-2", clock.Add(time.Minute))
 	roomtest.ReadyClaim(t, f.Claims, "other", "E-1", clock)
 	w := f.Call(t, "acme", "GET", "/p?limit=1", "")
 	var page struct {
@@ -108,7 +108,7 @@ func TestOperatorApproveEditedFixKeepsTheOriginal(t *testing.T) {
 
 func TestOperatorApproveStates(t *testing.T) {
 	f := roomtest.NewOpFixture(t)
-	queued := claimed(t, f.Claims, "acme", "E-q", clock)
+	queued := syncerrortest.Claimed(t, f.Claims, "acme", "E-q", clock)
 	if w := f.Call(t, "acme", "POST", "/p/"+queued.ID+"/approve", ""); w.Code != 409 || roomtest.ProblemCode(t, w) != "no_proposal" {
 		t.Fatalf("no proposal: %d %s", w.Code, w.Body)
 	}
@@ -185,7 +185,7 @@ func TestOperatorApproveFailuresReturnToPending(t *testing.T) {
 func TestOperatorRejectAndEscalate(t *testing.T) {
 	f := roomtest.NewOpFixture(t)
 	a := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
-	b := claimed(t, f.Claims, "acme", "E-2", clock)
+	b := syncerrortest.Claimed(t, f.Claims, "acme", "E-2", clock)
 	if w := f.Call(t, "acme", "POST", "/p/"+a.ID+"/reject", `{"reason":""}`); w.Code != 400 {
 		t.Fatalf("empty reason: %d", w.Code)
 	}
@@ -214,7 +214,7 @@ func TestOperatorRejectAndEscalate(t *testing.T) {
 func TestOperatorApproveRefusesAnEmptyFix(t *testing.T) {
 	f := roomtest.NewOpFixture(t)
 	ctx := context.Background()
-	c := claimed(t, f.Claims, "acme", "E-1", clock)
+	c := syncerrortest.Claimed(t, f.Claims, "acme", "E-1", clock)
 	got, err := f.Claims.BeginDiagnosis(ctx, "acme", c.ID, clock, clock)
 	if err != nil {
 		t.Fatal(err)
