@@ -1,4 +1,4 @@
-package syncerror_test
+package policy_test
 
 import (
 	"net/http"
