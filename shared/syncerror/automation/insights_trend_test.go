@@ -1,4 +1,4 @@
-package syncerror_test
+package automation_test
 
 import (
 	"testing"
