@@ -1,7 +1,8 @@
-package syncerror_test
+package diagnosis_test
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -44,13 +45,13 @@ func TestWorkerPlansRetriesOfRetryableClasses(t *testing.T) {
 	} {
 		t.Run(c.tenant+"/"+c.class, func(t *testing.T) {
 			store := syncerrortest.NewClaimStore()
-			row := claimed(t, store, c.tenant, "E-1", clock)
+			row := syncerrortest.Claimed(t, store, c.tenant, "E-1", clock)
 			rt := &retries.Retrier{Claims: store, Tenants: tenants, Schedule: []time.Duration{time.Minute},
 				Jitter: func(d time.Duration) time.Duration { return d }, Now: clockFunc}
-			w := &diagnosis.Worker{Claims: store, Tenants: tenants, Diagnoser: classDiagnoser{c.class}, Log: discardLogger(),
+			w := &diagnosis.Worker{Claims: store, Tenants: tenants, Diagnoser: classDiagnoser{c.class}, Log: slog.New(slog.DiscardHandler),
 				Now: clockFunc, Retries: rt}
 			resp, err := w.HandleBatch(ctx, events.SQSEvent{Records: []events.SQSMessage{
-				sqsMsg("m", `{"tenantId":"`+c.tenant+`","id":"`+row.ID+`"}`)}})
+				syncerrortest.SQSMessage("m", `{"tenantId":"`+c.tenant+`","id":"`+row.ID+`"}`)}})
 			if err != nil || len(resp.BatchItemFailures) != 0 {
 				t.Fatalf("%+v %v", resp, err)
 			}
@@ -62,17 +63,5 @@ func TestWorkerPlansRetriesOfRetryableClasses(t *testing.T) {
 				t.Fatalf("next attempt %v", got.Retry.NextAt)
 			}
 		})
-	}
-}
-
-// Messages that differ only in numbers and ids normalise alike; other words do not.
-func TestNormalizeMessage(t *testing.T) {
-	a := syncerror.NormalizeMessage("Invalid value on line 3 (request 7f3a9c21-0b4e-4d2a-9c1e-1234567890ab, amount 12.50)")
-	b := syncerror.NormalizeMessage("Invalid  value on line 17 (request 0a1b2c3d-0b4e-4d2a-9c1e-ffffffffffff, amount 9,99)")
-	if a != b {
-		t.Fatalf("%q != %q", a, b)
-	}
-	if syncerror.NormalizeMessage("Invalid value for shipcountry") == syncerror.NormalizeMessage("Invalid value for shipzip") {
-		t.Fatal("different fields normalised alike")
 	}
 }
