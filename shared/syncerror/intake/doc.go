@@ -4,5 +4,7 @@
 // way in goes through one claim path: the at-rest mask, the fold into the signature's open
 // row, then the diagnosis enqueue.
 //
-// It may import the core (shared/syncerror) only: no other room of the feature.
+// It may import the core (shared/syncerror) and automation (the reconcile puts old
+// automation records in order through automation.OrderAutomation) only: no other room of
+// the feature.
 package intake
