@@ -76,12 +76,12 @@ tenantctl: ## onboarding command against the running local stack: make tenantctl
 # make test runs its stages in three lanes side by side (scripts/test-run): the stages of a
 # lane one after another, each with its log in build/test-logs/ (printed whole when it
 # fails), and ends with a table of each stage's wall and CPU time (also in
-# build/test-stages.txt). The lanes share nothing but the machine: the race-detector run;
-# the template tests, the OpenAPI lint, the NetSuite script, the sizes and the fuzz search; the
+# build/test-stages.txt). The lanes share nothing but the machine: the race-detector run
+# and the fuzz search; the template tests, the OpenAPI lint and the NetSuite script; the
 # console (its bundle, which the browser tests serve) and the browser tests; the function
 # binaries' sizes ride the template lane. The CPU-bound
 # lanes run at a lower priority (TEST_NICE), so the browser tests' stacks answer in time.
-TEST_LANES := "nice test-go-race" "nice test-templates openapi-lint test-suitescript test-sizes test-go-extra" "test-console test-browser"
+TEST_LANES := "nice test-go-race test-go-extra" "nice test-templates openapi-lint test-suitescript test-sizes" "test-console test-browser"
 TEST_NICE ?= 5
 test: deps aws-tools chromium ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
 	@TEST_NICE=$(TEST_NICE) MAKE=$(MAKE) scripts/test-run $(TEST_LANES)
@@ -95,11 +95,8 @@ aws-tools: ## check (or pip install) the pinned cfn-lint and moto_server
 test-go: test-go-race test-templates test-go-extra ## Go unit and integration tests (DynamoDB + SQS emulators), the short fault suite, and CDK template tests
 
 # One moto_server for every package's contract suites (scripts/with-moto), not one each.
-# Three packages at a time, not go test's default of one per core: the packages mostly wait
-# on their emulators (the lane used 0.53 of a core over its 1,222 s on 2026-11-29).
-RACE_PACKAGES ?= 3
 test-go-race: deps aws-tools ## the Go packages under the race detector (unit, emulators, local stack, short fault suite)
-	scripts/with-moto $(GO) test $(GOTEST_FLAGS) -p $(RACE_PACKAGES) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/... ./infra/fault/... ./infra/cost/...
+	scripts/with-moto $(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/... ./infra/fault/... ./infra/cost/...
 
 # The template tests synthesize each stack once and lint three templates with cfn-lint; on a
 # loaded machine that outlives go test's default 10-minute timeout (measured: 10 min+ at a
