@@ -11,10 +11,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/syncassist/syncassist/infra/bench/loadgen"
-	"github.com/syncassist/syncassist/shared/ai"
 	"github.com/syncassist/syncassist/shared/ai/aitest"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
@@ -265,14 +263,11 @@ func (st *Stage) aiRecords(ctx context.Context, errorIDs []string) ([]AIRecords,
 	out := make([]AIRecords, len(errorIDs))
 	err := parallel(len(errorIDs), 8, func(i int) error {
 		id := rowIDOf(errorIDs[i])
-		var t []ai.Trace
-		var c []ai.CostRecord
-		err := checkRead(ctx, func() (err error) {
-			if t, err = st.Deps.AIRecords.Traces(ctx, tenantID, id); err == nil {
-				c, err = st.Deps.AIRecords.Costs(ctx, tenantID, id)
-			}
+		t, err := st.Deps.AIRecords.Traces(ctx, tenantID, id)
+		if err != nil {
 			return err
-		})
+		}
+		c, err := st.Deps.AIRecords.Costs(ctx, tenantID, id)
 		if err != nil {
 			return err
 		}
@@ -288,26 +283,6 @@ func (st *Stage) aiRecords(ctx context.Context, errorIDs []string) ([]AIRecords,
 		return nil
 	})
 	return out, err
-}
-
-// checkRead runs a check's read, again while DynamoDB throttles it (the hot-partition
-// scenario's limits still hold the stage's client when its checks run: the SDK's three
-// attempts ran out once on the AI records' queries). The scenario tests the service's
-// reads under throttling; the check's own read only waits for its turn, for up to 30 s.
-func checkRead(ctx context.Context, read func() error) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := read()
-		var throttled *types.ProvisionedThroughputExceededException
-		if err == nil || !errors.As(err, &throttled) || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }
 
 // parallel runs fn(i) for i in [0,n) on conc goroutines and returns the errors joined.
