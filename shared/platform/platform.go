@@ -26,7 +26,6 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/sealed"
 	"github.com/syncassist/syncassist/shared/sealed/kmskey"
-	"github.com/syncassist/syncassist/shared/session"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/tenantrun"
 	"github.com/syncassist/syncassist/shared/webhook"
@@ -50,9 +49,6 @@ type Base struct {
 	HostTenants tenant.Reader
 	AuditStore  audit.Store
 	Audit       *audit.Log
-	// SessionStore holds embedded sessions; nil until Sessions builds the table's store,
-	// so a function that serves no operator or embedded route does not link it.
-	SessionStore session.Store
 	// Tokens verifies operator JWTs; nil when no issuer is configured, and in functions
 	// that mount no operator route (Start, StartSigned), which link no JWT verifier.
 	Tokens identity.TokenVerifier

@@ -15,12 +15,10 @@ import (
 // through the same tenant cache), context bootstrap, teardown, resolution and the reaper.
 // Embedded sessions are how an embedded caller proves who it is, so they are platform.
 func (b *Base) Sessions() *session.Service {
-	store := b.SessionStore
-	if store == nil {
-		store = Memo(b, sessionStoreKey{}, func() session.Store {
-			return session.NewDynamoStore(b.DB, b.Config.Table(blueprint.EmbeddedSessions))
-		})
-	}
+	// Built on first use, so a function that serves no embedded route does not link it.
+	store := Memo(b, sessionStoreKey{}, func() session.Store {
+		return session.NewDynamoStore(b.DB, b.Config.Table(blueprint.EmbeddedSessions))
+	})
 	return &session.Service{Store: store, Tenants: b.TenantsFor(), Audit: b.Audit, Auth: b.HostAuth(tenant.PurposeEmbedded),
 		Now: b.now, TokenTTL: b.Config.EmbeddedTokenTTL, ContextTTL: b.Config.EmbeddedContextTTL, Log: b.Log,
 		ReapOrder: b.JobMemory(blueprint.EmbeddedSessions, "session reap")}

@@ -55,6 +55,9 @@ func CustomersOf(c Claim) []string {
 	return c.Record.CustomerIDs()
 }
 
+// keySeparators are what "customer_id" and "customer-id" drop to read as customerId.
+var keySeparators = strings.NewReplacer("_", "", "-", "")
+
 func customersIn(v any, depth int, add func(any)) {
 	if depth >= maxCustomerDepth {
 		return
@@ -63,7 +66,7 @@ func customersIn(v any, depth int, add func(any)) {
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(val)) {
 			member := val[k]
-			switch strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k)) {
+			switch strings.ToLower(keySeparators.Replace(k)) {
 			case "customerid":
 				add(member)
 			case "customer":

@@ -39,11 +39,11 @@ func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Handlers(s), nil
+	return handlers(s), nil
 }
 
-// Handlers are s's handlers of the routes that run no flow.
-func Handlers(s *flow.Service) platform.Routes {
+// handlers are s's handlers of the routes that run no flow.
+func handlers(s *flow.Service) platform.Routes {
 	return platform.Routes{
 		blueprint.FuncFlowRunsList:  {Handler: s.RunsHandler()},
 		blueprint.FuncFlowRunDetail: {Handler: s.RunHandler()},

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -90,15 +91,18 @@ func (s Sources) Changes(ctx context.Context, tenantID string, system connector.
 	return c.Changes(ctx, entity, since, cursor, limit)
 }
 
-// Routes are the flows' HTTP functions, on one service (the local stack). A function
-// builds its own: EventRoutes, or adminwire.Routes for the routes that run no flow.
-func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
-	s, err := New(b)
+// Routes are the flows' HTTP functions (the local stack), each built as its deployed
+// function builds it: EventRoutes, and adminwire.Routes for the routes that run no flow.
+func Routes(ctx context.Context, b *platform.Base) (platform.Routes, error) {
+	routes, err := adminwire.Routes(ctx, b)
 	if err != nil {
 		return nil, err
 	}
-	routes := adminwire.Handlers(s)
-	routes[blueprint.FuncFlowEvent] = platform.Route{Handler: s.EventHandler()}
+	event, err := EventRoutes(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(routes, event)
 	return routes, nil
 }
 
