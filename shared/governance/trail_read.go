@@ -38,11 +38,7 @@ type TrailRead struct {
 
 // Read reads the record's trail entries since since, oldest first.
 func (t Trails) Read(ctx context.Context, tenant string, system connector.System, entity, record string, since time.Time) (*TrailRead, error) {
-	return t.readKey(ctx, tenant, trailKey(system, entity, record), since)
-}
-
-// readKey is Read of the record whose trail key is key.
-func (t Trails) readKey(ctx context.Context, tenant, key string, since time.Time) (*TrailRead, error) {
+	key := trailKey(system, entity, record)
 	entries, err := t.Ledger.Recent(ctx, tenant, trailEntity, key, since)
 	if err != nil {
 		return nil, err
@@ -114,10 +110,11 @@ func (op *writeOp) reciprocalEntries(entity, record string, since time.Time) ([]
 	}
 	read := op.req.Link.Read
 	if !read.covers(op.tenant, key, since) {
-		var err error
-		if read, err = (Trails{Ledger: op.g.ledger}).readKey(op.ctx, op.tenant, key, since); err != nil {
+		entries, err := op.g.ledger.Recent(op.ctx, op.tenant, trailEntity, key, since)
+		if err != nil {
 			return nil, err
 		}
+		read = &TrailRead{tenant: op.tenant, key: key, since: since, entries: entries}
 	}
 	return read.subject(subjectKey(entity, record)), nil
 }
