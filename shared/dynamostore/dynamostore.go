@@ -104,11 +104,17 @@ func GetInt(it Item, name string) (int64, error) {
 // for the local stack and tests; in AWS the CDK stack owns the tables.
 func CreateTables(ctx context.Context, c *dynamodb.Client, stage string) error {
 	for _, t := range blueprint.Tables {
-		if err := createTable(ctx, c, blueprint.PhysicalName(stage, t.Name), t); err != nil {
+		if err := CreateTable(ctx, c, stage, t); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// CreateTable creates one blueprint table for stage, unless it exists: for a test that
+// needs one table of the set.
+func CreateTable(ctx context.Context, c *dynamodb.Client, stage string, t blueprint.Table) error {
+	return createTable(ctx, c, blueprint.PhysicalName(stage, t.Name), t)
 }
 
 func keySchema(pk blueprint.Key, sk *blueprint.Key) []types.KeySchemaElement {

@@ -2,6 +2,7 @@ package emutest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -49,12 +50,21 @@ const MotoServer = "EMUTEST_MOTO_SERVER"
 // (for a machine without Python); `make test` never sets it.
 const MotoOff = "EMUTEST_MOTO"
 
-// Each runs body as a subtest on each emulator: "dynalite", then "moto". Where the two
-// disagree, DynamoDB's documentation decides, and the test names the emulator it excuses.
+// Each runs body as a subtest on each emulator, "dynalite" and "moto", the two side by
+// side (t.Parallel): they are different processes and each test keeps to a stage of its
+// own, so a half waits on its emulator while the other works. Where the two disagree,
+// DynamoDB's documentation decides, and the test names the emulator it excuses.
+//
+// Being parallel, the halves run after the calling test function has returned: Each is
+// its last statement, what the halves share is cleaned up with t.Cleanup (not defer), and
+// body does not call t.Setenv.
 func Each(t *testing.T, body func(t *testing.T, e Emulator)) {
 	t.Helper()
 	for _, e := range []Emulator{Pair, Moto} {
-		t.Run(e.Name, func(t *testing.T) { body(t, e) })
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			body(t, e)
+		})
 	}
 }
 
@@ -96,15 +106,37 @@ func stopMoto() {
 	}
 }
 
-// Tables creates every blueprint table under a fresh stage on this emulator and returns a
+// Tables names the blueprint tables of a fresh stage on this emulator and returns a
 // DynamoDB client with the physical name of each table by its blueprint name: the set-up
-// of every store's tests.
+// of every store's tests. A table is created the first time its name is asked for, so a
+// test pays for the tables its store uses, not all eight (on moto a table costs two
+// requests of about 10 ms each, and a contract suite sets up a stage per case).
 func (e Emulator) Tables(t testing.TB) (*dynamodb.Client, func(table string) string) {
 	t.Helper()
 	db, _ := e.Clients(t)
 	stage := Stage(t)
-	if err := dynamostore.CreateTables(context.Background(), db, stage); err != nil {
-		t.Fatal(err)
+	var mu sync.Mutex
+	created := map[string]bool{}
+	return db, func(name string) string {
+		t.Helper()
+		mu.Lock()
+		defer mu.Unlock()
+		if !created[name] {
+			if err := createTable(db, stage, name); err != nil {
+				t.Fatal(err)
+			}
+			created[name] = true
+		}
+		return blueprint.PhysicalName(stage, name)
 	}
-	return db, func(table string) string { return blueprint.PhysicalName(stage, table) }
+}
+
+// createTable creates the blueprint table called name under stage.
+func createTable(db *dynamodb.Client, stage, name string) error {
+	for _, tb := range blueprint.Tables {
+		if tb.Name == name {
+			return dynamostore.CreateTable(context.Background(), db, stage, tb)
+		}
+	}
+	return fmt.Errorf("emutest: no blueprint table is called %q", name)
 }
