@@ -23,12 +23,14 @@ type AssistStore interface {
 
 // RunAssistStoreContract runs the cases every AssistStore must pass: the documents'
 // optimistic versions, listing, the policy, the learning and the auto-apply cap through
-// them, and the revert transition.
+// them, and the revert transition. newStore returns an empty store for each case, its own:
+// the cases run side by side (t.Parallel).
 func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStore) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 
 	t.Run("documents are versioned: one winner per version", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		if _, err := s.GetDoc(ctx, "t1", "~x"); !errors.Is(err, syncerror.ErrNotFound) {
 			t.Fatalf("missing doc: %v", err)
@@ -66,6 +68,7 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 	})
 
 	t.Run("a document key never reaches a row", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "m", now)
 		mustClaim(t, s, c)
@@ -78,6 +81,7 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 	})
 
 	t.Run("list pages by prefix", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		for i := range 5 {
 			if _, err := s.PutDoc(ctx, "t1", syncerror.Doc{Key: fmt.Sprintf("~p#%d", i), Body: json.RawMessage(`{}`)}, now); err != nil {
@@ -110,14 +114,17 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 	})
 
 	t.Run("list newest first by Sort, with a cursor that holds its place", func(t *testing.T) {
+		t.Parallel()
 		testListDocsNewest(t, newStore(t), now)
 	})
 
 	t.Run("older automation records are given their time, a bounded number per run, once", func(t *testing.T) {
+		t.Parallel()
 		testOrderAutomation(t, newStore(t), now)
 	})
 
 	t.Run("approval policy: default, then versioned puts", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		p := policy.Policies{Docs: s}
 		got, err := p.Get(ctx, "t1")
@@ -148,6 +155,7 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 	})
 
 	t.Run("learning: approve, edit, reject and concurrent decisions", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		l := policy.Learning{Docs: s}
 		row := readyRow(t, s, "t1", "e-1", now)
@@ -185,6 +193,7 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 	})
 
 	t.Run("auto-apply cap: exactly the limit per minute, also at once", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := &policy.Assist{Store: s, AutoApplyPerMinute: 3}
 		n := winners(t, 6, func(int) (bool, error) {
@@ -203,6 +212,7 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 	})
 
 	t.Run("revert: approved only, once", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		row := readyRow(t, s, "t1", "e-1", now)
 		entry := syncerror.HistoryEntry{At: now, Actor: "ap", Action: "reverted"}

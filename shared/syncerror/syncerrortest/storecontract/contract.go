@@ -15,12 +15,14 @@ import (
 )
 
 // RunClaimStoreContract runs the cases every ClaimStore must pass. newStore returns an
-// empty store for each case.
+// empty store for each case, its own: the cases run side by side (t.Parallel), so a store
+// on an emulator spends its waits on one case's round trips working on another's.
 func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore) {
 	ctx := context.Background()
 	base := time.Date(2026, 11, 22, 10, 0, 0, 123456789, time.UTC)
 
 	t.Run("claim once then duplicate", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "msg_1", base)
 		created, err := s.Claim(ctx, c)
@@ -43,6 +45,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	})
 
 	t.Run("get is tenant scoped", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "msg_1", base)
 		mustClaim(t, s, c)
@@ -55,6 +58,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	})
 
 	t.Run("minimal record round-trips", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		r := syncerrortest.SampleRecord("t1", "e-min")
 		r.Integration, r.ExternalSystem, r.Direction, r.Payload, r.Context = "", "", "", nil, nil
@@ -67,6 +71,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	})
 
 	t.Run("concurrent claims create one row", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-race"), syncerror.SourceWebhook, "msg_1", base)
 		n := winners(t, 20, func(int) (bool, error) { return s.Claim(ctx, c) })
@@ -76,6 +81,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	})
 
 	t.Run("begin diagnosis takes queued and stale rows only", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "msg_1", base)
 		mustClaim(t, s, c)
@@ -107,6 +113,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	})
 
 	t.Run("stuck lists a tenant's old rows oldest first", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		var ids []string
 		for i := 0; i < 5; i++ {
@@ -140,6 +147,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	})
 
 	t.Run("complete diagnosis only from the same attempt", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)
 		mustClaim(t, s, c)
@@ -173,6 +181,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	})
 
 	t.Run("end diagnosis requeues or fails", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)
 		mustClaim(t, s, c)
@@ -209,6 +218,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	entry := historyAt(base)
 
 	t.Run("list by status newest first, paged", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		var ids []string
 		for i := 0; i < 5; i++ {
@@ -256,6 +266,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	})
 
 	t.Run("list filtered by class and since, paged across filtered-out rows", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		var missing []string
 		for i := 0; i < 7; i++ {
@@ -309,6 +320,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	runCompleteApplyContract(t, newStore, ready, base)
 
 	t.Run("watermark advances conditionally", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		if w, err := s.Watermark(ctx, "t1"); err != nil || !w.IsZero() {
 			t.Fatalf("fresh watermark %v err=%v", w, err)
@@ -331,6 +343,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	})
 
 	t.Run("requeue is conditional on what was seen", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-1"), syncerror.SourceWebhook, "", base)
 		mustClaim(t, s, c)

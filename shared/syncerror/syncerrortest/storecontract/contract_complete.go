@@ -18,6 +18,7 @@ func runCompleteApplyContract(t *testing.T, newStore func(t *testing.T) syncerro
 	ctx := context.Background()
 	entry := historyAt(base)
 	t.Run("complete apply marks and approves in one write", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		lease := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
 		w := syncerror.AppliedWrite{Key: "k-1", At: base.Add(time.Second),

@@ -20,6 +20,7 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 	entry := historyAt(base)
 
 	t.Run("approve lease", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		queued := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-q"), syncerror.SourceWebhook, "", base)
 		mustClaim(t, s, queued)
@@ -83,6 +84,7 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 	})
 
 	t.Run("a row marked applied only ends approved", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := ready(t, s, "t1", "e-1", base)
 		l1 := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
@@ -122,6 +124,7 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 	})
 
 	t.Run("the values before a fix are kept with its mark, each with its type", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := ready(t, s, "t1", "e-1", base)
 		l1 := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
@@ -160,6 +163,7 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 	})
 
 	t.Run("concurrent approves take one lease", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := ready(t, s, "t1", "e-1", base)
 		n := winners(t, 20, func(i int) (bool, error) {
@@ -175,6 +179,7 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 	// An escalated row is decided by whoever it was handed to: approve or reject it from
 	// escalated. Each change holds only while the row is in the status it was decided on.
 	t.Run("approve and reject an escalated row, only while it is escalated", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := ready(t, s, "t1", "e-1", base)
 		d := ready(t, s, "t1", "e-2", base)
@@ -215,6 +220,7 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 	})
 
 	t.Run("decide reject and escalate from pending only", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := ready(t, s, "t1", "e-1", base)
 		d := ready(t, s, "t1", "e-2", base)

@@ -25,6 +25,7 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 	}
 
 	t.Run("fold: create, occurrences, duplicate, closed", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c, k := post("e-1", 0, base)
 		if res, row, err := s.Fold(ctx, c, k); err != nil || res != syncerror.FoldCreated || row.ID != c.ID {
@@ -56,6 +57,7 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 	// A reverted row (an approved fix written back out again) is closed like the others:
 	// the signature's next post opens a new row, it does not reopen that one.
 	t.Run("fold: a reverted row is closed", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		rv, ok := s.(interface {
 			MarkReverted(ctx context.Context, tenantID, id string, entry syncerror.HistoryEntry, now time.Time) error
@@ -81,6 +83,7 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 	})
 
 	t.Run("fold: concurrent posts lose no occurrence", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		const n = 10
 		first, _ := post("e-0", 0, base)
@@ -107,6 +110,7 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 	// An errorId keeps the signature it was first recorded with, per tenant; of concurrent
 	// first posts exactly one records it.
 	t.Run("error keys keep their first signature", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		if prior, ok, err := s.ClaimErrorKey(ctx, "t1", "k1", "sig-a"); err != nil || !ok || prior.Signature != "sig-a" {
 			t.Fatalf("fresh %+v claimed=%v err=%v", prior, ok, err)
@@ -128,6 +132,7 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 	// A webhook-id keeps the message it was first recorded with, per tenant, until it
 	// expires; of concurrent first uses exactly one records it.
 	t.Run("webhook-ids keep their first message until they expire", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		d := syncerror.Arrival{WebhookID: "msg_1", Message: "k1"}
 		if first, rec, err := s.RecordWebhookID(ctx, "t1", d, base); err != nil || !rec || first != "k1" {
@@ -153,6 +158,7 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 	})
 
 	t.Run("signature generation advances once", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		if st, err := s.SignatureState(ctx, "t1", "sig-a"); err != nil || st.Generation != 0 || len(st.ClosedKeys) != 0 {
 			t.Fatalf("fresh %+v err=%v", st, err)

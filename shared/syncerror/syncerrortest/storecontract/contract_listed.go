@@ -20,6 +20,7 @@ func runListedContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 	entry := historyAt(base)
 
 	t.Run("a listed row carries what the queue, insights and the status tool read of it", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		// Escalated with its triage: the summary's escalation, assignee, tags, notes.
 		esc := ready(t, s, "t1", "e-esc", base)
@@ -73,6 +74,7 @@ func runListedContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 	})
 
 	t.Run("a proposal reads back whole from its row and by its listed part from a listing", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-learned"), syncerror.SourceWebhook, "", base)
 		mustClaim(t, s, c)
@@ -101,6 +103,7 @@ func runListedContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 	})
 
 	t.Run("a listed row carries the customer ids of its context and payload", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		r := syncerrortest.SampleRecord("t1", "e-customer")
 		r.Context = json.RawMessage(`{"customerId":" C-1 ","order":{"customer":{"id":77}}}`)
@@ -116,6 +119,7 @@ func runListedContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 	})
 
 	t.Run("stuck rows carry what the reconcile requeues them by", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-stuck"), syncerror.SourceWebhook, "", base)
 		mustClaim(t, s, c)
@@ -133,6 +137,7 @@ func runListedContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 	})
 
 	t.Run("the lease and retry sweeps answer whole rows", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := ready(t, s, "t1", "e-lease", base)
 		edited := []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DE"}}

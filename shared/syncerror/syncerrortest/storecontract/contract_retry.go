@@ -23,6 +23,7 @@ func runRetryContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimS
 	}
 
 	t.Run("retry: begin, transient, then delivered resolves", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := ready(t, s, "t1", "e-1", base)
 		held, err := s.ChangeRetry(ctx, "t1", c.ID, begin(syncerror.StatusPending, 0, base.Add(2*time.Minute)), base)
@@ -66,6 +67,7 @@ func runRetryContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimS
 	})
 
 	t.Run("retry: failed attempts are listed under the error, which stays as received", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c, err := s.Get(ctx, "t1", ready(t, s, "t1", "e-1", base).ID)
 		if err != nil || c.Proposal == nil {
@@ -115,6 +117,7 @@ func runRetryContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimS
 	})
 
 	t.Run("concurrent retries take one attempt", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := ready(t, s, "t1", "e-1", base)
 		n := winners(t, 10, func(int) (bool, error) {
@@ -127,6 +130,7 @@ func runRetryContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimS
 	})
 
 	t.Run("resolve from open rows only", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		resolve := func(id, reason string) (syncerror.Claim, error) {
 			return s.ChangeRetry(ctx, "t1", id, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusPending,
@@ -161,6 +165,7 @@ func runRetryContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimS
 	})
 
 	t.Run("due retries soonest first, bounded", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		for i := range 3 {
 			c := ready(t, s, "t1", fmt.Sprintf("e-%d", i), base)

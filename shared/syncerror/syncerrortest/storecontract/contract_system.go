@@ -17,6 +17,7 @@ import (
 func runSystemListContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore, base time.Time) {
 	ctx := context.Background()
 	t.Run("list filters by external system, exactly, with the other filters", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		systems := []string{"webshop", "shipstation", "", "webshop", "Webshop", "webshop-eu", "webshop", "Lager Süd", "webshop"}
 		var rows []syncerror.Claim
@@ -85,6 +86,7 @@ func runSystemListContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	// Systems (the names resolving to one system, tenant.Config.NamesOf) matches each
 	// name trimmed and without case, and nothing that only starts like one.
 	t.Run("list filters by every name of one system", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		systems := []string{"Business Central", "ShipStation", " business central ", "erp2", "BC", "Business Centrals", "", "ERP2"}
 		var ids []string

@@ -27,6 +27,7 @@ func runTriageContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 	}
 
 	t.Run("assign is compare-and-set on the assignee seen", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := claim(t, s, "a-1", "SO-1", "m", base)
 		got, err := s.Assign(ctx, "t1", c.ID, "", "alice", entry("assigned"), base.Add(time.Minute))
@@ -54,6 +55,7 @@ func runTriageContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 	})
 
 	t.Run("tags are a bounded set", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := claim(t, s, "t-1", "SO-1", "m", base)
 		for _, tag := range []string{"vip", "eu", "vip"} {
@@ -94,6 +96,7 @@ func runTriageContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 	})
 
 	t.Run("notes append up to the limit", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		c := claim(t, s, "n-1", "SO-1", "m", base)
 		n := syncerror.Note{At: base, Actor: "alice", Text: "called the customer"}
@@ -115,6 +118,7 @@ func runTriageContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 	})
 
 	t.Run("list searches, filters by assignee and tag, pages oldest first", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		var rows []syncerror.Claim
 		for i := 0; i < 6; i++ {
