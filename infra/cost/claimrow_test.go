@@ -19,6 +19,9 @@ var claimRowUnits = map[string]map[string]float64{
 		// by_status is under 1 KB since the proposal's rationale and ids left it (store.go).
 		blueprint.TableProcessed:                                 4,
 		blueprint.TableProcessed + "/" + blueprint.IndexByStatus: 2,
+		// The diagnosis's trace, deflated (shared/audit/airecords_deflate.go): 2 WRU, not
+		// 4; and its two cost records, 1 each.
+		blueprint.TableAIRecords: 4,
 	},
 	"approve": {
 		// BeginApply, then CompleteApply (the applied marker and the approval in one

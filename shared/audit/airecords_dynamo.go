@@ -1,9 +1,12 @@
 package audit
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 
@@ -44,12 +47,15 @@ type AIDoc struct {
 func traceKey(inferenceID, op string) string { return "trace#" + inferenceID + "#" + op }
 func costKey(inferenceID, op string) string  { return "cost#" + inferenceID + "#" + op }
 
-// PutTraceDoc stores a trace. A replayed inference overwrites its own trace.
+// PutTraceDoc stores a trace. A replayed inference overwrites its own trace. The trace is
+// stored deflated (data_z, binary; airecords_deflate.go): a rules diagnosis's trace is
+// 3.5 KB of JSON, 4 WRU written whole, and its repeated names and texts deflate to 2
+// (issue 37 §1). Reads inflate it (recordData); a trace written before is read from data.
 func (s *AIRecords) PutTraceDoc(ctx context.Context, d AIDoc, data []byte) error {
 	it := dynamostore.Item{
 		"tenant_id":  dynamostore.Str(d.TenantID),
 		"record":     dynamostore.Str(traceKey(d.InferenceID, d.Operation)),
-		"data":       dynamostore.Str(string(data)),
+		"data_z":     &types.AttributeValueMemberB{Value: deflate(data)},
 		"at":         dynamostore.Str(dynamostore.FormatTime(d.At)),
 		"expires_at": dynamostore.Num(s.now().Add(TraceRetention).Unix()),
 	}
@@ -107,7 +113,11 @@ func (s *AIRecords) query(ctx context.Context, tenantID, prefix string, each fun
 			return fmt.Errorf("query ai records of %s: %w", tenantID, err)
 		}
 		for _, it := range page.Items {
-			if err := each([]byte(dynamostore.GetString(it, "data"))); err != nil {
+			data, err := recordData(it)
+			if err != nil {
+				return err
+			}
+			if err := each(data); err != nil {
 				return err
 			}
 		}
@@ -147,7 +157,25 @@ func (s *AIRecords) AIRecords(ctx context.Context, tenantID, kind, claimID strin
 			next = dynamostore.EncodeCursor(dynamostore.GetString(out.Items[i-1], "record"))
 			break
 		}
-		docs = append(docs, json.RawMessage(dynamostore.GetString(it, "data")))
+		data, err := recordData(it)
+		if err != nil {
+			return nil, "", err
+		}
+		docs = append(docs, data)
 	}
 	return docs, next, nil
+}
+
+// recordData is a record's document: data_z inflated, or data (a cost record, or a trace
+// written before traces were deflated).
+func recordData(it dynamostore.Item) ([]byte, error) {
+	z, ok := it["data_z"].(*types.AttributeValueMemberB)
+	if !ok {
+		return []byte(dynamostore.GetString(it, "data")), nil
+	}
+	data, err := io.ReadAll(flate.NewReader(bytes.NewReader(z.Value)))
+	if err != nil {
+		return nil, fmt.Errorf("ai record %s: %w", dynamostore.GetString(it, "record"), err)
+	}
+	return data, nil
 }
