@@ -41,22 +41,22 @@ func extendedSpec() synthesized {
 	fns := append(append([]blueprint.Function{}, blueprint.Functions...),
 		blueprint.Function{
 			Name: "widget-get", Route: &widgetRoute,
-			Tables:  []blueprint.TableGrant{{Table: widgets, Access: blueprint.Read}},
+			Tables:  []blueprint.TableGrant{{Table: &widgets, Access: blueprint.Read}},
 			Timeout: 5 * time.Second, MemoryMB: 128,
 		},
 		blueprint.Function{
 			Name: "widget-files", Route: &filesRoute,
-			Tables:  []blueprint.TableGrant{{Table: widgets, Access: blueprint.Read}},
+			Tables:  []blueprint.TableGrant{{Table: &widgets, Access: blueprint.Read}},
 			Timeout: 5 * time.Second, MemoryMB: 128,
 		},
 		blueprint.Function{
 			Name: "widget-index", Queue: &widgetsQ,
-			Tables:  []blueprint.TableGrant{{Table: widgets, Access: blueprint.ReadWrite}, {Table: counters, Access: blueprint.ReadWrite}},
+			Tables:  []blueprint.TableGrant{{Table: &widgets, Access: blueprint.ReadWrite}, {Table: &counters, Access: blueprint.ReadWrite}},
 			Timeout: 20 * time.Second, MemoryMB: 256, BatchSize: 5, MaxConcurrency: 4,
 		},
 		blueprint.Function{
 			Name: "widget-reaper", Schedule: 2 * time.Hour,
-			Tables:  []blueprint.TableGrant{{Table: widgets, Access: blueprint.ReadWrite}},
+			Tables:  []blueprint.TableGrant{{Table: &widgets, Access: blueprint.ReadWrite}},
 			SendsTo: []blueprint.Queue{widgetsQ},
 			Timeout: time.Minute, MemoryMB: 128,
 		},

@@ -26,7 +26,7 @@ func TestBlueprintMistakesAreReported(t *testing.T) {
 		Name:     "confused",
 		Route:    &blueprint.Route{Method: "FETCH", Path: "/x/{$}"},
 		Schedule: 90 * time.Second,
-		Tables:   []blueprint.TableGrant{{Table: blueprint.Table{Name: "nowhere", EnvVar: "TABLE_NOWHERE"}, Access: blueprint.Read}},
+		Tables:   []blueprint.TableGrant{{Table: &blueprint.Table{Name: "nowhere", EnvVar: "TABLE_NOWHERE"}, Access: blueprint.Read}},
 		Timeout:  time.Second, MemoryMB: 128,
 	}, {
 		Name:    "unbounded",

@@ -3,6 +3,7 @@ package blueprint
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -33,22 +34,12 @@ const TenantSettingsAttribute = "settings"
 // tenant reader fetches, and all a SettingsOnly grant may read.
 var TenantPlainAttributes = []string{"tenant_id", TenantSettingsAttribute, "created_at", "updated_at", "version", "system_aliases"}
 
-// authenticatedTables are the grants of a route that authenticates its callers (operator
-// or approver): tables plus the embedded-session table (a call may come from an embedded
-// session) and whether the token's tenant exists (KeysOnly, unless tables read tenants).
-func authenticatedTables(tables ...TableGrant) []TableGrant {
-	out := append(tables, TableGrant{EmbeddedSessions, Read})
-	for _, g := range tables {
-		if g.Table.Name == TableTenants {
-			return out
-		}
-	}
-	return append(out, TableGrant{Tenants, KeysOnly})
-}
-
-// TableGrant gives a function one access level on one table.
+// TableGrant gives a function one access level on one table. Table points at the table's
+// declaration (Processed, Tenants, …): a grant that held a copy of the Table could not be
+// laid down as data, and every function's binary links this package's function table
+// (functions/size_test.go).
 type TableGrant struct {
-	Table  Table
+	Table  *Table
 	Access Access
 }
 
@@ -211,14 +202,18 @@ const ReconcileInterval = 30 * time.Minute
 // IngestRoute is the host ERP's webhook.
 var IngestRoute = Route{Method: "POST", Path: "/api/sync-error-assist/ingest", Auth: AuthSigned}
 
-// Functions lists every Lambda of the service.
-var Functions = []Function{
+// Functions lists every Lambda of the service: its core functions, then each feature's
+// (init).
+var Functions []Function
+
+// The service's core functions: the ingest, its workers and the embedded sessions.
+var coreFunctions = []Function{
 	{
 		Name:        FuncIngest,
 		Description: "Verifies a signed sync-error webhook, claims it and enqueues its diagnosis",
 		Route:       &IngestRoute,
 		Verifies:    []string{"ingest"},
-		Tables:      []TableGrant{{Processed, ReadWrite}, {Tenants, Read}},
+		Tables:      []TableGrant{{&Processed, ReadWrite}, {&Tenants, Read}},
 		SendsTo:     []Queue{Diagnosis},
 		Timeout:     10 * time.Second,
 		MemoryMB:    256,
@@ -228,7 +223,7 @@ var Functions = []Function{
 		Description: "Diagnoses claimed sync errors from the diagnosis queue",
 		Queue:       &Diagnosis,
 		// Governance and alerts: an enforced auto rule applies a fix through the guard.
-		Tables:          []TableGrant{{Processed, ReadWrite}, {Tenants, Read}, {Audit, Append}, {AIRecords, ReadWrite}, {Governance, ReadWrite}},
+		Tables:          []TableGrant{{&Processed, ReadWrite}, {&Tenants, Read}, {&Audit, Append}, {&AIRecords, ReadWrite}, {&Governance, ReadWrite}},
 		PublishesAlerts: true,
 		InvokesAI:       true,
 		Timeout:         DiagnosisWorkerTimeout,
@@ -244,7 +239,7 @@ var Functions = []Function{
 		Description: "Every 30 minutes: re-enqueues stuck claims, polls the host ERP for missed sync errors, returns expired apply leases",
 		Schedule:    ReconcileInterval,
 		// Governance: the lease sweep asks the write ledger whether a stopped approve wrote.
-		Tables:       []TableGrant{{Processed, ReadWrite}, {Tenants, Read}, {Audit, Append}, {Governance, Read}},
+		Tables:       []TableGrant{{&Processed, ReadWrite}, {&Tenants, Read}, {&Audit, Append}, {&Governance, Read}},
 		SendsTo:      []Queue{Diagnosis},
 		OpensSecrets: true,
 		Timeout:      5 * time.Minute,
@@ -254,7 +249,7 @@ var Functions = []Function{
 		Name:        FuncAuditList,
 		Description: "Lists the caller tenant's audit records (approvers)",
 		Route:       &Route{Method: "GET", Path: "/api/audit", Auth: AuthApprover, Module: "audit"},
-		Tables:      authenticatedTables(TableGrant{Audit, Read}),
+		Tables:      []TableGrant{{&Audit, Read}},
 		Timeout:     10 * time.Second,
 		MemoryMB:    256,
 	},
@@ -263,7 +258,7 @@ var Functions = []Function{
 		Description: "Opens an embedded session for a host user (host-signed) and issues its service token",
 		Route:       &Route{Method: "POST", Path: "/api/embedded/host/bootstrap", Auth: AuthSigned},
 		Verifies:    []string{"embedded"},
-		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Tenants, Read}, {Audit, Append}},
+		Tables:      []TableGrant{{&EmbeddedSessions, ReadWrite}, {&Tenants, Read}, {&Audit, Append}},
 		Timeout:     10 * time.Second,
 		MemoryMB:    256,
 	},
@@ -271,7 +266,7 @@ var Functions = []Function{
 		Name:        FuncEmbeddedContextBootstrap,
 		Description: "Opens a module context in an embedded session (service token)",
 		Route:       &Route{Method: "POST", Path: "/api/embedded/context/bootstrap", Auth: AuthServiceToken},
-		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Audit, Append}},
+		Tables:      []TableGrant{{&EmbeddedSessions, ReadWrite}, {&Audit, Append}},
 		Timeout:     10 * time.Second,
 		MemoryMB:    256,
 	},
@@ -279,7 +274,7 @@ var Functions = []Function{
 		Name:        FuncEmbeddedSessionDelete,
 		Description: "Revokes an embedded session's service token and its contexts",
 		Route:       &Route{Method: "DELETE", Path: "/api/embedded/session", Auth: AuthServiceToken},
-		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Audit, Append}},
+		Tables:      []TableGrant{{&EmbeddedSessions, ReadWrite}, {&Audit, Append}},
 		Timeout:     10 * time.Second,
 		MemoryMB:    256,
 	},
@@ -287,61 +282,92 @@ var Functions = []Function{
 		Name:        FuncSessionReaper,
 		Description: "Every hour, deletes expired embedded service tokens and contexts",
 		Schedule:    SessionReaperInterval,
-		Tables:      []TableGrant{{EmbeddedSessions, ReadWrite}, {Tenants, Read}, {Audit, Append}},
+		Tables:      []TableGrant{{&EmbeddedSessions, ReadWrite}, {&Tenants, Read}, {&Audit, Append}},
 		Timeout:     5 * time.Minute,
 		MemoryMB:    256,
 	},
 }
 
-// Operator queue and governance routes. Every operator or approver route may be called from
-// an embedded session, so each reads the session table.
+// The authenticated routes' table grants and the build of Functions. Every operator,
+// approver or admin route may be called from an embedded session (and checks that the
+// token's tenant exists), so the lists below name each route's own tables and init adds
+// those reads. The lists are package-level literals, which the compiler lays down as data:
+// every function's binary links this package's initialisers, and the same table built by
+// code (helpers returning Functions, each grant a copy of its Table) was 69 KiB of them
+// (functions/size_test.go).
 func init() {
-	const proposals = "/api/sync-error-assist/proposals"
-	op := func(name, desc, method, path string, auth Auth, module string, tables ...TableGrant) Function {
-		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: auth, Module: module},
-			Tables: authenticatedTables(tables...), Timeout: 10 * time.Second, MemoryMB: 256}
+	Functions = slices.Concat(coreFunctions, assistFunctions, consoleFunctions, queueFunctions, financeFunctions,
+		mcpFunctions, flowFunctions, settingsFunctions)
+	for i, f := range Functions {
+		if f.Route != nil && f.Route.Auth.ByJWT() {
+			Functions[i].Tables = authenticatedTables(f.Tables)
+		}
 	}
+}
+
+// authenticatedTables are the grants of a route that authenticates its callers: tables
+// plus the embedded-session table and whether the token's tenant exists (KeysOnly, unless
+// tables read tenants). The result never shares tables' backing array.
+func authenticatedTables(tables []TableGrant) []TableGrant {
+	out := append(slices.Clip(tables), TableGrant{&EmbeddedSessions, Read})
+	for _, g := range tables {
+		if g.Table.Name == TableTenants {
+			return out
+		}
+	}
+	return append(out, TableGrant{&Tenants, KeysOnly})
+}
+
+const proposalsPath = "/api/sync-error-assist/proposals"
+
+// Operator queue and governance routes.
+var queueFunctions = []Function{
+	// The listing and the detail read the tenant's system names (plain attributes only).
+	{Name: FuncProposalsList, Description: "Lists the operator queue",
+		Route:  &Route{Method: "GET", Path: proposalsPath, Auth: AuthOperator, Module: "sync-errors"},
+		Tables: []TableGrant{{&Processed, Read}, {&Tenants, SettingsOnly}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncProposalDetail, Description: "Shows one proposal with its history",
+		Route:  &Route{Method: "GET", Path: proposalsPath + "/{id}", Auth: AuthOperator, Module: "sync-errors"},
+		Tables: []TableGrant{{&Processed, Read}, {&Tenants, SettingsOnly}}, Timeout: 10 * time.Second, MemoryMB: 256},
 	// Operators reach approve; the tenant's approval policy decides who may approve what.
-	approve := op(FuncProposalApprove, "Approves a proposal and writes its fix back to the host ERP through the guard, as the approval policy allows",
-		"POST", proposals+"/{id}/approve", AuthOperator, "sync-errors",
-		TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append}, TableGrant{Governance, ReadWrite})
-	approve.Timeout, approve.PublishesAlerts = 30*time.Second, true
+	{Name: FuncProposalApprove,
+		Description: "Approves a proposal and writes its fix back to the host ERP through the guard, as the approval policy allows",
+		Route:       &Route{Method: "POST", Path: proposalsPath + "/{id}/approve", Auth: AuthOperator, Module: "sync-errors"},
+		Tables:      []TableGrant{{&Processed, ReadWrite}, {&Tenants, Read}, {&Audit, Append}, {&Governance, ReadWrite}},
+		Timeout:     30 * time.Second, MemoryMB: 256, PublishesAlerts: true},
+	{Name: FuncProposalReject, Description: "Rejects a proposal",
+		Route:  &Route{Method: "POST", Path: proposalsPath + "/{id}/reject", Auth: AuthOperator, Module: "sync-errors"},
+		Tables: []TableGrant{{&Processed, ReadWrite}, {&Audit, Append}, {&Tenants, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncProposalEscalate, Description: "Escalates a proposal",
+		Route:  &Route{Method: "POST", Path: proposalsPath + "/{id}/escalate", Auth: AuthOperator, Module: "sync-errors"},
+		Tables: []TableGrant{{&Processed, ReadWrite}, {&Audit, Append}, {&Tenants, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
 	// A retry re-runs the integration that failed: it asks the host ERP through its
 	// connector (the approved fix written first through the guard), or re-runs a failed
 	// flow run (the flows table: the flow, its cross-reference and the re-run's own run).
-	retry := op(FuncProposalRetry, "Retries a sync error: the host ERP re-runs the sync, or the flow runs again from its source",
-		"POST", proposals+"/{id}/retry", AuthOperator, "sync-errors",
-		TableGrant{Processed, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append}, TableGrant{Governance, ReadWrite},
-		TableGrant{Flows, ReadWrite})
-	retry.Timeout, retry.PublishesAlerts, retry.OpensSecrets, retry.SendsTo = 30*time.Second, true, true, []Queue{Diagnosis}
-	release := op(FuncGovernanceApprove, "Approves a held ownership approval and releases its write through the guard",
-		"POST", "/api/governance/approvals/{id}/approve", AuthApprover, "governance",
-		TableGrant{Governance, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append})
-	release.Timeout, release.PublishesAlerts = 30*time.Second, true
-	Functions = append(Functions,
-		// The listing and the detail read the tenant's system names (plain attributes only).
-		op(FuncProposalsList, "Lists the operator queue", "GET", proposals, AuthOperator, "sync-errors", TableGrant{Processed, Read},
-			TableGrant{Tenants, SettingsOnly}),
-		op(FuncProposalDetail, "Shows one proposal with its history", "GET", proposals+"/{id}", AuthOperator, "sync-errors", TableGrant{Processed, Read},
-			TableGrant{Tenants, SettingsOnly}),
-		approve,
-		op(FuncProposalReject, "Rejects a proposal", "POST", proposals+"/{id}/reject", AuthOperator, "sync-errors",
-			TableGrant{Processed, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),
-		op(FuncProposalEscalate, "Escalates a proposal", "POST", proposals+"/{id}/escalate", AuthOperator, "sync-errors",
-			TableGrant{Processed, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),
-		retry,
-		op(FuncProposalResolve, "Resolves a sync error with a reason and no ERP write", "POST", proposals+"/{id}/resolve", AuthOperator,
-			"sync-errors", TableGrant{Processed, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),
-		op(FuncGovernanceApprovals, "Lists ownership approvals", "GET", "/api/governance/approvals", AuthApprover, "governance",
-			TableGrant{Governance, Read}),
-		op(FuncGovernanceRejections, "Lists the last hour's ownership rejections", "GET", "/api/governance/ownership-rejections",
-			AuthApprover, "governance", TableGrant{Governance, Read}),
-		op(FuncGovernanceLoops, "Lists the last hour's loop detections", "GET", "/api/governance/loop-detections",
-			AuthApprover, "governance", TableGrant{Governance, Read}),
-		release,
-		op(FuncGovernanceDeny, "Denies a held ownership approval", "POST", "/api/governance/approvals/{id}/deny", AuthApprover,
-			"governance", TableGrant{Governance, ReadWrite}, TableGrant{Audit, Append}),
-	)
+	{Name: FuncProposalRetry, Description: "Retries a sync error: the host ERP re-runs the sync, or the flow runs again from its source",
+		Route: &Route{Method: "POST", Path: proposalsPath + "/{id}/retry", Auth: AuthOperator, Module: "sync-errors"},
+		Tables: []TableGrant{{&Processed, ReadWrite}, {&Tenants, Read}, {&Audit, Append}, {&Governance, ReadWrite},
+			{&Flows, ReadWrite}},
+		SendsTo: []Queue{Diagnosis}, Timeout: 30 * time.Second, MemoryMB: 256, PublishesAlerts: true, OpensSecrets: true},
+	{Name: FuncProposalResolve, Description: "Resolves a sync error with a reason and no ERP write",
+		Route:  &Route{Method: "POST", Path: proposalsPath + "/{id}/resolve", Auth: AuthOperator, Module: "sync-errors"},
+		Tables: []TableGrant{{&Processed, ReadWrite}, {&Audit, Append}, {&Tenants, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncGovernanceApprovals, Description: "Lists ownership approvals",
+		Route:  &Route{Method: "GET", Path: "/api/governance/approvals", Auth: AuthApprover, Module: "governance"},
+		Tables: []TableGrant{{&Governance, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncGovernanceRejections, Description: "Lists the last hour's ownership rejections",
+		Route:  &Route{Method: "GET", Path: "/api/governance/ownership-rejections", Auth: AuthApprover, Module: "governance"},
+		Tables: []TableGrant{{&Governance, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncGovernanceLoops, Description: "Lists the last hour's loop detections",
+		Route:  &Route{Method: "GET", Path: "/api/governance/loop-detections", Auth: AuthApprover, Module: "governance"},
+		Tables: []TableGrant{{&Governance, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncGovernanceApprove, Description: "Approves a held ownership approval and releases its write through the guard",
+		Route:   &Route{Method: "POST", Path: "/api/governance/approvals/{id}/approve", Auth: AuthApprover, Module: "governance"},
+		Tables:  []TableGrant{{&Governance, ReadWrite}, {&Tenants, Read}, {&Audit, Append}},
+		Timeout: 30 * time.Second, MemoryMB: 256, PublishesAlerts: true},
+	{Name: FuncGovernanceDeny, Description: "Denies a held ownership approval",
+		Route:  &Route{Method: "POST", Path: "/api/governance/approvals/{id}/deny", Auth: AuthApprover, Module: "governance"},
+		Tables: []TableGrant{{&Governance, ReadWrite}, {&Audit, Append}}, Timeout: 10 * time.Second, MemoryMB: 256},
 }
 
 // Finance approval function names (ARCHITECTURE.md "Finance approvals").
@@ -355,54 +381,48 @@ const (
 )
 
 // Finance approval routes. The host ERP creates rows (signed like the webhook); operators
-// read them and approvers decide them, also from an embedded session, so those routes read
-// the session table. The reconcile sweeps expired approve leases, so it may write rows.
-func init() {
-	const approvals = "/api/finance-ops/approvals"
-	const module = "finance-approvals"
-	route := func(name, desc, method, path string, auth Auth, tables ...TableGrant) Function {
-		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: auth, Module: module},
-			Tables: authenticatedTables(tables...), Timeout: 10 * time.Second, MemoryMB: 256}
-	}
-	approve := route(FuncFinanceApprovalApprove, "Approves a finance approval: lease, ERP update through the guard, accept",
-		"POST", approvals+"/{id}/approve", AuthApprover,
-		TableGrant{FinanceApprovals, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append}, TableGrant{Governance, ReadWrite})
-	approve.Timeout, approve.PublishesAlerts = 30*time.Second, true
-	Functions = append(Functions,
-		route(FuncFinanceApprovalsList, "Lists finance approvals", "GET", approvals, AuthOperator,
-			TableGrant{FinanceApprovals, Read}),
-		route(FuncFinanceApprovalDetail, "Shows one finance approval", "GET", approvals+"/{id}", AuthOperator,
-			TableGrant{FinanceApprovals, Read}),
-		approve,
-		route(FuncFinanceApprovalReject, "Rejects a finance approval (no ERP write)", "POST", approvals+"/{id}/reject", AuthApprover,
-			TableGrant{FinanceApprovals, ReadWrite}, TableGrant{Audit, Append}, TableGrant{Tenants, Read}),
-		Function{Name: FuncFinanceApprovalCreate, Description: "Creates a finance approval for the host ERP (host-signed)",
-			Route: &Route{Method: "POST", Path: approvals, Auth: AuthSigned}, Verifies: []string{"finance"},
-			Tables:  []TableGrant{{FinanceApprovals, ReadWrite}, {Tenants, Read}, {Audit, Append}},
-			Timeout: 10 * time.Second, MemoryMB: 256},
-		Function{Name: FuncFinanceLeaseSweep,
-			Description: "Every 5 minutes: completes or returns to pending finance approvals whose approve lease expired",
-			Schedule:    FinanceLeaseSweepInterval,
-			// Governance: the write ledger, read before a row returns to pending; Audit: the
-			// lease_expired and approve_completed records.
-			Tables:  []TableGrant{{FinanceApprovals, ReadWrite}, {Tenants, Read}, {Governance, Read}, {Audit, Append}},
-			Timeout: time.Minute, MemoryMB: 256},
-	)
+// read them and approvers decide them, also from an embedded session. The reconcile sweeps
+// expired approve leases, so it may write rows.
+const financeApprovalsPath = "/api/finance-ops/approvals"
+
+var financeFunctions = []Function{
+	{Name: FuncFinanceApprovalsList, Description: "Lists finance approvals",
+		Route:  &Route{Method: "GET", Path: financeApprovalsPath, Auth: AuthOperator, Module: "finance-approvals"},
+		Tables: []TableGrant{{&FinanceApprovals, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncFinanceApprovalDetail, Description: "Shows one finance approval",
+		Route:  &Route{Method: "GET", Path: financeApprovalsPath + "/{id}", Auth: AuthOperator, Module: "finance-approvals"},
+		Tables: []TableGrant{{&FinanceApprovals, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncFinanceApprovalApprove, Description: "Approves a finance approval: lease, ERP update through the guard, accept",
+		Route:   &Route{Method: "POST", Path: financeApprovalsPath + "/{id}/approve", Auth: AuthApprover, Module: "finance-approvals"},
+		Tables:  []TableGrant{{&FinanceApprovals, ReadWrite}, {&Tenants, Read}, {&Audit, Append}, {&Governance, ReadWrite}},
+		Timeout: 30 * time.Second, MemoryMB: 256, PublishesAlerts: true},
+	{Name: FuncFinanceApprovalReject, Description: "Rejects a finance approval (no ERP write)",
+		Route:  &Route{Method: "POST", Path: financeApprovalsPath + "/{id}/reject", Auth: AuthApprover, Module: "finance-approvals"},
+		Tables: []TableGrant{{&FinanceApprovals, ReadWrite}, {&Audit, Append}, {&Tenants, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncFinanceApprovalCreate, Description: "Creates a finance approval for the host ERP (host-signed)",
+		Route: &Route{Method: "POST", Path: financeApprovalsPath, Auth: AuthSigned}, Verifies: []string{"finance"},
+		Tables:  []TableGrant{{&FinanceApprovals, ReadWrite}, {&Tenants, Read}, {&Audit, Append}},
+		Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncFinanceLeaseSweep,
+		Description: "Every 5 minutes: completes or returns to pending finance approvals whose approve lease expired",
+		Schedule:    FinanceLeaseSweepInterval,
+		// Governance: the write ledger, read before a row returns to pending; Audit: the
+		// lease_expired and approve_completed records.
+		Tables:  []TableGrant{{&FinanceApprovals, ReadWrite}, {&Tenants, Read}, {&Governance, Read}, {&Audit, Append}},
+		Timeout: time.Minute, MemoryMB: 256},
 }
 
 // The tool catalogue for AI agents. Its tools span several modules, so embedded contexts
 // (bound to one module) cannot call it (Module "").
-func init() {
-	Functions = append(Functions,
-		Function{Name: FuncMCPTools, Description: "Lists the tool catalogue for AI agents (operators)",
-			Route:  &Route{Method: "GET", Path: "/api/mcp/tools", Auth: AuthOperator},
-			Tables: authenticatedTables(), Timeout: 10 * time.Second, MemoryMB: 256},
-		Function{Name: FuncMCP, Description: "MCP endpoint (Streamable HTTP, stateless): the four tools for AI agents",
-			Route: &Route{Method: "POST", Path: "/api/mcp", Auth: AuthOperator},
-			Tables: authenticatedTables(TableGrant{Processed, Read}, TableGrant{Tenants, Read}, TableGrant{Governance, Read},
-				TableGrant{Audit, Append}, TableGrant{AIRecords, ReadWrite}),
-			InvokesAI: true, Timeout: 30 * time.Second, MemoryMB: 512},
-	)
+var mcpFunctions = []Function{
+	{Name: FuncMCPTools, Description: "Lists the tool catalogue for AI agents (operators)",
+		Route:   &Route{Method: "GET", Path: "/api/mcp/tools", Auth: AuthOperator},
+		Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncMCP, Description: "MCP endpoint (Streamable HTTP, stateless): the four tools for AI agents",
+		Route: &Route{Method: "POST", Path: "/api/mcp", Auth: AuthOperator},
+		Tables: []TableGrant{{&Processed, Read}, {&Tenants, Read}, {&Governance, Read},
+			{&Audit, Append}, {&AIRecords, ReadWrite}},
+		InvokesAI: true, Timeout: 30 * time.Second, MemoryMB: 512},
 }
 
 // HTTPFunctions returns the functions behind HTTP routes.
@@ -447,89 +467,71 @@ const (
 // FlowRedriveInterval is how often retrying flow runs are attempted again.
 const FlowRedriveInterval = 5 * time.Minute
 
-func withGrant(f Function, g TableGrant) Function {
-	f.Tables = append(f.Tables, g)
-	return f
-}
-
-func withOpens(f Function) Function {
-	f.OpensSecrets = true
-	return f
-}
-
-func withTimeout(f Function, d time.Duration) Function {
-	f.Timeout = d
-	return f
-}
-
 // Flow routes. A change event runs flows, whose writes go through the guard (the
 // governance table, the alerts) and whose permanent failures become sync errors (the
 // processed table and the diagnosis queue). Runs are read by operators; flows are
-// settings, read and changed by admins.
-func init() {
-	const settings = "/api/settings/flows"
-	writer := func(f Function) Function {
-		f.Tables = append(f.Tables, TableGrant{Flows, ReadWrite}, TableGrant{Tenants, Read}, TableGrant{Audit, Append},
-			TableGrant{Governance, ReadWrite}, TableGrant{Processed, ReadWrite})
-		f.SendsTo, f.PublishesAlerts, f.Timeout, f.MemoryMB = []Queue{Diagnosis}, true, 30*time.Second, 256
-		return f
-	}
-	// Runs and the status are the embedded integration-status module's; flows (their
-	// mappings) are the field-mapping module's, for admins.
-	route := func(name, desc, method, path string, auth Auth, access Access) Function {
-		tables := []TableGrant{{Flows, access}}
-		if access == ReadWrite {
-			tables = append(tables, TableGrant{Audit, Append})
-		}
-		module := "field-mapping"
-		if auth == AuthOperator {
-			module = "integration-status"
-		}
-		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: auth, Module: module},
-			Tables: authenticatedTables(tables...), Timeout: 10 * time.Second, MemoryMB: 256}
-	}
-	Functions = append(Functions,
-		writer(Function{Name: FuncFlowEvent, Description: "Runs the tenant's flows for a source system's change event (signed)",
-			Route: &Route{Method: "POST", Path: "/api/flows/events/{system}", Auth: AuthSigned}, Verifies: FlowSourcePurposes}),
-		writer(Function{Name: FuncFlowRedrive, Description: "Every 5 minutes: retries flow runs and sync errors whose transient failure is due",
-			Schedule: FlowRedriveInterval}),
-		// The poll reads source systems (a page and, for NetSuite, a read per record) and
-		// writes each change through the guard, so it gets minutes rather than seconds.
-		withTimeout(writer(Function{Name: FuncFlowPoll, Description: "Every 30 minutes: runs poll flows for the records their source systems changed",
-			Schedule: ReconcileInterval}), 5*time.Minute),
-		route(FuncFlowRunsList, "Lists flow runs, newest first", "GET", "/api/flows/runs", AuthOperator, Read),
-		route(FuncFlowRunDetail, "Shows one flow run", "GET", "/api/flows/runs/{id}", AuthOperator, Read),
-		route(FuncFlowXRefs, "Shows a record's counterparts in other systems (the flows' cross-reference)", "GET", "/api/flows/xrefs", AuthOperator, Read),
-		route(FuncFlowStatus, "Summarises recent flow runs per target system (health) and per flow", "GET", "/api/flows/status", AuthOperator, Read),
-		route(FuncFlowsList, "Lists the tenant's flows (admins)", "GET", settings, AuthAdmin, Read),
-		route(FuncFlowDetail, "Shows one flow (admins)", "GET", settings+"/{id}", AuthAdmin, Read),
-		withGrant(route(FuncFlowPut, "Creates or replaces a flow and names the cycles it closes (admins)", "PUT", settings+"/{id}", AuthAdmin, ReadWrite),
-			// The ownership manifest names who owns each field of a cycle.
-			TableGrant{Governance, Read}),
-		route(FuncFlowDelete, "Deletes a flow (admins)", "DELETE", settings+"/{id}", AuthAdmin, ReadWrite),
-		// The fix-up writes the cross-reference (the flows table) and nothing at the systems.
-		route(FuncFlowXRefFix, "Links, re-links or unlinks a record's counterpart by hand, audited (admins)", "PUT", "/api/flows/xrefs",
-			AuthAdmin, ReadWrite),
-		// The dry run and the metadata read the systems through the tenant's connectors
-		// (their credentials) and write nothing there; the dry run reads the manifest and
-		// the ledger for the guard's verdict, the metadata caches in the flows table.
-		connectorReader(withGrant(route(FuncFlowDryRun, "Runs a flow on one record without writing: target, field diff, the guard's verdicts (admins)",
-			"POST", settings+"/{id}/dry-run", AuthAdmin, Read), TableGrant{Governance, Read})),
-		connectorReader(route(FuncFlowMetadata, "Lists a vendor's entities or an entity's fields for the flow editor, cached (admins)",
-			"GET", "/api/settings/connectors/{system}/metadata", AuthAdmin, ReadWrite)),
-	)
-}
+// settings, read and changed by admins. Runs and the status are the embedded
+// integration-status module's; flows (their mappings) are the field-mapping module's, for
+// admins. A route that changes the flows table also appends to the audit log.
+const flowSettingsPath = "/api/settings/flows"
 
-// connectorReader marks a route that reads the systems through the tenants' connectors:
-// it opens their credentials, and reads the tenant's connectors (beyond whether it exists).
-func connectorReader(f Function) Function {
-	f.OpensSecrets, f.Timeout = true, 30*time.Second
-	for i, g := range f.Tables {
-		if g.Table.Name == TableTenants {
-			f.Tables[i].Access = Read
-		}
-	}
-	return f
+// flowWriterTables are the grants of a function that runs flows.
+var flowWriterTables = []TableGrant{{&Flows, ReadWrite}, {&Tenants, Read}, {&Audit, Append}, {&Governance, ReadWrite},
+	{&Processed, ReadWrite}}
+
+var flowFunctions = []Function{
+	{Name: FuncFlowEvent, Description: "Runs the tenant's flows for a source system's change event (signed)",
+		Route: &Route{Method: "POST", Path: "/api/flows/events/{system}", Auth: AuthSigned}, Verifies: FlowSourcePurposes,
+		Tables: flowWriterTables, SendsTo: []Queue{Diagnosis}, PublishesAlerts: true, Timeout: 30 * time.Second, MemoryMB: 256},
+	{Name: FuncFlowRedrive, Description: "Every 5 minutes: retries flow runs and sync errors whose transient failure is due",
+		Schedule: FlowRedriveInterval,
+		Tables:   flowWriterTables, SendsTo: []Queue{Diagnosis}, PublishesAlerts: true, Timeout: 30 * time.Second, MemoryMB: 256},
+	// The poll reads source systems (a page and, for NetSuite, a read per record) and
+	// writes each change through the guard, so it gets minutes rather than seconds.
+	{Name: FuncFlowPoll, Description: "Every 30 minutes: runs poll flows for the records their source systems changed",
+		Schedule: ReconcileInterval,
+		Tables:   flowWriterTables, SendsTo: []Queue{Diagnosis}, PublishesAlerts: true, Timeout: 5 * time.Minute, MemoryMB: 256},
+	{Name: FuncFlowRunsList, Description: "Lists flow runs, newest first",
+		Route:  &Route{Method: "GET", Path: "/api/flows/runs", Auth: AuthOperator, Module: "integration-status"},
+		Tables: []TableGrant{{&Flows, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncFlowRunDetail, Description: "Shows one flow run",
+		Route:  &Route{Method: "GET", Path: "/api/flows/runs/{id}", Auth: AuthOperator, Module: "integration-status"},
+		Tables: []TableGrant{{&Flows, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncFlowXRefs, Description: "Shows a record's counterparts in other systems (the flows' cross-reference)",
+		Route:  &Route{Method: "GET", Path: "/api/flows/xrefs", Auth: AuthOperator, Module: "integration-status"},
+		Tables: []TableGrant{{&Flows, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncFlowStatus, Description: "Summarises recent flow runs per target system (health) and per flow",
+		Route:  &Route{Method: "GET", Path: "/api/flows/status", Auth: AuthOperator, Module: "integration-status"},
+		Tables: []TableGrant{{&Flows, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncFlowsList, Description: "Lists the tenant's flows (admins)",
+		Route:  &Route{Method: "GET", Path: flowSettingsPath, Auth: AuthAdmin, Module: "field-mapping"},
+		Tables: []TableGrant{{&Flows, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncFlowDetail, Description: "Shows one flow (admins)",
+		Route:  &Route{Method: "GET", Path: flowSettingsPath + "/{id}", Auth: AuthAdmin, Module: "field-mapping"},
+		Tables: []TableGrant{{&Flows, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	// The ownership manifest (the governance table) names who owns each field of a cycle.
+	{Name: FuncFlowPut, Description: "Creates or replaces a flow and names the cycles it closes (admins)",
+		Route:  &Route{Method: "PUT", Path: flowSettingsPath + "/{id}", Auth: AuthAdmin, Module: "field-mapping"},
+		Tables: []TableGrant{{&Flows, ReadWrite}, {&Audit, Append}, {&Governance, Read}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	{Name: FuncFlowDelete, Description: "Deletes a flow (admins)",
+		Route:  &Route{Method: "DELETE", Path: flowSettingsPath + "/{id}", Auth: AuthAdmin, Module: "field-mapping"},
+		Tables: []TableGrant{{&Flows, ReadWrite}, {&Audit, Append}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	// The fix-up writes the cross-reference (the flows table) and nothing at the systems.
+	{Name: FuncFlowXRefFix, Description: "Links, re-links or unlinks a record's counterpart by hand, audited (admins)",
+		Route:  &Route{Method: "PUT", Path: "/api/flows/xrefs", Auth: AuthAdmin, Module: "field-mapping"},
+		Tables: []TableGrant{{&Flows, ReadWrite}, {&Audit, Append}}, Timeout: 10 * time.Second, MemoryMB: 256},
+	// The dry run and the metadata read the systems through the tenant's connectors: they
+	// open their credentials (OpensSecrets) and read the tenant's connectors (Tenants Read,
+	// beyond whether it exists), and write nothing there. The dry run reads the manifest and
+	// the ledger for the guard's verdict, the metadata caches in the flows table.
+	{Name: FuncFlowDryRun, Description: "Runs a flow on one record without writing: target, field diff, the guard's verdicts (admins)",
+		Route:  &Route{Method: "POST", Path: flowSettingsPath + "/{id}/dry-run", Auth: AuthAdmin, Module: "field-mapping"},
+		Tables: []TableGrant{{&Flows, Read}, {&Tenants, Read}, {&Governance, Read}}, OpensSecrets: true,
+		Timeout: 30 * time.Second, MemoryMB: 256},
+	{Name: FuncFlowMetadata, Description: "Lists a vendor's entities or an entity's fields for the flow editor, cached (admins)",
+		Route:  &Route{Method: "GET", Path: "/api/settings/connectors/{system}/metadata", Auth: AuthAdmin, Module: "field-mapping"},
+		Tables: []TableGrant{{&Flows, ReadWrite}, {&Audit, Append}, {&Tenants, Read}}, OpensSecrets: true,
+		Timeout: 30 * time.Second, MemoryMB: 256},
 }
 
 // Settings function names: a tenant's flags, connectors, manifest overrides and secrets.
@@ -544,36 +546,35 @@ const (
 	FuncSystemAliasesPut = "settings-system-aliases-put"
 )
 
-// Settings routes, admins only. A change seals connector tokens and a rotation secrets
-// (neither opens one); manifest overrides live in the governance table. The embedded settings module reaches the read
-// and the change of settings (where an embedded session may change flags only); manifest
-// overrides and secret rotation are for signed-in admins.
-func init() {
-	route := func(name, desc, method, path string, tables ...TableGrant) Function {
-		module := ""
-		if path == "/api/settings" {
-			module = "settings"
-		}
-		return Function{Name: name, Description: desc, Route: &Route{Method: method, Path: path, Auth: AuthAdmin, Module: module},
-			Tables: authenticatedTables(tables...), Timeout: 15 * time.Second, MemoryMB: 256,
-			SealsSecrets: name == FuncSettingsPatch || name == FuncSettingsRotate}
-	}
-	Functions = append(Functions,
-		route(FuncSettingsGet, "Shows the tenant's settings, connectors (no credentials) and secret dates (admins)", "GET", "/api/settings",
-			TableGrant{Tenants, Read}, TableGrant{Governance, Read}),
-		route(FuncSettingsPatch, "Changes the tenant's settings and connectors, validated and audited (admins)", "PATCH", "/api/settings",
-			TableGrant{Tenants, ReadWrite}, TableGrant{Governance, Read}, TableGrant{Audit, Append}),
-		route(FuncSettingsOverrides, "Replaces the tenant's ownership manifest overrides (admins)", "PUT", "/api/settings/manifest-overrides",
-			TableGrant{Tenants, Read}, TableGrant{Governance, ReadWrite}, TableGrant{Audit, Append}),
-		route(FuncSettingsRotate, "Rotates a host secret; the previous one verifies for 24 hours (admins)", "POST", "/api/settings/webhook-secret/rotate",
-			TableGrant{Tenants, ReadWrite}, TableGrant{Governance, Read}, TableGrant{Audit, Append}),
-		// The check opens the connector's credential and makes one read with it.
-		withOpens(route(FuncConnectorTest, "Checks a connector: one harmless authenticated read through the SSRF guard, audited (admins)",
-			"POST", "/api/settings/connectors/{system}/test", TableGrant{Tenants, Read}, TableGrant{Audit, Append})),
-		// The names are plain attributes: reading them needs no secret-bearing read.
-		route(FuncSystemAliasesGet, "Shows the tenant's system names: its own and the defaults (admins)", "GET",
-			"/api/settings/system-aliases", TableGrant{Tenants, SettingsOnly}),
-		route(FuncSystemAliasesPut, "Replaces the tenant's own system names, validated and audited (admins)", "PUT",
-			"/api/settings/system-aliases", TableGrant{Tenants, ReadWrite}, TableGrant{Audit, Append}),
-	)
+// Settings routes, admins only, 15 s each. A change seals connector tokens and a rotation
+// secrets (neither opens one); manifest overrides live in the governance table. The
+// embedded settings module reaches the read and the change of settings (where an embedded
+// session may change flags only); manifest overrides and secret rotation are for signed-in
+// admins.
+var settingsFunctions = []Function{
+	{Name: FuncSettingsGet, Description: "Shows the tenant's settings, connectors (no credentials) and secret dates (admins)",
+		Route:  &Route{Method: "GET", Path: "/api/settings", Auth: AuthAdmin, Module: "settings"},
+		Tables: []TableGrant{{&Tenants, Read}, {&Governance, Read}}, Timeout: 15 * time.Second, MemoryMB: 256},
+	{Name: FuncSettingsPatch, Description: "Changes the tenant's settings and connectors, validated and audited (admins)",
+		Route:  &Route{Method: "PATCH", Path: "/api/settings", Auth: AuthAdmin, Module: "settings"},
+		Tables: []TableGrant{{&Tenants, ReadWrite}, {&Governance, Read}, {&Audit, Append}}, SealsSecrets: true,
+		Timeout: 15 * time.Second, MemoryMB: 256},
+	{Name: FuncSettingsOverrides, Description: "Replaces the tenant's ownership manifest overrides (admins)",
+		Route:  &Route{Method: "PUT", Path: "/api/settings/manifest-overrides", Auth: AuthAdmin},
+		Tables: []TableGrant{{&Tenants, Read}, {&Governance, ReadWrite}, {&Audit, Append}}, Timeout: 15 * time.Second, MemoryMB: 256},
+	{Name: FuncSettingsRotate, Description: "Rotates a host secret; the previous one verifies for 24 hours (admins)",
+		Route:  &Route{Method: "POST", Path: "/api/settings/webhook-secret/rotate", Auth: AuthAdmin},
+		Tables: []TableGrant{{&Tenants, ReadWrite}, {&Governance, Read}, {&Audit, Append}}, SealsSecrets: true,
+		Timeout: 15 * time.Second, MemoryMB: 256},
+	// The check opens the connector's credential and makes one read with it.
+	{Name: FuncConnectorTest, Description: "Checks a connector: one harmless authenticated read through the SSRF guard, audited (admins)",
+		Route:  &Route{Method: "POST", Path: "/api/settings/connectors/{system}/test", Auth: AuthAdmin},
+		Tables: []TableGrant{{&Tenants, Read}, {&Audit, Append}}, OpensSecrets: true, Timeout: 15 * time.Second, MemoryMB: 256},
+	// The names are plain attributes: reading them needs no secret-bearing read.
+	{Name: FuncSystemAliasesGet, Description: "Shows the tenant's system names: its own and the defaults (admins)",
+		Route:  &Route{Method: "GET", Path: "/api/settings/system-aliases", Auth: AuthAdmin},
+		Tables: []TableGrant{{&Tenants, SettingsOnly}}, Timeout: 15 * time.Second, MemoryMB: 256},
+	{Name: FuncSystemAliasesPut, Description: "Replaces the tenant's own system names, validated and audited (admins)",
+		Route:  &Route{Method: "PUT", Path: "/api/settings/system-aliases", Auth: AuthAdmin},
+		Tables: []TableGrant{{&Tenants, ReadWrite}, {&Audit, Append}}, Timeout: 15 * time.Second, MemoryMB: 256},
 }
