@@ -1,5 +1,7 @@
 package ai
 
+import "time"
+
 // WordingRuleNames lists the wording rules' names, for the external tests that keep them
 // out of operators' rationales.
 func WordingRuleNames() []string {
@@ -8,4 +10,11 @@ func WordingRuleNames() []string {
 		out[i] = r.cue
 	}
 	return out
+}
+
+// SetRecordTimeout shortens the records' bound for a test; the returned func restores it.
+func SetRecordTimeout(d time.Duration) func() {
+	old := recordTimeout
+	recordTimeout = d
+	return func() { recordTimeout = old }
 }

@@ -50,8 +50,9 @@ func (g *Governed) WithProvider(p Provider) *Governed {
 	return &c
 }
 
-// recordTimeout bounds writing an inference's records after its context ended.
-const recordTimeout = 5 * time.Second
+// recordTimeout bounds writing an inference's records after its context ended (a var for
+// the tests).
+var recordTimeout = 5 * time.Second
 
 var errMisconfigured = fmt.Errorf("ai: governed client is missing a dependency: %w", ErrPermanent)
 
@@ -336,9 +337,14 @@ func (r *inference) finish(ctx context.Context, response any, cause error, reaso
 	r.countCost(cost, in, out, priced)
 
 	// The records are written even when the call's context ended (a model timeout is
-	// exactly when an operator needs the trace), within a bound of their own.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
-	defer cancel()
+	// exactly when an operator needs the trace), within a bound of their own that starts
+	// when it ends. While the caller still waits, a slow store (DynamoDB backing off a
+	// throttled write, a loaded emulator) is waited for: failing the inference then would
+	// have its caller run it again, a second model call billed for one diagnosis.
+	caller := ctx
+	ctx, cancel := context.WithCancel(context.WithoutCancel(caller))
+	stop := context.AfterFunc(caller, func() { time.AfterFunc(recordTimeout, cancel) })
+	defer func() { stop(); cancel() }()
 	var errs []error
 	if err := r.g.traces.PutTrace(ctx, r.trace); err != nil {
 		errs = append(errs, fmt.Errorf("trace: %w", err))
