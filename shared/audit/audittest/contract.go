@@ -12,7 +12,7 @@ import (
 )
 
 // RunStoreContract runs the cases every audit.Store must pass; newStore returns an empty
-// store for each case.
+// store for each case, its own: the cases run side by side (t.Parallel).
 func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	ctx := context.Background()
 	base := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -48,6 +48,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	}
 
 	t.Run("round trip", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		want := rec("t1", audit.TypeAI, 1)
 		if err := s.Put(ctx, want); err != nil {
@@ -63,6 +64,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	})
 
 	t.Run("tenant and window, newest first", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		seed(t, s)
 		p, err := s.Query(ctx, audit.Query{TenantID: "t1", From: base.Add(2 * time.Second), To: base.Add(5 * time.Second), Limit: 100})
@@ -86,6 +88,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	})
 
 	t.Run("action type filter", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		seed(t, s)
 		p, err := s.Query(ctx, audit.Query{TenantID: "t1", ActionType: audit.TypeDLP, From: base, To: base.Add(time.Hour), Limit: 100})
@@ -103,6 +106,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	})
 
 	t.Run("pages cover everything once", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		seed(t, s)
 		for _, typ := range []string{"", audit.TypeAI} {
@@ -130,6 +134,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	})
 
 	t.Run("actor filter matches the stored actor exactly", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		actors := []string{"alice", "al", "alice2", "Alice", `we"ird,"actor":"al",`, "[REDACTED:EMAIL] ~p:0123456789abcdef", "[REDACTED:EMAIL]"}
 		for i, a := range actors {
@@ -168,6 +173,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	})
 
 	t.Run("actor filter pages cover the actor's records once", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		for i := 0; i < 30; i++ {
 			r := rec("t1", audit.TypeAI, i)
@@ -200,6 +206,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
 	})
 
 	t.Run("bad cursor", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		_, err := s.Query(ctx, audit.Query{TenantID: "t1", From: base, To: base.Add(time.Hour), Limit: 3, Cursor: "%%%not-a-cursor"})
 		if !errors.Is(err, audit.ErrBadCursor) {
