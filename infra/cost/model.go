@@ -70,6 +70,8 @@ type Path struct {
 type Stage struct {
 	Name  string
 	Usage Usage
+	// Row is a claim row's shape after the stage, when the path has one.
+	Row RowShape
 }
 
 // Line is one priced line of a path's bill per million units.
@@ -191,6 +193,7 @@ func (pa Path) Write(w io.Writer, p Prices, callMS float64) {
 			}
 		}
 		fmt.Fprintln(w)
+		st.Row.write(w, st.Name)
 	}
 	for _, l := range pa.Lambdas {
 		fmt.Fprintf(w, "%s: %.3f invocations per %s; per invocation %.2f ms wall on the emulators, %.2f ms CPU, %.1f AWS calls\n",

@@ -129,12 +129,16 @@ func (r *run) syncErrors(n int) (Path, error) {
 		ids[i] = syncerror.RowID(syncerror.Record{TenantID: costTenant, RecordType: "salesOrder", RecordID: recordID,
 			ErrorCode: "INVALID_FIELD_VALUE", Message: costMessage})
 	}
-	pa.Stages = append(pa.Stages, Stage{"ingest", r.meter.Take()})
+	if err := r.stage(&pa, "ingest", ids); err != nil {
+		return pa, err
+	}
 	td, batches, err := r.diagnose(n)
 	if err != nil {
 		return pa, err
 	}
-	pa.Stages = append(pa.Stages, Stage{"diagnose", r.meter.Take()})
+	if err := r.stage(&pa, "diagnose", ids); err != nil {
+		return pa, err
+	}
 	ta := newTimer(r.meter, blueprint.FuncProposalApprove)
 	for _, id := range ids {
 		h := http.Header{"Authorization": {"Bearer approver@" + costTenant}}
@@ -146,12 +150,26 @@ func (r *run) syncErrors(n int) (Path, error) {
 	if got := len(r.erp.Writes()); got != n {
 		return pa, fmt.Errorf("the fake ERP applied %d writes for %d approves", got, n)
 	}
-	pa.Stages = append(pa.Stages, Stage{"approve", r.meter.Take()})
+	if err := r.stage(&pa, "approve", ids); err != nil {
+		return pa, err
+	}
 	pa.Lambdas = []Invocations{ti.invocations(float64(n)), td.invocations(float64(batches)), ta.invocations(float64(n))}
 	r.finish(&pa)
 	// The event source mapping receives each batch and deletes it in one DeleteMessageBatch.
 	pa.SQSRequests = 2 * float64(batches)
 	return pa, nil
+}
+
+// stage closes a stage of the sync error path: its usage, then the shape of the row id
+// (read after the take, so the meter does not count it).
+func (r *run) stage(pa *Path, name string, ids []string) error {
+	st := Stage{Name: name, Usage: r.meter.Take()}
+	var err error
+	if len(ids) > 0 {
+		st.Row, err = r.claimRowShape(r.ctx, costTenant, ids[0])
+	}
+	pa.Stages = append(pa.Stages, st)
+	return err
 }
 
 // diagnose drains the diagnosis queue through the worker in batches of the blueprint's
