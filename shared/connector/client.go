@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -321,7 +322,33 @@ func (c *Client) Write(ctx context.Context, req WriteRequest) (WriteResult, erro
 	if req.Create {
 		return c.create(ctx, writeOp(req))
 	}
-	return c.prof.write(ctx, c, writeOp(req))
+	return c.writeUntilLanded(ctx, writeOp(req))
+}
+
+// writeUntilLanded is the profile's read-compare-write, tried again after a failure that may
+// have applied it (an answer lost to a timeout or a reset, a 5xx): the next try reads the
+// record first, so a write that landed is not sent again (send resends a write's request
+// only when it cannot have been applied). Found in place then, the values are reported
+// written, not Replayed: this call's earlier request may well be what put them there; and
+// found before the version is compared, since that request changed the version IfVersion
+// names.
+func (c *Client) writeUntilLanded(ctx context.Context, req writeOp) (WriteResult, error) {
+	for attempt := 1; ; attempt++ {
+		if attempt > 1 {
+			if cur, err := c.prof.get(ctx, c, OpWrite, req.Entity, req.RecordID); err == nil && holds(cur.Fields, req.Fields) {
+				return WriteResult{Record: cur}, nil
+			}
+		}
+		res, err := c.prof.write(ctx, c, req)
+		var failure *Error
+		if err == nil || !errors.As(err, &failure) || !failure.written || !MayHaveApplied(err) {
+			return res, err
+		}
+		failure.Attempts = attempt
+		if !failure.Retryable || attempt >= c.maxAttempts || ctx.Err() != nil || !c.pause(ctx, attempt, failure) {
+			return res, err
+		}
+	}
 }
 
 // writeOp is a WriteRequest past Write's checks, as the profiles take it. A type of its own

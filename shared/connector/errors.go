@@ -72,6 +72,9 @@ type Error struct {
 	Cause error
 	// deferred: the system's wait is the caller's to schedule, not this call's to sleep.
 	deferred bool
+	// written: the failed request was a write's own (not its read), which Write may try
+	// again after a read (writeUntilLanded).
+	written bool
 }
 
 func (e *Error) Error() string {

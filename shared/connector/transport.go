@@ -34,7 +34,7 @@ type call struct {
 	body               []byte
 	header             http.Header
 	// once forbids net/http's own resend on a reused connection that failed, which it
-	// makes for any request carrying an Idempotency-Key header (a create must not be).
+	// makes for any request carrying an Idempotency-Key header (a write must not be: send).
 	once bool
 	// maxBytes, when set, replaces MaxResponseBytes: the vendors' metadata documents
 	// (Business Central's $metadata, Salesforce's describeGlobal) run to megabytes.
@@ -51,6 +51,14 @@ func (c *Client) do(ctx context.Context, op, method, target string, body []byte,
 // send is do with a say on what is resent: resend, when set, must also agree before a
 // transient failure is retried (a create resends only what cannot have been applied).
 func (c *Client) send(ctx context.Context, req call, resend func(*Error) bool) (answer, error) {
+	if req.op == OpWrite && req.method != http.MethodGet {
+		// A write's own request is resent only when it cannot have been applied; one whose
+		// answer was lost is tried again by Write, after a read that may find it landed.
+		req.once = true
+		if resend == nil {
+			resend = notApplied
+		}
+	}
 	refreshed := false
 	for attempt := 1; ; attempt++ {
 		ans, failure := c.attempt(ctx, req)
@@ -58,6 +66,7 @@ func (c *Client) send(ctx context.Context, req call, resend func(*Error) bool) (
 			return ans, nil
 		}
 		failure.Attempts = attempt
+		failure.written = req.once && req.op == OpWrite && req.method != http.MethodGet
 		if failure.Status == http.StatusUnauthorized && !refreshed && c.auth.refreshable() {
 			refreshed = true
 			c.auth.invalidate()
@@ -66,25 +75,33 @@ func (c *Client) send(ctx context.Context, req call, resend func(*Error) bool) (
 		if !failure.Retryable || failure.deferred || attempt >= c.maxAttempts || ctx.Err() != nil || resend != nil && !resend(failure) {
 			return answer{}, failure
 		}
-		wait := c.jitter(c.backoffCeiling(attempt))
-		if failure.RetryAfter > 0 {
-			if failure.RetryAfter > c.maxRetryAfter {
-				// The system wants longer than this call may block; the caller schedules.
-				return answer{}, failure
-			}
-			wait = failure.RetryAfter
-		}
-		if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(wait).Before(deadline) {
-			// The retry could not finish: waiting would only burn the caller's time.
+		if !c.pause(ctx, attempt, failure) {
 			return answer{}, failure
 		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return answer{}, failure
-		case <-timer.C:
+	}
+}
+
+// pause waits before attempt+1 of a call that failed: the backoff, or what the system
+// asked for. False when it cannot wait: the system wants longer than a call may block (the
+// caller schedules), or the retry could not finish before the caller's deadline.
+func (c *Client) pause(ctx context.Context, attempt int, failure *Error) bool {
+	wait := c.jitter(c.backoffCeiling(attempt))
+	if failure.RetryAfter > 0 {
+		if failure.RetryAfter > c.maxRetryAfter {
+			return false
 		}
+		wait = failure.RetryAfter
+	}
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(wait).Before(deadline) {
+		return false
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
 	}
 }
 
