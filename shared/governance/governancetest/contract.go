@@ -97,6 +97,7 @@ func runTimedContract[T any](t *testing.T, newStore func(t *testing.T) governanc
 	}
 
 	t.Run("round trip", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		want := sample("t1", 1)
 		if err := put(s, want); err != nil {
@@ -112,6 +113,7 @@ func runTimedContract[T any](t *testing.T, newStore func(t *testing.T) governanc
 	})
 
 	t.Run("tenant and window, newest first", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		seed(t, s)
 		from, to := base.Add(2*time.Second), base.Add(5*time.Second)
@@ -141,6 +143,7 @@ func runTimedContract[T any](t *testing.T, newStore func(t *testing.T) governanc
 	})
 
 	t.Run("pages cover everything once", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		seed(t, s)
 		// Two records at the same instant must not be lost at a page boundary.
@@ -179,6 +182,7 @@ func runTimedContract[T any](t *testing.T, newStore func(t *testing.T) governanc
 	})
 
 	t.Run("bad cursor", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		seed(t, s)
 		for _, c := range []string{"%%%", "bm90LWEtY3Vyc29y", "cmVqIzIwMjYtMTEtMjI"} {
@@ -203,11 +207,12 @@ func withID[T any](v T, id string) T {
 }
 
 // RunRecordStoreContract runs the cases every governance.RecordStore must pass; newStore
-// returns an empty store for each case.
+// returns an empty store for each case, its own: the cases run side by side (t.Parallel).
 func RunRecordStoreContract(t *testing.T, newStore func(t *testing.T) governance.RecordStore) {
 	ctx := context.Background()
 
 	t.Run("rejections", func(t *testing.T) {
+		t.Parallel()
 		runTimedContract(t, newStore,
 			func(s governance.RecordStore, r governance.OwnershipRejection) error { return s.PutRejection(ctx, r) },
 			SampleRejection,
@@ -218,6 +223,7 @@ func RunRecordStoreContract(t *testing.T, newStore func(t *testing.T) governance
 	})
 
 	t.Run("loops", func(t *testing.T) {
+		t.Parallel()
 		runTimedContract(t, newStore,
 			func(s governance.RecordStore, l governance.LoopDetection) error { return s.PutLoop(ctx, l) },
 			SampleLoop,
@@ -228,6 +234,7 @@ func RunRecordStoreContract(t *testing.T, newStore func(t *testing.T) governance
 	})
 
 	t.Run("a cursor of one listing is refused by another", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		for i := 0; i < 3; i++ {
 			if err := s.PutRejection(ctx, SampleRejection("t1", i)); err != nil {
@@ -249,6 +256,7 @@ func RunRecordStoreContract(t *testing.T, newStore func(t *testing.T) governance
 	})
 
 	t.Run("approval round trip", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		want := SampleApproval("t1", 1)
 		if err := s.PutApproval(ctx, want); err != nil {
@@ -281,6 +289,7 @@ func RunRecordStoreContract(t *testing.T, newStore func(t *testing.T) governance
 	})
 
 	t.Run("approvals by status and reason, newest first, paged", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		for i := 0; i < 7; i++ {
 			for _, tenant := range []string{"t1", "t2"} {
@@ -333,6 +342,7 @@ func RunRecordStoreContract(t *testing.T, newStore func(t *testing.T) governance
 	})
 
 	t.Run("decide approval", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := SampleApproval("t1", 1)
 		if err := s.PutApproval(ctx, a); err != nil {
@@ -365,6 +375,7 @@ func RunRecordStoreContract(t *testing.T, newStore func(t *testing.T) governance
 	})
 
 	t.Run("concurrent decisions: exactly one wins", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := SampleApproval("t1", 1)
 		if err := s.PutApproval(ctx, a); err != nil {
@@ -398,6 +409,7 @@ func RunRecordStoreContract(t *testing.T, newStore func(t *testing.T) governance
 	})
 
 	t.Run("retake a stale release", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := SampleApproval("t1", 1)
 		if err := s.PutApproval(ctx, a); err != nil {
@@ -463,11 +475,12 @@ func SampleLedgerEntry(tenant, entity, recordID string, i int) governance.Ledger
 }
 
 // RunLedgerContract runs the cases every governance.Ledger must pass; newLedger returns
-// an empty ledger for each case.
+// an empty ledger for each case, its own: the cases run side by side (t.Parallel).
 func RunLedgerContract(t *testing.T, newLedger func(t *testing.T) governance.Ledger) {
 	ctx := context.Background()
 
 	t.Run("round trip", func(t *testing.T) {
+		t.Parallel()
 		l := newLedger(t)
 		want := SampleLedgerEntry("t1", "contact", "C-1", 0)
 		if err := l.Append(ctx, want); err != nil {
@@ -480,6 +493,7 @@ func RunLedgerContract(t *testing.T, newLedger func(t *testing.T) governance.Led
 	})
 
 	t.Run("one record, since inclusive, oldest first", func(t *testing.T) {
+		t.Parallel()
 		l := newLedger(t)
 		for _, e := range []governance.LedgerEntry{
 			SampleLedgerEntry("t1", "contact", "C-1", 5), SampleLedgerEntry("t1", "contact", "C-1", 1),
@@ -510,6 +524,7 @@ func RunLedgerContract(t *testing.T, newLedger func(t *testing.T) governance.Led
 	})
 
 	t.Run("trail round trip", func(t *testing.T) {
+		t.Parallel()
 		l := newLedger(t)
 		want := SampleLedgerEntry("t1", "~trail", "crm/Account/C-1", 0)
 		want.Trail = map[string]governance.FieldTrail{
@@ -528,6 +543,7 @@ func RunLedgerContract(t *testing.T, newLedger func(t *testing.T) governance.Led
 	})
 
 	t.Run("concurrent appends to one record are all kept", func(t *testing.T) {
+		t.Parallel()
 		l := newLedger(t)
 		const n = 40
 		var wg sync.WaitGroup
@@ -551,7 +567,8 @@ func RunLedgerContract(t *testing.T, newLedger func(t *testing.T) governance.Led
 }
 
 // RunOverrideStoreContract runs the cases every governance.OverrideStore must pass;
-// newStore returns an empty store for each case.
+// newStore returns an empty store for each case, its own: the cases run side by side
+// (t.Parallel).
 func RunOverrideStoreContract(t *testing.T, newStore func(t *testing.T) governance.OverrideStore) {
 	ctx := context.Background()
 	entries := []governance.Entry{
@@ -560,6 +577,7 @@ func RunOverrideStoreContract(t *testing.T, newStore func(t *testing.T) governan
 	}
 
 	t.Run("none", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		got, err := s.Overrides(ctx, "t1")
 		if err != nil || len(got) != 0 {
@@ -568,6 +586,7 @@ func RunOverrideStoreContract(t *testing.T, newStore func(t *testing.T) governan
 	})
 
 	t.Run("put, replace, tenant scoped", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		if err := s.PutOverrides(ctx, "t1", entries); err != nil {
 			t.Fatal(err)

@@ -12,7 +12,8 @@ import (
 )
 
 // RunFlapCounterContract runs the cases every governance.FlapCounter must pass;
-// newCounter returns an empty counter for each case.
+// newCounter returns an empty counter for each case, its own: the cases run side by side
+// (t.Parallel).
 func RunFlapCounterContract(t *testing.T, newCounter func(t *testing.T) governance.FlapCounter) {
 	ctx := context.Background()
 	count := func(t *testing.T, c governance.FlapCounter, tenant, key string, window time.Time, fields ...string) []string {
@@ -26,6 +27,7 @@ func RunFlapCounterContract(t *testing.T, newCounter func(t *testing.T) governan
 	}
 
 	t.Run("fields at the limit are not counted and are answered", func(t *testing.T) {
+		t.Parallel()
 		c := newCounter(t)
 		for i := range 3 {
 			if over := count(t, c, "t1", "crm/Account/C-1", base, "Phone", "Email"); len(over) != 0 {
@@ -45,6 +47,7 @@ func RunFlapCounterContract(t *testing.T, newCounter func(t *testing.T) governan
 	})
 
 	t.Run("windows, records and tenants count apart", func(t *testing.T) {
+		t.Parallel()
 		c := newCounter(t)
 		for range 3 {
 			count(t, c, "t1", "crm/Account/C-1", base, "Phone")
@@ -61,6 +64,7 @@ func RunFlapCounterContract(t *testing.T, newCounter func(t *testing.T) governan
 	})
 
 	t.Run("concurrent writes never pass the limit", func(t *testing.T) {
+		t.Parallel()
 		c := newCounter(t)
 		var wg sync.WaitGroup
 		var mu sync.Mutex
@@ -88,6 +92,7 @@ func RunFlapCounterContract(t *testing.T, newCounter func(t *testing.T) governan
 	})
 
 	t.Run("many fields in one write", func(t *testing.T) {
+		t.Parallel()
 		c := newCounter(t)
 		fields := make([]string, 100)
 		for i := range fields {
