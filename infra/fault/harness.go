@@ -106,6 +106,9 @@ type Stage struct {
 	Client *http.Client
 	opt    StageOptions
 	stop   []func()
+
+	// View is what the checks read through, around any fault in front of the database.
+	View Observer
 }
 
 // NewStage provisions and starts a stage. Close stops everything it started.
@@ -128,6 +131,7 @@ func (h *Harness) NewStage(ctx context.Context, name string, opt StageOptions) (
 	if err := st.load(ctx); err != nil {
 		return nil, err
 	}
+	st.View = st.newObserver()
 	if err := st.serve(); err != nil {
 		return nil, err
 	}

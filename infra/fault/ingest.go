@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
@@ -39,6 +38,12 @@ type ingestRun struct {
 	// faultFree counts a claim diagnosed twice as doubled; under a crash a diagnosis whose
 	// result was lost legitimately runs again, and is reported beside the table instead.
 	faultFree bool
+	// endFault, when set, ends the fault once the claims settled under it, before the
+	// checks: they then read the final state, the queue drained, and fight no fault.
+	endFault func()
+	// deadLetters, when set, says why the fault may move diagnosis messages of the hot
+	// tenant to the DLQ (see checkDLQ); empty, the DLQ must stay empty.
+	deadLetters string
 	// after, when set, runs on the settled stage once the checks are done, with the
 	// burst's unique errorIds, and adds its own checks to the row.
 	after func(ctx context.Context, st *Stage, row *Row, unique []string)
@@ -77,6 +82,9 @@ func (ir ingestRun) run(ctx context.Context, h *Harness, cfg Config) (row Row) {
 		row.failf("settle: %v", err)
 		return row
 	}
+	if ir.endFault != nil {
+		ir.endFault()
+	}
 	if ir.mustRequeue && s.Report.Requeued == 0 {
 		row.failf("the reconcile re-enqueued nothing: no claim was left queued by the fault")
 	}
@@ -87,7 +95,7 @@ func (ir ingestRun) run(ctx context.Context, h *Harness, cfg Config) (row Row) {
 		"each retried until 202; claims settled %.1f s after the last post; reconcile runs %d (requeued %d). %s",
 		len(posts), len(unique), len(posts)-len(unique), cfg.Conc, b.Retried, time.Since(settleStart).Seconds(), s.Reconciles,
 		s.Report.Requeued, note))
-	ir.check(ctx, st, &row, posts, unique, b, s, enq)
+	ir.check(ctx, st, &row, posts, unique, b, s, enq, logStart)
 	if ir.after != nil {
 		ir.after(ctx, st, &row, unique)
 	}
@@ -118,7 +126,12 @@ func (ir ingestRun) burstWithFault(ctx context.Context, st *Stage, posts []Post,
 
 // check fills lost, doubled and the failures from the store, the queue's deliveries and
 // the answers. An errorId counts once in doubled however many checks flag it.
-func (ir ingestRun) check(ctx context.Context, st *Stage, row *Row, posts []Post, unique []string, b *Burst, s Settled, enq *enqueued) {
+func (ir ingestRun) check(ctx context.Context, st *Stage, row *Row, posts []Post, unique []string, b *Burst, s Settled, enq *enqueued, logStart int) {
+	// Every check below reads a final state: no diagnosis message left to deliver, so no
+	// claim is diagnosed, enqueued or dead-lettered after it is counted.
+	if depth, err := st.drained(ctx); err != nil || depth > 0 {
+		row.failf("the diagnosis queue still held %d messages %s after the claims settled (%v)", depth, drainTimeout, err)
+	}
 	answered, rejected := createdTwice(posts, b)
 	// doubled names, per errorId, the checks that flagged it, so CI's log says which.
 	doubled := map[string][]string{}
@@ -135,8 +148,15 @@ func (ir ingestRun) check(ctx context.Context, st *Stage, row *Row, posts []Post
 		row.failf("%d posts ended without a 202 after retries", rejected)
 	}
 	if row.Lost > 0 {
-		row.failf("%d errorIds without a claim (%v), %d claimed but not diagnosed (%v)", len(s.Missing), first(s.Missing),
-			len(s.Undiagnosed), first(s.Undiagnosed))
+		var why string
+		if len(s.Undiagnosed) > 0 {
+			id := rowIDOf(s.Undiagnosed[0])
+			c, err := st.View.Claims.Get(ctx, tenantID, id)
+			why = fmt.Sprintf("; %s is %s since %s (%v) [%s]", s.Undiagnosed[0], c.Diagnosis, c.DiagnosisSince.Format("15:04:05.000"), err,
+				st.trail(ctx, tenantID, id, logStart))
+		}
+		row.failf("%d errorIds without a claim (%v), %d claimed but not diagnosed (%v)%s", len(s.Missing), first(s.Missing),
+			len(s.Undiagnosed), first(s.Undiagnosed), why)
 	}
 	stored, err := st.storedClaims(ctx, unique)
 	if err != nil {
@@ -175,16 +195,11 @@ func (ir ingestRun) check(ctx context.Context, st *Stage, row *Row, posts []Post
 		ids := slices.Sorted(maps.Keys(doubled))
 		named := make([]string, 0, 3)
 		for _, id := range first(ids) {
-			named = append(named, id+": "+strings.Join(doubled[id], ", "))
+			named = append(named, id+": "+strings.Join(doubled[id], ", ")+" ["+st.trail(ctx, tenantID, rowIDOf(id), logStart)+"]")
 		}
 		row.failf("%d errorIds claimed, enqueued or diagnosed more than once (%s)", len(ids), strings.Join(named, "; "))
 	}
-	dlq, err := st.QueueDepth(ctx, blueprint.DiagnosisDLQ.Name)
-	if err != nil {
-		row.failf("dlq: %v", err)
-	} else if dlq > 0 {
-		row.failf("%d messages in the DLQ", dlq)
-	}
+	st.checkDLQ(ctx, row, ir.deadLetters, unique)
 }
 
 // storedClaims reads the claim row of each errorId that has one.
@@ -192,7 +207,7 @@ func (st *Stage) storedClaims(ctx context.Context, errorIDs []string) (map[strin
 	var mu sync.Mutex
 	out := map[string]syncerror.Claim{}
 	err := parallel(len(errorIDs), 8, func(i int) error {
-		c, err := st.Deps.Claims.Get(ctx, tenantID, rowIDOf(errorIDs[i]))
+		c, err := st.View.Claims.Get(ctx, tenantID, rowIDOf(errorIDs[i]))
 		if errors.Is(err, syncerror.ErrNotFound) {
 			return nil
 		}

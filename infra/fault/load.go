@@ -263,11 +263,11 @@ func (st *Stage) aiRecords(ctx context.Context, errorIDs []string) ([]AIRecords,
 	out := make([]AIRecords, len(errorIDs))
 	err := parallel(len(errorIDs), 8, func(i int) error {
 		id := rowIDOf(errorIDs[i])
-		t, err := st.Deps.AIRecords.Traces(ctx, tenantID, id)
+		t, err := st.View.AIRecords.Traces(ctx, tenantID, id)
 		if err != nil {
 			return err
 		}
-		c, err := st.Deps.AIRecords.Costs(ctx, tenantID, id)
+		c, err := st.View.AIRecords.Costs(ctx, tenantID, id)
 		if err != nil {
 			return err
 		}

@@ -49,6 +49,7 @@ type PartitionThrottle struct {
 	now    func() time.Time
 
 	mu      sync.Mutex
+	lifted  bool // the fault has ended: every request passes
 	buckets map[string]*bucket
 	// Throttled and Passed count requests by "<tenant>" (the hot one or "other").
 	Throttled, Passed map[string]int
@@ -75,14 +76,22 @@ func StartPartitionThrottle(endpoint, tenant string, rcu, wcu float64, indexes m
 	return p, nil
 }
 
-// SetLimits changes the hot tenant's limits from now on.
+// SetLimits changes the hot tenant's limits from now on (and puts them on again after
+// Lift).
 func (p *PartitionThrottle) SetLimits(rcu, wcu float64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.RCU, p.WCU = rcu, wcu
+	p.RCU, p.WCU, p.lifted = rcu, wcu, false
 	for _, b := range p.buckets {
 		b.tokens = 0
 	}
+}
+
+// Lift ends the fault: from now on every request passes, until SetLimits.
+func (p *PartitionThrottle) Lift() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lifted = true
 }
 
 // URL is the proxy's endpoint.
@@ -150,6 +159,9 @@ func (p *PartitionThrottle) take(op string, req dynamoRequest, size int) string 
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.lifted {
+		return ""
+	}
 	rate, units := p.RCU, 1.0
 	names := []string{req.TableName}
 	if req.IndexName != "" {

@@ -15,17 +15,18 @@ import (
 )
 
 // approveUnderThrottle is the write-back half of partition-throttle: once the burst has
-// settled, the hot tenant's limits drop to a trickle (half a unit a second per approve, at
-// least 2: a handful of approves at once, 13 DynamoDB calls each, overruns it) and n of its
-// claims are approved at once, each approver approving again after a 5xx or a 409 (the
-// lease of an approve cut off mid-way), as the console's user would. The approves run on
-// the operator with a 3 s lease (crashLease), so that an approve that wrote the ERP but
-// could not record it (answered 202) is completed within the scenario: by the reconcile
-// or by the approver's next approve taking the expired lease over. The checks: every row
-// ends approved, the fake ERP applied exactly one write per record and answered one 2xx
-// write request per record (a second write, or a replay, would be doubled), and no
+// settled and been checked, the hot tenant's limits are put on again at a trickle (half a
+// unit a second per approve, at least 2: a handful of approves at once, 13 DynamoDB calls
+// each, overruns it) and n of its claims are approved at once, each approver approving
+// again after a 5xx or a 409 (the lease of an approve cut off mid-way), as the console's
+// user would; then the fault is lifted for the completion and the checks. The approves
+// run on the operator with a 3 s lease (crashLease), so that an approve that wrote the ERP
+// but could not record it (answered 202) is completed within the scenario: by the
+// reconcile or by the approver's next approve taking the expired lease over. The checks:
+// every row ends approved, the fake ERP applied exactly one write per record and answered
+// one 2xx write request per record (a second write, or a replay, would be doubled), and no
 // approve was answered 502 (the write refused) for a record whose write the ERP applied.
-func (pt *PartitionThrottle) approveUnderThrottle(n int, limits [2]float64) func(context.Context, *Stage, *Row, []string) {
+func (pt *PartitionThrottle) approveUnderThrottle(n int) func(context.Context, *Stage, *Row, []string) {
 	return func(ctx context.Context, st *Stage, row *Row, unique []string) {
 		ids := unique[:min(n, len(unique))]
 		for _, errorID := range ids {
@@ -50,7 +51,8 @@ func (pt *PartitionThrottle) approveUnderThrottle(n int, limits [2]float64) func
 			}
 			return nil
 		})
-		pt.SetLimits(limits[0], limits[1])
+		// The fault ends with the approves: what follows completes and checks them.
+		pt.Lift()
 		after, _, _ := pt.counts()
 		throttled := after[tenantID] - before[tenantID]
 		// The reconcile completes a lease whose approve wrote and could not record; the
@@ -65,7 +67,7 @@ func (pt *PartitionThrottle) approveUnderThrottle(n int, limits [2]float64) func
 			if got := st.approveUntilDone(ctx, rowIDOf(errorID)); len(got) > 0 && got[len(got)-1] >= 300 {
 				answers[got[len(got)-1]]++
 			}
-			c, err := st.Deps.Claims.Get(ctx, tenantID, rowIDOf(errorID))
+			c, err := st.View.Claims.Get(ctx, tenantID, rowIDOf(errorID))
 			if err != nil || c.Status != syncerror.StatusApproved {
 				row.Lost++
 				row.failf("%s not approved after the throttled approves (%v, %v)", errorID, c.Status, err)
@@ -103,7 +105,7 @@ func (st *Stage) approveUntilDone(ctx context.Context, id string) []int {
 	var codes []int
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
-		if c, err := st.Deps.Claims.Get(ctx, tenantID, id); err == nil && c.Status == syncerror.StatusApproved {
+		if c, err := st.View.Claims.Get(ctx, tenantID, id); err == nil && c.Status == syncerror.StatusApproved {
 			return codes
 		}
 		op, err := st.Deps.Queue.Operator()

@@ -88,4 +88,16 @@ func TestPartitionThrottle(t *testing.T) {
 	if int(reached.Load()) != 6 {
 		t.Errorf("%d requests reached the emulator, want the 6 that passed", reached.Load())
 	}
+	// Lifted, the fault is over: the hot tenant's requests pass however many, until the
+	// limits are set again.
+	p.Lift()
+	for i := range 10 {
+		if code, _ := send("PutItem", put("hot")); code != http.StatusOK {
+			t.Fatalf("lifted, put %d: %d", i, code)
+		}
+	}
+	p.SetLimits(6, 3)
+	if code, _ := send("PutItem", put("hot")); code != http.StatusBadRequest {
+		t.Errorf("limits set again, an emptied bucket: %d, want 400", code)
+	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -111,9 +110,11 @@ func (st *Stage) checkRedelivered(ctx context.Context, row *Row, ids []string, r
 	if ok, total := red.done(len(ids)); !ok {
 		row.failf("not every message was delivered %d times (%d deliveries seen for %d claims)", red.want, total, len(ids))
 	}
-	// The last delivery is acknowledged; wait for the queue to be empty, so the DLQ count
-	// below is final.
-	time.Sleep(1500 * time.Millisecond)
+	// The last delivery is acknowledged once its batch returns: wait for the queue to be
+	// empty, so the DLQ count below is final.
+	if depth, err := st.drained(ctx); err != nil || depth > 0 {
+		row.failf("the diagnosis queue still held %d messages %s after the last delivery (%v)", depth, drainTimeout, err)
+	}
 	pending, missing, err := st.notReady(ctx, ids)
 	if err != nil {
 		row.failf("claims: %v", err)
@@ -136,7 +137,5 @@ func (st *Stage) checkRedelivered(ctx context.Context, row *Row, ids []string, r
 			row.failf("%s has %d traces and %d cost records", ids[i], r.Traces, r.Costs)
 		}
 	}
-	if dlq, err := st.QueueDepth(ctx, blueprint.DiagnosisDLQ.Name); err != nil || dlq > 0 {
-		row.failf("DLQ: %d messages (%v)", dlq, err)
-	}
+	st.checkDLQ(ctx, row, "", ids)
 }

@@ -65,7 +65,7 @@ func (st *Stage) settle(ctx context.Context, errorIDs []string, timeout time.Dur
 func (st *Stage) notReady(ctx context.Context, errorIDs []string) (pending, missing []string, err error) {
 	var mu sync.Mutex
 	err = parallel(len(errorIDs), 8, func(i int) error {
-		c, err := st.Deps.Claims.Get(ctx, tenantID, rowIDOf(errorIDs[i]))
+		c, err := st.View.Claims.Get(ctx, tenantID, rowIDOf(errorIDs[i]))
 		if errors.Is(err, syncerror.ErrNotFound) {
 			mu.Lock()
 			pending, missing = append(pending, errorIDs[i]), append(missing, errorIDs[i])
