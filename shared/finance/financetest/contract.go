@@ -30,7 +30,7 @@ func SampleApproval(tenantID, id string, at time.Time) finance.Approval {
 }
 
 // RunStoreContract runs the cases every finance.Store must pass. newStore returns an
-// empty store for each case.
+// empty store for each case, its own: the cases run side by side (t.Parallel).
 func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	ctx := context.Background()
 	base := Base
@@ -39,6 +39,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	}
 
 	t.Run("create once then duplicate", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := SampleApproval("t1", "FA-1", base)
 		created, err := s.Create(ctx, a)
@@ -61,6 +62,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	})
 
 	t.Run("minimal row round-trips", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := SampleApproval("t1", "FA-min", base)
 		a.ERPID, a.Description, a.RequestedBy = "", "", ""
@@ -73,6 +75,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	})
 
 	t.Run("get is tenant scoped", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := SampleApproval("t1", "FA-1", base)
 		mustCreate(t, s, a)
@@ -85,6 +88,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	})
 
 	t.Run("concurrent creates make one row", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := SampleApproval("t1", "FA-race", base)
 		var won atomic.Int32
@@ -107,6 +111,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	})
 
 	t.Run("list by status newest first, paged", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		var want []string
 		for i := range 5 {
@@ -159,6 +164,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	})
 
 	t.Run("accept lease: begin, hold, take over, complete", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := SampleApproval("t1", "FA-1", base)
 		mustCreate(t, s, a)
@@ -223,6 +229,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	})
 
 	t.Run("revert returns to pending with the error", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := SampleApproval("t1", "FA-1", base)
 		mustCreate(t, s, a)
@@ -253,6 +260,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	})
 
 	t.Run("a row marked applied only ends accepted", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := SampleApproval("t1", "FA-1", base)
 		mustCreate(t, s, a)
@@ -285,6 +293,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	})
 
 	t.Run("concurrent begins take one lease", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := SampleApproval("t1", "FA-1", base)
 		mustCreate(t, s, a)
@@ -308,6 +317,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	})
 
 	t.Run("concurrent reverts of one lease revert once", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := SampleApproval("t1", "FA-1", base)
 		mustCreate(t, s, a)
@@ -334,6 +344,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	})
 
 	t.Run("reject from pending only", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		a := SampleApproval("t1", "FA-1", base)
 		b := SampleApproval("t1", "FA-2", base)
@@ -375,6 +386,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	})
 
 	t.Run("expired leases of a tenant", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		for i := range 4 {
 			a := SampleApproval("t1", fmt.Sprintf("FA-%d", i), base)
