@@ -12,7 +12,7 @@ import (
 )
 
 // RunStoreContract runs the cases every tenant.Store must pass; newStore returns an empty
-// store for each case.
+// store for each case, its own: the cases run side by side (t.Parallel).
 func RunStoreContract(t *testing.T, newStore func(t *testing.T) tenant.Store) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -36,6 +36,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) tenant.Store) {
 	}
 
 	t.Run("create then get", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		want := sample("acme")
 		if err := s.Create(ctx, want); err != nil {
@@ -55,6 +56,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) tenant.Store) {
 	})
 
 	t.Run("unknown tenant", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		if _, err := s.Get(ctx, "nobody"); !errors.Is(err, tenant.ErrNotFound) {
 			t.Fatalf("get: err=%v", err)
@@ -67,6 +69,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) tenant.Store) {
 	})
 
 	t.Run("update is optimistic", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		if err := s.Create(ctx, sample("acme")); err != nil {
 			t.Fatal(err)
@@ -106,6 +109,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) tenant.Store) {
 	})
 
 	t.Run("list", func(t *testing.T) {
+		t.Parallel()
 		s := newStore(t)
 		for _, id := range []string{"b", "a", "c"} {
 			if err := s.Create(ctx, sample(id)); err != nil {
