@@ -146,7 +146,7 @@ func (f *Fixture) AuditOf(key string) []audit.Record {
 }
 
 // RunStoreContract runs the cases every session.Store must pass; newBackend returns an
-// empty backend for each case.
+// empty backend for each case, its own: the cases run side by side (t.Parallel).
 func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	ctx := context.Background()
 	base := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -172,6 +172,7 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	}
 
 	t.Run("session round trip, keyed by tenant and hash", func(t *testing.T) {
+		t.Parallel()
 		s := newBackend(t).Store
 		want := mkSession("acme", 1, base.Add(time.Hour))
 		if err := s.CreateSession(ctx, want); err != nil {
@@ -196,6 +197,7 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	})
 
 	t.Run("a session's module grant round-trips; none stored grants every module", func(t *testing.T) {
+		t.Parallel()
 		s := newBackend(t).Store
 		granted := mkSession("acme", 3, base.Add(time.Hour))
 		granted.Modules = []string{session.ModuleSyncErrors, session.ModuleAudit}
@@ -220,6 +222,7 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	})
 
 	t.Run("a service token opens contexts only for the modules its bootstrap granted", func(t *testing.T) {
+		t.Parallel()
 		f := NewFixture(t, newBackend(t).Store)
 		cfg, _ := f.Tenants.Get(ctx, "acme")
 		issued, err := f.Service.Bootstrap(ctx, cfg, "msg_grant_1", session.BootstrapRequest{UserID: "alice",
@@ -242,6 +245,7 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	})
 
 	t.Run("delete session once", func(t *testing.T) {
+		t.Parallel()
 		s := newBackend(t).Store
 		a := mkSession("acme", 1, base.Add(time.Hour))
 		if err := s.CreateSession(ctx, a); err != nil {
@@ -262,6 +266,7 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	})
 
 	t.Run("contexts are found only under their tenant and session", func(t *testing.T) {
+		t.Parallel()
 		s := newBackend(t).Store
 		c := mkContext("acme", "ses_a", 1, session.ModuleAudit, base.Add(15*time.Minute))
 		if err := s.CreateContext(ctx, c); err != nil {
@@ -283,6 +288,7 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	})
 
 	t.Run("delete contexts of one session", func(t *testing.T) {
+		t.Parallel()
 		s := newBackend(t).Store
 		for i, sc := range []struct{ tenant, session string }{
 			{"acme", "ses_a"}, {"acme", "ses_a"}, {"acme", "ses_a"}, {"acme", "ses_ab"}, {"acme", "ses_b"}, {"globex", "ses_a"},
@@ -305,6 +311,7 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	})
 
 	t.Run("request ids are claimed once per tenant", func(t *testing.T) {
+		t.Parallel()
 		s := newBackend(t).Store
 		exp := base.Add(11 * time.Minute)
 		if err := s.ClaimRequest(ctx, "acme", "msg_1", exp); err != nil {
@@ -348,6 +355,7 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	}
 
 	t.Run("delete expired removes exactly the expired records, once", func(t *testing.T) {
+		t.Parallel()
 		s := newBackend(t).Store
 		want := seedExpiry(t, s)
 		got, err := s.DeleteExpired(ctx, "acme", base.Add(999*time.Millisecond))
@@ -377,6 +385,7 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	})
 
 	t.Run("concurrent delete expired counts each record once", func(t *testing.T) {
+		t.Parallel()
 		s := newBackend(t).Store
 		want := seedExpiry(t, s)
 		const runs = 4
@@ -406,6 +415,7 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	})
 
 	t.Run("lifecycle: token until expiry, contexts, teardown", func(t *testing.T) {
+		t.Parallel()
 		b := newBackend(t)
 		f := NewFixture(t, b.Store)
 		issued := f.Bootstrap(t, "acme", "alice", identity.RoleApprover)
@@ -460,6 +470,7 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	})
 
 	t.Run("teardown removes the session's contexts from the store", func(t *testing.T) {
+		t.Parallel()
 		b := newBackend(t)
 		f := NewFixture(t, b.Store)
 		issued := f.Bootstrap(t, "acme", "bob", identity.RoleOperator)
@@ -482,6 +493,7 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	})
 
 	t.Run("reaper removes exactly the expired, audits per tenant, then finds nothing", func(t *testing.T) {
+		t.Parallel()
 		b := newBackend(t)
 		f := NewFixture(t, b.Store)
 		start := f.Clock.Now()
@@ -533,6 +545,7 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 	})
 
 	t.Run("concurrent reapers audit each expired record once", func(t *testing.T) {
+		t.Parallel()
 		b := newBackend(t)
 		f := NewFixture(t, b.Store)
 		start := f.Clock.Now()
