@@ -148,7 +148,7 @@ func (st *Stage) checkDLQ(ctx context.Context, row *Row, why string, unique []st
 		return c.Diagnosis, fmt.Sprintf("%v [%s]", err, st.trail(ctx, m.TenantID, m.ID, 0))
 	})
 	if why != "" {
-		row.Note += fmt.Sprintf(" %d diagnosis messages of the hot tenant were dead-lettered (%s).", len(msgs), why)
+		row.Note += fmt.Sprintf(" %d diagnosis messages were dead-lettered (%s).", len(msgs), why)
 	}
 }
 
