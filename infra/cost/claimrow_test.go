@@ -20,9 +20,10 @@ var claimRowUnits = map[string]map[string]float64{
 		blueprint.TableProcessed: 3,
 	},
 	"diagnose": {
-		// BeginDiagnosis and CompleteDiagnosis, each 2 KB of row; the diagnosed entry of
-		// by_status is under 1 KB since the proposal's rationale and ids left it (store.go).
-		blueprint.TableProcessed:                                 4,
+		// BeginDiagnosis, of a row under 1 KB since it left out what its keys and history
+		// hold (store.go), and CompleteDiagnosis, 2 KB of row; the diagnosed entry of
+		// by_status is under 1 KB since the proposal's rationale and ids left it.
+		blueprint.TableProcessed:                                 3,
 		blueprint.TableProcessed + "/" + blueprint.IndexByStatus: 2,
 		// The diagnosis's trace, deflated (shared/audit/airecords_deflate.go): 2 WRU, not
 		// 4; and its two cost records, 1 each.

@@ -39,7 +39,7 @@ func TestNewRowLeavesOutWhatItsKeysHoldAndReadsTheSame(t *testing.T) {
 			}
 			return out.Item
 		}
-		for _, name := range []string{"claimed_at", "first_seen", "diagnosis_attempts"} {
+		for _, name := range []string{"claimed_at", "first_seen", "diagnosis_attempts", "webhook_id"} {
 			if _, ok := raw(c.ID)[name]; ok {
 				t.Errorf("a new row carries %s", name)
 			}
@@ -47,6 +47,9 @@ func TestNewRowLeavesOutWhatItsKeysHoldAndReadsTheSame(t *testing.T) {
 		got, err := s.Get(ctx, "t1", c.ID)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if got.WebhookID != "msg_1" {
+			t.Errorf("read back: webhook-id %q, want msg_1 (from the claim's history entry)", got.WebhookID)
 		}
 		if !got.ClaimedAt.Equal(now) || !got.Retry.FirstSeen.Equal(now) || !got.Retry.LastSeen.Equal(now) || got.DiagnosisAttempts != 0 {
 			t.Errorf("read back: claimed %v, first seen %v, last seen %v, %d attempts; want %v three times and 0",
@@ -59,6 +62,7 @@ func TestNewRowLeavesOutWhatItsKeysHoldAndReadsTheSame(t *testing.T) {
 		old["claimed_at"] = dynamostore.Str(dynamostore.FormatTime(now.Add(-time.Hour)))
 		old["first_seen"] = dynamostore.Str(dynamostore.FormatTime(now.Add(-2 * time.Hour)))
 		old["diagnosis_attempts"] = dynamostore.Num(2)
+		old["webhook_id"] = dynamostore.Str("msg_own")
 		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: old}); err != nil {
 			t.Fatal(err)
 		}
@@ -66,8 +70,19 @@ func TestNewRowLeavesOutWhatItsKeysHoldAndReadsTheSame(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !was.ClaimedAt.Equal(now.Add(-time.Hour)) || !was.Retry.FirstSeen.Equal(now.Add(-2*time.Hour)) || was.DiagnosisAttempts != 2 {
-			t.Errorf("a row written before: claimed %v, first seen %v, %d attempts; want its own", was.ClaimedAt, was.Retry.FirstSeen, was.DiagnosisAttempts)
+		if !was.ClaimedAt.Equal(now.Add(-time.Hour)) || !was.Retry.FirstSeen.Equal(now.Add(-2*time.Hour)) || was.DiagnosisAttempts != 2 ||
+			was.WebhookID != "msg_own" {
+			t.Errorf("a row written before: claimed %v, first seen %v, %d attempts, webhook-id %q; want its own",
+				was.ClaimedAt, was.Retry.FirstSeen, was.DiagnosisAttempts, was.WebhookID)
+		}
+		// A row whose history does not begin with its webhook claim keeps the id stored.
+		flow := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: "E-2", RecordType: "salesOrder", RecordID: "SO-2",
+			ErrorCode: "X", Message: "m", OccurredAt: now}, syncerror.SourceFlow, "evt_9", now)
+		if _, err := s.Claim(ctx, flow); err != nil {
+			t.Fatal(err)
+		}
+		if dynamostore.GetString(raw(flow.ID), "webhook_id") != "evt_9" {
+			t.Errorf("a flow's row does not store its event id")
 		}
 		// A row folded again keeps its first sighting, and the diagnosis counts from none.
 		later := now.Add(time.Minute)

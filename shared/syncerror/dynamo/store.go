@@ -81,7 +81,9 @@ func claimItem(c syncerror.Claim) dynamostore.Item {
 	if ids := r.CustomerIDs(); len(ids) > 0 {
 		it["customer_ids"] = dynamostore.StrList(ids)
 	}
-	dynamostore.PutOptional(it, "webhook_id", c.WebhookID)
+	if !claimedBy(c.Source, c.WebhookID, c.History) { // else the first history entry names it
+		dynamostore.PutOptional(it, "webhook_id", c.WebhookID)
+	}
 	dynamostore.PutOptional(it, "diagnosis_error", c.DiagnosisError)
 	dynamostore.PutOptional(it, "apply_error", c.ApplyError)
 	if c.EditedFix != nil {
@@ -178,6 +180,9 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 			}
 		}
 	}
+	if c.WebhookID == "" && c.Source == syncerror.SourceWebhook && len(c.History) > 0 && c.History[0].Action == "claimed" {
+		c.WebhookID = strings.TrimPrefix(c.History[0].Actor, webhookActor)
+	}
 	if c.Proposal, err = proposalFrom(it); err != nil {
 		return syncerror.Claim{}, fmt.Errorf("claim %s: %w", c.ID, err)
 	}
@@ -213,6 +218,18 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 	}
 	c.DiagnosisAttempts = int(attempts)
 	return c, nil
+}
+
+// webhookActor begins the actor of a webhook row's first history entry, the webhook-id
+// following it (syncerror.NewClaim).
+const webhookActor = "webhook:"
+
+// claimedBy tells whether history begins with the claim of a webhook row by webhookID,
+// which then need not be stored again (36 bytes of every write of the row; claimFrom
+// reads it from there).
+func claimedBy(source syncerror.Source, webhookID string, h []syncerror.HistoryEntry) bool {
+	return source == syncerror.SourceWebhook && webhookID != "" && len(h) > 0 && h[0].Action == "claimed" &&
+		h[0].Actor == webhookActor+webhookID
 }
 
 // Claim implements ClaimStore with one conditional put.
