@@ -30,11 +30,12 @@ var claimRowUnits = map[string]map[string]float64{
 		blueprint.TableAIRecords: 4,
 	},
 	"approve": {
-		// BeginApply, then CompleteApply (the applied marker and the approval in one
-		// write, decisions/approve.go), each of a 3 KB row, and the learned fix's item. On
+		// BeginApply, of a row under 2 KB since the proposal's rest is deflated (dynamo/
+		// proposal.go), then CompleteApply (the applied marker and the approval in one
+		// write, decisions/approve.go) of a 2 KB row, and the learned fix's item. On
 		// by_status each is a delete and a put: the applying entry is under 1 KB since the
 		// row left out claimed_at and first_seen (2), the approved one over it (1 + 2).
-		blueprint.TableProcessed:                                 7,
+		blueprint.TableProcessed:                                 6,
 		blueprint.TableProcessed + "/" + blueprint.IndexByStatus: 5,
 	},
 }

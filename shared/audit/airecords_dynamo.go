@@ -1,12 +1,9 @@
 package audit
 
 import (
-	"bytes"
-	"compress/flate"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
@@ -14,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/syncassist/syncassist/shared/deflate"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 )
 
@@ -48,14 +46,14 @@ func traceKey(inferenceID, op string) string { return "trace#" + inferenceID + "
 func costKey(inferenceID, op string) string  { return "cost#" + inferenceID + "#" + op }
 
 // PutTraceDoc stores a trace. A replayed inference overwrites its own trace. The trace is
-// stored deflated (data_z, binary; airecords_deflate.go): a rules diagnosis's trace is
+// stored deflated (data_z, binary; shared/deflate): a rules diagnosis's trace is
 // 3.5 KB of JSON, 4 WRU written whole, and its repeated names and texts deflate to 2
 // (issue 37 §1). Reads inflate it (recordData); a trace written before is read from data.
 func (s *AIRecords) PutTraceDoc(ctx context.Context, d AIDoc, data []byte) error {
 	it := dynamostore.Item{
 		"tenant_id":  dynamostore.Str(d.TenantID),
 		"record":     dynamostore.Str(traceKey(d.InferenceID, d.Operation)),
-		"data_z":     &types.AttributeValueMemberB{Value: deflate(data)},
+		"data_z":     &types.AttributeValueMemberB{Value: deflate.Compress(data)},
 		"at":         dynamostore.Str(dynamostore.FormatTime(d.At)),
 		"expires_at": dynamostore.Num(s.now().Add(TraceRetention).Unix()),
 	}
@@ -173,7 +171,7 @@ func recordData(it dynamostore.Item) ([]byte, error) {
 	if !ok {
 		return []byte(dynamostore.GetString(it, "data")), nil
 	}
-	data, err := io.ReadAll(flate.NewReader(bytes.NewReader(z.Value)))
+	data, err := deflate.Inflate(z.Value)
 	if err != nil {
 		return nil, fmt.Errorf("ai record %s: %w", dynamostore.GetString(it, "record"), err)
 	}

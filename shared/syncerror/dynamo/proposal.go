@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/syncassist/syncassist/shared/deflate"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -19,7 +20,8 @@ import (
 // rationale, the inference's ids and time, the full provenance. by_status projects the
 // first alone, so a diagnosed row's entry stays under 1 KB and every write that rewrites
 // the entry costs one unit less. A row written before the split holds the whole proposal
-// in "proposal" and no "proposal_more": it reads the same.
+// in "proposal" and no "proposal_more": it reads the same; one written before the rest was
+// deflated holds it as JSON text, and reads the same too.
 
 // listedProposal is the part of a Proposal the listing's readers read, in the JSON names
 // of Proposal, so it decodes into one.
@@ -57,7 +59,10 @@ func proposalAttrs(p syncerror.Proposal) (listed, more types.AttributeValue) {
 		Provider: p.Provider, Model: p.Model, DiagnosedAt: p.DiagnosedAt, Learned: p.Learned}
 	lb, _ := json.Marshal(l) // both decoded from JSON or built of JSON values: they marshal
 	mb, _ := json.Marshal(m)
-	return dynamostore.Str(string(lb)), dynamostore.Str(string(mb))
+	// The rest is written once and read by a row's detail and the workers only, but it is
+	// in every later write of the row: deflated (binary), the summary and the rationale
+	// that repeats it take a fifth less, which keeps an applying row under 2 KB (issue 37 §1).
+	return dynamostore.Str(string(lb)), &types.AttributeValueMemberB{Value: deflate.Compress(mb)}
 }
 
 // proposalFrom reads a row's proposal: the listed part, then the rest over it when the
@@ -72,7 +77,15 @@ func proposalFrom(it dynamostore.Item) (*syncerror.Proposal, error) {
 	if err := json.Unmarshal([]byte(listed), p); err != nil {
 		return nil, fmt.Errorf("proposal: %w", err)
 	}
-	if more := dynamostore.GetString(it, "proposal_more"); more != "" {
+	more := dynamostore.GetString(it, "proposal_more") // JSON text: a row written before
+	if z, ok := it["proposal_more"].(*types.AttributeValueMemberB); ok {
+		b, err := deflate.Inflate(z.Value)
+		if err != nil {
+			return nil, fmt.Errorf("proposal_more: %w", err)
+		}
+		more = string(b)
+	}
+	if more != "" {
 		// Provenance is replaced whole, not merged into the listed count.
 		p.Learned = nil
 		if err := json.Unmarshal([]byte(more), p); err != nil {

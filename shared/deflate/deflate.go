@@ -1,14 +1,27 @@
-package audit
+// Package deflate stores write-once documents of DynamoDB items smaller: a rules trace of
+// the AI records, the detail part of a claim row's proposal (issue 37 §1: a write is billed
+// per started kilobyte of the item).
+package deflate
 
-import "math/bits"
+import (
+	"bytes"
+	"compress/flate"
+	"io"
+	"math/bits"
+)
 
-// deflate compresses data to DEFLATE (RFC 1951) that compress/flate's reader inflates:
+// Inflate reads what Compress wrote (any DEFLATE stream).
+func Inflate(z []byte) ([]byte, error) {
+	return io.ReadAll(flate.NewReader(bytes.NewReader(z)))
+}
+
+// Compress compresses data to DEFLATE (RFC 1951) that compress/flate's reader inflates:
 // one final block with the fixed Huffman codes (section 3.2.6) and greedy LZ77 matches,
 // found through a hash of the next three bytes. compress/flate's writer would deflate a
 // rules trace to 33 %, this to about 40 %; but its compressor is 17 KB of code, and the
 // diagnose function that writes the traces stands 11 KB from a 64 KiB page of its text
 // segment under its 10 MiB limit (functions/size_test.go). This is 1.5 KB.
-func deflate(data []byte) []byte {
+func Compress(data []byte) []byte {
 	w := bitWriter{out: make([]byte, 0, len(data)/2+16)}
 	w.bits(1|1<<1, 3)       // BFINAL, then BTYPE 01: the fixed codes
 	var head [1 << 12]int32 // the last position + 1 of each hash, 0 for none
