@@ -32,10 +32,11 @@ var claimRowUnits = map[string]map[string]float64{
 	"approve": {
 		// BeginApply, of a row under 2 KB since the proposal's rest is deflated (dynamo/
 		// proposal.go), then CompleteApply (the applied marker and the approval in one
-		// write, decisions/approve.go) of a 2 KB row, and the learned fix's item. On
+		// write, decisions/approve.go) of a 2 KB row (its write token 16 characters, not 32:
+		// decision.go), and the learned fix's item. On
 		// by_status each is a delete and a put: the applying entry is under 1 KB since the
 		// row left out claimed_at and first_seen (2), the approved one over it (1 + 2).
-		blueprint.TableProcessed:                                 6,
+		blueprint.TableProcessed:                                 5,
 		blueprint.TableProcessed + "/" + blueprint.IndexByStatus: 5,
 	},
 }

@@ -40,8 +40,8 @@ func TestProposalRestIsStoredDeflatedAndReadsTheSame(t *testing.T) {
 		at := now.Add(time.Hour)
 		p := syncerror.Proposal{Class: "value", Fix: []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DE"}},
 			Confidence: 0.9, Source: "rules",
-			Summary:   `SalesOrder SO-1 failed because the target system rejected a field value (shipcountry); set shipcountry to "DE".`,
-			Rationale: strings.Repeat(`The target system refused a value in the record (field shipcountry). Set shipcountry to "DE". `, 5),
+			Summary:     `SalesOrder SO-1 failed because the target system rejected a field value (shipcountry); set shipcountry to "DE".`,
+			Rationale:   strings.Repeat(`The target system refused a value in the record (field shipcountry). Set shipcountry to "DE". `, 5),
 			InferenceID: c.ID + "-a1", Provider: "rules", Model: "rules-v1", DiagnosedAt: now,
 			Learned: &syncerror.Provenance{KnowledgeIDs: []string{"kn_1"}, Approvals: 3, People: 2, LastApprovedBy: "alice", LastApprovedAt: &at}}
 		if err := s.CompleteDiagnosis(ctx, "t1", c.ID, 1, p, now); err != nil {

@@ -108,3 +108,17 @@ func TestNewRowLeavesOutWhatItsKeysHoldAndReadsTheSame(t *testing.T) {
 		}
 	})
 }
+
+// An update's write token is 16 characters (96 random bits), not a lease's 32: it stays on
+// the row, and its 16 bytes kept the sample's approved row one over 2 KB (issue 37 §1).
+func TestWriteTokenIsShortAndFresh(t *testing.T) {
+	s := &DynamoClaims{}
+	seen := map[string]bool{}
+	for range 1000 {
+		tok := s.writeToken()
+		if len(tok) != 16 || seen[tok] {
+			t.Fatalf("write token %q: %d characters (want 16), seen before %v", tok, len(tok), seen[tok])
+		}
+		seen[tok] = true
+	}
+}
