@@ -1,8 +1,9 @@
 // Package emutest gives integration tests AWS clients on the emulators. Main starts a
 // private pair of emulators for the test binary unless AWS_ENDPOINT_URL_DYNAMODB and
 // AWS_ENDPOINT_URL_SQS already point somewhere (LocalStack, a shared pair), and always
-// stops what it started. Each runs a test on that pair and again on moto_server, the
-// second emulator, which is started on first use and stopped with the others.
+// stops what it started. Each runs a test on that pair and, at the same time, on
+// moto_server, the second emulator, which is started on first use (or attached, see
+// MotoServer) and stopped with the others.
 package emutest
 
 import (
