@@ -23,7 +23,7 @@ var platformPkgs = []string{
 	"shared/identity", "shared/dynamostore", "shared/httpapi", "shared/dlp", "shared/ai", "shared/webhook",
 	"shared/hostauth", "shared/connector", "shared/sqsqueue", "shared/sealed", "shared/bounded", "shared/emf",
 	"shared/netguard", "shared/retry", "shared/tenantrun", "shared/blueprint", "shared/version", "shared/awsjson",
-	"shared/eventbus", "shared/console",
+	"shared/eventbus", "shared/console", "shared/deflate",
 }
 
 func under(pkg string, roots []string) string {
