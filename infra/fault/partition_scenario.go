@@ -67,8 +67,12 @@ func runPartitionThrottle(ctx context.Context, h *Harness, cfg Config) (row Row)
 	os.Setenv("AWS_ENDPOINT_URL_DYNAMODB", pt.URL())
 	defer os.Setenv("AWS_ENDPOINT_URL_DYNAMODB", old)
 	cold := &coldRun{n: cfg.ColdPosts}
+	logStart := h.Logs.Len()
+	hold := func() string {
+		return pt.holdUntilSeen(h, logStart, cfg.PartitionRCU, cfg.PartitionWCU, ingest5xxNeeded(cfg.Posts))
+	}
 	row = ingestRun{name: "partition-throttle", opt: StageOptions{StuckAfter: 3 * time.Second}, reconcile: true,
-		inject: cold.start, recover: cold.check, endFault: pt.Lift, deadLetters: deadLettersUnderThrottle,
+		inject: alongside(cold.start, hold), recover: cold.check, endFault: pt.Lift, deadLetters: deadLettersUnderThrottle,
 		after: pt.approveUnderThrottle(cfg.PartitionApproves)}.run(ctx, h, cfg)
 	row.Lost += cold.lost
 	row.Doubled += cold.doubled
