@@ -46,12 +46,14 @@
 //     partitions to per-partition limits and answers as DynamoDB does beyond them. The
 //     limits are DynamoDB's documented 1,000 WCU/s and 3,000 RCU/s scaled to the emulator
 //     (a tenth at full size, a 25th at short size): at the documented ones the burst never
-//     reached them here. A second tenant posts beside the burst and must never be
-//     throttled; afterwards the hot tenant's claims are approved under a trickle. The
-//     fault is lifted before each phase's checks, which read around the proxy (on the
-//     harness's own client): they see the final state, the queue drained, and spend none
-//     of the tenant's units. A diagnosis message may run out of its receives under the
-//     throttle (2 s visibility here); it must be about a claim that ended diagnosed.
+//     reached them here; on a slow machine they are lowered until enough posts were
+//     answered 503 for the drill (holdUntilSeen). A second tenant posts beside the burst
+//     and must never be throttled; afterwards the hot tenant's claims are approved under a
+//     trickle. The fault is lifted before each phase's checks, which read around the proxy
+//     (on the harness's own client): they see the final state, the queue drained, and
+//     spend none of the tenant's units. A diagnosis message may run out of its receives
+//     under the throttle (2 s visibility here); it must be about a claim that ended
+//     diagnosed.
 //   - Every emulator and server a scenario starts is stopped when it returns, pass or fail;
 //     the emulators also die with the process (Pdeathsig).
 package fault
