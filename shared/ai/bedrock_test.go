@@ -134,12 +134,5 @@ func TestBedrockErrors(t *testing.T) {
 		}, want: ai.ErrPermanent, requests: 1, costs: 1},
 		{name: "timeout", reply: func(int) aitest.Reply { return aitest.Reply{Delay: 5 * time.Second} }, want: ai.ErrTransient, requests: 1, ctxTimout: 150 * time.Millisecond},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			srv := aitest.NewModelServer(func(n int, _ aitest.RecordedRequest) aitest.Reply { return tc.reply(n) })
-			defer srv.Close()
-			runErrorCase(t, tc, srv, newBedrock(t, srv, 0))
-		})
-	}
+	runErrorCases(t, cases, func(t *testing.T, srv *aitest.ModelServer) ai.Provider { return newBedrock(t, srv, 0) })
 }

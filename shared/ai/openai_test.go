@@ -115,11 +115,13 @@ func TestOpenAIChatWireFormat(t *testing.T) {
 
 // errorCase is one way a model server fails and how Diagnose must report it.
 type errorCase struct {
-	name      string
-	reply     func(n int) aitest.Reply
-	want      error
-	requests  int // requests the server sees in total
-	costs     int // cost records (calls the model answered are billed even when unusable)
+	name     string
+	reply    func(n int) aitest.Reply
+	want     error
+	requests int // requests the server sees in total
+	costs    int // cost records (calls the model answered are billed even when unusable)
+	// ctxTimout is the caller's deadline, counted from the model server's receipt of the
+	// request: counted from the call, a loaded machine spent it before the request was sent.
 	ctxTimout time.Duration
 }
 
@@ -164,28 +166,29 @@ func TestOpenAIErrors(t *testing.T) {
 		}, want: ai.ErrPermanent, requests: 2, costs: 2},
 		{name: "timeout", reply: func(int) aitest.Reply { return aitest.Reply{Delay: 5 * time.Second} }, want: ai.ErrTransient, requests: 1, ctxTimout: 150 * time.Millisecond},
 	}
+	runErrorCases(t, cases, func(t *testing.T, srv *aitest.ModelServer) ai.Provider { return newOpenAI(t, srv, 0) })
+}
+
+func runErrorCases(t *testing.T, cases []errorCase, provider func(*testing.T, *aitest.ModelServer) ai.Provider) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := aitest.NewModelServer(func(n int, _ aitest.RecordedRequest) aitest.Reply { return tc.reply(n) })
+			ctx := newArrivalDeadline(t, tc.ctxTimout)
+			srv := aitest.NewModelServer(func(n int, _ aitest.RecordedRequest) aitest.Reply {
+				ctx.arrive()
+				return tc.reply(n)
+			})
 			defer srv.Close()
-			runErrorCase(t, tc, srv, newOpenAI(t, srv, 0))
+			runErrorCase(t, tc, srv, provider(t, srv), ctx)
 		})
 	}
 }
 
-func runErrorCase(t *testing.T, tc errorCase, srv *aitest.ModelServer, p ai.Provider) {
+func runErrorCase(t *testing.T, tc errorCase, srv *aitest.ModelServer, p ai.Provider, ctx *arrivalDeadline) {
 	t.Helper()
 	h := aitest.NewHarness(p)
-	ctx := context.Background()
-	if tc.ctxTimout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, tc.ctxTimout)
-		defer cancel()
-	}
-	start := time.Now()
 	d, err := h.Governed.Diagnose(ctx, operatorID(), "inf-err", "se_claim", sampleRequest())
-	elapsed := time.Since(start)
+	elapsed := ctx.sinceArrival()
 	if tc.want == nil {
 		if err != nil {
 			t.Fatalf("err %v", err)
