@@ -30,7 +30,7 @@ export default defineConfig({
     headless: true,
     viewport: { width: 1400, height: 900 },
     launchOptions: {
-      executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+      executablePath: process.env.CHROMIUM || "/usr/bin/chromium-headless-shell",
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"],
     },
