@@ -18,6 +18,8 @@ var claimRowUnits = map[string]map[string]float64{
 		// The webhook-id and error-key items, 1 each, and the new row, 1 KB since it leaves
 		// out what its keys hold (claimed_at, first_seen, no attempts; dynamo/store.go).
 		blueprint.TableProcessed: 3,
+		// The queued row's by_diagnosis entry (keys only).
+		blueprint.TableProcessed + "/" + blueprint.IndexByDiagnosis: 1,
 	},
 	"diagnose": {
 		// BeginDiagnosis, of a row under 1 KB since it left out what its keys and history
@@ -25,6 +27,10 @@ var claimRowUnits = map[string]map[string]float64{
 		// by_status is under 1 KB since the proposal's rationale and ids left it.
 		blueprint.TableProcessed:                                 3,
 		blueprint.TableProcessed + "/" + blueprint.IndexByStatus: 2,
+		// by_diagnosis: queued → diagnosing moves the entry (a delete and a put), and the
+		// diagnosis's end deletes it (the index is sparse, dynamo/store.go): 3, where a
+		// move to the ready key made it 4.
+		blueprint.TableProcessed + "/" + blueprint.IndexByDiagnosis: 3,
 		// The diagnosis's trace, deflated (shared/audit/airecords_deflate.go): 2 WRU, not
 		// 4; and its two cost records, 1 each.
 		blueprint.TableAIRecords: 4,

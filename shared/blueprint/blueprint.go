@@ -100,7 +100,8 @@ const (
 	// IndexByStatus lists a tenant's claims in one operator status, newest first.
 	IndexByStatus = "by_status"
 	// IndexByDiagnosis finds a tenant's claims in one diagnosis state by how long they
-	// have been in it; the reconcile uses it to find stuck claims.
+	// have been in it; the reconcile uses it to find stuck claims. Sparse: only queued and
+	// diagnosing claims carry its key, so a diagnosis that ends deletes one entry.
 	IndexByDiagnosis = "by_diagnosis"
 	// IndexDocsByTime lists a tenant's documents of one kind by time, newest first:
 	// sparse, only documents with a time (the automation records) carry its keys.

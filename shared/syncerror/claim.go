@@ -44,6 +44,14 @@ const (
 	DiagnosisFailed     Diagnosis = "failed"
 )
 
+// Tracked reports whether claims in d can be stuck, and so are found by Stuck: queued (sent,
+// not yet taken) and diagnosing (taken by a worker that may have died). A ready or failed
+// claim waits for a person, not for the reconcile.
+func (d Diagnosis) Tracked() bool { return d == DiagnosisQueued || d == DiagnosisDiagnosing }
+
+// ErrUntracked is Stuck's answer for a diagnosis state no claim can be stuck in.
+var ErrUntracked = errors.New("syncerror: only queued and diagnosing claims can be stuck")
+
 // Source says how a claim arrived.
 type Source string
 
@@ -175,7 +183,8 @@ type ClaimStore interface {
 	// is in another state, ErrNotFound when there is no row.
 	BeginDiagnosis(ctx context.Context, tenantID, id string, now, staleBefore time.Time) (Claim, error)
 	// Stuck lists up to limit rows of a tenant in diagnosis state d since before cutoff,
-	// oldest first.
+	// oldest first. Only the states a claim can be stuck in are tracked (Tracked): for
+	// another d it fails with ErrUntracked.
 	Stuck(ctx context.Context, tenantID string, d Diagnosis, cutoff time.Time, limit int) ([]Claim, error)
 	// Requeue puts the row back in queued, enqueued again at now, if it is still in the
 	// diagnosis state and since-time the caller saw (so two overlapping reconciles enqueue

@@ -58,7 +58,6 @@ func claimItem(c syncerror.Claim) dynamostore.Item {
 		"status_key":      dynamostore.Str(statusKey(c.TenantID, c.Status)),
 		"claimed_sort":    dynamostore.Str(dynamostore.FormatTime(c.ClaimedAt) + "#" + c.ID),
 		"diagnosis":       dynamostore.Str(string(c.Diagnosis)),
-		"diagnosis_key":   dynamostore.Str(diagnosisKey(c.TenantID, c.Diagnosis)),
 		"diagnosis_since": dynamostore.Str(dynamostore.FormatTime(c.DiagnosisSince)),
 		"source":          dynamostore.Str(string(c.Source)),
 		"updated_at":      dynamostore.Str(dynamostore.FormatTime(c.UpdatedAt)),
@@ -69,6 +68,9 @@ func claimItem(c syncerror.Claim) dynamostore.Item {
 	// from none), and first_seen is claimed_at until a fold says otherwise.
 	if c.DiagnosisAttempts > 0 {
 		it["diagnosis_attempts"] = dynamostore.Num(int64(c.DiagnosisAttempts))
+	}
+	if c.Diagnosis.Tracked() { // by_diagnosis is sparse: the reconcile's states only
+		it["diagnosis_key"] = dynamostore.Str(diagnosisKey(c.TenantID, c.Diagnosis))
 	}
 	dynamostore.PutOptional(it, "integration", r.Integration)
 	dynamostore.PutOptional(it, "external_system", r.ExternalSystem)
@@ -311,8 +313,12 @@ func (s *DynamoClaims) whyNot(ctx context.Context, tenantID, id string) error {
 }
 
 // Stuck implements ClaimStore through the by_diagnosis index, which projects keys only:
-// the claims it answers carry their id, diagnosis and diagnosis_since, no more.
+// the claims it answers carry their id, diagnosis and diagnosis_since, no more. The index is
+// sparse: only a claim in a tracked state carries its key (see endAttempt).
 func (s *DynamoClaims) Stuck(ctx context.Context, tenantID string, d syncerror.Diagnosis, cutoff time.Time, limit int) ([]syncerror.Claim, error) {
+	if !d.Tracked() {
+		return nil, syncerror.ErrUntracked
+	}
 	var out []syncerror.Claim
 	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
 		TableName:              aws.String(s.table),
@@ -388,17 +394,31 @@ func (s *DynamoClaims) EndDiagnosis(ctx context.Context, tenantID, id string, at
 // appended after the state change's own SET list; values are any further values it names.
 func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, now time.Time, clause string,
 	extra types.AttributeValue, values dynamostore.Item) error {
-	update := "SET diagnosis = :d, diagnosis_key = :dkey, diagnosis_since = :now, updated_at = :now, " +
-		strings.TrimPrefix(clause, "SET ")
+	set, rest, _ := strings.Cut(strings.TrimPrefix(clause, "SET "), " REMOVE ")
+	update := "SET diagnosis = :d, diagnosis_since = :now, updated_at = :now, " + set
 	all := dynamostore.Item{
 		":d":          dynamostore.Str(string(d)),
-		":dkey":       dynamostore.Str(diagnosisKey(tenantID, d)),
 		":now":        dynamostore.Str(dynamostore.FormatTime(now)),
 		":diagnosing": dynamostore.Str(string(syncerror.DiagnosisDiagnosing)),
 		":attempt":    dynamostore.Num(int64(attempt)),
 		":extra":      extra,
 	}
 	maps.Copy(all, values)
+	var remove []string
+	if rest != "" {
+		remove = append(remove, rest)
+	}
+	// by_diagnosis is sparse: a claim leaving the states the reconcile looks for leaves the
+	// index (one entry deleted, where moving it to a ready or failed key wrote two).
+	if d.Tracked() {
+		update += ", diagnosis_key = :dkey"
+		all[":dkey"] = dynamostore.Str(diagnosisKey(tenantID, d))
+	} else {
+		remove = append(remove, "diagnosis_key")
+	}
+	if len(remove) > 0 {
+		update += " REMOVE " + strings.Join(remove, ", ")
+	}
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.key(tenantID, id),

@@ -121,6 +121,9 @@ func (s *ClaimStore) BeginDiagnosis(_ context.Context, tenantID, id string, now,
 
 // Stuck implements syncerror.ClaimStore.
 func (s *ClaimStore) Stuck(_ context.Context, tenantID string, d syncerror.Diagnosis, cutoff time.Time, limit int) ([]syncerror.Claim, error) {
+	if !d.Tracked() {
+		return nil, syncerror.ErrUntracked
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []syncerror.Claim

@@ -144,6 +144,11 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 		if err != nil || len(got) != 1 || got[0].ID != ids[4] {
 			t.Fatalf("stuck diagnosing = %v err=%v", claimIDs(got), err)
 		}
+		for _, d := range []syncerror.Diagnosis{syncerror.DiagnosisReady, syncerror.DiagnosisFailed} {
+			if got, err := s.Stuck(ctx, "t1", d, base.Add(time.Hour), 10); !errors.Is(err, syncerror.ErrUntracked) {
+				t.Fatalf("stuck %s = %v err=%v, want ErrUntracked", d, claimIDs(got), err)
+			}
+		}
 	})
 
 	t.Run("complete diagnosis only from the same attempt", func(t *testing.T) {

@@ -1,0 +1,78 @@
+package dynamo
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/syncassist/syncassist/infra/emulators/emutest"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+// by_diagnosis is sparse (issue 37 §1): a row carries its key while the reconcile may need
+// to find it (queued, diagnosing) and drops it when its diagnosis ends, a delete of one
+// entry where moving it to a ready or failed key wrote two.
+func TestDiagnosisIndexHoldsOnlyRowsTheReconcileLooksFor(t *testing.T) {
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		ctx := context.Background()
+		db, tables := e.Tables(t)
+		table := tables(blueprint.TableProcessed)
+		s := NewDynamoClaims(db, table)
+		now := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+		key := func(id string) string {
+			out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: s.key("t1", id), ConsistentRead: aws.Bool(true)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return dynamostore.GetString(out.Item, "diagnosis_key")
+		}
+		claim := func(errorID string) string {
+			c := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: errorID, RecordType: "salesOrder", RecordID: "SO-" + errorID,
+				ErrorCode: "X", Message: "m " + errorID, OccurredAt: now}, syncerror.SourceWebhook, "", now)
+			if _, err := s.Claim(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			if got := key(c.ID); got != "t1#queued" {
+				t.Fatalf("a new row's diagnosis_key %q, want t1#queued", got)
+			}
+			if _, err := s.BeginDiagnosis(ctx, "t1", c.ID, now, now); err != nil {
+				t.Fatal(err)
+			}
+			if got := key(c.ID); got != "t1#diagnosing" {
+				t.Fatalf("a diagnosing row's diagnosis_key %q", got)
+			}
+			return c.ID
+		}
+		ready := claim("E-1")
+		if err := s.EndDiagnosis(ctx, "t1", ready, 1, syncerror.DiagnosisQueued, "timed out", now); err != nil {
+			t.Fatal(err)
+		}
+		if got := key(ready); got != "t1#queued" {
+			t.Fatalf("a row put back in the queue has diagnosis_key %q", got)
+		}
+		if _, err := s.BeginDiagnosis(ctx, "t1", ready, now, now); err != nil {
+			t.Fatal(err)
+		}
+		p := syncerror.Proposal{Class: "value", Summary: "s", Confidence: 0.9, InferenceID: syncerror.InferenceID(ready, 2), DiagnosedAt: now}
+		if err := s.CompleteDiagnosis(ctx, "t1", ready, 2, p, now); err != nil {
+			t.Fatal(err)
+		}
+		failed := claim("E-2")
+		if err := s.EndDiagnosis(ctx, "t1", failed, 1, syncerror.DiagnosisFailed, "no model", now); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{ready, failed} {
+			if got := key(id); got != "" {
+				t.Errorf("a row whose diagnosis ended keeps diagnosis_key %q", got)
+			}
+		}
+		if row, err := s.Get(ctx, "t1", failed); err != nil || row.Diagnosis != syncerror.DiagnosisFailed || row.DiagnosisError != "no model" {
+			t.Errorf("the failed row reads %+v, %v", row, err)
+		}
+	})
+}
