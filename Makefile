@@ -96,8 +96,11 @@ aws-tools: ## check (or pip install) the pinned cfn-lint and moto_server
 test-go: test-go-race test-templates test-go-extra ## Go unit and integration tests (DynamoDB + SQS emulators), the short fault suite, and CDK template tests
 
 # One moto_server for every package's contract suites (scripts/with-moto), not one each.
+# go test schedules packages in the order named: the longest first (the fault suite, 165 s,
+# and the local stack's, 64 s, on 2026-11-30), so neither starts last while the other lanes
+# have ended (the lane ran alone for its last 246 s that day, the fault suite named last).
 test-go-race: deps aws-tools ## the Go packages under the race detector (unit, emulators, local stack, short fault suite)
-	scripts/with-moto $(GO) test $(GOTEST_FLAGS) -race ./shared/... ./functions/... ./infra/compose/... ./infra/emulators/... ./infra/local/... ./infra/tenantctl/... ./infra/fault/... ./infra/cost/...
+	scripts/with-moto $(GO) test $(GOTEST_FLAGS) -race ./infra/fault/... ./infra/local/... ./infra/compose/... ./shared/... ./functions/... ./infra/emulators/... ./infra/tenantctl/... ./infra/cost/...
 
 # The template tests synthesize each stack once and lint three templates with cfn-lint; on a
 # loaded machine that outlives go test's default 10-minute timeout (measured: 10 min+ at a
