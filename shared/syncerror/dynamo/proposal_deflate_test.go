@@ -8,12 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
-	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -25,9 +22,7 @@ import (
 func TestProposalRestIsStoredDeflatedAndReadsTheSame(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		ctx := context.Background()
-		db, tables := e.Tables(t)
-		table := tables(blueprint.TableProcessed)
-		s := NewDynamoClaims(db, table)
+		s := newRawRows(t, e)
 		now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 		c := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: "E-1", RecordType: "salesOrder", RecordID: "SO-1",
 			ErrorCode: "INVALID_FIELD_VALUE", Message: "m", OccurredAt: now}, syncerror.SourceWebhook, "msg_1", now)
@@ -47,27 +42,22 @@ func TestProposalRestIsStoredDeflatedAndReadsTheSame(t *testing.T) {
 		if err := s.CompleteDiagnosis(ctx, "t1", c.ID, 1, p, now); err != nil {
 			t.Fatal(err)
 		}
-		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: s.key("t1", c.ID), ConsistentRead: aws.Bool(true)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		stored := s.item(c.ID)
 		_, more := proposalAttrs(p)
 		text, _ := json.Marshal(moreProposal{Retryable: p.Retryable, Summary: p.Summary, Rationale: p.Rationale,
 			InferenceID: p.InferenceID, Provider: p.Provider, Model: p.Model, DiagnosedAt: p.DiagnosedAt, Learned: p.Learned})
-		z, ok := out.Item["proposal_more"].(*types.AttributeValueMemberB)
-		if !ok || !reflect.DeepEqual(out.Item["proposal_more"], more) || len(z.Value)*10 > len(text)*8 {
-			t.Fatalf("proposal_more stored as %T, want binary, deflated under 80 %% of its %d bytes of JSON", out.Item["proposal_more"], len(text))
+		z, ok := stored["proposal_more"].(*types.AttributeValueMemberB)
+		if !ok || !reflect.DeepEqual(stored["proposal_more"], more) || len(z.Value)*10 > len(text)*8 {
+			t.Fatalf("proposal_more stored as %T, want binary, deflated under 80 %% of its %d bytes of JSON", stored["proposal_more"], len(text))
 		}
 		got, err := s.Get(ctx, "t1", c.ID)
 		if err != nil || got.Proposal == nil || !reflect.DeepEqual(*got.Proposal, p) {
 			t.Fatalf("read back %+v (%v), want %+v", got.Proposal, err, p)
 		}
 		// A row as written before: the rest as JSON text.
-		old := out.Item
+		old := stored
 		old["id"], old["proposal_more"] = dynamostore.Str("se_old"), dynamostore.Str(string(text))
-		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: old}); err != nil {
-			t.Fatal(err)
-		}
+		s.put(old)
 		was, err := s.Get(ctx, "t1", "se_old")
 		if err != nil || was.Proposal == nil || !reflect.DeepEqual(*was.Proposal, p) {
 			t.Fatalf("a row written before reads %+v (%v), want %+v", was.Proposal, err, p)

@@ -6,11 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
-	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -22,9 +18,7 @@ import (
 func TestNewRowLeavesOutWhatItsKeysHoldAndReadsTheSame(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		ctx := context.Background()
-		db, tables := e.Tables(t)
-		table := tables(blueprint.TableProcessed)
-		s := NewDynamoClaims(db, table)
+		s := newRawRows(t, e)
 		now := time.Date(2026, 11, 29, 10, 0, 0, 123456789, time.UTC)
 		c := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: "E-1", RecordType: "salesOrder", RecordID: "SO-1",
 			ErrorCode: "X", Message: "m", OccurredAt: now.Add(-time.Minute)}, syncerror.SourceWebhook, "msg_1", now)
@@ -32,15 +26,8 @@ func TestNewRowLeavesOutWhatItsKeysHoldAndReadsTheSame(t *testing.T) {
 		if res, _, err := s.Fold(ctx, c, "k1"); err != nil || res != syncerror.FoldCreated {
 			t.Fatalf("fold: %v %v", res, err)
 		}
-		raw := func(id string) dynamostore.Item {
-			out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: s.key("t1", id), ConsistentRead: aws.Bool(true)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return out.Item
-		}
 		for _, name := range []string{"claimed_at", "first_seen", "diagnosis_attempts", "webhook_id"} {
-			if _, ok := raw(c.ID)[name]; ok {
+			if _, ok := s.item(c.ID)[name]; ok {
 				t.Errorf("a new row carries %s", name)
 			}
 		}
@@ -63,9 +50,7 @@ func TestNewRowLeavesOutWhatItsKeysHoldAndReadsTheSame(t *testing.T) {
 		old["first_seen"] = dynamostore.Str(dynamostore.FormatTime(now.Add(-2 * time.Hour)))
 		old["diagnosis_attempts"] = dynamostore.Num(2)
 		old["webhook_id"] = dynamostore.Str("msg_own")
-		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: old}); err != nil {
-			t.Fatal(err)
-		}
+		s.put(old)
 		was, err := s.Get(ctx, "t1", "se_old")
 		if err != nil {
 			t.Fatal(err)
@@ -81,7 +66,7 @@ func TestNewRowLeavesOutWhatItsKeysHoldAndReadsTheSame(t *testing.T) {
 		if _, err := s.Claim(ctx, flow); err != nil {
 			t.Fatal(err)
 		}
-		if dynamostore.GetString(raw(flow.ID), "webhook_id") != "evt_9" {
+		if dynamostore.GetString(s.item(flow.ID), "webhook_id") != "evt_9" {
 			t.Errorf("a flow's row does not store its event id")
 		}
 		// A row folded again keeps its first sighting, and the diagnosis counts from none.

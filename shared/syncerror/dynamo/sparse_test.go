@@ -5,11 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
-	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -20,17 +16,9 @@ import (
 func TestDiagnosisIndexHoldsOnlyRowsTheReconcileLooksFor(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		ctx := context.Background()
-		db, tables := e.Tables(t)
-		table := tables(blueprint.TableProcessed)
-		s := NewDynamoClaims(db, table)
+		s := newRawRows(t, e)
 		now := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
-		key := func(id string) string {
-			out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: s.key("t1", id), ConsistentRead: aws.Bool(true)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return dynamostore.GetString(out.Item, "diagnosis_key")
-		}
+		key := func(id string) string { return dynamostore.GetString(s.item(id), "diagnosis_key") }
 		claim := func(errorID string) string {
 			c := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: errorID, RecordType: "salesOrder", RecordID: "SO-" + errorID,
 				ErrorCode: "X", Message: "m " + errorID, OccurredAt: now}, syncerror.SourceWebhook, "", now)
