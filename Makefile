@@ -154,13 +154,18 @@ chromium: ## install Debian's Chromium headless shell for the browser tests when
 	@if ! [ -x "$(CHROMIUM)" ]; then \
 		echo "installing $(notdir $(CHROMIUM)) (Debian package)"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(notdir $(CHROMIUM)) >/dev/null; fi
+		{ $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(notdir $(CHROMIUM)) >/dev/null; } \
+		|| echo "could not install $(notdir $(CHROMIUM)); the browser tests use $(CHROMIUM_FULL) if it is there"; fi
+
+# The browser the tests launch: CHROMIUM, else (its package could not be installed) the full one.
+CHROMIUM_FULL := /usr/bin/chromium
+browser = $$(if [ -x "$(CHROMIUM)" ]; then echo "$(CHROMIUM)"; else echo "$(CHROMIUM_FULL)"; fi)
 
 test-browser: deps console chromium ## Playwright + axe in headless Chromium against a real local stack on a free port
-	SYNCASSIST_API_CHECK=1 CHROMIUM=$(CHROMIUM) npm run --silent browser-test
+	SYNCASSIST_API_CHECK=1 CHROMIUM=$(browser) npm run --silent browser-test
 
 screenshots: deps console chromium ## write a PNG of each console panel to docs/screenshots/
-	SCREENSHOTS=1 CHROMIUM=$(CHROMIUM) npm run --silent browser-test -- screenshots
+	SCREENSHOTS=1 CHROMIUM=$(browser) npm run --silent browser-test -- screenshots
 
 build: ## one linux/arm64 bootstrap per function in build/functions/<name>/
 	@for f in $(FUNCTIONS); do \
