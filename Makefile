@@ -77,12 +77,12 @@ tenantctl: ## onboarding command against the running local stack: make tenantctl
 # lane one after another, each with its log in build/test-logs/ (printed whole when it
 # fails), and ends with a table of each stage's wall and CPU time (also in
 # build/test-stages.txt). The lanes share nothing but the machine: the race-detector run;
-# the template tests, the OpenAPI lint, the NetSuite script, the function binaries' sizes
-# and the fuzz search (this lane ended 175 s before the race lane in CI on 2026-11-30, so the
-# search no longer waits for the race run); the console (its bundle, which the browser tests
-# serve) and the browser tests. The CPU-bound
-# lanes run at a lower priority (TEST_NICE), so the browser tests' stacks answer in time.
-TEST_LANES := "nice test-go-race" "nice test-templates openapi-lint test-suitescript test-sizes test-go-extra" "test-console test-browser"
+# the template tests, the OpenAPI lint, the NetSuite script and the function binaries'
+# sizes; the console (its bundle, which the browser tests serve), the browser tests, then
+# the fuzz search (the browser lane ended first in CI on 2026-11-30, 256 s before the race
+# lane, and the search no longer waits for the race run). The CPU-bound stages run at a
+# lower priority ("nice" before them: TEST_NICE), so the browser tests' stacks answer in time.
+TEST_LANES := "nice test-go-race" "nice test-templates openapi-lint test-suitescript test-sizes" "test-console test-browser nice test-go-extra"
 TEST_NICE ?= 5
 test: deps aws-tools chromium ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
 	@TEST_NICE=$(TEST_NICE) MAKE=$(MAKE) scripts/test-run $(TEST_LANES)
