@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -381,20 +382,19 @@ func (s *DynamoClaims) Requeue(ctx context.Context, tenantID, id string, seen sy
 func (s *DynamoClaims) CompleteDiagnosis(ctx context.Context, tenantID, id string, attempt int, p syncerror.Proposal, now time.Time) error {
 	listed, more := proposalAttrs(p)
 	return s.endAttempt(ctx, tenantID, id, attempt, syncerror.DiagnosisReady, now,
-		"SET proposal = :extra, proposal_more = :more REMOVE diagnosis_error", listed, dynamostore.Item{":more": more})
+		"proposal = :extra, proposal_more = :more", []string{"diagnosis_error"}, listed, dynamostore.Item{":more": more})
 }
 
 // EndDiagnosis implements ClaimStore.
 func (s *DynamoClaims) EndDiagnosis(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, reason string, now time.Time) error {
-	return s.endAttempt(ctx, tenantID, id, attempt, d, now, "SET diagnosis_error = :extra", dynamostore.Str(reason), nil)
+	return s.endAttempt(ctx, tenantID, id, attempt, d, now, "diagnosis_error = :extra", nil, dynamostore.Str(reason), nil)
 }
 
-// endAttempt moves a row out of diagnosing, conditional on the attempt that holds it. clause
-// is the rest of the update ("SET x = :extra", optionally followed by "REMOVE y"); it is
-// appended after the state change's own SET list; values are any further values it names.
-func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, now time.Time, clause string,
-	extra types.AttributeValue, values dynamostore.Item) error {
-	set, rest, _ := strings.Cut(strings.TrimPrefix(clause, "SET "), " REMOVE ")
+// endAttempt moves a row out of diagnosing, conditional on the attempt that holds it. set is
+// what else the update sets ("x = :extra, …"), after the state change's own assignments;
+// remove names attributes it removes; values are any further values set names.
+func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, now time.Time,
+	set string, remove []string, extra types.AttributeValue, values dynamostore.Item) error {
 	update := "SET diagnosis = :d, diagnosis_since = :now, updated_at = :now, " + set
 	all := dynamostore.Item{
 		":d":          dynamostore.Str(string(d)),
@@ -404,17 +404,13 @@ func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, atte
 		":extra":      extra,
 	}
 	maps.Copy(all, values)
-	var remove []string
-	if rest != "" {
-		remove = append(remove, rest)
-	}
 	// by_diagnosis is sparse: a claim leaving the states the reconcile looks for leaves the
 	// index (one entry deleted, where moving it to a ready or failed key wrote two).
 	if d.Tracked() {
 		update += ", diagnosis_key = :dkey"
 		all[":dkey"] = dynamostore.Str(diagnosisKey(tenantID, d))
 	} else {
-		remove = append(remove, "diagnosis_key")
+		remove = append(slices.Clip(remove), "diagnosis_key")
 	}
 	if len(remove) > 0 {
 		update += " REMOVE " + strings.Join(remove, ", ")
