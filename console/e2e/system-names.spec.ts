@@ -59,7 +59,13 @@ for (const width of widths) {
         await filter.fill("erp2");
         await filter.press("Enter");
         await expect(op.getByText(bc)).toBeVisible();
-        await expect(op.getByText(mineRec)).toBeVisible();
+        // The listing resolves names by the tenant's configuration as its process cached it,
+        // for up to TenantCacheTTL (10 s, shared/platform/config.go), so the name the admin
+        // added seconds ago may first apply to a listing after that: a reload asks again.
+        await expect(async () => {
+          if (!(await op.getByText(mineRec).isVisible())) await op.reload();
+          await expect(op.getByText(mineRec)).toBeVisible({ timeout: 3_000 });
+        }).toPass({ timeout: 30_000 });
         await expect(op.getByText(shop)).toHaveCount(0);
         if (width === 1440) {
           // The name as sent stays on the row, the resolved system beside it.
