@@ -5,7 +5,7 @@
 // Issue 35: the tenant's automation switches are shown here; a rule an earlier rule covers
 // is marked as never matching; switching a rule to enforce first shows what it did in
 // shadow over 30 days; classes are checkboxes of the known classes.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { read, readOptional, write } from "../api/client";
 import { demoPolicy } from "../api/demo-assist";
 import type { ApprovalPolicy, Automation, FieldError, Insights, List, PolicyMatch, PolicyRule, RuleInsight } from "../api/types";
@@ -113,8 +113,11 @@ export function ApprovalPolicyEditor({ demo, settings }: { demo: boolean; settin
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [failed, setFailed] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  // The rule being switched to enforce, waiting for the confirmation.
-  const [enforcing, setEnforcing] = useState<number | null>(null);
+  // The rule being switched to enforce, waiting for the confirmation: a new ask each time,
+  // so a dialog's close event (a task of its own, which can come after the rule was asked
+  // about again) closes only the ask it belonged to.
+  const [enforcing, setEnforcing] = useState<{ index: number; n: number } | null>(null);
+  const asks = useRef(0);
   const load = async () => {
     try {
       const p = (await read<ApprovalPolicy>("/api/settings/approval-policy", demoPolicy)).data;
@@ -169,7 +172,7 @@ export function ApprovalPolicyEditor({ demo, settings }: { demo: boolean; settin
         {drafts.map((d, i) => <RuleFields key={i} d={d} i={i} last={i === drafts.length - 1} errors={errors} demo={demo}
           fig={figures[d.id]} set={(x) => set(i, x)} move={(by) => move(i, by)}
           shadow={covered[i] >= 0 ? { n: covered[i] + 1, id: drafts[covered[i]].id } : null}
-          enforce={() => setEnforcing(i)}
+          enforce={() => setEnforcing({ index: i, n: ++asks.current })}
           remove={() => setDrafts(drafts.filter((_, j) => j !== i))} />)}
         <OtherErrors errors={errors} shown={shown} />
         <div class="actions">
@@ -178,9 +181,11 @@ export function ApprovalPolicyEditor({ demo, settings }: { demo: boolean; settin
           {dirty && <button type="button" onClick={() => { setDrafts(policy.rules.map(toDraft)); setErrors([]); }}>Discard changes</button>}
         </div>
       </form>
-      {enforcing !== null && drafts[enforcing] && (
-        <EnforceDialog rule={drafts[enforcing].id} fig={figures[drafts[enforcing].id]} autoApply={settings?.[AUTO_APPLY] === "true"}
-          onClose={() => setEnforcing(null)} onConfirm={() => { set(enforcing, { mode: "enforce" }); setEnforcing(null); }} />
+      {enforcing !== null && drafts[enforcing.index] && (
+        <EnforceDialog key={enforcing.n} rule={drafts[enforcing.index].id} fig={figures[drafts[enforcing.index].id]}
+          autoApply={settings?.[AUTO_APPLY] === "true"}
+          onClose={() => setEnforcing((now) => (now === enforcing ? null : now))}
+          onConfirm={() => { set(enforcing.index, { mode: "enforce" }); setEnforcing(null); }} />
       )}
     </section>
   );
