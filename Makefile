@@ -34,7 +34,7 @@ CFN_LINT_VERSION := 1.51.0
 MOTO_VERSION     := 5.2.1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: test-go-race test-templates test-go-extra aws-tools deploy-rehearsal fuzz help run sample demo demo-flows demo-retry embedded reconcile token tenantctl test test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench cost fault clean deps
+.PHONY: test-go-race test-templates test-go-extra aws-tools deploy-rehearsal fuzz help run sample demo demo-flows demo-retry embedded reconcile token tenantctl test synth-prod test-go test-console test-browser test-suitescript console chromium screenshots openapi-lint build synth lint eval-diagnoser bench cost fault clean deps
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -82,7 +82,11 @@ tenantctl: ## onboarding command against the running local stack: make tenantctl
 # the fuzz search (the browser lane ended first in CI on 2026-11-30, 256 s before the race
 # lane, and the search no longer waits for the race run). The CPU-bound stages run at a
 # lower priority ("nice" before them: TEST_NICE), so the browser tests' stacks answer in time.
-TEST_LANES := "nice test-go-race" "nice test-templates openapi-lint test-suitescript test-sizes" "test-console test-browser nice test-go-extra"
+# CI (.ci/run) adds its steps after the tests to that lane (CI_STAGES): the lint, the prod
+# synth and the deploy rehearsal use the core it leaves idle while the race lane ends,
+# instead of starting after it (the race lane ran alone for its last ~100 s on 2026-11-30).
+CI_STAGES ?=
+TEST_LANES := "nice test-go-race" "nice test-templates openapi-lint test-suitescript test-sizes" "test-console test-browser nice test-go-extra $(CI_STAGES)"
 TEST_NICE ?= 5
 test: deps aws-tools chromium ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
 	@TEST_NICE=$(TEST_NICE) MAKE=$(MAKE) scripts/test-run $(TEST_LANES)
@@ -186,6 +190,9 @@ test-sizes: ## every function's linux/arm64 bootstrap within its size limit (fun
 synth: deps build ## synthesize the CloudFormation template offline with the pinned CDK CLI (STAGE=dev|prod)
 	npx --no-install cdk synth -q -a 'go run ./infra' -c stage=$(STAGE) -c functionsDir=$(BUILD_DIR)
 	@echo "template: cdk.out/SyncAssist-$(STAGE).template.json"
+
+synth-prod: ## make synth STAGE=prod (a stage of CI's lane)
+	@$(MAKE) --no-print-directory synth STAGE=prod
 
 eval-diagnoser: ## measure the diagnoser on shared/ai/testdata (accuracy, confusion, precision/recall, calibration); OPENAI_BASE_URL=... AI_MODEL=... runs a model server instead; EVAL_ARGS="-v file.json"
 	@$(GO) run ./infra/evaldiagnoser $(EVAL_ARGS)
