@@ -195,8 +195,19 @@ for (const v of views) {
       await expect(ask.getByRole("button", { name: "Switch to enforce" })).toBeVisible();
       await ask.getByRole("button", { name: "Cancel" }).click();
       await expect(mine.getByLabel("Mode")).toHaveValue("shadow");
+      // The confirmation is offered once the disagreements are shown: their list arriving
+      // moves the button (a click aimed at it landed beside it in CI).
+      const disagreements = (url: URL) => url.pathname === "/api/sync-error-assist/automation";
+      let answer!: () => void;
+      const held = new Promise<void>((go) => (answer = go));
+      await page.route(disagreements, async (route) => { await held; await route.continue(); });
       await mine.getByLabel("Mode").selectOption("enforce");
-      await page.getByRole("dialog", { name: `Enforce rule ${shadowRule}?` }).getByRole("button", { name: "Switch to enforce" }).click();
+      const again = page.getByRole("dialog", { name: `Enforce rule ${shadowRule}?` });
+      await expect(again.getByText("Reading the disagreements…")).toBeVisible();
+      await expect(again.getByRole("button", { name: "Switch to enforce" })).toBeDisabled();
+      answer();
+      await again.getByRole("button", { name: "Switch to enforce" }).click();
+      await page.unroute(disagreements);
       await expect(mine.getByLabel("Mode")).toHaveValue("enforce");
 
       // A rule after the catch-all never matches, and says so; moved above it, the catch-all does.

@@ -203,6 +203,9 @@ export function ConfirmDialog(props: {
   children: ComponentChildren;
   onConfirm: () => void;
   onClose: () => void;
+  /** ready false offers the confirmation disabled: what it asks about is still loading, and
+   *  the button would move (under the pointer) when it arrives. */
+  ready?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
@@ -214,7 +217,7 @@ export function ConfirmDialog(props: {
         <h2 id="confirm-h">{props.title}</h2>
         <div id="confirm-body">{props.children}</div>
         <div class="actions">
-          <button type="submit" class="primary">{props.confirm}</button>
+          <button type="submit" class="primary" disabled={props.ready === false}>{props.confirm}</button>
           <button type="button" onClick={() => ref.current?.close()}>Cancel</button>
         </div>
       </form>

@@ -202,7 +202,8 @@ function EnforceDialog(props: { rule: string; fig?: RuleInsight; autoApply: bool
   }, [rule]);
   const shadow = fig?.mode === "shadow" ? fig : undefined;
   return (
-    <ConfirmDialog title={`Enforce rule ${rule}?`} confirm="Switch to enforce" onClose={props.onClose} onConfirm={props.onConfirm}>
+    <ConfirmDialog title={`Enforce rule ${rule}?`} confirm="Switch to enforce" onClose={props.onClose} onConfirm={props.onConfirm}
+      ready={odd !== null}>
       <p>Enforced, the rule applies the fixes it matches with no person deciding{props.autoApply ? "" : " — once auto-apply is switched on (it is off: until then it records only)"}. It takes effect when the policy is saved.</p>
       {shadow ? (
         <dl class="figures" aria-label="In shadow, the last 30 days">
