@@ -21,6 +21,11 @@ export async function accessible(page: Page, what: string, rules?: string[]) {
 
 type Violation = { id: string; impact?: string | null; targets: string[] };
 
+/** serious keeps the serious and critical violations of a scan, each with its nodes' targets. */
+const serious = (found: axe.Result[]): Violation[] =>
+  found.filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(" ")) }));
+
 /** violations runs axe in a page of one frame: axe-core injected once per document (it is
  * 650 KB of script) and axe.run in the page, asked for violations only. AxeBuilder injects
  * it twice per scan, collects every passing node too, and finishes each scan in a new page
@@ -30,26 +35,22 @@ export async function violations(page: Page, rules?: string[]): Promise<Violatio
   if (!(await page.evaluate(() => typeof (window as { axe?: unknown }).axe === "object"))) {
     await page.evaluate(axe.source);
   }
-  return page.evaluate(async (rules) => {
+  const found = await page.evaluate(async (rules) => {
     const a = (window as unknown as { axe: typeof axe }).axe;
     const r = await a.run(document, {
       resultTypes: ["violations"],
       ...(rules ? { runOnly: { type: "rule", values: rules } } : {}),
     });
-    return r.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(" ")) }));
+    return r.violations;
   }, rules);
+  return serious(found);
 }
 
 /** violationsAcrossFrames is AxeBuilder's scan: a page with frames (the embedded surface in
  * its host's page, another origin) is checked in each frame. */
 export async function violationsAcrossFrames(page: Page, rules?: string[]): Promise<Violation[]> {
   const axeBuilder = new AxeBuilder({ page });
-  const r = await (rules ? axeBuilder.withRules(rules) : axeBuilder).analyze();
-  return r.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(" ")) }));
+  return serious((await (rules ? axeBuilder.withRules(rules) : axeBuilder).analyze()).violations);
 }
 
 /** The axe rules whose outcome depends on colours: a colour scheme changes only the
