@@ -6,9 +6,13 @@ GO ?= go
 STAGE ?= dev
 FUNCTIONS := $(notdir $(patsubst %/,%,$(wildcard functions/*/)))
 BUILD_DIR := build/functions
-# The version stamp of every binary (shared/version): git describe and the build time.
+# The version stamp of every binary (shared/version): git describe and the build time, which
+# on a clean tree is the commit's time. Then a commit's binaries are the same whenever they
+# are built, and a second make build finds them up to date instead of linking all of them
+# again (CI built them three times: the size test, the prod synth, the rehearsal).
 VERSION    := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-BUILD_TIME := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+BUILD_TIME := $(shell { git diff --quiet HEAD -- && TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ; } 2>/dev/null \
+	|| date -u +%Y-%m-%dT%H:%M:%SZ)
 STAMP      := -X github.com/syncassist/syncassist/shared/version.Version=$(VERSION) -X github.com/syncassist/syncassist/shared/version.BuildTime=$(BUILD_TIME)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 # gitleaks, used only to measure the DLP scanner against, lives in a module of its own.
@@ -103,15 +107,15 @@ aws-tools: ## check (or pip install) the pinned cfn-lint and moto_server
 test-go: test-go-race test-templates test-go-extra ## Go unit and integration tests (DynamoDB + SQS emulators), the short fault suite, and CDK template tests
 
 # One moto_server for every package's contract suites (scripts/with-moto), not one each.
-# go test schedules packages in the order named: the longest first (the fault suite, 165 s,
-# and the local stack's, 64 s, on 2026-11-30), so neither starts last while the other lanes
-# have ended (the lane ran alone for its last 246 s that day, the fault suite named last).
+# The packages are every one with tests but the CDK's (scripts/go-packages race), the
+# longest first: go test starts packages in the order named, so neither the fault suite nor
+# the local stack's starts last while the other lanes have ended.
 # The fault suite checks counts, never rates, so a slow machine must not fail it; beside two
 # busy loops (nice 0 against the lane's 5) it outlived go test's default 10 minutes while
 # still progressing (CI at db02dcc: in partition-throttle's checks at 600 s), so 30 minutes,
 # as the template tests have.
 test-go-race: deps aws-tools ## the Go packages under the race detector (unit, emulators, local stack, short fault suite)
-	scripts/with-moto $(GO) test $(GOTEST_FLAGS) -race -timeout 30m ./infra/fault/... ./infra/local/... ./infra/compose/... ./shared/... ./functions/... ./infra/emulators/... ./infra/tenantctl/... ./infra/cost/...
+	scripts/with-moto $(GO) test $(GOTEST_FLAGS) -race -timeout 30m $$(scripts/go-packages race)
 
 # The template tests synthesize each stack once and lint three templates with cfn-lint; on a
 # loaded machine that outlives go test's default 10-minute timeout (measured: 10 min+ at a
@@ -178,17 +182,18 @@ test-browser: deps console chromium ## Playwright + axe in headless Chromium aga
 screenshots: deps console chromium ## write a PNG of each console panel to docs/screenshots/
 	SCREENSHOTS=1 CHROMIUM=$(browser) npm run --silent browser-test -- screenshots
 
+# One go build for every function (the packages loaded once, the links side by side) into
+# build/functions/.bin, each then linked as its function's bootstrap; go build skips a
+# binary that is up to date.
 build: ## one linux/arm64 bootstrap per function in build/functions/<name>/
-	@for f in $(FUNCTIONS); do \
-		echo "build $$f"; \
-		CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w $(STAMP)' \
-			-o $(BUILD_DIR)/$$f/bootstrap ./functions/$$f || exit 1; \
-	done
+	@mkdir -p $(BUILD_DIR)/.bin
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w $(STAMP)' \
+		-o $(BUILD_DIR)/.bin/ $(addprefix ./functions/,$(FUNCTIONS))
+	@for f in $(FUNCTIONS); do mkdir -p $(BUILD_DIR)/$$f && ln -f $(BUILD_DIR)/.bin/$$f $(BUILD_DIR)/$$f/bootstrap || exit 1; done
 
-# The size test cross-builds one bootstrap per distinct main with build's flags (a minute of
-# CPU), so go test ./... skips it; FUNCTION_BINARIES=build/functions reads build's instead.
-test-sizes: ## every function's linux/arm64 bootstrap within its size limit (functions/size_test.go: 10 MiB, the ingest 8 MiB)
-	FUNCTION_SIZES=1 $(GO) test -count=1 -run TestFunctionBinariesWithinTheirLimits -v ./functions/
+# The size test reads the bootstraps make build wrote, the ones a deploy ships.
+test-sizes: build ## every function's linux/arm64 bootstrap within its size limit (functions/size_test.go: 10 MiB, the ingest 8 MiB)
+	FUNCTION_BINARIES=$(abspath $(BUILD_DIR)) $(GO) test -count=1 -run TestFunctionBinariesWithinTheirLimits -v ./functions/
 
 synth: deps build ## synthesize the CloudFormation template offline with the pinned CDK CLI (STAGE=dev|prod)
 	npx --no-install cdk synth -q -a 'go run ./infra' -c stage=$(STAGE) -c functionsDir=$(BUILD_DIR)
@@ -205,9 +210,13 @@ eval-diagnoser: ## measure the diagnoser on shared/ai/testdata (accuracy, confus
 deploy-rehearsal: deps aws-tools build ## cdk bootstrap and deploy of the dev stage to moto_server, then check what was deployed against the template
 	$(GO) run ./infra/rehearsal -functions $(BUILD_DIR)
 
-lint: ## gofmt, go vet, staticcheck and a go mod tidy diff
+lint: ## gofmt, go vet (under -race, as the tests build), staticcheck and a go mod tidy diff
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needs to run on:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
+	@# -race: vet reads the export data the race lane compiled (CI at 078ef02: lint 263 s, most
+	@# of it vet compiling every package a second time); the CDK's packages as the template
+	@# lane compiled them.
+	$(GO) vet -race $$(scripts/go-packages plain)
+	$(GO) vet $$(scripts/go-packages cdk)
 	$(GO) run $(STATICCHECK) ./...
 	cd $(GITLEAKS_CMP) && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...
 	@cp go.mod /tmp/go.mod.lint && cp go.sum /tmp/go.sum.lint; \

@@ -4,10 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -56,17 +53,15 @@ func allowance(name string) (limit, allowed int64) {
 	return limit, limit
 }
 
-// Every function's bootstrap is within its limit. With FUNCTION_BINARIES set (make
-// build's output, build/functions) the test reads the binaries there; with FUNCTION_SIZES
-// set (make test-sizes) it builds them with make build's flags, one per distinct main:
-// mains that differ only in the blueprint entry they name link the same code, so one of
-// them stands for the others. Otherwise it is skipped: the cross-build of every distinct
-// main takes a minute of CPU that go test ./... need not spend on every run.
+// Every function's bootstrap is within its limit: the ones make build wrote
+// (FUNCTION_BINARIES=build/functions, as make test-sizes sets), the binaries a deploy ships.
+// Without it the test is skipped: go test ./... need not cross-build every function.
 func TestFunctionBinariesWithinTheirLimits(t *testing.T) {
-	if os.Getenv("FUNCTION_BINARIES") == "" && os.Getenv("FUNCTION_SIZES") == "" {
-		t.Skip("set FUNCTION_SIZES=1 (make test-sizes) or FUNCTION_BINARIES=build/functions")
+	dir := os.Getenv("FUNCTION_BINARIES")
+	if dir == "" {
+		t.Skip("set FUNCTION_BINARIES=build/functions after make build (make test-sizes does both)")
 	}
-	sizes := builtSizes(t)
+	sizes := builtSizes(dir)
 	var rows, ratcheted []string
 	for _, f := range blueprint.Functions {
 		size, ok := sizes[f.Name]
@@ -97,64 +92,13 @@ func TestFunctionBinariesWithinTheirLimits(t *testing.T) {
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
 
-// builtSizes are the bootstraps' sizes by function name.
-func builtSizes(t *testing.T) map[string]int64 {
-	t.Helper()
-	if dir := os.Getenv("FUNCTION_BINARIES"); dir != "" {
-		out := map[string]int64{}
-		for _, f := range blueprint.Functions {
-			if st, err := os.Stat(filepath.Join(dir, f.Name, "bootstrap")); err == nil {
-				out[f.Name] = st.Size()
-			}
-		}
-		return out
-	}
-	stands := representatives(t)
-	dir := t.TempDir()
-	args := []string{"build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", dir + "/"}
-	for _, rep := range stands {
-		args = append(args, "./"+rep)
-	}
-	cmd := exec.Command("go", args...)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64", fmt.Sprintf("GOMAXPROCS=%d", runtime.GOMAXPROCS(0)))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	sizes := map[string]int64{}
-	for name, rep := range stands {
-		st, err := os.Stat(filepath.Join(dir, rep))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sizes[name] = st.Size()
-	}
-	return sizes
-}
-
-var blueprintEntry = regexp.MustCompile(`blueprint\.Func\w+`)
-
-// representatives maps each function to the function whose main stands for its own: the
-// first with the same main once the blueprint entry and comments are left out.
-func representatives(t *testing.T) map[string]string {
-	t.Helper()
-	byCode := map[string]string{}
-	out := map[string]string{}
+// builtSizes are the sizes of the bootstraps under dir, by function name.
+func builtSizes(dir string) map[string]int64 {
+	out := map[string]int64{}
 	for _, f := range blueprint.Functions {
-		src, err := os.ReadFile(filepath.Join(f.Name, "main.go"))
-		if err != nil {
-			t.Fatal(err)
+		if st, err := os.Stat(filepath.Join(dir, f.Name, "bootstrap")); err == nil {
+			out[f.Name] = st.Size()
 		}
-		var code []string
-		for line := range strings.Lines(string(src)) {
-			if !strings.HasPrefix(strings.TrimSpace(line), "//") {
-				code = append(code, blueprintEntry.ReplaceAllString(line, "blueprint.Func"))
-			}
-		}
-		key := strings.Join(code, "")
-		if _, ok := byCode[key]; !ok {
-			byCode[key] = f.Name
-		}
-		out[f.Name] = byCode[key]
 	}
 	return out
 }
