@@ -17,7 +17,10 @@ STAMP      := -X github.com/syncassist/syncassist/shared/version.Version=$(VERSI
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 # gitleaks, used only to measure the DLP scanner against, lives in a module of its own.
 GITLEAKS_CMP := shared/dlp/gitleakscmp
-GOTEST_FLAGS ?= -count=1
+# -ldflags=-w: test binaries without DWARF (no debugger reads them; stack traces and the race
+# detector's reports use the symbol table), a third less CPU per link: 1.9 → 1.35 CPU-s for
+# one race-built test binary, and make test links about a hundred.
+GOTEST_FLAGS ?= -count=1 -ldflags=-w
 # Fuzz targets as package:Func. make fuzz runs each for FUZZTIME; test-go runs their corpora,
 # and searches each for new inputs for CI_FUZZTIME (1000 runs each under CI=true, off locally).
 FUZZTIME ?= 60s
@@ -137,7 +140,7 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 60s; the API fuzz FUZZ
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; ft=$(FUZZTIME); \
 		if [ "$$fn" = FuzzOpenAPI ] && [ "$(origin FUZZTIME)" = file ]; then ft=$(FUZZTIME_API); fi; \
 		echo "fuzz $$fn ($$pkg, $$ft)"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $$ft -fuzzminimizetime 10s ./$$pkg; done
+		$(GO) test -ldflags=-w -run '^$$' -fuzz "^$$fn\$$" -fuzztime $$ft -fuzzminimizetime 10s ./$$pkg; done
 
 console: deps ## build the console (TypeScript API types from the OpenAPI document, then the esbuild bundle) into shared/console/dist
 	@npm run --silent console:types
