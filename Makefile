@@ -118,7 +118,7 @@ test-go: test-go-race test-templates test-go-extra ## Go unit and integration te
 # still progressing (CI at db02dcc: in partition-throttle's checks at 600 s), so 30 minutes,
 # as the template tests have.
 test-go-race: deps aws-tools ## the Go packages under the race detector (unit, emulators, local stack, short fault suite)
-	scripts/with-moto $(GO) test $(GOTEST_FLAGS) -race -timeout 30m $$(scripts/go-packages race)
+	scripts/with-moto $(GO) test $(GOTEST_FLAGS) -race -timeout 30m $$(GO=$(GO) scripts/go-packages race)
 
 # The template tests synthesize each stack once and lint three templates with cfn-lint; on a
 # loaded machine that outlives go test's default 10-minute timeout (measured: 10 min+ at a
@@ -218,8 +218,8 @@ lint: ## gofmt, go vet (under -race, as the tests build), staticcheck and a go m
 	@# -race: vet reads the export data the race lane compiled instead of compiling every
 	@# package and its tests a second time (./shared/... after a race build: 22 CPU-s with
 	@# -race, 116 without; 2026-11-30); the CDK's packages as the template lane compiled them.
-	$(GO) vet -race $$(scripts/go-packages plain)
-	$(GO) vet $$(scripts/go-packages cdk)
+	$(GO) vet -race $$(GO=$(GO) scripts/go-packages plain)
+	$(GO) vet $$(GO=$(GO) scripts/go-packages cdk)
 	$(GO) run $(STATICCHECK) ./...
 	cd $(GITLEAKS_CMP) && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...
 	@cp go.mod /tmp/go.mod.lint && cp go.sum /tmp/go.sum.lint; \
