@@ -196,7 +196,7 @@ build: ## one linux/arm64 bootstrap per function in build/functions/<name>/
 
 # The size test reads the bootstraps make build wrote, the ones a deploy ships.
 test-sizes: build ## every function's linux/arm64 bootstrap within its size limit (functions/size_test.go: 10 MiB, the ingest 8 MiB)
-	FUNCTION_BINARIES=$(abspath $(BUILD_DIR)) $(GO) test -count=1 -run TestFunctionBinariesWithinTheirLimits -v ./functions/
+	FUNCTION_BINARIES=$(BUILD_DIR) $(GO) test -count=1 -run TestFunctionBinariesWithinTheirLimits -v ./functions/
 
 synth: deps build ## synthesize the CloudFormation template offline with the pinned CDK CLI (STAGE=dev|prod)
 	npx --no-install cdk synth -q -a 'go run ./infra' -c stage=$(STAGE) -c functionsDir=$(BUILD_DIR)

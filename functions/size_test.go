@@ -61,6 +61,9 @@ func TestFunctionBinariesWithinTheirLimits(t *testing.T) {
 	if dir == "" {
 		t.Skip("set FUNCTION_BINARIES=build/functions after make build (make test-sizes does both)")
 	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join("..", dir) // as named from the repository's root, not this package's
+	}
 	sizes := builtSizes(dir)
 	var rows, ratcheted []string
 	for _, f := range blueprint.Functions {
