@@ -7,9 +7,8 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
-	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -21,8 +20,7 @@ import (
 // errorId's put 0.68 ms, the webhook-id's 0.62 ms: the ingest asks the emulator for about
 // 4.5 ms of work where the floor asks 1.1, which is where its share of the floor goes.
 func BenchmarkIngestWrites(b *testing.B) {
-	db, table := emutest.Pair.Tables(b)
-	claims := dynamo.NewDynamoClaims(db, table(blueprint.TableProcessed))
+	claims := dynamotest.Claims(b, emutest.Pair)
 	ctx := context.Background()
 	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	// seq keeps every item new across the runs the testing package makes of each.

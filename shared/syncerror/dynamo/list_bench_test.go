@@ -7,9 +7,8 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
-	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo/dynamotest"
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
@@ -17,8 +16,7 @@ import (
 // pending rows on dynalite, each with the sample proposal: what a page of the queue costs
 // once the proposal is on its rows (issue 37 §1 keeps most of it out of by_status).
 func BenchmarkListDiagnosed(b *testing.B) {
-	db, table := emutest.Pair.Tables(b)
-	claims := dynamo.NewDynamoClaims(db, table(blueprint.TableProcessed))
+	claims := dynamotest.Claims(b, emutest.Pair)
 	ctx := context.Background()
 	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 100 {

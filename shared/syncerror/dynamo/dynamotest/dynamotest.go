@@ -12,8 +12,9 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 )
 
-// Claims is the store on the processed table of e's fresh tables for t.
-func Claims(t *testing.T, e emutest.Emulator) *dynamo.DynamoClaims {
+// Claims is the store on the processed table of e's fresh tables for t (a test or a
+// benchmark).
+func Claims(t testing.TB, e emutest.Emulator) *dynamo.DynamoClaims {
 	db, table := e.Tables(t)
 	return dynamo.NewDynamoClaims(db, table(blueprint.TableProcessed))
 }
