@@ -11,8 +11,8 @@ BUILD_DIR := build/functions
 # are built, and a second make build finds them up to date instead of linking all of them
 # again (CI built them three times: the size test, the prod synth, the rehearsal).
 VERSION    := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-BUILD_TIME := $(if $(filter %-dirty,$(VERSION)),$(shell date -u +%Y-%m-%dT%H:%M:%SZ),\
-	$(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ))
+BUILD_TIME := $(strip $(if $(filter %-dirty,$(VERSION)),$(shell date -u +%Y-%m-%dT%H:%M:%SZ),\
+	$(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)))
 STAMP      := -X github.com/syncassist/syncassist/shared/version.Version=$(VERSION) -X github.com/syncassist/syncassist/shared/version.BuildTime=$(BUILD_TIME)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 # gitleaks, used only to measure the DLP scanner against, lives in a module of its own.
