@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -15,7 +16,8 @@ import (
 )
 
 // DynamoStore is the Store on the audit table. The sort key is "<time>#<id>" so a tenant's
-// records sort by time; the by_action_type index does the same per action type.
+// records sort by time; the by_action_type index does the same per action type, for the
+// sparse types only (denseType says why).
 type DynamoStore struct {
 	client *dynamodb.Client
 	table  string
@@ -75,15 +77,17 @@ func recordItem(r Record) (dynamostore.Item, error) {
 		return nil, err
 	}
 	it := dynamostore.Item{
-		"tenant_id":     dynamostore.Str(r.TenantID),
-		"sort":          dynamostore.Str(auditSort(r)),
-		"tenant_action": dynamostore.Str(r.TenantID + "#" + r.ActionType),
-		"id":            dynamostore.Str(r.ID),
-		"at":            dynamostore.Str(dynamostore.FormatTime(r.At)),
-		"actor":         dynamostore.Str(string(actor)),
-		"action_type":   dynamostore.Str(r.ActionType),
-		"action_key":    dynamostore.Str(r.ActionKey),
-		"result":        dynamostore.Str(r.Result),
+		"tenant_id":   dynamostore.Str(r.TenantID),
+		"sort":        dynamostore.Str(auditSort(r)),
+		"id":          dynamostore.Str(r.ID),
+		"at":          dynamostore.Str(dynamostore.FormatTime(r.At)),
+		"actor":       dynamostore.Str(string(actor)),
+		"action_type": dynamostore.Str(r.ActionType),
+		"action_key":  dynamostore.Str(r.ActionKey),
+		"result":      dynamostore.Str(r.Result),
+	}
+	if !denseType(r.ActionType) {
+		it["tenant_action"] = dynamostore.Str(r.TenantID + "#" + r.ActionType)
 	}
 	dynamostore.PutOptional(it, "resource", r.Resource)
 	dynamostore.PutOptional(it, "correlation_id", r.CorrelationID)
@@ -91,18 +95,36 @@ func recordItem(r Record) (dynamostore.Item, error) {
 	return it, nil
 }
 
-// What a query costs. Every query reads one partition, the tenant's or (with an action
-// type) the by_action_type index's, over the window's range of its sort key, so reads are
-// proportional to the records answered. An actor filter is a FilterExpression on that read:
-// DynamoDB reads the records and drops the others, so a filtered page pays for the records
-// it examined. To keep one request from reading a whole month, a filtered page examines at
-// most ActorScanCap records and then ends with a cursor at the last one examined, even with
-// fewer records than asked for (or none); the next page goes on from there.
+// denseType reports whether records of an action type stay out of the by_action_type
+// index (issue 37: cost). An index entry is one more WRU per record written, and the
+// machine types (a DLP scan before anything leaves, each AI inference, each connector
+// write) are written on every sync error and flow event, most of the log: their entries
+// were 4 of a sync error's 8 audit WRU and 2 of a flow event's 4 (2026-11-30). A query for
+// one of them needs no index: they lie densely in the tenant's own partition, so a read of
+// it filtered on the type drops few records, and a read is billed per 4 KB examined, not
+// per record. The rare types a person looks for (decisions, settings, governance, finance,
+// sessions, MCP calls) would be found only past all of those, so they keep their entries.
+func denseType(actionType string) bool {
+	switch actionType {
+	case TypeDLP, TypeAI, TypeConnector:
+		return true
+	}
+	return false
+}
+
+// What a query costs. Every query reads one partition, the tenant's or (with a sparse
+// action type) the by_action_type index's, over the window's range of its sort key, so an
+// unfiltered read is proportional to the records answered. A filter (an actor, or a dense
+// action type on the tenant's partition) is a FilterExpression on that read: DynamoDB
+// reads the records and drops the others, so a filtered page pays for the records it
+// examined. To keep one request from reading a whole month, a filtered page examines at
+// most FilteredScanCap records and then ends with a cursor at the last one examined, even
+// with fewer records than asked for (or none); the next page goes on from there.
 const (
-	actorMaxReads      = 10
-	actorFilteredReads = 100
-	// ActorScanCap bounds the records one actor-filtered page examines.
-	ActorScanCap = actorMaxReads * actorFilteredReads
+	filteredMaxReads = 10
+	filteredReads    = 100
+	// FilteredScanCap bounds the records one filtered page examines.
+	FilteredScanCap = filteredMaxReads * filteredReads
 )
 
 // Query implements Store. It reads one item more than the limit to know whether a
@@ -133,7 +155,7 @@ func (s *DynamoStore) Query(ctx context.Context, q Query) (Page, error) {
 		if out.LastEvaluatedKey == nil {
 			return p, nil
 		}
-		if reads == actorMaxReads {
+		if reads == filteredMaxReads {
 			p.NextCursor = dynamostore.EncodeCursor(dynamostore.GetString(out.LastEvaluatedKey, "sort"))
 			return p, nil
 		}
@@ -141,7 +163,10 @@ func (s *DynamoStore) Query(ctx context.Context, q Query) (Page, error) {
 	}
 }
 
-// queryInput is the first read of q.
+// queryInput is the first read of q. A cursor is a sort key, the same on the tenant's
+// partition and in the index, so a cursor a page of one type issued before that type
+// became dense goes on from the same record on the partition, which holds every record
+// the index did: nothing is skipped or read twice.
 func (s *DynamoStore) queryInput(q Query) (*dynamodb.QueryInput, error) {
 	in := &dynamodb.QueryInput{
 		TableName:        aws.String(s.table),
@@ -154,22 +179,16 @@ func (s *DynamoStore) queryInput(q Query) (*dynamodb.QueryInput, error) {
 		},
 	}
 	pk, pkValue := "tenant_id", q.TenantID
-	if q.ActionType != "" {
+	if q.ActionType != "" && !denseType(q.ActionType) {
 		in.IndexName = aws.String(blueprint.IndexByActionType)
 		pk, pkValue = "tenant_action", q.TenantID+"#"+q.ActionType
 	}
 	in.KeyConditionExpression = aws.String(pk + " = :pk AND #sort BETWEEN :from AND :to")
 	in.ExpressionAttributeNames = map[string]string{"#sort": "sort"}
 	in.ExpressionAttributeValues[":pk"] = dynamostore.Str(pkValue)
-	if q.Actor != "" {
-		// The actor is stored as the JSON of identity.Identity, whose actor field follows
-		// the tenant and precedes the always-present source: outside a string every quote
-		// is structural, so this fragment matches that field exactly (the contract suite
-		// holds it to that), on records written before the filter existed too.
-		frag, _ := json.Marshal(q.Actor)
-		in.FilterExpression = aws.String("contains(actor, :actor)")
-		in.ExpressionAttributeValues[":actor"] = dynamostore.Str(`,"actor":` + string(frag) + `,`)
-		in.Limit = aws.Int32(actorFilteredReads)
+	if f := queryFilter(q, in.ExpressionAttributeValues); f != "" {
+		in.FilterExpression = aws.String(f)
+		in.Limit = aws.Int32(filteredReads)
 	}
 	if q.Cursor != "" {
 		sortKey, _, ok := dynamostore.DecodeTimedCursor(q.Cursor, "")
@@ -177,12 +196,33 @@ func (s *DynamoStore) queryInput(q Query) (*dynamodb.QueryInput, error) {
 			return nil, ErrBadCursor
 		}
 		start := dynamostore.Item{"tenant_id": dynamostore.Str(q.TenantID), "sort": dynamostore.Str(sortKey)}
-		if q.ActionType != "" {
+		if in.IndexName != nil {
 			start["tenant_action"] = dynamostore.Str(pkValue)
 		}
 		in.ExclusiveStartKey = start
 	}
 	return in, nil
+}
+
+// queryFilter is the FilterExpression of q, "" for none, its values added to vals.
+func queryFilter(q Query, vals dynamostore.Item) string {
+	var conds []string
+	if denseType(q.ActionType) {
+		// Records of a dense type written before it was dense carry an index key too;
+		// on the partition they are found once like the rest.
+		conds = append(conds, "action_type = :type")
+		vals[":type"] = dynamostore.Str(q.ActionType)
+	}
+	if q.Actor != "" {
+		// The actor is stored as the JSON of identity.Identity, whose actor field follows
+		// the tenant and precedes the always-present source: outside a string every quote
+		// is structural, so this fragment matches that field exactly (the contract suite
+		// holds it to that), on records written before the filter existed too.
+		frag, _ := json.Marshal(q.Actor)
+		conds = append(conds, "contains(actor, :actor)")
+		vals[":actor"] = dynamostore.Str(`,"actor":` + string(frag) + `,`)
+	}
+	return strings.Join(conds, " AND ")
 }
 
 func auditFrom(it dynamostore.Item) (Record, error) {

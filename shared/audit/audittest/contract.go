@@ -11,9 +11,43 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 )
 
-// RunStoreContract runs the cases every audit.Store must pass; newStore returns an empty
-// store for each case, its own: the cases run side by side (t.Parallel).
-func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
+// Backend is a store under the contract and what the suite needs of its test besides.
+type Backend struct {
+	Store audit.Store
+	// PutMany stores records as Put does, only faster, for the cases that need more
+	// records than a filtered page examines; nil, one Put each.
+	PutMany func(t *testing.T, recs []audit.Record)
+	// PutAsBefore stores r in the shape an earlier version of the store wrote, so the
+	// cases hold queries to finding those records too; nil, the store has one shape.
+	PutAsBefore func(t *testing.T, r audit.Record)
+}
+
+func (b Backend) putMany(t *testing.T, recs []audit.Record) {
+	t.Helper()
+	if b.PutMany != nil {
+		b.PutMany(t, recs)
+		return
+	}
+	for _, r := range recs {
+		if err := b.Store.Put(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (b Backend) putAsBefore(t *testing.T, r audit.Record) {
+	t.Helper()
+	if b.PutAsBefore != nil {
+		b.PutAsBefore(t, r)
+		return
+	}
+	b.putMany(t, []audit.Record{r})
+}
+
+// RunStoreContract runs the cases every audit.Store must pass; newBackend returns an
+// empty store for each case, its own: the cases run side by side (t.Parallel).
+func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
+	newStore := func(t *testing.T) audit.Store { return newBackend(t).Store }
 	ctx := context.Background()
 	base := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	rec := func(tenant, typ string, i int) audit.Record {
@@ -213,6 +247,8 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) audit.Store) {
 			t.Fatalf("err=%v, want ErrBadCursor", err)
 		}
 	})
+
+	runActionTypeCases(t, newBackend)
 }
 
 // eachPage follows q's cursors to the end, handing each page to check; more than a dozen
