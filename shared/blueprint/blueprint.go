@@ -106,7 +106,10 @@ const (
 	// IndexDocsByTime lists a tenant's documents of one kind by time, newest first:
 	// sparse, only documents with a time (the automation records) carry its keys.
 	IndexDocsByTime = "docs_by_time"
-	// IndexByActionType lists a tenant's audit records of one action type by time.
+	// IndexByActionType lists a tenant's audit records of one action type by time. Sparse:
+	// the machine types (dlp, ai, connector), written on every sync error and flow event,
+	// carry no key, since an entry is a WRU per record and a query for them finds them
+	// densely on the tenant's partition (shared/audit/store_dynamo.go, denseType).
 	IndexByActionType = "by_action_type"
 )
 
@@ -166,7 +169,9 @@ var Tenants = Table{
 }
 
 // Audit is the persistent audit log: one item per governance-relevant action, sorted by
-// time within the tenant.
+// time within the tenant. Only the rare action types a person looks for are in
+// by_action_type: the machine types are most of the records, each entry would be one more
+// WRU per record, and a query for them reads the tenant's partition filtered on the type.
 var Audit = Table{
 	Name:         TableAudit,
 	PartitionKey: Key{Name: "tenant_id", Type: String},
