@@ -23,14 +23,16 @@ var claimRowUnits = map[string]map[string]float64{
 	},
 	"diagnose": {
 		// BeginDiagnosis, of a row under 1 KB since it left out what its keys and history
-		// hold (store.go), and CompleteDiagnosis, 2 KB of row; the diagnosed entry of
-		// by_status is under 1 KB since the proposal's rationale and ids left it.
-		blueprint.TableProcessed:                                 3,
-		blueprint.TableProcessed + "/" + blueprint.IndexByStatus: 2,
-		// by_diagnosis: queued → diagnosing moves the entry (a delete and a put), and the
-		// diagnosis's end deletes it (the index is sparse, dynamo/store.go): 3, where a
-		// move to the ready key made it 4.
-		blueprint.TableProcessed + "/" + blueprint.IndexByDiagnosis: 3,
+		// hold (store.go) and holds it by a number (held_at, dynamo/diagnosis.go), and
+		// CompleteDiagnosis, 2 KB of row; the diagnosed entry of by_status is under 1 KB
+		// since the proposal's rationale and ids left it.
+		blueprint.TableProcessed: 3,
+		// Taking the row writes neither index (held_at is in neither), so only the
+		// diagnosis's end writes by_status (1, where the taking made it 2) and deletes the
+		// by_diagnosis entry (the index is sparse: 1, where moving the entry to a
+		// diagnosing key on the taking made it 3).
+		blueprint.TableProcessed + "/" + blueprint.IndexByStatus:    1,
+		blueprint.TableProcessed + "/" + blueprint.IndexByDiagnosis: 1,
 		// The diagnosis's trace, deflated (shared/audit/airecords_deflate.go): 2 WRU, not
 		// 4; and its two cost records, 1 each.
 		blueprint.TableAIRecords: 4,

@@ -2,17 +2,20 @@ package dynamo
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
+	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
 // by_diagnosis is sparse (issue 37 §1): a row carries its key while the reconcile may need
-// to find it (queued, diagnosing) and drops it when its diagnosis ends, a delete of one
-// entry where moving it to a ready or failed key wrote two.
+// to find it (queued, and held by an attempt under the same key, diagnosis.go) and drops it
+// when its diagnosis ends, a delete of one entry where moving it to a ready or failed key
+// wrote two.
 func TestDiagnosisIndexHoldsOnlyRowsTheReconcileLooksFor(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		ctx := context.Background()
@@ -28,11 +31,20 @@ func TestDiagnosisIndexHoldsOnlyRowsTheReconcileLooksFor(t *testing.T) {
 			if got := key(c.ID); got != "t1#queued" {
 				t.Fatalf("a new row's diagnosis_key %q, want t1#queued", got)
 			}
-			if _, err := s.BeginDiagnosis(ctx, "t1", c.ID, now, now); err != nil {
+			before := s.item(c.ID)
+			if _, err := s.BeginDiagnosis(ctx, "t1", c.ID, now.Add(time.Second), now.Add(time.Second)); err != nil {
 				t.Fatal(err)
 			}
-			if got := key(c.ID); got != "t1#diagnosing" {
-				t.Fatalf("a diagnosing row's diagnosis_key %q", got)
+			// Taking the row writes nothing either index reads: its by_diagnosis entry stays
+			// under the queued key and its by_status entry as it was.
+			after := s.item(c.ID)
+			for _, name := range append([]string{"diagnosis_key", "diagnosis_since"}, blueprint.ByStatusAttributes...) {
+				if b, a := before[name], after[name]; !reflect.DeepEqual(a, b) {
+					t.Fatalf("taking the row changed %s from %v to %v", name, b, a)
+				}
+			}
+			if after[attrHeldAt] == nil {
+				t.Fatalf("a taken row has no %s: %v", attrHeldAt, after)
 			}
 			return c.ID
 		}
@@ -57,6 +69,9 @@ func TestDiagnosisIndexHoldsOnlyRowsTheReconcileLooksFor(t *testing.T) {
 		for _, id := range []string{ready, failed} {
 			if got := key(id); got != "" {
 				t.Errorf("a row whose diagnosis ended keeps diagnosis_key %q", got)
+			}
+			if got := s.item(id)[attrHeldAt]; got != nil {
+				t.Errorf("a row whose diagnosis ended keeps %s %v", attrHeldAt, got)
 			}
 		}
 		if row, err := s.Get(ctx, "t1", failed); err != nil || row.Diagnosis != syncerror.DiagnosisFailed || row.DiagnosisError != "no model" {

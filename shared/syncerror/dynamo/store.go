@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -13,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -220,6 +217,9 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 		return syncerror.Claim{}, fmt.Errorf("claim %s: diagnosis_attempts: %w", c.ID, err)
 	}
 	c.DiagnosisAttempts = int(attempts)
+	if err := readHeld(it, &c); err != nil {
+		return syncerror.Claim{}, err
+	}
 	return c, nil
 }
 
@@ -274,161 +274,6 @@ func (s *DynamoClaims) getItem(ctx context.Context, tenantID, id string) (dynamo
 		return nil, syncerror.ErrNotFound
 	}
 	return out.Item, nil
-}
-
-// BeginDiagnosis implements ClaimStore.
-func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, now, staleBefore time.Time) (syncerror.Claim, error) {
-	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table),
-		Key:       s.key(tenantID, id),
-		ConditionExpression: aws.String("attribute_exists(id) AND (diagnosis = :queued OR " +
-			"(diagnosis = :diagnosing AND diagnosis_since < :stale))"),
-		UpdateExpression: aws.String("SET diagnosis = :diagnosing, diagnosis_key = :dkey, " +
-			"diagnosis_since = :now, updated_at = :now ADD diagnosis_attempts :one"),
-		ExpressionAttributeValues: dynamostore.Item{
-			":queued":     dynamostore.Str(string(syncerror.DiagnosisQueued)),
-			":diagnosing": dynamostore.Str(string(syncerror.DiagnosisDiagnosing)),
-			":stale":      dynamostore.Str(dynamostore.FormatTime(staleBefore)),
-			":dkey":       dynamostore.Str(diagnosisKey(tenantID, syncerror.DiagnosisDiagnosing)),
-			":now":        dynamostore.Str(dynamostore.FormatTime(now)),
-			":one":        dynamostore.Num(1),
-		},
-		ReturnValues: types.ReturnValueAllNew,
-	})
-	if dynamostore.IsConditionFailed(err) {
-		return syncerror.Claim{}, s.whyNot(ctx, tenantID, id)
-	}
-	if err != nil {
-		return syncerror.Claim{}, fmt.Errorf("begin diagnosis %s/%s: %w", tenantID, id, err)
-	}
-	return claimFrom(out.Attributes)
-}
-
-// whyNot tells a failed condition on a missing row (ErrNotFound) from one on a row in
-// another state (ErrStateChanged). The emulator returns no item with the failure, so read.
-func (s *DynamoClaims) whyNot(ctx context.Context, tenantID, id string) error {
-	if _, err := s.Get(ctx, tenantID, id); err != nil {
-		return err
-	}
-	return syncerror.ErrStateChanged
-}
-
-// Stuck implements ClaimStore through the by_diagnosis index, which projects keys only:
-// the claims it answers carry their id, diagnosis and diagnosis_since, no more. The index is
-// sparse: only a claim in a tracked state carries its key (see endAttempt).
-func (s *DynamoClaims) Stuck(ctx context.Context, tenantID string, d syncerror.Diagnosis, cutoff time.Time, limit int) ([]syncerror.Claim, error) {
-	if !d.Tracked() {
-		return nil, syncerror.ErrUntracked
-	}
-	var out []syncerror.Claim
-	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
-		TableName:              aws.String(s.table),
-		IndexName:              aws.String(blueprint.IndexByDiagnosis),
-		KeyConditionExpression: aws.String("diagnosis_key = :k AND diagnosis_since < :cutoff"),
-		ExpressionAttributeValues: dynamostore.Item{
-			":k":      dynamostore.Str(diagnosisKey(tenantID, d)),
-			":cutoff": dynamostore.Str(dynamostore.FormatTime(cutoff)),
-		},
-		ScanIndexForward: aws.Bool(true),
-		Limit:            aws.Int32(int32(limit)),
-	})
-	for p.HasMorePages() && len(out) < limit {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("stuck claims of %s: %w", tenantID, err)
-		}
-		for _, it := range page.Items {
-			c, err := claimFrom(it)
-			if err != nil {
-				return nil, err
-			}
-			// The index projects its keys only: the id and diagnosis_since the reconcile
-			// requeues by, and the diagnosis is the one asked for.
-			c.Diagnosis = d
-			out = append(out, c)
-			if len(out) == limit {
-				break
-			}
-		}
-	}
-	return out, nil
-}
-
-// Requeue implements ClaimStore.
-func (s *DynamoClaims) Requeue(ctx context.Context, tenantID, id string, seen syncerror.Diagnosis, seenSince, now time.Time) error {
-	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(s.table),
-		Key:                 s.key(tenantID, id),
-		ConditionExpression: aws.String("diagnosis = :seen AND diagnosis_since = :since"),
-		UpdateExpression:    aws.String("SET diagnosis = :queued, diagnosis_key = :qkey, diagnosis_since = :now, updated_at = :now"),
-		ExpressionAttributeValues: dynamostore.Item{
-			":seen":   dynamostore.Str(string(seen)),
-			":since":  dynamostore.Str(dynamostore.FormatTime(seenSince)),
-			":now":    dynamostore.Str(dynamostore.FormatTime(now)),
-			":queued": dynamostore.Str(string(syncerror.DiagnosisQueued)),
-			":qkey":   dynamostore.Str(diagnosisKey(tenantID, syncerror.DiagnosisQueued)),
-		},
-	})
-	if dynamostore.IsConditionFailed(err) {
-		return s.whyNot(ctx, tenantID, id)
-	}
-	if err != nil {
-		return fmt.Errorf("requeue %s/%s: %w", tenantID, id, err)
-	}
-	return nil
-}
-
-// CompleteDiagnosis implements ClaimStore.
-func (s *DynamoClaims) CompleteDiagnosis(ctx context.Context, tenantID, id string, attempt int, p syncerror.Proposal, now time.Time) error {
-	listed, more := proposalAttrs(p)
-	return s.endAttempt(ctx, tenantID, id, attempt, syncerror.DiagnosisReady, now,
-		"proposal = :extra, proposal_more = :more", []string{"diagnosis_error"}, listed, dynamostore.Item{":more": more})
-}
-
-// EndDiagnosis implements ClaimStore.
-func (s *DynamoClaims) EndDiagnosis(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, reason string, now time.Time) error {
-	return s.endAttempt(ctx, tenantID, id, attempt, d, now, "diagnosis_error = :extra", nil, dynamostore.Str(reason), nil)
-}
-
-// endAttempt moves a row out of diagnosing, conditional on the attempt that holds it. set is
-// what else the update sets ("x = :extra, …"), after the state change's own assignments;
-// remove names attributes it removes; values are any further values set names.
-func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, now time.Time,
-	set string, remove []string, extra types.AttributeValue, values dynamostore.Item) error {
-	update := "SET diagnosis = :d, diagnosis_since = :now, updated_at = :now, " + set
-	all := dynamostore.Item{
-		":d":          dynamostore.Str(string(d)),
-		":now":        dynamostore.Str(dynamostore.FormatTime(now)),
-		":diagnosing": dynamostore.Str(string(syncerror.DiagnosisDiagnosing)),
-		":attempt":    dynamostore.Num(int64(attempt)),
-		":extra":      extra,
-	}
-	maps.Copy(all, values)
-	// by_diagnosis is sparse: a claim leaving the states the reconcile looks for leaves the
-	// index (one entry deleted, where moving it to a ready or failed key wrote two).
-	if d.Tracked() {
-		update += ", diagnosis_key = :dkey"
-		all[":dkey"] = dynamostore.Str(diagnosisKey(tenantID, d))
-	} else {
-		remove = append(slices.Clip(remove), "diagnosis_key")
-	}
-	if len(remove) > 0 {
-		update += " REMOVE " + strings.Join(remove, ", ")
-	}
-	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.table),
-		Key:                       s.key(tenantID, id),
-		ConditionExpression:       aws.String("diagnosis = :diagnosing AND diagnosis_attempts = :attempt"),
-		UpdateExpression:          aws.String(update),
-		ExpressionAttributeValues: all,
-	})
-	if dynamostore.IsConditionFailed(err) {
-		return s.whyNot(ctx, tenantID, id)
-	}
-	if err != nil {
-		return fmt.Errorf("end diagnosis %s/%s: %w", tenantID, id, err)
-	}
-	return nil
 }
 
 func historyList(h []syncerror.HistoryEntry) *types.AttributeValueMemberL {
