@@ -1079,7 +1079,10 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "applying" | "approved" | "rejected" | "escalated" | "reverted" | "retrying" | "resolved";
-            /** @enum {string} */
+            /**
+             * @description queued: waits for a diagnosis worker; diagnosing: a worker holds it; ready: a proposal waits; failed: no proposal could be made (see diagnosisError). The queue's listing reads an index that is not rewritten when a worker takes a claim, so there a claim being diagnosed shows queued until its diagnosis ends; the claim's own detail shows diagnosing.
+             * @enum {string}
+             */
             diagnosis: "queued" | "diagnosing" | "ready" | "failed";
             class?: string;
             confidence?: number;
