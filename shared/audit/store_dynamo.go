@@ -99,7 +99,7 @@ func recordItem(r Record) (dynamostore.Item, error) {
 // index (issue 37: cost). An index entry is one more WRU per record written, and the
 // machine types (a DLP scan before anything leaves, each AI inference, each connector
 // write) are written on every sync error and flow event, most of the log: their entries
-// were 4 of a sync error's 8 audit WRU and 2 of a flow event's 4 (2026-11-30). A query for
+// were 3 of a sync error's 8 audit WRU and 2 of a flow event's 4 (2026-11-30). A query for
 // one of them needs no index: they lie densely in the tenant's own partition, so a read of
 // it filtered on the type drops few records, and a read is billed per 4 KB examined, not
 // per record. The rare types a person looks for (decisions, settings, governance, finance,
