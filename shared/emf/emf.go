@@ -1,14 +1,13 @@
-// Package emf writes CloudWatch metrics in the embedded metric format: one JSON line on
+// Package emf writes CloudWatch metrics in the embedded metric format: JSON lines on
 // stdout, which CloudWatch Logs turns into metrics without an API call. It writes past the
-// logger on purpose, so a metric is never lost to a log level set to warn.
+// logger on purpose, so a metric is never lost to a log level set to warn. An
+// invocation's metrics share as few lines as the format allows (Collect): the logs are
+// billed by the byte, and each line repeats the format's metadata.
 package emf
 
 import (
-	"encoding/json"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"sync"
 	"time"
 )
@@ -45,50 +44,29 @@ type Metric struct {
 }
 
 // Emit writes m to Out, logging nothing on failure: a metric must never fail the work it
-// counts.
+// counts. While an invocation's Batch collects (Collect), m joins it instead and is
+// written with the invocation's other metrics, in as few lines as the format allows.
 func Emit(m Metric) {
 	if Out == io.Discard {
 		return // nothing reads the line here: do not pay for building it
 	}
+	if hold(m) {
+		return
+	}
 	_ = Write(nil, m)
 }
 
-// Write emits m to w (Out when nil) as one EMF line.
+// Write emits m to w (Out when nil) as one EMF line, now: whoever asks for the error
+// gets the line's, so no Batch holds it.
 func Write(w io.Writer, m Metric) error {
 	if w == nil {
 		w = Out
 	}
-	defs := make([]map[string]string, 0, len(m.Counts))
-	for _, name := range slices.Sorted(maps.Keys(m.Counts)) {
-		unit := "Count"
-		if u, ok := m.Units[name]; ok {
-			unit = u
-		}
-		defs = append(defs, map[string]string{"Name": name, "Unit": unit})
-	}
-	// The dimensioned set, its rollups, and the service-wide aggregate beside them, which
-	// alarms watch.
-	sets := make([][]string, 0, len(m.Rollups)+2)
-	if len(m.Dimensions) > 0 {
-		sets = append(sets, m.Dimensions)
-		sets = append(sets, m.Rollups...)
-	}
-	sets = append(sets, []string{})
-	doc := map[string]any{}
-	maps.Copy(doc, m.Fields)
-	for name, v := range m.Counts {
-		doc[name] = v
-	}
-	doc["_aws"] = map[string]any{
-		"Timestamp":         m.Time.UnixMilli(),
-		"CloudWatchMetrics": []any{map[string]any{"Namespace": Namespace, "Dimensions": sets, "Metrics": defs}},
-	}
-	line, err := json.Marshal(doc)
+	e, err := encode(m)
 	if err != nil {
 		return err
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	_, err = w.Write(append(line, '\n'))
-	return err
+	var d document
+	d.add(e)
+	return d.writeTo(w)
 }
