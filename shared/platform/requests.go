@@ -54,11 +54,16 @@ func StatusClass(status int) string {
 	return "2xx"
 }
 
-// countRequests emits one MetricRequests line per answered request, with the journey
-// alone as a rollup (the objective's denominator).
+// countRequests emits one MetricRequests datapoint per answered request, with the
+// journey alone as a rollup (the objective's denominator). The request is the
+// invocation: the metrics its handler emits are collected and written with this one in
+// as few EMF lines as they fit (emf.Collect).
 func countRequests(journey string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &httpapi.StatusRecorder{ResponseWriter: w}
+		// Deferred first, so it runs last: after the count below, and on a panic, which
+		// the count's defer re-raises.
+		defer emf.Collect().Flush()
 		defer func() {
 			// A panic is answered 500 by httpapi.Instrument around the mux: count it so.
 			status := rec.Status
