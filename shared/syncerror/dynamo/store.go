@@ -9,7 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -172,14 +171,7 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 		}
 		c.Lease = &syncerror.Lease{Token: tok, ExpiresAt: exp, From: syncerror.Status(dynamostore.GetString(it, "lease_from"))}
 	}
-	if l, ok := it["history"].(*types.AttributeValueMemberL); ok {
-		for _, v := range l.Value {
-			var h syncerror.HistoryEntry
-			if sv, ok := v.(*types.AttributeValueMemberS); ok && json.Unmarshal([]byte(sv.Value), &h) == nil {
-				c.History = append(c.History, h)
-			}
-		}
-	}
+	c.History = historyFrom(it)
 	if c.WebhookID == "" && c.Source == syncerror.SourceWebhook && len(c.History) > 0 && c.History[0].Action == "claimed" {
 		c.WebhookID = strings.TrimPrefix(c.History[0].Actor, webhookActor)
 	}
@@ -274,15 +266,6 @@ func (s *DynamoClaims) getItem(ctx context.Context, tenantID, id string) (dynamo
 		return nil, syncerror.ErrNotFound
 	}
 	return out.Item, nil
-}
-
-func historyList(h []syncerror.HistoryEntry) *types.AttributeValueMemberL {
-	l := &types.AttributeValueMemberL{}
-	for _, e := range h {
-		b, _ := json.Marshal(e)
-		l.Value = append(l.Value, dynamostore.Str(string(b)))
-	}
-	return l
 }
 
 // watermarkKey is the item holding a tenant's host ERP poll watermark; it carries none of
