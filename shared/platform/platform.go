@@ -266,6 +266,8 @@ func (b *Base) AIRecords() *audit.AIRecords {
 // Which tenants ran out of time is kept in table (one the job writes already), so a cold
 // start remembers it.
 func (b *Base) EachTenant(ctx context.Context, job string, table blueprint.Table, fn func(ctx context.Context, tenantID string) error) (failed int, err error) {
+	// The job's metrics in as few EMF lines as they fit.
+	defer emf.Collect().Flush()
 	tenants, err := b.TenantsFor().List(ctx) // the ids alone are needed: no secret is fetched
 	if err != nil {
 		return 0, fmt.Errorf("list tenants: %w", err)
