@@ -15,42 +15,89 @@ func Inflate(z []byte) ([]byte, error) {
 	return io.ReadAll(flate.NewReader(bytes.NewReader(z)))
 }
 
+// InflateDict reads what CompressDict wrote with the same dictionary.
+func InflateDict(z []byte, dict string) ([]byte, error) {
+	return io.ReadAll(flate.NewReaderDict(bytes.NewReader(z), []byte(dict)))
+}
+
 // Compress compresses data to DEFLATE (RFC 1951) that compress/flate's reader inflates:
 // one final block with the fixed Huffman codes (section 3.2.6) and greedy LZ77 matches,
-// found through a hash of the next three bytes. compress/flate's writer would deflate a
-// rules trace to 33 %, this to about 40 %; but its compressor is 17 KB of code, and the
-// diagnose function that writes the traces stands 11 KB from a 64 KiB page of its text
-// segment under its 10 MiB limit (functions/size_test.go). This is 1.5 KB.
-func Compress(data []byte) []byte {
+// the longest of the last 64 positions that share the next three bytes' hash.
+// compress/flate's writer would deflate a rules trace to 33 %, this to about 40 %; but its
+// compressor is 17 KB of code, and the diagnose function that writes the traces stands a
+// few KB from a 64 KiB page of its text segment under its 10 MiB limit
+// (functions/size_test.go). This is under 2 KB.
+func Compress(data []byte) []byte { return CompressDict(data, "") }
+
+// CompressDict is Compress with a preset dictionary (RFC 1951 section 1.4: the stream may
+// copy from the bytes before its start): text that recurs across documents, such as
+// their field names, is copied from dict instead of spelled out once per document. The
+// reader must be given the same dict (InflateDict), so a dictionary in use never changes.
+func CompressDict(data []byte, dict string) []byte {
+	all := make([]byte, 0, len(dict)+len(data))
+	all = append(append(all, dict...), data...)
 	w := bitWriter{out: make([]byte, 0, len(data)/2+16)}
-	w.bits(1|1<<1, 3)       // BFINAL, then BTYPE 01: the fixed codes
-	var head [1 << 12]int32 // the last position + 1 of each hash, 0 for none
-	for i := 0; i < len(data); {
-		n, dist := 0, 0
-		if i+3 <= len(data) {
-			h := hash3(data[i:])
-			if p := int(head[h]) - 1; p >= 0 && i-p <= 32768 {
-				for n < 258 && i+n < len(data) && data[p+n] == data[i+n] {
-					n++
-				}
-				dist = i - p
-			}
-			head[h] = int32(i + 1)
-		}
+	w.bits(1|1<<1, 3) // BFINAL, then BTYPE 01: the fixed codes
+	m := newMatcher(all)
+	for i := 0; i < len(dict); i++ {
+		m.insert(i)
+	}
+	for i := len(dict); i < len(all); {
+		n, dist := m.longest(i)
 		if n < 3 {
-			w.lit(int(data[i]))
+			w.lit(int(all[i]))
+			m.insert(i)
 			i++
 			continue
 		}
 		w.match(n, dist)
-		for j := i + 1; j < i+n && j+3 <= len(data); j++ {
-			head[hash3(data[j:])] = int32(j + 1)
+		for end := i + n; i < end; i++ {
+			m.insert(i)
 		}
-		i += n
 	}
 	w.lit(256)   // end of block
 	w.bits(0, 7) // the last byte's padding
 	return w.out
+}
+
+// matcher finds earlier copies of the bytes at a position: head holds the last position
+// + 1 of each hash of three bytes (0 for none), prev the one before each position's.
+type matcher struct {
+	b    []byte
+	head [1 << 12]int32
+	prev []int32
+}
+
+func newMatcher(b []byte) *matcher { return &matcher{b: b, prev: make([]int32, len(b))} }
+
+func (m *matcher) insert(i int) {
+	if i+3 <= len(m.b) {
+		h := hash3(m.b[i:])
+		m.prev[i] = m.head[h]
+		m.head[h] = int32(i + 1)
+	}
+}
+
+// longest is the longest match (up to 258 bytes) at i among the 64 nearest positions of
+// its hash within the 32 KB window, the nearest of equal ones: a dictionary's names share
+// their first bytes with many others, so the last one alone is seldom the best.
+func (m *matcher) longest(i int) (n, dist int) {
+	if i+3 > len(m.b) {
+		return 0, 0
+	}
+	for p, tries := int(m.head[hash3(m.b[i:])])-1, 0; p >= 0 && i-p <= 32768 && tries < 64; p, tries = int(m.prev[p])-1, tries+1 {
+		k := 0
+		for k < 258 && i+k < len(m.b) && m.b[p+k] == m.b[i+k] {
+			k++
+		}
+		if k > n {
+			n, dist = k, i-p
+			if n == 258 {
+				break
+			}
+		}
+	}
+	return n, dist
 }
 
 func hash3(b []byte) uint32 {
