@@ -53,7 +53,8 @@ type encoded struct {
 // encode marshals m's members once: they are compared with a document's as bytes, the
 // form CloudWatch reads (an int and a float64 of one value are one member).
 func encode(m Metric) (encoded, error) {
-	e := encoded{m: m, members: make(map[string]json.RawMessage, len(m.Fields)+len(m.Counts))}
+	e := encoded{m: m, members: make(map[string]json.RawMessage, len(m.Fields)+len(m.Counts)),
+		defs: make([]definition, 0, len(m.Counts))}
 	for k, v := range m.Fields {
 		raw, err := json.Marshal(v)
 		if err != nil {
