@@ -22,8 +22,7 @@ func (r Records) PutTrace(ctx context.Context, t ai.Trace) error {
 	if err != nil {
 		return err
 	}
-	return r.Store.PutTraceDoc(ctx, audit.AIDoc{TenantID: t.TenantID, InferenceID: t.InferenceID,
-		Operation: t.Operation, ClaimID: t.ClaimID, At: t.StartedAt}, data)
+	return r.Store.PutTraceDoc(ctx, audit.AIDoc{TenantID: t.TenantID, InferenceID: t.InferenceID, Operation: t.Operation}, data)
 }
 
 // PutCost stores c; the first record of an (inference, operation) stands.
