@@ -33,9 +33,10 @@ var claimRowUnits = map[string]map[string]float64{
 		// diagnosing key on the taking made it 3).
 		blueprint.TableProcessed + "/" + blueprint.IndexByStatus:    1,
 		blueprint.TableProcessed + "/" + blueprint.IndexByDiagnosis: 1,
-		// The diagnosis's trace, deflated (shared/audit/airecords_deflate.go): 2 WRU, not
-		// 4; and its two cost records, 1 each.
-		blueprint.TableAIRecords: 4,
+		// The diagnosis's trace, deflated against the trace dictionary (shared/audit/
+		// airecords_dict.go): 1 WRU, where deflated alone it was 2 and whole 4; and its two
+		// cost records in the inference's one cost item (airecords_costs.go): 1, not 1 each.
+		blueprint.TableAIRecords: 2,
 	},
 	"approve": {
 		// BeginApply, of a row under 2 KB since the proposal's rest is deflated (dynamo/

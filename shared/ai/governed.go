@@ -99,7 +99,7 @@ func (g *Governed) Diagnose(ctx context.Context, id identity.Identity, inference
 
 	var d Diagnosis
 	var assessed bool
-	err = run.step(OpSuggest, func() (any, Usage, error) {
+	err = run.step(ctx, OpSuggest, func() (any, Usage, error) {
 		var u Usage
 		var err error
 		d, u, err = g.provider.suggest(ctx, &id, safe)
@@ -133,7 +133,7 @@ func (g *Governed) Diagnose(ctx context.Context, id identity.Identity, inference
 
 // assess is the second call of a diagnosis whose suggestion came without a confidence.
 func (g *Governed) assess(ctx context.Context, run *inference, id *identity.Identity, safe DiagnosisRequest, d *Diagnosis) error {
-	return run.step(OpAssessQuality, func() (any, Usage, error) {
+	return run.step(ctx, OpAssessQuality, func() (any, Usage, error) {
 		c, u, err := g.provider.assessQuality(ctx, id, safe, cloneDiagnosis(*d))
 		if err == nil {
 			c, err = checkConfidence(c)
@@ -176,7 +176,7 @@ func (g *Governed) Chat(ctx context.Context, id identity.Identity, inferenceID s
 	}
 	run.trace.Prompt, _ = json.Marshal(safe)
 	var resp ChatResponse
-	err = run.step(OpChat, func() (any, Usage, error) {
+	err = run.step(ctx, OpChat, func() (any, Usage, error) {
 		var u Usage
 		var err error
 		resp, u, err = g.provider.chat(ctx, &id, safe)
@@ -193,10 +193,12 @@ func (g *Governed) Chat(ctx context.Context, id identity.Identity, inferenceID s
 
 // inference accumulates what one governed call records.
 type inference struct {
-	g        *Governed
-	id       identity.Identity
-	trace    Trace
-	costs    []CostRecord
+	g     *Governed
+	id    identity.Identity
+	trace Trace
+	costs []CostRecord
+	// stored counts the costs already in the store (storeCosts).
+	stored   int
 	details  map[string]any
 	resource string
 }
@@ -256,8 +258,15 @@ func (r *inference) scan(ctx context.Context, doc []byte) ([]byte, error) {
 	return anon, nil
 }
 
-// step runs one provider call and records it in the trace and as a cost record.
-func (r *inference) step(op string, call func() (any, Usage, error)) error {
+// step runs one provider call and records it in the trace and as a cost record. A model
+// call already paid for is stored before this one starts: were the function to stop
+// during this call (a timeout, a crash), the redelivery would pay again but not count
+// that one. A failure to store it is left to finish, which stores it again and fails the
+// inference if it cannot.
+func (r *inference) step(ctx context.Context, op string, call func() (any, Usage, error)) error {
+	if r.paidUnstored() {
+		_ = r.storeCosts(ctx)
+	}
 	started := r.g.now().UTC()
 	out, u, err := call()
 	ended := r.g.now().UTC()
@@ -349,10 +358,8 @@ func (r *inference) finish(ctx context.Context, response any, cause error, reaso
 	if err := r.g.traces.PutTrace(ctx, r.trace); err != nil {
 		errs = append(errs, fmt.Errorf("trace: %w", err))
 	}
-	for _, c := range r.costs {
-		if err := r.g.costs.PutCost(ctx, c); err != nil {
-			errs = append(errs, fmt.Errorf("cost %s: %w", c.Operation, err))
-		}
+	if err := r.storeCosts(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	err := r.g.auditor.Audit(ctx, AuditEvent{
 		Identity: r.id, ActionType: ActionTypeAI, ActionKey: ActionKeyInference, Result: result,

@@ -1,11 +1,15 @@
 package ai
 
 // What a governed inference records, and where: its trace, its costs and its audit
-// events, and the scanner its prompts pass. Governed (governed.go) writes them.
+// events, and the scanner its prompts pass. Governed (governed.go) writes them; when it
+// writes the costs is here (storeCosts).
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/identity"
@@ -83,6 +87,44 @@ type CostRecord struct {
 	At     time.Time `json:"at"`
 }
 
+// paidUnstored reports whether a cost not yet stored was billed: a model's call, not the
+// rules' (no tokens, no price), whose records wait for finish to be one write.
+func (r *inference) paidUnstored() bool {
+	for _, c := range r.costs[r.stored:] {
+		if c.InputTokens > 0 || c.OutputTokens > 0 || c.CostUSD > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// storeCosts stores the cost records not yet stored: in one write when the store takes
+// several (CostBatchStore), else one by one. Each is idempotent, so after a failure all
+// are written again.
+func (r *inference) storeCosts(ctx context.Context) error {
+	pending := r.costs[r.stored:]
+	if len(pending) == 0 {
+		return nil
+	}
+	var errs []error
+	if b, ok := r.g.costs.(CostBatchStore); ok {
+		if err := b.PutCosts(ctx, slices.Clone(pending)); err != nil {
+			errs = append(errs, fmt.Errorf("costs: %w", err))
+		}
+	} else {
+		for _, c := range pending {
+			if err := r.g.costs.PutCost(ctx, c); err != nil {
+				errs = append(errs, fmt.Errorf("cost %s: %w", c.Operation, err))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	r.stored = len(r.costs)
+	return nil
+}
+
 // TraceStore persists reasoning traces. Implementations make puts idempotent on
 // (TenantID, InferenceID, Operation), so a redelivered message rewrites its own trace.
 type TraceStore interface {
@@ -92,6 +134,16 @@ type TraceStore interface {
 // CostStore persists cost records, idempotent on (TenantID, InferenceID, Operation).
 type CostStore interface {
 	PutCost(ctx context.Context, c CostRecord) error
+}
+
+// CostBatchStore is a CostStore that stores several records of one inference in one
+// write, where a store is billed per write (DynamoDB: a rules diagnosis's two records, 1
+// WRU each, in one item of 1). Governed hands it the records of an inference it has not
+// yet stored all at once; a plain CostStore gets them one by one.
+type CostBatchStore interface {
+	CostStore
+	// PutCosts stores records of one tenant's inference, each idempotent like PutCost.
+	PutCosts(ctx context.Context, cs []CostRecord) error
 }
 
 // Auditor writes audit records; the audit package adapts AuditEvent to its log.

@@ -3,17 +3,18 @@ package aiclient
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/syncassist/syncassist/shared/ai"
 	"github.com/syncassist/syncassist/shared/audit"
 )
 
-// Records is ai.TraceStore and ai.CostStore on the AI records table.
+// Records is ai.TraceStore and ai.CostBatchStore on the AI records table.
 type Records struct{ Store *audit.AIRecords }
 
 var (
-	_ ai.TraceStore = Records{}
-	_ ai.CostStore  = Records{}
+	_ ai.TraceStore     = Records{}
+	_ ai.CostBatchStore = Records{}
 )
 
 // PutTrace stores t; a replayed inference overwrites its own trace.
@@ -27,12 +28,26 @@ func (r Records) PutTrace(ctx context.Context, t ai.Trace) error {
 
 // PutCost stores c; the first record of an (inference, operation) stands.
 func (r Records) PutCost(ctx context.Context, c ai.CostRecord) error {
-	data, err := json.Marshal(c)
-	if err != nil {
-		return err
+	return r.PutCosts(ctx, []ai.CostRecord{c})
+}
+
+// PutCosts stores records of one inference in one write (its cost item).
+func (r Records) PutCosts(ctx context.Context, cs []ai.CostRecord) error {
+	docs := make([]audit.CostDoc, 0, len(cs))
+	for _, c := range cs {
+		if c.TenantID != cs[0].TenantID || c.InferenceID != cs[0].InferenceID {
+			return fmt.Errorf("cost records of inferences %s and %s in one write", cs[0].InferenceID, c.InferenceID)
+		}
+		data, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		docs = append(docs, audit.CostDoc{Operation: c.Operation, Data: data})
 	}
-	return r.Store.PutCostDoc(ctx, audit.AIDoc{TenantID: c.TenantID, InferenceID: c.InferenceID,
-		Operation: c.Operation, At: c.At}, c.CostUSD, data)
+	if len(docs) == 0 {
+		return nil
+	}
+	return r.Store.PutCostDocs(ctx, cs[0].TenantID, cs[0].InferenceID, docs)
 }
 
 // Traces returns the tenant's traces whose inference id starts with prefix.
