@@ -95,3 +95,36 @@ func TestTheTenantSetsTheThreshold(t *testing.T) {
 		t.Fatalf("threshold 0: %d model calls, proposal by %s", n, p.Provider)
 	}
 }
+
+// A model asked after the rules has an inference of its own, so its tokens are counted and
+// its trace kept beside the rules' (under the rules' id its cost record found theirs, and
+// the first record of an inference's operation stands).
+func TestTheModelAfterTheRulesIsCountedAsItsOwnInference(t *testing.T) {
+	srv := aitest.NewModelServer(func(int, aitest.RecordedRequest) aitest.Reply {
+		return aitest.OpenAIReply(`{"class":"value","retryable":false,"summary":"s","fix":[],"rationale":"r","confidence":0.8}`, 1500, 300)
+	})
+	t.Cleanup(srv.Close)
+	p, err := ai.NewProvider(context.Background(), ai.ProviderConfig{Name: ai.ProviderOpenAI, Model: "m", OpenAIBaseURL: srv.URL + "/v1", OpenAIAPIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	costs := aitest.NewCostStore()
+	g := ai.NewGoverned(p, aitest.NewScanner(), aitest.NewTraceStore(), costs, aitest.NewAuditor())
+	d := newDiagnoser(&aiclient.Client{Governed: g, Provider: ai.ProviderOpenAI, Model: "m"}, nil, time.Now)
+	prop, err := d.Diagnose(context.Background(), unsure, "inf-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prop.InferenceID != "inf-5"+modelInference || prop.Provider != ai.ProviderOpenAI {
+		t.Fatalf("the model's proposal names inference %q by %s", prop.InferenceID, prop.Provider)
+	}
+	var modelTokens int
+	for _, c := range costs.Costs() {
+		if c.Provider == ai.ProviderOpenAI {
+			modelTokens += c.InputTokens
+		}
+	}
+	if modelTokens != 1500 {
+		t.Fatalf("the model's input tokens counted %d times over the records %+v, want the 1500 it reported", modelTokens, costs.Costs())
+	}
+}
