@@ -183,8 +183,9 @@ var Audit = Table{
 }
 
 // AIRecords holds what the governed AI client leaves behind per inference: the reasoning
-// trace ("trace#<inference>#<operation>") and the cost record ("cost#<time>#<inference>"),
-// one table because both are keyed by tenant and inference. Traces expire; costs do not.
+// trace ("trace#<inference>#<operation>") and the inference's cost records, one item with
+// an attribute per operation ("cost#<inference>", shared/audit/airecords_costs.go), one
+// table because both are keyed by tenant and inference. Traces expire; costs do not.
 var AIRecords = Table{
 	Name:         TableAIRecords,
 	PartitionKey: Key{Name: "tenant_id", Type: String},
