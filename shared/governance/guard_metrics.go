@@ -6,8 +6,9 @@ import (
 	"github.com/syncassist/syncassist/shared/emf"
 )
 
-// MetricGuardDecisions counts guarded writes by what the guard decided, one EMF line per
-// write, under the dimensions "decision" (one of the Decision values) and "system" (the
+// MetricGuardDecisions counts guarded writes by what the guard decided, one datapoint per
+// write (packed with the invocation's other metrics where their keys allow, shared/emf),
+// under the dimensions "decision" (one of the Decision values) and "system" (the
 // target system written to), rolled up by decision alone (what the loop alarm watches),
 // beside the service-wide total. Both dimensions take a handful of values; the tenant,
 // source, entity and record are fields of the line, searchable in Logs Insights, not
