@@ -18,13 +18,7 @@ import (
 func TestARowTakenBeforeHeldAtIsStillFoundTakenAndRequeued(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		ctx := context.Background()
-		s := newRawRows(t, e)
-		at := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
-		c := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: "E-1", RecordType: "salesOrder", RecordID: "SO-1",
-			ErrorCode: "X", Message: "m", OccurredAt: at}, syncerror.SourceWebhook, "", at)
-		if _, err := s.Claim(ctx, c); err != nil {
-			t.Fatal(err)
-		}
+		s, c, at := claimedAt3(t, e)
 		old := s.item(c.ID)
 		old["diagnosis"] = dynamostore.Str(string(syncerror.DiagnosisDiagnosing))
 		old["diagnosis_key"] = dynamostore.Str("t1#diagnosing")
@@ -68,13 +62,7 @@ func TestARowTakenBeforeHeldAtIsStillFoundTakenAndRequeued(t *testing.T) {
 func TestAHeldRowIsStuckOnlyAsDiagnosing(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		ctx := context.Background()
-		s := newRawRows(t, e)
-		at := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
-		c := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: "E-1", RecordType: "salesOrder", RecordID: "SO-1",
-			ErrorCode: "X", Message: "m", OccurredAt: at}, syncerror.SourceWebhook, "", at)
-		if _, err := s.Claim(ctx, c); err != nil {
-			t.Fatal(err)
-		}
+		s, c, at := claimedAt3(t, e)
 		took := at.Add(30 * time.Minute)
 		if _, err := s.BeginDiagnosis(ctx, "t1", c.ID, took, took.Add(-10*time.Minute)); err != nil {
 			t.Fatal(err)
@@ -101,4 +89,16 @@ func claimIDs(cs []syncerror.Claim) []string {
 		ids[i] = c.ID
 	}
 	return ids
+}
+
+// claimedAt3 is a raw store holding one queued claim of tenant t1, claimed at 03:00.
+func claimedAt3(t *testing.T, e emutest.Emulator) (rawRows, syncerror.Claim, time.Time) {
+	s := newRawRows(t, e)
+	at := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+	c := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: "E-1", RecordType: "salesOrder", RecordID: "SO-1",
+		ErrorCode: "X", Message: "m", OccurredAt: at}, syncerror.SourceWebhook, "", at)
+	if _, err := s.Claim(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	return s, c, at
 }
