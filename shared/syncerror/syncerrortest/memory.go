@@ -111,10 +111,11 @@ func (s *ClaimStore) BeginDiagnosis(_ context.Context, tenantID, id string, now,
 	if !takeable {
 		return syncerror.Claim{}, syncerror.ErrStateChanged
 	}
+	// As the DynamoDB store: taking a row changes nothing its listing reads (updated_at
+	// included), and the listing shows it queued (List).
 	c.Diagnosis = syncerror.DiagnosisDiagnosing
 	c.DiagnosisSince = now.UTC()
 	c.DiagnosisAttempts++
-	c.UpdatedAt = now.UTC()
 	s.rows[k] = c
 	return clone(c), nil
 }
@@ -227,7 +228,12 @@ func (s *ClaimStore) List(_ context.Context, tenantID string, q syncerror.ListQu
 	end := min(start+limit, len(match))
 	var p syncerror.Page
 	for _, c := range match[start:end] {
-		p.Claims = append(p.Claims, clone(c))
+		lc := clone(c)
+		if lc.Diagnosis == syncerror.DiagnosisDiagnosing {
+			// The DynamoDB store's listing index is not written when a worker takes a row.
+			lc.Diagnosis = syncerror.DiagnosisQueued
+		}
+		p.Claims = append(p.Claims, lc)
 	}
 	if end < len(match) {
 		p.NextCursor = strconv.Itoa(end)

@@ -73,6 +73,38 @@ func runListedContract(t *testing.T, newStore func(t *testing.T) syncerror.Claim
 		}
 	})
 
+	t.Run("a row a worker holds lists as queued and is otherwise listed as it was", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-held"), syncerror.SourceWebhook, "", base)
+		mustClaim(t, s, c)
+		before, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusPending, Limit: 10})
+		if err != nil || len(before.Claims) != 1 {
+			t.Fatalf("list: %v err=%v", claimIDs(before.Claims), err)
+		}
+		if _, err := s.BeginDiagnosis(ctx, "t1", c.ID, base.Add(time.Minute), base); err != nil {
+			t.Fatal(err)
+		}
+		row, err := s.Get(ctx, "t1", c.ID)
+		if err != nil || row.Diagnosis != syncerror.DiagnosisDiagnosing {
+			t.Fatalf("the held row reads %s (%v), want diagnosing", row.Diagnosis, err)
+		}
+		after, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusPending, Limit: 10})
+		if err != nil || len(after.Claims) != 1 {
+			t.Fatalf("list: %v err=%v", claimIDs(after.Claims), err)
+		}
+		if after.Claims[0].Diagnosis != syncerror.DiagnosisQueued {
+			t.Fatalf("the held row lists as %s, want queued (the listing is not written when a worker takes a row)", after.Claims[0].Diagnosis)
+		}
+		if diff := listedDiff(after.Claims[0], before.Claims[0]); diff != "" {
+			t.Errorf("taking the row changed its listing in %s", diff)
+		}
+		row.Diagnosis = syncerror.DiagnosisQueued
+		if diff := listedDiff(after.Claims[0], row); diff != "" {
+			t.Errorf("the held row as listed differs from the row in %s", diff)
+		}
+	})
+
 	t.Run("a proposal reads back whole from its row and by its listed part from a listing", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
