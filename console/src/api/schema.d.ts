@@ -2936,6 +2936,7 @@ export interface operations {
             query?: {
                 from?: string;
                 to?: string;
+                /** @description Keep records of one action type. The machine types (`dlp`, `ai`, `connector`), most of the log, are found by filtering the tenant's records rather than through an index, so such a page examines at most 1,000 records and may end short (even empty) with a `nextCursor`, as an actor-filtered page does. */
                 actionType?: "finance" | "syncerror" | "dlp" | "ai" | "connector" | "governance" | "session" | "mcp" | "settings";
                 /** @description Keep one actor's records: the actor as records show it (exact, e.g. `schedule:reconcile` or `[REDACTED:EMAIL] ~p:0123456789abcdef`), or the identity a masked actor was written for (e.g. an e-mail address, any case), which is masked and pseudonymised as the log stores it before it is matched; it is never stored or answered unmasked. 400 on `actor` when the log has no pseudonym key to tell such a person apart. A filtered page examines at most 1,000 records, so it may end short (even empty) with a `nextCursor`. */
                 actor?: string;
