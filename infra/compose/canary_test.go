@@ -14,6 +14,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/syncassist/syncassist/shared/ai"
 	"github.com/syncassist/syncassist/shared/ai/aitest"
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/blueprint"
@@ -110,8 +111,16 @@ func TestCanariesNeverLeaveTheService(t *testing.T) {
 			costs, _ := e.deps.AIRecords.Costs(context.Background(), "demo", id)
 			page, _ := e.deps.AuditStore.Query(context.Background(), audit.Query{TenantID: "demo",
 				From: fixtureTime.Add(-time.Hour), To: fixtureTime.Add(time.Hour), Limit: 100})
-			if len(traces) != 1 || len(costs) != 2 || len(page.Records) < 2 {
-				t.Fatalf("traces %d, costs %d, audit %d", len(traces), len(costs), len(page.Records))
+			// The rules' inference and the model's own (<attempt>-model): a trace each, and
+			// each operation's cost, the model's with the tokens it reported.
+			modelCosts := 0
+			for _, c := range costs {
+				if c.Provider != ai.ProviderRules && c.InputTokens > 0 {
+					modelCosts++
+				}
+			}
+			if len(traces) != 2 || len(costs) != 4 || modelCosts != 2 || len(page.Records) < 2 {
+				t.Fatalf("traces %d, costs %d (the model's with tokens %d), audit %d", len(traces), len(costs), modelCosts, len(page.Records))
 			}
 			// What the operator's API answers: the detail masks even the contact data the
 			// row keeps, since the fix (shipcountry) does not touch it.
