@@ -108,15 +108,17 @@ func (s *DynamoClaims) foldWrite(ctx context.Context, c syncerror.Claim, errorKe
 		set = append(set, n+" = if_not_exists("+n+", :"+n[1:]+")")
 	}
 	update := "SET " + strings.Join(set, ", ") + " ADD occurrences :one"
-	cond := "attribute_not_exists(id) OR (NOT #status IN (:approved, :rejected, :resolved, :reverted)"
+	// One level of parentheses: dynalite's expression parser backtracks on nested ones
+	// (diagnosis.go).
+	open := "NOT #status IN (:approved, :rejected, :resolved, :reverted)"
+	cond := "attribute_not_exists(id) OR (" + open + ")"
 	if keep {
 		values[":key"] = dynamostore.Str(errorKey)
 		values[":keys"] = &types.AttributeValueMemberSS{Value: []string{errorKey}}
 		values[":max"] = dynamostore.Num(syncerror.MaxErrorKeys)
 		update += ", error_keys :keys"
-		cond += " AND NOT contains(error_keys, :key) AND (attribute_not_exists(occurrences) OR occurrences < :max))"
-	} else {
-		cond += ")"
+		fresh := open + " AND NOT contains(error_keys, :key)"
+		cond = "attribute_not_exists(id) OR (" + fresh + " AND attribute_not_exists(occurrences)) OR (" + fresh + " AND occurrences < :max)"
 	}
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: s.key(c.TenantID, c.ID),
