@@ -30,7 +30,9 @@ func (o *Service) ResolveHandler() http.Handler {
 			return
 		}
 		var body resolveBody
-		if !syncerror.ReadJSON(w, r, &body, false) {
+		// ResolveRequest takes no other member (additionalProperties: false): an unknown one
+		// is refused, never ignored (a FuzzOpenAPI finding).
+		if !syncerror.ReadStrictJSON(w, r, &body) {
 			return
 		}
 		if !slices.Contains(syncerror.ResolveReasons, body.Reason) {
