@@ -11,7 +11,7 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 )
 
-// batchCosts is an ai.CostBatchStore over aitest's store that keeps the operations of
+// batchCosts is an ai.CostStore over aitest's store that keeps the operations of
 // each write, and fails the writes while fail is set.
 type batchCosts struct {
 	*aitest.CostStore
@@ -29,19 +29,12 @@ func (b *batchCosts) PutCosts(ctx context.Context, cs []ai.CostRecord) error {
 	var ops []string
 	for _, c := range cs {
 		ops = append(ops, c.Operation)
-		if err := b.PutCost(ctx, c); err != nil {
+		if err := b.CostStore.PutCost(ctx, c); err != nil {
 			return err
 		}
 	}
 	b.writes = append(b.writes, ops)
 	return nil
-}
-
-func (b *batchCosts) PutCost(ctx context.Context, c ai.CostRecord) error {
-	if b.fail != nil {
-		return b.fail
-	}
-	return b.CostStore.PutCost(ctx, c)
 }
 
 func (b *batchCosts) stored() []string {

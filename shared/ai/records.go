@@ -7,7 +7,6 @@ package ai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -98,28 +97,15 @@ func (r *inference) paidUnstored() bool {
 	return false
 }
 
-// storeCosts stores the cost records not yet stored: in one write when the store takes
-// several (CostBatchStore), else one by one. Each is idempotent, so after a failure all
-// are written again.
+// storeCosts stores the cost records not yet stored, in one call. Each is idempotent, so
+// after a failure all are written again.
 func (r *inference) storeCosts(ctx context.Context) error {
 	pending := r.costs[r.stored:]
 	if len(pending) == 0 {
 		return nil
 	}
-	var errs []error
-	if b, ok := r.g.costs.(CostBatchStore); ok {
-		if err := b.PutCosts(ctx, slices.Clone(pending)); err != nil {
-			errs = append(errs, fmt.Errorf("costs: %w", err))
-		}
-	} else {
-		for _, c := range pending {
-			if err := r.g.costs.PutCost(ctx, c); err != nil {
-				errs = append(errs, fmt.Errorf("cost %s: %w", c.Operation, err))
-			}
-		}
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	if err := r.g.costs.PutCosts(ctx, slices.Clone(pending)); err != nil {
+		return fmt.Errorf("costs: %w", err)
 	}
 	r.stored = len(r.costs)
 	return nil
@@ -131,18 +117,11 @@ type TraceStore interface {
 	PutTrace(ctx context.Context, t Trace) error
 }
 
-// CostStore persists cost records, idempotent on (TenantID, InferenceID, Operation).
+// CostStore persists cost records, idempotent on (TenantID, InferenceID, Operation): the
+// first record of an operation stands. Governed hands it the records of one inference it
+// has not yet stored at once, so a store billed per write stores them in one (DynamoDB: a
+// rules diagnosis's two records, 1 WRU each, in one item of 1).
 type CostStore interface {
-	PutCost(ctx context.Context, c CostRecord) error
-}
-
-// CostBatchStore is a CostStore that stores several records of one inference in one
-// write, where a store is billed per write (DynamoDB: a rules diagnosis's two records, 1
-// WRU each, in one item of 1). Governed hands it the records of an inference it has not
-// yet stored all at once; a plain CostStore gets them one by one.
-type CostBatchStore interface {
-	CostStore
-	// PutCosts stores records of one tenant's inference, each idempotent like PutCost.
 	PutCosts(ctx context.Context, cs []CostRecord) error
 }
 

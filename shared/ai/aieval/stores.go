@@ -32,15 +32,17 @@ func (r *Records) PutTrace(context.Context, ai.Trace) error {
 	return nil
 }
 
-// PutCost implements ai.CostStore.
-func (r *Records) PutCost(_ context.Context, c ai.CostRecord) error {
+// PutCosts implements ai.CostStore.
+func (r *Records) PutCosts(_ context.Context, cs []ai.CostRecord) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.CostUSD += c.CostUSD
-	r.InputTokens += c.InputTokens
-	r.OutputTokens += c.OutputTokens
-	if !c.Priced && c.Provider != ai.ProviderRules {
-		r.Unpriced++
+	for _, c := range cs {
+		r.CostUSD += c.CostUSD
+		r.InputTokens += c.InputTokens
+		r.OutputTokens += c.OutputTokens
+		if !c.Priced && c.Provider != ai.ProviderRules {
+			r.Unpriced++
+		}
 	}
 	return nil
 }

@@ -37,11 +37,11 @@ func RunRecordsContract(t *testing.T, newRecords func(t *testing.T) Records) {
 		}
 		c := ai.CostRecord{TenantID: "t1", InferenceID: "se_a-a1", Operation: "suggest", Provider: "rules", Model: "rules-v1",
 			Identity: id, InputTokens: 10 * (i + 1), CostUSD: 0.5 * float64(i+1), Priced: true, At: at}
-		if err := s.PutCost(ctx, c); err != nil {
+		if err := s.PutCosts(ctx, []ai.CostRecord{c}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.PutCost(ctx, ai.CostRecord{TenantID: "t2", InferenceID: "se_a-a1", Operation: "suggest", At: at}); err != nil {
+	if err := s.PutCosts(ctx, []ai.CostRecord{{TenantID: "t2", InferenceID: "se_a-a1", Operation: "suggest", At: at}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.PutTrace(ctx, ai.Trace{TenantID: "t1", InferenceID: "se_b-a1", Operation: "diagnose", StartedAt: at}); err != nil {

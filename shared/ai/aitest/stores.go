@@ -98,7 +98,17 @@ var _ ai.CostStore = (*CostStore)(nil)
 // NewCostStore returns an empty store.
 func NewCostStore() *CostStore { return &CostStore{costs: map[key]ai.CostRecord{}} }
 
-// PutCost implements ai.CostStore.
+// PutCosts implements ai.CostStore: the records one by one, stopping at the first failure.
+func (s *CostStore) PutCosts(ctx context.Context, cs []ai.CostRecord) error {
+	for _, c := range cs {
+		if err := s.PutCost(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PutCost stores one record; the first of an (inference, operation) stands.
 func (s *CostStore) PutCost(_ context.Context, c ai.CostRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -9,12 +9,12 @@ import (
 	"github.com/syncassist/syncassist/shared/audit"
 )
 
-// Records is ai.TraceStore and ai.CostBatchStore on the AI records table.
+// Records is ai.TraceStore and ai.CostStore on the AI records table.
 type Records struct{ Store *audit.AIRecords }
 
 var (
-	_ ai.TraceStore     = Records{}
-	_ ai.CostBatchStore = Records{}
+	_ ai.TraceStore = Records{}
+	_ ai.CostStore  = Records{}
 )
 
 // PutTrace stores t; a replayed inference overwrites its own trace.
@@ -26,12 +26,8 @@ func (r Records) PutTrace(ctx context.Context, t ai.Trace) error {
 	return r.Store.PutTraceDoc(ctx, audit.AIDoc{TenantID: t.TenantID, InferenceID: t.InferenceID, Operation: t.Operation}, data)
 }
 
-// PutCost stores c; the first record of an (inference, operation) stands.
-func (r Records) PutCost(ctx context.Context, c ai.CostRecord) error {
-	return r.PutCosts(ctx, []ai.CostRecord{c})
-}
-
-// PutCosts stores records of one inference in one write (its cost item).
+// PutCosts stores records of one inference in one write (its cost item); the first record
+// of an (inference, operation) stands.
 func (r Records) PutCosts(ctx context.Context, cs []ai.CostRecord) error {
 	docs := make([]audit.CostDoc, 0, len(cs))
 	for _, c := range cs {
