@@ -47,6 +47,10 @@ type StatusSummary struct {
 	} `json:"filters"`
 	Total       int            `json:"total"`
 	ByStatus    map[string]int `json:"byStatus"`
+	// ByDiagnosis counts rows per diagnosis state as the queue's listing shows it: a claim
+	// a worker is diagnosing is listed as queued until its diagnosis ends (the worker holds
+	// the row, not its index entry: shared/syncerror/dynamo/diagnosis.go), so "diagnosing"
+	// counts only rows taken before 2026-11-30; InFlight covers both.
 	ByDiagnosis map[string]int `json:"byDiagnosis"`
 	// ByClass counts diagnosed rows per error class; rows without a proposal count as
 	// "undiagnosed".

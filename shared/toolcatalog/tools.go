@@ -91,7 +91,8 @@ func Tools() []Tool {
 		{
 			Name: ToolIntegrationStatus,
 			Description: "Queries health and status summaries of operations and subscriptions: the caller's " +
-				"processed sync errors, counted per status, diagnosis state and error class, with the newest items.",
+				"processed sync errors, counted per status, diagnosis state and error class, with the newest items. " +
+				"A sync error waiting for its diagnosis and one being diagnosed both count as queued.",
 			InputSchema: &Schema{
 				Type: "object",
 				Properties: map[string]*Schema{
