@@ -45,8 +45,8 @@ type StatusSummary struct {
 		CustomerID   string `json:"customerId,omitempty"`
 		Limit        int    `json:"limit"`
 	} `json:"filters"`
-	Total       int            `json:"total"`
-	ByStatus    map[string]int `json:"byStatus"`
+	Total    int            `json:"total"`
+	ByStatus map[string]int `json:"byStatus"`
 	// ByDiagnosis counts rows per diagnosis state as the queue's listing shows it: a claim
 	// a worker is diagnosing is listed as queued until its diagnosis ends (the worker holds
 	// the row, not its index entry: shared/syncerror/dynamo/diagnosis.go), so "diagnosing"
