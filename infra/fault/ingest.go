@@ -185,7 +185,7 @@ func (ir ingestRun) check(ctx context.Context, st *Stage, row *Row, posts []Post
 	}
 	for i, r := range recs {
 		if r.Doubled() && ir.faultFree {
-			flag(fmt.Sprintf("diagnosed twice (%d traces, %d inferences, %d repeated cost records)", r.Traces, r.Inferences, r.Repeated),
+			flag(fmt.Sprintf("diagnosed twice (%d attempts: %d traces, %d inferences, %d repeated cost records)", r.Attempts, r.Traces, r.Inferences, r.Repeated),
 				[]string{unique[i]})
 		} else if r.Doubled() {
 			rediagnosed++

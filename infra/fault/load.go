@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,10 +14,12 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/syncassist/syncassist/infra/bench/loadgen"
+	"github.com/syncassist/syncassist/shared/ai"
 	"github.com/syncassist/syncassist/shared/ai/aitest"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/sqsqueue"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/aidiagnoser"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/webhook"
 )
@@ -247,16 +250,39 @@ func (e *enqueued) multiple(errorIDs []string) []string {
 }
 
 // AIRecords are what one claim's diagnoses left: its reasoning traces, and its cost
-// records grouped by inference. One diagnosis is one inference with one trace and one cost
-// record per provider call (suggest, assessQuality), each written once.
+// records grouped by inference. One diagnosis attempt is one inference with one trace and
+// one cost record per provider call, each written once; an attempt whose rules answer was
+// below the tenant's threshold adds the model's inference (aidiagnoser.ModelInference), its
+// own trace and costs, and is still one attempt.
 type AIRecords struct {
 	Traces, Inferences, Costs int
+	// Attempts are the distinct diagnosis attempts the traces and costs name.
+	Attempts int
 	// Repeated counts cost records written twice for the same inference and call.
 	Repeated int
 }
 
 // Doubled says the claim was diagnosed (or billed) more than once.
-func (a AIRecords) Doubled() bool { return a.Traces > 1 || a.Inferences > 1 || a.Repeated > 0 }
+func (a AIRecords) Doubled() bool { return a.Attempts > 1 || a.Repeated > 0 }
+
+// tally counts what one claim's traces and cost records say.
+func tally(traces []ai.Trace, costs []ai.CostRecord) AIRecords {
+	attempts, inf, calls := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	var out AIRecords
+	for _, t := range traces {
+		attempts[strings.TrimSuffix(t.InferenceID, aidiagnoser.ModelInference)] = true
+	}
+	for _, r := range costs {
+		attempts[strings.TrimSuffix(r.InferenceID, aidiagnoser.ModelInference)] = true
+		inf[r.InferenceID] = true
+		if calls[r.InferenceID+"/"+r.Operation] {
+			out.Repeated++
+		}
+		calls[r.InferenceID+"/"+r.Operation] = true
+	}
+	out.Traces, out.Inferences, out.Costs, out.Attempts = len(traces), len(inf), len(costs), len(attempts)
+	return out
+}
 
 // aiRecords reads the AI records of each errorId's claim.
 func (st *Stage) aiRecords(ctx context.Context, errorIDs []string) ([]AIRecords, error) {
@@ -271,15 +297,7 @@ func (st *Stage) aiRecords(ctx context.Context, errorIDs []string) ([]AIRecords,
 		if err != nil {
 			return err
 		}
-		inf, calls := map[string]bool{}, map[string]bool{}
-		for _, r := range c {
-			inf[r.InferenceID] = true
-			if calls[r.InferenceID+"/"+r.Operation] {
-				out[i].Repeated++
-			}
-			calls[r.InferenceID+"/"+r.Operation] = true
-		}
-		out[i].Traces, out[i].Inferences, out[i].Costs = len(t), len(inf), len(c)
+		out[i] = tally(t, c)
 		return nil
 	})
 	return out, err

@@ -3,7 +3,9 @@ package fault
 import (
 	"testing"
 
+	"github.com/syncassist/syncassist/shared/ai"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/aidiagnoser"
 )
 
 // The DLQ check can fail: without a fault that may dead-letter, any message fails it;
@@ -38,5 +40,23 @@ func TestJudgeDLQ(t *testing.T) {
 	judgeDLQ(&row, []syncerror.Message{msg(tenantID, "A"), msg(tenantID, "B")}, "throttled", ours, state)
 	if row.Lost != 1 || row.Err == nil {
 		t.Errorf("a dead-lettered claim left queued: lost %d, err %v; want 1 lost", row.Lost, row.Err)
+	}
+}
+
+// A rules answer followed by the model's is one attempt, not a doubled diagnosis; a second
+// attempt, or a call billed twice, is doubled.
+func TestTallyCountsAttempts(t *testing.T) {
+	rules, model := "c1/a1", "c1/a1"+aidiagnoser.ModelInference
+	cost := func(inf, op string) ai.CostRecord { return ai.CostRecord{InferenceID: inf, Operation: op} }
+	once := tally([]ai.Trace{{InferenceID: rules}, {InferenceID: model}},
+		[]ai.CostRecord{cost(rules, "suggest"), cost(model, "suggest"), cost(model, "assessQuality")})
+	if once.Doubled() || once.Attempts != 1 || once.Inferences != 2 || once.Traces != 2 {
+		t.Errorf("rules then model: %+v, want one attempt of two inferences, not doubled", once)
+	}
+	if twice := tally([]ai.Trace{{InferenceID: rules}, {InferenceID: "c1/a2"}}, nil); !twice.Doubled() {
+		t.Errorf("two attempts: %+v, want doubled", twice)
+	}
+	if billed := tally(nil, []ai.CostRecord{cost(rules, "suggest"), cost(rules, "suggest")}); !billed.Doubled() || billed.Repeated != 1 {
+		t.Errorf("a call billed twice: %+v, want doubled", billed)
 	}
 }

@@ -86,7 +86,7 @@ func (d governedDiagnoser) Diagnose(ctx context.Context, c syncerror.Claim, infe
 		// rules' first (the first record of an inference's operation stands, so a replay
 		// never counts twice) and the model's paid tokens would go uncounted, and its trace
 		// would overwrite the rules'.
-		inferenceID += modelInference
+		inferenceID += ModelInference
 	}
 	diag, err := d.c.Diagnose(ctx, id, inferenceID, c.ID, req)
 	switch {
@@ -100,10 +100,11 @@ func (d governedDiagnoser) Diagnose(ctx context.Context, c syncerror.Claim, infe
 	return d.proposal(diag, inferenceID, d.c.Provider, d.c.Model), nil
 }
 
-// modelInference ends the inference id of a model asked after the rules, which keep the
+// ModelInference ends the inference id of a model asked after the rules, which keep the
 // attempt's own id (syncerror.InferenceID); both begin with the claim's id, so the claim's
-// traces and costs list both.
-const modelInference = "-model"
+// traces and costs list both, and trimming it names the attempt (the fault suite's
+// doubled-diagnosis check counts attempts, not inferences).
+const ModelInference = "-model"
 
 // modelBelow is the tenant's threshold: its setting when it is a number in [0, 1], else
 // the default (also when the tenant cannot be read: the rules' answer is still checked).

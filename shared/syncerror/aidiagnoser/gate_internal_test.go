@@ -115,7 +115,7 @@ func TestTheModelAfterTheRulesIsCountedAsItsOwnInference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prop.InferenceID != "inf-5"+modelInference || prop.Provider != ai.ProviderOpenAI {
+	if prop.InferenceID != "inf-5"+ModelInference || prop.Provider != ai.ProviderOpenAI {
 		t.Fatalf("the model's proposal names inference %q by %s", prop.InferenceID, prop.Provider)
 	}
 	var modelTokens int
