@@ -1,8 +1,10 @@
 package emf
 
 import (
+	"context"
 	"slices"
 	"sync"
+	"time"
 )
 
 // Batch holds the metrics an invocation emits (a request, an SQS batch, a scheduled run)
@@ -19,7 +21,8 @@ import (
 // collects and every metric is written at once, as without one: never mixed up, never
 // held back.
 type Batch struct {
-	doc document
+	doc   document
+	timer *time.Timer
 }
 
 var (
@@ -27,23 +30,38 @@ var (
 	open    []*Batch
 )
 
-// Collect opens a Batch for the invocation that calls it. The caller must Flush it when
-// the invocation ends, in a defer so that a panic or an error loses nothing:
+// FlushAhead is how long before the invocation's deadline a Batch writes what it holds
+// and stops holding: Lambda stops a function that overruns its timeout without running
+// its defers, and a timed-out invocation's metrics are the ones on call looks for. An
+// EMF line is a write to stdout, microseconds; the margin is for a loaded host's
+// scheduling, and metrics emitted after it are written at once.
+const FlushAhead = 250 * time.Millisecond
+
+// Collect opens a Batch for the invocation whose context is ctx. The caller must Flush
+// it when the invocation ends, in a defer so that a panic or an error loses nothing:
 //
-//	defer emf.Collect().Flush()
-func Collect() *Batch {
+//	defer emf.Collect(ctx).Flush()
+//
+// When ctx has a deadline (Lambda's), the Batch also flushes FlushAhead before it.
+func Collect(ctx context.Context) *Batch {
 	b := &Batch{}
 	batchMu.Lock()
 	defer batchMu.Unlock()
 	open = append(open, b)
+	if deadline, ok := ctx.Deadline(); ok {
+		b.timer = time.AfterFunc(time.Until(deadline)-FlushAhead, b.Flush)
+	}
 	return b
 }
 
 // Flush writes what b holds to Out and closes it; later metrics are written at once.
-// Writing fails silently, as Emit does.
+// Writing fails silently, as Emit does. A second Flush writes nothing.
 func (b *Batch) Flush() {
 	batchMu.Lock()
 	defer batchMu.Unlock()
+	if b.timer != nil {
+		b.timer.Stop()
+	}
 	open = slices.DeleteFunc(open, func(o *Batch) bool { return o == b })
 	_ = b.doc.writeTo(Out)
 }

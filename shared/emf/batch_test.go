@@ -2,6 +2,7 @@ package emf_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -58,7 +59,7 @@ func alone(t *testing.T, ms []emf.Metric) []string {
 func batched(t *testing.T, ms []emf.Metric) ([]string, int) {
 	out := capture(t)
 	func() {
-		defer emf.Collect().Flush()
+		defer emf.Collect(context.Background()).Flush()
 		for _, m := range ms {
 			emf.Emit(m)
 		}
@@ -131,7 +132,7 @@ func TestBatchStartsANewDocumentOnACollision(t *testing.T) {
 // Metrics of one dimension set share a directive: the set is written once.
 func TestBatchSharesADirective(t *testing.T) {
 	out := capture(t)
-	b := emf.Collect()
+	b := emf.Collect(context.Background())
 	emf.Emit(emf.Metric{Time: at, Counts: map[string]float64{"A": 1}, Dimensions: []string{"feature"}, Fields: map[string]any{"feature": "f"}})
 	emf.Emit(emf.Metric{Time: at, Counts: map[string]float64{"B": 1}, Dimensions: []string{"feature"}, Fields: map[string]any{"feature": "f"}})
 	b.Flush()
@@ -147,7 +148,7 @@ func TestEmitWritesAtOnceWithoutOneBatch(t *testing.T) {
 	if bytes.Count(out.Bytes(), []byte("\n")) != 1 {
 		t.Fatalf("no batch: %q", out)
 	}
-	first, second := emf.Collect(), emf.Collect()
+	first, second := emf.Collect(context.Background()), emf.Collect(context.Background())
 	emf.Emit(approve()[1])
 	if bytes.Count(out.Bytes(), []byte("\n")) != 2 {
 		t.Fatalf("two batches: %q", out)
@@ -167,7 +168,7 @@ func TestBatchLeavesAnIncompleteMetricAlone(t *testing.T) {
 		{Time: at, Counts: map[string]float64{"B": 1}, Dimensions: []string{"tenant"}},
 	}
 	out := capture(t)
-	b := emf.Collect()
+	b := emf.Collect(context.Background())
 	for _, m := range ms {
 		emf.Emit(m)
 	}
@@ -186,7 +187,7 @@ func TestBatchFlushedOnPanic(t *testing.T) {
 	out := capture(t)
 	func() {
 		defer func() { _ = recover() }()
-		defer emf.Collect().Flush()
+		defer emf.Collect(context.Background()).Flush()
 		for _, m := range approve() {
 			emf.Emit(m)
 		}
@@ -206,7 +207,7 @@ func TestBatchTakesConcurrentMetrics(t *testing.T) {
 			Dimensions: []string{"class"}, Fields: map[string]any{"class": []string{"value", "auth"}[i%2], "tenant": "t"}})
 	}
 	out := capture(t)
-	b := emf.Collect()
+	b := emf.Collect(context.Background())
 	var wg sync.WaitGroup
 	for _, m := range ms {
 		wg.Go(func() { emf.Emit(m) })
@@ -216,5 +217,54 @@ func TestBatchTakesConcurrentMetrics(t *testing.T) {
 	points, _, err := emftest.Parse(out.Bytes())
 	if want := alone(t, ms); err != nil || !slices.Equal(points, want) {
 		t.Fatalf("datapoints %d of %d: %v", len(points), len(want), err)
+	}
+}
+
+// syncWriter is a buffer the deadline's timer and the test may use at once.
+type syncWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) lines() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return bytes.Count(w.b.Bytes(), []byte("\n"))
+}
+
+// Lambda stops an invocation at its deadline without running its defers: a Batch writes
+// what it holds FlushAhead before the context's deadline, and what comes after is written
+// at once, so a timed-out invocation's metrics reach the log.
+func TestBatchFlushesAheadOfTheDeadline(t *testing.T) {
+	out := &syncWriter{}
+	prev := emf.Out
+	emf.Out = out
+	t.Cleanup(func() { emf.Out = prev })
+	ctx, cancel := context.WithTimeout(context.Background(), emf.FlushAhead+200*time.Millisecond)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	b := emf.Collect(ctx)
+	defer b.Flush()
+	emf.Emit(approve()[0])
+	// Checked only while the flush is not yet due, so a stalled machine cannot fail it.
+	if n := out.lines(); n != 0 && time.Now().Before(deadline.Add(-emf.FlushAhead)) {
+		t.Fatalf("%d lines written before the flush was due, want the metric held", n)
+	}
+	for out.lines() == 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the deadline passed and the held metric was never written")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	emf.Emit(approve()[1])
+	if n := out.lines(); n != 2 {
+		t.Fatalf("%d lines after the early flush and one more metric, want 2 (the later one at once)", n)
 	}
 }

@@ -51,7 +51,7 @@ func runJob(t *testing.T) ([]string, int) {
 // cannot collect: an invocation overlapping it in the process).
 func TestEachTenantPacksTheJobsMetrics(t *testing.T) {
 	packed, docs := runJob(t)
-	overlap := emf.Collect()
+	overlap := emf.Collect(context.Background())
 	alone, lines := runJob(t)
 	overlap.Flush()
 	if lines != 4 || !slices.Equal(packed, alone) {

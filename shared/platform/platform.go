@@ -267,7 +267,7 @@ func (b *Base) AIRecords() *audit.AIRecords {
 // start remembers it.
 func (b *Base) EachTenant(ctx context.Context, job string, table blueprint.Table, fn func(ctx context.Context, tenantID string) error) (failed int, err error) {
 	// The job's metrics in as few EMF lines as they fit.
-	defer emf.Collect().Flush()
+	defer emf.Collect(ctx).Flush()
 	tenants, err := b.TenantsFor().List(ctx) // the ids alone are needed: no secret is fetched
 	if err != nil {
 		return 0, fmt.Errorf("list tenants: %w", err)

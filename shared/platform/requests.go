@@ -63,7 +63,7 @@ func countRequests(journey string, next http.Handler) http.Handler {
 		rec := &httpapi.StatusRecorder{ResponseWriter: w}
 		// Deferred first, so it runs last: after the count below, and on a panic, which
 		// the count's defer re-raises.
-		defer emf.Collect().Flush()
+		defer emf.Collect(r.Context()).Flush()
 		defer func() {
 			// A panic is answered 500 by httpapi.Instrument around the mux: count it so.
 			status := rec.Status

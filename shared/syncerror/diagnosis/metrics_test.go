@@ -57,7 +57,7 @@ func diagnoseBatch(t *testing.T) ([]string, int) {
 // invocation overlapping it in the process).
 func TestWorkerPacksTheBatchsMetrics(t *testing.T) {
 	packed, docs := diagnoseBatch(t)
-	overlap := emf.Collect()
+	overlap := emf.Collect(context.Background())
 	alone, lines := diagnoseBatch(t)
 	overlap.Flush()
 	if lines != 6 || !slices.Equal(packed, alone) {

@@ -65,7 +65,7 @@ const (
 // HandleBatch processes every message and reports the ones that failed, so that SQS
 // redelivers only those (and moves them to the DLQ after maxReceiveCount).
 func (w *Worker) HandleBatch(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	defer emf.Collect().Flush() // the batch's metrics in as few EMF lines as they fit
+	defer emf.Collect(ctx).Flush() // the batch's metrics in as few EMF lines as they fit
 	parallel := w.Parallel
 	if parallel <= 0 {
 		parallel = DefaultWorkerParallel

@@ -110,7 +110,7 @@ const reconcilePage = 100
 // counted; the other steps and tenants still run. It returns an error only if it could not
 // list the tenants.
 func (rc *Reconcile) Run(ctx context.Context) (Report, error) {
-	defer emf.Collect().Flush() // the run's metrics in as few EMF lines as they fit
+	defer emf.Collect(ctx).Flush() // the run's metrics in as few EMF lines as they fit
 	var rep Report
 	tenants, err := rc.Tenants.List(ctx)
 	if err != nil {
