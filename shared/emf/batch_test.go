@@ -220,29 +220,11 @@ func TestBatchTakesConcurrentMetrics(t *testing.T) {
 	}
 }
 
-// syncWriter is a buffer the deadline's timer and the test may use at once.
-type syncWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) lines() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return bytes.Count(w.b.Bytes(), []byte("\n"))
-}
-
 // Lambda stops an invocation at its deadline without running its defers: a Batch writes
 // what it holds FlushAhead before the context's deadline, and what comes after is written
 // at once, so a timed-out invocation's metrics reach the log.
 func TestBatchFlushesAheadOfTheDeadline(t *testing.T) {
-	out := &syncWriter{}
+	out := &emftest.Lines{}
 	prev := emf.Out
 	emf.Out = out
 	t.Cleanup(func() { emf.Out = prev })
@@ -253,10 +235,10 @@ func TestBatchFlushesAheadOfTheDeadline(t *testing.T) {
 	defer b.Flush()
 	emf.Emit(approve()[0])
 	// Checked only while the flush is not yet due, so a stalled machine cannot fail it.
-	if n := out.lines(); n != 0 && time.Now().Before(deadline.Add(-emf.FlushAhead)) {
+	if n := len(out.All()); n != 0 && time.Now().Before(deadline.Add(-emf.FlushAhead)) {
 		t.Fatalf("%d lines written before the flush was due, want the metric held", n)
 	}
-	for out.lines() == 0 {
+	for len(out.All()) == 0 {
 		select {
 		case <-ctx.Done():
 			t.Fatal("the deadline passed and the held metric was never written")
@@ -264,7 +246,7 @@ func TestBatchFlushesAheadOfTheDeadline(t *testing.T) {
 		}
 	}
 	emf.Emit(approve()[1])
-	if n := out.lines(); n != 2 {
+	if n := len(out.All()); n != 2 {
 		t.Fatalf("%d lines after the early flush and one more metric, want 2 (the later one at once)", n)
 	}
 }

@@ -1,37 +1,17 @@
 package governance_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"reflect"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/dlp/dlptest"
+	"github.com/syncassist/syncassist/shared/emf/emftest"
 	"github.com/syncassist/syncassist/shared/governance"
 )
 
-// lines is an io.Writer collecting EMF lines, safe for concurrent use.
-type lines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lines) all() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Split(strings.TrimSuffix(l.buf.String(), "\n"), "\n")
-}
-
-func withMetrics(w *lines) envOption {
+func withMetrics(w *emftest.Lines) envOption {
 	return func(deps *governance.Deps, _ *configs) { deps.Metrics = w }
 }
 
@@ -88,7 +68,7 @@ func TestGuardCountsEveryDecision(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			out := &lines{}
+			out := &emftest.Lines{}
 			e := newEnv(t, append(c.opts, withMetrics(out))...)
 			for _, r := range c.before {
 				if _, err := e.write(operator("acme"), r); err != nil {
@@ -102,7 +82,7 @@ func TestGuardCountsEveryDecision(t *testing.T) {
 				_, _ = e.guard.Write(context.Background(), operator("acme"), c.write)
 			}
 
-			got := out.all()
+			got := out.All()
 			if len(got) != len(c.before)+1 {
 				t.Fatalf("%d lines for %d writes: %q", len(got), len(c.before)+1, got)
 			}
