@@ -50,8 +50,8 @@ func (c crashedClaims) MarkApplied(ctx context.Context, tenantID, id, token stri
 // CompleteApply is the approve's one write after the ERP's (marker and completion): it
 // dies; the approve then stores the marker alone, which MarkApplied above lets through
 // when keepMarker.
-func (c crashedClaims) CompleteApply(context.Context, string, string, string, syncerror.AppliedWrite, syncerror.HistoryEntry, time.Time) error {
-	return errCrashed
+func (c crashedClaims) CompleteApply(context.Context, string, string, string, syncerror.AppliedWrite, syncerror.HistoryEntry, time.Time) (syncerror.Claim, error) {
+	return syncerror.Claim{}, errCrashed
 }
 
 func (c crashedClaims) FinishApply(ctx context.Context, tenantID, id, token string, to syncerror.Status, applyErr string,

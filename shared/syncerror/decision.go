@@ -143,8 +143,9 @@ type DecisionStore interface {
 	FinishApply(ctx context.Context, tenantID, id, token string, to Status, applyErr string, entry HistoryEntry, now time.Time) error
 	// CompleteApply is MarkApplied and FinishApply to approved in one conditional write:
 	// the applying row held with token records its write-back and ends approved, so no
-	// state lies between the two. ErrStateChanged when the token no longer holds the row.
-	CompleteApply(ctx context.Context, tenantID, id, token string, w AppliedWrite, entry HistoryEntry, now time.Time) error
+	// state lies between the two. It returns the row as the write left it (the approve
+	// answers with it, no read after). ErrStateChanged when the token no longer holds the row.
+	CompleteApply(ctx context.Context, tenantID, id, token string, w AppliedWrite, entry HistoryEntry, now time.Time) (Claim, error)
 	// Decide moves a row still in from (the status the decision was made on) to rejected or
 	// escalated with the entry's reason. ErrStateChanged when it is in another status.
 	Decide(ctx context.Context, tenantID, id string, from, to Status, entry HistoryEntry, now time.Time) error

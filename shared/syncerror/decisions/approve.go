@@ -270,12 +270,14 @@ func (a *approval) complete(takeover bool) {
 		note = "completed after the approve that wrote the fix stopped"
 	}
 	mark := syncerror.AppliedWrite{Key: a.key, At: o.NowUTC(), Prior: a.prior}
-	err := retryStore(ctx, func() error {
+	var cur syncerror.Claim // the row as the completion left it, when it says
+	err := retryStore(ctx, func() (err error) {
 		entry := syncerror.HistoryEntry{At: o.NowUTC(), Actor: a.actor.Actor, Action: "approved", Note: note}
 		if takeover {
 			return o.Claims.FinishApply(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, syncerror.StatusApproved, "", entry, o.NowUTC())
 		}
-		return o.Claims.CompleteApply(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, mark, entry, o.NowUTC())
+		cur, err = o.Claims.CompleteApply(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, mark, entry, o.NowUTC())
+		return err
 	})
 	if !takeover && err != nil && !errors.Is(err, syncerror.ErrStateChanged) {
 		a.markOnly(mark)
@@ -284,7 +286,10 @@ func (a *approval) complete(takeover bool) {
 		o.WriteAudit(ctx, a.actor, "syncerror.approve_completed", audit.ResultSuccess, "syncerror/"+a.row.ID,
 			map[string]any{"idempotencyKey": a.key})
 	}
-	cur, gerr := o.Claims.Get(ctx, a.actor.TenantID, a.row.ID)
+	var gerr error
+	if err != nil || takeover {
+		cur, gerr = o.Claims.Get(ctx, a.actor.TenantID, a.row.ID)
+	}
 	switch {
 	case err == nil || errors.Is(err, syncerror.ErrStateChanged) && gerr == nil && cur.Status == syncerror.StatusApproved:
 		if err == nil && !takeover {

@@ -143,7 +143,7 @@ func (s *DynamoClaims) MarkApplied(ctx context.Context, tenantID, id, token stri
 // CompleteApply implements DecisionStore: MarkApplied's and FinishApply's (to approved)
 // changes in one update under their shared condition, so an approve writes its row three
 // times, not four, each write of a 2–3 KB row and of its by_status entry (issue 37 §1).
-func (s *DynamoClaims) CompleteApply(ctx context.Context, tenantID, id, token string, w syncerror.AppliedWrite, entry syncerror.HistoryEntry, now time.Time) error {
+func (s *DynamoClaims) CompleteApply(ctx context.Context, tenantID, id, token string, w syncerror.AppliedWrite, entry syncerror.HistoryEntry, now time.Time) (syncerror.Claim, error) {
 	values := dynamostore.Item{
 		":to":       dynamostore.Str(string(syncerror.StatusApproved)),
 		":skey":     dynamostore.Str(statusKey(tenantID, syncerror.StatusApproved)),
@@ -155,13 +155,12 @@ func (s *DynamoClaims) CompleteApply(ctx context.Context, tenantID, id, token st
 	}
 	set, remove, err := appliedClauses(w, values)
 	if err != nil {
-		return fmt.Errorf("complete apply %s: %w", id, err)
+		return syncerror.Claim{}, fmt.Errorf("complete apply %s: %w", id, err)
 	}
 	remove = strings.Replace(remove, " REMOVE ", ", ", 1)
 	update := "SET " + set + ", #status = :to, status_key = :skey, updated_at = :now, " +
 		"history = list_append(if_not_exists(history, :empty), :entry) REMOVE lease_token, lease_expires_at, lease_from, apply_error" + remove
-	_, err = s.updateRow(ctx, "complete apply", tenantID, id, "#status = :applying AND lease_token = :tok", update, values)
-	return err
+	return s.updateRow(ctx, "complete apply", tenantID, id, "#status = :applying AND lease_token = :tok", update, values)
 }
 
 // appliedClauses are the SET list of an applied write w (its key, time and prior values,

@@ -324,16 +324,19 @@ func (s *ClaimStore) markApplied(tenantID, id, token string, w syncerror.Applied
 }
 
 // CompleteApply implements syncerror.DecisionStore.
-func (s *ClaimStore) CompleteApply(_ context.Context, tenantID, id, token string, w syncerror.AppliedWrite, entry syncerror.HistoryEntry, now time.Time) error {
+func (s *ClaimStore) CompleteApply(_ context.Context, tenantID, id, token string, w syncerror.AppliedWrite, entry syncerror.HistoryEntry, now time.Time) (syncerror.Claim, error) {
 	// The two under one hold of the lock, as the DynamoDB store's one write: no reader sees
 	// the row marked and still applying. Both hold the row to the same condition (applying
 	// under token), so the second cannot refuse what the first took.
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.markApplied(tenantID, id, token, w, now); err != nil {
-		return err
+		return syncerror.Claim{}, err
 	}
-	return s.finishApply(tenantID, id, token, syncerror.StatusApproved, "", entry, now)
+	if err := s.finishApply(tenantID, id, token, syncerror.StatusApproved, "", entry, now); err != nil {
+		return syncerror.Claim{}, err
+	}
+	return clone(s.rows[key(tenantID, id)]), nil
 }
 
 // Decide implements syncerror.DecisionStore.

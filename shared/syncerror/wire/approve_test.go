@@ -93,13 +93,13 @@ func (c *flakyClaims) FinishApply(ctx context.Context, tenantID, id, token strin
 
 // CompleteApply is the completion write that also marks the row (the approve's one write
 // after the ERP's): it fails as FinishApply(approved) does, and leaves no marker when it does.
-func (c *flakyClaims) CompleteApply(ctx context.Context, tenantID, id, token string, w syncerror.AppliedWrite, e syncerror.HistoryEntry, now time.Time) error {
+func (c *flakyClaims) CompleteApply(ctx context.Context, tenantID, id, token string, w syncerror.AppliedWrite, e syncerror.HistoryEntry, now time.Time) (syncerror.Claim, error) {
 	if c.finishChanged {
-		return syncerror.ErrStateChanged
+		return syncerror.Claim{}, syncerror.ErrStateChanged
 	}
 	if c.finishFails > 0 {
 		c.finishFails--
-		return errors.New("ThrottlingException")
+		return syncerror.Claim{}, errors.New("ThrottlingException")
 	}
 	return c.ClaimStore.CompleteApply(ctx, tenantID, id, token, w, e, now)
 }

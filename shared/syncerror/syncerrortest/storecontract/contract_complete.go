@@ -37,25 +37,30 @@ func runCompleteApplyContract(t *testing.T, newStore func(t *testing.T) syncerro
 		if err := s.FinishApply(ctx, "t1", two.ID, "tok-1", syncerror.StatusApproved, "", entry("approved"), base.Add(2*time.Second)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CompleteApply(ctx, "t1", one.ID, "tok-other", w, entry("approved"), base.Add(2*time.Second)); !errors.Is(err, syncerror.ErrStateChanged) {
+		if _, err := s.CompleteApply(ctx, "t1", one.ID, "tok-other", w, entry("approved"), base.Add(2*time.Second)); !errors.Is(err, syncerror.ErrStateChanged) {
 			t.Fatalf("complete under another token: err=%v", err)
 		}
 		if row, _ := s.Get(ctx, "t1", one.ID); row.Status != syncerror.StatusApplying || row.Applied != nil {
 			t.Fatalf("a refused complete changed the row: %s applied %+v", row.Status, row.Applied)
 		}
-		if err := s.CompleteApply(ctx, "t1", "se_missing", "tok-1", w, entry("approved"), base); !errors.Is(err, syncerror.ErrNotFound) {
+		if _, err := s.CompleteApply(ctx, "t1", "se_missing", "tok-1", w, entry("approved"), base); !errors.Is(err, syncerror.ErrNotFound) {
 			t.Fatalf("complete of a missing row: err=%v", err)
 		}
-		if err := s.CompleteApply(ctx, "t1", one.ID, "tok-1", w, entry("approved"), base.Add(2*time.Second)); err != nil {
+		written, err := s.CompleteApply(ctx, "t1", one.ID, "tok-1", w, entry("approved"), base.Add(2*time.Second))
+		if err != nil {
 			t.Fatal(err)
 		}
 		got, _ := s.Get(ctx, "t1", one.ID)
+		// The row it returns is the row as stored: the approve answers with it, unread.
+		if !reflect.DeepEqual(written, got) {
+			t.Fatalf("CompleteApply returned\n%+v\nthe row reads\n%+v", written, got)
+		}
 		want, _ := s.Get(ctx, "t1", two.ID)
 		if got.Status != syncerror.StatusApproved || got.Lease != nil || got.ApplyError != "" || !reflect.DeepEqual(got.Applied, want.Applied) ||
 			!reflect.DeepEqual(got.History, want.History) || !got.UpdatedAt.Equal(want.UpdatedAt) {
 			t.Fatalf("completed in one write:\n%+v\nin two:\n%+v", got, want)
 		}
-		if err := s.CompleteApply(ctx, "t1", one.ID, "tok-1", w, entry("approved"), base.Add(3*time.Second)); !errors.Is(err, syncerror.ErrStateChanged) {
+		if _, err := s.CompleteApply(ctx, "t1", one.ID, "tok-1", w, entry("approved"), base.Add(3*time.Second)); !errors.Is(err, syncerror.ErrStateChanged) {
 			t.Fatalf("complete of an approved row: err=%v", err)
 		}
 		p, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusApproved, Limit: 10})
