@@ -94,6 +94,9 @@ type Page struct {
 
 // Store persists records. Implementations key every record by tenant first.
 type Store interface {
+	// Put stores r; a record is never overwritten. A record already stored (the same
+	// tenant, time and id: the SDK sent the put again because its first answer was lost)
+	// is not an error and is stored once.
 	Put(ctx context.Context, r Record) error
 	Query(ctx context.Context, q Query) (Page, error)
 }

@@ -52,6 +52,9 @@ type LedgerEntry struct {
 // Ledger records the guard's writes for loop detection. Each entry is stored on its own,
 // keyed tenant first, so concurrent writes to one record never lose each other's entries.
 type Ledger interface {
+	// Append stores e. An entry already stored (the same tenant, record, time and id: the
+	// SDK sent the put again because its first answer was lost) is not an error and is
+	// stored once: the write it records happened.
 	Append(ctx context.Context, e LedgerEntry) error
 	// Recent returns the tenant's entries for one record with Time at or after since,
 	// oldest first.

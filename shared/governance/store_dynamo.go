@@ -66,12 +66,18 @@ func expiresAt(t time.Time, keep time.Duration) types.AttributeValue {
 	return dynamostore.Num(t.Add(keep).Unix())
 }
 
+// put stores an immutable record. Its key ends in the record's time and id, so the
+// condition failing means this record is stored already, by an attempt whose answer was
+// lost before the SDK sent the put again: success, as audit.DynamoStore.Put says.
 func (s *DynamoStore) put(ctx context.Context, it dynamostore.Item, what string) error {
 	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table), Item: it,
 		// Records are immutable: an id collision must not overwrite one.
 		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
 	})
+	if dynamostore.IsConditionFailed(err) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("put %s: %w", what, err)
 	}

@@ -45,6 +45,22 @@ func RunLedgerContract(t *testing.T, newLedger func(t *testing.T) governance.Led
 		}
 	})
 
+	// The SDK sends a put again when its answer was lost, although the first one may have
+	// been stored: the entry is stored once and neither append fails.
+	t.Run("an append sent again", func(t *testing.T) {
+		t.Parallel()
+		l := newLedger(t)
+		e := SampleLedgerEntry("t1", "contact", "C-1", 0)
+		for i := range 2 {
+			if err := l.Append(ctx, e); err != nil {
+				t.Fatalf("append %d: %v", i+1, err)
+			}
+		}
+		if got, err := l.Recent(ctx, "t1", "contact", "C-1", base); err != nil || len(got) != 1 {
+			t.Fatalf("%d entries after an append sent twice (err %v), want 1", len(got), err)
+		}
+	})
+
 	t.Run("one record, since inclusive, oldest first", func(t *testing.T) {
 		t.Parallel()
 		l := newLedger(t)

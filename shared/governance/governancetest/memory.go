@@ -277,6 +277,11 @@ func (l *Ledger) Append(_ context.Context, e governance.LedgerEntry) error {
 		l.entries = map[ledgerKey][]governance.LedgerEntry{}
 	}
 	k := ledgerKey{e.Tenant, e.Entity, e.RecordID}
+	for _, o := range l.entries[k] {
+		if o.ID == e.ID && o.Time.Equal(e.Time) {
+			return nil // stored already: a put sent again (governance.Ledger)
+		}
+	}
 	l.entries[k] = append(l.entries[k], e)
 	l.count++
 	return nil
