@@ -21,6 +21,9 @@ type DynamoStore struct {
 	// Keeper seals secret values and connector tokens before they are written (nil: they
 	// are written as given). Reads return them sealed; Config.Opened opens them.
 	Keeper Keeper
+	// token names each Update (dynamostore.WriteTokenAttribute); tests fix it to send one
+	// twice, as the SDK does.
+	token func() string
 }
 
 // seal seals c's secrets with the store's keeper.
@@ -232,13 +235,25 @@ func (s *DynamoStore) Update(ctx context.Context, c Config) error {
 	}
 	seen := c.Version
 	c.Version++
+	tok := dynamostore.NewWriteToken()
+	if s.token != nil {
+		tok = s.token()
+	}
+	it := tenantItem(c)
+	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
 	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                 aws.String(s.table),
-		Item:                      tenantItem(c),
+		Item:                      it,
 		ConditionExpression:       aws.String("version = :seen"),
 		ExpressionAttributeValues: dynamostore.Item{":seen": dynamostore.Num(seen)},
 	})
 	if dynamostore.IsConditionFailed(err) {
+		// This put, sent again after its answer was lost, is done: as a conflict, the
+		// admin's change would be applied again to what it wrote (a second rotation retires
+		// the new secret and drops the old one at once, with no grace).
+		if done, gerr := dynamostore.WrittenBefore(ctx, s.client, s.table, dynamostore.Item{"tenant_id": dynamostore.Str(c.ID)}, tok); gerr != nil || done {
+			return gerr
+		}
 		if _, gerr := s.Get(ctx, c.ID); gerr != nil {
 			return gerr
 		}

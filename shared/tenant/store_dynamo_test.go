@@ -2,6 +2,7 @@ package tenant_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
@@ -35,6 +36,41 @@ func TestDynamoStoreExists(t *testing.T) {
 			if got, err := s.Exists(context.Background(), id); err != nil || got != want {
 				t.Errorf("Exists(%s) = %v, %v; want %v", id, got, err, want)
 			}
+		}
+	})
+}
+
+// An update sent again after its first was applied (the SDK resends when an answer is
+// lost) is done, not a conflict: as a conflict, Admin.update would apply the change again
+// to what it wrote, and a secret rotation would retire its own new secret at once.
+// Another writer's update of the same version is still a conflict.
+func TestDynamoUpdateSentTwiceIsDone(t *testing.T) {
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		ctx := context.Background()
+		s := newDynamoStore(t, e)
+		tok := "first"
+		tenant.SetWriteToken(s, func() string { return tok })
+		if err := s.Create(ctx, tenant.Config{ID: "acme"}); err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.Get(ctx, "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Settings = map[string]string{"note": "one"}
+		for i := range 2 {
+			if err := s.Update(ctx, c); err != nil {
+				t.Fatalf("update sent %d times: %v", i+1, err)
+			}
+		}
+		tok = "another"
+		c.Settings["note"] = "two"
+		if err := s.Update(ctx, c); !errors.Is(err, tenant.ErrConflict) {
+			t.Fatalf("another writer's update of the same version: %v, want ErrConflict", err)
+		}
+		got, err := s.Get(ctx, "acme")
+		if err != nil || got.Version != c.Version+1 || got.Settings["note"] != "one" {
+			t.Fatalf("stored version %d note %q (%v), want version %d note one", got.Version, got.Settings["note"], err, c.Version+1)
 		}
 	})
 }

@@ -2,8 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -92,9 +90,7 @@ func (s *DynamoClaims) writeToken() string {
 	if s.token != nil {
 		return s.token()
 	}
-	var b [12]byte
-	_, _ = rand.Read(b[:]) // crypto/rand's Read never fails (Go 1.24)
-	return base64.RawURLEncoding.EncodeToString(b[:])
+	return dynamostore.NewWriteToken()
 }
 
 // FinishApply implements DecisionStore.

@@ -62,6 +62,8 @@ func (s *DynamoClaims) PutDoc(ctx context.Context, tenantID string, d syncerror.
 	}
 	out := syncerror.Doc{Key: d.Key, Version: d.Version + 1, Body: d.Body, UpdatedAt: now.UTC()}
 	it := s.key(tenantID, d.Key)
+	tok := s.writeToken()
+	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
 	it["doc_version"] = dynamostore.Num(int64(out.Version))
 	it["body"] = dynamostore.Str(string(d.Body))
 	it["updated_at"] = dynamostore.Str(dynamostore.FormatTime(out.UpdatedAt))
@@ -76,6 +78,15 @@ func (s *DynamoClaims) PutDoc(ctx context.Context, tenantID string, d syncerror.
 	}
 	_, err := s.client.PutItem(ctx, in)
 	if dynamostore.IsConditionFailed(err) {
+		// This put, sent again after its answer was lost, is done: reported as a conflict,
+		// UpdateDoc would apply its change twice (a learned fix's approvals counted twice).
+		done, gerr := dynamostore.WrittenBefore(ctx, s.client, s.table, s.key(tenantID, d.Key), tok)
+		switch {
+		case gerr != nil:
+			return syncerror.Doc{}, gerr
+		case done:
+			return out, nil
+		}
 		return syncerror.Doc{}, syncerror.ErrStateChanged
 	}
 	if err != nil {

@@ -61,3 +61,38 @@ func TestUpdateSentTwiceIsAppliedOnceAndAnsweredAsDone(t *testing.T) {
 		}
 	})
 }
+
+// A document's put sent again after its first was applied is done, not a conflict:
+// UpdateDoc would otherwise apply its change twice (a learned fix's approvals counted
+// twice, which an auto-apply rule's minimum reads). Another writer's put on the same
+// version is still refused.
+func TestDocPutSentTwiceIsDone(t *testing.T) {
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		ctx := context.Background()
+		db, tables := e.Tables(t)
+		s := NewDynamoClaims(db, tables(blueprint.TableProcessed))
+		tok := "first"
+		s.token = func() string { return tok }
+		now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+		d := syncerror.Doc{Key: syncerror.DocKnowledge + "sig#fix", Body: []byte(`{"approvals":1}`)}
+		for i := range 2 {
+			got, err := s.PutDoc(ctx, "t1", d, now)
+			if err != nil || got.Version != 1 {
+				t.Fatalf("create sent %d times: version %d, %v", i+1, got.Version, err)
+			}
+		}
+		d.Version, d.Body = 1, []byte(`{"approvals":2}`)
+		for i := range 2 {
+			if got, err := s.PutDoc(ctx, "t1", d, now); err != nil || got.Version != 2 {
+				t.Fatalf("update sent %d times: version %d, %v", i+1, got.Version, err)
+			}
+		}
+		tok = "another"
+		if _, err := s.PutDoc(ctx, "t1", d, now); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("another writer's put on version 1: %v, want ErrStateChanged", err)
+		}
+		if got, err := s.GetDoc(ctx, "t1", d.Key); err != nil || got.Version != 2 || string(got.Body) != `{"approvals":2}` {
+			t.Fatalf("stored %d %s, %v", got.Version, got.Body, err)
+		}
+	})
+}
