@@ -127,6 +127,10 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 	if err != nil || first != nil {
 		return first, false, err
 	}
+	// A put of this call that the SDK sent again after its answer was lost fails its
+	// condition on itself: the token tells it from a concurrent delivery's, so the event is
+	// not answered as a duplicate of itself with its run left for the redrive.
+	tok := dynamostore.NewWriteToken()
 	ids := make([]string, len(runs))
 	for i, r := range runs {
 		ids[i] = r.ID
@@ -134,12 +138,17 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 		if err != nil {
 			return nil, false, err
 		}
+		it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
 		_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
 			ConditionExpression: aws.String("attribute_not_exists(sk)")})
 		switch {
 		case len(runs) == 1 && dynamostore.IsConditionFailed(err):
-			// A concurrent delivery stored the run first: it is the answer.
-			return ids, false, nil
+			mine, err := dynamostore.WrittenBefore(ctx, s.client, s.table, s.key(tenantID, prefixRun+r.ID), tok)
+			if err != nil {
+				return nil, false, err
+			}
+			// Else a concurrent delivery stored the run first: it is the answer.
+			return ids, mine, nil
 		case err != nil && !dynamostore.IsConditionFailed(err):
 			return nil, false, fmt.Errorf("store run %s: %w", r.ID, err)
 		}
@@ -151,8 +160,17 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 	ev := s.key(tenantID, eventKey)
 	ev["run_ids"] = dynamostore.Str(string(doc))
 	ev["expires_at"] = dynamostore.Num(time.Now().Add(Retention).Unix())
+	ev[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
 	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: ev,
 		ConditionExpression: aws.String("attribute_not_exists(sk)")})
+	if dynamostore.IsConditionFailed(err) {
+		switch mine, gerr := dynamostore.WrittenBefore(ctx, s.client, s.table, s.key(tenantID, eventKey), tok); {
+		case gerr != nil:
+			return nil, false, gerr
+		case mine:
+			return ids, true, nil
+		}
+	}
 	switch {
 	case err == nil:
 		return ids, true, nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
+	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
 )
@@ -41,6 +42,30 @@ func TestStoreStartsAOneRunEventOnce(t *testing.T) {
 		}
 		if _, err := s.Run(ctx, "t1", b.ID); !errors.Is(err, flow.ErrNotFound) {
 			t.Fatalf("the redelivery's run was stored: %v", err)
+		}
+	})
+}
+
+// A StartRuns whose put the SDK sent again after its first was applied (the answer lost)
+// started its runs: it is not answered as a duplicate of itself, which would leave the run
+// to the redrive and tell a sync-error retry the run "has not ended yet". A real second
+// delivery still starts nothing.
+func TestStoreStartSentTwiceStarted(t *testing.T) {
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		ctx := context.Background()
+		_, table := e.Tables(t)
+		twice := flow.NewDynamoStore(e.SentTwice(t, "PutItem"), table(blueprint.TableFlows))
+		one := []flow.Run{run("t1", "e1", "a", flow.OutcomeRetrying, t0)}
+		two := []flow.Run{run("t1", "e2", "a", flow.OutcomeRetrying, t0), run("t1", "e2", "b", flow.OutcomeRetrying, t0)}
+		for _, runs := range [][]flow.Run{one, two} {
+			if _, started, err := twice.StartRuns(ctx, "t1", connector.SystemCRM, runs[0].EventID, runs); err != nil || !started {
+				t.Fatalf("%d runs, each put sent twice: started %v, %v", len(runs), started, err)
+			}
+		}
+		for _, runs := range [][]flow.Run{one, two} {
+			if _, started, err := twice.StartRuns(ctx, "t1", connector.SystemCRM, runs[0].EventID, runs); err != nil || started {
+				t.Fatalf("a second delivery of %d runs: started %v, %v", len(runs), started, err)
+			}
 		}
 	})
 }

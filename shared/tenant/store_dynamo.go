@@ -21,9 +21,6 @@ type DynamoStore struct {
 	// Keeper seals secret values and connector tokens before they are written (nil: they
 	// are written as given). Reads return them sealed; Config.Opened opens them.
 	Keeper Keeper
-	// token names each Update (dynamostore.WriteTokenAttribute); tests fix it to send one
-	// twice, as the SDK does.
-	token func() string
 }
 
 // seal seals c's secrets with the store's keeper.
@@ -236,9 +233,6 @@ func (s *DynamoStore) Update(ctx context.Context, c Config) error {
 	seen := c.Version
 	c.Version++
 	tok := dynamostore.NewWriteToken()
-	if s.token != nil {
-		tok = s.token()
-	}
 	it := tenantItem(c)
 	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
 	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{

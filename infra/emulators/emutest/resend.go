@@ -1,0 +1,54 @@
+package emutest
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// SentTwice returns a DynamoDB client on this emulator that sends every request of
+// operation op ("PutItem", "UpdateItem") twice and answers the second one's response:
+// what the SDK does when the first answer was lost (a dropped connection, a body failing
+// its checksum) after DynamoDB had applied the request. A store's conditional write then
+// meets its own first attempt.
+func (e Emulator) SentTwice(t testing.TB, op string) *dynamodb.Client {
+	t.Helper()
+	cfg := e.Config(t)
+	next := cfg.HTTPClient
+	if next == nil {
+		next = http.DefaultClient
+	}
+	cfg.HTTPClient = sentTwice{op: op, next: next}
+	return dynamodb.NewFromConfig(cfg)
+}
+
+type sentTwice struct {
+	op   string
+	next aws.HTTPClient
+}
+
+func (s sentTwice) Do(r *http.Request) (*http.Response, error) {
+	if !strings.HasSuffix(r.Header.Get("X-Amz-Target"), "."+s.op) || r.Body == nil {
+		return s.next.Do(r)
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	_ = r.Body.Close()
+	first := r.Clone(r.Context())
+	first.Body = io.NopCloser(bytes.NewReader(body))
+	resp, err := s.next.Do(first)
+	if err != nil {
+		return nil, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body) // the answer lost
+	_ = resp.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return s.next.Do(r)
+}
