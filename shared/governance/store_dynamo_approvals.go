@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -261,7 +262,14 @@ func (s *DynamoStore) RetakeRelease(ctx context.Context, tenant, id string, stal
 		})
 }
 
+// updateApproval makes one conditional update of an approval. A write token tells an
+// update the SDK sent again after its first was applied (its answer lost) from another
+// decider's: as ErrStateChanged, an approve would be answered 409 not_pending and the
+// held write left releasing until the retake.
 func (s *DynamoStore) updateApproval(ctx context.Context, tenant, id, cond, update string, values dynamostore.Item) (PendingApproval, error) {
+	tok := dynamostore.NewWriteToken()
+	values[":wtok"] = dynamostore.Str(tok)
+	update = "SET " + dynamostore.WriteTokenAttribute + " = :wtok, " + strings.TrimPrefix(update, "SET ")
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.approvalKey(tenant, id),
@@ -274,8 +282,16 @@ func (s *DynamoStore) updateApproval(ctx context.Context, tenant, id, cond, upda
 	if dynamostore.IsConditionFailed(err) {
 		// Tell a missing approval from one in another state; the emulator returns no item
 		// with the failure, so read.
-		if _, err := s.GetApproval(ctx, tenant, id); err != nil {
+		mine, err := dynamostore.WrittenBefore(ctx, s.client, s.table, s.approvalKey(tenant, id), tok)
+		if err != nil {
 			return PendingApproval{}, err
+		}
+		cur, err := s.GetApproval(ctx, tenant, id)
+		switch {
+		case err != nil:
+			return PendingApproval{}, err
+		case mine:
+			return cur, nil
 		}
 		return PendingApproval{}, ErrStateChanged
 	}

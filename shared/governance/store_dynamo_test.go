@@ -1,7 +1,10 @@
 package governance_test
 
 import (
+	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/blueprint"
@@ -38,5 +41,29 @@ func TestDynamoOverrideStoreContract(t *testing.T) {
 func TestDynamoFlapCounterContract(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		governancetest.RunFlapCounterContract(t, func(t *testing.T) governance.FlapCounter { return newDynamoStore(t, e) })
+	})
+}
+
+// A decision the SDK sent again after its first was applied (its answer lost) is done:
+// the approve is not answered "no longer pending" by its own write. Another decider's
+// decision from the same state is still refused.
+func TestDynamoDecisionSentTwiceIsDone(t *testing.T) {
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		ctx := context.Background()
+		db, table := e.Tables(t)
+		s := governance.NewDynamoStore(db, table(blueprint.TableGovernance))
+		twice := governance.NewDynamoStore(e.SentTwice(t, "UpdateItem"), table(blueprint.TableGovernance))
+		a := governancetest.SampleApproval("t1", 1)
+		if err := s.PutApproval(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		at := a.Time.Add(time.Minute)
+		got, err := twice.DecideApproval(ctx, "t1", a.ID, governance.StatusPending, governance.StatusReleasing, "bob", at)
+		if err != nil || got.Status != governance.StatusReleasing || got.DecidedBy != "bob" {
+			t.Fatalf("a decision sent twice: %+v, %v", got, err)
+		}
+		if _, err := s.DecideApproval(ctx, "t1", a.ID, governance.StatusPending, governance.StatusDenied, "carol", at); !errors.Is(err, governance.ErrStateChanged) {
+			t.Fatalf("another decider's decision from pending: %v, want ErrStateChanged", err)
+		}
 	})
 }
