@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -198,8 +199,14 @@ func (s *DynamoStore) List(ctx context.Context, tenantID string, status Status, 
 	return p, nil
 }
 
-// transition is one conditional state change that returns the row as written.
+// transition is one conditional state change (update begins with SET) that returns the
+// row as written. A write token tells a change the SDK sent again after its first was
+// applied (its answer lost) from another writer's: as ErrStateChanged, an accept would be
+// answered lease_held by its own lease, and a reject or revert reported as not done.
 func (s *DynamoStore) transition(ctx context.Context, op, tenantID, id, cond, update string, values dynamostore.Item) (Approval, error) {
+	tok := dynamostore.NewWriteToken()
+	values[":wtok"] = dynamostore.Str(tok)
+	update = "SET " + dynamostore.WriteTokenAttribute + " = :wtok, " + strings.TrimPrefix(update, "SET ")
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.key(tenantID, id),
@@ -210,6 +217,12 @@ func (s *DynamoStore) transition(ctx context.Context, op, tenantID, id, cond, up
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if dynamostore.IsConditionFailed(err) {
+		if mine, gerr := dynamostore.WrittenBefore(ctx, s.client, s.table, s.key(tenantID, id), tok); gerr != nil || mine {
+			if gerr != nil {
+				return Approval{}, gerr
+			}
+			return s.Get(ctx, tenantID, id)
+		}
 		return Approval{}, s.whyNot(ctx, tenantID, id)
 	}
 	if err != nil {

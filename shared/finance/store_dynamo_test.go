@@ -2,6 +2,7 @@ package finance_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -226,3 +227,29 @@ func BenchmarkFinanceApprove(b *testing.B) {
 }
 
 func TestMain(m *testing.M) { emutest.Main(m) }
+
+// A state change the SDK sent again after its first was applied (its answer lost) is
+// done: the accept holds the lease it took rather than being refused by it. Another
+// accept while that lease holds is still refused.
+func TestDynamoTransitionSentTwiceIsDone(t *testing.T) {
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		ctx := context.Background()
+		db, table := e.Tables(t)
+		s := finance.NewDynamoStore(db, table(blueprint.TableFinanceApprovals))
+		twice := finance.NewDynamoStore(e.SentTwice(t, "UpdateItem"), table(blueprint.TableFinanceApprovals))
+		at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+		a := financetest.SampleApproval("t1", "FA-1", at)
+		if _, err := s.Create(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		mine := finance.Lease{Token: "tok-1", ExpiresAt: at.Add(time.Minute)}
+		got, err := twice.BeginAccept(ctx, "t1", a.ID, mine, at.Add(time.Second))
+		if err != nil || got.Status != finance.StatusApplying || got.Lease == nil || *got.Lease != mine {
+			t.Fatalf("an accept sent twice: %+v, %v", got, err)
+		}
+		other := finance.Lease{Token: "tok-2", ExpiresAt: at.Add(2 * time.Minute)}
+		if _, err := s.BeginAccept(ctx, "t1", a.ID, other, at.Add(2*time.Second)); !errors.Is(err, finance.ErrStateChanged) {
+			t.Fatalf("another accept while the lease holds: %v, want ErrStateChanged", err)
+		}
+	})
+}
