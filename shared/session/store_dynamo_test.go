@@ -2,9 +2,11 @@ package session_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -79,4 +81,22 @@ func flatten(v types.AttributeValue) string {
 		return fmt.Sprint(v.Value)
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// A bootstrap request's claim the SDK sent again after its first was applied (its answer
+// lost) is the first claim, not a replay of itself; a real second claim of the id is.
+func TestDynamoClaimSentTwiceIsTheFirst(t *testing.T) {
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		ctx := context.Background()
+		db, tables := e.Tables(t)
+		table := tables(blueprint.TableEmbeddedSessions)
+		s, twice := session.NewDynamoStore(db, table), session.NewDynamoStore(e.SentTwice(t, "PutItem"), table)
+		exp := time.Now().Add(time.Hour)
+		if err := twice.ClaimRequest(ctx, "acme", "msg_1", exp); err != nil {
+			t.Fatalf("a claim sent twice: %v", err)
+		}
+		if err := s.ClaimRequest(ctx, "acme", "msg_1", exp); !errors.Is(err, session.ErrExists) {
+			t.Fatalf("a second claim of the id: %v, want ErrExists", err)
+		}
+	})
 }
