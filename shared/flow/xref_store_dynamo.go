@@ -100,14 +100,27 @@ func (s *DynamoStore) putPending(ctx context.Context, tenantID string, e XRef, c
 	if err != nil {
 		return err
 	}
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
-		ConditionExpression: aws.String("xref_state = :p AND claimed_by = :c"),
-		ExpressionAttributeValues: dynamostore.Item{":p": dynamostore.Str(string(XRefPending)),
-			":c": dynamostore.Str(claimedBy)}})
-	if dynamostore.IsConditionFailed(err) {
-		return ErrTaken
+	return s.putOnce(ctx, tenantID, it, aws.String("xref_state = :p AND claimed_by = :c"),
+		dynamostore.Item{":p": dynamostore.Str(string(XRefPending)), ":c": dynamostore.Str(claimedBy)})
+}
+
+// putOnce puts it under its condition and reports a failed condition as ErrTaken, unless
+// the put's own first attempt caused it: the SDK sent the put again after that attempt was
+// applied and its answer lost (the write token says so). As ErrTaken, an admin's fix was
+// answered 409 and its new reverse entry dropped while the stale one stayed.
+func (s *DynamoStore) putOnce(ctx context.Context, tenantID string, it dynamostore.Item, cond *string, values dynamostore.Item) error {
+	tok := dynamostore.NewWriteToken()
+	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
+	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
+		ConditionExpression: cond, ExpressionAttributeValues: values})
+	if !dynamostore.IsConditionFailed(err) {
+		return err
 	}
-	return err
+	key := dynamostore.Item{"tenant_id": it["tenant_id"], "sk": it["sk"]}
+	if mine, gerr := dynamostore.WrittenBefore(ctx, s.client, s.table, key, tok); gerr != nil || mine {
+		return gerr
+	}
+	return ErrTaken
 }
 
 // LinkXRef implements XRefStore: three single-item writes, in the order that keeps a
@@ -184,19 +197,21 @@ func (s *DynamoStore) SwapXRef(ctx context.Context, tenantID string, prev, next 
 		}
 		cond, values = aws.String("doc = :d"), dynamostore.Item{":d": dynamostore.Str(string(doc))}
 	}
-	var err error
-	if next == nil {
-		_, err = s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table),
-			Key: s.key(tenantID, xrefKey(at.Source, at.Target.endpoint())), ConditionExpression: cond, ExpressionAttributeValues: values})
-	} else {
-		it, ierr := s.xrefItem(tenantID, *next)
-		if ierr != nil {
-			return ierr
+	if next != nil {
+		it, err := s.xrefItem(tenantID, *next)
+		if err != nil {
+			return err
 		}
-		_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
-			ConditionExpression: cond, ExpressionAttributeValues: values})
+		return s.putOnce(ctx, tenantID, it, cond, values)
 	}
+	sk := xrefKey(at.Source, at.Target.endpoint())
+	_, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table),
+		Key: s.key(tenantID, sk), ConditionExpression: cond, ExpressionAttributeValues: values})
 	if dynamostore.IsConditionFailed(err) {
+		// A delete sent again after its first was applied finds nothing: done.
+		if _, gerr := s.get(ctx, tenantID, sk); errors.Is(gerr, ErrNotFound) {
+			return nil
+		}
 		return ErrTaken
 	}
 	return err
