@@ -44,7 +44,10 @@ func (s *DynamoStore) CountWrites(ctx context.Context, tenant, key string, windo
 }
 
 // countChunk counts fields below the limit. When the condition fails it reads which
-// fields are at the limit and counts the others. The counters only grow, so a field found
+// fields are at the limit and counts the others. Each round's write token keeps an update
+// the SDK sent again after its first was applied (its answer lost) from counting the
+// write twice, or from reading its own count as the limit reached: its condition refuses
+// a row carrying its token, and the read that follows finds the count done. The counters only grow, so a field found
 // at the limit stays there and each failed round takes at least one field out; the bound
 // on rounds is for a store that answers otherwise.
 func (s *DynamoStore) countChunk(ctx context.Context, k dynamostore.Item, exp types.AttributeValue, fields []string, limit int) ([]string, error) {
@@ -53,20 +56,23 @@ func (s *DynamoStore) countChunk(ctx context.Context, k dynamostore.Item, exp ty
 		if round > flapChunk {
 			return nil, fmt.Errorf("count writes: the condition keeps failing with every field below %d", limit)
 		}
-		names := map[string]string{"#x": "expires_at"}
-		adds, conds := make([]string, len(fields)), make([]string, len(fields))
+		tok := dynamostore.NewWriteToken()
+		names := map[string]string{"#x": "expires_at", "#w": dynamostore.WriteTokenAttribute}
+		adds, conds := make([]string, len(fields)), make([]string, len(fields), len(fields)+1)
 		for i, f := range fields {
 			n := "#f" + strconv.Itoa(i)
 			names[n] = "c:" + f
 			adds[i] = n + " :one"
 			conds[i] = "(attribute_not_exists(" + n + ") OR " + n + " < :limit)"
 		}
+		conds = append(conds, "(attribute_not_exists(#w) OR #w <> :wtok)")
 		_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: aws.String(s.table), Key: k,
-			UpdateExpression:          aws.String("SET #x = :exp ADD " + strings.Join(adds, ", ")),
-			ConditionExpression:       aws.String(strings.Join(conds, " AND ")),
-			ExpressionAttributeNames:  names,
-			ExpressionAttributeValues: dynamostore.Item{":one": dynamostore.Num(1), ":limit": dynamostore.Num(int64(limit)), ":exp": exp},
+			UpdateExpression:         aws.String("SET #x = :exp, #w = :wtok ADD " + strings.Join(adds, ", ")),
+			ConditionExpression:      aws.String(strings.Join(conds, " AND ")),
+			ExpressionAttributeNames: names,
+			ExpressionAttributeValues: dynamostore.Item{":one": dynamostore.Num(1), ":limit": dynamostore.Num(int64(limit)), ":exp": exp,
+				":wtok": dynamostore.Str(tok)},
 		})
 		if err == nil {
 			return over, nil
@@ -77,6 +83,9 @@ func (s *DynamoStore) countChunk(ctx context.Context, k dynamostore.Item, exp ty
 		out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: k, ConsistentRead: aws.Bool(true)})
 		if err != nil {
 			return nil, fmt.Errorf("read write counts: %w", err)
+		}
+		if dynamostore.GetString(out.Item, dynamostore.WriteTokenAttribute) == tok {
+			return over, nil // this round's count, applied before its answer was lost
 		}
 		var below []string
 		for _, f := range fields {

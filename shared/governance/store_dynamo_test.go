@@ -67,3 +67,24 @@ func TestDynamoDecisionSentTwiceIsDone(t *testing.T) {
 		}
 	})
 }
+
+// A count the SDK sent again after its first was applied (its answer lost) counts the
+// write once: the limit is reached by writes, not by resends. At the limit, a field is
+// still over.
+func TestDynamoCountSentTwiceCountsOnce(t *testing.T) {
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		ctx := context.Background()
+		db, table := e.Tables(t)
+		s := governance.NewDynamoStore(db, table(blueprint.TableGovernance))
+		twice := governance.NewDynamoStore(e.SentTwice(t, "UpdateItem"), table(blueprint.TableGovernance))
+		window := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+		for i := range 2 {
+			if over, err := twice.CountWrites(ctx, "t1", "contact#C-1", window, []string{"email"}, 2); err != nil || len(over) != 0 {
+				t.Fatalf("write %d of 2, sent twice: over %v, %v", i+1, over, err)
+			}
+		}
+		if over, err := s.CountWrites(ctx, "t1", "contact#C-1", window, []string{"email"}, 2); err != nil || len(over) != 1 {
+			t.Fatalf("a third write at a limit of 2: over %v, %v; want email", over, err)
+		}
+	})
+}
