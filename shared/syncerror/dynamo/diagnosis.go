@@ -50,6 +50,7 @@ func readHeld(it dynamostore.Item, c *syncerror.Claim) error {
 
 // BeginDiagnosis implements ClaimStore.
 func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, now, staleBefore time.Time) (syncerror.Claim, error) {
+	tok := s.writeToken()
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table),
 		Key:       s.key(tenantID, id),
@@ -59,7 +60,7 @@ func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, 
 		ConditionExpression: aws.String("(diagnosis IN (:queued, :diagnosing) AND held_at < :staleNs) OR " +
 			"(diagnosis = :queued AND attribute_not_exists(held_at)) OR " +
 			"(diagnosis = :diagnosing AND attribute_not_exists(held_at) AND diagnosis_since < :stale)"),
-		UpdateExpression: aws.String("SET held_at = :now ADD diagnosis_attempts :one"),
+		UpdateExpression: aws.String("SET held_at = :now, write_token = :wtok ADD diagnosis_attempts :one"),
 		ExpressionAttributeValues: dynamostore.Item{
 			":queued":     dynamostore.Str(string(syncerror.DiagnosisQueued)),
 			":diagnosing": dynamostore.Str(string(syncerror.DiagnosisDiagnosing)),
@@ -67,11 +68,12 @@ func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, 
 			":staleNs":    heldAt(staleBefore),
 			":now":        heldAt(now),
 			":one":        dynamostore.Num(1),
+			":wtok":       dynamostore.Str(tok),
 		},
 		ReturnValues: types.ReturnValueAllNew,
 	})
 	if dynamostore.IsConditionFailed(err) {
-		return syncerror.Claim{}, s.whyNot(ctx, tenantID, id)
+		return s.refused(ctx, tenantID, id, tok)
 	}
 	if err != nil {
 		return syncerror.Claim{}, fmt.Errorf("begin diagnosis %s/%s: %w", tenantID, id, err)
@@ -79,13 +81,21 @@ func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, 
 	return claimFrom(out.Attributes)
 }
 
-// whyNot tells a failed condition on a missing row (ErrNotFound) from one on a row in
-// another state (ErrStateChanged). The emulator returns no item with the failure, so read.
-func (s *DynamoClaims) whyNot(ctx context.Context, tenantID, id string) error {
-	if _, err := s.Get(ctx, tenantID, id); err != nil {
-		return err
+// refused says why a diagnosis write's condition failed, reading the row (the emulator
+// returns no item with the failure): ErrNotFound for a missing row; the row, when it
+// carries this write's token (the SDK sent the write again after its first was applied
+// and its answer lost, and each of these writes makes its own condition false: as
+// ErrStateChanged, a diagnosis would be dropped as overtaken, its automation skipped, or a
+// claim left held until the reconcile); else ErrStateChanged.
+func (s *DynamoClaims) refused(ctx context.Context, tenantID, id, tok string) (syncerror.Claim, error) {
+	it, err := s.getItem(ctx, tenantID, id)
+	switch {
+	case err != nil:
+		return syncerror.Claim{}, err
+	case dynamostore.GetString(it, dynamostore.WriteTokenAttribute) == tok:
+		return claimFrom(it)
 	}
-	return syncerror.ErrStateChanged
+	return syncerror.Claim{}, syncerror.ErrStateChanged
 }
 
 // Stuck implements ClaimStore through the by_diagnosis index, which is sparse (only a
@@ -176,12 +186,14 @@ func (s *DynamoClaims) rowsOf(ctx context.Context, tenantID string, entries []dy
 // before that attribute existed) its diagnosis_since; seen queued, only while no attempt
 // holds it.
 func (s *DynamoClaims) Requeue(ctx context.Context, tenantID, id string, seen syncerror.Diagnosis, seenSince, now time.Time) error {
+	tok := s.writeToken()
 	values := dynamostore.Item{
 		":seen":   dynamostore.Str(string(seen)),
 		":since":  dynamostore.Str(dynamostore.FormatTime(seenSince)),
 		":now":    dynamostore.Str(dynamostore.FormatTime(now)),
 		":queued": dynamostore.Str(string(syncerror.DiagnosisQueued)),
 		":qkey":   dynamostore.Str(diagnosisKey(tenantID, syncerror.DiagnosisQueued)),
+		":wtok":   dynamostore.Str(tok),
 	}
 	cond := "diagnosis = :seen AND diagnosis_since = :since"
 	switch seen {
@@ -195,12 +207,13 @@ func (s *DynamoClaims) Requeue(ctx context.Context, tenantID, id string, seen sy
 		TableName:           aws.String(s.table),
 		Key:                 s.key(tenantID, id),
 		ConditionExpression: aws.String(cond),
-		UpdateExpression: aws.String("SET diagnosis = :queued, diagnosis_key = :qkey, diagnosis_since = :now, updated_at = :now " +
-			"REMOVE held_at"),
+		UpdateExpression: aws.String("SET diagnosis = :queued, diagnosis_key = :qkey, diagnosis_since = :now, updated_at = :now, " +
+			"write_token = :wtok REMOVE held_at"),
 		ExpressionAttributeValues: values,
 	})
 	if dynamostore.IsConditionFailed(err) {
-		return s.whyNot(ctx, tenantID, id)
+		_, err := s.refused(ctx, tenantID, id, tok)
+		return err
 	}
 	if err != nil {
 		return fmt.Errorf("requeue %s/%s: %w", tenantID, id, err)
@@ -225,7 +238,8 @@ func (s *DynamoClaims) EndDiagnosis(ctx context.Context, tenantID, id string, at
 // remove names attributes it removes; values are any further values set names.
 func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, now time.Time,
 	set string, remove []string, extra types.AttributeValue, values dynamostore.Item) error {
-	update := "SET diagnosis = :d, diagnosis_since = :now, updated_at = :now, " + set
+	update := "SET diagnosis = :d, diagnosis_since = :now, updated_at = :now, write_token = :wtok, " + set
+	tok := s.writeToken()
 	all := dynamostore.Item{
 		":d":          dynamostore.Str(string(d)),
 		":now":        dynamostore.Str(dynamostore.FormatTime(now)),
@@ -233,6 +247,7 @@ func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, atte
 		":diagnosing": dynamostore.Str(string(syncerror.DiagnosisDiagnosing)),
 		":attempt":    dynamostore.Num(int64(attempt)),
 		":extra":      extra,
+		":wtok":       dynamostore.Str(tok),
 	}
 	maps.Copy(all, values)
 	remove = append(slices.Clip(remove), attrHeldAt)
@@ -254,7 +269,8 @@ func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, atte
 		ExpressionAttributeValues: all,
 	})
 	if dynamostore.IsConditionFailed(err) {
-		return s.whyNot(ctx, tenantID, id)
+		_, err := s.refused(ctx, tenantID, id, tok)
+		return err
 	}
 	if err != nil {
 		return fmt.Errorf("end diagnosis %s/%s: %w", tenantID, id, err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
+	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -101,4 +102,45 @@ func claimedAt3(t *testing.T, e emutest.Emulator) (rawRows, syncerror.Claim, tim
 		t.Fatal(err)
 	}
 	return s, c, at
+}
+
+// A diagnosis write the SDK sent again after its first was applied (its answer lost) is
+// done, each of them making its own condition false: the take returns the held row, not
+// "taken by another"; the completion is stored, not dropped as overtaken; the requeue is
+// done. Another taker of the held row is still refused.
+func TestDiagnosisWritesSentTwiceAreDone(t *testing.T) {
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		ctx := context.Background()
+		db, tables := e.Tables(t)
+		s := NewDynamoClaims(db, tables(blueprint.TableProcessed))
+		twice := NewDynamoClaims(e.SentTwice(t, "UpdateItem"), tables(blueprint.TableProcessed))
+		at := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+		claim := func(errorID string) syncerror.Claim {
+			c := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: errorID, RecordType: "salesOrder", RecordID: "SO-1",
+				ErrorCode: "X", Message: "m", OccurredAt: at}, syncerror.SourceWebhook, "", at)
+			if _, err := s.Claim(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		c := claim("E-1")
+		got, err := twice.BeginDiagnosis(ctx, "t1", c.ID, at.Add(time.Second), at)
+		if err != nil || got.Diagnosis != syncerror.DiagnosisDiagnosing || got.DiagnosisAttempts != 1 {
+			t.Fatalf("a take sent twice: %s, attempt %d, %v", got.Diagnosis, got.DiagnosisAttempts, err)
+		}
+		if _, err := s.BeginDiagnosis(ctx, "t1", c.ID, at.Add(2*time.Second), at); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("another take of the held row: %v, want ErrStateChanged", err)
+		}
+		p := syncerror.Proposal{Class: "value", Confidence: 0.9, InferenceID: syncerror.InferenceID(c.ID, 1)}
+		if err := twice.CompleteDiagnosis(ctx, "t1", c.ID, 1, p, at.Add(3*time.Second)); err != nil {
+			t.Fatalf("a completion sent twice: %v", err)
+		}
+		if row, _ := s.Get(ctx, "t1", c.ID); row.Diagnosis != syncerror.DiagnosisReady {
+			t.Fatalf("after the completion: %s", row.Diagnosis)
+		}
+		q := claim("E-2")
+		if err := twice.Requeue(ctx, "t1", q.ID, syncerror.DiagnosisQueued, q.DiagnosisSince, at.Add(time.Hour)); err != nil {
+			t.Fatalf("a requeue sent twice: %v", err)
+		}
+	})
 }
