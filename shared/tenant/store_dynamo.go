@@ -210,18 +210,33 @@ func (s *DynamoStore) Create(ctx context.Context, c Config) error {
 		return err
 	}
 	c.Version = 1
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:           aws.String(s.table),
-		Item:                tenantItem(c),
-		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
-	})
-	if dynamostore.IsConditionFailed(err) {
+	refused, err := s.put(ctx, c, "attribute_not_exists(tenant_id)", nil)
+	switch {
+	case err != nil:
+		return fmt.Errorf("create tenant %s: %w", c.ID, err)
+	case refused:
 		return ErrExists
 	}
-	if err != nil {
-		return fmt.Errorf("create tenant %s: %w", c.ID, err)
-	}
 	return nil
+}
+
+// put stores c's item under cond and reports whether another writer's item refused it. A
+// write token tells a put the SDK sent again after its first was applied (its answer
+// lost) from another writer's: that one is done. As a refusal, tenantctl would report a
+// tenant it created as existing and never show its secrets, and an update be applied
+// again to what it wrote (a second rotation retires the new secret and drops the old one
+// at once, with no grace).
+func (s *DynamoStore) put(ctx context.Context, c Config, cond string, values dynamostore.Item) (refused bool, err error) {
+	tok := dynamostore.NewWriteToken()
+	it := tenantItem(c)
+	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
+		ConditionExpression: aws.String(cond), ExpressionAttributeValues: values})
+	if !dynamostore.IsConditionFailed(err) {
+		return false, err
+	}
+	mine, err := dynamostore.WrittenBefore(ctx, s.client, s.table, dynamostore.Item{"tenant_id": dynamostore.Str(c.ID)}, tok)
+	return err == nil && !mine, err
 }
 
 // Update implements Store with a put conditional on the version read.
@@ -232,29 +247,15 @@ func (s *DynamoStore) Update(ctx context.Context, c Config) error {
 	}
 	seen := c.Version
 	c.Version++
-	tok := dynamostore.NewWriteToken()
-	it := tenantItem(c)
-	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                 aws.String(s.table),
-		Item:                      it,
-		ConditionExpression:       aws.String("version = :seen"),
-		ExpressionAttributeValues: dynamostore.Item{":seen": dynamostore.Num(seen)},
-	})
-	if dynamostore.IsConditionFailed(err) {
-		// This put, sent again after its answer was lost, is done: as a conflict, the
-		// admin's change would be applied again to what it wrote (a second rotation retires
-		// the new secret and drops the old one at once, with no grace).
-		if done, gerr := dynamostore.WrittenBefore(ctx, s.client, s.table, dynamostore.Item{"tenant_id": dynamostore.Str(c.ID)}, tok); gerr != nil || done {
-			return gerr
-		}
+	refused, err := s.put(ctx, c, "version = :seen", dynamostore.Item{":seen": dynamostore.Num(seen)})
+	switch {
+	case err != nil:
+		return fmt.Errorf("update tenant %s: %w", c.ID, err)
+	case refused:
 		if _, gerr := s.Get(ctx, c.ID); gerr != nil {
 			return gerr
 		}
 		return ErrConflict
-	}
-	if err != nil {
-		return fmt.Errorf("update tenant %s: %w", c.ID, err)
 	}
 	return nil
 }

@@ -40,8 +40,9 @@ func TestDynamoStoreExists(t *testing.T) {
 	})
 }
 
-// An update sent again after its first was applied (the SDK resends when an answer is
-// lost) is done, not a conflict: as a conflict, Admin.update would apply the change again
+// A create or an update sent again after its first was applied (the SDK resends when an
+// answer is lost) is done, not "exists" (tenantctl would never show the new tenant's
+// secrets) or a conflict: as a conflict, Admin.update would apply the change again
 // to what it wrote, and a secret rotation would retire its own new secret at once.
 // Another writer's update of the same version is still a conflict.
 func TestDynamoUpdateSentTwiceIsDone(t *testing.T) {
@@ -50,8 +51,11 @@ func TestDynamoUpdateSentTwiceIsDone(t *testing.T) {
 		db, table := e.Tables(t)
 		s := tenant.NewDynamoStore(db, table(blueprint.TableTenants))
 		twice := tenant.NewDynamoStore(e.SentTwice(t, "PutItem"), table(blueprint.TableTenants))
-		if err := s.Create(ctx, tenant.Config{ID: "acme"}); err != nil {
-			t.Fatal(err)
+		if err := twice.Create(ctx, tenant.Config{ID: "acme"}); err != nil {
+			t.Fatalf("a create sent twice: %v", err)
+		}
+		if err := s.Create(ctx, tenant.Config{ID: "acme"}); !errors.Is(err, tenant.ErrExists) {
+			t.Fatalf("a second create: %v, want ErrExists", err)
 		}
 		c, err := s.Get(ctx, "acme")
 		if err != nil {
