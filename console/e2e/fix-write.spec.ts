@@ -30,6 +30,13 @@ test("1440 px, light: a row with no proposed fix — Add a field change from the
   await waitDiagnosed(id);
   const before = (await erpWrites(order)).length;
 
+  // The vendor's fields arrive after the button is pressed, as on a slow network: the picker
+  // is a text box first, then a list, and the focus stays on it across the swap.
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const metadata = "**/api/settings/connectors/*/metadata**";
+  await page.route(metadata, async (route) => { await gate; await route.continue(); });
+
   // An admin reads the vendor's metadata: the picker lists salesOrder's fields with their types.
   await signIn(page, "admin", "/queue/" + id);
   const detail = page.getByRole("region", { name: errorId });
@@ -42,7 +49,12 @@ test("1440 px, light: a row with no proposed fix — Add a field change from the
   await page.keyboard.press("Enter");
   const field = detail.getByLabel("Field to change");
   await expect(field).toBeFocused();
+  const answered = page.waitForResponse((r) => r.url().includes("/metadata"));
+  open();
+  await answered;
+  await page.unroute(metadata);
   await expect(field.locator("option", { hasText: "shipzip" })).toHaveCount(1);
+  await expect(field).toBeFocused();
   await expect(field.locator("option", { hasText: /^id\b/ })).toHaveCount(0); // read-only: not offered
 
   await field.selectOption("total");

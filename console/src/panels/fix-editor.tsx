@@ -167,10 +167,18 @@ export function AddChanges(props: { row: Proposal; fields: Fields | null; vendor
   const [focusKey, setFocusKey] = useState<number | null>(null);
   const addRef = useRef<HTMLButtonElement>(null);
   const pickRef = useRef<HTMLInputElement & HTMLSelectElement>(null);
-  useEffect(() => {
-    if (focusKey !== null) pickRef.current?.focus();
-  }, [focusKey]);
+  const focused = useRef<number | null>(null);
   const writable = fields ? [...fields.byName.values()].filter((f) => !f.readOnly).sort((a, b) => a.name.localeCompare(b.name)) : null;
+  // The new change's picker takes the focus. When the vendor's fields arrive after it did,
+  // the text box is replaced by a list and the focus falls to the page: give it back, unless
+  // the person has moved on.
+  const picker = writable ? "list" : "text";
+  useEffect(() => {
+    if (focusKey === null) return;
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (focused.current !== focusKey || lost) pickRef.current?.focus();
+    focused.current = focusKey;
+  }, [focusKey, picker]);
   const set = (key: number, change: Partial<Added>) => props.onChange(added.map((a) => (a.key === key ? { ...a, ...change } : a)));
   const add = () => {
     props.onChange([...added, { key: next, path: "", text: "" }]);
