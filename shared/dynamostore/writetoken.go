@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -35,5 +36,33 @@ func WrittenBefore(ctx context.Context, client *dynamodb.Client, table string, k
 	if err != nil {
 		return false, fmt.Errorf("read back a refused write: %w", err)
 	}
-	return tok != "" && GetString(out.Item, WriteTokenAttribute) == tok, nil
+	return Wrote(out.Item, tok), nil
 }
+
+// PutOnce puts it (whose key is key) under the condition cond with a new write token, and
+// reports whether another writer's item refused it. A refusal of the put's own first
+// attempt, which the SDK sent again after its answer was lost, is not one: the put is done.
+func PutOnce(ctx context.Context, client *dynamodb.Client, table string, key, it Item, cond string, values Item) (refused bool, err error) {
+	tok := NewWriteToken()
+	it[WriteTokenAttribute] = Str(tok)
+	in := &dynamodb.PutItemInput{TableName: aws.String(table), Item: it, ConditionExpression: aws.String(cond)}
+	if len(values) > 0 {
+		in.ExpressionAttributeValues = values
+	}
+	if _, err = client.PutItem(ctx, in); !IsConditionFailed(err) {
+		return false, err
+	}
+	mine, err := WrittenBefore(ctx, client, table, key, tok)
+	return err == nil && !mine, err
+}
+
+// WithWriteToken is the update expression update (which begins with SET) also setting
+// WriteTokenAttribute to tok, whose value it adds to values: a refused update reads it back
+// (WrittenBefore, or Wrote on the item it reads anyway).
+func WithWriteToken(update, tok string, values Item) string {
+	values[":wtok"] = Str(tok)
+	return "SET " + WriteTokenAttribute + " = :wtok, " + strings.TrimPrefix(update, "SET ")
+}
+
+// Wrote reports whether it carries tok: the conditional write that set tok was applied.
+func Wrote(it Item, tok string) bool { return tok != "" && GetString(it, WriteTokenAttribute) == tok }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -136,27 +135,27 @@ func (s *DynamoStore) Create(ctx context.Context, a Approval) (bool, error) {
 
 // Get implements Store.
 func (s *DynamoStore) Get(ctx context.Context, tenantID, id string) (Approval, error) {
+	it, err := s.item(ctx, tenantID, id)
+	if err != nil {
+		return Approval{}, err
+	}
+	return financeApprovalFrom(it)
+}
+
+// item reads an approval's item, strongly consistent; ErrNotFound when there is none.
+func (s *DynamoStore) item(ctx context.Context, tenantID, id string) (dynamostore.Item, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.table),
 		Key:            s.key(tenantID, id),
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return Approval{}, fmt.Errorf("get finance approval %s/%s: %w", tenantID, id, err)
+		return nil, fmt.Errorf("get finance approval %s/%s: %w", tenantID, id, err)
 	}
 	if out.Item == nil {
-		return Approval{}, ErrNotFound
+		return nil, ErrNotFound
 	}
-	return financeApprovalFrom(out.Item)
-}
-
-// whyNot tells a failed condition on a missing row (ErrNotFound) from one on a row in
-// another state (ErrStateChanged). The emulator returns no item with the failure, so read.
-func (s *DynamoStore) whyNot(ctx context.Context, tenantID, id string) error {
-	if _, err := s.Get(ctx, tenantID, id); err != nil {
-		return err
-	}
-	return ErrStateChanged
+	return out.Item, nil
 }
 
 // List implements Store through the by-status index, newest first. The cursor is
@@ -205,8 +204,7 @@ func (s *DynamoStore) List(ctx context.Context, tenantID string, status Status, 
 // answered lease_held by its own lease, and a reject or revert reported as not done.
 func (s *DynamoStore) transition(ctx context.Context, op, tenantID, id, cond, update string, values dynamostore.Item) (Approval, error) {
 	tok := dynamostore.NewWriteToken()
-	values[":wtok"] = dynamostore.Str(tok)
-	update = "SET " + dynamostore.WriteTokenAttribute + " = :wtok, " + strings.TrimPrefix(update, "SET ")
+	update = dynamostore.WithWriteToken(update, tok, values)
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.key(tenantID, id),
@@ -217,13 +215,16 @@ func (s *DynamoStore) transition(ctx context.Context, op, tenantID, id, cond, up
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if dynamostore.IsConditionFailed(err) {
-		if mine, gerr := dynamostore.WrittenBefore(ctx, s.client, s.table, s.key(tenantID, id), tok); gerr != nil || mine {
-			if gerr != nil {
-				return Approval{}, gerr
-			}
-			return s.Get(ctx, tenantID, id)
+		// One read tells a missing approval, this change applied before its answer was lost,
+		// and another writer's (the emulator returns no item with the failure).
+		it, err := s.item(ctx, tenantID, id)
+		switch {
+		case err != nil:
+			return Approval{}, err
+		case dynamostore.Wrote(it, tok):
+			return financeApprovalFrom(it)
 		}
-		return Approval{}, s.whyNot(ctx, tenantID, id)
+		return Approval{}, ErrStateChanged
 	}
 	if err != nil {
 		return Approval{}, fmt.Errorf("%s finance approval %s/%s: %w", op, tenantID, id, err)

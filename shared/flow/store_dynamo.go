@@ -127,10 +127,9 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 	if err != nil || first != nil {
 		return first, false, err
 	}
-	// A put of this call that the SDK sent again after its answer was lost fails its
-	// condition on itself: the token tells it from a concurrent delivery's, so the event is
-	// not answered as a duplicate of itself with its run left for the redrive.
-	tok := dynamostore.NewWriteToken()
+	// A put that the SDK sent again after its first was applied is not refused
+	// (dynamostore.PutOnce): the event is not answered as a duplicate of itself with its run
+	// left for the redrive.
 	ids := make([]string, len(runs))
 	for i, r := range runs {
 		ids[i] = r.ID
@@ -138,19 +137,13 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 		if err != nil {
 			return nil, false, err
 		}
-		it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
-		_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
-			ConditionExpression: aws.String("attribute_not_exists(sk)")})
+		refused, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, prefixRun+r.ID), it, "attribute_not_exists(sk)", nil)
 		switch {
-		case len(runs) == 1 && dynamostore.IsConditionFailed(err):
-			mine, err := dynamostore.WrittenBefore(ctx, s.client, s.table, s.key(tenantID, prefixRun+r.ID), tok)
-			if err != nil {
-				return nil, false, err
-			}
-			// Else a concurrent delivery stored the run first: it is the answer.
-			return ids, mine, nil
-		case err != nil && !dynamostore.IsConditionFailed(err):
+		case err != nil:
 			return nil, false, fmt.Errorf("store run %s: %w", r.ID, err)
+		case refused && len(runs) == 1:
+			// A concurrent delivery stored the run first: it is the answer.
+			return ids, false, nil
 		}
 	}
 	if len(runs) == 1 {
@@ -160,26 +153,16 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 	ev := s.key(tenantID, eventKey)
 	ev["run_ids"] = dynamostore.Str(string(doc))
 	ev["expires_at"] = dynamostore.Num(time.Now().Add(Retention).Unix())
-	ev[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: ev,
-		ConditionExpression: aws.String("attribute_not_exists(sk)")})
-	if dynamostore.IsConditionFailed(err) {
-		switch mine, gerr := dynamostore.WrittenBefore(ctx, s.client, s.table, s.key(tenantID, eventKey), tok); {
-		case gerr != nil:
-			return nil, false, gerr
-		case mine:
-			return ids, true, nil
-		}
-	}
+	refused, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, eventKey), ev, "attribute_not_exists(sk)", nil)
 	switch {
-	case err == nil:
-		return ids, true, nil
-	case dynamostore.IsConditionFailed(err):
+	case err != nil:
+		return nil, false, fmt.Errorf("store event: %w", err)
+	case refused:
 		// A concurrent delivery stored the event first; its runs are the answer.
 		first, err := s.eventRuns(ctx, tenantID, eventKey)
 		return first, false, err
 	}
-	return nil, false, fmt.Errorf("store event: %w", err)
+	return ids, true, nil
 }
 
 // startedBefore is the run ids an earlier delivery of the event started (non-nil, maybe

@@ -100,27 +100,20 @@ func (s *DynamoStore) putPending(ctx context.Context, tenantID string, e XRef, c
 	if err != nil {
 		return err
 	}
-	return s.putOnce(ctx, tenantID, it, aws.String("xref_state = :p AND claimed_by = :c"),
+	return s.putOnce(ctx, it, "xref_state = :p AND claimed_by = :c",
 		dynamostore.Item{":p": dynamostore.Str(string(XRefPending)), ":c": dynamostore.Str(claimedBy)})
 }
 
-// putOnce puts it under its condition and reports a failed condition as ErrTaken, unless
-// the put's own first attempt caused it: the SDK sent the put again after that attempt was
-// applied and its answer lost (the write token says so). As ErrTaken, an admin's fix was
-// answered 409 and its new reverse entry dropped while the stale one stayed.
-func (s *DynamoStore) putOnce(ctx context.Context, tenantID string, it dynamostore.Item, cond *string, values dynamostore.Item) error {
-	tok := dynamostore.NewWriteToken()
-	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
-	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
-		ConditionExpression: cond, ExpressionAttributeValues: values})
-	if !dynamostore.IsConditionFailed(err) {
-		return err
-	}
+// putOnce puts it under its condition and reports a refusal as ErrTaken; a refusal of
+// the put's own first attempt is none (dynamostore.PutOnce): as ErrTaken, an admin's fix
+// was answered 409 and its new reverse entry dropped while the stale one stayed.
+func (s *DynamoStore) putOnce(ctx context.Context, it dynamostore.Item, cond string, values dynamostore.Item) error {
 	key := dynamostore.Item{"tenant_id": it["tenant_id"], "sk": it["sk"]}
-	if mine, gerr := dynamostore.WrittenBefore(ctx, s.client, s.table, key, tok); gerr != nil || mine {
-		return gerr
+	refused, err := dynamostore.PutOnce(ctx, s.client, s.table, key, it, cond, values)
+	if err == nil && refused {
+		return ErrTaken
 	}
-	return ErrTaken
+	return err
 }
 
 // LinkXRef implements XRefStore: three single-item writes, in the order that keeps a
@@ -189,24 +182,24 @@ func (s *DynamoStore) SwapXRef(ctx context.Context, tenantID string, prev, next 
 	if at == nil {
 		at = next
 	}
-	cond, values := aws.String("attribute_not_exists(sk)"), dynamostore.Item(nil)
+	cond, values := "attribute_not_exists(sk)", dynamostore.Item(nil)
 	if prev != nil {
 		doc, err := json.Marshal(*prev)
 		if err != nil {
 			return err
 		}
-		cond, values = aws.String("doc = :d"), dynamostore.Item{":d": dynamostore.Str(string(doc))}
+		cond, values = "doc = :d", dynamostore.Item{":d": dynamostore.Str(string(doc))}
 	}
 	if next != nil {
 		it, err := s.xrefItem(tenantID, *next)
 		if err != nil {
 			return err
 		}
-		return s.putOnce(ctx, tenantID, it, cond, values)
+		return s.putOnce(ctx, it, cond, values)
 	}
 	sk := xrefKey(at.Source, at.Target.endpoint())
 	_, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table),
-		Key: s.key(tenantID, sk), ConditionExpression: cond, ExpressionAttributeValues: values})
+		Key: s.key(tenantID, sk), ConditionExpression: aws.String(cond), ExpressionAttributeValues: values})
 	if dynamostore.IsConditionFailed(err) {
 		// A delete sent again after its first was applied finds nothing: done.
 		if _, gerr := s.get(ctx, tenantID, sk); errors.Is(gerr, ErrNotFound) {

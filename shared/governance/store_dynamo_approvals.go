@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -166,16 +165,25 @@ func approvalFrom(it dynamostore.Item) (PendingApproval, error) {
 
 // GetApproval implements RecordStore.
 func (s *DynamoStore) GetApproval(ctx context.Context, tenant, id string) (PendingApproval, error) {
+	it, err := s.approvalItem(ctx, tenant, id)
+	if err != nil {
+		return PendingApproval{}, err
+	}
+	return approvalFrom(it)
+}
+
+// approvalItem reads an approval's item, strongly consistent; ErrNotFound when there is none.
+func (s *DynamoStore) approvalItem(ctx context.Context, tenant, id string) (dynamostore.Item, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table), Key: s.approvalKey(tenant, id), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return PendingApproval{}, fmt.Errorf("get approval %s/%s: %w", tenant, id, err)
+		return nil, fmt.Errorf("get approval %s/%s: %w", tenant, id, err)
 	}
 	if out.Item == nil {
-		return PendingApproval{}, ErrNotFound
+		return nil, ErrNotFound
 	}
-	return approvalFrom(out.Item)
+	return out.Item, nil
 }
 
 // ListApprovals implements RecordStore through the by_approval_status index.
@@ -268,30 +276,24 @@ func (s *DynamoStore) RetakeRelease(ctx context.Context, tenant, id string, stal
 // held write left releasing until the retake.
 func (s *DynamoStore) updateApproval(ctx context.Context, tenant, id, cond, update string, values dynamostore.Item) (PendingApproval, error) {
 	tok := dynamostore.NewWriteToken()
-	values[":wtok"] = dynamostore.Str(tok)
-	update = "SET " + dynamostore.WriteTokenAttribute + " = :wtok, " + strings.TrimPrefix(update, "SET ")
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.approvalKey(tenant, id),
 		ConditionExpression:       aws.String(cond),
-		UpdateExpression:          aws.String(update),
+		UpdateExpression:          aws.String(dynamostore.WithWriteToken(update, tok, values)),
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
 		ExpressionAttributeValues: values,
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if dynamostore.IsConditionFailed(err) {
-		// Tell a missing approval from one in another state; the emulator returns no item
-		// with the failure, so read.
-		mine, err := dynamostore.WrittenBefore(ctx, s.client, s.table, s.approvalKey(tenant, id), tok)
-		if err != nil {
-			return PendingApproval{}, err
-		}
-		cur, err := s.GetApproval(ctx, tenant, id)
+		// One read tells a missing approval, this update applied before its answer was lost,
+		// and another decider's (the emulator returns no item with the failure).
+		it, err := s.approvalItem(ctx, tenant, id)
 		switch {
 		case err != nil:
 			return PendingApproval{}, err
-		case mine:
-			return cur, nil
+		case dynamostore.Wrote(it, tok):
+			return approvalFrom(it)
 		}
 		return PendingApproval{}, ErrStateChanged
 	}

@@ -84,7 +84,7 @@ func (s *DynamoStore) countChunk(ctx context.Context, k dynamostore.Item, exp ty
 		if err != nil {
 			return nil, fmt.Errorf("read write counts: %w", err)
 		}
-		if dynamostore.GetString(out.Item, dynamostore.WriteTokenAttribute) == tok {
+		if dynamostore.Wrote(out.Item, tok) {
 			return over, nil // this round's count, applied before its answer was lost
 		}
 		var below []string

@@ -58,27 +58,17 @@ func sessionKey(tenantID, sk string) dynamostore.Item {
 	return dynamostore.Item{"tenant_id": dynamostore.Str(tenantID), "sk": dynamostore.Str(sk)}
 }
 
-// putNew stores an item that must not exist yet. A write token tells the put the SDK sent
-// again after its first was applied (its answer lost) from another's: as ErrExists, the
-// host's first bootstrap request would be answered request_replayed.
+// putNew stores an item that must not exist yet. A put the SDK sent again after its first
+// was applied is done (dynamostore.PutOnce): as ErrExists, the host's first bootstrap
+// request would be answered request_replayed.
 func (s *DynamoStore) putNew(ctx context.Context, it dynamostore.Item, what string) error {
-	tok := dynamostore.NewWriteToken()
-	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
-	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table), Item: it,
-		ConditionExpression: aws.String("attribute_not_exists(sk)"),
-	})
-	if dynamostore.IsConditionFailed(err) {
-		key := dynamostore.Item{"tenant_id": it["tenant_id"], "sk": it["sk"]}
-		if mine, gerr := dynamostore.WrittenBefore(ctx, s.client, s.table, key, tok); gerr != nil || mine {
-			return gerr
-		}
-	}
+	key := dynamostore.Item{"tenant_id": it["tenant_id"], "sk": it["sk"]}
+	refused, err := dynamostore.PutOnce(ctx, s.client, s.table, key, it, "attribute_not_exists(sk)", nil)
 	switch {
-	case dynamostore.IsConditionFailed(err):
-		return ErrExists
 	case err != nil:
 		return fmt.Errorf("put %s: %w", what, err)
+	case refused:
+		return ErrExists
 	}
 	return nil
 }

@@ -227,16 +227,7 @@ func (s *DynamoStore) Create(ctx context.Context, c Config) error {
 // again to what it wrote (a second rotation retires the new secret and drops the old one
 // at once, with no grace).
 func (s *DynamoStore) put(ctx context.Context, c Config, cond string, values dynamostore.Item) (refused bool, err error) {
-	tok := dynamostore.NewWriteToken()
-	it := tenantItem(c)
-	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
-		ConditionExpression: aws.String(cond), ExpressionAttributeValues: values})
-	if !dynamostore.IsConditionFailed(err) {
-		return false, err
-	}
-	mine, err := dynamostore.WrittenBefore(ctx, s.client, s.table, dynamostore.Item{"tenant_id": dynamostore.Str(c.ID)}, tok)
-	return err == nil && !mine, err
+	return dynamostore.PutOnce(ctx, s.client, s.table, dynamostore.Item{"tenant_id": dynamostore.Str(c.ID)}, tenantItem(c), cond, values)
 }
 
 // Update implements Store with a put conditional on the version read.

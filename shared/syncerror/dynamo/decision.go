@@ -55,9 +55,8 @@ func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, from
 // told of a conflict: the one case left, and it reports no write that did not happen.)
 func (s *DynamoClaims) updateRow(ctx context.Context, op, tenantID, id, cond, update string, values dynamostore.Item) (syncerror.Claim, error) {
 	tok := s.writeToken()
-	values[":wtok"] = dynamostore.Str(tok)
+	update = dynamostore.WithWriteToken(update, tok, values)
 	cond = "(" + cond + ") AND (attribute_not_exists(write_token) OR write_token <> :wtok)"
-	update = "SET write_token = :wtok, " + strings.TrimPrefix(update, "SET ")
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.key(tenantID, id),
@@ -72,7 +71,7 @@ func (s *DynamoClaims) updateRow(ctx context.Context, op, tenantID, id, cond, up
 		switch {
 		case gerr != nil:
 			return syncerror.Claim{}, gerr
-		case dynamostore.GetString(it, "write_token") == tok:
+		case dynamostore.Wrote(it, tok):
 			return claimFrom(it) // this update, applied before its answer was lost
 		}
 		return syncerror.Claim{}, syncerror.ErrStateChanged

@@ -92,7 +92,7 @@ func (s *DynamoClaims) refused(ctx context.Context, tenantID, id, tok string) (s
 	switch {
 	case err != nil:
 		return syncerror.Claim{}, err
-	case dynamostore.GetString(it, dynamostore.WriteTokenAttribute) == tok:
+	case dynamostore.Wrote(it, tok):
 		return claimFrom(it)
 	}
 	return syncerror.Claim{}, syncerror.ErrStateChanged

@@ -62,8 +62,6 @@ func (s *DynamoClaims) PutDoc(ctx context.Context, tenantID string, d syncerror.
 	}
 	out := syncerror.Doc{Key: d.Key, Version: d.Version + 1, Body: d.Body, UpdatedAt: now.UTC()}
 	it := s.key(tenantID, d.Key)
-	tok := s.writeToken()
-	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
 	it["doc_version"] = dynamostore.Num(int64(out.Version))
 	it["body"] = dynamostore.Str(string(d.Body))
 	it["updated_at"] = dynamostore.Str(dynamostore.FormatTime(out.UpdatedAt))
@@ -72,25 +70,14 @@ func (s *DynamoClaims) PutDoc(ctx context.Context, tenantID string, d syncerror.
 		it["doc_list"] = dynamostore.Str(tenantID + "#" + syncerror.DocPrefix(d.Key))
 		it["doc_sort"] = dynamostore.Str(docSortKey(out))
 	}
-	in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it, ConditionExpression: aws.String(cond)}
-	if len(values) > 0 {
-		in.ExpressionAttributeValues = values
-	}
-	_, err := s.client.PutItem(ctx, in)
-	if dynamostore.IsConditionFailed(err) {
-		// This put, sent again after its answer was lost, is done: reported as a conflict,
-		// UpdateDoc would apply its change twice (a learned fix's approvals counted twice).
-		done, gerr := dynamostore.WrittenBefore(ctx, s.client, s.table, s.key(tenantID, d.Key), tok)
-		switch {
-		case gerr != nil:
-			return syncerror.Doc{}, gerr
-		case done:
-			return out, nil
-		}
-		return syncerror.Doc{}, syncerror.ErrStateChanged
-	}
-	if err != nil {
+	// A put the SDK sent again after its first was applied is done: as a conflict, UpdateDoc
+	// would apply its change twice (a learned fix's approvals counted twice).
+	refused, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, d.Key), it, cond, values)
+	switch {
+	case err != nil:
 		return syncerror.Doc{}, fmt.Errorf("put document %s/%s: %w", tenantID, d.Key, err)
+	case refused:
+		return syncerror.Doc{}, syncerror.ErrStateChanged
 	}
 	return out, nil
 }

@@ -71,23 +71,16 @@ func TestDocPutSentTwiceIsDone(t *testing.T) {
 		ctx := context.Background()
 		db, tables := e.Tables(t)
 		s := NewDynamoClaims(db, tables(blueprint.TableProcessed))
-		tok := "first"
-		s.token = func() string { return tok }
+		twice := NewDynamoClaims(e.SentTwice(t, "PutItem"), tables(blueprint.TableProcessed))
 		now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 		d := syncerror.Doc{Key: syncerror.DocKnowledge + "sig#fix", Body: []byte(`{"approvals":1}`)}
-		for i := range 2 {
-			got, err := s.PutDoc(ctx, "t1", d, now)
-			if err != nil || got.Version != 1 {
-				t.Fatalf("create sent %d times: version %d, %v", i+1, got.Version, err)
-			}
+		if got, err := twice.PutDoc(ctx, "t1", d, now); err != nil || got.Version != 1 {
+			t.Fatalf("a create sent twice: version %d, %v", got.Version, err)
 		}
 		d.Version, d.Body = 1, []byte(`{"approvals":2}`)
-		for i := range 2 {
-			if got, err := s.PutDoc(ctx, "t1", d, now); err != nil || got.Version != 2 {
-				t.Fatalf("update sent %d times: version %d, %v", i+1, got.Version, err)
-			}
+		if got, err := twice.PutDoc(ctx, "t1", d, now); err != nil || got.Version != 2 {
+			t.Fatalf("an update sent twice: version %d, %v", got.Version, err)
 		}
-		tok = "another"
 		if _, err := s.PutDoc(ctx, "t1", d, now); !errors.Is(err, syncerror.ErrStateChanged) {
 			t.Fatalf("another writer's put on version 1: %v, want ErrStateChanged", err)
 		}
