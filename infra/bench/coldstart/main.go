@@ -1,6 +1,6 @@
 // Command coldstart measures start → ready of function binaries: from the process's start
 // to its first invocation answered, with the Lambda runtime API emulated on loopback (the
-// binaries are built for the host with the lambda.norpc tag, as for Lambda). Each binary
+// binaries are built for the host with the functions' tags, as for Lambda). Each binary
 // is started -runs times; the figures are min and median.
 //
 //	go run ./infra/bench/coldstart -runs 25 build/host/mcp build/host/console
