@@ -24,7 +24,23 @@ type Budget struct {
 	// leases is, per account, its lease item as this process last saw it, so a take asks
 	// for a slot that is likely free.
 	leases map[account]State
+	// holds is, per account that has only holds, what this process last read of its hold
+	// item and when (takeHold).
+	holds map[account]holdSeen
 }
+
+type holdSeen struct {
+	read, until time.Time
+}
+
+// holdRecheck is how long a process goes by the hold it read for an account that has only
+// holds (Salesforce), instead of reading the item on every write: one DynamoDB call less per
+// write to the account (a flow event's 8 calls to 7). A hold is the vendor saying its
+// allowance is spent; one another function sets is seen here at most this late, and a
+// request sent meanwhile meets the vendor's own refusal (Salesforce's 403
+// REQUEST_LIMIT_EXCEEDED), which is retried later like any rate limit. A hold this process
+// sets itself (Observe) is seen at once.
+const holdRecheck = time.Second
 
 type account struct {
 	tenant string
@@ -49,7 +65,8 @@ func NewWithLimits(store Store, now func() time.Time, limits map[connector.Syste
 	if now == nil {
 		now = time.Now
 	}
-	return &Budget{store: store, now: now, limits: limits, seen: map[account]seenWindow{}, leases: map[account]State{}}
+	return &Budget{store: store, now: now, limits: limits, seen: map[account]seenWindow{}, leases: map[account]State{},
+		holds: map[account]holdSeen{}}
 }
 
 // leaseRetry is the wait a take that found every slot held is told when no lease ends
@@ -67,13 +84,38 @@ func (b *Budget) Take(ctx context.Context, tenantID string, system connector.Sys
 	case lim.Concurrent > 0:
 		return b.takeLease(ctx, acct, lim, now)
 	default:
-		k := Key{tenantID, itemName(system, "hold")}
-		st, ok, err := b.store.Count(ctx, k, now, 1, 0, now.Add(holdMax))
-		if err != nil || ok {
-			return noop, 0, err
-		}
-		return nil, atLeastMs(st.NotBefore.Sub(now)), nil
+		return b.takeHold(ctx, acct, now)
 	}
+}
+
+// takeHold lets a write through an account that has only holds unless one is in force, as
+// this process last read it within holdRecheck.
+func (b *Budget) takeHold(ctx context.Context, acct account, now time.Time) (func(), time.Duration, error) {
+	b.mu.Lock()
+	seen, ok := b.holds[acct]
+	b.mu.Unlock()
+	if !ok || now.Sub(seen.read) >= holdRecheck || now.Before(seen.read) {
+		st, _, err := b.store.Count(ctx, Key{acct.tenant, itemName(acct.system, "hold")}, now, 1, 0, now.Add(holdMax))
+		if err != nil {
+			return nil, 0, err
+		}
+		seen = holdSeen{read: now, until: st.NotBefore}
+		b.noteHold(acct, seen)
+	}
+	if seen.until.After(now) {
+		return nil, atLeastMs(seen.until.Sub(now)), nil
+	}
+	return noop, 0, nil
+}
+
+// noteHold keeps h as the account's hold unless this process knows of a later one.
+func (b *Budget) noteHold(acct account, h holdSeen) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if cur, ok := b.holds[acct]; ok && cur.until.After(h.until) {
+		h.until = cur.until
+	}
+	b.holds[acct] = h
 }
 
 func noop() {}
@@ -215,11 +257,14 @@ func (b *Budget) apply(ctx context.Context, acct account, sig signal, now time.T
 		if !sig.until.After(now) {
 			return nil
 		}
-		kind := "hold"
 		if lim.Concurrent > 0 {
-			kind = "lease"
+			return b.store.Hold(ctx, Key{acct.tenant, itemName(acct.system, "lease")}, sig.until, sig.until.Add(holdMax))
 		}
-		return b.store.Hold(ctx, Key{acct.tenant, itemName(acct.system, kind)}, sig.until, sig.until.Add(holdMax))
+		if err := b.store.Hold(ctx, Key{acct.tenant, itemName(acct.system, "hold")}, sig.until, sig.until.Add(holdMax)); err != nil {
+			return err
+		}
+		b.noteHold(acct, holdSeen{read: now, until: sig.until})
+		return nil
 	}
 	item, start := window(acct.system, lim, now)
 	if sig.until.After(now) {

@@ -81,3 +81,43 @@ func TestMailchimpTenConnections(t *testing.T) {
 		t.Fatal("leases never given back were not reclaimed after their TTL")
 	}
 }
+
+// countingStore counts the Count calls it passes on.
+type countingStore struct {
+	ratebudget.Store
+	counts int
+}
+
+func (s *countingStore) Count(ctx context.Context, k ratebudget.Key, now time.Time, n, limit int, expires time.Time) (ratebudget.State, bool, error) {
+	s.counts++
+	return s.Store.Count(ctx, k, now, n, limit, expires)
+}
+
+// An account with only holds (Salesforce) is read once a second per process, not on every
+// write: a hold another process sets is honoured from the next read, one this process
+// sets at once.
+func TestSalesforceHoldIsReadOnceASecond(t *testing.T) {
+	now := base
+	store := &countingStore{Store: ratebudget.NewMemoryStore()}
+	b, other := ratebudget.New(store, fixed(&now)), ratebudget.New(store, fixed(&now))
+	for range 5 {
+		if _, wait, err := b.Take(ctx, "t", connector.SystemCRM, 2); wait != 0 || err != nil {
+			t.Fatalf("an org with no hold: wait %v, %v", wait, err)
+		}
+		now = now.Add(100 * time.Millisecond)
+	}
+	if store.counts != 1 {
+		t.Fatalf("five writes within a second read the hold %d times, want once", store.counts)
+	}
+	other.Observe(ctx, "t", connector.SystemCRM, http.StatusOK, http.Header{"Sforce-Limit-Info": {"api-usage=5000/5000"}})
+	if _, wait, _ := other.Take(ctx, "t", connector.SystemCRM, 2); wait == 0 {
+		t.Fatal("the process that set the hold let a write through")
+	}
+	if _, wait, _ := b.Take(ctx, "t", connector.SystemCRM, 2); wait != 0 {
+		t.Fatal("the hold was read again before a second had passed")
+	}
+	now = now.Add(500 * time.Millisecond)
+	if _, wait, _ := b.Take(ctx, "t", connector.SystemCRM, 2); wait <= 0 || wait > 15*time.Minute {
+		t.Fatalf("a second after its last read the other process's hold waits %v, want up to 15m", wait)
+	}
+}
