@@ -8,7 +8,7 @@
 // What is counted and what is modelled:
 //
 //   - counted: API requests, invocations, every DynamoDB call and its request units, SQS
-//     sends, KMS Decrypts (the key keeper's unwraps, remembered per warm function),
+//     requests (on the wire: wireCalls), KMS Decrypts (the key keeper's unwraps, remembered per warm function),
 //     EventBridge entries, and the bytes the functions log (their JSON lines and EMF lines);
 //
 //   - measured: per invocation, wall time on the emulators and this process's CPU time
@@ -179,9 +179,9 @@ func newRun(ctx context.Context) (*run, func(), error) {
 		return nil, stop, err
 	}
 	unmetered := awsCfg.Copy()
-	r.wire = &wireCalls{next: awshttp.NewBuildableClient().GetTransport()}
-	awsCfg.HTTPClient = &http.Client{Transport: r.wire}
 	r.meter = NewMeter(costStage)
+	r.wire = &wireCalls{next: awshttp.NewBuildableClient().GetTransport(), meter: r.meter}
+	awsCfg.HTTPClient = &http.Client{Transport: r.wire}
 	r.meter.Install(&awsCfg)
 	b := platform.New(cfg, awsCfg, os.Getenv)
 	r.meter.raw = dynamodb.NewFromConfig(unmetered, func(o *dynamodb.Options) { o.BaseEndpoint = b.Endpoint("DynamoDB") })
@@ -266,16 +266,24 @@ type byteCounter struct{ n atomic.Int64 }
 func (b *byteCounter) Write(p []byte) (int, error) { b.n.Add(int64(len(p))); return len(p), nil }
 func (b *byteCounter) take() int64                 { return b.n.Swap(0) }
 
-// wireCalls counts the DynamoDB requests sent (the JSON protocol's X-Amz-Target), below
-// the SDK, where a client built without the meter would still be seen.
+// wireCalls sees the requests below the SDK (the JSON protocol's X-Amz-Target), where a
+// client built without the meter is seen too. It counts the DynamoDB requests, to check
+// the meter's count, and books every SQS request on the meter ("sqs.SendMessage"): the
+// ingest sends with a hand-written SendMessage (sqsjson), which no SDK middleware sees,
+// and SQS bills each request, retries included.
 type wireCalls struct {
-	next http.RoundTripper
-	n    atomic.Int64
+	next  http.RoundTripper
+	n     atomic.Int64
+	meter *Meter
 }
 
 func (w *wireCalls) RoundTrip(r *http.Request) (*http.Response, error) {
-	if strings.HasPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810.") {
+	target := r.Header.Get("X-Amz-Target")
+	if strings.HasPrefix(target, "DynamoDB_20120810.") {
 		w.n.Add(1)
+	}
+	if op, ok := strings.CutPrefix(target, "AmazonSQS."); ok {
+		w.meter.add("sqs."+op, nil, 0)
 	}
 	return w.next.RoundTrip(r)
 }

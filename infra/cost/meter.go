@@ -21,7 +21,10 @@ import (
 // and operation, and for DynamoDB the request units each call is billed, the table's and
 // each global secondary index's apart. It is an SDK middleware (Initialize step), so the
 // requests the service makes are unchanged; to price a write it reads the item before and
-// after it with a client of its own, which is not counted.
+// after it with a client of its own, which is not counted. SQS requests it leaves to the
+// transport below (wireCalls, main.go), which books each on the meter: the ingest sends
+// over awsjson (sqsjson), past any SDK middleware, and counting SDK calls as well would
+// count them twice.
 //
 // DynamoDB's billing rules it applies (developer guide, "Read/write capacity mode" and
 // "Global secondary indexes: provisioned throughput considerations"):
@@ -202,7 +205,9 @@ func (m *Meter) handle(ctx context.Context, in middleware.InitializeInput, next 
 	case *eventbridge.PutEventsInput:
 		m.add(op, nil, len(p.Entries))
 	default:
-		m.add(op, nil, 0)
+		if !strings.HasPrefix(op, "sqs.") { // booked on the wire, see Meter
+			m.add(op, nil, 0)
+		}
 	}
 	return next.HandleInitialize(ctx, in)
 }

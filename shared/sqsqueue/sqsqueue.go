@@ -1,6 +1,6 @@
-// Package sqsqueue sends JSON messages to SQS, creates the blueprint's queues for the
-// local stack, and polls a queue into a Lambda-style batch handler the way the SQS event
-// source mapping does.
+// Package sqsqueue creates the blueprint's queues for the local stack and polls a queue
+// into a Lambda-style batch handler the way the SQS event source mapping does, on the
+// SDK's SQS client. Functions send with package sqsjson, which does not link that client.
 package sqsqueue
 
 import (
@@ -14,34 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
-	"github.com/syncassist/syncassist/shared/httpapi"
 )
-
-// Sender sends JSON messages to one SQS queue; a feature adapts it to its own queue
-// interface.
-type Sender struct {
-	client *sqs.Client
-	url    string
-}
-
-// NewSender returns a sender for the queue URL.
-func NewSender(client *sqs.Client, url string) *Sender { return &Sender{client: client, url: url} }
-
-// SendJSON sends v, encoded as JSON, as one message.
-func (s *Sender) SendJSON(ctx context.Context, v any) error {
-	body, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	in := &sqs.SendMessageInput{QueueUrl: aws.String(s.url), MessageBody: aws.String(string(body))}
-	if id := httpapi.CorrelationID(ctx); id != "" {
-		in.MessageAttributes = map[string]types.MessageAttributeValue{
-			httpapi.AttributeCorrelationID: {DataType: aws.String("String"), StringValue: aws.String(id)},
-		}
-	}
-	_, err = s.client.SendMessage(ctx, in)
-	return err
-}
 
 // Created describes a queue made by CreateQueues.
 type Created struct {

@@ -10,11 +10,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/platform"
-	"github.com/syncassist/syncassist/shared/sqsqueue"
+	"github.com/syncassist/syncassist/shared/sqsqueue/sqsjson"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
@@ -37,16 +35,18 @@ func Mask(b *platform.Base) *syncerror.Masker { return &syncerror.Masker{Scanner
 
 // Queue is the diagnosis queue the environment names (DIAGNOSIS_QUEUE_URL), or one that
 // fails every send with a clear error where none is named: a function that sends without
-// it still claims (the reconcile re-enqueues later) and says why.
+// it still claims (the reconcile re-enqueues later) and says why. It sends over sqsjson,
+// not the SDK's SQS client, whose model added 320 KB to the ingest's binary for this one
+// call (issue 37; linux/arm64, 2026-11-30).
 func Queue(b *platform.Base) syncerror.Queue {
 	if url := b.Getenv(blueprint.Diagnosis.EnvVar); url != "" {
-		return sqsQueue{sqsqueue.NewSender(sqs.NewFromConfig(b.AWS, func(o *sqs.Options) { o.BaseEndpoint = b.Endpoint("SQS") }), url)}
+		return sqsQueue{sqsjson.New(b.AWS, b.Endpoint("SQS"), url)}
 	}
 	return missingQueue{}
 }
 
 // sqsQueue is the Queue on an SQS queue.
-type sqsQueue struct{ s *sqsqueue.Sender }
+type sqsQueue struct{ s *sqsjson.Sender }
 
 func (q sqsQueue) Send(ctx context.Context, m syncerror.Message) error {
 	if err := q.s.SendJSON(ctx, m); err != nil {
