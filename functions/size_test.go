@@ -22,23 +22,16 @@ const (
 	maxIngestBytes   = 8 << 20
 )
 
-// overLimit are the functions still over their limit on 2026-11-29, each allowed no more
-// than it was then (a ratchet: one that grows fails, one that gets within its limit fails
-// until it is taken off the list). What they link that they do not serve:
-//   - ingest: the DynamoDB and SQS clients are what it serves (a Lambda with those alone is
-//     7.5 MiB). It starts signed (platform.StartSigned), so it links no operator
-//     authentication (8.56 → 8.38 MiB). Of the 0.4 MiB of code over that Lambda's, most
-//     is what the webhook serves (the DLP mask 54 KiB, the claim store 33, the JSON log
-//     33, the mux 36, tenants and host auth 30); what it does not serve is the
-//     blueprint's whole function table, now laid down as data (its initialisers were 69
-//     KiB of code, each TableGrant a copy of its Table; now 5 KiB, and 14 KiB of data:
-//     8.38 → 8.31 MiB; the ten proposal-*/knowledge/policy functions, whose read-only
-//     segment had ended 40 bytes under a 64 KiB page that would have put them over 10
-//     MiB, lost a page and end it 32 KiB under), and the initialisers of the packages
-//     the platform imports for their types (connector, governance, jwt).
-var overLimit = map[string]float64{
-	blueprint.FuncIngest: 8.32,
-}
+// overLimit are the functions over their limit, each allowed no more than it was when
+// listed (a ratchet: one that grows fails, one that gets within its limit fails until it is
+// taken off the list). None is now. The last was the ingest (8.31 MiB on 2026-11-29): what
+// took it under 8 MiB, on 2026-11-30, was HTTP/2 left out of net/http (the build tag
+// nethttpomithttp2, 0.31 MiB: no endpoint a function calls needs it) and the diagnosis
+// queue's one SendMessage made over awsjson (sqsqueue/sqsjson) instead of the SDK's SQS
+// client and its model (0.31 MiB): 7.69 MiB. What it links beyond a Lambda with the
+// DynamoDB client alone is what the webhook serves (the DLP mask, the claim store, the JSON
+// log, the mux, tenants and host auth).
+var overLimit = map[string]float64{}
 
 // allowance is what the function called name may weigh: its limit, or its entry in the
 // ratchet.
@@ -65,7 +58,7 @@ func TestFunctionBinariesWithinTheirLimits(t *testing.T) {
 		dir = filepath.Join("..", dir) // as named from the repository's root, not this package's
 	}
 	sizes := builtSizes(dir)
-	var rows, ratcheted []string
+	var rows, notes []string
 	for _, f := range blueprint.Functions {
 		size, ok := sizes[f.Name]
 		if !ok {
@@ -75,8 +68,11 @@ func TestFunctionBinariesWithinTheirLimits(t *testing.T) {
 		limit, allowed := allowance(f.Name)
 		row := fmt.Sprintf("%-34s %6.2f MiB (limit %.0f)", f.Name, mib(size), mib(limit))
 		rows = append(rows, row)
-		if allowed > limit {
-			ratcheted = append(ratcheted, fmt.Sprintf("%s, allowed %.2f on the ratchet", row, mib(allowed)))
+		switch {
+		case allowed > limit:
+			notes = append(notes, fmt.Sprintf("%s, allowed %.2f on the ratchet", row, mib(allowed)))
+		case limit != maxFunctionBytes:
+			notes = append(notes, row)
 		}
 		switch {
 		case size > allowed && allowed > limit:
@@ -90,7 +86,7 @@ func TestFunctionBinariesWithinTheirLimits(t *testing.T) {
 		}
 	}
 	slices.SortFunc(rows, func(a, b string) int { return cmp.Compare(b[35:], a[35:]) })
-	t.Logf("largest bootstraps:\n%s\non the ratchet:\n%s", strings.Join(rows[:min(8, len(rows))], "\n"), strings.Join(ratcheted, "\n"))
+	t.Logf("largest bootstraps:\n%s\nwith limits of their own:\n%s", strings.Join(rows[:min(8, len(rows))], "\n"), strings.Join(notes, "\n"))
 }
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }

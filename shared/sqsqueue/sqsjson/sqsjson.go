@@ -8,10 +8,13 @@
 // Content-Type application/x-amz-json-1.0, signed for "sqs"
 // (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-making-api-requests-json.html);
 // its fields QueueUrl, MessageBody and MessageAttributes ({"name": {"DataType": "String",
-// "StringValue": "..."}}) in, MessageId and MD5OfMessageBody out, as the API reference
-// has them (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessage.html:
-// the address is assumed, that page not having been read; the names are the SDK's model's,
-// service/sqs v1.52.10 schemas, and fauxqs and moto take them in the tests). Errors come back as {"__type": "com.amazonaws.sqs#QueueDoesNotExist", "message"}
+// "StringValue": "..."}}) in, MessageId and MD5OfMessageBody out. The names are the SDK's
+// model's (service/sqs v1.52.10 schemas), and fauxqs and moto take them in the tests; that
+// MD5OfMessageBody is "an MD5 digest of the non-URL-encoded message body string" to check
+// that SQS received the message correctly is AWS's own SDK reference
+// (https://docs.aws.amazon.com/sdkfornet/v4/apidocs/items/SQS/TSendMessageResponse.html).
+// The API reference page itself (APIReference/API_SendMessage.html) was not read here.
+// Errors come back as {"__type": "com.amazonaws.sqs#QueueDoesNotExist", "message"}
 // (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-json-api-responses.html),
 // an *awsjson.Error whose Type is the name after '#'.
 //
