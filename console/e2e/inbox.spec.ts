@@ -147,6 +147,22 @@ test("keys: / searches, x selects the focused row, Ctrl+Enter sends a reason; th
   await expect(rowOf(page, errorId).getByRole("checkbox")).toBeChecked();
   await page.keyboard.press("x");
   await expect(rowOf(page, errorId).getByRole("checkbox")).not.toBeChecked();
+  // Twice again, a render apart (the row shows as picked) and before the next frame: the
+  // second press must see the first's pick. A listener an effect swapped after paint ran the
+  // previous render's handler, which picked the row a second time (CI, 2026-11-30; useKeys).
+  const states = await rowOf(page, errorId).evaluate(async (row) => {
+    const box = row.querySelector<HTMLInputElement>("input[type=checkbox]")!;
+    const press = () => row.dispatchEvent(new KeyboardEvent("keydown", { key: "x", bubbles: true }));
+    const rendered = () => new Promise((r) => setTimeout(r, 0));
+    (row as HTMLElement).focus();
+    press();
+    await rendered();
+    const first = box.checked;
+    press();
+    await rendered();
+    return { afterOne: first, afterTwo: box.checked };
+  });
+  expect(states).toEqual({ afterOne: true, afterTwo: false });
 
   await page.locator("body").press("?");
   const help = page.getByRole("region", { name: "Keyboard shortcuts" });

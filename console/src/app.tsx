@@ -4,6 +4,7 @@ import { type ApiError, dataEpoch, demoReason, embeddedExpired, onUnauthorized, 
 import type { NavCounts } from "./api/types";
 import type { Role } from "./api/types";
 import { type ConsoleConfig, embedRefusal, hasRole, save, session, signIn, signOut } from "./auth";
+import { useKeys } from "./keys";
 import { lazy } from "./lazy";
 import { QueuePanel } from "./panels/queue";
 import { navigate, path, segments } from "./router";
@@ -164,25 +165,21 @@ const allows = (roles: Role[], needs: Role | null) => !needs || roles.includes("
  *  cannot open is not opened: the keys say why, as the navigation leaves it out. */
 function useGoKeys(embedded: boolean, roles: Role[]): boolean {
   const [help, setHelp] = useState(false);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (goKey()) {
-        if (!embedded) jump(e.key);
-        return;
-      }
-      if (!shortcutKey(e)) return;
-      if (e.key === "?") return setHelp(!help);
-      if (e.key === "Escape") return setHelp(false);
-    };
-    const jump = (key: string) => {
-      const to = GO.find(([k]) => k === key);
-      if (!to) return;
-      if (!allows(roles, to[3])) announce(`${to[2]} needs the ${to[3]} role`);
-      else navigate(to[1]);
-    };
-    addEventListener("keydown", onKey);
-    return () => removeEventListener("keydown", onKey);
-  }, [help, embedded, roles]);
+  const jump = (key: string) => {
+    const to = GO.find(([k]) => k === key);
+    if (!to) return;
+    if (!allows(roles, to[3])) announce(`${to[2]} needs the ${to[3]} role`);
+    else navigate(to[1]);
+  };
+  useKeys((e) => {
+    if (goKey()) {
+      if (!embedded) jump(e.key);
+      return;
+    }
+    if (!shortcutKey(e)) return;
+    if (e.key === "?") return setHelp((shown) => !shown);
+    if (e.key === "Escape") return setHelp(false);
+  });
   return help;
 }
 

@@ -7,6 +7,7 @@ import { useEffect, useState } from "preact/hooks";
 import { type ApiError, read, write } from "../api/client";
 import { demoFinance } from "../api/demo";
 import type { FinanceApproval, List } from "../api/types";
+import { useKeys } from "../keys";
 import { navigate, segments } from "../router";
 import { Ago, announce, AskDialog, Chip, ConfirmDialog, Key, Money, PanelError, shortcutKey, showError } from "../ui";
 
@@ -133,14 +134,10 @@ function FinanceDetail(props: { row: FinanceApproval; demo: boolean; canApprove:
       }
     }
   };
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (!decidable || asking || confirming || !shortcutKey(e)) return;
-      if (e.key === "a" && row.erpId && !own) void approve();
-      if (e.key === "r") setAsking(true);
-    };
-    addEventListener("keydown", onKey);
-    return () => removeEventListener("keydown", onKey);
+  useKeys((e) => {
+    if (!decidable || asking || confirming || !shortcutKey(e)) return;
+    if (e.key === "a" && row.erpId && !own) void approve();
+    if (e.key === "r") setAsking(true);
   });
   const reject = async (reason: string) => {
     try {

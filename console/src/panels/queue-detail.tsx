@@ -6,6 +6,7 @@ import { demoAutoApplied, demoProposals } from "../api/demo";
 import type { ApproveWritten, CostList, List, Proposal, Trace } from "../api/types";
 import { AddChanges, DiffTable, planWrite, useFields, WritesLine, type Added } from "./fix-editor";
 import { writeTarget } from "./fix-values";
+import { useKeys } from "../keys";
 import { Attempts, retryOutcome } from "./queue-attempts";
 import { Facts, mayApprove, ResolveDialog } from "./queue-more";
 import { ActionError, actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, Progress, shortcutKey, showError } from "../ui";
@@ -139,22 +140,18 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
     later(`${what === "reject" ? "Rejecting" : "Escalating"} ${row.errorId}`, () => void send(row, what, text), onUndone);
   };
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (locked || asking || !shortcutKey(e)) return;
-      if (e.key === "t" && retryable) return void act("retry");
-      if (e.key === "s" && resolvable) return setAsking("resolve");
-      if (!decidable) return;
-      if (e.key === "a" && canApprove && ready && writable) void act("approve");
-      if (e.key === "a" && canApprove && ready && !writable) showError(new ApiError({ status: 422, title: "Nothing to approve yet",
-        detail: Object.values(errors).join("; ") || "Add a field change, or reject, escalate or resolve it." }));
-      if (e.key === "a" && !canApprove) showError(new ApiError({ status: 403, title: "Needs an approver",
-        detail: (row?.approval?.reason ? row.approval.reason + ". " : "") + "Reject, escalate or resolve it, or ask an approver." }));
-      if (e.key === "r") setAsking("reject");
-      if (e.key === "e" && pending) setAsking("escalate");
-    };
-    addEventListener("keydown", onKey);
-    return () => removeEventListener("keydown", onKey);
+  useKeys((e) => {
+    if (locked || asking || !shortcutKey(e)) return;
+    if (e.key === "t" && retryable) return void act("retry");
+    if (e.key === "s" && resolvable) return setAsking("resolve");
+    if (!decidable) return;
+    if (e.key === "a" && canApprove && ready && writable) void act("approve");
+    if (e.key === "a" && canApprove && ready && !writable) showError(new ApiError({ status: 422, title: "Nothing to approve yet",
+      detail: Object.values(errors).join("; ") || "Add a field change, or reject, escalate or resolve it." }));
+    if (e.key === "a" && !canApprove) showError(new ApiError({ status: 403, title: "Needs an approver",
+      detail: (row?.approval?.reason ? row.approval.reason + ". " : "") + "Reject, escalate or resolve it, or ask an approver." }));
+    if (e.key === "r") setAsking("reject");
+    if (e.key === "e" && pending) setAsking("escalate");
   });
 
   const back = <button type="button" class="link back" onClick={onBack}>← Back to the queue</button>;

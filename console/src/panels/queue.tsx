@@ -6,6 +6,7 @@ import { demoGroups, demoProposalList } from "../api/demo";
 import type { List, Proposal, ProposalGroupList, ProposalList, ProposalSummary, SystemChoice } from "../api/types";
 import { navigate, segments } from "../router";
 import { actorName, announce, Ago, Chip, PanelError, shortcutKey, showError } from "../ui";
+import { useKeys } from "../keys";
 import { BulkBar } from "./queue-bulk";
 import { Detail } from "./queue-detail";
 import { Groups, plural } from "./queue-groups";
@@ -211,32 +212,28 @@ export function QueuePanel({ canApprove, inbox = false }: { canApprove: boolean;
 
   // j/k move through the list; j on the last loaded row reads the next page first. / goes
   // to the search box; x selects the focused row (else the open one) for a bulk decision.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
-      if (e.key === "/" && shortcutKey(e)) {
-        e.preventDefault();
-        searchBox.current?.focus();
-        return;
-      }
-      if (e.key === "x" && shortcutKey(e) && status === "pending") {
-        const focused = document.activeElement instanceof HTMLElement ? document.activeElement.closest<HTMLElement>("tr[data-id]")?.dataset.id : undefined;
-        const id = focused ?? selected;
-        if (id && rows.some((r) => r.id === id)) pick(id, false);
-        return;
-      }
-      if (e.key !== "j" && e.key !== "k") return;
-      const i = rows.findIndex((r) => r.id === selected);
-      if (e.key === "j" && i === rows.length - 1 && next && !loading) {
-        void load(next).then((more) => more[0] && open(more[0].id, false, base));
-        return;
-      }
-      const to = rows[Math.max(0, Math.min(rows.length - 1, i + (e.key === "j" ? 1 : -1)))];
-      if (to) open(to.id, false, base);
-    };
-    addEventListener("keydown", onKey);
-    return () => removeEventListener("keydown", onKey);
-  }, [rows, selected, next, loading, picked, status]);
+  useKeys((e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === "/" && shortcutKey(e)) {
+      e.preventDefault();
+      searchBox.current?.focus();
+      return;
+    }
+    if (e.key === "x" && shortcutKey(e) && status === "pending") {
+      const focused = document.activeElement instanceof HTMLElement ? document.activeElement.closest<HTMLElement>("tr[data-id]")?.dataset.id : undefined;
+      const id = focused ?? selected;
+      if (id && rows.some((r) => r.id === id)) pick(id, false);
+      return;
+    }
+    if (e.key !== "j" && e.key !== "k") return;
+    const i = rows.findIndex((r) => r.id === selected);
+    if (e.key === "j" && i === rows.length - 1 && next && !loading) {
+      void load(next).then((more) => more[0] && open(more[0].id, false, base));
+      return;
+    }
+    const to = rows[Math.max(0, Math.min(rows.length - 1, i + (e.key === "j" ? 1 : -1)))];
+    if (to) open(to.id, false, base);
+  });
 
   /** After a decision: refresh, and open the next pending item ("resolve and next"). */
   const decided = (row: Proposal) => {
