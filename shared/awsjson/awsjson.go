@@ -27,8 +27,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awsretry "github.com/aws/aws-sdk-go-v2/aws/retry"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/syncassist/syncassist/shared/retry"
 )
 
 const (
@@ -90,8 +92,8 @@ func (e *Error) Error() string {
 // retryable is whether the SDK's standard retryer would try e again: a 500, 502, 503 or
 // 504, or a throttling code. No other 4xx is: the same request would be refused again.
 func (e *Error) retryable() bool {
-	_, status := retry.DefaultRetryableHTTPStatusCodes[e.Status]
-	_, throttled := retry.DefaultThrottleErrorCodes[e.Type]
+	_, status := awsretry.DefaultRetryableHTTPStatusCodes[e.Status]
+	_, throttled := awsretry.DefaultThrottleErrorCodes[e.Type]
 	return status || throttled
 }
 
@@ -113,7 +115,7 @@ func (s *Service) Call(ctx context.Context, action string, in, out any) error {
 	}
 	for attempt := 1; ; attempt++ {
 		again, err := s.attempt(ctx, creds, action, body, out)
-		if !again || attempt == maxAttempts || ctx.Err() != nil || !wait(ctx, backoff(attempt)) {
+		if !again || attempt == maxAttempts || ctx.Err() != nil || !retry.Sleep(ctx, backoff(attempt)) {
 			return err
 		}
 	}
@@ -190,16 +192,4 @@ func backoff(attempt int) time.Duration {
 		d = min(backoffBase<<attempt, backoffMax)
 	}
 	return time.Duration(rand.Int64N(int64(d)) + 1)
-}
-
-// wait sleeps for d unless ctx is done first, and says whether it slept.
-func wait(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/netguard"
+	"github.com/syncassist/syncassist/shared/retry"
 )
 
 // answer is a 2xx response, read in full.
@@ -95,14 +96,7 @@ func (c *Client) pause(ctx context.Context, attempt int, failure *Error) bool {
 	if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(wait).Before(deadline) {
 		return false
 	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
-	}
+	return retry.Sleep(ctx, wait)
 }
 
 // attempt sends one request. A nil *Error means a 2xx answer.

@@ -25,13 +25,21 @@ func Store(ctx context.Context, op func() error, final func(error) bool) error {
 		if err = op(); err == nil || final(err) || attempt == Attempts {
 			return err
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !Sleep(ctx, wait) {
 			return err
-		case <-t.C:
 		}
 		wait *= 4
+	}
+}
+
+// Sleep waits d unless ctx is done first, and says whether it waited the whole time.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
