@@ -61,16 +61,16 @@ type Service struct {
 	Client aws.HTTPClient
 }
 
-// New is s on cfg's region, credentials and HTTP client (nil: a client of its own), at
+// New is s on cfg's region, credentials and HTTP client (nil: http.DefaultClient), at
 // endpoint (nil or empty: the regional endpoint https://<signing name>.<region>.amazonaws.com).
 func New(cfg aws.Config, endpoint *string, signingName, targetPrefix, contentType string) *Service {
 	url := "https://" + signingName + "." + cfg.Region + ".amazonaws.com"
 	if endpoint != nil && *endpoint != "" {
 		url = strings.TrimRight(*endpoint, "/")
 	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = &http.Client{Timeout: attemptTimeout}
+	var client aws.HTTPClient = http.DefaultClient // each attempt is bounded by attemptTimeout
+	if cfg.HTTPClient != nil {
+		client = cfg.HTTPClient
 	}
 	return &Service{SigningName: signingName, TargetPrefix: targetPrefix, ContentType: contentType, Endpoint: url,
 		Region: cfg.Region, Creds: cfg.Credentials, Client: client}
@@ -115,7 +115,7 @@ func (s *Service) Call(ctx context.Context, action string, in, out any) error {
 	}
 	for attempt := 1; ; attempt++ {
 		again, err := s.attempt(ctx, creds, action, body, out)
-		if !again || attempt == maxAttempts || ctx.Err() != nil || !retry.Sleep(ctx, backoff(attempt)) {
+		if !again || attempt == maxAttempts || !retry.Sleep(ctx, backoff(attempt)) {
 			return err
 		}
 	}

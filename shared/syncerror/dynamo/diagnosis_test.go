@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
-	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -96,12 +95,7 @@ func claimIDs(cs []syncerror.Claim) []string {
 func claimedAt3(t *testing.T, e emutest.Emulator) (rawRows, syncerror.Claim, time.Time) {
 	s := newRawRows(t, e)
 	at := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
-	c := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: "E-1", RecordType: "salesOrder", RecordID: "SO-1",
-		ErrorCode: "X", Message: "m", OccurredAt: at}, syncerror.SourceWebhook, "", at)
-	if _, err := s.Claim(context.Background(), c); err != nil {
-		t.Fatal(err)
-	}
-	return s, c, at
+	return s, queuedClaim(t, s.DynamoClaims, "E-1", at), at
 }
 
 // A diagnosis write the SDK sent again after its first was applied (its answer lost) is
@@ -111,19 +105,9 @@ func claimedAt3(t *testing.T, e emutest.Emulator) (rawRows, syncerror.Claim, tim
 func TestDiagnosisWritesSentTwiceAreDone(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		ctx := context.Background()
-		db, tables := e.Tables(t)
-		s := NewDynamoClaims(db, tables(blueprint.TableProcessed))
-		twice := NewDynamoClaims(e.SentTwice(t, "UpdateItem"), tables(blueprint.TableProcessed))
+		s, twice := sentTwice(t, e, "UpdateItem")
 		at := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
-		claim := func(errorID string) syncerror.Claim {
-			c := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: errorID, RecordType: "salesOrder", RecordID: "SO-1",
-				ErrorCode: "X", Message: "m", OccurredAt: at}, syncerror.SourceWebhook, "", at)
-			if _, err := s.Claim(ctx, c); err != nil {
-				t.Fatal(err)
-			}
-			return c
-		}
-		c := claim("E-1")
+		c := queuedClaim(t, s, "E-1", at)
 		got, err := twice.BeginDiagnosis(ctx, "t1", c.ID, at.Add(time.Second), at)
 		if err != nil || got.Diagnosis != syncerror.DiagnosisDiagnosing || got.DiagnosisAttempts != 1 {
 			t.Fatalf("a take sent twice: %s, attempt %d, %v", got.Diagnosis, got.DiagnosisAttempts, err)
@@ -138,7 +122,7 @@ func TestDiagnosisWritesSentTwiceAreDone(t *testing.T) {
 		if row, _ := s.Get(ctx, "t1", c.ID); row.Diagnosis != syncerror.DiagnosisReady {
 			t.Fatalf("after the completion: %s", row.Diagnosis)
 		}
-		q := claim("E-2")
+		q := queuedClaim(t, s, "E-2", at)
 		if err := twice.Requeue(ctx, "t1", q.ID, syncerror.DiagnosisQueued, q.DiagnosisSince, at.Add(time.Hour)); err != nil {
 			t.Fatalf("a requeue sent twice: %v", err)
 		}

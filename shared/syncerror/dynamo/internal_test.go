@@ -15,6 +15,24 @@ import (
 // that failed its checksum: CI once saw dynalite's do so), although DynamoDB may have
 // applied it. Sent again, an update is neither applied twice nor reported as a conflict:
 // here each one is sent twice with its write token, as the SDK's retry would be.
+// queuedClaim stores a queued claim of tenant t1 for errorID, made at at.
+func queuedClaim(t *testing.T, s *DynamoClaims, errorID string, at time.Time) syncerror.Claim {
+	t.Helper()
+	c := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: errorID, RecordType: "salesOrder", RecordID: "SO-1",
+		ErrorCode: "X", Message: "m", OccurredAt: at}, syncerror.SourceWebhook, "", at)
+	if _, err := s.Claim(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// sentTwice is the claims store on e's processed table, and the same store through a
+// client that sends every op request twice, as the SDK does when an answer is lost.
+func sentTwice(t *testing.T, e emutest.Emulator, op string) (s, twice *DynamoClaims) {
+	db, tables := e.Tables(t)
+	return NewDynamoClaims(db, tables(blueprint.TableProcessed)), NewDynamoClaims(e.SentTwice(t, op), tables(blueprint.TableProcessed))
+}
+
 func TestUpdateSentTwiceIsAppliedOnceAndAnsweredAsDone(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		ctx := context.Background()
@@ -23,11 +41,7 @@ func TestUpdateSentTwiceIsAppliedOnceAndAnsweredAsDone(t *testing.T) {
 		tok := "first"
 		s.token = func() string { return tok }
 		now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-		c := syncerror.NewClaim(syncerror.Record{TenantID: "t1", ErrorID: "E-1", RecordType: "salesOrder", RecordID: "SO-1", ErrorCode: "X",
-			Message: "m", OccurredAt: now}, syncerror.SourceWebhook, "", now)
-		if _, err := s.Claim(ctx, c); err != nil {
-			t.Fatal(err)
-		}
+		c := queuedClaim(t, s, "E-1", now)
 		twice := func(name string, op func() error) {
 			t.Helper()
 			for i := range 2 {
@@ -69,9 +83,7 @@ func TestUpdateSentTwiceIsAppliedOnceAndAnsweredAsDone(t *testing.T) {
 func TestDocPutSentTwiceIsDone(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		ctx := context.Background()
-		db, tables := e.Tables(t)
-		s := NewDynamoClaims(db, tables(blueprint.TableProcessed))
-		twice := NewDynamoClaims(e.SentTwice(t, "PutItem"), tables(blueprint.TableProcessed))
+		s, twice := sentTwice(t, e, "PutItem")
 		now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 		d := syncerror.Doc{Key: syncerror.DocKnowledge + "sig#fix", Body: []byte(`{"approvals":1}`)}
 		if got, err := twice.PutDoc(ctx, "t1", d, now); err != nil || got.Version != 1 {
