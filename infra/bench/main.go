@@ -129,9 +129,10 @@ func run(n, conc, rounds int, ingestOnly bool) error {
 	e2e := func(round int) loadgen.Result {
 		seq++
 		return measure("end-to-end ingest over HTTP", n, conc, func(i int) error {
-			body := fmt.Sprintf(`{"tenantId":"bench","errorId":"E-%d-%d","recordType":"salesOrder","recordId":"SO-%d","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry","occurredAt":"2026-11-22T09:58:41Z","payload":%s}`,
-				round, i, i, payload)
-			ans, err := loadgen.PostSigned(ctx, client, url, "bench", key, webhook.NewMessageID(), []byte(body))
+			errorID := fmt.Sprintf("E-%d-%d", round, i)
+			body := fmt.Sprintf(`{"tenantId":"bench","errorId":"%s","recordType":"salesOrder","recordId":"SO-%d","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry","occurredAt":"2026-11-22T09:58:41Z","payload":%s}`,
+				errorID, i, payload)
+			ans, err := loadgen.PostSigned(ctx, client, url, "bench", key, syncerror.HostMessageID("bench", errorID), []byte(body))
 			if err != nil {
 				return err
 			}
@@ -150,10 +151,11 @@ func run(n, conc, rounds int, ingestOnly bool) error {
 	}
 	viaLambda := func(round int) loadgen.Result {
 		return measure("ingest via the Lambda entry point", n, conc, func(i int) error {
-			body := fmt.Sprintf(`{"tenantId":"bench","errorId":"L-%d-%d","recordType":"salesOrder","recordId":"SO-%d","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry","occurredAt":"2026-11-22T09:58:41Z","payload":%s}`,
-				round, i, i, payload)
+			errorID := fmt.Sprintf("L-%d-%d", round, i)
+			body := fmt.Sprintf(`{"tenantId":"bench","errorId":"%s","recordType":"salesOrder","recordId":"SO-%d","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry","occurredAt":"2026-11-22T09:58:41Z","payload":%s}`,
+				errorID, i, payload)
 			h := http.Header{}
-			webhook.Sign(key, webhook.NewMessageID(), time.Now(), []byte(body)).Set(h)
+			webhook.Sign(key, syncerror.HostMessageID("bench", errorID), time.Now(), []byte(body)).Set(h)
 			ev := events.APIGatewayV2HTTPRequest{RouteKey: blueprint.IngestRoute.Pattern(), RawPath: blueprint.IngestRoute.Path, Body: body,
 				Headers: map[string]string{"content-type": "application/json", "x-tenant-id": "bench"},
 				RequestContext: events.APIGatewayV2HTTPRequestContext{HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{

@@ -15,9 +15,10 @@ import (
 // set it (README, Cost).
 var claimRowUnits = map[string]map[string]float64{
 	"ingest": {
-		// The webhook-id and error-key items, 1 each, and the new row, 1 KB since it leaves
-		// out what its keys hold (claimed_at, first_seen, no attempts; dynamo/store.go).
-		blueprint.TableProcessed: 3,
+		// The error-key item, 1 (the host's webhook-id needs none: syncerror.HostMessageID),
+		// and the new row, 1 KB since it leaves out what its keys hold (claimed_at,
+		// first_seen, no attempts; dynamo/store.go).
+		blueprint.TableProcessed: 2,
 		// The queued row's by_diagnosis entry (keys only).
 		blueprint.TableProcessed + "/" + blueprint.IndexByDiagnosis: 1,
 	},

@@ -121,7 +121,8 @@ func (r *run) syncErrors(n int) (Path, error) {
 			"occurredAt": time.Now().UTC().Add(-time.Minute).Format(time.RFC3339),
 			"payload":    map[string]any{"shipcountry": "Deutschland", "shipzip": "10115", "total": 129.5, "email": fmt.Sprintf("buyer%d@example.com", i)}})
 		h := http.Header{}
-		webhook.Sign(r.keys[tenant.PurposeIngest], webhook.NewMessageID(), time.Now(), body).Set(h)
+		// The id the host ERP's script sends (syncerror.HostMessageID).
+		webhook.Sign(r.keys[tenant.PurposeIngest], syncerror.HostMessageID(costTenant, errorID), time.Now(), body).Set(h)
 		h.Set(intake.HeaderTenantID, costTenant)
 		if err := r.invoke(ti, ingest, apiEvent(http.MethodPost, blueprint.IngestRoute.Path, h, string(body)), http.StatusAccepted); err != nil {
 			return pa, err

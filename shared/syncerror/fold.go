@@ -39,11 +39,13 @@ import (
 // changed) and, for a signed webhook, the webhook-id's (RecordWebhookID: another message
 // under a known id is a replay, refused before anything of it is folded). A new errorId
 // cannot be a late copy of a closed row's error, which is why the fold may guess its
-// generation. So the webhook's ingest is three single-item conditional writes in two
-// round trips, no read, and one send for a new row. Fewer writes would drop a guarantee:
-// the replay check is keyed by the webhook-id, the duplicate rule by the errorId and the
-// fold by the signature, three items, and the local emulator (dynalite) has no
-// TransactWriteItems to change them in one call (LOCAL-AWS.md).
+// generation. So the webhook's ingest is two single-item conditional writes in two round
+// trips, no read, and one send for a new row, when the webhook-id is the one the host
+// ERP's script derives from the errorId (HostMessageID: it needs no record); another
+// sender's id adds its record, side by side with the errorId's. Fewer writes would drop a
+// guarantee: the duplicate rule is keyed by the errorId and the fold by the signature, two
+// items, and the local emulator (dynalite) has no TransactWriteItems to change them in
+// one call (LOCAL-AWS.md).
 
 // FoldResult is what a post did to its signature's row.
 type FoldResult int
@@ -91,32 +93,6 @@ type FoldStore interface {
 // ErrorRecord is what an errorId was first recorded with: the signature of its first
 // post, or (records written before signatures were) the row it was folded into.
 type ErrorRecord struct{ Signature, RowID string }
-
-// WebhookIDTTL is how long a webhook-id is remembered. The replay check needs only the
-// signature's timestamp tolerance (5 minutes: an older request fails its signature check
-// before it gets here); the redelivery rule wants the id as long as a host re-sends a
-// saved record under it. Seven days covers both with a margin; that hosts re-send within
-// a week is an assumption. Past it the item is deleted by the table's TTL (expires_at),
-// and treated as absent before that, so nothing depends on when DynamoDB deletes it.
-const WebhookIDTTL = 7 * 24 * time.Hour
-
-// Arrival is how a sync error arrived: the webhook-id (or flow run) it came with and, for
-// a signed webhook, the message that id names: the sync error's ErrorKey. Standard
-// Webhooks makes a webhook-id one message's: the same id for the same sync error is a
-// redelivery, its body edited or not (the host ERP's script derives the id from tenant and
-// errorId, so a second save of a record re-sends it), answered as the duplicate it is;
-// the same id for another sync error is a replay (ErrReplayed), as the flow route refuses
-// an id used for another event. An Arrival without a message (reconcile, flows) is not
-// checked.
-type Arrival struct{ WebhookID, Message string }
-
-// Checked reports whether the replay check applies to d.
-func (d Arrival) Checked() bool { return d.WebhookID != "" && d.Message != "" }
-
-// ErrReplayed is a webhook-id recorded before for another sync error. Nothing was stored.
-// The check and the record are one conditional write, so of two concurrent first uses of
-// one id for different errors exactly one passes.
-var ErrReplayed = errors.New("syncerror: webhook-id already used for another sync error")
 
 var (
 	uuidPattern   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)

@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest a signed sync error
-         * @description Standard Webhooks v1: `webhook-signature` is `v1,<base64(HMAC-SHA256(key, id.timestamp.body))>`, any one of several space-separated signatures may match. A `webhook-id` is one sync error's: sent again for the same `errorId` (the same body or an edited one) it is the duplicate it was (202, `duplicate: true`); used for another `errorId` it answers 409 `request_replayed` and stores nothing. A `webhook-timestamp` that is not a Unix timestamp in seconds answers 401 `timestamp_out_of_tolerance` saying so.
+         * @description Standard Webhooks v1: `webhook-signature` is `v1,<base64(HMAC-SHA256(key, id.timestamp.body))>`, any one of several space-separated signatures may match. A `webhook-id` is one sync error's: sent again for the same `errorId` (the same body or an edited one) it is the duplicate it was (202, `duplicate: true`); used for another `errorId` it answers 409 `request_replayed` and stores nothing. The host ERP's script sends the id it derives from the error, `msg_` and the first 32 hex digits of SHA-256(`tenantId` + "\n" + `errorId`): such an id names its sync error by construction, so the service keeps no record of it (one write fewer per sync error); any other id is recorded and held for 7 days. A `webhook-timestamp` that is not a Unix timestamp in seconds answers 401 `timestamp_out_of_tolerance` saying so.
          */
         post: operations["ingest"];
         delete?: never;

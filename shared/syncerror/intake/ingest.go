@@ -80,7 +80,7 @@ func (h *Ingest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	arrival := syncerror.Arrival{WebhookID: r.Header.Get(webhook.HeaderID), Message: syncerror.ErrorKey(rec.ErrorID)}
+	arrival := syncerror.WebhookArrival(rec.TenantID, rec.ErrorID, r.Header.Get(webhook.HeaderID))
 	claim, res, sendErr, err := claimPath{h.Claims, h.Queue, h.Mask}.claim(ctx, rec, syncerror.SourceWebhook, arrival, h.now())
 	if errors.Is(err, syncerror.ErrReplayed) {
 		fail(errReplayed)
