@@ -56,12 +56,41 @@ func PutOnce(ctx context.Context, client *dynamodb.Client, table string, key, it
 	return err == nil && !mine, err
 }
 
-// WithWriteToken is the update expression update (which begins with SET) also setting
-// WriteTokenAttribute to tok, whose value it adds to values: a refused update reads it back
-// (WrittenBefore, or Wrote on the item it reads anyway).
-func WithWriteToken(update, tok string, values Item) string {
+// withWriteToken is the update expression update (which begins with SET) also setting
+// WriteTokenAttribute to tok, whose value it adds to values.
+func withWriteToken(update, tok string, values Item) string {
 	values[":wtok"] = Str(tok)
 	return "SET " + WriteTokenAttribute + " = :wtok, " + strings.TrimPrefix(update, "SET ")
+}
+
+// UpdateOnce sends the conditional update in, whose update expression begins with SET,
+// carrying write token tok (withWriteToken), and answers what it returned (in's
+// ReturnValues). Refused by its condition, it reads the item back (the emulator returns
+// none with the failure): notFound when there is none; the item, when it carries tok (this
+// update, applied before its answer was lost and sent again by the SDK: the success it
+// was); else refused, another writer's change.
+func UpdateOnce(ctx context.Context, client *dynamodb.Client, in *dynamodb.UpdateItemInput, tok string, notFound error) (it Item, refused bool, err error) {
+	if in.ExpressionAttributeValues == nil {
+		in.ExpressionAttributeValues = Item{}
+	}
+	in.UpdateExpression = aws.String(withWriteToken(aws.ToString(in.UpdateExpression), tok, in.ExpressionAttributeValues))
+	out, err := client.UpdateItem(ctx, in)
+	if err == nil {
+		return out.Attributes, false, nil
+	}
+	if !IsConditionFailed(err) {
+		return nil, false, err
+	}
+	got, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: in.TableName, Key: in.Key, ConsistentRead: aws.Bool(true)})
+	switch {
+	case err != nil:
+		return nil, false, fmt.Errorf("read back a refused update: %w", err)
+	case got.Item == nil:
+		return nil, false, notFound
+	case Wrote(got.Item, tok):
+		return got.Item, false, nil
+	}
+	return nil, true, nil
 }
 
 // Wrote reports whether it carries tok: the conditional write that set tok was applied.

@@ -203,9 +203,7 @@ func (s *DynamoStore) List(ctx context.Context, tenantID string, status Status, 
 // applied (its answer lost) from another writer's: as ErrStateChanged, an accept would be
 // answered lease_held by its own lease, and a reject or revert reported as not done.
 func (s *DynamoStore) transition(ctx context.Context, op, tenantID, id, cond, update string, values dynamostore.Item) (Approval, error) {
-	tok := dynamostore.NewWriteToken()
-	update = dynamostore.WithWriteToken(update, tok, values)
-	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	it, refused, err := dynamostore.UpdateOnce(ctx, s.client, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.key(tenantID, id),
 		ConditionExpression:       aws.String(cond),
@@ -213,23 +211,14 @@ func (s *DynamoStore) transition(ctx context.Context, op, tenantID, id, cond, up
 		ExpressionAttributeNames:  financeNames,
 		ExpressionAttributeValues: values,
 		ReturnValues:              types.ReturnValueAllNew,
-	})
-	if dynamostore.IsConditionFailed(err) {
-		// One read tells a missing approval, this change applied before its answer was lost,
-		// and another writer's (the emulator returns no item with the failure).
-		it, err := s.item(ctx, tenantID, id)
-		switch {
-		case err != nil:
-			return Approval{}, err
-		case dynamostore.Wrote(it, tok):
-			return financeApprovalFrom(it)
-		}
+	}, dynamostore.NewWriteToken(), ErrNotFound)
+	switch {
+	case err != nil:
+		return Approval{}, fmt.Errorf("%s finance approval %s/%s: %w", op, tenantID, id, err)
+	case refused:
 		return Approval{}, ErrStateChanged
 	}
-	if err != nil {
-		return Approval{}, fmt.Errorf("%s finance approval %s/%s: %w", op, tenantID, id, err)
-	}
-	return financeApprovalFrom(out.Attributes)
+	return financeApprovalFrom(it)
 }
 
 // BeginAccept implements Store.

@@ -275,30 +275,20 @@ func (s *DynamoStore) RetakeRelease(ctx context.Context, tenant, id string, stal
 // decider's: as ErrStateChanged, an approve would be answered 409 not_pending and the
 // held write left releasing until the retake.
 func (s *DynamoStore) updateApproval(ctx context.Context, tenant, id, cond, update string, values dynamostore.Item) (PendingApproval, error) {
-	tok := dynamostore.NewWriteToken()
-	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	it, refused, err := dynamostore.UpdateOnce(ctx, s.client, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.approvalKey(tenant, id),
 		ConditionExpression:       aws.String(cond),
-		UpdateExpression:          aws.String(dynamostore.WithWriteToken(update, tok, values)),
+		UpdateExpression:          aws.String(update),
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
 		ExpressionAttributeValues: values,
 		ReturnValues:              types.ReturnValueAllNew,
-	})
-	if dynamostore.IsConditionFailed(err) {
-		// One read tells a missing approval, this update applied before its answer was lost,
-		// and another decider's (the emulator returns no item with the failure).
-		it, err := s.approvalItem(ctx, tenant, id)
-		switch {
-		case err != nil:
-			return PendingApproval{}, err
-		case dynamostore.Wrote(it, tok):
-			return approvalFrom(it)
-		}
+	}, dynamostore.NewWriteToken(), ErrNotFound)
+	switch {
+	case err != nil:
+		return PendingApproval{}, fmt.Errorf("update approval %s/%s: %w", tenant, id, err)
+	case refused:
 		return PendingApproval{}, ErrStateChanged
 	}
-	if err != nil {
-		return PendingApproval{}, fmt.Errorf("update approval %s/%s: %w", tenant, id, err)
-	}
-	return approvalFrom(out.Attributes)
+	return approvalFrom(it)
 }

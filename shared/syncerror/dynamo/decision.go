@@ -54,10 +54,8 @@ func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, from
 // (Were another update to land between the lost answer and the retry, the retry would be
 // told of a conflict: the one case left, and it reports no write that did not happen.)
 func (s *DynamoClaims) updateRow(ctx context.Context, op, tenantID, id, cond, update string, values dynamostore.Item) (syncerror.Claim, error) {
-	tok := s.writeToken()
-	update = dynamostore.WithWriteToken(update, tok, values)
 	cond = "(" + cond + ") AND (attribute_not_exists(write_token) OR write_token <> :wtok)"
-	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	it, refused, err := dynamostore.UpdateOnce(ctx, s.client, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.key(tenantID, id),
 		ConditionExpression:       aws.String(cond),
@@ -65,21 +63,14 @@ func (s *DynamoClaims) updateRow(ctx context.Context, op, tenantID, id, cond, up
 		ExpressionAttributeNames:  statusName(cond + update),
 		ExpressionAttributeValues: values,
 		ReturnValues:              types.ReturnValueAllNew,
-	})
-	if dynamostore.IsConditionFailed(err) {
-		it, gerr := s.getItem(ctx, tenantID, id)
-		switch {
-		case gerr != nil:
-			return syncerror.Claim{}, gerr
-		case dynamostore.Wrote(it, tok):
-			return claimFrom(it) // this update, applied before its answer was lost
-		}
+	}, s.writeToken(), syncerror.ErrNotFound)
+	switch {
+	case err != nil:
+		return syncerror.Claim{}, fmt.Errorf("%s %s/%s: %w", op, tenantID, id, err)
+	case refused:
 		return syncerror.Claim{}, syncerror.ErrStateChanged
 	}
-	if err != nil {
-		return syncerror.Claim{}, fmt.Errorf("%s %s/%s: %w", op, tenantID, id, err)
-	}
-	return claimFrom(out.Attributes)
+	return claimFrom(it)
 }
 
 // writeToken is 96 random bits in 16 characters: it tells this update from the row's

@@ -50,8 +50,7 @@ func readHeld(it dynamostore.Item, c *syncerror.Claim) error {
 
 // BeginDiagnosis implements ClaimStore.
 func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, now, staleBefore time.Time) (syncerror.Claim, error) {
-	tok := s.writeToken()
-	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	it, err := s.updateOnce(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table),
 		Key:       s.key(tenantID, id),
 		// One level of parentheses: dynalite's expression parser backtracks, and the same
@@ -60,7 +59,7 @@ func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, 
 		ConditionExpression: aws.String("(diagnosis IN (:queued, :diagnosing) AND held_at < :staleNs) OR " +
 			"(diagnosis = :queued AND attribute_not_exists(held_at)) OR " +
 			"(diagnosis = :diagnosing AND attribute_not_exists(held_at) AND diagnosis_since < :stale)"),
-		UpdateExpression: aws.String("SET held_at = :now, write_token = :wtok ADD diagnosis_attempts :one"),
+		UpdateExpression: aws.String("SET held_at = :now ADD diagnosis_attempts :one"),
 		ExpressionAttributeValues: dynamostore.Item{
 			":queued":     dynamostore.Str(string(syncerror.DiagnosisQueued)),
 			":diagnosing": dynamostore.Str(string(syncerror.DiagnosisDiagnosing)),
@@ -68,34 +67,27 @@ func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, 
 			":staleNs":    heldAt(staleBefore),
 			":now":        heldAt(now),
 			":one":        dynamostore.Num(1),
-			":wtok":       dynamostore.Str(tok),
 		},
 		ReturnValues: types.ReturnValueAllNew,
 	})
-	if dynamostore.IsConditionFailed(err) {
-		return s.refused(ctx, tenantID, id, tok)
-	}
 	if err != nil {
 		return syncerror.Claim{}, fmt.Errorf("begin diagnosis %s/%s: %w", tenantID, id, err)
 	}
-	return claimFrom(out.Attributes)
+	return claimFrom(it)
 }
 
-// refused says why a diagnosis write's condition failed, reading the row (the emulator
-// returns no item with the failure): ErrNotFound for a missing row; the row, when it
-// carries this write's token (the SDK sent the write again after its first was applied
-// and its answer lost, and each of these writes makes its own condition false: as
-// ErrStateChanged, a diagnosis would be dropped as overtaken, its automation skipped, or a
-// claim left held until the reconcile); else ErrStateChanged.
-func (s *DynamoClaims) refused(ctx context.Context, tenantID, id, tok string) (syncerror.Claim, error) {
-	it, err := s.getItem(ctx, tenantID, id)
-	switch {
-	case err != nil:
-		return syncerror.Claim{}, err
-	case dynamostore.Wrote(it, tok):
-		return claimFrom(it)
+// updateOnce makes one of the diagnosis's conditional writes (dynamostore.UpdateOnce) and
+// says why its condition failed: ErrNotFound for a missing row, ErrStateChanged for
+// another writer's change. Each of these writes makes its own condition false, so the
+// write token is what tells the SDK's resend of a write already applied (its answer lost)
+// from a conflict: as ErrStateChanged, a diagnosis would be dropped as overtaken, its
+// automation skipped, or a claim left held until the reconcile.
+func (s *DynamoClaims) updateOnce(ctx context.Context, in *dynamodb.UpdateItemInput) (dynamostore.Item, error) {
+	it, refused, err := dynamostore.UpdateOnce(ctx, s.client, in, s.writeToken(), syncerror.ErrNotFound)
+	if err == nil && refused {
+		err = syncerror.ErrStateChanged
 	}
-	return syncerror.Claim{}, syncerror.ErrStateChanged
+	return it, err
 }
 
 // Stuck implements ClaimStore through the by_diagnosis index, which is sparse (only a
@@ -186,14 +178,12 @@ func (s *DynamoClaims) rowsOf(ctx context.Context, tenantID string, entries []dy
 // before that attribute existed) its diagnosis_since; seen queued, only while no attempt
 // holds it.
 func (s *DynamoClaims) Requeue(ctx context.Context, tenantID, id string, seen syncerror.Diagnosis, seenSince, now time.Time) error {
-	tok := s.writeToken()
 	values := dynamostore.Item{
 		":seen":   dynamostore.Str(string(seen)),
 		":since":  dynamostore.Str(dynamostore.FormatTime(seenSince)),
 		":now":    dynamostore.Str(dynamostore.FormatTime(now)),
 		":queued": dynamostore.Str(string(syncerror.DiagnosisQueued)),
 		":qkey":   dynamostore.Str(diagnosisKey(tenantID, syncerror.DiagnosisQueued)),
-		":wtok":   dynamostore.Str(tok),
 	}
 	cond := "diagnosis = :seen AND diagnosis_since = :since"
 	switch seen {
@@ -203,18 +193,13 @@ func (s *DynamoClaims) Requeue(ctx context.Context, tenantID, id string, seen sy
 		cond = "held_at = :sinceNs OR (" + cond + " AND attribute_not_exists(held_at))"
 		values[":sinceNs"] = heldAt(seenSince)
 	}
-	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(s.table),
-		Key:                 s.key(tenantID, id),
-		ConditionExpression: aws.String(cond),
-		UpdateExpression: aws.String("SET diagnosis = :queued, diagnosis_key = :qkey, diagnosis_since = :now, updated_at = :now, " +
-			"write_token = :wtok REMOVE held_at"),
+	_, err := s.updateOnce(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       s.key(tenantID, id),
+		ConditionExpression:       aws.String(cond),
+		UpdateExpression:          aws.String("SET diagnosis = :queued, diagnosis_key = :qkey, diagnosis_since = :now, updated_at = :now REMOVE held_at"),
 		ExpressionAttributeValues: values,
 	})
-	if dynamostore.IsConditionFailed(err) {
-		_, err := s.refused(ctx, tenantID, id, tok)
-		return err
-	}
 	if err != nil {
 		return fmt.Errorf("requeue %s/%s: %w", tenantID, id, err)
 	}
@@ -238,8 +223,7 @@ func (s *DynamoClaims) EndDiagnosis(ctx context.Context, tenantID, id string, at
 // remove names attributes it removes; values are any further values set names.
 func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, attempt int, d syncerror.Diagnosis, now time.Time,
 	set string, remove []string, extra types.AttributeValue, values dynamostore.Item) error {
-	update := "SET diagnosis = :d, diagnosis_since = :now, updated_at = :now, write_token = :wtok, " + set
-	tok := s.writeToken()
+	update := "SET diagnosis = :d, diagnosis_since = :now, updated_at = :now, " + set
 	all := dynamostore.Item{
 		":d":          dynamostore.Str(string(d)),
 		":now":        dynamostore.Str(dynamostore.FormatTime(now)),
@@ -247,7 +231,6 @@ func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, atte
 		":diagnosing": dynamostore.Str(string(syncerror.DiagnosisDiagnosing)),
 		":attempt":    dynamostore.Num(int64(attempt)),
 		":extra":      extra,
-		":wtok":       dynamostore.Str(tok),
 	}
 	maps.Copy(all, values)
 	remove = append(slices.Clip(remove), attrHeldAt)
@@ -260,7 +243,7 @@ func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, atte
 		remove = append(remove, "diagnosis_key")
 	}
 	update += " REMOVE " + strings.Join(remove, ", ")
-	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err := s.updateOnce(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table),
 		Key:       s.key(tenantID, id),
 		ConditionExpression: aws.String("(diagnosis_attempts = :attempt AND diagnosis = :diagnosing) OR " +
@@ -268,10 +251,6 @@ func (s *DynamoClaims) endAttempt(ctx context.Context, tenantID, id string, atte
 		UpdateExpression:          aws.String(update),
 		ExpressionAttributeValues: all,
 	})
-	if dynamostore.IsConditionFailed(err) {
-		_, err := s.refused(ctx, tenantID, id, tok)
-		return err
-	}
 	if err != nil {
 		return fmt.Errorf("end diagnosis %s/%s: %w", tenantID, id, err)
 	}
