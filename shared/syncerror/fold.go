@@ -36,8 +36,9 @@ import (
 // independent items: the errorId's record (ClaimErrorKey: the first post of an errorId
 // records the signature it came with; a later one is a redelivery, looked up on that
 // signature's rows, so it is a duplicate even when its content, and so its signature,
-// changed) and, for a signed webhook, the webhook-id's (RecordWebhookID: another message
-// under a known id is a replay, refused before anything of it is folded). A new errorId
+// changed) and, for a signed webhook whose id is not its error's HostMessageID, the
+// webhook-id's (RecordWebhookID: another message under a known id is a replay, refused
+// before anything of it is folded). A new errorId
 // cannot be a late copy of a closed row's error, which is why the fold may guess its
 // generation. So the webhook's ingest is two single-item conditional writes in two round
 // trips, no read, and one send for a new row, when the webhook-id is the one the host
