@@ -166,3 +166,16 @@ func HasControl(s string) bool {
 	}
 	return false
 }
+
+// MarshalRecord is r's JSON form, which ParseRecord reads back: its payload and context
+// keep their text, only compacted (json.Marshal would also escape "&", "<" and ">" in
+// them as \u0026, \u003c and \u003e: the same values, but not the text vouched for).
+func MarshalRecord(r Record) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

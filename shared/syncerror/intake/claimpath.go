@@ -1,9 +1,7 @@
 package intake
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -46,15 +44,11 @@ type Reporter struct {
 // returns the claim's id. A record reported twice is claimed once (same errorId, same id).
 func (r *Reporter) Report(ctx context.Context, rec syncerror.Record, src syncerror.Source, ref string) (string, error) {
 	// The webhook's own validation, so a reported record is one the host could have sent.
-	// Without HTML escaping, the payload keeps the bytes it was given ("&", not "\u0026").
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(rec); err != nil {
+	body, err := syncerror.MarshalRecord(rec)
+	if err != nil {
 		return "", err
 	}
-	rec, err := syncerror.ParseRecord(bytes.TrimSuffix(body.Bytes(), []byte("\n")), rec.TenantID)
-	if err != nil {
+	if rec, err = syncerror.ParseRecord(body, rec.TenantID); err != nil {
 		return "", err
 	}
 	now := time.Now()
