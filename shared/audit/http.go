@@ -98,7 +98,7 @@ func (h *Handler) parse(r *http.Request) (Query, []httpapi.FieldError) {
 	q := Query{To: now().UTC(), Limit: DefaultLimit, Cursor: httpapi.QueryCursor(v, &errs), ActionType: v.Get("actionType")}
 	parseTime := func(name string, dst *time.Time) {
 		if s := v.Get(name); s != "" {
-			t, err := time.Parse(time.RFC3339Nano, s)
+			t, err := httpapi.ParseTime(s)
 			if err != nil {
 				bad(name, "must be an RFC 3339 date-time")
 				return

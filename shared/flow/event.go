@@ -63,7 +63,7 @@ func ParseEvent(body []byte) (ev Event, errs []httpapi.FieldError, ok bool) {
 	text("recordId", raw.RecordID, &ev.RecordID)
 	if raw.ChangedAt == nil {
 		add("changedAt", "is required")
-	} else if t, err := time.Parse(time.RFC3339Nano, *raw.ChangedAt); err != nil {
+	} else if t, err := httpapi.ParseTime(*raw.ChangedAt); err != nil {
 		add("changedAt", "must be an RFC 3339 date-time such as 2026-11-22T09:30:00Z")
 	} else {
 		ev.ChangedAt = t.UTC()

@@ -106,6 +106,10 @@ func TestParseEvent(t *testing.T) {
 	if !ok || strings.Join(fields, ",") != "eventId,entity,recordId,changedAt,fields" {
 		t.Fatalf("errors on %v", fields)
 	}
+	// A one-digit hour is not RFC 3339, though Go's layout takes it (httpapi.ParseTime).
+	if _, errs, _ := ParseEvent([]byte(`{"eventId":"e1","entity":"Account","recordId":"1","changedAt":"2026-11-22T9:00:00Z","fields":{"n":1}}`)); len(errs) != 1 || errs[0].Field != "changedAt" {
+		t.Fatalf("a one-digit hour: errors %v, want changedAt's", errs)
+	}
 	ev, errs, _ := ParseEvent([]byte(`{"eventId":"e1","entity":"Account","recordId":"1","changedAt":"2026-11-22T11:00:00+01:00","fields":{"n":12.50}}`))
 	if len(errs) != 0 || ev.ChangedAt.Hour() != 10 || sameJSON(ev.Fields["n"], 12.5) {
 		t.Fatalf("event %+v errs %v: the time is UTC and numbers stay as sent", ev, errs)

@@ -213,7 +213,7 @@ func (s *Service) parseRecordQuery(r *http.Request, tenant string) (RecordQuery,
 	now := s.now()
 	q := RecordQuery{Tenant: tenant, From: now.Add(-ReadWindow), To: now}
 	if v := r.URL.Query().Get("since"); v != "" {
-		since, err := time.Parse(time.RFC3339Nano, v)
+		since, err := httpapi.ParseTime(v)
 		switch {
 		case err != nil:
 			errs = append(errs, httpapi.FieldError{Field: "since", Message: "must be an RFC 3339 date-time"})

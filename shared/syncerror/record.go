@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
 // MaxBodyBytes is the largest webhook body accepted (256 KiB).
@@ -125,7 +127,7 @@ func ParseRecord(body []byte, tenantHeader string) (Record, error) {
 		var s string
 		t, err := time.Time{}, json.Unmarshal(v, &s)
 		if err == nil {
-			t, err = time.Parse(time.RFC3339Nano, s)
+			t, err = httpapi.ParseTime(s)
 		}
 		if err != nil {
 			add("occurredAt", "must be an RFC 3339 date-time such as 2026-11-22T09:30:00Z")

@@ -237,6 +237,9 @@ func TestParseRecordFieldErrors(t *testing.T) {
 		{"occurredAt with space separator", map[string]any{"occurredAt": "2026-11-22 09:30:00Z"}, "", []string{"occurredAt"}},
 		{"occurredAt impossible date", map[string]any{"occurredAt": "2026-02-30T09:30:00Z"}, "", []string{"occurredAt"}},
 		{"occurredAt RFC 1123", map[string]any{"occurredAt": "Sun, 22 Nov 2026 09:30:00 GMT"}, "", []string{"occurredAt"}},
+		// Go's RFC 3339 layout takes these; RFC 3339 does not (httpapi.ParseTime).
+		{"occurredAt with a one-digit hour", map[string]any{"occurredAt": "2026-11-22T9:30:00Z"}, "", []string{"occurredAt"}},
+		{"occurredAt with a decimal comma", map[string]any{"occurredAt": "2026-11-22T09:30:00,5Z"}, "", []string{"occurredAt"}},
 		// Over-long fields.
 		{"tenantId over 63", map[string]any{"tenantId": strings.Repeat("a", 64)}, strings.Repeat("a", 64), []string{"tenantId"}},
 		{"errorId over 256", map[string]any{"errorId": strings.Repeat("e", 257)}, "", []string{"errorId"}},

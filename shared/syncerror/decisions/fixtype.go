@@ -160,7 +160,7 @@ func isDate(s string) bool {
 	if _, err := time.Parse(time.DateOnly, s); err == nil {
 		return true
 	}
-	_, err := time.Parse(time.RFC3339, s)
+	_, err := httpapi.ParseTime(s)
 	return err == nil
 }
 

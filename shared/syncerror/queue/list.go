@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
@@ -67,7 +66,7 @@ func ListFilters(w http.ResponseWriter, r *http.Request, who identity.Identity, 
 		bad("class", "must be an error class such as value or missing")
 	}
 	if s := v.Get("since"); s != "" {
-		t, err := time.Parse(time.RFC3339, s)
+		t, err := httpapi.ParseTime(s)
 		if err != nil {
 			bad("since", "must be an RFC 3339 time")
 		}
