@@ -18,16 +18,15 @@ import (
 // the table, so an editor sees its own change. A TTL of 0 reads every time.
 type CachedFlows struct {
 	Store
-	TTL time.Duration
-	Now func() time.Time
-
-	entries bounded.Map[string, cachedFlows]
+	cache bounded.Expiring[string, []Flow]
 }
 
-type cachedFlows struct {
-	flows   []Flow
-	expires time.Time
-	gen     uint64
+// NewCachedFlows is s with its Flows kept for ttl per tenant (now: the clock, nil for the
+// system's).
+func NewCachedFlows(s Store, ttl time.Duration, now func() time.Time) *CachedFlows {
+	c := &CachedFlows{Store: s}
+	c.cache.TTL, c.cache.Now, c.cache.Gen = ttl, now, &flowsGen
+	return c
 }
 
 // flowsGen moves on whenever this process puts or deletes a flow.
@@ -35,19 +34,11 @@ var flowsGen atomic.Uint64
 
 // Flows implements Store. Errors are not cached.
 func (c *CachedFlows) Flows(ctx context.Context, tenantID string) ([]Flow, error) {
-	if c.TTL <= 0 {
-		return c.Store.Flows(ctx, tenantID)
-	}
-	now, gen := c.now(), flowsGen.Load()
-	if e, ok := c.entries.Load(tenantID); ok && e.gen == gen && now.Before(e.expires) {
-		return slices.Clone(e.flows), nil
-	}
-	flows, err := c.Store.Flows(ctx, tenantID)
-	if err != nil {
-		return nil, err
-	}
-	c.entries.Store(tenantID, cachedFlows{flows: slices.Clone(flows), expires: now.Add(c.TTL), gen: gen})
-	return flows, nil
+	flows, err := c.cache.Get(tenantID, func() ([]Flow, error) {
+		flows, err := c.Store.Flows(ctx, tenantID)
+		return slices.Clone(flows), err
+	})
+	return slices.Clone(flows), err
 }
 
 // PutFlow implements Store.
@@ -60,11 +51,4 @@ func (c *CachedFlows) PutFlow(ctx context.Context, tenantID string, f Flow) erro
 func (c *CachedFlows) DeleteFlow(ctx context.Context, tenantID, id string) error {
 	defer flowsGen.Add(1)
 	return c.Store.DeleteFlow(ctx, tenantID, id)
-}
-
-func (c *CachedFlows) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
 }

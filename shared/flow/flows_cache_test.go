@@ -30,7 +30,7 @@ func TestCachedFlowsReadsOncePerTTLAndSeesChanges(t *testing.T) {
 	raw, other := flow.NewDynamoStore(db, table(blueprint.TableFlows)), flow.NewDynamoStore(db, table(blueprint.TableFlows))
 	store := &countingFlows{DynamoStore: raw}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	c := &flow.CachedFlows{Store: store, TTL: 10 * time.Second, Now: func() time.Time { return now }}
+	c := flow.NewCachedFlows(store, 10*time.Second, func() time.Time { return now })
 	f := flow.Flow{ID: "f1", Enabled: true, Source: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"},
 		Target: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"}, Mapping: map[string]string{"Phone": "phone"}}
 	if err := raw.PutFlow(ctx, "t1", f); err != nil {

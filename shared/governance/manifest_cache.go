@@ -16,16 +16,15 @@ import (
 // (platform.Config.TenantCacheTTL). A TTL of 0 reads the source every time.
 type CachedManifests struct {
 	Source ManifestSource
-	TTL    time.Duration
-	Now    func() time.Time
-
-	entries bounded.Map[string, cachedManifest]
+	cache  bounded.Expiring[string, Manifest]
 }
 
-type cachedManifest struct {
-	m       Manifest
-	expires time.Time
-	gen     uint64
+// NewCachedManifests is src with each tenant's manifest kept for ttl (now: the clock, nil
+// for the system's).
+func NewCachedManifests(src ManifestSource, ttl time.Duration, now func() time.Time) *CachedManifests {
+	c := &CachedManifests{Source: src}
+	c.cache.TTL, c.cache.Now, c.cache.Gen = ttl, now, &overridesGen
+	return c
 }
 
 // overridesGen moves on whenever this process changes a tenant's overrides: every cached
@@ -36,24 +35,5 @@ var _ ManifestSource = (*CachedManifests)(nil)
 
 // Manifest implements ManifestSource. Errors are not cached.
 func (c *CachedManifests) Manifest(ctx context.Context, tenantID string) (Manifest, error) {
-	if c.TTL <= 0 {
-		return c.Source.Manifest(ctx, tenantID)
-	}
-	now, gen := c.now(), overridesGen.Load()
-	if e, ok := c.entries.Load(tenantID); ok && e.gen == gen && now.Before(e.expires) {
-		return e.m, nil
-	}
-	m, err := c.Source.Manifest(ctx, tenantID)
-	if err != nil {
-		return Manifest{}, err
-	}
-	c.entries.Store(tenantID, cachedManifest{m: m, expires: now.Add(c.TTL), gen: gen})
-	return m, nil
-}
-
-func (c *CachedManifests) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
+	return c.cache.Get(tenantID, func() (Manifest, error) { return c.Source.Manifest(ctx, tenantID) })
 }

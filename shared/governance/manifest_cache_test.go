@@ -32,7 +32,7 @@ func TestCachedManifestsReadsOncePerTTLAndSeesChanges(t *testing.T) {
 	store := &countingOverrides{}
 	source := &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: store}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	c := &governance.CachedManifests{Source: source, TTL: 10 * time.Second, Now: func() time.Time { return now }}
+	c := governance.NewCachedManifests(source, 10*time.Second, func() time.Time { return now })
 	ctx := context.Background()
 	owner := func() connector.System {
 		t.Helper()

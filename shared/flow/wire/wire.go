@@ -42,7 +42,7 @@ func New(b *platform.Base) (*flow.Service, error) {
 	store := flow.NewDynamoStore(b.DB, b.Config.Table(blueprint.Flows))
 	// The executors read the tenant's flows through a per-process cache (issue 37 §3);
 	// the settings routes (Service.Store) read the table.
-	runs := &flow.CachedFlows{Store: store, TTL: b.Config.TenantCacheTTL}
+	runs := flow.NewCachedFlows(store, b.Config.TenantCacheTTL, nil)
 	x := &flow.Executor{Store: runs, Guard: g, SyncErrors: Reporter{se.Reporter()}, Now: b.Clock(),
 		Trails: governance.Trails{Ledger: b.GovernanceStore()}, XRefs: store, Finder: adminwire.Finders{Connectors: guarded.Connectors(b)}}
 	// The sync-error retries run with this executor's redrive, and every run's write that

@@ -41,7 +41,7 @@ func Guard(b *platform.Base) (*governance.Guard, error) {
 		store := b.GovernanceStore()
 		// The manifest is kept for the tenant cache's TTL: a flow event's write reads no
 		// overrides from the table while they are fresh (issue 37 §3).
-		manifests := &governance.CachedManifests{Source: b.Manifests(), TTL: b.Config.TenantCacheTTL}
+		manifests := governance.NewCachedManifests(b.Manifests(), b.Config.TenantCacheTTL, nil)
 		g, err := governance.NewGuard(governance.Deps{
 			Manifests: manifests, Ledger: store, Records: store,
 			Connectors: governance.RegistryConnectors(Connectors(b)), Scanner: b.DLP(), Audit: b.Audit,
