@@ -20,11 +20,21 @@ import (
 // policy around a diagnosis: a learned fix before the AI is asked, and the auto rule applied
 // to the proposal once the diagnosis is stored.
 type AutoApply struct {
-	Assist    *policy.Assist
+	Assist *policy.Assist
+	// Policies reads the tenant's approval policy for the auto rules (nil: Assist's, read
+	// each time).
+	Policies  *policy.CachedPolicies
 	Apply     *decisions.Service // the approve path an enforced rule applies through
 	Tenants   tenant.Reader
 	Diagnoser syncerror.Diagnoser
 	Now       func() time.Time
+}
+
+func (ap *AutoApply) policy(ctx context.Context, tenantID string) (policy.Policy, error) {
+	if ap.Policies != nil {
+		return ap.Policies.Get(ctx, tenantID)
+	}
+	return ap.Assist.Policies().Get(ctx, tenantID)
 }
 
 func (ap *AutoApply) now() time.Time {
@@ -62,7 +72,7 @@ func (ap *AutoApply) Automate(ctx context.Context, c syncerror.Claim, p syncerro
 		return
 	}
 	c.Proposal, c.Status, c.Diagnosis = &p, syncerror.StatusPending, syncerror.DiagnosisReady
-	pol, err := ap.Assist.Policies().Get(ctx, c.TenantID)
+	pol, err := ap.policy(ctx, c.TenantID)
 	if err != nil {
 		httpapi.Logger(ctx).Error("approval policy unreadable; no automation", "id", c.ID, "error", err)
 		return

@@ -51,6 +51,8 @@ type Worker struct {
 	// (nil: neither); Apply is the approve path an enforced rule applies through.
 	Assist *policy.Assist
 	Apply  *decisions.Service
+	// Policies caches the approval policy the auto rules read (nil: read each time).
+	Policies *policy.CachedPolicies
 	// Retries puts rows of a retryable class on the retry schedule once diagnosed (nil:
 	// every row waits for people).
 	Retries *retries.Retrier
@@ -225,5 +227,5 @@ func (w *Worker) log() *slog.Logger {
 // autoApply is the tenant's knowledge and auto rules around a diagnosis, on this worker's
 // store, clock and approve path.
 func (w *Worker) autoApply() *automation.AutoApply {
-	return &automation.AutoApply{Assist: w.Assist, Apply: w.Apply, Tenants: w.Tenants, Diagnoser: w.Diagnoser, Now: w.Now}
+	return &automation.AutoApply{Assist: w.Assist, Policies: w.Policies, Apply: w.Apply, Tenants: w.Tenants, Diagnoser: w.Diagnoser, Now: w.Now}
 }

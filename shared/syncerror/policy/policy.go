@@ -308,6 +308,7 @@ func (p Policies) Get(ctx context.Context, tenantID string) (Policy, error) {
 // Put stores next if the stored policy is at next.Version (0: none stored yet).
 // ErrStateChanged when it is not.
 func (p Policies) Put(ctx context.Context, tenantID string, next Policy, now time.Time) (Policy, error) {
+	defer policyGen.Add(1) // CachedPolicies in this process read it again
 	body, err := json.Marshal(Policy{Rules: next.Rules})
 	if err != nil {
 		return Policy{}, err

@@ -55,6 +55,7 @@ func (f *Feature) docs() syncerror.DocStore {
 // shadows; an enforced rule then records that it could not apply.
 func (f *Feature) automate(w *diagnosis.Worker) {
 	w.Assist = f.assist()
+	w.Policies = policy.NewCachedPolicies(w.Assist.Policies(), f.Base.Config.TenantCacheTTL, f.Base.Clock())
 	op, err := f.Operator()
 	if err != nil {
 		f.Base.Log.Error("auto-apply unavailable: the guard could not be built", "error", err)
