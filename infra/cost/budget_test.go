@@ -39,8 +39,10 @@ const (
 	// on 2026-11-29, 13 since the applied marker and the approval are one write (37 for
 	// three approves here; 40 before), issue 37 §1; 34 for three since the approve answers
 	// with the row that write returns instead of reading it again (11 each warm, and the
-	// first approve's reads of the tenant and the manifest, cached after it).
-	approveCalls = 12
+	// first approve's reads of the tenant and the manifest, cached after it); 10 each warm
+	// since a row no auto rule matched reads no automation record (thirteenth session,
+	// Proposal.Automation), so 11 holds it with the first approve's reads.
+	approveCalls = 11
 	// diagnoseCalls are the DynamoDB calls of one diagnosis on the rules provider: taking
 	// and completing the row, the learned-fix lookups, the trace, cost and audit records.
 	// 9 until 2026-11-30 (thirteenth session), 8 since a warm worker reads the approval

@@ -15,6 +15,10 @@ const (
 	OutcomeReverted = "reverted"
 )
 
+// NoAutomation is a Proposal's Automation when no auto rule matched it at diagnosis: the
+// row has no automation record, so a decision on it reads none.
+const NoAutomation = "none"
+
 // Automation is what an auto rule did (enforce) or would have done (shadow) for a row.
 type Automation struct {
 	ClaimID string `json:"claimId"`

@@ -32,6 +32,10 @@ type Proposal struct {
 	// whose decisions), empty for the AI's diagnosis.
 	Source  string      `json:"source,omitempty"`
 	Learned *Provenance `json:"learned,omitempty"`
+	// Automation is the mode of the auto rule that matched the proposal when it was
+	// stored (an automation record was made), NoAutomation when none did, and empty when it
+	// is not known (the policy was unreadable, or the proposal predates the field).
+	Automation string `json:"automation,omitempty"`
 }
 
 // Diagnoser produces a proposal for a claim. It returns an error wrapping ErrPermanent

@@ -64,23 +64,43 @@ func (ap *AutoApply) Propose(ctx context.Context, c syncerror.Claim, inferenceID
 	return l.WithoutRejected(ctx, c, p)
 }
 
-// Automate applies the tenant's auto rule to a row whose diagnosis just completed: shadow
-// records what it would apply; enforce applies it through the approve route's own path.
-// Nothing here fails the diagnosis: a row the rule cannot apply waits for people.
-func (ap *AutoApply) Automate(ctx context.Context, c syncerror.Claim, p syncerror.Proposal) {
+// Decide is the tenant's auto rule for a row's new proposal, read before the proposal is
+// stored, so the stored proposal says whether the row has an automation record
+// (Proposal.Automation). ok is false when the policy could not be read: then no rule
+// applies, and the proposal says nothing.
+func (ap *AutoApply) Decide(ctx context.Context, c syncerror.Claim, p syncerror.Proposal) (d policy.Decision, ok bool) {
 	if ap.Assist == nil || len(p.Fix) == 0 {
-		return
+		return policy.Decision{}, true
 	}
 	c.Proposal, c.Status, c.Diagnosis = &p, syncerror.StatusPending, syncerror.DiagnosisReady
 	pol, err := ap.policy(ctx, c.TenantID)
 	if err != nil {
 		httpapi.Logger(ctx).Error("approval policy unreadable; no automation", "id", c.ID, "error", err)
+		return policy.Decision{}, false
+	}
+	return pol.Decide(policy.FactsOf(c, p.Fix)), true
+}
+
+// Automation is what Decide's answer makes the proposal say (Proposal.Automation).
+func Automation(d policy.Decision, ok bool) string {
+	switch {
+	case !ok:
+		return ""
+	case d.Apply != policy.ApplyAuto:
+		return syncerror.NoAutomation
+	}
+	return d.Mode
+}
+
+// Automate applies d, the tenant's auto rule for a row whose diagnosis just completed
+// (Decide): shadow records what it would apply; enforce applies it through the approve
+// route's own path. Nothing here fails the diagnosis: a row the rule cannot apply waits for
+// people.
+func (ap *AutoApply) Automate(ctx context.Context, c syncerror.Claim, p syncerror.Proposal, d policy.Decision) {
+	if ap.Assist == nil || len(p.Fix) == 0 || d.Apply != policy.ApplyAuto {
 		return
 	}
-	d := pol.Decide(policy.FactsOf(c, p.Fix))
-	if d.Apply != policy.ApplyAuto {
-		return
-	}
+	c.Proposal, c.Status, c.Diagnosis = &p, syncerror.StatusPending, syncerror.DiagnosisReady
 	rec := syncerror.Automation{ClaimID: c.ID, ErrorID: c.Record.ErrorID, RecordType: c.Record.RecordType, RecordID: c.Record.RecordID,
 		RuleID: d.RuleID, Mode: d.Mode, Class: p.Class, Fix: p.Fix, At: ap.now()}
 	if d.Mode == policy.ModeEnforce {

@@ -166,8 +166,13 @@ func (w *Worker) handle(ctx context.Context, msg events.SQSMessage) error {
 // and the next delivery can take the claim at once; after MaxDiagnosisAttempts it is final.
 func (w *Worker) diagnose(ctx context.Context, c syncerror.Claim) error {
 	attempt := c.DiagnosisAttempts
-	p, err := w.autoApply().Propose(ctx, c, syncerror.InferenceID(c.ID, attempt))
+	auto := w.autoApply()
+	p, err := auto.Propose(ctx, c, syncerror.InferenceID(c.ID, attempt))
 	if err == nil {
+		// The auto rule is decided before the proposal is stored, so the proposal says
+		// whether the row has an automation record, and a decision on it need not read one.
+		d, decided := auto.Decide(ctx, c, p)
+		p.Automation = automation.Automation(d, decided)
 		err := w.Claims.CompleteDiagnosis(ctx, c.TenantID, c.ID, attempt, p, w.now())
 		if errors.Is(err, syncerror.ErrStateChanged) {
 			// Overtaken by a later attempt; its result stands.
@@ -180,7 +185,7 @@ func (w *Worker) diagnose(ctx context.Context, c syncerror.Claim) error {
 				Counts: map[string]float64{"Diagnoses": 1, "DiagnosisLatency": float64(w.now().Sub(c.ClaimedAt).Milliseconds())},
 				Units:  map[string]string{"DiagnosisLatency": "Milliseconds"},
 				Fields: map[string]any{"class": p.Class, "tenant": c.TenantID}})
-			w.autoApply().Automate(ctx, c, p)
+			auto.Automate(ctx, c, p, d)
 			if err := w.Retries.Plan(ctx, c, p); err != nil {
 				// The row stays pending, in front of people: nothing is lost.
 				w.log().Warn("automatic retry not planned", "tenant", c.TenantID, "id", c.ID, "error", err)

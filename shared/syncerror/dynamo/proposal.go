@@ -47,6 +47,7 @@ type moreProposal struct {
 	Model       string                `json:"model"`
 	DiagnosedAt time.Time             `json:"diagnosedAt"`
 	Learned     *syncerror.Provenance `json:"learned,omitempty"`
+	Automation  string                `json:"automation,omitempty"`
 }
 
 // proposalAttrs are p's two attributes: the listed part and the rest.
@@ -56,7 +57,7 @@ func proposalAttrs(p syncerror.Proposal) (listed, more types.AttributeValue) {
 		l.Learned = &learnedCount{Approvals: p.Learned.Approvals}
 	}
 	m := moreProposal{Retryable: p.Retryable, Summary: p.Summary, Rationale: p.Rationale, InferenceID: p.InferenceID,
-		Provider: p.Provider, Model: p.Model, DiagnosedAt: p.DiagnosedAt, Learned: p.Learned}
+		Provider: p.Provider, Model: p.Model, DiagnosedAt: p.DiagnosedAt, Learned: p.Learned, Automation: p.Automation}
 	lb, _ := json.Marshal(l) // both decoded from JSON or built of JSON values: they marshal
 	mb, _ := json.Marshal(m)
 	// The rest is written once and read by a row's detail and the workers only, but it is

@@ -82,8 +82,12 @@ func (a *Assist) recordOutcome(ctx context.Context, c syncerror.Claim, fix []syn
 	})
 }
 
-// SetOutcome changes the row's automation record, when it has one and change says so.
+// SetOutcome changes the row's automation record, when it has one and change says so. A
+// proposal no auto rule matched has none, so it is not read for.
 func (a *Assist) SetOutcome(ctx context.Context, c syncerror.Claim, now time.Time, change func(*syncerror.Automation) bool) {
+	if c.Proposal != nil && c.Proposal.Automation == syncerror.NoAutomation {
+		return
+	}
 	_, err := syncerror.UpdateDoc(ctx, a.Store, c.TenantID, syncerror.DocAutomation+c.ID, now, func(rec *syncerror.Automation, exists bool) error {
 		if !exists || !change(rec) {
 			return errSkip
