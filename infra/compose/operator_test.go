@@ -28,6 +28,8 @@ type flow struct {
 	*env
 	erp *fakesystem.Server
 	api http.Handler
+	// erpURL is the fake host ERP's address, the demo tenant's hosterp connector.
+	erpURL string
 }
 
 // newFlow is the whole service on the emulators with a fake host ERP over real HTTP,
@@ -54,7 +56,7 @@ func newFlow(t testing.TB) *flow {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &flow{env: e, erp: erp, api: api}
+	return &flow{env: e, erp: erp, api: api, erpURL: srv.URL}
 }
 
 // diagnosed ingests the fixture event and runs the worker on it.
