@@ -68,29 +68,29 @@ func withWriteToken(update, tok string, values Item) string {
 // ReturnValues). Refused by its condition, it reads the item back (the emulator returns
 // none with the failure): notFound when there is none; the item, when it carries tok (this
 // update, applied before its answer was lost and sent again by the SDK: the success it
-// was); else refused, another writer's change.
-func UpdateOnce(ctx context.Context, client *dynamodb.Client, in *dynamodb.UpdateItemInput, tok string, notFound error) (it Item, refused bool, err error) {
+// was); else conflict, another writer's change.
+func UpdateOnce(ctx context.Context, client *dynamodb.Client, in *dynamodb.UpdateItemInput, tok string, notFound, conflict error) (Item, error) {
 	if in.ExpressionAttributeValues == nil {
 		in.ExpressionAttributeValues = Item{}
 	}
 	in.UpdateExpression = aws.String(withWriteToken(aws.ToString(in.UpdateExpression), tok, in.ExpressionAttributeValues))
 	out, err := client.UpdateItem(ctx, in)
 	if err == nil {
-		return out.Attributes, false, nil
+		return out.Attributes, nil
 	}
 	if !IsConditionFailed(err) {
-		return nil, false, err
+		return nil, err
 	}
 	got, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: in.TableName, Key: in.Key, ConsistentRead: aws.Bool(true)})
 	switch {
 	case err != nil:
-		return nil, false, fmt.Errorf("read back a refused update: %w", err)
+		return nil, fmt.Errorf("read back a refused update: %w", err)
 	case got.Item == nil:
-		return nil, false, notFound
+		return nil, notFound
 	case Wrote(got.Item, tok):
-		return got.Item, false, nil
+		return got.Item, nil
 	}
-	return nil, true, nil
+	return nil, conflict
 }
 
 // Wrote reports whether it carries tok: the conditional write that set tok was applied.

@@ -203,7 +203,7 @@ func (s *DynamoStore) List(ctx context.Context, tenantID string, status Status, 
 // applied (its answer lost) from another writer's: as ErrStateChanged, an accept would be
 // answered lease_held by its own lease, and a reject or revert reported as not done.
 func (s *DynamoStore) transition(ctx context.Context, op, tenantID, id, cond, update string, values dynamostore.Item) (Approval, error) {
-	it, refused, err := dynamostore.UpdateOnce(ctx, s.client, &dynamodb.UpdateItemInput{
+	it, err := dynamostore.UpdateOnce(ctx, s.client, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.key(tenantID, id),
 		ConditionExpression:       aws.String(cond),
@@ -211,12 +211,9 @@ func (s *DynamoStore) transition(ctx context.Context, op, tenantID, id, cond, up
 		ExpressionAttributeNames:  financeNames,
 		ExpressionAttributeValues: values,
 		ReturnValues:              types.ReturnValueAllNew,
-	}, dynamostore.NewWriteToken(), ErrNotFound)
-	switch {
-	case err != nil:
+	}, dynamostore.NewWriteToken(), ErrNotFound, ErrStateChanged)
+	if err != nil {
 		return Approval{}, fmt.Errorf("%s finance approval %s/%s: %w", op, tenantID, id, err)
-	case refused:
-		return Approval{}, ErrStateChanged
 	}
 	return financeApprovalFrom(it)
 }

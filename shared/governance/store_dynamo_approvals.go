@@ -275,7 +275,7 @@ func (s *DynamoStore) RetakeRelease(ctx context.Context, tenant, id string, stal
 // decider's: as ErrStateChanged, an approve would be answered 409 not_pending and the
 // held write left releasing until the retake.
 func (s *DynamoStore) updateApproval(ctx context.Context, tenant, id, cond, update string, values dynamostore.Item) (PendingApproval, error) {
-	it, refused, err := dynamostore.UpdateOnce(ctx, s.client, &dynamodb.UpdateItemInput{
+	it, err := dynamostore.UpdateOnce(ctx, s.client, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.approvalKey(tenant, id),
 		ConditionExpression:       aws.String(cond),
@@ -283,12 +283,9 @@ func (s *DynamoStore) updateApproval(ctx context.Context, tenant, id, cond, upda
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
 		ExpressionAttributeValues: values,
 		ReturnValues:              types.ReturnValueAllNew,
-	}, dynamostore.NewWriteToken(), ErrNotFound)
-	switch {
-	case err != nil:
+	}, dynamostore.NewWriteToken(), ErrNotFound, ErrStateChanged)
+	if err != nil {
 		return PendingApproval{}, fmt.Errorf("update approval %s/%s: %w", tenant, id, err)
-	case refused:
-		return PendingApproval{}, ErrStateChanged
 	}
 	return approvalFrom(it)
 }

@@ -55,7 +55,7 @@ func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, from
 // told of a conflict: the one case left, and it reports no write that did not happen.)
 func (s *DynamoClaims) updateRow(ctx context.Context, op, tenantID, id, cond, update string, values dynamostore.Item) (syncerror.Claim, error) {
 	cond = "(" + cond + ") AND (attribute_not_exists(write_token) OR write_token <> :wtok)"
-	it, refused, err := dynamostore.UpdateOnce(ctx, s.client, &dynamodb.UpdateItemInput{
+	it, err := s.updateOnce(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       s.key(tenantID, id),
 		ConditionExpression:       aws.String(cond),
@@ -63,12 +63,9 @@ func (s *DynamoClaims) updateRow(ctx context.Context, op, tenantID, id, cond, up
 		ExpressionAttributeNames:  statusName(cond + update),
 		ExpressionAttributeValues: values,
 		ReturnValues:              types.ReturnValueAllNew,
-	}, s.writeToken(), syncerror.ErrNotFound)
-	switch {
-	case err != nil:
+	})
+	if err != nil {
 		return syncerror.Claim{}, fmt.Errorf("%s %s/%s: %w", op, tenantID, id, err)
-	case refused:
-		return syncerror.Claim{}, syncerror.ErrStateChanged
 	}
 	return claimFrom(it)
 }

@@ -76,18 +76,14 @@ func (s *DynamoClaims) BeginDiagnosis(ctx context.Context, tenantID, id string, 
 	return claimFrom(it)
 }
 
-// updateOnce makes one of the diagnosis's conditional writes (dynamostore.UpdateOnce) and
-// says why its condition failed: ErrNotFound for a missing row, ErrStateChanged for
-// another writer's change. Each of these writes makes its own condition false, so the
-// write token is what tells the SDK's resend of a write already applied (its answer lost)
-// from a conflict: as ErrStateChanged, a diagnosis would be dropped as overtaken, its
-// automation skipped, or a claim left held until the reconcile.
+// updateOnce makes one conditional write of a row (dynamostore.UpdateOnce) and says why
+// its condition failed: ErrNotFound for a missing row, ErrStateChanged for another
+// writer's change. Many of these writes make their own condition false, so the write token
+// is what tells the SDK's resend of a write already applied (its answer lost) from a
+// conflict: as ErrStateChanged, a diagnosis would be dropped as overtaken, its automation
+// skipped, or a claim left held until the reconcile.
 func (s *DynamoClaims) updateOnce(ctx context.Context, in *dynamodb.UpdateItemInput) (dynamostore.Item, error) {
-	it, refused, err := dynamostore.UpdateOnce(ctx, s.client, in, s.writeToken(), syncerror.ErrNotFound)
-	if err == nil && refused {
-		err = syncerror.ErrStateChanged
-	}
-	return it, err
+	return dynamostore.UpdateOnce(ctx, s.client, in, s.writeToken(), syncerror.ErrNotFound, syncerror.ErrStateChanged)
 }
 
 // Stuck implements ClaimStore through the by_diagnosis index, which is sparse (only a

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -88,7 +89,7 @@ func (s *DynamoClaims) Tag(ctx context.Context, tenantID, id, tag string, on boo
 		update = "SET " + triageUpdate + " ADD tags :tag"
 	}
 	c, err := s.updateRow(ctx, "tag", tenantID, id, cond, update, v)
-	if err == syncerror.ErrStateChanged {
+	if errors.Is(err, syncerror.ErrStateChanged) {
 		return syncerror.Claim{}, syncerror.ErrTriageFull
 	}
 	return c, err
@@ -101,7 +102,7 @@ func (s *DynamoClaims) AddNote(ctx context.Context, tenantID, id string, n synce
 	v[":note"], v[":max"] = noteList([]syncerror.Note{n}), dynamostore.Num(syncerror.MaxNotes)
 	c, err := s.updateRow(ctx, "note", tenantID, id, "attribute_exists(id) AND (attribute_not_exists(notes) OR size(notes) < :max)",
 		"SET notes = list_append(if_not_exists(notes, :empty), :note), "+triageUpdate, v)
-	if err == syncerror.ErrStateChanged {
+	if errors.Is(err, syncerror.ErrStateChanged) {
 		return syncerror.Claim{}, syncerror.ErrTriageFull
 	}
 	return c, err
