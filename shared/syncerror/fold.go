@@ -38,9 +38,8 @@ import (
 // signature's rows, so it is a duplicate even when its content, and so its signature,
 // changed) and, for a signed webhook whose id is not its error's HostMessageID, the
 // webhook-id's (RecordWebhookID: another message under a known id is a replay, refused
-// before anything of it is folded). A new errorId
-// cannot be a late copy of a closed row's error, which is why the fold may guess its
-// generation. So the webhook's ingest is two single-item conditional writes in two round
+// before anything of it is folded). A new errorId cannot be a late copy of a closed row's
+// error, which is why the fold may guess its generation. So the webhook's ingest is two single-item conditional writes in two round
 // trips, no read, and one send for a new row, when the webhook-id is the one the host
 // ERP's script derives from the errorId (HostMessageID: it needs no record); another
 // sender's id adds its record, side by side with the errorId's. Fewer writes would drop a
