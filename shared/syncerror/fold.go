@@ -19,9 +19,11 @@ import (
 //
 // How (issue 37 §0: the webhook's path makes no read and one write per item it must
 // change). A signature's open row is keyed by the signature and a generation:
-// ClaimID(tenant, "sig:"+signature+"#"+generation), so the fold is the row's own
-// conditional update: create it if absent; else, if it is still open and has not seen
-// this errorId, ADD one occurrence. DynamoDB applies one item's update atomically, so
+// ClaimID(tenant, "sig:"+signature+"#"+generation), so the fold is a conditional write
+// of the row itself: create it if absent; else, if it is still open and has not seen
+// this errorId, ADD one occurrence (FoldStore.Fold; the DynamoDB store puts a row it has
+// not seen and counts on one it has with a short update, guessing which from what it
+// folded in this process). DynamoDB applies each write to one item atomically, so
 // concurrent posts serialise on that row: each adds exactly one occurrence, and the first
 // creates it. The generation is not read first: a signature's rows are never deleted, so
 // generation 0 is right for every signature not seen closed, and the generation last

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/syncassist/syncassist/shared/bounded"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -21,6 +22,9 @@ type DynamoClaims struct {
 	// token makes each conditional update's write token (nil: random); tests fix it to
 	// send one update twice, as the SDK does after a lost answer.
 	token func() string
+	// folded are the rows ("tenant\nid") this store created or counted an occurrence on:
+	// their next occurrence is counted without the create's put (Fold).
+	folded bounded.Map[string, struct{}]
 }
 
 var _ syncerror.ClaimStore = (*DynamoClaims)(nil)

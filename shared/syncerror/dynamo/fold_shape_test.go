@@ -1,0 +1,133 @@
+package dynamo_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/syncassist/syncassist/infra/emulators/emutest"
+	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/dynamo"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
+)
+
+// writeLog keeps the write requests a client sends, in order, as "Op" or, for an
+// UpdateItem, "UpdateItem <update expression>".
+type writeLog struct {
+	mu     sync.Mutex
+	writes []string
+	values []int // ExpressionAttributeValues per UpdateItem
+}
+
+func (l *writeLog) install(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("writeLog",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				l.mu.Lock()
+				switch p := in.Parameters.(type) {
+				case *dynamodb.PutItemInput:
+					l.writes = append(l.writes, "PutItem")
+				case *dynamodb.UpdateItemInput:
+					l.writes = append(l.writes, "UpdateItem "+aws.ToString(p.UpdateExpression))
+					l.values = append(l.values, len(p.ExpressionAttributeValues))
+				}
+				l.mu.Unlock()
+				return next.HandleInitialize(ctx, in)
+			}), middleware.After)
+	})
+}
+
+func (l *writeLog) take() ([]string, []int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w, v := l.writes, l.values
+	l.writes, l.values = nil, nil
+	return w, v
+}
+
+// A new row is the claim's one put, and a store's next occurrence of it one short
+// update that sends the count, not the row (issue 37 §0: an update naming all thirty
+// attributes with if_not_exists cost the local emulator more than the rest of the ingest).
+// A row another process created costs this store one refused put before its first count;
+// a row gone since is created again.
+func TestFoldCreatesWithAPutAndCountsWithAShortUpdate(t *testing.T) {
+	db, table := emutest.Pair.Tables(t)
+	var log writeLog
+	client := dynamodb.New(db.Options(), log.install)
+	claims := dynamo.NewDynamoClaims(client, table(blueprint.TableProcessed))
+	other := dynamo.NewDynamoClaims(db, table(blueprint.TableProcessed))
+	ctx := context.Background()
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	post := func(s *dynamo.DynamoClaims, errorID string) (syncerror.FoldResult, syncerror.Claim) {
+		t.Helper()
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("acme", errorID), syncerror.SourceWebhook, "", at)
+		c.Record.RecordID = errorID[:1] // E-… and O-… are two records: two rows
+		c.Retry.Signature, c.Retry.Occurrences, c.Retry.ErrorKeys = "sig", 1, []string{syncerror.ErrorKey(errorID)}
+		c.ID = syncerror.RowID(c.Record)
+		res, row, err := s.Fold(ctx, c, syncerror.ErrorKey(errorID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, row
+	}
+	short := func(w string) bool { return strings.HasPrefix(w, "UpdateItem ") && !strings.Contains(w, "if_not_exists") }
+
+	if res, _ := post(claims, "E-1"); res != syncerror.FoldCreated {
+		t.Fatalf("first post %v", res)
+	}
+	if w, _ := log.take(); fmt.Sprint(w) != "[PutItem]" {
+		t.Fatalf("a new row's writes %q, want the claim's put", w)
+	}
+	res, row := post(claims, "E-2")
+	w, v := log.take()
+	if res != syncerror.FoldOccurrence || row.Retry.Occurrences != 2 || len(w) != 1 || !short(w[0]) || v[0] > 9 {
+		t.Fatalf("an occurrence: %v %d, writes %q with %v values, want one short update", res, row.Retry.Occurrences, w, v)
+	}
+	if res, _ := post(claims, "E-2"); res != syncerror.FoldDuplicate {
+		t.Fatalf("a redelivery %v", res)
+	}
+	log.take()
+
+	// A row another store created: one refused put, then counted; counted directly after.
+	if res, _ := post(other, "O-1"); res != syncerror.FoldCreated {
+		t.Fatal(res)
+	}
+	for i, want := range []string{"[PutItem UpdateItem]", "[UpdateItem]"} {
+		res, row := post(claims, fmt.Sprint("O-", i+2))
+		w, _ := log.take()
+		ops := make([]string, len(w))
+		for j, x := range w {
+			ops[j], _, _ = strings.Cut(x, " ")
+		}
+		if res != syncerror.FoldOccurrence || row.Retry.Occurrences != i+2 || fmt.Sprint(ops) != want || ops[0] == "PutItem" && !short(w[1]) {
+			t.Fatalf("occurrence %d of another store's row: %v %d, writes %q, want %s", i+2, res, row.Retry.Occurrences, w, want)
+		}
+	}
+	_, row = post(other, "O-1")
+	stored, err := other.Get(ctx, "acme", row.ID)
+	if err != nil || stored.Retry.Occurrences != 3 || len(stored.Retry.ErrorKeys) != 3 {
+		t.Fatalf("stored %+v err=%v", stored.Retry, err)
+	}
+
+	// A row gone since this store counted on it (a tenant's data erased): created again.
+	if _, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table(blueprint.TableProcessed)),
+		Key: dynamostore.Item{"tenant_id": dynamostore.Str("acme"), "id": dynamostore.Str(row.ID)}}); err != nil {
+		t.Fatal(err)
+	}
+	log.take()
+	if res, row := post(claims, "O-9"); res != syncerror.FoldCreated || row.Retry.Occurrences != 1 {
+		t.Fatalf("a post after the row was deleted: %v %+v", res, row.Retry)
+	}
+	if w, _ := log.take(); len(w) != 2 || !short(w[0]) || w[1] != "PutItem" {
+		t.Fatalf("writes %q, want the refused count, then the put", w)
+	}
+}
