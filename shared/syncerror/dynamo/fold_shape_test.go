@@ -79,7 +79,9 @@ func TestFoldCreatesWithAPutAndCountsWithAShortUpdate(t *testing.T) {
 		}
 		return res, row
 	}
-	short := func(w string) bool { return strings.HasPrefix(w, "UpdateItem ") && !strings.Contains(w, "if_not_exists") }
+	short := func(w string) bool {
+		return strings.HasPrefix(w, "UpdateItem ") && !strings.Contains(w, "if_not_exists")
+	}
 
 	if res, _ := post(claims, "E-1"); res != syncerror.FoldCreated {
 		t.Fatalf("first post %v", res)
