@@ -134,7 +134,7 @@ func excused(op apicheck.Operation, x apicheck.Exchange) bool {
 // when an earlier input changed it: every input starts from a tenant whose write-backs
 // reach the fake ERP. An admin's input may remove the connector or move it (PATCH
 // /api/settings, which is allowed); then an approve answers 503 connector_not_configured
-// and a revert 502 record_unreadable, as documented, and the search reported them as 5xx
+// and a revert 503 connector_not_configured (502 record_unreadable before 2026-11-30), as documented, and the search reported them as 5xx
 // (CI once failed on that sequence). Such inputs are still sent and judged.
 func (fl *flow) restoreConnector(t *testing.T) {
 	ctx := context.Background()

@@ -54,6 +54,12 @@ func (o *Service) RevertHandler() http.Handler {
 		}
 		ctx := r.Context()
 		current, err := o.Assist.Reader.ReadFields(ctx, c)
+		if errors.Is(err, syncerror.ErrWriterNotConfigured) {
+			// As the approve answers it: a setting to fix, not a system that failed.
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
+				"The tenant has no connector for the system the fix was written to; nothing was reverted and the row stays approved."))
+			return
+		}
 		if err != nil {
 			httpapi.Logger(ctx).Error("revert: record unreadable", "id", c.ID, "error", err)
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadGateway, "record_unreadable",
@@ -89,6 +95,11 @@ func (o *Service) RevertHandler() http.Handler {
 			details["refusal"] = refused.Code
 			o.WriteAudit(ctx, actor, "syncerror.revert", audit.ResultDenied, "syncerror/"+c.ID, details)
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(refused.Status, refused.Code, refused.Reason))
+			return
+		case errors.Is(werr, syncerror.ErrWriterNotConfigured):
+			o.WriteAudit(ctx, actor, "syncerror.revert", audit.ResultFailure, "syncerror/"+c.ID, details)
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
+				"The tenant has no connector for the system the fix was written to; nothing was reverted and the row stays approved."))
 			return
 		case werr != nil && !errors.Is(werr, syncerror.ErrFixUnrecorded):
 			httpapi.Logger(ctx).Error("revert write failed", "id", c.ID, "error", werr)

@@ -3,10 +3,12 @@ package decisions_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
 )
 
@@ -91,5 +93,41 @@ func TestRevertRefusesWhenAValueBeforeWasWithheld(t *testing.T) {
 	}
 	if f.Writer.Count() != 1 {
 		t.Fatalf("written: %+v", f.Writer.Writes)
+	}
+}
+
+// noConnector is the record store of a tenant whose connector was removed since the fix.
+type noConnector struct{}
+
+func (noConnector) ReadFields(context.Context, syncerror.Claim) (map[string]any, error) {
+	return nil, fmt.Errorf("%w: hosterp", syncerror.ErrWriterNotConfigured)
+}
+
+// A tenant whose connector was removed since the fix gets the approve's answer, a setting
+// to fix (503 connector_not_configured), not a system that failed (502 record_unreadable);
+// an unreadable record still gets 502. Either way nothing is written and the row stays
+// approved.
+func TestRevertWithoutAConnectorSaysSo(t *testing.T) {
+	for _, tc := range []struct {
+		reader policy.RecordReader
+		status int
+		code   string
+	}{{noConnector{}, http.StatusServiceUnavailable, "connector_not_configured"}, {downRecords{}, http.StatusBadGateway, "record_unreadable"}} {
+		f := roomtest.NewAssistFixture(t)
+		f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd"}}
+		row := f.Arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
+		f.Records.Fields = map[string]any{"subsidiary": "Acme GmbH"}
+		if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", ""); w.Code != http.StatusOK {
+			t.Fatalf("approve: %d %s", w.Code, w.Body)
+		}
+		f.Op.Assist.Reader = tc.reader
+		w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", "")
+		if w.Code != tc.status || roomtest.ProblemCode(t, w) != tc.code {
+			t.Fatalf("revert with %T: %d %s, want %d %s", tc.reader, w.Code, w.Body, tc.status, tc.code)
+		}
+		stored, _ := f.Claims.Get(context.Background(), "acme", row.ID)
+		if f.Writer.Count() != 1 || stored.Status != syncerror.StatusApproved {
+			t.Fatalf("after the refused revert: %d writes, row %s", f.Writer.Count(), stored.Status)
+		}
 	}
 }
