@@ -26,6 +26,15 @@ type WebhookClaims interface {
 	ClaimWebhook(ctx context.Context, tenantID, webhookID string, system connector.System, eventID string, now time.Time) error
 }
 
+// EventMessageID is the webhook-id docs/flow-sources.md tells a relay to derive for event
+// eventID of system: "msg_" and the first 32 hex digits of SHA-256(system NUL eventId).
+// Derived from the event, it is the same on every retry of that event, which Standard
+// Webhooks makes a redelivery of one message.
+func EventMessageID(system connector.System, eventID string) string {
+	sum := sha256.Sum256([]byte(string(system) + "\x00" + eventID))
+	return "msg_" + hex.EncodeToString(sum[:16])
+}
+
 // ErrReplayed is a webhook-id already used by another message of the tenant.
 var ErrReplayed = errors.New("flow: webhook-id already used by another message")
 

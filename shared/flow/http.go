@@ -64,7 +64,8 @@ func SignatureHint(system connector.System) string {
 // EventHandler is POST /api/flows/events/{system}: a source system's change event, signed
 // with that system's own secret. The order is fixed: signature (so the source is the one
 // the secret proves, not the path's word), tenant flags, validation, the webhook-id's
-// claim, the runs. Nothing is stored unless every check before the claim passed.
+// claim (none for the event's own EventMessageID), the runs. Nothing is stored unless
+// every check before the claim passed.
 func (s *Service) EventHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		system := connector.System(r.PathValue("system"))
@@ -92,7 +93,17 @@ func (s *Service) EventHandler() http.Handler {
 			httpapi.WriteInvalidBody(w, r, "The change event has invalid fields; see errors.", errs)
 			return
 		}
-		err := s.Claims.ClaimWebhook(r.Context(), cfg.ID, r.Header.Get(webhook.HeaderID), system, ev.EventID, s.now())
+		// The event's own derived id names this event by construction, so it needs no claim:
+		// a redelivery under it is answered by the event's own dedupe (the run's conditional
+		// put, the event item), a write fewer per event (issue 37 §3). The same id sent with
+		// another event is not that event's derived id, so it is claimed and checked like any
+		// other: as its first use was not recorded, its first reuse is accepted and any later
+		// one refused. Only a holder of the tenant's secret for this system can send it, and
+		// such a sender can sign any event anyway.
+		var err error
+		if id := r.Header.Get(webhook.HeaderID); id != EventMessageID(system, ev.EventID) {
+			err = s.Claims.ClaimWebhook(r.Context(), cfg.ID, id, system, ev.EventID, s.now())
+		}
 		if errors.Is(err, ErrReplayed) {
 			httpapi.WriteProblem(w, r, problem(http.StatusConflict, "request_replayed",
 				"This webhook-id was used by another message of this tenant (another source or event); nothing was started. Each message has its own webhook-id."))

@@ -10,8 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/audit/audittest"
+	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/hostauth"
@@ -24,18 +28,25 @@ import (
 // events is the change-event route over a real flows table, a tenant "t1" with the
 // feature on and every purpose's secret of its own, and a guard that records writes.
 type events struct {
-	t       *testing.T
-	store   *flow.DynamoStore
+	t     *testing.T
+	store *flow.DynamoStore
+	// db and table are the flows table's, for what a test reads past the store.
+	db      *dynamodb.Client
+	table   string
 	admin   tenant.Admin
 	guard   *scriptedGuard
 	secrets map[tenant.Purpose]string
 	mux     *http.ServeMux
 }
 
-func newEvents(t *testing.T) *events {
+func newEvents(t *testing.T) *events { return newEventsOn(t, emutest.Pair) }
+
+func newEventsOn(t *testing.T, emu emutest.Emulator) *events {
 	t.Helper()
 	ctx, clock := context.Background(), func() time.Time { return t0 }
-	e := &events{t: t, store: newStore(t), guard: &scriptedGuard{results: []guardResult{{}}}}
+	db, table := emu.Tables(t)
+	e := &events{t: t, db: db, table: table(blueprint.TableFlows), guard: &scriptedGuard{results: []guardResult{{}}}}
+	e.store = flow.NewDynamoStore(e.db, e.table)
 	tenants := tenanttest.NewStore()
 	e.admin = tenant.Admin{Store: tenants, Now: clock}
 	var err error
