@@ -17,7 +17,6 @@ import (
 	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/tenant"
-	"github.com/syncassist/syncassist/shared/webhook"
 )
 
 // benchFlow carries the host ERP's customer phone to the CRM's Account, as the demo's
@@ -83,10 +82,13 @@ func directWrites(ctx context.Context, crmURL string, n, conc, round int) loadge
 func flowEvents(ctx context.Context, url string, key []byte, n, conc, round int) loadgen.Result {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
 	return measure("flow event → guarded CRM write, over HTTP", n, conc, func(i int) error {
-		body, _ := json.Marshal(map[string]any{"eventId": fmt.Sprintf("ev-%d-%d", round, i), "entity": "customer",
+		eventID := fmt.Sprintf("ev-%d-%d", round, i)
+		body, _ := json.Marshal(map[string]any{"eventId": eventID, "entity": "customer",
 			"recordId": accountID(round, i), "changedAt": time.Now().UTC().Format(time.RFC3339),
 			"fields": map[string]any{"phone": fmt.Sprintf("+49 40 %d", 1000+i)}})
-		ans, err := loadgen.PostSigned(ctx, client, url, "bench", key, webhook.NewMessageID(), body)
+		// The webhook-id a relay following docs/flow-sources.md derives from the event.
+		msgID := flow.EventMessageID(connector.SystemHostERP, eventID)
+		ans, err := loadgen.PostSigned(ctx, client, url, "bench", key, msgID, body)
 		if err != nil {
 			return err
 		}

@@ -225,7 +225,8 @@ func (r *run) flowEvents(n int) (Path, error) {
 			"recordId": fmt.Sprintf("C-%d", i), "changedAt": time.Now().UTC().Format(time.RFC3339),
 			"fields": map[string]any{"phone": fmt.Sprintf("+49 40 %d", 1000+i)}})
 		h := http.Header{}
-		webhook.Sign(r.keys[tenant.FlowPurpose("hosterp")], webhook.NewMessageID(), time.Now(), body).Set(h)
+		// The id a relay following docs/flow-sources.md derives (flow.EventMessageID).
+		webhook.Sign(r.keys[tenant.FlowPurpose("hosterp")], flow.EventMessageID("hosterp", fmt.Sprintf("ev-%d", i)), time.Now(), body).Set(h)
 		h.Set(intake.HeaderTenantID, costTenant)
 		if err := r.invoke(t, fn, apiEvent(http.MethodPost, path, h, string(body)), http.StatusAccepted); err != nil {
 			return pa, err
