@@ -71,31 +71,36 @@ func (s *DynamoClaims) AdvanceSignature(ctx context.Context, tenantID, signature
 }
 
 // Fold implements FoldStore in one write for the common cases: a row this store has not
-// folded into yet is created with the claim's conditional put, and an occurrence of a row
-// it has is counted with a short conditional update (occurrences, last_seen, the error
-// key). Issue 37 §0: one update both creating and counting had to name every attribute of
-// the row (SET a = if_not_exists(a, :a) for each), which the local emulator parses at a
-// cost that halved the ingest's throughput, and which sends the whole row on every
-// occurrence. A guess that misses costs one refused write: a put finding the row (another
-// process created it), or an update finding none (never, as rows are not deleted, but
-// answered by creating it).
+// folded into yet is created with a conditional put, and an occurrence of a row it has is
+// counted with a short conditional update (occurrences, last_seen, the error key). Issue
+// 37 §0: one update both creating and counting had to name every attribute of the row
+// (SET a = if_not_exists(a, :a) for each), which the local emulator parses at a cost that
+// halved the ingest's throughput, and which sent the whole row on every occurrence. A
+// guess that misses costs one refused write: a put finding the row (another process
+// created it), or an update finding none (a tenant's rows erased), answered by creating
+// it. Each write carries a write token, so that the SDK's resend of a write DynamoDB had
+// applied, refused by its own first attempt, is still answered as the create or count it
+// was, not as a duplicate.
 func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
 	row := c.TenantID + "\n" + c.ID
-	_, create := s.folded.Load(row)
-	create = !create
+	_, seen := s.folded.Load(row)
+	create := !seen
 	for range 2 {
+		createTok := ""
 		if create {
-			created, err := s.Claim(ctx, c)
-			if err != nil || created {
-				if created {
-					s.folded.Store(row, struct{}{})
-				}
-				return syncerror.FoldCreated, c, err
+			createTok = s.writeToken()
+			created, err := s.createRow(ctx, c, createTok)
+			if err != nil {
+				return 0, syncerror.Claim{}, err
+			}
+			if created {
+				s.folded.Store(row, struct{}{})
+				return syncerror.FoldCreated, c, nil
 			}
 		}
-		res, got, err := s.countOccurrence(ctx, c, errorKey)
+		res, got, err := s.countOccurrence(ctx, c, errorKey, createTok)
 		if !errors.Is(err, syncerror.ErrNotFound) {
-			if err == nil && res == syncerror.FoldOccurrence {
+			if err == nil && (res == syncerror.FoldCreated || res == syncerror.FoldOccurrence) {
 				s.folded.Store(row, struct{}{})
 			}
 			return res, got, err
@@ -105,16 +110,35 @@ func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey str
 	return 0, syncerror.Claim{}, syncerror.ErrStateChanged
 }
 
+// createRow puts c, carrying write token tok, unless its row exists (created false).
+func (s *DynamoClaims) createRow(ctx context.Context, c syncerror.Claim, tok string) (created bool, err error) {
+	it := claimItem(c)
+	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
+		ConditionExpression: aws.String("attribute_not_exists(id)")})
+	if dynamostore.IsConditionFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("fold %s/%s: %w", c.TenantID, c.ID, err)
+	}
+	return true, nil
+}
+
 // countOccurrence counts c as one more occurrence of its open row, keeping errorKey among
 // the row's keys until it holds MaxErrorKeys (past it, occurrences are still counted, and
-// a redelivery of a key not kept counts again). Refused, it reads the row: FoldDuplicate
-// when the row has seen errorKey, FoldClosed when it is closed, ErrNotFound when there is
-// none.
-func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
+// a redelivery of a key not kept, or the SDK's resend of the count, counts again).
+// Refused, it reads the row: FoldCreated when the row carries createTok (the refused put
+// before this count was the SDK's resend of a put applied), FoldOccurrence when it carries
+// this count's token (the same for the count), FoldDuplicate when the row has seen
+// errorKey, FoldClosed when it is closed, ErrNotFound when there is none.
+func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, errorKey, createTok string) (syncerror.FoldResult, syncerror.Claim, error) {
 	for _, keep := range []bool{true, false} {
+		tok := s.writeToken()
 		values := dynamostore.Item{
 			":one":      dynamostore.Num(1),
 			":seen":     dynamostore.Str(dynamostore.FormatTime(c.ClaimedAt)),
+			":tok":      dynamostore.Str(tok),
 			":approved": dynamostore.Str(string(syncerror.StatusApproved)),
 			":rejected": dynamostore.Str(string(syncerror.StatusRejected)),
 			":resolved": dynamostore.Str(string(syncerror.StatusResolved)),
@@ -123,7 +147,7 @@ func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, e
 		// One level of parentheses: dynalite's expression parser backtracks on nested ones
 		// (diagnosis.go).
 		cond := "attribute_exists(id) AND NOT #status IN (:approved, :rejected, :resolved, :reverted)"
-		update := "SET last_seen = :seen ADD occurrences :one"
+		update := "SET last_seen = :seen, " + dynamostore.WriteTokenAttribute + " = :tok ADD occurrences :one"
 		if keep {
 			values[":key"] = dynamostore.Str(errorKey)
 			values[":keys"] = &types.AttributeValueMemberSS{Value: []string{errorKey}}
@@ -147,10 +171,18 @@ func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, e
 		if !dynamostore.IsConditionFailed(err) {
 			return 0, syncerror.Claim{}, fmt.Errorf("fold %s/%s: %w", c.TenantID, c.ID, err)
 		}
-		row, err := s.Get(ctx, c.TenantID, c.ID)
+		stored, err := s.getItem(ctx, c.TenantID, c.ID)
+		if err != nil {
+			return 0, syncerror.Claim{}, err
+		}
+		row, err := claimFrom(stored)
 		switch {
 		case err != nil:
 			return 0, syncerror.Claim{}, err
+		case createTok != "" && dynamostore.GetString(stored, dynamostore.WriteTokenAttribute) == createTok:
+			return syncerror.FoldCreated, row, nil
+		case dynamostore.GetString(stored, dynamostore.WriteTokenAttribute) == tok:
+			return syncerror.FoldOccurrence, row, nil
 		case slices.Contains(row.Retry.ErrorKeys, errorKey):
 			return syncerror.FoldDuplicate, row, nil
 		case row.Status.Closed():

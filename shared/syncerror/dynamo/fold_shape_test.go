@@ -91,7 +91,7 @@ func TestFoldCreatesWithAPutAndCountsWithAShortUpdate(t *testing.T) {
 	}
 	res, row := post(claims, "E-2")
 	w, v := log.take()
-	if res != syncerror.FoldOccurrence || row.Retry.Occurrences != 2 || len(w) != 1 || !short(w[0]) || v[0] > 9 {
+	if res != syncerror.FoldOccurrence || row.Retry.Occurrences != 2 || len(w) != 1 || !short(w[0]) || v[0] > 10 {
 		t.Fatalf("an occurrence: %v %d, writes %q with %v values, want one short update", res, row.Retry.Occurrences, w, v)
 	}
 	if res, _ := post(claims, "E-2"); res != syncerror.FoldDuplicate {
@@ -131,5 +131,40 @@ func TestFoldCreatesWithAPutAndCountsWithAShortUpdate(t *testing.T) {
 	}
 	if w, _ := log.take(); len(w) != 2 || !short(w[0]) || w[1] != "PutItem" {
 		t.Fatalf("writes %q, want the refused count, then the put", w)
+	}
+}
+
+// The SDK's resend of a fold's write that DynamoDB had applied meets its own first
+// attempt: still the create or the count it was, never a duplicate (which would leave a
+// new row undiagnosed until the reconcile) and never counted twice.
+func TestFoldWritesSentTwiceAreAnsweredAsWhatTheyDid(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	for _, op := range []string{"PutItem", "UpdateItem"} {
+		t.Run(op, func(t *testing.T) {
+			db, table := emutest.Pair.Tables(t)
+			claims := dynamo.NewDynamoClaims(emutest.Pair.SentTwice(t, op), table(blueprint.TableProcessed))
+			other := dynamo.NewDynamoClaims(db, table(blueprint.TableProcessed))
+			want := []syncerror.FoldResult{syncerror.FoldCreated, syncerror.FoldOccurrence, syncerror.FoldOccurrence}
+			for i, w := range want {
+				errorID := fmt.Sprint("E-", i)
+				c := syncerror.NewClaim(syncerrortest.SampleRecord("acme", errorID), syncerror.SourceWebhook, "", at)
+				c.Retry.Signature, c.Retry.Occurrences, c.Retry.ErrorKeys = "sig", 1, []string{syncerror.ErrorKey(errorID)}
+				c.ID = syncerror.RowID(c.Record)
+				s := claims
+				if i == 2 {
+					// A row this store has not seen: its put is refused, then the count sent twice.
+					s = dynamo.NewDynamoClaims(emutest.Pair.SentTwice(t, op), table(blueprint.TableProcessed))
+				}
+				res, _, err := s.Fold(ctx, c, syncerror.ErrorKey(errorID))
+				if err != nil || res != w {
+					t.Fatalf("post %d sent twice: %v %v, want %v", i, res, err, w)
+				}
+			}
+			row, err := other.Get(ctx, "acme", syncerror.RowID(syncerrortest.SampleRecord("acme", "E-0")))
+			if err != nil || row.Retry.Occurrences != 3 || len(row.Retry.ErrorKeys) != 3 {
+				t.Fatalf("row %+v err=%v, want 3 occurrences", row.Retry, err)
+			}
+		})
 	}
 }
