@@ -78,14 +78,20 @@ func (d *DynamoStore) read(ctx context.Context, k Key) (State, error) {
 	return stateOf(out.Item), nil
 }
 
-const notHeld = "(attribute_not_exists(not_before) OR not_before <= :now)"
+// The conditions have no parentheses: dynalite's expression parser backtracks on each
+// parenthesised group, and a lease's "(attribute_not_exists(not_before) OR not_before <=
+// :now) AND (attribute_not_exists(#s) OR #s <= :now)" took it 0.67 ms of CPU an update
+// where the form below takes 0.28. They mean the same in DynamoDB (and in dynalite and
+// moto): a comparison with a missing attribute is false, so NOT x > :v holds where x is
+// missing or at most :v.
+const notHeld = "NOT not_before > :now"
 
 // Count implements Store: ADD creates the item in a new window.
 func (d *DynamoStore) Count(ctx context.Context, k Key, now time.Time, n, limit int, expires time.Time) (State, bool, error) {
 	values := dynamostore.Item{":n": dynamostore.Num(int64(n)), ":now": ms(now), ":exp": dynamostore.Num(expires.Unix())}
 	cond := notHeld
 	if limit > 0 {
-		cond += " AND (attribute_not_exists(used) OR used <= :room)"
+		cond += " AND NOT used > :room"
 		values[":room"] = dynamostore.Num(int64(limit - n))
 	}
 	return d.update(ctx, k, "ADD used :n SET expires_at = :exp", cond, nil, values)
@@ -97,7 +103,7 @@ func (d *DynamoStore) Lease(ctx context.Context, k Key, now time.Time, slot int,
 	names := map[string]string{"#s": slotPrefix + strconv.Itoa(slot)}
 	values := dynamostore.Item{":now": ms(now), ":until": ms(until), ":exp": dynamostore.Num(expires.Unix())}
 	return d.update(ctx, k, "SET #s = :until, expires_at = :exp",
-		notHeld+" AND (attribute_not_exists(#s) OR #s <= :now)", names, values)
+		notHeld+" AND NOT #s > :now", names, values)
 }
 
 // Release implements Store.
