@@ -153,7 +153,7 @@ func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, e
 			values[":keys"] = &types.AttributeValueMemberSS{Value: []string{errorKey}}
 			values[":max"] = dynamostore.Num(syncerror.MaxErrorKeys)
 			update += ", error_keys :keys"
-			cond += " AND NOT contains(error_keys, :key) AND (attribute_not_exists(occurrences) OR occurrences < :max)"
+			cond += " AND NOT contains(error_keys, :key) AND NOT occurrences >= :max"
 		}
 		out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: aws.String(s.table), Key: s.key(c.TenantID, c.ID),

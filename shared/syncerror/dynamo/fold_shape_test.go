@@ -168,3 +168,27 @@ func TestFoldWritesSentTwiceAreAnsweredAsWhatTheyDid(t *testing.T) {
 		})
 	}
 }
+
+// A row stored before rows counted occurrences has neither occurrences nor error keys:
+// the count's condition (NOT occurrences >= :max, no parentheses for dynalite's parser)
+// holds for it, as DynamoDB makes a comparison with a missing attribute false.
+func TestFoldCountsOnARowWithoutOccurrences(t *testing.T) {
+	for name, e := range map[string]emutest.Emulator{"dynalite": emutest.Pair, "moto": emutest.Moto} {
+		t.Run(name, func(t *testing.T) {
+			db, table := e.Tables(t)
+			ctx := context.Background()
+			writer := dynamo.NewDynamoClaims(db, table(blueprint.TableProcessed))
+			c := syncerror.NewClaim(syncerrortest.SampleRecord("acme", "L-1"), syncerror.SourceWebhook, "", time.Now())
+			c.ID = syncerror.RowID(c.Record)
+			if ok, err := writer.Claim(ctx, c); err != nil || !ok {
+				t.Fatal(ok, err)
+			}
+			again := c
+			again.Record.ErrorID = "L-2"
+			res, row, err := dynamo.NewDynamoClaims(db, table(blueprint.TableProcessed)).Fold(ctx, again, syncerror.ErrorKey("L-2"))
+			if err != nil || res != syncerror.FoldOccurrence || row.Retry.Occurrences != 1 {
+				t.Fatalf("%v %+v %v, want counted", res, row.Retry, err)
+			}
+		})
+	}
+}
