@@ -147,7 +147,7 @@ func (s *DynamoClaims) ChangeRetry(ctx context.Context, tenantID, id string, ch 
 	if len(remove) > 0 {
 		update += " REMOVE " + strings.Join(remove, ", ")
 	}
-	return s.updateRow(ctx, "change retry", tenantID, id, cond, update, values)
+	return s.updateRow(ctx, "change retry", tenantID, id, update, values, cond)
 }
 
 // DueRetries implements RetryStore through the by_status index: retrying rows are few

@@ -74,7 +74,7 @@ func (s *DynamoClaims) Assign(ctx context.Context, tenantID, id, from, to string
 	if to != "" {
 		update, v[":to"] = "SET assignee = :to, "+triageUpdate, dynamostore.Str(to)
 	}
-	return s.updateRow(ctx, "assign", tenantID, id, cond, update, v)
+	return s.updateRow(ctx, "assign", tenantID, id, update, v, cond)
 }
 
 // Tag implements TriageStore with ADD or DELETE on the tag set; a full set refuses a new
@@ -88,7 +88,7 @@ func (s *DynamoClaims) Tag(ctx context.Context, tenantID, id, tag string, on boo
 		cond = "attribute_exists(id) AND (attribute_not_exists(tags) OR size(tags) < :max OR contains(tags, :one))"
 		update = "SET " + triageUpdate + " ADD tags :tag"
 	}
-	c, err := s.updateRow(ctx, "tag", tenantID, id, cond, update, v)
+	c, err := s.updateRow(ctx, "tag", tenantID, id, update, v, cond)
 	if errors.Is(err, syncerror.ErrStateChanged) {
 		return syncerror.Claim{}, syncerror.ErrTriageFull
 	}
@@ -100,8 +100,8 @@ func (s *DynamoClaims) Tag(ctx context.Context, tenantID, id, tag string, on boo
 func (s *DynamoClaims) AddNote(ctx context.Context, tenantID, id string, n syncerror.Note, entry syncerror.HistoryEntry, now time.Time) (syncerror.Claim, error) {
 	v := triageValues(entry, now)
 	v[":note"], v[":max"] = noteList([]syncerror.Note{n}), dynamostore.Num(syncerror.MaxNotes)
-	c, err := s.updateRow(ctx, "note", tenantID, id, "attribute_exists(id) AND (attribute_not_exists(notes) OR size(notes) < :max)",
-		"SET notes = list_append(if_not_exists(notes, :empty), :note), "+triageUpdate, v)
+	c, err := s.updateRow(ctx, "note", tenantID, id, "SET notes = list_append(if_not_exists(notes, :empty), :note), "+triageUpdate, v,
+		"attribute_exists(id) AND (attribute_not_exists(notes) OR size(notes) < :max)")
 	if errors.Is(err, syncerror.ErrStateChanged) {
 		return syncerror.Claim{}, syncerror.ErrTriageFull
 	}
