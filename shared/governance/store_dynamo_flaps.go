@@ -63,16 +63,16 @@ func (s *DynamoStore) countChunk(ctx context.Context, k dynamostore.Item, exp ty
 		// group, and "(attribute_not_exists(#f) OR #f < :limit) AND (attribute_not_exists(#w)
 		// OR #w <> :wtok)" took it 0.73 ms of CPU an update where this takes 0.22, a fifth
 		// of a flow event's time in it. The meaning is the same in DynamoDB (and in dynalite
-		// and moto): a comparison with a missing attribute is false, except <>, which is
-		// true, so NOT #f >= :limit holds for a field not counted yet, and #w <> :wtok for
-		// an item without a token.
+		// and moto): a comparison with a missing attribute is false, so NOT #f >= :limit
+		// holds for a field not counted yet, and NOT #w = :wtok for an item without a token
+		// (written with = rather than <>, so that it rests on that one rule).
 		for i, f := range fields {
 			n := "#f" + strconv.Itoa(i)
 			names[n] = "c:" + f
 			adds[i] = n + " :one"
 			conds[i] = "NOT " + n + " >= :limit"
 		}
-		conds = append(conds, "#w <> :wtok")
+		conds = append(conds, "NOT #w = :wtok")
 		_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: aws.String(s.table), Key: k,
 			UpdateExpression:         aws.String("SET #x = :exp, #w = :wtok ADD " + strings.Join(adds, ", ")),
