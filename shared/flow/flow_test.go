@@ -127,6 +127,17 @@ func TestRunIDs(t *testing.T) {
 			t.Fatal("run ids collide across tenants, systems, events or flows")
 		}
 	}
+	// An event's own key: stored ids rest on it, so it is pinned (SHA-256 of "t\0crm\0e\0").
+	ev := EventRunID("t", connector.SystemCRM, "e")
+	if ev != "run_PS3PA63LMK3GFGHGVDTUEXWVWG" || !ValidRunID(ev) {
+		t.Fatalf("event run id %q", ev)
+	}
+	for _, other := range []string{RunID("t", connector.SystemCRM, "e", ""), EventRunID("t2", connector.SystemCRM, "e"),
+		EventRunID("t", connector.SystemHostERP, "e"), EventRunID("t", connector.SystemCRM, "e2")} {
+		if other == ev {
+			t.Fatal("an event's key collides with a flow's run or another event's key")
+		}
+	}
 	for _, bad := range []string{"", "run_", "run_abcdefghijklmnopqrstuvwxyz", "se_ABCDEFGHIJKLMNOPQRSTUVWXYZ", a + "A"} {
 		if ValidRunID(bad) {
 			t.Errorf("ValidRunID(%q)", bad)

@@ -87,15 +87,36 @@ type Pending struct {
 	Created string `json:"created,omitempty"`
 }
 
-// RunID derives a run's id from what it is for, so a redelivered event maps to the same
-// runs: "run_" and 26 base32 characters of SHA-256(tenant, system, event, flow).
+// RunID derives the id of a flow's run for an event of several runs, so a redelivered
+// event maps to the same runs: "run_" and 26 base32 characters of SHA-256(tenant, system,
+// event, flow).
 func RunID(tenantID string, system connector.System, eventID, flowID string) string {
+	return hashRunID(tenantID, string(system), eventID, flowID)
+}
+
+// EventRunID is the event's own key: the id of its run when it starts one (SoleRun), and
+// where a store keeps its run ids when it starts none or several. It leaves the flow out,
+// so a redelivery meets the first delivery there whichever flows match it now. Hashed from
+// three parts, it is never a RunID (four).
+func EventRunID(tenantID string, system connector.System, eventID string) string {
+	return hashRunID(tenantID, string(system), eventID)
+}
+
+func hashRunID(parts ...string) string {
 	h := sha256.New()
-	for _, part := range []string{tenantID, string(system), eventID, flowID} {
+	for _, part := range parts {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}
 	return "run_" + base32.StdEncoding.EncodeToString(h.Sum(nil))[:26]
+}
+
+// SoleRun gives the run of an event that starts one run only the event's id (EventRunID),
+// as Store.StartRuns wants it.
+func SoleRun(tenantID string, system connector.System, eventID string, runs []Run) {
+	if len(runs) == 1 {
+		runs[0].ID = EventRunID(tenantID, system, eventID)
+	}
 }
 
 // ValidRunID reports whether id can be a run's id, before a store sees it.
@@ -141,6 +162,8 @@ type Store interface {
 	// StartRuns stores runs that do not exist yet (a run that exists is left as it is)
 	// and then the event with their ids. It returns the event's run ids as first stored
 	// and whether this call stored it: false means a redelivery, which starts nothing.
+	// A lone run has the event's id (SoleRun) and is the event's record itself; runs of
+	// an event of several have their flows' (RunID).
 	StartRuns(ctx context.Context, tenantID string, system connector.System, eventID string, runs []Run) (ids []string, started bool, err error)
 	// SaveRun writes r if the stored run is still retrying with attempts attempts;
 	// ErrTaken otherwise (it ended, or another attempt took it).
