@@ -258,10 +258,12 @@ const (
 	IndexRunsDue    = "runs_due"
 )
 
-// Flows holds, per tenant, its flow definitions ("flow#<id>"), the change events they
-// received ("event#<system>#<eventId>", with the ids of the runs each started) and the
-// runs ("run#<id>"). Events and runs expire after 30 days. "runs_key" is set on runs
-// only and "due_key" on retrying runs only, so both indexes are sparse.
+// Flows holds, per tenant, its flow definitions ("flow#<id>") and the runs of the change
+// events they received ("run#<id>"). Each event has a key of its own, "run#" and its
+// flow.EventRunID: the run of an event of one run, else a marker with the ids of the runs
+// it started (events before 2026-12-01 kept theirs at "event#<system>#<eventId>"). Events
+// and runs expire after 30 days. "runs_key" is set on runs only and "due_key" on retrying
+// runs only, so both indexes are sparse and neither sees a marker.
 var Flows = Table{
 	Name:         TableFlows,
 	PartitionKey: Key{Name: "tenant_id", Type: String},

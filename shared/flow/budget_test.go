@@ -40,16 +40,17 @@ import (
 // reads the trail the executor read: governance/trail_read.go), then 7 (2026-11-30: the
 // CRM's rate-budget hold is read once a second per process, ratebudget.holdRecheck), then
 // 6 (the event posted under its own derived webhook-id, flow.EventMessageID, as
-// docs/flow-sources.md tells relays to: it needs no claim). Issue 37 §3's goal is 5; each
-// of the 6 keeps a guarantee, and dynalite has no TransactWriteItems to join writes
-// (LOCAL-AWS.md):
+// docs/flow-sources.md tells relays to: it needs no claim), then 5 (2026-12-01: an event of
+// one run keeps its run at the event's own key, flow.EventRunID, so the run's conditional
+// put is the event's dedupe and nothing is read first), issue 37 §3's goal. Each of the 5
+// keeps a guarantee, and dynalite has no TransactWriteItems to join writes (LOCAL-AWS.md):
 //
-//   - (only under any other webhook-id, a 7th) PutItem flows, the webhook-id's claim: a
+//   - (only under any other webhook-id, a 6th) PutItem flows, the webhook-id's claim: a
 //     webhook-id is used by one message only, so the item must be keyed by it;
-//   - GetItem flows, the event's item: a redelivery of an event whose first delivery
-//     started no run or several finds it and starts nothing (a one-run event has none);
-//   - PutItem flows, the run, conditional: one delivery of the event takes the run, and a
-//     run dying mid-write is on record for the redrive;
+//   - PutItem flows, the run at the event's key, conditional: one delivery of the event
+//     takes it whichever flows match a redelivery, and a run dying mid-write is on record
+//     for the redrive (an event of no run puts a marker of its run ids there instead, and
+//     one of several the marker after reading the key and its runs and putting them);
 //   - Query governance, the source record's trail: an echo of a flow's write is told from
 //     a change (hop chains), and the writes that made this one a return leg (the
 //     reciprocal loop check) are found among its entries;
@@ -59,7 +60,7 @@ import (
 //   - BatchWriteItem governance and audit_logs: the ledger and trail entries, the
 //     connector.write and dlp.scan records;
 //   - PutItem flows, the run's outcome, conditional on the attempt still owning the run.
-const MaxDynamoCallsPerFlowEvent = 6
+const MaxDynamoCallsPerFlowEvent = 5
 
 // callCounter counts the DynamoDB calls the service's clients make, by operation and
 // table, with an SDK middleware in the Initialize step as make cost's meter does

@@ -5,8 +5,9 @@
 //
 // A source system posts a change event, signed with its own secret (tenant.FlowPurpose), to
 // POST /api/flows/events/{system}. Each enabled flow whose source matches the event and
-// whose filter holds gets one run, with an id derived from the tenant, the flow and the
-// event, so a redelivered event finds the runs it started and starts nothing.
+// whose filter holds gets one run, with an id derived from the tenant and the event (and
+// the flow, when the event starts several), so a redelivered event finds the runs it
+// started, whichever flows match it now, and starts nothing.
 //
 // A run ends in one outcome:
 //

@@ -103,6 +103,7 @@ func (x *Executor) start(ctx context.Context, tenantID string, system connector.
 			runs = append(runs, r)
 		}
 	}
+	SoleRun(tenantID, system, ev.EventID, runs)
 	if ids, started, err = x.Store.StartRuns(ctx, tenantID, system, ev.EventID, runs); err != nil || !started {
 		return ids, started, err
 	}

@@ -94,12 +94,12 @@ func (s *Service) EventHandler() http.Handler {
 			return
 		}
 		// The event's own derived id names this event by construction, so it needs no claim:
-		// a redelivery under it is answered by the event's own dedupe (the run's conditional
-		// put, the event item), a write fewer per event (issue 37 §3). The same id sent with
-		// another event is not that event's derived id, so it is claimed and checked like any
-		// other: as its first use was not recorded, its first reuse is accepted and any later
-		// one refused. Only a holder of the tenant's secret for this system can send it, and
-		// such a sender can sign any event anyway.
+		// a redelivery under it is answered by the event's own dedupe (the conditional put
+		// at the event's key, EventRunID), a write fewer per event (issue 37 §3). The same id
+		// sent with another event is not that event's derived id, so it is claimed and
+		// checked like any other: as its first use was not recorded, its first reuse is
+		// accepted and any later one refused. Only a holder of the tenant's secret for this
+		// system can send it, and such a sender can sign any event anyway.
 		var err error
 		if id := r.Header.Get(webhook.HeaderID); id != EventMessageID(system, ev.EventID) {
 			err = s.Claims.ClaimWebhook(r.Context(), cfg.ID, id, system, ev.EventID, s.now())

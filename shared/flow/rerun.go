@@ -87,7 +87,8 @@ func (x *Executor) Rerun(ctx context.Context, read Reader, tenantID string, q Re
 		return RerunResult{}, fmt.Errorf("flow %s: %w", f.ID, ErrFlowDisabled)
 	}
 	ev := Event{EventID: RerunEventPrefix + q.Attempt, Entity: f.Source.Entity, RecordID: q.RecordID, ChangedAt: x.now()}
-	if prev, err := x.Store.Run(ctx, tenantID, RunID(tenantID, f.Source.System, ev.EventID, f.ID)); err == nil {
+	// A re-run is its event's one run, so it has the event's id (SoleRun).
+	if prev, err := x.Store.Run(ctx, tenantID, EventRunID(tenantID, f.Source.System, ev.EventID)); err == nil {
 		return rerunAnswer(prev), nil
 	} else if !errors.Is(err, ErrNotFound) {
 		return RerunResult{}, err
@@ -127,6 +128,7 @@ func (x *Executor) rerunOf(ctx context.Context, tenantID string, f Flow, flows [
 		return Run{}, err
 	}
 	r, _ := x.newRun(tenantID, f.Source.System, f, flows, ev, trail, trigger, x.now())
+	r.ID = EventRunID(tenantID, f.Source.System, ev.EventID)
 	r.trailRead = read
 	r.SyncErrorID = q.SyncErrorID
 	if r.Pending != nil && len(q.Fix) > 0 {

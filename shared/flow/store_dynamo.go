@@ -3,9 +3,7 @@ package flow
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -35,10 +33,9 @@ func NewDynamoStore(client *dynamodb.Client, table string) *DynamoStore {
 const Retention = 30 * 24 * time.Hour
 
 const (
-	prefixFlow  = "flow#"
-	prefixEvent = "event#"
-	prefixRun   = "run#"
-	prefixPoll  = "poll#"
+	prefixFlow = "flow#"
+	prefixRun  = "run#"
+	prefixPoll = "poll#"
 )
 
 func (s *DynamoStore) key(tenantID, sk string) dynamostore.Item {
@@ -110,118 +107,6 @@ func (s *DynamoStore) DeleteFlow(ctx context.Context, tenantID, id string) error
 	return err
 }
 
-// StartRuns implements Store. A new event's runs are each put conditionally, then its
-// event item the same way. Runs go first so that an event on record always has its runs;
-// a crash between the two leaves runs that the redelivery finds and the redrive finishes.
-//
-// An event of one run (the common case) stores no event item: the run's id is derived
-// from the event, so the run on record is the event's (issue 37 §3: a call less per
-// event). Each path first reads what an earlier delivery may have stored: the event item,
-// or for several runs the event item and the runs at once (an earlier delivery may have
-// started one run only). A redelivery is answered with the first delivery's runs: the
-// event item's, else the runs on record. (A redelivery after every flow of a one-run event
-// was switched off finds neither and starts nothing.)
-func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system connector.System, eventID string, runs []Run) ([]string, bool, error) {
-	eventKey := prefixEvent + string(system) + "#" + eventID
-	first, err := s.startedBefore(ctx, tenantID, eventKey, runs)
-	if err != nil || first != nil {
-		return first, false, err
-	}
-	// A put that the SDK sent again after its first was applied is not refused
-	// (dynamostore.PutOnce): the event is not answered as a duplicate of itself with its run
-	// left for the redrive.
-	ids := make([]string, len(runs))
-	for i, r := range runs {
-		ids[i] = r.ID
-		it, err := runItem(r)
-		if err != nil {
-			return nil, false, err
-		}
-		refused, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, prefixRun+r.ID), it, "attribute_not_exists(sk)", nil)
-		switch {
-		case err != nil:
-			return nil, false, fmt.Errorf("store run %s: %w", r.ID, err)
-		case refused && len(runs) == 1:
-			// A concurrent delivery stored the run first: it is the answer.
-			return ids, false, nil
-		}
-	}
-	if len(runs) == 1 {
-		return ids, true, nil
-	}
-	doc, _ := json.Marshal(ids)
-	ev := s.key(tenantID, eventKey)
-	ev["run_ids"] = dynamostore.Str(string(doc))
-	ev["expires_at"] = dynamostore.Num(time.Now().Add(Retention).Unix())
-	refused, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, eventKey), ev, "attribute_not_exists(sk)", nil)
-	switch {
-	case err != nil:
-		return nil, false, fmt.Errorf("store event: %w", err)
-	case refused:
-		// A concurrent delivery stored the event first; its runs are the answer.
-		first, err := s.eventRuns(ctx, tenantID, eventKey)
-		return first, false, err
-	}
-	return ids, true, nil
-}
-
-// startedBefore is the run ids an earlier delivery of the event started (non-nil, maybe
-// empty) or nil for an event not seen: the event item, or for several runs also the runs
-// on record, in one BatchGetItem.
-func (s *DynamoStore) startedBefore(ctx context.Context, tenantID, eventKey string, runs []Run) ([]string, error) {
-	if len(runs) < 2 || len(runs) >= dynamostore.MaxBatchGet {
-		first, err := s.eventRuns(ctx, tenantID, eventKey)
-		if errors.Is(err, ErrNotFound) {
-			return nil, nil
-		}
-		return first, err
-	}
-	keys := []dynamostore.Item{s.key(tenantID, eventKey)}
-	for _, r := range runs {
-		keys = append(keys, s.key(tenantID, prefixRun+r.ID))
-	}
-	items, err := dynamostore.BatchGet(ctx, s.client, s.table, keys)
-	if err != nil {
-		return nil, fmt.Errorf("read event: %w", err)
-	}
-	var found []string
-	for _, it := range items {
-		if sk := dynamostore.GetString(it, "sk"); sk == eventKey {
-			return decodeRunIDs(eventKey, it)
-		} else if id, ok := strings.CutPrefix(sk, prefixRun); ok {
-			found = append(found, id)
-		}
-	}
-	if len(found) == 0 {
-		return nil, nil
-	}
-	// In the order of this delivery's runs, as the first answered them.
-	var first []string
-	for _, r := range runs {
-		if slices.Contains(found, r.ID) {
-			first = append(first, r.ID)
-		}
-	}
-	return first, nil
-}
-
-// eventRuns reads the run ids an event started; ErrNotFound for an event not seen.
-func (s *DynamoStore) eventRuns(ctx context.Context, tenantID, eventKey string) ([]string, error) {
-	it, err := s.get(ctx, tenantID, eventKey)
-	if err != nil {
-		return nil, err
-	}
-	return decodeRunIDs(eventKey, it)
-}
-
-func decodeRunIDs(eventKey string, it dynamostore.Item) ([]string, error) {
-	ids := []string{}
-	if err := json.Unmarshal([]byte(dynamostore.GetString(it, "run_ids")), &ids); err != nil {
-		return nil, fmt.Errorf("event %s: %w", eventKey, err)
-	}
-	return ids, nil
-}
-
 // storedRun is a run's document: the run and what it still has to write.
 type storedRun struct {
 	Run
@@ -283,11 +168,14 @@ func (s *DynamoStore) SaveRun(ctx context.Context, r Run, attempts int) error {
 	return err
 }
 
-// Run implements Store.
+// Run implements Store. An event's marker shares the runs' keys but is no run.
 func (s *DynamoStore) Run(ctx context.Context, tenantID, id string) (Run, error) {
 	it, err := s.get(ctx, tenantID, prefixRun+id)
 	if err != nil {
 		return Run{}, err
+	}
+	if isMarker(it) {
+		return Run{}, ErrNotFound
 	}
 	return decodeRun(it)
 }

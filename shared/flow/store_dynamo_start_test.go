@@ -2,70 +2,87 @@ package flow_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
+	"github.com/syncassist/syncassist/shared/flow/flowtest"
 )
 
-// An event of one run stores the run alone; a redelivery, with the same flows or with a
-// flow added, answers that run and stores nothing. An event that started no run answers a
-// redelivery that now has one with none.
-func TestStoreStartsAOneRunEventOnce(t *testing.T) {
+// TestDynamoStoreContract runs the store's contract against the flows table on each
+// emulator, its reads counted as the budget test counts calls.
+func TestDynamoStoreContract(t *testing.T) {
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		flowtest.StoreContract(t, func(t *testing.T) flowtest.StoreHarness {
+			_, table := e.Tables(t)
+			cfg := e.Config(t)
+			calls := &callCounter{calls: map[string]int{}}
+			calls.install(&cfg)
+			name := table(blueprint.TableFlows)
+			return flowtest.StoreHarness{Store: flow.NewDynamoStore(dynamodb.NewFromConfig(cfg), name),
+				Twice: flow.NewDynamoStore(e.SentTwice(t, "PutItem"), name), Reads: calls.reads}
+		})
+	})
+}
+
+// reads is how many reads the counted clients made so far.
+func (c *callCounter) reads() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for k, v := range c.calls {
+		switch op, _, _ := strings.Cut(k, " "); op {
+		case "GetItem", "BatchGetItem", "Query", "Scan":
+			n += v
+		}
+	}
+	return n
+}
+
+// A run stored before events had keys of their own (a lone run at its flow's id) is read,
+// listed, redriven and saved back at its own key next to a run of the new shape.
+func TestStoreServesRunsOfTheOldShape(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		s, ctx := newStoreOn(t, e), context.Background()
-		a := run("t1", "e1", "a", flow.OutcomeRetrying, t0)
-		ids, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", []flow.Run{a})
-		if err != nil || !started || fmt.Sprint(ids) != fmt.Sprint([]string{a.ID}) {
-			t.Fatalf("first: %v %v %v", ids, started, err)
+		old := run("t1", "e1", "f", flow.OutcomeRetrying, t0)
+		if err := flow.PutLegacyRun(ctx, s, old); err != nil {
+			t.Fatal(err)
 		}
-		for _, again := range [][]flow.Run{{a}, {run("t1", "e1", "c", flow.OutcomeRetrying, t0), a}} {
-			got, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", again)
-			if err != nil || started || fmt.Sprint(got) != fmt.Sprint([]string{a.ID}) {
-				t.Fatalf("redelivery of %d runs: %v %v %v", len(again), got, started, err)
+		lone := sole(run("t1", "e2", "f", flow.OutcomeRetrying, t0.Add(time.Second)))
+		if _, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e2", []flow.Run{lone}); err != nil || !started {
+			t.Fatalf("start: %v %v", started, err)
+		}
+		for _, id := range []string{old.ID, lone.ID} {
+			if r, err := s.Run(ctx, "t1", id); err != nil || r.ID != id || r.Outcome != flow.OutcomeRetrying {
+				t.Fatalf("Run(%s) = %+v, %v", id, r, err)
 			}
 		}
-		if _, err := s.Run(ctx, "t1", flow.RunID("t1", connector.SystemCRM, "e1", "c")); !errors.Is(err, flow.ErrNotFound) {
-			t.Fatalf("the redelivery's new run was stored: %v", err)
+		g := &scriptedGuard{results: []guardResult{{}}}
+		x := &flow.Executor{Store: s, Guard: g, SyncErrors: &reporter{}, Now: func() time.Time { return t0.Add(time.Hour) }}
+		if n, err := x.Redrive(ctx, "t1"); err != nil || n != 2 {
+			t.Fatalf("redrive took %d runs, %v; want both shapes", n, err)
 		}
-		// No run first, one after a flow was added: still the first answer, nothing stored.
-		if ids, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e2", nil); err != nil || !started || len(ids) != 0 {
-			t.Fatalf("no run: %v %v %v", ids, started, err)
+		page, _, err := s.Runs(ctx, "t1", flow.RunQuery{Limit: 10})
+		if err != nil || len(page) != 2 || page[0].ID != lone.ID || page[1].ID != old.ID {
+			t.Fatalf("listed %v %v, want the two runs once each", page, err)
 		}
-		b := run("t1", "e2", "b", flow.OutcomeRetrying, t0)
-		if ids, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e2", []flow.Run{b}); err != nil || started || len(ids) != 0 {
-			t.Fatalf("redelivery with a run: %v %v %v", ids, started, err)
-		}
-		if _, err := s.Run(ctx, "t1", b.ID); !errors.Is(err, flow.ErrNotFound) {
-			t.Fatalf("the redelivery's run was stored: %v", err)
+		for _, r := range page {
+			if r.Outcome != flow.OutcomeWritten || r.Attempts != 2 {
+				t.Fatalf("run %s after the redrive: %s, %d attempts", r.ID, r.Outcome, r.Attempts)
+			}
 		}
 	})
 }
 
-// A StartRuns whose put the SDK sent again after its first was applied (the answer lost)
-// started its runs: it is not answered as a duplicate of itself, which would leave the run
-// to the redrive and tell a sync-error retry the run "has not ended yet". A real second
-// delivery still starts nothing.
-func TestStoreStartSentTwiceStarted(t *testing.T) {
-	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
-		ctx := context.Background()
-		_, table := e.Tables(t)
-		twice := flow.NewDynamoStore(e.SentTwice(t, "PutItem"), table(blueprint.TableFlows))
-		one := []flow.Run{run("t1", "e1", "a", flow.OutcomeRetrying, t0)}
-		two := []flow.Run{run("t1", "e2", "a", flow.OutcomeRetrying, t0), run("t1", "e2", "b", flow.OutcomeRetrying, t0)}
-		for _, runs := range [][]flow.Run{one, two} {
-			if _, started, err := twice.StartRuns(ctx, "t1", connector.SystemCRM, runs[0].EventID, runs); err != nil || !started {
-				t.Fatalf("%d runs, each put sent twice: started %v, %v", len(runs), started, err)
-			}
-		}
-		for _, runs := range [][]flow.Run{one, two} {
-			if _, started, err := twice.StartRuns(ctx, "t1", connector.SystemCRM, runs[0].EventID, runs); err != nil || started {
-				t.Fatalf("a second delivery of %d runs: started %v, %v", len(runs), started, err)
-			}
-		}
-	})
+// sole is r as the lone run of its event (flow.SoleRun).
+func sole(r flow.Run) flow.Run {
+	runs := []flow.Run{r}
+	flow.SoleRun(r.TenantID, r.System, r.EventID, runs)
+	return runs[0]
 }

@@ -49,7 +49,7 @@ func TestStoreStartsRunsOnceAndAnswersTheFirstIDs(t *testing.T) {
 			t.Fatalf("first: %v %v %v", ids, started, err)
 		}
 		// A redelivery after a flow was added still answers the first runs and stores nothing.
-		again, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", []flow.Run{run("t1", "e1", "c", flow.OutcomeSkipped, t0)})
+		again, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", []flow.Run{sole(run("t1", "e1", "c", flow.OutcomeSkipped, t0))})
 		if err != nil || started || fmt.Sprint(again) != fmt.Sprint(ids) {
 			t.Fatalf("redelivery: %v %v %v", again, started, err)
 		}
@@ -75,7 +75,7 @@ func TestStoreStartsRunsOnceAndAnswersTheFirstIDs(t *testing.T) {
 func TestStoreSaveRunIsConditional(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		s, ctx := newStoreOn(t, e), context.Background()
-		r := run("t1", "e1", "a", flow.OutcomeRetrying, t0)
+		r := sole(run("t1", "e1", "a", flow.OutcomeRetrying, t0))
 		if _, _, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", []flow.Run{r}); err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,186 @@
+package flow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/dynamostore"
+)
+
+// StartRuns implements Store. Every event has a key of its own, run#EventRunID, derived
+// from the event alone, so a redelivery meets its first delivery there whichever flows
+// match it now (keyed by its flow, a lone run was missed by a redelivery that matched
+// another flow, and the event ran twice).
+//
+// An event of one run (the common case) stores its run at that key: the run's conditional
+// put is the event's dedupe and nothing is read first (issue 37: a call less per event).
+// An event of no run or of several stores there a marker of its run ids, with no index
+// attribute, so neither the runs listing nor the due index sees it. Several runs are each
+// put under their flow's id (RunID) first, then the marker the same way: an event on
+// record always has its runs, and a crash between the two leaves runs that the redelivery
+// finds and the redrive finishes. An event of several runs therefore reads the key and
+// its runs first, in one BatchGetItem. A redelivery is answered with the first delivery's
+// runs: the run at the key, or the marker's ids, else the runs on record.
+//
+// Events first delivered before this key existed kept a lone run at its flow's id and the
+// record of no run or several at event#<system>#<eventId>. Those runs keep their ids and
+// keys: Run, the listings, the redrive and SaveRun serve them as before. A redelivery of
+// such an event after the deploy does not meet them and starts its runs again (and so
+// does a sync error's re-run asked again under the same attempt across the deploy).
+// Nothing is read to find them, as that would cost every event the read saved here: the
+// second run's write goes through the connector's read-compare-write, which writes no
+// field the target already holds, and the old items age out with Retention.
+func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system connector.System, eventID string, runs []Run) ([]string, bool, error) {
+	own := EventRunID(tenantID, system, eventID)
+	if err := checkRunIDs(own, runs); err != nil {
+		return nil, false, err
+	}
+	// A put that the SDK sent again after its first was applied is not refused
+	// (dynamostore.PutOnce): the event is not answered as a duplicate of itself with its run
+	// left for the redrive.
+	if len(runs) == 1 {
+		it, err := runItem(runs[0])
+		if err != nil {
+			return nil, false, err
+		}
+		refused, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, prefixRun+own), it, "attribute_not_exists(sk)", nil)
+		switch {
+		case err != nil:
+			return nil, false, fmt.Errorf("store run %s: %w", own, err)
+		case refused:
+			first, err := s.refusedBy(ctx, tenantID, own)
+			return first, false, err
+		}
+		return []string{own}, true, nil
+	}
+	if len(runs) > 1 {
+		first, err := s.startedBefore(ctx, tenantID, own, runs)
+		if err != nil || first != nil {
+			return first, false, err
+		}
+	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+		it, err := runItem(r)
+		if err != nil {
+			return nil, false, err
+		}
+		// A run on record already (a crashed delivery's) is left as it is.
+		if _, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, prefixRun+r.ID), it, "attribute_not_exists(sk)", nil); err != nil {
+			return nil, false, fmt.Errorf("store run %s: %w", r.ID, err)
+		}
+	}
+	doc, _ := json.Marshal(ids)
+	marker := s.key(tenantID, prefixRun+own)
+	marker["run_ids"] = dynamostore.Str(string(doc))
+	marker["event"] = dynamostore.Str(string(system) + "#" + eventID) // for a person reading the table
+	marker["expires_at"] = dynamostore.Num(time.Now().Add(Retention).Unix())
+	refused, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, prefixRun+own), marker, "attribute_not_exists(sk)", nil)
+	switch {
+	case err != nil:
+		return nil, false, fmt.Errorf("store event: %w", err)
+	case refused:
+		// A concurrent delivery stored the event first; its runs are the answer.
+		first, err := s.refusedBy(ctx, tenantID, own)
+		return first, false, err
+	}
+	return ids, true, nil
+}
+
+// checkRunIDs refuses runs that would miss the event's key: a lone run not at it, or one
+// of several on it (over the marker).
+func checkRunIDs(own string, runs []Run) error {
+	for _, r := range runs {
+		if (len(runs) == 1) != (r.ID == own) {
+			return fmt.Errorf("flow: run %s of an event of %d runs: a lone run has the event's id %s (SoleRun), each of several its flow's (RunID)", r.ID, len(runs), own)
+		}
+	}
+	return nil
+}
+
+// startedBefore is the run ids an earlier delivery of an event of several runs started
+// (non-nil, maybe empty) or nil for an event not seen: what the event's key holds, or the
+// runs on record, in one BatchGetItem.
+func (s *DynamoStore) startedBefore(ctx context.Context, tenantID, own string, runs []Run) ([]string, error) {
+	if len(runs) >= dynamostore.MaxBatchGet {
+		first, err := s.eventRuns(ctx, tenantID, own)
+		if errors.Is(err, ErrNotFound) {
+			return nil, nil
+		}
+		return first, err
+	}
+	keys := []dynamostore.Item{s.key(tenantID, prefixRun+own)}
+	for _, r := range runs {
+		keys = append(keys, s.key(tenantID, prefixRun+r.ID))
+	}
+	items, err := dynamostore.BatchGet(ctx, s.client, s.table, keys)
+	if err != nil {
+		return nil, fmt.Errorf("read event: %w", err)
+	}
+	var found []string
+	for _, it := range items {
+		id, _ := strings.CutPrefix(dynamostore.GetString(it, "sk"), prefixRun)
+		if id == own {
+			return startedAt(own, it)
+		}
+		found = append(found, id)
+	}
+	if len(found) == 0 {
+		return nil, nil
+	}
+	// In the order of this delivery's runs, as the first answered them.
+	var first []string
+	for _, r := range runs {
+		if slices.Contains(found, r.ID) {
+			first = append(first, r.ID)
+		}
+	}
+	return first, nil
+}
+
+// eventRuns reads the run ids the event of key own started; ErrNotFound for an event not
+// seen.
+func (s *DynamoStore) eventRuns(ctx context.Context, tenantID, own string) ([]string, error) {
+	it, err := s.get(ctx, tenantID, prefixRun+own)
+	if err != nil {
+		return nil, err
+	}
+	return startedAt(own, it)
+}
+
+// refusedBy is the run ids of the delivery whose item at the event's key refused this
+// one's put. Gone again (its retention ended in between), it is an error the sender's
+// retry resolves, not an event never seen.
+func (s *DynamoStore) refusedBy(ctx context.Context, tenantID, own string) ([]string, error) {
+	first, err := s.eventRuns(ctx, tenantID, own)
+	if errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("event %s: its key refused the put and then held nothing", own)
+	}
+	return first, err
+}
+
+// startedAt is the run ids that the item at an event's key own answers: its marker's, or
+// the lone run it is.
+func startedAt(own string, it dynamostore.Item) ([]string, error) {
+	if !isMarker(it) {
+		return []string{own}, nil
+	}
+	ids := []string{}
+	if err := json.Unmarshal([]byte(dynamostore.GetString(it, "run_ids")), &ids); err != nil {
+		return nil, fmt.Errorf("event %s: %w", own, err)
+	}
+	return ids, nil
+}
+
+// isMarker tells an event's marker from a run at the runs' keys.
+func isMarker(it dynamostore.Item) bool {
+	_, ok := it["run_ids"]
+	return ok
+}
