@@ -1,6 +1,10 @@
 import { expect, test } from "@playwright/test";
 import { accessible, signIn } from "./support/browser";
-import { postChange } from "./support/stack";
+import { eventMessageId, postChange } from "./support/stack";
+
+test("flows: change events go under the webhook-id a relay derives, as the Go service derives it", () => {
+  expect(eventMessageId("hosterp", "EV-1")).toBe("msg_a40af3f4537218303c874436253a3302");
+});
 
 test("flows: a failed run reads event → fields → decision → result and links to its sync error", async ({ page }) => {
   const [failed] = await postChange("crm", "Account", "C-2001", { Type: "Customer", Email: "no-at-sign" });

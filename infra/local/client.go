@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/infra/emulators"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/syncerror/intake"
 	"github.com/syncassist/syncassist/shared/tenant"
 	"github.com/syncassist/syncassist/shared/webhook"
@@ -69,14 +71,26 @@ func (a *localAPI) do(method, path string, body []byte, header http.Header) (int
 	return resp.StatusCode, out, err
 }
 
-// signed posts body signed with the tenant's secret of purpose p.
+// signed posts body signed with the tenant's secret of purpose p, under a webhook-id of
+// its own.
 func (a *localAPI) signed(p tenant.Purpose, path string, body []byte) (int, []byte, error) {
+	return a.signedAs(p, path, webhook.NewMessageID(), body)
+}
+
+// flowEvent posts body, the change event eventID of system, as a relay following
+// docs/flow-sources.md does: under the webhook-id derived from the event
+// (flow.EventMessageID), which the service records no claim of.
+func (a *localAPI) flowEvent(system connector.System, eventID string, body []byte) (int, []byte, error) {
+	return a.signedAs(tenant.FlowPurpose(string(system)), "/api/flows/events/"+string(system), flow.EventMessageID(system, eventID), body)
+}
+
+func (a *localAPI) signedAs(p tenant.Purpose, path, msgID string, body []byte) (int, []byte, error) {
 	key, err := webhook.ParseSecret(a.secrets[p])
 	if err != nil {
 		return 0, nil, fmt.Errorf("the %s secret (%s in .local/local.env; restart `make run` if it is missing): %w", p, secretEnv[p], err)
 	}
 	h := http.Header{}
-	webhook.Sign(key, webhook.NewMessageID(), time.Now(), body).Set(h)
+	webhook.Sign(key, msgID, time.Now(), body).Set(h)
 	h.Set(intake.HeaderTenantID, a.tenant)
 	return a.do("POST", path, body, h)
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
-	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // demoFlows are the demo tenant's flows: the host ERP's customers to the CRM's accounts
@@ -143,9 +142,10 @@ func flowsDemo(ctx context.Context) error {
 	// event posts a change and checks its one run ended as the story says it should.
 	event := func(system, entity, record string, fields map[string]any, want flow.Outcome) (flow.Run, error) {
 		sent++
-		body, _ := json.Marshal(map[string]any{"eventId": fmt.Sprintf("EV-%s-%d", runTag, sent),
+		id := fmt.Sprintf("EV-%s-%d", runTag, sent)
+		body, _ := json.Marshal(map[string]any{"eventId": id,
 			"entity": entity, "recordId": record, "changedAt": time.Now().UTC().Format(time.RFC3339), "fields": fields})
-		code, out, err := api.signed(tenant.FlowPurpose(system), "/api/flows/events/"+system, body)
+		code, out, err := api.flowEvent(connector.System(system), id, body)
 		if err != nil {
 			return flow.Run{}, err
 		}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
-	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // The demo's record identity across systems: the host ERP → CRM flow finds an Account by
@@ -91,7 +90,7 @@ func eventPoster(api *localAPI, runTag string) func(customer, name, phone string
 		mu.Unlock()
 		body, _ := json.Marshal(map[string]any{"eventId": id, "entity": "customer", "recordId": customer,
 			"changedAt": time.Now().UTC().Format(time.RFC3339), "fields": map[string]any{"companyName": name, "phone": phone}})
-		code, out, err := api.signed(tenant.FlowPurpose("hosterp"), "/api/flows/events/hosterp", body)
+		code, out, err := api.flowEvent(connector.SystemHostERP, id, body)
 		var acc flow.EventResponse
 		if err == nil && (code != http.StatusAccepted || json.Unmarshal(out, &acc) != nil || len(acc.RunIDs) != 1) {
 			err = fmt.Errorf("change event answered %d %s", code, firstLine(out))

@@ -12,7 +12,6 @@ import (
 	"github.com/syncassist/syncassist/shared/flow"
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
-	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // The flow half of make demo-retry: a CRM account's change fails to reach the host ERP,
@@ -80,10 +79,11 @@ func flowRetryStory(api *localAPI, tag string, maxWait time.Duration) error {
 // postAccountChange posts the CRM's change of the account's e-mail and returns its one
 // run, which must have failed.
 func postAccountChange(api *localAPI, tag, email string) (flow.Run, error) {
-	body, _ := json.Marshal(map[string]any{"eventId": "EV-RETRY-" + tag + "-" + strconv.FormatInt(time.Now().UnixNano(), 36),
+	id := "EV-RETRY-" + tag + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	body, _ := json.Marshal(map[string]any{"eventId": id,
 		"entity": "Account", "recordId": retryAccount, "changedAt": time.Now().UTC().Format(time.RFC3339),
 		"fields": map[string]any{"Type": "Customer", "Email": email}})
-	code, out, err := api.signed(tenant.FlowPurpose(string(connector.SystemCRM)), "/api/flows/events/"+string(connector.SystemCRM), body)
+	code, out, err := api.flowEvent(connector.SystemCRM, id, body)
 	var acc flow.EventResponse
 	if err != nil || code != http.StatusAccepted || json.Unmarshal(out, &acc) != nil || len(acc.RunIDs) != 1 {
 		return flow.Run{}, fmt.Errorf("change event answered %d %s (%v)", code, firstLine(out), err)

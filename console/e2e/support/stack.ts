@@ -19,9 +19,9 @@ export const stackEnv = (name: string, i: number) => `${name}_${i}`;
 /** base is the URL of this worker's stack. */
 export const base = () => process.env[stackEnv("CONSOLE_BASE_URL", Number(process.env.TEST_PARALLEL_INDEX ?? 0))] ?? process.env.CONSOLE_BASE_URL!;
 
-export function signedHeaders(body: string, secret = DEMO_SECRET): Record<string, string> {
+/** signedHeaders signs body with secret under webhook-id id (one of its own unless given). */
+export function signedHeaders(body: string, secret = DEMO_SECRET, id = "msg_" + randomBytes(8).toString("hex")): Record<string, string> {
   const key = Buffer.from(secret.slice("whsec_".length), "base64");
-  const id = "msg_" + randomBytes(8).toString("hex");
   const ts = Math.floor(Date.now() / 1000).toString();
   const sig = createHmac("sha256", key).update(`${id}.${ts}.${body}`).digest("base64");
   return { "Content-Type": "application/json", "X-Tenant-Id": "demo", "webhook-id": id, "webhook-timestamp": ts,
@@ -107,11 +107,19 @@ export async function erpRecord(type: string, id: string): Promise<Record<string
   return (await r.json()) as Record<string, unknown>;
 }
 
-/** postChange posts a signed change event from a source system and returns its run ids. */
+/** eventMessageId is the webhook-id docs/flow-sources.md tells a relay to derive for a
+ *  change event (Go's flow.EventMessageID): msg_ and the first 32 hex digits of
+ *  SHA-256(system NUL eventId). The service records no claim of it. */
+export const eventMessageId = (system: string, eventId: string) =>
+  "msg_" + createHash("sha256").update(system + "\0" + eventId).digest("hex").slice(0, 32);
+
+/** postChange posts a signed change event from a source system, as a relay following
+ *  docs/flow-sources.md does, and returns its run ids. */
 export async function postChange(system: string, entity: string, recordId: string, fields: Record<string, unknown>): Promise<string[]> {
-  const body = JSON.stringify({ eventId: "EV-E2E-" + Date.now() + "-" + Math.random().toString(36).slice(2, 8),
-    entity, recordId, changedAt: new Date().toISOString(), fields });
-  const r = await fetch(base() + "/api/flows/events/" + system, { method: "POST", headers: signedHeaders(body, DEMO_FLOW_SECRETS[system]), body });
+  const eventId = "EV-E2E-" + Date.now() + "-" + Math.random().toString(36).slice(2, 8);
+  const body = JSON.stringify({ eventId, entity, recordId, changedAt: new Date().toISOString(), fields });
+  const r = await fetch(base() + "/api/flows/events/" + system, { method: "POST",
+    headers: signedHeaders(body, DEMO_FLOW_SECRETS[system], eventMessageId(system, eventId)), body });
   if (r.status !== 202) throw new Error(`flow event answered ${r.status}: ${await r.text()}`);
   return ((await r.json()) as { runIds: string[] }).runIds;
 }
