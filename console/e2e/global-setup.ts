@@ -3,7 +3,6 @@
 // teardown kills every group, emulators included, whatever the tests did.
 import { execFileSync, spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { FullConfig } from "@playwright/test";
@@ -11,15 +10,22 @@ import { DEMO_EMBEDDED_SECRET, DEMO_FINANCE_SECRET, DEMO_FLOW_SECRETS, DEMO_SECR
 
 const root = resolve(__dirname, "..", "..");
 
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-    s.on("error", fail);
-  });
+/** baseURL waits for the address the stack bound (PORT=0: the system picks a port, which
+ *  the stack holds from its first moment and writes to its state dir). A port picked here
+ *  and bound by the stack seconds later could be taken in between by another process: a CI
+ *  run saw another test's server answer on it, then go. */
+async function baseURL(state: string, ms: number): Promise<string> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      const url = readFileSync(join(state, "base-url"), "utf8");
+      if (url) return url;
+    } catch {
+      // not bound yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the local stack wrote no base-url to " + state);
 }
 
 async function waitFor(url: string, ms: number): Promise<void> {
@@ -46,7 +52,6 @@ interface Stack {
 
 /** startStack starts one local stack on a free port, in its own process group and state dir. */
 async function startStack(): Promise<Stack> {
-  const port = await freePort();
   const state = mkdtempSync(join(tmpdir(), "syncassist-e2e-"));
   const logPath = join(state, "stack.log");
   const log = openSync(logPath, "a");
@@ -54,7 +59,7 @@ async function startStack(): Promise<Stack> {
     cwd: root,
     detached: true, // its own process group: the teardown kills the emulators with it
     stdio: ["ignore", log, log],
-    env: { ...process.env, PORT: String(port), LOCAL_STATE_DIR: state, DEMO_WEBHOOK_SECRET: DEMO_SECRET,
+    env: { ...process.env, PORT: "0", LOCAL_STATE_DIR: state, DEMO_WEBHOOK_SECRET: DEMO_SECRET,
       DEMO_FINANCE_SECRET, DEMO_EMBEDDED_SECRET,
       ...Object.fromEntries(Object.entries(DEMO_FLOW_SECRETS).map(([sys, secret]) => ["DEMO_FLOW_SECRET_" + sys.toUpperCase(), secret])),
       RECONCILE_INTERVAL: "1h", LOCAL_VISIBILITY_TIMEOUT_SECONDS: "5" },
@@ -67,7 +72,7 @@ async function startStack(): Promise<Stack> {
       // already gone
     }
   };
-  const s = { base: `http://127.0.0.1:${port}`, state, logPath, stop: signal("SIGTERM"), kill: signal("SIGKILL") };
+  const s = { base: "", state, logPath, stop: signal("SIGTERM"), kill: signal("SIGKILL") };
   process.on("exit", s.kill);
   return s;
 }
@@ -90,6 +95,7 @@ export default async function globalSetup(config: FullConfig) {
     for (let i = 0; i < Math.max(1, config.workers); i++) stacks.push(await startStack());
     await Promise.all(stacks.map(async (s) => {
       try {
+        s.base = await baseURL(s.state, 90_000);
         await waitFor(s.base + "/local/ready", 90_000);
       } catch (e) {
         console.error(`${(e as Error).message}; the stack's log (${s.logPath}) ends:\n` + readFileSync(s.logPath, "utf8").slice(-4000));

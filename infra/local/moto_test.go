@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +32,7 @@ func TestServesTheDemoOnMotoAlone(t *testing.T) {
 	state := t.TempDir()
 	for k, v := range map[string]string{"AWS_ENDPOINT_URL": moto.Server, "AWS_ACCESS_KEY_ID": "local",
 		"AWS_SECRET_ACCESS_KEY": "local", "AWS_REGION": "us-east-1", "LOCAL_STATE_DIR": state,
-		"PORT": strconv.Itoa(freePort(t)), "RECONCILE_INTERVAL": "1h"} {
+		"PORT": "0", "RECONCILE_INTERVAL": "1h"} {
 		os.Setenv(k, v)
 	}
 
@@ -47,7 +45,7 @@ func TestServesTheDemoOnMotoAlone(t *testing.T) {
 			t.Errorf("serve: %v", err)
 		}
 	}()
-	waitServing(t, filepath.Join(state, "local.env"), served)
+	waitServing(t, state, served)
 
 	if kids := childCommands(t); len(kids) != 1 || !strings.Contains(kids[0], "moto_server") {
 		t.Fatalf("the stack's process runs %q; want moto_server alone (no dynalite, no fauxqs)", kids)
@@ -101,18 +99,22 @@ func restoreEnv(t *testing.T) {
 	})
 }
 
-// waitServing returns once the stack has written its state file (the last step before it
+// waitServing returns once the stack in state (PORT=0: it writes the address it bound to
+// state/base-url) answers ready, having written its state file (the last step before it
 // serves), or fails when serve ends first.
-func waitServing(t *testing.T, stateFile string, served <-chan error) {
+func waitServing(t *testing.T, state string, served <-chan error) {
 	t.Helper()
-	ready := "http://127.0.0.1:" + os.Getenv("PORT") + "/local/ready"
 	for deadline := time.Now().Add(2 * time.Minute); ; {
 		select {
 		case err := <-served:
 			t.Fatalf("serve ended before serving: %v", err)
 		case <-time.After(100 * time.Millisecond):
 		}
-		resp, err := http.Get(ready)
+		base, err := os.ReadFile(filepath.Join(state, "base-url"))
+		var resp *http.Response
+		if err == nil {
+			resp, err = http.Get(string(base) + "/local/ready")
+		}
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusNoContent {
@@ -125,7 +127,7 @@ func waitServing(t *testing.T, stateFile string, served <-chan error) {
 	}
 	// Ready promises what `make token` and the scripts read: a token minted before
 	// local.env is written carries the wrong issuer.
-	if _, err := os.Stat(stateFile); err != nil {
+	if _, err := os.Stat(filepath.Join(state, "local.env")); err != nil {
 		t.Fatalf("ready before its state was written: %v", err)
 	}
 }
@@ -146,14 +148,4 @@ func childCommands(t *testing.T) []string {
 		}
 	}
 	return out
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

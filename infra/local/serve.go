@@ -58,6 +58,23 @@ func serve(ctx context.Context) error {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return err
 	}
+	// The port is bound first and held: PORT=0 lets the system pick one (the browser tests
+	// start a stack per worker so), and the address is written to the state dir at once. A
+	// free port picked by the caller and bound here seconds later, once the emulators run,
+	// could be taken in between: a CI run saw another test's server answer there, then go.
+	ln, err := net.Listen("tcp", "127.0.0.1:"+envOr("PORT", "3000"))
+	if err != nil {
+		return fmt.Errorf("listen (set PORT to use another port, 0 for any free one): %w", err)
+	}
+	defer ln.Close()
+	baseURL := "http://" + ln.Addr().String()
+	// Renamed into place, so a reader never sees it half written.
+	if err := os.WriteFile(filepath.Join(stateDir, "base-url.tmp"), []byte(baseURL), 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(filepath.Join(stateDir, "base-url.tmp"), filepath.Join(stateDir, "base-url")); err != nil {
+		return err
+	}
 	if os.Getenv("STAGE") == "" {
 		os.Setenv("STAGE", "local")
 	}
@@ -108,8 +125,6 @@ func serve(ctx context.Context) error {
 	}
 	queues, sq := prov.Queues, sqs.NewFromConfig(awsCfg)
 
-	addr := "127.0.0.1:" + envOr("PORT", "3000")
-	baseURL := "http://" + addr
 	// The development JWT issuer: its key lives in .local so tokens from `make token`
 	// survive restarts; the API verifies them through its JWKS like any real issuer.
 	issuer, err := devissuer.Load(filepath.Join(stateDir, "dev-issuer.pem"))
@@ -208,10 +223,6 @@ func serve(ctx context.Context) error {
 		mux.Handle("GET /local/api-findings", findings)
 	}
 	mux.Handle("/", api)
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s (set PORT to use another port): %w", addr, err)
-	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
 	var wg sync.WaitGroup

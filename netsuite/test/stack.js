@@ -22,6 +22,23 @@ function freePort() {
   });
 }
 
+// baseURL waits for the address the stack bound and wrote to its state dir: PORT=0 lets
+// the system pick a port the stack holds from its first moment. A port picked here and
+// bound by the stack seconds later could be taken in between by another process.
+async function baseURL(state, ms, exited) {
+  const until = Date.now() + ms;
+  while (Date.now() < until && !exited()) {
+    try {
+      const url = fs.readFileSync(path.join(state, 'base-url'), 'utf8');
+      if (url) return url;
+    } catch (e) {
+      // not bound yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the local stack wrote no base-url to ${state}`);
+}
+
 async function waitFor(url, ms, exited) {
   const until = Date.now() + ms;
   while (Date.now() < until && !exited()) {
@@ -41,7 +58,6 @@ async function waitFor(url, ms, exited) {
  */
 async function start({ webhookSecret }) {
   execFileSync('go', ['build', '-o', binary, './infra/local'], { cwd: root, stdio: 'inherit' });
-  const port = await freePort();
   const state = fs.mkdtempSync(path.join(os.tmpdir(), 'syncassist-netsuite-'));
   const logPath = path.join(state, 'stack.log');
   const logFd = fs.openSync(logPath, 'a');
@@ -50,7 +66,7 @@ async function start({ webhookSecret }) {
     detached: true, // its own process group, so stop() reaches the emulators too
     stdio: ['ignore', logFd, logFd],
     env: Object.assign({}, process.env, {
-      PORT: String(port), LOCAL_STATE_DIR: state, DEMO_WEBHOOK_SECRET: webhookSecret,
+      PORT: '0', LOCAL_STATE_DIR: state, DEMO_WEBHOOK_SECRET: webhookSecret,
       RECONCILE_INTERVAL: '1h', LOCAL_VISIBILITY_TIMEOUT_SECONDS: '5',
     }),
   });
@@ -89,8 +105,9 @@ async function start({ webhookSecret }) {
     fs.rmSync(state, { recursive: true, force: true });
   }
 
-  const base = `http://127.0.0.1:${port}`;
+  let base = '';
   try {
+    base = await baseURL(state, 60000, () => exited);
     await waitFor(`${base}/local/ready`, 60000, () => exited);
   } catch (e) {
     const tail = fs.existsSync(logPath) ? fs.readFileSync(logPath, 'utf8').slice(-4000) : '';
