@@ -11,12 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -242,9 +244,24 @@ func FindRoot() (string, error) {
 	}
 }
 
+// portOrFree is p, or a port free now for an emulator to listen on once it has started.
+// Between this check and the emulator's bind, another process could take the port, and
+// one asking the system for any free port (port 0: every httptest server and stack of the
+// test lanes running beside) gets it from the ephemeral range. So the port is drawn at
+// random from below that range (ip_local_port_range), where only callers of this function
+// choose, and the ephemeral range is used only where that cannot be read.
 func portOrFree(p int) (int, error) {
 	if p != 0 {
 		return p, nil
+	}
+	if low := ephemeralLow(); low > minDrawnPort+1000 {
+		for range 50 {
+			port := minDrawnPort + rand.IntN(low-minDrawnPort)
+			if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+				l.Close()
+				return port, nil
+			}
+		}
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -252,6 +269,24 @@ func portOrFree(p int) (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// minDrawnPort keeps drawn ports above the well-known services' and below the ephemeral
+// range.
+const minDrawnPort = 20000
+
+// ephemeralLow is the first port of the system's ephemeral range (0 when unknown).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[0])
+	return n
 }
 
 type probe func(ctx context.Context, endpoint string) error
