@@ -41,10 +41,12 @@ import (
 // changed) and, for a signed webhook whose id is not its error's HostMessageID, the
 // webhook-id's (RecordWebhookID: another message under a known id is a replay, refused
 // before anything of it is folded). A new errorId cannot be a late copy of a closed row's
-// error, which is why the fold may guess its generation. So the webhook's ingest is two single-item conditional writes in two round
-// trips, no read, and one send for a new row, when the webhook-id is the one the host
-// ERP's script derives from the errorId (HostMessageID: it needs no record); another
-// sender's id adds its record, side by side with the errorId's. Fewer writes would drop a
+// error, which is why the fold may guess its generation. So the webhook's ingest is
+// usually two single-item conditional writes in two round trips, no read, and one send for
+// a new row, when the webhook-id is the one the host ERP's script derives from the errorId
+// (HostMessageID: it needs no record); another sender's id adds its record, side by side
+// with the errorId's. A recurrence of a row the function instance has not folded into
+// costs one refused put more (the DynamoDB store's Fold guesses create or count). Fewer writes would drop a
 // guarantee: the duplicate rule is keyed by the errorId and the fold by the signature, two
 // items, and the local emulator (dynalite) has no TransactWriteItems to change them in
 // one call (LOCAL-AWS.md).

@@ -78,18 +78,23 @@ func (s *DynamoClaims) AdvanceSignature(ctx context.Context, tenantID, signature
 // halved the ingest's throughput, and which sent the whole row on every occurrence. A
 // guess that misses costs one refused write: a put finding the row (another process
 // created it), or an update finding none (a tenant's rows erased), answered by creating
-// it. Each write carries a write token, so that the SDK's resend of a write DynamoDB had
-// applied, refused by its own first attempt, is still answered as the create or count it
-// was, not as a duplicate.
+// it.
+//
+// The SDK's resend of a write DynamoDB had applied is refused by its own first attempt,
+// and is still answered as what it did. A create is told by the row's first error: only
+// one post of an errorId reaches the fold (the errorId's record), but for a redelivery
+// whose first post never reached its row, which then creates it or finds it created by
+// that first post, both answered as the create (the second diagnosis message finds the
+// row taken). A count is told by fold_token, an attribute of the fold's own: the row's
+// write_token is every other update's, and a count rewriting it between another update's
+// lost answer and its resend would let the resend apply twice.
 func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
 	row := c.TenantID + "\n" + c.ID
 	_, seen := s.folded.Load(row)
 	create := !seen
-	for range 2 {
-		createTok := ""
+	for range 3 {
 		if create {
-			createTok = s.writeToken()
-			created, err := s.createRow(ctx, c, createTok)
+			created, err := s.createRow(ctx, c)
 			if err != nil {
 				return 0, syncerror.Claim{}, err
 			}
@@ -98,23 +103,29 @@ func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey str
 				return syncerror.FoldCreated, c, nil
 			}
 		}
-		res, got, err := s.countOccurrence(ctx, c, errorKey, createTok)
-		if !errors.Is(err, syncerror.ErrNotFound) {
-			if err == nil && (res == syncerror.FoldCreated || res == syncerror.FoldOccurrence) {
-				s.folded.Store(row, struct{}{})
-			}
-			return res, got, err
+		res, got, err := s.countOccurrence(ctx, c, errorKey, create)
+		switch {
+		case errors.Is(err, syncerror.ErrNotFound):
+			create = true // gone since: create it
+			continue
+		case errors.Is(err, errChangedUnder):
+			continue // deleted and created again in between: count again
+		case err == nil && (res == syncerror.FoldCreated || res == syncerror.FoldOccurrence):
+			s.folded.Store(row, struct{}{})
 		}
-		create = true
+		return res, got, err
 	}
 	return 0, syncerror.Claim{}, syncerror.ErrStateChanged
 }
 
-// createRow puts c, carrying write token tok, unless its row exists (created false).
-func (s *DynamoClaims) createRow(ctx context.Context, c syncerror.Claim, tok string) (created bool, err error) {
-	it := claimItem(c)
-	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
+// errChangedUnder is a count refused on a row that reads open and without its key: the
+// row changed between the update and the read (deleted and created again).
+var errChangedUnder = errors.New("fold: the row changed under the count")
+
+// createRow puts c unless its row exists (created false). c is the row's first post:
+// occurrences 1 and its own error key (syncerror.Fold makes it so).
+func (s *DynamoClaims) createRow(ctx context.Context, c syncerror.Claim) (created bool, err error) {
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: claimItem(c),
 		ConditionExpression: aws.String("attribute_not_exists(id)")})
 	if dynamostore.IsConditionFailed(err) {
 		return false, nil
@@ -125,14 +136,17 @@ func (s *DynamoClaims) createRow(ctx context.Context, c syncerror.Claim, tok str
 	return true, nil
 }
 
+// foldTokenAttribute is the token of the fold's last count of a row (Fold).
+const foldTokenAttribute = "fold_token"
+
 // countOccurrence counts c as one more occurrence of its open row, keeping errorKey among
 // the row's keys until it holds MaxErrorKeys (past it, occurrences are still counted, and
-// a redelivery of a key not kept, or the SDK's resend of the count, counts again).
-// Refused, it reads the row: FoldCreated when the row carries createTok (the refused put
-// before this count was the SDK's resend of a put applied), FoldOccurrence when it carries
+// a redelivery of a key not kept counts again). Refused, it reads the row: FoldCreated
+// when this post tried to create it (triedCreate) and the row's first error is its own
+// (the put refused was the SDK's resend of one applied), FoldOccurrence when it carries
 // this count's token (the same for the count), FoldDuplicate when the row has seen
 // errorKey, FoldClosed when it is closed, ErrNotFound when there is none.
-func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, errorKey, createTok string) (syncerror.FoldResult, syncerror.Claim, error) {
+func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, errorKey string, triedCreate bool) (syncerror.FoldResult, syncerror.Claim, error) {
 	for _, keep := range []bool{true, false} {
 		tok := s.writeToken()
 		values := dynamostore.Item{
@@ -144,10 +158,12 @@ func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, e
 			":resolved": dynamostore.Str(string(syncerror.StatusResolved)),
 			":reverted": dynamostore.Str(string(syncerror.StatusReverted)),
 		}
-		// One level of parentheses: dynalite's expression parser backtracks on nested ones
-		// (diagnosis.go).
-		cond := "attribute_exists(id) AND NOT #status IN (:approved, :rejected, :resolved, :reverted)"
-		update := "SET last_seen = :seen, " + dynamostore.WriteTokenAttribute + " = :tok ADD occurrences :one"
+		// One level of parentheses at most: dynalite's expression parser backtracks on them
+		// (diagnosis.go). A comparison with a missing attribute is false, so NOT x = :v and
+		// NOT x >= :v hold where x is absent, in DynamoDB as in dynalite and moto.
+		cond := "attribute_exists(id) AND NOT #status IN (:approved, :rejected, :resolved, :reverted) AND NOT " +
+			foldTokenAttribute + " = :tok"
+		update := "SET last_seen = :seen, " + foldTokenAttribute + " = :tok ADD occurrences :one"
 		if keep {
 			values[":key"] = dynamostore.Str(errorKey)
 			values[":keys"] = &types.AttributeValueMemberSS{Value: []string{errorKey}}
@@ -179,21 +195,20 @@ func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, e
 		switch {
 		case err != nil:
 			return 0, syncerror.Claim{}, err
-		case createTok != "" && dynamostore.GetString(stored, dynamostore.WriteTokenAttribute) == createTok:
+		case triedCreate && row.Record.ErrorID == c.Record.ErrorID:
 			return syncerror.FoldCreated, row, nil
-		case dynamostore.GetString(stored, dynamostore.WriteTokenAttribute) == tok:
+		case dynamostore.GetString(stored, foldTokenAttribute) == tok:
 			return syncerror.FoldOccurrence, row, nil
 		case slices.Contains(row.Retry.ErrorKeys, errorKey):
 			return syncerror.FoldDuplicate, row, nil
 		case row.Status.Closed():
 			return syncerror.FoldClosed, row, nil
 		case !keep || row.Retry.Occurrences < syncerror.MaxErrorKeys:
-			// Open, yet refused: it changed between the update and the read.
-			return 0, syncerror.Claim{}, syncerror.ErrStateChanged
+			return 0, syncerror.Claim{}, errChangedUnder
 		}
 		// The row keeps MaxErrorKeys keys already: count the occurrence without its key.
 	}
-	return 0, syncerror.Claim{}, syncerror.ErrStateChanged
+	return 0, syncerror.Claim{}, errChangedUnder
 }
 
 func (s *DynamoClaims) errorKeyItem(tenantID, errorKey string) dynamostore.Item {
