@@ -14,9 +14,9 @@ const root = resolve(__dirname, "..", "..");
  *  the stack holds from its first moment and writes to its state dir). A port picked here
  *  and bound by the stack seconds later could be taken in between by another process: a CI
  *  run saw another test's server answer on it, then go. */
-async function baseURL(state: string, ms: number): Promise<string> {
+async function baseURL(state: string, ms: number, exited: () => boolean): Promise<string> {
   const until = Date.now() + ms;
-  while (Date.now() < until) {
+  while (Date.now() < until && !exited()) {
     try {
       const url = readFileSync(join(state, "base-url"), "utf8");
       if (url) return url;
@@ -46,6 +46,7 @@ interface Stack {
   base: string;
   state: string;
   logPath: string;
+  exited: () => boolean;
   stop: () => void;
   kill: () => void;
 }
@@ -65,6 +66,8 @@ async function startStack(): Promise<Stack> {
       RECONCILE_INTERVAL: "1h", LOCAL_VISIBILITY_TIMEOUT_SECONDS: "5" },
   });
   closeSync(log);
+  let gone = false;
+  stack.on("exit", () => { gone = true; });
   const signal = (sig: NodeJS.Signals) => () => {
     try {
       process.kill(-stack.pid!, sig);
@@ -72,7 +75,7 @@ async function startStack(): Promise<Stack> {
       // already gone
     }
   };
-  const s = { base: "", state, logPath, stop: signal("SIGTERM"), kill: signal("SIGKILL") };
+  const s = { base: "", state, logPath, exited: () => gone, stop: signal("SIGTERM"), kill: signal("SIGKILL") };
   process.on("exit", s.kill);
   return s;
 }
@@ -95,7 +98,7 @@ export default async function globalSetup(config: FullConfig) {
     for (let i = 0; i < Math.max(1, config.workers); i++) stacks.push(await startStack());
     await Promise.all(stacks.map(async (s) => {
       try {
-        s.base = await baseURL(s.state, 90_000);
+        s.base = await baseURL(s.state, 90_000, s.exited);
         await waitFor(s.base + "/local/ready", 90_000);
       } catch (e) {
         console.error(`${(e as Error).message}; the stack's log (${s.logPath}) ends:\n` + readFileSync(s.logPath, "utf8").slice(-4000));

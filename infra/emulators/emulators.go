@@ -92,6 +92,9 @@ func Start(ctx context.Context, opt Options) (*Emulators, error) {
 		return nil, err
 	}
 	sport, err := portOrFree(opt.SQSPort)
+	for err == nil && sport == dport && opt.SQSPort == 0 {
+		sport, err = portOrFree(0) // drawn apart, each free: both may have been the same
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -66,15 +67,19 @@ func serve(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen (set PORT to use another port, 0 for any free one): %w", err)
 	}
-	defer ln.Close()
+	srv := serveEarly(ln, slog.Default())
+	defer srv.stop()
 	baseURL := "http://" + ln.Addr().String()
-	// Renamed into place, so a reader never sees it half written.
-	if err := os.WriteFile(filepath.Join(stateDir, "base-url.tmp"), []byte(baseURL), 0o600); err != nil {
+	// Renamed into place, so a reader never sees it half written; removed when the stack
+	// stops, so a reader never finds the address of a stack gone.
+	urlFile := filepath.Join(stateDir, "base-url")
+	if err := os.WriteFile(urlFile+".tmp", []byte(baseURL), 0o600); err != nil {
 		return err
 	}
-	if err := os.Rename(filepath.Join(stateDir, "base-url.tmp"), filepath.Join(stateDir, "base-url")); err != nil {
+	if err := os.Rename(urlFile+".tmp", urlFile); err != nil {
 		return err
 	}
+	defer os.Remove(urlFile)
 	if os.Getenv("STAGE") == "" {
 		os.Setenv("STAGE", "local")
 	}
@@ -223,16 +228,10 @@ func serve(ctx context.Context) error {
 		mux.Handle("GET /local/api-findings", findings)
 	}
 	mux.Handle("/", api)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv.set(mux)
 
 	var wg sync.WaitGroup
-	wg.Add(3)
-	go func() {
-		defer wg.Done()
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			deps.Log.Error("http server", "error", err)
-		}
-	}()
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		q := queues[blueprint.Diagnosis.Name]
@@ -270,9 +269,7 @@ func serve(ctx context.Context) error {
 
 	<-ctx.Done()
 	fmt.Println("\nstopping: HTTP server, poller, reconcile timer, emulators")
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(sctx)
+	srv.stop()
 	wg.Wait()
 	return nil
 }

@@ -261,7 +261,7 @@ const (
 // Flows holds, per tenant, its flow definitions ("flow#<id>") and the runs of the change
 // events they received ("run#<id>"). Each event has a key of its own, "run#" and its
 // flow.EventRunID: the run of an event of one run, else a marker with the ids of the runs
-// it started (events before 2026-12-01 kept theirs at "event#<system>#<eventId>"). Events
+// it started (events before 2026-11-30 kept theirs at "event#<system>#<eventId>"). Events
 // and runs expire after 30 days. "runs_key" is set on runs only and "due_key" on retrying
 // runs only, so both indexes are sparse and neither sees a marker.
 var Flows = Table{

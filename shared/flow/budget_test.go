@@ -40,7 +40,7 @@ import (
 // reads the trail the executor read: governance/trail_read.go), then 7 (2026-11-30: the
 // CRM's rate-budget hold is read once a second per process, ratebudget.holdRecheck), then
 // 6 (the event posted under its own derived webhook-id, flow.EventMessageID, as
-// docs/flow-sources.md tells relays to: it needs no claim), then 5 (2026-12-01: an event of
+// docs/flow-sources.md tells relays to: it needs no claim), then 5 (2026-11-30: an event of
 // one run keeps its run at the event's own key, flow.EventRunID, so the run's conditional
 // put is the event's dedupe and nothing is read first), issue 37 §3's goal. Each of the 5
 // keeps a guarantee, and dynalite has no TransactWriteItems to join writes (LOCAL-AWS.md):
