@@ -23,8 +23,11 @@ import (
 // An event of no run or of several stores there a marker of its run ids, with no index
 // attribute, so neither the runs listing nor the due index sees it. Several runs are each
 // put under their flow's id (RunID) first, then the marker the same way: an event on
-// record always has its runs, and a crash between the two leaves runs that the redelivery
-// finds and the redrive finishes. An event of several runs therefore reads the key and
+// record always has its runs, and a crash after the runs leaves runs that the redelivery
+// finds and the redrive finishes. (A failure part way through the runs leaves the first
+// ones only: the redelivery finds them and answers a duplicate, and the runs not put are
+// never started. Known, not mended here: the redelivery would have to put the missing runs
+// and the marker and start only those.) An event of several runs therefore reads the key and
 // its runs first, in one BatchGetItem. A redelivery is answered with the first delivery's
 // runs: the run at the key, or the marker's ids, else the runs on record.
 //
