@@ -81,20 +81,26 @@ func (s *DynamoClaims) AdvanceSignature(ctx context.Context, tenantID, signature
 // it.
 //
 // The SDK's resend of a write DynamoDB had applied is refused by its own first attempt,
-// and is still answered as what it did. A create is told by the row's first error: only
-// one post of an errorId reaches the fold (the errorId's record), but for a redelivery
-// whose first post never reached its row, which then creates it or finds it created by
-// that first post, both answered as the create (the second diagnosis message finds the
-// row taken). A count is told by fold_token, an attribute of the fold's own: the row's
-// write_token is every other update's, and a count rewriting it between another update's
-// lost answer and its resend would let the resend apply twice.
+// and is still answered as what it did, by a token. The create's is the new row's
+// write_token: no other update of the row can be waiting on its own token yet, and the
+// diagnosis's first update replaces it anyway, so it costs the row no size (a new row is
+// just under 1 KB: infra/cost/claimrow_test.go; an attribute of its own took it over). A
+// write landing between the lost answer and the resend replaces it, and the create is
+// then answered as a duplicate, leaving its diagnosis to the reconcile (before, every
+// resent create was). The count's is fold_token, the fold's own: every other update reads
+// write_token for its own resend, and a count rewriting it between another update's lost
+// answer and that resend would let the resend apply twice. (Telling a resent create by
+// the row's first errorId answered every concurrent delivery of one errorId as the
+// create: the fault suite and TestConcurrentDeliveriesOneRowOneMessage caught it.)
 func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
 	row := c.TenantID + "\n" + c.ID
 	_, seen := s.folded.Load(row)
 	create := !seen
 	for range 3 {
+		createTok := ""
 		if create {
-			created, err := s.createRow(ctx, c)
+			createTok = s.writeToken()
+			created, err := s.createRow(ctx, c, createTok)
 			if err != nil {
 				return 0, syncerror.Claim{}, err
 			}
@@ -103,7 +109,7 @@ func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey str
 				return syncerror.FoldCreated, c, nil
 			}
 		}
-		res, got, err := s.countOccurrence(ctx, c, errorKey, create)
+		res, got, err := s.countOccurrence(ctx, c, errorKey, createTok)
 		switch {
 		case errors.Is(err, syncerror.ErrNotFound):
 			create = true // gone since: create it
@@ -122,10 +128,12 @@ func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey str
 // row changed between the update and the read (deleted and created again).
 var errChangedUnder = errors.New("fold: the row changed under the count")
 
-// createRow puts c unless its row exists (created false). c is the row's first post:
-// occurrences 1 and its own error key (syncerror.Fold makes it so).
-func (s *DynamoClaims) createRow(ctx context.Context, c syncerror.Claim) (created bool, err error) {
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: claimItem(c),
+// createRow puts c, with create token tok, unless its row exists (created false). c is
+// the row's first post: occurrences 1 and its own error key (syncerror.Fold makes it so).
+func (s *DynamoClaims) createRow(ctx context.Context, c syncerror.Claim, tok string) (created bool, err error) {
+	it := claimItem(c)
+	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
 		ConditionExpression: aws.String("attribute_not_exists(id)")})
 	if dynamostore.IsConditionFailed(err) {
 		return false, nil
@@ -136,17 +144,17 @@ func (s *DynamoClaims) createRow(ctx context.Context, c syncerror.Claim) (create
 	return true, nil
 }
 
-// foldTokenAttribute is the token of the fold's last count of a row (Fold).
+// foldTokenAttribute holds the token of the fold's last count of a row (Fold).
 const foldTokenAttribute = "fold_token"
 
 // countOccurrence counts c as one more occurrence of its open row, keeping errorKey among
 // the row's keys until it holds MaxErrorKeys (past it, occurrences are still counted, and
 // a redelivery of a key not kept counts again). Refused, it reads the row: FoldCreated
-// when this post tried to create it (triedCreate) and the row's first error is its own
-// (the put refused was the SDK's resend of one applied), FoldOccurrence when it carries
-// this count's token (the same for the count), FoldDuplicate when the row has seen
-// errorKey, FoldClosed when it is closed, ErrNotFound when there is none.
-func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, errorKey string, triedCreate bool) (syncerror.FoldResult, syncerror.Claim, error) {
+// when the row carries createTok, this post's refused put's (the SDK's resend of one
+// applied), FoldOccurrence when it carries this count's token (the same for the count),
+// FoldDuplicate when the row has seen errorKey, FoldClosed when it is closed, ErrNotFound
+// when there is none.
+func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, errorKey, createTok string) (syncerror.FoldResult, syncerror.Claim, error) {
 	for _, keep := range []bool{true, false} {
 		tok := s.writeToken()
 		values := dynamostore.Item{
@@ -195,7 +203,7 @@ func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, e
 		switch {
 		case err != nil:
 			return 0, syncerror.Claim{}, err
-		case triedCreate && row.Record.ErrorID == c.Record.ErrorID:
+		case createTok != "" && dynamostore.GetString(stored, dynamostore.WriteTokenAttribute) == createTok:
 			return syncerror.FoldCreated, row, nil
 		case dynamostore.GetString(stored, foldTokenAttribute) == tok:
 			return syncerror.FoldOccurrence, row, nil
