@@ -100,7 +100,8 @@ func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey str
 		createTok := ""
 		if create {
 			createTok = s.writeToken()
-			created, err := s.createRow(ctx, c, createTok)
+			// c is the row's first post: occurrences 1, its own error key (syncerror.Fold).
+			created, err := s.putNew(ctx, c, createTok)
 			if err != nil {
 				return 0, syncerror.Claim{}, err
 			}
@@ -127,22 +128,6 @@ func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey str
 // errChangedUnder is a count refused on a row that reads open and without its key: the
 // row changed between the update and the read (deleted and created again).
 var errChangedUnder = errors.New("fold: the row changed under the count")
-
-// createRow puts c, with create token tok, unless its row exists (created false). c is
-// the row's first post: occurrences 1 and its own error key (syncerror.Fold makes it so).
-func (s *DynamoClaims) createRow(ctx context.Context, c syncerror.Claim, tok string) (created bool, err error) {
-	it := claimItem(c)
-	it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
-		ConditionExpression: aws.String("attribute_not_exists(id)")})
-	if dynamostore.IsConditionFailed(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("fold %s/%s: %w", c.TenantID, c.ID, err)
-	}
-	return true, nil
-}
 
 // foldTokenAttribute holds the token of the fold's last count of a row (Fold).
 const foldTokenAttribute = "fold_token"

@@ -233,9 +233,19 @@ func claimedBy(source syncerror.Source, webhookID string, h []syncerror.HistoryE
 
 // Claim implements ClaimStore with one conditional put.
 func (s *DynamoClaims) Claim(ctx context.Context, c syncerror.Claim) (bool, error) {
+	return s.putNew(ctx, c, "")
+}
+
+// putNew puts c unless its row exists (false), carrying write token tok when one is given
+// (the fold's create: Fold).
+func (s *DynamoClaims) putNew(ctx context.Context, c syncerror.Claim, tok string) (bool, error) {
+	it := claimItem(c)
+	if tok != "" {
+		it[dynamostore.WriteTokenAttribute] = dynamostore.Str(tok)
+	}
 	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:           aws.String(s.table),
-		Item:                claimItem(c),
+		Item:                it,
 		ConditionExpression: aws.String("attribute_not_exists(id)"),
 	})
 	if dynamostore.IsConditionFailed(err) {
