@@ -50,7 +50,7 @@ import (
 //   - PutItem flows, the run at the event's key, conditional: one delivery of the event
 //     takes it whichever flows match a redelivery, and a run dying mid-write is on record
 //     for the redrive (an event of no run puts a marker of its run ids there instead, and
-//     one of several the marker after reading the key and its runs and putting them);
+//     one of several the marker after reading the key and putting the runs);
 //   - Query governance, the source record's trail: an echo of a flow's write is told from
 //     a change (hop chains), and the writes that made this one a return leg (the
 //     reciprocal loop check) are found among its entries;

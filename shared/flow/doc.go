@@ -7,7 +7,8 @@
 // POST /api/flows/events/{system}. Each enabled flow whose source matches the event and
 // whose filter holds gets one run, with an id derived from the tenant and the event (and
 // the flow, when the event starts several), so a redelivered event finds the runs it
-// started, whichever flows match it now, and starts nothing.
+// started, whichever flows match it now, and starts nothing (unless its first delivery
+// failed before it stored the event: the redelivery then starts the runs not stored).
 //
 // A run ends in one outcome:
 //

@@ -9,6 +9,7 @@ import (
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
+	"github.com/syncassist/syncassist/shared/flow/flowtest"
 )
 
 // An event whose first delivery ran flow F1 alone, redelivered after an admin switched F1
@@ -51,4 +52,40 @@ func TestRedeliveryMatchingAnotherFlowIsADuplicate(t *testing.T) {
 			t.Fatalf("the event's run %+v %v, want f1's", r, err)
 		}
 	})
+}
+
+// An event of three runs whose first delivery failed after storing the first run is not
+// a duplicate when redelivered: the two runs never stored are put and written, and the
+// one on record is left to the redrive (its lease still ahead), not written twice. Before,
+// the redelivery answered a duplicate of the run it found and the other two never ran.
+func TestRedeliveryAfterAPartialFailureStartsTheRunsMissing(t *testing.T) {
+	s, ctx := &flowtest.Store{}, context.Background()
+	for _, id := range []string{"f1", "f2", "f3"} {
+		f := flow.Flow{ID: id, Enabled: true, Source: flow.Endpoint{System: connector.SystemCRM, Entity: "Account"},
+			Target: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"}, Mapping: map[string]string{"phone": "Phone"}}
+		if err := s.PutFlow(ctx, "t1", f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := flow.Event{EventID: "e1", Entity: "Account", RecordID: "C-1", ChangedAt: t0, Fields: map[string]any{"Phone": "+1"}}
+	runID := func(f string) string { return flow.RunID("t1", connector.SystemCRM, "e1", f) }
+	g := &scriptedGuard{results: []guardResult{{}}}
+	x := &flow.Executor{Store: s.FailingPut(runID("f2")), Guard: g, SyncErrors: &reporter{}, Now: func() time.Time { return t0 }}
+	if ids, started, err := x.Handle(ctx, "t1", connector.SystemCRM, ev); err == nil {
+		t.Fatalf("the first delivery failed storing f2's run, yet answered %v started %v", ids, started)
+	}
+	x.Store = s
+	ids, started, err := x.Handle(ctx, "t1", connector.SystemCRM, ev)
+	if want := []string{runID("f1"), runID("f2"), runID("f3")}; err != nil || !started || fmt.Sprint(ids) != fmt.Sprint(want) {
+		t.Fatalf("the redelivery: %v started %v %v; want %v started", ids, started, err, want)
+	}
+	if len(g.writes) != 2 || g.writes[0].IdempotencyKey != runID("f2") || g.writes[1].IdempotencyKey != runID("f3") {
+		t.Fatalf("writes %+v; want f2's and f3's", g.writes)
+	}
+	if r, err := s.Run(ctx, "t1", runID("f1")); err != nil || r.Outcome != flow.OutcomeRetrying || r.Attempts != 1 {
+		t.Fatalf("f1's run, on record before: %+v %v; want it retrying for the redrive", r, err)
+	}
+	if ids, started, err := x.Handle(ctx, "t1", connector.SystemCRM, ev); err != nil || started || len(ids) != 3 || len(g.writes) != 2 {
+		t.Fatalf("a third delivery: %v started %v %v, %d writes", ids, started, err, len(g.writes))
+	}
 }

@@ -104,10 +104,14 @@ func (x *Executor) start(ctx context.Context, tenantID string, system connector.
 		}
 	}
 	SoleRun(tenantID, system, ev.EventID, runs)
-	if ids, started, err = x.Store.StartRuns(ctx, tenantID, system, ev.EventID, runs); err != nil || !started {
-		return ids, started, err
+	st, err := x.Store.StartRuns(ctx, tenantID, system, ev.EventID, runs)
+	if err != nil || !st.New {
+		return st.IDs, false, err
 	}
 	for _, r := range runs {
+		if slices.Contains(st.OnRecord, r.ID) {
+			continue // a failed delivery's: the redrive takes it when its lease ends
+		}
 		if r.Outcome == OutcomeRetrying {
 			if x.now().Sub(now) > TrailReuse {
 				r.trailRead = nil // an earlier run's attempt was slow: the guard reads afresh
@@ -117,7 +121,7 @@ func (x *Executor) start(ctx context.Context, tenantID string, system connector.
 			emitDecided(r, now) // skipped at once
 		}
 	}
-	return ids, true, nil
+	return st.IDs, true, nil
 }
 
 // newRun is f's run for ev: skipped at once when its filter does not hold or no mapped

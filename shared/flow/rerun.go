@@ -102,13 +102,13 @@ func (x *Executor) Rerun(ctx context.Context, read Reader, tenantID string, q Re
 	if err != nil {
 		return RerunResult{}, err
 	}
-	ids, started, err := x.Store.StartRuns(ctx, tenantID, f.Source.System, ev.EventID, []Run{r})
+	st, err := x.Store.StartRuns(ctx, tenantID, f.Source.System, ev.EventID, []Run{r})
 	switch {
 	case err != nil:
 		return RerunResult{}, err
-	case !started && len(ids) > 0:
+	case !st.New && len(st.IDs) > 0:
 		// A concurrent attempt of the same name started it first: its run is the answer.
-		prev, err := x.Store.Run(ctx, tenantID, ids[0])
+		prev, err := x.Store.Run(ctx, tenantID, st.IDs[0])
 		if err != nil {
 			return RerunResult{}, err
 		}

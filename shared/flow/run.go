@@ -151,6 +151,18 @@ type RunQuery struct {
 	Cursor  string
 }
 
+// Started is what StartRuns did with an event's runs.
+type Started struct {
+	// IDs are the event's run ids as first stored.
+	IDs []string
+	// New says this call stored the event; false is a redelivery, which starts nothing.
+	New bool
+	// OnRecord are the runs of this call that were stored already, by a delivery that
+	// failed before it stored the event: retrying with their lease ahead, they are the
+	// redrive's, and the caller attempts only the others.
+	OnRecord []string
+}
+
 // Store keeps a tenant's flows, the events they received and their runs.
 type Store interface {
 	Flows(ctx context.Context, tenantID string) ([]Flow, error)
@@ -160,11 +172,9 @@ type Store interface {
 	DeleteFlow(ctx context.Context, tenantID, id string) error
 
 	// StartRuns stores runs that do not exist yet (a run that exists is left as it is)
-	// and then the event with their ids. It returns the event's run ids as first stored
-	// and whether this call stored it: false means a redelivery, which starts nothing.
-	// A lone run has the event's id (SoleRun) and is the event's record itself; runs of
-	// an event of several have their flows' (RunID).
-	StartRuns(ctx context.Context, tenantID string, system connector.System, eventID string, runs []Run) (ids []string, started bool, err error)
+	// and then the event with their ids. A lone run has the event's id (SoleRun) and is
+	// the event's record itself; runs of an event of several have their flows' (RunID).
+	StartRuns(ctx context.Context, tenantID string, system connector.System, eventID string, runs []Run) (Started, error)
 	// SaveRun writes r if the stored run is still retrying with attempts attempts;
 	// ErrTaken otherwise (it ended, or another attempt took it).
 	SaveRun(ctx context.Context, r Run, attempts int) error

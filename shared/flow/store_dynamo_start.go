@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
@@ -21,15 +19,14 @@ import (
 // An event of one run (the common case) stores its run at that key: the run's conditional
 // put is the event's dedupe and nothing is read first (issue 37: a call less per event).
 // An event of no run or of several stores there a marker of its run ids, with no index
-// attribute, so neither the runs listing nor the due index sees it. Several runs are each
-// put under their flow's id (RunID) first, then the marker the same way: an event on
-// record always has its runs, and a crash after the runs leaves runs that the redelivery
-// finds and the redrive finishes. (A failure part way through the runs leaves the first
-// ones only: the redelivery finds them and answers a duplicate, and the runs not put are
-// never started. Known, not mended here: the redelivery would have to put the missing runs
-// and the marker and start only those.) An event of several runs therefore reads the key and
-// its runs first, in one BatchGetItem. A redelivery is answered with the first delivery's
-// runs: the run at the key, or the marker's ids, else the runs on record.
+// attribute, so neither the runs listing nor the due index sees it. An event of several
+// reads its key first; not stored, each run is put under its flow's id (RunID), then the
+// marker: an event on record always has its runs. A delivery that failed part way (or
+// died) left some runs and no marker, so its redelivery is not a duplicate: it puts the
+// runs missing, leaves those on record to the redrive (Started.OnRecord) and stores the
+// marker. Before 2026-12-01 it answered a duplicate of the runs it found, and the runs
+// not put were never started. A redelivery is answered with the first delivery's runs:
+// the run at the key, or the marker's ids.
 //
 // Events first delivered before this key existed kept a lone run at its flow's id and the
 // record of no run or several at event#<system>#<eventId>. Those runs keep their ids and
@@ -39,10 +36,10 @@ import (
 // Nothing is read to find them, as that would cost every event the read saved here: the
 // second run's write goes through the connector's read-compare-write, which writes no
 // field the target already holds, and the old items age out with Retention.
-func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system connector.System, eventID string, runs []Run) ([]string, bool, error) {
+func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system connector.System, eventID string, runs []Run) (Started, error) {
 	own := EventRunID(tenantID, system, eventID)
 	if err := checkRunIDs(own, runs); err != nil {
-		return nil, false, err
+		return Started{}, err
 	}
 	// A put that the SDK sent again after its first was applied is not refused
 	// (dynamostore.PutOnce): the event is not answered as a duplicate of itself with its run
@@ -50,37 +47,41 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 	if len(runs) == 1 {
 		it, err := runItem(runs[0])
 		if err != nil {
-			return nil, false, err
+			return Started{}, err
 		}
 		refused, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, prefixRun+own), it, "attribute_not_exists(sk)", nil)
 		switch {
 		case err != nil:
-			return nil, false, fmt.Errorf("store run %s: %w", own, err)
+			return Started{}, fmt.Errorf("store run %s: %w", own, err)
 		case refused:
-			first, err := s.refusedBy(ctx, tenantID, own)
-			return first, false, err
+			return s.refusedBy(ctx, tenantID, own)
 		}
-		return []string{own}, true, nil
+		return Started{IDs: []string{own}, New: true}, nil
 	}
 	if len(runs) > 1 {
-		first, err := s.startedBefore(ctx, tenantID, own, runs)
-		if err != nil || first != nil {
-			return first, false, err
+		switch first, err := s.eventRuns(ctx, tenantID, own); {
+		case err == nil:
+			return Started{IDs: first}, nil
+		case !errors.Is(err, ErrNotFound):
+			return Started{}, err
 		}
 	}
-	ids := make([]string, len(runs))
+	st := Started{IDs: make([]string, len(runs)), New: true}
 	for i, r := range runs {
-		ids[i] = r.ID
+		st.IDs[i] = r.ID
 		it, err := runItem(r)
 		if err != nil {
-			return nil, false, err
+			return Started{}, err
 		}
-		// A run on record already (a crashed delivery's) is left as it is.
-		if _, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, prefixRun+r.ID), it, "attribute_not_exists(sk)", nil); err != nil {
-			return nil, false, fmt.Errorf("store run %s: %w", r.ID, err)
+		refused, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, prefixRun+r.ID), it, "attribute_not_exists(sk)", nil)
+		if err != nil {
+			return Started{}, fmt.Errorf("store run %s: %w", r.ID, err)
+		}
+		if refused {
+			st.OnRecord = append(st.OnRecord, r.ID)
 		}
 	}
-	doc, _ := json.Marshal(ids)
+	doc, _ := json.Marshal(st.IDs)
 	marker := s.key(tenantID, prefixRun+own)
 	marker["run_ids"] = dynamostore.Str(string(doc))
 	marker["event"] = dynamostore.Str(string(system) + "#" + eventID) // for a person reading the table
@@ -88,13 +89,12 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 	refused, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, prefixRun+own), marker, "attribute_not_exists(sk)", nil)
 	switch {
 	case err != nil:
-		return nil, false, fmt.Errorf("store event: %w", err)
+		return Started{}, fmt.Errorf("store event: %w", err)
 	case refused:
 		// A concurrent delivery stored the event first; its runs are the answer.
-		first, err := s.refusedBy(ctx, tenantID, own)
-		return first, false, err
+		return s.refusedBy(ctx, tenantID, own)
 	}
-	return ids, true, nil
+	return st, nil
 }
 
 // checkRunIDs refuses runs that would miss the event's key: a lone run not at it, or one
@@ -106,46 +106,6 @@ func checkRunIDs(own string, runs []Run) error {
 		}
 	}
 	return nil
-}
-
-// startedBefore is the run ids an earlier delivery of an event of several runs started
-// (non-nil, maybe empty) or nil for an event not seen: what the event's key holds, or the
-// runs on record, in one BatchGetItem.
-func (s *DynamoStore) startedBefore(ctx context.Context, tenantID, own string, runs []Run) ([]string, error) {
-	if len(runs) >= dynamostore.MaxBatchGet {
-		first, err := s.eventRuns(ctx, tenantID, own)
-		if errors.Is(err, ErrNotFound) {
-			return nil, nil
-		}
-		return first, err
-	}
-	keys := []dynamostore.Item{s.key(tenantID, prefixRun+own)}
-	for _, r := range runs {
-		keys = append(keys, s.key(tenantID, prefixRun+r.ID))
-	}
-	items, err := dynamostore.BatchGet(ctx, s.client, s.table, keys)
-	if err != nil {
-		return nil, fmt.Errorf("read event: %w", err)
-	}
-	var found []string
-	for _, it := range items {
-		id, _ := strings.CutPrefix(dynamostore.GetString(it, "sk"), prefixRun)
-		if id == own {
-			return startedAt(own, it)
-		}
-		found = append(found, id)
-	}
-	if len(found) == 0 {
-		return nil, nil
-	}
-	// In the order of this delivery's runs, as the first answered them.
-	var first []string
-	for _, r := range runs {
-		if slices.Contains(found, r.ID) {
-			first = append(first, r.ID)
-		}
-	}
-	return first, nil
 }
 
 // eventRuns reads the run ids the event of key own started; ErrNotFound for an event not
@@ -161,12 +121,12 @@ func (s *DynamoStore) eventRuns(ctx context.Context, tenantID, own string) ([]st
 // refusedBy is the run ids of the delivery whose item at the event's key refused this
 // one's put. Gone again (its retention ended in between), it is an error the sender's
 // retry resolves, not an event never seen.
-func (s *DynamoStore) refusedBy(ctx context.Context, tenantID, own string) ([]string, error) {
+func (s *DynamoStore) refusedBy(ctx context.Context, tenantID, own string) (Started, error) {
 	first, err := s.eventRuns(ctx, tenantID, own)
 	if errors.Is(err, ErrNotFound) {
-		return nil, fmt.Errorf("event %s: its key refused the put and then held nothing", own)
+		return Started{}, fmt.Errorf("event %s: its key refused the put and then held nothing", own)
 	}
-	return first, err
+	return Started{IDs: first}, err
 }
 
 // startedAt is the run ids that the item at an event's key own answers: its marker's, or

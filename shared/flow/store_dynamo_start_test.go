@@ -26,7 +26,8 @@ func TestDynamoStoreContract(t *testing.T) {
 			calls.install(&cfg)
 			name := table(blueprint.TableFlows)
 			return flowtest.StoreHarness{Store: flow.NewDynamoStore(dynamodb.NewFromConfig(cfg), name),
-				Twice: flow.NewDynamoStore(e.SentTwice(t, "PutItem"), name), Reads: calls.reads}
+				Twice: flow.NewDynamoStore(e.SentTwice(t, "PutItem"), name), Reads: calls.reads,
+				FailingPut: func(id string) flow.Store { return flow.NewDynamoStore(e.Failing(t, "PutItem", id), name) }}
 		})
 	})
 }
@@ -55,8 +56,8 @@ func TestStoreServesRunsOfTheOldShape(t *testing.T) {
 			t.Fatal(err)
 		}
 		lone := sole(run("t1", "e2", "f", flow.OutcomeRetrying, t0.Add(time.Second)))
-		if _, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e2", []flow.Run{lone}); err != nil || !started {
-			t.Fatalf("start: %v %v", started, err)
+		if st, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e2", []flow.Run{lone}); err != nil || !st.New {
+			t.Fatalf("start: %+v %v", st, err)
 		}
 		for _, id := range []string{old.ID, lone.ID} {
 			if r, err := s.Run(ctx, "t1", id); err != nil || r.ID != id || r.Outcome != flow.OutcomeRetrying {

@@ -44,20 +44,21 @@ func TestStoreStartsRunsOnceAndAnswersTheFirstIDs(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		s, ctx := newStoreOn(t, e), context.Background()
 		first := []flow.Run{run("t1", "e1", "a", flow.OutcomeRetrying, t0), run("t1", "e1", "b", flow.OutcomeSkipped, t0)}
-		ids, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", first)
-		if err != nil || !started || len(ids) != 2 {
-			t.Fatalf("first: %v %v %v", ids, started, err)
+		st, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", first)
+		ids := st.IDs
+		if err != nil || !st.New || len(ids) != 2 {
+			t.Fatalf("first: %+v %v", st, err)
 		}
 		// A redelivery after a flow was added still answers the first runs and stores nothing.
-		again, started, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", []flow.Run{sole(run("t1", "e1", "c", flow.OutcomeSkipped, t0))})
-		if err != nil || started || fmt.Sprint(again) != fmt.Sprint(ids) {
-			t.Fatalf("redelivery: %v %v %v", again, started, err)
+		again, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", []flow.Run{sole(run("t1", "e1", "c", flow.OutcomeSkipped, t0))})
+		if err != nil || again.New || fmt.Sprint(again.IDs) != fmt.Sprint(ids) {
+			t.Fatalf("redelivery: %+v %v", again, err)
 		}
 		if _, err := s.Run(ctx, "t1", flow.RunID("t1", connector.SystemCRM, "e1", "c")); !errors.Is(err, flow.ErrNotFound) {
 			t.Fatalf("the redelivery's run was stored: %v", err)
 		}
 		// The same event id from another system or tenant is another event.
-		if _, started, _ := s.StartRuns(ctx, "t1", connector.SystemHostERP, "e1", nil); !started {
+		if st, _ := s.StartRuns(ctx, "t1", connector.SystemHostERP, "e1", nil); !st.New {
 			t.Fatal("another system's event id was taken for a redelivery")
 		}
 		got, err := s.Run(ctx, "t1", ids[0])
@@ -76,7 +77,7 @@ func TestStoreSaveRunIsConditional(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
 		s, ctx := newStoreOn(t, e), context.Background()
 		r := sole(run("t1", "e1", "a", flow.OutcomeRetrying, t0))
-		if _, _, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", []flow.Run{r}); err != nil {
+		if _, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "e1", []flow.Run{r}); err != nil {
 			t.Fatal(err)
 		}
 		taken := r
@@ -116,7 +117,7 @@ func TestStoreListsRunsNewestFirstWithFiltersAndDueRuns(t *testing.T) {
 			}
 			runs = append(runs, run("t1", fmt.Sprintf("e%d", i), []string{"a", "b"}[i%2], o, t0.Add(time.Duration(i)*time.Second)))
 		}
-		if _, _, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "batch", runs); err != nil {
+		if _, err := s.StartRuns(ctx, "t1", connector.SystemCRM, "batch", runs); err != nil {
 			t.Fatal(err)
 		}
 		var seen []string

@@ -52,3 +52,40 @@ func (s sentTwice) Do(r *http.Request) (*http.Response, error) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return s.next.Do(r)
 }
+
+// Failing returns a DynamoDB client on this emulator whose requests of operation op
+// naming match (in their body) fail with a ValidationException, which the SDK does not
+// retry: a store's write failing part way through what it stores.
+func (e Emulator) Failing(t testing.TB, op, match string) *dynamodb.Client {
+	t.Helper()
+	cfg := e.Config(t)
+	next := cfg.HTTPClient
+	if next == nil {
+		next = http.DefaultClient
+	}
+	cfg.HTTPClient = failing{op: op, match: match, next: next}
+	return dynamodb.NewFromConfig(cfg)
+}
+
+type failing struct {
+	op, match string
+	next      aws.HTTPClient
+}
+
+func (f failing) Do(r *http.Request) (*http.Response, error) {
+	if !strings.HasSuffix(r.Header.Get("X-Amz-Target"), "."+f.op) || r.Body == nil {
+		return f.next.Do(r)
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	_ = r.Body.Close()
+	if !bytes.Contains(body, []byte(f.match)) {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		return f.next.Do(r)
+	}
+	msg := `{"__type":"com.amazon.coral.validate#ValidationException","message":"emutest: this request fails"}`
+	return &http.Response{StatusCode: http.StatusBadRequest, Status: "400 Bad Request", Request: r,
+		Header: http.Header{"Content-Type": {"application/x-amz-json-1.0"}}, Body: io.NopCloser(strings.NewReader(msg))}, nil
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -56,8 +57,21 @@ func (s *Store) SentTwice() flow.Store { return resent{s} }
 
 type resent struct{ *Store }
 
-func (r resent) StartRuns(_ context.Context, tenantID string, system connector.System, eventID string, runs []flow.Run) ([]string, bool, error) {
-	return r.start(tenantID, system, eventID, runs, 2)
+func (r resent) StartRuns(_ context.Context, tenantID string, system connector.System, eventID string, runs []flow.Run) (flow.Started, error) {
+	return r.start(tenantID, system, eventID, runs, 2, "")
+}
+
+// FailingPut is the same store with StartRuns' put of run id failing, as a delivery
+// that fails part way does.
+func (s *Store) FailingPut(id string) flow.Store { return failing{s, id} }
+
+type failing struct {
+	*Store
+	id string
+}
+
+func (f failing) StartRuns(_ context.Context, tenantID string, system connector.System, eventID string, runs []flow.Run) (flow.Started, error) {
+	return f.start(tenantID, system, eventID, runs, 1, f.id)
 }
 
 // Flows implements flow.Store, sorted by id as the table's sort key is.
@@ -116,15 +130,18 @@ func (s *Store) DeleteFlow(_ context.Context, tenantID, id string) error {
 }
 
 // StartRuns implements flow.Store as the DynamoDB store does, one put at a time.
-func (s *Store) StartRuns(_ context.Context, tenantID string, system connector.System, eventID string, runs []flow.Run) ([]string, bool, error) {
-	return s.start(tenantID, system, eventID, runs, 1)
+func (s *Store) StartRuns(_ context.Context, tenantID string, system connector.System, eventID string, runs []flow.Run) (flow.Started, error) {
+	return s.start(tenantID, system, eventID, runs, 1, "")
 }
 
-func (s *Store) start(tenantID string, system connector.System, eventID string, runs []flow.Run, sends int) ([]string, bool, error) {
+// errPutFailed is the failure FailingPut's store answers.
+var errPutFailed = errors.New("flowtest: the put failed")
+
+func (s *Store) start(tenantID string, system connector.System, eventID string, runs []flow.Run, sends int, fail string) (flow.Started, error) {
 	own := flow.EventRunID(tenantID, system, eventID)
 	for _, r := range runs {
 		if (len(runs) == 1) != (r.ID == own) {
-			return nil, false, fmt.Errorf("flowtest: run %s of an event of %d runs is not keyed as StartRuns wants (flow.SoleRun)", r.ID, len(runs))
+			return flow.Started{}, fmt.Errorf("flowtest: run %s of an event of %d runs is not keyed as StartRuns wants (flow.SoleRun)", r.ID, len(runs))
 		}
 	}
 	s.mu.Lock()
@@ -133,31 +150,37 @@ func (s *Store) start(tenantID string, system connector.System, eventID string, 
 	if len(runs) == 1 {
 		it, err := runOf(runs[0])
 		if err != nil {
-			return nil, false, err
+			return flow.Started{}, err
 		}
 		if !s.putOnce(key, it, sends) {
-			return []string{own}, true, nil
+			return flow.Started{IDs: []string{own}, New: true}, nil
 		}
-		return s.answer(key), false, nil
+		return flow.Started{IDs: s.answer(key)}, nil
 	}
 	if len(runs) > 1 {
-		if first := s.startedBefore(key, runs); first != nil {
-			return first, false, nil
+		s.reads++
+		if it, ok := s.items[key]; ok {
+			return flow.Started{IDs: answerOf(key, it)}, nil
 		}
 	}
-	ids := []string{}
+	st := flow.Started{IDs: []string{}, New: true}
 	for _, r := range runs {
 		it, err := runOf(r)
 		if err != nil {
-			return nil, false, err
+			return flow.Started{}, err
 		}
-		s.putOnce(itemKey{tenantID, r.ID}, it, sends)
-		ids = append(ids, r.ID)
+		if r.ID == fail {
+			return flow.Started{}, errPutFailed
+		}
+		if s.putOnce(itemKey{tenantID, r.ID}, it, sends) {
+			st.OnRecord = append(st.OnRecord, r.ID)
+		}
+		st.IDs = append(st.IDs, r.ID)
 	}
-	if s.putOnce(key, item{marker: ids}, sends) {
-		return s.answer(key), false, nil
+	if s.putOnce(key, item{marker: st.IDs}, sends) {
+		return flow.Started{IDs: s.answer(key)}, nil
 	}
-	return ids, true, nil
+	return st, nil
 }
 
 // putOnce stores it at k unless something is there, sent sends times, and reports whether
@@ -189,22 +212,6 @@ func answerOf(key itemKey, it item) []string {
 		return slices.Clone(it.marker)
 	}
 	return []string{key.id}
-}
-
-// startedBefore is the run ids an earlier delivery of an event of several runs started,
-// or nil: the event's key, else those of runs on record (one read, as one BatchGetItem).
-func (s *Store) startedBefore(key itemKey, runs []flow.Run) []string {
-	s.reads++
-	if it, ok := s.items[key]; ok {
-		return answerOf(key, it)
-	}
-	var first []string
-	for _, r := range runs {
-		if _, ok := s.items[itemKey{key.tenant, r.ID}]; ok {
-			first = append(first, r.ID)
-		}
-	}
-	return first
 }
 
 // SaveRun implements flow.Store.

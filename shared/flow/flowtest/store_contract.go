@@ -14,12 +14,14 @@ import (
 )
 
 // StoreHarness is a flow.Store under StoreContract: Store is empty, Twice is the same data
-// with every put StartRuns makes sent twice (the SDK's resend after a lost answer), and
-// Reads counts the reads Store has made so far.
+// with every put StartRuns makes sent twice (the SDK's resend after a lost answer),
+// FailingPut the same data with the put of one run failing, and Reads counts the reads
+// Store has made so far.
 type StoreHarness struct {
-	Store flow.Store
-	Twice flow.Store
-	Reads func() int
+	Store      flow.Store
+	Twice      flow.Store
+	FailingPut func(runID string) flow.Store
+	Reads      func() int
 }
 
 // StoreContract is the behaviour every flow.Store shares about an event's runs: one key
@@ -50,11 +52,14 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) StoreHarness) {
 	}
 	start := func(t *testing.T, s flow.Store, tenant, event string, runs []flow.Run) ([]string, bool) {
 		t.Helper()
-		ids, started, err := s.StartRuns(ctx, tenant, crm, event, runs)
+		st, err := s.StartRuns(ctx, tenant, crm, event, runs)
 		if err != nil {
 			t.Fatalf("start %s with %d runs: %v", event, len(runs), err)
 		}
-		return ids, started
+		if len(st.OnRecord) > 0 {
+			t.Fatalf("start %s: runs %v on record already", event, st.OnRecord)
+		}
+		return st.IDs, st.New
 	}
 	// redelivered wants runs answered with want as a duplicate.
 	redelivered := func(t *testing.T, s flow.Store, event string, runs []flow.Run, want []string) {
@@ -131,6 +136,30 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) StoreHarness) {
 		}
 	})
 
+	t.Run("a delivery failing part way: its redelivery puts the rest, leaves the runs on record to the redrive", func(t *testing.T) {
+		h := newStore(t)
+		runs := several("e1", "a", "b", "c")
+		if st, err := h.FailingPut(runs[1].ID).StartRuns(ctx, "t1", crm, "e1", runs); err == nil {
+			t.Fatalf("the put of run b failed, yet the event was answered %+v", st)
+		}
+		if r, err := h.Store.Run(ctx, "t1", runs[0].ID); err != nil || r.Outcome != flow.OutcomeRetrying {
+			t.Fatalf("run a, put before the failure: %+v %v", r, err)
+		}
+		absent(t, h.Store, runs[1].ID)
+		absent(t, h.Store, runs[2].ID)
+		st, err := h.Store.StartRuns(ctx, "t1", crm, "e1", runs)
+		want := []string{runs[0].ID, runs[1].ID, runs[2].ID}
+		if err != nil || !st.New || fmt.Sprint(st.IDs) != fmt.Sprint(want) || fmt.Sprint(st.OnRecord) != fmt.Sprint(want[:1]) {
+			t.Fatalf("the redelivery: %+v %v; want a new event of %v with run a on record", st, err, want)
+		}
+		for _, id := range want[1:] {
+			if r, err := h.Store.Run(ctx, "t1", id); err != nil || r.Outcome != flow.OutcomeRetrying {
+				t.Fatalf("run %s after the redelivery: %+v %v", id, r, err)
+			}
+		}
+		redelivered(t, h.Store, "e1", runs, want)
+	})
+
 	t.Run("a lone run, then several: a duplicate of the lone run", func(t *testing.T) {
 		h := newStore(t)
 		start(t, h.Store, "t1", "e1", sole(mk("t1", "e1", "a", flow.OutcomeRetrying, t0)))
@@ -160,8 +189,8 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) StoreHarness) {
 		start(t, h.Store, "t1", "e1", sole(mk("t1", "e1", "a", flow.OutcomeRetrying, t0)))
 		other := mk("t1", "e1", "a", flow.OutcomeRetrying, t0)
 		other.ID = flow.EventRunID("t1", connector.SystemHostERP, "e1")
-		if _, started, err := h.Store.StartRuns(ctx, "t1", connector.SystemHostERP, "e1", []flow.Run{other}); err != nil || !started {
-			t.Fatalf("another system's event: started %v, %v", started, err)
+		if st, err := h.Store.StartRuns(ctx, "t1", connector.SystemHostERP, "e1", []flow.Run{other}); err != nil || !st.New {
+			t.Fatalf("another system's event: %+v, %v", st, err)
 		}
 		if _, started := start(t, h.Store, "t2", "e1", sole(mk("t2", "e1", "a", flow.OutcomeRetrying, t0))); !started {
 			t.Fatal("another tenant's event was taken for a redelivery")
@@ -175,7 +204,7 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) StoreHarness) {
 		h := newStore(t)
 		for _, runs := range [][]flow.Run{{mk("t1", "e1", "a", flow.OutcomeRetrying, t0)},
 			append(several("e1", "a"), sole(mk("t1", "e1", "b", flow.OutcomeRetrying, t0))...)} {
-			if _, _, err := h.Store.StartRuns(ctx, "t1", crm, "e1", runs); err == nil {
+			if _, err := h.Store.StartRuns(ctx, "t1", crm, "e1", runs); err == nil {
 				t.Fatalf("runs %s, %s stored", runs[0].ID, runs[len(runs)-1].ID)
 			}
 		}

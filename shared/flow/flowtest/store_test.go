@@ -9,6 +9,6 @@ import (
 func TestStoreContract(t *testing.T) {
 	flowtest.StoreContract(t, func(*testing.T) flowtest.StoreHarness {
 		s := &flowtest.Store{}
-		return flowtest.StoreHarness{Store: s, Twice: s.SentTwice(), Reads: s.Reads}
+		return flowtest.StoreHarness{Store: s, Twice: s.SentTwice(), FailingPut: s.FailingPut, Reads: s.Reads}
 	})
 }
