@@ -31,18 +31,41 @@ func NewWriteToken() string {
 // whether a conditional write with that token whose condition failed had been applied by
 // its own earlier attempt. One strongly consistent read of that attribute alone.
 func WrittenBefore(ctx context.Context, client *dynamodb.Client, table string, key Item, tok string) (bool, error) {
-	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key,
-		ConsistentRead: aws.Bool(true), ProjectionExpression: aws.String(WriteTokenAttribute)})
-	if err != nil {
-		return false, fmt.Errorf("read back a refused write: %w", err)
+	it, err := readBack(ctx, client, table, key)
+	return Wrote(it, tok), err
+}
+
+// readBack reads the item under key after a refused write: its write token and the
+// attributes also, strongly consistent. Nil when there is none.
+func readBack(ctx context.Context, client *dynamodb.Client, table string, key Item, also ...string) (Item, error) {
+	names := map[string]string{"#wt": WriteTokenAttribute}
+	projection := "#wt"
+	for i, a := range also {
+		n := fmt.Sprintf("#a%d", i)
+		names[n] = a
+		projection += ", " + n
 	}
-	return Wrote(out.Item, tok), nil
+	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key,
+		ConsistentRead: aws.Bool(true), ProjectionExpression: aws.String(projection), ExpressionAttributeNames: names})
+	if err != nil {
+		return nil, fmt.Errorf("read back a refused write: %w", err)
+	}
+	return out.Item, nil
 }
 
 // PutOnce puts it (whose key is key) under the condition cond with a new write token, and
 // reports whether another writer's item refused it. A refusal of the put's own first
 // attempt, which the SDK sent again after its answer was lost, is not one: the put is done.
 func PutOnce(ctx context.Context, client *dynamodb.Client, table string, key, it Item, cond string, values Item) (refused bool, err error) {
+	by, err := PutOnceOr(ctx, client, table, key, it, cond, values)
+	return by != nil, err
+}
+
+// PutOnceOr is PutOnce answering the item that refused the put with its attributes also
+// (name a key attribute among them to tell an item without the others from none: an
+// empty item is one gone by the read), from the read that told the refusal from the
+// put's own first attempt, so a caller that wants them reads nothing more.
+func PutOnceOr(ctx context.Context, client *dynamodb.Client, table string, key, it Item, cond string, values Item, also ...string) (refusedBy Item, err error) {
 	tok := NewWriteToken()
 	it[WriteTokenAttribute] = Str(tok)
 	in := &dynamodb.PutItemInput{TableName: aws.String(table), Item: it, ConditionExpression: aws.String(cond)}
@@ -50,10 +73,18 @@ func PutOnce(ctx context.Context, client *dynamodb.Client, table string, key, it
 		in.ExpressionAttributeValues = values
 	}
 	if _, err = client.PutItem(ctx, in); !IsConditionFailed(err) {
-		return false, err
+		return nil, err
 	}
-	mine, err := WrittenBefore(ctx, client, table, key, tok)
-	return err == nil && !mine, err
+	have, err := readBack(ctx, client, table, key, also...)
+	switch {
+	case err != nil:
+		return nil, err
+	case Wrote(have, tok):
+		return nil, nil
+	case have == nil:
+		return Item{}, nil
+	}
+	return have, nil
 }
 
 // withWriteToken is the update expression update (which begins with SET) also setting

@@ -49,12 +49,12 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 		if err != nil {
 			return Started{}, err
 		}
-		refused, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, prefixRun+own), it, "attribute_not_exists(sk)", nil)
+		by, err := s.putAtKey(ctx, tenantID, own, it)
 		switch {
 		case err != nil:
 			return Started{}, fmt.Errorf("store run %s: %w", own, err)
-		case refused:
-			return s.refusedBy(ctx, tenantID, own)
+		case by != nil:
+			return refusedBy(own, by)
 		}
 		return Started{IDs: []string{own}, New: true}, nil
 	}
@@ -86,15 +86,22 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 	marker["run_ids"] = dynamostore.Str(string(doc))
 	marker["event"] = dynamostore.Str(string(system) + "#" + eventID) // for a person reading the table
 	marker["expires_at"] = dynamostore.Num(time.Now().Add(Retention).Unix())
-	refused, err := dynamostore.PutOnce(ctx, s.client, s.table, s.key(tenantID, prefixRun+own), marker, "attribute_not_exists(sk)", nil)
+	by, err := s.putAtKey(ctx, tenantID, own, marker)
 	switch {
 	case err != nil:
 		return Started{}, fmt.Errorf("store event: %w", err)
-	case refused:
+	case by != nil:
 		// A concurrent delivery stored the event first; its runs are the answer.
-		return s.refusedBy(ctx, tenantID, own)
+		return refusedBy(own, by)
 	}
 	return st, nil
+}
+
+// putAtKey puts it at the event's key own unless something is there; refused, it returns
+// what is there (the read that tells the refusal from the SDK's resend of this put also
+// reads the marker's run ids, so a redelivery costs a put and a read).
+func (s *DynamoStore) putAtKey(ctx context.Context, tenantID, own string, it dynamostore.Item) (dynamostore.Item, error) {
+	return dynamostore.PutOnceOr(ctx, s.client, s.table, s.key(tenantID, prefixRun+own), it, "attribute_not_exists(sk)", nil, "sk", "run_ids")
 }
 
 // checkRunIDs refuses runs that would miss the event's key: a lone run not at it, or one
@@ -118,14 +125,14 @@ func (s *DynamoStore) eventRuns(ctx context.Context, tenantID, own string) ([]st
 	return startedAt(own, it)
 }
 
-// refusedBy is the run ids of the delivery whose item at the event's key refused this
-// one's put. Gone again (its retention ended in between), it is an error the sender's
-// retry resolves, not an event never seen.
-func (s *DynamoStore) refusedBy(ctx context.Context, tenantID, own string) (Started, error) {
-	first, err := s.eventRuns(ctx, tenantID, own)
-	if errors.Is(err, ErrNotFound) {
+// refusedBy answers a delivery whose put at the event's key own was refused by it, the
+// first delivery's item. Gone again (its retention ended in between), it is an error the
+// sender's retry resolves, not an event never seen.
+func refusedBy(own string, it dynamostore.Item) (Started, error) {
+	if len(it) == 0 {
 		return Started{}, fmt.Errorf("event %s: its key refused the put and then held nothing", own)
 	}
+	first, err := startedAt(own, it)
 	return Started{IDs: first}, err
 }
 

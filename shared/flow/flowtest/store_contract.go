@@ -97,7 +97,12 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) StoreHarness) {
 			got.Pending.Fields["phone"] != "+1" || !reflect.DeepEqual(got.Pending.Traces, a[0].Pending.Traces) {
 			t.Fatalf("the lone run read back: %+v %v", got, err)
 		}
+		before = h.Reads()
 		redelivered(t, h.Store, "e1", a, []string{own("t1", "e1")})
+		// One read tells the refusal from the SDK's resend and answers the redelivery.
+		if n := h.Reads() - before; n != 1 {
+			t.Fatalf("a redelivery of a one-run event read %d times, want 1", n)
+		}
 	})
 
 	t.Run("a lone run, then another flow's lone run: a duplicate", func(t *testing.T) {
