@@ -149,30 +149,18 @@ func run(n, conc, rounds int, ingestOnly bool) error {
 	if err != nil {
 		return err
 	}
-	viaLambda := func(round int) loadgen.Result {
-		return measure("ingest via the Lambda entry point", n, conc, func(i int) error {
-			errorID := fmt.Sprintf("L-%d-%d", round, i)
-			body := fmt.Sprintf(`{"tenantId":"bench","errorId":"%s","recordType":"salesOrder","recordId":"SO-%d","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry","occurredAt":"2026-11-22T09:58:41Z","payload":%s}`,
-				errorID, i, payload)
-			h := http.Header{}
-			webhook.Sign(key, syncerror.HostMessageID("bench", errorID), time.Now(), []byte(body)).Set(h)
-			ev := events.APIGatewayV2HTTPRequest{RouteKey: blueprint.IngestRoute.Pattern(), RawPath: blueprint.IngestRoute.Path, Body: body,
-				Headers: map[string]string{"content-type": "application/json", "x-tenant-id": "bench"},
-				RequestContext: events.APIGatewayV2HTTPRequestContext{HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{
-					Method: http.MethodPost, Path: blueprint.IngestRoute.Path}}}
-			for k := range h {
-				ev.Headers[strings.ToLower(k)] = h.Get(k)
-			}
-			resp, err := ingest(ctx, ev)
-			if err != nil {
-				return err
-			}
-			if resp.StatusCode != http.StatusAccepted {
-				return fmt.Errorf("status %d: %s", resp.StatusCode, resp.Body)
-			}
-			return nil
-		})
+	// Every measured post but those of newRows is an occurrence of a row the warm-up
+	// created (the same record ids): an errorId's record and the fold's short count. A new
+	// row is the errorId's record, the row's put and the diagnosis send.
+	lambdaPosts := func(name, prefix string, recordID func(round, i int) string) func(round int) loadgen.Result {
+		return func(round int) loadgen.Result {
+			return measure(name, n, conc, func(i int) error {
+				return postViaLambda(ctx, ingest, key, fmt.Sprintf("%s-%d-%d", prefix, round, i), recordID(round, i), payload)
+			})
+		}
 	}
+	viaLambda := lambdaPosts("ingest via the Lambda entry point", "L", func(_, i int) string { return fmt.Sprintf("SO-%d", i) })
+	newRows := lambdaPosts("new rows via the Lambda entry point", "N", func(round, i int) string { return fmt.Sprintf("NEW-%d-%d", round, i) })
 
 	// The unavoidable work with the real row: the claim row (with its two index entries)
 	// put by the feature's own store, and the message sent by its queue, without the
@@ -194,18 +182,22 @@ func run(n, conc, rounds int, ingestOnly bool) error {
 	_ = raw(-1)
 	_ = e2e(-1)
 	_ = viaLambda(-1)
+	_ = newRows(-1)
 	_ = store(-1)
 
 	fmt.Printf("ingest at concurrency %d, %d requests per measurement, dynalite + fauxqs on loopback\n", conc, n)
-	var rate [4]float64
-	var p50 [4]time.Duration
-	var ingestCalls map[string]int
+	var rate [5]float64
+	var p50 [5]time.Duration
+	var ingestCalls, newCalls map[string]int
+	calls := stageCalls["bench"]
 	for r := 0; r < rounds; r++ {
 		rawR, storeR, lambdaR := raw(r), store(r), viaLambda(r)
-		stageCalls["bench"].take()
+		calls.take()
 		e2eR := e2e(r)
-		ingestCalls = stageCalls["bench"].take()
-		for i, x := range []loadgen.Result{rawR, storeR, lambdaR, e2eR} {
+		ingestCalls = calls.take()
+		newR := newRows(r)
+		newCalls = calls.take()
+		for i, x := range []loadgen.Result{rawR, storeR, lambdaR, e2eR, newR} {
 			fmt.Println(x)
 			p50[i] += x.Quantile(0.5) / time.Duration(rounds)
 			rate[i] += x.Rate()
@@ -216,7 +208,9 @@ func run(n, conc, rounds int, ingestOnly bool) error {
 		rate[2]/rate[0], ms(p50[2]-p50[0]), rate[2]/rate[1], ms(p50[2]-p50[1]))
 	fmt.Printf("over HTTP (local stack) / raw: %.2f (p50 +%.2f ms); / claim row put + send: %.2f\n",
 		rate[3]/rate[0], ms(p50[3]-p50[0]), rate[3]/rate[1])
-	fmt.Printf("DynamoDB calls per ingest over HTTP (last round): %s\n", perEvent(ingestCalls, n))
+	fmt.Printf("new rows via the Lambda entry point / raw: %.2f (p50 +%.2f ms); / claim row put + send: %.2f (p50 +%.2f ms)\n",
+		rate[4]/rate[0], ms(p50[4]-p50[0]), rate[4]/rate[1], ms(p50[4]-p50[1]))
+	fmt.Printf("DynamoDB calls per ingest over HTTP (last round): %s; per new row: %s\n", perEvent(ingestCalls, n), perEvent(newCalls, n))
 	if ingestOnly {
 		return nil
 	}
@@ -234,7 +228,6 @@ func run(n, conc, rounds int, ingestOnly bool) error {
 	_ = flowEvents(ctx, flowURL, flowKey, n, conc, -1)
 	var fr [3]float64
 	var fp50 [3]time.Duration
-	calls := stageCalls["bench"]
 	var flowCalls map[string]int
 	for r := 0; r < rounds; r++ {
 		rawR, direct := raw(100+r), directWrites(ctx, crmURL, n, conc, rounds+r)
@@ -356,3 +349,28 @@ type discardWriter struct {
 func (d *discardWriter) Header() http.Header         { return d.header }
 func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (d *discardWriter) WriteHeader(s int)           { d.status = s }
+
+// postViaLambda posts one signed sync error to the ingest function's handler as API
+// Gateway hands it over.
+func postViaLambda(ctx context.Context, ingest func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error),
+	key []byte, errorID, recordID, payload string) error {
+	body := fmt.Sprintf(`{"tenantId":"bench","errorId":"%s","recordType":"salesOrder","recordId":"%s","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry","occurredAt":"2026-11-22T09:58:41Z","payload":%s}`,
+		errorID, recordID, payload)
+	h := http.Header{}
+	webhook.Sign(key, syncerror.HostMessageID("bench", errorID), time.Now(), []byte(body)).Set(h)
+	ev := events.APIGatewayV2HTTPRequest{RouteKey: blueprint.IngestRoute.Pattern(), RawPath: blueprint.IngestRoute.Path, Body: body,
+		Headers: map[string]string{"content-type": "application/json", "x-tenant-id": "bench"},
+		RequestContext: events.APIGatewayV2HTTPRequestContext{HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{
+			Method: http.MethodPost, Path: blueprint.IngestRoute.Path}}}
+	for k := range h {
+		ev.Headers[strings.ToLower(k)] = h.Get(k)
+	}
+	resp, err := ingest(ctx, ev)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusAccepted {
+		return fmt.Errorf("status %d: %s", resp.StatusCode, resp.Body)
+	}
+	return nil
+}
