@@ -128,6 +128,10 @@ func costs(ctx context.Context, n int, callMS float64, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	rec, err := r.recurrences(n, max(n/4, 10))
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(out, "AWS cost from counted calls, us-east-1 on-demand list prices of %s (infra/cost/prices.go), %.0f ms per AWS call assumed\n",
 		PricesDate, callMS)
 	se.Write(out, ListPrices, callMS)
@@ -138,6 +142,9 @@ func costs(ctx context.Context, n int, callMS float64, out io.Writer) error {
 		describeProjections(blueprint.Processed), before, after, cut)
 	fe.Write(out, ListPrices, callMS)
 	sc.Write(out, ListPrices, callMS)
+	for _, p := range rec {
+		p.Write(out, ListPrices, callMS)
+	}
 	ms, err := measureModelShare("shared/ai/testdata/diagnoser_*.json")
 	if err != nil {
 		return err

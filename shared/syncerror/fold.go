@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
 // Recurring errors fold. A sync error whose signature (tenant, system, record type,
@@ -62,9 +64,13 @@ const (
 	FoldClosed                       // the row is closed: advance the generation and post again
 )
 
-// MaxErrorKeys bounds the errorId keys a row keeps for the duplicate rule; past it,
-// occurrences are still counted, and a redelivery of a key not kept counts again.
-const MaxErrorKeys = 1000
+// MaxErrorKeys bounds the errorId keys a row keeps for the duplicate rule. Past it, an
+// occurrence is counted without its key, and its errorId's record is marked with the row
+// instead (MarkErrorKey, a write more), so a redelivery is still a duplicate. Every write
+// of a row carries its keys (about 27 bytes each): at 1000, before 2026-12-01, an
+// occurrence of a hot error's row cost some 51 WRU (make cost), and past the bound a
+// redelivery, such as the reconcile's next read of the host's list, counted again.
+const MaxErrorKeys = 50
 
 // SignatureState is where a signature stands: its generation (how many of its rows were
 // closed) and the error keys of the last closed row.
@@ -88,6 +94,9 @@ type FoldStore interface {
 	// ClaimErrorKey records that errorKey first arrived with signature, unless it is
 	// recorded: one conditional write. It returns the record as it stood when it was.
 	ClaimErrorKey(ctx context.Context, tenantID, errorKey, signature string) (prior ErrorRecord, claimed bool, err error)
+	// MarkErrorKey records on errorKey's record the row its post was counted on, for an
+	// occurrence the row keeps no key of (MaxErrorKeys).
+	MarkErrorKey(ctx context.Context, tenantID, errorKey, rowID string) error
 	// RecordWebhookID records a checked arrival's webhook-id with its message, expiring at
 	// now+WebhookIDTTL, unless the id is recorded and not expired: one conditional write.
 	// It returns the message the id was first recorded with, and whether this call did.
@@ -95,7 +104,8 @@ type FoldStore interface {
 }
 
 // ErrorRecord is what an errorId was first recorded with: the signature of its first
-// post, or (records written before signatures were) the row it was folded into.
+// post, and the row it was counted on when that row keeps no key of it (MarkErrorKey; or
+// a record written before signatures were).
 type ErrorRecord struct{ Signature, RowID string }
 
 var (
@@ -168,7 +178,16 @@ func Fold(ctx context.Context, s ClaimStore, c Claim, d Arrival) (FoldResult, Cl
 			return FoldDuplicate, row, err
 		}
 	}
-	return foldRounds(ctx, s, c, sig, key, genHints.get(s, c.TenantID, sig))
+	res, row, err := foldRounds(ctx, s, c, sig, key, genHints.get(s, c.TenantID, sig))
+	if err == nil && res == FoldOccurrence && !contains(row.Retry.ErrorKeys, key) {
+		// Counted past the row's key bound. Not marked, a redelivery counts again; the
+		// count landed, so the post is answered as what it did.
+		if err := s.MarkErrorKey(ctx, c.TenantID, key, row.ID); err != nil {
+			httpapi.Logger(ctx).Warn("errorId record not marked with its row; a redelivery would count again",
+				"tenant", c.TenantID, "row", row.ID, "error", err)
+		}
+	}
+	return res, row, err
 }
 
 // guard makes the two guards' conditional puts, side by side: the errorId's record and,

@@ -94,7 +94,7 @@ func (s *DynamoClaims) AdvanceSignature(ctx context.Context, tenantID, signature
 // create: the fault suite and TestConcurrentDeliveriesOneRowOneMessage caught it.)
 func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
 	row := c.TenantID + "\n" + c.ID
-	_, seen := s.folded.Load(row)
+	full, seen := s.folded.Load(row)
 	create := !seen
 	for range 3 {
 		createTok := ""
@@ -106,19 +106,21 @@ func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey str
 				return 0, syncerror.Claim{}, err
 			}
 			if created {
-				s.folded.Store(row, struct{}{})
+				s.folded.Store(row, false)
 				return syncerror.FoldCreated, c, nil
 			}
 		}
-		res, got, err := s.countOccurrence(ctx, c, errorKey, createTok)
+		res, got, err := s.countOccurrence(ctx, c, errorKey, createTok, full)
 		switch {
 		case errors.Is(err, syncerror.ErrNotFound):
-			create = true // gone since: create it
+			create, full = true, false // gone since: create it
 			continue
 		case errors.Is(err, errChangedUnder):
+			full = false
 			continue // deleted and created again in between: count again
 		case err == nil && (res == syncerror.FoldCreated || res == syncerror.FoldOccurrence):
-			s.folded.Store(row, struct{}{})
+			// A row past its key bound is counted without the key next time, not refused first.
+			s.folded.Store(row, res == syncerror.FoldOccurrence && !slices.Contains(got.Retry.ErrorKeys, errorKey))
 		}
 		return res, got, err
 	}
@@ -134,13 +136,18 @@ const foldTokenAttribute = "fold_token"
 
 // countOccurrence counts c as one more occurrence of its open row, keeping errorKey among
 // the row's keys until it holds MaxErrorKeys (past it, occurrences are still counted, and
-// a redelivery of a key not kept counts again). Refused, it reads the row: FoldCreated
+// syncerror.Fold marks the errorId's record with the row; full: the row is known to be
+// past it). Refused, it reads the row: FoldCreated
 // when the row carries createTok, this post's refused put's (the SDK's resend of one
 // applied), FoldOccurrence when it carries this count's token (the same for the count),
 // FoldDuplicate when the row has seen errorKey, FoldClosed when it is closed, ErrNotFound
 // when there is none.
-func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, errorKey, createTok string) (syncerror.FoldResult, syncerror.Claim, error) {
-	for _, keep := range []bool{true, false} {
+func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, errorKey, createTok string, full bool) (syncerror.FoldResult, syncerror.Claim, error) {
+	keeps := []bool{true, false}
+	if full {
+		keeps = keeps[1:] // known to hold MaxErrorKeys: count without the key at once
+	}
+	for _, keep := range keeps {
 		tok := s.writeToken()
 		values := dynamostore.Item{
 			":one":      dynamostore.Num(1),
@@ -206,6 +213,18 @@ func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, e
 
 func (s *DynamoClaims) errorKeyItem(tenantID, errorKey string) dynamostore.Item {
 	return s.key(tenantID, "~eid#"+errorKey)
+}
+
+// MarkErrorKey implements FoldStore: the row on the errorId's record, which priorRow
+// then reads for a redelivery.
+func (s *DynamoClaims) MarkErrorKey(ctx context.Context, tenantID, errorKey, rowID string) error {
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table),
+		Key: s.errorKeyItem(tenantID, errorKey), ConditionExpression: aws.String("attribute_exists(id)"),
+		UpdateExpression: aws.String("SET row_id = :row"), ExpressionAttributeValues: dynamostore.Item{":row": dynamostore.Str(rowID)}})
+	if err != nil {
+		return fmt.Errorf("mark error key of %s: %w", tenantID, err)
+	}
+	return nil
 }
 
 // webhookItem is the item holding what a webhook-id first carried. The id is the sender's

@@ -194,3 +194,42 @@ func TestFoldCountsOnARowWithoutOccurrences(t *testing.T) {
 		})
 	}
 }
+
+// A row past its key bound is counted without the key: once this store has seen it full,
+// with one update, not a refused update (billed at the row's size), a read and another
+// update.
+func TestFoldCountsARowPastItsBoundInOneUpdate(t *testing.T) {
+	db, table := emutest.Pair.Tables(t)
+	var log writeLog
+	claims := dynamo.NewDynamoClaims(dynamodb.New(db.Options(), log.install), table(blueprint.TableProcessed))
+	ctx := context.Background()
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	fold := func(i int) (syncerror.FoldResult, syncerror.Claim) {
+		t.Helper()
+		errorID := fmt.Sprint("B-", i)
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("acme", errorID), syncerror.SourceWebhook, "", at)
+		c.Record.RecordID = "B"
+		c.Retry.Signature, c.Retry.Occurrences, c.Retry.ErrorKeys = "sig", 1, []string{syncerror.ErrorKey(errorID)}
+		c.ID = syncerror.RowID(c.Record)
+		res, row, err := claims.Fold(ctx, c, syncerror.ErrorKey(errorID))
+		if err != nil || (res != syncerror.FoldCreated && res != syncerror.FoldOccurrence) {
+			t.Fatalf("post %d: %v %v", i, res, err)
+		}
+		return res, row
+	}
+	for i := range syncerror.MaxErrorKeys {
+		fold(i)
+	}
+	log.take()
+	if _, row := fold(syncerror.MaxErrorKeys); row.Retry.Occurrences != syncerror.MaxErrorKeys+1 || len(row.Retry.ErrorKeys) != syncerror.MaxErrorKeys {
+		t.Fatalf("the first post past the bound: %d occurrences, %d keys", row.Retry.Occurrences, len(row.Retry.ErrorKeys))
+	}
+	if w, _ := log.take(); len(w) != 2 {
+		t.Fatalf("the first post past the bound wrote %q; want the refused count and the count without the key", w)
+	}
+	_, row := fold(syncerror.MaxErrorKeys + 1)
+	w, _ := log.take()
+	if len(w) != 1 || strings.Contains(w[0], "error_keys") || row.Retry.Occurrences != syncerror.MaxErrorKeys+2 {
+		t.Fatalf("the next post past the bound wrote %q (%d occurrences); want one count without the key", w, row.Retry.Occurrences)
+	}
+}

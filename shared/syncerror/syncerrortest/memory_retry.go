@@ -116,11 +116,27 @@ func (s *ClaimStore) ClaimErrorKey(_ context.Context, tenantID, errorKey, signat
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := key(tenantID, errorKey)
-	if sig, ok := s.errorRows[k]; ok {
-		return syncerror.ErrorRecord{Signature: sig}, false, nil
+	if v, ok := s.errorRows[k]; ok {
+		sig, row, _ := strings.Cut(v, "\x00")
+		return syncerror.ErrorRecord{Signature: sig, RowID: row}, false, nil
 	}
 	s.errorRows[k] = signature
 	return syncerror.ErrorRecord{Signature: signature}, true, nil
+}
+
+// MarkErrorKey implements syncerror.FoldStore, keeping the row after the signature
+// ("signature\x00row").
+func (s *ClaimStore) MarkErrorKey(_ context.Context, tenantID, errorKey, rowID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(tenantID, errorKey)
+	v, ok := s.errorRows[k]
+	if !ok {
+		return syncerror.ErrNotFound
+	}
+	sig, _, _ := strings.Cut(v, "\x00")
+	s.errorRows[k] = sig + "\x00" + rowID
+	return nil
 }
 
 // webhookKey keeps the webhook-ids apart from the error keys in errorRows, where each is

@@ -1,0 +1,58 @@
+package intake_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+// A row keeps at most MaxErrorKeys errorId keys (every write of the row carries them).
+// Past the bound an occurrence is still counted, and a redelivery of it, edited or not,
+// before or after the row is closed, is still a duplicate: its errorId's record keeps the
+// row. Before 2026-12-01 such a redelivery, as the reconcile's next read of the host's
+// list is, counted again, and after the close opened a row of its own.
+func TestIngestFoldPastTheKeyBound(t *testing.T) {
+	const n = syncerror.MaxErrorKeys + 5
+	for name, newStore := range foldStores() {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			claims := newStore(t)
+			f := foldFixture(t, claims)
+			var first string
+			for i := range n {
+				got := post(t, f, recurring(fmt.Sprintf("K-%d", i), i))
+				if i == 0 {
+					first = got.ID
+				}
+				if got.ID != first || got.Duplicate {
+					t.Fatalf("post %d: %+v, want an occurrence of %s", i, got, first)
+				}
+			}
+			counted := func(want int) {
+				t.Helper()
+				row, err := claims.Get(ctx, "acme", first)
+				if err != nil || row.Retry.Occurrences != want || len(row.Retry.ErrorKeys) != syncerror.MaxErrorKeys {
+					t.Fatalf("row %d occurrences, %d keys, %v; want %d and %d", row.Retry.Occurrences, len(row.Retry.ErrorKeys), err,
+						want, syncerror.MaxErrorKeys)
+				}
+			}
+			counted(n)
+			past := recurring(fmt.Sprintf("K-%d", n-2), n-2)
+			edited := []byte(strings.Replace(string(past), "Invalid value", "Edited: invalid value", 1))
+			for i, b := range [][]byte{past, recurring("K-3", 3), edited} {
+				if got := post(t, f, b); !got.Duplicate || got.ID != first {
+					t.Fatalf("redelivery %d: %+v, want a duplicate of %s", i, got, first)
+				}
+			}
+			counted(n)
+			closeRow(t, claims, first)
+			sent := len(f.queue.Sent())
+			if late := post(t, f, past); !late.Duplicate || late.ID != first || len(f.queue.Sent()) != sent {
+				t.Fatalf("a late redelivery past the bound: %+v, %d diagnoses more; want a duplicate of %s", late, len(f.queue.Sent())-sent, first)
+			}
+		})
+	}
+}
