@@ -76,8 +76,9 @@ type Redriver interface {
 
 // Handle starts the runs of every enabled flow whose source is (system, ev.Entity) and
 // attempts their writes. A redelivered event (same eventId) answers the runs it started
-// and starts nothing. The run ids are returned even when an attempt failed: each run
-// records its own outcome.
+// and starts nothing, unless its first delivery failed before it stored the event: then
+// it stores the runs missing and attempts them all (Store.StartRuns). The run ids are
+// returned even when an attempt failed: each run records its own outcome.
 func (x *Executor) Handle(ctx context.Context, tenantID string, system connector.System, ev Event) (ids []string, started bool, err error) {
 	if strings.HasPrefix(ev.EventID, PollEventPrefix) {
 		return nil, false, fmt.Errorf("event id %q: %w", ev.EventID, ErrReservedEventID)
@@ -110,7 +111,8 @@ func (x *Executor) start(ctx context.Context, tenantID string, system connector.
 	}
 	for _, r := range runs {
 		if slices.Contains(st.OnRecord, r.ID) {
-			continue // a failed delivery's: the redrive takes it when its lease ends
+			x.resume(ctx, tenantID, r.ID, now)
+			continue
 		}
 		if r.Outcome == OutcomeRetrying {
 			if x.now().Sub(now) > TrailReuse {
@@ -122,6 +124,32 @@ func (x *Executor) start(ctx context.Context, tenantID string, system connector.
 		}
 	}
 	return st.IDs, true, nil
+}
+
+// resume attempts a run of this event that another delivery stored (one that failed, or
+// that lost the event's key to this one) and so never attempted, rather than leave it to
+// wait for its lease: taken as the redrive takes a run, conditional on its first attempt
+// still being the stored one, so a redrive that took it first keeps it. A run that cannot
+// be read is left to the redrive.
+func (x *Executor) resume(ctx context.Context, tenantID, id string, now time.Time) {
+	r, err := x.Store.Run(ctx, tenantID, id)
+	switch {
+	case err != nil:
+		httpapi.Logger(ctx).Warn("flow run stored by another delivery not read; the redrive takes it", "tenant", tenantID, "run", id, "error", err)
+		return
+	case r.Outcome != OutcomeRetrying:
+		emitDecided(r, now) // skipped when stored: the delivery that stored it never said so
+		return
+	case r.Attempts != 1:
+		return // the redrive has it
+	}
+	r.Attempts++
+	next := now.Add(x.lease())
+	r.NextAttemptAt, r.UpdatedAt = &next, now
+	if err := x.Store.SaveRun(ctx, r, 1); err != nil {
+		return // taken by the redrive in between (ErrTaken), or left to it
+	}
+	x.attempt(ctx, r)
 }
 
 // newRun is f's run for ev: skipped at once when its filter does not hold or no mapped

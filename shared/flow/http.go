@@ -115,7 +115,7 @@ func (s *Service) EventHandler() http.Handler {
 			ids, started, err = s.Exec.Handle(r.Context(), cfg.ID, system, ev)
 		}
 		if err != nil {
-			httpapi.WriteUnavailable(w, r, err, "The change event could not be recorded; nothing was started. Retry shortly.")
+			httpapi.WriteUnavailable(w, r, err, "The change event could not be recorded. Retry shortly: runs stored before the failure are kept, and the retry starts the rest.")
 			return
 		}
 		if ids == nil {

@@ -157,9 +157,9 @@ type Started struct {
 	IDs []string
 	// New says this call stored the event; false is a redelivery, which starts nothing.
 	New bool
-	// OnRecord are the runs of this call that were stored already, by a delivery that
-	// failed before it stored the event: retrying with their lease ahead, they are the
-	// redrive's, and the caller attempts only the others.
+	// OnRecord are the runs of this call stored already by another delivery of the event:
+	// one that failed before it stored the event, or one that lost the event's key to
+	// this call. That delivery attempted none of them (Executor.resume).
 	OnRecord []string
 }
 

@@ -22,11 +22,11 @@ import (
 // attribute, so neither the runs listing nor the due index sees it. An event of several
 // reads its key first; not stored, each run is put under its flow's id (RunID), then the
 // marker: an event on record always has its runs. A delivery that failed part way (or
-// died) left some runs and no marker, so its redelivery is not a duplicate: it puts the
-// runs missing, leaves those on record to the redrive (Started.OnRecord) and stores the
-// marker. Before 2026-12-01 it answered a duplicate of the runs it found, and the runs
-// not put were never started. A redelivery is answered with the first delivery's runs:
-// the run at the key, or the marker's ids.
+// died), or that is still putting its runs, has left some runs and no marker, so another
+// delivery meeting them is not a duplicate: it puts the runs missing, reports those on
+// record (Started.OnRecord: their delivery attempts nothing) and puts the marker, which
+// one delivery only stores. A redelivery is answered with the first delivery's runs: the
+// run at the key, or the marker's ids.
 //
 // Events first delivered before this key existed kept a lone run at its flow's id and the
 // record of no run or several at event#<system>#<eventId>. Those runs keep their ids and
@@ -63,7 +63,7 @@ func (s *DynamoStore) StartRuns(ctx context.Context, tenantID string, system con
 		case err == nil:
 			return Started{IDs: first}, nil
 		case !errors.Is(err, ErrNotFound):
-			return Started{}, err
+			return Started{}, fmt.Errorf("read event %s: %w", own, err)
 		}
 	}
 	st := Started{IDs: make([]string, len(runs)), New: true}

@@ -61,8 +61,8 @@ func (r resent) StartRuns(_ context.Context, tenantID string, system connector.S
 	return r.start(tenantID, system, eventID, runs, 2, "")
 }
 
-// FailingPut is the same store with StartRuns' put of run id failing, as a delivery
-// that fails part way does.
+// FailingPut is the same store with StartRuns' put of run id (or of the event's marker,
+// at its flow.EventRunID) failing, as a delivery that fails part way does.
 func (s *Store) FailingPut(id string) flow.Store { return failing{s, id} }
 
 type failing struct {
@@ -134,7 +134,7 @@ func (s *Store) StartRuns(_ context.Context, tenantID string, system connector.S
 	return s.start(tenantID, system, eventID, runs, 1, "")
 }
 
-// errPutFailed is the failure FailingPut's store answers.
+// errPutFailed is FailingPut's failure: StartRuns stops there, as at a table's error.
 var errPutFailed = errors.New("flowtest: the put failed")
 
 func (s *Store) start(tenantID string, system connector.System, eventID string, runs []flow.Run, sends int, fail string) (flow.Started, error) {
@@ -176,6 +176,9 @@ func (s *Store) start(tenantID string, system connector.System, eventID string, 
 			st.OnRecord = append(st.OnRecord, r.ID)
 		}
 		st.IDs = append(st.IDs, r.ID)
+	}
+	if own == fail {
+		return flow.Started{}, errPutFailed
 	}
 	if s.putOnce(key, item{marker: st.IDs}, sends) {
 		return flow.Started{IDs: s.answer(key)}, nil

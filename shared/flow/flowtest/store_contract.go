@@ -165,6 +165,20 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) StoreHarness) {
 		redelivered(t, h.Store, "e1", runs, want)
 	})
 
+	t.Run("a delivery failing at the marker: its redelivery stores the event, every run on record", func(t *testing.T) {
+		h := newStore(t)
+		runs := several("e1", "a", "b")
+		if _, err := h.FailingPut(own("t1", "e1")).StartRuns(ctx, "t1", crm, "e1", runs); err == nil {
+			t.Fatal("the marker's put failed, yet the event was answered")
+		}
+		want := []string{runs[0].ID, runs[1].ID}
+		st, err := h.Store.StartRuns(ctx, "t1", crm, "e1", runs)
+		if err != nil || !st.New || fmt.Sprint(st.IDs) != fmt.Sprint(want) || fmt.Sprint(st.OnRecord) != fmt.Sprint(want) {
+			t.Fatalf("the redelivery: %+v %v; want a new event of %v, both on record", st, err, want)
+		}
+		redelivered(t, h.Store, "e1", runs, want)
+	})
+
 	t.Run("a lone run, then several: a duplicate of the lone run", func(t *testing.T) {
 		h := newStore(t)
 		start(t, h.Store, "t1", "e1", sole(mk("t1", "e1", "a", flow.OutcomeRetrying, t0)))
