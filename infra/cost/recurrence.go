@@ -20,8 +20,9 @@ import (
 
 // recurrences prices a recurring sync error: one more occurrence posted for a row that is
 // open, on n rows holding one error key each, and on a row that holds
-// syncerror.MaxErrorKeys of them (an error that recurred a thousand times), whose every
-// write carries its keys. The rows are made first and not counted.
+// syncerror.MaxErrorKeys of them (a hot error's), whose every write carries its keys and
+// whose next occurrences mark their errorId's record before the count. The rows are made
+// first and not counted.
 func (r *run) recurrences(n, hot int) ([]Path, error) {
 	ingest, err := r.deps.HTTPLambda(blueprint.FuncIngest)
 	if err != nil {

@@ -95,6 +95,9 @@ func (s *DynamoClaims) AdvanceSignature(ctx context.Context, tenantID, signature
 func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
 	row := c.TenantID + "\n" + c.ID
 	full, seen := s.folded.Load(row)
+	if full {
+		return syncerror.FoldFull, c, nil // known to keep MaxErrorKeys: CountPastBound, after the gate
+	}
 	create := !seen
 	for range 3 {
 		createTok := ""
@@ -110,17 +113,36 @@ func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey str
 				return syncerror.FoldCreated, c, nil
 			}
 		}
-		res, got, err := s.countOccurrence(ctx, c, errorKey, createTok, full)
+		res, got, err := s.countOccurrence(ctx, c, errorKey, createTok, true)
 		switch {
 		case errors.Is(err, syncerror.ErrNotFound):
-			create, full = true, false // gone since: create it
+			create = true // gone since: create it
 			continue
 		case errors.Is(err, errChangedUnder):
-			full = false
 			continue // deleted and created again in between: count again
-		case err == nil && (res == syncerror.FoldCreated || res == syncerror.FoldOccurrence):
-			// A row past its key bound is counted without the key next time, not refused first.
-			s.folded.Store(row, res == syncerror.FoldOccurrence && !slices.Contains(got.Retry.ErrorKeys, errorKey))
+		case err == nil && (res == syncerror.FoldCreated || res == syncerror.FoldOccurrence || res == syncerror.FoldFull):
+			// A row at its key bound is FoldFull next time without a refused count first.
+			s.folded.Store(row, res == syncerror.FoldFull || got.Retry.Occurrences >= syncerror.MaxErrorKeys)
+		}
+		return res, got, err
+	}
+	return 0, syncerror.Claim{}, syncerror.ErrStateChanged
+}
+
+// CountPastBound implements FoldStore: the short count without the key, conditional on
+// the row being open and not holding errorKey. A row gone since is ErrNotFound, and this
+// store forgets it was full, so Fold creates it again.
+func (s *DynamoClaims) CountPastBound(ctx context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
+	row := c.TenantID + "\n" + c.ID
+	for range 3 {
+		res, got, err := s.countOccurrence(ctx, c, errorKey, "", false)
+		switch {
+		case errors.Is(err, syncerror.ErrNotFound):
+			s.folded.Delete(row)
+		case errors.Is(err, errChangedUnder):
+			continue
+		case err == nil && res == syncerror.FoldOccurrence:
+			s.folded.Store(row, got.Retry.Occurrences >= syncerror.MaxErrorKeys)
 		}
 		return res, got, err
 	}
@@ -134,79 +156,73 @@ var errChangedUnder = errors.New("fold: the row changed under the count")
 // foldTokenAttribute holds the token of the fold's last count of a row (Fold).
 const foldTokenAttribute = "fold_token"
 
-// countOccurrence counts c as one more occurrence of its open row, keeping errorKey among
-// the row's keys until it holds MaxErrorKeys (past it, occurrences are still counted, and
-// syncerror.Fold marks the errorId's record with the row; full: the row is known to be
-// past it). Refused, it reads the row: FoldCreated
-// when the row carries createTok, this post's refused put's (the SDK's resend of one
-// applied), FoldOccurrence when it carries this count's token (the same for the count),
-// FoldDuplicate when the row has seen errorKey, FoldClosed when it is closed, ErrNotFound
-// when there is none.
-func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, errorKey, createTok string, full bool) (syncerror.FoldResult, syncerror.Claim, error) {
-	keeps := []bool{true, false}
-	if full {
-		keeps = keeps[1:] // known to hold MaxErrorKeys: count without the key at once
+// countOccurrence counts c as one more occurrence of its open row that has not seen
+// errorKey: keeping the key (keep) while the row holds fewer than MaxErrorKeys, or without
+// it (CountPastBound). Refused, it reads the row: FoldCreated when the row carries
+// createTok, this post's refused put's (the SDK's resend of one applied), FoldOccurrence
+// when it carries this count's token (the same for the count), FoldDuplicate when the row
+// has seen errorKey, FoldClosed when it is closed, FoldFull when a keeping count found it
+// at the bound, ErrNotFound when there is none. A resend of a count without the key, after
+// another count replaced the token, is applied twice: that count has nothing else to tell
+// it by.
+func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, errorKey, createTok string, keep bool) (syncerror.FoldResult, syncerror.Claim, error) {
+	tok := s.writeToken()
+	values := dynamostore.Item{
+		":one":      dynamostore.Num(1),
+		":seen":     dynamostore.Str(dynamostore.FormatTime(c.ClaimedAt)),
+		":tok":      dynamostore.Str(tok),
+		":key":      dynamostore.Str(errorKey),
+		":approved": dynamostore.Str(string(syncerror.StatusApproved)),
+		":rejected": dynamostore.Str(string(syncerror.StatusRejected)),
+		":resolved": dynamostore.Str(string(syncerror.StatusResolved)),
+		":reverted": dynamostore.Str(string(syncerror.StatusReverted)),
 	}
-	for _, keep := range keeps {
-		tok := s.writeToken()
-		values := dynamostore.Item{
-			":one":      dynamostore.Num(1),
-			":seen":     dynamostore.Str(dynamostore.FormatTime(c.ClaimedAt)),
-			":tok":      dynamostore.Str(tok),
-			":approved": dynamostore.Str(string(syncerror.StatusApproved)),
-			":rejected": dynamostore.Str(string(syncerror.StatusRejected)),
-			":resolved": dynamostore.Str(string(syncerror.StatusResolved)),
-			":reverted": dynamostore.Str(string(syncerror.StatusReverted)),
-		}
-		// One level of parentheses at most: dynalite's expression parser backtracks on them
-		// (diagnosis.go). A comparison with a missing attribute is false, so NOT x = :v and
-		// NOT x >= :v hold where x is absent, in DynamoDB as in dynalite and moto.
-		cond := "attribute_exists(id) AND NOT #status IN (:approved, :rejected, :resolved, :reverted) AND NOT " +
-			foldTokenAttribute + " = :tok"
-		update := "SET last_seen = :seen, " + foldTokenAttribute + " = :tok ADD occurrences :one"
-		if keep {
-			values[":key"] = dynamostore.Str(errorKey)
-			values[":keys"] = &types.AttributeValueMemberSS{Value: []string{errorKey}}
-			values[":max"] = dynamostore.Num(syncerror.MaxErrorKeys)
-			update += ", error_keys :keys"
-			cond += " AND NOT contains(error_keys, :key) AND NOT occurrences >= :max"
-		}
-		out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(s.table), Key: s.key(c.TenantID, c.ID),
-			ConditionExpression: aws.String(cond), UpdateExpression: aws.String(update),
-			ExpressionAttributeNames: map[string]string{"#status": "status"}, ExpressionAttributeValues: values,
-			ReturnValues: types.ReturnValueAllOld,
-		})
-		if err == nil {
-			row, err := claimFrom(out.Attributes)
-			if err != nil {
-				return 0, syncerror.Claim{}, err
-			}
-			return syncerror.FoldOccurrence, syncerror.Occurred(row, c, errorKey, keep), nil
-		}
-		if !dynamostore.IsConditionFailed(err) {
-			return 0, syncerror.Claim{}, fmt.Errorf("fold %s/%s: %w", c.TenantID, c.ID, err)
-		}
-		stored, err := s.getItem(ctx, c.TenantID, c.ID)
+	// One level of parentheses at most: dynalite's expression parser backtracks on them
+	// (diagnosis.go). A comparison with a missing attribute is false, so NOT x = :v and
+	// NOT x >= :v hold where x is absent, in DynamoDB as in dynalite and moto.
+	cond := "attribute_exists(id) AND NOT #status IN (:approved, :rejected, :resolved, :reverted) AND NOT " +
+		foldTokenAttribute + " = :tok AND NOT contains(error_keys, :key)"
+	update := "SET last_seen = :seen, " + foldTokenAttribute + " = :tok ADD occurrences :one"
+	if keep {
+		values[":keys"] = &types.AttributeValueMemberSS{Value: []string{errorKey}}
+		values[":max"] = dynamostore.Num(syncerror.MaxErrorKeys)
+		update += ", error_keys :keys"
+		cond += " AND NOT occurrences >= :max"
+	}
+	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: s.key(c.TenantID, c.ID),
+		ConditionExpression: aws.String(cond), UpdateExpression: aws.String(update),
+		ExpressionAttributeNames: map[string]string{"#status": "status"}, ExpressionAttributeValues: values,
+		ReturnValues: types.ReturnValueAllOld,
+	})
+	if err == nil {
+		row, err := claimFrom(out.Attributes)
 		if err != nil {
 			return 0, syncerror.Claim{}, err
 		}
-		row, err := claimFrom(stored)
-		switch {
-		case err != nil:
-			return 0, syncerror.Claim{}, err
-		case createTok != "" && dynamostore.GetString(stored, dynamostore.WriteTokenAttribute) == createTok:
-			return syncerror.FoldCreated, row, nil
-		case dynamostore.GetString(stored, foldTokenAttribute) == tok:
-			return syncerror.FoldOccurrence, row, nil
-		case slices.Contains(row.Retry.ErrorKeys, errorKey):
-			return syncerror.FoldDuplicate, row, nil
-		case row.Status.Closed():
-			return syncerror.FoldClosed, row, nil
-		case !keep || row.Retry.Occurrences < syncerror.MaxErrorKeys:
-			return 0, syncerror.Claim{}, errChangedUnder
-		}
-		// The row keeps MaxErrorKeys keys already: count the occurrence without its key.
+		return syncerror.FoldOccurrence, syncerror.Occurred(row, c, errorKey, keep), nil
+	}
+	if !dynamostore.IsConditionFailed(err) {
+		return 0, syncerror.Claim{}, fmt.Errorf("fold %s/%s: %w", c.TenantID, c.ID, err)
+	}
+	stored, err := s.getItem(ctx, c.TenantID, c.ID)
+	if err != nil {
+		return 0, syncerror.Claim{}, err
+	}
+	row, err := claimFrom(stored)
+	switch {
+	case err != nil:
+		return 0, syncerror.Claim{}, err
+	case createTok != "" && dynamostore.GetString(stored, dynamostore.WriteTokenAttribute) == createTok:
+		return syncerror.FoldCreated, row, nil
+	case dynamostore.GetString(stored, foldTokenAttribute) == tok:
+		return syncerror.FoldOccurrence, row, nil
+	case slices.Contains(row.Retry.ErrorKeys, errorKey):
+		return syncerror.FoldDuplicate, row, nil
+	case row.Status.Closed():
+		return syncerror.FoldClosed, row, nil
+	case keep && row.Retry.Occurrences >= syncerror.MaxErrorKeys:
+		return syncerror.FoldFull, c, nil
 	}
 	return 0, syncerror.Claim{}, errChangedUnder
 }
@@ -215,16 +231,19 @@ func (s *DynamoClaims) errorKeyItem(tenantID, errorKey string) dynamostore.Item 
 	return s.key(tenantID, "~eid#"+errorKey)
 }
 
-// MarkErrorKey implements FoldStore: the row on the errorId's record, which priorRow
-// then reads for a redelivery.
-func (s *DynamoClaims) MarkErrorKey(ctx context.Context, tenantID, errorKey, rowID string) error {
+// MarkErrorKey implements FoldStore: one conditional update of the errorId's record.
+func (s *DynamoClaims) MarkErrorKey(ctx context.Context, tenantID, errorKey, rowID, tok string) (bool, error) {
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table),
-		Key: s.errorKeyItem(tenantID, errorKey), ConditionExpression: aws.String("attribute_exists(id)"),
-		UpdateExpression: aws.String("SET row_id = :row"), ExpressionAttributeValues: dynamostore.Item{":row": dynamostore.Str(rowID)}})
-	if err != nil {
-		return fmt.Errorf("mark error key of %s: %w", tenantID, err)
+		Key: s.errorKeyItem(tenantID, errorKey), ConditionExpression: aws.String("attribute_not_exists(mark_tok) OR mark_tok = :tok"),
+		UpdateExpression: aws.String("SET counted_on = :row, mark_tok = :tok"),
+		ExpressionAttributeValues: dynamostore.Item{":row": dynamostore.Str(rowID), ":tok": dynamostore.Str(tok)}})
+	switch {
+	case dynamostore.IsConditionFailed(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("mark error key of %s: %w", tenantID, err)
 	}
-	return nil
+	return true, nil
 }
 
 // webhookItem is the item holding what a webhook-id first carried. The id is the sender's
@@ -244,8 +263,9 @@ func (s *DynamoClaims) ClaimErrorKey(ctx context.Context, tenantID, errorKey, si
 	if err != nil || ok {
 		return syncerror.ErrorRecord{Signature: signature}, ok, err
 	}
-	// row_id: a record written before records kept the signature.
-	return syncerror.ErrorRecord{Signature: dynamostore.GetString(old, "signature"), RowID: dynamostore.GetString(old, "row_id")}, false, nil
+	// row_id: a record written before records kept the signature; counted_on: MarkErrorKey's.
+	return syncerror.ErrorRecord{Signature: dynamostore.GetString(old, "signature"), RowID: dynamostore.GetString(old, "row_id"),
+		CountedOn: dynamostore.GetString(old, "counted_on")}, false, nil
 }
 
 // RecordWebhookID implements FoldStore: one conditional PutItem. The item carries the

@@ -195,41 +195,39 @@ func TestFoldCountsOnARowWithoutOccurrences(t *testing.T) {
 	}
 }
 
-// A row past its key bound is counted without the key: once this store has seen it full,
-// with one update, not a refused update (billed at the row's size), a read and another
-// update.
+// A row past its key bound is counted without the key, after its errorId's record is
+// marked (syncerror.MaxErrorKeys): the errorId's put, the mark and one short count. A store
+// that has not seen the row (another process filled it) first has its put and a count
+// refused, the count billed at the row's size, then knows.
 func TestFoldCountsARowPastItsBoundInOneUpdate(t *testing.T) {
 	db, table := emutest.Pair.Tables(t)
 	var log writeLog
-	claims := dynamo.NewDynamoClaims(dynamodb.New(db.Options(), log.install), table(blueprint.TableProcessed))
+	client := dynamodb.New(db.Options(), log.install)
+	filler, claims := dynamo.NewDynamoClaims(db, table(blueprint.TableProcessed)), dynamo.NewDynamoClaims(client, table(blueprint.TableProcessed))
 	ctx := context.Background()
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	fold := func(i int) (syncerror.FoldResult, syncerror.Claim) {
+	fold := func(s *dynamo.DynamoClaims, i int) syncerror.Claim {
 		t.Helper()
-		errorID := fmt.Sprint("B-", i)
-		c := syncerror.NewClaim(syncerrortest.SampleRecord("acme", errorID), syncerror.SourceWebhook, "", at)
-		c.Record.RecordID = "B"
-		c.Retry.Signature, c.Retry.Occurrences, c.Retry.ErrorKeys = "sig", 1, []string{syncerror.ErrorKey(errorID)}
-		c.ID = syncerror.RowID(c.Record)
-		res, row, err := claims.Fold(ctx, c, syncerror.ErrorKey(errorID))
+		rec := syncerrortest.SampleRecord("acme", fmt.Sprint("B-", i))
+		rec.RecordID = "B"
+		res, row, err := syncerror.Fold(ctx, s, syncerror.NewClaim(rec, syncerror.SourceWebhook, "", at), syncerror.Arrival{})
 		if err != nil || (res != syncerror.FoldCreated && res != syncerror.FoldOccurrence) {
 			t.Fatalf("post %d: %v %v", i, res, err)
 		}
-		return res, row
+		return row
 	}
 	for i := range syncerror.MaxErrorKeys {
-		fold(i)
+		fold(filler, i)
 	}
-	log.take()
-	if _, row := fold(syncerror.MaxErrorKeys); row.Retry.Occurrences != syncerror.MaxErrorKeys+1 || len(row.Retry.ErrorKeys) != syncerror.MaxErrorKeys {
+	if row := fold(claims, syncerror.MaxErrorKeys); row.Retry.Occurrences != syncerror.MaxErrorKeys+1 || len(row.Retry.ErrorKeys) != syncerror.MaxErrorKeys {
 		t.Fatalf("the first post past the bound: %d occurrences, %d keys", row.Retry.Occurrences, len(row.Retry.ErrorKeys))
 	}
-	if w, _ := log.take(); len(w) != 2 {
-		t.Fatalf("the first post past the bound wrote %q; want the refused count and the count without the key", w)
+	if w, _ := log.take(); len(w) != 5 || !strings.Contains(w[2], "error_keys") {
+		t.Fatalf("a store new to the full row wrote %q; want the errorId's put, the refused create and count, the mark, the count without the key", w)
 	}
-	_, row := fold(syncerror.MaxErrorKeys + 1)
+	row := fold(claims, syncerror.MaxErrorKeys+1)
 	w, _ := log.take()
-	if len(w) != 1 || strings.Contains(w[0], "error_keys") || row.Retry.Occurrences != syncerror.MaxErrorKeys+2 {
-		t.Fatalf("the next post past the bound wrote %q (%d occurrences); want one count without the key", w, row.Retry.Occurrences)
+	if len(w) != 3 || !strings.Contains(w[1], "counted_on") || strings.Contains(w[2], "error_keys") || row.Retry.Occurrences != syncerror.MaxErrorKeys+2 {
+		t.Fatalf("the next post past the bound wrote %q (%d occurrences); want the errorId's put, the mark, one count without the key", w, row.Retry.Occurrences)
 	}
 }

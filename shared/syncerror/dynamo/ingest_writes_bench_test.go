@@ -15,8 +15,8 @@ import (
 // BenchmarkIngestWrites measures, one call at a time on dynalite, each write the
 // webhook's ingest makes (the guard puts, side by side, then the fold; the webhook-id's put
 // only for an id that is not the host ERP's derived one) beside the claim row's plain put
-// that make bench's "claim row floor" makes. The occurrence counts on one row, so its
-// item grows to 500 error keys. On 2026-11-30 (500 each), with the fold one update
+// that make bench's "claim row floor" makes. The occurrences count on rows of up to
+// MaxErrorKeys error keys (500 before 2026-12-01). On 2026-11-30 (500 each), with the fold one update
 // creating or counting (SET a = if_not_exists(a, :a) for some thirty attributes, each
 // clause evaluated by dynalite's expression interpreter): the put 1.14–1.76 ms, the
 // fold's create 2.85–3.20 ms, an occurrence 3.17 ms, the errorId's put 0.69 ms, the
@@ -51,9 +51,11 @@ func BenchmarkIngestWrites(b *testing.B) {
 	})
 	b.Run("fold-occurrence", func(b *testing.B) {
 		row := claim("O") // one signature: every post after the first is an occurrence
-		row.ID = syncerror.RowID(row.Record)
-		for range b.N {
+		for i := range b.N {
 			c := row
+			// A row of its own every MaxErrorKeys posts, each counted with its key.
+			c.Record.RecordID = fmt.Sprint("O-", i/syncerror.MaxErrorKeys)
+			c.ID = syncerror.RowID(c.Record)
 			c.Record.ErrorID = fmt.Sprint("O-", next())
 			if res, _, err := claims.Fold(ctx, c, syncerror.ErrorKey(c.Record.ErrorID)); err != nil || res == syncerror.FoldDuplicate {
 				b.Fatal(res, err)

@@ -3,7 +3,9 @@ package intake_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -12,8 +14,9 @@ import (
 // A row keeps at most MaxErrorKeys errorId keys (every write of the row carries them).
 // Past the bound an occurrence is still counted, and a redelivery of it, edited or not,
 // before or after the row is closed, is still a duplicate: its errorId's record keeps the
-// row. Before 2026-12-01 such a redelivery, as the reconcile's next read of the host's
-// list is, counted again, and after the close opened a row of its own.
+// row, and deliveries of one errorId at once count it once: the mark on its record is the
+// condition the row's key was. Before 2026-12-01 such a redelivery, as the reconcile's next
+// read of the host's list is, counted again, and after the close opened a row of its own.
 func TestIngestFoldPastTheKeyBound(t *testing.T) {
 	const n = syncerror.MaxErrorKeys + 5
 	for name, newStore := range foldStores() {
@@ -48,10 +51,30 @@ func TestIngestFoldPastTheKeyBound(t *testing.T) {
 				}
 			}
 			counted(n)
+			// Deliveries of one new errorId at once, as a host's retry on a timeout beside the
+			// reconcile's read: one counts it.
+			var wg sync.WaitGroup
+			dups := make([]bool, 4)
+			for i := range dups {
+				wg.Go(func() { dups[i] = post(t, f, recurring("K-race", n)).Duplicate })
+			}
+			wg.Wait()
+			if slices.Index(dups, false) < 0 || slices.Index(dups[slices.Index(dups, false)+1:], false) >= 0 {
+				t.Fatalf("four deliveries of one errorId answered duplicate %v; want one counted", dups)
+			}
+			counted(n + 1)
 			closeRow(t, claims, first)
+			next := post(t, f, recurring("K-next", n+1))
+			if next.ID == first || next.Duplicate {
+				t.Fatalf("a new errorId after the close: %+v", next)
+			}
 			sent := len(f.queue.Sent())
 			if late := post(t, f, past); !late.Duplicate || late.ID != first || len(f.queue.Sent()) != sent {
 				t.Fatalf("a late redelivery past the bound: %+v, %d diagnoses more; want a duplicate of %s", late, len(f.queue.Sent())-sent, first)
+			}
+			counted(n + 1)
+			if row, err := claims.Get(ctx, "acme", next.ID); err != nil || row.Retry.Occurrences != 1 {
+				t.Fatalf("the next row: %d occurrences, %v; want 1", row.Retry.Occurrences, err)
 			}
 		})
 	}

@@ -102,11 +102,32 @@ func (s *ClaimStore) Fold(_ context.Context, c syncerror.Claim, errorKey string)
 	case row.Status.Closed():
 		return syncerror.FoldClosed, clone(row), nil
 	}
+	if row.Retry.Occurrences >= syncerror.MaxErrorKeys {
+		return syncerror.FoldFull, clone(c), nil
+	}
 	row.Retry.Occurrences++
 	row.Retry.LastSeen = c.ClaimedAt.UTC()
-	if len(row.Retry.ErrorKeys) < syncerror.MaxErrorKeys {
-		row.Retry.ErrorKeys = append(append([]string(nil), row.Retry.ErrorKeys...), errorKey)
+	row.Retry.ErrorKeys = append(append([]string(nil), row.Retry.ErrorKeys...), errorKey)
+	s.rows[k] = row
+	return syncerror.FoldOccurrence, clone(row), nil
+}
+
+// CountPastBound implements syncerror.FoldStore.
+func (s *ClaimStore) CountPastBound(_ context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(c.TenantID, c.ID)
+	row, ok := s.rows[k]
+	switch {
+	case !ok:
+		return 0, syncerror.Claim{}, syncerror.ErrNotFound
+	case slices.Contains(row.Retry.ErrorKeys, errorKey):
+		return syncerror.FoldDuplicate, clone(row), nil
+	case row.Status.Closed():
+		return syncerror.FoldClosed, clone(row), nil
 	}
+	row.Retry.Occurrences++
+	row.Retry.LastSeen = c.ClaimedAt.UTC()
 	s.rows[k] = row
 	return syncerror.FoldOccurrence, clone(row), nil
 }
@@ -118,25 +139,25 @@ func (s *ClaimStore) ClaimErrorKey(_ context.Context, tenantID, errorKey, signat
 	k := key(tenantID, errorKey)
 	if v, ok := s.errorRows[k]; ok {
 		sig, row, _ := strings.Cut(v, "\x00")
-		return syncerror.ErrorRecord{Signature: sig, RowID: row}, false, nil
+		row, _, _ = strings.Cut(row, "\x00")
+		return syncerror.ErrorRecord{Signature: sig, CountedOn: row}, false, nil
 	}
 	s.errorRows[k] = signature
 	return syncerror.ErrorRecord{Signature: signature}, true, nil
 }
 
-// MarkErrorKey implements syncerror.FoldStore, keeping the row after the signature
-// ("signature\x00row").
-func (s *ClaimStore) MarkErrorKey(_ context.Context, tenantID, errorKey, rowID string) error {
+// MarkErrorKey implements syncerror.FoldStore, keeping the row and the mark's token after
+// the signature ("signature\x00row\x00token").
+func (s *ClaimStore) MarkErrorKey(_ context.Context, tenantID, errorKey, rowID, tok string) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := key(tenantID, errorKey)
-	v, ok := s.errorRows[k]
-	if !ok {
-		return syncerror.ErrNotFound
+	sig, mark, _ := strings.Cut(s.errorRows[k], "\x00")
+	if _, have, _ := strings.Cut(mark, "\x00"); have != "" && have != tok {
+		return false, nil
 	}
-	sig, _, _ := strings.Cut(v, "\x00")
-	s.errorRows[k] = sig + "\x00" + rowID
-	return nil
+	s.errorRows[k] = sig + "\x00" + rowID + "\x00" + tok
+	return true, nil
 }
 
 // webhookKey keeps the webhook-ids apart from the error keys in errorRows, where each is

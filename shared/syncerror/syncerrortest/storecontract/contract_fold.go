@@ -129,6 +129,34 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 		}
 	})
 
+	// Past a row's key bound, the post that marks its errorId's record counts it: one mark
+	// per record, renewed by the same token (the post on the next generation's row, or the
+	// SDK's resend), and read back with the record.
+	t.Run("an error key's mark: one post's, read back", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		if _, ok, err := s.ClaimErrorKey(ctx, "t1", "k1", "sig-a"); err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		for _, c := range []struct {
+			row, tok string
+			want     bool
+		}{{"row-1", "a", true}, {"row-1", "a", true}, {"row-1", "b", false}, {"row-2", "a", true}} {
+			if ok, err := s.MarkErrorKey(ctx, "t1", "k1", c.row, c.tok); err != nil || ok != c.want {
+				t.Fatalf("mark %s with %s: %v %v, want %v", c.row, c.tok, ok, err, c.want)
+			}
+		}
+		if prior, ok, err := s.ClaimErrorKey(ctx, "t1", "k1", "sig-b"); err != nil || ok || prior.Signature != "sig-a" || prior.CountedOn != "row-2" {
+			t.Fatalf("the record read back: %+v %v %v; want sig-a, counted on row-2", prior, ok, err)
+		}
+		if _, ok, err := s.ClaimErrorKey(ctx, "t1", "k2", "sig-a"); err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		if n := winners(t, 5, func(i int) (bool, error) { return s.MarkErrorKey(ctx, "t1", "k2", "row-1", fmt.Sprint("tok-", i)) }); n != 1 {
+			t.Fatalf("%d concurrent marks took the record, want 1", n)
+		}
+	})
+
 	// A webhook-id keeps the message it was first recorded with, per tenant, until it
 	// expires; of concurrent first uses exactly one records it.
 	t.Run("webhook-ids keep their first message until they expire", func(t *testing.T) {
