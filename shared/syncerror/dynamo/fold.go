@@ -235,7 +235,7 @@ func (s *DynamoClaims) errorKeyItem(tenantID, errorKey string) dynamostore.Item 
 func (s *DynamoClaims) MarkErrorKey(ctx context.Context, tenantID, errorKey, rowID, tok string) (bool, error) {
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table),
 		Key: s.errorKeyItem(tenantID, errorKey), ConditionExpression: aws.String("attribute_not_exists(mark_tok) OR mark_tok = :tok"),
-		UpdateExpression: aws.String("SET counted_on = :row, mark_tok = :tok"),
+		UpdateExpression:          aws.String("SET counted_on = :row, mark_tok = :tok"),
 		ExpressionAttributeValues: dynamostore.Item{":row": dynamostore.Str(rowID), ":tok": dynamostore.Str(tok)}})
 	switch {
 	case dynamostore.IsConditionFailed(err):
