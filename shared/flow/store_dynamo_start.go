@@ -26,7 +26,12 @@ import (
 // delivery meeting them is not a duplicate: it puts the runs missing, reports those on
 // record (Started.OnRecord: their delivery attempts nothing) and puts the marker, which
 // one delivery only stores. A redelivery is answered with the first delivery's runs: the
-// run at the key, or the marker's ids.
+// run at the key, or the marker's ids. Known, not mended (a read on every event of one run
+// would): if the tenant's flows change between a delivery that failed part way and its
+// redelivery, a run the failed one stored that the redelivery no longer matches is left to
+// the redrive outside the marker, and one the redelivery now matches alone is stored again
+// at the event's key, so that flow may write twice (the connector's read-compare-write
+// writes no field the target already holds).
 //
 // Events first delivered before this key existed kept a lone run at its flow's id and the
 // record of no run or several at event#<system>#<eventId>. Those runs keep their ids and
