@@ -18,12 +18,19 @@ import (
 // meets its own first attempt.
 func (e Emulator) SentTwice(t testing.TB, op string) *dynamodb.Client {
 	t.Helper()
+	return e.through(t, func(next aws.HTTPClient) aws.HTTPClient { return sentTwice{op: op, next: next} })
+}
+
+// through is a DynamoDB client on this emulator whose requests go through the HTTP client
+// wrap makes of the one it would use.
+func (e Emulator) through(t testing.TB, wrap func(next aws.HTTPClient) aws.HTTPClient) *dynamodb.Client {
+	t.Helper()
 	cfg := e.Config(t)
 	next := cfg.HTTPClient
 	if next == nil {
 		next = http.DefaultClient
 	}
-	cfg.HTTPClient = sentTwice{op: op, next: next}
+	cfg.HTTPClient = wrap(next)
 	return dynamodb.NewFromConfig(cfg)
 }
 
@@ -58,13 +65,7 @@ func (s sentTwice) Do(r *http.Request) (*http.Response, error) {
 // retry: a store's write failing part way through what it stores.
 func (e Emulator) Failing(t testing.TB, op, match string) *dynamodb.Client {
 	t.Helper()
-	cfg := e.Config(t)
-	next := cfg.HTTPClient
-	if next == nil {
-		next = http.DefaultClient
-	}
-	cfg.HTTPClient = failing{op: op, match: match, next: next}
-	return dynamodb.NewFromConfig(cfg)
+	return e.through(t, func(next aws.HTTPClient) aws.HTTPClient { return failing{op: op, match: match, next: next} })
 }
 
 type failing struct {

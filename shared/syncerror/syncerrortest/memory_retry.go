@@ -89,45 +89,38 @@ func (s *ClaimStore) AdvanceSignature(_ context.Context, tenantID, signature str
 
 // Fold implements syncerror.FoldStore.
 func (s *ClaimStore) Fold(_ context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	k := key(c.TenantID, c.ID)
-	row, ok := s.rows[k]
-	switch {
-	case !ok:
-		s.rows[k] = clone(c)
-		return syncerror.FoldCreated, clone(c), nil
-	case slices.Contains(row.Retry.ErrorKeys, errorKey):
-		return syncerror.FoldDuplicate, clone(row), nil
-	case row.Status.Closed():
-		return syncerror.FoldClosed, clone(row), nil
-	}
-	if row.Retry.Occurrences >= syncerror.MaxErrorKeys {
-		return syncerror.FoldFull, clone(c), nil
-	}
-	row.Retry.Occurrences++
-	row.Retry.LastSeen = c.ClaimedAt.UTC()
-	row.Retry.ErrorKeys = append(append([]string(nil), row.Retry.ErrorKeys...), errorKey)
-	s.rows[k] = row
-	return syncerror.FoldOccurrence, clone(row), nil
+	return s.count(c, errorKey, true)
 }
 
 // CountPastBound implements syncerror.FoldStore.
 func (s *ClaimStore) CountPastBound(_ context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
+	return s.count(c, errorKey, false)
+}
+
+// count is Fold (keep: the row keeps errorKey, or is created) or CountPastBound.
+func (s *ClaimStore) count(c syncerror.Claim, errorKey string, keep bool) (syncerror.FoldResult, syncerror.Claim, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := key(c.TenantID, c.ID)
 	row, ok := s.rows[k]
 	switch {
+	case !ok && keep:
+		s.rows[k] = clone(c)
+		return syncerror.FoldCreated, clone(c), nil
 	case !ok:
 		return 0, syncerror.Claim{}, syncerror.ErrNotFound
 	case slices.Contains(row.Retry.ErrorKeys, errorKey):
 		return syncerror.FoldDuplicate, clone(row), nil
 	case row.Status.Closed():
 		return syncerror.FoldClosed, clone(row), nil
+	case keep && row.Retry.Occurrences >= syncerror.MaxErrorKeys:
+		return syncerror.FoldFull, clone(c), nil
 	}
 	row.Retry.Occurrences++
 	row.Retry.LastSeen = c.ClaimedAt.UTC()
+	if keep {
+		row.Retry.ErrorKeys = append(append([]string(nil), row.Retry.ErrorKeys...), errorKey)
+	}
 	s.rows[k] = row
 	return syncerror.FoldOccurrence, clone(row), nil
 }
