@@ -36,15 +36,7 @@ func FuzzOpenAPI(f *testing.F) {
 	}
 	fl := newFlow(f)
 	rows := []string{fl.readyClaim(f, "ERR-FZ-1", "SO-10042"), fl.readyClaim(f, "ERR-FZ-2", "SO-10042")}
-	fixed := func(op apicheck.Operation, param string) (string, bool) {
-		switch {
-		case strings.HasPrefix(op.Path, "/api/sync-error-assist/proposals/") && param == "id":
-			return rows[len(op.Path)%len(rows)], true
-		case param == "system":
-			return "hosterp", true
-		}
-		return "", false
-	}
+	fixed := fixedParams(rows)
 	for i := range ops {
 		if seed, ok := nestedUnknown(ops[i], fixed); ok {
 			f.Add(uint16(i), seed, true)
@@ -65,6 +57,20 @@ func FuzzOpenAPI(f *testing.F) {
 			t.Errorf("%s (mutation %q, body %.300s): %s\nanswer: %.600s", op, g.Mutation, g.Body, problem, w.Body)
 		}
 	})
+}
+
+// fixedParams fills the path parameters a generated request cannot invent: a claim that
+// exists (one of rows) and a source system.
+func fixedParams(rows []string) func(op apicheck.Operation, param string) (string, bool) {
+	return func(op apicheck.Operation, param string) (string, bool) {
+		switch {
+		case strings.HasPrefix(op.Path, "/api/sync-error-assist/proposals/") && param == "id":
+			return rows[len(op.Path)%len(rows)], true
+		case param == "system":
+			return "hosterp", true
+		}
+		return "", false
+	}
 }
 
 // nestedUnknown is a seed that breaks op's request with an unknown member inside a nested

@@ -279,7 +279,8 @@ func readDecision(w http.ResponseWriter, r *http.Request, body any, want string)
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusRequestEntityTooLarge, "payload_too_large", "The body exceeds 16 KiB."))
 		return false
 	}
-	if strings.TrimSpace(string(raw)) != "" && json.Unmarshal(raw, body) != nil {
+	// JSON null decodes into a struct as nothing at all: refused, not taken for no body.
+	if text := strings.TrimSpace(string(raw)); text == "null" || text != "" && json.Unmarshal(raw, body) != nil {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json", want))
 		return false
 	}

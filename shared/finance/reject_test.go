@@ -78,6 +78,7 @@ func TestRejectRefusals(t *testing.T) {
 		{"unknown id", "FA-404", "", 404, "not_found"},
 		{"malformed id", "FA%2F1", "", 400, "invalid_id"},
 		{"malformed body", pending.ID, `{"reason":`, 400, "malformed_json"},
+		{"body null", pending.ID, `null`, 400, "malformed_json"},
 		{"reason too long", pending.ID, `{"reason":"` + strings.Repeat("x", 1001) + `"}`, 400, "validation_failed"},
 	}
 	for _, tc := range cases {
