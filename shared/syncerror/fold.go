@@ -1,9 +1,7 @@
 package syncerror
 
 import (
-	"cmp"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -12,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/syncassist/syncassist/shared/httpapi"
 )
 
 // Recurring errors fold. A sync error whose signature (tenant, system, record type,
@@ -27,8 +27,9 @@ import (
 // not seen and counts on one it has with a short update, guessing which from what it
 // folded in this process). DynamoDB applies each write to one item atomically, so
 // concurrent posts serialise on that row: each adds exactly one occurrence, and the first
-// creates it. A row keeps MaxErrorKeys keys; past that, the errorId's record is what the
-// count is conditional on (countPastBound). The generation is not read first: a signature's rows are never deleted, so
+// creates it. A row keeps MaxErrorKeys keys; past that, a count is conditional on the
+// key's slot among the row's last keys (FoldStore.Fold), and the errorId's record keeps
+// the row for a later redelivery. The generation is not read first: a signature's rows are never deleted, so
 // generation 0 is right for every signature not seen closed, and the generation last
 // folded into is remembered per store in this process (genHints); a guess that finds its
 // row closed is the slow path below, which reads the signature's state. Only a post that
@@ -63,20 +64,19 @@ const (
 	FoldOccurrence                   // one more occurrence of the open row
 	FoldDuplicate                    // the errorId was seen already: nothing changed
 	FoldClosed                       // the row is closed: advance the generation and post again
-	// FoldFull is an open row that keeps MaxErrorKeys keys already: nothing was counted.
-	// Fold counts the post without its key once its errorId's record says this post is
-	// the one to (MarkErrorKey).
-	FoldFull
 )
 
-// MaxErrorKeys bounds the errorId keys a row keeps for the duplicate rule: the key on the
-// row is what makes its count conditional, so a redelivery racing its first post is
-// counted once. Past the bound the errorId's own record is that condition: a post is
-// counted without its key only after marking the record with the row, which one delivery
-// of the errorId does (MarkErrorKey; a write more). Every write of a row carries its keys
-// (24 hex digits each): at 1000, before 2026-12-01, an occurrence of a hot error's row
-// cost some 51 WRU (make cost), and past the bound a redelivery, such as the reconcile's
-// next read of the host's list, counted again.
+// MaxErrorKeys bounds the errorId keys a row keeps for the duplicate rule: a count is
+// conditional on its key not being among them, so a redelivery racing its first post
+// counts once. Past the bound an occurrence is counted without its key, conditional on the
+// key not being in its slot among the row's last keys (RecentKeySlot: deliveries of one
+// errorId at once meet there), and its errorId's record is then marked with the row
+// (MarkErrorKey, a small write more), so a later redelivery is a duplicate. A post that
+// dies between the count and the mark leaves a redelivery to count again: counted twice,
+// never dropped. Every write of a row carries its keys (24 hex digits each): at 1000,
+// before 2026-12-01, an occurrence of a hot error's row cost some 51 WRU (make cost), and
+// past the bound every redelivery, such as the reconcile's next read of the host's list,
+// counted again.
 const MaxErrorKeys = 50
 
 // SignatureState is where a signature stands: its generation (how many of its rows were
@@ -91,24 +91,21 @@ type FoldStore interface {
 	// SignatureState returns the signature's state (zero when it has none).
 	SignatureState(ctx context.Context, tenantID, signature string) (SignatureState, error)
 	// Fold creates c (keyed by its signature and generation) if absent, or counts one
-	// more occurrence at c.ClaimedAt if the row is open, has not seen errorKey and keeps
-	// fewer than MaxErrorKeys keys (else FoldFull). It returns the row as it stands after
-	// the write (as before it, for FoldDuplicate and FoldClosed; c, for FoldFull).
+	// more occurrence at c.ClaimedAt if the row is open and has not seen errorKey: among
+	// its keys, which it keeps errorKey with while it holds fewer than MaxErrorKeys, or in
+	// errorKey's RecentKeySlot past them. It returns the row as it stands after the write
+	// (as before it, for FoldDuplicate and FoldClosed).
 	Fold(ctx context.Context, c Claim, errorKey string) (FoldResult, Claim, error)
-	// CountPastBound counts one more occurrence of c's open row without keeping
-	// errorKey, unless the row has seen it: Fold's results but FoldCreated and FoldFull.
-	CountPastBound(ctx context.Context, c Claim, errorKey string) (FoldResult, Claim, error)
 	// AdvanceSignature moves the signature from generation gen to gen+1, keeping keys as
 	// the closed row's error keys. ErrStateChanged when it is no longer at gen.
 	AdvanceSignature(ctx context.Context, tenantID, signature string, gen int, keys []string) error
 	// ClaimErrorKey records that errorKey first arrived with signature, unless it is
 	// recorded: one conditional write. It returns the record as it stood when it was.
 	ClaimErrorKey(ctx context.Context, tenantID, errorKey, signature string) (prior ErrorRecord, claimed bool, err error)
-	// MarkErrorKey records on errorKey's record that the post holding token tok counts
-	// it on row rowID, unless another post's token is there (marked false). A record
-	// holding tok already is marked again with rowID: the same post, on the next
-	// generation's row, or the SDK's resend.
-	MarkErrorKey(ctx context.Context, tenantID, errorKey, rowID, tok string) (marked bool, err error)
+	// MarkErrorKey records on errorKey's record the row its post was counted on without
+	// the key (past MaxErrorKeys), which a redelivery then reads (ErrorRecord.RowID).
+	// ErrNotFound when there is no record.
+	MarkErrorKey(ctx context.Context, tenantID, errorKey, rowID string) error
 	// RecordWebhookID records a checked arrival's webhook-id with its message, expiring at
 	// now+WebhookIDTTL, unless the id is recorded and not expired: one conditional write.
 	// It returns the message the id was first recorded with, and whether this call did.
@@ -116,9 +113,9 @@ type FoldStore interface {
 }
 
 // ErrorRecord is what an errorId was first recorded with: the signature of its first
-// post, or (records written before signatures were) the row it was folded into; and the
-// row it was counted on past that row's key bound (CountedOn, MarkErrorKey).
-type ErrorRecord struct{ Signature, RowID, CountedOn string }
+// post; and the row it was counted on when that row keeps no key of it (MarkErrorKey), or
+// folded into (records written before signatures were).
+type ErrorRecord struct{ Signature, RowID string }
 
 var (
 	uuidPattern   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
@@ -190,7 +187,16 @@ func Fold(ctx context.Context, s ClaimStore, c Claim, d Arrival) (FoldResult, Cl
 			return FoldDuplicate, row, err
 		}
 	}
-	return foldRounds(ctx, s, c, sig, key, genHints.get(s, c.TenantID, sig))
+	res, row, err := foldRounds(ctx, s, c, sig, key, genHints.get(s, c.TenantID, sig))
+	if err == nil && res == FoldOccurrence && !contains(row.Retry.ErrorKeys, key) {
+		// Counted past the row's key bound. The count landed, so the post is answered as
+		// what it did; not marked, a later redelivery counts again.
+		if err := s.MarkErrorKey(ctx, c.TenantID, key, row.ID); err != nil {
+			httpapi.Logger(ctx).Warn("errorId record not marked with the row it was counted on; a redelivery would count again",
+				"tenant", c.TenantID, "row", row.ID, "error", err)
+		}
+	}
+	return res, row, err
 }
 
 // guard makes the two guards' conditional puts, side by side: the errorId's record and,
@@ -221,8 +227,8 @@ func guard(ctx context.Context, s ClaimStore, c Claim, sig, key string, d Arriva
 // priorRow is the row holding errorKey that its record points to, ok false when there is
 // none (the post that recorded it stored no row).
 func priorRow(ctx context.Context, s ClaimStore, tenantID string, prior ErrorRecord, key string) (Claim, bool, error) {
-	if id := cmp.Or(prior.CountedOn, prior.RowID); id != "" {
-		row, err := s.Get(ctx, tenantID, id)
+	if prior.RowID != "" {
+		row, err := s.Get(ctx, tenantID, prior.RowID)
 		if errors.Is(err, ErrNotFound) {
 			return Claim{}, false, nil
 		}
@@ -234,7 +240,6 @@ func priorRow(ctx context.Context, s ClaimStore, tenantID string, prior ErrorRec
 // foldRounds folds c at generation gen (a guess: no read), then, while it finds its row
 // closed, at the one the signature's state says.
 func foldRounds(ctx context.Context, s ClaimStore, c Claim, sig, key string, gen int) (FoldResult, Claim, error) {
-	markTok := ""
 	for round := range maxFoldRounds {
 		if round > 0 {
 			st, err := s.SignatureState(ctx, c.TenantID, sig)
@@ -253,9 +258,6 @@ func foldRounds(ctx context.Context, s ClaimStore, c Claim, sig, key string, gen
 			c.Retry.RecurrenceOf = SignatureRowID(c.TenantID, sig, gen-1)
 		}
 		res, row, err := s.Fold(ctx, c, key)
-		if err == nil && res == FoldFull {
-			res, row, err = countPastBound(ctx, s, c, key, &markTok)
-		}
 		if err == nil && (res == FoldCreated || res == FoldOccurrence) {
 			genHints.set(s, c.TenantID, sig, gen)
 		}
@@ -269,38 +271,17 @@ func foldRounds(ctx context.Context, s ClaimStore, c Claim, sig, key string, gen
 	return 0, Claim{}, ErrStateChanged
 }
 
-// countPastBound counts c on its row, which keeps MaxErrorKeys keys, once its errorId's
-// record is marked with the row under this post's token (*tok, made on first use), so of
-// concurrent deliveries of one errorId one counts: the others find the record marked and
-// are duplicates. A post that dies between the mark and the count leaves the row an
-// occurrence short; its redelivery is a duplicate.
-func countPastBound(ctx context.Context, s ClaimStore, c Claim, key string, tok *string) (FoldResult, Claim, error) {
-	if *tok == "" {
-		*tok = newMarkToken()
-	}
-	marked, err := s.MarkErrorKey(ctx, c.TenantID, key, c.ID, *tok)
-	if err != nil {
-		return 0, Claim{}, err
-	}
-	if !marked {
-		row, err := s.Get(ctx, c.TenantID, c.ID)
-		return FoldDuplicate, row, err
-	}
-	res, row, err := s.CountPastBound(ctx, c, key)
-	if errors.Is(err, ErrNotFound) {
-		// Gone since (a tenant's rows erased): the store folds it anew, creating it.
-		if res, row, err = s.Fold(ctx, c, key); err == nil && res == FoldFull {
-			return 0, Claim{}, ErrStateChanged
-		}
-	}
-	return res, row, err
-}
+// RecentKeySlots is how many slots a row past its key bound keeps its last keys in, and
+// RecentKeySlot the slot of errorKey: deliveries of one errorId at once meet in it, so a
+// count past the bound is conditional there as below it on the row's keys. A slot holds
+// the last key that fell in it, so it tells only deliveries close in time apart; the
+// errorId's record (MarkErrorKey) answers the later ones.
+const RecentKeySlots = 16
 
-// newMarkToken is 96 random bits.
-func newMarkToken() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:]) // crypto/rand's Read never fails (Go 1.24)
-	return hex.EncodeToString(b[:])
+// RecentKeySlot is errorKey's slot (0 to RecentKeySlots-1).
+func RecentKeySlot(errorKey string) int {
+	sum := sha256.Sum256([]byte(errorKey))
+	return int(sum[0]) % RecentKeySlots
 }
 
 // rowWithKey finds the row of signature sig that holds errorKey: the current

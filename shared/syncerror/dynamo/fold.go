@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -92,12 +93,16 @@ func (s *DynamoClaims) AdvanceSignature(ctx context.Context, tenantID, signature
 // answer and that resend would let the resend apply twice. (Telling a resent create by
 // the row's first errorId answered every concurrent delivery of one errorId as the
 // create: the fault suite and TestConcurrentDeliveriesOneRowOneMessage caught it.)
+//
+// A row past its key bound (syncerror.MaxErrorKeys) is counted without the key, on the
+// condition that the key's slot among the row's last keys (recent_<slot>) does not hold
+// it, and the count leaves it there. A store that knows the row full (from the count it
+// made last) sends that count at once, not first a keeping count refused at the row's size.
+// A resend of such a count after another count replaced fold_token finds the key in its
+// slot and is answered as a duplicate: counted once, answered as if by another delivery.
 func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
 	row := c.TenantID + "\n" + c.ID
 	full, seen := s.folded.Load(row)
-	if full {
-		return syncerror.FoldFull, c, nil // known to keep MaxErrorKeys: CountPastBound, after the gate
-	}
 	create := !seen
 	for range 3 {
 		createTok := ""
@@ -113,35 +118,18 @@ func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey str
 				return syncerror.FoldCreated, c, nil
 			}
 		}
-		res, got, err := s.countOccurrence(ctx, c, errorKey, createTok, true)
+		res, got, err := s.countOccurrence(ctx, c, errorKey, createTok, !full)
 		switch {
+		case errors.Is(err, errFull):
+			create, full = false, true // at the bound: count without the key
+			continue
 		case errors.Is(err, syncerror.ErrNotFound):
-			create = true // gone since: create it
+			create, full = true, false // gone since: create it
 			continue
 		case errors.Is(err, errChangedUnder):
+			create, full = false, false
 			continue // deleted and created again in between: count again
-		case err == nil && (res == syncerror.FoldCreated || res == syncerror.FoldOccurrence || res == syncerror.FoldFull):
-			// A row at its key bound is FoldFull next time without a refused count first.
-			s.folded.Store(row, res == syncerror.FoldFull || got.Retry.Occurrences >= syncerror.MaxErrorKeys)
-		}
-		return res, got, err
-	}
-	return 0, syncerror.Claim{}, syncerror.ErrStateChanged
-}
-
-// CountPastBound implements FoldStore: the short count without the key, conditional on
-// the row being open and not holding errorKey. A row gone since is ErrNotFound, and this
-// store forgets it was full, so Fold creates it again.
-func (s *DynamoClaims) CountPastBound(ctx context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
-	row := c.TenantID + "\n" + c.ID
-	for range 3 {
-		res, got, err := s.countOccurrence(ctx, c, errorKey, "", false)
-		switch {
-		case errors.Is(err, syncerror.ErrNotFound):
-			s.folded.Delete(row)
-		case errors.Is(err, errChangedUnder):
-			continue
-		case err == nil && res == syncerror.FoldOccurrence:
+		case err == nil && (res == syncerror.FoldCreated || res == syncerror.FoldOccurrence):
 			s.folded.Store(row, got.Retry.Occurrences >= syncerror.MaxErrorKeys)
 		}
 		return res, got, err
@@ -150,21 +138,28 @@ func (s *DynamoClaims) CountPastBound(ctx context.Context, c syncerror.Claim, er
 }
 
 // errChangedUnder is a count refused on a row that reads open and without its key: the
-// row changed between the update and the read (deleted and created again).
-var errChangedUnder = errors.New("fold: the row changed under the count")
+// row changed between the update and the read (deleted and created again). errFull is a
+// keeping count refused by the row's key bound.
+var (
+	errChangedUnder = errors.New("fold: the row changed under the count")
+	errFull         = errors.New("fold: the row keeps MaxErrorKeys keys")
+)
 
 // foldTokenAttribute holds the token of the fold's last count of a row (Fold).
 const foldTokenAttribute = "fold_token"
 
+// recentKey is the attribute of errorKey's slot among a full row's last keys.
+func recentKey(errorKey string) string {
+	return "recent_" + strconv.Itoa(syncerror.RecentKeySlot(errorKey))
+}
+
 // countOccurrence counts c as one more occurrence of its open row that has not seen
-// errorKey: keeping the key (keep) while the row holds fewer than MaxErrorKeys, or without
-// it (CountPastBound). Refused, it reads the row: FoldCreated when the row carries
-// createTok, this post's refused put's (the SDK's resend of one applied), FoldOccurrence
-// when it carries this count's token (the same for the count), FoldDuplicate when the row
-// has seen errorKey, FoldClosed when it is closed, FoldFull when a keeping count found it
-// at the bound, ErrNotFound when there is none. A resend of a count without the key, after
-// another count replaced the token, is applied twice: that count has nothing else to tell
-// it by.
+// errorKey: keeping the key (keep; errFull when the row holds MaxErrorKeys), or, past the
+// bound, leaving it in its slot among the row's last keys. Refused, it reads the row:
+// FoldCreated when the row carries createTok, this post's refused put's (the SDK's resend
+// of one applied), FoldOccurrence when it carries this count's token (the same for the
+// count), FoldDuplicate when the row has seen errorKey (among its keys or in its slot),
+// FoldClosed when it is closed, ErrNotFound when there is none.
 func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, errorKey, createTok string, keep bool) (syncerror.FoldResult, syncerror.Claim, error) {
 	tok := s.writeToken()
 	values := dynamostore.Item{
@@ -177,22 +172,27 @@ func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, e
 		":resolved": dynamostore.Str(string(syncerror.StatusResolved)),
 		":reverted": dynamostore.Str(string(syncerror.StatusReverted)),
 	}
+	names := map[string]string{"#status": "status", "#recent": recentKey(errorKey)}
 	// One level of parentheses at most: dynalite's expression parser backtracks on them
 	// (diagnosis.go). A comparison with a missing attribute is false, so NOT x = :v and
 	// NOT x >= :v hold where x is absent, in DynamoDB as in dynalite and moto.
 	cond := "attribute_exists(id) AND NOT #status IN (:approved, :rejected, :resolved, :reverted) AND NOT " +
 		foldTokenAttribute + " = :tok AND NOT contains(error_keys, :key)"
-	update := "SET last_seen = :seen, " + foldTokenAttribute + " = :tok ADD occurrences :one"
+	update := "SET last_seen = :seen, " + foldTokenAttribute + " = :tok"
 	if keep {
 		values[":keys"] = &types.AttributeValueMemberSS{Value: []string{errorKey}}
 		values[":max"] = dynamostore.Num(syncerror.MaxErrorKeys)
-		update += ", error_keys :keys"
+		update += " ADD occurrences :one, error_keys :keys"
 		cond += " AND NOT occurrences >= :max"
+		delete(names, "#recent")
+	} else {
+		update += ", #recent = :key ADD occurrences :one"
+		cond += " AND NOT #recent = :key"
 	}
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: s.key(c.TenantID, c.ID),
 		ConditionExpression: aws.String(cond), UpdateExpression: aws.String(update),
-		ExpressionAttributeNames: map[string]string{"#status": "status"}, ExpressionAttributeValues: values,
+		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		ReturnValues: types.ReturnValueAllOld,
 	})
 	if err == nil {
@@ -217,12 +217,12 @@ func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, e
 		return syncerror.FoldCreated, row, nil
 	case dynamostore.GetString(stored, foldTokenAttribute) == tok:
 		return syncerror.FoldOccurrence, row, nil
-	case slices.Contains(row.Retry.ErrorKeys, errorKey):
+	case slices.Contains(row.Retry.ErrorKeys, errorKey) || !keep && dynamostore.GetString(stored, recentKey(errorKey)) == errorKey:
 		return syncerror.FoldDuplicate, row, nil
 	case row.Status.Closed():
 		return syncerror.FoldClosed, row, nil
 	case keep && row.Retry.Occurrences >= syncerror.MaxErrorKeys:
-		return syncerror.FoldFull, c, nil
+		return 0, syncerror.Claim{}, errFull
 	}
 	return 0, syncerror.Claim{}, errChangedUnder
 }
@@ -231,19 +231,19 @@ func (s *DynamoClaims) errorKeyItem(tenantID, errorKey string) dynamostore.Item 
 	return s.key(tenantID, "~eid#"+errorKey)
 }
 
-// MarkErrorKey implements FoldStore: one conditional update of the errorId's record.
-func (s *DynamoClaims) MarkErrorKey(ctx context.Context, tenantID, errorKey, rowID, tok string) (bool, error) {
+// MarkErrorKey implements FoldStore: row_id on the errorId's record, the attribute the
+// records written before signatures kept their row in, so priorRow reads both alike.
+func (s *DynamoClaims) MarkErrorKey(ctx context.Context, tenantID, errorKey, rowID string) error {
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table),
-		Key: s.errorKeyItem(tenantID, errorKey), ConditionExpression: aws.String("attribute_not_exists(mark_tok) OR mark_tok = :tok"),
-		UpdateExpression:          aws.String("SET counted_on = :row, mark_tok = :tok"),
-		ExpressionAttributeValues: dynamostore.Item{":row": dynamostore.Str(rowID), ":tok": dynamostore.Str(tok)}})
+		Key: s.errorKeyItem(tenantID, errorKey), ConditionExpression: aws.String("attribute_exists(id)"),
+		UpdateExpression: aws.String("SET row_id = :row"), ExpressionAttributeValues: dynamostore.Item{":row": dynamostore.Str(rowID)}})
 	switch {
 	case dynamostore.IsConditionFailed(err):
-		return false, nil
+		return syncerror.ErrNotFound
 	case err != nil:
-		return false, fmt.Errorf("mark error key of %s: %w", tenantID, err)
+		return fmt.Errorf("mark error key of %s: %w", tenantID, err)
 	}
-	return true, nil
+	return nil
 }
 
 // webhookItem is the item holding what a webhook-id first carried. The id is the sender's
@@ -263,9 +263,8 @@ func (s *DynamoClaims) ClaimErrorKey(ctx context.Context, tenantID, errorKey, si
 	if err != nil || ok {
 		return syncerror.ErrorRecord{Signature: signature}, ok, err
 	}
-	// row_id: a record written before records kept the signature; counted_on: MarkErrorKey's.
-	return syncerror.ErrorRecord{Signature: dynamostore.GetString(old, "signature"), RowID: dynamostore.GetString(old, "row_id"),
-		CountedOn: dynamostore.GetString(old, "counted_on")}, false, nil
+	// row_id: MarkErrorKey's, or a record's written before records kept the signature.
+	return syncerror.ErrorRecord{Signature: dynamostore.GetString(old, "signature"), RowID: dynamostore.GetString(old, "row_id")}, false, nil
 }
 
 // RecordWebhookID implements FoldStore: one conditional PutItem. The item carries the

@@ -195,11 +195,11 @@ func TestFoldCountsOnARowWithoutOccurrences(t *testing.T) {
 	}
 }
 
-// A row past its key bound is counted without the key, after its errorId's record is
-// marked (syncerror.MaxErrorKeys): the errorId's put, the mark and one short count. A store
-// that has not seen the row (another process filled it) first has its put and a count
-// refused, the count billed at the row's size, then knows.
-func TestFoldCountsARowPastItsBoundInOneUpdate(t *testing.T) {
+// A row past its key bound is counted without the key, in the key's slot among the row's
+// last keys, then the errorId's record is marked with the row: the errorId's put, the
+// count, the mark. A store that has not seen the row (another process filled it) first has
+// its put and a keeping count refused, the count billed at the row's size, then knows.
+func TestFoldPastTheBoundCountsInTheKeysSlot(t *testing.T) {
 	db, table := emutest.Pair.Tables(t)
 	var log writeLog
 	client := dynamodb.New(db.Options(), log.install)
@@ -222,12 +222,13 @@ func TestFoldCountsARowPastItsBoundInOneUpdate(t *testing.T) {
 	if row := fold(claims, syncerror.MaxErrorKeys); row.Retry.Occurrences != syncerror.MaxErrorKeys+1 || len(row.Retry.ErrorKeys) != syncerror.MaxErrorKeys {
 		t.Fatalf("the first post past the bound: %d occurrences, %d keys", row.Retry.Occurrences, len(row.Retry.ErrorKeys))
 	}
-	if w, _ := log.take(); len(w) != 5 || !strings.Contains(w[2], "error_keys") {
-		t.Fatalf("a store new to the full row wrote %q; want the errorId's put, the refused create and count, the mark, the count without the key", w)
+	if w, _ := log.take(); len(w) != 5 || !strings.Contains(w[2], "error_keys") || !strings.Contains(w[3], "#recent = :key") {
+		t.Fatalf("a store new to the full row wrote %q; want the errorId's put, the refused create and keeping count, the count in the slot, the mark", w)
 	}
 	row := fold(claims, syncerror.MaxErrorKeys+1)
 	w, _ := log.take()
-	if len(w) != 3 || !strings.Contains(w[1], "counted_on") || strings.Contains(w[2], "error_keys") || row.Retry.Occurrences != syncerror.MaxErrorKeys+2 {
-		t.Fatalf("the next post past the bound wrote %q (%d occurrences); want the errorId's put, the mark, one count without the key", w, row.Retry.Occurrences)
+	if len(w) != 3 || !strings.Contains(w[1], "#recent = :key") || strings.Contains(w[1], "error_keys") || !strings.Contains(w[2], "row_id") ||
+		row.Retry.Occurrences != syncerror.MaxErrorKeys+2 {
+		t.Fatalf("the next post past the bound wrote %q (%d occurrences); want the errorId's put, the count in the slot, the mark", w, row.Retry.Occurrences)
 	}
 }

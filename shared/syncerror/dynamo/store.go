@@ -23,8 +23,8 @@ type DynamoClaims struct {
 	// send one update twice, as the SDK does after a lost answer.
 	token func() string
 	// folded are the rows ("tenant\nid") this store created or counted an occurrence on:
-	// their next occurrence is counted without the create's put (Fold); true for a row
-	// past its key bound (syncerror.MaxErrorKeys).
+	// their next occurrence is counted without the create's put (Fold); true for a row at
+	// its key bound (syncerror.MaxErrorKeys), counted without the key at once.
 	folded bounded.Map[string, bool]
 }
 

@@ -2,7 +2,9 @@ package intake_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -73,8 +75,55 @@ func TestIngestFoldPastTheKeyBound(t *testing.T) {
 				t.Fatalf("a late redelivery past the bound: %+v, %d diagnoses more; want a duplicate of %s", late, len(f.queue.Sent())-sent, first)
 			}
 			counted(n + 1)
+			if again := post(t, f, recurring("K-next", n+1)); !again.Duplicate || again.ID != next.ID {
+				t.Fatalf("a redelivery of the next row's error: %+v; want a duplicate of %s", again, next.ID)
+			}
 			if row, err := claims.Get(ctx, "acme", next.ID); err != nil || row.Retry.Occurrences != 1 {
 				t.Fatalf("the next row: %d occurrences, %v; want 1", row.Retry.Occurrences, err)
+			}
+		})
+	}
+}
+
+// failingFold is a claim store whose fold fails while fail is set, as a throttled or
+// unreachable table does.
+type failingFold struct {
+	syncerror.ClaimStore
+	fail bool
+}
+
+func (s *failingFold) Fold(ctx context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
+	if s.fail {
+		return 0, syncerror.Claim{}, errors.New("the table is unavailable")
+	}
+	return s.ClaimStore.Fold(ctx, c, errorKey)
+}
+
+// A post past the bound whose count failed is answered 503 and counted on its retry: its
+// errorId's record, claimed by the failed post, makes the retry a redelivery, which finds
+// no row holding the error and counts it.
+func TestIngestFoldPastTheKeyBoundRetriesAFailedCount(t *testing.T) {
+	for name, newStore := range foldStores() {
+		t.Run(name, func(t *testing.T) {
+			claims := &failingFold{ClaimStore: newStore(t)}
+			f := foldFixture(t, claims)
+			var first string
+			for i := range syncerror.MaxErrorKeys + 2 {
+				first = post(t, f, recurring(fmt.Sprintf("R-%d", i), i)).ID
+			}
+			claims.fail = true
+			if rec := f.do(t, req{tenant: "acme", body: recurring("R-late", 99)}); rec.Code != http.StatusServiceUnavailable {
+				t.Fatalf("a post whose fold failed: %d %s", rec.Code, rec.Body)
+			}
+			claims.fail = false
+			if got := post(t, f, recurring("R-late", 99)); got.Duplicate || got.ID != first {
+				t.Fatalf("the retry: %+v; want the occurrence counted on %s", got, first)
+			}
+			if row, err := claims.Get(context.Background(), "acme", first); err != nil || row.Retry.Occurrences != syncerror.MaxErrorKeys+3 {
+				t.Fatalf("%d occurrences, %v; want %d", row.Retry.Occurrences, err, syncerror.MaxErrorKeys+3)
+			}
+			if got := post(t, f, recurring("R-late", 99)); !got.Duplicate {
+				t.Fatalf("a redelivery after the retry: %+v; want a duplicate", got)
 			}
 		})
 	}

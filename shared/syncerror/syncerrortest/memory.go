@@ -23,6 +23,8 @@ type ClaimStore struct {
 	docs       map[string]map[string]syncerror.Doc
 	signatures map[[2]string]syncerror.SignatureState
 	errorRows  map[[2]string]string
+	// recent holds a full row's last key per slot, keyed by tenant and "row#slot".
+	recent map[[2]string]string
 }
 
 var _ syncerror.ClaimStore = (*ClaimStore)(nil)
@@ -30,7 +32,8 @@ var _ syncerror.ClaimStore = (*ClaimStore)(nil)
 // NewClaimStore returns an empty store.
 func NewClaimStore() *ClaimStore {
 	return &ClaimStore{rows: map[[2]string]syncerror.Claim{}, watermarks: map[string]time.Time{},
-		signatures: map[[2]string]syncerror.SignatureState{}, errorRows: map[[2]string]string{}}
+		signatures: map[[2]string]syncerror.SignatureState{}, errorRows: map[[2]string]string{},
+		recent: map[[2]string]string{}}
 }
 
 func key(tenantID, id string) [2]string { return [2]string{tenantID, id} }

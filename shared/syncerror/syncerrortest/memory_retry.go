@@ -87,39 +87,29 @@ func (s *ClaimStore) AdvanceSignature(_ context.Context, tenantID, signature str
 	return nil
 }
 
-// Fold implements syncerror.FoldStore.
+// Fold implements syncerror.FoldStore: a row past its key bound keeps the last key of
+// each slot (syncerror.RecentKeySlot) as the DynamoDB store does.
 func (s *ClaimStore) Fold(_ context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
-	return s.count(c, errorKey, true)
-}
-
-// CountPastBound implements syncerror.FoldStore.
-func (s *ClaimStore) CountPastBound(_ context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
-	return s.count(c, errorKey, false)
-}
-
-// count is Fold (keep: the row keeps errorKey, or is created) or CountPastBound.
-func (s *ClaimStore) count(c syncerror.Claim, errorKey string, keep bool) (syncerror.FoldResult, syncerror.Claim, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := key(c.TenantID, c.ID)
+	slot := key(c.TenantID, c.ID+"#"+strconv.Itoa(syncerror.RecentKeySlot(errorKey)))
 	row, ok := s.rows[k]
 	switch {
-	case !ok && keep:
+	case !ok:
 		s.rows[k] = clone(c)
 		return syncerror.FoldCreated, clone(c), nil
-	case !ok:
-		return 0, syncerror.Claim{}, syncerror.ErrNotFound
-	case slices.Contains(row.Retry.ErrorKeys, errorKey):
+	case slices.Contains(row.Retry.ErrorKeys, errorKey) || s.recent[slot] == errorKey:
 		return syncerror.FoldDuplicate, clone(row), nil
 	case row.Status.Closed():
 		return syncerror.FoldClosed, clone(row), nil
-	case keep && row.Retry.Occurrences >= syncerror.MaxErrorKeys:
-		return syncerror.FoldFull, clone(c), nil
 	}
 	row.Retry.Occurrences++
 	row.Retry.LastSeen = c.ClaimedAt.UTC()
-	if keep {
+	if row.Retry.Occurrences <= syncerror.MaxErrorKeys {
 		row.Retry.ErrorKeys = append(append([]string(nil), row.Retry.ErrorKeys...), errorKey)
+	} else {
+		s.recent[slot] = errorKey
 	}
 	s.rows[k] = row
 	return syncerror.FoldOccurrence, clone(row), nil
@@ -132,25 +122,25 @@ func (s *ClaimStore) ClaimErrorKey(_ context.Context, tenantID, errorKey, signat
 	k := key(tenantID, errorKey)
 	if v, ok := s.errorRows[k]; ok {
 		sig, row, _ := strings.Cut(v, "\x00")
-		row, _, _ = strings.Cut(row, "\x00")
-		return syncerror.ErrorRecord{Signature: sig, CountedOn: row}, false, nil
+		return syncerror.ErrorRecord{Signature: sig, RowID: row}, false, nil
 	}
 	s.errorRows[k] = signature
 	return syncerror.ErrorRecord{Signature: signature}, true, nil
 }
 
-// MarkErrorKey implements syncerror.FoldStore, keeping the row and the mark's token after
-// the signature ("signature\x00row\x00token").
-func (s *ClaimStore) MarkErrorKey(_ context.Context, tenantID, errorKey, rowID, tok string) (bool, error) {
+// MarkErrorKey implements syncerror.FoldStore, keeping the row after the signature
+// ("signature\x00row").
+func (s *ClaimStore) MarkErrorKey(_ context.Context, tenantID, errorKey, rowID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := key(tenantID, errorKey)
-	sig, mark, _ := strings.Cut(s.errorRows[k], "\x00")
-	if _, have, _ := strings.Cut(mark, "\x00"); have != "" && have != tok {
-		return false, nil
+	v, ok := s.errorRows[k]
+	if !ok {
+		return syncerror.ErrNotFound
 	}
-	s.errorRows[k] = sig + "\x00" + rowID + "\x00" + tok
-	return true, nil
+	sig, _, _ := strings.Cut(v, "\x00")
+	s.errorRows[k] = sig + "\x00" + rowID
+	return nil
 }
 
 // webhookKey keeps the webhook-ids apart from the error keys in errorRows, where each is

@@ -2,6 +2,7 @@ package storecontract
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -129,31 +130,40 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 		}
 	})
 
-	// Past a row's key bound, the post that marks its errorId's record counts it: one mark
-	// per record, renewed by the same token (the post on the next generation's row, or the
-	// SDK's resend), and read back with the record.
-	t.Run("an error key's mark: one post's, read back", func(t *testing.T) {
+	// A row keeps MaxErrorKeys keys; past them an occurrence is counted without its key,
+	// once per key in its slot (the same key again is a duplicate), and the errorId's
+	// record keeps the row it was counted on.
+	t.Run("fold past the key bound; an error key's mark", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		if _, ok, err := s.ClaimErrorKey(ctx, "t1", "k1", "sig-a"); err != nil || !ok {
-			t.Fatal(ok, err)
+		first, key := post("B-0", 0, base)
+		if res, _, err := s.Fold(ctx, first, key); err != nil || res != syncerror.FoldCreated {
+			t.Fatal(res, err)
 		}
-		for _, c := range []struct {
-			row, tok string
-			want     bool
-		}{{"row-1", "a", true}, {"row-1", "a", true}, {"row-1", "b", false}, {"row-2", "a", true}} {
-			if ok, err := s.MarkErrorKey(ctx, "t1", "k1", c.row, c.tok); err != nil || ok != c.want {
-				t.Fatalf("mark %s with %s: %v %v, want %v", c.row, c.tok, ok, err, c.want)
+		n := syncerror.MaxErrorKeys + 3
+		for i := 1; i < n; i++ {
+			c, k := post(fmt.Sprint("B-", i), 0, base)
+			if res, _, err := s.Fold(ctx, c, k); err != nil || res != syncerror.FoldOccurrence {
+				t.Fatalf("post %d: %v %v", i, res, err)
 			}
 		}
-		if prior, ok, err := s.ClaimErrorKey(ctx, "t1", "k1", "sig-b"); err != nil || ok || prior.Signature != "sig-a" || prior.CountedOn != "row-2" {
-			t.Fatalf("the record read back: %+v %v %v; want sig-a, counted on row-2", prior, ok, err)
+		again, k := post(fmt.Sprint("B-", n-1), 0, base)
+		if res, row, err := s.Fold(ctx, again, k); err != nil || res != syncerror.FoldDuplicate || row.Retry.Occurrences != n ||
+			len(row.Retry.ErrorKeys) != syncerror.MaxErrorKeys {
+			t.Fatalf("the last key again: %v, %d occurrences, %d keys, %v; want a duplicate of %d with %d keys", res,
+				row.Retry.Occurrences, len(row.Retry.ErrorKeys), err, n, syncerror.MaxErrorKeys)
 		}
-		if _, ok, err := s.ClaimErrorKey(ctx, "t1", "k2", "sig-a"); err != nil || !ok {
+		if err := s.MarkErrorKey(ctx, "t1", "k-none", first.ID); !errors.Is(err, syncerror.ErrNotFound) {
+			t.Fatalf("a record never claimed was marked: %v", err)
+		}
+		if _, ok, err := s.ClaimErrorKey(ctx, "t1", k, "sig-a"); err != nil || !ok {
 			t.Fatal(ok, err)
 		}
-		if n := winners(t, 5, func(i int) (bool, error) { return s.MarkErrorKey(ctx, "t1", "k2", "row-1", fmt.Sprint("tok-", i)) }); n != 1 {
-			t.Fatalf("%d concurrent marks took the record, want 1", n)
+		if err := s.MarkErrorKey(ctx, "t1", k, first.ID); err != nil {
+			t.Fatal(err)
+		}
+		if prior, ok, err := s.ClaimErrorKey(ctx, "t1", k, "sig-b"); err != nil || ok || prior.Signature != "sig-a" || prior.RowID != first.ID {
+			t.Fatalf("the record read back: %+v %v %v; want sig-a, counted on %s", prior, ok, err, first.ID)
 		}
 	})
 
