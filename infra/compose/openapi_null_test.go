@@ -21,7 +21,7 @@ func TestEveryOperationJudgesANullBody(t *testing.T) {
 	fixed := fixedParams(rows)
 	tried := 0
 	for _, op := range ops {
-		for seed := uint64(0); seed < 20000; seed++ {
+		for seed := uint64(0); seed < 500; seed++ { // an operation with a body meets the mutation within the first few dozen
 			g := apicheck.Generate(op, seed, true, fixed)
 			if g.Mutation != "body null" {
 				continue
