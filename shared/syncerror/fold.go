@@ -71,9 +71,10 @@ const (
 // counts once. Past the bound an occurrence is counted without its key, conditional on the
 // key not being in its slot among the row's last keys (RecentKeySlot: deliveries of one
 // errorId at once meet there), and its errorId's record is then marked with the row
-// (MarkErrorKey, a small write more), so a later redelivery is a duplicate. A post that
-// dies between the count and the mark leaves a redelivery to count again: counted twice,
-// never dropped. Every write of a row carries its keys (24 hex digits each): at 1000,
+// (MarkErrorKey, a small write more), so a later redelivery is a duplicate. A post whose
+// mark does not land (it dies between, or the mark fails twice) leaves a later
+// redelivery, once the key's slot has moved on, to count again, or after the row closed to
+// open a row: over-counted, never dropped. Every write of a row carries its keys (24 hex digits each): at 1000,
 // before 2026-12-01, an occurrence of a hot error's row cost some 51 WRU (make cost), and
 // past the bound every redelivery, such as the reconcile's next read of the host's list,
 // counted again.
@@ -103,9 +104,9 @@ type FoldStore interface {
 	// recorded: one conditional write. It returns the record as it stood when it was.
 	ClaimErrorKey(ctx context.Context, tenantID, errorKey, signature string) (prior ErrorRecord, claimed bool, err error)
 	// MarkErrorKey records on errorKey's record the row its post was counted on without
-	// the key (past MaxErrorKeys), which a redelivery then reads (ErrorRecord.RowID).
-	// ErrNotFound when there is no record.
-	MarkErrorKey(ctx context.Context, tenantID, errorKey, rowID string) error
+	// the key (past MaxErrorKeys), with the row's ClaimedAt, which a redelivery then reads
+	// (ErrorRecord.RowID, RowClaimedAt). ErrNotFound when there is no record.
+	MarkErrorKey(ctx context.Context, tenantID, errorKey, rowID string, rowClaimedAt time.Time) error
 	// RecordWebhookID records a checked arrival's webhook-id with its message, expiring at
 	// now+WebhookIDTTL, unless the id is recorded and not expired: one conditional write.
 	// It returns the message the id was first recorded with, and whether this call did.
@@ -113,9 +114,13 @@ type FoldStore interface {
 }
 
 // ErrorRecord is what an errorId was first recorded with: the signature of its first
-// post; and the row it was counted on when that row keeps no key of it (MarkErrorKey), or
-// folded into (records written before signatures were).
-type ErrorRecord struct{ Signature, RowID string }
+// post; and the row it was counted on when that row keeps no key of it (MarkErrorKey, with
+// the row's ClaimedAt, so a row deleted and made again under that id is not taken for it),
+// or folded into (records written before signatures were).
+type ErrorRecord struct {
+	Signature, RowID string
+	RowClaimedAt     time.Time
+}
 
 var (
 	uuidPattern   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
@@ -188,15 +193,26 @@ func Fold(ctx context.Context, s ClaimStore, c Claim, d Arrival) (FoldResult, Cl
 		}
 	}
 	res, row, err := foldRounds(ctx, s, c, sig, key, genHints.get(s, c.TenantID, sig))
-	if err == nil && res == FoldOccurrence && !contains(row.Retry.ErrorKeys, key) {
-		// Counted past the row's key bound. The count landed, so the post is answered as
-		// what it did; not marked, a later redelivery counts again.
-		if err := s.MarkErrorKey(ctx, c.TenantID, key, row.ID); err != nil {
-			httpapi.Logger(ctx).Warn("errorId record not marked with the row it was counted on; a redelivery would count again",
-				"tenant", c.TenantID, "row", row.ID, "error", err)
-		}
+	if err == nil && (res == FoldOccurrence || res == FoldDuplicate) && !contains(row.Retry.ErrorKeys, key) {
+		markCounted(ctx, s, c.TenantID, key, row)
 	}
 	return res, row, err
+}
+
+// markCounted marks errorKey's record with row, which counted it without keeping the key:
+// this post's count, or (a duplicate answered from the key's slot) an earlier delivery's
+// or the SDK's resend of this one's, whose mark may not have landed. The count landed, so
+// the post is answered as what it did whether the mark lands or not; tried twice, an
+// unmarked record leaves a later redelivery, once the slot has moved on, to count again.
+func markCounted(ctx context.Context, s ClaimStore, tenantID, key string, row Claim) {
+	var err error
+	for range 2 {
+		if err = s.MarkErrorKey(ctx, tenantID, key, row.ID, row.ClaimedAt); err == nil {
+			return
+		}
+	}
+	httpapi.Logger(ctx).Warn("errorId record not marked with the row it was counted on; a later redelivery would count again",
+		"tenant", tenantID, "row", row.ID, "error", err)
 }
 
 // guard makes the two guards' conditional puts, side by side: the errorId's record and,
@@ -229,8 +245,8 @@ func guard(ctx context.Context, s ClaimStore, c Claim, sig, key string, d Arriva
 func priorRow(ctx context.Context, s ClaimStore, tenantID string, prior ErrorRecord, key string) (Claim, bool, error) {
 	if prior.RowID != "" {
 		row, err := s.Get(ctx, tenantID, prior.RowID)
-		if errors.Is(err, ErrNotFound) {
-			return Claim{}, false, nil
+		if errors.Is(err, ErrNotFound) || err == nil && !prior.RowClaimedAt.IsZero() && !row.ClaimedAt.Equal(prior.RowClaimedAt) {
+			return Claim{}, false, nil // gone, or made again since (a tenant's rows erased)
 		}
 		return row, err == nil, err
 	}
@@ -275,7 +291,9 @@ func foldRounds(ctx context.Context, s ClaimStore, c Claim, sig, key string, gen
 // RecentKeySlot the slot of errorKey: deliveries of one errorId at once meet in it, so a
 // count past the bound is conditional there as below it on the row's keys. A slot holds
 // the last key that fell in it, so it tells only deliveries close in time apart; the
-// errorId's record (MarkErrorKey) answers the later ones.
+// errorId's record (MarkErrorKey) answers the later ones. The slots are not kept with a
+// closed row's keys (SignatureState.ClosedKeys) nor read by rowWithKey: past a closed
+// row's bound, its errorIds' marks answer.
 const RecentKeySlots = 16
 
 // RecentKeySlot is errorKey's slot (0 to RecentKeySlots-1).

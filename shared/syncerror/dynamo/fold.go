@@ -99,7 +99,8 @@ func (s *DynamoClaims) AdvanceSignature(ctx context.Context, tenantID, signature
 // it, and the count leaves it there. A store that knows the row full (from the count it
 // made last) sends that count at once, not first a keeping count refused at the row's size.
 // A resend of such a count after another count replaced fold_token finds the key in its
-// slot and is answered as a duplicate: counted once, answered as if by another delivery.
+// slot and is answered as a duplicate (counted once, and syncerror.Fold marks it as it
+// marks a count), unless another key took the slot in between (counted twice).
 func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
 	row := c.TenantID + "\n" + c.ID
 	full, seen := s.folded.Load(row)
@@ -120,8 +121,8 @@ func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey str
 		}
 		res, got, err := s.countOccurrence(ctx, c, errorKey, createTok, !full)
 		switch {
-		case errors.Is(err, errFull):
-			create, full = false, true // at the bound: count without the key
+		case errors.Is(err, errFull), errors.Is(err, errNotFull):
+			create, full = false, errors.Is(err, errFull) // count without the key, or keeping it
 			continue
 		case errors.Is(err, syncerror.ErrNotFound):
 			create, full = true, false // gone since: create it
@@ -138,11 +139,15 @@ func (s *DynamoClaims) Fold(ctx context.Context, c syncerror.Claim, errorKey str
 }
 
 // errChangedUnder is a count refused on a row that reads open and without its key: the
-// row changed between the update and the read (deleted and created again). errFull is a
-// keeping count refused by the row's key bound.
+// row changed between the update and the read (deleted and created again, or its key's
+// slot taken by another key: then the count is sent again and counts the post twice, a
+// window of one round trip). errFull is a keeping count refused by the row's key bound,
+// errNotFull a count without the key refused on a row below it (made again since this
+// store saw it full).
 var (
 	errChangedUnder = errors.New("fold: the row changed under the count")
 	errFull         = errors.New("fold: the row keeps MaxErrorKeys keys")
+	errNotFull      = errors.New("fold: the row keeps fewer than MaxErrorKeys keys")
 )
 
 // foldTokenAttribute holds the token of the fold's last count of a row (Fold).
@@ -155,7 +160,8 @@ func recentKey(errorKey string) string {
 
 // countOccurrence counts c as one more occurrence of its open row that has not seen
 // errorKey: keeping the key (keep; errFull when the row holds MaxErrorKeys), or, past the
-// bound, leaving it in its slot among the row's last keys. Refused, it reads the row:
+// bound (on a row at it), leaving it in its slot among the row's last keys. Refused, it
+// reads the row:
 // FoldCreated when the row carries createTok, this post's refused put's (the SDK's resend
 // of one applied), FoldOccurrence when it carries this count's token (the same for the
 // count), FoldDuplicate when the row has seen errorKey (among its keys or in its slot),
@@ -186,8 +192,9 @@ func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, e
 		cond += " AND NOT occurrences >= :max"
 		delete(names, "#recent")
 	} else {
+		values[":max"] = dynamostore.Num(syncerror.MaxErrorKeys)
 		update += ", #recent = :key ADD occurrences :one"
-		cond += " AND NOT #recent = :key"
+		cond += " AND NOT #recent = :key AND occurrences >= :max"
 	}
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table), Key: s.key(c.TenantID, c.ID),
@@ -217,12 +224,14 @@ func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, e
 		return syncerror.FoldCreated, row, nil
 	case dynamostore.GetString(stored, foldTokenAttribute) == tok:
 		return syncerror.FoldOccurrence, row, nil
-	case slices.Contains(row.Retry.ErrorKeys, errorKey) || !keep && dynamostore.GetString(stored, recentKey(errorKey)) == errorKey:
+	case slices.Contains(row.Retry.ErrorKeys, errorKey) || dynamostore.GetString(stored, recentKey(errorKey)) == errorKey:
 		return syncerror.FoldDuplicate, row, nil
 	case row.Status.Closed():
 		return syncerror.FoldClosed, row, nil
 	case keep && row.Retry.Occurrences >= syncerror.MaxErrorKeys:
 		return 0, syncerror.Claim{}, errFull
+	case !keep && row.Retry.Occurrences < syncerror.MaxErrorKeys:
+		return 0, syncerror.Claim{}, errNotFull
 	}
 	return 0, syncerror.Claim{}, errChangedUnder
 }
@@ -232,11 +241,13 @@ func (s *DynamoClaims) errorKeyItem(tenantID, errorKey string) dynamostore.Item 
 }
 
 // MarkErrorKey implements FoldStore: row_id on the errorId's record, the attribute the
-// records written before signatures kept their row in, so priorRow reads both alike.
-func (s *DynamoClaims) MarkErrorKey(ctx context.Context, tenantID, errorKey, rowID string) error {
+// records written before signatures kept their row in, so priorRow (and an instance on
+// the code before the mark) reads both alike; row_claimed beside it.
+func (s *DynamoClaims) MarkErrorKey(ctx context.Context, tenantID, errorKey, rowID string, rowClaimedAt time.Time) error {
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table),
 		Key: s.errorKeyItem(tenantID, errorKey), ConditionExpression: aws.String("attribute_exists(id)"),
-		UpdateExpression: aws.String("SET row_id = :row"), ExpressionAttributeValues: dynamostore.Item{":row": dynamostore.Str(rowID)}})
+		UpdateExpression:          aws.String("SET row_id = :row, row_claimed = :at"),
+		ExpressionAttributeValues: dynamostore.Item{":row": dynamostore.Str(rowID), ":at": dynamostore.Str(dynamostore.FormatTime(rowClaimedAt))}})
 	switch {
 	case dynamostore.IsConditionFailed(err):
 		return syncerror.ErrNotFound
@@ -264,7 +275,15 @@ func (s *DynamoClaims) ClaimErrorKey(ctx context.Context, tenantID, errorKey, si
 		return syncerror.ErrorRecord{Signature: signature}, ok, err
 	}
 	// row_id: MarkErrorKey's, or a record's written before records kept the signature.
-	return syncerror.ErrorRecord{Signature: dynamostore.GetString(old, "signature"), RowID: dynamostore.GetString(old, "row_id")}, false, nil
+	rec := syncerror.ErrorRecord{Signature: dynamostore.GetString(old, "signature"), RowID: dynamostore.GetString(old, "row_id")}
+	if at := dynamostore.GetString(old, "row_claimed"); at != "" {
+		t, err := dynamostore.ParseTime(at)
+		if err != nil {
+			return syncerror.ErrorRecord{}, false, fmt.Errorf("error key of %s: row_claimed: %w", tenantID, err)
+		}
+		rec.RowClaimedAt = t
+	}
+	return rec, false, nil
 }
 
 // RecordWebhookID implements FoldStore: one conditional PutItem. The item carries the

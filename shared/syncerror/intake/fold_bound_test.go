@@ -14,11 +14,11 @@ import (
 )
 
 // A row keeps at most MaxErrorKeys errorId keys (every write of the row carries them).
-// Past the bound an occurrence is still counted, and a redelivery of it, edited or not,
-// before or after the row is closed, is still a duplicate: its errorId's record keeps the
-// row, and deliveries of one errorId at once count it once: the mark on its record is the
-// condition the row's key was. Before 2026-12-01 such a redelivery, as the reconcile's next
-// read of the host's list is, counted again, and after the close opened a row of its own.
+// Past the bound an occurrence is still counted, once per errorId: deliveries of one
+// errorId at once meet in its slot among the row's last keys, and a later redelivery,
+// edited or not, before or after the row is closed, finds its errorId's record marked with
+// the row. Before 2026-12-01 such a redelivery, as the reconcile's next read of the host's
+// list is, counted again, and after the close opened a row of its own.
 func TestIngestFoldPastTheKeyBound(t *testing.T) {
 	const n = syncerror.MaxErrorKeys + 5
 	for name, newStore := range foldStores() {

@@ -88,7 +88,8 @@ func (s *ClaimStore) AdvanceSignature(_ context.Context, tenantID, signature str
 }
 
 // Fold implements syncerror.FoldStore: a row past its key bound keeps the last key of
-// each slot (syncerror.RecentKeySlot) as the DynamoDB store does.
+// each slot (syncerror.RecentKeySlot), as the DynamoDB store does (which this fake's
+// rows, never deleted, do not show made again under the same id).
 func (s *ClaimStore) Fold(_ context.Context, c syncerror.Claim, errorKey string) (syncerror.FoldResult, syncerror.Claim, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -121,16 +122,21 @@ func (s *ClaimStore) ClaimErrorKey(_ context.Context, tenantID, errorKey, signat
 	defer s.mu.Unlock()
 	k := key(tenantID, errorKey)
 	if v, ok := s.errorRows[k]; ok {
-		sig, row, _ := strings.Cut(v, "\x00")
-		return syncerror.ErrorRecord{Signature: sig, RowID: row}, false, nil
+		sig, mark, _ := strings.Cut(v, "\x00")
+		row, at, _ := strings.Cut(mark, "\x00")
+		rec := syncerror.ErrorRecord{Signature: sig, RowID: row}
+		if ns, err := strconv.ParseInt(at, 10, 64); err == nil {
+			rec.RowClaimedAt = time.Unix(0, ns).UTC()
+		}
+		return rec, false, nil
 	}
 	s.errorRows[k] = signature
 	return syncerror.ErrorRecord{Signature: signature}, true, nil
 }
 
-// MarkErrorKey implements syncerror.FoldStore, keeping the row after the signature
-// ("signature\x00row").
-func (s *ClaimStore) MarkErrorKey(_ context.Context, tenantID, errorKey, rowID string) error {
+// MarkErrorKey implements syncerror.FoldStore, keeping the row and its claim time after
+// the signature ("signature\x00row\x00unix nanoseconds").
+func (s *ClaimStore) MarkErrorKey(_ context.Context, tenantID, errorKey, rowID string, rowClaimedAt time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := key(tenantID, errorKey)
@@ -139,7 +145,7 @@ func (s *ClaimStore) MarkErrorKey(_ context.Context, tenantID, errorKey, rowID s
 		return syncerror.ErrNotFound
 	}
 	sig, _, _ := strings.Cut(v, "\x00")
-	s.errorRows[k] = sig + "\x00" + rowID
+	s.errorRows[k] = sig + "\x00" + rowID + "\x00" + strconv.FormatInt(rowClaimedAt.UnixNano(), 10)
 	return nil
 }
 

@@ -153,17 +153,18 @@ func runFoldContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 			t.Fatalf("the last key again: %v, %d occurrences, %d keys, %v; want a duplicate of %d with %d keys", res,
 				row.Retry.Occurrences, len(row.Retry.ErrorKeys), err, n, syncerror.MaxErrorKeys)
 		}
-		if err := s.MarkErrorKey(ctx, "t1", "k-none", first.ID); !errors.Is(err, syncerror.ErrNotFound) {
+		if err := s.MarkErrorKey(ctx, "t1", "k-none", first.ID, first.ClaimedAt); !errors.Is(err, syncerror.ErrNotFound) {
 			t.Fatalf("a record never claimed was marked: %v", err)
 		}
 		if _, ok, err := s.ClaimErrorKey(ctx, "t1", k, "sig-a"); err != nil || !ok {
 			t.Fatal(ok, err)
 		}
-		if err := s.MarkErrorKey(ctx, "t1", k, first.ID); err != nil {
+		if err := s.MarkErrorKey(ctx, "t1", k, first.ID, first.ClaimedAt); err != nil {
 			t.Fatal(err)
 		}
-		if prior, ok, err := s.ClaimErrorKey(ctx, "t1", k, "sig-b"); err != nil || ok || prior.Signature != "sig-a" || prior.RowID != first.ID {
-			t.Fatalf("the record read back: %+v %v %v; want sig-a, counted on %s", prior, ok, err, first.ID)
+		if prior, ok, err := s.ClaimErrorKey(ctx, "t1", k, "sig-b"); err != nil || ok || prior.Signature != "sig-a" || prior.RowID != first.ID ||
+			!prior.RowClaimedAt.Equal(first.ClaimedAt) {
+			t.Fatalf("the record read back: %+v %v %v; want sig-a, counted on %s claimed at %s", prior, ok, err, first.ID, first.ClaimedAt)
 		}
 	})
 
