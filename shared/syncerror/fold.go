@@ -29,8 +29,10 @@ import (
 // concurrent posts serialise on that row: each adds exactly one occurrence, and the first
 // creates it. A row keeps MaxErrorKeys keys; past that, a count is conditional on the
 // key's slot among the row's last keys (FoldStore.Fold), and the errorId's record keeps
-// the row for a later redelivery. The generation is not read first: a signature's rows are never deleted, so
-// generation 0 is right for every signature not seen closed, and the generation last
+// the row for a later redelivery. The generation is not read first: a signature's rows are
+// deleted only with the tenant's rows (erasure; a row gone is made again, and closed keys
+// that outlive their row answer nothing), so generation 0 is right for every signature
+// not seen closed, and the generation last
 // folded into is remembered per store in this process (genHints); a guess that finds its
 // row closed is the slow path below, which reads the signature's state. Only a post that
 // finds the row closed writes more: it advances the signature's generation (conditional
@@ -199,12 +201,18 @@ func Fold(ctx context.Context, s ClaimStore, c Claim, d Arrival) (FoldResult, Cl
 	return res, row, err
 }
 
+// markTimeout bounds markCounted's two tries.
+const markTimeout = 3 * time.Second
+
 // markCounted marks errorKey's record with row, which counted it without keeping the key:
 // this post's count, or (a duplicate answered from the key's slot) an earlier delivery's
 // or the SDK's resend of this one's, whose mark may not have landed. The count landed, so
 // the post is answered as what it did whether the mark lands or not; tried twice, an
 // unmarked record leaves a later redelivery, once the slot has moved on, to count again.
 func markCounted(ctx context.Context, s ClaimStore, tenantID, key string, row Claim) {
+	// Not cut short by the request's end: the count it records has landed.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markTimeout)
+	defer cancel()
 	var err error
 	for range 2 {
 		if err = s.MarkErrorKey(ctx, tenantID, key, row.ID, row.ClaimedAt); err == nil {
@@ -240,15 +248,24 @@ func guard(ctx context.Context, s ClaimStore, c Claim, sig, key string, d Arriva
 	return prior, claimed, err
 }
 
-// priorRow is the row holding errorKey that its record points to, ok false when there is
-// none (the post that recorded it stored no row).
+// priorRow is the row that counted errorKey by its record: the row the record was marked
+// with, if it is still the one that counted it (its ClaimedAt), else the signature's row
+// holding the key; ok false when there is none (the post that recorded it stored no row).
+// A mark without the row's ClaimedAt is trusted only on a record without a signature (one
+// written before signatures were, which has no other way to its row).
 func priorRow(ctx context.Context, s ClaimStore, tenantID string, prior ErrorRecord, key string) (Claim, bool, error) {
-	if prior.RowID != "" {
+	if prior.RowID != "" && (prior.Signature == "" || !prior.RowClaimedAt.IsZero()) {
 		row, err := s.Get(ctx, tenantID, prior.RowID)
-		if errors.Is(err, ErrNotFound) || err == nil && !prior.RowClaimedAt.IsZero() && !row.ClaimedAt.Equal(prior.RowClaimedAt) {
-			return Claim{}, false, nil // gone, or made again since (a tenant's rows erased)
+		switch {
+		case err != nil && !errors.Is(err, ErrNotFound):
+			return Claim{}, false, err
+		case err == nil && (prior.RowClaimedAt.IsZero() || row.ClaimedAt.Equal(prior.RowClaimedAt)):
+			return row, true, nil
+		case prior.Signature == "":
+			return Claim{}, false, nil
 		}
-		return row, err == nil, err
+		// Gone, or made again under its id since (a tenant's rows erased): look on the
+		// signature's rows, as for a record never marked.
 	}
 	return rowWithKey(ctx, s, tenantID, prior.Signature, key)
 }
@@ -263,8 +280,15 @@ func foldRounds(ctx context.Context, s ClaimStore, c Claim, sig, key string, gen
 				return 0, Claim{}, err
 			}
 			if contains(st.ClosedKeys, key) && st.Generation > 0 {
+				// A duplicate of the closed row, if that row still holds the key: closed keys
+				// outlive a row deleted (and maybe made again) since.
 				prev, err := s.Get(ctx, c.TenantID, SignatureRowID(c.TenantID, sig, st.Generation-1))
-				return FoldDuplicate, prev, err
+				switch {
+				case err == nil && contains(prev.Retry.ErrorKeys, key):
+					return FoldDuplicate, prev, nil
+				case err != nil && !errors.Is(err, ErrNotFound):
+					return 0, Claim{}, err
+				}
 			}
 			gen = st.Generation
 		}
@@ -292,8 +316,10 @@ func foldRounds(ctx context.Context, s ClaimStore, c Claim, sig, key string, gen
 // count past the bound is conditional there as below it on the row's keys. A slot holds
 // the last key that fell in it, so it tells only deliveries close in time apart; the
 // errorId's record (MarkErrorKey) answers the later ones. The slots are not kept with a
-// closed row's keys (SignatureState.ClosedKeys) nor read by rowWithKey: past a closed
-// row's bound, its errorIds' marks answer.
+// closed row's keys (SignatureState.ClosedKeys) nor read by rowWithKey; a store's count
+// refused on a closed row reads them (FoldStore.Fold), and past the bound its errorIds'
+// marks answer. Deliveries at once count once unless another key takes the slot between
+// them (then twice: the store's count is sent again).
 const RecentKeySlots = 16
 
 // RecentKeySlot is errorKey's slot (0 to RecentKeySlots-1).
@@ -323,8 +349,9 @@ func rowWithKey(ctx context.Context, s ClaimStore, tenantID, sig, key string) (C
 
 // genHints remembers, per store, tenant and signature, the generation a post last folded
 // into, so the next post of a recurring signature folds without reading its state. A hint
-// is never ahead of the store (generations only grow, rows are never deleted); a stale
-// one finds its row closed and takes the slow path. Bounded: emptied when full.
+// is never behind a closed row (generations only grow); a stale one finds its row closed
+// and takes the slow path, and one whose row was erased since makes that row again.
+// Bounded: emptied when full.
 var genHints = &hintCache{m: map[hintKey]int{}}
 
 const maxGenHints = 10000

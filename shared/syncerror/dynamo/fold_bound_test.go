@@ -86,3 +86,61 @@ func TestFoldPastTheBoundWhenTheRowChanged(t *testing.T) {
 		}
 	})
 }
+
+// Closed keys and marks outlive a row deleted with the tenant's rows: a redelivery whose
+// error the row made again does not hold is folded, not answered as its duplicate.
+func TestFoldAfterTheSignaturesRowsWereDeleted(t *testing.T) {
+	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {
+		db, table := e.Tables(t)
+		name := table(blueprint.TableProcessed)
+		ctx := context.Background()
+		at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+		fold := func(errorID string) (syncerror.FoldResult, syncerror.Claim) {
+			t.Helper()
+			rec := syncerrortest.SampleRecord("acme", errorID)
+			rec.RecordID = "D"
+			at = at.Add(time.Second)
+			// A store of its own each time: no process's hints or beliefs.
+			s := dynamo.NewDynamoClaims(db, name)
+			res, row, err := syncerror.Fold(ctx, s, syncerror.NewClaim(rec, syncerror.SourceWebhook, "", at), syncerror.Arrival{})
+			if err != nil {
+				t.Fatalf("%s: %v", errorID, err)
+			}
+			return res, row
+		}
+		key := func(id string) dynamostore.Item {
+			return dynamostore.Item{"tenant_id": dynamostore.Str("acme"), "id": dynamostore.Str(id)}
+		}
+		closeRow := func(id string) {
+			t.Helper()
+			if _, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: key(id),
+				UpdateExpression: aws.String("SET #s = :r"), ExpressionAttributeNames: map[string]string{"#s": "status"},
+				ExpressionAttributeValues: dynamostore.Item{":r": dynamostore.Str(string(syncerror.StatusResolved))}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		drop := func(id string) {
+			t.Helper()
+			if _, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(name), Key: key(id)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, r0 := fold("D-1")
+		fold("D-2")
+		closeRow(r0.ID)
+		_, r1 := fold("D-3") // the signature's generation 1, closed keys D-1 and D-2
+		drop(r0.ID)
+		drop(r1.ID)
+		if res, remade := fold("D-new"); res != syncerror.FoldCreated || remade.ID != r0.ID {
+			t.Fatalf("the first post after the delete: %v on %s; want generation 0's row made again", res, remade.ID)
+		}
+		closeRow(r0.ID)
+		res, got := fold("D-1")
+		if res != syncerror.FoldCreated || !slices.Contains(got.Retry.ErrorKeys, syncerror.ErrorKey("D-1")) {
+			t.Fatalf("a redelivery of the deleted row's error: %v on %s; want a row holding it", res, got.ID)
+		}
+		if again, _ := fold("D-1"); again != syncerror.FoldDuplicate {
+			t.Fatalf("its next redelivery: %v; want a duplicate", again)
+		}
+	})
+}

@@ -145,7 +145,11 @@ func (s *ClaimStore) MarkErrorKey(_ context.Context, tenantID, errorKey, rowID s
 		return syncerror.ErrNotFound
 	}
 	sig, _, _ := strings.Cut(v, "\x00")
-	s.errorRows[k] = sig + "\x00" + rowID + "\x00" + strconv.FormatInt(rowClaimedAt.UnixNano(), 10)
+	at := ""
+	if !rowClaimedAt.IsZero() { // UnixNano of the zero time is not defined
+		at = strconv.FormatInt(rowClaimedAt.UnixNano(), 10)
+	}
+	s.errorRows[k] = sig + "\x00" + rowID + "\x00" + at
 	return nil
 }
 
