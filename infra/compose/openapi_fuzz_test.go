@@ -47,16 +47,22 @@ func FuzzOpenAPI(f *testing.F) {
 		fl.restoreConnector(t)
 		op := ops[int(opIndex)%len(ops)]
 		g := apicheck.Generate(op, seed, invalid, fixed)
-		g.Request.Header.Set("Authorization", "Bearer "+tokens[seed%uint64(len(tokens))])
-		g.Request.Header.Set("Accept", "application/json, text/event-stream")
-		w := httptest.NewRecorder()
-		fl.api.ServeHTTP(w, g.Request)
-		x := apicheck.Exchange{Request: g.Request, Body: g.Body, Status: w.Code, Header: w.Header(), Answer: w.Body.Bytes()}
-		v := doc.Judge(x)
-		for _, problem := range judge(op, v, x) {
-			t.Errorf("%s (mutation %q, body %.300s): %s\nanswer: %.600s", op, g.Mutation, g.Body, problem, w.Body)
+		x, problems := fl.exchange(doc, op, g, tokens[seed%uint64(len(tokens))])
+		for _, problem := range problems {
+			t.Errorf("%s (mutation %q, body %.300s): %s\nanswer: %.600s", op, g.Mutation, g.Body, problem, x.Answer)
 		}
 	})
+}
+
+// exchange sends the generated request g with token to the whole service and judges the
+// answer by the document.
+func (fl *flow) exchange(doc *apicheck.Document, op apicheck.Operation, g apicheck.Generated, token string) (apicheck.Exchange, []string) {
+	g.Request.Header.Set("Authorization", "Bearer "+token)
+	g.Request.Header.Set("Accept", "application/json, text/event-stream")
+	w := httptest.NewRecorder()
+	fl.api.ServeHTTP(w, g.Request)
+	x := apicheck.Exchange{Request: g.Request, Body: g.Body, Status: w.Code, Header: w.Header(), Answer: w.Body.Bytes()}
+	return x, judge(op, doc.Judge(x), x)
 }
 
 // fixedParams fills the path parameters a generated request cannot invent: a claim that

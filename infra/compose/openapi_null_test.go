@@ -1,7 +1,6 @@
 package compose_test
 
 import (
-	"net/http/httptest"
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/apidoc/apicheck"
@@ -27,14 +26,9 @@ func TestEveryOperationJudgesANullBody(t *testing.T) {
 				continue
 			}
 			fl.restoreConnector(t)
-			g.Request.Header.Set("Authorization", "Bearer admin@demo")
-			g.Request.Header.Set("Accept", "application/json, text/event-stream")
-			w := httptest.NewRecorder()
-			fl.api.ServeHTTP(w, g.Request)
-			x := apicheck.Exchange{Request: g.Request, Body: g.Body, Status: w.Code, Header: w.Header(), Answer: w.Body.Bytes()}
-			v := doc.Judge(x)
-			for _, problem := range judge(op, v, x) {
-				t.Errorf("%s, body null: status %d: %s", op, w.Code, problem)
+			x, problems := fl.exchange(doc, op, g, "admin@demo")
+			for _, problem := range problems {
+				t.Errorf("%s, body null: status %d: %s", op, x.Status, problem)
 			}
 			tried++
 			break
