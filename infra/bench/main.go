@@ -130,8 +130,7 @@ func run(n, conc, rounds int, ingestOnly bool) error {
 		seq++
 		return measure("end-to-end ingest over HTTP", n, conc, func(i int) error {
 			errorID := fmt.Sprintf("E-%d-%d", round, i)
-			body := fmt.Sprintf(`{"tenantId":"bench","errorId":"%s","recordType":"salesOrder","recordId":"SO-%d","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry","occurredAt":"2026-11-22T09:58:41Z","payload":%s}`,
-				errorID, i, payload)
+			body := syncErrorBody(errorID, fmt.Sprintf("SO-%d", i), payload)
 			ans, err := loadgen.PostSigned(ctx, client, url, "bench", key, syncerror.HostMessageID("bench", errorID), []byte(body))
 			if err != nil {
 				return err
@@ -354,8 +353,7 @@ func (d *discardWriter) WriteHeader(s int)           { d.status = s }
 // Gateway hands it over.
 func postViaLambda(ctx context.Context, ingest func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error),
 	key []byte, errorID, recordID, payload string) error {
-	body := fmt.Sprintf(`{"tenantId":"bench","errorId":"%s","recordType":"salesOrder","recordId":"%s","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry","occurredAt":"2026-11-22T09:58:41Z","payload":%s}`,
-		errorID, recordID, payload)
+	body := syncErrorBody(errorID, recordID, payload)
 	h := http.Header{}
 	webhook.Sign(key, syncerror.HostMessageID("bench", errorID), time.Now(), []byte(body)).Set(h)
 	ev := events.APIGatewayV2HTTPRequest{RouteKey: blueprint.IngestRoute.Pattern(), RawPath: blueprint.IngestRoute.Path, Body: body,
@@ -373,4 +371,10 @@ func postViaLambda(ctx context.Context, ingest func(context.Context, events.APIG
 		return fmt.Errorf("status %d: %s", resp.StatusCode, resp.Body)
 	}
 	return nil
+}
+
+// syncErrorBody is the bench's sync error errorID on recordID, with payload (JSON).
+func syncErrorBody(errorID, recordID, payload string) string {
+	return fmt.Sprintf(`{"tenantId":"bench","errorId":"%s","recordType":"salesOrder","recordId":"%s","errorCode":"INVALID_FIELD_VALUE","message":"Invalid value for field shipcountry","occurredAt":"2026-11-22T09:58:41Z","payload":%s}`,
+		errorID, recordID, payload)
 }

@@ -116,15 +116,8 @@ func (r *run) syncErrors(n int) (Path, error) {
 		errorID := fmt.Sprintf("COST-%05d", i)
 		recordID := "SO-" + errorID
 		r.erp.Seed("salesOrder", recordID, map[string]any{"shipcountry": "Deutschland", "shipzip": "10115"})
-		body, _ := json.Marshal(map[string]any{"tenantId": costTenant, "errorId": errorID, "recordType": "salesOrder",
-			"recordId": recordID, "errorCode": "INVALID_FIELD_VALUE", "message": costMessage,
-			"occurredAt": time.Now().UTC().Add(-time.Minute).Format(time.RFC3339),
-			"payload":    map[string]any{"shipcountry": "Deutschland", "shipzip": "10115", "total": 129.5, "email": fmt.Sprintf("buyer%d@example.com", i)}})
-		h := http.Header{}
-		// The id the host ERP's script sends (syncerror.HostMessageID).
-		webhook.Sign(r.keys[tenant.PurposeIngest], syncerror.HostMessageID(costTenant, errorID), time.Now(), body).Set(h)
-		h.Set(intake.HeaderTenantID, costTenant)
-		if err := r.invoke(ti, ingest, apiEvent(http.MethodPost, blueprint.IngestRoute.Path, h, string(body)), http.StatusAccepted); err != nil {
+		payload := map[string]any{"shipcountry": "Deutschland", "shipzip": "10115", "total": 129.5, "email": fmt.Sprintf("buyer%d@example.com", i)}
+		if err := r.postSyncError(ti, ingest, errorID, recordID, payload); err != nil {
 			return pa, err
 		}
 		ids[i] = syncerror.RowID(syncerror.Record{TenantID: costTenant, RecordType: "salesOrder", RecordID: recordID,
@@ -159,6 +152,18 @@ func (r *run) syncErrors(n int) (Path, error) {
 	// The event source mapping receives each batch and deletes it in one DeleteMessageBatch.
 	pa.SQSRequests = 2 * float64(batches)
 	return pa, nil
+}
+
+// postSyncError posts the cost error errorID on recordID to the ingest function as the
+// host ERP does: signed under the id its script derives (syncerror.HostMessageID).
+func (r *run) postSyncError(t *timer, ingest platform.HTTPHandler, errorID, recordID string, payload map[string]any) error {
+	body, _ := json.Marshal(map[string]any{"tenantId": costTenant, "errorId": errorID, "recordType": "salesOrder",
+		"recordId": recordID, "errorCode": "INVALID_FIELD_VALUE", "message": costMessage,
+		"occurredAt": time.Now().UTC().Add(-time.Minute).Format(time.RFC3339), "payload": payload})
+	h := http.Header{}
+	webhook.Sign(r.keys[tenant.PurposeIngest], syncerror.HostMessageID(costTenant, errorID), time.Now(), body).Set(h)
+	h.Set(intake.HeaderTenantID, costTenant)
+	return r.invoke(t, ingest, apiEvent(http.MethodPost, blueprint.IngestRoute.Path, h, string(body)), http.StatusAccepted)
 }
 
 // stage closes a stage of the sync error path: its usage, then the shape of the row id

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -13,9 +10,6 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/dynamostore"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/intake"
-	"github.com/syncassist/syncassist/shared/tenant"
-	"github.com/syncassist/syncassist/shared/webhook"
 )
 
 // recurrences prices a recurring sync error: one more occurrence posted for a row that is
@@ -30,14 +24,7 @@ func (r *run) recurrences(n, hot int) ([]Path, error) {
 		return nil, err
 	}
 	post := func(t *timer, errorID, recordID string) error {
-		body, _ := json.Marshal(map[string]any{"tenantId": costTenant, "errorId": errorID, "recordType": "salesOrder",
-			"recordId": recordID, "errorCode": "INVALID_FIELD_VALUE", "message": costMessage,
-			"occurredAt": time.Now().UTC().Add(-time.Minute).Format(time.RFC3339),
-			"payload":    map[string]any{"shipcountry": "Deutschland", "shipzip": "10115", "total": 129.5}})
-		h := http.Header{}
-		webhook.Sign(r.keys[tenant.PurposeIngest], syncerror.HostMessageID(costTenant, errorID), time.Now(), body).Set(h)
-		h.Set(intake.HeaderTenantID, costTenant)
-		return r.invoke(t, ingest, apiEvent(http.MethodPost, blueprint.IngestRoute.Path, h, string(body)), http.StatusAccepted)
+		return r.postSyncError(t, ingest, errorID, recordID, map[string]any{"shipcountry": "Deutschland", "shipzip": "10115", "total": 129.5})
 	}
 	setup := newTimer(r.meter, blueprint.FuncIngest)
 	for i := range n {

@@ -143,13 +143,19 @@ func (x *Executor) resume(ctx context.Context, tenantID, id string, now time.Tim
 	case r.Attempts != 1:
 		return // the redrive has it
 	}
+	if r, err = x.take(ctx, r, now); err == nil {
+		x.attempt(ctx, r) // else taken by the redrive in between (ErrTaken), or left to it
+	}
+}
+
+// take makes r this attempt's: its next attempt, under a new lease, stored on the
+// condition that r is still the stored run's attempt. ErrTaken when another took it.
+func (x *Executor) take(ctx context.Context, r Run, now time.Time) (Run, error) {
+	prev := r.Attempts
 	r.Attempts++
 	next := now.Add(x.lease())
 	r.NextAttemptAt, r.UpdatedAt = &next, now
-	if err := x.Store.SaveRun(ctx, r, 1); err != nil {
-		return // taken by the redrive in between (ErrTaken), or left to it
-	}
-	x.attempt(ctx, r)
+	return r, x.Store.SaveRun(ctx, r, prev)
 }
 
 // newRun is f's run for ev: skipped at once when its filter does not hold or no mapped
@@ -189,14 +195,11 @@ func (x *Executor) Redrive(ctx context.Context, tenantID string) (int, error) {
 	}
 	n := 0
 	for _, r := range due {
-		prev := r.Attempts
-		r.Attempts++
-		next := now.Add(x.lease())
-		r.NextAttemptAt, r.UpdatedAt = &next, now
-		if err := x.Store.SaveRun(ctx, r, prev); err != nil {
-			if errors.Is(err, ErrTaken) {
-				continue
-			}
+		r, err := x.take(ctx, r, now)
+		if errors.Is(err, ErrTaken) {
+			continue
+		}
+		if err != nil {
 			return n, err
 		}
 		x.attempt(ctx, r)

@@ -32,12 +32,11 @@ import (
 // the row for a later redelivery. The generation is not read first: a signature's rows are
 // deleted only with the tenant's rows (erasure; a row gone is made again, and closed keys
 // that outlive their row answer nothing), so generation 0 is right for every signature
-// not seen closed, and the generation last
-// folded into is remembered per store in this process (genHints); a guess that finds its
-// row closed is the slow path below, which reads the signature's state. Only a post that
-// finds the row closed writes more: it advances the signature's generation (conditional
-// on the one it read, so concurrent posts advance it once) and keeps the closed row's
-// error keys there, so a late redelivery of an errorId of the closed row is still a
+// not seen closed, and the generation last folded into is remembered per store in this
+// process (genHints); a guess that finds its row closed is the slow path below, which
+// reads the signature's state. Only a post that finds the row closed writes more: it
+// advances the signature's generation (conditional on the one it read, so concurrent
+// posts advance it once) and keeps the closed row's error keys there, so a late redelivery of an errorId of the closed row is still a
 // duplicate, then creates the next generation's row.
 //
 // Before the fold, one conditional put per guard, both in one round trip as they are
@@ -52,10 +51,10 @@ import (
 // a new row, when the webhook-id is the one the host ERP's script derives from the errorId
 // (HostMessageID: it needs no record); another sender's id adds its record, side by side
 // with the errorId's. A recurrence of a row the function instance has not folded into
-// costs one refused put more (the DynamoDB store's Fold guesses create or count). Fewer writes would drop a
-// guarantee: the duplicate rule is keyed by the errorId and the fold by the signature, two
-// items, and the local emulator (dynalite) has no TransactWriteItems to change them in
-// one call (LOCAL-AWS.md).
+// costs one refused put more (the DynamoDB store's Fold guesses create or count). Fewer
+// writes would drop a guarantee: the duplicate rule is keyed by the errorId and the fold
+// by the signature, two items, and the local emulator (dynalite) has no
+// TransactWriteItems to change them in one call (LOCAL-AWS.md).
 
 // FoldResult is what a post did to its signature's row.
 type FoldResult int
@@ -76,10 +75,10 @@ const (
 // (MarkErrorKey, a small write more), so a later redelivery is a duplicate. A post whose
 // mark does not land (it dies between, or the mark fails twice) leaves a later
 // redelivery, once the key's slot has moved on, to count again, or after the row closed to
-// open a row: over-counted, never dropped. Every write of a row carries its keys (24 hex digits each): at 1000,
-// before 2026-12-01, an occurrence of a hot error's row cost some 51 WRU (make cost), and
-// past the bound every redelivery, such as the reconcile's next read of the host's list,
-// counted again.
+// open a row: over-counted, never dropped. Every write of a row carries its keys (24 hex
+// digits each): at 1000, before 2026-12-01, an occurrence of a hot error's row cost some
+// 51 WRU (make cost), and past the bound every redelivery, such as the reconcile's next
+// read of the host's list, counted again.
 const MaxErrorKeys = 50
 
 // SignatureState is where a signature stands: its generation (how many of its rows were
@@ -282,12 +281,9 @@ func foldRounds(ctx context.Context, s ClaimStore, c Claim, sig, key string, gen
 			if contains(st.ClosedKeys, key) && st.Generation > 0 {
 				// A duplicate of the closed row, if that row still holds the key: closed keys
 				// outlive a row deleted (and maybe made again) since.
-				prev, err := s.Get(ctx, c.TenantID, SignatureRowID(c.TenantID, sig, st.Generation-1))
-				switch {
-				case err == nil && contains(prev.Retry.ErrorKeys, key):
-					return FoldDuplicate, prev, nil
-				case err != nil && !errors.Is(err, ErrNotFound):
-					return 0, Claim{}, err
+				prev, ok, err := heldBy(ctx, s, c.TenantID, sig, st.Generation-1, key)
+				if err != nil || ok {
+					return FoldDuplicate, prev, err
 				}
 			}
 			gen = st.Generation
@@ -340,6 +336,12 @@ func rowWithKey(ctx context.Context, s ClaimStore, tenantID, sig, key string) (C
 	if contains(st.ClosedKeys, key) && gen > 0 {
 		gen--
 	}
+	return heldBy(ctx, s, tenantID, sig, gen, key)
+}
+
+// heldBy is signature sig's row of generation gen if it holds key; ok false when it does
+// not, or there is none.
+func heldBy(ctx context.Context, s ClaimStore, tenantID, sig string, gen int, key string) (Claim, bool, error) {
 	row, err := s.Get(ctx, tenantID, SignatureRowID(tenantID, sig, gen))
 	if errors.Is(err, ErrNotFound) || err == nil && !contains(row.Retry.ErrorKeys, key) {
 		return Claim{}, false, nil

@@ -161,11 +161,10 @@ func recentKey(errorKey string) string {
 // countOccurrence counts c as one more occurrence of its open row that has not seen
 // errorKey: keeping the key (keep; errFull when the row holds MaxErrorKeys), or, past the
 // bound (on a row at it), leaving it in its slot among the row's last keys. Refused, it
-// reads the row:
-// FoldCreated when the row carries createTok, this post's refused put's (the SDK's resend
-// of one applied), FoldOccurrence when it carries this count's token (the same for the
-// count), FoldDuplicate when the row has seen errorKey (among its keys or in its slot),
-// FoldClosed when it is closed, ErrNotFound when there is none.
+// reads the row: FoldCreated when the row carries createTok, this post's refused put's
+// (the SDK's resend of one applied), FoldOccurrence when it carries this count's token
+// (the same for the count), FoldDuplicate when the row has seen errorKey (among its keys
+// or in its slot), FoldClosed when it is closed, ErrNotFound when there is none.
 func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, errorKey, createTok string, keep bool) (syncerror.FoldResult, syncerror.Claim, error) {
 	tok := s.writeToken()
 	values := dynamostore.Item{
@@ -173,12 +172,13 @@ func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, e
 		":seen":     dynamostore.Str(dynamostore.FormatTime(c.ClaimedAt)),
 		":tok":      dynamostore.Str(tok),
 		":key":      dynamostore.Str(errorKey),
+		":max":      dynamostore.Num(syncerror.MaxErrorKeys),
 		":approved": dynamostore.Str(string(syncerror.StatusApproved)),
 		":rejected": dynamostore.Str(string(syncerror.StatusRejected)),
 		":resolved": dynamostore.Str(string(syncerror.StatusResolved)),
 		":reverted": dynamostore.Str(string(syncerror.StatusReverted)),
 	}
-	names := map[string]string{"#status": "status", "#recent": recentKey(errorKey)}
+	names := map[string]string{"#status": "status"}
 	// One level of parentheses at most: dynalite's expression parser backtracks on them
 	// (diagnosis.go). A comparison with a missing attribute is false, so NOT x = :v and
 	// NOT x >= :v hold where x is absent, in DynamoDB as in dynalite and moto.
@@ -187,12 +187,10 @@ func (s *DynamoClaims) countOccurrence(ctx context.Context, c syncerror.Claim, e
 	update := "SET last_seen = :seen, " + foldTokenAttribute + " = :tok"
 	if keep {
 		values[":keys"] = &types.AttributeValueMemberSS{Value: []string{errorKey}}
-		values[":max"] = dynamostore.Num(syncerror.MaxErrorKeys)
 		update += " ADD occurrences :one, error_keys :keys"
 		cond += " AND NOT occurrences >= :max"
-		delete(names, "#recent")
 	} else {
-		values[":max"] = dynamostore.Num(syncerror.MaxErrorKeys)
+		names["#recent"] = recentKey(errorKey)
 		update += ", #recent = :key ADD occurrences :one"
 		cond += " AND NOT #recent = :key AND occurrences >= :max"
 	}
