@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/audit"
@@ -29,15 +27,12 @@ type dynamoCalls struct {
 }
 
 func (c *dynamoCalls) install(cfg *aws.Config) {
-	cfg.APIOptions = append(cfg.APIOptions, func(s *middleware.Stack) error {
-		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("countCalls",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				c.mu.Lock()
-				c.n[strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", in.Parameters), "*dynamodb."), "Input")]++
-				c.mu.Unlock()
-				return next.HandleInitialize(ctx, in)
-			}), middleware.After)
-	})
+	cfg.APIOptions = append(cfg.APIOptions, emutest.Observe(func(in, _ any) {
+		_, op := emutest.OpName(in)
+		c.mu.Lock()
+		c.n[op]++
+		c.mu.Unlock()
+	}))
 }
 
 func (c *dynamoCalls) take() map[string]int {

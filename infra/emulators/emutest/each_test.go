@@ -80,3 +80,9 @@ func existing(t *testing.T, db *dynamodb.Client, stage string) []string {
 	}
 	return names
 }
+
+func TestOpNameNamesTheServiceAndOperation(t *testing.T) {
+	if s, op := emutest.OpName(&dynamodb.PutItemInput{}); s != "dynamodb" || op != "PutItem" {
+		t.Fatalf("OpName = %q %q, want dynamodb PutItem", s, op)
+	}
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/blueprint"
@@ -29,21 +28,17 @@ type writeLog struct {
 }
 
 func (l *writeLog) install(o *dynamodb.Options) {
-	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("writeLog",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				l.mu.Lock()
-				switch p := in.Parameters.(type) {
-				case *dynamodb.PutItemInput:
-					l.writes = append(l.writes, "PutItem")
-				case *dynamodb.UpdateItemInput:
-					l.writes = append(l.writes, "UpdateItem "+aws.ToString(p.UpdateExpression))
-					l.values = append(l.values, len(p.ExpressionAttributeValues))
-				}
-				l.mu.Unlock()
-				return next.HandleInitialize(ctx, in)
-			}), middleware.After)
-	})
+	o.APIOptions = append(o.APIOptions, emutest.Observe(func(in, _ any) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		switch p := in.(type) {
+		case *dynamodb.PutItemInput:
+			l.writes = append(l.writes, "PutItem")
+		case *dynamodb.UpdateItemInput:
+			l.writes = append(l.writes, "UpdateItem "+aws.ToString(p.UpdateExpression))
+			l.values = append(l.values, len(p.ExpressionAttributeValues))
+		}
+	}))
 }
 
 func (l *writeLog) take() ([]string, []int) {

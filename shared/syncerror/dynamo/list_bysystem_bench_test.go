@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/syncassist/syncassist/infra/emulators/emutest"
 	"github.com/syncassist/syncassist/shared/blueprint"
@@ -21,17 +20,12 @@ import (
 type queryMeter struct{ queries, scanned atomic.Int64 }
 
 func (m *queryMeter) install(o *dynamodb.Options) {
-	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("queryMeter",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				out, md, err := next.HandleInitialize(ctx, in)
-				if q, ok := out.Result.(*dynamodb.QueryOutput); ok {
-					m.queries.Add(1)
-					m.scanned.Add(int64(q.ScannedCount))
-				}
-				return out, md, err
-			}), middleware.After)
-	})
+	o.APIOptions = append(o.APIOptions, emutest.Observe(func(_, out any) {
+		if q, ok := out.(*dynamodb.QueryOutput); ok {
+			m.queries.Add(1)
+			m.scanned.Add(int64(q.ScannedCount))
+		}
+	}))
 }
 
 // systemMix is how the benchmark's pending rows spread over systems: one integration that
