@@ -46,6 +46,9 @@ type Catalog struct {
 	// LoopWindow is how far back governance_check looks for a reciprocal write; zero means
 	// governance.DefaultLoopWindow, which is what the guard uses unless configured.
 	LoopWindow time.Duration
+	// Origins are the browser origins the MCP endpoint serves (the API's CORS origins): a
+	// request that carries another Origin is refused (MCPHandler).
+	Origins []string
 }
 
 // Audit vocabulary of the tool calls.
@@ -67,6 +70,7 @@ const (
 	CodeNotAcceptable        = "not_acceptable"
 	CodeBodyTooLarge         = "body_too_large"
 	CodeUnsupportedProtocol  = "unsupported_protocol_version"
+	CodeOriginNotAllowed     = "origin_not_allowed"
 )
 
 // MaxRequestBytes bounds a POST /api/mcp body. 256 KiB holds a field mapping of several

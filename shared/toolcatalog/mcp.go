@@ -20,6 +20,18 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 )
 
+// originAllowed: the MCP transport (Streamable HTTP, "Security Warning") requires a server
+// to validate Origin and answer 403 to one it does not accept, against DNS rebinding and
+// pages calling it from a user's browser. Agents send no Origin and are served; a browser
+// is served only from an origin the API's CORS configuration names. The request's Host is
+// not consulted: a rebinding page makes it agree with its Origin.
+func (c *Catalog) originAllowed(origin string) bool {
+	if origin == "" {
+		return true
+	}
+	return slices.ContainsFunc(c.Origins, func(o string) bool { return strings.EqualFold(o, origin) })
+}
+
 // serverVersions are the protocol versions the endpoint negotiates, newest first: a client
 // asking for another (2026-07-28, or server/discover) is answered 2025-11-25, what the
 // catalogue reports. 2024-11-05 is left out because it predates Streamable HTTP.
@@ -33,12 +45,18 @@ const ServerName = "syncassist-tools"
 // with the operator role, which it hands to the tool calls; the tools act only for that
 // identity's tenant.
 //
-// Before the SDK sees a request the handler answers, as problem+json: 401/403 (identity),
+// Before the SDK sees a request the handler answers, as problem+json: 403 for a request
+// from a browser origin the API does not allow (originAllowed), 401/403 (identity),
 // 405 for anything but POST, 415 for a body that is not application/json, 406 for an
 // Accept header without application/json and text/event-stream (the transport requires
 // both), and 413 for a body over MaxRequestBytes. Everything else is JSON-RPC.
 func (c *Catalog) MCPHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !c.originAllowed(r.Header.Get("Origin")) {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, CodeOriginNotAllowed,
+				"This origin may not call the MCP endpoint from a browser; agents call it without an Origin header."))
+			return
+		}
 		id, p := authorize(r)
 		if p != nil && p.Status == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", "Bearer")

@@ -381,3 +381,28 @@ func TestMCPProtocolEdges(t *testing.T) {
 		}
 	})
 }
+
+// The transport requires a server to refuse an Origin it does not accept (403), so a page
+// in a user's browser, or one reached by DNS rebinding, cannot call the tools; an agent
+// sends no Origin, and an origin the API's CORS configuration lists is served.
+func TestMCPRefusesABrowserOriginItDoesNotAllow(t *testing.T) {
+	e := newEnv(t, func(c *toolcatalog.Catalog) { c.Origins = []string{"https://erp.example.com"} })
+	list := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	for _, tc := range []struct {
+		origin string
+		want   int
+	}{{"https://evil.example", http.StatusForbidden}, {"null", http.StatusForbidden},
+		{"", http.StatusOK}, {"https://erp.example.com", http.StatusOK}, {"HTTPS://ERP.EXAMPLE.COM", http.StatusOK}} {
+		header := map[string]string{}
+		if tc.origin != "" {
+			header["Origin"] = tc.origin
+		}
+		res := e.post(t, operatorA, list, header)
+		if res.status != tc.want {
+			t.Errorf("Origin %q: %d %.120s, want %d", tc.origin, res.status, res.body, tc.want)
+		}
+		if tc.want == http.StatusForbidden && !strings.Contains(string(res.body), toolcatalog.CodeOriginNotAllowed) {
+			t.Errorf("Origin %q: body %.200s lacks %s", tc.origin, res.body, toolcatalog.CodeOriginNotAllowed)
+		}
+	}
+}

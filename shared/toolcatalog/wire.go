@@ -16,7 +16,8 @@ import (
 func New(b *platform.Base, c *aiclient.Client) *Catalog {
 	cat := &Catalog{Claims: dynamo.NewDynamoClaims(b.DB, b.Config.Table(blueprint.Processed)),
 		Manifests: b.Manifests(), Ledger: b.Ledger(), Scanner: b.DLP(), Audit: b.Audit,
-		External: TenantExternalTools{Tenants: b.Tenants}, Now: b.Clock(), LoopWindow: b.Config.LoopWindow}
+		External: TenantExternalTools{Tenants: b.Tenants}, Now: b.Clock(), LoopWindow: b.Config.LoopWindow,
+		Origins: b.Config.CORSOrigins}
 	if c != nil {
 		cat.AI = c.Governed
 	}
