@@ -5,6 +5,8 @@ package identity
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 	"strings"
 )
@@ -70,6 +72,46 @@ func (i Identity) Is(name string) bool {
 	}
 	for _, a := range i.Aliases {
 		if strings.EqualFold(name, strings.TrimSpace(a)) {
+			return true
+		}
+	}
+	return false
+}
+
+// NameKeys are fingerprints of every name of the identity (its actor and aliases,
+// normalised as Is compares them). A record that must later tell whether a caller is the
+// same person (four eyes) keeps them beside the actor: the same person signs in to the
+// console under a login id with their e-mail as an alias, and to the embedded surface
+// under the host's user id, often that e-mail, so one name alone misses them. Kept as
+// digests, not the aliases, which are personal data the records otherwise do not hold.
+func (i Identity) NameKeys() []string {
+	keys := []string{}
+	for _, n := range append([]string{i.Actor}, i.Aliases...) {
+		if k := NameKey(n); k != "" && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// NameKey is the fingerprint of one name ("" for an empty one).
+func NameKey(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte("identity-name\x00" + name))
+	return hex.EncodeToString(sum[:12])
+}
+
+// IsOneOf reports whether the identity is the person a record names: by name (Is), or by
+// any of the record's NameKeys (records written before keys were have none).
+func (i Identity) IsOneOf(name string, keys []string) bool {
+	if i.Is(name) {
+		return true
+	}
+	for _, k := range i.NameKeys() {
+		if slices.Contains(keys, k) {
 			return true
 		}
 	}

@@ -60,3 +60,33 @@ func TestCognitoUsernameIsAnAlias(t *testing.T) {
 		t.Errorf("username claim not an alias: %+v", p)
 	}
 }
+
+// The same person in the console (login id, e-mail alias) and in the embedded surface
+// (the host's user id, which is that e-mail) is one person to a record that kept the
+// console identity's NameKeys, whichever channel came first; another person is not.
+func TestIsOneOfFindsThePersonAcrossChannels(t *testing.T) {
+	console := identity.Identity{TenantID: "t1", Actor: "u-7f3a", Aliases: []string{"Alice@Acme.example"}}
+	embedded := identity.Identity{TenantID: "t1", Actor: " alice@acme.example"}
+	other := identity.Identity{TenantID: "t1", Actor: "bob@acme.example", Aliases: []string{"u-9"}}
+	for _, tc := range []struct {
+		name          string
+		caller, asker identity.Identity
+		want          bool
+	}{
+		{"embedded after console", embedded, console, true},
+		{"console after embedded", console, embedded, true},
+		{"another person", other, console, false},
+		{"another person, embedded asker", other, embedded, false},
+	} {
+		if got := tc.caller.IsOneOf(tc.asker.Actor, tc.asker.NameKeys()); got != tc.want {
+			t.Errorf("%s: IsOneOf = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// A record from before keys were: its actor name alone.
+	if !console.IsOneOf("ALICE@acme.example", nil) || embedded.IsOneOf("u-7f3a", nil) {
+		t.Error("IsOneOf without keys must compare the name as Is does")
+	}
+	if k := identity.NameKey("  "); k != "" {
+		t.Errorf("NameKey of a blank name = %q, want empty", k)
+	}
+}
