@@ -118,11 +118,19 @@ func (o *Service) MayApprove(w http.ResponseWriter, r *http.Request, actor ident
 }
 
 // CoApproval is the state of a fix that needs two approvers: who edited it (and may not
-// approve it) and who approved it so far.
+// approve it) and who approved it so far. The keys are their identity.NameKeys, so one
+// person approving from the console and again from the embedded surface is one approver.
 type CoApproval struct {
-	Editor    string                  `json:"editor,omitempty"`
-	Fix       []syncerror.FieldChange `json:"fix,omitempty"`
-	Approvers []string                `json:"approvers"`
+	Editor       string                  `json:"editor,omitempty"`
+	EditorKeys   []string                `json:"editorKeys,omitempty"`
+	Fix          []syncerror.FieldChange `json:"fix,omitempty"`
+	Approvers    []string                `json:"approvers"`
+	ApproverKeys []string                `json:"approverKeys,omitempty"`
+}
+
+// approved reports whether actor approved already, under any of their names.
+func (ca *CoApproval) approved(actor identity.Identity) bool {
+	return slices.ContainsFunc(ca.Approvers, actor.Is) || actor.IsOneOf("", ca.ApproverKeys)
 }
 
 // coApprove records the caller's approval of a two_approvers fix. An edit makes the
@@ -135,16 +143,17 @@ func (o *Service) coApprove(w http.ResponseWriter, r *http.Request, actor identi
 		refusal, ready = "", false
 		switch {
 		case edited != nil:
-			*ca = CoApproval{Editor: actor.Actor, Fix: edited, Approvers: []string{}}
-		case ca.Editor == actor.Actor:
+			*ca = CoApproval{Editor: actor.Actor, EditorKeys: actor.NameKeys(), Fix: edited, Approvers: []string{}}
+		case actor.IsOneOf(ca.Editor, ca.EditorKeys):
 			refusal = "You edited this fix; under rule " + d.RuleID + " two other approvers must approve it."
-		case slices.Contains(ca.Approvers, actor.Actor) && len(ca.Approvers) >= 2:
+		case ca.approved(actor) && len(ca.Approvers) >= 2:
 			// Both approved and the row is pending again: the write failed; either may retry it.
 			ready = true
-		case slices.Contains(ca.Approvers, actor.Actor):
+		case ca.approved(actor):
 			refusal = "You approved this fix already; it needs a second, different approver."
 		default:
 			ca.Approvers = append(ca.Approvers, actor.Actor)
+			ca.ApproverKeys = append(ca.ApproverKeys, actor.NameKeys()...)
 			ready = len(ca.Approvers) >= 2
 		}
 		if refusal != "" {

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
@@ -97,6 +99,42 @@ func TestTwoApproversRefusesTheEditor(t *testing.T) {
 	}
 	if f.Writer.Count() != 1 || f.Writer.Writes[0].Fix[0].After != "DEU" {
 		t.Fatalf("writes %+v", f.Writer.Writes)
+	}
+}
+
+// two_approvers counts a person once across channels: signed in to the console (login id,
+// e-mail alias) and in the embedded surface (the host's user id, that e-mail), whether as
+// the editor or as an approver.
+func TestTwoApproversCountsAPersonOnceAcrossChannels(t *testing.T) {
+	f := roomtest.NewAssistFixture(t)
+	f.PutPolicy(t, `{"version":0,"rules":[{"id":"four-eyes","match":{},"apply":"two_approvers"}]}`)
+	console := identity.Principal{Subject: "u-7f3a", TenantID: "acme", Email: "anna@acme.example", Roles: []string{identity.RoleApprover}}
+	embedded := identity.Principal{Subject: "Anna@acme.example", TenantID: "acme", Roles: []string{identity.RoleApprover},
+		SessionID: "ses_x", Module: "sync-errors"}
+	call := func(path, body string, with func(context.Context, identity.Principal) context.Context, p identity.Principal) int {
+		r := httptest.NewRequest("POST", path, strings.NewReader(body))
+		w := httptest.NewRecorder()
+		f.Mux.ServeHTTP(w, r.WithContext(with(r.Context(), p)))
+		return w.Code
+	}
+	approved := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
+	path := "/p/" + approved.ID + "/approve"
+	if code := call(path, "", identity.WithAuth, console); code != http.StatusAccepted {
+		t.Fatalf("first approval: %d", code)
+	}
+	if code := call(path, "", identity.WithUser, embedded); code != http.StatusForbidden {
+		t.Fatalf("the same person's second approval from the embedded surface: %d, want 403", code)
+	}
+	edited := roomtest.ReadyClaim(t, f.Claims, "acme", "E-2", clock)
+	path = "/p/" + edited.ID + "/approve"
+	if code := call(path, `{"fix":[{"path":"shipcountry","after":"DEU"}]}`, identity.WithUser, embedded); code != http.StatusAccepted {
+		t.Fatalf("edit: %d", code)
+	}
+	if code := call(path, "", identity.WithAuth, console); code != http.StatusForbidden {
+		t.Fatalf("the editor approved from the console: %d, want 403", code)
+	}
+	if f.Writer.Count() != 0 {
+		t.Fatalf("written with one person's approval: %d writes", f.Writer.Count())
 	}
 }
 
