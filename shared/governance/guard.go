@@ -28,6 +28,11 @@ var (
 	// ErrApprovalDenied: the write was held for an ownership approval and an approver
 	// denied it; the same write (same idempotency key) stays refused. Result.Held is it.
 	ErrApprovalDenied = errors.New("governance: held write denied by an approver")
+	// ErrApprovalMismatch: an approval exists under the write's idempotency key, for
+	// another write (another record, entity or source, or other values). An approval
+	// releases what the approver saw and nothing else, so the write is refused for good;
+	// it wraps ErrInvalidRequest, which callers already treat as final.
+	ErrApprovalMismatch = fmt.Errorf("governance: the idempotency key's approval is for another write: %w", ErrInvalidRequest)
 	// ErrLoopDetected: the write would close a loop (its return leg, a value coming back
 	// along its hop chain, or a field written too often) and was blocked.
 	ErrLoopDetected = errors.New("governance: looping write blocked")

@@ -104,7 +104,8 @@ func (op *writeOp) recordRejection(r OwnershipRejection) {
 }
 
 // approvalFor builds the approval a require_approval write is held as. Its id derives
-// from the target and idempotency key, so a retried hold finds the first one.
+// from the target and idempotency key, so a retried hold finds the first one; its
+// PayloadHash binds it to the values held (sameWrite).
 func (op *writeOp) approvalFor(cs []conflict) *PendingApproval {
 	owner := cs[0].entry.Owner
 	for _, c := range cs {
@@ -126,10 +127,48 @@ func (op *writeOp) approvalFor(cs []conflict) *PendingApproval {
 		held.Read = nil
 		req.Link = &held
 	}
+	// A request whose fields do not encode is refused after this (checkAndWrite) and never
+	// held, so the error needs no answer here.
+	hash, _ := PayloadHash(op.req.Fields)
 	return &PendingApproval{
 		ID: "ap_" + hex.EncodeToString(sum[:16]), Time: op.now, Tenant: op.tenant, Entity: op.req.Entity,
+		PayloadHash:   hash,
 		DeclaredOwner: owner, Caller: op.req.Source, Target: op.req.Target, Resource: op.resource,
 		Reason: ReasonOwnership, Status: StatusPending, Request: req, Fields: names,
 		CorrelationID: op.corr, RequestedBy: op.id.Actor,
 	}
+}
+
+// sameWrite refuses a write that found, under its target and idempotency key, an
+// approval of another write. The key is the caller's to derive, and nothing at the target
+// replays by it (connectors keep no idempotency store), so without this an approval would
+// release whatever a later request under the key carries. The approval is bound to the
+// held request's source, entity and record id, compared exactly as the connector would
+// write them, and to the hash of its values; an approval stored before the hash was kept
+// is compared on the values its request holds, which hash alike after the store's JSON
+// round trip (canonical.go).
+func (op *writeOp) sameWrite(a *PendingApproval) error {
+	held := a.Request
+	var differs []string
+	if held.Source != op.req.Source {
+		differs = append(differs, "source")
+	}
+	if held.Entity != op.req.Entity {
+		differs = append(differs, "entity")
+	}
+	if held.RecordID != op.req.RecordID {
+		differs = append(differs, "record")
+	}
+	want := a.PayloadHash
+	if want == "" {
+		want, _ = PayloadHash(held.Fields)
+	}
+	if got, err := PayloadHash(op.req.Fields); err != nil || got != want {
+		differs = append(differs, "values")
+	}
+	if len(differs) == 0 {
+		return nil
+	}
+	op.auditWrite(audit.ResultDenied, "approval_mismatch", map[string]any{"approvalId": a.ID, "differs": differs})
+	return fmt.Errorf("%w: approval %s (%s) holds another %v", ErrApprovalMismatch, a.ID, a.Status, differs)
 }

@@ -104,7 +104,8 @@ func (op *writeOp) scan(canonical []byte) error {
 // The approval's id is a function of the target and the idempotency key, so a retry of the
 // same write finds its approval: once an approver released it, the retry writes through
 // (decided is true; the target replays the released write by its key), and once one
-// denied it, the retry is refused for good.
+// denied it, the retry is refused for good. Either way only the write the approval holds:
+// another one under the key is refused (sameWrite).
 func (op *writeOp) hold(a *PendingApproval) (res Result, decided bool, err error) {
 	err = op.g.records.PutApproval(op.ctx, *a)
 	if errors.Is(err, ErrExists) {
@@ -114,6 +115,9 @@ func (op *writeOp) hold(a *PendingApproval) (res Result, decided bool, err error
 			return Result{}, false, fmt.Errorf("%w: reading the held approval: %w", ErrUnavailable, gerr)
 		}
 		a, err = &existing, nil
+		if merr := op.sameWrite(a); merr != nil {
+			return Result{}, false, merr
+		}
 		switch existing.Status {
 		case StatusApproved:
 			op.approval = a

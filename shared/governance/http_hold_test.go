@@ -1,7 +1,10 @@
 package governance_test
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"testing"
@@ -100,4 +103,85 @@ type unreadable struct{ governance.RecordStore }
 
 func (unreadable) GetApproval(context.Context, string, string) (governance.PendingApproval, error) {
 	return governance.PendingApproval{}, errors.New("dynamodb: connection reset")
+}
+
+// An approval releases the write the approver saw, nothing else: a later write under the
+// same idempotency key to another record, of other values, from another source or of
+// another entity is refused (ErrApprovalMismatch) and reaches no system, whatever the
+// approval's state. The key is the caller's to derive; the guard does not trust it to
+// name the content.
+func TestApprovalReleasesOnlyTheApprovedWrite(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change func(*governance.WriteRequest)
+	}{
+		{"another record", func(r *governance.WriteRequest) { r.RecordID = "C-2" }},
+		{"other values", func(r *governance.WriteRequest) { r.Fields = map[string]any{"marketingOptIn": true} }},
+		{"another field", func(r *governance.WriteRequest) {
+			r.Fields = map[string]any{"marketingOptIn": false, "email": "x@example.com"}
+		}},
+		{"another source", func(r *governance.WriteRequest) { r.Source = erp2 }},
+		{"another entity spelling", func(r *governance.WriteRequest) { r.Entity = "Contact" }},
+	} {
+		for _, decision := range []string{"approve", ""} {
+			t.Run(tc.name+"/"+cmp.Or(decision, "pending"), func(t *testing.T) {
+				t.Parallel()
+				e := newEnv(t)
+				e.seed(crm, "contact", "C-2")
+				r := req(crm, crm, "contact", "C-1", map[string]any{"marketingOptIn": false})
+				res, err := e.write(operator("t1"), r)
+				if !errors.Is(err, governance.ErrPendingApproval) {
+					t.Fatalf("hold: %v", err)
+				}
+				if decision != "" {
+					if w := serve(e.api(), http.MethodPost, "/api/governance/approvals/"+res.Held.ID+"/"+decision, approverT1); w.Code != http.StatusOK {
+						t.Fatalf("%s: %d %s", decision, w.Code, w.Body)
+					}
+				}
+				writes := e.totalWrites()
+				other := r
+				tc.change(&other)
+				if _, err := e.write(operator("t1"), other); !errors.Is(err, governance.ErrApprovalMismatch) {
+					t.Fatalf("another write under the approved key: %v, want ErrApprovalMismatch", err)
+				}
+				if got := e.totalWrites(); got != writes {
+					t.Fatalf("%d writes applied after the refusal, want %d", got, writes)
+				}
+				if got, _ := e.fakes[crm].Get("contact", "C-2"); got.Fields["marketingOptIn"] != nil {
+					t.Fatalf("C-2 written: %v", got.Fields)
+				}
+				if _, err := e.write(operator("t1"), r); decision == "approve" && err != nil {
+					t.Fatalf("the approved write itself, retried: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// An approval stored before approvals kept the hash of their values is compared on what
+// it holds: its request, values included. The retry of its own write still goes through;
+// another write under its key does not.
+func TestApprovalWithoutHashComparedOnItsRequest(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := req(crm, crm, "contact", "C-1", map[string]any{"marketingOptIn": false, "score": 7.5})
+	sum := sha256.Sum256([]byte(string(r.Target) + "\x00" + r.IdempotencyKey))
+	old := governance.PendingApproval{
+		ID: "ap_" + hex.EncodeToString(sum[:16]), Time: t0, Tenant: "t1", Entity: r.Entity,
+		DeclaredOwner: marketing, Caller: crm, Target: crm, Resource: "crm/contact/C-1",
+		Reason: governance.ReasonOwnership, Status: governance.StatusApproved, Request: r,
+		Fields: []string{"marketingOptIn"}, RequestedBy: "alice", DecidedBy: "bob", DecidedAt: t0,
+	}
+	if err := e.records.PutApproval(context.Background(), old); err != nil {
+		t.Fatal(err)
+	}
+	other := r
+	other.Fields = map[string]any{"marketingOptIn": true, "score": 7.5}
+	if _, err := e.write(operator("t1"), other); !errors.Is(err, governance.ErrApprovalMismatch) {
+		t.Fatalf("other values under an old approval's key: %v, want ErrApprovalMismatch", err)
+	}
+	if _, err := e.write(operator("t1"), r); err != nil {
+		t.Fatalf("the old approval's own write: %v", err)
+	}
 }

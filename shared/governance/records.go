@@ -92,6 +92,11 @@ type PendingApproval struct {
 	// policy before it was held (a blocked write is never held), and pass it again on
 	// release.
 	Request WriteRequest
+	// PayloadHash is the PayloadHash of Request.Fields, taken when the write was held: with
+	// the request's source, entity and record it is what the approval is bound to (a
+	// write under the same idempotency key that differs is ErrApprovalMismatch). Empty on
+	// approvals stored before it was kept; those are compared on Request.Fields.
+	PayloadHash string
 	// Fields are the names of the fields in conflict with DeclaredOwner.
 	Fields        []string
 	CorrelationID string
