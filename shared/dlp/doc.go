@@ -20,7 +20,10 @@
 // valid GS1 check digit is a barcode (GTIN, SSCC) unless something says card. Field-name
 // rules match the last words of a name (clientSecret, db_password, x-api-key,
 // aws_secret_access_key, contactPhone), never any name that merely contains "key" or
-// "token": idempotencyKey, externalKey, primaryKey and tokenCount stay clean. That rule's
+// "token": idempotencyKey, externalKey, primaryKey and tokenCount stay clean. What a name
+// says about a secret, an SSN or a card reaches every value under it, in arrays and nested
+// objects ({"password": {"value": …}}), and the name member of a name/value pair names
+// the value members after it ([{"fieldId": "custentity_ssn", "value": …}]). That rule's
 // absence is what makes a generic secret scanner flag every idempotency key of an ERP
 // payload, and spend milliseconds doing it.
 //

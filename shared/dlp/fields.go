@@ -340,3 +340,36 @@ func placeholderLen(v string) int {
 	}
 	return j + 1
 }
+
+// pairRole is the part a member plays in a name/value pair: [{"fieldId": "custentity_ssn",
+// "value": "…"}], {"name": "password", "value": "…"}, {"Key": …, "Value": …}.
+type pairRole uint8
+
+const (
+	pairNone  pairRole = iota
+	pairName           // its string names the pair's field: name, fieldId, scriptId, key, label
+	pairValue          // it holds the named field's value: value, values, val, fieldValue, newValue
+)
+
+// pairRoleOf reads a member's name as words, as classifyKey does. Names are whole-name
+// matches, so "fileName" or "keyCode" name no pair's field; a value is any name whose last
+// word is "value(s)" (defaultValue, oldValue, displayValue: still the field's).
+func pairRoleOf(key string) pairRole {
+	var kw keyWords
+	kw.read(key)
+	if kw.words == 0 {
+		return pairNone
+	}
+	switch string(kw.buf[:kw.n]) {
+	case "name", "fieldid", "field", "fieldname", "fieldkey", "scriptid", "key", "label",
+		"attribute", "attributename", "property", "propertyname", "parameter", "parametername":
+		return pairName
+	case "val":
+		return pairValue
+	}
+	switch string(kw.buf[kw.starts[kw.words-1]:kw.n]) {
+	case "value", "values":
+		return pairValue
+	}
+	return pairNone
+}

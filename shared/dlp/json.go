@@ -108,7 +108,7 @@ func (st *scanState) value(i, depth int, fc fieldCtx) (int, error) {
 	}
 	switch b[i] {
 	case '{':
-		return st.object(i, depth+1)
+		return st.object(i, depth+1, fc&inherited)
 	case '[':
 		return st.array(i, depth+1, fc)
 	case '"':
@@ -133,7 +133,19 @@ func (st *scanState) value(i, depth int, fc fieldCtx) (int, error) {
 	return end, nil
 }
 
-func (st *scanState) object(i, depth int) (int, error) {
+// inherited is what a field name says about everything under it: a secret, an SSN or a
+// card stays one wrapped in an object ({"password": {"value": …}}, NetSuite's
+// {"custentity_api_password": {"value": …}}). A phone name is not passed on: an object
+// under it holds flags and codes as often as the number.
+const inherited = ctxSecret | ctxAWS | ctxSSN | ctxCard | ctxNotCard
+
+// object scans an object whose enclosing names said outer about it. A name/value pair
+// ({"fieldId": "custentity_ssn", "value": …}, {"name": "password", "value": …}, the shape
+// custom fields and form payloads take) is read like the field it names: what the name
+// member's string says is added to the context of the value members after it. Only
+// those: the pair's other members (required, maxLength) describe the field, and a name
+// after its value is not seen, since the value has been passed by then.
+func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 	if depth > maxDepth {
 		return i, errAt(i, "nesting too deep")
 	}
@@ -144,6 +156,7 @@ func (st *scanState) object(i, depth int) (int, error) {
 	}
 	st.path = append(st.path, pathSeg{isKey: true})
 	seg := len(st.path) - 1
+	var named fieldCtx // what the pair's name member said
 	for {
 		if i >= len(b) || b[i] != '"' {
 			return i, errAt(i, "expected a string key")
@@ -163,7 +176,14 @@ func (st *scanState) object(i, depth int) (int, error) {
 		if i >= len(b) || b[i] != ':' {
 			return i, errAt(i, "expected ':' after an object key")
 		}
-		if i, err = st.value(i+1, depth, info.fc); err != nil {
+		fc := info.fc | outer
+		switch info.pair {
+		case pairName:
+			named |= st.namedField(i + 1)
+		case pairValue:
+			fc |= named
+		}
+		if i, err = st.value(i+1, depth, fc); err != nil {
 			return i, err
 		}
 		i = skipSpace(b, i)
@@ -180,6 +200,21 @@ func (st *scanState) object(i, depth int) (int, error) {
 			return i, errAt(i, "expected ',' or '}' in an object")
 		}
 	}
+}
+
+// namedField is what the string at i (after spaces), the name member of a name/value
+// pair, says about the pair's value, read as a field name is; 0 for any other value.
+func (st *scanState) namedField(i int) fieldCtx {
+	b := st.doc
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != '"' {
+		return 0
+	}
+	end, esc, err := stringEnd(b, i)
+	if err != nil {
+		return 0 // value reports the error
+	}
+	return st.scanner.keyInfo(st.decode(i, end, esc)).fc
 }
 
 // array passes the context of the key holding it to its elements, so "phones": ["..."]

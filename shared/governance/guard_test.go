@@ -341,3 +341,27 @@ func TestGuardNeverHoldsABlockedWrite(t *testing.T) {
 		t.Fatalf("%d approvals hold a blocked write", n)
 	}
 }
+
+// A secret wrapped in an object under its field's name, or named by a name/value pair as
+// custom fields are sent, never reaches the vendor: the DLP scan blocks the write.
+func TestWriteBlocksSecretsWrappedInObjectsAndPairs(t *testing.T) {
+	t.Parallel()
+	for name, fields := range map[string]map[string]any{
+		"object":   {"password": map[string]any{"value": "hunter2xyz"}},
+		"netsuite": {"custentity_api_password": map[string]any{"value": "hunter2xyz"}},
+		"pair":     {"customFields": []any{map[string]any{"fieldId": "custentity_api_secret", "value": "hunter2xyz"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			_, err := e.write(operator("t1"), req(crm, crm, "opportunity", "O-1", fields))
+			if !errors.Is(err, governance.ErrDLPBlocked) {
+				got, _ := e.fakes[crm].Get("opportunity", "O-1")
+				t.Fatalf("written to the vendor: err=%v record=%v", err, got.Fields)
+			}
+			if n := e.fakes[crm].WriteCount(); n != 0 {
+				t.Fatalf("%d writes", n)
+			}
+		})
+	}
+}
