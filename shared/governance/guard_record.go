@@ -31,7 +31,7 @@ func (op *writeOp) record(fields map[string]any, hash string, out connector.Writ
 	entity, record, names := op.loopSubject()
 	if op.req.Link == nil && (op.req.Create || op.req.UpsertKey != "") {
 		// The record's own entries are keyed by its id, which a create learns only now.
-		record = op.writtenID(out)
+		record = op.ledgerRecord(op.writtenID(out))
 	}
 	entry := LedgerEntry{
 		ID: op.g.newID(), Time: op.now, Tenant: op.tenant, Source: op.req.Source, Target: op.req.Target,

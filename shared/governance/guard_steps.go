@@ -70,7 +70,17 @@ func (op *writeOp) loopSubject() (entity, record string, names []string) {
 	if l := op.req.Link; l != nil && l.Key != "" {
 		return linkEntity, l.Key, sortedKeys(l.Fields)
 	}
-	return op.req.Entity, op.req.RecordID, op.names
+	return op.req.Entity, op.ledgerRecord(op.req.RecordID), op.names
+}
+
+// ledgerRecord is a record id as the ledger keeps a write's entry: a Mailchimp member under
+// its subscriber hash on either leg (recordKey), so that a write by address and one by the
+// hash a create answered are one member, as on trails.
+func (op *writeOp) ledgerRecord(id string) string {
+	if op.req.Source == connector.SystemMarketing || op.req.Target == connector.SystemMarketing {
+		return recordKey(connector.SystemMarketing, id)
+	}
+	return id
 }
 
 // scan runs the DLP scan with the connector-write policy and fails closed.

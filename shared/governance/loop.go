@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -58,7 +59,30 @@ type Ledger interface {
 	Append(ctx context.Context, e LedgerEntry) error
 	// Recent returns the tenant's entries for one record with Time at or after since,
 	// oldest first.
+	// Entity and record id compare as FoldLedgerKey folds them.
 	Recent(ctx context.Context, tenantID, entity, recordID string, since time.Time) ([]LedgerEntry, error)
+}
+
+// FoldLedgerKey is the entity and record id a ledger keys a record's entries by: both
+// lower-cased, as the manifest and the hop check compare entities, so that the return leg
+// of a loop spelled "Vendor"/"v-1" finds the write to "vendor"/"V-1". Record ids fold for
+// every system: a false match needs two records whose ids differ only in case (a
+// Salesforce 15-character id) written both ways with the same fields within the loop
+// window, and is a visible loop detection; a missed loop repeats. Trail and link subjects
+// ('~' entities) are built normalised by the guard (trailKey) and stay exact: a trail's
+// record id keeps its case where the system's ids have one.
+func FoldLedgerKey(entity, recordID string) (string, string) {
+	if strings.HasPrefix(entity, "~") {
+		return entity, recordID
+	}
+	return strings.ToLower(entity), strings.ToLower(recordID)
+}
+
+// unfoldedLedger is a Ledger that may still hold entries under the exact spelling of
+// their entity and record id: a DynamoDB ledger written before keys were folded, for a
+// day (LedgerRetention).
+type unfoldedLedger interface {
+	RecentUnfolded(ctx context.Context, tenantID, entity, recordID string, since time.Time) ([]LedgerEntry, error)
 }
 
 // BatchLedger is a Ledger that appends several entries in one call: a write's entry and
@@ -81,12 +105,29 @@ func Wrote(ctx context.Context, l Ledger, tenantID, entity, recordID string, sin
 	if err != nil {
 		return false, fmt.Errorf("write ledger of %s/%s: %w", entity, recordID, err)
 	}
+	if hasKey(entries, keys) {
+		return true, nil
+	}
+	// A write made before the keys were folded is under its exact spelling; a sweep looks
+	// back further than the loop check, so it reads that too (one more query, off the
+	// write's path, and only for a spelling that folds to another).
+	u, ok := l.(unfoldedLedger)
+	if fe, fr := FoldLedgerKey(entity, recordID); !ok || fe == entity && fr == recordID {
+		return false, nil
+	}
+	if entries, err = u.RecentUnfolded(ctx, tenantID, entity, recordID, since); err != nil {
+		return false, fmt.Errorf("write ledger of %s/%s: %w", entity, recordID, err)
+	}
+	return hasKey(entries, keys), nil
+}
+
+func hasKey(entries []LedgerEntry, keys []string) bool {
 	for _, e := range entries {
 		if slices.Contains(keys, e.IdempotencyKey) {
-			return true, nil
+			return true
 		}
 	}
-	return false, nil
+	return false
 }
 
 // PayloadHash is the hex SHA-256 of the canonical JSON of fields: what json.Marshal writes

@@ -184,3 +184,23 @@ func TestLoopDetectionAcrossLinkedRecords(t *testing.T) {
 		t.Fatalf("link without fields: err = %v, want ErrInvalidRequest", err)
 	}
 }
+
+// The return leg of a loop is found whatever case it spells the entity and the record id
+// in, as the manifest and the hop check compare them: "Vendor" is the vendor entity, and
+// "v-1" the record V-1.
+func TestLoopDetectionIgnoresCase(t *testing.T) {
+	t.Parallel()
+	for _, back := range []struct{ entity, id string }{{"Vendor", "V-1"}, {"vendor", "v-1"}, {"VENDOR", "v-1"}} {
+		t.Run(back.entity+"/"+back.id, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			f := map[string]any{"notes": "hello"}
+			if _, err := e.write(operator("t1"), req(crm, erp2, "vendor", "V-1", f)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.write(operator("t1"), req(erp2, crm, back.entity, back.id, f)); !errors.Is(err, governance.ErrLoopDetected) {
+				t.Fatalf("return leg to %s %s not blocked: %v", back.entity, back.id, err)
+			}
+		})
+	}
+}

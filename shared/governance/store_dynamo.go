@@ -22,7 +22,7 @@ import (
 //	rej#<time>#<id>                           ownership rejection (expires, RecordRetention)
 //	loop#<time>#<id>                          loop detection (expires, RecordRetention)
 //	appr#<id>                                 pending ownership approval
-//	ledger#<entity>#<recordId>#<time>#<id>    ledger entry (expires, LedgerRetention)
+//	ledger#<entity>#<recordId>#<time>#<id>    ledger entry (expires, LedgerRetention; folded, FoldLedgerKey)
 //	flap#<record>#<window>                    flapping counters of one record (expires after the window)
 //	manifest                                  the tenant's manifest overrides
 //
@@ -58,7 +58,14 @@ const (
 
 var keyEscaper = strings.NewReplacer("%", "%25", "#", "%23")
 
+// ledgerPrefix keys a record's entries by its entity and id without case (FoldLedgerKey).
 func ledgerPrefix(entity, recordID string) string {
+	entity, recordID = FoldLedgerKey(entity, recordID)
+	return exactLedgerPrefix(entity, recordID)
+}
+
+// exactLedgerPrefix is the key entries were stored under before ledger keys were folded.
+func exactLedgerPrefix(entity, recordID string) string {
 	return prefixLedger + keyEscaper.Replace(entity) + "#" + keyEscaper.Replace(recordID) + "#"
 }
 
@@ -321,7 +328,17 @@ func ledgerItem(e LedgerEntry) (dynamostore.Item, error) {
 // Recent implements Ledger with a consistent read, so a write just made is
 // seen by the next loop check.
 func (s *DynamoStore) Recent(ctx context.Context, tenantID, entity, recordID string, since time.Time) ([]LedgerEntry, error) {
-	prefix := ledgerPrefix(entity, recordID)
+	return s.recent(ctx, tenantID, ledgerPrefix(entity, recordID), since)
+}
+
+// RecentUnfolded implements unfoldedLedger: the entries stored under the exact spelling,
+// as every entry was before the keys were folded. Only Wrote asks, for an entity or id
+// whose spelling is not its folded one: it looks back hours, the loop check 5 minutes.
+func (s *DynamoStore) RecentUnfolded(ctx context.Context, tenantID, entity, recordID string, since time.Time) ([]LedgerEntry, error) {
+	return s.recent(ctx, tenantID, exactLedgerPrefix(entity, recordID), since)
+}
+
+func (s *DynamoStore) recent(ctx context.Context, tenantID, prefix string, since time.Time) ([]LedgerEntry, error) {
 	in := &dynamodb.QueryInput{
 		TableName:                aws.String(s.table),
 		KeyConditionExpression:   aws.String("tenant_id = :t AND #r BETWEEN :from AND :to"),

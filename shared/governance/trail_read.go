@@ -2,6 +2,7 @@ package governance
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
@@ -70,7 +71,9 @@ func (r *TrailRead) covers(tenant, key string, since time.Time) bool {
 func (r *TrailRead) subject(key string) []LedgerEntry {
 	var out []LedgerEntry
 	for _, e := range r.entries {
-		if e.Subject == key {
+		// Without case, as the ledger keys records (FoldLedgerKey): subjects are escaped
+		// entity and id, and the escapes are digits.
+		if e.Subject == key || !strings.HasPrefix(key, linkEntity) && strings.EqualFold(e.Subject, key) {
 			e.Fields = e.SubjectFields
 			out = append(out, e)
 		}

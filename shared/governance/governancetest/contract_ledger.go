@@ -92,6 +92,31 @@ func RunLedgerContract(t *testing.T, newLedger func(t *testing.T) governance.Led
 		}
 	})
 
+	// Entities and record ids compare without case, as the manifest and the hop check
+	// compare them, so a return leg spelled "Vendor"/"v-1" finds "vendor"/"V-1"; the
+	// subjects of trails and links ('~' entities) are built normalised by the guard and
+	// compare exactly. Entries keep the spelling they were appended with.
+	t.Run("records compare without case, subjects exactly", func(t *testing.T) {
+		t.Parallel()
+		l := newLedger(t)
+		for _, e := range []governance.LedgerEntry{
+			SampleLedgerEntry("t1", "Vendor", "V-1", 1), SampleLedgerEntry("t1", "vendor", "v-1", 2),
+			SampleLedgerEntry("t1", "~trail", "crm/account/AbC", 3), SampleLedgerEntry("t1", "~trail", "crm/account/abc", 4),
+		} {
+			if err := l.Append(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := l.Recent(ctx, "t1", "VENDOR", "v-1", base)
+		if err != nil || len(got) != 2 || got[0].Entity != "Vendor" || got[0].RecordID != "V-1" || got[1].RecordID != "v-1" {
+			t.Fatalf("vendor V-1 in other cases: %+v, %v", got, err)
+		}
+		got, err = l.Recent(ctx, "t1", "~trail", "crm/account/AbC", base)
+		if err != nil || len(got) != 1 || got[0].ID != "led-t1-003" {
+			t.Fatalf("a trail subject matched without case: %+v, %v", got, err)
+		}
+	})
+
 	t.Run("trail round trip", func(t *testing.T) {
 		t.Parallel()
 		l := newLedger(t)

@@ -264,6 +264,12 @@ type Ledger struct {
 
 type ledgerKey struct{ tenant, entity, recordID string }
 
+// foldedKey keys entries as governance.Ledger says they compare.
+func foldedKey(tenant, entity, recordID string) ledgerKey {
+	entity, recordID = governance.FoldLedgerKey(entity, recordID)
+	return ledgerKey{tenant, entity, recordID}
+}
+
 var _ governance.Ledger = (*Ledger)(nil)
 
 // Append implements governance.Ledger.
@@ -276,7 +282,7 @@ func (l *Ledger) Append(_ context.Context, e governance.LedgerEntry) error {
 	if l.entries == nil {
 		l.entries = map[ledgerKey][]governance.LedgerEntry{}
 	}
-	k := ledgerKey{e.Tenant, e.Entity, e.RecordID}
+	k := foldedKey(e.Tenant, e.Entity, e.RecordID)
 	for _, o := range l.entries[k] {
 		if o.ID == e.ID && o.Time.Equal(e.Time) {
 			return nil // stored already: a put sent again (governance.Ledger)
@@ -292,7 +298,7 @@ func (l *Ledger) Recent(_ context.Context, tenant, entity, recordID string, sinc
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []governance.LedgerEntry
-	for _, e := range l.entries[ledgerKey{tenant, entity, recordID}] {
+	for _, e := range l.entries[foldedKey(tenant, entity, recordID)] {
 		if !e.Time.Before(since) {
 			e.Fields, e.SubjectFields = slices.Clone(e.Fields), slices.Clone(e.SubjectFields)
 			e.Trail = cloneTrail(e.Trail)
