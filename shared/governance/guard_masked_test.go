@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/httpapi"
 )
@@ -83,7 +85,7 @@ func TestGuardRefusesMaskedValuesOnEverySystem(t *testing.T) {
 			}
 			for _, a := range alerts {
 				if a.Tenant != "t1" || a.Target != target.sys || a.Entity != target.entity || len(a.Fields) == 0 ||
-					a.Resource != string(target.sys)+"/"+target.entity+"/"+target.id {
+					a.Resource != recordRedacted(t, string(target.sys)+"/"+target.entity+"/"+target.id) {
 					t.Fatalf("alert %+v", a)
 				}
 			}
@@ -203,4 +205,46 @@ func jsonEqual(a, b any) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return string(ja) == string(jb)
+}
+
+// A record id can be personal data (a Mailchimp member is addressed by its email): the
+// resource and breaking condition that name it are redacted before they go into the
+// governance records the API serves, the audit, alerts and the returned error.
+func TestRecordIDRedactedInGovernanceRecords(t *testing.T) {
+	t.Parallel()
+	const email = "jane.doe@example.com"
+	e := newEnv(t)
+	r := req(crm, marketing, "subscription", email, map[string]any{"status": "subscribed"})
+	r.UpsertKey = "email_address"
+	if _, err := e.guard.Write(context.Background(), operator("t1"), r); err != nil {
+		t.Fatalf("upsert: %v", err)
+	}
+	if _, err := e.write(operator("t1"), req(crm, marketing, "member", email, map[string]any{"note": "vip"})); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	back := req(marketing, crm, "member", email, map[string]any{"note": "vip"})
+	_, err := e.write(operator("t1"), back)
+	if !errors.Is(err, governance.ErrLoopDetected) {
+		t.Fatalf("return leg: %v, want ErrLoopDetected", err)
+	}
+	if strings.Contains(err.Error(), email) {
+		t.Fatalf("the error names the address: %v", err)
+	}
+	for _, a := range e.alerts.All() {
+		if strings.Contains(fmt.Sprintf("%+v", a), email) {
+			t.Fatalf("an alert names the address: %+v", a)
+		}
+	}
+	e.mustNotContain(email)
+}
+
+// recordRedacted is s as the guard records resources: under DLP's record policy (a
+// Mailchimp member's id is its address).
+func recordRedacted(t *testing.T, s string) string {
+	t.Helper()
+	out, err := dlp.NewScanner().RedactString(dlp.Record, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -26,7 +26,7 @@ func (op *writeOp) checkLoop(hash string) error {
 	if !loop {
 		return nil
 	}
-	op.recordLoop(cond, op.names)
+	cond = op.recordLoop(cond, op.names)
 	op.auditWrite(audit.ResultDenied, "loop_detected", nil)
 	return fmt.Errorf("%w: %s", ErrLoopDetected, cond)
 }
@@ -47,9 +47,11 @@ func (op *writeOp) reciprocalLoop(hash string) (cond string, loop bool, err erro
 	return cond, loop, nil
 }
 
-// recordLoop stores the loop detection of fields of this write, logs and audits it. A
-// record that cannot be stored is logged: the write is broken all the same.
-func (op *writeOp) recordLoop(cond string, fields []string) {
+// recordLoop stores the loop detection of fields of this write, logs and audits it, and
+// returns the breaking condition as recorded: redacted, since hop chains name record ids.
+// A record that cannot be stored is logged: the write is broken all the same.
+func (op *writeOp) recordLoop(cond string, fields []string) string {
+	cond = op.g.redacted(cond, redactedMark)
 	l := LoopDetection{
 		ID: op.g.newID(), Time: op.now, Tenant: op.tenant, Entity: op.req.Entity, Caller: op.req.Source,
 		Target: op.req.Target, BreakingCondition: cond, CorrelationID: op.corr, Resource: op.resource,
@@ -62,6 +64,7 @@ func (op *writeOp) recordLoop(cond string, fields []string) {
 		"loopId": l.ID, "caller": string(l.Caller), "target": string(l.Target), "entity": l.Entity,
 		"breakingCondition": cond, "fields": fields,
 	})
+	return cond
 }
 
 // loopSubject is what the ledger keys the write by and the field names the loop check

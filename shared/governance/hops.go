@@ -187,7 +187,7 @@ func (op *writeOp) chainText(field string, t Trace, back bool) string {
 // breakFields records a loop detection for fields of the write and takes them out; with
 // nothing left the write is refused.
 func (op *writeOp) breakFields(fields map[string]any, broken []string, cond string) (map[string]any, error) {
-	op.recordLoop(cond, broken)
+	cond = op.recordLoop(cond, broken)
 	op.looped = append(op.looped, broken...)
 	rest := make(map[string]any, len(fields))
 	for k, v := range fields {
