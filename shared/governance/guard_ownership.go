@@ -135,7 +135,7 @@ func (op *writeOp) approvalFor(cs []conflict) *PendingApproval {
 		PayloadHash:   hash,
 		DeclaredOwner: owner, Caller: op.req.Source, Target: op.req.Target, Resource: op.resource,
 		Reason: ReasonOwnership, Status: StatusPending, Request: req, Fields: names,
-		CorrelationID: op.corr, RequestedBy: op.id.Actor,
+		CorrelationID: op.corr, RequestedBy: op.id.Actor, RequestedByKeys: op.id.NameKeys(),
 	}
 }
 

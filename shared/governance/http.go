@@ -391,7 +391,7 @@ func (s *Service) ApproveHandler() http.Handler {
 			writeDecisionError(w, r, err)
 			return
 		}
-		if id.Is(cur.RequestedBy) {
+		if id.IsOneOf(cur.RequestedBy, cur.RequestedByKeys) {
 			s.auditDecision(ctx, id, ActionApprove, audit.ResultDenied, cur, map[string]any{"problem": CodeFourEyes})
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, CodeFourEyes,
 				"You requested this write; another approver must release it."))

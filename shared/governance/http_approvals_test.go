@@ -15,6 +15,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 )
 
@@ -327,5 +328,33 @@ func TestEmbeddedCallerIsAnyOtherCaller(t *testing.T) {
 	e.api().ServeHTTP(w, r.WithContext(ctx))
 	if b := decodeList(t, w); len(b.Items) != 1 {
 		t.Fatalf("embedded caller: %s", w.Body)
+	}
+}
+
+// Four eyes holds across channels: whoever asked for a held write signed in to the
+// console (login id, e-mail alias) may not release it from the embedded surface, where the
+// host names them by that e-mail; another approver may.
+func TestFourEyesHoldsAcrossTheConsoleAndTheEmbeddedSurface(t *testing.T) {
+	e := newEnv(t)
+	requester := identity.Identity{TenantID: "t1", Actor: "u-7f3a", Aliases: []string{"alice@acme.example"},
+		Roles: []string{identity.RoleApprover}, Source: identity.SourceAuth}
+	res, err := e.write(requester, req(crm, crm, "contact", "C-9", map[string]any{"marketingOptIn": true}))
+	if !errors.Is(err, governance.ErrPendingApproval) {
+		t.Fatalf("hold: %v", err)
+	}
+	release := func(subject string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodPost, "/api/governance/approvals/"+res.Held.ID+"/approve", nil)
+		ctx := httpapi.WithCorrelation(r.Context(), httpapi.Logger(r.Context()), "corr")
+		ctx = identity.WithUser(ctx, identity.Principal{Subject: subject, TenantID: "t1",
+			Roles: []string{identity.RoleApprover}, SessionID: "ses_x", Module: "governance"})
+		w := httptest.NewRecorder()
+		e.api().ServeHTTP(w, r.WithContext(ctx))
+		return w
+	}
+	if w := release("Alice@acme.example"); w.Code != http.StatusForbidden {
+		t.Fatalf("the requester released her own write from the embedded surface: %d %s", w.Code, w.Body)
+	}
+	if w := release("bob@acme.example"); w.Code != http.StatusOK {
+		t.Fatalf("another approver's release: %d %s", w.Code, w.Body)
 	}
 }

@@ -100,10 +100,13 @@ type PendingApproval struct {
 	// Fields are the names of the fields in conflict with DeclaredOwner.
 	Fields        []string
 	CorrelationID string
-	// RequestedBy is the actor of the identity that asked for the write.
-	RequestedBy string
-	DecidedBy   string
-	DecidedAt   time.Time
+	// RequestedBy is the actor of the identity that asked for the write, and
+	// RequestedByKeys its identity.NameKeys: four eyes tells the same person signed in
+	// under another name (the console's login id, the embedded surface's host user id).
+	RequestedBy     string
+	RequestedByKeys []string
+	DecidedBy       string
+	DecidedAt       time.Time
 }
 
 // RecordQuery selects a tenant's records with Time in [From, To), newest first.

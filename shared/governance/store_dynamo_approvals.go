@@ -125,6 +125,9 @@ func (s *DynamoStore) PutApproval(ctx context.Context, a PendingApproval) error 
 	dynamostore.PutOptional(it, "correlation_id", a.CorrelationID)
 	dynamostore.PutOptional(it, "requested_by", a.RequestedBy)
 	dynamostore.PutOptional(it, "payload_hash", a.PayloadHash)
+	if len(a.RequestedByKeys) > 0 {
+		it["requested_by_keys"] = dynamostore.StrList(a.RequestedByKeys)
+	}
 	if a.DecidedBy != "" {
 		it["decided_by"] = dynamostore.Str(a.DecidedBy)
 		it["decided_at"] = dynamostore.Str(dynamostore.FormatTime(a.DecidedAt))
@@ -150,7 +153,7 @@ func approvalFrom(it dynamostore.Item) (PendingApproval, error) {
 		Reason: dynamostore.GetString(it, "reason"), Status: ApprovalStatus(dynamostore.GetString(it, "status")),
 		Fields: dynamostore.GetStrList(it, "fields"), CorrelationID: dynamostore.GetString(it, "correlation_id"),
 		RequestedBy: dynamostore.GetString(it, "requested_by"), DecidedBy: dynamostore.GetString(it, "decided_by"),
-		PayloadHash: dynamostore.GetString(it, "payload_hash"),
+		PayloadHash: dynamostore.GetString(it, "payload_hash"), RequestedByKeys: dynamostore.GetStrList(it, "requested_by_keys"),
 	}
 	var err error
 	if a.Time, err = dynamostore.ParseTime(dynamostore.GetString(it, "at")); err != nil {

@@ -44,7 +44,7 @@ func SampleApproval(tenant string, i int) governance.PendingApproval {
 		Entity: "contact", DeclaredOwner: connector.SystemMarketing, Caller: connector.SystemCRM,
 		Target: connector.SystemCRM, Resource: "crm/contact/C-" + fmt.Sprint(i), Reason: governance.ReasonOwnership,
 		Status: governance.StatusPending, Fields: []string{"marketingOptIn"}, CorrelationID: "corr-" + fmt.Sprint(i),
-		RequestedBy: "alice", PayloadHash: fmt.Sprintf("%064x", i),
+		RequestedBy: "alice", RequestedByKeys: []string{"k-alice", "k-alice-mail"}, PayloadHash: fmt.Sprintf("%064x", i),
 		Request: governance.WriteRequest{
 			Target: connector.SystemCRM, Source: connector.SystemCRM, Entity: "contact", RecordID: "C-" + fmt.Sprint(i),
 			Fields: map[string]any{"marketingOptIn": true, "score": json.Number("12345678901234567890"),

@@ -79,6 +79,7 @@ func cloneApproval(a governance.PendingApproval) governance.PendingApproval {
 	a.Time = a.Time.UTC()
 	a.DecidedAt = a.DecidedAt.UTC()
 	a.Fields = slices.Clone(a.Fields)
+	a.RequestedByKeys = slices.Clone(a.RequestedByKeys)
 	a.Request.Fields = CloneFields(a.Request.Fields)
 	return a
 }
