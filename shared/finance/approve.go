@@ -77,6 +77,9 @@ func Above(amount string, limit *big.Rat) bool {
 	return !ok || new(big.Rat).Abs(a).Cmp(limit) > 0
 }
 
+// decided reports whether a row in status st is accepted or rejected: final.
+func decided(st Status) bool { return st == StatusAccepted || st == StatusRejected }
+
 // errReturnedNothing stands for a nil error with an unconfirmed result.
 var errReturnedNothing = errors.New("the connector returned no confirmation of the record")
 
@@ -94,7 +97,10 @@ func (s *Service) Approve(ctx context.Context, who identity.Identity, id string,
 	if err != nil {
 		return cur, err
 	}
-	if unconfirmedLimit != nil && cur.Status == StatusPending && Above(cur.Amount, unconfirmedLimit) {
+	// Whatever the row's status as read: pending, or applying under a lease that may expire
+	// or be reverted before BeginAccept, it can still become this approve's write. Only a
+	// decided row cannot (the answer is not_pending); the amount never changes after create.
+	if unconfirmedLimit != nil && !decided(cur.Status) && Above(cur.Amount, unconfirmedLimit) {
 		return cur, ErrConfirmationRequired
 	}
 	now := s.now()

@@ -2,12 +2,18 @@ package finance_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/finance"
 	"github.com/syncassist/syncassist/shared/finance/financetest"
+	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/tenant"
 )
 
@@ -79,5 +85,76 @@ func setTenant(t *testing.T, f *fixture, key, value string) {
 	c.Settings[key] = value
 	if err := f.tenants.Update(context.Background(), c); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The threshold holds when the unconfirmed approve takes over an expired lease: the row
+// read first is applying, not pending (an approve that died before its ERP call).
+func TestUnconfirmedTakeoverNeedsConfirm(t *testing.T) {
+	erp := &financetest.ERP{}
+	f := newFixture(t, erp)
+	f.svc.Tenants = f.tenants
+	a := f.mustCreate("FA-1", "VB-1")
+	if _, err := f.mem.BeginAccept(context.Background(), tenantID, a.ID, finance.NewLease(t0, time.Minute), t0); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(2 * time.Minute)
+	w := f.call(approverBob, http.MethodPost, base+"/"+a.ID+"/approve", "")
+	wantProblem(t, w, http.StatusPreconditionRequired, finance.CodeConfirmationRequired)
+	if len(erp.Calls()) != 0 {
+		t.Fatalf("the unconfirmed takeover called the ERP %d times", len(erp.Calls()))
+	}
+}
+
+// afterGetStore runs after once its first Get has read the row.
+type afterGetStore struct {
+	finance.Store
+	once  atomic.Bool
+	after func()
+}
+
+func (s *afterGetStore) Get(ctx context.Context, tenantID, id string) (finance.Approval, error) {
+	a, err := s.Store.Get(ctx, tenantID, id)
+	if s.once.CompareAndSwap(false, true) {
+		s.after()
+	}
+	return a, err
+}
+
+// firstUnavailable fails its first update (nothing written) and confirms the others.
+type firstUnavailable struct {
+	erp   financetest.ERP
+	calls atomic.Int32
+}
+
+func (e *firstUnavailable) Update(ctx context.Context, who identity.Identity, a finance.Approval, key string) (connector.WriteResult, error) {
+	if e.calls.Add(1) == 1 {
+		return connector.WriteResult{}, fmt.Errorf("down: %w", finance.ErrERPUnavailable)
+	}
+	return e.erp.Update(ctx, who, a, key)
+}
+
+// The threshold holds when the row was applying as the unconfirmed approve read it and
+// pending again by its lease: alice's confirmed approve held the row, failed and reverted
+// in between, and bob's unconfirmed approve must not write the amount nobody confirmed.
+func TestUnconfirmedApproveOfARowThatWasApplyingNeedsConfirm(t *testing.T) {
+	erp := &firstUnavailable{}
+	g := newGate(erp, 1)
+	f := newFixture(t, g)
+	f.svc.Tenants = f.tenants
+	a := f.mustCreate("FA-1", "VB-1") // 12480.00 EUR, above the default 10000
+	resA := make(chan *httptest.ResponseRecorder)
+	go func() { resA <- f.approve(approverAlice, a.ID) }()
+	g.waitEntered(t, 1)
+	f.svc.Store = &afterGetStore{Store: f.store, after: func() {
+		g.open(1)
+		if w := <-resA; w.Code != http.StatusServiceUnavailable {
+			t.Errorf("alice: %d %s", w.Code, w.Body)
+		}
+	}}
+	w := f.call(approverBob, http.MethodPost, base+"/"+a.ID+"/approve", "")
+	wantProblem(t, w, http.StatusPreconditionRequired, finance.CodeConfirmationRequired)
+	if n := len(erp.erp.Calls()); n != 0 {
+		t.Fatalf("bob's unconfirmed approve wrote %s %s to the ERP (%d writes)", a.Amount, a.Currency, n)
 	}
 }
