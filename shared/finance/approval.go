@@ -134,10 +134,16 @@ type Store interface {
 	// List returns a tenant's rows in status, newest first (by CreatedAt, then id).
 	// ErrBadCursor for a cursor this listing did not issue.
 	List(ctx context.Context, tenantID string, status Status, limit int, cursor string) (Page, error)
-	// BeginAccept takes the lease: pending → applying, or takes over an applying row whose
-	// lease expired before now and that is not marked applied. It returns the row as updated. ErrNotFound when there is
-	// no row, ErrStateChanged when the row is in another state or its lease still holds.
+	// BeginAccept takes the lease of a pending row: pending → applying. It returns the row
+	// as updated. ErrNotFound when there is no row, ErrStateChanged when it is not pending.
 	BeginAccept(ctx context.Context, tenantID, id string, lease Lease, now time.Time) (Approval, error)
+	// TakeOver replaces the lease expiredToken of an applying row with lease, if that lease
+	// expired before now and the row is not marked applied, and returns the row as updated.
+	// It is apart from BeginAccept so that the caller knows it displaced a holder, whose
+	// ERP update may have landed: it must find out before writing again. ErrNotFound
+	// when there is no row, ErrStateChanged when the row is in another state, under
+	// another token, marked applied, or its lease still holds.
+	TakeOver(ctx context.Context, tenantID, id, expiredToken string, lease Lease, now time.Time) (Approval, error)
 	// MarkApplied records on the row applying under token that by's ERP update was
 	// confirmed at. ErrStateChanged when the token no longer holds.
 	MarkApplied(ctx context.Context, tenantID, id, token, by string, at time.Time) error

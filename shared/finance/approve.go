@@ -29,6 +29,9 @@ const (
 	// the approve did happen (the audit says success), only recording it did not.
 	CauseCompletionPending Cause = "completion_pending"
 	CauseChangedAfterWrite Cause = "changed_after_write"
+	// CauseOutcomeUnknown: the ERP update may have landed and the evidence could not
+	// settle it; the row stays applying and the lease sweep settles it.
+	CauseOutcomeUnknown Cause = "erp_outcome_unknown"
 )
 
 // lastErrors are what the row's LastError says after each cause: words for the operator,
@@ -110,19 +113,23 @@ func (s *Service) Approve(ctx context.Context, who identity.Identity, id string,
 	held, err := s.Store.BeginAccept(ctx, who.TenantID, id, lease, now)
 	if errors.Is(err, ErrStateChanged) {
 		cur, err := s.whyNotPending(ctx, who.TenantID, id)
-		if errors.Is(err, ErrLeaseHeld) && !cur.AppliedAt.IsZero() && cur.Lease != nil && cur.Lease.ExpiresAt.Before(now) {
+		if !errors.Is(err, ErrLeaseHeld) || cur.Lease == nil || !cur.Lease.ExpiresAt.Before(now) {
+			return cur, err
+		}
+		if !cur.AppliedAt.IsZero() {
 			// The approve that updated the ERP stopped before completing: complete it.
 			return s.completeApplied(ctx, who, cur)
 		}
-		return cur, err
-	}
-	if err != nil {
+		if held, err = s.takeOver(ctx, who, cur, lease, now); held.Status != StatusApplying || err != nil {
+			return held, err
+		}
+	} else if err != nil {
 		return Approval{}, err
 	}
 	s.observe(StageBegin, start)
 
 	if held.ERPID == "" {
-		return held, s.fail(ctx, who, held, lease, &ApproveError{Cause: CauseMissingERPID})
+		return s.fail(ctx, who, held, lease, &ApproveError{Cause: CauseMissingERPID})
 	}
 	erpCtx, cancel := erpContext(ctx, ttl)
 	start = time.Now()
@@ -132,7 +139,7 @@ func (s *Service) Approve(ctx context.Context, who identity.Identity, id string,
 		err = errReturnedNothing
 	}
 	if err != nil {
-		return held, s.fail(ctx, who, held, lease, classify(err))
+		return s.fail(ctx, who, held, lease, classify(err))
 	}
 	s.observe(StageERP, start)
 	if s.Hooks.AfterERPUpdate != nil {
@@ -271,9 +278,49 @@ func classify(err error) *ApproveError {
 	return &ApproveError{Cause: CauseConnectorError, Err: err}
 }
 
+// takeOver takes the expired lease of prev, an approve that stopped before marking the
+// row applied. That approve may have updated the ERP first (it died between the update and
+// the marker), and a second update is not harmless: the record may have moved on since
+// (an ERP workflow paid the bill), and writing the approval's values again would undo
+// that. So before this approve writes, the write evidence decides: written, the row is
+// completed without calling the ERP; unknown (the evidence cannot be read), the row stays
+// applying under the new lease and the sweep decides once it can read it. held is the row
+// under the new lease when this approve may go on to write it.
+func (s *Service) takeOver(ctx context.Context, who identity.Identity, prev Approval, lease Lease, now time.Time) (held Approval, err error) {
+	held, err = s.Store.TakeOver(ctx, who.TenantID, prev.ID, prev.Lease.Token, lease, now)
+	if errors.Is(err, ErrStateChanged) {
+		// Another approve or the sweep had it first.
+		return s.whyNotPending(ctx, who.TenantID, prev.ID)
+	}
+	if err != nil {
+		return Approval{}, err
+	}
+	written, err := s.wrote(ctx, prev)
+	switch {
+	case err != nil:
+		return s.leaveUnsettled(ctx, who, held, err)
+	case written:
+		return s.completeApplied(ctx, who, held)
+	}
+	return held, nil
+}
+
+// leaveUnsettled answers an approve that cannot tell whether the ERP update landed: the
+// row stays applying (never pending: that would let it be rejected or written again),
+// and the sweep settles it once the lease expires.
+func (s *Service) leaveUnsettled(ctx context.Context, who identity.Identity, a Approval, err error) (Approval, error) {
+	dctx, cancel := detached(ctx)
+	defer cancel()
+	f := &ApproveError{Cause: CauseOutcomeUnknown, Err: err}
+	httpapi.Logger(ctx).Warn("finance approve: ERP outcome unknown; the sweep settles it", "id", a.ID, "error", err)
+	s.audit(dctx, who, ActionApprove, audit.ResultFailure, a, map[string]any{"cause": string(f.Cause), "erpId": a.ERPID,
+		"entity": a.Entity, "reverted": false})
+	return a, f
+}
+
 // fail reverts the row held under lease to pending (conditionally on the token) and
-// audits the failure. It returns f for the caller to answer with.
-func (s *Service) fail(ctx context.Context, who identity.Identity, a Approval, lease Lease, f *ApproveError) error {
+// audits the failure. It returns the row and f for the caller to answer with.
+func (s *Service) fail(ctx context.Context, who identity.Identity, a Approval, lease Lease, f *ApproveError) (Approval, error) {
 	dctx, cancel := detached(ctx)
 	defer cancel()
 	msg := lastErrors[f.Cause]
@@ -301,5 +348,5 @@ func (s *Service) fail(ctx context.Context, who identity.Identity, a Approval, l
 		details["connectorError"] = kind
 	}
 	s.audit(dctx, who, ActionApprove, audit.ResultFailure, a, details)
-	return f
+	return a, f
 }

@@ -340,6 +340,10 @@ func failureProblem(f *ApproveError) *httpapi.Problem {
 	case CauseReturnedNothing:
 		p = httpapi.NewProblem(http.StatusBadGateway, "erp_returned_nothing",
 			"The host ERP answered without confirming the record."+again)
+	case CauseOutcomeUnknown:
+		return httpapi.NewProblem(http.StatusBadGateway, "erp_outcome_unknown",
+			"The host ERP may have applied the update, and whether it did could not be read yet. The approval stays applying "+
+				"(it cannot be rejected) until the lease sweep reads the ERP record: accepted if the update landed, pending otherwise.")
 	case CauseChangedAfterWrite:
 		p = httpapi.NewProblem(http.StatusConflict, "state_changed",
 			"The ERP was updated, but the approval changed meanwhile; see its current state.")

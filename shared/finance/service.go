@@ -227,7 +227,11 @@ func (s *Service) finishExpired(ctx context.Context, who identity.Identity, a Ap
 	return true, nil
 }
 
-// wrote reports whether a's ERP update happened: its applied marker, else the ledger.
+// wrote reports whether a's ERP update happened: its applied marker, else the guard's
+// write ledger. a is the row as its last holder left it, applying and not marked, so its
+// UpdatedAt is when that holder took the lease: only a write since counts. An older entry
+// under the same key is an earlier attempt's, e.g. one the ERP answered 2xx without
+// applying (returned nothing, reverted), and is no evidence for this one.
 func (s *Service) wrote(ctx context.Context, a Approval) (bool, error) {
 	if !a.AppliedAt.IsZero() {
 		return true, nil
@@ -235,7 +239,7 @@ func (s *Service) wrote(ctx context.Context, a Approval) (bool, error) {
 	if s.Ledger == nil || a.ERPID == "" {
 		return false, nil
 	}
-	return governance.Wrote(ctx, s.Ledger, a.TenantID, a.Entity, a.ERPID, a.CreatedAt, IdempotencyKey(a.ID))
+	return governance.Wrote(ctx, s.Ledger, a.TenantID, a.Entity, a.ERPID, a.UpdatedAt, IdempotencyKey(a.ID))
 }
 
 func (s *Service) audit(ctx context.Context, who identity.Identity, key, result string, a Approval, details map[string]any) {

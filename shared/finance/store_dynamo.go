@@ -220,18 +220,26 @@ func (s *DynamoStore) transition(ctx context.Context, op, tenantID, id, cond, up
 
 // BeginAccept implements Store.
 func (s *DynamoStore) BeginAccept(ctx context.Context, tenantID, id string, lease Lease, now time.Time) (Approval, error) {
-	return s.transition(ctx, "begin accept", tenantID, id,
-		"attribute_exists(id) AND (#status = :pending OR "+
-			"(#status = :applying AND lease_expires_at < :now AND attribute_not_exists(applied_at)))",
-		"SET #status = :applying, tenant_status = :skey, lease_token = :tok, lease_expires_at = :exp, updated_at = :now",
-		dynamostore.Item{
-			":pending":  dynamostore.Str(string(StatusPending)),
-			":applying": dynamostore.Str(string(StatusApplying)),
-			":skey":     dynamostore.Str(financeStatusKey(tenantID, StatusApplying)),
-			":tok":      dynamostore.Str(lease.Token),
-			":exp":      dynamostore.Str(dynamostore.FormatTime(lease.ExpiresAt)),
-			":now":      dynamostore.Str(dynamostore.FormatTime(now)),
-		})
+	return s.takeLease(ctx, "begin accept", tenantID, id, "#status = :pending", lease, now,
+		dynamostore.Item{":pending": dynamostore.Str(string(StatusPending))})
+}
+
+// TakeOver implements Store.
+func (s *DynamoStore) TakeOver(ctx context.Context, tenantID, id, expiredToken string, lease Lease, now time.Time) (Approval, error) {
+	return s.takeLease(ctx, "take over", tenantID, id,
+		"#status = :applying AND lease_token = :old AND lease_expires_at < :now AND attribute_not_exists(applied_at)", lease, now,
+		dynamostore.Item{":old": dynamostore.Str(expiredToken)})
+}
+
+// takeLease sets lease on the row if cond holds (values are cond's own).
+func (s *DynamoStore) takeLease(ctx context.Context, op, tenantID, id, cond string, lease Lease, now time.Time, values dynamostore.Item) (Approval, error) {
+	values[":applying"] = dynamostore.Str(string(StatusApplying))
+	values[":skey"] = dynamostore.Str(financeStatusKey(tenantID, StatusApplying))
+	values[":tok"] = dynamostore.Str(lease.Token)
+	values[":exp"] = dynamostore.Str(dynamostore.FormatTime(lease.ExpiresAt))
+	values[":now"] = dynamostore.Str(dynamostore.FormatTime(now))
+	return s.transition(ctx, op, tenantID, id, cond,
+		"SET #status = :applying, tenant_status = :skey, lease_token = :tok, lease_expires_at = :exp, updated_at = :now", values)
 }
 
 // CompleteAccept implements Store.

@@ -194,7 +194,10 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 				t.Fatalf("begin %s/%s: err=%v, want ErrNotFound", tc.tenant, tc.id, err)
 			}
 		}
-		got, err = s.BeginAccept(ctx, "t1", a.ID, l2, base.Add(2*time.Minute))
+		if _, err := s.BeginAccept(ctx, "t1", a.ID, l2, base.Add(2*time.Minute)); !errors.Is(err, finance.ErrStateChanged) {
+			t.Fatalf("begin took an expired lease (only TakeOver may): err=%v", err)
+		}
+		got, err = s.TakeOver(ctx, "t1", a.ID, "tok-1", l2, base.Add(2*time.Minute))
 		if err != nil || got.Lease == nil || got.Lease.Token != "tok-2" {
 			t.Fatalf("takeover of an expired lease: %+v err=%v", got, err)
 		}
@@ -225,6 +228,49 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		}
 		if _, err := s.Reject(ctx, "t1", a.ID, "carol", "", base); !errors.Is(err, finance.ErrStateChanged) {
 			t.Fatalf("accepted row rejected: err=%v", err)
+		}
+	})
+
+	t.Run("take over only the expired lease named, once", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		a := SampleApproval("t1", "FA-1", base)
+		mustCreate(t, s, a)
+		if _, err := s.TakeOver(ctx, "t1", a.ID, "tok-1", lease("tok-2", base.Add(time.Hour)), base); !errors.Is(err, finance.ErrStateChanged) {
+			t.Fatalf("a pending row taken over: err=%v", err)
+		}
+		if _, err := s.TakeOver(ctx, "t1", "FA-missing", "tok-1", lease("tok-2", base.Add(time.Hour)), base); !errors.Is(err, finance.ErrNotFound) {
+			t.Fatalf("missing row: err=%v", err)
+		}
+		if _, err := s.BeginAccept(ctx, "t1", a.ID, lease("tok-1", base.Add(time.Minute)), base); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name, token string
+			at          time.Time
+		}{{"before expiry", "tok-1", base.Add(30 * time.Second)}, {"at expiry", "tok-1", base.Add(time.Minute)},
+			{"another token", "tok-other", base.Add(2 * time.Minute)}} {
+			if _, err := s.TakeOver(ctx, "t1", a.ID, tc.token, lease("tok-2", base.Add(time.Hour)), tc.at); !errors.Is(err, finance.ErrStateChanged) {
+				t.Fatalf("%s: err=%v, want ErrStateChanged", tc.name, err)
+			}
+		}
+		at := base.Add(2 * time.Minute)
+		var won atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Go(func() {
+				if _, err := s.TakeOver(ctx, "t1", a.ID, "tok-1", lease(fmt.Sprintf("tok-%d", i+2), at.Add(time.Minute)), at); err == nil {
+					won.Add(1)
+				} else if !errors.Is(err, finance.ErrStateChanged) {
+					t.Errorf("takeover %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		got, _ := s.Get(ctx, "t1", a.ID)
+		if won.Load() != 1 || got.Status != finance.StatusApplying || got.Lease == nil || got.Lease.Token == "tok-1" ||
+			!got.Lease.ExpiresAt.Equal(at.Add(time.Minute)) || !got.UpdatedAt.Equal(at) {
+			t.Fatalf("%d takeovers won; row %+v", won.Load(), got)
 		}
 	})
 
@@ -280,7 +326,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		if err := s.Revert(ctx, "t1", a.ID, "tok-1", "late failure", at); !errors.Is(err, finance.ErrStateChanged) {
 			t.Fatalf("an applied row reverted to pending: err=%v", err)
 		}
-		if _, err := s.BeginAccept(ctx, "t1", a.ID, lease("tok-2", base.Add(time.Hour)), base.Add(2*time.Minute)); !errors.Is(err, finance.ErrStateChanged) {
+		if _, err := s.TakeOver(ctx, "t1", a.ID, "tok-1", lease("tok-2", base.Add(time.Hour)), base.Add(2*time.Minute)); !errors.Is(err, finance.ErrStateChanged) {
 			t.Fatalf("an applied row taken over: err=%v", err)
 		}
 		if exp, err := s.ExpiredLeases(ctx, "t1", base.Add(2*time.Minute), 10); err != nil || len(exp) != 1 || exp[0].AppliedBy != "alice" {

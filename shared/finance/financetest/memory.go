@@ -133,13 +133,22 @@ func holds(token string) func(finance.Approval) bool {
 
 // BeginAccept implements finance.Store.
 func (s *Store) BeginAccept(_ context.Context, tenantID, id string, lease finance.Lease, now time.Time) (finance.Approval, error) {
+	return s.update(tenantID, id, func(a finance.Approval) bool { return a.Status == finance.StatusPending }, take(lease, now))
+}
+
+// TakeOver implements finance.Store.
+func (s *Store) TakeOver(_ context.Context, tenantID, id, expiredToken string, lease finance.Lease, now time.Time) (finance.Approval, error) {
 	return s.update(tenantID, id, func(a finance.Approval) bool {
-		return a.Status == finance.StatusPending ||
-			(a.Status == finance.StatusApplying && a.Lease != nil && a.Lease.ExpiresAt.Before(now) && a.AppliedAt.IsZero())
-	}, func(a *finance.Approval) {
+		return holds(expiredToken)(a) && a.Lease.ExpiresAt.Before(now) && a.AppliedAt.IsZero()
+	}, take(lease, now))
+}
+
+// take is the change BeginAccept and TakeOver both make.
+func take(lease finance.Lease, now time.Time) func(*finance.Approval) {
+	return func(a *finance.Approval) {
 		lease.ExpiresAt = lease.ExpiresAt.UTC()
 		a.Status, a.Lease, a.UpdatedAt = finance.StatusApplying, &lease, now.UTC()
-	})
+	}
 }
 
 // CompleteAccept implements finance.Store.
