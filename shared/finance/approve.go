@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"net/http"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/audit"
@@ -138,8 +139,11 @@ func (s *Service) Approve(ctx context.Context, who identity.Identity, id string,
 	if err == nil && !Confirmed(held, res) {
 		err = errReturnedNothing
 	}
-	if err != nil {
-		return s.fail(ctx, who, held, lease, classify(err))
+	if f := (*ApproveError)(nil); err != nil {
+		if f = classify(err); f.Cause == CauseOutcomeUnknown {
+			return s.settle(ctx, who, held, lease, f)
+		}
+		return s.fail(ctx, who, held, lease, f)
 	}
 	s.observe(StageERP, start)
 	if s.Hooks.AfterERPUpdate != nil {
@@ -274,8 +278,50 @@ func classify(err error) *ApproveError {
 		return &ApproveError{Cause: CauseNotConfigured, Err: err}
 	case errors.Is(err, ErrERPUnavailable):
 		return &ApproveError{Cause: CauseUnavailable, Err: err}
+	case connector.MayHaveApplied(err), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		// The update may have landed: its answer was lost, or the ERP failed midway.
+		return &ApproveError{Cause: CauseOutcomeUnknown, Err: err}
 	}
 	return &ApproveError{Cause: CauseConnectorError, Err: err}
+}
+
+// settle decides an update whose outcome was lost (f, CauseOutcomeUnknown) by reading the
+// ERP record back: holding the approval's fields, the update landed and the approve
+// completes as the success it is. Not holding them, it did not land only if the ERP's
+// answer was final (settled): then the row reverts as for any connector error. Otherwise
+// (no answer, a gateway's 5xx: the request may still be on its way, or the read failed)
+// the row stays applying and the lease sweep, which reads the record again once the lease
+// has expired, settles it. Never pending on a guess: that would let a written approval be
+// rejected or written again.
+func (s *Service) settle(ctx context.Context, who identity.Identity, held Approval, lease Lease, f *ApproveError) (Approval, error) {
+	dctx, cancel := detached(ctx)
+	defer cancel()
+	rctx, rcancel := context.WithTimeout(dctx, ERPReserve/2)
+	landed, err := s.ERP.Applied(rctx, who, held)
+	rcancel()
+	switch {
+	case err == nil && landed:
+		return s.finishApplied(dctx, who, held, lease.Token, connector.WriteResult{}, true)
+	case err == nil && answered(f.Err):
+		f.Cause = CauseConnectorError
+		return s.fail(ctx, who, held, lease, f)
+	}
+	return s.leaveUnsettled(ctx, who, held, errors.Join(f.Err, err))
+}
+
+// answered reports whether err carries the ERP's own final answer to the update: a 5xx
+// other than a gateway's (502, 503, 504 may come from a proxy while the ERP still works
+// on the request).
+func answered(err error) bool {
+	var cerr *connector.Error
+	if !errors.As(err, &cerr) || cerr.Status == 0 {
+		return false
+	}
+	switch cerr.Status {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return false
+	}
+	return true
 }
 
 // takeOver takes the expired lease of prev, an approve that stopped before marking the
@@ -295,7 +341,7 @@ func (s *Service) takeOver(ctx context.Context, who identity.Identity, prev Appr
 	if err != nil {
 		return Approval{}, err
 	}
-	written, err := s.wrote(ctx, prev)
+	written, err := s.wrote(ctx, who, prev)
 	switch {
 	case err != nil:
 		return s.leaveUnsettled(ctx, who, held, err)

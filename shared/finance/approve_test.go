@@ -198,7 +198,7 @@ func TestApproveLosesTheRaceToATakeover(t *testing.T) {
 	f, h := newGuardFixture(t)
 	a := f.mustCreate("FA-1", "VB-1")
 	h.seed(a)
-	g := newGate(finance.GuardUpdater{Guard: h.guard}, 1, 2)
+	g := newGate(finance.GuardUpdater{Guard: h.guard, Records: h.registry}, 1, 2)
 	f.svc.ERP = g
 
 	resA := make(chan *httptest.ResponseRecorder)
@@ -252,7 +252,7 @@ func TestApproveLosesTheRaceToTheSweep(t *testing.T) {
 	f, h := newGuardFixture(t)
 	a := f.mustCreate("FA-1", "VB-1")
 	h.seed(a)
-	g := newGate(finance.GuardUpdater{Guard: h.guard}, 1)
+	g := newGate(finance.GuardUpdater{Guard: h.guard, Records: h.registry}, 1)
 	f.svc.ERP = g
 
 	res := make(chan *httptest.ResponseRecorder)

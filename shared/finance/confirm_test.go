@@ -134,6 +134,10 @@ func (e *firstUnavailable) Update(ctx context.Context, who identity.Identity, a 
 	return e.erp.Update(ctx, who, a, key)
 }
 
+func (e *firstUnavailable) Applied(ctx context.Context, who identity.Identity, a finance.Approval) (bool, error) {
+	return e.erp.Applied(ctx, who, a)
+}
+
 // The threshold holds when the row was applying as the unconfirmed approve read it and
 // pending again by its lease: alice's confirmed approve held the row, failed and reverted
 // in between, and bob's unconfirmed approve must not write the amount nobody confirmed.

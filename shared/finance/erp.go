@@ -19,8 +19,13 @@ import (
 // ErrERPNotConfigured or ErrERPUnavailable when nothing was sent to the ERP, a
 // *RefusedError when governance refused the write, and any other error when the update
 // itself failed. A nil error with a result that is not Confirmed is "returned nothing".
+//
+// Applied reads a's ERP record and reports whether it holds every field the approve sets:
+// how an update whose outcome was lost (connector.MayHaveApplied, a deadline) is settled,
+// by the approve itself or later by the lease sweep. A missing record holds nothing.
 type ERPUpdater interface {
 	Update(ctx context.Context, who identity.Identity, a Approval, key string) (connector.WriteResult, error)
+	Applied(ctx context.Context, who identity.Identity, a Approval) (bool, error)
 }
 
 // Errors an ERPUpdater wraps when it did not reach the ERP.
@@ -47,8 +52,12 @@ func (e *RefusedError) Error() string { return "ERP update refused: " + e.Code +
 // GuardUpdater is the production ERPUpdater: one governance.Guard.Write to the host ERP,
 // in the host ERP's own name (Source == Target), since the approver exercises the ERP's
 // authority over its own record. The default manifest's entries still apply per field.
+//
+// Records gives the tenant's host ERP client for Applied's read: a read is not a write,
+// and needs no guard.
 type GuardUpdater struct {
-	Guard *governance.Guard
+	Guard   *governance.Guard
+	Records *connector.Registry
 }
 
 var _ ERPUpdater = GuardUpdater{}
@@ -107,6 +116,26 @@ func (g GuardUpdater) Update(ctx context.Context, who identity.Identity, a Appro
 	// Neither a write nor a check failed: the connector could not be set up (its
 	// configuration could not be read), so nothing reached the ERP.
 	return res.Written, fmt.Errorf("%w: %w", ErrERPUnavailable, err)
+}
+
+// Applied implements ERPUpdater.
+func (g GuardUpdater) Applied(ctx context.Context, who identity.Identity, a Approval) (bool, error) {
+	fields, err := decodeFields(a.Fields)
+	if err != nil {
+		return false, fmt.Errorf("approval %s: %w", a.ID, err)
+	}
+	c, err := g.Records.Client(ctx, who.TenantID, connector.SystemHostERP)
+	if err != nil {
+		return false, fmt.Errorf("read %s/%s: %w", a.Entity, a.ERPID, err)
+	}
+	rec, err := c.Get(ctx, a.Entity, a.ERPID)
+	if errors.Is(err, connector.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s/%s: %w", a.Entity, a.ERPID, err)
+	}
+	return connector.Holds(rec.Fields, fields), nil
 }
 
 // decodeFields decodes a stored Fields object, keeping numbers as written so the ERP

@@ -259,6 +259,7 @@ type hostERP struct {
 	overrides *governancetest.Overrides
 	records   *governancetest.Store
 	ledger    *governancetest.Ledger
+	registry  *connector.Registry
 	url       string
 }
 
@@ -321,7 +322,8 @@ func newHostERP(t testing.TB, now func() time.Time, log *audit.Log, opts ...host
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 	cfg.url, h.url = srv.URL, srv.URL
-	deps.Connectors = governance.RegistryConnectors(connector.NewRegistry(cfg, time.Hour))
+	h.registry = connector.NewRegistry(cfg, time.Hour)
+	deps.Connectors = governance.RegistryConnectors(h.registry)
 	g, err := governance.NewGuard(deps)
 	if err != nil {
 		t.Fatal(err)
@@ -341,7 +343,7 @@ func newGuardFixture(t *testing.T, opts ...hostOption) (*fixture, *hostERP) {
 	t.Helper()
 	f := newFixture(t, nil)
 	h := newHostERP(t, f.clock.Now, f.svc.Audit.(*audit.Log), opts...)
-	f.svc.ERP = finance.GuardUpdater{Guard: h.guard}
+	f.svc.ERP = finance.GuardUpdater{Guard: h.guard, Records: h.registry}
 	f.svc.Ledger = h.ledger
 	return f, h
 }
@@ -378,6 +380,10 @@ func (g *gate) Update(ctx context.Context, who identity.Identity, a finance.Appr
 		}
 	}
 	return g.next.Update(ctx, who, a, key)
+}
+
+func (g *gate) Applied(ctx context.Context, who identity.Identity, a finance.Approval) (bool, error) {
+	return g.next.Applied(ctx, who, a)
 }
 
 // waitEntered waits until call n is blocked in the gate.

@@ -157,9 +157,11 @@ const sweepPage = 100
 // SweepExpiredLeases finishes the tenant's rows whose lease expired in applying before
 // now, each conditionally on the token it saw: a row whose ERP update happened — marked
 // applied, or, when the marker was lost too, in the write ledger under the approval's
-// idempotency key — is completed accepted (finance.approve_completed), any other returns
-// to pending (finance.lease_expired). A row whose ledger cannot be read is left for the
-// next sweep: returning a written row to pending is the one mistake that cannot be undone.
+// idempotency key, or, when the update's answer was lost (no ledger entry), found in the
+// ERP record — is completed accepted (finance.approve_completed), any other returns to
+// pending (finance.lease_expired). A row whose ledger or record cannot be read is left
+// for the next sweep: returning a written row to pending is the one mistake that cannot
+// be undone.
 // Two overlapping sweeps (or a sweep and an approve taking over) finish a row at most
 // once. It returns how many rows this call finished.
 func (s *Service) SweepExpiredLeases(ctx context.Context, tenantID string, now time.Time) (int, error) {
@@ -176,7 +178,7 @@ func (s *Service) SweepExpiredLeases(ctx context.Context, tenantID string, now t
 			if a.Lease == nil {
 				continue
 			}
-			applied, err := s.wrote(ctx, a)
+			applied, err := s.wrote(ctx, who, a)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("finance approval %s/%s: %w", tenantID, a.ID, err))
 				continue
@@ -228,18 +230,25 @@ func (s *Service) finishExpired(ctx context.Context, who identity.Identity, a Ap
 }
 
 // wrote reports whether a's ERP update happened: its applied marker, else the guard's
-// write ledger. a is the row as its last holder left it, applying and not marked, so its
-// UpdatedAt is when that holder took the lease: only a write since counts. An older entry
-// under the same key is an earlier attempt's, e.g. one the ERP answered 2xx without
-// applying (returned nothing, reverted), and is no evidence for this one.
-func (s *Service) wrote(ctx context.Context, a Approval) (bool, error) {
+// write ledger, else the ERP record itself (which an update whose answer was lost leaves
+// no ledger entry for). a is the row as its last holder left it, applying and not
+// marked, so its UpdatedAt is when that holder took the lease: only a ledger entry since
+// counts. An older entry under the same key is an earlier attempt's, e.g. one the ERP
+// answered 2xx without applying (returned nothing, reverted), and is no evidence.
+func (s *Service) wrote(ctx context.Context, who identity.Identity, a Approval) (bool, error) {
 	if !a.AppliedAt.IsZero() {
 		return true, nil
 	}
-	if s.Ledger == nil || a.ERPID == "" {
+	if a.ERPID == "" {
 		return false, nil
 	}
-	return governance.Wrote(ctx, s.Ledger, a.TenantID, a.Entity, a.ERPID, a.UpdatedAt, IdempotencyKey(a.ID))
+	if s.Ledger != nil {
+		logged, err := governance.Wrote(ctx, s.Ledger, a.TenantID, a.Entity, a.ERPID, a.UpdatedAt, IdempotencyKey(a.ID))
+		if err != nil || logged {
+			return logged, err
+		}
+	}
+	return s.ERP.Applied(ctx, who, a)
 }
 
 func (s *Service) audit(ctx context.Context, who identity.Identity, key, result string, a Approval, details map[string]any) {

@@ -77,17 +77,18 @@ func newFinanceEnv(t testing.TB) *financeEnv {
 	scanner := dlp.NewScanner()
 	log := &audit.Log{Store: audit.NewDynamoStore(db, blueprint.PhysicalName(stage, blueprint.TableAudit)), Redactor: dlpRedactor{scanner}}
 	gov := governance.NewDynamoStore(db, blueprint.PhysicalName(stage, blueprint.TableGovernance))
+	registry := connector.NewRegistry(hostERPConfig{srv.URL}, time.Hour)
 	guard, err := governance.NewGuard(governance.Deps{
 		Manifests: &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: gov},
 		Ledger:    gov, Records: gov, Scanner: scanner, Audit: log,
-		Connectors: governance.RegistryConnectors(connector.NewRegistry(hostERPConfig{srv.URL}, time.Hour)),
+		Connectors: governance.RegistryConnectors(registry),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.svc = &finance.Service{
 		Store: finance.NewDynamoStore(db, blueprint.PhysicalName(stage, blueprint.TableFinanceApprovals)),
-		ERP:   finance.GuardUpdater{Guard: guard}, Audit: log,
+		ERP:   finance.GuardUpdater{Guard: guard, Records: registry}, Audit: log,
 		Hooks: finance.Hooks{Stage: func(s finance.Stage, d time.Duration) {
 			e.mu.Lock()
 			defer e.mu.Unlock()

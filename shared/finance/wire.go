@@ -18,7 +18,7 @@ func New(b *platform.Base) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{Store: NewDynamoStore(b.DB, b.Config.Table(blueprint.FinanceApprovals)), ERP: GuardUpdater{Guard: g},
+	return &Service{Store: NewDynamoStore(b.DB, b.Config.Table(blueprint.FinanceApprovals)), ERP: GuardUpdater{Guard: g, Records: guarded.Connectors(b)},
 		Audit: b.Audit, HostAuth: b.HostAuth(tenant.PurposeFinance), Tenants: b.HostTenants, Ledger: b.Ledger(), Now: b.Clock()}, nil
 }
 
