@@ -10,8 +10,12 @@
 //	applying --any failure / sweep-->    pending   (only while the token still holds)
 //	pending  --reject-->                 rejected  (one conditional write, no ERP call)
 //
-// An applying row whose lease has expired may be taken over by another approve, which
-// gets a new token; the holder it displaced can then neither complete nor revert.
+// An applying row whose lease has expired may be taken over by another approve
+// (Store.TakeOver, apart from BeginAccept so the approve knows it displaced a holder),
+// which gets a new token; the holder it displaced can then neither complete nor revert.
+// That holder may have updated the ERP before it stopped, so the takeover first looks for
+// the update (write ledger, then the ERP record): found, it completes the row without
+// calling the ERP; not readable, it leaves the row applying for the sweep.
 //
 // # Approve
 //
@@ -31,6 +35,24 @@
 // finance.approve with result failure and the cause (Cause). A revert refused because the
 // token no longer holds is correct, not an error: the row belongs to whoever holds it now.
 //
+// A failure that may have left the update applied (connector.MayHaveApplied: an answer
+// lost to a timeout or a reset, a 5xx; or the deadline) is not such a failure: the
+// approve reads the ERP record back. Holding the approval's fields, the approval happened
+// and completes; not holding them after the ERP's own final answer, the row reverts;
+// otherwise it stays applying (502 erp_outcome_unknown; it cannot be rejected meanwhile)
+// and the sweep settles it from the ERP record once the lease has expired.
+//
+// # Held updates
+//
+// Governance may hold the update for an ownership approval (409
+// ownership_approval_required); the row reverts to pending. The update is sent with
+// governance.WriteRequest.ReleaseByRetry, so releasing the hold in governance only
+// approves it and writes nothing: the next approve of the row writes it (the guard finds
+// the approved hold under the same idempotency key). The finance row stays the one place
+// that decides whether the ERP is written: a row rejected after the release is never
+// written, and an approve after it writes once. A release that wrote at once would have
+// written an approval that was pending, rejectable and invisible to the sweep.
+//
 // Once the ERP confirmed the update, the approval happened: the row is marked applied,
 // completion is retried, the audit says success, and the row only ends accepted (by this
 // approve, the next one or the sweep); it is never reverted.
@@ -41,8 +63,8 @@
 // row, and failing closed); 404
 // not_found; 409 not_pending, lease_held, erp_applied, state_changed, and the governance
 // refusals ownership_rejected, ownership_approval_required, loop_detected and dlp_blocked
-// (codes as the sync-error write-back uses them); 502 erp_update_failed and
-// erp_returned_nothing; 503 connector_not_configured, connector_unavailable and
+// (codes as the sync-error write-back uses them); 502 erp_update_failed,
+// erp_returned_nothing and erp_outcome_unknown; 503 connector_not_configured, connector_unavailable and
 // temporarily_unavailable.
 //
 // The ERP call runs with at most half the lease and the request's deadline less

@@ -72,6 +72,9 @@ func (g GuardUpdater) Update(ctx context.Context, who identity.Identity, a Appro
 		Target: connector.SystemHostERP, Source: connector.SystemHostERP,
 		Entity: a.Entity, RecordID: a.ERPID, Fields: fields,
 		IdempotencyKey: key, Reason: "finance.approve",
+		// A held update is written by the next approve of the row, never by its release:
+		// the row is pending meanwhile and may be rejected (see the package documentation).
+		ReleaseByRetry: true,
 	})
 	refuse := func(code, reason string) error { return &RefusedError{Code: code, Reason: reason} }
 	var cerr *connector.Error

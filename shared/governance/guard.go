@@ -87,6 +87,13 @@ type WriteRequest struct {
 	Reason string
 	// IfVersion makes the write conditional on the record's version (connector.ErrConflict).
 	IfVersion string
+	// ReleaseByRetry makes a release of this write, if it is held for an ownership
+	// approval, only approve it: the write is made when its caller retries it (same
+	// idempotency key), never by the release itself. For a caller whose own state decides
+	// whether the write is still wanted when it is made: a finance approval can be
+	// rejected while its update is held, and a release that wrote at once would write a
+	// rejected approval to the ERP.
+	ReleaseByRetry bool
 	// Link, when set, is what the loop check compares instead of the record and its
 	// fields: see Link.
 	Link *Link

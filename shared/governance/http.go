@@ -366,7 +366,8 @@ func releaseProblem(err error) *httpapi.Problem {
 }
 
 // ApproveHandler serves POST /api/governance/approvals/{id}/approve: it releases the held
-// write through the guard and answers 200 with the approval, now approved. Four eyes: the
+// write through the guard and answers 200 with the approval, now approved. A write held
+// with ReleaseByRetry is only approved: its caller's retry writes it. Four eyes: the
 // identity whose write was held may not release it (403 four_eyes). Once released, a retry
 // of the original operation (same idempotency key) writes through, replayed by the target.
 func (s *Service) ApproveHandler() http.Handler {
@@ -402,7 +403,10 @@ func (s *Service) ApproveHandler() http.Handler {
 			writeDecisionError(w, r, err)
 			return
 		}
-		_, werr := s.Guard.release(ctx, id, a)
+		var werr error
+		if !a.Request.ReleaseByRetry {
+			_, werr = s.Guard.release(ctx, id, a)
+		}
 		if werr != nil && !errors.Is(werr, ErrNotRecorded) {
 			httpapi.Logger(ctx).Error("approved write not released", "approvalId", a.ID, "error", werr)
 			// Back to pending, undecided, so the approval can be approved again or denied.

@@ -27,6 +27,7 @@ type storedRequest struct {
 	IdempotencyKey string          `json:"idempotencyKey"`
 	Reason         string          `json:"reason,omitempty"`
 	IfVersion      string          `json:"ifVersion,omitempty"`
+	ReleaseByRetry bool            `json:"releaseByRetry,omitempty"`
 	// Link is kept so that the released write is loop-checked and leaves its trail as
 	// the held one would have.
 	Link *storedLink `json:"link,omitempty"`
@@ -45,7 +46,7 @@ func encodeRequest(r WriteRequest) (string, error) {
 	}
 	sr := storedRequest{
 		Target: string(r.Target), Source: string(r.Source), Entity: r.Entity, RecordID: r.RecordID, Fields: fields,
-		IdempotencyKey: r.IdempotencyKey, Reason: r.Reason, IfVersion: r.IfVersion,
+		IdempotencyKey: r.IdempotencyKey, Reason: r.Reason, IfVersion: r.IfVersion, ReleaseByRetry: r.ReleaseByRetry,
 	}
 	if l := r.Link; l != nil {
 		sr.Link = &storedLink{Key: l.Key, Traces: l.Traces}
@@ -74,6 +75,7 @@ func decodeRequest(s string) (WriteRequest, error) {
 	r := WriteRequest{
 		Target: connector.System(sr.Target), Source: connector.System(sr.Source), Entity: sr.Entity,
 		RecordID: sr.RecordID, IdempotencyKey: sr.IdempotencyKey, Reason: sr.Reason, IfVersion: sr.IfVersion,
+		ReleaseByRetry: sr.ReleaseByRetry,
 	}
 	if err := decodeJSON(sr.Fields, &r.Fields); err != nil {
 		return WriteRequest{}, err

@@ -50,6 +50,8 @@ func SampleApproval(tenant string, i int) governance.PendingApproval {
 			Fields: map[string]any{"marketingOptIn": true, "score": json.Number("12345678901234567890"),
 				"address": map[string]any{"city": "Köln", "lines": []any{"Ring 1", "2. OG"}}},
 			IdempotencyKey: "idem-" + fmt.Sprint(i), Reason: "sync.contact", IfVersion: "7",
+			// Both values of the flag round-trip across the samples.
+			ReleaseByRetry: i%2 == 1,
 			// A flow's write is held with its link; the release is loop-checked with it.
 			Link: &governance.Link{Key: "crm/contact|marketing/member|C-" + fmt.Sprint(i),
 				Fields: map[string]any{"crm/contact/marketingOptIn|marketing/member/OPTIN": true},
