@@ -122,3 +122,16 @@ func TestGatewayTimeoutLeavesTheRowForTheSweep(t *testing.T) {
 		t.Fatalf("row %+v after %d writes", got, h.fake.WriteCount())
 	}
 }
+
+// A 429 without Retry-After refused the update unapplied: 503 connector_unavailable, not
+// 502, and the row is pending again.
+func TestRateLimitWithoutRetryAfterIsUnavailable(t *testing.T) {
+	f, h := newGuardFixture(t)
+	a := f.mustCreate("FA-1", "VB-1")
+	h.seed(a)
+	h.fake.FailNext(1, http.StatusTooManyRequests)
+	wantProblem(t, f.approve(approverAlice, a.ID), http.StatusServiceUnavailable, "connector_unavailable")
+	if got := f.row(a.ID); got.Status != finance.StatusPending || h.fake.WriteCount() != 0 {
+		t.Fatalf("row %+v after %d writes", got, h.fake.WriteCount())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/syncassist/syncassist/shared/connector"
@@ -112,6 +113,10 @@ func (g GuardUpdater) Update(ctx context.Context, who identity.Identity, a Appro
 	case delivery.Deferred(err) > 0 && errors.As(err, &cerr) && cerr.Attempts == 0:
 		// The account's shared rate budget had no room: nothing was sent, and the approve
 		// can be asked again once it has (the answer's Retry-After says when).
+		return res.Written, fmt.Errorf("%w: %w", ErrERPUnavailable, err)
+	case errors.As(err, &cerr) && cerr.Status == http.StatusTooManyRequests:
+		// Rate limited without a Retry-After: the ERP refused the request unapplied, so
+		// nothing was written (503), not a failed update (502).
 		return res.Written, fmt.Errorf("%w: %w", ErrERPUnavailable, err)
 	case errors.As(err, &cerr) && cerr.Op == connector.OpWrite, errors.Is(err, governance.ErrInvalidRequest):
 		return res.Written, err
