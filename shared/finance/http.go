@@ -140,7 +140,7 @@ func who(w http.ResponseWriter, r *http.Request) (identity.Identity, bool) {
 func (s *Service) ListHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := who(w, r)
-		if !ok {
+		if !ok || !s.featureOn(w, r, id.TenantID) {
 			return
 		}
 		q, ok := httpapi.ParseList(w, r, httpapi.ListSpec{DefaultLimit: DefaultListLimit, MaxLimit: MaxListLimit,
@@ -169,7 +169,7 @@ func (s *Service) ListHandler() http.Handler {
 func (s *Service) DetailHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := who(w, r)
-		if !ok {
+		if !ok || !s.featureOn(w, r, id.TenantID) {
 			return
 		}
 		approvalID := r.PathValue("id")
