@@ -28,6 +28,10 @@ type storedRequest struct {
 	Reason         string          `json:"reason,omitempty"`
 	IfVersion      string          `json:"ifVersion,omitempty"`
 	ReleaseByRetry bool            `json:"releaseByRetry,omitempty"`
+	// UpsertKey and Create: a held upsert or create is released as one (2026-12-01: they
+	// were not stored, and a released upsert by e-mail was sent as an update by record id).
+	UpsertKey string `json:"upsertKey,omitempty"`
+	Create    bool   `json:"create,omitempty"`
 	// Link is kept so that the released write is loop-checked and leaves its trail as
 	// the held one would have.
 	Link *storedLink `json:"link,omitempty"`
@@ -47,6 +51,7 @@ func encodeRequest(r WriteRequest) (string, error) {
 	sr := storedRequest{
 		Target: string(r.Target), Source: string(r.Source), Entity: r.Entity, RecordID: r.RecordID, Fields: fields,
 		IdempotencyKey: r.IdempotencyKey, Reason: r.Reason, IfVersion: r.IfVersion, ReleaseByRetry: r.ReleaseByRetry,
+		UpsertKey: r.UpsertKey, Create: r.Create,
 	}
 	if l := r.Link; l != nil {
 		sr.Link = &storedLink{Key: l.Key, Traces: l.Traces}
@@ -75,7 +80,7 @@ func decodeRequest(s string) (WriteRequest, error) {
 	r := WriteRequest{
 		Target: connector.System(sr.Target), Source: connector.System(sr.Source), Entity: sr.Entity,
 		RecordID: sr.RecordID, IdempotencyKey: sr.IdempotencyKey, Reason: sr.Reason, IfVersion: sr.IfVersion,
-		ReleaseByRetry: sr.ReleaseByRetry,
+		ReleaseByRetry: sr.ReleaseByRetry, UpsertKey: sr.UpsertKey, Create: sr.Create,
 	}
 	if err := decodeJSON(sr.Fields, &r.Fields); err != nil {
 		return WriteRequest{}, err

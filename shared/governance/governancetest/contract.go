@@ -50,8 +50,8 @@ func SampleApproval(tenant string, i int) governance.PendingApproval {
 			Fields: map[string]any{"marketingOptIn": true, "score": json.Number("12345678901234567890"),
 				"address": map[string]any{"city": "Köln", "lines": []any{"Ring 1", "2. OG"}}},
 			IdempotencyKey: "idem-" + fmt.Sprint(i), Reason: "sync.contact", IfVersion: "7",
-			// Both values of the flag round-trip across the samples.
-			ReleaseByRetry: i%2 == 1,
+			// Both values of the flags round-trip across the samples.
+			ReleaseByRetry: i%2 == 1, Create: i%2 == 0, UpsertKey: "email",
 			// A flow's write is held with its link; the release is loop-checked with it.
 			Link: &governance.Link{Key: "crm/contact|marketing/member|C-" + fmt.Sprint(i),
 				Fields: map[string]any{"crm/contact/marketingOptIn|marketing/member/OPTIN": true},
@@ -259,17 +259,23 @@ func RunRecordStoreContract(t *testing.T, newStore func(t *testing.T) governance
 	t.Run("approval round trip", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
+		// Between them the two samples set every field of the held request, so a field a
+		// store forgets to keep fails here (2026-12-01: UpsertKey and Create were lost).
+		requireEveryRequestField(t, SampleApproval("t1", 1).Request, SampleApproval("t1", 2).Request)
 		want := SampleApproval("t1", 1)
-		if err := s.PutApproval(ctx, want); err != nil {
-			t.Fatal(err)
+		for _, a := range []governance.PendingApproval{want, SampleApproval("t1", 2)} {
+			if err := s.PutApproval(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.GetApproval(ctx, "t1", a.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !approvalsEqual(t, got, a) {
+				t.Fatalf("got  %+v\nwant %+v", got, a)
+			}
 		}
-		got, err := s.GetApproval(ctx, "t1", want.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !approvalsEqual(t, got, want) {
-			t.Fatalf("got  %+v\nwant %+v", got, want)
-		}
+		got, _ := s.GetApproval(ctx, "t1", want.ID)
 		if n, ok := got.Request.Fields["score"].(json.Number); !ok || n.String() != "12345678901234567890" {
 			t.Fatalf("a large number lost precision: %#v", got.Request.Fields["score"])
 		}
@@ -462,4 +468,15 @@ func RunRecordStoreContract(t *testing.T, newStore func(t *testing.T) governance
 func withDecision(a governance.PendingApproval, by string, at time.Time, s governance.ApprovalStatus) governance.PendingApproval {
 	a.DecidedBy, a.DecidedAt, a.Status = by, at, s
 	return a
+}
+
+// requireEveryRequestField fails unless each field of WriteRequest is set in one of reqs.
+func requireEveryRequestField(t *testing.T, reqs ...governance.WriteRequest) {
+	t.Helper()
+	typ := reflect.TypeFor[governance.WriteRequest]()
+	for i := range typ.NumField() {
+		if !slices.ContainsFunc(reqs, func(r governance.WriteRequest) bool { return !reflect.ValueOf(r).Field(i).IsZero() }) {
+			t.Errorf("no sample sets WriteRequest.%s: the round trip would not notice a store losing it", typ.Field(i).Name)
+		}
+	}
 }
