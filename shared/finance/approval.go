@@ -104,6 +104,10 @@ type Approval struct {
 type Lease struct {
 	Token     string
 	ExpiresAt time.Time
+	// Holder is the actor whose approve took the lease: the decider when a sweep
+	// completes the row from the ledger or the ERP record (its marker lost), as the spec
+	// attributes decisions to people, never to the schedule that found them.
+	Holder string
 }
 
 // DefaultLeaseTTL bounds one approve. It is four times the approve Lambda's 30 s timeout,

@@ -110,6 +110,7 @@ func (s *Service) Approve(ctx context.Context, who identity.Identity, id string,
 	now := s.now()
 	ttl := s.leaseTTL()
 	lease := NewLease(now, ttl)
+	lease.Holder = who.Actor
 	start := time.Now()
 	held, err := s.Store.BeginAccept(ctx, who.TenantID, id, lease, now)
 	if errors.Is(err, ErrStateChanged) {
@@ -180,6 +181,9 @@ func (s *Service) fourEyes(ctx context.Context, who identity.Identity, id string
 // in the write ledger but not marked does not name its approver: who decides it.
 func (s *Service) completeApplied(ctx context.Context, who identity.Identity, a Approval) (Approval, error) {
 	by := a.AppliedBy
+	if by == "" && a.Lease != nil {
+		by = a.Lease.Holder
+	}
 	if by == "" {
 		by = who.Actor
 	}
@@ -245,6 +249,7 @@ func (s *Service) finishApplied(ctx context.Context, who identity.Identity, held
 		cur, gerr := s.Store.Get(ctx, held.TenantID, held.ID)
 		if gerr == nil && cur.Status == StatusPending && retake {
 			lease := NewLease(s.now(), s.leaseTTL())
+			lease.Holder = who.Actor
 			if again, err := s.Store.BeginAccept(ctx, held.TenantID, held.ID, lease, s.now()); err == nil {
 				return s.finishApplied(ctx, who, again, lease.Token, res, false)
 			}

@@ -377,8 +377,9 @@ func TestCrashAfterTheERPUpdateIsCompletedByARetry(t *testing.T) {
 				if n, err := f.svc.SweepExpiredLeases(context.Background(), tenantID, f.clock.Now()); err != nil || n != 1 {
 					t.Fatalf("sweep: %d %v", n, err)
 				}
-				// The crash came before the marker; the guard's ledger still has the write.
-				if got := f.row(a.ID); got.Status != finance.StatusAccepted || got.DecidedBy != "schedule:reconcile" {
+				// The crash came before the marker; the guard's ledger still has the write. The
+				// decision is the approver's whose lease it was, not the schedule's.
+				if got := f.row(a.ID); got.Status != finance.StatusAccepted || got.DecidedBy != approverAlice.Subject {
 					t.Fatalf("after the sweep: %+v", got)
 				}
 				if n := h.fake.WriteCount(); n != 1 {

@@ -35,7 +35,7 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 	ctx := context.Background()
 	base := Base
 	lease := func(token string, exp time.Time) finance.Lease {
-		return finance.Lease{Token: token, ExpiresAt: exp.UTC()}
+		return finance.Lease{Token: token, ExpiresAt: exp.UTC(), Holder: "holder-" + token}
 	}
 
 	t.Run("create once then duplicate", func(t *testing.T) {
