@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -116,6 +118,9 @@ func ParseCreate(tenantID string, body []byte) (Approval, []httpapi.FieldError, 
 		if msg != "" {
 			bad("fields", msg)
 		}
+		if name, differs := amountFieldDiffers(canonical, amount); differs && ok {
+			bad("fields."+name, "must equal amount: the approver is shown amount, and the confirmation threshold is held to it")
+		}
 		fields = canonical
 	}
 	if len(errs) > 0 {
@@ -137,6 +142,35 @@ func amountText(raw json.RawMessage) (string, bool) {
 	}
 	_, ok := tenant.ParseAmount(s)
 	return s, ok
+}
+
+// amountFieldDiffers names a field of fields called amount (any case, or as the last part
+// of a dotted name) whose value is not amount: the approver decides on amount, and the
+// confirmation threshold is applied to it, so the update may not write another one.
+func amountFieldDiffers(fields json.RawMessage, amount string) (string, bool) {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(fields))
+	dec.UseNumber()
+	if dec.Decode(&m) != nil {
+		return "", false
+	}
+	want, _ := tenant.ParseAmount(amount)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !strings.EqualFold(k[strings.LastIndex(k, ".")+1:], "amount") {
+			continue
+		}
+		var text string
+		switch v := m[k].(type) {
+		case json.Number:
+			text = v.String()
+		case string:
+			text = v
+		}
+		if got, ok := tenant.ParseAmount(text); !ok || want == nil || got.Cmp(want) != 0 {
+			return k, true
+		}
+	}
+	return "", false
 }
 
 // canonicalFields validates a fields object and returns its compact form with sorted

@@ -145,6 +145,8 @@ func TestCreateRefusals(t *testing.T) {
 		{"fields not an object", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":[1]}`, signed{}, 400, "validation_failed", "fields"},
 		{"empty fields", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{}}`, signed{}, 400, "validation_failed", "fields"},
 		{"erpId of the wrong type", `{"approvalId":"FA-1","erpId":42,"entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V"}`, signed{}, 400, "validation_failed", "erpId"},
+		{"fields writing another amount", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","Amount":99999}}`, signed{}, 400, "validation_failed", "fields.Amount"},
+		{"fields writing a dotted amount as text", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"total.amount":"1.5"}}`, signed{}, 400, "validation_failed", "fields.total.amount"},
 		{"body for another tenant", `{"tenantId":"globex","approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V"}`, signed{}, 400, "validation_failed", "tenantId"},
 	}
 	for _, tc := range cases {
@@ -170,6 +172,16 @@ func TestCreateWithoutERPIDAndDefaultFields(t *testing.T) {
 	a := f.row("FA-9")
 	if a.ERPID != "" || a.Amount != "-250.5" || string(a.Fields) != `{"approvalStatus":"approved"}` {
 		t.Fatalf("row %+v", a)
+	}
+}
+
+// An update may write the amount the approver decides on, in any spelling of it.
+func TestCreateAcceptsFieldsWritingTheSameAmount(t *testing.T) {
+	f := newFixture(t, &financetest.ERP{})
+	w := f.create(`{"approvalId":"FA-8","entity":"vendorBill","amount":"1250.5","currency":"EUR","vendor":"Acme",`+
+		`"fields":{"approvalStatus":"approved","amount":1250.50,"bill.Amount":"1250.5000"}}`, signed{})
+	if w.Code != http.StatusCreated {
+		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 }
 

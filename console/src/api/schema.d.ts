@@ -1391,6 +1391,7 @@ export interface components {
             vendor: string;
             description?: string;
             requestedBy?: string;
+            /** @description The ERP fields the approve sets (default {"approvalStatus":"approved"}). A field named amount (any case, or as the last part of a dotted name) must equal `amount`: the approver decides on that amount and the confirmation threshold is held to it (400 validation_failed naming `fields.<name>`). */
             fields?: {
                 [key: string]: unknown;
             };
