@@ -22,9 +22,13 @@ func (e *PartialFixError) Error() string {
 	return "the fix was written without fields owned by another system: " + strings.Join(e.Dropped, ", ")
 }
 
-// FixKeys are the idempotency keys a write-back of c may have carried: its operator's
-// edit, and the AI's fix (an approve without an edit writes that one).
+// FixKeys are the idempotency keys a write-back of c may have carried: the key of the
+// write its lease carries. A lease taken before the lease kept its key (an upgrade while
+// an approve was applying) has only the guesses: the operator's edit and the AI's fix.
 func FixKeys(c Claim) []string {
+	if c.Lease != nil && c.Lease.Key != "" {
+		return []string{c.Lease.Key}
+	}
 	var keys []string
 	if len(c.EditedFix) > 0 {
 		keys = append(keys, FixKey(c.ID, c.EditedFix))
@@ -33,6 +37,25 @@ func FixKeys(c Claim) []string {
 		keys = append(keys, FixKey(c.ID, c.Proposal.Fix))
 	}
 	return keys
+}
+
+// WrittenFix is the fix the row's write-back wrote, typed as written; nil when no write
+// is marked applied. A row approved before the written fix was kept has its values in
+// Prior (each Wrote, as written, without dropped fields); one without them has none to
+// give, and nothing is guessed from the proposal or an edit (either may not be the fix
+// that was written).
+func WrittenFix(c Claim) []FieldChange {
+	if c.Applied == nil {
+		return nil
+	}
+	if len(c.Applied.Fix) > 0 {
+		return c.Applied.Fix
+	}
+	var fix []FieldChange
+	for _, p := range c.Applied.Prior {
+		fix = append(fix, FieldChange{Path: p.Path, Before: p.Value, After: p.Wrote})
+	}
+	return fix
 }
 
 // FixKey is the idempotency key of writing fix for a claim: the same fix always carries

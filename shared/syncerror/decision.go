@@ -25,6 +25,12 @@ type Lease struct {
 	// From is the status the row was approved from (empty: pending). A write that does not
 	// happen returns the row there, so an escalated row stays for an approver.
 	From Status
+	// Fix is the fix the write under this lease carries, typed as it is sent, and Key its
+	// idempotency key (FixKey): kept on the row while it is applying, so that whoever
+	// settles a lease that ended unfinished (the reconcile) looks for that write, under
+	// that key, and records that fix, not one recomputed from the proposal or an edit.
+	Fix []FieldChange
+	Key string
 }
 
 // Origin is the status a row returns to when the write under this lease does not happen.
@@ -55,6 +61,10 @@ type AppliedWrite struct {
 	// the reconcile completed the write); a revert then refuses rather than write a "before"
 	// nobody read.
 	Prior []PriorValue `json:"prior,omitempty"`
+	// Fix is the fix the write carried, typed as written, without the fields the ownership
+	// manifest dropped: what a retry writes again with the re-run (ApprovedFix) and what
+	// a revert takes back. Empty on rows approved before it was kept (WrittenFix).
+	Fix []FieldChange `json:"fix,omitempty"`
 }
 
 // PriorValue is one field of the record before a fix wrote it: its value, or Absent when
@@ -129,13 +139,16 @@ type DecisionStore interface {
 	// store did not issue.
 	List(ctx context.Context, tenantID string, q ListQuery) (Page, error)
 	// BeginApply takes the lease: from (pending or escalated, the status the approver
-	// decided on) with a ready diagnosis → applying, or takes over an applying row whose
-	// lease expired before now and that is not marked applied (a write that happened is
-	// completed, never made again). edited, when not nil, is stored as the operator's fix
-	// beside the AI's. ErrStateChanged (or ErrNotFound) otherwise.
+	// decided on) with a ready diagnosis and no write marked applied → applying, with the
+	// lease's fix and key. An applying row is never taken: a lease that ended unfinished
+	// may have written its fix, and only the reconcile settles it (by its marker, the
+	// ledger or a read of the record). edited, when not nil, is stored as the operator's
+	// fix beside the AI's; nil removes an earlier edit, so the row never shows an edit
+	// that was not written. ErrStateChanged (or ErrNotFound) otherwise.
 	BeginApply(ctx context.Context, tenantID, id string, from Status, lease Lease, edited []FieldChange, entry HistoryEntry, now time.Time) (Claim, error)
 	// MarkApplied records on the applying row held with token that its write-back reached
-	// the host ERP. ErrStateChanged when the token no longer holds the row.
+	// the host ERP, with the fix it wrote (w.Fix). ErrStateChanged when the token no
+	// longer holds the row.
 	MarkApplied(ctx context.Context, tenantID, id, token string, w AppliedWrite, now time.Time) error
 	// FinishApply ends the lease held with token: to approved (success) or back to pending
 	// with applyErr recorded. A row marked applied only ends approved: ErrStateChanged for
@@ -147,7 +160,8 @@ type DecisionStore interface {
 	// answers with it, no read after). ErrStateChanged when the token no longer holds the row.
 	CompleteApply(ctx context.Context, tenantID, id, token string, w AppliedWrite, entry HistoryEntry, now time.Time) (Claim, error)
 	// Decide moves a row still in from (the status the decision was made on) to rejected or
-	// escalated with the entry's reason. ErrStateChanged when it is in another status.
+	// escalated with the entry's reason. ErrStateChanged when it is in another status, or
+	// when a write of its fix is marked applied (the record holds it: never reopened).
 	Decide(ctx context.Context, tenantID, id string, from, to Status, entry HistoryEntry, now time.Time) error
 	// ExpiredLeases lists up to limit rows applying with a lease that expired before now.
 	ExpiredLeases(ctx context.Context, tenantID string, now time.Time, limit int) ([]Claim, error)

@@ -77,13 +77,11 @@ type Deliverer interface {
 var ErrNotRetryable = errors.New("the sync error cannot be retried in its state")
 
 // ApprovedFix is the fix a retry of c writes with it: the fields and values a person
-// approved (or a policy rule applied), once the approve wrote them; nil otherwise. It is
-// the only value a retry carries that is not read fresh from a system of record.
+// approved (or a policy rule applied) as the approve wrote them (WrittenFix: typed, the
+// edit that was written, not one abandoned); nil otherwise. It is the only value a retry
+// carries that is not read fresh from a system of record.
 func ApprovedFix(c Claim) map[string]any {
-	if c.Applied == nil {
-		return nil
-	}
-	fix := FixOf(c)
+	fix := WrittenFix(c)
 	if len(fix) == 0 {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -38,15 +39,18 @@ type approveBody struct {
 
 // approval is one approve in progress: the lease it holds and what it writes.
 type approval struct {
-	note    string // the approved entry's note (a partial write names what it left out)
-	o       *Service
-	w       http.ResponseWriter
-	r       *http.Request
-	actor   identity.Identity
-	row     syncerror.Claim
-	lease   syncerror.Lease
-	fix     []syncerror.FieldChange
-	key     string
+	note  string // the approved entry's note (a partial write names what it left out)
+	o     *Service
+	w     http.ResponseWriter
+	r     *http.Request
+	actor identity.Identity
+	row   syncerror.Claim
+	lease syncerror.Lease
+	fix   []syncerror.FieldChange
+	key   string
+	// written is the fix as the write carried it: fix without the fields the ownership
+	// manifest dropped. The row keeps it (AppliedWrite.Fix) for the retry and the revert.
+	written []syncerror.FieldChange
 	details map[string]any
 	// prior is what the record held in the fix's fields just before the write.
 	prior []syncerror.PriorValue
@@ -130,6 +134,9 @@ func (a *approval) begin(c syncerror.Claim, edited []syncerror.FieldChange, note
 	}
 	a.lease = syncerror.NewLease(now, ttl)
 	a.lease.From = c.Status
+	// The row keeps what this write carries, typed, under its key: the reconcile looks
+	// for this write, never one recomputed from the proposal or an earlier edit.
+	a.lease.Fix, a.lease.Key = a.fix, a.key
 	held, err := o.Claims.BeginApply(ctx, a.actor.TenantID, c.ID, c.Status, a.lease, edited,
 		syncerror.HistoryEntry{At: now, Actor: a.actor.Actor, Action: "approve", Note: note}, now)
 	switch {
@@ -165,9 +172,11 @@ func (a *approval) write() {
 		a.details["partial"], a.details["dropped"] = true, partial.Dropped
 		a.note = "partial: " + partial.Error()
 		a.prior = withoutPaths(a.prior, partial.Dropped)
+		a.written = withoutChanges(a.fix, partial.Dropped)
 		a.applied()
 		return
 	case werr == nil || errors.Is(werr, syncerror.ErrFixUnrecorded):
+		a.written = a.fix
 		if werr != nil {
 			httpapi.Logger(ctx).Error("fix written but not fully recorded", "id", a.row.ID, "error", werr)
 			a.details["recorded"] = false
@@ -269,7 +278,7 @@ func (a *approval) complete(takeover bool) {
 	if takeover {
 		note = "completed after the approve that wrote the fix stopped"
 	}
-	mark := syncerror.AppliedWrite{Key: a.key, At: o.NowUTC(), Prior: a.prior}
+	mark := syncerror.AppliedWrite{Key: a.key, At: o.NowUTC(), Prior: a.prior, Fix: a.written}
 	var cur syncerror.Claim // the row as the completion left it, when it says
 	err := retryStore(ctx, func() (err error) {
 		entry := syncerror.HistoryEntry{At: o.NowUTC(), Actor: a.actor.Actor, Action: "approved", Note: note}
@@ -331,6 +340,17 @@ func retryStore(ctx context.Context, op func() error) error {
 	return retry.Store(ctx, op, func(err error) bool {
 		return errors.Is(err, syncerror.ErrStateChanged) || errors.Is(err, syncerror.ErrNotFound)
 	})
+}
+
+// withoutChanges is fix without the changes to paths in drop (what the write left out).
+func withoutChanges(fix []syncerror.FieldChange, drop []string) []syncerror.FieldChange {
+	out := fix[:0:0]
+	for _, f := range fix {
+		if !slices.Contains(drop, f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func fixPaths(fix []syncerror.FieldChange) []string {

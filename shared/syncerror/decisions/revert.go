@@ -84,7 +84,8 @@ func (o *Service) RevertHandler() http.Handler {
 				"The record changed since the fix was written ("+strings.Join(changed, ", ")+"); nothing was reverted."))
 			return
 		}
-		fix := syncerror.FixOf(c)
+		// The fix the approve wrote, as written: not the proposal, nor an abandoned edit.
+		fix := syncerror.WrittenFix(c)
 		wctx, cancel := writeContext(ctx)
 		werr := o.Fixes.WriteFix(wctx, actor, c, back, syncerror.FixKey(c.ID+"-revert", back))
 		cancel()
@@ -124,7 +125,7 @@ func revertible(w http.ResponseWriter, r *http.Request, c syncerror.Claim, now t
 		}
 	}
 	switch {
-	case c.Status != syncerror.StatusApproved || c.Applied == nil || len(syncerror.FixOf(c)) == 0:
+	case c.Status != syncerror.StatusApproved || c.Applied == nil || len(syncerror.WrittenFix(c)) == 0:
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "not_revertible",
 			"Only an approved sync error whose fix was written can be reverted; this one is "+string(c.Status)+"."))
 	case now.Sub(c.Applied.At) > RevertWindow:

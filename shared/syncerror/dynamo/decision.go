@@ -16,7 +16,8 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
-// BeginApply implements DecisionStore.
+// BeginApply implements DecisionStore. The lease's fix and key go on the row with it, and
+// the edit is set or removed: the row says what this write carries, never an earlier one.
 func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, from syncerror.Status, lease syncerror.Lease, edited []syncerror.FieldChange, entry syncerror.HistoryEntry, now time.Time) (syncerror.Claim, error) {
 	update := "SET #status = :applying, status_key = :skey, lease_token = :tok, lease_expires_at = :exp, lease_from = :from, updated_at = :now, " +
 		"history = list_append(if_not_exists(history, :empty), :entry)"
@@ -31,16 +32,35 @@ func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, from
 		":empty":    &types.AttributeValueMemberL{},
 		":entry":    historyList([]syncerror.HistoryEntry{entry}),
 	}
-	if edited != nil {
-		b, err := json.Marshal(edited)
-		if err != nil {
-			return syncerror.Claim{}, err
+	var remove []string
+	for _, f := range []struct {
+		name, value string
+		fix         []syncerror.FieldChange
+	}{{"lease_fix", ":lfix", lease.Fix}, {"edited_fix", ":edited", edited}} {
+		if len(f.fix) == 0 {
+			remove = append(remove, f.name)
+			continue
 		}
-		update += ", edited_fix = :edited"
-		values[":edited"] = dynamostore.Str(string(b))
+		b, err := json.Marshal(f.fix)
+		if err != nil {
+			return syncerror.Claim{}, fmt.Errorf("begin apply %s: %s: %w", id, f.name, err)
+		}
+		update += ", " + f.name + " = " + f.value
+		values[f.value] = dynamostore.Str(string(b))
 	}
-	return s.updateRow(ctx, "begin apply", tenantID, id, update, values, "#status = :from AND diagnosis = :ready",
-		"#status = :applying AND lease_expires_at < :now AND attribute_not_exists(applied_key)")
+	if lease.Key != "" {
+		update += ", lease_key = :lkey"
+		values[":lkey"] = dynamostore.Str(lease.Key)
+	} else {
+		remove = append(remove, "lease_key")
+	}
+	if len(remove) > 0 {
+		update += " REMOVE " + strings.Join(remove, ", ")
+	}
+	// No takeover of an applying row: its write may have landed, and the reconcile
+	// settles it. A row whose write is marked applied is never taken again.
+	return s.updateRow(ctx, "begin apply", tenantID, id, update, values,
+		"#status = :from AND diagnosis = :ready AND attribute_not_exists(applied_key)")
 }
 
 // updateRow is one conditional update of a row (update starts with SET) that answers the
@@ -94,7 +114,7 @@ func (s *DynamoClaims) writeToken() string {
 // FinishApply implements DecisionStore.
 func (s *DynamoClaims) FinishApply(ctx context.Context, tenantID, id, token string, to syncerror.Status, applyErr string, entry syncerror.HistoryEntry, now time.Time) error {
 	update := "SET #status = :to, status_key = :skey, updated_at = :now, " +
-		"history = list_append(if_not_exists(history, :empty), :entry) REMOVE lease_token, lease_expires_at, lease_from"
+		"history = list_append(if_not_exists(history, :empty), :entry) REMOVE " + leaseAttrs
 	values := dynamostore.Item{
 		":to":       dynamostore.Str(string(to)),
 		":skey":     dynamostore.Str(statusKey(tenantID, to)),
@@ -129,7 +149,11 @@ func (s *DynamoClaims) MarkApplied(ctx context.Context, tenantID, id, token stri
 	if err != nil {
 		return fmt.Errorf("mark applied %s: %w", id, err)
 	}
-	_, err = s.updateRow(ctx, "mark applied", tenantID, id, "SET "+set+", updated_at = :now"+remove, values,
+	update := "SET " + set + ", updated_at = :now"
+	if remove != "" {
+		update += " REMOVE " + remove
+	}
+	_, err = s.updateRow(ctx, "mark applied", tenantID, id, update, values,
 		"#status = :applying AND lease_token = :tok")
 	return err
 }
@@ -151,28 +175,42 @@ func (s *DynamoClaims) CompleteApply(ctx context.Context, tenantID, id, token st
 	if err != nil {
 		return syncerror.Claim{}, fmt.Errorf("complete apply %s: %w", id, err)
 	}
-	remove = strings.Replace(remove, " REMOVE ", ", ", 1)
+	if remove != "" {
+		remove = ", " + remove
+	}
 	update := "SET " + set + ", #status = :to, status_key = :skey, updated_at = :now, " +
-		"history = list_append(if_not_exists(history, :empty), :entry) REMOVE lease_token, lease_expires_at, lease_from, apply_error" + remove
+		"history = list_append(if_not_exists(history, :empty), :entry) REMOVE " + leaseAttrs + ", apply_error" + remove
 	return s.updateRow(ctx, "complete apply", tenantID, id, update, values, "#status = :applying AND lease_token = :tok")
 }
 
-// appliedClauses are the SET list of an applied write w (its key, time and prior values,
-// into values) and the REMOVE clause (" REMOVE applied_prior", or "" when w has prior values).
+// leaseAttrs are the attributes of a lease, removed when it ends.
+const leaseAttrs = "lease_token, lease_expires_at, lease_from, lease_fix, lease_key"
+
+// appliedClauses are the SET list of an applied write w (its key, time, prior values and
+// written fix, into values) and the attributes to REMOVE ("" when none): those w has none of.
 func appliedClauses(w syncerror.AppliedWrite, values dynamostore.Item) (set, remove string, err error) {
 	values[":key"] = dynamostore.Str(w.Key)
 	values[":at"] = dynamostore.Str(dynamostore.FormatTime(w.At))
 	set = "applied_key = :key, applied_at = :at"
-	if len(w.Prior) == 0 {
-		return set, " REMOVE applied_prior", nil
+	var removed []string
+	for _, f := range []struct {
+		name, value string
+		doc         any
+		empty       bool
+	}{{"applied_prior", ":prior", w.Prior, len(w.Prior) == 0}, {"applied_fix", ":afix", w.Fix, len(w.Fix) == 0}} {
+		if f.empty {
+			removed = append(removed, f.name)
+			continue
+		}
+		// JSON keeps each value's type: "01067" stays text, absent stays absent.
+		b, err := json.Marshal(f.doc)
+		if err != nil {
+			return "", "", fmt.Errorf("%s: %w", f.name, err)
+		}
+		values[f.value] = dynamostore.Str(string(b))
+		set += ", " + f.name + " = " + f.value
 	}
-	// JSON keeps each value's type: "01067" stays text, absent stays absent.
-	b, err := json.Marshal(w.Prior)
-	if err != nil {
-		return "", "", fmt.Errorf("prior values: %w", err)
-	}
-	values[":prior"] = dynamostore.Str(string(b))
-	return set + ", applied_prior = :prior", "", nil
+	return set, strings.Join(removed, ", "), nil
 }
 
 // Decide implements DecisionStore.

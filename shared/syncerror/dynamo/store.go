@@ -101,11 +101,20 @@ func claimItem(c syncerror.Claim) dynamostore.Item {
 			b, _ := json.Marshal(c.Applied.Prior) // decoded from JSON or read as JSON: it marshals
 			it["applied_prior"] = dynamostore.Str(string(b))
 		}
+		if len(c.Applied.Fix) > 0 {
+			b, _ := json.Marshal(c.Applied.Fix)
+			it["applied_fix"] = dynamostore.Str(string(b))
+		}
 	}
 	if c.Lease != nil {
 		it["lease_token"] = dynamostore.Str(c.Lease.Token)
 		it["lease_expires_at"] = dynamostore.Str(dynamostore.FormatTime(c.Lease.ExpiresAt))
 		dynamostore.PutOptional(it, "lease_from", string(c.Lease.From))
+		dynamostore.PutOptional(it, "lease_key", c.Lease.Key)
+		if len(c.Lease.Fix) > 0 {
+			b, _ := json.Marshal(c.Lease.Fix)
+			it["lease_fix"] = dynamostore.Str(string(b))
+		}
 	}
 	if len(c.History) > 0 {
 		it["history"] = historyList(c.History)
@@ -168,13 +177,24 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 				return syncerror.Claim{}, fmt.Errorf("claim %s: applied_prior: %w", c.ID, err)
 			}
 		}
+		if f := dynamostore.GetString(it, "applied_fix"); f != "" {
+			if err := json.Unmarshal([]byte(f), &c.Applied.Fix); err != nil {
+				return syncerror.Claim{}, fmt.Errorf("claim %s: applied_fix: %w", c.ID, err)
+			}
+		}
 	}
 	if tok := dynamostore.GetString(it, "lease_token"); tok != "" {
 		exp, err := dynamostore.ParseTime(dynamostore.GetString(it, "lease_expires_at"))
 		if err != nil {
 			return syncerror.Claim{}, fmt.Errorf("claim %s: lease_expires_at: %w", c.ID, err)
 		}
-		c.Lease = &syncerror.Lease{Token: tok, ExpiresAt: exp, From: syncerror.Status(dynamostore.GetString(it, "lease_from"))}
+		c.Lease = &syncerror.Lease{Token: tok, ExpiresAt: exp, From: syncerror.Status(dynamostore.GetString(it, "lease_from")),
+			Key: dynamostore.GetString(it, "lease_key")}
+		if f := dynamostore.GetString(it, "lease_fix"); f != "" {
+			if err := json.Unmarshal([]byte(f), &c.Lease.Fix); err != nil {
+				return syncerror.Claim{}, fmt.Errorf("claim %s: lease_fix: %w", c.ID, err)
+			}
+		}
 	}
 	c.History = historyFrom(it)
 	if c.WebhookID == "" && c.Source == syncerror.SourceWebhook && len(c.History) > 0 && c.History[0].Action == "claimed" {

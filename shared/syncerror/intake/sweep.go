@@ -46,8 +46,16 @@ func (rc *Reconcile) sweepLeases(ctx context.Context, tenantID string, rep *Repo
 			to, action, reason, key, result = syncerror.StatusApproved, "approved", "", "syncerror.approve_completed", audit.ResultSuccess
 			note = "completed by the reconcile: the fix had been written to the host ERP"
 		}
-		err := rc.Claims.FinishApply(ctx, tenantID, c.ID, c.Lease.Token, to, reason,
-			syncerror.HistoryEntry{At: now, Actor: "reconcile", Action: action, Note: note}, now)
+		entry := syncerror.HistoryEntry{At: now, Actor: "reconcile", Action: action, Note: note}
+		var err error
+		if applied && c.Applied == nil && c.Lease.Key != "" {
+			// Found by its key and not marked: mark it with the fix the lease carried, so
+			// the retry and the revert of the row use the fix that was written.
+			_, err = rc.Claims.CompleteApply(ctx, tenantID, c.ID, c.Lease.Token,
+				syncerror.AppliedWrite{Key: c.Lease.Key, At: now, Fix: c.Lease.Fix}, entry, now)
+		} else {
+			err = rc.Claims.FinishApply(ctx, tenantID, c.ID, c.Lease.Token, to, reason, entry, now)
+		}
 		if errors.Is(err, syncerror.ErrStateChanged) {
 			rep.Contended++
 			continue

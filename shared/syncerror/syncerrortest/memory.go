@@ -58,10 +58,12 @@ func clone(c syncerror.Claim) syncerror.Claim {
 		if len(a.Prior) == 0 {
 			a.Prior = nil
 		}
+		a.Fix = slices.Clone(a.Fix)
 		c.Applied = &a
 	}
 	if c.Lease != nil {
 		l := *c.Lease
+		l.Fix = slices.Clone(l.Fix)
 		c.Lease = &l
 	}
 	if c.EditedFix != nil {
@@ -253,17 +255,15 @@ func (s *ClaimStore) BeginApply(_ context.Context, tenantID, id string, from syn
 	if !ok {
 		return syncerror.Claim{}, syncerror.ErrNotFound
 	}
-	fresh := c.Status == from && c.Diagnosis == syncerror.DiagnosisReady
-	takeover := c.Status == syncerror.StatusApplying && c.Lease != nil && c.Lease.ExpiresAt.Before(now) && c.Applied == nil
-	if !fresh && !takeover {
+	if c.Status != from || c.Diagnosis != syncerror.DiagnosisReady || c.Applied != nil {
 		return syncerror.Claim{}, syncerror.ErrStateChanged
 	}
 	c.Status = syncerror.StatusApplying
 	lease.From = from
+	// Kept as JSON, as the DynamoDB store keeps it.
+	lease.Fix = viaJSON(lease.Fix)
 	c.Lease = &lease
-	if edited != nil {
-		c.EditedFix = append([]syncerror.FieldChange(nil), edited...)
-	}
+	c.EditedFix = viaJSON(edited)
 	c.History = append(append([]syncerror.HistoryEntry(nil), c.History...), entry)
 	c.UpdatedAt = now.UTC()
 	s.rows[k] = c
@@ -320,6 +320,7 @@ func (s *ClaimStore) markApplied(tenantID, id, token string, w syncerror.Applied
 		w.Prior = nil
 		_ = json.Unmarshal(b, &w.Prior)
 	}
+	w.Fix = viaJSON(w.Fix)
 	c.Applied = &w
 	c.UpdatedAt = now.UTC()
 	s.rows[k] = c
@@ -340,6 +341,21 @@ func (s *ClaimStore) CompleteApply(_ context.Context, tenantID, id, token string
 		return syncerror.Claim{}, err
 	}
 	return clone(s.rows[key(tenantID, id)]), nil
+}
+
+// viaJSON is fix as a store keeps it, JSON (nil for an empty one): numbers come back as
+// the DynamoDB store gives them.
+func viaJSON(fix []syncerror.FieldChange) []syncerror.FieldChange {
+	if len(fix) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(fix)
+	if err != nil {
+		panic(err) // a fix is decoded from JSON or read as JSON: it marshals
+	}
+	var out []syncerror.FieldChange
+	_ = json.Unmarshal(b, &out)
+	return out
 }
 
 // Decide implements syncerror.DecisionStore.

@@ -181,6 +181,35 @@ func TestRevertWithoutPriorValuesRefuses(t *testing.T) {
 	}
 }
 
+// An approve of the AI's fix that the target's metadata retypes (the number 1067 for a
+// text field) writes the text "1067" under the key of that typed fix. When neither the
+// completion nor the marker could be stored, the reconcile finds that write in the ledger
+// under the key the lease kept (not one recomputed from the untyped proposal) and
+// completes the row with the fix that was written.
+func TestTheReconcileFindsTheTypedWriteUnderTheLeaseKey(t *testing.T) {
+	f := newHostFixture(t)
+	c := f.readyWith(t, "E-typed", `{"shipzip":"1067"}`, []syncerror.FieldChange{{Path: "shipzip", Before: "1067", After: 1067.0}})
+	f.claims.markFails, f.claims.finishFails = 3, 3
+	if w := f.call(t, f.op.ApproveHandler(), c.ID, ""); w.Code != http.StatusAccepted {
+		t.Fatalf("approve: %d %s", w.Code, w.Body)
+	}
+	if got := f.held(t)["shipzip"]; got != "1067" {
+		t.Fatalf("host holds %#v", got)
+	}
+	f.now = f.now.Add(syncerror.DefaultLeaseTTL + time.Minute)
+	rep, err := f.rc.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := f.row(t, c.ID)
+	if row.Status != syncerror.StatusApproved {
+		t.Fatalf("write landed (host holds shipzip=%#v) but reconcile left row %s (report %+v)", f.held(t)["shipzip"], row.Status, rep)
+	}
+	if fix := syncerror.WrittenFix(row); len(fix) != 1 || fix[0].After != "1067" {
+		t.Fatalf("the row records %#v as written; want the text \"1067\"", fix)
+	}
+}
+
 func mustClient(t *testing.T, f *hostFixture) *connector.Client {
 	t.Helper()
 	r := f.op.Fields.(*fieldCatalog).conns.(typedHostClients)

@@ -70,7 +70,7 @@ func TestRetryNeverSendsTheStoredPayload(t *testing.T) {
 	}
 	// Approved: the fix is the only value a retry carries.
 	approved := e.row(t, c.ID)
-	approved.Applied = &syncerror.AppliedWrite{Key: syncerror.FixKey(c.ID, approved.Proposal.Fix), At: e.now}
+	approved.Applied = &syncerror.AppliedWrite{Key: syncerror.FixKey(c.ID, approved.Proposal.Fix), At: e.now, Fix: approved.Proposal.Fix}
 	e.script(c, "failed", "INVALID_FLD_VALUE")
 	if got := e.rt.Deliver.Rerun(ctx, "alice", approved, "k-read"); got.Code != "RETRY_FAILED_AT_HOST" {
 		t.Fatalf("reading the failed re-run: %+v", got)

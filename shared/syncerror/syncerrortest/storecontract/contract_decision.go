@@ -13,8 +13,9 @@ import (
 )
 
 // runDecisionContract covers the operator's decisions: the approve lease (taken once,
-// taken over when expired, ended only as its marks allow) and reject and escalate, each
-// holding only while the row is in the status it was decided on.
+// never taken over: the reconcile settles an expired one; ended only as its marks allow)
+// and reject and escalate, each holding only while the row is in the status it was
+// decided on.
 func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore, ready readyFunc, base time.Time) {
 	ctx := context.Background()
 	entry := historyAt(base)
@@ -33,13 +34,14 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 		}
 		c := ready(t, s, "t1", "e-1", base)
 		edited := []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DE"}, {Path: "shipzip", Before: "1O115", After: "10115"}}
+		l1.Fix, l1.Key = edited, c.ID+"-k1"
 		got, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l1, edited, entry("approve"), base)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := l1
 		want.From = syncerror.StatusPending
-		if got.Status != syncerror.StatusApplying || got.Lease == nil || *got.Lease != want || !reflect.DeepEqual(got.EditedFix, edited) ||
+		if got.Status != syncerror.StatusApplying || got.Lease == nil || !reflect.DeepEqual(*got.Lease, want) || !reflect.DeepEqual(got.EditedFix, edited) ||
 			got.Proposal == nil || len(got.Proposal.Fix) != 1 {
 			t.Fatalf("after begin: %+v", got)
 		}
@@ -50,22 +52,26 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 		if exp, err := s.ExpiredLeases(ctx, "t1", base.Add(30*time.Second), 10); err != nil || len(exp) != 0 {
 			t.Fatalf("expired leases before expiry: %v err=%v", claimIDs(exp), err)
 		}
-		if exp, err := s.ExpiredLeases(ctx, "t1", base.Add(2*time.Minute), 10); err != nil || len(exp) != 1 || exp[0].ID != c.ID {
-			t.Fatalf("expired leases: %v err=%v", claimIDs(exp), err)
+		exp, err := s.ExpiredLeases(ctx, "t1", base.Add(2*time.Minute), 10)
+		if err != nil || len(exp) != 1 || exp[0].ID != c.ID || exp[0].Lease == nil || !reflect.DeepEqual(*exp[0].Lease, want) {
+			t.Fatalf("expired leases (the sweep looks for the lease's write under its key): %+v err=%v", exp, err)
 		}
-		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l2, nil, entry("approve"), base.Add(2*time.Minute)); err != nil {
-			t.Fatalf("takeover of an expired lease: %v", err)
+		// Its write may have landed with the answer lost: only the reconcile settles it.
+		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l2, nil, entry("approve"), base.Add(2*time.Minute)); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("an expired lease taken over by another approve: err=%v", err)
 		}
-		if err := s.FinishApply(ctx, "t1", c.ID, "tok-1", syncerror.StatusApproved, "", entry("approved"), base); !errors.Is(err, syncerror.ErrStateChanged) {
-			t.Fatalf("finish with the overtaken token: err=%v", err)
+		if err := s.FinishApply(ctx, "t1", c.ID, "tok-2", syncerror.StatusApproved, "", entry("approved"), base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("finish with a token that never held the row: err=%v", err)
 		}
-		if err := s.FinishApply(ctx, "t1", c.ID, "tok-2", syncerror.StatusPending, "host ERP answered 503", entry("apply_failed"), base); err != nil {
+		if err := s.FinishApply(ctx, "t1", c.ID, "tok-1", syncerror.StatusPending, "host ERP answered 503", entry("apply_failed"), base); err != nil {
 			t.Fatal(err)
 		}
 		row, _ := s.Get(ctx, "t1", c.ID)
 		if row.Status != syncerror.StatusPending || row.Lease != nil || row.ApplyError != "host ERP answered 503" {
 			t.Fatalf("after failed apply: %+v", row)
 		}
+		// An approve of the AI's fix drops the edit whose write failed: the row never
+		// shows (or retries, or reverts) an edit that was not written.
 		l3 := syncerror.Lease{Token: "tok-3", ExpiresAt: base.Add(time.Hour)}
 		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l3, nil, entry("approve"), base); err != nil {
 			t.Fatal(err)
@@ -74,8 +80,7 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 			t.Fatal(err)
 		}
 		row, _ = s.Get(ctx, "t1", c.ID)
-		if row.Status != syncerror.StatusApproved || row.Lease != nil || row.ApplyError != "" || len(row.History) != 6 ||
-			!reflect.DeepEqual(row.EditedFix, edited) {
+		if row.Status != syncerror.StatusApproved || row.Lease != nil || row.ApplyError != "" || len(row.History) != 5 || row.EditedFix != nil {
 			t.Fatalf("after approve: status %s lease %v err %q history %d edited %v", row.Status, row.Lease, row.ApplyError, len(row.History), row.EditedFix)
 		}
 		if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusPending, syncerror.StatusRejected, entry("rejected"), base); !errors.Is(err, syncerror.ErrStateChanged) {
@@ -120,6 +125,40 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 		}
 		if row, _ := s.Get(ctx, "t1", c.ID); row.Status != syncerror.StatusApproved || row.Applied == nil {
 			t.Fatalf("completed row %+v", row)
+		}
+	})
+
+	t.Run("the fix a write carried is kept with its mark, and the lease's goes with the lease", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		sent := []syncerror.FieldChange{{Path: "shipzip", Before: "10115", After: "01067"}, {Path: "shipcountry", Before: "Deutschland", After: "DE"}}
+		l := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute), Fix: sent, Key: c.ID + "-k"}
+		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l, nil, entry("approve"), base); err != nil {
+			t.Fatal(err)
+		}
+		// The ownership manifest dropped shipcountry: the row keeps what was written.
+		w := syncerror.AppliedWrite{Key: l.Key, At: base.Add(time.Second), Fix: sent[:1]}
+		got, err := s.CompleteApply(ctx, "t1", c.ID, "tok-1", w, entry("approved"), base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, _ := s.Get(ctx, "t1", c.ID)
+		for _, r := range []syncerror.Claim{got, row} {
+			if r.Lease != nil || r.Applied == nil || r.Applied.Key != l.Key || !reflect.DeepEqual(r.Applied.Fix, sent[:1]) {
+				t.Fatalf("completed row: lease %+v applied %+v", r.Lease, r.Applied)
+			}
+		}
+		// A mark alone (the completion did not land) keeps it too.
+		d := ready(t, s, "t1", "e-2", base)
+		if _, err := s.BeginApply(ctx, "t1", d.ID, syncerror.StatusPending, l, nil, entry("approve"), base); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MarkApplied(ctx, "t1", d.ID, "tok-1", syncerror.AppliedWrite{Key: l.Key, At: base, Fix: sent}, base); err != nil {
+			t.Fatal(err)
+		}
+		if row, _ := s.Get(ctx, "t1", d.ID); row.Applied == nil || !reflect.DeepEqual(row.Applied.Fix, sent) || row.Lease == nil || !reflect.DeepEqual(row.Lease.Fix, sent) {
+			t.Fatalf("marked row: applied %+v lease %+v", row.Applied, row.Lease)
 		}
 	})
 
