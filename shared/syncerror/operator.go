@@ -23,6 +23,12 @@ type FixWriter interface {
 // ErrWriterNotConfigured means the tenant has no host ERP connector to write to.
 var ErrWriterNotConfigured = errors.New("host ERP connector not configured")
 
+// ErrMayHaveApplied wraps a write-back whose answer was lost (a timeout, a reset, a 5xx
+// midway): the target may hold the fix. It is settled by reading the record back, never
+// by reporting the write failed: returned to pending, the row could be rejected, or
+// approved with another fix and written twice.
+var ErrMayHaveApplied = errors.New("the write's answer was lost; it may have been applied")
+
 // RefusedError is a governance refusal of a write-back: ownership, a loop, DLP, or a
 // write held for an ownership approval. Code and Reason are fit for the operator.
 type RefusedError struct {

@@ -183,8 +183,41 @@ func (a *approval) write() {
 		}
 		a.applied()
 		return
+	case errors.Is(werr, syncerror.ErrMayHaveApplied):
+		a.unsettled(werr)
+		return
 	}
 	a.failed(werr)
+}
+
+// unsettled follows a write whose answer was lost: the record may hold the fix. It is
+// read back: holding the fix, the approve completes as written; otherwise (not read, or
+// not holding it yet: a slow system may still apply it) the row stays applying under
+// its lease, and once the lease ends the reconcile reads the record again and completes
+// the row or returns it to pending. It is never returned to pending here: the fix may be
+// in the record, and a pending row may be rejected, or approved with another fix and
+// written twice.
+func (a *approval) unsettled(werr error) {
+	ctx := a.r.Context()
+	httpapi.Logger(ctx).Warn("write-back answer lost; reading the record back", "id", a.row.ID, "error", werr)
+	a.details["answerLost"] = true
+	if a.o.Assist != nil && a.o.Assist.Reader != nil {
+		rctx, cancel := context.WithTimeout(ctx, syncerror.MetadataWait)
+		current, err := a.o.Assist.Reader.ReadFields(rctx, a.row)
+		cancel()
+		if err == nil && RecordHolds(current, a.fix) {
+			a.written, a.note = a.fix, "the host ERP's answer was lost; the record read back holds the fix"
+			a.applied()
+			return
+		}
+		if err != nil {
+			httpapi.Logger(ctx).Warn("record not read back; the reconcile settles the write", "id", a.row.ID, "error", err)
+		}
+	}
+	a.outcome("unknown")
+	httpapi.WriteJSON(a.w, http.StatusAccepted, map[string]any{"id": a.row.ID, "status": syncerror.StatusApplying,
+		"message": "The host ERP's answer to the write was lost, so the fix may have been written. The sync error stays applying; " +
+			"once its lease ends the reconcile reads the record and completes the approval, or returns the proposal if the fix is not there."})
 }
 
 // writeContext bounds the host ERP write so that marking, completing and auditing still

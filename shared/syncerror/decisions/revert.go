@@ -196,6 +196,17 @@ func fieldAt(fields map[string]any, path string) (any, bool) {
 	return fieldAt(inner, rest)
 }
 
+// RecordHolds reports whether a record's fields hold every value of fix: a write whose
+// answer was lost is settled by it (the approve's read-back, the reconcile's).
+func RecordHolds(fields map[string]any, fix []syncerror.FieldChange) bool {
+	for _, ch := range fix {
+		if v, ok := fieldAt(fields, ch.Path); !sameHeld(v, ch.After) || !ok && ch.After != nil {
+			return false
+		}
+	}
+	return len(fix) > 0
+}
+
 // sameHeld reports whether a record's value equals the value a fix wrote: numbers by
 // value (the record reads 1500.00 where the fix wrote 1500), everything else as JSON.
 func sameHeld(have, wrote any) bool {

@@ -15,6 +15,8 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 )
 
 // The adapters below connect the queue to the platform: the host ERP's connector and the
@@ -105,8 +107,12 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 	}
 	var ce *connector.Error
 	if errors.As(err, &ce) {
-		return &syncerror.TargetError{Err: err, Reason: explainFailure(ce),
+		te := &syncerror.TargetError{Err: err, Reason: explainFailure(ce),
 			Target: httpapi.TargetFailure{System: string(ce.System), Status: ce.Status, Code: ce.Code, Retryable: ce.Retryable}}
+		if connector.MayHaveApplied(err) {
+			return fmt.Errorf("%w: %w", syncerror.ErrMayHaveApplied, te)
+		}
+		return te
 	}
 	return err
 }
@@ -137,9 +143,26 @@ func explainFailure(e *connector.Error) string {
 }
 
 // ledgerWrites is the reconcile's AppliedWrites over the guard's write ledger: a write-back
-// the host ERP took is in the ledger under its idempotency key.
-type ledgerWrites struct{ ledger governance.Ledger }
+// the host ERP took is in the ledger under its idempotency key. A write whose answer was
+// lost is in no ledger (the guard records what it was told was written), so a lease not
+// found there is settled by reading its record back: it holds the lease's fix, or not.
+type ledgerWrites struct {
+	ledger governance.Ledger
+	// records reads the record back (nil: the ledger only).
+	records policy.RecordReader
+}
 
 func (l ledgerWrites) Applied(ctx context.Context, c syncerror.Claim, keys []string) (bool, error) {
-	return governance.Wrote(ctx, l.ledger, c.TenantID, c.Record.RecordType, c.Record.RecordID, c.ClaimedAt, keys...)
+	found, err := governance.Wrote(ctx, l.ledger, c.TenantID, c.Record.RecordType, c.Record.RecordID, c.ClaimedAt, keys...)
+	if err != nil || found || l.records == nil || c.Lease == nil || len(c.Lease.Fix) == 0 {
+		return found, err
+	}
+	current, err := l.records.ReadFields(ctx, c)
+	if errors.Is(err, connector.ErrNotFound) {
+		return false, nil // no record, so no write landed on it
+	}
+	if err != nil {
+		return false, fmt.Errorf("read back %s: %w", c.ID, err)
+	}
+	return decisions.RecordHolds(current, c.Lease.Fix), nil
 }

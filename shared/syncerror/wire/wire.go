@@ -128,7 +128,7 @@ func (f *Feature) Worker(d syncerror.Diagnoser) *diagnosis.Worker {
 func (f *Feature) Reconcile() *intake.Reconcile {
 	return &intake.Reconcile{Tenants: f.Base.TenantsFor(), Claims: f.Claims, Queue: f.Queue, Log: f.Base.Log, Now: f.Base.Clock(),
 		StuckAfter: f.StuckAfter, Host: hostErrors{guarded.Connectors(f.Base)}, Watermarks: f.Claims, Audit: f.Base.Audit,
-		Writes: ledgerWrites{f.Base.Ledger()}, Mask: f.mask(), Docs: f.docs(),
+		Writes: ledgerWrites{ledger: f.Base.Ledger(), records: recordReader{guarded.Connectors(f.Base)}}, Mask: f.mask(), Docs: f.docs(),
 		SweepOrder: f.Base.JobMemory(blueprint.Processed, "reconcile sweep"),
 		PollOrder:  f.Base.JobMemory(blueprint.Processed, "reconcile poll")}
 }
