@@ -68,7 +68,8 @@ type RetryState struct {
 
 // RetryChange is one conditional change of a row's retry state.
 type RetryChange struct {
-	// From lists the statuses the row may be in.
+	// From lists the statuses the row may be in. A change to a status that Reopens the
+	// row is refused (ErrStateChanged) where its fix is marked applied.
 	From []Status
 	// Attempts is the count of attempts the row must show; AnyAttempts skips the check.
 	Attempts    int
@@ -85,6 +86,14 @@ type RetryChange struct {
 	// nobody changed it meanwhile). Nil keeps the stored list.
 	Log   []RetryAttempt
 	Entry HistoryEntry
+}
+
+// Reopens reports whether a change to status to reopens a row for a decision (pending,
+// escalated, rejected): a store refuses it for a row whose fix is marked applied, whose
+// record holds the fix already (rejecting it, or approving and writing again, would lie
+// about the record).
+func Reopens(to Status) bool {
+	return to == StatusPending || to == StatusEscalated || to == StatusRejected
 }
 
 // MaxAttemptLog bounds the attempts a row lists; the count (Attempts) goes on.

@@ -219,7 +219,8 @@ func (s *DynamoClaims) Decide(ctx context.Context, tenantID, id string, from, to
 }
 
 // transition moves a row from one status to another with a history entry, in one
-// conditional write; a row not in from answers why.
+// conditional write; a row not in from, or whose fix is marked applied (the record holds
+// it: never reopened, rejected or escalated), answers why.
 func (s *DynamoClaims) transition(ctx context.Context, op, tenantID, id string, from, to syncerror.Status, entry syncerror.HistoryEntry, now time.Time) error {
 	_, err := s.updateRow(ctx, op, tenantID, id,
 		"SET #status = :to, status_key = :skey, updated_at = :now, history = list_append(if_not_exists(history, :empty), :entry)",
@@ -230,7 +231,7 @@ func (s *DynamoClaims) transition(ctx context.Context, op, tenantID, id string, 
 			":now":   dynamostore.Str(dynamostore.FormatTime(now)),
 			":empty": &types.AttributeValueMemberL{},
 			":entry": historyList([]syncerror.HistoryEntry{entry}),
-		}, "#status = :from")
+		}, "#status = :from AND attribute_not_exists(applied_key)")
 	return err
 }
 

@@ -112,6 +112,11 @@ func (s *DynamoClaims) ChangeRetry(ctx context.Context, tenantID, id string, ch 
 			cond += " AND retry_attempts = :att"
 		}
 	}
+	if syncerror.Reopens(ch.To) {
+		// A row whose fix is in the record is never reopened (retrier.go returns a failed
+		// retry of one to approved; this holds every other caller to it).
+		cond += " AND attribute_not_exists(applied_key)"
+	}
 	set := []string{"#status = :to", "status_key = :skey", "updated_at = :now",
 		"history = list_append(if_not_exists(history, :empty), :entry)"}
 	var remove, add []string

@@ -119,7 +119,7 @@ func (rt *Retrier) end(ctx context.Context, actor identity.Identity, held syncer
 		ch.To, ch.Resolution = syncerror.StatusResolved, syncerror.ResolutionRetried
 		ch.Entry.Action, ch.Entry.Note = "retried", d.Reason
 	case syncerror.DeliveryPermanent:
-		ch.To, ch.LastError = syncerror.StatusPending, d.Reason
+		ch.To, ch.LastError = settled(held), d.Reason
 		ch.Entry.Action, ch.Entry.Note = "retry_failed", attemptNote(d)
 	default:
 		ch.LastError = d.Reason
@@ -132,7 +132,7 @@ func (rt *Retrier) end(ctx context.Context, actor identity.Identity, held syncer
 			}
 			ch.Entry.Note = d.Reason + "; next attempt at " + next.Format(time.RFC3339)
 		} else {
-			ch.To = syncerror.StatusPending
+			ch.To = settled(held)
 			ch.Entry.Action, ch.Entry.Note = "retries_exhausted", d.Reason+" (after "+strconv.Itoa(held.Retry.Attempts)+" attempts)"
 		}
 	}
@@ -143,6 +143,17 @@ func (rt *Retrier) end(ctx context.Context, actor identity.Identity, held syncer
 		return held, fmt.Errorf("record retry outcome of %s: %w", held.ID, err)
 	}
 	return row, nil
+}
+
+// settled is where a row goes when its retries end without a delivery: back to people
+// (pending), or, for a row whose fix the approve wrote, back to approved. The record holds
+// that fix: reopened, the row could be rejected, or approved and written again (its prior
+// values overwritten with the fix's own).
+func settled(c syncerror.Claim) syncerror.Status {
+	if c.Applied != nil {
+		return syncerror.StatusApproved
+	}
+	return syncerror.StatusPending
 }
 
 // attemptNote is a failed attempt in the row's history: its class and code, and why.
@@ -202,7 +213,7 @@ func (rt *Retrier) RunDue(ctx context.Context, tenantID string) (int, error) {
 		if !on {
 			now := rt.now()
 			_, err = rt.Claims.ChangeRetry(ctx, tenantID, c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying}, Attempts: c.Retry.Attempts,
-				To: syncerror.StatusPending, LastError: c.Retry.LastError,
+				To: settled(c), LastError: c.Retry.LastError,
 				Entry: syncerror.HistoryEntry{At: now, Actor: actor.Actor, Action: "retries_stopped", Note: "automatic retry is off for the tenant"}}, now)
 		} else {
 			_, err = rt.Attempt(ctx, actor, c)

@@ -367,7 +367,7 @@ func (s *ClaimStore) Decide(_ context.Context, tenantID, id string, from, to syn
 	if !ok {
 		return syncerror.ErrNotFound
 	}
-	if c.Status != from {
+	if c.Status != from || c.Applied != nil {
 		return syncerror.ErrStateChanged
 	}
 	c.Status = to

@@ -20,7 +20,7 @@ func (s *ClaimStore) ChangeRetry(_ context.Context, tenantID, id string, ch sync
 	if !ok {
 		return syncerror.Claim{}, syncerror.ErrNotFound
 	}
-	if !slices.Contains(ch.From, c.Status) || !ch.AnyAttempts && c.Retry.Attempts != ch.Attempts {
+	if !slices.Contains(ch.From, c.Status) || !ch.AnyAttempts && c.Retry.Attempts != ch.Attempts || syncerror.Reopens(ch.To) && c.Applied != nil {
 		return syncerror.Claim{}, syncerror.ErrStateChanged
 	}
 	c.Status = ch.To

@@ -106,3 +106,23 @@ func TestARetryKeepsTheTypeTheApproveWrote(t *testing.T) {
 		t.Fatalf("approve wrote the text \"1067\"; after the retry the host holds %T %v", r.Fields["shipzip"], r.Fields["shipzip"])
 	}
 }
+
+// A retry of an approved row (its fix written) that fails for good (no host sync-error
+// record to re-run from) returns the row to approved, never to pending: the host holds
+// the fix, so the row may not be rejected, nor approved and written again.
+func TestAFailedRetryNeverReopensAnApprovedRow(t *testing.T) {
+	e := newHostEnv(t)
+	e.op.Fixes = fixWriter{e.guard}
+	e.host.Seed("salesOrder", "SO-10042", map[string]any{"shipcountry": "Deutschland"})
+	c := e.hostError(t, "E-noctx", "value", func(r *syncerror.Record) { r.Context = json.RawMessage(`{}`) })
+	if w := e.call(t, e.op.ApproveHandler(), c.ID, ``); w.Code != http.StatusOK {
+		t.Fatalf("approve: %d %s", w.Code, w.Body)
+	}
+	if w := e.call(t, e.op.RetryHandler(), c.ID, ``); e.row(t, c.ID).Status != syncerror.StatusApproved {
+		t.Fatalf("retry answered %d; the row is %s, want approved", w.Code, e.row(t, c.ID).Status)
+	}
+	if w := e.call(t, e.op.RejectHandler(), c.ID, `{"reason":"wrong"}`); w.Code == http.StatusOK {
+		r, _ := e.host.Get("salesOrder", "SO-10042")
+		t.Fatalf("the host holds the approved fix (shipcountry=%v) yet the row was reopened by a failed retry and is now %s", r.Fields["shipcountry"], e.row(t, c.ID).Status)
+	}
+}

@@ -162,6 +162,44 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 		}
 	})
 
+	t.Run("a row whose fix is marked applied is never reopened", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		l := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
+		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l, nil, entry("approve"), base); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CompleteApply(ctx, "t1", c.ID, "tok-1", syncerror.AppliedWrite{Key: "k", At: base}, entry("approved"), base); err != nil {
+			t.Fatal(err)
+		}
+		// A retry takes it (the re-run is what is left) ...
+		held, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusApproved},
+			To: syncerror.StatusRetrying, Begin: true, NextAt: base.Add(time.Minute), Entry: entry("retry")}, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// ... but no change sends it back to a decision: the record holds its fix.
+		for _, to := range []syncerror.Status{syncerror.StatusPending, syncerror.StatusEscalated, syncerror.StatusRejected} {
+			if _, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying},
+				Attempts: held.Retry.Attempts, To: to, Entry: entry("retry_failed")}, base); !errors.Is(err, syncerror.ErrStateChanged) {
+				t.Fatalf("an applied row's retry ended %s: err=%v", to, err)
+			}
+		}
+		if _, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying},
+			Attempts: held.Retry.Attempts, To: syncerror.StatusApproved, Entry: entry("retry_failed")}, base); err != nil {
+			t.Fatalf("an applied row's failed retry back to approved: %v", err)
+		}
+		for _, to := range []syncerror.Status{syncerror.StatusRejected, syncerror.StatusEscalated} {
+			if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusApproved, to, entry(string(to)), base); !errors.Is(err, syncerror.ErrStateChanged) {
+				t.Fatalf("an applied row decided %s: err=%v", to, err)
+			}
+		}
+		if row, _ := s.Get(ctx, "t1", c.ID); row.Status != syncerror.StatusApproved {
+			t.Fatalf("applied row is %s", row.Status)
+		}
+	})
+
 	t.Run("the values before a fix are kept with its mark, each with its type", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
