@@ -1,6 +1,7 @@
 package syncerror
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -65,4 +66,27 @@ func FixKey(claimID string, fix []FieldChange) string {
 	b, _ := json.Marshal(fix)
 	sum := sha256.Sum256(b)
 	return claimID + "-" + hex.EncodeToString(sum[:8])
+}
+
+// DecodeValue decodes one JSON value of a fix, its numbers as json.Number: a number keeps
+// every digit it was sent or stored with, where float64 keeps 53 bits.
+func DecodeValue(b []byte) (any, error) {
+	var v any
+	err := UnmarshalNumbers(b, &v)
+	return v, err
+}
+
+// UnmarshalNumbers is json.Unmarshal with numbers decoded as json.Number, for the stored
+// forms of a fix (an edit, the fix written, the values before it): what is read back is
+// what was written, digit for digit.
+func UnmarshalNumbers(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
 }

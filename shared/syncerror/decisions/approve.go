@@ -416,8 +416,10 @@ func editedFix(body approveBody, c syncerror.Claim) ([]syncerror.FieldChange, *h
 			return nil, &httpapi.FieldError{Field: field + ".path", Message: "names a field twice"}
 		}
 		seen[f.Path] = true
-		var after any
-		if len(f.After) == 0 || json.Unmarshal(f.After, &after) != nil {
+		// A number keeps its digits (json.Number): as float64, 9007199254740993 would be
+		// written 9007199254740992, and 12345678901234567890 as 1.2345678901234567e19.
+		after, err := syncerror.DecodeValue(f.After)
+		if len(f.After) == 0 || err != nil {
 			return nil, &httpapi.FieldError{Field: field + ".after", Message: "is required"}
 		}
 		change := syncerror.FieldChange{Path: f.Path, Before: payload[f.Path], After: after}

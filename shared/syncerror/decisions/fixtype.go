@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"math/big"
 	"net/http"
 	"strconv"
 	"strings"
@@ -78,8 +79,10 @@ func sameIgnoringCase(types map[string]string, path string) string {
 	return ""
 }
 
-// typeValue converts v (as decoded from JSON) to typ, or says why it cannot. null clears
-// a field of any type. Numbers are float64, as every other decoded value of a fix is.
+// typeValue converts v (as decoded from JSON: numbers as json.Number from an edit, or
+// float64 from a proposal) to typ, or says why it cannot. null clears a field of any type.
+// A number is carried as json.Number, its digits as sent: a float64 keeps 53 bits, and
+// 9007199254740993 would be written 9007199254740992.
 func typeValue(typ string, v any) (any, string) {
 	if v == nil {
 		return nil, ""
@@ -89,6 +92,8 @@ func typeValue(typ string, v any) (any, string) {
 		switch x := v.(type) {
 		case string:
 			return x, ""
+		case json.Number:
+			return x.String(), ""
 		case float64:
 			return strconv.FormatFloat(x, 'f', -1, 64), ""
 		case bool:
@@ -97,13 +102,20 @@ func typeValue(typ string, v any) (any, string) {
 		return nil, "must be text"
 	case syncerror.TypeInteger:
 		n, ok := number(v)
-		if !ok || n != math.Trunc(n) {
+		if !ok {
+			return nil, "must be a whole number, not " + shown(v)
+		}
+		if n, ok = whole(n); !ok {
 			return nil, "must be a whole number, not " + shown(v)
 		}
 		return n, ""
 	case syncerror.TypeDecimal:
 		n, ok := number(v)
 		if !ok {
+			return nil, "must be a number, not " + shown(v)
+		}
+		// Its digits as sent; a number no system stores (1e400) is refused.
+		if f, err := n.Float64(); err != nil || math.IsInf(f, 0) {
 			return nil, "must be a number, not " + shown(v)
 		}
 		return n, ""
@@ -128,6 +140,8 @@ func typeValue(typ string, v any) (any, string) {
 			if x != "" {
 				return x, ""
 			}
+		case json.Number:
+			return x.String(), ""
 		case float64:
 			return strconv.FormatFloat(x, 'f', -1, 64), ""
 		case map[string]any:
@@ -138,22 +152,49 @@ func typeValue(typ string, v any) (any, string) {
 	return v, ""
 }
 
-// number reads a JSON number, or a string holding one (a number typed into a text box).
-func number(v any) (float64, bool) {
+// number reads a JSON number, or a string holding one (a number typed into a text box),
+// as json.Number with its digits.
+func number(v any) (json.Number, bool) {
 	switch x := v.(type) {
-	case float64:
+	case json.Number:
 		return x, true
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return "", false
+		}
+		return json.Number(strconv.FormatFloat(x, 'f', -1, 64)), true
 	case string:
 		// JSON's number syntax: no hex, no Inf, no thousands separators to misread.
-		var n json.Number
 		t := strings.TrimSpace(x)
-		if json.Unmarshal([]byte(t), &n) != nil || t == "" || t[0] == '"' || t == "null" {
-			return 0, false
+		n, err := syncerror.DecodeValue([]byte(t))
+		if num, ok := n.(json.Number); err == nil && ok {
+			return num, true
 		}
-		f, err := n.Float64()
-		return f, err == nil
 	}
-	return 0, false
+	return "", false
+}
+
+// maxExponent bounds the exponent of a number checked for being whole: a literal such as
+// 1e999999999 would otherwise be expanded digit by digit.
+const maxExponent = 400
+
+// whole reports whether n is a whole number and gives it as integer digits ("1067.0" and
+// "1.067e3" are 1067), exactly, however many digits it has.
+func whole(n json.Number) (json.Number, bool) {
+	s := n.String()
+	if !strings.ContainsAny(s, ".eE") {
+		return n, true
+	}
+	if _, exp, ok := strings.Cut(strings.ToLower(s), "e"); ok {
+		if e, err := strconv.Atoi(exp); err != nil || e > maxExponent || e < -maxExponent {
+			return "", false
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || !r.IsInt() {
+		return "", false
+	}
+	return json.Number(r.Num().String()), true
 }
 
 func isDate(s string) bool {

@@ -60,8 +60,8 @@ func TestApprovedFixIsTypedByItsTargetField(t *testing.T) {
 	}{
 		{`{"fix":[{"path":"shipzip","after":"01067"}]}`, "01067"},
 		{`{"fix":[{"path":"shipzip","after":1067}]}`, "1067"},
-		{`{"fix":[{"path":"creditlimit","after":"2500.50"}]}`, 2500.5},
-		{`{"fix":[{"path":"quantity","after":"12"}]}`, 12.0},
+		{`{"fix":[{"path":"creditlimit","after":"2500.50"}]}`, json.Number("2500.50")},
+		{`{"fix":[{"path":"quantity","after":"12"}]}`, json.Number("12")},
 		{`{"fix":[{"path":"taxable","after":"true"}]}`, true},
 		{`{"fix":[{"path":"shipdate","after":"2026-11-29"}]}`, "2026-11-29"},
 		{`{"fix":[{"path":"shipzip","after":null}]}`, nil},
@@ -176,5 +176,44 @@ func TestApproveBoundsTheMetadataRead(t *testing.T) {
 	}
 	if got := f.Writer.Writes[0].Fix[0].After; got != "01067" {
 		t.Fatalf("wrote %#v", got)
+	}
+}
+
+// An edited fix's numbers are written digit for digit, typed or not: an integer field
+// gets the integer sent (not 9007199254740992), a text field the literal digits (not
+// "12345678901234567890" read through float64 as 12345678901234567000), a field of no
+// known type the number as sent. float64 keeps 53 bits.
+func TestAnEditedFixKeepsItsNumbersDigitForDigit(t *testing.T) {
+	body := `{"fix":[{"path":"externalRef","after":9007199254740993},` +
+		`{"path":"accountNumber","after":12345678901234567890},{"path":"untyped","after":9007199254740993}]}`
+	for _, tc := range []struct {
+		name   string
+		fields fakeCatalog
+		want   string
+	}{
+		{"typed by the target's fields", fakeCatalog{types: map[string]string{"externalRef": "integer", "accountNumber": "string", "untyped": "select"}},
+			`{"accountNumber":"12345678901234567890","externalRef":9007199254740993,"untyped":9007199254740993}`},
+		{"written as sent without metadata", fakeCatalog{},
+			`{"accountNumber":12345678901234567890,"externalRef":9007199254740993,"untyped":9007199254740993}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := roomtest.NewAssistFixture(t)
+			f.Op.Fields = tc.fields
+			c := f.Arrive(t, "E-1", "SO-1", `{"shipzip":"1067"}`)
+			if w := f.As(t, "anna", "approver", "POST", "/p/"+c.ID+"/approve", body); w.Code != http.StatusOK {
+				t.Fatalf("%d %s", w.Code, w.Body)
+			}
+			fields := map[string]any{}
+			for _, ch := range f.Writer.Writes[0].Fix {
+				fields[ch.Path] = ch.After
+			}
+			if b, _ := json.Marshal(fields); string(b) != tc.want {
+				t.Fatalf("written %s\nwant    %s", b, tc.want)
+			}
+			row, _ := f.Claims.Get(context.Background(), "acme", c.ID)
+			if b, _ := json.Marshal(syncerror.FixFields(syncerror.WrittenFix(row))); string(b) != tc.want {
+				t.Fatalf("the row records %s as written, want %s", b, tc.want)
+			}
+		})
 	}
 }

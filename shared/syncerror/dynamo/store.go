@@ -162,7 +162,7 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 		return syncerror.Claim{}, fmt.Errorf("claim %s: %w", c.ID, err)
 	}
 	if e := dynamostore.GetString(it, "edited_fix"); e != "" {
-		if err := json.Unmarshal([]byte(e), &c.EditedFix); err != nil {
+		if err := syncerror.UnmarshalNumbers([]byte(e), &c.EditedFix); err != nil {
 			return syncerror.Claim{}, fmt.Errorf("claim %s: edited_fix: %w", c.ID, err)
 		}
 	}
@@ -173,12 +173,12 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 		}
 		c.Applied = &syncerror.AppliedWrite{Key: key, At: at}
 		if p := dynamostore.GetString(it, "applied_prior"); p != "" {
-			if err := json.Unmarshal([]byte(p), &c.Applied.Prior); err != nil {
+			if err := syncerror.UnmarshalNumbers([]byte(p), &c.Applied.Prior); err != nil {
 				return syncerror.Claim{}, fmt.Errorf("claim %s: applied_prior: %w", c.ID, err)
 			}
 		}
 		if f := dynamostore.GetString(it, "applied_fix"); f != "" {
-			if err := json.Unmarshal([]byte(f), &c.Applied.Fix); err != nil {
+			if err := syncerror.UnmarshalNumbers([]byte(f), &c.Applied.Fix); err != nil {
 				return syncerror.Claim{}, fmt.Errorf("claim %s: applied_fix: %w", c.ID, err)
 			}
 		}
@@ -191,7 +191,7 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 		c.Lease = &syncerror.Lease{Token: tok, ExpiresAt: exp, From: syncerror.Status(dynamostore.GetString(it, "lease_from")),
 			Key: dynamostore.GetString(it, "lease_key")}
 		if f := dynamostore.GetString(it, "lease_fix"); f != "" {
-			if err := json.Unmarshal([]byte(f), &c.Lease.Fix); err != nil {
+			if err := syncerror.UnmarshalNumbers([]byte(f), &c.Lease.Fix); err != nil {
 				return syncerror.Claim{}, fmt.Errorf("claim %s: lease_fix: %w", c.ID, err)
 			}
 		}

@@ -312,13 +312,13 @@ func (s *ClaimStore) markApplied(tenantID, id, token string, w syncerror.Applied
 	}
 	w.At = w.At.UTC()
 	if len(w.Prior) > 0 {
-		// Kept as JSON, as the DynamoDB store keeps it: numbers come back as float64.
+		// Kept as JSON, as the DynamoDB store keeps it: numbers come back as json.Number.
 		b, err := json.Marshal(w.Prior)
 		if err != nil {
 			return err
 		}
 		w.Prior = nil
-		_ = json.Unmarshal(b, &w.Prior)
+		_ = syncerror.UnmarshalNumbers(b, &w.Prior)
 	}
 	w.Fix = viaJSON(w.Fix)
 	c.Applied = &w
@@ -354,7 +354,7 @@ func viaJSON(fix []syncerror.FieldChange) []syncerror.FieldChange {
 		panic(err) // a fix is decoded from JSON or read as JSON: it marshals
 	}
 	var out []syncerror.FieldChange
-	_ = json.Unmarshal(b, &out)
+	_ = syncerror.UnmarshalNumbers(b, &out)
 	return out
 }
 

@@ -2,6 +2,7 @@ package storecontract
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -162,6 +163,34 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 		}
 	})
 
+	t.Run("a fix's numbers are kept digit for digit", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		fix := []syncerror.FieldChange{
+			{Path: "externalRef", Before: json.Number("9007199254740992"), After: json.Number("9007199254740993")},
+			{Path: "accountNumber", Before: "1", After: "12345678901234567890"},
+			{Path: "untyped", After: json.Number("9007199254740993")},
+		}
+		l := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute), Fix: fix, Key: "k"}
+		got, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l, fix, entry("approve"), base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.EditedFix, fix) || !reflect.DeepEqual(got.Lease.Fix, fix) {
+			t.Fatalf("begun with\n%#v\nstored edit %#v\nlease %#v", fix, got.EditedFix, got.Lease.Fix)
+		}
+		w := syncerror.AppliedWrite{Key: "k", At: base, Fix: fix,
+			Prior: []syncerror.PriorValue{{Path: "externalRef", Value: json.Number("9007199254740992"), Wrote: json.Number("9007199254740993")}}}
+		if _, err := s.CompleteApply(ctx, "t1", c.ID, "tok-1", w, entry("approved"), base); err != nil {
+			t.Fatal(err)
+		}
+		row, _ := s.Get(ctx, "t1", c.ID)
+		if row.Applied == nil || !reflect.DeepEqual(row.Applied.Fix, fix) || !reflect.DeepEqual(row.Applied.Prior, w.Prior) || !reflect.DeepEqual(row.EditedFix, fix) {
+			t.Fatalf("stored %#v, read back %#v (edit %#v)", w, row.Applied, row.EditedFix)
+		}
+	})
+
 	t.Run("a row whose fix is marked applied is never reopened", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
@@ -210,10 +239,12 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 		}
 		prior := []syncerror.PriorValue{
 			{Path: "shipzip", Value: "01067", Wrote: "01069"},
-			{Path: "creditLimit", Absent: true, Wrote: 2500.0},
+			{Path: "creditLimit", Absent: true, Wrote: json.Number("2500")},
 			{Path: "memo", Value: nil, Wrote: "paid"},
 			{Path: "apiPassword", Withheld: true, Wrote: "x"},
-			{Path: "total", Value: 129.5, Wrote: true},
+			{Path: "total", Value: json.Number("129.5"), Wrote: true},
+			// Numbers come back digit for digit (json.Number), never through float64.
+			{Path: "externalRef", Value: json.Number("9007199254740993"), Wrote: json.Number("9007199254740995")},
 		}
 		w := syncerror.AppliedWrite{Key: c.ID + "-k", At: base.Add(time.Second), Prior: prior}
 		if err := s.MarkApplied(ctx, "t1", c.ID, "tok-1", w, base); err != nil {
