@@ -2,6 +2,7 @@ package syncerror
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -47,6 +48,10 @@ type RetryState struct {
 	// NextAt is, while retrying, when the schedule takes the row next; while an attempt
 	// runs it is the attempt's lease, after which the schedule takes the row over.
 	NextAt time.Time
+	// HeldUntil is, while an attempt runs, its lease (set when it begins, removed by the
+	// change that records its outcome, or any other): a change made Idle does not take
+	// the row from under a live attempt.
+	HeldUntil time.Time
 	// LastError is the last attempt's failure, for operators.
 	LastError string
 	// Log lists the last MaxAttemptLog attempts, oldest first, each with its own
@@ -75,8 +80,11 @@ type RetryChange struct {
 	Attempts    int
 	AnyAttempts bool
 	To          Status
-	// Begin counts one more attempt.
+	// Begin counts one more attempt, held until NextAt (HeldUntil).
 	Begin bool
+	// Idle holds the change only while no attempt holds the row (HeldUntil absent or
+	// before now): a person's resolve does not take a row whose attempt is writing.
+	Idle bool
 	// NextAt is stored when not zero, removed otherwise.
 	NextAt     time.Time
 	LastError  string
@@ -95,6 +103,10 @@ type RetryChange struct {
 func Reopens(to Status) bool {
 	return to == StatusPending || to == StatusEscalated || to == StatusRejected
 }
+
+// ErrOutcomeNotRecorded wraps the failure to record a retry attempt's outcome after the
+// attempt ran: what it sent was sent, whatever the row says.
+var ErrOutcomeNotRecorded = errors.New("the retry ran but its outcome was not recorded")
 
 // MaxAttemptLog bounds the attempts a row lists; the count (Attempts) goes on.
 const MaxAttemptLog = 20

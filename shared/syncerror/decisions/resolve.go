@@ -52,7 +52,8 @@ func (o *Service) ResolveHandler() http.Handler {
 		if body.Note != "" {
 			note += ": " + body.Note
 		}
-		row, err := o.Claims.ChangeRetry(ctx, actor.TenantID, c.ID, syncerror.RetryChange{From: resolveFrom, AnyAttempts: true,
+		// Idle: a retrying row whose attempt is writing is not taken from under it.
+		row, err := o.Claims.ChangeRetry(ctx, actor.TenantID, c.ID, syncerror.RetryChange{From: resolveFrom, AnyAttempts: true, Idle: true,
 			To: syncerror.StatusResolved, Resolution: body.Reason, LastError: c.Retry.LastError,
 			Entry: syncerror.HistoryEntry{At: now, Actor: actor.Actor, Action: "resolved", Note: note}}, now)
 		if !o.changed(w, r, c, err) {
@@ -89,6 +90,13 @@ func (o *Service) RetryHandler() http.Handler {
 		wctx, cancel := writeContext(ctx)
 		row, err := o.Retries.Attempt(wctx, actor, c)
 		cancel()
+		if errors.Is(err, syncerror.ErrOutcomeNotRecorded) {
+			// The attempt ran: what it sent was sent. Never answered as a conflict.
+			httpapi.Logger(ctx).Error("retry outcome not recorded", "id", c.ID, "error", err)
+			httpapi.WriteJSON(w, http.StatusAccepted, map[string]any{"id": c.ID, "status": row.Status,
+				"message": "The retry ran and was sent, but its outcome could not be recorded on the sync error (it may have changed meanwhile)."})
+			return
+		}
 		if errors.Is(err, syncerror.ErrNotRetryable) {
 			p := httpapi.NewProblem(http.StatusConflict, "not_retryable", "The sync error is "+string(c.Status)+
 				" and cannot be retried now (a retry may be running).")

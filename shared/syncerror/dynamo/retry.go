@@ -25,6 +25,9 @@ func putRetry(it dynamostore.Item, r syncerror.RetryState) {
 	if !r.NextAt.IsZero() {
 		it["retry_next_at"] = dynamostore.Str(dynamostore.FormatTime(r.NextAt))
 	}
+	if !r.HeldUntil.IsZero() {
+		it["retry_held_until"] = dynamostore.Str(dynamostore.FormatTime(r.HeldUntil))
+	}
 	dynamostore.PutOptional(it, "retry_error", r.LastError)
 	dynamostore.PutOptional(it, "resolution", r.Resolution)
 	dynamostore.PutOptional(it, "signature", r.Signature)
@@ -70,7 +73,7 @@ func readRetry(it dynamostore.Item) (syncerror.RetryState, error) {
 	for _, f := range []struct {
 		name string
 		dst  *time.Time
-	}{{"retry_next_at", &r.NextAt}, {"first_seen", &r.FirstSeen}, {"last_seen", &r.LastSeen}} {
+	}{{"retry_next_at", &r.NextAt}, {"retry_held_until", &r.HeldUntil}, {"first_seen", &r.FirstSeen}, {"last_seen", &r.LastSeen}} {
 		if s := dynamostore.GetString(it, f.name); s != "" {
 			if *f.dst, err = dynamostore.ParseTime(s); err != nil {
 				return r, fmt.Errorf("%s: %w", f.name, err)
@@ -140,6 +143,9 @@ func (s *DynamoClaims) ChangeRetry(ctx context.Context, tenantID, id string, ch 
 	if ch.Begin {
 		values[":one"] = dynamostore.Num(1)
 		add = append(add, "retry_attempts :one")
+		opt("retry_held_until", dynamostore.FormatTime(ch.NextAt))
+	} else {
+		opt("retry_held_until", "")
 	}
 	if ch.Log != nil {
 		values[":log"] = attemptLog(ch.Log)
@@ -151,6 +157,11 @@ func (s *DynamoClaims) ChangeRetry(ctx context.Context, tenantID, id string, ch 
 	}
 	if len(remove) > 0 {
 		update += " REMOVE " + strings.Join(remove, ", ")
+	}
+	if ch.Idle {
+		// Two alternatives, not a parenthesised OR: dynalite backtracks on nesting.
+		return s.updateRow(ctx, "change retry", tenantID, id, update, values,
+			cond+" AND attribute_not_exists(retry_held_until)", cond+" AND retry_held_until < :now")
 	}
 	return s.updateRow(ctx, "change retry", tenantID, id, update, values, cond)
 }

@@ -140,7 +140,7 @@ func (rt *Retrier) end(ctx context.Context, actor identity.Identity, held syncer
 	if err != nil {
 		// The row stays retrying under its lease: the schedule takes it again, and the
 		// same idempotency key makes a delivery that landed a replay.
-		return held, fmt.Errorf("record retry outcome of %s: %w", held.ID, err)
+		return held, fmt.Errorf("record retry outcome of %s: %w: %w", held.ID, syncerror.ErrOutcomeNotRecorded, err)
 	}
 	return row, nil
 }

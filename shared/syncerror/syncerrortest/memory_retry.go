@@ -20,12 +20,15 @@ func (s *ClaimStore) ChangeRetry(_ context.Context, tenantID, id string, ch sync
 	if !ok {
 		return syncerror.Claim{}, syncerror.ErrNotFound
 	}
-	if !slices.Contains(ch.From, c.Status) || !ch.AnyAttempts && c.Retry.Attempts != ch.Attempts || syncerror.Reopens(ch.To) && c.Applied != nil {
+	if !slices.Contains(ch.From, c.Status) || !ch.AnyAttempts && c.Retry.Attempts != ch.Attempts || syncerror.Reopens(ch.To) && c.Applied != nil ||
+		ch.Idle && !c.Retry.HeldUntil.IsZero() && !c.Retry.HeldUntil.Before(now) {
 		return syncerror.Claim{}, syncerror.ErrStateChanged
 	}
 	c.Status = ch.To
+	c.Retry.HeldUntil = time.Time{}
 	if ch.Begin {
 		c.Retry.Attempts++
+		c.Retry.HeldUntil = ch.NextAt.UTC()
 	}
 	c.Retry.NextAt = ch.NextAt.UTC()
 	if ch.NextAt.IsZero() {

@@ -213,3 +213,35 @@ func (f *fixture) callAs(t *testing.T, h http.Handler, body string, roles ...str
 	h.ServeHTTP(w, r)
 	return w
 }
+
+// midResolve is a host that takes the re-run request; while it does, another operator
+// resolves the row.
+type midResolve struct {
+	t     *testing.T
+	f     *fixture
+	wrote int
+}
+
+func (m *midResolve) Target(syncerror.Claim) string { return "hosterp" }
+func (m *midResolve) Rerun(_ context.Context, _ string, c syncerror.Claim, _ string) syncerror.Delivery {
+	if w := m.f.call(m.t, m.f.op.ResolveHandler(), c.ID, `{"reason":"fixed_at_source"}`); w.Code != http.StatusOK {
+		m.t.Logf("mid-attempt resolve: %d %s", w.Code, w.Body)
+	}
+	m.wrote++ // the host ERP was asked to re-run the sync (a write to its record)
+	return syncerror.Delivery{Result: syncerror.DeliveryRequested, System: "hosterp", Reason: "asked the host ERP to re-run the sync"}
+}
+
+// A resolve while a retry attempt is writing does not take the row from under it: the
+// attempt's outcome is recorded and the retry answers what it sent, never 409.
+func TestResolveWaitsForAnAttemptInFlight(t *testing.T) {
+	f := newFixture(t)
+	c := f.ready(t, "E-1")
+	d := &midResolve{t: t, f: f}
+	f.op.Retries = &retries.Retrier{Claims: f.claims, Deliver: d, Now: func() time.Time { return f.now }}
+	w := f.call(t, f.op.RetryHandler(), c.ID, "")
+	row := f.row(t, c.ID)
+	if d.wrote == 1 && (w.Code == http.StatusConflict || row.Status == syncerror.StatusResolved) {
+		t.Fatalf("the re-run was requested from the host, but the retry answered %d %s and the row is %s with %d attempts logged",
+			w.Code, code(w), row.Status, len(row.Retry.Log))
+	}
+}

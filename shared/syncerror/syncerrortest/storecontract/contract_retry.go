@@ -164,6 +164,43 @@ func runRetryContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimS
 		}
 	})
 
+	t.Run("an idle change waits for a live attempt", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		resolve := func(at time.Time) error {
+			_, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusPending, syncerror.StatusRetrying},
+				AnyAttempts: true, Idle: true, To: syncerror.StatusResolved, Resolution: "fixed_at_source", Entry: entry("resolved")}, at)
+			return err
+		}
+		held, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusPending},
+			To: syncerror.StatusRetrying, Begin: true, NextAt: base.Add(2 * time.Minute), Entry: entry("retry")}, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := resolve(base.Add(time.Minute)); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("resolved under a live attempt: err=%v", err)
+		}
+		// The attempt records its outcome (next attempt later): the row is idle again.
+		if _, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying},
+			Attempts: held.Retry.Attempts, To: syncerror.StatusRetrying, NextAt: base.Add(time.Hour), Entry: entry("retry_failed")}, base); err != nil {
+			t.Fatal(err)
+		}
+		if err := resolve(base.Add(time.Minute)); err != nil {
+			t.Fatalf("resolve of an idle retrying row: %v", err)
+		}
+		// An attempt that died is idle once its lease ends.
+		d := ready(t, s, "t1", "e-2", base)
+		if _, err := s.ChangeRetry(ctx, "t1", d.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusPending},
+			To: syncerror.StatusRetrying, Begin: true, NextAt: base.Add(2 * time.Minute), Entry: entry("retry")}, base); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ChangeRetry(ctx, "t1", d.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying},
+			AnyAttempts: true, Idle: true, To: syncerror.StatusResolved, Entry: entry("resolved")}, base.Add(3*time.Minute)); err != nil {
+			t.Fatalf("resolve after the attempt's lease ended: %v", err)
+		}
+	})
+
 	t.Run("due retries soonest first, bounded", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
