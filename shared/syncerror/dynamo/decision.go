@@ -215,13 +215,13 @@ func appliedClauses(w syncerror.AppliedWrite, values dynamostore.Item) (set, rem
 
 // Decide implements DecisionStore.
 func (s *DynamoClaims) Decide(ctx context.Context, tenantID, id string, from, to syncerror.Status, entry syncerror.HistoryEntry, now time.Time) error {
-	return s.transition(ctx, "decide", tenantID, id, from, to, entry, now)
+	// A row whose fix is marked applied is never rejected or escalated: the record holds it.
+	return s.transition(ctx, "decide", tenantID, id, from, to, entry, now, " AND attribute_not_exists(applied_key)")
 }
 
 // transition moves a row from one status to another with a history entry, in one
-// conditional write; a row not in from, or whose fix is marked applied (the record holds
-// it: never reopened, rejected or escalated), answers why.
-func (s *DynamoClaims) transition(ctx context.Context, op, tenantID, id string, from, to syncerror.Status, entry syncerror.HistoryEntry, now time.Time) error {
+// conditional write; a row not in from (or failing the flat condition also) answers why.
+func (s *DynamoClaims) transition(ctx context.Context, op, tenantID, id string, from, to syncerror.Status, entry syncerror.HistoryEntry, now time.Time, also string) error {
 	_, err := s.updateRow(ctx, op, tenantID, id,
 		"SET #status = :to, status_key = :skey, updated_at = :now, history = list_append(if_not_exists(history, :empty), :entry)",
 		dynamostore.Item{
@@ -231,7 +231,7 @@ func (s *DynamoClaims) transition(ctx context.Context, op, tenantID, id string, 
 			":now":   dynamostore.Str(dynamostore.FormatTime(now)),
 			":empty": &types.AttributeValueMemberL{},
 			":entry": historyList([]syncerror.HistoryEntry{entry}),
-		}, "#status = :from AND attribute_not_exists(applied_key)")
+		}, "#status = :from"+also)
 	return err
 }
 

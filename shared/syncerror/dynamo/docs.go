@@ -183,5 +183,5 @@ func (s *DynamoClaims) ListDocsNewest(ctx context.Context, tenantID, prefix stri
 
 // MarkReverted implements AssistStore.
 func (s *DynamoClaims) MarkReverted(ctx context.Context, tenantID, id string, entry syncerror.HistoryEntry, now time.Time) error {
-	return s.transition(ctx, "revert", tenantID, id, syncerror.StatusApproved, syncerror.StatusReverted, entry, now)
+	return s.transition(ctx, "revert", tenantID, id, syncerror.StatusApproved, syncerror.StatusReverted, entry, now, "")
 }

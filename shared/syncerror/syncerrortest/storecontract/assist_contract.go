@@ -223,7 +223,9 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 		if _, err := s.BeginApply(ctx, "t1", row.ID, syncerror.StatusPending, lease, nil, syncerror.HistoryEntry{At: now, Actor: "op", Action: "approve"}, now); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.FinishApply(ctx, "t1", row.ID, lease.Token, syncerror.StatusApproved, "", syncerror.HistoryEntry{At: now, Actor: "op", Action: "approved"}, now); err != nil {
+		// Reverted is the one way out of approved for a row whose fix is marked applied.
+		if _, err := s.CompleteApply(ctx, "t1", row.ID, lease.Token, syncerror.AppliedWrite{Key: "k", At: now},
+			syncerror.HistoryEntry{At: now, Actor: "op", Action: "approved"}, now); err != nil {
 			t.Fatal(err)
 		}
 		n := winners(t, 4, func(int) (bool, error) { return won(s.MarkReverted(ctx, "t1", row.ID, entry, now.Add(time.Second))) })
