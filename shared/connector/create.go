@@ -107,6 +107,19 @@ func MayHaveApplied(err error) bool {
 	return !notApplied(e)
 }
 
+// Answered reports whether a failed write's last attempt got the system's own final answer,
+// so that a read of the record after it tells whether the write landed: any status but a
+// gateway's 502 or 504, after which the system may still be working on the request (a
+// 503 says the request was not taken). No answer at all (a timeout, a reset) is not one
+// either: the request may still land after the read.
+func Answered(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.Status == 0 {
+		return false
+	}
+	return e.Status != http.StatusBadGateway && e.Status != http.StatusGatewayTimeout
+}
+
 // lastSegment is the id at the end of a Location header (NetSuite's answer to a create).
 func lastSegment(location string) string {
 	location, _, _ = strings.Cut(location, "?")

@@ -1,7 +1,9 @@
 package connector
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -73,4 +75,23 @@ func FuzzOffsetCursor(f *testing.F) {
 			t.Fatalf("cursor %q read as offset %d", cursor, off)
 		}
 	})
+}
+
+func TestAnsweredTellsTheSystemsAnswerFromALostOne(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&Error{Status: http.StatusInternalServerError, Err: ErrUnavailable}, true},
+		{&Error{Status: http.StatusServiceUnavailable, Err: ErrUnavailable}, true},
+		{&Error{Status: http.StatusBadGateway, Err: ErrUnavailable}, false},
+		{&Error{Status: http.StatusGatewayTimeout, Err: ErrUnavailable}, false},
+		{&Error{Err: ErrUnavailable, Cause: context.DeadlineExceeded}, false},
+		{fmt.Errorf("wrapped: %w", &Error{Status: http.StatusInternalServerError, Err: ErrUnavailable}), true},
+		{context.DeadlineExceeded, false},
+	} {
+		if got := Answered(tc.err); got != tc.want {
+			t.Errorf("Answered(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
 }
