@@ -33,6 +33,10 @@ const (
 	// CauseOutcomeUnknown: the ERP update may have landed and the evidence could not
 	// settle it; the row stays applying and the lease sweep settles it.
 	CauseOutcomeUnknown Cause = "erp_outcome_unknown"
+	// CauseEarlierOutcomeUnknown: an earlier approve's lease expired before it finished,
+	// its update may have landed, and the evidence could not be read: this approve wrote
+	// nothing and the row stays applying for the sweep.
+	CauseEarlierOutcomeUnknown Cause = "earlier_outcome_unknown"
 )
 
 // lastErrors are what the row's LastError says after each cause: words for the operator,
@@ -333,11 +337,24 @@ func answered(err error) bool {
 // row applied. That approve may have updated the ERP first (it died between the update and
 // the marker), and a second update is not harmless: the record may have moved on since
 // (an ERP workflow paid the bill), and writing the approval's values again would undo
-// that. So before this approve writes, the write evidence decides: written, the row is
-// completed without calling the ERP; unknown (the evidence cannot be read), the row stays
-// applying under the new lease and the sweep decides once it can read it. held is the row
-// under the new lease when this approve may go on to write it.
+// that. So the write evidence decides before anything changes: written, prev's lease is
+// completed as the sweep would, decided by the approver whose update it was; unknown (the
+// evidence cannot be read), the row is left exactly as it is, for the sweep or a later
+// approve to read again; not written, this approve takes the lease and may write.
+//
+// The evidence is read before the takeover, not under the new lease: a takeover that could
+// not read it would otherwise hold the row under an approver who wrote nothing (the
+// decider if the sweep later found the first holder's update) and move the row's
+// UpdatedAt past that update. TakeOver stays conditional on prev's token, so a sweep or
+// another approve that settled the row meanwhile wins, and this one writes nothing.
 func (s *Service) takeOver(ctx context.Context, who identity.Identity, prev Approval, lease Lease, now time.Time) (held Approval, err error) {
+	written, err := s.wrote(ctx, who, prev)
+	switch {
+	case err != nil:
+		return s.unverified(ctx, who, prev, err)
+	case written:
+		return s.completeApplied(ctx, who, prev)
+	}
 	held, err = s.Store.TakeOver(ctx, who.TenantID, prev.ID, prev.Lease.Token, lease, now)
 	if errors.Is(err, ErrStateChanged) {
 		// Another approve or the sweep had it first.
@@ -346,14 +363,19 @@ func (s *Service) takeOver(ctx context.Context, who identity.Identity, prev Appr
 	if err != nil {
 		return Approval{}, err
 	}
-	written, err := s.wrote(ctx, who, prev)
-	switch {
-	case err != nil:
-		return s.leaveUnsettled(ctx, who, held, err)
-	case written:
-		return s.completeApplied(ctx, who, held)
-	}
 	return held, nil
+}
+
+// unverified answers an approve that found an earlier approve's expired lease and could
+// not read whether that approve's update landed. Nothing changes: the row stays applying
+// under the earlier lease, whose holder stays the decider if the update is found.
+func (s *Service) unverified(ctx context.Context, who identity.Identity, prev Approval, err error) (Approval, error) {
+	f := &ApproveError{Cause: CauseEarlierOutcomeUnknown, Err: err}
+	httpapi.Logger(ctx).Warn("finance approve: an earlier approve's outcome cannot be read; nothing written", "id", prev.ID,
+		"error", err)
+	s.audit(ctx, who, ActionApprove, audit.ResultFailure, prev, map[string]any{"cause": string(f.Cause), "erpId": prev.ERPID,
+		"entity": prev.Entity, "reverted": false, "leaseHolder": prev.Lease.Holder, "leaseExpiredAt": prev.Lease.ExpiresAt})
+	return prev, f
 }
 
 // leaveUnsettled answers an approve that cannot tell whether the ERP update landed: the

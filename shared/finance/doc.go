@@ -13,9 +13,11 @@
 // An applying row whose lease has expired may be taken over by another approve
 // (Store.TakeOver, apart from BeginAccept so the approve knows it displaced a holder),
 // which gets a new token; the holder it displaced can then neither complete nor revert.
-// That holder may have updated the ERP before it stopped, so the takeover first looks for
-// the update (write ledger, then the ERP record): found, it completes the row without
-// calling the ERP; not readable, it leaves the row applying for the sweep.
+// That holder may have updated the ERP before it stopped, so before taking the lease the
+// approve looks for the update (write ledger, then the ERP record): found, it completes
+// the holder's lease in the holder's name without calling the ERP; not readable, it
+// changes nothing and answers 503 outcome_unverified (the row stays applying under the
+// holder's lease for the sweep); not found, it takes the lease over and writes.
 //
 // # Approve
 //
@@ -64,8 +66,8 @@
 // not_found; 409 not_pending, lease_held, erp_applied, state_changed, and the governance
 // refusals ownership_rejected, ownership_approval_required, loop_detected and dlp_blocked
 // (codes as the sync-error write-back uses them); 502 erp_update_failed,
-// erp_returned_nothing and erp_outcome_unknown; 503 connector_not_configured, connector_unavailable and
-// temporarily_unavailable.
+// erp_returned_nothing and erp_outcome_unknown; 503 connector_not_configured, connector_unavailable,
+// outcome_unverified and temporarily_unavailable.
 //
 // The ERP call runs with at most half the lease and the request's deadline less
 // ERPReserve, and the completion, revert and audit writes are detached from the caller's

@@ -344,6 +344,15 @@ func failureProblem(f *ApproveError) *httpapi.Problem {
 		return httpapi.NewProblem(http.StatusBadGateway, "erp_outcome_unknown",
 			"The host ERP may have applied the update, and whether it did could not be read yet. The approval stays applying "+
 				"(it cannot be rejected) until the lease sweep reads the ERP record: accepted if the update landed, pending otherwise.")
+	case CauseEarlierOutcomeUnknown:
+		p = httpapi.NewProblem(http.StatusServiceUnavailable, "outcome_unverified",
+			"An earlier approve of this approval stopped before it finished and may have updated the ERP record; whether "+
+				"it did cannot be read now (the write ledger or the ERP record is unavailable). Nothing was written. The "+
+				"approval stays applying and cannot be rejected until the reconcile reads it: accepted if the update landed, "+
+				"pending otherwise. If it cannot be read for 24 hours, or not at all (no connector, access denied), it returns "+
+				"to pending with a note to check the ERP record before approving again.")
+		p.RetryAfter = time.Minute
+		return p
 	case CauseChangedAfterWrite:
 		p = httpapi.NewProblem(http.StatusConflict, "state_changed",
 			"The ERP was updated, but the approval changed meanwhile; see its current state.")
