@@ -108,17 +108,23 @@ type Lease struct {
 	// completes the row from the ledger or the ERP record (its marker lost), as the spec
 	// attributes decisions to people, never to the schedule that found them.
 	Holder string
+	// Since is when the first lease of this applying spell was taken: a takeover carries
+	// it over. Every holder since may have updated the ERP, so the sweep and a takeover
+	// look for the update from Since, never from the latest holder's start (UpdatedAt),
+	// which would miss a displaced holder's update. Zero on a lease taken before it was
+	// kept: see writesSince.
+	Since time.Time
 }
 
 // DefaultLeaseTTL bounds one approve. It is four times the approve Lambda's 30 s timeout,
 // so a holder that is still running is never taken over.
 const DefaultLeaseTTL = 2 * time.Minute
 
-// NewLease returns a lease with a fresh random token.
+// NewLease returns a lease with a fresh random token that begins an applying spell at now.
 func NewLease(now time.Time, ttl time.Duration) Lease {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	return Lease{Token: hex.EncodeToString(b[:]), ExpiresAt: now.Add(ttl).UTC()}
+	return Lease{Token: hex.EncodeToString(b[:]), ExpiresAt: now.Add(ttl).UTC(), Since: now.UTC()}
 }
 
 // Page is one page of a listing, newest first.
@@ -141,6 +147,8 @@ type Store interface {
 	// BeginAccept takes the lease of a pending row: pending → applying. It returns the row
 	// as updated. ErrNotFound when there is no row, ErrStateChanged when it is not pending.
 	BeginAccept(ctx context.Context, tenantID, id string, lease Lease, now time.Time) (Approval, error)
+	// BeginAccept and TakeOver store lease as given, Since included (absent when zero).
+	//
 	// TakeOver replaces the lease expiredToken of an applying row with lease, if that lease
 	// expired before now and the row is not marked applied, and returns the row as updated.
 	// It is apart from BeginAccept so that the caller knows it displaced a holder, whose

@@ -355,6 +355,8 @@ func (s *Service) takeOver(ctx context.Context, who identity.Identity, prev Appr
 	case written:
 		return s.completeApplied(ctx, who, prev)
 	}
+	// The spell goes on: a later sweep still looks for prev's update, and its holders'.
+	lease.Since = writesSince(prev)
 	held, err = s.Store.TakeOver(ctx, who.TenantID, prev.ID, prev.Lease.Token, lease, now)
 	if errors.Is(err, ErrStateChanged) {
 		// Another approve or the sweep had it first.

@@ -232,9 +232,9 @@ func (s *Service) finishExpired(ctx context.Context, who identity.Identity, a Ap
 // wrote reports whether a's ERP update happened: its applied marker, else the guard's
 // write ledger, else the ERP record itself (which an update whose answer was lost leaves
 // no ledger entry for). a is the row as its last holder left it, applying and not
-// marked, so its UpdatedAt is when that holder took the lease: only a ledger entry since
-// counts. An older entry under the same key is an earlier attempt's, e.g. one the ERP
-// answered 2xx without applying (returned nothing, reverted), and is no evidence.
+// marked: only a ledger entry since its applying spell began (writesSince) counts. An
+// older entry under the same key is an earlier attempt's, e.g. one the ERP answered 2xx
+// without applying (returned nothing, reverted), and is no evidence.
 func (s *Service) wrote(ctx context.Context, who identity.Identity, a Approval) (bool, error) {
 	if !a.AppliedAt.IsZero() {
 		return true, nil
@@ -243,12 +243,24 @@ func (s *Service) wrote(ctx context.Context, who identity.Identity, a Approval) 
 		return false, nil
 	}
 	if s.Ledger != nil {
-		logged, err := governance.Wrote(ctx, s.Ledger, a.TenantID, a.Entity, a.ERPID, a.UpdatedAt, IdempotencyKey(a.ID))
+		logged, err := governance.Wrote(ctx, s.Ledger, a.TenantID, a.Entity, a.ERPID, writesSince(a), IdempotencyKey(a.ID))
 		if err != nil || logged {
 			return logged, err
 		}
 	}
 	return s.ERP.Applied(ctx, who, a)
+}
+
+// writesSince is when the applying spell of a began: its lease's Since. A lease taken
+// before Since was kept may be a takeover's, whose start (UpdatedAt) is after the update
+// of the holder it displaced, so it is looked for from the row's creation: counting an
+// earlier, reverted attempt's entry (rare: a 2xx that confirmed nothing) completes a row
+// the record may not hold, while missing the displaced holder's entry writes the ERP twice.
+func writesSince(a Approval) time.Time {
+	if a.Lease != nil && !a.Lease.Since.IsZero() {
+		return a.Lease.Since
+	}
+	return a.CreatedAt
 }
 
 func (s *Service) audit(ctx context.Context, who identity.Identity, key, result string, a Approval, details map[string]any) {

@@ -70,6 +70,9 @@ func financeApprovalItem(a Approval) dynamostore.Item {
 		it["lease_token"] = dynamostore.Str(a.Lease.Token)
 		it["lease_expires_at"] = dynamostore.Str(dynamostore.FormatTime(a.Lease.ExpiresAt))
 		dynamostore.PutOptional(it, "lease_holder", a.Lease.Holder)
+		if !a.Lease.Since.IsZero() {
+			it["lease_since"] = dynamostore.Str(dynamostore.FormatTime(a.Lease.Since))
+		}
 	}
 	return it
 }
@@ -113,7 +116,11 @@ func financeApprovalFrom(it dynamostore.Item) (Approval, error) {
 		if err != nil {
 			return Approval{}, fmt.Errorf("finance approval %s: lease_expires_at: %w", a.ID, err)
 		}
-		a.Lease = &Lease{Token: tok, ExpiresAt: exp, Holder: dynamostore.GetString(it, "lease_holder")}
+		since, err := dynamostore.ParseTime(dynamostore.GetString(it, "lease_since"))
+		if err != nil {
+			return Approval{}, fmt.Errorf("finance approval %s: lease_since: %w", a.ID, err)
+		}
+		a.Lease = &Lease{Token: tok, ExpiresAt: exp, Holder: dynamostore.GetString(it, "lease_holder"), Since: since}
 	}
 	return a, nil
 }
@@ -240,8 +247,14 @@ func (s *DynamoStore) takeLease(ctx context.Context, op, tenantID, id, cond stri
 	values[":exp"] = dynamostore.Str(dynamostore.FormatTime(lease.ExpiresAt))
 	values[":now"] = dynamostore.Str(dynamostore.FormatTime(now))
 	values[":holder"] = dynamostore.Str(lease.Holder)
-	return s.transition(ctx, op, tenantID, id, cond,
-		"SET #status = :applying, tenant_status = :skey, lease_token = :tok, lease_expires_at = :exp, lease_holder = :holder, updated_at = :now", values)
+	update := "SET #status = :applying, tenant_status = :skey, lease_token = :tok, lease_expires_at = :exp, lease_holder = :holder, updated_at = :now"
+	if lease.Since.IsZero() {
+		update += " REMOVE lease_since"
+	} else {
+		update += ", lease_since = :since"
+		values[":since"] = dynamostore.Str(dynamostore.FormatTime(lease.Since))
+	}
+	return s.transition(ctx, op, tenantID, id, cond, update, values)
 }
 
 // CompleteAccept implements Store.
@@ -249,7 +262,7 @@ func (s *DynamoStore) CompleteAccept(ctx context.Context, tenantID, id, token, d
 	return s.transition(ctx, "complete accept", tenantID, id,
 		"#status = :applying AND lease_token = :tok",
 		"SET #status = :accepted, tenant_status = :skey, decided_by = :by, decided_at = :now, updated_at = :now "+
-			"REMOVE lease_token, lease_expires_at, lease_holder, last_error",
+			"REMOVE lease_token, lease_expires_at, lease_holder, lease_since, last_error",
 		dynamostore.Item{
 			":applying": dynamostore.Str(string(StatusApplying)),
 			":accepted": dynamostore.Str(string(StatusAccepted)),
@@ -278,7 +291,7 @@ func (s *DynamoStore) MarkApplied(ctx context.Context, tenantID, id, token, by s
 func (s *DynamoStore) Revert(ctx context.Context, tenantID, id, token, lastError string, now time.Time) error {
 	_, err := s.transition(ctx, "revert", tenantID, id,
 		"#status = :applying AND lease_token = :tok AND attribute_not_exists(applied_at)",
-		"SET #status = :pending, tenant_status = :skey, last_error = :err, updated_at = :now REMOVE lease_token, lease_expires_at, lease_holder",
+		"SET #status = :pending, tenant_status = :skey, last_error = :err, updated_at = :now REMOVE lease_token, lease_expires_at, lease_holder, lease_since",
 		dynamostore.Item{
 			":applying": dynamostore.Str(string(StatusApplying)),
 			":pending":  dynamostore.Str(string(StatusPending)),

@@ -145,3 +145,41 @@ func TestDemoApprovals(t *testing.T) {
 		}
 	}
 }
+
+// Alice wrote the ERP and died; her lease was then taken over by an approve that wrote
+// nothing and stopped too (as one did before takeovers read the evidence first), and the
+// ERP's workflow paid the bill. The row's UpdatedAt is that takeover's, after alice's
+// ledger entry: the sweep looks for the update from when the applying spell began (the
+// lease's Since, or the row's creation for a lease taken before Since was kept), finds
+// hers and completes the row, never returning it to pending to be written again.
+func TestSweepFindsAnUpdateMadeBeforeTheLeaseWasTakenOver(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		since func(alice finance.Lease) time.Time
+	}{
+		{"the takeover carried the spell's start", func(alice finance.Lease) time.Time { return alice.Since }},
+		{"a lease taken before Since was kept", func(finance.Lease) time.Time { return time.Time{} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, h := newGuardFixture(t)
+			a := f.mustCreate("FA-1", "VB-1")
+			f.clock.Advance(time.Minute) // the row was created before alice's approve
+			h.seed(a)
+			crashAfterERP(t, f, h, a)
+			alice := *f.row(a.ID).Lease
+			f.clock.Advance(time.Second)
+			taken := finance.Lease{Token: "tok-bob", ExpiresAt: f.clock.Now().Add(time.Minute), Holder: "bob", Since: tc.since(alice)}
+			if _, err := f.mem.TakeOver(t.Context(), tenantID, a.ID, alice.Token, taken, f.clock.Now()); err != nil {
+				t.Fatal(err)
+			}
+			h.fake.Seed(a.Entity, a.ERPID, map[string]any{"approvalStatus": "paid", "amount": a.Amount, "vendor": a.Vendor})
+			f.clock.Advance(2 * time.Minute)
+			if _, err := f.svc.SweepExpiredLeases(t.Context(), tenantID, f.clock.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if got := f.row(a.ID); got.Status != finance.StatusAccepted {
+				t.Fatalf("a written approval was swept to %s (lastError %q)", got.Status, got.LastError)
+			}
+		})
+	}
+}

@@ -431,6 +431,8 @@ func RunStoreContract(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		}
 	})
 
+	runLeaseSpellCases(t, newStore)
+
 	t.Run("expired leases of a tenant", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)

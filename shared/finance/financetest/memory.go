@@ -47,6 +47,9 @@ func normalise(a finance.Approval) finance.Approval {
 	}
 	if a.Lease != nil {
 		a.Lease.ExpiresAt = a.Lease.ExpiresAt.UTC()
+		if !a.Lease.Since.IsZero() {
+			a.Lease.Since = a.Lease.Since.UTC()
+		}
 	}
 	return a
 }
@@ -147,6 +150,9 @@ func (s *Store) TakeOver(_ context.Context, tenantID, id, expiredToken string, l
 func take(lease finance.Lease, now time.Time) func(*finance.Approval) {
 	return func(a *finance.Approval) {
 		lease.ExpiresAt = lease.ExpiresAt.UTC()
+		if !lease.Since.IsZero() {
+			lease.Since = lease.Since.UTC()
+		}
 		a.Status, a.Lease, a.UpdatedAt = finance.StatusApplying, &lease, now.UTC()
 	}
 }
