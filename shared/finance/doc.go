@@ -19,6 +19,13 @@
 // changes nothing and answers 503 outcome_unverified (the row stays applying under the
 // holder's lease for the sweep); not found, it takes the lease over and writes.
 //
+// The sweep never settles an expired lease by a guess either, but it does not wait for
+// good: when the evidence cannot be read at all (no host ERP connector, or one that may
+// not read the record) or has not been readable for UnverifiedAfter (a day), it returns
+// the row to pending with a LastError saying the outcome is unverified and the ERP record
+// must be checked before approving again, audited finance.outcome_unverified and counted
+// in the FinanceOutcomesUnverified metric. A person then approves or rejects it.
+//
 // # Approve
 //
 // Approve is three single-item conditional writes around one guarded ERP update:

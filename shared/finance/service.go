@@ -161,7 +161,8 @@ const sweepPage = 100
 // ERP record — is completed accepted (finance.approve_completed), any other returns to
 // pending (finance.lease_expired). A row whose ledger or record cannot be read is left
 // for the next sweep: returning a written row to pending is the one mistake that cannot
-// be undone.
+// be undone. Until it cannot be read at all or for UnverifiedAfter: then a person must
+// decide (returnUnverified).
 // Two overlapping sweeps (or a sweep and an approve taking over) finish a row at most
 // once. It returns how many rows this call finished.
 func (s *Service) SweepExpiredLeases(ctx context.Context, tenantID string, now time.Time) (int, error) {
@@ -179,11 +180,16 @@ func (s *Service) SweepExpiredLeases(ctx context.Context, tenantID string, now t
 				continue
 			}
 			applied, err := s.wrote(ctx, who, a)
-			if err != nil {
+			var finished bool
+			switch reason := unverifiable(a, err, now); {
+			case err != nil && reason == "":
 				errs = append(errs, fmt.Errorf("finance approval %s/%s: %w", tenantID, a.ID, err))
 				continue
+			case err != nil:
+				finished, err = s.returnUnverified(ctx, who, a, reason, err, now)
+			default:
+				finished, err = s.finishExpired(ctx, who, a, applied, now)
 			}
-			finished, err := s.finishExpired(ctx, who, a, applied, now)
 			if err != nil {
 				return n, errors.Join(append(errs, err)...)
 			}
