@@ -72,6 +72,8 @@ func (g GuardUpdater) Update(ctx context.Context, who identity.Identity, a Appro
 	res, err := g.Guard.Write(ctx, who, governance.WriteRequest{
 		Target: connector.SystemHostERP, Source: connector.SystemHostERP,
 		Entity: a.Entity, RecordID: a.ERPID, Fields: fields,
+		// governance's ApproveHandler knows this reason: a hold stored before
+		// ReleaseByRetry was is released by retry too. Do not rename it.
 		IdempotencyKey: key, Reason: "finance.approve",
 		// A held update is written by the next approve of the row, never by its release:
 		// the row is pending meanwhile and may be rejected (see the package documentation).

@@ -404,7 +404,9 @@ func (s *Service) ApproveHandler() http.Handler {
 			return
 		}
 		var werr error
-		if !a.Request.ReleaseByRetry {
+		// A finance approval's update held before ReleaseByRetry was stored lacks the
+		// flag; its reason (finance.GuardUpdater's) says the row decides whether it is written.
+		if !a.Request.ReleaseByRetry && a.Request.Reason != "finance.approve" {
 			_, werr = s.Guard.release(ctx, id, a)
 		}
 		if werr != nil && !errors.Is(werr, ErrNotRecorded) {
