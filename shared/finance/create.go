@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"math/big"
 	"net/http"
 	"regexp"
 	"slices"
@@ -144,33 +145,66 @@ func amountText(raw json.RawMessage) (string, bool) {
 	return s, ok
 }
 
-// amountFieldDiffers names a field of fields called amount (any case, or as the last part
-// of a dotted name) whose value is not amount: the approver decides on amount, and the
-// confirmation threshold is applied to it, so the update may not write another one.
+// amountFieldDiffers names the first field of fields (a JSON path such as
+// "expense.items[0].amount") that writes an amount other than amount: the approver decides
+// on amount, and the confirmation threshold is held to it, so the update may not write
+// another one anywhere. An amount field is one, at any depth (objects and arrays alike),
+// whose name (its last dotted part) contains "amount" in any case — NetSuite's amount,
+// amountpaid and foreignamount, Business Central's totalAmountIncludingTax,
+// totalAmountExcludingTax and discountAmount — or is total or usertotal (NetSuite's
+// vendor bill totals). Its value must be a number, or a decimal string, equal to amount;
+// anything else (another number, an object, an array, null) is refused.
 func amountFieldDiffers(fields json.RawMessage, amount string) (string, bool) {
-	var m map[string]any
+	var doc any
 	dec := json.NewDecoder(bytes.NewReader(fields))
 	dec.UseNumber()
-	if dec.Decode(&m) != nil {
+	if dec.Decode(&doc) != nil {
 		return "", false
 	}
 	want, _ := tenant.ParseAmount(amount)
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if !strings.EqualFold(k[strings.LastIndex(k, ".")+1:], "amount") {
-			continue
+	return otherAmount(doc, "", want)
+}
+
+// otherAmount walks v (at path) for amountFieldDiffers.
+func otherAmount(v any, path string, want *big.Rat) (string, bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			at := k
+			if path != "" {
+				at = path + "." + k
+			}
+			if !amountName(k) {
+				if name, differs := otherAmount(v[k], at, want); differs {
+					return name, true
+				}
+				continue
+			}
+			var text string
+			switch n := v[k].(type) {
+			case json.Number:
+				text = n.String()
+			case string:
+				text = n
+			}
+			if got, ok := tenant.ParseAmount(text); !ok || want == nil || got.Cmp(want) != 0 {
+				return at, true
+			}
 		}
-		var text string
-		switch v := m[k].(type) {
-		case json.Number:
-			text = v.String()
-		case string:
-			text = v
-		}
-		if got, ok := tenant.ParseAmount(text); !ok || want == nil || got.Cmp(want) != 0 {
-			return k, true
+	case []any:
+		for i, e := range v {
+			if name, differs := otherAmount(e, path+"["+strconv.Itoa(i)+"]", want); differs {
+				return name, true
+			}
 		}
 	}
 	return "", false
+}
+
+// amountName reports whether an ERP field name names an amount (see amountFieldDiffers).
+func amountName(k string) bool {
+	k = strings.ToLower(k[strings.LastIndex(k, ".")+1:])
+	return strings.Contains(k, "amount") || k == "total" || k == "usertotal"
 }
 
 // canonicalFields validates a fields object and returns its compact form with sorted

@@ -147,6 +147,12 @@ func TestCreateRefusals(t *testing.T) {
 		{"erpId of the wrong type", `{"approvalId":"FA-1","erpId":42,"entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V"}`, signed{}, 400, "validation_failed", "erpId"},
 		{"fields writing another amount", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","Amount":99999}}`, signed{}, 400, "validation_failed", "fields.Amount"},
 		{"fields writing a dotted amount as text", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"total.amount":"1.5"}}`, signed{}, 400, "validation_failed", "fields.total.amount"},
+		{"fields writing a nested total object", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","total":{"amount":99999}}}`, signed{}, 400, "validation_failed", "fields.total"},
+		{"fields writing an amount in a sublist", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","expense":{"items":[{"account":"6100","amount":"1.00"},{"amount":99999}]}}}`, signed{}, 400, "validation_failed", "fields.expense.items[1].amount"},
+		{"fields writing NetSuite's usertotal", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","usertotal":99999}}`, signed{}, 400, "validation_failed", "fields.usertotal"},
+		{"fields writing Business Central's totalAmountIncludingTax", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","totalAmountIncludingTax":99999}}`, signed{}, 400, "validation_failed", "fields.totalAmountIncludingTax"},
+		{"fields writing an amount-named field in any position", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","amountDue":99999}}`, signed{}, 400, "validation_failed", "fields.amountDue"},
+		{"fields writing an amount cleared with null", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","amount":null}}`, signed{}, 400, "validation_failed", "fields.amount"},
 		{"body for another tenant", `{"tenantId":"globex","approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V"}`, signed{}, 400, "validation_failed", "tenantId"},
 	}
 	for _, tc := range cases {
@@ -179,7 +185,7 @@ func TestCreateWithoutERPIDAndDefaultFields(t *testing.T) {
 func TestCreateAcceptsFieldsWritingTheSameAmount(t *testing.T) {
 	f := newFixture(t, &financetest.ERP{})
 	w := f.create(`{"approvalId":"FA-8","entity":"vendorBill","amount":"1250.5","currency":"EUR","vendor":"Acme",`+
-		`"fields":{"approvalStatus":"approved","amount":1250.50,"bill.Amount":"1250.5000"}}`, signed{})
+		`"fields":{"approvalStatus":"approved","amount":1250.50,"bill.Amount":"1250.5000","expense":{"items":[{"amount":"1250.50"}]},"usertotal":1250.5}}`, signed{})
 	if w.Code != http.StatusCreated {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}

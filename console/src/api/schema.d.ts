@@ -1391,7 +1391,7 @@ export interface components {
             vendor: string;
             description?: string;
             requestedBy?: string;
-            /** @description The ERP fields the approve sets (default {"approvalStatus":"approved"}). A field named amount (any case, or as the last part of a dotted name) must equal `amount`: the approver decides on that amount and the confirmation threshold is held to it (400 validation_failed naming `fields.<name>`). */
+            /** @description The ERP fields the approve sets (default {"approvalStatus":"approved"}). They may not write another amount than `amount`, which the approver decides on and the confirmation threshold is held to. An amount field is one, at any depth (in nested objects and in arrays such as sublist lines), whose name (its last dotted part) contains `amount` in any case (`amount`, `amountDue`, NetSuite's `amountpaid`, Business Central's `totalAmountIncludingTax`, `totalAmountExcludingTax`, `discountAmount`) or is `total` or `usertotal` (NetSuite's vendor bill totals); its value must be a number or decimal string equal to `amount`. Anything else (another number, an object, an array, null) is refused: 400 validation_failed naming the field's path, e.g. `fields.expense.items[1].amount`. */
             fields?: {
                 [key: string]: unknown;
             };
