@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/big"
-	"net/http"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/audit"
@@ -297,10 +296,10 @@ func classify(err error) *ApproveError {
 // settle decides an update whose outcome was lost (f, CauseOutcomeUnknown) by reading the
 // ERP record back: holding the approval's fields, the update landed and the approve
 // completes as the success it is. Not holding them, it did not land only if the ERP's
-// answer was final (settled): then the row reverts as for any connector error. Otherwise
-// (no answer, a gateway's 5xx: the request may still be on its way, or the read failed)
-// the row stays applying and the lease sweep, which reads the record again once the lease
-// has expired, settles it. Never pending on a guess: that would let a written approval be
+// answer was final (connector.Answered): then the row reverts as for any connector error.
+// Otherwise (no answer, a gateway's 502 or 504: the request may still be on its way, or
+// the read failed) the row stays applying and the lease sweep, which reads the record
+// again once the lease has expired, settles it. Never pending on a guess: that would let a written approval be
 // rejected or written again.
 func (s *Service) settle(ctx context.Context, who identity.Identity, held Approval, lease Lease, f *ApproveError) (Approval, error) {
 	dctx, cancel := detached(ctx)
@@ -311,26 +310,11 @@ func (s *Service) settle(ctx context.Context, who identity.Identity, held Approv
 	switch {
 	case err == nil && landed:
 		return s.finishApplied(dctx, who, held, lease.Token, connector.WriteResult{}, true)
-	case err == nil && answered(f.Err):
+	case err == nil && connector.Answered(f.Err):
 		f.Cause = CauseConnectorError
 		return s.fail(ctx, who, held, lease, f)
 	}
 	return s.leaveUnsettled(ctx, who, held, errors.Join(f.Err, err))
-}
-
-// answered reports whether err carries the ERP's own final answer to the update: a 5xx
-// other than a gateway's (502, 503, 504 may come from a proxy while the ERP still works
-// on the request).
-func answered(err error) bool {
-	var cerr *connector.Error
-	if !errors.As(err, &cerr) || cerr.Status == 0 {
-		return false
-	}
-	switch cerr.Status {
-	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return false
-	}
-	return true
 }
 
 // takeOver takes the expired lease of prev, an approve that stopped before marking the
