@@ -28,10 +28,10 @@ func (g *Guard) batchesAudit() bool {
 // record stores the ledger, trail and audit records of a write that went through to out.
 // It returns what could not be stored, each logged.
 func (op *writeOp) record(fields map[string]any, hash string, out connector.WriteResult) []error {
-	entity, record, names := op.loopSubject()
+	entity, record, names := op.loopSubject(op.req.Target)
 	if op.req.Link == nil && (op.req.Create || op.req.UpsertKey != "") {
 		// The record's own entries are keyed by its id, which a create learns only now.
-		record = op.ledgerRecord(op.writtenID(out))
+		record = recordKey(op.req.Target, op.writtenID(out))
 	}
 	entry := LedgerEntry{
 		ID: op.g.newID(), Time: op.now, Tenant: op.tenant, Source: op.req.Source, Target: op.req.Target,

@@ -38,7 +38,9 @@ func (op *writeOp) reciprocalLoop(hash string) (cond string, loop bool, err erro
 		return "", false, nil
 	}
 	since := op.now.Add(-op.g.window)
-	entity, record, names := op.loopSubject()
+	// The return leg was a write to this write's source: its entry is keyed as that
+	// system keys the record.
+	entity, record, names := op.loopSubject(op.req.Source)
 	entries, err := op.reciprocalEntries(entity, record, since)
 	if err != nil {
 		return "", false, fmt.Errorf("%w: reading the write ledger: %w", ErrUnavailable, err)
@@ -67,23 +69,21 @@ func (op *writeOp) recordLoop(cond string, fields []string) string {
 	return cond
 }
 
-// loopSubject is what the ledger keys the write by and the field names the loop check
-// compares: the record and its fields, or for a linked write the link's.
-func (op *writeOp) loopSubject() (entity, record string, names []string) {
+// loopSubject is what the ledger keys a write to system by and the field names the loop
+// check compares: the record and its fields, or for a linked write the link's. A write's
+// own entry is keyed for its target; the reciprocal check reads the key of a write to its
+// source, since that is where the return leg it looks for went.
+//
+// The record id is the one shared by both legs, so only the system it is keyed for may
+// change it: a Mailchimp member goes under its subscriber hash (recordKey), so that a
+// write by address and one by the hash a create answered are one member, as on trails. A
+// write from Mailchimp to another system keeps that system's id as it is: hashing it too
+// put the entry where Wrote, asked with the id the caller wrote, could not find it.
+func (op *writeOp) loopSubject(system connector.System) (entity, record string, names []string) {
 	if l := op.req.Link; l != nil && l.Key != "" {
 		return linkEntity, l.Key, sortedKeys(l.Fields)
 	}
-	return op.req.Entity, op.ledgerRecord(op.req.RecordID), op.names
-}
-
-// ledgerRecord is a record id as the ledger keeps a write's entry: a Mailchimp member under
-// its subscriber hash on either leg (recordKey), so that a write by address and one by the
-// hash a create answered are one member, as on trails.
-func (op *writeOp) ledgerRecord(id string) string {
-	if op.req.Source == connector.SystemMarketing || op.req.Target == connector.SystemMarketing {
-		return recordKey(connector.SystemMarketing, id)
-	}
-	return id
+	return op.req.Entity, recordKey(system, op.req.RecordID), op.names
 }
 
 // scan runs the DLP scan with the connector-write policy and fails closed.

@@ -97,28 +97,39 @@ type BatchLedger interface {
 // since, that carried one of keys: whether a guarded write reached its target. Sweeps ask
 // it before undoing an approve whose marker is missing, since the guard appends the entry
 // right after the write, before the caller could record it.
+//
+// Callers name the record as they wrote it, not the system it is in, so Wrote reads each
+// key the entry can be under, the usual one first: a miss costs a query or two, off the
+// write's path.
 func Wrote(ctx context.Context, l Ledger, tenantID, entity, recordID string, since time.Time, keys ...string) (bool, error) {
 	if len(keys) == 0 {
 		return false, nil
 	}
-	entries, err := l.Recent(ctx, tenantID, entity, recordID, since)
+	// A write to any system but Mailchimp is under the id as written, folded.
+	found, err := wroteUnder(ctx, l.Recent, tenantID, entity, recordID, since, keys)
+	// A write to a Mailchimp member named by its address is under the subscriber hash
+	// (loopSubject); so, until they expire, are writes from Mailchimp to another system
+	// stored while both legs were hashed.
+	if hash := recordKey(connector.SystemMarketing, recordID); err == nil && !found && hash != recordID {
+		found, err = wroteUnder(ctx, l.Recent, tenantID, entity, hash, since, keys)
+	}
+	// A write made before the keys were folded is under its exact spelling; a sweep looks
+	// back further than the loop check, so it reads that too (only for a spelling that
+	// folds to another: otherwise the first read was this one).
+	u, unfolded := l.(unfoldedLedger)
+	if fe, fr := FoldLedgerKey(entity, recordID); err == nil && !found && unfolded && (fe != entity || fr != recordID) {
+		found, err = wroteUnder(ctx, u.RecentUnfolded, tenantID, entity, recordID, since, keys)
+	}
 	if err != nil {
 		return false, fmt.Errorf("write ledger of %s/%s: %w", entity, recordID, err)
 	}
-	if hasKey(entries, keys) {
-		return true, nil
-	}
-	// A write made before the keys were folded is under its exact spelling; a sweep looks
-	// back further than the loop check, so it reads that too (one more query, off the
-	// write's path, and only for a spelling that folds to another).
-	u, ok := l.(unfoldedLedger)
-	if fe, fr := FoldLedgerKey(entity, recordID); !ok || fe == entity && fr == recordID {
-		return false, nil
-	}
-	if entries, err = u.RecentUnfolded(ctx, tenantID, entity, recordID, since); err != nil {
-		return false, fmt.Errorf("write ledger of %s/%s: %w", entity, recordID, err)
-	}
-	return hasKey(entries, keys), nil
+	return found, nil
+}
+
+func wroteUnder(ctx context.Context, recent func(context.Context, string, string, string, time.Time) ([]LedgerEntry, error),
+	tenantID, entity, recordID string, since time.Time, keys []string) (bool, error) {
+	entries, err := recent(ctx, tenantID, entity, recordID, since)
+	return err == nil && hasKey(entries, keys), err
 }
 
 func hasKey(entries []LedgerEntry, keys []string) bool {

@@ -204,3 +204,36 @@ func TestLoopDetectionIgnoresCase(t *testing.T) {
 		})
 	}
 }
+
+// A loop through a Mailchimp member is caught whichever leg comes first, and whether the
+// member is named by its address (in any case) or by its subscriber hash: a write's own
+// entry is keyed for its target, and the return leg reads the key of a write to its
+// source (a member under its hash, any other record under its id).
+func TestLoopThroughAMailchimpMemberIsCaughtBothWays(t *testing.T) {
+	t.Parallel()
+	const email = "Jane.Doe@example.com"
+	hash := connector.SubscriberHash(email)
+	for _, tc := range []struct {
+		name          string
+		first, second connector.System
+		firstID, back string
+	}{
+		{"to Mailchimp and back", crm, marketing, email, "jane.doe@example.com"},
+		{"to Mailchimp by hash and back by address", crm, marketing, hash, email},
+		{"to Mailchimp by address and back by hash", crm, marketing, email, hash},
+		{"from Mailchimp and back", marketing, crm, email, email},
+		{"from Mailchimp to a CRM id and back", marketing, crm, "00Q5g00000AbCdE", "00Q5g00000AbCdE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			f := map[string]any{"note": "vip"}
+			if _, err := e.write(operator("t1"), req(tc.first, tc.second, "member", tc.firstID, f)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.write(operator("t1"), req(tc.second, tc.first, "member", tc.back, f)); !errors.Is(err, governance.ErrLoopDetected) {
+				t.Fatalf("return leg to %s not blocked: %v", tc.back, err)
+			}
+		})
+	}
+}
