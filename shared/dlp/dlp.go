@@ -119,6 +119,9 @@ type keyInfo struct {
 	fc    fieldCtx // what the name says about the value
 	clean bool     // the name itself holds no finding
 	pair  pairRole // the member's part in a name/value pair
+	// describes: the name says its value describes a credential, not holds it
+	// (describesSecret); a secret's name above it passes nothing on to it.
+	describes bool
 }
 
 type cachedKey struct {
@@ -130,7 +133,7 @@ func newKeyInfo(key string) keyInfo {
 	var buf [4]span
 	spans := resolve(detect(key, 0, buf[:0]))
 	if len(spans) == 0 {
-		return keyInfo{fc: classifyKey(key), clean: true, pair: pairRoleOf(key)}
+		return keyInfo{fc: classifyKey(key), clean: true, pair: pairRoleOf(key), describes: describesSecret(key)}
 	}
 	// A name is read without its findings, as it reads once they are placeholders:
 	// "secret=000" names a secret either way. Each finding becomes one space, as short as

@@ -21,9 +21,13 @@
 // rules match the last words of a name (clientSecret, db_password, x-api-key,
 // aws_secret_access_key, contactPhone), never any name that merely contains "key" or
 // "token": idempotencyKey, externalKey, primaryKey and tokenCount stay clean. What a name
-// says about a secret, an SSN or a card reaches every value under it, in arrays and nested
-// objects ({"password": {"value": …}}), and the name member of a name/value pair names
-// the value members after it ([{"fieldId": "custentity_ssn", "value": …}]). That rule's
+// says about an SSN or a card reaches every value under it, in arrays and nested objects,
+// and the name member of a name/value pair names the value members after it ([{"fieldId":
+// "custentity_ssn", "value": …}]). A secret's name does too ({"password": {"value": …}}),
+// but a value under it that is not its own is reported only when it looks like a secret
+// (no spaces, letters with digits or symbols, not a number, time, URL or address), members
+// that describe the credential (id, type, tokenUrl, expiresAt) are skipped, and an object
+// under "authorization" (a payment's, a return's) inherits nothing. That rule's
 // absence is what makes a generic secret scanner flag every idempotency key of an ERP
 // payload, and spend milliseconds doing it.
 //

@@ -58,3 +58,60 @@ func TestFieldContextLeavesOtherValuesAlone(t *testing.T) {
 		}
 	}
 }
+
+// Objects under a secret-like name are often records and settings, not credentials: a
+// NetSuite return authorization reference, a card payment's authorization, a Salesforce
+// describe of a Password field, a name/value attribute naming credentials, an
+// integration's credential settings. A connector write of any of them is an ordinary ERP
+// payload: nothing in it may be reported, or the write is blocked.
+func TestConnectorWriteLeavesRecordsUnderSecretNamesAlone(t *testing.T) {
+	t.Parallel()
+	s := NewScanner()
+	for _, doc := range []string{
+		// NetSuite REST: a record reference to a Return Authorization (RMA) is an object.
+		`{"createdFrom":{"id":"4711","refName":"Return Authorization #RMA1001"},"returnAuthorization":{"id":"4711","refName":"RMA1001"}}`,
+		// A card payment's authorization (approval code, status, amount), no credential.
+		`{"payment":{"authorization":{"code":"A1B2C3","status":"approved","amount":"129.50"}}}`,
+		`{"payment":{"authorization":{"code":"A1B2C3D4E5","transactionId":"ch_3Nq8ZbLkdIwHu7ix0TzQ","value":"129.50"}}}`,
+		// Salesforce describe: the Password field's metadata; defaultValue and
+		// picklistValues describe the field, a picklist option is not its value.
+		`{"fields":[{"name":"Portal_Password__c","label":"Password","type":"picklist","picklistValues":[{"label":"Reset required","value":"reset"}]}]}`,
+		`{"fields":[{"name":"Login_Method__c","label":"Password","defaultValue":"Password","picklistValues":[{"label":"Password","value":"Password"},{"label":"SSO","value":"SSO"}]}]}`,
+		// Business Central-style name/value with a name naming a credential's metadata.
+		`{"attributes":[{"name":"credentials","value":"managed by IT"}]}`,
+		// An integration's connection settings: which credential, not the credential.
+		`{"credentials":{"type":"oauth2","tokenUrl":"https://login.example.com/oauth/token","expiresIn":3600}}`,
+		`{"credentials":{"id":"550e8400-e29b-41d4-a716-446655440000","username":"svc-integration","status":"Active","expiresAt":"2026-11-22T10:15:30Z","rotatedOn":"2026-11-01"}}`,
+		`{"apiKey":{"name":"Integration key","createdAt":"2026-11-22T10:15:30.123+01:00","scopes":["orders:read","orders:write"]}}`,
+	} {
+		r := mustScan(t, s, ConnectorWrite, doc)
+		if len(r.Findings) > 0 || r.Blocked {
+			t.Errorf("%s\n  blocked=%v findings=%+v", doc, r.Blocked, r.Findings)
+		}
+	}
+}
+
+// What is under a secret's name and looks like a secret is still one: wrapped in an
+// object, behind further objects, or as the value of a pair that names it, including an
+// HTTP header's pair, where "authorization" is the credential.
+func TestConnectorWriteBlocksSecretsUnderSecretNames(t *testing.T) {
+	t.Parallel()
+	s := NewScanner()
+	for _, tc := range []struct{ doc, secret string }{
+		{`{"password":{"value":"hunter2xyz"}}`, "hunter2xyz"},
+		{`{"custentity_api_password":{"value":"hunter2xyz"}}`, "hunter2xyz"},
+		{`[{"fieldId":"custentity_ssn","value":"123456789"}]`, "123456789"},
+		{`{"name":"password","value":"Xk9#mP2vLq"}`, "Xk9#mP2vLq"},
+		{`{"credentials":{"type":"basic","secret":{"current":"P@ssw0rd.1"}}}`, "P@ssw0rd.1"},
+		{`{"headers":[{"name":"Authorization","value":"Basic ZWRpOkVkaSMyMDI2IQ=="}]}`, "ZWRpOkVkaSMyMDI2IQ=="},
+		{`{"payment":{"authorization":"Bearer s3cr3tT0kenValue"}}`, "s3cr3tT0kenValue"},
+	} {
+		r := mustScan(t, s, ConnectorWrite, tc.doc)
+		if !r.Blocked {
+			t.Errorf("connector write of %s not blocked: %+v", tc.doc, r.Findings)
+		}
+		if out := mustScan(t, s, Record, tc.doc).Output; strings.Contains(string(out), tc.secret) {
+			t.Errorf("%s: the value survives in a record: %s", tc.doc, out)
+		}
+	}
+}

@@ -12,6 +12,15 @@ const (
 	ctxSSN                          // ssn, social security number
 	ctxCard                         // card, pan, cc: 13/14/18-digit numbers that are also GS1 codes count as cards
 	ctxNotCard                      // gtin, ean, tracking...: Luhn-valid digits there are not cards
+	// ctxNestedSecret: the value sits under a secret's name without being its value (in an
+	// object under it, or the value of a name/value pair naming it), so it is reported
+	// only when it looks like a secret (secretShaped): such objects hold ids, statuses,
+	// URLs and settings as often as the secret.
+	ctxNestedSecret
+	// ctxRecordName: a secret name that, naming an object, names a record, not a
+	// credential ("authorization": a payment's or NetSuite's return authorization);
+	// nothing under it inherits the secret.
+	ctxRecordName
 )
 
 // keyWords is a field name read as words: its letters and digits, lower-cased, separators
@@ -101,8 +110,10 @@ func classifyKey(key string) fieldCtx {
 		last1 = last1[:len(last1)-1]
 	}
 	switch string(last1) {
+	case "authorization":
+		fc |= ctxSecret | ctxRecordName
 	case "password", "passwd", "passphrase", "pwd", "secret", "secrets", "credential",
-		"credentials", "authorization", "apikey", "apisecret", "privatekey", "secretkey",
+		"credentials", "apikey", "apisecret", "privatekey", "secretkey",
 		"accesstoken", "refreshtoken", "authtoken", "apitoken", "sessiontoken", "bearertoken",
 		"clientsecret", "cvv", "cvc":
 		fc |= ctxSecret
@@ -285,6 +296,80 @@ func secretValue(v string) bool {
 	return true
 }
 
+// secretShaped reports whether v, found under a secret's name but not as its value, looks
+// like the secret itself: a single token of at least 8 characters (after an auth scheme)
+// with letters and digits or symbols (or, from 16 characters, letters in mixed case), and
+// not a number, a date or time, a URL or an address. What such objects hold besides the
+// secret (ids, statuses, "oauth2", "Password" as a picklist option, URLs, expiry times,
+// "managed by IT") fails one of these; a secret short or plain enough to pass them all is
+// given up for that.
+func secretShaped(v string) bool {
+	v = strings.TrimSpace(v)
+	v = v[authSchemeLen(v):]
+	if len(v) < 8 || !secretValue(v) || strings.Contains(v, "://") || isAddress(v) {
+		return false
+	}
+	var lower, upper, digit, symbol bool
+	timeLike := true // digits and - : . / + , T Z only: a number, a date or a time
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c <= ' ':
+			return false // words, not a token
+		case isLower(c):
+			lower, timeLike = true, false
+		case isUpper(c):
+			upper = upper || i > 0 // "Password" is a word, not mixed case
+			timeLike = timeLike && (c == 'T' || c == 'Z')
+		case isDigit(c):
+			digit = true
+		default:
+			symbol = true
+			timeLike = timeLike && strings.IndexByte("-:./+,", c) >= 0
+		}
+	}
+	letters := lower || upper || isLetter(v[0])
+	return !timeLike && letters && (digit || symbol || len(v) >= 16 && lower && upper)
+}
+
+// isAddress reports whether v has an email address's shape: something@host.tld, the host
+// letters, digits, '-' and '.', the top-level domain letters ("P@ssw0rd.1" is not one).
+func isAddress(v string) bool {
+	at := strings.LastIndexByte(v, '@')
+	if at <= 0 {
+		return false
+	}
+	host := v[at+1:]
+	dot := strings.LastIndexByte(host, '.')
+	if dot <= 0 || len(host)-dot-1 < 2 {
+		return false
+	}
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; !isAlnum(c) && c != '-' && c != '.' || i > dot && !isLetter(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// describesSecret reports whether a member name says its value describes a credential
+// rather than holds it (id, type, status, tokenUrl, username, expiresAt): under a
+// secret's name, its value inherits nothing. The name is judged by its last word.
+func describesSecret(key string) bool {
+	var kw keyWords
+	kw.read(key)
+	if kw.words == 0 {
+		return false
+	}
+	switch string(kw.buf[kw.starts[kw.words-1]:kw.n]) {
+	case "id", "ids", "type", "kind", "status", "state", "name", "label", "title", "description",
+		"url", "uri", "href", "link", "endpoint", "host", "scope", "scopes", "method", "provider",
+		"format", "version", "user", "username", "login", "email", "at", "on", "date", "time",
+		"in", "expiry", "expires", "expiration", "created", "updated", "count", "length":
+		return true
+	}
+	return false
+}
+
 // withoutPlaceholders replaces each placeholder in s by a space.
 func withoutPlaceholders(s string) string {
 	var b strings.Builder
@@ -348,12 +433,13 @@ type pairRole uint8
 const (
 	pairNone  pairRole = iota
 	pairName           // its string names the pair's field: name, fieldId, scriptId, key, label
-	pairValue          // it holds the named field's value: value, values, val, fieldValue, newValue
+	pairValue          // it holds the named field's value: value, values, val
 )
 
 // pairRoleOf reads a member's name as words, as classifyKey does. Names are whole-name
-// matches, so "fileName" or "keyCode" name no pair's field; a value is any name whose last
-// word is "value(s)" (defaultValue, oldValue, displayValue: still the field's).
+// matches, so "fileName" or "keyCode" name no pair's field, and "picklistValues" or
+// "defaultValue" hold no pair's value: in a Salesforce describe they sit beside the
+// field's "label" and describe the field (its options, its default), they are not it.
 func pairRoleOf(key string) pairRole {
 	var kw keyWords
 	kw.read(key)
@@ -364,11 +450,7 @@ func pairRoleOf(key string) pairRole {
 	case "name", "fieldid", "field", "fieldname", "fieldkey", "scriptid", "key", "label",
 		"attribute", "attributename", "property", "propertyname", "parameter", "parametername":
 		return pairName
-	case "val":
-		return pairValue
-	}
-	switch string(kw.buf[kw.starts[kw.words-1]:kw.n]) {
-	case "value", "values":
+	case "val", "value", "values":
 		return pairValue
 	}
 	return pairNone

@@ -108,7 +108,7 @@ func (st *scanState) value(i, depth int, fc fieldCtx) (int, error) {
 	}
 	switch b[i] {
 	case '{':
-		return st.object(i, depth+1, fc&inherited)
+		return st.object(i, depth+1, inherited(fc))
 	case '[':
 		return st.array(i, depth+1, fc)
 	case '"':
@@ -133,18 +133,36 @@ func (st *scanState) value(i, depth int, fc fieldCtx) (int, error) {
 	return end, nil
 }
 
-// inherited is what a field name says about everything under it: a secret, an SSN or a
-// card stays one wrapped in an object ({"password": {"value": …}}, NetSuite's
-// {"custentity_api_password": {"value": …}}). A phone name is not passed on: an object
-// under it holds flags and codes as often as the number.
-const inherited = ctxSecret | ctxAWS | ctxSSN | ctxCard | ctxNotCard
+// inherited is what a field name says about everything in an object under it. An SSN, a
+// card or an AWS credential stays one wrapped in an object ({"ssn": {"value": …}}), and
+// their detectors validate what they report. A secret's name passes on a weaker context
+// ({"password": {"value": …}}, NetSuite's {"custentity_api_password": {"value": …}}):
+// objects under "credentials" or "apiKey" hold ids, types, URLs and expiry times as often
+// as the secret, so a value there is reported only when it looks like one
+// (ctxNestedSecret). "authorization" passes nothing: an object under it is a payment's
+// authorization or a return authorization, a record, not a credential. A phone name is
+// not passed on: an object under it holds flags and codes as often as the number.
+func inherited(fc fieldCtx) fieldCtx {
+	out := fc & (ctxAWS | ctxSSN | ctxCard | ctxNotCard | ctxNestedSecret)
+	if fc&ctxSecret != 0 && fc&ctxRecordName == 0 {
+		out |= ctxNestedSecret
+	}
+	return out
+}
+
+// pairNamed is what the name member of a name/value pair passes to the pair's value: as
+// an object's name does (inherited), except that "authorization" is a header's name
+// there ([{"name": "Authorization", "value": "Bearer …"}]), not a record's.
+func pairNamed(fc fieldCtx) fieldCtx { return inherited(fc &^ ctxRecordName) }
 
 // object scans an object whose enclosing names said outer about it. A name/value pair
 // ({"fieldId": "custentity_ssn", "value": …}, {"name": "password", "value": …}, the shape
-// custom fields and form payloads take) is read like the field it names: what the name
-// member's string says is added to the context of the value members after it. Only
-// those: the pair's other members (required, maxLength) describe the field, and a name
-// after its value is not seen, since the value has been passed by then.
+// custom fields and form payloads take) is read like the field it names, wrapped: what
+// the name member's string says (pairNamed) is added to the context of the value members
+// after it. Only those: the pair's other members (required, maxLength) describe the
+// field, and a name after its value is not seen, since the value has been passed by then.
+// A member whose name says it describes a credential (id, type, tokenUrl) inherits no
+// secret from the names above it.
 func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 	if depth > maxDepth {
 		return i, errAt(i, "nesting too deep")
@@ -177,6 +195,9 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 			return i, errAt(i, "expected ':' after an object key")
 		}
 		fc := info.fc | outer
+		if info.describes {
+			fc &^= ctxNestedSecret
+		}
 		switch info.pair {
 		case pairName:
 			named |= st.namedField(i + 1)
@@ -214,7 +235,7 @@ func (st *scanState) namedField(i int) fieldCtx {
 	if err != nil {
 		return 0 // value reports the error
 	}
-	return st.scanner.keyInfo(st.decode(i, end, esc)).fc
+	return pairNamed(st.scanner.keyInfo(st.decode(i, end, esc)).fc)
 }
 
 // array passes the context of the key holding it to its elements, so "phones": ["..."]

@@ -70,6 +70,15 @@ var negativeCases = []Case{
 	j("masked password", `{"password":"********","secret":""}`),
 	j("secret question", `{"secretQuestion":"first pet","passwordReset":"required"}`),
 
+	// ---- negatives: records and settings under secret-like names ----
+	j("netsuite return authorization reference",
+		`{"createdFrom":{"id":"4711","refName":"Return Authorization #RMA1001"},"returnAuthorization":{"id":"4711","refName":"RMA1001"}}`),
+	j("card payment authorization", `{"payment":{"authorization":{"code":"A1B2C3","status":"approved","amount":"129.50"}}}`),
+	j("salesforce describe of a password field",
+		`{"fields":[{"name":"Portal_Password__c","label":"Password","type":"picklist","picklistValues":[{"label":"Reset required","value":"reset"}]}]}`),
+	j("name/value attribute naming credentials", `{"attributes":[{"name":"credentials","value":"managed by IT"}]}`),
+	j("credential settings", `{"credentials":{"type":"oauth2","tokenUrl":"https://login.example.com/oauth/token","expiresIn":3600}}`),
+
 	// ---- negatives: text that mentions secrets without holding one ----
 	tx("password reset prose", `Password reset required for user jdoe before the next sync.`),
 	tx("invalid password prose", `Login rejected: Invalid password: expired`),
