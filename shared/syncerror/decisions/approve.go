@@ -205,7 +205,7 @@ func (a *approval) unsettled(werr error) {
 		rctx, cancel := context.WithTimeout(ctx, syncerror.MetadataWait)
 		current, err := a.o.Assist.Reader.ReadFields(rctx, a.row)
 		cancel()
-		if err == nil && RecordHolds(current, a.fix) {
+		if err == nil && syncerror.RecordHolds(current, a.fix) {
 			a.written, a.note = a.fix, "the host ERP's answer was lost; the record read back holds the fix"
 			a.applied()
 			return

@@ -5,7 +5,6 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/policy"
 
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -69,7 +68,7 @@ func (o *Service) RevertHandler() http.Handler {
 		var changed []string
 		back := make([]syncerror.FieldChange, 0, len(c.Applied.Prior))
 		for _, p := range c.Applied.Prior {
-			if now, _ := fieldAt(current, p.Path); !sameHeld(now, p.Wrote) {
+			if now, _ := syncerror.FieldAt(current, p.Path); !syncerror.SameHeld(now, p.Wrote) {
 				changed = append(changed, p.Path)
 			}
 			// An absent field is cleared with JSON null: NetSuite deletes a body field set
@@ -164,7 +163,7 @@ func (o *Service) priorValues(ctx context.Context, c syncerror.Claim, fix []sync
 	out := make([]syncerror.PriorValue, 0, len(fix))
 	for _, ch := range fix {
 		p := syncerror.PriorValue{Path: ch.Path, Wrote: ch.After}
-		v, present := fieldAt(current, ch.Path)
+		v, present := syncerror.FieldAt(current, ch.Path)
 		switch {
 		case !present:
 			p.Absent = true
@@ -177,56 +176,6 @@ func (o *Service) priorValues(ctx context.Context, c syncerror.Claim, fix []sync
 		out = append(out, p)
 	}
 	return out
-}
-
-// fieldAt finds path in a record's fields: a top-level field, or one nested under an
-// object ("merge_fields.FNAME" is Mailchimp's merge_fields object's FNAME).
-func fieldAt(fields map[string]any, path string) (any, bool) {
-	if v, ok := fields[path]; ok {
-		return v, true
-	}
-	head, rest, ok := strings.Cut(path, ".")
-	if !ok {
-		return nil, false
-	}
-	inner, isObj := fields[head].(map[string]any)
-	if !isObj {
-		return nil, false
-	}
-	return fieldAt(inner, rest)
-}
-
-// RecordHolds reports whether a record's fields hold every value of fix: a write whose
-// answer was lost is settled by it (the approve's read-back, the reconcile's).
-func RecordHolds(fields map[string]any, fix []syncerror.FieldChange) bool {
-	for _, ch := range fix {
-		if v, ok := fieldAt(fields, ch.Path); !sameHeld(v, ch.After) || !ok && ch.After != nil {
-			return false
-		}
-	}
-	return len(fix) > 0
-}
-
-// sameHeld reports whether a record's value equals the value a fix wrote: numbers by
-// value (the record reads 1500.00 where the fix wrote 1500), everything else as JSON.
-func sameHeld(have, wrote any) bool {
-	h, hok := numeric(have)
-	w, wok := numeric(wrote)
-	if hok && wok {
-		return h == w
-	}
-	return policy.SameValue(have, wrote)
-}
-
-func numeric(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	}
-	return 0, false
 }
 
 func withoutPaths(prior []syncerror.PriorValue, drop []string) []syncerror.PriorValue {

@@ -15,7 +15,6 @@ import (
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/policy"
 )
 
@@ -164,5 +163,5 @@ func (l ledgerWrites) Applied(ctx context.Context, c syncerror.Claim, keys []str
 	if err != nil {
 		return false, fmt.Errorf("read back %s: %w", c.ID, err)
 	}
-	return decisions.RecordHolds(current, c.Lease.Fix), nil
+	return syncerror.RecordHolds(current, c.Lease.Fix), nil
 }
