@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -23,21 +24,56 @@ func (e *PartialFixError) Error() string {
 	return "the fix was written without fields owned by another system: " + strings.Join(e.Dropped, ", ")
 }
 
-// FixKeys are the idempotency keys a write-back of c may have carried: the key of the
-// write its lease carries. A lease taken before the lease kept its key (an upgrade while
-// an approve was applying) has only the guesses: the operator's edit and the AI's fix.
-func FixKeys(c Claim) []string {
-	if c.Lease != nil && c.Lease.Key != "" {
-		return []string{c.Lease.Key}
+// LeaseWrite is a write an ended lease may have made: its idempotency key and the fix
+// it carried (as the guard sends it, once the evidence has looked: without the fields the
+// ownership manifest leaves out).
+type LeaseWrite struct {
+	Key string
+	Fix []FieldChange
+}
+
+// LeaseWrites are the writes the lease of c may have made. A lease bound to its key has
+// its own write only. One that is not (Lease.Unbound: taken before leases kept their key,
+// or by a Lambda of that version over a newer lease's leftovers during a deploy) has the
+// guesses, the operator's edit and the AI's fix, and the key and fix it was found with:
+// those may be another lease's, but may also be its own, and the evidence looks for all.
+func LeaseWrites(c Claim) []LeaseWrite {
+	if c.Lease == nil {
+		return nil
 	}
-	var keys []string
+	if c.Lease.Key != "" && !c.Lease.Unbound {
+		return []LeaseWrite{{Key: c.Lease.Key, Fix: c.Lease.Fix}}
+	}
+	var out []LeaseWrite
+	add := func(key string, fix []FieldChange) {
+		for _, w := range out {
+			if w.Key == key {
+				return
+			}
+		}
+		out = append(out, LeaseWrite{Key: key, Fix: fix})
+	}
+	if c.Lease.Key != "" {
+		add(c.Lease.Key, c.Lease.Fix)
+	}
 	if len(c.EditedFix) > 0 {
-		keys = append(keys, FixKey(c.ID, c.EditedFix))
+		add(FixKey(c.ID, c.EditedFix), c.EditedFix)
 	}
 	if c.Proposal != nil && len(c.Proposal.Fix) > 0 {
-		keys = append(keys, FixKey(c.ID, c.Proposal.Fix))
+		add(FixKey(c.ID, c.Proposal.Fix), c.Proposal.Fix)
 	}
-	return keys
+	return out
+}
+
+// WithoutPaths is fix without the changes to paths in drop (what a write left out).
+func WithoutPaths(fix []FieldChange, drop []string) []FieldChange {
+	out := fix[:0:0]
+	for _, f := range fix {
+		if !slices.Contains(drop, f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // WrittenFix is the fix the row's write-back wrote, typed as written; nil when no write

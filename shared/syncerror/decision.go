@@ -31,6 +31,11 @@ type Lease struct {
 	// that key, and records that fix, not one recomputed from the proposal or an edit.
 	Fix []FieldChange
 	Key string
+	// Unbound says Key and Fix are not known to be this lease's: the store found them
+	// under another token (a Lambda of an earlier version, which did not know them, ended
+	// the lease they were stored with and took this one) or under none. LeaseWrites then
+	// looks for the guesses as well.
+	Unbound bool
 }
 
 // Origin is the status a row returns to when the write under this lease does not happen.

@@ -29,6 +29,19 @@ var ErrWriterNotConfigured = errors.New("host ERP connector not configured")
 // approved with another fix and written twice.
 var ErrMayHaveApplied = errors.New("the write's answer was lost; it may have been applied")
 
+// LostAnswerError is a write-back whose answer was lost (it is ErrMayHaveApplied) that
+// carried the fix without the fields in Left: the guard leaves out fields the ownership
+// manifest gives another system (source_wins) or that would close a loop, before it sends.
+// A read-back compares the record with what was sent, never with a field that was not.
+type LostAnswerError struct {
+	Left []string
+	Err  error
+}
+
+func (e *LostAnswerError) Error() string { return ErrMayHaveApplied.Error() + ": " + e.Err.Error() }
+
+func (e *LostAnswerError) Unwrap() []error { return []error{ErrMayHaveApplied, e.Err} }
+
 // RefusedError is a governance refusal of a write-back: ownership, a loop, DLP, or a
 // write held for an ownership approval. Code and Reason are fit for the operator.
 type RefusedError struct {

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -172,7 +171,7 @@ func (a *approval) write() {
 		a.details["partial"], a.details["dropped"] = true, partial.Dropped
 		a.note = "partial: " + partial.Error()
 		a.prior = withoutPaths(a.prior, partial.Dropped)
-		a.written = withoutChanges(a.fix, partial.Dropped)
+		a.written = syncerror.WithoutPaths(a.fix, partial.Dropped)
 		a.applied()
 		return
 	case werr == nil || errors.Is(werr, syncerror.ErrFixUnrecorded):
@@ -201,12 +200,22 @@ func (a *approval) unsettled(werr error) {
 	ctx := a.r.Context()
 	httpapi.Logger(ctx).Warn("write-back answer lost; reading the record back", "id", a.row.ID, "error", werr)
 	a.details["answerLost"] = true
+	// The record is compared with what the write sent: a field the guard left out (owned
+	// by another system, or closing a loop) never reaches it.
+	sent, left := a.fix, []string(nil)
+	if lost := (*syncerror.LostAnswerError)(nil); errors.As(werr, &lost) && len(lost.Left) > 0 {
+		sent, left = syncerror.WithoutPaths(a.fix, lost.Left), lost.Left
+	}
 	if a.o.Assist != nil && a.o.Assist.Reader != nil {
 		rctx, cancel := context.WithTimeout(ctx, syncerror.MetadataWait)
 		current, err := a.o.Assist.Reader.ReadFields(rctx, a.row)
 		cancel()
-		if err == nil && syncerror.RecordHolds(current, a.fix) {
-			a.written, a.note = a.fix, "the host ERP's answer was lost; the record read back holds the fix"
+		if err == nil && syncerror.RecordHolds(current, sent) {
+			a.written, a.note = sent, "the host ERP's answer was lost; the record read back holds the fix"
+			if len(left) > 0 {
+				a.details["partial"], a.details["dropped"] = true, left
+				a.prior = withoutPaths(a.prior, left)
+			}
 			a.applied()
 			return
 		}
@@ -373,17 +382,6 @@ func retryStore(ctx context.Context, op func() error) error {
 	return retry.Store(ctx, op, func(err error) bool {
 		return errors.Is(err, syncerror.ErrStateChanged) || errors.Is(err, syncerror.ErrNotFound)
 	})
-}
-
-// withoutChanges is fix without the changes to paths in drop (what the write left out).
-func withoutChanges(fix []syncerror.FieldChange, drop []string) []syncerror.FieldChange {
-	out := fix[:0:0]
-	for _, f := range fix {
-		if !slices.Contains(drop, f.Path) {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 func fixPaths(fix []syncerror.FieldChange) []string {

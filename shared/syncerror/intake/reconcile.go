@@ -63,7 +63,7 @@ type Reconcile struct {
 	Mask *syncerror.Masker
 	// Writes tells whether an expired approve's write-back reached the host ERP when the
 	// approve stopped before marking its row; nil trusts the marker alone.
-	Writes AppliedWrites
+	Writes syncerror.WriteEvidence
 	// Docs, when set, lets the run give older automation records their place in the
 	// newest-first list (OrderAutomation).
 	Docs syncerror.DocStore
@@ -94,6 +94,11 @@ type Report struct {
 	// LeasesCompleted are expired leases whose write had reached the host ERP: completed
 	// approved instead of returned to pending.
 	LeasesCompleted int `json:"leasesCompleted"`
+	// LeasesWaiting are expired leases whose outcome could not be read (the ledger or the
+	// record): left applying for the next run. LeasesUnverified are those that stayed so
+	// for syncerror.UnverifiedAfter: returned, their outcome not verified.
+	LeasesWaiting    int `json:"leasesWaiting"`
+	LeasesUnverified int `json:"leasesUnverified"`
 	// AutomationOrdered are automation records from before they carried their time, given
 	// it (once per record, a bounded number per run).
 	AutomationOrdered int `json:"automationOrdered"`
@@ -144,7 +149,8 @@ func (rc *Reconcile) Run(ctx context.Context) (Report, error) {
 	})
 	rc.log().Info("reconcile finished", "tenants", rep.Tenants, "requeued", rep.Requeued, "contended", rep.Contended,
 		"sendFailed", rep.SendFailed, "polled", rep.Polled, "claimed", rep.Claimed, "invalid", rep.Invalid,
-		"leasesExpired", rep.LeasesExpired, "leasesCompleted", rep.LeasesCompleted, "automationOrdered", rep.AutomationOrdered, "errors", rep.Errors,
+		"leasesExpired", rep.LeasesExpired, "leasesCompleted", rep.LeasesCompleted,
+		"leasesWaiting", rep.LeasesWaiting, "leasesUnverified", rep.LeasesUnverified, "automationOrdered", rep.AutomationOrdered, "errors", rep.Errors,
 		"tenantsTimedOut", rep.TenantsTimedOut, "tenantsSkipped", rep.TenantsSkipped)
 	rc.metrics(rep)
 	return rep, nil
@@ -186,6 +192,7 @@ func (rc *Reconcile) metrics(rep Report) {
 	if err := emf.Write(rc.Metrics, emf.Metric{Time: rc.now(), Counts: map[string]float64{
 		"ReconcileRequeued": float64(rep.Requeued), "ReconcileClaimed": float64(rep.Claimed),
 		"ReconcileLeasesExpired": float64(rep.LeasesExpired), "ReconcileLeasesCompleted": float64(rep.LeasesCompleted),
+		"ReconcileLeasesWaiting": float64(rep.LeasesWaiting), "ReconcileLeasesUnverified": float64(rep.LeasesUnverified),
 		"ReconcileErrors": float64(rep.Errors), "ReconcileRuns": 1,
 		"ReconcileTenantsTimedOut": float64(rep.TenantsTimedOut), "ReconcileTenantsSkipped": float64(rep.TenantsSkipped),
 	}}); err != nil {

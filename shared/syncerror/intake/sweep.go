@@ -9,53 +9,27 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
-// AppliedWrites tells whether one of keys, the idempotency keys a row's write-back would
-// carry, reached the host ERP: the guard's write ledger, which the guard stores right
-// after the write, before the approve could mark its row.
-type AppliedWrites interface {
-	Applied(ctx context.Context, c syncerror.Claim, keys []string) (bool, error)
-}
-
-// sweepLeases finishes approves that stopped mid-write (their lease expired in applying).
-// A write that reached the host ERP (the row's marker, or the ledger) is completed
-// approved; otherwise the row returns to pending, and the next approve of the same fix
-// carries the same idempotency key, so the ERP replays rather than applies it twice. When
-// the ledger cannot be read the row is left for the next run: returning a written row to
-// pending would be the one unrecoverable mistake.
+// sweepLeases settles approves that stopped mid-write (their lease expired in applying),
+// as an approve that meets such a row does (syncerror.LeaseSettler): a write that reached
+// the host ERP (the row's marker, the ledger, or the record read back) is completed
+// approved; otherwise the row returns to where it was approved from, and the next approve
+// of the same fix carries the same idempotency key, so the ERP replays rather than applies
+// it twice. When the evidence cannot be read the row is left for the next run (returning a
+// written row to pending is the mistake to avoid), for syncerror.UnverifiedAfter at most:
+// then it returns, its error and an audit record saying the outcome was not verified.
 func (rc *Reconcile) sweepLeases(ctx context.Context, tenantID string, rep *Report) error {
 	now := rc.now()
 	expired, err := rc.Claims.ExpiredLeases(ctx, tenantID, now, reconcilePage)
 	if err != nil {
 		return err
 	}
+	settler := syncerror.LeaseSettler{Claims: rc.Claims, Evidence: rc.Writes}
 	var errs []error
 	for _, c := range expired {
 		if c.Lease == nil {
 			continue
 		}
-		applied := c.Applied != nil
-		if !applied && rc.Writes != nil {
-			if applied, err = rc.Writes.Applied(ctx, c, syncerror.FixKeys(c)); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-		}
-		to, action, note, key, result := c.Lease.Origin(), "lease_expired", "", "syncerror.lease_expired", audit.ResultFailure
-		reason := "the approve did not finish before its lease expired; approve again"
-		if applied {
-			to, action, reason, key, result = syncerror.StatusApproved, "approved", "", "syncerror.approve_completed", audit.ResultSuccess
-			note = "completed by the reconcile: the fix had been written to the host ERP"
-		}
-		entry := syncerror.HistoryEntry{At: now, Actor: "reconcile", Action: action, Note: note}
-		var err error
-		if applied && c.Applied == nil && c.Lease.Key != "" {
-			// Found by its key and not marked: mark it with the fix the lease carried, so
-			// the retry and the revert of the row use the fix that was written.
-			_, err = rc.Claims.CompleteApply(ctx, tenantID, c.ID, c.Lease.Token,
-				syncerror.AppliedWrite{Key: c.Lease.Key, At: now, Fix: c.Lease.Fix}, entry, now)
-		} else {
-			err = rc.Claims.FinishApply(ctx, tenantID, c.ID, c.Lease.Token, to, reason, entry, now)
-		}
+		s, err := settler.Settle(ctx, c, "reconcile", now)
 		if errors.Is(err, syncerror.ErrStateChanged) {
 			rep.Contended++
 			continue
@@ -63,23 +37,36 @@ func (rc *Reconcile) sweepLeases(ctx context.Context, tenantID string, rep *Repo
 		if err != nil {
 			return err
 		}
-		if applied {
+		switch s.Outcome {
+		case syncerror.SettleWaiting:
+			rep.LeasesWaiting++
+			errs = append(errs, s.Err)
+			continue
+		case syncerror.SettledWritten:
 			rep.LeasesCompleted++
-		} else {
+			rc.auditSweep(ctx, tenantID, c, s, "syncerror.approve_completed", audit.ResultSuccess)
+		case syncerror.SettledUnverified:
+			rep.LeasesUnverified++
+			rc.auditSweep(ctx, tenantID, c, s, "syncerror.lease_unverified", audit.ResultFailure)
+		default:
 			rep.LeasesExpired++
+			rc.auditSweep(ctx, tenantID, c, s, "syncerror.lease_expired", audit.ResultFailure)
 		}
-		rc.auditSweep(ctx, tenantID, c, key, result)
 	}
 	return errors.Join(errs...)
 }
 
-func (rc *Reconcile) auditSweep(ctx context.Context, tenantID string, c syncerror.Claim, key, result string) {
+func (rc *Reconcile) auditSweep(ctx context.Context, tenantID string, c syncerror.Claim, s syncerror.Settlement, key, result string) {
 	if rc.Audit == nil {
 		return
 	}
 	details := map[string]any{"leaseExpiredAt": c.Lease.ExpiresAt}
-	if c.Applied != nil {
-		details["idempotencyKey"] = c.Applied.Key
+	if s.Write.Key != "" {
+		details["idempotencyKey"] = s.Write.Key
+	}
+	if s.Err != nil {
+		// Why the outcome could not be verified; the connector's error names no values.
+		details["evidenceError"] = s.Err.Error()
 	}
 	if err := rc.Audit.Write(ctx, audit.Entry{Actor: identity.ForTenant(tenantID, "schedule:reconcile"),
 		ActionType: audit.TypeSyncError, ActionKey: key, Result: result,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -109,7 +110,8 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 		te := &syncerror.TargetError{Err: err, Reason: explainFailure(ce),
 			Target: httpapi.TargetFailure{System: string(ce.System), Status: ce.Status, Code: ce.Code, Retryable: ce.Retryable}}
 		if connector.MayHaveApplied(err) {
-			return fmt.Errorf("%w: %w", syncerror.ErrMayHaveApplied, te)
+			// What the guard left out was never sent: the read-back compares without it.
+			return &syncerror.LostAnswerError{Left: append(slices.Clip(res.Dropped), res.Looped...), Err: te}
 		}
 		return te
 	}
@@ -141,27 +143,75 @@ func explainFailure(e *connector.Error) string {
 	return said
 }
 
-// ledgerWrites is the reconcile's AppliedWrites over the guard's write ledger: a write-back
-// the host ERP took is in the ledger under its idempotency key. A write whose answer was
-// lost is in no ledger (the guard records what it was told was written), so a lease not
-// found there is settled by reading its record back: it holds the lease's fix, or not.
+// ledgerWrites is the WriteEvidence of an ended lease (the reconcile's, and an approve's
+// that meets one) over the guard's write ledger: a write-back the host ERP took is in the
+// ledger under its idempotency key. A write whose answer was lost is in no ledger (the
+// guard records what it was told was written), so a lease not found there is settled by
+// reading its record back: it holds what the write sent, or not.
 type ledgerWrites struct {
 	ledger governance.Ledger
 	// records reads the record back (nil: the ledger only).
 	records policy.RecordReader
+	// manifests are the ownership manifests the guard writes under (nil: it drops nothing).
+	manifests governance.ManifestSource
 }
 
-func (l ledgerWrites) Applied(ctx context.Context, c syncerror.Claim, keys []string) (bool, error) {
-	found, err := governance.Wrote(ctx, l.ledger, c.TenantID, c.Record.RecordType, c.Record.RecordID, c.ClaimedAt, keys...)
-	if err != nil || found || l.records == nil || c.Lease == nil || len(c.Lease.Fix) == 0 {
-		return found, err
+func (l ledgerWrites) Landed(ctx context.Context, c syncerror.Claim, writes []syncerror.LeaseWrite) (syncerror.LeaseWrite, bool, error) {
+	for _, w := range writes {
+		found, err := governance.Wrote(ctx, l.ledger, c.TenantID, c.Record.RecordType, c.Record.RecordID, c.ClaimedAt, w.Key)
+		if err != nil {
+			return syncerror.LeaseWrite{}, false, err
+		}
+		if found {
+			w.Fix, err = l.carried(ctx, c, w.Fix)
+			return w, err == nil, err
+		}
+	}
+	if l.records == nil || !slices.ContainsFunc(writes, func(w syncerror.LeaseWrite) bool { return len(w.Fix) > 0 }) {
+		return syncerror.LeaseWrite{}, false, nil
 	}
 	current, err := l.records.ReadFields(ctx, c)
 	if errors.Is(err, connector.ErrNotFound) {
-		return false, nil // no record, so no write landed on it
+		return syncerror.LeaseWrite{}, false, nil // no record, so no write landed on it
 	}
 	if err != nil {
-		return false, fmt.Errorf("read back %s: %w", c.ID, err)
+		return syncerror.LeaseWrite{}, false, fmt.Errorf("read back %s: %w", c.ID, err)
 	}
-	return syncerror.RecordHolds(current, c.Lease.Fix), nil
+	for _, w := range writes {
+		if w.Fix, err = l.carried(ctx, c, w.Fix); err != nil {
+			return syncerror.LeaseWrite{}, false, err
+		}
+		if syncerror.RecordHolds(current, w.Fix) {
+			return w, true, nil
+		}
+	}
+	return syncerror.LeaseWrite{}, false, nil
+}
+
+// carried is fix as the guard sends it: without the fields the ownership manifest gives
+// another system under source_wins, which the record never gets from this write (the
+// guard's rule: they are dropped only when source_wins is the strictest policy the write
+// meets; under a stricter one the write is refused or held whole). The manifest is read
+// now, not at the write: a change to it in between is the one case this can misjudge.
+func (l ledgerWrites) carried(ctx context.Context, c syncerror.Claim, fix []syncerror.FieldChange) ([]syncerror.FieldChange, error) {
+	if l.manifests == nil || len(fix) == 0 {
+		return fix, nil
+	}
+	m, err := l.manifests.Manifest(ctx, c.TenantID)
+	if err != nil {
+		return nil, fmt.Errorf("ownership manifest of %s: %w", c.TenantID, err)
+	}
+	_, source := writeBack(c)
+	var drop []string
+	for _, ch := range fix {
+		e, ok := m.Owner(c.Record.RecordType, ch.Path)
+		if !ok || e.Owner == source {
+			continue
+		}
+		if e.Policy != governance.PolicySourceWins {
+			return fix, nil
+		}
+		drop = append(drop, ch.Path)
+	}
+	return syncerror.WithoutPaths(fix, drop), nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
+	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/platform"
 	"github.com/syncassist/syncassist/shared/platform/guarded"
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -128,9 +129,17 @@ func (f *Feature) Worker(d syncerror.Diagnoser) *diagnosis.Worker {
 func (f *Feature) Reconcile() *intake.Reconcile {
 	return &intake.Reconcile{Tenants: f.Base.TenantsFor(), Claims: f.Claims, Queue: f.Queue, Log: f.Base.Log, Now: f.Base.Clock(),
 		StuckAfter: f.StuckAfter, Host: hostErrors{guarded.Connectors(f.Base)}, Watermarks: f.Claims, Audit: f.Base.Audit,
-		Writes: ledgerWrites{ledger: f.Base.Ledger(), records: recordReader{guarded.Connectors(f.Base)}}, Mask: f.mask(), Docs: f.docs(),
+		Writes: f.evidence(), Mask: f.mask(), Docs: f.docs(),
 		SweepOrder: f.Base.JobMemory(blueprint.Processed, "reconcile sweep"),
 		PollOrder:  f.Base.JobMemory(blueprint.Processed, "reconcile poll")}
+}
+
+// evidence tells whether an ended lease's write reached the host ERP: the guard's ledger,
+// else the record read back and compared with what the guard sent (the manifest says what
+// it left out; read on this path only, cached as the guard caches it).
+func (f *Feature) evidence() ledgerWrites {
+	return ledgerWrites{ledger: f.Base.Ledger(), records: recordReader{guarded.Connectors(f.Base)},
+		manifests: governance.NewCachedManifests(f.Base.Manifests(), f.Base.Config.TenantCacheTTL, nil)}
 }
 
 // missingQueue fails every send with a clear error; a function that sends without the
