@@ -49,10 +49,13 @@ func (s *DynamoClaims) BeginApply(ctx context.Context, tenantID, id string, from
 		values[f.value] = dynamostore.Str(string(b))
 	}
 	if lease.Key != "" {
-		update += ", lease_key = :lkey"
+		// The key and fix name the token they belong to: a Lambda of the version before
+		// them ends a lease without removing them, and takes the next without setting
+		// them, so a key under another token is that earlier lease's (claimFrom).
+		update += ", lease_key = :lkey, lease_key_token = :tok"
 		values[":lkey"] = dynamostore.Str(lease.Key)
 	} else {
-		remove = append(remove, "lease_key")
+		remove = append(remove, "lease_key", "lease_key_token")
 	}
 	if len(remove) > 0 {
 		update += " REMOVE " + strings.Join(remove, ", ")
@@ -184,7 +187,7 @@ func (s *DynamoClaims) CompleteApply(ctx context.Context, tenantID, id, token st
 }
 
 // leaseAttrs are the attributes of a lease, removed when it ends.
-const leaseAttrs = "lease_token, lease_expires_at, lease_from, lease_fix, lease_key"
+const leaseAttrs = "lease_token, lease_expires_at, lease_from, lease_fix, lease_key, lease_key_token"
 
 // appliedClauses are the SET list of an applied write w (its key, time, prior values and
 // written fix, into values) and the attributes to REMOVE ("" when none): those w has none of.

@@ -111,6 +111,9 @@ func claimItem(c syncerror.Claim) dynamostore.Item {
 		it["lease_expires_at"] = dynamostore.Str(dynamostore.FormatTime(c.Lease.ExpiresAt))
 		dynamostore.PutOptional(it, "lease_from", string(c.Lease.From))
 		dynamostore.PutOptional(it, "lease_key", c.Lease.Key)
+		if c.Lease.Key != "" && !c.Lease.Unbound {
+			it["lease_key_token"] = dynamostore.Str(c.Lease.Token)
+		}
 		if len(c.Lease.Fix) > 0 {
 			b, _ := json.Marshal(c.Lease.Fix)
 			it["lease_fix"] = dynamostore.Str(string(b))
@@ -190,6 +193,9 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 		}
 		c.Lease = &syncerror.Lease{Token: tok, ExpiresAt: exp, From: syncerror.Status(dynamostore.GetString(it, "lease_from")),
 			Key: dynamostore.GetString(it, "lease_key")}
+		// A key stored under another token, or none (by the version that kept the key
+		// without its token), may be an earlier lease's: see BeginApply.
+		c.Lease.Unbound = c.Lease.Key != "" && dynamostore.GetString(it, "lease_key_token") != tok
 		if f := dynamostore.GetString(it, "lease_fix"); f != "" {
 			if err := syncerror.UnmarshalNumbers([]byte(f), &c.Lease.Fix); err != nil {
 				return syncerror.Claim{}, fmt.Errorf("claim %s: lease_fix: %w", c.ID, err)

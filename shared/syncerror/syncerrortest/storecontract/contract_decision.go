@@ -163,6 +163,31 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 		}
 	})
 
+	t.Run("a lease's key and fix are its own, never an earlier lease's", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		fix := []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "DE"}}
+		for i, l := range []syncerror.Lease{
+			{Token: "tok-1", ExpiresAt: base.Add(time.Minute), Fix: fix, Key: "k1"},
+			{Token: "tok-2", ExpiresAt: base.Add(time.Minute)}, // a lease without them (a pre-upgrade row's)
+			{Token: "tok-3", ExpiresAt: base.Add(time.Minute), Fix: fix, Key: "k3"},
+		} {
+			got, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l, nil, entry("approve"), base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writes := syncerror.LeaseWrites(got)
+			if got.Lease == nil || got.Lease.Unbound || l.Key != "" && (len(writes) != 1 || writes[0].Key != l.Key) ||
+				l.Key == "" && (got.Lease.Key != "" || got.Lease.Fix != nil) {
+				t.Fatalf("lease %d: %+v looks for %+v", i, got.Lease, writes)
+			}
+			if err := s.FinishApply(ctx, "t1", c.ID, l.Token, syncerror.StatusPending, "lease expired", entry("lease_expired"), base); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+
 	t.Run("a fix's numbers are kept digit for digit", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
