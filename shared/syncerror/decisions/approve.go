@@ -85,8 +85,18 @@ func (o *Service) ApproveHandler() http.Handler {
 			a.complete(true)
 			return
 		}
+		if leaseEnded(c, o.NowUTC()) {
+			var settled syncerror.Outcome
+			if c, settled, ok = o.settleEnded(w, r, actor, c); !ok {
+				return
+			}
+			if settled == syncerror.SettledWritten && c.Status == syncerror.StatusApproved {
+				o.answerSettledWritten(w, r, c, body.Fix != nil)
+				return
+			}
+		}
 		if !syncerror.Decidable(c.Status) || c.Diagnosis != syncerror.DiagnosisReady || c.Proposal == nil {
-			conflict(w, r, c)
+			conflict(w, r, c, o.NowUTC())
 			return
 		}
 		if !mayDecideEscalated(w, r, actor, c.Status) {
@@ -123,6 +133,19 @@ func (o *Service) ApproveHandler() http.Handler {
 	})
 }
 
+// answerSettledWritten answers an approve that found the last approve's write had landed
+// and completed it: the row is approved with that fix. An edit sent with this approve was
+// not written, and the answer says so rather than pretend it was.
+func (o *Service) answerSettledWritten(w http.ResponseWriter, r *http.Request, c syncerror.Claim, edited bool) {
+	if edited {
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "state_changed",
+			"The approve that stopped at "+c.UpdatedAt.Format(time.RFC3339)+" had written its fix to the host ERP; the sync error "+
+				"is now approved with that fix, and your edit was not written."))
+		return
+	}
+	httpapi.WriteJSON(w, http.StatusOK, o.Detail(r.Context(), c))
+}
+
 // begin takes the lease; false when it answered already.
 func (a *approval) begin(c syncerror.Claim, edited []syncerror.FieldChange, note string) bool {
 	ctx, o := a.r.Context(), a.o
@@ -141,7 +164,7 @@ func (a *approval) begin(c syncerror.Claim, edited []syncerror.FieldChange, note
 	switch {
 	case errors.Is(err, syncerror.ErrStateChanged):
 		if cur, gerr := o.Claims.Get(ctx, a.actor.TenantID, c.ID); gerr == nil {
-			conflict(a.w, a.r, cur)
+			conflict(a.w, a.r, cur, o.NowUTC())
 			return false
 		}
 		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is not pending."))

@@ -31,12 +31,19 @@ func mayDecideEscalated(w http.ResponseWriter, r *http.Request, actor identity.I
 }
 
 // conflict explains why a row is not in a state the operation needs.
-func conflict(w http.ResponseWriter, r *http.Request, c syncerror.Claim) {
+func conflict(w http.ResponseWriter, r *http.Request, c syncerror.Claim, now time.Time) {
 	var p *httpapi.Problem
 	switch {
 	case c.Status == syncerror.StatusApplying && c.Applied != nil:
 		p = httpapi.NewProblem(http.StatusConflict, "erp_applied", "The fix was written to the host ERP at "+
 			c.Applied.At.Format(time.RFC3339)+"; its approval is being completed and it can no longer be rejected or changed.")
+	case c.Status == syncerror.StatusApplying && c.Lease != nil && c.Lease.ExpiresAt.Before(now):
+		p = httpapi.NewProblem(http.StatusConflict, "lease_expired", "The last approve stopped at "+
+			c.Lease.ExpiresAt.Format(time.RFC3339)+" before it finished; its outcome is being settled (the reconcile runs "+
+			"every 30 minutes), and the sync error is then approved or "+string(c.Lease.Origin())+" again.")
+	case c.Status == syncerror.StatusApplying && c.Lease != nil:
+		p = httpapi.NewProblem(http.StatusConflict, "lease_held", "Another approve is writing this fix back right now; its lease ends at "+
+			c.Lease.ExpiresAt.Format(time.RFC3339)+".")
 	case c.Status == syncerror.StatusApplying:
 		p = httpapi.NewProblem(http.StatusConflict, "lease_held", "Another approve is writing this fix back right now.")
 	case !syncerror.Decidable(c.Status):
@@ -81,6 +88,12 @@ func (o *Service) decide(to syncerror.Status, action, key string) http.Handler {
 			return
 		}
 		row, err := o.Claims.Get(ctx, actor.TenantID, id)
+		if err == nil && leaseEnded(row, o.NowUTC()) {
+			// Settled first: a write that landed is approved, and cannot be rejected.
+			if row, _, ok = o.settleEnded(w, r, actor, row); !ok {
+				return
+			}
+		}
 		switch {
 		case errors.Is(err, syncerror.ErrNotFound):
 			syncerror.NotFound(w, r)
@@ -92,7 +105,7 @@ func (o *Service) decide(to syncerror.Status, action, key string) http.Handler {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is escalated already."))
 			return
 		case !syncerror.Decidable(row.Status):
-			conflict(w, r, row)
+			conflict(w, r, row, o.NowUTC())
 			return
 		case !mayDecideEscalated(w, r, actor, row.Status):
 			return
@@ -105,7 +118,7 @@ func (o *Service) decide(to syncerror.Status, action, key string) http.Handler {
 			return
 		case errors.Is(err, syncerror.ErrStateChanged):
 			if cur, gerr := o.Claims.Get(ctx, actor.TenantID, id); gerr == nil {
-				conflict(w, r, cur)
+				conflict(w, r, cur, o.NowUTC())
 				return
 			}
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is not pending."))

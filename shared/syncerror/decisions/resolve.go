@@ -128,7 +128,7 @@ func (o *Service) changed(w http.ResponseWriter, r *http.Request, c syncerror.Cl
 		syncerror.NotFound(w, r)
 	case errors.Is(err, syncerror.ErrStateChanged):
 		if cur, gerr := o.Claims.Get(r.Context(), c.TenantID, c.ID); gerr == nil {
-			conflict(w, r, cur)
+			conflict(w, r, cur, o.NowUTC())
 		} else {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "state_changed", "The sync error changed meanwhile."))
 		}

@@ -18,4 +18,7 @@ type Service struct {
 	LeaseTTL time.Duration
 	// Retries runs the retry route (nil: the route answers 503).
 	Retries syncerror.RetryRunner
+	// Evidence tells whether the write of an approve that stopped mid-write reached its
+	// target, so a decision on such a row settles it first (nil: the row's marker only).
+	Evidence syncerror.WriteEvidence
 }

@@ -136,6 +136,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f.op = &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{Claims: f.claims, Audit: log, Now: clock}}}, Fixes: fixWriter{g}}
+	f.op.Evidence = ledgerWrites{ledger: f.ledger}
 	f.rc = &intake.Reconcile{Tenants: tenants{}, Claims: f.claims, Audit: log, Now: clock, Writes: ledgerWrites{ledger: f.ledger},
 		Log: discard()}
 	return f

@@ -112,7 +112,7 @@ func (f *Feature) Operator() (*decisions.Service, error) {
 	q := &syncerror.Operator{Claims: f.Claims, Mask: f.mask(), Tenants: f.Base.HostTenants, Audit: f.Base.Audit,
 		Now: f.Base.Clock(), Fields: newFieldCatalog(guarded.Connectors(f.Base), f.Base.Clock())}
 	p := &policy.Service{Operator: q, Assist: f.assist()}
-	return &decisions.Service{Service: &queue.Service{Service: p}, Fixes: fixWriter{g}, Retries: rt}, nil
+	return &decisions.Service{Service: &queue.Service{Service: p}, Fixes: fixWriter{g}, Retries: rt, Evidence: f.evidence()}, nil
 }
 
 // Worker is the diagnosis worker with d (aidiagnoser gives the governed AI client's).
