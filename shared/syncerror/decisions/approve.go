@@ -95,7 +95,7 @@ func (o *Service) ApproveHandler() http.Handler {
 				return
 			}
 		}
-		if !syncerror.Decidable(c.Status) || c.Diagnosis != syncerror.DiagnosisReady || c.Proposal == nil {
+		if !syncerror.Decidable(c.Status) || c.Diagnosis != syncerror.DiagnosisReady || c.Proposal == nil || c.Applied != nil {
 			conflict(w, r, c, o.NowUTC())
 			return
 		}

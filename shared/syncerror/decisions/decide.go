@@ -46,6 +46,12 @@ func conflict(w http.ResponseWriter, r *http.Request, c syncerror.Claim, now tim
 			c.Lease.ExpiresAt.Format(time.RFC3339)+".")
 	case c.Status == syncerror.StatusApplying:
 		p = httpapi.NewProblem(http.StatusConflict, "lease_held", "Another approve is writing this fix back right now.")
+	case syncerror.Decidable(c.Status) && c.Applied != nil:
+		// A row an earlier version's retry returned to pending after its fix was written:
+		// the record holds the fix, so it is never approved again nor rejected.
+		p = httpapi.NewProblem(http.StatusConflict, "fix_applied", "The fix was written to the host ERP at "+
+			c.Applied.At.Format(time.RFC3339)+" and an attempt to re-run the sync failed since; it cannot be approved again or "+
+			"rejected. Retry it to re-run the sync with that fix, or resolve it if the record is right now.")
 	case !syncerror.Decidable(c.Status):
 		p = httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is "+string(c.Status)+", not pending or escalated.")
 	default:
@@ -104,7 +110,7 @@ func (o *Service) decide(to syncerror.Status, action, key string) http.Handler {
 		case row.Status == syncerror.StatusEscalated && to == syncerror.StatusEscalated:
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "not_pending", "The sync error is escalated already."))
 			return
-		case !syncerror.Decidable(row.Status):
+		case !syncerror.Decidable(row.Status) || row.Applied != nil:
 			conflict(w, r, row, o.NowUTC())
 			return
 		case !mayDecideEscalated(w, r, actor, row.Status):

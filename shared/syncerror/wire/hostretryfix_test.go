@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,5 +125,32 @@ func TestAFailedRetryNeverReopensAnApprovedRow(t *testing.T) {
 	if w := e.call(t, e.op.RejectHandler(), c.ID, `{"reason":"wrong"}`); w.Code == http.StatusOK {
 		r, _ := e.host.Get("salesOrder", "SO-10042")
 		t.Fatalf("the host holds the approved fix (shipcountry=%v) yet the row was reopened by a failed retry and is now %s", r.Fields["shipcountry"], e.row(t, c.ID).Status)
+	}
+}
+
+// Rows the retrier before 8e9d9c8 left pending with their fix marked applied (a failed
+// retry of an approved row went to pending) are refused by BeginApply and Decide; the
+// operator is told why and what is left (retry or resolve), not "no proposal yet".
+func TestAPendingRowWhoseFixWasWrittenSaysSo(t *testing.T) {
+	src := newFixture(t)
+	c := src.ready(t, "E-1")
+	row := src.row(t, c.ID)
+	fix := row.Proposal.Fix
+	row.Applied = &syncerror.AppliedWrite{Key: syncerror.FixKey(c.ID, fix), At: src.now,
+		Prior: []syncerror.PriorValue{{Path: fix[0].Path, Value: fix[0].Before, Wrote: fix[0].After}}}
+	row.Retry.Attempts, row.Retry.LastError = 1, "host ERP refused the re-run"
+	f := newFixture(t)
+	if _, err := f.claims.Claim(context.Background(), row); err != nil { // as the old retrier left it
+		t.Fatal(err)
+	}
+	for _, h := range []struct{ name, body string }{{"approve", ""}, {"reject", `{"reason":"wrong"}`}} {
+		handler := f.op.ApproveHandler()
+		if h.name == "reject" {
+			handler = f.op.RejectHandler()
+		}
+		w := f.call(t, handler, c.ID, h.body)
+		if w.Code != http.StatusConflict || code(w) != "fix_applied" || !strings.Contains(w.Body.String(), "Retry") {
+			t.Errorf("%s of a pending row whose fix is in the record: %d %s", h.name, w.Code, w.Body)
+		}
 	}
 }
