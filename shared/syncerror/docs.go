@@ -92,7 +92,9 @@ func UpdateDoc[T any](ctx context.Context, s DocStore, tenantID, key string, now
 		}
 		var v T
 		if exists {
-			if err := json.Unmarshal(d.Body, &v); err != nil {
+			// Numbers as json.Number: a fix kept in a document (an edit waiting for its second
+			// approver) is written with every digit it was sent with.
+			if err := UnmarshalNumbers(d.Body, &v); err != nil {
 				return zero, err
 			}
 		}

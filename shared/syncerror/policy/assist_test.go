@@ -213,3 +213,26 @@ func TestBulkTwoApproversRecords(t *testing.T) {
 		t.Fatalf("bulk: %s", w.Body)
 	}
 }
+
+// An edit approved under two_approvers waits in the co-approval document; the second
+// approver writes it with every digit it was sent with, not as float64.
+func TestTwoApproversWriteTheEditDigitForDigit(t *testing.T) {
+	f := roomtest.NewAssistFixture(t)
+	f.PutPolicy(t, `{"version":0,"rules":[{"id":"four-eyes","match":{},"apply":"two_approvers"}]}`)
+	c := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
+	path := "/p/" + c.ID + "/approve"
+	if w := f.As(t, "anna", "approver", "POST", path, `{"fix":[{"path":"shipcountry","after":9007199254740993}]}`); w.Code != http.StatusAccepted {
+		t.Fatalf("edit: %d %s", w.Code, w.Body)
+	}
+	if w := f.As(t, "bert", "approver", "POST", path, ""); w.Code != http.StatusAccepted {
+		t.Fatalf("first approval: %d %s", w.Code, w.Body)
+	}
+	if w := f.As(t, "carl", "approver", "POST", path, ""); w.Code != http.StatusOK {
+		t.Fatalf("second approval: %d %s", w.Code, w.Body)
+	}
+	got := f.Writer.Writes[0].Fix[0].After
+	b, _ := json.Marshal(got)
+	if string(b) != "9007199254740993" {
+		t.Fatalf("written %s (%T), want 9007199254740993 as edited", b, got)
+	}
+}
