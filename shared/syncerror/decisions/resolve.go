@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/syncassist/syncassist/shared/audit"
@@ -56,6 +57,9 @@ func (o *Service) ResolveHandler() http.Handler {
 		row, err := o.Claims.ChangeRetry(ctx, actor.TenantID, c.ID, syncerror.RetryChange{From: resolveFrom, AnyAttempts: true, Idle: true,
 			To: syncerror.StatusResolved, Resolution: body.Reason, LastError: c.Retry.LastError,
 			Entry: syncerror.HistoryEntry{At: now, Actor: actor.Actor, Action: "resolved", Note: note}}, now)
+		if errors.Is(err, syncerror.ErrStateChanged) && o.attemptRunning(w, r, c, now) {
+			return
+		}
 		if !o.changed(w, r, c, err) {
 			return
 		}
@@ -66,6 +70,20 @@ func (o *Service) ResolveHandler() http.Handler {
 		o.WriteAudit(ctx, actor, "syncerror.resolve", audit.ResultSuccess, "syncerror/"+c.ID, details)
 		httpapi.WriteJSON(w, http.StatusOK, o.Detail(ctx, row))
 	})
+}
+
+// attemptRunning answers 409 attempt_running when a resolve was held back because a retry
+// attempt holds the row (Idle): the operator learns that, and when it ends, rather than
+// that a retrying row cannot be resolved, which it can.
+func (o *Service) attemptRunning(w http.ResponseWriter, r *http.Request, c syncerror.Claim, now time.Time) bool {
+	cur, err := o.Claims.Get(r.Context(), c.TenantID, c.ID)
+	if err != nil || cur.Status != syncerror.StatusRetrying || !cur.Retry.HeldUntil.After(now) {
+		return false
+	}
+	httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "attempt_running",
+		"A retry attempt is running on this sync error until "+cur.Retry.HeldUntil.Format(time.RFC3339)+
+			"; nothing was changed. Resolve it once the attempt has ended (its outcome may resolve it already)."))
+	return true
 }
 
 // RetryHandler serves POST /api/sync-error-assist/proposals/{id}/retry: sends the failed

@@ -245,3 +245,29 @@ func TestResolveWaitsForAnAttemptInFlight(t *testing.T) {
 			w.Code, code(w), row.Status, len(row.Retry.Log))
 	}
 }
+
+type midResolveSeen struct {
+	midResolve
+	seen *httptest.ResponseRecorder
+}
+
+func (m *midResolveSeen) Rerun(_ context.Context, _ string, c syncerror.Claim, _ string) syncerror.Delivery {
+	m.seen = m.f.call(m.t, m.f.op.ResolveHandler(), c.ID, `{"reason":"fixed_at_source"}`)
+	return syncerror.Delivery{Result: syncerror.DeliveryRequested, System: "hosterp", Reason: "re-run asked"}
+}
+
+// A resolve held back by a live attempt (Idle) says an attempt is running and until when,
+// not that a retrying row cannot be resolved (it can).
+func TestAResolveHeldByAnAttemptSaysWhy(t *testing.T) {
+	f := newFixture(t)
+	c := f.ready(t, "E-1")
+	d := &midResolveSeen{midResolve: midResolve{t: t, f: f}}
+	f.op.Retries = &retries.Retrier{Claims: f.claims, Deliver: d, Now: func() time.Time { return f.now }}
+	f.call(t, f.op.RetryHandler(), c.ID, "")
+	if d.seen == nil {
+		t.Fatal("no resolve ran during the attempt")
+	}
+	if d.seen.Code != http.StatusConflict || code(d.seen) != "attempt_running" || !strings.Contains(d.seen.Body.String(), "until 20") {
+		t.Fatalf("resolve during an attempt: %d %s", d.seen.Code, d.seen.Body)
+	}
+}
