@@ -88,6 +88,14 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 	case errors.Is(err, governance.ErrApprovalDenied):
 		return refuse(http.StatusConflict, "ownership_approval_denied",
 			"an approver denied the held write of this fix; it will not be written (edit the fix to propose another)")
+	case errors.Is(err, governance.ErrApprovalMismatch):
+		// An approval releases what its approver saw: one held under this fix's key for
+		// another write (another record, entity or source, or other values) never releases
+		// this one, and the same approve would meet it again.
+		return refuse(http.StatusConflict, "ownership_approval_mismatch",
+			"an ownership approval is held under this fix's key for another write (another record or other values), so it "+
+				"cannot release this one; nothing was written: edit the fix to propose a new write, or ask an admin to look "+
+				"at the approval under /api/governance/approvals")
 	case errors.Is(err, governance.ErrPendingApproval):
 		id := ""
 		if res.Held != nil {
