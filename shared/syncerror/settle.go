@@ -2,7 +2,6 @@ package syncerror
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -107,7 +106,3 @@ func (s LeaseSettler) Settle(ctx context.Context, c Claim, actor string, now tim
 	ferr := s.Claims.FinishApply(ctx, c.TenantID, c.ID, l.Token, l.Origin(), reason, entry("lease_expired", reason), now)
 	return Settlement{Outcome: SettledNotWritten}, ferr
 }
-
-// ErrOutcomeUnknown is the answer to a decision on a row whose last approve stopped and
-// whose outcome cannot be read yet (SettleWaiting).
-var ErrOutcomeUnknown = errors.New("the outcome of the last approve is not known yet")
