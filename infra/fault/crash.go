@@ -271,17 +271,23 @@ func (st *Stage) completed(ctx context.Context, it crashItem) (bool, error) {
 
 // call makes an approver's request to the stage's API.
 func (st *Stage) call(ctx context.Context, method, path, body string) (int, string, error) {
+	status, b, _, err := st.exchange(ctx, method, path, body)
+	return status, b, err
+}
+
+// exchange is call that also returns the answer's headers.
+func (st *Stage) exchange(ctx context.Context, method, path, body string) (int, string, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, method, st.URL+path, strings.NewReader(body))
 	if err != nil {
-		return 0, "", err
+		return 0, "", nil, err
 	}
 	req.Header.Set("Authorization", "Bearer approver@"+tenantID)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := st.Client.Do(req)
 	if err != nil {
-		return 0, "", err
+		return 0, "", nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	return resp.StatusCode, string(b), err
+	return resp.StatusCode, string(b), resp.Header, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,7 +65,7 @@ func runThrottle(ctx context.Context, h *Harness, cfg Config) (row Row) {
 	var lat []time.Duration
 	var retried int64
 	res := loadgen.Measure("approve", len(ids), len(ids), func(i int) error {
-		l, n, err := st.approveUntilAccepted(ctx, ids[i], cfg.ThrottleWindow+2*time.Minute)
+		l, n, err := st.approveUntilAccepted(ctx, ids[i], cfg.ThrottleWindow+finance.DefaultLeaseTTL+time.Minute)
 		mu.Lock()
 		lat = append(lat, l...)
 		mu.Unlock()
@@ -90,7 +91,7 @@ func (st *Stage) approveUntilAccepted(ctx context.Context, id string, timeout ti
 	deadline := time.Now().Add(timeout)
 	for refused := 0; ; refused++ {
 		t0 := time.Now()
-		status, body, err := st.call(ctx, http.MethodPost, "/api/finance-ops/approvals/"+id+"/approve", `{"confirm": true}`)
+		status, body, h, err := st.exchange(ctx, http.MethodPost, "/api/finance-ops/approvals/"+id+"/approve", `{"confirm": true}`)
 		lat = append(lat, time.Since(t0))
 		if err == nil && status == http.StatusOK {
 			return lat, refused, nil
@@ -98,7 +99,13 @@ func (st *Stage) approveUntilAccepted(ctx context.Context, id string, timeout ti
 		if time.Now().After(deadline) {
 			return lat, refused, fmt.Errorf("%s: still %d after %s: %s %v", id, status, timeout, body, err)
 		}
-		time.Sleep(approverPause)
+		pause := approverPause
+		if s, err := strconv.Atoi(h.Get("Retry-After")); err == nil && status == http.StatusConflict {
+			// The row is held until its lease ends (an approve whose outcome is being
+			// settled): the approver waits for it rather than ask every second.
+			pause = time.Duration(s) * time.Second
+		}
+		time.Sleep(pause)
 	}
 }
 
@@ -140,7 +147,7 @@ func (st *Stage) checkThrottled(ctx context.Context, row *Row, ids, records []st
 		row.failf("%d ERP requests came before the Retry-After of the 429 before them", early)
 	}
 	row.Note = fmt.Sprintf("%d finance approvals approved through the API while the fake ERP answered only 429 (Retry-After %s, "+
-		"X-RateLimit-Reset) and 500/503 for %s; the approver approves again %s after each 5xx answer. The ERP got %d requests: "+
+		"X-RateLimit-Reset) and 500/503 for %s; the approver approves again %s after each 5xx answer (after a lease_held, once its Retry-After has passed). The ERP got %d requests: "+
 		"%d answered 429, %d answered 5xx, %d retries came before their Retry-After. ops are approve requests.",
 		len(ids), throttleRetryAfter, window, approverPause, len(log), throttled, failed, early)
 }

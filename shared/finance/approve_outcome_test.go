@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
 
@@ -81,7 +82,12 @@ func TestUnsettledUpdateIsCompletedByTheSweepFromTheERPRecord(t *testing.T) {
 		t.Fatalf("row %+v", got)
 	}
 	wantProblem(t, f.call(approverBob, http.MethodPost, base+"/"+a.ID+"/reject", ""), http.StatusConflict, "lease_held")
-	wantProblem(t, f.approve(approverBob, a.ID), http.StatusConflict, "lease_held")
+	held := f.approve(approverBob, a.ID)
+	wantProblem(t, held, http.StatusConflict, "lease_held")
+	// The answer says when the row is decided: a client waits for it, not a second.
+	if ra := held.Header().Get("Retry-After"); ra != strconv.Itoa(int(finance.DefaultLeaseTTL/time.Second)+1) {
+		t.Fatalf("lease_held Retry-After %q with the lease ending in %s", ra, finance.DefaultLeaseTTL)
+	}
 	if fails := f.auditsOf(finance.ActionApprove); len(fails) != 1 || details(t, fails[0])["cause"] != "erp_outcome_unknown" {
 		t.Fatalf("finance.approve records %+v", fails)
 	}

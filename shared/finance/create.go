@@ -259,7 +259,7 @@ func (s *Service) CreateHandler() http.Handler {
 		host := identity.ForTenant(cfg.ID, "webhook:"+r.Header.Get(webhook.HeaderID))
 		stored, created, err := s.Create(r.Context(), host, a)
 		if err != nil {
-			writeError(w, r, err, stored)
+			s.writeError(w, r, err, stored)
 			return
 		}
 		status := http.StatusOK

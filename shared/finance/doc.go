@@ -31,7 +31,9 @@
 // Approve is three single-item conditional writes around one guarded ERP update:
 //
 //  1. beginAccept takes the lease. Of any number of concurrent approves one wins; the
-//     others answer 409 (lease_held, or not_pending once the winner has finished).
+//     others answer 409 (lease_held, or not_pending once the winner has finished);
+//     lease_held says when the lease ends, with Retry-After, since a winner that lost
+//     the ERP's answer keeps the row until then.
 //  2. The ERP update goes through the governance guard (ERPUpdater; GuardUpdater in
 //     production) with IdempotencyKey(id) — a pure function of the approval id — so an
 //     approve retried after a crash, or taken over after a lease expired, is replayed by

@@ -174,12 +174,12 @@ func (s *Service) DetailHandler() http.Handler {
 		}
 		approvalID := r.PathValue("id")
 		if !ValidID(approvalID) {
-			writeError(w, r, ErrInvalidID, Approval{})
+			s.writeError(w, r, ErrInvalidID, Approval{})
 			return
 		}
 		a, err := s.Store.Get(r.Context(), id.TenantID, approvalID)
 		if err != nil {
-			writeError(w, r, err, Approval{})
+			s.writeError(w, r, err, Approval{})
 			return
 		}
 		httpapi.WriteJSON(w, http.StatusOK, viewFor(id, a))
@@ -236,7 +236,7 @@ func (s *Service) ApproveHandler() http.Handler {
 			return
 		}
 		if err != nil {
-			writeError(w, r, err, a)
+			s.writeError(w, r, err, a)
 			return
 		}
 		httpapi.WriteJSON(w, http.StatusOK, ViewOf(a))
@@ -264,7 +264,7 @@ func (s *Service) RejectHandler() http.Handler {
 		}
 		a, err := s.Reject(r.Context(), actor, r.PathValue("id"), reason)
 		if err != nil {
-			writeError(w, r, err, a)
+			s.writeError(w, r, err, a)
 			return
 		}
 		httpapi.WriteJSON(w, http.StatusOK, ViewOf(a))
@@ -288,7 +288,7 @@ func readDecision(w http.ResponseWriter, r *http.Request, body any, want string)
 }
 
 // writeError is the one place the package's errors become problems.
-func writeError(w http.ResponseWriter, r *http.Request, err error, cur Approval) {
+func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error, cur Approval) {
 	var f *ApproveError
 	if errors.As(err, &f) {
 		httpapi.WriteProblem(w, r, failureProblem(f))
@@ -306,7 +306,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error, cur Approval)
 		p = httpapi.NewProblem(http.StatusConflict, "erp_applied", "The ERP was updated at "+cur.AppliedAt.Format(time.RFC3339)+
 			"; the approval is being completed and can no longer be rejected.")
 	case errors.Is(err, ErrLeaseHeld):
-		p = httpapi.NewProblem(http.StatusConflict, "lease_held", "Another approve is applying this approval right now.")
+		p = leaseHeld(cur, s.now())
 	case errors.Is(err, ErrOwnRequest):
 		p = httpapi.NewProblem(http.StatusForbidden, CodeOwnRequest,
 			"You requested this approval; another approver must approve it. Nothing was changed.")
@@ -393,4 +393,20 @@ func writeConfirmation(w http.ResponseWriter, r *http.Request, p *httpapi.Proble
 	w.WriteHeader(p.Status)
 	_ = json.NewEncoder(w).Encode(confirmationProblem{Problem: p, Threshold: threshold, Amount: a.Amount, Currency: a.Currency,
 		ERPID: a.ERPID, Entity: a.Entity, Fields: v.Fields})
+}
+
+// leaseHeld answers an approve or reject meeting another approve's lease. That approve may
+// still be writing, or it ended without learning whether the ERP took the update (its
+// approver was told so) and the lease keeps the row until the update cannot be on its way
+// any more; either way the row is decided once the lease ends, so the answer says when and
+// Retry-After lets a client wait for it rather than ask again every second.
+func leaseHeld(cur Approval, now time.Time) *httpapi.Problem {
+	if cur.Lease == nil {
+		return httpapi.NewProblem(http.StatusConflict, "lease_held", "Another approve is applying this approval right now.")
+	}
+	until := cur.Lease.ExpiresAt
+	p := httpapi.NewProblem(http.StatusConflict, "lease_held", "Another approve is applying this approval, or settling whether "+
+		"the ERP took its update, until "+until.UTC().Format(time.RFC3339)+" at the latest. Nothing was changed; approve again after that.")
+	p.RetryAfter = max(time.Second, until.Sub(now).Truncate(time.Second)+time.Second)
+	return p
 }

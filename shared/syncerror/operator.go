@@ -33,9 +33,13 @@ var ErrMayHaveApplied = errors.New("the write's answer was lost; it may have bee
 // carried the fix without the fields in Left: the guard leaves out fields the ownership
 // manifest gives another system (source_wins) or that would close a loop, before it sends.
 // A read-back compares the record with what was sent, never with a field that was not.
+// Answered says the target's last answer was its own (connector.Answered: a 500 or 503,
+// not a timeout or a gateway's 502/504): a read-back then settles the write either way,
+// where without an answer the request may still land after the read.
 type LostAnswerError struct {
-	Left []string
-	Err  error
+	Left     []string
+	Answered bool
+	Err      error
 }
 
 func (e *LostAnswerError) Error() string { return ErrMayHaveApplied.Error() + ": " + e.Err.Error() }

@@ -1637,6 +1637,13 @@ export interface components {
             applied: true;
             message: string;
         };
+        /** @description The host ERP's answer to the write was lost (a timeout or a gateway's 502/504) and the record, read back, does not show the fix yet: it may still be written. The row stays applying under its lease; once the lease ends the reconcile (or the next approve) reads the record again and completes the approval, or returns the proposal to pending if the fix is not there. Never retry with a different fix. */
+        ApproveOutcomeUnknown: {
+            id: string;
+            /** @enum {string} */
+            status: "applying";
+            message: string;
+        };
         /** @description The ERP was updated but the approval could not be recorded yet: the row is applying with erpAppliedAt set, and the next approve or the lease sweep completes it. */
         FinanceApprovalWritten: components["schemas"]["FinanceApproval"] & {
             message: string;
@@ -2437,7 +2444,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The state changed or a guard refused: `not_pending`, `not_retryable`, `no_proposal`, `lease_held`, `lease_expired`, `erp_applied`, `fix_applied`, `attempt_running`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `ownership_approval_mismatch`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `dlp_masked_value`, `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `prior_unknown`, `not_revertible`, `revert_window_closed`, `assignee_changed`, `triage_full`. */
+        /** @description The state changed or a guard refused: `not_pending`, `not_retryable`, `no_proposal`, `lease_held`, `lease_expired`, `erp_applied`, `fix_applied`, `attempt_running`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `ownership_approval_mismatch`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `dlp_masked_value`, `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `prior_unknown`, `not_revertible`, `revert_window_closed`, `assignee_changed`, `triage_full`. A finance approval's `lease_held` says in its detail when the lease ends and sends `Retry-After` with the seconds until then. */
         Conflict: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -2699,14 +2706,14 @@ export interface operations {
                     "application/json": components["schemas"]["Proposal"];
                 };
             };
-            /** @description The fix was written and recording it is completed by the reconcile (`ApproveWritten`), or a two-approver approval is recorded (`CoApprovalPending`). */
+            /** @description The fix was written and recording it is completed by the reconcile (`ApproveWritten`), a two-approver approval is recorded (`CoApprovalPending`), or the write's answer was lost and the fix is not in the record yet (`ApproveOutcomeUnknown`): the reconcile settles it once the lease ends. */
             202: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApproveWritten"] | components["schemas"]["CoApprovalPending"];
+                    "application/json": components["schemas"]["ApproveWritten"] | components["schemas"]["CoApprovalPending"] | components["schemas"]["ApproveOutcomeUnknown"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -213,8 +213,10 @@ func (a *approval) write() {
 }
 
 // unsettled follows a write whose answer was lost: the record may hold the fix. It is
-// read back: holding the fix, the approve completes as written; otherwise (not read, or
-// not holding it yet: a slow system may still apply it) the row stays applying under
+// read back: holding the fix, the approve completes as written; not holding it after the
+// target's own answer (a 500 or 503: LostAnswerError.Answered), the write failed as any
+// other; otherwise (not read, or not holding it yet: a slow system may still apply it,
+// after a timeout or a gateway's 502/504) the row stays applying under
 // its lease, and once the lease ends the reconcile reads the record again and completes
 // the row or returns it to pending. It is never returned to pending here: the fix may be
 // in the record, and a pending row may be rejected, or approved with another fix and
@@ -225,9 +227,12 @@ func (a *approval) unsettled(werr error) {
 	a.details["answerLost"] = true
 	// The record is compared with what the write sent: a field the guard left out (owned
 	// by another system, or closing a loop) never reaches it.
-	sent, left := a.fix, []string(nil)
-	if lost := (*syncerror.LostAnswerError)(nil); errors.As(werr, &lost) && len(lost.Left) > 0 {
-		sent, left = syncerror.WithoutPaths(a.fix, lost.Left), lost.Left
+	sent, left, answered := a.fix, []string(nil), false
+	if lost := (*syncerror.LostAnswerError)(nil); errors.As(werr, &lost) {
+		answered = lost.Answered
+		if len(lost.Left) > 0 {
+			sent, left = syncerror.WithoutPaths(a.fix, lost.Left), lost.Left
+		}
 	}
 	if a.o.Assist != nil && a.o.Assist.Reader != nil {
 		rctx, cancel := context.WithTimeout(ctx, syncerror.MetadataWait)
@@ -240,6 +245,10 @@ func (a *approval) unsettled(werr error) {
 				a.prior = withoutPaths(a.prior, left)
 			}
 			a.applied()
+			return
+		}
+		if err == nil && answered {
+			a.failed(werr)
 			return
 		}
 		if err != nil {

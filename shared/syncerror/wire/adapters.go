@@ -119,7 +119,8 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 			Target: httpapi.TargetFailure{System: string(ce.System), Status: ce.Status, Code: ce.Code, Retryable: ce.Retryable}}
 		if connector.MayHaveApplied(err) {
 			// What the guard left out was never sent: the read-back compares without it.
-			return &syncerror.LostAnswerError{Left: append(slices.Clip(res.Dropped), res.Looped...), Err: te}
+			return &syncerror.LostAnswerError{Left: append(slices.Clip(res.Dropped), res.Looped...),
+				Answered: connector.Answered(err), Err: te}
 		}
 		return te
 	}
