@@ -103,8 +103,8 @@ func TestEveryAlarmNotifiesTheTopic(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *synthesized) {
 		// One per DLQ, table and function (errors or throttles), plus the API's, the
 		// diagnosis queue's age, the reconcile's, two approve-failure alarms and the
-		// ownership-rejection and loop-detection spikes.
-		n := len(s.deadLetterQueues()) + len(s.functions) + len(s.tables) + 7
+		// two outcome-unverified alarms, and the ownership-rejection and loop-detection spikes.
+		n := len(s.deadLetterQueues()) + len(s.functions) + len(s.tables) + 9
 		s.countIs(t, "AWS::CloudWatch::Alarm", n)
 		topic := ref(s.topicID(t))
 		check(t, func() {
@@ -170,6 +170,13 @@ func TestServiceMetricAlarms(t *testing.T) {
 				"Namespace":  "SyncAssist",
 				"MetricName": "Approves",
 				"Dimensions": assertions.Match_ArrayWith(&arr{obj{"Name": "feature", "Value": feature}, obj{"Name": "outcome", "Value": "failed"}}),
+			}))
+			// A row returned to a person unverified: the feature's rollup (finance also
+			// emits it by reason).
+			s.has(t, "AWS::CloudWatch::Alarm", alarmOn(s, t, obj{
+				"Namespace":  "SyncAssist",
+				"MetricName": "OutcomesUnverified",
+				"Dimensions": arr{obj{"Name": "feature", "Value": feature}},
 			}))
 		}
 		s.has(t, "AWS::CloudWatch::Alarm", obj{"Namespace": emf.Namespace, "MetricName": governance.MetricOwnershipRejects,

@@ -130,12 +130,15 @@ var (
 	ReconcileStopped = Kind{Name: "reconcile-stopped", Threshold: 1, Window: 15 * time.Minute, Metric: "ReconcileRuns"}
 	ApproveFailures  = Kind{Name: "approve-failures", Threshold: 1, Window: 5 * time.Minute, Metric: "Approves",
 		Dims: map[string]string{"outcome": "failed"}}
+	// An approve's outcome that could not be read for a day went back to a person marked
+	// unverified: the record may hold the write, so someone must look before approving again.
+	OutcomeUnverified       = Kind{Name: "outcome-unverified", Threshold: 1, Window: 5 * time.Minute, Metric: "OutcomesUnverified"}
 	OwnershipRejectionSpike = Kind{Name: "ownership-rejection-spike", Threshold: 10, Window: 5 * time.Minute,
 		Metric: governance.MetricOwnershipRejects}
 	LoopDetectionSpike = Kind{Name: "loop-detection-spike", Threshold: 10, Window: 5 * time.Minute,
 		Metric: governance.MetricGuardDecisions, Dims: map[string]string{"decision": string(governance.DecisionLoopBlocked)}}
 	Kinds = []Kind{DeadLetter, FunctionFailures, TableThrottles, DiagnosisQueueAge, Api5xx, ReconcileStopped,
-		ApproveFailures, OwnershipRejectionSpike, LoopDetectionSpike}
+		ApproveFailures, OutcomeUnverified, OwnershipRejectionSpike, LoopDetectionSpike}
 )
 
 func camel(s string) string {

@@ -138,6 +138,11 @@ func NewAlarms(scope constructs.Construct, id string, props *AlarmsProps) *Alarm
 			ownMetric(oncall.ApproveFailures.Metric, "Sum", period, map[string]*string{"feature": jsii.String(feature),
 				"outcome": jsii.String(oncall.ApproveFailures.Dims["outcome"])}))
 	}
+	for _, feature := range []string{"syncerror", "finance"} {
+		c.alarm("OutcomeUnverified"+constructID(feature), oncall.OutcomeUnverified, "A "+feature+" approve's outcome could not be "+
+			"verified for a day; the row went back to a person, who must check the record before approving again",
+			ownMetric(oncall.OutcomeUnverified.Metric, "Sum", period, map[string]*string{"feature": jsii.String(feature)}))
+	}
 	c.alarm("OwnershipRejectionSpike", oncall.OwnershipRejectionSpike, "10 or more writes were refused by the ownership manifest in 5 minutes",
 		ownMetric(oncall.OwnershipRejectionSpike.Metric, "Sum", period, nil))
 	// A blocked echo is the guard doing its job; a burst of them means two flows or

@@ -24,7 +24,7 @@
 // not read the record) or has not been readable for UnverifiedAfter (a day), it returns
 // the row to pending with a LastError saying the outcome is unverified and the ERP record
 // must be checked before approving again, audited finance.outcome_unverified and counted
-// in the FinanceOutcomesUnverified metric. A person then approves or rejects it.
+// in the OutcomesUnverified metric. A person then approves or rejects it.
 //
 // # Approve
 //

@@ -73,7 +73,7 @@ func TestSweepHandsAnUnverifiableApproveBackToAPerson(t *testing.T) {
 			if len(f.auditsOf(finance.ActionLeaseExpired)) != 0 {
 				t.Fatal("an unverified outcome was audited as a plain expired lease")
 			}
-			if !strings.Contains(metrics.String(), `"FinanceOutcomesUnverified"`) || !strings.Contains(metrics.String(), tc.reason) {
+			if !strings.Contains(metrics.String(), `"OutcomesUnverified"`) || !strings.Contains(metrics.String(), tc.reason) {
 				t.Fatalf("metrics %s", metrics.String())
 			}
 			// The way out: an approver can now reject it (or approve it after checking).

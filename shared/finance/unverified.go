@@ -59,7 +59,7 @@ func unverifiable(a Approval, err error, now time.Time) string {
 
 // returnUnverified returns the expired row a, whose update may or may not have landed,
 // to pending, so that an approver can decide it: LastError, the audit record
-// (finance.outcome_unverified) and the FinanceOutcomesUnverified metric, for an alarm,
+// (finance.outcome_unverified) and the OutcomesUnverified metric, for an alarm,
 // say that the outcome could not be verified and that the ERP record must be checked
 // before approving again (approving writes the approval's values over whatever the
 // record holds now). This is the one revert that may return a written row to pending: it
@@ -83,7 +83,7 @@ func (s *Service) returnUnverified(ctx context.Context, who identity.Identity, a
 	httpapi.Logger(ctx).Error("finance sweep: an expired approve's outcome could not be verified; returned to pending for a person",
 		"id", a.ID, "reason", reason, "error", cause)
 	emf.Emit(emf.Metric{Time: now, Dimensions: []string{"feature", "reason"}, Rollups: [][]string{{"feature"}},
-		Counts: map[string]float64{"FinanceOutcomesUnverified": 1},
+		Counts: map[string]float64{"OutcomesUnverified": 1},
 		Fields: map[string]any{"feature": "finance", "reason": reason, "tenant": a.TenantID}})
 	details := map[string]any{"erpId": a.ERPID, "entity": a.Entity, "reason": reason, "leaseHolder": a.Lease.Holder,
 		"leaseExpiredAt": a.Lease.ExpiresAt, "reverted": true}

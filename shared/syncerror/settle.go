@@ -92,7 +92,7 @@ func (s LeaseSettler) Settle(ctx context.Context, c Claim, actor string, now tim
 			l.ExpiresAt.Format(time.RFC3339), UnverifiedAfter)
 		ferr := s.Claims.FinishApply(ctx, c.TenantID, c.ID, l.Token, l.Origin(), reason, entry("lease_unverified", reason), now)
 		if ferr == nil {
-			emf.Emit(emf.Metric{Time: now, Dimensions: []string{"feature"}, Counts: map[string]float64{"LeasesUnverified": 1},
+			emf.Emit(emf.Metric{Time: now, Dimensions: []string{"feature"}, Counts: map[string]float64{"OutcomesUnverified": 1},
 				Fields: map[string]any{"feature": "syncerror", "tenant": c.TenantID}})
 		}
 		return Settlement{Outcome: SettledUnverified, Err: err}, ferr
