@@ -23,8 +23,11 @@
 // "token": idempotencyKey, externalKey, primaryKey and tokenCount stay clean. What a name
 // says about an SSN or a card reaches every value under it, in arrays and nested objects,
 // and the name member of a name/value pair names the value members after it ([{"fieldId":
-// "custentity_ssn", "value": …}]). A secret's name does too ({"password": {"value": …}}),
-// but a value under it that is not its own is reported only when it looks like a secret
+// "custentity_ssn", "value": …}]). A secret's name does too: the value member of the
+// object it names, or of a pair naming it, is the secret however short when it is one
+// token ({"password": {"value": "letmein"}}; "managed by IT" is a description, and a
+// picklist's {"label": "Password", "value": …} an option, not the field); any other value
+// under it is reported only when it looks like a secret
 // (no spaces, letters with digits or symbols, not a number, time, URL or address), members
 // that describe the credential (id, type, tokenUrl, expiresAt) are skipped, and an object
 // under "authorization" (a payment's, a return's) inherits nothing. That rule's

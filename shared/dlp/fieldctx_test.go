@@ -22,6 +22,11 @@ func TestFieldContextThroughObjectsAndNameValuePairs(t *testing.T) {
 		{`[{"name":"password","value":"hunter2xyz"}]`, "hunter2xyz"},
 		{`{"Key":"db_password","Value":"hunter2xyz"}`, "hunter2xyz"},
 		{`{"scriptId":"custentity_api_secret","value":{"text":"hunter2xyz"}}`, "hunter2xyz"},
+		// A wrapped secret's value member is the secret, however short or plain.
+		{`{"password":{"value":"letmein"}}`, "letmein"},
+		{`{"apiKey":[{"id":"k1","value":"sesame"}]}`, "sesame"},
+		{`[{"name":"password","value":"letmein"}]`, "letmein"},
+		{`[{"name":"Authorization","value":"Bearer opensesame"}]`, "opensesame"},
 	} {
 		for _, dest := range []Destination{AIPrompt, Record} {
 			if r := mustScan(t, s, dest, tc.doc); strings.Contains(string(r.Output), tc.secret) {

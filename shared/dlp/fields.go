@@ -21,6 +21,14 @@ const (
 	// credential ("authorization": a payment's or NetSuite's return authorization);
 	// nothing under it inherits the secret.
 	ctxRecordName
+	// ctxSecretWrapper: the object is the direct value of a secret's name, or the name
+	// member of its pair names one; its value member (value, values, val) is read with
+	// ctxPairSecret. Never passed further down.
+	ctxSecretWrapper
+	// ctxPairSecret: the value member of a wrapped secret ({"password": {"value": …}},
+	// [{"name": "password", "value": …}]), a secret however short or plain when it is one
+	// token: words there ("managed by IT" under "credentials") describe the setting.
+	ctxPairSecret
 )
 
 // keyWords is a field name read as words: its letters and digits, lower-cased, separators
@@ -268,6 +276,13 @@ var financialNames = map[string]struct{}{
 
 // secretValue reports whether the value of a secret-named field is worth reporting: not
 // empty, not already masked, not a placeholder from an earlier scan, not a boolean flag.
+// pairSecret reports whether v, the value member of a wrapped secret, is one: a single
+// token (after an auth scheme) that secretValue accepts.
+func pairSecret(v string) bool {
+	v = strings.TrimSpace(v[authSchemeLen(v):])
+	return !strings.ContainsAny(v, " \t\r\n") && secretValue(v)
+}
+
 func secretValue(v string) bool {
 	v = strings.TrimSpace(v)
 	if v == "" || isPlaceholder(v) {

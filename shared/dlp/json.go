@@ -2,6 +2,7 @@ package dlp
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -108,7 +109,7 @@ func (st *scanState) value(i, depth int, fc fieldCtx) (int, error) {
 	}
 	switch b[i] {
 	case '{':
-		return st.object(i, depth+1, inherited(fc))
+		return st.object(i, depth+1, inherited(fc)|wrapper(fc))
 	case '[':
 		return st.array(i, depth+1, fc)
 	case '"':
@@ -153,7 +154,19 @@ func inherited(fc fieldCtx) fieldCtx {
 // pairNamed is what the name member of a name/value pair passes to the pair's value: as
 // an object's name does (inherited), except that "authorization" is a header's name
 // there ([{"name": "Authorization", "value": "Bearer …"}]), not a record's.
-func pairNamed(fc fieldCtx) fieldCtx { return inherited(fc &^ ctxRecordName) }
+func pairNamed(fc fieldCtx) fieldCtx {
+	return inherited(fc&^ctxRecordName) | wrapper(fc&^ctxRecordName)
+}
+
+// wrapper is what a secret's name (not a record's) says about the object it names: its
+// value member is the secret itself ({"password": {"value": "letmein"}}: ctxPairSecret),
+// where its other members only sit under the name (ctxNestedSecret).
+func wrapper(fc fieldCtx) fieldCtx {
+	if fc&ctxSecret != 0 && fc&ctxRecordName == 0 {
+		return ctxSecretWrapper
+	}
+	return 0
+}
 
 // object scans an object whose enclosing names said outer about it. A name/value pair
 // ({"fieldId": "custentity_ssn", "value": …}, {"name": "password", "value": …}, the shape
@@ -175,6 +188,8 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 	st.path = append(st.path, pathSeg{isKey: true})
 	seg := len(st.path) - 1
 	var named fieldCtx // what the pair's name member said
+	wrapped := outer & ctxSecretWrapper
+	outer &^= ctxSecretWrapper
 	for {
 		if i >= len(b) || b[i] != '"' {
 			return i, errAt(i, "expected a string key")
@@ -200,9 +215,17 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 		}
 		switch info.pair {
 		case pairName:
-			named |= st.namedField(i + 1)
+			n := st.namedField(i + 1)
+			if strings.EqualFold(key, "label") {
+				// {"label": "Password", "value": "Password"} is a picklist's option, not the field.
+				n &^= ctxSecretWrapper
+			}
+			named |= n
 		case pairValue:
-			fc |= named
+			fc |= named &^ ctxSecretWrapper
+			if (named|wrapped)&ctxSecretWrapper != 0 {
+				fc |= ctxPairSecret
+			}
 		}
 		if i, err = st.value(i+1, depth, fc); err != nil {
 			return i, err
