@@ -120,7 +120,12 @@ func ParseCreate(tenantID string, body []byte) (Approval, []httpapi.FieldError, 
 			bad("fields", msg)
 		}
 		if name, differs := amountFieldDiffers(canonical, amount); differs && ok {
-			bad("fields."+name, "must equal amount: the approver is shown amount, and the confirmation threshold is held to it")
+			if moneyName(name) {
+				bad("fields."+name, "may not be written by an approval's update: a price, cost, rate, quantity, discount, tax or fee "+
+					"changes what the bill comes to, and the approver decides on amount alone")
+			} else {
+				bad("fields."+name, "must equal amount: the approver is shown amount, and the confirmation threshold is held to it")
+			}
 		}
 		fields = canonical
 	}
@@ -153,7 +158,8 @@ func amountText(raw json.RawMessage) (string, bool) {
 // amountpaid and foreignamount, Business Central's totalAmountIncludingTax,
 // totalAmountExcludingTax and discountAmount — or is total or usertotal (NetSuite's
 // vendor bill totals). Its value must be a number, or a decimal string, equal to amount;
-// anything else (another number, an object, an array, null) is refused.
+// anything else (another number, an object, an array, null) is refused. A money term's
+// field (moneyName) is refused whatever its value.
 func amountFieldDiffers(fields json.RawMessage, amount string) (string, bool) {
 	var doc any
 	dec := json.NewDecoder(bytes.NewReader(fields))
@@ -180,6 +186,9 @@ func otherAmount(v any, path string, want *big.Rat) (string, bool) {
 				}
 				continue
 			}
+			if moneyName(k) {
+				return at, true
+			}
 			var text string
 			switch n := v[k].(type) {
 			case json.Number:
@@ -201,10 +210,32 @@ func otherAmount(v any, path string, want *big.Rat) (string, bool) {
 	return "", false
 }
 
-// amountName reports whether an ERP field name names an amount (see amountFieldDiffers).
+// amountName reports whether an ERP field name names an amount (see amountFieldDiffers),
+// or a money term (moneyName), which no value satisfies.
 func amountName(k string) bool {
 	k = strings.ToLower(k[strings.LastIndex(k, ".")+1:])
-	return strings.Contains(k, "amount") || k == "total" || k == "usertotal"
+	return strings.Contains(k, "amount") || k == "total" || k == "usertotal" || moneyName(k)
+}
+
+// moneyName reports whether the last part of a field name names something a bill's total
+// follows from: a line's price, rate, cost or quantity, a discount, a tax or a fee
+// (NetSuite's rate, quantity, taxtotal, discountrate; Business Central's unitCost,
+// directUnitCost, totalTaxAmount). Names are matched as NetSuite writes them too, in one
+// lower-case word, so the terms are matched inside it: costcenter is refused with the rest,
+// a price paid for never writing one of them by mistake.
+func moneyName(k string) bool {
+	k = strings.ToLower(k[strings.LastIndex(k, ".")+1:])
+	for _, term := range []string{"price", "cost", "quantity", "qty", "discount", "subtotal", "taxtotal"} {
+		if strings.Contains(k, term) {
+			return true
+		}
+	}
+	for _, end := range []string{"rate", "tax", "fee", "fees"} {
+		if strings.HasSuffix(k, end) {
+			return true
+		}
+	}
+	return false
 }
 
 // canonicalFields validates a fields object and returns its compact form with sorted
