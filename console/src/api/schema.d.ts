@@ -1644,6 +1644,13 @@ export interface components {
             status: "applying";
             message: string;
         };
+        RevertUnrecorded: {
+            id: string;
+            status: string;
+            /** @constant */
+            reverted: true;
+            message: string;
+        };
         /** @description The ERP was updated but the approval could not be recorded yet: the row is applying with erpAppliedAt set, and the next approve or the lease sweep completes it. */
         FinanceApprovalWritten: components["schemas"]["FinanceApproval"] & {
             message: string;
@@ -4312,6 +4319,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Proposal"];
+                };
+            };
+            /** @description The values before the fix were written back, but recording it on the row failed: the row still shows its status. The revert is in the record; do not revert again (a second one finds the record no longer holds the fix and answers 409 `changed_since`). */
+            202: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevertUnrecorded"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -210,10 +210,19 @@ func (o *Service) reverted(w http.ResponseWriter, r *http.Request, id identity.I
 	}
 	emf.Emit(emf.Metric{Time: now, Dimensions: []string{"feature", "class"}, Counts: map[string]float64{"Reverted": 1},
 		Fields: map[string]any{"feature": "syncerror", "class": class, "tenant": c.TenantID}})
-	if err != nil {
-		httpapi.Logger(ctx).Error("revert written but the row not marked", "id", c.ID, "error", err)
+	switch {
+	case errors.Is(err, syncerror.ErrStateChanged), errors.Is(err, syncerror.ErrNotFound):
+		httpapi.Logger(ctx).Error("revert written but the row changed meanwhile", "id", c.ID, "error", err)
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "state_changed",
 			"The values before the fix were written back, but the sync error changed meanwhile."))
+		return
+	case err != nil:
+		// The revert is in the record: never reported as failed. The row still says
+		// approved; a second revert finds the record no longer holds the fix and refuses.
+		httpapi.Logger(ctx).Error("revert written but the row not marked", "id", c.ID, "error", err)
+		httpapi.WriteJSON(w, http.StatusAccepted, map[string]any{"id": c.ID, "status": c.Status, "reverted": true,
+			"message": "The values before the fix were written back to the record, but the queue could not record it, " +
+				"so the sync error still shows " + string(c.Status) + ". Nothing more needs doing; do not revert again."})
 		return
 	}
 	cur, gerr := o.Claims.Get(ctx, c.TenantID, c.ID)

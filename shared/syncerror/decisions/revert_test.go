@@ -2,10 +2,13 @@ package decisions_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/policy"
@@ -129,5 +132,38 @@ func TestRevertWithoutAConnectorSaysSo(t *testing.T) {
 		if f.Writer.Count() != 1 || stored.Status != syncerror.StatusApproved {
 			t.Fatalf("after the refused revert: %d writes, row %s", f.Writer.Count(), stored.Status)
 		}
+	}
+}
+
+// markFails is the assist store with the queue down for MarkReverted.
+type markFails struct{ syncerror.AssistStore }
+
+func (markFails) MarkReverted(context.Context, string, string, syncerror.HistoryEntry, time.Time) error {
+	return errors.New("dynamodb: service unavailable")
+}
+
+// A revert written to the record is never reported as failed, nor as the row having
+// changed, when only recording it failed: 202, reverted, with what to do (nothing).
+func TestRevertWrittenButNotRecordedIsReportedAsWritten(t *testing.T) {
+	f := roomtest.NewAssistFixture(t)
+	f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd"}}
+	row := f.Arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
+	f.Records.Fields = map[string]any{"subsidiary": "Acme UK"}
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", ""); w.Code != http.StatusOK {
+		t.Fatalf("approve: %d %s", w.Code, w.Body)
+	}
+	f.Records.Fields = map[string]any{"subsidiary": "Acme Ltd"}
+	f.Op.Assist.Store = markFails{f.Op.Assist.Store}
+	w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", "")
+	var body struct {
+		Reverted bool
+		Message  string
+	}
+	_ = json.Unmarshal(w.Body.Bytes(), &body)
+	if w.Code != http.StatusAccepted || !body.Reverted || !strings.Contains(body.Message, "do not revert again") {
+		t.Fatalf("revert with the queue down: %d %s", w.Code, w.Body)
+	}
+	if back := f.Writer.Writes[len(f.Writer.Writes)-1].Fix; len(back) != 1 || back[0].After != "Acme UK" {
+		t.Fatalf("revert wrote %+v", back)
 	}
 }
