@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,11 +29,13 @@ type hostEnv struct {
 	*fixture
 	host, crm *fakesystem.Server
 	clients   clientSet
-	// down makes the host ERP answer every request with this status while it is set.
-	down  atomic.Int32
-	guard *governance.Guard
-	rt    *retries.Retrier
-	syncN int
+	// down makes the host ERP answer every request with this status while it is set;
+	// downOn, when set, keeps the outage to the requests for that record type's records.
+	down   atomic.Int32
+	downOn atomic.Value
+	guard  *governance.Guard
+	rt     *retries.Retrier
+	syncN  int
 }
 
 // hostSyncErrors is the host ERP's sync-error record type.
@@ -97,6 +100,9 @@ func newHostEnv(t *testing.T) *hostEnv {
 func (e *hostEnv) outage(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := int(e.down.Load())
+		if only, _ := e.downOn.Load().(string); only != "" && !strings.Contains(r.URL.Path, "/"+only+"/") {
+			st = 0
+		}
 		if st == 0 {
 			next.ServeHTTP(w, r)
 			return

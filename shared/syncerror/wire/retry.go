@@ -19,7 +19,8 @@ import (
 //
 //   - An error the host ERP reported (the webhook, the reconcile's poll): the host ERP
 //     re-runs the record's sync. The service writes the approved fix, if the row has one,
-//     to the record first, then marks the host's sync-error record (the fields below;
+//     to the fields of the record that lost it first (and stops where the record changed
+//     since the approve: retryfix.go), then marks the host's sync-error record (the fields below;
 //     netsuite/ holds the scheduled script that picks them up) and reads the script's
 //     answer from the same record at the next attempt. Every write is the host ERP's own,
 //     judged as the host ERP's: the ingest secret authenticates the host ERP only, and
@@ -138,11 +139,14 @@ func (d deliverer) viaHost(ctx context.Context, actor string, c syncerror.Claim,
 	}
 	fixJSON := ""
 	if fix := syncerror.ApprovedFix(c); fix != nil {
-		// The approve wrote it under its own key, so this write is replayed unless the
-		// record lost it; the re-run then runs on the corrected record.
-		if err := d.hostWrite(ctx, actor, c, c.Record.RecordType, c.Record.RecordID, c.Applied.Key, fix); err != nil {
-			return refusal(host, err, "the approved fix could not be written to "+c.Record.RecordType+" "+c.Record.RecordID)
+		// Written again where the record lost it (retryfix.go), so the re-run runs on the
+		// corrected record; a record changed since the approve ends the attempt.
+		if out, stop := d.rewriteFix(ctx, actor, client, c, key, fix); stop {
+			return out
 		}
+		// The request carries the whole fix, not only the fields just written: the script
+		// applies the host's stored payload first, which may hold the bad value of any of
+		// them, and every field of the fix was just seen holding it (or written with it).
 		b, _ := json.Marshal(fix)
 		fixJSON = string(b)
 	}

@@ -1,0 +1,100 @@
+package wire
+
+import (
+	"context"
+	"strings"
+
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+// A retry writes the approved fix again only where the record lost it. The approve
+// vouched for the fix against the record as it stood then; days later a field may hold a
+// value a person set since, and the fix written over it would be a value nobody vouches
+// for now. So the record is read first, and each field of the fix judged by what it holds:
+//
+//   - the fix's value: nothing to write;
+//   - the value the fix replaced (the ERP's own sync wrote it back): the fix was lost, and
+//     is written again;
+//   - anything else: someone changed it since. The attempt writes nothing at all and asks
+//     the host ERP for no re-run, and the people judge the record.
+
+// lostFix sorts the fix the approve wrote by what fields (the record as read now) hold:
+// the changes the record lost, and the paths of fields changed since.
+func lostFix(c syncerror.Claim, fields map[string]any) (lost []syncerror.FieldChange, changed []string) {
+	for _, ch := range syncerror.WrittenFix(c) {
+		have, present := syncerror.FieldAt(fields, ch.Path)
+		// As RecordHolds judges a write: an absent field holds only a fix of null.
+		if (present || ch.After == nil) && syncerror.SameHeld(have, ch.After) {
+			continue
+		}
+		if replaced(c, ch, have, present) {
+			lost = append(lost, ch)
+			continue
+		}
+		changed = append(changed, ch.Path)
+	}
+	return lost, changed
+}
+
+// replaced reports whether a field holds what the fix replaced: the value read from the
+// record just before the approve's write (Applied.Prior), or, where none was read, the
+// change's own Before.
+func replaced(c syncerror.Claim, ch syncerror.FieldChange, have any, present bool) bool {
+	before, absent := ch.Before, false
+	for _, p := range c.Applied.Prior {
+		if p.Path != ch.Path {
+			continue
+		}
+		if p.Withheld {
+			// A secret's prior value is not kept, so nothing shows the field holds it: a
+			// value that may be a person's is never overwritten on a guess.
+			return false
+		}
+		before, absent = p.Value, p.Absent
+		break
+	}
+	if absent || before == nil {
+		// Null and no field are one to a record: a revert clears a field with null.
+		return !present || have == nil
+	}
+	return present && syncerror.SameHeld(have, before)
+}
+
+// rewriteFix writes the approved fix (fix, ApprovedFix of c) again to the fields of the
+// record that lost it, before the re-run is asked for. stop says the attempt ends here,
+// with out its outcome: the record could not be read, changed since the approve, or
+// refused the write.
+func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connector.Client, c syncerror.Claim, key string,
+	fix map[string]any) (out syncerror.Delivery, stop bool) {
+	host := string(connector.SystemHostERP)
+	what := c.Record.RecordType + " " + c.Record.RecordID
+	rec, err := client.Get(ctx, c.Record.RecordType, c.Record.RecordID)
+	if err != nil {
+		return hostFailure(err, what+" could not be read to see whether it still needs the approved fix; nothing was written"), true
+	}
+	lost, changed := lostFix(c, rec.Fields)
+	if len(changed) > 0 {
+		// Paths only: the values may be personal data, and the attempt log is shown to
+		// every operator. The row goes back to approved (its fix was written once), where
+		// it is neither approved nor resolved again: what is left is the record itself.
+		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_RECORD_CHANGED", Class: syncerror.AttemptValue,
+			Reason: what + " changed since the approved fix was written (" + strings.Join(changed, ", ") + " hold neither the fix nor the value it replaced); " +
+				"nothing was written and the host ERP was not asked to re-run the sync. Check the record: if its values are right, re-run the sync in the host ERP; " +
+				"if the approved fix is, set it in the record again and retry"}, true
+	}
+	if len(lost) == 0 {
+		return syncerror.Delivery{}, false // the record holds the fix: no write to guard
+	}
+	// The whole fix goes under the approve's key, the approve's own write replayed; part of
+	// it is another payload, and a key names one payload only: its own, from the attempt's
+	// and those fields, so the same attempt run again sends the same write under it.
+	wkey := c.Applied.Key
+	if len(lost) < len(fix) {
+		wkey = syncerror.FixKey(key+"-fix", lost)
+	}
+	if err := d.hostWrite(ctx, actor, c, c.Record.RecordType, c.Record.RecordID, wkey, syncerror.FixFields(lost)); err != nil {
+		return refusal(host, err, "the approved fix could not be written to "+what), true
+	}
+	return syncerror.Delivery{}, false
+}
