@@ -201,3 +201,22 @@ func TestARetryWritesNothingWhenTheRecordCannotBeRead(t *testing.T) {
 		t.Fatalf("the row is %s", row.Status)
 	}
 }
+
+// A person edits the record between the retry's read and its write: the write is pinned
+// to the version read, so it is refused rather than made over the edit, and the next
+// attempt reads the record again.
+func TestARetryDoesNotWriteOverAnEditMadeWhileItWrites(t *testing.T) {
+	e := newHostEnv(t)
+	c := e.approvedOnHost(t, "E-race", map[string]any{"shipcountry": "Deutschland"}, ``)
+	e.host.Seed("salesOrder", "SO-10042", map[string]any{"shipcountry": "Deutschland"})
+	writes := e.host.WriteCount()
+	// The host sync-error record's read, then the record's: the edit lands after the second.
+	e.host.EditAfterNextReads(2)
+	_, got := e.retry(t, c.ID)
+	if got.Result != syncerror.DeliveryTransient || !strings.Contains(got.Reason, "changed while") {
+		t.Fatalf("attempt %+v", got)
+	}
+	if e.host.WriteCount() != writes {
+		t.Fatalf("written over an edit: %+v", e.host.Writes()[writes:])
+	}
+}

@@ -162,9 +162,14 @@ func (d deliverer) viaHost(ctx context.Context, actor string, c syncerror.Claim,
 // host-reported error's every write is the host's, judged by its ownership, and the
 // guard's ledger and audit see it.
 func (d deliverer) hostWrite(ctx context.Context, actor string, c syncerror.Claim, entity, id, key string, fields map[string]any) error {
+	return d.hostWriteIf(ctx, actor, c, entity, id, key, "", fields)
+}
+
+// hostWriteIf is hostWrite on the record still having version ("": any).
+func (d deliverer) hostWriteIf(ctx context.Context, actor string, c syncerror.Claim, entity, id, key, version string, fields map[string]any) error {
 	_, err := d.guard.Write(ctx, identity.ForTenant(c.TenantID, actor), governance.WriteRequest{Target: connector.SystemHostERP,
 		Source: connector.SystemHostERP, Entity: entity, RecordID: id, Fields: fields, IdempotencyKey: key,
-		Reason: "syncerror.retry_request"})
+		Reason: "syncerror.retry_request", IfVersion: version})
 	if errors.Is(err, governance.ErrNotRecorded) {
 		return nil // written; only its ledger or audit record is missing
 	}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/syncassist/syncassist/shared/connector"
@@ -93,7 +94,14 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 	if len(lost) < len(fix) {
 		wkey = syncerror.FixKey(key+"-fix", lost)
 	}
-	if err := d.hostWrite(ctx, actor, c, c.Record.RecordType, c.Record.RecordID, wkey, syncerror.FixFields(lost)); err != nil {
+	// Pinned to the version just read: a person's change between this read and the write
+	// fails it (connector.ErrConflict) rather than being overwritten.
+	err = d.hostWriteIf(ctx, actor, c, c.Record.RecordType, c.Record.RecordID, wkey, rec.Version, syncerror.FixFields(lost))
+	switch {
+	case errors.Is(err, connector.ErrConflict) && rec.Version != "":
+		return syncerror.Delivery{Result: syncerror.DeliveryTransient, System: host, Class: syncerror.AttemptValue,
+			Reason: what + " changed while the approved fix was being written again; nothing was written, and the next attempt reads it again"}, true
+	case err != nil:
 		return refusal(host, err, "the approved fix could not be written to "+what), true
 	}
 	return syncerror.Delivery{}, false
