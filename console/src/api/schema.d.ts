@@ -883,7 +883,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a sync error's failed delivery now (operator)
-         * @description Sends the record again (with its fix applied when one was approved) to the system that refused it, through that system's connector and the guarded write, like one run of a flow: inbound errors to the host ERP, outbound ones to the external system, a flow's failed write to the flow's target. Where the tenant has no connector for that system, the host ERP is asked to re-run the sync (its scheduled script) and the answer is read at the next attempt. The row answers as the attempt left it: resolved (resolution retried) when the delivery landed; retrying, with its next attempt on the schedule, when it failed transiently (retries exhausted: pending); pending, diagnosed again from the new error, when it failed for good. Audited as syncerror.retry. 409 `not_retryable` for a closed row or one whose retry is running.
+         * @description Sends the record again (with its fix applied when one was approved) to the system that refused it, through that system's connector and the guarded write, like one run of a flow: inbound errors to the host ERP, outbound ones to the external system, a flow's failed write to the flow's target. Where the tenant has no connector for that system, the host ERP is asked to re-run the sync (its scheduled script) and the answer is read at the next attempt. An approved fix is written again only to the fields of the record that lost it (they hold the value it replaced); when a field holds anything else, the record changed since the approve and the attempt stops for good (RETRY_RECORD_CHANGED) with nothing written. The row answers as the attempt left it: resolved (resolution retried) when the delivery landed; retrying, with its next attempt on the schedule, when it failed transiently (retries exhausted: pending); pending, diagnosed again from the new error, when it failed for good. Audited as syncerror.retry. 409 `not_retryable` for a closed row or one whose retry is running.
          */
         post: operations["proposalRetry"];
         delete?: never;
@@ -1187,7 +1187,7 @@ export interface components {
              */
             result: "delivered" | "requested" | "transient" | "permanent";
             system?: string;
-            /** @description The vendor's error code, or the service's (RETRY_NO_HOST_RECORD, RETRY_NO_CONNECTOR, RETRY_NO_FLOW, RETRY_FAILED_AT_HOST, RETRY_REFUSED, ...). */
+            /** @description The vendor's error code, or the service's (RETRY_NO_HOST_RECORD, RETRY_NO_CONNECTOR, RETRY_NO_FLOW, RETRY_FAILED_AT_HOST, RETRY_RECORD_CHANGED, RETRY_REFUSED, ...). RETRY_RECORD_CHANGED: the record changed since the approved fix was written (the reason names the fields); nothing was written. */
             code?: string;
             /**
              * @description What the attempt's own failure is; the row's error keeps its diagnosis.
