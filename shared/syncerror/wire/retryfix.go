@@ -80,7 +80,7 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 		// every operator. The row goes back to approved (its fix was written once), where
 		// it is neither approved nor resolved again: what is left is the record itself.
 		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_RECORD_CHANGED", Class: syncerror.AttemptValue,
-			Reason: what + " changed since the approved fix was written (" + strings.Join(changed, ", ") + " hold neither the fix nor the value it replaced); " +
+			Reason: what + " changed since the approved fix was written (" + strings.Join(changed, ", ") + ": neither the fix nor the value it replaced); " +
 				"nothing was written and the host ERP was not asked to re-run the sync. Check the record: if its values are right, re-run the sync in the host ERP; " +
 				"if the approved fix is, set it in the record again and retry"}, true
 	}
