@@ -288,13 +288,16 @@ func TestNetSuiteFakeAnswersInTheDocumentedShapes(t *testing.T) {
 	fake.RequireToken("tok")
 	srv := httptest.NewServer(fake.Handler())
 	t.Cleanup(srv.Close)
+	// A transport of its own: a parallel test's server closing drops http.DefaultTransport's
+	// idle connections under a request in flight.
+	client := &http.Client{Transport: &http.Transport{}}
 	send := func(method, path, body string, auth bool) *http.Response {
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 		if auth {
 			req.Header.Set("Authorization", "Bearer tok")
 		}
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,7 +319,7 @@ func TestNetSuiteFakeAnswersInTheDocumentedShapes(t *testing.T) {
 				strings.NewReader(`{"q":"SELECT id FROM salesorder WHERE memo = 'y' ORDER BY id"}`))
 			req.Header.Set("Authorization", "Bearer tok")
 			req.Header.Set("Prefer", "transient")
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := client.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -326,7 +329,7 @@ func TestNetSuiteFakeAnswersInTheDocumentedShapes(t *testing.T) {
 			req, _ := http.NewRequest("GET", srv.URL+"/services/rest/record/v1/metadata-catalog/salesOrder", nil)
 			req.Header.Set("Authorization", "Bearer tok")
 			req.Header.Set("Accept", "application/schema+json")
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := client.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

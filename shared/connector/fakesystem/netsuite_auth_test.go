@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -65,7 +64,7 @@ func TestNetSuiteTokenEndpointChecksTheAssertion(t *testing.T) {
 		{"comma scope", assertion(sign(jwt.SigningMethodPS256, "cert-1", with("scope", "restlets,rest_webservices"))), 200, ""},
 	}
 	for _, tc := range cases {
-		resp, err := http.Post(endpoint, "application/x-www-form-urlencoded", strings.NewReader(tc.form.Encode()))
+		resp, err := ownClient().Post(endpoint, "application/x-www-form-urlencoded", strings.NewReader(tc.form.Encode()))
 		if err != nil {
 			t.Fatal(err)
 		}

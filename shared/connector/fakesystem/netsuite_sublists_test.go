@@ -20,8 +20,11 @@ func TestNetSuiteFakeSublists(t *testing.T) {
 	srv := httptest.NewServer(fake.Handler())
 	t.Cleanup(srv.Close)
 	rec := srv.URL + "/services/rest/record/v1/salesOrder/1"
+	// Not http.DefaultClient: a parallel test's server closing drops its idle connections
+	// under a request in flight (ownClient).
+	client := ownClient()
 	lines := func(query string) (map[string]any, []any) {
-		resp, err := http.Get(rec + query)
+		resp, err := client.Get(rec + query)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,9 +37,12 @@ func TestNetSuiteFakeSublists(t *testing.T) {
 	}
 	patch := func(query, body string) {
 		req, _ := http.NewRequest(http.MethodPatch, rec+query, strings.NewReader(body))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil || resp.StatusCode != http.StatusNoContent {
-			t.Fatalf("PATCH%s: %v %v", query, resp.StatusCode, err)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("PATCH%s: %v", query, err)
+		}
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("PATCH%s: %d", query, resp.StatusCode)
 		}
 		resp.Body.Close()
 	}
