@@ -3,7 +3,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, read, readOptional, write } from "../api/client";
 import { demoAutoApplied, demoProposals } from "../api/demo";
-import type { ApproveWritten, CostList, List, Proposal, Trace } from "../api/types";
+import type { ApproveOutcomeUnknown, ApproveWritten, CoApprovalPending, CostList, List, Proposal, Trace } from "../api/types";
 import { AddChanges, DiffTable, planWrite, useFields, WritesLine, type Added } from "./fix-editor";
 import { writeTarget } from "./fix-values";
 import { useKeys } from "../keys";
@@ -102,11 +102,15 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       let body: unknown = what === "retry" ? {} : what === "resolve" ? { reason: text, ...(note ? { note } : {}) } : { reason: text };
       // An edited fix is sent whole: what is sent is what the sentence above Approve said.
       if (what === "approve" && plan?.edited) body = { fix: plan.changes.map(({ path, after }) => ({ path, after })) };
-      const done = await write<Proposal | ApproveWritten>("POST", `/api/sync-error-assist/proposals/${row.id}/${what}`, body);
-      if (isWritten(done)) {
-        // 202: the fix is in the ERP and the approval is completed by the reconcile.
+      const done = await write<Proposal | Accepted>("POST", `/api/sync-error-assist/proposals/${row.id}/${what}`, body);
+      if (isAccepted(done)) {
+        // 202: the fix is in the ERP and the reconcile completes the approval, a second
+        // approver is needed, or the write's answer was lost and its outcome is settled
+        // later. The answer says which; the row, read again, shows where it stands.
         announce(`${row.errorId}: ${done.message}`);
-        onDecided((await load()) ?? row);
+        const now = (await load()) ?? row;
+        if (now.status === "pending" || now.status === "escalated") onChanged(now);
+        else onDecided(now);
         return;
       }
       if (what === "retry") {
@@ -303,7 +307,10 @@ function AIActivity({ id }: { id: string }) {
   );
 }
 
-/** isWritten tells an approve's 202 (the fix is in the ERP, the approval is completed later) from a row. */
-function isWritten(d: Proposal | ApproveWritten): d is ApproveWritten {
-  return (d as ApproveWritten).applied === true;
+/** An approve's 202 answers: written and completed later, waiting for a second approver, or outcome unknown. */
+type Accepted = ApproveWritten | CoApprovalPending | ApproveOutcomeUnknown;
+
+/** isAccepted tells an approve's 202 answer from a row: only a row names its error. */
+function isAccepted(d: Proposal | Accepted): d is Accepted {
+  return !("errorId" in d) && typeof (d as Accepted).message === "string";
 }
