@@ -333,6 +333,7 @@ func (c *Client) Write(ctx context.Context, req WriteRequest) (WriteResult, erro
 // found before the version is compared, since that request changed the version IfVersion
 // names.
 func (c *Client) writeUntilLanded(ctx context.Context, req writeOp) (WriteResult, error) {
+	unanswered := false // an attempt so far may still land (Answered)
 	for attempt := 1; ; attempt++ {
 		if attempt > 1 {
 			if cur, err := c.prof.get(ctx, c, OpWrite, req.Entity, req.RecordID); err == nil && holds(cur.Fields, req.Fields) {
@@ -345,6 +346,8 @@ func (c *Client) writeUntilLanded(ctx context.Context, req writeOp) (WriteResult
 			return res, err
 		}
 		failure.Attempts = attempt
+		failure.unansweredBefore = unanswered
+		unanswered = unanswered || !finalStatus(failure.Status)
 		if !failure.Retryable || attempt >= c.maxAttempts || ctx.Err() != nil || !c.pause(ctx, attempt, failure) {
 			return res, err
 		}

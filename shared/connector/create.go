@@ -107,17 +107,22 @@ func MayHaveApplied(err error) bool {
 	return !notApplied(e)
 }
 
-// Answered reports whether a failed write's last attempt got the system's own final answer,
-// so that a read of the record after it tells whether the write landed: any status but a
-// gateway's 502 or 504, after which the system may still be working on the request (a
-// 503 says the request was not taken). No answer at all (a timeout, a reset) is not one
-// either: the request may still land after the read.
+// Answered reports whether every attempt of a failed write got the system's own final
+// answer, so that a read of the record after it tells whether the write landed: a 500 or a
+// 503 (the request failed, or was not taken). No answer at all (a timeout, a reset), a
+// gateway's 502 or 504, or a CDN's own 5xx (Cloudflare's 520–527) is not one: the system may
+// still be working on that request, and it may land after the read. Neither is a write
+// whose earlier attempt went unanswered, whatever its last was told. Assumption, named: a
+// 503 is the system's own; a front door that answers 503 for an origin timeout would make
+// a write that landed late look failed.
 func Answered(err error) bool {
 	var e *Error
-	if !errors.As(err, &e) || e.Status == 0 {
-		return false
-	}
-	return e.Status != http.StatusBadGateway && e.Status != http.StatusGatewayTimeout
+	return errors.As(err, &e) && !e.unansweredBefore && finalStatus(e.Status)
+}
+
+// finalStatus is an answer after which the request is over (Answered).
+func finalStatus(status int) bool {
+	return status == http.StatusInternalServerError || status == http.StatusServiceUnavailable
 }
 
 // lastSegment is the id at the end of a Location header (NetSuite's answer to a create).

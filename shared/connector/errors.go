@@ -75,6 +75,9 @@ type Error struct {
 	// written: the failed request was a write's own (not its read), which Write may try
 	// again after a read (writeUntilLanded).
 	written bool
+	// unansweredBefore: an earlier attempt of the same write got no final answer (no
+	// answer, or a gateway's), so it may still land whatever this attempt was told.
+	unansweredBefore bool
 }
 
 func (e *Error) Error() string {

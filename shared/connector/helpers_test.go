@@ -2,6 +2,7 @@ package connector_test
 
 import (
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -14,8 +15,18 @@ import (
 // shrunk to milliseconds so retry tests stay fast; mod adjusts the config further.
 func startFake(t testing.TB, sys connector.System, mod func(*connector.Config)) (*fakesystem.Server, *connector.Client) {
 	t.Helper()
+	return startFakeBehind(t, sys, nil, mod)
+}
+
+// startFakeBehind is startFake with the fake behind front (nil: none), a gateway a test
+// puts in the way.
+func startFakeBehind(t testing.TB, sys connector.System, front func(http.Handler) http.Handler, mod func(*connector.Config)) (*fakesystem.Server, *connector.Client) {
+	t.Helper()
 	fake := fakesystem.New(sys)
 	h := fake.Handler()
+	if front != nil {
+		h = front(h)
+	}
 	if sys == connector.SystemHostERP {
 		h = netsuiteConformant(t, h)
 	}
