@@ -88,6 +88,9 @@ type StageOptions struct {
 	// StuckAfter is the reconcile's RECONCILE_STUCK_AFTER and the worker's
 	// DIAGNOSIS_STALE_AFTER (default 10 minutes, as deployed: nothing is requeued early).
 	StuckAfter time.Duration
+	// FinanceLease is the finance approves' FINANCE_LEASE_TTL (default 2 minutes, as
+	// deployed), short where a scenario waits for an approve's lease to end.
+	FinanceLease time.Duration
 }
 
 // Stage is one scenario's service: its own tables and queues on the shared emulators, the
@@ -152,6 +155,12 @@ func (st *Stage) provision(ctx context.Context) error {
 	}
 	for k, v := range env {
 		os.Setenv(k, v)
+	}
+	// The environment is the process's: a stage without its own lease takes the default.
+	if st.opt.FinanceLease > 0 {
+		os.Setenv("FINANCE_LEASE_TTL", st.opt.FinanceLease.String())
+	} else {
+		os.Unsetenv("FINANCE_LEASE_TTL")
 	}
 	return nil
 }

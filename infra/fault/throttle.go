@@ -17,6 +17,9 @@ import (
 // MaxRetryAfter, so the connector waits it out itself rather than giving up at once.
 const throttleRetryAfter = time.Second
 
+// throttleLease is the finance approves' lease in the scenario.
+const throttleLease = 5 * time.Second
+
 // approverPause is how long the approver waits before approving again after a 5xx answer.
 const approverPause = 1500 * time.Millisecond
 
@@ -42,7 +45,9 @@ func throttleOutage(end time.Time) func(now time.Time, n int) (int, time.Duratio
 // approve again after each 5xx. Every approval must end accepted with exactly one ERP
 // write, and no retry may come before the Retry-After it was given.
 func runThrottle(ctx context.Context, h *Harness, cfg Config) (row Row) {
-	st, err := h.NewStage(ctx, stageName("throttle"), StageOptions{})
+	// An approve whose ERP answer was lost holds its row until its lease ends: short here,
+	// so that the approver's next approve settles it within the scenario.
+	st, err := h.NewStage(ctx, stageName("throttle"), StageOptions{FinanceLease: throttleLease})
 	if err != nil {
 		row.failf("stage: %v", err)
 		return row
@@ -65,7 +70,7 @@ func runThrottle(ctx context.Context, h *Harness, cfg Config) (row Row) {
 	var lat []time.Duration
 	var retried int64
 	res := loadgen.Measure("approve", len(ids), len(ids), func(i int) error {
-		l, n, err := st.approveUntilAccepted(ctx, ids[i], cfg.ThrottleWindow+finance.DefaultLeaseTTL+time.Minute)
+		l, n, err := st.approveUntilAccepted(ctx, ids[i], cfg.ThrottleWindow+throttleLease+time.Minute)
 		mu.Lock()
 		lat = append(lat, l...)
 		mu.Unlock()

@@ -18,8 +18,13 @@ func New(b *platform.Base) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	ttl, err := platform.EnvDuration(b.Getenv, "FINANCE_LEASE_TTL", DefaultLeaseTTL)
+	if err != nil {
+		return nil, err
+	}
 	return &Service{Store: NewDynamoStore(b.DB, b.Config.Table(blueprint.FinanceApprovals)), ERP: GuardUpdater{Guard: g, Records: guarded.Connectors(b)},
-		Audit: b.Audit, HostAuth: b.HostAuth(tenant.PurposeFinance), Tenants: b.HostTenants, Ledger: b.Ledger(), Now: b.Clock()}, nil
+		Audit: b.Audit, HostAuth: b.HostAuth(tenant.PurposeFinance), Tenants: b.HostTenants, Ledger: b.Ledger(), Now: b.Clock(),
+		LeaseTTL: ttl}, nil
 }
 
 // Routes are the finance approvals' HTTP functions.
