@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
@@ -213,29 +214,65 @@ func otherAmount(v any, path string, want *big.Rat) (string, bool) {
 // amountName reports whether an ERP field name names an amount (see amountFieldDiffers),
 // or a money term (moneyName), which no value satisfies.
 func amountName(k string) bool {
+	if moneyName(k) {
+		return true
+	}
 	k = strings.ToLower(k[strings.LastIndex(k, ".")+1:])
-	return strings.Contains(k, "amount") || k == "total" || k == "usertotal" || moneyName(k)
+	return strings.Contains(k, "amount") || k == "total" || k == "usertotal"
 }
 
 // moneyName reports whether the last part of a field name names something a bill's total
-// follows from: a line's price, rate, cost or quantity, a discount, a tax or a fee
-// (NetSuite's rate, quantity, taxtotal, discountrate; Business Central's unitCost,
-// directUnitCost, totalTaxAmount). Names are matched as NetSuite writes them too, in one
-// lower-case word, so the terms are matched inside it: costcenter is refused with the rest,
-// a price paid for never writing one of them by mistake.
+// or its meaning follows from, other than an amount (which must equal the approval's): a
+// price, cost, rate or quantity, a discount, a tax or a fee, the currency. The name is read
+// as words (split at separators, case changes and digits: directUnitCost, tax1amt,
+// taxPercent), and NetSuite's one-word lower-case names are listed as it spells them
+// (taxtotal, discountrate, grossamt); a cost center classifies a bill, it prices nothing.
 func moneyName(k string) bool {
-	k = strings.ToLower(k[strings.LastIndex(k, ".")+1:])
-	for _, term := range []string{"price", "cost", "quantity", "qty", "discount", "subtotal", "taxtotal"} {
-		if strings.Contains(k, term) {
-			return true
+	k = k[strings.LastIndex(k, ".")+1:]
+	if strings.Contains(strings.ToLower(k), "amount") {
+		return false // an amount: amountFieldDiffers holds it to the approval's
+	}
+	words := fieldWords(k)
+	if slices.Contains(words, "center") || slices.Contains(words, "centre") {
+		return false
+	}
+	return slices.ContainsFunc(words, func(w string) bool { return moneyWords[w] })
+}
+
+// moneyWords are the words (and NetSuite's one-word names) moneyName refuses.
+var moneyWords = map[string]bool{
+	"price": true, "prices": true, "cost": true, "costs": true, "rate": true, "rates": true, "quantity": true, "qty": true,
+	"discount": true, "tax": true, "taxes": true, "percent": true, "fee": true, "fees": true, "amt": true, "currency": true,
+	"subtotal": true, "taxtotal": true, "discountrate": true, "discounttotal": true, "taxrate": true, "taxcode": true,
+	"grossamt": true, "unitcost": true, "costestimate": true, "exchangerate": true, "unitprice": true, "taxpercent": true,
+}
+
+// fieldWords splits a field name into lower-case words at separators, at a lower-case
+// letter followed by an upper-case one, and between letters and digits.
+func fieldWords(k string) []string {
+	var words []string
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			words = append(words, strings.ToLower(b.String()))
+			b.Reset()
 		}
 	}
-	for _, end := range []string{"rate", "tax", "fee", "fees"} {
-		if strings.HasSuffix(k, end) {
-			return true
+	var prev rune
+	for _, r := range k {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+		case b.Len() > 0 && (unicode.IsUpper(r) && unicode.IsLower(prev) || unicode.IsDigit(r) != unicode.IsDigit(prev)):
+			flush()
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
 		}
+		prev = r
 	}
-	return false
+	flush()
+	return words
 }
 
 // canonicalFields validates a fields object and returns its compact form with sorted

@@ -155,6 +155,8 @@ func TestCreateRefusals(t *testing.T) {
 		{"fields writing a line's rate", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","item":{"items":[{"rate":"1.00"}]}}}`, signed{}, 400, "validation_failed", "fields.item.items[0].rate"},
 		{"fields writing Business Central's unitCost", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","directUnitCost":1}}`, signed{}, 400, "validation_failed", "fields.directUnitCost"},
 		{"fields writing a quantity", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","quantity":3}}`, signed{}, 400, "validation_failed", "fields.quantity"},
+		{"fields writing NetSuite's tax1amt", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","tax1amt":"0.19"}}`, signed{}, 400, "validation_failed", "fields.tax1amt"},
+		{"fields writing the currency", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","currency":"USD"}}`, signed{}, 400, "validation_failed", "fields.currency"},
 		{"fields writing NetSuite's taxtotal", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","taxtotal":"0.19"}}`, signed{}, 400, "validation_failed", "fields.taxtotal"},
 		{"fields writing an amount cleared with null", `{"approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V","fields":{"approvalStatus":"approved","amount":null}}`, signed{}, 400, "validation_failed", "fields.amount"},
 		{"body for another tenant", `{"tenantId":"globex","approvalId":"FA-1","entity":"vendorBill","amount":"1.00","currency":"EUR","vendor":"V"}`, signed{}, 400, "validation_failed", "tenantId"},
@@ -185,11 +187,14 @@ func TestCreateWithoutERPIDAndDefaultFields(t *testing.T) {
 	}
 }
 
-// An update may write the amount the approver decides on, in any spelling of it.
+// An update may write the amount the approver decides on, in any spelling of it, and fields
+// whose names only contain a money word's letters (corporate, syntax) or classify the bill
+// (a cost center).
 func TestCreateAcceptsFieldsWritingTheSameAmount(t *testing.T) {
 	f := newFixture(t, &financetest.ERP{})
 	w := f.create(`{"approvalId":"FA-8","entity":"vendorBill","amount":"1250.5","currency":"EUR","vendor":"Acme",`+
-		`"fields":{"approvalStatus":"approved","amount":1250.50,"bill.Amount":"1250.5000","expense":{"items":[{"amount":"1250.50"}]},"usertotal":1250.5}}`, signed{})
+		`"fields":{"approvalStatus":"approved","amount":1250.50,"bill.Amount":"1250.5000","expense":{"items":[{"amount":"1250.50"}]},"usertotal":1250.5,`+
+		`"totalAmountIncludingTax":1250.5,"custbody_corporate":"yes","custbody_cost_center":"12","custbody_syntax":"v2","nextapprover":"7","memo":"ok"}}`, signed{})
 	if w.Code != http.StatusCreated {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
