@@ -210,6 +210,12 @@ func (o *Service) reverted(w http.ResponseWriter, r *http.Request, id identity.I
 	}
 	emf.Emit(emf.Metric{Time: now, Dimensions: []string{"feature", "class"}, Counts: map[string]float64{"Reverted": 1},
 		Fields: map[string]any{"feature": "syncerror", "class": class, "tenant": c.TenantID}})
+	if errors.Is(err, syncerror.ErrStateChanged) {
+		// A first try that landed with its answer lost refuses its retry: the row says.
+		if cur, gerr := o.Claims.Get(ctx, c.TenantID, c.ID); gerr == nil && cur.Status == syncerror.StatusReverted {
+			err = nil
+		}
+	}
 	switch {
 	case errors.Is(err, syncerror.ErrStateChanged), errors.Is(err, syncerror.ErrNotFound):
 		httpapi.Logger(ctx).Error("revert written but the row changed meanwhile", "id", c.ID, "error", err)
@@ -222,7 +228,7 @@ func (o *Service) reverted(w http.ResponseWriter, r *http.Request, id identity.I
 		httpapi.Logger(ctx).Error("revert written but the row not marked", "id", c.ID, "error", err)
 		httpapi.WriteJSON(w, http.StatusAccepted, map[string]any{"id": c.ID, "status": c.Status, "reverted": true,
 			"message": "The values before the fix were written back to the record, but the queue could not record it, " +
-				"so the sync error still shows " + string(c.Status) + ". Nothing more needs doing; do not revert again."})
+				"so the sync error still shows " + string(c.Status) + ". Nothing more needs doing; do not revert or retry it."})
 		return
 	}
 	cur, gerr := o.Claims.Get(ctx, c.TenantID, c.ID)

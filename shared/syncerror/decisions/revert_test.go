@@ -160,10 +160,37 @@ func TestRevertWrittenButNotRecordedIsReportedAsWritten(t *testing.T) {
 		Message  string
 	}
 	_ = json.Unmarshal(w.Body.Bytes(), &body)
-	if w.Code != http.StatusAccepted || !body.Reverted || !strings.Contains(body.Message, "do not revert again") {
+	if w.Code != http.StatusAccepted || !body.Reverted || !strings.Contains(body.Message, "do not revert or retry it") {
 		t.Fatalf("revert with the queue down: %d %s", w.Code, w.Body)
 	}
 	if back := f.Writer.Writes[len(f.Writer.Writes)-1].Fix; len(back) != 1 || back[0].After != "Acme UK" {
 		t.Fatalf("revert wrote %+v", back)
+	}
+}
+
+// markLost is the assist store whose MarkReverted lands but answers as if another write
+// had changed the row: a first try whose answer was lost, refused on its retry.
+type markLost struct{ syncerror.AssistStore }
+
+func (m markLost) MarkReverted(ctx context.Context, tenantID, id string, e syncerror.HistoryEntry, now time.Time) error {
+	if err := m.AssistStore.MarkReverted(ctx, tenantID, id, e, now); err != nil {
+		return err
+	}
+	return syncerror.ErrStateChanged
+}
+
+// A revert whose marking landed with its answer lost is answered as the revert it was.
+func TestRevertMarkedWithItsAnswerLostIsReportedReverted(t *testing.T) {
+	f := roomtest.NewAssistFixture(t)
+	f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd"}}
+	row := f.Arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
+	f.Records.Fields = map[string]any{"subsidiary": "Acme UK"}
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", ""); w.Code != http.StatusOK {
+		t.Fatalf("approve: %d %s", w.Code, w.Body)
+	}
+	f.Records.Fields = map[string]any{"subsidiary": "Acme Ltd"}
+	f.Op.Assist.Store = markLost{f.Op.Assist.Store}
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusOK {
+		t.Fatalf("revert whose mark's answer was lost: %d %s", w.Code, w.Body)
 	}
 }
