@@ -42,7 +42,7 @@ func lostFix(c syncerror.Claim, fields map[string]any) (lost []syncerror.FieldCh
 // record just before the approve's write (Applied.Prior), or, where none was read, the
 // change's own Before.
 func replaced(c syncerror.Claim, ch syncerror.FieldChange, have any, present bool) bool {
-	before, absent := ch.Before, false
+	before, absent, read := ch.Before, false, false
 	for _, p := range c.Applied.Prior {
 		if p.Path != ch.Path {
 			continue
@@ -52,8 +52,13 @@ func replaced(c syncerror.Claim, ch syncerror.FieldChange, have any, present boo
 			// value that may be a person's is never overwritten on a guess.
 			return false
 		}
-		before, absent = p.Value, p.Absent
+		before, absent, read = p.Value, p.Absent, true
 		break
+	}
+	if !read && before == nil {
+		// The proposal's Before, never read from the record, says empty: an empty field now
+		// may as well be one a person cleared, and is not written over on that word.
+		return false
 	}
 	if absent || before == nil {
 		// Null and no field are one to a record: a revert clears a field with null.
@@ -88,11 +93,14 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 		return syncerror.Delivery{}, false // the record holds the fix: no write to guard
 	}
 	// The whole fix goes under the approve's key, the approve's own write replayed; part of
-	// it is another payload, and a key names one payload only: its own, from the attempt's
-	// and those fields, so the same attempt run again sends the same write under it.
+	// it is another payload, and a key names one payload only: its own, from the approve's
+	// key and those fields. Every attempt that finds the same fields lost sends the same
+	// write under the same key, so one the guard held for an ownership approval is released
+	// for the next attempt (a key per attempt would be held anew each time). Should the
+	// target replay it rather than apply it, the re-run request carries the whole fix.
 	wkey := c.Applied.Key
 	if len(lost) < len(fix) {
-		wkey = syncerror.FixKey(key+"-fix", lost)
+		wkey = syncerror.FixKey(c.Applied.Key+"-fix", lost)
 	}
 	// Pinned to the version just read: a person's change between this read and the write
 	// fails it (connector.ErrConflict) rather than being overwritten.
