@@ -35,6 +35,8 @@ func TestLostFixJudgesEachFieldByWhatTheRecordHolds(t *testing.T) {
 			record: map[string]any{"creditlimit": nil}, lost: []string{"creditlimit"}},
 		{name: "absent before, a value now", prior: []syncerror.PriorValue{{Path: "creditlimit", Absent: true, Wrote: json.Number("1500")}},
 			record: map[string]any{"creditlimit": json.Number("900")}, changed: []string{"creditlimit"}},
+		{name: "no prior read and an empty Before: an empty field is not taken for lost", fix: []syncerror.FieldChange{{Path: "memo", Before: nil, After: "ship to DE"}},
+			record: map[string]any{"memo": nil}, changed: []string{"memo"}},
 		{name: "a withheld prior is not guessed", fix: []syncerror.FieldChange{{Path: "taxid", Before: "[REDACTED]", After: "DE123"}},
 			prior: []syncerror.PriorValue{{Path: "taxid", Withheld: true, Wrote: "DE123"}}, record: map[string]any{"taxid": "DE999"}, changed: []string{"taxid"}},
 		{name: "nested, two fields", fix: []syncerror.FieldChange{{Path: "merge_fields.FNAME", Before: "anna", After: "Anna"}, {Path: "status", Before: "x", After: "subscribed"}},
