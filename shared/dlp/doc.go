@@ -25,7 +25,8 @@
 // and the name member of a name/value pair names the value members after it ([{"fieldId":
 // "custentity_ssn", "value": …}]). A secret's name does too: the value member of the
 // object it names, or of a pair naming it, is the secret however short when it is one
-// token ({"password": {"value": "letmein"}}; "managed by IT" is a description, and a
+// token and not a setting ({"password": {"value": "letmein"}}; "enabled", a short number
+// and "managed by IT" describe the credential, and a
 // picklist's {"label": "Password", "value": …} an option, not the field); any other value
 // under it is reported only when it looks like a secret
 // (no spaces, letters with digits or symbols, not a number, time, URL or address), members

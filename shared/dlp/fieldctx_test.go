@@ -49,6 +49,8 @@ func TestFieldContextLeavesOtherValuesAlone(t *testing.T) {
 	for _, doc := range []string{
 		`{"name":"password","required":true,"maxLength":20,"label":"Password"}`,
 		`{"name":"password","value":""}`,
+		`{"name":"Password","value":1}`,
+		`{"apiKey":{"id":"k1","value":"enabled"}}`,
 		`{"name":"password","value":true}`,
 		`{"name":"Total","value":"1234"}`,
 		`{"value":"hunter2xyz","name":"Total"}`,

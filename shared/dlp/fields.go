@@ -280,8 +280,15 @@ var financialNames = map[string]struct{}{
 // token (after an auth scheme) that secretValue accepts.
 func pairSecret(v string) bool {
 	v = strings.TrimSpace(v[authSchemeLen(v):])
-	return !strings.ContainsAny(v, " \t\r\n") && secretValue(v)
+	return !strings.ContainsAny(v, " \t\r\n") && !settingWords[strings.ToLower(v)] && secretValue(v)
 }
+
+// settingWords are what a credential's settings say of it ({"apiKey": {"value":
+// "enabled"}}), never a secret of their own. A number there is an option's code (a short
+// number is not scanned as one: scanNumber).
+var settingWords = map[string]bool{"enabled": true, "disabled": true, "active": true, "inactive": true, "none": true,
+	"true": true, "false": true, "yes": true, "no": true, "on": true, "off": true, "set": true, "unset": true,
+	"required": true, "optional": true, "tbd": true, "n/a": true, "null": true, "default": true, "hidden": true}
 
 func secretValue(v string) bool {
 	v = strings.TrimSpace(v)

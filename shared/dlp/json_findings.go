@@ -52,7 +52,7 @@ func (st *scanState) scanString(start, end int, v string, fc fieldCtx) {
 func (st *scanState) scanNumber(start, end int, fc fieldCtx) {
 	// Only field rules and card numbers can apply to a number; the shortest card has 13
 	// digits, and most numbers in an ERP document are quantities and amounts.
-	if end-start < 13 && fc&(ctxSecret|ctxPairSecret|ctxPhone|ctxSSN) == 0 {
+	if end-start < 13 && fc&(ctxSecret|ctxPhone|ctxSSN) == 0 {
 		return
 	}
 	lit := st.src[start:end]
