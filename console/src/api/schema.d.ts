@@ -4321,7 +4321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Proposal"];
                 };
             };
-            /** @description The values before the fix were written back, but recording it on the row failed: the row still shows its status. The revert is in the record; do not revert again (a second one finds the record no longer holds the fix and answers 409 `changed_since`). */
+            /** @description The values before the fix were written back, but recording it on the row failed: the row still shows its status. The revert is in the record; do not revert or retry it (a second revert finds the record no longer holds the fix and answers 409 `changed_since`). */
             202: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
