@@ -12,12 +12,18 @@ import (
 // meets an ended lease). An empty fix is held by nothing: it proves no write.
 func RecordHolds(fields map[string]any, fix []FieldChange) bool {
 	for _, ch := range fix {
-		v, ok := FieldAt(fields, ch.Path)
-		if !ok && ch.After != nil || !SameHeld(v, ch.After) {
+		if !FieldHolds(fields, ch) {
 			return false
 		}
 	}
 	return len(fix) > 0
+}
+
+// FieldHolds reports whether a record's fields hold the value ch wrote: an absent field
+// holds only a write of null.
+func FieldHolds(fields map[string]any, ch FieldChange) bool {
+	v, ok := FieldAt(fields, ch.Path)
+	return (ok || ch.After == nil) && SameHeld(v, ch.After)
 }
 
 // SameHeld reports whether a record's value is the value a fix wrote, exactly: numbers by

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/emf"
 )
 
@@ -41,6 +42,20 @@ const (
 	// SettleWaiting: the evidence could not be read; the row stays applying.
 	SettleWaiting Outcome = "waiting"
 )
+
+// Audit is the audit action and result that record a settled lease; ok is false for an
+// outcome that settled nothing (SettleWaiting, or none).
+func (o Outcome) Audit() (action, result string, ok bool) {
+	switch o {
+	case SettledWritten:
+		return "syncerror.approve_completed", audit.ResultSuccess, true
+	case SettledNotWritten:
+		return "syncerror.lease_expired", audit.ResultFailure, true
+	case SettledUnverified:
+		return "syncerror.lease_unverified", audit.ResultFailure, true
+	}
+	return "", "", false
+}
 
 // Settlement is what Settle did: the outcome, the write found (SettledWritten) and, for
 // SettleWaiting and SettledUnverified, why the evidence could not tell.

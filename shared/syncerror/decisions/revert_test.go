@@ -135,6 +135,21 @@ func TestRevertWithoutAConnectorSaysSo(t *testing.T) {
 	}
 }
 
+// approvedForRevert is a row whose fix (subsidiary Acme UK → Acme Ltd) was approved and
+// is in the record, ready to revert.
+func approvedForRevert(t *testing.T) (*roomtest.AssistFixture, syncerror.Claim) {
+	t.Helper()
+	f := roomtest.NewAssistFixture(t)
+	f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd"}}
+	row := f.Arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
+	f.Records.Fields = map[string]any{"subsidiary": "Acme UK"}
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", ""); w.Code != http.StatusOK {
+		t.Fatalf("approve: %d %s", w.Code, w.Body)
+	}
+	f.Records.Fields = map[string]any{"subsidiary": "Acme Ltd"}
+	return f, row
+}
+
 // markFails is the assist store with the queue down for MarkReverted.
 type markFails struct{ syncerror.AssistStore }
 
@@ -145,14 +160,7 @@ func (markFails) MarkReverted(context.Context, string, string, syncerror.History
 // A revert written to the record is never reported as failed, nor as the row having
 // changed, when only recording it failed: 202, reverted, with what to do (nothing).
 func TestRevertWrittenButNotRecordedIsReportedAsWritten(t *testing.T) {
-	f := roomtest.NewAssistFixture(t)
-	f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd"}}
-	row := f.Arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
-	f.Records.Fields = map[string]any{"subsidiary": "Acme UK"}
-	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", ""); w.Code != http.StatusOK {
-		t.Fatalf("approve: %d %s", w.Code, w.Body)
-	}
-	f.Records.Fields = map[string]any{"subsidiary": "Acme Ltd"}
+	f, row := approvedForRevert(t)
 	f.Op.Assist.Store = markFails{f.Op.Assist.Store}
 	w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", "")
 	var body struct {
@@ -181,14 +189,7 @@ func (m markLost) MarkReverted(ctx context.Context, tenantID, id string, e synce
 
 // A revert whose marking landed with its answer lost is answered as the revert it was.
 func TestRevertMarkedWithItsAnswerLostIsReportedReverted(t *testing.T) {
-	f := roomtest.NewAssistFixture(t)
-	f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd"}}
-	row := f.Arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
-	f.Records.Fields = map[string]any{"subsidiary": "Acme UK"}
-	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", ""); w.Code != http.StatusOK {
-		t.Fatalf("approve: %d %s", w.Code, w.Body)
-	}
-	f.Records.Fields = map[string]any{"subsidiary": "Acme Ltd"}
+	f, row := approvedForRevert(t)
 	f.Op.Assist.Store = markLost{f.Op.Assist.Store}
 	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusOK {
 		t.Fatalf("revert whose mark's answer was lost: %d %s", w.Code, w.Body)

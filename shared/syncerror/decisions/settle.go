@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -43,12 +42,9 @@ func (o *Service) settleEnded(w http.ResponseWriter, r *http.Request, actor iden
 				l.ExpiresAt.Add(syncerror.UnverifiedAfter).Format(time.RFC3339)+", the proposal returns to "+string(l.Origin())+
 				" marked unverified."))
 		return c, "", false
-	case syncerror.SettledWritten:
-		o.WriteAudit(ctx, actor, "syncerror.approve_completed", audit.ResultSuccess, resource, details)
-	case syncerror.SettledNotWritten:
-		o.WriteAudit(ctx, actor, "syncerror.lease_expired", audit.ResultFailure, resource, details)
-	case syncerror.SettledUnverified:
-		o.WriteAudit(ctx, actor, "syncerror.lease_unverified", audit.ResultFailure, resource, details)
+	}
+	if action, result, ok := s.Outcome.Audit(); ok {
+		o.WriteAudit(ctx, actor, action, result, resource, details)
 	}
 	cur, err := o.Claims.Get(ctx, actor.TenantID, c.ID)
 	if err != nil {

@@ -44,20 +44,19 @@ func (rc *Reconcile) sweepLeases(ctx context.Context, tenantID string, rep *Repo
 			continue
 		case syncerror.SettledWritten:
 			rep.LeasesCompleted++
-			rc.auditSweep(ctx, tenantID, c, s, "syncerror.approve_completed", audit.ResultSuccess)
 		case syncerror.SettledUnverified:
 			rep.LeasesUnverified++
-			rc.auditSweep(ctx, tenantID, c, s, "syncerror.lease_unverified", audit.ResultFailure)
 		default:
 			rep.LeasesExpired++
-			rc.auditSweep(ctx, tenantID, c, s, "syncerror.lease_expired", audit.ResultFailure)
 		}
+		rc.auditSweep(ctx, tenantID, c, s)
 	}
 	return errors.Join(errs...)
 }
 
-func (rc *Reconcile) auditSweep(ctx context.Context, tenantID string, c syncerror.Claim, s syncerror.Settlement, key, result string) {
-	if rc.Audit == nil {
+func (rc *Reconcile) auditSweep(ctx context.Context, tenantID string, c syncerror.Claim, s syncerror.Settlement) {
+	key, result, ok := s.Outcome.Audit()
+	if rc.Audit == nil || !ok {
 		return
 	}
 	details := map[string]any{"leaseExpiredAt": c.Lease.ExpiresAt}

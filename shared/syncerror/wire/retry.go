@@ -141,7 +141,7 @@ func (d deliverer) viaHost(ctx context.Context, actor string, c syncerror.Claim,
 	if fix := syncerror.ApprovedFix(c); fix != nil {
 		// Written again where the record lost it (retryfix.go), so the re-run runs on the
 		// corrected record; a record changed since the approve ends the attempt.
-		if out, stop := d.rewriteFix(ctx, actor, client, c, key, fix); stop {
+		if out, stop := d.rewriteFix(ctx, actor, client, c); stop {
 			return out
 		}
 		// The request carries the whole fix, not only the fields just written: the script

@@ -24,12 +24,10 @@ import (
 // the changes the record lost, and the paths of fields changed since.
 func lostFix(c syncerror.Claim, fields map[string]any) (lost []syncerror.FieldChange, changed []string) {
 	for _, ch := range syncerror.WrittenFix(c) {
-		have, present := syncerror.FieldAt(fields, ch.Path)
-		// As RecordHolds judges a write: an absent field holds only a fix of null.
-		if (present || ch.After == nil) && syncerror.SameHeld(have, ch.After) {
+		if syncerror.FieldHolds(fields, ch) {
 			continue
 		}
-		if replaced(c, ch, have, present) {
+		if have, present := syncerror.FieldAt(fields, ch.Path); replaced(c, ch, have, present) {
 			lost = append(lost, ch)
 			continue
 		}
@@ -67,12 +65,11 @@ func replaced(c syncerror.Claim, ch syncerror.FieldChange, have any, present boo
 	return present && syncerror.SameHeld(have, before)
 }
 
-// rewriteFix writes the approved fix (fix, ApprovedFix of c) again to the fields of the
-// record that lost it, before the re-run is asked for. stop says the attempt ends here,
+// rewriteFix writes the fix the approve wrote for c again to the fields of the record that
+// lost it, before the re-run is asked for. stop says the attempt ends here,
 // with out its outcome: the record could not be read, changed since the approve, or
 // refused the write.
-func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connector.Client, c syncerror.Claim, key string,
-	fix map[string]any) (out syncerror.Delivery, stop bool) {
+func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connector.Client, c syncerror.Claim) (out syncerror.Delivery, stop bool) {
 	host := string(connector.SystemHostERP)
 	what := c.Record.RecordType + " " + c.Record.RecordID
 	rec, err := client.Get(ctx, c.Record.RecordType, c.Record.RecordID)
@@ -99,7 +96,7 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 	// for the next attempt (a key per attempt would be held anew each time). Should the
 	// target replay it rather than apply it, the re-run request carries the whole fix.
 	wkey := c.Applied.Key
-	if len(lost) < len(fix) {
+	if len(lost) < len(syncerror.WrittenFix(c)) {
 		wkey = syncerror.FixKey(c.Applied.Key+"-fix", lost)
 	}
 	// Pinned to the version just read: a person's change between this read and the write
