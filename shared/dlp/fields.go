@@ -274,22 +274,28 @@ var financialNames = map[string]struct{}{
 	"ein": {}, "einnumber": {}, "fein": {}, "tin": {}, "tinnumber": {}, "employeridentificationnumber": {},
 }
 
-// secretValue reports whether the value of a secret-named field is worth reporting: not
-// empty, not already masked, not a placeholder from an earlier scan, not a boolean flag.
 // pairSecret reports whether v, the value member of a wrapped secret, is one: a single
 // token (after an auth scheme) that secretValue accepts.
 func pairSecret(v string) bool {
 	v = strings.TrimSpace(v[authSchemeLen(v):])
-	return !strings.ContainsAny(v, " \t\r\n") && !settingWords[strings.ToLower(v)] && secretValue(v)
+	return !strings.ContainsAny(v, " \t\r\n") && !settingWord(v) && secretValue(v)
 }
 
-// settingWords are what a credential's settings say of it ({"apiKey": {"value":
-// "enabled"}}), never a secret of their own. A number there is an option's code (a short
-// number is not scanned as one: scanNumber).
-var settingWords = map[string]bool{"enabled": true, "disabled": true, "active": true, "inactive": true, "none": true,
-	"true": true, "false": true, "yes": true, "no": true, "on": true, "off": true, "set": true, "unset": true,
-	"required": true, "optional": true, "tbd": true, "n/a": true, "null": true, "default": true, "hidden": true}
+// settingWord reports what a credential's settings say of it ({"apiKey": {"value":
+// "enabled"}}), never a secret of its own; secretValue refuses the flags and placeholders
+// (true, none, n/a). A number there is an option's code (a short number is not scanned as
+// one: scanNumber).
+func settingWord(v string) bool {
+	for _, w := range [...]string{"enabled", "disabled", "active", "inactive", "on", "off", "tbd", "default"} {
+		if strings.EqualFold(v, w) {
+			return true
+		}
+	}
+	return false
+}
 
+// secretValue reports whether the value of a secret-named field is worth reporting: not
+// empty, not already masked, not a placeholder from an earlier scan, not a boolean flag.
 func secretValue(v string) bool {
 	v = strings.TrimSpace(v)
 	if v == "" || isPlaceholder(v) {
@@ -353,24 +359,11 @@ func secretShaped(v string) bool {
 	return !timeLike && letters && (digit || symbol || len(v) >= 16 && lower && upper)
 }
 
-// isAddress reports whether v has an email address's shape: something@host.tld, the host
-// letters, digits, '-' and '.', the top-level domain letters ("P@ssw0rd.1" is not one).
+// isAddress reports whether v has an email address's shape: something@ an email domain as
+// the text detector reads one (emailDomain: "P@ssw0rd.1" is not one).
 func isAddress(v string) bool {
 	at := strings.LastIndexByte(v, '@')
-	if at <= 0 {
-		return false
-	}
-	host := v[at+1:]
-	dot := strings.LastIndexByte(host, '.')
-	if dot <= 0 || len(host)-dot-1 < 2 {
-		return false
-	}
-	for i := 0; i < len(host); i++ {
-		if c := host[i]; !isAlnum(c) && c != '-' && c != '.' || i > dot && !isLetter(c) {
-			return false
-		}
-	}
-	return true
+	return at > 0 && emailDomain(v[at+1:])
 }
 
 // describesSecret reports whether a member name says its value describes a credential
@@ -454,8 +447,11 @@ type pairRole uint8
 
 const (
 	pairNone  pairRole = iota
-	pairName           // its string names the pair's field: name, fieldId, scriptId, key, label
+	pairName           // its string names the pair's field: name, fieldId, scriptId, key
 	pairValue          // it holds the named field's value: value, values, val
+	// pairLabel names the field as a person reads it; {"label": "Password", "value": …} is
+	// as often a picklist's option as the field, so its value is no wrapped secret.
+	pairLabel
 )
 
 // pairRoleOf reads a member's name as words, as classifyKey does. Names are whole-name
@@ -469,9 +465,11 @@ func pairRoleOf(key string) pairRole {
 		return pairNone
 	}
 	switch string(kw.buf[:kw.n]) {
-	case "name", "fieldid", "field", "fieldname", "fieldkey", "scriptid", "key", "label",
+	case "name", "fieldid", "field", "fieldname", "fieldkey", "scriptid", "key",
 		"attribute", "attributename", "property", "propertyname", "parameter", "parametername":
 		return pairName
+	case "label":
+		return pairLabel
 	case "val", "value", "values":
 		return pairValue
 	}

@@ -2,7 +2,6 @@ package dlp
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 )
 
@@ -215,12 +214,9 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 		}
 		switch info.pair {
 		case pairName:
-			n := st.namedField(i + 1)
-			if strings.EqualFold(key, "label") {
-				// {"label": "Password", "value": "Password"} is a picklist's option, not the field.
-				n &^= ctxSecretWrapper
-			}
-			named |= n
+			named |= st.namedField(i + 1)
+		case pairLabel:
+			named |= st.namedField(i+1) &^ ctxSecretWrapper
 		case pairValue:
 			fc |= named &^ ctxSecretWrapper
 			if (named|wrapped)&ctxSecretWrapper != 0 {
@@ -258,7 +254,9 @@ func (st *scanState) namedField(i int) fieldCtx {
 	if err != nil {
 		return 0 // value reports the error
 	}
-	return pairNamed(st.scanner.keyInfo(st.decode(i, end, esc)).fc)
+	// classifyKey, not the scanner's key cache: a pair's name is a value (a customer's name
+	// as often as a field's), new in every record, and would only evict real keys.
+	return pairNamed(classifyKey(st.decode(i, end, esc)))
 }
 
 // array passes the context of the key holding it to its elements, so "phones": ["..."]
