@@ -110,11 +110,13 @@ func MayHaveApplied(err error) bool {
 // Answered reports whether every attempt of a failed write got the system's own final
 // answer, so that a read of the record after it tells whether the write landed: a 500 or a
 // 503 (the request failed, or was not taken). No answer at all (a timeout, a reset), a
-// gateway's 502 or 504, or a CDN's own 5xx (Cloudflare's 520–527) is not one: the system may
-// still be working on that request, and it may land after the read. Neither is a write
-// whose earlier attempt went unanswered, whatever its last was told. Assumption, named: a
-// 503 is the system's own; a front door that answers 503 for an origin timeout would make
-// a write that landed late look failed.
+// gateway's 502 or 504, or a CDN's own 5xx (Cloudflare's 520–527, "Cloudflare 5xx errors",
+// https://developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-5xx-errors/)
+// is not one: the system may still be working on that request, and it may land after the
+// read. Neither is a write whose earlier attempt went unanswered, whatever its last was told.
+// Assumption, named (no vendor of the five documents it): a 500 or 503 is the system's own
+// answer to a request it has stopped working on; a front door that answers 503 for an
+// origin timeout would make a write that landed late look failed.
 func Answered(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && !e.unansweredBefore && finalStatus(e.Status)

@@ -105,7 +105,7 @@ func (c *Client) compareRead(req writeOp, absentOK bool) func(Record, error) (Re
 
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
 
-// Holds reports whether a record's fields have already hold every field of want, compared
+// Holds reports whether a record's fields already hold every field of want, compared
 // as a write compares them before sending (see holds): how a caller that could not learn a
 // write's outcome settles it by reading the record.
 func Holds(have, want map[string]any) bool { return holds(have, want) }
