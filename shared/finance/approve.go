@@ -3,6 +3,7 @@ package finance
 import (
 	"context"
 	"errors"
+	"maps"
 	"math/big"
 	"time"
 
@@ -314,7 +315,7 @@ func (s *Service) settle(ctx context.Context, who identity.Identity, held Approv
 		f.Cause = CauseConnectorError
 		return s.fail(ctx, who, held, lease, f)
 	}
-	return s.leaveUnsettled(ctx, who, held, errors.Join(f.Err, err))
+	return s.leaveApplying(ctx, who, held, CauseOutcomeUnknown, errors.Join(f.Err, err), nil)
 }
 
 // takeOver takes the expired lease of prev, an approve that stopped before marking the
@@ -335,7 +336,8 @@ func (s *Service) takeOver(ctx context.Context, who identity.Identity, prev Appr
 	written, err := s.wrote(ctx, who, prev)
 	switch {
 	case err != nil:
-		return s.unverified(ctx, who, prev, err)
+		return s.leaveApplying(ctx, who, prev, CauseEarlierOutcomeUnknown, err,
+			map[string]any{"leaseHolder": prev.Lease.Holder, "leaseExpiredAt": prev.Lease.ExpiresAt})
 	case written:
 		return s.completeApplied(ctx, who, prev)
 	}
@@ -352,29 +354,22 @@ func (s *Service) takeOver(ctx context.Context, who identity.Identity, prev Appr
 	return held, nil
 }
 
-// unverified answers an approve that found an earlier approve's expired lease and could
-// not read whether that approve's update landed. Nothing changes: the row stays applying
-// under the earlier lease, whose holder stays the decider if the update is found.
-func (s *Service) unverified(ctx context.Context, who identity.Identity, prev Approval, err error) (Approval, error) {
-	f := &ApproveError{Cause: CauseEarlierOutcomeUnknown, Err: err}
-	httpapi.Logger(ctx).Warn("finance approve: an earlier approve's outcome cannot be read; nothing written", "id", prev.ID,
-		"error", err)
-	s.audit(ctx, who, ActionApprove, audit.ResultFailure, prev, map[string]any{"cause": string(f.Cause), "erpId": prev.ERPID,
-		"entity": prev.Entity, "reverted": false, "leaseHolder": prev.Lease.Holder, "leaseExpiredAt": prev.Lease.ExpiresAt})
-	return prev, f
-}
-
-// leaveUnsettled answers an approve that cannot tell whether the ERP update landed: the
-// row stays applying (never pending: that would let it be rejected or written again),
-// and the sweep settles it once the lease expires.
-func (s *Service) leaveUnsettled(ctx context.Context, who identity.Identity, a Approval, err error) (Approval, error) {
+// leaveApplying answers an approve that cannot tell whether an ERP update landed: its own
+// (CauseOutcomeUnknown) or that of an earlier approve whose lease it met expired
+// (CauseEarlierOutcomeUnknown). Nothing changes: the row stays applying (never pending:
+// that would let it be rejected or written again) under its lease, whose holder stays the
+// decider if the update is found, and the sweep settles it once the lease has expired.
+// The audit is written on a context of its own: the request's deadline is often why the
+// evidence could not be read.
+func (s *Service) leaveApplying(ctx context.Context, who identity.Identity, a Approval, cause Cause, err error, extra map[string]any) (Approval, error) {
 	dctx, cancel := detached(ctx)
 	defer cancel()
-	f := &ApproveError{Cause: CauseOutcomeUnknown, Err: err}
-	httpapi.Logger(ctx).Warn("finance approve: ERP outcome unknown; the sweep settles it", "id", a.ID, "error", err)
-	s.audit(dctx, who, ActionApprove, audit.ResultFailure, a, map[string]any{"cause": string(f.Cause), "erpId": a.ERPID,
-		"entity": a.Entity, "reverted": false})
-	return a, f
+	httpapi.Logger(ctx).Warn("finance approve: whether the ERP update landed cannot be read; nothing written, the sweep settles it",
+		"id", a.ID, "cause", string(cause), "error", err)
+	details := map[string]any{"cause": string(cause), "erpId": a.ERPID, "entity": a.Entity, "reverted": false}
+	maps.Copy(details, extra)
+	s.audit(dctx, who, ActionApprove, audit.ResultFailure, a, details)
+	return a, &ApproveError{Cause: cause, Err: err}
 }
 
 // fail reverts the row held under lease to pending (conditionally on the token) and

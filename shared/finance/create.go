@@ -120,8 +120,8 @@ func ParseCreate(tenantID string, body []byte) (Approval, []httpapi.FieldError, 
 		if msg != "" {
 			bad("fields", msg)
 		}
-		if name, differs := amountFieldDiffers(canonical, amount); differs && ok {
-			if moneyName(name) {
+		if name, money, differs := amountFieldDiffers(canonical, amount); differs && ok {
+			if money {
 				bad("fields."+name, "may not be written by an approval's update: a price, cost, rate, quantity, discount, tax or fee "+
 					"changes what the bill comes to, and the approver decides on amount alone")
 			} else {
@@ -160,20 +160,20 @@ func amountText(raw json.RawMessage) (string, bool) {
 // totalAmountExcludingTax and discountAmount — or is total or usertotal (NetSuite's
 // vendor bill totals). Its value must be a number, or a decimal string, equal to amount;
 // anything else (another number, an object, an array, null) is refused. A money term's
-// field (moneyName) is refused whatever its value.
-func amountFieldDiffers(fields json.RawMessage, amount string) (string, bool) {
+// field (moneyName) is refused whatever its value; money says the field named is one.
+func amountFieldDiffers(fields json.RawMessage, amount string) (name string, money, differs bool) {
 	var doc any
 	dec := json.NewDecoder(bytes.NewReader(fields))
 	dec.UseNumber()
 	if dec.Decode(&doc) != nil {
-		return "", false
+		return "", false, false
 	}
 	want, _ := tenant.ParseAmount(amount)
 	return otherAmount(doc, "", want)
 }
 
 // otherAmount walks v (at path) for amountFieldDiffers.
-func otherAmount(v any, path string, want *big.Rat) (string, bool) {
+func otherAmount(v any, path string, want *big.Rat) (string, bool, bool) {
 	switch v := v.(type) {
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(v)) {
@@ -181,14 +181,14 @@ func otherAmount(v any, path string, want *big.Rat) (string, bool) {
 			if path != "" {
 				at = path + "." + k
 			}
+			if moneyName(k) {
+				return at, true, true
+			}
 			if !amountName(k) {
-				if name, differs := otherAmount(v[k], at, want); differs {
-					return name, true
+				if name, money, differs := otherAmount(v[k], at, want); differs {
+					return name, money, true
 				}
 				continue
-			}
-			if moneyName(k) {
-				return at, true
 			}
 			var text string
 			switch n := v[k].(type) {
@@ -198,25 +198,21 @@ func otherAmount(v any, path string, want *big.Rat) (string, bool) {
 				text = n
 			}
 			if got, ok := tenant.ParseAmount(text); !ok || want == nil || got.Cmp(want) != 0 {
-				return at, true
+				return at, false, true
 			}
 		}
 	case []any:
 		for i, e := range v {
-			if name, differs := otherAmount(e, path+"["+strconv.Itoa(i)+"]", want); differs {
-				return name, true
+			if name, money, differs := otherAmount(e, path+"["+strconv.Itoa(i)+"]", want); differs {
+				return name, money, true
 			}
 		}
 	}
-	return "", false
+	return "", false, false
 }
 
-// amountName reports whether an ERP field name names an amount (see amountFieldDiffers),
-// or a money term (moneyName), which no value satisfies.
+// amountName reports whether an ERP field name names an amount (see amountFieldDiffers).
 func amountName(k string) bool {
-	if moneyName(k) {
-		return true
-	}
 	k = strings.ToLower(k[strings.LastIndex(k, ".")+1:])
 	return strings.Contains(k, "amount") || k == "total" || k == "usertotal"
 }

@@ -117,8 +117,10 @@ func (g GuardUpdater) Update(ctx context.Context, who identity.Identity, a Appro
 		// can be asked again once it has (the answer's Retry-After says when).
 		return res.Written, fmt.Errorf("%w: %w", ErrERPUnavailable, err)
 	case errors.As(err, &cerr) && cerr.Status == http.StatusTooManyRequests:
-		// Rate limited without a Retry-After: the ERP refused the request unapplied, so
-		// nothing was written (503), not a failed update (502).
+		// Rate limited without a Retry-After: nothing was written (503), not a failed update
+		// (502). Assumption, named: a 429 is refused before the request is processed; RFC
+		// 6585 §4 defines it as too many requests without saying so, and the five vendors'
+		// rate-limit pages describe the limit, not whether a refused request ran.
 		return res.Written, fmt.Errorf("%w: %w", ErrERPUnavailable, err)
 	case errors.As(err, &cerr) && cerr.Op == connector.OpWrite, errors.Is(err, governance.ErrInvalidRequest):
 		return res.Written, err
