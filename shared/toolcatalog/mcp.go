@@ -23,7 +23,9 @@ import (
 // originAllowed: the MCP transport (Streamable HTTP, "Security Warning") requires a server
 // to validate Origin and answer 403 to one it does not accept, against DNS rebinding and
 // pages calling it from a user's browser. Agents send no Origin and are served; a browser
-// is served only from an origin the API's CORS configuration names. The request's Host is
+// is served only from an origin the function's CORS_ALLOWED_ORIGINS names. The CDK gives
+// that list to API Gateway, not to the functions, so deployed the endpoint refuses every
+// browser (the console does not call it); the local stack sets it. The request's Host is
 // not consulted: a rebinding page makes it agree with its Origin.
 func (c *Catalog) originAllowed(origin string) bool {
 	if origin == "" {
