@@ -1159,6 +1159,7 @@ export interface components {
             after?: unknown;
         };
         FixEdit: {
+            /** @description The field the change writes; a fix names each field once. */
             path: string;
             after: unknown;
         };
@@ -1255,6 +1256,7 @@ export interface components {
             notes: components["schemas"]["Note"][];
         };
         ApproveProposalRequest: {
+            /** @description The operator's edit of the proposed fix: 1 to 100 field changes; leave it out to approve the proposal as it stands. */
             fix?: components["schemas"]["FixEdit"][];
             note?: string;
         };
