@@ -104,6 +104,37 @@ func FixKey(claimID string, fix []FieldChange) string {
 	return claimID + "-" + hex.EncodeToString(sum[:8])
 }
 
+// RevertChanges is the write a revert of c makes: each field the fix wrote back to what
+// the record held just before it (Applied.Prior), Before the value the fix wrote. nil when
+// no revert can be written: no values before were read, or one was withheld (not kept).
+//
+// An absent field is cleared with JSON null: NetSuite deletes a body field set to null
+// (https://docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/section_1545142173.html,
+// "Deleting Body Fields from a Record"); Salesforce, Business Central, Mailchimp and
+// ShipStation take null on a nillable field too (an assumption per vendor: one that
+// refuses it answers a validation error, and the row stays approved).
+func RevertChanges(c Claim) []FieldChange {
+	if c.Applied == nil || len(c.Applied.Prior) == 0 {
+		return nil
+	}
+	back := make([]FieldChange, 0, len(c.Applied.Prior))
+	for _, p := range c.Applied.Prior {
+		if p.Withheld {
+			return nil
+		}
+		back = append(back, FieldChange{Path: p.Path, Before: p.Wrote, After: p.Value})
+	}
+	return back
+}
+
+// RevertKey is the idempotency key the revert of c writes RevertChanges(c) under. A retry
+// asks the guard's write ledger for it: a revert that was written but not recorded on the
+// row leaves the record holding what the fix replaced, which a retry must not take for a
+// lost fix and write over.
+func RevertKey(c Claim) string {
+	return FixKey(c.ID+"-revert", RevertChanges(c))
+}
+
 // DecodeValue decodes one JSON value of a fix, its numbers as json.Number: a number keeps
 // every digit it was sent or stored with, where float64 keeps 53 bits.
 func DecodeValue(b []byte) (any, error) {

@@ -66,17 +66,10 @@ func (o *Service) RevertHandler() http.Handler {
 			return
 		}
 		var changed []string
-		back := make([]syncerror.FieldChange, 0, len(c.Applied.Prior))
 		for _, p := range c.Applied.Prior {
 			if now, _ := syncerror.FieldAt(current, p.Path); !syncerror.SameHeld(now, p.Wrote) {
 				changed = append(changed, p.Path)
 			}
-			// An absent field is cleared with JSON null: NetSuite deletes a body field set
-			// to null (https://docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/section_1545142173.html,
-			// "Deleting Body Fields from a Record"); Salesforce, Business Central, Mailchimp
-			// and ShipStation take null on a nillable field too (an assumption per vendor:
-			// one that refuses it answers a validation error, and the row stays approved).
-			back = append(back, syncerror.FieldChange{Path: p.Path, Before: p.Wrote, After: p.Value})
 		}
 		if len(changed) > 0 {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "changed_since",
@@ -85,8 +78,11 @@ func (o *Service) RevertHandler() http.Handler {
 		}
 		// The fix the approve wrote, as written: not the proposal, nor an abandoned edit.
 		fix := syncerror.WrittenFix(c)
+		// Built and keyed in one place: a retry looks this write up in the guard's ledger
+		// under the same key (syncerror.RevertKey), to not write the fix over it.
+		back := syncerror.RevertChanges(c)
 		wctx, cancel := writeContext(ctx)
-		werr := o.Fixes.WriteFix(wctx, actor, c, back, syncerror.FixKey(c.ID+"-revert", back))
+		werr := o.Fixes.WriteFix(wctx, actor, c, back, syncerror.RevertKey(c))
 		cancel()
 		details := map[string]any{"fields": fixPaths(back), "before": fix, "after": back, "reason": body.Reason}
 		var refused *syncerror.RefusedError
