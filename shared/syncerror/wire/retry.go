@@ -62,6 +62,9 @@ type deliverer struct {
 	// flows re-runs a failed flow run; nil where the flows feature is not wired (the
 	// operator's routes): the flow redrive runs the row's retry then.
 	flows FlowRerunner
+	// ledger is the guard's write ledger, where a retry finds a revert the row does not
+	// record (retryfix.go); without it a lost fix is not written again.
+	ledger governance.Ledger
 }
 
 func (d deliverer) Target(c syncerror.Claim) string {

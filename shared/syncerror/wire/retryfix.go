@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
@@ -19,6 +21,10 @@ import (
 //     is written again;
 //   - anything else: someone changed it since. The attempt writes nothing at all and asks
 //     the host ERP for no re-run, and the people judge the record.
+//
+// A field holding what the fix replaced may also be a revert a person asked for, written to
+// the record but not recorded on the row (it still shows approved): before anything lost
+// is written again, the guard's write ledger is asked for the revert's write.
 
 // lostFix sorts the fix the approve wrote by what fields (the record as read now) hold:
 // the changes the record lost, and the paths of fields changed since.
@@ -89,6 +95,9 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 	if len(lost) == 0 {
 		return syncerror.Delivery{}, false // the record holds the fix: no write to guard
 	}
+	if out, stop := d.revertLanded(ctx, c, what); stop {
+		return out, true
+	}
 	// The whole fix goes under the approve's key, the approve's own write replayed; part of
 	// it is another payload, and a key names one payload only: its own, from the approve's
 	// key and those fields. Every attempt that finds the same fields lost sends the same
@@ -111,3 +120,38 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 	}
 	return syncerror.Delivery{}, false
 }
+
+// revertLanded ends the attempt, with nothing written and no re-run asked for, when the
+// guard's write ledger holds c's revert (RevertKey, the key the revert wrote under), or
+// cannot be read to tell. It is asked only where a revert could have been written.
+//
+// The ledger keeps a write for governance.LedgerRetention (a day): a retry later than that
+// after an unrecorded revert finds nothing and writes the fix again, as before.
+func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what string) (syncerror.Delivery, bool) {
+	if syncerror.RevertChanges(c) == nil {
+		return syncerror.Delivery{}, false // its values before were not kept: no revert was written
+	}
+	host := string(connector.SystemHostERP)
+	found, err := false, errNoLedger
+	if d.ledger != nil {
+		found, err = governance.Wrote(ctx, d.ledger, c.TenantID, c.Record.RecordType, c.Record.RecordID, c.Applied.At, syncerror.RevertKey(c))
+	}
+	switch {
+	case err != nil:
+		httpapi.Logger(ctx).Warn("retry: the write ledger not read for the fix's revert", "id", c.ID, "error", err)
+		return syncerror.Delivery{Result: syncerror.DeliveryTransient, System: host, Class: syncerror.AttemptConnection,
+			Reason: what + " holds what the approved fix replaced, and the guard's write ledger, which tells whether a revert put it back, " +
+				"could not be read; nothing was written, and the next attempt reads it again"}, true
+	case found:
+		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_FIX_REVERTED", Class: syncerror.AttemptValue,
+			Reason: "the approved fix was reverted: the revert was written to " + what + " (the guard's write ledger has it), but recording it on the row failed, " +
+				"so the row still shows approved. Nothing was written and the host ERP was not asked to re-run the sync: the record holds its values " +
+				"from before the fix, as the revert left them, and nothing more needs doing. Do not retry the row (a day after the revert the ledger " +
+				"no longer has it, and a retry would write the fix again); if the sync itself must run again, re-run it in the host ERP"}, true
+	}
+	return syncerror.Delivery{}, false
+}
+
+// errNoLedger is a deliverer built without the guard's ledger: it cannot tell a revert
+// from a lost fix, so it writes neither.
+var errNoLedger = errors.New("the retry has no write ledger")
