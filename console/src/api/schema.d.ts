@@ -883,7 +883,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a sync error's failed delivery now (operator)
-         * @description Sends the record again (with its fix applied when one was approved) to the system that refused it, through that system's connector and the guarded write, like one run of a flow: inbound errors to the host ERP, outbound ones to the external system, a flow's failed write to the flow's target. Where the tenant has no connector for that system, the host ERP is asked to re-run the sync (its scheduled script) and the answer is read at the next attempt. An approved fix is written again only to the fields of the record that lost it (they hold the value it replaced); when a field holds anything else, the record changed since the approve and the attempt stops for good (RETRY_RECORD_CHANGED) with nothing written. The row answers as the attempt left it: resolved (resolution retried) when the delivery landed; retrying, with its next attempt on the schedule, when it failed transiently (retries exhausted: pending); pending, diagnosed again from the new error, when it failed for good. Audited as syncerror.retry. 409 `not_retryable` for a closed row or one whose retry is running.
+         * @description Sends the record again (with its fix applied when one was approved) to the system that refused it, through that system's connector and the guarded write, like one run of a flow: inbound errors to the host ERP, outbound ones to the external system, a flow's failed write to the flow's target. Where the tenant has no connector for that system, the host ERP is asked to re-run the sync (its scheduled script) and the answer is read at the next attempt. An approved fix is written again only to the fields of the record that lost it (they hold the value it replaced); when a field holds anything else, the record changed since the approve and the attempt stops for good (RETRY_RECORD_CHANGED) with nothing written. Before writing lost fields it asks the guard's write ledger whether the row's revert was written but not recorded (the revert's 202): then the attempt stops for good (RETRY_FIX_REVERTED) with nothing written and the row stays approved. The row answers as the attempt left it: resolved (resolution retried) when the delivery landed; retrying, with its next attempt on the schedule, when it failed transiently (retries exhausted: pending); pending, diagnosed again from the new error, when it failed for good. Audited as syncerror.retry. 409 `not_retryable` for a closed row or one whose retry is running.
          */
         post: operations["proposalRetry"];
         delete?: never;
@@ -1188,7 +1188,7 @@ export interface components {
              */
             result: "delivered" | "requested" | "transient" | "permanent";
             system?: string;
-            /** @description The vendor's error code, or the service's (RETRY_NO_HOST_RECORD, RETRY_NO_CONNECTOR, RETRY_NO_FLOW, RETRY_FAILED_AT_HOST, RETRY_RECORD_CHANGED, RETRY_REFUSED, ...). RETRY_RECORD_CHANGED: the record changed since the approved fix was written (the reason names the fields); nothing was written. */
+            /** @description The vendor's error code, or the service's (RETRY_NO_HOST_RECORD, RETRY_NO_CONNECTOR, RETRY_NO_FLOW, RETRY_FAILED_AT_HOST, RETRY_RECORD_CHANGED, RETRY_FIX_REVERTED, RETRY_REFUSED, ...). RETRY_RECORD_CHANGED: the record changed since the approved fix was written (the reason names the fields); nothing was written. RETRY_FIX_REVERTED: the approved fix was reverted but the revert was not recorded on the row (the guard's write ledger has the revert's write); nothing was written and no re-run asked for. */
             code?: string;
             /**
              * @description What the attempt's own failure is; the row's error keeps its diagnosis.
@@ -4323,7 +4323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Proposal"];
                 };
             };
-            /** @description The values before the fix were written back, but recording it on the row failed: the row still shows its status. The revert is in the record; do not revert or retry it (a second revert finds the record no longer holds the fix and answers 409 `changed_since`). */
+            /** @description The values before the fix were written back, but recording it on the row failed: the row still shows its status. The revert is in the record; do not revert or retry it (a second revert finds the record no longer holds the fix and answers 409 `changed_since`; a retry within a day of the revert finds its write in the guard's write ledger and stops with nothing written, RETRY_FIX_REVERTED, but one later than that would take the record for one that lost the fix and write the fix again). */
             202: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
