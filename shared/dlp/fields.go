@@ -274,26 +274,6 @@ var financialNames = map[string]struct{}{
 	"ein": {}, "einnumber": {}, "fein": {}, "tin": {}, "tinnumber": {}, "employeridentificationnumber": {},
 }
 
-// pairSecret reports whether v, the value member of a wrapped secret, is one: a single
-// token (after an auth scheme) that secretValue accepts.
-func pairSecret(v string) bool {
-	v = strings.TrimSpace(v[authSchemeLen(v):])
-	return !strings.ContainsAny(v, " \t\r\n") && !settingWord(v) && secretValue(v)
-}
-
-// settingWord reports what a credential's settings say of it ({"apiKey": {"value":
-// "enabled"}}), never a secret of its own; secretValue refuses the flags and placeholders
-// (true, none, n/a). A number there is an option's code (a short number is not scanned as
-// one: scanNumber).
-func settingWord(v string) bool {
-	for _, w := range [...]string{"enabled", "disabled", "active", "inactive", "on", "off", "tbd", "default"} {
-		if strings.EqualFold(v, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // secretValue reports whether the value of a secret-named field is worth reporting: not
 // empty, not already masked, not a placeholder from an earlier scan, not a boolean flag.
 func secretValue(v string) bool {
@@ -439,39 +419,4 @@ func placeholderLen(v string) int {
 		return 0
 	}
 	return j + 1
-}
-
-// pairRole is the part a member plays in a name/value pair: [{"fieldId": "custentity_ssn",
-// "value": "…"}], {"name": "password", "value": "…"}, {"Key": …, "Value": …}.
-type pairRole uint8
-
-const (
-	pairNone  pairRole = iota
-	pairName           // its string names the pair's field: name, fieldId, scriptId, key
-	pairValue          // it holds the named field's value: value, values, val
-	// pairLabel names the field as a person reads it; {"label": "Password", "value": …} is
-	// as often a picklist's option as the field, so its value is no wrapped secret.
-	pairLabel
-)
-
-// pairRoleOf reads a member's name as words, as classifyKey does. Names are whole-name
-// matches, so "fileName" or "keyCode" name no pair's field, and "picklistValues" or
-// "defaultValue" hold no pair's value: in a Salesforce describe they sit beside the
-// field's "label" and describe the field (its options, its default), they are not it.
-func pairRoleOf(key string) pairRole {
-	var kw keyWords
-	kw.read(key)
-	if kw.words == 0 {
-		return pairNone
-	}
-	switch string(kw.buf[:kw.n]) {
-	case "name", "fieldid", "field", "fieldname", "fieldkey", "scriptid", "key",
-		"attribute", "attributename", "property", "propertyname", "parameter", "parametername":
-		return pairName
-	case "label":
-		return pairLabel
-	case "val", "value", "values":
-		return pairValue
-	}
-	return pairNone
 }

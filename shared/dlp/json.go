@@ -150,23 +150,6 @@ func inherited(fc fieldCtx) fieldCtx {
 	return out
 }
 
-// pairNamed is what the name member of a name/value pair passes to the pair's value: as
-// an object's name does (inherited), except that "authorization" is a header's name
-// there ([{"name": "Authorization", "value": "Bearer …"}]), not a record's.
-func pairNamed(fc fieldCtx) fieldCtx {
-	return inherited(fc&^ctxRecordName) | wrapper(fc&^ctxRecordName)
-}
-
-// wrapper is what a secret's name (not a record's) says about the object it names: its
-// value member is the secret itself ({"password": {"value": "letmein"}}: ctxPairSecret),
-// where its other members only sit under the name (ctxNestedSecret).
-func wrapper(fc fieldCtx) fieldCtx {
-	if fc&ctxSecret != 0 && fc&ctxRecordName == 0 {
-		return ctxSecretWrapper
-	}
-	return 0
-}
-
 // object scans an object whose enclosing names said outer about it. A name/value pair
 // ({"fieldId": "custentity_ssn", "value": …}, {"name": "password", "value": …}, the shape
 // custom fields and form payloads take) is read like the field it names, wrapped: what
@@ -240,23 +223,6 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 			return i, errAt(i, "expected ',' or '}' in an object")
 		}
 	}
-}
-
-// namedField is what the string at i (after spaces), the name member of a name/value
-// pair, says about the pair's value, read as a field name is; 0 for any other value.
-func (st *scanState) namedField(i int) fieldCtx {
-	b := st.doc
-	i = skipSpace(b, i)
-	if i >= len(b) || b[i] != '"' {
-		return 0
-	}
-	end, esc, err := stringEnd(b, i)
-	if err != nil {
-		return 0 // value reports the error
-	}
-	// classifyKey, not the scanner's key cache: a pair's name is a value (a customer's name
-	// as often as a field's), new in every record, and would only evict real keys.
-	return pairNamed(classifyKey(st.decode(i, end, esc)))
 }
 
 // array passes the context of the key holding it to its elements, so "phones": ["..."]

@@ -1,0 +1,95 @@
+package dlp
+
+import "strings"
+
+// Name/value pairs and wrapped secrets: the part a member plays in a pair, what the pair's
+// name says about its value, and when a wrapped secret's value member is the secret.
+
+// pairRole is the part a member plays in a name/value pair: [{"fieldId": "custentity_ssn",
+// "value": "…"}], {"name": "password", "value": "…"}, {"Key": …, "Value": …}.
+type pairRole uint8
+
+const (
+	pairNone  pairRole = iota
+	pairName           // its string names the pair's field: name, fieldId, scriptId, key
+	pairValue          // it holds the named field's value: value, values, val
+	// pairLabel names the field as a person reads it; {"label": "Password", "value": …} is
+	// as often a picklist's option as the field, so its value is no wrapped secret.
+	pairLabel
+)
+
+// pairRoleOf reads a member's name as words, as classifyKey does. Names are whole-name
+// matches, so "fileName" or "keyCode" name no pair's field, and "picklistValues" or
+// "defaultValue" hold no pair's value: in a Salesforce describe they sit beside the
+// field's "label" and describe the field (its options, its default), they are not it.
+func pairRoleOf(key string) pairRole {
+	var kw keyWords
+	kw.read(key)
+	if kw.words == 0 {
+		return pairNone
+	}
+	switch string(kw.buf[:kw.n]) {
+	case "name", "fieldid", "field", "fieldname", "fieldkey", "scriptid", "key",
+		"attribute", "attributename", "property", "propertyname", "parameter", "parametername":
+		return pairName
+	case "label":
+		return pairLabel
+	case "val", "value", "values":
+		return pairValue
+	}
+	return pairNone
+}
+
+// pairNamed is what the name member of a name/value pair passes to the pair's value: as
+// an object's name does (inherited), except that "authorization" is a header's name
+// there ([{"name": "Authorization", "value": "Bearer …"}]), not a record's.
+func pairNamed(fc fieldCtx) fieldCtx {
+	return inherited(fc&^ctxRecordName) | wrapper(fc&^ctxRecordName)
+}
+
+// wrapper is what a secret's name (not a record's) says about the object it names: its
+// value member is the secret itself ({"password": {"value": "letmein"}}: ctxPairSecret),
+// where its other members only sit under the name (ctxNestedSecret).
+func wrapper(fc fieldCtx) fieldCtx {
+	if fc&ctxSecret != 0 && fc&ctxRecordName == 0 {
+		return ctxSecretWrapper
+	}
+	return 0
+}
+
+// pairSecret reports whether v, the value member of a wrapped secret, is one: a single
+// token (after an auth scheme) that secretValue accepts.
+func pairSecret(v string) bool {
+	v = strings.TrimSpace(v[authSchemeLen(v):])
+	return !strings.ContainsAny(v, " \t\r\n") && !settingWord(v) && secretValue(v)
+}
+
+// settingWord reports what a credential's settings say of it ({"apiKey": {"value":
+// "enabled"}}), never a secret of its own; secretValue refuses the flags and placeholders
+// (true, none, n/a). A number there is an option's code (a short number is not scanned as
+// one: scanNumber).
+func settingWord(v string) bool {
+	for _, w := range [...]string{"enabled", "disabled", "active", "inactive", "on", "off", "tbd", "default"} {
+		if strings.EqualFold(v, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// namedField is what the string at i (after spaces), the name member of a name/value
+// pair, says about the pair's value, read as a field name is; 0 for any other value.
+func (st *scanState) namedField(i int) fieldCtx {
+	b := st.doc
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != '"' {
+		return 0
+	}
+	end, esc, err := stringEnd(b, i)
+	if err != nil {
+		return 0 // value reports the error
+	}
+	// classifyKey, not the scanner's key cache: a pair's name is a value (a customer's name
+	// as often as a field's), new in every record, and would only evict real keys.
+	return pairNamed(classifyKey(st.decode(i, end, esc)))
+}
