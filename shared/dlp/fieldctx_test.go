@@ -27,6 +27,10 @@ func TestFieldContextThroughObjectsAndNameValuePairs(t *testing.T) {
 		{`{"apiKey":[{"id":"k1","value":"sesame"}]}`, "sesame"},
 		{`[{"name":"password","value":"letmein"}]`, "letmein"},
 		{`[{"name":"Authorization","value":"Bearer opensesame"}]`, "opensesame"},
+		// A value member holding objects or arrays of them wraps the secret one level down.
+		{`{"password":{"values":[{"value":"letmein"}]}}`, "letmein"},
+		{`[{"name":"password","value":{"value":"letmein"}}]`, "letmein"},
+		{`{"apiKey":{"value":{"values":["sesame"]}}}`, "sesame"},
 	} {
 		for _, dest := range []Destination{AIPrompt, Record} {
 			if r := mustScan(t, s, dest, tc.doc); strings.Contains(string(r.Output), tc.secret) {
@@ -59,6 +63,11 @@ func TestFieldContextLeavesOtherValuesAlone(t *testing.T) {
 		`{"tokenCount":{"value":123456}}`,
 		`{"secretary":{"name":"Jane Roe","value":"assistant"}}`,
 		`[{"name":"password"},{"value":"hunter2xyz"}]`,
+		// Only value members wrap the secret further down; what sits beside them describes it.
+		`{"password":{"values":[{"value":"enabled"}]}}`,
+		`{"password":{"values":[{"id":"k1","type":"basic"}]}}`,
+		`{"password":{"value":{"text":"managed by IT"}}}`,
+		`{"password":{"meta":{"value":"letmein"}}}`,
 	} {
 		if r := mustScan(t, s, ConnectorWrite, doc); len(r.Findings) > 0 {
 			t.Errorf("%s: %+v", doc, r.Findings)

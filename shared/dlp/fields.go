@@ -21,9 +21,9 @@ const (
 	// credential ("authorization": a payment's or NetSuite's return authorization);
 	// nothing under it inherits the secret.
 	ctxRecordName
-	// ctxSecretWrapper: the object is the direct value of a secret's name, or the name
-	// member of its pair names one; its value member (value, values, val) is read with
-	// ctxPairSecret. Never passed further down.
+	// ctxSecretWrapper: the object is the direct value of a secret's name or of a wrapped
+	// secret's value member, or the name member of its pair names one; its value member
+	// (value, values, val) is read with ctxPairSecret. Never passed further down.
 	ctxSecretWrapper
 	// ctxPairSecret: the value member of a wrapped secret ({"password": {"value": …}},
 	// [{"name": "password", "value": …}]), a secret however short or plain when it is one

@@ -49,9 +49,12 @@ func pairNamed(fc fieldCtx) fieldCtx {
 
 // wrapper is what a secret's name (not a record's) says about the object it names: its
 // value member is the secret itself ({"password": {"value": "letmein"}}: ctxPairSecret),
-// where its other members only sit under the name (ctxNestedSecret).
+// where its other members only sit under the name (ctxNestedSecret). An object held by a
+// value member wraps the secret too ({"password": {"values": [{"value": "letmein"}]}}):
+// a chain of value members holds the value all along, whatever the nesting; a member
+// beside one (meta, id) starts no such chain.
 func wrapper(fc fieldCtx) fieldCtx {
-	if fc&ctxSecret != 0 && fc&ctxRecordName == 0 {
+	if fc&ctxSecret != 0 && fc&ctxRecordName == 0 || fc&ctxPairSecret != 0 {
 		return ctxSecretWrapper
 	}
 	return 0

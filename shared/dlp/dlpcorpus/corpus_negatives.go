@@ -78,6 +78,7 @@ var negativeCases = []Case{
 		`{"fields":[{"name":"Portal_Password__c","label":"Password","type":"picklist","picklistValues":[{"label":"Reset required","value":"reset"}]}]}`),
 	j("name/value attribute naming credentials", `{"attributes":[{"name":"credentials","value":"managed by IT"}]}`),
 	j("credential settings", `{"credentials":{"type":"oauth2","tokenUrl":"https://login.example.com/oauth/token","expiresIn":3600}}`),
+	j("settings in a wrapped secret's value list", `{"apiKey":{"values":[{"id":"k1","type":"basic","value":"enabled"}]}}`),
 
 	// ---- negatives: text that mentions secrets without holding one ----
 	tx("password reset prose", `Password reset required for user jdoe before the next sync.`),
