@@ -73,8 +73,8 @@ func detect(v string, fc fieldCtx, out []span) []span {
 		if start := authSchemeLen(v); secretValue(v[start:]) {
 			out = append(out, span{start, len(v), kindPasswordField, 0.9})
 		}
-	} else if fc&ctxPairSecret != 0 && pairSecret(v) {
-		// The value member of a wrapped secret: the secret itself when it is one token.
+	} else if fc&ctxPairSecret != 0 && pairSecret(v, fc) {
+		// The value member of a wrapped secret: the secret itself, by pairSecret's rule.
 		out = append(out, span{authSchemeLen(v), len(v), kindPasswordField, 0.8})
 	} else if fc&ctxNestedSecret != 0 && secretShaped(v) {
 		// Under a secret's name but not its value: reported only when it looks like one.

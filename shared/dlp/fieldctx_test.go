@@ -31,6 +31,10 @@ func TestFieldContextThroughObjectsAndNameValuePairs(t *testing.T) {
 		{`{"password":{"values":[{"value":"letmein"}]}}`, "letmein"},
 		{`[{"name":"password","value":{"value":"letmein"}}]`, "letmein"},
 		{`{"apiKey":{"value":{"values":["sesame"]}}}`, "sesame"},
+		// A password is what a person types, words included.
+		{`{"password":{"value":"correct horse battery staple"}}`, "horse battery"},
+		{`[{"name":"password","value":"correct horse battery staple"}]`, "horse battery"},
+		{`{"custentity_passphrase":[{"value":"correct horse battery staple"}]}`, "horse battery"},
 	} {
 		for _, dest := range []Destination{AIPrompt, Record} {
 			if r := mustScan(t, s, dest, tc.doc); strings.Contains(string(r.Output), tc.secret) {
@@ -68,6 +72,11 @@ func TestFieldContextLeavesOtherValuesAlone(t *testing.T) {
 		`{"password":{"values":[{"id":"k1","type":"basic"}]}}`,
 		`{"password":{"value":{"text":"managed by IT"}}}`,
 		`{"password":{"meta":{"value":"letmein"}}}`,
+		// Keys, tokens and secrets are issued as one token: words there describe them.
+		`{"apiKey":{"value":"rotated every 90 days"}}`,
+		`[{"name":"client_secret","value":"stored in the vault"}]`,
+		// Beside a password's value, words are its description or help.
+		`{"password":{"description":"four random words","help":"at least 12 characters","value":""}}`,
 	} {
 		if r := mustScan(t, s, ConnectorWrite, doc); len(r.Findings) > 0 {
 			t.Errorf("%s: %+v", doc, r.Findings)

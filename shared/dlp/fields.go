@@ -26,9 +26,12 @@ const (
 	// (value, values, val) is read with ctxPairSecret. Never passed further down.
 	ctxSecretWrapper
 	// ctxPairSecret: the value member of a wrapped secret ({"password": {"value": …}},
-	// [{"name": "password", "value": …}]), a secret however short or plain when it is one
-	// token: words there ("managed by IT" under "credentials") describe the setting.
+	// [{"name": "password", "value": …}]), a secret however short or plain (pairSecret).
 	ctxPairSecret
+	// ctxPassword: the secret is a password (password, passwd, passphrase, pwd), which a
+	// person chooses and may make of words; it goes with ctxSecret, and with
+	// ctxSecretWrapper and ctxPairSecret to a wrapped one's value member (pairSecret).
+	ctxPassword
 )
 
 // keyWords is a field name read as words: its letters and digits, lower-cased, separators
@@ -120,7 +123,9 @@ func classifyKey(key string) fieldCtx {
 	switch string(last1) {
 	case "authorization":
 		fc |= ctxSecret | ctxRecordName
-	case "password", "passwd", "passphrase", "pwd", "secret", "secrets", "credential",
+	case "password", "passwd", "passphrase", "pwd":
+		fc |= ctxSecret | ctxPassword
+	case "secret", "secrets", "credential",
 		"credentials", "apikey", "apisecret", "privatekey", "secretkey",
 		"accesstoken", "refreshtoken", "authtoken", "apitoken", "sessiontoken", "bearertoken",
 		"clientsecret", "cvv", "cvc":

@@ -170,8 +170,10 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 	st.path = append(st.path, pathSeg{isKey: true})
 	seg := len(st.path) - 1
 	var named fieldCtx // what the pair's name member said
-	wrapped := outer & ctxSecretWrapper
-	outer &^= ctxSecretWrapper
+	// What wraps a secret is for the value member alone.
+	const wraps = ctxSecretWrapper | ctxPassword
+	wrapped := outer & wraps
+	outer &^= wraps
 	for {
 		if i >= len(b) || b[i] != '"' {
 			return i, errAt(i, "expected a string key")
@@ -199,11 +201,11 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 		case pairName:
 			named |= st.namedField(i + 1)
 		case pairLabel:
-			named |= st.namedField(i+1) &^ ctxSecretWrapper
+			named |= st.namedField(i+1) &^ wraps
 		case pairValue:
-			fc |= named &^ ctxSecretWrapper
+			fc |= named &^ wraps
 			if (named|wrapped)&ctxSecretWrapper != 0 {
-				fc |= ctxPairSecret
+				fc |= ctxPairSecret | (named|wrapped)&ctxPassword
 			}
 		}
 		if i, err = st.value(i+1, depth, fc); err != nil {

@@ -55,16 +55,27 @@ func pairNamed(fc fieldCtx) fieldCtx {
 // beside one (meta, id) starts no such chain.
 func wrapper(fc fieldCtx) fieldCtx {
 	if fc&ctxSecret != 0 && fc&ctxRecordName == 0 || fc&ctxPairSecret != 0 {
-		return ctxSecretWrapper
+		return ctxSecretWrapper | fc&ctxPassword
 	}
 	return 0
 }
 
-// pairSecret reports whether v, the value member of a wrapped secret, is one: a single
-// token (after an auth scheme) that secretValue accepts.
-func pairSecret(v string) bool {
+// pairSecret reports whether v, the value member of a wrapped secret (fc), is the secret:
+// what secretValue accepts (after an auth scheme), unless it is a setting word. Not a
+// description: "description", "label" and "help" are members of their own beside the
+// value, never its value member, so the value member is the secret however short. Its
+// words decide by the kind of secret. A password's are the password: people choose
+// passphrases ("correct horse battery staple"), and a bare password field is masked
+// whatever its words too, so wrapping it must not unmask it. A key's, token's, secret's or
+// credentials' are not: those are issued by machines as one token (base64, hex, a
+// prefix), so words there can only describe the setting ("managed by IT" under
+// "credentials", "rotated every 90 days" under "apiKey").
+func pairSecret(v string, fc fieldCtx) bool {
 	v = strings.TrimSpace(v[authSchemeLen(v):])
-	return !strings.ContainsAny(v, " \t\r\n") && !settingWord(v) && secretValue(v)
+	if fc&ctxPassword == 0 && strings.ContainsAny(v, " \t\r\n") {
+		return false
+	}
+	return !settingWord(v) && secretValue(v)
 }
 
 // settingWord reports what a credential's settings say of it ({"apiKey": {"value":
