@@ -35,6 +35,13 @@ func TestFieldContextThroughObjectsAndNameValuePairs(t *testing.T) {
 		{`{"password":{"value":"correct horse battery staple"}}`, "horse battery"},
 		{`[{"name":"password","value":"correct horse battery staple"}]`, "horse battery"},
 		{`{"custentity_passphrase":[{"value":"correct horse battery staple"}]}`, "horse battery"},
+		// Member order is no one's promise: a name after its value names it as well.
+		{`[{"value":"letmein","name":"password"}]`, "letmein"},
+		{`[{"value":"correct horse battery staple","name":"password"}]`, "horse battery"},
+		{`[{"value":"536221234","fieldId":"custentity_ssn"}]`, "536221234"},
+		{`{"Value":"hunter2xyz","Key":"db_password"}`, "hunter2xyz"},
+		{`[{"value":"Bearer opensesame","type":"header","required":true,"name":"Authorization"}]`, "opensesame"},
+		{`[{"values":[{"value":"letmein"}],"name":"password"}]`, "letmein"},
 	} {
 		for _, dest := range []Destination{AIPrompt, Record} {
 			if r := mustScan(t, s, dest, tc.doc); strings.Contains(string(r.Output), tc.secret) {
@@ -77,6 +84,9 @@ func TestFieldContextLeavesOtherValuesAlone(t *testing.T) {
 		`[{"name":"client_secret","value":"stored in the vault"}]`,
 		// Beside a password's value, words are its description or help.
 		`{"password":{"description":"four random words","help":"at least 12 characters","value":""}}`,
+		`[{"value":"managed by IT","name":"credentials"}]`,
+		`[{"value":"enabled","type":"toggle","name":"apiKey"}]`,
+		`[{"value":{"id":"4711","refName":"Widget"},"scriptId":"custentity_item"}]`,
 	} {
 		if r := mustScan(t, s, ConnectorWrite, doc); len(r.Findings) > 0 {
 			t.Errorf("%s: %+v", doc, r.Findings)
@@ -137,6 +147,30 @@ func TestConnectorWriteBlocksSecretsUnderSecretNames(t *testing.T) {
 		}
 		if out := mustScan(t, s, Record, tc.doc).Output; strings.Contains(string(out), tc.secret) {
 			t.Errorf("%s: the value survives in a record: %s", tc.doc, out)
+		}
+	}
+}
+
+// The look-ahead for a name after its value skips containers by tokens, not bytes, so a
+// scan's output, whose masked values are placeholders of other lengths, reads the same: a
+// container of few tokens is looked past however long its strings, and a rescan of the
+// output finds nothing either way.
+func TestNameAfterValueIsLookedForByTokens(t *testing.T) {
+	t.Parallel()
+	s := NewScanner()
+	emails := strings.Repeat("jane@example.com ", 40)
+	within := `[{"value":[{"value":"letmein"},"` + emails + `"],"name":"password"}]`
+	r := mustScan(t, s, AIPrompt, within)
+	if strings.Contains(string(r.Output), "letmein") {
+		t.Errorf("the value survives: %s", r.Output)
+	}
+	beyond := `[{"value":[{"value":"letmein"},` + strings.Repeat(`"jane@example.com",`, lookAheadTokens) + `1],"name":"password"}]`
+	for _, doc := range []string{within, beyond} {
+		for _, dest := range []Destination{AIPrompt, Record} {
+			out := mustScan(t, s, dest, doc).Output
+			if again := mustScan(t, s, dest, string(out)); len(again.Findings) > 0 {
+				t.Errorf("%s: a rescan of %s finds %+v", dest, out, again.Findings)
+			}
 		}
 	}
 }

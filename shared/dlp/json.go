@@ -153,11 +153,11 @@ func inherited(fc fieldCtx) fieldCtx {
 // object scans an object whose enclosing names said outer about it. A name/value pair
 // ({"fieldId": "custentity_ssn", "value": …}, {"name": "password", "value": …}, the shape
 // custom fields and form payloads take) is read like the field it names, wrapped: what
-// the name member's string says (pairNamed) is added to the context of the value members
-// after it. Only those: the pair's other members (required, maxLength) describe the
-// field, and a name after its value is not seen, since the value has been passed by then.
-// A member whose name says it describes a credential (id, type, tokenUrl) inherits no
-// secret from the names above it.
+// the name member's string says (pairNamed) is added to the context of its value members.
+// Only those: the pair's other members (required, maxLength) describe the field. A name
+// after its value is looked for ahead (namedAfter) when the first value member comes
+// before any name. A member whose name says it describes a credential (id, type,
+// tokenUrl) inherits no secret from the names above it.
 func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 	if depth > maxDepth {
 		return i, errAt(i, "nesting too deep")
@@ -170,6 +170,7 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 	st.path = append(st.path, pathSeg{isKey: true})
 	seg := len(st.path) - 1
 	var named fieldCtx // what the pair's name member said
+	nameKnown := false // a name member was met, or looked ahead for
 	// What wraps a secret is for the value member alone.
 	const wraps = ctxSecretWrapper | ctxPassword
 	wrapped := outer & wraps
@@ -198,11 +199,14 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 			fc &^= ctxNestedSecret
 		}
 		switch info.pair {
-		case pairName:
-			named |= st.namedField(i + 1)
-		case pairLabel:
-			named |= st.namedField(i+1) &^ wraps
+		case pairName, pairLabel:
+			named |= st.namedBy(info.pair, i+1)
+			nameKnown = true
 		case pairValue:
+			if !nameKnown {
+				named |= st.namedAfter(i + 1)
+				nameKnown = true
+			}
 			fc |= named &^ wraps
 			if (named|wrapped)&ctxSecretWrapper != 0 {
 				fc |= ctxPairSecret | (named|wrapped)&ctxPassword

@@ -91,6 +91,17 @@ func settingWord(v string) bool {
 	return false
 }
 
+// namedBy is what the name or label member (role) whose value is at i says about the
+// pair's value. A label wraps no secret: {"label": "Password", "value": …} is as often a
+// picklist's option as the field.
+func (st *scanState) namedBy(role pairRole, i int) fieldCtx {
+	fc := st.namedField(i)
+	if role == pairLabel {
+		fc &^= ctxSecretWrapper | ctxPassword
+	}
+	return fc
+}
+
 // namedField is what the string at i (after spaces), the name member of a name/value
 // pair, says about the pair's value, read as a field name is; 0 for any other value.
 func (st *scanState) namedField(i int) fieldCtx {
@@ -106,4 +117,115 @@ func (st *scanState) namedField(i int) fieldCtx {
 	// classifyKey, not the scanner's key cache: a pair's name is a value (a customer's name
 	// as often as a field's), new in every record, and would only evict real keys.
 	return pairNamed(classifyKey(st.decode(i, end, esc)))
+}
+
+// lookAheadTokens is how many tokens of containers namedAfter skips at most: a pair's value
+// object ({"id": "4711", "refName": "Widget"}: 9 tokens) or a short list of them fits.
+const lookAheadTokens = 64
+
+// namedAfter is what the name and label members after the value member whose value is at
+// i say about it, for a pair whose value comes before its name ([{"value": "letmein",
+// "name": "password"}]): JSON member order is no one's promise, and an object is not
+// buffered to walk it twice. The look-ahead only reads: the walk validates and scans each
+// member when it gets there. The object's own keys, strings and numbers it skips whole,
+// read by this object's one look-ahead only; containers among its values (the value's own
+// {"id": …}) only within lookAheadTokens tokens in all, beyond which it gives up. So a
+// byte is read by the look-aheads of at most that many enclosing objects, and the scan
+// stays linear on nested value-first objects. Tokens, not bytes: a rescan of the output,
+// whose masked values are placeholders of other lengths, must decide as the scan did.
+func (st *scanState) namedAfter(i int) fieldCtx {
+	b := st.doc
+	budget := lookAheadTokens
+	var fc fieldCtx
+	for {
+		if i = skipAhead(b, skipSpace(b, i), &budget); i < 0 {
+			return fc
+		}
+		if i = skipSpace(b, i); i >= len(b) || b[i] != ',' {
+			return fc // the object's end, or a document the walk will refuse
+		}
+		i = skipSpace(b, i+1)
+		if i >= len(b) || b[i] != '"' {
+			return fc
+		}
+		end, esc, err := stringEnd(b, i)
+		if err != nil {
+			return fc
+		}
+		role := st.scanner.keyInfo(st.decode(i, end, esc)).pair
+		if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
+			return fc
+		}
+		i++
+		if role == pairName || role == pairLabel {
+			fc |= st.namedBy(role, i)
+		}
+	}
+}
+
+// skipAhead returns where the value at i ends, or -1: past the document's end, or a
+// container of more tokens than are left in budget (which it spends). A token is a
+// string, a number or literal, a run of spaces or one other byte: a masked value is one
+// token as it was, a string placeholder as a number or a string.
+func skipAhead(b []byte, i int, budget *int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+	default:
+		return literalEnd(b, i)
+	}
+	for depth := 0; i < len(b); {
+		if *budget--; *budget < 0 {
+			return -1
+		}
+		switch b[i] {
+		case '"':
+			if i = skipString(b, i); i < 0 {
+				return -1
+			}
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			i++
+			if depth--; depth == 0 {
+				return i
+			}
+		case ',', ':':
+			i++
+		case ' ', '\t', '\n', '\r':
+			i = skipSpace(b, i)
+		default:
+			i = literalEnd(b, i)
+		}
+	}
+	return -1
+}
+
+// skipString returns where the string at i ends, or -1 when the document does first.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i++
+		}
+	}
+	return -1
+}
+
+// literalEnd returns where the number or literal at i ends (at least one byte on).
+func literalEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r', ',', ':', '{', '}', '[', ']', '"':
+			return i
+		}
+	}
+	return i
 }

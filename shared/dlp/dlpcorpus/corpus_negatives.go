@@ -81,6 +81,7 @@ var negativeCases = []Case{
 	j("settings in a wrapped secret's value list", `{"apiKey":{"values":[{"id":"k1","type":"basic","value":"enabled"}]}}`),
 	j("words in a wrapped key or secret", `{"apiKey":{"value":"rotated every 90 days"},"attributes":[{"name":"client_secret","value":"stored in the vault"}]}`),
 	j("description and help beside a password's value", `{"password":{"description":"four random words","help":"at least 12 characters","value":""}}`),
+	j("settings pairs with their values first", `{"attributes":[{"value":"managed by IT","name":"credentials"},{"value":"enabled","name":"apiKey"}]}`),
 
 	// ---- negatives: text that mentions secrets without holding one ----
 	tx("password reset prose", `Password reset required for user jdoe before the next sync.`),
