@@ -42,6 +42,12 @@ func TestFieldContextThroughObjectsAndNameValuePairs(t *testing.T) {
 		{`{"Value":"hunter2xyz","Key":"db_password"}`, "hunter2xyz"},
 		{`[{"value":"Bearer opensesame","type":"header","required":true,"name":"Authorization"}]`, "opensesame"},
 		{`[{"values":[{"value":"letmein"}],"name":"password"}]`, "letmein"},
+		// A label names a filled-in form field as a name does; its value is free text.
+		{`{"label":"Password","value":"letmein"}`, "letmein"},
+		{`[{"value":"correct horse battery staple","label":"Password"}]`, "horse battery"},
+		{`{"label":"API Key","value":"sk_test_abc123"}`, "abc123"},
+		{`{"label":"Password","value":"Password123!"}`, "Password123!"},
+		{`{"password":{"value":"password"}}`, `"password"}}`},
 	} {
 		for _, dest := range []Destination{AIPrompt, Record} {
 			if r := mustScan(t, s, dest, tc.doc); strings.Contains(string(r.Output), tc.secret) {
@@ -87,6 +93,14 @@ func TestFieldContextLeavesOtherValuesAlone(t *testing.T) {
 		`[{"value":"managed by IT","name":"credentials"}]`,
 		`[{"value":"enabled","type":"toggle","name":"apiKey"}]`,
 		`[{"value":{"id":"4711","refName":"Widget"},"scriptId":"custentity_item"}]`,
+		// A picklist option's value is its label or name itself, or one of its words.
+		`{"label":"Password","value":"Password"}`,
+		`{"name":"Password","value":"Password"}`,
+		`[{"value":"password","label":"Password"},{"value":"api_key","label":"API Key"}]`,
+		`{"label":"Reset password","value":"reset"}`,
+		`{"password":{"options":[{"label":"Password","value":"PASSWORD"}]}}`,
+		`{"label":"Password","value":2}`,
+		`{"name":"pwd","value":"Password","label":"Password"}`,
 	} {
 		if r := mustScan(t, s, ConnectorWrite, doc); len(r.Findings) > 0 {
 			t.Errorf("%s: %+v", doc, r.Findings)

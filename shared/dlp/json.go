@@ -154,10 +154,10 @@ func inherited(fc fieldCtx) fieldCtx {
 // ({"fieldId": "custentity_ssn", "value": …}, {"name": "password", "value": …}, the shape
 // custom fields and form payloads take) is read like the field it names, wrapped: what
 // the name member's string says (pairNamed) is added to the context of its value members.
-// Only those: the pair's other members (required, maxLength) describe the field. A name
-// after its value is looked for ahead (namedAfter) when the first value member comes
-// before any name. A member whose name says it describes a credential (id, type,
-// tokenUrl) inherits no secret from the names above it.
+// Only those: the pair's other members (required, maxLength) describe the field. Members
+// come in any order: the first value member looks ahead for names after it (namedAfter).
+// A member whose name says it describes a credential (id, type, tokenUrl) inherits no
+// secret from the names above it.
 func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 	if depth > maxDepth {
 		return i, errAt(i, "nesting too deep")
@@ -169,8 +169,11 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 	}
 	st.path = append(st.path, pathSeg{isKey: true})
 	seg := len(st.path) - 1
-	var named fieldCtx // what the pair's name member said
-	nameKnown := false // a name member was met, or looked ahead for
+	var (
+		named       fieldCtx  // what the pair's name and label members said
+		names       pairNames // their strings
+		lookedAhead bool      // for names after the first value member
+	)
 	// What wraps a secret is for the value member alone.
 	const wraps = ctxSecretWrapper | ctxPassword
 	wrapped := outer & wraps
@@ -200,15 +203,14 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 		}
 		switch info.pair {
 		case pairName, pairLabel:
-			named |= st.namedBy(info.pair, i+1)
-			nameKnown = true
+			named |= st.namedBy(info.pair, i+1, &names)
 		case pairValue:
-			if !nameKnown {
-				named |= st.namedAfter(i + 1)
-				nameKnown = true
+			if !lookedAhead {
+				named |= st.namedAfter(i+1, &names)
+				lookedAhead = true
 			}
 			fc |= named &^ wraps
-			if (named|wrapped)&ctxSecretWrapper != 0 {
+			if (named|wrapped)&ctxSecretWrapper != 0 && !st.optionValue(i+1, &names) {
 				fc |= ctxPairSecret | (named|wrapped)&ctxPassword
 			}
 		}

@@ -1,6 +1,9 @@
 package dlp
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // Name/value pairs and wrapped secrets: the part a member plays in a pair, what the pair's
 // name says about its value, and when a wrapped secret's value member is the secret.
@@ -13,10 +16,14 @@ const (
 	pairNone  pairRole = iota
 	pairName           // its string names the pair's field: name, fieldId, scriptId, key
 	pairValue          // it holds the named field's value: value, values, val
-	// pairLabel names the field as a person reads it; {"label": "Password", "value": …} is
-	// as often a picklist's option as the field, so its value is no wrapped secret.
+	// pairLabel names the field as a person reads it, as pairName does, though {"label":
+	// "Password", "value": …} is a picklist's option as often as the field (optionValue).
 	pairLabel
 )
+
+// pairNames are the strings of a pair's name and label members, which an option's value
+// repeats (optionValue).
+type pairNames struct{ name, label string }
 
 // pairRoleOf reads a member's name as words, as classifyKey does. Names are whole-name
 // matches, so "fileName" or "keyCode" name no pair's field, and "picklistValues" or
@@ -92,31 +99,89 @@ func settingWord(v string) bool {
 }
 
 // namedBy is what the name or label member (role) whose value is at i says about the
-// pair's value. A label wraps no secret: {"label": "Password", "value": …} is as often a
-// picklist's option as the field.
-func (st *scanState) namedBy(role pairRole, i int) fieldCtx {
-	fc := st.namedField(i)
+// pair's value; its string is kept in names.
+func (st *scanState) namedBy(role pairRole, i int, names *pairNames) fieldCtx {
+	fc, s := st.namedField(i)
 	if role == pairLabel {
-		fc &^= ctxSecretWrapper | ctxPassword
+		names.label = s
+	} else {
+		names.name = s
 	}
 	return fc
 }
 
 // namedField is what the string at i (after spaces), the name member of a name/value
-// pair, says about the pair's value, read as a field name is; 0 for any other value.
-func (st *scanState) namedField(i int) fieldCtx {
+// pair, says about the pair's value, read as a field name is, and the string; 0 and ""
+// for any other value.
+func (st *scanState) namedField(i int) (fieldCtx, string) {
 	b := st.doc
 	i = skipSpace(b, i)
 	if i >= len(b) || b[i] != '"' {
-		return 0
+		return 0, ""
 	}
 	end, esc, err := stringEnd(b, i)
 	if err != nil {
-		return 0 // value reports the error
+		return 0, "" // value reports the error
 	}
 	// classifyKey, not the scanner's key cache: a pair's name is a value (a customer's name
 	// as often as a field's), new in every record, and would only evict real keys.
-	return pairNamed(classifyKey(st.decode(i, end, esc)))
+	s := st.decode(i, end, esc)
+	return pairNamed(classifyKey(s)), s
+}
+
+// optionValue reports whether the string at i (after spaces), the value member of a pair
+// naming a secret, is an option of a picklist rather than the secret. It assumes an
+// option's value is its label itself, a code or a number, where a filled-in form field's
+// is free text. A number is not read as a pair's secret (scanNumber), and a value made of
+// the pair's own label or name, or one of its words ({"label": "Password", "value":
+// "PASSWORD"}, {"label": "Reset password", "value": "reset"}), says nothing its label does
+// not: neither is a secret. A code that is more than that ("PWD", "Portal_Password__c")
+// has a password's shape and is masked: an option masked costs a model a word, a password
+// let through is the password. A wrapper named by its key ({"password": {"value":
+// "password"}}) has no option's shape, and its value is the secret whatever it says.
+func (st *scanState) optionValue(i int, names *pairNames) bool {
+	if names.name == "" && names.label == "" {
+		return false
+	}
+	b := st.doc
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != '"' {
+		return false
+	}
+	end, esc, err := stringEnd(b, i)
+	if err != nil {
+		return false // value reports the error
+	}
+	v := st.decode(i, end, esc)
+	return ownWords(v, names.name) || ownWords(v, names.label)
+}
+
+// ownWords reports whether v, read as words as a field name is, is name's words or one
+// of them ("api_key" for "API Key", "reset" for "Reset password").
+func ownWords(v, name string) bool {
+	if name == "" || len(v) > 64 {
+		return false
+	}
+	var vw, nw keyWords
+	vw.read(v)
+	nw.read(name)
+	if vw.words == 0 {
+		return false
+	}
+	val := vw.buf[:vw.n]
+	if bytes.Equal(val, nw.buf[:nw.n]) {
+		return true
+	}
+	for w := 0; w < nw.words; w++ {
+		end := nw.n
+		if w+1 < nw.words {
+			end = nw.starts[w+1]
+		}
+		if bytes.Equal(val, nw.buf[nw.starts[w]:end]) {
+			return true
+		}
+	}
+	return false
 }
 
 // lookAheadTokens is how many tokens of containers namedAfter skips at most: a pair's value
@@ -124,16 +189,16 @@ func (st *scanState) namedField(i int) fieldCtx {
 const lookAheadTokens = 64
 
 // namedAfter is what the name and label members after the value member whose value is at
-// i say about it, for a pair whose value comes before its name ([{"value": "letmein",
-// "name": "password"}]): JSON member order is no one's promise, and an object is not
-// buffered to walk it twice. The look-ahead only reads: the walk validates and scans each
+// i say about it, for a pair whose value comes before its name or label ([{"value":
+// "letmein", "name": "password"}]): JSON member order is no one's promise, and an object
+// is not buffered to walk it twice. The look-ahead only reads: the walk validates and scans each
 // member when it gets there. The object's own keys, strings and numbers it skips whole,
 // read by this object's one look-ahead only; containers among its values (the value's own
 // {"id": …}) only within lookAheadTokens tokens in all, beyond which it gives up. So a
 // byte is read by the look-aheads of at most that many enclosing objects, and the scan
 // stays linear on nested value-first objects. Tokens, not bytes: a rescan of the output,
 // whose masked values are placeholders of other lengths, must decide as the scan did.
-func (st *scanState) namedAfter(i int) fieldCtx {
+func (st *scanState) namedAfter(i int, names *pairNames) fieldCtx {
 	b := st.doc
 	budget := lookAheadTokens
 	var fc fieldCtx
@@ -158,7 +223,7 @@ func (st *scanState) namedAfter(i int) fieldCtx {
 		}
 		i++
 		if role == pairName || role == pairLabel {
-			fc |= st.namedBy(role, i)
+			fc |= st.namedBy(role, i, names)
 		}
 	}
 }

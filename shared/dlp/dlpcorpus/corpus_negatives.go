@@ -82,6 +82,8 @@ var negativeCases = []Case{
 	j("words in a wrapped key or secret", `{"apiKey":{"value":"rotated every 90 days"},"attributes":[{"name":"client_secret","value":"stored in the vault"}]}`),
 	j("description and help beside a password's value", `{"password":{"description":"four random words","help":"at least 12 characters","value":""}}`),
 	j("settings pairs with their values first", `{"attributes":[{"value":"managed by IT","name":"credentials"},{"value":"enabled","name":"apiKey"}]}`),
+	j("picklist options naming credentials",
+		`{"authMethods":[{"label":"Password","value":"Password"},{"value":"api_key","label":"API Key"},{"name":"Password","value":1}],"picklistValues":[{"active":true,"defaultValue":false,"label":"Password","validFor":null,"value":"PASSWORD"}]}`),
 
 	// ---- negatives: text that mentions secrets without holding one ----
 	tx("password reset prose", `Password reset required for user jdoe before the next sync.`),
