@@ -22,13 +22,17 @@
 // aws_secret_access_key, contactPhone), never any name that merely contains "key" or
 // "token": idempotencyKey, externalKey, primaryKey and tokenCount stay clean. What a name
 // says about an SSN or a card reaches every value under it, in arrays and nested objects,
-// and the name member of a name/value pair names the value members after it ([{"fieldId":
-// "custentity_ssn", "value": …}]). A secret's name does too: the value member of the
-// object it names, or of a pair naming it, is the secret however short when it is one
-// token and not a setting ({"password": {"value": "letmein"}}; "enabled", a short number
-// and "managed by IT" describe the credential, and a
-// picklist's {"label": "Password", "value": …} an option, not the field); any other value
-// under it is reported only when it looks like a secret
+// and the name or label member of a name/value pair names its value members, in whatever
+// order the members come ([{"fieldId": "custentity_ssn", "value": …}]; a name after its
+// value is looked for past at most 64 tokens of objects and lists). A secret's name
+// does too: the value member of the object it names, or of a pair naming it, is the secret
+// however short ({"password": {"value": "letmein"}}), and so is a value member of an object
+// that value member holds ({"password": {"values": [{"value": "letmein"}]}}). A password's
+// may be words ("correct horse battery staple"); a key's, token's, secret's or credentials'
+// is one token, and words there describe the credential ("managed by IT"). A setting
+// ("enabled"), a short number and a value that repeats its pair's own label or name (a
+// picklist's {"label": "Password", "value": "Password"}) are not the secret. Any other
+// value under the name is reported only when it looks like a secret
 // (no spaces, letters with digits or symbols, not a number, time, URL or address), members
 // that describe the credential (id, type, tokenUrl, expiresAt) are skipped, and an object
 // under "authorization" (a payment's, a return's) inherits nothing. That rule's
