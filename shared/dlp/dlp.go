@@ -135,18 +135,21 @@ func newKeyInfo(key string) keyInfo {
 	if len(spans) == 0 {
 		return keyInfo{fc: classifyKey(key), clean: true, pair: pairRoleOf(key), describes: describesSecret(key)}
 	}
-	// A name is read without its findings, as it reads once they are placeholders:
-	// "secret=000" names a secret either way. Each finding becomes one space, as short as
-	// its placeholder reads, so a long one cannot push the name's words out of the part
-	// classifyKey reads (a rescan of the output must see the name the same way).
-	b := make([]byte, 0, len(key))
+	return keyInfo{fc: classifyKey(withoutFindings(key, spans))}
+}
+
+// withoutFindings is a name as it reads once its findings (spans) are placeholders:
+// "secret=000" names a secret either way. Each finding becomes one space, as short as its
+// placeholder reads, so a long one cannot push the name's words out of the part
+// classifyKey reads (a rescan of the output must see the name the same way).
+func withoutFindings(name string, spans []span) string {
+	b := make([]byte, 0, len(name))
 	at := 0
 	for _, sp := range spans {
-		b = append(append(b, key[at:sp.start]...), ' ')
+		b = append(append(b, name[at:sp.start]...), ' ')
 		at = sp.end
 	}
-	b = append(b, key[at:]...)
-	return keyInfo{fc: classifyKey(string(b))}
+	return string(append(b, name[at:]...))
 }
 
 // keyInfo is newKeyInfo behind a small cache shared by all scans: the documents of one

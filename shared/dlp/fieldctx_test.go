@@ -188,3 +188,28 @@ func TestNameAfterValueIsLookedForByTokens(t *testing.T) {
 		}
 	}
 }
+
+// A pair's name or label is read without its findings, as a key is, since the output
+// holds placeholders there: the scan and a rescan of its output must read it alike, and
+// the rescan find nothing. An option's value holds no finding of its own.
+func TestPairNamesReadAsTheirOutputReads(t *testing.T) {
+	t.Parallel()
+	s := NewScanner()
+	for _, doc := range []string{
+		`[{"name":"password jane@example.com","value":"letmein"}]`,
+		`[{"value":"letmein","name":"password jane@example.com"}]`,
+		`[{"label":"jane@example.com password","value":"jane"}]`,
+		`{"ssn":[{"name":"password 536-22-1234","value":"letmein"}]}`,
+		`[{"label":"abcdxyco password","value":"abcd x@y.co"}]`,
+	} {
+		for _, dest := range []Destination{AIPrompt, Record} {
+			out := mustScan(t, s, dest, doc).Output
+			if strings.Contains(string(out), "letmein") {
+				t.Errorf("%s: the value survives: %s", dest, out)
+			}
+			if again := mustScan(t, s, dest, string(out)); len(again.Findings) > 0 {
+				t.Errorf("%s: a rescan of %s finds %+v", dest, out, again.Findings)
+			}
+		}
+	}
+}

@@ -197,20 +197,17 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 		if i >= len(b) || b[i] != ':' {
 			return i, errAt(i, "expected ':' after an object key")
 		}
-		fc := info.fc | outer
-		if info.describes {
-			fc &^= ctxNestedSecret
-		}
+		fc := memberCtx(info, outer)
 		switch info.pair {
 		case pairName, pairLabel:
-			named |= st.namedBy(info.pair, i+1, &names)
+			named |= st.namedBy(info.pair, i+1, fc, &names)
 		case pairValue:
 			if !lookedAhead {
-				named |= st.namedAfter(i+1, &names)
+				named |= st.namedAfter(i+1, outer, &names)
 				lookedAhead = true
 			}
 			fc |= named &^ wraps
-			if (named|wrapped)&ctxSecretWrapper != 0 && !st.optionValue(i+1, &names) {
+			if (named|wrapped)&ctxSecretWrapper != 0 && !st.optionValue(i+1, fc, &names) {
 				fc |= ctxPairSecret | (named|wrapped)&ctxPassword
 			}
 		}
@@ -231,6 +228,16 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 			return i, errAt(i, "expected ',' or '}' in an object")
 		}
 	}
+}
+
+// memberCtx is what a member's name (info) and the names above it (outer) say about its
+// value, before any pair's name does.
+func memberCtx(info keyInfo, outer fieldCtx) fieldCtx {
+	fc := info.fc | outer
+	if info.describes {
+		fc &^= ctxNestedSecret
+	}
+	return fc
 }
 
 // array passes the context of the key holding it to its elements, so "phones": ["..."]

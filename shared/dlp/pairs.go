@@ -98,10 +98,10 @@ func settingWord(v string) bool {
 	return false
 }
 
-// namedBy is what the name or label member (role) whose value is at i says about the
-// pair's value; its string is kept in names.
-func (st *scanState) namedBy(role pairRole, i int, names *pairNames) fieldCtx {
-	fc, s := st.namedField(i)
+// namedBy is what the name or label member (role) whose value is at i, scanned with fc,
+// says about the pair's value; its string is kept in names.
+func (st *scanState) namedBy(role pairRole, i int, fc fieldCtx, names *pairNames) fieldCtx {
+	fc, s := st.namedField(i, fc)
 	if role == pairLabel {
 		names.label = s
 	} else {
@@ -111,9 +111,10 @@ func (st *scanState) namedBy(role pairRole, i int, names *pairNames) fieldCtx {
 }
 
 // namedField is what the string at i (after spaces), the name member of a name/value
-// pair, says about the pair's value, read as a field name is, and the string; 0 and ""
-// for any other value.
-func (st *scanState) namedField(i int) (fieldCtx, string) {
+// pair scanned with fc, says about the pair's value, read as a field name is, and the
+// string as read; 0 and "" for any other value. Like a key, it is read without its
+// findings, which the output holds as placeholders.
+func (st *scanState) namedField(i int, fc fieldCtx) (fieldCtx, string) {
 	b := st.doc
 	i = skipSpace(b, i)
 	if i >= len(b) || b[i] != '"' {
@@ -126,11 +127,16 @@ func (st *scanState) namedField(i int) (fieldCtx, string) {
 	// classifyKey, not the scanner's key cache: a pair's name is a value (a customer's name
 	// as often as a field's), new in every record, and would only evict real keys.
 	s := st.decode(i, end, esc)
+	var buf [4]span
+	if spans := resolve(detect(s, fc, buf[:0])); len(spans) > 0 {
+		s = withoutFindings(s, spans)
+	}
 	return pairNamed(classifyKey(s)), s
 }
 
 // optionValue reports whether the string at i (after spaces), the value member of a pair
-// naming a secret, is an option of a picklist rather than the secret. It assumes an
+// naming a secret, to be scanned with fc, is an option of a picklist rather than the
+// secret. It assumes an
 // option's value is its label itself, a code or a number, where a filled-in form field's
 // is free text. A number is not read as a pair's secret (scanNumber), and a value made of
 // the pair's own label or name, or one of its words ({"label": "Password", "value":
@@ -138,8 +144,9 @@ func (st *scanState) namedField(i int) (fieldCtx, string) {
 // not: neither is a secret. A code that is more than that ("PWD", "Portal_Password__c")
 // has a password's shape and is masked: an option masked costs a model a word, a password
 // let through is the password. A wrapper named by its key ({"password": {"value":
-// "password"}}) has no option's shape, and its value is the secret whatever it says.
-func (st *scanState) optionValue(i int, names *pairNames) bool {
+// "password"}}) has no option's shape, and its value is the secret whatever it says. An
+// option holds no finding of its own either: the output would read otherwise.
+func (st *scanState) optionValue(i int, fc fieldCtx, names *pairNames) bool {
 	if names.name == "" && names.label == "" {
 		return false
 	}
@@ -153,7 +160,11 @@ func (st *scanState) optionValue(i int, names *pairNames) bool {
 		return false // value reports the error
 	}
 	v := st.decode(i, end, esc)
-	return ownWords(v, names.name) || ownWords(v, names.label)
+	if !ownWords(v, names.name) && !ownWords(v, names.label) {
+		return false
+	}
+	var buf [4]span
+	return len(resolve(detect(v, fc, buf[:0]))) == 0
 }
 
 // ownWords reports whether v, read as words as a field name is, is name's words or one
@@ -198,7 +209,7 @@ const lookAheadTokens = 64
 // byte is read by the look-aheads of at most that many enclosing objects, and the scan
 // stays linear on nested value-first objects. Tokens, not bytes: a rescan of the output,
 // whose masked values are placeholders of other lengths, must decide as the scan did.
-func (st *scanState) namedAfter(i int, names *pairNames) fieldCtx {
+func (st *scanState) namedAfter(i int, outer fieldCtx, names *pairNames) fieldCtx {
 	b := st.doc
 	budget := lookAheadTokens
 	var fc fieldCtx
@@ -217,13 +228,13 @@ func (st *scanState) namedAfter(i int, names *pairNames) fieldCtx {
 		if err != nil {
 			return fc
 		}
-		role := st.scanner.keyInfo(st.decode(i, end, esc)).pair
+		info := st.scanner.keyInfo(st.decode(i, end, esc))
 		if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
 			return fc
 		}
 		i++
-		if role == pairName || role == pairLabel {
-			fc |= st.namedBy(role, i, names)
+		if info.pair == pairName || info.pair == pairLabel {
+			fc |= st.namedBy(info.pair, i, memberCtx(info, outer), names)
 		}
 	}
 }
