@@ -36,6 +36,9 @@ type scanState struct {
 	spanBuf      [8]span
 	placeholders map[string]string
 	counters     [numKinds]int
+	// lastString is the last string value scanned, and spans its findings: what a pair's
+	// name member says is read from them (namedBy).
+	lastString string
 }
 
 // scanStates recycles the state of ScanJSON, which the recursive walk would otherwise
@@ -116,7 +119,8 @@ func (st *scanState) value(i, depth int, fc fieldCtx) (int, error) {
 		if err != nil {
 			return end, err
 		}
-		st.scanString(i, end, st.decode(i, end, esc), fc)
+		st.lastString = st.decode(i, end, esc)
+		st.scanString(i, end, st.lastString, fc)
 		return end, nil
 	case 't':
 		return literal(b, i, "true")
@@ -173,6 +177,7 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 		named       fieldCtx  // what the pair's name and label members said
 		names       pairNames // their strings
 		lookedAhead bool      // for names after the first value member
+		aheadRead   int       // where the last name member it read has its value
 	)
 	// What wraps a secret is for the value member alone.
 	const wraps = ctxSecretWrapper | ctxPassword
@@ -198,12 +203,19 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 			return i, errAt(i, "expected ':' after an object key")
 		}
 		fc := memberCtx(info, outer)
+		// A name or label member is read once scanned, with the findings of its scan, unless
+		// a look-ahead read it already.
+		nameAt := 0
 		switch info.pair {
 		case pairName, pairLabel:
-			named |= st.namedBy(info.pair, i+1, fc, &names)
+			if i+1 > aheadRead {
+				nameAt = i + 1
+			}
 		case pairValue:
 			if !lookedAhead {
-				named |= st.namedAfter(i+1, outer, &names)
+				var ahead fieldCtx
+				ahead, aheadRead = st.namedAfter(i+1, outer, &names)
+				named |= ahead
 				lookedAhead = true
 			}
 			fc |= named &^ wraps
@@ -213,6 +225,11 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 		}
 		if i, err = st.value(i+1, depth, fc); err != nil {
 			return i, err
+		}
+		if nameAt > 0 {
+			if at := skipSpace(b, nameAt); b[at] == '"' {
+				named |= namedBy(info.pair, st.lastString, st.spans, &names)
+			}
 		}
 		i = skipSpace(b, i)
 		if i >= len(b) {

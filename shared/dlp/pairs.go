@@ -98,69 +98,56 @@ func settingWord(v string) bool {
 	return false
 }
 
-// namedBy is what the name or label member (role) whose value is at i, scanned with fc,
-// says about the pair's value; its string is kept in names.
-func (st *scanState) namedBy(role pairRole, i int, fc fieldCtx, names *pairNames) fieldCtx {
-	fc, s := st.namedField(i, fc)
+// namedBy is what a pair's name or label member (role), whose string is s with the
+// findings spans, says about the pair's value, read as a field name is; s as read is kept
+// in names. Like a key, it is read without its findings, which the output holds as
+// placeholders: a rescan must read it alike.
+func namedBy(role pairRole, s string, spans []span, names *pairNames) fieldCtx {
+	if len(spans) > 0 {
+		s = withoutFindings(s, spans)
+	}
 	if role == pairLabel {
 		names.label = s
 	} else {
 		names.name = s
 	}
-	return fc
+	// classifyKey, not the scanner's key cache: a pair's name is a value (a customer's name
+	// as often as a field's), new in every record, and would only evict real keys.
+	return pairNamed(classifyKey(s))
 }
 
-// namedField is what the string at i (after spaces), the name member of a name/value
-// pair scanned with fc, says about the pair's value, read as a field name is, and the
-// string as read; 0 and "" for any other value. Like a key, it is read without its
-// findings, which the output holds as placeholders.
-func (st *scanState) namedField(i int, fc fieldCtx) (fieldCtx, string) {
+// stringAt returns the string at i (after spaces), decoded, if there is one.
+func (st *scanState) stringAt(i int) (string, bool) {
 	b := st.doc
 	i = skipSpace(b, i)
 	if i >= len(b) || b[i] != '"' {
-		return 0, ""
+		return "", false
 	}
 	end, esc, err := stringEnd(b, i)
 	if err != nil {
-		return 0, "" // value reports the error
+		return "", false // value reports the error
 	}
-	// classifyKey, not the scanner's key cache: a pair's name is a value (a customer's name
-	// as often as a field's), new in every record, and would only evict real keys.
-	s := st.decode(i, end, esc)
-	var buf [4]span
-	if spans := resolve(detect(s, fc, buf[:0])); len(spans) > 0 {
-		s = withoutFindings(s, spans)
-	}
-	return pairNamed(classifyKey(s)), s
+	return st.decode(i, end, esc), true
 }
 
 // optionValue reports whether the string at i (after spaces), the value member of a pair
 // naming a secret, to be scanned with fc, is an option of a picklist rather than the
-// secret. It assumes an
-// option's value is its label itself, a code or a number, where a filled-in form field's
-// is free text. A number is not read as a pair's secret (scanNumber), and a value made of
-// the pair's own label or name, or one of its words ({"label": "Password", "value":
-// "PASSWORD"}, {"label": "Reset password", "value": "reset"}), says nothing its label does
-// not: neither is a secret. A code that is more than that ("PWD", "Portal_Password__c")
-// has a password's shape and is masked: an option masked costs a model a word, a password
-// let through is the password. A wrapper named by its key ({"password": {"value":
-// "password"}}) has no option's shape, and its value is the secret whatever it says. An
-// option holds no finding of its own either: the output would read otherwise.
+// secret. It assumes an option's value is its label itself, a code or a number, where a
+// filled-in form field's is free text. A number is not read as a pair's secret
+// (scanNumber), and a value made of the pair's own label or name, or one of its words
+// ({"label": "Password", "value": "PASSWORD"}, {"label": "Reset password", "value":
+// "reset"}), says nothing its label does not: neither is a secret. A code that is more
+// than that ("PWD", "Portal_Password__c") has a password's shape and is masked: an option
+// masked costs a model a word, a password let through is the password. A wrapper named by
+// its key ({"password": {"value": "password"}}) has no option's shape, and its value is
+// the secret whatever it says. An option holds no finding of its own either: the output
+// would read otherwise.
 func (st *scanState) optionValue(i int, fc fieldCtx, names *pairNames) bool {
 	if names.name == "" && names.label == "" {
 		return false
 	}
-	b := st.doc
-	i = skipSpace(b, i)
-	if i >= len(b) || b[i] != '"' {
-		return false
-	}
-	end, esc, err := stringEnd(b, i)
-	if err != nil {
-		return false // value reports the error
-	}
-	v := st.decode(i, end, esc)
-	if !ownWords(v, names.name) && !ownWords(v, names.label) {
+	v, ok := st.stringAt(i)
+	if !ok || !ownWords(v, names.name) && !ownWords(v, names.label) {
 		return false
 	}
 	var buf [4]span
@@ -202,39 +189,42 @@ const lookAheadTokens = 64
 // namedAfter is what the name and label members after the value member whose value is at
 // i say about it, for a pair whose value comes before its name or label ([{"value":
 // "letmein", "name": "password"}]): JSON member order is no one's promise, and an object
-// is not buffered to walk it twice. The look-ahead only reads: the walk validates and scans each
-// member when it gets there. The object's own keys, strings and numbers it skips whole,
-// read by this object's one look-ahead only; containers among its values (the value's own
-// {"id": …}) only within lookAheadTokens tokens in all, beyond which it gives up. So a
-// byte is read by the look-aheads of at most that many enclosing objects, and the scan
-// stays linear on nested value-first objects. Tokens, not bytes: a rescan of the output,
-// whose masked values are placeholders of other lengths, must decide as the scan did.
-func (st *scanState) namedAfter(i int, outer fieldCtx, names *pairNames) fieldCtx {
+// is not buffered to walk it twice. The look-ahead only reads: the walk validates and
+// scans each member when it gets there. The object's own keys, strings and numbers it
+// skips whole, read by this object's one look-ahead only; containers among its values
+// (the value's own {"id": …}) only within lookAheadTokens tokens in all, beyond which it
+// gives up. So a byte is read by the look-aheads of at most that many enclosing objects,
+// and the scan stays linear on nested value-first objects. Tokens, not bytes: a rescan of
+// the output, whose masked values are placeholders of other lengths, must decide as the
+// scan did. read is where the value of the last name or label member it read starts, or
+// 0: the walk need not read those again.
+func (st *scanState) namedAfter(i int, outer fieldCtx, names *pairNames) (fc fieldCtx, read int) {
 	b := st.doc
 	budget := lookAheadTokens
-	var fc fieldCtx
 	for {
 		if i = skipAhead(b, skipSpace(b, i), &budget); i < 0 {
-			return fc
+			return fc, read
 		}
 		if i = skipSpace(b, i); i >= len(b) || b[i] != ',' {
-			return fc // the object's end, or a document the walk will refuse
+			return fc, read // the object's end, or a document the walk will refuse
 		}
 		i = skipSpace(b, i+1)
 		if i >= len(b) || b[i] != '"' {
-			return fc
+			return fc, read
 		}
 		end, esc, err := stringEnd(b, i)
 		if err != nil {
-			return fc
+			return fc, read
 		}
 		info := st.scanner.keyInfo(st.decode(i, end, esc))
 		if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
-			return fc
+			return fc, read
 		}
 		i++
-		if info.pair == pairName || info.pair == pairLabel {
-			fc |= st.namedBy(info.pair, i, memberCtx(info, outer), names)
+		if s, ok := st.stringAt(i); ok && (info.pair == pairName || info.pair == pairLabel) {
+			var buf [4]span
+			fc |= namedBy(info.pair, s, resolve(detect(s, memberCtx(info, outer), buf[:0])), names)
+			read = i
 		}
 	}
 }
