@@ -27,34 +27,60 @@ import (
 // is written again, the guard's write ledger is asked for the revert's write.
 
 // lostFix sorts the fix the approve wrote by what fields (the record as read now) hold:
-// the changes the record lost, and the paths of fields changed since.
-func lostFix(c syncerror.Claim, fields map[string]any) (lost []syncerror.FieldChange, changed []string) {
+// the changes the record lost, the paths of fields changed since, and the paths of fields
+// that no longer hold the fix where what they held before it was not kept (a secret's
+// value, Prior.Withheld), so nothing tells a lost fix from a person's change.
+func lostFix(c syncerror.Claim, fields map[string]any) (lost []syncerror.FieldChange, changed, untold []string) {
 	for _, ch := range syncerror.WrittenFix(c) {
 		if syncerror.FieldHolds(fields, ch) {
 			continue
 		}
-		if have, present := syncerror.FieldAt(fields, ch.Path); replaced(c, ch, have, present) {
+		have, present := syncerror.FieldAt(fields, ch.Path)
+		switch {
+		case priorWithheld(c, ch.Path):
+			untold = append(untold, ch.Path)
+		case replaced(c, ch, have, present):
 			lost = append(lost, ch)
-			continue
+		default:
+			changed = append(changed, ch.Path)
 		}
-		changed = append(changed, ch.Path)
 	}
-	return lost, changed
+	return lost, changed, untold
+}
+
+func priorWithheld(c syncerror.Claim, path string) bool {
+	for _, p := range c.Applied.Prior {
+		if p.Path == path {
+			return p.Withheld
+		}
+	}
+	return false
+}
+
+// changedReason is why a retry stops with nothing written on a record that changed since
+// the approve, or may have. Paths only: the values may be personal data, and the attempt
+// log is shown to every operator.
+func changedReason(what string, changed, untold []string) string {
+	var why []string
+	if len(changed) > 0 {
+		why = append(why, "changed since the approved fix was written ("+strings.Join(changed, ", ")+": neither the fix nor the value it replaced)")
+	}
+	if len(untold) > 0 {
+		why = append(why, "no longer holds the approved fix in "+strings.Join(untold, ", ")+", and what those fields held before it "+
+			"(a secret, card number or national id) is not kept, so whether the fix was lost or someone changed them cannot be told")
+	}
+	return what + " " + strings.Join(why, "; it also ") + "; nothing was written and the host ERP was not asked to re-run the sync. " +
+		"Check the record: if its values are right, re-run the sync in the host ERP; if the approved fix is, set it in the record again and retry"
 }
 
 // replaced reports whether a field holds what the fix replaced: the value read from the
-// record just before the approve's write (Applied.Prior), or, where none was read, the
-// change's own Before.
+// record just before the approve's write (Applied.Prior, not withheld: lostFix asks that
+// first), or, where none was read, the change's own Before.
 func replaced(c syncerror.Claim, ch syncerror.FieldChange, have any, present bool) bool {
 	before, absent, read := ch.Before, false, false
 	for _, p := range c.Applied.Prior {
 		if p.Path != ch.Path {
 			continue
-		}
-		if p.Withheld {
-			// A secret's prior value is not kept, so nothing shows the field holds it: a
-			// value that may be a person's is never overwritten on a guess.
-			return false
 		}
 		before, absent, read = p.Value, p.Absent, true
 		break
@@ -82,15 +108,12 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 	if err != nil {
 		return hostFailure(err, what+" could not be read to see whether it still needs the approved fix; nothing was written"), true
 	}
-	lost, changed := lostFix(c, rec.Fields)
-	if len(changed) > 0 {
-		// Paths only: the values may be personal data, and the attempt log is shown to
-		// every operator. The row goes back to approved (its fix was written once), where
-		// it is neither approved nor resolved again: what is left is the record itself.
+	lost, changed, untold := lostFix(c, rec.Fields)
+	if len(changed)+len(untold) > 0 {
+		// The row goes back to approved (its fix was written once), where it is neither
+		// approved nor resolved again: what is left is the record itself.
 		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_RECORD_CHANGED", Class: syncerror.AttemptValue,
-			Reason: what + " changed since the approved fix was written (" + strings.Join(changed, ", ") + ": neither the fix nor the value it replaced); " +
-				"nothing was written and the host ERP was not asked to re-run the sync. Check the record: if its values are right, re-run the sync in the host ERP; " +
-				"if the approved fix is, set it in the record again and retry"}, true
+			Reason: changedReason(what, changed, untold)}, true
 	}
 	if len(lost) == 0 {
 		return syncerror.Delivery{}, false // the record holds the fix: no write to guard

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -21,6 +22,7 @@ func TestLostFixJudgesEachFieldByWhatTheRecordHolds(t *testing.T) {
 		record  map[string]any
 		lost    []string
 		changed []string
+		untold  []string
 	}{
 		{name: "holds the fix, by value", record: map[string]any{"creditlimit": json.Number("1500.00")}},
 		{name: "holds the prior read", prior: []syncerror.PriorValue{{Path: "creditlimit", Value: json.Number("1000"), Wrote: json.Number("1500")}},
@@ -38,7 +40,7 @@ func TestLostFixJudgesEachFieldByWhatTheRecordHolds(t *testing.T) {
 		{name: "no prior read and an empty Before: an empty field is not taken for lost", fix: []syncerror.FieldChange{{Path: "memo", Before: nil, After: "ship to DE"}},
 			record: map[string]any{"memo": nil}, changed: []string{"memo"}},
 		{name: "a withheld prior is not guessed", fix: []syncerror.FieldChange{{Path: "taxid", Before: "[REDACTED]", After: "DE123"}},
-			prior: []syncerror.PriorValue{{Path: "taxid", Withheld: true, Wrote: "DE123"}}, record: map[string]any{"taxid": "DE999"}, changed: []string{"taxid"}},
+			prior: []syncerror.PriorValue{{Path: "taxid", Withheld: true, Wrote: "DE123"}}, record: map[string]any{"taxid": "DE999"}, untold: []string{"taxid"}},
 		{name: "nested, two fields", fix: []syncerror.FieldChange{{Path: "merge_fields.FNAME", Before: "anna", After: "Anna"}, {Path: "status", Before: "x", After: "subscribed"}},
 			record: map[string]any{"merge_fields": map[string]any{"FNAME": "anna", "LNAME": "Ek"}, "status": "pending"},
 			lost:   []string{"merge_fields.FNAME"}, changed: []string{"status"}},
@@ -49,14 +51,27 @@ func TestLostFixJudgesEachFieldByWhatTheRecordHolds(t *testing.T) {
 				f = c.fix
 			}
 			claim := syncerror.Claim{Applied: &syncerror.AppliedWrite{Key: "k", Fix: f, Prior: c.prior}}
-			lost, changed := lostFix(claim, c.record)
+			lost, changed, untold := lostFix(claim, c.record)
 			var lostPaths []string
 			for _, ch := range lost {
 				lostPaths = append(lostPaths, ch.Path)
 			}
-			if !reflect.DeepEqual(lostPaths, c.lost) || !reflect.DeepEqual(changed, c.changed) {
-				t.Fatalf("lost %v changed %v; want lost %v changed %v", lostPaths, changed, c.lost, c.changed)
+			if !reflect.DeepEqual(lostPaths, c.lost) || !reflect.DeepEqual(changed, c.changed) || !reflect.DeepEqual(untold, c.untold) {
+				t.Fatalf("lost %v changed %v untold %v; want lost %v changed %v untold %v", lostPaths, changed, untold, c.lost, c.changed, c.untold)
 			}
 		})
+	}
+}
+
+// A field whose value before the fix is not kept is not said to have changed: nothing
+// tells whether it lost the fix or a person set it, and the reason says so, paths only.
+func TestChangedReasonTellsAnUntoldFieldFromAChangedOne(t *testing.T) {
+	r := changedReason("customer 7", nil, []string{"taxid"})
+	if strings.Contains(r, "changed since") || !strings.Contains(r, "taxid") || !strings.Contains(r, "cannot be told") {
+		t.Errorf("untold only: %s", r)
+	}
+	r = changedReason("customer 7", []string{"phone"}, []string{"taxid"})
+	if !strings.Contains(r, "changed since the approved fix was written (phone") || !strings.Contains(r, "it also no longer holds the approved fix in taxid") {
+		t.Errorf("both: %s", r)
 	}
 }
