@@ -1159,7 +1159,7 @@ export interface components {
             after?: unknown;
         };
         FixEdit: {
-            /** @description The field the change writes; a fix names each field once. */
+            /** @description The field the change writes: 1 to 256 characters, no control characters; a fix names each field once. */
             path: string;
             after: unknown;
         };

@@ -439,7 +439,8 @@ func editedFix(body approveBody, c syncerror.Claim) ([]syncerror.FieldChange, *h
 	seen := map[string]bool{}
 	for i, f := range body.Fix {
 		field := "fix[" + strconv.Itoa(i) + "]"
-		if f.Path == "" || len(f.Path) > 256 || syncerror.HasControl(f.Path) {
+		// Characters, not bytes: the document's maxLength counts characters.
+		if f.Path == "" || utf8.RuneCountInString(f.Path) > 256 || syncerror.HasControl(f.Path) {
 			return nil, &httpapi.FieldError{Field: field + ".path", Message: "must be a field path of 1 to 256 characters"}
 		}
 		if seen[f.Path] {
