@@ -48,6 +48,10 @@ func TestFieldContextThroughObjectsAndNameValuePairs(t *testing.T) {
 		{`{"label":"API Key","value":"sk_test_abc123"}`, "abc123"},
 		{`{"label":"Password","value":"Password123!"}`, "Password123!"},
 		{`{"password":{"value":"password"}}`, `"password"}}`},
+		// Spaces are no tokens of the look-ahead's budget: pretty-printed reads as compact.
+		{prettyMeta, "hunter2xyz"},
+		{strings.ReplaceAll(strings.ReplaceAll(prettyMeta, "\n", ""), " ", ""), "hunter2xyz"},
+		{strings.ReplaceAll(prettyMeta, "  ", "\t\t\t\t"), "hunter2xyz"},
 	} {
 		for _, dest := range []Destination{AIPrompt, Record} {
 			if r := mustScan(t, s, dest, tc.doc); strings.Contains(string(r.Output), tc.secret) {
@@ -59,6 +63,19 @@ func TestFieldContextThroughObjectsAndNameValuePairs(t *testing.T) {
 		}
 	}
 }
+
+// prettyMeta is a password pair whose name comes after a member of 11 short members, as
+// JSON.stringify(x, null, 2) writes it: its spaces must not spend the look-ahead.
+const prettyMeta = `[
+  {
+    "value": "hunter2xyz",
+    "meta": {
+      "a": "1", "b": "2", "c": "3", "d": "4", "e": "5", "f": "6",
+      "g": "7", "h": "8", "i": "9", "j": "10", "k": "11"
+    },
+    "name": "password"
+  }
+]`
 
 // The context reaches only what the name names: the value of a pair (not its other
 // members), and values under the secret's own object; names that merely mention a

@@ -182,8 +182,9 @@ func ownWords(v, name string) bool {
 	return false
 }
 
-// lookAheadTokens is how many tokens of containers namedAfter skips at most: a pair's value
-// object ({"id": "4711", "refName": "Widget"}: 9 tokens) or a short list of them fits.
+// lookAheadTokens is how many tokens of containers namedAfter skips at most, spaces not
+// counted: a pair's value object ({"id": "4711", "refName": "Widget"}: 9 tokens) or a
+// short list of them fits.
 const lookAheadTokens = 64
 
 // namedAfter is what the name and label members after the value member whose value is at
@@ -193,11 +194,14 @@ const lookAheadTokens = 64
 // scans each member when it gets there. The object's own keys, strings and numbers it
 // skips whole, read by this object's one look-ahead only; containers among its values
 // (the value's own {"id": …}) only within lookAheadTokens tokens in all, beyond which it
-// gives up. So a byte is read by the look-aheads of at most that many enclosing objects,
-// and the scan stays linear on nested value-first objects. Tokens, not bytes: a rescan of
-// the output, whose masked values are placeholders of other lengths, must decide as the
-// scan did. read is where the value of the last name or label member it read starts, or
-// 0: the walk need not read those again.
+// gives up. So a byte is read by the look-aheads of at most that many enclosing objects
+// (each must pass the tokens that open the containers between them), and the scan stays
+// linear on nested value-first objects. Tokens, not bytes: a rescan of the output, whose
+// masked values are placeholders of other lengths, must decide as the scan did. Spaces
+// are no tokens: masking never changes them, and a document pretty-printed
+// (JSON.stringify(x, null, 2)) must decide as its compact form does. read is where the
+// value of the last name or label member it read starts, or 0: the walk need not read
+// those again.
 func (st *scanState) namedAfter(i int, outer fieldCtx, names *pairNames) (fc fieldCtx, read int) {
 	b := st.doc
 	budget := lookAheadTokens
@@ -231,8 +235,8 @@ func (st *scanState) namedAfter(i int, outer fieldCtx, names *pairNames) (fc fie
 
 // skipAhead returns where the value at i ends, or -1: past the document's end, or a
 // container of more tokens than are left in budget (which it spends). A token is a
-// string, a number or literal, a run of spaces or one other byte: a masked value is one
-// token as it was, a string placeholder as a number or a string.
+// string, a number or literal or one other byte, not a run of spaces: a masked value is
+// one token as it was, a string placeholder as a number or a string, and its spaces stay.
 func skipAhead(b []byte, i int, budget *int) int {
 	if i >= len(b) {
 		return -1
@@ -245,6 +249,9 @@ func skipAhead(b []byte, i int, budget *int) int {
 		return literalEnd(b, i)
 	}
 	for depth := 0; i < len(b); {
+		if i = skipSpace(b, i); i >= len(b) {
+			return -1
+		}
 		if *budget--; *budget < 0 {
 			return -1
 		}
@@ -263,8 +270,6 @@ func skipAhead(b []byte, i int, budget *int) int {
 			}
 		case ',', ':':
 			i++
-		case ' ', '\t', '\n', '\r':
-			i = skipSpace(b, i)
 		default:
 			i = literalEnd(b, i)
 		}
