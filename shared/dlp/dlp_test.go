@@ -163,8 +163,20 @@ func TestOutputsKeepStructureAndRescanClean(t *testing.T) {
 					t.Errorf("%s/%s: %v", dest, c.Name, err)
 				}
 			}
-			for _, v := range values {
-				if len(v) >= 4 && strings.Contains(string(r.Output), v) {
+			for i, v := range values {
+				if len(v) < 4 {
+					continue
+				}
+				// A value the document spells elsewhere too (a default password is a word of
+				// its name: "admin" for admin_password) is looked for where it was found.
+				out := string(r.Output)
+				if c.JSON && strings.Count(c.Doc(), v) > 1 {
+					var err error
+					if out, err = dlpcorpus.ValueAt(r.Output, r.Findings[i].Path); err != nil {
+						t.Errorf("%s/%s: %v", dest, c.Name, err)
+					}
+				}
+				if strings.Contains(out, v) {
 					t.Errorf("%s/%s: output still contains %q", dest, c.Name, v)
 				}
 			}

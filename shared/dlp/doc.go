@@ -20,24 +20,31 @@
 // valid GS1 check digit is a barcode (GTIN, SSCC) unless something says card. Field-name
 // rules match the last words of a name (clientSecret, db_password, x-api-key,
 // aws_secret_access_key, contactPhone), never any name that merely contains "key" or
-// "token": idempotencyKey, externalKey, primaryKey and tokenCount stay clean. What a name
-// says about an SSN or a card reaches every value under it, in arrays and nested objects,
-// and the name or label member of a name/value pair names its value members, in whatever
-// order the members come ([{"fieldId": "custentity_ssn", "value": …}]; a name after its
-// value is looked for past at most 64 tokens of objects and lists). A secret's name
-// does too: the value member of the object it names, or of a pair naming it, is the secret
-// however short ({"password": {"value": "letmein"}}), and so is a value member of an object
-// that value member holds ({"password": {"values": [{"value": "letmein"}]}}). A password's
-// may be words ("correct horse battery staple"); a key's, token's, secret's or credentials'
-// is one token, and words there describe the credential ("managed by IT"). A setting
-// ("enabled"), a short number and a value that repeats its pair's own label or name (a
-// picklist's {"label": "Password", "value": "Password"}) are not the secret. Any other
-// value under the name is reported only when it looks like a secret
-// (no spaces, letters with digits or symbols, not a number, time, URL or address), members
-// that describe the credential (id, type, tokenUrl, expiresAt) are skipped, and an object
-// under "authorization" (a payment's, a return's) inherits nothing. That rule's
-// absence is what makes a generic secret scanner flag every idempotency key of an ERP
-// payload, and spend milliseconds doing it.
+// "token": idempotencyKey, externalKey, primaryKey and tokenCount stay clean. What a
+// name says about an SSN or a card reaches every value under it, in arrays and nested
+// objects, and the name or label member of a name/value pair names its value members, in
+// whatever order the members come ([{"fieldId": "custentity_ssn", "value": …}]; a name
+// after its value is looked for past at most 64 tokens of objects and lists, spaces not
+// counted, so a pretty-printed document reads as its compact form). A secret's name does
+// too: the value member of the object it names, or of a pair whose name member (name,
+// fieldId, scriptId, key) names it, is the secret however short or plain ({"password":
+// {"value": "letmein"}}, and "admin" for admin_password or "password" for password: default
+// credentials are what people leave in place), and so is a value member of an object that
+// value member holds ({"password": {"values": [{"value": "letmein"}]}}). A password's may
+// be words ("correct horse battery staple"); a key's, token's, secret's or credentials' is
+// one token, and words there describe the credential ("managed by IT"). A setting
+// ("enabled") and a short number are not the secret. A label alone ({"label": "Password",
+// "value": …}) is a picklist option's (HubSpot, Salesforce) as often as a form field's: its
+// value is reported only when it looks like a secret, unless an input member says a secret
+// is typed there ("type": "password"), and a value that is the label's own words, in any
+// case and with any separators ("PASSWORD", "client_secret" for "Client Secret"), is an
+// option. A plain password in a form labelled only ("letmein", or "password" itself) is
+// given up for that: an accepted limit. Any other value under the name is reported only
+// when it looks like a secret (no spaces, letters with digits or symbols, not a number,
+// time, URL or address), members that describe the credential (id, type, tokenUrl,
+// expiresAt) are skipped, and an object under "authorization" (a payment's, a return's)
+// inherits nothing. That rule's absence is what makes a generic secret scanner flag every
+// idempotency key of an ERP payload, and spend milliseconds doing it.
 //
 // # Policies
 //

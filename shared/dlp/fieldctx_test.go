@@ -42,12 +42,26 @@ func TestFieldContextThroughObjectsAndNameValuePairs(t *testing.T) {
 		{`{"Value":"hunter2xyz","Key":"db_password"}`, "hunter2xyz"},
 		{`[{"value":"Bearer opensesame","type":"header","required":true,"name":"Authorization"}]`, "opensesame"},
 		{`[{"values":[{"value":"letmein"}],"name":"password"}]`, "letmein"},
-		// A label names a filled-in form field as a name does; its value is free text.
-		{`{"label":"Password","value":"letmein"}`, "letmein"},
-		{`[{"value":"correct horse battery staple","label":"Password"}]`, "horse battery"},
+		// A label alone names a value that looks like a secret, and any value of a field
+		// whose input member says a secret is typed in.
 		{`{"label":"API Key","value":"sk_test_abc123"}`, "abc123"},
 		{`{"label":"Password","value":"Password123!"}`, "Password123!"},
+		{`{"label":"Password","value":"Password!x"}`, "Password!x"},
+		{`{"label":"Password","type":"password","value":"letmein"}`, "letmein"},
+		{`[{"value":"correct horse battery staple","label":"Password","type":"password"}]`, "horse battery"},
+		{`{"fieldType":"PASSWORD","label":"Password","value":"password"}`, `"password"}`},
 		{`{"password":{"value":"password"}}`, `"password"}}`},
+		// A name, or a secret's name wrapping the pair, makes its value the secret whatever
+		// it says: these are default credentials, not options.
+		{`[{"name":"admin_password","value":"admin"}]`, `"admin"`},
+		{`[{"scriptId":"custentity_sftp_password","value":"sftp"}]`, `"sftp"`},
+		{`[{"name":"root password","value":"root"}]`, `"root"`},
+		{`{"adminPassword":{"label":"Admin password","value":"admin"}}`, `"admin"`},
+		{`[{"name":"password","value":"password"}]`, `"value":"password"`},
+		{`{"name":"Password","value":"Password"}`, `"value":"Password"`},
+		{`{"name":"pwd","value":"Password","label":"Password"}`, `"value":"Password"`},
+		{`[{"value":"admin","label":"Admin password","name":"admin_password"}]`, `"admin"`},
+		{`{"password":{"label":"Password","value":"password"}}`, `"value":"password"`},
 		// Spaces are no tokens of the look-ahead's budget: pretty-printed reads as compact.
 		{prettyMeta, "hunter2xyz"},
 		{strings.ReplaceAll(strings.ReplaceAll(prettyMeta, "\n", ""), " ", ""), "hunter2xyz"},
@@ -110,14 +124,24 @@ func TestFieldContextLeavesOtherValuesAlone(t *testing.T) {
 		`[{"value":"managed by IT","name":"credentials"}]`,
 		`[{"value":"enabled","type":"toggle","name":"apiKey"}]`,
 		`[{"value":{"id":"4711","refName":"Widget"},"scriptId":"custentity_item"}]`,
-		// A picklist option's value is its label or name itself, or one of its words.
+		// A label alone is a picklist option's as often as a field's: its value is reported
+		// only when it looks like a secret, and not when it is the label's own words.
 		`{"label":"Password","value":"Password"}`,
-		`{"name":"Password","value":"Password"}`,
 		`[{"value":"password","label":"Password"},{"value":"api_key","label":"API Key"}]`,
+		`{"label":"Client Secret","value":"client_secret"}`,
 		`{"label":"Reset password","value":"reset"}`,
 		`{"password":{"options":[{"label":"Password","value":"PASSWORD"}]}}`,
 		`{"label":"Password","value":2}`,
-		`{"name":"pwd","value":"Password","label":"Password"}`,
+		`{"label":"Username and Password","value":"basic"}`,
+		`{"label":"Password","value":"PWD"}`,
+		`{"label":"Forgot Password","value":"Password Reset"}`,
+		`{"label":"Password","value":"Expired"}`,
+		`{"name":"custentity_auth","label":"Password","value":"Expired"}`,
+		`{"label":"Password","type":"radio","value":"Expired"}`,
+		// Accepted limit: a plain password in a form labelled only, with no input member,
+		// reads as an option does and is given up, so that option lists can be written.
+		`{"label":"Password","value":"letmein"}`,
+		`{"label":"Password","value":"password"}`,
 	} {
 		if r := mustScan(t, s, ConnectorWrite, doc); len(r.Findings) > 0 {
 			t.Errorf("%s: %+v", doc, r.Findings)

@@ -37,7 +37,7 @@ type scanState struct {
 	placeholders map[string]string
 	counters     [numKinds]int
 	// lastString is the last string value scanned, and spans its findings: what a pair's
-	// name member says is read from them (namedBy).
+	// name member says is read from them (pairState.read).
 	lastString string
 }
 
@@ -157,7 +157,8 @@ func inherited(fc fieldCtx) fieldCtx {
 // object scans an object whose enclosing names said outer about it. A name/value pair
 // ({"fieldId": "custentity_ssn", "value": …}, {"name": "password", "value": …}, the shape
 // custom fields and form payloads take) is read like the field it names, wrapped: what
-// the name member's string says (pairNamed) is added to the context of its value members.
+// the name or label member's string says is added to the context of its value members
+// (valueCtx, which also decides when a label's value is a picklist option).
 // Only those: the pair's other members (required, maxLength) describe the field. Members
 // come in any order: the first value member looks ahead for names after it (namedAfter).
 // A member whose name says it describes a credential (id, type, tokenUrl) inherits no
@@ -174,8 +175,7 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 	st.path = append(st.path, pathSeg{isKey: true})
 	seg := len(st.path) - 1
 	var (
-		named       fieldCtx  // what the pair's name and label members said
-		names       pairNames // their strings
+		ps          pairState // what the pair's name, label and input members said
 		lookedAhead bool      // for names after the first value member
 		aheadRead   int       // where the last name member it read has its value
 	)
@@ -203,32 +203,27 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 			return i, errAt(i, "expected ':' after an object key")
 		}
 		fc := memberCtx(info, outer)
-		// A name or label member is read once scanned, with the findings of its scan, unless
-		// a look-ahead read it already.
+		// A name, label or input member is read once scanned, with the findings of its
+		// scan, unless a look-ahead read it already.
 		nameAt := 0
 		switch info.pair {
-		case pairName, pairLabel:
+		case pairName, pairLabel, pairInput:
 			if i+1 > aheadRead {
 				nameAt = i + 1
 			}
 		case pairValue:
 			if !lookedAhead {
-				var ahead fieldCtx
-				ahead, aheadRead = st.namedAfter(i+1, outer, &names)
-				named |= ahead
+				aheadRead = st.namedAfter(i+1, outer, &ps)
 				lookedAhead = true
 			}
-			fc |= named &^ wraps
-			if (named|wrapped)&ctxSecretWrapper != 0 && !st.optionValue(i+1, fc, &names) {
-				fc |= ctxPairSecret | (named|wrapped)&ctxPassword
-			}
+			fc = st.valueCtx(i+1, fc, wrapped, &ps)
 		}
 		if i, err = st.value(i+1, depth, fc); err != nil {
 			return i, err
 		}
 		if nameAt > 0 {
 			if at := skipSpace(b, nameAt); b[at] == '"' {
-				named |= namedBy(info.pair, st.lastString, st.spans, &names)
+				ps.read(info.pair, st.lastString, st.spans)
 			}
 		}
 		i = skipSpace(b, i)

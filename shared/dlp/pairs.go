@@ -17,13 +17,22 @@ const (
 	pairName           // its string names the pair's field: name, fieldId, scriptId, key
 	pairValue          // it holds the named field's value: value, values, val
 	// pairLabel names the field as a person reads it, as pairName does, though {"label":
-	// "Password", "value": …} is a picklist's option as often as the field (optionValue).
+	// "Password", "value": …} is a picklist's option (HubSpot property options, Salesforce
+	// picklist values) as often as a form's field (valueCtx).
 	pairLabel
+	// pairInput says what kind of input the field is ("type": "password", NetSuite's
+	// "fieldType": "PASSWORD"): a form's field, not an option.
+	pairInput
 )
 
-// pairNames are the strings of a pair's name and label members, which an option's value
-// repeats (optionValue).
-type pairNames struct{ name, label string }
+// pairState is what the name, label and input members of one object said about its value
+// members.
+type pairState struct {
+	named    fieldCtx // what its name members said (pairNamed)
+	labelled fieldCtx // what its label members said, the same way
+	label    string   // the last label, which an option's value may repeat (optionValue)
+	input    bool     // an input member says a secret is typed in (pairInput)
+}
 
 // pairRoleOf reads a member's name as words, as classifyKey does. Names are whole-name
 // matches, so "fileName" or "keyCode" name no pair's field, and "picklistValues" or
@@ -41,6 +50,8 @@ func pairRoleOf(key string) pairRole {
 		return pairName
 	case "label":
 		return pairLabel
+	case "type", "inputtype", "fieldtype", "datatype", "controltype":
+		return pairInput
 	case "val", "value", "values":
 		return pairValue
 	}
@@ -98,22 +109,60 @@ func settingWord(v string) bool {
 	return false
 }
 
-// namedBy is what a pair's name or label member (role), whose string is s with the
-// findings spans, says about the pair's value, read as a field name is; s as read is kept
-// in names. Like a key, it is read without its findings, which the output holds as
-// placeholders: a rescan must read it alike.
-func namedBy(role pairRole, s string, spans []span, names *pairNames) fieldCtx {
+// read records what a pair's name, label or input member (role), whose string is s with
+// the findings spans, says about the pair's value, read as a field name is. Like a key, it
+// is read without its findings, which the output holds as placeholders: a rescan must read
+// it alike. An input member counts when its string names a secret as a field name would
+// ("password", "PASSWORD", "secret"), never a record ("authorization").
+func (ps *pairState) read(role pairRole, s string, spans []span) {
 	if len(spans) > 0 {
 		s = withoutFindings(s, spans)
 	}
-	if role == pairLabel {
-		names.label = s
-	} else {
-		names.name = s
-	}
 	// classifyKey, not the scanner's key cache: a pair's name is a value (a customer's name
 	// as often as a field's), new in every record, and would only evict real keys.
-	return pairNamed(classifyKey(s))
+	fc := classifyKey(s)
+	switch role {
+	case pairName:
+		ps.named |= pairNamed(fc)
+	case pairLabel:
+		ps.label = s
+		ps.labelled |= pairNamed(fc)
+	case pairInput:
+		ps.input = ps.input || fc&ctxSecret != 0 && fc&ctxRecordName == 0
+	}
+}
+
+// valueCtx is what the pair members ps (and wrapped, what the object's own name said of
+// its value member) add to fc for the value member whose value is at i.
+//
+// A name member (name, fieldId, scriptId, key) naming a secret, or a secret's name
+// wrapping the object ({"adminPassword": {"label": …, "value": …}}), makes the value the
+// secret whatever it says (pairSecret): such a name is a field's, never an option's, and
+// "admin" for admin_password, "sftp" for custentity_sftp_password or "password" for
+// password are the default credentials people leave in place.
+//
+// A label alone is weaker: {"label": "Password", "value": "PWD"} is a picklist option as
+// often as a filled-in field, and neither the label nor the value tells them apart
+// ("Expired", "basic" and "letmein" are all one plain word). So its value is reported
+// only when it looks like a secret (secretShaped: "Password123!", "sk_test_abc123"),
+// unless an input member says a secret is typed there ("type": "password"), and then it
+// is the secret as under a name. Accepted limit: a plain password in a form that is
+// labelled only ({"label": "Password", "value": "letmein"}, {"label": "Password",
+// "value": "password"}) is given up, so that option lists can be written at all.
+func (st *scanState) valueCtx(i int, fc, wrapped fieldCtx, ps *pairState) fieldCtx {
+	const wraps = ctxSecretWrapper | ctxPassword
+	fc |= (ps.named | ps.labelled) &^ wraps
+	switch w := ps.named | wrapped; {
+	case w&ctxSecretWrapper != 0:
+		return fc | ctxPairSecret | w&ctxPassword
+	case ps.labelled&ctxSecretWrapper == 0:
+		return fc
+	case ps.input:
+		return fc | ctxPairSecret | ps.labelled&ctxPassword
+	case st.optionValue(i, fc&^ctxNestedSecret, ps.label):
+		return fc &^ ctxNestedSecret
+	}
+	return fc
 }
 
 // stringAt returns the string at i (after spaces), decoded, if there is one.
@@ -131,55 +180,40 @@ func (st *scanState) stringAt(i int) (string, bool) {
 }
 
 // optionValue reports whether the string at i (after spaces), the value member of a pair
-// naming a secret, to be scanned with fc, is an option of a picklist rather than the
-// secret. It assumes an option's value is its label itself, a code or a number, where a
-// filled-in form field's is free text. A number is not read as a pair's secret
-// (scanNumber), and a value made of the pair's own label or name, or one of its words
-// ({"label": "Password", "value": "PASSWORD"}, {"label": "Reset password", "value":
-// "reset"}), says nothing its label does not: neither is a secret. A code that is more
-// than that ("PWD", "Portal_Password__c") has a password's shape and is masked: an option
-// masked costs a model a word, a password let through is the password. A wrapper named by
-// its key ({"password": {"value": "password"}}) has no option's shape, and its value is
-// the secret whatever it says. An option holds no finding of its own either: the output
-// would read otherwise.
-func (st *scanState) optionValue(i int, fc fieldCtx, names *pairNames) bool {
-	if names.name == "" && names.label == "" {
+// labelled with a secret's name (label), to be scanned with fc, is an option of a
+// picklist rather than the secret: its words are the label's whole words ({"label":
+// "Client Secret", "value": "client_secret"}, "PASSWORD" for "Password"), which say
+// nothing the label does not, and it holds no finding of its own (the output would read
+// otherwise). One word of the label is not enough: "admin" for "Admin password" is a
+// default password, not an option. Names never make options (valueCtx).
+func (st *scanState) optionValue(i int, fc fieldCtx, label string) bool {
+	if label == "" {
 		return false
 	}
 	v, ok := st.stringAt(i)
-	if !ok || !ownWords(v, names.name) && !ownWords(v, names.label) {
+	if !ok || !sameWords(v, label) {
 		return false
 	}
 	var buf [4]span
 	return len(resolve(detect(v, fc, buf[:0]))) == 0
 }
 
-// ownWords reports whether v, read as words as a field name is, is name's words or one
-// of them ("api_key" for "API Key", "reset" for "Reset password").
-func ownWords(v, name string) bool {
-	if name == "" || len(v) > 64 {
-		return false
+// sameWords reports whether v and label, read as words as a field name is, are the same
+// words ("api_key" and "API Key"): v may differ in case and separators, not in anything
+// else a password could add ("Password!" for "Password").
+func sameWords(v, label string) bool {
+	if len(v) > 64 || len(label) > 64 {
+		return false // keyWords reads the last 64 bytes only
 	}
-	var vw, nw keyWords
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !isAlnum(c) && c != ' ' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	var vw, lw keyWords
 	vw.read(v)
-	nw.read(name)
-	if vw.words == 0 {
-		return false
-	}
-	val := vw.buf[:vw.n]
-	if bytes.Equal(val, nw.buf[:nw.n]) {
-		return true
-	}
-	for w := 0; w < nw.words; w++ {
-		end := nw.n
-		if w+1 < nw.words {
-			end = nw.starts[w+1]
-		}
-		if bytes.Equal(val, nw.buf[nw.starts[w]:end]) {
-			return true
-		}
-	}
-	return false
+	lw.read(label)
+	return vw.words > 0 && bytes.Equal(vw.buf[:vw.n], lw.buf[:lw.n])
 }
 
 // lookAheadTokens is how many tokens of containers namedAfter skips at most, spaces not
@@ -187,8 +221,8 @@ func ownWords(v, name string) bool {
 // short list of them fits.
 const lookAheadTokens = 64
 
-// namedAfter is what the name and label members after the value member whose value is at
-// i say about it, for a pair whose value comes before its name or label ([{"value":
+// namedAfter records in ps what the name, label and input members after the value member
+// whose value is at i say about it, for a pair whose value comes before them ([{"value":
 // "letmein", "name": "password"}]): JSON member order is no one's promise, and an object
 // is not buffered to walk it twice. The look-ahead only reads: the walk validates and
 // scans each member when it gets there. The object's own keys, strings and numbers it
@@ -200,34 +234,33 @@ const lookAheadTokens = 64
 // masked values are placeholders of other lengths, must decide as the scan did. Spaces
 // are no tokens: masking never changes them, and a document pretty-printed
 // (JSON.stringify(x, null, 2)) must decide as its compact form does. read is where the
-// value of the last name or label member it read starts, or 0: the walk need not read
-// those again.
-func (st *scanState) namedAfter(i int, outer fieldCtx, names *pairNames) (fc fieldCtx, read int) {
+// value of the last such member it read starts, or 0: the walk need not read those again.
+func (st *scanState) namedAfter(i int, outer fieldCtx, ps *pairState) (read int) {
 	b := st.doc
 	budget := lookAheadTokens
 	for {
 		if i = skipAhead(b, skipSpace(b, i), &budget); i < 0 {
-			return fc, read
+			return read
 		}
 		if i = skipSpace(b, i); i >= len(b) || b[i] != ',' {
-			return fc, read // the object's end, or a document the walk will refuse
+			return read // the object's end, or a document the walk will refuse
 		}
 		i = skipSpace(b, i+1)
 		if i >= len(b) || b[i] != '"' {
-			return fc, read
+			return read
 		}
 		end, esc, err := stringEnd(b, i)
 		if err != nil {
-			return fc, read
+			return read
 		}
 		info := st.scanner.keyInfo(st.decode(i, end, esc))
 		if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
-			return fc, read
+			return read
 		}
 		i++
-		if s, ok := st.stringAt(i); ok && (info.pair == pairName || info.pair == pairLabel) {
+		if s, ok := st.stringAt(i); ok && info.pair != pairNone && info.pair != pairValue {
 			var buf [4]span
-			fc |= namedBy(info.pair, s, resolve(detect(s, memberCtx(info, outer), buf[:0])), names)
+			ps.read(info.pair, s, resolve(detect(s, memberCtx(info, outer), buf[:0])))
 			read = i
 		}
 	}

@@ -84,6 +84,10 @@ var negativeCases = []Case{
 	j("settings pairs with their values first", `{"attributes":[{"value":"managed by IT","name":"credentials"},{"value":"enabled","name":"apiKey"}]}`),
 	j("picklist options naming credentials",
 		`{"authMethods":[{"label":"Password","value":"Password"},{"value":"api_key","label":"API Key"},{"name":"Password","value":1}],"picklistValues":[{"active":true,"defaultValue":false,"label":"Password","validFor":null,"value":"PASSWORD"}]}`),
+	j("hubspot property options naming credentials",
+		`{"name":"login_method","type":"enumeration","fieldType":"select","options":[{"label":"Username and Password","value":"basic","displayOrder":0,"hidden":false},{"label":"Forgot Password","value":"Password Reset","displayOrder":1,"hidden":false},{"label":"Client Secret","value":"client_secret","displayOrder":2,"hidden":false}]}`),
+	j("salesforce ui-api picklist values naming credentials",
+		`{"controllerValues":{},"defaultValue":null,"values":[{"attributes":null,"label":"Password","validFor":[],"value":"PWD"},{"attributes":null,"label":"Password","validFor":[],"value":"Expired"}]}`),
 
 	// ---- negatives: text that mentions secrets without holding one ----
 	tx("password reset prose", `Password reset required for user jdoe before the next sync.`),
