@@ -420,6 +420,8 @@ func TestFieldNames(t *testing.T) {
 		{"primaryKey", false}, {"key", false}, {"token", false}, {"nextToken", false},
 		{"publicKey", false}, {"sortKey", false}, {"secretQuestion", false}, {"passwordExpiresAt", false},
 		{"private_key_id", false}, {"keyId", false}, {"tokenType", false}, {"pass", false},
+		// A word that starts with digits keeps the capital after them: a brand, not a password.
+		{"1Password", false}, {"1password", false}, {"db1Password", true}, {"custentity_2ndPassword", true},
 	} {
 		if got := classifyKey(c.key)&ctxSecret != 0; got != c.secret {
 			t.Errorf("classifyKey(%q) secret = %v, want %v", c.key, got, c.secret)

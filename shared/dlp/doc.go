@@ -20,7 +20,8 @@
 // valid GS1 check digit is a barcode (GTIN, SSCC) unless something says card. Field-name
 // rules match the last words of a name (clientSecret, db_password, x-api-key,
 // aws_secret_access_key, contactPhone), never any name that merely contains "key" or
-// "token": idempotencyKey, externalKey, primaryKey and tokenCount stay clean. What a
+// "token": idempotencyKey, externalKey, primaryKey and tokenCount stay clean, and a word
+// that starts with digits is one word ("1Password", a product, as "1password" is). What a
 // name says about an SSN or a card reaches every value under it, in arrays and nested
 // objects, and the name or label member of a name/value pair names its value members, in
 // whatever order the members come ([{"fieldId": "custentity_ssn", "value": …}]; a name

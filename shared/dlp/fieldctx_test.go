@@ -66,6 +66,8 @@ func TestFieldContextThroughObjectsAndNameValuePairs(t *testing.T) {
 		{prettyMeta, "hunter2xyz"},
 		{strings.ReplaceAll(strings.ReplaceAll(prettyMeta, "\n", ""), " ", ""), "hunter2xyz"},
 		{strings.ReplaceAll(prettyMeta, "  ", "\t\t\t\t"), "hunter2xyz"},
+		// A digit word keeps its capital: user2Password still names a password.
+		{`[{"name":"user2Password","value":"letmein"}]`, "letmein"},
 	} {
 		for _, dest := range []Destination{AIPrompt, Record} {
 			if r := mustScan(t, s, dest, tc.doc); strings.Contains(string(r.Output), tc.secret) {
@@ -138,6 +140,9 @@ func TestFieldContextLeavesOtherValuesAlone(t *testing.T) {
 		`{"label":"Password","value":"Expired"}`,
 		`{"name":"custentity_auth","label":"Password","value":"Expired"}`,
 		`{"label":"Password","type":"radio","value":"Expired"}`,
+		// 1Password is a product, one word as "1password" is.
+		`[{"value":"1200.00","name":"1Password"}]`,
+		`{"1Password":"1200.00"}`,
 		// Accepted limit: a plain password in a form labelled only, with no input member,
 		// reads as an option does and is given up, so that option lists can be written.
 		`{"label":"Password","value":"letmein"}`,

@@ -51,7 +51,8 @@ func (kw *keyWords) read(key string) {
 	if len(key) > 64 {
 		key = key[len(key)-64:]
 	}
-	var prev byte // class of the previous byte: 0 other, 'l' lower, 'u' upper, 'd' digit
+	var prev byte    // class of the previous byte: 0 other, 'l' lower, 'u' upper, 'd' digit
+	letters := false // the current word has a letter
 	for i := 0; i < len(key); i++ {
 		c := key[i]
 		var cls byte
@@ -69,11 +70,15 @@ func (kw *keyWords) read(key string) {
 		}
 		// A word starts after a separator, at a lower→Upper step (clientSecret) and at the
 		// last capital of a run followed by a lower-case letter (APIKey → API Key). Digits
-		// stay with the word before them (cvv2, address2).
+		// stay with the word before them (cvv2, address2; user2Password is [user2
+		// password]), and a word that starts with digits keeps the letters after them: a
+		// name such as "1Password" or "3DSecure" is a brand, one word as "1password" is,
+		// not a password or a secret.
 		newWord := prev == 0 ||
-			(cls == 'u' && (prev == 'l' || prev == 'd')) ||
+			(cls == 'u' && (prev == 'l' || prev == 'd' && letters)) ||
 			(cls == 'u' && prev == 'u' && i+1 < len(key) && key[i+1] >= 'a' && key[i+1] <= 'z')
 		if newWord {
+			letters = false
 			if kw.words == len(kw.starts) {
 				copy(kw.starts[:], kw.starts[1:])
 				kw.words--
@@ -84,6 +89,7 @@ func (kw *keyWords) read(key string) {
 		if cls == 'u' {
 			c += 'a' - 'A'
 		}
+		letters = letters || cls != 'd'
 		kw.buf[kw.n] = c
 		kw.n++
 		prev = cls

@@ -88,6 +88,7 @@ var negativeCases = []Case{
 		`{"name":"login_method","type":"enumeration","fieldType":"select","options":[{"label":"Username and Password","value":"basic","displayOrder":0,"hidden":false},{"label":"Forgot Password","value":"Password Reset","displayOrder":1,"hidden":false},{"label":"Client Secret","value":"client_secret","displayOrder":2,"hidden":false}]}`),
 	j("salesforce ui-api picklist values naming credentials",
 		`{"controllerValues":{},"defaultValue":null,"values":[{"attributes":null,"label":"Password","validFor":[],"value":"PWD"},{"attributes":null,"label":"Password","validFor":[],"value":"Expired"}]}`),
+	j("a product name ending in password as a pair's name", `[{"value":"1200.00","name":"1Password"},{"name":"1Password","value":"1200.00"}]`),
 
 	// ---- negatives: text that mentions secrets without holding one ----
 	tx("password reset prose", `Password reset required for user jdoe before the next sync.`),
