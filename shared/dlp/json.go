@@ -222,7 +222,11 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 			return i, err
 		}
 		if nameAt > 0 {
-			if at := skipSpace(b, nameAt); b[at] == '"' {
+			switch at := skipSpace(b, nameAt); {
+			case b[at] != '"':
+			case info.pair == pairInput:
+				ps.input, ps.inputCtx = st.lastString, fc
+			default:
 				ps.read(info.pair, st.lastString, st.spans)
 			}
 		}

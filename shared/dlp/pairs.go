@@ -31,7 +31,10 @@ type pairState struct {
 	named    fieldCtx // what its name members said (pairNamed)
 	labelled fieldCtx // what its label members said, the same way
 	label    string   // the last label, which an option's value may repeat (optionValue)
-	input    bool     // an input member says a secret is typed in (pairInput)
+	// input is the last input member's string, read (typedSecret) with inputCtx, its
+	// member's context, only for a pair that a label alone names a secret.
+	input    string
+	inputCtx fieldCtx
 }
 
 // pairRoleOf reads a member's name as words, as classifyKey does. Names are whole-name
@@ -109,11 +112,10 @@ func settingWord(v string) bool {
 	return false
 }
 
-// read records what a pair's name, label or input member (role), whose string is s with
-// the findings spans, says about the pair's value, read as a field name is. Like a key, it
-// is read without its findings, which the output holds as placeholders: a rescan must read
-// it alike. An input member counts when its string names a secret as a field name would
-// ("password", "PASSWORD", "secret"), never a record ("authorization").
+// read records what a pair's name or label member (role), whose string is s with the
+// findings spans, says about the pair's value, read as a field name is. Like a key, it is
+// read without its findings, which the output holds as placeholders: a rescan must read it
+// alike.
 func (ps *pairState) read(role pairRole, s string, spans []span) {
 	if len(spans) > 0 {
 		s = withoutFindings(s, spans)
@@ -127,9 +129,25 @@ func (ps *pairState) read(role pairRole, s string, spans []span) {
 	case pairLabel:
 		ps.label = s
 		ps.labelled |= pairNamed(fc)
-	case pairInput:
-		ps.input = ps.input || fc&ctxSecret != 0 && fc&ctxRecordName == 0
 	}
+}
+
+// typedSecret reports whether the pair's input member says a secret is typed in: its
+// string, read as read does a name, names a secret as a field name would ("password",
+// "PASSWORD", "secret"), never a record ("authorization"). It is read here, not as the
+// member is scanned: every field of a form or of a custom-field list has a type, and only
+// a pair labelled with a secret's name asks.
+func (ps *pairState) typedSecret() bool {
+	if ps.input == "" {
+		return false
+	}
+	s := ps.input
+	var buf [4]span
+	if spans := resolve(detect(s, ps.inputCtx, buf[:0])); len(spans) > 0 {
+		s = withoutFindings(s, spans)
+	}
+	fc := classifyKey(s)
+	return fc&ctxSecret != 0 && fc&ctxRecordName == 0
 }
 
 // valueCtx is what the pair members ps (and wrapped, what the object's own name said of
@@ -157,7 +175,7 @@ func (st *scanState) valueCtx(i int, fc, wrapped fieldCtx, ps *pairState) fieldC
 		return fc | ctxPairSecret | w&ctxPassword
 	case ps.labelled&ctxSecretWrapper == 0:
 		return fc
-	case ps.input:
+	case ps.typedSecret():
 		return fc | ctxPairSecret | ps.labelled&ctxPassword
 	case st.optionValue(i, fc&^ctxNestedSecret, ps.label):
 		return fc &^ ctxNestedSecret
@@ -258,7 +276,12 @@ func (st *scanState) namedAfter(i int, outer fieldCtx, ps *pairState) (read int)
 			return read
 		}
 		i++
-		if s, ok := st.stringAt(i); ok && info.pair != pairNone && info.pair != pairValue {
+		switch s, ok := st.stringAt(i); {
+		case !ok:
+		case info.pair == pairInput:
+			ps.input, ps.inputCtx = s, memberCtx(info, outer)
+			read = i
+		case info.pair == pairName || info.pair == pairLabel:
 			var buf [4]span
 			ps.read(info.pair, s, resolve(detect(s, memberCtx(info, outer), buf[:0])))
 			read = i
