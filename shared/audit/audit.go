@@ -82,8 +82,12 @@ type Query struct {
 	From, To   time.Time
 	ActionType string
 	Actor      string
-	Limit      int
-	Cursor     string
+	// ActionKey, Resource and Result, when set, keep the records with exactly that action
+	// key, resource (as stored, after the record policy: Log.Has applies it) and result:
+	// a feature asking whether one action was recorded (Log.Has), not the audit route.
+	ActionKey, Resource, Result string
+	Limit                       int
+	Cursor                      string
 }
 
 // Page is one page of a query.

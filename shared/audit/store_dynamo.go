@@ -194,7 +194,7 @@ func (s *DynamoStore) queryInput(q Query) (*dynamodb.QueryInput, error) {
 	in.KeyConditionExpression = aws.String(pk + " = :pk AND #sort BETWEEN :from AND :to")
 	in.ExpressionAttributeNames = map[string]string{"#sort": "sort"}
 	in.ExpressionAttributeValues[":pk"] = dynamostore.Str(pkValue)
-	if f := queryFilter(q, in.ExpressionAttributeValues); f != "" {
+	if f := queryFilter(q, in.ExpressionAttributeNames, in.ExpressionAttributeValues); f != "" {
 		in.FilterExpression = aws.String(f)
 		in.Limit = aws.Int32(filteredReads)
 	}
@@ -212,9 +212,17 @@ func (s *DynamoStore) queryInput(q Query) (*dynamodb.QueryInput, error) {
 	return in, nil
 }
 
-// queryFilter is the FilterExpression of q, "" for none, its values added to vals.
-func queryFilter(q Query, vals dynamostore.Item) string {
+// queryFilter is the FilterExpression of q, "" for none, its names and values added to
+// names and vals.
+func queryFilter(q Query, names map[string]string, vals dynamostore.Item) string {
 	var conds []string
+	for _, f := range []struct{ attr, value string }{{"action_key", q.ActionKey}, {"resource", q.Resource}, {"result", q.Result}} {
+		if f.value != "" {
+			// Named: result (and perhaps resource) is a reserved word.
+			names["#"+f.attr], vals[":"+f.attr] = f.attr, dynamostore.Str(f.value)
+			conds = append(conds, "#"+f.attr+" = :"+f.attr)
+		}
+	}
 	if denseType(q.ActionType) {
 		// Records of a dense type written before it was dense carry an index key too;
 		// on the partition they are found once like the rest.

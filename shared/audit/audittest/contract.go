@@ -253,6 +253,49 @@ func RunStoreContract(t *testing.T, newBackend func(t *testing.T) Backend) {
 		}
 	})
 
+	// A feature asks whether its own action was recorded on one resource (audit.Log.Has):
+	// each of action key, resource and result narrows to exact matches only, with or
+	// without an action type (a sparse type reads the index, a dense one the partition).
+	t.Run("action key, resource and result filters match exactly", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		for i, typ := range []string{audit.TypeSyncError, audit.TypeSyncError, audit.TypeSyncError, audit.TypeSyncError, audit.TypeDLP} {
+			r := rec("t1", typ, i)
+			r.ActionKey, r.Resource, r.Result = "syncerror.revert", "syncerror/se_1", audit.ResultSuccess
+			switch i {
+			case 1:
+				r.ActionKey = "syncerror.revert_x"
+			case 2:
+				r.Resource = "syncerror/se_10"
+			case 3:
+				r.Result = audit.ResultFailure
+			}
+			put(t, s, r)
+			other := rec("t2", typ, i)
+			other.ActionKey, other.Resource, other.Result = r.ActionKey, r.Resource, r.Result
+			put(t, s, other)
+		}
+		for _, tc := range []struct {
+			q    audit.Query
+			want []string
+		}{
+			{audit.Query{ActionType: audit.TypeSyncError, ActionKey: "syncerror.revert", Resource: "syncerror/se_1", Result: audit.ResultSuccess}, []string{"t1-syncerror-000"}},
+			{audit.Query{ActionKey: "syncerror.revert", Resource: "syncerror/se_1", Result: audit.ResultSuccess}, []string{"t1-dlp-004", "t1-syncerror-000"}},
+			{audit.Query{ActionType: audit.TypeSyncError, Resource: "syncerror/se_1"}, []string{"t1-syncerror-003", "t1-syncerror-001", "t1-syncerror-000"}},
+			{audit.Query{ActionType: audit.TypeSyncError, Result: audit.ResultFailure}, []string{"t1-syncerror-003"}},
+			{audit.Query{ActionType: audit.TypeDLP, ActionKey: "syncerror.revert"}, []string{"t1-dlp-004"}},
+			{audit.Query{ActionKey: "syncerror.revert", Resource: "syncerror/se_2"}, nil},
+		} {
+			q := tc.q
+			q.TenantID, q.From, q.To, q.Limit = "t1", base, base.Add(time.Hour), 100
+			var got []string
+			eachPage(t, s, q, func(p audit.Page) { got = append(got, ids(p)...) })
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("%+v: %v, want %v", tc.q, got, tc.want)
+			}
+		}
+	})
+
 	t.Run("bad cursor", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)

@@ -43,7 +43,9 @@ func (s *Store) Query(_ context.Context, q audit.Query) (audit.Page, error) {
 	var match []audit.Record
 	for _, r := range s.records {
 		if r.TenantID == q.TenantID && !r.At.Before(q.From) && r.At.Before(q.To) &&
-			(q.ActionType == "" || r.ActionType == q.ActionType) && (q.Actor == "" || r.Actor.Actor == q.Actor) {
+			(q.ActionType == "" || r.ActionType == q.ActionType) && (q.Actor == "" || r.Actor.Actor == q.Actor) &&
+			(q.ActionKey == "" || r.ActionKey == q.ActionKey) && (q.Resource == "" || r.Resource == q.Resource) &&
+			(q.Result == "" || r.Result == q.Result) {
 			match = append(match, r)
 		}
 	}
