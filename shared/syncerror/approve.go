@@ -127,6 +127,11 @@ func RevertChanges(c Claim) []FieldChange {
 	return back
 }
 
+// AuditRevert is the audit action of a revert (resource "syncerror/<id>"), a success once
+// its write landed: a retry reads it to not write the fix over a revert the row does not
+// record.
+const AuditRevert = "syncerror.revert"
+
 // RevertKey is the idempotency key the revert of c writes RevertChanges(c) under. A retry
 // asks the guard's write ledger for it: a revert that was written but not recorded on the
 // row leaves the record holding what the fix replaced, which a retry must not take for a

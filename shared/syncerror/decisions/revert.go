@@ -89,17 +89,17 @@ func (o *Service) RevertHandler() http.Handler {
 		switch {
 		case errors.As(werr, &refused):
 			details["refusal"] = refused.Code
-			o.WriteAudit(ctx, actor, "syncerror.revert", audit.ResultDenied, "syncerror/"+c.ID, details)
+			o.WriteAudit(ctx, actor, syncerror.AuditRevert, audit.ResultDenied, "syncerror/"+c.ID, details)
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(refused.Status, refused.Code, refused.Reason))
 			return
 		case errors.Is(werr, syncerror.ErrWriterNotConfigured):
-			o.WriteAudit(ctx, actor, "syncerror.revert", audit.ResultFailure, "syncerror/"+c.ID, details)
+			o.WriteAudit(ctx, actor, syncerror.AuditRevert, audit.ResultFailure, "syncerror/"+c.ID, details)
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
 				"The tenant has no connector for the system the fix was written to; nothing was reverted and the row stays approved."))
 			return
 		case werr != nil && !errors.Is(werr, syncerror.ErrFixUnrecorded):
 			httpapi.Logger(ctx).Error("revert write failed", "id", c.ID, "error", werr)
-			o.WriteAudit(ctx, actor, "syncerror.revert", audit.ResultFailure, "syncerror/"+c.ID, details)
+			o.WriteAudit(ctx, actor, syncerror.AuditRevert, audit.ResultFailure, "syncerror/"+c.ID, details)
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadGateway, "write_back_failed",
 				"The host ERP did not accept the revert; the row stays approved."))
 			return
@@ -194,7 +194,7 @@ func (o *Service) reverted(w http.ResponseWriter, r *http.Request, id identity.I
 	err := retryStore(ctx, func() error {
 		return o.Assist.Store.MarkReverted(ctx, c.TenantID, c.ID, syncerror.HistoryEntry{At: now, Actor: actor, Action: "reverted", Note: reason}, now)
 	})
-	o.WriteAudit(ctx, id, "syncerror.revert", audit.ResultSuccess, "syncerror/"+c.ID, details)
+	o.WriteAudit(ctx, id, syncerror.AuditRevert, audit.ResultSuccess, "syncerror/"+c.ID, details)
 	o.LearnDecision(ctx, c, fix, policy.Verdict{Actor: actor, Reason: "reverted: " + note, At: now})
 	o.Assist.SetOutcome(ctx, c, now, func(a *syncerror.Automation) bool {
 		a.Outcome, a.DecidedBy, a.DecidedAt = syncerror.OutcomeReverted, actor, &now

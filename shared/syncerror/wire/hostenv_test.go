@@ -89,7 +89,7 @@ func newHostEnv(t *testing.T) *hostEnv {
 		t.Fatal(err)
 	}
 	e.guard = g
-	e.rt = &retries.Retrier{Claims: e.claims, Deliver: deliverer{guard: g, hosts: e.clients, ledger: e.ledger}, Audit: e.op.Audit,
+	e.rt = &retries.Retrier{Claims: e.claims, Deliver: deliverer{guard: g, hosts: e.clients, ledger: e.ledger, audits: e.op.Audit.(*audit.Log)}, Audit: e.op.Audit,
 		Schedule: []time.Duration{5 * time.Minute, 30 * time.Minute, time.Hour}, Jitter: func(d time.Duration) time.Duration { return d },
 		Now: func() time.Time { return e.now }}
 	e.op.Retries = e.rt

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -86,7 +87,7 @@ func TestARetryWritesNothingWhenTheLedgerCannotTellARevert(t *testing.T) {
 	e := newHostEnv(t)
 	c := e.revertedUnrecorded(t, "E-unknown")
 	l := &countedLedger{Ledger: e.ledger, down: true}
-	e.rt.Deliver = deliverer{guard: e.guard, hosts: e.clients, ledger: l}
+	e.rt.Deliver = deliverer{guard: e.guard, hosts: e.clients, ledger: l, audits: e.op.Audit.(*audit.Log)}
 	writes := e.host.WriteCount()
 	_, got := e.retry(t, c.ID)
 	if e.host.WriteCount() != writes {
@@ -105,7 +106,7 @@ func TestARetryReadsNoLedgerWhereTheRecordHoldsTheFix(t *testing.T) {
 	e := newHostEnv(t)
 	c := e.approvedOnHost(t, "E-held-ledger", map[string]any{"shipcountry": "Deutschland"}, ``)
 	l := &countedLedger{Ledger: e.ledger}
-	e.rt.Deliver = deliverer{guard: e.guard, hosts: e.clients, ledger: l}
+	e.rt.Deliver = deliverer{guard: e.guard, hosts: e.clients, ledger: l, audits: e.op.Audit.(*audit.Log)}
 	if _, got := e.retry(t, c.ID); got.Result != syncerror.DeliveryRequested || l.reads != 0 {
 		t.Fatalf("attempt %+v, ledger reads %d", got, l.reads)
 	}

@@ -65,6 +65,9 @@ type deliverer struct {
 	// ledger is the guard's write ledger, where a retry finds a revert the row does not
 	// record (retryfix.go); without it a lost fix is not written again.
 	ledger governance.Ledger
+	// audits is the audit log, asked for the revert's own record where the ledger has
+	// none (retryfix.go); without it a lost fix the ledger does not explain is not written.
+	audits auditTrail
 }
 
 func (d deliverer) Target(c syncerror.Claim) string {

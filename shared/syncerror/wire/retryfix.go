@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
+	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/governance"
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 )
 
 // A retry writes the approved fix again only where the record lost it. The approve
@@ -144,36 +147,71 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 	return syncerror.Delivery{}, false
 }
 
-// revertLanded ends the attempt, with nothing written and no re-run asked for, when the
-// guard's write ledger holds c's revert (RevertKey, the key the revert wrote under), or
-// cannot be read to tell. It is asked only where a revert could have been written.
+// revertLanded ends the attempt, with nothing written and no re-run asked for, when c's
+// revert was written, or when whether it was cannot be told. It is asked only where a
+// revert could have been written and something lost is about to be written again.
 //
-// The ledger keeps a write for governance.LedgerRetention (a day): a retry later than that
-// after an unrecorded revert finds nothing and writes the fix again, as before.
+// The guard's write ledger is asked first (RevertKey, the key the revert wrote under). It
+// may not have it: the guard could not record the write (the revert still counts it as
+// written, and says so), or the ledger no longer keeps it (governance.LedgerRetention, a
+// day). The revert's own audit record (syncerror.AuditRevert, success, on the row) is
+// durable, and is written whether or not the row's marking landed; it is read then only,
+// so the common path (the ledger has it, or nothing was lost) costs no audit read. What
+// no record tells: a revert whose ledger entry and audit records were both lost.
 func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what string) (syncerror.Delivery, bool) {
 	if syncerror.RevertChanges(c) == nil {
 		return syncerror.Delivery{}, false // its values before were not kept: no revert was written
 	}
 	host := string(connector.SystemHostERP)
-	found, err := false, errNoLedger
+	found, err, where := false, errNoLedger, "the guard's write ledger"
 	if d.ledger != nil {
 		found, err = governance.Wrote(ctx, d.ledger, c.TenantID, c.Record.RecordType, c.Record.RecordID, c.Applied.At, syncerror.RevertKey(c))
 	}
+	if err == nil && !found {
+		where = "the audit log"
+		found, err = d.revertAudited(ctx, c)
+	}
 	switch {
 	case err != nil:
-		httpapi.Logger(ctx).Warn("retry: the write ledger not read for the fix's revert", "id", c.ID, "error", err)
+		httpapi.Logger(ctx).Warn("retry: not told whether the fix was reverted", "id", c.ID, "from", where, "error", err)
 		return syncerror.Delivery{Result: syncerror.DeliveryTransient, System: host, Class: syncerror.AttemptConnection,
-			Reason: what + " holds what the approved fix replaced, and the guard's write ledger, which tells whether a revert put it back, " +
+			Reason: what + " holds what the approved fix replaced, and " + where + ", which tells whether a revert put it back, " +
 				"could not be read; nothing was written, and the next attempt reads it again"}, true
 	case found:
 		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_FIX_REVERTED", Class: syncerror.AttemptValue,
-			Reason: "the approved fix was reverted: the revert was written to " + what + " (the guard's write ledger has it), but recording it on the row failed, " +
+			Reason: "the approved fix was reverted: the revert was written to " + what + " (" + where + " has it), but recording it on the row failed, " +
 				"so the row still shows approved. Nothing was written and the host ERP was not asked to re-run the sync: the record holds its values " +
-				"from before the fix, as the revert left them, and nothing more needs doing. Do not retry the row (a day after the revert the ledger " +
-				"no longer has it, and a retry would write the fix again); if the sync itself must run again, re-run it in the host ERP"}, true
+				"from before the fix, as the revert left them, and nothing more needs doing. Do not retry the row; if the sync itself must run again, " +
+				"re-run it in the host ERP"}, true
 	}
 	return syncerror.Delivery{}, false
 }
+
+// revertAuditSlack is how long after the revert window closes a revert's audit record may
+// still be written: the window is checked when the revert begins, and its write, the row's
+// marking (with retries) and the audit follow.
+const revertAuditSlack = time.Hour
+
+// revertAudited reports whether the audit log records c's revert as written. The window
+// is the revert's own: from the fix's write to the end of the time it could be reverted
+// in, so the read is bounded by a day of the tenant's sync-error records however late the
+// retry.
+func (d deliverer) revertAudited(ctx context.Context, c syncerror.Claim) (bool, error) {
+	if d.audits == nil {
+		return false, errNoAudit
+	}
+	return d.audits.Has(ctx, audit.Query{TenantID: c.TenantID, ActionType: audit.TypeSyncError, ActionKey: syncerror.AuditRevert,
+		Resource: "syncerror/" + c.ID, Result: audit.ResultSuccess, From: c.Applied.At, To: c.Applied.At.Add(decisions.RevertWindow + revertAuditSlack)})
+}
+
+// auditTrail is the audit log as a retry asks it (audit.Log.Has).
+type auditTrail interface {
+	Has(ctx context.Context, q audit.Query) (bool, error)
+}
+
+// errNoAudit is a deliverer built without the audit log: a revert the ledger does not
+// have cannot be told from a lost fix, so it writes neither.
+var errNoAudit = errors.New("the retry has no audit log")
 
 // errNoLedger is a deliverer built without the guard's ledger: it cannot tell a revert
 // from a lost fix, so it writes neither.

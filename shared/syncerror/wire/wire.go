@@ -165,6 +165,7 @@ func (f *Feature) Retrier() (*retries.Retrier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &retries.Retrier{Claims: f.Claims, Deliver: deliverer{guard: g, hosts: guarded.Connectors(f.Base), flows: f.Flows, ledger: f.Base.Ledger()},
+	return &retries.Retrier{Claims: f.Claims, Deliver: deliverer{guard: g, hosts: guarded.Connectors(f.Base), flows: f.Flows, ledger: f.Base.Ledger(),
+		audits: f.Base.Audit},
 		Tenants: f.Base.HostTenants, Audit: f.Base.Audit, Schedule: f.RetrySchedule, Now: f.Base.Clock(), Log: f.Base.Log}, nil
 }

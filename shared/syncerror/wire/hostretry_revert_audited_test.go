@@ -1,0 +1,106 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+// A revert the guard wrote but could not record in its ledger (the revert counts it as
+// written) leaves the ledger without it; with the row's marking failing too, only the
+// revert's own audit record says it happened. The retry reads that record before it
+// writes anything lost again, and only then.
+
+// revertedUnledgered is revertedUnrecorded with the guard's ledger down for the revert's
+// write: 202, the record holds Deutschland again, and the ledger has no revert.
+func (e *hostEnv) revertedUnledgered(t *testing.T, errorID string) syncerror.Claim {
+	t.Helper()
+	c := e.approvedOnHost(t, errorID, map[string]any{"shipcountry": "Deutschland"}, ``)
+	e.op.Assist.Store = unmarkedReverts{e.op.Assist.Store}
+	e.ledger.failing = true
+	w := e.call(t, e.op.RevertHandler(), c.ID, `{"reason":"wrong country"}`)
+	e.ledger.failing = false
+	if w.Code != http.StatusAccepted {
+		t.Fatalf("revert with the ledger and the row's marking failing: %d %s", w.Code, w.Body)
+	}
+	if rec, _ := e.host.Get("salesOrder", "SO-10042"); rec.Fields["shipcountry"] != "Deutschland" {
+		t.Fatalf("after the revert the record holds %v", rec.Fields["shipcountry"])
+	}
+	if found, err := governance.Wrote(context.Background(), e.ledger, "acme", "salesOrder", "SO-10042", c.Applied.At, syncerror.RevertKey(c)); found || err != nil {
+		t.Fatalf("the ledger has the revert (%v, %v)", found, err)
+	}
+	return c
+}
+
+// countedAudits is the audit log as the deliverer reads it: reads counted, failing while
+// down is set.
+type countedAudits struct {
+	log   *audit.Log
+	reads int
+	down  bool
+}
+
+func (a *countedAudits) Has(ctx context.Context, q audit.Query) (bool, error) {
+	a.reads++
+	if a.down {
+		return false, errors.New("ProvisionedThroughputExceededException")
+	}
+	return a.log.Has(ctx, q)
+}
+
+// The ledger has no revert; the audit log has it: nothing written, no re-run asked for.
+func TestARetryFindsARevertTheLedgerDidNotRecordInTheAuditLog(t *testing.T) {
+	e := newHostEnv(t)
+	c := e.revertedUnledgered(t, "E-unledgered")
+	a := &countedAudits{log: e.op.Audit.(*audit.Log)}
+	e.rt.Deliver = deliverer{guard: e.guard, hosts: e.clients, ledger: e.ledger, audits: a}
+	writes := e.host.WriteCount()
+	_, got := e.retry(t, c.ID)
+	if rec, _ := e.host.Get("salesOrder", "SO-10042"); e.host.WriteCount() != writes || rec.Fields["shipcountry"] != "Deutschland" {
+		t.Fatalf("the fix was reverted; the retry wrote %+v and the record holds %v", e.host.Writes()[writes:], rec.Fields["shipcountry"])
+	}
+	if got.Result != syncerror.DeliveryPermanent || got.Code != "RETRY_FIX_REVERTED" || !strings.Contains(got.Reason, "the audit log has it") || a.reads != 1 {
+		t.Fatalf("attempt %+v (audit reads %d)", got, a.reads)
+	}
+	if _, asked := e.requestedFix(t, c); asked {
+		t.Fatal("the host ERP was asked to re-run the sync with a fix that was reverted")
+	}
+}
+
+// The audit log cannot be read: a revert cannot be told from a lost fix, so nothing is
+// written and the next attempt asks again.
+func TestARetryWritesNothingWhenTheAuditLogCannotTellARevert(t *testing.T) {
+	e := newHostEnv(t)
+	c := e.revertedUnledgered(t, "E-audit-down")
+	a := &countedAudits{log: e.op.Audit.(*audit.Log), down: true}
+	e.rt.Deliver = deliverer{guard: e.guard, hosts: e.clients, ledger: e.ledger, audits: a}
+	writes := e.host.WriteCount()
+	_, got := e.retry(t, c.ID)
+	if e.host.WriteCount() != writes {
+		t.Fatalf("written without the audit log read: %+v", e.host.Writes()[writes:])
+	}
+	if got.Result != syncerror.DeliveryTransient || a.reads != 1 || !strings.Contains(got.Reason, "the audit log") {
+		t.Fatalf("attempt %+v (audit reads %d)", got, a.reads)
+	}
+}
+
+// The ledger has the revert, or nothing is lost: the audit log is not read.
+func TestARetryReadsNoAuditLogWhereTheLedgerTellsOrNothingIsLost(t *testing.T) {
+	e := newHostEnv(t)
+	c := e.revertedUnrecorded(t, "E-ledgered")
+	a := &countedAudits{log: e.op.Audit.(*audit.Log)}
+	e.rt.Deliver = deliverer{guard: e.guard, hosts: e.clients, ledger: e.ledger, audits: a}
+	if _, got := e.retry(t, c.ID); got.Code != "RETRY_FIX_REVERTED" || a.reads != 0 {
+		t.Fatalf("attempt %+v, audit reads %d", got, a.reads)
+	}
+	held := e.approvedOnHost(t, "E-held-audit", map[string]any{"shipcountry": "Deutschland"}, ``)
+	if _, got := e.retry(t, held.ID); got.Result != syncerror.DeliveryRequested || a.reads != 0 {
+		t.Fatalf("attempt %+v, audit reads %d", got, a.reads)
+	}
+}
