@@ -61,6 +61,11 @@ type Delivery struct {
 	Code       string
 	Class      string
 	RetryAfter time.Duration
+	// Reverted says the attempt found the row's applied fix reverted (written back, the
+	// row's marking lost) and wrote nothing: the attempt ends the row reverted, as that
+	// marking would have, so no later retry (a bulk one, or one past the ledger's day)
+	// takes the record's values before the fix for a lost fix and writes it again.
+	Reverted bool
 }
 
 // Deliverer re-runs the integration a row's error came from.

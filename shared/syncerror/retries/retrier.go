@@ -121,6 +121,11 @@ func (rt *Retrier) end(ctx context.Context, actor identity.Identity, held syncer
 	case syncerror.DeliveryPermanent:
 		ch.To, ch.LastError = settled(held), d.Reason
 		ch.Entry.Action, ch.Entry.Note = "retry_failed", attemptNote(d)
+		if d.Reverted && held.Applied != nil {
+			// Only the row's marking is done here: the revert audited itself and taught
+			// the knowledge when it was written.
+			ch.To, ch.Entry.Action = syncerror.StatusReverted, "revert_found"
+		}
 	default:
 		ch.LastError = d.Reason
 		next, ok := rt.next(ctx, held, d.RetryAfter)
@@ -145,7 +150,8 @@ func (rt *Retrier) end(ctx context.Context, actor identity.Identity, held syncer
 	return row, nil
 }
 
-// settled is where a row goes when its retries end without a delivery: back to people
+// settled is where a row goes when its retries end without a delivery (and the attempt
+// did not find its fix reverted: end marks that row reverted): back to people
 // (pending), or, for a row whose fix the approve wrote, back to approved. The record holds
 // that fix: reopened, the row could be rejected, or approved and written again (its prior
 // values overwritten with the fix's own).

@@ -61,9 +61,9 @@ func TestARetryFindsARevertTheLedgerDidNotRecordInTheAuditLog(t *testing.T) {
 	a := &countedAudits{log: e.op.Audit.(*audit.Log)}
 	e.rt.Deliver = deliverer{guard: e.guard, hosts: e.clients, ledger: e.ledger, audits: a}
 	writes := e.host.WriteCount()
-	_, got := e.retry(t, c.ID)
-	if rec, _ := e.host.Get("salesOrder", "SO-10042"); e.host.WriteCount() != writes || rec.Fields["shipcountry"] != "Deutschland" {
-		t.Fatalf("the fix was reverted; the retry wrote %+v and the record holds %v", e.host.Writes()[writes:], rec.Fields["shipcountry"])
+	row, got := e.retry(t, c.ID)
+	if rec, _ := e.host.Get("salesOrder", "SO-10042"); e.host.WriteCount() != writes || rec.Fields["shipcountry"] != "Deutschland" || row.Status != syncerror.StatusReverted {
+		t.Fatalf("the fix was reverted; the retry wrote %+v, the record holds %v, the row is %s", e.host.Writes()[writes:], rec.Fields["shipcountry"], row.Status)
 	}
 	if got.Result != syncerror.DeliveryPermanent || got.Code != "RETRY_FIX_REVERTED" || !strings.Contains(got.Reason, "the audit log has it") || a.reads != 1 {
 		t.Fatalf("attempt %+v (audit reads %d)", got, a.reads)

@@ -44,7 +44,9 @@ func (e *hostEnv) revertedUnrecorded(t *testing.T, errorID string) syncerror.Cla
 }
 
 // The retry finds the revert in the ledger: it writes the fix nobody vouches for any more
-// nowhere, asks for no re-run, and ends for good saying the fix was reverted.
+// nowhere, asks for no re-run, ends for good saying the fix was reverted, and records the
+// revert on the row (reverted), so no later retry, past the ledger's day or by a bulk
+// filter, takes the record's values before the fix for a lost fix.
 func TestARetryDoesNotWriteTheFixOverARevertTheRowDidNotRecord(t *testing.T) {
 	e := newHostEnv(t)
 	c := e.revertedUnrecorded(t, "E-reverted")
@@ -60,8 +62,14 @@ func TestARetryDoesNotWriteTheFixOverARevertTheRowDidNotRecord(t *testing.T) {
 	if _, asked := e.requestedFix(t, c); asked {
 		t.Fatal("the host ERP was asked to re-run the sync with a fix that was reverted")
 	}
-	if row.Status != syncerror.StatusApproved {
-		t.Fatalf("the row is %s", row.Status)
+	last := row.History[len(row.History)-1]
+	if row.Status != syncerror.StatusReverted || last.Action != "revert_found" || last.Actor != "alice" || !strings.Contains(last.Note, "RETRY_FIX_REVERTED") {
+		t.Fatalf("the row is %s, its last entry %+v", row.Status, last)
+	}
+	// Past the ledger's day the row, not the ledger, refuses the retry.
+	e.now = e.now.Add(governance.LedgerRetention + time.Hour)
+	if w := e.call(t, e.op.RetryHandler(), c.ID, ``); w.Code != http.StatusConflict || e.host.WriteCount() != writes {
+		t.Fatalf("a retry of the reverted row a day later: %d %s, writes %+v", w.Code, w.Body, e.host.Writes()[writes:])
 	}
 }
 

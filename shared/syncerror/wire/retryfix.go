@@ -179,10 +179,11 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what str
 				"could not be read; nothing was written, and the next attempt reads it again"}, true
 	case found:
 		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_FIX_REVERTED", Class: syncerror.AttemptValue,
+			Reverted: true,
 			Reason: "the approved fix was reverted: the revert was written to " + what + " (" + where + " has it), but recording it on the row failed, " +
-				"so the row still shows approved. Nothing was written and the host ERP was not asked to re-run the sync: the record holds its values " +
-				"from before the fix, as the revert left them, and nothing more needs doing. Do not retry the row; if the sync itself must run again, " +
-				"re-run it in the host ERP"}, true
+				"so this attempt records it: the row is now reverted. Nothing was written and the host ERP was not asked to re-run the sync: " +
+				"the record holds its values from before the fix, as the revert left them, and nothing more needs doing. If the sync itself " +
+				"must run again, re-run it in the host ERP"}, true
 	}
 	return syncerror.Delivery{}, false
 }

@@ -254,6 +254,49 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 		}
 	})
 
+	// A retry that finds the fix was reverted (written, its marking on the row lost) ends
+	// the row as the revert's marking would have: reverted, listed as such, its attempt
+	// logged, and no retry starts from it again.
+	t.Run("a retry of an applied row may end it reverted", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		c := ready(t, s, "t1", "e-1", base)
+		l := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
+		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l, nil, entry("approve"), base); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CompleteApply(ctx, "t1", c.ID, "tok-1", syncerror.AppliedWrite{Key: "k", At: base}, entry("approved"), base); err != nil {
+			t.Fatal(err)
+		}
+		held, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusApproved},
+			To: syncerror.StatusRetrying, Begin: true, NextAt: base.Add(time.Minute), Entry: entry("retry")}, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		attempt := syncerror.RetryAttempt{At: base, Actor: "a", Result: syncerror.DeliveryPermanent, Code: "RETRY_FIX_REVERTED", Reason: "reverted"}
+		row, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying},
+			Attempts: held.Retry.Attempts, To: syncerror.StatusReverted, LastError: "reverted", Log: []syncerror.RetryAttempt{attempt},
+			Entry: entry("revert_found")}, base.Add(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := s.Get(ctx, "t1", c.ID)
+		for _, r := range []syncerror.Claim{row, got} {
+			if r.Status != syncerror.StatusReverted || r.Applied == nil || len(r.Retry.Log) != 1 || r.Retry.Log[0].Code != "RETRY_FIX_REVERTED" ||
+				r.History[len(r.History)-1].Action != "revert_found" || !r.Retry.HeldUntil.IsZero() {
+				t.Fatalf("row %s applied %v log %+v history %+v held %v", r.Status, r.Applied, r.Retry.Log, r.History, r.Retry.HeldUntil)
+			}
+		}
+		page, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusReverted, Limit: 10})
+		if err != nil || len(page.Claims) != 1 || page.Claims[0].ID != c.ID {
+			t.Fatalf("reverted rows %+v (err %v)", page.Claims, err)
+		}
+		if _, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusApproved},
+			Attempts: got.Retry.Attempts, To: syncerror.StatusRetrying, Begin: true, NextAt: base.Add(time.Hour), Entry: entry("retry")}, base); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("a retry began from the reverted row: %v", err)
+		}
+	})
+
 	t.Run("the values before a fix are kept with its mark, each with its type", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
