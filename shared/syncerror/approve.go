@@ -127,10 +127,14 @@ func RevertChanges(c Claim) []FieldChange {
 	return back
 }
 
-// AuditRevert is the audit action of a revert (resource "syncerror/<id>"), a success once
-// its write landed: a retry reads it to not write the fix over a revert the row does not
-// record.
-const AuditRevert = "syncerror.revert"
+// The audit actions of a revert (resource "syncerror/<id>"): AuditRevert is the revert, a
+// success once its write landed; AuditRevertUnsettled one whose answer was lost and that
+// reading the record back did not settle. A retry reads both to not write the fix over a
+// revert the row does not record.
+const (
+	AuditRevert          = "syncerror.revert"
+	AuditRevertUnsettled = "syncerror.revert_unsettled"
+)
 
 // RevertKey is the idempotency key the revert of c writes RevertChanges(c) under. A retry
 // asks the guard's write ledger for it: a revert that was written but not recorded on the

@@ -100,13 +100,16 @@ function errorName(item: Revertible): string {
   return item.errorId || item.claimId;
 }
 
-/** refusal says why a revert was not made: the API's own words (changed since, window
- *  closed, not revertible, the ERP refused), and for a 403 which role it takes. */
+/** refusal says why a revert was not made, or not confirmed: the API's own words (changed
+ *  since, window closed, not revertible, the ERP refused, its answer lost), and for a 403
+ *  which role it takes. */
 function refusal(e: unknown): string {
   if (!(e instanceof ApiError)) return "Not reverted — " + String(e);
   const p = e.problem;
   const why = `${p.title}${p.detail ? ": " + p.detail : ""}`;
   if (e.status === 403) return `Not reverted — ${why}. Reverting needs the approver role; ask an approver.`;
+  // The write's answer was lost: it may be in the record, so "not reverted" would be a guess.
+  if (e.code === "revert_unsettled") return `Revert not confirmed — ${why}`;
   return `Not reverted — ${why}`;
 }
 

@@ -227,33 +227,19 @@ func (a *approval) unsettled(werr error) {
 	a.details["answerLost"] = true
 	// The record is compared with what the write sent: a field the guard left out (owned
 	// by another system, or closing a loop) never reaches it.
-	sent, left, answered := a.fix, []string(nil), false
-	if lost := (*syncerror.LostAnswerError)(nil); errors.As(werr, &lost) {
-		answered = lost.Answered
-		if len(lost.Left) > 0 {
-			sent, left = syncerror.WithoutPaths(a.fix, lost.Left), lost.Left
+	rb := a.o.readBack(ctx, a.row, a.fix, werr)
+	switch {
+	case rb.held:
+		a.written, a.note = rb.sent, "the host ERP's answer was lost; the record read back holds the fix"
+		if len(rb.left) > 0 {
+			a.details["partial"], a.details["dropped"] = true, rb.left
+			a.prior = withoutPaths(a.prior, rb.left)
 		}
-	}
-	if a.o.Assist != nil && a.o.Assist.Reader != nil {
-		rctx, cancel := context.WithTimeout(ctx, syncerror.MetadataWait)
-		current, err := a.o.Assist.Reader.ReadFields(rctx, a.row)
-		cancel()
-		if err == nil && syncerror.RecordHolds(current, sent) {
-			a.written, a.note = sent, "the host ERP's answer was lost; the record read back holds the fix"
-			if len(left) > 0 {
-				a.details["partial"], a.details["dropped"] = true, left
-				a.prior = withoutPaths(a.prior, left)
-			}
-			a.applied()
-			return
-		}
-		if err == nil && answered {
-			a.failed(werr)
-			return
-		}
-		if err != nil {
-			httpapi.Logger(ctx).Warn("record not read back; the reconcile settles the write", "id", a.row.ID, "error", err)
-		}
+		a.applied()
+		return
+	case rb.read && rb.answered:
+		a.failed(werr)
+		return
 	}
 	a.outcome("unknown")
 	httpapi.WriteJSON(a.w, http.StatusAccepted, map[string]any{"id": a.row.ID, "status": syncerror.StatusApplying,

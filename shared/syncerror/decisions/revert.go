@@ -85,7 +85,15 @@ func (o *Service) RevertHandler() http.Handler {
 		werr := o.Fixes.WriteFix(wctx, actor, c, back, syncerror.RevertKey(c))
 		cancel()
 		details := map[string]any{"fields": fixPaths(back), "before": fix, "after": back, "reason": body.Reason}
+		failed := func() {
+			httpapi.Logger(ctx).Error("revert write failed", "id", c.ID, "error", werr)
+			o.WriteAudit(ctx, actor, syncerror.AuditRevert, audit.ResultFailure, "syncerror/"+c.ID, details)
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadGateway, "write_back_failed",
+				"The host ERP did not accept the revert; the row stays approved."))
+		}
+		how := "" // a revert written otherwise than whole and answered, said in its history
 		var refused *syncerror.RefusedError
+		var partial *syncerror.PartialFixError
 		switch {
 		case errors.As(werr, &refused):
 			details["refusal"] = refused.Code
@@ -97,15 +105,52 @@ func (o *Service) RevertHandler() http.Handler {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
 				"The tenant has no connector for the system the fix was written to; nothing was reverted and the row stays approved."))
 			return
+		case errors.As(werr, &partial):
+			// Written, without fields the ownership manifest now gives another system: the
+			// revert is in the record, those fields still hold the fix, and the row says so.
+			details["partial"], details["dropped"] = true, partial.Dropped
+			how = "partial: the values before the fix were written back without fields owned by another system, which still hold the fix: " +
+				strings.Join(partial.Dropped, ", ")
+		case errors.Is(werr, syncerror.ErrMayHaveApplied):
+			// Settled as the approve settles its own write (readBack): never reported as
+			// failed while the record may hold it.
+			details["answerLost"] = true
+			rb := o.readBack(ctx, c, back, werr)
+			switch {
+			case rb.held:
+				how = "the host ERP's answer was lost; the record read back holds the values before the fix"
+				if len(rb.left) > 0 {
+					details["partial"], details["dropped"] = true, rb.left
+					how += ", without fields owned by another system, which still hold the fix: " + strings.Join(rb.left, ", ")
+				}
+			case rb.read && rb.answered:
+				failed() // the host ERP answered, and the record does not hold the revert
+				return
+			default:
+				o.revertUnsettled(w, r, actor, c, details)
+				return
+			}
 		case werr != nil && !errors.Is(werr, syncerror.ErrFixUnrecorded):
-			httpapi.Logger(ctx).Error("revert write failed", "id", c.ID, "error", werr)
-			o.WriteAudit(ctx, actor, syncerror.AuditRevert, audit.ResultFailure, "syncerror/"+c.ID, details)
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadGateway, "write_back_failed",
-				"The host ERP did not accept the revert; the row stays approved."))
+			failed()
 			return
 		}
-		o.reverted(w, r, actor, c, fix, body.Reason, details)
+		o.reverted(w, r, actor, c, fix, body.Reason, how, details)
 	})
+}
+
+// revertUnsettled answers a revert whose answer was lost and which the record read back
+// does not settle (not read, or not holding it yet: a request without an answer may still
+// land). The row stays approved: nothing says the revert is in the record. Its own audit
+// record (syncerror.AuditRevertUnsettled) tells a retry that finds the record holding what
+// the revert sent that the revert landed late, so the fix is not written over it.
+func (o *Service) revertUnsettled(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, details map[string]any) {
+	ctx := r.Context()
+	httpapi.Logger(ctx).Warn("revert answer lost and not settled", "id", c.ID)
+	o.WriteAudit(ctx, actor, syncerror.AuditRevertUnsettled, audit.ResultFailure, "syncerror/"+c.ID, details)
+	httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadGateway, "revert_unsettled",
+		"The host ERP's answer to the revert was lost, so the values before the fix may have been written back; the record could not "+
+			"be read back to tell. The row stays approved. Check the record, or revert again: the same write is sent under the same key, "+
+			"and nothing is written where the record no longer holds the fix."))
 }
 
 // revertible answers 409 unless c is an approved row whose fix was written within the
@@ -185,14 +230,23 @@ func withoutPaths(prior []syncerror.PriorValue, drop []string) []syncerror.Prior
 }
 
 // reverted records a revert that was written: the row, the audit, the knowledge.
-func (o *Service) reverted(w http.ResponseWriter, r *http.Request, id identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, reason string, details map[string]any) {
+// how, when not "", says how the revert was written otherwise than whole and answered
+// (part of it, or its answer lost and the record read back); the row's history keeps it.
+func (o *Service) reverted(w http.ResponseWriter, r *http.Request, id identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, reason, how string, details map[string]any) {
 	ctx, now, actor := r.Context(), o.NowUTC(), id.Actor
 	note := "reverted"
 	if reason != "" {
 		note = reason
 	}
+	entry := reason
+	switch {
+	case how != "" && reason != "":
+		entry = reason + " (" + how + ")"
+	case how != "":
+		entry = how
+	}
 	err := retryStore(ctx, func() error {
-		return o.Assist.Store.MarkReverted(ctx, c.TenantID, c.ID, syncerror.HistoryEntry{At: now, Actor: actor, Action: "reverted", Note: reason}, now)
+		return o.Assist.Store.MarkReverted(ctx, c.TenantID, c.ID, syncerror.HistoryEntry{At: now, Actor: actor, Action: "reverted", Note: entry}, now)
 	})
 	o.WriteAudit(ctx, id, syncerror.AuditRevert, audit.ResultSuccess, "syncerror/"+c.ID, details)
 	o.LearnDecision(ctx, c, fix, policy.Verdict{Actor: actor, Reason: "reverted: " + note, At: now})

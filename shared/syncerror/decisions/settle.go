@@ -1,6 +1,7 @@
 package decisions
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -58,4 +59,40 @@ func (o *Service) settleEnded(w http.ResponseWriter, r *http.Request, actor iden
 // write marked applied: an approve stopped mid-write, whose outcome settleEnded settles.
 func leaseEnded(c syncerror.Claim, now time.Time) bool {
 	return c.Status == syncerror.StatusApplying && c.Applied == nil && c.Lease != nil && c.Lease.ExpiresAt.Before(now)
+}
+
+// readBack is what a write whose answer was lost (syncerror.ErrMayHaveApplied) is
+// settled by, for the approve's fix and the revert's values alike: the record read back
+// within MetadataWait and compared with what the write sent (fix without the fields the
+// guard left out, which never reach the record). held says the record holds it: the write
+// landed. answered says the target's last answer was its own (a 500 or 503), so a record
+// read back without it means the write failed; without an answer (a timeout, a gateway's
+// 502 or 504) it may still land after the read. read is false when there is no reader or
+// the record could not be read: nothing can be told.
+type readBack struct {
+	sent                 []syncerror.FieldChange
+	left                 []string
+	held, answered, read bool
+}
+
+func (o *Service) readBack(ctx context.Context, c syncerror.Claim, fix []syncerror.FieldChange, werr error) readBack {
+	rb := readBack{sent: fix}
+	if lost := (*syncerror.LostAnswerError)(nil); errors.As(werr, &lost) {
+		rb.answered = lost.Answered
+		if len(lost.Left) > 0 {
+			rb.sent, rb.left = syncerror.WithoutPaths(fix, lost.Left), lost.Left
+		}
+	}
+	if o.Assist == nil || o.Assist.Reader == nil {
+		return rb
+	}
+	rctx, cancel := context.WithTimeout(ctx, syncerror.MetadataWait)
+	current, err := o.Assist.Reader.ReadFields(rctx, c)
+	cancel()
+	if err != nil {
+		httpapi.Logger(ctx).Warn("record not read back after a lost answer", "id", c.ID, "error", err)
+		return rb
+	}
+	rb.read, rb.held = true, syncerror.RecordHolds(current, rb.sent)
+	return rb
 }

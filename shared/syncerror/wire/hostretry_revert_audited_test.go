@@ -9,6 +9,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
@@ -102,5 +103,32 @@ func TestARetryReadsNoAuditLogWhereTheLedgerTellsOrNothingIsLost(t *testing.T) {
 	held := e.approvedOnHost(t, "E-held-audit", map[string]any{"shipcountry": "Deutschland"}, ``)
 	if _, got := e.retry(t, held.ID); got.Result != syncerror.DeliveryRequested || a.reads != 0 {
 		t.Fatalf("attempt %+v, audit reads %d", got, a.reads)
+	}
+}
+
+// A revert whose answer was lost and that reading the record back did not settle (its own
+// audit record, no ledger entry) landed late: the record holds every value it sent. The
+// retry takes it for the revert it is, not a lost fix; without that record the same record
+// is a lost fix and is written again.
+func TestARetryFindsAnUnsettledRevertThatLandedLate(t *testing.T) {
+	for _, audited := range []bool{true, false} {
+		e := newHostEnv(t)
+		c := e.approvedOnHost(t, "E-unsettled", map[string]any{"shipcountry": "Deutschland"}, ``)
+		if audited {
+			if err := e.op.Audit.(*audit.Log).Write(context.Background(), audit.Entry{Actor: identity.ForTenant("acme", "alice"),
+				ActionType: audit.TypeSyncError, ActionKey: syncerror.AuditRevertUnsettled, Result: audit.ResultFailure, Resource: "syncerror/" + c.ID}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.host.Seed("salesOrder", "SO-10042", map[string]any{"shipcountry": "Deutschland"}) // the revert, landed late
+		writes := e.host.WriteCount()
+		row, got := e.retry(t, c.ID)
+		rec, _ := e.host.Get("salesOrder", "SO-10042")
+		switch {
+		case audited && (got.Code != "RETRY_FIX_REVERTED" || row.Status != syncerror.StatusReverted || e.host.WriteCount() != writes):
+			t.Fatalf("with the unsettled revert audited: attempt %+v, row %s, writes %+v", got, row.Status, e.host.Writes()[writes:])
+		case !audited && rec.Fields["shipcountry"] != "DE":
+			t.Fatalf("without it the lost fix was not written again: attempt %+v, the record holds %v", got, rec.Fields["shipcountry"])
+		}
 	}
 }

@@ -121,7 +121,7 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 	if len(lost) == 0 {
 		return syncerror.Delivery{}, false // the record holds the fix: no write to guard
 	}
-	if out, stop := d.revertLanded(ctx, c, what); stop {
+	if out, stop := d.revertLanded(ctx, c, what, rec.Fields); stop {
 		return out, true
 	}
 	// The whole fix goes under the approve's key, the approve's own write replayed; part of
@@ -156,9 +156,10 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 // written, and says so), or the ledger no longer keeps it (governance.LedgerRetention, a
 // day). The revert's own audit record (syncerror.AuditRevert, success, on the row) is
 // durable, and is written whether or not the row's marking landed; it is read then only,
-// so the common path (the ledger has it, or nothing was lost) costs no audit read. What
-// no record tells: a revert whose ledger entry and audit records were both lost.
-func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what string) (syncerror.Delivery, bool) {
+// so the common path (the ledger has it, or nothing was lost) costs no audit read. A
+// revert whose answer was lost and not settled has a record of its own: with the record
+// holding every value it sent, it landed late. What no record tells: a revert whose ledger entry and audit records were both lost.
+func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what string, fields map[string]any) (syncerror.Delivery, bool) {
 	if syncerror.RevertChanges(c) == nil {
 		return syncerror.Delivery{}, false // its values before were not kept: no revert was written
 	}
@@ -169,7 +170,7 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what str
 	}
 	if err == nil && !found {
 		where = "the audit log"
-		found, err = d.revertAudited(ctx, c)
+		found, err = d.revertAudited(ctx, c, fields)
 	}
 	switch {
 	case err != nil:
@@ -193,16 +194,23 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what str
 // marking (with retries) and the audit follow.
 const revertAuditSlack = time.Hour
 
-// revertAudited reports whether the audit log records c's revert as written. The window
+// revertAudited reports whether the audit log records c's revert as written, or as sent
+// with its answer lost where fields (the record as read) hold every value it sent. The window
 // is the revert's own: from the fix's write to the end of the time it could be reverted
 // in, so the read is bounded by a day of the tenant's sync-error records however late the
 // retry.
-func (d deliverer) revertAudited(ctx context.Context, c syncerror.Claim) (bool, error) {
+func (d deliverer) revertAudited(ctx context.Context, c syncerror.Claim, fields map[string]any) (bool, error) {
 	if d.audits == nil {
 		return false, errNoAudit
 	}
-	return d.audits.Has(ctx, audit.Query{TenantID: c.TenantID, ActionType: audit.TypeSyncError, ActionKey: syncerror.AuditRevert,
-		Resource: "syncerror/" + c.ID, Result: audit.ResultSuccess, From: c.Applied.At, To: c.Applied.At.Add(decisions.RevertWindow + revertAuditSlack)})
+	q := audit.Query{TenantID: c.TenantID, ActionType: audit.TypeSyncError, ActionKey: syncerror.AuditRevert,
+		Resource: "syncerror/" + c.ID, Result: audit.ResultSuccess, From: c.Applied.At, To: c.Applied.At.Add(decisions.RevertWindow + revertAuditSlack)}
+	found, err := d.audits.Has(ctx, q)
+	if err != nil || found || !syncerror.RecordHolds(fields, syncerror.RevertChanges(c)) {
+		return found, err
+	}
+	q.ActionKey, q.Result = syncerror.AuditRevertUnsettled, ""
+	return d.audits.Has(ctx, q)
 }
 
 // auditTrail is the audit log as a retry asks it (audit.Log.Has).
