@@ -71,20 +71,28 @@ func (o *Service) RevertHandler() http.Handler {
 				changed = append(changed, p.Path)
 			}
 		}
-		if len(changed) > 0 {
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "changed_since",
-				"The record changed since the fix was written ("+strings.Join(changed, ", ")+"); nothing was reverted."))
-			return
-		}
 		// The fix the approve wrote, as written: not the proposal, nor an abandoned edit.
 		fix := syncerror.WrittenFix(c)
 		// Built and keyed in one place: a retry looks this write up in the guard's ledger
 		// under the same key (syncerror.RevertKey), to not write the fix over it.
 		back := syncerror.RevertChanges(c)
+		details := map[string]any{"fields": fixPaths(back), "before": fix, "after": back, "reason": body.Reason}
+		if len(changed) > 0 && syncerror.RecordHolds(current, back) {
+			// The record already holds every value from before the fix: an earlier revert
+			// written but not recorded (its 202), or the same values set in the host ERP.
+			// Nothing to write; the row says what the record does.
+			details["written"] = false
+			o.reverted(w, r, actor, c, fix, body.Reason, "nothing written: the record already held the values before the fix", details)
+			return
+		}
+		if len(changed) > 0 {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "changed_since",
+				"The record changed since the fix was written ("+strings.Join(changed, ", ")+"); nothing was reverted."))
+			return
+		}
 		wctx, cancel := writeContext(ctx)
 		werr := o.Fixes.WriteFix(wctx, actor, c, back, syncerror.RevertKey(c))
 		cancel()
-		details := map[string]any{"fields": fixPaths(back), "before": fix, "after": back, "reason": body.Reason}
 		failed := func() {
 			httpapi.Logger(ctx).Error("revert write failed", "id", c.ID, "error", werr)
 			o.WriteAudit(ctx, actor, syncerror.AuditRevert, audit.ResultFailure, "syncerror/"+c.ID, details)
@@ -278,7 +286,7 @@ func (o *Service) reverted(w http.ResponseWriter, r *http.Request, id identity.I
 		httpapi.Logger(ctx).Error("revert written but the row not marked", "id", c.ID, "error", err)
 		httpapi.WriteJSON(w, http.StatusAccepted, map[string]any{"id": c.ID, "status": c.Status, "reverted": true,
 			"message": "The values before the fix were written back to the record, but the queue could not record it, " +
-				"so the sync error still shows " + string(c.Status) + ". Nothing more needs doing; do not revert or retry it."})
+				"so the sync error still shows " + string(c.Status) + ". Nothing more needs doing: reverting again marks it reverted without writing, and a retry finds the revert and writes nothing."})
 		return
 	}
 	cur, gerr := o.Claims.Get(ctx, c.TenantID, c.ID)

@@ -168,11 +168,41 @@ func TestRevertWrittenButNotRecordedIsReportedAsWritten(t *testing.T) {
 		Message  string
 	}
 	_ = json.Unmarshal(w.Body.Bytes(), &body)
-	if w.Code != http.StatusAccepted || !body.Reverted || !strings.Contains(body.Message, "do not revert or retry it") {
+	if w.Code != http.StatusAccepted || !body.Reverted || !strings.Contains(body.Message, "reverting again marks it reverted without writing") {
 		t.Fatalf("revert with the queue down: %d %s", w.Code, w.Body)
 	}
 	if back := f.Writer.Writes[len(f.Writer.Writes)-1].Fix; len(back) != 1 || back[0].After != "Acme UK" {
 		t.Fatalf("revert wrote %+v", back)
+	}
+}
+
+// Reverting again after a revert written but not recorded finds the record holding the
+// values before the fix: nothing is written, and the row is marked reverted. A record
+// holding anything else still answers changed_since.
+func TestRevertAgainAfterAnUnrecordedRevertMarksItWithoutWriting(t *testing.T) {
+	f, row := approvedForRevert(t)
+	store := f.Op.Assist.Store
+	f.Op.Assist.Store = markFails{store}
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusAccepted {
+		t.Fatalf("first revert: %d %s", w.Code, w.Body)
+	}
+	f.Op.Assist.Store = store
+	f.Records.Fields = map[string]any{"subsidiary": "Acme UK"} // the revert is in the record
+	writes := len(f.Writer.Writes)
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", ""); w.Code != http.StatusOK {
+		t.Fatalf("second revert: %d %s", w.Code, w.Body)
+	}
+	if len(f.Writer.Writes) != writes {
+		t.Fatalf("the second revert wrote %+v", f.Writer.Writes[writes:])
+	}
+	if got, _ := f.Claims.Get(context.Background(), row.TenantID, row.ID); got.Status != syncerror.StatusReverted {
+		t.Fatalf("row %s after the second revert, want reverted", got.Status)
+	}
+
+	g, other := approvedForRevert(t)
+	g.Records.Fields = map[string]any{"subsidiary": "Acme GmbH"} // neither the fix nor before it
+	if w := g.As(t, "anna", "approver", "POST", "/p/"+other.ID+"/revert", ""); w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "changed_since") {
+		t.Fatalf("revert of a changed record: %d %s", w.Code, w.Body)
 	}
 }
 
