@@ -54,8 +54,11 @@ func TestAdversarialDocumentsStayLinear(t *testing.T) {
 		"many keys":          `{` + strings.Repeat(`"password":"hunter22",`, 12000) + `"a":1}`,
 		"escaped strings":    `[` + strings.Repeat(`"\u0041KIA\u005a7QWERTY2PLMNB3X",`, 8000) + `1]`,
 		// Each value member first in its object looks ahead for a name after it (namedAfter).
-		"values first":  `[` + strings.Repeat(`{"value":{"id":"4711","refName":"Widget"},"type":"select","name":"password"},`, 3000) + `1]`,
-		"nested values": `{"password":` + strings.Repeat(`{"value":`, maxDepth-2) + `"letmein"` + strings.Repeat(`}`, maxDepth-1),
+		"values first": `[` + strings.Repeat(`{"value":{"id":"4711","refName":"Widget"},"type":"select","name":"password"},`, 3000) + `1]`,
+		// A label naming a secret asks the input member (typedSecret) per value member: once.
+		"typed values":             `{"label":"Password","type":"` + strings.Repeat("x", 128<<10) + `",` + strings.Repeat(`"value":1,`, 20000) + `"a":1}`,
+		"typed values, short type": `{"label":"Password","type":"` + strings.Repeat("pass word ", 6) + `",` + strings.Repeat(`"value":"Expired",`, 20000) + `"a":1}`,
+		"nested values":            `{"password":` + strings.Repeat(`{"value":`, maxDepth-2) + `"letmein"` + strings.Repeat(`}`, maxDepth-1),
 		"nested value lists": `{"password":` + strings.Repeat(`{"value":["`+strings.Repeat("x", 200)+`",`, maxDepth/10) +
 			`1` + strings.Repeat(`]}`, maxDepth/10) + `}`,
 	} {

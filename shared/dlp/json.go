@@ -225,7 +225,7 @@ func (st *scanState) object(i, depth int, outer fieldCtx) (int, error) {
 			switch at := skipSpace(b, nameAt); {
 			case b[at] != '"':
 			case info.pair == pairInput:
-				ps.input, ps.inputCtx = st.lastString, fc
+				ps.input, ps.inputCtx, ps.typed = st.lastString, fc, 0
 			default:
 				ps.read(info.pair, st.lastString, st.spans)
 			}

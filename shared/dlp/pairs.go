@@ -35,6 +35,10 @@ type pairState struct {
 	// member's context, only for a pair that a label alone names a secret.
 	input    string
 	inputCtx fieldCtx
+	// typed caches typedSecret for input (0: not read yet, 1: no, 2: yes): it is asked per
+	// value member, and a pair may repeat its value member, so reading the input again for
+	// each made a scan quadratic in the input's length.
+	typed int8
 }
 
 // pairRoleOf reads a member's name as words, as classifyKey does. Names are whole-name
@@ -138,7 +142,21 @@ func (ps *pairState) read(role pairRole, s string, spans []span) {
 // member is scanned: every field of a form or of a custom-field list has a type, and only
 // a pair labelled with a secret's name asks.
 func (ps *pairState) typedSecret() bool {
-	if ps.input == "" {
+	if ps.typed == 0 {
+		ps.typed = 1
+		if ps.readTyped() {
+			ps.typed = 2
+		}
+	}
+	return ps.typed == 2
+}
+
+// maxInputType is the longest input member read as a type: a type is a word or two
+// ("password", "passwordInput"), and a longer string is no form's type.
+const maxInputType = 64
+
+func (ps *pairState) readTyped() bool {
+	if ps.input == "" || len(ps.input) > maxInputType {
 		return false
 	}
 	s := ps.input
@@ -279,7 +297,7 @@ func (st *scanState) namedAfter(i int, outer fieldCtx, ps *pairState) (read int)
 		switch s, ok := st.stringAt(i); {
 		case !ok:
 		case info.pair == pairInput:
-			ps.input, ps.inputCtx = s, memberCtx(info, outer)
+			ps.input, ps.inputCtx, ps.typed = s, memberCtx(info, outer), 0
 			read = i
 		case info.pair == pairName || info.pair == pairLabel:
 			var buf [4]span
