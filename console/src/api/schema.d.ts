@@ -1188,7 +1188,7 @@ export interface components {
              */
             result: "delivered" | "requested" | "transient" | "permanent";
             system?: string;
-            /** @description The vendor's error code, or the service's (RETRY_NO_HOST_RECORD, RETRY_NO_CONNECTOR, RETRY_NO_FLOW, RETRY_FAILED_AT_HOST, RETRY_RECORD_CHANGED, RETRY_FIX_REVERTED, RETRY_REFUSED, ...). RETRY_RECORD_CHANGED: the record changed since the approved fix was written (the reason names the fields); nothing was written. RETRY_FIX_REVERTED: the approved fix was reverted but the revert was not recorded on the row (the guard's write ledger has the revert's write); nothing was written and no re-run asked for. */
+            /** @description The vendor's error code, or the service's (RETRY_NO_HOST_RECORD, RETRY_NO_CONNECTOR, RETRY_NO_FLOW, RETRY_FAILED_AT_HOST, RETRY_RECORD_CHANGED, RETRY_FIX_REVERTED, RETRY_REVERT_UNSETTLED, RETRY_REVERT_UNTOLD, RETRY_REFUSED, ...). RETRY_RECORD_CHANGED: the record changed since the approved fix was written (the reason names the fields); nothing was written. RETRY_FIX_REVERTED: the approved fix was reverted but the revert was not recorded on the row (the guard's write ledger or the audit log has the revert); nothing was written, no re-run asked for, and the row is now reverted. RETRY_REVERT_UNSETTLED: a revert was sent with its answer lost and the record holds only part of it; nothing was written. RETRY_REVERT_UNTOLD: the audit log holds too many of the day's records to tell whether a revert put the record back; nothing was written. */
             code?: string;
             /**
              * @description What the attempt's own failure is; the row's error keeps its diagnosis.

@@ -241,7 +241,11 @@ func withoutPaths(prior []syncerror.PriorValue, drop []string) []syncerror.Prior
 // how, when not "", says how the revert was written otherwise than whole and answered
 // (part of it, or its answer lost and the record read back); the row's history keeps it.
 func (o *Service) reverted(w http.ResponseWriter, r *http.Request, id identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, reason, how string, details map[string]any) {
-	ctx, now, actor := r.Context(), o.NowUTC(), id.Actor
+	// The revert is in the record: what records it must not end with the request (a
+	// client gone, the write's deadline), or a retry a day later would find no trace of it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), WriteReserve)
+	defer cancel()
+	now, actor := o.NowUTC(), id.Actor
 	note := "reverted"
 	if reason != "" {
 		note = reason

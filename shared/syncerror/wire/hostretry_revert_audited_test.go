@@ -132,3 +132,22 @@ func TestARetryFindsAnUnsettledRevertThatLandedLate(t *testing.T) {
 		}
 	}
 }
+
+// A revert whose answer was lost and that the record holds only part of (shipcountry back,
+// shipzip still the fix's) is neither taken for a lost fix nor for a revert: nothing is
+// written, and the row stays approved, not said to be reverted.
+func TestARetryWritesNothingOverARevertThatLandedInPart(t *testing.T) {
+	e := newHostEnv(t)
+	c := e.approvedOnHost(t, "E-part", map[string]any{"shipcountry": "Deutschland", "shipzip": "1O115"},
+		`{"fix":[{"path":"shipcountry","after":"DE"},{"path":"shipzip","after":"10115"}]}`)
+	if err := e.op.Audit.(*audit.Log).Write(context.Background(), audit.Entry{Actor: identity.ForTenant("acme", "alice"),
+		ActionType: audit.TypeSyncError, ActionKey: syncerror.AuditRevertUnsettled, Result: audit.ResultFailure, Resource: "syncerror/" + c.ID}); err != nil {
+		t.Fatal(err)
+	}
+	e.host.Seed("salesOrder", "SO-10042", map[string]any{"shipcountry": "Deutschland", "shipzip": "10115"}) // part of the revert
+	writes := e.host.WriteCount()
+	row, got := e.retry(t, c.ID)
+	if got.Code != "RETRY_REVERT_UNSETTLED" || row.Status != syncerror.StatusApproved || e.host.WriteCount() != writes {
+		t.Fatalf("attempt %+v, row %s, writes %+v", got, row.Status, e.host.Writes()[writes:])
+	}
+}

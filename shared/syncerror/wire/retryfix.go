@@ -168,16 +168,32 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what str
 	if d.ledger != nil {
 		found, err = governance.Wrote(ctx, d.ledger, c.TenantID, c.Record.RecordType, c.Record.RecordID, c.Applied.At, syncerror.RevertKey(c))
 	}
+	unsettled := false
 	if err == nil && !found {
 		where = "the audit log"
-		found, err = d.revertAudited(ctx, c, fields)
+		found, unsettled, err = d.revertAudited(ctx, c, fields)
 	}
 	switch {
+	case errors.Is(err, audit.ErrTooManyToTell):
+		// The window is the revert's own and does not move: another attempt would read the
+		// same records again and no more. The people judge the record.
+		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_REVERT_UNTOLD", Class: syncerror.AttemptValue,
+			Reason: what + " holds what the approved fix replaced, and the audit log holds too many of the day's records to tell whether " +
+				"a revert put it back; nothing was written and the host ERP was not asked to re-run the sync. Check the record: if the fix " +
+				"belongs there, set it in the record again"}, true
 	case err != nil:
 		httpapi.Logger(ctx).Warn("retry: not told whether the fix was reverted", "id", c.ID, "from", where, "error", err)
 		return syncerror.Delivery{Result: syncerror.DeliveryTransient, System: host, Class: syncerror.AttemptConnection,
 			Reason: what + " holds what the approved fix replaced, and " + where + ", which tells whether a revert put it back, " +
 				"could not be read; nothing was written, and the next attempt reads it again"}, true
+	case unsettled:
+		// A revert was sent and its answer lost, and the record holds only part of it: it
+		// may have landed in part, or the fix been lost apart from it. Neither the fix nor
+		// the revert is written on a guess, and the row is not said to be reverted.
+		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_REVERT_UNSETTLED", Class: syncerror.AttemptValue,
+			Reason: "a revert of the approved fix was sent to " + what + " and its answer was lost, and the record holds only part of what it sent; " +
+				"nothing was written and the host ERP was not asked to re-run the sync. Check the record: revert again to finish the revert, " +
+				"or, if the fix belongs there, set it in the record again"}, true
 	case found:
 		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_FIX_REVERTED", Class: syncerror.AttemptValue,
 			Reverted: true,
@@ -195,22 +211,30 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what str
 const revertAuditSlack = time.Hour
 
 // revertAudited reports whether the audit log records c's revert as written, or as sent
-// with its answer lost where fields (the record as read) hold every value it sent. The window
+// with its answer lost where fields (the record as read) hold every value it sent (found);
+// unsettled, a revert sent with its answer lost that the record holds only part of. The window
 // is the revert's own: from the fix's write to the end of the time it could be reverted
 // in, so the read is bounded by a day of the tenant's sync-error records however late the
 // retry.
-func (d deliverer) revertAudited(ctx context.Context, c syncerror.Claim, fields map[string]any) (bool, error) {
+func (d deliverer) revertAudited(ctx context.Context, c syncerror.Claim, fields map[string]any) (found, unsettled bool, err error) {
 	if d.audits == nil {
-		return false, errNoAudit
+		return false, false, errNoAudit
 	}
 	q := audit.Query{TenantID: c.TenantID, ActionType: audit.TypeSyncError, ActionKey: syncerror.AuditRevert,
 		Resource: "syncerror/" + c.ID, Result: audit.ResultSuccess, From: c.Applied.At, To: c.Applied.At.Add(decisions.RevertWindow + revertAuditSlack)}
-	found, err := d.audits.Has(ctx, q)
-	if err != nil || found || !syncerror.RecordHolds(fields, syncerror.RevertChanges(c)) {
-		return found, err
+	if found, err = d.audits.Has(ctx, q); err != nil || found {
+		return found, false, err
 	}
 	q.ActionKey, q.Result = syncerror.AuditRevertUnsettled, ""
-	return d.audits.Has(ctx, q)
+	if sent, err := d.audits.Has(ctx, q); err != nil || !sent {
+		return false, false, err
+	}
+	// Sent with its answer lost: landed when the record holds every value it sent (late),
+	// else unsettled, whatever the fields that lost the fix say.
+	if syncerror.RecordHolds(fields, syncerror.RevertChanges(c)) {
+		return true, false, nil
+	}
+	return false, true, nil
 }
 
 // auditTrail is the audit log as a retry asks it (audit.Log.Has).
