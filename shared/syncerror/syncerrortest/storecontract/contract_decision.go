@@ -219,20 +219,8 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 	t.Run("a row whose fix is marked applied is never reopened", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		c := ready(t, s, "t1", "e-1", base)
-		l := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
-		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l, nil, entry("approve"), base); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.CompleteApply(ctx, "t1", c.ID, "tok-1", syncerror.AppliedWrite{Key: "k", At: base}, entry("approved"), base); err != nil {
-			t.Fatal(err)
-		}
 		// A retry takes it (the re-run is what is left) ...
-		held, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusApproved},
-			To: syncerror.StatusRetrying, Begin: true, NextAt: base.Add(time.Minute), Entry: entry("retry")}, base)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, held := appliedInRetry(t, s, ready, base)
 		// ... but no change sends it back to a decision: the record holds its fix.
 		for _, to := range []syncerror.Status{syncerror.StatusPending, syncerror.StatusEscalated, syncerror.StatusRejected} {
 			if _, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying},
@@ -260,19 +248,7 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 	t.Run("a retry of an applied row may end it reverted", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		c := ready(t, s, "t1", "e-1", base)
-		l := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
-		if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l, nil, entry("approve"), base); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.CompleteApply(ctx, "t1", c.ID, "tok-1", syncerror.AppliedWrite{Key: "k", At: base}, entry("approved"), base); err != nil {
-			t.Fatal(err)
-		}
-		held, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusApproved},
-			To: syncerror.StatusRetrying, Begin: true, NextAt: base.Add(time.Minute), Entry: entry("retry")}, base)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, held := appliedInRetry(t, s, ready, base)
 		attempt := syncerror.RetryAttempt{At: base, Actor: "a", Result: syncerror.DeliveryPermanent, Code: "RETRY_FIX_REVERTED", Reason: "reverted"}
 		row, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusRetrying},
 			Attempts: held.Retry.Attempts, To: syncerror.StatusReverted, LastError: "reverted", Log: []syncerror.RetryAttempt{attempt},
@@ -417,4 +393,24 @@ func runDecisionContract(t *testing.T, newStore func(t *testing.T) syncerror.Cla
 			t.Fatalf("escalated row %+v", row)
 		}
 	})
+}
+
+// appliedInRetry is a row approved with its fix written (CompleteApply) that a retry holds.
+func appliedInRetry(t *testing.T, s syncerror.ClaimStore, ready readyFunc, base time.Time) (c, held syncerror.Claim) {
+	t.Helper()
+	ctx, entry := context.Background(), historyAt(base)
+	c = ready(t, s, "t1", "e-1", base)
+	l := syncerror.Lease{Token: "tok-1", ExpiresAt: base.Add(time.Minute)}
+	if _, err := s.BeginApply(ctx, "t1", c.ID, syncerror.StatusPending, l, nil, entry("approve"), base); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CompleteApply(ctx, "t1", c.ID, "tok-1", syncerror.AppliedWrite{Key: "k", At: base}, entry("approved"), base); err != nil {
+		t.Fatal(err)
+	}
+	held, err := s.ChangeRetry(ctx, "t1", c.ID, syncerror.RetryChange{From: []syncerror.Status{syncerror.StatusApproved},
+		To: syncerror.StatusRetrying, Begin: true, NextAt: base.Add(time.Minute), Entry: entry("retry")}, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, held
 }
