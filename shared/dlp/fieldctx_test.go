@@ -50,6 +50,9 @@ func TestFieldContextThroughObjectsAndNameValuePairs(t *testing.T) {
 		{`{"label":"Password","type":"password","value":"letmein"}`, "letmein"},
 		{`[{"value":"correct horse battery staple","label":"Password","type":"password"}]`, "horse battery"},
 		{`{"fieldType":"PASSWORD","label":"Password","value":"password"}`, `"password"}`},
+		{`{"label":"Password","format":"password","value":"letmein"}`, "letmein"},
+		{`{"label":"Password","widget":"password","value":"letmein"}`, "letmein"},
+		{`{"label":"Password","htmlType":"password","value":"letmein"}`, "letmein"},
 		{`{"password":{"value":"password"}}`, `"password"}}`},
 		// A name, or a secret's name wrapping the pair, makes its value the secret whatever
 		// it says: these are default credentials, not options.
@@ -140,6 +143,8 @@ func TestFieldContextLeavesOtherValuesAlone(t *testing.T) {
 		`{"label":"Password","value":"Expired"}`,
 		`{"name":"custentity_auth","label":"Password","value":"Expired"}`,
 		`{"label":"Password","type":"radio","value":"Expired"}`,
+		`{"label":"Password expires","format":"date","value":"2026-12-01"}`,
+		`{"label":"Password","widget":"select","value":"Expired"}`,
 		// 1Password is a product, one word as "1password" is.
 		`[{"value":"1200.00","name":"1Password"}]`,
 		`{"1Password":"1200.00"}`,

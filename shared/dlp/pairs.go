@@ -57,7 +57,9 @@ func pairRoleOf(key string) pairRole {
 		return pairName
 	case "label":
 		return pairLabel
-	case "type", "inputtype", "fieldtype", "datatype", "controltype":
+	// format is JSON Schema's ("format": "password"), widget a form builder's, htmltype
+	// an HTML input's: each says what is typed in as type does.
+	case "type", "inputtype", "fieldtype", "datatype", "controltype", "format", "widget", "htmltype":
 		return pairInput
 	case "val", "value", "values":
 		return pairValue
