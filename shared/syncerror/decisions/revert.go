@@ -199,14 +199,8 @@ func revertible(w http.ResponseWriter, r *http.Request, c syncerror.Claim, now t
 // goes ahead (it reads the record itself, and fails if the system is down), and a revert
 // of it later refuses rather than guess.
 func (o *Service) priorValues(ctx context.Context, c syncerror.Claim, fix []syncerror.FieldChange) []syncerror.PriorValue {
-	if o.Assist == nil || o.Assist.Reader == nil {
-		return nil
-	}
-	rctx, cancel := context.WithTimeout(ctx, syncerror.MetadataWait)
-	current, err := o.Assist.Reader.ReadFields(rctx, c)
-	cancel()
-	if err != nil {
-		httpapi.Logger(ctx).Warn("the record's values before the fix not read; it cannot be reverted", "id", c.ID, "error", err)
+	current, ok := o.readRecord(ctx, c, "the record's values before the fix not read; it cannot be reverted")
+	if !ok {
 		return nil
 	}
 	out := make([]syncerror.PriorValue, 0, len(fix))

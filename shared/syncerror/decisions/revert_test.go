@@ -116,13 +116,7 @@ func TestRevertWithoutAConnectorSaysSo(t *testing.T) {
 		status int
 		code   string
 	}{{noConnector{}, http.StatusServiceUnavailable, "connector_not_configured"}, {downRecords{}, http.StatusBadGateway, "record_unreadable"}} {
-		f := roomtest.NewAssistFixture(t)
-		f.AI.Fix = []syncerror.FieldChange{{Path: "subsidiary", Before: "Acme UK", After: "Acme Ltd"}}
-		row := f.Arrive(t, "E-1", "SO-1", `{"subsidiary":"Acme UK"}`)
-		f.Records.Fields = map[string]any{"subsidiary": "Acme GmbH"}
-		if w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/approve", ""); w.Code != http.StatusOK {
-			t.Fatalf("approve: %d %s", w.Code, w.Body)
-		}
+		f, row := approvedForRevert(t)
 		f.Op.Assist.Reader = tc.reader
 		w := f.As(t, "anna", "approver", "POST", "/p/"+row.ID+"/revert", "")
 		if w.Code != tc.status || roomtest.ProblemCode(t, w) != tc.code {

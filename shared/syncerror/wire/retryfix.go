@@ -160,7 +160,8 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 // revert whose answer was lost and not settled has a record of its own: with the record
 // holding every value it sent, it landed late. What no record tells: a revert whose ledger entry and audit records were both lost.
 func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what string, fields map[string]any) (syncerror.Delivery, bool) {
-	if syncerror.RevertChanges(c) == nil {
+	back := syncerror.RevertChanges(c)
+	if back == nil {
 		return syncerror.Delivery{}, false // its values before were not kept: no revert was written
 	}
 	host := string(connector.SystemHostERP)
@@ -171,7 +172,7 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what str
 	unsettled := false
 	if err == nil && !found {
 		where = "the audit log"
-		found, unsettled, err = d.revertAudited(ctx, c, fields)
+		found, unsettled, err = d.revertAudited(ctx, c, back, fields)
 	}
 	switch {
 	case errors.Is(err, audit.ErrTooManyToTell):
@@ -211,12 +212,12 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what str
 const revertAuditSlack = time.Hour
 
 // revertAudited reports whether the audit log records c's revert as written, or as sent
-// with its answer lost where fields (the record as read) hold every value it sent (found);
+// with its answer lost where fields (the record as read) hold every value it sent, back (found);
 // unsettled, a revert sent with its answer lost that the record holds only part of. The window
 // is the revert's own: from the fix's write to the end of the time it could be reverted
 // in, so the read is bounded by a day of the tenant's sync-error records however late the
 // retry.
-func (d deliverer) revertAudited(ctx context.Context, c syncerror.Claim, fields map[string]any) (found, unsettled bool, err error) {
+func (d deliverer) revertAudited(ctx context.Context, c syncerror.Claim, back []syncerror.FieldChange, fields map[string]any) (found, unsettled bool, err error) {
 	if d.audits == nil {
 		return false, false, errNoAudit
 	}
@@ -231,7 +232,7 @@ func (d deliverer) revertAudited(ctx context.Context, c syncerror.Claim, fields 
 	}
 	// Sent with its answer lost: landed when the record holds every value it sent (late),
 	// else unsettled, whatever the fields that lost the fix say.
-	if syncerror.RecordHolds(fields, syncerror.RevertChanges(c)) {
+	if syncerror.RecordHolds(fields, back) {
 		return true, false, nil
 	}
 	return false, true, nil
