@@ -9,7 +9,9 @@ import (
 
 // A flow row's retry is the flow run again: a fresh read of the source record through its
 // connector, the flow's mapping, the guard; the approved fix, if any, in place of its
-// fields. What the failed run meant to write (the row's masked payload) is never sent.
+// fields, once the target record is seen not to have lost it to a revert or a person's
+// change (flowretry.go). What the failed run meant to write (the row's masked payload) is
+// never sent.
 // The flows feature gives the re-run (shared/flow/wire FlowReruns): the queue's functions
 // link no flow, so where it is not given (the operator's routes) the re-run is left to
 // the flow redrive, which runs the row's retries within its five minutes.
@@ -43,6 +45,12 @@ func (d deliverer) rerunFlow(ctx context.Context, c syncerror.Claim, key string)
 	case d.flows == nil:
 		return syncerror.Delivery{Result: syncerror.DeliveryRequested, System: sys,
 			Reason: "flow " + id + " is re-run by the flow redrive at its next run (every 5 minutes)"}
+	}
+	// The re-run carries the approved fix: not over a revert, nor over a value set in the
+	// target since (flowretry.go). Checked only where a re-run follows: the deferral above
+	// writes nothing, and the redrive's own attempt comes through here.
+	if out, stop := d.flowFixStands(ctx, c); stop {
+		return out
 	}
 	return d.flows.Rerun(ctx, c, id, rec, key)
 }
