@@ -70,6 +70,32 @@ type AppliedWrite struct {
 	// manifest dropped: what a retry writes again with the re-run (ApprovedFix) and what
 	// a revert takes back. Empty on rows approved before it was kept (WrittenFix).
 	Fix []FieldChange `json:"fix,omitempty"`
+	// RevertsMarked says every revert of this write leaves RevertSent on the row before it
+	// sends anything: without a mark no revert was sent, so a retry that finds the fix lost
+	// writes it again, and asks neither the guard's ledger nor the audit log. False on rows
+	// approved before marks were kept: a retry asks those as before (wire/retryfix.go).
+	// The row's own bookkeeping (as RevertSent): never in an answer.
+	RevertsMarked bool `json:"-"`
+	// RevertSent is the mark a revert of this write leaves on the row just before it sends
+	// (AssistStore.MarkRevertSent). It stays where the revert landed, in part or whole, or
+	// its answer was lost; it is removed where the revert is known not to have landed. Not
+	// in an answer: the row's status and history say what became of a revert.
+	RevertSent *RevertMark `json:"-"`
+}
+
+// RevertMark is a revert about to be sent: when, and a token that tells this revert's
+// mark from another's, so a revert that failed removes its own mark and never one a
+// revert sent after it left.
+type RevertMark struct {
+	At    time.Time
+	Token string
+}
+
+// NewRevertMark returns a mark at now with a fresh random token.
+func NewRevertMark(now time.Time) RevertMark {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return RevertMark{At: now.UTC(), Token: hex.EncodeToString(b[:])}
 }
 
 // PriorValue is one field of the record before a fix wrote it: its value, or Absent when

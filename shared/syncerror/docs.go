@@ -75,6 +75,15 @@ type AssistStore interface {
 	// MarkReverted moves an approved row to reverted with the entry. ErrStateChanged when
 	// it is not approved, ErrNotFound when there is no row.
 	MarkReverted(ctx context.Context, tenantID, id string, entry HistoryEntry, now time.Time) error
+	// MarkRevertSent sets m as the revert mark (AppliedWrite.RevertSent) of a row still
+	// approved with the applied write w (its key and time), over any mark before it: the
+	// revert records that it is about to send before it sends. ErrStateChanged when the row
+	// is not approved or holds another write, ErrNotFound when there is no row.
+	MarkRevertSent(ctx context.Context, tenantID, id string, w AppliedWrite, m RevertMark) error
+	// ClearRevertSent removes m from the row where it is still the row's mark: the revert
+	// that set it is known not to have landed. ErrStateChanged when the row holds another
+	// mark or none (nothing of m's to remove), ErrNotFound when there is no row.
+	ClearRevertSent(ctx context.Context, tenantID, id string, m RevertMark) error
 }
 
 // StatusReverted is an approved row whose fix was written back out again (§ revert).

@@ -189,13 +189,21 @@ func (s *DynamoClaims) CompleteApply(ctx context.Context, tenantID, id, token st
 // leaseAttrs are the attributes of a lease, removed when it ends.
 const leaseAttrs = "lease_token, lease_expires_at, lease_from, lease_fix, lease_key, lease_key_token"
 
-// appliedClauses are the SET list of an applied write w (its key, time, prior values and
-// written fix, into values) and the attributes to REMOVE ("" when none): those w has none of.
+// appliedClauses are the SET list of an applied write w (its key, time, prior values,
+// written fix and whether its reverts are marked, into values) and the attributes to
+// REMOVE ("" when none): those w has none of. A revert's mark is not among them: a write
+// is marked applied before any revert of it (MarkRevertSent).
 func appliedClauses(w syncerror.AppliedWrite, values dynamostore.Item) (set, remove string, err error) {
 	values[":key"] = dynamostore.Str(w.Key)
 	values[":at"] = dynamostore.Str(dynamostore.FormatTime(w.At))
 	set = "applied_key = :key, applied_at = :at"
 	var removed []string
+	if w.RevertsMarked {
+		values[":rmarked"] = &types.AttributeValueMemberBOOL{Value: true}
+		set += ", " + attrRevertsMarked + " = :rmarked"
+	} else {
+		removed = append(removed, attrRevertsMarked)
+	}
 	for _, f := range []struct {
 		name, value string
 		doc         any

@@ -105,6 +105,7 @@ func claimItem(c syncerror.Claim) dynamostore.Item {
 			b, _ := json.Marshal(c.Applied.Fix)
 			it["applied_fix"] = dynamostore.Str(string(b))
 		}
+		putRevertMarks(it, *c.Applied)
 	}
 	if c.Lease != nil {
 		it["lease_token"] = dynamostore.Str(c.Lease.Token)
@@ -184,6 +185,9 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 			if err := syncerror.UnmarshalNumbers([]byte(f), &c.Applied.Fix); err != nil {
 				return syncerror.Claim{}, fmt.Errorf("claim %s: applied_fix: %w", c.ID, err)
 			}
+		}
+		if err := readRevertMarks(it, c.Applied); err != nil {
+			return syncerror.Claim{}, fmt.Errorf("claim %s: %w", c.ID, err)
 		}
 	}
 	if tok := dynamostore.GetString(it, "lease_token"); tok != "" {

@@ -167,3 +167,42 @@ func (s *ClaimStore) MarkReverted(_ context.Context, tenantID, id string, entry 
 	s.rows[k] = c
 	return nil
 }
+
+// MarkRevertSent implements syncerror.AssistStore.
+func (s *ClaimStore) MarkRevertSent(_ context.Context, tenantID, id string, w syncerror.AppliedWrite, m syncerror.RevertMark) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(tenantID, id)
+	c, ok := s.rows[k]
+	if !ok {
+		return syncerror.ErrNotFound
+	}
+	if c.Status != syncerror.StatusApproved || c.Applied == nil || c.Applied.Key != w.Key || !c.Applied.At.Equal(w.At) {
+		return syncerror.ErrStateChanged
+	}
+	a := *c.Applied
+	m.At = m.At.UTC()
+	a.RevertSent = &m
+	c.Applied = &a
+	s.rows[k] = c
+	return nil
+}
+
+// ClearRevertSent implements syncerror.AssistStore.
+func (s *ClaimStore) ClearRevertSent(_ context.Context, tenantID, id string, m syncerror.RevertMark) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key(tenantID, id)
+	c, ok := s.rows[k]
+	if !ok {
+		return syncerror.ErrNotFound
+	}
+	if c.Applied == nil || c.Applied.RevertSent == nil || c.Applied.RevertSent.Token != m.Token || !c.Applied.RevertSent.At.Equal(m.At) {
+		return syncerror.ErrStateChanged
+	}
+	a := *c.Applied
+	a.RevertSent = nil
+	c.Applied = &a
+	s.rows[k] = c
+	return nil
+}

@@ -59,6 +59,10 @@ func clone(c syncerror.Claim) syncerror.Claim {
 			a.Prior = nil
 		}
 		a.Fix = slices.Clone(a.Fix)
+		if a.RevertSent != nil {
+			m := *a.RevertSent
+			a.RevertSent = &m
+		}
 		c.Applied = &a
 	}
 	if c.Lease != nil {
@@ -321,6 +325,8 @@ func (s *ClaimStore) markApplied(tenantID, id, token string, w syncerror.Applied
 		_ = syncerror.UnmarshalNumbers(b, &w.Prior)
 	}
 	w.Fix = viaJSON(w.Fix)
+	// A revert's mark is MarkRevertSent's alone: an applied write is marked before any.
+	w.RevertSent = nil
 	c.Applied = &w
 	c.UpdatedAt = now.UTC()
 	s.rows[k] = c

@@ -23,8 +23,8 @@ type AssistStore interface {
 
 // RunAssistStoreContract runs the cases every AssistStore must pass: the documents'
 // optimistic versions, listing, the policy, the learning and the auto-apply cap through
-// them, and the revert transition. newStore returns an empty store for each case, its own:
-// the cases run side by side (t.Parallel).
+// them, the revert transition and the revert's mark. newStore returns an empty store for
+// each case, its own: the cases run side by side (t.Parallel).
 func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStore) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
@@ -244,6 +244,8 @@ func RunAssistStoreContract(t *testing.T, newStore func(t *testing.T) AssistStor
 			t.Fatalf("unknown row: %v", err)
 		}
 	})
+
+	runRevertMarkContract(t, newStore, now)
 }
 
 // readyRow claims a sample error and completes its diagnosis with the sample proposal.
