@@ -112,8 +112,10 @@ func (s LeaseSettler) Settle(ctx context.Context, c Claim, actor string, now tim
 		}
 		return Settlement{Outcome: SettledUnverified, Err: err}, ferr
 	case found:
-		// Marked with the fix the write sent, so the retry and the revert use it.
-		_, cerr := s.Claims.CompleteApply(ctx, c.TenantID, c.ID, l.Token, AppliedWrite{Key: w.Key, At: now, Fix: w.Fix},
+		// Marked with the fix the write sent, so the retry and the revert use it, and as
+		// of this version, as the approve marks its own: reverts of it mark the row (though
+		// none is sent while the values before it are unread: the revert refuses).
+		_, cerr := s.Claims.CompleteApply(ctx, c.TenantID, c.ID, l.Token, AppliedWrite{Key: w.Key, At: now, Fix: w.Fix, RevertsMarked: true},
 			entry("approved", "completed by "+actor+": the fix had been written to the host ERP"), now)
 		return Settlement{Outcome: SettledWritten, Write: w}, cerr
 	}

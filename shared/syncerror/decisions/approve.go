@@ -338,7 +338,8 @@ func (a *approval) complete(takeover bool) {
 	if takeover {
 		note = "completed after the approve that wrote the fix stopped"
 	}
-	mark := syncerror.AppliedWrite{Key: a.key, At: o.NowUTC(), Prior: a.prior, Fix: a.written}
+	// RevertsMarked: this version's revert marks the row before it sends (revertmark.go).
+	mark := syncerror.AppliedWrite{Key: a.key, At: o.NowUTC(), Prior: a.prior, Fix: a.written, RevertsMarked: true}
 	var cur syncerror.Claim // the row as the completion left it, when it says
 	err := retryStore(ctx, func() (err error) {
 		entry := syncerror.HistoryEntry{At: o.NowUTC(), Actor: a.actor.Actor, Action: "approved", Note: note}

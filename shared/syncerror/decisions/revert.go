@@ -26,7 +26,8 @@ const RevertWindow = 24 * time.Hour
 // only where the record still holds the fix's values (409 changed_since otherwise), and
 // marks the row reverted; the revert is learned as a rejection of the fix. It never
 // writes the "before" a webhook payload or a proposal claimed: without the values read
-// at apply time it refuses (409 prior_unknown).
+// at apply time it refuses (409 prior_unknown). Before it sends, it marks the row
+// (revertmark.go); a row it cannot mark is answered 503 with nothing sent.
 func (o *Service) RevertHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok := syncerror.Who(w, r)
@@ -77,80 +78,110 @@ func (o *Service) RevertHandler() http.Handler {
 		// under the same key (syncerror.RevertKey), to not write the fix over it.
 		back := syncerror.RevertChanges(c)
 		details := map[string]any{"fields": fixPaths(back), "before": fix, "after": back, "reason": body.Reason}
-		if len(changed) > 0 && syncerror.RecordHolds(current, back) {
-			// The record already holds every value from before the fix: an earlier revert
-			// written but not recorded (its 202), or the same values set in the host ERP.
+		// The record already holds every value from before the fix: an earlier revert
+		// written but not recorded (its 202), or the same values set in the host ERP.
+		held := len(changed) > 0 && syncerror.RecordHolds(current, back)
+		if len(changed) > 0 && !held {
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "changed_since",
+				"The record changed since the fix was written ("+strings.Join(changed, ", ")+"); nothing was reverted."))
+			return
+		}
+		// The row is marked before anything is sent, or recorded as reverted: whatever
+		// records the revert after its write may fail, and a retry then tells the revert
+		// from a lost fix by the mark (revertmark.go).
+		mark := syncerror.NewRevertMark(o.NowUTC())
+		if !o.markRevertSent(w, r, c, mark) {
+			return
+		}
+		if held {
 			// Nothing to write; the row says what the record does.
 			details["written"] = false
 			o.reverted(w, r, actor, c, fix, body.Reason, "nothing written: the record already held the values before the fix", details)
 			return
 		}
-		if len(changed) > 0 {
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "changed_since",
-				"The record changed since the fix was written ("+strings.Join(changed, ", ")+"); nothing was reverted."))
-			return
-		}
-		wctx, cancel := writeContext(ctx)
-		werr := o.Fixes.WriteFix(wctx, actor, c, back, syncerror.RevertKey(c))
-		cancel()
-		failed := func() {
-			httpapi.Logger(ctx).Error("revert write failed", "id", c.ID, "error", werr)
-			o.WriteAudit(ctx, actor, syncerror.AuditRevert, audit.ResultFailure, "syncerror/"+c.ID, details)
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadGateway, "write_back_failed",
-				"The host ERP did not accept the revert; the row stays approved."))
-		}
-		how := "" // a revert written otherwise than whole and answered, said in its history
-		var refused *syncerror.RefusedError
-		var partial *syncerror.PartialFixError
-		switch {
-		case errors.As(werr, &refused):
-			details["refusal"] = refused.Code
-			o.WriteAudit(ctx, actor, syncerror.AuditRevert, audit.ResultDenied, "syncerror/"+c.ID, details)
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(refused.Status, refused.Code, refused.Reason))
-			return
-		case errors.Is(werr, syncerror.ErrWriterNotConfigured):
-			o.WriteAudit(ctx, actor, syncerror.AuditRevert, audit.ResultFailure, "syncerror/"+c.ID, details)
-			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
-				"The tenant has no connector for the system the fix was written to; nothing was reverted and the row stays approved."))
-			return
-		case errors.As(werr, &partial):
-			// Written, without fields the ownership manifest now gives another system: the
-			// revert is in the record, those fields still hold the fix, and the row says so.
-			details["partial"], details["dropped"] = true, partial.Dropped
-			how = "partial: the values before the fix were written back without fields owned by another system, which still hold the fix: " +
-				strings.Join(partial.Dropped, ", ")
-		case errors.Is(werr, syncerror.ErrMayHaveApplied):
-			// Settled as the approve settles its own write (readBack): never reported as
-			// failed while the record may hold it.
-			details["answerLost"] = true
-			rb := o.readBack(ctx, c, back, werr)
-			switch {
-			case rb.held:
-				how = "the host ERP's answer was lost; the record read back holds the values before the fix"
-				if len(rb.left) > 0 {
-					details["partial"], details["dropped"] = true, rb.left
-					how += ", without fields owned by another system, which still hold the fix: " + strings.Join(rb.left, ", ")
-				}
-			case rb.read && rb.answered:
-				failed() // the host ERP answered, and the record does not hold the revert
-				return
-			default:
-				o.revertUnsettled(w, r, actor, c, details)
-				return
-			}
-		case werr != nil && !errors.Is(werr, syncerror.ErrFixUnrecorded):
-			failed()
-			return
-		}
-		o.reverted(w, r, actor, c, fix, body.Reason, how, details)
+		o.sendRevert(w, r, actor, c, mark, revertText{fix: fix, back: back, reason: body.Reason, details: details})
 	})
+}
+
+// revertText is what a revert writes and says: the fix it takes back, the values it
+// writes back, the approver's reason and the audit record's details.
+type revertText struct {
+	fix, back []syncerror.FieldChange
+	reason    string
+	details   map[string]any
+}
+
+// sendRevert writes the values before the fix back through the guarded write and answers
+// by what came of it. A revert known not to have landed (refused, no connector, the host
+// ERP's own error) removes its mark; one that landed, in part or whole, or whose answer
+// was lost, leaves it.
+func (o *Service) sendRevert(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, mark syncerror.RevertMark, t revertText) {
+	ctx := r.Context()
+	details := t.details
+	wctx, cancel := writeContext(ctx)
+	werr := o.Fixes.WriteFix(wctx, actor, c, t.back, syncerror.RevertKey(c))
+	cancel()
+	notLanded := func(result string, p *httpapi.Problem) {
+		o.clearRevertSent(ctx, c, mark)
+		o.WriteAudit(ctx, actor, syncerror.AuditRevert, result, "syncerror/"+c.ID, details)
+		httpapi.WriteProblem(w, r, p)
+	}
+	failed := func() {
+		httpapi.Logger(ctx).Error("revert write failed", "id", c.ID, "error", werr)
+		notLanded(audit.ResultFailure, httpapi.NewProblem(http.StatusBadGateway, "write_back_failed",
+			"The host ERP did not accept the revert; the row stays approved."))
+	}
+	how := "" // a revert written otherwise than whole and answered, said in its history
+	var refused *syncerror.RefusedError
+	var partial *syncerror.PartialFixError
+	switch {
+	case errors.As(werr, &refused):
+		details["refusal"] = refused.Code
+		notLanded(audit.ResultDenied, httpapi.NewProblem(refused.Status, refused.Code, refused.Reason))
+		return
+	case errors.Is(werr, syncerror.ErrWriterNotConfigured):
+		notLanded(audit.ResultFailure, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
+			"The tenant has no connector for the system the fix was written to; nothing was reverted and the row stays approved."))
+		return
+	case errors.As(werr, &partial):
+		// Written, without fields the ownership manifest now gives another system: the
+		// revert is in the record, those fields still hold the fix, and the row says so.
+		details["partial"], details["dropped"] = true, partial.Dropped
+		how = "partial: the values before the fix were written back without fields owned by another system, which still hold the fix: " +
+			strings.Join(partial.Dropped, ", ")
+	case errors.Is(werr, syncerror.ErrMayHaveApplied):
+		// Settled as the approve settles its own write (readBack): never reported as
+		// failed while the record may hold it.
+		details["answerLost"] = true
+		rb := o.readBack(ctx, c, t.back, werr)
+		switch {
+		case rb.held:
+			how = "the host ERP's answer was lost; the record read back holds the values before the fix"
+			if len(rb.left) > 0 {
+				details["partial"], details["dropped"] = true, rb.left
+				how += ", without fields owned by another system, which still hold the fix: " + strings.Join(rb.left, ", ")
+			}
+		case rb.read && rb.answered:
+			failed() // the host ERP answered, and the record does not hold the revert
+			return
+		default:
+			o.revertUnsettled(w, r, actor, c, details)
+			return
+		}
+	case werr != nil && !errors.Is(werr, syncerror.ErrFixUnrecorded):
+		failed()
+		return
+	}
+	o.reverted(w, r, actor, c, t.fix, t.reason, how, details)
 }
 
 // revertUnsettled answers a revert whose answer was lost and which the record read back
 // does not settle (not read, or not holding it yet: a request without an answer may still
-// land). The row stays approved: nothing says the revert is in the record. Its own audit
-// record (syncerror.AuditRevertUnsettled) tells a retry that finds the record holding what
-// the revert sent that the revert landed late, so the fix is not written over it.
+// land). The row stays approved: nothing says the revert is in the record. Its mark stays
+// on the row (revertmark.go), and its own audit record (syncerror.AuditRevertUnsettled) is
+// written for the rows a retry still asks the audit log about: either tells a retry that
+// finds the record holding what the revert sent that it landed late, so the fix is not
+// written over it.
 func (o *Service) revertUnsettled(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, details map[string]any) {
 	ctx := r.Context()
 	httpapi.Logger(ctx).Warn("revert answer lost and not settled", "id", c.ID)
