@@ -70,6 +70,25 @@ type flakyClaims struct {
 	*syncerrortest.ClaimStore
 	markFails, finishFails int
 	finishChanged          bool
+	// beforeMarks plays the Lambda version before revert marks: its approves leave
+	// RevertsMarked unset, its reverts mark nothing (revertmark_test.go).
+	beforeMarks bool
+	// clearFails fails the removal of a revert's mark.
+	clearFails bool
+}
+
+func (c *flakyClaims) MarkRevertSent(ctx context.Context, tenantID, id string, w syncerror.AppliedWrite, m syncerror.RevertMark) error {
+	if c.beforeMarks {
+		return nil
+	}
+	return c.ClaimStore.MarkRevertSent(ctx, tenantID, id, w, m)
+}
+
+func (c *flakyClaims) ClearRevertSent(ctx context.Context, tenantID, id string, m syncerror.RevertMark) error {
+	if c.clearFails {
+		return errors.New("ThrottlingException")
+	}
+	return c.ClaimStore.ClearRevertSent(ctx, tenantID, id, m)
 }
 
 func (c *flakyClaims) MarkApplied(ctx context.Context, tenantID, id, token string, w syncerror.AppliedWrite, now time.Time) error {
@@ -77,6 +96,7 @@ func (c *flakyClaims) MarkApplied(ctx context.Context, tenantID, id, token strin
 		c.markFails--
 		return errors.New("ThrottlingException")
 	}
+	w.RevertsMarked = w.RevertsMarked && !c.beforeMarks
 	return c.ClaimStore.MarkApplied(ctx, tenantID, id, token, w, now)
 }
 
@@ -101,6 +121,7 @@ func (c *flakyClaims) CompleteApply(ctx context.Context, tenantID, id, token str
 		c.finishFails--
 		return syncerror.Claim{}, errors.New("ThrottlingException")
 	}
+	w.RevertsMarked = w.RevertsMarked && !c.beforeMarks
 	return c.ClaimStore.CompleteApply(ctx, tenantID, id, token, w, e, now)
 }
 

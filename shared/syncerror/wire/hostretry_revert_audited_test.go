@@ -22,6 +22,7 @@ import (
 // write: 202, the record holds Deutschland again, and the ledger has no revert.
 func (e *hostEnv) revertedUnledgered(t *testing.T, errorID string) syncerror.Claim {
 	t.Helper()
+	e.claims.beforeMarks = true // as revertedUnrecorded
 	c := e.approvedOnHost(t, errorID, map[string]any{"shipcountry": "Deutschland"}, ``)
 	e.op.Assist.Store = unmarkedReverts{e.op.Assist.Store}
 	e.ledger.failing = true
@@ -113,6 +114,7 @@ func TestARetryReadsNoAuditLogWhereTheLedgerTellsOrNothingIsLost(t *testing.T) {
 func TestARetryFindsAnUnsettledRevertThatLandedLate(t *testing.T) {
 	for _, audited := range []bool{true, false} {
 		e := newHostEnv(t)
+		e.claims.beforeMarks = true // a row approved before revert marks: its audit records tell
 		c := e.approvedOnHost(t, "E-unsettled", map[string]any{"shipcountry": "Deutschland"}, ``)
 		if audited {
 			if err := e.op.Audit.(*audit.Log).Write(context.Background(), audit.Entry{Actor: identity.ForTenant("acme", "alice"),
@@ -138,6 +140,7 @@ func TestARetryFindsAnUnsettledRevertThatLandedLate(t *testing.T) {
 // written, and the row stays approved, not said to be reverted.
 func TestARetryWritesNothingOverARevertThatLandedInPart(t *testing.T) {
 	e := newHostEnv(t)
+	e.claims.beforeMarks = true // as above
 	c := e.approvedOnHost(t, "E-part", map[string]any{"shipcountry": "Deutschland", "shipzip": "1O115"},
 		`{"fix":[{"path":"shipcountry","after":"DE"},{"path":"shipzip","after":"10115"}]}`)
 	if err := e.op.Audit.(*audit.Log).Write(context.Background(), audit.Entry{Actor: identity.ForTenant("acme", "alice"),

@@ -26,8 +26,12 @@ func (unmarkedReverts) MarkReverted(context.Context, string, string, syncerror.H
 
 // revertedUnrecorded approves shipcountry=DE on SO-10042 (it held Deutschland), then
 // reverts it with the row's marking failing: 202, the record holds Deutschland again.
+// Both by the version before revert marks: these tests hold how a row of that version,
+// without a mark, is still told by the ledger and the audit log (revertmark_test.go
+// holds the rows of this one).
 func (e *hostEnv) revertedUnrecorded(t *testing.T, errorID string) syncerror.Claim {
 	t.Helper()
+	e.claims.beforeMarks = true
 	c := e.approvedOnHost(t, errorID, map[string]any{"shipcountry": "Deutschland"}, ``)
 	e.op.Assist.Store = unmarkedReverts{e.op.Assist.Store}
 	if w := e.call(t, e.op.RevertHandler(), c.ID, `{"reason":"wrong country"}`); w.Code != http.StatusAccepted {

@@ -27,7 +27,8 @@ import (
 //
 // A field holding what the fix replaced may also be a revert a person asked for, written to
 // the record but not recorded on the row (it still shows approved): before anything lost
-// is written again, the guard's write ledger is asked for the revert's write.
+// is written again, the row's revert mark says whether a revert was sent (revertLanded;
+// for a row approved before marks were kept, the guard's write ledger and the audit log).
 
 // lostFix sorts the fix the approve wrote by what fields (the record as read now) hold:
 // the changes the record lost, the paths of fields changed since, and the paths of fields
@@ -151,6 +152,11 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 // revert was written, or when whether it was cannot be told. It is asked only where a
 // revert could have been written and something lost is about to be written again.
 //
+// A write whose reverts mark the row before they send (Applied.RevertsMarked), or a row
+// that carries a mark (one approved before marks were kept, reverted since), is told by
+// the row alone (revertMarked): a mark, and a revert was sent; none, and none ever was.
+// The rest, rows approved before marks were kept and never marked, are told as before:
+//
 // The guard's write ledger is asked first (RevertKey, the key the revert wrote under). It
 // may not have it: the guard could not record the write (the revert still counts it as
 // written, and says so), or the ledger no longer keeps it (governance.LedgerRetention, a
@@ -158,11 +164,15 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 // durable, and is written whether or not the row's marking landed; it is read then only,
 // so the common path (the ledger has it, or nothing was lost) costs no audit read. A
 // revert whose answer was lost and not settled has a record of its own: with the record
-// holding every value it sent, it landed late. What no record tells: a revert whose ledger entry and audit records were both lost.
+// holding every value it sent, it landed late. What no record tells: a revert whose ledger
+// entry and audit records were both lost (the gap the mark closes).
 func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what string, fields map[string]any) (syncerror.Delivery, bool) {
 	back := syncerror.RevertChanges(c)
 	if back == nil {
 		return syncerror.Delivery{}, false // its values before were not kept: no revert was written
+	}
+	if c.Applied.RevertSent != nil || c.Applied.RevertsMarked {
+		return revertMarked(c, what, fields, back)
 	}
 	host := string(connector.SystemHostERP)
 	found, err, where := false, errNoLedger, "the guard's write ledger"
@@ -204,6 +214,33 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what str
 				"must run again, re-run it in the host ERP"}, true
 	}
 	return syncerror.Delivery{}, false
+}
+
+// revertMarked tells, from the row's revert mark and the record alone, whether c's revert
+// put back the fields that lost the fix: no mark, no revert was sent (every revert of a
+// write whose reverts are marked marks the row first), and the lost fix is written again.
+// A mark, and a revert was sent, and may have landed whatever else recorded it: the record
+// holding every value it sent is that revert (the row ends reverted); holding part of them,
+// it landed in part, or the fix was lost apart from it, and neither is written on a guess.
+// A mark whose revert failed but could not be removed is taken the same way: nothing is
+// written over what an approver asked to take back.
+func revertMarked(c syncerror.Claim, what string, fields map[string]any, back []syncerror.FieldChange) (syncerror.Delivery, bool) {
+	host := string(connector.SystemHostERP)
+	switch {
+	case c.Applied.RevertSent == nil:
+		return syncerror.Delivery{}, false
+	case syncerror.RecordHolds(fields, back):
+		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_FIX_REVERTED", Class: syncerror.AttemptValue,
+			Reverted: true,
+			Reason: "the approved fix was reverted: a revert was sent to " + what + " (the row records that it was sent) and the record holds " +
+				"every value it wrote back, but the row was not marked reverted then (recording it failed, or the host ERP's answer was lost), " +
+				"so this attempt records it: the row is now reverted. Nothing was written and the host ERP was not asked to re-run the sync: " +
+				"nothing more needs doing. If the sync itself must run again, re-run it in the host ERP"}, true
+	}
+	return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_REVERT_UNSETTLED", Class: syncerror.AttemptValue,
+		Reason: "a revert of the approved fix was sent to " + what + " (the row records that it was sent), and the record holds only part of " +
+			"what it wrote back; nothing was written and the host ERP was not asked to re-run the sync. Check the record and set in it what " +
+			"belongs there: the values from before the fix, or the approved fix"}, true
 }
 
 // revertAuditSlack is how long after the revert window closes a revert's audit record may
