@@ -233,7 +233,7 @@ func revertMarked(c syncerror.Claim, what string, fields map[string]any, back []
 		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_FIX_REVERTED", Class: syncerror.AttemptValue,
 			Reverted: true,
 			Reason: "the approved fix was reverted: a revert was sent to " + what + " (the row records that it was sent) and the record holds " +
-				"every value it wrote back, but the row was not marked reverted then (recording it failed, or the host ERP's answer was lost), " +
+				"every value it wrote back, but the row was not marked reverted then (recording it failed, or the revert's answer was lost), " +
 				"so this attempt records it: the row is now reverted. Nothing was written and the host ERP was not asked to re-run the sync: " +
 				"nothing more needs doing. If the sync itself must run again, re-run it in the host ERP"}, true
 	}
