@@ -167,9 +167,11 @@ func TestAFlowRowRetryWritesNothingWhereTheTargetChangedSinceTheApprove(t *testi
 
 // The target lost the fix to no revert (a sync of the host's own wrote the old value
 // back). While the ledger cannot tell a revert, nothing is written; once it can, the
-// re-run goes ahead and carries the fix, which lands again.
+// re-run goes ahead and carries the fix, which lands again. A row approved by the version
+// before revert marks: this version's rows are told by the mark (the test below).
 func TestAFlowRowRetryReRunsWithTheFixALostFixNoRevertExplains(t *testing.T) {
 	e := newHostEnv(t)
+	e.claims.beforeMarks = true
 	e.crm.Seed("Account", "C-1", map[string]any{"Phone": "030 bad"})
 	e.host.Seed("customer", "C-1", map[string]any{"phone": "+49 30 000"})
 	l := &countedLedger{Ledger: e.ledger}
@@ -192,6 +194,28 @@ func TestAFlowRowRetryReRunsWithTheFixALostFixNoRevertExplains(t *testing.T) {
 	}
 	if row.Status != syncerror.StatusResolved || row.Retry.Resolution != syncerror.ResolutionRetried {
 		t.Fatalf("the row is %s (%s)", row.Status, row.Retry.Resolution)
+	}
+}
+
+// The same on a row whose reverts are marked: no mark, no revert was sent, and the re-run
+// carries the fix with no ledger or audit read.
+func TestAFlowRowRetryReRunsAMarkedRowsLostFixWithoutReadingTheLedgerOrTheAuditLog(t *testing.T) {
+	e := newHostEnv(t)
+	e.crm.Seed("Account", "C-1", map[string]any{"Phone": "030 bad"})
+	e.host.Seed("customer", "C-1", map[string]any{"phone": "+49 30 000"})
+	l := &countedLedger{Ledger: e.ledger}
+	c := e.approvedFlowRow(t, crmToHost, "phone", "+49 30 111", l)
+	a := &countedAudits{log: e.op.Audit.(*audit.Log)}
+	d := e.rt.Deliver.(deliverer)
+	d.audits = a
+	e.rt.Deliver = d
+	e.host.Seed("customer", "C-1", map[string]any{"phone": "+49 30 000"})
+	row, got := e.retry(t, c.ID)
+	if r, _ := e.host.Get("customer", "C-1"); r.Fields["phone"] != "+49 30 111" || got.Result != syncerror.Delivered {
+		t.Fatalf("the fix was lost to no revert; the re-run left phone %v (attempt %+v)", r.Fields["phone"], got)
+	}
+	if row.Status != syncerror.StatusResolved || l.reads+a.reads != 0 {
+		t.Fatalf("the row is %s; %d ledger and %d audit reads", row.Status, l.reads, a.reads)
 	}
 }
 
