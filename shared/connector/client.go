@@ -332,8 +332,16 @@ func (c *Client) Write(ctx context.Context, req WriteRequest) (WriteResult, erro
 // written, not Replayed: this call's earlier request may well be what put them there; and
 // found before the version is compared, since that request changed the version IfVersion
 // names.
+//
+// Once an attempt went unanswered, only a later attempt that lands the write (or a read
+// that finds it landed) settles it: whatever else the later attempts are told, a 429 (the
+// vendor's concurrency limit, likely while the first request still runs), a refused
+// connection, a refusal, a read that does not find the values yet, says nothing about
+// that request, which may still commit. Their failure is then returned as the unanswered
+// attempt's (stillMayLand), so callers take their lost-answer path instead of "nothing
+// was written".
 func (c *Client) writeUntilLanded(ctx context.Context, req writeOp) (WriteResult, error) {
-	unanswered := false // an attempt so far may still land (Answered)
+	var unanswered *Error // the latest attempt so far that may still land (not Answered)
 	for attempt := 1; ; attempt++ {
 		if attempt > 1 {
 			if cur, err := c.prof.get(ctx, c, OpWrite, req.Entity, req.RecordID); err == nil && holds(cur.Fields, req.Fields) {
@@ -341,17 +349,34 @@ func (c *Client) writeUntilLanded(ctx context.Context, req writeOp) (WriteResult
 			}
 		}
 		res, err := c.prof.write(ctx, c, req)
+		if err == nil {
+			return res, nil
+		}
 		var failure *Error
-		if err == nil || !errors.As(err, &failure) || !failure.written || !MayHaveApplied(err) {
-			return res, err
+		if !errors.As(err, &failure) || !failure.written || !MayHaveApplied(err) {
+			return res, stillMayLand(unanswered, attempt, err)
 		}
 		failure.Attempts = attempt
-		failure.unansweredBefore = unanswered
-		unanswered = unanswered || !finalStatus(failure.Status)
+		failure.unansweredBefore = unanswered != nil
+		if !finalStatus(failure.Status) {
+			unanswered = failure
+		}
 		if !failure.Retryable || attempt >= c.maxAttempts || ctx.Err() != nil || !c.pause(ctx, attempt, failure) {
 			return res, err
 		}
 	}
+}
+
+// stillMayLand is the error of a write whose last attempt failed with later, unanswered
+// being an earlier attempt that got no final answer (nil: none did, and later stands): that
+// attempt's error, ErrUnavailable and not Answered, with later kept in Later.
+func stillMayLand(unanswered *Error, attempts int, later error) error {
+	if unanswered == nil {
+		return later
+	}
+	e := *unanswered
+	e.Attempts, e.Later = attempts, later
+	return &e
 }
 
 // writeOp is a WriteRequest past Write's checks, as the profiles take it. A type of its own

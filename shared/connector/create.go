@@ -98,7 +98,9 @@ func notApplied(e *Error) bool {
 // MayHaveApplied reports whether a failed write may still have reached the system: its
 // answer was lost or the system failed midway (timeouts, resets, 5xx). A refusal (4xx), a
 // rate limit, a refused connection, a configuration problem, or an error that is not a
-// connector's (the write was never sent) did not apply it.
+// connector's (the write was never sent) did not apply it, unless an earlier attempt of
+// the same write went unanswered: Write then returns that attempt's error, with the later
+// failure in Error.Later (writeUntilLanded).
 func MayHaveApplied(err error) bool {
 	var e *Error
 	if !errors.As(err, &e) || !errors.Is(e.Err, ErrUnavailable) {

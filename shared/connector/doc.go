@@ -126,7 +126,11 @@
 // retried, and neither is 500: a server bug rarely heals within a second. A retried write
 // request is safe because each sets absolute values (PATCH, PUT, createorder by orderKey)
 // and the surrounding read-compare-write finds an applied write in place. A retry is made
-// only if its wait ends before ctx's deadline.
+// only if its wait ends before ctx's deadline. Once an attempt of a write went unanswered
+// (a timeout, a reset, a gateway's 502/504), the write fails as that attempt did
+// (ErrUnavailable, MayHaveApplied, not Answered) whatever the later attempts were told,
+// a 429 or a refused connection included: none of them shows that request did not commit.
+// Their failure is in Error.Later.
 //
 // Config.Timeout bounds each attempt, not the call; ctx bounds the call.
 package connector

@@ -70,6 +70,15 @@ type Error struct {
 	// Cause is the transport or context error behind an ErrUnavailable, if any, or what the
 	// system's answer said beyond its code (never a value from it).
 	Cause error
+	// Later, set on a write one of whose attempts went unanswered (this error describes
+	// that attempt: Status, Code and Cause are its own), is how the attempts after it
+	// failed: a 429, a refused connection, a refusal or a read that did not find the values
+	// yet. None of them shows the unanswered request did not land, so the error stays
+	// ErrUnavailable and MayHaveApplied; Later is kept for logs (Error's text) and for a
+	// caller that wants the detail, but Unwrap leaves it out, so that errors.Is does not
+	// find its sentinel (ErrRateLimited, ErrValidation, ...) and take the "nothing was
+	// written" path the unanswered attempt rules out.
+	Later error
 	// deferred: the system's wait is the caller's to schedule, not this call's to sleep.
 	deferred bool
 	// written: the failed request was a write's own (not its read), which Write may try
@@ -96,10 +105,14 @@ func (e *Error) Error() string {
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " after %d attempts", e.Attempts)
 	}
+	if e.Later != nil {
+		fmt.Fprintf(&b, "; a later attempt: %v", e.Later)
+	}
 	return b.String()
 }
 
-// Unwrap gives errors.Is and errors.As both the sentinel and the cause.
+// Unwrap gives errors.Is and errors.As both the sentinel and the cause (not Later: see
+// there).
 func (e *Error) Unwrap() []error {
 	if e.Cause != nil {
 		return []error{e.Err, e.Cause}
