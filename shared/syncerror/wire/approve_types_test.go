@@ -43,8 +43,19 @@ type hostFixture struct {
 
 func newHostFixture(t *testing.T) *hostFixture {
 	t.Helper()
+	return newHostFixtureBehind(t, nil)
+}
+
+// newHostFixtureBehind is newHostFixture with the fake behind front (nil: none), a gateway
+// a test puts in the way.
+func newHostFixtureBehind(t *testing.T, front func(http.Handler) http.Handler) *hostFixture {
+	t.Helper()
 	fake := fakesystem.New(connector.SystemHostERP)
-	srv := httptest.NewServer(fake.Handler())
+	h := fake.Handler()
+	if front != nil {
+		h = front(h)
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	client, err := connector.New(connector.Config{AllowLoopback: true, System: connector.SystemHostERP,
 		BaseURL: srv.URL + fakesystem.BasePath(connector.SystemHostERP)})
