@@ -130,7 +130,9 @@
 // (a timeout, a reset, a gateway's 502/504), the write fails as that attempt did
 // (ErrUnavailable, MayHaveApplied, not Answered) whatever the later attempts were told,
 // a 429 or a refused connection included: none of them shows that request did not commit.
-// Their failure is in Error.Later.
+// Their failure is in Error.Later. So does a write whose request was answered 2xx but
+// whose record could not be read back after it: the write landed, and the read's 429 or
+// refused connection must not pass for its answer.
 //
 // Config.Timeout bounds each attempt, not the call; ctx bounds the call.
 package connector

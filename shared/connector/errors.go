@@ -74,10 +74,12 @@ type Error struct {
 	// that attempt: Status, Code and Cause are its own), is how the attempts after it
 	// failed: a 429, a refused connection, a refusal or a read that did not find the values
 	// yet. None of them shows the unanswered request did not land, so the error stays
-	// ErrUnavailable and MayHaveApplied; Later is kept for logs (Error's text) and for a
-	// caller that wants the detail, but Unwrap leaves it out, so that errors.Is does not
-	// find its sentinel (ErrRateLimited, ErrValidation, ...) and take the "nothing was
-	// written" path the unanswered attempt rules out.
+	// ErrUnavailable and MayHaveApplied. It is set too on a write whose request was
+	// answered 2xx but whose record could not be read back (Cause errUnreadAfterWrite):
+	// Later is that read's failure. Later is kept for logs (Error's text) and for a caller
+	// that wants the detail, but Unwrap leaves it out, so that errors.Is does not find its
+	// sentinel (ErrRateLimited, ErrValidation, ...) and take the "nothing was written" path
+	// the earlier request rules out.
 	Later error
 	// deferred: the system's wait is the caller's to schedule, not this call's to sleep.
 	deferred bool
@@ -106,7 +108,7 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, " after %d attempts", e.Attempts)
 	}
 	if e.Later != nil {
-		fmt.Fprintf(&b, "; a later attempt: %v", e.Later)
+		fmt.Fprintf(&b, "; then: %v", e.Later)
 	}
 	return b.String()
 }

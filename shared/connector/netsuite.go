@@ -84,7 +84,7 @@ func patchThenRead(ctx context.Context, c *Client, p profile, req writeOp, targe
 	if _, err := c.do(ctx, OpWrite, http.MethodPatch, target, body, writeHeaders(req)); err != nil {
 		return WriteResult{}, err
 	}
-	rec, err := p.get(ctx, c, OpWrite, req.Entity, req.RecordID)
+	rec, err := c.readBack(ctx, p, req.Entity, req.RecordID)
 	if err != nil {
 		return WriteResult{}, err
 	}

@@ -103,6 +103,25 @@ func (c *Client) compareRead(req writeOp, absentOK bool) func(Record, error) (Re
 	}
 }
 
+// errUnreadAfterWrite is the Cause of a write whose request was answered 2xx but whose
+// record could not be read back (readBack).
+var errUnreadAfterWrite = errors.New("the write was answered, but the record could not be read back")
+
+// readBack reads the record after the write's own request was answered 2xx, so the caller
+// gets it as the system now holds it. The write has landed then, so a read that fails (a
+// 429, a refused connection) must not become the write's error: callers take those for
+// nothing written. It is returned as a lost answer instead (ErrUnavailable,
+// MayHaveApplied, not Answered), with the read's failure in Later; callers settle a lost
+// answer by reading the record again. Retryable: a retry's read-compare-write finds the
+// values in place and sends nothing.
+func (c *Client) readBack(ctx context.Context, p profile, entity, id string) (Record, error) {
+	rec, err := p.get(ctx, c, OpWrite, entity, id)
+	if err != nil {
+		return Record{}, &Error{System: c.sys, Op: OpWrite, Err: ErrUnavailable, Retryable: true, Cause: errUnreadAfterWrite, Later: err}
+	}
+	return rec, nil
+}
+
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
 
 // Holds reports whether a record's fields already hold every field of want, compared

@@ -107,7 +107,7 @@ func (s salesforce) write(ctx context.Context, c *Client, req writeOp) (WriteRes
 		}
 		_, err = c.do(ctx, OpWrite, http.MethodPatch, s.rowURL(c, req.Entity, "", req.RecordID), body, hdr)
 		if err == nil {
-			rec, err := s.get(ctx, c, OpWrite, req.Entity, req.RecordID)
+			rec, err := c.readBack(ctx, s, req.Entity, req.RecordID)
 			return WriteResult{Record: rec}, err
 		}
 		var ce *Error

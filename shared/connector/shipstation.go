@@ -143,7 +143,7 @@ func (s shipstation) write(ctx context.Context, c *Client, req writeOp) (WriteRe
 		rec, err = s.decode(c, OpWrite, ans, req.Entity, req.RecordID)
 	} else {
 		// PUT answers {"success","message"}; the product is read back.
-		rec, err = s.get(ctx, c, OpWrite, req.Entity, req.RecordID)
+		rec, err = c.readBack(ctx, s, req.Entity, req.RecordID)
 	}
 	if err != nil {
 		return WriteResult{}, err

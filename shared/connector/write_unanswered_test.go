@@ -101,7 +101,7 @@ func TestAnUnansweredAttemptOutlivesTheLaterAttemptsRefusals(t *testing.T) {
 					t.Fatalf("%v: errors.Is finds ErrRateLimited, which callers take for nothing written", err)
 				case connector.ErrorKind(err) != "unavailable":
 					t.Fatalf("%v: ErrorKind %q, want unavailable", err, connector.ErrorKind(err))
-				case ce.Later == nil || !errors.Is(ce.Later, tc.later) || !strings.Contains(err.Error(), "a later attempt"):
+				case ce.Later == nil || !errors.Is(ce.Later, tc.later) || !strings.Contains(err.Error(), "; then: "):
 					t.Fatalf("%v: Later = %v, want the later attempts' %v kept", err, ce.Later, tc.later)
 				}
 				mu.Lock()
