@@ -47,11 +47,12 @@
 // token no longer holds is correct, not an error: the row belongs to whoever holds it now.
 //
 // A failure that may have left the update applied (connector.MayHaveApplied: an answer
-// lost to a timeout or a reset, a 5xx; or the deadline) is not such a failure: the
-// approve reads the ERP record back. Holding the approval's fields, the approval happened
-// and completes; not holding them after the ERP's own final answer, the row reverts;
-// otherwise it stays applying (502 erp_outcome_unknown; it cannot be rejected meanwhile)
-// and the sweep settles it from the ERP record once the lease has expired.
+// lost to a timeout or a reset, a 5xx, also when a later try was refused; or the deadline)
+// is not such a failure: the approve reads the ERP record back. Holding the approval's
+// fields, the approval happened and completes; not holding them after the ERP's own final
+// answer, the row reverts; otherwise it stays applying (502 erp_outcome_unknown; it cannot
+// be rejected meanwhile) and the sweep settles it from the ERP record once the lease has
+// expired.
 //
 // # Held updates
 //

@@ -120,7 +120,9 @@ func (g GuardUpdater) Update(ctx context.Context, who identity.Identity, a Appro
 		// Rate limited without a Retry-After: nothing was written (503), not a failed update
 		// (502). Assumption, named: a 429 is refused before the request is processed; RFC
 		// 6585 §4 defines it as too many requests without saying so, and the five vendors'
-		// rate-limit pages describe the limit, not whether a refused request ran.
+		// rate-limit pages describe the limit, not whether a refused request ran. A 429
+		// after an unanswered try of the same update is not this case: the connector reports
+		// it as that try's lost answer (its Status; MayHaveApplied), since it may still land.
 		return res.Written, fmt.Errorf("%w: %w", ErrERPUnavailable, err)
 	case errors.As(err, &cerr) && cerr.Op == connector.OpWrite, errors.Is(err, governance.ErrInvalidRequest):
 		return res.Written, err
