@@ -183,7 +183,10 @@ type DecisionStore interface {
 	MarkApplied(ctx context.Context, tenantID, id, token string, w AppliedWrite, now time.Time) error
 	// FinishApply ends the lease held with token: to approved (success) or back to pending
 	// with applyErr recorded. A row marked applied only ends approved: ErrStateChanged for
-	// any other status, and when the token no longer holds the row.
+	// any other status, and when the token no longer holds the row. Ending anywhere but
+	// approved removes the edit BeginApply stored: it was not written, and a row that is
+	// decided again holds no edit, so what the bulk preview, the approval policy and the
+	// detail read as its fix (FixOf) is what a bodyless approve writes, the AI's.
 	FinishApply(ctx context.Context, tenantID, id, token string, to Status, applyErr string, entry HistoryEntry, now time.Time) error
 	// CompleteApply is MarkApplied and FinishApply to approved in one conditional write:
 	// the applying row held with token records its write-back and ends approved, so no

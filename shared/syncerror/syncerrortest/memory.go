@@ -292,6 +292,10 @@ func (s *ClaimStore) finishApply(tenantID, id, token string, to syncerror.Status
 		return syncerror.ErrStateChanged
 	}
 	c.Status, c.Lease, c.ApplyError = to, nil, applyErr
+	if to != syncerror.StatusApproved {
+		// The edit was not written: it leaves with its lease (DecisionStore.FinishApply).
+		c.EditedFix = nil
+	}
 	c.History = append(append([]syncerror.HistoryEntry(nil), c.History...), entry)
 	c.UpdatedAt = now.UTC()
 	s.rows[k] = c

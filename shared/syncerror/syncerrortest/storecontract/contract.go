@@ -323,6 +323,7 @@ func RunClaimStoreContract(t *testing.T, newStore func(t *testing.T) syncerror.C
 	runSystemListContract(t, newStore, base)
 	runListedContract(t, newStore, ready, base)
 	runCompleteApplyContract(t, newStore, ready, base)
+	runEditContract(t, newStore, ready, base)
 
 	t.Run("watermark advances conditionally", func(t *testing.T) {
 		t.Parallel()
