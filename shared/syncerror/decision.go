@@ -186,7 +186,9 @@ type DecisionStore interface {
 	// any other status, and when the token no longer holds the row. Ending anywhere but
 	// approved removes the edit BeginApply stored: it was not written, and a row that is
 	// decided again holds no edit, so what the bulk preview, the approval policy and the
-	// detail read as its fix (FixOf) is what a bodyless approve writes, the AI's.
+	// detail read as its fix (FixOf) is what a bodyless approve writes, the AI's. The
+	// attempt stays in the history: the approve's entry names the edit (decisions'
+	// approveNote).
 	FinishApply(ctx context.Context, tenantID, id, token string, to Status, applyErr string, entry HistoryEntry, now time.Time) error
 	// CompleteApply is MarkApplied and FinishApply to approved in one conditional write:
 	// the applying row held with token records its write-back and ends approved, so no

@@ -127,7 +127,9 @@ func (o *Service) ApproveHandler() http.Handler {
 		}
 		a := &approval{o: o, w: w, r: r, actor: actor, fix: fix, key: syncerror.FixKey(c.ID, fix),
 			details: map[string]any{"fields": fixPaths(fix), "edited": edited != nil}}
-		if a.begin(c, edited, body.Note) {
+		// The approve's entry names the edit: if the write does not happen, the row drops
+		// the edit and this entry is where the attempt stays (approveNote).
+		if a.begin(c, edited, o.approveNote(r.Context(), body.Note, edited)) {
 			a.write()
 		}
 	})

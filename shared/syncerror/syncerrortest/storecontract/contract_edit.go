@@ -14,7 +14,8 @@ import (
 // happened. A write that did not happen (refused, failed, its lease ended unwritten) takes
 // its edit with it as it returns the row to a decision: the next bodyless approve (a bulk
 // item, an auto rule) writes the AI's proposal, so what the bulk preview, the approval
-// policy and the detail read as the row's fix must be the proposal too.
+// policy and the detail read as the row's fix must be the proposal too. (The attempt stays
+// in the row's history: the approve's entry names the edit.)
 func runEditContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimStore, ready readyFunc, base time.Time) {
 	ctx := context.Background()
 	entry := historyAt(base)
