@@ -107,7 +107,9 @@ func (o *Service) ApproveHandler() http.Handler {
 			syncerror.WriteFieldError(w, r, fe.Field, fe.Message)
 			return
 		}
-		fix := c.Proposal.Fix
+		// Without an edit, the row's fix (FixOf): on a row awaiting a decision the AI's, what
+		// the detail, the bulk preview and the approval policy said would be written.
+		fix := syncerror.FixOf(c)
 		if edited != nil {
 			fix = edited
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 // An approve with an edit whose write failed returns the row to pending without its edit:
@@ -129,5 +130,37 @@ func TestAFailedEditsHistoryMasksItsValues(t *testing.T) {
 	if !strings.HasPrefix(note, "edited fix: ") || !strings.Contains(note, `shipcountry = "AT"`) || !strings.Contains(note, "bankAccount = ") ||
 		strings.Contains(note, iban) || row.EditedFix != nil {
 		t.Fatalf("approve entry %q, edit left %+v", note, row.EditedFix)
+	}
+}
+
+// A row returned to pending before the stores dropped a failed approve's edit still holds
+// it (edited_fix). No approve writes it, so nothing shows or judges it as the row's fix:
+// the detail has no edit, the policy and the bulk preview judge the AI's fix, and that is
+// what the bulk approve writes.
+func TestAnEditLeftOnAPendingRowIsNotItsFix(t *testing.T) {
+	f := roomtest.NewAssistFixture(t)
+	c := syncerror.NewClaim(syncerrortest.SampleRecord("acme", "E-old"), syncerror.SourceWebhook, "m-old", clock)
+	p := syncerrortest.SampleProposal(syncerror.InferenceID(c.ID, 1), clock)
+	c.Diagnosis, c.Proposal, c.ApplyError = syncerror.DiagnosisReady, &p, "host ERP: 400 INVALID_FLD_VALUE"
+	c.EditedFix = []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "AT"}, {Path: "contactPhone", After: "+44 20 7946 0000"}}
+	if _, err := f.Claims.Claim(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	w := f.As(t, "olga", "operator", "GET", "/p/"+c.ID, "")
+	var d queue.Detail
+	if err := json.Unmarshal(w.Body.Bytes(), &d); err != nil || w.Code != http.StatusOK {
+		t.Fatalf("detail %d %s", w.Code, w.Body)
+	}
+	if d.EditedFix != nil || d.Approval == nil || d.Approval.Apply != policy.ApplyOperator || d.Decider != "you" {
+		t.Fatalf("detail: edit %+v approval %+v decider %q", d.EditedFix, d.Approval, d.Decider)
+	}
+	code, res, raw := bulkAs(t, f, "operator", `{"action":"approve","ids":["`+c.ID+`"],"dryRun":true}`)
+	if pv := res.Preview; code != http.StatusOK || pv == nil || pv.Allowed == nil || *pv.Allowed != 1 || len(pv.Fixes) != 1 ||
+		len(pv.Fixes[0].Changes) != 1 || pv.Fixes[0].Changes[0].After != "DE" {
+		t.Fatalf("preview: %d %s", code, raw)
+	}
+	code, res, raw = bulkAs(t, f, "operator", `{"action":"approve","ids":["`+c.ID+`"]}`)
+	if code != http.StatusOK || res.Succeeded != 1 || f.Writer.Count() != 1 || len(f.Writer.Writes[0].Fix) != 1 || f.Writer.Writes[0].Fix[0].After != "DE" {
+		t.Fatalf("bulk approve: %d %s, writes %+v", code, raw, f.Writer.Writes)
 	}
 }

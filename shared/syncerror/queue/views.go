@@ -47,8 +47,10 @@ type Summary struct {
 // Detail is one row as the operator sees it.
 type Detail struct {
 	Summary
-	Error          syncerror.Record         `json:"error"`
-	Proposal       *ProposalView            `json:"proposal"`
+	Error    syncerror.Record `json:"error"`
+	Proposal *ProposalView    `json:"proposal"`
+	// EditedFix is the operator's edit the row's write carries or carried (EditOf): never
+	// on a row awaiting a decision, whose approve writes the AI's fix unless it sends one.
 	EditedFix      []syncerror.FieldChange  `json:"editedFix,omitempty"`
 	WritesTo       *syncerror.WriteTarget   `json:"writesTo,omitempty"` // where an approve writes the fix ("Approve writes … to …")
 	DiagnosisError string                   `json:"diagnosisError,omitempty"`
@@ -88,7 +90,7 @@ func (o *Service) Summarize(ctx context.Context, c syncerror.Claim) Summary {
 // Detail is c as its detail shows it to the viewer of ctx (people.go names its people).
 func (o *Service) Detail(ctx context.Context, c syncerror.Claim) Detail {
 	p := o.peopleFor(ctx)
-	d := Detail{Summary: o.Summarize(ctx, c), Error: o.Mask.Show(c.Record, syncerror.FixOf(c)), EditedFix: c.EditedFix, DiagnosisError: c.DiagnosisError,
+	d := Detail{Summary: o.Summarize(ctx, c), Error: o.Mask.Show(c.Record, syncerror.FixOf(c)), EditedFix: syncerror.EditOf(c), DiagnosisError: c.DiagnosisError,
 		Applied: c.Applied, ApplyError: c.ApplyError, History: p.history(c.History), Attempts: p.attempts(c.Retry.Log), UpdatedAt: c.UpdatedAt}
 	if d.Attempts == nil {
 		d.Attempts = []syncerror.RetryAttempt{}
