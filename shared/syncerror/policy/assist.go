@@ -136,18 +136,28 @@ func (ca *CoApproval) approved(actor identity.Identity) bool {
 // coApprove records the caller's approval of a two_approvers fix. An edit makes the
 // caller the fix's editor and restarts the approvals; the editor may not approve, nor may
 // anyone twice; the second distinct approval proceeds to the write.
+//
+// An approved edit is handed to that one write and leaves the document with its approvals:
+// a row holds an edit only while the write that carries it is applying or once it happened
+// (syncerror.EditOf), so after a write that did not happen the row is back as the AI
+// proposed it, and the detail, the bulk preview and the policy say so. Left here, the edit
+// would be written by the next approve without an edit, which they no longer show. The
+// approve's history entry names it; writing it takes an edit and two approvals again.
+// Approvals of the AI's own fix stay: either approver may retry that write.
 func (o *Service) coApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, edited, fix []syncerror.FieldChange, d Decision) ([]syncerror.FieldChange, []syncerror.FieldChange, bool) {
 	var refusal string
+	var approvedEdit []syncerror.FieldChange
 	ready := false
 	st, err := syncerror.UpdateDoc(r.Context(), o.Assist.Store, c.TenantID, syncerror.DocCoApproval+c.ID, o.NowUTC(), func(ca *CoApproval, _ bool) error {
-		refusal, ready = "", false
+		refusal, ready, approvedEdit = "", false, nil
 		switch {
 		case edited != nil:
 			*ca = CoApproval{Editor: actor.Actor, EditorKeys: actor.NameKeys(), Fix: edited, Approvers: []string{}}
 		case actor.IsOneOf(ca.Editor, ca.EditorKeys):
 			refusal = "You edited this fix; under rule " + d.RuleID + " two other approvers must approve it."
 		case ca.approved(actor) && len(ca.Approvers) >= 2:
-			// Both approved and the row is pending again: the write failed; either may retry it.
+			// Both approved the AI's fix and the row is pending again: the write failed;
+			// either may retry it.
 			ready = true
 		case ca.approved(actor):
 			refusal = "You approved this fix already; it needs a second, different approver."
@@ -158,6 +168,9 @@ func (o *Service) coApprove(w http.ResponseWriter, r *http.Request, actor identi
 		}
 		if refusal != "" {
 			return errRefused
+		}
+		if ready && ca.Fix != nil {
+			approvedEdit, *ca = ca.Fix, CoApproval{Approvers: []string{}}
 		}
 		return nil
 	})
@@ -176,8 +189,8 @@ func (o *Service) coApprove(w http.ResponseWriter, r *http.Request, actor identi
 			"message": "Your approval is recorded; the fix is written when a second approver approves it."})
 		return nil, nil, false
 	}
-	if st.Fix != nil {
-		return st.Fix, st.Fix, true
+	if approvedEdit != nil {
+		return approvedEdit, approvedEdit, true
 	}
 	return nil, fix, true
 }

@@ -88,16 +88,51 @@ func TestTwoApproversRefusesTheEditor(t *testing.T) {
 	if f.Writer.Count() != 0 {
 		t.Fatal("written before two approvals")
 	}
+	if w := f.As(t, "carl", "approver", "POST", path, ""); w.Code != http.StatusOK {
+		t.Fatalf("second approval: %d %s", w.Code, w.Body)
+	}
+	if f.Writer.Count() != 1 || f.Writer.Writes[0].Fix[0].After != "DEU" {
+		t.Fatalf("writes %+v", f.Writer.Writes)
+	}
+}
+
+// A two-approver edit whose write failed is not written by the next approve without an
+// edit: the row is back as the AI proposed it (the detail shows no edit; the history
+// names the attempt), the edit's approvals went with it, and a new round approves the
+// AI's fix, which is what is written. Approvals of the AI's own fix do survive a failed
+// write: either approver retries it alone.
+func TestTwoApproversAFailedEditLeavesNoPendingEdit(t *testing.T) {
+	f := roomtest.NewAssistFixture(t)
+	f.PutPolicy(t, `{"version":0,"rules":[{"id":"four-eyes","match":{},"apply":"two_approvers"}]}`)
+	c := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
+	path := "/p/" + c.ID + "/approve"
+	for _, a := range []struct{ who, body string }{{"anna", `{"fix":[{"path":"shipcountry","after":"DEU"}]}`}, {"bert", ""}} {
+		if w := f.As(t, a.who, "approver", "POST", path, a.body); w.Code != http.StatusAccepted {
+			t.Fatalf("%s: %d %s", a.who, w.Code, w.Body)
+		}
+	}
 	f.Writer.Err = errors.New("ERP down")
 	if w := f.As(t, "carl", "approver", "POST", path, ""); w.Code != http.StatusBadGateway {
 		t.Fatalf("second approval, ERP down: %d %s", w.Code, w.Body)
 	}
 	f.Writer.Err = nil
-	// Both approved; the write failed: the second approver retries it.
-	if w := f.As(t, "carl", "approver", "POST", path, ""); w.Code != http.StatusOK {
-		t.Fatalf("retry of the second approval: %d %s", w.Code, w.Body)
+	if w := f.As(t, "bert", "approver", "GET", "/p/"+c.ID, ""); strings.Contains(w.Body.String(), `"editedFix"`) ||
+		!strings.Contains(w.Body.String(), `edited fix: shipcountry = \"DEU\"`) {
+		t.Fatalf("detail after the failed write: %s", w.Body)
 	}
-	if f.Writer.Count() != 1 || f.Writer.Writes[0].Fix[0].After != "DEU" {
+	// Carl's approve starts a new round for the AI's fix; anna, no longer an editor, ends it.
+	if w := f.As(t, "carl", "approver", "POST", path, ""); w.Code != http.StatusAccepted || f.Writer.Count() != 0 {
+		t.Fatalf("a retry wrote the edit nobody is shown: %d %s (writes %+v)", w.Code, w.Body, f.Writer.Writes)
+	}
+	f.Writer.Err = errors.New("ERP down")
+	if w := f.As(t, "anna", "approver", "POST", path, ""); w.Code != http.StatusBadGateway {
+		t.Fatalf("second approval of the AI's fix, ERP down: %d %s", w.Code, w.Body)
+	}
+	f.Writer.Err = nil
+	if w := f.As(t, "anna", "approver", "POST", path, ""); w.Code != http.StatusOK {
+		t.Fatalf("retry of the AI's fix: %d %s", w.Code, w.Body)
+	}
+	if f.Writer.Count() != 1 || f.Writer.Writes[0].Fix[0].After != "DE" {
 		t.Fatalf("writes %+v", f.Writer.Writes)
 	}
 }
