@@ -1236,6 +1236,7 @@ export interface components {
                 source?: "learned";
                 learned?: components["schemas"]["Provenance"];
             };
+            /** @description The operator's edit of the proposal's fix, kept beside the AI's original: present only while the approve that carries it is writing (status applying) or once it was written. An approve whose write failed leaves no edit (the row is back as the AI proposed it, and an approve without a fix writes proposal.fix); its history entry (action approve) names the edit that was tried. */
             editedFix?: components["schemas"]["FieldChange"][];
             /** @description Where an approve writes the fix: the host ERP's record for an error it reported, the flow's target for a flow's failed write (for the console's "Approve writes … to NetSuite salesOrder SO-10042"). */
             writesTo?: {

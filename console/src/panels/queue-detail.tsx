@@ -213,7 +213,10 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
         <AddChanges row={row} fields={fields} vendor={to.vendor} added={added} errors={errors} onChange={addChanges} />
       )}
       {revert && <revert.AutoApplied row={row} canRevert={isApprover} demo={demo} onReverted={() => void load().then((now) => now && onChanged(now))} />}
-      {row.editedFix && row.editedFix.length > 0 && <p class="note">Approved with an operator's edit: {row.editedFix.map((c) => `${c.path} = ${JSON.stringify(c.after)}`).join(", ")}</p>}
+      {/* editedFix comes only with the write that carries it (applying) or carried it: an
+          edit whose write failed is off the row, named in the history's approve entry, and
+          the diff above, the AI's, is what Approve writes unless edited again. */}
+      {row.editedFix && row.editedFix.length > 0 && <p class="note">{row.status === "applying" ? "Being written with an operator's edit" : "Approved with an operator's edit"}: {row.editedFix.map((c) => `${c.path} = ${JSON.stringify(c.after)}`).join(", ")}</p>}
       <h3>Why</h3>
       <p>{row.proposal?.rationale ?? "—"}</p>
       {!demo && <AIActivity id={row.id} />}
