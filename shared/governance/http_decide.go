@@ -1,0 +1,188 @@
+package governance
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"net/http"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/audit"
+	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
+)
+
+// The decisions on a held write: approve (which releases it) and deny.
+
+func writeDecisionError(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusNotFound, CodeNotFound, "No such approval."))
+	case errors.Is(err, ErrStateChanged):
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, CodeNotPending,
+			"The approval is not pending: it was decided, or another approver is releasing it."))
+	default:
+		httpapi.WriteUnavailable(w, r, err, "Approvals are unavailable; retry shortly.")
+	}
+}
+
+// releaseProblem maps a failed release to the answer; the approval is pending again by
+// then, which every detail says.
+func releaseProblem(err error) *httpapi.Problem {
+	switch {
+	case errors.Is(err, ErrLoopDetected):
+		return httpapi.NewProblem(http.StatusConflict, CodeLoopDetected,
+			"The held write would return a recent write of the other system (a loop); it stays pending. Approve it again later, or deny it.")
+	case errors.Is(err, ErrMaskedValue):
+		return httpapi.NewProblem(http.StatusConflict, CodeDLPMaskedValue,
+			"The held write carries a masked value (a DLP mask or placeholder), which would overwrite the record's data; it stays pending. Deny it.")
+	case errors.Is(err, ErrDLPBlocked):
+		return httpapi.NewProblem(http.StatusConflict, CodeDLPBlocked,
+			"The held write carries data the connector policy blocks; it stays pending. Deny it.")
+	case errors.Is(err, connector.ErrConflict):
+		return httpapi.NewProblem(http.StatusConflict, CodeRecordChanged,
+			"The target record changed since the write was held; it stays pending. Deny it and let the source write again.")
+	case errors.Is(err, ErrNotConfigured):
+		return httpapi.NewProblem(http.StatusServiceUnavailable, CodeConnectorNotConfigured,
+			"The tenant has no connector for the target system; the approval stays pending.")
+	case errors.Is(err, ErrUnavailable):
+		p := httpapi.NewProblem(http.StatusServiceUnavailable, "temporarily_unavailable",
+			"A governance check could not run; the approval stays pending. Retry shortly.")
+		p.RetryAfter = 5 * time.Second
+		return p
+	}
+	return httpapi.NewProblem(http.StatusBadGateway, CodeWriteFailed,
+		"The target system did not accept the write; the approval stays pending. Retry, or deny it.")
+}
+
+// ApproveHandler serves POST /api/governance/approvals/{id}/approve: it releases the held
+// write through the guard and answers 200 with the approval, now approved. A write held
+// with ReleaseByRetry is only approved: its caller's retry writes it. Four eyes: the
+// identity whose write was held may not release it (403 four_eyes). Once released, a retry
+// of the original operation (same idempotency key) writes through, replayed by the target.
+func (s *Service) ApproveHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := caller(w, r)
+		if !ok {
+			return
+		}
+		apID, ok := approvalID(w, r)
+		if !ok {
+			return
+		}
+		if s.Guard == nil {
+			// Checked before the decision, so a wiring mistake leaves nothing half-done.
+			httpapi.WriteInternal(w, r, errors.New("governance: ApproveHandler has no Guard"))
+			return
+		}
+		ctx := r.Context()
+		// Four eyes fails closed: an approval that cannot be read is not released.
+		cur, err := s.Records.GetApproval(ctx, id.TenantID, apID)
+		if err != nil {
+			writeDecisionError(w, r, err)
+			return
+		}
+		if id.IsOneOf(cur.RequestedBy, cur.RequestedByKeys) {
+			s.auditDecision(ctx, id, ActionApprove, audit.ResultDenied, cur, map[string]any{"problem": CodeFourEyes})
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, CodeFourEyes,
+				"You requested this write; another approver must release it."))
+			return
+		}
+		a, err := s.takeRelease(ctx, id, apID)
+		if err != nil {
+			writeDecisionError(w, r, err)
+			return
+		}
+		var werr error
+		// A finance approval's update held before ReleaseByRetry was stored lacks the
+		// flag; its reason (finance.GuardUpdater's) says the row decides whether it is written.
+		if !a.Request.ReleaseByRetry && a.Request.Reason != "finance.approve" {
+			_, werr = s.Guard.release(ctx, id, a)
+		}
+		if werr != nil && !errors.Is(werr, ErrNotRecorded) {
+			httpapi.Logger(ctx).Error("approved write not released", "approvalId", a.ID, "error", werr)
+			// Back to pending, undecided, so the approval can be approved again or denied.
+			if _, err := s.Records.DecideApproval(context.WithoutCancel(ctx), id.TenantID, a.ID,
+				StatusReleasing, StatusPending, "", time.Time{}); err != nil {
+				httpapi.Logger(ctx).Error("approval left releasing after a failed release", "approvalId", a.ID, "error", err)
+			}
+			p := releaseProblem(werr)
+			s.auditDecision(ctx, id, ActionApprove, audit.ResultFailure, a, map[string]any{"problem": p.Code})
+			httpapi.WriteProblem(w, r, p)
+			return
+		}
+		if werr != nil {
+			// The write reached the target; only its ledger entry or audit is missing.
+			httpapi.Logger(ctx).Error("approved write released but not fully recorded", "approvalId", a.ID, "error", werr)
+		}
+		done, err := s.Records.DecideApproval(context.WithoutCancel(ctx), id.TenantID, a.ID,
+			StatusReleasing, StatusApproved, id.Actor, s.now())
+		if err != nil {
+			// The write is done; a later approve takes the stale release over and the
+			// target replays it by its idempotency key, which ends in approved.
+			httpapi.Logger(ctx).Error("released approval not marked approved", "approvalId", a.ID, "error", err)
+			done = a
+			done.Status, done.DecidedBy, done.DecidedAt = StatusApproved, id.Actor, s.now()
+		}
+		s.auditDecision(ctx, id, ActionApprove, audit.ResultSuccess, done, nil)
+		httpapi.WriteJSON(w, http.StatusOK, approvalItem(done))
+	})
+}
+
+// takeRelease moves the approval to releasing for this approver: from pending, or from a
+// release that has been stuck longer than the release timeout.
+func (s *Service) takeRelease(ctx context.Context, id identity.Identity, apID string) (PendingApproval, error) {
+	now := s.now()
+	a, err := s.Records.DecideApproval(ctx, id.TenantID, apID, StatusPending, StatusReleasing, id.Actor, now)
+	if !errors.Is(err, ErrStateChanged) {
+		return a, err
+	}
+	timeout := s.ReleaseTimeout
+	if timeout <= 0 {
+		timeout = DefaultReleaseTimeout
+	}
+	return s.Records.RetakeRelease(ctx, id.TenantID, apID, now.Add(-timeout), id.Actor, now)
+}
+
+// DenyHandler serves POST /api/governance/approvals/{id}/deny: the held write is dropped
+// and the approval answered 200, now denied.
+func (s *Service) DenyHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := caller(w, r)
+		if !ok {
+			return
+		}
+		apID, ok := approvalID(w, r)
+		if !ok {
+			return
+		}
+		a, err := s.Records.DecideApproval(r.Context(), id.TenantID, apID, StatusPending, StatusDenied, id.Actor, s.now())
+		if err != nil {
+			writeDecisionError(w, r, err)
+			return
+		}
+		s.auditDecision(r.Context(), id, ActionDeny, audit.ResultSuccess, a, nil)
+		httpapi.WriteJSON(w, http.StatusOK, approvalItem(a))
+	})
+}
+
+func (s *Service) auditDecision(ctx context.Context, id identity.Identity, key, result string, a PendingApproval, extra map[string]any) {
+	d := map[string]any{
+		"approvalId": a.ID, "reason": a.Reason, "declaredOwner": string(a.DeclaredOwner),
+		"caller": string(a.Caller), "target": string(a.Target), "entity": a.Entity, "fields": a.Fields,
+	}
+	maps.Copy(d, extra)
+	log := s.Audit
+	if log == nil && s.Guard != nil {
+		log = s.Guard.audit
+	}
+	if log == nil {
+		httpapi.Logger(ctx).Error("approval decision not audited: no audit log configured", "approvalId", a.ID)
+		return
+	}
+	if err := log.Write(ctx, audit.Entry{Actor: id, ActionType: audit.TypeGovernance, ActionKey: key,
+		Result: result, Resource: a.Resource, Details: d}); err != nil {
+		httpapi.Logger(ctx).Error("audit record not written", "actionKey", key, "approvalId", a.ID, "error", err)
+	}
+}
