@@ -125,6 +125,13 @@ type ApprovalItem struct {
 	WriteReason   string     `json:"writeReason,omitempty"`
 	DecidedBy     string     `json:"decidedBy,omitempty"`
 	DecidedAt     *time.Time `json:"decidedAt,omitempty"`
+	// ReleaseByRetry says approving writes nothing: the operation that asked writes it
+	// when it is approved again (WriteRequest.ReleaseByRetry), so the approver knows what
+	// the button does before pressing it.
+	ReleaseByRetry bool `json:"releaseByRetry,omitempty"`
+	// Message is set on an approve's answer that wrote nothing (ReleaseByRetry): what the
+	// release did and who writes the write now.
+	Message string `json:"message,omitempty"`
 }
 
 func rejectionItem(r OwnershipRejection) RejectionItem {
@@ -144,7 +151,7 @@ func approvalItem(a PendingApproval) ApprovalItem {
 		DeclaredOwner: string(a.DeclaredOwner), Caller: string(a.Caller), Target: string(a.Target),
 		Resource: a.Resource, Reason: a.Reason, Status: string(a.Status), Fields: nonNil(a.Fields),
 		CorrelationID: a.CorrelationID, RequestedBy: a.RequestedBy, WriteReason: a.Request.Reason,
-		DecidedBy: a.DecidedBy}
+		DecidedBy: a.DecidedBy, ReleaseByRetry: releasedByRetry(a.Request)}
 	if !a.DecidedAt.IsZero() {
 		at := a.DecidedAt
 		it.DecidedAt = &at

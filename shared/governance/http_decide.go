@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/audit"
@@ -56,9 +57,36 @@ func releaseProblem(err error) *httpapi.Problem {
 		"The target system did not accept the write; the approval stays pending. Retry, or deny it.")
 }
 
+// Reasons (WriteRequest.Reason) of writes whose holds were stored before their callers set
+// ReleaseByRetry. Their approvals lack the flag, yet the row that asked still decides
+// whether they are written, so their release writes nothing either. The callers keep these
+// reasons for that: finance.GuardUpdater's update, the sync-error fix writer's fix and
+// revert (wire.fixWriter), and the sync-error retry's writes to the host ERP.
+var releasedByRetryReasons = []string{"finance.approve", "approve", "syncerror.retry_request"}
+
+// releasedByRetry reports whether releasing the held write r only approves it: its caller
+// writes it when it decides again (ReleaseByRetry), so a caller's row that was rejected
+// or otherwise decided meanwhile is never written by a release.
+func releasedByRetry(r WriteRequest) bool {
+	return r.ReleaseByRetry || slices.Contains(releasedByRetryReasons, r.Reason)
+}
+
+// releasedByRetryMessage tells the approver of a write released by retry what the
+// release did and what comes next, in the words the callers' own 409s use (approve it
+// under governance, then approve the operation again).
+func releasedByRetryMessage(a PendingApproval) string {
+	what := "the operation that asked for it"
+	if a.Request.Reason != "" {
+		what += " (" + a.Request.Reason + ")"
+	}
+	return "Approved: the write is allowed now, but this release wrote nothing. It is written when " + what +
+		" is approved again, which the person who asked can do now; if it was rejected meanwhile, it is never written."
+}
+
 // ApproveHandler serves POST /api/governance/approvals/{id}/approve: it releases the held
 // write through the guard and answers 200 with the approval, now approved. A write held
-// with ReleaseByRetry is only approved: its caller's retry writes it. Four eyes: the
+// with ReleaseByRetry (releasedByRetry) is only approved, and the answer says so
+// (releaseByRetry, message): its caller's next decision writes it. Four eyes: the
 // identity whose write was held may not release it (403 four_eyes). Once released, a retry
 // of the original operation (same idempotency key) writes through, replayed by the target.
 func (s *Service) ApproveHandler() http.Handler {
@@ -95,9 +123,8 @@ func (s *Service) ApproveHandler() http.Handler {
 			return
 		}
 		var werr error
-		// A finance approval's update held before ReleaseByRetry was stored lacks the
-		// flag; its reason (finance.GuardUpdater's) says the row decides whether it is written.
-		if !a.Request.ReleaseByRetry && a.Request.Reason != "finance.approve" {
+		byRetry := releasedByRetry(a.Request)
+		if !byRetry {
 			_, werr = s.Guard.release(ctx, id, a)
 		}
 		if werr != nil && !errors.Is(werr, ErrNotRecorded) {
@@ -125,8 +152,14 @@ func (s *Service) ApproveHandler() http.Handler {
 			done = a
 			done.Status, done.DecidedBy, done.DecidedAt = StatusApproved, id.Actor, s.now()
 		}
-		s.auditDecision(ctx, id, ActionApprove, audit.ResultSuccess, done, nil)
-		httpapi.WriteJSON(w, http.StatusOK, approvalItem(done))
+		item := approvalItem(done)
+		var extra map[string]any
+		if byRetry {
+			item.Message = releasedByRetryMessage(done)
+			extra = map[string]any{"releaseByRetry": true, "written": false}
+		}
+		s.auditDecision(ctx, id, ActionApprove, audit.ResultSuccess, done, extra)
+		httpapi.WriteJSON(w, http.StatusOK, item)
 	})
 }
 

@@ -45,6 +45,13 @@ func (h hostErrors) ListSyncErrors(ctx context.Context, tenantID string, since t
 // operator corrects the owner's record; field-level ownership entries still apply). A
 // flow's failed write is fixed where the flow wrote, in the name of the flow's source:
 // the fix is that write corrected, governed as the write was.
+//
+// A fix (or revert) held for an ownership approval is sent with ReleaseByRetry, as
+// finance's update is: releasing the hold only approves it, and the next approve (or
+// revert) of the row writes it under the same key. The row decides whether the fix is
+// still wanted: meanwhile it is pending and may be rejected, or approved with another
+// fix, and a release that wrote at once would put a rejected fix in the record with
+// nothing on the row to revert.
 type fixWriter struct{ guard *governance.Guard }
 
 // writeBack names the system a claim's fix is written to and in whose name.
@@ -66,7 +73,9 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 	res, err := f.guard.Write(ctx, who, governance.WriteRequest{
 		Target: target, Source: source,
 		Entity: c.Record.RecordType, RecordID: c.Record.RecordID, Fields: fields,
-		IdempotencyKey: key, Reason: "approve",
+		// governance's ApproveHandler knows this reason: a hold stored before ReleaseByRetry
+		// was set here is released by retry too. Do not rename it.
+		IdempotencyKey: key, Reason: "approve", ReleaseByRetry: true,
 	})
 	refuse := func(status int, code, reason string) error {
 		return &syncerror.RefusedError{Status: status, Code: code, Reason: reason}

@@ -172,10 +172,22 @@ func (d deliverer) hostWrite(ctx context.Context, actor string, c syncerror.Clai
 }
 
 // hostWriteIf is hostWrite on the record still having version ("": any).
+//
+// A write held for an ownership approval is released by retry (ReleaseByRetry): the
+// release only approves it, and the next attempt of the row that finds the same write to
+// make sends it under the same key (the approved fix written again: retryfix.go keys it
+// by what it writes). The row decides whether the retry still runs: it may be reverted
+// or resolved meanwhile, and a release that wrote at once would write the fix again, or
+// ask the host ERP to re-run a sync nobody wants, behind its back. The marker write is
+// keyed per attempt and carries its time, so a hold of it (only under a tenant override
+// giving the host's own sync-error record to another system) is held anew by each attempt:
+// such an override blocks retries; it never lets one through unasked.
 func (d deliverer) hostWriteIf(ctx context.Context, actor string, c syncerror.Claim, entity, id, key, version string, fields map[string]any) error {
 	_, err := d.guard.Write(ctx, identity.ForTenant(c.TenantID, actor), governance.WriteRequest{Target: connector.SystemHostERP,
 		Source: connector.SystemHostERP, Entity: entity, RecordID: id, Fields: fields, IdempotencyKey: key,
-		Reason: "syncerror.retry_request", IfVersion: version})
+		// governance's ApproveHandler knows this reason (a hold stored before
+		// ReleaseByRetry was set here). Do not rename it.
+		Reason: "syncerror.retry_request", IfVersion: version, ReleaseByRetry: true})
 	if errors.Is(err, governance.ErrNotRecorded) {
 		return nil // written; only its ledger or audit record is missing
 	}
@@ -185,6 +197,12 @@ func (d deliverer) hostWriteIf(ctx context.Context, actor string, c syncerror.Cl
 // refusal is an attempt that one of its writes ended: the guard's refusal, or the
 // system's answer.
 func refusal(system string, err error, what string) syncerror.Delivery {
+	if errors.Is(err, governance.ErrPendingApproval) {
+		// The release only approves the write (hostWriteIf): the person must retry after it.
+		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: system, Code: "RETRY_REFUSED",
+			Class: syncerror.AttemptGovernance, Reason: what + ": the guard held it for an ownership approval (" + err.Error() +
+				"); nothing was written. Approve it under /api/governance/approvals, then retry: the retry writes it"}
+	}
 	if isGovernance(err) {
 		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: system, Code: "RETRY_REFUSED",
 			Class: syncerror.AttemptGovernance, Reason: what + ": the guard refused it (" + err.Error() + "); nothing was written"}
