@@ -62,6 +62,8 @@ func (r redactor) RedactJSON(_ context.Context, doc []byte) ([]byte, error) {
 type configs struct {
 	base          string
 	notConfigured map[connector.System]bool
+	// wrap, when set, wraps the guard's connectors (withConnectors).
+	wrap func(governance.Connectors) governance.Connectors
 }
 
 func (c configs) ConnectorConfig(_ context.Context, tenant string, sys connector.System) (connector.Config, error) {
@@ -90,6 +92,11 @@ type envOption func(*governance.Deps, *configs)
 
 func withLoopWindow(d time.Duration) envOption {
 	return func(deps *governance.Deps, _ *configs) { deps.LoopWindow = d }
+}
+
+// withConnectors wraps the connectors the guard writes through.
+func withConnectors(wrap func(governance.Connectors) governance.Connectors) envOption {
+	return func(_ *governance.Deps, c *configs) { c.wrap = wrap }
 }
 
 func withNotConfigured(s connector.System) envOption {
@@ -122,6 +129,9 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		o(&deps, &cfg)
 	}
 	deps.Connectors = governance.RegistryConnectors(connector.NewRegistry(cfg, time.Hour))
+	if cfg.wrap != nil {
+		deps.Connectors = cfg.wrap(deps.Connectors)
+	}
 	g, err := governance.NewGuard(deps)
 	if err != nil {
 		t.Fatal(err)

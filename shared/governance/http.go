@@ -47,6 +47,10 @@ const (
 	CodeRecordChanged          = "record_changed"
 	CodeConnectorNotConfigured = "connector_not_configured"
 	CodeWriteFailed            = "write_failed"
+	// CodeReleaseUnsettled: the release sent the write and its answer was lost (or a
+	// release of an unsettled approval failed again): the write may have landed, and the
+	// approval is unsettled, not pending.
+	CodeReleaseUnsettled = "release_unsettled"
 	// CodeFourEyes: the identity that requested a held write may not release it.
 	CodeFourEyes = "four_eyes"
 )
@@ -294,7 +298,7 @@ func (s *Service) ApprovalsHandler() http.Handler {
 		if status := ApprovalStatus(v.Get("status")); status != "" {
 			if !status.Valid() {
 				errs = append(errs, httpapi.FieldError{Field: "status",
-					Message: "must be one of pending, releasing, approved, denied"})
+					Message: "must be one of pending, releasing, unsettled, approved, denied"})
 			}
 			q.Status = status
 		}

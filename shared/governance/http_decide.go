@@ -117,7 +117,7 @@ func (s *Service) ApproveHandler() http.Handler {
 				"You requested this write; another approver must release it."))
 			return
 		}
-		a, err := s.takeRelease(ctx, id, apID)
+		a, err := s.takeRelease(ctx, id, apID, cur.Status)
 		if err != nil {
 			writeDecisionError(w, r, err)
 			return
@@ -125,9 +125,18 @@ func (s *Service) ApproveHandler() http.Handler {
 		var werr error
 		byRetry := releasedByRetry(a.Request)
 		if !byRetry {
-			_, werr = s.Guard.release(ctx, id, a)
+			wctx, cancel := releaseContext(ctx)
+			_, werr = s.Guard.release(wctx, id, a)
+			cancel()
 		}
-		if werr != nil && !errors.Is(werr, ErrNotRecorded) {
+		failed := werr != nil && !errors.Is(werr, ErrNotRecorded)
+		if failed && (connector.MayHaveApplied(werr) || cur.Status == StatusUnsettled) {
+			// The write may be in the record: never back to pending, where it could be
+			// denied as if nothing had been written.
+			s.leaveUnsettled(w, r, id, a, werr, cur.Status == StatusUnsettled)
+			return
+		}
+		if failed {
 			httpapi.Logger(ctx).Error("approved write not released", "approvalId", a.ID, "error", werr)
 			// Back to pending, undecided, so the approval can be approved again or denied.
 			if _, err := s.Records.DecideApproval(context.WithoutCancel(ctx), id.TenantID, a.ID,
@@ -163,11 +172,16 @@ func (s *Service) ApproveHandler() http.Handler {
 	})
 }
 
-// takeRelease moves the approval to releasing for this approver: from pending, or from a
-// release that has been stuck longer than the release timeout.
-func (s *Service) takeRelease(ctx context.Context, id identity.Identity, apID string) (PendingApproval, error) {
+// takeRelease moves the approval to releasing for this approver: from pending, from
+// unsettled (seen is the status the approve read: an unsettled one is settled by sending
+// its write again), or from a release that has been stuck longer than the release timeout.
+func (s *Service) takeRelease(ctx context.Context, id identity.Identity, apID string, seen ApprovalStatus) (PendingApproval, error) {
 	now := s.now()
-	a, err := s.Records.DecideApproval(ctx, id.TenantID, apID, StatusPending, StatusReleasing, id.Actor, now)
+	from := StatusPending
+	if seen == StatusUnsettled {
+		from = StatusUnsettled
+	}
+	a, err := s.Records.DecideApproval(ctx, id.TenantID, apID, from, StatusReleasing, id.Actor, now)
 	if !errors.Is(err, ErrStateChanged) {
 		return a, err
 	}
@@ -179,7 +193,8 @@ func (s *Service) takeRelease(ctx context.Context, id identity.Identity, apID st
 }
 
 // DenyHandler serves POST /api/governance/approvals/{id}/deny: the held write is dropped
-// and the approval answered 200, now denied.
+// and the approval answered 200, now denied. Only a pending approval is denied: an
+// unsettled one (its write may have landed) answers 409 release_unsettled.
 func (s *Service) DenyHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := caller(w, r)
@@ -191,6 +206,12 @@ func (s *Service) DenyHandler() http.Handler {
 			return
 		}
 		a, err := s.Records.DecideApproval(r.Context(), id.TenantID, apID, StatusPending, StatusDenied, id.Actor, s.now())
+		if errors.Is(err, ErrStateChanged) {
+			if cur, gerr := s.Records.GetApproval(r.Context(), id.TenantID, apID); gerr == nil && cur.Status == StatusUnsettled {
+				httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, CodeReleaseUnsettled, unsettledDenyDetail))
+				return
+			}
+		}
 		if err != nil {
 			writeDecisionError(w, r, err)
 			return

@@ -26,10 +26,14 @@ const ReasonOwnership = "ownership"
 type ApprovalStatus string
 
 // Approval states. releasing is the short lease between an approver's decision and the
-// held write having reached the target; see the package documentation.
+// held write having reached the target; unsettled is a release whose write was sent and
+// whose answer was lost, so the write may have landed: it cannot be denied, and the next
+// approve sends the write again under its idempotency key to settle it. See the package
+// documentation.
 const (
 	StatusPending   ApprovalStatus = "pending"
 	StatusReleasing ApprovalStatus = "releasing"
+	StatusUnsettled ApprovalStatus = "unsettled"
 	StatusApproved  ApprovalStatus = "approved"
 	StatusDenied    ApprovalStatus = "denied"
 )
@@ -37,7 +41,7 @@ const (
 // Valid reports whether s is one of the approval states.
 func (s ApprovalStatus) Valid() bool {
 	switch s {
-	case StatusPending, StatusReleasing, StatusApproved, StatusDenied:
+	case StatusPending, StatusReleasing, StatusUnsettled, StatusApproved, StatusDenied:
 		return true
 	}
 	return false
