@@ -25,6 +25,15 @@
 //	             after MaxAttempts it fails like a permanent error; or the run waits on another
 //	             run that is creating the same record's counterpart (ClaimWait, MaxClaimWait)
 //
+// A held run's write is written by the approver's release in governance, under the run's
+// idempotency key (its id): unlike a sync-error fix or a finance update it is not sent with
+// governance.WriteRequest.ReleaseByRetry, because nothing would send it again (a redelivered
+// event finds its run and starts nothing) and no row of its own may be rejected meanwhile:
+// its values are its mapping's of the source record as a fresh read gave them. A re-run of a
+// failed run (rerun.go) is released the same way: each attempt is a run of its own, so a
+// release that only approved it would never be written; a person who no longer wants it
+// denies it in governance.
+//
 // A run is stored as retrying, with its next attempt a lease ahead, before its write is
 // attempted: if the function dies mid-run, the redrive takes the run over once the lease
 // ends, and the write's idempotency key (the run id) makes the target replay rather than

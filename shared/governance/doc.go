@@ -114,11 +114,19 @@
 // Approving runs one conditional update pending → releasing, so of concurrent approvals
 // exactly one releases the write; the write goes through the guard with the ownership
 // check satisfied by that decision (an unexported entry point), so loop check, DLP, ledger
-// and audit still run; then releasing → approved. If the release fails the approval goes
-// back to pending (and the failure is audited), so it can be approved again or denied. A
-// release that died midway (a Lambda timeout) leaves releasing behind; another approve may
+// and audit still run; then releasing → approved. If the target refuses the write the
+// approval goes back to pending (and the failure is audited), so it can be approved again
+// or denied. If the write's answer is lost (connector.MayHaveApplied) the write may have
+// landed: the approval becomes unsettled, which cannot be denied, and the next approve
+// settles it by sending the write again under its idempotency key (http_release.go). A
+// release that died midway (a Lambda crash) leaves releasing behind; another approve may
 // take it over after Service.ReleaseTimeout, and since the held write keeps its
 // idempotency key the target system replays rather than applies it twice.
+//
+// A write held with WriteRequest.ReleaseByRetry is approved without being written: its
+// caller (a finance approve, a sync-error approve, revert or retry) decides again whether
+// it is still wanted, and writes it then through the approved hold. A flow run's write has
+// no such caller and is written by its release.
 //
 // # HTTP
 //

@@ -92,7 +92,8 @@ type WriteRequest struct {
 	// idempotency key), never by the release itself. For a caller whose own state decides
 	// whether the write is still wanted when it is made: a finance approval can be
 	// rejected while its update is held, and a release that wrote at once would write a
-	// rejected approval to the ERP.
+	// rejected approval to the ERP. The sync-error fix writer and the retry's host writes
+	// set it too; a flow run does not (nothing but its release would write it).
 	ReleaseByRetry bool
 	// Link, when set, is what the loop check compares instead of the record and its
 	// fields: see Link.
