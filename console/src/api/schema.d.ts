@@ -340,7 +340,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a held ownership approval (approver)
-         * @description Four eyes: the identity whose write was held may not release it (403 `four_eyes`). Once released, the original operation retried with the same idempotency key (a finance approve, a sync-error approve of the same fix) writes through, replayed by the target; once denied, it is refused with `ownership_approval_denied`.
+         * @description Four eyes: the identity whose write was held may not release it (403 `four_eyes`). Once released, the original operation retried with the same idempotency key (a finance approve, a sync-error approve of the same fix) writes through, replayed by the target; once denied, it is refused with `ownership_approval_denied`. An approval with `releaseByRetry` (a sync-error fix, revert or retry, a finance update: its caller's row decides whether it is still wanted) is approved without writing anything, and the answer's `message` says so: the operation that asked writes it when it is approved again, and a row rejected meanwhile is never written. Any other held write (a flow run's) is written by the release. A write the target refused answers 502 `write_failed` and the approval is pending again. A write whose answer was lost (a timeout, a reset, a 5xx) may have landed: 502 `release_unsettled`, the approval is `unsettled` (audited), cannot be denied, and is settled by approving it again, which sends the write again under the same idempotency key (a record already holding it is not written twice) and ends `approved`; a settling attempt that fails leaves it `unsettled`. The release's write keeps 5 s of the request's deadline (at most half of what is left) for marking the approval and the audit.
          */
         post: operations["governanceApprovalApprove"];
         delete?: never;
@@ -358,7 +358,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deny a held ownership approval (approver) */
+        /**
+         * Deny a held ownership approval (approver)
+         * @description Only a `pending` approval is denied; an `unsettled` one (a release sent its write and the answer was lost, so it may have landed) answers 409 `release_unsettled`: approve it again to settle it.
+         */
         post: operations["governanceApprovalDeny"];
         delete?: never;
         options?: never;
@@ -1421,7 +1424,11 @@ export interface components {
             target?: string;
             resource?: string;
             reason?: string;
-            status: string;
+            /**
+             * @description `unsettled`: a release sent the write and its answer was lost, so it may have landed; it cannot be denied, and approving it again settles it.
+             * @enum {string}
+             */
+            status: "pending" | "releasing" | "unsettled" | "approved" | "denied";
             fields?: string[];
             correlationId?: string;
             requestedBy?: string;
@@ -1429,6 +1436,10 @@ export interface components {
             decidedBy?: string;
             /** Format: date-time */
             decidedAt?: string;
+            /** @description True when approving writes nothing: the operation that asked for the write (`writeReason`) writes it when it is approved again, since its own row decides whether it is still wanted. */
+            releaseByRetry?: boolean;
+            /** @description On an approve's answer that wrote nothing (`releaseByRetry`): what the release did and who writes the write now. */
+            message?: string;
         };
         GovernanceApprovalList: {
             items: components["schemas"]["GovernanceApproval"][];
@@ -2454,7 +2465,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The state changed or a guard refused: `not_pending`, `not_retryable`, `no_proposal`, `lease_held`, `lease_expired`, `erp_applied`, `fix_applied`, `attempt_running`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `ownership_approval_mismatch`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `dlp_masked_value`, `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `prior_unknown`, `not_revertible`, `revert_window_closed`, `assignee_changed`, `triage_full`. A finance approval's `lease_held` says in its detail when the lease ends and sends `Retry-After` with the seconds until then. */
+        /** @description The state changed or a guard refused: `not_pending`, `not_retryable`, `no_proposal`, `lease_held`, `lease_expired`, `erp_applied`, `fix_applied`, `attempt_running`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `ownership_approval_mismatch`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `dlp_masked_value`, `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `prior_unknown`, `not_revertible`, `revert_window_closed`, `assignee_changed`, `triage_full`, `release_unsettled` (deny of a governance approval whose release may have landed). A finance approval's `lease_held` says in its detail when the lease ends and sends `Retry-After` with the seconds until then. */
         Conflict: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -2494,7 +2505,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The ERP write failed after the revert: `write_back_failed`, `erp_update_failed`, `erp_returned_nothing`, `release_failed`, `record_unreadable`. */
+        /** @description The ERP write failed after the revert: `write_back_failed`, `erp_update_failed`, `erp_returned_nothing`, `release_failed`, `record_unreadable`; a governance release: `write_failed` (the target refused it; the approval is pending again), `release_unsettled` (its answer was lost and it may have landed; the approval is unsettled). */
         BadGateway: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -3197,7 +3208,7 @@ export interface operations {
         parameters: {
             query?: {
                 reason?: "ownership";
-                status?: "pending" | "releasing" | "approved" | "denied";
+                status?: "pending" | "releasing" | "unsettled" | "approved" | "denied";
                 limit?: components["parameters"]["Limit"];
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
