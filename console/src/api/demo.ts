@@ -78,7 +78,7 @@ export function demoApprovals(): List<GovernanceApproval> {
   return { nextCursor: null, items: [
     { id: "ga_demo1", time: ago(12), tenant: "demo", entity: "customer", declaredOwner: "crm", caller: "hosterp",
       target: "crm", resource: "crm/customer/DEMO-C-77", reason: "ownership", status: "pending", fields: ["email"],
-      correlationId: "demo", requestedBy: "dev-operator", writeReason: "syncerror.approve" },
+      correlationId: "demo", requestedBy: "dev-operator", writeReason: "approve", releaseByRetry: true },
   ] };
 }
 

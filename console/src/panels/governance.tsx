@@ -2,10 +2,10 @@
 // in the last hour, each paged with the API's cursors. Each row says which system tried to
 // write which fields of which record, and which rule decided.
 import { useState } from "preact/hooks";
-import { write } from "../api/client";
+import { ApiError, write } from "../api/client";
 import { demoApprovals, demoLoops, demoRejections } from "../api/demo";
 import type { GovernanceApproval, List, LoopDetection, OwnershipRejection } from "../api/types";
-import { MoreRows, usePaged } from "../paging";
+import { MoreRows, type Paged, usePaged } from "../paging";
 import { actorName, Ago, announce, Chip, PanelError, showError } from "../ui";
 import { plural } from "./queue-groups";
 
@@ -39,24 +39,40 @@ function Attempt({ w }: { w: { caller?: string; target?: string; entity: string;
   return <>{w.caller ?? "?"} → {w.target ?? "?"}: {w.entity}{w.fields?.length ? <span class="note"> {w.fields.join(", ")}</span> : null}</>;
 }
 
+/** What an approve did, in the approver's words. A release by retry wrote nothing: the
+ *  operation that asked writes it when it is approved again (the API's message says so). */
+function approvedNote(a: GovernanceApproval, done: GovernanceApproval): string {
+  if (done.releaseByRetry) return `Approved the held write to ${a.resource}. ${done.message ?? "Nothing was written yet: the operation that asked writes it when it is approved again."}`;
+  return `Approved the held write to ${a.resource}; it was written`;
+}
+
+const noUnsettled = (): List<GovernanceApproval> => ({ nextCursor: null, items: [] });
+
 function Approvals() {
   const paged = usePaged<GovernanceApproval>("/api/governance/approvals?reason=ownership&status=pending", demoApprovals);
+  // Releases whose write's answer was lost: they may have landed, cannot be denied, and
+  // are settled by approving them again.
+  const unsettled = usePaged<GovernanceApproval>("/api/governance/approvals?reason=ownership&status=unsettled", noUnsettled);
   const decide = async (a: GovernanceApproval, action: "approve" | "deny") => {
     try {
-      await write("POST", `/api/governance/approvals/${a.id}/${action}`);
-      announce(`${action === "approve" ? "Approved" : "Denied"} the held write to ${a.resource}`);
+      const done = await write<GovernanceApproval>("POST", `/api/governance/approvals/${a.id}/${action}`);
+      announce(action === "approve" ? approvedNote(a, done) : `Denied the held write to ${a.resource}`);
     } catch (e) {
       showError(e);
       paged.reload(); // someone may have acted first: show the list as it stands
+      // A release whose answer was lost moved the approval to the unsettled list.
+      if (e instanceof ApiError && e.code === "release_unsettled") unsettled.reload();
       return;
     }
-    // Decided: it is no longer pending, and the pages loaded so far keep their place.
+    // Decided: it is no longer pending (nor unsettled), and the pages loaded so far keep their place.
     paged.setRows((rs) => rs.filter((x) => x.id !== a.id));
+    unsettled.setRows((rs) => rs.filter((x) => x.id !== a.id));
   };
   const rows = paged.rows;
   if (paged.failed !== null) return <PanelError what="Held writes" error={paged.failed} onRetry={paged.reload} />;
   if (!rows) return <p aria-busy="true">Loading…</p>;
-  if (rows.length === 0 && !paged.page?.nextCursor) return <p class="empty">No held writes wait for an approver.</p>;
+  const settle = <Unsettled paged={unsettled} settle={(a) => void decide(a, "approve")} />;
+  if (rows.length === 0 && !paged.page?.nextCursor) return <><p class="empty">No held writes wait for an approver.</p>{settle}</>;
   return (
     <>
       <table class="grid">
@@ -65,7 +81,8 @@ function Approvals() {
           {rows.map((a) => (
             <tr key={a.id}>
               <td><Ago at={a.time} /></td><td><Attempt w={a} /></td><td class="mono">{a.resource}</td>
-              <td>{a.declaredOwner}<div class="note">{a.reason}</div></td><td>{a.requestedBy ? actorName(a.requestedBy) : "—"}</td><td>{a.writeReason || "—"}</td>
+              <td>{a.declaredOwner}<div class="note">{a.reason}</div></td><td>{a.requestedBy ? actorName(a.requestedBy) : "—"}</td>
+              <td>{a.writeReason || "—"}{a.releaseByRetry && <div class="note">Approving allows the write; it is written when {a.requestedBy ? actorName(a.requestedBy) : "the requester"} approves the {a.writeReason || "operation"} again.</div>}</td>
               <td class="actions">
                 <button type="button" class="primary" disabled={paged.demo} onClick={() => void decide(a, "approve")}>Approve</button>
                 <button type="button" disabled={paged.demo} onClick={() => void decide(a, "deny")}>Deny</button>
@@ -75,6 +92,35 @@ function Approvals() {
         </tbody>
       </table>
       <MoreRows paged={paged} noun={(n) => plural(n, "held write")} />
+      {settle}
+    </>
+  );
+}
+
+/** Unsettled lists the releases whose write's answer was lost: the write may be in the
+ *  record, so they cannot be denied; approving again sends it under the same key, and a
+ *  record that holds it already is not written twice. Hidden while there are none. */
+function Unsettled(props: { paged: Paged<GovernanceApproval, List<GovernanceApproval>>; settle: (a: GovernanceApproval) => void }) {
+  const { paged } = props;
+  if (paged.failed !== null) return <PanelError what="Unsettled releases" error={paged.failed} onRetry={paged.reload} />;
+  if (!paged.rows || paged.rows.length === 0) return null;
+  return (
+    <>
+      <h2>Releases not settled</h2>
+      <p class="note">The answer to these writes was lost, so they may have been written. Check the record in the target system, then approve again to settle them: the write is sent again and not applied twice. They cannot be denied.</p>
+      <table class="grid">
+        <thead><tr><th scope="col">Time</th><th scope="col">Write</th><th scope="col">Record</th><th scope="col">Released by</th><th scope="col">Decision</th></tr></thead>
+        <tbody>
+          {paged.rows.map((a) => (
+            <tr key={a.id}>
+              <td><Ago at={a.time} /></td><td><Attempt w={a} /></td><td class="mono">{a.resource}</td>
+              <td>{a.decidedBy ? actorName(a.decidedBy) : "—"}</td>
+              <td class="actions"><button type="button" class="primary" disabled={paged.demo} onClick={() => props.settle(a)}>Approve again</button></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <MoreRows paged={paged} noun={(n) => plural(n, "unsettled release")} />
     </>
   );
 }
