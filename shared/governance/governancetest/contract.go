@@ -381,6 +381,11 @@ func RunRecordStoreContract(t *testing.T, newStore func(t *testing.T) governance
 		}
 	})
 
+	t.Run("an unsettled release is listed under its status and taken again", func(t *testing.T) {
+		t.Parallel()
+		unsettledContract(t, newStore(t))
+	})
+
 	t.Run("concurrent decisions: exactly one wins", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
