@@ -75,12 +75,21 @@ func releasedByRetry(r WriteRequest) bool {
 // release did and what comes next, in the words the callers' own 409s use (approve it
 // under governance, then approve the operation again).
 func releasedByRetryMessage(a PendingApproval) string {
-	what := "the operation that asked for it"
-	if a.Request.Reason != "" {
-		what += " (" + a.Request.Reason + ")"
+	what, again := "the operation that asked for it", "approved again"
+	switch a.Request.Reason {
+	case "approve":
+		what, again = "the sync error's fix (or its revert)", "approved (or reverted) again"
+	case "syncerror.retry_request":
+		what, again = "the sync error's retry", "retried"
+	case "finance.approve":
+		what = "the finance approval"
+	default:
+		if a.Request.Reason != "" {
+			what += " (" + a.Request.Reason + ")"
+		}
 	}
-	return "Approved: the write is allowed now, but this release wrote nothing. It is written when " + what +
-		" is approved again, which the person who asked can do now; if it was rejected meanwhile, it is never written."
+	return "Approved: the write is allowed now, but this release wrote nothing. It is written when " + what + " is " + again +
+		", which the person who asked can do now; if that was rejected meanwhile, it is never written."
 }
 
 // ApproveHandler serves POST /api/governance/approvals/{id}/approve: it releases the held

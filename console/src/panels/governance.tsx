@@ -82,7 +82,7 @@ function Approvals() {
             <tr key={a.id}>
               <td><Ago at={a.time} /></td><td><Attempt w={a} /></td><td class="mono">{a.resource}</td>
               <td>{a.declaredOwner}<div class="note">{a.reason}</div></td><td>{a.requestedBy ? actorName(a.requestedBy) : "—"}</td>
-              <td>{a.writeReason || "—"}{a.releaseByRetry && <div class="note">Approving allows the write; it is written when {a.requestedBy ? actorName(a.requestedBy) : "the requester"} approves the {a.writeReason || "operation"} again.</div>}</td>
+              <td>{a.writeReason || "—"}{a.releaseByRetry && <div class="note">Approving allows the write but does not make it: it is written when {a.requestedBy ? actorName(a.requestedBy) : "the requester"} approves (or retries) it again.</div>}</td>
               <td class="actions">
                 <button type="button" class="primary" disabled={paged.demo} onClick={() => void decide(a, "approve")}>Approve</button>
                 <button type="button" disabled={paged.demo} onClick={() => void decide(a, "deny")}>Deny</button>
