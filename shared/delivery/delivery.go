@@ -7,6 +7,7 @@ package delivery
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
@@ -81,8 +82,13 @@ func Deliver(ctx context.Context, g Guard, d Delivery) Result {
 // decision in words: final ones, Failed when retrying cannot help, Retrying when it may.
 func Classify(n int, res governance.Result, err error) (Outcome, string) {
 	switch {
-	case err == nil && len(res.Dropped) > 0 && len(res.Dropped) == n:
-		return Skipped, "every field is owned by another system (source_wins dropped them)"
+	case err == nil && len(res.Dropped) > 0 && len(res.Dropped)+len(res.Superseded) == n:
+		return Skipped, "every field is owned by another system (source_wins dropped them)" + supersededNote(res)
+	case errors.Is(err, governance.ErrSuperseded):
+		// A newer change of the source record has been written to every field: writing
+		// this one would put back values the source no longer holds. Nothing failed.
+		return Skipped, "superseded by the change of " + res.SupersededBy.UTC().Format(time.RFC3339Nano) +
+			": a newer change of the source record has been written to " + strings.Join(res.Superseded, ", ")
 	case err == nil, errors.Is(err, governance.ErrNotRecorded):
 		return Written, writtenDecision(res, err)
 	case errors.Is(err, governance.ErrOwnershipRejected), errors.Is(err, governance.ErrApprovalDenied):
@@ -106,11 +112,23 @@ func writtenDecision(res governance.Result, err error) string {
 	case res.Written.Replayed:
 		return "the target already held this write (replayed)"
 	case len(res.Looped) > 0:
-		return "written without fields that would have closed a loop (see looped)"
+		return "written without fields that would have closed a loop (see looped)" + supersededNote(res)
 	case len(res.Dropped) > 0:
-		return "written without fields owned by another system (source_wins)"
+		return "written without fields owned by another system (source_wins)" + supersededNote(res)
+	case len(res.Superseded) > 0:
+		return "written" + supersededNote(res)
 	}
 	return "written"
+}
+
+// supersededNote names the fields the guard took out as older than a change written
+// since, for a decision.
+func supersededNote(res governance.Result) string {
+	if len(res.Superseded) == 0 {
+		return ""
+	}
+	return "; without " + strings.Join(res.Superseded, ", ") + ", superseded by the change of " +
+		res.SupersededBy.UTC().Format(time.RFC3339Nano)
 }
 
 // Permanent says whether a retry cannot succeed: the target refused the content, the

@@ -9,6 +9,9 @@
 //
 // Guard.Write runs, in this order and for every write:
 //
+//  0. for a flow write that says when its source held its values (Link.Changed), the
+//     fields a newer change of its source record has been written to already are taken
+//     out (ErrSuperseded when that is all of them; supersede.go);
 //  1. ownership check against the tenant's manifest (default manifest merged with the
 //     tenant's overrides);
 //  2. loop checks: against the ledger of recent writes to the same record, then, for a
@@ -20,7 +23,8 @@
 //  4. the connector write itself (or, under require_approval, holding it instead),
 //     preceded for a flow write by the flapping cap (flapping.go);
 //  5. one ledger entry: origin tag (the Source system) and the SHA-256 of the canonical
-//     JSON of the fields written; for a flow write also its values' trail entries;
+//     JSON of the fields written; for a flow write also its values' trail entries and its
+//     sent mark on the source record's trail;
 //  6. the audit record connector.write (result success, failure or denied; field names and
 //     counts, never values).
 //

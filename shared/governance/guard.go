@@ -124,6 +124,12 @@ type Link struct {
 	// just before: the reciprocal check takes the link's earlier writes from it instead of
 	// reading the ledger again, when it reaches back over the loop window (trail_read.go).
 	Read *TrailRead
+	// Changed is when the source held the values: the time its system stamped the change
+	// with. Received is when the writer received that change, which orders two changes
+	// stamped alike. A write with Changed set and traces is not made of fields a newer
+	// change of its source record has been written to (supersede.go); zero Changed: the
+	// write is not ordered (a re-run that read the source fresh).
+	Changed, Received time.Time
 }
 
 // linkEntity is the ledger entity of linked writes; "~" starts no entity name a system
@@ -141,6 +147,11 @@ type Result struct {
 	// Looped are the fields taken out of a write that went through because they would
 	// have closed a loop (a hop chain back to the target, or the flapping cap), sorted.
 	Looped []string
+	// Superseded are the fields taken out because a newer change of the write's source
+	// record has been written to them already (supersede.go), sorted; SupersededBy is the
+	// time of the newest such change.
+	Superseded   []string
+	SupersededBy time.Time
 }
 
 // Writer writes one record; *connector.Client implements it.
@@ -273,6 +284,11 @@ type writeOp struct {
 	dropped  []string
 	looped   []string
 	findings []findingCount
+	// superseded are the fields taken out as a newer change's, supersededBy that change's
+	// time (supersede.go); trail is the source record's trail as this write read it.
+	superseded   []string
+	supersededBy time.Time
+	trail        *TrailRead
 	// batchAudit says the write's audit records go with its ledger entries in one call
 	// (guard_record.go); held are the records made so far that wait for it.
 	batchAudit bool
@@ -304,8 +320,11 @@ func (g *Guard) decide(ctx context.Context, id identity.Identity, req WriteReque
 	}
 	op.batchAudit = g.batchesAudit()
 	defer op.flushAudit()
-	fields := req.Fields
-	op.names = sortedKeys(fields)
+	op.names = sortedKeys(req.Fields)
+	if err := op.checkSuperseded(); err != nil {
+		return op.result(), err
+	}
+	fields := op.req.Fields
 	var hold *PendingApproval
 	if approval == nil {
 		m, err := g.manifests.Manifest(ctx, op.tenant)
@@ -321,7 +340,7 @@ func (g *Guard) decide(ctx context.Context, id identity.Identity, req WriteReque
 			fields = op.dropConflicts(conflicts)
 			if len(fields) == 0 {
 				op.auditWrite(audit.ResultDenied, "fields_dropped", nil)
-				return Result{Dropped: op.dropped}, nil
+				return op.result(), nil
 			}
 		case PolicyRequireApproval:
 			hold = op.approvalFor(conflicts)
@@ -389,7 +408,9 @@ func (op *writeOp) checkAndWrite(fields map[string]any, hold *PendingApproval) (
 	return op.writeThrough(fields, hash)
 }
 
-func (op *writeOp) result() Result { return Result{Dropped: op.dropped, Looped: op.looped} }
+func (op *writeOp) result() Result {
+	return Result{Dropped: op.dropped, Looped: op.looped, Superseded: op.superseded, SupersededBy: op.supersededBy}
+}
 
 func checkRequest(id identity.Identity, req WriteRequest) error {
 	switch {

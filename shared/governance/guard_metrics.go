@@ -23,6 +23,7 @@ const (
 	DecisionWritten           Decision = "written"            // written through, every field
 	DecisionPartial           Decision = "partial"            // written, some fields dropped (source_wins)
 	DecisionDropped           Decision = "dropped"            // every field dropped (source_wins), nothing written
+	DecisionSuperseded        Decision = "superseded"         // every field's value is older than one written since
 	DecisionOwnershipRejected Decision = "ownership_rejected" // refused by reject_with_alert
 	DecisionHeld              Decision = "held"               // held for an ownership approval
 	DecisionApprovalDenied    Decision = "approval_denied"    // its held approval was denied
@@ -46,7 +47,7 @@ func decisionOf(req WriteRequest, res Result, err error) Decision {
 		{ErrApprovalDenied, DecisionApprovalDenied}, {ErrLoopDetected, DecisionLoopBlocked},
 		{ErrMaskedValue, DecisionDLPMaskedValue}, {ErrDLPBlocked, DecisionDLPBlocked}, {ErrInvalidRequest, DecisionInvalid},
 		{ErrUnavailable, DecisionUnavailable}, {ErrNotConfigured, DecisionNotConfigured},
-		{ErrNotRecorded, DecisionNotRecorded},
+		{ErrNotRecorded, DecisionNotRecorded}, {ErrSuperseded, DecisionSuperseded},
 	} {
 		if errors.Is(err, d.err) {
 			return d.decision
@@ -57,7 +58,7 @@ func decisionOf(req WriteRequest, res Result, err error) Decision {
 		return DecisionFailed
 	case len(res.Dropped) == 0:
 		return DecisionWritten
-	case len(res.Dropped) == len(req.Fields):
+	case len(res.Dropped)+len(res.Superseded) == len(req.Fields):
 		return DecisionDropped
 	default:
 		return DecisionPartial

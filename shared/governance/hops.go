@@ -214,7 +214,8 @@ func containsString(ss []string, s string) bool {
 
 // trailEntries are what a flow write leaves on the trails: on the target record, each
 // written field's value hash and trace extended by the target; on the source record, the
-// local values that replaced a flow's (Trace.Replaced). Writes without traces leave none.
+// local values that replaced a flow's (Trace.Replaced), and the write's sent mark when it
+// is ordered (supersede.go). Writes without traces leave none.
 // record is the id the target holds the written record under (writtenID): the id its
 // change reports name, where the executor looks for the trail.
 func (op *writeOp) trailEntries(fields map[string]any, record string) ([]LedgerEntry, error) {
@@ -253,9 +254,15 @@ func (op *writeOp) trailEntries(fields map[string]any, record string) ([]LedgerE
 		out = append(out, local)
 	}
 	for i := range out {
+		out[i].Fields = sortedKeys(out[i].Trail)
+	}
+	if sent, ok := op.sentEntry(fields); ok {
+		out = append(out, sent)
+	}
+	for i := range out {
 		e := &out[i]
 		e.ID, e.Time, e.Tenant, e.Source, e.Target = op.g.newID(), op.now, op.tenant, op.req.Source, op.req.Target
-		e.Fields, e.IdempotencyKey, e.CorrelationID = sortedKeys(e.Trail), op.req.IdempotencyKey, op.corr
+		e.IdempotencyKey, e.CorrelationID = op.req.IdempotencyKey, op.corr
 	}
 	return out, nil
 }

@@ -53,6 +53,10 @@ const (
 	CodeReleaseUnsettled = "release_unsettled"
 	// CodeFourEyes: the identity that requested a held write may not release it.
 	CodeFourEyes = "four_eyes"
+	// CodeSuperseded: every value of the held write is older than one written since from
+	// the same source record (supersede.go); releasing it would put back a value the
+	// source no longer holds.
+	CodeSuperseded = "superseded"
 )
 
 // Service serves the governance API. Handlers that only read need Records; approve needs

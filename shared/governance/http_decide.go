@@ -41,6 +41,9 @@ func releaseProblem(err error) *httpapi.Problem {
 	case errors.Is(err, ErrDLPBlocked):
 		return httpapi.NewProblem(http.StatusConflict, CodeDLPBlocked,
 			"The held write carries data the connector policy blocks; it stays pending. Deny it.")
+	case errors.Is(err, ErrSuperseded):
+		return httpapi.NewProblem(http.StatusConflict, CodeSuperseded,
+			"A newer change of the source record has been written to every field of the held write since; releasing it would put back values the source no longer holds. It stays pending. Deny it.")
 	case errors.Is(err, connector.ErrConflict):
 		return httpapi.NewProblem(http.StatusConflict, CodeRecordChanged,
 			"The target record changed since the write was held; it stays pending. Deny it and let the source write again.")

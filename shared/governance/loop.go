@@ -48,6 +48,10 @@ type LedgerEntry struct {
 	// of the return leg finds it in the trail it reads anyway.
 	Subject       string
 	SubjectFields []string
+	// Sent is set on a sent mark only (supersede.go), an entry of a source record's
+	// trail: per target field a write carried from the record (sentKey), the change it
+	// carried. Fields are then the target fields.
+	Sent map[string]SentMark
 }
 
 // Ledger records the guard's writes for loop detection. Each entry is stored on its own,

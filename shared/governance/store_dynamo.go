@@ -22,7 +22,8 @@ import (
 //	rej#<time>#<id>                           ownership rejection (expires, RecordRetention)
 //	loop#<time>#<id>                          loop detection (expires, RecordRetention)
 //	appr#<id>                                 pending ownership approval
-//	ledger#<entity>#<recordId>#<time>#<id>    ledger entry (expires, LedgerRetention; folded, FoldLedgerKey)
+//	ledger#<entity>#<recordId>#<time>#<id>    ledger entry (expires, LedgerRetention; folded, FoldLedgerKey;
+//	                                          a trail's sent mark, SentRetention: supersede.go)
 //	flap#<record>#<window>                    flapping counters of one record (expires after the window)
 //	manifest                                  the tenant's manifest overrides
 //
@@ -309,6 +310,16 @@ func ledgerItem(e LedgerEntry) (dynamostore.Item, error) {
 		"payload_hash": dynamostore.Str(e.PayloadHash),
 		"expires_at":   expiresAt(e.Time, LedgerRetention),
 	}
+	if len(e.Sent) > 0 {
+		sent, err := json.Marshal(e.Sent)
+		if err != nil {
+			return nil, fmt.Errorf("ledger entry sent mark: %w", err)
+		}
+		it["sent"] = dynamostore.Str(string(sent))
+		// Kept as long as a held write may wait for its release (SentRetention); the
+		// loop checks' reads reach back hours only, so they do not read more for it.
+		it["expires_at"] = expiresAt(e.Time, SentRetention)
+	}
 	dynamostore.PutOptional(it, "idempotency_key", e.IdempotencyKey)
 	dynamostore.PutOptional(it, "correlation_id", e.CorrelationID)
 	dynamostore.PutOptional(it, "subject", e.Subject)
@@ -372,6 +383,11 @@ func (s *DynamoStore) recent(ctx context.Context, tenantID, prefix string, since
 			if raw := dynamostore.GetString(it, "trail"); raw != "" {
 				if err := json.Unmarshal([]byte(raw), &e.Trail); err != nil {
 					return nil, fmt.Errorf("ledger entry %s: trail: %w", e.ID, err)
+				}
+			}
+			if raw := dynamostore.GetString(it, "sent"); raw != "" {
+				if err := json.Unmarshal([]byte(raw), &e.Sent); err != nil {
+					return nil, fmt.Errorf("ledger entry %s: sent: %w", e.ID, err)
 				}
 			}
 			out = append(out, e)

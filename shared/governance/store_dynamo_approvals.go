@@ -41,6 +41,10 @@ type storedLink struct {
 	Key    string           `json:"key,omitempty"`
 	Fields json.RawMessage  `json:"fields,omitempty"`
 	Traces map[string]Trace `json:"traces,omitempty"`
+	// Changed and Received are kept so that the release is not made of values a newer
+	// change of the source record has been written to since (supersede.go).
+	Changed  *time.Time `json:"changed,omitempty"`
+	Received *time.Time `json:"received,omitempty"`
 }
 
 func encodeRequest(r WriteRequest) (string, error) {
@@ -55,6 +59,10 @@ func encodeRequest(r WriteRequest) (string, error) {
 	}
 	if l := r.Link; l != nil {
 		sr.Link = &storedLink{Key: l.Key, Traces: l.Traces}
+		if !l.Changed.IsZero() {
+			changed, received := l.Changed.UTC(), l.Received.UTC()
+			sr.Link.Changed, sr.Link.Received = &changed, &received
+		}
 		if l.Key != "" {
 			if sr.Link.Fields, err = json.Marshal(l.Fields); err != nil {
 				return "", err
@@ -87,6 +95,12 @@ func decodeRequest(s string) (WriteRequest, error) {
 	}
 	if l := sr.Link; l != nil {
 		r.Link = &Link{Key: l.Key, Traces: l.Traces}
+		if l.Changed != nil {
+			r.Link.Changed = *l.Changed
+		}
+		if l.Received != nil {
+			r.Link.Received = *l.Received
+		}
 		if len(l.Fields) > 0 {
 			if err := decodeJSON(l.Fields, &r.Link.Fields); err != nil {
 				return WriteRequest{}, err

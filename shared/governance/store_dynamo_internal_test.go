@@ -48,3 +48,23 @@ func TestDynamoWroteFindsEntriesStoredUnfolded(t *testing.T) {
 		}
 	})
 }
+
+// A sent mark outlives the ledger's day: a held write may be released weeks after a newer
+// change of its source record was written, and is compared with it (supersede.go).
+func TestSentMarksAreKeptAsLongAsTheRecords(t *testing.T) {
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	e := LedgerEntry{ID: "m", Time: at, Tenant: "t1", Entity: trailEntity, RecordID: "crm/account/C-1", Fields: []string{"phone"}}
+	for _, tc := range []struct {
+		sent map[string]SentMark
+		keep time.Duration
+	}{{nil, LedgerRetention}, {map[string]SentMark{"hosterp/customer/phone": {Changed: at, Key: "k"}}, SentRetention}} {
+		e.Sent = tc.sent
+		it, err := ledgerItem(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := dynamostore.GetInt(it, "expires_at"); got != at.Add(tc.keep).Unix() {
+			t.Errorf("sent %v: expires at %d, want %s later", tc.sent, got, tc.keep)
+		}
+	}
+}

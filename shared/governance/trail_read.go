@@ -104,22 +104,35 @@ func (l *Link) sourceRecord() (string, bool) {
 
 // reciprocalEntries are the ledger entries the reciprocal check compares for the write's
 // subject since since: for a write with traces, those standing for writes on its source
-// record's trail (from Link.Read when that read covers the window, else read now);
-// otherwise the subject's own entries.
+// record's trail (trailOf); otherwise the subject's own entries.
 func (op *writeOp) reciprocalEntries(entity, record string, since time.Time) ([]LedgerEntry, error) {
 	key, traced := op.req.Link.sourceRecord()
 	if !traced {
 		return op.g.ledger.Recent(op.ctx, op.tenant, entity, record, since)
 	}
-	read := op.req.Link.Read
-	if !read.covers(op.tenant, key, since) {
-		entries, err := op.g.ledger.Recent(op.ctx, op.tenant, trailEntity, key, since)
-		if err != nil {
-			return nil, err
-		}
-		read = &TrailRead{tenant: op.tenant, key: key, since: since, entries: entries}
+	read, err := op.trailOf(key, since)
+	if err != nil {
+		return nil, err
 	}
 	return read.subject(subjectKey(entity, record)), nil
+}
+
+// trailOf is the trail of key since since: Link.Read, or the read this write made already
+// (the superseded check's, supersede.go), when one covers it; else one read now, kept for
+// the write's later checks.
+func (op *writeOp) trailOf(key string, since time.Time) (*TrailRead, error) {
+	if op.req.Link != nil && op.req.Link.Read.covers(op.tenant, key, since) {
+		return op.req.Link.Read, nil
+	}
+	if op.trail.covers(op.tenant, key, since) {
+		return op.trail, nil
+	}
+	entries, err := op.g.ledger.Recent(op.ctx, op.tenant, trailEntity, key, since)
+	if err != nil {
+		return nil, err
+	}
+	op.trail = &TrailRead{tenant: op.tenant, key: key, since: since, entries: entries}
+	return op.trail, nil
 }
 
 // ledgerEntries are what a write that went through stores in the ledger: its own entry

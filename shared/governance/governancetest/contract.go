@@ -39,7 +39,7 @@ func SampleLoop(tenant string, i int) governance.LoopDetection {
 
 // SampleApproval returns a complete pending approval of tenant at base+i seconds.
 func SampleApproval(tenant string, i int) governance.PendingApproval {
-	return governance.PendingApproval{
+	a := governance.PendingApproval{
 		ID: fmt.Sprintf("ap_%s_%03d", tenant, i), Time: base.Add(time.Duration(i) * time.Second), Tenant: tenant,
 		Entity: "contact", DeclaredOwner: connector.SystemMarketing, Caller: connector.SystemCRM,
 		Target: connector.SystemCRM, Resource: "crm/contact/C-" + fmt.Sprint(i), Reason: governance.ReasonOwnership,
@@ -59,6 +59,11 @@ func SampleApproval(tenant string, i int) governance.PendingApproval {
 					{System: connector.SystemMarketing, Entity: "member", Record: "m-1", Field: "OPTIN"}}}}},
 		},
 	}
+	if i%2 == 0 {
+		// With the change it carries, so that a release is not made of a superseded value.
+		a.Request.Link.Changed, a.Request.Link.Received = base.Add(-time.Minute+time.Nanosecond), base.Add(-time.Second)
+	}
+	return a
 }
 
 func fieldsJSON(t *testing.T, f map[string]any) string {

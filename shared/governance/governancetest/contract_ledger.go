@@ -136,6 +136,26 @@ func RunLedgerContract(t *testing.T, newLedger func(t *testing.T) governance.Led
 		}
 	})
 
+	// A sent mark (governance's supersede.go) keeps, per target field, the change a write
+	// carried from the record, to the nanosecond the source stamped it with.
+	t.Run("sent mark round trip", func(t *testing.T) {
+		t.Parallel()
+		l := newLedger(t)
+		want := SampleLedgerEntry("t1", "~trail", "crm/account/C-1", 0)
+		want.Fields = []string{"phone"}
+		want.Sent = map[string]governance.SentMark{
+			"hosterp/customer/phone": {Changed: base.Add(-time.Minute + 7*time.Nanosecond), Received: base.Add(-time.Second), Key: "run_X"},
+			"hosterp/customer/email": {Changed: base.Add(-time.Minute), Key: "run_X"},
+		}
+		if err := l.Append(ctx, want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := l.Recent(ctx, "t1", "~trail", "crm/account/C-1", base)
+		if err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+			t.Fatalf("got %+v, %v\nwant %+v", got, err, want)
+		}
+	})
+
 	t.Run("concurrent appends to one record are all kept", func(t *testing.T) {
 		t.Parallel()
 		l := newLedger(t)

@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -277,7 +278,7 @@ var _ governance.Ledger = (*Ledger)(nil)
 func (l *Ledger) Append(_ context.Context, e governance.LedgerEntry) error {
 	e.Time = e.Time.UTC()
 	e.Fields, e.SubjectFields = slices.Clone(e.Fields), slices.Clone(e.SubjectFields)
-	e.Trail = cloneTrail(e.Trail)
+	e.Trail, e.Sent = cloneTrail(e.Trail), maps.Clone(e.Sent)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.entries == nil {
@@ -302,7 +303,7 @@ func (l *Ledger) Recent(_ context.Context, tenant, entity, recordID string, sinc
 	for _, e := range l.entries[foldedKey(tenant, entity, recordID)] {
 		if !e.Time.Before(since) {
 			e.Fields, e.SubjectFields = slices.Clone(e.Fields), slices.Clone(e.SubjectFields)
-			e.Trail = cloneTrail(e.Trail)
+			e.Trail, e.Sent = cloneTrail(e.Trail), maps.Clone(e.Sent)
 			out = append(out, e)
 		}
 	}
