@@ -14,7 +14,9 @@
 //
 //	written      the guard wrote the mapped fields (some may have been dropped by source_wins)
 //	skipped      the filter did not hold, no mapped field was in the event, every field was dropped,
-//	             or (a flow with a match) no counterpart was found and the flow does not create one
+//	             (a flow with a match) no counterpart was found and the flow does not create one,
+//	             or a newer change of the source record has been written to every field
+//	             ("superseded by the change of <time>", see below)
 //	rejected     the ownership manifest refused the write
 //	held         the write waits on an ownership approval
 //	loop_broken  the write was the return leg of a loop and was blocked
@@ -38,6 +40,16 @@
 // attempted: if the function dies mid-run, the redrive takes the run over once the lease
 // ends, and the write's idempotency key (the run id) makes the target replay rather than
 // apply it twice.
+//
+// Order: a run writes no field that a newer change of its source record has been written
+// to already, by any run of any flow to the same target field. A retry, an event delivered
+// after a newer one, and a held write released later would otherwise put back a value the
+// source no longer holds. The run hands the guard its change's time (ChangedAt, as the
+// source stamped it; two changes stamped alike are ordered by when they arrived, CreatedAt)
+// and the guard takes such fields out (Run.Superseded; every field: skipped, never failed).
+// The marks it compares ride on the source record's trail, which a run reads anyway, so
+// this costs an event no DynamoDB call (Run.order, governance's supersede.go). A sync
+// error's re-run reads the source fresh and is not ordered.
 //
 // Record identity: a flow with a Match finds its target record through the tenant's
 // cross-reference (xref.go), the vendor's upsert by an external id, or a lookup, and may

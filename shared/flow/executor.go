@@ -255,7 +255,7 @@ func runIdentity(r Run) identity.Identity { return identity.ForTenant(r.TenantID
 
 // settle sets the run's outcome from the guard's answer.
 func (x *Executor) settle(ctx context.Context, r *Run, res governance.Result, err error) {
-	r.Dropped, r.Looped = res.Dropped, res.Looped
+	r.Dropped, r.Looped, r.Superseded = res.Dropped, res.Looped, res.Superseded
 	if x.settleMatch(ctx, r, err) {
 		return
 	}

@@ -144,7 +144,7 @@ func (x *Executor) rerunAttempt(ctx context.Context, r Run) RerunResult {
 	attempts := r.Attempts
 	res, err := x.write(ctx, &r)
 	r.UpdatedAt = x.now()
-	r.Dropped, r.Looped = res.Dropped, res.Looped
+	r.Dropped, r.Looped, r.Superseded = res.Dropped, res.Looped, res.Superseded
 	out := RerunResult{Err: err}
 	out.Outcome, out.Decision = rerunOutcome(len(r.Pending.Fields), res, err)
 	var ce *connector.Error

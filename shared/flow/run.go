@@ -49,7 +49,11 @@ type Run struct {
 	Dropped  []string `json:"dropped,omitempty"`
 	// Looped are fields the guard took out because their value would have returned to
 	// where it came from, or the field was written too often (flapping).
-	Looped      []string `json:"looped,omitempty"`
+	Looped []string `json:"looped,omitempty"`
+	// Superseded are fields the guard took out because a newer change of the source
+	// record has been written to them already (governance's supersede.go): a run whose
+	// every field is superseded ends skipped.
+	Superseded  []string `json:"superseded,omitempty"`
 	ApprovalID  string   `json:"approvalId,omitempty"`
 	SyncErrorID string   `json:"syncErrorId,omitempty"`
 	Attempts    int      `json:"attempts"`

@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/connector"
@@ -98,9 +99,11 @@ func (f Flow) traces(ev Event, trail map[string]governance.FieldTrail) map[strin
 
 // linkFor is the loop-check link of the run's write: the pair link when a flow carries
 // records back (see Flow.echoable), keyed by anchor (the source record id, or for a
-// matched flow the id its cross-reference was first made from), and the traces of its values.
+// matched flow the id its cross-reference was first made from), the traces of its values,
+// and when its source held them (Run.order).
 func linkFor(r Run, anchor string) *governance.Link {
 	l := &governance.Link{Traces: r.Pending.Traces, Read: r.trailRead}
+	l.Changed, l.Received = r.order()
 	if len(r.Pending.Link) > 0 {
 		l.Key, l.Fields = linkKey(r.Source, r.Target, anchor), r.Pending.Link
 	}
@@ -122,4 +125,25 @@ func (f Flow) withoutEchoes(link map[string]any, traces map[string]governance.Tr
 		}
 	}
 	return link
+}
+
+// order is when the run's source held its values and when the run received that change:
+// the guard writes no field of the run that a later change of its source record has been
+// written to already (governance's supersede.go), so a retry, an event delivered late or a
+// held write released later never puts back a value the source no longer holds. Changes
+// compare by the time their source stamped them (one record's changes by one clock), and
+// two stamped alike by arrival: the later one received is the newer, as a source that
+// keeps whole seconds stamps two quick edits alike. A change without a time (none reaches
+// a run today: ParseEvent requires one and the poll skips a change without one) is ordered
+// by arrival alone. A re-run is not ordered: it read its values fresh from the source, so
+// they are newer than any change it could be compared with, and its time is this
+// service's, which a source's stamps may trail (a mark of it could hide a newer change).
+func (r Run) order() (changed, received time.Time) {
+	switch {
+	case strings.HasPrefix(r.EventID, RerunEventPrefix):
+		return time.Time{}, time.Time{}
+	case r.ChangedAt.IsZero():
+		return r.CreatedAt, r.CreatedAt
+	}
+	return r.ChangedAt, r.CreatedAt
 }
