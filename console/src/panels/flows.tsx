@@ -137,7 +137,7 @@ function RunDetail({ run, onBack }: { run: FlowRun; onBack: () => void }) {
         <dt>Source event</dt>
         <dd>{run.source.system}/{run.source.entity} <span class="mono">{run.recordId}</span>, event <span class="mono">{run.eventId}</span>, changed <Ago at={run.changedAt} /></dd>
         <dt>Mapped fields</dt>
-        <dd>{(run.fields ?? []).length ? (run.fields ?? []).join(", ") : "none"}{run.dropped?.length ? ` (dropped by source_wins: ${run.dropped.join(", ")})` : ""}{run.looped?.length ? ` (not written, would loop: ${run.looped.join(", ")})` : ""}</dd>
+        <dd>{(run.fields ?? []).length ? (run.fields ?? []).join(", ") : "none"}{run.dropped?.length ? ` (dropped by source_wins: ${run.dropped.join(", ")})` : ""}{run.looped?.length ? ` (not written, would loop: ${run.looped.join(", ")})` : ""}{run.superseded?.length ? ` (not written, a newer change wrote them: ${run.superseded.join(", ")})` : ""}</dd>
         <dt>Guard decision and target result</dt>
         <dd><Chip kind={run.outcome}>{run.outcome.replace("_", " ")}</Chip> {run.decision}</dd>
         <dt>Attempts</dt>
