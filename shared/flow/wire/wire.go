@@ -4,13 +4,15 @@
 package wire
 
 import (
-	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -223,22 +225,51 @@ func (r Reporter) Report(ctx context.Context, run flow.Run, cause string) (strin
 	if err != nil {
 		return "", err
 	}
-	flowCtx, err := json.Marshal(map[string]any{"flow": map[string]any{"id": run.FlowID, "runId": run.ID, "eventId": run.EventID,
-		"source": run.Source.System, "sourceEntity": run.Source.Entity, "sourceRecordId": run.RecordID, "target": run.Target.System}})
+	fc := map[string]any{"id": run.FlowID, "runId": run.ID, "eventId": run.EventID,
+		"source": run.Source.System, "sourceEntity": run.Source.Entity, "sourceRecordId": run.RecordID, "target": run.Target.System}
+	// The sync error is about the target's record, the one the run wrote (TargetID: for a
+	// flow without a match the source's id, for one with a match the counterpart). A run
+	// of a flow with a match can fail before it knows the counterpart (the create was
+	// refused, several records hold the key, the cross-reference failed for good): the
+	// sync error then says the record is not known, rather than name the source's id,
+	// which in the target system is another record or none; its approve is refused
+	// (syncerror.FlowTargetUnknown) and its retry re-runs the flow, which finds the record
+	// through its match.
+	recordID, what := run.TargetID, run.Target.String()+" "+run.TargetID
+	if run.TargetID == "" {
+		recordID = unknownTarget(run)
+		what = run.Target.String() + " (its record is not known) for " + run.Source.String() + " " + run.RecordID
+		fc[syncerror.FlowTargetUnknownKey] = true
+	} else {
+		fc["targetRecordId"] = run.TargetID
+	}
+	flowCtx, err := json.Marshal(map[string]any{"flow": fc})
 	if err != nil {
 		return "", err
 	}
-	// The sync error is about the target's record: for a flow with a match, the
-	// counterpart the run found (its id differs from the source's), else the source's id.
-	target := cmp.Or(run.TargetID, run.RecordID)
 	return r.R.Report(ctx, syncerror.Record{
-		TenantID: run.TenantID, ErrorID: run.ID, RecordType: run.Target.Entity, RecordID: target,
-		ErrorCode: "FLOW_WRITE_FAILED", Message: fmt.Sprintf("Flow %s could not write %s %s (fields %s): %s", run.FlowID,
-			run.Target, target, strings.Join(run.Fields, ", "), cause),
+		TenantID: run.TenantID, ErrorID: run.ID, RecordType: run.Target.Entity, RecordID: recordID,
+		ErrorCode: "FLOW_WRITE_FAILED", Message: fmt.Sprintf("Flow %s could not write %s (fields %s): %s", run.FlowID,
+			what, strings.Join(run.Fields, ", "), cause),
 		OccurredAt: run.UpdatedAt, Integration: "flow:" + run.FlowID, ExternalSystem: string(run.Target.System),
 		Direction: "outbound", Payload: payload, Context: flowCtx,
 	}, syncerror.SourceFlow, run.ID)
 }
+
+// unknownTarget stands in a sync error for a target record the run does not know: text
+// no system uses as an id (a row needs a record id), naming the source record so that
+// the failures of two source records stay two rows (the fold's signature takes the id).
+func unknownTarget(run flow.Run) string {
+	id := "(unknown, from " + run.Source.String() + "/" + run.RecordID + ")"
+	if utf8.RuneCountInString(id) <= maxRecordID {
+		return id
+	}
+	sum := sha256.Sum256([]byte(run.RecordID))
+	return "(unknown, from " + run.Source.String() + " record " + hex.EncodeToString(sum[:8]) + ")"
+}
+
+// maxRecordID is the longest record id a sync error takes (syncerror.ParseRecord).
+const maxRecordID = 256
 
 // pendingFields are the values the run was to write, what the diagnosis reasons about;
 // the claim path masks them at rest like any payload.
