@@ -29,7 +29,8 @@ type TargetFields struct {
 }
 
 // WriteTarget is where an approve writes a row's fix: the system (its connector key and
-// vendor), the record type and the record.
+// vendor), the record type and the record; RecordID is empty when the record is not known
+// (FlowTargetUnknown), and the approve is then refused.
 type WriteTarget struct {
 	System     string `json:"system"`
 	Vendor     string `json:"vendor"`

@@ -102,6 +102,13 @@ func (o *Service) ApproveHandler() http.Handler {
 		if !mayDecideEscalated(w, r, actor, c.Status) {
 			return
 		}
+		if syncerror.FlowTargetUnknown(c) {
+			// Any record this wrote to would be a guess (flowtarget.go): refused before
+			// the lease, the prior read or the write, so nothing is read or written.
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, syncerror.CodeTargetRecordUnknown,
+				"The fix cannot be approved: "+syncerror.TargetRecordUnknownReason+"."))
+			return
+		}
 		edited, fe := editedFix(body, c)
 		if fe != nil {
 			syncerror.WriteFieldError(w, r, fe.Field, fe.Message)

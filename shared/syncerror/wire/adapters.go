@@ -68,6 +68,12 @@ func writeBack(c syncerror.Claim) (target, source connector.System) {
 }
 
 func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key string) error {
+	if syncerror.FlowTargetUnknown(c) {
+		// The approve refuses such a row first; this keeps every other writer of a fix
+		// (a revert, an automation) from writing to the stand-in id.
+		return &syncerror.RefusedError{Status: http.StatusConflict, Code: syncerror.CodeTargetRecordUnknown,
+			Reason: syncerror.TargetRecordUnknownReason}
+	}
 	fields := syncerror.FixFields(fix)
 	target, source := writeBack(c)
 	res, err := f.guard.Write(ctx, who, governance.WriteRequest{

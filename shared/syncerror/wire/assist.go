@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 
 	"github.com/syncassist/syncassist/shared/blueprint"
@@ -69,6 +70,11 @@ func (f *Feature) automate(w *diagnosis.Worker) {
 type recordReader struct{ registry clients }
 
 func (r recordReader) ReadFields(ctx context.Context, c syncerror.Claim) (map[string]any, error) {
+	if syncerror.FlowTargetUnknown(c) {
+		// Its record id is a stand-in: reading it would read a guess (flowtarget.go).
+		return nil, &syncerror.RefusedError{Status: http.StatusConflict, Code: syncerror.CodeTargetRecordUnknown,
+			Reason: syncerror.TargetRecordUnknownReason}
+	}
 	target, _ := writeBack(c)
 	client, err := r.registry.Client(ctx, c.TenantID, target)
 	if errors.Is(err, connector.ErrNotConfigured) {

@@ -44,11 +44,16 @@ func newFieldCatalog(conns clients, now func() time.Time) *fieldCatalog {
 	return &fieldCatalog{conns: conns, now: now, cache: map[[3]string]cachedFields{}}
 }
 
-// WriteTarget implements syncerror.FieldCatalog: the system the fix writer writes to.
+// WriteTarget implements syncerror.FieldCatalog: the system the fix writer writes to. A
+// flow row whose target record is not known names none (an empty RecordID): its approve
+// is refused (syncerror.FlowTargetUnknown).
 func (f *fieldCatalog) WriteTarget(c syncerror.Claim) syncerror.WriteTarget {
 	target, _ := writeBack(c)
-	return syncerror.WriteTarget{System: string(target), Vendor: target.Vendor(), RecordType: c.Record.RecordType,
-		RecordID: c.Record.RecordID}
+	id := c.Record.RecordID
+	if syncerror.FlowTargetUnknown(c) {
+		id = ""
+	}
+	return syncerror.WriteTarget{System: string(target), Vendor: target.Vendor(), RecordType: c.Record.RecordType, RecordID: id}
 }
 
 // TargetFields implements syncerror.FieldCatalog.
