@@ -91,7 +91,10 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const fields = useFields(target?.system ?? "hosterp", target?.recordType, !!row && !demo);
   const plan = row ? planWrite(row, edits, added, fields) : null;
   const errors = { ...plan?.errors, ...refused };
-  const writable = !!plan && plan.changes.length > 0 && Object.keys(errors).length === 0;
+  // A flow's failed write whose target record its run did not know names none: there is
+  // no record to write a fix to (the service refuses it, 409 target_record_unknown).
+  const unknownTarget = target?.recordId === "";
+  const writable = !!plan && plan.changes.length > 0 && Object.keys(errors).length === 0 && !unknownTarget;
   const editable = decidable && canApprove && !demo;
 
   const act = async (what: "approve" | "reject" | "escalate" | "retry" | "resolve", text?: string, note?: string) => {
@@ -151,7 +154,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
     if (!decidable) return;
     if (e.key === "a" && canApprove && ready && writable) void act("approve");
     if (e.key === "a" && canApprove && ready && !writable) showError(new ApiError({ status: 422, title: "Nothing to approve yet",
-      detail: Object.values(errors).join("; ") || "Add a field change, or reject, escalate or resolve it." }));
+      detail: unknownTarget ? UNKNOWN_TARGET : Object.values(errors).join("; ") || "Add a field change, or reject, escalate or resolve it." }));
     if (e.key === "a" && !canApprove) showError(new ApiError({ status: 403, title: "Needs an approver",
       detail: (row?.approval?.reason ? row.approval.reason + ". " : "") + "Reject, escalate or resolve it, or ask an approver." }));
     if (e.key === "r") setAsking("reject");
@@ -176,11 +179,12 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       </header>
       {/* The actions at the top, in one bar that stays in sight (sticky) with its error
           beside it (issue 35 §6, §8); where Approve writes is said where it is clicked. */}
-      {decidable && plan && <WritesLine id="writes-line" plan={{ ...plan, errors }} to={to} />}
+      {decidable && unknownTarget && <p id="writes-line" class="writes warn">{UNKNOWN_TARGET}</p>}
+      {decidable && plan && !unknownTarget && <WritesLine id="writes-line" plan={{ ...plan, errors }} to={to} />}
       {(decidable || retryable || resolvable) && (
         <div class="actions action-bar" role="group" aria-label="Actions">
           {decidable && canApprove && <button type="button" class="primary" disabled={locked || !ready || !writable} aria-keyshortcuts="a"
-            aria-describedby={plan && (plan.changes.length > 0 || Object.keys(errors).length > 0) ? "writes-line" : undefined}
+            aria-describedby={unknownTarget || plan && (plan.changes.length > 0 || Object.keys(errors).length > 0) ? "writes-line" : undefined}
             onClick={() => void act("approve")}>Approve <Key k="a" /></button>}
           {decidable && <button type="button" disabled={locked} aria-keyshortcuts="r" onClick={() => setAsking("reject")}>Reject <Key k="r" /></button>}
           {pending && <button type="button" disabled={locked} aria-keyshortcuts="e" onClick={() => setAsking("escalate")}>Escalate <Key k="e" /></button>}
@@ -236,6 +240,11 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
     </section>
   );
 }
+
+/** UNKNOWN_TARGET says why a flow row whose target record is not known cannot be approved. */
+const UNKNOWN_TARGET = "Approve cannot write this fix: the flow's run failed before it knew which record of the target system to write " +
+  "(its match could not pick the record, or the create was refused). Retry runs the flow again, which finds the record through its match; " +
+  "link the counterpart under Flows › Cross-reference first if the match cannot pick it.";
 
 /** send is a deferred decision's request, made after the detail may have closed: it reports
  *  by toast or alert, not by the detail's state. */
