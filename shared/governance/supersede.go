@@ -62,7 +62,7 @@ var ErrSuperseded = errors.New("governance: superseded by a newer change of the 
 // idempotency key.
 type SentMark struct {
 	Changed  time.Time `json:"c"`
-	Received time.Time `json:"r,omitempty"`
+	Received time.Time `json:"r"`
 	Key      string    `json:"k"`
 }
 
