@@ -144,7 +144,7 @@ func TestARedriveWritesTheFieldsNoNewerChangeWrote(t *testing.T) {
 
 // Two changes the CRM stamped with the same second are ordered by arrival: the one
 // received first and redriven after the other is superseded.
-func TestChangesStampedAlikeAreOrderedByArrival(t *testing.T) {
+func TestARedriveOfAChangeStampedLikeALaterOneIsSuperseded(t *testing.T) {
 	e, now := newSupersedeEnv(t)
 	hosterp := e.fakes[connector.SystemHostERP]
 	hosterp.FailNext(3, http.StatusServiceUnavailable)
