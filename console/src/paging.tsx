@@ -22,8 +22,9 @@ export interface Paged<T, L extends List<T>> {
 
 /** usePaged reads path (its own query, without limit and cursor) page by page. An answer
  *  to a query that has since changed is dropped, so a slow first page cannot overwrite the
- *  rows of a newer filter. */
-export function usePaged<T, L extends List<T> = List<T>>(path: string, demo: () => L, limit = 50): Paged<T, L> {
+ *  rows of a newer filter. slot is read's (api/client.ts): a second list of one resource
+ *  on a page names one. */
+export function usePaged<T, L extends List<T> = List<T>>(path: string, demo: () => L, limit = 50, slot?: string): Paged<T, L> {
   const [rows, setRows] = useState<T[] | null>(null);
   const [page, setPage] = useState<L | null>(null);
   const [isDemo, setDemo] = useState(false);
@@ -37,7 +38,7 @@ export function usePaged<T, L extends List<T> = List<T>>(path: string, demo: () 
     if (cursor) q.set("cursor", cursor);
     setBusy(true);
     try {
-      const r = await read<L>(path + (path.includes("?") ? "&" : "?") + q, demo);
+      const r = await read<L>(path + (path.includes("?") ? "&" : "?") + q, demo, slot);
       if (gen !== generation.current) return;
       setRows((prev) => (cursor && prev ? [...prev, ...r.data.items] : r.data.items));
       setPage(r.data);

@@ -175,14 +175,17 @@ const inFlight = new Map<string, { query: string; ctl: AbortController }>();
 /** read GETs path. An answer with an error status throws ApiError for the panel to show.
  *  When the API cannot be reached it answers what it read last for path (staleSince says
  *  since when), else demo() where this page never had an answer (the banner says so),
- *  else throws, so the panel says it cannot be reached. A read of the same resource with
- *  another query started meanwhile aborts this one, which then never settles. */
-export async function read<T>(path: string, demo: () => T): Promise<Read<T>> {
+ *  else throws, so the panel says it cannot be reached. A read of the same slot (the
+ *  resource, unless the caller names another) with another query started meanwhile aborts
+ *  this one, which then never settles: a panel reading one resource twice at once (two
+ *  lists of one collection) names a slot for each, or the second read aborts the first. */
+export async function read<T>(path: string, demo: () => T, slot?: string): Promise<Read<T>> {
   const [resource, query = ""] = path.split("?", 2);
-  const prev = inFlight.get(resource);
+  const key = slot ?? resource;
+  const prev = inFlight.get(key);
   if (prev && prev.query !== query) prev.ctl.abort();
   const ctl = new AbortController();
-  inFlight.set(resource, { query, ctl });
+  inFlight.set(key, { query, ctl });
   try {
     const data = await request<T>("GET", path, undefined, ctl.signal);
     lastRead.delete(path);
@@ -211,7 +214,7 @@ export async function read<T>(path: string, demo: () => T): Promise<Read<T>> {
     }
     return { data: demo(), demo: true };
   } finally {
-    if (inFlight.get(resource)?.ctl === ctl) inFlight.delete(resource);
+    if (inFlight.get(key)?.ctl === ctl) inFlight.delete(key);
   }
 }
 

@@ -52,7 +52,8 @@ function Approvals() {
   const paged = usePaged<GovernanceApproval>("/api/governance/approvals?reason=ownership&status=pending", demoApprovals);
   // Releases whose write's answer was lost: they may have landed, cannot be denied, and
   // are settled by approving them again.
-  const unsettled = usePaged<GovernanceApproval>("/api/governance/approvals?reason=ownership&status=unsettled", noUnsettled);
+  // A slot of its own: read beside the pending list, it must not abort that read.
+  const unsettled = usePaged<GovernanceApproval>("/api/governance/approvals?reason=ownership&status=unsettled", noUnsettled, 50, "governance-unsettled");
   const decide = async (a: GovernanceApproval, action: "approve" | "deny") => {
     try {
       const done = await write<GovernanceApproval>("POST", `/api/governance/approvals/${a.id}/${action}`);
