@@ -342,6 +342,7 @@ func (c *Client) Write(ctx context.Context, req WriteRequest) (WriteResult, erro
 // was written".
 func (c *Client) writeUntilLanded(ctx context.Context, req writeOp) (WriteResult, error) {
 	var unanswered *Error // the latest attempt so far that may still land (not Answered)
+	sent := false         // an attempt's write request went out (WriteSent)
 	for attempt := 1; ; attempt++ {
 		if attempt > 1 {
 			if cur, err := c.prof.get(ctx, c, OpWrite, req.Entity, req.RecordID); err == nil && holds(cur.Fields, req.Fields) {
@@ -354,8 +355,14 @@ func (c *Client) writeUntilLanded(ctx context.Context, req writeOp) (WriteResult
 		}
 		var failure *Error
 		if !errors.As(err, &failure) || !failure.written || !MayHaveApplied(err) {
+			if failure != nil && sent {
+				// This attempt failed before its write (its read), but an earlier one sent
+				// the write's request: the write was sent, whatever its answer was.
+				failure.notSent = false
+			}
 			return res, stillMayLand(unanswered, attempt, err)
 		}
+		sent = true
 		failure.Attempts = attempt
 		failure.unansweredBefore = unanswered != nil
 		if !finalStatus(failure.Status) {
@@ -369,13 +376,20 @@ func (c *Client) writeUntilLanded(ctx context.Context, req writeOp) (WriteResult
 
 // stillMayLand is the error of a write whose last attempt failed with later, unanswered
 // being an earlier attempt that got no final answer (nil: none did, and later stands): that
-// attempt's error, ErrUnavailable and not Answered, with later kept in Later.
+// attempt's error, ErrUnavailable and not Answered, with later kept in Later. Its
+// RetryAfter is later's, when later asked for a wait (a 429's Retry-After): the wait is
+// the system's for the next request, whatever became of the unanswered one, and callers
+// that schedule the next attempt (delivery.Deferred, a retry's RetryAfter) read it there.
 func stillMayLand(unanswered *Error, attempts int, later error) error {
 	if unanswered == nil {
 		return later
 	}
 	e := *unanswered
 	e.Attempts, e.Later = attempts, later
+	var le *Error
+	if errors.As(later, &le) && le.RetryAfter > 0 {
+		e.RetryAfter = le.RetryAfter
+	}
 	return &e
 }
 

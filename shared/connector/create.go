@@ -109,6 +109,19 @@ func MayHaveApplied(err error) bool {
 	return !notApplied(e)
 }
 
+// WriteSent reports whether a failed write's own request (the one that changes the
+// record: a PATCH, PUT or POST) went out, in any attempt. False for a failure before it:
+// the read of read-compare-write, the credential's token request, a refusal before
+// anything was sent (Attempts 0: a local check, no rate budget), or an error that is not
+// a connector's (no connector, a guard's refusal). A write whose request went out and
+// whose answer was lost is MayHaveApplied and WriteSent; one that failed before its
+// request is MayHaveApplied only in that ErrUnavailable is what a 504 on its read says,
+// and nothing of it can be in the record.
+func WriteSent(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Attempts > 0 && !e.notSent
+}
+
 // Answered reports whether every attempt of a failed write got the system's own final
 // answer, so that a read of the record after it tells whether the write landed: a 500 or a
 // 503 (the request failed, or was not taken). No answer at all (a timeout, a reset), a

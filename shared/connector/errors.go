@@ -89,6 +89,10 @@ type Error struct {
 	// unansweredBefore: an earlier attempt of the same write got no final answer (no
 	// answer, or a gateway's), so it may still land whatever this attempt was told.
 	unansweredBefore bool
+	// notSent: the failing request writes nothing (a GET: the read of read-compare-write;
+	// or the credential's token request, before the write's own request went out), and
+	// no earlier attempt of the write sent its request either (WriteSent).
+	notSent bool
 }
 
 func (e *Error) Error() string {

@@ -68,6 +68,8 @@ func (c *Client) send(ctx context.Context, req call, resend func(*Error) bool) (
 		}
 		failure.Attempts = attempt
 		failure.written = req.once && req.op == OpWrite && req.method != http.MethodGet
+		// A GET changes nothing: whatever it was told, it did not send a write.
+		failure.notSent = failure.notSent || req.method == http.MethodGet
 		if failure.Status == http.StatusUnauthorized && !refreshed && c.auth.refreshable() {
 			refreshed = true
 			c.auth.invalidate()
@@ -129,6 +131,8 @@ func (c *Client) attempt(ctx context.Context, in call) (answer, *Error) {
 	}
 	authz, failure := c.auth.header(ctx, c, in.op)
 	if failure != nil {
+		// The token request failed: this request was never sent.
+		failure.notSent = true
 		return answer{}, failure
 	}
 	if authz != "" {
