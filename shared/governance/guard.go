@@ -66,6 +66,8 @@ const (
 	ActionLoopDetected      = "governance.loop_detected"
 	ActionApprove           = "governance.approve"
 	ActionDeny              = "governance.deny"
+	// ActionSettle: an approver said whether an unsettled release's write was made.
+	ActionSettle = "governance.settle"
 )
 
 // WriteRequest is a guarded write of some fields of one record.
@@ -293,6 +295,9 @@ type writeOp struct {
 	// (guard_record.go); held are the records made so far that wait for it.
 	batchAudit bool
 	held       []audit.Record
+	// settled: the write is recorded on an approver's word that it was made, not sent
+	// (recordSettled); its connector.write record says so.
+	settled bool
 }
 
 // write decides and counts one write: every write, whatever became of it, is one

@@ -44,6 +44,9 @@ func (op *writeOp) record(fields map[string]any, hash string, out connector.Writ
 		outcome = "partial"
 	}
 	details := op.writeDetails(outcome, map[string]any{"replayed": out.Replayed})
+	if op.settled {
+		details["settledByApprover"] = true
+	}
 	if op.batchAudit {
 		return op.recordBatch(entry, fields, out, details)
 	}

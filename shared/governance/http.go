@@ -51,6 +51,13 @@ const (
 	// release of an unsettled approval failed again): the write may have landed, and the
 	// approval is unsettled, not pending.
 	CodeReleaseUnsettled = "release_unsettled"
+	// CodeUnsettledCreate: an approve of a create whose release may have sent it; a create
+	// is never sent again (a second record), only settled by an approver's word.
+	CodeUnsettledCreate = "unsettled_create"
+	// CodeNotUnsettled: a settle of an approval that is not unsettled.
+	CodeNotUnsettled = "not_unsettled"
+	// CodeInvalidBody: an approve's body that is not a settle this API knows.
+	CodeInvalidBody = "invalid_body"
 	// CodeFourEyes: the identity that requested a held write may not release it.
 	CodeFourEyes = "four_eyes"
 	// CodeSuperseded: every value of the held write is older than one written since from
@@ -138,8 +145,11 @@ type ApprovalItem struct {
 	// the button does before pressing it.
 	ReleaseByRetry bool `json:"releaseByRetry,omitempty"`
 	// Message is set on an approve's answer that wrote nothing (ReleaseByRetry): what the
-	// release did and who writes the write now.
+	// release did and who writes the write now; and on a settle's answer.
 	Message string `json:"message,omitempty"`
+	// Create says the held write makes a new record: an unsettled one is never approved
+	// again (sent again), only settled.
+	Create bool `json:"create,omitempty"`
 }
 
 func rejectionItem(r OwnershipRejection) RejectionItem {
@@ -159,7 +169,7 @@ func approvalItem(a PendingApproval) ApprovalItem {
 		DeclaredOwner: string(a.DeclaredOwner), Caller: string(a.Caller), Target: string(a.Target),
 		Resource: a.Resource, Reason: a.Reason, Status: string(a.Status), Fields: nonNil(a.Fields),
 		CorrelationID: a.CorrelationID, RequestedBy: a.RequestedBy, WriteReason: a.Request.Reason,
-		DecidedBy: a.DecidedBy, ReleaseByRetry: releasedByRetry(a.Request)}
+		DecidedBy: a.DecidedBy, ReleaseByRetry: releasedByRetry(a.Request), Create: a.Request.Create}
 	if !a.DecidedAt.IsZero() {
 		at := a.DecidedAt
 		it.DecidedAt = &at

@@ -56,6 +56,13 @@ func releaseProblem(err error) *httpapi.Problem {
 		p.RetryAfter = 5 * time.Second
 		return p
 	}
+	var ce *connector.Error
+	if errors.As(err, &ce) && !connector.WriteSent(err) {
+		// The read before the write (or the credential's token request) failed: the
+		// write itself never went out.
+		return httpapi.NewProblem(http.StatusBadGateway, CodeWriteFailed, "The target system failed before the write was sent ("+
+			connector.ErrorKind(err)+"), so nothing was written; the approval stays pending. Retry, or deny it.")
+	}
 	return httpapi.NewProblem(http.StatusBadGateway, CodeWriteFailed,
 		"The target system did not accept the write; the approval stays pending. Retry, or deny it.")
 }
@@ -101,6 +108,7 @@ func releasedByRetryMessage(a PendingApproval) string {
 // (releaseByRetry, message): its caller's next decision writes it. Four eyes: the
 // identity whose write was held may not release it (403 four_eyes). Once released, a retry
 // of the original operation (same idempotency key) writes through, replayed by the target.
+// A body with settle is an approver's word on an unsettled approval instead (http_settle.go).
 func (s *Service) ApproveHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := caller(w, r)
@@ -108,6 +116,10 @@ func (s *Service) ApproveHandler() http.Handler {
 			return
 		}
 		apID, ok := approvalID(w, r)
+		if !ok {
+			return
+		}
+		body, ok := readSettleBody(w, r)
 		if !ok {
 			return
 		}
@@ -129,11 +141,30 @@ func (s *Service) ApproveHandler() http.Handler {
 				"You requested this write; another approver must release it."))
 			return
 		}
-		a, err := s.takeRelease(ctx, id, apID, cur.Status)
+		if body.Settle != "" {
+			s.settle(w, r, id, cur, body)
+			return
+		}
+		if cur.Request.Create && (cur.Status == StatusUnsettled || cur.Unsettled) {
+			// A create sent again makes a second record: only a person who checked the
+			// target settles it.
+			s.refuseUnsettledCreate(w, r, id, cur, false)
+			return
+		}
+		a, retaken, err := s.takeRelease(ctx, id, apID, cur.Status)
 		if err != nil {
 			writeDecisionError(w, r, err)
 			return
 		}
+		if retaken && a.Request.Create {
+			// The release taken over stopped midway, perhaps after sending the create:
+			// sending it again could make a second record, so it is unsettled instead.
+			s.refuseUnsettledCreate(w, r, id, a, true)
+			return
+		}
+		// A release that settles an unsettled approval, or takes over one that stopped
+		// midway, follows a write that may be in the record, whatever this one is told.
+		settling := a.Unsettled || retaken
 		var werr error
 		byRetry := releasedByRetry(a.Request)
 		if !byRetry {
@@ -142,10 +173,10 @@ func (s *Service) ApproveHandler() http.Handler {
 			cancel()
 		}
 		failed := werr != nil && !errors.Is(werr, ErrNotRecorded)
-		if failed && (connector.MayHaveApplied(werr) || cur.Status == StatusUnsettled) {
+		if failed && (mayHaveLanded(werr) || settling) {
 			// The write may be in the record: never back to pending, where it could be
 			// denied as if nothing had been written.
-			s.leaveUnsettled(w, r, id, a, werr, cur.Status == StatusUnsettled)
+			s.leaveUnsettled(w, r, id, a, werr, settling)
 			return
 		}
 		if failed {
@@ -184,29 +215,39 @@ func (s *Service) ApproveHandler() http.Handler {
 	})
 }
 
+// mayHaveLanded reports whether a failed release's write may be in the record: its own
+// request went out (connector.WriteSent) and its answer was lost (MayHaveApplied). A
+// failure before the request (the read of read-compare-write answered 504, the token
+// request, a guard's refusal, no connector) sent nothing, and the approval goes back to
+// pending as for a refusal.
+func mayHaveLanded(err error) bool { return connector.MayHaveApplied(err) && connector.WriteSent(err) }
+
 // takeRelease moves the approval to releasing for this approver: from pending, from
 // unsettled (seen is the status the approve read: an unsettled one is settled by sending
-// its write again), or from a release that has been stuck longer than the release timeout.
-func (s *Service) takeRelease(ctx context.Context, id identity.Identity, apID string, seen ApprovalStatus) (PendingApproval, error) {
+// its write again), or from a release that has been stuck longer than the release timeout
+// (retaken: that release may have sent the write before it stopped).
+func (s *Service) takeRelease(ctx context.Context, id identity.Identity, apID string, seen ApprovalStatus) (a PendingApproval, retaken bool, err error) {
 	now := s.now()
 	from := StatusPending
 	if seen == StatusUnsettled {
 		from = StatusUnsettled
 	}
-	a, err := s.Records.DecideApproval(ctx, id.TenantID, apID, from, StatusReleasing, id.Actor, now)
+	a, err = s.Records.DecideApproval(ctx, id.TenantID, apID, from, StatusReleasing, id.Actor, now)
 	if !errors.Is(err, ErrStateChanged) {
-		return a, err
+		return a, false, err
 	}
 	timeout := s.ReleaseTimeout
 	if timeout <= 0 {
 		timeout = DefaultReleaseTimeout
 	}
-	return s.Records.RetakeRelease(ctx, id.TenantID, apID, now.Add(-timeout), id.Actor, now)
+	a, err = s.Records.RetakeRelease(ctx, id.TenantID, apID, now.Add(-timeout), id.Actor, now)
+	return a, err == nil, err
 }
 
 // DenyHandler serves POST /api/governance/approvals/{id}/deny: the held write is dropped
 // and the approval answered 200, now denied. Only a pending approval is denied: an
-// unsettled one (its write may have landed) answers 409 release_unsettled.
+// unsettled one (its write may have landed) answers 409 release_unsettled until an
+// approver settles it (http_settle.go): as not written, it is pending and deniable.
 func (s *Service) DenyHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := caller(w, r)
@@ -220,7 +261,7 @@ func (s *Service) DenyHandler() http.Handler {
 		a, err := s.Records.DecideApproval(r.Context(), id.TenantID, apID, StatusPending, StatusDenied, id.Actor, s.now())
 		if errors.Is(err, ErrStateChanged) {
 			if cur, gerr := s.Records.GetApproval(r.Context(), id.TenantID, apID); gerr == nil && cur.Status == StatusUnsettled {
-				httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, CodeReleaseUnsettled, unsettledDenyDetail))
+				httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, CodeReleaseUnsettled, unsettledDenyDetail(cur)))
 				return
 			}
 		}

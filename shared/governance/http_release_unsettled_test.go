@@ -113,7 +113,7 @@ func TestAFailedSettlingStaysUnsettledAndARefusalIsStillWriteFailed(t *testing.T
 	e := newEnv(t)
 	a := e.holdOptIn("t1", "C-1")
 	h := e.api()
-	e.fakes[crm].FailNext(1, http.StatusGatewayTimeout) // a gateway gave up: the CRM may still apply it
+	e.fakes[crm].FailNextWrite(1, http.StatusGatewayTimeout) // a gateway gave up on the PATCH: the CRM may still apply it
 	w := serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/approve", approverT1)
 	if code, _ := problemCode(t, w); w.Code != http.StatusBadGateway || code != governance.CodeReleaseUnsettled {
 		t.Fatalf("a 504: %d %s", w.Code, w.Body)

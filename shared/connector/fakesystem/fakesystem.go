@@ -108,6 +108,8 @@ type failure struct {
 	status     int
 	code       string
 	retryAfter string
+	// writesOnly: the failure waits for a request that is not a GET (FailNextWrite).
+	writesOnly bool
 }
 
 // dialect is one vendor's API on top of the shared store.
@@ -278,6 +280,13 @@ func (s *Server) FailNextWithCode(n int, status int, code string) {
 	s.failNext(n, failure{status: status, code: code})
 }
 
+// FailNextWrite is FailNext for the next n requests that are not GETs: the read of a
+// read-compare-write passes, and the write's own request fails (with a 504, the write
+// was sent and its answer lost).
+func (s *Server) FailNextWrite(n int, status int) {
+	s.failNext(n, failure{status: status, code: "injected_failure", writesOnly: true})
+}
+
 func (s *Server) failNext(n int, f failure) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -412,7 +421,7 @@ func (s *Server) handle(r *http.Request, body []byte) reply {
 }
 
 func (s *Server) route(r *http.Request, body []byte) reply {
-	if len(s.failures) > 0 {
+	if len(s.failures) > 0 && !(s.failures[0].writesOnly && r.Method == http.MethodGet) {
 		f := s.failures[0]
 		s.failures = s.failures[1:]
 		return s.injected(f)
