@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -118,7 +119,6 @@ func (op *writeOp) approvalFor(cs []conflict) *PendingApproval {
 	for i, c := range cs {
 		names[i] = c.field
 	}
-	sum := sha256.Sum256([]byte(string(op.req.Target) + "\x00" + op.req.IdempotencyKey))
 	req := op.req
 	req.Fields = maps.Clone(op.req.Fields)
 	if l := req.Link; l != nil && l.Read != nil {
@@ -131,7 +131,7 @@ func (op *writeOp) approvalFor(cs []conflict) *PendingApproval {
 	// held, so the error needs no answer here.
 	hash, _ := PayloadHash(op.req.Fields)
 	return &PendingApproval{
-		ID: "ap_" + hex.EncodeToString(sum[:16]), Time: op.now, Tenant: op.tenant, Entity: op.req.Entity,
+		ID: approvalIDOf(op.req.Target, op.req.IdempotencyKey), Time: op.now, Tenant: op.tenant, Entity: op.req.Entity,
 		PayloadHash:   hash,
 		DeclaredOwner: owner, Caller: op.req.Source, Target: op.req.Target, Resource: op.resource,
 		Reason: ReasonOwnership, Status: StatusPending, Request: req, Fields: names,
@@ -171,4 +171,18 @@ func (op *writeOp) sameWrite(a *PendingApproval) error {
 	}
 	op.auditWrite(audit.ResultDenied, "approval_mismatch", map[string]any{"approvalId": a.ID, "differs": differs})
 	return fmt.Errorf("%w: approval %s (%s) holds another %v", ErrApprovalMismatch, a.ID, a.Status, differs)
+}
+
+// approvalIDOf is the id of the approval that holds the write under key to target: a
+// retry of the same write finds it (hold), and so does HeldApproval.
+func approvalIDOf(target connector.System, key string) string {
+	sum := sha256.Sum256([]byte(string(target) + "\x00" + key))
+	return "ap_" + hex.EncodeToString(sum[:16])
+}
+
+// HeldApproval returns the approval that holds, or held, the write under key to target
+// for tenant, whatever its status; ErrNotFound when no such write was ever held. Its Time
+// is when the write was first held: when its caller first asked for it.
+func (g *Guard) HeldApproval(ctx context.Context, tenant string, target connector.System, key string) (PendingApproval, error) {
+	return g.records.GetApproval(ctx, tenant, approvalIDOf(target, key))
 }

@@ -20,6 +20,16 @@ type FixWriter interface {
 	WriteFix(ctx context.Context, who identity.Identity, c Claim, fix []FieldChange, idempotencyKey string) error
 }
 
+// HeldWrites is a FixWriter that can tell when a write under a key was first held for an
+// ownership approval. Such a write is released by retry: the approval's release writes
+// nothing, and the row's next decision under the same key writes it. A revert asked
+// within RevertWindow and held past it is written by the revert that follows its
+// release: the hold's time is when the revert was asked, recorded durably by the guard
+// (decisions.RevertHandler). ok is false when nothing is held under the key.
+type HeldWrites interface {
+	HeldSince(ctx context.Context, c Claim, key string) (at time.Time, ok bool, err error)
+}
+
 // ErrWriterNotConfigured means the tenant has no host ERP connector to write to.
 var ErrWriterNotConfigured = errors.New("host ERP connector not configured")
 

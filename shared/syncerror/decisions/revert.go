@@ -49,7 +49,11 @@ func (o *Service) RevertHandler() http.Handler {
 			return
 		}
 		c, ok := o.Load(w, r, actor.TenantID)
-		if !ok || !revertible(w, r, c, o.NowUTC()) {
+		if !ok {
+			return
+		}
+		heldAt, ok := o.revertHeldAt(w, r, c)
+		if !ok || !revertible(w, r, c, o.NowUTC(), heldAt) {
 			return
 		}
 		ctx := r.Context()
@@ -192,9 +196,38 @@ func (o *Service) revertUnsettled(w http.ResponseWriter, r *http.Request, actor 
 			"and nothing is written where the record no longer holds the fix."))
 }
 
+// revertHeldAt is when c's revert was first held for an ownership approval (zero: never,
+// or the window is still open and it does not matter). A revert held is released by retry:
+// its release only approves it, and the next revert writes it. An approver may release it
+// after the window closed; that revert was asked in time, and the guard's hold, stored
+// when it was asked, says so durably. So the window is judged at the hold's time: the
+// person can revert again and the released revert is written, checked against the record
+// as any revert (changed_since). Writing it at the release instead would have the
+// governance approver's click write a revert the row's own checks (the revert mark, the
+// record still holding the fix) never saw. false when it answered (503: the holds could
+// not be read).
+func (o *Service) revertHeldAt(w http.ResponseWriter, r *http.Request, c syncerror.Claim) (time.Time, bool) {
+	held, ok := o.Fixes.(syncerror.HeldWrites)
+	if !ok || c.Applied == nil || o.NowUTC().Sub(c.Applied.At) <= RevertWindow || len(syncerror.WrittenFix(c)) == 0 {
+		return time.Time{}, true
+	}
+	at, found, err := held.HeldSince(r.Context(), c, syncerror.RevertKey(c))
+	if err != nil {
+		httpapi.WriteUnavailable(w, r, err, "Whether this revert was asked within its 24 hours could not be checked; nothing was "+
+			"reverted. Revert again shortly.")
+		return time.Time{}, false
+	}
+	if !found {
+		return time.Time{}, true
+	}
+	return at, true
+}
+
 // revertible answers 409 unless c is an approved row whose fix was written within the
-// window with the record's values before it read and kept.
-func revertible(w http.ResponseWriter, r *http.Request, c syncerror.Claim, now time.Time) bool {
+// window with the record's values before it read and kept. heldAt, when set, is when the
+// revert was first asked and held for an ownership approval (revertHeldAt): the window is
+// judged at that time.
+func revertible(w http.ResponseWriter, r *http.Request, c syncerror.Claim, now time.Time, heldAt time.Time) bool {
 	var withheld []string
 	if c.Applied != nil {
 		for _, p := range c.Applied.Prior {
@@ -207,7 +240,7 @@ func revertible(w http.ResponseWriter, r *http.Request, c syncerror.Claim, now t
 	case c.Status != syncerror.StatusApproved || c.Applied == nil || len(syncerror.WrittenFix(c)) == 0:
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "not_revertible",
 			"Only an approved sync error whose fix was written can be reverted; this one is "+string(c.Status)+"."))
-	case now.Sub(c.Applied.At) > RevertWindow:
+	case now.Sub(c.Applied.At) > RevertWindow && (heldAt.IsZero() || heldAt.Sub(c.Applied.At) > RevertWindow):
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, "revert_window_closed",
 			"The fix was written at "+c.Applied.At.Format(time.RFC3339)+"; it can be reverted for 24 hours only."))
 	case len(c.Applied.Prior) == 0:

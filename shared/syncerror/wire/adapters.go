@@ -116,8 +116,13 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 		if res.Held != nil {
 			id = res.Held.ID
 		}
+		next := "then approve this fix again"
+		if key == syncerror.RevertKey(c) {
+			// The hold's time stands for when the revert was asked (HeldSince).
+			next = "then revert it again, which writes it, even after the fix's 24 hours: it was asked within them"
+		}
 		return refuse(http.StatusConflict, "ownership_approval_required",
-			"the write is held for an ownership approval ("+id+"); approve it under /api/governance/approvals, then approve this fix again")
+			"the write is held for an ownership approval ("+id+"); approve it under /api/governance/approvals, "+next)
 	case errors.Is(err, governance.ErrLoopDetected):
 		return refuse(http.StatusConflict, "loop_detected", "the write would echo a write the host ERP just made; it was blocked as a loop")
 	case errors.Is(err, governance.ErrMaskedValue):
@@ -140,6 +145,20 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 		return te
 	}
 	return err
+}
+
+// HeldSince implements syncerror.HeldWrites over the guard's approvals: the write under
+// key to the claim's write-back target, held when it was first asked (its approval's Time).
+func (f fixWriter) HeldSince(ctx context.Context, c syncerror.Claim, key string) (time.Time, bool, error) {
+	target, _ := writeBack(c)
+	a, err := f.guard.HeldApproval(ctx, c.TenantID, target, key)
+	if errors.Is(err, governance.ErrNotFound) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	return a.Time, true, nil
 }
 
 // explainFailure says, in an operator's words, what a target's refusal means for the fix:
