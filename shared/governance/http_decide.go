@@ -90,7 +90,14 @@ func releasedByRetryMessage(a PendingApproval) string {
 	case "approve":
 		what, again = "the sync error's fix (or its revert)", "approved (or reverted) again"
 	case "syncerror.retry_request":
-		what, again = "the sync error's retry", "retried"
+		// The retry's writes are of two kinds, which the approval cannot tell apart: the
+		// approved fix written again is keyed by what it writes, so the next retry makes
+		// the same write; the request to the host ERP to re-run the sync is keyed per
+		// attempt and carries its time, so no retry ever makes this one again.
+		return "Approved: the write is allowed now, but this release wrote nothing. If it writes the approved fix again into the " +
+			"record, the sync error's next retry writes it, which the person who asked can do now. If it is the request to the host " +
+			"ERP to re-run the sync, it is never written: each retry asks anew and is held again while the ownership manifest gives " +
+			"the host ERP's sync-error record to another system, which an admin must change before the retry can run."
 	case "finance.approve":
 		what = "the finance approval"
 	default:

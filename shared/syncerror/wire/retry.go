@@ -158,6 +158,9 @@ func (d deliverer) viaHost(ctx context.Context, actor string, c syncerror.Claim,
 	}
 	if err := d.hostWrite(ctx, actor, c, entity, id, key, map[string]any{HostRetryRequested: true,
 		HostRetryRequestedAt: time.Now().UTC().Format(time.RFC3339), HostRetryStatus: hostRetryPending, HostRetryFix: fixJSON}); err != nil {
+		if errors.Is(err, governance.ErrPendingApproval) {
+			return heldRequest(host, err)
+		}
 		return refusal(host, err, "the host ERP could not be asked to re-run the sync")
 	}
 	return syncerror.Delivery{Result: syncerror.DeliveryRequested, System: host,
@@ -194,11 +197,27 @@ func (d deliverer) hostWriteIf(ctx context.Context, actor string, c syncerror.Cl
 	return err
 }
 
+// heldRequest is an attempt whose request to the host ERP to re-run the sync was held for
+// an ownership approval. Unlike the fix written again (refusal), that request is keyed per
+// attempt and carries its time, so no later retry makes the write the approval holds:
+// approving it lets nothing through, and each retry is held anew while the tenant's
+// manifest gives the host's own sync-error record to another system.
+func heldRequest(system string, err error) syncerror.Delivery {
+	return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: system, Code: "RETRY_REFUSED",
+		Class: syncerror.AttemptGovernance, Reason: "the host ERP could not be asked to re-run the sync: the guard held the request " +
+			"for an ownership approval (" + err.Error() + "); nothing was written. Approving it does not let a retry through: each " +
+			"retry asks anew and is held the same way while the ownership manifest gives the host ERP's sync-error record (" +
+			HostSyncErrorRecord + ") to another system. Deny the held request under /api/governance/approvals and ask an admin to " +
+			"take that record out of the manifest's overrides; then retry"}
+}
+
 // refusal is an attempt that one of its writes ended: the guard's refusal, or the
 // system's answer.
 func refusal(system string, err error, what string) syncerror.Delivery {
 	if errors.Is(err, governance.ErrPendingApproval) {
-		// The release only approves the write (hostWriteIf): the person must retry after it.
+		// The release only approves the write (hostWriteIf), and the next attempt that
+		// finds the same fields lost makes the same write under the same key (rewriteFix):
+		// the person must retry after it.
 		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: system, Code: "RETRY_REFUSED",
 			Class: syncerror.AttemptGovernance, Reason: what + ": the guard held it for an ownership approval (" + err.Error() +
 				"); nothing was written. Approve it under /api/governance/approvals, then retry: the retry writes it"}
