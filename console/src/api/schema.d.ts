@@ -340,7 +340,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a held ownership approval (approver)
-         * @description Four eyes: the identity whose write was held may not release it (403 `four_eyes`). A flow's held write whose every field a newer change of its source record has been written to since is not released (409 `superseded`: it would put back values the source no longer holds; it stays pending, to be denied); one with some such fields is released without them. Once released, the original operation retried with the same idempotency key (a finance approve, a sync-error approve of the same fix) writes through, replayed by the target; once denied, it is refused with `ownership_approval_denied`. An approval with `releaseByRetry` (a sync-error fix, revert or retry, a finance update: its caller's row decides whether it is still wanted) is approved without writing anything, and the answer's `message` says so: the operation that asked writes it when it is approved again, and a row rejected meanwhile is never written. Any other held write (a flow run's) is written by the release. A write the target refused answers 502 `write_failed` and the approval is pending again. A write whose answer was lost (a timeout, a reset, a 5xx) may have landed: 502 `release_unsettled`, the approval is `unsettled` (audited), cannot be denied, and is settled by approving it again, which sends the write again under the same idempotency key (a record already holding it is not written twice) and ends `approved`; a settling attempt that fails leaves it `unsettled`. The release's write keeps 5 s of the request's deadline (at most half of what is left) for marking the approval and the audit.
+         * @description Four eyes: the identity whose write was held may not release it (403 `four_eyes`), nor settle it. A flow's held write whose every field a newer change of its source record has been written to since is not released (409 `superseded`: it would put back values the source no longer holds; it stays pending, to be denied); one with some such fields is released without them. Once released, the original operation retried with the same idempotency key (a finance approve, a sync-error approve of the same fix) writes through, replayed by the target; once denied, it is refused with `ownership_approval_denied`. An approval with `releaseByRetry` (a sync-error fix, revert or retry, a finance update: its caller's row decides whether it is still wanted) is approved without writing anything, and the answer's `message` says so: the operation that asked writes it when it is approved again, and a row rejected meanwhile is never written (a sync-error revert asked within its 24 hours is written by the revert after the release, however late). Any other held write (a flow run's) is written by the release. A write the target refused, or a failure before the write's request was sent (the read before it), answers 502 `write_failed` and the approval is pending again. A write whose request was sent and whose answer was lost (a timeout, a reset, a 5xx) may have landed: 502 `release_unsettled`, the approval is `unsettled` (audited) and cannot be denied until it is settled. An unsettled approval is settled by an approver who checked the record, with a body: `{"settle":"written"}` (the record holds the write: the approval is `approved`, nothing is sent, and the write's ledger entry is recorded; a create needs `recordId`, the record it made) or `{"settle":"not_written"}` (the approval is `pending` again, to approve or deny); audited as `governance.settle`; 409 `not_unsettled` for an approval that is not unsettled, 400 `invalid_body` for any other body. An unsettled update may also be approved again without a body: the write is sent again under the same idempotency key (a record already holding it is not written twice) and ends `approved`, or stays `unsettled` if that fails too. An unsettled create (`create`) is never sent again, a second create being a second record: approving it without a body answers 409 `unsettled_create`, and so does taking over a release of a create that stopped midway (the approval becomes `unsettled`). The release's write keeps 5 s of the request's deadline (at most half of what is left) for marking the approval and the audit.
          */
         post: operations["governanceApprovalApprove"];
         delete?: never;
@@ -360,7 +360,7 @@ export interface paths {
         put?: never;
         /**
          * Deny a held ownership approval (approver)
-         * @description Only a `pending` approval is denied; an `unsettled` one (a release sent its write and the answer was lost, so it may have landed) answers 409 `release_unsettled`: approve it again to settle it.
+         * @description Only a `pending` approval is denied; an `unsettled` one (a release sent its write and the answer was lost, so it may have landed) answers 409 `release_unsettled`: an approver who checked the record settles it first (approve with `{"settle":"not_written"}` makes it pending, and deniable).
          */
         post: operations["governanceApprovalDeny"];
         delete?: never;
@@ -1425,7 +1425,7 @@ export interface components {
             resource?: string;
             reason?: string;
             /**
-             * @description `unsettled`: a release sent the write and its answer was lost, so it may have landed; it cannot be denied, and approving it again settles it.
+             * @description `unsettled`: a release sent the write and its answer was lost, so it may have landed; it cannot be denied until an approver settles it (approve with `settle`), and an update may be approved again to send it again.
              * @enum {string}
              */
             status: "pending" | "releasing" | "unsettled" | "approved" | "denied";
@@ -1438,8 +1438,20 @@ export interface components {
             decidedAt?: string;
             /** @description True when approving writes nothing: the operation that asked for the write (`writeReason`) writes it when it is approved again, since its own row decides whether it is still wanted. */
             releaseByRetry?: boolean;
-            /** @description On an approve's answer that wrote nothing (`releaseByRetry`): what the release did and who writes the write now. */
+            /** @description On an approve's answer that wrote nothing (`releaseByRetry`): what the release did and who writes the write now; on a settle's answer: what the settle did. */
             message?: string;
+            /** @description True when the held write creates a record: unsettled, it is never approved again (a second create is a second record), only settled. */
+            create?: boolean;
+        };
+        /** @description An approver's word on an unsettled approval, having checked the record in the target system. */
+        GovernanceApprovalSettle: {
+            /**
+             * @description `written`: the record holds the write (approved, recorded, nothing sent). `not_written`: it does not (pending again, to approve or deny).
+             * @enum {string}
+             */
+            settle: "written" | "not_written";
+            /** @description With `written` on a create: the id of the record it made, as the target system names it. */
+            recordId?: string;
         };
         GovernanceApprovalList: {
             items: components["schemas"]["GovernanceApproval"][];
@@ -2427,7 +2439,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Invalid input: `validation_failed` (with `errors`), `malformed_json`, `invalid_query`, `invalid_cursor`, `invalid_id`, `missing_erp_id`, `tenant_header_missing`, `body_unreadable`, `unknown_module`, `unknown_field`. */
+        /** @description Invalid input: `validation_failed` (with `errors`), `malformed_json`, `invalid_query`, `invalid_cursor`, `invalid_id`, `missing_erp_id`, `tenant_header_missing`, `body_unreadable`, `unknown_module`, `unknown_field`, `invalid_body` (a governance approve's body that is not a settle). */
         BadRequest: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -2467,7 +2479,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The state changed or a guard refused: `not_pending`, `not_retryable`, `no_proposal`, `lease_held`, `lease_expired`, `erp_applied`, `fix_applied`, `attempt_running`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `ownership_approval_mismatch`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `dlp_masked_value`, `superseded`, `target_record_unknown`, `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `prior_unknown`, `not_revertible`, `revert_window_closed`, `assignee_changed`, `triage_full`, `release_unsettled` (deny of a governance approval whose release may have landed). A finance approval's `lease_held` says in its detail when the lease ends and sends `Retry-After` with the seconds until then. */
+        /** @description The state changed or a guard refused: `not_pending`, `not_retryable`, `no_proposal`, `lease_held`, `lease_expired`, `erp_applied`, `fix_applied`, `attempt_running`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `ownership_approval_mismatch`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `dlp_masked_value`, `superseded`, `target_record_unknown`, `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `prior_unknown`, `not_revertible`, `revert_window_closed`, `assignee_changed`, `triage_full`, `release_unsettled` (deny of a governance approval whose release may have landed), `unsettled_create` (approve of an unsettled create, never sent again), `not_unsettled` (settle of a governance approval that is not unsettled). A finance approval's `lease_held` says in its detail when the lease ends and sends `Retry-After` with the seconds until then. */
         Conflict: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -2507,7 +2519,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The ERP write failed after the revert: `write_back_failed`, `erp_update_failed`, `erp_returned_nothing`, `release_failed`, `record_unreadable`; a governance release: `write_failed` (the target refused it; the approval is pending again), `release_unsettled` (its answer was lost and it may have landed; the approval is unsettled). */
+        /** @description The ERP write failed after the revert: `write_back_failed`, `erp_update_failed`, `erp_returned_nothing`, `release_failed`, `record_unreadable`; a governance release: `write_failed` (the target refused it, or failed before it was sent; the approval is pending again), `release_unsettled` (it was sent and its answer was lost, so it may have landed; the approval is unsettled). */
         BadGateway: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -3321,7 +3333,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["GovernanceApprovalSettle"];
+            };
+        };
         responses: {
             /** @description OK */
             200: {
