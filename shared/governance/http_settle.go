@@ -70,6 +70,8 @@ func readSettleBody(w http.ResponseWriter, r *http.Request) (settleBody, bool) {
 		return bad(`The body must be empty (release the write) or {"settle":"written"|"not_written","recordId":"…"}.`)
 	}
 	switch {
+	case b == settleBody{}:
+		return b, true // {} is no settle: the console's approve sends it
 	case b.Settle != SettleWritten && b.Settle != SettleNotWritten:
 		return bad(`settle must be "written" or "not_written".`)
 	case b.RecordID != "" && b.Settle != SettleWritten:

@@ -121,3 +121,14 @@ func TestASettleIsRefusedWhereItDoesNotFit(t *testing.T) {
 		}
 	}
 }
+
+// An approve whose body is an empty object (the console sends {} with every write) is a
+// release, as one without a body.
+func TestAnApproveWithAnEmptyBodyReleases(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.holdOptIn("t1", "C-3")
+	if w := settleBy(e.api(), a.ID, `{}`, approverT1); w.Code != http.StatusOK || approvalStatus(t, e, "t1", a.ID).Status != governance.StatusApproved {
+		t.Fatalf("approve with {}: %d %s", w.Code, w.Body)
+	}
+}
