@@ -6,7 +6,7 @@ import { ApiError, write } from "../api/client";
 import { demoApprovals, demoLoops, demoRejections } from "../api/demo";
 import type { GovernanceApproval, List, LoopDetection, OwnershipRejection } from "../api/types";
 import { MoreRows, type Paged, usePaged } from "../paging";
-import { actorName, Ago, announce, Chip, PanelError, showError } from "../ui";
+import { actorName, Ago, announce, AskDialog, Chip, ConfirmDialog, PanelError, showError } from "../ui";
 import { plural } from "./queue-groups";
 
 const TABS = ["Pending approvals", "Ownership rejections", "Loop detections"] as const;
@@ -48,31 +48,43 @@ function approvedNote(a: GovernanceApproval, done: GovernanceApproval): string {
 
 const noUnsettled = (): List<GovernanceApproval> => ({ nextCursor: null, items: [] });
 
+/** Settle is an approver's word on an unsettled release, having checked the record. */
+type Settle = { settle: "written" | "not_written"; recordId?: string };
+
+function settledNote(a: GovernanceApproval, s: Settle): string {
+  return s.settle === "written"
+    ? `Settled the write to ${a.resource} as written: it is approved, and nothing was sent again`
+    : `Settled the write to ${a.resource} as not written: it is back with the held writes, to approve or deny`;
+}
+
 function Approvals() {
   const paged = usePaged<GovernanceApproval>("/api/governance/approvals?reason=ownership&status=pending", demoApprovals);
   // Releases whose write's answer was lost: they may have landed, cannot be denied, and
-  // are settled by approving them again.
-  // A slot of its own: read beside the pending list, it must not abort that read.
+  // are settled by an approver's word (or an update by approving it again). A slot of its
+  // own: read beside the pending list, it must not abort that read.
   const unsettled = usePaged<GovernanceApproval>("/api/governance/approvals?reason=ownership&status=unsettled", noUnsettled, 50, "governance-unsettled");
-  const decide = async (a: GovernanceApproval, action: "approve" | "deny") => {
+  const decide = async (a: GovernanceApproval, action: "approve" | "deny", settle?: Settle) => {
     try {
-      const done = await write<GovernanceApproval>("POST", `/api/governance/approvals/${a.id}/${action}`);
-      announce(action === "approve" ? approvedNote(a, done) : `Denied the held write to ${a.resource}`);
+      const done = await write<GovernanceApproval>("POST", `/api/governance/approvals/${a.id}/${action}`, settle);
+      announce(settle ? settledNote(a, settle) : action === "approve" ? approvedNote(a, done) : `Denied the held write to ${a.resource}`);
     } catch (e) {
       showError(e);
       paged.reload(); // someone may have acted first: show the list as it stands
-      // A release whose answer was lost moved the approval to the unsettled list.
-      if (e instanceof ApiError && e.code === "release_unsettled") unsettled.reload();
+      // A release whose answer was lost (or a create's release taken over) moved the
+      // approval to the unsettled list.
+      if (e instanceof ApiError && (e.code === "release_unsettled" || e.code === "unsettled_create")) unsettled.reload();
       return;
     }
     // Decided: it is no longer pending (nor unsettled), and the pages loaded so far keep their place.
     paged.setRows((rs) => rs.filter((x) => x.id !== a.id));
     unsettled.setRows((rs) => rs.filter((x) => x.id !== a.id));
+    // Settled as not written: it is pending again, and listed there.
+    if (settle?.settle === "not_written") paged.reload();
   };
   const rows = paged.rows;
   if (paged.failed !== null) return <PanelError what="Held writes" error={paged.failed} onRetry={paged.reload} />;
   if (!rows) return <p aria-busy="true">Loading…</p>;
-  const settle = <Unsettled paged={unsettled} settle={(a) => void decide(a, "approve")} />;
+  const settle = <Unsettled paged={unsettled} settle={(a, how) => void decide(a, "approve", how)} />;
   if (rows.length === 0 && !paged.page?.nextCursor) return <><p class="empty">No held writes wait for an approver.</p>{settle}</>;
   return (
     <>
@@ -99,29 +111,53 @@ function Approvals() {
 }
 
 /** Unsettled lists the releases whose write's answer was lost: the write may be in the
- *  record, so they cannot be denied; approving again sends it under the same key, and a
- *  record that holds it already is not written twice. Hidden while there are none. */
-function Unsettled(props: { paged: Paged<GovernanceApproval, List<GovernanceApproval>>; settle: (a: GovernanceApproval) => void }) {
+ *  record, so they cannot be denied until an approver who checked the record says whether
+ *  it holds the write. An update may also be approved again (sent under the same key, not
+ *  applied twice); a create never is, as a second create is a second record. Hidden while
+ *  there are none. */
+function Unsettled(props: { paged: Paged<GovernanceApproval, List<GovernanceApproval>>; settle: (a: GovernanceApproval, how?: Settle) => void }) {
   const { paged } = props;
+  const [asking, setAsking] = useState<{ a: GovernanceApproval; how: Settle["settle"] } | null>(null);
   if (paged.failed !== null) return <PanelError what="Unsettled releases" error={paged.failed} onRetry={paged.reload} />;
   if (!paged.rows || paged.rows.length === 0) return null;
+  const done = (a: GovernanceApproval, how: Settle) => { setAsking(null); props.settle(a, how); };
   return (
     <>
       <h2>Releases not settled</h2>
-      <p class="note">The answer to these writes was lost, so they may have been written. Check the record in the target system, then approve again to settle them: the write is sent again and not applied twice. They cannot be denied.</p>
+      <p class="note">The answer to these writes was lost, so they may have been written. Check the record in the target system, then say what you found: written, or not written (it goes back to the held writes, where it can be denied). An update can also be approved again: it is sent again and not applied twice. A create is never sent again, since that would make a second record.</p>
       <table class="grid">
         <thead><tr><th scope="col">Time</th><th scope="col">Write</th><th scope="col">Record</th><th scope="col">Released by</th><th scope="col">Decision</th></tr></thead>
         <tbody>
           {paged.rows.map((a) => (
             <tr key={a.id}>
-              <td><Ago at={a.time} /></td><td><Attempt w={a} /></td><td class="mono">{a.resource}</td>
+              <td><Ago at={a.time} /></td><td><Attempt w={a} /></td><td class="mono">{a.resource}{a.create && <div class="note">Creates a record</div>}</td>
               <td>{a.decidedBy ? actorName(a.decidedBy) : "—"}</td>
-              <td class="actions"><button type="button" class="primary" disabled={paged.demo} onClick={() => props.settle(a)}>Approve again</button></td>
+              <td class="actions">
+                {!a.create && <button type="button" class="primary" disabled={paged.demo} onClick={() => props.settle(a)}>Approve again</button>}
+                <button type="button" disabled={paged.demo} onClick={() => setAsking({ a, how: "written" })}>It was written</button>
+                <button type="button" disabled={paged.demo} onClick={() => setAsking({ a, how: "not_written" })}>It was not written</button>
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
       <MoreRows paged={paged} noun={(n) => plural(n, "unsettled release")} />
+      {asking?.how === "written" && asking.a.create && (
+        <AskDialog title="The record was created" label={`Id of the record it created in ${asking.a.target ?? "the target system"}`} confirm="Settle as written"
+          onClose={() => setAsking(null)} onConfirm={(id) => done(asking.a, { settle: "written", recordId: id })} />
+      )}
+      {asking?.how === "written" && !asking.a.create && (
+        <ConfirmDialog title="The write is in the record" confirm="Settle as written" onClose={() => setAsking(null)}
+          onConfirm={() => done(asking.a, { settle: "written" })}>
+          <p>Only if {asking.a.resource} holds this write ({asking.a.fields?.join(", ")}). The approval is approved and recorded as written; nothing is sent.</p>
+        </ConfirmDialog>
+      )}
+      {asking?.how === "not_written" && (
+        <ConfirmDialog title="The write is not in the record" confirm="Settle as not written" onClose={() => setAsking(null)}
+          onConfirm={() => done(asking.a, { settle: "not_written" })}>
+          <p>Only if {asking.a.create ? `no such record was created in ${asking.a.target ?? "the target system"}` : `${asking.a.resource} shows none of this write`}. A write whose answer was lost can still land a little later: look again after a few minutes. The approval goes back to the held writes, where it can be approved (sent again) or denied.</p>
+        </ConfirmDialog>
+      )}
     </>
   );
 }
