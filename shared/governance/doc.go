@@ -120,12 +120,16 @@
 // check satisfied by that decision (an unexported entry point), so loop check, DLP, ledger
 // and audit still run; then releasing → approved. If the target refuses the write the
 // approval goes back to pending (and the failure is audited), so it can be approved again
-// or denied. If the write's answer is lost (connector.MayHaveApplied) the write may have
-// landed: the approval becomes unsettled, which cannot be denied, and the next approve
-// settles it by sending the write again under its idempotency key (http_release.go). A
-// release that died midway (a Lambda crash) leaves releasing behind; another approve may
-// take it over after Service.ReleaseTimeout, and since the held write keeps its
-// idempotency key the target system replays rather than applies it twice.
+// or denied. If the write's request went out and its answer was lost
+// (connector.MayHaveApplied and WriteSent) the write may have landed: the approval becomes
+// unsettled, which cannot be denied until an approver who checked the record settles it
+// by word (written: approved and recorded; not written: pending again), or an approve
+// sends an update again under its idempotency key (http_release.go, http_settle.go). A
+// create is never sent again. A release that died midway (a Lambda crash) leaves
+// releasing behind; another approve may take it over after Service.ReleaseTimeout, as a
+// settling release (its failure leaves it unsettled; a create's is made unsettled
+// without sending), and since the held write keeps its idempotency key the target system
+// replays an update rather than applies it twice.
 //
 // A write held with WriteRequest.ReleaseByRetry is approved without being written: its
 // caller (a finance approve, a sync-error approve, revert or retry) decides again whether
