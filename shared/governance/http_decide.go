@@ -152,9 +152,10 @@ func (s *Service) ApproveHandler() http.Handler {
 			s.settle(w, r, id, cur, body)
 			return
 		}
-		if cur.Request.Create && (cur.Status == StatusUnsettled || cur.Unsettled) {
+		if cur.Request.Create && cur.Status == StatusUnsettled {
 			// A create sent again makes a second record: only a person who checked the
-			// target settles it.
+			// target settles it. (One left releasing is taken over below, if stale, and
+			// made unsettled without sending.)
 			s.refuseUnsettledCreate(w, r, id, cur, false)
 			return
 		}
