@@ -125,9 +125,9 @@ const (
 // whole. Left out: what only a row's detail or a worker reads (proposal_more: the
 // proposal's summary, rationale and inference, most of its size; payload and context, as
 // large as the host sends them; diagnosis_since, diagnosis_attempts, diagnosis_error,
-// webhook_id, lease and write tokens, applied_prior, the revert marks revert_marked and
-// revert_sent, retry_log, signature, error_keys): a write that changes only those writes
-// nothing to the index.
+// webhook_id, lease and write tokens, applied_prior, the revert marks revert_marked,
+// revert_marks and revert_sent (the first marking version's single mark), retry_log,
+// signature, error_keys): a write that changes only those writes nothing to the index.
 var ByStatusAttributes = []string{
 	"error_id", "record_type", "record_id", "error_code", "message", "integration", "external_system", "system_name",
 	"direction", "customer_ids", "occurred_at", "search_ids", "search_msg",

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -70,25 +72,42 @@ type AppliedWrite struct {
 	// manifest dropped: what a retry writes again with the re-run (ApprovedFix) and what
 	// a revert takes back. Empty on rows approved before it was kept (WrittenFix).
 	Fix []FieldChange `json:"fix,omitempty"`
-	// RevertsMarked says every revert of this write leaves RevertSent on the row before it
-	// sends anything: without a mark no revert was sent, so a retry that finds the fix lost
-	// writes it again, and asks neither the guard's ledger nor the audit log. False on rows
-	// approved before marks were kept: a retry asks those as before (wire/retryfix.go).
-	// The row's own bookkeeping (as RevertSent): never in an answer.
+	// RevertsMarked says every revert of this write leaves a mark (RevertMarks) on the row
+	// before it sends anything: without a mark no revert of this version was sent. A retry
+	// that finds the fix lost then asks only the guard's ledger (a revert Lambda of the
+	// version before, during a deploy or after a rollback, marks nothing), never the audit
+	// log. False on rows approved before marks were kept: a retry asks those the ledger and
+	// the audit log as before (wire/retryfix.go). The row's own bookkeeping (as
+	// RevertMarks): never in an answer.
 	RevertsMarked bool `json:"-"`
-	// RevertSent is the mark a revert of this write leaves on the row just before it sends
-	// (AssistStore.MarkRevertSent). It stays where the revert landed, in part or whole, or
-	// its answer was lost; it is removed where the revert is known not to have landed. Not
-	// in an answer: the row's status and history say what became of a revert.
-	RevertSent *RevertMark `json:"-"`
+	// RevertMarks are the marks reverts of this write left on the row just before they
+	// sent (AssistStore.MarkRevertSent), one per revert: a revert adds its own beside the
+	// others and takes back only its own, so a second revert that fails never removes the
+	// mark of an earlier one whose answer was lost and which may still land. A mark stays
+	// where its revert landed, in part or whole, or its answer was lost; it is removed
+	// where its revert is known not to have landed. While any stays, a retry writes nothing
+	// and re-runs nothing with the fix. Oldest first. Not in an answer: the row's status
+	// and history say what became of a revert.
+	RevertMarks []RevertMark `json:"-"`
 }
 
 // RevertMark is a revert about to be sent: when, and a token that tells this revert's
-// mark from another's, so a revert that failed removes its own mark and never one a
-// revert sent after it left.
+// mark from another's, so a revert that failed removes its own mark and never one
+// another revert left.
 type RevertMark struct {
 	At    time.Time
 	Token string
+}
+
+// SortRevertMarks orders marks oldest first (then by token), as the stores answer them:
+// a store's set has no order of its own.
+func SortRevertMarks(ms []RevertMark) {
+	slices.SortFunc(ms, func(a, b RevertMark) int {
+		if c := a.At.Compare(b.At); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Token, b.Token)
+	})
 }
 
 // NewRevertMark returns a mark at now with a fresh random token.

@@ -75,14 +75,16 @@ type AssistStore interface {
 	// MarkReverted moves an approved row to reverted with the entry. ErrStateChanged when
 	// it is not approved, ErrNotFound when there is no row.
 	MarkReverted(ctx context.Context, tenantID, id string, entry HistoryEntry, now time.Time) error
-	// MarkRevertSent sets m as the revert mark (AppliedWrite.RevertSent) of a row still
-	// approved with the applied write w (its key and time), over any mark before it: the
-	// revert records that it is about to send before it sends. ErrStateChanged when the row
-	// is not approved or holds another write, ErrNotFound when there is no row.
+	// MarkRevertSent adds m to the revert marks (AppliedWrite.RevertMarks) of a row still
+	// approved with the applied write w (its key and time), beside any mark before it: the
+	// revert records that it is about to send before it sends, and never replaces the mark
+	// of another revert, which may still land. Adding a mark the row has already (a resend)
+	// changes nothing. ErrStateChanged when the row is not approved (a retry holds it) or
+	// holds another write, ErrNotFound when there is no row.
 	MarkRevertSent(ctx context.Context, tenantID, id string, w AppliedWrite, m RevertMark) error
-	// ClearRevertSent removes m from the row where it is still the row's mark: the revert
-	// that set it is known not to have landed. ErrStateChanged when the row holds another
-	// mark or none (nothing of m's to remove), ErrNotFound when there is no row.
+	// ClearRevertSent removes m from the row's marks where the row has it: the revert that
+	// set it is known not to have landed. The other marks stay. ErrStateChanged when the
+	// row does not have m (nothing of m's to remove), ErrNotFound when there is no row.
 	ClearRevertSent(ctx context.Context, tenantID, id string, m RevertMark) error
 }
 

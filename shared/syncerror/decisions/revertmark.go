@@ -9,13 +9,18 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
-// A revert marks the row (AppliedWrite.RevertSent) before it sends anything. What records
+// A revert marks the row (AppliedWrite.RevertMarks) before it sends anything. What records
 // a revert after its write (the guard's ledger entry, the row's marking, the audit record)
 // may each fail, and a revert none of them recorded looks, to a retry, exactly like a fix
 // the ERP's own sync overwrote: the retry would write the fix back over the revert, a value
 // the approver took back. The mark is written first, or nothing is sent; so a retry of a
-// row whose write's reverts are marked (AppliedWrite.RevertsMarked) decides from the mark
-// and the record alone: no mark, no revert was ever sent.
+// row whose write's reverts are marked (AppliedWrite.RevertsMarked) decides from the marks
+// and the record: any mark, a revert was sent (wire/retryfix.go).
+//
+// Each revert adds a mark of its own and takes back only that one. A revert whose answer
+// was lost (502 revert_unsettled) says to revert again; were the second revert's mark to
+// replace the first's, the second failing would take the only mark with it, and the first,
+// landing late, would look like a lost fix.
 
 // markRevertSent marks c's row with m before its revert is sent; false when it answered:
 // 409 state_changed when the row is no longer approved with the write it was read with (a
@@ -39,14 +44,14 @@ func (o *Service) markRevertSent(w http.ResponseWriter, r *http.Request, c synce
 	return false
 }
 
-// clearRevertSent removes m from c's row after a revert known not to have landed, on a
+// clearRevertSent removes m (only m) from c's row after a revert known not to have landed, on a
 // context the request's end does not cancel (the client gone, the write's deadline): a
 // mark left over stands for a revert. Best effort: where it cannot be removed (the queue
 // down through the retries), it stays, and that is the conservative side. A later retry
 // that finds fields holding the values before the fix (the fix lost) then takes them for
 // the revert and writes nothing (RETRY_FIX_REVERTED, or RETRY_REVERT_UNSETTLED for part of
-// them), rather than write again a fix an approver asked to take back. A mark another
-// revert set since is not this one's, and stays.
+// them), rather than write again a fix an approver asked to take back. Another revert's
+// mark is not this one's, and stays.
 func (o *Service) clearRevertSent(ctx context.Context, c syncerror.Claim, m syncerror.RevertMark) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WriteReserve)
 	defer cancel()

@@ -25,24 +25,28 @@ type markedWrites struct {
 
 func (m *markedWrites) WriteFix(ctx context.Context, _ identity.Identity, c syncerror.Claim, _ []syncerror.FieldChange, _ string) error {
 	row, err := m.claims.Get(ctx, c.TenantID, c.ID)
-	m.marked = append(m.marked, err == nil && row.Applied != nil && row.Applied.RevertSent != nil)
+	m.marked = append(m.marked, err == nil && row.Applied != nil && len(row.Applied.RevertMarks) > 0)
 	return nil
 }
 
+// revertMark is the row's one revert mark, nil when it has none; more than one fails t.
 func revertMark(t *testing.T, f *roomtest.AssistFixture, id string) *syncerror.RevertMark {
 	t.Helper()
 	row, err := f.Claims.Get(context.Background(), "acme", id)
-	if err != nil || row.Applied == nil {
+	if err != nil || row.Applied == nil || len(row.Applied.RevertMarks) > 1 {
 		t.Fatalf("row %s: %+v %v", id, row.Applied, err)
 	}
-	return row.Applied.RevertSent
+	if len(row.Applied.RevertMarks) == 0 {
+		return nil
+	}
+	return &row.Applied.RevertMarks[0]
 }
 
 // An approve marks its write as one whose reverts mark the row; the revert's mark is on the
 // row when its write is sent, and stays once the revert is in the record.
 func TestRevertMarksTheRowBeforeItSends(t *testing.T) {
 	f, row := approvedForRevert(t)
-	if stored, _ := f.Claims.Get(context.Background(), "acme", row.ID); !stored.Applied.RevertsMarked || stored.Applied.RevertSent != nil {
+	if stored, _ := f.Claims.Get(context.Background(), "acme", row.ID); !stored.Applied.RevertsMarked || stored.Applied.RevertMarks != nil {
 		t.Fatalf("approved: %+v", stored.Applied)
 	}
 	w := &markedWrites{claims: f.Claims}
@@ -86,8 +90,8 @@ func TestRevertThatCannotMarkTheRowSendsNothing(t *testing.T) {
 			t.Fatalf("revert with the mark failing (%v): %d %s", tc.err, w.Code, w.Body)
 		}
 		stored, _ := f.Claims.Get(context.Background(), "acme", row.ID)
-		if f.Writer.Count() != 1 || stored.Status != syncerror.StatusApproved || stored.Applied.RevertSent != nil {
-			t.Fatalf("after the refused revert: %d writes (want the approve's 1), row %s, mark %+v", f.Writer.Count(), stored.Status, stored.Applied.RevertSent)
+		if f.Writer.Count() != 1 || stored.Status != syncerror.StatusApproved || stored.Applied.RevertMarks != nil {
+			t.Fatalf("after the refused revert: %d writes (want the approve's 1), row %s, marks %+v", f.Writer.Count(), stored.Status, stored.Applied.RevertMarks)
 		}
 		if recs := revertRecords(f, syncerror.AuditRevert); len(recs) != 0 {
 			t.Fatalf("a revert never sent was audited: %+v", recs)

@@ -3,6 +3,7 @@ package syncerrortest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -168,7 +169,8 @@ func (s *ClaimStore) MarkReverted(_ context.Context, tenantID, id string, entry 
 	return nil
 }
 
-// MarkRevertSent implements syncerror.AssistStore.
+// MarkRevertSent implements syncerror.AssistStore: m joins the row's marks, as a string
+// set's ADD does in the DynamoDB store (a mark it has already is not added twice).
 func (s *ClaimStore) MarkRevertSent(_ context.Context, tenantID, id string, w syncerror.AppliedWrite, m syncerror.RevertMark) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -180,15 +182,19 @@ func (s *ClaimStore) MarkRevertSent(_ context.Context, tenantID, id string, w sy
 	if c.Status != syncerror.StatusApproved || c.Applied == nil || c.Applied.Key != w.Key || !c.Applied.At.Equal(w.At) {
 		return syncerror.ErrStateChanged
 	}
-	a := *c.Applied
 	m.At = m.At.UTC()
-	a.RevertSent = &m
+	a := *c.Applied
+	if slices.IndexFunc(a.RevertMarks, sameMark(m)) < 0 {
+		a.RevertMarks = append(slices.Clone(a.RevertMarks), m)
+		syncerror.SortRevertMarks(a.RevertMarks)
+	}
 	c.Applied = &a
 	s.rows[k] = c
 	return nil
 }
 
-// ClearRevertSent implements syncerror.AssistStore.
+// ClearRevertSent implements syncerror.AssistStore: m leaves the row's marks, the others
+// stay.
 func (s *ClaimStore) ClearRevertSent(_ context.Context, tenantID, id string, m syncerror.RevertMark) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -197,12 +203,21 @@ func (s *ClaimStore) ClearRevertSent(_ context.Context, tenantID, id string, m s
 	if !ok {
 		return syncerror.ErrNotFound
 	}
-	if c.Applied == nil || c.Applied.RevertSent == nil || c.Applied.RevertSent.Token != m.Token || !c.Applied.RevertSent.At.Equal(m.At) {
+	if c.Applied == nil || slices.IndexFunc(c.Applied.RevertMarks, sameMark(m)) < 0 {
 		return syncerror.ErrStateChanged
 	}
 	a := *c.Applied
-	a.RevertSent = nil
+	a.RevertMarks = slices.DeleteFunc(slices.Clone(a.RevertMarks), sameMark(m))
+	if len(a.RevertMarks) == 0 {
+		a.RevertMarks = nil
+	}
 	c.Applied = &a
 	s.rows[k] = c
 	return nil
+}
+
+// sameMark matches m whole (its time to the nanosecond and its token), as the DynamoDB
+// store compares the element "<time>#<token>".
+func sameMark(m syncerror.RevertMark) func(syncerror.RevertMark) bool {
+	return func(o syncerror.RevertMark) bool { return o.Token == m.Token && o.At.Equal(m.At) }
 }

@@ -59,10 +59,7 @@ func clone(c syncerror.Claim) syncerror.Claim {
 			a.Prior = nil
 		}
 		a.Fix = slices.Clone(a.Fix)
-		if a.RevertSent != nil {
-			m := *a.RevertSent
-			a.RevertSent = &m
-		}
+		a.RevertMarks = slices.Clone(a.RevertMarks)
 		c.Applied = &a
 	}
 	if c.Lease != nil {
@@ -330,7 +327,7 @@ func (s *ClaimStore) markApplied(tenantID, id, token string, w syncerror.Applied
 	}
 	w.Fix = viaJSON(w.Fix)
 	// A revert's mark is MarkRevertSent's alone: an applied write is marked before any.
-	w.RevertSent = nil
+	w.RevertMarks = nil
 	c.Applied = &w
 	c.UpdatedAt = now.UTC()
 	s.rows[k] = c

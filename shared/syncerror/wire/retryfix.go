@@ -171,7 +171,7 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what str
 	if back == nil {
 		return syncerror.Delivery{}, false // its values before were not kept: no revert was written
 	}
-	if c.Applied.RevertSent != nil || c.Applied.RevertsMarked {
+	if len(c.Applied.RevertMarks) > 0 || c.Applied.RevertsMarked {
 		return revertMarked(c, what, fields, back)
 	}
 	host := string(connector.SystemHostERP)
@@ -227,7 +227,7 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what str
 func revertMarked(c syncerror.Claim, what string, fields map[string]any, back []syncerror.FieldChange) (syncerror.Delivery, bool) {
 	host := string(connector.SystemHostERP)
 	switch {
-	case c.Applied.RevertSent == nil:
+	case len(c.Applied.RevertMarks) == 0:
 		return syncerror.Delivery{}, false
 	case syncerror.RecordHolds(fields, back):
 		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_FIX_REVERTED", Class: syncerror.AttemptValue,

@@ -10,15 +10,17 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
-// runRevertMarkContract holds the revert's mark (syncerror.AppliedWrite.RevertSent): a
-// revert marks its approved row before it sends, and a revert that did not land takes back
-// its own mark only. A retry tells a revert from a lost fix by it, so it must read back
-// exactly as written, survive the retry's own changes of the row, and be kept apart from
+// runRevertMarkContract holds the revert marks (syncerror.AppliedWrite.RevertMarks): a
+// revert adds its mark to its approved row before it sends, beside any other revert's, and
+// a revert that did not land takes back its own mark only. A retry tells a revert from a
+// lost fix by them, so each must read back exactly as written, no revert's marking or
+// clearing may remove another's (an earlier revert whose answer was lost may still land),
+// the marks must survive the retry's own changes of the row, and they are kept apart from
 // whether the write's reverts are marked at all (RevertsMarked, stored with the write).
 func runRevertMarkContract(t *testing.T, newStore func(t *testing.T) AssistStore, now time.Time) {
 	ctx := context.Background()
 	entry := historyAt(now)
-	// Times to the nanosecond: the mark is compared whole when it is taken back.
+	// Times to the nanosecond: a mark is compared whole when it is taken back.
 	at := now.Add(123456789 * time.Nanosecond)
 
 	// approved claims a row and approves it with w, marked applied.
@@ -42,22 +44,37 @@ func runRevertMarkContract(t *testing.T, newStore func(t *testing.T) AssistStore
 		}
 		return row
 	}
+	// marks says whether the row's marks are want, oldest first, each whole.
+	marks := func(t *testing.T, s AssistStore, id string, want ...syncerror.RevertMark) {
+		t.Helper()
+		got := get(t, s, id).Applied.RevertMarks
+		if len(got) != len(want) {
+			t.Fatalf("the row's marks %+v, want %+v", got, want)
+		}
+		for i := range want {
+			if got[i].Token != want[i].Token || !got[i].At.Equal(want[i].At) {
+				t.Fatalf("the row's marks %+v, want %+v", got, want)
+			}
+		}
+	}
 
 	t.Run("an applied write keeps whether its reverts are marked, and no mark", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
 		stray := syncerror.NewRevertMark(at)
-		marked := approved(t, s, "e-1", syncerror.AppliedWrite{Key: "k", At: at, RevertsMarked: true, RevertSent: &stray})
+		marked := approved(t, s, "e-1", syncerror.AppliedWrite{Key: "k", At: at, RevertsMarked: true, RevertMarks: []syncerror.RevertMark{stray}})
 		before := approved(t, s, "e-2", syncerror.AppliedWrite{Key: "k", At: at})
-		if row := get(t, s, marked.ID); !row.Applied.RevertsMarked || row.Applied.RevertSent != nil {
+		if row := get(t, s, marked.ID); !row.Applied.RevertsMarked || row.Applied.RevertMarks != nil {
 			t.Fatalf("approved with reverts marked: %+v", row.Applied)
 		}
-		if row := get(t, s, before.ID); row.Applied.RevertsMarked || row.Applied.RevertSent != nil {
+		if row := get(t, s, before.ID); row.Applied.RevertsMarked || row.Applied.RevertMarks != nil {
 			t.Fatalf("approved as before marks: %+v", row.Applied)
 		}
 	})
 
-	t.Run("a revert marks its approved row only, over an earlier mark", func(t *testing.T) {
+	// A second revert's mark joins the first's: were it to replace it, the second revert
+	// failing and taking its own back would leave no mark of the first, which may land.
+	t.Run("a revert marks its approved row only, beside any earlier mark", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
 		w := syncerror.AppliedWrite{Key: "k", At: at, RevertsMarked: true}
@@ -76,19 +93,19 @@ func runRevertMarkContract(t *testing.T, newStore func(t *testing.T) AssistStore
 				t.Fatalf("marked for another write %+v: %v", other, err)
 			}
 		}
-		for _, m := range []syncerror.RevertMark{m1, m2} {
+		// m2 before m1 and m1 twice (a resend): the marks read oldest first, each once.
+		for _, m := range []syncerror.RevertMark{m2, m1, m1} {
 			if err := s.MarkRevertSent(ctx, "t1", c.ID, w, m); err != nil {
 				t.Fatal(err)
 			}
 			row := get(t, s, c.ID)
-			if got := row.Applied.RevertSent; got == nil || got.Token != m.Token || !got.At.Equal(m.At) || !row.Applied.RevertsMarked {
-				t.Fatalf("marked %+v, read back %+v", m, row.Applied)
-			}
-			// The mark is the row's bookkeeping: its status, history and time stay.
-			if row.Status != syncerror.StatusApproved || !reflect.DeepEqual(row.History, was.History) || !row.UpdatedAt.Equal(was.UpdatedAt) {
-				t.Fatalf("marking changed the row: %s %v %v", row.Status, row.History, row.UpdatedAt)
+			// The marks are the row's bookkeeping: its status, history and time stay.
+			if !row.Applied.RevertsMarked || row.Status != syncerror.StatusApproved || !reflect.DeepEqual(row.History, was.History) ||
+				!row.UpdatedAt.Equal(was.UpdatedAt) {
+				t.Fatalf("marking changed the row: %s %v %v %+v", row.Status, row.History, row.UpdatedAt, row.Applied)
 			}
 		}
+		marks(t, s, c.ID, m1, m2)
 	})
 
 	t.Run("a revert takes back its own mark only", func(t *testing.T) {
@@ -105,21 +122,30 @@ func runRevertMarkContract(t *testing.T, newStore func(t *testing.T) AssistStore
 				t.Fatal(err)
 			}
 		}
-		// m1's revert failed after m2's was marked: m2's mark stays.
-		if err := s.ClearRevertSent(ctx, "t1", c.ID, m1); !errors.Is(err, syncerror.ErrStateChanged) {
-			t.Fatalf("another revert's mark cleared: %v", err)
-		}
-		if got := get(t, s, c.ID).Applied.RevertSent; got == nil || got.Token != m2.Token {
-			t.Fatalf("mark after another's clear %+v", got)
-		}
+		// The later revert failed: its mark goes, the earlier one's stays.
 		if err := s.ClearRevertSent(ctx, "t1", c.ID, m2); err != nil {
 			t.Fatal(err)
 		}
-		if row := get(t, s, c.ID); row.Applied.RevertSent != nil || !row.Applied.RevertsMarked || row.Status != syncerror.StatusApproved {
-			t.Fatalf("after the clear: %s %+v", row.Status, row.Applied)
-		}
+		marks(t, s, c.ID, m1)
 		if err := s.ClearRevertSent(ctx, "t1", c.ID, m2); !errors.Is(err, syncerror.ErrStateChanged) {
 			t.Fatalf("cleared twice: %v", err)
+		}
+		// A mark at the same time with another token is another revert's.
+		if err := s.ClearRevertSent(ctx, "t1", c.ID, syncerror.RevertMark{At: m1.At, Token: m2.Token}); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("cleared another's mark: %v", err)
+		}
+		if err := s.ClearRevertSent(ctx, "t1", c.ID, syncerror.RevertMark{At: m1.At.Add(time.Nanosecond), Token: m1.Token}); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("cleared a mark of another time: %v", err)
+		}
+		marks(t, s, c.ID, m1)
+		if err := s.ClearRevertSent(ctx, "t1", c.ID, m1); err != nil {
+			t.Fatal(err)
+		}
+		if row := get(t, s, c.ID); row.Applied.RevertMarks != nil || !row.Applied.RevertsMarked || row.Status != syncerror.StatusApproved {
+			t.Fatalf("after the clears: %s %+v", row.Status, row.Applied)
+		}
+		if err := s.ClearRevertSent(ctx, "t1", c.ID, m1); !errors.Is(err, syncerror.ErrStateChanged) {
+			t.Fatalf("cleared from no marks: %v", err)
 		}
 		if err := s.ClearRevertSent(ctx, "t1", "se_aaaaaaaaaaaaaaaaaaaaaaaaaa", m2); !errors.Is(err, syncerror.ErrNotFound) {
 			t.Fatalf("no row: %v", err)
@@ -142,7 +168,7 @@ func runRevertMarkContract(t *testing.T, newStore func(t *testing.T) AssistStore
 		if err != nil {
 			t.Fatal(err)
 		}
-		if held.Applied == nil || held.Applied.RevertSent == nil || held.Applied.RevertSent.Token != m.Token || !held.Applied.RevertsMarked {
+		if held.Applied == nil || len(held.Applied.RevertMarks) != 1 || held.Applied.RevertMarks[0].Token != m.Token || !held.Applied.RevertsMarked {
 			t.Fatalf("the retry took the row without its mark: %+v", held.Applied)
 		}
 		if err := s.MarkRevertSent(ctx, "t1", c.ID, w, syncerror.NewRevertMark(at)); !errors.Is(err, syncerror.ErrStateChanged) {
@@ -152,10 +178,10 @@ func runRevertMarkContract(t *testing.T, newStore func(t *testing.T) AssistStore
 			Attempts: held.Retry.Attempts, To: syncerror.StatusReverted, Entry: entry("revert_found")}, now); err != nil {
 			t.Fatal(err)
 		}
-		row := get(t, s, c.ID)
-		if row.Status != syncerror.StatusReverted || row.Applied.RevertSent == nil || row.Applied.RevertSent.Token != m.Token {
+		if row := get(t, s, c.ID); row.Status != syncerror.StatusReverted {
 			t.Fatalf("reverted by the retry: %s %+v", row.Status, row.Applied)
 		}
+		marks(t, s, c.ID, m)
 		if err := s.MarkRevertSent(ctx, "t1", c.ID, w, syncerror.NewRevertMark(at)); !errors.Is(err, syncerror.ErrStateChanged) {
 			t.Fatalf("a reverted row marked: %v", err)
 		}
