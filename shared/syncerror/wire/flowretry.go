@@ -2,7 +2,6 @@ package wire
 
 import (
 	"context"
-	"strings"
 
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/syncerror"
@@ -14,7 +13,8 @@ import (
 // approved, its record holding what the fix replaced), or a person may have set another
 // value: a re-run carrying the fix would write it over either, a value nobody vouches for
 // now. So a flow row whose fix was written is judged before any re-run as a host row is
-// before its fix is written again (retryfix.go), with the same functions:
+// before its fix is written again (retryfix.go), with the same functions, given the words
+// of a flow row (flowWords) to say what was not done and what to do:
 //
 //   - every field holds the fix: the re-run goes ahead with it;
 //   - a field holds anything but the fix or what it replaced, or cannot be told (its value
@@ -62,30 +62,22 @@ func (d deliverer) flowFixStands(ctx context.Context, c syncerror.Claim) (out sy
 	}
 	lost, changed, untold := lostFix(c, rec.Fields)
 	if len(changed)+len(untold) > 0 {
-		return forFlow(syncerror.Delivery{Result: syncerror.DeliveryPermanent, Code: "RETRY_RECORD_CHANGED", Class: syncerror.AttemptValue,
-			Reason: changedReason(what, changed, untold)}, sys), true
+		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: sys, Code: "RETRY_RECORD_CHANGED", Class: syncerror.AttemptValue,
+			Reason: changedReason(flowWords(sys), what, changed, untold)}, true
 	}
 	if len(lost) == 0 {
 		return syncerror.Delivery{}, false
 	}
-	if out, stop := d.revertLanded(ctx, c, what, rec.Fields); stop {
-		return forFlow(out, sys), true
+	if out, stop := d.revertLanded(ctx, c, flowWords(sys), what, rec.Fields); stop {
+		return out, true
 	}
 	return syncerror.Delivery{}, false
 }
 
-// flowWording says the host path's words for a flow row: its reasons (changedReason,
-// revertLanded) tell what was not done and what to do in host ERP terms. A reason these
-// do not match keeps its words; the outcome is the same.
-var flowWording = strings.NewReplacer(
-	"the host ERP was not asked to re-run the sync", "the flow was not re-run",
-	"re-run the sync in the host ERP", "resolve the row",
-	"If the sync itself must run again, re-run it in the host ERP",
-	"Should the record need syncing again, the flow syncs it at its source record's next change",
-)
-
-// forFlow is a host path's outcome as a flow row's: the system is the flow's target.
-func forFlow(out syncerror.Delivery, sys string) syncerror.Delivery {
-	out.System, out.Reason = sys, flowWording.Replace(out.Reason)
-	return out
+// flowWords are a flow row's words (rowWords) for its target sys. The row ends approved
+// where an attempt stops, so the resolve route refuses it; the record syncs again when the
+// flow next runs for its source record.
+func flowWords(sys string) rowWords {
+	return rowWords{system: sys, notRerun: "the flow was not re-run",
+		syncAgain: "nothing more is needed here: the flow syncs the record again when its source record next changes"}
 }

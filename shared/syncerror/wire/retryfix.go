@@ -61,10 +61,29 @@ func priorWithheld(c syncerror.Claim, path string) bool {
 	return false
 }
 
+// rowWords are a retry's words for the kind of row it retries, given to every reason that
+// stops an attempt: where the attempt went, what it did not ask for, and what a person does
+// for the record to sync again. Such an attempt leaves a row whose fix was written approved,
+// which no one can resolve (the resolve route takes open rows only), so no reason may say to.
+type rowWords struct {
+	// system is the attempt's system: the host ERP, or the flow's target.
+	system string
+	// notRerun is what the attempt did not do: "the host ERP was not asked to re-run the sync".
+	notRerun string
+	// syncAgain is what a person does for the record to sync again, said after "if ...,":
+	// for a host row, re-run the sync in the host ERP; a flow row's flow syncs the record
+	// again by itself when its source record next changes.
+	syncAgain string
+}
+
+// hostWords are a host row's: the host ERP re-runs its sync.
+var hostWords = rowWords{system: string(connector.SystemHostERP), notRerun: "the host ERP was not asked to re-run the sync",
+	syncAgain: "re-run the sync in the host ERP"}
+
 // changedReason is why a retry stops with nothing written on a record that changed since
 // the approve, or may have. Paths only: the values may be personal data, and the attempt
 // log is shown to every operator.
-func changedReason(what string, changed, untold []string) string {
+func changedReason(w rowWords, what string, changed, untold []string) string {
 	var why []string
 	if len(changed) > 0 {
 		why = append(why, "changed since the approved fix was written ("+strings.Join(changed, ", ")+": neither the fix nor the value it replaced)")
@@ -73,8 +92,8 @@ func changedReason(what string, changed, untold []string) string {
 		why = append(why, "no longer holds the approved fix in "+strings.Join(untold, ", ")+", and what those fields held before it "+
 			"(a secret, card number or national id) is not kept, so whether the fix was lost or someone changed them cannot be told")
 	}
-	return what + " " + strings.Join(why, "; it also ") + "; nothing was written and the host ERP was not asked to re-run the sync. " +
-		"Check the record: if its values are right, re-run the sync in the host ERP; if the approved fix is, set it in the record again and retry"
+	return what + " " + strings.Join(why, "; it also ") + "; nothing was written and " + w.notRerun + ". " +
+		"Check the record: if its values are right, " + w.syncAgain + "; if the approved fix is, set it in the record again and retry"
 }
 
 // replaced reports whether a field holds what the fix replaced: the value read from the
@@ -117,12 +136,12 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 		// The row goes back to approved (its fix was written once), where it is neither
 		// approved nor resolved again: what is left is the record itself.
 		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_RECORD_CHANGED", Class: syncerror.AttemptValue,
-			Reason: changedReason(what, changed, untold)}, true
+			Reason: changedReason(hostWords, what, changed, untold)}, true
 	}
 	if len(lost) == 0 {
 		return syncerror.Delivery{}, false // the record holds the fix: no write to guard
 	}
-	if out, stop := d.revertLanded(ctx, c, what, rec.Fields); stop {
+	if out, stop := d.revertLanded(ctx, c, hostWords, what, rec.Fields); stop {
 		return out, true
 	}
 	// The whole fix goes under the approve's key, the approve's own write replayed; part of
@@ -166,15 +185,14 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 // revert whose answer was lost and not settled has a record of its own: with the record
 // holding every value it sent, it landed late. What no record tells: a revert whose ledger
 // entry and audit records were both lost (the gap the mark closes).
-func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what string, fields map[string]any) (syncerror.Delivery, bool) {
+func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, w rowWords, what string, fields map[string]any) (syncerror.Delivery, bool) {
 	back := syncerror.RevertChanges(c)
 	if back == nil {
 		return syncerror.Delivery{}, false // its values before were not kept: no revert was written
 	}
 	if len(c.Applied.RevertMarks) > 0 || c.Applied.RevertsMarked {
-		return revertMarked(c, what, fields, back)
+		return revertMarked(c, w, what, fields, back)
 	}
-	host := string(connector.SystemHostERP)
 	found, err, where := false, errNoLedger, "the guard's write ledger"
 	if d.ledger != nil {
 		found, err = governance.Wrote(ctx, d.ledger, c.TenantID, c.Record.RecordType, c.Record.RecordID, c.Applied.At, syncerror.RevertKey(c))
@@ -188,30 +206,27 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what str
 	case errors.Is(err, audit.ErrTooManyToTell):
 		// The window is the revert's own and does not move: another attempt would read the
 		// same records again and no more. The people judge the record.
-		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_REVERT_UNTOLD", Class: syncerror.AttemptValue,
+		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: w.system, Code: "RETRY_REVERT_UNTOLD", Class: syncerror.AttemptValue,
 			Reason: what + " holds what the approved fix replaced, and the audit log holds too many of the day's records to tell whether " +
-				"a revert put it back; nothing was written and the host ERP was not asked to re-run the sync. Check the record: if the fix " +
-				"belongs there, set it in the record again"}, true
+				"a revert put it back; nothing was written and " + w.notRerun + ". Check the record: if the fix belongs there, set it in " +
+				"the record again and retry"}, true
 	case err != nil:
 		httpapi.Logger(ctx).Warn("retry: not told whether the fix was reverted", "id", c.ID, "from", where, "error", err)
-		return syncerror.Delivery{Result: syncerror.DeliveryTransient, System: host, Class: syncerror.AttemptConnection,
+		return syncerror.Delivery{Result: syncerror.DeliveryTransient, System: w.system, Class: syncerror.AttemptConnection,
 			Reason: what + " holds what the approved fix replaced, and " + where + ", which tells whether a revert put it back, " +
 				"could not be read; nothing was written, and the next attempt reads it again"}, true
 	case unsettled:
 		// A revert was sent and its answer lost, and the record holds only part of it: it
 		// may have landed in part, or the fix been lost apart from it. Neither the fix nor
 		// the revert is written on a guess, and the row is not said to be reverted.
-		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_REVERT_UNSETTLED", Class: syncerror.AttemptValue,
-			Reason: "a revert of the approved fix was sent to " + what + " and its answer was lost, and the record holds only part of what it sent; " +
-				"nothing was written and the host ERP was not asked to re-run the sync. Check the record: revert again to finish the revert, " +
-				"or, if the fix belongs there, set it in the record again"}, true
+		return unsettledRevert(w, what, "its answer was lost")
 	case found:
-		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_FIX_REVERTED", Class: syncerror.AttemptValue,
+		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: w.system, Code: "RETRY_FIX_REVERTED", Class: syncerror.AttemptValue,
 			Reverted: true,
 			Reason: "the approved fix was reverted: the revert was written to " + what + " (" + where + " has it), but recording it on the row failed, " +
-				"so this attempt records it: the row is now reverted. Nothing was written and the host ERP was not asked to re-run the sync: " +
+				"so this attempt records it: the row is now reverted. Nothing was written and " + w.notRerun + ": " +
 				"the record holds its values from before the fix, as the revert left them, and nothing more needs doing. If the sync itself " +
-				"must run again, re-run it in the host ERP"}, true
+				"must run again, " + w.syncAgain}, true
 	}
 	return syncerror.Delivery{}, false
 }
@@ -224,22 +239,29 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, what str
 // it landed in part, or the fix was lost apart from it, and neither is written on a guess.
 // A mark whose revert failed but could not be removed is taken the same way: nothing is
 // written over what an approver asked to take back.
-func revertMarked(c syncerror.Claim, what string, fields map[string]any, back []syncerror.FieldChange) (syncerror.Delivery, bool) {
-	host := string(connector.SystemHostERP)
+func revertMarked(c syncerror.Claim, w rowWords, what string, fields map[string]any, back []syncerror.FieldChange) (syncerror.Delivery, bool) {
 	switch {
 	case len(c.Applied.RevertMarks) == 0:
 		return syncerror.Delivery{}, false
 	case syncerror.RecordHolds(fields, back):
-		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_FIX_REVERTED", Class: syncerror.AttemptValue,
+		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: w.system, Code: "RETRY_FIX_REVERTED", Class: syncerror.AttemptValue,
 			Reverted: true,
 			Reason: "the approved fix was reverted: a revert was sent to " + what + " (the row records that it was sent) and the record holds " +
 				"every value it wrote back, but the row was not marked reverted then (recording it failed, or the revert's answer was lost), " +
-				"so this attempt records it: the row is now reverted. Nothing was written and the host ERP was not asked to re-run the sync: " +
-				"nothing more needs doing. If the sync itself must run again, re-run it in the host ERP"}, true
+				"so this attempt records it: the row is now reverted. Nothing was written and " + w.notRerun + ": " +
+				"nothing more needs doing. If the sync itself must run again, " + w.syncAgain}, true
 	}
-	return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_REVERT_UNSETTLED", Class: syncerror.AttemptValue,
-		Reason: "a revert of the approved fix was sent to " + what + " (the row records that it was sent), and the record holds only part of " +
-			"what it wrote back; nothing was written and the host ERP was not asked to re-run the sync. Check the record and set in it what " +
+	return unsettledRevert(w, what, "the row records that it was sent")
+}
+
+// unsettledRevert stops an attempt on a record holding part of what a revert sent to what
+// (how: how the revert is known to have been sent): it may have landed in part, or the fix
+// been lost apart from it, and neither is written on a guess. Not "revert again": the
+// revert refuses a record that no longer holds the fix in every field (changed_since).
+func unsettledRevert(w rowWords, what, how string) (syncerror.Delivery, bool) {
+	return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: w.system, Code: "RETRY_REVERT_UNSETTLED", Class: syncerror.AttemptValue,
+		Reason: "a revert of the approved fix was sent to " + what + " (" + how + "), and the record holds only part of " +
+			"what it wrote back; nothing was written and " + w.notRerun + ". Check the record and set in it what " +
 			"belongs there: the values from before the fix, or the approved fix"}, true
 }
 

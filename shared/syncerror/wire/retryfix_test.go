@@ -66,11 +66,11 @@ func TestLostFixJudgesEachFieldByWhatTheRecordHolds(t *testing.T) {
 // A field whose value before the fix is not kept is not said to have changed: nothing
 // tells whether it lost the fix or a person set it, and the reason says so, paths only.
 func TestChangedReasonTellsAnUntoldFieldFromAChangedOne(t *testing.T) {
-	r := changedReason("customer 7", nil, []string{"taxid"})
+	r := changedReason(hostWords, "customer 7", nil, []string{"taxid"})
 	if strings.Contains(r, "changed since") || !strings.Contains(r, "taxid") || !strings.Contains(r, "cannot be told") {
 		t.Errorf("untold only: %s", r)
 	}
-	r = changedReason("customer 7", []string{"phone"}, []string{"taxid"})
+	r = changedReason(hostWords, "customer 7", []string{"phone"}, []string{"taxid"})
 	if !strings.Contains(r, "changed since the approved fix was written (phone") || !strings.Contains(r, "it also no longer holds the approved fix in taxid") {
 		t.Errorf("both: %s", r)
 	}
