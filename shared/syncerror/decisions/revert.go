@@ -182,10 +182,12 @@ func (o *Service) sendRevert(w http.ResponseWriter, r *http.Request, actor ident
 // revertUnsettled answers a revert whose answer was lost and which the record read back
 // does not settle (not read, or not holding it yet: a request without an answer may still
 // land). The row stays approved: nothing says the revert is in the record. Its mark stays
-// on the row (revertmark.go), and its own audit record (syncerror.AuditRevertUnsettled) is
-// written for the rows a retry still asks the audit log about: either tells a retry that
-// finds the record holding what the revert sent that it landed late, so the fix is not
-// written over it.
+// on the row (revertmark.go; a later revert that fails takes back only its own), and its
+// own audit record (syncerror.AuditRevertUnsettled) is written for the rows a retry still
+// asks the audit log about: either tells a retry that finds the record holding what the
+// revert sent that it landed late, so the fix is not written over it; while the mark
+// stays, a retry that finds the record still holding the fix re-runs nothing with it
+// either (RETRY_REVERT_PENDING), as the revert may land after.
 func (o *Service) revertUnsettled(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, details map[string]any) {
 	ctx := r.Context()
 	httpapi.Logger(ctx).Warn("revert answer lost and not settled", "id", c.ID)

@@ -44,19 +44,19 @@ func (o *Service) markRevertSent(w http.ResponseWriter, r *http.Request, c synce
 	return false
 }
 
-// clearRevertSent removes m (only m) from c's row after a revert known not to have landed, on a
-// context the request's end does not cancel (the client gone, the write's deadline): a
-// mark left over stands for a revert. Best effort: where it cannot be removed (the queue
-// down through the retries), it stays, and that is the conservative side. A later retry
-// that finds fields holding the values before the fix (the fix lost) then takes them for
-// the revert and writes nothing (RETRY_FIX_REVERTED, or RETRY_REVERT_UNSETTLED for part of
-// them), rather than write again a fix an approver asked to take back. Another revert's
-// mark is not this one's, and stays.
+// clearRevertSent removes m, and no other revert's mark, from c's row after a revert known
+// not to have landed, on a context the request's end does not cancel (the client gone, the
+// write's deadline): a mark left over stands for a revert. Best effort: where it cannot be
+// removed (the queue down through the retries), it stays, and that is the conservative
+// side: a later retry then writes nothing and re-runs nothing with the fix, whatever the
+// record holds (RETRY_FIX_REVERTED where it holds the values before the fix,
+// RETRY_REVERT_UNSETTLED for part of them, RETRY_REVERT_PENDING where it holds the fix),
+// rather than write again a fix an approver asked to take back.
 func (o *Service) clearRevertSent(ctx context.Context, c syncerror.Claim, m syncerror.RevertMark) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WriteReserve)
 	defer cancel()
 	err := retryStore(ctx, func() error { return o.Assist.Store.ClearRevertSent(ctx, c.TenantID, c.ID, m) })
 	if err != nil && !errors.Is(err, syncerror.ErrStateChanged) {
-		httpapi.Logger(ctx).Error("revert not sent, but its mark not removed: a retry of a lost fix writes nothing", "id", c.ID, "error", err)
+		httpapi.Logger(ctx).Error("revert not sent, but its mark not removed: a retry of the row writes nothing with the fix", "id", c.ID, "error", err)
 	}
 }

@@ -16,13 +16,17 @@ import (
 // before its fix is written again (retryfix.go), with the same functions, given the words
 // of a flow row (flowWords) to say what was not done and what to do:
 //
-//   - every field holds the fix: the re-run goes ahead with it;
 //   - a field holds anything but the fix or what it replaced, or cannot be told (its value
 //     before was withheld): RETRY_RECORD_CHANGED, for good, nothing written, no re-run;
-//   - a field holds what the fix replaced: revertLanded asks the guard's ledger and the
-//     audit log whether a revert put it back (RETRY_FIX_REVERTED, the row ends reverted),
-//     whether one was sent and is unsettled (RETRY_REVERT_UNSETTLED), or cannot tell now
-//     (transient). Only a fix lost with no revert behind it is re-run with the fix.
+//   - the row carries a revert's mark: a revert was sent, so nothing is re-run with the
+//     fix whatever the record holds (revertLanded: RETRY_FIX_REVERTED, the row ends
+//     reverted; RETRY_REVERT_UNSETTLED; RETRY_REVERT_PENDING, the record still holding
+//     the fix while the revert may land);
+//   - every field holds the fix: the re-run goes ahead with it;
+//   - a field holds what the fix replaced: revertLanded tells a revert from a lost fix
+//     (for a row approved before the marks, by the guard's ledger and the audit log), or
+//     cannot tell now (transient). Only a fix lost with no revert behind it is re-run
+//     with the fix.
 //
 // The re-run carries the whole fix, also for fields that hold it: the approved value is
 // what they hold, and without it the mapping would write the source's value, the one the
@@ -65,10 +69,9 @@ func (d deliverer) flowFixStands(ctx context.Context, c syncerror.Claim) (out sy
 		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: sys, Code: "RETRY_RECORD_CHANGED", Class: syncerror.AttemptValue,
 			Reason: changedReason(flowWords(sys), what, changed, untold)}, true
 	}
-	if len(lost) == 0 {
-		return syncerror.Delivery{}, false
-	}
-	if out, stop := d.revertLanded(ctx, c, flowWords(sys), what, rec.Fields); stop {
+	// Asked also where nothing was lost: a revert marked on the row may be in flight, and
+	// the re-run carries the whole fix.
+	if out, stop := d.revertLanded(ctx, c, flowWords(sys), what, rec.Fields, lost); stop {
 		return out, true
 	}
 	return syncerror.Delivery{}, false

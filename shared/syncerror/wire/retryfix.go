@@ -133,11 +133,13 @@ func (d deliverer) rewriteFix(ctx context.Context, actor string, client *connect
 		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: host, Code: "RETRY_RECORD_CHANGED", Class: syncerror.AttemptValue,
 			Reason: changedReason(hostWords, what, changed, untold)}, true
 	}
+	// Asked also where nothing was lost: a revert marked on the row may be in flight, and
+	// the re-run this attempt asks for carries the fix.
+	if out, stop := d.revertLanded(ctx, c, hostWords, what, rec.Fields, lost); stop {
+		return out, true
+	}
 	if len(lost) == 0 {
 		return syncerror.Delivery{}, false // the record holds the fix: no write to guard
-	}
-	if out, stop := d.revertLanded(ctx, c, hostWords, what, rec.Fields); stop {
-		return out, true
 	}
 	// The whole fix goes under the approve's key, the approve's own write replayed; part of
 	// it is another payload, and a key names one payload only: its own, from the approve's

@@ -15,14 +15,23 @@ import (
 // Whether a revert put back the fields of a record that lost the approved fix, asked by a
 // retry (retryfix.go, flowretry.go) before it writes or re-runs anything with the fix.
 
-// revertLanded ends the attempt, with nothing written and no re-run asked for, when c's
-// revert was written, or when whether it was cannot be told. It is asked only where a
-// revert could have been written and something lost is about to be written again.
+// revertLanded ends the attempt, with nothing written and no re-run asked for, when a
+// revert of c was sent or written, or when whether it was cannot be told. It is asked
+// before anything is written or re-run with the fix, with lost the fields of the record
+// (fields) that lost the fix: where none did and the row carries no mark, no revert can
+// stand in the way and nothing is read.
 //
-// A write whose reverts mark the row before they send (Applied.RevertsMarked), or a row
-// that carries a mark (one approved before marks were kept, reverted since), is told by
-// the row alone (revertMarked): a mark, and a revert was sent; none, and none ever was.
-// The rest, rows approved before marks were kept and never marked, are told as before:
+// A row that carries a mark (revertMarked) had a revert sent that no one has shown did
+// not land: whatever the record holds, the attempt writes nothing and re-runs nothing with
+// the fix. That includes a record still holding the fix: the revert may be in flight (it
+// marked the row, then the retry took the row), and a re-run carrying the fix, or a host
+// ERP's re-run applying it, would write it over the revert once it lands. A retry that
+// holds the row cannot meet a mark set after its read: the revert marks only an approved
+// row, and the retry's row is retrying (AssistStore.MarkRevertSent).
+//
+// A write whose reverts mark the row before they send (Applied.RevertsMarked), with no
+// mark, had no revert of this version sent; the rest, rows approved before marks were
+// kept and never marked, are told as before:
 //
 // The guard's write ledger is asked first (RevertKey, the key the revert wrote under). It
 // may not have it: the guard could not record the write (the revert still counts it as
@@ -33,13 +42,17 @@ import (
 // revert whose answer was lost and not settled has a record of its own: with the record
 // holding every value it sent, it landed late. What no record tells: a revert whose ledger
 // entry and audit records were both lost (the gap the mark closes).
-func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, w rowWords, what string, fields map[string]any) (syncerror.Delivery, bool) {
+func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, w rowWords, what string, fields map[string]any,
+	lost []syncerror.FieldChange) (syncerror.Delivery, bool) {
 	back := syncerror.RevertChanges(c)
 	if back == nil {
 		return syncerror.Delivery{}, false // its values before were not kept: no revert was written
 	}
-	if len(c.Applied.RevertMarks) > 0 || c.Applied.RevertsMarked {
-		return revertMarked(c, w, what, fields, back)
+	if len(c.Applied.RevertMarks) > 0 {
+		return revertMarked(w, what, fields, back, len(lost) > 0)
+	}
+	if len(lost) == 0 || c.Applied.RevertsMarked {
+		return syncerror.Delivery{}, false
 	}
 	found, err, where := false, errNoLedger, "the guard's write ledger"
 	if d.ledger != nil {
@@ -79,18 +92,16 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, w rowWor
 	return syncerror.Delivery{}, false
 }
 
-// revertMarked tells, from the row's revert mark and the record alone, whether c's revert
-// put back the fields that lost the fix: no mark, no revert was sent (every revert of a
-// write whose reverts are marked marks the row first), and the lost fix is written again.
-// A mark, and a revert was sent, and may have landed whatever else recorded it: the record
-// holding every value it sent is that revert (the row ends reverted); holding part of them,
-// it landed in part, or the fix was lost apart from it, and neither is written on a guess.
-// A mark whose revert failed but could not be removed is taken the same way: nothing is
+// revertMarked decides an attempt on a row carrying a revert's mark, from the record
+// alone: a revert was sent, and may have landed or still land, whatever else recorded it.
+// The record holding every value it sent is that revert (the row ends reverted); holding
+// part of them (anyLost), it landed in part, or the fix was lost apart from it, and
+// neither is written on a guess; still holding the fix in every field, the revert may be
+// in flight, or did not land with its answer lost: nothing is written over it either. A
+// mark whose revert failed but could not be removed is taken the same way: nothing is
 // written over what an approver asked to take back.
-func revertMarked(c syncerror.Claim, w rowWords, what string, fields map[string]any, back []syncerror.FieldChange) (syncerror.Delivery, bool) {
+func revertMarked(w rowWords, what string, fields map[string]any, back []syncerror.FieldChange, anyLost bool) (syncerror.Delivery, bool) {
 	switch {
-	case len(c.Applied.RevertMarks) == 0:
-		return syncerror.Delivery{}, false
 	case syncerror.RecordHolds(fields, back):
 		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: w.system, Code: "RETRY_FIX_REVERTED", Class: syncerror.AttemptValue,
 			Reverted: true,
@@ -98,6 +109,17 @@ func revertMarked(c syncerror.Claim, w rowWords, what string, fields map[string]
 				"every value it wrote back, but the row was not marked reverted then (recording it failed, or the revert's answer was lost), " +
 				"so this attempt records it: the row is now reverted. Nothing was written and " + w.notRerun + ": " +
 				"nothing more needs doing. If the sync itself must run again, " + w.syncAgain}, true
+	case !anyLost:
+		// Permanent, not transient: a transient attempt keeps the row retrying, which a
+		// revert refuses (it takes approved rows only), so the person could not revert
+		// again; and a revert that did not land leaves its mark for good, so later attempts
+		// would find the same. Back to approved, the person reverts again or keeps the fix.
+		return syncerror.Delivery{Result: syncerror.DeliveryPermanent, System: w.system, Code: "RETRY_REVERT_PENDING", Class: syncerror.AttemptValue,
+			Reason: "a revert of the approved fix was sent to " + what + " (the row records that it was sent) and has not been seen to land: " +
+				"the record still holds the fix, and the revert may still be on its way, or did not land and its answer was lost. Nothing was " +
+				"written and " + w.notRerun + ", so that the fix is not written over the revert should it land; a retry stops here while the " +
+				"row records the revert. Check the record: to take the fix back, revert again (the same write is sent under the same key); " +
+				"if the fix should stay, " + w.syncAgain}, true
 	}
 	return unsettledRevert(w, what, "the row records that it was sent")
 }
