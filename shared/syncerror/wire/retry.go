@@ -63,10 +63,11 @@ type deliverer struct {
 	// operator's routes): the flow redrive runs the row's retry then.
 	flows FlowRerunner
 	// ledger is the guard's write ledger, where a retry finds a revert the row does not
-	// record (retryfix.go); without it a lost fix is not written again.
+	// record (revertfound.go); without it a lost fix is not written again.
 	ledger governance.Ledger
 	// audits is the audit log, asked for the revert's own record where the ledger has
-	// none (retryfix.go); without it a lost fix the ledger does not explain is not written.
+	// none, on rows approved before revert marks (revertfound.go); without it a lost fix
+	// of such a row the ledger does not explain is not written.
 	audits auditTrail
 }
 

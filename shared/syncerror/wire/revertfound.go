@@ -30,8 +30,16 @@ import (
 // row, and the retry's row is retrying (AssistStore.MarkRevertSent).
 //
 // A write whose reverts mark the row before they send (Applied.RevertsMarked), with no
-// mark, had no revert of this version sent; the rest, rows approved before marks were
-// kept and never marked, are told as before:
+// mark, had no revert of this version sent. Approve and revert are separate Lambdas,
+// though, and may run different versions during a deploy or after a rollback: a revert of
+// the version before marks nothing, and when its row marking fails too (202) such a row
+// looks the same. So where the fix was lost the guard's ledger is still asked (a query or
+// two, governance.Wrote, only then), but not the audit log: the marks made the audit
+// read, up to a day's records, needless for this version's reverts. What is left: a revert of a version before the
+// marks, during a rollback, whose row marking failed and whose ledger entry is gone (the
+// guard could not record it, or its day has passed) is taken for a lost fix.
+//
+// The rest, rows approved before marks were kept and never marked, are told as before:
 //
 // The guard's write ledger is asked first (RevertKey, the key the revert wrote under). It
 // may not have it: the guard could not record the write (the revert still counts it as
@@ -51,7 +59,7 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, w rowWor
 	if len(c.Applied.RevertMarks) > 0 {
 		return revertMarked(w, what, fields, back, len(lost) > 0)
 	}
-	if len(lost) == 0 || c.Applied.RevertsMarked {
+	if len(lost) == 0 {
 		return syncerror.Delivery{}, false
 	}
 	found, err, where := false, errNoLedger, "the guard's write ledger"
@@ -59,7 +67,7 @@ func (d deliverer) revertLanded(ctx context.Context, c syncerror.Claim, w rowWor
 		found, err = governance.Wrote(ctx, d.ledger, c.TenantID, c.Record.RecordType, c.Record.RecordID, c.Applied.At, syncerror.RevertKey(c))
 	}
 	unsettled := false
-	if err == nil && !found {
+	if err == nil && !found && !c.Applied.RevertsMarked {
 		where = "the audit log"
 		found, unsettled, err = d.revertAudited(ctx, c, back, fields)
 	}

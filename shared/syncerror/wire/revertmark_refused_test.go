@@ -59,7 +59,9 @@ func TestARevertThatDidNotLandLeavesALostFixToBeWrittenAgain(t *testing.T) {
 			row, got := e.retry(t, c.ID)
 			rec, _ := e.host.Get("salesOrder", "SO-10042")
 			switch {
-			case l.reads+a.reads != 0:
+			case a.reads != 0 || (l.reads > 0) != tc.rewritten:
+				// The ledger is asked for a revert of the version before marks only where no
+				// mark tells (revertmark_mixeddeploy_test.go); the audit log never.
 				t.Fatalf("%d ledger and %d audit reads", l.reads, a.reads)
 			case tc.rewritten && (rec.Fields["shipcountry"] != "DE" || got.Result != syncerror.DeliveryRequested):
 				t.Fatalf("the lost fix was not written again: attempt %+v, the record holds %v", got, rec.Fields["shipcountry"])
