@@ -35,9 +35,10 @@ import (
 // the version before marks nothing, and when its row marking fails too (202) such a row
 // looks the same. So where the fix was lost the guard's ledger is still asked (a query or
 // two, governance.Wrote, only then), but not the audit log: the marks made the audit
-// read, up to a day's records, needless for this version's reverts. What is left: a revert of a version before the
-// marks, during a rollback, whose row marking failed and whose ledger entry is gone (the
-// guard could not record it, or its day has passed) is taken for a lost fix.
+// read, up to a day's records, needless for this version's reverts. What is left: a
+// revert of a version before the marks, during a rollback, whose row marking failed and
+// whose ledger entry is gone (the guard could not record it, or its day has passed) is
+// taken for a lost fix.
 //
 // The rest, rows approved before marks were kept and never marked, are told as before:
 //
