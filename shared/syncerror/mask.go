@@ -115,3 +115,25 @@ func (m *Masker) MaskNote(text string) (string, []string, error) {
 	slices.Sort(kinds)
 	return string(res.Output), kinds, nil
 }
+
+// HistoryNote returns text that carries values a person typed (the edit an approve's
+// history entry names) as the row's history may keep it. The history is kept at rest and
+// shown as it is to every operator who opens the row, so the text passes both policies:
+// dlp.Stored first, which keeps nothing of a credential or key (MaskNote's display form
+// keeps four characters at each end of an AWS key, a JWT, a ghp_ or sk_live_ token) and a
+// card number only as its PCI mask; then dlp.Display over what Stored keeps readable for a
+// fix's sake (e-mail, phone, IBAN), as an answer shows the stored record's.
+func (m *Masker) HistoryNote(text string) (string, error) {
+	if m == nil || m.Scanner == nil {
+		return text, nil
+	}
+	stored, err := m.Scanner.ScanText(dlp.Stored, text)
+	if err != nil {
+		return "", fmt.Errorf("mask history note: %w", err)
+	}
+	shown, err := m.Scanner.ScanText(dlp.Display, string(stored.Output))
+	if err != nil {
+		return "", fmt.Errorf("mask history note: %w", err)
+	}
+	return string(shown.Output), nil
+}

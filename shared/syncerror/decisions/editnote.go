@@ -29,9 +29,9 @@ const maxEditNote = 500
 // an operator who opens the row later reads what was tried and what the host ERP said
 // (the apply_failed entry after it).
 //
-// The values are masked as a triage note's are (Masker.MaskNote: a secret, card number or
-// IBAN typed into an edit is not kept readable in the history); when they cannot be
-// scanned, the entry names the edited fields alone.
+// The values are masked for the history (Masker.HistoryNote: nothing of a credential typed
+// into an edit is kept, a card number only as its PCI mask, contact data and IBANs as an
+// answer shows them); when they cannot be scanned, the entry names the edited fields alone.
 func (o *Service) approveNote(ctx context.Context, note string, edited []syncerror.FieldChange) string {
 	if len(edited) == 0 {
 		return note
@@ -47,7 +47,7 @@ func (o *Service) approveNote(ctx context.Context, note string, edited []syncerr
 		changes = append(changes, c.Path+" = "+string(v))
 	}
 	desc := strings.Join(changes, ", ")
-	masked, _, err := o.Mask.MaskNote(desc)
+	masked, err := o.Mask.HistoryNote(desc)
 	if err != nil {
 		httpapi.Logger(ctx).Warn("edit not masked for the history; naming its fields alone", "error", err)
 		masked = strings.Join(paths, ", ")

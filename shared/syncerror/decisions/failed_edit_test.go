@@ -105,7 +105,7 @@ func TestAFailedEditLeavesTheRowAsTheAIProposedIt(t *testing.T) {
 	}
 }
 
-// The edit an approve's history entry names is masked as a note is: an IBAN typed into an
+// The edit an approve's history entry names is masked for the history: an IBAN typed into an
 // edit is not kept readable in the history, a country code is.
 func TestAFailedEditsHistoryMasksItsValues(t *testing.T) {
 	f := roomtest.NewOpFixture(t)
