@@ -131,14 +131,16 @@ func (o *Service) ApproveHandler() http.Handler {
 		if edited != nil {
 			edited = fix
 		}
-		if edited, fix, ok = o.MayApprove(w, r, actor, c, edited, fix); !ok {
+		ap, ok := o.MayApprove(w, r, actor, c, edited, fix)
+		if !ok {
 			return
 		}
+		edited, fix = ap.Edited, ap.Fix
 		a := &approval{o: o, w: w, r: r, actor: actor, fix: fix, key: syncerror.FixKey(c.ID, fix),
 			details: map[string]any{"fields": fixPaths(fix), "edited": edited != nil}}
 		// The approve's entry names the edit: if the write does not happen, the row drops
 		// the edit and this entry is where the attempt stays (approveNote).
-		if a.begin(c, edited, o.approveNote(r.Context(), body.Note, edited)) {
+		if a.begin(c, edited, o.approveNote(r.Context(), body.Note, edited)) && a.handover(ap) {
 			a.write()
 		}
 	})
@@ -189,6 +191,27 @@ func (a *approval) begin(c syncerror.Claim, edited []syncerror.FieldChange, note
 	}
 	a.row = held
 	return true
+}
+
+// handover hands a two-approver edit from its co-approval document to the write that now
+// holds the lease (policy's Handover); false when it answered. A document that cannot be
+// changed gives the lease back unwritten, so the edit and its approvals stay where they
+// were and the approver's retry writes it: written while the document still held it, it
+// would be written again by the next approve without an edit should this write fail.
+func (a *approval) handover(ap policy.Approved) bool {
+	ctx, o := a.r.Context(), a.o
+	err := retryStore(ctx, func() error { return o.Handover(ctx, a.row, ap) })
+	if err == nil {
+		return true
+	}
+	note := "nothing was written: the two approvals could not be handed to the write; approve again"
+	if ferr := o.Claims.FinishApply(ctx, a.actor.TenantID, a.row.ID, a.lease.Token, a.lease.Origin(), "",
+		syncerror.HistoryEntry{At: o.NowUTC(), Actor: a.actor.Actor, Action: "apply_failed", Note: note}, o.NowUTC()); ferr != nil {
+		// The lease expires and the reconcile returns the row: no write was sent.
+		httpapi.Logger(ctx).Error("lease not given back after a failed handover; it will expire", "id", a.row.ID, "error", ferr)
+	}
+	httpapi.WriteUnavailable(a.w, a.r, err, "The approval could not be handed to the write; nothing was written. Retry shortly.")
+	return false
 }
 
 // write writes the fix through the governed path within the request's deadline less

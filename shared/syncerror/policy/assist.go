@@ -75,29 +75,38 @@ func (o *Service) decision(ctx context.Context, c syncerror.Claim, fix []syncerr
 	return pol.Decide(FactsOf(c, fix)), nil
 }
 
+// Approved is an approve the policy allows: the edit (nil: none) and the fix to write.
+type Approved struct {
+	Edited, Fix []syncerror.FieldChange
+	// coApproved says Edited is the edit a co-approval document holds with its two
+	// approvals: it stays there until its write holds the row (Handover).
+	coApproved bool
+}
+
 // MayApprove authorises an approve of fix on c by the tenant's policy. It returns the fix
 // and edit to write (a two-approver approve writes the edit the first approval recorded),
 // or false when it answered: 403 with the rule when the caller may not approve, 202 when
-// the approval is recorded and waits for a second approver.
-func (o *Service) MayApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, edited, fix []syncerror.FieldChange) ([]syncerror.FieldChange, []syncerror.FieldChange, bool) {
+// the approval is recorded and waits for a second approver. Once the write holds the
+// row's lease, the caller hands the approval over (Handover).
+func (o *Service) MayApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, edited, fix []syncerror.FieldChange) (Approved, bool) {
 	if o.Assist == nil {
 		if !actor.HasRole(identity.RoleApprover) {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, "forbidden", "Approvers approve fixes."))
-			return nil, nil, false
+			return Approved{}, false
 		}
-		return edited, fix, true
+		return Approved{Edited: edited, Fix: fix}, true
 	}
 	d, err := o.decision(r.Context(), c, fix)
 	if err != nil {
 		httpapi.WriteUnavailable(w, r, err, "The approval policy could not be read; nothing was written. Retry shortly.")
-		return nil, nil, false
+		return Approved{}, false
 	}
 	if rule, _ := r.Context().Value(autoRuleKey{}).(string); rule != "" {
 		if d.Apply == ApplyAuto && d.Mode == ModeEnforce && d.RuleID == rule && actor.Actor == "policy:"+rule {
-			return edited, fix, true
+			return Approved{Edited: edited, Fix: fix}, true
 		}
 		writeApprovalProblem(w, r, http.StatusForbidden, "approval_not_allowed", "The rule no longer applies this fix automatically.", d)
-		return nil, nil, false
+		return Approved{}, false
 	}
 	role := identity.RoleApprover
 	switch d.Apply {
@@ -112,9 +121,9 @@ func (o *Service) MayApprove(w http.ResponseWriter, r *http.Request, actor ident
 	if !actor.HasRole(role) {
 		writeApprovalProblem(w, r, http.StatusForbidden, "approval_not_allowed",
 			"The approval policy gives this fix to "+d.Apply+" ("+d.Reason+"); you may not approve it.", d)
-		return nil, nil, false
+		return Approved{}, false
 	}
-	return edited, fix, true
+	return Approved{Edited: edited, Fix: fix}, true
 }
 
 // CoApproval is the state of a fix that needs two approvers: who edited it (and may not
@@ -137,27 +146,23 @@ func (ca *CoApproval) approved(actor identity.Identity) bool {
 // caller the fix's editor and restarts the approvals; the editor may not approve, nor may
 // anyone twice; the second distinct approval proceeds to the write.
 //
-// An approved edit is handed to that one write and leaves the document with its approvals:
-// a row holds an edit only while the write that carries it is applying or once it happened
-// (syncerror.EditOf), so after a write that did not happen the row is back as the AI
-// proposed it, and the detail, the bulk preview and the policy say so. Left here, the edit
-// would be written by the next approve without an edit, which they no longer show. The
-// approve's history entry names it; writing it takes an edit and two approvals again.
-// Approvals of the AI's own fix stay: either approver may retry that write.
-func (o *Service) coApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, edited, fix []syncerror.FieldChange, d Decision) ([]syncerror.FieldChange, []syncerror.FieldChange, bool) {
+// An approved edit stays in the document, with its approvals, until its write holds the
+// row (Handover): an approve whose lease is not taken (the queue throttled: "nothing was
+// written… Retry shortly"; 409) leaves it where it was, and the approver's retry writes it.
+// Approvals of the AI's own fix stay after the write too: either approver may retry it.
+func (o *Service) coApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, edited, fix []syncerror.FieldChange, d Decision) (Approved, bool) {
 	var refusal string
-	var approvedEdit []syncerror.FieldChange
 	ready := false
 	st, err := syncerror.UpdateDoc(r.Context(), o.Assist.Store, c.TenantID, syncerror.DocCoApproval+c.ID, o.NowUTC(), func(ca *CoApproval, _ bool) error {
-		refusal, ready, approvedEdit = "", false, nil
+		refusal, ready = "", false
 		switch {
 		case edited != nil:
 			*ca = CoApproval{Editor: actor.Actor, EditorKeys: actor.NameKeys(), Fix: edited, Approvers: []string{}}
 		case actor.IsOneOf(ca.Editor, ca.EditorKeys):
 			refusal = "You edited this fix; under rule " + d.RuleID + " two other approvers must approve it."
 		case ca.approved(actor) && len(ca.Approvers) >= 2:
-			// Both approved the AI's fix and the row is pending again: the write failed;
-			// either may retry it.
+			// Both approved and the write did not happen: the row is pending again with
+			// the AI's fix, or the approved edit's write did not start. Either may retry.
 			ready = true
 		case ca.approved(actor):
 			refusal = "You approved this fix already; it needs a second, different approver."
@@ -169,33 +174,62 @@ func (o *Service) coApprove(w http.ResponseWriter, r *http.Request, actor identi
 		if refusal != "" {
 			return errRefused
 		}
-		if ready && ca.Fix != nil {
-			approvedEdit, *ca = ca.Fix, CoApproval{Approvers: []string{}}
-		}
 		return nil
 	})
 	switch {
 	case errors.Is(err, errRefused):
 		writeApprovalProblem(w, r, http.StatusForbidden, "approval_not_allowed", refusal, d)
-		return nil, nil, false
+		return Approved{}, false
 	case err != nil:
 		httpapi.WriteUnavailable(w, r, err, "The approval could not be recorded; nothing was written. Retry shortly.")
-		return nil, nil, false
+		return Approved{}, false
 	case !ready:
 		o.WriteAudit(r.Context(), actor, "syncerror.co_approve", audit.ResultSuccess, "syncerror/"+c.ID,
 			map[string]any{"rule": d.RuleID, "approvers": st.Approvers, "editor": st.Editor, "edited": edited != nil})
 		httpapi.WriteJSON(w, http.StatusAccepted, map[string]any{"id": c.ID, "status": syncerror.StatusPending, "approval": d,
 			"approvers": st.Approvers, "editor": st.Editor, "needed": 2,
 			"message": "Your approval is recorded; the fix is written when a second approver approves it."})
-		return nil, nil, false
+		return Approved{}, false
 	}
-	if approvedEdit != nil {
-		return approvedEdit, approvedEdit, true
+	if st.Fix != nil {
+		return Approved{Edited: st.Fix, Fix: st.Fix, coApproved: true}, true
 	}
-	return nil, fix, true
+	return Approved{Fix: fix}, true
 }
 
-var errRefused = errors.New("refused")
+// Handover takes an approved two-approver edit (a.coApproved) out of its co-approval
+// document, with its approvals, once the write that carries it holds the row's lease
+// (BeginApply). The row holds the edit from then on (edited_fix; the approve's history
+// entry names it), and the row's fate is the edit's: a write held for an ownership
+// approval, or one that may have landed, keeps it on the row, one that did not happen
+// takes it off (DecisionStore.FinishApply), after which the next approve without an edit
+// writes the row's fix, which the detail, the bulk preview and the policy show. Left in
+// the document, the edit would be written by that approve instead, unseen.
+//
+// The document is changed only while it holds this edit: one edited since starts a round
+// of its own, which this write does not end.
+func (o *Service) Handover(ctx context.Context, c syncerror.Claim, a Approved) error {
+	if !a.coApproved || o.Assist == nil {
+		return nil
+	}
+	key := syncerror.FixKey(c.ID, a.Edited)
+	_, err := syncerror.UpdateDoc(ctx, o.Assist.Store, c.TenantID, syncerror.DocCoApproval+c.ID, o.NowUTC(), func(ca *CoApproval, _ bool) error {
+		if ca.Fix == nil || syncerror.FixKey(c.ID, ca.Fix) != key {
+			return errUnchanged
+		}
+		*ca = CoApproval{Approvers: []string{}}
+		return nil
+	})
+	if errors.Is(err, errUnchanged) {
+		return nil
+	}
+	return err
+}
+
+var (
+	errRefused   = errors.New("refused")
+	errUnchanged = errors.New("unchanged")
+)
 
 // TenantPolicy is the tenant's approval policy; nil without one (approvers approve).
 func (o *Service) TenantPolicy(ctx context.Context, tenantID string) (*Policy, error) {
