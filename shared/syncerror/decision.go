@@ -207,7 +207,9 @@ type DecisionStore interface {
 	// decided again holds no edit, so what the bulk preview, the approval policy and the
 	// detail read as its fix (FixOf) is what a bodyless approve writes, the AI's. The
 	// attempt stays in the history: the approve's entry names the edit (decisions'
-	// approveNote).
+	// approveNote). Except where entry's action keeps it (KeepsEdit): a write held for an
+	// ownership approval, or one that may have landed, leaves its edit on the row, which
+	// the next bodyless approve writes under the same key (EditKept).
 	FinishApply(ctx context.Context, tenantID, id, token string, to Status, applyErr string, entry HistoryEntry, now time.Time) error
 	// CompleteApply is MarkApplied and FinishApply to approved in one conditional write:
 	// the applying row held with token records its write-back and ends approved, so no

@@ -151,31 +151,3 @@ func (o *Operator) WriteAudit(ctx context.Context, actor identity.Identity, key,
 		httpapi.Logger(ctx).Error("audit write failed", "actionKey", key, "error", err)
 	}
 }
-
-// FixOf is the row's fix: the operator's edit that its write carries or carried (EditOf),
-// else the AI's. It is what the bulk preview shows, the approval policy judges, the
-// detail unmasks and an approve without an edit writes: on a row awaiting a decision it is
-// always the AI's, so all of them agree on the fix that will be written.
-func FixOf(c Claim) []FieldChange {
-	if e := EditOf(c); len(e) > 0 {
-		return e
-	}
-	if c.Proposal != nil {
-		return c.Proposal.Fix
-	}
-	return nil
-}
-
-// EditOf is the operator's edit that the row's write carries (applying) or carried (a
-// write marked applied, or approved): nil on any other row. An edit is the approver's for
-// the one approve that sent it; a write that did not happen takes it off the row
-// (DecisionStore.FinishApply) and no later approve writes it. Rows returned to pending
-// before the stores did so still hold theirs (edited_fix), and this leaves it out: the
-// next approve without an edit writes the AI's fix, so nothing may show or judge that edit
-// as the row's fix. (The approve's history entry names it, as an attempt.)
-func EditOf(c Claim) []FieldChange {
-	if c.Applied != nil || c.Status == StatusApplying || c.Status == StatusApproved {
-		return c.EditedFix
-	}
-	return nil
-}

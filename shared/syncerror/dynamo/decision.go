@@ -136,9 +136,11 @@ func (s *DynamoClaims) FinishApply(ctx context.Context, tenantID, id, token stri
 	cond := "#status = :applying AND lease_token = :tok"
 	if to != syncerror.StatusApproved {
 		cond += " AND attribute_not_exists(applied_key)"
-		// The write did not happen: its edit goes with its lease, so the row's fix is the
-		// AI's again, the one a bodyless approve writes (DecisionStore.FinishApply).
-		update += ", edited_fix"
+		if !syncerror.KeepsEdit(entry.Action) {
+			// The write did not happen: its edit goes with its lease, so the row's fix is
+			// the AI's again, the one a bodyless approve writes (DecisionStore.FinishApply).
+			update += ", edited_fix"
+		}
 	}
 	_, err := s.updateRow(ctx, "finish apply", tenantID, id, update, values, cond)
 	return err

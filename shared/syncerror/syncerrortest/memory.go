@@ -289,7 +289,7 @@ func (s *ClaimStore) finishApply(tenantID, id, token string, to syncerror.Status
 		return syncerror.ErrStateChanged
 	}
 	c.Status, c.Lease, c.ApplyError = to, nil, applyErr
-	if to != syncerror.StatusApproved {
+	if to != syncerror.StatusApproved && !syncerror.KeepsEdit(entry.Action) {
 		// The edit was not written: it leaves with its lease (DecisionStore.FinishApply).
 		c.EditedFix = nil
 	}

@@ -75,4 +75,56 @@ func runEditContract(t *testing.T, newStore func(t *testing.T) syncerror.ClaimSt
 			t.Fatalf("approved with an edit: status %s edit %#v proposal %+v", row.Status, row.EditedFix, row.Proposal)
 		}
 	})
+
+	t.Run("a held or unverified write keeps its edit, listed as read", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		for i, tc := range []struct {
+			from   syncerror.Status
+			action string
+		}{
+			{syncerror.StatusPending, syncerror.ActionApplyHeld},
+			{syncerror.StatusEscalated, syncerror.ActionLeaseUnverified},
+		} {
+			c := ready(t, s, "t1", "k-"+string(rune('a'+i)), base)
+			if tc.from == syncerror.StatusEscalated {
+				if err := s.Decide(ctx, "t1", c.ID, syncerror.StatusPending, syncerror.StatusEscalated, entry("escalated"), base); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l := syncerror.Lease{Token: "tok-" + c.ID, ExpiresAt: base.Add(time.Minute), Fix: edit, Key: c.ID + "-k", From: tc.from}
+			if _, err := s.BeginApply(ctx, "t1", c.ID, tc.from, l, edit, entry("approve"), base); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.FinishApply(ctx, "t1", c.ID, l.Token, tc.from, "held or unverified", entry(tc.action), base); err != nil {
+				t.Fatal(err)
+			}
+			row, err := s.Get(ctx, "t1", c.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if row.Status != tc.from || !reflect.DeepEqual(row.EditedFix, edit) || syncerror.EditKept(row) != tc.action ||
+				!reflect.DeepEqual(syncerror.FixOf(row), edit) {
+				t.Fatalf("%s: status %s, edit %#v, kept %q, fix %#v", tc.action, row.Status, row.EditedFix, syncerror.EditKept(row), syncerror.FixOf(row))
+			}
+			p, err := s.List(ctx, "t1", syncerror.ListQuery{Status: tc.from, Limit: 10})
+			if err != nil || len(p.Claims) != 1 {
+				t.Fatalf("list %s: %v err=%v", tc.from, claimIDs(p.Claims), err)
+			}
+			if listed := p.Claims[0]; syncerror.EditKept(listed) != tc.action || !reflect.DeepEqual(syncerror.FixOf(listed), edit) {
+				t.Fatalf("%s: listed, kept %q fix %#v", tc.action, syncerror.EditKept(listed), syncerror.FixOf(listed))
+			}
+			// Its next write carries it (or another edit); ending unwritten takes it off.
+			l2 := syncerror.Lease{Token: "tok2-" + c.ID, ExpiresAt: base.Add(time.Minute), Fix: edit, Key: c.ID + "-k", From: tc.from}
+			if _, err := s.BeginApply(ctx, "t1", c.ID, tc.from, l2, edit, entry("approve"), base); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.FinishApply(ctx, "t1", c.ID, l2.Token, tc.from, "denied", entry("apply_refused"), base); err != nil {
+				t.Fatal(err)
+			}
+			if row, _ := s.Get(ctx, "t1", c.ID); row.EditedFix != nil || syncerror.EditKept(row) != "" {
+				t.Fatalf("%s, then refused: edit %#v kept %q", tc.action, row.EditedFix, syncerror.EditKept(row))
+			}
+		}
+	})
 }
