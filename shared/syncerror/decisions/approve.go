@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -114,9 +113,13 @@ func (o *Service) ApproveHandler() http.Handler {
 			syncerror.WriteFieldError(w, r, fe.Field, fe.Message)
 			return
 		}
-		// Without an edit, the row's fix (FixOf): on a row awaiting a decision the AI's, what
-		// the detail, the bulk preview and the approval policy said would be written.
+		// Without an edit, the row's fix (FixOf): what the detail, the bulk preview and the
+		// approval policy said would be written. On a row awaiting a decision that is the
+		// AI's, or the edit the row keeps (EditKept): its write was held for an ownership
+		// approval, or may have landed, and it is sent again, under the same key, so a
+		// released hold lets it through and a write that landed is replayed.
 		fix := syncerror.FixOf(c)
+		kept := edited == nil && syncerror.EditKept(c) != ""
 		if edited != nil {
 			fix = edited
 		}
@@ -136,8 +139,16 @@ func (o *Service) ApproveHandler() http.Handler {
 			return
 		}
 		edited, fix = ap.Edited, ap.Fix
+		if kept && edited == nil {
+			// The kept edit is this write's: the row holds it while applying, and again if
+			// this write is held too.
+			edited = fix
+		}
 		a := &approval{o: o, w: w, r: r, actor: actor, fix: fix, key: syncerror.FixKey(c.ID, fix),
 			details: map[string]any{"fields": fixPaths(fix), "edited": edited != nil}}
+		if kept {
+			a.details["keptEdit"] = syncerror.EditKept(c)
+		}
 		// The approve's entry names the edit: if the write does not happen, the row drops
 		// the edit and this entry is where the attempt stays (approveNote).
 		if a.begin(c, edited, o.approveNote(r.Context(), body.Note, edited)) && a.handover(ap) {
@@ -305,6 +316,18 @@ func (a *approval) failed(werr error) {
 	var refused *syncerror.RefusedError
 	var target *syncerror.TargetError
 	switch {
+	case errors.As(werr, &refused) && refused.Code == syncerror.CodeApprovalRequired:
+		// Held, not refused: released, the hold lets this fix through under its key, so
+		// the row keeps an edit for the next approve to send again (KeepsEdit).
+		finish(refused.Reason, syncerror.ActionApplyHeld)
+		a.details["refusal"] = refused.Code
+		a.o.WriteAudit(ctx, a.actor, "syncerror.approve", audit.ResultDenied, resource, a.details)
+		a.outcome("refused")
+		detail := refused.Reason
+		if len(a.row.EditedFix) > 0 {
+			detail += ". The edit stays on the sync error: approving it again without a change writes it."
+		}
+		httpapi.WriteProblem(a.w, a.r, httpapi.NewProblem(refused.Status, refused.Code, detail))
 	case errors.As(werr, &refused):
 		finish(refused.Reason, "apply_refused")
 		a.details["refusal"] = refused.Code
@@ -435,52 +458,4 @@ func retryStore(ctx context.Context, op func() error) error {
 	return retry.Store(ctx, op, func(err error) bool {
 		return errors.Is(err, syncerror.ErrStateChanged) || errors.Is(err, syncerror.ErrNotFound)
 	})
-}
-
-func fixPaths(fix []syncerror.FieldChange) []string {
-	out := make([]string, 0, len(fix))
-	for _, f := range fix {
-		out = append(out, f.Path)
-	}
-	return out
-}
-
-// editedFix validates an operator's edit. Before values come from the AI's proposal for
-// the same path, else from the record's payload.
-func editedFix(body approveBody, c syncerror.Claim) ([]syncerror.FieldChange, *httpapi.FieldError) {
-	if body.Fix == nil {
-		return nil, nil
-	}
-	if len(body.Fix) == 0 || len(body.Fix) > 100 {
-		return nil, &httpapi.FieldError{Field: "fix", Message: "must list 1 to 100 field changes"}
-	}
-	var payload map[string]any
-	_ = json.Unmarshal(c.Record.Payload, &payload)
-	out := make([]syncerror.FieldChange, 0, len(body.Fix))
-	seen := map[string]bool{}
-	for i, f := range body.Fix {
-		field := "fix[" + strconv.Itoa(i) + "]"
-		// Characters, not bytes: the document's maxLength counts characters.
-		if f.Path == "" || utf8.RuneCountInString(f.Path) > 256 || syncerror.HasControl(f.Path) {
-			return nil, &httpapi.FieldError{Field: field + ".path", Message: "must be a field path of 1 to 256 characters"}
-		}
-		if seen[f.Path] {
-			return nil, &httpapi.FieldError{Field: field + ".path", Message: "names a field twice"}
-		}
-		seen[f.Path] = true
-		// A number keeps its digits (json.Number): as float64, 9007199254740993 would be
-		// written 9007199254740992, and 12345678901234567890 as 1.2345678901234567e19.
-		after, err := syncerror.DecodeValue(f.After)
-		if len(f.After) == 0 || err != nil {
-			return nil, &httpapi.FieldError{Field: field + ".after", Message: "is required"}
-		}
-		change := syncerror.FieldChange{Path: f.Path, Before: payload[f.Path], After: after}
-		for _, p := range c.Proposal.Fix {
-			if p.Path == f.Path {
-				change.Before = p.Before
-			}
-		}
-		out = append(out, change)
-	}
-	return out, nil
 }

@@ -86,3 +86,35 @@ func TestTwoApproversAnApprovedEditOutlivesAWriteThatDidNotStart(t *testing.T) {
 		t.Fatalf("co-approval document after the write: %s (%v)", d.Body, err)
 	}
 }
+
+// A two-approver edit whose write is held for an ownership approval stays on the row
+// (held) after it left the co-approval document: two approvals without an edit then write
+// it, under the key it was held with, so the released approval lets it through. (The
+// edit was dropped with the hold, and that round wrote the AI's fix.)
+func TestTwoApproversAHeldEditIsWhatTheNextRoundWrites(t *testing.T) {
+	f := roomtest.NewAssistFixture(t)
+	f.PutPolicy(t, `{"version":0,"rules":[{"id":"four-eyes","match":{},"apply":"two_approvers"}]}`)
+	c := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
+	path := "/p/" + c.ID + "/approve"
+	for _, a := range []struct{ who, body string }{{"anna", `{"fix":[{"path":"shipcountry","after":"DEU"}]}`}, {"bert", ""}} {
+		if w := f.As(t, a.who, "approver", "POST", path, a.body); w.Code != http.StatusAccepted {
+			t.Fatalf("%s: %d %s", a.who, w.Code, w.Body)
+		}
+	}
+	f.Writer.Err = &syncerror.RefusedError{Status: http.StatusConflict, Code: syncerror.CodeApprovalRequired, Reason: "the write is held for an ownership approval (ap-1)"}
+	if w := f.As(t, "carl", "approver", "POST", path, ""); w.Code != http.StatusConflict {
+		t.Fatalf("second approval, held: %d %s", w.Code, w.Body)
+	}
+	f.Writer.Err = nil
+	row, _ := f.Claims.Get(context.Background(), "acme", c.ID)
+	if w := f.As(t, "bert", "approver", "GET", "/p/"+c.ID, ""); !strings.Contains(w.Body.String(), `"editKept":"held"`) || !strings.Contains(w.Body.String(), `"after":"DEU"`) {
+		t.Fatalf("detail after the hold: %s", w.Body)
+	}
+	if w := f.As(t, "bert", "approver", "POST", path, ""); w.Code != http.StatusAccepted || f.Writer.Count() != 0 {
+		t.Fatalf("first approval of the held edit: %d %s", w.Code, w.Body)
+	}
+	if w := f.As(t, "carl", "approver", "POST", path, ""); w.Code != http.StatusOK || f.Writer.Count() != 1 ||
+		f.Writer.Writes[0].Fix[0].After != "DEU" || f.Writer.Writes[0].Key != syncerror.FixKey(c.ID, row.EditedFix) {
+		t.Fatalf("second approval of the held edit: %d %s; writes %+v", w.Code, w.Body, f.Writer.Writes)
+	}
+}

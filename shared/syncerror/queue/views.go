@@ -49,9 +49,16 @@ type Detail struct {
 	Summary
 	Error    syncerror.Record `json:"error"`
 	Proposal *ProposalView    `json:"proposal"`
-	// EditedFix is the operator's edit the row's write carries or carried (EditOf): never
-	// on a row awaiting a decision, whose approve writes the AI's fix unless it sends one.
-	EditedFix      []syncerror.FieldChange  `json:"editedFix,omitempty"`
+	// EditedFix is the operator's edit the row's write carries or carried, or the one a row
+	// awaiting a decision keeps for its next approve (EditOf); EditKept says why it keeps
+	// one. Any other row awaiting a decision has none: its approve writes the AI's fix
+	// unless it sends one.
+	EditedFix []syncerror.FieldChange `json:"editedFix,omitempty"`
+	// EditKept is "held" (the write that carried the edit waits for an ownership approval;
+	// approving again without a change sends it under the same key, which the released
+	// approval lets through) or "unverified" (that write may have landed; approving again
+	// sends it again); empty otherwise.
+	EditKept       string                   `json:"editKept,omitempty"`
 	WritesTo       *syncerror.WriteTarget   `json:"writesTo,omitempty"` // where an approve writes the fix ("Approve writes … to …")
 	DiagnosisError string                   `json:"diagnosisError,omitempty"`
 	Applied        *syncerror.AppliedWrite  `json:"applied,omitempty"`
@@ -92,6 +99,12 @@ func (o *Service) Detail(ctx context.Context, c syncerror.Claim) Detail {
 	p := o.peopleFor(ctx)
 	d := Detail{Summary: o.Summarize(ctx, c), Error: o.Mask.Show(c.Record, syncerror.FixOf(c)), EditedFix: syncerror.EditOf(c), DiagnosisError: c.DiagnosisError,
 		Applied: c.Applied, ApplyError: c.ApplyError, History: p.history(c.History), Attempts: p.attempts(c.Retry.Log), UpdatedAt: c.UpdatedAt}
+	switch syncerror.EditKept(c) {
+	case syncerror.ActionApplyHeld:
+		d.EditKept = "held"
+	case syncerror.ActionLeaseUnverified:
+		d.EditKept = "unverified"
+	}
 	if d.Attempts == nil {
 		d.Attempts = []syncerror.RetryAttempt{}
 	}

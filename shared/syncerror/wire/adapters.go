@@ -121,7 +121,7 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 			// The hold's time stands for when the revert was asked (HeldSince).
 			next = "then revert it again, which writes it, even after the fix's 24 hours: it was asked within them"
 		}
-		return refuse(http.StatusConflict, "ownership_approval_required",
+		return refuse(http.StatusConflict, syncerror.CodeApprovalRequired,
 			"the write is held for an ownership approval ("+id+"); approve it under /api/governance/approvals, "+next)
 	case errors.Is(err, governance.ErrLoopDetected):
 		return refuse(http.StatusConflict, "loop_detected", "the write would echo a write the host ERP just made; it was blocked as a loop")
