@@ -123,9 +123,11 @@ function FieldError({ errors, k }: { errors: Record<string, string>; k: string }
   return errors[k] ? <span class="field-error" id={errId(k)}>{errors[k]}</span> : null;
 }
 
-/** DiffTable is the proposed fix: field | current | proposed, the proposed cell editable. */
+/** DiffTable is the proposed fix: field | current | proposed, the proposed cell editable.
+ *  resetLabel names what a changed cell resets to (the AI's value unless the row's fix is
+ *  an operator's edit it keeps). */
 export function DiffTable(props: { row: Proposal; fields: Fields | null; editable: boolean; edits: Record<string, string>;
-  errors: Record<string, string>; onEdit: (path: string, text: string, ai: string) => void }) {
+  errors: Record<string, string>; onEdit: (path: string, text: string, ai: string) => void; resetLabel?: string }) {
   const { fields, edits, errors } = props;
   return (
     <table class="diff">
@@ -147,7 +149,7 @@ export function DiffTable(props: { row: Proposal; fields: Fields | null; editabl
                 <FieldError errors={errors} k={"p:" + c.path + "/path"} />
                 {edited && <>
                   <span class="chip edited">edited</span>
-                  <button type="button" class="link" onClick={() => props.onEdit(c.path, ai, ai)}>Reset to AI value</button>
+                  <button type="button" class="link" onClick={() => props.onEdit(c.path, ai, ai)}>{props.resetLabel ?? "Reset to AI value"}</button>
                 </>}
               </td>
             </tr>

@@ -89,7 +89,12 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   // Values are typed by the field they are written to, from the target's metadata.
   const target = row ? writeTarget(row) : undefined;
   const fields = useFields(target?.system ?? "hosterp", target?.recordType, !!row && !demo);
-  const plan = row ? planWrite(row, edits, added, fields) : null;
+  // A row that keeps an operator's edit (its write held for an ownership approval, or not
+  // verified) sends that edit when approved without a change: the diff, its inputs and
+  // the sentence above Approve start from it, not from the AI's values.
+  const kept = !!row?.editKept && !!row.editedFix?.length && (pending || escalated);
+  const base = row && kept ? withFix(row, row.editedFix ?? []) : row;
+  const plan = base ? planWrite(base, edits, added, fields) : null;
   const errors = { ...plan?.errors, ...refused };
   // A flow's failed write whose target record its run did not know names none: there is
   // no record to write a fix to (the service refuses it, 409 target_record_unknown).
@@ -166,7 +171,8 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
     return <section class="detail" aria-label="Sync error">{back}<PanelError what="This sync error" error={failed} onRetry={() => void load()} /></section>;
   }
   if (!row) return <section class="detail" aria-busy="true" aria-label="Loading sync error"><p class="note">Loading…</p></section>;
-  const fix = row.proposal?.fix ?? [];
+  const shown = base ?? row;
+  const fix = shown.proposal?.fix ?? [];
   const err = row.error;
   const to = target ?? writeTarget(row);
   return (
@@ -210,17 +216,21 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       <Attempts row={row} />
       {row.diagnosisError && <p class="warn">Diagnosis failed: {row.diagnosisError}</p>}
       {row.applyError && <p class="warn" role="note">Last write-back failed: {row.applyError}</p>}
-      <h3>Proposed fix</h3>
+      <h3>{kept ? "Proposed fix, as the operator edited it" : "Proposed fix"}</h3>
       {fix.length === 0 && <p class="empty">{ready ? "No field change proposed." : "Diagnosis " + row.diagnosis + "."}</p>}
-      {fix.length > 0 && <DiffTable row={row} fields={fields} editable={editable} edits={edits} errors={errors} onEdit={edit} />}
+      {fix.length > 0 && <DiffTable row={shown} fields={fields} editable={editable} edits={edits} errors={errors} onEdit={edit}
+        resetLabel={kept ? "Reset to the operator's edit" : undefined} />}
       {fix.length === 0 && ready && editable && (
         <AddChanges row={row} fields={fields} vendor={to.vendor} added={added} errors={errors} onChange={addChanges} />
       )}
       {revert && <revert.AutoApplied row={row} canRevert={isApprover} demo={demo} onReverted={() => void load().then((now) => now && onChanged(now))} />}
-      {/* editedFix comes only with the write that carries it (applying) or carried it: an
-          edit whose write failed is off the row, named in the history's approve entry, and
-          the diff above, the AI's, is what Approve writes unless edited again. */}
-      {row.editedFix && row.editedFix.length > 0 && <p class="note">{row.status === "applying" ? "Being written with an operator's edit" : "Approved with an operator's edit"}: {row.editedFix.map((c) => `${c.path} = ${JSON.stringify(c.after)}`).join(", ")}</p>}
+      {/* editedFix comes with the write that carries it (applying) or carried it, and on a
+          row that keeps it (editKept): then the diff above is that edit, what Approve sends.
+          An edit whose write failed is off the row, named in the history's approve entry,
+          and the diff above, the AI's, is what Approve writes unless edited again. */}
+      {row.editedFix && row.editedFix.length > 0 && <p class="note">{editNote(row, kept)}: {row.editedFix.map((c) => `${c.path} = ${JSON.stringify(c.after)}`).join(", ")}
+        {kept && row.editKept === "held" && ". Once an admin approves the held write under Governance, Approve writes this edit as it stands (shown above); change a value to approve another fix instead."}
+        {kept && row.editKept === "unverified" && ". Its write may have reached the record: check the record. Approve sends this edit again as it stands (shown above); change a value to send another fix instead."}</p>}
       <h3>Why</h3>
       <p>{row.proposal?.rationale ?? "—"}</p>
       {!demo && <AIActivity id={row.id} />}
@@ -245,6 +255,17 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
 const UNKNOWN_TARGET = "Approve cannot write this fix: the flow's run failed before it knew which record of the target system to write " +
   "(its match could not pick the record, or the create was refused). Retry runs the flow again, which finds the record through its match; " +
   "link the counterpart under Flows › Cross-reference first if the match cannot pick it.";
+
+/** withFix is row with fix in place of the AI's: what its diff and Approve start from. */
+function withFix(row: Proposal, fix: NonNullable<Proposal["editedFix"]>): Proposal {
+  return row.proposal ? { ...row, proposal: { ...row.proposal, fix } } : row;
+}
+
+/** editNote says what the row's operator's edit is to its write. */
+function editNote(row: Proposal, kept: boolean): string {
+  if (kept) return row.editKept === "held" ? "Held for an ownership approval, with an operator's edit" : "Not verified, with an operator's edit";
+  return row.status === "applying" ? "Being written with an operator's edit" : "Approved with an operator's edit";
+}
 
 /** send is a deferred decision's request, made after the detail may have closed: it reports
  *  by toast or alert, not by the detail's state. */
