@@ -155,7 +155,9 @@ func lastSegment(location string) string {
 // createdResult reads the new record back, so the caller gets it as the system holds it.
 func createdResult(ctx context.Context, c *Client, p profile, entity, id string) (WriteResult, error) {
 	if id == "" || !validSegment(id) {
-		return WriteResult{}, &Error{System: c.sys, Op: OpWrite, Err: ErrUnavailable, Cause: errors.New("the create's answer names no record id")}
+		// Answered 2xx: the create went out and may have made the record (WriteSent).
+		return WriteResult{}, &Error{System: c.sys, Op: OpWrite, Err: ErrUnavailable, Attempts: 1,
+			Cause: errors.New("the create's answer names no record id")}
 	}
 	rec, err := p.get(ctx, c, OpWrite, entity, id)
 	if err != nil {

@@ -220,7 +220,15 @@ func (c *Client) refuse(op, why string) *Error {
 }
 
 func (c *Client) malformed(op string, ans answer) *Error {
-	return &Error{System: c.sys, Op: op, Status: ans.status, Err: ErrUnavailable, Cause: errMalformedResponse}
+	e := &Error{System: c.sys, Op: op, Status: ans.status, Err: ErrUnavailable, Cause: errMalformedResponse}
+	if op == OpWrite {
+		// An answer came, so a request went out (WriteSent): a write answered 2xx whose body
+		// cannot be read may be in the record, and must never read as "nothing was sent"
+		// (a release answered so was approved again: a second POST, a second record). A
+		// malformed answer to the read before a write is counted sent too: the safe side.
+		e.Attempts = 1
+	}
+	return e
 }
 
 // backoffCeiling is BaseBackoff doubled per failed attempt, capped at MaxBackoff.
