@@ -1448,14 +1448,14 @@ export interface components {
             /** @description True when the held write creates a record: unsettled, it is never approved again (a second create is a second record), only settled. */
             create?: boolean;
         };
-        /** @description An approver's word on an unsettled approval, having checked the record in the target system. */
+        /** @description An approver's word on an unsettled approval, having checked the record in the target system. Empty (`{}`, or no body) it is a release of the held write, as an approve without a body is. */
         GovernanceApprovalSettle: {
             /**
              * @description `written`: the record holds the write (approved, recorded, nothing sent). `not_written`: it does not (pending again, to approve or deny).
              * @enum {string}
              */
-            settle: "written" | "not_written";
-            /** @description With `written` on a create: the id of the record it made, as the target system names it. */
+            settle?: "written" | "not_written";
+            /** @description With `written` on a create: the id of the record it made, as the target system names it (visible ASCII, no spaces). */
             recordId?: string;
         };
         GovernanceApprovalList: {
