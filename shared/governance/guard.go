@@ -308,10 +308,9 @@ func (g *Guard) write(ctx context.Context, id identity.Identity, req WriteReques
 	return res, err
 }
 
-func (g *Guard) decide(ctx context.Context, id identity.Identity, req WriteRequest, approval *PendingApproval) (Result, error) {
-	if err := checkRequest(id, req); err != nil {
-		return Result{}, err
-	}
+// newOp is one write's state as the guard judges and records it: a release and an
+// approver's settle record theirs through the same op as a write does.
+func (g *Guard) newOp(ctx context.Context, id identity.Identity, req WriteRequest, approval *PendingApproval) *writeOp {
 	if httpapi.CorrelationID(ctx) == "" {
 		// Background work has no request id; the records and the audit still need one to
 		// tie them together.
@@ -321,11 +320,19 @@ func (g *Guard) decide(ctx context.Context, id identity.Identity, req WriteReque
 		g: g, ctx: ctx, id: id, req: req, tenant: id.TenantID, now: g.now().UTC(),
 		corr:     httpapi.CorrelationID(ctx),
 		resource: g.redacted(resourceOf(req), string(req.Target)+"/"+req.Entity+"/"+redactedMark),
-		approval: approval,
+		approval: approval, names: sortedKeys(req.Fields),
 	}
 	op.batchAudit = g.batchesAudit()
+	return op
+}
+
+func (g *Guard) decide(ctx context.Context, id identity.Identity, req WriteRequest, approval *PendingApproval) (Result, error) {
+	if err := checkRequest(id, req); err != nil {
+		return Result{}, err
+	}
+	op := g.newOp(ctx, id, req, approval)
+	ctx = op.ctx // with the correlation id newOp gave background work
 	defer op.flushAudit()
-	op.names = sortedKeys(req.Fields)
 	if err := op.checkSuperseded(); err != nil {
 		return op.result(), err
 	}

@@ -139,16 +139,8 @@ func (g *Guard) recordSettled(ctx context.Context, id identity.Identity, a Pendi
 		return errors.New("governance: approval of another tenant")
 	}
 	req := a.Request
-	if httpapi.CorrelationID(ctx) == "" {
-		ctx = httpapi.WithCorrelation(ctx, httpapi.Logger(ctx), "gov-"+g.newID())
-	}
-	op := &writeOp{
-		g: g, ctx: ctx, id: id, req: req, tenant: id.TenantID, now: g.now().UTC(),
-		corr:     httpapi.CorrelationID(ctx),
-		resource: g.redacted(resourceOf(req), string(req.Target)+"/"+req.Entity+"/"+redactedMark),
-		approval: &a, names: sortedKeys(req.Fields), settled: true,
-	}
-	op.batchAudit = g.batchesAudit()
+	op := g.newOp(ctx, id, req, &a)
+	op.settled = true
 	defer op.flushAudit()
 	hashed := req.Fields
 	if req.Link != nil && req.Link.Key != "" {
