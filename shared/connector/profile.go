@@ -117,7 +117,8 @@ var errUnreadAfterWrite = errors.New("the write was answered, but the record cou
 func (c *Client) readBack(ctx context.Context, p profile, entity, id string) (Record, error) {
 	rec, err := p.get(ctx, c, OpWrite, entity, id)
 	if err != nil {
-		return Record{}, &Error{System: c.sys, Op: OpWrite, Err: ErrUnavailable, Retryable: true, Cause: errUnreadAfterWrite, Later: err}
+		// Attempts 1: the write's request went out and was answered (WriteSent).
+		return Record{}, &Error{System: c.sys, Op: OpWrite, Err: ErrUnavailable, Retryable: true, Attempts: 1, Cause: errUnreadAfterWrite, Later: err}
 	}
 	return rec, nil
 }

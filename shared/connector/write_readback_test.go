@@ -56,6 +56,9 @@ func TestAWriteWhoseReadBackFailsIsNotReportedUnwritten(t *testing.T) {
 			switch {
 			case !connector.MayHaveApplied(err) || connector.Answered(err):
 				t.Fatalf("%v: MayHaveApplied %v, Answered %v; want a lost answer (true, false)", err, connector.MayHaveApplied(err), connector.Answered(err))
+			case !connector.WriteSent(err):
+				// A governance release takes an unsent write for nothing written (pending, deniable).
+				t.Fatalf("%v: WriteSent false; the write's own request went out and was answered 2xx", err)
 			case errors.Is(err, connector.ErrRateLimited):
 				t.Fatalf("%v: errors.Is finds ErrRateLimited, which callers take for nothing written", err)
 			case !errors.Is(ce.Later, connector.ErrRateLimited):
