@@ -71,7 +71,9 @@ type Run struct {
 	// the counterpart the cross-reference knew.
 	TargetID     string `json:"targetId,omitempty"`
 	TargetAction string `json:"targetAction,omitempty"`
-	// claimed says this attempt holds the cross-reference claim of its source record.
+	// claimed says this attempt holds the cross-reference claim of its source record and
+	// gives it up if it ends without linking; false for a claim marked Creating, which is
+	// kept (releaseClaim).
 	claimed bool
 	// trailRead is the trail of the source record read when the run started, for the
 	// loop check of its first attempt; a run the redrive takes has none (trace.go).

@@ -30,7 +30,10 @@ import (
 //     the match key (the run sets the match field), so the next attempt finds it by that
 //     key before creating again, and links it as created. Only a flow with match none has
 //     no key to look for: its next attempt after a create whose outcome is unknown fails
-//     with a sync error asking to check the target, rather than risk a second record;
+//     with a sync error asking to check the target, rather than risk a second record. A
+//     claim so marked is never released, only linked: the run that marked it may end (a
+//     re-run after its one attempt, a run after its last), and the next run of the record
+//     takes it over, mark and all;
 //   - a create whose id is known but whose link could not be stored keeps the id in the
 //     run's pending write, so the next attempt links it without looking.
 

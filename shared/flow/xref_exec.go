@@ -49,7 +49,8 @@ func (x *Executor) write(ctx context.Context, r *Run) (governance.Result, error)
 		}
 		return x.guarded(ctx, r, governance.WriteRequest{RecordID: e.Target.ID}, e.Anchor)
 	}
-	r.claimed = true
+	// A claim marked Creating is kept whatever becomes of this run (see releaseClaim).
+	r.claimed = !e.Creating
 	return x.resolve(ctx, r, e)
 }
 
@@ -133,9 +134,7 @@ func (x *Executor) resolve(ctx context.Context, r *Run, e XRef) (governance.Resu
 			return x.linkAndWrite(ctx, r, e, ids[0], action)
 		}
 	} else if e.Creating {
-		// The claim stays with its Creating mark: releasing it would let the next change
-		// create a second record.
-		r.claimed = false
+		// The claim stays with its Creating mark (r.claimed is false).
 		return governance.Result{}, fmt.Errorf("%w: an earlier attempt's create of %s may have reached it and the flow has no match key to look for it; check %s and link or delete the record",
 			errMatchRefused, r.Target, r.Target.System)
 	}
@@ -160,12 +159,14 @@ func (x *Executor) create(ctx context.Context, r *Run, e XRef) (governance.Resul
 	if err := x.XRefs.UpdateXRef(ctx, r.TenantID, e, r.ID); err != nil {
 		return governance.Result{}, fmt.Errorf("%w: %w", errXRef, err)
 	}
+	r.claimed = false // marked: kept until linked, however the run ends (releaseClaim)
 	res, err := x.guarded(ctx, r, governance.WriteRequest{Create: true, Fields: fields}, e.Anchor)
 	if !written(err) {
 		if !connector.MayHaveApplied(err) && !errors.Is(err, governance.ErrPendingApproval) {
-			// Nothing was made, nor will be: the next attempt need not look for it.
+			// Nothing was made, nor will be: the next attempt need not look for it, and
+			// the claim, unmarked, is released again if the run ends.
 			e.Creating = false
-			_ = x.XRefs.UpdateXRef(ctx, r.TenantID, e, r.ID)
+			r.claimed = x.XRefs.UpdateXRef(ctx, r.TenantID, e, r.ID) == nil
 		}
 		return res, err
 	}
@@ -252,8 +253,13 @@ func (x *Executor) wait(ctx context.Context, r *Run, err error) {
 
 // releaseClaim gives up the source record's claim when the run ended without linking a
 // counterpart, so the next change of the record can find or create it. A held run keeps
-// it: its write may still be released by an approver. What it does not release (a store
-// failure) is taken over by the next run once it sees this one ended.
+// it: its write may still be released by an approver. A claim marked Creating is never
+// given up (r.claimed is false): a create may have made the record, and released, the
+// mark would be lost with it, so that the next run (a sync error's next re-run, whose run
+// ends after its one attempt, or the next change after a run's last attempt) created a
+// second record; kept, that run takes the claim over and looks for the record by its
+// match key, or refuses. What it does not release (a store failure) is taken over by the
+// next run once it sees this one ended.
 func (x *Executor) releaseClaim(ctx context.Context, r *Run) {
 	switch {
 	case r.Outcome != OutcomeWritten:
