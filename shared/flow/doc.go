@@ -39,7 +39,9 @@
 // A run is stored as retrying, with its next attempt a lease ahead, before its write is
 // attempted: if the function dies mid-run, the redrive takes the run over once the lease
 // ends, and the write's idempotency key (the run id) makes the target replay rather than
-// apply it twice.
+// apply it twice. No target replays a create, so a run is never attempted by two at once:
+// an event's run reached when half its lease has gone (its earlier runs were slow) is left
+// to the redrive, and a create's claim keeps its Creating mark until linked (xref.go).
 //
 // Order: a run writes no field that a newer change of its source record has been written
 // to already, by any run of any flow to the same target field. A retry, an event delivered

@@ -115,7 +115,14 @@ func (x *Executor) start(ctx context.Context, tenantID string, system connector.
 			continue
 		}
 		if r.Outcome == OutcomeRetrying {
-			if x.now().Sub(now) > TrailReuse {
+			elapsed := x.now().Sub(now)
+			if elapsed >= x.lease()/2 {
+				// Earlier runs of the event were slow and this run's lease (taken at now) could
+				// run out during its attempt, when the redrive takes it: two attempts of one
+				// run both find no counterpart and both create one. The redrive has it.
+				continue
+			}
+			if elapsed > TrailReuse {
 				r.trailRead = nil // an earlier run's attempt was slow: the guard reads afresh
 			}
 			x.attempt(ctx, r)

@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/flow"
+	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/identity"
 )
 
 // A claim whose Creating mark says a create may have reached the target outlives the run
@@ -81,5 +84,58 @@ func TestCreatedButNeverLinkedIsNotCreatedAgain(t *testing.T) {
 	e.redriveAll()
 	if next = e.run(next.ID); next.Outcome != flow.OutcomeFailed || e.crm.WriteCount() != 1 {
 		t.Fatalf("next run %+v, %d CRM writes; want it refused and one record", next, e.crm.WriteCount())
+	}
+}
+
+// hookGuard calls hook before the nth guarded write, n from 1.
+type hookGuard struct {
+	flow.Guard
+	mu   sync.Mutex
+	n    int
+	hook func(n int)
+}
+
+func (h *hookGuard) Write(ctx context.Context, id identity.Identity, req governance.WriteRequest) (governance.Result, error) {
+	h.mu.Lock()
+	h.n++
+	n := h.n
+	h.mu.Unlock()
+	h.hook(n)
+	return h.Guard.Write(ctx, id, req)
+}
+
+// TestLateRunOfAnEventIsLeftToTheRedrive: an event's runs are attempted one after the
+// other under leases taken when it arrived; a run reached after its lease ran out (an
+// earlier run's create was slow) is the redrive's, which may be attempting it already, and
+// two attempts of one run both find nothing and both create. It is left to the redrive,
+// so each counterpart is created once.
+func TestLateRunOfAnEventIsLeftToTheRedrive(t *testing.T) {
+	e := newMatchEnv(t, matches["lookup"])
+	leads := flow.Flow{ID: "erp-customer-to-crm-lead", Enabled: true, Source: flow.Endpoint{System: connector.SystemHostERP, Entity: "customer"},
+		Target: flow.Endpoint{System: connector.SystemCRM, Entity: "Lead"}, Mapping: map[string]string{"Company": "companyName"},
+		Match: &flow.Match{By: flow.MatchLookup, Field: "ERP_Customer_Id__c", Create: true}}
+	if err := e.store.PutFlow(context.Background(), "t1", leads); err != nil {
+		t.Fatal(err)
+	}
+	e.x.Guard = &hookGuard{Guard: e.guard, hook: func(n int) {
+		switch n {
+		case 1: // the event's first create takes longer than the lease
+			e.mu.Lock()
+			e.now = e.now.Add(flow.DefaultLease + time.Second)
+			e.mu.Unlock()
+		case 2: // the redrive runs meanwhile
+			if _, err := e.x.Redrive(context.Background(), "t1"); err != nil {
+				t.Error(err)
+			}
+		}
+	}}
+	if _, _, err := e.x.Handle(context.Background(), "t1", connector.SystemHostERP, flow.Event{EventID: "ev-late", Entity: "customer",
+		RecordID: "C-9103", ChangedAt: t0, Fields: map[string]any{"companyName": "Nordwind Handel GmbH", "phone": "+1"}}); err != nil {
+		t.Fatal(err)
+	}
+	e.redriveAll()
+	ids, err := registryFinder{e.reg}.Find(context.Background(), "t1", connector.SystemCRM, "Lead", "ERP_Customer_Id__c", "C-9103")
+	if err != nil || len(ids) != 1 || len(e.accounts("C-9103")) != 1 {
+		t.Fatalf("Leads %v (%v), Accounts %v; want one of each (one CRM create each)", ids, err, e.accounts("C-9103"))
 	}
 }
