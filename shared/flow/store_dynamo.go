@@ -142,7 +142,12 @@ func runSort(r Run) string { return dynamostore.FormatTime(r.CreatedAt) + "#" + 
 
 func decodeRun(it dynamostore.Item) (Run, error) {
 	var sr storedRun
-	if err := json.Unmarshal([]byte(dynamostore.GetString(it, "doc")), &sr); err != nil {
+	// Numbers stay json.Number: a run read back (the redrive's, a resume's) writes its
+	// pending fields, which must carry every digit the source sent (as float64,
+	// 12345678901234567890 would be written 12345678901234567000).
+	dec := json.NewDecoder(strings.NewReader(dynamostore.GetString(it, "doc")))
+	dec.UseNumber()
+	if err := dec.Decode(&sr); err != nil {
 		return Run{}, err
 	}
 	r := sr.Run

@@ -1,6 +1,7 @@
 package flowtest
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -365,11 +366,15 @@ func copyRun(r flow.Run) (flow.Run, error) {
 	return c, nil
 }
 
+// roundTrip copies v through JSON as the table's document does, numbers as json.Number:
+// a run's pending fields keep every digit the source sent (DynamoStore's decodeRun).
 func roundTrip[T any](v T) (T, error) {
 	var out T
 	b, err := json.Marshal(v)
 	if err != nil {
 		return out, err
 	}
-	return out, json.Unmarshal(b, &out)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return out, dec.Decode(&out)
 }

@@ -2,6 +2,7 @@ package flowtest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -302,5 +303,26 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) StoreHarness) {
 		}
 		absent(t, h.Store, fake.ID)
 		redelivered(t, h.Store, "e2", sole(mk("t1", "e2", "a", flow.OutcomeRetrying, t0)), []string{})
+	})
+
+	// A run read back is what its retry writes (the redrive's DueRuns, a resume's Run): its
+	// numbers must keep every digit the source sent, as the governance hold keeps a held
+	// write's. As float64, 12345678901234567890 would be written 12345678901234567000.
+	t.Run("a run's pending numbers read back with their digits", func(t *testing.T) {
+		h := newStore(t)
+		r := mk("t1", "e1", "a", flow.OutcomeRetrying, t0)
+		r.Pending.Fields = map[string]any{"accountNumber": json.Number("12345678901234567890"),
+			"balance": json.Number("123456789012345.6789"), "rate": json.Number("0.10"), "lines": []any{json.Number("9007199254740993")}}
+		r.Pending.Link = map[string]any{"x": json.Number("12345678901234567890")}
+		start(t, h.Store, "t1", "e1", sole(r))
+		got, err := h.Store.Run(ctx, "t1", own("t1", "e1"))
+		if err != nil || got.Pending == nil || !reflect.DeepEqual(got.Pending.Fields, r.Pending.Fields) ||
+			!reflect.DeepEqual(got.Pending.Link, r.Pending.Link) {
+			t.Fatalf("Run read back %+v %v, want fields %v and link %v", got.Pending, err, r.Pending.Fields, r.Pending.Link)
+		}
+		due, err := h.Store.DueRuns(ctx, "t1", t0.Add(time.Hour), 10)
+		if err != nil || len(due) != 1 || due[0].Pending == nil || !reflect.DeepEqual(due[0].Pending.Fields, r.Pending.Fields) {
+			t.Fatalf("DueRuns %+v %v, want the run with fields %v", due, err, r.Pending.Fields)
+		}
 	})
 }
