@@ -26,7 +26,8 @@ type Change struct {
 }
 
 // Group is the pending proposals that share a diagnosis: the same class and the same
-// changes (path and proposed value), such as 40 orders failing on shipcountry Deutschland.
+// changes (path and the value an approve writes: the row's fix, FixOf), such as 40 orders
+// failing on shipcountry Deutschland.
 type Group struct {
 	Key      string   `json:"key"`
 	Class    string   `json:"class"`
@@ -82,7 +83,12 @@ func (o *Service) GroupPending(ctx context.Context, claims []syncerror.Claim) ([
 		if c.Status != syncerror.StatusPending {
 			continue
 		}
-		if c.Diagnosis == syncerror.DiagnosisFailed || c.Diagnosis == syncerror.DiagnosisReady && (c.Proposal == nil || len(c.Proposal.Fix) == 0) {
+		// The fix a group approve writes for the row (FixOf): the AI's, or the edit the row
+		// keeps for its next approve (EditKept). The console confirms a group approve by the
+		// group's changes, so a row is grouped by what its approve writes, never by a fix
+		// it does not write.
+		fix := syncerror.FixOf(c)
+		if c.Diagnosis == syncerror.DiagnosisFailed || c.Diagnosis == syncerror.DiagnosisReady && (c.Proposal == nil || len(fix) == 0) {
 			needs.Count++
 			needs.IDs = append(needs.IDs, c.ID)
 			needs.ErrorIDs = append(needs.ErrorIDs, c.Record.ErrorID)
@@ -91,8 +97,8 @@ func (o *Service) GroupPending(ctx context.Context, claims []syncerror.Claim) ([
 		if c.Diagnosis != syncerror.DiagnosisReady {
 			continue
 		}
-		changes := make([]Change, 0, len(c.Proposal.Fix))
-		for _, f := range c.Proposal.Fix {
+		changes := make([]Change, 0, len(fix))
+		for _, f := range fix {
 			changes = append(changes, Change{Path: f.Path, After: f.After})
 		}
 		sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })

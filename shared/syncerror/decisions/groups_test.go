@@ -56,3 +56,40 @@ func TestGroupPending(t *testing.T) {
 		t.Fatalf("class must split groups: %+v", groups[2])
 	}
 }
+
+// A group approve writes each member's own fix (FixOf): on a row that keeps an edit (its
+// write held for an ownership approval), the edit, not the AI's fix. The console confirms
+// "this writes <the group's changes> to each of these records", so such a row grouped by
+// the AI's fix would have the edit written under a confirmation that showed another value.
+func TestGroupPendingGroupsByTheFixTheApproveWrites(t *testing.T) {
+	de := syncerror.FieldChange{Path: "shipcountry", Before: "Deutschland", After: "DE"}
+	claim := func(id string) syncerror.Claim {
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", id), syncerror.SourceWebhook, "", clock)
+		c.Diagnosis = syncerror.DiagnosisReady
+		c.Proposal = &syncerror.Proposal{Class: "value", Fix: []syncerror.FieldChange{de}}
+		return c
+	}
+	kept := claim("e-kept")
+	kept.EditedFix = []syncerror.FieldChange{{Path: "shipcountry", Before: "Deutschland", After: "AT"},
+		{Path: "creditlimit", Before: nil, After: "99999"}}
+	kept.History = append(kept.History, syncerror.HistoryEntry{At: clock, Actor: "alice", Action: "approve"},
+		syncerror.HistoryEntry{At: clock, Actor: "alice", Action: syncerror.ActionApplyHeld})
+	if syncerror.EditKept(kept) == "" {
+		t.Fatal("the row does not keep its edit; the test is wrong")
+	}
+	svc := &decisions.Service{Service: &queue.Service{Service: &policy.Service{Operator: &syncerror.Operator{}}}}
+	groups, _ := svc.GroupPending(context.Background(), []syncerror.Claim{claim("e-1"), kept, claim("e-2")})
+	for _, g := range groups {
+		for _, id := range g.ErrorIDs {
+			if id != "e-kept" {
+				continue
+			}
+			if len(g.Changes) != 2 || g.Changes[0].Path != "creditlimit" || g.Changes[1].After != "AT" || g.Count != 1 {
+				t.Fatalf("the row keeping an edit is grouped under %+v, which is not the fix its approve writes", g.Changes)
+			}
+		}
+	}
+	if len(groups) != 2 || groups[0].Count != 2 {
+		t.Fatalf("groups %+v, want the two AI fixes together and the kept edit apart", groups)
+	}
+}
