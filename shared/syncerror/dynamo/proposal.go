@@ -75,7 +75,8 @@ func proposalFrom(it dynamostore.Item) (*syncerror.Proposal, error) {
 		return nil, nil
 	}
 	p := &syncerror.Proposal{}
-	if err := json.Unmarshal([]byte(listed), p); err != nil {
+	// With their digits (UnmarshalNumbers): the fix read here is what an approve writes.
+	if err := syncerror.UnmarshalNumbers([]byte(listed), p); err != nil {
 		return nil, fmt.Errorf("proposal: %w", err)
 	}
 	more := dynamostore.GetString(it, "proposal_more") // JSON text: a row written before
@@ -89,7 +90,7 @@ func proposalFrom(it dynamostore.Item) (*syncerror.Proposal, error) {
 	if more != "" {
 		// Provenance is replaced whole, not merged into the listed count.
 		p.Learned = nil
-		if err := json.Unmarshal([]byte(more), p); err != nil {
+		if err := syncerror.UnmarshalNumbers([]byte(more), p); err != nil {
 			return nil, fmt.Errorf("proposal_more: %w", err)
 		}
 	}

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -72,15 +71,6 @@ func digest(parts ...string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
-
-// Canon is v as JSON, the form two values are compared in.
-func Canon(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-// SameValue reports whether a and b are the same JSON value.
-func SameValue(a, b any) bool { return Canon(a) == Canon(b) }
 
 // knowledgeScope is the key prefix of every case of one error code on one record type.
 func knowledgeScope(errorCode, recordType string) string {
@@ -256,8 +246,8 @@ func (l Learning) cases(ctx context.Context, c syncerror.Claim) ([]Knowledge, er
 
 func knowledgeOf(d syncerror.Doc) (Knowledge, error) {
 	var k Knowledge
-	dec := json.NewDecoder(bytes.NewReader(d.Body))
-	if err := dec.Decode(&k); err != nil {
+	// With its digits: a learned value is what a later proposal writes.
+	if err := syncerror.UnmarshalNumbers(d.Body, &k); err != nil {
 		return Knowledge{}, fmt.Errorf("knowledge %s: %w", d.Key, err)
 	}
 	k.ID, k.Version, k.UpdatedAt = KnowledgeID(d.Key), d.Version, d.UpdatedAt

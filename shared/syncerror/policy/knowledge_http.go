@@ -168,7 +168,7 @@ func (o *Service) KnowledgePutHandler() http.Handler {
 		}
 		var value any
 		var fe []syncerror.FieldError
-		if len(body.Value) == 0 || json.Unmarshal(body.Value, &value) != nil {
+		if len(body.Value) == 0 || syncerror.UnmarshalNumbers(body.Value, &value) != nil {
 			fe = append(fe, syncerror.FieldError{Field: "value", Message: "is required: the value to propose"})
 		}
 		if body.Version == nil {

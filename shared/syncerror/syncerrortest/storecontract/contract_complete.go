@@ -2,12 +2,14 @@ package storecontract
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest"
 )
 
 // runCompleteApplyContract holds CompleteApply to what MarkApplied then FinishApply
@@ -66,6 +68,35 @@ func runCompleteApplyContract(t *testing.T, newStore func(t *testing.T) syncerro
 		p, err := s.List(ctx, "t1", syncerror.ListQuery{Status: syncerror.StatusApproved, Limit: 10})
 		if err != nil || len(p.Claims) != 2 {
 			t.Fatalf("approved listing %v err=%v", claimIDs(p.Claims), err)
+		}
+	})
+	t.Run("a proposal's numbers read back with their digits", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		c := syncerror.NewClaim(syncerrortest.SampleRecord("t1", "e-digits"), syncerror.SourceWebhook, "", base)
+		mustClaim(t, s, c)
+		got, err := s.BeginDiagnosis(ctx, "t1", c.ID, base, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The AI's answer is read with UseNumber (shared/ai): what an approve writes is the
+		// fix as read back here, so a float64 on the way wrote ...567000 or a rounded amount.
+		p := syncerrortest.SampleProposal(syncerror.InferenceID(c.ID, got.DiagnosisAttempts), base)
+		p.Fix = []syncerror.FieldChange{
+			{Path: "accountnumber", Before: json.Number("1"), After: json.Number("12345678901234567890")},
+			{Path: "balance", Before: nil, After: json.Number("123456789012345.6789")},
+		}
+		if err := s.CompleteDiagnosis(ctx, "t1", c.ID, got.DiagnosisAttempts, p, base); err != nil {
+			t.Fatal(err)
+		}
+		row, err := s.Get(ctx, "t1", c.ID)
+		if err != nil || row.Proposal == nil || len(row.Proposal.Fix) != 2 {
+			t.Fatalf("row %+v err=%v", row.Proposal, err)
+		}
+		for i, want := range []string{"12345678901234567890", "123456789012345.6789"} {
+			if b, _ := json.Marshal(row.Proposal.Fix[i].After); string(b) != want {
+				t.Errorf("fix[%d].after read back as %s, written %s", i, b, want)
+			}
 		}
 	})
 }

@@ -1,0 +1,71 @@
+package policy_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
+	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
+)
+
+// Numbers compare by value whatever their text, float64 or json.Number; and two numbers
+// past float64's digits that differ in one are two values.
+func TestCanonComparesNumbersByValue(t *testing.T) {
+	same := [][2]any{
+		{json.Number("10.50"), 10.5},
+		{json.Number("1e2"), 100.0},
+		{json.Number("0.1"), 0.1},
+		// float64 reads 12345678901234567890 as ...567168 and writes ...567000: a value
+		// learned before keeps its key.
+		{json.Number("12345678901234567000"), 12345678901234567890.0},
+		{map[string]any{"n": json.Number("2.0")}, map[string]any{"n": 2.0}},
+		{[]any{json.Number("123456789012345.67890")}, []any{json.Number("123456789012345.6789")}},
+	}
+	for _, c := range same {
+		if !policy.SameValue(c[0], c[1]) {
+			t.Errorf("%v and %v: %s ≠ %s", c[0], c[1], policy.Canon(c[0]), policy.Canon(c[1]))
+		}
+	}
+	differ := [][2]any{
+		{json.Number("12345678901234567890"), json.Number("12345678901234567000")},
+		{json.Number("123456789012345.6789"), 123456789012345.67},
+		{json.Number("1"), "1"},
+	}
+	for _, c := range differ {
+		if policy.SameValue(c[0], c[1]) {
+			t.Errorf("%v and %v compare the same (%s)", c[0], c[1], policy.Canon(c[0]))
+		}
+	}
+	if got := policy.Canon(json.Number("12345678901234567890")); got != "12345678901234567890" {
+		t.Errorf("Canon kept %s", got)
+	}
+	// Out of float64's range: the text as it is, at once (no digit of 10^999999 built).
+	start := time.Now()
+	if got := policy.Canon(json.Number("1e999999")); got != "1e999999" {
+		t.Errorf("Canon(1e999999) = %s", got)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Canon(1e999999) took %s", d)
+	}
+}
+
+// A value a person approved is learned with its digits: the next error's learned proposal
+// writes 12345678901234567890, not the float64 ...567000 the knowledge read back as.
+func TestLearnedNumberKeepsItsDigits(t *testing.T) {
+	f := roomtest.NewAssistFixture(t)
+	first := f.Arrive(t, "E-1", "SO-1", `{"accountnumber":"n/a"}`)
+	edit := `{"fix":[{"path":"accountnumber","after":12345678901234567890}]}`
+	if w := f.As(t, "anna", "approver", "POST", "/p/"+first.ID+"/approve", edit); w.Code != http.StatusOK {
+		t.Fatalf("approve: %d %s", w.Code, w.Body)
+	}
+	second := f.Arrive(t, "E-2", "SO-2", `{"accountnumber":"n/a"}`)
+	p := second.Proposal
+	if p.Source != "learned" || len(p.Fix) != 1 {
+		t.Fatalf("learned proposal %+v", p)
+	}
+	if b, _ := json.Marshal(p.Fix[0].After); string(b) != "12345678901234567890" {
+		t.Fatalf("learned value %s, approved 12345678901234567890", b)
+	}
+}
