@@ -263,7 +263,7 @@ func knowledgeOf(d syncerror.Doc) (Knowledge, error) {
 // payloadFields reads the row's payload's top-level fields (fix paths name them).
 func payloadFields(c syncerror.Claim) map[string]any {
 	var payload map[string]any
-	_ = json.Unmarshal(c.Record.Payload, &payload)
+	_ = syncerror.UnmarshalNumbers(c.Record.Payload, &payload) // digits, as the case was keyed
 	return payload
 }
 
