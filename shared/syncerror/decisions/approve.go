@@ -33,6 +33,10 @@ type approveBody struct {
 		After json.RawMessage `json:"after"`
 	} `json:"fix"`
 	Note string `json:"note"`
+	// CoApproval names the edit waiting for its second approval that the approver was
+	// shown (the detail's coApproval.key): another one waiting by now, or none, is refused
+	// (409 co_approval_changed). Ignored when the approve sends a fix.
+	CoApproval string `json:"coApproval"`
 }
 
 // approval is one approve in progress: the lease it holds and what it writes.
@@ -74,6 +78,10 @@ func (o *Service) ApproveHandler() http.Handler {
 			syncerror.WriteFieldError(w, r, "note", "must be at most 1000 characters")
 			return
 		}
+		if utf8.RuneCountInString(body.CoApproval) > 200 {
+			syncerror.WriteFieldError(w, r, "coApproval", "must be at most 200 characters")
+			return
+		}
 		c, ok := o.Load(w, r, actor.TenantID)
 		if !ok {
 			return
@@ -113,13 +121,27 @@ func (o *Service) ApproveHandler() http.Handler {
 			syncerror.WriteFieldError(w, r, fe.Field, fe.Message)
 			return
 		}
+		pend, err := o.PendingApproval(r.Context(), c, edited, body.CoApproval)
+		switch {
+		case errors.Is(err, policy.ErrCoApprovalChanged):
+			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, policy.CodeCoApprovalChanged, policy.CoApprovalChangedDetail))
+			return
+		case err != nil:
+			httpapi.WriteUnavailable(w, r, err, "The approval policy could not be read; nothing was written. Retry shortly.")
+			return
+		}
 		// Without an edit, the row's fix (FixOf): what the detail, the bulk preview and the
 		// approval policy said would be written. On a row awaiting a decision that is the
 		// AI's, or the edit the row keeps (EditKept): its write was held for an ownership
 		// approval, or may have landed, and it is sent again, under the same key, so a
-		// released hold lets it through and a write that landed is replayed.
+		// released hold lets it through and a write that landed is replayed. But while a
+		// two-approver edit waits for its second approval, it is what the detail shows
+		// and what this approve approves: it supersedes a kept edit (policy/coapproval.go).
 		fix := syncerror.FixOf(c)
 		kept := edited == nil && syncerror.EditKept(c) != ""
+		if pend.Edit != nil {
+			fix, kept = pend.Edit, false
+		}
 		if edited != nil {
 			fix = edited
 		}
@@ -128,13 +150,16 @@ func (o *Service) ApproveHandler() http.Handler {
 				"The proposal has no fix to write: send an edited fix, or reject or escalate the sync error."))
 			return
 		}
-		if fix, ok = o.typedFix(w, r, c, fix); !ok {
-			return
+		// A waiting edit was typed when it was entered, and is approved as it was shown.
+		if pend.Edit == nil {
+			if fix, ok = o.typedFix(w, r, c, fix); !ok {
+				return
+			}
 		}
 		if edited != nil {
 			edited = fix
 		}
-		ap, ok := o.MayApprove(w, r, actor, c, edited, fix)
+		ap, ok := o.MayApprove(w, r, actor, c, pend, edited, fix)
 		if !ok {
 			return
 		}
@@ -146,8 +171,12 @@ func (o *Service) ApproveHandler() http.Handler {
 		}
 		a := &approval{o: o, w: w, r: r, actor: actor, fix: fix, key: syncerror.FixKey(c.ID, fix),
 			details: map[string]any{"fields": fixPaths(fix), "edited": edited != nil}}
-		if kept {
-			a.details["keptEdit"] = syncerror.EditKept(c)
+		// The audit says which edit the row kept was written again, or replaced by this
+		// approve's own or by the two approvals' edit.
+		if k := syncerror.EditKept(c); kept {
+			a.details["keptEdit"] = k
+		} else if k != "" {
+			a.details["supersedes"] = k
 		}
 		// The approve's entry names the edit: if the write does not happen, the row drops
 		// the edit and this entry is where the attempt stays (approveNote).

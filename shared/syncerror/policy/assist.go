@@ -66,15 +66,6 @@ func writeApprovalProblem(w http.ResponseWriter, r *http.Request, status int, co
 	_ = json.NewEncoder(w).Encode(problemWithApproval{Problem: p, Approval: d})
 }
 
-// decision applies the tenant's policy to fix on row c.
-func (o *Service) decision(ctx context.Context, c syncerror.Claim, fix []syncerror.FieldChange) (Decision, error) {
-	pol, err := o.Assist.Policies().Get(ctx, c.TenantID)
-	if err != nil {
-		return Decision{}, err
-	}
-	return pol.Decide(FactsOf(c, fix)), nil
-}
-
 // Approved is an approve the policy allows: the edit (nil: none) and the fix to write.
 type Approved struct {
 	Edited, Fix []syncerror.FieldChange
@@ -83,26 +74,29 @@ type Approved struct {
 	coApproved bool
 }
 
-// MayApprove authorises an approve of fix on c by the tenant's policy. It returns the fix
-// and edit to write (a two-approver approve writes the edit the first approval recorded),
-// or false when it answered: 403 with the rule when the caller may not approve, 202 when
-// the approval is recorded and waits for a second approver. Once the write holds the
-// row's lease, the caller hands the approval over (Handover).
-func (o *Service) MayApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, edited, fix []syncerror.FieldChange) (Approved, bool) {
-	if o.Assist == nil {
+// CoApproved reports whether a is the edit a co-approval document held (the write
+// supersedes any edit the row kept: coapproval.go).
+func (a Approved) CoApproved() bool { return a.coApproved }
+
+// MayApprove authorises an approve of fix on c by the tenant's policy (p: PendingApproval;
+// fix is p.Edit when it holds one, the edit waiting for its second approval, which this
+// approve then approves: coapproval.go). It returns the fix and edit to write (a
+// two-approver approve writes the edit the first approval recorded), or false when it
+// answered: 403 with the rule when the caller may not approve, 202 when the approval is
+// recorded and waits for a second approver, 409 when the waiting edit changed. Once the
+// write holds the row's lease, the caller hands the approval over (Handover).
+func (o *Service) MayApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, p Pending, edited, fix []syncerror.FieldChange) (Approved, bool) {
+	if o.Assist == nil || p.pol == nil {
 		if !actor.HasRole(identity.RoleApprover) {
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusForbidden, "forbidden", "Approvers approve fixes."))
 			return Approved{}, false
 		}
 		return Approved{Edited: edited, Fix: fix}, true
 	}
-	d, err := o.decision(r.Context(), c, fix)
-	if err != nil {
-		httpapi.WriteUnavailable(w, r, err, "The approval policy could not be read; nothing was written. Retry shortly.")
-		return Approved{}, false
-	}
+	d := p.pol.Decide(FactsOf(c, fix))
 	if rule, _ := r.Context().Value(autoRuleKey{}).(string); rule != "" {
-		if d.Apply == ApplyAuto && d.Mode == ModeEnforce && d.RuleID == rule && actor.Actor == "policy:"+rule {
+		// A rule applies the AI's fix, never a person's edit waiting for its second approval.
+		if d.Apply == ApplyAuto && d.Mode == ModeEnforce && d.RuleID == rule && actor.Actor == "policy:"+rule && p.Edit == nil {
 			return Approved{Edited: edited, Fix: fix}, true
 		}
 		writeApprovalProblem(w, r, http.StatusForbidden, "approval_not_allowed", "The rule no longer applies this fix automatically.", d)
@@ -116,12 +110,17 @@ func (o *Service) MayApprove(w http.ResponseWriter, r *http.Request, actor ident
 		if !actor.HasRole(identity.RoleApprover) {
 			break
 		}
-		return o.coApprove(w, r, actor, c, edited, fix, d)
+		return o.coApprove(w, r, actor, c, p, edited, fix, d)
 	}
 	if !actor.HasRole(role) {
 		writeApprovalProblem(w, r, http.StatusForbidden, "approval_not_allowed",
 			"The approval policy gives this fix to "+d.Apply+" ("+d.Reason+"); you may not approve it.", d)
 		return Approved{}, false
+	}
+	if p.Edit != nil {
+		// The waiting edit, which the policy no longer gives to two approvers: this one
+		// approval writes it, and it leaves its document once the write holds the row.
+		return Approved{Edited: p.Edit, Fix: p.Edit, coApproved: true}, true
 	}
 	return Approved{Edited: edited, Fix: fix}, true
 }
@@ -150,12 +149,20 @@ func (ca *CoApproval) approved(actor identity.Identity) bool {
 // row (Handover): an approve whose lease is not taken (the queue throttled: "nothing was
 // written… Retry shortly"; 409) leaves it where it was, and the approver's retry writes it.
 // Approvals of the AI's own fix stay after the write too: either approver may retry it.
-func (o *Service) coApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, edited, fix []syncerror.FieldChange, d Decision) (Approved, bool) {
+//
+// An approve without an edit approves the edit PendingApproval read (p.Edit), or the row's
+// fix when it read none: a document that holds another one by now is refused (409
+// co_approval_changed), so no approval counts for, nor writes, what the approver was not
+// shown.
+func (o *Service) coApprove(w http.ResponseWriter, r *http.Request, actor identity.Identity, c syncerror.Claim, p Pending, edited, fix []syncerror.FieldChange, d Decision) (Approved, bool) {
 	var refusal string
 	ready := false
+	expected := CoApprovalKey(c, CoApproval{Fix: p.Edit})
 	st, err := syncerror.UpdateDoc(r.Context(), o.Assist.Store, c.TenantID, syncerror.DocCoApproval+c.ID, o.NowUTC(), func(ca *CoApproval, _ bool) error {
 		refusal, ready = "", false
 		switch {
+		case edited == nil && CoApprovalKey(c, *ca) != expected:
+			return ErrCoApprovalChanged
 		case edited != nil:
 			*ca = CoApproval{Editor: actor.Actor, EditorKeys: actor.NameKeys(), Fix: edited, Approvers: []string{}}
 		case actor.IsOneOf(ca.Editor, ca.EditorKeys):
@@ -179,6 +186,9 @@ func (o *Service) coApprove(w http.ResponseWriter, r *http.Request, actor identi
 	switch {
 	case errors.Is(err, errRefused):
 		writeApprovalProblem(w, r, http.StatusForbidden, "approval_not_allowed", refusal, d)
+		return Approved{}, false
+	case errors.Is(err, ErrCoApprovalChanged):
+		writeApprovalProblem(w, r, http.StatusConflict, CodeCoApprovalChanged, CoApprovalChangedDetail, d)
 		return Approved{}, false
 	case err != nil:
 		httpapi.WriteUnavailable(w, r, err, "The approval could not be recorded; nothing was written. Retry shortly.")

@@ -15,9 +15,14 @@ func (o *Service) Annotate(ctx context.Context, tenantID string, rows []*Summary
 	if len(rows) == 0 {
 		return
 	}
+	pol, err := o.TenantPolicy(ctx, tenantID)
+	o.annotate(ctx, pol, err, rows, claims)
+}
+
+// annotate is Annotate with the tenant's policy read (err: it could not be).
+func (o *Service) annotate(ctx context.Context, pol *policy.Policy, err error, rows []*Summary, claims []syncerror.Claim) {
 	viewer, _ := identity.FromContext(ctx)
 	approver := viewer.HasRole(identity.RoleApprover)
-	pol, err := o.TenantPolicy(ctx, tenantID)
 	if err != nil {
 		httpapi.Logger(ctx).Error("approval policy unreadable; rows shown without it", "error", err)
 	}

@@ -1,12 +1,15 @@
 package queue
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
 
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/identity"
 	"github.com/syncassist/syncassist/shared/syncerror"
+	"github.com/syncassist/syncassist/shared/syncerror/policy"
 )
 
 // ListHandler serves GET /api/sync-error-assist/proposals?status=&limit=&cursor= with the
@@ -72,8 +75,37 @@ func (o *Service) DetailHandler() http.Handler {
 		if ok {
 			d := o.Detail(r.Context(), c)
 			nameSystems(o.SystemNames(r.Context(), id.TenantID), []*Summary{&d.Summary})
-			o.Annotate(r.Context(), id.TenantID, []*Summary{&d.Summary}, []syncerror.Claim{c})
+			pol, err := o.TenantPolicy(r.Context(), id.TenantID)
+			o.annotate(r.Context(), pol, err, []*Summary{&d.Summary}, []syncerror.Claim{c})
+			if err == nil {
+				o.showCoApproval(r.Context(), pol, c, &d)
+			}
 			httpapi.WriteJSON(w, http.StatusOK, d)
 		}
 	})
+}
+
+// showCoApproval puts on d the row's two-approver round (one more read, only when the
+// tenant's policy has a two_approvers rule). An edit waiting for its second approval is
+// what an approve without a fix approves and writes (policy/coapproval.go): the detail
+// judges it by the policy, unmasks the record's fields it writes, and leaves out a kept
+// edit it supersedes. Unreadable, the detail is shown without it: an approve reads it again.
+func (o *Service) showCoApproval(ctx context.Context, pol *policy.Policy, c syncerror.Claim, d *Detail) {
+	ca, err := o.CoApprovalOf(ctx, pol, c)
+	if err != nil {
+		httpapi.Logger(ctx).Error("co-approval unreadable; detail shown without it", "id", c.ID, "error", err)
+		return
+	}
+	if ca == nil {
+		return
+	}
+	d.CoApproval = o.coApprovalView(ctx, c, ca)
+	if ca.Fix == nil {
+		return
+	}
+	d.EditedFix, d.EditKept = nil, ""
+	d.Error = o.Mask.Show(c.Record, ca.Fix)
+	viewer, _ := identity.FromContext(ctx)
+	dec := pol.Decide(policy.FactsOf(c, ca.Fix))
+	d.Approval, d.Decider = &dec, dec.Decider(c.Status, viewer.HasRole(identity.RoleApprover))
 }

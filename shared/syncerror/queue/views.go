@@ -58,7 +58,11 @@ type Detail struct {
 	// approving again without a change sends it under the same key, which the released
 	// approval lets through) or "unverified" (that write may have landed; approving again
 	// sends it again); empty otherwise.
-	EditKept       string                   `json:"editKept,omitempty"`
+	EditKept string `json:"editKept,omitempty"`
+	// CoApproval is, under a two_approvers rule, the round under way: an edit waiting for
+	// its second approval, which supersedes a kept edit (EditedFix and EditKept are then
+	// left out: no approve writes it), or approvals of the row's fix (DetailHandler).
+	CoApproval     *CoApprovalView          `json:"coApproval,omitempty"`
 	WritesTo       *syncerror.WriteTarget   `json:"writesTo,omitempty"` // where an approve writes the fix ("Approve writes … to …")
 	DiagnosisError string                   `json:"diagnosisError,omitempty"`
 	Applied        *syncerror.AppliedWrite  `json:"applied,omitempty"`
@@ -99,12 +103,7 @@ func (o *Service) Detail(ctx context.Context, c syncerror.Claim) Detail {
 	p := o.peopleFor(ctx)
 	d := Detail{Summary: o.Summarize(ctx, c), Error: o.Mask.Show(c.Record, syncerror.FixOf(c)), EditedFix: syncerror.EditOf(c), DiagnosisError: c.DiagnosisError,
 		Applied: c.Applied, ApplyError: c.ApplyError, History: p.history(c.History), Attempts: p.attempts(c.Retry.Log), UpdatedAt: c.UpdatedAt}
-	switch syncerror.EditKept(c) {
-	case syncerror.ActionApplyHeld:
-		d.EditKept = "held"
-	case syncerror.ActionLeaseUnverified:
-		d.EditKept = "unverified"
-	}
+	d.EditKept = editKeptName(c)
 	if d.Attempts == nil {
 		d.Attempts = []syncerror.RetryAttempt{}
 	}
