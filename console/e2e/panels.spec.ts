@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { accessible, signIn } from "./support/browser";
-import { api, base, DEMO_EMBEDDED_SECRET, DEMO_FINANCE_SECRET, postSyncError, signedHeaders, token, waitDiagnosed } from "./support/stack";
+import { createHash, randomBytes } from "node:crypto";
+import { api, base, call, DEMO_EMBEDDED_SECRET, DEMO_FINANCE_SECRET, erpRecord, newSalesOrder, postSyncError, signedHeaders, token, waitDiagnosed } from "./support/stack";
 
 test("finance: approve ends accepted, a row without an ERP id goes back with the reason, reject asks a reason", async ({ page }) => {
   await signIn(page, "approver");
@@ -195,4 +196,73 @@ test("governance: an approver releases one held write and denies another", async
   const denied = await api<{ items: { id: string; status: string }[] }>("approver", "/api/governance/approvals?reason=ownership&status=denied");
   expect([...decided.items, ...denied.items].map((i) => i.id).sort()).toEqual(expect.arrayContaining([release, deny].sort()));
   expect(decided.items.length + denied.items.length).toBeGreaterThanOrEqual(2);
+});
+
+/** tokenOf is a token of the dev issuer for user, who holds role (token's flow, named). */
+async function tokenOf(user: string, role: "approver"): Promise<string> {
+  const redirect = base() + "/auth/callback";
+  const verifier = randomBytes(40).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  const q = new URLSearchParams({ response_type: "code", client_id: "e2e", redirect_uri: redirect, state: "s", code_challenge: challenge,
+    code_challenge_method: "S256", confirm: "1", tenant: "demo", role, user });
+  const r = await fetch(base() + "/dev-issuer/authorize?" + q, { redirect: "manual" });
+  const code = new URL(r.headers.get("location")!).searchParams.get("code")!;
+  const t = await fetch(base() + "/dev-issuer/token", { method: "POST", body: new URLSearchParams({
+    grant_type: "authorization_code", code, redirect_uri: redirect, client_id: "e2e", code_verifier: verifier }) });
+  return ((await t.json()) as { access_token: string }).access_token;
+}
+
+/** approveAs approves row id as user (an approver), with body, and answers the status. */
+async function approveAs(user: string, id: string, body?: unknown): Promise<number> {
+  const r = await fetch(`${base()}/api/sync-error-assist/proposals/${id}/approve`, { method: "POST",
+    headers: { Authorization: "Bearer " + (await tokenOf(user, "approver")), "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body) });
+  await r.text();
+  return r.status;
+}
+
+test("two approvers: the detail shows the edit waiting for its second approver, its editor cannot approve it, and the second approval writes what it showed", async ({ page, browser }) => {
+  const stamp = Date.now().toString(36);
+  const system = "e2e-coappr-" + stamp;
+  const rule = "e2e-four-eyes-" + stamp;
+  const order = await newSalesOrder();
+  const errorId = `E2E-COAPPR-${stamp}`;
+  const before = await call<{ version: number; rules: unknown[] }>("admin", "GET", "/api/settings/approval-policy");
+  await call("admin", "PUT", "/api/settings/approval-policy", { version: before.version,
+    rules: [{ id: rule, match: { systems: [system] }, apply: "two_approvers" }, ...before.rules] });
+  try {
+    const id = await postSyncError(errorId, order, "INVALID_FIELD_VALUE_COAPPR", system);
+    await waitDiagnosed(id);
+    expect(await approveAs("anna.e2e", id, { fix: [{ path: "shipcountry", after: "AT" }] })).toBe(202); // the edit: anna's
+    // Anna reads that she cannot be one of its approvers.
+    const annas = await browser.newContext();
+    const annaPage = await annas.newPage();
+    await annaPage.goto("/queue/" + id);
+    await annaPage.getByRole("button", { name: "Sign in" }).click();
+    await annaPage.getByLabel("Role").selectOption("approver");
+    await annaPage.getByLabel("User").fill("anna.e2e");
+    await annaPage.getByRole("button", { name: "Sign in" }).click();
+    const hers = annaPage.getByRole("region", { name: errorId });
+    await expect(hers.getByRole("group", { name: "Waiting for a second approver" }).getByRole("definition").first()).toHaveText("you");
+    await expect(hers.getByText("You edited this fix, so you cannot be one of its two approvers")).toBeVisible();
+    await expect(hers.getByRole("button", { name: /^Approve this edit \(first of two\)/ })).toBeDisabled();
+    await annas.close();
+
+    expect(await approveAs("bert.e2e", id)).toBe(202); // the first approval
+    await signIn(page, "approver", "/queue/" + id);
+    const d = page.getByRole("region", { name: errorId });
+    const round = d.getByRole("group", { name: "Waiting for a second approver" });
+    await expect(round).toContainText("anna.e2e");
+    await expect(round).toContainText("bert.e2e (1 of 2)");
+    await expect(d.getByRole("heading", { name: "Proposed fix, as edited for two approvers" })).toBeVisible();
+    await expect(d.getByLabel("Proposed value for shipcountry")).toHaveValue("AT");
+    await expect(d.getByText(/Approve writes .*shipcountry.*AT/)).toBeVisible();
+    await accessible(page, "two approvers waiting");
+    await d.getByRole("button", { name: /^Approve and write this edit/ }).click();
+    await expect(page.getByRole("status").filter({ hasText: `Approved ${errorId}` })).toBeAttached();
+    expect((await erpRecord("salesOrder", order)).shipcountry).toBe("AT");
+  } finally {
+    const now = await call<{ version: number }>("admin", "GET", "/api/settings/approval-policy");
+    await call("admin", "PUT", "/api/settings/approval-policy", { version: now.version, rules: before.rules });
+  }
 });

@@ -9,6 +9,7 @@ import { writeTarget } from "./fix-values";
 import { useKeys } from "../keys";
 import { Attempts, retryOutcome } from "./queue-attempts";
 import { Facts, mayApprove, ResolveDialog } from "./queue-more";
+import { approveLabel, blocked, CoApprovalSummary, roundOf, waitingFix } from "./queue-coapproval";
 import { ActionError, actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, Progress, shortcutKey, showError } from "../ui";
 
 interface Props {
@@ -93,7 +94,11 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   // verified) sends that edit when approved without a change: the diff, its inputs and
   // the sentence above Approve start from it, not from the AI's values.
   const kept = !!row?.editKept && !!row.editedFix?.length && (pending || escalated);
-  const base = row && kept ? withFix(row, row.editedFix ?? []) : row;
+  // Under two approvers, an edit waiting for its second approval is what Approve approves
+  // and writes (it replaces a kept edit, which the service then leaves out): the diff is it.
+  const round = roundOf(row);
+  const waiting = waitingFix(row);
+  const base = row && waiting ? withFix(row, waiting) : row && kept ? withFix(row, row.editedFix ?? []) : row;
   const plan = base ? planWrite(base, edits, added, fields) : null;
   const errors = { ...plan?.errors, ...refused };
   // A flow's failed write whose target record its run did not know names none: there is
@@ -101,6 +106,10 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const unknownTarget = target?.recordId === "";
   const writable = !!plan && plan.changes.length > 0 && Object.keys(errors).length === 0 && !unknownTarget;
   const editable = decidable && canApprove && !demo;
+  // The editor of a waiting fix, or an approver who approved it, is not its next approver
+  // (unless they change it, which starts a new round).
+  const notMe = plan?.edited ? "" : blocked(round);
+  const label = approveLabel(round, !!plan?.edited) || "Approve";
 
   const act = async (what: "approve" | "reject" | "escalate" | "retry" | "resolve", text?: string, note?: string) => {
     if (!row) return;
@@ -110,6 +119,8 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       let body: unknown = what === "retry" ? {} : what === "resolve" ? { reason: text, ...(note ? { note } : {}) } : { reason: text };
       // An edited fix is sent whole: what is sent is what the sentence above Approve said.
       if (what === "approve" && plan?.edited) body = { fix: plan.changes.map(({ path, after }) => ({ path, after })) };
+      // Approving the waiting edit names it: if another edit waits by now, nothing is written.
+      else if (what === "approve" && waiting && round?.key) body = { coApproval: round.key };
       const done = await write<Proposal | Accepted>("POST", `/api/sync-error-assist/proposals/${row.id}/${what}`, body);
       if (isAccepted(done)) {
         // 202: the fix is in the ERP and the reconcile completes the approval, a second
@@ -157,7 +168,8 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
     if (e.key === "t" && retryable) return void act("retry");
     if (e.key === "s" && resolvable) return setAsking("resolve");
     if (!decidable) return;
-    if (e.key === "a" && canApprove && ready && writable) void act("approve");
+    if (e.key === "a" && canApprove && ready && writable && notMe) showError(new ApiError({ status: 403, title: "Needs another approver", detail: notMe }));
+    if (e.key === "a" && canApprove && ready && writable && !notMe) void act("approve");
     if (e.key === "a" && canApprove && ready && !writable) showError(new ApiError({ status: 422, title: "Nothing to approve yet",
       detail: unknownTarget ? UNKNOWN_TARGET : Object.values(errors).join("; ") || "Add a field change, or reject, escalate or resolve it." }));
     if (e.key === "a" && !canApprove) showError(new ApiError({ status: 403, title: "Needs an approver",
@@ -189,9 +201,9 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       {decidable && plan && !unknownTarget && <WritesLine id="writes-line" plan={{ ...plan, errors }} to={to} />}
       {(decidable || retryable || resolvable) && (
         <div class="actions action-bar" role="group" aria-label="Actions">
-          {decidable && canApprove && <button type="button" class="primary" disabled={locked || !ready || !writable} aria-keyshortcuts="a"
-            aria-describedby={unknownTarget || plan && (plan.changes.length > 0 || Object.keys(errors).length > 0) ? "writes-line" : undefined}
-            onClick={() => void act("approve")}>Approve <Key k="a" /></button>}
+          {decidable && canApprove && <button type="button" class="primary" disabled={locked || !ready || !writable || !!notMe} aria-keyshortcuts="a"
+            aria-describedby={notMe ? "coapproval-why" : unknownTarget || plan && (plan.changes.length > 0 || Object.keys(errors).length > 0) ? "writes-line" : undefined}
+            onClick={() => void act("approve")}>{label} <Key k="a" /></button>}
           {decidable && <button type="button" disabled={locked} aria-keyshortcuts="r" onClick={() => setAsking("reject")}>Reject <Key k="r" /></button>}
           {pending && <button type="button" disabled={locked} aria-keyshortcuts="e" onClick={() => setAsking("escalate")}>Escalate <Key k="e" /></button>}
           {retryable && <button type="button" disabled={locked} aria-keyshortcuts="t" onClick={() => void act("retry")}>Retry <Key k="t" /></button>}
@@ -216,10 +228,11 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       <Attempts row={row} />
       {row.diagnosisError && <p class="warn">Diagnosis failed: {row.diagnosisError}</p>}
       {row.applyError && <p class="warn" role="note">Last write-back failed: {row.applyError}</p>}
-      <h3>{kept ? "Proposed fix, as the operator edited it" : "Proposed fix"}</h3>
+      {round && <CoApprovalSummary round={round} edited={!!plan?.edited} canApprove={decidable && canApprove} />}
+      <h3>{waiting ? "Proposed fix, as edited for two approvers" : kept ? "Proposed fix, as the operator edited it" : "Proposed fix"}</h3>
       {fix.length === 0 && <p class="empty">{ready ? "No field change proposed." : "Diagnosis " + row.diagnosis + "."}</p>}
       {fix.length > 0 && <DiffTable row={shown} fields={fields} editable={editable} edits={edits} errors={errors} onEdit={edit}
-        resetLabel={kept ? "Reset to the operator's edit" : undefined} />}
+        resetLabel={waiting ? "Reset to the edit awaiting approval" : kept ? "Reset to the operator's edit" : undefined} />}
       {fix.length === 0 && ready && editable && (
         <AddChanges row={row} fields={fields} vendor={to.vendor} added={added} errors={errors} onChange={addChanges} />
       )}
@@ -294,6 +307,11 @@ function refusedFields(e: unknown, plan: { changes: { key: string; path: string 
 
 /** explainConflict says who won a 409, from the row's newest history entry. */
 function explainConflict(e: unknown, now: Proposal): unknown {
+  if (e instanceof ApiError && e.status === 409 && e.problem.code === "co_approval_changed") {
+    // Another edit waits now (or none): the detail, read again, shows it; nothing was written.
+    const who = now.coApproval?.editor ? ` ${now.coApproval.editorIsYou ? "You" : actorName(now.coApproval.editor)} entered the edit shown now.` : "";
+    return new ApiError({ ...e.problem, title: "The fix changed", detail: (e.problem.detail ?? e.problem.title) + who });
+  }
   if (e instanceof ApiError && e.status === 409) {
     const last = now.history[now.history.length - 1];
     const at = last ? new Date(last.at).toLocaleTimeString() : "";
