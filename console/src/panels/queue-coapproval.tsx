@@ -1,35 +1,17 @@
 // A two-approver round on a sync error (the detail's coApproval): who edited the fix, who
-// approved it so far, and what the next approval does. The service's rule: an edit waiting
-// for its second approval is what Approve approves and, as the second approval, writes; it
-// replaces an edit the row kept. The diff above Approve is that edit, and Approve names it
-// (coApproval: its key) so that a fix replaced meanwhile is refused, never written unseen.
+// approved it so far, and what the next approval does; loaded by the detail for such rows
+// only. The service's rule: an edit waiting for its second approval is what Approve
+// approves and, as the second approval, writes; it replaces an edit the row kept. The diff
+// below is that edit, and Approve names it (coApproval: its key) so that a fix replaced
+// meanwhile is refused, never written unseen. The editor, or an approver who approved it,
+// finds Approve disabled (the detail) and reads why here.
 import type { Proposal } from "../api/types";
 import { actorName } from "../ui";
 
 type Round = NonNullable<Proposal["coApproval"]>;
 
-/** roundOf is the row's round under way, on a row awaiting a decision. */
-export function roundOf(row: Proposal | null): Round | undefined {
-  return row && (row.status === "pending" || row.status === "escalated") ? row.coApproval : undefined;
-}
-
-/** waitingFix is the edit waiting for its second approval: what Approve writes. */
-export function waitingFix(row: Proposal | null): Round["fix"] | undefined {
-  const fix = roundOf(row)?.fix;
-  return fix && fix.length > 0 ? fix : undefined;
-}
-
-/** approveLabel is the Approve button's words on a row with a round under way ("" for the
- *  plain "Approve"): whether this approval writes the fix shown or is the first of two. */
-export function approveLabel(round: Round | undefined, edited: boolean): string {
-  if (!round || edited) return "";
-  const second = round.approvers.length >= 1;
-  if (round.fix?.length) return second ? "Approve and write this edit" : "Approve this edit (first of two)";
-  return second ? "Approve and write this fix" : "Approve this fix (first of two)";
-}
-
 /** blocked says why the viewer cannot be the next approver ("" when they can). */
-export function blocked(round: Round | undefined): string {
+function blocked(round: Round | undefined): string {
   if (round?.you === "editor") return "You edited this fix, so you cannot be one of its two approvers: two other approvers approve it.";
   if (round?.you === "approved") return "You approved this fix already: a second, different approver writes it.";
   return "";

@@ -9,7 +9,6 @@ import { writeTarget } from "./fix-values";
 import { useKeys } from "../keys";
 import { Attempts, retryOutcome } from "./queue-attempts";
 import { Facts, mayApprove, ResolveDialog } from "./queue-more";
-import { approveLabel, blocked, CoApprovalSummary, roundOf, waitingFix } from "./queue-coapproval";
 import { ActionError, actorName, Ago, announce, AskDialog, Chip, clearError, Key, later, PanelError, Progress, shortcutKey, showError } from "../ui";
 
 interface Props {
@@ -46,6 +45,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   // A chunk that cannot load (offline, or replaced by a deploy) leaves the section out.
   useEffect(() => void import("./queue-triage").then(setTriage, () => setTriage(null)), []);
   useEffect(() => void import("./revert").then(setRevert, () => setRevert(null)), []);
+  const [coap, setCoap] = useState<typeof import("./queue-coapproval") | null>(null);
 
   // A demo row stands in only when the API cannot be reached at all (read's rule): an
   // error answer for this row is shown as that, never as someone else's record.
@@ -96,8 +96,10 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const kept = !!row?.editKept && !!row.editedFix?.length && (pending || escalated);
   // Under two approvers, an edit waiting for its second approval is what Approve approves
   // and writes (it replaces a kept edit, which the service then leaves out): the diff is it.
-  const round = roundOf(row);
-  const waiting = waitingFix(row);
+  const round = pending || escalated ? row?.coApproval : undefined;
+  const waiting = round?.fix?.length ? round.fix : undefined;
+  // Its summary (who edited, who approved) is a chunk of its own, loaded for such rows only.
+  useEffect(() => void (round && !coap && import("./queue-coapproval").then(setCoap, () => setCoap(null))), [!!round]);
   const base = row && waiting ? withFix(row, waiting) : row && kept ? withFix(row, row.editedFix ?? []) : row;
   const plan = base ? planWrite(base, edits, added, fields) : null;
   const errors = { ...plan?.errors, ...refused };
@@ -108,8 +110,9 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
   const editable = decidable && canApprove && !demo;
   // The editor of a waiting fix, or an approver who approved it, is not its next approver
   // (unless they change it, which starts a new round).
-  const notMe = plan?.edited ? "" : blocked(round);
-  const label = approveLabel(round, !!plan?.edited) || "Approve";
+  const notMe = !plan?.edited && !!round?.you;
+  const what = waiting ? "edit" : "fix";
+  const label = !round || plan?.edited ? "Approve" : round.approvers.length ? `Approve and write this ${what}` : `Approve this ${what} (first of two)`;
 
   const act = async (what: "approve" | "reject" | "escalate" | "retry" | "resolve", text?: string, note?: string) => {
     if (!row) return;
@@ -168,7 +171,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
     if (e.key === "t" && retryable) return void act("retry");
     if (e.key === "s" && resolvable) return setAsking("resolve");
     if (!decidable) return;
-    if (e.key === "a" && canApprove && ready && writable && notMe) showError(new ApiError({ status: 403, title: "Needs another approver", detail: notMe }));
+    if (e.key === "a" && canApprove && ready && writable && notMe) showError(new ApiError({ status: 403, title: "Needs another approver" }));
     if (e.key === "a" && canApprove && ready && writable && !notMe) void act("approve");
     if (e.key === "a" && canApprove && ready && !writable) showError(new ApiError({ status: 422, title: "Nothing to approve yet",
       detail: unknownTarget ? UNKNOWN_TARGET : Object.values(errors).join("; ") || "Add a field change, or reject, escalate or resolve it." }));
@@ -228,7 +231,7 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       <Attempts row={row} />
       {row.diagnosisError && <p class="warn">Diagnosis failed: {row.diagnosisError}</p>}
       {row.applyError && <p class="warn" role="note">Last write-back failed: {row.applyError}</p>}
-      {round && <CoApprovalSummary round={round} edited={!!plan?.edited} canApprove={decidable && canApprove} />}
+      {round && coap && <coap.CoApprovalSummary round={round} edited={!!plan?.edited} canApprove={decidable && canApprove} />}
       <h3>{waiting ? "Proposed fix, as edited for two approvers" : kept ? "Proposed fix, as the operator edited it" : "Proposed fix"}</h3>
       {fix.length === 0 && <p class="empty">{ready ? "No field change proposed." : "Diagnosis " + row.diagnosis + "."}</p>}
       {fix.length > 0 && <DiffTable row={shown} fields={fields} editable={editable} edits={edits} errors={errors} onEdit={edit}
@@ -309,8 +312,7 @@ function refusedFields(e: unknown, plan: { changes: { key: string; path: string 
 function explainConflict(e: unknown, now: Proposal): unknown {
   if (e instanceof ApiError && e.status === 409 && e.problem.code === "co_approval_changed") {
     // Another edit waits now (or none): the detail, read again, shows it; nothing was written.
-    const who = now.coApproval?.editor ? ` ${now.coApproval.editorIsYou ? "You" : actorName(now.coApproval.editor)} entered the edit shown now.` : "";
-    return new ApiError({ ...e.problem, title: "The fix changed", detail: (e.problem.detail ?? e.problem.title) + who });
+    return new ApiError({ ...e.problem, title: "The fix changed" });
   }
   if (e instanceof ApiError && e.status === 409) {
     const last = now.history[now.history.length - 1];
