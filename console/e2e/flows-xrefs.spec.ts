@@ -101,3 +101,46 @@ test("cross-reference: a target that is another record's counterpart is refused 
   await expect(seen.getByRole("form", { name: "Link to a counterpart" })).toHaveCount(0);
   await other.close();
 });
+
+test("cross-reference: an unconfirmed create is settled by the admin's word, and one the API does not know is refused in words", async ({ page }) => {
+  const tag = stamp();
+  const source = { system: "hosterp", entity: "customer", id: `XR-MADE-${tag}` };
+  const at = new Date().toISOString();
+  const creating = { source, target: { system: "crm", entity: "Account", id: "" }, state: "pending", anchor: source.id,
+    claimedBy: "run_AAAAAAAAAAAAAAAAAAAAAAAAAA", creating: true, flowId: "erp-customer-to-crm", createdAt: at, updatedAt: at };
+  // The stack cannot lose a create's answer on demand, so the listing is the one a lost
+  // create leaves; the settle itself goes to the API, which knows no such create (409),
+  // and then, answered as the API answers a settle, shows the link.
+  await page.route("**/api/flows/xrefs?*", (r) => r.request().method() === "GET"
+    ? r.fulfill({ json: { items: [creating] } }) : r.fallback());
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signIn(page, "admin", "/flows?" + new URLSearchParams({ xsystem: source.system, xentity: source.entity, xid: source.id }));
+  const section = page.getByRole("region", { name: "Cross-reference" });
+  const row = section.getByRole("row").filter({ hasText: "crm/Account" });
+  await expect(row).toContainText("create unconfirmed");
+  await expect(section).toContainText("a flow run sent it and its answer was lost");
+  await axeBoth(page, "cross-reference, unconfirmed create");
+
+  await row.getByRole("button", { name: "It was not created" }).click();
+  const dialog = page.getByRole("dialog", { name: "No crm/Account record was created?" });
+  await expect(dialog).toContainText("the next change of hosterp/customer");
+  await dialog.getByRole("button", { name: "It was not created" }).click();
+  await expect(section.getByRole("alert")).toContainText("Not settled: there is no unconfirmed create to settle.");
+  await expect(section.getByRole("alert")).toContainText("there is no pending create of it");
+  await section.getByRole("alert").getByRole("button", { name: "Dismiss" }).click();
+
+  let sent: unknown = null;
+  await page.route("**/api/flows/xrefs", (r) => {
+    sent = r.request().postDataJSON();
+    return r.fulfill({ json: { items: [{ ...creating, target: { ...creating.target, id: `001M${tag}` }, state: "linked", creating: undefined,
+      claimedBy: undefined, action: "created", linkedBy: "admin:dev-admin" }] } });
+  });
+  await row.getByRole("button", { name: "It was created" }).click();
+  const form = section.getByRole("form", { name: "Link the crm/Account record the create made" });
+  await form.getByLabel("Id of the crm/Account record the create made").fill(`001M${tag}`);
+  await form.getByRole("button", { name: "Link as created" }).click();
+  await expect(row).toContainText(`001M${tag}`);
+  await expect(row).toContainText("linked");
+  expect(sent).toEqual({ source, target: { system: "crm", entity: "Account", id: `001M${tag}` }, expect: "", settle: "created" });
+  await expect(page.getByRole("status").filter({ hasText: `Settled: hosterp/customer ${source.id} is linked to crm/Account 001M${tag}` })).toBeAttached();
+});

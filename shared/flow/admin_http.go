@@ -91,11 +91,12 @@ func (s *Service) dryRunFlow(w http.ResponseWriter, r *http.Request, id string, 
 }
 
 // XRefFixHandler is PUT /api/flows/xrefs: an admin links, re-links or unlinks a record's
-// counterpart (xref_fix.go), audited.
+// counterpart (xref_fix.go), or settles a create whose outcome was lost (xref_settle.go),
+// audited.
 func (s *Service) XRefFixHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var fx XRefFix
-		if !decodeStrict(w, r, 16<<10, &fx, "a cross-reference fix ({source, target, expect})") {
+		if !decodeStrict(w, r, 16<<10, &fx, "a cross-reference fix ({source, target, expect, settle})") {
 			return
 		}
 		if errs := fx.validate(); len(errs) > 0 {
@@ -105,6 +106,9 @@ func (s *Service) XRefFixHandler() http.Handler {
 		who := caller(r)
 		after, err := s.FixXRef(r.Context(), who.TenantID, who.Actor, fx)
 		switch {
+		case errors.Is(err, ErrNotCreating):
+			httpapi.WriteProblem(w, r, problem(http.StatusConflict, "xref_not_creating",
+				"Only a create whose outcome was lost is settled ("+err.Error()+"); nothing was changed. Read it again."))
 		case errors.Is(err, ErrXRefChanged):
 			httpapi.WriteProblem(w, r, problem(http.StatusConflict, "xref_changed",
 				"The link is not what you saw ("+err.Error()+"); nothing was changed. Read it again and retry."))
@@ -115,13 +119,18 @@ func (s *Service) XRefFixHandler() http.Handler {
 			httpapi.WriteUnavailable(w, r, err, "The cross-reference cannot be changed right now; nothing was changed. Retry shortly.")
 		default:
 			action := "settings.xref.link"
-			if fx.Target.ID == "" {
+			if fx.Settle != "" {
+				action = "settings.xref.settle_" + fx.Settle
+			} else if fx.Target.ID == "" {
 				action = "settings.xref.unlink"
 			} else if fx.Expect != "" {
 				action = "settings.xref.relink"
 			}
-			s.auditAs(r, action, "xref/"+string(fx.Source.System)+"/"+fx.Source.Entity+"/"+fx.Source.ID,
-				map[string]any{"source": fx.Source, "target": fx.Target, "before": fx.Expect})
+			details := map[string]any{"source": fx.Source, "target": fx.Target, "before": fx.Expect}
+			if fx.Settle != "" {
+				details["settle"] = fx.Settle
+			}
+			s.auditAs(r, action, "xref/"+string(fx.Source.System)+"/"+fx.Source.Entity+"/"+fx.Source.ID, details)
 			items, err := s.Exec.XRefs.XRefsOf(r.Context(), who.TenantID, fx.Source)
 			if err != nil {
 				items = []XRef{after}

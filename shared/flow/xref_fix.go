@@ -32,6 +32,9 @@ type XRefFix struct {
 	Target Ref `json:"target"`
 	// Expect is what the admin saw: "" for no link, else the linked target id.
 	Expect string `json:"expect"`
+	// Settle, when set, settles a claim marked Creating instead (xref_settle.go):
+	// SettleCreated links it to Target.ID, SettleNotCreated drops it (Target.ID empty).
+	Settle string `json:"settle,omitempty"`
 }
 
 // Fix-up failures.
@@ -45,6 +48,9 @@ var (
 
 // FixXRef applies a fix-up and returns the entry after it (zero after an unlink).
 func (s *Service) FixXRef(ctx context.Context, tenantID, actor string, fx XRefFix) (XRef, error) {
+	if fx.Settle != "" {
+		return s.settleCreating(ctx, tenantID, actor, fx)
+	}
 	st := s.Exec.XRefs
 	target := fx.Target.endpoint()
 	prev, err := st.XRef(ctx, tenantID, fx.Source, target)
@@ -55,6 +61,9 @@ func (s *Service) FixXRef(ctx context.Context, tenantID, actor string, fx XRefFi
 		}
 	case err != nil:
 		return XRef{}, err
+	case prev.Creating:
+		return XRef{}, fmt.Errorf("%w: run %s sent a create of the counterpart and has not linked it; settle it (created, with the record's id, or not_created)",
+			ErrXRefChanged, prev.ClaimedBy)
 	case prev.State != XRefLinked:
 		return XRef{}, fmt.Errorf("%w: run %s is finding or creating the counterpart now", ErrXRefChanged, prev.ClaimedBy)
 	case prev.Target.ID != fx.Expect:
@@ -159,6 +168,18 @@ func (fx XRefFix) validate() []httpapi.FieldError {
 	}
 	if fx.Expect != "" && !validRecordID(fx.Expect) {
 		add("expect", "must be empty or a record id")
+	}
+	switch fx.Settle {
+	case "":
+	case SettleCreated, SettleNotCreated:
+		if fx.Expect != "" {
+			add("expect", "must be empty with settle: a create being settled is not linked")
+		}
+		if (fx.Settle == SettleCreated) != (fx.Target.ID != "") {
+			add("target.id", "must be the created record's id with settle created, and empty with not_created")
+		}
+	default:
+		add("settle", "must be empty, created or not_created")
 	}
 	return errs
 }

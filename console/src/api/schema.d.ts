@@ -610,7 +610,7 @@ export interface paths {
         get: operations["flowXRefs"];
         /**
          * Link, re-link or unlink a record's counterpart (admins)
-         * @description An empty `target.id` unlinks. The change is conditional on the entry being what `expect` says, so it cannot race a running flow into two links: a pending entry (a run is finding the counterpart) or a changed one answers 409 `xref_changed`; a target record linked to another record answers 409 `target_linked_elsewhere`. Audited (`settings.xref.link`, `.relink`, `.unlink`). Answers the source record's entries after the change.
+         * @description An empty `target.id` unlinks. The change is conditional on the entry being what `expect` says, so it cannot race a running flow into two links: a pending entry (a run is finding the counterpart) or a changed one answers 409 `xref_changed`; a target record linked to another record answers 409 `target_linked_elsewhere`. With `settle`, it settles a pending entry marked `creating` instead: linked to the record a lost create made, or dropped when none was made (409 `xref_not_creating` for any other entry). Audited (`settings.xref.link`, `.relink`, `.unlink`, `.settle_created`, `.settle_not_created`). Answers the source record's entries after the change.
          */
         put: operations["flowXRefFix"];
         post?: never;
@@ -2351,6 +2351,11 @@ export interface components {
             target: components["schemas"]["FlowRecordRef"];
             /** @description What you saw: empty for no link, else the linked target id. A link that changed since answers 409 `xref_changed`. */
             expect?: string;
+            /**
+             * @description Settles a pending entry marked `creating` (a create whose answer was lost, for a flow that matches by nothing) instead of fixing a link, once its run has ended: `created` links it to `target.id`, the record you found in the target; `not_created` (with an empty `target.id`) drops it, so the record's next change creates it. `expect` must be empty. An entry that is not such a create, or whose run still retries or waits on its approval, answers 409 `xref_not_creating`.
+             * @enum {string}
+             */
+            settle?: "created" | "not_created";
         };
         Note: {
             /** Format: date-time */

@@ -2,6 +2,9 @@
 // to, and, for admins, linking, re-linking and unlinking by hand (PUT /api/flows/xrefs).
 // Every change says what the admin saw (expect); a link someone changed meanwhile answers
 // 409, shown with the link as it is now and a way to apply the change to that instead.
+// A pending entry marked creating (a create whose answer was lost, for a flow that matches
+// by nothing) is settled by the admin's word: created (linked to the record they found)
+// or not created (dropped, so the next change creates it).
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, read, write } from "../api/client";
 import { demoXRefs } from "../api/demo";
@@ -12,8 +15,9 @@ import { actorName, Ago, announce, Chip, ConfirmDialog, PanelError } from "../ui
 import { VENDORS } from "./flow-tools";
 
 type Ref = FlowXRef["source"];
-/** Change is one fix-up as sent: the counterpart (id "" unlinks) and the link the admin saw. */
-interface Change { target: Ref; expect: string }
+/** Change is one fix-up as sent: the counterpart (id "" unlinks) and the link the admin saw,
+ *  or with settle the admin's word on a create whose answer was lost. */
+interface Change { target: Ref; expect: string; settle?: "created" | "not_created" }
 /** Refused is a 409: the change, the API's words, and the entry as it is now (null: none). */
 interface Refused { change: Change; code: string; detail: string; now: FlowXRef | null }
 
@@ -66,10 +70,9 @@ export function XRefs({ admin }: { admin: boolean }) {
     setRefused(null);
     setErrors([]);
     try {
-      const r = await write<FlowXRefList>("PUT", "/api/flows/xrefs", { source, target: c.target, expect: c.expect });
+      const r = await write<FlowXRefList>("PUT", "/api/flows/xrefs", { source, target: c.target, expect: c.expect, ...(c.settle ? { settle: c.settle } : {}) });
       setItems(r.items);
-      const what = c.target.id === "" ? "Unlinked" : c.expect ? "Re-linked" : "Linked";
-      announce(`${what} ${source.system}/${source.entity} ${source.id}` + (c.target.id ? ` to ${c.target.system}/${c.target.entity} ${c.target.id}` : ` from ${c.target.system}/${c.target.entity}`));
+      announce(changed(source, c));
     } catch (e) {
       await refusal(e, c);
     } finally {
@@ -116,6 +119,16 @@ export function XRefs({ admin }: { admin: boolean }) {
   );
 }
 
+/** changed says in words what a change did, for the status line. */
+function changed(source: Ref, c: Change): string {
+  const src = `${source.system}/${source.entity} ${source.id}`;
+  const to = `${c.target.system}/${c.target.entity}`;
+  if (c.settle === "created") return `Settled: ${src} is linked to ${to} ${c.target.id}, the record its create made`;
+  if (c.settle === "not_created") return `Settled: no ${to} record was created for ${src}; its next change creates one`;
+  const what = c.target.id === "" ? "Unlinked" : c.expect ? "Re-linked" : "Linked";
+  return `${what} ${src}` + (c.target.id ? ` to ${to} ${c.target.id}` : ` from ${to}`);
+}
+
 /** RefusedNotice explains a 409: someone changed the link meanwhile (shown as it is now,
  *  with the change offered again on it), or the target is another record's counterpart. */
 function RefusedNotice({ refused, admin, busy, onRetry, onDismiss }: { refused: Refused; admin: boolean; busy: boolean;
@@ -123,7 +136,8 @@ function RefusedNotice({ refused, admin, busy, onRetry, onDismiss }: { refused: 
   const { change, now } = refused;
   const want = change.target.id ? `link it to ${change.target.id}` : "unlink it";
   if (refused.code !== "xref_changed") {
-    const title = refused.code === "target_linked_elsewhere" ? "That record is already another record's counterpart" : "Not changed";
+    const title = refused.code === "target_linked_elsewhere" ? "That record is already another record's counterpart"
+      : refused.code === "xref_not_creating" ? "Not settled: there is no unconfirmed create to settle" : "Not changed";
     return <div class="panel-error" role="alert"><strong>{title}.</strong> {refused.detail} <button type="button" onClick={onDismiss}>Dismiss</button></div>;
   }
   const pending = now?.state === "pending";
@@ -150,6 +164,8 @@ function XRefTable({ source, items, admin, locked, onChange }: { source: Ref; it
   const [relinking, setRelinking] = useState<FlowXRef | null>(null);
   const [to, setTo] = useState("");
   const [unlinking, setUnlinking] = useState<FlowXRef | null>(null);
+  const [found, setFound] = useState<FlowXRef | null>(null);
+  const [notMade, setNotMade] = useState<FlowXRef | null>(null);
   if (items.length === 0) return <p class="empty">{source.system}/{source.entity} {source.id} is linked to no record in another system.</p>;
   return (
     <>
@@ -164,10 +180,13 @@ function XRefTable({ source, items, admin, locked, onChange }: { source: Ref; it
               <tr key={name}>
                 <td>{VENDORS[x.target.system]} {name}</td>
                 <td class="mono">{x.target.id || "—"}</td>
-                <td><Chip kind={x.state === "linked" ? "written" : "retrying"}>{x.state}</Chip></td>
+                <td><Chip kind={x.state === "linked" ? "written" : x.creating ? "failed" : "retrying"}>{x.creating ? "create unconfirmed" : x.state}</Chip></td>
                 <td>{x.action === "linked_by_admin" ? `by hand, ${actorName(x.linkedBy?.replace(/^admin:/, ""))}` : x.action ?? "—"}{x.flowId ? ` (flow ${x.flowId})` : ""}</td>
                 <td><Ago at={x.updatedAt} /></td>
-                {admin && <td class="row-actions">{x.state === "pending" ? <span class="note">a run is resolving it</span> : <>
+                {admin && <td class="row-actions">{x.creating ? <>
+                  <button type="button" disabled={locked} onClick={() => { setFound(x); setTo(""); }}>It was created<span class="sr-live"> in {name}</span></button>
+                  <button type="button" disabled={locked} onClick={() => setNotMade(x)}>It was not created<span class="sr-live"> in {name}</span></button></>
+                  : x.state === "pending" ? <span class="note">a run is resolving it</span> : <>
                   <button type="button" disabled={locked} onClick={() => { setRelinking(x); setTo(""); }}>Re-link<span class="sr-live"> {name}</span></button>
                   <button type="button" disabled={locked} onClick={() => setUnlinking(x)}>Unlink<span class="sr-live"> {name}</span></button></>}</td>}
               </tr>
@@ -175,6 +194,11 @@ function XRefTable({ source, items, admin, locked, onChange }: { source: Ref; it
           })}
         </tbody>
       </table>
+      {items.some((x) => x.creating) && (
+        <p class="note">A create is unconfirmed: a flow run sent it and its answer was lost, and the flow has no match key to look the
+          record up by, so every later change of this record fails until you settle it. Look in the target system for the record:
+          {admin ? " if it was created, link it by its id; if not, say so, and the next change creates it." : " an admin settles it."}</p>
+      )}
       {relinking && (
         <form class="xref-relink" aria-label={`Re-link to another ${relinking.target.system}/${relinking.target.entity} record`}
           onSubmit={(e) => { e.preventDefault(); setRelinking(null); onChange({ target: { ...relinking.target, id: to.trim() }, expect: relinking.target.id }); }}>
@@ -183,6 +207,23 @@ function XRefTable({ source, items, admin, locked, onChange }: { source: Ref; it
           <button type="submit" class="primary" disabled={!to.trim() || to.trim() === relinking.target.id}>Re-link</button>
           <button type="button" onClick={() => setRelinking(null)}>Cancel</button>
         </form>
+      )}
+      {found && (
+        <form class="xref-relink" aria-label={`Link the ${found.target.system}/${found.target.entity} record the create made`}
+          onSubmit={(e) => { e.preventDefault(); setFound(null); onChange({ target: { ...found.target, id: to.trim() }, expect: "", settle: "created" }); }}>
+          <label><span>Id of the {found.target.system}/{found.target.entity} record the create made</span>
+            <input value={to} required onInput={(e) => setTo((e.target as HTMLInputElement).value)} /></label>
+          <button type="submit" class="primary" disabled={!to.trim()}>Link as created</button>
+          <button type="button" onClick={() => setFound(null)}>Cancel</button>
+        </form>
+      )}
+      {notMade && (
+        <ConfirmDialog title={`No ${notMade.target.system}/${notMade.target.entity} record was created?`} confirm="It was not created"
+          onClose={() => setNotMade(null)} onConfirm={() => { const x = notMade; setNotMade(null); onChange({ target: { ...x.target, id: "" }, expect: "", settle: "not_created" }); }}>
+          <p>The unconfirmed create is dropped, and the next change of {source.system}/{source.entity} <code>{source.id}</code> creates
+            its {notMade.target.system}/{notMade.target.entity} record. Say so only if you checked that {notMade.target.system} holds
+            no such record: otherwise it will hold two.</p>
+        </ConfirmDialog>
       )}
       {unlinking && (
         <ConfirmDialog title={`Unlink ${unlinking.target.system}/${unlinking.target.entity} ${unlinking.target.id}?`} confirm="Unlink"
