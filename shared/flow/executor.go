@@ -202,6 +202,9 @@ func (x *Executor) Redrive(ctx context.Context, tenantID string) (int, error) {
 	}
 	n := 0
 	for _, r := range due {
+		if r.Outcome == OutcomeHeld && !x.heldDue(ctx, r, now) {
+			continue // held.go: attempted once its approval is approved
+		}
 		r, err := x.take(ctx, r, now)
 		if errors.Is(err, ErrTaken) {
 			continue
@@ -253,6 +256,8 @@ func completeRequest(r Run, req governance.WriteRequest, anchor string) governan
 		req.Fields = r.Pending.Fields
 	}
 	req.IdempotencyKey, req.Reason = r.ID, "flow.run"
+	// A held write is made by the run once approved, never by the release (held.go).
+	req.ReleaseByRetry = true
 	req.Link = linkFor(r, anchor)
 	return req
 }
@@ -283,10 +288,9 @@ func (x *Executor) settle(ctx context.Context, r *Run, res governance.Result, er
 		next := x.now().Add(x.backoff()[r.Attempts-1])
 		r.Outcome, r.NextAttemptAt = OutcomeRetrying, &next
 		r.Decision = "transient failure, retried at " + next.UTC().Format(time.RFC3339) + ": " + decision
+	case o == OutcomeHeld:
+		x.hold(r, res, decision)
 	default:
-		if o == OutcomeHeld && res.Held != nil {
-			r.ApprovalID = res.Held.ID
-		}
 		if o == OutcomeWritten && x.Written != nil {
 			x.Written(ctx, r.TenantID, r.Target.System)
 		}

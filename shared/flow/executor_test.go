@@ -89,14 +89,14 @@ func TestExecutorOutcomes(t *testing.T) {
 			if err != nil || r.Outcome != c.want || rep.reports != c.reports {
 				t.Fatalf("run %+v (%d reports) err %v, want %s", r, rep.reports, err, c.want)
 			}
-			if (r.Outcome == flow.OutcomeRetrying) != (r.Pending != nil && r.NextAttemptAt != nil) {
-				t.Fatalf("run %+v: only a retrying run keeps its pending write", r)
+			if watched := r.Outcome == flow.OutcomeRetrying || r.Outcome == flow.OutcomeHeld; watched != (r.Pending != nil && r.NextAttemptAt != nil) {
+				t.Fatalf("run %+v: only a retrying or held run keeps its pending write", r)
 			}
 			if c.want == flow.OutcomeHeld && r.ApprovalID != "ga_1" || c.want == flow.OutcomeFailed && r.SyncErrorID == "" {
 				t.Fatalf("run %+v", r)
 			}
 			w := g.writes[0]
-			if w.IdempotencyKey != r.ID || w.Source != connector.SystemCRM || w.Target != connector.SystemHostERP ||
+			if w.IdempotencyKey != r.ID || !w.ReleaseByRetry || w.Source != connector.SystemCRM || w.Target != connector.SystemHostERP ||
 				w.Link == nil || w.Link.Fields["crm/Phone|hosterp/phone"] != "+1" ||
 				w.Entity != "customer" || w.RecordID != "C-1" || w.Fields["phone"] != "+1" {
 				t.Fatalf("guarded write %+v", w)

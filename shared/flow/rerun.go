@@ -155,10 +155,7 @@ func (x *Executor) rerunAttempt(ctx context.Context, r Run) RerunResult {
 	case OutcomeRetrying:
 		x.end(&r, OutcomeFailed, "this re-run of the sync error failed transiently ("+out.Decision+"); the sync error's retry tries again")
 	case OutcomeHeld:
-		if res.Held != nil {
-			r.ApprovalID = res.Held.ID
-		}
-		x.end(&r, out.Outcome, out.Decision)
+		x.hold(&r, res, out.Decision) // watched by the redrive, as any held run (held.go)
 	default:
 		x.end(&r, out.Outcome, out.Decision)
 	}

@@ -181,12 +181,14 @@ type Store interface {
 	// and then the event with their ids. A lone run has the event's id (SoleRun) and is
 	// the event's record itself; runs of an event of several have their flows' (RunID).
 	StartRuns(ctx context.Context, tenantID string, system connector.System, eventID string, runs []Run) (Started, error)
-	// SaveRun writes r if the stored run is still retrying with attempts attempts;
-	// ErrTaken otherwise (it ended, or another attempt took it).
+	// SaveRun writes r if the stored run is still retrying, or held (its approval
+	// watched: held.go), with attempts attempts; ErrTaken otherwise (it ended, or another
+	// attempt took it).
 	SaveRun(ctx context.Context, r Run, attempts int) error
 	Run(ctx context.Context, tenantID, id string) (Run, error)
 	Runs(ctx context.Context, tenantID string, q RunQuery) (runs []Run, next string, err error)
-	// DueRuns lists up to limit retrying runs whose next attempt is at or before now.
+	// DueRuns lists up to limit retrying runs whose next attempt is at or before now, and
+	// held runs whose next check of their approval is.
 	DueRuns(ctx context.Context, tenantID string, now time.Time, limit int) ([]Run, error)
 
 	// Watermark is how far the poll of src has read; ErrNotFound before its first poll.

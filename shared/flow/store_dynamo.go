@@ -131,7 +131,7 @@ func runItem(r Run) (dynamostore.Item, error) {
 		"created_sort": dynamostore.Str(runSort(r)),
 		"expires_at":   dynamostore.Num(r.CreatedAt.Add(Retention).Unix()),
 	}
-	if r.Outcome == OutcomeRetrying && r.NextAttemptAt != nil {
+	if (r.Outcome == OutcomeRetrying || r.Outcome == OutcomeHeld) && r.NextAttemptAt != nil {
 		it["due_key"] = dynamostore.Str(r.TenantID)
 		it["due_at"] = dynamostore.Str(dynamostore.FormatTime(*r.NextAttemptAt))
 	}
@@ -162,11 +162,12 @@ func (s *DynamoStore) SaveRun(ctx context.Context, r Run, attempts int) error {
 		return err
 	}
 	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it,
-		// An ended run never changes again, and an attempt saves only while the run is
-		// still its own: a redrive that took the run over counted an attempt more.
-		ConditionExpression: aws.String("attempts = :a AND outcome = :r"),
+		// An ended run never changes again (a held one waits on its approval: held.go), and
+		// an attempt saves only while the run is still its own: a redrive that took the
+		// run over counted an attempt more.
+		ConditionExpression: aws.String("attempts = :a AND outcome IN (:r, :h)"),
 		ExpressionAttributeValues: dynamostore.Item{":a": dynamostore.Num(int64(attempts)),
-			":r": dynamostore.Str(string(OutcomeRetrying))}})
+			":r": dynamostore.Str(string(OutcomeRetrying)), ":h": dynamostore.Str(string(OutcomeHeld))}})
 	if dynamostore.IsConditionFailed(err) {
 		return ErrTaken
 	}

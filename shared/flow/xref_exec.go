@@ -46,6 +46,9 @@ func (x *Executor) write(ctx context.Context, r *Run) (governance.Result, error)
 		r.TargetID, r.TargetAction = e.Target.ID, ActionUpdated
 		if e.LinkedBy == r.ID {
 			r.TargetAction = e.Action
+			if done, err := x.approvedCreateMade(ctx, r); done || err != nil {
+				return madeResult(r, e.Target.ID), err
+			}
 		}
 		return x.guarded(ctx, r, governance.WriteRequest{RecordID: e.Target.ID}, e.Anchor)
 	}
@@ -78,9 +81,10 @@ func (x *Executor) claim(ctx context.Context, r *Run) (XRef, error) {
 	}
 	holder, err := x.Store.Run(ctx, r.TenantID, e.ClaimedBy)
 	switch {
-	case err == nil && (holder.Outcome == OutcomeRetrying || holder.Outcome == OutcomeHeld && e.Creating):
-		// A held create may still be released by an approver; a held upsert is keyed,
-		// and whoever sends it again meets the same record.
+	case err == nil && (holder.Outcome == OutcomeRetrying || holder.Outcome == OutcomeHeld && (e.Creating || holder.NextAttemptAt != nil)):
+		// A held run is watched (held.go) and makes its write once approved: the claim
+		// stays its own, or its approved write would meet a record another run made. A
+		// held create from before runs were watched may still be sent by its release.
 		return XRef{}, fmt.Errorf("%w (run %s)", errCounterpartPending, e.ClaimedBy)
 	case err != nil && !errors.Is(err, ErrNotFound):
 		return XRef{}, fmt.Errorf("%w: %w", errXRef, err)
@@ -162,9 +166,10 @@ func (x *Executor) create(ctx context.Context, r *Run, e XRef) (governance.Resul
 	r.claimed = false // marked: kept until linked, however the run ends (releaseClaim)
 	res, err := x.guarded(ctx, r, governance.WriteRequest{Create: true, Fields: fields}, e.Anchor)
 	if !written(err) {
-		if !connector.MayHaveApplied(err) && !errors.Is(err, governance.ErrPendingApproval) {
-			// Nothing was made, nor will be: the next attempt need not look for it, and
-			// the claim, unmarked, is released again if the run ends.
+		if !connector.MayHaveApplied(err) {
+			// Nothing was made, nor will be (a held create is sent by this run once
+			// approved, which marks it again first: held.go): the next attempt need not
+			// look for it, and the claim, unmarked, is released again if the run ends.
 			e.Creating = false
 			r.claimed = x.XRefs.UpdateXRef(ctx, r.TenantID, e, r.ID) == nil
 		}
@@ -185,6 +190,11 @@ func (x *Executor) create(ctx context.Context, r *Run, e XRef) (governance.Resul
 func (x *Executor) linkAndWrite(ctx context.Context, r *Run, e XRef, id, action string) (governance.Result, error) {
 	if err := x.link(ctx, r, e, id, action); err != nil {
 		return governance.Result{}, err
+	}
+	if action == ActionCreated {
+		if done, err := x.approvedCreateMade(ctx, r); done || err != nil {
+			return madeResult(r, id), err
+		}
 	}
 	return x.guarded(ctx, r, governance.WriteRequest{RecordID: id}, e.Anchor)
 }
@@ -253,7 +263,7 @@ func (x *Executor) wait(ctx context.Context, r *Run, err error) {
 
 // releaseClaim gives up the source record's claim when the run ended without linking a
 // counterpart, so the next change of the record can find or create it. A held run keeps
-// it: its write may still be released by an approver. A claim marked Creating is never
+// it: it makes its write once an approver approves it (held.go). A claim marked Creating is never
 // given up (r.claimed is false): a create may have made the record, and released, the
 // mark would be lost with it, so that the next run (a sync error's next re-run, whose run
 // ends after its one attempt, or the next change after a run's last attempt) created a

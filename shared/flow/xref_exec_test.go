@@ -30,9 +30,12 @@ type matchEnv struct {
 	reg   *connector.Registry
 	guard *governance.Guard
 	rep   *reporter
-	mu    sync.Mutex
-	now   time.Time
-	seq   int
+	// overrides are the tenant's manifest overrides, and records the guard's approvals.
+	overrides *governancetest.Overrides
+	records   *governancetest.Store
+	mu        sync.Mutex
+	now       time.Time
+	seq       int
 	// dropCreates makes the CRM apply that many creates and then drop their connections,
 	// so the answer is lost.
 	dropCreates int
@@ -86,6 +89,7 @@ func newMatchEnv(t testing.TB, m flow.Match) *matchEnv {
 	t.Cleanup(srv.Close)
 	e.reg = connector.NewRegistry(fakeConfigs{srv.URL}, time.Hour)
 	overrides := &governancetest.Overrides{}
+	e.overrides, e.records = overrides, &governancetest.Store{}
 	ctx := context.Background()
 	// The host ERP owns the account fields its flow writes, as the demo tenant's manifest says.
 	if err := overrides.PutOverrides(ctx, "t1", []governance.Entry{
@@ -97,7 +101,7 @@ func newMatchEnv(t testing.TB, m flow.Match) *matchEnv {
 	}
 	g, err := governance.NewGuard(governance.Deps{
 		Manifests: &governance.TenantManifests{Default: governance.DefaultManifest(), Overrides: overrides},
-		Ledger:    &governancetest.Ledger{}, Records: &governancetest.Store{}, Connectors: governance.RegistryConnectors(e.reg),
+		Ledger:    &governancetest.Ledger{}, Records: e.records, Connectors: governance.RegistryConnectors(e.reg),
 		Scanner: dlp.NewScanner(), Audit: &audit.Log{Store: &audittest.Store{}, Redactor: plainRedactor{}, Now: e.clock}, Now: e.clock,
 	})
 	if err != nil {

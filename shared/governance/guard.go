@@ -95,7 +95,8 @@ type WriteRequest struct {
 	// whether the write is still wanted when it is made: a finance approval can be
 	// rejected while its update is held, and a release that wrote at once would write a
 	// rejected approval to the ERP. The sync-error fix writer and the retry's host writes
-	// set it too; a flow run does not (nothing but its release would write it).
+	// set it too, and so does a flow run: it waits on the approval and writes it itself,
+	// linking a created record in its cross-reference (flow's held.go).
 	ReleaseByRetry bool
 	// Link, when set, is what the loop check compares instead of the record and its
 	// fields: see Link.

@@ -100,6 +100,11 @@ func releasedByRetryMessage(a PendingApproval) string {
 			"the host ERP's sync-error record to another system, which an admin must change before the retry can run."
 	case "finance.approve":
 		what = "the finance approval"
+	case "flow.run":
+		// The flow run waits on the approval and writes it (a create linked to its
+		// record) at its next check, within minutes; see flow's held.go.
+		return "Approved: this release wrote nothing. The flow run that asked for the write makes it at its next check, within " +
+			"the hour and usually minutes, and Flows › Runs then shows it written (or why not, when a newer change has been written since)."
 	default:
 		if a.Request.Reason != "" {
 			what += " (" + a.Request.Reason + ")"

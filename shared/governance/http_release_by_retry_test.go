@@ -14,9 +14,9 @@ import (
 // the release approves it and writes nothing. Holds stored before their callers set
 // ReleaseByRetry lack the flag and are known by their reason (the sync-error fix writer's
 // "approve", the sync-error retry's "syncerror.retry_request", finance's
-// "finance.approve"). A flow's run ("flow.run") has no such row: nothing would write it
-// again, its values are its mapping's of a fresh read, and its release writes it, as does
-// any other write's.
+// "finance.approve"). A flow's run ("flow.run") sets the flag: the held run writes it once
+// approved (flow's held.go); a flow hold stored before it did lacks the flag, and its
+// release writes it, as does any other write's.
 func TestWhichReleasesWriteTheHeldWrite(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -228,7 +228,7 @@ func (s *Store) SaveRun(_ context.Context, r flow.Run, attempts int) error {
 	defer s.mu.Unlock()
 	k := itemKey{r.TenantID, r.ID}
 	have, ok := s.items[k]
-	if !ok || have.marker != nil || have.run.Attempts != attempts || have.run.Outcome != flow.OutcomeRetrying {
+	if !ok || have.marker != nil || have.run.Attempts != attempts || !watched(have.run) {
 		return flow.ErrTaken
 	}
 	s.items[k] = it
@@ -291,6 +291,11 @@ func (s *Store) Runs(_ context.Context, tenantID string, q flow.RunQuery) ([]flo
 	return out, "", nil
 }
 
+// watched says a run has not ended: retrying, or held with its approval watched.
+func watched(r flow.Run) bool {
+	return r.Outcome == flow.OutcomeRetrying || r.Outcome == flow.OutcomeHeld
+}
+
 // DueRuns implements flow.Store, oldest due first.
 func (s *Store) DueRuns(_ context.Context, tenantID string, now time.Time, limit int) ([]flow.Run, error) {
 	s.mu.Lock()
@@ -299,7 +304,7 @@ func (s *Store) DueRuns(_ context.Context, tenantID string, now time.Time, limit
 	s.mu.Unlock()
 	due := func(r flow.Run) string { return dynamostore.FormatTime(*r.NextAttemptAt) }
 	all = slices.DeleteFunc(all, func(r flow.Run) bool {
-		return r.Outcome != flow.OutcomeRetrying || r.NextAttemptAt == nil || due(r) > dynamostore.FormatTime(now)
+		return !watched(r) || r.NextAttemptAt == nil || due(r) > dynamostore.FormatTime(now)
 	})
 	slices.SortFunc(all, func(a, b flow.Run) int { return cmp.Or(cmp.Compare(due(a), due(b)), cmp.Compare(a.ID, b.ID)) })
 	out := []flow.Run{}

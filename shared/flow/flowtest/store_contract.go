@@ -272,6 +272,34 @@ func StoreContract(t *testing.T, newStore func(t *testing.T) StoreHarness) {
 		}
 	})
 
+	// A held run waits on its approval (flow's held.go): due for its next check, and saved
+	// again (checked, or ended) as a retrying run is; an ended one is neither.
+	t.Run("a held run is due for its check and saved until it ends", func(t *testing.T) {
+		h := newStore(t)
+		r := sole(mk("t1", "e1", "a", flow.OutcomeRetrying, t0))[0]
+		start(t, h.Store, "t1", "e1", []flow.Run{r})
+		held := r
+		held.Outcome, held.ApprovalID = flow.OutcomeHeld, "ap_1"
+		if err := h.Store.SaveRun(ctx, held, 1); err != nil {
+			t.Fatalf("hold: %v", err)
+		}
+		if due, err := h.Store.DueRuns(ctx, "t1", t0.Add(time.Hour), 10); err != nil || len(due) != 1 || due[0].Outcome != flow.OutcomeHeld ||
+			due[0].Pending == nil || due[0].ApprovalID != "ap_1" {
+			t.Fatalf("due %+v %v: the held run, with its pending write", due, err)
+		}
+		done := held
+		done.Outcome, done.Pending, done.NextAttemptAt = flow.OutcomeWritten, nil, nil
+		if err := h.Store.SaveRun(ctx, done, 1); err != nil {
+			t.Fatalf("the held run's end: %v", err)
+		}
+		if due, _ := h.Store.DueRuns(ctx, "t1", t0.Add(time.Hour), 10); len(due) != 0 {
+			t.Fatalf("due after its end: %v", due)
+		}
+		if err := h.Store.SaveRun(ctx, held, 1); !errors.Is(err, flow.ErrTaken) {
+			t.Fatalf("a save over the ended run: %v, want ErrTaken", err)
+		}
+	})
+
 	t.Run("a lone run is saved where it was started; a marker takes no save", func(t *testing.T) {
 		h := newStore(t)
 		r := sole(mk("t1", "e1", "a", flow.OutcomeRetrying, t0))[0]

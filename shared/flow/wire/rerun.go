@@ -61,7 +61,7 @@ func rerunDelivery(sys, flowID string, res flow.RerunResult) syncerror.Delivery 
 		out.Reason += "; the flow writes nothing for the record as it is now: resolve the row if nothing is left to sync"
 	case flow.OutcomeHeld:
 		out.Code, out.Class = "RETRY_HELD", syncerror.AttemptGovernance
-		out.Reason += " (approval " + res.Run.ApprovalID + "); an approver releases the write under Governance"
+		out.Reason += " (approval " + res.Run.ApprovalID + "); once an approver approves it under Governance, the re-run writes it"
 	case flow.OutcomeRejected, flow.OutcomeLoopBroken:
 		out.Code, out.Class = "RETRY_REFUSED", syncerror.AttemptGovernance
 	default:
