@@ -66,7 +66,7 @@ func TestProposalGroupsAndBulkDecisions(t *testing.T) {
 		t.Fatalf("another tenant sees groups: %s", w.Body)
 	}
 
-	body := `{"action":"approve","ids":["` + a + `","` + b + `","` + c + `","se_aaaaaaaaaaaaaaaaaaaaaaaaaa"]}`
+	body := `{"action":"approve","fixKeys":["` + groups.Items[0].Key + `"],"ids":["` + a + `","` + b + `","` + c + `","se_aaaaaaaaaaaaaaaaaaaaaaaaaa"]}`
 	// Operators reach bulk approve; a policy that gives every fix to approvers refuses each item.
 	if w := f.call(t, "admin@demo", "PUT", "/api/settings/approval-policy", `{"version":0,"rules":[{"id":"approvers","match":{},"apply":"approver"}]}`); w.Code != 200 {
 		t.Fatalf("policy: %d %s", w.Code, w.Body)

@@ -150,6 +150,12 @@ func (o *Service) ApproveHandler() http.Handler {
 				"The proposal has no fix to write: send an edited fix, or reject or escalate the sync error."))
 			return
 		}
+		if syncerror.Unconfirmed(r.Context(), c.Proposal.Class, fix) {
+			// A bulk approve whose approver confirmed other values (a waiting two-approver
+			// edit included): nothing leased or written.
+			syncerror.WriteFixChanged(w, r)
+			return
+		}
 		// A waiting edit was typed when it was entered, and is approved as it was shown.
 		if pend.Edit == nil {
 			if fix, ok = o.typedFix(w, r, c, fix); !ok {

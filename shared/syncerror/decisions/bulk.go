@@ -73,9 +73,12 @@ type bulkBody struct {
 	Filter *string `json:"filter"`
 	Cursor string  `json:"cursor"`
 	DryRun bool    `json:"dryRun"`
-	Reason string  `json:"reason"`
-	Note   string  `json:"note"`
-	Assign *struct {
+	// FixKeys, to approve, are the keys of the fixes the approver confirmed: a group's key,
+	// or the dry run's fixes[].key (confirm.go).
+	FixKeys []string `json:"fixKeys"`
+	Reason  string   `json:"reason"`
+	Note    string   `json:"note"`
+	Assign  *struct {
 		To string `json:"to"`
 	} `json:"assign"`
 	Tag *struct {
@@ -111,6 +114,7 @@ func (b bulkBody) validate() []httpapi.FieldError {
 		errs = append(errs, httpapi.FieldError{Field: "ids", Message: "must hold 1 to 100 proposal ids"})
 	}
 	errs = append(errs, b.validateTriage()...)
+	errs = append(errs, b.validateFixKeys()...)
 	if n := utf8.RuneCountInString(strings.TrimSpace(b.Reason)); b.Action == "reject" && (n == 0 || n > 1000) {
 		errs = append(errs, httpapi.FieldError{Field: "reason", Message: "is required to reject, at most 1000 characters"})
 	}
@@ -159,6 +163,12 @@ func (o *Service) BulkHandler() http.Handler {
 		// Approve is not the approver's alone: each item goes through the single-item route,
 		// which the tenant's approval policy decides (403 approval_not_allowed per item).
 		res := BulkResult{Results: make([]BulkItem, len(sel.targets)), NextCursor: sel.next}
+		// Each approve writes only a fix the approver confirmed; any other answers
+		// fix_changed before its lease (syncerror.Unconfirmed).
+		ir := r
+		if body.Action == "approve" {
+			ir = r.WithContext(syncerror.WithConfirmed(r.Context(), body.FixKeys))
+		}
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, bulkConcurrency)
 		for i, t := range sel.targets {
@@ -166,7 +176,7 @@ func (o *Service) BulkHandler() http.Handler {
 			wg.Add(1)
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				res.Results[i] = o.bulkOne(r, routes[body.Action], body, t, sel.byFilter)
+				res.Results[i] = o.bulkOne(ir, routes[body.Action], body, t, sel.byFilter)
 			}()
 		}
 		wg.Wait()
@@ -274,6 +284,10 @@ func bulkItem(r *http.Request, single http.Handler, id string, body []byte, outc
 	var p httpapi.Problem
 	if json.Unmarshal(rec.Body.Bytes(), &p) == nil {
 		item.Problem = &p
+		if p.Code == syncerror.CodeFixChanged {
+			// Not a failure to retry: the row is for the approver to look at again.
+			item.Outcome = "changed"
+		}
 	}
 	return item
 }

@@ -31,6 +31,7 @@ const (
 	maxBulkFilterLen = 2000
 	maxPreviewFixes  = 20
 	maxFixErrorIDs   = 5
+	maxFixKeys       = 100
 )
 
 // BulkPreview is what a dryRun bulk request would act on.
@@ -40,7 +41,9 @@ type BulkPreview struct {
 	Total     int  `json:"total"`
 	Truncated bool `json:"truncated"`
 	// Fixes are the distinct fixes among them (largest first, at most 20), for the
-	// confirmation to show what will be written; WithoutFix counts rows with none.
+	// confirmation to show what will be written; WithoutFix counts rows with none. The
+	// approve sends the keys of those shown, and a row whose fix is not among them (one
+	// beyond the 20, or changed since) is not written: it answers fix_changed.
 	Fixes      []BulkFix `json:"fixes"`
 	WithoutFix int       `json:"withoutFix"`
 	// Allowed, for approve, is how many of them the approval policy lets the caller
@@ -51,8 +54,10 @@ type BulkPreview struct {
 	Cursor string `json:"cursor,omitempty"`
 }
 
-// BulkFix is one fix and how many of the rows propose it.
+// BulkFix is one fix and how many of the rows propose it. Key is what the approve
+// carries (fixKeys) for the fixes the approver confirmed.
 type BulkFix struct {
+	Key      string   `json:"key"`
 	Class    string   `json:"class"`
 	Changes  []Change `json:"changes"`
 	Count    int      `json:"count"`
@@ -103,6 +108,27 @@ func decodeBulkCursor(s, key string) (bulkCursor, bool) {
 		return bulkCursor{}, false
 	}
 	return c, true
+}
+
+// validateFixKeys asks an approve for what its approver confirmed. One without fixKeys is
+// refused, not run as before (every row's fix as it stands when written): the console
+// that sent it showed a listing or a preview, and a fix changed since then would be
+// written with values nobody confirmed. A client that shows no fix has confirmed none; it
+// reads them with a dry run (or the groups) and sends their keys.
+func (b bulkBody) validateFixKeys() []httpapi.FieldError {
+	if b.Action != "approve" || b.DryRun {
+		return nil
+	}
+	if len(b.FixKeys) == 0 || len(b.FixKeys) > maxFixKeys {
+		return []httpapi.FieldError{{Field: "fixKeys", Message: "is required to approve: the keys of the fixes you confirmed " +
+			"(a group's key, or a dry run's preview.fixes[].key), 1 to 100; only rows whose fix still has one of them are written"}}
+	}
+	for _, k := range b.FixKeys {
+		if k == "" || len(k) > 64 {
+			return []httpapi.FieldError{{Field: "fixKeys", Message: "must be keys as the groups or a dry run answered them"}}
+		}
+	}
+	return nil
 }
 
 func (b bulkBody) validateTriage() []httpapi.FieldError {
@@ -249,19 +275,14 @@ func (o *Service) bulkPreview(ctx context.Context, actor identity.Identity, acti
 }
 
 func (p *BulkPreview) addFix(byKey map[string]int, class string, fix []syncerror.FieldChange, errorID string) {
-	changes := make([]Change, 0, len(fix))
-	for _, f := range fix {
-		changes = append(changes, Change{Path: f.Path, After: f.After})
-	}
-	slices.SortFunc(changes, func(a, b Change) int { return cmp.Compare(a.Path, b.Path) })
-	key, ok := groupKey(class, changes)
+	key, ok := syncerror.ConfirmKey(class, fix)
 	if !ok {
 		return
 	}
 	i, seen := byKey[key]
 	if !seen {
 		i, byKey[key] = len(p.Fixes), len(p.Fixes)
-		p.Fixes = append(p.Fixes, BulkFix{Class: class, Changes: changes, ErrorIDs: []string{}})
+		p.Fixes = append(p.Fixes, BulkFix{Key: key, Class: class, Changes: changesOf(fix), ErrorIDs: []string{}})
 	}
 	p.Fixes[i].Count++
 	if len(p.Fixes[i].ErrorIDs) < maxFixErrorIDs {

@@ -96,7 +96,7 @@ func TestBulkDryRunPreviewsTheFixes(t *testing.T) {
 	}
 	// The acting request with the preview's cursor approves what was counted.
 	cur, _ := json.Marshal(p.Cursor)
-	code, done, raw := bulkAs(t, f, "operator", `{"action":"approve","filter":"status=pending","cursor":`+string(cur)+`}`)
+	code, done, raw := bulkAs(t, f, "operator", `{"action":"approve","filter":"status=pending","cursor":`+string(cur)+`,"fixKeys":["`+p.Fixes[0].Key+`"]}`)
 	if code != 200 || done.Succeeded != 3 || f.Writer.Count() != 3 {
 		t.Fatalf("approve by filter: %d %s (writes %d)", code, raw, f.Writer.Count())
 	}
@@ -107,7 +107,7 @@ func TestBulkGroupsFailuresByCause(t *testing.T) {
 	f := roomtest.NewAssistFixture(t)
 	ok := roomtest.ReadyClaim(t, f.Claims, "acme", "gc-ok", clock)
 	gone := []string{"se_missing1", "se_missing2", "se_missing3"}
-	_, res, raw := bulkAs(t, f, "approver", `{"action":"approve","ids":["`+ok.ID+`","`+strings.Join(gone, `","`)+`"]}`)
+	_, res, raw := bulkAs(t, f, "approver", `{"action":"approve","fixKeys":`+fixKeysOf(t, f.Claims, "acme", ok.ID)+`,"ids":["`+ok.ID+`","`+strings.Join(gone, `","`)+`"]}`)
 	if res.Succeeded != 1 || res.Failed != 3 || len(res.Causes) != 1 {
 		t.Fatalf("causes: %s", raw)
 	}

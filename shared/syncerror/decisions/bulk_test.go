@@ -41,7 +41,7 @@ func TestBulkApproveItemByItem(t *testing.T) {
 	b := roomtest.ReadyClaim(t, f.Claims, "t1", "b-2", clock)
 	other := roomtest.ReadyClaim(t, f.Claims, "t2", "b-3", clock)
 	res := bulkCall(t, op.BulkHandler(), context.Background(),
-		`{"action":"approve","ids":["`+a.ID+`","`+other.ID+`","`+b.ID+`"]}`)
+		`{"action":"approve","fixKeys":`+fixKeysOf(t, f.Claims, "t1", a.ID, b.ID)+`,"ids":["`+a.ID+`","`+other.ID+`","`+b.ID+`"]}`)
 	got := []string{}
 	for _, it := range res.Results {
 		got = append(got, it.ID+":"+it.Outcome)
@@ -66,7 +66,7 @@ func TestBulkSkipsWhatTheDeadlineCannotHold(t *testing.T) {
 	a := roomtest.ReadyClaim(t, f.Claims, "t1", "d-1", clock)
 	ctx, cancel := context.WithTimeout(context.Background(), decisions.BulkDeadlineReserve/2)
 	defer cancel()
-	res := bulkCall(t, op.BulkHandler(), ctx, `{"action":"approve","ids":["`+a.ID+`"]}`)
+	res := bulkCall(t, op.BulkHandler(), ctx, `{"action":"approve","fixKeys":`+fixKeysOf(t, f.Claims, "t1", a.ID)+`,"ids":["`+a.ID+`"]}`)
 	it := res.Results[0]
 	if it.Outcome != "skipped" || it.Status != 503 || it.Problem.Code != "not_attempted" || f.Writer.Count() != 0 {
 		t.Fatalf("item %+v, writes %d", it, f.Writer.Count())

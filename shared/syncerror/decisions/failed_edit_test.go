@@ -42,7 +42,7 @@ func TestBulkApproveWritesTheFixItsPreviewShowed(t *testing.T) {
 	}
 	preview := bulkCall(t, op.BulkHandler(), context.Background(), `{"action":"approve","ids":["`+c.ID+`"],"dryRun":true}`)
 	shown := fmt.Sprint(preview.Preview.Fixes[0].Changes[0].After)
-	res := bulkCall(t, op.BulkHandler(), context.Background(), `{"action":"approve","ids":["`+c.ID+`"]}`)
+	res := bulkCall(t, op.BulkHandler(), context.Background(), `{"action":"approve","ids":["`+c.ID+`"],"fixKeys":["`+preview.Preview.Fixes[0].Key+`"]}`)
 	if res.Succeeded != 1 || f.Writer.Count() != 1 {
 		t.Fatalf("bulk approve: %+v, writes %d", res, f.Writer.Count())
 	}
@@ -99,7 +99,7 @@ func TestAFailedEditLeavesTheRowAsTheAIProposedIt(t *testing.T) {
 		p.Fixes[0].Changes[0].After != "DE" {
 		t.Fatalf("preview: %d %s", code, raw)
 	}
-	code, res, raw = bulkAs(t, f, "operator", `{"action":"approve","ids":["`+c.ID+`"]}`)
+	code, res, raw = bulkAs(t, f, "operator", `{"action":"approve","ids":["`+c.ID+`"],"fixKeys":["`+res.Preview.Fixes[0].Key+`"]}`)
 	if code != http.StatusOK || res.Succeeded != 1 || f.Writer.Count() != 1 || len(f.Writer.Writes[0].Fix) != 1 || f.Writer.Writes[0].Fix[0].After != "DE" {
 		t.Fatalf("bulk approve: %d %s, writes %+v", code, raw, f.Writer.Writes)
 	}
@@ -159,7 +159,7 @@ func TestAnEditLeftOnAPendingRowIsNotItsFix(t *testing.T) {
 		len(pv.Fixes[0].Changes) != 1 || pv.Fixes[0].Changes[0].After != "DE" {
 		t.Fatalf("preview: %d %s", code, raw)
 	}
-	code, res, raw = bulkAs(t, f, "operator", `{"action":"approve","ids":["`+c.ID+`"]}`)
+	code, res, raw = bulkAs(t, f, "operator", `{"action":"approve","ids":["`+c.ID+`"],"fixKeys":["`+res.Preview.Fixes[0].Key+`"]}`)
 	if code != http.StatusOK || res.Succeeded != 1 || f.Writer.Count() != 1 || len(f.Writer.Writes[0].Fix) != 1 || f.Writer.Writes[0].Fix[0].After != "DE" {
 		t.Fatalf("bulk approve: %d %s, writes %+v", code, raw, f.Writer.Writes)
 	}

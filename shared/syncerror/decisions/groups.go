@@ -5,9 +5,6 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"net/http"
 	"sort"
 
@@ -29,6 +26,8 @@ type Change struct {
 // changes (path and the value an approve writes: the row's fix, FixOf), such as 40 orders
 // failing on shipcountry Deutschland.
 type Group struct {
+	// Key names the changes (syncerror.ConfirmKey): the group approve sends it as fixKeys,
+	// so that a member whose fix changed since this listing is not written.
 	Key      string   `json:"key"`
 	Class    string   `json:"class"`
 	Changes  []Change `json:"changes"`
@@ -59,17 +58,15 @@ type GroupList struct {
 	Truncated   bool    `json:"truncated"`
 }
 
-// groupKey is a stable digest of the class and changes; nothing about a record is in it.
-func groupKey(class string, changes []Change) (string, bool) {
-	b, err := json.Marshal(struct {
-		Class   string   `json:"c"`
-		Changes []Change `json:"x"`
-	}{class, changes})
-	if err != nil {
-		return "", false
+// changesOf is a fix as the group view and the bulk preview list it: each path and the
+// value written, by path.
+func changesOf(fix []syncerror.FieldChange) []Change {
+	changes := make([]Change, 0, len(fix))
+	for _, f := range fix {
+		changes = append(changes, Change{Path: f.Path, After: f.After})
 	}
-	sum := sha256.Sum256(b)
-	return "g_" + base64.RawURLEncoding.EncodeToString(sum[:12]), true
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+	return changes
 }
 
 // GroupPending groups claims (newest first) that are pending with a ready proposal that
@@ -97,18 +94,15 @@ func (o *Service) GroupPending(ctx context.Context, claims []syncerror.Claim) ([
 		if c.Diagnosis != syncerror.DiagnosisReady {
 			continue
 		}
-		changes := make([]Change, 0, len(fix))
-		for _, f := range fix {
-			changes = append(changes, Change{Path: f.Path, After: f.After})
-		}
-		sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
-		key, ok := groupKey(c.Proposal.Class, changes)
+		// The key is what a group approve carries as confirmed (ConfirmKey): each member's
+		// approve writes its fix only while the fix still has it.
+		key, ok := syncerror.ConfirmKey(c.Proposal.Class, fix)
 		if !ok {
 			continue
 		}
 		g := byKey[key]
 		if g == nil {
-			g = &Group{Key: key, Class: c.Proposal.Class, Changes: changes, Sample: o.Summarize(ctx, c)}
+			g = &Group{Key: key, Class: c.Proposal.Class, Changes: changesOf(fix), Sample: o.Summarize(ctx, c)}
 			byKey[key] = g
 			order = append(order, key)
 		}

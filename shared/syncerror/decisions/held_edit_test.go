@@ -48,7 +48,7 @@ func TestAHeldEditIsTheFixEveryReaderShowsAndTheNextApproveWrites(t *testing.T) 
 		len(pv.Fixes[0].Changes) != 2 || pv.Fixes[0].Changes[1].After != "AT" {
 		t.Fatalf("operator's preview: %d %s", code, raw)
 	}
-	code, res, raw = bulkAs(t, f, "approver", `{"action":"approve","ids":["`+c.ID+`"]}`)
+	code, res, raw = bulkAs(t, f, "approver", `{"action":"approve","ids":["`+c.ID+`"],"fixKeys":["`+res.Preview.Fixes[0].Key+`"]}`)
 	if code != http.StatusOK || res.Succeeded != 1 || f.Writer.Count() != 1 || f.Writer.Writes[0].Key != heldKey ||
 		!reflect.DeepEqual(f.Writer.Writes[0].Fix, row.EditedFix) {
 		t.Fatalf("bulk approve: %d %s, writes %+v (held under %s)", code, raw, f.Writer.Writes, heldKey)

@@ -165,6 +165,10 @@ func (o *Service) coApprove(w http.ResponseWriter, r *http.Request, actor identi
 			return ErrCoApprovalChanged
 		case edited != nil:
 			*ca = CoApproval{Editor: actor.Actor, EditorKeys: actor.NameKeys(), Fix: edited, Approvers: []string{}}
+		case ca.Fix != nil && syncerror.Unconfirmed(r.Context(), c.Proposal.Class, ca.Fix):
+			// A bulk approve confirmed the row's fix, and this approval would be the
+			// document's edit's, written unseen: neither recorded nor written.
+			return errChanged
 		case actor.IsOneOf(ca.Editor, ca.EditorKeys):
 			refusal = "You edited this fix; under rule " + d.RuleID + " two other approvers must approve it."
 		case ca.approved(actor) && len(ca.Approvers) >= 2:
@@ -189,6 +193,9 @@ func (o *Service) coApprove(w http.ResponseWriter, r *http.Request, actor identi
 		return Approved{}, false
 	case errors.Is(err, ErrCoApprovalChanged):
 		writeApprovalProblem(w, r, http.StatusConflict, CodeCoApprovalChanged, CoApprovalChangedDetail, d)
+		return Approved{}, false
+	case errors.Is(err, errChanged):
+		syncerror.WriteFixChanged(w, r)
 		return Approved{}, false
 	case err != nil:
 		httpapi.WriteUnavailable(w, r, err, "The approval could not be recorded; nothing was written. Retry shortly.")
@@ -239,6 +246,7 @@ func (o *Service) Handover(ctx context.Context, c syncerror.Claim, a Approved) e
 var (
 	errRefused   = errors.New("refused")
 	errUnchanged = errors.New("unchanged")
+	errChanged   = errors.New("fix changed")
 )
 
 // TenantPolicy is the tenant's approval policy; nil without one (approvers approve).

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/syncerror"
 	"github.com/syncassist/syncassist/shared/syncerror/decisions"
 	"github.com/syncassist/syncassist/shared/syncerror/policy"
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
@@ -242,7 +243,9 @@ func TestBulkTwoApproversRecords(t *testing.T) {
 	f := roomtest.NewAssistFixture(t)
 	f.PutPolicy(t, `{"version":0,"rules":[{"id":"four-eyes","match":{},"apply":"two_approvers"}]}`)
 	c := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
-	w := f.As(t, "anna", "approver", "POST", "/p/bulk", `{"action":"approve","ids":["`+c.ID+`"]}`)
+	row, _ := f.Claims.Get(t.Context(), "acme", c.ID)
+	key, _ := syncerror.ConfirmKey(row.Proposal.Class, syncerror.FixOf(row))
+	w := f.As(t, "anna", "approver", "POST", "/p/bulk", `{"action":"approve","fixKeys":["`+key+`"],"ids":["`+c.ID+`"]}`)
 	var res decisions.BulkResult
 	if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil || res.Results[0].Outcome != "recorded" || f.Writer.Count() != 0 {
 		t.Fatalf("bulk: %s", w.Body)

@@ -190,6 +190,12 @@ func (f *fixture) call(t *testing.T, h http.Handler, id, body string) *httptest.
 	return w
 }
 
+// fixKey confirms the row's fix as it stands, as a bulk approve that showed it does.
+func fixKey(c syncerror.Claim) string {
+	k, _ := syncerror.ConfirmKey(c.Proposal.Class, syncerror.FixOf(c))
+	return k
+}
+
 func (f *fixture) row(t *testing.T, id string) syncerror.Claim {
 	t.Helper()
 	c, err := f.claims.Get(context.Background(), "acme", id)
@@ -396,7 +402,7 @@ func TestBulkCountsAWrittenItemAsWritten(t *testing.T) {
 	f := newFixture(t)
 	c := f.ready(t, "E-1")
 	f.claims.finishFails = 3
-	w := f.call(t, f.op.BulkHandler(), "", `{"action":"approve","ids":["`+c.ID+`"]}`)
+	w := f.call(t, f.op.BulkHandler(), "", `{"action":"approve","fixKeys":["`+fixKey(f.row(t, c.ID))+`"],"ids":["`+c.ID+`"]}`)
 	var res decisions.BulkResult
 	if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil || w.Code != http.StatusOK {
 		t.Fatalf("%d %s", w.Code, w.Body)

@@ -199,7 +199,7 @@ func TestResolveAndBulk(t *testing.T) {
 	}
 	// An operator reaches bulk approve (the approval policy decides each item); a resolved
 	// row is not approved.
-	if code, res := bulk(`{"action":"approve","ids":["`+c.ID+`"]}`, identity.RoleOperator); code != http.StatusOK || res.Failed != 1 {
+	if code, res := bulk(`{"action":"approve","fixKeys":["`+fixKey(f.row(t, c.ID))+`"],"ids":["`+c.ID+`"]}`, identity.RoleOperator); code != http.StatusOK || res.Failed != 1 {
 		t.Fatalf("bulk approve by an operator: %d %+v", code, res)
 	}
 }
