@@ -147,7 +147,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve (as the approval policy allows each item), reject, retry, resolve, assign or tag many proposals, by ids or by the listing's filter, each through its own route */
+        /**
+         * Approve (as the approval policy allows each item), reject, retry, resolve, assign or tag many proposals, by ids or by the listing's filter, each through its own route
+         * @description An approve writes only fixes its approver confirmed. The group view (`GET /proposal-groups`: each group's `key`) and a dry run (`preview.fixes[].key`) list each fix under a key; the approve sends the keys of the fixes it showed as `fixKeys`, and an item whose fix (the AI's, or the edit the row keeps) no longer has one of them, because it changed since it was shown (an edit, a re-diagnosis, an edit waiting for a second approver) or was not among the fixes shown, is not written: it answers 409 `fix_changed`, outcome `changed`, and stays as it is for a person to review.
+         *
+         *     An approve without `fixKeys` is refused (400 `validation_failed`, field `fixKeys`) rather than run as before: before, the server wrote each row's fix as it stood at the moment of the write, so a fix changed after the approver's confirmation was written with values nobody confirmed. A client that shows no fix has confirmed none; it reads the fixes with a dry run and sends their keys. A dry run, and the other actions, need no `fixKeys`.
+         */
         post: operations["proposalsBulk"];
         delete?: never;
         options?: never;
@@ -1276,6 +1281,7 @@ export interface components {
             reason: string;
         };
         ProposalGroup: {
+            /** @description Names the class and changes; a group approve sends it in fixKeys, so a member whose fix changed since this listing is not written. */
             key: string;
             class: string;
             changes: {
@@ -1322,6 +1328,8 @@ export interface components {
             cursor?: string;
             /** @description Act on nothing; answer preview: how many rows, the fixes they would write, how many the approval policy lets the caller approve. */
             dryRun?: boolean;
+            /** @description Required to approve (not with dryRun): the keys of the fixes the approver confirmed, a group's `key` or a dry run's `preview.fixes[].key`. Only items whose fix has one of them are written; the others answer 409 `fix_changed` (outcome `changed`). */
+            fixKeys?: string[];
             /** @description Required to assign: each row is taken from whoever has it when read, through the triage route (409 assignee_changed when it changed since). */
             assign?: {
                 /** @description A user id; empty unassigns. */
@@ -1338,10 +1346,10 @@ export interface components {
             /** @description The status the single-item route answered. */
             status: number;
             /**
-             * @description written: the fix reached the host ERP and the approval is completed by the reconcile (the item answered 202). recorded: under a two_approvers rule the approval is recorded and waits for a second approver (202). retried: the retry ran and the row is as it left it (resolved, retrying or pending again).
+             * @description written: the fix reached the host ERP and the approval is completed by the reconcile (the item answered 202). recorded: under a two_approvers rule the approval is recorded and waits for a second approver (202). retried: the retry ran and the row is as it left it (resolved, retrying or pending again). changed: an approve whose item's fix is not among the fixKeys confirmed (it changed since it was shown, or was not shown); nothing was written (409 fix_changed).
              * @enum {string}
              */
-            outcome: "approved" | "written" | "rejected" | "failed" | "skipped" | "recorded" | "retried" | "resolved" | "assigned" | "tagged" | "untagged";
+            outcome: "approved" | "written" | "rejected" | "failed" | "skipped" | "changed" | "recorded" | "retried" | "resolved" | "assigned" | "tagged" | "untagged";
             row?: components["schemas"]["Proposal"] | components["schemas"]["ApproveWritten"] | components["schemas"]["RetryRecorded"];
             problem?: components["schemas"]["Problem"];
             /** @description By filter: the row's error id. */
@@ -2417,6 +2425,8 @@ export interface components {
             cursor?: string;
         };
         BulkFix: {
+            /** @description Send it in fixKeys to approve the rows whose fix this is. */
+            key: string;
             class: string;
             changes: {
                 path: string;
@@ -2520,7 +2530,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The state changed or a guard refused: `not_pending`, `not_retryable`, `no_proposal`, `lease_held`, `lease_expired`, `erp_applied`, `fix_applied`, `attempt_running`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `ownership_approval_mismatch`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `dlp_masked_value`, `superseded`, `target_record_unknown`, `co_approval_changed` (the edit waiting for its second approval is not the one the approve named), `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `prior_unknown`, `not_revertible`, `revert_window_closed`, `assignee_changed`, `triage_full`, `release_unsettled` (deny of a governance approval whose release may have landed), `unsettled_create` (approve of an unsettled create, never sent again), `not_unsettled` (settle of a governance approval that is not unsettled). A finance approval's `lease_held` says in its detail when the lease ends and sends `Retry-After` with the seconds until then. */
+        /** @description The state changed or a guard refused: `not_pending`, `not_retryable`, `no_proposal`, `lease_held`, `lease_expired`, `erp_applied`, `fix_applied`, `attempt_running`, `state_changed`, `ownership_approval_required`, `ownership_approval_denied`, `ownership_approval_mismatch`, `loop_detected`, `ownership_rejected`, `dlp_blocked`, `dlp_masked_value`, `superseded`, `target_record_unknown`, `co_approval_changed` (the edit waiting for its second approval is not the one the approve named), `request_replayed`, `approval_id_reused`, `not_releasable`, `stale_version`, `changed_since`, `prior_unknown`, `not_revertible`, `revert_window_closed`, `assignee_changed`, `triage_full`, `release_unsettled` (deny of a governance approval whose release may have landed), `unsettled_create` (approve of an unsettled create, never sent again), `not_unsettled` (settle of a governance approval that is not unsettled), `fix_changed` (an item of a bulk approve whose fix is not one its approver confirmed: nothing written). A finance approval's `lease_held` says in its detail when the lease ends and sends `Retry-After` with the seconds until then. */
         Conflict: {
             headers: {
                 "X-Correlation-Id": components["headers"]["CorrelationId"];
