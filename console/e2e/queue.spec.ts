@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { accessible, signIn } from "./support/browser";
-import { erpRecord, erpWrites, postSyncError, waitDiagnosed } from "./support/stack";
+import { base, erpRecord, erpWrites, postSyncError, token, waitDiagnosed } from "./support/stack";
 
 const unique = (p: string) => `${p}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
 
@@ -213,6 +213,36 @@ test("grouped view: the group lists its members and asks before it writes, then 
   const results = page.getByRole("list", { name: "Results per item" });
   await expect(results).toBeVisible({ timeout: 90_000 });
   for (const e of ids) await expect(results.getByRole("listitem").filter({ hasText: e })).toContainText("approved");
+});
+
+test("grouped view: a member whose fix changed after the listing is not written, and its row says changed", async ({ page }) => {
+  test.setTimeout(150_000);
+  // The second member is about a contact: an edit adding marketingOptIn (the marketing
+  // platform's under require_approval) is held, and the row keeps it as its fix, other
+  // values in other fields than the group shows. Its own contact id: the governance spec
+  // counts CT-3001's held writes.
+  const contact = unique("CT-E2E");
+  const ids = [unique("E2E-GC1"), unique("E2E-GC2")];
+  const rows = [await postSyncError(ids[0]), await postSyncError(ids[1], contact, undefined, undefined, undefined, "contact")];
+  for (const id of rows) await waitDiagnosed(id);
+  await signIn(page, "approver");
+  await page.getByRole("button", { name: "Group by diagnosis" }).click();
+  const group = page.locator("li.group").filter({ hasText: ids[0] });
+  await expect(group).toContainText(ids[1]);
+  // Listed; now the edit is held and kept on the row.
+  const held = await fetch(`${base()}/api/sync-error-assist/proposals/${rows[1]}/approve`, { method: "POST",
+    headers: { Authorization: "Bearer " + (await token("approver")), "Content-Type": "application/json" },
+    body: JSON.stringify({ fix: [{ path: "marketingOptIn", after: true }] }) });
+  expect(((await held.json()) as { code: string }).code).toBe("ownership_approval_required");
+  await group.getByRole("button", { name: "Approve group…" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: /^Write \d+ records$/ }).click();
+  const results = page.getByRole("list", { name: "Results per item" });
+  await expect(results).toBeVisible({ timeout: 90_000 });
+  await expect(results.getByRole("listitem").filter({ hasText: ids[0] })).toContainText("approved");
+  await expect(results.getByRole("listitem").filter({ hasText: ids[1] })).toContainText("changed");
+  await expect(group.getByRole("status")).toContainText("1 not written: its fix changed since you confirmed");
+  await accessible(page, "group results with a changed member");
+  expect(await erpWrites(contact)).toEqual([]); // nothing written for it, neither the edit nor the group's fix
 });
 
 test("demo data only when the API cannot be reached at all, and Try again brings the real queue back", async ({ page }) => {

@@ -40,9 +40,9 @@ const caseTag = (errorId: string) => errorId.replace(/[^0-9]/g, "").replace(/[0-
  *  the other side of the sync, as the host names it; message is the host's words (the
  *  sample's invalid country unless given). */
 export async function postSyncError(errorId: string, recordId = "SO-10042", errorCode = "INVALID_FIELD_VALUE", externalSystem = "webshop",
-  message = "Invalid value for field shipcountry: 'Deutschland' is not a valid ISO 3166 country code"): Promise<string> {
+  message = "Invalid value for field shipcountry: 'Deutschland' is not a valid ISO 3166 country code", recordType = "salesOrder"): Promise<string> {
   const body = JSON.stringify({
-    tenantId: "demo", errorId, recordType: "salesOrder", recordId, errorCode,
+    tenantId: "demo", errorId, recordType, recordId, errorCode,
     message: `${message} (case ${caseTag(errorId)})`,
     occurredAt: new Date().toISOString(), integration: externalSystem + "-orders", externalSystem, direction: "inbound",
     payload: { shipcountry: "Deutschland", shipzip: "10115", total: 129.5, currency: "EUR" },

@@ -29,9 +29,13 @@ export const EMPTY_RESULT: BulkResult = { results: [], succeeded: 0, failed: 0, 
 export function BulkSummary(props: { done: string; total: number; r: BulkResult; onSelectFailed?: (ids: string[]) => void; onDismiss?: () => void }) {
   const { r } = props;
   const failedIds = r.causes.flatMap((c) => c.ids);
+  // A row whose fix changed since the confirmation did not fail: it waits for a review.
+  const changed = r.results.filter((i) => i.outcome === "changed").length;
+  const failed = r.failed - changed;
   return (
     <div class="bulk-summary" role="status">
-      <p><strong>{props.done} {r.succeeded} of {plural(props.total, "sync error")}</strong>{r.failed ? `; ${r.failed} failed` : ""}.</p>
+      <p><strong>{props.done} {r.succeeded} of {plural(props.total, "sync error")}</strong>{failed ? `; ${failed} failed` : ""}
+        {changed ? `; ${changed} not written: ${changed === 1 ? "its fix" : "their fixes"} changed since you confirmed` : ""}.</p>
       {r.causes.length > 0 && (
         <ul class="causes" aria-label="Why items failed">
           {r.causes.map((c) => (

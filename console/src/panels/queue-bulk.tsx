@@ -9,7 +9,7 @@ import { write } from "../api/client";
 import type { BulkDecisionResult, BulkItemResult, ProposalSummary } from "../api/types";
 import { AskDialog, Chip, ConfirmDialog, Progress, show, showError } from "../ui";
 import { BulkSummary, EMPTY_RESULT, mergeResults, type BulkResult } from "./bulk-summary";
-import { plural } from "./queue-groups";
+import { CHANGED, plural } from "./queue-groups";
 import { ResolveDialog } from "./queue-more";
 
 type Action = "approve" | "reject" | "retry" | "resolve" | "assign" | "tag";
@@ -117,8 +117,10 @@ export function BulkBar(props: {
       )}
       <Progress text={busy} />
       {asking === "approve" && (
-        <ConfirmDialog title={`Approve ${words}?`} confirm={`Approve ${scope}`} onClose={close} onConfirm={() => { close(); void decide("approve", {}); }}>
-          <p>Each proposed fix is written to its record, one guarded write each. The approval policy judges each item:
+        <ConfirmDialog title={`Approve ${words}?`} confirm={`Approve ${scope}`} onClose={close} ready={!!preview && preview.fixes.length > 0}
+          onConfirm={() => { close(); void decide("approve", { fixKeys: preview?.fixes.map((f) => f.key) ?? [] }); }}>
+          <p>Each fix listed is written to its records, one guarded write each; a row whose fix is not listed here, or changes
+            before its write, is left for you to review. The approval policy judges each item:
             {props.canApprove ? " " : " as an operator you approve the fixes it gives operators; "}the ones you may not approve, and rows without a fix, are refused and reported.</p>
           <Fixes preview={preview} />
           {members}
@@ -153,6 +155,7 @@ export function BulkBar(props: {
         <BulkSummary done={DONE[result.action]} total={result.total} r={result.r} onDismiss={() => setResult(null)}
           onSelectFailed={props.onSelect && ((ids) => { props.onSelect?.(ids); })} />
         {(result.action === "retry" || result.action === "resolve") && <Outcomes action={result.action} r={result.r} errorId={(id) => result.names[id] ?? id} />}
+        {result.action === "approve" && <Changed r={result.r} errorId={(id) => result.names[id] ?? id} />}
       </>}
     </div>
   );
@@ -161,6 +164,8 @@ export function BulkBar(props: {
 /** Fixes lists what an approve would write, from the dry run. */
 function Fixes({ preview }: { preview: Preview | null }) {
   if (!preview) return <p class="note" aria-busy="true">Reading the fixes…</p>;
+  // The preview lists the 20 largest fixes; the approve writes only those.
+  const unlisted = preview.total - preview.withoutFix - preview.fixes.reduce((n, f) => n + f.count, 0);
   return (
     <>
       {preview.allowed !== undefined && <p>The approval policy lets you approve <strong>{preview.allowed} of {preview.total}</strong>.</p>}
@@ -173,6 +178,7 @@ function Fixes({ preview }: { preview: Preview | null }) {
         </ul>
       )}
       {preview.withoutFix > 0 && <p class="note">{plural(preview.withoutFix, "row")} without a fix will be refused.</p>}
+      {unlisted > 0 && <p class="note">{plural(unlisted, "row")} with a fix not listed here will not be written.</p>}
     </>
   );
 }
@@ -209,6 +215,18 @@ function Outcomes({ action, r, errorId }: { action: Action; r: BulkResult; error
           {i.outcome === "retried" && <span> {retryWords(i)}</span>}
           {i.problem && <span> {i.problem.title}{i.problem.detail ? ` — ${i.problem.detail}` : ""}</span>}</li>
       ))}
+    </ul>
+  );
+}
+
+/** Changed lists the rows an approve left unwritten because their fix changed since the
+ *  confirmation (outcome changed); the summary counts them, this names each. */
+function Changed({ r, errorId }: { r: BulkResult; errorId: (id: string) => string }) {
+  const changed = r.results.filter((i) => i.outcome === "changed");
+  if (changed.length === 0) return null;
+  return (
+    <ul class="results" aria-label="Approved: outcome per sync error">
+      {changed.map((i) => <li><span class="mono">{errorId(i.id)}</span> <Chip kind={i.outcome}>{i.outcome}</Chip> {CHANGED}</li>)}
     </ul>
   );
 }

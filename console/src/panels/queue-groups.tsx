@@ -5,7 +5,7 @@
 // card, failures grouped by cause, with a way to select the failed rows in the list.
 import { useState } from "preact/hooks";
 import { write } from "../api/client";
-import type { BulkDecisionResult, ProposalGroup, ProposalGroupList } from "../api/types";
+import type { BulkDecisionResult, BulkItemResult, ProposalGroup, ProposalGroupList } from "../api/types";
 import { navigate } from "../router";
 import { AskDialog, Chip, ConfirmDialog, Progress, show, showError } from "../ui";
 import { BulkSummary } from "./bulk-summary";
@@ -40,6 +40,13 @@ export function Groups(props: { groups: ProposalGroupList | null; demo: boolean;
   );
 }
 
+/** CHANGED says why a member of a confirmed approve was not written. */
+export const CHANGED = "its fix changed since you confirmed; nothing was written.";
+
+// Per item: what was done, and each member left unwritten because its fix changed (the
+// other failures are grouped by cause in the summary).
+const listed = (r: BulkItemResult) => !r.problem || r.outcome === "changed";
+
 // The card keeps its per-item results on screen until the operator refreshes the groups.
 function GroupCard({ g, demo, canApprove, onSelect }: { g: ProposalGroup; demo: boolean; canApprove: boolean; onSelect?: (ids: string[]) => void }) {
   const [result, setResult] = useState<(BulkDecisionResult & { action: "approve" | "reject" }) | null>(null);
@@ -48,7 +55,10 @@ function GroupCard({ g, demo, canApprove, onSelect }: { g: ProposalGroup; demo: 
   const decide = async (action: "approve" | "reject", reason?: string) => {
     setBusy(`${action === "approve" ? "Approving" : "Rejecting"} ${plural(g.count, "sync error")}, one at a time…`);
     try {
-      const r = await write<BulkDecisionResult>("POST", "/api/sync-error-assist/proposals/bulk", { action, ids: g.ids, reason });
+      // The approve carries what the confirmation showed (the group's key): a member whose
+      // fix changed since this listing is not written but answers changed, for review.
+      const r = await write<BulkDecisionResult>("POST", "/api/sync-error-assist/proposals/bulk",
+        { action, ids: g.ids, reason, ...(action === "approve" ? { fixKeys: [g.key] } : {}) });
       setResult({ ...r, action });
     } catch (e) {
       showError(e);
@@ -76,16 +86,17 @@ function GroupCard({ g, demo, canApprove, onSelect }: { g: ProposalGroup; demo: 
       {asking === "approve" && (
         <ConfirmDialog title={`Approve ${plural(g.count, "sync error")}?`} confirm={`Write ${plural(g.count, "record")}`}
           onClose={() => setAsking(null)} onConfirm={() => { setAsking(null); void decide("approve"); }}>
-          <p>This writes <span class="mono">{changes}</span> to each of these records, one guarded write each:</p>
+          <p>This writes <span class="mono">{changes}</span> to each of these records, one guarded write each; a record whose fix changes before its write is left for you to review:</p>
           <ul class="members">{g.ids.map((_, i) => <li><span class="mono">{g.recordIds[i]}</span> ({g.errorIds[i]})</li>)}</ul>
         </ConfirmDialog>
       )}
       {asking === "reject" && <AskDialog title={`Reject ${plural(g.count, "sync error")}`} label="Reason" confirm="Reject" onClose={() => setAsking(null)} onConfirm={(t) => { setAsking(null); void decide("reject", t); }} />}
       {result && <BulkSummary done={result.action === "approve" ? "Approved" : "Rejected"} total={g.count} r={result} onSelectFailed={onSelect} />}
-      {result && result.succeeded > 0 && (
+      {result && result.results.some(listed) && (
         <ul class="results" aria-label="Results per item">
-          {result.results.filter((r) => !r.problem).map((r) => (
-            <li><span class="mono">{g.errorIds[g.ids.indexOf(r.id)] ?? r.id}</span> <Chip kind={r.outcome}>{r.outcome}</Chip></li>
+          {result.results.filter(listed).map((r) => (
+            <li><span class="mono">{g.errorIds[g.ids.indexOf(r.id)] ?? r.id}</span> <Chip kind={r.outcome}>{r.outcome}</Chip>
+              {r.outcome === "changed" && <> {CHANGED} <a href={"/queue/" + r.id} onClick={(e) => { e.preventDefault(); navigate("/queue/" + r.id); }}>Review it</a></>}</li>
           ))}
         </ul>
       )}
