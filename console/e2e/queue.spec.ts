@@ -221,9 +221,11 @@ test("grouped view: a member whose fix changed after the listing is not written,
   // platform's under require_approval) is held, and the row keeps it as its fix, other
   // values in other fields than the group shows. Its own contact id: the governance spec
   // counts CT-3001's held writes.
+  // An error code of its own: a fix learned from another spec's edit would split the two.
   const contact = unique("CT-E2E");
+  const code = "INVALID_FIELD_VALUE_GROUPCHANGE";
   const ids = [unique("E2E-GC1"), unique("E2E-GC2")];
-  const rows = [await postSyncError(ids[0]), await postSyncError(ids[1], contact, undefined, undefined, undefined, "contact")];
+  const rows = [await postSyncError(ids[0], "SO-10042", code), await postSyncError(ids[1], contact, code, undefined, undefined, "contact")];
   for (const id of rows) await waitDiagnosed(id);
   await signIn(page, "approver");
   await page.getByRole("button", { name: "Group by diagnosis" }).click();
