@@ -283,6 +283,11 @@ export function Status() {
 
 /** actorName shows who acted as a person would say it: people by name, the service's own
  *  actors ("webhook:msg_…", "schedule:reconcile", "policy:rule-1") by what they are. */
+/** plural says "1 sync error" and "3 sync errors". */
+export function plural(n: number, one: string, many = one + "s"): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 export function actorName(actor?: string): string {
   if (!actor) return "—";
   const [kind, rest] = [actor.slice(0, actor.indexOf(":")), actor.slice(actor.indexOf(":") + 1)];

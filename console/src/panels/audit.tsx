@@ -4,8 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { demoAudit } from "../api/demo";
 import type { AuditList, AuditRecord } from "../api/types";
 import { MoreRows, usePaged } from "../paging";
-import { actorName, Ago, Chip, PanelError } from "../ui";
-import { plural } from "./queue-groups";
+import { actorName, Ago, Chip, PanelError, plural } from "../ui";
 
 const TYPES = ["", "syncerror", "finance", "governance", "connector", "settings", "ai", "dlp", "session", "mcp"];
 

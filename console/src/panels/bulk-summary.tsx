@@ -2,8 +2,10 @@
 // before a long run is read): the count, then the failures grouped by cause — nineteen
 // "Bad Gateway" answers are one line with ×19 — and a way to select the failed rows.
 import type { BulkDecisionResult } from "../api/types";
-import { Chip } from "../ui";
-import { plural } from "./queue-groups";
+import { Chip, plural } from "../ui";
+
+/** CHANGED says why a member of a confirmed approve was not written. */
+export const CHANGED = "its fix changed since you confirmed; nothing was written.";
 
 export type BulkResult = BulkDecisionResult;
 export type BulkCause = BulkDecisionResult["causes"][number];

@@ -6,8 +6,7 @@ import { ApiError, write } from "../api/client";
 import { demoApprovals, demoLoops, demoRejections } from "../api/demo";
 import type { GovernanceApproval, List, LoopDetection, OwnershipRejection } from "../api/types";
 import { MoreRows, type Paged, usePaged } from "../paging";
-import { actorName, Ago, announce, AskDialog, Chip, ConfirmDialog, PanelError, showError } from "../ui";
-import { plural } from "./queue-groups";
+import { actorName, Ago, announce, AskDialog, Chip, ConfirmDialog, PanelError, plural, showError } from "../ui";
 
 const TABS = ["Pending approvals", "Ownership rejections", "Loop detections"] as const;
 

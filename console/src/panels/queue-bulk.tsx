@@ -7,9 +7,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { write } from "../api/client";
 import type { BulkDecisionResult, BulkItemResult, ProposalSummary } from "../api/types";
-import { AskDialog, Chip, ConfirmDialog, Progress, show, showError } from "../ui";
-import { BulkSummary, EMPTY_RESULT, mergeResults, type BulkResult } from "./bulk-summary";
-import { CHANGED, plural } from "./queue-groups";
+import { AskDialog, Chip, ConfirmDialog, plural, Progress, show, showError } from "../ui";
+import { BulkSummary, CHANGED, EMPTY_RESULT, mergeResults, type BulkResult } from "./bulk-summary";
 import { ResolveDialog } from "./queue-more";
 
 type Action = "approve" | "reject" | "retry" | "resolve" | "assign" | "tag";

@@ -7,13 +7,8 @@ import { useState } from "preact/hooks";
 import { write } from "../api/client";
 import type { BulkDecisionResult, BulkItemResult, ProposalGroup, ProposalGroupList } from "../api/types";
 import { navigate } from "../router";
-import { AskDialog, Chip, ConfirmDialog, Progress, show, showError } from "../ui";
-import { BulkSummary } from "./bulk-summary";
-
-/** plural says "1 sync error" and "3 sync errors". */
-export function plural(n: number, one: string, many = one + "s"): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
+import { AskDialog, Chip, ConfirmDialog, plural, Progress, show, showError } from "../ui";
+import { BulkSummary, CHANGED } from "./bulk-summary";
 
 export function Groups(props: { groups: ProposalGroupList | null; demo: boolean; canApprove: boolean; onDone: () => void; onSelect?: (ids: string[]) => void }) {
   if (!props.groups) return <p aria-busy="true">Loading groups…</p>;
@@ -40,8 +35,6 @@ export function Groups(props: { groups: ProposalGroupList | null; demo: boolean;
   );
 }
 
-/** CHANGED says why a member of a confirmed approve was not written. */
-export const CHANGED = "its fix changed since you confirmed; nothing was written.";
 
 // Per item: what was done, and each member left unwritten because its fix changed (the
 // other failures are grouped by cause in the summary).

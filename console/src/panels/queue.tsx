@@ -5,11 +5,10 @@ import { read, readQuiet } from "../api/client";
 import { demoGroups, demoProposalList } from "../api/demo";
 import type { List, Proposal, ProposalGroupList, ProposalList, ProposalSummary, SystemChoice } from "../api/types";
 import { navigate, segments } from "../router";
-import { actorName, announce, Ago, Chip, PanelError, shortcutKey, showError } from "../ui";
+import { actorName, announce, Ago, Chip, PanelError, plural, shortcutKey, showError } from "../ui";
 import { useKeys } from "../keys";
 import { BulkBar } from "./queue-bulk";
 import { Detail } from "./queue-detail";
-import { Groups, plural } from "./queue-groups";
 
 /** REFRESH_MS is how often the list looks for new errors (a 304 when nothing changed). */
 const REFRESH_MS = 20_000;
@@ -195,6 +194,13 @@ export function QueuePanel({ canApprove, inbox = false }: { canApprove: boolean;
     return () => clearInterval(t);
   }, [status, cls, age, search, whose, decider, tag, system, sort, demo, grouped]);
 
+  // The grouped view's code is a chunk of its own, loaded when it is first shown (the
+  // queue's first load stays within its budget); one that cannot load is the groups' error.
+  const [groupsView, setGroupsView] = useState<typeof import("./queue-groups") | null>(null);
+  useEffect(() => {
+    if (grouped && !groupsView) import("./queue-groups").then(setGroupsView, setFailed);
+  }, [grouped, version]);
+
   // Groups honour the class, age and system filters, as the list does.
   useEffect(() => {
     if (!grouped) return;
@@ -343,7 +349,8 @@ export function QueuePanel({ canApprove, inbox = false }: { canApprove: boolean;
         {inbox && <p class="note">Sync errors an operator escalated: the newest escalation first, with why. Approve or reject each from its detail.</p>}
         {grouped ? (
           failed !== null ? <PanelError what="The groups" error={failed} onRetry={() => setVersion(version + 1)} />
-            : <Groups groups={groups} demo={demo} canApprove={canApprove} onDone={() => setVersion(version + 1)}
+            : !groupsView ? <p class="note" aria-busy="true">Loading the groups…</p>
+            : <groupsView.Groups groups={groups} demo={demo} canApprove={canApprove} onDone={() => setVersion(version + 1)}
               onSelect={(ids) => { setPicked(new Set(ids)); setGrouped(false); }} />
         ) : (
           <>
