@@ -28,7 +28,10 @@ import (
 //     record, which is then linked;
 //   - a create is preceded by marking the claim Creating; the created record always holds
 //     the match key (the run sets the match field), so the next attempt finds it by that
-//     key before creating again, and links it as created. Only a flow with match none has
+//     key before creating again, and links it as created; a lookup that finds nothing
+//     before the vendor's own request timeout has passed since the create was sent
+//     (connector.LateCommit: the vendor may still apply it) waits until then, and only
+//     then creates (createLanding). Only a flow with match none has
 //     no key to look for: its next attempt after a create whose outcome is unknown fails
 //     with a sync error asking to check the target, rather than risk a second record. A
 //     claim so marked is never released, only linked: the run that marked it may end (a
@@ -74,8 +77,11 @@ type XRef struct {
 	Anchor string `json:"anchor"`
 	// ClaimedBy is the run holding a pending entry.
 	ClaimedBy string `json:"claimedBy,omitempty"`
-	// Creating says the holder sent a create whose outcome it has not seen.
-	Creating bool `json:"creating,omitempty"`
+	// Creating says the holder sent a create whose outcome it has not seen, and
+	// CreatingAt when it was sent: until the vendor's own timeout has passed since
+	// (connector.LateCommit) a lookup that finds nothing is no proof nothing was made.
+	Creating   bool       `json:"creating,omitempty"`
+	CreatingAt *time.Time `json:"creatingAt,omitempty"`
 	// Action is how the counterpart was found (created or matched) and LinkedBy the run
 	// that linked it, with FlowID its flow.
 	Action    string    `json:"action,omitempty"`
@@ -88,7 +94,7 @@ type XRef struct {
 // reverse is the entry of the other direction of a linked entry.
 func (e XRef) reverse() XRef {
 	r := e
-	r.Source, r.Target, r.ClaimedBy, r.Creating = e.Target, e.Source, "", false
+	r.Source, r.Target, r.ClaimedBy, r.Creating, r.CreatingAt = e.Target, e.Source, "", false, nil
 	return r
 }
 

@@ -137,6 +137,9 @@ func (x *Executor) resolve(ctx context.Context, r *Run, e XRef) (governance.Resu
 			}
 			return x.linkAndWrite(ctx, r, e, ids[0], action)
 		}
+		if until := e.createMayLandUntil(r.Target.System); e.Creating && x.now().Before(until) {
+			return governance.Result{}, &createLanding{until: until, target: r.Target, field: m.Field}
+		}
 	} else if e.Creating {
 		// The claim stays with its Creating mark (r.claimed is false).
 		return governance.Result{}, fmt.Errorf("%w: an earlier attempt's create of %s may have reached it and the flow has no match key to look for it; check %s and link or delete the record",
@@ -159,7 +162,8 @@ func (x *Executor) create(ctx context.Context, r *Run, e XRef) (governance.Resul
 			fields[m.Field] = r.Pending.Key
 		}
 	}
-	e.Creating, e.UpdatedAt = true, x.now()
+	now := x.now()
+	e.Creating, e.CreatingAt, e.UpdatedAt = true, &now, now
 	if err := x.XRefs.UpdateXRef(ctx, r.TenantID, e, r.ID); err != nil {
 		return governance.Result{}, fmt.Errorf("%w: %w", errXRef, err)
 	}
@@ -170,7 +174,7 @@ func (x *Executor) create(ctx context.Context, r *Run, e XRef) (governance.Resul
 			// Nothing was made, nor will be (a held create is sent by this run once
 			// approved, which marks it again first: held.go): the next attempt need not
 			// look for it, and the claim, unmarked, is released again if the run ends.
-			e.Creating = false
+			e.Creating, e.CreatingAt = false, nil
 			r.claimed = x.XRefs.UpdateXRef(ctx, r.TenantID, e, r.ID) == nil
 		}
 		return res, err
@@ -201,7 +205,7 @@ func (x *Executor) linkAndWrite(ctx context.Context, r *Run, e XRef, id, action 
 
 // link stores the entry as linked to id, in both directions.
 func (x *Executor) link(ctx context.Context, r *Run, e XRef, id, action string) error {
-	e.Target.ID, e.State, e.Action, e.LinkedBy, e.Creating, e.ClaimedBy, e.UpdatedAt = id, XRefLinked, action, r.ID, false, r.ID, x.now()
+	e.Target.ID, e.State, e.Action, e.LinkedBy, e.Creating, e.CreatingAt, e.ClaimedBy, e.UpdatedAt = id, XRefLinked, action, r.ID, false, nil, r.ID, x.now()
 	r.TargetID, r.TargetAction = id, action
 	if err := x.XRefs.LinkXRef(ctx, r.TenantID, e); err != nil {
 		return fmt.Errorf("%w: linking %s to %s: %w", errXRef, e.Source.ID, id, err)
@@ -215,11 +219,14 @@ func written(err error) bool { return err == nil || errors.Is(err, governance.Er
 
 // settleMatch ends or keeps a run on the match's own errors; false for every other.
 func (x *Executor) settleMatch(ctx context.Context, r *Run, err error) bool {
+	var late *createLanding
 	switch {
 	case errors.Is(err, errNoCounterpart):
 		x.end(r, OutcomeSkipped, err.Error())
 	case errors.Is(err, errMatchRefused):
 		x.fail(ctx, r, err.Error())
+	case errors.As(err, &late):
+		x.waitUntil(ctx, r, err, late.until)
 	case errors.Is(err, errCounterpartPending):
 		x.wait(ctx, r, err)
 	case errors.Is(err, errXRef):
@@ -250,12 +257,15 @@ const (
 // it does not count against the run's attempts (their backoff is for failing writes);
 // the wait is bounded by time instead.
 func (x *Executor) wait(ctx context.Context, r *Run, err error) {
-	now := x.now()
-	if now.Sub(r.CreatedAt) > MaxClaimWait {
+	x.waitUntil(ctx, r, err, x.now().Add(ClaimWait))
+}
+
+// waitUntil is wait with the next attempt at next.
+func (x *Executor) waitUntil(ctx context.Context, r *Run, err error, next time.Time) {
+	if x.now().Sub(r.CreatedAt) > MaxClaimWait {
 		x.fail(ctx, r, fmt.Sprintf("waited %s for the counterpart: %s", MaxClaimWait, err))
 		return
 	}
-	next := now.Add(ClaimWait)
 	r.Attempts--
 	r.Outcome, r.NextAttemptAt = OutcomeRetrying, &next
 	r.Decision = "waiting: " + err.Error()
@@ -293,4 +303,34 @@ func (m *Match) keyName() string {
 		return "a record id"
 	}
 	return "the field " + m.SourceField
+}
+
+// createLanding is a lookup that found nothing while an earlier attempt's create, whose
+// answer was lost, may still land: the vendor may be processing it until its own request
+// timeout (connector.LateCommit), and creating again meanwhile could make two records.
+// The run waits until then (no attempt spent, no lookup each few seconds), then looks
+// once more: found, it is linked as created; not found, the vendor failed it, and it is
+// created. It is a kind of errCounterpartPending, so a re-run is retried later.
+type createLanding struct {
+	until  time.Time
+	target Endpoint
+	field  string
+}
+
+func (c *createLanding) Error() string {
+	return fmt.Sprintf("an earlier attempt's create of %s may still land (its answer was lost, and the vendor may finish a request until %s); no record with this %s yet, looked for again then",
+		c.target, c.until.UTC().Format(time.RFC3339), c.field)
+}
+
+func (c *createLanding) Is(target error) bool { return target == errCounterpartPending }
+
+// createMayLandUntil is when a create marked on e can no longer land at system: the
+// vendor's timeout after it was sent. An entry marked before CreatingAt was kept counts
+// from its last change, which is no earlier.
+func (e XRef) createMayLandUntil(system connector.System) time.Time {
+	since := e.UpdatedAt
+	if e.CreatingAt != nil {
+		since = *e.CreatingAt
+	}
+	return since.Add(connector.LateCommit(system))
 }

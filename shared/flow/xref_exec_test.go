@@ -39,6 +39,8 @@ type matchEnv struct {
 	// dropCreates makes the CRM apply that many creates and then drop their connections,
 	// so the answer is lost.
 	dropCreates int
+	// crmServe, when set, serves the CRM's requests in place of the above.
+	crmServe http.Handler
 }
 
 func (e *matchEnv) crmHandler() http.Handler {
@@ -48,7 +50,12 @@ func (e *matchEnv) crmHandler() http.Handler {
 		if drop {
 			e.dropCreates--
 		}
+		serve := e.crmServe
 		e.mu.Unlock()
+		if serve != nil {
+			serve.ServeHTTP(w, r)
+			return
+		}
 		if drop {
 			e.crm.ServeHTTP(httptest.NewRecorder(), r)
 			panic(http.ErrAbortHandler)
