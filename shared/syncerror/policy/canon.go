@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -67,15 +68,26 @@ func canonNumber(n json.Number) any {
 	return json.Number(decimal(exact, string(n)))
 }
 
-// decimal writes r (a finite decimal, read from text) with as many fraction digits as it
-// needs; text when that takes more than its own length of digits.
+// decimal writes r (a finite decimal, read from text, not whole) with as many fraction
+// digits as it needs; text when that takes more than its own length of digits. The
+// digits are counted from text (its fraction's, less its exponent), not searched for by
+// powers of ten: a payload's number of 100,000 digits took minutes (quadratic).
 func decimal(r *big.Rat, text string) string {
-	ten, pow := big.NewInt(10), big.NewInt(1)
-	for d := 1; d <= len(text)+330; d++ {
-		pow.Mul(pow, ten)
-		if new(big.Int).Mod(pow, r.Denom()).Sign() == 0 {
-			return r.FloatString(d)
+	mant, exp := text, 0
+	if i := strings.IndexAny(text, "eE"); i >= 0 {
+		e, err := strconv.Atoi(text[i+1:])
+		if err != nil {
+			return text
 		}
+		mant, exp = text[:i], e
 	}
-	return text
+	frac := 0
+	if _, f, ok := strings.Cut(mant, "."); ok {
+		frac = len(f)
+	}
+	d := frac - exp
+	if d < 1 || d > len(text)+330 {
+		return text
+	}
+	return strings.TrimRight(r.FloatString(d), "0")
 }
