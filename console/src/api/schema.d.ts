@@ -1274,7 +1274,7 @@ export interface components {
             /** @description The operator's edit of the proposed fix: 1 to 100 field changes; leave it out to approve the proposal as it stands. */
             fix?: components["schemas"]["FixEdit"][];
             note?: string;
-            /** @description The `coApproval.key` of the edit waiting for its second approval that the approver was shown: when another edit waits by then, or none, the approve is refused with 409 `co_approval_changed` and nothing is recorded or written. Ignored with a `fix` (an edit starts a round of its own). Without it, an approve without a fix approves whichever edit waits. */
+            /** @description The `coApproval.key` of the edit waiting for its second approval that the approver was shown, or "" when they were shown none (the row's own fix): when another edit waits by then, or none where one was shown, the approve is refused with 409 `co_approval_changed` and nothing is recorded or written. Ignored with a `fix` (an edit starts a round of its own). Without it, an approve without a fix approves whichever edit waits. */
             coApproval?: string;
         };
         DecisionRequest: {

@@ -122,8 +122,9 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       let body: unknown = what === "retry" ? {} : what === "resolve" ? { reason: text, ...(note ? { note } : {}) } : { reason: text };
       // An edited fix is sent whole: what is sent is what the sentence above Approve said.
       if (what === "approve" && plan?.edited) body = { fix: plan.changes.map(({ path, after }) => ({ path, after })) };
-      // Approving the waiting edit names it: if another edit waits by now, nothing is written.
-      else if (what === "approve" && waiting && round?.key) body = { coApproval: round.key };
+      // Approving the waiting edit names it, and approving the row's own fix names none
+      // (""): if another edit waits by now, nothing is recorded or written.
+      else if (what === "approve") body = { coApproval: waiting && round?.key ? round.key : "" };
       const done = await write<Proposal | Accepted>("POST", `/api/sync-error-assist/proposals/${row.id}/${what}`, body);
       if (isAccepted(done)) {
         // 202: the fix is in the ERP and the reconcile completes the approval, a second

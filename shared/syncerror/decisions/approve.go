@@ -34,9 +34,10 @@ type approveBody struct {
 	} `json:"fix"`
 	Note string `json:"note"`
 	// CoApproval names the edit waiting for its second approval that the approver was
-	// shown (the detail's coApproval.key): another one waiting by now, or none, is refused
-	// (409 co_approval_changed). Ignored when the approve sends a fix.
-	CoApproval string `json:"coApproval"`
+	// shown (the detail's coApproval.key), or "" when they were shown none: another one
+	// waiting by now, or none where one was shown, is refused (409 co_approval_changed).
+	// Absent, the approve approves whichever edit waits. Ignored when the approve sends a fix.
+	CoApproval *string `json:"coApproval"`
 }
 
 // approval is one approve in progress: the lease it holds and what it writes.
@@ -78,7 +79,7 @@ func (o *Service) ApproveHandler() http.Handler {
 			syncerror.WriteFieldError(w, r, "note", "must be at most 1000 characters")
 			return
 		}
-		if utf8.RuneCountInString(body.CoApproval) > 200 {
+		if body.CoApproval != nil && utf8.RuneCountInString(*body.CoApproval) > 200 {
 			syncerror.WriteFieldError(w, r, "coApproval", "must be at most 200 characters")
 			return
 		}

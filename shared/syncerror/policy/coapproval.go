@@ -81,19 +81,21 @@ type Pending struct {
 	// Edit is the edit waiting for its second approval that this approve (sent without a
 	// fix) approves, or nil: then it approves the row's fix (syncerror.FixOf).
 	Edit []syncerror.FieldChange
-	// shown is the key of the edit the approver was shown (the approve's coApproval).
-	shown string
+	// shown is the key of the edit the approver was shown (the approve's coApproval); nil
+	// when the approve named none.
+	shown *string
 }
 
 // PendingApproval reads what an approve of c is of: the tenant's policy and, for an
 // approve without an edit, the edit waiting for its second approval (the document is read
 // only when the policy has a two_approvers rule, or the approve names an edit). shown is
-// the key of the edit the approver was shown ("" when none was named): another edit
-// waiting, or none, is ErrCoApprovalChanged. An approve with an edit starts a round of
-// its own and names none.
-func (o *Service) PendingApproval(ctx context.Context, c syncerror.Claim, edited []syncerror.FieldChange, shown string) (Pending, error) {
+// the key of the edit the approver was shown, "" when they were shown none (the row's own
+// fix), nil when the approve does not say: another edit waiting, or none where one was
+// shown, is ErrCoApprovalChanged. An approver shown no waiting edit is not counted for
+// one entered since. An approve with an edit starts a round of its own and names none.
+func (o *Service) PendingApproval(ctx context.Context, c syncerror.Claim, edited []syncerror.FieldChange, shown *string) (Pending, error) {
 	if o.Assist == nil {
-		if shown != "" && edited == nil {
+		if shown != nil && *shown != "" && edited == nil {
 			return Pending{}, ErrCoApprovalChanged
 		}
 		return Pending{}, nil
@@ -107,14 +109,16 @@ func (o *Service) PendingApproval(ctx context.Context, c syncerror.Claim, edited
 		return p, nil
 	}
 	p.shown = shown
-	if shown == "" && !pol.HasTwoApprovers() {
+	// Without a two_approvers rule no round is shown (CoApprovalOf) nor approved: nothing
+	// is read for an approve that names none, or names "none" shown.
+	if (shown == nil || *shown == "") && !pol.HasTwoApprovers() {
 		return p, nil
 	}
 	ca, err := o.readCoApproval(ctx, c)
 	if err != nil {
 		return Pending{}, err
 	}
-	if shown != "" && CoApprovalKey(c, ca) != shown {
+	if shown != nil && CoApprovalKey(c, ca) != *shown {
 		return Pending{}, ErrCoApprovalChanged
 	}
 	p.Edit = ca.Fix

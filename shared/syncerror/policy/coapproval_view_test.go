@@ -192,3 +192,38 @@ func TestTwoApproversAFixEnteredOnAProposalWithoutOneIsApproved(t *testing.T) {
 		t.Fatalf("carl: %d %s; writes %+v", w.Code, w.Body, f.Writer.Writes)
 	}
 }
+
+// An approver whose detail showed no waiting edit (the row's own fix) names none
+// (coApproval: ""): an edit entered meanwhile is not what their approve approves, it is
+// refused (409 co_approval_changed) and nothing is recorded. (The console sent no
+// coApproval then, and the approve was counted as the first approval of an edit the
+// approver never saw, which one more approver then wrote.) With nothing waiting, the same
+// approve is the first of two.
+func TestTwoApproversAnApproverShownNoEditIsNotCountedForOneEnteredMeanwhile(t *testing.T) {
+	f := roomtest.NewAssistFixture(t)
+	f.PutPolicy(t, `{"version":0,"rules":[{"id":"four-eyes","match":{},"apply":"two_approvers"}]}`)
+	c := roomtest.ReadyClaim(t, f.Claims, "acme", "E-1", clock)
+	path := "/p/" + c.ID + "/approve"
+	if d := detailAs(t, f, "carl", c.ID); d.CoApproval != nil {
+		t.Fatalf("set-up: a round is under way: %+v", d.CoApproval)
+	}
+	if w := f.As(t, "anna", "approver", "POST", path, `{"fix":[{"path":"shipcountry","after":"AUT"},{"path":"creditlimit","after":"99999"}]}`); w.Code != http.StatusAccepted {
+		t.Fatalf("anna's edit: %d %s", w.Code, w.Body)
+	}
+	w := f.As(t, "carl", "approver", "POST", path, `{"coApproval":""}`)
+	if w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), `"co_approval_changed"`) {
+		t.Fatalf("carl, shown the AI's fix, approving: %d %s", w.Code, w.Body)
+	}
+	if ca := detailAs(t, f, "bert", c.ID).CoApproval; ca == nil || len(ca.Approvers) != 0 {
+		t.Fatalf("carl was counted for anna's edit: %+v", ca)
+	}
+	if w := f.As(t, "bert", "approver", "POST", path, ""); w.Code != http.StatusAccepted || f.Writer.Count() != 0 {
+		t.Fatalf("bert's approval: %d %s; writes %+v", w.Code, w.Body, f.Writer.Writes)
+	}
+
+	// Nothing waiting: "" is the row's own fix, the first of its two approvals.
+	other := roomtest.ReadyClaim(t, f.Claims, "acme", "E-2", clock)
+	if w := f.As(t, "carl", "approver", "POST", "/p/"+other.ID+"/approve", `{"coApproval":""}`); w.Code != http.StatusAccepted || f.Writer.Count() != 0 {
+		t.Fatalf("carl's approve of the row's own fix: %d %s", w.Code, w.Body)
+	}
+}
