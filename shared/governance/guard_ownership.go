@@ -159,11 +159,7 @@ func (op *writeOp) sameWrite(a *PendingApproval) error {
 	if held.RecordID != op.req.RecordID {
 		differs = append(differs, "record")
 	}
-	want := a.PayloadHash
-	if want == "" {
-		want, _ = PayloadHash(held.Fields)
-	}
-	if got, err := PayloadHash(op.req.Fields); err != nil || got != want {
+	if !op.sameValues(a) {
 		differs = append(differs, "values")
 	}
 	if len(differs) == 0 {
@@ -171,6 +167,42 @@ func (op *writeOp) sameWrite(a *PendingApproval) error {
 	}
 	op.auditWrite(audit.ResultDenied, "approval_mismatch", map[string]any{"approvalId": a.ID, "differs": differs})
 	return fmt.Errorf("%w: approval %s (%s) holds another %v", ErrApprovalMismatch, a.ID, a.Status, differs)
+}
+
+// sameValues says the write's values are the approval's: the same, or, when a newer change
+// of the source record has been written to some of them since the hold (checkSuperseded
+// took them out), the approval's others, every field it holds beyond them taken out so. A
+// caller that writes its held write itself once approved (ReleaseByRetry: a flow run)
+// then writes what the approver approved less what is older than the record, as a release
+// does, rather than being refused as another write.
+func (op *writeOp) sameValues(a *PendingApproval) bool {
+	held := a.Request.Fields
+	want := a.PayloadHash
+	if want == "" {
+		want, _ = PayloadHash(held)
+	}
+	got, err := PayloadHash(op.req.Fields)
+	if err != nil || got == want || len(op.superseded) == 0 {
+		return err == nil && got == want
+	}
+	if h, err := PayloadHash(held); err != nil || h != want {
+		return false // the request stored is not what was approved
+	}
+	part := make(map[string]any, len(op.req.Fields))
+	for name := range op.req.Fields {
+		v, ok := held[name]
+		if !ok {
+			return false
+		}
+		part[name] = v
+	}
+	for name := range held {
+		if _, ok := op.req.Fields[name]; !ok && !slices.Contains(op.superseded, name) {
+			return false
+		}
+	}
+	h, err := PayloadHash(part)
+	return err == nil && h == got
 }
 
 // approvalIDOf is the id of the approval that holds the write under key to target: a
