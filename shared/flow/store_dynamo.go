@@ -129,13 +129,21 @@ func runItem(r Run) (dynamostore.Item, error) {
 		"outcome":      dynamostore.Str(string(r.Outcome)),
 		"runs_key":     dynamostore.Str(r.TenantID),
 		"created_sort": dynamostore.Str(runSort(r)),
-		"expires_at":   dynamostore.Num(r.CreatedAt.Add(Retention).Unix()),
+		"expires_at":   dynamostore.Num(runExpiry(r).Unix()),
 	}
 	if (r.Outcome == OutcomeRetrying || r.Outcome == OutcomeHeld) && r.NextAttemptAt != nil {
 		it["due_key"] = dynamostore.Str(r.TenantID)
 		it["due_at"] = dynamostore.Str(dynamostore.FormatTime(*r.NextAttemptAt))
 	}
 	return it, nil
+}
+
+// runExpiry is when the table's TTL may delete r: Retention after it was created, or after
+// it last changed when that is later. A held run waits on an approval that does not
+// expire, and only the run writes it once approved (held.go): each check of its approval
+// saves it, keeping it while it waits.
+func runExpiry(r Run) time.Time {
+	return r.CreatedAt.Add(Retention).Add(max(r.UpdatedAt.Sub(r.CreatedAt), 0))
 }
 
 func runSort(r Run) string { return dynamostore.FormatTime(r.CreatedAt) + "#" + r.ID }
