@@ -263,8 +263,10 @@ const (
 // events they received ("run#<id>"). Each event has a key of its own, "run#" and its
 // flow.EventRunID: the run of an event of one run, else a marker with the ids of the runs
 // it started (events before 2026-11-30 kept theirs at "event#<system>#<eventId>"). Events
-// and runs expire after 30 days. "runs_key" is set on runs only and "due_key" on retrying
-// runs only, so both indexes are sparse and neither sees a marker.
+// expire after 30 days, runs 30 days after they last changed (a held run is saved at each
+// check of its approval). "runs_key" is set on runs only and "due_key" on retrying runs
+// (the tenant) and held runs waiting on their approval ("<tenant>#held") only, so both
+// indexes are sparse and neither sees a marker.
 var Flows = Table{
 	Name:         TableFlows,
 	PartitionKey: Key{Name: "tenant_id", Type: String},

@@ -35,7 +35,8 @@ import (
 //
 // The cost is a delay: the write lands at the redrive's next check after the approval
 // (HeldRecheck), not at the approver's click. Each check of an undecided approval is one
-// read of it and one conditional save of the run, off every event's path.
+// read of it and one conditional save of the run, off every event's path; held runs are
+// listed apart from retrying ones (Store.DueRuns), so their checks never delay a retry.
 
 // How often the redrive checks a held run's approval: every HeldRecheck at first (the
 // redrive's own interval), then less often as the approval waits, up to MaxHeldRecheck.

@@ -188,7 +188,8 @@ type Store interface {
 	Run(ctx context.Context, tenantID, id string) (Run, error)
 	Runs(ctx context.Context, tenantID string, q RunQuery) (runs []Run, next string, err error)
 	// DueRuns lists up to limit retrying runs whose next attempt is at or before now, and
-	// held runs whose next check of their approval is.
+	// apart from them up to limit held runs whose next check of their approval is: held
+	// runs, however many, take no place of a retrying run.
 	DueRuns(ctx context.Context, tenantID string, now time.Time, limit int) ([]Run, error)
 
 	// Watermark is how far the poll of src has read; ErrNotFound before its first poll.

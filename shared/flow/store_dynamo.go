@@ -132,7 +132,7 @@ func runItem(r Run) (dynamostore.Item, error) {
 		"expires_at":   dynamostore.Num(runExpiry(r).Unix()),
 	}
 	if (r.Outcome == OutcomeRetrying || r.Outcome == OutcomeHeld) && r.NextAttemptAt != nil {
-		it["due_key"] = dynamostore.Str(r.TenantID)
+		it["due_key"] = dynamostore.Str(dueKey(r.TenantID, r.Outcome))
 		it["due_at"] = dynamostore.Str(dynamostore.FormatTime(*r.NextAttemptAt))
 	}
 	return it, nil
@@ -265,15 +265,38 @@ func decodeRunCursor(cursor string) (sortKey, id string, err error) {
 }
 
 // DueRuns implements Store through the sparse due index, oldest due first.
+//
+// Held runs are due under a key of their own (dueKey) and listed apart, up to limit too:
+// a tenant can hold thousands waiting on approvals for weeks, and in one list their
+// checks, oldest due first, would fill every page the redrive takes and keep retrying
+// runs waiting behind them.
 func (s *DynamoStore) DueRuns(ctx context.Context, tenantID string, now time.Time, limit int) ([]Run, error) {
-	in := &dynamodb.QueryInput{
-		TableName:              aws.String(s.table),
-		IndexName:              aws.String(blueprint.IndexRunsDue),
-		KeyConditionExpression: aws.String("due_key = :t AND due_at <= :now"),
-		ExpressionAttributeValues: dynamostore.Item{":t": dynamostore.Str(tenantID),
-			":now": dynamostore.Str(dynamostore.FormatTime(now))},
+	var out []Run
+	for _, o := range []Outcome{OutcomeRetrying, OutcomeHeld} {
+		in := &dynamodb.QueryInput{
+			TableName:              aws.String(s.table),
+			IndexName:              aws.String(blueprint.IndexRunsDue),
+			KeyConditionExpression: aws.String("due_key = :t AND due_at <= :now"),
+			ExpressionAttributeValues: dynamostore.Item{":t": dynamostore.Str(dueKey(tenantID, o)),
+				":now": dynamostore.Str(dynamostore.FormatTime(now))},
+		}
+		runs, err := dynamostore.QueryUpTo(ctx, s.client, in, limit, decodeRun)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, runs...)
 	}
-	return dynamostore.QueryUpTo(ctx, s.client, in, limit, decodeRun)
+	return out, nil
+}
+
+// dueKey is the due index's partition of a tenant's runs of outcome o: the tenant's own
+// for retrying runs (and held runs stored before they had theirs, listed with them), a
+// key of its own for held runs.
+func dueKey(tenantID string, o Outcome) string {
+	if o == OutcomeHeld {
+		return tenantID + "#held"
+	}
+	return tenantID
 }
 
 func pollKey(src Endpoint) string { return prefixPoll + string(src.System) + "#" + src.Entity }

@@ -296,7 +296,8 @@ func watched(r flow.Run) bool {
 	return r.Outcome == flow.OutcomeRetrying || r.Outcome == flow.OutcomeHeld
 }
 
-// DueRuns implements flow.Store, oldest due first.
+// DueRuns implements flow.Store: up to limit retrying runs, then up to limit held ones,
+// each oldest due first.
 func (s *Store) DueRuns(_ context.Context, tenantID string, now time.Time, limit int) ([]flow.Run, error) {
 	s.mu.Lock()
 	all := s.runs(tenantID)
@@ -307,8 +308,10 @@ func (s *Store) DueRuns(_ context.Context, tenantID string, now time.Time, limit
 		return !watched(r) || r.NextAttemptAt == nil || due(r) > dynamostore.FormatTime(now)
 	})
 	slices.SortFunc(all, func(a, b flow.Run) int { return cmp.Or(cmp.Compare(due(a), due(b)), cmp.Compare(a.ID, b.ID)) })
+	held := slices.DeleteFunc(slices.Clone(all), func(r flow.Run) bool { return r.Outcome != flow.OutcomeHeld })
+	all = slices.DeleteFunc(all, func(r flow.Run) bool { return r.Outcome == flow.OutcomeHeld })
 	out := []flow.Run{}
-	for _, r := range all[:min(len(all), limit)] {
+	for _, r := range append(all[:min(len(all), limit)], held[:min(len(held), limit)]...) {
 		c, err := copyRun(r)
 		if err != nil {
 			return nil, err
