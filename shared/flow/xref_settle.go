@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Settling a claim marked Creating by an admin's word.
@@ -17,7 +18,9 @@ import (
 //   - created, with the id of the record the admin found: the entry is linked to it (as
 //     created, linked by the admin), both directions, as a fix-up links;
 //   - not_created: the pending entry is deleted, so the next change of the record claims
-//     it afresh and creates the record.
+//     it afresh and creates the record; refused until the create can no longer land (the
+//     vendor's own request timeout after it was sent, connector.LateCommit), as a lookup
+//     finding nothing is then (createLanding).
 //
 // Only a claim marked Creating whose holder run has ended is settled: a run still
 // retrying, or watching its held create's approval, decides itself (its next attempt
@@ -53,6 +56,12 @@ func (s *Service) settleCreating(ctx context.Context, tenantID, actor string, fx
 		return XRef{}, err
 	}
 	if fx.Settle == SettleNotCreated {
+		if until := prev.createMayLandUntil(fx.Target.System); s.now().Before(until) {
+			// Not found now is no proof yet: the vendor may still apply the create, and the
+			// next change would then make a second record.
+			return XRef{}, fmt.Errorf("%w: the create sent by run %s may still land at %s until %s (its request timeout); look again then",
+				ErrNotCreating, prev.ClaimedBy, fx.Target.System, until.UTC().Format(time.RFC3339))
+		}
 		if err := st.SwapXRef(ctx, tenantID, &prev, nil); err != nil {
 			return XRef{}, notCreating(err)
 		}
