@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/syncassist/syncassist/shared/governance"
 )
 
 // Settling a claim marked Creating by an admin's word.
@@ -99,6 +101,30 @@ func (s *Service) holderEnded(ctx context.Context, tenantID, runID string) error
 	case r.Outcome == OutcomeHeld && r.NextAttemptAt != nil:
 		return fmt.Errorf("%w: run %s's create is held for approval %s; approve or deny it under Governance, and the run settles it",
 			ErrNotCreating, runID, r.ApprovalID)
+	case r.Outcome == OutcomeHeld:
+		return s.legacyHoldDecided(ctx, r)
+	}
+	return nil
+}
+
+// legacyHoldDecided refuses a settle of a create held before held runs were watched (its
+// run ended held, with no next check): that approval's release, not the run, sends the
+// create, so while it is undecided a settle would let a second record be made beside it.
+// An approval that cannot be read refuses too.
+func (s *Service) legacyHoldDecided(ctx context.Context, r Run) error {
+	ap, ok := s.Exec.Guard.(Approvals)
+	if !ok {
+		return fmt.Errorf("%w: run %s's create is held for approval %s, which cannot be read here", ErrNotCreating, r.ID, r.ApprovalID)
+	}
+	a, err := ap.HeldApproval(ctx, r.TenantID, r.Target.System, r.ID)
+	switch {
+	case errors.Is(err, governance.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case a.Status == governance.StatusPending || a.Status == governance.StatusReleasing:
+		return fmt.Errorf("%w: run %s's create is held for approval %s, whose release sends it; approve or deny it under Governance first",
+			ErrNotCreating, r.ID, a.ID)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package flow_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -41,5 +42,37 @@ func TestSettleNotCreatedWaitsUntilTheCreateCanNoLongerLand(t *testing.T) {
 	}
 	if next := e.change("C-9204", "+2"); next.Outcome != flow.OutcomeWritten || next.TargetID != id || crm.postCount() != 1 {
 		t.Fatalf("next change %+v, %d POSTs; want the one Account updated", next, crm.postCount())
+	}
+}
+
+// TestSettleRefusedWhileALegacyHeldCreateMayBeReleased: a create held before held runs
+// were watched (its run ended held, with no next check, its claim kept marked Creating) is
+// sent by its approval's release, not by the run: while the approval is undecided a
+// settle (not_created, or created with a record found meanwhile) would let a second record
+// be made beside the one the release sends. Refused until the approval is decided.
+func TestSettleRefusedWhileALegacyHeldCreateMayBeReleased(t *testing.T) {
+	e, held, _ := heldCreate(t, heldMatches["none"], "C-9205")
+	ctx := context.Background()
+	r := e.run(held.ID)
+	r.NextAttemptAt = nil // as stored before f8e1cf2
+	if err := e.store.SaveRun(ctx, r, r.Attempts); err != nil {
+		t.Fatal(err)
+	}
+	x, err := e.entry("C-9205")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Creating = true // a held create kept its mark then
+	if err := e.store.UpdateXRef(ctx, "t1", x, held.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.advance(time.Hour)
+	se := &settleEnv{matchEnv: e, s: e.service(), src: flow.Ref{System: connector.SystemHostERP, Entity: "customer", ID: "C-9205"}}
+	if code, body := se.put(se.body("not_created", "")); code != http.StatusConflict || !strings.Contains(body, held.ApprovalID) {
+		t.Fatalf("settle while the held create's approval is pending = %d %s; want 409 naming it", code, body)
+	}
+	e.decide(held.ApprovalID, "deny")
+	if code, body := se.put(se.body("not_created", "")); code != http.StatusOK {
+		t.Fatalf("settle once the approval is denied = %d %s", code, body)
 	}
 }
