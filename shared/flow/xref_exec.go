@@ -226,7 +226,9 @@ func (x *Executor) settleMatch(ctx context.Context, r *Run, err error) bool {
 	case errors.Is(err, errMatchRefused):
 		x.fail(ctx, r, err.Error())
 	case errors.As(err, &late):
-		x.waitUntil(ctx, r, err, late.until)
+		// Bounded by the vendor's timeout, not MaxClaimWait: the create is the run's own, and
+		// a run approved days after its change (held.go) would fail while it may land.
+		waitUntil(r, err, late.until)
 	case errors.Is(err, errCounterpartPending):
 		x.wait(ctx, r, err)
 	case errors.Is(err, errXRef):
@@ -257,15 +259,15 @@ const (
 // it does not count against the run's attempts (their backoff is for failing writes);
 // the wait is bounded by time instead.
 func (x *Executor) wait(ctx context.Context, r *Run, err error) {
-	x.waitUntil(ctx, r, err, x.now().Add(ClaimWait))
-}
-
-// waitUntil is wait with the next attempt at next.
-func (x *Executor) waitUntil(ctx context.Context, r *Run, err error, next time.Time) {
 	if x.now().Sub(r.CreatedAt) > MaxClaimWait {
 		x.fail(ctx, r, fmt.Sprintf("waited %s for the counterpart: %s", MaxClaimWait, err))
 		return
 	}
+	waitUntil(r, err, x.now().Add(ClaimWait))
+}
+
+// waitUntil keeps r retrying, its next attempt at next, without spending an attempt.
+func waitUntil(r *Run, err error, next time.Time) {
 	r.Attempts--
 	r.Outcome, r.NextAttemptAt = OutcomeRetrying, &next
 	r.Decision = "waiting: " + err.Error()
