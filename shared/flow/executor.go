@@ -150,7 +150,9 @@ func (x *Executor) resume(ctx context.Context, tenantID, id string, now time.Tim
 	case r.Attempts != 1:
 		return // the redrive has it
 	}
-	if r, err = x.take(ctx, r, now); err == nil {
+	// Its lease counts from now, not from the event's arrival: an earlier run's slow write
+	// may have used it up, and the redrive would take the run again during this attempt.
+	if r, err = x.take(ctx, r, x.now()); err == nil {
 		x.attempt(ctx, r) // else taken by the redrive in between (ErrTaken), or left to it
 	}
 }
