@@ -1,11 +1,13 @@
 package syncerror
 
-// What a bulk approve's approver confirmed. The group view and the bulk preview show each
+// What an approve's approver confirmed. The group view and the bulk preview show each
 // fix (class and changes) under a key; the approver confirms "this writes <changes> to
-// each of these records", and the approve carries those keys. Each item's approve writes
-// only a fix whose key is among them: a row whose fix changed after the listing (an edit
-// now kept on the row, a re-diagnosis, an edit awaiting a second approver) would
-// otherwise be written with values nobody confirmed.
+// each of these records", and the approve carries those keys. The detail shows the fix an
+// approve without an edit writes under its key too (fixKey), and a single approve that
+// sends it is held to it the same way. Each approve writes only a fix whose key is among
+// them: a row whose fix changed after the listing or the detail (an edit now kept on the
+// row, a re-diagnosis, an edit awaiting a second approver) would otherwise be written
+// with values nobody confirmed.
 
 import (
 	"cmp"
@@ -50,16 +52,20 @@ func ConfirmKey(class string, fix []FieldChange) (string, bool) {
 
 type confirmedKeys struct{}
 
-// WithConfirmed carries the keys a bulk approve's approver confirmed to each item's
-// approve. It travels in the context, not the single approve's body: the check is the bulk
-// route's promise, and a body field would let any caller claim a confirmation.
+// WithConfirmed carries the keys an approver confirmed to each approve: a bulk approve's
+// fixKeys to each item's, a single approve's fixKey (the detail's) to its own. It only
+// narrows: a confirmation within one is of the keys both name, so nothing a caller sends
+// widens what a bulk route confirmed, and an approve without one is not judged.
 func WithConfirmed(ctx context.Context, keys []string) context.Context {
+	if outer, ok := ctx.Value(confirmedKeys{}).([]string); ok {
+		keys = slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return !slices.Contains(outer, k) })
+	}
 	return context.WithValue(ctx, confirmedKeys{}, keys)
 }
 
 // Unconfirmed reports whether the approve runs under a confirmation (WithConfirmed) that
-// does not name this fix. An approve without one (a person's single approve) is not
-// judged here.
+// does not name this fix. An approve without one (a single approve that sent no fixKey)
+// is not judged here.
 func Unconfirmed(ctx context.Context, class string, fix []FieldChange) bool {
 	keys, ok := ctx.Value(confirmedKeys{}).([]string)
 	if !ok {
@@ -73,5 +79,5 @@ func Unconfirmed(ctx context.Context, class string, fix []FieldChange) bool {
 // written before any lease or write, so the row is as it was.
 func WriteFixChanged(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusConflict, CodeFixChanged,
-		"Not written: its fix changed since you confirmed (or was not among the fixes shown). Review it and approve it on its own."))
+		"Not written: its fix changed since it was shown to you (or was not among the fixes shown). Review the fix as it is now before approving it."))
 }

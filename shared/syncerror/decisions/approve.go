@@ -5,11 +5,9 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/policy"
 
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
-	"unicode/utf8"
 
 	"github.com/syncassist/syncassist/shared/audit"
 	"github.com/syncassist/syncassist/shared/emf"
@@ -25,20 +23,6 @@ const WriteReserve = 5 * time.Second
 // DefaultWriteTimeout bounds the host ERP write of an approve whose request has no
 // deadline (the local stack).
 const DefaultWriteTimeout = 25 * time.Second
-
-// approveBody is the optional body of an approve: an edited fix and a note.
-type approveBody struct {
-	Fix []struct {
-		Path  string          `json:"path"`
-		After json.RawMessage `json:"after"`
-	} `json:"fix"`
-	Note string `json:"note"`
-	// CoApproval names the edit waiting for its second approval that the approver was
-	// shown (the detail's coApproval.key), or "" when they were shown none: another one
-	// waiting by now, or none where one was shown, is refused (409 co_approval_changed).
-	// Absent, the approve approves whichever edit waits. Ignored when the approve sends a fix.
-	CoApproval *string `json:"coApproval"`
-}
 
 // approval is one approve in progress: the lease it holds and what it writes.
 type approval struct {
@@ -75,14 +59,12 @@ func (o *Service) ApproveHandler() http.Handler {
 		if !syncerror.ReadJSON(w, r, &body, true) {
 			return
 		}
-		if utf8.RuneCountInString(body.Note) > 1000 {
-			syncerror.WriteFieldError(w, r, "note", "must be at most 1000 characters")
+		if fe := body.validate(); fe != nil {
+			syncerror.WriteFieldError(w, r, fe.Field, fe.Message)
 			return
 		}
-		if body.CoApproval != nil && utf8.RuneCountInString(*body.CoApproval) > 200 {
-			syncerror.WriteFieldError(w, r, "coApproval", "must be at most 200 characters")
-			return
-		}
+		// From here on the approve writes only the fix its approver was shown (fixKey).
+		r = body.confirmed(r)
 		c, ok := o.Load(w, r, actor.TenantID)
 		if !ok {
 			return
@@ -152,8 +134,9 @@ func (o *Service) ApproveHandler() http.Handler {
 			return
 		}
 		if syncerror.Unconfirmed(r.Context(), c.Proposal.Class, fix) {
-			// A bulk approve whose approver confirmed other values (a waiting two-approver
-			// edit included): nothing leased or written.
+			// A bulk approve, or an approve sending the detail's fixKey, whose approver
+			// confirmed other values (a waiting two-approver edit included): nothing
+			// leased, written or recorded.
 			syncerror.WriteFixChanged(w, r)
 			return
 		}

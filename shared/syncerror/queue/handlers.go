@@ -89,7 +89,8 @@ func (o *Service) DetailHandler() http.Handler {
 // tenant's policy has a two_approvers rule). An edit waiting for its second approval is
 // what an approve without a fix approves and writes (policy/coapproval.go): the detail
 // judges it by the policy, unmasks the record's fields it writes, and leaves out a kept
-// edit it supersedes. Unreadable, the detail is shown without it: an approve reads it again.
+// edit it supersedes, and its fixKey names it. Unreadable, the detail is shown without it:
+// an approve reads it again (and, sent the row's fixKey, refuses an edit that waits).
 func (o *Service) showCoApproval(ctx context.Context, pol *policy.Policy, c syncerror.Claim, d *Detail) {
 	ca, err := o.CoApprovalOf(ctx, pol, c)
 	if err != nil {
@@ -104,6 +105,7 @@ func (o *Service) showCoApproval(ctx context.Context, pol *policy.Policy, c sync
 		return
 	}
 	d.EditedFix, d.EditKept = nil, ""
+	d.FixKey = fixKey(c, ca.Fix)
 	d.Error = o.Mask.Show(c.Record, ca.Fix)
 	viewer, _ := identity.FromContext(ctx)
 	dec := pol.Decide(policy.FactsOf(c, ca.Fix))

@@ -62,7 +62,11 @@ type Detail struct {
 	// CoApproval is, under a two_approvers rule, the round under way: an edit waiting for
 	// its second approval, which supersedes a kept edit (EditedFix and EditKept are then
 	// left out: no approve writes it), or approvals of the row's fix (DetailHandler).
-	CoApproval     *CoApprovalView          `json:"coApproval,omitempty"`
+	CoApproval *CoApprovalView `json:"coApproval,omitempty"`
+	// FixKey names the fix an approve without an edit writes now (syncerror.ConfirmKey of
+	// the row's fix, or of the edit waiting for its second approval): an approve sending
+	// it writes that fix or nothing (409 fix_changed). Absent where no approve writes one.
+	FixKey         string                   `json:"fixKey,omitempty"`
 	WritesTo       *syncerror.WriteTarget   `json:"writesTo,omitempty"` // where an approve writes the fix ("Approve writes … to …")
 	DiagnosisError string                   `json:"diagnosisError,omitempty"`
 	Applied        *syncerror.AppliedWrite  `json:"applied,omitempty"`
@@ -120,5 +124,16 @@ func (o *Service) Detail(ctx context.Context, c syncerror.Claim) Detail {
 	if c.Proposal != nil {
 		d.Proposal = &ProposalView{Proposal: *c.Proposal, TraceID: c.Proposal.InferenceID}
 	}
+	d.FixKey = fixKey(c, syncerror.FixOf(c))
 	return d
+}
+
+// fixKey is the key an approve without an edit confirms fix under (its fixKey), on a row
+// such an approve may write it to; "" elsewhere, and for no fix.
+func fixKey(c syncerror.Claim, fix []syncerror.FieldChange) string {
+	if !syncerror.Decidable(c.Status) || c.Diagnosis != syncerror.DiagnosisReady || c.Proposal == nil || c.Applied != nil || len(fix) == 0 {
+		return ""
+	}
+	k, _ := syncerror.ConfirmKey(c.Proposal.Class, fix)
+	return k
 }
