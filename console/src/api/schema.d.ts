@@ -1163,8 +1163,10 @@ export interface components {
         };
         FieldChange: {
             path: string;
-            before?: unknown;
-            after?: unknown;
+            /** @description The field's value before the fix; null where the record has none (a field the record's payload does not hold). */
+            before?: string | number | boolean | Record<string, never> | unknown[] | null;
+            /** @description The value the fix writes; null clears the field. */
+            after?: string | number | boolean | Record<string, never> | unknown[] | null;
         };
         FixEdit: {
             /** @description The field the change writes: 1 to 256 characters, no control characters; a fix names each field once. */
