@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { accessible, signIn } from "./support/browser";
-import { base, erpRecord, erpWrites, postSyncError, token, waitDiagnosed } from "./support/stack";
+import { base, call, erpRecord, erpWrites, postSyncError, token, waitDiagnosed } from "./support/stack";
 
 const unique = (p: string) => `${p}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
 
@@ -245,6 +245,35 @@ test("grouped view: a member whose fix changed after the listing is not written,
   await expect(group.getByRole("status")).toContainText("1 not written: its fix changed since you confirmed");
   await accessible(page, "group results with a changed member");
   expect(await erpWrites(contact)).toEqual([]); // nothing written for it, neither the edit nor the group's fix
+});
+
+test("single approve: an edit kept on the row after its detail was shown is not written, and the detail says the fix changed", async ({ page }) => {
+  // A contact's row: an edit adding marketingOptIn (the marketing platform's under
+  // require_approval) is held, and the row keeps it as its fix, values the open detail
+  // never showed. Its own contact id: the governance spec counts CT-3001's held writes.
+  const contact = unique("CT-E2E");
+  const errorId = unique("E2E-SFC");
+  const id = await postSyncError(errorId, contact, "INVALID_FIELD_VALUE_SINGLECHANGE", undefined, undefined, "contact");
+  await waitDiagnosed(id);
+  await signIn(page, "approver");
+  await page.goto("/queue/" + id);
+  const detail = page.getByRole("region", { name: errorId });
+  const approve = detail.getByRole("button", { name: "Approve" });
+  await expect(approve).toBeEnabled();
+  await expect(detail).not.toContainText("marketingOptIn");
+  // Shown; now another approve's edit is held and kept on the row.
+  const held = await fetch(`${base()}/api/sync-error-assist/proposals/${id}/approve`, { method: "POST",
+    headers: { Authorization: "Bearer " + (await token("approver")), "Content-Type": "application/json" },
+    body: JSON.stringify({ fix: [{ path: "marketingOptIn", after: true }] }) });
+  expect(((await held.json()) as { code: string }).code).toBe("ownership_approval_required");
+  const before = await call<{ history: unknown[] }>("approver", "GET", `/api/sync-error-assist/proposals/${id}`);
+  await approve.click();
+  await expect(page.getByRole("alert")).toContainText("The fix changed since it was shown, so nothing was written.");
+  await expect(detail).toContainText("marketingOptIn"); // read again: the kept edit is what an approve writes now
+  await accessible(page, "single approve whose fix changed");
+  const after = await call<{ history: unknown[] }>("approver", "GET", `/api/sync-error-assist/proposals/${id}`);
+  expect(after.history.length).toBe(before.history.length); // nothing recorded: not sent again, not held again
+  expect(await erpWrites(contact)).toEqual([]);
 });
 
 test("demo data only when the API cannot be reached at all, and Try again brings the real queue back", async ({ page }) => {

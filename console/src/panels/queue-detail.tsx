@@ -123,8 +123,9 @@ export function Detail({ id, demo: listDemo, canApprove: isApprover, onDecided, 
       // An edited fix is sent whole: what is sent is what the sentence above Approve said.
       if (what === "approve" && plan?.edited) body = { fix: plan.changes.map(({ path, after }) => ({ path, after })) };
       // Approving the waiting edit names it, and approving the row's own fix names none
-      // (""): if another edit waits by now, nothing is recorded or written.
-      else if (what === "approve") body = { coApproval: waiting && round?.key ? round.key : "" };
+      // (""): if another edit waits by now, nothing is recorded or written. fixKey names
+      // the fix shown: one changed since (a kept edit, a re-diagnosis) is not written.
+      else if (what === "approve") body = { coApproval: waiting && round?.key ? round.key : "", ...(row.fixKey ? { fixKey: row.fixKey } : {}) };
       const done = await write<Proposal | Accepted>("POST", `/api/sync-error-assist/proposals/${row.id}/${what}`, body);
       if (isAccepted(done)) {
         // 202: the fix is in the ERP and the reconcile completes the approval, a second
@@ -314,6 +315,10 @@ function explainConflict(e: unknown, now: Proposal): unknown {
   if (e instanceof ApiError && e.status === 409 && e.problem.code === "co_approval_changed") {
     // Another edit waits now (or none): the detail, read again, shows it; nothing was written.
     return new ApiError({ ...e.problem, title: "The fix changed" });
+  }
+  if (e instanceof ApiError && e.status === 409 && e.problem.code === "fix_changed") {
+    // The fix is not the one shown (a kept edit, a re-diagnosis): the detail, read again, shows it.
+    return new ApiError({ ...e.problem, title: "The fix changed", detail: "The fix changed since it was shown, so nothing was written. It is shown again as it is now: review it before approving." });
   }
   if (e instanceof ApiError && e.status === 409) {
     const last = now.history[now.history.length - 1];
