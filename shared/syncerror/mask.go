@@ -131,9 +131,6 @@ func (m *Masker) HistoryNote(text string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("mask history note: %w", err)
 	}
-	shown, err := m.Scanner.ScanText(dlp.Display, string(stored.Output))
-	if err != nil {
-		return "", fmt.Errorf("mask history note: %w", err)
-	}
-	return string(shown.Output), nil
+	shown, _, err := m.MaskNote(string(stored.Output))
+	return shown, err
 }

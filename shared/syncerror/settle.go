@@ -105,7 +105,7 @@ func (s LeaseSettler) Settle(ctx context.Context, c Claim, actor string, now tim
 		reason := fmt.Sprintf("the approve of %s stopped before it knew whether the fix was written, and its outcome could not be "+
 			"verified for %s (the write ledger or the record could not be read); check the record before approving again",
 			l.ExpiresAt.Format(time.RFC3339), UnverifiedAfter)
-		ferr := s.Claims.FinishApply(ctx, c.TenantID, c.ID, l.Token, l.Origin(), reason, entry("lease_unverified", reason), now)
+		ferr := s.Claims.FinishApply(ctx, c.TenantID, c.ID, l.Token, l.Origin(), reason, entry(ActionLeaseUnverified, reason), now)
 		if ferr == nil {
 			emf.Emit(emf.Metric{Time: now, Dimensions: []string{"feature"}, Counts: map[string]float64{"OutcomesUnverified": 1},
 				Fields: map[string]any{"feature": "syncerror", "tenant": c.TenantID}})

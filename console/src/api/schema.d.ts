@@ -1366,6 +1366,7 @@ export interface components {
         BulkDecisionResult: {
             results: components["schemas"]["BulkItemResult"][];
             succeeded: number;
+            /** @description Items that failed. An approve's item whose fix changed since it was confirmed (outcome `changed`) is counted neither here nor in `succeeded`, nor among the causes: it is not written, and waits for a review. */
             failed: number;
             /** @description The failed items grouped by problem code and title, largest first. */
             causes: components["schemas"]["BulkCause"][];

@@ -31,9 +31,10 @@ export const EMPTY_RESULT: BulkResult = { results: [], succeeded: 0, failed: 0, 
 export function BulkSummary(props: { done: string; total: number; r: BulkResult; onSelectFailed?: (ids: string[]) => void; onDismiss?: () => void }) {
   const { r } = props;
   const failedIds = r.causes.flatMap((c) => c.ids);
-  // A row whose fix changed since the confirmation did not fail: it waits for a review.
+  // A row whose fix changed since the confirmation did not fail (the service counts it in
+  // neither succeeded nor failed): it waits for a review.
   const changed = r.results.filter((i) => i.outcome === "changed").length;
-  const failed = r.failed - changed;
+  const failed = r.failed;
   return (
     <div class="bulk-summary" role="status">
       <p><strong>{props.done} {r.succeeded} of {plural(props.total, "sync error")}</strong>{failed ? `; ${failed} failed` : ""}

@@ -181,9 +181,10 @@ func (o *Service) BulkHandler() http.Handler {
 		}
 		wg.Wait()
 		for _, it := range res.Results {
-			if it.Status == http.StatusOK || it.Status == http.StatusAccepted {
+			switch {
+			case it.Status == http.StatusOK || it.Status == http.StatusAccepted:
 				res.Succeeded++
-			} else {
+			case it.Outcome != outcomeChanged: // neither: it waits for a review (bulkOne)
 				res.Failed++
 			}
 		}
@@ -191,6 +192,11 @@ func (o *Service) BulkHandler() http.Handler {
 		httpapi.WriteJSON(w, http.StatusOK, res)
 	})
 }
+
+// outcomeChanged is an approve's item whose fix changed since its approver confirmed it
+// (fix_changed): not written, and no failure either, so neither counted as failed nor
+// among the causes; the results list it.
+const outcomeChanged = "changed"
 
 // bulkOne runs one target through its route with the body the action asks for.
 func (o *Service) bulkOne(r *http.Request, route http.Handler, body bulkBody, t bulkTarget, byFilter bool) BulkItem {
@@ -286,7 +292,7 @@ func bulkItem(r *http.Request, single http.Handler, id string, body []byte, outc
 		item.Problem = &p
 		if p.Code == syncerror.CodeFixChanged {
 			// Not a failure to retry: the row is for the approver to look at again.
-			item.Outcome = "changed"
+			item.Outcome = outcomeChanged
 		}
 	}
 	return item

@@ -304,7 +304,7 @@ func causesOf(items []BulkItem) []BulkCause {
 	out := []BulkCause{}
 	at := map[string]int{}
 	for _, it := range items {
-		if it.Status == http.StatusOK || it.Status == http.StatusAccepted {
+		if it.Status == http.StatusOK || it.Status == http.StatusAccepted || it.Outcome == outcomeChanged {
 			continue
 		}
 		code, title, detail := "failed", "Failed", ""

@@ -74,10 +74,6 @@ type Approved struct {
 	coApproved bool
 }
 
-// CoApproved reports whether a is the edit a co-approval document held (the write
-// supersedes any edit the row kept: coapproval.go).
-func (a Approved) CoApproved() bool { return a.coApproved }
-
 // MayApprove authorises an approve of fix on c by the tenant's policy (p: PendingApproval;
 // fix is p.Edit when it holds one, the edit waiting for its second approval, which this
 // approve then approves: coapproval.go). It returns the fix and edit to write (a

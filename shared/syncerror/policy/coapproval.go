@@ -81,9 +81,6 @@ type Pending struct {
 	// Edit is the edit waiting for its second approval that this approve (sent without a
 	// fix) approves, or nil: then it approves the row's fix (syncerror.FixOf).
 	Edit []syncerror.FieldChange
-	// shown is the key of the edit the approver was shown (the approve's coApproval); nil
-	// when the approve named none.
-	shown *string
 }
 
 // PendingApproval reads what an approve of c is of: the tenant's policy and, for an
@@ -108,7 +105,6 @@ func (o *Service) PendingApproval(ctx context.Context, c syncerror.Claim, edited
 	if edited != nil {
 		return p, nil
 	}
-	p.shown = shown
 	// Without a two_approvers rule no round is shown (CoApprovalOf) nor approved: nothing
 	// is read for an approve that names none, or names "none" shown.
 	if (shown == nil || *shown == "") && !pol.HasTwoApprovers() {
