@@ -342,7 +342,6 @@ func (c *Client) Write(ctx context.Context, req WriteRequest) (WriteResult, erro
 // was written".
 func (c *Client) writeUntilLanded(ctx context.Context, req writeOp) (WriteResult, error) {
 	var unanswered *Error // the latest attempt so far that may still land (not Answered)
-	sent := false         // an attempt's write request went out (WriteSent)
 	for attempt := 1; ; attempt++ {
 		if attempt > 1 {
 			if cur, err := c.prof.get(ctx, c, OpWrite, req.Entity, req.RecordID); err == nil && holds(cur.Fields, req.Fields) {
@@ -355,14 +354,14 @@ func (c *Client) writeUntilLanded(ctx context.Context, req writeOp) (WriteResult
 		}
 		var failure *Error
 		if !errors.As(err, &failure) || !failure.written || !MayHaveApplied(err) {
-			if failure != nil && sent {
+			if failure != nil && attempt > 1 {
 				// This attempt failed before its write (its read), but an earlier one sent
-				// the write's request: the write was sent, whatever its answer was.
+				// the write's request (only an attempt that sent one is followed by
+				// another): the write was sent, whatever its answer was.
 				failure.notSent = false
 			}
 			return res, stillMayLand(unanswered, attempt, err)
 		}
-		sent = true
 		failure.Attempts = attempt
 		failure.unansweredBefore = unanswered != nil
 		if !finalStatus(failure.Status) {

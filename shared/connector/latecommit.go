@@ -3,9 +3,12 @@ package connector
 import "time"
 
 // LateCommit is how long after a request was sent the vendor may still apply it: its own
-// timeout for a request it is processing, after which it fails the request rather than
-// finishing it. A write whose answer was lost may land until then, so a record looked up
-// and not found within it may yet appear (a create sent again would make a second one).
+// timeout for a request it is processing. A write whose answer was lost may land until
+// then, so a record looked up and not found within it may yet appear (a create sent again
+// would make a second one). That a request past the timeout is failed, never committed
+// later, is an assumption: the pages below give the timeouts, not what becomes of the
+// work of a request that outlived one; the flows and the admin's settle rely on it (and
+// the README names it).
 //   - NetSuite: a 15-minute request timeout (VENDOR-APIS.md, NetSuite concurrency).
 //   - Business Central: an 8-minute operation timeout, a 504 at 10 minutes (VENDOR-APIS.md,
 //     Business Central throttling): 10.
