@@ -176,8 +176,9 @@ func (s *Service) ApproveHandler() http.Handler {
 			return
 		}
 		// A release that settles an unsettled approval, or takes over one that stopped
-		// midway, follows a write that may be in the record, whatever this one is told.
-		settling := a.Unsettled || retaken
+		// midway (a settling one included), follows a write that may be in the record,
+		// whatever this one is told.
+		settling := cur.Status == StatusUnsettled || retaken
 		var werr error
 		byRetry := releasedByRetry(a.Request)
 		if !byRetry {

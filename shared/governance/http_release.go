@@ -32,8 +32,8 @@ import (
 // never sent again that way (the one write a vendor does not replay: a second POST is a
 // second record): approving an unsettled create answers 409 unsettled_create. A settling
 // attempt that fails leaves it unsettled, the first write may still be in the record; so
-// does a take-over of a release that stopped midway (PendingApproval.Unsettled, and
-// takeRelease's retaken), which may have sent its write before it stopped.
+// does a take-over of a release that stopped midway (takeRelease's retaken), which may
+// have sent its write before it stopped.
 
 // ReleaseReserve is the time a release keeps, of the request's deadline (the Lambda's),
 // for what follows its write: marking the approval (approved, pending or unsettled) and

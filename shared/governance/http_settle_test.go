@@ -79,7 +79,7 @@ func TestAnUnsettledApprovalIsSettledByAnApproversWord(t *testing.T) {
 		if w := settleBy(h, a.ID, `{"settle":"not_written"}`, approverT1); w.Code != http.StatusOK {
 			t.Fatalf("settle not written: %d %s", w.Code, w.Body)
 		}
-		if got := approvalStatus(t, e, "t1", a.ID); got.Status != governance.StatusPending || got.Unsettled || got.DecidedBy != "" {
+		if got := approvalStatus(t, e, "t1", a.ID); got.Status != governance.StatusPending || got.DecidedBy != "" {
 			t.Fatalf("after settling not written: %+v", got)
 		}
 		d := serve(h, http.MethodPost, "/api/governance/approvals/"+a.ID+"/deny", &caller{"t1", "wendy", []string{identity.RoleApprover}})

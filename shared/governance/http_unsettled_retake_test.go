@@ -11,10 +11,10 @@ import (
 
 // An unsettled approval whose settling approve stopped mid-write (the function ended; it
 // is left releasing) is taken over after the release timeout. The take-over judges its
-// failure by the approval having been unsettled (PendingApproval.Unsettled, kept while
-// releasing), not by the status it read: a refusal leaves it unsettled, never pending,
-// where it could be denied while the CRM holds the first release's write.
-func TestATakenOverSettlingRemembersTheApprovalWasUnsettled(t *testing.T) {
+// failure as a settling one's (a release taken over may have sent its write), not by the
+// status it read: a refusal leaves it unsettled, never pending, where it could be denied
+// while the CRM holds the first release's write.
+func TestATakenOverSettlingStaysUnsettled(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.holdOptIn("t1", "C-1")

@@ -30,7 +30,7 @@ type ApprovalStatus string
 // whose answer was lost, so the write may have landed: it cannot be denied until an
 // approver settles it (says whether the target holds the write: approved or pending
 // again), or an approve sends an update again under its idempotency key. See the package
-// documentation and PendingApproval.Unsettled.
+// documentation.
 const (
 	StatusPending   ApprovalStatus = "pending"
 	StatusReleasing ApprovalStatus = "releasing"
@@ -112,14 +112,6 @@ type PendingApproval struct {
 	RequestedByKeys []string
 	DecidedBy       string
 	DecidedAt       time.Time
-	// Unsettled says a release of this write sent it and lost the answer, and no approver
-	// has settled it since: the store sets it with the move to StatusUnsettled, keeps it
-	// through the releasing of a settling approve (and a take-over of that release), and
-	// clears it with a move to pending or denied. An approve judges a failed release by it,
-	// not by the status it read: a settling approve whose function ended mid-write is
-	// releasing when another approve takes it over, and its failure must leave the
-	// approval unsettled, never deniable, since the first write may be in the record.
-	Unsettled bool
 }
 
 // RecordQuery selects a tenant's records with Time in [From, To), newest first.
@@ -162,13 +154,12 @@ type RecordStore interface {
 	ListApprovals(ctx context.Context, q ApprovalQuery) (Page[PendingApproval], error)
 	// DecideApproval moves an approval from one status to another in one conditional
 	// update and returns it as updated. by and at become DecidedBy and DecidedAt; an empty
-	// by clears both (a release that failed goes back to pending undecided). A move to
-	// StatusUnsettled sets Unsettled, a move to pending or denied clears it, any other move
-	// keeps it. It returns ErrNotFound or ErrStateChanged.
+	// by clears both (a release that failed goes back to pending undecided). It returns
+	// ErrNotFound or ErrStateChanged.
 	DecideApproval(ctx context.Context, tenant, id string, from, to ApprovalStatus, by string, at time.Time) (PendingApproval, error)
 	// RetakeRelease takes over an approval left in releasing with DecidedAt before
 	// staleBefore, setting DecidedBy and DecidedAt, in one conditional update: of
-	// concurrent takers exactly one succeeds; Unsettled is kept. ErrNotFound or
+	// concurrent takers exactly one succeeds. ErrNotFound or
 	// ErrStateChanged otherwise.
 	RetakeRelease(ctx context.Context, tenant, id string, staleBefore time.Time, by string, at time.Time) (PendingApproval, error)
 }

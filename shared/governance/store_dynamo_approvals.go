@@ -154,9 +154,6 @@ func (s *DynamoStore) PutApproval(ctx context.Context, a PendingApproval) error 
 		it["decided_by"] = dynamostore.Str(a.DecidedBy)
 		it["decided_at"] = dynamostore.Str(dynamostore.FormatTime(a.DecidedAt))
 	}
-	if a.Unsettled {
-		it["unsettled"] = &types.AttributeValueMemberBOOL{Value: true}
-	}
 	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table), Item: it,
 		ConditionExpression: aws.String("attribute_not_exists(tenant_id)"),
@@ -179,9 +176,6 @@ func approvalFrom(it dynamostore.Item) (PendingApproval, error) {
 		Fields: dynamostore.GetStrList(it, "fields"), CorrelationID: dynamostore.GetString(it, "correlation_id"),
 		RequestedBy: dynamostore.GetString(it, "requested_by"), DecidedBy: dynamostore.GetString(it, "decided_by"),
 		PayloadHash: dynamostore.GetString(it, "payload_hash"), RequestedByKeys: dynamostore.GetStrList(it, "requested_by_keys"),
-	}
-	if u, ok := it["unsettled"].(*types.AttributeValueMemberBOOL); ok {
-		a.Unsettled = u.Value
 	}
 	var err error
 	if a.Time, err = dynamostore.ParseTime(dynamostore.GetString(it, "at")); err != nil {
@@ -286,15 +280,6 @@ func (s *DynamoStore) DecideApproval(ctx context.Context, tenant, id string, fro
 		set += ", decided_by = :by, decided_at = :at"
 		values[":by"] = dynamostore.Str(by)
 		values[":at"] = dynamostore.Str(dynamostore.FormatTime(at))
-	}
-	// The unsettled mark (PendingApproval.Unsettled) is set with the status and kept
-	// through the settling release, so a take-over of that release still knows it.
-	switch to {
-	case StatusUnsettled:
-		set += ", unsettled = :unsettled"
-		values[":unsettled"] = &types.AttributeValueMemberBOOL{Value: true}
-	case StatusPending, StatusDenied:
-		remove = append(remove, "unsettled")
 	}
 	update := set
 	if len(remove) > 0 {

@@ -199,12 +199,6 @@ func (s *Store) DecideApproval(_ context.Context, tenant, id string, from, to go
 		return governance.PendingApproval{}, governance.ErrStateChanged
 	}
 	a.Status = to
-	switch to {
-	case governance.StatusUnsettled:
-		a.Unsettled = true
-	case governance.StatusPending, governance.StatusDenied:
-		a.Unsettled = false
-	}
 	if by == "" {
 		a.DecidedBy, a.DecidedAt = "", time.Time{}
 	} else {
