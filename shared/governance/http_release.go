@@ -80,7 +80,7 @@ func (s *Service) leaveUnsettled(w http.ResponseWriter, r *http.Request, id iden
 	ctx := context.WithoutCancel(r.Context())
 	httpapi.Logger(ctx).Warn("released write may have landed; the approval is unsettled", "approvalId", a.ID, "error", werr)
 	if _, err := s.Records.DecideApproval(ctx, id.TenantID, a.ID, StatusReleasing, StatusUnsettled, id.Actor, s.now()); err != nil {
-		// Left releasing (with its Unsettled mark when it had one), which cannot be denied
+		// Left releasing, which cannot be denied
 		// either; after the release timeout an approve takes it over as a settling one.
 		httpapi.Logger(ctx).Error("approval left releasing after a lost answer", "approvalId", a.ID, "error", err)
 	}
