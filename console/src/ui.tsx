@@ -300,6 +300,8 @@ export function actorName(actor?: string): string {
   return actor === "reconcile" ? "scheduled reconcile" : actor;
 }
 
+/** show is a value as text: strings as they are, anything else as JSON, so a number kept
+ *  as its JSON text (client.ts parseJSON) shows every digit: String() would throw on it. */
 export function show(v: unknown): string {
   if (v === null || v === undefined) return "—";
   return typeof v === "string" ? v : JSON.stringify(v);

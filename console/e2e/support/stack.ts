@@ -40,12 +40,13 @@ const caseTag = (errorId: string) => errorId.replace(/[^0-9]/g, "").replace(/[0-
  *  the other side of the sync, as the host names it; message is the host's words (the
  *  sample's invalid country unless given). */
 export async function postSyncError(errorId: string, recordId = "SO-10042", errorCode = "INVALID_FIELD_VALUE", externalSystem = "webshop",
-  message = "Invalid value for field shipcountry: 'Deutschland' is not a valid ISO 3166 country code", recordType = "salesOrder"): Promise<string> {
+  message = "Invalid value for field shipcountry: 'Deutschland' is not a valid ISO 3166 country code", recordType = "salesOrder",
+  payload: Record<string, unknown> = { shipcountry: "Deutschland", shipzip: "10115", total: 129.5, currency: "EUR" }): Promise<string> {
   const body = JSON.stringify({
     tenantId: "demo", errorId, recordType, recordId, errorCode,
     message: `${message} (case ${caseTag(errorId)})`,
     occurredAt: new Date().toISOString(), integration: externalSystem + "-orders", externalSystem, direction: "inbound",
-    payload: { shipcountry: "Deutschland", shipzip: "10115", total: 129.5, currency: "EUR" },
+    payload,
   });
   const r = await fetch(base() + "/api/sync-error-assist/ingest", { method: "POST", headers: signedHeaders(body), body });
   if (r.status !== 202) throw new Error(`ingest answered ${r.status}: ${await r.text()}`);
@@ -102,6 +103,17 @@ export async function erpWrites(recordId: string) {
   return (w.writes ?? []).filter((x) => x.ID === recordId);
 }
 
+/** erpWrittenText is the fields of the last write to recordId as the fake host ERP
+ *  received them, as JSON text: Node's JSON.parse would round 12345678901234567890, and a
+ *  test of digits must read the digits. The fields are flat (no object or list in them). */
+export async function erpWrittenText(recordId: string): Promise<string> {
+  const text = await (await fetch(base() + "/fake/hosterp/_writes")).text();
+  const at = text.lastIndexOf(`"ID":${JSON.stringify(recordId)},"Fields":{`);
+  if (at < 0) return "";
+  const from = text.indexOf("{", at);
+  return text.slice(from, text.indexOf("}", from) + 1);
+}
+
 export async function erpRecord(type: string, id: string): Promise<Record<string, unknown>> {
   const r = await fetch(`${base()}/fake/hosterp/services/rest/record/v1/${type}/${id}`);
   return (await r.json()) as Record<string, unknown>;
@@ -128,11 +140,15 @@ export async function postChange(system: string, entity: string, recordId: strin
  *  returns its id: a test that writes a fix gets a record of its own, since a fix written
  *  to a shared order changes what every later test reads there. */
 export async function newSalesOrder(): Promise<string> {
-  const r = await fetch(base() + "/fake/hosterp/services/rest/record/v1/salesOrder", {
-    method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ shipcountry: "Deutschland", shipzip: "10115", shipcity: "Berlin", total: 129.5, currency: "EUR", status: "pendingFulfillment" }),
+  return newRecord("salesOrder", { shipcountry: "Deutschland", shipzip: "10115", shipcity: "Berlin", total: 129.5, currency: "EUR", status: "pendingFulfillment" });
+}
+
+/** newRecord creates a record of type with fields in the fake host ERP and returns its id. */
+export async function newRecord(type: string, fields: Record<string, unknown>): Promise<string> {
+  const r = await fetch(base() + "/fake/hosterp/services/rest/record/v1/" + type, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(fields),
   });
   const at = r.headers.get("Location");
-  if (r.status !== 204 || !at) throw new Error(`the fake host ERP answered ${r.status} to a new sales order`);
+  if (r.status !== 204 || !at) throw new Error(`the fake host ERP answered ${r.status} to a new ${type}`);
   return decodeURIComponent(at.slice(at.lastIndexOf("/") + 1));
 }

@@ -85,6 +85,50 @@ export function authHeaders(accept = "application/json"): Record<string, string>
   return h;
 }
 
+// Numbers are read and sent back digit for digit: the service keeps them exactly, and a
+// value that lost digits here would be written to the ERP by an edited fix. JSON.parse
+// turns 12345678901234567890 into 12345678901234567000; where the browser gives a reviver
+// the number's source text and has JSON.rawJSON (Chrome 114, Firefox 135, Safari 18.4), a
+// number whose text String() would not give back is kept as that text (JSON.rawJSON, which
+// JSON.stringify writes verbatim). The rule is the round trip itself, not a digit count:
+// digits past a float64's shortest form (123456789012345.6789 comes back ...5.67), an
+// integer past 2^53 that lands on another one (9007199254740993 on ...992; ...992 itself
+// stays a number), an exponent (1e400 is Infinity, 1e-400 is 0, 1E5 comes back 100000) and
+// trailing zeros (1.50) all come back as other text, so they are kept as their text; -0 is
+// let through (it is sent as 0, the same value). What the service writes from a float64 or
+// an int is already that shortest text (Go writes numbers as ES6 prints them): it stays a
+// plain number, and the arithmetic on counts and confidences is unchanged.
+const J = JSON as JSON & { rawJSON?: (text: string) => unknown };
+type Reviver = (key: string, value: unknown, context?: { source?: string }) => unknown;
+const probe: Reviver = (_k, _v, c) => c?.source === "1";
+/** exactJSON says whether this browser reads and sends every number exactly. */
+export const exactJSON = !!J.rawJSON && JSON.parse("1", probe) === true;
+const keep: Reviver = (_k, v, c) => (typeof v === "number" && c?.source ? jsonNumber(c.source) : v);
+
+/** jsonNumber is the value of a JSON number's text: a plain number where String() gives the
+ *  text back, else the text itself (JSON.rawJSON); undefined where this browser cannot. */
+export function jsonNumber(text: string): unknown {
+  const n = Number(text);
+  return String(n) === text || text === "-0" ? n : exactJSON ? J.rawJSON!(text) : undefined;
+}
+
+/** parseJSON is JSON.parse keeping every number's digits (see jsonNumber). */
+export function parseJSON(text: string): unknown {
+  return JSON.parse(text, exactJSON ? keep : undefined);
+}
+
+/** unsure says whether v holds a number this browser may have rounded when it read it (only
+ *  without exactJSON, when the source text is gone): not finite, an integer past 2^53, or 16
+ *  or more significant digits in its shortest form, which is where longer text lands. A
+ *  shorter one can be a rounding too (0.10000000000000000001 reads 0.1): that much is lost
+ *  with the source text. Such a value is never sent back: nobody saw what it was. */
+export function unsure(v: unknown): boolean {
+  if (exactJSON) return false;
+  if (typeof v === "number") return !Number.isFinite(v) || Number.isInteger(v) && !Number.isSafeInteger(v) ||
+    String(v).replace(/e.*|\D/g, "").replace(/^0+/, "").length > 15;
+  return v !== null && typeof v === "object" && Object.values(v).some(unsure);
+}
+
 /** Superseded is a read a newer read of the same resource replaced: nobody waits for it. */
 class Superseded extends Error {}
 
@@ -101,7 +145,7 @@ async function request<T>(method: string, path: string, body?: unknown, signal?:
   try {
     resp = await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), signal });
     // 204 (a delete) has no body to read.
-    data = (resp.ok && resp.status !== 204 ? await resp.json() : undefined) as T;
+    data = (resp.ok && resp.status !== 204 ? parseJSON(await resp.text()) : undefined) as T;
   } catch (e) {
     if (signal?.aborted) throw new Superseded();
     if (e instanceof SyntaxError) throw new ApiError({ title: "Unexpected answer", status: 502, detail: "The answer was not JSON." });
@@ -114,7 +158,7 @@ async function request<T>(method: string, path: string, body?: unknown, signal?:
   }
   let problem: Problem = { title: resp.statusText || "Error", status: resp.status };
   try {
-    const p = (await resp.json()) as Partial<Problem>;
+    const p = parseJSON(await resp.text()) as Partial<Problem>;
     if (p && typeof p.title === "string") problem = { ...p, title: p.title, status: resp.status };
   } catch {
     // not problem+json: keep the status line

@@ -2,7 +2,7 @@
 // whose inputs are typed by the target field, "Add a field change" on a row with no
 // proposed fix, and the one sentence that says what Approve writes where (issue 33).
 import { useEffect, useRef, useState } from "preact/hooks";
-import { readOptional } from "../api/client";
+import { readOptional, unsure } from "../api/client";
 import { session } from "../auth";
 import type { components } from "../api/schema";
 import type { FlowSystem, Proposal } from "../api/types";
@@ -55,6 +55,11 @@ export interface Plan {
   edited: boolean;
 }
 
+/** ROUNDED says, once for the fix, why an edited fix cannot carry a value this browser may
+ *  have rounded, and what the person can do: the unedited approve sends no values. */
+const ROUNDED = "this browser cannot read or send numbers of so many digits exactly, and an edited fix is sent whole: reset the edits to approve the fix " +
+  "as proposed (the service writes its exact values), or edit it in a current browser";
+
 const kindFor = (fields: Fields | null, path: string) => (fields ? kindOf(fields.system, fields.byName.get(path)?.type) : null);
 
 /** planWrite types every value by its field: edited proposal values and added changes. */
@@ -64,7 +69,9 @@ export function planWrite(row: Proposal, edits: Record<string, string>, added: A
   for (const c of fix) {
     const key = "p:" + c.path;
     if (edits[c.path] === undefined) {
-      plan.changes.push({ key, path: c.path, after: c.after });
+      // Sent with an edit, a value this browser may have rounded would be written rounded.
+      if (plan.edited && unsure(c.after)) plan.errors[key] = `${c.path} holds a number this browser may have rounded`;
+      else plan.changes.push({ key, path: c.path, after: c.after });
       continue;
     }
     const t = typed(edits[c.path], kindFor(fields, c.path), c.after);
@@ -89,6 +96,7 @@ export function planWrite(row: Proposal, edits: Record<string, string>, added: A
     if (t.ok) plan.changes.push({ key, path: a.path, after: t.value });
     else plan.errors[key] = `${a.path} ${t.error}`;
   }
+  if (plan.edited && fix.some((c) => edits[c.path] === undefined && unsure(c.after))) plan.errors.rounded = ROUNDED;
   return plan;
 }
 
@@ -147,6 +155,7 @@ export function DiffTable(props: { row: Proposal; fields: Fields | null; editabl
                     error={errors["p:" + c.path]} errKey={"p:" + c.path} onInput={(v) => props.onEdit(c.path, v, ai)} />)}
                 <FieldError errors={errors} k={"p:" + c.path} />
                 <FieldError errors={errors} k={"p:" + c.path + "/path"} />
+                {!edited && unsure(c.after) && !errors["p:" + c.path] && <span class="note">may be shown rounded by this browser; Approve writes the exact value</span>}
                 {edited && <>
                   <span class="chip edited">edited</span>
                   <button type="button" class="link" onClick={() => props.onEdit(c.path, ai, ai)}>{props.resetLabel ?? "Reset to AI value"}</button>

@@ -2,7 +2,10 @@
 // is text, and the target field's type — from the vendor's own metadata — says whether it
 // is sent as a string ("01067" stays "01067"), a number, a boolean or a date. Without
 // metadata the proposal's own value decides: a number stays a number, a boolean a boolean,
-// anything else is sent as the text typed. Also: where an approve writes, in words.
+// anything else is sent as the text typed. A number is sent with the digits typed (or
+// read): 12345678901234567891 is not the float64 12345678901234567000, which would write
+// a value nobody typed. Also: where an approve writes, in words.
+import { jsonNumber, parseJSON, unsure } from "../api/client";
 import type { FlowSystem, Proposal } from "../api/types";
 
 /** The vendors' names of the systems, as people know them. */
@@ -41,7 +44,7 @@ export function kindOf(system: FlowSystem, vendorType: string | undefined): Fiel
 /** effectiveKind is the field's kind, or without one the kind of the value it holds now. */
 export function effectiveKind(kind: FieldKind | null, held?: unknown): FieldKind {
   if (kind) return kind;
-  if (typeof held === "number") return "decimal";
+  if (typeof held === "number" || isRaw(held)) return "decimal";
   if (typeof held === "boolean") return "boolean";
   return held !== null && typeof held === "object" ? "structured" : "string";
 }
@@ -54,6 +57,22 @@ const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
+/** isRaw says whether v is a number kept as its JSON text (a JSON.rawJSON object). */
+const isRaw = (v: unknown): boolean => !!(JSON as { isRawJSON?: (v: unknown) => boolean }).isRawJSON?.(v);
+
+/** TOO_LONG is why a browser without exact JSON numbers refuses a long one. */
+const TOO_LONG = "has more digits than this browser can send exactly: use a current browser (Chrome 114, Firefox 135, Safari 18.4 or later)";
+
+/** number is the typed number text s as JSON writes it ("+007." is 7): a plain number, or
+ *  with more digits than a float64 holds the text itself, never a rounding of it. */
+function number(s: string, error: string): Typed {
+  const [, sign, whole, frac] = /^([+-]?)(\d*)\.?(\d*)$/.exec(s)!;
+  const json = (sign === "-" ? "-" : "") + (whole.replace(/^0+(?=\d)/, "") || "0") + (frac ? "." + frac : "");
+  if (!Number.isFinite(Number(json))) return { ok: false, error };
+  const value = jsonNumber(json);
+  return value === undefined ? { ok: false, error: TOO_LONG } : { ok: true, value };
+}
+
 /** typed turns the text typed for a field into the value sent. kind is the field's (null
  *  without metadata); held is the value the field holds in the proposal or the record. */
 export function typed(text: string, kind: FieldKind | null, held?: unknown): Typed {
@@ -62,9 +81,9 @@ export function typed(text: string, kind: FieldKind | null, held?: unknown): Typ
     case "boolean":
       return s === "true" || s === "false" ? { ok: true, value: s === "true" } : { ok: false, error: "takes true or false" };
     case "integer":
-      return INTEGER.test(s) && Number.isSafeInteger(Number(s)) ? { ok: true, value: Number(s) } : { ok: false, error: "takes a whole number, such as 12" };
+      return INTEGER.test(s) ? number(s, "takes a whole number, such as 12") : { ok: false, error: "takes a whole number, such as 12" };
     case "decimal":
-      return DECIMAL.test(s) && Number.isFinite(Number(s)) ? { ok: true, value: Number(s) } : { ok: false, error: "takes a number, such as 12.50" };
+      return DECIMAL.test(s) ? number(s, "takes a number, such as 12.50") : { ok: false, error: "takes a number, such as 12.50" };
     case "date":
       return DATE.test(s) && !Number.isNaN(Date.parse(s)) ? { ok: true, value: s } : { ok: false, error: "takes a date, such as 2026-03-31" };
     case "datetime":
@@ -73,8 +92,9 @@ export function typed(text: string, kind: FieldKind | null, held?: unknown): Typ
       return s ? { ok: true, value: s } : { ok: false, error: "takes a record id" };
     case "structured":
       try {
-        const v: unknown = JSON.parse(s);
-        if (v !== null && typeof v === "object") return { ok: true, value: v };
+        const v = parseJSON(s);
+        if (unsure(v)) return { ok: false, error: TOO_LONG };
+        if (v !== null && typeof v === "object" && !isRaw(v)) return { ok: true, value: v };
       } catch {
         // said below
       }
@@ -100,6 +120,7 @@ export function writeTarget(row: Proposal): Target {
 /** writesSentence says what an approve writes and where, values JSON-quoted so that "01067"
  *  and 01067 read differently: Approve writes shipzip = "01067" to NetSuite salesOrder SO-10042. */
 export function writesSentence(changes: { path: string; after: unknown }[], to: Target): string {
-  const what = changes.map((c) => `${c.path} = ${JSON.stringify(c.after) ?? "null"}`).join(", ");
+  // ≈: a value this browser may have rounded (the service writes its exact one).
+  const what = changes.map((c) => `${c.path} = ${unsure(c.after) ? "≈ " : ""}${JSON.stringify(c.after) ?? "null"}`).join(", ");
   return `Approve writes ${what} to ${to.vendor} ${to.recordType} ${to.recordId}`;
 }
