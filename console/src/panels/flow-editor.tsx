@@ -3,7 +3,7 @@
 // match as fields, not JSON. One PUT saves the whole flow; a 400 puts each refused field's
 // message beside its input and saves nothing. The dry run runs the flow as edited.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { write } from "../api/client";
+import { parseJSON, unsure, write } from "../api/client";
 import type { FieldError, Flow, FlowInput, FlowSaved, FlowSystem } from "../api/types";
 import { change, FieldMessage, invalid, OtherErrors, type Reload, SYSTEMS } from "../forms";
 import { DryRun, Names, useNames, VENDORS } from "./flow-tools";
@@ -51,7 +51,7 @@ export function valueText(v: unknown): string {
 export function valueOf(text: string): unknown {
   const t = text.trim();
   try {
-    return JSON.parse(t);
+    return parseJSON(t); // its digits: a filter of 12345678901234567891 is not one of 12345678901234567000
   } catch {
     return t;
   }
@@ -99,6 +99,11 @@ export function FlowEditor(props: { flow?: Flow; onSaved: (f: FlowSaved) => void
   const save = async (e: Event) => {
     e.preventDefault();
     const b = body(d);
+    // A browser that cannot read long numbers exactly never saves one: the filter would
+    // then match a value nobody wrote.
+    const rounded = Object.entries(b.filter ?? {}).filter(([, v]) => unsure(v));
+    if (rounded.length) return setErrors(rounded.map(([k]) => ({ field: "filter." + k, message: "holds a number this browser may have rounded " +
+      "(it cannot read or send so many digits exactly): nothing was saved; use a current browser" })));
     setBusy(true);
     const saved = await change(() => write<FlowSaved>("PUT", "/api/settings/flows/" + encodeURIComponent(b.id ?? ""), b), setErrors, props.reload);
     setBusy(false);

@@ -3,7 +3,7 @@
 // stays allowed: a datalist only suggests). Kept apart from the panels that use it so
 // that it loads with them, lazily.
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, readQuiet, write } from "../api/client";
+import { ApiError, parseJSON, readQuiet, write } from "../api/client";
 import type { components } from "../api/schema";
 import type { FieldError, FlowInput, FlowSystem } from "../api/types";
 import { Chip, show } from "../ui";
@@ -79,7 +79,7 @@ export function DryRun({ flow, onFieldErrors }: { flow: () => FlowInput; onField
     let fields: unknown;
     if (sample.trim()) {
       try {
-        fields = JSON.parse(sample);
+        fields = parseJSON(sample);
       } catch {
         return setOut("The sample fields must be a JSON object.");
       }

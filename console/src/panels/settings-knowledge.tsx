@@ -3,7 +3,7 @@
 // and the values they rejected. An admin corrects a learned value or forgets a case (the
 // next such error is diagnosed afresh); both are audited by the service.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, read, write } from "../api/client";
+import { ApiError, parseJSON, read, unsure, write } from "../api/client";
 import { demoKnowledge } from "../api/demo-assist";
 import type { FieldError, Knowledge, List } from "../api/types";
 import { FieldMessage, invalid } from "../forms";
@@ -88,6 +88,10 @@ export function KnowledgeList({ demo }: { demo: boolean }) {
   );
 }
 
+/** ROUNDED is why a browser without exact JSON numbers saves no long number: the one it
+ *  shows may be a rounding of the learned value, and saving it would teach the rounding. */
+const ROUNDED = "holds a number this browser may have rounded (it cannot read or send so many digits exactly): use a current browser";
+
 /** CorrectDialog asks for the value to propose from now on. A text value is sent as text;
  *  a learned number, boolean or object is read as JSON, so its type is kept. */
 function CorrectDialog(props: { k: Knowledge; onSaved: (k: Knowledge) => void; onStale: () => void; onClose: () => void }) {
@@ -103,10 +107,11 @@ function CorrectDialog(props: { k: Knowledge; onSaved: (k: Knowledge) => void; o
     let value: unknown = text;
     if (!asText) {
       try {
-        value = JSON.parse(text);
+        value = parseJSON(text); // its digits as typed: 12345678901234567891 is not 12345678901234567000
       } catch {
         return setErrors([{ field: "value", message: "must be JSON (a number, true/false, a quoted text, a list or an object)" }]);
       }
+      if (unsure(value)) return setErrors([{ field: "value", message: ROUNDED }]);
     }
     setBusy(true);
     setErrors([]);
