@@ -222,7 +222,7 @@ func (x *Executor) dryTarget(ctx context.Context, r *Run, t *DryRunTarget) (req 
 	if m.By != MatchNone {
 		fields = maps.Clone(fields)
 		if _, ok := fields[m.Field]; !ok {
-			fields[m.Field] = key
+			fields[m.Field] = r.Pending.keyField()
 		}
 	}
 	t.Action, t.How = DryCreate, "no counterpart found: the flow creates one"

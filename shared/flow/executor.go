@@ -187,7 +187,7 @@ func (x *Executor) newRun(tenantID string, system connector.System, f Flow, flow
 	default:
 		traces := f.traces(ev, trail)
 		r.Outcome, r.Pending = OutcomeRetrying, &Pending{Fields: fields, Link: f.withoutEchoes(f.echoable(shared, flows), traces), Traces: traces,
-			Match: f.Match, Key: matchKey(f.Match, ev)}
+			Match: f.Match, Key: matchKey(f.Match, ev), KeyValue: matchKeyValue(f.Match, ev)}
 		next := now.Add(x.lease())
 		r.NextAttemptAt = &next
 	}

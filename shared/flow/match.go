@@ -106,6 +106,19 @@ func (f Flow) validateMatch() []httpapi.FieldError {
 // upserts says whether the system has an upsert by external id (all but Business Central).
 func upserts(s connector.System) bool { _, ok := fixedKeys[s]; return ok || s == connector.SystemCRM }
 
+// matchKeyValue is the key an event carries for m as the source typed it, when that is
+// not text (a number, a boolean); nil otherwise: matchKey's text is the value.
+func matchKeyValue(m *Match, ev Event) any {
+	if m == nil || m.By == MatchNone || m.SourceField == "" {
+		return nil
+	}
+	switch v := ev.Fields[m.SourceField].(type) {
+	case json.Number, float64, int, int64, bool:
+		return v
+	}
+	return nil
+}
+
 // matchKey is the key value an event carries for m: the record id, or the source field's
 // value as text; "" when the event does not carry it.
 func matchKey(m *Match, ev Event) string {

@@ -86,11 +86,24 @@ type Pending struct {
 	Link   map[string]any `json:"link"`
 	// Traces are where each field's value came from, read when the run started.
 	Traces map[string]governance.Trace `json:"traces,omitempty"`
-	// Match is the flow's match at the event, and Key the match key the event carried.
+	// Match is the flow's match at the event, and Key the match key the event carried, as
+	// text (what a find or an upsert address takes).
 	Match *Match `json:"match,omitempty"`
 	Key   string `json:"key,omitempty"`
+	// KeyValue is the key as the source typed it (a number, a boolean), when that is not
+	// text: a create sets the match field to it, so the target gets the type the source
+	// sent, not the key's text. Absent (runs stored before it, or a text key): Key.
+	KeyValue any `json:"keyValue,omitempty"`
 	// Created is the id of a record an earlier attempt created but could not link yet.
 	Created string `json:"created,omitempty"`
+}
+
+// keyField is the value a create sets the match field to: the key as the source typed it.
+func (p *Pending) keyField() any {
+	if p.KeyValue != nil {
+		return p.KeyValue
+	}
+	return p.Key
 }
 
 // RunID derives the id of a flow's run for an event of several runs, so a redelivered

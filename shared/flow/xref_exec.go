@@ -159,7 +159,7 @@ func (x *Executor) create(ctx context.Context, r *Run, e XRef) (governance.Resul
 	if m.By != MatchNone {
 		if _, ok := fields[m.Field]; !ok {
 			fields = maps.Clone(fields)
-			fields[m.Field] = r.Pending.Key
+			fields[m.Field] = r.Pending.keyField()
 		}
 	}
 	now := x.now()
