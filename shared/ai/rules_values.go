@@ -1,6 +1,7 @@
 package ai
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -281,9 +282,10 @@ var commaDecimal = setOf("DE", "AT", "FR", "BE", "NL", "LU", "ES", "PT", "IT", "
 var numberRE = lazyRegexp(`^-?[\d.,]+$`)
 
 // parseNumber reads an amount written for people ("$1,299.00", "1.299,50", "12,50",
-// "1 299,50 €") as a JSON number. Where one separator could be either (1,299), the
-// record's country decides with basisLocale; without a country it is not read.
-func parseNumber(s, country string, integral bool) (float64, float64, bool) {
+// "1 299,50 €") as a JSON number, digit for digit (decimalText). Where one separator could
+// be either (1,299), the record's country decides with basisLocale; without a country it is
+// not read.
+func parseNumber(s, country string, integral bool) (json.Number, float64, bool) {
 	t := strings.TrimSpace(s)
 	neg := false
 	if strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")") {
@@ -298,18 +300,18 @@ func parseNumber(s, country string, integral bool) (float64, float64, bool) {
 		case unicode.IsLetter(r), unicode.Is(unicode.Sc, r):
 			// currency symbols and codes
 		default:
-			return 0, 0, false
+			return "", 0, false
 		}
 	}
 	t = b.String()
 	if !numberRE().MatchString(t) || strings.Trim(t, "-.,") == "" {
-		return 0, 0, false
+		return "", 0, false
 	}
 	if strings.HasPrefix(t, "-") {
 		neg, t = !neg, t[1:]
 	}
 	if strings.Contains(t, "-") {
-		return 0, 0, false
+		return "", 0, false
 	}
 	basis := basisNumber
 	commas, dots := strings.Count(t, ","), strings.Count(t, ".")
@@ -334,7 +336,7 @@ func parseNumber(s, country string, integral bool) (float64, float64, bool) {
 			// A count has no fraction: "1,050" employees are a thousand and fifty.
 			t = strings.ReplaceAll(t, ",", "")
 		case country == "":
-			return 0, 0, false
+			return "", 0, false
 		case commaDecimal[country]:
 			t, basis = strings.Replace(t, ",", ".", 1), basisLocale
 		default:
@@ -346,14 +348,29 @@ func parseNumber(s, country string, integral bool) (float64, float64, bool) {
 			t, basis = strings.ReplaceAll(t, ".", ""), basisLocale
 		}
 	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil {
-		return 0, 0, false
+	if _, err := strconv.ParseFloat(t, 64); err != nil {
+		return "", 0, false
 	}
-	if neg {
-		f = -f
+	return decimalText(t, neg), basis, true
+}
+
+// decimalText is t (digits with at most one '.', as parseNumber leaves it) as a JSON
+// number with its digits, its trailing zeros too: "1299.50" stays 1299.50, and a long
+// number keeps the digits a float64 would round away.
+func decimalText(t string, neg bool) json.Number {
+	whole, frac, _ := strings.Cut(t, ".")
+	whole = strings.TrimLeft(whole, "0")
+	if whole == "" {
+		whole = "0"
 	}
-	return f, basis, true
+	s := whole
+	if frac != "" {
+		s += "." + frac
+	}
+	if neg && strings.Trim(s, "0.") != "" {
+		s = "-" + s
+	}
+	return json.Number(s)
 }
 
 // trimTo shortens s to n characters, dropping trailing spaces the cut leaves.

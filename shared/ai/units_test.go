@@ -218,8 +218,9 @@ func TestParseNumber(t *testing.T) {
 		{"1-2", "", 0, false},
 	}
 	for _, c := range cases {
-		got, _, ok := parseNumber(c.in, c.country, false)
-		if ok != c.ok || (ok && math.Abs(got-c.want) > 1e-9) {
+		n, _, ok := parseNumber(c.in, c.country, false)
+		got, err := n.Float64()
+		if ok != c.ok || (ok && (err != nil || math.Abs(got-c.want) > 1e-9)) {
 			t.Errorf("parseNumber(%q, %q) = %v, %v; want %v, %v", c.in, c.country, got, ok, c.want, c.ok)
 		}
 	}
