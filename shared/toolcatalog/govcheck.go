@@ -149,7 +149,16 @@ func parseProposedWrite(raw json.RawMessage) (proposedWrite, bool) {
 	case string:
 		w.RecordID = id
 	case float64:
-		w.RecordID = strconv.FormatFloat(id, 'f', -1, 64)
+		// Its digits as sent: as a float64, 12345678901234567891 is checked as ...7000,
+		// the ledger of another record.
+		var n struct {
+			RecordID json.Number `json:"recordId"`
+		}
+		if json.Unmarshal(raw, &n) == nil {
+			w.RecordID = n.RecordID.String()
+		} else {
+			w.RecordID = strconv.FormatFloat(id, 'f', -1, 64)
+		}
 	}
 	w.Fields, _ = m["fields"].(map[string]any)
 	w.Entity, w.RecordID = strings.TrimSpace(w.Entity), strings.TrimSpace(w.RecordID)
