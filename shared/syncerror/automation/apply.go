@@ -145,7 +145,14 @@ func (ap *AutoApply) enforce(ctx context.Context, c syncerror.Claim, d policy.De
 		}
 		return syncerror.OutcomeFailed, "auto-apply counter unavailable"
 	}
-	actx := identity.WithAuth(policy.WithAutoRule(ctx, d.RuleID),
+	// The rule vouches for the fix it judged, as an approver for the one shown: a row that
+	// would write another by now (an edit kept from a held write, a waiting two-approver
+	// edit) is refused (fix_changed) and waits for people.
+	key, ok := syncerror.ConfirmKey(c.Proposal.Class, c.Proposal.Fix)
+	if !ok {
+		return syncerror.OutcomeFailed, "the fix could not be keyed"
+	}
+	actx := identity.WithAuth(syncerror.WithConfirmed(policy.WithAutoRule(ctx, d.RuleID), []string{key}),
 		identity.Principal{Subject: "policy:" + d.RuleID, TenantID: c.TenantID, Roles: []string{identity.RoleApprover}})
 	req, _ := http.NewRequestWithContext(actx, http.MethodPost, "/api/sync-error-assist/proposals/"+c.ID+"/approve", bytes.NewReader(nil))
 	req.SetPathValue("id", c.ID)
