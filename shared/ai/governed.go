@@ -306,6 +306,17 @@ func (r *inference) errorText(err error) string {
 	return text
 }
 
+// redactedError is an inference's failure as it leaves the governed client: the text is
+// the record policy's redaction of err's (a provider's error answer can quote the request
+// or the credential it refused, and the caller logs it), the chain is err's.
+type redactedError struct {
+	text string
+	err  error
+}
+
+func (e redactedError) Error() string { return e.text }
+func (e redactedError) Unwrap() error { return e.err }
+
 // finish persists the trace, the cost records and the ai.inference audit event. It
 // returns cause (the inference's own failure, wrapping kept) unless recording failed: an
 // inference without its records is retried, so that failure is transient.
@@ -318,11 +329,15 @@ func (r *inference) finish(ctx context.Context, response any, cause error, reaso
 		if reason != "" {
 			r.details["reason"] = reason
 		}
+		text := r.errorText(cause)
 		if errors.Is(cause, ErrScanRefused) {
 			r.trace.Error = "DLP scan failed; nothing was sent"
 		} else {
-			r.trace.Error = r.errorText(cause)
+			r.trace.Error = text
 		}
+		// The caller logs what is returned: it carries the trace's redacted text, and
+		// still the sentinels (ErrTransient, ErrPermanent, ...) for errors.Is.
+		cause = redactedError{text: text, err: cause}
 	} else if response != nil {
 		r.trace.Response, _ = json.Marshal(response)
 	}
