@@ -204,10 +204,13 @@ func (p *Poller) handle(ctx context.Context, tenantID string, src Endpoint, ch c
 			"tenant", tenantID, "source", src.String())
 		return -1, nil
 	}
-	ids, started, err := p.Exec.start(ctx, tenantID, src.System, polledEvent(src, ch), flows, TriggerPoll)
+	ev := polledEvent(src, ch)
+	ids, started, err := p.Exec.start(ctx, tenantID, src.System, ev, flows, TriggerPoll)
 	switch {
 	case err != nil:
-		return 0, fmt.Errorf("start runs for %s %s: %w", src, ch.Record.ID, err)
+		// The error is logged: it names the change by its event id, never by the record's
+		// id, which can be personal data (a Mailchimp member's e-mail address).
+		return 0, fmt.Errorf("start runs for %s change %s: %w", src, ev.EventID, err)
 	case !started:
 		return -1, nil
 	}

@@ -53,13 +53,13 @@ func (x *Executor) trailFor(ctx context.Context, tenantID string, system connect
 			if rs, ok := x.Trails.(trailReads); ok {
 				read, err := rs.Read(ctx, tenantID, system, ev.Entity, ev.RecordID, since)
 				if err != nil {
-					return nil, nil, fmt.Errorf("read the trail of %s/%s %s: %w", system, ev.Entity, ev.RecordID, err)
+					return nil, nil, fmt.Errorf("read the trail of %s/%s: %w", system, ev.Entity, err)
 				}
 				return read.Fields(), read, nil
 			}
 			trail, err := x.Trails.Trail(ctx, tenantID, system, ev.Entity, ev.RecordID, since)
 			if err != nil {
-				return nil, nil, fmt.Errorf("read the trail of %s/%s %s: %w", system, ev.Entity, ev.RecordID, err)
+				return nil, nil, fmt.Errorf("read the trail of %s/%s: %w", system, ev.Entity, err)
 			}
 			return trail, nil, nil
 		}
