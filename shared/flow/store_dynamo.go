@@ -68,7 +68,12 @@ func (s *DynamoStore) Flows(ctx context.Context, tenantID string) ([]Flow, error
 
 func decodeFlow(it dynamostore.Item) (Flow, error) {
 	var f Flow
-	err := json.Unmarshal([]byte(dynamostore.GetString(it, "doc")), &f)
+	// Numbers stay json.Number, as the PUT decoded them: a filter is JSON equality on the
+	// event's value (sameJSON), and as float64 a filter on 12345678901234567891 held for
+	// 12345678901234567000, another record, and one on 1.50 no longer held for 1.50.
+	dec := json.NewDecoder(strings.NewReader(dynamostore.GetString(it, "doc")))
+	dec.UseNumber()
+	err := dec.Decode(&f)
 	// Flows stored before triggers existed were all event flows.
 	f.Trigger = f.TriggerOrDefault()
 	return f, err
