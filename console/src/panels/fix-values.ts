@@ -69,7 +69,9 @@ function number(s: string, error: string): Typed {
   const [, sign, whole, frac] = /^([+-]?)(\d*)\.?(\d*)$/.exec(s)!;
   const json = (sign === "-" ? "-" : "") + (whole.replace(/^0+(?=\d)/, "") || "0") + (frac ? "." + frac : "");
   if (!Number.isFinite(Number(json))) return { ok: false, error };
-  const value = jsonNumber(json);
+  // A browser that cannot send "12.50" as typed sends 12.5, the same number: only digits
+  // a float64 would lose are refused there, not a fraction's trailing zeros.
+  const value = jsonNumber(json) ?? (json.includes(".") ? jsonNumber(json.replace(/\.?0+$/, "")) : undefined);
   return value === undefined ? { ok: false, error: TOO_LONG } : { ok: true, value };
 }
 
