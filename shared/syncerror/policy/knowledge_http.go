@@ -56,7 +56,8 @@ func (o *Service) AutomationListHandler() http.Handler {
 		keep := automationOutcomes[outcome]
 		o.docList(syncerror.DocAutomation, syncerror.DefaultListLimit, syncerror.MaxListLimit, true, func(d syncerror.Doc) (any, bool, error) {
 			var a syncerror.Automation
-			err := json.Unmarshal(d.Body, &a)
+			// With its digits: the fix is what the rule wrote (or would have), shown as such.
+			err := syncerror.UnmarshalNumbers(d.Body, &a)
 			ok := err == nil && (mode == "" || a.Mode == mode) && (rule == "" || a.RuleID == rule) && (keep == nil || keep[a.Outcome])
 			if ok && a.ErrorID == "" {
 				o.nameAutomation(r.Context(), &a)
