@@ -157,11 +157,13 @@ test-go-extra: deps ## the forgery flood, the gitleaks comparison, and (under CI
 fuzz: ## run every fuzz target for FUZZTIME each (default 60s; the API fuzz FUZZTIME_API, 5m); a failing input is saved under the package's testdata/fuzz; FUZZCACHE=dir keeps the inputs found there instead of in Go's build cache
 	@# Each new input that widens coverage is minimized first, for up to 60 s by default, and
 	@# the search stands still meanwhile (CanonicalJSON's execs stalled for 40 s of 45): 10 s.
+	@# FUZZCACHE is made absolute: the test binary runs in its package's directory, where a
+	@# relative one left a build/ directory in each package, untracked.
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; ft=$(FUZZTIME); \
 		if [ "$$fn" = FuzzOpenAPI ] && [ "$(origin FUZZTIME)" = file ]; then ft=$(FUZZTIME_API); fi; \
 		echo "fuzz $$fn ($$pkg, $$ft)"; \
 		$(GO) test -ldflags=-w -run '^$$' -fuzz "^$$fn\$$" -fuzztime $$ft -fuzzminimizetime 10s ./$$pkg \
-			$(if $(FUZZCACHE),-args -test.fuzzcachedir=$(FUZZCACHE)/$$pkg); done
+			$(if $(FUZZCACHE),-args -test.fuzzcachedir=$(abspath $(FUZZCACHE))/$$pkg); done
 
 console: deps ## build the console (TypeScript API types from the OpenAPI document, then the esbuild bundle) into shared/console/dist
 	@npm run --silent console:types
