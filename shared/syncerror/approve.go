@@ -1,13 +1,14 @@
 package syncerror
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
+
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 )
 
 // ErrFixUnrecorded wraps the error of a write-back that reached the host ERP but whose
@@ -148,21 +149,6 @@ func RevertKey(c Claim) string {
 // every digit it was sent or stored with, where float64 keeps 53 bits.
 func DecodeValue(b []byte) (any, error) {
 	var v any
-	err := UnmarshalNumbers(b, &v)
+	err := jsonvalue.Unmarshal(b, &v)
 	return v, err
-}
-
-// UnmarshalNumbers is json.Unmarshal with numbers decoded as json.Number, for the stored
-// forms of a fix (an edit, the fix written, the values before it): what is read back is
-// what was written, digit for digit.
-func UnmarshalNumbers(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if d.More() {
-		return errors.New("unexpected data after the JSON value")
-	}
-	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 )
 
 // Doc is one of the queue's tenant documents kept beside its rows: the approval policy,
@@ -105,7 +107,7 @@ func UpdateDoc[T any](ctx context.Context, s DocStore, tenantID, key string, now
 		if exists {
 			// Numbers as json.Number: a fix kept in a document (an edit waiting for its second
 			// approver) is written with every digit it was sent with.
-			if err := UnmarshalNumbers(d.Body, &v); err != nil {
+			if err := jsonvalue.Unmarshal(d.Body, &v); err != nil {
 				return zero, err
 			}
 		}

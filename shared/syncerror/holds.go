@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/syncassist/syncassist/shared/connector"
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 )
 
 // RecordHolds reports whether a record's fields hold every value of fix: how a write whose
@@ -45,7 +46,7 @@ func asJSON(m map[string]any) (map[string]any, bool) {
 		return nil, false
 	}
 	var out map[string]any
-	return out, UnmarshalNumbers(b, &out) == nil
+	return out, jsonvalue.Unmarshal(b, &out) == nil
 }
 
 // FieldAt finds path in a record's fields: a top-level field, or one nested under an

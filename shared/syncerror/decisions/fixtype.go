@@ -1,8 +1,8 @@
 package decisions
 
 import (
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/policy"
 
 	"context"
 	"encoding/json"
@@ -209,7 +209,7 @@ func isDate(s string) bool {
 func shown(v any) string {
 	s, ok := v.(string)
 	if !ok {
-		s = policy.Canon(v)
+		s = jsonvalue.Canon(v)
 	} else {
 		s = strconv.Quote(s)
 	}

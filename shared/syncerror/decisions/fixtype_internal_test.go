@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 	"github.com/syncassist/syncassist/shared/syncerror"
-	"github.com/syncassist/syncassist/shared/syncerror/policy"
 )
 
 // What each type takes, and what it refuses, as the JSON decoder hands values over.
@@ -52,7 +52,7 @@ func TestTypeValue(t *testing.T) {
 		{syncerror.TypeInteger, nil, nil, true},
 	} {
 		got, why := typeValue(tc.typ, tc.in)
-		if (why == "") != tc.ok || policy.Canon(got) != policy.Canon(tc.want) {
+		if (why == "") != tc.ok || jsonvalue.Canon(got) != jsonvalue.Canon(tc.want) {
 			t.Errorf("%s %#v: %#v (%q), want %#v ok=%v", tc.typ, tc.in, got, why, tc.want, tc.ok)
 		}
 	}

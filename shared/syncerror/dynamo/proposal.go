@@ -9,6 +9,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/deflate"
 	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
@@ -76,7 +77,7 @@ func proposalFrom(it dynamostore.Item) (*syncerror.Proposal, error) {
 	}
 	p := &syncerror.Proposal{}
 	// With their digits (UnmarshalNumbers): the fix read here is what an approve writes.
-	if err := syncerror.UnmarshalNumbers([]byte(listed), p); err != nil {
+	if err := jsonvalue.Unmarshal([]byte(listed), p); err != nil {
 		return nil, fmt.Errorf("proposal: %w", err)
 	}
 	more := dynamostore.GetString(it, "proposal_more") // JSON text: a row written before
@@ -90,7 +91,7 @@ func proposalFrom(it dynamostore.Item) (*syncerror.Proposal, error) {
 	if more != "" {
 		// Provenance is replaced whole, not merged into the listed count.
 		p.Learned = nil
-		if err := syncerror.UnmarshalNumbers([]byte(more), p); err != nil {
+		if err := jsonvalue.Unmarshal([]byte(more), p); err != nil {
 			return nil, fmt.Errorf("proposal_more: %w", err)
 		}
 	}

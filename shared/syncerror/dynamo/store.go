@@ -12,6 +12,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/bounded"
 	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
@@ -166,7 +167,7 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 		return syncerror.Claim{}, fmt.Errorf("claim %s: %w", c.ID, err)
 	}
 	if e := dynamostore.GetString(it, "edited_fix"); e != "" {
-		if err := syncerror.UnmarshalNumbers([]byte(e), &c.EditedFix); err != nil {
+		if err := jsonvalue.Unmarshal([]byte(e), &c.EditedFix); err != nil {
 			return syncerror.Claim{}, fmt.Errorf("claim %s: edited_fix: %w", c.ID, err)
 		}
 	}
@@ -177,12 +178,12 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 		}
 		c.Applied = &syncerror.AppliedWrite{Key: key, At: at}
 		if p := dynamostore.GetString(it, "applied_prior"); p != "" {
-			if err := syncerror.UnmarshalNumbers([]byte(p), &c.Applied.Prior); err != nil {
+			if err := jsonvalue.Unmarshal([]byte(p), &c.Applied.Prior); err != nil {
 				return syncerror.Claim{}, fmt.Errorf("claim %s: applied_prior: %w", c.ID, err)
 			}
 		}
 		if f := dynamostore.GetString(it, "applied_fix"); f != "" {
-			if err := syncerror.UnmarshalNumbers([]byte(f), &c.Applied.Fix); err != nil {
+			if err := jsonvalue.Unmarshal([]byte(f), &c.Applied.Fix); err != nil {
 				return syncerror.Claim{}, fmt.Errorf("claim %s: applied_fix: %w", c.ID, err)
 			}
 		}
@@ -201,7 +202,7 @@ func claimFrom(it dynamostore.Item) (syncerror.Claim, error) {
 		// without its token), may be an earlier lease's: see BeginApply.
 		c.Lease.Unbound = c.Lease.Key != "" && dynamostore.GetString(it, "lease_key_token") != tok
 		if f := dynamostore.GetString(it, "lease_fix"); f != "" {
-			if err := syncerror.UnmarshalNumbers([]byte(f), &c.Lease.Fix); err != nil {
+			if err := jsonvalue.Unmarshal([]byte(f), &c.Lease.Fix); err != nil {
 				return syncerror.Claim{}, fmt.Errorf("claim %s: lease_fix: %w", c.ID, err)
 			}
 		}

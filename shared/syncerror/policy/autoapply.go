@@ -7,6 +7,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/emf"
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -69,7 +70,7 @@ func (a *Assist) recordOutcome(ctx context.Context, c syncerror.Claim, fix []syn
 		switch {
 		case !v.Approved:
 			rec.Outcome = syncerror.OutcomeRejected
-		case Canon(fix) == Canon(rec.Fix):
+		case jsonvalue.Canon(fix) == jsonvalue.Canon(rec.Fix):
 			rec.Outcome = syncerror.OutcomeSame
 		default:
 			rec.Outcome = syncerror.OutcomeEdited

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
@@ -70,7 +71,7 @@ func (o *Service) readCoApproval(ctx context.Context, c syncerror.Claim) (CoAppr
 		return ca, err
 	}
 	// Numbers as json.Number, as UpdateDoc reads them: the edit is written with every digit.
-	err = syncerror.UnmarshalNumbers(d.Body, &ca)
+	err = jsonvalue.Unmarshal(d.Body, &ca)
 	return ca, err
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/dlp"
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -78,7 +79,7 @@ func knowledgeScope(errorCode, recordType string) string {
 }
 
 func knowledgeKey(k Knowledge) string {
-	return knowledgeScope(k.ErrorCode, k.RecordType) + digest(k.Class, k.Field, Canon(k.Before))
+	return knowledgeScope(k.ErrorCode, k.RecordType) + digest(k.Class, k.Field, jsonvalue.Canon(k.Before))
 }
 
 // KnowledgeID is the public id of a knowledge key ("kn_<scope>_<case>").
@@ -172,7 +173,7 @@ func (k *Knowledge) apply(value any, v Verdict) {
 	at := v.At.UTC()
 	k.UpdatedAt = at
 	if v.Approved {
-		if !k.HasValue || !SameValue(k.Value, value) {
+		if !k.HasValue || !jsonvalue.Same(k.Value, value) {
 			k.Value, k.HasValue, k.Approvals, k.Rejections, k.Approvers, k.CorrectedBy = value, true, 0, 0, []string{}, ""
 		}
 		k.Approvals++
@@ -180,14 +181,14 @@ func (k *Knowledge) apply(value any, v Verdict) {
 			k.Approvers = append(k.Approvers, v.Actor)
 		}
 		k.LastApprovedBy, k.LastApprovedAt = v.Actor, &at
-		k.Rejected = slices.DeleteFunc(k.Rejected, func(r RejectedValue) bool { return SameValue(r.Value, value) })
+		k.Rejected = slices.DeleteFunc(k.Rejected, func(r RejectedValue) bool { return jsonvalue.Same(r.Value, value) })
 		return
 	}
-	if k.HasValue && SameValue(k.Value, value) {
+	if k.HasValue && jsonvalue.Same(k.Value, value) {
 		k.Rejections++
 	}
 	for i := range k.Rejected {
-		if SameValue(k.Rejected[i].Value, value) {
+		if jsonvalue.Same(k.Rejected[i].Value, value) {
 			r := &k.Rejected[i]
 			r.Reason, r.By, r.At, r.Count = v.Reason, v.Actor, at, r.Count+1
 			return
@@ -207,7 +208,7 @@ func (k Knowledge) proposable() bool {
 
 func (k Knowledge) rejects(value any) bool {
 	for _, r := range k.Rejected {
-		if SameValue(r.Value, value) {
+		if jsonvalue.Same(r.Value, value) {
 			return true
 		}
 	}
@@ -247,7 +248,7 @@ func (l Learning) cases(ctx context.Context, c syncerror.Claim) ([]Knowledge, er
 func knowledgeOf(d syncerror.Doc) (Knowledge, error) {
 	var k Knowledge
 	// With its digits: a learned value is what a later proposal writes.
-	if err := syncerror.UnmarshalNumbers(d.Body, &k); err != nil {
+	if err := jsonvalue.Unmarshal(d.Body, &k); err != nil {
 		return Knowledge{}, fmt.Errorf("knowledge %s: %w", d.Key, err)
 	}
 	k.ID, k.Version, k.UpdatedAt = KnowledgeID(d.Key), d.Version, d.UpdatedAt
@@ -263,7 +264,7 @@ func knowledgeOf(d syncerror.Doc) (Knowledge, error) {
 // payloadFields reads the row's payload's top-level fields (fix paths name them).
 func payloadFields(c syncerror.Claim) map[string]any {
 	var payload map[string]any
-	_ = syncerror.UnmarshalNumbers(c.Record.Payload, &payload) // digits, as the case was keyed
+	_ = jsonvalue.Unmarshal(c.Record.Payload, &payload) // digits, as the case was keyed
 	return payload
 }
 
@@ -278,7 +279,7 @@ func (l Learning) Propose(ctx context.Context, c syncerror.Claim, inferenceID st
 	payload := payloadFields(c)
 	var hits []Knowledge
 	for _, k := range known {
-		if v, ok := payload[k.Field]; ok && k.proposable() && SameValue(v, k.Before) {
+		if v, ok := payload[k.Field]; ok && k.proposable() && jsonvalue.Same(v, k.Before) {
 			hits = append(hits, k)
 		}
 	}
@@ -298,7 +299,7 @@ func (l Learning) Propose(ctx context.Context, c syncerror.Claim, inferenceID st
 		}
 		p.Fix = append(p.Fix, syncerror.FieldChange{Path: k.Field, Before: k.Before, After: k.Value})
 		p.Confidence = min(p.Confidence, k.confidence())
-		fields = append(fields, fmt.Sprintf("%s %s → %s", k.Field, Canon(k.Before), Canon(k.Value)))
+		fields = append(fields, fmt.Sprintf("%s %s → %s", k.Field, jsonvalue.Canon(k.Before), jsonvalue.Canon(k.Value)))
 		prov.KnowledgeIDs = append(prov.KnowledgeIDs, k.ID)
 		if prov.Approvals < 0 || k.Approvals < prov.Approvals {
 			prov.Approvals = k.Approvals
@@ -334,7 +335,7 @@ func (l Learning) WithoutRejected(ctx context.Context, c syncerror.Claim, p sync
 	for _, ch := range p.Fix {
 		rejected := false
 		for _, k := range known {
-			if k.Class == p.Class && k.Field == ch.Path && SameValue(k.Before, ch.Before) && k.rejects(ch.After) {
+			if k.Class == p.Class && k.Field == ch.Path && jsonvalue.Same(k.Before, ch.Before) && k.rejects(ch.After) {
 				rejected = true
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/identity"
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
@@ -57,7 +58,7 @@ func (o *Service) AutomationListHandler() http.Handler {
 		o.docList(syncerror.DocAutomation, syncerror.DefaultListLimit, syncerror.MaxListLimit, true, func(d syncerror.Doc) (any, bool, error) {
 			var a syncerror.Automation
 			// With its digits: the fix is what the rule wrote (or would have), shown as such.
-			err := syncerror.UnmarshalNumbers(d.Body, &a)
+			err := jsonvalue.Unmarshal(d.Body, &a)
 			ok := err == nil && (mode == "" || a.Mode == mode) && (rule == "" || a.RuleID == rule) && (keep == nil || keep[a.Outcome])
 			if ok && a.ErrorID == "" {
 				o.nameAutomation(r.Context(), &a)
@@ -169,7 +170,7 @@ func (o *Service) KnowledgePutHandler() http.Handler {
 		}
 		var value any
 		var fe []syncerror.FieldError
-		if len(body.Value) == 0 || syncerror.UnmarshalNumbers(body.Value, &value) != nil {
+		if len(body.Value) == 0 || jsonvalue.Unmarshal(body.Value, &value) != nil {
 			fe = append(fe, syncerror.FieldError{Field: "value", Message: "is required: the value to propose"})
 		}
 		if body.Version == nil {
@@ -215,7 +216,7 @@ func (o *Service) KnowledgePutHandler() http.Handler {
 func without(rs []RejectedValue, value any) []RejectedValue {
 	out := []RejectedValue{}
 	for _, r := range rs {
-		if !SameValue(r.Value, value) {
+		if !jsonvalue.Same(r.Value, value) {
 			out = append(out, r)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
@@ -323,7 +324,7 @@ func (s *ClaimStore) markApplied(tenantID, id, token string, w syncerror.Applied
 			return err
 		}
 		w.Prior = nil
-		_ = syncerror.UnmarshalNumbers(b, &w.Prior)
+		_ = jsonvalue.Unmarshal(b, &w.Prior)
 	}
 	w.Fix = viaJSON(w.Fix)
 	// A revert's mark is MarkRevertSent's alone: an applied write is marked before any.
@@ -361,7 +362,7 @@ func viaJSON(fix []syncerror.FieldChange) []syncerror.FieldChange {
 		panic(err) // a fix is decoded from JSON or read as JSON: it marshals
 	}
 	var out []syncerror.FieldChange
-	_ = syncerror.UnmarshalNumbers(b, &out)
+	_ = jsonvalue.Unmarshal(b, &out)
 	return out
 }
 

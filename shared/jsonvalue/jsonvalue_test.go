@@ -1,13 +1,11 @@
-package policy_test
+package jsonvalue_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/syncassist/syncassist/shared/syncerror/policy"
-	"github.com/syncassist/syncassist/shared/syncerror/roomtest"
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 )
 
 // Numbers compare by value whatever their text, float64 or json.Number; and two numbers
@@ -24,8 +22,8 @@ func TestCanonComparesNumbersByValue(t *testing.T) {
 		{[]any{json.Number("123456789012345.67890")}, []any{json.Number("123456789012345.6789")}},
 	}
 	for _, c := range same {
-		if !policy.SameValue(c[0], c[1]) {
-			t.Errorf("%v and %v: %s ≠ %s", c[0], c[1], policy.Canon(c[0]), policy.Canon(c[1]))
+		if !jsonvalue.Same(c[0], c[1]) {
+			t.Errorf("%v and %v: %s ≠ %s", c[0], c[1], jsonvalue.Canon(c[0]), jsonvalue.Canon(c[1]))
 		}
 	}
 	differ := [][2]any{
@@ -34,36 +32,17 @@ func TestCanonComparesNumbersByValue(t *testing.T) {
 		{json.Number("1"), "1"},
 	}
 	for _, c := range differ {
-		if policy.SameValue(c[0], c[1]) {
-			t.Errorf("%v and %v compare the same (%s)", c[0], c[1], policy.Canon(c[0]))
+		if jsonvalue.Same(c[0], c[1]) {
+			t.Errorf("%v and %v compare the same (%s)", c[0], c[1], jsonvalue.Canon(c[0]))
 		}
 	}
-	if got := policy.Canon(json.Number("12345678901234567890")); got != "12345678901234567890" {
+	if got := jsonvalue.Canon(json.Number("12345678901234567890")); got != "12345678901234567890" {
 		t.Errorf("Canon kept %s", got)
 	}
 	// Out of float64's range: the text as it is (no digit of 10^999999 built; its time is
 	// BenchmarkCanonLongNumber's).
-	if got := policy.Canon(json.Number("1e999999")); got != "1e999999" {
+	if got := jsonvalue.Canon(json.Number("1e999999")); got != "1e999999" {
 		t.Errorf("Canon(1e999999) = %s", got)
-	}
-}
-
-// A value a person approved is learned with its digits: the next error's learned proposal
-// writes 12345678901234567890, not the float64 ...567000 the knowledge read back as.
-func TestLearnedNumberKeepsItsDigits(t *testing.T) {
-	f := roomtest.NewAssistFixture(t)
-	first := f.Arrive(t, "E-1", "SO-1", `{"accountnumber":"n/a"}`)
-	edit := `{"fix":[{"path":"accountnumber","after":12345678901234567890}]}`
-	if w := f.As(t, "anna", "approver", "POST", "/p/"+first.ID+"/approve", edit); w.Code != http.StatusOK {
-		t.Fatalf("approve: %d %s", w.Code, w.Body)
-	}
-	second := f.Arrive(t, "E-2", "SO-2", `{"accountnumber":"n/a"}`)
-	p := second.Proposal
-	if p.Source != "learned" || len(p.Fix) != 1 {
-		t.Fatalf("learned proposal %+v", p)
-	}
-	if b, _ := json.Marshal(p.Fix[0].After); string(b) != "12345678901234567890" {
-		t.Fatalf("learned value %s, approved 12345678901234567890", b)
 	}
 }
 
@@ -72,12 +51,12 @@ func TestLearnedNumberKeepsItsDigits(t *testing.T) {
 // by powers of ten took 0.5 s at 60,000 digits and grew with their square.
 func TestCanonOfALongNumber(t *testing.T) {
 	long := "1." + strings.Repeat("3", 200_000)
-	if got := policy.Canon(json.Number(long)); got != long {
+	if got := jsonvalue.Canon(json.Number(long)); got != long {
 		t.Errorf("Canon kept %.40s… (%d characters)", got, len(got))
 	}
 	for n, want := range map[string]string{"123456789012345.67890": "123456789012345.6789", "1234567890123456789e-2": "12345678901234567.89",
 		"-0.000000000000000000012345678901234567890e1": "-0.0000000000000000001234567890123456789", "1.5e0": "1.5"} {
-		if got := policy.Canon(json.Number(n)); got != want {
+		if got := jsonvalue.Canon(json.Number(n)); got != want {
 			t.Errorf("Canon(%s) = %s, want %s", n, got, want)
 		}
 	}
@@ -88,7 +67,7 @@ func TestCanonOfALongNumber(t *testing.T) {
 func BenchmarkCanonLongNumber(b *testing.B) {
 	long := json.Number("1." + strings.Repeat("3", 200_000))
 	for b.Loop() {
-		policy.Canon(long)
-		policy.Canon(json.Number("1e999999"))
+		jsonvalue.Canon(long)
+		jsonvalue.Canon(json.Number("1e999999"))
 	}
 }

@@ -1,13 +1,31 @@
-package policy
+// Package jsonvalue reads and compares JSON values as people wrote them: numbers keep
+// their digits (json.Number, never a float64 rounding of 12345678901234567890) and compare
+// by value (10.50 is 10.5), so a value someone vouched for is the value written, and two
+// forms of one value are one.
+package jsonvalue
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"strconv"
 	"strings"
-
-	"github.com/syncassist/syncassist/shared/syncerror"
 )
+
+// Unmarshal is json.Unmarshal with numbers decoded as json.Number: what is read back is
+// what was written, digit for digit.
+func Unmarshal(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}
 
 // Canon is v as JSON, the form two values are compared (and a case's value before keyed)
 // in. Numbers are compared by value, whatever their text: the stored forms of a fix are
@@ -20,15 +38,15 @@ import (
 func Canon(v any) string {
 	b, _ := json.Marshal(v)
 	var x any
-	if syncerror.UnmarshalNumbers(b, &x) != nil {
+	if Unmarshal(b, &x) != nil {
 		return string(b)
 	}
 	b, _ = json.Marshal(canonNumbers(x))
 	return string(b)
 }
 
-// SameValue reports whether a and b are the same JSON value (numbers by value: Canon).
-func SameValue(a, b any) bool { return Canon(a) == Canon(b) }
+// Same reports whether a and b are the same JSON value (numbers by value: Canon).
+func Same(a, b any) bool { return Canon(a) == Canon(b) }
 
 func canonNumbers(v any) any {
 	switch t := v.(type) {
