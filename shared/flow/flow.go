@@ -11,6 +11,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 )
 
 // Endpoint is one side of a flow: a system and one of its entities.
@@ -45,8 +46,9 @@ type Flow struct {
 	// Mapping is target field → source field, the shape field_mapping_suggest answers in
 	// (targetField, sourceField), so a reviewed suggestion is a mapping as it stands.
 	Mapping map[string]string `json:"mapping"`
-	// Filter holds source fields and the values they must have (JSON equality) for the
-	// flow to run; a filtered field absent from the event does not hold.
+	// Filter holds source fields and the values they must have (JSON equality, numbers by
+	// value: a filter of 1.50 holds for 1.5) for the flow to run; a filtered field absent
+	// from the event does not hold.
 	Filter map[string]any `json:"filter,omitempty"`
 	// Match, when set, finds the target record through the cross-reference, the vendor's
 	// external id or a lookup, and may create it (see match.go and xref.go).
@@ -137,7 +139,8 @@ func (f Flow) runsFor(system connector.System, ev Event, trigger Trigger) (ok bo
 	}
 	for _, field := range slices.Sorted(maps.Keys(f.Filter)) {
 		got, present := ev.Fields[field]
-		if !present || !sameJSON(got, f.Filter[field]) {
+		// By value: an admin's 1.50 is the source's 1.5 ("1" is still not 1).
+		if !present || !jsonvalue.Same(got, f.Filter[field]) {
 			return true, "filter on " + field + " does not hold"
 		}
 	}
@@ -190,8 +193,8 @@ func pairName(a, b Endpoint) string {
 	return x + "|" + y
 }
 
-// sameJSON compares two JSON values as JSON (numbers by their text, so 5 and 5.0 differ
-// as they would to most systems' field comparison).
+// sameJSON compares two JSON values as JSON, numbers by their text (the dry run's
+// "changed": 5.0 over 5 is a write the run sends).
 func sameJSON(a, b any) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)

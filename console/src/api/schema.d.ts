@@ -1741,7 +1741,7 @@ export interface components {
             mapping: {
                 [key: string]: string;
             };
-            /** @description Source fields and the JSON values they must have for the flow to run; a filtered field absent from the event does not hold. */
+            /** @description Source fields and the JSON values they must have for the flow to run (numbers by value: 1.50 holds for 1.5; a string is not a number); a filtered field absent from the event does not hold. */
             filter?: {
                 [key: string]: unknown;
             };
@@ -1757,7 +1757,7 @@ export interface components {
             mapping: {
                 [key: string]: string;
             };
-            /** @description Source fields and the JSON values they must have for the flow to run; a filtered field absent from the event does not hold. */
+            /** @description Source fields and the JSON values they must have for the flow to run (numbers by value: 1.50 holds for 1.5; a string is not a number); a filtered field absent from the event does not hold. */
             filter?: {
                 [key: string]: unknown;
             };
