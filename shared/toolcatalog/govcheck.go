@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/governance"
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 )
 
 // Decisions of governance_check, from the most permissive.
@@ -136,8 +136,11 @@ type proposedWrite struct {
 }
 
 func parseProposedWrite(raw json.RawMessage) (proposedWrite, bool) {
+	// Numbers as sent: the ledger hashes what was written digit for digit (1.50 is not the
+	// float64's 1.5), and a numeric record id is the record's (12345678901234567891, not
+	// ...7000).
 	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
+	if jsonvalue.Unmarshal(raw, &m) != nil {
 		return proposedWrite{}, false
 	}
 	var w proposedWrite
@@ -148,17 +151,8 @@ func parseProposedWrite(raw json.RawMessage) (proposedWrite, bool) {
 	switch id := m["recordId"].(type) {
 	case string:
 		w.RecordID = id
-	case float64:
-		// Its digits as sent: as a float64, 12345678901234567891 is checked as ...7000,
-		// the ledger of another record.
-		var n struct {
-			RecordID json.Number `json:"recordId"`
-		}
-		if json.Unmarshal(raw, &n) == nil {
-			w.RecordID = n.RecordID.String()
-		} else {
-			w.RecordID = strconv.FormatFloat(id, 'f', -1, 64)
-		}
+	case json.Number:
+		w.RecordID = id.String()
 	}
 	w.Fields, _ = m["fields"].(map[string]any)
 	w.Entity, w.RecordID = strings.TrimSpace(w.Entity), strings.TrimSpace(w.RecordID)
