@@ -13,6 +13,7 @@ import (
 	"github.com/syncassist/syncassist/shared/blueprint"
 	"github.com/syncassist/syncassist/shared/connector"
 	"github.com/syncassist/syncassist/shared/dynamostore"
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 )
 
 // DynamoStore is the Store on the flows table. Flows and runs are JSON documents next to
@@ -68,12 +69,9 @@ func (s *DynamoStore) Flows(ctx context.Context, tenantID string) ([]Flow, error
 
 func decodeFlow(it dynamostore.Item) (Flow, error) {
 	var f Flow
-	// Numbers stay json.Number, as the PUT decoded them: a filter is JSON equality on the
-	// event's value (sameJSON), and as float64 a filter on 12345678901234567891 held for
-	// 12345678901234567000, another record, and one on 1.50 no longer held for 1.50.
-	dec := json.NewDecoder(strings.NewReader(dynamostore.GetString(it, "doc")))
-	dec.UseNumber()
-	err := dec.Decode(&f)
+	// Numbers keep their digits, as the PUT decoded them: as float64 a filter on
+	// 12345678901234567891 held for 12345678901234567000, another record.
+	err := jsonvalue.Unmarshal([]byte(dynamostore.GetString(it, "doc")), &f)
 	// Flows stored before triggers existed were all event flows.
 	f.Trigger = f.TriggerOrDefault()
 	return f, err
@@ -158,9 +156,7 @@ func decodeRun(it dynamostore.Item) (Run, error) {
 	// Numbers stay json.Number: a run read back (the redrive's, a resume's) writes its
 	// pending fields, which must carry every digit the source sent (as float64,
 	// 12345678901234567890 would be written 12345678901234567000).
-	dec := json.NewDecoder(strings.NewReader(dynamostore.GetString(it, "doc")))
-	dec.UseNumber()
-	if err := dec.Decode(&sr); err != nil {
+	if err := jsonvalue.Unmarshal([]byte(dynamostore.GetString(it, "doc")), &sr); err != nil {
 		return Run{}, err
 	}
 	r := sr.Run
