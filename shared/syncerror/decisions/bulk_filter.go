@@ -115,8 +115,10 @@ func decodeBulkCursor(s, key string) (bulkCursor, bool) {
 // that sent it showed a listing or a preview, and a fix changed since then would be
 // written with values nobody confirmed. A client that shows no fix has confirmed none; it
 // reads them with a dry run (or the groups) and sends their keys.
+// Keys sent with another action, or with a dry run, are held to the same shape (the
+// OpenAPI schema's): an empty or malformed list is an error, not ignored.
 func (b bulkBody) validateFixKeys() []httpapi.FieldError {
-	if b.Action != "approve" || b.DryRun {
+	if (b.Action != "approve" || b.DryRun) && b.FixKeys == nil {
 		return nil
 	}
 	if len(b.FixKeys) == 0 || len(b.FixKeys) > maxFixKeys {

@@ -208,6 +208,23 @@ func TestBulkApproveWithoutConfirmationIsRefused(t *testing.T) {
 	}
 }
 
+// fixKeys sent with another action or a dry run is held to its schema too (1 to 100 keys):
+// an empty or malformed list is a 400, not ignored (found by CI's fuzz search, FuzzOpenAPI).
+func TestBulkFixKeysOfAnyActionAreChecked(t *testing.T) {
+	f := roomtest.NewAssistFixture(t)
+	a := roomtest.ReadyClaim(t, f.Claims, "acme", "N-1", clock)
+	id := `"ids":["` + a.ID + `"]`
+	for _, body := range []string{`{"action":"tag","tag":{"add":"x"},` + id + `,"fixKeys":[]}`,
+		`{"action":"reject",` + id + `,"fixKeys":[""]}`, `{"action":"approve","dryRun":true,` + id + `,"fixKeys":[]}`} {
+		if code, _, raw := bulkAs(t, f, "approver", body); code != http.StatusBadRequest || !strings.Contains(raw, `"fixKeys"`) {
+			t.Errorf("%s: %d %s, want 400 naming fixKeys", body, code, raw)
+		}
+	}
+	if code, _, raw := bulkAs(t, f, "approver", `{"action":"tag","tag":{"add":"x"},`+id+`}`); code != http.StatusOK {
+		t.Fatalf("tag without fixKeys: %d %s", code, raw)
+	}
+}
+
 // fixKeysOf is the fixKeys confirming the rows' fixes as they stand: what a client sends
 // having shown them.
 func fixKeysOf(t *testing.T, s syncerror.ClaimStore, tenant string, ids ...string) string {
