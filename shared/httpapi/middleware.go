@@ -4,13 +4,17 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+
+	"github.com/syncassist/syncassist/shared/dlp"
 )
 
 // HeaderCorrelationID carries a caller's correlation id in and the service's out.
@@ -99,7 +103,7 @@ func Instrument(log *slog.Logger, next http.Handler) http.Handler {
 		start := time.Now()
 		defer func() {
 			if v := recover(); v != nil {
-				Logger(ctx).Error("panic", "panic", v)
+				Logger(ctx).Error("panic", "panic", panicText(v), "stack", string(debug.Stack()))
 				if rec.Status == 0 {
 					WriteProblem(rec, r, NewProblem(http.StatusInternalServerError, "internal_error",
 						"The service failed to handle the request; quote the correlation id when reporting it."))
@@ -110,6 +114,17 @@ func Instrument(log *slog.Logger, next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// panicText is a panic's value for the log, redacted as every log record is: a panic's
+// message can quote the data it failed on (a formatted record, a token). The stack beside
+// it names functions and lines, and prints arguments only as machine words.
+func panicText(v any) string {
+	text, err := dlp.NewScanner().RedactString(dlp.Record, fmt.Sprint(v))
+	if err != nil {
+		return "(a panic whose text could not be redacted)"
+	}
+	return text
 }
 
 // LambdaLogger is base with the invocation's Lambda request id, when ctx is a Lambda
