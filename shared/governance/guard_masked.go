@@ -39,6 +39,11 @@ type MaskedValueRefusal struct {
 	Reason string
 }
 
+// MaskedFields are the fields of a write (sorted) that the guard refuses whole for a
+// mask: a check that foretells the guard (the tool catalogue's governance_check) must
+// judge masks exactly as it does, so it asks here rather than keeping a copy.
+func MaskedFields(fields map[string]any) []string { return maskedFields(fields, sortedKeys(fields)) }
+
 // maskedFields are the fields (of names, sorted) whose value holds a mask, in a string
 // anywhere within it or in a key of an object within it.
 func maskedFields(fields map[string]any, names []string) []string {

@@ -52,7 +52,8 @@
 //     for the filters.
 //   - governance_check predicts what the guarded write would do with a proposed write
 //     {"entity", "recordId", "fields"} from sourceSystem to targetSystem: ownership
-//     (manifest), loop (ledger) and DLP (connector-write policy), without executing,
+//     (manifest), loop (ledger), DLP (connector-write policy) and the guard's refusal of
+//     masked values (governance.MaskedFields), without executing,
 //     recording or alerting anything. Its decision is the strictest of allow,
 //     allow_with_drops, require_approval and deny. Other input shapes are DLP-scanned only.
 //   - mcp_discover lists the tenant's external tools (<server>.<tool>) from an

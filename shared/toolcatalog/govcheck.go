@@ -205,6 +205,7 @@ func (c *Catalog) governanceCheck(call *toolCall, raw json.RawMessage) (any, err
 		if err := c.checkLoop(call, out, w, source, sourceOK, target, targetOK, decide); err != nil {
 			return nil, err
 		}
+		checkMasked(out, w, decide)
 	} else {
 		out.Reasons = append(out.Reasons, Reason{Code: "shape_not_recognised", Message: `input is not ` +
 			`{"entity": ..., "recordId": ..., "fields": {...}}, so ownership and loop checks did not run; ` +
@@ -445,6 +446,24 @@ func (c *Catalog) checkLoop(call *toolCall, out *GovernanceResult, w proposedWri
 		break
 	}
 	return nil
+}
+
+// checkMasked predicts the guard's refusal of a mask: a value copied from a stored,
+// DLP-masked payload ([REDACTED:…], *****6789, [EMAIL_1]) would overwrite the record's
+// data with the mask, so the guard refuses the whole write (dlp_masked_value). The
+// connector-write DLP policy does not flag a mask, so without this the check answered
+// allow for a write the guard refuses. Fields source_wins drops are not written, so
+// their masks do not count, as in the guard.
+func checkMasked(out *GovernanceResult, w proposedWrite, decide func(string, Reason)) {
+	fields := maps.Clone(w.Fields)
+	for _, f := range out.Ownership.Dropped {
+		delete(fields, f)
+	}
+	if masked := governance.MaskedFields(fields); len(masked) > 0 {
+		decide(DecisionDeny, Reason{Code: governance.CodeDLPMaskedValue, Fields: masked, Message: "these fields " +
+			"carry a DLP mask or placeholder, not a value; the guard refuses the whole write. Write only values " +
+			"someone vouched for: a fix a person approved, or fields read fresh from their system of record"})
+	}
 }
 
 func sameNames(stored, names []string) bool {

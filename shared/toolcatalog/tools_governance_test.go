@@ -93,6 +93,17 @@ func TestGovernanceCheckDecisions(t *testing.T) {
 		{"deny: DLP blocks card data", map[string]any{"input": write("opportunity", "O-1",
 			map[string]any{"note": "card " + dlptest.CardNumber}), "sourceSystem": "crm", "targetSystem": "crm"},
 			toolcatalog.DecisionDeny, "dlp_blocked"},
+		// The guard refuses a mask copied from a stored payload (dlp_masked_value); the
+		// check answered allow.
+		{"deny: a masked value", map[string]any{"input": write("customer", "C-1",
+			map[string]any{"email": "[REDACTED:EMAIL]"}), "sourceSystem": "crm", "targetSystem": "hosterp"},
+			toolcatalog.DecisionDeny, "dlp_masked_value"},
+		{"deny: a masked card in a nested value", map[string]any{"input": write("customer", "C-1",
+			map[string]any{"notes": []any{map[string]any{"card": "************1111"}}}), "sourceSystem": "crm", "targetSystem": "crm"},
+			toolcatalog.DecisionDeny, "dlp_masked_value"},
+		{"allow_with_drops: a mask in a dropped field is not written", map[string]any{"input": write("customer", "C-1",
+			map[string]any{"email": "[EMAIL_1]", "creditLimit": 100}), "sourceSystem": "hosterp", "targetSystem": "crm"},
+			toolcatalog.DecisionAllowWithDrops, "ownership_fields_dropped"},
 		{"deny: unknown system", map[string]any{"input": write("priceList", "PL-9", map[string]any{"price": 1}),
 			"sourceSystem": "netsuite", "targetSystem": "crm"}, toolcatalog.DecisionDeny, "unknown_system"},
 		{"require_approval: owned fields, no source named", map[string]any{"input": write("customer", "C-1",
