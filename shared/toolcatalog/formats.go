@@ -1,6 +1,7 @@
 package toolcatalog
 
 import (
+	"encoding/json"
 	"math"
 	"regexp"
 	"strconv"
@@ -164,6 +165,13 @@ func formatOf(v any) string {
 	switch val := v.(type) {
 	case bool:
 		return fmtBool
+	case json.Number:
+		// Only the format is read here, so float64's rounding does not matter.
+		f, err := val.Float64()
+		if err != nil {
+			return fmtDecimal
+		}
+		return formatOf(f)
 	case float64:
 		if val == math.Trunc(val) && math.Abs(val) < 1e15 {
 			return fmtInteger

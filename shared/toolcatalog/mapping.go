@@ -9,6 +9,7 @@ import (
 
 	"github.com/syncassist/syncassist/shared/dlp"
 	"github.com/syncassist/syncassist/shared/httpapi"
+	"github.com/syncassist/syncassist/shared/jsonvalue"
 )
 
 // FieldSpec is a field object of field_mapping_suggest.
@@ -106,8 +107,12 @@ type MappingResult struct {
 }
 
 func (c *Catalog) fieldMappingSuggest(call *toolCall, raw json.RawMessage) (any, error) {
+	// Sample numbers keep their digits (json.Number): a float64 rounds a 19-digit card
+	// number sent as a number to one that fails its checksum, so the DLP scans of
+	// sampleData and of the refinement prompt missed it and its leading digits reached
+	// the model unmasked.
 	var args mappingArgs
-	if err := json.Unmarshal(raw, &args); err != nil {
+	if err := jsonvalue.Unmarshal(raw, &args); err != nil {
 		return nil, err
 	}
 	if err := checkMappingArgs(args); err != nil {

@@ -210,9 +210,14 @@ func (m *mapper) applyChoice(ti int, source *string, conf float64, reason string
 	return changed
 }
 
+// sampleText is a sample as the prompt shows it: a number with its digits as sent, so
+// that the governed client's DLP scan judges the value itself (a card number's checksum).
 func sampleText(v any) string {
-	if f, ok := v.(float64); ok {
-		return strconv.FormatFloat(f, 'f', -1, 64)
+	switch n := v.(type) {
+	case json.Number:
+		return n.String()
+	case float64:
+		return strconv.FormatFloat(n, 'f', -1, 64)
 	}
 	return fmt.Sprint(v)
 }

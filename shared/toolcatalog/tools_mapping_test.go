@@ -170,3 +170,40 @@ func TestFieldMappingAnswer(t *testing.T) {
 		t.Errorf("threshold 0.9: %+v", strict.Suggestions)
 	}
 }
+
+// A sample number keeps its digits: a 19-digit card number sent as a JSON number was
+// read as a float64, whose rounding fails the card checksum, so sampleData's scan found
+// nothing and the refinement prompt carried its leading digits to the model unmasked.
+func TestFieldMappingSampleNumbersKeepTheirDigits(t *testing.T) {
+	const pan = "6221260123456789016" // 19 digits, Luhn-valid, past 2^53
+	var prompts []string
+	provider := &ai.FuncProvider{ProviderName: "fake", ChatFunc: func(_ context.Context, _ *identity.Identity, req ai.ChatRequest) (ai.ChatResponse, ai.Usage, error) {
+		for _, m := range req.Messages {
+			prompts = append(prompts, m.Content)
+		}
+		return ai.ChatResponse{Content: `{"choices":[]}`}, ai.Usage{Model: "fake-1"}, nil
+	}}
+	governed := ai.NewGoverned(provider, promptScanner{dlp.NewScanner()}, aitest.NewTraceStore(), aitest.NewCostStore(), aitest.NewAuditor()).WithClock(clock)
+	e := newEnv(t, func(c *toolcatalog.Catalog) { c.AI = governed })
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"service.field_mapping_suggest",` +
+		`"_meta":{"` + toolcatalog.MetaRefine + `":true},"arguments":{"sourceSystem":"webshop","targetSystem":"hosterp",` +
+		`"sourceFields":[{"name":"cardNumber","type":"string"},{"name":"cardNo2","type":"string"}],` +
+		`"targetFields":[{"name":"paymentCard","type":"string"}],"sampleData":[{"cardNumber":` + pan + `,"cardNo2":` + pan + `}]}}}`
+	res := e.post(t, operatorA, []byte(body), nil)
+	a := decode[struct {
+		Result struct {
+			StructuredContent toolcatalog.MappingResult `json:"structuredContent"`
+		} `json:"result"`
+	}](t, res.body).Result.StructuredContent
+	if !slices.Contains(a.SampleData.Counts, toolcatalog.TypeCount{Type: "card_number", Count: 2}) {
+		t.Errorf("sampleData findings %+v, want the two card numbers", a.SampleData)
+	}
+	if len(prompts) == 0 {
+		t.Fatal("the model was not asked")
+	}
+	for _, p := range prompts {
+		if strings.Contains(p, pan[:12]) {
+			t.Errorf("the prompt carries the card's digits: %s", p)
+		}
+	}
+}
