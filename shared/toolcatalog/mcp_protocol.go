@@ -98,9 +98,9 @@ func (c *Catalog) serveRPC(w http.ResponseWriter, r *http.Request, id identity.I
 			"JSON-RPC batches are not supported: send one message per request"})
 		return
 	}
-	var msg rpcMessage
-	if err := json.Unmarshal(body, &msg); err != nil {
-		writeRPC(w, http.StatusBadRequest, nil, nil, &rpcError{rpcParseError, "the body is not a JSON-RPC message"})
+	msg, rerr := decodeMessage(body)
+	if rerr != nil {
+		writeRPC(w, http.StatusBadRequest, nil, nil, rerr)
 		return
 	}
 	if msg.JSONRPC != "2.0" {
@@ -147,6 +147,29 @@ func (c *Catalog) serveRPC(w http.ResponseWriter, r *http.Request, id identity.I
 	}
 	result, rerr := c.dispatch(r, id, method, msg.Params)
 	writeRPC(w, http.StatusOK, msg.ID, result, rerr)
+}
+
+// decodeMessage reads one JSON-RPC message by its exact member names. encoding/json
+// matches struct fields case-insensitively, so {"METHOD": "tools/call"} was served and a
+// later "Method" overrode "method": a proxy or a log that reads the member as JSON spells
+// it (case-sensitive) would see another call than the one served. Valid JSON that is no
+// object is an invalid request (-32600), not a parse error (JSON-RPC 2.0 §5.1's example).
+func decodeMessage(body []byte) (rpcMessage, *rpcError) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		if json.Valid(body) {
+			return rpcMessage{}, &rpcError{rpcInvalidRequest, "a JSON-RPC message is a JSON object"}
+		}
+		return rpcMessage{}, &rpcError{rpcParseError, "the body is not a JSON-RPC message"}
+	}
+	msg := rpcMessage{ID: m["id"], Params: m["params"], Result: m["result"], Error: m["error"]}
+	if v, ok := m["jsonrpc"]; ok && json.Unmarshal(v, &msg.JSONRPC) != nil {
+		return msg, &rpcError{rpcInvalidRequest, `"jsonrpc" must be "2.0"`}
+	}
+	if v, ok := m["method"]; ok && json.Unmarshal(v, &msg.Method) != nil {
+		return msg, &rpcError{rpcInvalidRequest, `"method" must be a string`}
+	}
+	return msg, nil
 }
 
 func (c *Catalog) dispatch(r *http.Request, id identity.Identity, method string, params json.RawMessage) (any, *rpcError) {
@@ -197,8 +220,8 @@ func listedTools() []Tool {
 // callTool runs tools/call. An unknown tool is a protocol error (no tool ran, nothing is
 // audited); everything a tool says, including refused arguments, is a tool result.
 func (c *Catalog) callTool(r *http.Request, id identity.Identity, params json.RawMessage) (any, *rpcError) {
-	var p callParams
-	if err := json.Unmarshal(params, &p); err != nil || p.Name == nil {
+	p, ok := decodeCallParams(params)
+	if !ok {
 		return nil, &rpcError{rpcInvalidParams, "tools/call params must be an object with a tool name"}
 	}
 	run, ok := c.runners()[*p.Name]
@@ -207,6 +230,21 @@ func (c *Catalog) callTool(r *http.Request, id identity.Identity, params json.Ra
 		return nil, &rpcError{rpcInvalidParams, fmt.Sprintf("unknown tool %q", truncate(*p.Name, 128))}
 	}
 	return c.handle(r.Context(), id, Tools()[i], run, p), nil
+}
+
+// decodeCallParams reads tools/call's params by their exact member names, as
+// decodeMessage reads the message: {"NAME": ...} names no tool.
+func decodeCallParams(params json.RawMessage) (callParams, bool) {
+	var m map[string]json.RawMessage
+	var p callParams
+	if json.Unmarshal(params, &m) != nil || json.Unmarshal(m["name"], &p.Name) != nil || p.Name == nil {
+		return p, false
+	}
+	p.Arguments = m["arguments"]
+	if v, ok := m["_meta"]; ok && json.Unmarshal(v, &p.Meta) != nil {
+		return p, false
+	}
+	return p, true
 }
 
 // validID returns id when it is a JSON string or number, the ids JSON-RPC allows a

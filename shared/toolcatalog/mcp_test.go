@@ -332,6 +332,14 @@ func TestMCPProtocolEdges(t *testing.T) {
 		{"response with result and error", `{"jsonrpc":"2.0","id":7,"result":{},"error":{"code":-32601,"message":"no"}}`, nil, http.StatusBadRequest, -32600},
 		{"not JSON", `{"jsonrpc":`, nil, http.StatusBadRequest, -32700},
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, http.StatusBadRequest, -32600},
+		// JSON that is no object is an invalid request, not a parse error (JSON-RPC 2.0 §5.1).
+		{"a number", `1`, nil, http.StatusBadRequest, -32600},
+		{"a string", `"ping"`, nil, http.StatusBadRequest, -32600},
+		{"method not a string", `{"jsonrpc":"2.0","id":1,"method":5}`, nil, http.StatusBadRequest, -32600},
+		// Member names are case-sensitive: encoding/json served METHOD and NAME.
+		{"METHOD", `{"jsonrpc":"2.0","id":1,"METHOD":"ping"}`, nil, http.StatusBadRequest, -32600},
+		{"a later Method does not override method", `{"jsonrpc":"2.0","id":1,"method":"ping","Method":"resources/list"}`, nil, http.StatusOK, 0},
+		{"NAME", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"NAME":"service.mcp_discover","arguments":{}}}`, nil, http.StatusOK, -32602},
 		{"wrong version", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, nil, http.StatusBadRequest, -32600},
 		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, nil, http.StatusBadRequest, -32600},
 		{"no method", `{"jsonrpc":"2.0","id":1}`, nil, http.StatusBadRequest, -32600},
