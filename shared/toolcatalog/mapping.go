@@ -20,6 +20,27 @@ type FieldSpec struct {
 	Required    bool   `json:"required,omitempty"`
 }
 
+// UnmarshalJSON reads a field object by its exact member names, the ones the schema
+// validated. A field object is open, so extra members pass unchecked, and encoding/json
+// would take "Type" or "Required" into Type or Required: a call the schema accepted
+// failed as internal_error ("Type": 5), or a "Name" replaced the name that was checked.
+func (f *FieldSpec) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*f = FieldSpec{}
+	for name, dst := range map[string]any{"name": &f.Name, "type": &f.Type, "description": &f.Description,
+		"required": &f.Required} {
+		if v, ok := m[name]; ok {
+			if err := json.Unmarshal(v, dst); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Limits of one field_mapping_suggest call.
 const (
 	maxMappingFields  = 500

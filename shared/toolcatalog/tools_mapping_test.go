@@ -207,3 +207,22 @@ func TestFieldMappingSampleNumbersKeepTheirDigits(t *testing.T) {
 		}
 	}
 }
+
+// A field object is open: members beyond name, type, description and required are
+// ignored, whatever their case. encoding/json took "Type": 5 into the field's type (the
+// call failed as internal_error) and "Name" over the name the schema checked.
+func TestFieldMappingIgnoresMembersSpeltLikeItsOwn(t *testing.T) {
+	e := newEnv(t)
+	res := e.rawCall(t, operatorA, toolcatalog.ToolFieldMappingSuggest, map[string]any{
+		"sourceSystem": "webshop", "targetSystem": "hosterp",
+		"sourceFields": []map[string]any{{"name": "email", "type": "string", "Type": 5, "Required": "yes", "Name": "zip"}},
+		"targetFields": []map[string]any{{"name": "emailAddress", "type": "email", "NAME": ""}},
+	}, nil)
+	if res.Result.IsError {
+		t.Fatalf("isError: %s", res.body)
+	}
+	a := decode[toolcatalog.MappingResult](t, res.Result.StructuredContent)
+	if len(a.Suggestions) != 1 || a.Suggestions[0].SourceField != "email" || a.Suggestions[0].TargetField != "emailAddress" {
+		t.Errorf("suggestions %+v", a.Suggestions)
+	}
+}
