@@ -18,9 +18,12 @@
 // hold it too). The wiring's middleware authenticates; the handlers still answer 401
 // without an identity and 403 without the role. MCPHandler pins the identity into the context the
 // SDK hands to the tool handlers, and every tool acts for that identity's tenant only.
-// Every tools/call writes one audit record (action key mcp.call, action type mcp,
-// result success or failure, details: tool, argument names, outcome, never argument
-// values); a role refusal writes one with result denied. A result whose audit record
+// Every tools/call of a known tool writes one audit record (action key mcp.call, action
+// type mcp, result success or failure, details: tool, argument names, outcome, never
+// argument values). A call naming no known tool is a protocol error and writes none (no
+// tool ran, as an unknown HTTP route writes none). A role refusal the endpoint makes
+// writes one with result denied; deployed, the wiring's role check refuses such a caller
+// before the endpoint runs, as on every HTTP route, and writes none. A result whose audit record
 // cannot be written is withheld. A DLP scan that finds something writes dlp.scan (type
 // dlp) with types and counts, as every scan in the service does.
 //
