@@ -78,8 +78,9 @@ type bulkBody struct {
 	FixKeys []string `json:"fixKeys"`
 	Reason  string   `json:"reason"`
 	Note    string   `json:"note"`
-	Assign  *struct {
-		To string `json:"to"`
+	// Assign.To is a pointer: absent is refused, "" unassigns.
+	Assign *struct {
+		To *string `json:"to"`
 	} `json:"assign"`
 	Tag *struct {
 		Add    string `json:"add"`
@@ -236,7 +237,7 @@ func (o *Service) itemBody(r *http.Request, body bulkBody, t bulkTarget) ([]byte
 			}
 			c = &got
 		}
-		payload = map[string]any{"assign": map[string]string{"to": body.Assign.To, "from": c.Triage.Assignee}}
+		payload = map[string]any{"assign": map[string]string{"to": *body.Assign.To, "from": c.Triage.Assignee}}
 	case "tag":
 		payload = map[string]any{"tag": map[string]string{"add": body.Tag.Add, "remove": body.Tag.Remove}}
 		if body.Tag.Remove != "" {

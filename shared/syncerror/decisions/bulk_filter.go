@@ -138,7 +138,11 @@ func (b bulkBody) validateTriage() []httpapi.FieldError {
 	switch {
 	case b.Action == "assign" && b.Assign == nil:
 		errs = append(errs, httpapi.FieldError{Field: "assign", Message: "is required to assign: {\"to\": a user id, or \"\" to unassign}"})
-	case b.Action == "assign" && b.Assign.To != "" && !syncerror.AssigneePattern.MatchString(b.Assign.To):
+	case b.Assign != nil && b.Assign.To == nil:
+		// With assign an absent to would unassign every row; with another action it is the
+		// same malformed object (the schema's required to), refused rather than ignored.
+		errs = append(errs, httpapi.FieldError{Field: "assign.to", Message: "is required: a user id, or \"\" to unassign"})
+	case b.Action == "assign" && *b.Assign.To != "" && !syncerror.AssigneePattern.MatchString(*b.Assign.To):
 		errs = append(errs, httpapi.FieldError{Field: "assign.to", Message: "must be a user id of 1 to 128 letters, digits or . _ @ : + | -"})
 	case b.Action == "tag" && (b.Tag == nil || (b.Tag.Add == "") == (b.Tag.Remove == "")):
 		errs = append(errs, httpapi.FieldError{Field: "tag", Message: "needs exactly one of add or remove"})

@@ -139,6 +139,30 @@ func TestBulkAssign(t *testing.T) {
 	}
 }
 
+// An assign object without its to is refused with any action: with assign it was taken for
+// an unassign (to ""), taking the rows from whoever had them, and with another action it
+// was ignored (found by a deep schema probe, as fixKeys was by FuzzOpenAPI).
+func TestBulkAssignWithoutToIsRefused(t *testing.T) {
+	f := roomtest.NewAssistFixture(t)
+	a := roomtest.ReadyClaim(t, f.Claims, "acme", "at-1", clock)
+	if _, err := f.Claims.Assign(t.Context(), "acme", a.ID, "", "carol", syncerror.HistoryEntry{At: clock, Actor: "carol", Action: "assigned"}, clock); err != nil {
+		t.Fatal(err)
+	}
+	id := `"ids":["` + a.ID + `"]`
+	for _, body := range []string{`{"action":"assign","assign":{},` + id + `}`,
+		`{"action":"retry","assign":{},` + id + `}`, `{"action":"tag","tag":{"add":"x"},"assign":{},` + id + `}`} {
+		if code, _, raw := bulkAs(t, f, "operator", body); code != 400 || !strings.Contains(raw, `"assign.to"`) {
+			t.Errorf("%s: %d %s, want 400 naming assign.to", body, code, raw)
+		}
+	}
+	if got, _ := f.Claims.Get(t.Context(), "acme", a.ID); got.Triage.Assignee != "carol" {
+		t.Fatalf("assignee %q after refused requests, want carol", got.Triage.Assignee)
+	}
+	if code, _, raw := bulkAs(t, f, "operator", `{"action":"assign","assign":{"to":""},`+id+`}`); code != 200 {
+		t.Fatalf("unassign with to \"\": %d %s", code, raw)
+	}
+}
+
 // ids, when given, hold 1 to 100 ids, beside a filter too: an empty list with a filter
 // answered 200 having acted on nothing (found by FuzzOpenAPI, seed 14a4d7322be073b9).
 func TestBulkRefusesEmptyIDs(t *testing.T) {
