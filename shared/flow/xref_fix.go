@@ -1,7 +1,9 @@
 package flow
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -35,6 +37,32 @@ type XRefFix struct {
 	// Settle, when set, settles a claim marked Creating instead (xref_settle.go):
 	// SettleCreated links it to Target.ID, SettleNotCreated drops it (Target.ID empty).
 	Settle string `json:"settle,omitempty"`
+
+	// sent are the members decoding found, where absent and "" differ: an absent target id
+	// would read as an unlink, and an empty settle as none.
+	sent struct{ targetID, settle bool }
+}
+
+// UnmarshalJSON decodes strictly (as decodeStrict, which a custom decoder bypasses) and
+// notes which of target.id and settle were sent.
+func (fx *XRefFix) UnmarshalJSON(b []byte) error {
+	type plain XRefFix
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode((*plain)(fx)); err != nil {
+		return err
+	}
+	var members struct {
+		Target map[string]json.RawMessage `json:"target"`
+		Settle json.RawMessage            `json:"settle"`
+	}
+	if err := json.Unmarshal(b, &members); err != nil {
+		return err
+	}
+	_, fx.sent.targetID = members.Target["id"]
+	fx.sent.settle = members.Settle != nil
+	return nil
 }
 
 // Fix-up failures.
@@ -163,6 +191,9 @@ func (fx XRefFix) validate() []httpapi.FieldError {
 			add(side.name+".id", "must be 1 to 256 characters without control characters")
 		}
 	}
+	if !fx.sent.targetID {
+		add("target.id", `is required: the counterpart's id, or "" to unlink`)
+	}
 	if fx.Source.endpoint() == fx.Target.endpoint() {
 		add("target", "must be another system or entity than the source")
 	}
@@ -171,6 +202,9 @@ func (fx XRefFix) validate() []httpapi.FieldError {
 	}
 	switch fx.Settle {
 	case "":
+		if fx.sent.settle {
+			add("settle", "must be created or not_created; leave it out to link or unlink")
+		}
 	case SettleCreated, SettleNotCreated:
 		if fx.Expect != "" {
 			add("expect", "must be empty with settle: a create being settled is not linked")

@@ -50,7 +50,7 @@ const (
 	fixCustomer = `{"system":"hosterp","entity":"customer","id":"C-7"}`
 	accountA    = `{"system":"crm","entity":"Account","id":"001A"}`
 	accountB    = `{"system":"crm","entity":"Account","id":"001B"}`
-	accountNone = `{"system":"crm","entity":"Account"}`
+	accountNone = `{"system":"crm","entity":"Account","id":""}`
 )
 
 // TestXRefFixUp: an admin links, re-links and unlinks a record's counterpart, both
@@ -133,6 +133,29 @@ func TestXRefFixUp(t *testing.T) {
 				t.Fatalf("fix without a target = %s", body)
 			}
 		})
+	}
+}
+
+// A target without its id, or an empty settle, is refused naming the field, the link left
+// as it was: the document requires target.id ("" unlinks) and settle is created or
+// not_created. An absent id was read as "" and unlinked (found by a deep schema probe).
+func TestXRefFixRefusesAnAbsentTargetID(t *testing.T) {
+	e := newFixEnv(t, &flowtest.XRefs{})
+	if code, body := e.put(`{"source":` + fixCustomer + `,"target":` + accountA + `}`); code != http.StatusOK {
+		t.Fatalf("link = %d %s", code, body)
+	}
+	for _, c := range []struct{ field, body string }{
+		{"target.id", `{"source":` + fixCustomer + `,"target":{"system":"crm","entity":"Account"},"expect":"001A"}`},
+		{"settle", `{"source":` + fixCustomer + `,"target":` + accountNone + `,"expect":"001A","settle":""}`},
+	} {
+		field, body := c.field, c.body
+		if code, got := e.put(body); code != http.StatusBadRequest || !strings.Contains(got, `"field":"`+field+`"`) {
+			t.Errorf("%s: %d %s, want 400 naming %s", body, code, got, field)
+		}
+	}
+	src := flow.Ref{System: connector.SystemHostERP, Entity: "customer", ID: "C-7"}
+	if x, err := e.entry(src, flow.Endpoint{System: connector.SystemCRM, Entity: "Account"}); err != nil || x.Target.ID != "001A" {
+		t.Fatalf("after refused fix-ups: %+v %v, want still linked to 001A", x, err)
 	}
 }
 
