@@ -73,6 +73,24 @@ func TestApproveBodyMalformed(t *testing.T) {
 	wantProblem(t, f.call(approverAlice, http.MethodPost, base+"/FA-1/approve", `{"confirm": "yes"}`), http.StatusBadRequest, "malformed_json")
 }
 
+// The approve's body is closed (the document's additionalProperties: false): a member it
+// does not name, such as a misspelt confirm, is refused naming it, nothing approved. It
+// was ignored: the approve went on as an unconfirmed one (428 above the threshold,
+// approved below it).
+func TestApproveBodyUnknownMemberRefused(t *testing.T) {
+	erp := &financetest.ERP{}
+	f := newFixture(t, erp)
+	f.mustCreate("FA-1", "VB-1")
+	w := f.call(approverAlice, http.MethodPost, base+"/FA-1/approve", `{"confirmed": true}`)
+	wantProblem(t, w, http.StatusBadRequest, "validation_failed")
+	if !strings.Contains(w.Body.String(), `"field":"confirmed"`) {
+		t.Fatalf("the problem does not name the member: %s", w.Body)
+	}
+	if got := f.row("FA-1"); got.Status != finance.StatusPending || len(erp.Calls()) != 0 {
+		t.Fatalf("a refused approve changed something: %+v, %d ERP calls", got, len(erp.Calls()))
+	}
+}
+
 func setTenant(t *testing.T, f *fixture, key, value string) {
 	t.Helper()
 	c, err := f.tenants.Get(context.Background(), tenantID)

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -208,7 +210,7 @@ func (s *Service) ApproveHandler() http.Handler {
 		var body struct {
 			Confirm bool `json:"confirm"`
 		}
-		if !readDecision(w, r, &body, `The body must be {"confirm": true} or empty.`) {
+		if !readDecision(w, r, &body, `The body must be {"confirm": true} or empty.`, "confirm") {
 			return
 		}
 		cfg, ok := s.settings(w, r, actor.TenantID)
@@ -272,8 +274,10 @@ func (s *Service) RejectHandler() http.Handler {
 }
 
 // readDecision reads the optional JSON body of approve or reject into body; false when it
-// answered a problem (too large, or not the shape want describes).
-func readDecision(w http.ResponseWriter, r *http.Request, body any, want string) bool {
+// answered a problem (too large, or not the shape want describes). members, when given,
+// are all the body may hold: the approve's body is closed, so a misspelt confirm is
+// refused rather than read as no confirmation.
+func readDecision(w http.ResponseWriter, r *http.Request, body any, want string, members ...string) bool {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxDecisionBody))
 	if err != nil {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusRequestEntityTooLarge, "payload_too_large", "The body exceeds 16 KiB."))
@@ -284,7 +288,26 @@ func readDecision(w http.ResponseWriter, r *http.Request, body any, want string)
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json", want))
 		return false
 	}
+	if name := unknownMember(raw, members); name != "" {
+		httpapi.WriteInvalidBody(w, r, want, []httpapi.FieldError{{Field: name, Message: "is not a member of this body"}})
+		return false
+	}
 	return true
+}
+
+// unknownMember is the first (by name) member of the object raw that members does not
+// list; "" when there is none, or when members is empty (any member is allowed).
+func unknownMember(raw []byte, members []string) string {
+	var m map[string]json.RawMessage
+	if len(members) == 0 || json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(members, name) {
+			return name
+		}
+	}
+	return ""
 }
 
 // writeError is the one place the package's errors become problems.
