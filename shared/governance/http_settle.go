@@ -69,7 +69,15 @@ func readSettleBody(w http.ResponseWriter, r *http.Request) (settleBody, bool) {
 	if err := dec.Decode(&b); err != nil {
 		return bad(`The body must be empty (release the write) or {"settle":"written"|"not_written","recordId":"…"}.`)
 	}
+	// "" is no record id, yet sent it says the body settles something: refused, not
+	// taken for {} and a release.
+	var sent struct {
+		RecordID *string `json:"recordId"`
+	}
+	_ = json.Unmarshal(raw, &sent)
 	switch {
+	case sent.RecordID != nil && *sent.RecordID == "":
+		return bad("recordId must be 1 to 255 visible ASCII characters.")
 	case b == settleBody{}:
 		return b, true // {} is no settle: the console's approve sends it
 	case b.Settle != SettleWritten && b.Settle != SettleNotWritten:

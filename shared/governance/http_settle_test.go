@@ -122,6 +122,26 @@ func TestASettleIsRefusedWhereItDoesNotFit(t *testing.T) {
 	}
 }
 
+// An empty recordId is refused (the document's minLength 1), not read as none: sent alone
+// it made the body {} and released the held write, a settle meant as a release.
+func TestASettleRefusesAnEmptyRecordID(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	h := e.api()
+	pending := e.holdOptIn("t1", "C-2")
+	for _, body := range []string{`{"recordId":""}`, `{"settle":"written","recordId":""}`} {
+		w := settleBy(h, pending.ID, body, approverT1)
+		if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "recordId") {
+			t.Errorf("%s: %d %s, want 400 naming recordId", body, w.Code, w.Body)
+		} else if code, _ := problemCode(t, w); code != governance.CodeInvalidBody {
+			t.Errorf("%s: %s, want %s", body, code, governance.CodeInvalidBody)
+		}
+	}
+	if got := approvalStatus(t, e, "t1", pending.ID); got.Status != governance.StatusPending {
+		t.Fatalf("after refused settles: %s, want pending", got.Status)
+	}
+}
+
 // An approve whose body is an empty object (the console sends {} with every write) is a
 // release, as one without a body.
 func TestAnApproveWithAnEmptyBodyReleases(t *testing.T) {
