@@ -235,3 +235,14 @@ func TestHostBootstrapGrantsTheModulesItNames(t *testing.T) {
 	wantProblem(t, e.host(t, hostReq{body: `{"userId": "u1", "hostAccountId": "a1", "roles": ["operator"], "modules": "audit"}`}),
 		http.StatusBadRequest, "validation_failed")
 }
+
+// A module listed twice is refused naming it (the document's uniqueItems), not quietly
+// deduplicated: the host's list is taken as sent or not at all.
+func TestHostBootstrapRefusesAModuleListedTwice(t *testing.T) {
+	e := newEnv(t)
+	p := wantProblem(t, e.host(t, hostReq{body: `{"userId": "u1", "hostAccountId": "a1", "roles": ["operator"], "modules": ["audit", "audit"]}`}),
+		http.StatusBadRequest, "validation_failed")
+	if len(p.Errors) != 1 || p.Errors[0].Field != "modules[1]" {
+		t.Fatalf("errors %+v, want modules[1]", p.Errors)
+	}
+}

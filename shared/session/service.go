@@ -106,7 +106,8 @@ func (e *ValidationError) Error() string {
 // maxIDLen bounds userId and hostAccountId.
 const maxIDLen = 128
 
-// validate checks r and returns it with duplicate roles removed.
+// validate checks r and returns it with duplicate roles removed (roles may repeat;
+// modules may not).
 func (r BootstrapRequest) validate() (BootstrapRequest, error) {
 	var fields []httpapi.FieldError
 	bad := func(field, msg string) { fields = append(fields, httpapi.FieldError{Field: field, Message: msg}) }
@@ -138,9 +139,13 @@ func (r BootstrapRequest) validate() (BootstrapRequest, error) {
 		bad("modules", "omit it to grant every module, or list some of "+fmt.Sprint(Modules))
 	}
 	for i, m := range r.Modules {
-		if !KnownModule(m) {
+		switch {
+		case !KnownModule(m):
 			bad(fmt.Sprintf("modules[%d]", i), fmt.Sprintf("unknown module; known modules are %v", Modules))
-		} else if !slices.Contains(modules, m) {
+		case slices.Contains(modules, m):
+			// The document's uniqueItems: a repeat is a host's mistake, said so.
+			bad(fmt.Sprintf("modules[%d]", i), "listed twice; name each module once")
+		default:
 			modules = append(modules, m)
 		}
 	}
