@@ -173,8 +173,8 @@ func (o *Service) KnowledgePutHandler() http.Handler {
 		if len(body.Value) == 0 || jsonvalue.Unmarshal(body.Value, &value) != nil {
 			fe = append(fe, syncerror.FieldError{Field: "value", Message: "is required: the value to propose"})
 		}
-		if body.Version == nil {
-			fe = append(fe, syncerror.FieldError{Field: "version", Message: "is required: the version the listing returned"})
+		if body.Version == nil || *body.Version < 1 {
+			fe = append(fe, syncerror.FieldError{Field: "version", Message: "is required: the version the listing returned (1 or more)"})
 		}
 		if len(fe) > 0 {
 			writeFieldErrors(w, r, fe)

@@ -80,6 +80,13 @@ func TestKnowledgeAdmin(t *testing.T) {
 	if w := f.As(t, "ada", "admin", "PUT", path, `{"value":"Acme Ltd (UK)","version":99}`); w.Code != http.StatusConflict {
 		t.Fatalf("stale: %d %s", w.Code, w.Body)
 	}
+	// A version below 1 is no version the listing returns (the document's minimum 1): a
+	// 400 naming it, not a 409 sending the admin to read the knowledge again.
+	for _, v := range []string{"0", "-1"} {
+		if w := f.As(t, "ada", "admin", "PUT", path, `{"value":"Acme Ltd (UK)","version":`+v+`}`); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"field":"version"`) {
+			t.Fatalf("version %s: %d %s, want 400 naming version", v, w.Code, w.Body)
+		}
+	}
 	if w := f.As(t, "ada", "admin", "PUT", path, `{"value":"4111 1111 1111 1111","version":1}`); w.Code != http.StatusBadRequest {
 		t.Fatalf("card number learned: %d %s", w.Code, w.Body)
 	}
