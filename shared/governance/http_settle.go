@@ -69,13 +69,16 @@ func readSettleBody(w http.ResponseWriter, r *http.Request) (settleBody, bool) {
 	if err := dec.Decode(&b); err != nil {
 		return bad(`The body must be empty (release the write) or {"settle":"written"|"not_written","recordId":"…"}.`)
 	}
-	// "" is no record id, yet sent it says the body settles something: refused, not
-	// taken for {} and a release.
+	// "" is no settle word nor record id, yet sent either says the body settles
+	// something: refused, not taken for {} and a release.
 	var sent struct {
+		Settle   *string `json:"settle"`
 		RecordID *string `json:"recordId"`
 	}
 	_ = json.Unmarshal(raw, &sent)
 	switch {
+	case sent.Settle != nil && *sent.Settle == "":
+		return bad(`settle must be "written" or "not_written".`)
 	case sent.RecordID != nil && *sent.RecordID == "":
 		return bad("recordId must be 1 to 255 visible ASCII characters.")
 	case b == settleBody{}:

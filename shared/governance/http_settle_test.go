@@ -152,3 +152,21 @@ func TestAnApproveWithAnEmptyBodyReleases(t *testing.T) {
 		t.Fatalf("approve with {}: %d %s", w.Code, w.Body)
 	}
 }
+
+// An empty settle is no settle word (the document's enum is written or not_written), not
+// none: sent it made the body {} and released the held write, as an empty recordId did.
+func TestASettleRefusesAnEmptySettle(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	h := e.api()
+	pending := e.holdOptIn("t1", "C-2")
+	w := settleBy(h, pending.ID, `{"settle":""}`, approverT1)
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "settle") {
+		t.Errorf("%d %s, want 400 naming settle", w.Code, w.Body)
+	} else if code, _ := problemCode(t, w); code != governance.CodeInvalidBody {
+		t.Errorf("%s, want %s", code, governance.CodeInvalidBody)
+	}
+	if got := approvalStatus(t, e, "t1", pending.ID); got.Status != governance.StatusPending {
+		t.Fatalf("after a refused settle: %s, want pending", got.Status)
+	}
+}
