@@ -121,18 +121,17 @@ func acceptsBoth(values []string) bool {
 }
 
 // auditRefused records a request refused for its role: an identity tried to use the
-// tools. Only the JSON-RPC method and tool name are kept, never arguments.
+// tools. Only the JSON-RPC method and tool name are kept, never arguments, read by their
+// exact member names as the endpoint reads them (decodeMessage, decodeCallParams).
 func (c *Catalog) auditRefused(ctx context.Context, id identity.Identity, body []byte) {
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
+	msg, _ := decodeMessage(body)
+	method := ""
+	if msg.Method != nil {
+		method = *msg.Method
 	}
-	_ = json.Unmarshal(body, &msg)
-	details := map[string]any{"reason": "forbidden", "method": truncate(msg.Method, 64)}
-	if msg.Params.Name != "" {
-		details["tool"] = truncate(msg.Params.Name, 128)
+	details := map[string]any{"reason": "forbidden", "method": truncate(method, 64)}
+	if p, ok := decodeCallParams(msg.Params); ok && *p.Name != "" {
+		details["tool"] = truncate(*p.Name, 128)
 	}
 	c.writeAudit(ctx, audit.Entry{Actor: id, ActionType: ActionTypeMCP, ActionKey: ActionKeyCall,
 		Result: audit.ResultDenied, Resource: "mcp", Details: details})

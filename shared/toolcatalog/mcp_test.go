@@ -414,3 +414,25 @@ func TestMCPRefusesABrowserOriginItDoesNotAllow(t *testing.T) {
 		}
 	}
 }
+
+// The role refusal's audit record names the method and tool as the endpoint reads them,
+// by exact member names: a later "Method" or a "NAME" is not what the call was.
+func TestMCPRefusalAuditReadsExactMemberNames(t *testing.T) {
+	e := newEnv(t)
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","Method":"tools/call",` +
+		`"params":{"NAME":"service.mcp_discover"}}`)
+	if res := e.post(t, noRoleA, body, nil); res.status != http.StatusForbidden {
+		t.Fatalf("status %d, want 403: %.300s", res.status, res.body)
+	}
+	recs := e.callRecords()
+	if len(recs) != 1 {
+		t.Fatalf("records %+v", recs)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(recs[0].Details, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d["method"] != "ping" || d["tool"] != nil {
+		t.Errorf("details %s, want method ping and no tool", recs[0].Details)
+	}
+}
