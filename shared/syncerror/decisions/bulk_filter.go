@@ -121,6 +121,10 @@ func (b bulkBody) validateFixKeys() []httpapi.FieldError {
 	if (b.Action != "approve" || b.DryRun) && b.FixKeys == nil {
 		return nil
 	}
+	if optional := b.Action != "approve" || b.DryRun; optional && (len(b.FixKeys) == 0 || len(b.FixKeys) > maxFixKeys) {
+		// Sent where they are optional, they are held to the shape, not asked for.
+		return []httpapi.FieldError{{Field: "fixKeys", Message: "is optional here; sent, it holds 1 to 100 keys of fixes (a group's key, or a dry run's preview.fixes[].key)"}}
+	}
 	if len(b.FixKeys) == 0 || len(b.FixKeys) > maxFixKeys {
 		return []httpapi.FieldError{{Field: "fixKeys", Message: "is required to approve: the keys of the fixes you confirmed " +
 			"(a group's key, or a dry run's preview.fixes[].key), 1 to 100; only rows whose fix still has one of them are written"}}
