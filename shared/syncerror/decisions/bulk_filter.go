@@ -118,16 +118,17 @@ func decodeBulkCursor(s, key string) (bulkCursor, bool) {
 // Keys sent with another action, or with a dry run, are held to the same shape (the
 // OpenAPI schema's): an empty or malformed list is an error, not ignored.
 func (b bulkBody) validateFixKeys() []httpapi.FieldError {
-	if (b.Action != "approve" || b.DryRun) && b.FixKeys == nil {
+	optional := b.Action != "approve" || b.DryRun
+	if optional && b.FixKeys == nil {
 		return nil
 	}
-	if optional := b.Action != "approve" || b.DryRun; optional && (len(b.FixKeys) == 0 || len(b.FixKeys) > maxFixKeys) {
-		// Sent where they are optional, they are held to the shape, not asked for.
-		return []httpapi.FieldError{{Field: "fixKeys", Message: "is optional here; sent, it holds 1 to 100 keys of fixes (a group's key, or a dry run's preview.fixes[].key)"}}
-	}
 	if len(b.FixKeys) == 0 || len(b.FixKeys) > maxFixKeys {
-		return []httpapi.FieldError{{Field: "fixKeys", Message: "is required to approve: the keys of the fixes you confirmed " +
-			"(a group's key, or a dry run's preview.fixes[].key), 1 to 100; only rows whose fix still has one of them are written"}}
+		msg := "is required to approve: the keys of the fixes you confirmed (a group's key, or a dry run's " +
+			"preview.fixes[].key), 1 to 100; only rows whose fix still has one of them are written"
+		if optional {
+			msg = "is optional here; sent, it holds 1 to 100 keys of fixes (a group's key, or a dry run's preview.fixes[].key)"
+		}
+		return []httpapi.FieldError{{Field: "fixKeys", Message: msg}}
 	}
 	for _, k := range b.FixKeys {
 		if k == "" || len(k) > 64 {
