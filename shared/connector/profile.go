@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/url"
+	"regexp"
 	"time"
 )
 
@@ -166,9 +167,42 @@ func sameValue(h, w any) bool {
 	case json.Number:
 		hn, ok := h.(json.Number)
 		return ok && sameNumber(hn, w)
+	case string:
+		hs, ok := h.(string)
+		return ok && (hs == w || sameInstant(hs, w))
 	default:
 		return h == w
 	}
+}
+
+// dateTimePattern is an ISO 8601 date-time with its zone: what a write sends to a
+// date-time field, and what the systems answer it with, each in its own spelling.
+var dateTimePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})$`)
+
+// sameInstant reports whether two date-times with zones name the same instant. A system
+// keeps a date-time, not the text it was sent: Salesforce takes a dateTime as
+// yyyy-MM-ddTHH:mm:ss.SSS+/-HH:mm or …Z ("Valid Date and DateTime Formats",
+// https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/intro_valid_date_formats.htm)
+// and answers in one form of its own, "2026-11-29T09:30:00.000+0000" as its
+// LastModifiedDate reads (that custom dateTime fields answer alike is assumed); Mailchimp
+// writes its times with "+00:00". Compared as text, a write that landed would not be found
+// in the record: never a replay, and a lost answer settled as not landed.
+func sameInstant(a, b string) bool {
+	ta, okA := parseDateTime(a)
+	tb, okB := parseDateTime(b)
+	return okA && okB && ta.Equal(tb)
+}
+
+func parseDateTime(s string) (time.Time, bool) {
+	if !dateTimePattern.MatchString(s) {
+		return time.Time{}, false
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999-0700"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 func sameNumber(a, b json.Number) bool {

@@ -129,3 +129,49 @@ func TestSalesforceFakeAnswersInTheDocumentedShapes(t *testing.T) {
 		})
 	}
 }
+
+// A dateTime field keeps the instant, not the text: Salesforce answers a write of
+// "2026-11-29T10:30:00+01:00" as "2026-11-29T09:30:00.000+0000" (intro_valid_date_formats.htm;
+// the answers' form is LastModifiedDate's). The write is found in the record all the same:
+// the same write again is a replay that sends nothing, and Holds settles a lost answer as
+// landed. Compared as text, neither held.
+func TestSalesforceDateTimeWrittenIsFoundInItsAnsweredForm(t *testing.T) {
+	t.Parallel()
+	pc := profileOf(connector.SystemCRM)
+	fake, c, _ := startProfile(t, pc, nil)
+	req := pc.write("k-1")
+	req.Fields = map[string]any{"Renewal_At__c": "2026-11-29T10:30:00+01:00"}
+	if _, err := c.Write(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := fake.Get(pc.entity, pc.id)
+	if got := rec.Fields["Renewal_At__c"]; got != "2026-11-29T09:30:00.000+0000" {
+		t.Fatalf("stored %v, want Salesforce's form 2026-11-29T09:30:00.000+0000", got)
+	}
+	if !connector.Holds(rec.Fields, req.Fields) {
+		t.Fatal("Holds: the record does not hold the date-time just written")
+	}
+	req.IdempotencyKey = "k-2"
+	res, err := c.Write(context.Background(), req)
+	if err != nil || !res.Replayed || fake.RequestsByMethod()[http.MethodPatch] != 1 {
+		t.Fatalf("Write again = %#v, %v; PATCHes %d; want a replay sending nothing", res, err, fake.RequestsByMethod()[http.MethodPatch])
+	}
+}
+
+func TestHoldsComparesDateTimesByInstant(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		have, want string
+		held       bool
+	}{
+		{"2026-11-29T09:30:00.000+0000", "2026-11-29T09:30:00Z", true},
+		{"2026-11-29T09:30:00+00:00", "2026-11-29T10:30:00+01:00", true},
+		{"2026-11-29T09:30:00.000+0000", "2026-11-29T09:30:01Z", false},
+		{"2026-11-29", "2026-11-29T00:00:00Z", false},
+		{"09:30", "09:30:00Z", false},
+	} {
+		if got := connector.Holds(map[string]any{"d": tc.have}, map[string]any{"d": tc.want}); got != tc.held {
+			t.Errorf("Holds(%q, %q) = %v, want %v", tc.have, tc.want, got, tc.held)
+		}
+	}
+}

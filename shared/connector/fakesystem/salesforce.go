@@ -3,6 +3,7 @@ package fakesystem
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,7 +74,7 @@ func (f salesforceFake) row(s *Server, r *http.Request, sobject, id string, body
 		if rep, failed := f.unmodifiedSince(r, rec); failed {
 			return rep
 		}
-		s.apply(r, sobject, rec, fields)
+		s.apply(r, sobject, rec, sfStored(fields))
 		return reply{status: http.StatusNoContent, header: http.Header{}}
 	default:
 		return f.errorReply(http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "method not allowed")
@@ -132,6 +133,7 @@ func (f salesforceFake) byExternalID(s *Server, r *http.Request, sobject, field,
 		if !ok || hasID || hasKey {
 			return f.errorReply(http.StatusBadRequest, "INVALID_FIELD", "the body must not name Id or the external id field")
 		}
+		fields = sfStored(fields)
 		if len(matches) == 1 {
 			s.apply(r, sobject, matches[0], fields)
 			return jsonReply(http.StatusOK, map[string]any{"id": matches[0].id, "success": true, "errors": []any{}, "created": false})
@@ -145,6 +147,30 @@ func (f salesforceFake) byExternalID(s *Server, r *http.Request, sobject, field,
 	default:
 		return f.errorReply(http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "method not allowed")
 	}
+}
+
+// sfDateTime is a date-time a write sends in one of the forms Salesforce takes for a
+// dateTime field, yyyy-MM-ddTHH:mm:ss(.SSS)(Z|+/-HH:mm)
+// (https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/intro_valid_date_formats.htm).
+var sfDateTime = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$`)
+
+// sfStored is what Salesforce keeps of a write's fields: a date-time is kept as an instant
+// and answered in UTC with milliseconds, yyyy-MM-ddTHH:mm:ss.SSS+0000, the form of its
+// LastModifiedDate and SystemModstamp (what the connector reads them in), not in the text
+// it was sent. Assumption, named: that a custom dateTime field answers in that same form
+// (no page shows one's answer); and the fake, having no field types, takes any string of
+// a date-time's form for a dateTime field.
+func sfStored(fields map[string]any) map[string]any {
+	out := make(map[string]any, len(fields))
+	for k, v := range fields {
+		if s, ok := v.(string); ok && sfDateTime.MatchString(s) {
+			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+				v = t.UTC().Format(salesforceTime)
+			}
+		}
+		out[k] = v
+	}
+	return out
 }
 
 func (f salesforceFake) render(rec *record, sobject string) reply {
