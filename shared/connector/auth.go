@@ -104,8 +104,8 @@ func (a *credentials) accessToken(ctx context.Context, c *Client, op string) (st
 }
 
 // fetch runs the client-credentials grant (RFC 6749 §4.4) with the client's secret in the
-// form body (client_secret_post), which NetSuite's and Microsoft Entra's token endpoints
-// both accept. A refused grant is ErrUnauthorized; the endpoint's answer is never quoted.
+// form body (client_secret_post), which Microsoft Entra's and Salesforce's token endpoints
+// accept (NetSuite's M2M grant signs an assertion instead: grant). A refused grant is ErrUnauthorized; the endpoint's answer is never quoted.
 func (a *credentials) fetch(ctx context.Context, c *Client, op string) (string, time.Duration, *Error) {
 	form, failure := a.grant(c, op)
 	if failure != nil {
@@ -140,7 +140,11 @@ func (a *credentials) fetch(ctx context.Context, c *Client, op string) (string, 
 		ttl = time.Duration(n) * time.Second
 	}
 	if ttl <= 0 {
-		// RFC 6749 leaves expires_in optional; an hour is what both vendors issue.
+		// RFC 6749 leaves expires_in optional; an hour is what NetSuite and Entra issue.
+		// Salesforce sends none (its token lasts the org's session timeout, "OAuth 2.0 Client
+		// Credentials Flow for Server-to-Server Integration",
+		// https://help.salesforce.com/apex/HTViewHelpDoc?id=xcloud.remoteaccess_oauth_client_credentials_flow.htm):
+		// the hour is an assumption there, and a 401 before it fetches another (send).
 		ttl = time.Hour
 	}
 	return tok.AccessToken, ttl, nil

@@ -50,7 +50,8 @@ type Config struct {
 	// Authorization header.
 	Token string
 	// TokenURL, when set, makes Token client credentials exchanged at this OAuth 2.0 token
-	// endpoint (NetSuite, Business Central); the access token is cached until it expires.
+	// endpoint (NetSuite, Business Central, Salesforce's /services/oauth2/token on the org's
+	// My Domain); the access token is cached until it expires.
 	TokenURL string
 	// Scope is sent with the client-credentials grant when set (Business Central:
 	// https://api.businesscentral.dynamics.com/.default).

@@ -121,12 +121,16 @@ func TestShipStationRateLimitWindow(t *testing.T) {
 	}
 }
 
-// Business Central: OAuth 2.0 client credentials, the token cached and fetched again once
-// when the system refuses it. NetSuite's M2M login signs a client assertion instead
-// (netsuite_m2m_test.go).
+// Business Central and Salesforce: OAuth 2.0 client credentials, the token cached and
+// fetched again once when the system refuses it. Salesforce's token answer has no
+// expires_in (the fake's follows its help page): the token is kept until a 401. NetSuite's
+// M2M login signs a client assertion instead (netsuite_m2m_test.go).
 func TestClientCredentials(t *testing.T) {
 	t.Parallel()
-	for _, sys := range []connector.System{connector.SystemERP2} {
+	for sys, at := range map[connector.System]struct{ path, scope string }{
+		connector.SystemERP2: {fakesystem.TokenPath, "https://api.businesscentral.dynamics.com/.default"},
+		connector.SystemCRM:  {fakesystem.SalesforceTokenPath, ""},
+	} {
 		t.Run(string(sys), func(t *testing.T) {
 			t.Parallel()
 			pc := profileOf(sys)
@@ -134,7 +138,7 @@ func TestClientCredentials(t *testing.T) {
 			url := root + fakesystem.BasePath(sys)
 			fake.IssueTokens("client-1", "s3cret", time.Hour)
 			c, err := connector.New(connector.Config{AllowLoopback: true, System: sys, BaseURL: url, Token: "client-1:s3cret",
-				TokenURL: root + fakesystem.TokenPath, Scope: "https://api.businesscentral.dynamics.com/.default"})
+				TokenURL: root + at.path, Scope: at.scope})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,7 +154,7 @@ func TestClientCredentials(t *testing.T) {
 			if _, err := c.Write(context.Background(), pc.write("k-1")); err != nil || fake.TokensIssued() != 2 {
 				t.Fatalf("Write after revocation: %v, tokens issued %d", err, fake.TokensIssued())
 			}
-			bad, _ := connector.New(connector.Config{AllowLoopback: true, System: sys, BaseURL: url, Token: "client-1:wrong", TokenURL: root + fakesystem.TokenPath})
+			bad, _ := connector.New(connector.Config{AllowLoopback: true, System: sys, BaseURL: url, Token: "client-1:wrong", TokenURL: root + at.path})
 			_, err = bad.Get(context.Background(), pc.entity, pc.id)
 			asError(t, err, connector.ErrUnauthorized)
 		})

@@ -23,6 +23,24 @@ type tokenIssuer struct {
 	// m2m, set for NetSuite, makes the endpoint take signed client assertions only
 	// (netsuite_auth.go).
 	m2m *m2mClient
+	// salesforce answers as Salesforce's token endpoint does (salesforceToken).
+	salesforce bool
+}
+
+// SalesforceTokenPath is Salesforce's OAuth 2.0 token endpoint on the org's My Domain.
+const SalesforceTokenPath = "/services/oauth2/token"
+
+// salesforceToken is Salesforce's answer to the client-credentials grant, "OAuth 2.0
+// Client Credentials Flow for Server-to-Server Integration"
+// (https://help.salesforce.com/apex/HTViewHelpDoc?id=xcloud.remoteaccess_oauth_client_credentials_flow.htm):
+// access_token, signature, scope, instance_url, id, token_type and issued_at, and no
+// expires_in: the token lasts the org's session timeout, which the client cannot read, so
+// it learns of the end from a 401 INVALID_SESSION_ID.
+func (t *tokenIssuer) salesforceToken(r *http.Request, tok string) reply {
+	base := "http://" + r.Host
+	return jsonReply(http.StatusOK, map[string]any{"access_token": tok, "signature": "ZmFrZS1zaWduYXR1cmU=",
+		"scope": "api", "instance_url": base, "id": base + "/id/00DFAKE000000000/005FAKE000000000",
+		"token_type": "Bearer", "issued_at": strconv.FormatInt(time.Now().UnixMilli(), 10)})
 }
 
 // IssueTokens makes the fake accept only bearer tokens it issued itself at TokenPath, to
@@ -30,7 +48,8 @@ type tokenIssuer struct {
 func (s *Server) IssueTokens(clientID, secret string, ttl time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.tokens = &tokenIssuer{clientID: clientID, secret: secret, ttl: ttl, issued: map[string]time.Time{}}
+	_, sf := s.dialect.(salesforceFake)
+	s.tokens = &tokenIssuer{clientID: clientID, secret: secret, ttl: ttl, issued: map[string]time.Time{}, salesforce: sf}
 }
 
 // RevokeTokens invalidates every token issued so far, as a rotated key or an early expiry
@@ -69,6 +88,9 @@ func (t *tokenIssuer) issue(r *http.Request, body []byte) reply {
 	t.count++
 	tok := "fake-access-" + strconv.Itoa(t.count)
 	t.issued[tok] = time.Now().Add(t.ttl)
+	if t.salesforce {
+		return t.salesforceToken(r, tok)
+	}
 	return jsonReply(http.StatusOK, map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": int(t.ttl.Seconds())})
 }
 

@@ -60,8 +60,11 @@ func (s *Server) IssueAssertionTokens(clientID, certificateID string, pub crypto
 // tokenPath is where the fake's token endpoint is: NetSuite's own path for the hosterp
 // fake, TokenPath for the others.
 func (s *Server) tokenPath() string {
-	if _, ok := s.dialect.(netsuiteFake); ok {
+	switch s.dialect.(type) {
+	case netsuiteFake:
 		return NetSuiteTokenPath
+	case salesforceFake:
+		return SalesforceTokenPath
 	}
 	return TokenPath
 }
