@@ -105,7 +105,8 @@ func (a *credentials) accessToken(ctx context.Context, c *Client, op string) (st
 
 // fetch runs the client-credentials grant (RFC 6749 §4.4) with the client's secret in the
 // form body (client_secret_post), which Microsoft Entra's and Salesforce's token endpoints
-// accept (NetSuite's M2M grant signs an assertion instead: grant). A refused grant is ErrUnauthorized; the endpoint's answer is never quoted.
+// accept (NetSuite's M2M grant signs an assertion instead: grant). A refused grant is
+// ErrUnauthorized; the endpoint's answer is never quoted.
 func (a *credentials) fetch(ctx context.Context, c *Client, op string) (string, time.Duration, *Error) {
 	form, failure := a.grant(c, op)
 	if failure != nil {
