@@ -64,7 +64,7 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("-c corsAllowedOrigins: %w", err)
 	}
-	frames, err := httpapi.ParseOrigins(contextString(app, "consoleFrameAncestors", ""))
+	frames, err := stack.ParseFrameAncestors(contextString(app, "consoleFrameAncestors", ""))
 	if err != nil {
 		return fmt.Errorf("-c consoleFrameAncestors: %w", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+
+	"github.com/syncassist/syncassist/shared/tenant"
 )
 
 // ContextFromFile reads the "context" object of a cdk.json. The CDK CLI hands that context
@@ -47,4 +49,14 @@ func ParseFlag(v any) (bool, error) {
 	default:
 		return false, fmt.Errorf("%v: want true or false", v)
 	}
+}
+
+// ParseFrameAncestors reads -c consoleFrameAncestors, the origins that may frame the
+// console for every tenant of the stage: exact https origins, by the rule a tenant's own
+// embedded.allowed_origins follow (tenant.ParseFrameOrigins, without the local stack's
+// loopback http). A deployed console is never framed from a plain-http page, and nothing
+// but an origin reaches its Content-Security-Policy: the CORS origin list's parser, used
+// before, took http for any host and a ';' or quote inside an entry.
+func ParseFrameAncestors(list string) ([]string, error) {
+	return tenant.ParseFrameOrigins(list, false)
 }

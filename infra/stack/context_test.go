@@ -30,3 +30,26 @@ func TestParseFlag(t *testing.T) {
 		})
 	}
 }
+
+// The stage's frame ancestors are exact https origins: a plain-http page must not frame a
+// deployed console, and an entry that would end the frame-ancestors directive (';') or
+// add a keyword must not reach the Content-Security-Policy.
+func TestParseFrameAncestors(t *testing.T) {
+	got, err := stack.ParseFrameAncestors("https://1234567.app.erp.example.com, HTTPS://B.example.com:8443")
+	if err != nil || len(got) != 2 || got[0] != "https://1234567.app.erp.example.com" || got[1] != "https://b.example.com:8443" {
+		t.Fatalf("good list: %v %v", got, err)
+	}
+	for _, bad := range []string{
+		"http://erp.example.com",
+		"http://localhost:5173",
+		"https://erp.example.com;script-src",
+		"https://erp.example.com'",
+		"https://*.example.com",
+		"https://erp.example.com/app",
+		"'self'",
+	} {
+		if got, err := stack.ParseFrameAncestors(bad); err == nil {
+			t.Errorf("%q accepted as %v", bad, got)
+		}
+	}
+}
