@@ -14,7 +14,7 @@ import (
 // DynamoDB table, frames the tenant's page for those origins only.
 func TestFrameOriginsAreValidatedAndFrameTheTenantsConsole(t *testing.T) {
 	t.Setenv("TENANT_CACHE_TTL", "0") // the console sees the change at once
-	_, call := settingsAPI(t)
+	e, call := settingsAPI(t)
 	const admin = "admin@demo"
 	for _, bad := range []string{"https://*.erp.example.com", "https://erp.example.com/app", "http://localhost:5173", "'self'"} {
 		w := call(admin, "PATCH", "/api/settings", `{"settings": {"`+tenant.KeyEmbeddedAllowedOrigins+`": "`+bad+`"}}`)
@@ -34,6 +34,15 @@ func TestFrameOriginsAreValidatedAndFrameTheTenantsConsole(t *testing.T) {
 	}
 	if got := csp("/queue?embed=demo"); !strings.Contains(got, "frame-ancestors https://1234567.app.erp.example.com;") {
 		t.Fatalf("the tenant's page: %q", got)
+	}
+	// The operator's tenantctl accepts loopback http (it sets up local stacks too); a
+	// deployed stage's console ignores it and keeps the tenant's https origin.
+	if err := (tenant.Admin{Store: e.deps.Tenants}).Set(t.Context(), "demo", tenant.KeyEmbeddedAllowedOrigins,
+		"https://1234567.app.erp.example.com http://localhost:5173"); err != nil {
+		t.Fatal(err)
+	}
+	if got := csp("/queue?embed=demo"); !strings.Contains(got, "frame-ancestors https://1234567.app.erp.example.com;") {
+		t.Fatalf("a loopback origin stored by tenantctl: %q", got)
 	}
 	for _, other := range []string{"/queue", "/queue?embed=nobody"} {
 		if got := csp(other); !strings.Contains(got, "frame-ancestors 'none';") {

@@ -52,18 +52,33 @@ func loopback(host string) bool {
 }
 
 // EmbeddedOrigins are the origins allowed to frame the console for the tenant. A value
-// that does not parse (validation refuses one when it is saved) allows none.
-func (c Config) EmbeddedOrigins() []string {
-	out, err := ParseFrameOrigins(c.Settings[KeyEmbeddedAllowedOrigins], true)
+// that does not parse (validation refuses one when it is saved) allows none. The http
+// loopback origins a value may hold (the operator's tenantctl accepts them, since it also
+// sets up local stacks) count only where loopbackHTTP, on a local stage: anywhere else
+// they are dropped, so that no page served over plain http on a user's own machine can
+// frame a deployed console.
+func (c Config) EmbeddedOrigins(loopbackHTTP bool) []string {
+	all, err := ParseFrameOrigins(c.Settings[KeyEmbeddedAllowedOrigins], true)
 	if err != nil {
 		return nil
+	}
+	var out []string
+	for _, o := range all {
+		if loopbackHTTP || strings.HasPrefix(o, "https://") {
+			out = append(out, o)
+		}
 	}
 	return out
 }
 
 // FrameOriginsReader answers each tenant's embedded.allowed_origins from its settings: the
 // console's frame origins. An id that is not a tenant id, or no such tenant, allows none.
-type FrameOriginsReader struct{ Tenants Reader }
+// LoopbackHTTP is the local stage's allowance for http loopback origins (EmbeddedOrigins);
+// a deployed stage leaves it false.
+type FrameOriginsReader struct {
+	Tenants      Reader
+	LoopbackHTTP bool
+}
 
 // FrameOrigins are the origins allowed to frame the console for tenantID.
 func (o FrameOriginsReader) FrameOrigins(ctx context.Context, tenantID string) ([]string, error) {
@@ -77,7 +92,7 @@ func (o FrameOriginsReader) FrameOrigins(ctx context.Context, tenantID string) (
 	if err != nil {
 		return nil, err
 	}
-	return c.EmbeddedOrigins(), nil
+	return c.EmbeddedOrigins(o.LoopbackHTTP), nil
 }
 
 // amountPattern is a plain decimal: the finance approvals' amounts have this shape.

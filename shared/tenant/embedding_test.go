@@ -79,3 +79,26 @@ func TestTenantOriginsReadTheSetting(t *testing.T) {
 		}
 	}
 }
+
+// An http loopback origin (tenantctl stores one, as it sets up local stacks too) frames
+// the console only where the stage allows loopback: a deployed console read it as an
+// allowed frame ancestor, so any page on http://localhost of a user's machine could frame
+// it. The https origins beside it still count.
+func TestLoopbackFrameOriginsCountOnlyOnLocalStages(t *testing.T) {
+	store := tenanttest.NewStore()
+	admin := tenant.Admin{Store: store}
+	if _, err := admin.Create(t.Context(), "acme", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Set(t.Context(), "acme", tenant.KeyEmbeddedAllowedOrigins, "https://a.example.com http://localhost:5173 http://127.0.0.1:8080"); err != nil {
+		t.Fatal(err)
+	}
+	deployed, err := tenant.FrameOriginsReader{Tenants: store}.FrameOrigins(t.Context(), "acme")
+	if err != nil || strings.Join(deployed, " ") != "https://a.example.com" {
+		t.Fatalf("deployed stage: %v %v, want the https origin alone", deployed, err)
+	}
+	local, err := tenant.FrameOriginsReader{Tenants: store, LoopbackHTTP: true}.FrameOrigins(t.Context(), "acme")
+	if err != nil || strings.Join(local, " ") != "https://a.example.com http://localhost:5173 http://127.0.0.1:8080" {
+		t.Fatalf("local stage: %v %v, want all three", local, err)
+	}
+}

@@ -13,8 +13,11 @@ import (
 )
 
 // Routes serves the console on b, reading each tenant's frame origins from its settings
-// alone (through the tenant cache, so a change reaches framing within its TTL).
+// alone (through the tenant cache, so a change reaches framing within its TTL). http
+// loopback origins frame it only where the stage allows local addresses (the local stack,
+// whose browser tests frame it from http://localhost), as settings validation does.
 func Routes(_ context.Context, b *platform.Base) (platform.Routes, error) {
-	h := console.Handler(console.ConfigFromEnv(b.Getenv), tenant.FrameOriginsReader{Tenants: b.TenantSettings()})
+	h := console.Handler(console.ConfigFromEnv(b.Getenv),
+		tenant.FrameOriginsReader{Tenants: b.TenantSettings(), LoopbackHTTP: b.Config.ConnectorsAllowLocal})
 	return platform.Routes{blueprint.FuncConsole: {Handler: h}}, nil
 }
