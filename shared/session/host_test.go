@@ -246,3 +246,24 @@ func TestHostBootstrapRefusesAModuleListedTwice(t *testing.T) {
 		t.Fatalf("errors %+v, want modules[1]", p.Errors)
 	}
 }
+
+// A refused replay of a validly signed bootstrap is audited as denied, naming the request
+// id and the user it was for: a captured request played again is what an auditor looks
+// for, and it was refused without a record.
+func TestHostBootstrapReplayIsAudited(t *testing.T) {
+	e := newEnv(t)
+	req := hostReq{msgID: "msg_twice", body: bootstrapBody("alice", "operator")}
+	if rec := e.host(t, req); rec.Code != http.StatusCreated {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	wantProblem(t, e.host(t, req), http.StatusConflict, session.CodeRequestReplayed)
+	recs := e.AuditOf(session.ActionBootstrap)
+	if keys := auditKeys(recs); !slices.Equal(keys, []string{"session.bootstrap:success", "session.bootstrap:denied"}) {
+		t.Fatalf("audit %v, want the bootstrap and its refused replay", keys)
+	}
+	r := recs[1]
+	if r.TenantID != "acme" || r.Actor.Actor != "alice" || r.Actor.Source != identity.SourceUser || r.Actor.SessionID != "" ||
+		!strings.Contains(string(r.Details), `"replayedRequestId":"msg_twice"`) {
+		t.Fatalf("denied record %+v details %s", r, r.Details)
+	}
+}

@@ -35,11 +35,11 @@ const MaxBodyBytes = 4 << 10
 var errMalformed = errors.New("session: body is not a single JSON object")
 
 // HostBootstrapHandler serves POST /api/embedded/host/bootstrap: signed by the host with
-// the tenant's webhook secret (X-Tenant-Id, Standard Webhooks headers), body
+// the tenant's embedded secret (X-Tenant-Id, Standard Webhooks headers), body
 // {"userId", "hostAccountId", "roles", "modules"?}; 201 {"sessionId", "serviceToken", "expiresAt"}.
 // Signature failures answer as the webhook does (401, nothing about the tenant); 400
 // validation_failed or malformed_json; 403 role_not_allowed; 409 request_replayed for a
-// webhook-id already used. Nothing is stored on any error.
+// webhook-id already used (both audited as denied). Nothing else is stored on any error.
 func (s *Service) HostBootstrapHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// A tenant whose cached configuration allows no roles is read again, so a tenant

@@ -183,12 +183,9 @@ func (s *Service) Bootstrap(ctx context.Context, cfg tenant.Config, requestID st
 		}
 	}
 	if len(denied) > 0 {
-		if err := s.Audit.Write(ctx, audit.Entry{Actor: actor, ActionType: audit.TypeSession, ActionKey: ActionBootstrap,
-			Result: audit.ResultDenied, Details: map[string]any{
-				"hostAccountId": req.HostAccountID, "requestedRoles": req.Roles, "notAllowed": denied,
-			}}); err != nil {
-			httpapi.Logger(ctx).Error("audit of a refused bootstrap failed", "tenant", cfg.ID, "error", err)
-		}
+		s.auditRefusedBootstrap(ctx, actor, map[string]any{
+			"hostAccountId": req.HostAccountID, "requestedRoles": req.Roles, "notAllowed": denied,
+		})
 		return Issued{}, &RolesNotAllowedError{Roles: denied, Allowed: allowed}
 	}
 	if requestID == "" {
@@ -206,6 +203,11 @@ func (s *Service) Bootstrap(ctx context.Context, cfg tenant.Config, requestID st
 	}
 	switch err := s.Store.ClaimRequest(ctx, cfg.ID, requestID, now.Add(s.replayWindow()).Truncate(time.Second)); {
 	case errors.Is(err, ErrExists):
+		// A validly signed request that was used before: the host's retry of a lost answer,
+		// or a captured request played again. Either way the auditor sees it.
+		s.auditRefusedBootstrap(ctx, actor, map[string]any{
+			"hostAccountId": req.HostAccountID, "requestedRoles": req.Roles, "replayedRequestId": requestID,
+		})
 		return Issued{}, ErrReplayed
 	case err != nil:
 		return Issued{}, fmt.Errorf("claim bootstrap request: %w", err)
@@ -239,6 +241,15 @@ func (s *Service) Bootstrap(ctx context.Context, cfg tenant.Config, requestID st
 		return Issued{}, release(err)
 	}
 	return Issued{SessionID: sess.ID, ServiceToken: token, ExpiresAt: sess.ExpiresAt}, nil
+}
+
+// auditRefusedBootstrap records a signed bootstrap that was refused (result denied). The
+// refusal stands whatever happens to the record; a lost one is logged.
+func (s *Service) auditRefusedBootstrap(ctx context.Context, actor identity.Identity, details map[string]any) {
+	if err := s.Audit.Write(ctx, audit.Entry{Actor: actor, ActionType: audit.TypeSession, ActionKey: ActionBootstrap,
+		Result: audit.ResultDenied, Details: details}); err != nil {
+		httpapi.Logger(ctx).Error("audit of a refused bootstrap failed", "tenant", actor.TenantID, "error", err)
+	}
 }
 
 // OpenContext opens a context for module in the session of serviceToken. The context
