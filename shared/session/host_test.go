@@ -267,3 +267,28 @@ func TestHostBootstrapReplayIsAudited(t *testing.T) {
 		t.Fatalf("denied record %+v details %s", r, r.Details)
 	}
 }
+
+// A context refused because the host did not grant its module is audited as denied,
+// naming the module and the session: the probe of a leaked service token left no record.
+func TestContextForAnUngrantedModuleIsAudited(t *testing.T) {
+	e := newEnv(t)
+	rec := e.host(t, hostReq{body: `{"userId": "u1", "hostAccountId": "a1", "roles": ["operator"], "modules": ["sync-errors"]}`})
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("bootstrap: %d %s", rec.Code, rec.Body)
+	}
+	var issued session.Issued
+	if err := json.Unmarshal(rec.Body.Bytes(), &issued); err != nil {
+		t.Fatal(err)
+	}
+	wantProblem(t, e.call(http.MethodPost, contextPath, "Bearer "+issued.ServiceToken, `{"module":"settings"}`), http.StatusForbidden, "module_not_granted")
+	recs := e.AuditOf(session.ActionContext)
+	if keys := auditKeys(recs); !slices.Equal(keys, []string{"session.context:denied"}) {
+		t.Fatalf("audit %v, want one denied context", keys)
+	}
+	r := recs[0]
+	if r.Actor.Actor != "u1" || r.Actor.SessionID != issued.SessionID || r.Resource != "session/"+issued.SessionID ||
+		!strings.Contains(string(r.Details), `"module":"settings"`) {
+		t.Fatalf("denied record %+v details %s", r, r.Details)
+	}
+	e.noTokenAnywhere(t, issued.ServiceToken)
+}

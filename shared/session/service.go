@@ -267,6 +267,13 @@ func (s *Service) openContext(ctx context.Context, sess Session, module string) 
 		return OpenedContext{}, fmt.Errorf("%w %q", ErrUnknownModule, module)
 	}
 	if !sess.Granted(module) {
+		// A session reaching for a module its host did not embed (a leaked token probing,
+		// or a host wired wrong) is audited; the refusal stands whatever happens to the record.
+		if err := s.Audit.Write(ctx, audit.Entry{Actor: userIdentity(sess), ActionType: audit.TypeSession,
+			ActionKey: ActionContext, Result: audit.ResultDenied, Resource: "session/" + sess.ID,
+			Details: map[string]any{"module": module, "grantedModules": sess.Modules}}); err != nil {
+			httpapi.Logger(ctx).Error("audit of a refused context failed", "tenant", sess.TenantID, "session", sess.ID, "error", err)
+		}
 		return OpenedContext{}, fmt.Errorf("%w: %q", ErrModuleNotGranted, module)
 	}
 	now := s.now()
