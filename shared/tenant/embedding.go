@@ -41,7 +41,11 @@ func ParseFrameOrigins(list string, loopbackHTTP bool) ([]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("%q is not an exact https origin such as https://1234567.app.erp.example.com", o)
 		}
-		out = append(out, u.Scheme+"://"+strings.ToLower(u.Host))
+		// As a browser serialises an origin: no default port, and no empty one, so that the
+		// console's own check of its parent (embedOrigins) matches what the CSP admits.
+		host := strings.TrimSuffix(strings.ToLower(u.Host), ":")
+		host = strings.TrimSuffix(host, map[string]string{"https": ":443", "http": ":80"}[u.Scheme])
+		out = append(out, u.Scheme+"://"+host)
 	}
 	return out, nil
 }

@@ -102,3 +102,15 @@ func TestLoopbackFrameOriginsCountOnlyOnLocalStages(t *testing.T) {
 		t.Fatalf("local stage: %v %v, want all three", local, err)
 	}
 }
+
+// Origins are kept as a browser serialises them: an explicit default port (or an empty one)
+// is dropped. Kept as written, the CSP admitted the ERP's page but the console, comparing
+// its parent's origin (location.ancestorOrigins, never with ":443") with embedOrigins,
+// refused the embedded session as "not inside your ERP".
+func TestFrameOriginsDropDefaultPorts(t *testing.T) {
+	got, err := tenant.ParseFrameOrigins("https://A.example.com:443 https://b.example.com: https://c.example.com:8443 http://localhost:80 http://[::1]:80", true)
+	want := "https://a.example.com https://b.example.com https://c.example.com:8443 http://localhost http://[::1]"
+	if err != nil || strings.Join(got, " ") != want {
+		t.Fatalf("%v %v, want %s", got, err, want)
+	}
+}
