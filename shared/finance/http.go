@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -210,7 +208,7 @@ func (s *Service) ApproveHandler() http.Handler {
 		var body struct {
 			Confirm bool `json:"confirm"`
 		}
-		if !readDecision(w, r, &body, `The body must be {"confirm": true} or empty.`, "confirm") {
+		if !readDecision(w, r, &body, `The body must be {"confirm": true} or empty.`, true) {
 			return
 		}
 		cfg, ok := s.settings(w, r, actor.TenantID)
@@ -256,7 +254,7 @@ func (s *Service) RejectHandler() http.Handler {
 		var body struct {
 			Reason string `json:"reason"`
 		}
-		if !readDecision(w, r, &body, `The body must be {"reason": "..."} or empty.`) {
+		if !readDecision(w, r, &body, `The body must be {"reason": "..."} or empty.`, false) {
 			return
 		}
 		reason := strings.TrimSpace(body.Reason)
@@ -274,40 +272,42 @@ func (s *Service) RejectHandler() http.Handler {
 }
 
 // readDecision reads the optional JSON body of approve or reject into body; false when it
-// answered a problem (too large, or not the shape want describes). members, when given,
-// are all the body may hold: the approve's body is closed, so a misspelt confirm is
-// refused rather than read as no confirmation.
-func readDecision(w http.ResponseWriter, r *http.Request, body any, want string, members ...string) bool {
+// answered a problem (too large, or not the shape want describes). closed refuses a member
+// body does not name (the decoder's DisallowUnknownFields, as every closed body here): the
+// approve's body is closed, so a misspelt confirm is refused rather than read as no
+// confirmation.
+func readDecision(w http.ResponseWriter, r *http.Request, body any, want string, closed bool) bool {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxDecisionBody))
 	if err != nil {
 		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusRequestEntityTooLarge, "payload_too_large", "The body exceeds 16 KiB."))
 		return false
 	}
+	text := strings.TrimSpace(string(raw))
+	if text == "" {
+		return true
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	if closed {
+		dec.DisallowUnknownFields()
+	}
 	// JSON null decodes into a struct as nothing at all: refused, not taken for no body.
-	if text := strings.TrimSpace(string(raw)); text == "null" || text != "" && json.Unmarshal(raw, body) != nil {
-		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json", want))
+	err = dec.Decode(body)
+	if name, ok := strings.CutPrefix(errString(err), "json: unknown field "); ok {
+		httpapi.WriteInvalidBody(w, r, want, []httpapi.FieldError{{Field: strings.Trim(name, `"`), Message: "is not a member of this body"}})
 		return false
 	}
-	if name := unknownMember(raw, members); name != "" {
-		httpapi.WriteInvalidBody(w, r, want, []httpapi.FieldError{{Field: name, Message: "is not a member of this body"}})
+	if text == "null" || err != nil || dec.InputOffset() != int64(len(text)) {
+		httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusBadRequest, "malformed_json", want))
 		return false
 	}
 	return true
 }
 
-// unknownMember is the first (by name) member of the object raw that members does not
-// list; "" when there is none, or when members is empty (any member is allowed).
-func unknownMember(raw []byte, members []string) string {
-	var m map[string]json.RawMessage
-	if len(members) == 0 || json.Unmarshal(raw, &m) != nil {
+func errString(err error) string {
+	if err == nil {
 		return ""
 	}
-	for _, name := range slices.Sorted(maps.Keys(m)) {
-		if !slices.Contains(members, name) {
-			return name
-		}
-	}
-	return ""
+	return err.Error()
 }
 
 // writeError is the one place the package's errors become problems.
