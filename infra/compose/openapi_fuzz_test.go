@@ -82,8 +82,12 @@ func fixedParams(rows []string) func(op apicheck.Operation, param string) (strin
 // nestedUnknown is a seed that breaks op's request with an unknown member inside a nested
 // object the document closes (additionalProperties: false), sent with the admin's token
 // (seed%3 == 0 picks it), so the brief run holds every such object to the document's
-// rule; false when op nests none.
+// rule; false when op nests none, known from its schema without generating a thousand
+// requests (under -race 20 CPU-s of this package's 37).
 func nestedUnknown(op apicheck.Operation, fixed func(apicheck.Operation, string) (string, bool)) (uint64, bool) {
+	if !op.NestsClosed() {
+		return 0, false
+	}
 	for seed := uint64(3); seed <= 3000; seed += 3 {
 		m := apicheck.Generate(op, seed, true, fixed).Mutation
 		if strings.HasPrefix(m, "unknown member ") && m != "unknown member zzUnknown" {

@@ -105,6 +105,9 @@ func TestNestedUnknownMembersAreGenerated(t *testing.T) {
 		"POST /api/settings/flows/{id}/dry-run": true, "POST /api/sync-error-assist/proposals/{id}/triage": true,
 	}
 	for _, op := range doc.Operations() {
+		if op.NestsClosed() != want[op.String()] {
+			t.Errorf("%s: NestsClosed says %v", op, op.NestsClosed())
+		}
 		if !want[op.String()] {
 			continue
 		}

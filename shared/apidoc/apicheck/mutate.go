@@ -199,6 +199,54 @@ func closedWithin(s *openapi3.Schema, v any, at string) []site {
 	return out
 }
 
+// NestsClosed reports whether op's JSON body can hold an object nested below its top whose
+// schema is closed: false means no seed's mutation is an unknown member inside the body, so
+// a search for one (the compose fuzz's seeds) need not generate a thousand requests to learn
+// it. It walks every branch closedWithin could follow, whatever the value, so it says true
+// wherever closedWithin could find a site.
+func (o Operation) NestsClosed() bool {
+	rb := o.Op.RequestBody
+	if rb == nil || rb.Value == nil || rb.Value.Content["application/json"] == nil {
+		return false
+	}
+	ref := rb.Value.Content["application/json"].Schema
+	if ref == nil {
+		return false
+	}
+	type visit struct {
+		s      *openapi3.Schema
+		nested bool
+	}
+	seen := map[visit]bool{}
+	var walk func(s *openapi3.Schema, nested bool) bool
+	walk = func(s *openapi3.Schema, nested bool) bool {
+		if s == nil || seen[visit{s, nested}] {
+			return false
+		}
+		seen[visit{s, nested}] = true
+		if nested && closed(s) && len(s.Properties) > 0 {
+			return true
+		}
+		for _, alts := range [][]*openapi3.SchemaRef{s.OneOf, s.AnyOf, s.AllOf} {
+			for _, a := range alts {
+				if a != nil && walk(a.Value, nested) {
+					return true
+				}
+			}
+		}
+		for _, p := range s.Properties {
+			if p != nil && walk(p.Value, true) {
+				return true
+			}
+		}
+		if a := s.AdditionalProperties.Schema; a != nil && walk(a.Value, true) {
+			return true
+		}
+		return s.Items != nil && walk(s.Items.Value, true)
+	}
+	return walk(ref.Value, false)
+}
+
 // matching is the one branch of alts that v is valid against (nil: none, or several).
 func matching(alts []*openapi3.SchemaRef, v any) *openapi3.Schema {
 	var found *openapi3.Schema
