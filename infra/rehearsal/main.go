@@ -71,7 +71,8 @@ func run(stage, functionsDir string, keep bool) error {
 	cdk := func(args ...string) error {
 		start := time.Now()
 		fmt.Printf("$ cdk %s\n", strings.Join(args, " "))
-		cmd := exec.Command("npx", append([]string{"--no-install", "cdk"}, args...)...)
+		// The pinned CLI itself, as npx --no-install would find it, without npx's start.
+		cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "cdk"), args...)
 		cmd.Dir, cmd.Env = root, env
 		out, err := cmd.CombinedOutput()
 		if err != nil {
