@@ -45,6 +45,9 @@ type MotoOptions struct {
 	Script string
 }
 
+// MotoReadyPath is the cheap GET that answers once moto_server serves (its settings).
+const MotoReadyPath = "/moto-api/config"
+
 // MotoAccount is the account id moto answers for every caller.
 const MotoAccount = "123456789012"
 
@@ -153,8 +156,12 @@ func (m *Moto) Env() []string {
 	}
 }
 
-// motoProbe is ready once moto's own API answers.
+// motoProbe is ready once moto's own API answers. It asks for moto's settings, a few bytes:
+// /moto-api/data.json, the dashboard's dump, serialises every model instance moto ever
+// made (each DynamoDB item and every copy of one it answered, never released), so on the
+// shared server each test binary's probe cost more than the one before (measured
+// 2026-12-01: 10 of the store packages' 56 moto CPU-s).
 func motoProbe(ctx context.Context, endpoint string) error {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+"/moto-api/data.json", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+MotoReadyPath, nil)
 	return roundTrip(req)
 }

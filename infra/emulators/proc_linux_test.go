@@ -77,10 +77,10 @@ func TestMotoStopsItsServer(t *testing.T) {
 		t.Fatalf("process %d is %s %q (%v), want python running moto_server", pid, exe, cmdline, err)
 	}
 	m.Stop()
-	if _, err := http.Get(m.Server + "/moto-api/data.json"); err == nil {
+	if _, err := http.Get(m.Server + MotoReadyPath); err == nil {
 		t.Fatal("moto_server still answers after Stop")
 	}
-	if _, err := http.Get(m.Endpoint + "/moto-api/data.json"); err == nil {
+	if _, err := http.Get(m.Endpoint + MotoReadyPath); err == nil {
 		t.Fatal("the gate still answers after Stop")
 	}
 }
