@@ -27,10 +27,13 @@ func approveBy(h http.Handler, id string, timeout time.Duration) *httptest.Respo
 	return w
 }
 
-// waitFor polls cond for up to two seconds: a write whose answer was lost lands late.
+// waitFor polls cond until it holds: a write whose answer was lost lands late (the fake
+// delays it 800 ms). The 30 s is a bound, not a wait: two seconds failed run 142, where the
+// race lane ran beside other work at a load of 20 on two cores and the delayed write had
+// not yet been counted.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	for end := time.Now().Add(2 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+	for end := time.Now().Add(30 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatal("timed out")
 		}
