@@ -65,9 +65,14 @@ type Options struct {
 	// in memory, so that a dynalite killed and started again (RestartDynamoDB) finds its
 	// tables and items. Empty keeps everything in memory (the default, and the fastest).
 	DynamoDBPath string
+	// NoSQS starts dynalite alone: fauxqs costs 0.5-0.75 CPU-s to start, three to four
+	// times dynalite, in every test binary that would otherwise start one it never asks.
+	// SQSEndpoint is then empty, Env names no SQS endpoint, and KillSQS and RestartSQS
+	// are errors.
+	NoSQS bool
 }
 
-// Start launches both emulators and waits (up to readyTimeout) until they answer.
+// Start launches both emulators (dynalite alone with NoSQS) and waits (up to readyTimeout) until they answer.
 func Start(ctx context.Context, opt Options) (*Emulators, error) {
 	root := opt.Root
 	if root == "" {
@@ -78,7 +83,11 @@ func Start(ctx context.Context, opt Options) (*Emulators, error) {
 	}
 	dynalite := filepath.Join(root, "node_modules", "dynalite", "cli.js")
 	fauxqs := filepath.Join(root, "node_modules", "fauxqs", "dist", "cli.js")
-	for _, f := range []string{dynalite, fauxqs} {
+	need := []string{dynalite, fauxqs}
+	if opt.NoSQS {
+		need = need[:1]
+	}
+	for _, f := range need {
 		if _, err := os.Stat(f); err != nil {
 			return nil, fmt.Errorf("emulator %s is not installed: run `npm ci` (or `make deps`) in %s", f, root)
 		}
@@ -91,12 +100,15 @@ func Start(ctx context.Context, opt Options) (*Emulators, error) {
 	if err != nil {
 		return nil, err
 	}
-	sport, err := portOrFree(opt.SQSPort)
-	for err == nil && sport == dport && opt.SQSPort == 0 {
-		sport, err = portOrFree(0) // drawn apart, each free: both may have been the same
-	}
-	if err != nil {
-		return nil, err
+	sport := 0
+	if !opt.NoSQS {
+		sport, err = portOrFree(opt.SQSPort)
+		for err == nil && sport == dport && opt.SQSPort == 0 {
+			sport, err = portOrFree(0) // drawn apart, each free: both may have been the same
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	out := opt.Log
 	if out == nil {
@@ -111,14 +123,16 @@ func Start(ctx context.Context, opt Options) (*Emulators, error) {
 	if opt.DynamoDBPath != "" {
 		dargs = append(dargs, "--path", opt.DynamoDBPath)
 	}
-	e := &Emulators{
-		DynamoDBEndpoint: "http://127.0.0.1:" + strconv.Itoa(dport),
-		SQSEndpoint:      "http://127.0.0.1:" + strconv.Itoa(sport),
-	}
+	e := &Emulators{DynamoDBEndpoint: "http://127.0.0.1:" + strconv.Itoa(dport)}
 	e.dynamo = &emulator{name: "dynalite", program: node, root: root, args: dargs, endpoint: e.DynamoDBEndpoint, probe: dynamoProbe, log: out}
-	e.sqs = &emulator{name: "fauxqs", program: node, root: root, args: []string{fauxqs}, endpoint: e.SQSEndpoint, probe: sqsProbe, log: out,
-		env: []string{"FAUXQS_PORT=" + strconv.Itoa(sport), "FAUXQS_HOST=127.0.0.1", "FAUXQS_LOGGER=false"}}
-	for _, em := range []*emulator{e.dynamo, e.sqs} {
+	ems := []*emulator{e.dynamo}
+	if !opt.NoSQS {
+		e.SQSEndpoint = "http://127.0.0.1:" + strconv.Itoa(sport)
+		e.sqs = &emulator{name: "fauxqs", program: node, root: root, args: []string{fauxqs}, endpoint: e.SQSEndpoint, probe: sqsProbe, log: out,
+			env: []string{"FAUXQS_PORT=" + strconv.Itoa(sport), "FAUXQS_HOST=127.0.0.1", "FAUXQS_LOGGER=false"}}
+		ems = append(ems, e.sqs)
+	}
+	for _, em := range ems {
 		if err := em.start(); err != nil {
 			e.Stop()
 			return nil, err
@@ -126,7 +140,7 @@ func Start(ctx context.Context, opt Options) (*Emulators, error) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	for _, em := range []*emulator{e.dynamo, e.sqs} {
+	for _, em := range ems {
 		if err := em.waitReady(wctx); err != nil {
 			e.Stop()
 			return nil, fmt.Errorf("%s did not become ready: %w", em.name, err)
@@ -202,11 +216,16 @@ func (e *Emulators) KillDynamoDB() { e.dynamo.kill() }
 func (e *Emulators) RestartDynamoDB(ctx context.Context) error { return e.dynamo.restart(ctx) }
 
 // KillSQS kills fauxqs (SIGKILL); it keeps queues in memory, so they and their messages
-// are gone.
+// are gone. Without SQS (Options.NoSQS) it does nothing.
 func (e *Emulators) KillSQS() { e.sqs.kill() }
 
 // RestartSQS starts fauxqs again on the same port, empty: queues must be created again.
-func (e *Emulators) RestartSQS(ctx context.Context) error { return e.sqs.restart(ctx) }
+func (e *Emulators) RestartSQS(ctx context.Context) error {
+	if e.sqs == nil {
+		return errors.New("RestartSQS: these emulators were started without SQS (Options.NoSQS)")
+	}
+	return e.sqs.restart(ctx)
+}
 
 // Stop kills both emulators and waits for them to exit. It is safe to call twice.
 func (e *Emulators) Stop() {
@@ -215,15 +234,13 @@ func (e *Emulators) Stop() {
 }
 
 // Env returns the standard AWS SDK variables that point every client at the emulators,
-// with dummy credentials and a region, as KEY=VALUE pairs.
+// with dummy credentials and a region, as KEY=VALUE pairs (no SQS endpoint with NoSQS).
 func (e *Emulators) Env() []string {
-	return []string{
-		"AWS_ENDPOINT_URL_DYNAMODB=" + e.DynamoDBEndpoint,
-		"AWS_ENDPOINT_URL_SQS=" + e.SQSEndpoint,
-		"AWS_ACCESS_KEY_ID=local",
-		"AWS_SECRET_ACCESS_KEY=local",
-		"AWS_REGION=us-east-1",
+	env := []string{"AWS_ENDPOINT_URL_DYNAMODB=" + e.DynamoDBEndpoint}
+	if e.SQSEndpoint != "" {
+		env = append(env, "AWS_ENDPOINT_URL_SQS="+e.SQSEndpoint)
 	}
+	return append(env, "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_REGION=us-east-1")
 }
 
 // FindRoot walks up from the working directory to the folder holding package.json and

@@ -19,7 +19,7 @@ import (
 	"github.com/syncassist/syncassist/shared/identity"
 )
 
-func TestMain(m *testing.M) { emutest.Main(m) }
+func TestMain(m *testing.M) { emutest.MainDynamoDB(m) }
 
 func TestDynamoStoreContract(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {

@@ -14,7 +14,7 @@ import (
 	"github.com/syncassist/syncassist/shared/dynamostore"
 )
 
-func TestMain(m *testing.M) { emutest.Main(m) }
+func TestMain(m *testing.M) { emutest.MainDynamoDB(m) }
 
 func TestCreateTablesIsIdempotent(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {

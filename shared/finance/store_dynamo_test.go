@@ -227,7 +227,7 @@ func BenchmarkFinanceApprove(b *testing.B) {
 	}
 }
 
-func TestMain(m *testing.M) { emutest.Main(m) }
+func TestMain(m *testing.M) { emutest.MainDynamoDB(m) }
 
 // A state change the SDK sent again after its first was applied (its answer lost) is
 // done: the accept holds the lease it took rather than being refused by it. Another

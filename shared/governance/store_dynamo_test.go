@@ -12,7 +12,7 @@ import (
 	"github.com/syncassist/syncassist/shared/governance/governancetest"
 )
 
-func TestMain(m *testing.M) { emutest.Main(m) }
+func TestMain(m *testing.M) { emutest.MainDynamoDB(m) }
 
 func newDynamoStore(t *testing.T, e emutest.Emulator) *governance.DynamoStore {
 	t.Helper()

@@ -9,7 +9,7 @@ import (
 	"github.com/syncassist/syncassist/shared/ratebudget/ratebudgettest"
 )
 
-func TestMain(m *testing.M) { emutest.Main(m) }
+func TestMain(m *testing.M) { emutest.MainDynamoDB(m) }
 
 func TestDynamoStoreContract(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {

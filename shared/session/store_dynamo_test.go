@@ -18,7 +18,7 @@ import (
 	"github.com/syncassist/syncassist/shared/session/sessiontest"
 )
 
-func TestMain(m *testing.M) { emutest.Main(m) }
+func TestMain(m *testing.M) { emutest.MainDynamoDB(m) }
 
 func TestDynamoStoreContract(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {

@@ -11,7 +11,7 @@ import (
 	"github.com/syncassist/syncassist/shared/tenant/tenanttest"
 )
 
-func TestMain(m *testing.M) { emutest.Main(m) }
+func TestMain(m *testing.M) { emutest.MainDynamoDB(m) }
 
 func newDynamoStore(t *testing.T, e emutest.Emulator) *tenant.DynamoStore {
 	t.Helper()

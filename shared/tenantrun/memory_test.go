@@ -12,7 +12,7 @@ import (
 	"github.com/syncassist/syncassist/shared/tenantrun"
 )
 
-func TestMain(m *testing.M) { emutest.Main(m) }
+func TestMain(m *testing.M) { emutest.MainDynamoDB(m) }
 
 // runMemoryContract checks a Memory through Run. open returns the job's memory as a new
 // process would see it (for a durable one, a new value over the same store): what one run

@@ -1,7 +1,8 @@
 // Package emutest gives integration tests AWS clients on the emulators. Main starts a
 // private pair of emulators for the test binary unless AWS_ENDPOINT_URL_DYNAMODB and
 // AWS_ENDPOINT_URL_SQS already point somewhere (LocalStack, a shared pair), and always
-// stops what it started. Each runs a test on that pair and, at the same time, on
+// stops what it started; MainDynamoDB starts dynalite alone for a package that never
+// asks SQS (see there). Each runs a test on that pair and, at the same time, on
 // moto_server, the second emulator, which is started on first use (or attached, see
 // MotoServer) and stopped with the others.
 package emutest
@@ -23,14 +24,35 @@ import (
 	"github.com/syncassist/syncassist/infra/emulators"
 )
 
-// Main runs the tests of a package with emulators available.
-func Main(m *testing.M) {
-	os.Exit(run(m))
+// MainDynamoDB runs the tests of a package that uses DynamoDB but never SQS: it starts
+// dynalite without fauxqs, whose start alone costs 0.5-0.75 CPU-s a test binary. Unless
+// AWS_ENDPOINT_URL_SQS already points somewhere, it points at a stand-in in this process
+// that answers every request with an error naming the cause, and a binary whose tests
+// sent it anything fails after them even if each test passed: a package that comes to
+// need SQS fails at once instead of reaching AWS itself or hanging, and moves to Main.
+func MainDynamoDB(m *testing.M) {
+	os.Exit(run(m, true))
 }
 
-func run(m *testing.M) int {
+// Main runs the tests of a package with emulators available.
+func Main(m *testing.M) {
+	os.Exit(run(m, false))
+}
+
+func run(m *testing.M, noSQS bool) (code int) {
+	if noSQS && os.Getenv("AWS_ENDPOINT_URL_SQS") == "" {
+		g := startNoSQS()
+		defer g.Close()
+		os.Setenv("AWS_ENDPOINT_URL_SQS", g.URL)
+		defer func() {
+			if n := g.asked.Load(); n > 0 {
+				fmt.Fprintf(os.Stderr, "emutest: FAIL: tests sent %d SQS request(s), but this package's TestMain is emutest.MainDynamoDB, which starts no SQS emulator; use emutest.Main\n", n)
+				code = 1
+			}
+		}()
+	}
 	if os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") == "" || os.Getenv("AWS_ENDPOINT_URL_SQS") == "" {
-		e, err := emulators.Start(context.Background(), emulators.Options{})
+		e, err := emulators.Start(context.Background(), emulators.Options{NoSQS: noSQS})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "emutest:", err)
 			return 1

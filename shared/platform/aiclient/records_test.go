@@ -10,7 +10,7 @@ import (
 	"github.com/syncassist/syncassist/shared/platform/aiclient"
 )
 
-func TestMain(m *testing.M) { emutest.Main(m) }
+func TestMain(m *testing.M) { emutest.MainDynamoDB(m) }
 
 func TestAIRecordsContract(t *testing.T) {
 	emutest.Each(t, func(t *testing.T, e emutest.Emulator) {

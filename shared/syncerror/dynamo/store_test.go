@@ -10,7 +10,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/syncerrortest/storecontract"
 )
 
-func TestMain(m *testing.M) { emutest.Main(m) }
+func TestMain(m *testing.M) { emutest.MainDynamoDB(m) }
 
 func newDynamoClaims(t *testing.T, e emutest.Emulator) *dynamo.DynamoClaims {
 	return dynamotest.Claims(t, e)

@@ -16,7 +16,7 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror/queue"
 )
 
-func TestMain(m *testing.M) { emutest.Main(m) }
+func TestMain(m *testing.M) { emutest.MainDynamoDB(m) }
 
 // The processed table also holds each tenant's poll watermark; its key is no claim id,
 // so the operator's routes never show it (they answered it 200 before ids were checked).
