@@ -121,7 +121,7 @@ test("embedded: a link with a service token neither signs in outside the ERP's f
   expect(await page.evaluate(() => sessionStorage.getItem("syncassist.session"))).toBeNull();
   await accessible(page, "embedded link refused");
 
-  await signIn(page, "operator");
+  await signIn(page, "operator", "/", { flow: true }); // signed in on the page that refused the link, as a person is
   await page.goto(base() + "/queue?embed=demo" + fragment);
   await expect(page.getByRole("alert").filter({ hasText: "you stay signed in to tenant demo" })).toBeVisible();
   await expect(page.getByText("dev-operator · operator")).toBeVisible();

@@ -31,7 +31,7 @@ test("screenshots of each panel", async ({ page }) => {
   await expect(page.getByRole("cell", { name: "ai.inference" }).first()).toBeVisible();
   await page.screenshot({ path: out("audit") });
   await page.getByRole("button", { name: "Sign out" }).click();
-  await signIn(page, "admin", "/flows");
+  await signIn(page, "admin", "/flows", { flow: true }); // after Sign out, as a person signs in again
   await page.getByRole("button", { name: "Edit crm-account-to-erp" }).click();
   await page.getByRole("form", { name: "Edit flow crm-account-to-erp" }).scrollIntoViewIfNeeded();
   await page.screenshot({ path: out("flows"), fullPage: true });

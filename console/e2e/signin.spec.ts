@@ -12,7 +12,7 @@ test("signed out: the console offers Sign in, and the dev issuer's page is acces
 
 for (const role of ["operator", "approver", "admin"] as const) {
   test(`dev sign-in as ${role}, tokens in sessionStorage only, sign out`, async ({ page }) => {
-    await signIn(page, role);
+    await signIn(page, role, "/", { flow: true }); // the flow itself, every time
     await expect(page).toHaveURL(/\/queue$/);
     const stored = await page.evaluate(() => ({ session: sessionStorage.length, local: localStorage.length }));
     expect(stored.session).toBeGreaterThan(0);

@@ -2,14 +2,48 @@ import AxeBuilder from "@axe-core/playwright";
 import type axe from "axe-core";
 import { expect, type Page } from "@playwright/test";
 import { readFileSync } from "node:fs";
+import { base } from "./stack";
 
 /** axe-core's minified build, the same version and rules as its axe.source (which is the
  *  unminified axe.js, 1.48 MB): each injection sends it over the DevTools pipe and the page
  *  parses it, so the 654 KB build is less of both (measured: see CHANGELOG, 2026-12-01). */
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 
-/** signIn goes through the console's Sign in and the dev issuer's page, as a person does. */
-export async function signIn(page: Page, role: "operator" | "approver" | "admin", path = "/") {
+type Role = "operator" | "approver" | "admin";
+
+/** The session each role's sign-in through the issuer stored (sessionStorage's
+ *  "syncassist.session", as console/src/auth.ts keeps it), by the worker's stack and role. A
+ *  module of a worker process, so per worker: each worker has a stack (and an issuer's key) of
+ *  its own, and a worker that restarts signs in through the issuer again. */
+const kept = new Map<string, { value: string; expiresAt: number }>();
+
+/** A kept session this close to its end is not reused: a test must not outlive it. */
+const expiryMargin = 10 * 60_000;
+
+/** signIn signs page in as role and opens path. The first sign-in of a role in a worker goes
+ *  through the console's Sign in and the dev issuer's page, as a person does (signInFlow);
+ *  later ones put the session that flow stored into the page's sessionStorage, which is all
+ *  the flow leaves behind: two page loads (the issuer's page, the redirect back) less per
+ *  test. The session goes in through a same-origin page, not an init script, so a test that
+ *  signs out and reloads stays signed out. flow: through the issuer every time, for a test
+ *  of the flow itself or one that signs in on what another session left. */
+export async function signIn(page: Page, role: Role, path = "/", { flow = false } = {}) {
+  const key = `${base()} ${role}`;
+  const s = kept.get(key);
+  if (flow || !s || s.expiresAt - Date.now() < expiryMargin) {
+    await signInFlow(page, role, path);
+    const value = await page.evaluate(() => sessionStorage.getItem("syncassist.session"));
+    if (value) kept.set(key, { value, expiresAt: (JSON.parse(value) as { expiresAt: number }).expiresAt });
+    return;
+  }
+  await page.goto("/config.json"); // the stack's cheapest page on the console's origin
+  await page.evaluate((v) => sessionStorage.setItem("syncassist.session", v), s.value);
+  await page.goto(path);
+  await expect(page.getByText(`dev-${role} · ${role}`)).toBeVisible();
+}
+
+/** signInFlow goes through the console's Sign in and the dev issuer's page, as a person does. */
+async function signInFlow(page: Page, role: Role, path: string) {
   await page.goto(path);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
