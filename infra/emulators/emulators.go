@@ -67,8 +67,8 @@ type Options struct {
 	DynamoDBPath string
 	// NoSQS starts dynalite alone: fauxqs costs 0.5-0.75 CPU-s to start, three to four
 	// times dynalite, in every test binary that would otherwise start one it never asks.
-	// SQSEndpoint is then empty, Env names no SQS endpoint, and KillSQS and RestartSQS
-	// are errors.
+	// SQSEndpoint is then empty, Env names no SQS endpoint, KillSQS does nothing and
+	// RestartSQS is an error.
 	NoSQS bool
 }
 
