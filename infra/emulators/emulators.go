@@ -11,14 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -31,20 +28,31 @@ type Emulators struct {
 
 // emulator is one emulator process and what it takes to start it again on the same port.
 type emulator struct {
-	name     string
-	program  string
-	root     string
-	env      []string
-	args     []string
-	endpoint string
-	probe    probe
-	log      io.Writer
-	cmd      *exec.Cmd
+	name    string
+	program string
+	root    string
+	// command gives the arguments and the environment that make the program listen on
+	// port (127.0.0.1).
+	command func(port int) (args, env []string)
+	port    int
+	// drawn says port was drawn by portOrFree, so another may be drawn (see ready); a
+	// port the caller fixed is never changed.
+	drawn bool
+	probe probe
+	log   io.Writer
+	// tail keeps the end of the emulator's output for the errors that name its exit.
+	tail *tail
+	cmd  *exec.Cmd
 	// exited is closed when cmd has exited (waitErr is then its error): a readiness wait
 	// ends at once on an emulator that died instead of running out its deadline.
 	exited  chan struct{}
 	waitErr error
+	// foreign says another process answered on port during the last readiness wait.
+	foreign bool
 }
+
+// endpoint is the emulator's address.
+func (em *emulator) endpoint() string { return "http://127.0.0.1:" + strconv.Itoa(em.port) }
 
 // readyTimeout bounds the wait for an emulator to answer after its start. The wait ends as
 // soon as it answers or exits, so the bound costs nothing when all is well; it is generous
@@ -96,20 +104,6 @@ func Start(ctx context.Context, opt Options) (*Emulators, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node is required for the local emulators: %w", err)
 	}
-	dport, err := portOrFree(opt.DynamoDBPort)
-	if err != nil {
-		return nil, err
-	}
-	sport := 0
-	if !opt.NoSQS {
-		sport, err = portOrFree(opt.SQSPort)
-		for err == nil && sport == dport && opt.SQSPort == 0 {
-			sport, err = portOrFree(0) // drawn apart, each free: both may have been the same
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
 	out := opt.Log
 	if out == nil {
 		out = io.Discard
@@ -118,19 +112,33 @@ func Start(ctx context.Context, opt Options) (*Emulators, error) {
 	if _, err := os.Stat(guard); err != nil {
 		return nil, fmt.Errorf("dynalite's guard: %w", err)
 	}
-	dargs := []string{"--require", guard, dynalite, "--host", "127.0.0.1", "--port", strconv.Itoa(dport), "--createTableMs", "0",
-		"--deleteTableMs", "0", "--updateTableMs", "0"}
-	if opt.DynamoDBPath != "" {
-		dargs = append(dargs, "--path", opt.DynamoDBPath)
-	}
-	e := &Emulators{DynamoDBEndpoint: "http://127.0.0.1:" + strconv.Itoa(dport)}
-	e.dynamo = &emulator{name: "dynalite", program: node, root: root, args: dargs, endpoint: e.DynamoDBEndpoint, probe: dynamoProbe, log: out}
+	e := &Emulators{dynamo: &emulator{name: "dynalite", program: node, root: root, probe: dynamoProbe, log: out,
+		command: func(port int) ([]string, []string) {
+			args := []string{"--require", guard, dynalite, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
+				"--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0"}
+			if opt.DynamoDBPath != "" {
+				args = append(args, "--path", opt.DynamoDBPath)
+			}
+			return args, nil
+		}}}
 	ems := []*emulator{e.dynamo}
 	if !opt.NoSQS {
-		e.SQSEndpoint = "http://127.0.0.1:" + strconv.Itoa(sport)
-		e.sqs = &emulator{name: "fauxqs", program: node, root: root, args: []string{fauxqs}, endpoint: e.SQSEndpoint, probe: sqsProbe, log: out,
-			env: []string{"FAUXQS_PORT=" + strconv.Itoa(sport), "FAUXQS_HOST=127.0.0.1", "FAUXQS_LOGGER=false"}}
+		e.sqs = &emulator{name: "fauxqs", program: node, root: root, probe: sqsProbe, log: out,
+			command: func(port int) ([]string, []string) {
+				return []string{fauxqs}, []string{"FAUXQS_PORT=" + strconv.Itoa(port), "FAUXQS_HOST=127.0.0.1", "FAUXQS_LOGGER=false"}
+			}}
 		ems = append(ems, e.sqs)
+	}
+	fixed := []int{opt.DynamoDBPort, opt.SQSPort}
+	for i, em := range ems {
+		if err := em.usePort(fixed[i]); err != nil {
+			return nil, err
+		}
+	}
+	for e.sqs != nil && opt.SQSPort == 0 && e.sqs.port == e.dynamo.port {
+		if err := e.sqs.usePort(0); err != nil { // drawn apart, each free: both may have been the same
+			return nil, err
+		}
 	}
 	for _, em := range ems {
 		if err := em.start(); err != nil {
@@ -141,19 +149,28 @@ func Start(ctx context.Context, opt Options) (*Emulators, error) {
 	wctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	for _, em := range ems {
-		if err := em.waitReady(wctx); err != nil {
+		if err := em.ready(wctx); err != nil {
 			e.Stop()
 			return nil, fmt.Errorf("%s did not become ready: %w", em.name, err)
 		}
+	}
+	e.DynamoDBEndpoint = e.dynamo.endpoint()
+	if e.sqs != nil {
+		e.SQSEndpoint = e.sqs.endpoint()
 	}
 	return e, nil
 }
 
 func (em *emulator) start() error {
-	cmd := exec.Command(em.program, em.args...)
+	args, env := em.command(em.port)
+	cmd := exec.Command(em.program, args...)
 	cmd.Dir = em.root
-	cmd.Env = append(os.Environ(), em.env...)
-	cmd.Stdout, cmd.Stderr = em.log, em.log
+	cmd.Env = append(os.Environ(), env...)
+	if em.tail == nil {
+		em.tail = &tail{}
+	}
+	cmd.Stdout = io.MultiWriter(em.log, em.tail)
+	cmd.Stderr = cmd.Stdout
 	if err := startDyingWithParent(cmd); err != nil {
 		return fmt.Errorf("start %s: %w", em.name, err)
 	}
@@ -163,14 +180,31 @@ func (em *emulator) start() error {
 	return nil
 }
 
-// waitReady waits until the emulator answers its probe, or fails when it exits first or
-// ctx ends.
+// waitReady waits until the emulator itself answers its probe, or fails when it exits
+// first or ctx ends.
 func (em *emulator) waitReady(ctx context.Context) error {
-	err := waitReady(ctx, em.endpoint, em.probe, em.exited)
-	if err != nil && isClosed(em.exited) {
-		return fmt.Errorf("%s exited before it answered (%v): %w", em.name, em.waitErr, err)
+	em.foreign = false
+	err := waitReady(ctx, em.endpoint(), em.answersItself, em.exited)
+	switch {
+	case err != nil && isClosed(em.exited) && em.foreign:
+		return fmt.Errorf("%s exited (%v) while another process answered on its port: %w%s", em.name, em.waitErr, errPortTaken, em.tail)
+	case err != nil && isClosed(em.exited):
+		return fmt.Errorf("%s exited before it answered (%v): %w%s", em.name, em.waitErr, err, em.tail)
 	}
 	return err
+}
+
+// answersItself is the emulator's probe, passed only when the emulator's own process
+// holds the port: an answer from another process on it is not this emulator's.
+func (em *emulator) answersItself(ctx context.Context, endpoint string) error {
+	if err := em.probe(ctx, endpoint); err != nil {
+		return err
+	}
+	if !listensOn(em.cmd.Process.Pid, em.port) {
+		em.foreign = true
+		return fmt.Errorf("%s answered, but process %d does not listen there", endpoint, em.cmd.Process.Pid)
+	}
+	return nil
 }
 
 func isClosed(c chan struct{}) bool {
@@ -227,6 +261,19 @@ func (e *Emulators) RestartSQS(ctx context.Context) error {
 	return e.sqs.restart(ctx)
 }
 
+// Exited names each emulator that exited on its own (not by Stop or a Kill), with its exit
+// status and last output; nil when none did. A test that failed with "connection refused"
+// finds its cause here.
+func (e *Emulators) Exited() error {
+	var errs []error
+	for _, em := range []*emulator{e.dynamo, e.sqs} {
+		if em != nil && em.cmd != nil && isClosed(em.exited) {
+			errs = append(errs, fmt.Errorf("%s on port %d exited on its own (%v)%s", em.name, em.port, em.waitErr, em.tail))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Stop kills both emulators and waits for them to exit. It is safe to call twice.
 func (e *Emulators) Stop() {
 	e.dynamo.kill()
@@ -262,51 +309,6 @@ func FindRoot() (string, error) {
 		}
 		dir = parent
 	}
-}
-
-// portOrFree is p, or a port free now for an emulator to listen on once it has started.
-// Between this check and the emulator's bind, another process could take the port, and
-// one asking the system for any free port (port 0: every httptest server and stack of the
-// test lanes running beside) gets it from the ephemeral range. So the port is drawn at
-// random from below that range (ip_local_port_range), where only callers of this function
-// choose, and the ephemeral range is used only where that cannot be read.
-func portOrFree(p int) (int, error) {
-	if p != 0 {
-		return p, nil
-	}
-	if low := ephemeralLow(); low > minDrawnPort+1000 {
-		for range 50 {
-			port := minDrawnPort + rand.IntN(low-minDrawnPort)
-			if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
-				l.Close()
-				return port, nil
-			}
-		}
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// minDrawnPort keeps drawn ports above the well-known services' and below the ephemeral
-// range.
-const minDrawnPort = 20000
-
-// ephemeralLow is the first port of the system's ephemeral range (0 when unknown).
-func ephemeralLow() int {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[0])
-	return n
 }
 
 type probe func(ctx context.Context, endpoint string) error

@@ -70,22 +70,23 @@ func StartMoto(ctx context.Context, opt MotoOptions) (*Moto, error) {
 	if out == nil {
 		out = io.Discard
 	}
-	inner, err := portOrFree(0)
-	if err != nil {
+	m := &Moto{em: &emulator{name: "moto_server", program: bin, probe: motoProbe, log: out,
+		command: func(port int) ([]string, []string) {
+			return append(args[:len(args):len(args)], "-H", "127.0.0.1", "-p", strconv.Itoa(port)), nil
+		}}}
+	if err := m.em.usePort(0); err != nil {
 		return nil, err
 	}
-	m := &Moto{Server: "http://127.0.0.1:" + strconv.Itoa(inner)}
-	m.em = &emulator{name: "moto_server", program: bin, args: append(args, "-H", "127.0.0.1", "-p", strconv.Itoa(inner)),
-		endpoint: m.Server, probe: motoProbe, log: out}
 	if err := m.em.start(); err != nil {
 		return nil, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	if err := m.em.waitReady(wctx); err != nil {
+	if err := m.em.ready(wctx); err != nil {
 		m.Stop()
 		return nil, fmt.Errorf("moto_server did not become ready: %w", err)
 	}
+	m.Server = m.em.endpoint()
 	if err := m.openGate(port); err != nil {
 		m.Stop()
 		return nil, err

@@ -1,8 +1,12 @@
 package emulators
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -38,3 +42,45 @@ var spawner = sync.OnceValue(func() chan<- spawn {
 	}()
 	return ch
 })
+
+// listensOn reports whether process pid holds the socket listening on port. Where /proc
+// cannot tell (no such file, no entry, another user's descriptors) it says yes, so the
+// check never refuses an emulator it knows nothing against.
+func listensOn(pid, port int) bool {
+	inodes := listeningInodes(port)
+	if len(inodes) == 0 {
+		return true
+	}
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return true
+	}
+	for _, fd := range fds {
+		link, _ := os.Readlink(dir + "/" + fd.Name())
+		if inode, ok := strings.CutPrefix(link, "socket:["); ok && inodes[strings.TrimSuffix(inode, "]")] {
+			return true
+		}
+	}
+	return false
+}
+
+// listeningInodes are the inodes of the TCP sockets listening on port (/proc/net/tcp and
+// tcp6: "sl local_address rem_address st ... inode", the address in hex, st 0A LISTEN).
+func listeningInodes(port int) map[string]bool {
+	inodes := map[string]bool{}
+	suffix := fmt.Sprintf(":%04X", port)
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(table)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) > 9 && f[3] == "0A" && strings.HasSuffix(f[1], suffix) {
+				inodes[f[9]] = true
+			}
+		}
+	}
+	return inodes
+}

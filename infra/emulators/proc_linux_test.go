@@ -2,7 +2,11 @@ package emulators
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,5 +86,81 @@ func TestMotoStopsItsServer(t *testing.T) {
 	}
 	if _, err := http.Get(m.Endpoint + MotoReadyPath); err == nil {
 		t.Fatal("the gate still answers after Stop")
+	}
+}
+
+// listensOn tells this process's listener from another's.
+func TestListensOnNamesTheProcessHoldingThePort(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.Process.Kill(); _ = other.Wait() }()
+	if !listensOn(os.Getpid(), port) {
+		t.Fatalf("listensOn(this process, %d) = false, want true", port)
+	}
+	if listensOn(other.Process.Pid, port) {
+		t.Fatalf("listensOn(sleep, %d) = true, want false: sleep listens nowhere", port)
+	}
+}
+
+// Two processes can draw the same port at once: an emulator whose port another process
+// took exits, and the answer there is not its own. It starts again on a port drawn anew
+// and is ready only when it answers itself; a port the caller fixed is not changed, and
+// the error says why.
+func TestAnEmulatorWhosePortWasTakenStartsOnAnother(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 serves as the emulator here:", err)
+	}
+	taker := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer taker.Close()
+	taken := taker.Listener.Addr().(*net.TCPAddr).Port
+	for _, drawn := range []bool{true, false} {
+		em := &emulator{name: "server", program: python, port: taken, drawn: drawn, probe: sqsProbe, log: io.Discard,
+			command: func(port int) ([]string, []string) {
+				return []string{"-m", "http.server", "--bind", "127.0.0.1", strconv.Itoa(port)}, nil
+			}}
+		if err := em.start(); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+		err := em.ready(ctx)
+		cancel()
+		switch {
+		case drawn && (err != nil || em.port == taken || !listensOn(em.cmd.Process.Pid, em.port)):
+			t.Errorf("drawn port: ready = %v on port %d (taken: %d), want ready on a port of its own", err, em.port, taken)
+		case !drawn && (!errors.Is(err, errPortTaken) || em.port != taken):
+			t.Errorf("fixed port: ready = %v on port %d, want errPortTaken on %d", err, em.port, taken)
+		}
+		em.kill()
+	}
+}
+
+// An emulator that dies under a test is named afterwards with its exit, so the test's
+// "connection refused" has a cause in the log; one killed on purpose is not.
+func TestExitedNamesAnEmulatorThatDiedOnItsOwn(t *testing.T) {
+	e, err := Start(context.Background(), Options{NoSQS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Stop()
+	if err := e.Exited(); err != nil {
+		t.Fatalf("Exited before anything died = %v", err)
+	}
+	_ = e.dynamo.cmd.Process.Signal(syscall.SIGTERM)
+	<-e.dynamo.exited
+	if err := e.Exited(); err == nil || !strings.Contains(err.Error(), "dynalite on port") || !strings.Contains(err.Error(), "signal: terminated") {
+		t.Fatalf("Exited after dynalite was terminated = %v, want dynalite named with its signal", err)
+	}
+	e.KillDynamoDB()
+	if err := e.Exited(); err != nil {
+		t.Fatalf("Exited after KillDynamoDB = %v, want nil: a kill on purpose is no death", err)
 	}
 }

@@ -2,7 +2,7 @@ package emulators
 
 import (
 	"context"
-	"strconv"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +15,8 @@ func TestReadyWaitEndsWhenTheEmulatorExits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	em := &emulator{name: "broken", program: "sh", args: []string{"-c", "exit 3"},
-		endpoint: "http://127.0.0.1:" + strconv.Itoa(port), probe: dynamoProbe}
+	em := &emulator{name: "broken", program: "sh", port: port, probe: dynamoProbe, log: io.Discard,
+		command: func(int) ([]string, []string) { return []string{"-c", "echo 'no config'; exit 3"}, nil }}
 	if err := em.start(); err != nil {
 		t.Fatal(err)
 	}
@@ -25,8 +25,8 @@ func TestReadyWaitEndsWhenTheEmulatorExits(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	err = em.waitReady(ctx)
-	if err == nil || !strings.Contains(err.Error(), "broken exited before it answered (exit status 3)") {
-		t.Fatalf("waitReady = %v, want the exit named", err)
+	if err == nil || !strings.Contains(err.Error(), "broken exited before it answered (exit status 3)") || !strings.HasSuffix(err.Error(), "its last output:\nno config") {
+		t.Fatalf("waitReady = %v, want the exit named with the emulator's last output", err)
 	}
 	if took := time.Since(start); took > readyTimeout/2 {
 		t.Fatalf("waitReady took %s: it ran out its deadline instead of seeing the exit", took)

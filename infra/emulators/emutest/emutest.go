@@ -58,6 +58,11 @@ func run(m *testing.M, noSQS bool) (code int) {
 			return 1
 		}
 		defer e.Stop()
+		defer func() {
+			if err := e.Exited(); err != nil {
+				fmt.Fprintln(os.Stderr, "emutest:", err)
+			}
+		}()
 		for _, kv := range e.Env() {
 			k, v, _ := strings.Cut(kv, "=")
 			os.Setenv(k, v)
