@@ -200,7 +200,7 @@ func (em *emulator) answersItself(ctx context.Context, endpoint string) error {
 	if err := em.probe(ctx, endpoint); err != nil {
 		return err
 	}
-	if !listensOn(em.cmd.Process.Pid, em.port) {
+	if isClosed(em.exited) || !listensOn(em.cmd.Process.Pid, em.port) {
 		em.foreign = true
 		return fmt.Errorf("%s answered, but process %d does not listen there", endpoint, em.cmd.Process.Pid)
 	}

@@ -1,7 +1,9 @@
 package emulators
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"runtime"
@@ -45,7 +47,8 @@ var spawner = sync.OnceValue(func() chan<- spawn {
 
 // listensOn reports whether process pid holds the socket listening on port. Where /proc
 // cannot tell (no such file, no entry, another user's descriptors) it says yes, so the
-// check never refuses an emulator it knows nothing against.
+// check never refuses an emulator it knows nothing against; a process that has exited
+// holds nothing.
 func listensOn(pid, port int) bool {
 	inodes := listeningInodes(port)
 	if len(inodes) == 0 {
@@ -54,7 +57,7 @@ func listensOn(pid, port int) bool {
 	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
 	fds, err := os.ReadDir(dir)
 	if err != nil {
-		return true
+		return !errors.Is(err, fs.ErrNotExist) // a process gone listens nowhere
 	}
 	for _, fd := range fds {
 		link, _ := os.Readlink(dir + "/" + fd.Name())
