@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
@@ -42,7 +43,8 @@ const FunctionTag = "function"
 // FunctionsProps configures NewFunctions.
 type FunctionsProps struct {
 	Stage string
-	// Dir holds "<function name>/bootstrap" for every function.
+	// Dir holds "<function name>/bootstrap" for every function. Each is deployed from its
+	// zip, "<function name>.zip" beside it, which NewFunctions writes (bundleFunctions).
 	Dir       string
 	Functions []blueprint.Function
 	Tables    *Tables
@@ -98,6 +100,17 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 	dir, err := filepath.Abs(props.Dir)
 	if err != nil {
 		dir = props.Dir
+	}
+	var names []string
+	for _, f := range props.Functions {
+		if !slices.Contains(names, f.Name) {
+			names = append(names, f.Name)
+		}
+	}
+	bundles, err := bundleFunctions(dir, names)
+	if err != nil {
+		// As the CDK's own constructs fail: the app cannot synthesize without the code.
+		panic(fmt.Errorf("the functions' code bundles: %w", err))
 	}
 
 	logs := awslogs.NewLogGroup(c.Construct, jsii.String("Logs"), &awslogs.LogGroupProps{
@@ -155,7 +168,7 @@ func NewFunctions(scope constructs.Construct, id string, props *FunctionsProps) 
 			Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
 			Architecture: awslambda.Architecture_ARM_64(),
 			Handler:      jsii.String("bootstrap"),
-			Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(dir, f.Name)), nil),
+			Code:         awslambda.Code_FromAsset(jsii.String(bundles[f.Name]), nil),
 			MemorySize:   jsii.Number(float64(f.MemoryMB)),
 			Environment:  &env,
 			LogGroup:     logs,

@@ -33,7 +33,8 @@ type ServiceProps struct {
 	// tables when the stack or a table is deleted.
 	Stage string
 	// FunctionsDir holds "<function name>/bootstrap" for every function (DefaultFunctionsDir
-	// when empty). Relative paths are taken from the working directory.
+	// when empty). Relative paths are taken from the working directory. Synthesis writes
+	// each function's zip, "<function name>.zip", there beside its directory.
 	FunctionsDir string
 	// AlarmEmail, when set, is subscribed to the alarm topics (page and ticket).
 	AlarmEmail string
