@@ -1,6 +1,6 @@
 // Command rehearsal rehearses `cdk deploy` of the dev stage against moto_server: it
-// synthesizes the stack with the pinned CDK CLI, bootstraps the account, deploys, and then
-// checks through the AWS APIs that what moto created is what the template says — tables
+// bootstraps the account with the pinned CDK CLI, deploys (the CLI synthesizing the stack
+// first, as for an operator), and then checks through the AWS APIs that what moto created is what the template says — tables
 // and their indexes, queues and the redrive policy, schedules, the event bus, functions
 // (runtime, architecture, memory, timeout, environment, role) and the diagnosis queue's
 // event source. `make deploy-rehearsal` runs it after `make build`.
@@ -68,12 +68,12 @@ func run(stage, functionsDir string, keep bool) error {
 		"CDK_DEFAULT_REGION=us-east-1", "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20")
 	assembly := filepath.Join(work, "cdk.out")
 	stack := "SyncAssist-" + stage
-	cdk := func(args ...string) error {
+	cdk := func(dir string, args ...string) error {
 		start := time.Now()
 		fmt.Printf("$ cdk %s\n", strings.Join(args, " "))
 		// The pinned CLI itself, as npx --no-install would find it, without npx's start.
 		cmd := exec.Command(filepath.Join(root, "node_modules", ".bin", "cdk"), args...)
-		cmd.Dir, cmd.Env = root, env
+		cmd.Dir, cmd.Env = dir, env
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("cdk %s: %w\n%s", args[0], err, out)
@@ -81,13 +81,15 @@ func run(stage, functionsDir string, keep bool) error {
 		fmt.Printf("  done in %s\n", time.Since(start).Round(time.Second))
 		return nil
 	}
-	if err := cdk("synth", "-q", "--app", "go run ./infra", "-c", "stage="+stage, "-c", "functionsDir="+functionsDir, "-o", assembly); err != nil {
+	// Bootstrap first, from the work directory: where no cdk.json names an app, the CLI
+	// bootstraps the environment it is given without synthesizing one.
+	if err := cdk(work, "bootstrap", "aws://"+emulators.MotoAccount+"/us-east-1"); err != nil {
 		return err
 	}
-	if err := cdk("bootstrap", "aws://"+emulators.MotoAccount+"/us-east-1", "--app", assembly); err != nil {
-		return err
-	}
-	if err := cdk("deploy", stack, "--app", assembly, "--require-approval", "never"); err != nil {
+	// Then the deploy synthesizes and deploys in one CLI, as `cdk deploy` does for an
+	// operator (a CLI's start is 2-3 CPU-s), leaving the assembly for the checks.
+	if err := cdk(root, "deploy", stack, "--app", "go run ./infra", "-c", "stage="+stage, "-c", "functionsDir="+functionsDir,
+		"-o", assembly, "--require-approval", "never"); err != nil {
 		return err
 	}
 	raw, err := os.ReadFile(filepath.Join(assembly, stack+".template.json"))
