@@ -1,5 +1,5 @@
 """moto_server for the deploy rehearsal, with the three moto 5.2.1 bugs fixed that break a
-CloudFormation deploy of the stack, and one cost cut (below). Everything else is moto as
+CloudFormation deploy of the stack, and costs cut (below). Everything else is moto as
 shipped; the flags are moto_server's own.
 
 1. A KMS key created from a template passes the template's tags ({"Key", "Value"}) to a
@@ -15,14 +15,20 @@ shipped; the flags are moto_server's own.
 And one cost: moto parses every template with PyYAML's pure-Python loader, a JSON one too
 (the CDK writes JSON), 2.6 CPU-s for the stack's 670 KB each time, and a deploy parses it
 several times. A JSON document is YAML that parses to the same value, so its CloudFormation
-reads a template that starts as JSON with json first, and anything else as before.
+reads a template that starts as JSON with json first, and anything else as before. And the
+two lookups that infra/emulators/moto_server.py keeps for the test lanes' server (moto's
+service folders, a response class's method names) are kept here too: moto repeats them on
+every request, and the rehearsal makes some thousand.
 """
+import functools
 import json
 import sys
 
 import yaml
+from moto import backends
 from moto.cloudformation import models as cloudformation
 from moto.cloudformation import responses as cloudformation_responses
+from moto.core import responses
 from moto.core.common_models import CloudFormationModel
 from moto.events import models as events
 from moto.kms import models as kms
@@ -89,6 +95,11 @@ class JSONFirstYAML:
 
 
 cloudformation.yaml = cloudformation_responses.yaml = JSONFirstYAML()
+
+_modules = tuple(backends.list_of_moto_modules())
+backends.list_of_moto_modules = lambda: _modules
+responses.method_names_from_class = functools.lru_cache(maxsize=None)(
+    lambda clazz, _names=responses.method_names_from_class: frozenset(_names(clazz)))
 
 from moto.server import main  # noqa: E402
 
