@@ -15,13 +15,18 @@ import sys
 from moto import backends
 from moto.core import responses
 
-_modules = tuple(backends.list_of_moto_modules())
-backends.list_of_moto_modules = lambda: _modules
 
-# Response classes are fixed once moto is imported, and so are their functions' names.
-responses.method_names_from_class = functools.lru_cache(maxsize=None)(
-    lambda clazz, _names=responses.method_names_from_class: frozenset(_names(clazz)))
+def keep_lookups():
+    """Computes the two lookups once and keeps them (the deploy rehearsal's moto too)."""
+    modules = tuple(backends.list_of_moto_modules())
+    backends.list_of_moto_modules = lambda: modules
+    # Response classes are fixed once moto is imported, and so are their functions' names.
+    responses.method_names_from_class = functools.lru_cache(maxsize=None)(
+        lambda clazz, _names=responses.method_names_from_class: frozenset(_names(clazz)))
 
-from moto.server import main  # noqa: E402
 
-main(sys.argv[1:])
+if __name__ == "__main__":
+    keep_lookups()
+    from moto.server import main
+
+    main(sys.argv[1:])

@@ -20,15 +20,13 @@ two lookups that infra/emulators/moto_server.py keeps for the test lanes' server
 service folders, a response class's method names) are kept here too: moto repeats them on
 every request, and the rehearsal makes some thousand.
 """
-import functools
 import json
+import os
 import sys
 
 import yaml
-from moto import backends
 from moto.cloudformation import models as cloudformation
 from moto.cloudformation import responses as cloudformation_responses
-from moto.core import responses
 from moto.core.common_models import CloudFormationModel
 from moto.events import models as events
 from moto.kms import models as kms
@@ -96,10 +94,10 @@ class JSONFirstYAML:
 
 cloudformation.yaml = cloudformation_responses.yaml = JSONFirstYAML()
 
-_modules = tuple(backends.list_of_moto_modules())
-backends.list_of_moto_modules = lambda: _modules
-responses.method_names_from_class = functools.lru_cache(maxsize=None)(
-    lambda clazz, _names=responses.method_names_from_class: frozenset(_names(clazz)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "emulators"))
+import moto_server  # noqa: E402  infra/emulators/moto_server.py
+
+moto_server.keep_lookups()
 
 from moto.server import main  # noqa: E402
 
