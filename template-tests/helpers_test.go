@@ -67,6 +67,9 @@ type synthesized struct {
 	stack    awscdk.Stack
 	template assertions.Template
 	oncall   assertions.Template
+	// withProperties is template with an empty Properties on each resource that has none,
+	// made once (on first use) for has.
+	withProperties *lazyTemplate
 	// The templates as Go values and the synthesis messages, read once from the cloud
 	// assembly: a ToJSON crosses jsii with the whole template, and assertions'
 	// Annotations_FromStack synthesizes the whole app again (force) on every call.
@@ -164,10 +167,11 @@ func synth(spec synthesized) (s *synthesized, err error) {
 	// The burn-rate alarms, the page topic and the saved queries: a nested stack.
 	oncall := awscdk.Stack_Of(out.stack.Node().FindChild(jsii.String("Alarms")).Node().FindChild(jsii.String("OnCall")))
 	out.oncall = assertions.Template_FromStack(oncall, nil)
-	if out.templateDoc, err = readTemplate(asmDir, out.stack); err != nil {
+	var text []byte
+	if out.templateDoc, text, err = readTemplate(asmDir, out.stack); err != nil {
 		return nil, err
 	}
-	if out.oncallDoc, err = readTemplate(asmDir, oncall); err != nil {
+	if out.oncallDoc, _, err = readTemplate(asmDir, oncall); err != nil {
 		return nil, err
 	}
 	// Compact, as json.Marshal of ToJSON was, for the tests that search the text.
@@ -176,19 +180,20 @@ func synth(spec synthesized) (s *synthesized, err error) {
 		return nil, err
 	}
 	out.rawTemplate = string(raw)
+	out.withProperties = &lazyTemplate{text: text, doc: out.templateDoc}
 	out.messages, err = stackMessages(out.stack)
 	return &out, err
 }
 
 // readTemplate reads a stack's template from the cloud assembly in dir, as
-// Template_FromStack does for a nested stack.
-func readTemplate(dir string, st awscdk.Stack) (obj, error) {
+// Template_FromStack does for a nested stack, as a Go value and as text.
+func readTemplate(dir string, st awscdk.Stack) (obj, []byte, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, *st.TemplateFile()))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var doc obj
-	return doc, json.Unmarshal(raw, &doc)
+	return doc, raw, json.Unmarshal(raw, &doc)
 }
 
 // check runs CDK assertions, which panic on mismatch, and turns a panic into a test failure
@@ -417,10 +422,4 @@ func (s *synthesized) deadLetterQueues() []blueprint.Queue {
 func (s *synthesized) countIs(t *testing.T, typ string, n int) {
 	t.Helper()
 	check(t, func() { s.template.ResourceCountIs(jsii.String(typ), jsii.Number(num(n))) })
-}
-
-// has asserts that some resource of a type has (at least) these properties.
-func (s *synthesized) has(t *testing.T, typ string, props obj) {
-	t.Helper()
-	check(t, func() { s.template.HasResourceProperties(jsii.String(typ), props) })
 }
