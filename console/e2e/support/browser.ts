@@ -6,8 +6,13 @@ import { base } from "./stack";
 
 /** axe-core's minified build, the same version and rules as its axe.source (which is the
  *  unminified axe.js, 1.48 MB): each injection sends it over the DevTools pipe and the page
- *  parses it, so the 654 KB build is less of both (measured: see CHANGELOG, 2026-12-01). */
-const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+ *  parses it, so the 654 KB build is less of both (measured: see CHANGELOG, 2026-12-01).
+ *  Its 17 characters outside ASCII (©, ®, –, …, U+FFFD in string literals; the property
+ *  name ε) go as \u escapes, the same strings and the same name: one of them made the
+ *  protocol carry the whole source as UTF-16 and V8 scan it as a two-byte string
+ *  (measured: see CHANGELOG, 2026-12-02). All are in the Basic Multilingual Plane. */
+const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8")
+  .replace(/[^\x00-\x7f]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
 
 type Role = "operator" | "approver" | "admin";
 
