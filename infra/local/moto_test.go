@@ -15,10 +15,16 @@ import (
 )
 
 // The path a LocalStack user takes: AWS_ENDPOINT_URL names one endpoint for every service,
-// and the stack starts no emulator of its own. Here that endpoint is moto_server (the
-// server itself, not the gate infra/emulators puts in front of it for the contract
-// suites): the demo runs end to end — ingest, diagnosis, approve, write-back — then the
-// flows story, then a finance approval written to the host ERP.
+// and the stack starts no emulator of its own. Here that endpoint is moto_server behind the
+// gate infra/emulators puts in front of it (Moto.Endpoint), which passes one DynamoDB
+// request at a time: moto 5.2.1 checks a write's condition and then writes without a lock,
+// so two concurrent conditional puts of one item can both succeed there. On the server
+// itself, make demo-flows' step 1d (two first changes of one customer at once) once had
+// both runs claim the customer's cross-reference (run 149, 2026-12-02): the later link was
+// refused and its run retried a minute later, past the demo's wait. DynamoDB and LocalStack
+// (DynamoDB Local) make a conditional write atomic, as the gate does. The demo runs end to
+// end — ingest, diagnosis, approve, write-back — then the flows story, then a finance
+// approval written to the host ERP.
 func TestServesTheDemoOnMotoAlone(t *testing.T) {
 	moto, err := emulators.StartMoto(context.Background(), emulators.MotoOptions{})
 	if err != nil {
@@ -30,7 +36,7 @@ func TestServesTheDemoOnMotoAlone(t *testing.T) {
 		os.Unsetenv(k)
 	}
 	state := t.TempDir()
-	for k, v := range map[string]string{"AWS_ENDPOINT_URL": moto.Server, "AWS_ACCESS_KEY_ID": "local",
+	for k, v := range map[string]string{"AWS_ENDPOINT_URL": moto.Endpoint, "AWS_ACCESS_KEY_ID": "local",
 		"AWS_SECRET_ACCESS_KEY": "local", "AWS_REGION": "us-east-1", "LOCAL_STATE_DIR": state,
 		"PORT": "0", "RECONCILE_INTERVAL": "1h"} {
 		os.Setenv(k, v)
