@@ -238,7 +238,8 @@ func (st *Stage) StartPollers(n int, wrap func(sqsqueue.BatchHandler) sqsqueue.B
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
-		p := &sqsqueue.Poller{Client: sqs.NewFromConfig(st.h.AWS), QueueURL: q.URL, QueueARN: q.ARN, Handler: h, BatchSize: 10, Log: st.Deps.Log}
+		p := &sqsqueue.Poller{Client: sqs.NewFromConfig(st.h.AWS), QueueURL: q.URL, QueueARN: q.ARN, Handler: h, BatchSize: 10,
+			Visibility: time.Duration(st.opt.Visibility) * time.Second, Log: st.Deps.Log}
 		go func() { defer wg.Done(); p.Run(ctx) }()
 	}
 	st.stop = append(st.stop, func() { cancel(); wg.Wait() })

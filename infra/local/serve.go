@@ -237,7 +237,7 @@ func serve(ctx context.Context) error {
 		q := queues[blueprint.Diagnosis.Name]
 		fn, _ := blueprint.FunctionNamed(blueprint.FuncDiagnose)
 		(&sqsqueue.Poller{Client: sq, QueueURL: q.URL, QueueARN: q.ARN, Handler: deps.Worker().HandleBatch,
-			BatchSize: int32(fn.BatchSize), Log: deps.Log}).Run(ctx)
+			BatchSize: int32(fn.BatchSize), Visibility: time.Duration(vis) * time.Second, Log: deps.Log}).Run(ctx)
 	}()
 	every, err := time.ParseDuration(envOr("RECONCILE_INTERVAL", blueprint.ReconcileInterval.String()))
 	if err != nil || every <= 0 {

@@ -3,7 +3,9 @@ package sqsqueue
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -28,7 +30,16 @@ type Poller struct {
 	BatchSize int32
 	// WaitTime is the long-poll wait; zero means 1 s so shutdown stays quick.
 	WaitTime time.Duration
-	Log      *slog.Logger
+	// Visibility is the queue's visibility timeout. When set, a batch's messages are kept in
+	// flight while the handler runs (made invisible for Visibility again every third of it),
+	// as they are under Lambda: AWS refuses an event source mapping whose queue's visibility
+	// timeout is shorter than the function's timeout, so no message comes back while its
+	// invocation still runs. A test's short timeout (2 s in the fault suite) is shorter than
+	// a batch on a loaded machine: run 156 (2026-12-02) saw a message received again and
+	// again while its batches ran, until it moved to the DLQ with its claim diagnosed.
+	// A failed message still comes back at most Visibility after the handler returned.
+	Visibility time.Duration
+	Log        *slog.Logger
 }
 
 // Run polls until ctx ends.
@@ -81,7 +92,9 @@ func (p *Poller) PollOnce(ctx context.Context) (int, error) {
 			EventSourceARN:    p.QueueARN,
 		})
 	}
+	stop := p.keepInFlight(ctx, ev.Records)
 	resp, herr := p.Handler(ctx, ev)
+	stop()
 	if herr != nil {
 		p.log().Error("batch handler failed; the whole batch will be redelivered", "error", herr)
 		return len(out.Messages), nil
@@ -101,6 +114,46 @@ func (p *Poller) PollOnce(ctx context.Context) (int, error) {
 		}
 	}
 	return len(out.Messages), errors.Join(errs...)
+}
+
+// keepInFlight makes the records invisible for p.Visibility again every third of it until
+// the returned stop is called; with no Visibility it does nothing. A failed extension is
+// logged only: the message comes back as it would have without it.
+func (p *Poller) keepInFlight(ctx context.Context, records []events.SQSMessage) (stop func()) {
+	if p.Visibility <= 0 {
+		return func() {}
+	}
+	seconds := int32(max(1, p.Visibility/time.Second))
+	entries := make([]types.ChangeMessageVisibilityBatchRequestEntry, len(records))
+	for i, r := range records {
+		entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)),
+			ReceiptHandle: aws.String(r.ReceiptHandle), VisibilityTimeout: seconds}
+	}
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		tick := time.NewTicker(p.Visibility / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			out, err := p.Client.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{
+				QueueUrl: aws.String(p.QueueURL), Entries: entries})
+			if err == nil && len(out.Failed) > 0 {
+				err = fmt.Errorf("%d of %d messages: %s", len(out.Failed), len(entries), aws.ToString(out.Failed[0].Message))
+			}
+			if err != nil && ctx.Err() == nil {
+				p.log().Warn("messages in flight not kept invisible; they may be delivered again", "queue", p.QueueURL, "error", err)
+			}
+		}
+	}()
+	return func() { close(done); <-ended }
 }
 
 func (p *Poller) log() *slog.Logger {
