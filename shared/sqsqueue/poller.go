@@ -129,7 +129,9 @@ func (p *Poller) keepInFlight(ctx context.Context, records []events.SQSMessage) 
 		entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)),
 			ReceiptHandle: aws.String(r.ReceiptHandle), VisibilityTimeout: seconds}
 	}
-	done := make(chan struct{})
+	// Stopping cancels an extension under way: the handler's answer is not held up by a
+	// queue that does not answer.
+	beat, cancel := context.WithCancel(ctx)
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
@@ -137,23 +139,21 @@ func (p *Poller) keepInFlight(ctx context.Context, records []events.SQSMessage) 
 		defer tick.Stop()
 		for {
 			select {
-			case <-done:
-				return
-			case <-ctx.Done():
+			case <-beat.Done():
 				return
 			case <-tick.C:
 			}
-			out, err := p.Client.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{
+			out, err := p.Client.ChangeMessageVisibilityBatch(beat, &sqs.ChangeMessageVisibilityBatchInput{
 				QueueUrl: aws.String(p.QueueURL), Entries: entries})
 			if err == nil && len(out.Failed) > 0 {
 				err = fmt.Errorf("%d of %d messages: %s", len(out.Failed), len(entries), aws.ToString(out.Failed[0].Message))
 			}
-			if err != nil && ctx.Err() == nil {
+			if err != nil && beat.Err() == nil {
 				p.log().Warn("messages in flight not kept invisible; they may be delivered again", "queue", p.QueueURL, "error", err)
 			}
 		}
 	}()
-	return func() { close(done); <-ended }
+	return func() { cancel(); <-ended }
 }
 
 func (p *Poller) log() *slog.Logger {
