@@ -92,9 +92,7 @@ func (p *Poller) PollOnce(ctx context.Context) (int, error) {
 			EventSourceARN:    p.QueueARN,
 		})
 	}
-	stop := p.keepInFlight(ctx, ev.Records)
-	resp, herr := p.Handler(ctx, ev)
-	stop()
+	resp, herr := p.handle(ctx, ev)
 	if herr != nil {
 		p.log().Error("batch handler failed; the whole batch will be redelivered", "error", herr)
 		return len(out.Messages), nil
@@ -114,6 +112,12 @@ func (p *Poller) PollOnce(ctx context.Context) (int, error) {
 		}
 	}
 	return len(out.Messages), errors.Join(errs...)
+}
+
+// handle runs the handler with the batch kept in flight until it returns (or panics).
+func (p *Poller) handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	defer p.keepInFlight(ctx, ev.Records)()
+	return p.Handler(ctx, ev)
 }
 
 // keepInFlight makes the records invisible for p.Visibility again every third of it until
