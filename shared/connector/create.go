@@ -20,9 +20,9 @@ package connector
 //
 // A create is the one write that is not idempotent at the vendor: sending it twice makes
 // two records. Its request is therefore resent by the client only after failures that
-// cannot have applied it (429, a refused connection); after any other failure the caller
-// must find out whether it happened before creating again (MayHaveApplied). Upserts are
-// idempotent by their key and retried like any write.
+// cannot have applied it (429, a refused connection, Salesforce's UNABLE_TO_LOCK_ROW);
+// after any other failure the caller must find out whether it happened before creating
+// again (MayHaveApplied). Upserts are idempotent by their key and retried like any write.
 
 import (
 	"context"
@@ -89,18 +89,20 @@ func (c *Client) sendCreate(ctx context.Context, method, target string, body []b
 	return c.send(ctx, call{op: OpWrite, method: method, target: target, body: body, header: writeHeaders(req), once: true}, notApplied)
 }
 
-// notApplied: the system asked us to slow down, or the connection was refused before the
-// request went out; either way no record was made.
+// notApplied: the system asked us to slow down, said it did not carry the request out (a
+// record lock it could not get: salesforce.go), or the connection was refused before the
+// request went out; either way nothing was written and no record was made.
 func notApplied(e *Error) bool {
-	return e.Status == http.StatusTooManyRequests || e.Status == 0 && errors.Is(e.Cause, syscall.ECONNREFUSED)
+	return e.unapplied || e.Status == http.StatusTooManyRequests || e.Status == 0 && errors.Is(e.Cause, syscall.ECONNREFUSED)
 }
 
 // MayHaveApplied reports whether a failed write may still have reached the system: its
 // answer was lost or the system failed midway (timeouts, resets, 5xx). A refusal (4xx), a
-// rate limit, a refused connection, a configuration problem, or an error that is not a
-// connector's (the write was never sent) did not apply it, unless an earlier attempt of
-// the same write went unanswered: Write then returns that attempt's error, with the later
-// failure in Error.Later (writeUntilLanded).
+// rate limit, a record lock the system could not get (Salesforce's UNABLE_TO_LOCK_ROW:
+// ErrUnavailable and retried, yet nothing written), a refused connection, a configuration
+// problem, or an error that is not a connector's (the write was never sent) did not apply
+// it, unless an earlier attempt of the same write went unanswered: Write then returns that
+// attempt's error, with the later failure in Error.Later (writeUntilLanded).
 func MayHaveApplied(err error) bool {
 	var e *Error
 	if !errors.As(err, &e) || !errors.Is(e.Err, ErrUnavailable) {

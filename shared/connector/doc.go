@@ -114,19 +114,24 @@
 // customer data; error strings hold the system, operation, status, code and transport text
 // only. Vendor meanings: Salesforce's 403 REQUEST_LIMIT_EXCEEDED (the org's rolling daily
 // limit) is ErrRateLimited and not retried within the call; its 300 (an external id
-// matching several records, the body their list) is ErrConflict naming how many;
-// ShipStation's 429 is ErrRateLimited handed back at once with X-Rate-Limit-Reset as
-// RetryAfter. What each vendor documents is kept in shared/connector/vendors.
+// matching several records, the body their list) is ErrConflict naming how many; its
+// UNABLE_TO_LOCK_ROW (a record lock another transaction held past Salesforce's wait; clients
+// see 400) is ErrUnavailable, retried below like a 503, but a save that failed whole, so
+// never MayHaveApplied; ShipStation's 429 is ErrRateLimited handed back at once with
+// X-Rate-Limit-Reset as RetryAfter. What each vendor documents is kept in
+// shared/connector/vendors.
 //
 // Transient failures are retried with exponential backoff and full jitter: 429 and 503
 // honouring Retry-After (ShipStation: X-Rate-Limit-Reset) up to Config.MaxRetryAfter (a
 // longer wait is returned to the caller at once, with Error.RetryAfter set, rather than
 // clamped, since retrying before the system asked is what got us limited), 502/503/504,
-// per-attempt timeouts and refused or reset connections. 4xx other than 429 is never
-// retried, and neither is 500: a server bug rarely heals within a second. A retried write
-// request is safe because each sets absolute values (PATCH, PUT, createorder by orderKey)
-// and the surrounding read-compare-write finds an applied write in place. A retry is made
-// only if its wait ends before ctx's deadline. Once an attempt of a write went unanswered
+// per-attempt timeouts and refused or reset connections. 4xx other than 429 (and
+// Salesforce's lock refusal) is never retried, and neither is 500: a server bug rarely
+// heals within a second. A retried write request is safe because each sets absolute values
+// (PATCH, PUT, createorder by orderKey) and the surrounding read-compare-write finds an
+// applied write in place; a write's own request is sent again as it stands only after a
+// failure that shows it was not applied (429, a lock refusal, a refused connection). A
+// retry is made only if its wait ends before ctx's deadline. Once an attempt of a write went unanswered
 // (a timeout, a reset, a gateway's 502/504), the write fails as that attempt did
 // (ErrUnavailable, MayHaveApplied, not Answered) whatever the later attempts were told,
 // a 429 or a refused connection included: none of them shows that request did not commit.

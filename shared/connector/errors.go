@@ -83,6 +83,10 @@ type Error struct {
 	Later error
 	// deferred: the system's wait is the caller's to schedule, not this call's to sleep.
 	deferred bool
+	// unapplied: the system's own answer says it did not carry the request out (Salesforce's
+	// UNABLE_TO_LOCK_ROW), so a write's request may be sent again as it stands and the
+	// failure is never MayHaveApplied (notApplied).
+	unapplied bool
 	// written: the failed request was a write's own (not its read), which Write may try
 	// again after a read (writeUntilLanded).
 	written bool

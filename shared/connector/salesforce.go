@@ -16,7 +16,8 @@ package connector
 //     "The response body contains the list of matching records", a JSON array of their
 //     sObject Rows URLs, not an error array)
 //   - Errors are an array [{"message","errorCode","fields"}]; the org's API request limit
-//     is 403 REQUEST_LIMIT_EXCEEDED.
+//     is 403 REQUEST_LIMIT_EXCEEDED; a record lock another transaction held too long is
+//     UNABLE_TO_LOCK_ROW (failure, below).
 //   - Auth: Authorization: Bearer <access token> (a session id or OAuth access token).
 //   - Changed since: SOQL through the query resource,
 //     https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/dome_query.htm
@@ -182,7 +183,8 @@ func (s salesforce) changes(ctx context.Context, c *Client, q changeQuery) (Chan
 // 24-hour API limit (sent as 403): rate limited, not retried within the call (seconds of
 // backoff do not lift it), and handed back with SalesforceLimitWait for the caller to defer. 300 on an upsert is an external id matching several
 // records: a conflict in the data, not an outage; its body is the list of those records'
-// URLs, whose count the error names.
+// URLs, whose count the error names. UNABLE_TO_LOCK_ROW is a save refused for a lock
+// another transaction held: retried, and never taken for a write that may have landed.
 func (salesforce) failure(status int, h http.Header, body []byte, now time.Time) failureInfo {
 	if status == http.StatusMultipleChoices {
 		f := standardFailure(status, h, "", now)
@@ -201,13 +203,36 @@ func (salesforce) failure(status int, h http.Header, body []byte, now time.Time)
 		code = errs[0].ErrorCode
 	}
 	f := standardFailure(status, h, code, now)
-	if code == "REQUEST_LIMIT_EXCEEDED" {
+	switch code {
+	case "REQUEST_LIMIT_EXCEEDED":
 		// Handed back at once with a wait, so the caller defers the write (a flow run's next
 		// attempt, the retry schedule) instead of failing it for good.
 		f.sentinel, f.retryable, f.deferred, f.retryAfter = ErrRateLimited, true, true, SalesforceLimitWait
+	case SalesforceLockCode:
+		// "A deadlock or timeout condition has been detected. [...] The timeout state is
+		// temporary. No corrective action is needed. If an object in a batch can't be
+		// locked, the entire batch fails with this error." (StatusCode,
+		// https://developer.salesforce.com/docs/atlas.en-us.api.meta/api/sforce_api_calls_concepts_core_data_objects.htm);
+		// a save waits at most 10 seconds for another transaction's lock and then fails
+		// (Locking Statements,
+		// https://developer.salesforce.com/docs/atlas.en-us.apexcode.meta/apexcode/langCon_apex_locking_statements.htm).
+		// So the same request may well pass a moment later: retried with the backoff like a
+		// 503. And the save failed as a whole, so nothing of it is in the record: resent as
+		// it stands (a create too), never MayHaveApplied, which a 503 would be. That the
+		// failed save leaves nothing behind is what "the entire batch fails" implies, not
+		// a sentence of the pages; the HTTP status is not documented either (clients see
+		// 400), so the code decides whatever the status.
+		f.sentinel, f.retryable, f.unapplied, f.cause = ErrUnavailable, true, true, errLockContention
 	}
 	return f
 }
+
+// SalesforceLockCode is Salesforce's error code for a record lock it could not get in time.
+const SalesforceLockCode = "UNABLE_TO_LOCK_ROW"
+
+// errLockContention is the cause of a SalesforceLockCode refusal: what the operator must
+// read in the error, without the message's record ids.
+var errLockContention = errors.New("another transaction held a record lock the save needed, so nothing was applied")
 
 // SalesforceLimitWait is how long a write waits once the org's daily API requests are
 // spent. Salesforce gives no reset for the rolling 24-hour allowance (the Limit Info header

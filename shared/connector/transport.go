@@ -167,7 +167,7 @@ func (c *Client) exchangeUpTo(ctx context.Context, op string, req *http.Request,
 	}
 	f := c.prof.failure(resp.StatusCode, resp.Header, data, time.Now())
 	return answer{}, &Error{System: c.sys, Op: op, Status: resp.StatusCode, Code: safeCode(f.code),
-		Retryable: f.retryable, RetryAfter: f.retryAfter, Err: f.sentinel, Cause: f.cause, deferred: f.deferred}
+		Retryable: f.retryable, RetryAfter: f.retryAfter, Err: f.sentinel, Cause: f.cause, deferred: f.deferred, unapplied: f.unapplied}
 }
 
 // failureInfo is a profile's reading of an error answer.
@@ -181,6 +181,9 @@ type failureInfo struct {
 	// deferred hands a retryable failure to the caller at once, without waiting out its
 	// RetryAfter here (ShipStation's rate window: see shipstation.go).
 	deferred bool
+	// unapplied: the answer says the request was not carried out, so a write may be resent
+	// as it stands (Error.unapplied).
+	unapplied bool
 }
 
 // standardFailure is the HTTP reading of an error answer: the status decides, and 429 and

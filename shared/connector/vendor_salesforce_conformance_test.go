@@ -119,6 +119,8 @@ func TestSalesforceFakeAnswersInTheDocumentedShapes(t *testing.T) {
 			body: `{"Name":"x"}`, prepare: twoMatches},
 		"success-upsert-created":       {method: "PATCH", path: "/services/data/v" + connector.SalesforceAPIVersion + "/sobjects/Account/ERP_Id__c/C-8", body: `{"Name":"x"}`},
 		"error-401-invalid-session-id": {method: "GET", path: row, prepare: func(s *fakesystem.Server) { s.RequireToken("sf-session") }},
+		"error-400-unable-to-lock-row": {method: "PATCH", path: row, body: `{"Name":"x"}`,
+			prepare: func(s *fakesystem.Server) { s.LockNextWrites(pc.entity, pc.id, 1) }},
 	} {
 		t.Run(name, func(t *testing.T) {
 			f, ok := all[name]

@@ -136,6 +136,9 @@ func (f salesforceFake) create(s *Server, r *http.Request, sobject string, body 
 	if _, hasID := fields["Id"]; !ok || hasID {
 		return f.errorReply(http.StatusBadRequest, "INVALID_FIELD", "the body must be a record without Id")
 	}
+	if rep, locked := f.lockRefusal(s, sobject, "", fields); locked {
+		return rep
+	}
 	rec := s.create(r, sobject, "001FAKE"+s.newID(), sfStored(fields))
 	return jsonReply(http.StatusCreated, map[string]any{"id": rec.id, "success": true, "errors": []any{}})
 }

@@ -78,6 +78,7 @@ type Server struct {
 	dropNext   int
 	editNext   int
 	edited     *record
+	locks      map[recordKey]int // writes each CRM record still refuses (LockNextWrites)
 	requests   int
 	methods    map[string]int
 	schema     map[string]map[string]any

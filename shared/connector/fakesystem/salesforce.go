@@ -74,6 +74,9 @@ func (f salesforceFake) row(s *Server, r *http.Request, sobject, id string, body
 		if rep, failed := f.unmodifiedSince(r, rec); failed {
 			return rep
 		}
+		if rep, locked := f.lockRefusal(s, sobject, rec.id, fields); locked {
+			return rep
+		}
 		s.apply(r, sobject, rec, sfStored(fields))
 		return reply{status: http.StatusNoContent, header: http.Header{}}
 	default:
@@ -132,6 +135,13 @@ func (f salesforceFake) byExternalID(s *Server, r *http.Request, sobject, field,
 		_, hasKey := fields[field]
 		if !ok || hasID || hasKey {
 			return f.errorReply(http.StatusBadRequest, "INVALID_FIELD", "the body must not name Id or the external id field")
+		}
+		target := ""
+		if len(matches) == 1 {
+			target = matches[0].id
+		}
+		if rep, locked := f.lockRefusal(s, sobject, target, fields); locked {
+			return rep
 		}
 		fields = sfStored(fields)
 		if len(matches) == 1 {
