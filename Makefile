@@ -183,8 +183,8 @@ openapi-lint: deps ## lint the OpenAPI document (Redocly, offline)
 
 # The script runs under Node with stand-ins for the N/* modules against a real local stack
 # (netsuite/test/stack.js starts it on a free port and stops it, emulators included).
-test-suitescript: deps ## the NetSuite scripts: static checks, the user-event script's posts to the ingest of a local stack, the retry script
-	node --test netsuite/test/static.test.js netsuite/test/ingest.test.js netsuite/test/retry.test.js
+test-suitescript: deps ## the NetSuite scripts: static checks, the exact-number check, the user-event script's posts to the ingest of a local stack, the retry script
+	node --test netsuite/test/static.test.js netsuite/test/exact_json.test.js netsuite/test/ingest.test.js netsuite/test/retry.test.js
 
 # Chromium's headless shell: the same Blink and V8 as the full browser without its window
 # system; measured on three specs (32 tests, 2026-11-30), 69 CPU-s and 84 s against 101 and

@@ -107,11 +107,14 @@ function sampleFields(errorId) {
   };
 }
 
+// proposal reads a row through the operator API; text is the answer as sent, for digits
+// that r.json() (JSON.parse) would change.
 async function proposal(id) {
   const r = await fetch(`${service.base}/api/sync-error-assist/proposals/${id}`, {
     headers: { Authorization: `Bearer ${service.token('operator')}` },
   });
-  return { status: r.status, body: await r.json() };
+  const text = await r.text();
+  return { status: r.status, body: JSON.parse(text), text };
 }
 
 const levels = (log) => log.entries.map((e) => e.level);
@@ -257,6 +260,33 @@ describe('the user-event script against the local stack', () => {
     assert.equal(row.body.error.context.directionText, 'sideways');
     assert.equal(row.body.error.context.occurredAtText, 'yesterday');
     assert.match(row.body.error.occurredAt, /^\d{4}-\d\d-\d\dT/);
+  });
+
+  test('a payload number with more digits than a double keeps reaches the service with its digits', async () => {
+    const ns = account();
+    const payload = '{"ref": 12345678901234567890, "amount": 0.12345678901234567891}';
+    // Its own record id: errors that differ only in payload fold into one row (syncerror.Signature).
+    ns.createSyncError(Object.assign(sampleFields('NS-ERR-1009'), { custrecord_sea_record_id: 'SO-10109', custrecord_sea_payload: payload }));
+    const [answer] = ns.answers();
+    // 202: the signature covers the body as sent, spliced payload included.
+    assert.equal(answer.code, 202, JSON.stringify(answer.body));
+    const sent = ns.https.exchanges[0].body;
+    assert.ok(sent.includes(`"payload":${payload},"context":{`), sent);
+    // Everything but the payload is what JSON.stringify made of it before.
+    const parsed = JSON.parse(sent);
+    assert.equal(sent.replace(payload, JSON.stringify(parsed.payload)), JSON.stringify(parsed));
+
+    const row = await proposal(answer.body.id);
+    assert.equal(row.status, 200, row.text);
+    assert.equal(row.body.errorId, 'NS-ERR-1009');
+    assert.match(row.text, /"payload":\s*\{\s*"ref":\s*12345678901234567890,\s*"amount":\s*0\.12345678901234567891\s*\}/);
+
+    // Exact numbers, however written, go as before: JSON.stringify of the parsed body.
+    ns.createSyncError(Object.assign(sampleFields('NS-ERR-1010'), { custrecord_sea_record_id: 'SO-10110', custrecord_sea_payload: '{ "total": 129.50, "qty": 1e2 }' }));
+    const exact = ns.https.exchanges[1];
+    assert.equal(exact.response.code, 202, exact.response.body);
+    assert.equal(exact.body, JSON.stringify(JSON.parse(exact.body)));
+    assert.ok(exact.body.includes('"payload":{"total":129.5,"qty":100},'), exact.body);
   });
 
   test('a record without an error id is one sync error across saves, named after its internal id', () => {

@@ -22,7 +22,7 @@ const recordFields = [...recordXML.matchAll(/<customrecordcustomfield scriptid="
 
 function account({ usage } = {}) {
   const log = createLog();
-  const record = createRecordModule({ [RECORD_TYPE]: recordFields, salesorder: ['shipcity', 'memo', 'shipcountry'] });
+  const record = createRecordModule({ [RECORD_TYPE]: recordFields, salesorder: ['shipcity', 'memo', 'shipcountry', 'otherrefnum', 'custbody_weight', 'custbody_count'] });
   let saves = 0;
   const counted = Object.freeze(Object.assign({}, record, {
     load(options) {
@@ -126,6 +126,89 @@ describe('the retry script', () => {
     assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_requested'), false);
     assert.match(get(ns, RECORD_TYPE, nameless, 'custrecord_sea_retry_result'), /^SEA_NO_RECORD: /);
     assert.deepEqual(ns.log.entries.map((e) => e.title), ['Sync re-run failed', 'Sync re-run failed']);
+  });
+
+  // A JSON number with more digits than a double keeps comes out of JSON.parse as another
+  // number; a write must carry only values someone vouched for, so the re-run fails whole.
+  test('a fix holding a number JSON.parse would change fails the re-run and leaves the record untouched', () => {
+    const ns = account();
+    const order = ns.create('salesorder', { shipcity: 'Berlin', memo: '', otherrefnum: 'PO-1' });
+    const before = ns.record.savedOf('salesorder')[0].values;
+    const asked = ns.create(RECORD_TYPE, syncError({
+      custrecord_sea_record_id: String(order),
+      custrecord_sea_retry_fix: '{"shipcity": "Köln", "otherrefnum": 12345678901234567890}',
+    }));
+    const saves = ns.saves();
+    ns.script.execute({ type: 'SCHEDULED' });
+
+    assert.deepEqual(ns.record.savedOf('salesorder')[0].values, before, 'neither the payload nor the rest of the fix was written');
+    assert.equal(ns.saves(), saves + 1, 'only the sync error is saved, not the order');
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_status'), 'failed');
+    const result = get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_result');
+    assert.match(result, /^SEA_INEXACT_NUMBER: /);
+    assert.match(result, /custrecord_sea_retry_fix otherrefnum 12345678901234567890 \(parsed as 12345678901234567000\)/);
+    assert.match(result, new RegExp(`nothing was written to salesorder ${order}$`));
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_requested'), false);
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_fix'), '');
+    assert.deepEqual(ns.log.entries.map((e) => [e.level, e.title]), [['ERROR', 'Sync re-run failed']]);
+  });
+
+  test('an inbound payload holding a number JSON.parse would change fails the re-run and leaves the record untouched', () => {
+    const ns = account();
+    const order = ns.create('salesorder', { shipcity: 'Berlin', memo: '' });
+    const before = ns.record.savedOf('salesorder')[0].values;
+    const asked = ns.create(RECORD_TYPE, syncError({
+      custrecord_sea_record_id: String(order),
+      custrecord_sea_payload: '{"memo": "from the webshop", "custbody_weight": 0.12345678901234567891, "custbody_count": 9007199254740993}',
+    }));
+    ns.script.execute({ type: 'SCHEDULED' });
+
+    assert.deepEqual(ns.record.savedOf('salesorder')[0].values, before, 'nothing of the payload was written');
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_status'), 'failed');
+    const result = get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_result');
+    assert.match(result, /^SEA_INEXACT_NUMBER: custrecord_sea_payload custbody_weight 0\.12345678901234567891 \(parsed as 0\.12345678901234568\); custrecord_sea_payload custbody_count 9007199254740993 \(parsed as 9007199254740992\): /);
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_requested'), false);
+  });
+
+  test('exact numbers still apply: a fix holding 129.50 and 1e2, a payload holding 1.5', () => {
+    const ns = account();
+    const order = ns.create('salesorder', { shipcity: 'Berlin', memo: '' });
+    const asked = ns.create(RECORD_TYPE, syncError({
+      custrecord_sea_record_id: String(order),
+      custrecord_sea_payload: '{"memo": "from the webshop", "custbody_weight": 1.5}',
+      custrecord_sea_retry_fix: '{"custbody_weight": 129.50, "custbody_count": 1e2}',
+    }));
+    ns.script.execute({ type: 'SCHEDULED' });
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_status'), 'succeeded', get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_result'));
+    assert.equal(get(ns, 'salesorder', order, 'custbody_weight'), 129.5);
+    assert.equal(get(ns, 'salesorder', order, 'custbody_count'), 100);
+    assert.equal(get(ns, 'salesorder', order, 'memo'), 'from the webshop');
+  });
+
+  test('a payload number the fix replaces is never written, so it does not fail the re-run', () => {
+    const ns = account();
+    const order = ns.create('salesorder', { shipcity: 'Berlin', memo: '', otherrefnum: '' });
+    const asked = ns.create(RECORD_TYPE, syncError({
+      custrecord_sea_record_id: String(order),
+      custrecord_sea_payload: '{"memo": "from the webshop", "otherrefnum": 12345678901234567890}',
+      custrecord_sea_retry_fix: '{"otherrefnum": "12345678901234567890"}',
+    }));
+    ns.script.execute({ type: 'SCHEDULED' });
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_status'), 'succeeded', get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_result'));
+    assert.equal(get(ns, 'salesorder', order, 'otherrefnum'), '12345678901234567890');
+    assert.equal(get(ns, 'salesorder', order, 'memo'), 'from the webshop');
+  });
+
+  test('an outbound error\'s payload is not applied, so its numbers do not matter', () => {
+    const ns = account();
+    const order = ns.create('salesorder', { shipcity: 'Berlin', memo: 'kept' });
+    const asked = ns.create(RECORD_TYPE, syncError({
+      custrecord_sea_record_id: String(order), custrecord_sea_direction: 'outbound',
+      custrecord_sea_payload: '{"otherrefnum": 12345678901234567890}',
+    }));
+    ns.script.execute({ type: 'SCHEDULED' });
+    assert.equal(get(ns, RECORD_TYPE, asked, 'custrecord_sea_retry_status'), 'succeeded');
+    assert.equal(get(ns, 'salesorder', order, 'memo'), 'kept');
   });
 
   test('a run low on governance stops and leaves the rest requested for the next run', () => {

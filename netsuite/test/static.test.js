@@ -1,7 +1,9 @@
 'use strict';
 // Checks that need no NetSuite account: each script parses, is a SuiteScript 2.1 script of
-// its type, loads only documented server-side N/* modules, keeps to ES2019 syntax, and agrees with
-// the SDF objects that deploy it (field and parameter ids, file path, record type).
+// its type, loads only documented server-side N/* modules and this folder's custom modules,
+// keeps to ES2019 syntax, and agrees with the SDF objects that deploy it (field and parameter
+// ids, file path, record type). Each custom module passes the same language checks and is
+// uploaded with the scripts.
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
@@ -25,6 +27,14 @@ const SCRIPTS = [
   { name: 'the user-event script', file: script, source, type: 'UserEventScript' },
   { name: 'the retry script', file: retryScript, source: retrySource, type: 'ScheduledScript' },
 ];
+// Custom modules the scripts load by a relative id ("./sea_exact_json"), which NetSuite
+// resolves from the loading script's folder ("Module Dependency Paths",
+// docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/section_4430268304.html).
+const EXACT_JSON_PATH = '/SuiteScripts/sync_error_assist/sea_exact_json.js';
+const MODULES = [EXACT_JSON_PATH].map((p) => {
+  const file = path.join(project, 'FileCabinet', p);
+  return { name: `the custom module ${path.basename(p)}`, path: p, file, source: fs.readFileSync(file, 'utf8') };
+});
 
 // "SuiteScript 2.x Modules" (docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/chapter_4220488571.html).
 const DOCUMENTED_MODULES = [
@@ -53,15 +63,48 @@ for (const sc of SCRIPTS) {
     assert.match(header, new RegExp(`@NScriptType ${sc.type}\\b`));
   });
 
-  test(`${sc.name} loads only documented server-side N/* modules`, () => {
+  test(`${sc.name} loads only documented server-side N/* modules and its folder's custom modules`, () => {
     const deps = amd.dependencies(sc.file);
     assert.ok(deps.length > 0);
-    for (const id of deps) {
-      assert.ok(DOCUMENTED_MODULES.includes(id), `${id} is not a documented SuiteScript 2.x module`);
-      assert.ok(!CLIENT_ONLY.includes(id), `${id} is for client scripts only`);
+    checkDependencies(sc.file, deps);
+  });
+}
+
+// checkDependencies: documented server-side N/* modules, or a sibling custom module of
+// MODULES named without its extension, as NetSuite's paths are.
+function checkDependencies(file, deps) {
+  for (const id of deps) {
+    if (amd.isRelative(id)) {
+      assert.match(id, /^\.\/[a-z0-9_]+$/, `${id}: a custom module here is a sibling, named without .js`);
+      const target = amd.resolve(file, id);
+      assert.ok(MODULES.some((m) => m.file === target), `${id} is not a custom module of this folder`);
+      continue;
     }
+    assert.ok(DOCUMENTED_MODULES.includes(id), `${id} is not a documented SuiteScript 2.x module`);
+    assert.ok(!CLIENT_ONLY.includes(id), `${id} is for client scripts only`);
+  }
+}
+
+for (const m of MODULES) {
+  test(`${m.name} parses as JavaScript`, () => {
+    execFileSync(process.execPath, ['--check', m.file], { stdio: 'pipe' });
   });
 
+  test(`${m.name} is a SuiteScript 2.1 custom module, not an entry point script`, () => {
+    const header = m.source.slice(0, m.source.indexOf('define('));
+    assert.match(header, /@NApiVersion 2\.1\b/);
+    assert.doesNotMatch(header, /@NScriptType/);
+    checkDependencies(m.file, amd.dependencies(m.file));
+  });
+
+  test(`${m.name} is uploaded with the scripts`, () => {
+    const deployXML = fs.readFileSync(path.join(project, 'deploy.xml'), 'utf8');
+    const dirs = idsIn(deployXML, /<path>~\/FileCabinet(\/[^<*]*)\*<\/path>/g);
+    assert.ok(dirs.some((d) => m.path.startsWith(d)), `deploy.xml does not upload ${m.path}`);
+  });
+}
+
+for (const sc of [...SCRIPTS, ...MODULES]) {
   test(`${sc.name} keeps to ES2019 syntax`, () => {
     // Lowering to ES2019 changes only code that uses later syntax (?., ??, #private, ...).
     const as = (target) => esbuild.transformSync(sc.source, { loader: 'js', target }).code;

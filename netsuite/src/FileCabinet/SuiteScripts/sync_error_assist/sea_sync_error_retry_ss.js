@@ -14,8 +14,12 @@
  * writes the outcome back to the sync error's record, where the service reads it at its
  * next attempt: custrecord_sea_retry_status "succeeded" or "failed" with
  * custrecord_sea_retry_result saying what happened. The request and its fix are cleared.
+ *
+ * A write carries only values someone vouched for: a JSON number in the fix or the applied
+ * payload that JSON.parse would change (more digits than a double keeps) fails the re-run
+ * (SEA_INEXACT_NUMBER) before the record is loaded, so nothing is written to it.
  */
-define(['N/log', 'N/record', 'N/runtime', 'N/search'], (log, record, runtime, search) => {
+define(['N/log', 'N/record', 'N/runtime', 'N/search', './sea_exact_json'], (log, record, runtime, search, exactJSON) => {
   const RECORD_TYPE = 'customrecord_sea_sync_error';
 
   const FIELD = Object.freeze({
@@ -57,21 +61,41 @@ define(['N/log', 'N/record', 'N/runtime', 'N/search'], (log, record, runtime, se
     return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : null;
   }
 
+  // inexact names each number of a field's JSON text that JSON.parse changed by field, path
+  // and the digits sent, so whoever reads the result can find the value and its source.
+  function inexact(fieldId, raw) {
+    return exactJSON.inexactNumbers(raw).map((n) => ({ member: n.member, text: `${fieldId} ${n.path || '(value)'} ${n.token} (parsed as ${n.parsed})` }));
+  }
+
+  // without returns values minus the fields the fix sets: the fix replaces those, so the
+  // payload's values for them are never written.
+  function without(values, fix) {
+    const out = {};
+    Object.keys(values).forEach((fieldId) => {
+      if (!Object.prototype.hasOwnProperty.call(fix, fieldId)) out[fieldId] = values[fieldId];
+    });
+    return out;
+  }
+
+  // payloadOf returns the stored payload to apply, and what of it JSON.parse changed.
   function payloadOf(syncError) {
     const raw = text(syncError.getValue({ fieldId: FIELD.payload })).trim();
-    if (raw === '') return {};
+    if (raw === '') return { values: {}, inexact: [] };
+    let values = null;
     try {
-      return objectOf(raw) || {};
+      values = objectOf(raw);
     } catch (e) {
-      return {};
+      values = null;
     }
+    if (values === null) return { values: {}, inexact: [] };
+    return { values, inexact: inexact(FIELD.payload, raw) };
   }
 
   // fixOf is the approved fix the service sent with the request. One it cannot read fails
   // the re-run: saved without it, the stored payload would stand where the fix should.
   function fixOf(syncError) {
     const raw = text(syncError.getValue({ fieldId: FIELD.fix })).trim();
-    if (raw === '') return {};
+    if (raw === '') return { values: {}, inexact: [] };
     let fix = null;
     try {
       fix = objectOf(raw);
@@ -79,7 +103,7 @@ define(['N/log', 'N/record', 'N/runtime', 'N/search'], (log, record, runtime, se
       fix = null;
     }
     if (fix === null) throw { name: 'SEA_INVALID_FIX', message: 'the retry fix is not a JSON object of field ids and values' };
-    return fix;
+    return { values: fix, inexact: inexact(FIELD.fix, raw) };
   }
 
   function apply(target, values) {
@@ -94,12 +118,26 @@ define(['N/log', 'N/record', 'N/runtime', 'N/search'], (log, record, runtime, se
       throw { name: 'SEA_NO_RECORD', message: 'the sync error names no record to re-run' };
     }
     const fix = fixOf(syncError);
-    const target = record.load({ type, id });
-    if (text(syncError.getValue({ fieldId: FIELD.direction })).trim().toLowerCase() === 'inbound') {
-      apply(target, payloadOf(syncError));
+    const inbound = text(syncError.getValue({ fieldId: FIELD.direction })).trim().toLowerCase() === 'inbound';
+    const payload = inbound ? payloadOf(syncError) : { values: {}, inexact: [] };
+    // Applying the rest and leaving these out would save a record that is neither the
+    // approved state nor the one before, so the whole re-run fails and writes nothing.
+    // A payload number in a field the fix replaces is not written, so it does not count:
+    // otherwise a fix for exactly such a value could never be re-run.
+    const changed = payload.inexact
+      .filter((n) => n.member === null || !Object.prototype.hasOwnProperty.call(fix.values, n.member))
+      .concat(fix.inexact)
+      .map((n) => n.text);
+    if (changed.length > 0) {
+      throw {
+        name: 'SEA_INEXACT_NUMBER',
+        message: `${changed.join('; ')}: more digits than a SuiteScript number keeps; nothing was written to ${type} ${id}`,
+      };
     }
+    const target = record.load({ type, id });
+    apply(target, without(payload.values, fix.values));
     // After the payload: the approved fix wins over the values that failed.
-    apply(target, fix);
+    apply(target, fix.values);
     target.save();
     return `${type} ${id}`;
   }

@@ -7,8 +7,13 @@
  * service's ingest webhook, signed per Standard Webhooks v1. It never throws into the save:
  * the record is already written when afterSubmit runs, and whatever this script fails to
  * deliver the service's 30-minute reconcile picks up by polling these records.
+ *
+ * The payload reaches the service with the digits it was saved with: where JSON.parse would
+ * change a number of it (more digits than a double keeps), the body carries the payload's
+ * own JSON text instead of a re-serialization of the parsed object. The service keeps a
+ * payload as text (json.RawMessage), so those digits are what a fix is later judged on.
  */
-define(['N/crypto', 'N/encode', 'N/https', 'N/log', 'N/runtime'], (crypto, encode, https, log, runtime) => {
+define(['N/crypto', 'N/encode', 'N/https', 'N/log', 'N/runtime', './sea_exact_json'], (crypto, encode, https, log, runtime, exactJSON) => {
   const RECORD_TYPE = 'customrecord_sea_sync_error';
 
   const FIELD = Object.freeze({
@@ -65,6 +70,8 @@ define(['N/crypto', 'N/encode', 'N/https', 'N/log', 'N/runtime'], (crypto, encod
     return new Date().toISOString();
   }
 
+  // buildRecord returns the ingest body and, when JSON.parse changed numbers of the
+  // payload, the payload's text that serialize must send in its place.
   function buildRecord(record, tenantId, eventType) {
     const context = {
       source: 'netsuite',
@@ -92,6 +99,7 @@ define(['N/crypto', 'N/encode', 'N/https', 'N/log', 'N/runtime'], (crypto, encod
 
     // Likewise payload must be a JSON object; text that is not one still reaches the operator.
     const payloadText = text(record.getValue({ fieldId: FIELD.payload }));
+    let exactPayload = null;
     if (payloadText.trim() !== '') {
       let payload = null;
       try {
@@ -99,11 +107,27 @@ define(['N/crypto', 'N/encode', 'N/https', 'N/log', 'N/runtime'], (crypto, encod
       } catch (e) {
         payload = null;
       }
-      if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) body.payload = payload;
-      else context.payloadText = payloadText;
+      if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {
+        body.payload = payload;
+        // Only text JSON.parse accepted as an object gets here, so it is safe to splice.
+        if (exactJSON.inexactNumbers(payloadText).length > 0) exactPayload = payloadText.trim();
+      } else {
+        context.payloadText = payloadText;
+      }
     }
     body.context = context;
-    return body;
+    return { body, exactPayload };
+  }
+
+  // serialize is JSON.stringify(body), except that, given exactPayload, the payload's own
+  // text stands where its re-serialization would; every other member is written (or left
+  // out, when undefined) as JSON.stringify writes it, in the same order.
+  function serialize(body, exactPayload) {
+    if (exactPayload === null) return JSON.stringify(body);
+    const members = Object.keys(body)
+      .filter((name) => body[name] !== undefined)
+      .map((name) => `${JSON.stringify(name)}:${name === 'payload' ? exactPayload : JSON.stringify(body[name])}`);
+    return `{${members.join(',')}}`;
   }
 
   // Standard Webhooks says a redelivery of the same message keeps its webhook-id; a second
@@ -157,8 +181,10 @@ define(['N/crypto', 'N/encode', 'N/https', 'N/log', 'N/runtime'], (crypto, encod
       log.error({ title: 'Sync error not delivered: script parameters missing', details: { missing, recordId: text(record.id) } });
       return;
     }
-    const syncError = buildRecord(record, config.tenantId, eventType);
-    const body = JSON.stringify(syncError);
+    const built = buildRecord(record, config.tenantId, eventType);
+    const syncError = built.body;
+    // The signature below covers this text, spliced payload included.
+    const body = serialize(syncError, built.exactPayload);
     const id = messageId(config.tenantId, syncError.errorId);
     const timestamp = String(Math.floor(Date.now() / 1000));
     const headers = {
