@@ -14,10 +14,12 @@ import (
 
 // FixWriter writes an approved fix back to the host ERP through the governed write path.
 // It returns a *RefusedError when governance refuses the write, an error wrapping
-// ErrWriterNotConfigured when the tenant has no host ERP connector, and any other error
-// when the write itself failed.
+// ErrWriterNotConfigured when the tenant has no host ERP connector, one wrapping
+// ErrRecordChanged when ifVersion is set and the record no longer has that version (nothing
+// written), and any other error when the write itself failed. ifVersion "" writes whatever
+// version the record has.
 type FixWriter interface {
-	WriteFix(ctx context.Context, who identity.Identity, c Claim, fix []FieldChange, idempotencyKey string) error
+	WriteFix(ctx context.Context, who identity.Identity, c Claim, fix []FieldChange, idempotencyKey, ifVersion string) error
 }
 
 // HeldWrites is a FixWriter that can tell when a write under a key was first held for an
@@ -32,6 +34,10 @@ type HeldWrites interface {
 
 // ErrWriterNotConfigured means the tenant has no host ERP connector to write to.
 var ErrWriterNotConfigured = errors.New("host ERP connector not configured")
+
+// ErrRecordChanged wraps a write pinned to a version the record no longer has: someone
+// changed it after it was read, and nothing was written.
+var ErrRecordChanged = errors.New("the record changed after it was read; nothing was written")
 
 // ErrMayHaveApplied wraps a write-back whose answer was lost (a timeout, a reset, a 5xx
 // midway): the target may hold the fix. It is settled by reading the record back, never

@@ -250,7 +250,7 @@ func (a *approval) write() {
 	ctx := a.r.Context()
 	wctx, cancel := writeContext(ctx)
 	a.prior = a.o.priorValues(wctx, a.row, a.fix)
-	werr := a.o.Fixes.WriteFix(wctx, a.actor, a.row, a.fix, a.key)
+	werr := a.o.Fixes.WriteFix(wctx, a.actor, a.row, a.fix, a.key, "")
 	cancel()
 	var partial *syncerror.PartialFixError
 	switch {

@@ -23,8 +23,9 @@ const RevertWindow = 24 * time.Hour
 // RevertHandler serves POST /api/sync-error-assist/proposals/{id}/revert (approver). It
 // writes back what the record held before the fix, as read from it at apply time
 // (AppliedWrite.Prior; a field it did not have is cleared), through the guarded write,
-// only where the record still holds the fix's values (409 changed_since otherwise), and
-// marks the row reverted; the revert is learned as a rejection of the fix. It never
+// only where the record still holds the fix's values (409 changed_since otherwise; the
+// write is pinned to the version that read found, so a change landing between the read
+// and the write is not written over either), and marks the row reverted; the revert is learned as a rejection of the fix. It never
 // writes the "before" a webhook payload or a proposal claimed: without the values read
 // at apply time it refuses (409 prior_unknown). Before it sends, it marks the row
 // (revertmark.go); a row it cannot mark is answered 503 with nothing sent.
@@ -57,7 +58,7 @@ func (o *Service) RevertHandler() http.Handler {
 			return
 		}
 		ctx := r.Context()
-		current, err := o.Assist.Reader.ReadFields(ctx, c)
+		current, version, err := o.Assist.Reader.ReadFields(ctx, c)
 		if errors.Is(err, syncerror.ErrWriterNotConfigured) {
 			// As the approve answers it: a setting to fix, not a system that failed.
 			httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",
@@ -103,16 +104,17 @@ func (o *Service) RevertHandler() http.Handler {
 			o.reverted(w, r, actor, c, fix, body.Reason, "nothing written: the record already held the values before the fix", details)
 			return
 		}
-		o.sendRevert(w, r, actor, c, mark, revertText{fix: fix, back: back, reason: body.Reason, details: details})
+		o.sendRevert(w, r, actor, c, mark, revertText{fix: fix, back: back, reason: body.Reason, version: version, details: details})
 	})
 }
 
 // revertText is what a revert writes and says: the fix it takes back, the values it
-// writes back, the approver's reason and the audit record's details.
+// writes back, the approver's reason, the record's version its check read (the write is
+// pinned to it) and the audit record's details.
 type revertText struct {
-	fix, back []syncerror.FieldChange
-	reason    string
-	details   map[string]any
+	fix, back       []syncerror.FieldChange
+	reason, version string
+	details         map[string]any
 }
 
 // sendRevert writes the values before the fix back through the guarded write and answers
@@ -123,7 +125,7 @@ func (o *Service) sendRevert(w http.ResponseWriter, r *http.Request, actor ident
 	ctx := r.Context()
 	details := t.details
 	wctx, cancel := writeContext(ctx)
-	werr := o.Fixes.WriteFix(wctx, actor, c, t.back, syncerror.RevertKey(c))
+	werr := o.Fixes.WriteFix(wctx, actor, c, t.back, syncerror.RevertKey(c), t.version)
 	cancel()
 	notLanded := func(result string, p *httpapi.Problem) {
 		o.clearRevertSent(ctx, c, mark)
@@ -142,6 +144,11 @@ func (o *Service) sendRevert(w http.ResponseWriter, r *http.Request, actor ident
 	case errors.As(werr, &refused):
 		details["refusal"] = refused.Code
 		notLanded(audit.ResultDenied, httpapi.NewProblem(refused.Status, refused.Code, refused.Reason))
+		return
+	case errors.Is(werr, syncerror.ErrRecordChanged):
+		details["changedSince"] = true
+		notLanded(audit.ResultFailure, httpapi.NewProblem(http.StatusConflict, "changed_since",
+			"The record changed while the revert was being written; nothing was reverted. Open the record, and revert again if it still holds the fix."))
 		return
 	case errors.Is(werr, syncerror.ErrWriterNotConfigured):
 		notLanded(audit.ResultFailure, httpapi.NewProblem(http.StatusServiceUnavailable, "connector_not_configured",

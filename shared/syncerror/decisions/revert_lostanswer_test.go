@@ -26,7 +26,7 @@ type landing struct {
 	err     error
 }
 
-func (l landing) WriteFix(_ context.Context, _ identity.Identity, _ syncerror.Claim, fix []syncerror.FieldChange, _ string) error {
+func (l landing) WriteFix(_ context.Context, _ identity.Identity, _ syncerror.Claim, fix []syncerror.FieldChange, _, _ string) error {
 	if l.land {
 		for _, ch := range fix {
 			l.records.Fields[ch.Path] = ch.After
@@ -42,9 +42,9 @@ type readOnce struct {
 	n       atomic.Int32
 }
 
-func (r *readOnce) ReadFields(ctx context.Context, c syncerror.Claim) (map[string]any, error) {
+func (r *readOnce) ReadFields(ctx context.Context, c syncerror.Claim) (map[string]any, string, error) {
 	if r.n.Add(1) > 1 {
-		return nil, errors.New("503 from the ERP")
+		return nil, "", errors.New("503 from the ERP")
 	}
 	return r.records.ReadFields(ctx, c)
 }

@@ -18,8 +18,8 @@ import (
 // downRecords is a record store that cannot be read.
 type downRecords struct{}
 
-func (downRecords) ReadFields(context.Context, syncerror.Claim) (map[string]any, error) {
-	return nil, errors.New("503 from the ERP")
+func (downRecords) ReadFields(context.Context, syncerror.Claim) (map[string]any, string, error) {
+	return nil, "", errors.New("503 from the ERP")
 }
 
 // approveThenRevert approves row's proposal while the record holds before, then reverts
@@ -102,8 +102,8 @@ func TestRevertRefusesWhenAValueBeforeWasWithheld(t *testing.T) {
 // noConnector is the record store of a tenant whose connector was removed since the fix.
 type noConnector struct{}
 
-func (noConnector) ReadFields(context.Context, syncerror.Claim) (map[string]any, error) {
-	return nil, fmt.Errorf("%w: hosterp", syncerror.ErrWriterNotConfigured)
+func (noConnector) ReadFields(context.Context, syncerror.Claim) (map[string]any, string, error) {
+	return nil, "", fmt.Errorf("%w: hosterp", syncerror.ErrWriterNotConfigured)
 }
 
 // A tenant whose connector was removed since the fix gets the approve's answer, a setting

@@ -23,7 +23,7 @@ type markedWrites struct {
 	marked []bool
 }
 
-func (m *markedWrites) WriteFix(ctx context.Context, _ identity.Identity, c syncerror.Claim, _ []syncerror.FieldChange, _ string) error {
+func (m *markedWrites) WriteFix(ctx context.Context, _ identity.Identity, c syncerror.Claim, _ []syncerror.FieldChange, _, _ string) error {
 	row, err := m.claims.Get(ctx, c.TenantID, c.ID)
 	m.marked = append(m.marked, err == nil && row.Applied != nil && len(row.Applied.RevertMarks) > 0)
 	return nil

@@ -97,7 +97,7 @@ func (o *Service) readRecord(ctx context.Context, c syncerror.Claim, unread stri
 		return nil, false
 	}
 	rctx, cancel := context.WithTimeout(ctx, syncerror.MetadataWait)
-	current, err := o.Assist.Reader.ReadFields(rctx, c)
+	current, _, err := o.Assist.Reader.ReadFields(rctx, c)
 	cancel()
 	if err != nil {
 		httpapi.Logger(ctx).Warn(unread, "id", c.ID, "error", err)

@@ -31,9 +31,11 @@ type Assist struct {
 	Flags tenant.Reader
 }
 
-// RecordReader reads the current values of the record a row's fix is written to.
+// RecordReader reads the current values of the record a row's fix is written to, and its
+// version as the system reports it ("" where it reports none), which a write can be pinned
+// to (syncerror.FixWriter's ifVersion).
 type RecordReader interface {
-	ReadFields(ctx context.Context, c syncerror.Claim) (map[string]any, error)
+	ReadFields(ctx context.Context, c syncerror.Claim) (fields map[string]any, version string, err error)
 }
 
 // Policies is the tenant's approval policy, as the decisions and the auto rules read it.

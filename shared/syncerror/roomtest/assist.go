@@ -49,21 +49,22 @@ func (a *ScriptedAI) Count() int {
 	return a.calls
 }
 
-// Records is the record store a revert reads: what the fake ERP holds now.
+// Records is the record store a revert reads: what the fake ERP holds now, at Version.
 type Records struct {
-	mu     sync.Mutex
-	Fields map[string]any
+	mu      sync.Mutex
+	Fields  map[string]any
+	Version string
 }
 
-// ReadFields answers a copy of Fields.
-func (f *Records) ReadFields(context.Context, syncerror.Claim) (map[string]any, error) {
+// ReadFields answers a copy of Fields, and Version.
+func (f *Records) ReadFields(context.Context, syncerror.Claim) (map[string]any, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := map[string]any{}
 	for k, v := range f.Fields {
 		out[k] = v
 	}
-	return out, nil
+	return out, f.Version, nil
 }
 
 // AssistFixture is the operator's routes with the approval policy, the knowledge, the

@@ -33,22 +33,23 @@ type Writer struct {
 	Delay  time.Duration
 }
 
-// Write is one fix the Writer was asked to write.
+// Write is one fix the Writer was asked to write, pinned to IfVersion when not "".
 type Write struct {
 	ClaimID, Key string
 	Fix          []syncerror.FieldChange
 	Who          identity.Identity
+	IfVersion    string
 }
 
 // WriteFix records the write, or answers Err.
-func (f *Writer) WriteFix(_ context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key string) error {
+func (f *Writer) WriteFix(_ context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key, ifVersion string) error {
 	time.Sleep(f.Delay)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.Err != nil {
 		return f.Err
 	}
-	f.Writes = append(f.Writes, Write{c.ID, key, fix, who})
+	f.Writes = append(f.Writes, Write{c.ID, key, fix, who, ifVersion})
 	return nil
 }
 

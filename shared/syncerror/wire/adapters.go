@@ -67,7 +67,7 @@ func writeBack(c syncerror.Claim) (target, source connector.System) {
 	return connector.SystemHostERP, connector.SystemHostERP
 }
 
-func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key string) error {
+func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key, ifVersion string) error {
 	if syncerror.FlowTargetUnknown(c) {
 		// The approve refuses such a row first; this keeps every other writer of a fix
 		// (a revert, an automation) from writing to the stand-in id.
@@ -81,7 +81,7 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 		Entity: c.Record.RecordType, RecordID: c.Record.RecordID, Fields: fields,
 		// governance's ApproveHandler knows this reason: a hold stored before ReleaseByRetry
 		// was set here is released by retry too. Do not rename it.
-		IdempotencyKey: key, Reason: "approve", ReleaseByRetry: true,
+		IdempotencyKey: key, Reason: "approve", ReleaseByRetry: true, IfVersion: ifVersion,
 	})
 	refuse := func(status int, code, reason string) error {
 		return &syncerror.RefusedError{Status: status, Code: code, Reason: reason}
@@ -132,6 +132,11 @@ func (f fixWriter) WriteFix(ctx context.Context, who identity.Identity, c syncer
 		return refuse(http.StatusUnprocessableEntity, "dlp_blocked", "the fix carries a secret or card data and may not be written")
 	case errors.Is(err, governance.ErrNotConfigured):
 		return fmt.Errorf("%w: %w", syncerror.ErrWriterNotConfigured, err)
+	case ifVersion != "" && errors.Is(err, connector.ErrConflict) && !connector.MayHaveApplied(err):
+		// The connector compares the version before it sends (and Business Central's
+		// If-Match again): a conflict wrote nothing, unless an earlier attempt's answer was
+		// lost (that one is settled as any lost answer is, below).
+		return fmt.Errorf("%w: %w", syncerror.ErrRecordChanged, err)
 	}
 	var ce *connector.Error
 	if errors.As(err, &ce) {
@@ -213,7 +218,7 @@ func (l ledgerWrites) Landed(ctx context.Context, c syncerror.Claim, writes []sy
 	if l.records == nil || !slices.ContainsFunc(writes, func(w syncerror.LeaseWrite) bool { return len(w.Fix) > 0 }) {
 		return syncerror.LeaseWrite{}, false, nil
 	}
-	current, err := l.records.ReadFields(ctx, c)
+	current, _, err := l.records.ReadFields(ctx, c)
 	if errors.Is(err, connector.ErrNotFound) {
 		return syncerror.LeaseWrite{}, false, nil // no record, so no write landed on it
 	}

@@ -390,11 +390,11 @@ type deadlineWriter struct {
 	inner syncerror.FixWriter
 }
 
-func (d deadlineWriter) WriteFix(ctx context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key string) error {
+func (d deadlineWriter) WriteFix(ctx context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key, ifVersion string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return d.inner.WriteFix(ctx, who, c, fix, key)
+	return d.inner.WriteFix(ctx, who, c, fix, key, ifVersion)
 }
 
 // A bulk approve counts an item whose fix was written as written, never as failed.

@@ -69,25 +69,25 @@ func (f *Feature) automate(w *diagnosis.Worker) {
 // written to.
 type recordReader struct{ registry clients }
 
-func (r recordReader) ReadFields(ctx context.Context, c syncerror.Claim) (map[string]any, error) {
+func (r recordReader) ReadFields(ctx context.Context, c syncerror.Claim) (map[string]any, string, error) {
 	if syncerror.FlowTargetUnknown(c) {
 		// Its record id is a stand-in: reading it would read a guess (flowtarget.go).
-		return nil, &syncerror.RefusedError{Status: http.StatusConflict, Code: syncerror.CodeTargetRecordUnknown,
+		return nil, "", &syncerror.RefusedError{Status: http.StatusConflict, Code: syncerror.CodeTargetRecordUnknown,
 			Reason: syncerror.TargetRecordUnknownReason}
 	}
 	target, _ := writeBack(c)
 	client, err := r.registry.Client(ctx, c.TenantID, target)
 	if errors.Is(err, connector.ErrNotConfigured) {
-		return nil, fmt.Errorf("%w: %w", syncerror.ErrWriterNotConfigured, err)
+		return nil, "", fmt.Errorf("%w: %w", syncerror.ErrWriterNotConfigured, err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	rec, err := client.Get(ctx, c.Record.RecordType, c.Record.RecordID)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return rec.Fields, nil
+	return rec.Fields, rec.Version, nil
 }
 
 // autoApplyCap reads AUTO_APPLY_PER_MINUTE, a positive integer (default 60).

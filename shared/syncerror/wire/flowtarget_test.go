@@ -22,12 +22,12 @@ func TestAFixIsNotWrittenToAFlowRowsUnknownTarget(t *testing.T) {
 		"target": "hosterp", syncerror.FlowTargetUnknownKey: true}})
 	c := syncerror.NewClaim(rec, syncerror.SourceFlow, "run_FLOW", f.now)
 	fix := []syncerror.FieldChange{{Path: "email", After: "a@example.com"}}
-	err := f.op.Fixes.WriteFix(context.Background(), identity.ForTenant("acme", "alice"), c, fix, "k-1")
+	err := f.op.Fixes.WriteFix(context.Background(), identity.ForTenant("acme", "alice"), c, fix, "k-1", "")
 	var refused *syncerror.RefusedError
 	if !errors.As(err, &refused) || refused.Code != syncerror.CodeTargetRecordUnknown || f.conns.Count() != 0 {
 		t.Fatalf("write of a fix to an unknown target: %v, %d connector writes", err, f.conns.Count())
 	}
-	if _, err := (recordReader{}).ReadFields(context.Background(), c); !errors.As(err, &refused) {
+	if _, _, err := (recordReader{}).ReadFields(context.Background(), c); !errors.As(err, &refused) {
 		t.Fatalf("read of an unknown target: %v", err)
 	}
 	if got := (&fieldCatalog{}).WriteTarget(c); got.RecordID != "" || got.System != "hosterp" || got.RecordType != "customer" {

@@ -14,8 +14,8 @@ import (
 // unreadable is a record reader whose every read fails (the connector removed, a 403).
 type unreadable struct{ err error }
 
-func (u unreadable) ReadFields(context.Context, syncerror.Claim) (map[string]any, error) {
-	return nil, u.err
+func (u unreadable) ReadFields(context.Context, syncerror.Claim) (map[string]any, string, error) {
+	return nil, "", u.err
 }
 
 // crashedApprove leaves c applying under a lease with its fix and key, as an approve whose

@@ -87,7 +87,7 @@ type takesFirst struct {
 	take func()
 }
 
-func (r takesFirst) ReadFields(ctx context.Context, c syncerror.Claim) (map[string]any, error) {
+func (r takesFirst) ReadFields(ctx context.Context, c syncerror.Claim) (map[string]any, string, error) {
 	r.take()
 	return r.RecordReader.ReadFields(ctx, c)
 }

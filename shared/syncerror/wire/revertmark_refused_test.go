@@ -21,11 +21,11 @@ type refusedReverts struct {
 	err error
 }
 
-func (r refusedReverts) WriteFix(ctx context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key string) error {
+func (r refusedReverts) WriteFix(ctx context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key, ifVersion string) error {
 	if key == syncerror.RevertKey(c) {
 		return r.err
 	}
-	return r.fixWriter.WriteFix(ctx, who, c, fix, key)
+	return r.fixWriter.WriteFix(ctx, who, c, fix, key, ifVersion)
 }
 
 func TestARevertThatDidNotLandLeavesALostFixToBeWrittenAgain(t *testing.T) {

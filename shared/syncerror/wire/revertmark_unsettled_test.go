@@ -24,9 +24,9 @@ type unsettledThenFailing struct {
 	err error
 }
 
-func (r unsettledThenFailing) WriteFix(ctx context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key string) error {
+func (r unsettledThenFailing) WriteFix(ctx context.Context, who identity.Identity, c syncerror.Claim, fix []syncerror.FieldChange, key, ifVersion string) error {
 	if key != syncerror.RevertKey(c) {
-		return r.fixWriter.WriteFix(ctx, who, c, fix, key)
+		return r.fixWriter.WriteFix(ctx, who, c, fix, key, ifVersion)
 	}
 	*r.n++
 	if *r.n == 1 {

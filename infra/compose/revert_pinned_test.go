@@ -1,0 +1,52 @@
+package compose_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/syncassist/syncassist/shared/syncerror"
+)
+
+// A revert reads the record to check it still holds the fix, then writes back what it held
+// before, pinned to the version that read found: an edit landing between the two (the fake
+// host ERP's, right after the revert's read) is not written over. The revert answers 409
+// changed_since, writes nothing and leaves the row approved; the next revert reads the
+// record again and writes.
+func TestRevertDoesNotWriteOverAnEditBetweenItsReadAndItsWrite(t *testing.T) {
+	f := newFlow(t)
+	id := f.diagnosed(t)
+	if w := f.call(t, approver, "POST", "/api/sync-error-assist/proposals/"+id+"/approve", ""); w.Code != http.StatusOK {
+		t.Fatalf("approve: %d %s", w.Code, w.Body)
+	}
+	written := f.erp.WriteCount()
+
+	f.erp.EditAfterNextReads(1)
+	w := f.call(t, approver, "POST", "/api/sync-error-assist/proposals/"+id+"/revert", `{"reason":"the shop sends names"}`)
+	var problem struct{ Code string }
+	if _ = json.Unmarshal(w.Body.Bytes(), &problem); w.Code != http.StatusConflict || problem.Code != "changed_since" {
+		t.Fatalf("revert over an edit: %d %s", w.Code, w.Body)
+	}
+	rec, _ := f.erp.Get("salesOrder", "SO-10042")
+	if f.erp.WriteCount() != written || rec.Fields["shipcountry"] != "DE" {
+		t.Fatalf("the revert was written over the edit: %d writes (was %d), record %+v", f.erp.WriteCount(), written, rec.Fields)
+	}
+	if got := f.row(t, id); got.Status != syncerror.StatusApproved {
+		t.Fatalf("row %s after a revert that wrote nothing", got.Status)
+	}
+	failed := false
+	for _, a := range f.audits(t, "syncerror") {
+		failed = failed || a.ActionKey == syncerror.AuditRevert && a.Result == "failure"
+	}
+	if !failed {
+		t.Fatal("the revert that met the edit is not audited as failed")
+	}
+
+	if w := f.call(t, approver, "POST", "/api/sync-error-assist/proposals/"+id+"/revert", `{"reason":"the shop sends names"}`); w.Code != http.StatusOK {
+		t.Fatalf("revert again: %d %s", w.Code, w.Body)
+	}
+	rec, _ = f.erp.Get("salesOrder", "SO-10042")
+	if rec.Fields["shipcountry"] != "Deutschland" || f.row(t, id).Status != syncerror.StatusReverted {
+		t.Fatalf("after the second revert: record %+v, row %s", rec.Fields, f.row(t, id).Status)
+	}
+}
