@@ -8,18 +8,26 @@ import (
 	"github.com/syncassist/syncassist/shared/syncerror"
 )
 
-// A revert reads the record to check it still holds the fix, then writes back what it held
-// before, pinned to the version that read found: an edit landing between the two (the fake
-// host ERP's, right after the revert's read) is not written over. The revert answers 409
-// changed_since, writes nothing and leaves the row approved; the next revert reads the
-// record again and writes.
-func TestRevertDoesNotWriteOverAnEditBetweenItsReadAndItsWrite(t *testing.T) {
+// The approve reads the values its fix replaces and a revert reads the record to check it
+// still holds the fix; each writes pinned to the version its read found, so an edit landing
+// between the two (the fake host ERP's, right after the read) is not written over. The
+// revert answers 409 changed_since, writes nothing and leaves the row approved; the next
+// revert reads the record again and writes.
+func TestApproveAndRevertDoNotWriteOverAnEditAfterTheirRead(t *testing.T) {
 	f := newFlow(t)
 	id := f.diagnosed(t)
+	// The approve's write is pinned too, to the version its read of the values before found:
+	// through the real guard and connector, the edit after that read is met (a conflict,
+	// nothing written), the record read again, and the fix written once, its key not spent
+	// by the write that met the edit (the re-read itself is held in the decisions room).
+	f.erp.EditAfterNextReads(1)
 	if w := f.call(t, approver, "POST", "/api/sync-error-assist/proposals/"+id+"/approve", ""); w.Code != http.StatusOK {
 		t.Fatalf("approve: %d %s", w.Code, w.Body)
 	}
 	written := f.erp.WriteCount()
+	if rec, _ := f.erp.Get("salesOrder", "SO-10042"); written != 1 || rec.Fields["shipcountry"] != "DE" || len(f.row(t, id).Applied.Prior) != 1 {
+		t.Fatalf("approve over an edit: %d writes, record %+v, prior %+v", written, rec.Fields, f.row(t, id).Applied.Prior)
+	}
 
 	f.erp.EditAfterNextReads(1)
 	w := f.call(t, approver, "POST", "/api/sync-error-assist/proposals/"+id+"/revert", `{"reason":"the shop sends names"}`)

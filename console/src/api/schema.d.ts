@@ -1664,7 +1664,7 @@ export interface components {
             key: string;
             /** Format: date-time */
             at: string;
-            /** @description What the record held in each field the fix wrote, read from it just before the write: what a revert restores. Absent when the record could not be read then (a revert answers `prior_unknown`). */
+            /** @description What the record held in each field the fix wrote, read from it just before the write, which is pinned to the version that read found (an edit in between is read again): what a revert restores. Absent when the record could not be read then, or changed between that read and the write three times over (a revert answers `prior_unknown`). */
             prior?: components["schemas"]["PriorValue"][];
         };
         /** @description One field of the record before a fix wrote it. `value` keeps its JSON type; `absent`: the record had no such field (a revert clears it); `withheld`: a secret, card number or national id, not kept (a revert refuses); `wrote`: the value the fix wrote, typed as written. */

@@ -249,8 +249,7 @@ func (a *approval) handover(ap policy.Approved) bool {
 func (a *approval) write() {
 	ctx := a.r.Context()
 	wctx, cancel := writeContext(ctx)
-	a.prior = a.o.priorValues(wctx, a.row, a.fix)
-	werr := a.o.Fixes.WriteFix(wctx, a.actor, a.row, a.fix, a.key, "")
+	werr := a.priorAndWrite(wctx)
 	cancel()
 	var partial *syncerror.PartialFixError
 	switch {
@@ -274,6 +273,32 @@ func (a *approval) write() {
 		return
 	}
 	a.failed(werr)
+}
+
+// pinnedWrites is how many times the approve reads the values its fix replaces and writes
+// the fix pinned to the version that read found, before a record that changed between the
+// two each time is written over whatever it holds, its values before not kept.
+const pinnedWrites = 3
+
+// priorAndWrite reads the values the fix replaces (a.prior, what a revert writes back) and
+// writes the fix pinned to the version that read found, so the values kept are the ones
+// the fix replaced: an edit between the read and the write (nothing written) is read
+// again. The fix itself is vouched for whatever the record holds, so a record that keeps
+// changing is written after pinnedWrites tries all the same, without values before: a
+// revert of it refuses (prior_unknown) rather than write back what it held some edits ago.
+func (a *approval) priorAndWrite(ctx context.Context) error {
+	for range pinnedWrites {
+		prior, version := a.o.priorValues(ctx, a.row, a.fix)
+		a.prior = prior
+		werr := a.o.Fixes.WriteFix(ctx, a.actor, a.row, a.fix, a.key, version)
+		if version == "" || !errors.Is(werr, syncerror.ErrRecordChanged) {
+			return werr
+		}
+	}
+	httpapi.Logger(ctx).Warn("the record changed between each read of its values and the fix's write; written without them, so it cannot be reverted",
+		"id", a.row.ID, "tries", pinnedWrites)
+	a.prior = nil
+	return a.o.Fixes.WriteFix(ctx, a.actor, a.row, a.fix, a.key, "")
 }
 
 // unsettled follows a write whose answer was lost: the record may hold the fix. It is

@@ -268,13 +268,14 @@ func revertible(w http.ResponseWriter, r *http.Request, c syncerror.Claim, now t
 
 // priorValues reads what the record holds in the fix's fields just before the fix is
 // written, from the system the fix is written to, within MetadataWait (the write keeps
-// the rest of its time). nil when it cannot be read: the write
-// goes ahead (it reads the record itself, and fails if the system is down), and a revert
-// of it later refuses rather than guess.
-func (o *Service) priorValues(ctx context.Context, c syncerror.Claim, fix []syncerror.FieldChange) []syncerror.PriorValue {
-	current, ok := o.readRecord(ctx, c, "the record's values before the fix not read; it cannot be reverted")
+// the rest of its time), and the record's version then, which the write is pinned to
+// (approval.priorAndWrite). nil when it cannot be read: the write goes ahead (it reads the
+// record itself, and fails if the system is down), and a revert of it later refuses
+// rather than guess.
+func (o *Service) priorValues(ctx context.Context, c syncerror.Claim, fix []syncerror.FieldChange) ([]syncerror.PriorValue, string) {
+	current, version, ok := o.readRecord(ctx, c, "the record's values before the fix not read; it cannot be reverted")
 	if !ok {
-		return nil
+		return nil, ""
 	}
 	out := make([]syncerror.PriorValue, 0, len(fix))
 	for _, ch := range fix {
@@ -291,7 +292,7 @@ func (o *Service) priorValues(ctx context.Context, c syncerror.Claim, fix []sync
 		}
 		out = append(out, p)
 	}
-	return out
+	return out, version
 }
 
 func withoutPaths(prior []syncerror.PriorValue, drop []string) []syncerror.PriorValue {

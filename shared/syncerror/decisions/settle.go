@@ -83,25 +83,26 @@ func (o *Service) readBack(ctx context.Context, c syncerror.Claim, fix []syncerr
 			rb.sent, rb.left = syncerror.WithoutPaths(fix, lost.Left), lost.Left
 		}
 	}
-	current, read := o.readRecord(ctx, c, "record not read back after a lost answer")
+	current, _, read := o.readRecord(ctx, c, "record not read back after a lost answer")
 	if read {
 		rb.read, rb.held = true, syncerror.RecordHolds(current, rb.sent)
 	}
 	return rb
 }
 
-// readRecord reads c's record within MetadataWait, so a write after it keeps the rest of
-// its time; ok is false (and unread logged) without a reader or when it cannot be read.
-func (o *Service) readRecord(ctx context.Context, c syncerror.Claim, unread string) (map[string]any, bool) {
+// readRecord reads c's record, and its version, within MetadataWait, so a write after it
+// keeps the rest of its time; ok is false (and unread logged) without a reader or when it
+// cannot be read.
+func (o *Service) readRecord(ctx context.Context, c syncerror.Claim, unread string) (current map[string]any, version string, ok bool) {
 	if o.Assist == nil || o.Assist.Reader == nil {
-		return nil, false
+		return nil, "", false
 	}
 	rctx, cancel := context.WithTimeout(ctx, syncerror.MetadataWait)
-	current, _, err := o.Assist.Reader.ReadFields(rctx, c)
+	current, version, err := o.Assist.Reader.ReadFields(rctx, c)
 	cancel()
 	if err != nil {
 		httpapi.Logger(ctx).Warn(unread, "id", c.ID, "error", err)
-		return nil, false
+		return nil, "", false
 	}
-	return current, true
+	return current, version, true
 }

@@ -3,6 +3,7 @@ package roomtest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,12 +26,14 @@ import (
 var Clock = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 // Writer is the host ERP's write-back: it records each fix written, or fails with Err
-// after Delay.
+// after Delay; the next Changed writes pinned to a version find the record changed
+// (syncerror.ErrRecordChanged, nothing written).
 type Writer struct {
-	mu     sync.Mutex
-	Writes []Write
-	Err    error
-	Delay  time.Duration
+	mu      sync.Mutex
+	Writes  []Write
+	Err     error
+	Delay   time.Duration
+	Changed int
 }
 
 // Write is one fix the Writer was asked to write, pinned to IfVersion when not "".
@@ -48,6 +51,10 @@ func (f *Writer) WriteFix(_ context.Context, who identity.Identity, c syncerror.
 	defer f.mu.Unlock()
 	if f.Err != nil {
 		return f.Err
+	}
+	if ifVersion != "" && f.Changed > 0 {
+		f.Changed--
+		return fmt.Errorf("%w: version %s", syncerror.ErrRecordChanged, ifVersion)
 	}
 	f.Writes = append(f.Writes, Write{c.ID, key, fix, who, ifVersion})
 	return nil
