@@ -25,9 +25,9 @@ const RevertWindow = 24 * time.Hour
 // (AppliedWrite.Prior; a field it did not have is cleared), through the guarded write,
 // only where the record still holds the fix's values (409 changed_since otherwise; the
 // write is pinned to the version that read found, so a change landing between the read
-// and the write is not written over either), and marks the row reverted; the revert is learned as a rejection of the fix. It never
-// writes the "before" a webhook payload or a proposal claimed: without the values read
-// at apply time it refuses (409 prior_unknown). Before it sends, it marks the row
+// and the write is not written over either), and marks the row reverted; the revert is
+// learned as a rejection of the fix. It never writes the "before" a webhook payload or a
+// proposal claimed: without the values read at apply time it refuses (409 prior_unknown). Before it sends, it marks the row
 // (revertmark.go); a row it cannot mark is answered 503 with nothing sent.
 func (o *Service) RevertHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
