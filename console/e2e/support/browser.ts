@@ -100,7 +100,7 @@ export async function violationsAcrossFrames(page: Page, rules?: string[]): Prom
   const partials = await partialResults(page.mainFrame(), null, options);
   const blank = await page.context().newPage();
   try {
-    await blank.evaluate(axeSource);
+    await injectAxe(blank.mainFrame());
     const found = await blank.evaluate(({ partials, options }) => {
       const a = (window as unknown as { axe: typeof axe }).axe;
       return a.finishRun(partials as axe.PartialResults, options).then((r) => r.violations);
