@@ -32,7 +32,11 @@ GOTEST_FLAGS ?= -count=1 -ldflags=-w
 # the package's directory, so a clone at another path compiled the whole module again though
 # the cache held the same commit (the race lane's test build in a second clone: 87 CPU-s
 # without, 47 with; 2026-11-30). Nothing in the module reads its source paths at run time.
-export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
+# -toolexec=scripts/linkcache: Go's build cache keeps compiled packages, not linked programs,
+# so each make test linked its ~290 test binaries and functions again (250 of a warm run's
+# 1,500 CPU-s, where compiling took 1); linkcache keeps them under the link's action ID, the
+# key go itself trusts to call a program up to date (its header says more).
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath -toolexec=$(CURDIR)/scripts/linkcache)
 # Fuzz targets as package:Func. make fuzz runs each for FUZZTIME; test-go runs their corpora,
 # and searches each for new inputs for CI_FUZZTIME (1000 runs each under CI=true, off locally).
 FUZZTIME ?= 60s
@@ -118,6 +122,7 @@ TEST_LANES := "nice test-go-race" "nice test-templates openapi-lint test-suitesc
 	"test-console test-browser nice test-go-extra $(CI_BROWSER_STAGES)"
 TEST_NICE ?= 5
 test: deps aws-tools chromium ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
+	@scripts/linkcache --trim
 	@TEST_NICE=$(TEST_NICE) MAKE=$(MAKE) scripts/test-run $(TEST_LANES)
 
 # The machine image ships both at these versions; anywhere else pip installs the pins.
