@@ -1,0 +1,179 @@
+// Package scripts holds the tests of make's shell scripts.
+package scripts
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeLinker writes a linker that records each call in calls and writes its -o file with
+// the content CONTENT names, or fails when FAIL is set.
+func fakeLinker(t *testing.T, dir string) (tool, calls string) {
+	t.Helper()
+	tool, calls = filepath.Join(dir, "link"), filepath.Join(dir, "calls")
+	script := `#!/bin/sh
+echo "$*" >> "` + calls + `"
+[ -z "$FAIL" ] || exit 3
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+printf '%s' "$CONTENT" > "$out"
+`
+	if err := os.WriteFile(tool, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return tool, calls
+}
+
+// linkcache runs the script as go's -toolexec would, with the cache in cache.
+func linkcache(t *testing.T, cache string, env []string, args ...string) error {
+	t.Helper()
+	cmd := exec.Command("./linkcache", args...)
+	cmd.Env = append(append(os.Environ(), "LINKCACHE="+cache), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Logf("linkcache %s: %s", strings.Join(args, " "), out)
+	}
+	return err
+}
+
+func callCount(t *testing.T, calls string) int {
+	raw, err := os.ReadFile(calls)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(raw, []byte("\n"))
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+// TestLinkCacheKeysOnTheActionID: a link is run once per action ID (the build ID's first
+// part) and its program handed back after; another ID links again; a failed link keeps
+// nothing; a link without a build ID, or with the cache off, always runs.
+func TestLinkCacheKeysOnTheActionID(t *testing.T) {
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	link, calls := fakeLinker(t, dir)
+	out := filepath.Join(dir, "prog")
+	run := func(id, content string, env ...string) error {
+		args := []string{link, "-o", out, "-importcfg", filepath.Join(dir, "cfg")}
+		if id != "" {
+			args = append(args, "-buildid="+id+"/main-action/main-content/"+id)
+		}
+		return linkcache(t, cache, append(env, "CONTENT="+content), append(args, "main.a")...)
+	}
+	if err := run("actionAAAAAAAAAAAAAAA", "first"); err != nil {
+		t.Fatal(err)
+	}
+	if err := run("actionAAAAAAAAAAAAAAA", "second"); err != nil {
+		t.Fatal(err)
+	}
+	if n, got := callCount(t, calls), readFile(t, out); n != 1 || got != "first" {
+		t.Fatalf("same action ID twice: the linker ran %d times, the program is %q; want once and %q", n, got, "first")
+	}
+	if err := run("actionBBBBBBBBBBBBBBB", "other"); err != nil {
+		t.Fatal(err)
+	}
+	if n, got := callCount(t, calls), readFile(t, out); n != 2 || got != "other" {
+		t.Fatalf("another action ID: the linker ran %d times in all, the program is %q; want 2 and %q", n, got, "other")
+	}
+	if err := run("actionCCCCCCCCCCCCCCC", "broken", "FAIL=1"); err == nil {
+		t.Fatal("a failed link succeeded through the cache")
+	}
+	if err := run("actionCCCCCCCCCCCCCCC", "fixed"); err != nil {
+		t.Fatal(err)
+	}
+	if n, got := callCount(t, calls), readFile(t, out); n != 4 || got != "fixed" {
+		t.Fatalf("after a failed link: the linker ran %d times, the program is %q; want 4 and %q (nothing kept)", n, got, "fixed")
+	}
+	if err := run("", "unkeyed"); err != nil {
+		t.Fatal(err)
+	}
+	if err := run("", "unkeyed"); err != nil {
+		t.Fatal(err)
+	}
+	if n := callCount(t, calls); n != 6 {
+		t.Fatalf("without a build ID the linker ran %d times in all, want 6 (every time)", n)
+	}
+	cache = "off"
+	if err := run("actionAAAAAAAAAAAAAAA", "off"); err != nil {
+		t.Fatal(err)
+	}
+	if n, got := callCount(t, calls), readFile(t, out); n != 7 || got != "off" {
+		t.Fatalf("LINKCACHE=off: the linker ran %d times, the program is %q; want 7 and %q", n, got, "off")
+	}
+	// Other tools run as they are asked, output and exit status included.
+	cmd := exec.Command("./linkcache", "sh", "-c", "echo compiled; exit 7")
+	got, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 || string(got) != "compiled\n" {
+		t.Fatalf("another tool: %q, %v; want its own output and exit status 7", got, err)
+	}
+}
+
+// TestLinkCacheThroughGo: the go command passes each link a build ID the cache keys on, so
+// a program built twice is linked once, and a changed -X value is a new program.
+func TestLinkCacheThroughGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program twice")
+	}
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	src := "package main\n\nvar v = \"unset\"\n\nfunc main() { println(v) }\n"
+	for name, body := range map[string]string{"go.mod": "module probe\n\ngo 1.22\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, err := filepath.Abs("linkcache")
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(value, out string) string {
+		t.Helper()
+		cmd := exec.Command("go", "build", "-toolexec="+self, "-ldflags=-X main.v="+value, "-o", out, ".")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-trimpath", "LINKCACHE="+cache, "GOWORK=off")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, b)
+		}
+		b, err := exec.Command(out).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", out, err, b)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	entries := func() int {
+		n := 0
+		_ = filepath.WalkDir(cache, func(_ string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	if got := build("one", filepath.Join(dir, "a")); got != "one" || entries() != 1 {
+		t.Fatalf("first build printed %q with %d programs kept; want %q and 1", got, entries(), "one")
+	}
+	if got := build("one", filepath.Join(dir, "b")); got != "one" || entries() != 1 {
+		t.Fatalf("the same build again printed %q with %d programs kept; want %q and 1 (handed back)", got, entries(), "one")
+	}
+	if a, b := readFile(t, filepath.Join(dir, "a")), readFile(t, filepath.Join(dir, "b")); a != b {
+		t.Fatal("the program handed back differs from the one linked")
+	}
+	if got := build("two", filepath.Join(dir, "c")); got != "two" || entries() != 2 {
+		t.Fatalf("a changed -X value printed %q with %d programs kept; want %q and 2", got, entries(), "two")
+	}
+}
