@@ -127,7 +127,6 @@ TEST_LANES := "nice test-go-race" "nice test-templates openapi-lint test-suitesc
 	"test-console test-browser nice test-go-extra $(CI_BROWSER_STAGES)"
 TEST_NICE ?= 5
 test: deps aws-tools chromium ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
-	@scripts/linkcache --trim
 	@TEST_NICE=$(TEST_NICE) MAKE=$(MAKE) scripts/test-run $(TEST_LANES)
 
 # The machine image ships both at these versions; anywhere else pip installs the pins.
