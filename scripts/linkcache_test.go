@@ -26,6 +26,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 printf '%s %s' "$CONTENT" "$id" > "$out"
+chmod 755 "$out"
 `
 	if err := os.WriteFile(tool, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -173,7 +174,8 @@ func TestLinkCacheThroughGo(t *testing.T) {
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")
 	src := "package main\n\nvar v = \"unset\"\n\nfunc main() { println(v) }\n"
-	for name, body := range map[string]string{"go.mod": "module probe\n\ngo 1.22\n", "main.go": src} {
+	test := "package main\n\nimport \"testing\"\n\nfunc TestV(t *testing.T) { t.Log(\"v is\", v) }\n"
+	for name, body := range map[string]string{"go.mod": "module probe\n\ngo 1.22\n", "main.go": src, "main_test.go": test} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -231,6 +233,19 @@ func TestLinkCacheThroughGo(t *testing.T) {
 	if got := build("two", filepath.Join(dir, "c")); got != "two" || entries() != 2 {
 		t.Fatalf("a changed -X value printed %q with %d programs kept; want %q and 2", got, entries(), "two")
 	}
+	// go test runs the test binary where the link wrote it: a program handed back must be
+	// one the go command can run (CI run 187: a copy kept without its mode was not).
+	goTest := func(tool string) {
+		t.Helper()
+		cmd := exec.Command("go", "test", "-count=1", "-v", "-toolexec="+tool, "-ldflags=-X probe.v=three", ".")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-trimpath", "LINKCACHE="+cache, "GOWORK=off")
+		if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "v is three") {
+			t.Fatalf("go test through %s: %v\n%s", filepath.Base(tool), err, b)
+		}
+	}
+	goTest(self)
+	goTest(noLinker)
 }
 
 // TestLinkCacheTrim: the trim keeps the cache under its bound, oldest use first, and a bound
