@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/syncassist/syncassist/shared/netguard"
+	"github.com/syncassist/syncassist/shared/retry"
 )
 
 // Defaults for the zero values of Config's tuning fields.
@@ -182,6 +183,9 @@ type Client struct {
 	budget        Budget
 	// jitter picks the wait in [0, ceiling]; tests replace it to make backoff predictable.
 	jitter func(ceiling time.Duration) time.Duration
+	// sleep is the client's one wait (between attempts); tests replace it to see each wait
+	// asked for, where a clock on the test would measure the machine's load too.
+	sleep func(ctx context.Context, d time.Duration) bool
 }
 
 // New validates cfg and builds a Client. Errors wrap ErrInvalidConfig and never quote the
@@ -225,6 +229,7 @@ func New(cfg Config) (*Client, error) {
 		maxBackoff:    orDefault(cfg.MaxBackoff, DefaultMaxBackoff),
 		maxRetryAfter: orDefault(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
 		jitter:        fullJitter,
+		sleep:         retry.Sleep,
 		budget:        cfg.Budget,
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()

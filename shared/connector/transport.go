@@ -14,7 +14,6 @@ import (
 
 	"github.com/syncassist/syncassist/shared/httpapi"
 	"github.com/syncassist/syncassist/shared/netguard"
-	"github.com/syncassist/syncassist/shared/retry"
 )
 
 // answer is a 2xx response, read in full.
@@ -98,7 +97,7 @@ func (c *Client) pause(ctx context.Context, attempt int, failure *Error) bool {
 	if deadline, ok := ctx.Deadline(); ok && !time.Now().Add(wait).Before(deadline) {
 		return false
 	}
-	return retry.Sleep(ctx, wait)
+	return c.sleep(ctx, wait)
 }
 
 // attempt sends one request. A nil *Error means a 2xx answer.
