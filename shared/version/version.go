@@ -1,6 +1,7 @@
-// Package version is the build's stamp. make build sets it with the linker (git describe
-// and the build time), every function logs it at start, and GET /api/version answers it, so
-// an ops engineer can tell which code a stage runs. It holds nothing secret.
+// Package version is the build's stamp. make build sets it with the linker (git describe of
+// the newest commit that changed the code built, and that commit's time), every function
+// logs it at start, and GET /api/version answers it, so an ops engineer can tell which code
+// a stage runs. It holds nothing secret.
 package version
 
 import (
@@ -11,9 +12,11 @@ import (
 
 // Set by make build: -ldflags "-X github.com/syncassist/syncassist/shared/version.Version=…".
 var (
-	// Version is git describe of the commit built ("dev" when built without make).
+	// Version is git describe of the newest commit that changed the code built (the
+	// Makefile's CODE_PATHS; "-dirty" when the tree differs there), "dev" when built
+	// without make.
 	Version = "dev"
-	// BuildTime is when it was built (RFC 3339, UTC).
+	// BuildTime is that commit's time, or when it was built on a dirty tree (RFC 3339, UTC).
 	BuildTime = ""
 )
 
