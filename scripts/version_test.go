@@ -24,7 +24,9 @@ func TestVersionStampFollowsTheCode(t *testing.T) {
 	dir := t.TempDir()
 	git := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@example.com"}, args...)...)
+		// The test's commits are its own: no one's signing key or hooks.
+		cfg := []string{"-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"}
+		cmd := exec.Command("git", append(cfg, args...)...)
 		cmd.Dir, cmd.Env = dir, append(os.Environ(), "TZ=UTC")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
