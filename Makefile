@@ -136,12 +136,16 @@ TEST_LANES := "nice test-go-race" "nice test-templates openapi-lint test-suitesc
 	"test-console test-browser nice test-go-extra $(CI_BROWSER_STAGES)"
 TEST_NICE ?= 5
 test: deps aws-tools chromium ## everything: Go (unit, emulators, CDK templates), console type-check and bundle, OpenAPI lint, browser tests, the NetSuite script
-	@TEST_NICE=$(TEST_NICE) MAKE=$(MAKE) scripts/test-run $(TEST_LANES)
+	@AWS_TOOLS_CHECKED=1 TEST_NICE=$(TEST_NICE) MAKE=$(MAKE) scripts/test-run $(TEST_LANES)
 
 # The machine image ships both at these versions; anywhere else pip installs the pins.
+# Checking costs about 3 CPU-s (two Python start-ups importing each tool): make test checks
+# once, before its lanes, and tells the lanes' makes so (AWS_TOOLS_CHECKED) rather than have
+# the race and template lanes check again as they start.
 aws-tools: ## check (or pip install) the pinned cfn-lint and moto_server
-	@cfn-lint --version 2>/dev/null | grep -qx 'cfn-lint $(CFN_LINT_VERSION)' || python3 -m pip install -q 'cfn-lint==$(CFN_LINT_VERSION)'
-	@{ command -v moto_server >/dev/null && python3 -c 'import moto, sys; sys.exit(moto.__version__ != "$(MOTO_VERSION)")'; } 2>/dev/null \
+	@[ -n "$$AWS_TOOLS_CHECKED" ] || cfn-lint --version 2>/dev/null | grep -qx 'cfn-lint $(CFN_LINT_VERSION)' \
+		|| python3 -m pip install -q 'cfn-lint==$(CFN_LINT_VERSION)'
+	@[ -n "$$AWS_TOOLS_CHECKED" ] || { command -v moto_server >/dev/null && python3 -c 'import moto, sys; sys.exit(moto.__version__ != "$(MOTO_VERSION)")'; } 2>/dev/null \
 		|| python3 -m pip install -q 'moto[server]==$(MOTO_VERSION)'
 
 test-go: test-go-race test-templates test-go-extra ## Go unit and integration tests (DynamoDB + SQS emulators), the short fault suite, and CDK template tests

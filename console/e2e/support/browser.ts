@@ -140,7 +140,7 @@ async function injectAxe(frame: Frame) {
 /** The axe rules whose outcome depends on colours: a colour scheme changes only the
  * palette (style.css: custom properties under prefers-color-scheme), so the rest answer
  * the same in both. */
-const colourRules = ["color-contrast", "link-in-text-block"];
+export const colourRules = ["color-contrast", "link-in-text-block"];
 
 /** axeBoth checks the page as shown in dark mode with every rule and in light mode with the
  * colour rules (the others answer the same DOM the same), and leaves it light. */
