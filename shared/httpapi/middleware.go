@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"time"
 
@@ -118,9 +119,15 @@ func Instrument(log *slog.Logger, next http.Handler) http.Handler {
 
 // panicText is a panic's value for the log, redacted as every log record is: a panic's
 // message can quote the data it failed on (a formatted record, a token). The stack beside
-// it names functions and lines, and prints arguments only as machine words.
+// it names functions and lines, and prints arguments only as machine words. Bytes (a
+// payload's json.RawMessage, a body) are read as their text: fmt.Sprint prints them as
+// decimal numbers, which the redaction cannot read and anyone can decode.
 func panicText(v any) string {
-	text, err := dlp.NewScanner().RedactString(dlp.Record, fmt.Sprint(v))
+	text := fmt.Sprint(v)
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+		text = string(rv.Bytes())
+	}
+	text, err := dlp.NewScanner().RedactString(dlp.Record, text)
 	if err != nil {
 		return "(a panic whose text could not be redacted)"
 	}
