@@ -117,7 +117,7 @@ func Instrument(log *slog.Logger, next http.Handler) http.Handler {
 	})
 }
 
-// panicText is a panic's value for the log, redacted as every log record is: a panic's
+// panicText is a panic's value for the log, redacted by the DLP's record policy: a panic's
 // message can quote the data it failed on (a formatted record, a token). The stack beside
 // it names functions and lines, and prints arguments only as machine words. Bytes (a
 // payload's json.RawMessage, a body) are read as their text: fmt.Sprint prints them as

@@ -12,8 +12,8 @@ import (
 	"testing"
 )
 
-// A panic is answered 500 and logged with its stack, its value redacted as every log
-// record is: a panic's message can quote what it failed on. Bytes are read as text, not
+// A panic is answered 500 and logged with its stack, its value redacted by the DLP's record
+// policy: a panic's message can quote what it failed on. Bytes are read as text, not
 // printed as the decimal numbers fmt gives them, which the redaction could not read.
 func TestPanicIsLoggedRedactedWithItsStack(t *testing.T) {
 	const msg = "charge failed for jane.doe@example.com with card 4111 1111 1111 1111"
