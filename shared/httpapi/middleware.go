@@ -121,11 +121,15 @@ func Instrument(log *slog.Logger, next http.Handler) http.Handler {
 // message can quote the data it failed on (a formatted record, a token). The stack beside
 // it names functions and lines, and prints arguments only as machine words. Bytes (a
 // payload's json.RawMessage, a body) are read as their text: fmt.Sprint prints them as
-// decimal numbers, which the redaction cannot read and anyone can decode.
+// decimal numbers, which the redaction cannot read and anyone can decode. Bytes that say
+// how they print (net.IP's String) print so.
 func panicText(v any) string {
 	text := fmt.Sprint(v)
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
-		text = string(rv.Bytes())
+	_, says := v.(fmt.Stringer)
+	if _, isErr := v.(error); !says && !isErr {
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+			text = string(rv.Bytes())
+		}
 	}
 	text, err := dlp.NewScanner().RedactString(dlp.Record, text)
 	if err != nil {

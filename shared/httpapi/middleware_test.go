@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -43,5 +44,13 @@ func TestPanicIsLoggedRedactedWithItsStack(t *testing.T) {
 				t.Errorf("the log does not say what panicked and where:\n%s", out)
 			}
 		})
+	}
+}
+
+// Bytes that say how they print are logged so: net.IP is a byte slice whose String is the
+// address, not its four bytes as text.
+func TestPanicTextKeepsAByteTypesOwnString(t *testing.T) {
+	if got := panicText(net.IPv4(10, 1, 2, 3)); got != "10.1.2.3" {
+		t.Errorf("panicText(net.IP) = %q, want 10.1.2.3", got)
 	}
 }
