@@ -125,8 +125,9 @@ func Instrument(log *slog.Logger, next http.Handler) http.Handler {
 // how they print (net.IP's String) print so.
 func panicText(v any) string {
 	text := fmt.Sprint(v)
-	_, says := v.(fmt.Stringer)
-	if _, isErr := v.(error); !says && !isErr {
+	switch v.(type) {
+	case error, fmt.Stringer: // they say how they print
+	default:
 		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
 			text = string(rv.Bytes())
 		}
