@@ -2,7 +2,8 @@
 // ERP record to re-run; the attempt is refused (RETRY_NO_HOST_RECORD) and listed under the
 // error with its own code, while the error above stays the one the host sent. At a
 // desktop's width in light and a phone's in dark.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { accessible, signIn } from "./support/browser";
 import { postSyncError, waitDiagnosed } from "./support/stack";
 

@@ -3,7 +3,7 @@
 // a desktop's and a phone's width, axe-clean in light and dark. Tests that change the
 // tenant's policy or flags restore them, and each uses an error code and a source system
 // of its own, so what the service learns here touches no other test.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { axeBoth, signIn } from "./support/browser";
 import { base, call, erpRecord, signedHeaders, waitDiagnosed } from "./support/stack";
 
@@ -59,22 +59,26 @@ async function withPolicy(rules: unknown[], run: () => Promise<void>) {
   }
 }
 
-test("code splitting: the queue loads without the other panels' code, which arrives when a panel is opened", async ({ page }) => {
-  const scripts = new Set<string>();
-  page.on("response", (r) => { if (/\/assets\/.*\.js$/.test(r.url())) scripts.add(r.url()); });
-  await signIn(page, "operator");
-  await expect(page.getByRole("heading", { name: "Queue" }).first()).toBeVisible();
-  const first = new Set(scripts);
-  // A panel's code that cannot be fetched (offline, or replaced by a deploy) says so, and
-  // Try again reloads the page, which fetches it once it can (the browser keeps a failed
-  // module import as failed for the life of the page).
-  await page.route("**/assets/*.js", (r) => (first.has(r.request().url()) ? r.continue() : r.abort()));
-  await page.getByRole("link", { name: "Insights" }).click();
-  await expect(page.getByRole("alert")).toContainText("This panel could not be loaded.");
-  await page.unroute("**/assets/*.js");
-  await page.getByRole("button", { name: "Try again" }).click();
-  await expect(page.getByRole("heading", { name: "Insights" })).toBeVisible();
-  expect([...scripts].filter((s) => !first.has(s)).length).toBeGreaterThan(0);
+// It counts the bundle's requests: a context of its own, whose cache is empty (support/fixtures.ts).
+test.describe(() => {
+  test.use({ ownContext: true });
+  test("code splitting: the queue loads without the other panels' code, which arrives when a panel is opened", async ({ page }) => {
+    const scripts = new Set<string>();
+    page.on("response", (r) => { if (/\/assets\/.*\.js$/.test(r.url())) scripts.add(r.url()); });
+    await signIn(page, "operator");
+    await expect(page.getByRole("heading", { name: "Queue" }).first()).toBeVisible();
+    const first = new Set(scripts);
+    // A panel's code that cannot be fetched (offline, or replaced by a deploy) says so, and
+    // Try again reloads the page, which fetches it once it can (the browser keeps a failed
+    // module import as failed for the life of the page).
+    await page.route("**/assets/*.js", (r) => (first.has(r.request().url()) ? r.continue() : r.abort()));
+    await page.getByRole("link", { name: "Insights" }).click();
+    await expect(page.getByRole("alert")).toContainText("This panel could not be loaded.");
+    await page.unroute("**/assets/*.js");
+    await page.getByRole("button", { name: "Try again" }).click();
+    await expect(page.getByRole("heading", { name: "Insights" })).toBeVisible();
+    expect([...scripts].filter((s) => !first.has(s)).length).toBeGreaterThan(0);
+  });
 });
 
 for (const width of widths) {

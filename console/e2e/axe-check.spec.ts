@@ -2,7 +2,8 @@
 // finds, and a page with frames is checked inside them too, however long a frame takes to
 // take axe. Every other spec's accessible() is only as good as this.
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { accessible, violations, violationsAcrossFrames } from "./support/browser";
 
 // No lang, an image without alt text, a button without a name, grey on white: one serious

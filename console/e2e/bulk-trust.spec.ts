@@ -6,7 +6,8 @@
 // shadow record, classes as checkboxes, Auto-resolved listing only what was applied, by
 // error and record); insights with a daily trend, a breakdown by system and the rate's
 // arithmetic beside it. Each test uses a system of its own and restores what it changed.
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { axeBoth, signIn } from "./support/browser";
 import { call, newSalesOrder, postSyncError, waitDiagnosed } from "./support/stack";
 

@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, type FrameLocator, type Page, test } from "@playwright/test";
+import type { FrameLocator, Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { accessible, signIn } from "./support/browser";
 import { base, DEMO_EMBEDDED_SECRET, postSyncError, signedHeaders, token, waitDiagnosed } from "./support/stack";
 

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { accessible, signIn } from "./support/browser";
 import { call, erpWrites, newSalesOrder, postSyncError, waitDiagnosed } from "./support/stack";
 

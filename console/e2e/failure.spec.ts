@@ -2,7 +2,8 @@
 // console keeps the rows it read (greyed, "as of <time>", Retry) and shows demo data only
 // where the page never had an answer, under ids no real record has; an answer for a filter
 // since changed is dropped; an action's error shows beside the action.
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { accessible, signIn } from "./support/browser";
 import { postSyncError, waitDiagnosed } from "./support/stack";
 

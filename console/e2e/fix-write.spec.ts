@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { accessible, axeBoth, signIn } from "./support/browser";
 import { erpRecord, erpWrites, newSalesOrder, postSyncError, waitDiagnosed } from "./support/stack";
 

@@ -1,7 +1,7 @@
 // Issue 35 §5: the dry run runs the flow as edited (unsaved), says what would happen
 // ("would write", "would skip", never "written"), names the mapped fields the record
 // lacks, and runs the filter rows as edited; a Settings error stays in Settings.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { accessible, signIn } from "./support/browser";
 
 const views = [{ width: 1440, scheme: "light" }, { width: 390, scheme: "dark" }] as const;

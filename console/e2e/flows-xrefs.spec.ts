@@ -2,7 +2,7 @@
 // re-link and unlink it over PUT /api/flows/xrefs; a link someone changed meanwhile is a
 // 409 shown with the link as it is now and the change offered again on it. At a desktop's
 // and a phone's width, axe-clean in light and dark. Each test's records are its own.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { axeBoth, signIn } from "./support/browser";
 import { call } from "./support/stack";
 

@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { accessible, signIn } from "./support/browser";
 import { base, call, DEMO_FINANCE_SECRET, postSyncError, signedHeaders, waitDiagnosed } from "./support/stack";
 

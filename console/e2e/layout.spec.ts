@@ -1,7 +1,7 @@
 // Every main screen at a phone's, a tablet's and a desktop's width, light and dark: axe
 // finds no serious or critical violation (the colour rules in light mode) and nothing
 // scrolls sideways.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { accessible, colourRules, signIn } from "./support/browser";
 import { postSyncError, waitDiagnosed } from "./support/stack";
 

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { accessible, signIn } from "./support/browser";
 import { createHash, randomBytes } from "node:crypto";
 import { api, base, call, DEMO_EMBEDDED_SECRET, DEMO_FINANCE_SECRET, erpRecord, newSalesOrder, postSyncError, signedHeaders, token, waitDiagnosed } from "./support/stack";

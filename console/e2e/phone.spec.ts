@@ -1,7 +1,7 @@
 // Issue 35 §8: on a phone (390 px, dark) the queue's filters wait behind one "Filters"
 // button, the detail's actions are a sticky bar at its top with one-line labels, and the
 // flow runs are cards; at 1440 px (light) the desktop layout is unchanged.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { accessible, signIn } from "./support/browser";
 import { postChange, postSyncError, waitDiagnosed } from "./support/stack";
 

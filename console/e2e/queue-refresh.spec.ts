@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { signIn, accessible } from "./support/browser";
 import { call, postSyncError, waitDiagnosed } from "./support/stack";
 

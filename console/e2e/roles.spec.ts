@@ -1,6 +1,6 @@
 // Issue 26 §1: a role sees the controls and shortcuts it can use; what it cannot use is
 // left out with the reason, at a desktop's and a phone's width.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { accessible, signIn } from "./support/browser";
 import { postSyncError, waitDiagnosed } from "./support/stack";
 

@@ -1,6 +1,6 @@
 // make screenshots: a PNG of each panel for the README, with realistic data.
 import { resolve } from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { signIn } from "./support/browser";
 import { postSyncError, waitDiagnosed } from "./support/stack";
 

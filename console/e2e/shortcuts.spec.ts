@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { signIn } from "./support/browser";
 import { newSalesOrder, postSyncError, waitDiagnosed } from "./support/stack";
 

@@ -3,7 +3,7 @@
 // the system its name resolves to — "Business Central" (a default) and the admin's own name
 // as erp2 — while the row keeps the name as sent. At a desktop's and a phone's width; the
 // tenant's own names are put back as they were.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { axeBoth, signIn } from "./support/browser";
 import { call, postSyncError } from "./support/stack";
 

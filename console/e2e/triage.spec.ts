@@ -2,7 +2,8 @@
 // export of the filter, and the nav badges from one request, at a desktop's and a phone's
 // width, light and dark.
 import { readFileSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { accessible, signIn } from "./support/browser";
 import { base, postSyncError, token, waitDiagnosed } from "./support/stack";
 
