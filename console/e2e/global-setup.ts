@@ -2,7 +2,7 @@
 // and console), each on a free port in its own process group and state dir; the returned
 // teardown kills every group, emulators included, whatever the tests did.
 import { execFileSync, spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { FullConfig } from "@playwright/test";
@@ -80,6 +80,17 @@ async function startStack(): Promise<Stack> {
   return s;
 }
 
+/** checkSpecImports fails the run when a spec takes test from @playwright/test rather than
+ *  support/fixtures: each of its tests would start a renderer of its own, the cost
+ *  support/fixtures.ts exists to avoid, and nothing else would say so. */
+function checkSpecImports() {
+  const wrong = readdirSync(__dirname).filter((f) => f.endsWith(".spec.ts") &&
+    /^import \{[^}]*\btest\b[^}]*\} from "@playwright\/test"/m.test(readFileSync(join(__dirname, f), "utf8")));
+  if (wrong.length) {
+    throw new Error(`${wrong.join(", ")}: import test and expect from "./support/fixtures", not "@playwright/test" (support/fixtures.ts says why)`);
+  }
+}
+
 /**
  * Each Playwright worker gets a stack of its own (stackEnv in support/stack picks it by the
  * worker's parallel index): the specs of one tenant change its settings, policies and
@@ -87,6 +98,7 @@ async function startStack(): Promise<Stack> {
  * The stacks start side by side; a stack that does not answer fails the run with its log.
  */
 export default async function globalSetup(config: FullConfig) {
+  checkSpecImports();
   execFileSync("go", ["build", "-o", "build/local-stack", "./infra/local"], { cwd: root, stdio: "inherit" });
   const stacks: Stack[] = [];
   const stopAll = async () => {
