@@ -158,8 +158,14 @@ test-go: test-go-race test-templates test-go-extra ## Go unit and integration te
 # busy loops (nice 0 against the lane's 5) it outlived go test's default 10 minutes while
 # still progressing (CI at db02dcc: in partition-throttle's checks at 600 s), so 30 minutes,
 # as the template tests have.
+# GORACE atexit_sleep_ms: a race-built binary sleeps a second as it exits (the default, so
+# goroutines still running can report a race), and go test runs 73 of them, a slot of -p
+# each: about 35 s of the lane's wall time, in its tail where it runs alone (measured
+# 2026-12-03: shared/blueprint's binary 1.06 s at the default, 0.07 s at 0). 100 ms keeps a
+# window for the goroutines a test leaves behind; a GORACE of the caller's own is kept.
+RACE_ENV := GORACE="$${GORACE-atexit_sleep_ms=100}"
 test-go-race: deps aws-tools ## the Go packages under the race detector (unit, emulators, local stack, short fault suite)
-	scripts/with-moto $(GO) test $(GOTEST_FLAGS) -race -timeout 30m $$(GO=$(GO) scripts/go-packages race)
+	$(RACE_ENV) scripts/with-moto $(GO) test $(GOTEST_FLAGS) -race -timeout 30m $$(GO=$(GO) scripts/go-packages race)
 
 # The template tests synthesize each stack once and lint three templates with cfn-lint; on a
 # loaded machine that outlives go test's default 10-minute timeout (measured: 10 min+ at a
