@@ -57,11 +57,36 @@ func main() {
 	}
 }
 
-// measure and ms are the shared load generator's.
-var (
-	measure = loadgen.Measure
-	ms      = loadgen.MS
-)
+// ms is the shared load generator's.
+var ms = loadgen.MS
+
+// emulatorCPU reads dynalite's CPU time so far; run sets it.
+var emulatorCPU func() (time.Duration, error)
+
+// measure is the shared load generator's Measure, with the CPU time dynalite used over
+// the measurement. dynalite runs every request on its one thread, so its CPU per request
+// bounds a path's throughput whatever the service's own code costs: the ceilings printed
+// beside the ratios.
+func measure(name string, n, conc int, fn func(i int) error) loadgen.Result {
+	before, err := emulatorCPU()
+	r := loadgen.Measure(name, n, conc, fn)
+	if after, err2 := emulatorCPU(); err == nil && err2 == nil {
+		r.ServerCPU = after - before
+	}
+	return r
+}
+
+// ceiling is the most of floorRate a path could reach were the service's own code free:
+// dynalite's one thread serves at most a second of CPU a second (a little more counting
+// node's collector threads: busy up to 106 % measured), so the path's rate is at most one
+// second over its dynalite CPU per request, here given as a share of the floor's measured
+// rate.
+func ceiling(floorRate float64, path time.Duration) float64 {
+	if path <= 0 || floorRate <= 0 {
+		return 0
+	}
+	return 1 / path.Seconds() / floorRate
+}
 
 func run(n, conc, rounds int, ingestOnly bool) error {
 	ctx := context.Background()
@@ -70,6 +95,7 @@ func run(n, conc, rounds int, ingestOnly bool) error {
 		return err
 	}
 	defer emu.Stop()
+	emulatorCPU = emu.DynamoDBCPU
 	for _, kv := range emu.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		os.Setenv(k, v)
@@ -186,7 +212,7 @@ func run(n, conc, rounds int, ingestOnly bool) error {
 
 	fmt.Printf("ingest at concurrency %d, %d requests per measurement, dynalite + fauxqs on loopback\n", conc, n)
 	var rate [5]float64
-	var p50 [5]time.Duration
+	var p50, dyn [5]time.Duration
 	var ingestCalls, newCalls map[string]int
 	calls := stageCalls["bench"]
 	for r := 0; r < rounds; r++ {
@@ -199,6 +225,7 @@ func run(n, conc, rounds int, ingestOnly bool) error {
 		for i, x := range []loadgen.Result{rawR, storeR, lambdaR, e2eR, newR} {
 			fmt.Println(x)
 			p50[i] += x.Quantile(0.5) / time.Duration(rounds)
+			dyn[i] += x.ServerPerCall() / time.Duration(rounds)
 			rate[i] += x.Rate()
 		}
 	}
@@ -210,6 +237,8 @@ func run(n, conc, rounds int, ingestOnly bool) error {
 	fmt.Printf("new rows via the Lambda entry point / raw: %.2f (p50 +%.2f ms); / claim row put + send: %.2f (p50 +%.2f ms)\n",
 		rate[4]/rate[0], ms(p50[4]-p50[0]), rate[4]/rate[1], ms(p50[4]-p50[1]))
 	fmt.Printf("DynamoDB calls per ingest over HTTP (last round): %s; per new row: %s\n", perEvent(ingestCalls, n), perEvent(newCalls, n))
+	fmt.Printf("at most, by dynalite's CPU per request at one core (the service's own code free), / claim row put + send: via the Lambda entry point %.2f, over HTTP %.2f, new rows %.2f\n",
+		ceiling(rate[1]/float64(rounds), dyn[2]), ceiling(rate[1]/float64(rounds), dyn[3]), ceiling(rate[1]/float64(rounds), dyn[4]))
 	if ingestOnly {
 		return nil
 	}
@@ -226,7 +255,7 @@ func run(n, conc, rounds int, ingestOnly bool) error {
 	flowKey := keys[tenant.FlowPurpose("hosterp")]
 	_ = flowEvents(ctx, flowURL, flowKey, n, conc, -1)
 	var fr [3]float64
-	var fp50 [3]time.Duration
+	var fp50, fsrv [3]time.Duration
 	var flowCalls map[string]int
 	for r := 0; r < rounds; r++ {
 		rawR, direct := raw(100+r), directWrites(ctx, crmURL, n, conc, rounds+r)
@@ -237,12 +266,15 @@ func run(n, conc, rounds int, ingestOnly bool) error {
 			fmt.Println(x)
 			fr[i] += x.Rate() / float64(rounds)
 			fp50[i] += x.Quantile(0.5) / time.Duration(rounds)
+			fsrv[i] += x.ServerPerCall() / time.Duration(rounds)
 		}
 	}
 	fmt.Printf("flow events/s %.0f at c=%d; / raw ingest floor: %.2f (p50 +%.2f ms); / bare CRM PATCH: %.2f (p50 +%.2f ms: the run, the guard, ledger and audit, the read of read-compare-write)\n",
 		fr[2], conc, fr[2]/fr[0], ms(fp50[2]-fp50[0]), fr[2]/fr[1], ms(fp50[2]-fp50[1]))
 	fmt.Printf("CRM writes applied: %d for %d flow events and %d direct writes\n", len(crm.Writes()), n*(rounds+1), n*rounds)
 	fmt.Printf("DynamoDB calls per flow event (last round): %s\n", perEvent(flowCalls, n))
+	fmt.Printf("at most, by dynalite's CPU per request at one core (the service's own code free): flow event / raw ingest floor %.2f\n",
+		ceiling(fr[0], fsrv[2]))
 	if err := pollBench(ctx, deps, crm, min(n, 500)); err != nil {
 		return err
 	}

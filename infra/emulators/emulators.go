@@ -242,6 +242,16 @@ func (em *emulator) restart(ctx context.Context) error {
 	return nil
 }
 
+// DynamoDBCPU is the CPU time dynalite has used since it started (Linux only): the bench
+// divides it by the requests a measurement made, to tell what the emulator's one thread
+// spent on each (infra/bench).
+func (e *Emulators) DynamoDBCPU() (time.Duration, error) {
+	if e.dynamo == nil || e.dynamo.cmd == nil || e.dynamo.cmd.Process == nil {
+		return 0, errors.New("dynalite is not running")
+	}
+	return processCPU(e.dynamo.cmd.Process.Pid)
+}
+
 // KillDynamoDB kills dynalite (SIGKILL); requests to it fail until RestartDynamoDB.
 func (e *Emulators) KillDynamoDB() { e.dynamo.kill() }
 

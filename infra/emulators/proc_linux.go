@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // startDyingWithParent starts cmd so that the kernel kills it when this process exits,
@@ -86,4 +87,45 @@ func listeningInodes(port int) map[string]bool {
 		}
 	}
 	return inodes
+}
+
+// userHZ is the unit of /proc/<pid>/stat's times. The kernel reports them in USER_HZ,
+// 100 on every architecture Linux runs this on (sysconf(_SC_CLK_TCK); an assumption, not
+// asked of the C library, which a pure Go build cannot reach).
+const userHZ = 100
+
+// processCPU is the CPU time (user and system) process pid has used so far, from
+// /proc/<pid>/stat (proc(5): utime and stime are its 14th and 15th fields; the 2nd, the
+// command's name in parentheses, may itself hold spaces and parentheses).
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	d, err := statCPU(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return d, nil
+}
+
+// statCPU is utime plus stime of a /proc/<pid>/stat line.
+func statCPU(s string) (time.Duration, error) {
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, errors.New("no command name")
+	}
+	f := strings.Fields(s[i+1:]) // from the 3rd field on: utime is f[11], stime f[12]
+	if len(f) < 13 {
+		return 0, fmt.Errorf("%d fields after the name, want at least 13", len(f))
+	}
+	var ticks int64
+	for _, v := range f[11:13] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
 }

@@ -26,6 +26,17 @@ type Result struct {
 	Elapsed  time.Duration
 	Lat      []time.Duration
 	Failures int64
+	// ServerCPU is the CPU time the emulator (dynalite) used over the measurement, when
+	// the caller read it (zero otherwise).
+	ServerCPU time.Duration
+}
+
+// ServerPerCall is the emulator's CPU time per call.
+func (r Result) ServerPerCall() time.Duration {
+	if r.N == 0 {
+		return 0
+	}
+	return r.ServerCPU / time.Duration(r.N)
 }
 
 // Rate is calls per second over the whole measurement.
@@ -42,8 +53,13 @@ func (r Result) Quantile(q float64) time.Duration {
 }
 
 func (r Result) String() string {
-	return fmt.Sprintf("%-34s %6d req  %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  failures %d",
+	s := fmt.Sprintf("%-34s %6d req  %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  failures %d",
 		r.Name, r.N, r.Rate(), MS(r.Quantile(0.5)), MS(r.Quantile(0.99)), r.Failures)
+	if r.ServerCPU > 0 {
+		s += fmt.Sprintf("  dynalite %4d µs/req, busy %3.0f %%", r.ServerPerCall().Microseconds(),
+			100*r.ServerCPU.Seconds()/r.Elapsed.Seconds())
+	}
+	return s
 }
 
 // MS is d in milliseconds with microsecond resolution.
