@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -148,7 +149,11 @@ func LambdaLogger(ctx context.Context, base *slog.Logger) *slog.Logger {
 	return base
 }
 
-// NewLogger returns the JSON logger every function uses.
-func NewLogger(level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+// NewLogger returns the JSON logger every function uses: to standard error, redacted
+// (RedactLogs).
+func NewLogger(level slog.Level) *slog.Logger { return NewLoggerTo(os.Stderr, level) }
+
+// NewLoggerTo is NewLogger writing to w (a harness that reads what the service logged).
+func NewLoggerTo(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(RedactLogs(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})))
 }

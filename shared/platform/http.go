@@ -246,8 +246,12 @@ func StartSigned(name string, build RoutesFunc) {
 // failure at start is logged and exits, so the runtime reports an init error.
 func Start[H any](name string, build func(context.Context, *Base) (H, error)) {
 	ctx := context.Background()
+	// What logs through slog's default (a failure before the base's logger exists, code
+	// with no logger of its own, the log package) is redacted JSON like the rest.
+	slog.SetDefault(httpapi.NewLogger(slog.LevelInfo))
 	b, err := loadBase()
 	if err == nil {
+		slog.SetDefault(b.Log)
 		err = b.ServeOnly(name)
 	}
 	if err != nil {
