@@ -154,8 +154,13 @@ func redactAttr(a slog.Attr) slog.Attr {
 	}
 	member, err := json.Marshal(map[string]any{a.Key: loggable(a.Value)})
 	if err != nil {
-		// What the JSON handler could not render either (a channel, a cycle): its text.
-		return slog.String(redactText(a.Key), redactText(fmt.Sprint(a.Value.Any())))
+		// What the JSON handler could not render either (a channel, a cycle, raw JSON that
+		// is not JSON): its text, bytes as text.
+		text, ok := bytesText(a.Value.Any())
+		if !ok {
+			text = fmt.Sprint(a.Value.Any())
+		}
+		return slog.String(redactText(a.Key), redactText(text))
 	}
 	res, err := logScanner.ScanJSON(dlp.Record, member)
 	if err != nil {
@@ -185,9 +190,17 @@ func loggable(v slog.Value) any {
 	case json.Marshaler, encoding.TextMarshaler:
 		return x
 	default:
-		if rv := reflect.ValueOf(x); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
-			return string(rv.Bytes())
+		if text, ok := bytesText(x); ok {
+			return text
 		}
 		return x
 	}
+}
+
+// bytesText is x's bytes as text when x is a byte slice of any named type.
+func bytesText(x any) (string, bool) {
+	if rv := reflect.ValueOf(x); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+		return string(rv.Bytes()), true
+	}
+	return "", false
 }
