@@ -165,6 +165,7 @@ func serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	slog.SetDefault(deps.Log) // redacted, as in a function (platform.Start)
 	fixed := map[tenant.Purpose]string{}
 	for p, env := range secretEnv {
 		fixed[p] = os.Getenv(env)
