@@ -58,6 +58,9 @@ func (h redactingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 // attribute on its own (redactAttr): a record's attributes are mostly clean, and one scan
 // costs a fraction of one per attribute.
 func redactAttrs(attrs []slog.Attr) []slog.Attr {
+	// Resolved once: what is scanned is what is written (a LogValuer asked twice may not
+	// answer the same).
+	attrs = resolved(attrs)
 	doc, ok := appendObject(nil, attrs)
 	if ok {
 		if res, err := logScanner.ScanJSON(dlp.Record, doc); err == nil && len(res.Findings) == 0 {
@@ -69,6 +72,19 @@ func redactAttrs(attrs []slog.Attr) []slog.Attr {
 		red[i] = redactAttr(a)
 	}
 	return red
+}
+
+// resolved is attrs with every LogValuer resolved, in groups too.
+func resolved(attrs []slog.Attr) []slog.Attr {
+	out := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		a.Value = a.Value.Resolve()
+		if a.Value.Kind() == slog.KindGroup {
+			a.Value = slog.GroupValue(resolved(a.Value.Group())...)
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // appendObject appends attrs to b as a JSON object, groups as objects within it; false

@@ -115,3 +115,23 @@ func BenchmarkPlainRequestLine(b *testing.B) {
 		l.Info("request", "method", "POST", "path", "/api/sync-error-assist/ingest", "status", 202, "durationMs", 1.25)
 	}
 }
+
+// secretValuer answers clean the first time it is asked and its secret after: what is scanned must be
+// what is written.
+type secretValuer struct{ asked *int }
+
+func (v secretValuer) LogValue() slog.Value {
+	*v.asked++
+	if *v.asked == 1 {
+		return slog.StringValue("nothing to see")
+	}
+	return slog.StringValue("card " + leakCard)
+}
+
+func TestLogValuersAreScannedAsWritten(t *testing.T) {
+	asked := 0
+	_, out := logLine(t, func(l *slog.Logger) {
+		l.Info("valuer", "v", secretValuer{&asked}, slog.Group("g", "w", secretValuer{new(int)}))
+	})
+	assertNoLeak(t, out, leakCard)
+}
