@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/syncassist/syncassist/shared/dlp"
@@ -76,6 +77,12 @@ func redactAttrs(attrs []slog.Attr) []slog.Attr {
 
 // resolved is attrs with every LogValuer resolved, in groups too.
 func resolved(attrs []slog.Attr) []slog.Attr {
+	if !slices.ContainsFunc(attrs, func(a slog.Attr) bool {
+		k := a.Value.Kind()
+		return k == slog.KindLogValuer || k == slog.KindGroup
+	}) {
+		return attrs // nothing to resolve: no copy
+	}
 	out := make([]slog.Attr, len(attrs))
 	for i, a := range attrs {
 		a.Value = a.Value.Resolve()
